@@ -1,0 +1,189 @@
+// Backend, Buffer and Kernel bindings. The GIL is released while a kernel is timed and while
+// buffers are allocated (first touch runs on the worker threads) or copied.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "../core/backend.h"
+#include "bindings.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace ar::bind {
+
+namespace {
+
+nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
+  using nb::dlpack::dtype_code;
+  struct D { const char* name; dtype_code code; uint8_t bits; };
+  static const D table[] = {{"float16", dtype_code::Float, 16}, {"float32", dtype_code::Float, 32},
+                            {"float64", dtype_code::Float, 64}, {"int8", dtype_code::Int, 8},
+                            {"int32", dtype_code::Int, 32},     {"uint8", dtype_code::UInt, 8}};
+  for (const D& d : table)
+    if (s == d.name) {
+      *size = d.bits / 8;
+      return {uint8_t(d.code), d.bits, 1};
+    }
+  throw std::invalid_argument("unknown dtype '" + s + "' (valid: float16, float32, float64, int8, int32, uint8)");
+}
+
+nb::dict to_dict(const Info& info) {
+  nb::dict d;
+  for (const auto& [k, v] : info) {
+    std::visit([&](const auto& x) { d[k.c_str()] = x; }, v);
+  }
+  return d;
+}
+
+std::vector<Arg> to_args(nb::handle seq) {
+  std::vector<Arg> out;
+  for (nb::handle h : seq) {
+    if (nb::isinstance<Buffer>(h)) out.emplace_back(nb::cast<Buffer*>(h));
+    else if (PyBool_Check(h.ptr())) throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, not bool");
+    else if (PyLong_Check(h.ptr())) out.emplace_back(int64_t(nb::cast<int64_t>(h)));
+    else if (PyFloat_Check(h.ptr())) out.emplace_back(nb::cast<double>(h));
+    else throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, got " +
+                                     std::string(nb::str(nb::handle(h.type())).c_str()));
+  }
+  return out;
+}
+
+Constants to_constants(const nb::dict& d) {
+  Constants c;
+  for (auto [k, v] : d) {
+    std::string name = nb::cast<std::string>(k);
+    if (PyBool_Check(v.ptr())) throw std::invalid_argument("constant '" + name + "' must be an int or float, not bool");
+    if (PyLong_Check(v.ptr())) c[name] = nb::cast<int64_t>(v);
+    else if (PyFloat_Check(v.ptr())) c[name] = nb::cast<double>(v);
+    else throw std::invalid_argument("constant '" + name + "' must be an int or float");
+  }
+  return c;
+}
+
+uint64_t positive(int64_t v, const char* what) {
+  if (v < 1) throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 1 or more)");
+  return uint64_t(v);
+}
+
+}  // namespace
+
+void init_backend(nb::module_& m) {
+  nb::class_<Buffer>(m, "Buffer", "Device memory. On host-visible backends view() exposes it to NumPy without a copy.")
+      .def_prop_ro("nbytes", &Buffer::nbytes, "Size in bytes.")
+      .def(
+          "write",
+          [](Buffer& b, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> a, int64_t offset) {
+            if (offset < 0) throw std::invalid_argument("offset must be >= 0");
+            const size_t n = a.nbytes();
+            const void* p = a.data();
+            nb::gil_scoped_release r;
+            b.write(p, n, size_t(offset));
+          },
+          "array"_a, "offset"_a = 0, "Copy a C-contiguous array's bytes into the buffer at a byte offset.")
+      .def(
+          "read",
+          [](Buffer& b, const std::string& dtype, int64_t count, int64_t offset) {
+            size_t es = 0;
+            nb::dlpack::dtype dt = parse_dtype(dtype, &es);
+            if (offset < 0 || size_t(offset) > b.nbytes()) throw std::invalid_argument("offset out of range");
+            size_t n = count < 0 ? (b.nbytes() - size_t(offset)) / es : size_t(count);
+            char* data = new char[std::max<size_t>(n * es, 1)];
+            nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<char*>(p); });
+            {
+              nb::gil_scoped_release r;
+              b.read(data, n * es, size_t(offset));
+            }
+            size_t shape[1] = {n};
+            return nb::ndarray<nb::numpy>(data, 1, shape, owner, nullptr, dt);
+          },
+          "dtype"_a, "count"_a = -1, "offset"_a = 0,
+          "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array.")
+      .def(
+          "view",
+          [](std::shared_ptr<Buffer> b, const std::string& dtype) {
+            size_t es = 0;
+            nb::dlpack::dtype dt = parse_dtype(dtype, &es);
+            void* p = b->host_ptr();
+            if (!p) throw std::invalid_argument("this buffer is not host-visible; use read()/write()");
+            auto* keep = new std::shared_ptr<Buffer>(b);
+            nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
+            size_t shape[1] = {b->nbytes() / es};
+            return nb::ndarray<nb::numpy>(p, 1, shape, owner, nullptr, dt);
+          },
+          "dtype"_a, "A NumPy array aliasing the buffer (no copy); keeps the buffer alive.");
+
+  nb::class_<Kernel>(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.")
+      .def_prop_ro("entry", &Kernel::entry)
+      .def(
+          "time",
+          [](Kernel& k, nb::sequence args, int64_t launch, int64_t batch, int64_t reps) {
+            std::vector<Arg> a = to_args(args);
+            uint64_t l = positive(launch, "launch"), b = positive(batch, "batch"), r = positive(reps, "reps");
+            nb::gil_scoped_release release;
+            return k.time(a, l, b, r);
+          },
+          "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1,
+          "Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the\n"
+          "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.");
+
+  nb::class_<Backend>(m, "Backend", "One device of one backend: 'cpu', 'cuda' or 'metal'.")
+      .def(nb::new_([](const std::string& name, int index) {
+             nb::gil_scoped_release r;
+             return make_backend(name, index);
+           }),
+           "name"_a, "index"_a = 0,
+           "Open device `index` of backend `name`. Raises ValueError (unknown name), UnsupportedError\n"
+           "(backend not built) or DeviceError (no such device).")
+      .def("info", [](const Backend& b) { return to_dict(b.info()); }, "Device description as a dict.")
+      .def(
+          "alloc",
+          [](Backend& b, int64_t nbytes) {
+            if (nbytes < 1) throw std::invalid_argument("buffer size " + std::to_string(nbytes) + " is out of range (valid: 1 byte or more)");
+            nb::gil_scoped_release r;
+            return b.alloc(size_t(nbytes));
+          },
+          "nbytes"_a, "Allocate a zero-filled buffer of `nbytes` bytes.")
+      .def(
+          "compile",
+          [](Backend& b, const std::string& source, const std::string& entry, nb::dict constants) {
+            Constants c = to_constants(constants);
+            nb::gil_scoped_release r;
+            return b.compile(source, entry, c);
+          },
+          "source"_a, "entry"_a, "constants"_a = nb::dict(),
+          "Compile `entry` of `source` specialised by `constants`; cached. Raises CompileError.")
+      .def(
+          "gemm",
+          [](Backend& b, const std::string& dtype, int64_t m, int64_t n, int64_t k) { return b.gemm(dtype, m, n, k); },
+          "dtype"_a, "m"_a, "n"_a, "k"_a,
+          "The vendor library's row-major C[m×n] = A[m×k]·B[k×n] as a Kernel taking (A, B, C).\n"
+          "Raises UnsupportedError for a precision the backend lacks.")
+      .def("synchronize", [](Backend& b) {
+        nb::gil_scoped_release r;
+        b.synchronize();
+      });
+
+  m.def(
+      "backends",
+      []() {
+        nb::list out;
+        for (const BackendStatus& s : available_backends()) {
+          nb::dict d;
+          d["name"] = s.name;
+          d["compiled"] = s.compiled;
+          d["devices"] = s.devices;
+          d["reason"] = s.reason;
+          out.append(d);
+        }
+        return out;
+      },
+      "Every backend known to this build: name, compiled (bool), devices (count), reason.");
+}
+
+}  // namespace ar::bind

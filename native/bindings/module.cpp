@@ -1,0 +1,8 @@
+#include "bindings.h"
+
+NB_MODULE(_core, m) {
+  m.doc() = "apple_roofline native core: backends (CPU, CUDA, Metal), buffers and timed kernels";
+  ar::bind::init_errors(m);
+  ar::bind::init_backend(m);
+  ar::bind::init_host(m);
+}

@@ -1,0 +1,92 @@
+// The backend interface: plain C++, no Metal, CUDA or BLAS types (DESIGN.md §3).
+//
+// Contract, shared by every backend:
+//  * Backend::info() describes the device: at least "backend", "name", "index"; where known
+//    "compute_units", "memory_bytes", "clock_hz" and backend-specific keys.
+//  * Backend::alloc(nbytes) returns a Buffer of at least nbytes bytes, zero-filled. CPU buffers are
+//    page-aligned (so 64-byte aligned) and first-touched by the worker that uses each slice.
+//  * Backend::compile(source, entry, constants) returns a Kernel or throws CompileError carrying the
+//    compiler log. Compiled kernels are cached by (source hash, entry, constants).
+//  * Backend::gemm(dtype, m, n, k) returns the vendor library's C = A·B (row-major, no transpose,
+//    alpha = 1, beta = 0) as a Kernel whose args are {A, B, C}; UnsupportedError where the backend
+//    lacks that precision.
+//  * Kernel::time(args, launch, batch, reps) blocks, runs `reps` samples of `batch` back-to-back
+//    launches of `launch` work items each, and returns the device-timed seconds of each sample
+//    (seconds per sample, not per launch). CPU: steady clock around a barrier-synchronised parallel
+//    region; CUDA: events around the batch on one stream; Metal: GPUEndTime - GPUStartTime of one
+//    command buffer per sample. The caller releases the GIL.
+//  * Errors: std::invalid_argument for bad arguments, errors.h types for everything else. Nothing
+//    throws from a destructor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ar {
+
+using Value = std::variant<bool, int64_t, double, std::string>;
+using Info = std::map<std::string, Value>;
+// Compile-time constants of a kernel (function constants on Metal, -D on NVRTC, runtime values or
+// template parameters on the CPU).
+using Constants = std::map<std::string, std::variant<int64_t, double>>;
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual size_t nbytes() const = 0;
+  // Host pointer when the memory is host-visible (CPU, Apple unified memory), else nullptr.
+  virtual void* host_ptr() { return nullptr; }
+  // Copy n bytes in / out at a byte offset; std::invalid_argument when out of range.
+  virtual void write(const void* src, size_t n, size_t offset) = 0;
+  virtual void read(void* dst, size_t n, size_t offset) const = 0;
+};
+
+// A kernel argument: a buffer, an integer or a floating-point scalar.
+using Arg = std::variant<Buffer*, int64_t, double>;
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual std::string entry() const = 0;
+  virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+                                   uint64_t reps) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Info info() const = 0;
+  virtual std::shared_ptr<Buffer> alloc(size_t nbytes) = 0;
+  virtual std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
+                                          const Constants& constants) = 0;
+  virtual std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) = 0;
+  virtual void synchronize() {}
+};
+
+struct BackendStatus {
+  std::string name;
+  bool compiled = false;
+  int devices = 0;
+  std::string reason;  // why not compiled / no device; empty when usable
+};
+
+// Registry (registry.cpp): every backend known to this build, compiled in or not.
+std::vector<BackendStatus> available_backends();
+// Throws std::invalid_argument for an unknown name or a negative index, UnsupportedError when the
+// backend was not compiled in, DeviceError when the index names no device.
+std::shared_ptr<Backend> make_backend(const std::string& name, int index);
+
+// Implemented by each backend, or by its no_<x>.cpp stub.
+BackendStatus cpu_status();
+std::shared_ptr<Backend> make_cpu_backend(int index);
+BackendStatus cuda_status();
+std::shared_ptr<Backend> make_cuda_backend(int index);
+BackendStatus metal_status();
+std::shared_ptr<Backend> make_metal_backend(int index);
+
+}  // namespace ar

@@ -1,0 +1,16 @@
+// The host BLAS behind the CPU `gemm` suite: Accelerate on macOS, OpenBLAS from the
+// scipy-openblas32 wheel elsewhere (its symbols carry a `scipy_` prefix). BLAS types stay in
+// blas.cpp; this header is plain C++.
+#pragma once
+
+#include <string>
+
+namespace ar::cpu {
+
+// Row-major C[m×n] = A[m×k] · B[k×n], alpha = 1, beta = 0.
+void blas_sgemm(int m, int n, int k, const float* a, const float* b, float* c);
+void blas_dgemm(int m, int n, int k, const double* a, const double* b, double* c);
+void blas_set_threads(int threads);
+std::string blas_name();
+
+}  // namespace ar::cpu

@@ -1,0 +1,273 @@
+// The CPU backend: every usable core through a persistent, pinned thread pool; buffers page-aligned
+// and first-touched by the worker that owns each slice; kernels timed by a steady clock around a
+// barrier-synchronised parallel region (DESIGN.md §3).
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "../core/backend.h"
+#include "../core/errors.h"
+#include "blas.h"
+#include "host.h"
+#include "kernels.h"
+#include "thread_pool.h"
+
+namespace ar {
+namespace cpu {
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+size_t page_size() {
+  long p = sysconf(_SC_PAGESIZE);
+  return p > 0 ? size_t(p) : 4096;
+}
+
+class CpuBuffer final : public Buffer {
+ public:
+  CpuBuffer(ThreadPool& pool, size_t nbytes) : nbytes_(nbytes) {
+    const size_t align = std::max<size_t>(64, page_size());
+    const size_t padded = (std::max<size_t>(nbytes, 1) + align - 1) / align * align;
+    if (posix_memalign(&ptr_, align, padded) != 0 || !ptr_)
+      throw DeviceError("[cpu::alloc] posix_memalign of " + std::to_string(padded) + " bytes failed: out of memory");
+    // First touch: each worker zeroes the 64-byte lines it will process, using the same partition
+    // as the kernels (ThreadPool::share in units of 64 bytes).
+    char* base = static_cast<char*>(ptr_);
+    const uint64_t lines = padded / 64;
+    pool.run([&](unsigned w) {
+      auto [b, e] = pool.share(w, lines);
+      if (e > b) std::memset(base + b * 64, 0, (e - b) * 64);
+    });
+  }
+  ~CpuBuffer() override { std::free(ptr_); }
+  size_t nbytes() const override { return nbytes_; }
+  void* host_ptr() override { return ptr_; }
+  void write(const void* src, size_t n, size_t offset) override {
+    check(n, offset, "write");
+    std::memcpy(static_cast<char*>(ptr_) + offset, src, n);
+  }
+  void read(void* dst, size_t n, size_t offset) const override {
+    check(n, offset, "read");
+    std::memcpy(dst, static_cast<const char*>(ptr_) + offset, n);
+  }
+
+ private:
+  void check(size_t n, size_t offset, const char* what) const {
+    if (offset > nbytes_ || n > nbytes_ - offset)
+      throw std::invalid_argument(std::string("buffer ") + what + " of " + std::to_string(n) + " bytes at offset " +
+                                  std::to_string(offset) + " is out of range (buffer holds " +
+                                  std::to_string(nbytes_) + " bytes)");
+  }
+  void* ptr_ = nullptr;
+  size_t nbytes_;
+};
+
+void check_launch(uint64_t launch, uint64_t batch, uint64_t reps) {
+  if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
+  if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
+  if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
+}
+
+Buffer* buffer_arg(const std::vector<Arg>& args, size_t i, const std::string& entry) {
+  if (!std::holds_alternative<Buffer*>(args[i]) || !std::get<Buffer*>(args[i]))
+    throw std::invalid_argument(entry + ": argument " + std::to_string(i) + " must be a Buffer");
+  return std::get<Buffer*>(args[i]);
+}
+
+class BuiltinKernel final : public Kernel {
+ public:
+  BuiltinKernel(std::shared_ptr<ThreadPool> pool, const KernelEntry* k, int64_t F)
+      : pool_(std::move(pool)), k_(k), F_(F) {}
+  std::string entry() const override { return k_->name; }
+
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+                           uint64_t reps) override {
+    check_launch(launch, batch, reps);
+    const size_t want = size_t(k_->buffers) + (k_->scalar ? 1 : 0);
+    if (args.size() != want)
+      throw std::invalid_argument(std::string(k_->name) + " takes " + std::to_string(want) + " arguments (" +
+                                  std::to_string(k_->buffers) + " buffers" + (k_->scalar ? " and a scalar" : "") +
+                                  "), got " + std::to_string(args.size()));
+    KernelArgs ka;
+    ka.F = F_;
+    const uint64_t need = launch * uint64_t(k_->elems_per_item) * uint64_t(k_->elem_size);
+    for (int i = 0; i < k_->buffers; ++i) {
+      Buffer* b = buffer_arg(args, size_t(i), k_->name);
+      if (b->nbytes() < need)
+        throw std::invalid_argument(std::string(k_->name) + ": buffer " + std::to_string(i) + " holds " +
+                                    std::to_string(b->nbytes()) + " bytes but " + std::to_string(launch) +
+                                    " work items need " + std::to_string(need));
+      ka.buf[i] = b->host_ptr();
+    }
+    if (k_->scalar) {
+      const Arg& s = args[size_t(k_->buffers)];
+      if (std::holds_alternative<double>(s)) ka.scalar = std::get<double>(s);
+      else if (std::holds_alternative<int64_t>(s)) ka.scalar = double(std::get<int64_t>(s));
+      else throw std::invalid_argument(std::string(k_->name) + ": last argument must be a number");
+    }
+    std::vector<double> out(reps);
+    ThreadPool& pool = *pool_;
+    const KernelEntry* k = k_;
+    pool.run([&](unsigned w) {
+      auto [b, e] = pool.share(w, launch, k->grain);
+      for (uint64_t r = 0; r < reps; ++r) {
+        pool.barrier();
+        clk::time_point t0;
+        if (w == 0) t0 = clk::now();
+        for (uint64_t i = 0; i < batch; ++i) {
+          if (e > b) k->fn(ka, b, e);
+          pool.barrier();
+        }
+        if (w == 0) out[r] = std::chrono::duration<double>(clk::now() - t0).count();
+      }
+    });
+    return out;
+  }
+
+ private:
+  std::shared_ptr<ThreadPool> pool_;
+  const KernelEntry* k_;
+  int64_t F_;
+};
+
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(std::string dtype, int m, int n, int k) : dtype_(std::move(dtype)), m_(m), n_(n), k_(k) {}
+  std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : "dgemm"; }
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+                           uint64_t reps) override {
+    check_launch(launch, batch, reps);
+    if (launch != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
+    const size_t es = dtype_ == "fp32" ? 4 : 8;
+    const size_t need[3] = {size_t(m_) * k_ * es, size_t(k_) * n_ * es, size_t(m_) * n_ * es};
+    void* p[3];
+    for (size_t i = 0; i < 3; ++i) {
+      Buffer* b = buffer_arg(args, i, "gemm");
+      if (b->nbytes() < need[i])
+        throw std::invalid_argument("gemm: buffer " + std::string(1, "ABC"[i]) + " holds " + std::to_string(b->nbytes()) +
+                                    " bytes, needs " + std::to_string(need[i]));
+      p[i] = b->host_ptr();
+    }
+    std::vector<double> out(reps);
+    for (uint64_t r = 0; r < reps; ++r) {
+      auto t0 = clk::now();
+      for (uint64_t i = 0; i < batch; ++i) {
+        if (es == 4) blas_sgemm(m_, n_, k_, static_cast<float*>(p[0]), static_cast<float*>(p[1]), static_cast<float*>(p[2]));
+        else blas_dgemm(m_, n_, k_, static_cast<double*>(p[0]), static_cast<double*>(p[1]), static_cast<double*>(p[2]));
+      }
+      out[r] = std::chrono::duration<double>(clk::now() - t0).count();
+    }
+    return out;
+  }
+
+ private:
+  std::string dtype_;
+  int m_, n_, k_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(unsigned threads) : pool_(std::make_shared<ThreadPool>(threads)) {
+    blas_set_threads(int(pool_->size()));
+  }
+
+  Info info() const override {
+    Info i;
+    i["backend"] = std::string("cpu");
+    i["index"] = int64_t(0);
+    i["name"] = cpu_model_name();
+    i["threads"] = int64_t(pool_->size());
+    i["compute_units"] = int64_t(pool_->size());
+    i["isa"] = std::string(compiled_isa());
+    i["vector_bits"] = int64_t(compiled_vector_bits());
+    i["fma"] = compiled_fma();
+    i["fp16_arithmetic"] = compiled_fp16_arithmetic();
+    i["memory_bytes"] = int64_t(physical_memory_bytes());
+    i["llc_bytes"] = int64_t(last_level_cache_bytes());
+    i["blas"] = blas_name();
+    i["timer"] = std::string("std::chrono::steady_clock around a barrier-synchronised parallel region");
+    return i;
+  }
+
+  std::shared_ptr<Buffer> alloc(size_t nbytes) override {
+    if (nbytes == 0) throw std::invalid_argument("buffer size must be at least 1 byte");
+    return std::make_shared<CpuBuffer>(*pool_, nbytes);
+  }
+
+  std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
+                                  const Constants& constants) override {
+    if (!source.empty() && source != "builtin")
+      throw CompileError("[cpu::compile] the CPU backend runs built-in kernels only (source 'builtin'), got '" +
+                             source.substr(0, 60) + "'",
+                         "");
+    const KernelEntry* k = find_kernel(entry);
+    if (!k) {
+      std::string names;
+      for (const auto& n : kernel_names()) names += (names.empty() ? "" : ", ") + n;
+      throw CompileError("[cpu::compile] no built-in kernel named '" + entry + "'", "available: " + names);
+    }
+    if (!k->fn) throw UnsupportedError(std::string("[cpu::compile] ") + k->name + ": " + k->unsupported_reason);
+    int64_t F = 1;
+    for (const auto& [name, value] : constants) {
+      if (name != "F" || !k->uses_F)
+        throw std::invalid_argument(std::string(k->name) + " has no constant '" + name + "'" +
+                                    (k->uses_F ? " (valid: F)" : " (it takes none)"));
+      if (!std::holds_alternative<int64_t>(value))
+        throw std::invalid_argument("constant F must be an integer");
+      F = std::get<int64_t>(value);
+      if (F < 1 || F > (int64_t(1) << 24))
+        throw std::invalid_argument("constant F = " + std::to_string(F) + " is out of range (valid: 1 to 16777216)");
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto key = entry + "#" + std::to_string(F);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    auto kern = std::make_shared<BuiltinKernel>(pool_, k, F);
+    cache_[key] = kern;
+    return kern;
+  }
+
+  std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
+    if (dtype != "fp32" && dtype != "fp64")
+      throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype + " is not available on the CPU backend (valid: fp32, fp64)");
+    const int64_t lim = int64_t(1) << 20;
+    for (int64_t d : {m, n, k})
+      if (d < 1 || d > lim)
+        throw std::invalid_argument("GEMM dimension " + std::to_string(d) + " is out of range (valid: 1 to 1048576)");
+    return std::make_shared<GemmKernel>(dtype, int(m), int(n), int(k));
+  }
+
+ private:
+  std::shared_ptr<ThreadPool> pool_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Kernel>> cache_;
+};
+
+std::mutex g_mutex;
+std::weak_ptr<Backend> g_backend;
+
+}  // namespace
+}  // namespace cpu
+
+BackendStatus cpu_status() {
+  std::string why = cpu::isa_mismatch();
+  if (!why.empty()) return {"cpu", true, 0, why + "; rebuild the package on this machine"};
+  return {"cpu", true, 1, ""};
+}
+
+std::shared_ptr<Backend> make_cpu_backend(int index) {
+  if (index != 0) throw DeviceError("[cpu] no device " + std::to_string(index) + " (the CPU is device 0)");
+  std::string why = cpu::isa_mismatch();
+  if (!why.empty()) throw DeviceError("[cpu] " + why + "; rebuild the package on this machine");
+  std::lock_guard<std::mutex> lock(cpu::g_mutex);
+  if (auto b = cpu::g_backend.lock()) return b;
+  auto b = std::make_shared<cpu::CpuBackend>(unsigned(cpu::usable_cpus().size()));
+  cpu::g_backend = b;
+  return b;
+}
+
+}  // namespace ar

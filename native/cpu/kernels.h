@@ -1,0 +1,49 @@
+// The CPU backend's built-in kernels: the same computations as shaders/metal/*.metal and
+// shaders/cuda/*.cu, one work item per GPU thread (DESIGN.md §4).
+//
+// Work items map onto SIMD lanes: a vector register holds the same chain of several consecutive
+// work items, so a kernel's chains per work item are independent vector registers in flight per
+// core (its instruction-level parallelism), and the vector width is spent across work items, as a
+// GPU spends its SIMD width across the threads of a warp/simdgroup. Every kernel is elementwise in
+// its output, which is what the NumPy references check.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ar::cpu {
+
+struct KernelArgs {
+  void* buf[3] = {nullptr, nullptr, nullptr};
+  double scalar = 0.0;  // q for STREAM scale/triad, a for the self-dependent FMA chains
+  int64_t F = 1;        // FMA iterations per chain
+};
+
+// Processes work items [begin, end) of one launch.
+using RangeFn = void (*)(const KernelArgs&, uint64_t begin, uint64_t end);
+
+struct KernelEntry {
+  const char* name;       // the entry point, e.g. "scalar_indep8_f32"
+  RangeFn fn;             // nullptr when not compiled for this host (see unsupported_reason)
+  int buffers;            // buffer arguments, in order
+  bool scalar;            // takes one scalar argument after the buffers
+  bool uses_F;            // reads the constant F
+  int elem_size;          // bytes per element of every buffer
+  int elems_per_item;     // elements of each buffer one work item touches
+  uint64_t grain;         // work items per full vector block (partition unit)
+  const char* unsupported_reason;  // non-null when fn is null
+};
+
+const KernelEntry* find_kernel(const std::string& entry);
+std::vector<std::string> kernel_names();
+
+// What the kernels were compiled for (DESIGN.md: full-width vector FMAs on the host ISA).
+const char* compiled_isa();     // "avx512", "avx2", "sse2", "neon", "generic"
+int compiled_vector_bits();     // 512, 256, 128
+bool compiled_fma();
+bool compiled_fp16_arithmetic();
+// Empty when the running CPU supports the ISA the kernels were compiled for; else why not.
+std::string isa_mismatch();
+
+}  // namespace ar::cpu

@@ -1,0 +1,53 @@
+"""The measurement loop (DESIGN.md §5): warm-up, batch calibration, repetitions -> raw samples.
+
+1. Warm-up: at least ``warmup`` untimed-for-the-result launches, continued (up to
+   ``max_warmup_s``) until two consecutive launches agree within 10 %, because clocks ramp.
+2. Calibration: ``batch`` launches per sample so that one sample lasts at least ``min_sample_s``
+   (1 ms by default) of device time, amortising the timer's own cost.
+3. ``reps`` samples (at least 10 by default) of ``batch`` back-to-back launches, each timed by the
+   backend's device clock (Kernel.time); returned as seconds per launch.
+Statistics are in stats.py; this module only produces samples.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence, Tuple
+
+__all__ = ["Timing", "time_kernel", "DEFAULT_REPS", "MAX_REPS"]
+
+DEFAULT_REPS = 10
+MAX_REPS = 10000
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Samples of one kernel: ``batch`` launches per sample, ``samples_s`` seconds per launch."""
+
+    batch: int
+    samples_s: Tuple[float, ...]
+    warmup_launches: int
+
+
+def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
+                min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20) -> Timing:
+    """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
+
+    Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
+    Raises ValueError when reps is outside 1..MAX_REPS or warmup < 1; backend errors propagate.
+    """
+    if not 1 <= reps <= MAX_REPS:
+        raise ValueError(f"reps {reps} is out of range (valid: 1 to {MAX_REPS})")
+    if warmup < 1:
+        raise ValueError(f"warmup {warmup} is out of range (valid: 1 or more)")
+    times = list(kernel.time(args, launch, 1, warmup))
+    spent = sum(times)
+    while spent < max_warmup_s and len(times) < 64 and abs(times[-1] - times[-2] if len(times) > 1 else 1.0) > 0.1 * times[-1]:
+        t = kernel.time(args, launch, 1, 1)[0]
+        times.append(t)
+        spent += t
+    per_launch = max(min(times[-3:]), 1e-9)
+    batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
+    samples = kernel.time(args, launch, batch, reps)
+    return Timing(batch, tuple(s / batch for s in samples), len(times))

@@ -1,0 +1,327 @@
+"""The roofline model: ceilings, ridge points, attainable performance.
+
+Methodology: Williams, Waterman and Patterson, "Roofline: an insightful visual
+performance model for multicore architectures", CACM 52(4), 2009. Attainable
+performance at arithmetic intensity ``I`` (FLOP/byte) under a bandwidth
+ceiling ``B`` (GB/s) and a compute ceiling ``P`` (GFLOP/s) is
+``min(P, B * I)`` GFLOP/s; the ridge point ``P / B`` (FLOP/byte) is where the
+two meet. Several compute ceilings (FP32 vector, FP32 scalar ILP, FP16, GEMM
+...) each get their own ridge point against the same bandwidth, as in the
+summary table of the M5 GPU roofline analysis (122 GB/s against 815 GFLOP/s
+float4 gives ~6.5 FLOP/B; against 3,849 GFLOP/s scalar ~31 FLOP/B).
+
+Measured ceilings come from a run's valid measurements (:func:`derive_ceilings`,
+DESIGN section 6); theoretical ones from specifications.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from .results import Ceiling, Measurement, Run
+
+__all__ = ["Point", "derive_ceilings", "Roofline", "MEMORY_BOUND", "COMPUTE_BOUND"]
+
+MEMORY_BOUND = "memory-bound"
+COMPUTE_BOUND = "compute-bound"
+
+CeilingRef = Union[Ceiling, str, None]
+
+
+@dataclass(frozen=True)
+class Point:
+    """A workload placed on the roofline: work, traffic and time of one run of it.
+
+    Attributes:
+        name: label shown on plots and in reports.
+        flops: FLOPs performed (>= 0), counted per scalar lane.
+        bytes: DRAM bytes moved (> 0).
+        seconds: elapsed time (> 0).
+
+    Raises:
+        ValueError: on construction, for non-finite values, negative
+            ``flops``, ``bytes <= 0`` or ``seconds <= 0``.
+    """
+
+    name: str
+    flops: float
+    bytes: float
+    seconds: float
+
+    def __post_init__(self) -> None:
+        for attr in ("flops", "bytes", "seconds"):
+            v = getattr(self, attr)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ValueError(f"point {self.name!r}: {attr} must be a number, not {v!r}")
+            if not math.isfinite(float(v)):
+                raise ValueError(f"point {self.name!r}: {attr} must be finite, not {v!r}")
+        if self.flops < 0:
+            raise ValueError(f"point {self.name!r}: flops must be >= 0, not {self.flops!r}")
+        if self.bytes <= 0:
+            raise ValueError(f"point {self.name!r}: bytes must be > 0, not {self.bytes!r}")
+        if self.seconds <= 0:
+            raise ValueError(f"point {self.name!r}: seconds must be > 0, not {self.seconds!r}")
+
+    @classmethod
+    def from_measurement(cls, m: Measurement, *, name: Optional[str] = None) -> "Point":
+        """The point of a measurement at its median time (name defaults to its label)."""
+        return cls(name=name if name is not None else m.label, flops=m.flops, bytes=m.bytes, seconds=m.median_s)
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity, FLOP/byte."""
+        return float(self.flops) / float(self.bytes)
+
+    @property
+    def gflops(self) -> float:
+        """Achieved GFLOP/s (1e9 FLOP/s)."""
+        return float(self.flops) / float(self.seconds) / 1e9
+
+    @property
+    def gbps(self) -> float:
+        """Achieved GB/s (1e9 B/s)."""
+        return float(self.bytes) / float(self.seconds) / 1e9
+
+
+def _describe_params(params: Mapping[str, object]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
+    """Measured ceilings from a run's measurements (DESIGN section 6).
+
+    Only measurements with ``valid`` true and a ``ceiling_class`` count; an
+    invalid measurement is never a ceiling. For each ``ceiling_class`` the
+    best measurement wins: bandwidth classes by median GB/s, compute classes
+    by median GFLOP/s (first one wins a tie).
+
+    Args:
+        measurements: any sequence of :class:`Measurement`.
+
+    Returns:
+        One ``source="measured"`` :class:`Ceiling` per class, named after the
+        class, with ``from_`` the winner's label, its parameters and the sample
+        count, e.g. ``"stream/triad/fp32 n=67108864 (median of 10)"``.
+        Bandwidth ceilings come first, each kind sorted by descending value.
+        Empty when nothing qualifies.
+
+    Raises:
+        ValueError: if one ``ceiling_class`` is used with both kinds.
+    """
+    best: Dict[str, Measurement] = {}
+    kinds: Dict[str, str] = {}
+    for m in measurements:
+        if not m.valid or m.ceiling_class is None or m.ceiling_kind is None:
+            continue
+        cls = m.ceiling_class
+        if cls in kinds and kinds[cls] != m.ceiling_kind:
+            raise ValueError(f"ceiling class {cls!r} is used as both {kinds[cls]} and {m.ceiling_kind}")
+        kinds[cls] = m.ceiling_kind
+
+        def rate(x: Measurement) -> float:
+            return x.gbps if x.ceiling_kind == "bandwidth" else x.gflops
+
+        if cls not in best or rate(m) > rate(best[cls]):
+            best[cls] = m
+    out: List[Ceiling] = []
+    for cls, m in best.items():
+        kind = kinds[cls]
+        value = m.gbps if kind == "bandwidth" else m.gflops
+        if not (value > 0 and math.isfinite(value)):
+            continue  # e.g. a zero-FLOP kernel tagged as compute: cannot be a ceiling
+        params = _describe_params(m.params)
+        where = f"{m.label} {params}" if params else m.label
+        out.append(
+            Ceiling(
+                name=cls,
+                kind=kind,
+                value=value,
+                unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
+                source="measured",
+                from_=f"{where} (median of {m.summary.n})",
+            )
+        )
+    out.sort(key=lambda c: (c.kind != "bandwidth", -c.value))
+    return out
+
+
+class Roofline:
+    """A roofline: bandwidth ceilings (GB/s) and compute ceilings (GFLOP/s).
+
+    Ceilings are measured or theoretical (:attr:`Ceiling.source`). Where a
+    method takes ``compute`` or ``bandwidth`` it accepts a :class:`Ceiling`, a
+    ceiling name (looked up among measured ceilings first, then theoretical)
+    or ``None`` for the default: the measured peak compute ceiling and the
+    highest measured bandwidth ceiling, falling back to theoretical ones when
+    the roofline has no measured ceiling of that kind. When ``compute`` is
+    given and ``bandwidth`` is not, the bandwidth of the compute ceiling's own
+    source is used if there is one.
+
+    Methodology: Williams, Waterman, Patterson 2009; ridge point as in the M5
+    GPU roofline analysis (compute ceiling / bandwidth).
+
+    Raises:
+        ValueError: from the constructor if there is no bandwidth ceiling or
+            no compute ceiling at all.
+    """
+
+    def __init__(self, ceilings: Sequence[Ceiling]) -> None:
+        self.ceilings: tuple[Ceiling, ...] = tuple(ceilings)
+        if not any(c.kind == "bandwidth" for c in self.ceilings):
+            raise ValueError("a roofline needs at least one bandwidth ceiling (GB/s); none given")
+        if not any(c.kind == "compute" for c in self.ceilings):
+            raise ValueError("a roofline needs at least one compute ceiling (GFLOP/s); none given")
+
+    @classmethod
+    def from_run(cls, run: Run) -> "Roofline":
+        """The roofline of ``run.ceilings``. Raises ValueError as the constructor."""
+        return cls(run.ceilings)
+
+    def __repr__(self) -> str:
+        return f"Roofline({list(self.ceilings)!r})"
+
+    # -- lookup --------------------------------------------------------------
+
+    def _of(self, kind: str, source: str) -> List[Ceiling]:
+        if source not in ("measured", "theoretical"):
+            raise ValueError(f"source must be 'measured' or 'theoretical', not {source!r}")
+        return sorted(
+            (c for c in self.ceilings if c.kind == kind and c.source == source),
+            key=lambda c: -c.value,
+        )
+
+    def has(self, kind: str, source: str) -> bool:
+        """Whether there is a ceiling of ``kind`` ("bandwidth"/"compute") and ``source``."""
+        return bool(self._of(kind, source))
+
+    def _default_source(self, kind: str) -> str:
+        return "measured" if self._of(kind, "measured") else "theoretical"
+
+    def bandwidth(self, source: str = "measured") -> Ceiling:
+        """The highest bandwidth ceiling (GB/s) of ``source``.
+
+        Raises:
+            LookupError: if there is none of that source.
+            ValueError: for a source other than "measured"/"theoretical".
+        """
+        found = self._of("bandwidth", source)
+        if not found:
+            raise LookupError(f"no {source} bandwidth ceiling in this roofline")
+        return found[0]
+
+    def compute(self, source: str = "measured") -> List[Ceiling]:
+        """Compute ceilings (GFLOP/s) of ``source``, highest first (may be empty)."""
+        return self._of("compute", source)
+
+    def peak(self, source: str = "measured") -> Ceiling:
+        """The highest compute ceiling (GFLOP/s) of ``source``.
+
+        Raises:
+            LookupError: if there is none of that source.
+        """
+        found = self._of("compute", source)
+        if not found:
+            raise LookupError(f"no {source} compute ceiling in this roofline")
+        return found[0]
+
+    def _resolve(self, ref: CeilingRef, kind: str, like: Optional[Ceiling] = None) -> Ceiling:
+        if isinstance(ref, Ceiling):
+            if ref.kind != kind:
+                raise ValueError(f"ceiling {ref.name!r} is a {ref.kind} ceiling, not {kind}")
+            return ref
+        if isinstance(ref, str):
+            for source in ("measured", "theoretical"):
+                for c in self._of(kind, source):
+                    if c.name == ref:
+                        return c
+            names = sorted({c.name for c in self.ceilings if c.kind == kind})
+            raise LookupError(f"no {kind} ceiling named {ref!r} (have: {', '.join(names) or 'none'})")
+        if kind == "bandwidth" and like is not None and self._of("bandwidth", like.source):
+            return self.bandwidth(like.source)
+        source = self._default_source(kind)
+        return self.bandwidth(source) if kind == "bandwidth" else self.peak(source)
+
+    # -- the model -----------------------------------------------------------
+
+    def ridge_point(self, compute: CeilingRef = None, bandwidth: CeilingRef = None) -> float:
+        """Ridge point, FLOP/byte: compute ceiling (GFLOP/s) / bandwidth (GB/s).
+
+        The arithmetic intensity at which the bandwidth roof meets the compute
+        roof; e.g. 815 GFLOP/s over 126 GB/s gives 6.47 FLOP/byte.
+
+        Raises:
+            LookupError: if a named or default ceiling does not exist.
+            ValueError: if a Ceiling of the wrong kind is passed.
+        """
+        c = self._resolve(compute, "compute")
+        b = self._resolve(bandwidth, "bandwidth", like=c)
+        return c.value / b.value
+
+    def ridge_points(self, source: str = "measured") -> Dict[str, float]:
+        """Ridge point (FLOP/byte) of every compute ceiling of ``source`` against
+        the highest bandwidth ceiling of the same source, keyed by ceiling name,
+        highest compute ceiling first.
+
+        Raises:
+            LookupError: if there is no bandwidth ceiling of that source.
+        """
+        b = self.bandwidth(source)
+        return {c.name: c.value / b.value for c in self.compute(source)}
+
+    @overload
+    def attainable(self, ai: float, compute: CeilingRef = ..., bandwidth: CeilingRef = ...) -> float: ...
+
+    @overload
+    def attainable(
+        self, ai: npt.ArrayLike, compute: CeilingRef = ..., bandwidth: CeilingRef = ...
+    ) -> npt.NDArray[np.float64]: ...
+
+    def attainable(
+        self, ai: Union[float, npt.ArrayLike], compute: CeilingRef = None, bandwidth: CeilingRef = None
+    ) -> Union[float, npt.NDArray[np.float64]]:
+        """Attainable GFLOP/s at arithmetic intensity ``ai`` (FLOP/byte).
+
+        ``min(compute, bandwidth * ai)``, and exactly ``compute`` for ``ai`` at or
+        beyond the ridge point (so the result is monotone in ``ai`` despite
+        rounding). A Python or NumPy scalar gives a
+        float; an array-like gives a float64 array of the same shape.
+
+        Raises:
+            ValueError: if any ``ai`` is <= 0 or not finite.
+            LookupError: if a named or default ceiling does not exist.
+        """
+        c = self._resolve(compute, "compute")
+        b = self._resolve(bandwidth, "bandwidth", like=c)
+        arr = np.asarray(ai, dtype=np.float64)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("arithmetic intensity must be finite")
+        if np.any(arr <= 0):
+            raise ValueError("arithmetic intensity must be > 0 FLOP/byte")
+        # exactly the compute ceiling at and beyond the ridge point, even where
+        # bandwidth * (compute / bandwidth) rounds to one ulp below compute
+        ridge = c.value / b.value
+        out = np.where(arr >= ridge, c.value, np.minimum(c.value, b.value * arr))
+        if arr.ndim == 0:
+            return float(out)
+        return out
+
+    def classify(self, point: Point, compute: CeilingRef = None) -> str:
+        """``"memory-bound"`` if the point's intensity is below the ridge point
+        of ``compute`` (against the default bandwidth), else ``"compute-bound"``."""
+        ridge = self.ridge_point(compute)
+        return MEMORY_BOUND if point.intensity < ridge else COMPUTE_BOUND
+
+    def efficiency(self, point: Point, compute: CeilingRef = None) -> float:
+        """Achieved GFLOP/s of ``point`` / attainable GFLOP/s at its intensity.
+
+        A fraction; <= 1 for points on or under the roof.
+
+        Raises:
+            ValueError: for a zero-FLOP point (intensity 0 has no attainable rate).
+        """
+        return point.gflops / self.attainable(point.intensity, compute)

@@ -1,0 +1,164 @@
+"""What every suite shares: kernels described as data, cases to measure, and validation helpers.
+
+A suite is a table of kernels (their name, dtype, source and entry per backend, and closed-form
+FLOPs and bytes per launch as functions of their parameters, DESIGN.md §4) plus the NumPy reference
+of what each computes. The runner turns each Case into a Measurement; the Python side never
+branches on the backend's name to decide what a kernel means: the tables do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+__all__ = [
+    "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
+    "fill", "poison", "read", "check_close", "check_tiled",
+]
+
+#: Machine epsilon of each dtype the suites use.
+EPS: Dict[str, float] = {"fp16": float(np.finfo(np.float16).eps), "fp32": float(np.finfo(np.float32).eps),
+                         "fp64": float(np.finfo(np.float64).eps)}
+NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64"}
+ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8}
+
+#: Input patterns repeat with a prime period, so that a reference over one period, tiled, checks
+#: every element of an array of any size.
+PERIOD = 4099
+
+
+@dataclass(frozen=True)
+class KernelDef:
+    """One kernel of a suite's table.
+
+    ``sources`` maps a backend name to ``(source, entry)``: ``("builtin", "stream_triad_f32")`` on the
+    CPU, a file under ``shaders/`` and its entry point on GPUs; a backend missing from it does not
+    have the kernel (reported as skipped). ``ceiling_class`` names the ceiling the kernel can set
+    (None: never a ceiling) and ``ceiling_kind`` is "bandwidth" or "compute".
+    """
+
+    suite: str
+    name: str
+    dtype: str
+    sources: Mapping[str, Tuple[str, str]]
+    ceiling_class: Optional[str] = None
+    ceiling_kind: Optional[str] = None
+
+
+@dataclass
+class Case:
+    """One measurement to make: a kernel, its parameters, its launch size and its FLOPs and bytes per
+    launch (from the table's closed forms), the arguments, how to get the kernel, and how to check its
+    output after the timed launches."""
+
+    kernel: KernelDef
+    params: Dict[str, Any]
+    launch: int
+    flops: int
+    bytes: int
+    args: List[Any]
+    make_kernel: Callable[[], Any]
+    check: Callable[[], Tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class SuiteContext:
+    """What a suite needs to plan its cases: the opened ``_core.Backend``, its backend name and info,
+    the run's options (quick mode, array size in bytes per array) and the measured STREAM bandwidth so
+    far (GB/s, 0 when unknown)."""
+
+    backend: Any
+    backend_name: str
+    info: Mapping[str, Any]
+    quick: bool
+    array_bytes: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Suite:
+    """Base class: ``cases()`` yields Cases; the runner calls ``record(measurement)`` after each one
+    so adaptive suites (gemm sizes, sweep working sets) can plan the next."""
+
+    name = ""
+
+    def __init__(self, ctx: SuiteContext) -> None:
+        self.ctx = ctx
+        self.last: Any = None
+
+    def total(self) -> int:
+        """Upper bound on the number of cases (for progress bars)."""
+        raise NotImplementedError
+
+    def cases(self) -> Iterator[Case]:
+        raise NotImplementedError
+
+    def record(self, measurement: Any) -> None:
+        self.last = measurement
+
+    def source(self, k: KernelDef) -> Optional[Tuple[str, str]]:
+        src = k.sources.get(self.ctx.backend_name)
+        return None if src is None else (src[0], src[1])
+
+
+def pattern(dtype: str, low: float, high: float, seed: int, period: int = PERIOD) -> np.ndarray:
+    """``period`` values uniform in [low, high), rounded to ``dtype`` (a NumPy array of that dtype)."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(low, high, period).astype(NUMPY_DTYPE[dtype])
+
+
+def fill(buf: Any, values: np.ndarray, count: int) -> None:
+    """Write ``values`` tiled to ``count`` elements into ``buf``."""
+    buf.write(np.resize(values, count))
+
+
+def poison(buf: Any, dtype: str, count: int) -> None:
+    """Fill the first ``count`` elements of ``buf`` with NaN, so an unwritten output cannot pass."""
+    buf.write(np.full(count, np.nan, dtype=NUMPY_DTYPE[dtype]))
+
+
+def read(buf: Any, dtype: str, count: int) -> np.ndarray:
+    """The first ``count`` elements of ``buf`` (a copy, or a view where the buffer is host-visible)."""
+    try:
+        return buf.view(NUMPY_DTYPE[dtype])[:count]
+    except ValueError:
+        return buf.read(NUMPY_DTYPE[dtype], count)
+
+
+def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> Tuple[bool, str]:
+    """Elementwise ``|got - want| <= atol + rtol·|want|``, NaN never close. Returns (ok, message)."""
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    err = np.abs(g - w)
+    bound = atol + rtol * np.abs(w)
+    bad = ~(err <= bound)
+    nbad = int(np.count_nonzero(bad))
+    rel = float(np.max(err / np.maximum(bound, np.finfo(np.float64).tiny), initial=0.0)) if err.size else 0.0
+    if nbad:
+        i = int(np.argmax(bad))
+        return False, (f"{nbad} of {got.size} elements wrong; first at {i}: got {got.flat[i]!r}, "
+                       f"want {want.flat[i]!r} (tol {atol:.2g} + {rtol:.2g}·|want|)")
+    return True, f"{got.size} elements within tolerance (worst at {rel:.2f} of it)"
+
+
+def check_tiled(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float,
+                chunk: int = PERIOD * 4096) -> Tuple[bool, str]:
+    """Check an output whose element i must equal ``period_ref[i % len(period_ref)]``, in chunks."""
+    p = len(period_ref)
+    worst_msg = ""
+    ok_all = True
+    nbad_total = 0
+    chunk -= chunk % p
+    for start in range(0, got.size, chunk):
+        part = got[start:start + chunk]
+        want = np.resize(period_ref, part.size)
+        ok, msg = check_close(part, want, rtol, atol)
+        if not ok:
+            ok_all = False
+            nbad_total += int(msg.split(" ", 1)[0])
+            if not worst_msg:
+                worst_msg = f"chunk at {start}: {msg}"
+    if ok_all:
+        return True, f"{got.size} elements match the NumPy reference (rtol {rtol:.2g}, atol {atol:.2g})"
+    return False, f"{nbad_total} of {got.size} elements differ from the NumPy reference; {worst_msg}"

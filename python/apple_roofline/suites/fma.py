@@ -1,0 +1,119 @@
+"""The FMA-chain kernels shared by the ``sweep`` and ``peak`` suites, and their NumPy references.
+
+Per work item (one GPU thread; DESIGN.md §4, after the M5 GPU roofline analysis):
+
+- ``vec4_cross4``: load one 4-wide vector x, set c = e = x and d = f = -1, run F iterations of four
+  cross-dependent vector FMA chains ``c = fma(c,d,e); d = fma(d,e,f); e = fma(e,f,c); f = fma(f,c,d)``,
+  store ``c + d + e + f``. 32·F FLOPs (per lane: 4 chains × 4 lanes × 2), 2 × 4 elements of traffic.
+  Started there the recurrence stays bounded (|values| <= 1.6 for |x| <= 0.5) and decays only
+  algebraically, so no value is infinite, NaN or denormal for any F <= 1024.
+- ``vec4_indepK``: load one 4-wide vector x, run K self-dependent vector chains
+  ``c_k = fma(c_k, c_k, a)`` from ``c_k = x + k/16``, store their sum. 8·K·F FLOPs.
+- ``scalar_indepK``: load K consecutive scalars, run K self-dependent chains ``c_k = fma(c_k, c_k, a)``,
+  store K scalars. 2·K·F FLOPs, 2 × K elements of traffic. With a = -0.5 the map c -> c² + a has an
+  attracting fixed point at (1 - √3)/2 whose basin contains [-1.36, 1.36].
+
+The epilogue additions (3 or K-1 per item) are not counted, as in the article. Every kernel is
+elementwise in its output, so a reference over one period of the input pattern checks all of it.
+References round every operation to the kernel's dtype (an FMA rounds once: products of two
+values of a dtype are exact in float64), so they follow the device's trajectory, not a smoother one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+import numpy as np
+
+from .base import EPS, ITEMSIZE, NUMPY_DTYPE
+
+__all__ = ["FmaKernel", "FMA_KERNELS", "CHAIN_A", "tolerance"]
+
+#: The additive constant of the self-dependent chains.
+CHAIN_A = -0.5
+
+_DTYPE_SUFFIX = {"fp16": "f16", "fp32": "f32", "fp64": "f64"}
+
+
+@dataclass(frozen=True)
+class FmaKernel:
+    """An FMA-chain kernel: ``width`` 4 (vec4) or 1 (scalar), ``chains`` per work item, ``cross``
+    for the cross-dependent pattern."""
+
+    name: str
+    width: int
+    chains: int
+    cross: bool = False
+
+    @property
+    def elems_per_item(self) -> int:
+        """Elements of each buffer (input and output) one work item touches."""
+        return 4 if self.width == 4 else self.chains
+
+    def flops_per_item(self, F: int) -> int:
+        """FLOPs per work item: 2 per FMA per lane (DESIGN.md §4)."""
+        return 2 * F * self.chains * self.width
+
+    def bytes_per_item(self, dtype: str) -> int:
+        """Compulsory traffic per work item: its input read once and its output written once."""
+        return 2 * self.elems_per_item * ITEMSIZE[dtype]
+
+    @property
+    def takes_a(self) -> bool:
+        return not self.cross
+
+    def entry(self, dtype: str) -> str:
+        """The CPU backend's built-in entry name, e.g. ``scalar_indep8_f32``."""
+        return f"{self.name}_{_DTYPE_SUFFIX[dtype]}"
+
+    def reference(self, x: np.ndarray, F: int, dtype: str, a: float = CHAIN_A) -> np.ndarray:
+        """What the kernel writes for input elements ``x`` (1-D), rounded as the device rounds."""
+        t = NUMPY_DTYPE[dtype]
+
+        def r(v: np.ndarray) -> np.ndarray:
+            return v.astype(t).astype(np.float64)
+
+        x64 = x.astype(t).astype(np.float64)
+        if self.cross:
+            c, e = x64.copy(), x64.copy()
+            d = np.full_like(x64, -1.0)
+            f = np.full_like(x64, -1.0)
+            for _ in range(F):
+                c = r(c * d + e)
+                d = r(d * e + f)
+                e = r(e * f + c)
+                f = r(f * c + d)
+            return r(r(r(c + d) + e) + f).astype(t)
+        a64 = float(np.asarray(a, dtype=t))
+        if self.width == 4:
+            cs = np.stack([r(x64 + k * 0.0625) for k in range(self.chains)])
+        else:
+            cs = x64[None, :]
+        for _ in range(F):
+            cs = r(cs * cs + a64)
+        if self.width == 4:
+            s = cs[0]
+            for k in range(1, self.chains):
+                s = r(s + cs[k])
+            return s.astype(t)
+        return cs[0].astype(t)
+
+
+def tolerance(dtype: str) -> Tuple[float, float]:
+    """(rtol, atol) for the FMA chains: a few ulps of drift where a device does not fuse, or
+    rounds an FMA differently from the reference, scaled by the dtype's machine epsilon."""
+    factor = 16.0 if dtype == "fp16" else 128.0
+    return factor * EPS[dtype], factor * EPS[dtype]
+
+
+#: Every FMA-chain kernel, by name.
+FMA_KERNELS: Dict[str, FmaKernel] = {k.name: k for k in (
+    FmaKernel("vec4_cross4", 4, 4, cross=True),
+    FmaKernel("vec4_indep4", 4, 4),
+    FmaKernel("vec4_indep8", 4, 8),
+    FmaKernel("scalar_indep4", 1, 4),
+    FmaKernel("scalar_indep8", 1, 8),
+    FmaKernel("scalar_indep16", 1, 16),
+    FmaKernel("scalar_indep32", 1, 32),
+)}

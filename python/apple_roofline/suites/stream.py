@@ -1,0 +1,92 @@
+"""The ``stream`` suite: McCalpin's STREAM kernels on fp32 arrays (DESIGN.md §4).
+
+copy ``c = a``, scale ``b = q·c``, add ``c = a + b``, triad ``a = b + q·c``; one work item is one
+4-wide vector (16 B). Bytes per element: 8, 8, 12, 12 (each input read once, the output written
+once: BabelStream's convention); FLOPs per element: 0, 1, 1, 2. Arrays default to at least 4× the
+last-level cache (256 MiB on GPUs), capped to fit memory. Each kernel is measured on its own:
+inputs written, output poisoned with NaN, timed, then checked element by element against NumPy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, List, Tuple
+
+import numpy as np
+
+from .base import EPS, Case, KernelDef, Suite, check_close, fill, pattern, poison, read
+
+__all__ = ["StreamSuite", "STREAM_KERNELS", "Q"]
+
+#: The scalar of scale and triad (STREAM's own).
+Q = 3.0
+
+
+@dataclass(frozen=True)
+class StreamKernel:
+    name: str
+    output: int  # index of the output array among (a, b, c)
+    flops_per_elem: int
+    bytes_per_elem: int
+    ref: Callable[[np.ndarray, np.ndarray, np.ndarray, np.float32], np.ndarray]
+
+    def kernel_def(self) -> KernelDef:
+        return KernelDef("stream", self.name, "fp32", {"cpu": ("builtin", f"stream_{self.name}_f32")},
+                         ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth")
+
+
+STREAM_KERNELS: Tuple[StreamKernel, ...] = (
+    StreamKernel("copy", 2, 0, 8, lambda a, b, c, q: a),
+    StreamKernel("scale", 1, 1, 8, lambda a, b, c, q: q * c),
+    StreamKernel("add", 2, 1, 12, lambda a, b, c, q: a + b),
+    StreamKernel("triad", 0, 2, 12, lambda a, b, c, q: b + q * c),
+)
+
+
+class StreamSuite(Suite):
+    name = "stream"
+
+    def total(self) -> int:
+        return len(STREAM_KERNELS)
+
+    def cases(self) -> Iterator[Case]:
+        n = max(64, self.ctx.array_bytes // 4 // 64 * 64)  # whole 64-element blocks
+        backend = self.ctx.backend
+        bufs: List[Any] = [backend.alloc(4 * n) for _ in range(3)]
+        pats = [pattern("fp32", 0.5, 1.5, seed) for seed in (1, 2, 3)]
+        q = np.float32(Q)
+        for sk in STREAM_KERNELS:
+            kdef = sk.kernel_def()
+            src = self.source(kdef)
+            if src is None:
+                continue
+            for i, buf in enumerate(bufs):
+                if i == sk.output:
+                    poison(buf, "fp32", n)
+                else:
+                    fill(buf, pats[i], n)
+
+            def check(sk: StreamKernel = sk) -> Tuple[bool, str]:
+                # The output of each kernel is a function of patterns with different periods:
+                # compare in chunks against NumPy applied to the tiled inputs.
+                out = read(bufs[sk.output], "fp32", n)
+                chunk = 1 << 22
+                for start in range(0, n, chunk):
+                    m = min(chunk, n - start)
+                    ins = [np.resize(np.roll(p, -(start % len(p))), m) for p in pats]
+                    want = sk.ref(ins[0], ins[1], ins[2], q).astype(np.float32)
+                    ok, msg = check_close(out[start:start + m], want, 4 * EPS["fp32"], 0.0)
+                    if not ok:
+                        return False, f"elements from {start}: {msg}"
+                return True, f"{n} elements match the NumPy reference (rtol {4 * EPS['fp32']:.2g})"
+
+            yield Case(
+                kernel=kdef,
+                params={"n": n, "array_bytes": 4 * n, "q": Q},
+                launch=n // 4,
+                flops=sk.flops_per_elem * n,
+                bytes=sk.bytes_per_elem * n,
+                args=[*bufs, Q],
+                make_kernel=lambda src=src: backend.compile(src[0], src[1], {}),
+                check=check,
+            )

@@ -1,0 +1,166 @@
+"""Fixtures for the unit tier: synthetic runs built in code, no native module.
+
+The synthetic run resembles the M5 GPU roofline analysis: STREAM triad at
+122 GB/s, FP32 float4 peak 815 GFLOP/s, FP32 scalar ILP 3,849 GFLOP/s, FP16
+scalar 6,004 GFLOP/s, and sweeps of ``vec4`` and ``scalar8`` over F = 1..1024.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple, Union
+
+import pytest
+
+from apple_roofline.results import Ceiling, Measurement, Run, Skipped, ToolInfo
+from apple_roofline.roofline import derive_ceilings
+
+# offsets with median exactly 0, so the median sample is exactly t
+_SPREAD = (-0.004, -0.003, -0.002, -0.001, 0.0, 0.0, 0.001, 0.002, 0.003, 0.004)
+_NOISY = (-0.2, -0.15, -0.1, -0.05, 0.0, 0.0, 0.05, 0.1, 0.15, 0.2)
+
+MakeMeasurement = Callable[..., Measurement]
+
+
+def make_measurement(
+    suite: str,
+    kernel: str,
+    dtype: str,
+    *,
+    flops: int,
+    bytes: int,
+    gflops: Optional[float] = None,
+    gbps: Optional[float] = None,
+    params: Optional[Dict[str, Union[int, float, str, bool]]] = None,
+    valid: bool = True,
+    noisy: bool = False,
+    ceiling_class: Optional[str] = None,
+    ceiling_kind: Optional[str] = None,
+    n: int = 10,
+) -> Measurement:
+    """A measurement whose median time gives exactly ``gflops`` (or ``gbps``)."""
+    if gflops is not None:
+        t = flops / (gflops * 1e9)
+    elif gbps is not None:
+        t = bytes / (gbps * 1e9)
+    else:
+        raise ValueError("give gflops or gbps")
+    spread = _NOISY if noisy else _SPREAD
+    if n == 1:
+        samples: Tuple[float, ...] = (t,)
+    else:
+        samples = tuple(t * (1 + d) for d in spread[:n])
+    return Measurement(
+        suite=suite,
+        kernel=kernel,
+        dtype=dtype,
+        params=params or {},
+        flops=flops,
+        bytes=bytes,
+        samples_s=samples,
+        valid=valid,
+        ceiling_class=ceiling_class,
+        ceiling_kind=ceiling_kind,
+        validation="max rel err 3.1e-07 <= tol 1.2e-04" if valid else "max rel err 0.5 > tol 1.2e-04",
+    )
+
+
+BW = 122.0
+FP32_VEC = 815.0
+FP32_ILP = 3849.0
+FP16_ILP = 6004.0
+
+
+def m5_measurements() -> List[Measurement]:
+    ms: List[Measurement] = []
+    n = 64 * 1024 * 1024  # 256 MiB of fp32 per array
+    for kernel, per_elem, rate in (("copy", 8, 118.0), ("scale", 8, 119.5), ("add", 12, 121.0), ("triad", 12, BW)):
+        ms.append(
+            make_measurement(
+                "stream", kernel, "fp32", flops=0 if kernel == "copy" else (1 if kernel != "triad" else 2) * n,
+                bytes=per_elem * n, gbps=rate, params={"n": n},
+                ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth",
+            )
+        )
+    threads = 4 * 1024 * 1024
+    for kernel, fpt, bpt, roof in (("vec4", 32, 32, FP32_VEC), ("scalar8", 16, 64, FP32_ILP)):
+        for i in range(11):
+            f = 2**i
+            ai = fpt * f / bpt
+            rate = min(roof * 0.97, BW * 0.95 * ai)
+            ms.append(
+                make_measurement(
+                    "sweep", kernel, "fp32", flops=fpt * f * threads, bytes=bpt * threads,
+                    gflops=rate, params={"F": f},
+                )
+            )
+    small = 4 * 1024 * 1024
+    peaks = (
+        ("vec4_cross4", "fp32", FP32_VEC, "FP32 vector", True),
+        ("scalar_indep8", "fp32", FP32_ILP, "FP32 scalar ILP", True),
+        ("scalar_indep4", "fp32", 2100.0, "FP32 scalar ILP", True),
+        ("vec4_indep8", "fp32", 9999.0, "FP32 vector", False),  # invalid: never a ceiling
+        ("vec4_cross4", "fp16", 1620.0, "FP16 vector", True),
+        ("scalar_indep32", "fp16", FP16_ILP, "FP16 scalar ILP", True),
+    )
+    for kernel, dtype, rate, cls, valid in peaks:
+        ms.append(
+            make_measurement(
+                "peak", kernel, dtype, flops=512 * 16 * small, bytes=2 * small, gflops=rate,
+                params={"F": 512}, ceiling_class=cls, ceiling_kind="compute", valid=valid,
+            )
+        )
+    for nn, rate in ((256, 300.0), (1024, 1100.0), (4096, 1790.0)):
+        ms.append(
+            make_measurement(
+                "gemm", "sgemm", "fp32", flops=2 * nn**3, bytes=3 * nn * nn * 4, gflops=rate,
+                params={"N": nn}, ceiling_class="GEMM FP32", ceiling_kind="compute",
+                noisy=(nn == 256),
+            )
+        )
+    return ms
+
+
+THEORETICAL = (
+    Ceiling("DRAM bandwidth", "bandwidth", 153.6, "GB/s", "theoretical", "LPDDR5X-9600, 128-bit bus"),
+    Ceiling("FP32 scalar ILP", "compute", 4096.0, "GFLOP/s", "theoretical", "10 cores x 128 ALUs x 2 x 1.6 GHz"),
+    Ceiling("FP16 scalar ILP", "compute", 8192.0, "GFLOP/s", "theoretical", "2x FP32 rate"),
+)
+
+
+def build_m5_run(*, complete: bool = True, theoretical: bool = True, name: str = "Apple M5") -> Run:
+    ms = m5_measurements()
+    ceilings = derive_ceilings(ms) + (list(THEORETICAL) if theoretical else [])
+    return Run(
+        tool=ToolInfo("apple_roofline", "0.1.0", "abc1234"),
+        created="2026-11-20T12:34:56+00:00",
+        host={"os": "macOS 26.1", "machine": "arm64", "memory_bytes": 16 * 2**30},
+        device={"backend": "metal", "name": name, "gpu_cores": 10},
+        command=("apple-roofline", "run", "--suite", "all"),
+        measurements=tuple(ms),
+        ceilings=tuple(ceilings),
+        skipped=(Skipped("peak", "scalar_indep8", "fp64", "no FP64 arithmetic on this GPU"),),
+        warnings=("GPU clocks not readable",),
+        complete=complete,
+    )
+
+
+@pytest.fixture
+def make_m() -> MakeMeasurement:
+    """Factory: make_m(suite, kernel, dtype, flops=..., bytes=..., gflops=... | gbps=...)."""
+    return make_measurement
+
+
+@pytest.fixture
+def m5_run() -> Run:
+    """A complete synthetic M5-like run with measured and theoretical ceilings."""
+    return build_m5_run()
+
+
+@pytest.fixture
+def m5_run_b() -> Run:
+    """A second run (different device, lower numbers) for comparisons."""
+    base = build_m5_run(name="Apple M4", theoretical=False)
+    scaled = tuple(
+        Ceiling(c.name, c.kind, c.value * 0.8, c.unit, c.source, c.from_) for c in base.ceilings
+    )
+    return base.with_ceilings(scaled)

@@ -1,0 +1,476 @@
+"""The ``apple-roofline`` command line (Typer CliRunner).
+
+Bad input must exit 2 with one ``error:`` line on stderr that names the value,
+and never a traceback. File commands run on synthetic runs built by the unit
+conftest (no device). One end-to-end ``run`` on the CPU is skipped when the
+native extension cannot be imported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, List, Optional, Sequence
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from apple_roofline import __version__
+from apple_roofline.cli import app
+from apple_roofline.results import Run
+
+runner = CliRunner()
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def invoke(args: Sequence[str]) -> Result:
+    return runner.invoke(app, list(args))
+
+
+def native_available() -> bool:
+    try:
+        from apple_roofline._native import _core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_native = pytest.mark.skipif(
+    not native_available(), reason="the native extension apple_roofline._core cannot be imported"
+)
+
+
+def assert_usage_error(result: Result, *needles: str) -> None:
+    """Exit 2, exactly one non-empty stderr line starting 'error:' containing every needle, no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: "), lines
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.fixture
+def saved_run(tmp_path: Path, m5_run: Run) -> Path:
+    path = tmp_path / "a" / "run.json"
+    path.parent.mkdir()
+    m5_run.save(path)
+    return path
+
+
+@pytest.fixture
+def saved_run_b(tmp_path: Path, m5_run_b: Run) -> Path:
+    path = tmp_path / "b" / "run.json"
+    path.parent.mkdir()
+    m5_run_b.save(path)
+    return path
+
+
+# --------------------------------------------------------------------------
+# help, version, module entry point
+
+
+def test_no_args_shows_help() -> None:
+    result = invoke([])
+    assert "Usage" in result.output
+    for cmd in ("devices", "run", "plot", "report", "compare"):
+        assert cmd in result.output
+
+
+@pytest.mark.parametrize("cmd", ["devices", "run", "plot", "report", "compare"])
+def test_command_help(cmd: str) -> None:
+    result = invoke([cmd, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.output
+
+
+def test_run_help_lists_options() -> None:
+    result = invoke(["run", "--help"])
+    for opt in ("--device", "--suite", "--quick", "--reps", "--array-size", "--out"):
+        assert opt in result.output
+
+
+def test_version() -> None:
+    result = invoke(["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.stdout
+
+
+def test_python_dash_m(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "apple_roofline", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert __version__ in proc.stdout
+
+
+def test_unknown_command_exits_2() -> None:
+    result = invoke(["frobnicate"])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+# --------------------------------------------------------------------------
+# devices
+
+
+@needs_native
+def test_devices_table() -> None:
+    result = invoke(["devices"])
+    assert result.exit_code == 0, result.output
+    for backend in ("cpu", "cuda", "metal"):
+        assert backend in result.stdout
+
+
+@needs_native
+def test_devices_json() -> None:
+    result = invoke(["devices", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert isinstance(data, list)
+    by_backend = {d["backend"]: d for d in data}
+    assert set(by_backend) >= {"cpu", "cuda", "metal"}
+    cpu = by_backend["cpu"]
+    assert cpu["compiled"] is True
+    assert cpu["devices"] >= 1
+    assert isinstance(cpu["name"], str) and cpu["name"]
+    for d in data:
+        assert set(d) >= {"backend", "compiled", "devices", "name", "reason", "details"}
+        if not d["compiled"] or d["devices"] == 0:
+            assert d["reason"], d  # an absent backend says why
+
+
+# --------------------------------------------------------------------------
+# run: bad options exit 2 before measuring
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["--reps", "0"], ["--reps", "0", "1 to 10000"]),
+        (["--reps", "-1"], ["--reps", "-1", "1 to 10000"]),
+        (["--reps", "10001"], ["--reps", "10001", "1 to 10000"]),
+        (["--array-size", "-5MiB"], ["--array-size", "-5MiB", "valid"]),
+        (["--array-size", "lots"], ["--array-size", "lots", "valid"]),
+        (["--array-size", "0"], ["--array-size", "0", "valid"]),
+        (["--device", "gpu:7"], ["--device", "gpu:7", "valid"]),
+        (["--device", "cuda:x"], ["--device", "cuda:x", "valid"]),
+    ],
+)
+def test_run_bad_options(tmp_path: Path, args: List[str], needles: List[str]) -> None:
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", *args, "--out", str(out)])
+    assert_usage_error(result, *needles)
+    assert not out.exists()  # nothing measured, nothing written
+
+
+def test_run_reps_not_a_number(tmp_path: Path) -> None:
+    result = invoke(["run", "--reps", "many", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+@needs_native
+def test_run_unknown_suite(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--suite", "stream,foo", "--out", str(out)])
+    assert_usage_error(result, "foo")
+    assert not out.exists()
+
+
+@needs_native
+def test_run_device_not_available(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cuda:99", "--suite", "stream", "--out", str(out)])
+    assert_usage_error(result, "cuda:99", "valid", "cpu")
+    assert not out.exists()
+
+
+@needs_native
+def test_run_array_larger_than_memory(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--array-size", "1e30GiB", "--out", str(out)])
+    assert_usage_error(result)
+    assert not (out / "run.json").exists()
+
+
+def test_run_out_is_a_file(tmp_path: Path) -> None:
+    pytest.importorskip("apple_roofline.runner", reason="apple_roofline.runner cannot be imported")
+    out = tmp_path / "file.txt"
+    out.write_text("x")
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--out", str(out)])
+    assert_usage_error(result, str(out))
+
+
+# --------------------------------------------------------------------------
+# plot / report / compare on bad files
+
+
+def bad_file(tmp_path: Path, kind: str, m5_run: Run) -> Path:
+    path = tmp_path / f"{kind}.json"
+    if kind == "missing":
+        return path
+    if kind == "empty":
+        path.write_text("")
+    elif kind == "truncated":
+        text = m5_run.to_json()
+        path.write_text(text[: len(text) // 2])
+    elif kind == "schema99":
+        d = m5_run.to_dict()
+        d["schema_version"] = 99
+        path.write_text(json.dumps(d))
+    elif kind == "notjson":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    return path
+
+
+BAD_KINDS = ["missing", "empty", "truncated", "schema99", "notjson"]
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_report_bad_file(tmp_path: Path, m5_run: Run, kind: str) -> None:
+    path = bad_file(tmp_path, kind, m5_run)
+    result = invoke(["report", str(path)])
+    assert_usage_error(result, str(path))
+    if kind == "schema99":
+        assert "99" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_plot_bad_file(tmp_path: Path, m5_run: Run, kind: str) -> None:
+    path = bad_file(tmp_path, kind, m5_run)
+    result = invoke(["plot", str(path), "-o", str(tmp_path / "fig.png")])
+    assert_usage_error(result, str(path))
+    assert not (tmp_path / "fig.png").exists()
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+@pytest.mark.parametrize("position", [0, 1])
+def test_compare_bad_file(tmp_path: Path, m5_run: Run, saved_run: Path, kind: str, position: int) -> None:
+    bad = bad_file(tmp_path, kind, m5_run)
+    args = [str(bad), str(saved_run)] if position == 0 else [str(saved_run), str(bad)]
+    result = invoke(["compare", *args])
+    assert_usage_error(result, str(bad))
+
+
+def test_report_bad_format(saved_run: Path) -> None:
+    result = invoke(["report", str(saved_run), "--format", "xml"])
+    assert_usage_error(result, "xml", "md, csv, json")
+
+
+@pytest.mark.parametrize("name", ["fig.txt", "fig"])
+def test_plot_bad_suffix(tmp_path: Path, saved_run: Path, name: str) -> None:
+    target = tmp_path / name
+    result = invoke(["plot", str(saved_run), "-o", str(target)])
+    assert_usage_error(result, name, ".png")
+    assert not target.exists()
+
+
+def test_compare_bad_suffix(tmp_path: Path, saved_run: Path, saved_run_b: Path) -> None:
+    result = invoke(["compare", str(saved_run), str(saved_run_b), "-o", str(tmp_path / "cmp.gif")])
+    assert_usage_error(result, "cmp.gif", ".png")
+
+
+# --------------------------------------------------------------------------
+# report / plot / compare on synthetic runs
+
+
+def test_report_markdown(saved_run: Path, m5_run: Run) -> None:
+    from apple_roofline.report import to_markdown
+
+    result = invoke(["report", str(saved_run), "--format", "md"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.rstrip("\n") == to_markdown(Run.load(saved_run)).rstrip("\n")
+    assert m5_run.device_name in result.stdout
+
+
+def test_report_default_is_markdown(saved_run: Path) -> None:
+    default = invoke(["report", str(saved_run)])
+    md = invoke(["report", str(saved_run), "--format", "md"])
+    assert default.exit_code == 0
+    assert default.stdout == md.stdout
+
+
+def test_report_csv(saved_run: Path, m5_run: Run) -> None:
+    import csv
+    import io
+
+    result = invoke(["report", str(saved_run), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0][:3] == ["suite", "kernel", "dtype"]
+    assert len(rows) - 1 == len(m5_run.measurements)
+
+
+def test_report_json_round_trips(saved_run: Path, m5_run: Run) -> None:
+    result = invoke(["report", str(saved_run), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    back = Run.from_json(result.stdout, source="stdout")
+    assert back.to_dict() == m5_run.to_dict()
+
+
+def test_plot_default_beside_run(saved_run: Path) -> None:
+    result = invoke(["plot", str(saved_run)])
+    assert result.exit_code == 0, result.output
+    png = saved_run.parent / "roofline.png"
+    assert png.read_bytes()[:8] == PNG_MAGIC
+    assert str(png) in result.stdout
+
+
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<?xml"), (".pdf", b"%PDF")])
+def test_plot_suffix_picks_format(tmp_path: Path, saved_run: Path, suffix: str, magic: bytes) -> None:
+    target = tmp_path / f"fig{suffix}"
+    result = invoke(["plot", str(saved_run), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes().startswith(magic)
+
+
+def test_compare_prints_markdown(saved_run: Path, saved_run_b: Path) -> None:
+    from apple_roofline.report import compare_markdown
+
+    result = invoke(["compare", str(saved_run), str(saved_run_b)])
+    assert result.exit_code == 0, result.output
+    expected = compare_markdown(Run.load(saved_run), Run.load(saved_run_b))
+    assert result.stdout.rstrip("\n") == expected.rstrip("\n")
+    assert "Apple M5" in result.stdout and "Apple M4" in result.stdout
+
+
+def test_compare_writes_png(tmp_path: Path, saved_run: Path, saved_run_b: Path) -> None:
+    target = tmp_path / "out.png"
+    result = invoke(["compare", str(saved_run), str(saved_run_b), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes()[:8] == PNG_MAGIC
+
+
+# --------------------------------------------------------------------------
+# run: interruption and invalid measurements (runner monkeypatched)
+
+
+def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
+    runner_mod = pytest.importorskip("apple_roofline.runner", reason="apple_roofline.runner cannot be imported")
+    calls: List[dict] = []
+
+    def fake_run_roofline(device: Optional[str] = None, suites: Optional[Sequence[str]] = None, **kw: Any) -> Run:
+        calls.append({"device": device, "suites": suites, **kw})
+        progress = kw.get("progress")
+        if progress is not None:
+            progress.start("stream", 2)
+            progress.advance("copy")
+            progress.advance("triad")
+            progress.finish("stream")
+        return behaviour(runner_mod)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(runner_mod, "run_roofline", fake_run_roofline)
+    return calls
+
+
+def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import build_m5_run  # type: ignore[import-not-found]
+
+    partial = build_m5_run(complete=False)
+
+    def interrupt(runner_mod: Any) -> Run:
+        raise runner_mod.RunInterrupted(partial)
+
+    calls = _patch_runner(monkeypatch, interrupt)
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--suite", "stream,peak", "--reps", "3", "--out", str(out)])
+    assert result.exit_code == 130, result.output
+    assert "Traceback" not in result.output
+    assert f"interrupted: partial results written to {out}" in result.stderr
+    loaded = Run.load(out / "run.json")
+    assert loaded.complete is False
+    assert (out / "report.md").exists()
+    assert calls and calls[0]["device"] == "cpu"
+    assert tuple(calls[0]["suites"]) == ("stream", "peak")
+    assert calls[0]["reps"] == 3
+
+
+def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import build_m5_run  # type: ignore[import-not-found]
+
+    calls = _patch_runner(monkeypatch, lambda _m: build_m5_run().with_ceilings(build_m5_run().ceilings))
+    out = tmp_path / "nested" / "out"
+    result = invoke(
+        ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "7", "--array-size", "8MiB",
+         "--out", str(out)]
+    )
+    # the synthetic run holds one invalid measurement: files written, exit 1
+    assert result.exit_code == 1, result.output
+    assert calls[0]["quick"] is True
+    assert calls[0]["reps"] == 7
+    assert calls[0]["array_bytes"] == 8 * 1024 * 1024
+    assert "--reps" in calls[0]["command"] and "7" in calls[0]["command"]
+    for name in ("run.json", "report.md", "roofline.png", "roofline.svg"):
+        assert (out / name).exists(), name
+    assert "vec4_indep8" in result.stderr  # the invalid measurement is named
+    err_lines = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+    assert len(err_lines) == 1
+    assert "DRAM bandwidth" in result.stdout  # summary table of ceilings
+    assert "ridge point" in result.stdout
+
+
+def test_run_all_valid_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from conftest import build_m5_run  # type: ignore[import-not-found]
+
+    def all_valid(_m: Any) -> Run:
+        run = build_m5_run()
+        return dataclasses.replace(run, measurements=tuple(m for m in run.measurements if m.valid))
+
+    _patch_runner(monkeypatch, all_valid)
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "error:" not in result.stderr
+    for name in ("run.json", "report.md", "roofline.png", "roofline.svg"):
+        assert str(out / name) in result.stdout
+
+
+@needs_native
+def test_run_device_error_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from apple_roofline._native import _core
+
+    def fail(_m: Any) -> Run:
+        raise _core.DeviceError("[cpu::alloc] out of memory\nsecond line")
+
+    _patch_runner(monkeypatch, fail)
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and "out of memory" in lines[0]
+    assert "second line" not in result.stderr
+
+
+# --------------------------------------------------------------------------
+# one real end-to-end run on the CPU
+
+
+@needs_native
+def test_run_end_to_end_cpu(tmp_path: Path) -> None:
+    out = tmp_path / "tmp"
+    result = invoke(
+        ["run", "--device", "cpu", "--suite", "stream,peak", "--array-size", "8MiB", "--reps", "3", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    for name in ("run.json", "roofline.png", "roofline.svg", "report.md"):
+        assert (out / name).is_file(), name
+    assert (out / "roofline.png").read_bytes()[:8] == PNG_MAGIC
+    run = Run.load(out / "run.json")
+    assert run.complete
+    assert run.backend == "cpu"
+    assert run.measurements
+    assert all(m.valid for m in run.measurements), [m.label for m in run.measurements if not m.valid]
+    assert {m.suite for m in run.measurements} <= {"stream", "peak"}
+    kinds = {c.kind for c in run.ceilings if c.source == "measured"}
+    assert kinds == {"bandwidth", "compute"}
+    assert "--reps" in run.command

@@ -1,0 +1,158 @@
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import re
+
+import pytest
+
+from apple_roofline.results import Ceiling, Run, ToolInfo
+from apple_roofline.report import CSV_COLUMNS, compare_markdown, run_date, to_csv, to_markdown
+
+
+def _section(md: str, title: str) -> str:
+    m = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", md, re.S | re.M)
+    assert m is not None, f"no section {title!r}"
+    return m.group(1)
+
+
+def _row(md: str, first_cell: str) -> list:
+    for line in md.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] == first_cell:
+            return cells
+    raise AssertionError(f"no row starting with {first_cell!r}")
+
+
+def test_run_date() -> None:
+    assert run_date("2026-11-20T12:34:56+00:00") == "2026-11-20"
+    assert run_date("2026-11-20T12:34:56Z") == "2026-11-20"
+    assert run_date("yesterday") == "yesterday"
+
+
+def test_markdown_title_and_provenance(m5_run: Run) -> None:
+    md = to_markdown(m5_run)
+    assert md.splitlines()[0] == "# Roofline: Apple M5 (metal) — 2026-11-20"
+    prov = _section(md, "Provenance")
+    assert "apple_roofline 0.1.0" in prov and "abc1234" in prov
+    assert "`apple-roofline run --suite all`" in prov
+    assert "2026-11-20T12:34:56+00:00" in prov
+    assert "macOS 26.1" in prov
+    assert _row(md, "Status")[1] == "complete"
+    assert "INTERRUPTED" not in md
+    conv = _section(md, "Conventions")
+    assert "an FMA is 2 FLOPs" in conv and "BabelStream" in conv and "1e9" in conv
+
+
+def test_markdown_interrupted(m5_run: Run) -> None:
+    md = to_markdown(dataclasses.replace(m5_run, complete=False))
+    assert "INTERRUPTED — partial results" in md.splitlines()[2]
+    assert _row(md, "Status")[1] == "INTERRUPTED — partial results"
+
+
+def test_markdown_ceilings(m5_run: Run) -> None:
+    sec = _section(to_markdown(m5_run), "Ceilings")
+    assert _row(sec, "FP32 scalar ILP")[1:4] == ["compute", "3,849 GFLOP/s", "measured"]
+    assert _row(sec, "DRAM bandwidth")[2] == "122 GB/s"
+    assert "theoretical" in sec and "154 GB/s" in sec
+    assert "stream/triad/fp32 n=67108864 (median of 10)" in sec
+    # measured ceilings listed before theoretical
+    assert sec.index("| measured |") < sec.index("| theoretical |")
+
+
+def test_markdown_ridge_points(m5_run: Run) -> None:
+    sec = _section(to_markdown(m5_run), "Ridge points")
+    row = _row(sec, "FP32 scalar ILP")
+    assert row[1] == "3,849 GFLOP/s"
+    assert row[2] == "31.5"  # 3849 / 122
+    assert row[3] == "4,096 GFLOP/s"
+    assert row[4] == "26.7"  # 4096 / 153.6
+    assert row[5] == "94.0 %"  # 3849 / 4096
+    assert _row(sec, "FP32 vector")[2] == "6.68"  # 815 / 122
+    assert _row(sec, "FP32 vector")[5] == "—"
+    assert _row(sec, "DRAM bandwidth (bandwidth)")[5] == "79.4 %"  # 122 / 153.6
+
+
+def test_markdown_suite_tables(m5_run: Run) -> None:
+    md = to_markdown(m5_run)
+    for suite in ("stream", "sweep", "peak", "gemm"):
+        assert f"## Suite: {suite}" in md
+    stream = _section(md, "Suite: stream")
+    triad = _row(stream, "triad")
+    assert triad == ["triad", "fp32", "n=67108864", "0.167", "20.3", "122", "0.258 %", "yes"]
+    peak = _section(md, "Suite: peak")
+    assert _row(peak, "vec4_indep8")[-1] == "**NO**"
+    assert len([line for line in _section(md, "Suite: sweep").splitlines() if line.startswith("| vec4 ")]) == 11
+
+
+def test_markdown_skipped_and_warnings(m5_run: Run) -> None:
+    md = to_markdown(m5_run)
+    assert "| peak/scalar_indep8/fp64 | no FP64 arithmetic on this GPU |" in _section(md, "Skipped")
+    warn = _section(md, "Warnings")
+    assert "- GPU clocks not readable" in warn
+    assert "peak/vec4_indep8/fp32 (F=512) failed validation" in warn
+    assert "gemm/sgemm/fp32 (N=256) is noisy: CV 12.9 % > 5 %" in warn
+    # quiet measurements are not warned about
+    assert "N=1024" not in warn
+
+
+def test_markdown_without_ceilings(m5_run: Run) -> None:
+    md = to_markdown(m5_run.with_ceilings([]))
+    assert "No ceilings." in _section(md, "Ceilings")
+    assert "No ridge points" in _section(md, "Ridge points")
+
+
+def test_markdown_empty_run() -> None:
+    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cpu", "name": "x|y"}, (), (), ())
+    md = to_markdown(run)
+    assert md.startswith("# Roofline: x|y (cpu) — 2026-01-02")
+    assert "No measurements." in md
+    assert "None." in _section(md, "Skipped") and "None." in _section(md, "Warnings")
+    assert "unknown" in _row(md, "Git revision")[1]
+
+
+def test_markdown_escapes_pipes(m5_run: Run) -> None:
+    run = m5_run.with_ceilings([Ceiling("a|b", "compute", 1.0, "GFLOP/s", "measured", "x")])
+    assert "a\\|b" in _section(to_markdown(run), "Ceilings")
+
+
+def test_csv(m5_run: Run) -> None:
+    text = to_csv(m5_run)
+    rows = list(csv.reader(io.StringIO(text)))
+    assert tuple(rows[0]) == CSV_COLUMNS == (
+        "suite", "kernel", "dtype", "params", "flops", "bytes", "intensity", "median_s", "min_s", "max_s",
+        "cv", "gflops", "gbps", "valid",
+    )
+    assert len(rows) == 1 + len(m5_run.measurements)
+    for row, m in zip(rows[1:], m5_run.measurements):
+        d = dict(zip(rows[0], row))
+        assert (d["suite"], d["kernel"], d["dtype"]) == (m.suite, m.kernel, m.dtype)
+        assert json.loads(d["params"]) == dict(m.params)
+        assert int(d["flops"]) == m.flops and int(d["bytes"]) == m.bytes
+        assert float(d["median_s"]) == m.median_s  # full precision
+        assert float(d["gflops"]) == m.gflops and float(d["gbps"]) == m.gbps
+        assert d["valid"] == ("true" if m.valid else "false")
+    assert "\r" not in text
+
+
+def test_compare(m5_run: Run, m5_run_b: Run) -> None:
+    md = compare_markdown(m5_run, m5_run_b)
+    assert md.startswith("# Roofline comparison: Apple M5 vs Apple M4")
+    ceil = _section(md, "Ceilings")
+    row = _row(ceil, "FP32 scalar ILP")
+    assert row[1:] == ["compute", "measured", "3,849 GFLOP/s", "3,079 GFLOP/s", "0.80×"]
+    # theoretical ceilings only in A
+    theo = [r for r in ceil.splitlines() if "| theoretical |" in r]
+    assert len(theo) == 3 and all(r.rstrip(" |").endswith("—") for r in theo)
+    ridge = _section(md, "Ridge points (measured, FLOP/byte)")
+    # both scaled by 0.8 -> same ridge point
+    assert _row(ridge, "FP32 scalar ILP") == ["FP32 scalar ILP", "31.5", "31.5", "1.00×"]
+
+
+def test_compare_partial(m5_run: Run) -> None:
+    b = dataclasses.replace(m5_run.with_ceilings([]), complete=False)
+    md = compare_markdown(m5_run, b)
+    assert "INTERRUPTED" in md
+    assert _row(_section(md, "Ridge points (measured, FLOP/byte)"), "FP32 vector")[2] == "—"
