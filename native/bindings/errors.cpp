@@ -32,6 +32,11 @@ void init_errors(nb::module_& m) {
   g_device = make_type(m, "DeviceError", g_backend, "The device is missing, lost, out of memory, or a runtime call on it failed.");
   g_compile = make_type(m, "CompileError", g_backend, "A kernel failed to compile; `log` holds the compiler's output.");
   g_unsupported = make_type(m, "UnsupportedError", g_backend, "The backend or device lacks an optional capability.");
+  // Class-level default so `CompileError.log` exists (and is typed in the stub) even when raised
+  // from Python; instances raised by the core carry the compiler's log.
+  PyObject* empty = PyUnicode_FromString("");
+  if (!empty || PyObject_SetAttrString(g_compile, "log", empty) != 0) throw nb::python_error();
+  Py_DECREF(empty);
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -1,42 +1,103 @@
-# CONTRACT DRAFT (hand-written; will be replaced by nanobind.stubgen output).
+"""
+apple_roofline native core: backends (CPU, CUDA, Metal), buffers and timed kernels
+"""
+
 from collections.abc import Sequence
-from typing import Union
+from typing import Annotated
 
-import numpy
-import numpy.typing
+from numpy.typing import NDArray
 
-class BackendError(RuntimeError): ...
-class DeviceError(BackendError): ...
+
+class BackendError(RuntimeError):
+    """An error raised by a backend (a RuntimeError)."""
+
+class DeviceError(BackendError):
+    """
+    The device is missing, lost, out of memory, or a runtime call on it failed.
+    """
+
 class CompileError(BackendError):
-    log: str
-class UnsupportedError(BackendError): ...
+    """A kernel failed to compile; `log` holds the compiler's output."""
 
-def backends() -> list[dict[str, Union[str, int, bool]]]:
-    """One dict per backend: {"name": "cpu"|"cuda"|"metal", "compiled": bool, "devices": int, "reason": str}."""
-
-def cpu_features() -> dict[str, Union[str, int, bool]]:
-    """Host ISA as compiled and detected: {"arch": "x86_64"|"arm64", "isa": "avx512"|"avx2"|"neon"|...,
-    "vector_bits": 512, "fma": True, "fp16_arithmetic": False, "logical_cpus": 2, "threads": 2}."""
-
-def measure_cpu_clock_hz(duration_s: float = 0.05) -> float:
-    """Core clock measured with a chain of dependent integer adds (1 cycle each), in Hz."""
+class UnsupportedError(BackendError):
+    """The backend or device lacks an optional capability."""
 
 class Buffer:
+    """
+    Device memory. On host-visible backends view() exposes it to NumPy without a copy.
+    """
+
     @property
-    def nbytes(self) -> int: ...
-    def write(self, array: numpy.typing.ArrayLike, offset: int = 0) -> None: ...
-    def read(self, dtype: str, count: int = -1, offset: int = 0) -> numpy.ndarray: ...
-    def view(self, dtype: str) -> numpy.ndarray: ...
+    def nbytes(self) -> int:
+        """Size in bytes."""
+
+    def write(self, array: Annotated[NDArray, dict(order='C', device='cpu', writable=False)], offset: int = 0) -> None:
+        """Copy a C-contiguous array's bytes into the buffer at a byte offset."""
+
+    def read(self, dtype: str, count: int = -1, offset: int = 0) -> NDArray:
+        """
+        Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array.
+        """
+
+    def view(self, dtype: str) -> NDArray:
+        """A NumPy array aliasing the buffer (no copy); keeps the buffer alive."""
 
 class Kernel:
+    """A compiled kernel (or a vendor library routine) that can be timed."""
+
     @property
     def entry(self) -> str: ...
-    def time(self, args: Sequence[Union[Buffer, int, float]], launch: int, batch: int = 1, reps: int = 1) -> list[float]: ...
+
+    def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1) -> list[float]:
+        """
+        Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the
+        device-timed seconds of each sample (not per launch). Blocks; releases the GIL.
+        """
 
 class Backend:
-    def __init__(self, name: str, index: int = 0) -> None: ...
-    def info(self) -> dict[str, Union[str, int, float, bool]]: ...
-    def alloc(self, nbytes: int) -> Buffer: ...
-    def compile(self, source: str, entry: str, constants: dict[str, Union[int, float]] = ...) -> Kernel: ...
-    def gemm(self, dtype: str, m: int, n: int, k: int) -> Kernel: ...
+    """One device of one backend: 'cpu', 'cuda' or 'metal'."""
+
+    def __init__(self, name: str, index: int = 0) -> None:
+        """
+        Open device `index` of backend `name`. Raises ValueError (unknown name), UnsupportedError
+        (backend not built) or DeviceError (no such device).
+        """
+
+    def info(self) -> dict:
+        """Device description as a dict."""
+
+    def alloc(self, nbytes: int) -> Buffer:
+        """Allocate a zero-filled buffer of `nbytes` bytes."""
+
+    def compile(self, source: str, entry: str, constants: dict = {}) -> Kernel:
+        """
+        Compile `entry` of `source` specialised by `constants`; cached. Raises CompileError.
+        """
+
+    def gemm(self, dtype: str, m: int, n: int, k: int) -> Kernel:
+        """
+        The vendor library's row-major C[m×n] = A[m×k]·B[k×n] as a Kernel taking (A, B, C).
+        Raises UnsupportedError for a precision the backend lacks.
+        """
+
     def synchronize(self) -> None: ...
+
+def backends() -> list:
+    """
+    Every backend known to this build: name, compiled (bool), devices (count), reason.
+    """
+
+def cpu_features() -> dict:
+    """
+    The vector ISA the CPU kernels were compiled for (arch, isa, vector_bits, fma,
+    fp16_arithmetic) and the CPUs this process may use (threads).
+    """
+
+def measure_cpu_clock_hz(duration_s: float = 0.05) -> float:
+    """
+    Core clock in Hz, measured on the calling thread by timing a chain of dependent integer adds
+    (one cycle each on x86-64 and arm64). Raises ValueError for a duration outside (0, 10] s.
+    """
+
+def cpu_kernels() -> list[str]:
+    """Entry names of the CPU backend's built-in kernels."""

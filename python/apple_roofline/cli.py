@@ -441,12 +441,12 @@ def run(
         try:
             array_bytes = parse_size(array_size)
         except ValueError as exc:
-            _fail(f"--array-size {exc}", EXIT_USAGE)
+            _fail(f"--array-size: {exc}", EXIT_USAGE)
     if device is not None:
         try:
             parse_device(device)
         except ValueError as exc:
-            _fail(f"--device {exc}", EXIT_USAGE)
+            _fail(f"--device: {exc}", EXIT_USAGE)
     try:
         from . import runner
     except ImportError as exc:
@@ -456,7 +456,7 @@ def run(
         try:
             suites = tuple(runner.parse_suites(suite))
         except ValueError as exc:
-            _fail(f"--suite {exc}", EXIT_USAGE)
+            _fail(f"--suite: {exc}", EXIT_USAGE)
     backend_error = _backend_error_type()
     if device is not None:
         _check_device_available(device, backend_error)

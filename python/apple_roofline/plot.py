@@ -14,21 +14,29 @@ imported inside the functions, not when this module is imported.
 
 from __future__ import annotations
 
+import importlib
 import io
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .report import run_date
 from .results import Ceiling, Measurement, Run, _fmt3, write_bytes_atomic
 from .roofline import Point
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-    from matplotlib.text import Annotation
+# matplotlib types, as Any: matplotlib is imported lazily through importlib so
+# that importing this module (and type-checking it for Python 3.9 against any
+# installed matplotlib) never loads it.
+Figure = Any  # matplotlib.figure.Figure
+Axes = Any  # matplotlib.axes.Axes
+Annotation = Any  # matplotlib.text.Annotation
+
+
+def _mpl(module: str) -> Any:
+    """Import a matplotlib module on first use (never at module import)."""
+    return importlib.import_module(module)
 
 __all__ = ["plot_roofline", "plot_compare", "save_figure", "FIGSIZE", "DPI", "X_LABEL", "Y_LABEL"]
 
@@ -109,7 +117,7 @@ def _limits(
 
 @dataclass
 class _Item:
-    ann: "Annotation"
+    ann: Annotation
     candidates: Tuple[Tuple[Tuple[float, float], str], ...]  # (offset points, va)
     direction: Tuple[float, float]
     order: Tuple[float, float]
@@ -146,14 +154,14 @@ class _Labels:
       a time, until it clears every label and data marker placed before it.
     """
 
-    def __init__(self, fig: "Figure") -> None:
+    def __init__(self, fig: Figure) -> None:
         self.fig = fig
         self.items: List[_Item] = []
-        self.markers: List[Tuple["Axes", float, float, float]] = []
+        self.markers: List[Tuple[Axes, float, float, float]] = []
 
     def add(
         self,
-        ann: "Annotation",
+        ann: Annotation,
         *,
         mode: str = "free",
         candidates: Sequence[Tuple[Tuple[float, float], str]] = (),
@@ -163,14 +171,14 @@ class _Labels:
         first = ((float(ann.xyann[0]), float(ann.xyann[1])), str(ann.get_va()))
         self.items.append(_Item(ann, (first,) + tuple(candidates), direction, order, mode))
 
-    def add_markers(self, ax: "Axes", xs: Sequence[float], ys: Sequence[float], size_pt: float) -> None:
+    def add_markers(self, ax: Axes, xs: Sequence[float], ys: Sequence[float], size_pt: float) -> None:
         """Data markers that free labels must not cover (size = diameter, points)."""
         self.markers += [(ax, x, y, size_pt) for x, y in zip(xs, ys)]
 
     def layout(self) -> float:
         """Place all labels; return how far (pixels) the highest one pokes
         above its axes (<= 0 when all fit)."""
-        from matplotlib.transforms import Bbox
+        Bbox = _mpl("matplotlib.transforms").Bbox
 
         renderer = _renderer(self.fig)
         if renderer is None or not self.items:
@@ -182,12 +190,12 @@ class _Labels:
             r = 0.5 * size * px_per_pt + 1.0
             placed.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
 
-        def box(ann: "Annotation") -> Any:
+        def box(ann: Annotation) -> Any:
             return ann.get_window_extent(renderer).expanded(1.03, 1.12)
 
         tops: List[float] = []
 
-        def note(ann: "Annotation", b: Any) -> None:
+        def note(ann: Annotation, b: Any) -> None:
             if ann.axes is not None:
                 tops.append(b.y1 - ann.axes.get_window_extent(renderer).y1)
 
@@ -200,15 +208,20 @@ class _Labels:
         # first try: each label just above or just below its own line, highest first
         greedy: List[Any] = []
         for item in reversed(stack):
-            for offset, va in item.candidates:
-                item.ann.xyann = offset
-                item.ann.set_va(va)
-                b = box(item.ann)
-                if not any(b.overlaps(p) for p in placed + greedy):
-                    greedy.append(b)
+            found = None
+            for nudge in range(0, 8):  # up to 14 points away from the line
+                for (ox, oy), va in item.candidates:
+                    item.ann.xyann = (ox, oy + (2.0 * nudge if oy >= 0 else -2.0 * nudge))
+                    item.ann.set_va(va)
+                    b = box(item.ann)
+                    if not any(b.overlaps(p) for p in placed + greedy):
+                        found = b
+                        break
+                if found is not None:
                     break
-            else:
+            if found is None:
                 break
+            greedy.append(found)
         if len(greedy) == len(stack):
             placed += greedy
             for item, b in zip(reversed(stack), greedy):
@@ -285,7 +298,7 @@ def _along(b: Any, angle_deg: float, bbox_cls: Any) -> List[Any]:
     return boxes
 
 
-def _renderer(fig: "Figure") -> Any:
+def _renderer(fig: Figure) -> Any:
     canvas = fig.canvas
     get = getattr(canvas, "get_renderer", None)
     if get is not None:
@@ -298,19 +311,17 @@ def _renderer(fig: "Figure") -> Any:
 # drawing
 
 
-def _new_figure() -> Tuple["Figure", "Axes"]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=FIGSIZE, dpi=100)
-    FigureCanvasAgg(fig)
+def _new_figure() -> Tuple[Figure, Axes]:
+    fig = _mpl("matplotlib.figure").Figure(figsize=FIGSIZE, dpi=100)
+    _mpl("matplotlib.backends.backend_agg").FigureCanvasAgg(fig)
     fig.subplots_adjust(left=0.08, right=0.73, bottom=0.10, top=0.92)
     ax = fig.add_subplot(1, 1, 1)
     return fig, ax
 
 
-def _setup_axes(ax: "Axes", limits: Tuple[float, float, float, float]) -> None:
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+def _setup_axes(ax: Axes, limits: Tuple[float, float, float, float]) -> None:
+    ticker = _mpl("matplotlib.ticker")
+    FuncFormatter, LogLocator, NullFormatter = ticker.FuncFormatter, ticker.LogLocator, ticker.NullFormatter
 
     xlo, xhi, ylo, yhi = limits
     ax.set_xscale("log")
@@ -335,13 +346,13 @@ def _setup_axes(ax: "Axes", limits: Tuple[float, float, float, float]) -> None:
     ax.set_axisbelow(True)
 
 
-def _angle(ax: "Axes", x1: float, y1: float, x2: float, y2: float) -> float:
+def _angle(ax: Axes, x1: float, y1: float, x2: float, y2: float) -> float:
     (p1x, p1y), (p2x, p2y) = ax.transData.transform([(x1, y1), (x2, y2)])
     return math.degrees(math.atan2(p2y - p1y, p2x - p1x))
 
 
 def _draw_roof(
-    ax: "Axes",
+    ax: Axes,
     roof: _Roof,
     labels: _Labels,
     xlim: Tuple[float, float],
@@ -446,7 +457,7 @@ def _series(run: Run) -> Tuple[Dict[str, List[Measurement]], Dict[str, List[Meas
     return sweep, gemm, peak
 
 
-def _finish(ax: "Axes", labels: _Labels, own_figure: bool) -> None:
+def _finish(ax: Axes, labels: _Labels, own_figure: bool) -> None:
     """Place labels; raise the top of the y axis until they all fit."""
     for _ in range(4):
         overflow = labels.layout()
@@ -462,17 +473,17 @@ def _finish(ax: "Axes", labels: _Labels, own_figure: bool) -> None:
         ax.legend(loc="best", fontsize=8)
 
 
-def _axes_for(ax: Optional["Axes"]) -> Tuple["Figure", "Axes", bool]:
+def _axes_for(ax: Optional[Axes]) -> Tuple[Figure, Axes, bool]:
     if ax is None:
         fig, new_ax = _new_figure()
         return fig, new_ax, True
     fig_any = ax.get_figure()
     if fig_any is None:
         raise ValueError("ax is not attached to a figure")
-    return fig_any, ax, False  # type: ignore[return-value]
+    return fig_any, ax, False
 
 
-def _legend_proxies(ax: "Axes", *, theoretical: bool, ridges: bool) -> None:
+def _legend_proxies(ax: Axes, *, theoretical: bool, ridges: bool) -> None:
     ax.plot([], [], "-", color=_MEASURED_COLOR, linewidth=1.8, label="measured ceiling")
     if theoretical:
         ax.plot([], [], "--", color=_THEORETICAL_COLOR, linewidth=1.3, label="theoretical ceiling")
@@ -484,9 +495,9 @@ def plot_roofline(
     run: Run,
     *,
     points: Sequence[Point] = (),
-    ax: Optional["Axes"] = None,
+    ax: Optional[Axes] = None,
     title: Optional[str] = None,
-) -> "Figure":
+) -> Figure:
     """Draw the roofline of ``run`` (a publication-style log-log figure).
 
     Axes: x = arithmetic intensity (FLOP/byte), y = performance (GFLOP/s).
@@ -575,7 +586,7 @@ def plot_roofline(
     return fig
 
 
-def plot_compare(a: Run, b: Run) -> "Figure":
+def plot_compare(a: Run, b: Run) -> Figure:
     """Overlay the rooflines of two runs, A and B, in two colours.
 
     Each run's measured ceilings are solid and theoretical ones dashed, in
@@ -626,7 +637,7 @@ def plot_compare(a: Run, b: Run) -> "Figure":
     return fig
 
 
-def save_figure(fig: "Figure", path: Union[str, "os.PathLike[str]"]) -> None:
+def save_figure(fig: Figure, path: Union[str, "os.PathLike[str]"]) -> None:
     """Save ``fig`` to ``path`` atomically; the format comes from the suffix.
 
     ``.png`` (raster, 150 dpi), ``.svg`` or ``.pdf`` (vector); the image is

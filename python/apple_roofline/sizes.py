@@ -6,10 +6,13 @@ Binary suffixes (KiB, MiB, GiB, TiB) are powers of 1024; decimal ones (kB/KB, MB
 
 from __future__ import annotations
 
-import math
 import re
+from fractions import Fraction
 
-__all__ = ["parse_size", "format_size"]
+__all__ = ["parse_size", "format_size", "MAX_BYTES"]
+
+#: The largest size accepted (2**63 - 1 bytes).
+MAX_BYTES = 2**63 - 1
 
 _UNITS = {
     "": 1, "b": 1,
@@ -32,10 +35,12 @@ def parse_size(text: str) -> int:
         raise ValueError(
             f"'{text}' is not a size (valid: a positive number with an optional unit B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)"
         )
-    value = float(m.group(1))
-    nbytes = value * _UNITS[unit]
-    if not math.isfinite(nbytes) or nbytes < 1:
-        raise ValueError(f"size '{text}' is out of range (valid: 1 byte or more)")
+    mantissa = m.group(1)
+    if abs(int(m.group(1).lower().partition("e")[2] or 0)) > 30:
+        raise ValueError(f"size '{text}' is out of range (valid: 1 byte to {MAX_BYTES} bytes)")
+    nbytes = Fraction(mantissa) * _UNITS[unit]  # exact: no float rounding of large sizes
+    if nbytes < 1 or nbytes > MAX_BYTES:
+        raise ValueError(f"size '{text}' is out of range (valid: 1 byte to {MAX_BYTES} bytes)")
     return int(nbytes)
 
 

@@ -8,16 +8,17 @@ native extension cannot be imported.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 from typer.testing import CliRunner, Result
 
-from apple_roofline import __version__
+from apple_roofline._version import __version__
 from apple_roofline.cli import app
 from apple_roofline.results import Run
 
@@ -354,7 +355,7 @@ def test_compare_writes_png(tmp_path: Path, saved_run: Path, saved_run_b: Path) 
 
 def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
     runner_mod = pytest.importorskip("apple_roofline.runner", reason="apple_roofline.runner cannot be imported")
-    calls: List[dict] = []
+    calls: List[Dict[str, Any]] = []
 
     def fake_run_roofline(device: Optional[str] = None, suites: Optional[Sequence[str]] = None, **kw: Any) -> Run:
         calls.append({"device": device, "suites": suites, **kw})
@@ -370,10 +371,8 @@ def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
     return calls
 
 
-def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import build_m5_run  # type: ignore[import-not-found]
-
-    partial = build_m5_run(complete=False)
+def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    partial = dataclasses.replace(m5_run, complete=False)
 
     def interrupt(runner_mod: Any) -> Run:
         raise runner_mod.RunInterrupted(partial)
@@ -392,10 +391,8 @@ def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.Monk
     assert calls[0]["reps"] == 3
 
 
-def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from conftest import build_m5_run  # type: ignore[import-not-found]
-
-    calls = _patch_runner(monkeypatch, lambda _m: build_m5_run().with_ceilings(build_m5_run().ceilings))
+def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     out = tmp_path / "nested" / "out"
     result = invoke(
         ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "7", "--array-size", "8MiB",
@@ -416,14 +413,9 @@ def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert "ridge point" in result.stdout
 
 
-def test_run_all_valid_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import dataclasses
-
-    from conftest import build_m5_run  # type: ignore[import-not-found]
-
+def test_run_all_valid_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     def all_valid(_m: Any) -> Run:
-        run = build_m5_run()
-        return dataclasses.replace(run, measurements=tuple(m for m in run.measurements if m.valid))
+        return dataclasses.replace(m5_run, measurements=tuple(m for m in m5_run.measurements if m.valid))
 
     _patch_runner(monkeypatch, all_valid)
     out = tmp_path / "out"

@@ -121,9 +121,10 @@ def poison(buf: Any, dtype: str, count: int) -> None:
 def read(buf: Any, dtype: str, count: int) -> np.ndarray:
     """The first ``count`` elements of ``buf`` (a copy, or a view where the buffer is host-visible)."""
     try:
-        return buf.view(NUMPY_DTYPE[dtype])[:count]
+        out: np.ndarray = buf.view(NUMPY_DTYPE[dtype])[:count]
     except ValueError:
-        return buf.read(NUMPY_DTYPE[dtype], count)
+        out = buf.read(NUMPY_DTYPE[dtype], count)
+    return out
 
 
 def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> Tuple[bool, str]:

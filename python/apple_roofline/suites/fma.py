@@ -84,7 +84,8 @@ class FmaKernel:
                 d = r(d * e + f)
                 e = r(e * f + c)
                 f = r(f * c + d)
-            return r(r(r(c + d) + e) + f).astype(t)
+            out: np.ndarray = r(r(r(c + d) + e) + f).astype(t)
+            return out
         a64 = float(np.asarray(a, dtype=t))
         if self.width == 4:
             cs = np.stack([r(x64 + k * 0.0625) for k in range(self.chains)])
@@ -96,8 +97,10 @@ class FmaKernel:
             s = cs[0]
             for k in range(1, self.chains):
                 s = r(s + cs[k])
-            return s.astype(t)
-        return cs[0].astype(t)
+            out = s.astype(t)
+        else:
+            out = cs[0].astype(t)
+        return out
 
 
 def tolerance(dtype: str) -> Tuple[float, float]:

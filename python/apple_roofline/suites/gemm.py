@@ -11,6 +11,7 @@ element larger than the bound with probability 1.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Dict, Iterator, Tuple
 
 import numpy as np
@@ -101,7 +102,7 @@ class GemmSuite(Suite):
                     flops=gemm_flops(N, N, N),
                     bytes=gemm_bytes(N, N, N, dtype),
                     args=bufs,
-                    make_kernel=lambda dtype=dtype, N=N: backend.gemm(dtype, N, N, N),
+                    make_kernel=partial(backend.gemm, dtype, N, N, N),
                     check=check,
                 )
                 last: Any = self.last

@@ -10,6 +10,7 @@ inputs written, output poisoned with NaN, timed, then checked element by element
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Iterator, List, Tuple
 
 import numpy as np
@@ -87,6 +88,6 @@ class StreamSuite(Suite):
                 flops=sk.flops_per_elem * n,
                 bytes=sk.bytes_per_elem * n,
                 args=[*bufs, Q],
-                make_kernel=lambda src=src: backend.compile(src[0], src[1], {}),
+                make_kernel=partial(backend.compile, src[0], src[1], {}),
                 check=check,
             )

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Compare apple_roofline's CPU ceilings with plain C references measured in the same run.
+
+    python bench/bench_cpu.py [--array-size 128MiB] [--rounds 3] [--out bench/results]
+
+Two comparisons (the issue's acceptance criteria), as RATIOS tool / reference:
+
+* ``stream`` triad (median-based GB/s of ``run_roofline("cpu", ["stream"])``) against a plain
+  OpenMP C triad (bench/cpu_reference.c) over arrays of the same size with the same thread count:
+  target >= 0.90.
+* the best FP32 ``peak`` variant (max median GFLOP/s over the valid fp32 peak measurements) against a
+  hand-written intrinsics FMA loop on all the tool's threads: target >= 0.85.
+
+The reference is compiled into a temporary directory with ``cc -O3 -march=native -fopenmp``
+(``-mcpu=native`` on arm64; on macOS, Apple clang has no -fopenmp: Homebrew's libomp is tried,
+otherwise the script explains and stops). Rounds are interleaved (reference triad, tool triad,
+reference FMA, tool peak) so that a drift in clocks or load hits both sides alike; the verdict uses
+the median ratio over rounds. Other processes' CPU use during the run is measured from /proc/stat
+(Linux) and reported, because on a small machine any foreign load distorts the figures.
+
+Prints a table and markdown rows for bench/README.md, and writes bench_cpu-<timestamp>.json to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "cpu_reference.c"
+TRIAD_TARGET = 0.90
+PEAK_TARGET = 0.85
+
+
+# ---- building the reference ------------------------------------------------------------------
+
+def _arch_flag() -> str:
+    return "-mcpu=native" if platform.machine().lower() in ("arm64", "aarch64") else "-march=native"
+
+
+def _try_compile(cmd: List[str]) -> Tuple[bool, str]:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode == 0, (p.stdout + p.stderr).strip()
+
+
+def build_reference(cc: str, outdir: Path) -> Tuple[Path, List[str]]:
+    """Compile cpu_reference.c; returns (binary, command). Exits with an explanation on failure."""
+    exe = outdir / "cpu_reference"
+    base = [cc, "-std=c11", "-O3", _arch_flag()]
+    cmd = base + ["-fopenmp", str(SOURCE), "-o", str(exe), "-lm"]
+    ok, log = _try_compile(cmd)
+    if ok:
+        return exe, cmd
+    if sys.platform == "darwin":
+        # Apple clang understands OpenMP pragmas but ships no -fopenmp driver support and no runtime:
+        # `-Xpreprocessor -fopenmp` plus Homebrew's libomp (brew install libomp) does the job.
+        prefix = None
+        if shutil.which("brew"):
+            r = subprocess.run(["brew", "--prefix", "libomp"], capture_output=True, text=True)
+            if r.returncode == 0 and Path(r.stdout.strip(), "include", "omp.h").exists():
+                prefix = r.stdout.strip()
+        if prefix:
+            cmd = base + ["-Xpreprocessor", "-fopenmp", f"-I{prefix}/include", str(SOURCE), "-o", str(exe),
+                          f"-L{prefix}/lib", "-lomp"]
+            ok, log2 = _try_compile(cmd)
+            if ok:
+                return exe, cmd
+            log += "\n" + log2
+        sys.exit(
+            "bench_cpu: cannot compile the OpenMP reference on macOS.\n"
+            "Apple's clang does not accept -fopenmp and ships no OpenMP runtime. Either\n"
+            "  brew install libomp      (then re-run: the script adds -Xpreprocessor -fopenmp -lomp), or\n"
+            "  brew install llvm        (then re-run with --cc $(brew --prefix llvm)/bin/clang), or\n"
+            "  brew install gcc         (then re-run with --cc gcc-14 or similar).\n"
+            f"Compiler output:\n{log}"
+        )
+    sys.exit(f"bench_cpu: compiling the reference failed:\n  {' '.join(cmd)}\n{log}")
+
+
+def check_hot_loop(exe: Path) -> Dict[str, Any]:
+    """Disassemble fma_block and inspect its innermost loop: how many FMAs, any other vector op,
+    any stack access (a register spill). Returns a dict for the JSON (``ok`` None: not checked)."""
+    objdump = shutil.which("objdump") or shutil.which("llvm-objdump")
+    if not objdump:
+        return {"ok": None, "note": "objdump not found"}
+    p = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(exe)], capture_output=True, text=True)
+    m = re.search(r"<_?fma_block>:\n(.*?)(?:\n\n|\Z)", p.stdout, re.S)
+    if p.returncode != 0 or not m:
+        return {"ok": None, "note": "fma_block not found in the disassembly"}
+    insns = []
+    for line in m.group(1).splitlines():
+        parts = line.split(":", 1)
+        if len(parts) != 2:
+            continue
+        try:
+            addr = int(parts[0].strip(), 16)
+        except ValueError:
+            continue
+        insns.append((addr, parts[1].strip()))
+    # The innermost loop: the backward branch with the shortest span.
+    best = None
+    for i, (addr, text) in enumerate(insns):
+        mm = re.match(r"(j\w+|b\.\w+|b|cbnz|cbz|tbnz|tbz)\s+(?:\w+,\s*)*(?:#\d+,\s*)?([0-9a-f]+)", text)
+        if mm:
+            target = int(mm.group(2), 16)
+            if target <= addr and (best is None or addr - target < best[1] - best[0]):
+                best = (target, addr)
+    if best is None:
+        return {"ok": False, "note": "no loop found in fma_block"}
+    body = [t for a, t in insns if best[0] <= a <= best[1]]
+    fmas = [t for t in body if re.match(r"v?fmadd|vfmadd|fmla|vfma", t)]
+    spills = [t for t in body if re.search(r"\((%rsp|%rbp)|\[sp|\[x29", t)]
+    others = [t for t in body if t not in fmas and not re.match(r"(inc|dec|add|sub|cmp|j\w+|b\.|subs|cbnz|nop|cs nop)", t)]
+    return {"ok": bool(fmas) and not spills, "loop_instructions": len(body), "fmas": len(fmas),
+            "spills": spills, "other": others, "first_fma": fmas[0] if fmas else None}
+
+
+# ---- load monitoring ---------------------------------------------------------------------------
+
+def _proc_stat_busy() -> Optional[Tuple[float, float]]:
+    """(busy, total) jiffies of all CPUs from /proc/stat, or None off Linux."""
+    try:
+        with open("/proc/stat") as f:
+            v = [float(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = v[3] + (v[4] if len(v) > 4 else 0.0)  # idle + iowait
+    return sum(v[:8]) - idle, sum(v[:8])
+
+
+class LoadMonitor:
+    """Other processes' CPU use over an interval: system busy time minus this process's and its
+    children's, as a fraction of all CPUs."""
+
+    def __init__(self) -> None:
+        self.hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self.start()
+
+    def start(self) -> None:
+        self.s0 = _proc_stat_busy()
+        self.t0 = os.times()
+
+    def foreign(self) -> Optional[float]:
+        s1, t1 = _proc_stat_busy(), os.times()
+        if self.s0 is None or s1 is None or s1[1] <= self.s0[1]:
+            return None
+        own = (t1.user + t1.system + t1.children_user + t1.children_system) - (
+            self.t0.user + self.t0.system + self.t0.children_user + self.t0.children_system)
+        busy = (s1[0] - self.s0[0]) / self.hz
+        total = (s1[1] - self.s0[1]) / self.hz
+        return max(0.0, (busy - own) / total)
+
+
+def wait_quiet(max_wait_s: float, threshold: float = 0.05, probe_s: float = 5.0) -> Optional[float]:
+    """Wait (up to max_wait_s) until other processes use < threshold of the CPUs over probe_s.
+    Returns the last foreign fraction seen."""
+    deadline = time.monotonic() + max_wait_s
+    while True:
+        mon = LoadMonitor()
+        time.sleep(probe_s)
+        f = mon.foreign()
+        if f is None or f < threshold or time.monotonic() >= deadline:
+            return f
+        print(f"  waiting for a quiet machine: other processes use {f:.0%} of the CPUs", flush=True)
+        time.sleep(min(30.0, max(0.0, deadline - time.monotonic())))
+
+
+# ---- measurements ------------------------------------------------------------------------------
+
+def run_reference(exe: Path, env: Dict[str, str], *args: Any) -> Dict[str, Any]:
+    p = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        sys.exit(f"bench_cpu: reference {' '.join(map(str, args))} failed (exit {p.returncode}):\n{p.stderr}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
+    from apple_roofline.runner import run_roofline
+
+    run = run_roofline("cpu", ["stream"], array_bytes=array_bytes, reps=reps)
+    ms = [m for m in run.measurements if m.suite == "stream" and m.kernel == "triad"]
+    assert len(ms) == 1, f"expected one stream triad measurement, got {len(ms)}"
+    m = ms[0]
+    assert m.valid, f"tool stream triad failed validation: {m.validation}"
+    return {"gbps_median": m.gbps, "gbps_best": m.best_gbps, "n": m.params.get("n"), "cv": m.cv,
+            "samples_s": list(m.samples_s), "batch": m.batch}, run
+
+
+def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
+    from apple_roofline.runner import run_roofline
+
+    run = run_roofline("cpu", ["peak"], reps=reps)
+    ms = [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32"]
+    assert ms, "no fp32 peak measurement"
+    for m in ms:
+        assert m.valid, f"tool peak {m.kernel}/fp32 failed validation: {m.validation}"
+    best = max(ms, key=lambda m: m.gflops)
+    return {"gflops_median": best.gflops, "gflops_best": best.best_gflops, "variant": best.kernel, "cv": best.cv,
+            "samples_s": list(best.samples_s), "batch": best.batch,
+            "variants": {m.kernel: round(m.gflops, 2) for m in ms}}, run
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--array-size", default="128MiB", help="bytes per STREAM array (default 128MiB)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON (default bench/results)")
+    ap.add_argument("--reps", type=int, default=10, help="timed samples per measurement, both sides (default 10)")
+    ap.add_argument("--fma-seconds", type=float, default=0.05, help="seconds per reference FMA sample (default 0.05)")
+    ap.add_argument("--cc", default=os.environ.get("CC", "cc"), help="C compiler (default $CC or cc)")
+    ap.add_argument("--wait-quiet", type=float, default=0.0, metavar="SECONDS",
+                    help="first wait up to SECONDS for other processes to use < 5%% of the CPUs (default 0)")
+    args = ap.parse_args(argv)
+    if args.rounds < 1 or args.reps < 1:
+        ap.error("--rounds and --reps must be at least 1")
+
+    from apple_roofline._native import _core
+    from apple_roofline.sizes import format_size, parse_size
+
+    array_bytes = parse_size(args.array_size)
+    n = max(64, array_bytes // 4 // 64 * 64)  # the stream suite's own element count
+    features = _core.cpu_features()
+    threads = int(features["threads"])
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores")
+
+    tmp = tempfile.TemporaryDirectory(prefix="bench_cpu-")
+    exe, build_cmd = build_reference(args.cc, Path(tmp.name))
+    cc_version = subprocess.run([args.cc, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
+    hot = check_hot_loop(exe)
+    print(f"reference: {' '.join(build_cmd)}")
+    print(f"  hot loop: {hot.get('fmas')} FMAs in {hot.get('loop_instructions')} instructions, "
+          f"spills: {len(hot.get('spills', []))}, check {'OK' if hot.get('ok') else hot}")
+    print(f"threads: {threads} (tool) -> OMP_NUM_THREADS={threads} OMP_PROC_BIND=close OMP_PLACES=cores")
+    print(f"arrays: {format_size(4 * n)} x 3 ({n} fp32 elements); rounds: {args.rounds}; reps: {args.reps}")
+
+    quiet_before = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else None
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+    mon = LoadMonitor()
+    started = dt.datetime.now(dt.timezone.utc).astimezone()
+
+    rounds: List[Dict[str, Any]] = []
+    device: Dict[str, Any] = {}
+    host: Dict[str, Any] = {}
+    for r in range(args.rounds):
+        rmon = LoadMonitor()
+        ref_t = run_reference(exe, env, "triad", n, args.reps)
+        tool_t, run = tool_triad(4 * n, args.reps)
+        ref_f = run_reference(exe, env, "fma", args.fma_seconds, args.reps)
+        tool_p, run_p = tool_peak(args.reps)
+        device, host = dict(run_p.device), dict(run_p.host)
+        assert int(device["threads"]) == threads == ref_t["threads"] == ref_f["threads"], "thread counts differ"
+        assert tool_t["n"] == ref_t["n"] == n, "array sizes differ"
+        rd = {
+            "round": r + 1,
+            "foreign_cpu": rmon.foreign(),
+            "triad": {"reference": ref_t, "tool": tool_t, "ratio": tool_t["gbps_median"] / ref_t["gbps_median"],
+                      "ratio_best": tool_t["gbps_best"] / ref_t["gbps_best"]},
+            "peak": {"reference": ref_f, "tool": tool_p, "ratio": tool_p["gflops_median"] / ref_f["gflops_median"],
+                     "ratio_best": tool_p["gflops_best"] / ref_f["gflops_best"]},
+        }
+        rounds.append(rd)
+        fc = rd["foreign_cpu"]
+        print(f"round {r + 1}: triad {tool_t['gbps_median']:.1f} / {ref_t['gbps_median']:.1f} GB/s = "
+              f"{rd['triad']['ratio']:.3f};  peak {tool_p['gflops_median']:.1f} ({tool_p['variant']}) / "
+              f"{ref_f['gflops_median']:.1f} GFLOP/s = {rd['peak']['ratio']:.3f};  "
+              f"other processes: {'n/a' if fc is None else f'{fc:.0%}'} CPU", flush=True)
+
+    foreign = mon.foreign()
+    load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
+
+    def med(key: str, side: str, field: str) -> float:
+        return statistics.median(rd[key][side][field] for rd in rounds)
+
+    tri_ratio = statistics.median(rd["triad"]["ratio"] for rd in rounds)
+    peak_ratio = statistics.median(rd["peak"]["ratio"] for rd in rounds)
+    variants = [rd["peak"]["tool"]["variant"] for rd in rounds]
+    variant = max(set(variants), key=variants.count)
+    summary = {
+        "triad": {"reference_gbps": med("triad", "reference", "gbps_median"), "tool_gbps": med("triad", "tool", "gbps_median"),
+                  "ratio": tri_ratio, "ratio_best": statistics.median(rd["triad"]["ratio_best"] for rd in rounds),
+                  "target": TRIAD_TARGET, "pass": tri_ratio >= TRIAD_TARGET},
+        "peak": {"reference_gflops": med("peak", "reference", "gflops_median"), "tool_gflops": med("peak", "tool", "gflops_median"),
+                 "variant": variant, "ratio": peak_ratio,
+                 "ratio_best": statistics.median(rd["peak"]["ratio_best"] for rd in rounds),
+                 "target": PEAK_TARGET, "pass": peak_ratio >= PEAK_TARGET},
+    }
+    quiet = foreign is not None and foreign < 0.05
+    machine = {
+        "cpu": device.get("name"), "threads": threads, "isa": device.get("isa"), "vector_bits": device.get("vector_bits"),
+        "os": host.get("os"), "hostname": host.get("hostname"), "logical_cpus": host.get("logical_cpus"),
+        "hypervisor": _hypervisor(),
+    }
+    result = {
+        "date": started.isoformat(timespec="seconds"),
+        "machine": machine,
+        "tool": {"version": _tool_version(), "features": features},
+        "reference": {"build": build_cmd, "compiler": cc_version[0] if cc_version else None, "hot_loop": hot,
+                      "env": {k: env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")}},
+        "options": {"array_bytes": 4 * n, "n": n, "rounds": args.rounds, "reps": args.reps, "fma_seconds": args.fma_seconds},
+        "load": {"foreign_cpu": foreign, "quiet": quiet, "quiet_probe_before": quiet_before,
+                 "loadavg_before": load_before, "loadavg_after": load_after},
+        "summary": summary,
+        "rounds": rounds,
+    }
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"bench_cpu-{started.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+
+    t, p = summary["triad"], summary["peak"]
+    verdict = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
+    load_txt = "n/a" if foreign is None else f"{foreign:.0%} CPU by other processes ({'quiet' if quiet else 'NOT quiet'})"
+    print()
+    print(f"machine: {machine['cpu']}, {threads} threads, {machine['isa']}; {result['date']}; load: {load_txt}")
+    print(f"{'benchmark':<12}{'reference':>22}{'tool':>34}{'ratio':>8}{'target':>8}  verdict")
+    print(f"{'stream triad':<12}{t['reference_gbps']:>17.1f} GB/s{t['tool_gbps']:>29.1f} GB/s{t['ratio']:>8.3f}"
+          f"{t['target']:>8.2f}  {verdict(t['pass'])}")
+    print(f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
+          f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {verdict(p['pass'])}")
+    print(f"(ratios: median over {args.rounds} rounds of median-based figures; best-sample ratios "
+          f"{t['ratio_best']:.3f} and {p['ratio_best']:.3f})")
+    print(f"results: {path}")
+    print()
+    print("markdown rows for bench/README.md:")
+    day = started.strftime("%Y-%m-%d")
+    cpu = f"{machine['cpu']}, {threads} threads"
+    lw = "quiet" if quiet else ("n/a" if foreign is None else f"busy ({foreign:.0%})")
+    print(f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
+          f"| {t['ratio']:.3f} | ≥ 0.90 | {verdict(t['pass'])} |")
+    print(f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
+          f"| {p['tool_gflops']:.1f} GFLOP/s | {p['ratio']:.3f} | ≥ 0.85 | {verdict(p['pass'])} |")
+    tmp.cleanup()
+    return 0 if t["pass"] and p["pass"] else 1
+
+
+def _hypervisor() -> Optional[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            if " hypervisor" not in f.read():
+                return None
+        r = subprocess.run(["lscpu"], capture_output=True, text=True)
+        m = re.search(r"Hypervisor vendor:\s*(\S+)", r.stdout)
+        return m.group(1) if m else "yes"
+    except OSError:
+        return None
+
+
+def _tool_version() -> Optional[str]:
+    try:
+        from apple_roofline._version import __version__
+        return __version__
+    except ImportError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Backend tier: every kernel of every suite, on every backend with a device, at small sizes,
+checked against its NumPy reference; and the timing contract of Kernel.time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.chains import chain_case
+from apple_roofline.suites.fma import FMA_KERNELS
+from apple_roofline.suites.gemm import GemmSuite
+from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
+from apple_roofline.suites.stream import StreamSuite
+from apple_roofline.suites.sweep import SWEEP_KERNELS
+from apple_roofline.suites.base import KernelDef
+
+pytestmark = pytest.mark.backend
+
+
+def _ctx(backend: Any, array_bytes: int = 1 << 16, **options: Any) -> SuiteContext:
+    info = dict(backend.info())
+    return SuiteContext(backend, str(info["backend"]), info, True, array_bytes, options)
+
+
+def _run_case(case: Any) -> None:
+    kernel = case.make_kernel()
+    samples = kernel.time(case.args, case.launch, 1, 2)
+    assert len(samples) == 2 and all(s > 0 for s in samples)
+
+
+def test_stream_kernels_match_numpy(backend: Any) -> None:
+    cases = list(StreamSuite(_ctx(backend, array_bytes=4 * 1000 * 4 + 64)).cases())
+    assert [c.kernel.name for c in cases] == ["copy", "scale", "add", "triad"]
+    # cases() writes inputs lazily per case, so run each before asking for the next one
+    suite = StreamSuite(_ctx(backend, array_bytes=4 * 4096 * 3))
+    for case in suite.cases():
+        _run_case(case)
+        ok, msg = case.check()
+        assert ok, msg
+
+
+@pytest.mark.parametrize("dtype,variant", PEAK_VARIANTS)
+@pytest.mark.parametrize("F", [1, 3, 64])
+@pytest.mark.parametrize("items", [1, 37, 4096 + 5])
+def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int, items: int) -> None:
+    """Every FMA-chain kernel, including ranges that are not a whole number of vectors (the tail)."""
+    from apple_roofline._native import _core
+
+    fk = FMA_KERNELS[variant]
+    kdef = kernel_def(dtype, variant)
+    src = kdef.sources.get(str(backend.info()["backend"]))
+    if src is None:
+        pytest.skip(f"{variant}/{dtype} has no source for this backend")
+    nbytes = items * fk.elems_per_item * 8
+    bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
+    case = chain_case(kdef, fk, F, items, bufs, src, backend, {})
+    try:
+        _run_case(case)
+    except _core.UnsupportedError as exc:
+        pytest.skip(str(exc))
+    ok, msg = case.check()
+    assert ok, msg
+    # The check can fail: corrupt one output element and check again.
+    out = bufs[1].read({"fp16": "float16", "fp32": "float32", "fp64": "float64"}[dtype], items * fk.elems_per_item)
+    out[items * fk.elems_per_item // 2] += 0.25
+    bufs[1].write(out)
+    ok, msg = case.check()
+    assert not ok, "a corrupted output element passed validation"
+
+
+@pytest.mark.parametrize("name,fk", SWEEP_KERNELS)
+def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: Any) -> None:
+    src = ("builtin", fk.entry("fp32")) if backend.info()["backend"] == "cpu" else None
+    if src is None:
+        pytest.skip("no source for this backend")
+    kdef = KernelDef("sweep", name, "fp32", {"cpu": src})
+    bufs = (backend.alloc(1 << 16), backend.alloc(1 << 16))
+    for F in (1, 2, 4, 1024):
+        case = chain_case(kdef, fk, F, 512, bufs, src, backend, {})
+        _run_case(case)
+        ok, msg = case.check()
+        assert ok, f"F={F}: {msg}"
+
+
+def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
+    suite = GemmSuite(_ctx(backend, gemm_max_launch_s=1e-12))
+    seen = []
+    for case in suite.cases():
+        _run_case(case)
+        ok, msg = case.check()
+        assert ok, msg
+        from apple_roofline.results import Measurement
+
+        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
+                                 flops=case.flops, bytes=case.bytes, samples_s=(1.0,), valid=True))
+        seen.append((case.kernel.dtype, case.params["m"]))
+    assert seen == [("fp32", 16), ("fp64", 16)]  # the budget stops each precision after one size
+
+
+def test_timing_contract(backend: Any) -> None:
+    if backend.info()["backend"] != "cpu":
+        pytest.skip("uses the CPU's built-in entry names")
+    buf = backend.alloc(4096)
+    k = backend.compile("builtin", "scalar_indep8_f32", {"F": 4})
+    samples = k.time([buf, buf, -0.5], 128, 3, 4)
+    assert len(samples) == 4 and all(np.isfinite(s) and s > 0 for s in samples)
+    with pytest.raises(ValueError, match="launch"):
+        k.time([buf, buf, -0.5], 0, 1, 1)
+    with pytest.raises(ValueError, match="reps"):
+        k.time([buf, buf, -0.5], 1, 1, 0)
+    with pytest.raises(ValueError, match="batch"):
+        k.time([buf, buf, -0.5], 1, 0, 1)
+    with pytest.raises(ValueError, match="takes 3 arguments"):
+        k.time([buf, buf], 1, 1, 1)
+    with pytest.raises(ValueError, match="bool"):
+        k.time([buf, buf, True], 1, 1, 1)
+    with pytest.raises(ValueError, match="need"):
+        k.time([buf, buf, -0.5], 1 << 20, 1, 1)
+
+
+def test_compile_errors(backend: Any) -> None:
+    from apple_roofline._native import _core
+
+    if backend.info()["backend"] != "cpu":
+        pytest.skip("uses the CPU's built-in entry names")
+    with pytest.raises(_core.CompileError) as err:
+        backend.compile("builtin", "no_such_kernel", {})
+    assert "no_such_kernel" in str(err.value) and "stream_triad_f32" in err.value.log
+    with pytest.raises(_core.CompileError):
+        backend.compile("kernel void f() {}", "f", {})
+    with pytest.raises(ValueError, match="out of range"):
+        backend.compile("builtin", "scalar_indep8_f32", {"F": 0})
+    with pytest.raises(ValueError, match="no constant"):
+        backend.compile("builtin", "stream_copy_f32", {"F": 2})
+    with pytest.raises(_core.UnsupportedError):
+        backend.gemm("fp16", 4, 4, 4)
+    with pytest.raises(ValueError):
+        backend.gemm("fp32", 0, 4, 4)
+    feats = _core.cpu_features()
+    if not feats["fp16_arithmetic"]:
+        with pytest.raises(_core.UnsupportedError, match="FP16"):
+            backend.compile("builtin", "scalar_indep8_f16", {"F": 2})
+
+
+def test_buffers(backend: Any) -> None:
+    buf = backend.alloc(64)
+    assert buf.nbytes == 64
+    np.testing.assert_array_equal(buf.read("float32"), np.zeros(16, np.float32))  # zero-filled
+    buf.write(np.arange(16, dtype=np.float32))
+    np.testing.assert_array_equal(buf.read("float32", 4, 8), np.arange(2, 6, dtype=np.float32))
+    with pytest.raises(ValueError, match="out of range"):
+        buf.write(np.zeros(17, np.float32))
+    with pytest.raises(ValueError, match="unknown dtype"):
+        buf.read("complex64")
+    with pytest.raises(ValueError):
+        backend.alloc(0)
+    if backend.info()["backend"] == "cpu":
+        v = buf.view("float32")
+        v[0] = 42.0  # zero-copy: visible through read()
+        assert buf.read("float32", 1)[0] == 42.0
+        del buf
+        assert v[0] == 42.0  # the view keeps the buffer alive

@@ -1,0 +1,94 @@
+"""The FMA-chain references: bounded for every F the suites use, equal to a scalar re-derivation,
+and counted as DESIGN.md §4 says."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from apple_roofline.suites.base import check_tiled, pattern
+from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS, tolerance
+
+
+def _scalar_fma(x: float, y: float, z: float, t: type) -> float:
+    return float(t(float(x) * float(y) + float(z)))  # exact product in float64, one rounding to t
+
+
+@pytest.mark.parametrize("name", sorted(FMA_KERNELS))
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "fp64"])
+def test_bounded_for_every_F(name: str, dtype: str) -> None:
+    """No inf, NaN or denormal for F up to 1024 over the whole input range (DESIGN.md §4)."""
+    fk = FMA_KERNELS[name]
+    x = pattern(dtype, -0.5, 0.5, seed=7)
+    tiny = float(np.finfo({"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}[dtype]).tiny)
+    for F in (1, 2, 16, 512, 1024):
+        out = fk.reference(x, F, dtype).astype(np.float64)
+        assert np.all(np.isfinite(out)), (name, dtype, F)
+        assert np.max(np.abs(out)) < 2 * max(fk.chains, 4)
+        nz = np.abs(out[out != 0])
+        assert nz.size == 0 or nz.min() >= tiny, f"denormal output for {name}/{dtype} at F={F}"
+
+
+def test_cross4_matches_scalar_derivation() -> None:
+    t = np.float32
+    for x in (-0.5, -0.1234, 0.0, 0.3, 0.49):
+        c = e = float(t(x))
+        d = f = -1.0
+        for _ in range(37):
+            c = _scalar_fma(c, d, e, t)
+            d = _scalar_fma(d, e, f, t)
+            e = _scalar_fma(e, f, c, t)
+            f = _scalar_fma(f, c, d, t)
+        want = float(t(float(t(float(t(c + d)) + e)) + f))
+        got = FMA_KERNELS["vec4_cross4"].reference(np.array([x], np.float32), 37, "fp32")[0]
+        assert got == want
+
+
+def test_indep_matches_scalar_derivation() -> None:
+    t = np.float32
+    for x in (-0.5, 0.0, 0.2):
+        cs = [float(t(float(t(x)) + k * 0.0625)) for k in range(8)]
+        for _ in range(9):
+            cs = [_scalar_fma(c, c, CHAIN_A, t) for c in cs]
+        s = cs[0]
+        for c in cs[1:]:
+            s = float(t(s + c))
+        assert FMA_KERNELS["vec4_indep8"].reference(np.array([x], np.float32), 9, "fp32")[0] == s
+        c = float(t(x))
+        for _ in range(9):
+            c = _scalar_fma(c, c, CHAIN_A, t)
+        assert FMA_KERNELS["scalar_indep8"].reference(np.array([x], np.float32), 9, "fp32")[0] == c
+
+
+def test_counting_follows_design() -> None:
+    """Per work item: vec4 32·F FLOPs / 32 B, scalar8 16·F FLOPs / 64 B (fp32; per-lane counting)."""
+    v, s = FMA_KERNELS["vec4_cross4"], FMA_KERNELS["scalar_indep8"]
+    assert v.flops_per_item(10) == 320 and v.bytes_per_item("fp32") == 32
+    assert s.flops_per_item(10) == 160 and s.bytes_per_item("fp32") == 64
+    assert FMA_KERNELS["vec4_indep8"].flops_per_item(1) == 64
+    assert FMA_KERNELS["scalar_indep32"].bytes_per_item("fp16") == 128
+    # arithmetic intensity: vec4 = F, scalar8 = F/4 FLOP/B
+    assert v.flops_per_item(8) / v.bytes_per_item("fp32") == 8
+    assert s.flops_per_item(8) / s.bytes_per_item("fp32") == 2
+
+
+def test_check_tiled_catches_a_single_wrong_element() -> None:
+    ref = FMA_KERNELS["scalar_indep8"].reference(pattern("fp32", -0.5, 0.5, 7), 5, "fp32")
+    out = np.resize(ref, 3 * len(ref) + 11).copy()
+    rtol, atol = tolerance("fp32")
+    assert check_tiled(out, ref, rtol, atol)[0]
+    out[len(ref) + 3] *= 1.01
+    ok, msg = check_tiled(out, ref, rtol, atol)
+    assert not ok and "1 of" in msg
+    out[:] = np.nan
+    assert not check_tiled(out, ref, rtol, atol)[0]
+
+
+def test_tolerance_scales_with_epsilon() -> None:
+    r32, _ = tolerance("fp32")
+    r16, _ = tolerance("fp16")
+    r64, _ = tolerance("fp64")
+    assert r64 < r32 < r16 < 0.05
+    assert math.isclose(r32 / np.finfo(np.float32).eps, 128)
