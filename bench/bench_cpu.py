@@ -242,6 +242,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"reference: {' '.join(build_cmd)}")
     print(f"  hot loop: {hot.get('fmas')} FMAs in {hot.get('loop_instructions')} instructions, "
           f"spills: {len(hot.get('spills', []))}, check {'OK' if hot.get('ok') else hot}")
+    core = _core_file()
+    print(f"tool: native module {core.get('path')} (built {core.get('mtime')}, sha256 {core.get('sha256')})")
     print(f"threads: {threads} (tool) -> OMP_NUM_THREADS={threads} OMP_PROC_BIND=close OMP_PLACES=cores")
     print(f"arrays: {format_size(4 * n)} x 3 ({n} fp32 elements); rounds: {args.rounds}; reps: {args.reps}")
 
@@ -305,7 +307,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     result = {
         "date": started.isoformat(timespec="seconds"),
         "machine": machine,
-        "tool": {"version": _tool_version(), "features": features},
+        "tool": {"version": _tool_version(), "core": core, "features": features},
         "reference": {"build": build_cmd, "compiler": cc_version[0] if cc_version else None, "hot_loop": hot,
                       "env": {k: env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")}},
         "options": {"array_bytes": 4 * n, "n": n, "rounds": args.rounds, "reps": args.reps, "fma_seconds": args.fma_seconds},
@@ -364,6 +366,20 @@ def _tool_version() -> Optional[str]:
         return __version__
     except ImportError:
         return None
+
+
+def _core_file() -> Dict[str, Any]:
+    """Which native module was measured (path, mtime, sha256 prefix): builds change under you."""
+    import hashlib
+
+    from apple_roofline._native import _core
+
+    path = getattr(_core, "__file__", None)
+    if not path:
+        return {}
+    data = Path(path).read_bytes()
+    mtime = dt.datetime.fromtimestamp(os.path.getmtime(path)).astimezone().isoformat(timespec="seconds")
+    return {"path": path, "mtime": mtime, "sha256": hashlib.sha256(data).hexdigest()[:16]}
 
 
 if __name__ == "__main__":

@@ -34,6 +34,10 @@ using half_t = _Float16;
 
 namespace {
 
+// The chain bodies must inline into the block loops: an out-of-line call passes the vector
+// through memory and turns an FMA benchmark into a call benchmark.
+#define AR_INLINE inline __attribute__((always_inline))
+
 template <typename T>
 struct Vec {
   typedef T type __attribute__((vector_size(kVecBytes)));
@@ -41,7 +45,7 @@ struct Vec {
 };
 
 template <typename X, typename T>
-inline X splat(T v) {
+AR_INLINE X splat(T v) {
   if constexpr (sizeof(X) == sizeof(T)) {
     return v;
   } else {
@@ -52,13 +56,13 @@ inline X splat(T v) {
 }
 
 template <typename X>
-inline X load(const void* p) {
+AR_INLINE X load(const void* p) {
   X x;
   std::memcpy(&x, p, sizeof(X));
   return x;
 }
 template <typename X>
-inline void store(void* p, X x) {
+AR_INLINE void store(void* p, X x) {
   std::memcpy(p, &x, sizeof(X));
 }
 
@@ -94,7 +98,7 @@ void stream_triad(const KernelArgs& k, uint64_t b, uint64_t e) {
 // c = e = x, d = f = -1 the recurrence stays bounded (|values| <= 1.6 for |x| <= 0.5) and decays
 // only algebraically, so no value falls into the denormal range for any F <= 1024.
 template <typename X, typename T>
-inline X cross4(X x, int64_t F) {
+AR_INLINE X cross4(X x, int64_t F) {
   X c = x, e = x;
   X d = splat<X>(T(-1)), f = splat<X>(T(-1));
   for (int64_t i = 0; i < F; ++i) {
@@ -108,7 +112,7 @@ inline X cross4(X x, int64_t F) {
 
 // vec4_indepK: K self-dependent 4-wide chains c_k = fma(c_k, c_k, a), started at x + k/16.
 template <int K, typename X, typename T>
-inline X indep(X x, T a, int64_t F) {
+AR_INLINE X indep(X x, T a, int64_t F) {
   X c[K];
   const X av = splat<X>(a);
   for (int k = 0; k < K; ++k) c[k] = x + splat<X>(T(k) * T(0.0625));
