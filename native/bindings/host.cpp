@@ -37,13 +37,16 @@ void init_host(nb::module_& m) {
       "fp16_arithmetic) and the CPUs this process may use (threads).");
   m.def(
       "measure_cpu_clock_hz",
-      [](double duration_s) {
+      [](double duration_s, bool all_cores) {
         nb::gil_scoped_release r;
+        if (all_cores) return ar::cpu::measure_clock_hz_all(duration_s, unsigned(ar::cpu::usable_cpus().size()));
         return ar::cpu::measure_clock_hz(duration_s);
       },
-      "duration_s"_a = 0.05,
-      "Core clock in Hz, measured on the calling thread by timing a chain of dependent integer adds\n"
-      "(one cycle each on x86-64 and arm64). Raises ValueError for a duration outside (0, 10] s.");
+      "duration_s"_a = 0.05, "all_cores"_a = true,
+      "Core clock in Hz, measured by timing a chain of dependent integer adds (one cycle each on\n"
+      "x86-64 and arm64): with all_cores, on one thread per usable CPU at once (the all-core clock,\n"
+      "median over threads), else on the calling thread alone (a single-core turbo clock).\n"
+      "Raises ValueError for a duration outside (0, 10] s.");
   m.def("cpu_kernels", &ar::cpu::kernel_names, "Entry names of the CPU backend's built-in kernels.");
 }
 

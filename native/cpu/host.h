@@ -12,5 +12,8 @@ uint64_t last_level_cache_bytes(); // 0 when unknown
 // Core clock in Hz, measured by timing a chain of dependent integer adds (one per cycle on every
 // x86-64 and arm64 core) over about duration_s seconds; the best of several tries.
 double measure_clock_hz(double duration_s);
+// The same, run at once on `threads` threads (all cores busy, as in the compute suites, so the
+// all-core clock rather than a single-core turbo); returns the median of the threads' clocks.
+double measure_clock_hz_all(double duration_s, unsigned threads);
 
 }  // namespace ar::cpu

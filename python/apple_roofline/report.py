@@ -69,7 +69,32 @@ def _describe(m: Measurement) -> str:
 
 
 def _kv(d: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in d.items()) or _DASH
+    """``k=v`` pairs of the scalar entries (nested objects get their own section)."""
+    return ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, (Mapping, list, tuple))) or _DASH
+
+
+def _theoretical_section(device: Mapping[str, object]) -> List[str]:
+    """Where the theoretical peaks came from: each figure with its source, and each derivation."""
+    spec = device.get("theoretical")
+    if not isinstance(spec, Mapping):
+        return []
+    rows: List[List[object]] = []
+    for key, value in spec.items():
+        if key.endswith(("_source", "_note")) or isinstance(value, (Mapping, list, tuple)):
+            continue
+        source = spec.get(f"{key}_source") or spec.get(f"{key.rsplit('_', 1)[0]}_source", "")
+        rows.append([key, value if value is not None else _DASH, source or _DASH])
+    out = ["", "## Theoretical peaks", ""] + _table(["Figure", "Value", "Source"], rows, "lll")
+    peaks = spec.get("theoretical")
+    if isinstance(peaks, Mapping):
+        out += [""] + [f"- **{dt}**: {p.get('derivation', _DASH)}" for dt, p in peaks.items() if isinstance(p, Mapping)]
+    for key in ("theoretical_bandwidth_note",):
+        if spec.get(key):
+            out += [f"- {spec[key]}"]
+    notes = spec.get("notes")
+    if isinstance(notes, (list, tuple)):
+        out += [f"- {n}" for n in notes]
+    return out
 
 
 def _roofline(run: Run) -> Optional[Roofline]:
@@ -124,6 +149,7 @@ def to_markdown(run: Run) -> str:
             ["Schema version", run.schema_version],
         ],
     )
+    lines += _theoretical_section(run.device)
     lines += ["", "## Conventions", ""]
     lines += [f"- **{k}**: {v}" for k, v in run.conventions.items()] or ["- none recorded"]
 

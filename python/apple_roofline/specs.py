@@ -595,7 +595,7 @@ def _run_sysctl(name: str) -> Optional[str]:
 
 def _native_features() -> Optional[Mapping[str, object]]:
     try:
-        from . import _core
+        from ._native import _core
 
         return dict(_core.cpu_features())
     except (ImportError, AttributeError, RuntimeError):
@@ -699,7 +699,7 @@ def _strip_unknown(source: str) -> str:
 
 
 def _native_measure() -> float:
-    from . import _core
+    from ._native import _core
 
     return float(_core.measure_cpu_clock_hz(_MEASURE_SECONDS))
 
@@ -724,7 +724,7 @@ def _measure(measure_clock: Optional[Callable[[], float]]) -> Figure:
         return Figure.unknown("Hz", f"clock measurement returned {hz!r}")
     return Figure(
         hz, "Hz",
-        f"{what}, {ms:.0f} ms; the clock under a scalar integer load on the core that ran it",
+        f"{what}, {ms:.0f} ms, one thread per usable CPU at once (the all-core clock under a scalar integer load; vector FMA loads may run slower)",
     )
 
 
