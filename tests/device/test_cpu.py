@@ -1,0 +1,43 @@
+"""Device tier, CPU backend: facts only the CPU backend has (thread pool, host memory, clock)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+_core = pytest.importorskip("apple_roofline._native")._core
+pytestmark = pytest.mark.device
+
+
+def test_one_worker_per_usable_cpu() -> None:
+    info = _core.Backend("cpu").info()
+    if hasattr(os, "sched_getaffinity"):
+        assert info["threads"] == len(os.sched_getaffinity(0))
+    else:
+        assert 1 <= info["threads"] <= (os.cpu_count() or 1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/meminfo (Linux only)")
+def test_memory_matches_the_os() -> None:
+    with open("/proc/meminfo") as f:
+        total_kib = int(next(line for line in f if line.startswith("MemTotal:")).split()[1])
+    assert abs(_core.Backend("cpu").info()["memory_bytes"] - total_kib * 1024) <= 64 << 20
+
+
+def test_buffers_are_page_aligned_and_shared_with_numpy() -> None:
+    import numpy as np
+
+    buf = _core.Backend("cpu").alloc(1 << 20)
+    v = buf.view("float32")
+    assert v.ctypes.data % 64 == 0 and v.ctypes.data % os.sysconf("SC_PAGESIZE") == 0
+    v[:] = np.arange(v.size, dtype=np.float32)
+    assert float(buf.read("float32", 1, 4 * 1000)[0]) == 1000.0
+
+
+def test_single_and_all_core_clocks_agree_roughly() -> None:
+    single = _core.measure_cpu_clock_hz(0.02, False)
+    all_cores = _core.measure_cpu_clock_hz(0.02, True)
+    assert 1e8 < single < 1e10 and 1e8 < all_cores < 1e10
+    assert 0.2 < all_cores / single < 5.0  # same order of magnitude: the same chain, the same cores
