@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Dict, List, NoReturn, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Type
 
 import typer
 
@@ -553,17 +553,24 @@ def plot(
     target = output if output is not None else run_json.parent / "roofline.png"
     _check_plot_suffix(target, "-o")
     loaded = _load_run(run_json)
-    from .plot import plot_roofline, save_figure
+    from .plot import plot_roofline
+
+    _save_plot(lambda: plot_roofline(loaded), target, f"{run_json}: cannot plot")
+    typer.echo(f"wrote {target}")
+
+
+def _save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
+    """Draw a figure and write it to ``target``; a failure is one line and exit code 1."""
+    from .plot import save_figure
 
     try:
-        fig = plot_roofline(loaded)
+        fig = make()
     except (ValueError, LookupError) as exc:
-        _fail(f"{run_json}: cannot plot: {exc}", EXIT_FAILED)
+        _fail(f"{what}: {exc}", EXIT_FAILED)
     try:
         save_figure(fig, target)
     except (OSError, ValueError) as exc:
         _fail(f"cannot write {target}: {exc}", EXIT_FAILED)
-    typer.echo(f"wrote {target}")
 
 
 @app.command()
@@ -604,16 +611,9 @@ def compare(
     text = compare_markdown(a, b)
     typer.echo(text, nl=not text.endswith("\n"))
     if output is not None:
-        from .plot import plot_compare, save_figure
+        from .plot import plot_compare
 
-        try:
-            fig = plot_compare(a, b)
-        except (ValueError, LookupError) as exc:
-            _fail(f"cannot plot the comparison: {exc}", EXIT_FAILED)
-        try:
-            save_figure(fig, output)
-        except (OSError, ValueError) as exc:
-            _fail(f"cannot write {output}: {exc}", EXIT_FAILED)
+        _save_plot(lambda: plot_compare(a, b), output, "cannot plot the comparison")
         typer.echo(f"wrote {output}", err=True)
 
 
