@@ -302,18 +302,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     def med(key: str, side: str, field: str) -> float:
         return statistics.median(rd[key][side][field] for rd in rounds)
 
+    summary_range: Dict[str, Dict[str, float]] = {}
     tri_ratio = statistics.median(rd["triad"]["ratio"] for rd in rounds)
     peak_ratio = statistics.median(rd["peak"]["ratio"] for rd in rounds)
+    for key in ("triad", "peak"):
+        rs = [rd[key]["ratio"] for rd in rounds]
+        summary_range[key] = {"ratio_min": min(rs), "ratio_max": max(rs)}
     variants = [rd["peak"]["tool"]["variant"] for rd in rounds]
     variant = max(set(variants), key=variants.count)
     summary = {
         "triad": {"reference_gbps": med("triad", "reference", "gbps_median"), "tool_gbps": med("triad", "tool", "gbps_median"),
                   "ratio": tri_ratio, "ratio_best": statistics.median(rd["triad"]["ratio_best"] for rd in rounds),
-                  "target": TRIAD_TARGET, "pass": tri_ratio >= TRIAD_TARGET},
+                  **summary_range["triad"], "target": TRIAD_TARGET, "pass": tri_ratio >= TRIAD_TARGET},
         "peak": {"reference_gflops": med("peak", "reference", "gflops_median"), "tool_gflops": med("peak", "tool", "gflops_median"),
                  "variant": variant, "ratio": peak_ratio,
                  "ratio_best": statistics.median(rd["peak"]["ratio_best"] for rd in rounds),
-                 "target": PEAK_TARGET, "pass": peak_ratio >= PEAK_TARGET},
+                 **summary_range["peak"], "target": PEAK_TARGET, "pass": peak_ratio >= PEAK_TARGET},
     }
     # Quiet: every kept round ran with other processes under QUIET (discarded rounds don't count).
     kept = [rd["foreign_cpu"] for rd in rounds]
@@ -354,14 +358,17 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"{t['target']:>8.2f}  {verdict(t['pass'])}")
     print(f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
           f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {verdict(p['pass'])}")
-    print(f"(ratios: median over {args.rounds} rounds of median-based figures; best-sample ratios "
-          f"{t['ratio_best']:.3f} and {p['ratio_best']:.3f})")
+    print(f"(ratios: median over {args.rounds} rounds of median-based figures, per-round range "
+          f"triad {t['ratio_min']:.3f}-{t['ratio_max']:.3f}, peak {p['ratio_min']:.3f}-{p['ratio_max']:.3f}; "
+          f"best-sample ratios {t['ratio_best']:.3f} and {p['ratio_best']:.3f})")
     print(f"results: {path}")
     print()
     print("markdown rows for bench/README.md:")
     day = started.strftime("%Y-%m-%d")
     cpu = f"{machine['cpu']}, {threads} threads"
-    lw = "quiet" if quiet else ("n/a" if kept_max is None else f"busy (up to {kept_max:.0%})")
+    lw = ("load n/a" if kept_max is None else
+          f"{'quiet' if quiet else 'BUSY'} ({'≤' if quiet else 'up to'} {kept_max:.0%})")
+    lw += f", {len(rounds)} rounds"
     print(f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
           f"| {t['ratio']:.3f} | ≥ 0.90 | {verdict(t['pass'])} |")
     print(f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
