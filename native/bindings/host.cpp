@@ -30,7 +30,8 @@ void init_host(nb::module_& m) {
         d["fp16_arithmetic"] = ar::cpu::compiled_fp16_arithmetic();
         d["threads"] = int(ar::cpu::usable_cpus().size());
         d["logical_cpus"] = int(ar::cpu::usable_cpus().size());
-        d["isa_mismatch"] = ar::cpu::isa_mismatch();
+        const char* why = ar::cpu::isa_mismatch();
+        d["isa_mismatch"] = why ? why : "";
         return d;
       },
       "The vector ISA the CPU kernels were compiled for (arch, isa, vector_bits, fma,\n"

@@ -254,15 +254,15 @@ std::weak_ptr<Backend> g_backend;
 }  // namespace cpu
 
 BackendStatus cpu_status() {
-  std::string why = cpu::isa_mismatch();
-  if (!why.empty()) return {"cpu", true, 0, why + "; rebuild the package on this machine"};
+  if (const char* why = cpu::isa_mismatch())
+    return {"cpu", true, 0, std::string(why) + "; rebuild the package on this machine"};
   return {"cpu", true, 1, ""};
 }
 
 std::shared_ptr<Backend> make_cpu_backend(int index) {
   if (index != 0) throw DeviceError("[cpu] no device " + std::to_string(index) + " (the CPU is device 0)");
-  std::string why = cpu::isa_mismatch();
-  if (!why.empty()) throw DeviceError("[cpu] " + why + "; rebuild the package on this machine");
+  if (const char* why = cpu::isa_mismatch())
+    throw DeviceError(std::string("[cpu] ") + why + "; rebuild the package on this machine");
   std::lock_guard<std::mutex> lock(cpu::g_mutex);
   if (auto b = cpu::g_backend.lock()) return b;
   auto b = std::make_shared<cpu::CpuBackend>(unsigned(cpu::usable_cpus().size()));

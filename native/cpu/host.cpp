@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 #include <stdexcept>
@@ -33,6 +33,25 @@ uint64_t sysctl_u64(const char* name) {
   return v;
 }
 #endif
+
+// Whole file as a string ("" when unreadable). C stdio on purpose: no iostreams, whose locale
+// machinery has crashed when a toolchain linked its own libstdc++ into the module.
+std::string read_text(const std::string& path) {
+  std::string out;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    std::fclose(f);
+  }
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
 
 uint64_t parse_size(std::string s) {  // "32768K", "2048 KB", "32M"
   uint64_t v = 0;
@@ -71,15 +90,18 @@ std::string cpu_model_name() {
   std::string s = sysctl_string("machdep.cpu.brand_string");
   return s.empty() ? "unknown CPU" : s;
 #else
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    auto pos = line.find(':');
+  const std::string text = read_text("/proc/cpuinfo");
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const size_t pos = line.find(':');
     if (pos == std::string::npos) continue;
-    std::string key = line.substr(0, line.find_last_not_of(" \t", pos - 1) + 1);
+    const std::string key = trim(line.substr(0, pos));
     if (key == "model name" || key == "Model" || key == "Hardware") {
-      std::string v = line.substr(pos + 1);
-      v.erase(0, v.find_first_not_of(' '));
+      std::string v = trim(line.substr(pos + 1));
       if (!v.empty()) return v;
     }
   }
@@ -107,12 +129,10 @@ uint64_t last_level_cache_bytes() {
   int best_level = 0;
   for (int i = 0; i < 8; ++i) {
     std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    std::ifstream lf(base + "level"), sf(base + "size"), tf(base + "type");
-    int level = 0;
-    std::string size, type;
-    if (!(lf >> level) || !(sf >> size)) continue;
-    tf >> type;
-    if (type == "Instruction") continue;
+    const std::string level_text = trim(read_text(base + "level")), size = trim(read_text(base + "size"));
+    const std::string type = trim(read_text(base + "type"));
+    if (level_text.empty() || size.empty() || type == "Instruction") continue;
+    const int level = std::atoi(level_text.c_str());
     if (level > best_level) best_level = level, best = parse_size(size);
   }
   return best;

@@ -217,16 +217,9 @@ const KernelEntry kKernels[] = {
 
 }  // namespace
 
-const KernelEntry* find_kernel(const std::string& entry) {
-  for (const KernelEntry& k : kKernels)
-    if (entry == k.name) return &k;
-  return nullptr;
-}
-
-std::vector<std::string> kernel_names() {
-  std::vector<std::string> names;
-  for (const KernelEntry& k : kKernels) names.emplace_back(k.name);
-  return names;
+const KernelEntry* kernel_table(size_t* count) {
+  *count = sizeof(kKernels) / sizeof(kKernels[0]);
+  return kKernels;
 }
 
 const char* compiled_isa() { return AR_ISA; }
@@ -240,7 +233,7 @@ bool compiled_fma() {
 }
 bool compiled_fp16_arithmetic() { return AR_FP16 != 0; }
 
-std::string isa_mismatch() {
+const char* isa_mismatch() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
 #if defined(__AVX512F__)
@@ -253,7 +246,7 @@ std::string isa_mismatch() {
   if (!__builtin_cpu_supports("fma")) return "the kernels were compiled for FMA3 but this CPU lacks it";
 #endif
 #endif
-  return {};
+  return nullptr;
 }
 
 }  // namespace ar::cpu

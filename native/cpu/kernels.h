@@ -8,6 +8,7 @@
 // its output, which is what the NumPy references check.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct KernelEntry {
   const char* unsupported_reason;  // non-null when fn is null
 };
 
+// The table of built-in kernels (kernels.cpp, compiled for the host ISA). That file uses no
+// standard-library containers or strings, so that no inline library function compiled for the
+// host's widest ISA can be picked by the linker for code outside the kernels.
+const KernelEntry* kernel_table(size_t* count);
+// Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
 const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();
 
@@ -43,7 +49,8 @@ const char* compiled_isa();     // "avx512", "avx2", "sse2", "neon", "generic"
 int compiled_vector_bits();     // 512, 256, 128
 bool compiled_fma();
 bool compiled_fp16_arithmetic();
-// Empty when the running CPU supports the ISA the kernels were compiled for; else why not.
-std::string isa_mismatch();
+// nullptr when the running CPU supports the ISA the kernels were compiled for; else why not.
+// Must be called before any kernel runs.
+const char* isa_mismatch();
 
 }  // namespace ar::cpu
