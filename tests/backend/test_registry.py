@@ -51,6 +51,6 @@ def test_cpu_info_and_features() -> None:
 
 def test_clock_measurement() -> None:
     hz = _core.measure_cpu_clock_hz(0.02)
-    assert 1e8 < hz < 1e10  # a plausible core clock, not a timing assertion on the tool
+    assert 2e8 < hz < 7e9  # a plausible core clock (no core runs above ~6.5 GHz)
     with pytest.raises(ValueError, match="out of range"):
         _core.measure_cpu_clock_hz(0.0)
