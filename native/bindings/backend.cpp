@@ -35,8 +35,9 @@ nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
 
 nb::dict to_dict(const Info& info) {
   nb::dict d;
-  for (const auto& [k, v] : info) {
-    std::visit([&](const auto& x) { d[k.c_str()] = x; }, v);
+  for (const auto& item : info) {
+    const char* key = item.first.c_str();
+    std::visit([&](const auto& x) { d[key] = x; }, item.second);
   }
   return d;
 }

@@ -15,12 +15,30 @@ extern "C" char* scipy_openblas_get_config(void);
 
 namespace ar::cpu {
 
+// Accelerate's new CBLAS interface (ACCELERATE_NEW_LAPACK) is marked API_AVAILABLE(macos(13.3)) in
+// vecLib.framework/Headers/cblas_new.h, so every call is availability-guarded; callers check
+// blas_unavailable() first and never reach the fallback branch.
+#if defined(__APPLE__)
+#define AR_IF_BLAS_AVAILABLE if (__builtin_available(macOS 13.3, *))
+#else
+#define AR_IF_BLAS_AVAILABLE if (true)
+#endif
+
+const char* blas_unavailable() {
+  AR_IF_BLAS_AVAILABLE return nullptr;
+  return "Accelerate's CBLAS (ACCELERATE_NEW_LAPACK) needs macOS 13.3 or newer";
+}
+
 void blas_sgemm(int m, int n, int k, const float* a, const float* b, float* c) {
-  AR_CBLAS(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  AR_IF_BLAS_AVAILABLE {
+    AR_CBLAS(sgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  }
 }
 
 void blas_dgemm(int m, int n, int k, const double* a, const double* b, double* c) {
-  AR_CBLAS(dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+  AR_IF_BLAS_AVAILABLE {
+    AR_CBLAS(dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+  }
 }
 
 void blas_set_threads(int threads) {

@@ -11,6 +11,8 @@ namespace ar::cpu {
 void blas_sgemm(int m, int n, int k, const float* a, const float* b, float* c);
 void blas_dgemm(int m, int n, int k, const double* a, const double* b, double* c);
 void blas_set_threads(int threads);
+// nullptr when the BLAS can run here; else why not (Accelerate's new CBLAS needs macOS 13.3).
+const char* blas_unavailable();
 std::string blas_name();
 
 }  // namespace ar::cpu

@@ -234,6 +234,7 @@ class CpuBackend final : public Backend {
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
     if (dtype != "fp32" && dtype != "fp64")
       throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype + " is not available on the CPU backend (valid: fp32, fp64)");
+    if (const char* why = blas_unavailable()) throw UnsupportedError(std::string("[cpu::gemm] ") + why);
     const int64_t lim = int64_t(1) << 20;
     for (int64_t d : {m, n, k})
       if (d < 1 || d > lim)

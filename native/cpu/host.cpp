@@ -34,6 +34,7 @@ uint64_t sysctl_u64(const char* name) {
 }
 #endif
 
+#if !defined(__APPLE__)  // Linux reads /proc and /sys; macOS asks sysctl
 // Whole file as a string ("" when unreadable). C stdio on purpose: no iostreams, whose locale
 // machinery has crashed when a toolchain linked its own libstdc++ into the module.
 std::string read_text(const std::string& path) {
@@ -66,6 +67,7 @@ uint64_t parse_size(std::string s) {  // "32768K", "2048 KB", "32M"
   }
   return v;
 }
+#endif
 
 // A chain of dependent register-register adds: one cycle each on every x86-64 and arm64 core.
 // Not add-immediate: Intel's Golden Cove renamer folds chains of immediate adds and runs them

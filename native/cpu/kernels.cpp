@@ -185,10 +185,12 @@ constexpr uint64_t items_per_vec(int elem_size, int elems_per_item) {
 #define AR_STREAM(nm, fn) {nm, fn, 3, true, false, 4, 4, 16 / 4, nullptr}
 #define AR_VEC4(nm, fn, T, scal) {nm, fn, 2, scal, true, int(sizeof(T)), 4, items_per_vec(sizeof(T), 4), nullptr}
 #define AR_SCAL(nm, fn, T, K) {nm, fn, 2, true, true, int(sizeof(T)), K, uint64_t(Vec<T>::lanes), nullptr}
+#if !AR_FP16
 constexpr const char* kNoFp16 =
     "FP16 arithmetic: this CPU (as compiled) has no native FP16 FMA (needs AVX512-FP16 on x86-64 "
     "or the ARMv8.2-A FP16 extension on arm64)";
 #define AR_NOFP16(nm, buf, scal, K) {nm, nullptr, buf, scal, true, 2, K, 1, kNoFp16}
+#endif
 
 const KernelEntry kKernels[] = {
     AR_STREAM("stream_copy_f32", stream_copy),

@@ -19,6 +19,8 @@ class DeviceError(BackendError):
 class CompileError(BackendError):
     """A kernel failed to compile; `log` holds the compiler's output."""
 
+    log: str = ''
+
 class UnsupportedError(BackendError):
     """The backend or device lacks an optional capability."""
 
@@ -93,10 +95,12 @@ def cpu_features() -> dict:
     fp16_arithmetic) and the CPUs this process may use (threads).
     """
 
-def measure_cpu_clock_hz(duration_s: float = 0.05) -> float:
+def measure_cpu_clock_hz(duration_s: float = 0.05, all_cores: bool = True) -> float:
     """
-    Core clock in Hz, measured on the calling thread by timing a chain of dependent integer adds
-    (one cycle each on x86-64 and arm64). Raises ValueError for a duration outside (0, 10] s.
+    Core clock in Hz, measured by timing a chain of dependent integer adds (one cycle each on
+    x86-64 and arm64): with all_cores, on one thread per usable CPU at once (the all-core clock,
+    median over threads), else on the calling thread alone (a single-core turbo clock).
+    Raises ValueError for a duration outside (0, 10] s.
     """
 
 def cpu_kernels() -> list[str]:

@@ -1,0 +1,40 @@
+"""A real Ctrl-C during `apple-roofline run`: partial results are written, marked incomplete,
+and the command exits 130 (the CLI tests cover the same path with a stubbed runner)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("apple_roofline._native")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
+def test_sigint_writes_partial_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "apple_roofline", "run", "--device", "cpu", "--suite", "stream,sweep",
+         "--array-size", "16MiB", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stderr is not None
+    # Wait until the first measurement is reported, then interrupt.
+    deadline = time.monotonic() + 120
+    for line in proc.stderr:
+        if "stream/" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    run = json.loads((out / "run.json").read_text())
+    assert run["complete"] is False
+    assert 1 <= len(run["measurements"]) < 4 + 22  # something, not everything
+    assert "Traceback" not in err
