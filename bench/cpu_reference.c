@@ -11,8 +11,9 @@
  *       (omp_get_wtime); every element verified; 12 bytes per element (BabelStream counting).
  *   cpu_reference fma SECONDS_PER_SAMPLE REPS
  *       every OpenMP thread runs NACC independent vector chains acc = fma(acc, acc, a) with
- *       a = -0.5 (the tool's own recurrence: attracting fixed point (1 - sqrt 3)/2, values stay in
- *       [-1.36, 1.36], never denormal); NACC = 16 zmm (AVX-512), 12 ymm (AVX2+FMA), 16 q (NEON).
+ *       a = -0.5 (the tool's chains have the same form with a = -0.75; the constant does not
+ *       change the FMA rate. Here it gives an attracting fixed point (1 - sqrt 3)/2, so the
+ *       checksum is predictable; values stay in [-1.36, 1.36], never denormal); NACC = 16 zmm (AVX-512), 12 ymm (AVX2+FMA), 16 q (NEON).
  *       2 FLOP per lane per FMA.
  * Each mode prints one JSON line on stdout; exit status 1 on a verification failure, 2 on bad use.
  */

@@ -237,16 +237,36 @@ bool compiled_fp16_arithmetic() { return AR_FP16 != 0; }
 
 const char* isa_mismatch() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // Every extension -march=native may have used in these kernels (or their loops' vectorised code).
   __builtin_cpu_init();
+#define AR_NEED(macro_defined, feature)                                                          \
+  if (macro_defined && !__builtin_cpu_supports(feature))                                         \
+    return "the kernels were compiled for " feature " but this CPU lacks it";
 #if defined(__AVX512F__)
-  if (!__builtin_cpu_supports("avx512f")) return "the kernels were compiled for AVX-512 but this CPU lacks it";
+  AR_NEED(1, "avx512f")
+#endif
+#if defined(__AVX512BW__)
+  AR_NEED(1, "avx512bw")
+#endif
+#if defined(__AVX512VL__)
+  AR_NEED(1, "avx512vl")
+#endif
+#if defined(__AVX512DQ__)
+  AR_NEED(1, "avx512dq")
+#endif
+#if defined(__AVX512FP16__)
+  AR_NEED(1, "avx512fp16")
 #endif
 #if defined(__AVX2__)
-  if (!__builtin_cpu_supports("avx2")) return "the kernels were compiled for AVX2 but this CPU lacks it";
+  AR_NEED(1, "avx2")
 #endif
 #if defined(__FMA__)
-  if (!__builtin_cpu_supports("fma")) return "the kernels were compiled for FMA3 but this CPU lacks it";
+  AR_NEED(1, "fma")
 #endif
+#if defined(__F16C__)
+  AR_NEED(1, "f16c")
+#endif
+#undef AR_NEED
 #endif
   return nullptr;
 }

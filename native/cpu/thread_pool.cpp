@@ -107,6 +107,7 @@ void ThreadPool::worker_main(unsigned index, int cpu) {
 }
 
 void ThreadPool::run(const std::function<void(unsigned)>& fn) {
+  std::lock_guard<std::mutex> one_job(run_mutex_);
   std::unique_lock<std::mutex> lock(mutex_);
   job_ = &fn;
   error_ = nullptr;

@@ -24,7 +24,9 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   unsigned size() const { return static_cast<unsigned>(threads_.size()); }
-  // Runs fn on every worker; rethrows the first exception a worker raised. Not re-entrant.
+  // Runs fn on every worker; rethrows the first exception a worker raised. Calls from several
+  // threads are serialised (Python threads time kernels with the GIL released); not re-entrant
+  // from inside fn.
   void run(const std::function<void(unsigned)>& fn);
   // All workers wait here until every worker has arrived. Only valid inside run().
   void barrier();
@@ -35,6 +37,7 @@ class ThreadPool {
   void worker_main(unsigned index, int cpu);
 
   std::vector<std::thread> threads_;
+  std::mutex run_mutex_;  // one job at a time
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_cv_;

@@ -713,7 +713,8 @@ class Run:
         ``schema_version`` is checked first. Required keys: schema_version,
         tool, created, host, device, command, conventions, measurements,
         ceilings, complete; ``skipped`` and ``warnings`` default to empty.
-        Unknown keys are ignored.
+        Unknown keys are ignored. Measured ceilings are recomputed from the valid
+        measurements (roofline.derive_ceilings); theoretical ones are read as stored.
 
         Raises:
             ResultsError: one line naming ``source``, the field and what was
@@ -751,6 +752,11 @@ class Run:
             Ceiling.from_dict(c, source=source, where=f"ceilings[{i}]")
             for i, c in enumerate(r.array(d, "ceilings", ""))
         )
+        # Measured ceilings are derived data, like median_s: recompute them from the valid
+        # measurements rather than trust the file (an invalid measurement is never a ceiling).
+        from .roofline import derive_ceilings
+
+        ceilings = tuple(derive_ceilings(measurements)) + tuple(c for c in ceilings if c.source != "measured")
         skipped = tuple(
             Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
             for i, s in enumerate(r.array(d, "skipped", "", required=False))

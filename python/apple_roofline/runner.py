@@ -13,7 +13,6 @@ import datetime as _dt
 import os
 import platform
 import socket
-import subprocess
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -84,23 +83,23 @@ def default_array_bytes(info: Mapping[str, Any]) -> int:
 
 def _check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> None:
     mem = int(info.get("memory_bytes", 0) or 0)
-    limit = (mem * 3 // 4) // 3 if mem else None
+    # Three STREAM arrays plus validation's chunks and the interpreter: half of memory at most.
+    limit = (mem // 2) // 3 if mem else None
     if array_bytes < 4096 or (limit is not None and array_bytes > limit):
         hi = f" to {format_size(limit)}" if limit else " or more"
         raise ValueError(
             f"--array-size {format_size(array_bytes)} is out of range for {info.get('name', 'this device')} "
-            f"(valid: 4 KiB{hi}: three arrays must fit in 75 % of its {format_size(mem)} memory)"
+            f"(valid: 4 KiB{hi}: three arrays must fit in half of its {format_size(mem)} memory)"
         )
 
 
 def _git_revision() -> Optional[str]:
-    here = os.path.dirname(os.path.abspath(__file__))
+    """The git revision the installed extension was built from (CMake records it), or None."""
     try:
-        out = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
+        from ._build_info import GIT_REVISION
+    except ImportError:
         return None
-    rev = out.stdout.strip()
-    return rev if out.returncode == 0 and len(rev) == 40 else None
+    return GIT_REVISION or None
 
 
 def _host() -> Dict[str, Any]:
@@ -169,6 +168,11 @@ def run_roofline(
                 warnings.append(f"{m.label} failed validation: {m.validation}")
             elif m.cv > CV_WARN:
                 warnings.append(f"{m.label} {_params_str(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+        if any(m.ceiling_class == "Cache bandwidth" for m in measurements):
+            warnings.append(
+                f"STREAM arrays of {format_size(array_bytes)} are smaller than 4x the last-level cache "
+                f"({format_size(int(info.get('llc_bytes', 0) or 0))}): the bandwidth ceiling measures caches, not DRAM"
+            )
         if any(m.params.get("shrunk") for m in measurements):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         return Run(
@@ -214,6 +218,9 @@ def run_roofline(
                 suite.record(m)
                 if progress:
                     progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s" + ("" if ok else " INVALID"))
+            # Release this suite's buffers (the last case holds them) before the next allocates.
+            case = kernel = None  # type: ignore[assignment]
+            del suite
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:

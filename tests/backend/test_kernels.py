@@ -163,3 +163,41 @@ def test_buffers(backend: Any) -> None:
         assert buf.read("float32", 1)[0] == 42.0
         del buf
         assert v[0] == 42.0  # the view keeps the buffer alive
+
+
+def test_concurrent_python_threads_are_serialised(backend: Any) -> None:
+    """Kernel.time releases the GIL; two Python threads timing at once must both finish."""
+    import threading
+
+    if backend.info()["backend"] != "cpu":
+        pytest.skip("uses the CPU's built-in entry names")
+    k = backend.compile("builtin", "scalar_indep8_f32", {"F": 2})
+    bufs = [backend.alloc(1 << 14) for _ in range(4)]
+    done: list = []  # type: ignore[type-arg]
+
+    def work(i: int, o: int) -> None:
+        for _ in range(200):
+            k.time([bufs[i], bufs[o], -0.75], 256, 1, 1)
+            backend.alloc(4096)
+        done.append(i)
+
+    threads = [threading.Thread(target=work, args=(i, i + 1), daemon=True) for i in (0, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(done) == [0, 2], "a thread never finished: the pool deadlocked"
+
+
+def test_fill_and_poison_in_chunks(backend: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Filling never copies a whole array: chunked writes must still tile the pattern exactly."""
+    from apple_roofline.suites import base
+
+    monkeypatch.setattr(base, "CHUNK", 10)
+    values = np.arange(3, dtype=np.float32)
+    buf = backend.alloc(4 * 25)
+    base.fill(buf, values, 25)
+    np.testing.assert_array_equal(buf.read("float32"), np.resize(values, 25))
+    base.poison(buf, "fp32", 23)
+    got = buf.read("float32")
+    assert np.isnan(got[:23]).all() and not np.isnan(got[23:]).any()

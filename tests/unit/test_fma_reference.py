@@ -92,3 +92,39 @@ def test_tolerance_scales_with_epsilon() -> None:
     r64, _ = tolerance("fp64")
     assert r64 < r32 < r16 < 0.05
     assert math.isclose(r32 / np.finfo(np.float32).eps, 128)
+
+
+@pytest.mark.parametrize("name", sorted(FMA_KERNELS))
+@pytest.mark.parametrize("dtype", ["fp32", "fp16", "fp64"])
+def test_validation_tells_the_iteration_count(name: str, dtype: str) -> None:
+    """A kernel that ran F/16 iterations instead of F must fail validation (and, above half
+    precision, one that ran F/2 or F-2), so a peak cannot be overstated by skipping FMAs."""
+    fk = FMA_KERNELS[name]
+    x = pattern(dtype, -0.5, 0.5, seed=7)
+    rtol, atol = tolerance(dtype)
+    want = fk.reference(x, 512, dtype)
+    short = [32] if dtype == "fp16" else [32, 256, 510]
+    for F in short:
+        ok, _ = check_tiled(fk.reference(x, F, dtype), want, rtol, atol)
+        assert not ok, f"{name}/{dtype}: F={F} passes as F=512"
+
+
+def test_fp64_reference_is_fused() -> None:
+    """The fp64 reference rounds x·y + z once (checked against exact rational arithmetic)."""
+    from fractions import Fraction
+
+    from apple_roofline.suites.fma import _fma64
+
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.uniform(-1, 1, 2000) for _ in range(3))
+    got = _fma64(x, y, z)
+    exact = [float(Fraction(a) * Fraction(b) + Fraction(c)) for a, b, c in zip(x, y, z)]
+    assert np.count_nonzero(got != np.array(exact)) <= 2  # correctly rounded, up to rare double rounding
+
+
+def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
+    from apple_roofline.suites.stream import bandwidth_class
+
+    assert bandwidth_class(128 << 20, 32 << 20) == "DRAM bandwidth"
+    assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"
+    assert bandwidth_class(4096, 0) == "DRAM bandwidth"  # cache size unknown: as DESIGN.md sizes it

@@ -92,6 +92,8 @@ class Suite:
         raise NotImplementedError
 
     def cases(self) -> Iterator[Case]:
+        """Yield the cases in measurement order. A case's inputs are written (and its output
+        poisoned) when it is yielded, so run and check each before asking for the next."""
         raise NotImplementedError
 
     def record(self, measurement: Any) -> None:
@@ -108,14 +110,26 @@ def pattern(dtype: str, low: float, high: float, seed: int, period: int = PERIOD
     return rng.uniform(low, high, period).astype(NUMPY_DTYPE[dtype])
 
 
+#: Elements written per chunk by fill() and poison(): large arrays are never copied whole.
+CHUNK = PERIOD * 1024
+
+
 def fill(buf: Any, values: np.ndarray, count: int) -> None:
-    """Write ``values`` tiled to ``count`` elements into ``buf``."""
-    buf.write(np.resize(values, count))
+    """Write ``values`` tiled to ``count`` elements into ``buf``, a chunk at a time (so filling an
+    array costs one chunk of extra memory, not a second array)."""
+    step = CHUNK - CHUNK % len(values)  # chunks start on a period boundary
+    block = np.resize(values, min(step, count))
+    for start in range(0, count, step):
+        n = min(step, count - start)
+        buf.write(block[:n], start * block.itemsize)
 
 
 def poison(buf: Any, dtype: str, count: int) -> None:
     """Fill the first ``count`` elements of ``buf`` with NaN, so an unwritten output cannot pass."""
-    buf.write(np.full(count, np.nan, dtype=NUMPY_DTYPE[dtype]))
+    block = np.full(min(CHUNK, count), np.nan, dtype=NUMPY_DTYPE[dtype])
+    for start in range(0, count, CHUNK):
+        n = min(CHUNK, count - start)
+        buf.write(block[:n], start * block.itemsize)
 
 
 def read(buf: Any, dtype: str, count: int) -> np.ndarray:

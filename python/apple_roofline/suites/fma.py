@@ -10,13 +10,23 @@ Per work item (one GPU thread; DESIGN.md §4, after the M5 GPU roofline analysis
 - ``vec4_indepK``: load one 4-wide vector x, run K self-dependent vector chains
   ``c_k = fma(c_k, c_k, a)`` from ``c_k = x + k/16``, store their sum. 8·K·F FLOPs.
 - ``scalar_indepK``: load K consecutive scalars, run K self-dependent chains ``c_k = fma(c_k, c_k, a)``,
-  store K scalars. 2·K·F FLOPs, 2 × K elements of traffic. With a = -0.5 the map c -> c² + a has an
-  attracting fixed point at (1 - √3)/2 whose basin contains [-1.36, 1.36].
+  store K scalars. 2·K·F FLOPs, 2 × K elements of traffic.
+
+The constant a = -0.75 puts the map c -> c² + a exactly at its period-doubling point: its fixed
+point -1/2 has derivative -1, so every chain started in (-1.5, 1.5) approaches it only
+algebraically (|c + 1/2| ~ n^-1/2) while staying in [-0.5, 0.5] magnitude-wise. The output after F
+iterations therefore depends on F — a kernel that ran F/16 (or, in fp32 and fp64, F/2 or F-2)
+iterations fails validation — and nothing overflows or becomes denormal. (With a contracting map,
+say a = -0.5, every chain would reach the same fixed point after a few dozen iterations and the
+check could not tell 32 FMAs from 512.)
 
 The epilogue additions (3 or K-1 per item) are not counted, as in the article. Every kernel is
 elementwise in its output, so a reference over one period of the input pattern checks all of it.
-References round every operation to the kernel's dtype (an FMA rounds once: products of two
-values of a dtype are exact in float64), so they follow the device's trajectory, not a smoother one.
+References round every operation to the kernel's dtype as an FMA does, once: for fp16 and fp32 the
+product of two operands is exact in float64 and the sum is (for these bounded values) exact or
+rounded far below the dtype's precision, so rounding it to the dtype gives the fused result; for fp64
+an error-free transformation (Dekker's product, Knuth's sum) does. The references therefore follow a
+fusing device's trajectory to the last bit or within an ulp.
 """
 
 from __future__ import annotations
@@ -30,10 +40,31 @@ from .base import EPS, ITEMSIZE, NUMPY_DTYPE
 
 __all__ = ["FmaKernel", "FMA_KERNELS", "CHAIN_A", "tolerance"]
 
-#: The additive constant of the self-dependent chains.
-CHAIN_A = -0.5
+#: The additive constant of the self-dependent chains (see the module docstring).
+CHAIN_A = -0.75
 
 _DTYPE_SUFFIX = {"fp16": "f16", "fp32": "f32", "fp64": "f64"}
+
+
+def _fma64(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """x·y + z in float64 with (nearly always) a single rounding: Dekker's TwoProduct (Veltkamp
+    split) and Knuth's TwoSum recover the exact product and sum, then one final addition rounds."""
+    split = 134217729.0  # 2**27 + 1
+
+    def halves(a: np.ndarray) -> "tuple[np.ndarray, np.ndarray]":
+        c = split * a
+        hi = c - (c - a)
+        return hi, a - hi
+
+    p = x * y
+    xh, xl = halves(x)
+    yh, yl = halves(y)
+    e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl  # p + e == x*y exactly
+    s = p + z
+    bb = s - p
+    t = (p - (s - bb)) + (z - bb)  # s + t == p + z exactly
+    out: np.ndarray = s + (t + e)
+    return out
 
 
 @dataclass(frozen=True)
@@ -74,16 +105,23 @@ class FmaKernel:
         def r(v: np.ndarray) -> np.ndarray:
             return v.astype(t).astype(np.float64)
 
+        if dtype == "fp64":
+            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+                return _fma64(p, q, s)
+        else:
+            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+                return r(p * q + s)  # exact in float64, then one rounding to the dtype
+
         x64 = x.astype(t).astype(np.float64)
         if self.cross:
             c, e = x64.copy(), x64.copy()
             d = np.full_like(x64, -1.0)
             f = np.full_like(x64, -1.0)
             for _ in range(F):
-                c = r(c * d + e)
-                d = r(d * e + f)
-                e = r(e * f + c)
-                f = r(f * c + d)
+                c = fma(c, d, e)
+                d = fma(d, e, f)
+                e = fma(e, f, c)
+                f = fma(f, c, d)
             out: np.ndarray = r(r(r(c + d) + e) + f).astype(t)
             return out
         a64 = float(np.asarray(a, dtype=t))
@@ -91,8 +129,9 @@ class FmaKernel:
             cs = np.stack([r(x64 + k * 0.0625) for k in range(self.chains)])
         else:
             cs = x64[None, :]
+        a_arr = np.full_like(cs, a64)
         for _ in range(F):
-            cs = r(cs * cs + a64)
+            cs = fma(cs, cs, a_arr)
         if self.width == 4:
             s = cs[0]
             for k in range(1, self.chains):

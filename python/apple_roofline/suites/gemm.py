@@ -64,6 +64,9 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
 
 
 class GemmSuite(Suite):
+    """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_DTYPES, on square
+    sizes doubling from 16 while the next size fits the time budget and memory."""
+
     name = "gemm"
 
     def total(self) -> int:
@@ -105,7 +108,9 @@ class GemmSuite(Suite):
                     make_kernel=partial(backend.gemm, dtype, N, N, N),
                     check=check,
                 )
+                # The next size costs about 8x this one; predict from the best sample, so one
+                # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
                 last: Any = self.last
-                if last is None or not last.valid or last.median_s * 8 > max_launch_s:
+                if last is None or not last.valid or last.min_s * 8 > max_launch_s:
                     break
                 N *= 2

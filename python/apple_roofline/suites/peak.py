@@ -44,6 +44,8 @@ def kernel_def(dtype: str, variant: str) -> KernelDef:
 
 
 class PeakSuite(Suite):
+    """Every PEAK_VARIANTS kernel at F = PEAK_F on PEAK_BUFFER_BYTES input and output buffers."""
+
     name = "peak"
 
     def total(self) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .base import EPS, Case, KernelDef, Suite, check_close, fill, pattern, poison, read
 
-__all__ = ["StreamSuite", "STREAM_KERNELS", "Q"]
+__all__ = ["StreamSuite", "STREAM_KERNELS", "Q", "bandwidth_class"]
 
 #: The scalar of scale and triad (STREAM's own).
 Q = 3.0
@@ -25,15 +25,24 @@ Q = 3.0
 
 @dataclass(frozen=True)
 class StreamKernel:
+    """One STREAM kernel: which of (a, b, c) it writes, FLOPs and bytes per element, and its NumPy
+    reference ``ref(a, b, c, q)``."""
+
     name: str
     output: int  # index of the output array among (a, b, c)
     flops_per_elem: int
     bytes_per_elem: int
     ref: Callable[[np.ndarray, np.ndarray, np.ndarray, np.float32], np.ndarray]
 
-    def kernel_def(self) -> KernelDef:
+    def kernel_def(self, ceiling_class: str = "DRAM bandwidth") -> KernelDef:
         return KernelDef("stream", self.name, "fp32", {"cpu": ("builtin", f"stream_{self.name}_f32")},
-                         ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth")
+                         ceiling_class=ceiling_class, ceiling_kind="bandwidth")
+
+
+def bandwidth_class(array_bytes: int, llc_bytes: int) -> str:
+    """"DRAM bandwidth" when each array is at least 4× the last-level cache (DESIGN.md §4) or the
+    cache size is unknown, else "Cache bandwidth": small arrays measure the caches, not DRAM."""
+    return "Cache bandwidth" if llc_bytes and array_bytes < 4 * llc_bytes else "DRAM bandwidth"
 
 
 STREAM_KERNELS: Tuple[StreamKernel, ...] = (
@@ -45,6 +54,8 @@ STREAM_KERNELS: Tuple[StreamKernel, ...] = (
 
 
 class StreamSuite(Suite):
+    """STREAM copy, scale, add and triad over three fp32 arrays of ``ctx.array_bytes`` each."""
+
     name = "stream"
 
     def total(self) -> int:
@@ -56,8 +67,9 @@ class StreamSuite(Suite):
         bufs: List[Any] = [backend.alloc(4 * n) for _ in range(3)]
         pats = [pattern("fp32", 0.5, 1.5, seed) for seed in (1, 2, 3)]
         q = np.float32(Q)
+        cclass = bandwidth_class(4 * n, int(self.ctx.info.get("llc_bytes", 0) or 0))
         for sk in STREAM_KERNELS:
-            kdef = sk.kernel_def()
+            kdef = sk.kernel_def(cclass)
             src = self.source(kdef)
             if src is None:
                 continue

@@ -3,8 +3,7 @@
 ``vec4`` (the M5 article's float4 kernel: four cross-dependent 4-wide chains, 32·F FLOPs and 32 B
 per work item, arithmetic intensity F FLOP/B) and ``scalar8`` (eight independent scalar chains,
 16·F FLOPs and 64 B per work item, F/4 FLOP/B), F = 1, 2, 4 … 1024 (1, 4 … 1024 with --quick).
-Buffers: half the run's array size each (input and output), so the working set is as large as a
-STREAM array.
+Buffers: the run's array size each (input and output), as large as a STREAM array.
 
 Time budget: once a kernel is clearly compute-bound — its effective bandwidth at the previous F fell
 below half of its bandwidth at F = 1 — the working set of the next points shrinks so that one
@@ -36,6 +35,8 @@ def sweep_F(quick: bool) -> List[int]:
 
 
 class SweepSuite(Suite):
+    """The ``vec4`` and ``scalar8`` FMA sweeps over F (sweep_F), one input and one output buffer."""
+
     name = "sweep"
 
     def total(self) -> int:
@@ -43,7 +44,7 @@ class SweepSuite(Suite):
 
     def cases(self) -> Iterator[Case]:
         dtype = "fp32"
-        buf_bytes = max(4096, self.ctx.array_bytes // 2)
+        buf_bytes = max(4096, self.ctx.array_bytes)
         backend = self.ctx.backend
         bufs = (backend.alloc(buf_bytes), backend.alloc(buf_bytes))
         max_launch_s = float(self.ctx.options.get("max_launch_s", 0.05))
