@@ -14,11 +14,13 @@ Each command parses its options, calls library functions (:mod:`.devices`,
 errors to exit codes:
 
 * 0 -- success;
-* 1 -- a measurement failed validation, or a device error (``_core.BackendError``)
-  while measuring;
-* 2 -- bad usage: unknown device or suite, out-of-range ``--reps``, a bad
-  ``--array-size``, a missing, empty, truncated or wrong-schema results file
-  (:class:`.results.ResultsError`), an unsupported plot suffix;
+* 1 -- a measurement failed validation, a device error (``_core.BackendError``)
+  while measuring, a run with no ceilings to plot, or a file that could not be
+  written;
+* 2 -- bad usage: unknown device or suite, a ``--reps`` that is not an integer
+  or is out of range, a bad ``--array-size``, a missing, empty, truncated or
+  wrong-schema results file (:class:`.results.ResultsError`), an unsupported
+  plot suffix, an output directory that does not exist or is not writable;
 * 130 -- ``run`` was interrupted (Ctrl-C); the partial results are written.
 
 Every error is one line on stderr, ``error: ...``, naming the value and the
@@ -33,6 +35,8 @@ file commands work without the native extension.
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Type
@@ -106,6 +110,64 @@ def _backend_error_type() -> Type[BaseException]:
         return _NoBackendError
     err: Type[BaseException] = _core.BackendError
     return err
+
+
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def _parse_int(option: str, text: str, lo: int, hi: int) -> int:
+    """``text`` as an integer in ``lo..hi``; exit 2 naming the value and the range otherwise.
+
+    Numeric options are taken as strings and parsed here, so that a bad value
+    gets the one-line ``error:`` message rather than Click's usage box.
+    """
+    stripped = text.strip()
+    if not _INT_RE.fullmatch(stripped):
+        _fail(f"{option} {text!r} is not an integer (valid: {lo} to {hi})", EXIT_USAGE)
+    value = int(stripped)
+    if not lo <= value <= hi:
+        _fail(f"{option} {value} is out of range (valid: {lo} to {hi})", EXIT_USAGE)
+    return value
+
+
+def _real_command() -> List[str]:
+    """The command line as typed: ``sys.argv`` with argv[0] reduced to its basename.
+
+    ``python -m apple_roofline ...`` (argv[0] is the package's ``__main__.py``)
+    is recorded as ``<python> -m apple_roofline ...``.
+    """
+    argv = [str(a) for a in sys.argv]
+    if not argv:
+        return ["apple-roofline"]
+    prog = os.path.basename(argv[0]) or argv[0]
+    if prog == "__main__.py":
+        return [os.path.basename(sys.executable) or "python", "-m", "apple_roofline", *argv[1:]]
+    return [prog, *argv[1:]]
+
+
+def _os_reason(exc: OSError) -> str:
+    """Why an OSError happened, without the file name it carries (maybe a temporary file)."""
+    return exc.strerror or _one_line(exc) or type(exc).__name__
+
+
+def _check_writable_dir(target: Path) -> None:
+    """Exit 2 unless ``target``'s parent directory exists and is writable (nothing is written)."""
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        why = f"directory {str(parent)!r} does not exist"
+    elif not parent.is_dir():
+        why = f"{str(parent)!r} is not a directory"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        why = f"directory {str(parent)!r} is not writable"
+    else:
+        return
+    _fail(f"cannot write {str(target)!r}: {why}", EXIT_USAGE)
+
+
+def _no_ceilings_message(run: "Run", source: object) -> str:
+    n = len(run.measurements)
+    held = f"{n} measurement{'s' if n != 1 else ''}, none valid for a ceiling" if n else "no measurements"
+    return f"{source} has no ceilings to draw (it holds {held})"
 
 
 def _load_run(path: Path) -> "Run":
@@ -350,28 +412,70 @@ def _write_outputs(run: "Run", out: Path) -> Tuple[List[Path], List[str]]:
 
     written: List[Path] = []
     problems: List[str] = []
-    path = out / "run.json"
-    run.save(path)
-    written.append(path)
-    path = out / "report.md"
-    write_text_atomic(path, to_markdown(run))
-    written.append(path)
+
+    def write(path: Path, save: Callable[[Path], None]) -> None:
+        try:
+            save(path)
+        except OSError as exc:  # name the target, not the temporary file beside it
+            raise OSError(exc.errno, f"cannot write {path}: {_os_reason(exc)}") from None
+        written.append(path)
+
+    write(out / "run.json", run.save)
+    write(out / "report.md", lambda p: write_text_atomic(p, to_markdown(run)))
+    if not run.ceilings:
+        problems.append(f"no roofline plot: {_no_ceilings_message(run, 'the run')}")
+        return written, problems
     try:
         from .plot import plot_roofline, save_figure
 
         fig = plot_roofline(run)
         for name in ("roofline.png", "roofline.svg"):
-            path = out / name
-            save_figure(fig, path)
-            written.append(path)
+            write(out / name, lambda p: save_figure(fig, p))
     except (ValueError, LookupError, ImportError) as exc:
         problems.append(f"no roofline plot: {_one_line(exc)}")
     return written, problems
 
 
-def _print_summary(run: "Run") -> None:
-    from .roofline import Roofline
+def _ridge_table(run: "Run") -> Tuple[List[str], List[List[str]]]:
+    """Notes and rows (name, intensity) of the ridge points of ``run``.
 
+    Measured compute ceilings against the highest measured bandwidth; where a
+    kind was not measured, the theoretical ceilings of that kind stand in and
+    the rows and a note say so. With no bandwidth or no compute ceiling at all,
+    no rows and a note saying why.
+    """
+    def of(kind: str, source: str) -> List[Any]:
+        return sorted((c for c in run.ceilings if c.kind == kind and c.source == source and c.value > 0),
+                      key=lambda c: -c.value)
+
+    bw_measured, bw_theory = of("bandwidth", "measured"), of("bandwidth", "theoretical")
+    comp_measured, comp_theory = of("compute", "measured"), of("compute", "theoretical")
+    bws = bw_measured or bw_theory
+    comps = comp_measured or comp_theory
+    if not bws or not comps:
+        missing = []
+        if not bws:
+            missing.append("no bandwidth ceiling (measured by the stream suite; no theoretical one known)")
+        if not comps:
+            missing.append("no compute ceiling (measured by the peak and gemm suites; no theoretical one known)")
+        return [f"no ridge points: the run has {' and '.join(missing)}"], []
+    bw = bws[0]
+    bw_src = "measured" if bw_measured else "theoretical"
+    comp_src = "measured" if comp_measured else "theoretical"
+    notes: List[str] = []
+    if bw_src != "measured" or comp_src != "measured":
+        notes.append(
+            f"ridge points of {comp_src} compute ceilings against the {bw_src} {bw.name} "
+            f"({_fmt(bw.value)} {bw.unit})"
+            + ("; no compute ceiling was measured" if comp_src != "measured" else "")
+            + ("; no bandwidth ceiling was measured" if bw_src != "measured" else "")
+        )
+    label = "" if comp_src == "measured" else " (theoretical)"
+    rows = [[f"{c.name}{label}", f"{_fmt(c.value / bw.value)} FLOP/byte"] for c in comps]
+    return notes, rows
+
+
+def _print_summary(run: "Run") -> None:
     typer.echo(f"{run.device_name} ({run.backend}): {len(run.measurements)} measurements, "
                f"{len(run.valid_measurements)} valid, {len(run.skipped)} skipped")
     if run.ceilings:
@@ -379,13 +483,11 @@ def _print_summary(run: "Run") -> None:
         rows = [[c.name, f"{_fmt(c.value)} {c.unit}", c.source] for c in run.ceilings]
         for ln in _table(["ceiling", "value", "source"], rows):
             typer.echo(ln)
-    try:
-        ridges = Roofline.from_run(run).ridge_points()
-    except (ValueError, LookupError):
-        ridges = {}
-    if ridges:
-        typer.echo("")
-        rows = [[name, f"{_fmt(v)} FLOP/byte"] for name, v in ridges.items()]
+    notes, rows = _ridge_table(run)
+    typer.echo("")
+    for note in notes:
+        typer.echo(note)
+    if rows:
         for ln in _table(["ridge point", "intensity"], rows):
             typer.echo(ln)
 
@@ -422,8 +524,18 @@ def run(
     suite: Annotated[
         Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm (default: all).")
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and smaller arrays, for a fast look.")] = False,
-    reps: Annotated[int, typer.Option("--reps", help=f"Timed samples per kernel ({REPS_MIN} to {REPS_MAX}).")] = 10,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="A fast look: trims the sweep to F = 1, 4, 16 … 1024 and shortens time budgets "
+            "(sweep launch budget, GEMM size ladder, warm-up). Array sizes are not changed.",
+        ),
+    ] = False,
+    reps: Annotated[
+        str,
+        typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer ({REPS_MIN} to {REPS_MAX})."),
+    ] = "10",
     array_size: Annotated[
         Optional[str], typer.Option("--array-size", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
     ] = None,
@@ -434,8 +546,7 @@ def run(
     from .devices import parse_device
     from .sizes import parse_size
 
-    if not (REPS_MIN <= reps <= REPS_MAX):
-        _fail(f"--reps {reps} is out of range (valid: {REPS_MIN} to {REPS_MAX})", EXIT_USAGE)
+    n_reps = _parse_int("--reps", reps, REPS_MIN, REPS_MAX)
     array_bytes: Optional[int] = None
     if array_size is not None:
         try:
@@ -467,6 +578,8 @@ def run(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         _fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
+    if not os.access(out, os.W_OK | os.X_OK):
+        _fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
 
     if device is None:
         try:
@@ -478,13 +591,7 @@ def run(
         except backend_error as exc:
             _fail(f"no device could be opened: {exc}", EXIT_FAILED)
 
-    command = ["apple-roofline", "run", "--device", device, "--suite", ",".join(suites or runner.SUITES)]
-    if quick:
-        command.append("--quick")
-    command += ["--reps", str(reps)]
-    if array_size is not None:
-        command += ["--array-size", array_size]
-    command += ["--out", str(out)]
+    command = _real_command()
 
     # -- measure
     try:
@@ -493,7 +600,7 @@ def run(
                 device,
                 suites,
                 quick=quick,
-                reps=reps,
+                reps=n_reps,
                 array_bytes=array_bytes,
                 progress=progress,
                 command=command,
@@ -503,7 +610,8 @@ def run(
         try:
             _, problems = _write_outputs(partial, out)
         except (OSError, ValueError) as write_exc:
-            _fail(f"interrupted, and the partial results could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+            why = _os_reason(write_exc) if isinstance(write_exc, OSError) else _one_line(write_exc)
+            _fail(f"interrupted, and the partial results could not be written to {out}: {why}", EXIT_INTERRUPTED)
         for p in problems:
             _warn(p)
         typer.echo(f"interrupted: partial results written to {out}", err=True)
@@ -521,7 +629,9 @@ def run(
     # -- write and summarise
     try:
         written, problems = _write_outputs(result, out)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        _fail(_os_reason(exc), EXIT_FAILED)
+    except ValueError as exc:
         _fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
     _print_summary(result)
     typer.echo("")
@@ -553,6 +663,10 @@ def plot(
     target = output if output is not None else run_json.parent / "roofline.png"
     _check_plot_suffix(target, "-o")
     loaded = _load_run(run_json)
+    _check_writable_dir(target)
+    if not loaded.ceilings:
+        # plot_roofline would draw empty axes; say why there is nothing to draw
+        _fail(_no_ceilings_message(loaded, run_json), EXIT_FAILED)
     from .plot import plot_roofline
 
     _save_plot(lambda: plot_roofline(loaded), target, f"{run_json}: cannot plot")
@@ -569,7 +683,9 @@ def _save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
         _fail(f"{what}: {exc}", EXIT_FAILED)
     try:
         save_figure(fig, target)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # its message may name the temporary file; name the target
+        _fail(f"cannot write {target}: {_os_reason(exc)}", EXIT_FAILED)
+    except ValueError as exc:
         _fail(f"cannot write {target}: {exc}", EXIT_FAILED)
 
 
@@ -606,6 +722,8 @@ def compare(
         _check_plot_suffix(output, "-o")
     a = _load_run(a_json)
     b = _load_run(b_json)
+    if output is not None:
+        _check_writable_dir(output)
     from .report import compare_markdown
 
     text = compare_markdown(a, b)

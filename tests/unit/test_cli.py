@@ -172,8 +172,31 @@ def test_run_bad_options(tmp_path: Path, args: List[str], needles: List[str]) ->
 
 def test_run_reps_not_a_number(tmp_path: Path) -> None:
     result = invoke(["run", "--reps", "many", "--out", str(tmp_path / "out")])
-    assert result.exit_code == 2
-    assert "Traceback" not in result.output
+    assert_usage_error(result, "--reps 'many' is not an integer (valid: 1 to 10000)")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ["abc", "1.5", "1e3", "", "0x10", "7 reps"])
+def test_run_reps_not_an_integer_is_one_line(tmp_path: Path, value: str) -> None:
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--reps", value, "--out", str(out)])
+    assert_usage_error(result, f"--reps {value!r} is not an integer", "(valid: 1 to 10000)")
+    assert "Usage:" not in result.output and "╭" not in result.output  # no Click/Rich error box
+    assert not out.exists()
+
+
+def test_run_reps_help_names_range() -> None:
+    result = invoke(["run", "--help"])
+    assert "1 to 10000" in " ".join(result.output.replace("│", " ").split())
+
+
+def test_quick_help_says_what_quick_does() -> None:
+    result = invoke(["run", "--help"])
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "smaller arrays" not in text
+    for needle in ("F = 1, 4, 16", "1024", "sweep launch budget", "GEMM size ladder", "warm-up",
+                   "Array sizes are not changed"):
+        assert needle in text, needle
 
 
 @needs_native
@@ -273,6 +296,61 @@ def test_plot_bad_suffix(tmp_path: Path, saved_run: Path, name: str) -> None:
     assert not target.exists()
 
 
+@pytest.mark.parametrize("cmd", ["plot", "compare"])
+def test_output_dir_missing_names_target(tmp_path: Path, saved_run: Path, saved_run_b: Path, cmd: str) -> None:
+    target = tmp_path / "nonexist" / "x.png"
+    args = [str(saved_run)] if cmd == "plot" else [str(saved_run), str(saved_run_b)]
+    result = invoke([cmd, *args, "-o", str(target)])
+    assert_usage_error(result, str(target), "does not exist")
+    assert ".tmp" not in result.stderr
+    assert not target.parent.exists()
+
+
+def test_plot_output_parent_is_a_file(tmp_path: Path, saved_run: Path) -> None:
+    parent = tmp_path / "file.txt"
+    parent.write_text("x")
+    target = parent / "x.png"
+    result = invoke(["plot", str(saved_run), "-o", str(target)])
+    assert_usage_error(result, str(target), "not a directory")
+
+
+def test_plot_output_dir_not_writable(tmp_path: Path, saved_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    real_access = os.access
+    locked = tmp_path / "locked"
+    locked.mkdir()
+
+    def access(path: Any, mode: int, **kw: Any) -> bool:
+        if Path(path) == locked and mode & os.W_OK:
+            return False
+        return real_access(path, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)  # works as root too
+    target = locked / "x.png"
+    result = invoke(["plot", str(saved_run), "-o", str(target)])
+    assert_usage_error(result, str(target), "not writable")
+    assert not target.exists()
+
+
+def test_plot_write_failure_names_target(tmp_path: Path, saved_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    import apple_roofline.plot as plot_mod
+
+    target = tmp_path / "x.png"
+
+    def failing_save(fig: Any, path: Any) -> None:
+        tmp = Path(path).parent / f".{Path(path).name}.arb9c2c4.tmp"
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp))
+
+    monkeypatch.setattr(plot_mod, "save_figure", failing_save)
+    result = invoke(["plot", str(saved_run), "-o", str(target)])
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert lines == [f"error: cannot write {target}: No space left on device"], lines
+
+
 def test_compare_bad_suffix(tmp_path: Path, saved_run: Path, saved_run_b: Path) -> None:
     result = invoke(["compare", str(saved_run), str(saved_run_b), "-o", str(tmp_path / "cmp.gif")])
     assert_usage_error(result, "cmp.gif", ".png")
@@ -349,6 +427,22 @@ def test_compare_writes_png(tmp_path: Path, saved_run: Path, saved_run_b: Path) 
     assert target.read_bytes()[:8] == PNG_MAGIC
 
 
+@pytest.mark.parametrize("n_measurements", [0, 3])
+def test_plot_run_without_ceilings_exits_1(tmp_path: Path, m5_run: Run, n_measurements: int) -> None:
+    invalid = tuple(dataclasses.replace(m, valid=False) for m in m5_run.measurements[:n_measurements])
+    path = tmp_path / "run.json"
+    dataclasses.replace(m5_run, measurements=invalid, ceilings=()).save(path)
+    target = tmp_path / "fig.png"
+    result = invoke(["plot", str(path), "-o", str(target)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    held = "3 measurements, none valid for a ceiling" if n_measurements else "no measurements"
+    assert lines == [f"error: {path} has no ceilings to draw (it holds {held})"], lines
+    assert not target.exists()
+    assert result.stdout == ""
+
+
 # --------------------------------------------------------------------------
 # run: interruption and invalid measurements (runner monkeypatched)
 
@@ -394,10 +488,10 @@ def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.Monk
 def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     out = tmp_path / "nested" / "out"
-    result = invoke(
-        ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "7", "--array-size", "8MiB",
-         "--out", str(out)]
-    )
+    args = ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "7", "--array-size", "8MiB",
+            "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", ["/usr/local/bin/apple-roofline", *args])
+    result = invoke(args)
     # the synthetic run holds one invalid measurement: files written, exit 1
     assert result.exit_code == 1, result.output
     assert calls[0]["quick"] is True
@@ -411,6 +505,116 @@ def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_
     assert len(err_lines) == 1
     assert "DRAM bandwidth" in result.stdout  # summary table of ceilings
     assert "ridge point" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "argv0, prefix",
+    [
+        ("/usr/local/bin/apple-roofline", ["apple-roofline"]),
+        ("apple-roofline", ["apple-roofline"]),
+        ("/opt/venv/lib/python3.11/site-packages/apple_roofline/__main__.py",
+         [Path(sys.executable).name, "-m", "apple_roofline"]),
+    ],
+)
+def test_run_command_is_the_real_argv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run, argv0: str, prefix: List[str]
+) -> None:
+    calls = _patch_runner(monkeypatch, lambda _m: m5_run)
+    out = tmp_path / "out"
+    # as typed: short options, a suite list in the user's order, no --reps; nothing normalised or added
+    args = ["run", "-d", "cpu", "-s", "peak,stream", "-o", str(out)]
+    monkeypatch.setattr(sys, "argv", [argv0, *args])
+    invoke(args)
+    assert list(calls[0]["command"]) == [*prefix, *args]
+
+
+def _summary_run(m5_run: Run, *, measured: str, theoretical: Sequence[str]) -> Run:
+    """m5_run keeping the measured ceilings of kinds in ``measured`` and theoretical ones of ``theoretical``."""
+    keep = tuple(
+        c for c in m5_run.ceilings
+        if (c.source == "measured" and c.kind in measured) or (c.source == "theoretical" and c.kind in theoretical)
+    )
+    ms = tuple(m for m in m5_run.measurements if m.valid)
+    return dataclasses.replace(m5_run, measurements=ms, ceilings=keep)
+
+
+def test_run_summary_ridges_fall_back_to_theoretical_compute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run
+) -> None:
+    # --suite stream: a measured bandwidth, theoretical compute ceilings only
+    stream_only = _summary_run(m5_run, measured="bandwidth", theoretical=["bandwidth", "compute"])
+    _patch_runner(monkeypatch, lambda _m: stream_only)
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "ridge points of theoretical compute ceilings against the measured DRAM bandwidth (122 GB/s)" in out
+    assert "no compute ceiling was measured" in out
+    # 4096 / 122 and 8192 / 122, labelled theoretical
+    assert "FP32 scalar ILP (theoretical)  33.6 FLOP/byte" in out
+    assert "FP16 scalar ILP (theoretical)  67.1 FLOP/byte" in out
+
+
+def test_run_summary_measured_ridges_unlabelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    full = _summary_run(m5_run, measured="bandwidth compute", theoretical=["bandwidth", "compute"])
+    _patch_runner(monkeypatch, lambda _m: full)
+    result = invoke(["run", "--device", "cpu", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "ridge point" in result.stdout
+    assert "(theoretical)" not in result.stdout.split("ridge point", 1)[1]
+    assert "FP32 vector" in result.stdout and "6.68 FLOP/byte" in result.stdout  # 815 / 122
+
+
+@pytest.mark.parametrize(
+    "measured, theoretical, why",
+    [
+        ("bandwidth", [], "no compute ceiling"),
+        ("", [], "no bandwidth ceiling (measured by the stream suite; no theoretical one known) and no compute"),
+        ("compute", ["compute"], "no bandwidth ceiling"),
+    ],
+)
+def test_run_summary_says_why_no_ridge_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run, measured: str, theoretical: List[str], why: str
+) -> None:
+    r = _summary_run(m5_run, measured=measured, theoretical=theoretical)
+    _patch_runner(monkeypatch, lambda _m: r)
+    result = invoke(["run", "--device", "cpu", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.stdout.splitlines() if ln.startswith("no ridge points:")]
+    assert len(lines) == 1 and why in lines[0], result.stdout
+    assert "FLOP/byte" not in result.stdout
+
+
+def test_run_without_ceilings_writes_no_empty_plot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run
+) -> None:
+    r = _summary_run(m5_run, measured="", theoretical=[])
+    _patch_runner(monkeypatch, lambda _m: r)
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "run.json").exists() and (out / "report.md").exists()
+    assert not (out / "roofline.png").exists() and not (out / "roofline.svg").exists()
+    assert "warning: no roofline plot: the run has no ceilings to draw" in result.stderr
+
+
+def test_run_write_failure_names_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    import errno
+
+    import apple_roofline.results as results_mod
+
+    ok = dataclasses.replace(m5_run, measurements=tuple(m for m in m5_run.measurements if m.valid))
+    _patch_runner(monkeypatch, lambda _m: ok)
+    out = tmp_path / "out"
+
+    def failing_write(path: Any, text: str) -> None:
+        raise OSError(errno.EACCES, "Permission denied", str(Path(path).parent / f".{Path(path).name}.x1y2z3.tmp"))
+
+    monkeypatch.setattr(results_mod, "write_text_atomic", failing_write)
+    result = invoke(["run", "--device", "cpu", "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+    assert lines == [f"error: cannot write {out / 'run.json'}: Permission denied"], result.stderr
+    assert ".tmp" not in result.stderr
 
 
 def test_run_all_valid_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
@@ -447,11 +651,11 @@ def test_run_device_error_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 @needs_native
-def test_run_end_to_end_cpu(tmp_path: Path) -> None:
+def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "tmp"
-    result = invoke(
-        ["run", "--device", "cpu", "--suite", "stream,peak", "--array-size", "8MiB", "--reps", "3", "--out", str(out)]
-    )
+    args = ["run", "--device", "cpu", "--suite", "stream,peak", "--array-size", "8MiB", "--reps", "3", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", ["/somewhere/bin/apple-roofline", *args])
+    result = invoke(args)
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
     for name in ("run.json", "roofline.png", "roofline.svg", "report.md"):
@@ -465,4 +669,4 @@ def test_run_end_to_end_cpu(tmp_path: Path) -> None:
     assert {m.suite for m in run.measurements} <= {"stream", "peak"}
     kinds = {c.kind for c in run.ceilings if c.source == "measured"}
     assert kinds == {"bandwidth", "compute"}
-    assert "--reps" in run.command
+    assert list(run.command) == ["apple-roofline", *args]
