@@ -7,6 +7,15 @@ compute ceiling a horizontal line starting at its ridge point ``P / B``
 (FLOP/byte), as in the M5 GPU roofline analysis. Measured ceilings are solid,
 theoretical ones dashed (DESIGN section 6).
 
+Ceilings of one source whose values agree within 0.5 % are drawn as one line
+whose label names them all ("FP32 vector = GEMM FP32: 461 GFLOP/s
+(theoretical)"). Each measured compute line has its own colour from a
+colour-blind-safe palette, and a theoretical line takes the colour of the
+measured class it names first; bandwidth is black. The horizontal ceilings
+are labelled in a column right of the axes, joined to their lines by leader
+lines, so no label covers a data marker; the diagonal bandwidth label and the
+ridge-point labels are placed clear of data markers and of each other.
+
 Figures are built with :class:`matplotlib.figure.Figure` and the Agg canvas,
 never pyplot, so nothing touches matplotlib's global state; matplotlib is
 imported inside the functions, not when this module is imported.
@@ -16,11 +25,12 @@ from __future__ import annotations
 
 import importlib
 import io
+import itertools
 import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .report import run_date
 from .results import Ceiling, Measurement, Run, _fmt3, write_bytes_atomic
@@ -38,22 +48,38 @@ def _mpl(module: str) -> Any:
     """Import a matplotlib module on first use (never at module import)."""
     return importlib.import_module(module)
 
-__all__ = ["plot_roofline", "plot_compare", "save_figure", "FIGSIZE", "DPI", "X_LABEL", "Y_LABEL"]
 
-#: Default figure size in inches (width, height).
-FIGSIZE: Tuple[float, float] = (10.0, 6.5)
+__all__ = ["plot_roofline", "plot_compare", "save_figure", "FIGSIZE", "DPI", "X_LABEL", "Y_LABEL", "MERGE_RTOL"]
+
+#: Default figure size in inches (width, height): the axes, the ceiling-label
+#: column right of them and the legend below them.
+FIGSIZE: Tuple[float, float] = (11.0, 7.0)
 #: Resolution of saved raster images, dots per inch.
 DPI: int = 150
 X_LABEL = "Arithmetic intensity (FLOP/byte)"
 Y_LABEL = "Performance (GFLOP/s)"
+#: Ceilings of one source and kind within this relative distance of the
+#: highest of them are drawn as one line (0.5 %).
+MERGE_RTOL: float = 0.005
 
 _FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
-# colour-blind-friendly qualitative palette (Okabe & Ito), no black or grey
-_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#117733")
+# colour-blind-safe qualitative palette: Okabe & Ito (yellow left out: too
+# light on white), then Paul Tol's wine, green, indigo and olive
+_PALETTE = (
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+    "#882255", "#117733", "#332288", "#999933",
+)
+_RUN_COLORS = ("#0072B2", "#D55E00")  # plot_compare: run A, run B
+_BANDWIDTH_COLOR = "#000000"
+_NEUTRAL = "#4d4d4d"  # legend proxies for "measured" / "theoretical"
 _USER_MARKERS = ("*", "D", "P", "X", "^", "v", "s", "p")
-_MEASURED_COLOR = "#1a1a1a"
-_THEORETICAL_COLOR = "#6e6e6e"
+_SWEEP_MARKERS = ("o", "s", "^", "v", "D", "P")
+# sweeps in black and greys (the ceilings own the colours), told apart by marker
+_SWEEP_COLORS = ("#000000", "#808080", "#404040", "#a6a6a6")
+_WRAP = 46  # ceiling labels longer than this break after the names
 _LABEL_SIZE = 8.0
+_COLUMN_GAP_PT = 20.0  # leader length: from the right edge of the axes to the label column
+_BW_POSITIONS = (1.5, 3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0)  # along the diagonal, times xlo
 
 
 # --------------------------------------------------------------------------
@@ -61,21 +87,124 @@ _LABEL_SIZE = 8.0
 
 
 @dataclass(frozen=True)
+class _Line:
+    """One drawn ceiling: the ceilings of one source and kind whose values
+    agree within :data:`MERGE_RTOL`, in label order."""
+
+    source: str  # "measured" | "theoretical"
+    kind: str  # "bandwidth" | "compute"
+    members: Tuple[Ceiling, ...]
+
+    @property
+    def value(self) -> float:
+        return max(c.value for c in self.members)
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        return tuple(c.name for c in self.members)
+
+    @property
+    def name(self) -> str:
+        return " = ".join(self.names)
+
+    def _parts(self) -> Tuple[str, str]:
+        values: List[str] = []
+        for c in self.members:
+            v = _fmt3(c.value)
+            if v not in values:
+                values.append(v)
+        unit = self.members[0].unit or ("GB/s" if self.kind == "bandwidth" else "GFLOP/s")
+        joiner = " = " if len(values) == 1 else " ≈ "
+        rest = f"{' / '.join(values)} {unit}" + (" (theoretical)" if self.source == "theoretical" else "")
+        return joiner.join(self.names), rest
+
+    def label(self) -> str:
+        """``"<name> = <name>: <value> <unit>"`` (``" (theoretical)"`` appended
+        for theoretical lines); members whose 3-figure values differ are
+        joined by ``"≈"`` and all their values given."""
+        names, rest = self._parts()
+        return f"{names}: {rest}"
+
+    def wrapped(self, prefix: str = "") -> str:
+        """``prefix`` + :meth:`label`, broken after the names (``":\\n"``)
+        when longer than ``_WRAP`` characters."""
+        names, rest = self._parts()
+        text = f"{prefix}{names}: {rest}"
+        return text if len(text) <= _WRAP else f"{prefix}{names}:\n{rest}"
+
+
+def _merge(ceilings: Sequence[Ceiling], source: str, kind: str, order: Dict[str, int]) -> List[_Line]:
+    """Group equal-valued ceilings (within :data:`MERGE_RTOL` of the group's
+    highest), highest group first; members ordered by ``order`` (names not
+    in it after, highest value first)."""
+    cs = sorted((c for c in ceilings if c.kind == kind and c.source == source), key=lambda c: -c.value)
+    groups: List[List[Ceiling]] = []
+    for c in cs:
+        if groups and groups[-1][0].value - c.value <= MERGE_RTOL * groups[-1][0].value:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    big = len(order) + 1
+    return [
+        _Line(source, kind, tuple(sorted(g, key=lambda c: (order.get(c.name, big), -c.value))))
+        for g in groups
+    ]
+
+
+@dataclass(frozen=True)
 class _Roof:
     """The ceilings of one source (measured or theoretical) of one run."""
 
-    bandwidth: Optional[Ceiling]
-    compute: Tuple[Ceiling, ...]  # highest first
+    bandwidth: Optional[_Line]
+    compute: Tuple[_Line, ...]  # highest first
     source: str
 
-    def ridge(self, c: Ceiling) -> Optional[float]:
-        return c.value / self.bandwidth.value if self.bandwidth is not None else None
+    def ridge(self, line: _Line) -> Optional[float]:
+        return line.value / self.bandwidth.value if self.bandwidth is not None else None
 
 
-def _roof(ceilings: Sequence[Ceiling], source: str) -> _Roof:
+def _roof(ceilings: Sequence[Ceiling], source: str, order: Optional[Dict[str, int]] = None) -> _Roof:
+    """The roof of ``source``: the best bandwidth ceiling and the merged
+    compute lines (members ordered by ``order``, e.g. the measured order)."""
     bws = sorted((c for c in ceilings if c.kind == "bandwidth" and c.source == source), key=lambda c: -c.value)
-    comp = sorted((c for c in ceilings if c.kind == "compute" and c.source == source), key=lambda c: -c.value)
-    return _Roof(bws[0] if bws else None, tuple(comp), source)
+    bw = _Line(source, "bandwidth", (bws[0],)) if bws else None
+    return _Roof(bw, tuple(_merge(ceilings, source, "compute", order or {})), source)
+
+
+def _roofs(run: Run) -> Tuple[_Roof, _Roof]:
+    """(measured, theoretical); theoretical members listed in measured order."""
+    measured = _roof(run.ceilings, "measured")
+    order = {n: i for i, n in enumerate(n for line in measured.compute for n in line.names)}
+    return measured, _roof(run.ceilings, "theoretical", order)
+
+
+def _class_colors(measured: _Roof, theoretical: _Roof) -> Tuple[Dict[str, str], Iterator[str]]:
+    """A colour per ceiling class: one per measured line, highest first, then
+    one per theoretical line naming no measured class; and the palette
+    iterator, positioned after them (for data series)."""
+    palette = itertools.cycle(_PALETTE)
+    colors: Dict[str, str] = {}
+    for line in measured.compute:
+        col = next(palette)
+        for n in line.names:
+            colors[n] = col
+    for line in theoretical.compute:
+        if not any(n in colors for n in line.names):
+            col = next(palette)
+            for n in line.names:
+                colors[n] = col
+    return colors, palette
+
+
+def _text_color(color: str) -> str:
+    """``color`` darkened for text on white when it is light (sky blue, orange)."""
+    h = color.lstrip("#")
+    if len(h) != 6:
+        return color
+    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+    if 0.2126 * r + 0.7152 * g + 0.0722 * b <= 0.45:
+        return color
+    return "#" + "".join(f"{int(round(255 * v * 0.68)):02x}" for v in (r, g, b))
 
 
 def _limits(
@@ -116,12 +245,34 @@ def _limits(
 
 
 @dataclass
-class _Item:
+class _Diag:
+    """A label along a diagonal bandwidth roof ``y = slope * x``."""
+
     ann: Annotation
-    candidates: Tuple[Tuple[Tuple[float, float], str], ...]  # (offset points, va)
+    ax: Axes
+    x0: float
+    x1: float
+    slope: float
+    positions: Tuple[Tuple[float, str], ...]  # (x, "above" | "below"), in order of preference
+
+
+@dataclass
+class _Column:
+    """A horizontal ceiling's label in the column right of the axes."""
+
+    ann: Annotation
+    ax: Axes
+    y: float  # the ceiling, data coordinates
+
+
+@dataclass
+class _Free:
+    """A label near a point (ridge point, user point)."""
+
+    ann: Annotation
+    candidates: Tuple[Tuple[Tuple[float, float], str, str], ...]  # (offset points, ha, va)
     direction: Tuple[float, float]
     order: Tuple[float, float]
-    mode: str  # "fixed" | "stack" | "free"
 
 
 def _isotonic(values: Sequence[float]) -> List[float]:
@@ -139,49 +290,88 @@ def _isotonic(values: Sequence[float]) -> List[float]:
     return out
 
 
+def _stack(wants: Sequence[float], heights: Sequence[float], gap: float, lo: float, hi: float) -> List[float]:
+    """Centres, as close to ``wants`` (ascending) as possible in least
+    squares, at least ``(h_i + h_j) / 2 + gap`` apart, in order, kept within
+    [lo, hi] where there is room."""
+    if not wants:
+        return []
+    cum = [0.0]
+    for h0, h1 in zip(heights, heights[1:]):
+        cum.append(cum[-1] + 0.5 * (h0 + h1) + gap)
+    p = [q + c for q, c in zip(_isotonic([w - c for w, c in zip(wants, cum)]), cum)]
+    n = len(p)
+    p[-1] = min(p[-1], hi - 0.5 * heights[-1])
+    for i in range(n - 2, -1, -1):
+        p[i] = min(p[i], p[i + 1] - (cum[i + 1] - cum[i]))
+    p[0] = max(p[0], lo + 0.5 * heights[0])
+    for i in range(1, n):
+        p[i] = max(p[i], p[i - 1] + (cum[i] - cum[i - 1]))
+    return p
+
+
 class _Labels:
     """Overlap avoidance for annotations, in display coordinates.
 
     Three kinds of label, placed in this order:
 
-    - ``fixed`` (text along the diagonal bandwidth roofs): never moved; they
-      block others along their diagonal only;
-    - ``stack`` (horizontal ceiling labels at the right edge): spread
-      vertically as little as possible so that none overlap, keeping the
-      order of their lines (a least-squares fit, pool adjacent violators);
-    - ``free`` (ridge-point and user-point labels): each tries its candidate
+    - diagonal (bandwidth roofs): the first of their positions along the
+      line, above or below it, that stays inside the axes and clears every
+      data marker and label placed before; they then block others along
+      their diagonal only;
+    - column (horizontal ceilings): right of the axes at their line's
+      height, spread vertically as little as possible so that none overlap,
+      keeping the order of their lines (least squares, pool adjacent
+      violators), within the height of the axes; a leader line joins each to
+      its ceiling;
+    - free (ridge-point and user-point labels): each tries its candidate
       offsets, then is nudged from the first along its direction, 2 points at
-      a time, until it clears every label and data marker placed before it.
+      a time, until it clears every label and marker placed before it.
     """
 
     def __init__(self, fig: Figure) -> None:
         self.fig = fig
-        self.items: List[_Item] = []
+        self.diags: List[_Diag] = []
+        self.columns: List[_Column] = []
+        self.frees: List[_Free] = []
         self.markers: List[Tuple[Axes, float, float, float]] = []
 
-    def add(
+    def add_diag(self, ann: Annotation, ax: Axes, x0: float, x1: float, slope: float,
+                 positions: Sequence[Tuple[float, str]]) -> None:
+        self.diags.append(_Diag(ann, ax, x0, x1, slope, tuple(positions)))
+
+    def add_column(self, ann: Annotation, ax: Axes, y: float) -> None:
+        self.columns.append(_Column(ann, ax, y))
+
+    def add_free(
         self,
         ann: Annotation,
+        candidates: Sequence[Tuple[Tuple[float, float], str, str]],
         *,
-        mode: str = "free",
-        candidates: Sequence[Tuple[Tuple[float, float], str]] = (),
         direction: Tuple[float, float] = (0.0, 1.0),
         order: Tuple[float, float] = (0.0, 0.0),
     ) -> None:
-        first = ((float(ann.xyann[0]), float(ann.xyann[1])), str(ann.get_va()))
-        self.items.append(_Item(ann, (first,) + tuple(candidates), direction, order, mode))
+        self.frees.append(_Free(ann, tuple(candidates), direction, order))
 
     def add_markers(self, ax: Axes, xs: Sequence[float], ys: Sequence[float], size_pt: float) -> None:
-        """Data markers that free labels must not cover (size = diameter, points)."""
+        """Markers that labels must not cover (size = diameter, points)."""
         self.markers += [(ax, x, y, size_pt) for x, y in zip(xs, ys)]
 
+    def column_width(self) -> float:
+        """Width (pixels) of the widest column label, leader included."""
+        renderer = _renderer(self.fig)
+        if renderer is None or not self.columns:
+            return 0.0
+        widest = max(float(_text_extent(c.ann, renderer).width) for c in self.columns)
+        return widest + _COLUMN_GAP_PT * float(self.fig.dpi) / 72.0
+
     def layout(self) -> float:
-        """Place all labels; return how far (pixels) the highest one pokes
-        above its axes (<= 0 when all fit)."""
+        """Place all labels; return how far (pixels) the highest free label
+        pokes above its axes (<= 0 when all fit)."""
         Bbox = _mpl("matplotlib.transforms").Bbox
 
         renderer = _renderer(self.fig)
-        if renderer is None or not self.items:
+        if renderer is None:
             return 0.0
         px_per_pt = self.fig.dpi / 72.0
         placed: List[Any] = []
@@ -191,87 +381,93 @@ class _Labels:
             placed.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
 
         def box(ann: Annotation) -> Any:
-            return ann.get_window_extent(renderer).expanded(1.03, 1.12)
+            return _text_extent(ann, renderer).expanded(1.03, 1.12)
 
-        tops: List[float] = []
-
-        def note(ann: Annotation, b: Any) -> None:
-            if ann.axes is not None:
-                tops.append(b.y1 - ann.axes.get_window_extent(renderer).y1)
-
-        for item in self.items:
-            if item.mode == "fixed":
-                item.ann.xyann, _ = item.candidates[0]
-                placed += _along(box(item.ann), float(item.ann.get_rotation()), Bbox)
-
-        stack = sorted((i for i in self.items if i.mode == "stack"), key=lambda i: i.order[1])
-        # first try: each label just above or just below its own line, highest first
-        greedy: List[Any] = []
-        for item in reversed(stack):
-            found = None
-            for nudge in range(0, 8):  # up to 14 points away from the line
-                for (ox, oy), va in item.candidates:
-                    item.ann.xyann = (ox, oy + (2.0 * nudge if oy >= 0 else -2.0 * nudge))
-                    item.ann.set_va(va)
-                    b = box(item.ann)
-                    if not any(b.overlaps(p) for p in placed + greedy):
-                        found = b
-                        break
-                if found is not None:
+        for d in self.diags:
+            frame = d.ax.get_window_extent(renderer)
+            theta = _angle(d.ax, d.x0, d.slope * d.x0, d.x1, d.slope * d.x1)
+            d.ann.set_rotation(theta)
+            nx, ny = -math.sin(math.radians(theta)), math.cos(math.radians(theta))
+            best: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), position)
+            chosen: Optional[List[Any]] = None
+            for k, (x, side) in enumerate(d.positions):
+                if not d.x0 <= x < d.x1:
+                    continue
+                sign = 1.0 if side == "above" else -1.0
+                d.ann.xy = (x, d.slope * x)
+                d.ann.xyann = (sign * 3.0 * nx, sign * 3.0 * ny)
+                d.ann.set_va("bottom" if side == "above" else "top")
+                extent = _text_extent(d.ann, renderer)
+                boxes = _along(extent, theta, Bbox)
+                inside = frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 \
+                    and extent.y1 <= frame.y1
+                hits = sum(1 for p in placed if any(b.overlaps(p) for b in boxes))
+                if inside and hits == 0:
+                    chosen = boxes
                     break
-            if found is None:
-                break
-            greedy.append(found)
-        if len(greedy) == len(stack):
-            placed += greedy
-            for item, b in zip(reversed(stack), greedy):
-                note(item.ann, b)
-        elif stack:
-            # crowded: spread them as little as possible, keeping their order
-            gap = 1.5 * px_per_pt
+                score = (0 if inside else 1, hits)
+                if best is None or score < best[0]:
+                    best = (score, k)
+            if chosen is None:
+                x, side = d.positions[best[1] if best is not None else 0]
+                sign = 1.0 if side == "above" else -1.0
+                d.ann.xy = (x, d.slope * x)
+                d.ann.xyann = (sign * 3.0 * nx, sign * 3.0 * ny)
+                d.ann.set_va("bottom" if side == "above" else "top")
+                chosen = _along(_text_extent(d.ann, renderer), theta, Bbox)
+            placed += chosen
+
+        axes_list: List[Axes] = []
+        for c in self.columns:
+            if not any(c.ax is a for a in axes_list):
+                axes_list.append(c.ax)
+        for ax in axes_list:
+            frame = ax.get_window_extent(renderer)
+            cols = sorted((c for c in self.columns if c.ax is ax), key=lambda c: c.y)
             heights, wants = [], []
-            for item in stack:
-                item.ann.xyann, va = item.candidates[0]
-                item.ann.set_va(va)
-                b = box(item.ann)
+            for c in cols:
+                c.ann.xyann = (_COLUMN_GAP_PT, 0.0)
+                c.ann.set_va("center")
+                b = box(c.ann)
                 heights.append(b.height)
                 wants.append(0.5 * (b.y0 + b.y1))
-            # positions p_i >= p_{i-1} + spacing_i: fit q_i = p_i - c_i isotonically
-            cum = [0.0]
-            for h0, h1 in zip(heights, heights[1:]):
-                cum.append(cum[-1] + 0.5 * (h0 + h1) + gap)
-            fitted = _isotonic([w - c for w, c in zip(wants, cum)])
-            for item, want, q, c in zip(stack, wants, fitted, cum):
-                ox, oy = item.ann.xyann
-                item.ann.xyann = (ox, oy + (q + c - want) / px_per_pt)
-                b = box(item.ann)
-                placed.append(b)
-                note(item.ann, b)
+            centres = _stack(wants, heights, 1.0 * px_per_pt, frame.y0, frame.y1)
+            for c, want, p in zip(cols, wants, centres):
+                c.ann.xyann = (_COLUMN_GAP_PT, (p - want) / px_per_pt)
+                placed.append(box(c.ann))
 
-        for item in sorted((i for i in self.items if i.mode == "free"), key=lambda i: i.order):
-            ann = item.ann
+        tops: List[float] = []
+        for f in sorted(self.frees, key=lambda f: f.order):
+            ann = f.ann
+            frame = ann.axes.get_window_extent(renderer) if ann.axes is not None else None
             ok = False
-            for offset, va in item.candidates:
+            b = None
+            for offset, ha, va in f.candidates:
                 ann.xyann = offset
+                ann.set_ha(ha)
                 ann.set_va(va)
                 b = box(ann)
-                if not any(b.overlaps(p) for p in placed):
+                fits = frame is None or (frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1)
+                if fits and not any(b.overlaps(p) for p in placed):
                     ok = True
                     break
             if not ok:
-                offset, va = item.candidates[0]
+                offset, ha, va = f.candidates[0]
                 ann.xyann = offset
+                ann.set_ha(ha)
                 ann.set_va(va)
                 b = box(ann)
-                dx, dy = item.direction
+                dx, dy = f.direction
                 for _ in range(80):
                     if not any(b.overlaps(p) for p in placed):
                         break
                     ox, oy = ann.xyann
                     ann.xyann = (ox + 2.0 * dx, oy + 2.0 * dy)
                     b = box(ann)
-            placed.append(b)
-            note(ann, b)
+            if b is not None:
+                placed.append(b)
+                if frame is not None:
+                    tops.append(b.y1 - frame.y1)
         return max(tops) if tops else 0.0
 
 
@@ -298,6 +494,12 @@ def _along(b: Any, angle_deg: float, bbox_cls: Any) -> List[Any]:
     return boxes
 
 
+def _text_extent(ann: Annotation, renderer: Any) -> Any:
+    """The extent of an annotation's text alone (its leader line left out)."""
+    ann.update_positions(renderer)
+    return _mpl("matplotlib.text").Text.get_window_extent(ann, renderer)
+
+
 def _renderer(fig: Figure) -> Any:
     canvas = fig.canvas
     get = getattr(canvas, "get_renderer", None)
@@ -314,7 +516,7 @@ def _renderer(fig: Figure) -> Any:
 def _new_figure() -> Tuple[Figure, Axes]:
     fig = _mpl("matplotlib.figure").Figure(figsize=FIGSIZE, dpi=100)
     _mpl("matplotlib.backends.backend_agg").FigureCanvasAgg(fig)
-    fig.subplots_adjust(left=0.08, right=0.73, bottom=0.10, top=0.92)
+    fig.subplots_adjust(left=0.07, right=0.70, bottom=0.20, top=0.93)
     ax = fig.add_subplot(1, 1, 1)
     return fig, ax
 
@@ -351,84 +553,97 @@ def _angle(ax: Axes, x1: float, y1: float, x2: float, y2: float) -> float:
     return math.degrees(math.atan2(p2y - p1y, p2x - p1x))
 
 
+_BBOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85)
+
+
 def _draw_roof(
     ax: Axes,
     roof: _Roof,
     labels: _Labels,
     xlim: Tuple[float, float],
     *,
-    color: str,
+    color_of: Callable[[_Line], str],
+    bw_color: str = _BANDWIDTH_COLOR,
     prefix: str = "",
     gid: str = "",
     mark_ridges: bool = True,
     annotate_ridges: bool = True,
-    bw_label_side: str = "below",
-    bw_label_at: float = 1.5,
-    compute_label_at: str = "end",
+    labelled: Optional[Callable[[_Line], bool]] = None,
+    bw_sides: Tuple[str, ...] = ("above", "below"),
 ) -> None:
     """Draw one source's roof: diagonal bandwidth line up to the highest
-    compute ceiling, horizontal compute lines from their ridge points."""
+    compute line, horizontal compute lines from their ridge points.
+
+    Lines for which ``labelled`` is false (default: all are labelled) get no
+    label on the plot but a legend entry ``prefix + label`` instead."""
     theoretical = roof.source == "theoretical"
     style = "--" if theoretical else "-"
-    lw = 1.3 if theoretical else 1.8
+    lw = 1.4 if theoretical else 1.9
     xlo, xhi = xlim
-    suffix = " (theoretical)" if theoretical else ""
-    bbox = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8)
     top = roof.compute[0] if roof.compute else None
     bw = roof.bandwidth
     if bw is not None:
+        show = labelled is None or labelled(bw)
         x_end = top.value / bw.value if top is not None else xhi
         x_end = min(max(x_end, xlo), xhi)
         ax.plot(
-            [xlo, x_end], [bw.value * xlo, bw.value * x_end], linestyle=style, color=color, linewidth=lw,
+            [xlo, x_end], [bw.value * xlo, bw.value * x_end], linestyle=style, color=bw_color, linewidth=lw,
             gid=f"{gid}ceiling:{roof.source}:bandwidth:{bw.name}", zorder=3,
+            label="_nolegend_" if show else prefix + bw.label(),
         )
-        xa = xlo * bw_label_at
-        theta = _angle(ax, xlo, bw.value * xlo, x_end, bw.value * x_end)
-        nx, ny = -math.sin(math.radians(theta)), math.cos(math.radians(theta))
-        below = bw_label_side == "below"
-        sign = -1.0 if below else 1.0
-        ann = ax.annotate(
-            f"{prefix}{bw.name} {_fmt3(bw.value)} GB/s{suffix}",
-            xy=(xa, bw.value * xa), xytext=(sign * 3.0 * nx, sign * 3.0 * ny), textcoords="offset points",
-            rotation=theta, rotation_mode="anchor", ha="left", va="top" if below else "bottom",
-            fontsize=_LABEL_SIZE, color=color, bbox=bbox, zorder=6,
-            gid=f"{gid}label:{roof.source}:bandwidth:{bw.name}",
-        )
-        labels.add(ann, mode="fixed")
-    for c in roof.compute:
-        ridge = roof.ridge(c)
+        if show:
+            ann = ax.annotate(
+                prefix + bw.label(), xy=(xlo * 1.5, bw.value * xlo * 1.5), xytext=(0.0, 3.0),
+                textcoords="offset points", rotation=0.0, rotation_mode="anchor", ha="left", va="bottom",
+                fontsize=_LABEL_SIZE, color=_text_color(bw_color), bbox=_BBOX, zorder=6,
+                gid=f"{gid}label:{roof.source}:bandwidth:{bw.name}",
+            )
+            positions = [(xlo * f, side) for side in bw_sides for f in _BW_POSITIONS]
+            labels.add_diag(ann, ax, xlo, x_end, bw.value, positions)
+    for line in roof.compute:
+        show = labelled is None or labelled(line)
+        col = color_of(line)
+        ridge = roof.ridge(line)
         x0 = min(max(ridge, xlo), xhi) if ridge is not None else xlo
         ax.plot(
-            [x0, xhi], [c.value, c.value], linestyle=style, color=color, linewidth=lw,
-            gid=f"{gid}ceiling:{roof.source}:compute:{c.name}", zorder=3,
+            [x0, xhi], [line.value, line.value], linestyle=style, color=col, linewidth=lw,
+            gid=f"{gid}ceiling:{roof.source}:compute:{line.name}", zorder=3,
+            label="_nolegend_" if show else prefix + line.label(),
         )
-        at_end = compute_label_at == "end" or ridge is None
-        dx = -4.0 if at_end else 9.0
-        ann = ax.annotate(
-            f"{prefix}{c.name} {_fmt3(c.value)} GFLOP/s{suffix}",
-            xy=(xhi if at_end else x0, c.value), xytext=(dx, 2.5), textcoords="offset points",
-            ha="right" if at_end else "left", va="bottom", fontsize=_LABEL_SIZE, color=color, bbox=bbox,
-            zorder=6, gid=f"{gid}label:{roof.source}:compute:{c.name}",
-        )
-        labels.add(ann, mode="stack" if at_end else "free", candidates=[((dx, -2.5), "top")],
-                   order=(1.0, c.value))
-    if mark_ridges and bw is not None:
-        for c in roof.compute:
-            ridge = c.value / bw.value
-            ax.plot(
-                [ridge], [c.value], linestyle="none", marker="o", markersize=5,
-                markerfacecolor="white" if theoretical else color, markeredgecolor=color,
-                gid=f"{gid}ridge:{roof.source}:{c.name}", zorder=5,
+        if show:
+            ann = ax.annotate(
+                line.wrapped(prefix), xy=(1.0, line.value), xycoords=ax.get_yaxis_transform(),
+                xytext=(_COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left", va="center",
+                fontsize=_LABEL_SIZE, color=_text_color(col), zorder=6, annotation_clip=False,
+                gid=f"{gid}label:{roof.source}:compute:{line.name}",
+                arrowprops=dict(arrowstyle="-", color=col, linewidth=0.8, linestyle=style, shrinkA=2.0,
+                                shrinkB=0.0),
             )
+            labels.add_column(ann, ax, line.value)
+    if mark_ridges and bw is not None:
+        for line in roof.compute:
+            col = color_of(line)
+            ridge = line.value / bw.value
+            ax.plot(
+                [ridge], [line.value], linestyle="none", marker="o", markersize=5.5,
+                markerfacecolor="white" if theoretical else col, markeredgecolor=col, markeredgewidth=1.2,
+                gid=f"{gid}ridge:{roof.source}:{line.name}", zorder=5,
+            )
+            labels.add_markers(ax, [ridge], [line.value], 5.5)
             if annotate_ridges:
                 ann = ax.annotate(
-                    f"{_ridge_text(ridge)} FLOP/B", xy=(ridge, c.value), xytext=(-6.0, 3.0),
+                    f"{_ridge_text(ridge)} FLOP/B", xy=(ridge, line.value), xytext=(-6.0, 4.5),
                     textcoords="offset points", ha="right", va="bottom", fontsize=_LABEL_SIZE - 0.5,
-                    color=color, bbox=bbox, zorder=6, gid=f"{gid}ridgelabel:{roof.source}:{c.name}",
+                    color=_text_color(col), bbox=_BBOX, zorder=6, gid=f"{gid}ridgelabel:{roof.source}:{line.name}",
                 )
+                # upper left of the knee (above the roof: no data there), else left of it;
                 # lowest first, so a crowded higher knee's label moves up, away from the lower one
-                labels.add(ann, order=(2.0, c.value))
+                labels.add_free(
+                    ann,
+                    [((-6.0, 4.5), "right", "bottom"), ((-8.0, 0.0), "right", "center"),
+                     ((-2.0, 7.0), "right", "bottom"), ((0.0, 8.0), "center", "bottom")],
+                    order=(2.0, line.value),
+                )
 
 
 def _ridge_text(r: float) -> str:
@@ -439,7 +654,12 @@ def _ridge_text(r: float) -> str:
     return f"{r:.2g}"
 
 
-def _series(run: Run) -> Tuple[Dict[str, List[Measurement]], Dict[str, List[Measurement]], Dict[str, List[Measurement]]]:
+def _series(
+    run: Run, group_of: Callable[[Measurement], str] = lambda m: m.ceiling_class or m.dtype
+) -> Tuple[Dict[str, List[Measurement]], Dict[str, List[Measurement]], Dict[str, List[Measurement]]]:
+    """Valid measurements with FLOPs: sweeps by "<kernel> (<dtype>)", GEMM by
+    dtype, peak kernels by ``group_of`` (default: ceiling class, dtype when
+    they have none)."""
     sweep: Dict[str, List[Measurement]] = {}
     gemm: Dict[str, List[Measurement]] = {}
     peak: Dict[str, List[Measurement]] = {}
@@ -451,14 +671,40 @@ def _series(run: Run) -> Tuple[Dict[str, List[Measurement]], Dict[str, List[Meas
         elif m.suite == "gemm":
             gemm.setdefault(m.dtype, []).append(m)
         elif m.suite == "peak":
-            peak.setdefault(m.dtype, []).append(m)
+            peak.setdefault(group_of(m), []).append(m)
     for ms in sweep.values():
         ms.sort(key=lambda m: m.intensity)
     return sweep, gemm, peak
 
 
-def _finish(ax: Axes, labels: _Labels, own_figure: bool) -> None:
-    """Place labels; raise the top of the y axis until they all fit."""
+def _finish(
+    ax: Axes, labels: _Labels, own_figure: bool, ncol: int = 4,
+    legend: Optional[Tuple[List[Any], List[str]]] = None,
+) -> None:
+    """Legend (below the axes in a figure of our own; ``legend`` = (handles,
+    labels), default the axes'), room for the label column, then place the
+    labels, raising the top of the y axis until the free ones all fit."""
+    if own_figure:
+        fig = ax.get_figure()
+        renderer = _renderer(fig)
+        width_px, height_px = fig.get_figwidth() * fig.dpi, fig.get_figheight() * fig.dpi
+        column = labels.column_width()
+        right = 1.0 - (column + 14.0) / width_px if column > 0 else 0.97
+        right = min(max(right, 0.45), 0.97)
+        fig.subplots_adjust(right=right)
+        handles, names = legend if legend is not None else ax.get_legend_handles_labels()
+        if handles:
+            left = fig.subplotpars.left
+            leg = ax.legend(
+                handles, names, loc="lower center", bbox_to_anchor=(0.5 * (left + right), 0.01),
+                bbox_transform=fig.transFigure, ncol=min(ncol, len(handles)), fontsize=8, frameon=False,
+                columnspacing=1.6, handlelength=2.4,
+            )
+            leg_h = leg.get_window_extent(renderer).height if renderer is not None else 60.0
+            fig.subplots_adjust(bottom=min((leg_h + 0.01 * height_px + 52.0) / height_px, 0.45))
+    else:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize=8)
     for _ in range(4):
         overflow = labels.layout()
         if overflow <= 0:
@@ -467,10 +713,6 @@ def _finish(ax: Axes, labels: _Labels, own_figure: bool) -> None:
         height = ax.get_window_extent().height or 1.0
         decades = math.log10(yhi / ylo)
         ax.set_ylim(ylo, yhi * 10 ** (decades * (overflow + 8.0) / height))
-    if own_figure:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, frameon=False)
-    else:
-        ax.legend(loc="best", fontsize=8)
 
 
 def _axes_for(ax: Optional[Axes]) -> Tuple[Figure, Axes, bool]:
@@ -484,11 +726,11 @@ def _axes_for(ax: Optional[Axes]) -> Tuple[Figure, Axes, bool]:
 
 
 def _legend_proxies(ax: Axes, *, theoretical: bool, ridges: bool) -> None:
-    ax.plot([], [], "-", color=_MEASURED_COLOR, linewidth=1.8, label="measured ceiling")
+    ax.plot([], [], "-", color=_NEUTRAL, linewidth=1.9, label="measured ceiling (colour = class)")
     if theoretical:
-        ax.plot([], [], "--", color=_THEORETICAL_COLOR, linewidth=1.3, label="theoretical ceiling")
+        ax.plot([], [], "--", color=_NEUTRAL, linewidth=1.4, label="theoretical ceiling")
     if ridges:
-        ax.plot([], [], linestyle="none", marker="o", markersize=5, color=_MEASURED_COLOR, label="ridge point")
+        ax.plot([], [], linestyle="none", marker="o", markersize=5.5, color=_NEUTRAL, label="ridge point")
 
 
 def plot_roofline(
@@ -501,26 +743,31 @@ def plot_roofline(
     """Draw the roofline of ``run`` (a publication-style log-log figure).
 
     Axes: x = arithmetic intensity (FLOP/byte), y = performance (GFLOP/s).
-    Drawn: the measured bandwidth ceiling as a solid diagonal up to the
-    highest measured compute ceiling; every measured compute ceiling as a
-    solid horizontal from its ridge point; theoretical ceilings dashed the
-    same way (horizontals across the whole plot when there is no theoretical
-    bandwidth); every ceiling labelled with its value; ridge points marked
-    and annotated ("6.7 FLOP/B"); valid sweep measurements as one line with
-    markers per kernel (x = intensity, y = median GFLOP/s); valid GEMM
-    measurements as dots, one series per dtype; valid peak-suite measurements
-    as small markers; user ``points`` as distinct labelled markers. Invalid
-    measurements are never drawn. Labels are nudged apart so they do not
-    overlap. Artists carry ``gid``\\ s (``"ceiling:<source>:<kind>:<name>"``,
-    ``"ridge:<source>:<name>"``, ``"sweep:<kernel> (<dtype>)"``,
-    ``"gemm:<dtype>"``, ``"peak:<dtype>"``, ``"point:<name>"``).
+    Drawn: the measured bandwidth ceiling as a solid black diagonal up to the
+    highest measured compute ceiling; every measured compute line (equal
+    ceilings, within :data:`MERGE_RTOL`, merged into one) as a solid
+    horizontal from its ridge point, each in its own colour; theoretical
+    lines dashed the same way in the colour of the measured class they name
+    first (horizontals across the whole plot when there is no theoretical
+    bandwidth); every line labelled with its names and value in a column
+    right of the axes, with leader lines; ridge points marked and annotated
+    ("6.7 FLOP/B"); valid sweep measurements as one line with markers per
+    kernel (x = intensity, y = median GFLOP/s); valid GEMM measurements as
+    dots, one series per dtype, and valid peak-suite measurements as small
+    markers per ceiling class, both in their class's colour; user ``points``
+    as distinct labelled markers; the legend below the axes. Invalid
+    measurements are never drawn. No two labels overlap and none covers a
+    data marker. Artists carry ``gid``\\ s
+    (``"ceiling:<source>:<kind>:<name>"`` with merged names joined by
+    ``" = "``, ``"ridge:<source>:<name>"``, ``"label:..."``,
+    ``"ridgelabel:..."``, ``"sweep:<kernel> (<dtype>)"``, ``"gemm:<dtype>"``,
+    ``"peak:<class>"``, ``"point:<name>"``).
 
     Args:
         run: the run; its ``ceilings`` and ``measurements`` are drawn.
         points: extra workloads to place on the roofline.
         ax: draw into these axes (must be log-scalable); default a new
-            10 x 6.5 inch figure on the Agg canvas with the legend outside
-            the axes on the right.
+            :data:`FIGSIZE` figure on the Agg canvas.
         title: default ``"<device name> (<backend>) — <date of run.created>"``.
 
     Returns:
@@ -528,9 +775,15 @@ def plot_roofline(
         e.g. with :func:`save_figure`).
     """
     fig, ax, own = _axes_for(ax)
-    measured = _roof(run.ceilings, "measured")
-    theoretical = _roof(run.ceilings, "theoretical")
-    sweep, gemm, peak = _series(run)
+    measured, theoretical = _roofs(run)
+    colors, palette = _class_colors(measured, theoretical)
+
+    def color_of(line: _Line) -> str:
+        return colors.get(line.names[0], _NEUTRAL)
+
+    # peak kernels grouped by the measured line of their class: one colour, one legend entry
+    line_of = {n: " / ".join(line.names) for line in measured.compute for n in line.names}
+    sweep, gemm, peak = _series(run, lambda m: line_of.get(m.ceiling_class or "", m.ceiling_class or m.dtype))
     data = [m for group in (sweep, gemm, peak) for ms in group.values() for m in ms]
     xs = [m.intensity for m in data] + [p.intensity for p in points if p.flops > 0]
     ys = [m.gflops for m in data] + [p.gflops for p in points if p.flops > 0]
@@ -539,34 +792,45 @@ def plot_roofline(
     ax.set_title(title if title is not None else f"{run.device_name} ({run.backend}) — {run_date(run.created)}")
 
     labels = _Labels(fig)
-    _draw_roof(ax, measured, labels, (xlo, xhi), color=_MEASURED_COLOR, bw_label_side="below")
+    # with a theoretical bandwidth roof above the measured one, label the measured one below its line
+    below_first = theoretical.bandwidth is not None and measured.bandwidth is not None \
+        and theoretical.bandwidth.value >= measured.bandwidth.value
+    _draw_roof(ax, measured, labels, (xlo, xhi), color_of=color_of,
+               bw_sides=("below", "above") if below_first else ("above", "below"))
     _draw_roof(
-        ax, theoretical, labels, (xlo, xhi), color=_THEORETICAL_COLOR, annotate_ridges=False,
-        bw_label_side="above",
+        ax, theoretical, labels, (xlo, xhi), color_of=color_of, annotate_ridges=False,
+        bw_sides=("above", "below") if below_first or measured.bandwidth is None else ("below", "above"),
     )
-    colors = iter(_PALETTE * 4)
-    for name, ms in sweep.items():
+
+    def class_color(ms: Sequence[Measurement]) -> str:
+        classes = [m.ceiling_class for m in ms if m.ceiling_class is not None and m.ceiling_class in colors]
+        return colors[max(set(classes), key=classes.count)] if classes else next(palette)
+
+    for i, (name, ms) in enumerate(sweep.items()):
         ax.plot(
-            [m.intensity for m in ms], [m.gflops for m in ms], "-o", color=next(colors), markersize=4,
-            linewidth=1.4, label=f"sweep {name}", gid=f"sweep:{name}", zorder=4,
+            [m.intensity for m in ms], [m.gflops for m in ms], linestyle="-",
+            marker=_SWEEP_MARKERS[i % len(_SWEEP_MARKERS)], color=_SWEEP_COLORS[i % len(_SWEEP_COLORS)],
+            markersize=4.5, linewidth=1.3, label=f"sweep {name}", gid=f"sweep:{name}", zorder=4,
         )
-        labels.add_markers(ax, [m.intensity for m in ms], [m.gflops for m in ms], 4.0)
+        labels.add_markers(ax, [m.intensity for m in ms], [m.gflops for m in ms], 4.5)
     for dtype, ms in gemm.items():
         ax.plot(
             [m.intensity for m in ms], [m.gflops for m in ms], linestyle="none", marker="o", markersize=6,
-            color=next(colors), markeredgecolor="white", markeredgewidth=0.6, label=f"GEMM {dtype}",
+            color=class_color(ms), markeredgecolor="white", markeredgewidth=0.6, label=f"GEMM {dtype}",
             gid=f"gemm:{dtype}", zorder=4,
         )
         labels.add_markers(ax, [m.intensity for m in ms], [m.gflops for m in ms], 6.0)
-    for dtype, ms in peak.items():
+    for cls, ms in peak.items():
         ax.plot(
-            [m.intensity for m in ms], [m.gflops for m in ms], linestyle="none", marker="d", markersize=3.5,
-            color=next(colors), label=f"peak kernels {dtype}", gid=f"peak:{dtype}", zorder=4,
+            [m.intensity for m in ms], [m.gflops for m in ms], linestyle="none", marker="d", markersize=4,
+            color=class_color(ms), markeredgecolor="white", markeredgewidth=0.4, label=f"peak kernels {cls}",
+            gid=f"peak:{cls}", zorder=4,
         )
+        labels.add_markers(ax, [m.intensity for m in ms], [m.gflops for m in ms], 4.0)
     for i, p in enumerate(points):
         if p.flops <= 0:
             continue
-        color = next(colors)
+        color = next(palette)
         ax.plot(
             [p.intensity], [p.gflops], linestyle="none", marker=_USER_MARKERS[i % len(_USER_MARKERS)],
             markersize=10, color=color, markeredgecolor="black", markeredgewidth=0.6, label=p.name,
@@ -574,9 +838,12 @@ def plot_roofline(
         )
         ann = ax.annotate(
             p.name, xy=(p.intensity, p.gflops), xytext=(7.0, -4.0), textcoords="offset points", ha="left",
-            va="top", fontsize=_LABEL_SIZE, color=color, fontweight="bold", zorder=7, gid=f"pointlabel:{p.name}",
+            va="top", fontsize=_LABEL_SIZE, color=_text_color(color), fontweight="bold", bbox=_BBOX, zorder=7,
+            gid=f"pointlabel:{p.name}",
         )
-        labels.add(ann, candidates=[((7.0, 4.0), "bottom")], direction=(0.0, -1.0), order=(3.0, 0.0))
+        labels.add_free(ann, [((7.0, -4.0), "left", "top"), ((7.0, 4.0), "left", "bottom"),
+                              ((-7.0, 4.0), "right", "bottom"), ((-7.0, -4.0), "right", "top")],
+                        direction=(0.0, -1.0), order=(3.0, 0.0))
         labels.add_markers(ax, [p.intensity], [p.gflops], 10.0)
     _legend_proxies(
         ax, theoretical=bool(theoretical.compute or theoretical.bandwidth),
@@ -590,50 +857,64 @@ def plot_compare(a: Run, b: Run) -> Figure:
     """Overlay the rooflines of two runs, A and B, in two colours.
 
     Each run's measured ceilings are solid and theoretical ones dashed, in
-    the run's colour, labelled with the run's device name (``"A: "``/``"B: "``
-    are prefixed when both runs name the same device); ridge points are
-    marked. Axes and units as :func:`plot_roofline`; the title is
-    ``"<A device> vs <B device>"``.
+    the run's colour, equal ones (within :data:`MERGE_RTOL`) merged per run;
+    ridge points of the measured roofs are marked. Only each run's bandwidth
+    and peak (highest measured compute ceiling; theoretical ones where it has
+    no measured ones) are labelled on the plot, prefixed ``"A: "``/``"B: "``;
+    every other ceiling is listed, with its value, in the legend below the
+    axes, under the run's entry ``"A: <device> (<backend>, <date>)"``. Axes
+    and units as :func:`plot_roofline`; the title is
+    ``"A: <device> (<date>) vs B: <device> (<date>)"``.
 
     Returns:
         A new :class:`matplotlib.figure.Figure` on the Agg canvas.
     """
     fig, ax = _new_figure()
-    roofs = [_roof(r.ceilings, s) for r in (a, b) for s in ("measured", "theoretical")]
-    xlo, xhi, ylo, yhi = _limits(roofs, [], [])
-    xlo, xhi = xlo / 2.0, xhi * 16.0  # room for the longer, prefixed labels
+    pairs = [_roofs(a), _roofs(b)]
+    xlo, xhi, ylo, yhi = _limits([r for pair in pairs for r in pair], [], [])
     _setup_axes(ax, (xlo, xhi, ylo, yhi))
-    same = a.device_name == b.device_name
-    names = (f"A: {a.device_name}", f"B: {b.device_name}") if same else (a.device_name, b.device_name)
-    ax.set_title(f"{names[0]} vs {names[1]}")
+    ax.set_title(f"A: {a.device_name} ({run_date(a.created)}) vs B: {b.device_name} ({run_date(b.created)})")
     labels = _Labels(fig)
-    # diagonal labels: the highest bandwidth roof labelled above its line, the
-    # lowest below, any between above theirs further along the diagonal
-    diag = sorted(
-        ((r.bandwidth.value, i, r.source) for i, run in enumerate((a, b))
-         for r in (_roof(run.ceilings, "measured"), _roof(run.ceilings, "theoretical")) if r.bandwidth is not None),
-        reverse=True,
-    )
-    place: Dict[Tuple[int, str], Tuple[str, float]] = {}
-    for k, (_v, i, source) in enumerate(diag):
-        if k == 0:
-            place[(i, source)] = ("above", 1.5)
-        elif k == len(diag) - 1:
-            place[(i, source)] = ("below", 1.5)
-        else:
-            place[(i, source)] = ("above", 1.5 * 8.0**k)
-    for i, (run, name, color) in enumerate(zip((a, b), names, ("#0072B2", "#D55E00"))):
-        for source in ("measured", "theoretical"):
-            roof = _roof(run.ceilings, source)
-            side, at = place.get((i, source), ("above", 1.5))
+    columns: List[Tuple[List[Any], List[str]]] = []  # legend: one column per run
+    # the higher labelled bandwidth roof is labelled above its line, the lower one below
+    bws = [(m.bandwidth or t.bandwidth) for m, t in pairs]
+    a_higher = bws[0] is None or bws[1] is None or bws[0].value >= bws[1].value
+    sides = [("above", "below"), ("below", "above")] if a_higher else [("below", "above"), ("above", "below")]
+    for i, (run, (measured, theoretical), color) in enumerate(zip((a, b), pairs, _RUN_COLORS)):
+        tag = "AB"[i]
+        before = len(ax.lines)
+        ax.plot([], [], "-", color=color, linewidth=1.9,
+                label=f"{tag}: {run.device_name} ({run.backend}, {run_date(run.created)})")
+        chosen: List[_Line] = []
+        bw = measured.bandwidth or theoretical.bandwidth
+        if bw is not None:
+            chosen.append(bw)
+        peak = measured.compute[0] if measured.compute else (theoretical.compute[0] if theoretical.compute else None)
+        if peak is not None:
+            chosen.append(peak)
+
+        def labelled(line: _Line, chosen: List[_Line] = chosen) -> bool:
+            return any(line is c for c in chosen)
+
+        def run_color(_line: _Line, c: str = color) -> str:
+            return c
+
+        for roof in (measured, theoretical):
             _draw_roof(
-                ax, roof, labels, (xlo, xhi), color=color, prefix=f"{name}: ", gid=f"{'ab'[i]}:",
-                annotate_ridges=False, bw_label_side=side, bw_label_at=at,
+                ax, roof, labels, (xlo, xhi), color_of=run_color, bw_color=color,
+                prefix=f"{tag}: ", gid=f"{'ab'[i]}:", mark_ridges=roof is measured, annotate_ridges=False,
+                labelled=labelled, bw_sides=sides[i],
             )
-        ax.plot([], [], "-", color=color, linewidth=1.8, label=f"{name} ({run.backend}, {run_date(run.created)})")
-    if any(c.source == "theoretical" for c in a.ceilings + b.ceilings):
-        ax.plot([], [], "--", color=_THEORETICAL_COLOR, linewidth=1.3, label="theoretical ceiling")
-    _finish(ax, labels, True)
+        mine = [ln for ln in ax.lines[before:] if not str(ln.get_label()).startswith("_")]
+        columns.append((mine, [str(ln.get_label()) for ln in mine]))
+    rows = max(len(h) for h, _ in columns)
+    handles: List[Any] = []
+    names: List[str] = []
+    for h, n in columns:  # column-major: pad run A's column so run B's starts a column
+        pad = rows - len(h)
+        handles += h + [ax.plot([], [], linestyle="none", marker="none")[0] for _ in range(pad)]
+        names += n + [""] * pad
+    _finish(ax, labels, True, ncol=2, legend=(handles, names))
     return fig
 
 

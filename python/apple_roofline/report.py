@@ -14,6 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 from datetime import datetime
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -68,9 +70,39 @@ def _describe(m: Measurement) -> str:
     return f"{m.label} ({p})" if p else m.label
 
 
+def _hz(hz: float) -> str:
+    """A frequency: ``"3.44 GHz"``, ``"800 MHz"``, ``"32.8 kHz"``."""
+    for scale, unit in ((1e9, "GHz"), (1e6, "MHz"), (1e3, "kHz")):
+        if abs(hz) >= scale:
+            return f"{hz / scale:.2f} {unit}" if unit == "GHz" else f"{_fmt3(hz / scale)} {unit}"
+    return f"{_fmt3(hz)} Hz"
+
+
+def _value(key: str, value: object) -> str:
+    """A figure for a report: ``None`` as a dash, booleans as yes/no, ``*_hz``
+    in GHz/MHz, integral floats as integers (``2.0`` -> ``2``), other floats
+    to 3 significant figures."""
+    if value is None:
+        return _DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        x = float(value)
+        if key.endswith("_hz") and math.isfinite(x):
+            return _hz(x)
+        if isinstance(value, float):
+            if math.isfinite(x) and x.is_integer() and abs(x) < 1e15:
+                return str(int(x))
+            return _fmt3(x)
+        return str(value)
+    return str(value)
+
+
 def _kv(d: Mapping[str, object]) -> str:
     """``k=v`` pairs of the scalar entries (nested objects get their own section)."""
-    return ", ".join(f"{k}={v}" for k, v in d.items() if not isinstance(v, (Mapping, list, tuple))) or _DASH
+    return ", ".join(
+        f"{k}={_value(k, v)}" for k, v in d.items() if not isinstance(v, (Mapping, list, tuple))
+    ) or _DASH
 
 
 def _theoretical_section(device: Mapping[str, object]) -> List[str]:
@@ -83,7 +115,7 @@ def _theoretical_section(device: Mapping[str, object]) -> List[str]:
         if key.endswith(("_source", "_note")) or isinstance(value, (Mapping, list, tuple)):
             continue
         source = spec.get(f"{key}_source") or spec.get(f"{key.rsplit('_', 1)[0]}_source", "")
-        rows.append([key, value if value is not None else _DASH, source or _DASH])
+        rows.append([key, _value(key, value), source or _DASH])
     out = ["", "## Theoretical peaks", ""] + _table(["Figure", "Value", "Source"], rows, "lll")
     peaks = spec.get("theoretical")
     if isinstance(peaks, Mapping):
@@ -104,16 +136,69 @@ def _roofline(run: Run) -> Optional[Roofline]:
         return None
 
 
-def measurement_warnings(run: Run) -> List[str]:
-    """Warnings derived from the measurements: every invalid measurement and
-    every one whose CV exceeds :data:`stats.CV_WARN` (5 %)."""
-    out: List[str] = []
+def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:
+    """(measurement, "invalid" | "noisy", text) for :func:`measurement_warnings`."""
+    out: List[Tuple[Measurement, str, str]] = []
     for m in run.measurements:
         if not m.valid:
             found = f": {m.validation}" if m.validation else ""
-            out.append(f"{_describe(m)} failed validation{found}; never used as a ceiling")
+            out.append((m, "invalid", f"{_describe(m)} failed validation{found}; never used as a ceiling"))
         if m.cv > CV_WARN:
-            out.append(f"{_describe(m)} is noisy: CV {_pct(m.cv)} > {100 * CV_WARN:g} %")
+            out.append((m, "noisy", f"{_describe(m)} is noisy: CV {_pct(m.cv)} > {100 * CV_WARN:g} %"))
+    return out
+
+
+def measurement_warnings(run: Run) -> List[str]:
+    """Warnings derived from the measurements: every invalid measurement and
+    every one whose CV exceeds :data:`stats.CV_WARN` (5 %)."""
+    return [text for _m, _kind, text in _measurement_warnings(run)]
+
+
+_KEY_VALUE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)=([^\s,;:()]+)")
+
+
+def _same_param(text: str, value: object) -> bool:
+    if text == str(value):
+        return True
+    try:
+        return float(text) == float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _mentions(warning: str, m: Measurement, kind: str) -> bool:
+    """Whether ``warning`` (free text, e.g. the runner's "stream/add/fp32
+    n=1024: CV 7.2% > 5% (noisy samples)") already reports ``kind``
+    ("noisy" or "invalid") of ``m``: it names ``m.label``, every ``key=value``
+    in it that is a parameter of ``m`` agrees with ``m``, and it speaks of the
+    CV (noisy) or of validation (invalid)."""
+    at = warning.find(m.label)
+    if at < 0:
+        return False
+    end = at + len(m.label)
+    if end < len(warning) and (warning[end].isalnum() or warning[end] in "_/"):
+        return False  # a longer label: ".../fp32x"
+    low = warning.lower()
+    if kind == "noisy" and "cv" not in low and "noisy" not in low:
+        return False
+    if kind == "invalid" and "valid" not in low:
+        return False
+    return all(_same_param(v, m.params[k]) for k, v in _KEY_VALUE.findall(warning[end:]) if k in m.params)
+
+
+def _warnings(run: Run) -> List[str]:
+    """Every warning once: an interrupted run first, then ``run.warnings``
+    (exact repeats dropped), then the measurement-derived ones that no
+    warning of the run already reports."""
+    out: List[str] = []
+    if not run.complete and not any("interrupt" in w.lower() for w in run.warnings):
+        out.append("run was interrupted: partial results")
+    for w in run.warnings:
+        if w not in out:
+            out.append(w)
+    for m, kind, text in _measurement_warnings(run):
+        if text not in out and not any(_mentions(w, m, kind) for w in run.warnings):
+            out.append(text)
     return out
 
 
@@ -194,9 +279,7 @@ def to_markdown(run: Run) -> str:
     else:
         lines += ["None."]
 
-    warnings = list(run.warnings) + measurement_warnings(run)
-    if not run.complete:
-        warnings.insert(0, "run was interrupted: partial results")
+    warnings = _warnings(run)
     lines += ["", "## Warnings", ""]
     lines += [f"- {w}" for w in warnings] or ["None."]
     return "\n".join(lines) + "\n"
@@ -218,6 +301,8 @@ def _ridge_section(run: Run) -> List[str]:
                      + (f" (theoretical {_fmt3(tb.value)} GB/s)." if tb is not None else "."))
     elif tb is not None:
         lines.append(f"No measured bandwidth ceiling; theoretical {tb.name} is {_fmt3(tb.value)} GB/s.")
+    if tb is None and theo:
+        lines.append("No theoretical bandwidth, so no theoretical ridge points.")
     lines.append("")
     rows: List[List[object]] = []
     for c in meas:
@@ -241,11 +326,13 @@ def _ridge_section(run: Run) -> List[str]:
     if mb is not None and tb is not None:
         rows.append([f"{mb.name} (bandwidth)", f"{_fmt3(mb.value)} GB/s", _DASH,
                      f"{_fmt3(tb.value)} GB/s", _DASH, _pct(mb.value / tb.value)])
+    header = ["Ceiling", "Measured", "Ridge, measured (FLOP/B)", "Theoretical", "Ridge, theoretical (FLOP/B)",
+              "Measured / theoretical"]
+    keep = [i for i in range(len(header)) if not (i == 4 and tb is None)]  # no theoretical bandwidth: no column
     lines += _table(
-        ["Ceiling", "Measured", "Ridge, measured (FLOP/B)", "Theoretical", "Ridge, theoretical (FLOP/B)",
-         "Measured / theoretical"],
-        rows,
-        "lrrrrr",
+        [header[i] for i in keep],
+        [[row[i] for i in keep] for row in rows],
+        "".join("lrrrrr"[i] for i in keep),
     )
     return lines
 

@@ -156,3 +156,77 @@ def test_compare_partial(m5_run: Run) -> None:
     md = compare_markdown(m5_run, b)
     assert "INTERRUPTED" in md
     assert _row(_section(md, "Ridge points (measured, FLOP/byte)"), "FP32 vector")[2] == "—"
+
+
+# --------------------------------------------------------------------------
+# the real CPU runs (tests/unit/data): warnings once, figures formatted, no empty column
+
+from pathlib import Path  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+
+
+def _bullets(sec: str) -> list:
+    return [line[2:] for line in sec.splitlines() if line.startswith("- ")]
+
+
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json"])
+def test_real_run_warnings_listed_once(name: str) -> None:
+    run = Run.load(DATA / name)
+    warn = _bullets(_section(to_markdown(run), "Warnings"))
+    assert len(warn) == len(set(warn))
+    # the runner's own warnings, in order, then nothing that repeats them
+    assert warn == list(run.warnings)
+    # each noisy measurement warned about exactly once
+    noisy = [m for m in run.measurements if m.cv > 0.05]
+    assert noisy and sum("CV" in w for w in warn) == len(noisy)
+
+
+def test_warnings_deduplicated(m5_run: Run) -> None:
+    runner_style = (
+        "GPU clocks not readable",
+        "GPU clocks not readable",
+        "gemm/sgemm/fp32 N=256: CV 12.9% > 5% (noisy samples)",
+        "peak/vec4_indep8/fp32 failed validation: max rel err 0.5 > tol 1.2e-04",
+    )
+    run = dataclasses.replace(m5_run, warnings=runner_style)
+    warn = _bullets(_section(to_markdown(run), "Warnings"))
+    assert warn == list(runner_style[1:])  # exact repeat dropped; nothing measurement-derived added
+    # a warning about another measurement of the same kernel does not hide this one's
+    other = dataclasses.replace(m5_run, warnings=("gemm/sgemm/fp32 N=1024: CV 9.9% > 5% (noisy samples)",))
+    warn = _bullets(_section(to_markdown(other), "Warnings"))
+    assert "gemm/sgemm/fp32 (N=256) is noisy: CV 12.9 % > 5 %" in warn
+    assert len(warn) == 3  # the run's, the noisy N=256, the invalid vec4_indep8
+
+
+def test_warnings_interrupted_once(m5_run: Run) -> None:
+    run = dataclasses.replace(m5_run, complete=False)
+    warn = _bullets(_section(to_markdown(run), "Warnings"))
+    assert warn[0] == "run was interrupted: partial results"
+    assert sum("interrupted" in w for w in warn) == 1
+
+
+def test_real_run_figures_formatted() -> None:
+    md = to_markdown(Run.load(DATA / "run_epyc_2vcpu.json"))
+    sec = _section(md, "Theoretical peaks")
+    assert _row(sec, "clock_hz")[1] == "3.60 GHz"
+    assert _row(sec, "physical_cores")[1] == "2"
+    assert _row(sec, "vector_bits")[1] == "512"
+    assert _row(sec, "fma_pipes")[1] == "2"
+    assert "3600566933" not in md and "512.0" not in md and "| 2.0 |" not in md
+
+
+def test_ridge_table_without_theoretical_bandwidth() -> None:
+    sec = _section(to_markdown(Run.load(DATA / "run_xeon_16vcpu.json")), "Ridge points")
+    header = [line for line in sec.splitlines() if line.startswith("| Ceiling")][0]
+    assert "Ridge, theoretical" not in header
+    assert "No theoretical bandwidth" in sec
+    row = _row(sec, "FP32 vector")
+    assert row == ["FP32 vector", "1,148 GFLOP/s", "11.4", "5,374 GFLOP/s", "21.4 %"]
+    assert all(len(_row(sec, n)) == 5 for n in ("FP16 scalar ILP", "GEMM FP64"))
+
+
+def test_ridge_table_keeps_theoretical_column_with_bandwidth(m5_run: Run) -> None:
+    sec = _section(to_markdown(m5_run), "Ridge points")
+    assert "Ridge, theoretical (FLOP/B)" in sec
+    assert "No theoretical bandwidth" not in sec
