@@ -227,6 +227,7 @@ def to_markdown(run: Run) -> str:
             ["Tool", tool],
             ["Git revision", run.tool.git_revision or "unknown"],
             ["Created", run.created],
+            ["Finished", run.finished or _DASH],
             ["Host", _kv(run.host)],
             ["Device", _kv(run.device)],
             ["Command", f"`{' '.join(run.command)}`" if run.command else _DASH],

@@ -648,6 +648,7 @@ class Run:
     complete: bool = True
     conventions: Mapping[str, str] = field(default_factory=lambda: dict(CONVENTIONS), hash=False)
     schema_version: int = SCHEMA_VERSION
+    finished: Optional[str] = None  # ISO 8601 time the run ended (optional; added to schema 1)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "host", dict(self.host))
@@ -704,6 +705,7 @@ class Run:
             "skipped": [s.to_dict() for s in self.skipped],
             "warnings": list(self.warnings),
             "complete": self.complete,
+            **({"finished": self.finished} if self.finished is not None else {}),
         }
 
     @classmethod
@@ -763,6 +765,7 @@ class Run:
         )
         warnings = r.strings(d, "warnings", "", required=False)
         complete = r.boolean(d, "complete", "")
+        finished = r.opt_string(d, "finished", "")
         return cls(
             tool=tool,
             created=created,
@@ -774,6 +777,7 @@ class Run:
             skipped=skipped,
             warnings=warnings,
             complete=complete,
+            finished=finished,
             conventions=conventions,
             schema_version=SCHEMA_VERSION,
         )

@@ -175,7 +175,9 @@ def run_roofline(
             )
         if any(m.params.get("shrunk") for m in measurements):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
+        warnings += _ladder_warnings(measurements)
         return Run(
+            finished=_dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds"),
             tool=ToolInfo("apple_roofline", __version__, _git_revision()),
             created=created,
             host=_host(),
@@ -226,6 +228,25 @@ def run_roofline(
     except KeyboardInterrupt:
         raise RunInterrupted(assemble(False)) from None
     return assemble(True)
+
+
+def _ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """Flag a GEMM size that ran more than 5x below the rate of the size before it: a larger product
+    is never that much slower per FLOP, so the point is disturbed (a noisy machine, BLAS thread
+    wake-ups), not a property of the library. The point stays in the run, as measured."""
+    out: List[str] = []
+    prev: Dict[str, Measurement] = {}
+    for m in measurements:
+        if m.suite != "gemm" or not m.valid:
+            continue
+        p = prev.get(m.dtype)
+        if p is not None and m.gflops * 5 < p.gflops:
+            out.append(
+                f"{m.label} {_params_str(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than 5x below "
+                f"{_params_str(p.params)} ({p.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
+            )
+        prev[m.dtype] = m
+    return out
 
 
 def _params_str(params: Mapping[str, Any]) -> str:

@@ -1,0 +1,52 @@
+"""Runner helpers that need no device: array-size defaults and limits, ladder warnings, provenance."""
+
+from __future__ import annotations
+
+import pytest
+
+from apple_roofline.results import Measurement, Run, ToolInfo
+from apple_roofline.runner import _check_array_bytes, _ladder_warnings, default_array_bytes
+
+GIB = 1 << 30
+
+
+def _gemm(n: int, seconds: float, dtype: str = "fp32") -> Measurement:
+    return Measurement(suite="gemm", kernel="sgemm", dtype=dtype, params={"m": n, "n": n, "k": n},
+                       flops=2 * n**3, bytes=12 * n * n, samples_s=(seconds,) * 10, valid=True)
+
+
+def test_default_array_size_follows_the_cache_and_memory() -> None:
+    assert default_array_bytes({"backend": "cpu", "llc_bytes": 32 << 20, "memory_bytes": 24 * GIB}) == 128 << 20
+    assert default_array_bytes({"backend": "cpu", "llc_bytes": 1 << 20, "memory_bytes": 24 * GIB}) == 64 << 20
+    assert default_array_bytes({"backend": "cuda", "memory_bytes": 80 * GIB}) == 256 << 20
+    small = default_array_bytes({"backend": "cpu", "llc_bytes": 300 << 20, "memory_bytes": 1 * GIB})
+    assert 3 * small <= GIB // 2  # capped so three arrays take at most half the memory
+
+
+def test_array_size_limit_names_the_range() -> None:
+    info = {"backend": "cpu", "name": "X", "memory_bytes": 6 * GIB}
+    _check_array_bytes(GIB, info)
+    with pytest.raises(ValueError, match=r"valid: 4 KiB to 1 GiB"):
+        _check_array_bytes(2 * GIB, info)
+    with pytest.raises(ValueError, match="out of range"):
+        _check_array_bytes(100, info)
+
+
+def test_gemm_ladder_flags_a_collapsed_size() -> None:
+    ms = [_gemm(128, 2e-5), _gemm(256, 1e-2), _gemm(512, 1e-3)]  # 256 ran ~60x below 128
+    warnings = _ladder_warnings(ms)
+    assert len(warnings) == 1 and "m=256" in warnings[0] and "disturbed" in warnings[0]
+    assert _ladder_warnings([_gemm(128, 2e-5), _gemm(256, 1.6e-4)]) == []  # same rate: fine
+
+
+def test_finished_timestamp_round_trips() -> None:
+    run = Run(tool=ToolInfo("apple_roofline", "0", None), created="2026-01-01T00:00:00+00:00",
+              host={}, device={"backend": "cpu", "name": "x"}, command=(), measurements=(), ceilings=(),
+              finished="2026-01-01T00:01:00+00:00")
+    again = Run.from_json(run.to_json())
+    assert again.finished == "2026-01-01T00:01:00+00:00"
+    import dataclasses
+
+    unfinished = dataclasses.replace(run, finished=None)
+    assert "finished" not in unfinished.to_dict()  # optional key: files from before it still load
+    assert Run.from_json(unfinished.to_json()).finished is None
