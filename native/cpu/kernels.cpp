@@ -37,6 +37,7 @@ namespace {
 // The chain bodies must inline into the block loops: an out-of-line call passes the vector
 // through memory and turns an FMA benchmark into a call benchmark.
 #define AR_INLINE inline __attribute__((always_inline))
+#define AR_INLINE_LAMBDA __attribute__((always_inline))
 
 template <typename T>
 struct Vec {
@@ -124,29 +125,31 @@ AR_INLINE X indep(X x, T a, int64_t F) {
 }
 
 // A work item of a vec4 kernel is 4 consecutive elements; a vector register holds lanes/4 items.
-template <typename T>
-void vec4_cross4(const KernelArgs& k, uint64_t b, uint64_t e) {
+// Applies `body` (a generic lambda over the lane type: a vector of work items, or one scalar for
+// the tail) to the elements of work items [b, e).
+template <typename T, typename Body>
+AR_INLINE void vec4_apply(const KernelArgs& k, uint64_t b, uint64_t e, Body body) {
   using V = typename Vec<T>::type;
   constexpr int L = Vec<T>::lanes;
   const T* in = static_cast<const T*>(k.buf[0]);
   T* out = static_cast<T*>(k.buf[1]);
   uint64_t i = 4 * b;
   const uint64_t end = 4 * e;
-  for (; i + L <= end; i += L) store(out + i, cross4<V, T>(load<V>(in + i), k.F));
-  for (; i < end; ++i) out[i] = cross4<T, T>(in[i], k.F);
+  for (; i + L <= end; i += L) store(out + i, body(load<V>(in + i)));
+  for (; i < end; ++i) out[i] = body(in[i]);
+}
+
+template <typename T>
+void vec4_cross4(const KernelArgs& k, uint64_t b, uint64_t e) {
+  const int64_t F = k.F;
+  vec4_apply<T>(k, b, e, [F](auto x) AR_INLINE_LAMBDA { return cross4<decltype(x), T>(x, F); });
 }
 
 template <typename T, int K>
 void vec4_indep(const KernelArgs& k, uint64_t b, uint64_t e) {
-  using V = typename Vec<T>::type;
-  constexpr int L = Vec<T>::lanes;
-  const T* in = static_cast<const T*>(k.buf[0]);
-  T* out = static_cast<T*>(k.buf[1]);
+  const int64_t F = k.F;
   const T a = T(k.scalar);
-  uint64_t i = 4 * b;
-  const uint64_t end = 4 * e;
-  for (; i + L <= end; i += L) store(out + i, indep<K, V, T>(load<V>(in + i), a, k.F));
-  for (; i < end; ++i) out[i] = indep<K, T, T>(in[i], a, k.F);
+  vec4_apply<T>(k, b, e, [F, a](auto x) AR_INLINE_LAMBDA { return indep<K, decltype(x), T>(x, a, F); });
 }
 
 // scalar_indepK: a work item loads K consecutive scalars and runs K self-dependent chains
