@@ -69,12 +69,10 @@ def parse_suites(text: str) -> Tuple[str, ...]:
 
 
 def default_array_bytes(info: Mapping[str, Any]) -> int:
-    """Default bytes per STREAM array: at least 4× the last-level cache (64 MiB at least) on a CPU,
-    256 MiB on a GPU (the M5 article's size), capped so three arrays take at most half the memory."""
-    if info.get("backend") == "cpu":
-        want = max(64 * MIB, 4 * int(info.get("llc_bytes", 0) or 0))
-    else:
-        want = 256 * MIB
+    """Default bytes per STREAM array: 256 MiB (the M5 article's size), or 4× the last-level cache
+    if that is larger — on Apple silicon the system-level cache (up to 96 MB) is not reported, so
+    the floor also covers it — capped so three arrays take at most half the memory."""
+    want = max(256 * MIB, 4 * int(info.get("llc_bytes", 0) or 0))
     mem = int(info.get("memory_bytes", 0) or 0)
     if mem:
         want = min(want, mem // 6 // MIB * MIB)

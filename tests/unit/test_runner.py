@@ -16,8 +16,8 @@ def _gemm(n: int, seconds: float, dtype: str = "fp32") -> Measurement:
 
 
 def test_default_array_size_follows_the_cache_and_memory() -> None:
-    assert default_array_bytes({"backend": "cpu", "llc_bytes": 32 << 20, "memory_bytes": 24 * GIB}) == 128 << 20
-    assert default_array_bytes({"backend": "cpu", "llc_bytes": 1 << 20, "memory_bytes": 24 * GIB}) == 64 << 20
+    assert default_array_bytes({"backend": "cpu", "llc_bytes": 32 << 20, "memory_bytes": 24 * GIB}) == 256 << 20
+    assert default_array_bytes({"backend": "cpu", "llc_bytes": 300 << 20, "memory_bytes": 128 * GIB}) == 1200 << 20
     assert default_array_bytes({"backend": "cuda", "memory_bytes": 80 * GIB}) == 256 << 20
     small = default_array_bytes({"backend": "cpu", "llc_bytes": 300 << 20, "memory_bytes": 1 * GIB})
     assert 3 * small <= GIB // 2  # capped so three arrays take at most half the memory

@@ -3,7 +3,7 @@
 copy ``c = a``, scale ``b = q·c``, add ``c = a + b``, triad ``a = b + q·c``; one work item is one
 4-wide vector (16 B). Bytes per element: 8, 8, 12, 12 (each input read once, the output written
 once: BabelStream's convention); FLOPs per element: 0, 1, 1, 2. Arrays default to at least 4× the
-last-level cache (256 MiB on GPUs), capped to fit memory. Each kernel is measured on its own:
+last-level cache and at least 256 MiB (the M5 article's size), capped to fit memory. Each kernel is measured on its own:
 inputs written, output poisoned with NaN, timed, then checked element by element against NumPy.
 """
 
