@@ -28,8 +28,9 @@ void init_host(nb::module_& m) {
         d["vector_bits"] = ar::cpu::compiled_vector_bits();
         d["fma"] = ar::cpu::compiled_fma();
         d["fp16_arithmetic"] = ar::cpu::compiled_fp16_arithmetic();
-        d["threads"] = int(ar::cpu::usable_cpus().size());
-        d["logical_cpus"] = int(ar::cpu::usable_cpus().size());
+        const int cpus = int(ar::cpu::usable_cpus().size());
+        d["threads"] = cpus;       // the CPU backend runs one worker per usable CPU
+        d["logical_cpus"] = cpus;
         const char* why = ar::cpu::isa_mismatch();
         d["isa_mismatch"] = why ? why : "";
         return d;

@@ -42,11 +42,12 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     if warmup < 1:
         raise ValueError(f"warmup {warmup} is out of range (valid: 1 or more)")
     times = list(kernel.time(args, launch, 1, warmup))
-    spent = sum(times)
-    while spent < max_warmup_s and len(times) < 64 and abs(times[-1] - times[-2] if len(times) > 1 else 1.0) > 0.1 * times[-1]:
-        t = kernel.time(args, launch, 1, 1)[0]
-        times.append(t)
-        spent += t
+
+    def settled() -> bool:  # the last two launches agree within 10 %
+        return len(times) > 1 and abs(times[-1] - times[-2]) <= 0.1 * times[-1]
+
+    while not settled() and sum(times) < max_warmup_s and len(times) < 64:
+        times.append(kernel.time(args, launch, 1, 1)[0])
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
     samples = kernel.time(args, launch, batch, reps)

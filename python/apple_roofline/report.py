@@ -19,7 +19,7 @@ import re
 from datetime import datetime
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .results import Ceiling, Measurement, Run, _fmt3
+from .results import Ceiling, Measurement, Run, _fmt3, format_params
 from .roofline import Roofline
 from .stats import CV_WARN
 
@@ -57,16 +57,12 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], align: Optio
     return out
 
 
-def _params(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
-
-
 def _pct(x: float) -> str:
     return f"{_fmt3(100.0 * x)} %"
 
 
 def _describe(m: Measurement) -> str:
-    p = _params(m.params)
+    p = format_params(m.params)
     return f"{m.label} ({p})" if p else m.label
 
 
@@ -264,7 +260,7 @@ def to_markdown(run: Run) -> str:
             ["Kernel", "dtype", "Params", "FLOP/B", "GFLOP/s", "GB/s", "CV", "Valid"],
             [
                 [
-                    m.kernel, m.dtype, _params(m.params) or _DASH, _fmt3(m.intensity), _fmt3(m.gflops),
+                    m.kernel, m.dtype, format_params(m.params) or _DASH, _fmt3(m.intensity), _fmt3(m.gflops),
                     _fmt3(m.gbps), _pct(m.cv), "yes" if m.valid else "**NO**",
                 ]
                 for m in ms

@@ -59,6 +59,7 @@ __all__ = [
     "Run",
     "write_text_atomic",
     "write_bytes_atomic",
+    "format_params",
 ]
 
 #: Version of the JSON layout written and read by this module.
@@ -94,6 +95,11 @@ class ResultsError(ValueError):
 
 # --------------------------------------------------------------------------
 # atomic writes
+
+
+def format_params(params: Mapping[str, object]) -> str:
+    """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty)."""
+    return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
 def write_bytes_atomic(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Union, overload
+from typing import Dict, List, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from .results import Ceiling, Measurement, Run
+from .results import Ceiling, Measurement, Run, format_params
 
 __all__ = ["Point", "derive_ceilings", "Roofline", "MEMORY_BOUND", "COMPUTE_BOUND"]
 
@@ -88,10 +88,6 @@ class Point:
         return float(self.bytes) / float(self.seconds) / 1e9
 
 
-def _describe_params(params: Mapping[str, object]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items())
-
-
 def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     """Measured ceilings from a run's measurements (DESIGN section 6).
 
@@ -134,7 +130,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
         value = m.gbps if kind == "bandwidth" else m.gflops
         if not (value > 0 and math.isfinite(value)):
             continue  # e.g. a zero-FLOP kernel tagged as compute: cannot be a ceiling
-        params = _describe_params(m.params)
+        params = format_params(m.params)
         where = f"{m.label} {params}" if params else m.label
         out.append(
             Ceiling(

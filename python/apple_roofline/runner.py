@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - Python < 3.8
 from . import measure
 from ._version import __version__
 from .devices import default_device, open_device
-from .results import CONVENTIONS, Ceiling, Measurement, Run, Skipped, ToolInfo
+from .results import CONVENTIONS, Measurement, Run, Skipped, ToolInfo
 from .roofline import derive_ceilings
 from .sizes import format_size
 from .stats import CV_WARN
@@ -113,10 +113,39 @@ def _host() -> Dict[str, Any]:
     }
 
 
-def _theoretical(info: Mapping[str, Any]) -> Tuple[Dict[str, Any], List[Ceiling]]:
-    from . import specs
+def _now() -> str:
+    """The local time, ISO 8601 with its UTC offset, to the second."""
+    return _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
-    return specs.device_theoretical(info)
+
+def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
+               skipped: List[Skipped], progress: Optional[Progress]) -> None:
+    """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
+    buffers (held by its cases) are released when this returns, before the next suite allocates."""
+    from ._native import _core
+
+    for case in suite.cases():
+        k = case.kernel
+        label = f"{k.suite}/{k.name}/{k.dtype} {_params_str(case.params)}"
+        try:
+            kernel = case.make_kernel()
+        except _core.UnsupportedError as exc:
+            skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
+            if progress:
+                progress.advance(f"{label}: unsupported")
+            continue
+        timing = measure.time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
+        ok, message = case.check()
+        m = Measurement(
+            suite=k.suite, kernel=k.name, dtype=k.dtype, params=dict(case.params),
+            flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
+            ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
+            validation=message,
+        )
+        measurements.append(m)
+        suite.record(m)
+        if progress:
+            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s" + ("" if ok else " INVALID"))
 
 
 def run_roofline(
@@ -153,8 +182,10 @@ def run_roofline(
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
-    device_desc, theoretical = _theoretical(info)
-    created = _dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds")
+    from .specs import device_theoretical
+
+    device_desc, theoretical = device_theoretical(info)
+    created = _now()
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
@@ -175,7 +206,7 @@ def run_roofline(
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += _ladder_warnings(measurements)
         return Run(
-            finished=_dt.datetime.now(_dt.timezone.utc).astimezone().isoformat(timespec="seconds"),
+            finished=_now(),
             tool=ToolInfo("apple_roofline", __version__, _git_revision()),
             created=created,
             host=_host(),
@@ -189,38 +220,13 @@ def run_roofline(
             conventions=CONVENTIONS,
         )
 
-    from ._native import _core
-
     try:
         for name in suite_names:
             suite = SUITES[name](ctx)
             if progress:
                 progress.start(name, suite.total())
-            for case in suite.cases():
-                k = case.kernel
-                label = f"{k.suite}/{k.name}/{k.dtype} {_params_str(case.params)}"
-                try:
-                    kernel = case.make_kernel()
-                except _core.UnsupportedError as exc:
-                    skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
-                    if progress:
-                        progress.advance(f"{label}: unsupported")
-                    continue
-                timing = measure.time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
-                ok, message = case.check()
-                m = Measurement(
-                    suite=k.suite, kernel=k.name, dtype=k.dtype, params=dict(case.params),
-                    flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
-                    ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
-                    validation=message,
-                )
-                measurements.append(m)
-                suite.record(m)
-                if progress:
-                    progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s" + ("" if ok else " INVALID"))
-            # Release this suite's buffers (the last case holds them) before the next allocates.
-            case = kernel = None  # type: ignore[assignment]
-            del suite
+            _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
+                       skipped=skipped, progress=progress)
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Callable, Dict
@@ -16,7 +15,6 @@ from apple_roofline.results import (
     Measurement,
     ResultsError,
     Run,
-    Skipped,
     ToolInfo,
     _fmt3,
     write_bytes_atomic,

@@ -66,8 +66,8 @@ class Case:
 @dataclass(frozen=True)
 class SuiteContext:
     """What a suite needs to plan its cases: the opened ``_core.Backend``, its backend name and info,
-    the run's options (quick mode, array size in bytes per array) and the measured STREAM bandwidth so
-    far (GB/s, 0 when unknown)."""
+    quick mode, the array size in bytes per array, and the runner's time budgets in ``options``
+    (``max_launch_s``: seconds per sweep launch; ``gemm_max_launch_s``: seconds per GEMM launch)."""
 
     backend: Any
     backend_name: str
