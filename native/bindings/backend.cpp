@@ -24,13 +24,26 @@ nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
   struct D { const char* name; dtype_code code; uint8_t bits; };
   static const D table[] = {{"float16", dtype_code::Float, 16}, {"float32", dtype_code::Float, 32},
                             {"float64", dtype_code::Float, 64}, {"int8", dtype_code::Int, 8},
-                            {"int32", dtype_code::Int, 32},     {"uint8", dtype_code::UInt, 8}};
+                            {"int16", dtype_code::Int, 16},     {"int32", dtype_code::Int, 32},
+                            {"uint8", dtype_code::UInt, 8},     {"uint16", dtype_code::UInt, 16}};
   for (const D& d : table)
     if (s == d.name) {
       *size = d.bits / 8;
       return {uint8_t(d.code), d.bits, 1};
     }
-  throw std::invalid_argument("unknown dtype '" + s + "' (valid: float16, float32, float64, int8, int32, uint8)");
+  throw std::invalid_argument("unknown dtype '" + s + "' (valid: float16, float32, float64, int8, int16, int32, uint8, uint16)");
+}
+
+// A DLPack-capable 1-D array of `dtype` over the whole buffer (no copy), keeping it alive.
+nb::ndarray<nb::array_api> dlpack_array(std::shared_ptr<Buffer> b, const std::string& dtype) {
+  size_t es = 0;
+  nb::dlpack::dtype dt = parse_dtype(dtype, &es);
+  Buffer::Address a = b->address();
+  if (!a.ptr) throw std::invalid_argument("this buffer has no address that DLPack can describe");
+  auto* keep = new std::shared_ptr<Buffer>(b);
+  nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
+  size_t shape[1] = {b->nbytes() / es};
+  return nb::ndarray<nb::array_api>(a.ptr, 1, shape, owner, nullptr, dt, a.device_type, a.device_id);
 }
 
 nb::dict to_dict(const Info& info) {
@@ -117,10 +130,33 @@ void init_backend(nb::module_& m) {
             size_t shape[1] = {b->nbytes() / es};
             return nb::ndarray<nb::numpy>(p, 1, shape, owner, nullptr, dt);
           },
-          "dtype"_a, "A NumPy array aliasing the buffer (no copy); keeps the buffer alive.");
+          "dtype"_a, "A NumPy array aliasing the buffer (no copy); keeps the buffer alive.")
+      .def("dlpack", &dlpack_array, "dtype"_a = "uint8",
+           "A 1-D array of `dtype` aliasing the whole buffer (no copy), on the buffer's device, that\n"
+           "implements the DLPack protocol: torch.from_dlpack(buf.dlpack('float32')), cupy.from_dlpack(...),\n"
+           "numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. The memory is idle\n"
+           "whenever no call into the backend is running (every backend call completes before returning).")
+      .def(
+          "__dlpack__",
+          [](std::shared_ptr<Buffer> b, nb::kwargs kwargs) {
+            nb::object arr = nb::cast(dlpack_array(std::move(b), "uint8"));
+            return arr.attr("__dlpack__")(**kwargs);
+          },
+          nb::sig("def __dlpack__(self, **kwargs: object) -> object"),
+          "DLPack export of the buffer's bytes (uint8); see dlpack() for typed views.")
+      .def(
+          "__dlpack_device__",
+          [](std::shared_ptr<Buffer> b) {
+            Buffer::Address a = b->address();
+            return std::make_pair(a.device_type, a.device_id);
+          },
+          "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory.");
 
   nb::class_<Kernel>(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.")
       .def_prop_ro("entry", &Kernel::entry)
+      .def_prop_ro("wave_items", &Kernel::wave_items,
+                   "Work items the device runs at once (SMs × resident blocks × block size on CUDA);\n"
+                   "0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.")
       .def(
           "time",
           [](Kernel& k, nb::sequence args, int64_t launch, int64_t batch, int64_t reps) {

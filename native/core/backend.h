@@ -9,12 +9,19 @@
 //    compiler log. Compiled kernels are cached by (source hash, entry, constants).
 //  * Backend::gemm(dtype, m, n, k) returns the vendor library's C = A·B (row-major, no transpose,
 //    alpha = 1, beta = 0) as a Kernel whose args are {A, B, C}; UnsupportedError where the backend
-//    lacks that precision.
+//    lacks that precision. Precisions: fp64, fp32, tf32, fp16, bf16 (A, B, C of that type; tf32
+//    stores fp32), int8 (int8 A and B, int32 C, and B passed transposed, n×k row-major: the layout
+//    integer tensor-core GEMMs take).
+//  * Buffer::address() gives the memory's DLPack device (CPU for host-visible memory, CUDA device
+//    memory otherwise) so Python can export it without a copy.
 //  * Kernel::time(args, launch, batch, reps) blocks, runs `reps` samples of `batch` back-to-back
 //    launches of `launch` work items each, and returns the device-timed seconds of each sample
 //    (seconds per sample, not per launch). CPU: steady clock around a barrier-synchronised parallel
 //    region; CUDA: events around the batch on one stream; Metal: GPUEndTime - GPUStartTime of one
-//    command buffer per sample. The caller releases the GIL.
+//    command buffer per sample. The caller releases the GIL. GPU kernels receive `args` in order
+//    (a Buffer as a device pointer, an int as `long long`, a float as `double`) followed by the
+//    launch count as `unsigned long long`; CUDA launches ceil(launch / BLOCK) blocks of BLOCK
+//    threads (the constant BLOCK, default 256, also passed to NVRTC as -DBLOCK).
 //  * Errors: std::invalid_argument for bad arguments, errors.h types for everything else. Nothing
 //    throws from a destructor.
 #pragma once
@@ -41,6 +48,15 @@ class Buffer {
   virtual size_t nbytes() const = 0;
   // Host pointer when the memory is host-visible (CPU, Apple unified memory), else nullptr.
   virtual void* host_ptr() { return nullptr; }
+  // Where the memory lives, for DLPack export: the pointer and DLPack's device type and id
+  // (kDLCPU = 1 for host-visible memory, kDLCUDA = 2 for CUDA device memory).
+  struct Address {
+    enum : int { kCPU = 1, kCUDA = 2 };
+    void* ptr;
+    int device_type;
+    int device_id;
+  };
+  virtual Address address() { return {host_ptr(), Address::kCPU, 0}; }
   // Copy n bytes in / out at a byte offset; std::invalid_argument when out of range.
   virtual void write(const void* src, size_t n, size_t offset) = 0;
   virtual void read(void* dst, size_t n, size_t offset) const = 0;
@@ -53,6 +69,10 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual std::string entry() const = 0;
+  // Work items the device runs at once for this kernel (a full "wave": on CUDA, SMs × resident
+  // blocks per SM from the occupancy calculator × BLOCK), or 0 where the notion does not apply
+  // (CPU) or is unknown. A launch of a whole number of waves keeps every SM equally busy.
+  virtual uint64_t wave_items() const { return 0; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
                                    uint64_t reps) = 0;
 };

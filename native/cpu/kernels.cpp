@@ -209,11 +209,15 @@ const KernelEntry kKernels[] = {
     AR_SCAL("scalar_indep8_f64", (scalar_indep<double, 8>), double, 8),
 #if AR_FP16
     AR_VEC4("vec4_cross4_f16", vec4_cross4<half_t>, half_t, false),
+    AR_VEC4("vec4_indep4_f16", (vec4_indep<half_t, 4>), half_t, true),
+    AR_VEC4("vec4_indep8_f16", (vec4_indep<half_t, 8>), half_t, true),
     AR_SCAL("scalar_indep8_f16", (scalar_indep<half_t, 8>), half_t, 8),
     AR_SCAL("scalar_indep16_f16", (scalar_indep<half_t, 16>), half_t, 16),
     AR_SCAL("scalar_indep32_f16", (scalar_indep<half_t, 32>), half_t, 32),
 #else
     AR_NOFP16("vec4_cross4_f16", 2, false, 4),
+    AR_NOFP16("vec4_indep4_f16", 2, true, 4),
+    AR_NOFP16("vec4_indep8_f16", 2, true, 4),
     AR_NOFP16("scalar_indep8_f16", 2, true, 8),
     AR_NOFP16("scalar_indep16_f16", 2, true, 16),
     AR_NOFP16("scalar_indep32_f16", 2, true, 32),

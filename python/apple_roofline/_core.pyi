@@ -3,7 +3,7 @@ apple_roofline native core: backends (CPU, CUDA, Metal), buffers and timed kerne
 """
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 from numpy.typing import NDArray
 
@@ -44,11 +44,36 @@ class Buffer:
     def view(self, dtype: str) -> NDArray:
         """A NumPy array aliasing the buffer (no copy); keeps the buffer alive."""
 
+    def dlpack(self, dtype: str = 'uint8') -> Any:
+        """
+        A 1-D array of `dtype` aliasing the whole buffer (no copy), on the buffer's device, that
+        implements the DLPack protocol: torch.from_dlpack(buf.dlpack('float32')), cupy.from_dlpack(...),
+        numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. The memory is idle
+        whenever no call into the backend is running (every backend call completes before returning).
+        """
+
+    def __dlpack__(self, **kwargs: object) -> object:
+        """
+        DLPack export of the buffer's bytes (uint8); see dlpack() for typed views.
+        """
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """
+        (DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory.
+        """
+
 class Kernel:
     """A compiled kernel (or a vendor library routine) that can be timed."""
 
     @property
     def entry(self) -> str: ...
+
+    @property
+    def wave_items(self) -> int:
+        """
+        Work items the device runs at once (SMs × resident blocks × block size on CUDA);
+        0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.
+        """
 
     def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1) -> list[float]:
         """

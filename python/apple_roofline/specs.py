@@ -984,10 +984,27 @@ def _macos_spec(
 def device_theoretical(info: Mapping[str, object]) -> "Tuple[Dict[str, object], List[Ceiling]]":
     """Theoretical description and ceilings of an opened device, from its ``Backend.info()`` dict.
 
-    CPU: :func:`host_cpu_spec` (with the compiled kernels' features) -> (``{"theoretical": describe}``,
-    :func:`theoretical_ceilings`). Backends without a spec model yet return ({}, []).
+    Dispatches on ``info["backend"]``:
+
+    * ``"cpu"``: :func:`host_cpu_spec` (with the compiled kernels' features) ->
+      (``{"theoretical": describe(spec)}``, :func:`theoretical_ceilings`): compute ceilings in
+      GFLOP/s, no bandwidth ceiling.
+    * ``"cuda"``: :func:`apple_roofline.specs_cuda.cuda_theoretical` (SM count, clocks, bus width and
+      compute capability from ``info``) -> (``{"theoretical": {...}}``, a ``"DRAM bandwidth"``
+      ceiling in GB/s and compute ceilings in GFLOP/s, each only where its inputs are known).
+    * any other backend: ({}, []) (no spec model yet).
+
+    Every ceiling has ``source="theoretical"`` and its derivation in ``from_``.
+
+    Raises:
+        Nothing for missing or malformed ``info`` keys (what depends on them is left out).
     """
-    if info.get("backend") != "cpu":
+    backend = info.get("backend")
+    if backend == "cuda":
+        from .specs_cuda import cuda_theoretical
+
+        return cuda_theoretical(info)
+    if backend != "cpu":
         return {}, []
     spec = host_cpu_spec()
     return {"theoretical": describe(spec)}, theoretical_ceilings(spec)

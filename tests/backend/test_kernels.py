@@ -16,6 +16,7 @@ from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import StreamSuite
 from apple_roofline.suites.sweep import SWEEP_KERNELS
 from apple_roofline.suites.base import KernelDef
+from apple_roofline.shaders import resolve
 
 pytestmark = pytest.mark.backend
 
@@ -54,6 +55,7 @@ def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int,
     src = kdef.sources.get(str(backend.info()["backend"]))
     if src is None:
         pytest.skip(f"{variant}/{dtype} has no source for this backend")
+    src = resolve(*src)
     nbytes = items * fk.elems_per_item * 8
     bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
     case = chain_case(kdef, fk, F, items, bufs, src, backend, {})
@@ -73,10 +75,12 @@ def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int,
 
 @pytest.mark.parametrize("name,fk", SWEEP_KERNELS)
 def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: Any) -> None:
-    src = ("builtin", fk.entry("fp32")) if backend.info()["backend"] == "cpu" else None
-    if src is None:
+    name_ = str(backend.info()["backend"])
+    raw = fk.sources("fp32").get(name_)
+    if raw is None:
         pytest.skip("no source for this backend")
-    kdef = KernelDef("sweep", name, "fp32", {"cpu": src})
+    kdef = KernelDef("sweep", name, "fp32", {name_: raw})
+    src = resolve(*raw)
     bufs = (backend.alloc(1 << 16), backend.alloc(1 << 16))
     for F in (1, 2, 4, 1024):
         case = chain_case(kdef, fk, F, 512, bufs, src, backend, {})
@@ -86,18 +90,43 @@ def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: An
 
 
 def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
+    """Every GEMM precision the backend's table names (CPU: fp32, fp64; CUDA: all six) validates at
+    N = 16, and fails once one element of C is corrupted in the device buffer."""
+    from apple_roofline._native import _core
+    from apple_roofline.results import Measurement
+    from apple_roofline.suites.base import NUMPY_DTYPE
+    from apple_roofline.suites.gemm import GEMM_PRECISIONS, bf16_bits, bf16_values, gemm_kernel_def, round_bf16
+
+    name = str(backend.info()["backend"])
     suite = GemmSuite(_ctx(backend, gemm_max_launch_s=1e-12))
     seen = []
+    unsupported = []
     for case in suite.cases():
-        _run_case(case)
+        try:
+            _run_case(case)
+        except _core.UnsupportedError:
+            unsupported.append(case.kernel.dtype)
+            continue
         ok, msg = case.check()
         assert ok, msg
-        from apple_roofline.results import Measurement
-
         suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
                                  flops=case.flops, bytes=case.bytes, samples_s=(1.0,), valid=True))
         seen.append((case.kernel.dtype, case.params["m"]))
-    assert seen == [("fp32", 16), ("fp64", 16)]  # the budget stops each precision after one size
+        # corrupt C[5, 3] in the device buffer: the check must fail
+        out = GEMM_PRECISIONS[case.kernel.dtype].out_dtype
+        n = case.params["m"]
+        raw = case.args[2].read(NUMPY_DTYPE[out], n * n)
+        if out == "bf16":
+            raw[5 * n + 3] = bf16_bits(round_bf16(bf16_values(raw[5 * n + 3 : 5 * n + 4]) + 0.5))[0]
+        else:
+            raw[5 * n + 3] += 1 if out == "int32" else 0.5
+        case.args[2].write(raw)
+        ok, msg = case.check()
+        assert not ok, f"{case.kernel.dtype}: a corrupted element passed validation"
+    want = [d for d in GEMM_PRECISIONS if name in gemm_kernel_def(d).sources and d not in unsupported]
+    assert seen == [(d, 16) for d in want]  # the budget stops each precision after one size
+    if name == "cpu":
+        assert seen == [("fp32", 16), ("fp64", 16)] and not unsupported
 
 
 def test_timing_contract(backend: Any) -> None:
@@ -157,6 +186,16 @@ def test_buffers(backend: Any) -> None:
         buf.read("complex64")
     with pytest.raises(ValueError):
         backend.alloc(0)
+    # DLPack export, no copy: the exported array aliases the buffer on its own device.
+    arr = buf.dlpack("float32")
+    dev_type, dev_id = arr.__dlpack_device__()
+    assert (dev_type, dev_id) == buf.__dlpack_device__()
+    assert dev_type == (2 if backend.info()["backend"] == "cuda" else 1)
+    if dev_type == 1:
+        np.testing.assert_array_equal(np.from_dlpack(arr), np.arange(16, dtype=np.float32))
+        assert np.from_dlpack(buf).dtype == np.uint8 and np.from_dlpack(buf).size == 64
+    with pytest.raises(ValueError, match="unknown dtype"):
+        buf.dlpack("complex64")
     if backend.info()["backend"] == "cpu":
         v = buf.view("float32")
         v[0] = 42.0  # zero-copy: visible through read()

@@ -13,16 +13,22 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from ..shaders import resolve
+
 __all__ = [
     "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
     "fill", "poison", "read", "check_close", "check_tiled",
 ]
 
-#: Machine epsilon of each dtype the suites use.
+#: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
+#: explicit mantissa bits (2^-10), bf16 7 (2^-7).
 EPS: Dict[str, float] = {"fp16": float(np.finfo(np.float16).eps), "fp32": float(np.finfo(np.float32).eps),
-                         "fp64": float(np.finfo(np.float64).eps)}
-NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64"}
-ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8}
+                         "fp64": float(np.finfo(np.float64).eps), "tf32": 2.0**-10, "bf16": 2.0**-7}
+#: NumPy dtype a suite dtype is stored as: tf32 in float32 words, bf16 as raw uint16 bit patterns
+#: (the upper half of a float32; NumPy has no bfloat16), int32 is the int8 GEMM's output.
+NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "tf32": "float32",
+                               "bf16": "uint16", "int8": "int8", "int32": "int32"}
+ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8, "tf32": 4, "bf16": 2, "int8": 1, "int32": 4}
 
 #: Input patterns repeat with a prime period, so that a reference over one period, tiled, checks
 #: every element of an array of any size.
@@ -35,7 +41,9 @@ class KernelDef:
 
     ``sources`` maps a backend name to ``(source, entry)``: ``("builtin", "stream_triad_f32")`` on the
     CPU, a file under ``shaders/`` and its entry point on GPUs; a backend missing from it does not
-    have the kernel (reported as skipped). ``ceiling_class`` names the ceiling the kernel can set
+    have the kernel (reported as skipped). ``constants`` maps a backend name to compile-time
+    constants the kernel is always built with there (e.g. ``{"cuda": {"BLOCK": 1024}}``: threads per
+    block), besides the suite's own (F). ``ceiling_class`` names the ceiling the kernel can set
     (None: never a ceiling) and ``ceiling_kind`` is "bandwidth" or "compute".
     """
 
@@ -45,6 +53,7 @@ class KernelDef:
     sources: Mapping[str, Tuple[str, str]]
     ceiling_class: Optional[str] = None
     ceiling_kind: Optional[str] = None
+    constants: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -100,8 +109,15 @@ class Suite:
         self.last = measurement
 
     def source(self, k: KernelDef) -> Optional[Tuple[str, str]]:
+        """``(source, entry)`` of ``k`` for this run's backend, ready for ``Backend.compile`` (a
+        shader file name is replaced by its text, see :func:`apple_roofline.shaders.resolve`), or
+        None when the backend does not have the kernel."""
         src = k.sources.get(self.ctx.backend_name)
-        return None if src is None else (src[0], src[1])
+        return None if src is None else resolve(src[0], src[1])
+
+    def constants(self, k: KernelDef) -> Dict[str, int]:
+        """The compile-time constants ``k`` is built with on this run's backend (may be empty)."""
+        return dict(k.constants.get(self.ctx.backend_name, {}))
 
 
 def pattern(dtype: str, low: float, high: float, seed: int, period: int = PERIOD) -> np.ndarray:

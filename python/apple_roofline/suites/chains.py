@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -11,9 +11,11 @@ from .fma import CHAIN_A, FmaKernel, tolerance
 
 
 def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
-               src: Tuple[str, str], backend: Any, extra: dict) -> Case:  # type: ignore[type-arg]
+               src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
+               constants: Optional[Mapping[str, int]] = None) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
-    items of ``fk`` at F iterations; the check compares every element with the NumPy reference."""
+    items of ``fk`` at F iterations; the check compares every element with the NumPy reference.
+    The kernel is compiled with ``{"F": F}`` plus ``constants`` (the kernel table's, e.g. BLOCK)."""
     dtype = kdef.dtype
     count = items * fk.elems_per_item
     x = pattern(dtype, -0.5, 0.5, seed=7)
@@ -33,6 +35,6 @@ def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[A
         flops=fk.flops_per_item(F) * items,
         bytes=fk.bytes_per_item(dtype) * items,
         args=args,
-        make_kernel=lambda: backend.compile(src[0], src[1], {"F": F}),
+        make_kernel=lambda: backend.compile(src[0], src[1], {**(constants or {}), "F": F}),
         check=check,
     )

@@ -49,7 +49,7 @@ class SweepSuite(Suite):
         bufs = (backend.alloc(buf_bytes), backend.alloc(buf_bytes))
         max_launch_s = float(self.ctx.options.get("max_launch_s", 0.05))
         for name, fk in SWEEP_KERNELS:
-            kdef = KernelDef("sweep", name, dtype, {"cpu": ("builtin", fk.entry(dtype))})
+            kdef = KernelDef("sweep", name, dtype, fk.sources(dtype), constants=fk.constants())
             src = self.source(kdef)
             if src is None:
                 continue
@@ -68,4 +68,4 @@ class SweepSuite(Suite):
                         items = max(1024, int(prev_items * max_launch_s / t_next) // 64 * 64)
                 items = min(items, full_items)
                 yield chain_case(kdef, fk, F, items, bufs, src, backend,
-                                 {"shrunk": items < full_items})
+                                 {"shrunk": items < full_items}, self.constants(kdef))

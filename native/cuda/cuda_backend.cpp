@@ -1,0 +1,275 @@
+// The CUDA backend (DESIGN.md §3): the driver API on the primary context, NVRTC kernels cached by
+// (source, entry, constants, target), CUDA events around each sample's batch on one stream, cuBLAS
+// GEMM. Every vendor status is checked and becomes an exception naming the call.
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/errors.h"
+#include "device.h"
+
+namespace ar {
+
+namespace cuda {
+namespace {
+
+constexpr int kDefaultBlock = 256;
+
+// A loaded module; unloaded (with its context current) when the last kernel using it goes.
+struct Module {
+  std::shared_ptr<Device> dev;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  ~Module() {
+    if (!module) return;
+    try {
+      dev->make_current();
+      driver().cuModuleUnload(module);
+    } catch (...) {
+    }
+  }
+};
+
+class CudaKernel final : public Kernel {
+ public:
+  CudaKernel(std::shared_ptr<Module> m, std::string entry, int block)
+      : m_(std::move(m)), entry_(std::move(entry)), block_(block) {
+    // cuda.h: cuOccupancyMaxActiveBlocksPerMultiprocessor gives the resident blocks per SM for
+    // this function at this block size (registers, shared memory and the SM's limits).
+    int blocks_per_sm = 0;
+    m_->dev->make_current();
+    check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, m_->function, block_, 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
+            uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  }
+  std::string entry() const override { return entry_; }
+  uint64_t wave_items() const override { return wave_; }
+
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
+    const Device& dev = *m_->dev;
+    const DriverApi& d = driver();
+    dev.make_current();
+    // Parameter storage: one 8-byte slot per argument (pointer, long long or double), then n.
+    std::vector<unsigned long long> slots(args.size() + 1);
+    std::vector<void*> params(args.size() + 1);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (auto* b = std::get_if<Buffer*>(&args[i])) {
+        CUdeviceptr p = buffer_arg(*b, dev, i).ptr();
+        static_assert(sizeof(CUdeviceptr) == sizeof(unsigned long long), "64-bit device pointers");
+        std::memcpy(&slots[i], &p, sizeof p);
+      } else if (auto* v = std::get_if<int64_t>(&args[i])) {
+        long long x = *v;
+        std::memcpy(&slots[i], &x, sizeof x);
+      } else {
+        double x = std::get<double>(args[i]);
+        std::memcpy(&slots[i], &x, sizeof x);
+      }
+      params[i] = &slots[i];
+    }
+    slots.back() = launch;
+    params.back() = &slots.back();
+    const uint64_t blocks = (launch + uint64_t(block_) - 1) / uint64_t(block_);
+    if (blocks > 0x7fffffffull)
+      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items needs more than 2^31-1 blocks");
+
+    SampleEvents ev(dev, size_t(reps));
+    for (uint64_t r = 0; r < reps; ++r) {
+      ev.start(size_t(r));
+      for (uint64_t b = 0; b < batch; ++b)
+        check(d.cuLaunchKernel(m_->function, unsigned(blocks), 1, 1, unsigned(block_), 1, 1, 0, dev.stream(),
+                               params.data(), nullptr),
+              "cuLaunchKernel");
+      ev.stop(size_t(r));
+    }
+    return ev.elapsed(entry_.c_str());
+  }
+
+ private:
+  std::shared_ptr<Module> m_;
+  std::string entry_;
+  int block_;
+  uint64_t wave_ = 0;
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string format_constant(const std::variant<int64_t, double>& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i) + "LL";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));
+  std::string s(buf);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal, not an int
+  return s;
+}
+
+std::string version_string(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int index) : dev_(std::make_shared<Device>(index)) {
+    cc_major_ = dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    cc_minor_ = dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  }
+
+  Info info() const override {
+    const DriverApi& d = driver();
+    dev_->make_current();
+    Info i;
+    char name[256] = {0};
+    check(d.cuDeviceGetName(name, sizeof name - 1, dev_->device()), "cuDeviceGetName");
+    size_t total = 0;
+    check(d.cuDeviceTotalMem(&total, dev_->device()), "cuDeviceTotalMem");
+    int driver_version = 0;
+    check(d.cuDriverGetVersion(&driver_version), "cuDriverGetVersion");
+    char bus[32] = {0};
+    if (d.cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev_->device()) == CUDA_SUCCESS) i["pci_bus_id"] = std::string(bus);
+    i["backend"] = std::string("cuda");
+    i["name"] = std::string(name);
+    i["index"] = int64_t(dev_->index());
+    i["memory_bytes"] = int64_t(total);
+    i["cc_major"] = int64_t(cc_major_);
+    i["cc_minor"] = int64_t(cc_minor_);
+    i["compute_capability"] = std::to_string(cc_major_) + "." + std::to_string(cc_minor_);
+    i["driver_version"] = version_string(driver_version);
+    i["driver_library"] = loaded_path("driver");
+    struct A { const char* key; CUdevice_attribute attr; int64_t scale; };
+    // cuda.h: CLOCK_RATE is "typical clock frequency in kilohertz" (the maximum boost clock on
+    // data-centre parts), MEMORY_CLOCK_RATE the "peak memory clock frequency in kilohertz".
+    static const A attrs[] = {
+        {"compute_units", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
+        {"clock_hz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1000},
+        {"memory_clock_hz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 1000},
+        {"memory_bus_bits", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 1},
+        {"llc_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1},
+        {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1},
+        {"max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1},
+        {"max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1},
+        {"shared_memory_per_sm_bytes", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 1},
+        {"registers_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 1},
+    };
+    for (const A& a : attrs) {
+      int v = 0;
+      if (d.cuDeviceGetAttribute(&v, a.attr, dev_->device()) == CUDA_SUCCESS && v > 0) i[a.key] = int64_t(v) * a.scale;
+    }
+    int ecc = 0;
+    if (d.cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, dev_->device()) == CUDA_SUCCESS) i["ecc"] = ecc != 0;
+    std::string why;
+    std::string v = nvrtc_version(&why);
+    i["nvrtc_version"] = v.empty() ? "unavailable: " + why : v;
+    if (!v.empty()) {
+      why.clear();
+      std::string t = nvrtc_target(cc_major_, cc_minor_, &why);
+      i["nvrtc_target"] = t.empty() ? "unavailable: " + why : t;
+      i["nvrtc_library"] = loaded_path("nvrtc");
+    }
+    why.clear();
+    v = cublas_version(&why);
+    i["cublas_version"] = v.empty() ? "unavailable: " + why : v;
+    if (!v.empty()) i["cublas_library"] = loaded_path("cublas");
+    return i;
+  }
+
+  std::shared_ptr<Buffer> alloc(size_t nbytes) override { return std::make_shared<CudaBuffer>(dev_, nbytes); }
+
+  std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
+                                  const Constants& constants) override {
+    if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not a C identifier");
+    int block = kDefaultBlock;
+    std::vector<std::string> options;
+    std::string key = entry;
+    for (const auto& [name, value] : constants) {
+      if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not a C identifier");
+      if (name == "BLOCK") {
+        const int64_t* b = std::get_if<int64_t>(&value);
+        if (!b || *b < 32 || *b > 1024 || *b % 32)
+          throw std::invalid_argument("constant BLOCK must be an int multiple of 32 from 32 to 1024 (threads per block)");
+        block = int(*b);
+        continue;
+      }
+      options.push_back("-D" + name + "=" + format_constant(value));
+      key += "|" + options.back();
+    }
+    options.push_back("-DBLOCK=" + std::to_string(block));
+    key += "|-DBLOCK=" + std::to_string(block) + "|" + source;  // the whole source: no hash collisions
+
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    CompiledImage img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_);
+    dev_->make_current();
+    auto m = std::make_shared<Module>();
+    m->dev = dev_;
+    check(driver().cuModuleLoadData(&m->module, img.image.data()), "cuModuleLoadData");
+    CUresult r = driver().cuModuleGetFunction(&m->function, m->module, entry.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND)
+      throw CompileError("[cuda::cuModuleGetFunction] no kernel '" + entry +
+                             "' in the compiled source (is it extern \"C\" __global__?)",
+                         img.log);
+    check(r, "cuModuleGetFunction");
+    auto k = std::make_shared<CudaKernel>(m, entry, block);
+    cache_.emplace(key, k);
+    return k;
+  }
+
+  std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
+    return make_cublas_gemm(dev_, dtype, m, n, k);
+  }
+
+  void synchronize() override {
+    dev_->make_current();
+    dev_->sync("synchronize");
+  }
+
+ private:
+  std::shared_ptr<Device> dev_;
+  int cc_major_ = 0, cc_minor_ = 0;
+  std::mutex cache_mutex_;
+  std::map<std::string, std::shared_ptr<Kernel>> cache_;
+};
+
+}  // namespace
+}  // namespace cuda
+
+BackendStatus cuda_status() {
+  BackendStatus s{"cuda", true, 0, ""};
+  std::string why;
+  const cuda::DriverApi* d = cuda::driver_api(&why);
+  if (!d) {
+    s.reason = why;
+    return s;
+  }
+  static const CUresult init = d->cuInit(0);  // once per process
+  if (init != CUDA_SUCCESS) {
+    s.reason = "[cuda::cuInit] " + cuda::cu_error(init);
+    return s;
+  }
+  int count = 0;
+  CUresult r = d->cuDeviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    s.reason = "[cuda::cuDeviceGetCount] " + cuda::cu_error(r);
+    return s;
+  }
+  s.devices = count;
+  if (count == 0) s.reason = "the CUDA driver reports no device";
+  return s;
+}
+
+std::shared_ptr<Backend> make_cuda_backend(int index) { return std::make_shared<cuda::CudaBackend>(index); }
+
+}  // namespace ar

@@ -1,0 +1,139 @@
+#include "device.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.h"
+
+namespace ar::cuda {
+
+Device::Device(int index) : index_(index) {
+  const DriverApi& d = driver();
+  check(d.cuDeviceGet(&dev_, index), "cuDeviceGet");
+  check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+  const char* call = "cuCtxSetCurrent";
+  CUresult r = d.cuCtxSetCurrent(ctx_);
+  // A blocking stream (CU_STREAM_DEFAULT): it also orders against the legacy default stream, which
+  // other libraries sharing the primary context (CuPy, PyTorch) may use on these buffers.
+  if (r == CUDA_SUCCESS) {
+    call = "cuStreamCreate";
+    r = d.cuStreamCreate(&stream_, CU_STREAM_DEFAULT);
+  }
+  if (r != CUDA_SUCCESS) {
+    d.cuDevicePrimaryCtxRelease(dev_);
+    check(r, call);
+  }
+}
+
+Device::~Device() {
+  const DriverApi& d = driver();
+  if (d.cuCtxSetCurrent(ctx_) == CUDA_SUCCESS) library_state.reset();  // cuBLAS needs its context
+  if (d.cuCtxSetCurrent(ctx_) == CUDA_SUCCESS && stream_) d.cuStreamDestroy(stream_);
+  d.cuDevicePrimaryCtxRelease(dev_);  // never throws: a failure here is ignored
+}
+
+int Device::attribute(CUdevice_attribute a) const {
+  int v = 0;
+  check(driver().cuDeviceGetAttribute(&v, a, dev_), "cuDeviceGetAttribute");
+  return v;
+}
+
+void Device::make_current() const { check(driver().cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+
+void Device::sync(const char* after) const {
+  CUresult r = driver().cuStreamSynchronize(stream_);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError(std::string("[cuda::cuStreamSynchronize] after ") + after + ": " + cu_error(r));
+}
+
+CudaBuffer::CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::move(dev)), nbytes_(nbytes) {
+  const DriverApi& d = driver();
+  dev_->make_current();
+  CUresult r = d.cuMemAlloc(&ptr_, nbytes_);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError("[cuda::cuMemAlloc] " + cu_error(r) + " (allocating " + std::to_string(nbytes_) + " bytes)");
+  r = d.cuMemsetD8Async(ptr_, 0, nbytes_, dev_->stream());
+  if (r == CUDA_SUCCESS) r = d.cuStreamSynchronize(dev_->stream());
+  if (r != CUDA_SUCCESS) {
+    d.cuMemFree(ptr_);
+    check(r, "cuMemsetD8Async");
+  }
+}
+
+CudaBuffer::~CudaBuffer() {
+  const DriverApi& d = driver();
+  try {
+    dev_->make_current();
+  } catch (...) {
+    return;  // the context is gone; the driver reclaims the memory with it
+  }
+  d.cuMemFree(ptr_);
+}
+
+static void check_range(size_t n, size_t offset, size_t nbytes, const char* what) {
+  if (offset > nbytes || n > nbytes - offset)
+    throw std::invalid_argument(std::string(what) + " of " + std::to_string(n) + " bytes at offset " +
+                                std::to_string(offset) + " is out of range for a buffer of " + std::to_string(nbytes) +
+                                " bytes");
+}
+
+void CudaBuffer::write(const void* src, size_t n, size_t offset) {
+  check_range(n, offset, nbytes_, "write");
+  if (!n) return;
+  dev_->make_current();
+  check(driver().cuMemcpyHtoDAsync(ptr_ + offset, src, n, dev_->stream()), "cuMemcpyHtoDAsync");
+  dev_->sync("cuMemcpyHtoDAsync");
+}
+
+void CudaBuffer::read(void* dst, size_t n, size_t offset) const {
+  check_range(n, offset, nbytes_, "read");
+  if (!n) return;
+  dev_->make_current();
+  check(driver().cuMemcpyDtoHAsync(dst, ptr_ + offset, n, dev_->stream()), "cuMemcpyDtoHAsync");
+  dev_->sync("cuMemcpyDtoHAsync");
+}
+
+CudaBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
+  auto* cb = dynamic_cast<CudaBuffer*>(b);
+  if (!cb) throw std::invalid_argument("argument " + std::to_string(position) + " is not a CUDA buffer");
+  if (cb->device() != &dev)
+    throw std::invalid_argument("argument " + std::to_string(position) + " is a buffer of another CUDA device");
+  return *cb;
+}
+
+SampleEvents::SampleEvents(const Device& dev, size_t samples) : dev_(dev) {
+  const DriverApi& d = driver();
+  start_.reserve(samples);
+  stop_.reserve(samples);
+  for (size_t i = 0; i < samples; ++i) {
+    CUevent a = nullptr, b = nullptr;
+    check(d.cuEventCreate(&a, CU_EVENT_DEFAULT), "cuEventCreate");
+    start_.push_back(a);
+    check(d.cuEventCreate(&b, CU_EVENT_DEFAULT), "cuEventCreate");
+    stop_.push_back(b);
+  }
+}
+
+SampleEvents::~SampleEvents() {
+  const DriverApi& d = driver();
+  for (CUevent e : start_) d.cuEventDestroy(e);
+  for (CUevent e : stop_) d.cuEventDestroy(e);
+}
+
+void SampleEvents::start(size_t i) { check(driver().cuEventRecord(start_[i], dev_.stream()), "cuEventRecord"); }
+void SampleEvents::stop(size_t i) { check(driver().cuEventRecord(stop_[i], dev_.stream()), "cuEventRecord"); }
+
+std::vector<double> SampleEvents::elapsed(const char* what) {
+  const DriverApi& d = driver();
+  dev_.sync(what);
+  std::vector<double> out;
+  out.reserve(start_.size());
+  for (size_t i = 0; i < start_.size(); ++i) {
+    float ms = 0.0f;
+    check(d.cuEventElapsedTime(&ms, start_[i], stop_[i]), "cuEventElapsedTime");
+    out.push_back(double(ms) * 1e-3);
+  }
+  return out;
+}
+
+}  // namespace ar::cuda

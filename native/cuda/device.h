@@ -1,0 +1,105 @@
+// One CUDA device as this backend uses it: the driver's primary context and one stream on which
+// every copy, kernel and cuBLAS call of the backend runs (DESIGN.md §3), plus the RAII handles the
+// other files share. Vendor types stay in native/cuda/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "loader.h"
+
+namespace ar::cuda {
+
+class Device {
+ public:
+  explicit Device(int index);  // retains the primary context, creates the stream; throws DeviceError
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  int index() const { return index_; }
+  CUdevice device() const { return dev_; }
+  CUstream stream() const { return stream_; }
+  int attribute(CUdevice_attribute a) const;
+  // Makes the context current on the calling thread (every entry point calls this first: Python
+  // may call from any thread).
+  void make_current() const;
+  // Waits for the stream and turns an asynchronous fault into DeviceError naming `after`.
+  void sync(const char* after) const;
+
+  // Per-device state of an optional library (gemm.cpp keeps its cuBLAS handle and workspace here),
+  // created on first use under `library_mutex`; released before the context is.
+  std::shared_ptr<void> library_state;
+  std::mutex library_mutex;
+
+ private:
+  int index_;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  CUstream stream_ = nullptr;
+};
+
+// Device memory; zero-filled on allocation. Copies go through the device's stream and complete
+// before write()/read() return, so the memory is idle whenever no call is in progress.
+class CudaBuffer final : public Buffer {
+ public:
+  CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes);
+  ~CudaBuffer() override;
+  size_t nbytes() const override { return nbytes_; }
+  void write(const void* src, size_t n, size_t offset) override;
+  void read(void* dst, size_t n, size_t offset) const override;
+  Address address() override { return {reinterpret_cast<void*>(ptr_), Address::kCUDA, dev_->index()}; }
+  CUdeviceptr ptr() const { return ptr_; }
+  const Device* device() const { return dev_.get(); }
+
+ private:
+  std::shared_ptr<Device> dev_;
+  size_t nbytes_;
+  CUdeviceptr ptr_ = 0;
+};
+
+// The CudaBuffer behind a kernel argument, checked to belong to `dev`; std::invalid_argument else.
+CudaBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position);
+
+// Events bracketing each sample: record(start[i]) ... launches ... record(stop[i]) on the stream,
+// then elapsed() waits for all of them and returns seconds per sample.
+class SampleEvents {
+ public:
+  SampleEvents(const Device& dev, size_t samples);
+  ~SampleEvents();
+  SampleEvents(const SampleEvents&) = delete;
+  SampleEvents& operator=(const SampleEvents&) = delete;
+  void start(size_t i);
+  void stop(size_t i);
+  std::vector<double> elapsed(const char* what);
+
+ private:
+  const Device& dev_;
+  std::vector<CUevent> start_, stop_;
+};
+
+// cuBLAS GEMM (gemm.cpp): the Kernel returned by CudaBackend::gemm.
+std::shared_ptr<Kernel> make_cublas_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m,
+                                         int64_t n, int64_t k);
+// cuBLAS's version ("13.1.0"), or "" with *why set when cuBLAS cannot be loaded.
+std::string cublas_version(std::string* why);
+
+// NVRTC (compile.cpp): compile `source` for the device's architecture; returns a cubin (or PTX when
+// the device is newer than NVRTC knows) ready for cuModuleLoadData. Throws CompileError with the log.
+struct CompiledImage {
+  std::vector<char> image;
+  std::string target;  // "sm_90" (cubin) or "compute_90" (PTX, JIT-compiled by the driver)
+  std::string log;
+};
+CompiledImage nvrtc_compile(const std::string& source, const std::string& entry, const std::vector<std::string>& options,
+                            int cc_major, int cc_minor);
+// The target NVRTC would compile for on this device ("sm_90"), or "" with *why set.
+std::string nvrtc_target(int cc_major, int cc_minor, std::string* why);
+std::string nvrtc_version(std::string* why);
+
+}  // namespace ar::cuda

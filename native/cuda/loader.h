@@ -1,0 +1,79 @@
+// Run-time loading of the CUDA driver, NVRTC and cuBLAS (dlopen), so the extension imports, and the
+// `cuda` backend reports "no device" with a reason, on machines without a GPU driver; and so a toolkit
+// without NVRTC or cuBLAS libraries can still build it. Every vendor status is turned into an
+// exception naming the call (check_* below).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vendor.h"
+
+namespace ar::cuda {
+
+// The driver API functions this backend uses. Members are declared with the header's macros, so
+// `cuMemAlloc` is the `cuMemAlloc_v2` the header maps it to, and the symbol looked up is the same.
+struct DriverApi {
+#define AR_CU_FUNCTIONS(X)                                                                              \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
+  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                   \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize)          \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)   \
+  X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload)      \
+  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)              \
+  X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \
+  X(cuEventElapsedTime)
+#define AR_MEMBER(f) decltype(&::f) f = nullptr;
+  AR_CU_FUNCTIONS(AR_MEMBER)
+#undef AR_MEMBER
+};
+
+struct NvrtcApi {
+#define AR_NVRTC_FUNCTIONS(X)                                                                         \
+  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)         \
+  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) \
+  X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)
+#define AR_MEMBER(f) decltype(&::f) f = nullptr;
+  AR_NVRTC_FUNCTIONS(AR_MEMBER)
+#undef AR_MEMBER
+};
+
+// cublasGemmEx with a cublasComputeType_t: cublas_api.h also declares a C++ overload taking the
+// pre-CUDA-11 cudaDataType compute type, so its type is spelled out rather than taken by decltype.
+using CublasGemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                          const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                                          int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                                          cublasGemmAlgo_t);
+
+struct CublasApi {
+#define AR_CUBLAS_FUNCTIONS(X)                                                                          \
+  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetMathMode) X(cublasSetWorkspace_v2) \
+  X(cublasGetProperty) X(cublasGetStatusName) X(cublasGetStatusString)
+#define AR_MEMBER(f) decltype(&::f) f = nullptr;
+  AR_CUBLAS_FUNCTIONS(AR_MEMBER)
+#undef AR_MEMBER
+  CublasGemmExFn cublasGemmEx = nullptr;
+};
+
+// Each returns the loaded table, or nullptr with *why set (library not found, or a symbol missing).
+// Loading happens once per process; later calls return the same result. Thread-safe.
+const DriverApi* driver_api(std::string* why);
+const NvrtcApi* nvrtc_api(std::string* why);
+const CublasApi* cublas_api(std::string* why);
+
+// The same, throwing BackendError("[cuda] <library> not available: <why>") instead.
+const DriverApi& driver();
+const NvrtcApi& nvrtc();
+const CublasApi& cublas();
+
+// The file each library was loaded from ("" when not loaded) and where it was looked for.
+std::string loaded_path(const char* library);  // "driver", "nvrtc" or "cublas"
+std::vector<std::string> library_dirs();
+
+// Throw DeviceError("[cuda::<call>] CUDA_ERROR_X: message") / CompileError / BackendError on failure.
+void check(CUresult r, const char* call);
+void check_nvrtc(nvrtcResult r, const char* call);
+void check_cublas(cublasStatus_t r, const char* call);
+std::string cu_error(CUresult r);  // "CUDA_ERROR_X: message"
+
+}  // namespace ar::cuda

@@ -1,0 +1,60 @@
+"""Kernel sources compiled at run time: ``shaders/cuda/*.cu`` (NVRTC) and ``shaders/metal/*.metal``.
+
+A suite's kernel table names a GPU kernel by file and entry, e.g. ``("stream.cu", "stream_triad_f32")``;
+:func:`resolve` turns that into the source text the backend compiles. CPU kernels are built into
+the extension (``("builtin", entry)``) and vendor routines are named by library (``("blas", …)``,
+``("cublas", …)``); those pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Tuple
+
+__all__ = ["SHADER_SUFFIXES", "shader_dirs", "shader_path", "shader_source", "resolve"]
+
+#: File suffixes of run-time-compiled sources, by backend folder.
+SHADER_SUFFIXES = {".cu": "cuda", ".metal": "metal"}
+
+_PKG = os.path.dirname(os.path.abspath(__file__))
+
+
+def shader_dirs() -> Tuple[str, ...]:
+    """Where shader folders are looked for: the installed package's ``shaders/`` (CMake installs it
+    there), then the source tree's ``shaders/`` (editable installs and running from a checkout)."""
+    return (os.path.join(_PKG, "shaders"), os.path.join(os.path.dirname(os.path.dirname(_PKG)), "shaders"))
+
+
+def shader_path(name: str) -> str:
+    """The path of shader file ``name`` (e.g. ``"fma.cu"``), in the folder of its backend.
+
+    Raises:
+        ValueError: ``name`` has no shader suffix (.cu, .metal) or contains a path separator.
+        FileNotFoundError: the file is in none of :func:`shader_dirs` (a broken install).
+    """
+    suffix = os.path.splitext(name)[1]
+    if suffix not in SHADER_SUFFIXES or os.path.basename(name) != name:
+        raise ValueError(f"'{name}' is not a shader file name (valid: <name>.cu or <name>.metal, no folders)")
+    tried = []
+    for d in shader_dirs():
+        p = os.path.join(d, SHADER_SUFFIXES[suffix], name)
+        if os.path.isfile(p):
+            return p
+        tried.append(p)
+    raise FileNotFoundError(f"shader '{name}' not found (looked in {', '.join(tried)}); reinstall the package")
+
+
+@functools.lru_cache(maxsize=None)
+def shader_source(name: str) -> str:
+    """The text of shader file ``name`` (read once per process). Raises as :func:`shader_path`."""
+    with open(shader_path(name), encoding="utf-8") as f:
+        return f.read()
+
+
+def resolve(source: str, entry: str) -> Tuple[str, str]:
+    """``(source, entry)`` as the backend's ``compile`` wants it: a shader file name becomes its text;
+    anything else (``"builtin"``, a vendor library name) is returned unchanged."""
+    if os.path.splitext(source)[1] in SHADER_SUFFIXES:
+        return shader_source(source), entry
+    return source, entry

@@ -1,0 +1,159 @@
+"""Device tier, CUDA backend: NVRTC compilation and its errors, event timing, the kernel argument
+convention, cuBLAS GEMM precisions and DLPack export. Skips (with the backend's reason) where this
+build has no CUDA device."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+import numpy as np
+import pytest
+
+_core = pytest.importorskip("apple_roofline._native")._core
+pytestmark = pytest.mark.device
+
+_ROW = next(b for b in _core.backends() if b["name"] == "cuda")
+if not (_ROW["compiled"] and _ROW["devices"] > 0):
+    pytest.skip(f"no CUDA device: {_ROW['reason']}", allow_module_level=True)
+
+AXPY = r"""
+extern "C" __global__ void __launch_bounds__(BLOCK)
+axpy(const float* x, float* y, double a, long long offset, unsigned long long n) {
+  unsigned long long i = blockIdx.x * (unsigned long long)BLOCK + threadIdx.x;
+  if (i < n) y[i] = (float)a * x[i] + (float)(offset + SHIFT);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def cuda() -> Any:
+    return _core.Backend("cuda", 0)
+
+
+def test_info_describes_the_device(cuda: Any) -> None:
+    info = cuda.info()
+    assert info["backend"] == "cuda" and info["index"] == 0 and info["name"]
+    for key in ("compute_units", "clock_hz", "memory_clock_hz", "memory_bus_bits", "llc_bytes", "memory_bytes"):
+        assert int(info[key]) > 0, key
+    assert 1e8 < info["clock_hz"] < 5e9 and info["warp_size"] == 32
+    assert info["compute_capability"] == f"{info['cc_major']}.{info['cc_minor']}"
+    assert info["nvrtc_target"] in (f"sm_{info['cc_major']}{info['cc_minor']}",) or info["nvrtc_target"].startswith("compute_")
+    assert not str(info["cublas_version"]).startswith("unavailable"), info["cublas_version"]
+
+
+def test_kernel_arguments_constants_and_tail(cuda: Any) -> None:
+    """Buffers, a double, a long long and the appended launch count reach the kernel in order; a
+    launch that is not a whole number of blocks writes exactly its range."""
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    xb, yb = cuda.alloc(4 * n), cuda.alloc(4 * (n + 24))
+    xb.write(x)
+    k = cuda.compile(AXPY, "axpy", {"SHIFT": 5, "BLOCK": 128})
+    samples = k.time([xb, yb, 2.5, 7], n, 3, 4)
+    assert len(samples) == 4 and all(np.isfinite(s) and s > 0 for s in samples)
+    y = yb.read("float32")
+    np.testing.assert_array_equal(y[:n], 2.5 * x + 12.0)
+    assert not y[n:].any(), "threads past the launch count wrote"
+    # Another constant is another kernel, not a stale cache entry.
+    cuda.compile(AXPY, "axpy", {"SHIFT": 6, "BLOCK": 128}).time([xb, yb, 1.0, 0], n, 1, 1)
+    np.testing.assert_array_equal(yb.read("float32", n), x + 6.0)
+
+
+def test_bad_arguments_are_value_errors(cuda: Any) -> None:
+    k = cuda.compile(AXPY, "axpy", {"SHIFT": 0})
+    buf = cuda.alloc(64)
+    cpu_buf = _core.Backend("cpu").alloc(64)
+    with pytest.raises(ValueError, match="not a CUDA buffer"):
+        k.time([cpu_buf, buf, 1.0, 0], 16, 1, 1)
+    with pytest.raises(ValueError, match="BLOCK"):
+        cuda.compile(AXPY, "axpy", {"SHIFT": 0, "BLOCK": 100})
+    with pytest.raises(ValueError, match="identifier"):
+        cuda.compile(AXPY, "axpy", {"SH IFT": 0})
+    with pytest.raises(ValueError, match="out of range"):
+        buf.write(np.zeros(17, np.float32))
+
+
+def test_nvrtc_errors_carry_the_log(cuda: Any) -> None:
+    bad = 'extern "C" __global__ void broken(unsigned long long n) { undefined_name_42 = 1; }'
+    with pytest.raises(_core.CompileError) as err:
+        cuda.compile(bad, "broken", {})
+    assert "nvrtcCompileProgram" in str(err.value) and "undefined_name_42" in err.value.log
+    with pytest.raises(_core.CompileError, match="no kernel 'missing'"):
+        cuda.compile(AXPY, "missing", {"SHIFT": 0})
+
+
+def test_shader_sources_compile_for_this_device(cuda: Any) -> None:
+    from apple_roofline.shaders import shader_source
+
+    for name, entry, consts in (("stream.cu", "stream_triad_f32", {}), ("fma.cu", "vec4_cross4_f16", {"F": 4})):
+        assert cuda.compile(shader_source(name), entry, consts).entry == entry
+
+
+def test_device_fault_is_a_device_error_not_a_crash() -> None:
+    """An illegal address inside a kernel surfaces as DeviceError naming the synchronising call. It
+    poisons the context, so it runs in a child process."""
+    code = textwrap.dedent(r'''
+        from apple_roofline._native import _core
+        b = _core.Backend("cuda", 0)
+        src = 'extern "C" __global__ void bad(unsigned long long n) { ((volatile float*)16)[threadIdx.x] = 1.0f; }'
+        k = b.compile(src, "bad", {})
+        try:
+            k.time([], 32, 1, 1)
+        except _core.DeviceError as e:
+            print("DeviceError:", e)
+    ''')
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "DeviceError:" in out.stdout and "CUDA_ERROR_" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize("dtype", ["fp64", "fp32", "tf32", "fp16", "bf16", "int8"])
+def test_gemm_precisions_time_and_reject_bad_buffers(cuda: Any, dtype: str) -> None:
+    k = cuda.gemm(dtype, 64, 32, 16)
+    sizes = {"fp64": (8, 8), "fp32": (4, 4), "tf32": (4, 4), "fp16": (2, 2), "bf16": (2, 2), "int8": (1, 4)}[dtype]
+    a, b, c = cuda.alloc(64 * 16 * sizes[0]), cuda.alloc(16 * 32 * sizes[0]), cuda.alloc(64 * 32 * sizes[1])
+    samples = k.time([a, b, c], 1, 2, 3)
+    assert len(samples) == 3 and all(s > 0 for s in samples)
+    with pytest.raises(ValueError, match="needed"):
+        k.time([a, b, cuda.alloc(16)], 1, 1, 1)
+    with pytest.raises(ValueError, match="3 arguments"):
+        k.time([a, b], 1, 1, 1)
+
+
+def test_gemm_argument_errors(cuda: Any) -> None:
+    with pytest.raises(ValueError, match="unknown GEMM precision"):
+        cuda.gemm("fp8", 16, 16, 16)
+    with pytest.raises(ValueError, match="out of range"):
+        cuda.gemm("fp32", 0, 16, 16)
+
+
+def test_dlpack_export_is_zero_copy() -> None:
+    """Torch or CuPy see the buffer's memory itself: data written either way is visible both ways."""
+    cuda = _core.Backend("cuda", 0)
+    buf = cuda.alloc(4 * 256)
+    buf.write(np.arange(256, dtype=np.float32))
+    assert buf.__dlpack_device__() == (2, 0)
+    libs = []
+    for mod in ("torch", "cupy"):
+        try:
+            libs.append(__import__(mod))
+        except ImportError:
+            pass
+    if not libs:
+        pytest.skip("neither torch nor cupy is installed")
+    for lib in libs:
+        t = lib.from_dlpack(buf.dlpack("float32"))
+        assert t.shape == (256,) and str(t.dtype).endswith("float32")
+        np.testing.assert_array_equal(lib.asnumpy(t) if hasattr(lib, "asnumpy") else t.cpu().numpy(), np.arange(256))
+        t[0] = -1.0  # through the importer, into our buffer
+        if lib.__name__ == "torch":
+            lib.cuda.synchronize()
+        else:
+            lib.cuda.runtime.deviceSynchronize()
+        assert buf.read("float32", 1)[0] == -1.0
+        buf.write(np.arange(256, dtype=np.float32))
+        raw = lib.from_dlpack(buf)  # the Buffer itself exports its bytes
+        assert raw.shape == (1024,) and str(raw.dtype).endswith("uint8")
