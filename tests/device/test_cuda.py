@@ -157,3 +157,25 @@ def test_dlpack_export_is_zero_copy() -> None:
         buf.write(np.arange(256, dtype=np.float32))
         raw = lib.from_dlpack(buf)  # the Buffer itself exports its bytes
         assert raw.shape == (1024,) and str(raw.dtype).endswith("uint8")
+
+
+@pytest.mark.parametrize("entry,dtype", [("vec4_indep8_f16", "float16"), ("scalar_indep8_f32", "float32"),
+                                         ("scalar_indep8_f64", "float64")])
+def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtype: str) -> None:
+    """fma.cu with CHAIN_A / CHAIN_A_F16 (the kernel table's specialisation) computes exactly what
+    it computes from the run-time argument; and a literal that disagrees shows in the output."""
+    from apple_roofline.shaders import shader_source
+    from apple_roofline.suites.fma import CHAIN_A, FmaKernel
+
+    src = shader_source("fma.cu")
+    items = 256
+    x = np.random.default_rng(3).uniform(-0.5, 0.5, items * 8).astype(dtype)
+    bi = cuda.alloc(x.nbytes)
+    bi.write(x)
+    outs = []
+    for consts in ({"F": 16}, {"F": 16, **FmaKernel.constants()["cuda"]}, {"F": 16, **FmaKernel.constants(-0.5)["cuda"]}):
+        bo = cuda.alloc(x.nbytes)
+        cuda.compile(src, entry, consts).time([bi, bo, CHAIN_A], items, 1, 1)
+        outs.append(bo.read(dtype))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert not np.array_equal(outs[0], outs[2])

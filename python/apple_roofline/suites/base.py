@@ -9,7 +9,7 @@ branches on the backend's name to decide what a kernel means: the tables do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class KernelDef:
     sources: Mapping[str, Tuple[str, str]]
     ceiling_class: Optional[str] = None
     ceiling_kind: Optional[str] = None
-    constants: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    constants: Mapping[str, Mapping[str, Union[int, float]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,7 +115,7 @@ class Suite:
         src = k.sources.get(self.ctx.backend_name)
         return None if src is None else resolve(src[0], src[1])
 
-    def constants(self, k: KernelDef) -> Dict[str, int]:
+    def constants(self, k: KernelDef) -> Dict[str, Union[int, float]]:
         """The compile-time constants ``k`` is built with on this run's backend (may be empty)."""
         return dict(k.constants.get(self.ctx.backend_name, {}))
 

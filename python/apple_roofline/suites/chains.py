@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from .fma import CHAIN_A, FmaKernel, tolerance
 
 def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
                src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
-               constants: Optional[Mapping[str, int]] = None) -> Case:
+               constants: Optional[Mapping[str, Union[int, float]]] = None) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``fk`` at F iterations; the check compares every element with the NumPy reference.
     The kernel is compiled with ``{"F": F}`` plus ``constants`` (the kernel table's, e.g. BLOCK)."""

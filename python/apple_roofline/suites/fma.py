@@ -32,7 +32,7 @@ fusing device's trajectory to the last bit or within an ulp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Tuple, Union
 
 import numpy as np
 
@@ -106,10 +106,14 @@ class FmaKernel:
         return {"cpu": ("builtin", e), "cuda": ("fma.cu", e)}
 
     @staticmethod
-    def constants() -> Dict[str, Dict[str, int]]:
-        """``KernelDef.constants`` of every FMA-chain kernel: 512 threads per block on CUDA (on an
-        H100, vec4_indep8 reached 64.4 TFLOP/s with 512 against 62.6 with 256 at the same launch)."""
-        return {"cuda": {"BLOCK": 512}}
+    def constants(a: float = CHAIN_A) -> Dict[str, Dict[str, Union[int, float]]]:
+        """``KernelDef.constants`` of every FMA-chain kernel on CUDA: 512 threads per block (on an
+        H100, vec4_indep8 reached 64.4 TFLOP/s with 512 against 62.6 with 256 at the same launch),
+        and the chain constant ``a`` as a literal (CHAIN_A, and CHAIN_A_F16 its fp16 bit pattern;
+        shaders/cuda/fma.cu says why). The kernels still receive ``a`` as an argument, and the
+        reference uses that one, so a literal that disagreed with it would fail validation."""
+        bits = int(np.asarray(a, dtype=np.float16).view(np.uint16))
+        return {"cuda": {"BLOCK": 512, "CHAIN_A": float(a), "CHAIN_A_F16": bits}}
 
     def reference(self, x: np.ndarray, F: int, dtype: str, a: float = CHAIN_A) -> np.ndarray:
         """What the kernel writes for input elements ``x`` (1-D), rounded as the device rounds."""

@@ -3,9 +3,9 @@
 F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer). FP32: the M5 article's
 six variants ``vec4_cross4``, ``vec4_indep4``, ``vec4_indep8``, ``scalar_indep4``, ``scalar_indep8``,
 ``scalar_indep16``; FP16: its four, ``vec4_cross4``, ``scalar_indep8``, ``scalar_indep16``,
-``scalar_indep32``, plus ``vec4_indep4`` and ``vec4_indep8`` as in FP32 (on an H100 the
-cross-dependent half2 chains of ``vec4_cross4`` reach 73 TFLOP/s where independent half2 chains
-reach 124 of the 134 theoretical, so without them the FP16 vector ceiling would measure the
+``scalar_indep32``, plus ``vec4_indep4`` and ``vec4_indep8`` as in FP32 (on an H200 the
+cross-dependent half2 chains of ``vec4_cross4`` reached 73 TFLOP/s where independent half2 chains
+reached 124 of the 134 theoretical, so without them the FP16 vector ceiling would measure the
 kernel's dependencies, not the hardware); FP64: ``scalar_indep8``. Vector variants set the
 "<dtype> vector" ceiling, scalar ones the "<dtype> scalar ILP" ceiling (FP64: "FP64"). A variant the
 device cannot run (FP16 on a CPU without FP16 arithmetic, FP64 on a GPU without it) is reported as
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Iterator, Tuple
 
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Union
 
 from .base import ITEMSIZE, Case, KernelDef, Suite
 from .chains import chain_case
@@ -94,7 +94,7 @@ class PeakSuite(Suite):
             yield chain_case(kdef, fk, PEAK_F, items, bufs, src, backend, extra, consts)
 
 
-def _wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, int]) -> int:
+def _wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:
     """The compiled kernel's ``wave_items`` (0 when unknown). A kernel that fails to compile or is
     unsupported reports 0 here; the runner meets the same error again and records it as skipped."""
     from .._native import _core

@@ -1,0 +1,59 @@
+"""The CUDA kernel sources compile, and define every entry the kernel tables name, wherever nvcc is
+installed (CI has it, without a GPU): the same front end NVRTC uses at run time, with the same -D
+constants. The device tier runs them (tests/device/test_cuda.py, tests/backend/)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from typing import Dict, Set
+
+import pytest
+
+from apple_roofline.shaders import shader_path
+from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
+from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
+from apple_roofline.suites.stream import STREAM_KERNELS
+
+NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+
+
+def _entries_in_tables() -> Dict[str, Set[str]]:
+    want: Dict[str, Set[str]] = {}
+    kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
+    for k in kdefs:
+        src = k.sources.get("cuda")
+        assert src is not None, f"{k.suite}/{k.name}/{k.dtype} has no CUDA source"
+        want.setdefault(src[0], set()).add(src[1])
+    return want
+
+
+def _ptx_entries(path: str, defines: Dict[str, object], tmp_path: "os.PathLike[str]") -> Set[str]:
+    out = os.path.join(str(tmp_path), os.path.basename(path) + ".ptx")
+    cmd = [str(NVCC), "-ptx", "-arch=sm_90", "-std=c++17", "-x", "cu", path, "-o", out]
+    cmd[1:1] = [f"-D{k}={v}" for k, v in defines.items()]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        return set(re.findall(r"\.entry\s+(\w+)", f.read()))
+
+
+@pytest.mark.parametrize("specialised", [False, True], ids=["runtime-a", "literal-a"])
+def test_every_table_entry_compiles(tmp_path: "os.PathLike[str]", specialised: bool) -> None:
+    for name, entries in _entries_in_tables().items():
+        defines: Dict[str, object] = {"BLOCK": 256}
+        if name == "fma.cu":
+            defines["F"] = 4
+            if specialised:
+                defines.update(FmaKernel.constants()["cuda"])
+        got = _ptx_entries(shader_path(name), defines, tmp_path)
+        assert entries <= got, f"{name} lacks {sorted(entries - got)}"
+
+
+def test_sweep_kernels_are_in_the_table() -> None:
+    """The sweep's two kernels (vec4 = vec4_cross4, scalar8 = scalar_indep8) use the same sources."""
+    for name in ("vec4_cross4", "scalar_indep8"):
+        assert FMA_KERNELS[name].sources("fp32")["cuda"] == ("fma.cu", f"{name}_f32")
