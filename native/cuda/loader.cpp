@@ -121,16 +121,23 @@ const DriverApi* driver_api(std::string* why) {
   return l.driver_ok ? &l.driver : nullptr;
 }
 
+// Opens a toolkit library (NVRTC, cuBLAS) and fills its table with `fill`; false when either fails.
+template <class Fill>
+bool open_toolkit_library(Library& lib, const std::vector<std::string>& sonames, Fill fill) {
+  lib = open_library(sonames, true);
+  return lib.handle && fill();
+}
+
 const NvrtcApi* nvrtc_api(std::string* why) {
   Loaded& l = loaded();
   std::call_once(l.nvrtc_once, [&] {
-    l.nvrtc_lib = open_library({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, true);
-    if (!l.nvrtc_lib.handle) return;
-    bool ok = true;
+    l.nvrtc_ok = open_toolkit_library(l.nvrtc_lib, {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, [&] {
+      bool ok = true;
 #define AR_LOAD(f) ok = ok && load_symbol(l.nvrtc_lib, l.nvrtc.f, #f, nullptr);
-    AR_NVRTC_FUNCTIONS(AR_LOAD)
+      AR_NVRTC_FUNCTIONS(AR_LOAD)
 #undef AR_LOAD
-    l.nvrtc_ok = ok;
+      return ok;
+    });
   });
   if (!l.nvrtc_ok && why) *why = "NVRTC (libnvrtc.so) not available: " + l.nvrtc_lib.why;
   return l.nvrtc_ok ? &l.nvrtc : nullptr;
@@ -139,14 +146,14 @@ const NvrtcApi* nvrtc_api(std::string* why) {
 const CublasApi* cublas_api(std::string* why) {
   Loaded& l = loaded();
   std::call_once(l.cublas_once, [&] {
-    l.cublas_lib = open_library({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, true);
-    if (!l.cublas_lib.handle) return;
-    bool ok = true;
+    l.cublas_ok = open_toolkit_library(l.cublas_lib, {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, [&] {
+      bool ok = true;
 #define AR_LOAD(f) ok = ok && load_symbol(l.cublas_lib, l.cublas.f, #f, nullptr);
-    AR_CUBLAS_FUNCTIONS(AR_LOAD)
-    AR_LOAD(cublasGemmEx)
+      AR_CUBLAS_FUNCTIONS(AR_LOAD)
+      AR_LOAD(cublasGemmEx)
 #undef AR_LOAD
-    l.cublas_ok = ok;
+      return ok;
+    });
   });
   if (!l.cublas_ok && why) *why = "cuBLAS (libcublas.so) not available: " + l.cublas_lib.why;
   return l.cublas_ok ? &l.cublas : nullptr;
@@ -180,8 +187,6 @@ std::string loaded_path(const char* library) {
   if (!std::strcmp(library, "cublas")) return l.cublas_ok ? l.cublas_lib.path : "";
   return "";
 }
-
-std::vector<std::string> library_dirs() { return search_dirs(); }
 
 std::string cu_error(CUresult r) {
   const char* name = nullptr;

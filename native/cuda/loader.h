@@ -66,9 +66,8 @@ const DriverApi& driver();
 const NvrtcApi& nvrtc();
 const CublasApi& cublas();
 
-// The file each library was loaded from ("" when not loaded) and where it was looked for.
+// The file each library was loaded from ("" when not loaded).
 std::string loaded_path(const char* library);  // "driver", "nvrtc" or "cublas"
-std::vector<std::string> library_dirs();
 
 // Throw DeviceError("[cuda::<call>] CUDA_ERROR_X: message") / CompileError / BackendError on failure.
 void check(CUresult r, const char* call);
