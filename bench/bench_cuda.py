@@ -73,8 +73,6 @@ MIXBENCH_COLUMNS = ("flops_per_byte", "time_ms", "gflops", "gbps")
 #: GEMM precisions compared with torch.matmul: tool dtype -> (tool kernel, torch dtype name).
 GEMM_TORCH = {"fp16": ("hgemm", "float16"), "bf16": ("bf16gemm", "bfloat16")}
 #: FP32 lanes per SM by compute capability (mixbench's lcutil.h _ConvertSMVer2Cores, for cc >= 7).
-_FP32_LANES = {(7, 0): 64, (7, 2): 64, (7, 5): 64, (8, 0): 64}
-
 SMI_QUERY = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu"
 SMI_REASONS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
 
@@ -315,50 +313,50 @@ def find_ceiling(ceilings: Iterable[Mapping[str, Any]], name: str, source: str =
     return None
 
 
-def _first(info: Mapping[str, Any], keys: Sequence[Tuple[str, float]]) -> Optional[float]:
-    """The first ``info[key] * scale`` that is a positive number."""
-    for key, scale in keys:
-        v = info.get(key)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-            return float(v) * scale
+def _attrs_as_info(attrs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """CUDA attributes read through CuPy (``memory_clock_khz``, ``bus_bits``, ``sm_count``,
+    ``clock_khz``, ``cc_major``, ``cc_minor``) under the tool's device-info keys."""
+    if not attrs:
+        return {}
+    keys = (("memory_clock_khz", "memory_clock_hz", 1e3), ("bus_bits", "memory_bus_bits", 1),
+            ("sm_count", "compute_units", 1), ("clock_khz", "clock_hz", 1e3), ("cc_major", "cc_major", 1),
+            ("cc_minor", "cc_minor", 1))
+    out: Dict[str, Any] = {}
+    for src, dst, scale in keys:
+        v = attrs.get(src)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+            out[dst] = int(v * scale)
+    return out
+
+
+def _modelled(name: str, info: Mapping[str, Any], attrs: Optional[Mapping[str, Any]]) -> Optional[Tuple[float, str]]:
+    """The tool's own theoretical ceiling ``name`` (apple_roofline.specs_cuda, the model the Run's
+    ceilings come from) computed from the tool's device info, else from CUDA attributes."""
+    from apple_roofline.specs_cuda import cuda_theoretical
+
+    for label, d in (("tool device info", dict(info)), ("CUDA attributes", _attrs_as_info(attrs))):
+        if not d:
+            continue
+        c = next((c for c in cuda_theoretical(d)[1] if c.name == name), None)
+        if c is not None:
+            return c.value, f"{c.from_} ({label})"
     return None
-
-
-def _compute_capability(info: Mapping[str, Any]) -> Optional[Tuple[int, int]]:
-    cc = info.get("compute_capability")
-    if isinstance(cc, str) and re.fullmatch(r"\d+\.\d+", cc.strip()):
-        a, b = cc.strip().split(".")
-        return int(a), int(b)
-    if isinstance(cc, (list, tuple)) and len(cc) == 2:
-        return int(cc[0]), int(cc[1])
-    for ka, kb in (("cc_major", "cc_minor"), ("compute_capability_major", "compute_capability_minor")):
-        if isinstance(info.get(ka), int) and isinstance(info.get(kb), int):
-            return int(info[ka]), int(info[kb])
-    return None
-
-
-def fp32_lanes_per_sm(cc: Tuple[int, int]) -> int:
-    """FP32 lanes per SM: 64 on Volta, Turing and A100 (cc 7.x, 8.0), 128 on 6.1+, 8.6+, 9.x, 10.x, 12.x."""
-    return _FP32_LANES.get(cc, 64 if cc[0] == 7 else 128)
 
 
 def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
                           attrs: Optional[Mapping[str, Any]] = None,
                           mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
     """Theoretical DRAM bandwidth in GB/s and where it came from, first found of: the Run's
-    theoretical "DRAM bandwidth" ceiling; 2 x memory_clock_hz x memory_bus_bits / 8 from the tool's
-    device info; the same from CUDA attributes (``attrs``: ``memory_clock_khz``, ``bus_bits``);
-    mixbench's printed "Memory bandwidth" (the same formula, lcutil.h). (None, reason) otherwise."""
+    theoretical "DRAM bandwidth" ceiling; the tool's model (2 x memory clock x bus width / 8,
+    apple_roofline.specs_cuda) from its device info, or from CUDA attributes (``attrs``:
+    ``memory_clock_khz``, ``bus_bits``); mixbench's printed "Memory bandwidth" (the same formula,
+    lcutil.h). (None, reason) otherwise."""
     c = find_ceiling(ceilings, "DRAM bandwidth")
     if c is not None:
         return float(c["value"]), f"the Run's theoretical 'DRAM bandwidth' ceiling ({c.get('from', '')})"
-    clk = _first(info, (("memory_clock_hz", 1.0), ("memory_clock_khz", 1e3), ("memory_clock_mhz", 1e6)))
-    bits = _first(info, (("memory_bus_bits", 1.0), ("memory_bus_width_bits", 1.0), ("memory_bus_width", 1.0)))
-    if clk and bits:
-        return 2.0 * clk * bits / 8 / 1e9, f"2 x memory clock {clk / 1e6:.0f} MHz x {bits:.0f} bits / 8 (tool device info)"
-    if attrs and _usable(attrs.get("memory_clock_khz")) and _usable(attrs.get("bus_bits")):
-        clk, bits = float(attrs["memory_clock_khz"]) * 1e3, float(attrs["bus_bits"])
-        return 2.0 * clk * bits / 8 / 1e9, f"2 x memory clock {clk / 1e6:.0f} MHz x {bits:.0f} bits / 8 (CUDA attributes)"
+    m = _modelled("DRAM bandwidth", info, attrs)
+    if m is not None:
+        return m
     if mixbench and _usable(mixbench.get("memory_bandwidth_gbps")):
         return float(mixbench["memory_bandwidth_gbps"]), "mixbench-cuda's 'Memory bandwidth' (2 x memory clock x bus width / 8)"
     return None, "unknown: no 'DRAM bandwidth' ceiling in the Run, no memory clock / bus width in the device info"
@@ -368,23 +366,15 @@ def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping
                             attrs: Optional[Mapping[str, Any]] = None,
                             mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
     """Theoretical FP32 GFLOP/s and its source, first found of: the Run's theoretical "FP32 vector"
-    ceiling; SMs x FP32 lanes per SM x 2 x clock from the tool's device info (``compute_units``,
-    ``clock_hz``, compute capability); the same from CUDA attributes (``sm_count``, ``clock_khz``,
-    ``cc_major``, ``cc_minor``); mixbench's printed "Compute throughput". (None, reason) otherwise."""
+    ceiling; the tool's model (SMs x FP32 lanes per SM x 2 x clock, apple_roofline.specs_cuda) from
+    its device info, or from CUDA attributes (``sm_count``, ``clock_khz``, ``cc_major``,
+    ``cc_minor``); mixbench's printed "Compute throughput". (None, reason) otherwise."""
     c = find_ceiling(ceilings, "FP32 vector")
     if c is not None:
         return float(c["value"]), f"the Run's theoretical 'FP32 vector' ceiling ({c.get('from', '')})"
-    cc = _compute_capability(info)
-    sms = _first(info, (("compute_units", 1.0), ("sm_count", 1.0), ("multiprocessors", 1.0)))
-    clk = _first(info, (("clock_hz", 1.0), ("clock_khz", 1e3), ("sm_clock_hz", 1.0)))
-    if cc and sms and clk:
-        lanes = fp32_lanes_per_sm(cc)
-        return sms * lanes * 2 * clk / 1e9, f"{sms:.0f} SMs x {lanes} lanes x 2 x {clk / 1e6:.0f} MHz (tool device info)"
-    if attrs and all(_usable(attrs.get(k)) for k in ("sm_count", "clock_khz")) and "cc_major" in attrs:
-        lanes = fp32_lanes_per_sm((int(attrs["cc_major"]), int(attrs.get("cc_minor", 0))))
-        clk = float(attrs["clock_khz"]) * 1e3
-        return (float(attrs["sm_count"]) * lanes * 2 * clk / 1e9,
-                f"{attrs['sm_count']} SMs x {lanes} lanes x 2 x {clk / 1e6:.0f} MHz (CUDA attributes)")
+    m = _modelled("FP32 vector", info, attrs)
+    if m is not None:
+        return m
     if mixbench and _usable(mixbench.get("compute_throughput_gflops")):
         return float(mixbench["compute_throughput_gflops"]), "mixbench-cuda's 'Compute throughput' (SPs x 2 x clock)"
     return None, "unknown: no 'FP32 vector' ceiling in the Run, no SM count / clock in the device info"

@@ -248,16 +248,11 @@ def test_theoretical_fp32_fallbacks() -> None:
     c = [{"name": "FP32 vector", "source": "theoretical", "value": 67000.0, "from": "spec"}]
     assert bc.theoretical_fp32_gflops(c, {})[0] == 67000.0
     v, src = bc.theoretical_fp32_gflops([], H100_INFO)
-    assert v == pytest.approx(66908.16) and "132 SMs x 128 lanes" in src
+    assert v == pytest.approx(66908.16) and "132 SMs" in src and "device info" in src
     attrs = {"sm_count": 108, "clock_khz": 1410000, "cc_major": 8, "cc_minor": 0}  # A100: 64 lanes per SM
     assert bc.theoretical_fp32_gflops([], {}, attrs)[0] == pytest.approx(108 * 64 * 2 * 1.41)
     assert bc.theoretical_fp32_gflops([], {}, {}, bc.parse_mixbench(MIXBENCH))[0] == 66908.16
     assert bc.theoretical_fp32_gflops([], {})[0] is None
-
-
-def test_fp32_lanes_per_sm() -> None:
-    assert bc.fp32_lanes_per_sm((9, 0)) == 128 and bc.fp32_lanes_per_sm((8, 6)) == 128
-    assert bc.fp32_lanes_per_sm((8, 0)) == 64 and bc.fp32_lanes_per_sm((7, 5)) == 64
 
 
 # ---- the tool's measurements ---------------------------------------------------------------------
