@@ -343,6 +343,29 @@ def _modelled(name: str, info: Mapping[str, Any], attrs: Optional[Mapping[str, A
     return None
 
 
+#: Per theoretical figure: mixbench's key for it, what mixbench's figure is, what the model needs.
+_THEORETICAL = {
+    "DRAM bandwidth": ("memory_bandwidth_gbps", "mixbench-cuda's 'Memory bandwidth' (2 x memory clock x bus width / 8)",
+                       "no memory clock / bus width in the device info"),
+    "FP32 vector": ("compute_throughput_gflops", "mixbench-cuda's 'Compute throughput' (SPs x 2 x clock)",
+                    "no SM count / clock in the device info"),
+}
+
+
+def _theoretical(name: str, ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
+                 attrs: Optional[Mapping[str, Any]], mixbench: Optional[Mapping[str, Any]]) -> Tuple[Optional[float], str]:
+    c = find_ceiling(ceilings, name)
+    if c is not None:
+        return float(c["value"]), f"the Run's theoretical '{name}' ceiling ({c.get('from', '')})"
+    m = _modelled(name, info, attrs)
+    if m is not None:
+        return m
+    key, what, needs = _THEORETICAL[name]
+    if mixbench and _usable(mixbench.get(key)):
+        return float(mixbench[key]), what
+    return None, f"unknown: no '{name}' ceiling in the Run, {needs}"
+
+
 def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
                           attrs: Optional[Mapping[str, Any]] = None,
                           mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
@@ -351,15 +374,7 @@ def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[s
     apple_roofline.specs_cuda) from its device info, or from CUDA attributes (``attrs``:
     ``memory_clock_khz``, ``bus_bits``); mixbench's printed "Memory bandwidth" (the same formula,
     lcutil.h). (None, reason) otherwise."""
-    c = find_ceiling(ceilings, "DRAM bandwidth")
-    if c is not None:
-        return float(c["value"]), f"the Run's theoretical 'DRAM bandwidth' ceiling ({c.get('from', '')})"
-    m = _modelled("DRAM bandwidth", info, attrs)
-    if m is not None:
-        return m
-    if mixbench and _usable(mixbench.get("memory_bandwidth_gbps")):
-        return float(mixbench["memory_bandwidth_gbps"]), "mixbench-cuda's 'Memory bandwidth' (2 x memory clock x bus width / 8)"
-    return None, "unknown: no 'DRAM bandwidth' ceiling in the Run, no memory clock / bus width in the device info"
+    return _theoretical("DRAM bandwidth", ceilings, info, attrs, mixbench)
 
 
 def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
@@ -369,15 +384,7 @@ def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping
     ceiling; the tool's model (SMs x FP32 lanes per SM x 2 x clock, apple_roofline.specs_cuda) from
     its device info, or from CUDA attributes (``sm_count``, ``clock_khz``, ``cc_major``,
     ``cc_minor``); mixbench's printed "Compute throughput". (None, reason) otherwise."""
-    c = find_ceiling(ceilings, "FP32 vector")
-    if c is not None:
-        return float(c["value"]), f"the Run's theoretical 'FP32 vector' ceiling ({c.get('from', '')})"
-    m = _modelled("FP32 vector", info, attrs)
-    if m is not None:
-        return m
-    if mixbench and _usable(mixbench.get("compute_throughput_gflops")):
-        return float(mixbench["compute_throughput_gflops"]), "mixbench-cuda's 'Compute throughput' (SPs x 2 x clock)"
-    return None, "unknown: no 'FP32 vector' ceiling in the Run, no SM count / clock in the device info"
+    return _theoretical("FP32 vector", ceilings, info, attrs, mixbench)
 
 
 # ---- the tool's measurements (pure, on apple_roofline.results.Measurement) -----------------------
