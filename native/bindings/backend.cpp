@@ -157,6 +157,10 @@ void init_backend(nb::module_& m) {
       .def_prop_ro("wave_items", &Kernel::wave_items,
                    "Work items the device runs at once (SMs × resident blocks × block size on CUDA);\n"
                    "0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.")
+      .def_prop_ro("timer", &Kernel::timer,
+                   "How the last time() call measured, where a backend has more than one way (Metal:\n"
+                   "counter-sample-buffer timestamps at the pass boundaries, or the command buffer's\n"
+                   "GPUEndTime - GPUStartTime); empty otherwise.")
       .def(
           "time",
           [](Kernel& k, nb::sequence args, int64_t launch, int64_t batch, int64_t reps) {

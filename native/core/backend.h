@@ -22,6 +22,14 @@
 //    (a Buffer as a device pointer, an int as `long long`, a float as `double`) followed by the
 //    launch count as `unsigned long long`; CUDA launches ceil(launch / BLOCK) blocks of BLOCK
 //    threads (the constant BLOCK, default 256, also passed to NVRTC as -DBLOCK).
+//    Metal binds them at [[buffer(i)]] in the same order: a Buffer as `device T*`, an int as
+//    `constant long&`, a float as `constant float&` (MSL has no double: the value is rounded to
+//    fp32), then the launch count as `constant ulong&`; it dispatches `launch` threads
+//    (dispatchThreads, threadgroups of BLOCK threads, default 256; launch < 2^32). Other
+//    constants are function constants, set by name with the type the function declares.
+//  * Kernel::timer() says how the last time() call measured (empty where there is one way only):
+//    on Metal, counter-sample-buffer timestamps at the compute pass's boundaries, or the command
+//    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
 //  * Errors: std::invalid_argument for bad arguments, errors.h types for everything else. Nothing
 //    throws from a destructor.
 #pragma once
@@ -49,7 +57,8 @@ class Buffer {
   // Host pointer when the memory is host-visible (CPU, Apple unified memory), else nullptr.
   virtual void* host_ptr() { return nullptr; }
   // Where the memory lives, for DLPack export: the pointer and DLPack's device type and id
-  // (kDLCPU = 1 for host-visible memory, kDLCUDA = 2 for CUDA device memory).
+  // (kDLCPU = 1 for host-visible memory, Apple's unified memory included; kDLCUDA = 2 for CUDA
+  // device memory).
   struct Address {
     enum : int { kCPU = 1, kCUDA = 2 };
     void* ptr;
@@ -73,6 +82,7 @@ class Kernel {
   // blocks per SM from the occupancy calculator × BLOCK), or 0 where the notion does not apply
   // (CPU) or is unknown. A launch of a whole number of waves keeps every SM equally busy.
   virtual uint64_t wave_items() const { return 0; }
+  virtual std::string timer() const { return ""; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
                                    uint64_t reps) = 0;
 };

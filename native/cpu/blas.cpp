@@ -1,5 +1,7 @@
 #include "blas.h"
 
+#include <cstring>
+
 #if defined(__APPLE__)
 #ifndef ACCELERATE_NEW_LAPACK
 #define ACCELERATE_NEW_LAPACK
@@ -39,6 +41,49 @@ void blas_dgemm(int m, int n, int k, const double* a, const double* b, double* c
   AR_IF_BLAS_AVAILABLE {
     AR_CBLAS(dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
   }
+}
+
+#if defined(__APPLE__)
+namespace {
+// bnns_constants.h: for BNNSDataLayoutRowMajorMatrix "size[0] is the number of columns, size[1] is
+// the number of rows" and value (row, col) is at col * stride[0] + row * stride[1].
+BNNSNDArrayDescriptor fp16_matrix(const void* data, int rows, int cols) {
+  BNNSNDArrayDescriptor d;
+  std::memset(&d, 0, sizeof d);
+  d.layout = BNNSDataLayoutRowMajorMatrix;
+  d.size[0] = size_t(cols);
+  d.size[1] = size_t(rows);
+  d.stride[0] = 1;
+  d.stride[1] = size_t(cols);
+  d.data = const_cast<void*>(data);
+  d.data_type = BNNSDataTypeFloat16;
+  return d;
+}
+}  // namespace
+#endif
+
+long long blas_hgemm_workspace(int m, int n, int k) {
+#if defined(__APPLE__)
+  // BNNSMatMulWorkspaceSize is the feature probe: negative for unsupported parameters (bnns.h).
+  const BNNSNDArrayDescriptor a = fp16_matrix(nullptr, m, k), b = fp16_matrix(nullptr, k, n), c = fp16_matrix(nullptr, m, n);
+  const ssize_t ws = BNNSMatMulWorkspaceSize(false, false, 1.0f, &a, &b, &c, nullptr);
+  return ws < 0 ? -1 : (long long)ws;
+#else
+  (void)m, (void)n, (void)k;
+  return -1;
+#endif
+}
+
+bool blas_hgemm(int m, int n, int k, const void* a, const void* b, void* c, void* workspace) {
+#if defined(__APPLE__)
+  const BNNSNDArrayDescriptor da = fp16_matrix(a, m, k), db = fp16_matrix(b, k, n), dc = fp16_matrix(c, m, n);
+  // BNNSMatMul is deprecated from macOS 15 ("Use BNNSGraph* APIs") but still exported, and the only
+  // Accelerate GEMM taking FP16 (METAL_NOTES.md §4); the deployment target is 13.0.
+  return BNNSMatMul(false, false, 1.0f, &da, &db, &dc, workspace, nullptr) == 0;
+#else
+  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)workspace;
+  return false;
+#endif
 }
 
 void blas_set_threads(int threads) {

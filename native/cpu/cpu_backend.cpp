@@ -1,12 +1,14 @@
 // The CPU backend: every usable core through a persistent, pinned thread pool; buffers page-aligned
 // and first-touched by the worker that owns each slice; kernels timed by a steady clock around a
 // barrier-synchronised parallel region (DESIGN.md §3).
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <unistd.h>
+#include <vector>
 
 #include "../core/backend.h"
 #include "../core/errors.h"
@@ -133,16 +135,20 @@ class BuiltinKernel final : public Kernel {
   int64_t F_;
 };
 
+// The host BLAS GEMM: sgemm / dgemm (Accelerate on macOS, OpenBLAS elsewhere) and, on macOS, FP16
+// through BNNSMatMul with its workspace allocated once.
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(std::string dtype, int m, int n, int k) : dtype_(std::move(dtype)), m_(m), n_(n), k_(k) {}
-  std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : "dgemm"; }
+  GemmKernel(std::string dtype, int m, int n, int k) : dtype_(std::move(dtype)), m_(m), n_(n), k_(k) {
+    if (dtype_ == "fp16") workspace_.resize(size_t(std::max(0LL, blas_hgemm_workspace(m_, n_, k_))) + 64);
+  }
+  std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : dtype_ == "fp64" ? "dgemm" : "hgemm"; }
   std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
                            uint64_t reps) override {
     check_launch(launch, batch, reps);
     if (launch != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
-    const size_t es = dtype_ == "fp32" ? 4 : 8;
+    const size_t es = dtype_ == "fp32" ? 4 : dtype_ == "fp64" ? 8 : 2;
     const size_t need[3] = {size_t(m_) * k_ * es, size_t(k_) * n_ * es, size_t(m_) * n_ * es};
     void* p[3];
     for (size_t i = 0; i < 3; ++i) {
@@ -157,7 +163,10 @@ class GemmKernel final : public Kernel {
       auto t0 = clk::now();
       for (uint64_t i = 0; i < batch; ++i) {
         if (es == 4) blas_sgemm(m_, n_, k_, static_cast<float*>(p[0]), static_cast<float*>(p[1]), static_cast<float*>(p[2]));
-        else blas_dgemm(m_, n_, k_, static_cast<double*>(p[0]), static_cast<double*>(p[1]), static_cast<double*>(p[2]));
+        else if (es == 8) blas_dgemm(m_, n_, k_, static_cast<double*>(p[0]), static_cast<double*>(p[1]), static_cast<double*>(p[2]));
+        else if (!blas_hgemm(m_, n_, k_, p[0], p[1], p[2], workspace_.data()))
+          throw BackendError("[cpu::BNNSMatMul] FP16 GEMM " + std::to_string(m_) + "x" + std::to_string(n_) + "x" +
+                             std::to_string(k_) + " failed");
       }
       out[r] = std::chrono::duration<double>(clk::now() - t0).count();
     }
@@ -167,6 +176,7 @@ class GemmKernel final : public Kernel {
  private:
   std::string dtype_;
   int m_, n_, k_;
+  std::vector<char> workspace_;
 };
 
 class CpuBackend final : public Backend {
@@ -232,13 +242,19 @@ class CpuBackend final : public Backend {
   }
 
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
-    if (dtype != "fp32" && dtype != "fp64")
-      throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype + " is not available on the CPU backend (valid: fp32, fp64)");
-    if (const char* why = blas_unavailable()) throw UnsupportedError(std::string("[cpu::gemm] ") + why);
+    if (dtype != "fp32" && dtype != "fp64" && dtype != "fp16")
+      throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype + " is not available on the CPU backend (valid: fp32, fp64; fp16 on macOS)");
     const int64_t lim = int64_t(1) << 20;
     for (int64_t d : {m, n, k})
       if (d < 1 || d > lim)
         throw std::invalid_argument("GEMM dimension " + std::to_string(d) + " is out of range (valid: 1 to 1048576)");
+    if (dtype == "fp16") {
+      if (blas_hgemm_workspace(int(m), int(n), int(k)) < 0)
+        throw UnsupportedError("[cpu::gemm] FP16 GEMM needs BNNSMatMul (Accelerate, macOS 13 or newer), which this "
+                               "build or this shape does not have");
+    } else if (const char* why = blas_unavailable()) {
+      throw UnsupportedError(std::string("[cpu::gemm] ") + why);
+    }
     return std::make_shared<GemmKernel>(dtype, int(m), int(n), int(k));
   }
 

@@ -1,0 +1,223 @@
+// Runtime compilation of MSL (METAL_NOTES.md §1): newLibraryWithSource: with the math mode pinned,
+// functions specialised by function constants set by name with the type the function declares,
+// compute pipelines cached by (entry, constants, source).
+#import <Foundation/Foundation.h>
+#import <Metal/Metal.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "core/errors.h"
+#include "metal.h"
+
+namespace ar::metal {
+namespace {
+
+constexpr NSUInteger kDefaultThreadgroup = 256;
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string constant_text(const std::variant<int64_t, double>& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", std::get<double>(v));
+  return buf;
+}
+
+NSString* ns(const std::string& s) { return [NSString stringWithUTF8String:s.c_str()]; }
+
+std::string joined(NSArray<NSString*>* names) {
+  std::string out;
+  for (NSString* n in [names sortedArrayUsingSelector:@selector(compare:)]) {
+    if (!out.empty()) out += ", ";
+    out += n.UTF8String;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Sets constant `name` on `cv` as the type `fc` declares; std::invalid_argument for a value the
+// type cannot hold (a fraction for an integer, out of range).
+void set_constant(MTLFunctionConstantValues* cv, MTLFunctionConstant* fc, const std::string& name,
+                  const std::variant<int64_t, double>& value, const std::string& entry) {
+  const MTLDataType t = fc.type;
+  const bool is_int = std::holds_alternative<int64_t>(value);
+  const double as_double = is_int ? double(std::get<int64_t>(value)) : std::get<double>(value);
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument("constant " + name + " = " + constant_text(value) + " for kernel '" + entry + "': " + why);
+  };
+  auto integer = [&](int64_t lo, int64_t hi, const char* type) -> int64_t {
+    if (!is_int) throw bad(std::string("the function declares it ") + type + ", which needs an integer");
+    const int64_t v = std::get<int64_t>(value);
+    if (v < lo || v > hi)
+      throw bad(std::string("out of range for ") + type + " (valid: " + std::to_string(lo) + " to " + std::to_string(hi) + ")");
+    return v;
+  };
+  NSString* key = ns(name);
+  switch (t) {
+    case MTLDataTypeInt: {
+      int32_t v = int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int"));
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeUInt: {
+      uint32_t v = uint32_t(integer(0, std::numeric_limits<uint32_t>::max(), "uint"));
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeShort: {
+      int16_t v = int16_t(integer(-32768, 32767, "short"));
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeUShort: {
+      uint16_t v = uint16_t(integer(0, 65535, "ushort"));
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeBool: {
+      bool v = integer(0, 1, "bool") != 0;
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeFloat: {
+      float v = float(as_double);
+      if (!std::isfinite(v)) throw bad("not finite as a float");
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    case MTLDataTypeHalf: {
+      __fp16 v = __fp16(float(as_double));  // round to nearest
+      if (!std::isfinite(float(v))) throw bad("not finite as a half");
+      [cv setConstantValue:&v type:t withName:key];
+      return;
+    }
+    default:
+      throw bad("function constants of MTLDataType " + std::to_string(long(t)) +
+                " are not supported (valid: int, uint, short, ushort, bool, float, half)");
+  }
+}
+
+}  // namespace
+
+std::string Compiler::language_version() { return "3.0"; }
+
+std::string Compiler::math_mode() {
+#if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
+  if (@available(macOS 15.0, *)) return "safe (mathMode = MTLMathModeSafe)";
+#endif
+  return "safe (fastMathEnabled = NO)";
+}
+
+std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const std::string& entry,
+                                             const Constants& constants) {
+  if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not an MSL identifier");
+  NSUInteger block = 0;  // 0: the default
+  std::string key = entry;
+  for (const auto& [name, value] : constants) {
+    if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not an MSL identifier");
+    if (name == "BLOCK") {
+      const int64_t* b = std::get_if<int64_t>(&value);
+      if (!b || *b < 32 || *b > 1024 || *b % 32)
+        throw std::invalid_argument("constant BLOCK must be an int multiple of 32 from 32 to 1024 (threads per threadgroup)");
+      block = NSUInteger(*b);
+    }
+    key += "|" + name + "=" + (std::holds_alternative<int64_t>(value) ? "i" : "f") + constant_text(value);
+  }
+  key += "|" + source;  // the whole source: no hash collisions
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [k, p] : cache_)
+    if (k == key) return p;
+
+  @autoreleasepool {
+    id<MTLDevice> device = dev_->device;
+    id<MTLLibrary> lib = nil;
+    for (const auto& [src, l] : libraries_)
+      if (src == source) lib = l;
+    if (!lib) {
+      MTLCompileOptions* opts = [MTLCompileOptions new];
+      // Pinned, not left to the defaults, which allow IEEE-violating rewrites (MTLLibrary.h:
+      // "fastMathEnabled defaults to YES"). The FMA-chain references assume every operation is
+      // rounded as written. macOS 15 replaces fastMathEnabled with mathMode.
+#if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
+      if (@available(macOS 15.0, *)) {
+        opts.mathMode = MTLMathModeSafe;
+      } else {
+        opts.fastMathEnabled = NO;
+      }
+#else
+      opts.fastMathEnabled = NO;
+#endif
+      opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
+      NSError* err = nil;
+      lib = [device newLibraryWithSource:ns(source) options:opts error:&err];
+      // A successful compile may still carry warnings in `err`: check the object (METAL_NOTES.md §1).
+      if (!lib)
+        throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for kernel '" + entry + "': " +
+                               (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
+                           err ? std::string(err.localizedDescription.UTF8String) : "");
+      libraries_.emplace_back(source, lib);
+    }
+    id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
+    if (!base)
+      throw CompileError("[metal::newFunctionWithName] no function '" + entry + "' in the compiled source (functions: " +
+                             joined(lib.functionNames) + ")",
+                         "");
+    if (base.functionType != MTLFunctionTypeKernel)
+      throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `kernel` function", "");
+    NSDictionary<NSString*, MTLFunctionConstant*>* declared = base.functionConstantsDictionary;
+    id<MTLFunction> fn = base;
+    if (declared.count > 0) {
+      MTLFunctionConstantValues* cv = [MTLFunctionConstantValues new];
+      for (const auto& [name, value] : constants) {
+        MTLFunctionConstant* fc = declared[ns(name)];
+        if (!fc) {
+          if (name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
+          throw std::invalid_argument("kernel '" + entry + "' declares no function constant '" + name +
+                                      "' (declared: " + joined(declared.allKeys) + ")");
+        }
+        set_constant(cv, fc, name, value, entry);
+      }
+      if (declared[@"BLOCK"] && !block)
+        throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+      NSError* err = nil;
+      fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
+      if (!fn)
+        throw CompileError("[metal::newFunctionWithName:constantValues:] could not specialise '" + entry + "': " + describe(err),
+                           err ? std::string(err.localizedDescription.UTF8String) : "");
+    } else {
+      for (const auto& [name, value] : constants)
+        if (name != "BLOCK")
+          throw std::invalid_argument("kernel '" + entry + "' declares no function constant '" + name + "' (declared: none)");
+    }
+    NSError* err = nil;
+    id<MTLComputePipelineState> state = [device newComputePipelineStateWithFunction:fn error:&err];
+    if (!state)
+      throw CompileError("[metal::newComputePipelineStateWithFunction] " + entry + ": " + describe(err),
+                         err ? std::string(err.localizedDescription.UTF8String) : "");
+    const NSUInteger max_tg = state.maxTotalThreadsPerThreadgroup;
+    const NSUInteger width = state.threadExecutionWidth ? state.threadExecutionWidth : 32;
+    if (block && block > max_tg)
+      throw std::invalid_argument("constant BLOCK " + std::to_string(block) + " exceeds the " + std::to_string(max_tg) +
+                                  " threads per threadgroup this pipeline allows (its registers and threadgroup memory)");
+    auto p = std::make_shared<Pipeline>();
+    p->state = state;
+    p->entry = entry;
+    p->threadgroup = block ? block : std::max<NSUInteger>(width, std::min(kDefaultThreadgroup, max_tg) / width * width);
+    cache_.emplace_back(key, p);
+    return p;
+  }
+}
+
+}  // namespace ar::metal

@@ -1,0 +1,101 @@
+// A compiled Metal compute kernel: arguments bound by the core/backend.h convention, `batch`
+// dispatches per sample in one compute pass of one command buffer, timed by run_samples.
+#import <Foundation/Foundation.h>
+#import <Metal/Metal.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/errors.h"
+#include "metal.h"
+
+namespace ar::metal {
+namespace {
+
+class MetalKernel final : public Kernel {
+ public:
+  MetalKernel(std::shared_ptr<Device> dev, std::shared_ptr<Pipeline> p) : dev_(std::move(dev)), p_(std::move(p)) {}
+  std::string entry() const override { return p_->entry; }
+  std::string timer() const override {
+    std::lock_guard<std::mutex> lock(timer_mutex_);
+    return timer_;
+  }
+
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
+    if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
+    if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
+    if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
+    // dispatchThreads takes the grid as NSUInteger, but the kernels index with a 32-bit
+    // thread_position_in_grid: keep the grid below 2^32 threads.
+    if (launch > 0xffffffffull)
+      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items is out of range (valid: 1 to 4294967295 on Metal)");
+    // Marshal scalars once: an int as a 64-bit `long`, a float as a 32-bit `float` (MSL has no
+    // double), then the launch count as `ulong`, each at its own [[buffer(i)]].
+    struct Bound {
+      id<MTLBuffer> buffer = nil;
+      uint64_t bytes = 0;  // the scalar's bits (4 or 8 of them used)
+      NSUInteger size = 0;
+    };
+    std::vector<Bound> bound(args.size() + 1);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (auto* b = std::get_if<Buffer*>(&args[i])) {
+        if (!*b) throw std::invalid_argument("argument " + std::to_string(i) + " is a null buffer");
+        bound[i].buffer = buffer_arg(*b, *dev_, i).buffer();
+      } else if (auto* v = std::get_if<int64_t>(&args[i])) {
+        std::memcpy(&bound[i].bytes, v, sizeof *v);
+        bound[i].size = sizeof(int64_t);
+      } else {
+        const float f = float(std::get<double>(args[i]));
+        std::memcpy(&bound[i].bytes, &f, sizeof f);
+        bound[i].size = sizeof(float);
+      }
+    }
+    std::memcpy(&bound.back().bytes, &launch, sizeof launch);
+    bound.back().size = sizeof(uint64_t);
+    if (bound.size() > 31)
+      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the launch count (buffer indices 0..30)");
+
+    id<MTLComputePipelineState> state = p_->state;
+    const MTLSize grid = MTLSizeMake(NSUInteger(launch), 1, 1);
+    const MTLSize group = MTLSizeMake(p_->threadgroup, 1, 1);
+    const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass) {
+      id<MTLComputeCommandEncoder> enc = pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
+      if (!enc) throw DeviceError("[metal::computeCommandEncoder] no encoder for " + p_->entry);
+      [enc setComputePipelineState:state];
+      for (size_t i = 0; i < bound.size(); ++i) {
+        if (bound[i].buffer) [enc setBuffer:bound[i].buffer offset:0 atIndex:i];
+        else [enc setBytes:&bound[i].bytes length:bound[i].size atIndex:i];
+      }
+      // The default (serial) dispatch type runs the dispatches of one encoder in order, each
+      // after the previous one's writes: back-to-back launches as on a CUDA stream.
+      // dispatchThreads: non-uniform threadgroups, supported by every Apple-silicon GPU
+      // (METAL_NOTES.md §1), so exactly `launch` threads run.
+      for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];
+      [enc endEncoding];
+    };
+    std::string how;
+    std::vector<double> out = run_samples(*dev_, reps, true, encode, p_->entry.c_str(), &how);
+    {
+      std::lock_guard<std::mutex> lock(timer_mutex_);
+      timer_ = how;
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<Device> dev_;
+  std::shared_ptr<Pipeline> p_;
+  mutable std::mutex timer_mutex_;
+  std::string timer_;
+};
+
+}  // namespace
+
+std::shared_ptr<Kernel> make_compute_kernel(std::shared_ptr<Device> dev, std::shared_ptr<Pipeline> pipeline) {
+  return std::make_shared<MetalKernel>(std::move(dev), std::move(pipeline));
+}
+
+}  // namespace ar::metal

@@ -1,0 +1,121 @@
+// The Metal backend's shared declarations (Objective-C++, ARC; included by native/metal/*.mm only).
+// Metal types never leave this folder: the rest of the core sees core/backend.h's plain C++.
+//
+// Deployment target: macOS 13.0 (CMAKE_OSX_DEPLOYMENT_TARGET, see native/CMakeLists.txt): Metal
+// Shading Language 3.0, Accelerate's new CBLAS (13.3, availability-guarded) and BNNSMatMul (13.0).
+// APIs newer than that (MTLDevice.architecture, macOS 14) are behind @available.
+#pragma once
+
+#import <Foundation/Foundation.h>
+#import <Metal/Metal.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+
+namespace ar::metal {
+
+// "<localizedDescription> (<domain> <code>)", or "no error object" for nil.
+std::string describe(NSError* error);
+
+// One Metal device as the backend uses it: the device, one command queue on which every command
+// buffer of the backend runs (so samples never overlap), and the timestamp counter set where the
+// device can sample it at stage boundaries (the only sampling point Apple GPUs support).
+struct Device {
+  id<MTLDevice> device = nil;
+  id<MTLCommandQueue> queue = nil;
+  id<MTLCounterSet> timestamps = nil;  // nil: counters unsupported, command-buffer times only
+  int index = 0;
+  // Serialises command-buffer submission: Python may call from several threads.
+  std::mutex mutex;
+};
+
+// The devices of this machine, in MTLCopyAllDevices order with the system default first.
+NSArray<id<MTLDevice>>* all_devices();
+
+// MTLStorageModeShared memory: the CPU and GPU see the same bytes (unified memory), so host_ptr()
+// is the buffer's `contents` and Python views it without a copy. METAL_NOTES.md §1: "coherency is
+// only guaranteed at command buffer boundaries" — every command buffer is waited for before
+// time() returns, so the memory is idle whenever Python can touch it.
+class MetalBuffer final : public Buffer {
+ public:
+  MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes);  // zero-filled; DeviceError when out of memory
+  size_t nbytes() const override { return nbytes_; }
+  void* host_ptr() override { return [buffer_ contents]; }
+  void write(const void* src, size_t n, size_t offset) override;
+  void read(void* dst, size_t n, size_t offset) const override;
+  id<MTLBuffer> buffer() const { return buffer_; }
+  const Device* device() const { return dev_.get(); }
+
+ private:
+  std::shared_ptr<Device> dev_;
+  size_t nbytes_;
+  id<MTLBuffer> buffer_ = nil;
+};
+
+// The MetalBuffer behind kernel argument `position`, checked to belong to `dev`; else
+// std::invalid_argument naming the argument.
+MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position);
+
+// Encodes one sample's work into `cb`. `pass` is a compute pass descriptor carrying the sample
+// buffer attachment when the sample is counter-timed (encode a single compute pass with it), nil
+// otherwise (encode anything, e.g. an MPS kernel).
+using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass)>;
+
+// Runs `reps` samples, one command buffer each, committed and waited for in turn (the GIL is
+// released by the caller), and returns the seconds of each sample:
+//  * with `counters` and a device that samples timestamps at stage boundaries, the GPU time
+//    between the compute pass's start and end samples, converted with a tick period calibrated
+//    against the host clock over the whole run, and cross-checked against each command buffer's
+//    GPUEndTime - GPUStartTime;
+//  * otherwise, or when the counters return nothing valid (zeros, MTLCounterErrorValue, end before
+//    start, a pass longer than its command buffer: METAL_NOTES.md §2), the command buffers' times.
+// `*timer` says which, and why a fallback happened. Throws DeviceError when a command buffer ends
+// in error (its status and NSError), naming `what`.
+std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
+                                std::string* timer);
+
+// Info keys of the device (device_info.mm): name, GPU family, GPU core count, memory, limits.
+Info device_info(const Device& dev);
+
+// Runtime compilation (compile.mm): library from MSL source (math mode pinned), function
+// specialised by function constants, compute pipeline; cached per backend.
+struct Pipeline {
+  id<MTLComputePipelineState> state = nil;
+  std::string entry;
+  NSUInteger threadgroup = 0;  // threads per threadgroup (the constant BLOCK)
+};
+class Compiler {
+ public:
+  explicit Compiler(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {}
+  // Throws CompileError (with the compiler's log) for source that does not compile, a missing
+  // entry or constants the function rejects; std::invalid_argument for a bad constant name, type
+  // or BLOCK.
+  std::shared_ptr<Pipeline> pipeline(const std::string& source, const std::string& entry, const Constants& constants);
+  // "safe (fastMathEnabled = NO)" or "safe (mathMode = MTLMathModeSafe)", and "3.0".
+  static std::string math_mode();
+  static std::string language_version();
+
+ private:
+  std::shared_ptr<Device> dev_;
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<Pipeline>>> cache_;  // (key, pipeline)
+  std::vector<std::pair<std::string, id<MTLLibrary>>> libraries_;          // (source, library)
+};
+
+// A compiled compute kernel (kernel.mm): binds the arguments by the core/backend.h convention and
+// times `batch` dispatches per sample in one compute pass.
+std::shared_ptr<Kernel> make_compute_kernel(std::shared_ptr<Device> dev, std::shared_ptr<Pipeline> pipeline);
+
+// MetalPerformanceShaders GEMM (gemm_mps.mm): fp32 and fp16 MPSMatrixMultiplication as a Kernel
+// whose args are {A, B, C}; UnsupportedError for other precisions.
+std::shared_ptr<Kernel> make_mps_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m, int64_t n,
+                                      int64_t k);
+
+}  // namespace ar::metal

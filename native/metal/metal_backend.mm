@@ -1,0 +1,88 @@
+// The Metal backend (DESIGN.md §3): a Metal device and one command queue, shared-storage buffers
+// exposed without a copy, MSL compiled at run time and cached, one command buffer per sample timed
+// on the GPU, MPS GEMM. Every Metal failure becomes an exception naming the call.
+#import <Foundation/Foundation.h>
+#import <Metal/Metal.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.h"
+#include "metal.h"
+
+namespace ar {
+
+namespace metal {
+namespace {
+
+// The timestamp counter set, where the device samples it at stage boundaries: the only sampling
+// point Apple GPUs support (METAL_NOTES.md §2), and enough to bracket one compute pass.
+id<MTLCounterSet> timestamp_counters(id<MTLDevice> d) {
+  if (![d supportsCounterSampling:MTLCounterSamplingPointAtStageBoundary]) return nil;
+  for (id<MTLCounterSet> set in d.counterSets)
+    if ([set.name isEqualToString:MTLCommonCounterSetTimestamp]) return set;
+  return nil;
+}
+
+class MetalBackend final : public Backend {
+ public:
+  explicit MetalBackend(int index) : dev_(std::make_shared<Device>()) {
+    @autoreleasepool {
+      NSArray<id<MTLDevice>>* devices = all_devices();
+      if (index >= int(devices.count))
+        throw DeviceError("[metal] no device " + std::to_string(index) + " (" + std::to_string(long(devices.count)) +
+                          " Metal device(s))");
+      dev_->device = devices[NSUInteger(index)];
+      dev_->index = index;
+      dev_->queue = [dev_->device newCommandQueue];
+      if (!dev_->queue) throw DeviceError("[metal::newCommandQueue] could not create a command queue");
+      dev_->timestamps = timestamp_counters(dev_->device);
+    }
+    compiler_ = std::make_unique<Compiler>(dev_);
+  }
+
+  Info info() const override { return device_info(*dev_); }
+
+  std::shared_ptr<Buffer> alloc(size_t nbytes) override { return std::make_shared<MetalBuffer>(dev_, nbytes); }
+
+  std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
+                                  const Constants& constants) override {
+    std::shared_ptr<Pipeline> p = compiler_->pipeline(source, entry, constants);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = kernels_.find(p.get());
+    if (it != kernels_.end()) return it->second;
+    auto k = make_compute_kernel(dev_, p);
+    kernels_.emplace(p.get(), k);
+    return k;
+  }
+
+  std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
+    return make_mps_gemm(dev_, dtype, m, n, k);
+  }
+
+  // Every command buffer is waited for before time() returns: nothing is ever in flight here.
+  void synchronize() override {}
+
+ private:
+  std::shared_ptr<Device> dev_;
+  std::unique_ptr<Compiler> compiler_;
+  std::mutex mutex_;
+  std::map<const Pipeline*, std::shared_ptr<Kernel>> kernels_;  // pipelines live as long as the compiler
+};
+
+}  // namespace
+}  // namespace metal
+
+BackendStatus metal_status() {
+  @autoreleasepool {
+    const int n = int(metal::all_devices().count);
+    return {"metal", true, n, n ? "" : "no Metal device (MTLCreateSystemDefaultDevice returned nil)"};
+  }
+}
+
+std::shared_ptr<Backend> make_metal_backend(int index) { return std::make_shared<metal::MetalBackend>(index); }
+
+}  // namespace ar
