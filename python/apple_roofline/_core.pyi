@@ -75,6 +75,14 @@ class Kernel:
         0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.
         """
 
+    @property
+    def timer(self) -> str:
+        """
+        How the last time() call measured, where a backend has more than one way (Metal:
+        counter-sample-buffer timestamps at the pass boundaries, or the command buffer's
+        GPUEndTime - GPUStartTime); empty otherwise.
+        """
+
     def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1) -> list[float]:
         """
         Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the

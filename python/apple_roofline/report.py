@@ -19,7 +19,7 @@ import re
 from datetime import datetime
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .results import Ceiling, Measurement, Run, _fmt3, format_params
+from .results import TIMER_PARAM, Ceiling, Measurement, Run, _fmt3, format_params
 from .roofline import Roofline
 from .stats import CV_WARN
 
@@ -267,6 +267,13 @@ def to_markdown(run: Run) -> str:
             ],
             "lllrrrrl",
         )
+        timers: Dict[str, int] = {}
+        for m in ms:
+            t = m.params.get(TIMER_PARAM)
+            if t:
+                timers[str(t)] = timers.get(str(t), 0) + 1
+        for t, count in timers.items():
+            lines += ["", f"Timed by {t} ({count} of {len(ms)} measurements)."]
     if not suites:
         lines += ["", "No measurements."]
 

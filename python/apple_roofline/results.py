@@ -60,6 +60,7 @@ __all__ = [
     "write_text_atomic",
     "write_bytes_atomic",
     "format_params",
+    "TIMER_PARAM",
 ]
 
 #: Version of the JSON layout written and read by this module.
@@ -97,9 +98,15 @@ class ResultsError(ValueError):
 # atomic writes
 
 
+#: The parameter in which the runner records how a backend with more than one clock timed the
+#: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
+TIMER_PARAM = "timer"
+
+
 def format_params(params: Mapping[str, object]) -> str:
-    """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty)."""
-    return ", ".join(f"{k}={v}" for k, v in params.items())
+    """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
+    leaving out :data:`TIMER_PARAM` (a sentence, reported on its own)."""
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k != TIMER_PARAM)
 
 
 def write_bytes_atomic(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:

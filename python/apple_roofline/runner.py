@@ -136,8 +136,12 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         timing = measure.time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
         ok, message = case.check()
+        params = dict(case.params)
+        timer = str(getattr(kernel, "timer", "") or "")
+        if timer:  # how the backend timed the samples, where it has more than one way (Metal)
+            params["timer"] = timer
         m = Measurement(
-            suite=k.suite, kernel=k.name, dtype=k.dtype, params=dict(case.params),
+            suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
             flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
             ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
             validation=message,

@@ -3,6 +3,7 @@ checked against its NumPy reference; and the timing contract of Kernel.time."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -92,12 +93,14 @@ def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: An
 
 
 def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
-    """Every GEMM precision the backend's table names (CPU: fp32, fp64; CUDA: all six) validates at
+    """Every GEMM precision the backend's table names (CPU: fp32, fp64, fp16 on macOS; CUDA: all six
+    and the tiled kernel; Metal: MPS fp32, fp16 and the tiled kernel) validates at
     N = 16, and fails once one element of C is corrupted in the device buffer."""
     from apple_roofline._native import _core
     from apple_roofline.results import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
-    from apple_roofline.suites.gemm import GEMM_PRECISIONS, bf16_bits, bf16_values, gemm_kernel_def, round_bf16
+    from apple_roofline.suites.gemm import (
+        GEMM_PRECISIONS, TILED_GEMM, bf16_bits, bf16_values, gemm_kernel_def, round_bf16)
 
     name = str(backend.info()["backend"])
     suite = GemmSuite(_ctx(backend, gemm_max_launch_s=1e-12))
@@ -126,9 +129,14 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
         ok, msg = case.check()
         assert not ok, f"{case.kernel.dtype}: a corrupted element passed validation"
     want = [d for d in GEMM_PRECISIONS if name in gemm_kernel_def(d).sources and d not in unsupported]
+    if name in TILED_GEMM.sources:
+        want.append("fp32")  # the tiled comparison kernel, last
     assert seen == [(d, 16) for d in want]  # the budget stops each precision after one size
-    if name == "cpu":
-        assert seen == [("fp32", 16), ("fp64", 16)] and not unsupported
+    if name == "cpu":  # BLAS sgemm and dgemm everywhere; BNNS FP16 on macOS only
+        assert seen[:2] == [("fp32", 16), ("fp64", 16)]
+        assert unsupported == ([] if sys.platform == "darwin" else ["fp16"])
+    if name == "metal":  # MPS fp32 and fp16, then the tiled MSL kernel
+        assert seen == [("fp32", 16), ("fp16", 16), ("fp32", 16)] and not unsupported
 
 
 def test_timing_contract(backend: Any) -> None:

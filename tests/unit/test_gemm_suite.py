@@ -79,8 +79,13 @@ def test_kernel_table() -> None:
         k = gemm_kernel_def(dtype)
         assert (k.suite, k.name, k.dtype, k.ceiling_class, k.ceiling_kind) == ("gemm", name, dtype, cclass, "compute")
         assert k.sources["cuda"] == ("cublas", name)
-        assert k.sources.get("cpu") == (("blas", name) if dtype in ("fp32", "fp64") else None)
-        assert "metal" not in k.sources
+        cpu = {"fp32": "blas", "fp64": "blas", "fp16": "bnns"}.get(dtype)
+        assert k.sources.get("cpu") == ((cpu, name) if cpu else None)
+        assert k.sources.get("metal") == (("mps", name) if dtype in ("fp32", "fp16") else None)
+    tiled = gemm.TILED_GEMM
+    assert (tiled.name, tiled.dtype, tiled.ceiling_class) == ("sgemm_tiled16", "fp32", None)
+    assert tiled.sources == {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")}
+    assert all(c == {"BLOCK": 256} for c in tiled.constants.values())
 
 
 def test_counting() -> None:
@@ -383,6 +388,21 @@ class FakeKernel:
         return [1e-6] * reps
 
 
+class FakeTiledKernel:
+    """The tiled comparison kernel: args (A, B, C, N), N·N work items, fp32 accumulation."""
+
+    def __init__(self, entry: str, constants: Dict[str, Any]) -> None:
+        assert entry == "gemm_tiled16_f32" and constants == {"BLOCK": 256}
+
+    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+        A, B, C, n = args
+        assert launch == n * n and n % 16 == 0
+        a = A.read("float32", n * n).reshape(n, n)
+        b = B.read("float32", n * n).reshape(n, n)
+        C.write(np.ascontiguousarray(a @ b, dtype=np.float32))
+        return [1e-6] * reps
+
+
 class Unsupported(Exception):
     pass
 
@@ -402,6 +422,11 @@ class FakeBackend:
         if dtype not in self.precisions:
             raise Unsupported(f"no {dtype} GEMM")
         return FakeKernel(dtype, m, n, k, self.fault)
+
+    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> FakeTiledKernel:
+        assert source.startswith("//") and entry in source  # the shader's text, not its file name
+        self.gemm_calls.append(("compile", 0))
+        return FakeTiledKernel(entry, constants)
 
 
 def _ctx(backend: FakeBackend, mem: int = 0, budget: float = 1e-12) -> SuiteContext:
@@ -427,15 +452,28 @@ def _drive(suite: GemmSuite, seconds: float = 1e-6) -> List[Tuple[str, str, int,
     return seen
 
 
-def test_cpu_backend_gets_only_sgemm_and_dgemm() -> None:
+def test_cpu_backend_gets_blas_and_bnns_only() -> None:
+    """CPU: BLAS sgemm and dgemm, and BNNS hgemm (unsupported off macOS: recorded as skipped)."""
     backend = FakeBackend("cpu", ("fp32", "fp64"))
     suite = GemmSuite(_ctx(backend))
-    assert suite.total() == 20
+    assert suite.total() == 30
     seen = _drive(suite, seconds=1.0)  # over budget: one size per precision
-    assert [(s[0], s[1], s[2]) for s in seen] == [("sgemm", "fp32", 16), ("dgemm", "fp64", 16)]
+    assert [(s[0], s[1], s[2], s[4] == "unsupported") for s in seen] == [
+        ("sgemm", "fp32", 16, False), ("dgemm", "fp64", 16, False), ("hgemm", "fp16", 16, True)]
+    assert all(s[3] for s in seen if s[4] != "unsupported"), seen
+    assert [c[0] for c in backend.gemm_calls] == ["fp32", "fp64", "fp16"]  # never asked for another precision
+    assert backend.allocs == [16 * 16 * 4] * 3 + [16 * 16 * 8] * 3 + [16 * 16 * 2] * 3
+
+
+def test_metal_backend_gets_mps_and_the_tiled_kernel() -> None:
+    backend = FakeBackend("metal", ("fp32", "fp16"))
+    suite = GemmSuite(_ctx(backend, budget=1.0))
+    assert suite.total() == 30
+    seen = _drive(suite, seconds=1.0)  # over budget: one size each
+    assert [(s[0], s[1], s[2]) for s in seen] == [("sgemm", "fp32", 16), ("hgemm", "fp16", 16),
+                                                  ("sgemm_tiled16", "fp32", 16)]
     assert all(s[3] for s in seen), seen
-    assert [c[0] for c in backend.gemm_calls] == ["fp32", "fp64"]  # never asked for another precision
-    assert backend.allocs == [16 * 16 * 4] * 3 + [16 * 16 * 8] * 3
+    assert backend.gemm_calls == [("fp32", 16), ("fp16", 16), ("compile", 0)]
 
 
 def test_cpu_ladder_and_counts_unchanged() -> None:
@@ -448,23 +486,24 @@ def test_cpu_ladder_and_counts_unchanged() -> None:
             suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
                                      flops=case.flops, bytes=case.bytes, samples_s=(1e-6,), valid=True))
     assert [(c[0], c[1]["m"]) for c in cases] == [("sgemm", 16), ("sgemm", 32), ("sgemm", 64),
-                                                  ("dgemm", 16), ("dgemm", 32), ("dgemm", 64)]
+                                                  ("dgemm", 16), ("dgemm", 32), ("dgemm", 64),
+                                                  ("hgemm", 16), ("hgemm", 32), ("hgemm", 64)]
     for name, params, flops, nbytes, launch in cases:
         n = params["m"]
         assert params == {"m": n, "n": n, "k": n} and launch == 1 and flops == 2 * n**3
-        assert nbytes == 3 * n * n * (4 if name == "sgemm" else 8)
+        assert nbytes == 3 * n * n * {"sgemm": 4, "dgemm": 8, "hgemm": 2}[name]
 
 
 def test_cuda_backend_measures_all_six_and_validates() -> None:
     backend = FakeBackend("cuda", tuple(DTYPES))
     suite = GemmSuite(_ctx(backend))
-    assert suite.total() == 60
+    assert suite.total() == 70  # six precisions and the tiled kernel
     seen = _drive(suite, seconds=1.0)
-    assert [(s[0], s[1], s[2]) for s in seen] == [(GEMM_DTYPES[d][0], d, 16) for d in DTYPES]
+    assert [(s[0], s[1], s[2]) for s in seen] == [(GEMM_DTYPES[d][0], d, 16) for d in DTYPES] + [("sgemm_tiled16", "fp32", 16)]
     assert all(s[3] for s in seen), seen
     sizes = {d: (gemm.ITEMSIZE[GEMM_PRECISIONS[d].in_dtype], gemm.ITEMSIZE[GEMM_PRECISIONS[d].out_dtype]) for d in DTYPES}
     assert sizes == {"fp32": (4, 4), "fp64": (8, 8), "tf32": (4, 4), "fp16": (2, 2), "bf16": (2, 2), "int8": (1, 4)}
-    assert backend.allocs == [256 * s for d in DTYPES for s in (sizes[d][0], sizes[d][0], sizes[d][1])]
+    assert backend.allocs == [256 * s for d in DTYPES for s in (sizes[d][0], sizes[d][0], sizes[d][1])] + [1024] * 3
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -489,7 +528,7 @@ def test_unsupported_precision_is_skipped_and_the_ladder_moves_on() -> None:
     seen = _drive(GemmSuite(_ctx(backend, budget=1.0)), seconds=1.0)
     assert [(s[1], s[2], s[4] == "unsupported") for s in seen] == [
         ("fp32", 16, False), ("fp64", 16, False), ("tf32", 16, True), ("fp16", 16, False), ("bf16", 16, True),
-        ("int8", 16, False)]
+        ("int8", 16, False), ("fp32", 16, False)]  # the last: the tiled kernel
 
 
 def test_memory_cap_uses_each_precisions_sizes() -> None:
@@ -505,3 +544,78 @@ def test_memory_cap_uses_each_precisions_sizes() -> None:
     seen = _drive(GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem - 1, budget=1.0)))
     top = {d: max(s[2] for s in seen if s[1] == d) for d in DTYPES}
     assert top == {"fp32": 64, "tf32": 64, "fp64": 32, "fp16": 64, "bf16": 64, "int8": 64}
+
+
+# --- libraries that do not document their FP16 accumulator (MPS, BNNS) ---------------------------
+
+
+@pytest.mark.parametrize("n,chunk", [(64, 1), (256, 1), (512, 16), (1024, 16)])
+def test_fp16_accumulation_bound_accepts_fp16_accumulated_products(n: int, chunk: int) -> None:
+    """A product accumulated in fp16, term by term (the worst order), is within the norm-wise
+    FP16-accumulation tolerance, elementwise (N <= 512) and via Freivalds (N = 1024)."""
+    a, b = inputs("fp16", n)
+    ok, msg = gemm.check_fp16_accumulation(a, b, _accumulate_low("fp16", a, b, chunk))
+    assert ok, msg
+    assert "FP16-accumulation tolerance" in msg
+
+
+@pytest.mark.parametrize("n", [16, 256, 1024])
+def test_fp16_accumulation_bound_rejects_wrong_products(n: int) -> None:
+    """A transposed operand, an unwritten quarter of C and a zero C all fail the FP16-accumulation
+    check: its tolerance (at most 0.18 relative at K = 8192) is far below their errors."""
+    a, b = inputs("fp16", n)
+    good = device_result("fp16", a, b).astype(F32)
+    quarter = good.copy()
+    quarter[: n // 4] = 0.0
+    for bad in (device_result("fp16", a, b.T), quarter, np.zeros_like(good)):
+        ok, msg = gemm.check_fp16_accumulation(a, b, bad.astype(np.float16))
+        assert not ok, msg
+    nan = good.copy()
+    nan[1, 2] = np.nan
+    assert not gemm.check_fp16_accumulation(a, b, nan)[0]
+
+
+class Fp16AccumulatingBackend(FakeBackend):
+    """A library that accumulates FP16 GEMM in fp16, term by term."""
+
+    def gemm(self, dtype: str, m: int, n: int, k: int) -> FakeKernel:
+        kernel = super().gemm(dtype, m, n, k)
+        if dtype == "fp16":
+            kernel.fault = None
+            kernel_time = kernel.time
+
+            def time(args: List[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+                out = kernel_time(args, launch, batch, reps)
+                A, B, C = args
+                a = A.read("float16", m * k).reshape(m, k)
+                b = B.read("float16", k * n).reshape(k, n)
+                C.write(np.ascontiguousarray(_accumulate_low("fp16", a, b, 1)))
+                return out
+
+            kernel.time = time  # type: ignore[method-assign]
+        return kernel
+
+
+@pytest.mark.parametrize("backend_name,valid", [("metal", True), ("cpu", True), ("cuda", False)])
+def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_it(backend_name: str, valid: bool) -> None:
+    """MPS and BNNS FP16 results that are only FP16-accurate are valid, with a message that says so;
+    the same result from cuBLAS (documented FP32 compute type) is invalid."""
+    backend = Fp16AccumulatingBackend(backend_name, ("fp16",))
+    suite = GemmSuite(_ctx(backend, budget=1.0))
+    results = {}
+    for case in suite.cases():  # N = 16, 32, 64, then over budget
+        if case.kernel.dtype != "fp16":
+            continue
+        n = case.params["m"]
+        case.make_kernel().time(case.args, case.launch, 1, 1)
+        results[n] = case.check()
+        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype="fp16", params=case.params,
+                                 flops=case.flops, bytes=case.bytes, samples_s=(1e-6 if n < 64 else 1.0,),
+                                 valid=results[n][0]))
+    assert sorted(results) == [16, 32, 64] or not valid
+    ok, msg = results[max(results)]
+    assert ok is valid, msg
+    if valid:
+        assert "accumulates this FP16 GEMM in FP16" in msg and "FP16-accumulation tolerance" in msg
+    else:
+        assert "partial sums were rounded" in msg

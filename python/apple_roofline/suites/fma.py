@@ -100,10 +100,14 @@ class FmaKernel:
         return f"{self.name}_{_DTYPE_SUFFIX[dtype]}"
 
     def sources(self, dtype: str) -> Dict[str, Tuple[str, str]]:
-        """``KernelDef.sources`` for this kernel in ``dtype``: the CPU's built-in kernel and the CUDA
-        kernel in ``fma.cu`` (the same recurrence, operation for operation)."""
+        """``KernelDef.sources`` for this kernel in ``dtype``: the CPU's built-in kernel, the CUDA
+        kernel in ``fma.cu`` and the Metal kernel in ``fma.metal`` (the same recurrence, operation
+        for operation; Metal has no fp64, as Apple GPUs have no FP64 arithmetic)."""
         e = self.entry(dtype)
-        return {"cpu": ("builtin", e), "cuda": ("fma.cu", e)}
+        out = {"cpu": ("builtin", e), "cuda": ("fma.cu", e)}
+        if dtype != "fp64":
+            out["metal"] = ("fma.metal", e)
+        return out
 
     @staticmethod
     def constants(a: float = CHAIN_A) -> Dict[str, Dict[str, Union[int, float]]]:

@@ -6,8 +6,14 @@ rounded to TF32 by the library, FP32 accumulate), fp16 and bf16 (16-bit storage,
 rounded once) and int8 (int8 A and B, exact int32 C; B is written transposed, N×K row-major, the
 "TN" layout integer tensor-core GEMMs take, as torch._int_mm takes it — the product is the same
 C = A·B). CPU: BLAS sgemm and dgemm (Accelerate on macOS,
-OpenBLAS elsewhere); CUDA: cuBLAS, all six. A backend without a precision in its kernel table is
-skipped silently; one whose ``gemm`` raises ``UnsupportedError`` is recorded as skipped.
+OpenBLAS elsewhere) and, on macOS, FP16 through BNNSMatMul (the M5 article's AMX measurements);
+CUDA: cuBLAS, all six; Metal: MetalPerformanceShaders fp32 and fp16. A backend without a precision
+in its kernel table is skipped silently; one whose ``gemm`` raises ``UnsupportedError`` is recorded
+as skipped.
+
+Besides the vendor libraries, :data:`TILED_GEMM` is the M5 article's comparison: a plain 16×16
+threadgroup-tiled MSL kernel (``shaders/metal/gemm.metal``, CUDA twin ``shaders/cuda/gemm.cu``),
+fp32, never a ceiling ("the difference between portable GPU code and Apple-tuned kernels").
 
 Counting: 2·M·N·K operations for every precision (one multiply and one add per term; for int8 these
 are integer operations, reported in the same GFLOP/s column), and bytes (M·K + K·N) × input element
@@ -23,16 +29,17 @@ elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test above it;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, Tuple
+from typing import Any, Dict, Iterator, Mapping, Tuple
 
 import numpy as np
 
 from .base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, KernelDef, Suite, fill, poison, read
 
 __all__ = [
-    "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "gemm_flops", "gemm_bytes",
+    "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "TILED_GEMM", "UNDOCUMENTED_FP16_ACCUMULATOR",
+    "gemm_flops", "gemm_bytes", "check_fp16_accumulation",
     "gemm_kernel_def", "gemm_inputs", "check_gemm", "round_tf32", "round_bf16", "bf16_bits", "bf16_values",
 ]
 
@@ -46,7 +53,8 @@ class GemmPrecision:
     accumulator's machine epsilon (0: exact integer accumulation); ``in_u``, the relative error of
     the conversion the library applies to the inputs (0: none); ``out_eps``, the relative error
     allowed for rounding the accumulator to C's format once (0: C is the accumulator's format);
-    ``out_eta``, the absolute error of that rounding in the subnormal range. ``cpu``: BLAS has it.
+    ``out_eta``, the absolute error of that rounding in the subnormal range. ``libraries`` maps a
+    backend to the library that has this precision there ("blas", "bnns", "cublas", "mps").
     """
 
     kernel: str
@@ -57,23 +65,43 @@ class GemmPrecision:
     in_u: float = 0.0
     out_eps: float = 0.0
     out_eta: float = 0.0
-    cpu: bool = False
+    libraries: Mapping[str, str] = field(default_factory=dict)
     b_transposed: bool = False  # B is passed N×K (transposed), as the backend's gemm takes it
 
 
 #: dtype -> precision, in measurement order (fp32 and fp64 first: the CPU's order is unchanged).
 GEMM_PRECISIONS: Dict[str, GemmPrecision] = {
-    "fp32": GemmPrecision("sgemm", "GEMM FP32", "fp32", "fp32", EPS["fp32"], cpu=True),
-    "fp64": GemmPrecision("dgemm", "GEMM FP64", "fp64", "fp64", EPS["fp64"], cpu=True),
+    "fp32": GemmPrecision("sgemm", "GEMM FP32", "fp32", "fp32", EPS["fp32"],
+                          libraries={"cpu": "blas", "cuda": "cublas", "metal": "mps"}),
+    "fp64": GemmPrecision("dgemm", "GEMM FP64", "fp64", "fp64", EPS["fp64"], libraries={"cpu": "blas", "cuda": "cublas"}),
     # TF32 inputs: 10 explicit mantissa bits. Tensor cores may read only the top bits of an fp32
     # operand (round toward zero, relative error < 2^-10) or round to nearest (<= 2^-11): allow eps.
-    "tf32": GemmPrecision("tf32gemm", "GEMM TF32", "fp32", "fp32", EPS["fp32"], in_u=EPS["tf32"]),
+    "tf32": GemmPrecision("tf32gemm", "GEMM TF32", "fp32", "fp32", EPS["fp32"], in_u=EPS["tf32"],
+                          libraries={"cuda": "cublas"}),
     "fp16": GemmPrecision("hgemm", "GEMM FP16", "fp16", "fp16", EPS["fp32"], out_eps=EPS["fp16"],
-                          out_eta=2.0**-25),  # half fp16's smallest subnormal, 2^-24
+                          out_eta=2.0**-25,  # half fp16's smallest subnormal, 2^-24
+                          libraries={"cpu": "bnns", "cuda": "cublas", "metal": "mps"}),
     "bf16": GemmPrecision("bf16gemm", "GEMM BF16", "bf16", "bf16", EPS["fp32"], out_eps=EPS["bf16"],
-                          out_eta=2.0**-134),  # half bf16's smallest subnormal, 2^-133
-    "int8": GemmPrecision("i8gemm", "GEMM INT8", "int8", "int32", 0.0, b_transposed=True),
+                          out_eta=2.0**-134,  # half bf16's smallest subnormal, 2^-133
+                          libraries={"cuda": "cublas"}),
+    "int8": GemmPrecision("i8gemm", "GEMM INT8", "int8", "int32", 0.0, b_transposed=True, libraries={"cuda": "cublas"}),
 }
+
+#: Libraries whose FP16 GEMM does not document its accumulator (MPSMatrixMultiplication.h and
+#: bnns.h say nothing about it). Their fp16 results are checked against the FP32-accumulation
+#: bound first and, failing that, against :func:`check_fp16_accumulation`'s bound; the validation
+#: message says which one held.
+UNDOCUMENTED_FP16_ACCUMULATOR = frozenset({"mps", "bnns"})
+#: Norm-wise tolerance of an FP16-accumulated product, in units of u16·√K (see check_fp16_accumulation).
+FP16_ACC_TAU = 4.0
+
+#: The M5 article's hand-written comparison kernel: 16×16 tiles in threadgroup (shared) memory,
+#: one thread per element of C, fp32 accumulation. Arguments A, B, C, N; N·N work items in
+#: threadgroups (blocks) of 256. Plotted beside the library GEMMs, never a ceiling.
+TILED_GEMM = KernelDef("gemm", "sgemm_tiled16", "fp32",
+                       {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")},
+                       constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}})
+TILE = 16
 
 #: dtype -> (kernel name, ceiling class).
 GEMM_DTYPES: Dict[str, Tuple[str, str]] = {d: (p.kernel, p.ceiling_class) for d, p in GEMM_PRECISIONS.items()}
@@ -114,12 +142,11 @@ def gemm_bytes(m: int, n: int, k: int, dtype: str) -> int:
 
 
 def gemm_kernel_def(dtype: str) -> KernelDef:
-    """The kernel table entry of ``dtype``: ``("blas", name)`` on the CPU (fp32, fp64 only) and
-    ``("cublas", name)`` on CUDA. Raises KeyError for an unknown dtype."""
+    """The kernel table entry of ``dtype``: ``(library, name)`` for every backend whose library has
+    it (``GemmPrecision.libraries``: CPU BLAS fp32/fp64 and BNNS fp16, cuBLAS all six, MPS fp32/fp16).
+    Raises KeyError for an unknown dtype."""
     p = GEMM_PRECISIONS[dtype]
-    sources: Dict[str, Tuple[str, str]] = {"cuda": ("cublas", p.kernel)}
-    if p.cpu:
-        sources = {"cpu": ("blas", p.kernel), **sources}
+    sources = {backend: (lib, p.kernel) for backend, lib in p.libraries.items()}
     return KernelDef("gemm", p.kernel, dtype, sources, ceiling_class=p.ceiling_class, ceiling_kind="compute")
 
 
@@ -331,6 +358,46 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
     return True, f"Freivalds check ({FREIVALDS_VECTORS} random integer vectors) passed: C·x = A·(B·x) exactly"
 
 
+def check_fp16_accumulation(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 11) -> Tuple[bool, str]:
+    """Norm-wise check of an FP16 product C = A·B that may have been accumulated in FP16.
+
+    ``a`` (M×K), ``b`` (K×N), ``c`` (M×N) as for :func:`check_gemm`. Returns ``(ok, message)``.
+
+    Accumulating K terms in fp16 (unit roundoff u = 2^-11) makes the elementwise worst-case bound
+    (K·u·|A||B|) larger than C itself at large K, so a worst-case check would pass garbage. Instead,
+    with Higham and Mary's probabilistic model (*A New Approach to Probabilistic Rounding Error
+    Analysis*, SIAM J. Sci. Comput. 41(5), 2019: rounding errors independent, mean zero, |δ| ≤ u),
+    the error of a recursive sum is Σ_k δ_k·s_k (s_k the partial sums), of variance ≤ u²·Σ_k s_k².
+    The suite's inputs are independent and uniform in [−1, 1), so s_k is a random walk with
+    E s_k² = k/9 and E C_ij² = K/9; hence ‖Ĉ − C‖_F / ‖C‖_F ≲ u·√(K/2), smaller still for blocked
+    or pairwise orders. The check accepts a relative Frobenius error up to FP16_ACC_TAU·u·√K (about
+    5× that, which also covers rounding C to fp16). A transposed or missing operand, a wrong tile or
+    an unwritten C gives a relative error near 1 or more; the largest tolerance, at K = 8192, is 0.18.
+    Above EXACT_CHECK_MAX_N the norms are estimated from Freivalds products with random ±1 vectors
+    (E‖E·x‖² = ‖E‖_F²).
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+    if not np.all(np.isfinite(c64)):
+        return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
+    tol = FP16_ACC_TAU * (EPS["fp16"] / 2.0) * math.sqrt(k)
+    if m <= EXACT_CHECK_MAX_N:
+        want = a64 @ b64
+        err, ref = float(np.linalg.norm(c64 - want)), float(np.linalg.norm(want))
+        how = "‖Ĉ − C‖_F / ‖C‖_F"
+    else:
+        x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
+        want_x = a64 @ (b64 @ x)
+        err, ref = float(np.linalg.norm(c64 @ x - want_x)), float(np.linalg.norm(want_x))
+        how = f"‖(Ĉ − C)x‖ / ‖Cx‖ ({FREIVALDS_VECTORS} random ±1 vectors)"
+    ratio = err / max(ref, _TINY64)
+    bound = f"{FP16_ACC_TAU:g}·2^-11·√K = {tol:.3g}"
+    if ratio > tol:
+        return False, f"{how} = {ratio:.3g} exceeds the FP16-accumulation tolerance {bound}"
+    return True, f"{how} = {ratio:.3g} within the FP16-accumulation tolerance {bound}"
+
+
 # --- the suite ---------------------------------------------------------------------------------
 
 
@@ -372,53 +439,75 @@ def _output_values(raw: np.ndarray, dtype: str) -> np.ndarray:
 
 class GemmSuite(Suite):
     """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_PRECISIONS that the
-    backend's kernel table names, on square sizes doubling from 16 while the next size fits the time
-    budget and memory (device memory ≥ 4× the three matrices)."""
+    backend's kernel table names, then the tiled comparison kernel where the backend has it, on
+    square sizes doubling from 16 while the next size fits the time budget and memory (device
+    memory ≥ 4× the three matrices)."""
 
     name = "gemm"
 
     def total(self) -> int:
-        return sum(self.source(gemm_kernel_def(d)) is not None for d in GEMM_PRECISIONS) * 10
+        kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
+        return sum(self.source(k) is not None for k in kernels) * 10
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
-        max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
-        mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
         for dtype, p in GEMM_PRECISIONS.items():
             kdef = gemm_kernel_def(dtype)
             if self.source(kdef) is None:
                 continue
-            N = 16
-            while N <= MAX_N:
-                if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
-                    break
-                a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
-                bufs = [backend.alloc(N * N * ITEMSIZE[p.in_dtype]), backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
-                        backend.alloc(N * N * ITEMSIZE[p.out_dtype])]
-                bufs[0].write(a_st.ravel())
-                # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout).
-                bufs[1].write((np.ascontiguousarray(b_st.T) if p.b_transposed else b_st).ravel())
-                _poison_output(bufs[2], dtype, N * N)
+            library = kdef.sources[self.ctx.backend_name][0]
+            yield from self._ladder(kdef, dtype, library, lambda N, dtype=dtype: partial(backend.gemm, dtype, N, N, N))
+        src = self.source(TILED_GEMM)
+        if src is not None:
+            consts = self.constants(TILED_GEMM)
+            yield from self._ladder(TILED_GEMM, "fp32", "", lambda N: partial(backend.compile, src[0], src[1], consts),
+                                    compiled=True)
 
-                def check(a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype,
-                          out: str = p.out_dtype) -> Tuple[bool, str]:
-                    c = _output_values(read(cbuf, out, N * N), dtype).reshape(N, N)
-                    return check_gemm(a, b, c, dtype)
+    def _ladder(self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False) -> Iterator[Case]:
+        """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
+        ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1."""
+        backend = self.ctx.backend
+        p = GEMM_PRECISIONS[dtype]
+        max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
+        mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
+        N = 16
+        while N <= MAX_N:
+            if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
+                break
+            a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
+            bufs = [backend.alloc(N * N * ITEMSIZE[p.in_dtype]), backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
+                    backend.alloc(N * N * ITEMSIZE[p.out_dtype])]
+            bufs[0].write(a_st.ravel())
+            # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout).
+            bufs[1].write((np.ascontiguousarray(b_st.T) if p.b_transposed else b_st).ravel())
+            _poison_output(bufs[2], dtype, N * N)
 
-                self.last = None  # set by record(); stays None when the case was skipped
-                yield Case(
-                    kernel=kdef,
-                    params={"m": N, "n": N, "k": N},
-                    launch=1,
-                    flops=gemm_flops(N, N, N),
-                    bytes=gemm_bytes(N, N, N, dtype),
-                    args=bufs,
-                    make_kernel=partial(backend.gemm, dtype, N, N, N),
-                    check=check,
-                )
-                # The next size costs about 8x this one; predict from the best sample, so one
-                # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
-                last: Any = self.last
-                if last is None or not last.valid or last.min_s * 8 > max_launch_s:
-                    break
-                N *= 2
+            def check(a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype,
+                      out: str = p.out_dtype) -> Tuple[bool, str]:
+                c = _output_values(read(cbuf, out, N * N), dtype).reshape(N, N)
+                ok, msg = check_gemm(a, b, c, dtype)
+                if not ok and dtype == "fp16" and library in UNDOCUMENTED_FP16_ACCUMULATOR:
+                    ok16, msg16 = check_fp16_accumulation(a, b, c)
+                    if ok16:
+                        return True, (f"{msg16}; not within the FP32-accumulation bound ({msg}): {library} "
+                                      "accumulates this FP16 GEMM in FP16")
+                    msg += f"; nor as an FP16-accumulated product: {msg16}"
+                return ok, msg
+
+            self.last = None  # set by record(); stays None when the case was skipped
+            yield Case(
+                kernel=kdef,
+                params={"m": N, "n": N, "k": N},
+                launch=N * N if compiled else 1,
+                flops=gemm_flops(N, N, N),
+                bytes=gemm_bytes(N, N, N, dtype),
+                args=[*bufs, N] if compiled else bufs,
+                make_kernel=make(N),
+                check=check,
+            )
+            # The next size costs about 8x this one; predict from the best sample, so one
+            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
+            last: Any = self.last
+            if last is None or not last.valid or last.min_s * 8 > max_launch_s:
+                break
+            N *= 2

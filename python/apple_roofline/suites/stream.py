@@ -38,7 +38,8 @@ class StreamKernel:
         entry = f"stream_{self.name}_f32"
         # 1024 threads per block on CUDA: on an H100 the triad reached 91.2 % of the theoretical
         # bandwidth with 1024 against 90.6 % with 256 (256 MiB arrays).
-        return KernelDef("stream", self.name, "fp32", {"cpu": ("builtin", entry), "cuda": ("stream.cu", entry)},
+        return KernelDef("stream", self.name, "fp32",
+                         {"cpu": ("builtin", entry), "cuda": ("stream.cu", entry), "metal": ("stream.metal", entry)},
                          constants={"cuda": {"BLOCK": 1024}},
                          ceiling_class=ceiling_class, ceiling_kind="bandwidth")
 
