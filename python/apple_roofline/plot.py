@@ -657,8 +657,8 @@ def _ridge_text(r: float) -> str:
 def _series(
     run: Run, group_of: Callable[[Measurement], str] = lambda m: m.ceiling_class or m.dtype
 ) -> Tuple[Dict[str, List[Measurement]], Dict[str, List[Measurement]], Dict[str, List[Measurement]]]:
-    """Valid measurements with FLOPs: sweeps by "<kernel> (<dtype>)", GEMM by
-    dtype, peak kernels by ``group_of`` (default: ceiling class, dtype when
+    """Valid measurements with FLOPs: sweeps by "<kernel> (<dtype>)", library GEMMs
+    by dtype (other GEMM kernels by "<kernel> (<dtype>)"), peak kernels by ``group_of`` (default: ceiling class, dtype when
     they have none)."""
     sweep: Dict[str, List[Measurement]] = {}
     gemm: Dict[str, List[Measurement]] = {}
@@ -669,7 +669,10 @@ def _series(
         if m.suite == "sweep":
             sweep.setdefault(f"{m.kernel} ({m.dtype})", []).append(m)
         elif m.suite == "gemm":
-            gemm.setdefault(m.dtype, []).append(m)
+            # library GEMMs (class "GEMM <dtype>") by dtype; others (the tiled comparison kernel,
+            # the host's GEMMs on a unified-memory GPU) by kernel and dtype
+            key = m.dtype if (m.ceiling_class or "").startswith("GEMM ") else f"{m.kernel} ({m.dtype})"
+            gemm.setdefault(key, []).append(m)
         elif m.suite == "peak":
             peak.setdefault(group_of(m), []).append(m)
     for ms in sweep.values():

@@ -619,3 +619,34 @@ def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_
         assert "accumulates this FP16 GEMM in FP16" in msg and "FP16-accumulation tolerance" in msg
     else:
         assert "partial sums were rounded" in msg
+
+
+def test_unified_memory_gpu_also_measures_the_cpu_library_gemm() -> None:
+    """On a GPU that shares the host's memory (Apple silicon) the suite also times the CPU's library
+    GEMMs (Accelerate/BNNS: the AMX units) on the CPU backend, as cpu_<kernel> with "CPU GEMM"
+    ceiling classes; a discrete GPU (no unified_memory) does not."""
+    gpu = FakeBackend("metal", ("fp32", "fp16"))
+    host = FakeBackend("cpu", ("fp32", "fp64"))
+    info: Dict[str, Any] = {"backend": "metal", "memory_bytes": 0, "unified_memory": True}
+    suite = GemmSuite(SuiteContext(gpu, "metal", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12, "host_backend": host}))
+    assert suite.total() == 60
+    cases = []
+    for case in suite.cases():
+        cases.append(case)
+        try:
+            case.make_kernel().time(case.args, case.launch, 1, 1)
+        except Unsupported:
+            continue
+        ok, msg = case.check()
+        assert ok, msg
+        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
+                                 flops=case.flops, bytes=case.bytes, samples_s=(1.0,), valid=ok,
+                                 ceiling_class=case.kernel.ceiling_class, ceiling_kind=case.kernel.ceiling_kind))
+    assert [(c.kernel.name, c.kernel.ceiling_class) for c in cases] == [
+        ("sgemm", "GEMM FP32"), ("hgemm", "GEMM FP16"), ("sgemm_tiled16", None),
+        ("cpu_sgemm", "CPU GEMM FP32"), ("cpu_dgemm", "CPU GEMM FP64"), ("cpu_hgemm", "CPU GEMM FP16")]
+    assert gpu.gemm_calls == [("fp32", 16), ("fp16", 16), ("compile", 0)]
+    assert host.gemm_calls == [("fp32", 16), ("fp64", 16), ("fp16", 16)]
+    info["unified_memory"] = False
+    suite = GemmSuite(SuiteContext(FakeBackend("cuda", ("fp32",)), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12}))
+    assert not any(c.kernel.name.startswith("cpu_") for c in suite.cases())

@@ -447,7 +447,10 @@ class GemmSuite(Suite):
 
     def total(self) -> int:
         kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
-        return sum(self.source(k) is not None for k in kernels) * 10
+        n = sum(self.source(k) is not None for k in kernels)
+        if self.ctx.backend_name != "cpu" and self.ctx.info.get("unified_memory"):
+            n += sum("cpu" in p.libraries for p in GEMM_PRECISIONS.values())
+        return n * 10
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
@@ -462,11 +465,35 @@ class GemmSuite(Suite):
             consts = self.constants(TILED_GEMM)
             yield from self._ladder(TILED_GEMM, "fp32", "", lambda N: partial(backend.compile, src[0], src[1], consts),
                                     compiled=True)
+        yield from self._host_gemm()
 
-    def _ladder(self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False) -> Iterator[Case]:
+    def _host_gemm(self) -> Iterator[Case]:
+        """On a GPU that shares the host's memory (``info["unified_memory"]``: Apple silicon), the
+        CPU's library GEMMs too — on Apple silicon Accelerate's sgemm/dgemm and BNNS FP16 run on the
+        AMX matrix units (the M5 article measures them beside the GPU) — as ``cpu_<kernel>`` with the
+        ceiling classes "CPU GEMM <dtype>", timed on the CPU backend with its own buffers."""
+        if self.ctx.backend_name == "cpu" or not self.ctx.info.get("unified_memory"):
+            return
+        host = self.ctx.options.get("host_backend")
+        if host is None:
+            from .._native import _core
+
+            host = _core.Backend("cpu", 0)
+        for dtype, p in GEMM_PRECISIONS.items():
+            lib = p.libraries.get("cpu")
+            if lib is None:
+                continue
+            kdef = KernelDef("gemm", f"cpu_{p.kernel}", dtype, {self.ctx.backend_name: (lib, p.kernel)},
+                             ceiling_class=f"CPU {p.ceiling_class}", ceiling_kind="compute")
+            yield from self._ladder(kdef, dtype, lib, lambda N, dtype=dtype: partial(host.gemm, dtype, N, N, N),
+                                    backend=host)
+
+    def _ladder(self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False,
+                backend: Any = None) -> Iterator[Case]:
         """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
-        ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1."""
-        backend = self.ctx.backend
+        ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
+        Buffers come from ``backend`` (default: the suite's)."""
+        backend = self.ctx.backend if backend is None else backend
         p = GEMM_PRECISIONS[dtype]
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
