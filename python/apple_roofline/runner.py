@@ -247,13 +247,14 @@ def _ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
     for m in measurements:
         if m.suite != "gemm" or not m.valid:
             continue
-        p = prev.get(m.dtype)
+        key = f"{m.kernel}/{m.dtype}"  # each kernel's own ladder (library, tiled, host GEMMs)
+        p = prev.get(key)
         if p is not None and m.gflops * 5 < p.gflops:
             out.append(
                 f"{m.label} {_params_str(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than 5x below "
                 f"{_params_str(p.params)} ({p.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
             )
-        prev[m.dtype] = m
+        prev[key] = m
     return out
 
 

@@ -50,3 +50,11 @@ def test_finished_timestamp_round_trips() -> None:
     unfinished = dataclasses.replace(run, finished=None)
     assert "finished" not in unfinished.to_dict()  # optional key: files from before it still load
     assert Run.from_json(unfinished.to_json()).finished is None
+
+
+def test_gemm_ladder_compares_each_kernel_with_itself() -> None:
+    """The tiled kernel's first size follows the library's largest: a new ladder, not a collapse."""
+    library = [_gemm(4096, 2.0)]
+    tiled = Measurement(suite="gemm", kernel="sgemm_tiled16", dtype="fp32", params={"m": 16, "n": 16, "k": 16},
+                        flops=2 * 16**3, bytes=12 * 16 * 16, samples_s=(1e-5,) * 10, valid=True)
+    assert _ladder_warnings(library + [tiled]) == []
