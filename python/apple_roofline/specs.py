@@ -992,6 +992,11 @@ def device_theoretical(info: Mapping[str, object]) -> "Tuple[Dict[str, object], 
     * ``"cuda"``: :func:`apple_roofline.specs_cuda.cuda_theoretical` (SM count, clocks, bus width and
       compute capability from ``info``) -> (``{"theoretical": {...}}``, a ``"DRAM bandwidth"``
       ceiling in GB/s and compute ceilings in GFLOP/s, each only where its inputs are known).
+    * ``"metal"``: :func:`apple_roofline.specs_apple.apple_theoretical` (the chip matched by
+      ``name``, else ``chip``, in the Apple-silicon chip table; the GPU core count from
+      ``gpu_cores``) -> (``{"theoretical": {...}}``, a ``"DRAM bandwidth"`` ceiling in GB/s and
+      compute ceilings in GFLOP/s, each only where the table sources its figures); a chip not in
+      the table gives (``{"theoretical": {"chip": ..., "note": ...}}``, []).
     * any other backend: ({}, []) (no spec model yet).
 
     Every ceiling has ``source="theoretical"`` and its derivation in ``from_``.
@@ -1004,6 +1009,10 @@ def device_theoretical(info: Mapping[str, object]) -> "Tuple[Dict[str, object], 
         from .specs_cuda import cuda_theoretical
 
         return cuda_theoretical(info)
+    if backend == "metal":
+        from .specs_apple import apple_theoretical
+
+        return apple_theoretical(info)
     if backend != "cpu":
         return {}, []
     spec = host_cpu_spec()

@@ -79,6 +79,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from .results import Ceiling
+from .spec_ceilings import CeilingCollector
 
 __all__ = [
     "CoreRates",
@@ -306,19 +307,8 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
     cc, cc_why = _compute_capability(info)
     geforce: Optional[bool] = None if model is None else "geforce" in model.lower()
 
-    peaks: Dict[str, Dict[str, object]] = {}
-    omitted: Dict[str, str] = {}
-    ceilings: List[Ceiling] = []
-
-    def add(cname: str, kind: str, value: float, derivation: str) -> None:
-        unit = "GB/s" if kind == "bandwidth" else "GFLOP/s"
-        try:
-            ceilings.append(Ceiling(name=cname, kind=kind, value=value, unit=unit, source="theoretical",
-                                    from_=derivation))
-        except ValueError as e:  # pragma: no cover - inputs are validated positive and finite
-            omitted[cname] = str(e)
-            return
-        peaks[cname] = {("gbps" if kind == "bandwidth" else "gflops"): value, "derivation": derivation}
+    collected = CeilingCollector()
+    peaks, omitted, ceilings, add = collected.peaks, collected.omitted, collected.ceilings, collected.add
 
     # ---- DRAM bandwidth
     bw_why = "; ".join(w for w in (mem_clock_why, bus_why) if w) or None
