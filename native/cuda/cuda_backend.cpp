@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/checks.h"
 #include "core/errors.h"
 #include "device.h"
 
@@ -99,13 +100,6 @@ class CudaKernel final : public Kernel {
   int block_;
   uint64_t wave_ = 0;
 };
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
 
 std::string format_constant(const std::variant<int64_t, double>& v) {
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i) + "LL";

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/checks.h"
 #include "core/errors.h"
 
 namespace ar::cuda {
@@ -68,13 +69,6 @@ CudaBuffer::~CudaBuffer() {
     return;  // the context is gone; the driver reclaims the memory with it
   }
   d.cuMemFree(ptr_);
-}
-
-static void check_range(size_t n, size_t offset, size_t nbytes, const char* what) {
-  if (offset > nbytes || n > nbytes - offset)
-    throw std::invalid_argument(std::string(what) + " of " + std::to_string(n) + " bytes at offset " +
-                                std::to_string(offset) + " is out of range for a buffer of " + std::to_string(nbytes) +
-                                " bytes");
 }
 
 void CudaBuffer::write(const void* src, size_t n, size_t offset) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <variant>
 
+#include "core/checks.h"
 #include "core/errors.h"
 #include "metal.h"
 
@@ -20,13 +21,6 @@ namespace ar::metal {
 namespace {
 
 constexpr NSUInteger kDefaultThreadgroup = 256;
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
 
 std::string constant_text(const std::variant<int64_t, double>& v) {
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checks.h"
 #include "core/errors.h"
 #include "metal.h"
 
@@ -50,13 +51,6 @@ MetalBuffer::MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std:
                         " bytes of shared memory (out of memory?)");
     std::memset([buffer_ contents], 0, std::max<size_t>(nbytes, 1));  // the contract: zero-filled
   }
-}
-
-static void check_range(size_t n, size_t offset, size_t nbytes, const char* what) {
-  if (offset > nbytes || n > nbytes - offset)
-    throw std::invalid_argument(std::string(what) + " of " + std::to_string(n) + " bytes at offset " +
-                                std::to_string(offset) + " is out of range for a buffer of " + std::to_string(nbytes) +
-                                " bytes");
 }
 
 // Unified memory: a copy through `contents`. No command buffer of this backend is in flight when
