@@ -11,6 +11,8 @@ Typical use::
     run = ar.run_roofline("cpu", ["stream", "peak"])
     model = ar.Roofline.from_run(run)
     print(model.ridge_points())
+    p = ar.measure(lambda: a @ b, flops=2 * n**3, bytes=3 * n * n * 4)   # any callable -> Point
+    model.plot(points=[p])
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 from ._version import __version__
 from .results import Ceiling, Measurement, ResultsError, Run, Skipped
+from . import flops_bytes
+from .embed import measure
 from .roofline import Point, Roofline, derive_ceilings
 
 __all__ = [
@@ -36,6 +40,8 @@ __all__ = [
     "RunInterrupted",
     "Skipped",
     "derive_ceilings",
+    "flops_bytes",
+    "measure",
     "list_devices",
     "run_roofline",
 ]

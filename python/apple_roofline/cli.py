@@ -4,7 +4,7 @@ Commands::
 
     apple-roofline devices [--json]
     apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-size SIZE] [--out DIR]
-    apple-roofline plot RUN.json [-o FILE]
+    apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...]
     apple-roofline report RUN.json [--format md|csv|json]
     apple-roofline compare A.json B.json [-o FILE]
     apple-roofline --version
@@ -35,6 +35,7 @@ file commands work without the native extension.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -658,8 +659,17 @@ def plot(
         Optional[Path],
         typer.Option("--output", "-o", help="Figure file; .png, .svg or .pdf (default: roofline.png beside RUN.json)."),
     ] = None,
+    point: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--point", metavar="NAME:FLOPS:BYTES:SECONDS",
+            help="Put your own kernel on the roofline (repeatable): FLOPs, bytes moved and seconds of one run "
+                 "of it. Prints its GFLOP/s, intensity, attainable ceiling, efficiency and bound.",
+        ),
+    ] = None,
 ) -> None:
-    """Draw the roofline of a saved run."""
+    """Draw the roofline of a saved run, with your own kernels (--point) on it."""
+    points = [_parse_point(text) for text in point or ()]
     target = output if output is not None else run_json.parent / "roofline.png"
     _check_plot_suffix(target, "-o")
     loaded = _load_run(run_json)
@@ -669,8 +679,59 @@ def plot(
         _fail(_no_ceilings_message(loaded, run_json), EXIT_FAILED)
     from .plot import plot_roofline
 
-    _save_plot(lambda: plot_roofline(loaded), target, f"{run_json}: cannot plot")
+    if points:
+        _print_points(loaded, points, run_json)
+    _save_plot(lambda: plot_roofline(loaded, points=points), target, f"{run_json}: cannot plot")
     typer.echo(f"wrote {target}")
+
+
+POINT_FORM = "NAME:FLOPS:BYTES:SECONDS"
+
+
+def _parse_point(text: str) -> Any:
+    """``NAME:FLOPS:BYTES:SECONDS`` -> Point (the name may contain colons: the numbers are the last
+    three fields). A malformed value exits 2 naming the expected form."""
+    from .roofline import Point
+
+    parts = text.rsplit(":", 3)
+    if len(parts) != 4 or not parts[0].strip():
+        _fail(f"--point {text!r}: expected {POINT_FORM}, e.g. 'my kernel:2e9:4e8:0.05'", EXIT_USAGE)
+    name = parts[0].strip()
+    values: List[float] = []
+    for field, raw, lo in zip(("FLOPS", "BYTES", "SECONDS"), parts[1:], (">= 0", "> 0", "> 0")):
+        try:
+            v = float(raw)
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v) or (v < 0 if lo == ">= 0" else v <= 0):
+            _fail(f"--point {text!r}: {field} must be a finite number {lo}, not {raw!r} "
+                  f"(expected {POINT_FORM})", EXIT_USAGE)
+        values.append(v)
+    return Point(name, values[0], values[1], values[2])
+
+
+def _print_points(run: Any, points: Sequence[Any], run_json: Path) -> None:
+    """One line per point: GFLOP/s, intensity, attainable GFLOP/s, efficiency and bound."""
+    from .roofline import Roofline
+
+    try:
+        model = Roofline.from_run(run)
+    except ValueError as exc:
+        _fail(f"{run_json}: cannot place points: {exc}", EXIT_FAILED)
+    header = ("point", "GFLOP/s", "FLOP/B", "attainable GFLOP/s", "efficiency", "bound")
+    rows: List[Tuple[str, ...]] = []
+    for p in points:
+        if p.flops <= 0:
+            rows.append((p.name, "0", "0", "-", "-", "memory-bound (no FLOPs)"))
+            continue
+        try:
+            attainable = model.attainable(p.intensity)
+            rows.append((p.name, f"{p.gflops:.4g}", f"{p.intensity:.4g}", f"{attainable:.4g}",
+                         f"{model.efficiency(p):.1%}", model.classify(p)))
+        except (ValueError, LookupError) as exc:
+            _fail(f"{run_json}: cannot place point {p.name!r}: {exc}", EXIT_FAILED)
+    for line in _table(header, rows):
+        typer.echo(line)
 
 
 def _save_plot(make: Callable[[], Any], target: Path, what: str) -> None:

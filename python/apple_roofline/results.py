@@ -41,9 +41,12 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
 
 from .stats import Summary, summarize
+
+if TYPE_CHECKING:
+    from .roofline import Roofline
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -829,6 +832,13 @@ class Run:
         except json.JSONDecodeError as e:
             raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
         return cls.from_dict(data, source=source)
+
+    def roofline(self) -> "Roofline":
+        """This run's roofline model (:class:`apple_roofline.roofline.Roofline`): its ceilings,
+        ridge points, ``attainable``/``classify``/``efficiency`` and ``plot(points=[...])``."""
+        from .roofline import Roofline
+
+        return Roofline.from_run(self)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the run as JSON to ``path`` atomically (temp file + os.replace).

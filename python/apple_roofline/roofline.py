@@ -17,13 +17,14 @@ DESIGN section 6); theoretical ones from specifications.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Union, overload
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from .results import Ceiling, Measurement, Run, format_params
+from .stats import Summary
 
 __all__ = ["Point", "derive_ceilings", "Roofline", "MEMORY_BOUND", "COMPUTE_BOUND"]
 
@@ -42,6 +43,9 @@ class Point:
         flops: FLOPs performed (>= 0), counted per scalar lane.
         bytes: DRAM bytes moved (> 0).
         seconds: elapsed time (> 0).
+        summary: optional statistics of the timing samples (seconds per call)
+            behind ``seconds`` — set by :func:`apple_roofline.measure`, ``None``
+            otherwise; not part of equality.
 
     Raises:
         ValueError: on construction, for non-finite values, negative
@@ -52,6 +56,7 @@ class Point:
     flops: float
     bytes: float
     seconds: float
+    summary: Optional[Summary] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for attr in ("flops", "bytes", "seconds"):
@@ -166,8 +171,10 @@ class Roofline:
             no compute ceiling at all.
     """
 
-    def __init__(self, ceilings: Sequence[Ceiling]) -> None:
+    def __init__(self, ceilings: Sequence[Ceiling], *, run: Optional[Run] = None) -> None:
         self.ceilings: tuple[Ceiling, ...] = tuple(ceilings)
+        #: the run this roofline was made from (drawn by :meth:`plot`), or None
+        self.run: Optional[Run] = run
         if not any(c.kind == "bandwidth" for c in self.ceilings):
             raise ValueError("a roofline needs at least one bandwidth ceiling (GB/s); none given")
         if not any(c.kind == "compute" for c in self.ceilings):
@@ -175,8 +182,9 @@ class Roofline:
 
     @classmethod
     def from_run(cls, run: Run) -> "Roofline":
-        """The roofline of ``run.ceilings``. Raises ValueError as the constructor."""
-        return cls(run.ceilings)
+        """The roofline of ``run.ceilings``; :meth:`plot` draws the run's measurements too.
+        Raises ValueError as the constructor."""
+        return cls(run.ceilings, run=run)
 
     def __repr__(self) -> str:
         return f"Roofline({list(self.ceilings)!r})"
@@ -321,3 +329,31 @@ class Roofline:
             ValueError: for a zero-FLOP point (intensity 0 has no attainable rate).
         """
         return point.gflops / self.attainable(point.intensity, compute)
+
+    # -- drawing ---------------------------------------------------------------
+
+    def plot(self, points: Sequence[Point] = (), *, ax: Any = None, title: Optional[str] = None) -> Any:
+        """Draw this roofline with ``points`` (e.g. from :func:`apple_roofline.measure`) on it.
+
+        A roofline made by :meth:`from_run` is drawn as
+        :func:`apple_roofline.plot.plot_roofline` draws its run (measured and theoretical
+        ceilings, ridge points, sweep/GEMM/peak measurements); one built from bare ceilings
+        draws only the ceilings. Each point is a labelled marker at (intensity, GFLOP/s);
+        zero-FLOP points cannot be placed on log axes and are left out.
+
+        Returns:
+            The :class:`matplotlib.figure.Figure` (save it with
+            :func:`apple_roofline.plot.save_figure` or ``fig.savefig``).
+        """
+        from .plot import plot_roofline
+        from .results import ToolInfo
+        from ._version import __version__
+
+        run = self.run
+        if run is None:
+            run = Run(tool=ToolInfo("apple_roofline", __version__, None), created="1970-01-01T00:00:00+00:00",
+                      host={}, device={"backend": "none", "name": "roofline"}, command=(), measurements=(),
+                      ceilings=self.ceilings)
+            if title is None:
+                title = "Roofline"
+        return plot_roofline(run, points=points, ax=ax, title=title)

@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - Python < 3.8
     from typing_extensions import Protocol  # type: ignore[assignment]
 
-from . import measure
+from .measure import DEFAULT_REPS, MAX_REPS, time_kernel  # not `from . import measure`: the package exports measure()
 from ._version import __version__
 from .devices import default_device, open_device
 from .results import CONVENTIONS, Measurement, Run, Skipped, ToolInfo
@@ -134,7 +134,7 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             if progress:
                 progress.advance(f"{label}: unsupported")
             continue
-        timing = measure.time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
+        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
         ok, message = case.check()
         params = dict(case.params)
         timer = str(getattr(kernel, "timer", "") or "")
@@ -157,7 +157,7 @@ def run_roofline(
     suites: Optional[Sequence[str]] = None,
     *,
     quick: bool = False,
-    reps: int = measure.DEFAULT_REPS,
+    reps: int = DEFAULT_REPS,
     array_bytes: Optional[int] = None,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
@@ -172,8 +172,8 @@ def run_roofline(
     RunInterrupted (with the partial Run) on KeyboardInterrupt.
     """
     suite_names = tuple(SUITES) if suites is None else parse_suites(",".join(suites))
-    if not 1 <= reps <= measure.MAX_REPS:
-        raise ValueError(f"--reps {reps} is out of range (valid: 1 to {measure.MAX_REPS})")
+    if not 1 <= reps <= MAX_REPS:
+        raise ValueError(f"--reps {reps} is out of range (valid: 1 to {MAX_REPS})")
     spec = device or default_device()
     backend = open_device(spec)
     info = dict(backend.info())

@@ -670,3 +670,51 @@ def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     kinds = {c.kind for c in run.ceilings if c.source == "measured"}
     assert kinds == {"bandwidth", "compute"}
     assert list(run.command) == ["apple-roofline", *args]
+
+
+# --------------------------------------------------------------------------
+# plot --point
+
+
+def test_plot_points_table_and_figure(tmp_path: Path, saved_run: Path) -> None:
+    out = tmp_path / "pts.svg"
+    result = invoke(["plot", str(saved_run), "-o", str(out),
+                     "--point", "mem:1e9:1e9:0.02",           # 1 FLOP/B, 50 GFLOP/s: under the 122 GB/s roof
+                     "--point", "my:gemm:4e12:4e10:8.0"])     # 100 FLOP/B, 500 GFLOP/s; name with a colon
+    assert result.exit_code == 0, result.output
+    assert out.exists()
+    svg = out.read_text()
+    assert "point:mem" in svg and "point:my:gemm" in svg
+    lines = result.stdout.splitlines()
+    assert "efficiency" in lines[0] and "attainable" in lines[0]
+    mem = next(ln for ln in lines if ln.startswith("mem "))
+    assert "memory-bound" in mem and " 50 " in f" {mem} " and "41.0%" in mem  # 50 / 122
+    gemm = next(ln for ln in lines if ln.startswith("my:gemm"))
+    assert "compute-bound" in gemm and " 500 " in f" {gemm} " and " 100 " in f" {gemm} "
+
+
+@pytest.mark.parametrize(
+    "value, needles",
+    [
+        ("nocolons", ["NAME:FLOPS:BYTES:SECONDS"]),
+        ("k:1:2", ["NAME:FLOPS:BYTES:SECONDS"]),
+        (":1:2:3", ["NAME:FLOPS:BYTES:SECONDS"]),
+        ("k:x:2:3", ["FLOPS", ">= 0"]),
+        ("k:-1:2:3", ["FLOPS", ">= 0"]),
+        ("k:1:0:3", ["BYTES", "> 0"]),
+        ("k:1:2:0", ["SECONDS", "> 0"]),
+        ("k:1:2:nan", ["SECONDS"]),
+        ("k:1:inf:1", ["BYTES"]),
+    ],
+)
+def test_plot_bad_point(tmp_path: Path, saved_run: Path, value: str, needles: List[str]) -> None:
+    out = tmp_path / "x.png"
+    result = invoke(["plot", str(saved_run), "-o", str(out), "--point", value])
+    assert_usage_error(result, *needles)
+    assert not out.exists()
+
+
+def test_plot_zero_flop_point(tmp_path: Path, saved_run: Path) -> None:
+    result = invoke(["plot", str(saved_run), "-o", str(tmp_path / "z.png"), "--point", "copy:0:1e9:0.01"])
+    assert result.exit_code == 0, result.output
+    assert "no FLOPs" in result.stdout

@@ -1,0 +1,70 @@
+"""NumPy matmul sizes on a measured CPU roofline: the embedding API end to end.
+
+    apple-roofline run --device cpu            # once: measures the CPU's ceilings -> out/run.json
+    python examples/numpy_matmul.py [RUN.json] [--sizes 64,128,...] [-o FILE.png]
+
+Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, counts its FLOPs
+and bytes with :func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each
+size's GFLOP/s, intensity, attainable ceiling, efficiency and bound, and writes the roofline with
+the points on it (default: numpy_matmul.png beside RUN.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import numpy as np
+
+import apple_roofline as ar
+from apple_roofline.plot import save_figure
+
+DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", nargs="?", default="out/run.json", help="run.json (default: out/run.json)")
+    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
+                        help="comma-separated matrix sizes N (default: 64..2048)")
+    parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        parser.error(f"--sizes {args.sizes!r}: expected comma-separated integers, e.g. 64,128,256")
+    if not sizes or min(sizes) < 1:
+        parser.error("--sizes: need at least one size, each >= 1")
+
+    run_path = Path(args.run)
+    if not run_path.exists():
+        print(f"{run_path} not found: measure the CPU's roofline first with\n"
+              f"    apple-roofline run --device cpu\n"
+              f"(writes out/run.json), then pass its path.", file=sys.stderr)
+        return 1
+    run = ar.Run.load(run_path)
+    model = ar.Roofline.from_run(run)
+
+    rng = np.random.default_rng(0)
+    points = []
+    print(f"{'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  {'efficiency':>10}  bound")
+    for n in sizes:
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        flops, nbytes = ar.flops_bytes.matmul(n, n, n, "fp32")
+        p = ar.measure(lambda: a @ b, flops=flops, bytes=nbytes, name=f"matmul N={n}", reps=5)
+        points.append(p)
+        print(f"{n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity):>10.1f}  "
+              f"{model.efficiency(p):>10.1%}  {model.classify(p)}")
+
+    out = Path(args.output) if args.output else run_path.parent / "numpy_matmul.png"
+    fig = model.plot(points=points, title=f"NumPy float32 matmul on {run.device_name}")
+    save_figure(fig, out)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

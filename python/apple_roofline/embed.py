@@ -1,0 +1,146 @@
+"""Embedding: time any Python callable and place it on a measured roofline.
+
+:func:`measure` times a callable with the methodology of the suites (DESIGN.md §5) and returns a
+:class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.flops_bytes` counts the work and
+traffic of common operations. Nothing here touches the native extension.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+from .measure import MAX_REPS
+from .roofline import Point
+from .stats import summarize
+
+__all__ = ["measure", "MAX_CALLS"]
+
+#: Upper bound on calls per sample (as ``measure.time_kernel``'s ``max_batch``).
+MAX_CALLS = 1 << 20
+
+
+def _count(value: Any, name: str, valid: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number ({valid}), not {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite ({valid}), not {value!r}")
+    return v
+
+
+def _int(value: Any, name: str, lo: int, hi: Optional[int]) -> int:
+    valid = f"{lo} to {hi}" if hi is not None else f"{lo} or more"
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer ({valid}), not {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        raise ValueError(f"{name} {value!r} is out of range (valid: {valid})")
+    return int(value)
+
+
+def measure(
+    fn: Callable[[], Any],
+    *,
+    flops: float,
+    bytes: float,
+    sync: Optional[Callable[[], Any]] = None,
+    warmup: int = 3,
+    reps: int = 10,
+    name: Optional[str] = None,
+    min_sample_s: float = 1e-3,
+) -> Point:
+    """Time ``fn()`` and return it as a roofline :class:`Point`.
+
+    Units: ``flops`` is the FLOPs one call of ``fn`` performs (>= 0, counted per scalar
+    operation, an FMA is 2), ``bytes`` the DRAM bytes one call moves (> 0); the result's
+    ``seconds`` is the median time of one call, in seconds. :mod:`apple_roofline.flops_bytes`
+    computes both for matmul, elementwise and reduction operations. Fractional counts are
+    accepted (e.g. averages).
+
+    Methodology (DESIGN.md §5, as the suites' ``measure.time_kernel`` but timed with the host
+    clock, :func:`time.perf_counter`):
+
+    1. warm-up: ``fn()`` is called ``warmup`` times, then ``sync()``;
+    2. calibration: the number of calls per sample is doubled (or scaled from the last
+       estimate) until one sample — ``calls`` back-to-back calls followed by ``sync()`` —
+       lasts at least ``min_sample_s`` (at most :data:`MAX_CALLS` calls), amortising the
+       clock's and ``sync``'s own cost;
+    3. ``reps`` samples, each ``perf_counter()``, ``calls`` × ``fn()``, ``sync()``,
+       ``perf_counter()``, divided by ``calls``: seconds per call;
+    4. statistics by :func:`apple_roofline.stats.summarize`: the point's ``seconds`` is the
+       median, and the full :class:`~apple_roofline.stats.Summary` (min, quartiles, CV ...) is
+       in ``point.summary``.
+
+    ``sync`` is called before the clock is read at the end of every sample; pass the call that
+    waits for your framework's queued work, e.g. ``torch.cuda.synchronize``,
+    ``lambda: mx.eval(out)`` or ``cupy.cuda.Device().synchronize``. **Without** ``sync``,
+    asynchronous work (a GPU kernel launched by ``fn``) is not waited for: only the launch is
+    timed. Plain CPU callables (NumPy) need no sync.
+
+    Args:
+        fn: the work, called with no arguments (wrap arguments with a lambda or
+            :func:`functools.partial`).
+        flops: FLOPs per call, finite, >= 0.
+        bytes: bytes moved per call, finite, > 0.
+        sync: optional zero-argument callable that waits for ``fn``'s work to finish.
+        warmup: untimed calls before calibration, >= 0.
+        reps: samples, 1 to 10000.
+        name: the point's label (default ``fn.__name__``, else the type's name).
+        min_sample_s: minimum duration of one sample in seconds, finite and > 0.
+
+    Returns:
+        ``Point(name, flops, bytes, seconds=median seconds per call, summary=...)``; its
+        ``intensity``, ``gflops`` and ``gbps`` follow.
+
+    Raises:
+        TypeError: if ``fn`` or ``sync`` is not callable (checked before anything is called).
+        ValueError: for ``flops`` < 0, ``bytes`` <= 0, a non-finite or non-numeric count,
+            ``warmup`` < 0, ``reps`` outside 1..10000 or ``min_sample_s`` <= 0; the message
+            names the argument and its valid range. Nothing is called.
+        Exception: whatever ``fn`` or ``sync`` raises propagates unchanged; nothing is
+            measured (no partial result).
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be callable (a function of no arguments), not {type(fn).__name__}: {fn!r}")
+    if sync is not None and not callable(sync):
+        raise TypeError(f"sync must be callable or None, not {type(sync).__name__}: {sync!r}")
+    f = _count(flops, "flops", ">= 0")
+    if f < 0:
+        raise ValueError(f"flops must be >= 0, not {flops!r}")
+    b = _count(bytes, "bytes", "> 0")
+    if b <= 0:
+        raise ValueError(f"bytes must be > 0 (a roofline point needs traffic), not {bytes!r}")
+    warmup = _int(warmup, "warmup", 0, None)
+    reps = _int(reps, "reps", 1, MAX_REPS)
+    min_s = _count(min_sample_s, "min_sample_s", "> 0 seconds")
+    if min_s <= 0:
+        raise ValueError(f"min_sample_s must be > 0 seconds, not {min_sample_s!r}")
+    if name is None:
+        name = str(getattr(fn, "__name__", type(fn).__name__))
+    wait: Callable[[], Any] = sync if sync is not None else (lambda: None)
+    clock = time.perf_counter
+    floor = max(time.get_clock_info("perf_counter").resolution, 1e-9)
+
+    def sample(calls: int) -> float:
+        t0 = clock()
+        for _ in range(calls):
+            fn()
+        wait()
+        return clock() - t0
+
+    for _ in range(warmup):
+        fn()
+    wait()
+    calls = 1
+    while True:
+        elapsed = sample(calls)
+        if elapsed >= min_s or calls >= MAX_CALLS:
+            break
+        guess = math.ceil(calls * min_s / elapsed * 1.1) if elapsed > 0 else calls * 16
+        calls = min(MAX_CALLS, max(calls * 2, guess))
+    samples: List[float] = [max(sample(calls), floor) / calls for _ in range(reps)]
+    summary = summarize(samples)
+    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary)
