@@ -131,14 +131,12 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   key += "|" + source;  // the whole source: no hash collisions
 
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& [k, p] : cache_)
-    if (k == key) return p;
+  if (auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
 
   @autoreleasepool {
     id<MTLDevice> device = dev_->device;
-    id<MTLLibrary> lib = nil;
-    for (const auto& [src, l] : libraries_)
-      if (src == source) lib = l;
+    auto known = libraries_.find(source);
+    id<MTLLibrary> lib = known == libraries_.end() ? nil : known->second;
     if (!lib) {
       MTLCompileOptions* opts = [MTLCompileOptions new];
       // Pinned, not left to the defaults, which allow IEEE-violating rewrites (MTLLibrary.h:
@@ -161,7 +159,7 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
         throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for kernel '" + entry + "': " +
                                (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
                            err ? std::string(err.localizedDescription.UTF8String) : "");
-      libraries_.emplace_back(source, lib);
+      libraries_.emplace(source, lib);
     }
     id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
     if (!base)
@@ -209,7 +207,7 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
     p->state = state;
     p->entry = entry;
     p->threadgroup = block ? block : std::max<NSUInteger>(width, std::min(kDefaultThreadgroup, max_tg) / width * width);
-    cache_.emplace_back(key, p);
+    cache_.emplace(key, p);
     return p;
   }
 }

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -105,8 +106,8 @@ class Compiler {
  private:
   std::shared_ptr<Device> dev_;
   std::mutex mutex_;
-  std::vector<std::pair<std::string, std::shared_ptr<Pipeline>>> cache_;  // (key, pipeline)
-  std::vector<std::pair<std::string, id<MTLLibrary>>> libraries_;          // (source, library)
+  std::map<std::string, std::shared_ptr<Pipeline>> cache_;  // (entry, constants, source) -> pipeline
+  std::map<std::string, id<MTLLibrary>> libraries_;           // source -> library
 };
 
 // A compiled compute kernel (kernel.mm): binds the arguments by the core/backend.h convention and

@@ -4,9 +4,7 @@
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -50,13 +48,8 @@ class MetalBackend final : public Backend {
 
   std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
                                   const Constants& constants) override {
-    std::shared_ptr<Pipeline> p = compiler_->pipeline(source, entry, constants);
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = kernels_.find(p.get());
-    if (it != kernels_.end()) return it->second;
-    auto k = make_compute_kernel(dev_, p);
-    kernels_.emplace(p.get(), k);
-    return k;
+    // The compiler caches the pipeline; the Kernel around it is a light handle.
+    return make_compute_kernel(dev_, compiler_->pipeline(source, entry, constants));
   }
 
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
@@ -69,8 +62,6 @@ class MetalBackend final : public Backend {
  private:
   std::shared_ptr<Device> dev_;
   std::unique_ptr<Compiler> compiler_;
-  std::mutex mutex_;
-  std::map<const Pipeline*, std::shared_ptr<Kernel>> kernels_;  // pipelines live as long as the compiler
 };
 
 }  // namespace
