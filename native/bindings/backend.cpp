@@ -171,7 +171,45 @@ void init_backend(nb::module_& m) {
           },
           "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1,
           "Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the\n"
-          "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.");
+          "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.")
+      .def(
+          "launch",
+          [](Kernel& k, nb::sequence args, int64_t launch) {
+            std::vector<Arg> a = to_args(args);
+            const uint64_t l = positive(launch, "launch");
+            nb::gil_scoped_release release;
+            k.launch(a, l);
+          },
+          "args"_a, "launch"_a = 1,
+          "Enqueue one launch of `launch` work items and return without waiting where the device\n"
+          "allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs\n"
+          "it on its thread pool before returning. Backend.synchronize() waits for it. Raises\n"
+          "UnsupportedError for vendor-library kernels (GEMM), ValueError for bad arguments.")
+      .def(
+          "timeline",
+          [](Kernel& k, nb::sequence args, int64_t launch, int64_t reps) {
+            std::vector<Arg> a = to_args(args);
+            const uint64_t l = positive(launch, "launch"), r = positive(reps, "reps");
+            Timeline tl;
+            {
+              nb::gil_scoped_release release;
+              tl = k.timeline(a, l, r);
+            }
+            nb::dict d;
+            d["events"] = tl.events;
+            d["t"] = tl.t;
+            d["submit"] = tl.submit;
+            d["start"] = tl.start;
+            d["clock"] = tl.clock;
+            d["uncertainty_s"] = tl.uncertainty_s;
+            return d;
+          },
+          "args"_a, "launch"_a = 1, "reps"_a = 1,
+          "Run `reps` launches, each waited for, and return the instants of each launch's steps:\n"
+          "{'events': [names], 't': [[seconds since the call, per event] per launch], 'submit': event,\n"
+          "'start': event, 'clock': str, 'uncertainty_s': float} (core/backend.h, Timeline).\n"
+          "Raises UnsupportedError where the backend cannot observe the steps; on CUDA the kernel must\n"
+          "write %globaltimer into its first argument (dispatch.cu's *_stamp kernels), else ValueError.");
 
   nb::class_<Backend>(m, "Backend", "One device of one backend: 'cpu', 'cuda' or 'metal'.")
       .def(nb::new_([](const std::string& name, int index) {
@@ -210,6 +248,28 @@ void init_backend(nb::module_& m) {
         b.synchronize();
       });
 
+  m.def(
+      "launch_throughput",
+      [](Backend& b, Kernel& k, nb::sequence args, int64_t launch, int64_t launches, int64_t reps) {
+        std::vector<Arg> a = to_args(args);
+        const uint64_t l = positive(launch, "launch"), n = positive(launches, "launches"), r = positive(reps, "reps");
+        nb::gil_scoped_release release;
+        return launch_throughput(b, k, a, l, n, r);
+      },
+      "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "launches"_a = 1, "reps"_a = 1,
+      "Native loop: `reps` samples of `launches` kernel.launch(args, launch) calls and one\n"
+      "backend.synchronize(); host steady-clock seconds per sample. The floor of the same loop in Python.");
+  m.def(
+      "launch_round_trip",
+      [](Backend& b, Kernel& k, nb::sequence args, int64_t launch, int64_t reps) {
+        std::vector<Arg> a = to_args(args);
+        const uint64_t l = positive(launch, "launch"), r = positive(reps, "reps");
+        nb::gil_scoped_release release;
+        return launch_round_trip(b, k, a, l, r);
+      },
+      "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "reps"_a = 1,
+      "Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();\n"
+      "host steady-clock seconds each.");
   m.def(
       "backends",
       []() {

@@ -30,6 +30,16 @@
 //  * Kernel::timer() says how the last time() call measured (empty where there is one way only):
 //    on Metal, counter-sample-buffer timestamps at the compute pass's boundaries, or the command
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
+//  * Kernel::launch(args, launch) enqueues one launch and returns without waiting where the device
+//    allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer, committed,
+//    not waited for); the CPU runs it on the thread pool (fork-join) before returning.
+//    Backend::synchronize() waits for everything launched. Vendor-library kernels (GEMM) may
+//    throw UnsupportedError. This is the path the dispatch-latency study measures.
+//  * Kernel::timeline(args, launch, reps) runs `reps` launches, each waited for, and returns the
+//    instants of each launch's steps on the host clock (Timeline below); UnsupportedError where
+//    the backend cannot observe them. CUDA reads the kernel's start from %globaltimer, which the
+//    kernel itself must write into the first 8 bytes of its first argument (dispatch.cu's
+//    *_stamp kernels); std::invalid_argument when it did not.
 //  * Errors: std::invalid_argument for bad arguments, errors.h types for everything else. Nothing
 //    throws from a destructor.
 #pragma once
@@ -74,6 +84,20 @@ class Buffer {
 // A kernel argument: a buffer, an integer or a floating-point scalar.
 using Arg = std::variant<Buffer*, int64_t, double>;
 
+// The instants of `reps` launches (Kernel::timeline), each in seconds since that launch's call on
+// the host's steady clock. events[0] is "call" (t = 0); the others are named by the step that ends
+// at them (Metal: create, encode, commit, start, execute, complete; CUDA: launch, start, complete;
+// CPU: wake, fork, join). A device instant is mapped onto the host clock with an uncertainty of
+// ±uncertainty_s, so a step may come out slightly negative.
+struct Timeline {
+  std::vector<std::string> events;
+  std::vector<std::vector<double>> t;  // reps rows of events.size() instants
+  std::string submit;                  // the event at which the host hands the work over
+  std::string start;                   // the event at which the device starts it
+  std::string clock;                   // how the instants were measured
+  double uncertainty_s = 0.0;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -85,6 +109,8 @@ class Kernel {
   virtual std::string timer() const { return ""; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
                                    uint64_t reps) = 0;
+  virtual void launch(const std::vector<Arg>& args, uint64_t launch);
+  virtual Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps);
 };
 
 class Backend {
@@ -118,5 +144,15 @@ BackendStatus cuda_status();
 std::shared_ptr<Backend> make_cuda_backend(int index);
 BackendStatus metal_status();
 std::shared_ptr<Backend> make_metal_backend(int index);
+
+// Native launch loops over the public path (dispatch.cpp), the floor that Python calling
+// Kernel.launch and Backend.synchronize once per launch is compared with. Host steady clock.
+//  * launch_throughput: `reps` samples of `launches` calls to kernel.launch then one
+//    backend.synchronize(); seconds per sample.
+//  * launch_round_trip: `reps` samples of one kernel.launch and one backend.synchronize(); seconds each.
+std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+                                      uint64_t launches, uint64_t reps);
+std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+                                      uint64_t reps);
 
 }  // namespace ar

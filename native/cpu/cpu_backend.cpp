@@ -88,6 +88,73 @@ class BuiltinKernel final : public Kernel {
   std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
                            uint64_t reps) override {
     check_launch(launch, batch, reps);
+    const KernelArgs ka = bind(args, launch);
+    std::vector<double> out(reps);
+    ThreadPool& pool = *pool_;
+    const KernelEntry* k = k_;
+    pool.run([&](unsigned w) {
+      auto [b, e] = pool.share(w, launch, k->grain);
+      for (uint64_t r = 0; r < reps; ++r) {
+        pool.barrier();
+        clk::time_point t0;
+        if (w == 0) t0 = clk::now();
+        for (uint64_t i = 0; i < batch; ++i) {
+          if (e > b) k->fn(ka, b, e);
+          pool.barrier();
+        }
+        if (w == 0) out[r] = std::chrono::duration<double>(clk::now() - t0).count();
+      }
+    });
+    return out;
+  }
+
+  // One fork-join of the pool running the launch (there is no queue to leave it in).
+  void launch(const std::vector<Arg>& args, uint64_t launch) override {
+    check_launch(launch, 1, 1);
+    const KernelArgs ka = bind(args, launch);
+    ThreadPool& pool = *pool_;
+    const KernelEntry* k = k_;
+    pool.run([&](unsigned w) {
+      auto [b, e] = pool.share(w, launch, k->grain);
+      if (e > b) k->fn(ka, b, e);
+    });
+  }
+
+  // call -> wake (the first worker runs the kernel) -> fork (the last one does) -> join (run()
+  // returned, every worker done): the pool's fork-join cost, step by step.
+  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
+    check_launch(launch, 1, reps);
+    const KernelArgs ka = bind(args, launch);
+    ThreadPool& pool = *pool_;
+    const KernelEntry* k = k_;
+    Timeline tl;
+    tl.events = {"call", "wake", "fork", "join"};
+    tl.submit = "call";
+    tl.start = "wake";
+    tl.clock = "std::chrono::steady_clock on the calling thread and in each worker";
+    std::vector<clk::time_point> starts(pool.size());
+    for (uint64_t r = 0; r < reps; ++r) {
+      const clk::time_point t0 = clk::now();
+      pool.run([&](unsigned w) {
+        starts[w] = clk::now();
+        auto [b, e] = pool.share(w, launch, k->grain);
+        if (e > b) k->fn(ka, b, e);
+      });
+      const clk::time_point t1 = clk::now();
+      clk::time_point first = starts[0], last = starts[0];
+      for (const clk::time_point& s : starts) {
+        first = std::min(first, s);
+        last = std::max(last, s);
+      }
+      auto sec = [&](clk::time_point t) { return std::chrono::duration<double>(t - t0).count(); };
+      tl.t.push_back({0.0, sec(first), sec(last), sec(t1)});
+    }
+    return tl;
+  }
+
+ private:
+  // The kernel's arguments checked against its table entry and `launch` work items.
+  KernelArgs bind(const std::vector<Arg>& args, uint64_t launch) const {
     const size_t want = size_t(k_->buffers) + (k_->scalar ? 1 : 0);
     if (args.size() != want)
       throw std::invalid_argument(std::string(k_->name) + " takes " + std::to_string(want) + " arguments (" +
@@ -110,26 +177,9 @@ class BuiltinKernel final : public Kernel {
       else if (std::holds_alternative<int64_t>(s)) ka.scalar = double(std::get<int64_t>(s));
       else throw std::invalid_argument(std::string(k_->name) + ": last argument must be a number");
     }
-    std::vector<double> out(reps);
-    ThreadPool& pool = *pool_;
-    const KernelEntry* k = k_;
-    pool.run([&](unsigned w) {
-      auto [b, e] = pool.share(w, launch, k->grain);
-      for (uint64_t r = 0; r < reps; ++r) {
-        pool.barrier();
-        clk::time_point t0;
-        if (w == 0) t0 = clk::now();
-        for (uint64_t i = 0; i < batch; ++i) {
-          if (e > b) k->fn(ka, b, e);
-          pool.barrier();
-        }
-        if (w == 0) out[r] = std::chrono::duration<double>(clk::now() - t0).count();
-      }
-    });
-    return out;
+    return ka;
   }
 
- private:
   std::shared_ptr<ThreadPool> pool_;
   const KernelEntry* k_;
   int64_t F_;

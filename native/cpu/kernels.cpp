@@ -94,6 +94,13 @@ void stream_triad(const KernelArgs& k, uint64_t b, uint64_t e) {
   for (uint64_t i = 4 * b; i < 4 * e; ++i) a[i] = bb[i] + q * c[i];
 }
 
+// ---- dispatch latency (shaders/*/dispatch.*): null does nothing, tiny adds 1 to each float of x ----
+void dispatch_null(const KernelArgs&, uint64_t, uint64_t) {}
+void dispatch_tiny(const KernelArgs& k, uint64_t b, uint64_t e) {
+  float* __restrict x = static_cast<float*>(k.buf[0]);
+  for (uint64_t i = 4 * b; i < 4 * e; ++i) x[i] += 1.0f;
+}
+
 // ---- FMA chains -----------------------------------------------------------------------------
 // vec4_cross4: four cross-dependent 4-wide chains (the M5 article's sweep kernel). Started at
 // c = e = x, d = f = -1 the recurrence stays bounded (|values| <= 1.6 for |x| <= 0.5) and decays
@@ -200,6 +207,8 @@ const KernelEntry kKernels[] = {
     AR_STREAM("stream_scale_f32", stream_scale),
     AR_STREAM("stream_add_f32", stream_add),
     AR_STREAM("stream_triad_f32", stream_triad),
+    {"dispatch_null", dispatch_null, 0, false, false, 4, 0, 1, nullptr},
+    {"dispatch_tiny", dispatch_tiny, 1, false, false, 4, 4, 16 / 4, nullptr},
     AR_VEC4("vec4_cross4_f32", vec4_cross4<float>, float, false),
     AR_VEC4("vec4_indep4_f32", (vec4_indep<float, 4>), float, true),
     AR_VEC4("vec4_indep8_f32", (vec4_indep<float, 8>), float, true),

@@ -1,7 +1,9 @@
 // The CUDA backend (DESIGN.md §3): the driver API on the primary context, NVRTC kernels cached by
 // (source, entry, constants, target), CUDA events around each sample's batch on one stream, cuBLAS
 // GEMM. Every vendor status is checked and becomes an exception naming the call.
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -52,46 +54,124 @@ class CudaKernel final : public Kernel {
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   }
+  // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
+  // long or double), then the launch count.
+  struct Params {
+    std::vector<unsigned long long> slots;
+    std::vector<void*> ptrs;
+    Params(const std::vector<Arg>& args, uint64_t launch, const Device& dev) : slots(args.size() + 1), ptrs(args.size() + 1) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (auto* b = std::get_if<Buffer*>(&args[i])) {
+          CUdeviceptr p = buffer_arg(*b, dev, i).ptr();
+          static_assert(sizeof(CUdeviceptr) == sizeof(unsigned long long), "64-bit device pointers");
+          std::memcpy(&slots[i], &p, sizeof p);
+        } else if (auto* v = std::get_if<int64_t>(&args[i])) {
+          long long x = *v;
+          std::memcpy(&slots[i], &x, sizeof x);
+        } else {
+          double x = std::get<double>(args[i]);
+          std::memcpy(&slots[i], &x, sizeof x);
+        }
+        ptrs[i] = &slots[i];
+      }
+      slots.back() = launch;
+      ptrs.back() = &slots.back();
+    }
+  };
+  unsigned grid(uint64_t launch) const {
+    const uint64_t blocks = (launch + uint64_t(block_) - 1) / uint64_t(block_);
+    if (launch == 0 || blocks > 0x7fffffffull)
+      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items is out of range (valid: 1 to " +
+                                  std::to_string(0x7fffffffull * uint64_t(block_)) + ", 2^31-1 blocks)");
+    return unsigned(blocks);
+  }
+  void submit(unsigned blocks, Params& p) const {
+    check(driver().cuLaunchKernel(m_->function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs.data(),
+                                  nullptr),
+          "cuLaunchKernel");
+  }
+
   std::string entry() const override { return entry_; }
   uint64_t wave_items() const override { return wave_; }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
     const Device& dev = *m_->dev;
-    const DriverApi& d = driver();
     dev.make_current();
-    // Parameter storage: one 8-byte slot per argument (pointer, long long or double), then n.
-    std::vector<unsigned long long> slots(args.size() + 1);
-    std::vector<void*> params(args.size() + 1);
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (auto* b = std::get_if<Buffer*>(&args[i])) {
-        CUdeviceptr p = buffer_arg(*b, dev, i).ptr();
-        static_assert(sizeof(CUdeviceptr) == sizeof(unsigned long long), "64-bit device pointers");
-        std::memcpy(&slots[i], &p, sizeof p);
-      } else if (auto* v = std::get_if<int64_t>(&args[i])) {
-        long long x = *v;
-        std::memcpy(&slots[i], &x, sizeof x);
-      } else {
-        double x = std::get<double>(args[i]);
-        std::memcpy(&slots[i], &x, sizeof x);
-      }
-      params[i] = &slots[i];
-    }
-    slots.back() = launch;
-    params.back() = &slots.back();
-    const uint64_t blocks = (launch + uint64_t(block_) - 1) / uint64_t(block_);
-    if (blocks > 0x7fffffffull)
-      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items needs more than 2^31-1 blocks");
-
+    Params p(args, launch, dev);
+    const unsigned blocks = grid(launch);
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
       ev.start(size_t(r));
-      for (uint64_t b = 0; b < batch; ++b)
-        check(d.cuLaunchKernel(m_->function, unsigned(blocks), 1, 1, unsigned(block_), 1, 1, 0, dev.stream(),
-                               params.data(), nullptr),
-              "cuLaunchKernel");
+      for (uint64_t b = 0; b < batch; ++b) submit(blocks, p);
       ev.stop(size_t(r));
     }
     return ev.elapsed(entry_.c_str());
+  }
+
+  void launch(const std::vector<Arg>& args, uint64_t launch) override {
+    m_->dev->make_current();
+    Params p(args, launch, *m_->dev);
+    submit(grid(launch), p);
+  }
+
+  // call -> launch (cuLaunchKernel returned) -> start (the kernel's %globaltimer at entry, on the
+  // host clock) -> complete (cuStreamSynchronize returned). The kernel writes the timer into the
+  // first 8 bytes of its first argument (dispatch.cu's *_stamp kernels); the offset between the
+  // timer and the host clock is pinged before and after the launches and interpolated between.
+  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
+    const std::shared_ptr<Device>& dev = m_->dev;
+    const DriverApi& d = driver();
+    dev->make_current();
+    if (args.empty() || !std::holds_alternative<Buffer*>(args[0]))
+      throw std::invalid_argument(entry_ + ": a CUDA timeline needs the kernel to write %globaltimer into its first "
+                                  "argument, a buffer (dispatch.cu's *_stamp kernels)");
+    CudaBuffer& stamp = buffer_arg(std::get<Buffer*>(args[0]), *dev, 0);
+    if (stamp.nbytes() < sizeof(uint64_t)) throw std::invalid_argument(entry_ + ": the stamp buffer needs 8 bytes");
+    Params p(args, launch, *dev);
+    const unsigned blocks = grid(launch);
+    GlobalTimerSync sync(dev);
+    const TimerOffset before = sync.measure(64);
+    std::vector<int64_t> call(reps), launched(reps), done(reps);
+    std::vector<uint64_t> start(reps);
+    for (uint64_t r = 0; r < reps; ++r) {
+      check(d.cuMemsetD8Async(stamp.ptr(), 0, sizeof(uint64_t), dev->stream()), "cuMemsetD8Async");
+      dev->sync("clearing the stamp");
+      call[r] = steady_ns();
+      submit(blocks, p);
+      launched[r] = steady_ns();
+      dev->sync(entry_.c_str());
+      done[r] = steady_ns();
+      check(d.cuMemcpyDtoHAsync(&start[r], stamp.ptr(), sizeof(uint64_t), dev->stream()), "cuMemcpyDtoHAsync");
+      dev->sync("reading the stamp");
+      if (start[r] == 0)
+        throw std::invalid_argument(entry_ + " wrote no %globaltimer stamp into its first argument (a CUDA timeline "
+                                    "needs a kernel that does: dispatch.cu's *_stamp kernels)");
+    }
+    const TimerOffset after = sync.measure(64);
+    const double span = double(after.host_ns - before.host_ns);
+    const double drift = double(after.offset_ns - before.offset_ns);
+    Timeline tl;
+    tl.events = {"call", "launch", "start", "complete"};
+    tl.submit = "call";
+    tl.start = "start";
+    tl.uncertainty_s = 1e-9 * double(std::max(before.half_width_ns, after.half_width_ns) + sync.resolution_ns()) +
+                       1e-9 * std::abs(drift) / 2;
+    for (uint64_t r = 0; r < reps; ++r) {
+      const double offset = double(before.offset_ns) + (span > 0 ? drift * double(call[r] - before.host_ns) / span : 0.0);
+      const double start_ns = double(start[r]) - offset;
+      // A start more than 1 ms outside its own call..complete window is no %globaltimer stamp.
+      if (start_ns < double(call[r]) - 1e6 || start_ns > double(done[r]) + 1e6)
+        throw std::invalid_argument(entry_ + ": the first 8 bytes of its first argument are not a %globaltimer stamp "
+                                    "taken during the launch (a CUDA timeline needs dispatch.cu's *_stamp kernels)");
+      tl.t.push_back({0.0, 1e-9 * double(launched[r] - call[r]), 1e-9 * (start_ns - double(call[r])),
+                      1e-9 * double(done[r] - call[r])});
+    }
+    tl.clock = "host std::chrono::steady_clock; kernel start from %globaltimer, mapped by pinging a kernel through "
+               "mapped host memory before and after (best of 64 pings: +-" +
+               std::to_string(before.half_width_ns) + " / " + std::to_string(after.half_width_ns) + " ns; drift " +
+               std::to_string(int64_t(drift)) + " ns over the launches; timer step " +
+               std::to_string(sync.resolution_ns()) + " ns)";
+    return tl;
   }
 
  private:

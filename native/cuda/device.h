@@ -83,6 +83,37 @@ class SampleEvents {
   std::vector<CUevent> start_, stop_;
 };
 
+// %globaltimer on the host's clock (clock_sync.cpp). A one-thread kernel spins on a flag in mapped
+// host memory; the host raises the flag and waits for the kernel's acknowledgement, and the
+// kernel's %globaltimer reading lies between the host's two steady-clock readings (NTP's offset
+// estimate, Mills, RFC 5905 §8). The tightest of `rounds` pings gives the offset, ± half its
+// width. The first pass also measures the timer's resolution (its smallest step).
+struct TimerOffset {
+  int64_t host_ns = 0;         // steady-clock ns of the best ping's midpoint
+  int64_t offset_ns = 0;       // %globaltimer - steady clock, ns
+  int64_t half_width_ns = 0;   // half the best ping's round trip: the offset's uncertainty
+};
+class GlobalTimerSync {
+ public:
+  explicit GlobalTimerSync(std::shared_ptr<Device> dev);  // compiles the ping kernel; DeviceError/CompileError
+  ~GlobalTimerSync();
+  GlobalTimerSync(const GlobalTimerSync&) = delete;
+  GlobalTimerSync& operator=(const GlobalTimerSync&) = delete;
+  TimerOffset measure(unsigned rounds);  // DeviceError when the kernel does not answer within 2 s
+  int64_t resolution_ns() const { return resolution_ns_; }  // 0 until measured, or when no step was seen
+
+ private:
+  std::shared_ptr<Device> dev_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  void* host_ = nullptr;  // [flag, ack] as uint32, then stamps as uint64 from byte 64
+  CUdeviceptr device_ = 0;
+  int64_t resolution_ns_ = 0;
+};
+
+// Steady-clock nanoseconds (the host clock of every CUDA timeline).
+int64_t steady_ns();
+
 // cuBLAS GEMM (gemm.cpp): the Kernel returned by CudaBackend::gemm.
 std::shared_ptr<Kernel> make_cublas_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m,
                                          int64_t n, int64_t k);

@@ -2,6 +2,7 @@
 // buffer per sample, GPU timestamps). METAL_NOTES.md §1–2 give the API facts relied on here.
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
+#include <mach/mach_time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -75,8 +76,6 @@ MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
 
 // ---- samples ---------------------------------------------------------------------------------------
 
-namespace {
-
 const char* status_name(MTLCommandBufferStatus s) {
   switch (s) {
     case MTLCommandBufferStatusNotEnqueued: return "NotEnqueued";
@@ -88,6 +87,34 @@ const char* status_name(MTLCommandBufferStatus s) {
   }
   return "unknown";
 }
+
+double mach_seconds() {
+  // mach/mach_time.h: mach_absolute_time() ticks, times numer/denom, are nanoseconds.
+  static const mach_timebase_info_data_t tb = [] {
+    mach_timebase_info_data_t t{};
+    mach_timebase_info(&t);
+    return t;
+  }();
+  return double(mach_absolute_time()) * double(tb.numer) / double(tb.denom) * 1e-9;
+}
+
+void synchronize_launches(Device& dev) {
+  id<MTLCommandBuffer> last = nil;
+  {
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    last = dev.last_launch;
+    dev.last_launch = nil;
+  }
+  if (last) [last waitUntilCompleted];
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(dev.launch_error->mutex);
+    error.swap(dev.launch_error->message);
+  }
+  if (!error.empty()) throw DeviceError(error);
+}
+
+namespace {
 
 double host_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

@@ -25,21 +25,103 @@ class MetalKernel final : public Kernel {
   }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
-    if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
     if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
     if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
+    const std::vector<Bound> bound = bind(args, launch);
+    const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass) {
+      id<MTLComputeCommandEncoder> enc = pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
+      this->encode(enc, bound, launch, batch);
+    };
+    std::string how;
+    std::vector<double> out = run_samples(*dev_, reps, true, encode, p_->entry.c_str(), &how);
+    {
+      std::lock_guard<std::mutex> lock(timer_mutex_);
+      timer_ = how;
+    }
+    return out;
+  }
+
+  // One command buffer with one dispatch, committed and left running: Backend::synchronize waits
+  // for it. A completed handler records the first launch that ends in error, which synchronize
+  // then raises (the handler runs on a Metal thread; it only copies a string under a mutex).
+  void launch(const std::vector<Arg>& args, uint64_t launch) override {
+    const std::vector<Bound> bound = bind(args, launch);
+    std::lock_guard<std::mutex> lock(dev_->mutex);
+    @autoreleasepool {
+      id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
+      if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + p_->entry);
+      encode([cb computeCommandEncoder], bound, launch, 1);
+      std::shared_ptr<Device::LaunchError> errors = dev_->launch_error;
+      const std::string entry = p_->entry;
+      [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
+        if (done.status == MTLCommandBufferStatusCompleted) return;
+        std::lock_guard<std::mutex> elock(errors->mutex);
+        if (errors->message.empty())
+          errors->message = "[metal::launch] " + entry + ": command buffer ended with status " +
+                            status_name(done.status) + ": " + describe(done.error);
+      }];
+      [cb commit];
+      dev_->last_launch = cb;
+    }
+  }
+
+  // The steps of `reps` round trips as a user's code takes them: call -> create (commandBuffer
+  // returned) -> encode (endEncoding returned) -> commit (commit returned) -> start (GPUStartTime)
+  // -> execute (GPUEndTime) -> complete (waitUntilCompleted returned). Host instants come from
+  // mach_absolute_time, the clock GPUStartTime / GPUEndTime are given in (MTLCommandBuffer.h:
+  // "the host time in seconds"), so no mapping is needed.
+  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
+    if (reps == 0) throw std::invalid_argument("reps must be at least 1 launch");
+    const std::vector<Bound> bound = bind(args, launch);
+    synchronize_launches(*dev_);
+    std::lock_guard<std::mutex> lock(dev_->mutex);
+    Timeline tl;
+    tl.events = {"call", "create", "encode", "commit", "start", "execute", "complete"};
+    tl.submit = "encode";  // commit is called at the instant encoding ends
+    tl.start = "start";
+    tl.clock = "host mach_absolute_time; GPU start and end from the command buffer's GPUStartTime and GPUEndTime "
+               "(host time, MTLCommandBuffer.h)";
+    for (uint64_t r = 0; r < reps; ++r) {
+      @autoreleasepool {
+        const double t0 = mach_seconds();
+        id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
+        const double t1 = mach_seconds();
+        if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + p_->entry);
+        encode([cb computeCommandEncoder], bound, launch, 1);
+        const double t2 = mach_seconds();
+        [cb commit];
+        const double t3 = mach_seconds();
+        [cb waitUntilCompleted];
+        const double t6 = mach_seconds();
+        // METAL_NOTES.md §2: GPUStartTime / GPUEndTime are valid only once status == Completed.
+        if (cb.status != MTLCommandBufferStatusCompleted)
+          throw DeviceError("[metal::waitUntilCompleted] " + p_->entry + ": command buffer ended with status " +
+                            status_name(cb.status) + ": " + describe(cb.error));
+        tl.t.push_back({0.0, t1 - t0, t2 - t0, t3 - t0, cb.GPUStartTime - t0, cb.GPUEndTime - t0, t6 - t0});
+      }
+    }
+    return tl;
+  }
+
+ private:
+  // An argument as bound: a buffer at its index, or a scalar's bytes for setBytes.
+  struct Bound {
+    id<MTLBuffer> buffer = nil;
+    uint64_t bytes = 0;  // the scalar's bits (4 or 8 of them used)
+    NSUInteger size = 0;
+  };
+
+  // Marshals scalars once: an int as a 64-bit `long`, a float as a 32-bit `float` (MSL has no
+  // double), then the launch count as `ulong`, each at its own [[buffer(i)]].
+  std::vector<Bound> bind(const std::vector<Arg>& args, uint64_t launch) const {
+    if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
     // dispatchThreads takes the grid as NSUInteger, but the kernels index with a 32-bit
     // thread_position_in_grid: keep the grid below 2^32 threads.
     if (launch > 0xffffffffull)
       throw std::invalid_argument("launch of " + std::to_string(launch) + " work items is out of range (valid: 1 to 4294967295 on Metal)");
-    // Marshal scalars once: an int as a 64-bit `long`, a float as a 32-bit `float` (MSL has no
-    // double), then the launch count as `ulong`, each at its own [[buffer(i)]].
-    struct Bound {
-      id<MTLBuffer> buffer = nil;
-      uint64_t bytes = 0;  // the scalar's bits (4 or 8 of them used)
-      NSUInteger size = 0;
-    };
     std::vector<Bound> bound(args.size() + 1);
+    if (bound.size() > 31)
+      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the launch count (buffer indices 0..30)");
     for (size_t i = 0; i < args.size(); ++i) {
       if (auto* b = std::get_if<Buffer*>(&args[i])) {
         if (!*b) throw std::invalid_argument("argument " + std::to_string(i) + " is a null buffer");
@@ -55,34 +137,25 @@ class MetalKernel final : public Kernel {
     }
     std::memcpy(&bound.back().bytes, &launch, sizeof launch);
     bound.back().size = sizeof(uint64_t);
-    if (bound.size() > 31)
-      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the launch count (buffer indices 0..30)");
+    return bound;
+  }
 
-    id<MTLComputePipelineState> state = p_->state;
+  // Encodes `batch` dispatches of `launch` threads into `enc` and ends it.
+  void encode(id<MTLComputeCommandEncoder> enc, const std::vector<Bound>& bound, uint64_t launch, uint64_t batch) const {
+    if (!enc) throw DeviceError("[metal::computeCommandEncoder] no encoder for " + p_->entry);
+    [enc setComputePipelineState:p_->state];
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (bound[i].buffer) [enc setBuffer:bound[i].buffer offset:0 atIndex:i];
+      else [enc setBytes:&bound[i].bytes length:bound[i].size atIndex:i];
+    }
+    // The default (serial) dispatch type runs the dispatches of one encoder in order, each after
+    // the previous one's writes: back-to-back launches as on a CUDA stream. dispatchThreads:
+    // non-uniform threadgroups, supported by every Apple-silicon GPU (METAL_NOTES.md §1), so
+    // exactly `launch` threads run.
     const MTLSize grid = MTLSizeMake(NSUInteger(launch), 1, 1);
     const MTLSize group = MTLSizeMake(p_->threadgroup, 1, 1);
-    const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass) {
-      id<MTLComputeCommandEncoder> enc = pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
-      if (!enc) throw DeviceError("[metal::computeCommandEncoder] no encoder for " + p_->entry);
-      [enc setComputePipelineState:state];
-      for (size_t i = 0; i < bound.size(); ++i) {
-        if (bound[i].buffer) [enc setBuffer:bound[i].buffer offset:0 atIndex:i];
-        else [enc setBytes:&bound[i].bytes length:bound[i].size atIndex:i];
-      }
-      // The default (serial) dispatch type runs the dispatches of one encoder in order, each
-      // after the previous one's writes: back-to-back launches as on a CUDA stream.
-      // dispatchThreads: non-uniform threadgroups, supported by every Apple-silicon GPU
-      // (METAL_NOTES.md §1), so exactly `launch` threads run.
-      for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];
-      [enc endEncoding];
-    };
-    std::string how;
-    std::vector<double> out = run_samples(*dev_, reps, true, encode, p_->entry.c_str(), &how);
-    {
-      std::lock_guard<std::mutex> lock(timer_mutex_);
-      timer_ = how;
-    }
-    return out;
+    for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];
+    [enc endEncoding];
   }
 
  private:

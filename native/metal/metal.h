@@ -35,7 +35,28 @@ struct Device {
   int index = 0;
   // Serialises command-buffer submission: Python may call from several threads.
   std::mutex mutex;
+  // Kernel::launch's command buffers (committed, not waited for): the last one, which
+  // Backend::synchronize waits for (one queue runs them in order), and the first error any of
+  // them completed with, recorded by their completed handlers. Guarded by `mutex`; `launch_error`
+  // is a shared_ptr because the handlers run on a Metal thread and may outlive a call.
+  id<MTLCommandBuffer> last_launch = nil;
+  struct LaunchError {
+    std::mutex mutex;
+    std::string message;
+  };
+  std::shared_ptr<LaunchError> launch_error = std::make_shared<LaunchError>();
 };
+
+// Waits for the last command buffer Kernel::launch committed, then throws DeviceError naming the
+// first launch that ended in error since the previous call (and forgets it).
+void synchronize_launches(Device& dev);
+
+// Host time in seconds on mach_absolute_time (mach/mach_time.h): the clock that
+// MTLCommandBuffer.h's GPUStartTime / GPUEndTime ("the host time in seconds") are given in.
+double mach_seconds();
+
+// "Completed", "Error", ... for a command buffer status.
+const char* status_name(MTLCommandBufferStatus s);
 
 // The devices of this machine, in MTLCopyAllDevices order with the system default first.
 NSArray<id<MTLDevice>>* all_devices();

@@ -56,8 +56,8 @@ class MetalBackend final : public Backend {
     return make_mps_gemm(dev_, dtype, m, n, k);
   }
 
-  // Every command buffer is waited for before time() returns: nothing is ever in flight here.
-  void synchronize() override {}
+  // time() waits for its own command buffers; Kernel::launch leaves its last one to wait for here.
+  void synchronize() override { synchronize_launches(*dev_); }
 
  private:
   std::shared_ptr<Device> dev_;

@@ -89,6 +89,23 @@ class Kernel:
         device-timed seconds of each sample (not per launch). Blocks; releases the GIL.
         """
 
+    def launch(self, args: Sequence, launch: int = 1) -> None:
+        """
+        Enqueue one launch of `launch` work items and return without waiting where the device
+        allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs
+        it on its thread pool before returning. Backend.synchronize() waits for it. Raises
+        UnsupportedError for vendor-library kernels (GEMM), ValueError for bad arguments.
+        """
+
+    def timeline(self, args: Sequence, launch: int = 1, reps: int = 1) -> dict:
+        """
+        Run `reps` launches, each waited for, and return the instants of each launch's steps:
+        {'events': [names], 't': [[seconds since the call, per event] per launch], 'submit': event,
+        'start': event, 'clock': str, 'uncertainty_s': float} (core/backend.h, Timeline).
+        Raises UnsupportedError where the backend cannot observe the steps; on CUDA the kernel must
+        write %globaltimer into its first argument (dispatch.cu's *_stamp kernels), else ValueError.
+        """
+
 class Backend:
     """One device of one backend: 'cpu', 'cuda' or 'metal'."""
 
@@ -116,6 +133,18 @@ class Backend:
         """
 
     def synchronize(self) -> None: ...
+
+def launch_throughput(backend: Backend, kernel: Kernel, args: Sequence, launch: int = 1, launches: int = 1, reps: int = 1) -> list[float]:
+    """
+    Native loop: `reps` samples of `launches` kernel.launch(args, launch) calls and one
+    backend.synchronize(); host steady-clock seconds per sample. The floor of the same loop in Python.
+    """
+
+def launch_round_trip(backend: Backend, kernel: Kernel, args: Sequence, launch: int = 1, reps: int = 1) -> list[float]:
+    """
+    Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();
+    host steady-clock seconds each.
+    """
 
 def backends() -> list:
     """

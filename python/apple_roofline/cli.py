@@ -7,6 +7,7 @@ Commands::
     apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...]
     apple-roofline report RUN.json [--format md|csv|json]
     apple-roofline compare A.json B.json [-o FILE]
+    apple-roofline dispatch [--device D] [--reps N] [--launches N] [--warmup N] [--no-peers] [--out DIR]
     apple-roofline --version
 
 Each command parses its options, calls library functions (:mod:`.devices`,
@@ -668,10 +669,26 @@ def plot(
         ),
     ] = None,
 ) -> None:
-    """Draw the roofline of a saved run, with your own kernels (--point) on it."""
+    """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
+    histograms of a dispatch study (dispatch.json)."""
     points = [_parse_point(text) for text in point or ()]
-    target = output if output is not None else run_json.parent / "roofline.png"
+    from .cli_dispatch import load_study
+
+    study = load_study(run_json)
+    target = output if output is not None else run_json.parent / ("dispatch.png" if study else "roofline.png")
     _check_plot_suffix(target, "-o")
+    if study is not None:
+        if points:
+            _fail("--point places kernels on a roofline; a dispatch study has none", EXIT_USAGE)
+        _check_writable_dir(target)
+        from .latency_plot import plot_latency
+
+        def draw_study() -> Any:
+            return plot_latency(study)
+
+        _save_plot(draw_study, target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
     loaded = _load_run(run_json)
     _check_writable_dir(target)
     if not loaded.ceilings:
@@ -755,9 +772,18 @@ def report(
     run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run`.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, csv or json.")] = "md",
 ) -> None:
-    """Print a saved run as Markdown, CSV or JSON on stdout."""
+    """Print a saved run (or dispatch study) as Markdown, CSV or JSON on stdout."""
     if fmt not in REPORT_FORMATS:
         _fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
+    from .cli_dispatch import load_study
+
+    study = load_study(run_json)
+    if study is not None:
+        from .latency_report import format_latency
+
+        text = format_latency(study, fmt)
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
     loaded = _load_run(run_json)
     from .report import to_csv, to_markdown
 
@@ -794,6 +820,10 @@ def compare(
 
         _save_plot(lambda: plot_compare(a, b), output, "cannot plot the comparison")
         typer.echo(f"wrote {output}", err=True)
+
+
+# The dispatch-latency command lives in its own module; importing it registers it on `app`.
+from . import cli_dispatch as _cli_dispatch  # noqa: E402,F401
 
 
 def main() -> None:

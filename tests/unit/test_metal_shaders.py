@@ -40,10 +40,12 @@ from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import Q, STREAM_KERNELS
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
-TWIN_STEMS = ("stream", "fma", "gemm")
+TWIN_STEMS = ("stream", "fma", "gemm", "dispatch")
 #: CUDA entries without a Metal twin, and why.
 NO_METAL_TWIN: Dict[str, str] = {
     "scalar_indep8_f64": "Apple GPUs have no FP64 and MSL has no double",
+    "dispatch_null_stamp": "MSL has no clock a kernel can read: Metal's start is the command buffer's GPUStartTime",
+    "dispatch_tiny_stamp": "MSL has no clock a kernel can read: Metal's start is the command buffer's GPUStartTime",
 }
 #: Thread-position attributes a Metal kernel may take besides its [[buffer(i)]] arguments.
 POSITION_ATTRIBUTES = {"thread_position_in_grid", "threadgroup_position_in_grid", "thread_index_in_threadgroup"}
@@ -500,3 +502,16 @@ def test_gemm_metal_on_the_host_meets_the_fp32_bound(host_kernels: Callable[[str
     ok, msg = check_gemm(a, b, c, "fp32")
     assert ok, msg
     assert np.array_equal(c, emulate_tiled16(a, b)), "the kernel and its NumPy emulation disagree"
+
+
+def test_dispatch_metal_on_the_host_counts_launches(host_kernels: Callable[[str, int], ctypes.CDLL]) -> None:
+    """dispatch_tiny adds 1 to each of its 256 float4 per launch (and no thread past n writes);
+    dispatch_null takes only the launch count and writes nothing."""
+    lib = host_kernels("dispatch", 0)
+    x = np.zeros(4 * 260, np.float32)
+    n = ctypes.c_ulong(256)
+    for _ in range(3):
+        for i in range(260):  # four threads past n: the guard
+            lib.dispatch_tiny(_ptr(x), ctypes.byref(n), ctypes.c_uint(i))
+    assert np.all(x[:1024] == 3.0) and np.all(x[1024:] == 0.0)
+    lib.dispatch_null(ctypes.byref(ctypes.c_ulong(1)), ctypes.c_uint(0))

@@ -1,0 +1,669 @@
+"""Peer libraries of the dispatch-latency study (latency_peers) and the MLX / PyTorch+CuPy examples.
+
+CuPy, PyTorch, MLX and PyObjC are replaced by small fakes put in ``sys.modules``: each fake
+implements only the calls latency_peers makes, with the real signatures, and runs the study's
+kernels on NumPy arrays (the tiny kernel adds 1.0 to 256 float4), so validation sees real counts.
+A library is made missing with ``sys.modules[name] = None`` (import then raises ImportError), which
+also hides a real installation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import runpy
+import struct
+import sys
+import types
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from apple_roofline import latency_peers
+from apple_roofline.latency import LatencySeries, PeerSkipped
+from apple_roofline.latency_peers import PEERS, measure_peers
+from apple_roofline.results import Run
+
+ROOT = Path(__file__).resolve().parents[2]
+REPS, LAUNCHES, WARMUP = 3, 5, 2
+THROUGHPUT_COUNT = WARMUP + REPS * LAUNCHES  # launches on the tiny buffer in one throughput measure
+ROUND_TRIP_COUNT = WARMUP + REPS
+
+
+def _tiny(x: np.ndarray, threads: int, n: int) -> None:
+    """dispatch_tiny on a float32 array: threads i < n add 1.0 to float4 i."""
+    m = min(threads, n, x.size // 4)
+    x[: 4 * m] += np.float32(1.0)
+
+
+# -- fakes ------------------------------------------------------------------------------------
+
+
+class FakeCupyArray:
+    def __init__(self, n: int, dtype: Any) -> None:
+        self.data = np.zeros(n, dtype=dtype)
+
+    def fill(self, value: float) -> None:
+        self.data.fill(value)
+
+
+def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types.ModuleType:
+    """``cupy`` with RawKernel (runs dispatch.cu's kernels), zeros, asnumpy, uint64 and cuda.Device.
+
+    ``skip_every``: every k-th tiny launch does nothing (a dropped launch). ``fail``: ``"compile"``
+    makes RawKernel raise, ``"sync"`` makes Device.synchronize raise."""
+    cp = types.ModuleType("cupy")
+    cp.__version__ = "13.0.0+fake"  # type: ignore[attr-defined]
+    cp.float32 = np.float32  # type: ignore[attr-defined]
+    cp.uint64 = np.uint64  # type: ignore[attr-defined]
+    log: dict[str, Any] = {"launches": 0, "gc_during_launch": [], "kernels": []}
+    cp.log = log  # type: ignore[attr-defined]
+
+    class RawKernel:
+        def __init__(self, code: str, name: str, options: Sequence[str] = (), **kwargs: Any) -> None:
+            if fail == "compile":
+                raise RuntimeError("nvrtc: error: fake compile failure")
+            assert f" {name}(" in code and "-DBLOCK=256" in options
+            self.name = name
+            log["kernels"].append(name)
+
+        def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...],
+                     **kwargs: Any) -> None:
+            n = args[-1]
+            assert isinstance(n, np.uint64)
+            log["launches"] += 1
+            log["gc_during_launch"].append(gc.isenabled())
+            if self.name == "dispatch_tiny":
+                (x,) = args[:-1]
+                assert isinstance(x, FakeCupyArray)
+                if skip_every and log["launches"] % skip_every == 0:
+                    return
+                _tiny(x.data, grid[0] * block[0], int(n))
+            else:
+                assert len(args) == 1
+
+    class Device:
+        def __init__(self, index: int = 0) -> None:
+            if index >= devices:
+                raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
+            self.id = index
+
+        def __enter__(self) -> Any:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def synchronize(self) -> None:
+            if fail == "sync":
+                raise RuntimeError("cudaErrorLaunchFailure: unspecified launch failure")
+
+        def use(self) -> None:
+            return None
+
+    cp.RawKernel = RawKernel  # type: ignore[attr-defined]
+    cp.zeros = lambda shape, dtype=float: FakeCupyArray(shape, dtype)  # type: ignore[attr-defined]
+    cp.asnumpy = lambda a: a.data.copy()  # type: ignore[attr-defined]
+    cp.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
+        Device=Device, runtime=types.SimpleNamespace(getDeviceCount=lambda: devices))
+    return cp
+
+
+class FakeTensor:
+    def __init__(self, data: np.ndarray, fail: bool = False) -> None:
+        self.data = data
+        self.fail = fail
+
+    def add_(self, value: float) -> FakeTensor:
+        if self.fail:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        self.data += np.float32(value)
+        return self
+
+    def zero_(self) -> FakeTensor:
+        self.data[:] = 0
+        return self
+
+    def cpu(self) -> FakeTensor:
+        return FakeTensor(self.data.copy())
+
+    def numpy(self) -> np.ndarray:
+        return self.data
+
+
+def fake_torch(*, fail: bool = False, cuda: bool = True) -> types.ModuleType:
+    """``torch`` with cuda.{is_available, device_count, synchronize}, device, zeros, float32 (and
+    randn, matmul and float16/bfloat16 for the matmul example)."""
+    torch = types.ModuleType("torch")
+    torch.__version__ = "2.5.0+fake"  # type: ignore[attr-defined]
+    for name in ("float32", "float16", "bfloat16"):
+        setattr(torch, name, name)
+    torch.device = lambda spec: spec  # type: ignore[attr-defined]
+    torch.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
+        is_available=lambda: cuda, device_count=lambda: 1 if cuda else 0, synchronize=lambda device=None: None)
+
+    def zeros(n: int, *, dtype: Any, device: Any) -> FakeTensor:
+        assert dtype == "float32" and str(device).startswith("cuda:")
+        return FakeTensor(np.zeros(n, dtype=np.float32), fail=fail)
+
+    def randn(*shape: int, device: Any, dtype: Any) -> FakeTensor:
+        return FakeTensor(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+
+    torch.zeros = zeros  # type: ignore[attr-defined]
+    torch.randn = randn  # type: ignore[attr-defined]
+    torch.matmul = lambda a, b: FakeTensor(a.data @ b.data)  # type: ignore[attr-defined]
+    return torch
+
+
+class FakeMxArray:
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.array(self.data, dtype=dtype)
+
+    def astype(self, dtype: Any) -> FakeMxArray:
+        return FakeMxArray(self.data.astype(np.float32))
+
+
+def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleType, types.ModuleType]:
+    """``mlx`` and ``mlx.core`` with metal.is_available, fast.metal_kernel (documented signature;
+    runs the tiny body on NumPy), zeros, eval, async_eval, gpu, float32 (and random.normal, matmul,
+    float16/bfloat16 for the matmul example)."""
+    mx = types.ModuleType("mlx.core")
+    mx.__version__ = "0.25.0+fake"  # type: ignore[attr-defined]
+    for name in ("float32", "float16", "bfloat16"):
+        setattr(mx, name, name)
+    mx.gpu = "gpu"  # type: ignore[attr-defined]
+    mx.metal = types.SimpleNamespace(is_available=lambda: metal)  # type: ignore[attr-defined]
+    log: dict[str, Any] = {"calls": 0, "evals": 0, "async_evals": 0}
+    mx.log = log  # type: ignore[attr-defined]
+
+    def metal_kernel(name: str, input_names: Sequence[str], output_names: Sequence[str], source: str,
+                     header: str = "", ensure_row_contiguous: bool = True, atomic_outputs: bool = False) -> Any:
+        assert output_names, "[metal_kernel] Must specify at least one output."
+
+        def call(*, inputs: Sequence[Any], output_shapes: Sequence[Sequence[int]], output_dtypes: Sequence[Any],
+                 grid: tuple[int, int, int], threadgroup: tuple[int, int, int], template: Any = None,
+                 init_value: Any = None, verbose: bool = False, stream: Any = None) -> list[FakeMxArray]:
+            assert len(inputs) == len(input_names) and len(output_shapes) == len(output_names)
+            assert len(output_dtypes) == len(output_names) and stream == "gpu"
+            log["calls"] += 1
+            outs = [FakeMxArray(np.zeros(tuple(s), dtype=np.float32)) for s in output_shapes]
+            if "inp[j] + 1.0f" in source:
+                assert "thread_position_in_grid" in source and grid == (256, 1, 1) and threadgroup == (256, 1, 1)
+                outs[0].data[:] = inputs[0].data
+                if not (skip_every and log["calls"] % skip_every == 0):
+                    _tiny(outs[0].data, grid[0], 256)
+            else:
+                assert source.strip() == "" and grid == (1, 1, 1)
+            return outs
+
+        return call
+
+    def eval_(*arrays: Any) -> None:
+        log["evals"] += 1
+
+    def async_eval(*arrays: Any) -> None:
+        log["async_evals"] += 1
+
+    mx.fast = types.SimpleNamespace(metal_kernel=metal_kernel)  # type: ignore[attr-defined]
+    mx.zeros = lambda shape, dtype=None: FakeMxArray(np.zeros(shape, dtype=np.float32))  # type: ignore[attr-defined]
+    mx.eval = eval_  # type: ignore[attr-defined]
+    mx.async_eval = async_eval  # type: ignore[attr-defined]
+    mx.random = types.SimpleNamespace(  # type: ignore[attr-defined]
+        normal=lambda shape: FakeMxArray(np.asarray(np.random.default_rng(0).standard_normal(shape), dtype=np.float32)))
+    mx.matmul = lambda a, b: FakeMxArray(a.data @ b.data)  # type: ignore[attr-defined]
+    mlx = types.ModuleType("mlx")
+    mlx.core = mx  # type: ignore[attr-defined]
+    return mlx, mx
+
+
+class FakeMTLBuffer:
+    def __init__(self, length: int) -> None:
+        self.mem = bytearray(length)
+
+    def contents(self) -> Any:
+        return types.SimpleNamespace(as_buffer=lambda n: memoryview(self.mem)[:n])
+
+    def length(self) -> int:
+        return len(self.mem)
+
+
+class FakeEncoder:
+    def __init__(self, cb: FakeCommandBuffer) -> None:
+        self.cb = cb
+        self.pso: Any = None
+        self.buffers: dict[int, FakeMTLBuffer] = {}
+        self.bytes: dict[int, bytes] = {}
+
+    def setComputePipelineState_(self, pso: Any) -> None:
+        self.pso = pso
+
+    def setBuffer_offset_atIndex_(self, buf: FakeMTLBuffer, offset: int, index: int) -> None:
+        assert offset == 0
+        self.buffers[index] = buf
+
+    def setBytes_length_atIndex_(self, data: bytes, length: int, index: int) -> None:
+        assert len(data) == length
+        self.bytes[index] = bytes(data)
+
+    def dispatchThreads_threadsPerThreadgroup_(self, grid: tuple[int, int, int], group: tuple[int, int, int]) -> None:
+        assert group[0] <= grid[0] and group[0] <= 256
+        name = self.pso.name
+        if name == "dispatch_tiny":
+            (n,) = struct.unpack("<Q", self.bytes[1])
+            x = np.frombuffer(self.buffers[0].mem, dtype=np.float32)
+            self.cb.work.append(lambda: _tiny(x, grid[0], n))
+        else:
+            assert name == "dispatch_null" and len(self.bytes[0]) == 8 and not self.buffers
+
+    def endEncoding(self) -> None:
+        return None
+
+
+class FakeCommandBuffer:
+    def __init__(self, queue: FakeQueue) -> None:
+        self.queue = queue
+        self.work: list[Any] = []
+        self._status = 0  # MTLCommandBufferStatusNotEnqueued
+
+    def computeCommandEncoder(self) -> FakeEncoder:
+        return FakeEncoder(self)
+
+    def commit(self) -> None:
+        self.queue.committed += 1
+        if self.queue.fail_every and self.queue.committed % self.queue.fail_every == 0:
+            self._status = 5  # MTLCommandBufferStatusError
+            return
+        for w in self.work:
+            w()
+        self._status = 4
+
+    def waitUntilCompleted(self) -> None:
+        return None
+
+    def status(self) -> int:
+        return self._status
+
+    def error(self) -> Any:
+        if self._status == 5:
+            return types.SimpleNamespace(localizedDescription=lambda: "Execution of the command buffer was aborted")
+        return None
+
+
+class FakeQueue:
+    def __init__(self, fail_every: int) -> None:
+        self.fail_every = fail_every
+        self.committed = 0
+
+    def commandBuffer(self) -> FakeCommandBuffer:
+        return FakeCommandBuffer(self)
+
+
+class FakeMTLDevice:
+    def __init__(self, fail_every: int = 0) -> None:
+        self.fail_every = fail_every
+
+    def registryID(self) -> int:
+        return 1
+
+    def newLibraryWithSource_options_error_(self, source: str, options: Any, error: Any) -> tuple[Any, Any]:
+        assert "#include <metal_stdlib>" in source and options is None and error is None
+
+        def function(name: str) -> Any:
+            return types.SimpleNamespace(name=name) if f"kernel void {name}(" in source else None
+
+        return types.SimpleNamespace(newFunctionWithName_=function), None
+
+    def newComputePipelineStateWithFunction_error_(self, fn: Any, error: Any) -> tuple[Any, Any]:
+        return types.SimpleNamespace(name=fn.name), None
+
+    def newCommandQueue(self) -> FakeQueue:
+        return FakeQueue(self.fail_every)
+
+    def newBufferWithLength_options_(self, length: int, options: int) -> FakeMTLBuffer:
+        assert options == 0  # MTLResourceStorageModeShared
+        return FakeMTLBuffer(length)
+
+
+def fake_metal(*, fail_every: int = 0) -> tuple[types.ModuleType, types.ModuleType]:
+    """``Metal`` (pyobjc-framework-Metal) and ``objc`` with the calls latency_peers makes."""
+    metal = types.ModuleType("Metal")
+    device = FakeMTLDevice(fail_every)
+    metal.MTLCreateSystemDefaultDevice = lambda: device  # type: ignore[attr-defined]
+    metal.MTLCopyAllDevices = lambda: [device]  # type: ignore[attr-defined]
+    metal.MTLSizeMake = lambda w, h, d: (w, h, d)  # type: ignore[attr-defined]
+    metal.MTLCommandBufferStatusCompleted = 4  # type: ignore[attr-defined]
+    metal.MTLResourceStorageModeShared = 0  # type: ignore[attr-defined]
+    objc = types.ModuleType("objc")
+    objc.__version__ = "10.3+fake"  # type: ignore[attr-defined]
+    objc.autorelease_pool = contextlib.nullcontext  # type: ignore[attr-defined]
+    return metal, objc
+
+
+def install(monkeypatch: pytest.MonkeyPatch, **modules: Any) -> None:
+    """Put fakes (or None: missing) in sys.modules for this test."""
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name.replace("__", "."), module)
+
+
+def run(backend: str, **kwargs: Any) -> tuple[list[LatencySeries], list[PeerSkipped]]:
+    return measure_peers(backend, kwargs.pop("device_index", 0), reps=REPS, launches=LAUNCHES, warmup=WARMUP, **kwargs)
+
+
+def by_key(series: list[LatencySeries]) -> dict[tuple[str, str, str], LatencySeries]:
+    return {(s.path, s.kernel, s.measure): s for s in series}
+
+
+# -- measure_peers ----------------------------------------------------------------------------
+
+
+def test_peers_table() -> None:
+    assert PEERS == {"cupy": "cuda", "torch": "cuda", "mlx": "metal", "pyobjc": "metal"}
+
+
+@pytest.mark.parametrize("backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc"))])
+def test_missing_library_is_skipped_naming_it(monkeypatch: pytest.MonkeyPatch, backend: str,
+                                              names: tuple[str, ...]) -> None:
+    install(monkeypatch, cupy=None, torch=None, mlx=None, mlx__core=None, Metal=None, objc=None)
+    series, skipped = run(backend)
+    assert series == []
+    assert [s.path for s in skipped] == list(names)
+    for s in skipped:
+        assert "not installed" in s.reason and s.path in s.reason
+
+
+def test_cupy_and_torch_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, cupy=fake_cupy(), torch=fake_torch())
+    series, skipped = run("cuda")
+    keys = by_key(series)
+    assert sorted(keys) == sorted([
+        ("cupy", "null", "throughput"), ("cupy", "null", "round_trip"),
+        ("cupy", "tiny", "throughput"), ("cupy", "tiny", "round_trip"),
+        ("torch", "tiny", "throughput"), ("torch", "tiny", "round_trip"),
+    ])
+    assert skipped == [PeerSkipped("torch", "null kernel: PyTorch has no public API that launches an empty kernel")]
+    for (path, kernel, measure), s in keys.items():
+        assert s.clock == "host" and s.path == path and s.step == ""
+        assert len(s.samples_s) == REPS and all(t >= 0 for t in s.samples_s)
+        assert s.launches_per_sample == (LAUNCHES if measure == "throughput" else 1)
+        assert s.valid, s.validation
+        assert s.note
+        assert LatencySeries.from_dict(s.to_dict()) == s  # JSON-ready and accepted by the reader
+    assert keys["cupy", "tiny", "throughput"].validation == (
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches")
+    assert keys["torch", "tiny", "round_trip"].validation == (
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches")
+    assert keys["cupy", "null", "round_trip"].validation.startswith(
+        "no output: the launch completed without an error from CuPy")
+    assert "RawKernel" in keys["cupy", "tiny", "throughput"].note
+    assert "add_(1.0)" in keys["torch", "tiny", "round_trip"].note
+
+
+def test_launch_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    cp = fake_cupy()
+    install(monkeypatch, cupy=cp, torch=None)
+    run("cuda")
+    # null and tiny, each: throughput (warmup + reps x launches) and round trip (warmup + reps)
+    assert cp.log["launches"] == 2 * (THROUGHPUT_COUNT + ROUND_TRIP_COUNT)
+
+
+def test_dropped_launch_fails_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, cupy=fake_cupy(skip_every=4), torch=None)
+    series, _ = run("cuda")
+    keys = by_key(series)
+    tiny = keys["cupy", "tiny", "throughput"]
+    assert not tiny.valid
+    assert f"!= {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches" in tiny.validation
+    assert keys["cupy", "null", "throughput"].valid  # null has no output to get wrong
+
+
+def test_raising_peer_is_skipped_and_others_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, cupy=fake_cupy(), torch=fake_torch(fail=True))
+    series, skipped = run("cuda")
+    assert {s.path for s in series} == {"cupy"} and len(series) == 4
+    assert PeerSkipped("torch", "RuntimeError: CUDA error: an illegal memory access was encountered") in skipped
+
+    install(monkeypatch, cupy=fake_cupy(fail="compile"), torch=fake_torch())
+    series, skipped = run("cuda")
+    assert {s.path for s in series} == {"torch"}
+    assert PeerSkipped("cupy", "RuntimeError: nvrtc: error: fake compile failure") in skipped
+
+
+def test_series_before_an_exception_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    cp = fake_cupy()
+    real_kernel = cp.RawKernel
+
+    class TinyFails(real_kernel):  # type: ignore[misc, valid-type]
+        def __call__(self, grid: Any, block: Any, args: Any, **kwargs: Any) -> None:
+            if self.name == "dispatch_tiny":
+                raise RuntimeError("cudaErrorIllegalAddress")
+            super().__call__(grid, block, args, **kwargs)
+
+    cp.RawKernel = TinyFails  # type: ignore[attr-defined]
+    install(monkeypatch, cupy=cp, torch=None)
+    series, skipped = run("cuda")
+    assert [(s.kernel, s.measure) for s in series] == [("null", "throughput"), ("null", "round_trip")]
+    assert PeerSkipped("cupy", "RuntimeError: cudaErrorIllegalAddress") in skipped
+
+
+def test_no_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, cupy=fake_cupy(devices=1), torch=fake_torch(cuda=False))
+    series, skipped = run("cuda", device_index=1)
+    assert series == []
+    reasons = {s.path: s.reason for s in skipped}
+    assert "invalid device ordinal" in reasons["cupy"]
+    assert "no CUDA device" in reasons["torch"]
+
+
+def test_backend_filtering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cuda study never imports MLX or PyObjC, a metal study never CuPy or PyTorch."""
+    requested: list[str] = []
+
+    class Recorder:
+        """Records the peers' imports and fails them, so that installed libraries stay unused."""
+
+        def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+            if fullname.split(".")[0] in ("cupy", "torch", "mlx", "Metal", "objc"):
+                requested.append(fullname)
+                raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
+
+    for name in ("cupy", "torch", "mlx", "mlx.core", "Metal", "objc"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Recorder(), *sys.meta_path])
+    run("cuda")
+    assert {"cupy", "torch"} <= set(requested)
+    assert not {"mlx", "Metal", "objc"} & set(requested)
+    requested.clear()
+    run("metal")
+    assert {"mlx", "Metal"} <= set(requested)
+    assert not {"cupy", "torch"} & set(requested)
+    requested.clear()
+    assert run("cpu") == ([], [])
+    assert requested == []
+
+
+def test_mlx_and_pyobjc_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    mlx, mx = fake_mlx()
+    metal, objc = fake_metal()
+    install(monkeypatch, mlx=mlx, mlx__core=mx, Metal=metal, objc=objc)
+    series, skipped = run("metal")
+    assert skipped == []
+    keys = by_key(series)
+    assert sorted(keys) == sorted(
+        (path, kernel, measure) for path in ("mlx", "pyobjc") for kernel in ("null", "tiny")
+        for measure in ("throughput", "round_trip"))
+    for s in series:
+        assert s.valid, (s.label, s.validation)
+        assert len(s.samples_s) == REPS and s.clock == "host"
+    assert keys["pyobjc", "tiny", "throughput"].validation == (
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches")
+    assert keys["mlx", "tiny", "round_trip"].validation == (
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches")
+    assert "scalar" in keys["mlx", "tiny", "throughput"].note  # the MLX body's deviation from float4 is stated
+    assert "async_eval" in keys["mlx", "null", "throughput"].note
+    assert "commandBuffer()" in keys["pyobjc", "null", "round_trip"].note
+    # MLX: throughput submits each launch with async_eval; round trips eval each one
+    assert mx.log["async_evals"] == 2 * THROUGHPUT_COUNT
+
+
+def test_mlx_dropped_launch_and_device_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    mlx, mx = fake_mlx(skip_every=3)
+    install(monkeypatch, mlx=mlx, mlx__core=mx, Metal=None)
+    series, _ = run("metal")
+    assert not by_key(series)["mlx", "tiny", "throughput"].valid
+    series, skipped = run("metal", device_index=1)
+    assert series == [] and "default Metal device" in {s.path: s.reason for s in skipped}["mlx"]
+    mlx, mx = fake_mlx(metal=False)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    series, skipped = run("metal")
+    assert series == [] and "no Metal device" in {s.path: s.reason for s in skipped}["mlx"]
+
+
+def test_pyobjc_failed_command_buffer_is_invalid(monkeypatch: pytest.MonkeyPatch) -> None:
+    metal, objc = fake_metal(fail_every=7)
+    install(monkeypatch, mlx=None, mlx__core=None, Metal=metal, objc=objc)
+    series, skipped = run("metal")
+    keys = by_key(series)
+    assert [s.path for s in skipped] == ["mlx"]
+    assert not keys["pyobjc", "tiny", "round_trip"].valid
+    assert "status 5" in keys["pyobjc", "tiny", "round_trip"].validation
+    assert "aborted" in keys["pyobjc", "tiny", "round_trip"].validation
+    assert not keys["pyobjc", "null", "round_trip"].valid
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_gc_disabled_while_timing_and_restored(monkeypatch: pytest.MonkeyPatch, enabled: bool) -> None:
+    cp = fake_cupy()
+    install(monkeypatch, cupy=cp, torch=None)
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        run("cuda")
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    states = cp.log["gc_during_launch"]
+    assert states.count(False) >= 2 * (REPS * LAUNCHES + REPS)  # every timed launch
+    if enabled:
+        assert True in states  # warm-up launches run with the collector as it was
+
+
+def test_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, cupy=fake_cupy(), torch=None)
+    lines: list[str] = []
+    run("cuda", progress=lines.append)
+    assert "cupy null throughput" in lines and "cupy tiny round_trip" in lines
+    assert any(line.startswith("torch: skipped") for line in lines)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"backend": "rocm"}, "unknown backend"),
+    ({"device_index": -1}, "device_index"),
+    ({"reps": 0}, "reps"),
+    ({"launches": 0}, "launches"),
+    ({"warmup": -1}, "warmup"),
+    ({"reps": True}, "reps"),
+])
+def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
+    args: dict[str, Any] = {"backend": "cuda", "device_index": 0, "reps": 1, "launches": 1, "warmup": 0, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        measure_peers(args.pop("backend"), args.pop("device_index"), **args)
+
+
+def test_check_counts_saturates_at_2_24() -> None:
+    ok, message = latency_peers._check_counts(np.full(1024, 2.0**24, dtype=np.float32), 2**24 + 5)
+    assert ok and "2^24" in message
+    ok, message = latency_peers._check_counts(np.zeros(512, dtype=np.float32), 0)
+    assert not ok and "512 floats" in message
+
+
+# -- the examples -----------------------------------------------------------------------------
+
+
+def run_example(name: str, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> int:
+    monkeypatch.setattr(sys, "argv", [name, *argv])
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_path(str(ROOT / "examples" / name), run_name="__main__")
+    return int(exc.value.code or 0)
+
+
+def test_mlx_example_without_mlx(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    install(monkeypatch, mlx=None, mlx__core=None)
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, []) == 2
+    assert "MLX is not installed" in capsys.readouterr().err
+
+
+def test_mlx_example_without_metal(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    mlx, mx = fake_mlx(metal=False)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, []) == 2
+    assert "needs a Mac" in capsys.readouterr().err
+
+
+def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
+                                   m5_run: Run) -> None:
+    mlx, mx = fake_mlx()
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    run_json = tmp_path / "run.json"
+    m5_run.save(run_json)
+    code = run_example("mlx_matmul_sweep.py", monkeypatch,
+                       ["--run", str(run_json), "--sizes", "16,32", "--reps", "2"])
+    assert code == 0
+    out = capsys.readouterr().out
+    rows = [ln.split() for ln in out.splitlines() if ln.split()[:1] in (["fp32"], ["fp16"])]
+    assert [(r[0], r[1]) for r in rows] == [("fp32", "16"), ("fp32", "32"), ("fp16", "16"), ("fp16", "32")]
+    assert all(r[-1].endswith("-bound") for r in rows)
+    assert (tmp_path / "mlx_matmul.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_torch_cupy_example_without_either(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    install(monkeypatch, torch=None, cupy=None)
+    assert run_example("torch_cupy_matmul.py", monkeypatch, []) == 2
+    err = capsys.readouterr().err
+    assert "PyTorch is not installed" in err and "CuPy is not installed" in err
+
+
+def test_torch_cupy_example_named_library_missing(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    install(monkeypatch, torch=fake_torch(), cupy=None)
+    assert run_example("torch_cupy_matmul.py", monkeypatch, ["--library", "cupy"]) == 2
+    assert "CuPy is not installed" in capsys.readouterr().err
+
+
+def test_torch_cupy_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
+                                          m5_run: Run) -> None:
+    install(monkeypatch, torch=fake_torch(), cupy=None)
+    run_json = tmp_path / "cuda.json"
+    dataclasses.replace(m5_run, device={**m5_run.device, "backend": "cuda", "name": "Fake GPU"}).save(run_json)
+    plot = tmp_path / "plot.svg"
+    code = run_example("torch_cupy_matmul.py", monkeypatch,
+                       ["--run", str(run_json), "--sizes", "16", "--dtypes", "fp32,bf16", "--reps", "2",
+                        "-o", str(plot)])
+    assert code == 0
+    captured = capsys.readouterr()
+    rows = [ln.split() for ln in captured.out.splitlines() if ln.split()[:1] == ["torch"]]
+    assert [(r[1], r[2]) for r in rows] == [("fp32", "16"), ("bf16", "16")]
+    assert "CuPy is not installed" in captured.err  # named, and the example went on with PyTorch
+    assert plot.read_text().lstrip().startswith("<?xml")
+
+
+def test_torch_cupy_example_rejects_a_metal_run(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
+                                                m5_run: Run) -> None:
+    install(monkeypatch, torch=fake_torch(), cupy=None)
+    run_json = tmp_path / "run.json"
+    m5_run.save(run_json)
+    assert run_example("torch_cupy_matmul.py", monkeypatch, ["--run", str(run_json)]) == 1
+    assert "is a metal run" in capsys.readouterr().err
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_modules() -> Iterator[None]:
+    """The fakes never outlive their test (monkeypatch restores sys.modules)."""
+    yield
+    for name in ("cupy", "torch", "mlx.core", "Metal"):
+        module = sys.modules.get(name)
+        assert module is None or "fake" not in str(getattr(module, "__version__", ""))
