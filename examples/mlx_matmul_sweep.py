@@ -164,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
             p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{dtype} N={n}", reps=args.reps,
                            warmup=2)
             points.append(p)
-            print(f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity):>10.1f}  "
-                  f"{model.efficiency(p):>10.1%}  {model.classify(p)}")
+            gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
+            print(f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=gemm):>10.1f}  "
+                  f"{model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}")
 
     out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
     fig = model.plot(points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name}")

@@ -211,8 +211,9 @@ def main(argv: list[str] | None = None) -> int:
                 p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{lib} {dtype} N={n}",
                                reps=args.reps, warmup=2)
                 points.append(p)
+                gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
                 print(f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
-                      f"{model.attainable(p.intensity):>10.1f}  {model.efficiency(p):>10.1%}  {model.classify(p)}")
+                      f"{model.attainable(p.intensity, compute=gemm):>10.1f}  {model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}")
     if not points:
         print("nothing was measured (CuPy has no bf16: add fp32 or fp16 to --dtypes)", file=sys.stderr)
         return 1

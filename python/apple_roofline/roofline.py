@@ -252,6 +252,21 @@ class Roofline:
 
     # -- the model -----------------------------------------------------------
 
+    def gemm_ceiling(self, dtype: str) -> Optional[Ceiling]:
+        """The GEMM compute ceiling of ``dtype`` ("fp32" -> the ceiling named "GEMM FP32"), measured
+        if the run has it, else theoretical; None when it has neither.
+
+        Pass it as ``compute=`` to :meth:`attainable`, :meth:`classify` and :meth:`efficiency` to judge
+        a matmul against its own precision: by default they use the highest compute ceiling, which on
+        a GPU with tensor cores is another precision's (INT8 on an H100).
+        """
+        name = f"GEMM {dtype.upper()}"
+        for source in ("measured", "theoretical"):
+            for c in self._of("compute", source):
+                if c.name == name:
+                    return c
+        return None
+
     def ridge_point(self, compute: CeilingRef = None, bandwidth: CeilingRef = None) -> float:
         """Ridge point, FLOP/byte: compute ceiling (GFLOP/s) / bandwidth (GB/s).
 

@@ -219,3 +219,19 @@ def test_run_roofline_is_the_models_roofline(tmp_path: Any) -> None:
     model = run.roofline()
     assert isinstance(model, Roofline)
     assert model.ridge_points() == Roofline.from_run(run).ridge_points()
+
+
+def test_gemm_ceiling_judges_a_matmul_against_its_own_precision() -> None:
+    """gemm_ceiling("fp32") is the run's "GEMM FP32" ceiling (measured first), None for a precision
+    the run lacks; efficiency against it differs from the default (highest) ceiling's."""
+    import os
+
+    run = ar.Run.load(os.path.join(os.path.dirname(__file__), "data", "run_epyc_2vcpu.json"))
+    model = run.roofline()
+    c = model.gemm_ceiling("fp32")
+    assert c is not None and c.name == "GEMM FP32" and c.source == "measured" and c.kind == "compute"
+    assert model.gemm_ceiling("int8") is None
+    p = ar.Point("mm", flops=2e12, bytes=1e9, seconds=2e3 / (0.5 * c.value))  # 2000 FLOP/B at half the ceiling
+    assert model.efficiency(p, compute=c) == pytest.approx(0.5)
+    if model.peak().value != c.value:
+        assert model.efficiency(p) != pytest.approx(0.5)
