@@ -166,6 +166,21 @@ def _check_writable_dir(target: Path) -> None:
     _fail(f"cannot write {str(target)!r}: {why}", EXIT_USAGE)
 
 
+def _prepare_out(out: Path) -> bool:
+    """Create the --out directory if needed (exit 2 when it is a file, cannot be created or is not
+    writable); whether it was created here."""
+    if out.exists() and not out.is_dir():
+        _fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
+    if not os.access(out, os.W_OK | os.X_OK):
+        _fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
+    return created
+
+
 def _no_ceilings_message(run: "Run", source: object) -> str:
     n = len(run.measurements)
     held = f"{n} measurement{'s' if n != 1 else ''}, none valid for a ceiling" if n else "no measurements"
@@ -573,15 +588,7 @@ def run(
     backend_error = _backend_error_type()
     if device is not None:
         _check_device_available(device, backend_error)
-    if out.exists() and not out.is_dir():
-        _fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
-    created_out = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
-    if not os.access(out, os.W_OK | os.X_OK):
-        _fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
+    created_out = _prepare_out(out)
 
     if device is None:
         try:

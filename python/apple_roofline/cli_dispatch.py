@@ -12,7 +12,6 @@ written). ``apple-roofline plot`` and ``report`` accept dispatch.json too (:func
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple
 
@@ -28,6 +27,7 @@ from .cli import (
     _fail,
     _os_reason,
     _parse_int,
+    _prepare_out,
     _real_command,
     _table,
     _warn,
@@ -141,14 +141,7 @@ def dispatch(
     backend_error = _backend_error_type()
     if device is not None:
         _check_device_available(device, backend_error)
-    if out.exists() and not out.is_dir():
-        _fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        _fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
-    if not os.access(out, os.W_OK | os.X_OK):
-        _fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
+    _prepare_out(out)
     try:
         from . import dispatch as study_module
     except ImportError as exc:

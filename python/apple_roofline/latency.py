@@ -45,7 +45,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .results import ResultsError, ToolInfo, _check_json_finite, _json_type, _Reader, write_text_atomic
+from .results import ResultsError, ToolInfo, _check_json_finite, _json_type, _Reader, read_results_text, write_text_atomic
 
 __all__ = [
     "DISPATCH_SCHEMA_VERSION",
@@ -401,15 +401,5 @@ class DispatchStudy:
             ResultsError: missing or unreadable file, not UTF-8, empty or truncated JSON, or a field
                 :meth:`from_dict` rejects; one line naming the file.
         """
-        source = os.fspath(path)
-        try:
-            with open(source, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise ResultsError(f"{source}: no such file") from None
-        except UnicodeDecodeError:
-            raise ResultsError(f"{source}: not UTF-8 text") from None
-        except OSError as e:
-            raise ResultsError(f"{source}: cannot be read ({e.strerror or e})") from None
-        return cls.from_json(text, source=source)
+        return cls.from_json(read_results_text(path), source=os.fspath(path))
 

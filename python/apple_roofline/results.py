@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .roofline import Roofline
 
 __all__ = [
+    "read_results_text",
     "SCHEMA_VERSION",
     "CONVENTIONS",
     "CEILING_KINDS",
@@ -861,19 +862,25 @@ class Run:
                 ``schema_version``, missing keys or wrong types.
         """
         source = str(path)
-        try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            raise ResultsError(f"{source}: no such file") from None
-        except IsADirectoryError:
-            raise ResultsError(f"{source}: is a directory, not a results file") from None
-        except OSError as e:
-            raise ResultsError(f"{source}: cannot be read ({e.strerror or e})") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ResultsError(f"{source}: not UTF-8 text (byte {e.start})") from None
-        return cls.from_json(text, source=source)
+        return cls.from_json(read_results_text(path), source=source)
+
+
+def read_results_text(path: Union[str, "os.PathLike[str]"]) -> str:
+    """The UTF-8 text of a results file. Raises :class:`ResultsError` naming ``path``: no such file,
+    a directory, unreadable, or not UTF-8."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ResultsError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{source}: is a directory, not a results file") from None
+    except OSError as e:
+        raise ResultsError(f"{source}: cannot be read ({e.strerror or e})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{source}: not UTF-8 text (byte {e.start})") from None
 
 
 def _fmt3(x: float) -> str:
