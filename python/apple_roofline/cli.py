@@ -41,13 +41,14 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Type, Union
 
 import typer
 
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from .latency import DispatchStudy
     from .results import Run
 
 __all__ = ["app", "main", "CliProgress", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED"]
@@ -181,20 +182,45 @@ def _prepare_out(out: Path) -> bool:
     return created
 
 
+def _print_written(written: Sequence[Path], warnings: Sequence[str]) -> None:
+    """After a command's summary: a blank line, ``wrote PATH`` per file, then each warning on stderr."""
+    typer.echo("")
+    for path in written:
+        typer.echo(f"wrote {path}")
+    for w in warnings:
+        _warn(w)
+
+
 def _no_ceilings_message(run: "Run", source: object) -> str:
     n = len(run.measurements)
     held = f"{n} measurement{'s' if n != 1 else ''}, none valid for a ceiling" if n else "no measurements"
     return f"{source} has no ceilings to draw (it holds {held})"
 
 
-def _load_run(path: Path) -> "Run":
-    """Load a results file; exit 2 with the ResultsError's one-line message on failure."""
-    from .results import ResultsError, Run
+def _load_results(path: Path) -> Union["Run", "DispatchStudy"]:
+    """Read a results file once: a dispatch study (``"kind": "dispatch"``) or a roofline run. Exit 2
+    with the ResultsError's one-line message on failure."""
+    from .latency import DispatchStudy
+    from .results import ResultsError, Run, parse_results_json, read_results_text
 
+    source = str(path)
     try:
-        return Run.load(path)
+        data = parse_results_json(read_results_text(path), source=source)
+        if isinstance(data, dict) and data.get("kind") == "dispatch":
+            return DispatchStudy.from_dict(data, source=source)
+        return Run.from_dict(data, source=source)
     except ResultsError as exc:
         _fail(str(exc), EXIT_USAGE)
+
+
+def _load_run(path: Path) -> "Run":
+    """Load a roofline run; exit 2 for a bad file or a dispatch study."""
+    from .results import Run
+
+    loaded = _load_results(path)
+    if not isinstance(loaded, Run):
+        _fail(f"{path} is a dispatch study, not a roofline run", EXIT_USAGE)
+    return loaded
 
 
 def _check_plot_suffix(path: Path, option: str) -> None:
@@ -643,13 +669,7 @@ def run(
     except ValueError as exc:
         _fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
     _print_summary(result)
-    typer.echo("")
-    for path in written:
-        typer.echo(f"wrote {path}")
-    for p in problems:
-        _warn(p)
-    for w in result.warnings:
-        _warn(w)
+    _print_written(written, [*problems, *result.warnings])
     invalid = [m for m in result.measurements if not m.valid]
     if invalid:
         names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
@@ -679,9 +699,10 @@ def plot(
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
     histograms of a dispatch study (dispatch.json)."""
     points = [_parse_point(text) for text in point or ()]
-    from .cli_dispatch import load_study
+    from .latency import DispatchStudy
 
-    study = load_study(run_json)
+    loaded = _load_results(run_json)
+    study = loaded if isinstance(loaded, DispatchStudy) else None
     target = output if output is not None else run_json.parent / ("dispatch.png" if study else "roofline.png")
     _check_plot_suffix(target, "-o")
     if study is not None:
@@ -696,7 +717,7 @@ def plot(
         _save_plot(draw_study, target, f"{run_json}: cannot plot")
         typer.echo(f"wrote {target}")
         return
-    loaded = _load_run(run_json)
+    assert not isinstance(loaded, DispatchStudy)
     _check_writable_dir(target)
     if not loaded.ceilings:
         # plot_roofline would draw empty axes; say why there is nothing to draw
@@ -782,16 +803,15 @@ def report(
     """Print a saved run (or dispatch study) as Markdown, CSV or JSON on stdout."""
     if fmt not in REPORT_FORMATS:
         _fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
-    from .cli_dispatch import load_study
+    from .latency import DispatchStudy
 
-    study = load_study(run_json)
-    if study is not None:
+    loaded = _load_results(run_json)
+    if isinstance(loaded, DispatchStudy):
         from .latency_report import format_latency
 
-        text = format_latency(study, fmt)
+        text = format_latency(study=loaded, fmt=fmt)
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    loaded = _load_run(run_json)
     from .report import to_csv, to_markdown
 
     if fmt == "md":

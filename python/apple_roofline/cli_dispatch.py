@@ -6,12 +6,11 @@ Writes DIR/dispatch.json (:class:`~apple_roofline.latency.DispatchStudy`), dispa
 report) and dispatch.png (the latency histograms), prints the p50/p99 table and the binding's
 cost per launch, and exits like ``run``: 0 when every series is valid, 1 when one failed
 validation or the device failed, 2 for bad usage, 130 when interrupted (the partial study is
-written). ``apple-roofline plot`` and ``report`` accept dispatch.json too (:func:`load_study`).
+written). ``apple-roofline plot`` and ``report`` accept dispatch.json too (``cli._load_results``).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple
 
@@ -28,35 +27,16 @@ from .cli import (
     _os_reason,
     _parse_int,
     _prepare_out,
+    _print_written,
     _real_command,
     _table,
-    _warn,
     app,
 )
 
 if TYPE_CHECKING:
     from .latency import DispatchStudy
 
-__all__ = ["dispatch", "load_study", "write_study"]
-
-
-def load_study(path: Path) -> Optional["DispatchStudy"]:
-    """The dispatch study in ``path``, or None when the file is not one (so the caller reads it as
-    a roofline run). A file that says it is a dispatch study but is malformed exits 2."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            head = json.load(f)
-    except (OSError, ValueError):
-        return None  # the run loader reports unreadable files
-    if not isinstance(head, dict) or head.get("kind") != "dispatch":
-        return None
-    from .latency import DispatchStudy
-    from .results import ResultsError
-
-    try:
-        return DispatchStudy.from_dict(head, source=str(path))
-    except ResultsError as exc:
-        _fail(str(exc), EXIT_USAGE)
+__all__ = ["dispatch", "write_study"]
 
 
 def write_study(study: "DispatchStudy", out: Path) -> Tuple[List[Path], List[str]]:
@@ -168,13 +148,7 @@ def dispatch(
     except (OSError, ValueError) as exc:
         _fail(str(exc), EXIT_FAILED)
     _print_study(study)
-    typer.echo("")
-    for path in written:
-        typer.echo(f"wrote {path}")
-    for p in problems:
-        _warn(p)
-    for w in study.warnings:
-        _warn(w)
+    _print_written(written, [*problems, *study.warnings])
     for s in study.skipped:
         typer.echo(f"skipped {s.path}: {s.reason}", err=True)
     invalid = [s for s in study.series if not s.valid]

@@ -34,7 +34,6 @@ show where such a round trip's time goes.
 
 from __future__ import annotations
 
-import gc
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
@@ -43,7 +42,8 @@ import numpy as np
 
 from ._version import __version__
 from .devices import default_device, open_device
-from .latency import DispatchStudy, LatencySeries, PeerSkipped
+from .latency import FLOAT32_EXACT, TINY_FLOATS, DispatchStudy, LatencySeries, PeerSkipped, check_tiny_counts
+from .latency_peers import gc_paused, measure_peers
 from .results import ToolInfo
 from .runner import Progress, _git_revision, _host, _now
 
@@ -73,9 +73,6 @@ MAX_LAUNCHES = 100_000
 #: The tiny kernel: one block/threadgroup of 256 threads, one float4 (16 B) each.
 TINY_ITEMS = 256
 TINY_BYTES = TINY_ITEMS * 16
-_TINY_FLOATS = TINY_BYTES // 4
-#: float32 counts stay exact up to 2^24 launches per measure.
-_MAX_COUNT = 1 << 24
 
 _SOURCES = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
 _NULL_NOTE = "no output (the null kernel touches no memory): every launch completed without a device error"
@@ -103,19 +100,13 @@ class _Subject:
 
     def reset(self) -> None:
         if self.tiny is not None:
-            self.tiny.write(np.zeros(_TINY_FLOATS, dtype=np.float32))
+            self.tiny.write(np.zeros(TINY_FLOATS, dtype=np.float32))
 
     def check(self, launches: int) -> Tuple[bool, str]:
         """Whether the tiny buffer holds ``launches`` in every float (always true for null)."""
         if self.tiny is None:
             return True, _NULL_NOTE
-        got = np.asarray(self.tiny.read("float32", _TINY_FLOATS))
-        bad = np.flatnonzero(got != np.float32(launches))
-        if bad.size:
-            i = int(bad[0])
-            return False, (f"{bad.size} of {_TINY_FLOATS} floats differ from {launches} (launches made); "
-                           f"x[{i}] = {got[i]!r}")
-        return True, f"all {_TINY_FLOATS} floats == {launches} after {launches} launches"
+        return check_tiny_counts(self.tiny.read("float32", TINY_FLOATS), launches)
 
 
 def _subjects(backend: Any, name: str) -> List[_Subject]:
@@ -141,53 +132,29 @@ def _subjects(backend: Any, name: str) -> List[_Subject]:
     return out
 
 
-def _gc_off(fn: Callable[[], List[float]]) -> List[float]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return fn()
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def python_throughput(kernel: Any, backend: Any, args: Sequence[Any], launch: int, launches: int,
                       reps: int) -> List[float]:
     """Python's floor-plus-binding loop: ``reps`` samples of ``launches`` ``kernel.launch`` calls and
     one ``backend.synchronize()``; seconds per launch (host ``time.perf_counter_ns``)."""
 
-    def loop() -> List[float]:
-        go, sync, clock = kernel.launch, backend.synchronize, time.perf_counter_ns
-        a = tuple(args)
-        out = []
-        sync()
+    go, sync, clock = kernel.launch, backend.synchronize, time.perf_counter_ns
+    a = tuple(args)
+    out = []
+    sync()
+    with gc_paused():
         for _ in range(reps):
             t0 = clock()
             for _ in range(launches):
                 go(a, launch)
             sync()
             out.append((clock() - t0) * 1e-9 / launches)
-        return out
-
-    return _gc_off(loop)
+    return out
 
 
 def python_round_trip(kernel: Any, backend: Any, args: Sequence[Any], launch: int, reps: int) -> List[float]:
-    """``reps`` samples of one ``kernel.launch`` and one ``backend.synchronize()`` from Python; seconds."""
-
-    def loop() -> List[float]:
-        go, sync, clock = kernel.launch, backend.synchronize, time.perf_counter_ns
-        a = tuple(args)
-        out = []
-        sync()
-        for _ in range(reps):
-            t0 = clock()
-            go(a, launch)
-            sync()
-            out.append((clock() - t0) * 1e-9)
-        return out
-
-    return _gc_off(loop)
+    """``reps`` samples of one ``kernel.launch`` and one ``backend.synchronize()`` from Python; seconds
+    each (:func:`python_throughput` with one launch per sample)."""
+    return python_throughput(kernel, backend, args, launch, 1, reps)
 
 
 def timeline_series(s: _Subject, timeline: Any, valid: bool, validation: str) -> List[LatencySeries]:
@@ -253,8 +220,8 @@ def run_dispatch(
                                   ("--warmup", warmup, 0, MAX_LAUNCHES)):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ValueError(f"{option} {value!r} is out of range (valid: {lo} to {hi})")
-    if reps * launches + warmup > _MAX_COUNT:
-        raise ValueError(f"--reps × --launches = {reps * launches} is out of range (valid: up to {_MAX_COUNT - warmup}, "
+    if reps * launches + warmup > FLOAT32_EXACT:
+        raise ValueError(f"--reps × --launches = {reps * launches} is out of range (valid: up to {FLOAT32_EXACT - warmup}, "
                          "so that the tiny kernel's float32 counts stay exact)")
     from ._native import _core
 
@@ -308,8 +275,6 @@ def run_dispatch(
                 series.extend(timeline_series(s, tl, ok, why))
             step(f"{s.name} start latency and steps")
         if peers:
-            from .latency_peers import measure_peers
-
             index = int(info.get("index", 0) or 0)
             got, missing = measure_peers(name, index, reps=reps, launches=launches, warmup=warmup)
             series.extend(got)

@@ -45,7 +45,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .results import ResultsError, ToolInfo, _check_json_finite, _json_type, _Reader, read_results_text, write_text_atomic
+from .results import ResultsError, ToolInfo, _check_json_finite, _json_type, _Reader, parse_results_json, read_results_text, write_text_atomic
 
 __all__ = [
     "DISPATCH_SCHEMA_VERSION",
@@ -58,6 +58,9 @@ __all__ = [
     "LatencySeries",
     "PeerSkipped",
     "DispatchStudy",
+    "TINY_FLOATS",
+    "FLOAT32_EXACT",
+    "check_tiny_counts",
 ]
 
 DISPATCH_SCHEMA_VERSION = 1
@@ -71,6 +74,32 @@ MEASURES: Tuple[str, ...] = ("throughput", "round_trip", "start_latency", "step"
 CLOCKS: Tuple[str, ...] = ("device", "host")
 #: The percentiles every distribution reports (plus min, max and mean).
 PERCENTILES: Tuple[float, ...] = (10.0, 50.0, 90.0, 99.0)
+
+
+#: Floats the ``tiny`` kernel adds 1.0 to per launch: 256 threads × one float4 = 4 KiB.
+TINY_FLOATS = 1024
+#: float32 counts launches exactly up to 2^24; past it, x + 1.0 rounds back to x.
+FLOAT32_EXACT = 1 << 24
+
+
+def check_tiny_counts(values: Any, count: int) -> Tuple[bool, str]:
+    """Validate the ``tiny`` kernel's output after ``count`` launches on a zeroed buffer: every one of
+    its :data:`TINY_FLOATS` float32 values must equal ``count`` (saturating at 2^24).
+
+    Returns:
+        ``(valid, message)``: what was checked, or the first float that differs and how many do.
+    """
+    v = np.asarray(values, dtype=np.float32).ravel()
+    if v.size != TINY_FLOATS:
+        return False, f"the output has {v.size} floats, not {TINY_FLOATS}"
+    expected = float(min(count, FLOAT32_EXACT))
+    saturated = f" (float32 stops counting at 2^24 = {FLOAT32_EXACT})" if count > FLOAT32_EXACT else ""
+    bad = np.flatnonzero(v != np.float32(expected))
+    if bad.size == 0:
+        return True, f"all {TINY_FLOATS} floats == {int(expected)} after {count} launches{saturated}"
+    i = int(bad[0])
+    return False, (f"{bad.size} of {TINY_FLOATS} floats != {int(expected)} after {count} launches{saturated} "
+                   f"(first: x[{i}] == {float(v[i]):.9g})")
 
 
 @dataclass(frozen=True)
@@ -372,17 +401,7 @@ class DispatchStudy:
     @classmethod
     def from_json(cls, text: str, *, source: str = "<string>") -> "DispatchStudy":
         """Parse :meth:`to_json` text. Raises :class:`ResultsError` (empty, truncated, not JSON, bad fields)."""
-        if not text.strip():
-            raise ResultsError(f"{source}: empty file, not JSON")
-
-        def _reject_constant(name: str) -> Any:
-            raise ResultsError(f"{source}: {name} is not allowed in a results file")
-
-        try:
-            data = json.loads(text, parse_constant=_reject_constant)
-        except json.JSONDecodeError as e:
-            raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
-        return cls.from_dict(data, source=source)
+        return cls.from_dict(parse_results_json(text, source=source), source=source)
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write atomically (temp file + rename): a failed write never leaves a half-written file.

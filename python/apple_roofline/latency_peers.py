@@ -35,20 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from .latency import LatencySeries, PeerSkipped
+from .latency import TINY_FLOATS, LatencySeries, PeerSkipped, check_tiny_counts
 from .shaders import shader_source
 
-__all__ = ["PEERS", "TINY_FLOATS", "measure_peers"]
+__all__ = ["PEERS", "TINY_FLOATS", "gc_paused", "measure_peers"]
 
 #: Peer name -> the backend whose devices it drives.
 PEERS: dict[str, str] = {"cupy": "cuda", "torch": "cuda", "mlx": "metal", "pyobjc": "metal"}
 
-#: Floats the ``tiny`` kernel adds 1.0 to per launch: 256 threads x one float4 = 4 KiB.
-TINY_FLOATS = 1024
 _TINY_THREADS = 256
 _BLOCK = 256
-#: float32 counts exactly up to 2^24; past it, x + 1.0 rounds back to x.
-_FLOAT32_EXACT = 1 << 24
 
 _BACKENDS = ("metal", "cuda", "cpu")
 
@@ -79,7 +75,7 @@ class _Kernel:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Disable the garbage collector (as :mod:`timeit` does), restoring its previous state."""
     was_enabled = gc.isenabled()
     gc.disable()
@@ -99,7 +95,7 @@ def _throughput(k: _Kernel, *, reps: int, launches: int, warmup: int) -> list[fl
                 handle = launch()
             wait(handle)
     samples: list[float] = []
-    with _gc_paused():
+    with gc_paused():
         for _ in range(reps):
             with k.scope():
                 t0 = clock()
@@ -123,7 +119,7 @@ def _round_trip(k: _Kernel, *, reps: int, warmup: int) -> list[float]:
             for _ in range(warmup):
                 one()
     samples: list[float] = []
-    with _gc_paused():
+    with gc_paused():
         for _ in range(reps):
             with k.scope():
                 t0 = clock()
@@ -161,21 +157,6 @@ def _measure_kernel(path: str, k: _Kernel, out: list[LatencySeries], *, reps: in
         launches_per_sample=1, valid=ok, validation=message,
         note=f"{k.what}. {clock_note}; per sample one launch and its wait: {timed}.",
     ))
-
-
-def _check_counts(values: Any, count: int) -> tuple[bool, str]:
-    """Validate the ``tiny`` output after ``count`` launches on a zeroed buffer."""
-    v = np.asarray(values, dtype=np.float32).ravel()
-    if v.size != TINY_FLOATS:
-        return False, f"the output has {v.size} floats, not {TINY_FLOATS}"
-    expected = float(min(count, _FLOAT32_EXACT))
-    saturated = f" (float32 stops counting at 2^24 = {_FLOAT32_EXACT})" if count > _FLOAT32_EXACT else ""
-    bad = np.flatnonzero(v != np.float32(expected))
-    if bad.size == 0:
-        return True, f"all {TINY_FLOATS} floats == {int(expected)} after {count} launches{saturated}"
-    i = int(bad[0])
-    return False, (f"{bad.size} of {TINY_FLOATS} floats != {int(expected)} after {count} launches{saturated} "
-                   f"(first: x[{i}] == {float(v[i]):.9g})")
 
 
 def _no_output(library: str) -> Callable[[int], tuple[bool, str]]:
@@ -222,7 +203,7 @@ def _cupy(device_index: int) -> Iterator[tuple[list[_Kernel], list[PeerSkipped]]
             device.synchronize()
 
         def check_tiny(count: int) -> tuple[bool, str]:
-            return _check_counts(cp.asnumpy(x), count)
+            return check_tiny_counts(cp.asnumpy(x), count)
 
         sync = f"cupy.cuda.Device({device_index}).synchronize()"
         kernels = [
@@ -274,7 +255,7 @@ def _torch(device_index: int) -> Iterator[tuple[list[_Kernel], list[PeerSkipped]
         torch.cuda.synchronize(device)
 
     def check_tiny(n: int) -> tuple[bool, str]:
-        return _check_counts(x.cpu().numpy(), n)
+        return check_tiny_counts(x.cpu().numpy(), n)
 
     kernels = [
         _Kernel(
@@ -368,7 +349,7 @@ def _mlx(device_index: int) -> Iterator[tuple[list[_Kernel], list[PeerSkipped]]]
         eval_(chain.x)
 
     def check_tiny(count: int) -> tuple[bool, str]:
-        return _check_counts(np.array(chain.x, copy=True), count)
+        return check_tiny_counts(np.array(chain.x, copy=True), count)
 
     build = "mx.fast.metal_kernel(...)(inputs=..., grid=..., threadgroup=..., output_shapes=..., output_dtypes=...)"
     kernels = [
@@ -506,7 +487,7 @@ def _pyobjc(device_index: int) -> Iterator[tuple[list[_Kernel], list[PeerSkipped
     def check_tiny(count: int) -> tuple[bool, str]:
         if errors:
             return False, f"{len(errors)} failed wait(s); first: {errors[0]}"
-        return _check_counts(x.copy(), count)
+        return check_tiny_counts(x.copy(), count)
 
     encode = ("queue.commandBuffer(), computeCommandEncoder(), setComputePipelineState_, {args}"
               "dispatchThreads_threadsPerThreadgroup_({n}, {g}), endEncoding(), commit(): one command buffer")

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "read_results_text",
+    "parse_results_json",
     "SCHEMA_VERSION",
     "CONVENTIONS",
     "CEILING_KINDS",
@@ -822,17 +823,7 @@ class Run:
                 and column), NaN/Infinity literals, or anything
                 :meth:`from_dict` rejects.
         """
-        if not text.strip():
-            raise ResultsError(f"{source}: empty file, not JSON")
-
-        def _reject_constant(name: str) -> Any:
-            raise ResultsError(f"{source}: {name} is not allowed in a results file")
-
-        try:
-            data = json.loads(text, parse_constant=_reject_constant)
-        except json.JSONDecodeError as e:
-            raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
-        return cls.from_dict(data, source=source)
+        return cls.from_dict(parse_results_json(text, source=source), source=source)
 
     def roofline(self) -> "Roofline":
         """This run's roofline model (:class:`apple_roofline.roofline.Roofline`): its ceilings,
@@ -863,6 +854,25 @@ class Run:
         """
         source = str(path)
         return cls.from_json(read_results_text(path), source=source)
+
+
+def parse_results_json(text: str, *, source: str = "<string>") -> Any:
+    """Parse a results file's JSON text (a run or a dispatch study).
+
+    Raises:
+        ResultsError: empty or truncated text, invalid JSON (with line and column), or a NaN /
+            Infinity literal; one line naming ``source``.
+    """
+    if not text.strip():
+        raise ResultsError(f"{source}: empty file, not JSON")
+
+    def _reject_constant(name: str) -> Any:
+        raise ResultsError(f"{source}: {name} is not allowed in a results file")
+
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
 
 
 def read_results_text(path: Union[str, "os.PathLike[str]"]) -> str:
