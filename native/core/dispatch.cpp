@@ -47,16 +47,7 @@ std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const st
 
 std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
                                       uint64_t reps) {
-  check_counts(launch, 1, reps);
-  backend.synchronize();
-  std::vector<double> out(reps);
-  for (uint64_t r = 0; r < reps; ++r) {
-    const clk::time_point t0 = clk::now();
-    kernel.launch(args, launch);
-    backend.synchronize();
-    out[r] = std::chrono::duration<double>(clk::now() - t0).count();
-  }
-  return out;
+  return launch_throughput(backend, kernel, args, launch, 1, reps);
 }
 
 }  // namespace ar
