@@ -330,9 +330,9 @@ def _attrs_as_info(attrs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
 
 
 def _modelled(name: str, info: Mapping[str, Any], attrs: Optional[Mapping[str, Any]]) -> Optional[Tuple[float, str]]:
-    """The tool's own theoretical ceiling ``name`` (apple_roofline.specs_cuda, the model the Run's
+    """The tool's own theoretical ceiling ``name`` (apple_roofline.theoretical.cuda, the model the Run's
     ceilings come from) computed from the tool's device info, else from CUDA attributes."""
-    from apple_roofline.specs_cuda import cuda_theoretical
+    from apple_roofline.theoretical.cuda import cuda_theoretical
 
     for label, d in (("tool device info", dict(info)), ("CUDA attributes", _attrs_as_info(attrs))):
         if not d:
@@ -371,7 +371,7 @@ def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[s
                           mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
     """Theoretical DRAM bandwidth in GB/s and where it came from, first found of: the Run's
     theoretical "DRAM bandwidth" ceiling; the tool's model (2 x memory clock x bus width / 8,
-    apple_roofline.specs_cuda) from its device info, or from CUDA attributes (``attrs``:
+    apple_roofline.theoretical.cuda) from its device info, or from CUDA attributes (``attrs``:
     ``memory_clock_khz``, ``bus_bits``); mixbench's printed "Memory bandwidth" (the same formula,
     lcutil.h). (None, reason) otherwise."""
     return _theoretical("DRAM bandwidth", ceilings, info, attrs, mixbench)
@@ -381,13 +381,13 @@ def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping
                             attrs: Optional[Mapping[str, Any]] = None,
                             mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
     """Theoretical FP32 GFLOP/s and its source, first found of: the Run's theoretical "FP32 vector"
-    ceiling; the tool's model (SMs x FP32 lanes per SM x 2 x clock, apple_roofline.specs_cuda) from
+    ceiling; the tool's model (SMs x FP32 lanes per SM x 2 x clock, apple_roofline.theoretical.cuda) from
     its device info, or from CUDA attributes (``sm_count``, ``clock_khz``, ``cc_major``,
     ``cc_minor``); mixbench's printed "Compute throughput". (None, reason) otherwise."""
     return _theoretical("FP32 vector", ceilings, info, attrs, mixbench)
 
 
-# ---- the tool's measurements (pure, on apple_roofline.results.Measurement) -----------------------
+# ---- the tool's measurements (pure, on apple_roofline.roofline.records.Measurement) -----------------------
 
 class ToolInvalid(AssertionError):
     """A tool measurement the benchmark uses failed validation (or is missing)."""
@@ -913,7 +913,7 @@ class Bench:
 
     # -- tool ---------------------------------------------------------------------------------
     def tool(self, suite: str, array_bytes: Optional[int] = None) -> Any:
-        from apple_roofline.runner import run_roofline
+        from apple_roofline.roofline.runner import run_roofline
 
         t0 = time.monotonic()
         run = run_roofline(DEVICE, [suite], quick=self.quick, reps=self.reps, array_bytes=array_bytes,

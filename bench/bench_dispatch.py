@@ -9,7 +9,7 @@ Target (issue 5; reference GPU H100 / H200), for the null kernel:
 * Python's launch, ``Kernel.launch`` called from a Python loop and then one ``Backend.synchronize``,
   costs at most 1 µs per launch more than the same loop in C++ (``_core.launch_throughput``), and
 * no more than CuPy's ``RawKernel`` launch of the same kernel source (``dispatch.cu``), timed the same
-  way in the same run (:mod:`apple_roofline.latency_peers`).
+  way in the same run (:mod:`apple_roofline.latency.peers`).
 
 Both are compared at the p50 of per-launch times (each sample is ``--launches`` back-to-back launches);
 the round trip (launch, then wait) is reported the same way, without a target. Each round runs the
@@ -50,7 +50,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--launches", type=int, default=100)
     ap.add_argument("--out", type=Path, default=Path("bench/results"))
     a = ap.parse_args(argv)
-    from apple_roofline.dispatch import run_dispatch
+    from apple_roofline.latency import run_dispatch
 
     rounds: List[Dict[str, Any]] = []
     device = ""

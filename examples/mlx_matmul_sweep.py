@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import apple_roofline as ar
-from apple_roofline.plot import save_figure
+from apple_roofline.figures import save_figure
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")

@@ -19,7 +19,7 @@ from typing import List, Optional
 import numpy as np
 
 import apple_roofline as ar
-from apple_roofline.plot import save_figure
+from apple_roofline.figures import save_figure
 
 DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
 

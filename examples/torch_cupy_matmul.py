@@ -30,7 +30,7 @@ from typing import Any
 
 import apple_roofline as ar
 from apple_roofline.devices import parse_device
-from apple_roofline.plot import save_figure
+from apple_roofline.figures import save_figure
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")
@@ -137,9 +137,10 @@ def main(argv: list[str] | None = None) -> int:
         if d not in TORCH_DTYPES:
             parser.error(f"--dtypes: unknown dtype {d!r} (valid: {', '.join(TORCH_DTYPES)})")
     try:
-        backend, index = parse_device(args.device)
+        spec = parse_device(args.device)
     except ValueError as exc:
         parser.error(str(exc))
+    backend, index = spec.backend, spec.index
     if backend != "cuda":
         parser.error(f"--device {args.device}: this example runs on a CUDA device (cuda or cuda:N)")
     if not 1 <= args.reps <= 10000:

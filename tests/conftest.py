@@ -1,10 +1,26 @@
-"""Shared test fixtures: which backends have a device here (the backend tier runs on each)."""
+"""Shared test fixtures and the tiers: each test gets the marker of its directory (unit, native,
+backend, device, toolchain, typing; docs/design.md, "Tests"), so ``pytest -m unit`` runs one tier."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import List
 
 import pytest
+
+TIERS = ("unit", "native", "backend", "device", "toolchain", "typing")
+_HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    """Mark every test with its tier: the first directory under tests/."""
+    for item in items:
+        try:
+            tier = Path(str(item.fspath)).resolve().relative_to(_HERE).parts[0]
+        except ValueError:
+            continue
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 def _available_backends() -> List[str]:

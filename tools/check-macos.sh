@@ -9,7 +9,7 @@
 # -Werror=unguarded-availability-new, then links them with lld into a dylib against Accelerate
 # (the CPU backend's BLAS on macOS) and the frameworks the Metal backend uses. The nanobind
 # bindings are left out: they need a macOS Python's headers. What this cannot check: anything at
-# run time (see DEVELOPERS.md, "There is no Mac here").
+# run time (docs/design.md, "Checking without a Mac").
 set -euo pipefail
 : "${MACOS_SDK:?set MACOS_SDK to a MacOSX*.sdk folder}"
 [ -d "$MACOS_SDK" ] || { echo "MACOS_SDK=$MACOS_SDK is not a folder" >&2; exit 2; }

@@ -46,15 +46,6 @@ nb::ndarray<nb::array_api> dlpack_array(std::shared_ptr<Buffer> b, const std::st
   return nb::ndarray<nb::array_api>(a.ptr, 1, shape, owner, nullptr, dt, a.device_type, a.device_id);
 }
 
-nb::dict to_dict(const Info& info) {
-  nb::dict d;
-  for (const auto& item : info) {
-    const char* key = item.first.c_str();
-    std::visit([&](const auto& x) { d[key] = x; }, item.second);
-  }
-  return d;
-}
-
 std::vector<Arg> to_args(nb::handle seq) {
   std::vector<Arg> out;
   for (nb::handle h : seq) {
@@ -86,6 +77,15 @@ uint64_t positive(int64_t v, const char* what) {
 }
 
 }  // namespace
+
+nb::dict to_dict(const Info& info) {
+  nb::dict d;
+  for (const auto& item : info) {
+    const char* key = item.first.c_str();
+    std::visit([&](const auto& x) { d[key] = x; }, item.second);
+  }
+  return d;
+}
 
 void init_backend(nb::module_& m) {
   nb::class_<Buffer>(m, "Buffer", "Device memory. On host-visible backends view() exposes it to NumPy without a copy.")

@@ -3,8 +3,12 @@
 
 #include <nanobind/nanobind.h>
 
+#include "../core/backend.h"
+
 namespace ar::bind {
 void init_errors(nanobind::module_& m);
 void init_backend(nanobind::module_& m);
 void init_host(nanobind::module_& m);
+// An Info as a Python dict (backend.cpp): bool, int, float or str values.
+nanobind::dict to_dict(const Info& info);
 }  // namespace ar::bind

@@ -1,4 +1,5 @@
-// The backend interface: plain C++, no Metal, CUDA or BLAS types (DESIGN.md §3).
+// The backend interface: plain C++, no Metal, CUDA or BLAS types
+// (docs/design.md, "The backend interface").
 //
 // Contract, shared by every backend:
 //  * Backend::info() describes the device: at least "backend", "name", "index"; where known

@@ -3,8 +3,10 @@
 
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <variant>
 
 namespace ar {
 
@@ -23,6 +25,30 @@ inline void check_range(size_t n, size_t offset, size_t nbytes, const char* what
     throw std::invalid_argument(std::string(what) + " of " + std::to_string(n) + " bytes at offset " +
                                 std::to_string(offset) + " is out of range for a buffer of " + std::to_string(nbytes) +
                                 " bytes");
+}
+
+// The constant BLOCK, threads per `group` ("block" on CUDA, "threadgroup" on Metal), checked and
+// returned: an int multiple of 32 (the warp / simdgroup width) from 32 to 1024.
+inline int check_block(const std::variant<int64_t, double>& value, const char* group) {
+  const int64_t* b = std::get_if<int64_t>(&value);
+  if (!b || *b < 32 || *b > 1024 || *b % 32)
+    throw std::invalid_argument(
+        std::string("constant BLOCK must be an int multiple of 32 from 32 to 1024 (threads per ") + group + ")");
+  return int(*b);
+}
+
+// The `Concrete` buffer behind kernel argument `position`, checked to be one of this backend's
+// (a `Concrete`, `backend` naming it: "CUDA", "Metal") and to belong to `dev` (Concrete::device()
+// returns a const Dev*); std::invalid_argument naming the argument else.
+template <class Concrete, class Base, class Dev>
+Concrete& buffer_arg_of(Base* b, const Dev& dev, size_t position, const char* backend) {
+  auto* c = dynamic_cast<Concrete*>(b);
+  if (!c)
+    throw std::invalid_argument("argument " + std::to_string(position) + " is not a " + backend + " buffer");
+  if (c->device() != &dev)
+    throw std::invalid_argument("argument " + std::to_string(position) + " is a buffer of another " + backend +
+                                " device");
+  return *c;
 }
 
 }  // namespace ar

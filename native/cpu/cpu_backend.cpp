@@ -1,6 +1,6 @@
 // The CPU backend: every usable core through a persistent, pinned thread pool; buffers page-aligned
 // and first-touched by the worker that owns each slice; kernels timed by a steady clock around a
-// barrier-synchronised parallel region (DESIGN.md §3).
+// barrier-synchronised parallel region (docs/design.md, "The backend interface").
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/backend.h"
+#include "../core/checks.h"
 #include "../core/errors.h"
 #include "blas.h"
 #include "host.h"
@@ -48,21 +49,15 @@ class CpuBuffer final : public Buffer {
   size_t nbytes() const override { return nbytes_; }
   void* host_ptr() override { return ptr_; }
   void write(const void* src, size_t n, size_t offset) override {
-    check(n, offset, "write");
+    check_range(n, offset, nbytes_, "write");
     std::memcpy(static_cast<char*>(ptr_) + offset, src, n);
   }
   void read(void* dst, size_t n, size_t offset) const override {
-    check(n, offset, "read");
+    check_range(n, offset, nbytes_, "read");
     std::memcpy(dst, static_cast<const char*>(ptr_) + offset, n);
   }
 
  private:
-  void check(size_t n, size_t offset, const char* what) const {
-    if (offset > nbytes_ || n > nbytes_ - offset)
-      throw std::invalid_argument(std::string("buffer ") + what + " of " + std::to_string(n) + " bytes at offset " +
-                                  std::to_string(offset) + " is out of range (buffer holds " +
-                                  std::to_string(nbytes_) + " bytes)");
-  }
   void* ptr_ = nullptr;
   size_t nbytes_;
 };

@@ -1,4 +1,5 @@
-// NVRTC: kernels compiled at run time for the device's own architecture (DESIGN.md §3).
+// NVRTC: kernels compiled at run time for the device's own architecture
+// (docs/design.md, "The CUDA backend").
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -1,6 +1,7 @@
-// The CUDA backend (DESIGN.md §3): the driver API on the primary context, NVRTC kernels cached by
-// (source, entry, constants, target), CUDA events around each sample's batch on one stream, cuBLAS
-// GEMM. Every vendor status is checked and becomes an exception naming the call.
+// The CUDA backend (docs/design.md, "The CUDA backend"): the driver API on the primary context,
+// NVRTC kernels cached by (source, entry, constants, target), CUDA events around each sample's
+// batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes an exception naming
+// the call.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -270,10 +271,7 @@ class CudaBackend final : public Backend {
     for (const auto& [name, value] : constants) {
       if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not a C identifier");
       if (name == "BLOCK") {
-        const int64_t* b = std::get_if<int64_t>(&value);
-        if (!b || *b < 32 || *b > 1024 || *b % 32)
-          throw std::invalid_argument("constant BLOCK must be an int multiple of 32 from 32 to 1024 (threads per block)");
-        block = int(*b);
+        block = check_block(value, "block");
         continue;
       }
       options.push_back("-D" + name + "=" + format_constant(value));

@@ -87,14 +87,6 @@ void CudaBuffer::read(void* dst, size_t n, size_t offset) const {
   dev_->sync("cuMemcpyDtoHAsync");
 }
 
-CudaBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
-  auto* cb = dynamic_cast<CudaBuffer*>(b);
-  if (!cb) throw std::invalid_argument("argument " + std::to_string(position) + " is not a CUDA buffer");
-  if (cb->device() != &dev)
-    throw std::invalid_argument("argument " + std::to_string(position) + " is a buffer of another CUDA device");
-  return *cb;
-}
-
 SampleEvents::SampleEvents(const Device& dev, size_t samples) : dev_(dev) {
   const DriverApi& d = driver();
   start_.reserve(samples);

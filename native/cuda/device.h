@@ -1,6 +1,6 @@
 // One CUDA device as this backend uses it: the driver's primary context and one stream on which
-// every copy, kernel and cuBLAS call of the backend runs (DESIGN.md §3), plus the RAII handles the
-// other files share. Vendor types stay in native/cuda/.
+// every copy, kernel and cuBLAS call of the backend runs (docs/design.md, "The CUDA backend"), plus
+// the RAII handles the other files share. Vendor types stay in native/cuda/.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/checks.h"
 #include "loader.h"
 
 namespace ar::cuda {
@@ -64,7 +65,9 @@ class CudaBuffer final : public Buffer {
 };
 
 // The CudaBuffer behind a kernel argument, checked to belong to `dev`; std::invalid_argument else.
-CudaBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position);
+inline CudaBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
+  return buffer_arg_of<CudaBuffer>(b, dev, position, "CUDA");
+}
 
 // Events bracketing each sample: record(start[i]) ... launches ... record(stop[i]) on the stream,
 // then elapsed() waits for all of them and returns seconds per sample.

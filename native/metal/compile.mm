@@ -1,6 +1,6 @@
-// Runtime compilation of MSL (METAL_NOTES.md §1): newLibraryWithSource: with the math mode pinned,
-// functions specialised by function constants set by name with the type the function declares,
-// compute pipelines cached by (entry, constants, source).
+// Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
+// math mode pinned, functions specialised by function constants set by name with the type the
+// function declares, compute pipelines cached by (entry, constants, source).
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
@@ -120,12 +120,7 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   std::string key = entry;
   for (const auto& [name, value] : constants) {
     if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not an MSL identifier");
-    if (name == "BLOCK") {
-      const int64_t* b = std::get_if<int64_t>(&value);
-      if (!b || *b < 32 || *b > 1024 || *b % 32)
-        throw std::invalid_argument("constant BLOCK must be an int multiple of 32 from 32 to 1024 (threads per threadgroup)");
-      block = NSUInteger(*b);
-    }
+    if (name == "BLOCK") block = NSUInteger(check_block(value, "threadgroup"));
     key += "|" + name + "=" + (std::holds_alternative<int64_t>(value) ? "i" : "f") + constant_text(value);
   }
   key += "|" + source;  // the whole source: no hash collisions
@@ -154,7 +149,8 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
       opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
       NSError* err = nil;
       lib = [device newLibraryWithSource:ns(source) options:opts error:&err];
-      // A successful compile may still carry warnings in `err`: check the object (METAL_NOTES.md §1).
+      // A successful compile may still carry warnings in `err`: check the object
+      // (docs/design.md, "The Metal backend").
       if (!lib)
         throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for kernel '" + entry + "': " +
                                (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),

@@ -1,5 +1,6 @@
 // The Metal backend's device plumbing: shared-storage buffers and the sample runner (one command
-// buffer per sample, GPU timestamps). METAL_NOTES.md §1–2 give the API facts relied on here.
+// buffer per sample, GPU timestamps). The API facts relied on are cited where used (SDK headers;
+// docs/design.md, "The Metal backend").
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 #include <mach/mach_time.h>
@@ -64,14 +65,6 @@ void MetalBuffer::write(const void* src, size_t n, size_t offset) {
 void MetalBuffer::read(void* dst, size_t n, size_t offset) const {
   check_range(n, offset, nbytes_, "read");
   if (n) std::memcpy(dst, static_cast<const char*>([buffer_ contents]) + offset, n);
-}
-
-MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
-  auto* mb = dynamic_cast<MetalBuffer*>(b);
-  if (!mb) throw std::invalid_argument("argument " + std::to_string(position) + " is not a Metal buffer");
-  if (mb->device() != &dev)
-    throw std::invalid_argument("argument " + std::to_string(position) + " is a buffer of another Metal device");
-  return *mb;
 }
 
 // ---- samples ---------------------------------------------------------------------------------------
@@ -183,7 +176,9 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
       encode(cb, pass);
       [cb commit];
       [cb waitUntilCompleted];
-      // METAL_NOTES.md §2: GPUStartTime / GPUEndTime are valid only once status == Completed.
+      // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the CPU
+      // has been notified of completion; they are read only once status == Completed
+      // (docs/design.md, "The Metal backend").
       if (cb.status != MTLCommandBufferStatusCompleted)
         throw DeviceError(std::string("[metal::waitUntilCompleted] ") + what + ": command buffer ended with status " +
                           status_name(cb.status) + ": " + describe(cb.error));
@@ -199,9 +194,10 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
     return cb_s;
   }
 
-  // Counter timestamps: reject 0, MTLCounterErrorValue and end <= start (METAL_NOTES.md §2; on
-  // macOS 26 some GPUs return zeros), convert ticks with the period calibrated over the run, and
-  // reject a pass longer than its own command buffer.
+  // Counter timestamps: reject 0, MTLCounterErrorValue (MTLCounters.h: what a sample that failed to
+  // resolve reads) and end <= start (on macOS 26 some GPUs return zeros:
+  // docs/design.md, "The Metal backend"), convert ticks with the period calibrated over the run,
+  // and reject a pass longer than its own command buffer.
   const ClockPair c1 = sample_clocks(dev.device);
   std::vector<double> pass_s(reps);
   std::string bad;

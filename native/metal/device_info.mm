@@ -1,6 +1,6 @@
 // What the Metal backend reports about its device (Backend::info): MTLDevice properties, the GPU
 // family, the GPU core count from the IORegistry and the chip name and memory size from sysctl
-// (METAL_NOTES.md §6).
+// (docs/design.md, "The Metal backend").
 #import <Foundation/Foundation.h>
 #import <IOKit/IOKitLib.h>
 #import <Metal/Metal.h>
@@ -58,8 +58,9 @@ int64_t gpu_core_count() {
 }
 
 // The highest Apple GPU family the device supports, by raw value: MTLGPUFamilyApple7 = 1007 (M1)
-// … Apple9 = 1009 (M3, M4) in the macOS 14 SDK; Apple10 = 1010 (M5) exists only in newer SDKs
-// (METAL_NOTES.md §5), so raw values are tested. 0 when none (an Intel or AMD GPU).
+// … Apple9 = 1009 (M3, M4) in the macOS 14 SDK's MTLDevice.h; Apple10 = 1010 (M5) exists only in
+// newer SDKs (docs/design.md, "The Metal backend"), so raw values are tested. 0 when none (an
+// Intel or AMD GPU).
 int apple_family(id<MTLDevice> device) {
   for (int raw = 1012; raw >= 1001; --raw)
     if ([device supportsFamily:static_cast<MTLGPUFamily>(raw)]) return raw - 1000;
@@ -89,7 +90,8 @@ Info device_info(const Device& dev) {
     i["max_threadgroup_memory_bytes"] = int64_t(d.maxThreadgroupMemoryLength);
     const MTLSize tg = d.maxThreadsPerThreadgroup;
     i["max_threads_per_threadgroup"] = int64_t(tg.width);
-    i["simdgroup_width"] = int64_t(32);  // threadExecutionWidth of every Apple GPU pipeline (METAL_NOTES.md §1)
+    // The threadExecutionWidth of every Apple GPU pipeline (docs/design.md, "The Metal backend").
+    i["simdgroup_width"] = int64_t(32);
     const int64_t cores = gpu_core_count();
     if (cores) {
       i["gpu_cores"] = cores;

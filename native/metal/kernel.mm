@@ -93,7 +93,9 @@ class MetalKernel final : public Kernel {
         const double t3 = mach_seconds();
         [cb waitUntilCompleted];
         const double t6 = mach_seconds();
-        // METAL_NOTES.md §2: GPUStartTime / GPUEndTime are valid only once status == Completed.
+        // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the
+        // CPU has been notified of completion; they are read only once status == Completed
+        // (docs/design.md, "The Metal backend").
         if (cb.status != MTLCommandBufferStatusCompleted)
           throw DeviceError("[metal::waitUntilCompleted] " + p_->entry + ": command buffer ended with status " +
                             status_name(cb.status) + ": " + describe(cb.error));
@@ -149,9 +151,10 @@ class MetalKernel final : public Kernel {
       else [enc setBytes:&bound[i].bytes length:bound[i].size atIndex:i];
     }
     // The default (serial) dispatch type runs the dispatches of one encoder in order, each after
-    // the previous one's writes: back-to-back launches as on a CUDA stream. dispatchThreads:
-    // non-uniform threadgroups, supported by every Apple-silicon GPU (METAL_NOTES.md §1), so
-    // exactly `launch` threads run.
+    // the previous one's writes: back-to-back launches as on a CUDA stream. dispatchThreads: takes
+    // a grid that need not be a multiple of the threadgroup size (MTLComputeCommandEncoder.h), with
+    // the non-uniform threadgroups every Apple-silicon GPU supports
+    // (docs/design.md, "The Metal backend"), so exactly `launch` threads run.
     const MTLSize grid = MTLSizeMake(NSUInteger(launch), 1, 1);
     const MTLSize group = MTLSizeMake(p_->threadgroup, 1, 1);
     for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];

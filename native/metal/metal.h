@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/checks.h"
 
 namespace ar::metal {
 
@@ -62,9 +63,10 @@ const char* status_name(MTLCommandBufferStatus s);
 NSArray<id<MTLDevice>>* all_devices();
 
 // MTLStorageModeShared memory: the CPU and GPU see the same bytes (unified memory), so host_ptr()
-// is the buffer's `contents` and Python views it without a copy. METAL_NOTES.md §1: "coherency is
-// only guaranteed at command buffer boundaries" — every command buffer is waited for before
-// time() returns, so the memory is idle whenever Python can touch it.
+// is the buffer's `contents` and Python views it without a copy. MTLResource.h, on
+// MTLStorageModeShared: "coherency is only guaranteed at command buffer boundaries" — every
+// command buffer is waited for before time() returns, so the memory is idle whenever Python can
+// touch it.
 class MetalBuffer final : public Buffer {
  public:
   MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes);  // zero-filled; DeviceError when out of memory
@@ -83,7 +85,9 @@ class MetalBuffer final : public Buffer {
 
 // The MetalBuffer behind kernel argument `position`, checked to belong to `dev`; else
 // std::invalid_argument naming the argument.
-MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position);
+inline MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
+  return buffer_arg_of<MetalBuffer>(b, dev, position, "Metal");
+}
 
 // Encodes one sample's work into `cb`. `pass` is a compute pass descriptor carrying the sample
 // buffer attachment when the sample is counter-timed (encode a single compute pass with it), nil
@@ -97,7 +101,8 @@ using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescrip
 //    against the host clock over the whole run, and cross-checked against each command buffer's
 //    GPUEndTime - GPUStartTime;
 //  * otherwise, or when the counters return nothing valid (zeros, MTLCounterErrorValue, end before
-//    start, a pass longer than its command buffer: METAL_NOTES.md §2), the command buffers' times.
+//    start, a pass longer than its command buffer: docs/design.md, "The Metal backend"), the
+//    command buffers' times.
 // `*timer` says which, and why a fallback happened. Throws DeviceError when a command buffer ends
 // in error (its status and NSError), naming `what`.
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,

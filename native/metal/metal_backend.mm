@@ -1,6 +1,7 @@
-// The Metal backend (DESIGN.md §3): a Metal device and one command queue, shared-storage buffers
-// exposed without a copy, MSL compiled at run time and cached, one command buffer per sample timed
-// on the GPU, MPS GEMM. Every Metal failure becomes an exception naming the call.
+// The Metal backend (docs/design.md, "The Metal backend"): a Metal device and one command queue,
+// shared-storage buffers exposed without a copy, MSL compiled at run time and cached, one command
+// buffer per sample timed on the GPU, MPS GEMM. Every Metal failure becomes an exception naming the
+// call.
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
@@ -16,8 +17,9 @@ namespace ar {
 namespace metal {
 namespace {
 
-// The timestamp counter set, where the device samples it at stage boundaries: the only sampling
-// point Apple GPUs support (METAL_NOTES.md §2), and enough to bracket one compute pass.
+// The timestamp counter set, where the device samples it at stage boundaries (MTLDevice.h,
+// MTLCounterSamplingPointAtStageBoundary): the only sampling point Apple GPUs support
+// (docs/design.md, "The Metal backend"), and enough to bracket one compute pass.
 id<MTLCounterSet> timestamp_counters(id<MTLDevice> d) {
   if (![d supportsCounterSampling:MTLCounterSamplingPointAtStageBoundary]) return nil;
   for (id<MTLCounterSet> set in d.counterSets)

@@ -3,7 +3,7 @@
 Measures the ceilings of the machine it runs on — STREAM bandwidth, FMA compute peaks,
 arithmetic-intensity sweeps and vendor GEMM — validates every timed kernel's output against NumPy,
 and turns the results into a roofline model (ceilings, ridge points, attainable performance),
-plots and reports. Methodology: DESIGN.md and the M5 GPU roofline analysis it cites.
+plots and reports. Methodology: docs/design.md and the Apple M5 GPU roofline analysis it cites.
 
 Typical use::
 
@@ -13,6 +13,12 @@ Typical use::
     print(model.ridge_points())
     p = ar.measure(lambda: a @ b, flops=2 * n**3, bytes=3 * n * n * 4)   # any callable -> Point
     model.plot(points=[p])
+
+Layout (docs/design.md, "Layout"): :mod:`.study` is the frame every kind of study shares (the
+results-file header, its strict reader, atomic writes, the progress protocol); each kind of study is
+a subpackage of the same shape — :mod:`.roofline` (the suites' run and the roofline model) and
+:mod:`.latency` (dispatch latency) — with its model, runner, report and plot; :mod:`.theoretical`
+holds the spec models; :mod:`.cli` the command line; :mod:`.suites` the kernel tables.
 """
 
 from __future__ import annotations
@@ -20,10 +26,14 @@ from __future__ import annotations
 from typing import Any
 
 from ._version import __version__
-from .results import Ceiling, Measurement, ResultsError, Run, Skipped
 from . import flops_bytes
 from .embed import measure
-from .roofline import Point, Roofline, derive_ceilings
+from .errors import OptionError
+from .roofline.facade import Roofline
+from .roofline.model import Point, derive_ceilings
+from .roofline.records import Ceiling, Measurement, Skipped
+from .roofline.run import Run
+from .study.files import ResultsError
 
 __all__ = [
     "__version__",
@@ -33,6 +43,7 @@ __all__ = [
     "UnsupportedError",
     "Ceiling",
     "Measurement",
+    "OptionError",
     "Point",
     "ResultsError",
     "Roofline",
@@ -43,7 +54,10 @@ __all__ = [
     "flops_bytes",
     "measure",
     "list_devices",
+    "load_results",
+    "run_dispatch",
     "run_roofline",
+    "DispatchStudy",
 ]
 
 _LAZY = {
@@ -51,9 +65,12 @@ _LAZY = {
     "CompileError": ("._native", "_core"),
     "DeviceError": ("._native", "_core"),
     "UnsupportedError": ("._native", "_core"),
-    "run_roofline": (".runner", None),
-    "RunInterrupted": (".runner", None),
+    "run_roofline": (".roofline.runner", None),
+    "RunInterrupted": (".roofline.runner", None),
     "list_devices": (".devices", None),
+    "run_dispatch": (".latency.runner", None),
+    "DispatchStudy": (".latency.model", None),
+    "load_results": (".studies", None),
 }
 
 

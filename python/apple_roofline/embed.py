@@ -1,6 +1,6 @@
 """Embedding: time any Python callable and place it on a measured roofline.
 
-:func:`measure` times a callable with the methodology of the suites (DESIGN.md §5) and returns a
+:func:`measure` times a callable with the methodology of the suites (docs/design.md, "Measurement") and returns a
 :class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.flops_bytes` counts the work and
 traffic of common operations. Nothing here touches the native extension.
 """
@@ -14,7 +14,7 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from .measure import MAX_REPS
-from .roofline import Point
+from .roofline.model import Point
 from .stats import summarize
 
 __all__ = ["measure", "MAX_CALLS"]
@@ -60,7 +60,7 @@ def measure(
     computes both for matmul, elementwise and reduction operations. Fractional counts are
     accepted (e.g. averages).
 
-    Methodology (DESIGN.md §5, as the suites' ``measure.time_kernel`` but timed with the host
+    Methodology (docs/design.md, "Measurement", as the suites' ``measure.time_kernel`` but timed with the host
     clock, :func:`time.perf_counter`):
 
     1. warm-up: ``fn()`` is called ``warmup`` times, then ``sync()``;

@@ -1,4 +1,4 @@
-"""The measurement loop (DESIGN.md §5): warm-up, batch calibration, repetitions -> raw samples.
+"""The measurement loop (docs/design.md, "Measurement"): warm-up, batch calibration, repetitions -> raw samples.
 
 1. Warm-up: at least ``warmup`` untimed-for-the-result launches, continued (up to
    ``max_warmup_s``) until two consecutive launches agree within 10 %, because clocks ramp.
@@ -15,10 +15,23 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence, Tuple
 
-__all__ = ["Timing", "time_kernel", "DEFAULT_REPS", "MAX_REPS"]
+from .errors import check_int
 
+__all__ = ["Timing", "time_kernel", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
+
+#: Timed samples per measurement by default (docs/design.md, "Measurement": at least 10).
 DEFAULT_REPS = 10
+#: The most samples one measurement takes.
 MAX_REPS = 10000
+
+
+def check_reps(reps: object) -> int:
+    """``reps`` as the number of samples of a measurement.
+
+    Raises:
+        OptionError: (option ``reps``) not an integer, or outside 1 to :data:`MAX_REPS`.
+    """
+    return check_int(reps, "reps", 1, MAX_REPS)
 
 
 @dataclass(frozen=True)
@@ -35,12 +48,11 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
-    Raises ValueError when reps is outside 1..MAX_REPS or warmup < 1; backend errors propagate.
+    Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
+    errors propagate.
     """
-    if not 1 <= reps <= MAX_REPS:
-        raise ValueError(f"reps {reps} is out of range (valid: 1 to {MAX_REPS})")
-    if warmup < 1:
-        raise ValueError(f"warmup {warmup} is out of range (valid: 1 or more)")
+    reps = check_reps(reps)
+    warmup = check_int(warmup, "warmup", 1)
     times = list(kernel.time(args, launch, 1, warmup))
 
     def settled() -> bool:  # the last two launches agree within 10 %

@@ -1,9 +1,10 @@
-"""Summary statistics of timing samples.
+"""Summary statistics of timing samples: the one statistics module every study uses.
 
-Small pure functions with their edge cases written down, in the manner of
-google/benchmark and pytest-benchmark (DESIGN section 5): the median is the
-primary statistic, rates are derived from it, "best" rates come from the
-minimum, and the coefficient of variation (CV) flags noisy measurements.
+Small pure functions with their edge cases written down, in the manner of google/benchmark and
+pytest-benchmark (docs/design.md, "Measurement"): the median is the primary statistic, rates are
+derived from it, "best" rates come from the minimum, the coefficient of variation (CV) flags noisy
+measurements, and the tail percentiles (p10, p90, p99) describe latency distributions the way
+wrk2 and HdrHistogram report them (a mean hides the tail).
 
 Nothing in this module touches a device or the native extension.
 """
@@ -12,15 +13,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["CV_WARN", "Summary", "summarize"]
+__all__ = ["CV_WARN", "PERCENTILES", "Summary", "summarize"]
 
 #: Coefficient of variation above which a measurement is reported as noisy
-#: (DESIGN section 5: "Warn when CV > 5 %"). A fraction, not a percentage.
+#: (docs/design.md, "Measurement": a warning above 5 %). A fraction, not a percentage.
 CV_WARN: float = 0.05
+
+#: The percentiles a :class:`Summary` carries besides the quartiles.
+PERCENTILES: Tuple[float, ...] = (10.0, 25.0, 50.0, 75.0, 90.0, 99.0)
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,9 @@ class Summary:
     """Order statistics and moments of one measurement's samples.
 
     All fields except ``n`` and ``cv`` are in the unit of the samples
-    (seconds per launch throughout this package).
+    (seconds per launch throughout this package). Percentiles use linear
+    interpolation between order statistics (NumPy's default method): with
+    fewer than 100 samples ``p99`` lies between the two largest.
 
     Attributes:
         n: number of samples (>= 1).
@@ -42,8 +48,9 @@ class Summary:
         iqr: interquartile range ``q3 - q1`` (0.0 when ``n == 1``).
         mean: arithmetic mean.
         stdev: sample standard deviation (``ddof=1``); 0.0 when ``n == 1``.
-        cv: coefficient of variation ``stdev / mean`` (dimensionless
-            fraction); 0.0 when ``n == 1``.
+        cv: coefficient of variation ``stdev / |mean|`` (dimensionless
+            fraction); 0.0 when ``n == 1`` or the mean is 0.
+        p10, p90, p99: the 10th, 90th and 99th percentiles.
     """
 
     n: int
@@ -56,14 +63,25 @@ class Summary:
     mean: float
     stdev: float
     cv: float
+    p10: float
+    p90: float
+    p99: float
+
+    @property
+    def p50(self) -> float:
+        """The median (50th percentile)."""
+        return self.median
 
 
-def summarize(samples: Sequence[float]) -> Summary:
+def summarize(samples: Sequence[float], *, positive: bool = True) -> Summary:
     """Summarize timing samples (seconds per launch).
 
     Args:
         samples: one-dimensional sequence of ``n >= 1`` durations in seconds.
             Order does not matter.
+        positive: require every sample to be > 0 (durations). False admits
+            zero and negative values: differences of two clocks' instants,
+            such as a start latency mapped from a device clock onto the host's.
 
     Returns:
         A :class:`Summary`. Quartiles use linear interpolation (NumPy's
@@ -72,9 +90,9 @@ def summarize(samples: Sequence[float]) -> Summary:
 
     Raises:
         ValueError: if ``samples`` is empty ("samples must not be empty"),
-            contains a NaN or infinity ("samples must be finite"), or contains
-            a value <= 0 ("samples must be positive seconds"). Booleans and
-            non-numbers are rejected too.
+            contains a NaN or infinity ("samples must be finite"), or, with
+            ``positive``, contains a value <= 0 ("samples must be positive
+            seconds"). Booleans and non-numbers are rejected too.
     """
     values: list[float] = []
     for i, s in enumerate(samples):
@@ -86,14 +104,14 @@ def summarize(samples: Sequence[float]) -> Summary:
     for i, v in enumerate(values):
         if not math.isfinite(v):
             raise ValueError(f"samples must be finite (samples[{i}] is {v!r})")
-        if v <= 0.0:
+        if positive and v <= 0.0:
             raise ValueError(f"samples must be positive seconds (samples[{i}] is {v!r})")
     arr = np.asarray(values, dtype=np.float64)
     n = int(arr.size)
-    q1, median, q3 = (float(x) for x in np.percentile(arr, [25.0, 50.0, 75.0]))
+    p10, q1, median, q3, p90, p99 = (float(x) for x in np.percentile(arr, list(PERCENTILES)))
     mean = float(np.mean(arr))
     stdev = float(np.std(arr, ddof=1)) if n > 1 else 0.0
-    cv = stdev / mean if n > 1 else 0.0
+    cv = stdev / abs(mean) if n > 1 and mean != 0.0 else 0.0
     return Summary(
         n=n,
         median=median,
@@ -105,4 +123,7 @@ def summarize(samples: Sequence[float]) -> Summary:
         mean=mean,
         stdev=stdev,
         cv=cv,
+        p10=p10,
+        p90=p90,
+        p99=p99,
     )

@@ -1,7 +1,8 @@
-// FMA-chain kernels of the sweep and peak suites (DESIGN.md §4; python/apple_roofline/suites/fma.py
-// documents each recurrence and holds the NumPy reference every output is checked against). One
-// work item is one thread. The CPU twins are native/cpu/kernels.cpp, the Metal twins
-// shaders/metal/fma.metal: the same recurrences, operation for operation.
+// FMA-chain kernels of the sweep and peak suites (docs/design.md, "Counting FLOPs and bytes";
+// python/apple_roofline/suites/fma.py documents each recurrence and holds the NumPy reference
+// every output is checked against). One work item is one thread. The CPU twins are
+// native/cpu/kernels.cpp, the Metal twins shaders/metal/fma.metal: the same recurrences, operation
+// for operation.
 //
 // Compiled at run time with NVRTC: -DF=<FMA iterations> -DBLOCK=<threads per block>. Arguments:
 // in, out (device pointers), a (double; the chains' additive constant, absent for vec4_cross4),

@@ -1,7 +1,7 @@
-// A plain tiled SGEMM (DESIGN.md §4, gemm suite): the M5 article's "16×16 tiled shared memory, a
-// standard textbook implementation", the twin of shaders/metal/gemm.metal (same name, arguments
-// and operations), for comparison with the vendor library. C = A·B for square N×N row-major fp32
-// matrices, fp32 accumulation.
+// A plain tiled SGEMM (the gemm suite: docs/design.md, "Counting FLOPs and bytes"): the M5
+// article's "16×16 tiled shared memory, a standard textbook implementation", the twin of
+// shaders/metal/gemm.metal (same name, arguments and operations), for comparison with the vendor
+// library. C = A·B for square N×N row-major fp32 matrices, fp32 accumulation.
 //
 // Compiled at run time with NVRTC (-DBLOCK=threads per block, which must be 256). Arguments, as the
 // backend passes them (core/backend.h): A, B, C (device pointers), N (long long), then the launch

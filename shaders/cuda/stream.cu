@@ -1,4 +1,5 @@
-// STREAM copy, scale, add and triad on fp32 arrays, one float4 (16 B) per thread (DESIGN.md §4).
+// STREAM copy, scale, add and triad on fp32 arrays, one float4 (16 B) per thread
+// (docs/design.md, "Counting FLOPs and bytes").
 // The CPU twins are native/cpu/kernels.cpp's stream_*_f32; the Metal twins shaders/metal/stream.metal.
 //
 // Compiled at run time with NVRTC (-DBLOCK=threads per block). Arguments, as the backend passes

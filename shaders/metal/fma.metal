@@ -1,7 +1,8 @@
-// FMA-chain kernels of the sweep and peak suites (DESIGN.md §4; python/apple_roofline/suites/fma.py
-// documents each recurrence and holds the NumPy reference every output is checked against). One
-// work item is one thread. The CUDA twins are shaders/cuda/fma.cu (same names, same arguments, the
-// same recurrences operation for operation); the CPU twins native/cpu/kernels.cpp.
+// FMA-chain kernels of the sweep and peak suites (docs/design.md, "Counting FLOPs and bytes";
+// python/apple_roofline/suites/fma.py documents each recurrence and holds the NumPy reference
+// every output is checked against). One work item is one thread. The CUDA twins are
+// shaders/cuda/fma.cu (same names, same arguments, the same recurrences operation for operation);
+// the CPU twins native/cpu/kernels.cpp.
 //
 // Compiled at run time with newLibraryWithSource: (Metal 3.0, safe math); the FMA iteration count F
 // is the function constant below, set by name. Arguments, bound at [[buffer(i)]] in the order the

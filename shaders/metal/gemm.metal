@@ -1,7 +1,7 @@
-// A plain tiled SGEMM for comparison with MPS (DESIGN.md §4, gemm suite): the M5 article's "16×16
-// tiled shared memory, a standard textbook implementation". C = A·B for square N×N row-major fp32
-// matrices, fp32 accumulation. The CUDA twin is shaders/cuda/gemm.cu (same name, arguments and
-// operations).
+// A plain tiled SGEMM for comparison with MPS (the gemm suite:
+// docs/design.md, "Counting FLOPs and bytes"): the M5 article's "16×16 tiled shared memory, a
+// standard textbook implementation". C = A·B for square N×N row-major fp32 matrices, fp32
+// accumulation. The CUDA twin is shaders/cuda/gemm.cu (same name, arguments and operations).
 //
 // Compiled at run time with newLibraryWithSource: (Metal 3.0, safe math). Arguments, bound at
 // [[buffer(i)]] in the order the suite passes them (core/backend.h): A, B (const device float*),

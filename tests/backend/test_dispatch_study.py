@@ -1,4 +1,4 @@
-"""The dispatch-latency study end to end (apple_roofline.dispatch.run_dispatch and the
+"""The dispatch-latency study end to end (apple_roofline.latency.run_dispatch and the
 ``apple-roofline dispatch`` command) on every backend with a device: every series present, valid
 and of the right shape; bad options rejected before measuring; the files written and read back."""
 
@@ -15,8 +15,8 @@ pytest.importorskip("apple_roofline._native")
 from typer.testing import CliRunner  # noqa: E402
 
 from apple_roofline.cli import app  # noqa: E402
-from apple_roofline.dispatch import run_dispatch  # noqa: E402
-from apple_roofline.latency import DispatchStudy  # noqa: E402
+from apple_roofline.errors import OptionError  # noqa: E402
+from apple_roofline.latency import DispatchStudy, run_dispatch  # noqa: E402
 
 #: The steps each backend's timeline names (core/backend.h, Timeline).
 STEPS: Dict[str, tuple] = {
@@ -63,15 +63,25 @@ def test_study_round_trips_through_json(studies: Dict[str, DispatchStudy], tmp_p
     assert DispatchStudy.load(tmp_path / "d.json") == st
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"reps": 0}, "--reps 0 is out of range"),
-    ({"launches": 100_001}, "--launches 100001 is out of range"),
-    ({"warmup": -1}, "--warmup -1 is out of range"),
-    ({"reps": 100_000, "launches": 1000}, "float32 counts"),
+def test_the_old_module_path_still_works() -> None:
+    """``apple_roofline.dispatch.run_dispatch`` is a documented path: the same function."""
+    from apple_roofline import dispatch
+
+    assert dispatch.run_dispatch is run_dispatch
+    assert dispatch.MAX_REPS == dispatch.MAX_LAUNCHES == 100_000 and dispatch.TINY_BYTES == 4096
+
+
+@pytest.mark.parametrize("kw, option, message", [
+    ({"reps": 0}, "reps", "reps 0 is out of range (valid: 1 to 100000)"),
+    ({"launches": 100_001}, "launches", "launches 100001 is out of range (valid: 1 to 100000)"),
+    ({"warmup": -1}, "warmup", "warmup -1 is out of range (valid: 0 to 100000)"),
+    ({"reps": 1.5}, "reps", "reps 1.5 is not an integer"),
+    ({"reps": 100_000, "launches": 1000}, "reps", "float32 counts"),
 ])
-def test_bad_counts_are_rejected(kw: Dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_bad_counts_are_rejected(kw: Dict[str, Any], option: str, message: str) -> None:
+    with pytest.raises(OptionError) as exc:
         run_dispatch("cpu", **kw)
+    assert exc.value.option == option and message in str(exc.value)
 
 
 def test_cli_writes_the_study_plot_and_report(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ from apple_roofline.suites.sweep import SWEEP_KERNELS
 from apple_roofline.suites.base import KernelDef
 from apple_roofline.shaders import resolve
 
-pytestmark = pytest.mark.backend
 
 
 def _ctx(backend: Any, array_bytes: int = 1 << 16, **options: Any) -> SuiteContext:
@@ -97,7 +96,7 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
     and the tiled kernel; Metal: MPS fp32, fp16 and the tiled kernel) validates at
     N = 16, and fails once one element of C is corrupted in the device buffer."""
     from apple_roofline._native import _core
-    from apple_roofline.results import Measurement
+    from apple_roofline.roofline.records import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
     from apple_roofline.suites.gemm import (
         GEMM_PRECISIONS, TILED_GEMM, bf16_bits, bf16_values, gemm_kernel_def, round_bf16)

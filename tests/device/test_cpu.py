@@ -8,7 +8,6 @@ import sys
 import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
-pytestmark = pytest.mark.device
 
 
 def test_one_worker_per_usable_cpu() -> None:

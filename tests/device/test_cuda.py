@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
-pytestmark = pytest.mark.device
 
 _ROW = next(b for b in _core.backends() if b["name"] == "cuda")
 if not (_ROW["compiled"] and _ROW["devices"] > 0):

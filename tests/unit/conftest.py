@@ -11,8 +11,8 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import pytest
 
-from apple_roofline.results import Ceiling, Measurement, Run, Skipped, ToolInfo
-from apple_roofline.roofline import derive_ceilings
+from apple_roofline.roofline import Ceiling, Measurement, Run, Skipped, derive_ceilings
+from apple_roofline.study import ToolInfo
 
 # offsets with median exactly 0, so the median sample is exactly t
 _SPREAD = (-0.004, -0.003, -0.002, -0.001, 0.0, 0.0, 0.001, 0.002, 0.003, 0.004)

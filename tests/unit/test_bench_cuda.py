@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from apple_roofline.results import Measurement
+from apple_roofline.roofline.records import Measurement
 
 ROOT = Path(__file__).resolve().parents[2]
 

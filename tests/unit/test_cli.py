@@ -20,7 +20,7 @@ from typer.testing import CliRunner, Result
 
 from apple_roofline._version import __version__
 from apple_roofline.cli import app
-from apple_roofline.results import Run
+from apple_roofline.roofline.run import Run
 
 runner = CliRunner()
 
@@ -336,7 +336,7 @@ def test_plot_output_dir_not_writable(tmp_path: Path, saved_run: Path, monkeypat
 def test_plot_write_failure_names_target(tmp_path: Path, saved_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
 
-    import apple_roofline.plot as plot_mod
+    import apple_roofline.cli.files as plot_mod
 
     target = tmp_path / "x.png"
 
@@ -361,7 +361,7 @@ def test_compare_bad_suffix(tmp_path: Path, saved_run: Path, saved_run_b: Path) 
 
 
 def test_report_markdown(saved_run: Path, m5_run: Run) -> None:
-    from apple_roofline.report import to_markdown
+    from apple_roofline.roofline.report import to_markdown
 
     result = invoke(["report", str(saved_run), "--format", "md"])
     assert result.exit_code == 0, result.output
@@ -411,7 +411,7 @@ def test_plot_suffix_picks_format(tmp_path: Path, saved_run: Path, suffix: str, 
 
 
 def test_compare_prints_markdown(saved_run: Path, saved_run_b: Path) -> None:
-    from apple_roofline.report import compare_markdown
+    from apple_roofline.roofline.report import compare_markdown
 
     result = invoke(["compare", str(saved_run), str(saved_run_b)])
     assert result.exit_code == 0, result.output
@@ -600,7 +600,7 @@ def test_run_without_ceilings_writes_no_empty_plot(
 def test_run_write_failure_names_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     import errno
 
-    import apple_roofline.results as results_mod
+    import apple_roofline.roofline.outputs as results_mod
 
     ok = dataclasses.replace(m5_run, measurements=tuple(m for m in m5_run.measurements if m.valid))
     _patch_runner(monkeypatch, lambda _m: ok)

@@ -13,7 +13,7 @@ import pytest
 
 import apple_roofline as ar
 from apple_roofline import flops_bytes
-from apple_roofline.results import Run
+from apple_roofline.roofline.run import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,7 +114,7 @@ def test_measure_propagates_sync_exception() -> None:
 
 def test_package_module_measure_still_importable() -> None:
     from apple_roofline.measure import time_kernel
-    from apple_roofline import runner
+    from apple_roofline.roofline import runner
 
     assert callable(time_kernel) and callable(ar.measure) and runner.time_kernel is time_kernel
 

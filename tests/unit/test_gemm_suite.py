@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.results import Measurement
+from apple_roofline.roofline.records import Measurement
 from apple_roofline.suites import gemm
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
 from apple_roofline.suites.gemm import (

@@ -1,4 +1,4 @@
-"""The dispatch-latency study: its data model (latency.py), its reports and its plot.
+"""The dispatch-latency study: its data model (latency.model), its reports, its plot and its files.
 
 Every study here is built by hand, with sample values chosen so that medians and differences are
 known exactly; nothing is timed.
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from apple_roofline.errors import OptionError
 from apple_roofline.latency import (
     CLOCKS,
     KERNELS,
@@ -26,9 +27,10 @@ from apple_roofline.latency import (
     DispatchStudy,
     LatencySeries,
     PeerSkipped,
-    distribution,
 )
-from apple_roofline.latency_report import (
+from apple_roofline.latency.model import DISTRIBUTION_KEYS
+from apple_roofline.latency.outputs import STUDY_FILES, write_study
+from apple_roofline.latency.report import (
     LATENCY_COLUMNS,
     LATENCY_CSV_COLUMNS,
     BindingCost,
@@ -37,7 +39,8 @@ from apple_roofline.latency_report import (
     latency_table,
     step_medians,
 )
-from apple_roofline.results import ResultsError, ToolInfo
+from apple_roofline.stats import summarize
+from apple_roofline.study import ResultsError, ToolInfo
 
 US = 1e-6
 
@@ -99,13 +102,14 @@ def study() -> DispatchStudy:
 
 
 # --------------------------------------------------------------------------
-# distribution()
+# a series' distribution: stats.summarize(samples, positive=False)
 
 
 def test_distribution_matches_numpy() -> None:
     rng = np.random.default_rng(7)
     samples = rng.lognormal(mean=-12.0, sigma=0.4, size=257)
-    d = distribution(list(samples))
+    d = summarize(list(samples), positive=False)
+    assert _series("null", "round_trip", "native", "host", tuple(samples)).distribution == d
     p10, p50, p90, p99 = np.percentile(samples, [10, 50, 90, 99])
     assert d.n == 257
     assert (d.p10, d.p50, d.p90, d.p99) == pytest.approx((p10, p50, p90, p99), rel=1e-12)
@@ -114,10 +118,10 @@ def test_distribution_matches_numpy() -> None:
 
 
 def test_distribution_small_and_numpy_scalars() -> None:
-    d = distribution([np.float32(3.0), 1, np.int64(2)])
+    d = summarize([np.float32(3.0), 1, np.int64(2)], positive=False)
     assert (d.n, d.min, d.p50, d.max, d.mean) == (3, 1.0, 2.0, 3.0, 2.0)
     assert d.p10 == pytest.approx(1.2) and d.p99 == pytest.approx(2.98)
-    one = distribution([5e-6])
+    one = summarize([5e-6], positive=False)
     assert one.p10 == one.p50 == one.p99 == one.max == 5e-6
 
 
@@ -126,6 +130,7 @@ def test_distribution_small_and_numpy_scalars() -> None:
     [
         ([], "must not be empty"),
         ([1.0, float("nan")], r"samples\[1\]"),
+        ([-1.0, 0.0, float("nan")], r"samples\[2\]"),  # zero and negative admitted, NaN not
         ([float("inf")], r"samples\[0\]"),
         ([True], r"samples\[0\]"),
         (["1e-6"], r"samples\[0\]"),
@@ -133,7 +138,7 @@ def test_distribution_small_and_numpy_scalars() -> None:
 )
 def test_distribution_errors(samples: list[Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
-        distribution(samples)
+        summarize(samples, positive=False)
 
 
 # --------------------------------------------------------------------------
@@ -211,6 +216,8 @@ def test_json_round_trip(study: DispatchStudy, tmp_path: Path) -> None:
     data = json.loads(text)
     assert data["kind"] == "dispatch" and data["schema_version"] == 1
     assert data["series"][0]["distribution"]["p50"] == pytest.approx(2e-6)
+    assert tuple(data["series"][0]["distribution"]) == DISTRIBUTION_KEYS
+    assert DISTRIBUTION_KEYS == ("n", "min", "p10", "p50", "p90", "p99", "max", "mean")
     assert DispatchStudy.from_json(text) == study
     path = tmp_path / "dispatch.json"
     study.save(path)
@@ -280,7 +287,7 @@ def test_json_refuses_non_finite_params(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# latency_report
+# latency.report
 
 
 def test_latency_table(study: DispatchStudy) -> None:
@@ -403,25 +410,26 @@ def test_csv(study: DispatchStudy) -> None:
 
 def test_json_format_and_bad_format(study: DispatchStudy) -> None:
     assert format_latency(study, "json") == study.to_json()
-    with pytest.raises(ValueError, match="md, csv, json"):
+    with pytest.raises(OptionError, match="md, csv, json"):
         format_latency(study, "html")
 
 
 # --------------------------------------------------------------------------
-# latency_plot
+# latency.plot
 
 
 def test_plot_module_does_not_load_matplotlib() -> None:
-    code = "import sys; import apple_roofline.latency_plot; print('matplotlib' in sys.modules)"
+    code = ("import sys; import apple_roofline.latency, apple_roofline.latency.plot; "
+            "print('matplotlib' in sys.modules, 'apple_roofline._core' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 @pytest.fixture
 def plot_latency() -> Any:
     pytest.importorskip("matplotlib")
-    from apple_roofline.latency_plot import plot_latency as fn
+    from apple_roofline.latency.plot import plot_latency as fn
 
     return fn
 
@@ -545,3 +553,31 @@ def test_plot_all_start_latencies_non_positive(plot_latency: Any) -> None:
     c = fig.axes[2]
     assert any("no sample > 0 µs" in t for t in _axes_texts(c))
     assert math.isclose(fig.axes[1].lines[0].get_xdata()[0], 5.0)
+
+
+# --------------------------------------------------------------------------
+# latency.outputs
+
+
+def test_write_study(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> None:
+    written, problems = write_study(study, tmp_path)
+    assert [p.name for p in written] == list(STUDY_FILES) and problems == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(STUDY_FILES)  # no temporary file left
+    assert DispatchStudy.load(tmp_path / "dispatch.json") == study
+    assert (tmp_path / "dispatch.md").read_text(encoding="utf-8") == format_latency(study, "md")
+    assert (tmp_path / "dispatch.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_write_study_without_a_valid_series(tmp_path: Path, plot_latency: Any) -> None:
+    bad = make_study((_series("null", "round_trip", "native", "host", _us(1), valid=False),))
+    written, problems = write_study(bad, tmp_path)
+    assert [p.name for p in written] == ["dispatch.json", "dispatch.md"]
+    assert len(problems) == 1 and problems[0].startswith("no plot:") and "no valid series" in problems[0]
+
+
+def test_write_study_errors(study: DispatchStudy, tmp_path: Path) -> None:
+    with pytest.raises(OSError, match=r"cannot write .*missing.dispatch\.json"):
+        write_study(study, tmp_path / "missing")
+    with pytest.raises(ResultsError, match="not finite"):
+        write_study(make_study(params={"reps": float("inf")}), tmp_path)
+    assert list(tmp_path.iterdir()) == []  # a study JSON cannot hold is never half-written

@@ -1,7 +1,8 @@
-"""Peer libraries of the dispatch-latency study (latency_peers) and the MLX / PyTorch+CuPy examples.
+"""Peer libraries of the dispatch-latency study (apple_roofline.latency.peers) and the MLX /
+PyTorch+CuPy examples.
 
 CuPy, PyTorch, MLX and PyObjC are replaced by small fakes put in ``sys.modules``: each fake
-implements only the calls latency_peers makes, with the real signatures, and runs the study's
+implements only the calls the peer modules make, with the real signatures, and runs the study's
 kernels on NumPy arrays (the tiny kernel adds 1.0 to 256 float4), so validation sees real counts.
 A library is made missing with ``sys.modules[name] = None`` (import then raises ImportError), which
 also hides a real installation.
@@ -22,10 +23,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from apple_roofline import latency_peers
+from apple_roofline.errors import OptionError
 from apple_roofline.latency import LatencySeries, PeerSkipped
-from apple_roofline.latency_peers import PEERS, measure_peers
-from apple_roofline.results import Run
+from apple_roofline.latency.kernels import check_tiny_counts
+from apple_roofline.latency.peers import PEERS, cupy_peer, measure_peers, mlx_peer, pyobjc_peer, torch_peer
+from apple_roofline.roofline import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 REPS, LAUNCHES, WARMUP = 3, 5, 2
@@ -331,7 +333,7 @@ class FakeMTLDevice:
 
 
 def fake_metal(*, fail_every: int = 0) -> tuple[types.ModuleType, types.ModuleType]:
-    """``Metal`` (pyobjc-framework-Metal) and ``objc`` with the calls latency_peers makes."""
+    """``Metal`` (pyobjc-framework-Metal) and ``objc`` with the calls the PyObjC peer makes."""
     metal = types.ModuleType("Metal")
     device = FakeMTLDevice(fail_every)
     metal.MTLCreateSystemDefaultDevice = lambda: device  # type: ignore[attr-defined]
@@ -364,6 +366,11 @@ def by_key(series: list[LatencySeries]) -> dict[tuple[str, str, str], LatencySer
 
 def test_peers_table() -> None:
     assert PEERS == {"cupy": "cuda", "torch": "cuda", "mlx": "metal", "pyobjc": "metal"}
+    assert list(PEERS) == ["cupy", "torch", "mlx", "pyobjc"]  # the order the peers are measured in
+    for module in (cupy_peer, torch_peer, mlx_peer, pyobjc_peer):
+        assert PEERS[module.NAME] == module.BACKEND
+        # named so that they never shadow the libraries they drive
+        assert module.__name__ == f"apple_roofline.latency.peers.{module.NAME}_peer"
 
 
 @pytest.mark.parametrize("backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc"))])
@@ -562,7 +569,7 @@ def test_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"backend": "rocm"}, "unknown backend"),
+    ({"backend": "rocm"}, "backend 'rocm' is not a known backend"),
     ({"device_index": -1}, "device_index"),
     ({"reps": 0}, "reps"),
     ({"launches": 0}, "launches"),
@@ -571,14 +578,15 @@ def test_progress(monkeypatch: pytest.MonkeyPatch) -> None:
 ])
 def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     args: dict[str, Any] = {"backend": "cuda", "device_index": 0, "reps": 1, "launches": 1, "warmup": 0, **kwargs}
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(OptionError, match=match) as exc:
         measure_peers(args.pop("backend"), args.pop("device_index"), **args)
+    assert exc.value.option == next(iter(kwargs))  # the parameter, named as in the Python API
 
 
 def test_check_counts_saturates_at_2_24() -> None:
-    ok, message = latency_peers.check_tiny_counts(np.full(1024, 2.0**24, dtype=np.float32), 2**24 + 5)
+    ok, message = check_tiny_counts(np.full(1024, 2.0**24, dtype=np.float32), 2**24 + 5)
     assert ok and "2^24" in message
-    ok, message = latency_peers.check_tiny_counts(np.zeros(512, dtype=np.float32), 0)
+    ok, message = check_tiny_counts(np.zeros(512, dtype=np.float32), 0)
     assert not ok and "512 floats" in message
 
 

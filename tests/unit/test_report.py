@@ -8,8 +8,13 @@ import re
 
 import pytest
 
-from apple_roofline.results import Ceiling, Run, ToolInfo
-from apple_roofline.report import CSV_COLUMNS, compare_markdown, run_date, to_csv, to_markdown
+from apple_roofline.roofline.records import Ceiling
+
+from apple_roofline.roofline.run import Run
+
+from apple_roofline.study.document import ToolInfo
+from apple_roofline.roofline.report import CSV_COLUMNS, compare_markdown, to_csv, to_markdown
+from apple_roofline.text import date_of as run_date
 
 
 def _section(md: str, title: str) -> str:

@@ -8,21 +8,18 @@ from typing import Any, Callable, Dict
 
 import pytest
 
-from apple_roofline.results import (
-    CONVENTIONS,
-    SCHEMA_VERSION,
-    Ceiling,
-    Measurement,
-    ResultsError,
-    Run,
-    ToolInfo,
-    _fmt3,
-    write_bytes_atomic,
-    write_text_atomic,
-)
+from apple_roofline.roofline.records import CONVENTIONS, Ceiling, Measurement
+
+from apple_roofline.roofline.run import SCHEMA_VERSION, Run
+
+from apple_roofline.study.files import ResultsError, write_bytes_atomic, write_text_atomic
+
+from apple_roofline.study.document import ToolInfo
+
+from apple_roofline.text import sig_figs
 
 TOP_KEYS = {
-    "schema_version", "tool", "created", "host", "device", "command", "conventions",
+    "kind", "schema_version", "tool", "created", "host", "device", "command", "conventions",
     "measurements", "ceilings", "skipped", "warnings", "complete",
 }
 
@@ -121,13 +118,13 @@ def test_ceiling_json_key_is_from() -> None:
     assert c.label == "FP32 vector 815 GFLOP/s"
 
 
-def test_fmt3() -> None:
-    assert _fmt3(3849.2) == "3,849"
-    assert _fmt3(122.0) == "122"
-    assert _fmt3(6.4683) == "6.47"
-    assert _fmt3(0.5) == "0.500"
-    assert _fmt3(99.96) == "100"
-    assert _fmt3(2.5e7) == "2.5e+07"
+def testsig_figs() -> None:
+    assert sig_figs(3849.2) == "3,849"
+    assert sig_figs(122.0) == "122"
+    assert sig_figs(6.4683) == "6.47"
+    assert sig_figs(0.5) == "0.500"
+    assert sig_figs(99.96) == "100"
+    assert sig_figs(2.5e7) == "2.5e+07"
 
 
 # --- Run --------------------------------------------------------------------

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from apple_roofline.results import Ceiling, Measurement, Run
+from apple_roofline.roofline.records import Ceiling, Measurement
+
+from apple_roofline.roofline.run import Run
 from apple_roofline.roofline import COMPUTE_BOUND, MEMORY_BOUND, Point, Roofline, derive_ceilings
 
 

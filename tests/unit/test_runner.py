@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from apple_roofline.results import Measurement, Run, ToolInfo
-from apple_roofline.runner import _check_array_bytes, _ladder_warnings, default_array_bytes
+from apple_roofline.roofline.records import Measurement
+
+from apple_roofline.roofline.run import Run
+
+from apple_roofline.study.document import ToolInfo
+from apple_roofline.roofline.runner import check_array_bytes, ladder_warnings, default_array_bytes
 
 GIB = 1 << 30
 
@@ -25,18 +29,18 @@ def test_default_array_size_follows_the_cache_and_memory() -> None:
 
 def test_array_size_limit_names_the_range() -> None:
     info = {"backend": "cpu", "name": "X", "memory_bytes": 6 * GIB}
-    _check_array_bytes(GIB, info)
+    check_array_bytes(GIB, info)
     with pytest.raises(ValueError, match=r"valid: 4 KiB to 1 GiB"):
-        _check_array_bytes(2 * GIB, info)
+        check_array_bytes(2 * GIB, info)
     with pytest.raises(ValueError, match="out of range"):
-        _check_array_bytes(100, info)
+        check_array_bytes(100, info)
 
 
 def test_gemm_ladder_flags_a_collapsed_size() -> None:
     ms = [_gemm(128, 2e-5), _gemm(256, 1e-2), _gemm(512, 1e-3)]  # 256 ran ~60x below 128
-    warnings = _ladder_warnings(ms)
+    warnings = ladder_warnings(ms)
     assert len(warnings) == 1 and "m=256" in warnings[0] and "disturbed" in warnings[0]
-    assert _ladder_warnings([_gemm(128, 2e-5), _gemm(256, 1.6e-4)]) == []  # same rate: fine
+    assert ladder_warnings([_gemm(128, 2e-5), _gemm(256, 1.6e-4)]) == []  # same rate: fine
 
 
 def test_finished_timestamp_round_trips() -> None:
@@ -57,4 +61,4 @@ def test_gemm_ladder_compares_each_kernel_with_itself() -> None:
     library = [_gemm(4096, 2.0)]
     tiled = Measurement(suite="gemm", kernel="sgemm_tiled16", dtype="fp32", params={"m": 16, "n": 16, "k": 16},
                         flops=2 * 16**3, bytes=12 * 16 * 16, samples_s=(1e-5,) * 10, valid=True)
-    assert _ladder_warnings(library + [tiled]) == []
+    assert ladder_warnings(library + [tiled]) == []

@@ -7,7 +7,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from apple_roofline.devices import parse_device
-from apple_roofline.runner import SUITES, parse_suites
+from apple_roofline.roofline.runner import SUITES, parse_suites
 from apple_roofline.sizes import MAX_BYTES, format_size, parse_size
 
 
@@ -56,7 +56,7 @@ def test_parse_device_never_crashes(text: str) -> None:
 
 @pytest.mark.parametrize("spec", ["gpu", "cuda:-1", "cuda:x", "metal:0:1", ""])
 def test_parse_device_rejects(spec: str) -> None:
-    with pytest.raises(ValueError, match="unknown device"):
+    with pytest.raises(ValueError, match="is not a device"):
         parse_device(spec)
 
 

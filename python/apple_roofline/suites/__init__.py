@@ -1,4 +1,4 @@
-"""The measurement suites, by name (DESIGN.md §4): stream, sweep, peak, gemm."""
+"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm."""
 
 from __future__ import annotations
 

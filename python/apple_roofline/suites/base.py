@@ -1,7 +1,7 @@
 """What every suite shares: kernels described as data, cases to measure, and validation helpers.
 
 A suite is a table of kernels (their name, dtype, source and entry per backend, and closed-form
-FLOPs and bytes per launch as functions of their parameters, DESIGN.md §4) plus the NumPy reference
+FLOPs and bytes per launch as functions of their parameters, docs/design.md, "Adding a suite") plus the NumPy reference
 of what each computes. The runner turns each Case into a Measurement; the Python side never
 branches on the backend's name to decide what a kernel means: the tables do.
 """

@@ -1,4 +1,4 @@
-"""The ``gemm`` suite: vendor GEMM libraries on square N = 16, 32 … (DESIGN.md §4).
+"""The ``gemm`` suite: vendor GEMM libraries on square N = 16, 32 … (docs/design.md, "Counting FLOPs and bytes").
 
 C[M×N] = A[M×K]·B[K×N], row-major, no transpose, alpha 1, beta 0, in six precisions
 (:data:`GEMM_PRECISIONS`): fp64, fp32 (FP32 arithmetic, never TF32), tf32 (fp32 storage, inputs

@@ -1,4 +1,5 @@
-"""The ``peak`` suite: compute ceilings from FMA chains on a small cache-resident buffer (DESIGN.md §4).
+"""The ``peak`` suite: compute ceilings from FMA chains on a small cache-resident buffer
+(docs/design.md, "Counting FLOPs and bytes").
 
 F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer). FP32: the M5 article's
 six variants ``vec4_cross4``, ``vec4_indep4``, ``vec4_indep8``, ``scalar_indep4``, ``scalar_indep8``,

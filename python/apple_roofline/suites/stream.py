@@ -1,4 +1,4 @@
-"""The ``stream`` suite: McCalpin's STREAM kernels on fp32 arrays (DESIGN.md §4).
+"""The ``stream`` suite: McCalpin's STREAM kernels on fp32 arrays (docs/design.md, "Adding a suite").
 
 copy ``c = a``, scale ``b = q·c``, add ``c = a + b``, triad ``a = b + q·c``; one work item is one
 4-wide vector (16 B). Bytes per element: 8, 8, 12, 12 (each input read once, the output written
@@ -15,12 +15,17 @@ from typing import Any, Callable, Iterator, List, Tuple
 
 import numpy as np
 
-from .base import EPS, Case, KernelDef, Suite, check_close, fill, pattern, poison, read
+from .base import EPS, ITEMSIZE, Case, KernelDef, Suite, check_close, fill, pattern, poison, read
 
-__all__ = ["StreamSuite", "STREAM_KERNELS", "Q", "bandwidth_class"]
+__all__ = ["StreamSuite", "STREAM_KERNELS", "Q", "VECTOR", "BLOCK_ELEMENTS", "bandwidth_class", "array_elements"]
 
 #: The scalar of scale and triad (STREAM's own).
 Q = 3.0
+#: Elements per work item: every kernel reads and writes 4-wide fp32 vectors (16 B).
+VECTOR = 4
+#: Arrays are whole blocks of this many elements (so every backend's vector loads stay in bounds).
+BLOCK_ELEMENTS = 64
+_ELEMENT = ITEMSIZE["fp32"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ class StreamKernel:
 
 
 def bandwidth_class(array_bytes: int, llc_bytes: int) -> str:
-    """"DRAM bandwidth" when each array is at least 4× the last-level cache (DESIGN.md §4) or the
+    """"DRAM bandwidth" when each array is at least 4× the last-level cache (docs/design.md,
+    "Measurement") or the
     cache size is unknown, else "Cache bandwidth": small arrays measure the caches, not DRAM."""
     return "Cache bandwidth" if llc_bytes and array_bytes < 4 * llc_bytes else "DRAM bandwidth"
 
@@ -58,6 +64,12 @@ STREAM_KERNELS: Tuple[StreamKernel, ...] = (
 )
 
 
+def array_elements(array_bytes: int) -> int:
+    """fp32 elements per array for a requested size in bytes: whole blocks of
+    :data:`BLOCK_ELEMENTS`, at least one block."""
+    return max(BLOCK_ELEMENTS, array_bytes // _ELEMENT // BLOCK_ELEMENTS * BLOCK_ELEMENTS)
+
+
 class StreamSuite(Suite):
     """STREAM copy, scale, add and triad over three fp32 arrays of ``ctx.array_bytes`` each."""
 
@@ -67,12 +79,13 @@ class StreamSuite(Suite):
         return len(STREAM_KERNELS)
 
     def cases(self) -> Iterator[Case]:
-        n = max(64, self.ctx.array_bytes // 4 // 64 * 64)  # whole 64-element blocks
+        n = array_elements(self.ctx.array_bytes)
+        nbytes = n * _ELEMENT
         backend = self.ctx.backend
-        bufs: List[Any] = [backend.alloc(4 * n) for _ in range(3)]
+        bufs: List[Any] = [backend.alloc(nbytes) for _ in range(3)]
         pats = [pattern("fp32", 0.5, 1.5, seed) for seed in (1, 2, 3)]
         q = np.float32(Q)
-        cclass = bandwidth_class(4 * n, int(self.ctx.info.get("llc_bytes", 0) or 0))
+        cclass = bandwidth_class(nbytes, int(self.ctx.info.get("llc_bytes", 0) or 0))
         for sk in STREAM_KERNELS:
             kdef = sk.kernel_def(cclass)
             src = self.source(kdef)
@@ -100,8 +113,8 @@ class StreamSuite(Suite):
 
             yield Case(
                 kernel=kdef,
-                params={"n": n, "array_bytes": 4 * n, "q": Q},
-                launch=n // 4,
+                params={"n": n, "array_bytes": nbytes, "q": Q},
+                launch=n // VECTOR,
                 flops=sk.flops_per_elem * n,
                 bytes=sk.bytes_per_elem * n,
                 args=[*bufs, Q],

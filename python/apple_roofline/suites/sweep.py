@@ -1,4 +1,5 @@
-"""The ``sweep`` suite: the roofline traced by one kernel family at growing FMA counts (DESIGN.md §4).
+"""The ``sweep`` suite: the roofline traced by one kernel family at growing FMA counts
+(docs/design.md, "Counting FLOPs and bytes").
 
 ``vec4`` (the M5 article's float4 kernel: four cross-dependent 4-wide chains, 32·F FLOPs and 32 B
 per work item, arithmetic intensity F FLOP/B) and ``scalar8`` (eight independent scalar chains,
@@ -22,7 +23,7 @@ from .fma import FMA_KERNELS, FmaKernel
 
 __all__ = ["SweepSuite", "SWEEP_KERNELS", "sweep_F"]
 
-#: (measurement name, FMA kernel) of the sweep, in DESIGN.md's terms.
+#: (measurement name, FMA kernel) of the sweep, in docs/design.md's terms.
 SWEEP_KERNELS: Tuple[Tuple[str, FmaKernel], ...] = (
     ("vec4", FMA_KERNELS["vec4_cross4"]),
     ("scalar8", FMA_KERNELS["scalar_indep8"]),

@@ -1,0 +1,30 @@
+"""The ``apple-roofline`` command line: thin Typer commands over the library.
+
+Commands::
+
+    apple-roofline devices [--json]
+    apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-size SIZE] [--ceilings C] [--out DIR]
+    apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...] [--ceilings C]
+    apple-roofline report RUN.json [--format md|csv|json|html]
+    apple-roofline compare A.json B.json [-o FILE]
+    apple-roofline dispatch [--device D] [--reps N] [--launches N] [--warmup N] [--no-peers] [--out DIR]
+    apple-roofline --version
+
+One module per command group (:mod:`.devices`, :mod:`.run`, :mod:`.files` for plot/report/compare,
+:mod:`.dispatch`), their shared helpers in :mod:`.common` and the progress display in
+:mod:`.progress`. Each command parses its options, calls library functions, prints, and maps
+errors to exit codes (:mod:`.common`): 0 success; 1 a measurement failed validation, a device
+error, a run with no ceilings to plot, a file that could not be written; 2 bad usage (the library's
+:class:`~apple_roofline.errors.OptionError` or a bad results file, one line naming the value and the
+valid range); 130 interrupted (partial results written). Progress goes to stderr, summaries and
+reports to stdout. The library is imported inside the commands, so ``--help`` and the file commands
+work without the native extension.
+"""
+
+from __future__ import annotations
+
+from .app import app, main
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .progress import CliProgress
+
+__all__ = ["app", "main", "CliProgress", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED"]

@@ -1,0 +1,54 @@
+"""The ``apple-roofline`` Typer application: the root callback (``--version``) and every command,
+each defined in the module of its group."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .._version import __version__
+from . import devices as devices_cmd
+from . import dispatch as dispatch_cmd
+from . import files as files_cmd
+from . import run as run_cmd
+from .common import EXIT_OK
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="apple-roofline",
+    help="Measure the roofline of this machine: STREAM bandwidth, FMA peaks, arithmetic-intensity sweeps, GEMM.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"apple-roofline {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the package version and exit."),
+    ] = False,
+) -> None:
+    """Measure the roofline of this machine: STREAM bandwidth, FMA peaks, arithmetic-intensity sweeps, GEMM."""
+
+
+app.command("devices")(devices_cmd.devices)
+app.command("run")(run_cmd.run)
+app.command("plot")(files_cmd.plot)
+app.command("report")(files_cmd.report)
+app.command("compare")(files_cmd.compare)
+app.command("dispatch")(dispatch_cmd.dispatch)
+
+
+def main() -> None:
+    """Entry point of the ``apple-roofline`` script."""
+    app()

@@ -1,0 +1,163 @@
+"""What every command shares: exit codes, one-line errors, option parsing, output directories,
+reading results files, and turning the library's typed errors into messages.
+
+Every error is one line on stderr, ``error: ...``, naming the value and the valid range; no
+traceback. Exit codes: 0 success; 1 a measurement failed validation, a device error, a file that
+could not be written; 2 bad usage; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Dict, List, NoReturn, Sequence, Type
+
+import typer
+
+from ..errors import OptionError
+from ..text import one_line
+
+__all__ = [
+    "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
+    "fail", "warn", "fail_option", "parse_int", "backend_error_type", "import_failure", "real_command",
+    "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
+]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+#: The command-line flag of each library parameter an OptionError can name.
+FLAGS: Dict[str, str] = {
+    "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
+    "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings",
+}
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``error: message`` (its first line) on stderr and exit with ``code``."""
+    typer.echo(f"error: {one_line(message)}", err=True)
+    raise typer.Exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``warning: message`` (its first line) on stderr."""
+    typer.echo(f"warning: {one_line(message)}", err=True)
+
+
+def fail_option(exc: OptionError) -> NoReturn:
+    """Exit 2 with the library's OptionError, its parameter written as the command's flag."""
+    fail(exc.describe(FLAGS.get(exc.option, exc.option)), EXIT_USAGE)
+
+
+def parse_int(option: str, text: str, lo: int, hi: int) -> int:
+    """``text`` as an integer in ``lo..hi``; exit 2 naming the value and the range otherwise.
+
+    Numeric options are taken as strings and parsed here, so that a bad value gets the one-line
+    ``error:`` message rather than Click's usage box.
+    """
+    stripped = text.strip()
+    if not _INT_RE.fullmatch(stripped):
+        fail(f"{option} {text!r} is not an integer (valid: {lo} to {hi})", EXIT_USAGE)
+    value = int(stripped)
+    if not lo <= value <= hi:
+        fail(f"{option} {value} is out of range (valid: {lo} to {hi})", EXIT_USAGE)
+    return value
+
+
+def backend_error_type() -> Type[BaseException]:
+    """``_core.BackendError``, or a class nothing raises when the extension is absent."""
+    try:
+        from .._native import _core
+    except ImportError:
+
+        class NoBackendError(Exception):
+            """Stands in for ``_core.BackendError`` when the extension cannot be imported."""
+
+        return NoBackendError
+    err: Type[BaseException] = _core.BackendError
+    return err
+
+
+def import_failure(exc: ImportError) -> NoReturn:
+    """Exit 1: the native extension cannot be imported."""
+    fail(f"the native extension cannot be imported ({exc}); reinstall apple_roofline", EXIT_FAILED)
+
+
+def real_command() -> List[str]:
+    """The command line as typed: ``sys.argv`` with argv[0] reduced to its basename;
+    ``python -m apple_roofline ...`` is recorded as ``<python> -m apple_roofline ...``."""
+    argv = [str(a) for a in sys.argv]
+    if not argv:
+        return ["apple-roofline"]
+    prog = os.path.basename(argv[0]) or argv[0]
+    if prog == "__main__.py":
+        return [os.path.basename(sys.executable) or "python", "-m", "apple_roofline", *argv[1:]]
+    return [prog, *argv[1:]]
+
+
+def os_reason(exc: OSError) -> str:
+    """Why an OSError happened, without the file name it carries (maybe a temporary file)."""
+    return exc.strerror or one_line(exc) or type(exc).__name__
+
+
+def check_writable_dir(target: Path) -> None:
+    """Exit 2 unless ``target``'s parent directory exists and is writable (nothing is written)."""
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        why = f"directory {str(parent)!r} does not exist"
+    elif not parent.is_dir():
+        why = f"{str(parent)!r} is not a directory"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        why = f"directory {str(parent)!r} is not writable"
+    else:
+        return
+    fail(f"cannot write {str(target)!r}: {why}", EXIT_USAGE)
+
+
+def prepare_out(out: Path) -> bool:
+    """Create the --out directory if needed (exit 2 when it is a file, cannot be created or is not
+    writable); whether it was created here."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
+    if not os.access(out, os.W_OK | os.X_OK):
+        fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
+    return created
+
+
+def check_plot_suffix(path: Path, option: str) -> None:
+    """Exit 2 unless ``path`` ends in a figure suffix (.png, .svg, .pdf)."""
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        fail(f"{option} {str(path)!r} has an unsupported suffix {path.suffix or '(none)'!r} "
+             f"(valid: {', '.join(PLOT_SUFFIXES)})", EXIT_USAGE)
+
+
+def print_written(written: Sequence[Path], warnings: Sequence[str]) -> None:
+    """After a command's summary: a blank line, ``wrote PATH`` per file, then each warning on stderr."""
+    typer.echo("")
+    for path in written:
+        typer.echo(f"wrote {path}")
+    for w in warnings:
+        warn(w)
+
+
+def load_results(path: Path) -> object:
+    """Read any results file once (:func:`apple_roofline.studies.load_results`); exit 2 with its
+    one-line ResultsError on failure."""
+    from ..studies import load_results as load
+    from ..study.files import ResultsError
+
+    try:
+        return load(path)
+    except ResultsError as exc:
+        fail(str(exc), EXIT_USAGE)

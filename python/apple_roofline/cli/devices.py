@@ -1,0 +1,95 @@
+"""``apple-roofline devices``: every backend, compiled in or not, with its devices and key figures."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Dict, Tuple
+
+import typer
+
+from .common import EXIT_FAILED, backend_error_type, fail, import_failure
+from ..text import text_table
+
+__all__ = ["devices"]
+
+
+def _format_bytes(n: object) -> str:
+    if isinstance(n, bool) or not isinstance(n, (int, float)):
+        return str(n)
+    from ..sizes import format_size
+
+    try:
+        return format_size(int(n))
+    except ValueError:
+        return str(n)
+
+
+_DETAIL_KEYS: Tuple[str, ...] = (
+    "threads",
+    "logical_cpus",
+    "isa",
+    "vector_bits",
+    "compute_units",
+    "memory_bytes",
+    "memory",
+    "clock_hz",
+)
+
+
+def _details_summary(details: Dict[str, Any]) -> str:
+    keys = [k for k in _DETAIL_KEYS if k in details] or [
+        k for k, v in details.items() if k != "name" and isinstance(v, (str, int, float, bool))
+    ]
+    parts = []
+    for k in keys:
+        v = details[k]
+        if "memory" in k or k.endswith("_bytes"):
+            parts.append(f"{k.replace('_bytes', '')}={_format_bytes(v)}")
+        elif k.endswith("_hz") and isinstance(v, (int, float)) and not isinstance(v, bool):
+            parts.append(f"{k.replace('_hz', '')}={v / 1e9:.2f} GHz")
+        else:
+            parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def devices(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List every backend, compiled in or not: devices found, device name, key figures, why absent."""
+    try:
+        from ..devices import list_devices
+
+        statuses = list_devices()
+    except ImportError as exc:
+        import_failure(exc)
+    except backend_error_type() as exc:
+        fail(f"device discovery failed: {exc}", EXIT_FAILED)
+    if as_json:
+        payload = [
+            {
+                "backend": s.backend,
+                "compiled": s.compiled,
+                "devices": s.devices,
+                "name": s.name,
+                "reason": s.reason,
+                "details": dict(s.details),
+            }
+            for s in statuses
+        ]
+        typer.echo(json.dumps(payload, indent=2, default=str))
+        return
+    rows = []
+    for s in statuses:
+        details = dict(s.details)
+        rows.append(
+            [
+                s.backend,
+                "yes" if s.compiled else "no",
+                str(s.devices),
+                s.name or "-",
+                _details_summary(details) if details else "-",
+                s.reason or "",
+            ]
+        )
+    for ln in text_table(["backend", "compiled", "devices", "name", "figures", "reason"], rows):
+        typer.echo(ln)

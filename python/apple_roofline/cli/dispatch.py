@@ -1,0 +1,128 @@
+"""``apple-roofline dispatch``: the dispatch-latency study from the command line.
+
+Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.latency.outputs.write_study`),
+prints the p50/p99 table and the binding's cost per launch, and exits like ``run``: 0 when every
+series is valid, 1 when one failed validation or the device failed, 2 for bad usage, 130 when
+interrupted (the partial study is written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from ..errors import OptionError
+from ..text import text_table
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    backend_error_type,
+    fail,
+    fail_option,
+    import_failure,
+    prepare_out,
+    print_written,
+    real_command,
+)
+from .progress import CliProgress
+
+if TYPE_CHECKING:
+    from ..latency.model import DispatchStudy
+
+__all__ = ["dispatch"]
+
+
+def _integer(text: str) -> object:
+    """``text`` as an int when it is one; else the text itself, for the library's check to reject."""
+    stripped = text.strip()
+    return int(stripped) if stripped.lstrip("+-").isdigit() else text
+
+
+def _print_study(study: "DispatchStudy") -> None:
+    from ..latency.report import binding_cost
+
+    def us(x: float) -> str:
+        return f"{x * 1e6:.3g}"
+
+    rows = []
+    for s in study.series:
+        if s.measure == "step":
+            continue
+        d = s.distribution
+        rows.append([s.kernel, s.measure, s.path, s.clock, us(d.p10), us(d.p50), us(d.p99), us(d.max),
+                     "" if s.valid else "INVALID"])
+    typer.echo(f"{study.device_name} ({study.backend}): µs per launch")
+    for line in text_table(["kernel", "measure", "path", "clock", "p10", "p50", "p99", "max", ""], rows):
+        typer.echo(line)
+    for c in binding_cost(study):
+        peers = "".join(f"; {name} {us(v)} µs" for name, v in sorted(c.peers.items()))
+        typer.echo(f"{c.kernel} {c.measure}: Python {us(c.python_p50_s)} µs, native {us(c.native_p50_s)} µs, "
+                   f"binding +{us(c.delta_s)} µs per launch{peers}")
+
+
+def dispatch(
+    device: Annotated[
+        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+    ] = None,
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series (1 to 100000).")] = "200",
+    launches: Annotated[
+        str, typer.Option("--launches", metavar="N", help="Launches per throughput sample (1 to 100000).")
+    ] = "100",
+    warmup: Annotated[
+        str, typer.Option("--warmup", metavar="N", help="Untimed launches before each kernel (0 to 100000).")
+    ] = "50",
+    peers: Annotated[
+        bool, typer.Option("--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX/PyObjC (Metal) if installed.")
+    ] = True,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Measure what one kernel launch costs: throughput, round trip, start latency and each step,
+    from native code and from Python; write DIR/dispatch.json, dispatch.md and dispatch.png."""
+    from ..devices import resolve_device
+
+    try:
+        from ..latency import runner
+        from ..latency.outputs import write_study
+    except ImportError as exc:
+        import_failure(exc)
+    try:
+        n_reps, n_launches, n_warmup = runner.check_counts(_integer(reps), _integer(launches),  # type: ignore[arg-type]
+                                                           _integer(warmup))  # type: ignore[arg-type]
+        spec = resolve_device(device)
+    except OptionError as exc:
+        fail_option(exc)
+    except ImportError as exc:
+        import_failure(exc)
+    backend_error = backend_error_type()
+    prepare_out(out)
+    try:
+        with CliProgress() as progress:
+            study = runner.run_dispatch(str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers,
+                                        progress=progress, command=real_command())
+    except runner.DispatchInterrupted as exc:
+        try:
+            write_study(exc.partial, out)
+        except (OSError, ValueError) as write_exc:
+            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+        typer.echo(f"interrupted: partial study written to {out}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except backend_error as exc:
+        fail(f"device {spec}: {exc}", EXIT_FAILED)
+    except OptionError as exc:
+        fail_option(exc)
+
+    try:
+        written, problems = write_study(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    _print_study(study)
+    print_written(written, [*problems, *study.warnings])
+    for s in study.skipped:
+        typer.echo(f"skipped {s.path}: {s.reason}", err=True)
+    invalid = [s for s in study.series if not s.valid]
+    if invalid:
+        fail(f"{len(invalid)} series failed validation: {', '.join(s.label for s in invalid[:5])} "
+             f"(see {out / 'dispatch.md'})", EXIT_FAILED)

@@ -1,0 +1,200 @@
+"""``apple-roofline plot``, ``report`` and ``compare``: views of saved results files (any kind)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Callable, List, Optional, Sequence, Tuple
+
+import typer
+
+from ..figures import save_figure
+from ..text import text_table
+from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, load_results, os_reason
+
+if TYPE_CHECKING:
+    from ..roofline.model import Point
+    from ..roofline.run import Run
+
+__all__ = ["plot", "report", "compare", "parse_point", "POINT_FORM", "REPORT_FORMATS"]
+
+POINT_FORM = "NAME:FLOPS:BYTES:SECONDS"
+REPORT_FORMATS: Tuple[str, ...] = ("md", "csv", "json", "html")
+
+
+def _load_run(path: Path) -> "Run":
+    """Load a roofline run; exit 2 for a bad file or a results file of another kind."""
+    from ..roofline.run import Run
+
+    loaded = load_results(path)
+    if not isinstance(loaded, Run):
+        fail(f"{path} is a {getattr(loaded, 'DESCRIPTION', 'results file')}, not a roofline run", EXIT_USAGE)
+    return loaded
+
+
+def _save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
+    """Draw a figure and write it to ``target``; a failure is one line and exit code 1."""
+    try:
+        fig = make()
+    except (ValueError, LookupError) as exc:
+        fail(f"{what}: {exc}", EXIT_FAILED)
+    try:
+        save_figure(fig, target)
+    except OSError as exc:  # its message may name the temporary file; name the target
+        fail(f"cannot write {target}: {os_reason(exc)}", EXIT_FAILED)
+    except ValueError as exc:
+        fail(f"cannot write {target}: {exc}", EXIT_FAILED)
+
+
+def parse_point(text: str) -> "Point":
+    """``NAME:FLOPS:BYTES:SECONDS`` -> Point (the name may contain colons: the numbers are the last
+    three fields). A malformed value exits 2 naming the expected form."""
+    from ..roofline.model import Point
+
+    parts = text.rsplit(":", 3)
+    if len(parts) != 4 or not parts[0].strip():
+        fail(f"--point {text!r}: expected {POINT_FORM}, e.g. 'my kernel:2e9:4e8:0.05'", EXIT_USAGE)
+    values: List[float] = []
+    for field, raw, lo in zip(("FLOPS", "BYTES", "SECONDS"), parts[1:], (">= 0", "> 0", "> 0")):
+        try:
+            v = float(raw)
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v) or (v < 0 if lo == ">= 0" else v <= 0):
+            fail(f"--point {text!r}: {field} must be a finite number {lo}, not {raw!r} (expected {POINT_FORM})",
+                 EXIT_USAGE)
+        values.append(v)
+    return Point(parts[0].strip(), values[0], values[1], values[2])
+
+
+def _print_points(model: Any, points: Sequence["Point"], run_json: Path) -> None:
+    """One line per point: GFLOP/s, intensity, attainable GFLOP/s, efficiency and bound."""
+    header = ("point", "GFLOP/s", "FLOP/B", "attainable GFLOP/s", "efficiency", "bound")
+    rows: List[Tuple[str, ...]] = []
+    for p in points:
+        if p.flops <= 0:
+            rows.append((p.name, "0", "0", "-", "-", "memory-bound (no FLOPs)"))
+            continue
+        try:
+            rows.append((p.name, f"{p.gflops:.4g}", f"{p.intensity:.4g}", f"{model.attainable(p.intensity):.4g}",
+                         f"{model.efficiency(p):.1%}", model.classify(p)))
+        except (ValueError, LookupError) as exc:
+            fail(f"{run_json}: cannot place point {p.name!r}: {exc}", EXIT_FAILED)
+    for line in text_table(header, rows):
+        typer.echo(line)
+
+
+def plot(
+    run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run` or `dispatch`.")],
+    output: Annotated[
+        Optional[Path],
+        typer.Option("--output", "-o", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."),
+    ] = None,
+    point: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--point", metavar="NAME:FLOPS:BYTES:SECONDS",
+            help="Put your own kernel on the roofline (repeatable): FLOPs, bytes moved and seconds of one run "
+                 "of it. Prints its GFLOP/s, intensity, attainable ceiling, efficiency and bound.",
+        ),
+    ] = None,
+    ceilings: Annotated[
+        str, typer.Option("--ceilings", help="Ceilings to draw: default, all, or names separated by commas.")
+    ] = "default",
+) -> None:
+    """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
+    histograms of a dispatch study (dispatch.json)."""
+    from ..latency.model import DispatchStudy
+    from ..roofline.selection import parse_ceilings_option
+
+    points = [parse_point(text) for text in point or ()]
+    try:
+        which = parse_ceilings_option(ceilings)
+    except ValueError as exc:
+        fail(f"--ceilings: {exc}", EXIT_USAGE)
+    loaded = load_results(run_json)
+    if isinstance(loaded, DispatchStudy):
+        target = output if output is not None else run_json.parent / "dispatch.png"
+        check_plot_suffix(target, "-o")
+        if points:
+            fail("--point places kernels on a roofline; a dispatch study has none", EXIT_USAGE)
+        check_writable_dir(target)
+        from ..latency.plot import plot_latency
+
+        study = loaded
+        _save_plot(lambda: plot_latency(study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
+    run = _load_run(run_json)
+    target = output if output is not None else run_json.parent / "roofline.png"
+    check_plot_suffix(target, "-o")
+    check_writable_dir(target)
+    from ..roofline.outputs import no_ceilings_message
+    from ..roofline.tables import model_of
+
+    model = model_of(run)
+    if model is None:
+        # a figure without ceilings would be empty axes; say why there is nothing to draw
+        fail(no_ceilings_message(run, run_json) if not run.ceilings else
+             f"{run_json}: cannot plot: a roofline needs a bandwidth and a compute ceiling", EXIT_FAILED)
+    if points:
+        _print_points(model, points, run_json)
+    from ..roofline.plot import plot_roofline
+
+    _save_plot(lambda: plot_roofline(model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
+    typer.echo(f"wrote {target}")
+
+
+def report(
+    run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run` or `dispatch`.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, csv, json or html (html: roofline runs).")] = "md",
+) -> None:
+    """Print a saved run (or dispatch study) as Markdown, CSV, JSON or self-contained HTML on stdout."""
+    if fmt not in REPORT_FORMATS:
+        fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
+    from ..latency.model import DispatchStudy
+
+    loaded = load_results(run_json)
+    if isinstance(loaded, DispatchStudy):
+        if fmt == "html":
+            fail("--format html is for roofline runs; a dispatch study has md, csv and json", EXIT_USAGE)
+        from ..latency.report import format_latency
+
+        text = format_latency(loaded, fmt)
+    else:
+        from ..roofline.html import to_html
+        from ..roofline.report import to_csv, to_markdown
+
+        run = _load_run(run_json)
+        text = {"md": to_markdown, "csv": to_csv, "html": to_html}[fmt](run) if fmt != "json" else run.to_json()
+    typer.echo(text, nl=not text.endswith("\n"))
+
+
+def compare(
+    a_json: Annotated[Path, typer.Argument(metavar="A.json", help="First results file.")],
+    b_json: Annotated[Path, typer.Argument(metavar="B.json", help="Second results file.")],
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Also write the overlaid rooflines (.png, .svg or .pdf).")
+    ] = None,
+) -> None:
+    """Compare two saved runs: a Markdown table on stdout and, with -o, an overlaid plot."""
+    if output is not None:
+        check_plot_suffix(output, "-o")
+    a = _load_run(a_json)
+    b = _load_run(b_json)
+    if output is not None:
+        check_writable_dir(output)
+    from ..roofline.report import compare_markdown
+    from ..roofline.tables import model_of
+
+    text = compare_markdown(a, b)
+    typer.echo(text, nl=not text.endswith("\n"))
+    if output is not None:
+        from ..roofline.compare_plot import plot_compare
+
+        ma, mb = model_of(a), model_of(b)
+        if ma is None or mb is None:
+            fail(f"cannot plot the comparison: {a_json if ma is None else b_json} has no roofline "
+                 "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
+        _save_plot(lambda: plot_compare(ma, mb), output, "cannot plot the comparison")
+        typer.echo(f"wrote {output}", err=True)

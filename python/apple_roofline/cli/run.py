@@ -1,0 +1,202 @@
+"""``apple-roofline run``: measure a device with the suites and write its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional, Tuple, TypeVar, Union
+
+import typer
+
+from ..errors import OptionError
+from ..text import sig_figs, text_table
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    backend_error_type,
+    fail,
+    fail_option,
+    import_failure,
+    os_reason,
+    prepare_out,
+    print_written,
+    real_command,
+    warn,
+)
+from .progress import CliProgress
+
+if TYPE_CHECKING:
+    from ..roofline.run import Run
+
+__all__ = ["run", "parse_count", "ridge_summary"]
+
+T = TypeVar("T")
+
+
+def parse_count(text: str, check: Callable[[object], T]) -> T:
+    """``text`` as an integer checked by the library's ``check`` (which raises OptionError naming
+    the parameter and its range); a text that is no integer is passed to ``check`` as it is, so
+    the message is the library's. Exits 2 with the message."""
+    stripped = text.strip()
+    value: object = int(stripped) if stripped.lstrip("+-").isdigit() else text
+    try:
+        return check(value)
+    except OptionError as exc:
+        fail_option(exc)
+
+
+def ridge_summary(run: "Run") -> Tuple[List[str], List[List[str]]]:
+    """Notes and rows (name, intensity) of the ridge points the model's defaults give
+    (:attr:`~apple_roofline.roofline.model.RidgeTable.default`): measured compute ceilings against
+    the highest measured bandwidth; where a kind was not measured, its theoretical ceilings stand in
+    and the rows and a note say so. With no bandwidth or no compute ceiling at all, a note saying why."""
+    from ..roofline.tables import model_of
+
+    model = model_of(run)
+    if model is None:
+        kinds = {c.kind for c in run.ceilings}
+        missing = []
+        if "bandwidth" not in kinds:
+            missing.append("no bandwidth ceiling (measured by the stream suite; no theoretical one known)")
+        if "compute" not in kinds:
+            missing.append("no compute ceiling (measured by the peak and gemm suites; no theoretical one known)")
+        return [f"no ridge points: the run has {' and '.join(missing)}"], []
+    table = model.ridge_table()
+    bw = table.default_bandwidth
+    assert bw is not None and table.default  # a model has both kinds
+    comp_src = table.default[0][0].source
+    notes: List[str] = []
+    if bw.source != "measured" or comp_src != "measured":
+        notes.append(
+            f"ridge points of {comp_src} compute ceilings against the {bw.source} {bw.name} "
+            f"({sig_figs(bw.value)} {bw.unit})"
+            + ("; no compute ceiling was measured" if comp_src != "measured" else "")
+            + ("; no bandwidth ceiling was measured" if bw.source != "measured" else "")
+        )
+    label = "" if comp_src == "measured" else " (theoretical)"
+    return notes, [[f"{c.name}{label}", f"{sig_figs(ridge)} FLOP/byte"] for c, ridge in table.default]
+
+
+def _print_summary(run: "Run") -> None:
+    typer.echo(f"{run.device_name} ({run.backend}): {len(run.measurements)} measurements, "
+               f"{len(run.valid_measurements)} valid, {len(run.skipped)} skipped")
+    if run.ceilings:
+        typer.echo("")
+        rows = [[c.name, f"{sig_figs(c.value)} {c.unit}", c.source] for c in run.ceilings]
+        for ln in text_table(["ceiling", "value", "source"], rows):
+            typer.echo(ln)
+    notes, rows = ridge_summary(run)
+    typer.echo("")
+    for note in notes:
+        typer.echo(note)
+    if rows:
+        for ln in text_table(["ridge point", "intensity"], rows):
+            typer.echo(ln)
+
+
+def run(
+    device: Annotated[
+        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+    ] = None,
+    suite: Annotated[
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm (default: all).")
+    ] = None,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="A fast look: trims the sweep to F = 1, 4, 16 … 1024 and shortens time budgets "
+            "(sweep launch budget, GEMM size ladder, warm-up). Array sizes are not changed.",
+        ),
+    ] = False,
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per kernel, an integer (1 to 10000).")] = "10",
+    array_size: Annotated[
+        Optional[str], typer.Option("--array-size", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
+    ] = None,
+    ceilings: Annotated[
+        str, typer.Option("--ceilings", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
+    ] = "default",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
+    from ..devices import resolve_device
+    from ..measure import check_reps
+    from ..roofline.selection import parse_ceilings_option
+    from ..sizes import parse_size
+
+    # -- validate everything before measuring: the library's checks, its messages
+    n_reps = parse_count(reps, check_reps)
+    array_bytes: Optional[int] = None
+    if array_size is not None:
+        try:
+            array_bytes = parse_size(array_size)
+        except ValueError as exc:  # names the text and the accepted form
+            fail(f"--array-size: {exc}", EXIT_USAGE)
+    try:
+        which = parse_ceilings_option(ceilings)
+    except ValueError as exc:
+        fail(f"--ceilings: {exc}", EXIT_USAGE)
+    try:
+        from ..roofline import runner
+    except ImportError as exc:
+        import_failure(exc)
+    backend_error = backend_error_type()
+    try:
+        suites = runner.parse_suites(suite) if suite is not None else None
+        spec = resolve_device(device)
+    except OptionError as exc:
+        fail_option(exc)
+    except ImportError as exc:
+        import_failure(exc)
+    created_out = prepare_out(out)
+
+    # -- measure
+    try:
+        with CliProgress() as progress:
+            result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
+                                         progress=progress, command=real_command())
+    except runner.RunInterrupted as exc:
+        _write_interrupted(exc.partial, out, which)
+    except backend_error as exc:
+        fail(f"device {spec}: {exc}", EXIT_FAILED)
+    except OptionError as exc:  # a limit that depends on the device (the array size)
+        if created_out:
+            try:
+                out.rmdir()  # only if still empty
+            except OSError:
+                pass
+        fail_option(exc)
+
+    # -- write and summarise
+    written, problems = _write(result, out, which)
+    _print_summary(result)
+    print_written(written, [*problems, *result.warnings])
+    invalid = [m for m in result.measurements if not m.valid]
+    if invalid:
+        names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
+        fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
+
+
+def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List[Path], List[str]]:
+    from ..roofline.outputs import write_run_files
+
+    try:
+        return write_run_files(result, out, ceilings=which)
+    except OSError as exc:
+        fail(os_reason(exc), EXIT_FAILED)
+    except ValueError as exc:
+        fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
+
+
+def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]]) -> NoReturn:
+    from ..roofline.outputs import write_run_files
+
+    try:
+        _, problems = write_run_files(partial, out, ceilings=which)
+    except (OSError, ValueError) as write_exc:
+        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
+        fail(f"interrupted, and the partial results could not be written to {out}: {why}", EXIT_INTERRUPTED)
+    for p in problems:
+        warn(p)
+    typer.echo(f"interrupted: partial results written to {out}", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED)

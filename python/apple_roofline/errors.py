@@ -1,0 +1,61 @@
+"""Typed errors for bad options, raised by the library and turned into one-line messages by the CLI.
+
+The library checks every limit (samples per measurement, array sizes, launch counts ...) once,
+where the limit lives, and raises :class:`OptionError` naming the *parameter* (``reps``,
+``array_bytes``), the value and the valid range. The command line maps the parameter to its flag
+(``--reps``, ``--array-size``) and prints ``error: --reps 0 is out of range (valid: 1 to 10000)``;
+a Python caller sees ``reps 0 is out of range (valid: 1 to 10000)``. Nothing here depends on any
+other module of the package.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["OptionError", "check_int"]
+
+
+class OptionError(ValueError):
+    """A parameter value outside what the library accepts.
+
+    Attributes:
+        option: the parameter's name in the Python API (``"reps"``, ``"array_bytes"``).
+        value: the value given.
+        valid: the valid values, in words (``"1 to 10000"``).
+        problem: what is wrong (``"is out of range"``, ``"is not an integer"``).
+        shown: how the value is written in the message (default ``repr`` of ``value``; e.g.
+            ``"1 GiB"`` for a byte count).
+        reason: an optional clause saying why (where the range comes from, why a device is
+            unavailable), written after the problem.
+    """
+
+    def __init__(self, option: str, value: object, valid: str, *, problem: str = "is out of range",
+                 shown: Optional[str] = None, reason: str = "") -> None:
+        self.option = option
+        self.value = value
+        self.valid = valid
+        self.problem = problem
+        self.shown = shown if shown is not None else repr(value)
+        self.reason = reason
+        super().__init__(self.describe(option))
+
+    def describe(self, name: str) -> str:
+        """The message with ``name`` (a parameter or a command-line flag) as the subject:
+        ``"<name> <value> <problem>[: <reason>] (valid: <valid>)"``."""
+        why = f": {self.reason}" if self.reason else ""
+        return f"{name} {self.shown} {self.problem}{why} (valid: {self.valid})"
+
+
+def check_int(value: object, option: str, lo: int, hi: Optional[int] = None) -> int:
+    """``value`` as an ``int`` in ``lo..hi`` (no upper bound when ``hi`` is None).
+
+    Raises:
+        OptionError: ``value`` is not an integer (a bool is not), or is outside the range.
+    """
+    valid = f"{lo} to {hi}" if hi is not None else f"{lo} or more"
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise OptionError(option, value, valid, problem="is not an integer")
+    number = int(value)
+    if number < lo or (hi is not None and number > hi):
+        raise OptionError(option, value, valid)
+    return number

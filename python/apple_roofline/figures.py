@@ -1,0 +1,97 @@
+"""What every study's figures share: matplotlib imported lazily, figures on the Agg canvas, one
+colour palette, atomic saving in PNG, SVG or PDF.
+
+Figures are built with :class:`matplotlib.figure.Figure` and the Agg canvas, never pyplot, so
+nothing touches matplotlib's global state; matplotlib is imported on first use, never when a
+module of the package is imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+from pathlib import Path
+from typing import Any, Dict, Tuple, Union
+
+from .study.files import write_bytes_atomic
+
+__all__ = ["DPI", "FORMATS", "PALETTE", "Figure", "Axes", "mpl", "new_figure", "check_suffix", "figure_bytes",
+           "save_figure", "text_color"]
+
+# matplotlib types, as Any: matplotlib is imported lazily, so that importing a module of the
+# package (and type-checking it against any installed matplotlib) never loads it.
+Figure = Any  # matplotlib.figure.Figure
+Axes = Any  # matplotlib.axes.Axes
+
+#: Resolution of saved raster images, dots per inch.
+DPI: int = 150
+#: File suffixes a figure can be saved as, and matplotlib's format names.
+FORMATS: Dict[str, str] = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+#: Distinct colours, colour-blind-safe where the set allows: Okabe & Ito (yellow left out: too
+#: light on white), then Paul Tol's muted scheme and four darker tones. A figure takes its series'
+#: colours from the start of this list, so no two series of one figure share a colour.
+PALETTE: Tuple[str, ...] = (
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+    "#882255", "#117733", "#332288", "#999933", "#44AA99", "#AA4499",
+    "#DDCC77", "#661100", "#6699CC", "#888888",
+)
+
+
+def mpl(module: str) -> Any:
+    """Import a matplotlib module on first use (``mpl("matplotlib.ticker")``)."""
+    return importlib.import_module(module)
+
+
+def new_figure(figsize: Tuple[float, float], dpi: int = 100) -> Figure:
+    """A new :class:`matplotlib.figure.Figure` of ``figsize`` inches on the Agg canvas."""
+    fig = mpl("matplotlib.figure").Figure(figsize=figsize, dpi=dpi)
+    mpl("matplotlib.backends.backend_agg").FigureCanvasAgg(fig)
+    return fig
+
+
+def check_suffix(path: Union[str, "os.PathLike[str]"]) -> str:
+    """The matplotlib format of ``path``'s suffix.
+
+    Raises:
+        ValueError: the suffix is not one of :data:`FORMATS` (the message lists them).
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"{os.fspath(path)}: cannot save a figure as {suffix or 'a file without suffix'!r}; "
+                         f"use one of {', '.join(sorted(FORMATS))}")
+    return FORMATS[suffix]
+
+
+def figure_bytes(fig: Figure, fmt: str) -> bytes:
+    """``fig`` rendered in ``fmt`` (``"png"`` at :data:`DPI`, ``"svg"``, ``"pdf"``), tightly cropped;
+    SVG carries no date, so the same figure gives the same bytes."""
+    buf = io.BytesIO()
+    metadata: Dict[str, Any] = {"Date": None} if fmt == "svg" else {}
+    fig.savefig(buf, format=fmt, dpi=DPI, bbox_inches="tight", pad_inches=0.15, metadata=metadata)
+    return buf.getvalue()
+
+
+def save_figure(fig: Figure, path: Union[str, "os.PathLike[str]"]) -> None:
+    """Save ``fig`` to ``path`` atomically; the format comes from the suffix.
+
+    ``.png`` (raster, 150 dpi), ``.svg`` or ``.pdf`` (vector); the image is rendered to memory, then
+    written to a temporary file in the same directory and renamed over ``path``. The figure is not
+    closed.
+
+    Raises:
+        ValueError: for any other suffix (nothing is written).
+        OSError: if the file cannot be written.
+    """
+    write_bytes_atomic(path, figure_bytes(fig, check_suffix(path)))
+
+
+def text_color(color: str) -> str:
+    """``color`` darkened for text on white when it is light (sky blue, orange, sand)."""
+    h = color.lstrip("#")
+    if len(h) != 6:
+        return color
+    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+    if 0.2126 * r + 0.7152 * g + 0.0722 * b <= 0.45:
+        return color
+    return "#" + "".join(f"{int(round(255 * v * 0.68)):02x}" for v in (r, g, b))

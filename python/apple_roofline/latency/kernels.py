@@ -1,0 +1,65 @@
+"""The two kernels of the dispatch-latency study, and the check of the tiny kernel's output.
+
+* ``null``: one thread, no memory; it has no output, so a launch is checked only by the device
+  reporting no error.
+* ``tiny``: one threadgroup/block of :data:`TINY_ITEMS` threads, each adding 1.0 to one float4 of a
+  :data:`TINY_BYTES` buffer (:data:`TINY_FLOATS` float32). On a zeroed buffer every float counts the
+  launches made, so :func:`check_tiny_counts` catches a launch dropped or run twice
+  (docs/design.md, "Validation").
+
+The sources are ``shaders/cuda/dispatch.cu`` and ``shaders/metal/dispatch.metal``
+(:data:`KERNEL_SOURCES`), and the CPU backend's built-in twins. Nothing here imports the extension.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Tuple
+
+import numpy as np
+
+__all__ = [
+    "KERNELS",
+    "KERNEL_SOURCES",
+    "TINY_ITEMS",
+    "TINY_BYTES",
+    "TINY_FLOATS",
+    "FLOAT32_EXACT",
+    "NULL_VALIDATION",
+    "check_tiny_counts",
+]
+
+#: The two kernels of the study.
+KERNELS: Tuple[str, ...] = ("null", "tiny")
+#: Where each backend's kernels come from: a file of ``shaders/`` compiled at run time, or the
+#: extension's built-in kernels. Its keys are the backends the study runs on.
+KERNEL_SOURCES: Dict[str, str] = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
+#: Threads of the tiny kernel: one block/threadgroup, one float4 (16 B) each.
+TINY_ITEMS = 256
+#: The tiny kernel's buffer: 256 float4 = 4 KiB.
+TINY_BYTES = TINY_ITEMS * 16
+#: Floats the tiny kernel adds 1.0 to per launch.
+TINY_FLOATS = TINY_BYTES // 4
+#: float32 counts launches exactly up to 2^24; past it, x + 1.0 rounds back to x.
+FLOAT32_EXACT = 1 << 24
+#: The validation note of a null-kernel series.
+NULL_VALIDATION = "no output (the null kernel touches no memory): every launch completed without a device error"
+
+
+def check_tiny_counts(values: Any, count: int) -> Tuple[bool, str]:
+    """Validate the ``tiny`` kernel's output after ``count`` launches on a zeroed buffer: every one of
+    its :data:`TINY_FLOATS` float32 values must equal ``count`` (saturating at 2^24).
+
+    Returns:
+        ``(valid, message)``: what was checked, or the first float that differs and how many do.
+    """
+    v = np.asarray(values, dtype=np.float32).ravel()
+    if v.size != TINY_FLOATS:
+        return False, f"the output has {v.size} floats, not {TINY_FLOATS}"
+    expected = float(min(count, FLOAT32_EXACT))
+    saturated = f" (float32 stops counting at 2^24 = {FLOAT32_EXACT})" if count > FLOAT32_EXACT else ""
+    bad = np.flatnonzero(v != np.float32(expected))
+    if bad.size == 0:
+        return True, f"all {TINY_FLOATS} floats == {int(expected)} after {count} launches{saturated}"
+    i = int(bad[0])
+    return False, (f"{bad.size} of {TINY_FLOATS} floats != {int(expected)} after {count} launches{saturated} "
+                   f"(first: x[{i}] == {float(v[i]):.9g})")

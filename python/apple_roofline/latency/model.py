@@ -1,0 +1,290 @@
+"""The results of a dispatch-latency study: latency series and the study as a results file.
+
+A study (:func:`~.runner.run_dispatch`, ``apple-roofline dispatch``) measures what one kernel launch
+costs on one device. Each :class:`LatencySeries` is one kernel (:data:`~.kernels.KERNELS`: ``null``,
+one thread and no memory; ``tiny``, one threadgroup/block touching 4 KiB), one measure, one path and
+one clock:
+
+* measures (:data:`MEASURES`):
+
+  - ``throughput``: N launches back to back (one stream / one command buffer / one parallel
+    region), time per launch = sample / N;
+  - ``round_trip``: one launch, then wait for it, repeated; one sample per launch;
+  - ``start_latency``: host submit to the start of the GPU work (Metal ``GPUStartTime``, CUDA
+    ``%globaltimer`` mapped onto the host clock; the CPU pool's first worker);
+  - ``step``: one step of a round trip (``step`` names it: Metal ``create``, ``encode``,
+    ``commit``, ``start``, ``execute``, ``complete``; CUDA ``launch``, ``start``, ``complete``; CPU
+    ``wake``, ``fork``, ``join``).
+
+* paths: ``native`` (a C++ loop in the extension: the floor), ``python`` (Python calling the
+  public API, :meth:`Kernel.launch` and :meth:`Backend.synchronize`, once per launch: the floor plus
+  the binding's own cost), or a peer library measured in the same run (``cupy``, ``torch``,
+  ``mlx``, ``pyobjc``; :mod:`.peers`).
+* clocks (:data:`CLOCKS`): ``device`` (CUDA events, Metal command-buffer GPU times, the CPU's steady
+  clock inside the parallel region) or ``host`` (the host's steady clock around the calls).
+
+A series' distribution is :func:`apple_roofline.stats.summarize` of its samples; reports use its
+order statistics (p10, p50, p90, p99, max), the way wrk2 and HdrHistogram report latency: a mean
+hides the tail (docs/design.md, "Measurement"). Samples are seconds per launch and may be zero or
+negative only for ``start_latency`` and ``step`` (a device instant mapped onto the host clock carries
+that mapping's uncertainty, recorded in the series' note; and a GPU may start the work before the
+host's launch call returns).
+
+The JSON written by :meth:`DispatchStudy.save` is the header every results file shares
+(:class:`~apple_roofline.study.document.Document`, with ``kind`` ``"dispatch"`` and
+``schema_version`` 1; docs/design.md, "Results files") and::
+
+    params     object: the study's settings (reps, launches, warmup, tiny_bytes, tiny_items, peers)
+    series     [LatencySeries]: see LatencySeries.to_dict
+    skipped    [{path, reason}]
+
+Reading is strict and raises :class:`~apple_roofline.study.files.ResultsError` naming the file and
+field; each series' ``distribution`` is recomputed from its samples on reading, never trusted. This
+module never imports the extension.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
+
+from ..stats import Summary, summarize
+from ..study.document import Document
+from ..study.files import ResultsError
+from ..study.reader import Reader
+from .kernels import KERNELS
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "MEASURES",
+    "CLOCKS",
+    "SIGNED_MEASURES",
+    "DISTRIBUTION_KEYS",
+    "LatencySeries",
+    "PeerSkipped",
+    "DispatchStudy",
+]
+
+#: Version of the JSON layout written and read by :class:`DispatchStudy`.
+SCHEMA_VERSION: int = 1
+#: What a series measures (module docstring).
+MEASURES: Tuple[str, ...] = ("throughput", "round_trip", "start_latency", "step")
+#: Which clock timed a series.
+CLOCKS: Tuple[str, ...] = ("device", "host")
+#: The measures whose samples may be zero or negative: differences of a device instant mapped onto
+#: the host clock and a host instant.
+SIGNED_MEASURES: Tuple[str, ...] = ("start_latency", "step")
+#: The keys of a series' ``"distribution"`` object in the JSON (fields of
+#: :class:`~apple_roofline.stats.Summary`), written for readers and ignored on reading.
+DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "p99", "max", "mean")
+
+
+@dataclass(frozen=True)
+class LatencySeries:
+    """One kernel, measure, path and clock of a study, with its samples.
+
+    Attributes:
+        kernel: ``"null"`` or ``"tiny"`` (:data:`~.kernels.KERNELS`).
+        measure: one of :data:`MEASURES`.
+        path: ``"native"``, ``"python"`` or a peer's name (``"cupy"``, ``"torch"``, ``"mlx"``,
+            ``"pyobjc"``).
+        clock: ``"device"`` or ``"host"`` (:data:`CLOCKS`).
+        samples_s: seconds per launch, one per sample (for ``throughput`` each sample is the mean
+            of ``launches_per_sample`` back-to-back launches).
+        launches_per_sample: launches averaged into one sample (>= 1).
+        step: the step's name when ``measure == "step"``, else ``""``.
+        valid: whether the kernel's output passed validation (the series is still stored, but
+            reports mark it and plots leave it out).
+        validation: what was checked, or why it failed.
+        note: how it was measured (API calls, clock mapping and its uncertainty).
+
+    Raises:
+        ValueError: on construction, for an unknown kernel, measure or clock, an empty path, no
+            samples, a non-finite sample, a negative sample outside :data:`SIGNED_MEASURES`,
+            ``launches_per_sample < 1``, or a ``step`` given (or missing) against ``measure``.
+    """
+
+    kernel: str
+    measure: str
+    path: str
+    clock: str
+    samples_s: Tuple[float, ...]
+    launches_per_sample: int = 1
+    step: str = ""
+    valid: bool = True
+    validation: str = ""
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "samples_s", tuple(float(s) for s in self.samples_s))
+        where = f"series {self.kernel}/{self.measure}/{self.path}"
+        if self.kernel not in KERNELS:
+            raise ValueError(f"{where}: kernel {self.kernel!r} is not one of {', '.join(KERNELS)}")
+        if self.measure not in MEASURES:
+            raise ValueError(f"{where}: measure {self.measure!r} is not one of {', '.join(MEASURES)}")
+        if self.clock not in CLOCKS:
+            raise ValueError(f"{where}: clock {self.clock!r} is not one of {', '.join(CLOCKS)}")
+        if not self.path:
+            raise ValueError(f"{where}: path must not be empty")
+        if (self.measure == "step") != bool(self.step):
+            raise ValueError(f"{where}: a step name is required for measure 'step' and only there")
+        count = self.launches_per_sample
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"{where}: launches_per_sample {count!r} is out of range (valid: 1 or more)")
+        if not self.samples_s:
+            raise ValueError(f"{where}: samples must not be empty")
+        for i, s in enumerate(self.samples_s):
+            if not math.isfinite(s):
+                raise ValueError(f"{where}: samples_s[{i}] is {s!r}, not finite")
+            if s < 0.0 and self.measure not in SIGNED_MEASURES:
+                raise ValueError(f"{where}: samples_s[{i}] is {s!r}; only start latencies and steps may be negative")
+
+    @property
+    def label(self) -> str:
+        """``"kernel measure[/step] path (clock)"``, e.g. ``"null round_trip python (host)"``."""
+        what = f"{self.measure}/{self.step}" if self.step else self.measure
+        return f"{self.kernel} {what} {self.path} ({self.clock})"
+
+    @property
+    def distribution(self) -> Summary:
+        """The :class:`~apple_roofline.stats.Summary` of ``samples_s`` (seconds per launch; zero and
+        negative samples admitted, as start latencies and steps may hold them)."""
+        return summarize(self.samples_s, positive=False)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict; ``distribution`` (:data:`DISTRIBUTION_KEYS`) is included for readers
+        but ignored on reading."""
+        d = self.distribution
+        return {
+            "kernel": self.kernel,
+            "measure": self.measure,
+            "step": self.step,
+            "path": self.path,
+            "clock": self.clock,
+            "launches_per_sample": self.launches_per_sample,
+            "valid": self.valid,
+            "validation": self.validation,
+            "note": self.note,
+            "samples_s": list(self.samples_s),
+            "distribution": {k: getattr(d, k) for k in DISTRIBUTION_KEYS},
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "series") -> "LatencySeries":
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        samples = r.numbers(d, "samples_s", where)
+        try:
+            return cls(
+                kernel=r.string(d, "kernel", where),
+                measure=r.string(d, "measure", where),
+                step=r.string(d, "step", where, default=""),
+                path=r.string(d, "path", where),
+                clock=r.string(d, "clock", where),
+                launches_per_sample=r.nonneg_int(d, "launches_per_sample", where, positive=True),
+                valid=r.boolean(d, "valid", where),
+                validation=r.string(d, "validation", where, default=""),
+                note=r.string(d, "note", where, default=""),
+                samples_s=samples,
+            )
+        except ResultsError:
+            raise
+        except ValueError as e:
+            r.fail(str(e))
+
+
+@dataclass(frozen=True)
+class PeerSkipped:
+    """A path (peer library, or a measure a backend lacks) not measured, and why."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys path, reason."""
+        return {"path": self.path, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "skipped") -> "PeerSkipped":
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        return cls(path=r.string(d, "path", where), reason=r.string(d, "reason", where))
+
+
+@dataclass(frozen=True)
+class DispatchStudy(Document):
+    """Everything one dispatch-latency study measured, with its provenance (the header's fields of
+    :class:`~apple_roofline.study.document.Document`, then these).
+
+    Attributes:
+        params: the study's settings (``reps``, ``launches``, ``warmup`` ...), JSON-ready; stored
+            as a dict copy, excluded from hashing.
+        series: every :class:`LatencySeries`, valid or not.
+        skipped: paths or measures not measured, with reasons.
+
+    Raises:
+        ValueError: on construction, when ``device`` lacks ``backend`` or ``name``.
+    """
+
+    KIND: ClassVar[str] = "dispatch"
+    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
+    DESCRIPTION: ClassVar[str] = "dispatch study"
+
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    series: Tuple[LatencySeries, ...] = ()
+    skipped: Tuple[PeerSkipped, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "series", tuple(self.series))
+        object.__setattr__(self, "skipped", tuple(self.skipped))
+
+    @property
+    def valid(self) -> bool:
+        """Whether every series passed validation."""
+        return all(s.valid for s in self.series)
+
+    def find(self, kernel: str, measure: str, path: str, clock: Optional[str] = None,
+             step: str = "") -> Optional[LatencySeries]:
+        """The first series matching the arguments (any clock when ``clock`` is None), or None."""
+        for s in self.series:
+            if (s.kernel, s.measure, s.path, s.step) == (kernel, measure, path, step) and clock in (None, s.clock):
+                return s
+        return None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict: the header and the keys of the module docstring."""
+        return {
+            **self.header_dict(),
+            "params": dict(self.params),
+            "series": [s.to_dict() for s in self.series],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, *, source: str = "<dict>") -> "DispatchStudy":
+        """Build from :meth:`to_dict` output (e.g. parsed JSON): the header first
+        (:meth:`~apple_roofline.study.document.Document.read_header`), then ``params`` and
+        ``series`` (required) and ``skipped`` (may be absent).
+
+        Raises:
+            ResultsError: one line naming ``source`` and the field.
+        """
+        r = Reader(source)
+        header = cls.read_header(d, r)
+        return cls(
+            **header,
+            params=dict(r.obj(r.req(d, "params", ""), "params")),
+            series=tuple(
+                LatencySeries.from_dict(s, source=source, where=f"series[{i}]")
+                for i, s in enumerate(r.array(d, "series", ""))
+            ),
+            skipped=tuple(
+                PeerSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
+                for i, s in enumerate(r.array(d, "skipped", "", required=False))
+            ),
+        )

@@ -1,0 +1,331 @@
+"""Text reports of a dispatch-latency study: a distribution table, the binding's cost, Markdown, CSV, JSON.
+
+Every figure here is per launch. Tables give microseconds (µs, 1e-6 s) to 3 significant figures
+(:func:`apple_roofline.text.sig_figs`); the CSV gives seconds at full precision. Distributions are
+the order statistics of :attr:`~.model.LatencySeries.distribution` (:func:`apple_roofline.stats.summarize`:
+p10, p50, p90, p99, max); a throughput sample is the mean of ``launches_per_sample`` back-to-back
+launches, every other sample is one launch.
+
+The binding's cost (:func:`binding_cost`) is the difference of the medians of the ``python`` and
+``native`` paths, both timed on the host clock: what calling the public Python API once per launch
+adds to the C++ loop's floor. Peer libraries (``cupy``, ``torch``, ``mlx``, ``pyobjc``) measured in
+the same study are listed beside it. Series that failed validation are in the table, marked, and
+are never used for a binding cost or a step breakdown.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+from ..errors import OptionError
+from ..text import DASH, date_of, key_value_pairs, markdown_table, sig_figs
+from .kernels import KERNELS
+from .model import DispatchStudy, LatencySeries
+
+__all__ = [
+    "BINDING_MEASURES",
+    "FORMATS",
+    "LATENCY_COLUMNS",
+    "LATENCY_CSV_COLUMNS",
+    "BindingCost",
+    "binding_cost",
+    "format_latency",
+    "latency_table",
+    "step_medians",
+]
+
+#: Formats of :func:`format_latency`.
+FORMATS: tuple[str, ...] = ("md", "csv", "json")
+#: Header of :func:`latency_table` (the numeric columns in µs per launch).
+LATENCY_COLUMNS: tuple[str, ...] = (
+    "kernel", "measure", "path", "clock", "n",
+    "p10 (µs)", "p50 (µs)", "p90 (µs)", "p99 (µs)", "max (µs)", "valid",
+)
+#: Header of the CSV form of :func:`format_latency` (the numeric columns in seconds per launch).
+LATENCY_CSV_COLUMNS: tuple[str, ...] = (
+    "kernel", "measure", "path", "clock", "n", "p10_s", "p50_s", "p90_s", "p99_s", "max_s", "valid",
+)
+#: The measures :func:`binding_cost` compares.
+BINDING_MEASURES: tuple[str, ...] = ("throughput", "round_trip")
+
+_NATIVE = "native"
+_PYTHON = "python"
+
+
+def _us(seconds: float) -> str:
+    """Seconds as microseconds, 3 significant figures (``1.234e-6 -> "1.23"``)."""
+    return sig_figs(seconds * 1e6)
+
+
+def _measure(s: LatencySeries) -> str:
+    """``s.measure``, or ``"step: <name>"`` for a step."""
+    return f"step: {s.step}" if s.measure == "step" else s.measure
+
+
+def _valid_text(s: LatencySeries) -> str:
+    """``"yes"``, or ``"NO: <validation>"`` (``"NO"`` alone when no reason was recorded)."""
+    if s.valid:
+        return "yes"
+    return f"NO: {s.validation}" if s.validation else "NO"
+
+
+def latency_table(study: DispatchStudy) -> tuple[list[str], list[list[str]]]:
+    """The distribution of every series, one row each, in ``study.series`` order.
+
+    Returns:
+        ``(header, rows)``: ``header`` is :data:`LATENCY_COLUMNS`; each row holds kernel, measure
+        (``"step: <name>"`` for a step), path, clock, the sample count ``n``, then p10, p50, p90,
+        p99 and max in µs per launch to 3 significant figures, then ``"yes"`` or
+        ``"NO: <validation>"``. Invalid series are included (and marked). Never raises for a
+        well-formed study.
+    """
+    rows: list[list[str]] = []
+    for s in study.series:
+        d = s.distribution
+        rows.append([
+            s.kernel, _measure(s), s.path, s.clock, str(d.n),
+            _us(d.p10), _us(d.p50), _us(d.p90), _us(d.p99), _us(d.max), _valid_text(s),
+        ])
+    return list(LATENCY_COLUMNS), rows
+
+
+@dataclass(frozen=True)
+class BindingCost:
+    """What the Python binding adds to one launch, for one kernel and measure.
+
+    Attributes:
+        kernel: ``"null"`` or ``"tiny"``.
+        measure: ``"throughput"`` or ``"round_trip"``.
+        python_p50_s: median of the valid ``python`` host-clock series, seconds per launch.
+        native_p50_s: median of the valid ``native`` host-clock series, seconds per launch.
+        delta_s: ``python_p50_s - native_p50_s``, seconds per launch (negative when the Python path
+            was the faster one, which points at noise rather than a cost).
+        peers: peer path name -> median of its valid host-clock series, seconds per launch, in
+            ``study.series`` order; stored as a plain ``dict`` copy and excluded from hashing.
+    """
+
+    kernel: str
+    measure: str
+    python_p50_s: float
+    native_p50_s: float
+    delta_s: float
+    peers: dict[str, float] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "peers", dict(self.peers))
+
+
+def _first_valid(study: DispatchStudy, kernel: str, measure: str, path: str, clock: str) -> LatencySeries | None:
+    """The first valid series with these keys (no step), or None."""
+    for s in study.series:
+        if s.valid and not s.step and (s.kernel, s.measure, s.path, s.clock) == (kernel, measure, path, clock):
+            return s
+    return None
+
+
+def _kernels(study: DispatchStudy) -> list[str]:
+    """The study's kernels: those of :data:`KERNELS` first, in that order, then any other."""
+    seen = {s.kernel for s in study.series}
+    return [k for k in KERNELS if k in seen] + sorted(seen.difference(KERNELS))
+
+
+def binding_cost(study: DispatchStudy) -> list[BindingCost]:
+    """The Python binding's cost per launch, for throughput and round trip, kernel by kernel.
+
+    For each measure of :data:`BINDING_MEASURES` and each kernel (in :data:`KERNELS` order) that
+    has both a valid ``native`` and a valid ``python`` series on the host clock, the difference of
+    their medians (``python - native``, seconds per launch) and the medians of the valid host-clock
+    series of every other path (the peers) for the same kernel and measure. Where a key holds more
+    than one valid series, the first in ``study.series`` counts. Device-clock series are never
+    used: the binding's cost is paid on the host.
+
+    Returns:
+        One :class:`BindingCost` per (measure, kernel) pair that has both paths; an empty list
+        when none has. Never raises for a well-formed study.
+    """
+    out: list[BindingCost] = []
+    for measure in BINDING_MEASURES:
+        for kernel in _kernels(study):
+            native = _first_valid(study, kernel, measure, _NATIVE, "host")
+            python = _first_valid(study, kernel, measure, _PYTHON, "host")
+            if native is None or python is None:
+                continue
+            peers: dict[str, float] = {}
+            for s in study.series:
+                if (s.valid and not s.step and s.kernel == kernel and s.measure == measure and s.clock == "host"
+                        and s.path not in (_NATIVE, _PYTHON) and s.path not in peers):
+                    peers[s.path] = s.distribution.p50
+            py50, nat50 = python.distribution.p50, native.distribution.p50
+            out.append(BindingCost(kernel, measure, py50, nat50, py50 - nat50, peers))
+    return out
+
+
+def step_medians(study: DispatchStudy) -> list[tuple[str, list[tuple[LatencySeries, float]]]]:
+    """The native round-trip steps of each kernel with their medians.
+
+    Only valid ``native`` series of measure ``step`` count; steps are ordered as they first appear
+    in ``study.series`` (over all kernels), and where one kernel has a step twice (two clocks) the
+    first series counts.
+
+    Returns:
+        ``[(kernel, [(series, median seconds per launch), ...]), ...]`` for each kernel (in
+        :data:`KERNELS` order) with at least one such step; medians may be negative (a GPU can
+        start the work before the host's launch call returns).
+    """
+    steps = [s for s in study.series if s.valid and s.measure == "step" and s.path == _NATIVE]
+    order: dict[str, int] = {}
+    for s in steps:
+        order.setdefault(s.step, len(order))
+    out: list[tuple[str, list[tuple[LatencySeries, float]]]] = []
+    for kernel in _kernels(study):
+        mine: dict[str, LatencySeries] = {}
+        for s in steps:
+            if s.kernel == kernel:
+                mine.setdefault(s.step, s)
+        if mine:
+            ordered = sorted(mine.values(), key=lambda s: order[s.step])
+            out.append((kernel, [(s, s.distribution.p50) for s in ordered]))
+    return out
+
+
+def _launches_note(study: DispatchStudy) -> str:
+    """How throughput samples were averaged, from their ``launches_per_sample``."""
+    counts = sorted({s.launches_per_sample for s in study.series if s.measure == "throughput"})
+    if not counts:
+        return "no throughput series in this study"
+    if len(counts) == 1:
+        n = counts[0]
+        return f"{n:,} launch{'es' if n != 1 else ''} here"
+    return f"{counts[0]:,} to {counts[-1]:,} launches here, as each series records"
+
+
+def _warnings(study: DispatchStudy) -> list[str]:
+    """An interrupted study first, then ``study.warnings`` (repeats dropped), then each invalid series."""
+    out: list[str] = []
+    if not study.complete and not any("interrupt" in w.lower() for w in study.warnings):
+        out.append("study was interrupted: partial results")
+    for w in study.warnings:
+        if w not in out:
+            out.append(w)
+    for s in study.series:
+        if not s.valid:
+            why = f": {s.validation}" if s.validation else ""
+            out.append(f"{s.label} failed validation{why}; left out of the binding cost, steps and plots")
+    return out
+
+
+def _binding_lines(study: DispatchStudy) -> list[str]:
+    costs = binding_cost(study)
+    if not costs:
+        return ["Not available: no kernel has both a valid native and a valid python series on the host clock."]
+    lines = [
+        ("Medians per launch on the host clock; python − native is what calling the public Python API "
+         "once per launch adds to the C++ loop."),
+        "",
+    ]
+    for c in costs:
+        text = (f"- **{c.kernel} {c.measure}**: python − native = {_us(c.delta_s)} µs per launch "
+                f"(python p50 {_us(c.python_p50_s)} µs, native p50 {_us(c.native_p50_s)} µs)")
+        if c.peers:
+            text += "; " + ", ".join(f"{p} p50 {_us(v)} µs" for p, v in c.peers.items())
+        lines.append(text)
+    return lines
+
+
+def _steps_lines(study: DispatchStudy) -> list[str]:
+    per_kernel = step_medians(study)
+    if not per_kernel:
+        return ["Not measured: the study has no valid native step series."]
+    rows: list[list[object]] = []
+    for kernel, steps in per_kernel:
+        for s, p50 in steps:
+            rows.append([kernel, s.step, s.clock, _us(p50)])
+        rows.append([kernel, "sum of medians", DASH, _us(sum(p for _s, p in steps))])
+    lines = [("Medians of the native path's steps, in round-trip order, µs per launch. A negative "
+              "median means the device started the work before the host's launch call returned."), ""]
+    return lines + markdown_table(["Kernel", "Step", "Clock", "Median (µs)"], rows, "lllr")
+
+
+def _markdown(study: DispatchStudy) -> str:
+    lines = [f"# Dispatch latency: {study.device_name} ({study.backend}) — {date_of(study.created)}", ""]
+    if not study.complete:
+        lines += ["**INTERRUPTED — partial results.**", ""]
+    tool = f"{study.tool.name} {study.tool.version}"
+    if study.tool.git_revision:
+        tool += f" (git {study.tool.git_revision})"
+    lines += ["## Provenance", ""]
+    lines += markdown_table(["Field", "Value"], [
+        ["Tool", tool],
+        ["Created", study.created],
+        ["Finished", study.finished or DASH],
+        ["Host", key_value_pairs(study.host)],
+        ["Device", key_value_pairs(study.device)],
+        ["Command", f"`{' '.join(study.command)}`" if study.command else DASH],
+        ["Status", "complete" if study.complete else "INTERRUPTED — partial results"],
+    ])
+    lines += ["", "## Parameters", "", key_value_pairs(study.params)]
+    lines += ["", "## Distributions", ""]
+    lines += [
+        ("Distributions are per launch, in µs (1e-6 s): order statistics of the samples (linear "
+         "interpolation). Round-trip, start-latency and step samples are one launch each; each "
+         "throughput sample is the mean of launches_per_sample back-to-back launches "
+         f"({_launches_note(study)}), so its spread is that of means, not of single launches."),
+        "",
+    ]
+    header, rows = latency_table(study)
+    if rows:
+        lines += markdown_table(header, rows, "llllrrrrrrl")
+    else:
+        lines += ["No series."]
+    lines += ["", "## Binding cost", ""] + _binding_lines(study)
+    lines += ["", "## Round-trip steps", ""] + _steps_lines(study)
+    lines += ["", "## Skipped", ""]
+    if study.skipped:
+        lines += markdown_table(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
+    else:
+        lines += ["None."]
+    lines += ["", "## Warnings", ""]
+    lines += [f"- {w}" for w in _warnings(study)] or ["None."]
+    return "\n".join(lines) + "\n"
+
+
+def _csv(study: DispatchStudy) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(LATENCY_CSV_COLUMNS)
+    for s in study.series:
+        d = s.distribution
+        w.writerow([
+            s.kernel, _measure(s), s.path, s.clock, d.n,
+            repr(d.p10), repr(d.p50), repr(d.p90), repr(d.p99), repr(d.max), _valid_text(s),
+        ])
+    return buf.getvalue()
+
+
+def format_latency(study: DispatchStudy, fmt: str = "md") -> str:
+    """The study as text (str ending in a newline).
+
+    Formats:
+        ``"md"``: Markdown: a heading with the device name, backend and date; provenance; the
+            study's parameters; the distribution table (:func:`latency_table`, µs per launch) with a
+            line on units and on how throughput samples are averaged; the binding's cost
+            (:func:`binding_cost`); the native round-trip step medians; skipped paths with reasons;
+            warnings (the study's own, then every invalid series).
+        ``"csv"``: header :data:`LATENCY_CSV_COLUMNS`, then one row per series, as
+            :func:`latency_table` but with seconds per launch at full precision (``repr``) in the
+            numeric columns.
+        ``"json"``: :meth:`DispatchStudy.to_json`.
+
+    Raises:
+        OptionError: (a ValueError) ``fmt`` is not one of :data:`FORMATS` (the message lists them).
+        apple_roofline.study.files.ResultsError: ``"json"`` of a study holding a non-finite number.
+    """
+    if fmt == "md":
+        return _markdown(study)
+    if fmt == "csv":
+        return _csv(study)
+    if fmt == "json":
+        return study.to_json()
+    raise OptionError("fmt", fmt, ", ".join(FORMATS), problem="is not a report format")

@@ -1,0 +1,346 @@
+"""Running the dispatch-latency study: what one kernel launch costs, from native code and from Python.
+
+For the null and tiny kernels (:mod:`.kernels`) on one device (``shaders/*/dispatch.*``, and the CPU
+backend's built-in twins), :func:`run_dispatch` measures:
+
+* ``throughput``: ``launches`` launches back to back, time per launch. Three clocks and paths:
+  ``native``/``device`` (``Kernel.time`` with ``batch = launches``: one CUDA stream between two
+  events, one Metal command buffer's compute pass, one CPU parallel region with a barrier between
+  launches), ``native``/``host`` (a C++ loop of ``Kernel::launch`` then one
+  ``Backend::synchronize``, ``_core.launch_throughput``) and ``python``/``host`` (the same loop
+  written in Python over :meth:`Kernel.launch` and :meth:`Backend.synchronize`,
+  :func:`python_throughput`).
+* ``round_trip``: one launch, then wait for it, from a C++ loop and from Python (host clock). On
+  the CPU backend this is the thread pool's fork-join cost.
+* ``start_latency`` and ``step``: ``Kernel.timeline`` (native): the instants of each step of a
+  round trip on the host clock (:func:`timeline_series`). Metal: create, encode, commit, start
+  (``GPUStartTime``), execute (``GPUEndTime``), complete (``waitUntilCompleted`` returned); CUDA:
+  launch, start (the kernel's ``%globaltimer`` mapped onto the host clock), complete; CPU: wake,
+  fork, join. The start latency is from the host's submit to the device's start. It is measured in
+  native code only: the GPU's start is not visible to Python, and Python's own cost sits before the
+  submit, where the ``python`` round trip shows it.
+* peers (optional imports, :mod:`.peers`): CuPy ``RawKernel`` and PyTorch on CUDA, MLX
+  ``metal_kernel`` and PyObjC Metal on macOS, timed like the ``python`` path.
+
+Every measure of the tiny kernel is validated: the buffer is zeroed before it and must hold exactly
+the number of launches made after it (:func:`~.kernels.check_tiny_counts`). The null kernel has no
+output; its launches are checked by the device reporting no error. Timed Python loops run with the
+garbage collector off, as ``timeit`` does (docs/design.md, "Measurement" and "Validation").
+
+"Apple M5 GPU Roofline Analysis" reports about 350 µs for a Metal round trip (create, encode,
+commit, wait) and about 25 µs per Core ML prediction; the Metal steps show where such a round trip's
+time goes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import provenance
+from ..devices import default_device, open_device
+from ..errors import OptionError, check_int
+from ..study.document import ToolInfo
+from ..study.progress import Progress
+from .kernels import FLOAT32_EXACT, KERNEL_SOURCES, NULL_VALIDATION, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
+from .model import DispatchStudy, LatencySeries, PeerSkipped
+from .peers import measure_peers
+from .peers.common import gc_paused
+
+__all__ = [
+    "DEFAULT_REPS",
+    "DEFAULT_LAUNCHES",
+    "DEFAULT_WARMUP",
+    "MAX_REPS",
+    "MAX_LAUNCHES",
+    "MAX_WARMUP",
+    "DispatchInterrupted",
+    "check_counts",
+    "run_dispatch",
+    "python_throughput",
+    "python_round_trip",
+    "timeline_series",
+]
+
+#: Samples per series.
+DEFAULT_REPS = 200
+#: Launches per throughput sample.
+DEFAULT_LAUNCHES = 100
+#: Untimed launches before each kernel's measures.
+DEFAULT_WARMUP = 50
+#: The most samples per series.
+MAX_REPS = 100_000
+#: The most launches per throughput sample.
+MAX_LAUNCHES = 100_000
+#: The most warm-up launches.
+MAX_WARMUP = MAX_LAUNCHES
+
+#: How each backend's ``Kernel.time`` clocks a batch, for the notes of the device-clock series.
+DEVICE_CLOCKS = {
+    "cuda": "CUDA events around the batch on one stream",
+    "metal": "the command buffer's GPU time (or counter timestamps at the pass boundaries)",
+    "cpu": "steady clock around a parallel region with a barrier after each launch",
+}
+
+
+class DispatchInterrupted(Exception):
+    """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
+
+    def __init__(self, partial: DispatchStudy) -> None:
+        super().__init__("dispatch study interrupted")
+        self.partial = partial
+
+
+def check_counts(reps: int, launches: int, warmup: int) -> Tuple[int, int, int]:
+    """``(reps, launches, warmup)`` checked against the study's limits: ``reps`` 1 to
+    :data:`MAX_REPS`, ``launches`` 1 to :data:`MAX_LAUNCHES`, ``warmup`` 0 to :data:`MAX_WARMUP`,
+    and ``reps × launches + warmup`` at most 2^24 (:data:`~.kernels.FLOAT32_EXACT`), where the tiny
+    kernel's float32 counts stop being exact.
+
+    Raises:
+        OptionError: naming the parameter (``reps``, ``launches``, ``warmup``) and its valid range;
+            the float32 limit is reported against ``reps``.
+    """
+    reps = check_int(reps, "reps", 1, MAX_REPS)
+    launches = check_int(launches, "launches", 1, MAX_LAUNCHES)
+    warmup = check_int(warmup, "warmup", 0, MAX_WARMUP)
+    most = (FLOAT32_EXACT - warmup) // launches
+    if reps > most:
+        total = reps * launches + warmup
+        raise OptionError(
+            "reps", reps, f"1 to {most} for {launches} launches and {warmup} warm-up",
+            reason=(f"{reps} × {launches} launches + {warmup} warm-up = {total:,} launches exceed 2^24 = "
+                    f"{FLOAT32_EXACT:,}, where the tiny kernel's float32 counts stop being exact"))
+    return reps, launches, warmup
+
+
+@dataclass
+class _NativeKernel:
+    """One kernel as the native and python paths launch it: the kernel, its arguments, its work
+    items, its output (tiny only) and the twin ``Kernel.timeline`` runs."""
+
+    name: str  # "null" | "tiny"
+    kernel: Any
+    args: Tuple[Any, ...]
+    launch: int
+    output: Optional[Any]  # the tiny kernel's 4 KiB buffer
+    timeline_kernel: Any
+    timeline_args: Tuple[Any, ...]
+
+    def reset(self) -> None:
+        """Zero the tiny kernel's output (nothing for null)."""
+        if self.output is not None:
+            self.output.write(np.zeros(TINY_FLOATS, dtype=np.float32))
+
+    def check(self, launches: int) -> Tuple[bool, str]:
+        """Whether the tiny buffer holds ``launches`` in every float (always true for null)."""
+        if self.output is None:
+            return True, NULL_VALIDATION
+        return check_tiny_counts(self.output.read("float32", TINY_FLOATS), launches)
+
+
+def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
+    source = KERNEL_SOURCES[name]
+    if source != "builtin":
+        from ..shaders import shader_source
+
+        source = shader_source(source)
+
+    def compile_(entry: str) -> Any:
+        return backend.compile(source, entry)
+
+    out = []
+    stamp = backend.alloc(8) if name == "cuda" else None
+    for kernel in ("null", "tiny"):
+        k = compile_(f"dispatch_{kernel}")
+        output = backend.alloc(TINY_BYTES) if kernel == "tiny" else None
+        args: Tuple[Any, ...] = (output,) if output is not None else ()
+        launch = TINY_ITEMS if output is not None else 1
+        # CUDA reads the start from %globaltimer, which only the *_stamp twins write (dispatch.cu).
+        tk, targs = (compile_(f"dispatch_{kernel}_stamp"), (stamp, *args)) if stamp is not None else (k, args)
+        out.append(_NativeKernel(kernel, k, args, launch, output, tk, targs))
+    return out
+
+
+def python_throughput(kernel: Any, backend: Any, args: Sequence[Any], launch: int, launches: int,
+                      reps: int) -> List[float]:
+    """Python's floor-plus-binding loop: ``reps`` samples of ``launches`` ``kernel.launch`` calls and
+    one ``backend.synchronize()``; seconds per launch (host ``time.perf_counter_ns``).
+
+    The loop calls the bound methods directly (no wrapper per launch, unlike the peers' loops), so
+    that it times the binding and nothing else."""
+
+    go, sync, clock = kernel.launch, backend.synchronize, time.perf_counter_ns
+    a = tuple(args)
+    out = []
+    sync()
+    with gc_paused():
+        for _ in range(reps):
+            t0 = clock()
+            for _ in range(launches):
+                go(a, launch)
+            sync()
+            out.append((clock() - t0) * 1e-9 / launches)
+    return out
+
+
+def python_round_trip(kernel: Any, backend: Any, args: Sequence[Any], launch: int, reps: int) -> List[float]:
+    """``reps`` samples of one ``kernel.launch`` and one ``backend.synchronize()`` from Python; seconds
+    each (:func:`python_throughput` with one launch per sample)."""
+    return python_throughput(kernel, backend, args, launch, 1, reps)
+
+
+def timeline_series(kernel: str, timeline: Any, valid: bool, validation: str) -> List[LatencySeries]:
+    """The start-latency series and one series per step of a ``Kernel.timeline`` result of ``kernel``.
+
+    A start outside [call − uncertainty, complete + uncertainty] marks the series invalid: the
+    device instant was not mapped onto the host clock correctly.
+    """
+    events: List[str] = list(timeline["events"])
+    rows = np.asarray(timeline["t"], dtype=np.float64)
+    unc = float(timeline["uncertainty_s"])
+    clock = str(timeline["clock"])
+    i_submit, i_start = events.index(timeline["submit"]), events.index(timeline["start"])
+    start = rows[:, i_start] - rows[:, i_submit]
+    note = f"{clock}; from '{events[i_submit]}' to '{events[i_start]}'"
+    if unc > 0:
+        note += f"; mapping uncertainty ±{unc * 1e6:.3g} µs"
+    ok, why = valid, validation
+    late = rows[:, i_start] > rows[:, -1] + unc
+    early = rows[:, i_start] < -unc
+    if not np.all(np.isfinite(rows)):
+        ok, why = False, "the API returned no instant for some steps"
+    elif early.any() or late.any():
+        ok, why = False, (f"{int(early.sum())} starts before the call and {int(late.sum())} after the wait returned "
+                          f"(beyond ±{unc * 1e6:.3g} µs): the device clock was not mapped onto the host's")
+    out = [LatencySeries(kernel, "start_latency", "native", "host", tuple(start.tolist()), valid=ok,
+                         validation=why, note=note)]
+    for j in range(1, len(events)):
+        step = rows[:, j] - rows[:, j - 1]
+        out.append(LatencySeries(kernel, "step", "native", "host", tuple(step.tolist()), step=events[j], valid=ok,
+                                 validation=why, note=f"'{events[j - 1]}' to '{events[j]}'; {clock}"))
+    return out
+
+
+def run_dispatch(
+    device: Optional[str] = None,
+    *,
+    reps: int = DEFAULT_REPS,
+    launches: int = DEFAULT_LAUNCHES,
+    warmup: int = DEFAULT_WARMUP,
+    peers: bool = True,
+    progress: Optional[Progress] = None,
+    command: Sequence[str] = (),
+) -> DispatchStudy:
+    """Measure the launch costs of ``device`` ("cpu", "cuda:0", "metal:0"; default: the best
+    available) and return the :class:`~.model.DispatchStudy`.
+
+    Args:
+        reps: samples per series (1 to 100000).
+        launches: launches per throughput sample (1 to 100000).
+        warmup: untimed launches before each kernel's measures (0 to 100000).
+        peers: also measure the peer libraries that are installed (:mod:`.peers`).
+        progress: receives ``start("dispatch", total)``, ``advance(description)`` and
+            ``finish("dispatch")``.
+        command: the command line to record.
+
+    Raises:
+        OptionError: a count out of range (:func:`check_counts`: the message names the parameter
+            and the range), or a malformed device name.
+        _core.BackendError: the device failed or does not exist (subclasses name the call).
+        DispatchInterrupted: on KeyboardInterrupt, with the partial study.
+    """
+    reps, launches, warmup = check_counts(reps, launches, warmup)
+    from .._native import _core
+
+    backend = open_device(device or default_device())
+    info = dict(backend.info())
+    name = str(info["backend"])
+    created = provenance.now()
+    series: List[LatencySeries] = []
+    skipped: List[PeerSkipped] = []
+    warnings: List[str] = []
+
+    def assemble(complete: bool) -> DispatchStudy:
+        warns = list(warnings) + [f"{s.label} failed validation: {s.validation}" for s in series if not s.valid]
+        return DispatchStudy(
+            tool=ToolInfo.current(),
+            created=created, finished=provenance.now(), host=provenance.host(), device=info, command=tuple(command),
+            params={"reps": reps, "launches": launches, "warmup": warmup, "tiny_bytes": TINY_BYTES,
+                    "tiny_items": TINY_ITEMS, "peers": peers},
+            series=tuple(series), skipped=tuple(skipped), warnings=tuple(warns), complete=complete,
+        )
+
+    kernels = _native_kernels(backend, name)
+    total = len(kernels) * 6 + (1 if peers else 0)
+    if progress:
+        progress.start("dispatch", total)
+
+    def step(desc: str) -> None:
+        if progress:
+            progress.advance(desc)
+
+    try:
+        for k in kernels:
+            k.reset()
+            for _ in range(warmup):
+                k.kernel.launch(k.args, k.launch)
+            backend.synchronize()
+            ok, why = k.check(warmup)
+            if not ok:
+                warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
+            for measured in _launch_series(_core, backend, name, k, reps, launches):
+                series.append(measured)
+                step(f"{k.name} {measured.measure.replace('_', ' ')} ({measured.path}, {measured.clock} clock)")
+            k.reset()
+            try:
+                tl = k.timeline_kernel.timeline(k.timeline_args, k.launch, reps)
+            except _core.UnsupportedError as e:
+                skipped.append(PeerSkipped(f"native start_latency ({k.name})", str(e)))
+            else:
+                ok, why = k.check(reps)
+                series.extend(timeline_series(k.name, tl, ok, why))
+            step(f"{k.name} start latency and steps")
+        if peers:
+            index = int(info.get("index", 0) or 0)
+            got, missing = measure_peers(name, index, reps=reps, launches=launches, warmup=warmup)
+            series.extend(got)
+            skipped.extend(missing)
+            step(f"peers: {', '.join(sorted({g.path for g in got})) or 'none installed'}")
+    except KeyboardInterrupt:
+        raise DispatchInterrupted(assemble(False)) from None
+    if progress:
+        progress.finish("dispatch")
+    return assemble(True)
+
+
+def _launch_series(core: Any, backend: Any, name: str, k: _NativeKernel, reps: int,
+                   launches: int) -> Iterator[LatencySeries]:
+    """Throughput (device clock, native loop, Python loop) and round trip (native, Python) of one
+    kernel, each on a zeroed tiny buffer validated afterwards."""
+    per = launches
+    runs: List[Tuple[str, str, str, int, Callable[[], List[float]], Callable[[], str]]] = [
+        ("throughput", "native", "device", per,
+         lambda: [t / per for t in k.kernel.time(k.args, k.launch, per, reps)],
+         lambda: f"Kernel.time, batch {per}: {k.kernel.timer or DEVICE_CLOCKS.get(name, 'device clock')}"),
+        ("throughput", "native", "host", per,
+         lambda: [t / per for t in core.launch_throughput(backend, k.kernel, k.args, k.launch, per, reps)],
+         lambda: "C++ loop: Kernel::launch × launches, Backend::synchronize"),
+        ("throughput", "python", "host", per,
+         lambda: python_throughput(k.kernel, backend, k.args, k.launch, per, reps),
+         lambda: "Python loop: Kernel.launch × launches, Backend.synchronize"),
+        ("round_trip", "native", "host", 1,
+         lambda: list(core.launch_round_trip(backend, k.kernel, k.args, k.launch, reps)),
+         lambda: "C++ loop: Kernel::launch, Backend::synchronize"),
+        ("round_trip", "python", "host", 1,
+         lambda: python_round_trip(k.kernel, backend, k.args, k.launch, reps),
+         lambda: "Python loop: Kernel.launch, Backend.synchronize"),
+    ]
+    for measure, path, clock, n, run, note in runs:
+        k.reset()
+        samples = run()
+        ok, why = k.check(reps * n)
+        yield LatencySeries(k.name, measure, path, clock, tuple(samples), n, valid=ok, validation=why, note=note())

@@ -1,0 +1,41 @@
+"""The public :class:`Roofline`: the model with the one view it offers as a method, ``plot()``.
+
+The model (:class:`~.model.RooflineModel`: ceilings, ridge points, attainable, classify,
+efficiency) never imports a view; the views (:mod:`.plot`, :mod:`.report`) take a model. This class
+sits above both, so that ``Roofline.from_run(run).plot(points=[p])`` works as a user expects
+without the model knowing about matplotlib.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from .model import Point, RooflineModel
+from .plot import plot_roofline
+
+__all__ = ["Roofline"]
+
+
+class Roofline(RooflineModel):
+    """A roofline model (see :class:`~.model.RooflineModel` for everything but :meth:`plot`)."""
+
+    def plot(self, points: Sequence[Point] = (), *, ax: Any = None, title: Optional[str] = None,
+             ceilings: Union[str, Sequence[str]] = "default") -> Any:
+        """Draw this roofline with ``points`` (e.g. from :func:`apple_roofline.measure`) on it:
+        :func:`~.plot.plot_roofline` of this model (its ceilings, and its measurements when it was
+        made from a run). Zero-FLOP points cannot be placed on log axes and are left out.
+
+        Args:
+            points: your own workloads, drawn as labelled markers.
+            ax: draw into these axes; default a new figure.
+            title: default the model's title (``"<device> (<backend>) — <date>"`` for a run).
+            ceilings: which ceilings to draw: ``"default"``, ``"all"`` or names
+                (:func:`~.selection.select_ceilings`).
+
+        Returns:
+            The :class:`matplotlib.figure.Figure` (save it with :func:`apple_roofline.figures.save_figure`).
+
+        Raises:
+            ValueError: an unknown ceiling name in ``ceilings``.
+        """
+        return plot_roofline(self, points=points, ax=ax, title=title, ceilings=ceilings)

@@ -1,0 +1,175 @@
+"""The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
+
+``report.html`` holds the roofline figure (:mod:`.plot`) and the sweep figure (:mod:`.sweep_plot`)
+as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
+kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
+its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'
+gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
+inspect a roofline. Text in the figures is drawn as paths, so no font is fetched.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Dict, List, Mapping, Sequence, Union
+
+from ..figures import figure_bytes
+from ..study.markdown import INTERRUPTED, tool_line
+from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
+from .plot import measurement_gid, plot_roofline
+from .records import Ceiling, Measurement, format_params
+from .run import Run
+from .sweep_plot import plot_sweep, sweep_series
+from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
+    theoretical_table
+
+__all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip"]
+
+_STYLE = """
+body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1180px;
+       color: #1a1a1a; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+.sub { color: #555; margin-top: 0; } .banner { background: #fde8e8; color: #8a1c1c; padding: 0.5em 1em; font-weight: 600; }
+figure { margin: 1em 0; } figure svg { width: 100%; height: auto; } figcaption { color: #555; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
+th, td { border: 1px solid #d6d6d6; padding: 0.25em 0.55em; vertical-align: top; }
+th { background: #f3f3f3; text-align: left; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
+td.bad { color: #b00020; font-weight: 600; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
+svg g[id^="m-"] { cursor: crosshair; } svg g[id^="m-"]:hover { filter: drop-shadow(0 0 2px #000); }
+svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
+"""
+
+
+def measurement_tooltip(m: Measurement) -> str:
+    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation."""
+    params = format_params(m.params)
+    return "\n".join([
+        f"{m.label}" + (f" ({params})" if params else ""),
+        f"{sig_figs(m.gflops)} GFLOP/s, {sig_figs(m.gbps)} GB/s, {sig_figs(m.intensity)} FLOP/B",
+        f"median {sig_figs(m.median_s * 1e6)} µs per launch of {m.summary.n} samples, CV {percent(m.cv)}",
+        f"validation: {m.validation or ('passed' if m.valid else 'failed')}",
+    ])
+
+
+def ceiling_tooltip(c: Ceiling) -> str:
+    """The hover text of a ceiling: name, source, value, and where the value came from."""
+    return f"{c.name} ({c.source}): {sig_figs(c.value)} {c.unit}\nfrom {c.from_}"
+
+
+def tooltips(run: Run) -> Dict[str, str]:
+    """Hover text by gid: every measurement's marker (:func:`.plot.measurement_gid`, and its
+    ``-gbps`` twin in the sweep figure's memory panel) and every ceiling line."""
+    out: Dict[str, str] = {}
+    for i, m in enumerate(run.measurements):
+        out[measurement_gid(i)] = out[measurement_gid(i) + "-gbps"] = measurement_tooltip(m)
+    for c in run.ceilings:
+        out[f"ceiling:{c.source}:{c.kind}:{c.name}"] = ceiling_tooltip(c)
+    return out
+
+
+_G_OPEN = re.compile(r'<g id="([^"]+)">')
+
+
+def svg_with_tooltips(svg: str, tips: Mapping[str, str]) -> str:
+    """matplotlib SVG text with a ``<title>`` (the hover text) as the first child of every group whose
+    id is in ``tips``, the XML prolog removed and the size left to the page (``viewBox`` kept)."""
+    def add(match: "re.Match[str]") -> str:
+        tip = tips.get(html.unescape(match.group(1)))
+        return match.group(0) + (f"<title>{html.escape(tip)}</title>" if tip is not None else "")
+
+    body = svg[svg.index("<svg"):]
+    body = re.sub(r'(<svg[^>]*?) width="[^"]*" height="[^"]*"', r"\1", body, count=1)
+    return _G_OPEN.sub(add, body)
+
+
+def _table_html(table: Table, empty: str = "None.") -> str:
+    notes = "".join(f"<p>{_inline(n)}</p>" for n in table.notes)
+    if not table.rows:
+        return notes + (f"<p>{html.escape(empty)}</p>" if empty else "")
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.header)
+    body = []
+    for row in table.rows:
+        cells = []
+        for cell, a in zip(row, table.align):
+            cls = "bad" if cell == "**NO**" else ("r" if a == "r" else "")
+            text = "NO" if cell == "**NO**" else cell
+            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return notes + f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def _inline(text: str) -> str:
+    """Escape ``text``, keeping Markdown's ``**bold**``."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text))
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
+
+
+def _kv_table(rows: Sequence[Sequence[object]]) -> str:
+    return _table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
+
+
+def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
+    """The run as one self-contained HTML page (str).
+
+    Holds: the title and, for an interrupted run, a banner; the roofline figure (the ``ceilings``
+    chosen, :func:`~.selection.select_ceilings`) and the sweep figure as inline SVG with hover text
+    on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
+    suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
+    peaks. A run without a roofline or without sweep measurements says so where the figure would be.
+
+    Raises:
+        ValueError: an unknown ceiling name in ``ceilings``.
+    """
+    tips = tooltips(run)
+    title = f"Roofline: {run.device_name} ({run.backend}) — {date_of(run.created)}"
+    parts: List[str] = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
+        f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
+    ]
+    if not run.complete:
+        parts.append(f'<p class="banner">{INTERRUPTED}.</p>')
+    model = model_of(run)
+    if model is None:
+        parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
+    else:
+        svg = figure_bytes(plot_roofline(model, ceilings=ceilings), "svg").decode("utf-8")
+        parts.append(_figure(svg_with_tooltips(svg, tips),
+                             "The roofline: measured ceilings solid, theoretical dashed in the same colour; "
+                             "ridge points as circles; sweeps as lines; vendor GEMMs and peak kernels as dots."))
+    if sweep_series(run.measurements):
+        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+        svg = figure_bytes(sweep, "svg").decode("utf-8")
+        parts.append(_figure(svg_with_tooltips(svg, tips),
+                             "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
+    parts += ["<h2>Ceilings</h2>", _table_html(ceilings_table(run.ceilings), "No ceilings.")]
+    parts += ["<h2>Ridge points</h2>", _table_html(ridge_table(model), "")]
+    for st in suite_tables(run.measurements):
+        parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", _table_html(st.table)]
+        parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]
+    parts += ["<h2>Skipped</h2>", _table_html(skipped_table(run))]
+    warnings = report_warnings(run)
+    parts += ["<h2>Warnings</h2>",
+              ("<ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
+    parts.append("<details><summary>Provenance, conventions and theoretical peaks</summary>")
+    parts.append(_kv_table([
+        ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
+        ("Host", key_value_pairs(run.host)), ("Device", key_value_pairs(run.device)),
+        ("Command", " ".join(run.command) or DASH), ("Status", "complete" if run.complete else INTERRUPTED),
+        ("Schema version", run.schema_version),
+    ]))
+    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+                                  for k, v in run.conventions.items()) + "</ul>")
+    theoretical = theoretical_table(run.device)
+    if theoretical is not None:
+        parts.append(_table_html(Table(theoretical.header, theoretical.rows, theoretical.align)))
+        parts.append("<ul>" + "".join(f"<li>{_inline(n)}</li>" for n in theoretical.notes) + "</ul>")
+    parts.append("</details></body></html>")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,83 @@
+"""The files a roofline run is written as: run.json, report.md, report.html and the figures.
+
+:func:`write_run_files` writes every file atomically into a directory and says which it wrote and
+which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
+figure needs sweep measurements). A file that fails to write raises OSError naming it; what was
+written before stays.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, List, Sequence, Tuple, Union
+
+from ..figures import save_figure
+from ..study.files import write_text_atomic
+from ..text import one_line
+from .html import to_html
+from .plot import plot_roofline
+from .report import to_markdown
+from .run import Run
+from .sweep_plot import plot_sweep, sweep_series
+from .tables import model_of
+
+__all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
+
+#: The files :func:`write_run_files` writes, in order.
+RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
+                              "sweep.svg")
+
+
+def no_ceilings_message(run: Run, source: object) -> str:
+    """Why ``run`` (named ``source``) has no roofline to draw: what it holds instead."""
+    n = len(run.measurements)
+    held = f"{n} measurement{'s' if n != 1 else ''}, none valid for a ceiling" if n else "no measurements"
+    return f"{source} has no ceilings to draw (it holds {held})"
+
+
+def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
+    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`.
+
+    Args:
+        run: the run.
+        out: an existing, writable directory.
+        ceilings: which ceilings the roofline figure shows (:func:`~.selection.select_ceilings`).
+
+    Returns:
+        ``(written, problems)``: the paths written, in order, and one sentence per file that could
+        not be made (no ceilings, no sweep).
+
+    Raises:
+        OSError: a file could not be written (the message names it).
+        ResultsError: the run holds a non-finite number (nothing is written).
+        ValueError: an unknown ceiling name in ``ceilings`` (after run.json and the reports).
+    """
+    written: List[Path] = []
+    problems: List[str] = []
+
+    def write(name: str, save: Callable[[Path], None]) -> None:
+        path = out / name
+        try:
+            save(path)
+        except OSError as exc:  # name the target, not the temporary file beside it
+            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or one_line(exc)}") from None
+        written.append(path)
+
+    text = run.to_json()  # checks the run before any file is touched
+    write("run.json", lambda p: write_text_atomic(p, text))
+    write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
+    write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
+    model = model_of(run)
+    if model is None:
+        problems.append(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
+    else:
+        fig = plot_roofline(model, ceilings=ceilings)
+        for name in ("roofline.png", "roofline.svg"):
+            write(name, lambda p: save_figure(fig, p))
+    if sweep_series(run.measurements):
+        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+        for name in ("sweep.png", "sweep.svg"):
+            write(name, lambda p: save_figure(sweep, p))
+    else:
+        problems.append("no sweep plot: the run has no valid sweep measurements")
+    return written, problems

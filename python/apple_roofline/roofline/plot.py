@@ -1,0 +1,375 @@
+"""The roofline figure: a log-log picture of a :class:`~.model.RooflineModel` and its measurements.
+
+The construction follows Williams, Waterman and Patterson 2009: performance against arithmetic
+intensity, both logarithmic (:mod:`.axes`); each bandwidth ceiling is a diagonal ``y = B * x``, each
+compute ceiling a horizontal line from its ridge point ``P / B``, as in the M5 GPU roofline
+analysis. A figure a reader can take in at a glance:
+
+* one colour per ceiling class, never repeated within a figure (:func:`class_colors`: a fixed
+  colour per known class, so a class looks the same in every figure); the measured ceiling solid,
+  its theoretical counterpart dashed in the same colour; ceilings of equal value are drawn with
+  interleaved dashes, so each stays visible;
+* one label per class, never overlapping: compute classes in a column right of the axes, joined to
+  their line by a leader (``"GEMM FP16: 767 TFLOP/s"`` and, below, its ridge point and theoretical
+  value); each bandwidth class along its diagonal;
+* which ceilings are shown is :func:`~.selection.select_ceilings`'s choice (``"default"``,
+  ``"all"`` or names);
+* measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines; vendor GEMM dots and peak kernels in
+  the colour of their class, grey when it is not shown); invalid measurements are never drawn;
+  user points as large labelled markers.
+
+Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>``, ``ridge:<source>:<name>``,
+``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a sweep),
+``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``point:<name>`` and
+``pointlabel:<name>``; :mod:`.html` hangs hover text on them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from ..figures import PALETTE, Axes, Figure, mpl, text_color
+from ..text import sig_figs
+from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
+from .labels import COLUMN_GAP_PT, Labels
+from .model import Point, RooflineModel, ridge_point_of
+from .records import Ceiling, Measurement
+from .selection import select_ceilings
+
+__all__ = ["plot_roofline", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
+           "FIGSIZE",
+           "X_LABEL", "MERGE_RTOL", "CLASS_ORDER", "NEUTRAL"]
+
+#: Ceilings of one source within this relative distance (3 %: closer lines overlap at their width) are
+#: drawn with interleaved dashes.
+MERGE_RTOL: float = 0.03
+#: Known classes in the order they take the palette's colours, so each keeps its colour in every
+#: figure; other classes take the colours left.
+CLASS_ORDER: Tuple[str, ...] = (
+    "FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64",
+    "GEMM FP32", "GEMM FP64", "GEMM FP16", "GEMM BF16", "GEMM TF32", "GEMM INT8",
+    "CPU GEMM FP32", "CPU GEMM FP64", "CPU GEMM FP16",
+)
+#: Legend proxies and markers of classes not shown.
+NEUTRAL = "#4d4d4d"
+_UNSHOWN = "#b3b3b3"
+_BANDWIDTH = "#000000"
+_SWEEP_MARKERS = ("o", "s", "^", "v", "D", "P")
+_SWEEP_COLORS = ("#000000", "#7a7a7a", "#3d3d3d", "#a6a6a6")  # the ceilings own the colours
+_USER_MARKERS = ("*", "D", "P", "X", "^", "v", "s", "p")
+_LABEL_SIZE = 8.0
+_BBOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85)
+_BW_POSITIONS = (1.5, 3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0)  # along the diagonal, times xlo
+
+
+def measurement_gid(index: int) -> str:
+    """The gid of the marker of ``model.measurements[index]``."""
+    return f"m-{index}"
+
+
+@dataclass(frozen=True)
+class CeilingClass:
+    """One ceiling class as drawn: its measured and theoretical ceiling (either may be None) and
+    its colour."""
+
+    name: str
+    kind: str
+    measured: Optional[Ceiling]
+    theoretical: Optional[Ceiling]
+    color: str
+
+    @property
+    def main(self) -> Ceiling:
+        """The ceiling the label's leader points at: the measured one, else the theoretical."""
+        c = self.measured or self.theoretical
+        assert c is not None
+        return c
+
+
+def class_colors(names: Sequence[str]) -> Dict[str, str]:
+    """A colour per compute class name, never repeated: known classes (:data:`CLASS_ORDER`) keep
+    their own palette entry, others take the entries left, in the order given. Beyond the palette's
+    sixteen colours (``ceilings="all"`` on a crowded run) colours repeat."""
+    out: Dict[str, str] = {}
+    taken = set()
+    for name in names:
+        if name in CLASS_ORDER and CLASS_ORDER.index(name) < len(PALETTE):
+            out[name] = PALETTE[CLASS_ORDER.index(name)]
+            taken.add(out[name])
+    spare: Iterator[str] = itertools.cycle([c for c in PALETTE if c not in taken] or list(PALETTE))
+    for name in names:
+        if name not in out:
+            out[name] = next(spare)
+    return out
+
+
+def ceiling_classes(ceilings: Sequence[Ceiling]) -> Tuple[List[CeilingClass], List[CeilingClass]]:
+    """``(bandwidth classes, compute classes)`` of ``ceilings``, each highest first. The highest
+    bandwidth class is black; the others and the compute classes take :func:`class_colors`."""
+    groups: Dict[Tuple[str, str], Dict[str, Ceiling]] = {}
+    for c in ceilings:
+        best = groups.setdefault((c.kind, c.name), {})
+        if c.source not in best or c.value > best[c.source].value:
+            best[c.source] = c
+
+    def make(kind: str) -> List[Tuple[str, Dict[str, Ceiling]]]:
+        items = [(name, g) for (k, name), g in groups.items() if k == kind]
+        return sorted(items, key=lambda it: -(it[1].get("measured") or it[1]["theoretical"]).value)
+
+    bws, comps = make("bandwidth"), make("compute")
+    colors = class_colors([n for n, _ in comps] + [n for n, _ in bws[1:]])
+    bandwidth = [CeilingClass(n, "bandwidth", g.get("measured"), g.get("theoretical"),
+                              _BANDWIDTH if i == 0 else colors[n]) for i, (n, g) in enumerate(bws)]
+    compute = [CeilingClass(n, "compute", g.get("measured"), g.get("theoretical"), colors[n]) for n, g in comps]
+    return bandwidth, compute
+
+
+def interleaved_dashes(source: str, position: int, count: int) -> Any:
+    """A matplotlib linestyle for the ``position``-th of ``count`` coincident lines of ``source``:
+    solid or dashed alone; interleaved so that each colour shows when several coincide."""
+    if source == "measured":
+        return "-" if count == 1 else (position * 6.0, (6.0, 6.0 * (count - 1)))
+    period = 7.0 * count
+    return "--" if count == 1 else (position * 7.0, (4.0, period - 4.0))
+
+
+def _coincident(lines: Sequence[Tuple[str, float]]) -> Dict[int, Tuple[int, int]]:
+    """For (source, value) pairs: index -> (position, count) among the pairs of the same source
+    whose values agree within :data:`MERGE_RTOL`."""
+    out: Dict[int, Tuple[int, int]] = {}
+    for source in ("measured", "theoretical"):
+        idx = sorted((i for i, (s, _v) in enumerate(lines) if s == source), key=lambda i: -lines[i][1])
+        groups: List[List[int]] = []
+        for i in idx:
+            if groups and lines[groups[-1][0]][1] - lines[i][1] <= MERGE_RTOL * lines[groups[-1][0]][1]:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        for g in groups:
+            for pos, i in enumerate(g):
+                out[i] = (pos, len(g))
+    return out
+
+
+def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[float]]) -> str:
+    """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value."""
+    if cls.measured is None:
+        assert cls.theoretical is not None
+        head = f"{cls.name}: {scale.rate(cls.theoretical.value)} (theoretical)"
+        ridge = ridges.get("theoretical")
+        return head + (f"\nridge {_ridge_text(ridge)} FLOP/B" if ridge is not None else "")
+    parts = []
+    ridge = ridges.get("measured")
+    if ridge is not None:
+        parts.append(f"ridge {_ridge_text(ridge)} FLOP/B")
+    if cls.theoretical is not None:
+        parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
+                     f"({cls.measured.value / cls.theoretical.value:.0%})")
+    return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
+
+
+def _bandwidth_label(cls: CeilingClass, scale: Scale) -> str:
+    if cls.measured is None:
+        assert cls.theoretical is not None
+        return f"{cls.name} {scale.bandwidth(cls.theoretical.value)} (theoretical)"
+    tail = f" (theoretical {scale.bandwidth(cls.theoretical.value)})" if cls.theoretical is not None else ""
+    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}"
+
+
+def _ridge_text(r: float) -> str:
+    """Ridge point for a label: one decimal from 1 FLOP/B up ("6.5", "31.5"), two significant
+    figures below."""
+    return f"{r:,.1f}" if r >= 1.0 else f"{r:.2g}"
+
+
+@dataclass(frozen=True)
+class _Marker:
+    """How one measurement is drawn: its series (legend entry) and marker style."""
+
+    series: str
+    marker: str
+    size: float
+    color: str
+    hollow: bool = False
+
+
+def _markers(model: RooflineModel, colors: Dict[str, str]) -> List[Tuple[int, Measurement, _Marker]]:
+    """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
+    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself."""
+    sweeps: Dict[str, int] = {}
+    out: List[Tuple[int, Measurement, _Marker]] = []
+    for i, m in enumerate(model.measurements):
+        if not m.valid or m.flops <= 0 or m.suite == "stream":
+            continue
+        cls = m.ceiling_class or ""
+        if m.suite == "sweep":
+            k = sweeps.setdefault(f"{m.kernel} ({m.dtype})", len(sweeps))
+            style = _Marker(f"sweep {m.kernel} ({m.dtype})", _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], 4.5,
+                            _SWEEP_COLORS[k % len(_SWEEP_COLORS)])
+        elif m.suite == "gemm" and cls:
+            style = _Marker("vendor GEMM, N = 16 … (colour = its ceiling)", "o", 6.0, colors.get(cls, _UNSHOWN))
+        elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
+            style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL), True)
+        else:
+            style = _Marker("peak kernels (colour = their ceiling)", "d", 4.5, colors.get(cls, _UNSHOWN))
+        out.append((i, m, style))
+    return out
+
+
+def plot_roofline(
+    model: RooflineModel,
+    *,
+    points: Sequence[Point] = (),
+    ax: Optional[Axes] = None,
+    title: Optional[str] = None,
+    ceilings: Union[str, Sequence[str]] = "default",
+) -> Figure:
+    """Draw ``model`` (its ceilings and measurements) and ``points`` as a publication-style figure.
+
+    Args:
+        model: the roofline (from a run: :meth:`~.model.RooflineModel.from_run`).
+        points: your own workloads (:func:`apple_roofline.measure`), large labelled markers;
+            zero-FLOP points cannot be placed on log axes and are left out.
+        ax: draw into these axes (log-scalable); default a new :data:`~.axes.FIGSIZE` figure on the
+            Agg canvas, with the label column and the legend below.
+        title: default the model's title (``"<device> (<backend>) — <date>"``), else "Roofline".
+        ceilings: which ceilings to draw (:func:`~.selection.select_ceilings`).
+
+    Returns:
+        The :class:`matplotlib.figure.Figure` (the caller saves or closes it, e.g. with
+        :func:`apple_roofline.figures.save_figure`).
+
+    Raises:
+        ValueError: an unknown ceiling name in ``ceilings``; ``ax`` not attached to a figure.
+    """
+    shown = select_ceilings(model, ceilings)
+    fig, ax, own = axes_for(ax)
+    bw_classes, comp_classes = ceiling_classes(shown)
+    colors = {c.name: c.color for c in comp_classes}
+    drawn = _markers(model, colors)
+    users = [p for p in points if p.flops > 0]
+
+    main_bw: Dict[str, Optional[Ceiling]] = {
+        s: max((c for c in shown if c.kind == "bandwidth" and c.source == s), key=lambda c: c.value, default=None)
+        for s in ("measured", "theoretical")}
+
+    def ridge_of(c: Optional[Ceiling], source: str) -> Optional[float]:
+        bw = main_bw[source]
+        return ridge_point_of(c, bw) if c is not None and bw is not None else None
+
+    ridges = {cls.name: {"measured": ridge_of(cls.measured, "measured"),
+                         "theoretical": ridge_of(cls.theoretical, "theoretical")} for cls in comp_classes}
+    xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users]
+    ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users]
+    tops = [c.value for c in shown if c.kind == "compute"]
+    scale = scale_for(max(tops + ys + [1.0]))
+    xlo, xhi, ylo, yhi = limits(xs, ys, [r for d in ridges.values() for r in d.values() if r is not None], tops,
+                                [c.value for c in shown if c.kind == "bandwidth"])
+    setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
+    ax.set_title(title if title is not None else (model.title or "Roofline"))
+    labels = Labels(fig)
+
+    # compute ceilings: horizontals from the ridge point, coincident ones interleaved
+    lines = [(s, c.value) for cls in comp_classes for s, c in (("measured", cls.measured), ("theoretical", cls.theoretical))
+             if c is not None]
+    shared = _coincident(lines)
+    k = 0
+    for cls in comp_classes:
+        for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
+            if c is None:
+                continue
+            ridge = ridges[cls.name][source]
+            x0 = min(max(ridge, xlo), xhi) if ridge is not None else xlo
+            pos, count = shared[k]
+            k += 1
+            ax.plot([x0, xhi], [scale.y(c.value)] * 2, linestyle=interleaved_dashes(source, pos, count), color=cls.color,
+                    linewidth=1.9 if source == "measured" else 1.4, zorder=3,
+                    gid=f"ceiling:{source}:compute:{cls.name}")
+            if ridge is not None:
+                ax.plot([ridge], [scale.y(c.value)], linestyle="none", marker="o", markersize=5.5, zorder=5,
+                        markerfacecolor=cls.color if source == "measured" else "white", markeredgecolor=cls.color,
+                        markeredgewidth=1.2, gid=f"ridge:{source}:{cls.name}")
+                labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.5)
+        main = cls.main
+        ann = ax.annotate(
+            _compute_label(cls, scale, ridges[cls.name]), xy=(1.0, scale.y(main.value)),
+            xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left",
+            va="center", fontsize=_LABEL_SIZE, color=text_color(cls.color), zorder=6, annotation_clip=False,
+            linespacing=1.15, gid=f"label:compute:{cls.name}",
+            arrowprops=dict(arrowstyle="-", color=cls.color, linewidth=0.8, shrinkA=2.0, shrinkB=0.0,
+                            linestyle="-" if cls.measured is not None else "--"),
+        )
+        labels.add_column(ann, ax, scale.y(main.value))
+
+    # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
+    top = {s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
+           for s in ("measured", "theoretical")}
+    for cls in bw_classes:
+        for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
+            if c is None:
+                continue
+            t = top[source]
+            x_end = min(max(t / c.value, xlo), xhi) if t is not None else xhi
+            ax.plot([xlo, x_end], [scale.y(c.value * xlo), scale.y(c.value * x_end)], color=cls.color, zorder=3,
+                    linestyle="-" if source == "measured" else "--", linewidth=1.9 if source == "measured" else 1.4,
+                    gid=f"ceiling:{source}:bandwidth:{cls.name}")
+        main = cls.main
+        t = top[main.source]
+        x_end = min(max(t / main.value, xlo), xhi) if t is not None else xhi
+        ann = ax.annotate(
+            _bandwidth_label(cls, scale), xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)), xytext=(0.0, 3.0),
+            textcoords="offset points", rotation=0.0, rotation_mode="anchor", ha="left", va="bottom",
+            fontsize=_LABEL_SIZE, color=text_color(cls.color), bbox=_BBOX, zorder=6, gid=f"label:bandwidth:{cls.name}",
+        )
+        sides = ("above", "below") if cls.theoretical is None or cls.measured is None else ("below", "above")
+        labels.add_diag(ann, ax, xlo, x_end, scale.y(main.value), [(xlo * f, side) for side in sides for f in _BW_POSITIONS])
+
+    # measurements: sweep lines, then one marker per measurement
+    handles: Dict[str, Any] = {}
+    Line2D = mpl("matplotlib.lines").Line2D
+    for name in dict.fromkeys(s.series for _i, _m, s in drawn if s.series.startswith("sweep ")):
+        ms = sorted((m for _i, m, s in drawn if s.series == name), key=lambda m: m.intensity)
+        style = next(s for _i, _m, s in drawn if s.series == name)
+        ax.plot([m.intensity for m in ms], [scale.y(m.gflops) for m in ms], linestyle="-", color=style.color,
+                linewidth=1.3, zorder=4, gid=f"sweep:{name[len('sweep '):]}")
+    for i, m, s in drawn:
+        face = "white" if s.hollow else s.color
+        edge = s.color if s.hollow or s.series.startswith("sweep ") else "white"
+        ax.plot([m.intensity], [scale.y(m.gflops)], linestyle="none", marker=s.marker, markersize=s.size,
+                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not s.hollow else 1.1,
+                color=s.color, zorder=4, gid=measurement_gid(i))
+        labels.add_markers(ax, [m.intensity], [scale.y(m.gflops)], s.size)
+        if s.series not in handles:
+            sweep = s.series.startswith("sweep ")
+            handles[s.series] = Line2D([], [], color=s.color if sweep or s.hollow else NEUTRAL,
+                                       linestyle="-" if sweep else "none", marker=s.marker, markersize=s.size,
+                                       markerfacecolor="white" if s.hollow else (s.color if sweep else NEUTRAL),
+                                       markeredgecolor=s.color if s.hollow or sweep else "white")
+
+    # user points
+    spare = [c for c in PALETTE if c not in colors.values()] or list(PALETTE)
+    for j, p in enumerate(users):
+        color = spare[j % len(spare)]
+        ax.plot([p.intensity], [scale.y(p.gflops)], linestyle="none", marker=_USER_MARKERS[j % len(_USER_MARKERS)],
+                markersize=10, color=color, markeredgecolor="black", markeredgewidth=0.6, zorder=7,
+                gid=f"point:{p.name}")
+        handles[p.name] = Line2D([], [], linestyle="none", marker=_USER_MARKERS[j % len(_USER_MARKERS)],
+                                 markersize=10, color=color, markeredgecolor="black", markeredgewidth=0.6)
+        ann = ax.annotate(p.name, xy=(p.intensity, scale.y(p.gflops)), xytext=(7.0, -4.0), textcoords="offset points",
+                          ha="left", va="top", fontsize=_LABEL_SIZE, color=text_color(color), fontweight="bold",
+                          bbox=_BBOX, zorder=7, gid=f"pointlabel:{p.name}")
+        labels.add_free(ann, [((7.0, -4.0), "left", "top"), ((7.0, 4.0), "left", "bottom"),
+                              ((-7.0, 4.0), "right", "bottom"), ((-7.0, -4.0), "right", "top")],
+                        direction=(0.0, -1.0), order=(3.0, 0.0))
+        labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
+
+    handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="-", linewidth=1.9)
+    if any(c.source == "theoretical" for c in shown):
+        handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="--", linewidth=1.4)
+    if any(r is not None for d in ridges.values() for r in d.values()):
+        handles["ridge point"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
+    finish(ax, labels, own, (list(handles.values()), list(handles)))
+    return fig

@@ -1,0 +1,390 @@
+"""The records of a roofline run: measurements, ceilings and skipped kernels.
+
+A :class:`Measurement` is one timed kernel configuration with its samples and validation; a
+:class:`Ceiling` a bandwidth (GB/s) or compute rate (GFLOP/s), measured or theoretical; a
+:class:`Skipped` a kernel the device cannot run. Counting conventions (docs/design.md, "Counting
+FLOPs and bytes"): FLOPs per scalar lane (an FMA is 2 FLOPs, a 4-wide vector FMA 8); bytes are
+compulsory DRAM traffic, every input read once plus every output written once, write-allocate not
+counted (BabelStream's convention); GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s, times in seconds.
+
+Reading is strict (:class:`~apple_roofline.study.reader.Reader`); derived per-measurement fields
+(``median_s``, ``gflops`` ...) are recomputed from ``samples_s`` on reading, never trusted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
+
+from ..stats import Summary, summarize
+from ..study.files import ResultsError
+from ..study.reader import Reader, join, json_type
+from ..text import sig_figs
+
+__all__ = [
+    "CONVENTIONS",
+    "CEILING_KINDS",
+    "CEILING_SOURCES",
+    "TIMER_PARAM",
+    "ParamValue",
+    "Measurement",
+    "Ceiling",
+    "Skipped",
+    "format_params",
+]
+
+#: Counting conventions recorded in every run (docs/design.md, "Counting FLOPs and bytes").
+CONVENTIONS: Dict[str, str] = {
+    "flops": "counted per scalar lane: an FMA is 2 FLOPs, a 4-wide vector FMA is 8",
+    "bytes": (
+        "compulsory DRAM traffic: every input read once plus every output written once; "
+        "write-allocate not counted (BabelStream convention)"
+    ),
+    "units": "GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s, times in seconds",
+}
+
+#: Ceiling kinds and the unit each must be expressed in.
+CEILING_KINDS: Dict[str, str] = {"bandwidth": "GB/s", "compute": "GFLOP/s"}
+
+#: Where a ceiling's value came from.
+CEILING_SOURCES: Tuple[str, ...] = ("measured", "theoretical")
+
+#: Type of one kernel parameter value (JSON scalar).
+ParamValue = Union[int, float, str, bool]
+
+#: The parameter in which the runner records how a backend with more than one clock timed the
+#: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
+TIMER_PARAM = "timer"
+
+
+def format_params(params: Mapping[str, object]) -> str:
+    """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
+    leaving out :data:`TIMER_PARAM` (a sentence, reported on its own)."""
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k != TIMER_PARAM)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One timed kernel configuration and its samples.
+
+    Attributes:
+        suite: suite name, e.g. ``"stream"``, ``"sweep"``, ``"peak"``, ``"gemm"``.
+        kernel: kernel name within the suite, e.g. ``"triad"``, ``"vec4"``.
+        dtype: element type, e.g. ``"fp32"``, ``"fp16"``, ``"fp64"``.
+        params: kernel parameters (JSON scalars), stored as a plain ``dict``
+            copy; excluded from hashing.
+        flops: FLOPs per launch (>= 0), counted per scalar lane.
+        bytes: compulsory DRAM bytes per launch (> 0).
+        samples_s: seconds per launch, one per sample (>= 1 sample, each
+            finite and > 0); stored as a tuple of floats.
+        valid: whether the output passed validation against a NumPy reference.
+            Invalid measurements are reported but never become ceilings.
+        ceiling_class: display name of the ceiling this kernel can set (e.g.
+            ``"DRAM bandwidth"``, ``"FP32 vector"``, ``"FP32 scalar ILP"``,
+            ``"FP16 vector"``, ``"FP16 scalar ILP"``, ``"FP64"``,
+            ``"GEMM FP32"``, ``"GEMM FP64"``); ``None`` = never a ceiling.
+        ceiling_kind: ``"bandwidth"`` or ``"compute"``; required exactly when
+            ``ceiling_class`` is set.
+        batch: launches timed together per sample (>= 1); ``samples_s`` is
+            already divided by it.
+        validation: what the validation found, e.g.
+            ``"max rel err 3.1e-07 <= tol 1.2e-04"``.
+
+    Raises:
+        ValueError: on construction, for negative/non-integer ``flops``,
+            ``bytes <= 0``, bad samples (see :func:`stats.summarize`),
+            ``batch < 1``, an unknown ``ceiling_kind`` or a ``ceiling_class``
+            without ``ceiling_kind`` (or the reverse).
+    """
+
+    suite: str
+    kernel: str
+    dtype: str
+    params: Mapping[str, ParamValue] = field(hash=False)
+    flops: int
+    bytes: int
+    samples_s: Tuple[float, ...]
+    valid: bool
+    ceiling_class: Optional[str] = None
+    ceiling_kind: Optional[str] = None
+    batch: int = 1
+    validation: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", dict(self.params))
+        object.__setattr__(self, "samples_s", tuple(float(s) for s in self.samples_s))
+        for k, v in self.params.items():
+            if not isinstance(k, str):
+                raise ValueError(f"{self.label}: params key {k!r} is not a string")
+            if not isinstance(v, (int, float, str, bool)):
+                raise ValueError(f"{self.label}: params[{k!r}] = {v!r} is not an int, float, str or bool")
+        if isinstance(self.flops, bool) or not isinstance(self.flops, int) or self.flops < 0:
+            raise ValueError(f"{self.label}: flops must be a non-negative integer, not {self.flops!r}")
+        if isinstance(self.bytes, bool) or not isinstance(self.bytes, int) or self.bytes <= 0:
+            raise ValueError(f"{self.label}: bytes must be a positive integer, not {self.bytes!r}")
+        if isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1:
+            raise ValueError(f"{self.label}: batch must be an integer >= 1, not {self.batch!r}")
+        if (self.ceiling_class is None) != (self.ceiling_kind is None):
+            raise ValueError(f"{self.label}: ceiling_class and ceiling_kind must be given together")
+        if self.ceiling_kind is not None and self.ceiling_kind not in CEILING_KINDS:
+            raise ValueError(
+                f"{self.label}: ceiling_kind must be 'bandwidth' or 'compute', not {self.ceiling_kind!r}"
+            )
+        try:
+            summarize(self.samples_s)
+        except ValueError as e:
+            raise ValueError(f"{self.label}: {e}") from None
+
+    # -- derived -----------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        """``"suite/kernel/dtype"``, e.g. ``"stream/triad/fp32"``."""
+        return f"{self.suite}/{self.kernel}/{self.dtype}"
+
+    @cached_property
+    def summary(self) -> Summary:
+        """Statistics of ``samples_s`` (seconds), see :func:`stats.summarize`."""
+        return summarize(self.samples_s)
+
+    @property
+    def intensity(self) -> float:
+        """Arithmetic intensity ``flops / bytes`` in FLOP/byte."""
+        return self.flops / self.bytes
+
+    @property
+    def median_s(self) -> float:
+        """Median seconds per launch."""
+        return self.summary.median
+
+    @property
+    def min_s(self) -> float:
+        """Fastest sample, seconds per launch."""
+        return self.summary.min
+
+    @property
+    def max_s(self) -> float:
+        """Slowest sample, seconds per launch."""
+        return self.summary.max
+
+    @property
+    def iqr_s(self) -> float:
+        """Interquartile range of the samples, seconds."""
+        return self.summary.iqr
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation of the samples (fraction; 0.0 for one sample)."""
+        return self.summary.cv
+
+    @property
+    def gflops(self) -> float:
+        """Achieved GFLOP/s (1e9 FLOP/s) at the median time."""
+        return self.flops / self.median_s / 1e9
+
+    @property
+    def gbps(self) -> float:
+        """Achieved GB/s (1e9 B/s) at the median time."""
+        return self.bytes / self.median_s / 1e9
+
+    @property
+    def best_gflops(self) -> float:
+        """GFLOP/s at the fastest sample."""
+        return self.flops / self.min_s / 1e9
+
+    @property
+    def best_gbps(self) -> float:
+        """GB/s at the fastest sample."""
+        return self.bytes / self.min_s / 1e9
+
+    # -- JSON --------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict: the stored fields plus derived ``intensity``,
+        ``median_s``, ``min_s``, ``max_s``, ``iqr_s``, ``cv``, ``gflops`` and
+        ``gbps`` (which readers ignore and recompute)."""
+        return {
+            "suite": self.suite,
+            "kernel": self.kernel,
+            "dtype": self.dtype,
+            "params": dict(self.params),
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "intensity": self.intensity,
+            "samples_s": list(self.samples_s),
+            "median_s": self.median_s,
+            "min_s": self.min_s,
+            "max_s": self.max_s,
+            "iqr_s": self.iqr_s,
+            "cv": self.cv,
+            "gflops": self.gflops,
+            "gbps": self.gbps,
+            "valid": self.valid,
+            "ceiling_class": self.ceiling_class,
+            "ceiling_kind": self.ceiling_kind,
+            "batch": self.batch,
+            "validation": self.validation,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Measurement":
+        """Build from :meth:`to_dict` output; derived fields are ignored.
+
+        ``ceiling_class``, ``ceiling_kind``, ``batch`` and ``validation`` may be
+        absent (defaults ``None``, ``None``, 1, ``""``).
+
+        Raises:
+            ResultsError: one line ``"<source>: <where>.<field> must be ..."``.
+        """
+        r = Reader(source)
+        d = r.obj(d, where or "measurement")
+        params_raw = r.obj(r.req(d, "params", where), join(where, "params"))
+        params: Dict[str, ParamValue] = {}
+        for k, v in params_raw.items():
+            if v is None or not isinstance(v, (int, float, str, bool)):
+                r.fail(f"{join(where, 'params')}.{k} must be a number, string or boolean, not {json_type(v)}")
+            params[k] = v
+        samples = r.array(d, "samples_s", where)
+        if not samples:
+            r.fail(f"{join(where, 'samples_s')} must hold at least one sample")
+        for i, s in enumerate(samples):
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s <= 0:
+                r.fail(f"{join(where, 'samples_s')}[{i}] must be a positive number of seconds, not {s!r}")
+        ceiling_kind = r.opt_string(d, "ceiling_kind", where)
+        if ceiling_kind is not None and ceiling_kind not in CEILING_KINDS:
+            r.fail(f"{join(where, 'ceiling_kind')} must be 'bandwidth', 'compute' or null, not {ceiling_kind!r}")
+        batch = r.nonneg_int(d, "batch", where, positive=True) if "batch" in d else 1
+        validation = r.string(d, "validation", where) if "validation" in d else ""
+        try:
+            return cls(
+                suite=r.string(d, "suite", where),
+                kernel=r.string(d, "kernel", where),
+                dtype=r.string(d, "dtype", where),
+                params=params,
+                flops=r.nonneg_int(d, "flops", where),
+                bytes=r.nonneg_int(d, "bytes", where, positive=True),
+                samples_s=tuple(float(s) for s in samples),
+                valid=r.boolean(d, "valid", where),
+                ceiling_class=r.opt_string(d, "ceiling_class", where),
+                ceiling_kind=ceiling_kind,
+                batch=batch,
+                validation=validation,
+            )
+        except ResultsError:
+            raise
+        except ValueError as e:
+            r.fail(f"{where or 'measurement'}: {e}")
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """A roofline ceiling: a bandwidth (GB/s) or a compute rate (GFLOP/s).
+
+    Attributes:
+        name: display name, e.g. ``"DRAM bandwidth"``, ``"FP32 scalar ILP"``.
+        kind: ``"bandwidth"`` or ``"compute"``.
+        value: the ceiling, > 0 and finite, in ``unit``.
+        unit: ``"GB/s"`` (1e9 B/s) for bandwidth, ``"GFLOP/s"`` (1e9 FLOP/s)
+            for compute; the pairing is enforced.
+        source: ``"measured"`` (from this run's measurements) or
+            ``"theoretical"`` (from specifications).
+        from_: provenance: the measurement label or spec derivation (JSON key
+            ``"from"``).
+
+    Raises:
+        ValueError: on construction, for an unknown kind or source, a unit
+            that does not match the kind, or a non-positive/non-finite value.
+    """
+
+    name: str
+    kind: str
+    value: float
+    unit: str
+    source: str
+    from_: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in CEILING_KINDS:
+            raise ValueError(f"ceiling {self.name!r}: kind must be 'bandwidth' or 'compute', not {self.kind!r}")
+        want = CEILING_KINDS[self.kind]
+        if self.unit != want:
+            raise ValueError(f"ceiling {self.name!r}: a {self.kind} ceiling is in {want}, not {self.unit!r}")
+        if self.source not in CEILING_SOURCES:
+            raise ValueError(
+                f"ceiling {self.name!r}: source must be 'measured' or 'theoretical', not {self.source!r}"
+            )
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"ceiling {self.name!r}: value must be a positive finite number, not {v!r}")
+        object.__setattr__(self, "value", float(v))
+
+    @property
+    def label(self) -> str:
+        """``"<name> <value> <unit>"`` with the value to 3 significant figures."""
+        return f"{self.name} {sig_figs(self.value)} {self.unit}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys name, kind, value, unit, source, from."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "value": self.value,
+            "unit": self.unit,
+            "source": self.source,
+            "from": self.from_,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Ceiling":
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
+        r = Reader(source)
+        d = r.obj(d, where or "ceiling")
+        try:
+            return cls(
+                name=r.string(d, "name", where),
+                kind=r.string(d, "kind", where),
+                value=r.number(d, "value", where),
+                unit=r.string(d, "unit", where),
+                source=r.string(d, "source", where),
+                from_=r.string(d, "from", where),
+            )
+        except ResultsError:
+            raise
+        except ValueError as e:
+            r.fail(f"{where or 'ceiling'}: {e}")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A kernel not run because the device does not support it.
+
+    Example: FP16 kernels on a CPU without FP16 arithmetic.
+    """
+
+    suite: str
+    kernel: str
+    dtype: str
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``"suite/kernel/dtype"``."""
+        return f"{self.suite}/{self.kernel}/{self.dtype}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys suite, kernel, dtype, reason."""
+        return {"suite": self.suite, "kernel": self.kernel, "dtype": self.dtype, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Skipped":
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
+        r = Reader(source)
+        d = r.obj(d, where or "skipped")
+        return cls(
+            suite=r.string(d, "suite", where),
+            kernel=r.string(d, "kernel", where),
+            dtype=r.string(d, "dtype", where),
+            reason=r.string(d, "reason", where),
+        )

@@ -1,0 +1,166 @@
+"""Text reports of a run: Markdown, CSV and a two-run comparison (views of the run and its model).
+
+The Markdown report states the provenance and counting conventions of the run, its ceilings
+(measured and theoretical), the ridge point of every compute ceiling (Williams, Waterman, Patterson
+2009; ridge point = compute ceiling / bandwidth as in the M5 GPU roofline analysis, from
+:meth:`~.model.RooflineModel.ridge_table`), one table per suite, skipped kernels and warnings
+(noisy measurements with CV > 5 %, docs/design.md, "Measurement", and invalid ones). The tables
+are :mod:`.tables`' (the HTML report renders the same). Numbers have 3 significant figures; units
+are GB/s (1e9 B/s), GFLOP/s (1e9 FLOP/s) and FLOP/byte.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Dict, List, Tuple
+
+from ..study.markdown import provenance_lines, title_lines, warnings_lines
+from ..text import DASH, date_of, markdown_table, sig_figs
+from .records import Ceiling
+from .run import Run
+from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
+    theoretical_table
+
+__all__ = ["to_markdown", "to_csv", "compare_markdown", "table_lines", "CSV_COLUMNS"]
+
+#: Columns of :func:`to_csv`, in order.
+CSV_COLUMNS: Tuple[str, ...] = (
+    "suite", "kernel", "dtype", "params", "flops", "bytes", "intensity",
+    "median_s", "min_s", "max_s", "cv", "gflops", "gbps", "valid",
+)
+
+
+def table_lines(table: Table, empty: str = "None.") -> List[str]:
+    """``table`` as Markdown: its notes (one line each), a blank line, then the table; ``empty``
+    instead of a table without rows (nothing when ``empty`` is "")."""
+    lines: List[str] = list(table.notes)
+    if table.rows:
+        return lines + ([""] if lines else []) + markdown_table(table.header, table.rows, table.align)
+    if empty:
+        lines += ([""] if lines else []) + [empty]
+    return lines
+
+
+def to_markdown(run: Run) -> str:
+    """The run as a Markdown report (str ending in a newline).
+
+    Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
+    them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
+    FLOP/B, median GFLOP/s, GB/s, CV, valid), skipped kernels, warnings. An interrupted run
+    (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
+    well-formed :class:`~.run.Run`; sections with nothing to show say so.
+    """
+    lines: List[str] = title_lines("Roofline", run)
+    lines += provenance_lines(run, [("Schema version", run.schema_version)])
+    theoretical = theoretical_table(run.device)
+    if theoretical is not None:
+        lines += ["", "## Theoretical peaks", ""]
+        lines += markdown_table(theoretical.header, theoretical.rows, theoretical.align)
+        lines += ([""] + [f"- {n}" for n in theoretical.notes]) if theoretical.notes else []
+    lines += ["", "## Conventions", ""]
+    lines += [f"- **{k}**: {v}" for k, v in run.conventions.items()] or ["- none recorded"]
+    lines += ["", "## Ceilings", ""] + table_lines(ceilings_table(run.ceilings), "No ceilings.")
+    lines += ["", "## Ridge points", ""] + table_lines(ridge_table(model_of(run)), "")
+    for st in suite_tables(run.measurements):
+        lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
+        for timer in st.timers:
+            lines += ["", timer]
+    if not run.measurements:
+        lines += ["", "No measurements."]
+    lines += ["", "## Skipped", ""] + table_lines(skipped_table(run))
+    lines += [""] + warnings_lines(report_warnings(run))
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(run: Run) -> str:
+    """One CSV row per measurement (str, "\\n" line endings), with a header.
+
+    Columns: :data:`CSV_COLUMNS`. ``params`` is a JSON object; times in
+    seconds, ``intensity`` in FLOP/byte, ``gflops`` in GFLOP/s, ``gbps`` in
+    GB/s, ``cv`` a fraction, ``valid`` ``true``/``false``. Floats are written
+    with full precision (``repr``).
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for m in run.measurements:
+        w.writerow([
+            m.suite, m.kernel, m.dtype, json.dumps(dict(m.params), separators=(",", ":")), m.flops, m.bytes,
+            repr(m.intensity), repr(m.median_s), repr(m.min_s), repr(m.max_s), repr(m.cv), repr(m.gflops),
+            repr(m.gbps), "true" if m.valid else "false",
+        ])
+    return buf.getvalue()
+
+
+def _ceiling_key(c: Ceiling) -> Tuple[str, str, str]:
+    return (c.source, c.kind, c.name)
+
+
+def compare_markdown(a: Run, b: Run) -> str:
+    """Side-by-side Markdown comparison of two runs, A and B.
+
+    A ceilings table over the union of (source, kind, name) with the value in
+    A, the value in B and the ratio B/A (``—`` where one run lacks it), then
+    the ridge point (FLOP/byte) of every measured compute ceiling against each
+    run's measured bandwidth, with the ratio B/A.
+    """
+    lines = [
+        f"# Roofline comparison: {a.device_name} vs {b.device_name}",
+        "",
+        f"- **A**: {a.device_name} ({a.backend}), {date_of(a.created)}, {a.tool.name} {a.tool.version}"
+        + ("" if a.complete else " — INTERRUPTED, partial results"),
+        f"- **B**: {b.device_name} ({b.backend}), {date_of(b.created)}, {b.tool.name} {b.tool.version}"
+        + ("" if b.complete else " — INTERRUPTED, partial results"),
+        "",
+        "## Ceilings",
+        "",
+    ]
+    ca = {_ceiling_key(c): c for c in a.ceilings}
+    cb = {_ceiling_key(c): c for c in b.ceilings}
+    keys = list(ca) + [k for k in cb if k not in ca]
+    keys.sort(key=lambda k: (k[0] != "measured", k[1] != "bandwidth", -(ca.get(k) or cb[k]).value))
+    rows: List[List[object]] = []
+    for k in keys:
+        x, y = ca.get(k), cb.get(k)
+        ref = x if x is not None else y
+        unit = ref.unit if ref is not None else ""
+        rows.append([
+            k[2], k[1], k[0],
+            f"{sig_figs(x.value)} {unit}" if x is not None else DASH,
+            f"{sig_figs(y.value)} {unit}" if y is not None else DASH,
+            f"{y.value / x.value:.2f}×" if (x is not None and y is not None) else DASH,
+        ])
+    if rows:
+        lines += markdown_table(["Ceiling", "Kind", "Source", "A", "B", "B/A"], rows, "lllrrr")
+    else:
+        lines += ["Neither run has ceilings."]
+
+    lines += ["", "## Ridge points (measured, FLOP/byte)", ""]
+    ra, rb = _ridges(a), _ridges(b)
+    names = list(ra) + [n for n in rb if n not in ra]
+    if names:
+        lines += markdown_table(
+            ["Compute ceiling", "A", "B", "B/A"],
+            [
+                [
+                    n,
+                    sig_figs(ra[n]) if n in ra else DASH,
+                    sig_figs(rb[n]) if n in rb else DASH,
+                    f"{rb[n] / ra[n]:.2f}×" if (n in ra and n in rb) else DASH,
+                ]
+                for n in names
+            ],
+            "lrrr",
+        )
+    else:
+        lines += ["No measured ridge points in either run."]
+    return "\n".join(lines) + "\n"
+
+
+def _ridges(run: Run) -> Dict[str, float]:
+    model = model_of(run)
+    if model is None or model.ridge_table().measured_bandwidth is None:
+        return {}
+    return {r.name: r.measured_ridge for r in model.ridge_table().rows if r.measured_ridge is not None}

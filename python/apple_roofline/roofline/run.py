@@ -1,0 +1,145 @@
+"""A roofline run as a results file (kind ``"roofline"``, schema version 1).
+
+The JSON written by :meth:`Run.save` is a contract other tools read: the header every study shares
+(:class:`~apple_roofline.study.document.Document`: ``kind``, ``schema_version``, ``tool``,
+``created``, ``finished``, ``host``, ``device``, ``command``, ``warnings``, ``complete``) and::
+
+    conventions      {flops, bytes, units}: how FLOPs and bytes are counted
+    measurements     [Measurement]: see Measurement.to_dict
+    ceilings         [{name, kind, value, unit, source, from}]
+    skipped          [{suite, kernel, dtype, reason}]
+
+Files written before ``kind`` was added lack it and are read as roofline runs. Measured ceilings are
+derived data: they are recomputed from the valid measurements on reading (:func:`~.model.derive_ceilings`),
+never trusted; theoretical ones are read as stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, Mapping, Sequence, Tuple
+
+from ..study.document import Document
+from ..study.files import ResultsError
+from ..study.reader import Reader, json_type
+from .facade import Roofline
+from .model import derive_ceilings
+from .records import CONVENTIONS, Ceiling, Measurement, Skipped
+
+__all__ = ["SCHEMA_VERSION", "Run"]
+
+#: Version of the JSON layout written and read by :class:`Run`.
+SCHEMA_VERSION: int = 1
+
+
+@dataclass(frozen=True)
+class Run(Document):
+    """Everything one roofline run measured, with its provenance (the header's fields, then these).
+
+    Attributes:
+        measurements: every measurement, valid or not.
+        ceilings: measured (:func:`~.model.derive_ceilings`) and theoretical ceilings.
+        skipped: kernels unsupported on this device, with reasons.
+        conventions: counting conventions, default :data:`~.records.CONVENTIONS`.
+        schema_version: must equal :data:`SCHEMA_VERSION`.
+
+    Raises:
+        ValueError: on construction, if ``device`` lacks ``backend`` or ``name`` or
+            ``schema_version`` is not :data:`SCHEMA_VERSION`.
+    """
+
+    KIND: ClassVar[str] = "roofline"
+    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
+    KIND_REQUIRED: ClassVar[bool] = False
+    DESCRIPTION: ClassVar[str] = "run"
+
+    measurements: Tuple[Measurement, ...] = ()
+    ceilings: Tuple[Ceiling, ...] = ()
+    skipped: Tuple[Skipped, ...] = ()
+    conventions: Mapping[str, str] = field(default_factory=lambda: dict(CONVENTIONS), hash=False)
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "conventions", dict(self.conventions))
+        for name in ("measurements", "ceilings", "skipped"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.schema_version != SCHEMA_VERSION:
+            raise ValueError(
+                f"run: schema_version {self.schema_version!r} is not supported (this tool writes {SCHEMA_VERSION})"
+            )
+
+    @property
+    def valid_measurements(self) -> Tuple[Measurement, ...]:
+        """The measurements that passed validation, in order."""
+        return tuple(m for m in self.measurements if m.valid)
+
+    def with_ceilings(self, ceilings: Sequence[Ceiling]) -> "Run":
+        """A copy of this run with ``ceilings`` replacing its ceilings."""
+        return dataclasses.replace(self, ceilings=tuple(ceilings))
+
+    def roofline(self) -> Roofline:
+        """This run's roofline model (:class:`~.facade.Roofline`): its ceilings and measurements,
+        ridge points, ``attainable``/``classify``/``efficiency`` and ``plot(points=[...])``.
+
+        Raises:
+            ValueError: the run has no bandwidth or no compute ceiling.
+        """
+        model: Roofline = Roofline.from_run(self)
+        return model
+
+    # -- JSON --------------------------------------------------------------
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict: the header and the keys of the module docstring."""
+        return {
+            **self.header_dict(),
+            "conventions": dict(self.conventions),
+            "measurements": [m.to_dict() for m in self.measurements],
+            "ceilings": [c.to_dict() for c in self.ceilings],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any, *, source: str = "<dict>") -> "Run":
+        """Build a run from :meth:`to_dict` output (e.g. parsed JSON).
+
+        The header is checked first (:meth:`Document.read_header`: ``schema_version``, ``kind``
+        when present, then the shared keys). Required here: conventions, measurements, ceilings;
+        ``skipped`` defaults to empty. Unknown keys are ignored.
+
+        Raises:
+            ResultsError: one line naming ``source``, the field and what was expected, e.g.
+                ``"run.json: measurements[2].flops must be a non-negative integer, not -1"``.
+        """
+        r = Reader(source)
+        header = cls.read_header(d, r)
+        conventions: Dict[str, str] = {}
+        for k, v in r.obj(r.req(d, "conventions", ""), "conventions").items():
+            if not isinstance(v, str):
+                r.fail(f"conventions.{k} must be a string, not {json_type(v)}")
+            conventions[k] = v
+        measurements = tuple(
+            Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
+            for i, m in enumerate(r.array(d, "measurements", ""))
+        )
+        stored = tuple(
+            Ceiling.from_dict(c, source=source, where=f"ceilings[{i}]")
+            for i, c in enumerate(r.array(d, "ceilings", ""))
+        )
+        try:
+            measured = derive_ceilings(measurements)
+        except ValueError as e:
+            raise ResultsError(f"{source}: measurements: {e}") from None
+        skipped = tuple(
+            Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
+            for i, s in enumerate(r.array(d, "skipped", "", required=False))
+        )
+        return cls(
+            **header,
+            measurements=measurements,
+            ceilings=tuple(measured) + tuple(c for c in stored if c.source != "measured"),
+            skipped=skipped,
+            conventions=conventions,
+        )

@@ -1,0 +1,241 @@
+"""Runs the suites on one device and assembles a :class:`~.run.Run`.
+
+For every case of every requested suite: get the kernel (compile or vendor routine), time it with
+the measurement loop (:mod:`apple_roofline.measure`, docs/design.md, "Measurement"), validate its
+output against the NumPy reference, and record a Measurement; kernels the device cannot run are
+recorded as skipped with the backend's reason. The measured ceilings come from valid measurements
+only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofline.theoretical`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .. import provenance
+from ..devices import DeviceSpec, open_device, resolve_device
+from ..errors import OptionError
+from ..measure import DEFAULT_REPS, check_reps, time_kernel
+from ..sizes import format_size
+from ..stats import CV_WARN
+from ..study.document import ToolInfo
+from ..study.progress import Progress
+from ..suites import SUITES, SuiteContext
+from ..theoretical import device_theoretical
+from .model import derive_ceilings
+from .records import CONVENTIONS, Measurement, Skipped
+from .run import Run
+
+__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "parse_suites", "default_array_bytes", "array_bytes_range",
+           "check_array_bytes", "ladder_warnings", "params_summary", "run_roofline"]
+
+MIB = 1 << 20
+#: The smallest STREAM array accepted, bytes.
+MIN_ARRAY_BYTES = 4096
+
+class RunInterrupted(Exception):
+    """Raised when the run was interrupted (Ctrl-C); ``partial`` holds what was measured so far,
+    with ``complete=False``."""
+
+    def __init__(self, partial: Run) -> None:
+        super().__init__("run interrupted")
+        self.partial = partial
+
+
+def parse_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
+    """Parse ``"stream,peak"`` (or ``["stream", "peak"]``) into ``("stream", "peak")``: the order of
+    SUITES, duplicates dropped.
+
+    Raises:
+        OptionError: (option ``suites``) an unknown suite, or an empty list; the message names the
+            valid suites.
+    """
+    items = text.split(",") if isinstance(text, str) else list(text)
+    names = [s.strip().lower() for s in items if s.strip()]
+    valid = ", ".join(SUITES)
+    if not names:
+        raise OptionError("suites", text, valid, problem="names no suite")
+    for n in names:
+        if n not in SUITES:
+            raise OptionError("suites", n, valid, problem="is not a suite", shown=repr(n))
+    return tuple(s for s in SUITES if s in names)
+
+
+def default_array_bytes(info: Mapping[str, Any]) -> int:
+    """Default bytes per STREAM array: 256 MiB (the M5 article's size), or 4× the last-level cache
+    if that is larger — on Apple silicon the system-level cache (up to 96 MB) is not reported, so
+    the floor also covers it — capped so three arrays take at most half the memory."""
+    want = max(256 * MIB, 4 * int(info.get("llc_bytes", 0) or 0))
+    mem = int(info.get("memory_bytes", 0) or 0)
+    if mem:
+        want = min(want, mem // 6 // MIB * MIB)
+    return max(MIB, want)
+
+
+def array_bytes_range(info: Mapping[str, Any]) -> Tuple[int, Optional[int]]:
+    """The STREAM array sizes a device accepts, bytes: :data:`MIN_ARRAY_BYTES` to a third of half
+    its memory (three arrays, plus validation's chunks and the interpreter, in half of memory), or
+    no upper bound when the memory size is unknown."""
+    mem = int(info.get("memory_bytes", 0) or 0)
+    return MIN_ARRAY_BYTES, ((mem // 2) // 3 if mem else None)
+
+
+def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
+    """``array_bytes`` if it is within :func:`array_bytes_range` of the device ``info`` describes.
+
+    Raises:
+        OptionError: (option ``array_bytes``) out of range; the message gives the sizes and why.
+    """
+    lo, hi = array_bytes_range(info)
+    if lo <= array_bytes and (hi is None or array_bytes <= hi):
+        return array_bytes
+    mem = int(info.get("memory_bytes", 0) or 0)
+    valid = f"{format_size(lo)} to {format_size(hi)}" if hi is not None else f"{format_size(lo)} or more"
+    raise OptionError("array_bytes", array_bytes, valid, shown=format_size(array_bytes),
+                      reason=f"three arrays must fit in half of the {format_size(mem)} memory of "
+                             f"{info.get('name', 'this device')}")
+
+
+def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
+               skipped: List[Skipped], progress: Optional[Progress]) -> None:
+    """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
+    buffers (held by its cases) are released when this returns, before the next suite allocates."""
+    from .._native import _core
+
+    for case in suite.cases():
+        k = case.kernel
+        label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+        try:
+            kernel = case.make_kernel()
+        except _core.UnsupportedError as exc:
+            skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
+            if progress:
+                progress.advance(f"{label}: unsupported")
+            continue
+        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
+        ok, message = case.check()
+        params = dict(case.params)
+        timer = str(getattr(kernel, "timer", "") or "")
+        if timer:  # how the backend timed the samples, where it has more than one way (Metal)
+            params["timer"] = timer
+        m = Measurement(
+            suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
+            flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
+            ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
+            validation=message,
+        )
+        measurements.append(m)
+        suite.record(m)
+        if progress:
+            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s" + ("" if ok else " INVALID"))
+
+
+def run_roofline(
+    device: Union[str, DeviceSpec, None] = None,
+    suites: Optional[Sequence[str]] = None,
+    *,
+    quick: bool = False,
+    reps: int = DEFAULT_REPS,
+    array_bytes: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    command: Sequence[str] = (),
+) -> Run:
+    """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
+    with ``suites`` (default: all of stream, sweep, peak, gemm) and return the Run with its ceilings.
+
+    ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
+    ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
+    2-core machine); ``reps`` is the samples per measurement; ``progress`` receives one stage per
+    suite; ``command`` is the command line to record.
+
+    Raises:
+        OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
+            or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
+            outside :func:`array_bytes_range`.
+        _core.BackendError: subclasses, for device failures.
+        RunInterrupted: on KeyboardInterrupt, with the partial Run.
+    """
+    suite_names = tuple(SUITES) if suites is None else parse_suites(suites)
+    reps = check_reps(reps)
+    backend = open_device(resolve_device(device))
+    info = dict(backend.info())
+    array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
+    options = {
+        "max_launch_s": 0.01 if quick else 0.05,
+        "gemm_max_launch_s": 0.03 if quick else 0.25,
+    }
+    max_warmup_s = 0.05 if quick else 0.5
+    ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
+    device_desc, theoretical = device_theoretical(info)
+    created = provenance.now()
+
+    measurements: List[Measurement] = []
+    skipped: List[Skipped] = []
+
+    def assemble(complete: bool) -> Run:
+        warnings: List[str] = []
+        for m in measurements:
+            if not m.valid:
+                warnings.append(f"{m.label} failed validation: {m.validation}")
+            elif m.cv > CV_WARN:
+                warnings.append(f"{m.label} {params_summary(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+        if any(m.ceiling_class == "Cache bandwidth" for m in measurements):
+            warnings.append(
+                f"STREAM arrays of {format_size(array_bytes)} are smaller than 4x the last-level cache "
+                f"({format_size(int(info.get('llc_bytes', 0) or 0))}): the bandwidth ceiling measures caches, not DRAM"
+            )
+        if any(m.params.get("shrunk") for m in measurements):
+            warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
+        warnings += ladder_warnings(measurements)
+        return Run(
+            finished=provenance.now(),
+            tool=ToolInfo.current(),
+            created=created,
+            host=provenance.host(),
+            device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps},
+            command=tuple(command),
+            measurements=tuple(measurements),
+            ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
+            skipped=tuple(skipped),
+            warnings=tuple(warnings),
+            complete=complete,
+            conventions=CONVENTIONS,
+        )
+
+    try:
+        for name in suite_names:
+            suite = SUITES[name](ctx)
+            if progress:
+                progress.start(name, suite.total())
+            _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
+                       skipped=skipped, progress=progress)
+            if progress:
+                progress.finish(name)
+    except KeyboardInterrupt:
+        raise RunInterrupted(assemble(False)) from None
+    return assemble(True)
+
+
+def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """Flag a GEMM size that ran more than 5x below the rate of the size before it: a larger product
+    is never that much slower per FLOP, so the point is disturbed (a noisy machine, BLAS thread
+    wake-ups), not a property of the library. The point stays in the run, as measured."""
+    out: List[str] = []
+    prev: Dict[str, Measurement] = {}
+    for m in measurements:
+        if m.suite != "gemm" or not m.valid:
+            continue
+        key = f"{m.kernel}/{m.dtype}"  # each kernel's own ladder (library, tiled, host GEMMs)
+        p = prev.get(key)
+        if p is not None and m.gflops * 5 < p.gflops:
+            out.append(
+                f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than 5x below "
+                f"{params_summary(p.params)} ({p.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
+            )
+        prev[key] = m
+    return out
+
+
+def params_summary(params: Mapping[str, Any]) -> str:
+    """The size parameters of a measurement for messages: ``"F=64 n=1048576"`` (F, m and n only)."""
+    keys = [k for k in ("F", "m", "n") if k in params]
+    return " ".join(f"{k}={params[k]}" for k in keys)

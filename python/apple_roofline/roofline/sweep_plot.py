@@ -1,0 +1,157 @@
+"""The sweep figure: the M5 GPU roofline analysis's own view of the float4 versus scalar finding.
+
+Two panels against F, the FMA iterations per work item (log 2 axis), one line per sweep kernel
+(``vec4``: four cross-dependent 4-wide chains; ``scalar8``: eight independent scalar chains):
+
+* left, compute: GFLOP/s (FLOPs counted per lane, docs/design.md, "Counting FLOPs and bytes"), with
+  the measured peak ceilings of the kernels' classes dashed ("FP32 vector", "FP32 scalar ILP") and
+  the ratio of the two kernels at the largest F both reached, the number the article's "float4 is
+  4x slower" is about;
+* right, memory: effective GB/s (compulsory bytes / time), with the measured bandwidth ceiling: where
+  each kernel leaves the bandwidth roof, it has turned compute-bound.
+
+Each kernel takes the colour of its ceiling class in the roofline figure (:func:`.plot.class_colors`),
+so ``vec4`` is drawn as the FP32 vector ceiling is. Each marker carries the gid of its measurement
+(:func:`.plot.measurement_gid`); invalid measurements are never drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..figures import Figure, mpl, new_figure, text_color
+from ..text import sig_figs
+from .plot import class_colors, interleaved_dashes, measurement_gid
+from .records import Ceiling, Measurement
+
+__all__ = ["plot_sweep", "sweep_series", "sweep_class", "SWEEP_FIGSIZE"]
+
+#: Figure size in inches (width, height).
+SWEEP_FIGSIZE: Tuple[float, float] = (11.0, 4.8)
+_MARKERS = ("o", "s", "^", "v")
+
+
+def sweep_class(m: Measurement) -> str:
+    """The ceiling class a sweep kernel belongs with: ``"FP32 vector"`` for vector kernels
+    (``vec4``), ``"FP32 scalar ILP"`` for scalar ones (``scalar8``), by kernel name and dtype."""
+    kind = "vector" if m.kernel.startswith("vec") else "scalar ILP"
+    return f"{m.dtype.upper()} {kind}"
+
+
+def sweep_series(measurements: Sequence[Measurement]) -> Dict[str, List[Tuple[int, Measurement]]]:
+    """Valid sweep measurements by ``"<kernel> (<dtype>)"``, each as ``(index, measurement)``
+    sorted by F; indices are positions in ``measurements``."""
+    out: Dict[str, List[Tuple[int, Measurement]]] = {}
+    for i, m in enumerate(measurements):
+        if m.suite == "sweep" and m.valid and isinstance(m.params.get("F"), int):
+            out.setdefault(f"{m.kernel} ({m.dtype})", []).append((i, m))
+    for ms in out.values():
+        ms.sort(key=lambda im: int(im[1].params["F"]))
+    return out
+
+
+def _ratio_note(series: Dict[str, List[Tuple[int, Measurement]]]) -> Optional[str]:
+    """``"scalar8 / vec4 at F = 1024: 1.50x"``: the scalar kernel over the vector one at the largest
+    F both were measured at (None without both)."""
+    vec = next((ms for name, ms in series.items() if name.startswith("vec")), None)
+    sca = next((ms for name, ms in series.items() if name.startswith("scalar")), None)
+    if not vec or not sca:
+        return None
+    fv = {int(m.params["F"]): m for _i, m in vec}
+    common = [(int(m.params["F"]), m) for _i, m in sca if int(m.params["F"]) in fv]
+    if not common:
+        return None
+    f, s = common[-1]
+    v = fv[f]
+    return (f"at F = {f}: {s.kernel} {sig_figs(s.gflops)} GFLOP/s, {v.kernel} {sig_figs(v.gflops)} GFLOP/s, "
+            f"ratio {s.gflops / v.gflops:.2f}x (FLOPs counted per lane)")
+
+
+def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (),
+               title: Optional[str] = None) -> Figure:
+    """Draw the sweep measurements of a run (module docstring).
+
+    Args:
+        measurements: a run's measurements (the valid ``sweep`` ones are drawn).
+        ceilings: the run's ceilings; the measured ones of the kernels' classes and the highest
+            measured bandwidth are drawn as references.
+        title: what the figure is of (``"<device> (<backend>) — <date>"``).
+
+    Returns:
+        A new :class:`matplotlib.figure.Figure` on the Agg canvas.
+
+    Raises:
+        ValueError: there is no valid sweep measurement.
+    """
+    series = sweep_series(measurements)
+    if not series:
+        raise ValueError("no valid sweep measurements to draw")
+    ticker = mpl("matplotlib.ticker")
+    fig = new_figure(SWEEP_FIGSIZE)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.13, wspace=0.22)
+    compute_ax, memory_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    classes = {name: sweep_class(ms[0][1]) for name, ms in series.items()}
+    colors = class_colors(list(dict.fromkeys(classes.values())))
+    measured = {c.name: c for c in ceilings if c.source == "measured"}
+    bandwidth = max((c for c in ceilings if c.kind == "bandwidth" and c.source == "measured"),
+                    key=lambda c: c.value, default=None)
+    fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
+
+    for k, (name, ms) in enumerate(series.items()):
+        color = colors[classes[name]]
+        f = [int(m.params["F"]) for _i, m in ms]
+        for ax, values in ((compute_ax, [m.gflops for _i, m in ms]), (memory_ax, [m.gbps for _i, m in ms])):
+            ax.plot(f, values, color=color, linewidth=1.5, zorder=3, label=f"{name}", gid=f"sweep:{name}")
+            for (i, _m), x, y in zip(ms, f, values):
+                ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=5, color=color,
+                        markeredgecolor="white", markeredgewidth=0.5, zorder=4,
+                        gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"))
+    refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
+    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s")
+    if bandwidth is not None:
+        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s")
+
+    for ax, ylabel, heading in ((compute_ax, "GFLOP/s (per lane)", "Compute: GFLOP/s against F"),
+                                (memory_ax, "Effective GB/s (compulsory bytes / time)",
+                                 "Memory: effective GB/s against F")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(fs)
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+        ax.set_xlabel("F: FMA iterations per work item")
+        ax.set_ylabel(ylabel)
+        ax.set_title(heading, fontsize=10, loc="left")
+        ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)
+        ax.set_axisbelow(True)
+        ax.legend(fontsize=8, loc="lower left" if ax is memory_ax else "upper left", framealpha=0.9)
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi * 1.8)  # room above the reference lines for their labels
+    fig.suptitle(f"Arithmetic-intensity sweep: {title}" if title else "Arithmetic-intensity sweep", fontsize=12)
+    note = _ratio_note(series)
+    if note:
+        compute_ax.text(0.98, 0.03, note.replace(", ratio", ",\nratio"), transform=compute_ax.transAxes, ha="right",
+                        va="bottom", fontsize=8, color="#333333", gid="sweep-ratio",
+                        bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"))
+    return fig
+
+
+def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str) -> None:
+    """Dashed horizontal reference lines (name, value, colour), labelled above their right end;
+    lines within 1 % of each other are one label naming them all, drawn with interleaved dashes."""
+    groups: List[List[Tuple[str, float, str]]] = []
+    for ref in sorted(refs, key=lambda r: -r[1]):
+        if groups and groups[-1][0][1] - ref[1] <= 0.01 * groups[-1][0][1]:
+            groups[-1].append(ref)
+        else:
+            groups.append([ref])
+    for k, group in enumerate(groups):
+        for pos, (name, value, color) in enumerate(group):
+            ax.axhline(value, color=color, linestyle=interleaved_dashes("theoretical", pos, len(group)),
+                       linewidth=1.1, zorder=2, gid=f"reference:{name}")
+        name, value, color = group[0]
+        text = " = ".join(n for n, _v, _c in group) + f" ceiling {sig_figs(value)} {unit}"
+        above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
+        ax.annotate(text, xy=(1.0, value), xycoords=("axes fraction", "data"), xytext=(-4.0, 3.0 if above else -3.0),
+                    textcoords="offset points", ha="right", va="bottom" if above else "top", fontsize=7.5,
+                    color=text_color(color))

@@ -1,0 +1,220 @@
+"""The tables of a run's report, as data: every view (Markdown, HTML, the CLI) renders the same rows.
+
+Each function returns a :class:`Table` (header, rows of strings, column alignment) or notes, built
+from a :class:`~.run.Run` and its model; :mod:`.report` writes them as Markdown, :mod:`.html` as
+HTML. Numbers have three significant figures (:func:`apple_roofline.text.sig_figs`); units are GB/s
+(1e9 B/s), GFLOP/s (1e9 FLOP/s) and FLOP/byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..stats import CV_WARN
+from ..text import DASH, format_value, percent, sig_figs
+from .model import RooflineModel
+from .records import TIMER_PARAM, Ceiling, Measurement, format_params
+from .run import Run
+
+__all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
+           "skipped_table", "theoretical_table", "measurement_warnings", "report_warnings"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table: ``header`` cells, ``rows`` of cells, ``align`` one ``"l"``/``"r"`` per column, and
+    sentences that go before it (``notes``)."""
+
+    header: Tuple[str, ...]
+    rows: Tuple[Tuple[str, ...], ...]
+    align: str
+    notes: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SuiteTable:
+    """The measurements of one suite: ``table`` and the clocks that timed them (``timers``:
+    sentences, one per clock, e.g. "Timed by ... (10 of 12 measurements).")."""
+
+    suite: str
+    table: Table
+    measurements: Tuple[Measurement, ...]
+    timers: Tuple[str, ...]
+
+
+def model_of(run: Run) -> Optional[RooflineModel]:
+    """The roofline model of ``run``, or None when it has no bandwidth or no compute ceiling."""
+    try:
+        model: RooflineModel = RooflineModel.from_run(run)
+    except ValueError:
+        return None
+    return model
+
+
+def describe(m: Measurement) -> str:
+    """``"suite/kernel/dtype (params)"``: a measurement named in a sentence."""
+    p = format_params(m.params)
+    return f"{m.label} ({p})" if p else m.label
+
+
+def ceilings_table(ceilings: Sequence[Ceiling]) -> Table:
+    """Every ceiling: measured before theoretical, bandwidth before compute, highest first; each with
+    its value, source and where it came from."""
+    ordered = sorted(ceilings, key=lambda c: (c.source != "measured", c.kind != "bandwidth", -c.value))
+    rows = tuple((c.name, c.kind, f"{sig_figs(c.value)} {c.unit}", c.source, c.from_) for c in ordered)
+    return Table(("Ceiling", "Kind", "Value", "Source", "From"), rows, "lllll")
+
+
+def ridge_table(model: Optional[RooflineModel]) -> Table:
+    """The ridge points of :meth:`~.model.RooflineModel.ridge_table`: each compute ceiling,
+    measured and theoretical, with its ridge point against the bandwidth of its own source and the
+    measured fraction of the theoretical value; the notes say which bandwidths. With no model (no
+    bandwidth or no compute ceiling) an empty table whose note says so."""
+    if model is None:
+        return Table((), (), "", ("No ridge points: the run needs a bandwidth and a compute ceiling.",))
+    table = model.ridge_table()
+    mb, tb = table.measured_bandwidth, table.theoretical_bandwidth
+    notes: List[str] = []
+    if mb is not None:
+        notes.append(f"Against the measured bandwidth ceiling {mb.name}, {sig_figs(mb.value)} GB/s"
+                     + (f" (theoretical {sig_figs(tb.value)} GB/s)." if tb is not None else "."))
+    elif tb is not None:
+        notes.append(f"No measured bandwidth ceiling; theoretical {tb.name} is {sig_figs(tb.value)} GB/s.")
+    if tb is None and any(r.theoretical is not None for r in table.rows):
+        notes.append("No theoretical bandwidth, so no theoretical ridge points.")
+
+    def value(c: Optional[Ceiling]) -> str:
+        return f"{sig_figs(c.value)} GFLOP/s" if c is not None else DASH
+
+    def ridge(r: Optional[float]) -> str:
+        return sig_figs(r) if r is not None else DASH
+
+    rows: List[Tuple[str, ...]] = []
+    for row in table.rows:
+        fraction = row.fraction_of_theoretical
+        rows.append((row.name, value(row.measured), ridge(row.measured_ridge), value(row.theoretical),
+                     ridge(row.theoretical_ridge), percent(fraction) if fraction is not None else DASH))
+    if mb is not None and tb is not None:
+        rows.append((f"{mb.name} (bandwidth)", f"{sig_figs(mb.value)} GB/s", DASH, f"{sig_figs(tb.value)} GB/s",
+                     DASH, percent(mb.value / tb.value)))
+    header = ("Ceiling", "Measured", "Ridge, measured (FLOP/B)", "Theoretical", "Ridge, theoretical (FLOP/B)",
+              "Measured / theoretical")
+    keep = [i for i in range(len(header)) if not (i == 4 and tb is None)]  # no theoretical bandwidth: no column
+    return Table(tuple(header[i] for i in keep), tuple(tuple(r[i] for i in keep) for r in rows),
+                 "".join("lrrrrr"[i] for i in keep), tuple(notes))
+
+
+def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
+    """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
+    GFLOP/s and GB/s, CV and whether it is valid (``"**NO**"`` when not)."""
+    suites: Dict[str, List[Measurement]] = {}
+    for m in measurements:
+        suites.setdefault(m.suite, []).append(m)
+    out: List[SuiteTable] = []
+    for suite, ms in suites.items():
+        rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity), sig_figs(m.gflops),
+                      sig_figs(m.gbps), percent(m.cv), "yes" if m.valid else "**NO**") for m in ms)
+        timers: Dict[str, int] = {}
+        for m in ms:
+            t = m.params.get(TIMER_PARAM)
+            if t:
+                timers[str(t)] = timers.get(str(t), 0) + 1
+        out.append(SuiteTable(suite, Table(("Kernel", "dtype", "Params", "FLOP/B", "GFLOP/s", "GB/s", "CV", "Valid"),
+                                           rows, "lllrrrrl"), tuple(ms),
+                              tuple(f"Timed by {t} ({n} of {len(ms)} measurements)." for t, n in timers.items())))
+    return out
+
+
+def skipped_table(run: Run) -> Table:
+    """The kernels the device could not run, with the reason."""
+    return Table(("Kernel", "Reason"), tuple((s.label, s.reason) for s in run.skipped), "ll")
+
+
+def theoretical_table(device: Mapping[str, object]) -> Optional[Table]:
+    """Where the theoretical peaks came from (``device["theoretical"]``): each figure with its value
+    and source; the notes hold each peak's derivation and the caveats. None when the run has none."""
+    spec = device.get("theoretical")
+    if not isinstance(spec, Mapping):
+        return None
+    rows: List[Tuple[str, ...]] = []
+    for key, value in spec.items():
+        if key.endswith(("_source", "_note")) or isinstance(value, (Mapping, list, tuple)):
+            continue
+        source = spec.get(f"{key}_source") or spec.get(f"{key.rsplit('_', 1)[0]}_source", "")
+        rows.append((key, format_value(key, value), str(source or DASH)))
+    notes: List[str] = []
+    peaks = spec.get("theoretical")
+    if isinstance(peaks, Mapping):
+        notes += [f"**{dt}**: {p.get('derivation', DASH)}" for dt, p in peaks.items() if isinstance(p, Mapping)]
+    if spec.get("theoretical_bandwidth_note"):
+        notes.append(str(spec["theoretical_bandwidth_note"]))
+    extra = spec.get("notes")
+    if isinstance(extra, (list, tuple)):
+        notes += [str(n) for n in extra]
+    return Table(("Figure", "Value", "Source"), tuple(rows), "lll", tuple(notes))
+
+
+def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:
+    """(measurement, "invalid" | "noisy", text) for :func:`measurement_warnings`."""
+    out: List[Tuple[Measurement, str, str]] = []
+    for m in run.measurements:
+        if not m.valid:
+            found = f": {m.validation}" if m.validation else ""
+            out.append((m, "invalid", f"{describe(m)} failed validation{found}; never used as a ceiling"))
+        if m.cv > CV_WARN:
+            out.append((m, "noisy", f"{describe(m)} is noisy: CV {percent(m.cv)} > {100 * CV_WARN:g} %"))
+    return out
+
+
+def measurement_warnings(run: Run) -> List[str]:
+    """Warnings derived from the measurements: every invalid measurement and every one whose CV
+    exceeds :data:`apple_roofline.stats.CV_WARN` (5 %)."""
+    return [text for _m, _kind, text in _measurement_warnings(run)]
+
+
+_KEY_VALUE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)=([^\s,;:()]+)")
+
+
+def _same_param(text: str, value: object) -> bool:
+    if text == str(value):
+        return True
+    try:
+        return float(text) == float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def _mentions(warning: str, m: Measurement, kind: str) -> bool:
+    """Whether ``warning`` (free text, e.g. the runner's "stream/add/fp32 n=1024: CV 7.2% > 5%
+    (noisy samples)") already reports ``kind`` ("noisy" or "invalid") of ``m``: it names
+    ``m.label``, every ``key=value`` in it that is a parameter of ``m`` agrees with ``m``, and it
+    speaks of the CV (noisy) or of validation (invalid)."""
+    at = warning.find(m.label)
+    if at < 0:
+        return False
+    end = at + len(m.label)
+    if end < len(warning) and (warning[end].isalnum() or warning[end] in "_/"):
+        return False  # a longer label: ".../fp32x"
+    low = warning.lower()
+    if kind == "noisy" and "cv" not in low and "noisy" not in low:
+        return False
+    if kind == "invalid" and "valid" not in low:
+        return False
+    return all(_same_param(v, m.params[k]) for k, v in _KEY_VALUE.findall(warning[end:]) if k in m.params)
+
+
+def report_warnings(run: Run) -> List[str]:
+    """Every warning once: an interrupted run first, then ``run.warnings`` (exact repeats dropped),
+    then the measurement-derived ones that no warning of the run already reports."""
+    out: List[str] = []
+    if not run.complete and not any("interrupt" in w.lower() for w in run.warnings):
+        out.append("run was interrupted: partial results")
+    for w in run.warnings:
+        if w not in out:
+            out.append(w)
+    for m, kind, text in _measurement_warnings(run):
+        if text not in out and not any(_mentions(w, m, kind) for w in run.warnings):
+            out.append(text)
+    return out

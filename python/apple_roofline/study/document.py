@@ -1,0 +1,227 @@
+"""The results document: the header every kind of study writes, and its JSON round trip.
+
+Every results file is one JSON object whose header keys are the same for every kind::
+
+    schema_version   int: the layout version of this kind (1 for every kind so far)
+    kind             str: "roofline", "dispatch", ... (absent in roofline files written before it
+                     was added: a file without it is a roofline run)
+    tool             {name, version, git_revision}
+    created          ISO 8601 time the study started
+    finished         ISO 8601 time it ended (absent while unknown)
+    host             object: host provenance (provenance.host())
+    device           object: must contain "backend" and "name"
+    command          [str]: the command line
+    warnings         [str]
+    complete         bool: false when the study was interrupted
+
+A kind adds its own keys beside these. Subclasses of :class:`Document` set :attr:`Document.KIND`
+and :attr:`Document.SCHEMA_VERSION`, write their keys in ``to_dict`` after :meth:`header_dict`, and
+read them in ``from_dict`` after :meth:`read_header`; saving, loading and the JSON text are shared.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
+
+from .. import provenance
+from .files import dump_json, parse_results_json, read_results_text, write_text_atomic
+from .reader import Reader, json_type
+
+__all__ = ["ToolInfo", "Document"]
+
+D = TypeVar("D", bound="Document")
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """The tool that produced a results file: name, version and git revision (or None)."""
+
+    name: str
+    version: str
+    git_revision: Optional[str]
+
+    @classmethod
+    def current(cls) -> "ToolInfo":
+        """This installation: :data:`provenance.TOOL_NAME`, its version and build revision."""
+        return cls(provenance.TOOL_NAME, provenance.tool_version(), provenance.git_revision())
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys name, version, git_revision."""
+        return {"name": self.name, "version": self.version, "git_revision": self.git_revision}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "tool") -> "ToolInfo":
+        """Build from :meth:`to_dict` output. Raises :class:`~.files.ResultsError`."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        return cls(
+            name=r.string(d, "name", where),
+            version=r.string(d, "version", where),
+            git_revision=r.opt_string(d, "git_revision", where),
+        )
+
+
+@dataclass(frozen=True)
+class Document:
+    """The header of a results file (module docstring), as fields of every study's dataclass.
+
+    Attributes:
+        tool: producing tool, version and git revision.
+        created: ISO 8601 time the study started.
+        host: host provenance, JSON-ready; stored as a dict copy, excluded from hashing.
+        device: the device's description; must contain ``"backend"`` and ``"name"``.
+        command: the command line, one string per argument.
+        warnings: human-readable warnings collected while measuring.
+        complete: False when the study was interrupted (partial results).
+        finished: ISO 8601 time it ended, or None.
+
+    ``warnings``, ``complete`` and ``finished`` are keyword-only, so that a kind's own fields come
+    right after ``command`` when a document is built positionally.
+
+    Raises:
+        ValueError: on construction, when ``device`` lacks ``backend`` or ``name``.
+    """
+
+    #: The ``kind`` key of this study's files.
+    KIND: ClassVar[str] = ""
+    #: The layout version this class writes and reads.
+    SCHEMA_VERSION: ClassVar[int] = 1
+    #: Whether a file must carry ``kind`` (False only for roofline runs, whose first files lack it).
+    KIND_REQUIRED: ClassVar[bool] = True
+    #: What one document is called in messages ("run", "dispatch study").
+    DESCRIPTION: ClassVar[str] = "results"
+
+    tool: ToolInfo
+    created: str
+    host: Mapping[str, Any] = field(hash=False)
+    device: Mapping[str, Any] = field(hash=False)
+    command: Tuple[str, ...]
+    # keyword-only: a kind's own fields follow ``command`` in its positional order
+    warnings: Tuple[str, ...] = field(default=(), kw_only=True)
+    complete: bool = field(default=True, kw_only=True)
+    finished: Optional[str] = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "host", dict(self.host))
+        object.__setattr__(self, "device", dict(self.device))
+        object.__setattr__(self, "command", tuple(self.command))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+        for key in ("backend", "name"):
+            if key not in self.device:
+                raise ValueError(f"{self.DESCRIPTION}: device must contain {key!r}")
+
+    @property
+    def backend(self) -> str:
+        """``str(device["backend"])``, e.g. ``"metal"``, ``"cpu"``, ``"cuda"``."""
+        return str(self.device["backend"])
+
+    @property
+    def device_name(self) -> str:
+        """``str(device["name"])``."""
+        return str(self.device["name"])
+
+    # -- the header's JSON ---------------------------------------------------
+
+    def header_dict(self) -> Dict[str, Any]:
+        """The header keys (module docstring) as a JSON-ready dict; ``finished`` only when known (files
+        from before it was added lack it, and read the same)."""
+        return {
+            "kind": self.KIND,
+            "schema_version": self.SCHEMA_VERSION,
+            "tool": self.tool.to_dict(),
+            "created": self.created,
+            **({"finished": self.finished} if self.finished is not None else {}),
+            "host": dict(self.host),
+            "device": dict(self.device),
+            "command": list(self.command),
+            "warnings": list(self.warnings),
+            "complete": self.complete,
+        }
+
+    @classmethod
+    def read_header(cls, d: Any, r: Reader) -> Dict[str, Any]:
+        """Check the header of parsed JSON ``d`` and return the header fields as constructor keywords.
+
+        Checks, in order: a JSON object; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
+        to :attr:`KIND` when present); ``schema_version`` equal to :attr:`SCHEMA_VERSION`; then the
+        header keys' types. ``warnings`` may be absent; ``finished`` may be absent or null.
+
+        Raises:
+            ResultsError: one line naming the source and the field.
+        """
+        if not isinstance(d, Mapping):
+            r.fail(f"top level must be a JSON object, not {json_type(d)}")
+        d = r.obj(d, "top level")
+        kind = d.get("kind")
+        if kind != cls.KIND and (kind is not None or cls.KIND_REQUIRED):
+            what = f"{kind!r}" if "kind" in d else "missing"
+            r.fail(f"kind is {what}, not {cls.KIND!r}; is this an apple-roofline {cls.DESCRIPTION}?")
+        if "schema_version" not in d:
+            r.fail("schema_version is missing (required key); is this an apple_roofline results file?")
+        version = d["schema_version"]
+        if version != cls.SCHEMA_VERSION or isinstance(version, bool):
+            r.fail(f"schema_version {version!r} is not supported (this tool reads {cls.SCHEMA_VERSION})")
+        device = r.obj(r.req(d, "device", ""), "device")
+        for key in ("backend", "name"):
+            if key not in device:
+                r.fail(f"device.{key} is missing (required key)")
+        return {
+            "tool": ToolInfo.from_dict(r.req(d, "tool", ""), source=r.source),
+            "created": r.string(d, "created", ""),
+            "finished": r.opt_string(d, "finished", ""),
+            "host": dict(r.obj(r.req(d, "host", ""), "host")),
+            "device": dict(device),
+            "command": r.strings(d, "command", ""),
+            "warnings": r.strings(d, "warnings", "", required=False),
+            "complete": r.boolean(d, "complete", ""),
+        }
+
+    # -- the whole document --------------------------------------------------
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The document as a JSON-ready dict: :meth:`header_dict` and the kind's own keys."""
+        return self.header_dict()
+
+    @classmethod
+    def from_dict(cls: Type[D], d: Any, *, source: str = "<dict>") -> D:
+        """Build from :meth:`to_dict` output. Raises :class:`~.files.ResultsError`."""
+        return cls(**cls.read_header(d, Reader(source)))
+
+    def to_json(self) -> str:
+        """The document as JSON text (indent 2, trailing newline).
+
+        Raises:
+            ResultsError: a NaN or infinity anywhere (naming where), or a value JSON cannot hold.
+        """
+        return dump_json(self.to_dict(), self.DESCRIPTION)
+
+    @classmethod
+    def from_json(cls: Type[D], text: str, *, source: str = "<string>") -> D:
+        """Parse :meth:`to_json` text.
+
+        Raises:
+            ResultsError: empty or truncated text, invalid JSON (line and column), NaN/Infinity
+                literals, or anything :meth:`from_dict` rejects.
+        """
+        return cls.from_dict(parse_results_json(text, source=source), source=source)
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Write the document as JSON to ``path`` atomically (temporary file, then rename).
+
+        Raises:
+            ResultsError: the document holds a non-finite number (nothing is written).
+            OSError: the file cannot be written.
+        """
+        write_text_atomic(path, self.to_json())
+
+    @classmethod
+    def load(cls: Type[D], path: Union[str, "os.PathLike[str]"]) -> D:
+        """Read a document written by :meth:`save`.
+
+        Raises:
+            ResultsError: one line naming ``path``: missing or unreadable file, not UTF-8, empty or
+                truncated JSON, another kind, wrong ``schema_version``, missing keys or wrong types.
+        """
+        return cls.from_json(read_results_text(path), source=os.fspath(path))

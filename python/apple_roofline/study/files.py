@@ -1,0 +1,134 @@
+"""Results files on disk: atomic writes, strict reading of the text and the JSON, JSON without NaN.
+
+A write goes to a temporary file in the target's directory, is flushed and fsync'ed, then renamed
+over the target (:func:`os.replace`), so a reader — or an interrupted run — never sees a partial
+file. Reading names the file in a one-line :class:`ResultsError` for every failure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping, Union
+
+__all__ = [
+    "ResultsError",
+    "write_bytes_atomic",
+    "write_text_atomic",
+    "read_results_text",
+    "parse_results_json",
+    "dump_json",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class ResultsError(ValueError):
+    """A results file or dict could not be read or written.
+
+    The message is one line: ``"<source>: <what is wrong>"``, e.g.
+    ``"run.json: schema_version 7 is not supported (this tool reads 1)"``.
+    """
+
+
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (temporary file in the same directory, fsync, rename).
+
+    The new file keeps the permission bits of the file it replaces, or gets ``0o644``. If anything
+    fails the temporary file is removed and the exception propagates (``OSError`` for the file
+    system); the old file, if any, is untouched.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        mode = os.stat(target).st_mode & 0o777
+    except OSError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(directory))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_text_atomic(path: PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically; see :func:`write_bytes_atomic`."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def read_results_text(path: PathLike) -> str:
+    """The UTF-8 text of a results file.
+
+    Raises:
+        ResultsError: naming ``path``: no such file, a directory, unreadable, or not UTF-8.
+    """
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ResultsError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{source}: is a directory, not a results file") from None
+    except OSError as e:
+        raise ResultsError(f"{source}: cannot be read ({e.strerror or e})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{source}: not UTF-8 text (byte {e.start})") from None
+
+
+def parse_results_json(text: str, *, source: str = "<string>") -> Any:
+    """Parse a results file's JSON text (any kind of study).
+
+    Raises:
+        ResultsError: empty or truncated text, invalid JSON (with line and column), or a NaN /
+            Infinity literal; one line naming ``source``.
+    """
+    if not text.strip():
+        raise ResultsError(f"{source}: empty file, not JSON")
+
+    def reject_constant(name: str) -> Any:
+        raise ResultsError(f"{source}: {name} is not allowed in a results file")
+
+    try:
+        return json.loads(text, parse_constant=reject_constant)
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ResultsError(f"{where}: {value!r} cannot be written as JSON (not finite)")
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{where}[{i}]")
+
+
+def dump_json(d: Mapping[str, Any], what: str) -> str:
+    """``d`` as JSON text (indent 2, trailing newline).
+
+    Raises:
+        ResultsError: a NaN or infinity anywhere in ``d`` (named by its path, ``what`` first), or a
+            value JSON cannot hold.
+    """
+    _check_finite(d, what)
+    try:
+        return json.dumps(d, indent=2, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as e:
+        raise ResultsError(f"{what}: cannot be written as JSON: {e}") from None

@@ -1,0 +1,50 @@
+"""The Markdown every report shares: the title line, the interrupted banner, the provenance table
+of the header (:class:`~.document.Document`) and the warnings list."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from ..text import DASH, date_of, key_value_pairs, markdown_table
+from .document import Document
+
+__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line"]
+
+#: How a report marks an interrupted study.
+INTERRUPTED = "INTERRUPTED — partial results"
+
+
+def tool_line(doc: Document) -> str:
+    """``"apple_roofline 0.1.0 (git abc1234)"``."""
+    tool = f"{doc.tool.name} {doc.tool.version}"
+    return tool + (f" (git {doc.tool.git_revision})" if doc.tool.git_revision else "")
+
+
+def title_lines(what: str, doc: Document) -> List[str]:
+    """``# <what>: <device> (<backend>) — <date>``, then a bold banner when the study was interrupted."""
+    lines = [f"# {what}: {doc.device_name} ({doc.backend}) — {date_of(doc.created)}", ""]
+    if not doc.complete:
+        lines += [f"**{INTERRUPTED}.**", ""]
+    return lines
+
+
+def provenance_lines(doc: Document, extra: Sequence[Tuple[str, object]] = ()) -> List[str]:
+    """The ``## Provenance`` section: tool, git revision, created, finished, host, device, command,
+    status, then the ``extra`` rows (field, value)."""
+    rows: List[Sequence[object]] = [
+        ["Tool", tool_line(doc)],
+        ["Git revision", doc.tool.git_revision or "unknown"],
+        ["Created", doc.created],
+        ["Finished", doc.finished or DASH],
+        ["Host", key_value_pairs(doc.host)],
+        ["Device", key_value_pairs(doc.device)],
+        ["Command", f"`{' '.join(doc.command)}`" if doc.command else DASH],
+        ["Status", "complete" if doc.complete else INTERRUPTED],
+    ]
+    rows += [[k, v] for k, v in extra]
+    return ["## Provenance", ""] + markdown_table(["Field", "Value"], rows)
+
+
+def warnings_lines(warnings: Sequence[str]) -> List[str]:
+    """The ``## Warnings`` section: one bullet per warning, or "None."."""
+    return ["## Warnings", ""] + ([f"- {w}" for w in warnings] or ["None."])
