@@ -1,5 +1,5 @@
 """Shared test fixtures and the tiers: each test gets the marker of its directory (unit, native,
-backend, device, toolchain, typing; docs/design.md, "Tests"), so ``pytest -m unit`` runs one tier."""
+backend, device, toolchain, typecheck; docs/design.md, "Tests"), so ``pytest -m unit`` runs one tier."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import List
 
 import pytest
 
-TIERS = ("unit", "native", "backend", "device", "toolchain", "typing")
+TIERS = ("unit", "native", "backend", "device", "toolchain", "typecheck")
 _HERE = Path(__file__).resolve().parent
 
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 from .errors import OptionError
 
 __all__ = ["BACKENDS", "DeviceSpec", "DeviceStatus", "parse_device", "resolve_device", "default_device",
-           "open_device", "list_devices"]
+           "open_device", "list_devices", "backend_registry"]
 
 #: Backends known to the tool, in order of preference for the default device.
 BACKENDS: Tuple[str, ...] = ("metal", "cuda", "cpu")
@@ -52,7 +52,9 @@ def parse_device(spec: Union[str, DeviceSpec]) -> DeviceSpec:
     return DeviceSpec(m.group(1), int(m.group(2) or 0))
 
 
-def _registry() -> List[Mapping[str, Any]]:
+def backend_registry() -> List[Mapping[str, Any]]:
+    """Every backend of this build as ``_core.backends()`` reports it (name, compiled, devices,
+    reason); nothing is opened."""
     from ._native import _core
 
     return [dict(b) for b in _core.backends()]
@@ -70,7 +72,7 @@ def _available(registry: List[Mapping[str, Any]]) -> List[str]:
 def default_device() -> str:
     """The best available device's name: metal:0, then cuda:0, then cpu (from the registry's
     counts; nothing is opened)."""
-    counts = {str(b["name"]): int(b["devices"]) for b in _registry() if b["compiled"]}
+    counts = {str(b["name"]): int(b["devices"]) for b in backend_registry() if b["compiled"]}
     for backend in BACKENDS:
         if counts.get(backend, 0) > 0:
             return str(DeviceSpec(backend, 0))
@@ -89,7 +91,7 @@ def resolve_device(spec: Union[str, DeviceSpec, None]) -> DeviceSpec:
     if spec is None:
         return parse_device(default_device())
     parsed = parse_device(spec)
-    registry = _registry()
+    registry = backend_registry()
     available = ", ".join(_available(registry)) or "none"
     for b in registry:
         if b["name"] != parsed.backend:
@@ -136,7 +138,7 @@ def list_devices() -> List[DeviceStatus]:
     from ._native import _core
 
     out: List[DeviceStatus] = []
-    for b in _registry():
+    for b in backend_registry():
         name: Optional[str] = None
         details: Dict[str, Any] = {}
         reason = str(b["reason"])

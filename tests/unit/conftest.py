@@ -7,12 +7,47 @@ scalar 6,004 GFLOP/s, and sweeps of ``vec4`` and ``scalar8`` over F = 1..1024.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple, Union
+import sys
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import pytest
 
 from apple_roofline.roofline import Ceiling, Measurement, Run, Skipped, derive_ceilings
 from apple_roofline.study import ToolInfo
+
+_BLOCKED = ("apple_roofline._native", "apple_roofline._core")
+
+
+@pytest.fixture(autouse=True)
+def no_native_extension() -> Iterator[None]:
+    """The unit tier never calls the native extension: importing it fails inside these tests
+    (docs/design.md, "Tests"); what needs it lives in tests/native."""
+    saved = {name: sys.modules.get(name) for name in _BLOCKED}
+    for name in _BLOCKED:
+        sys.modules[name] = None  # type: ignore[assignment]
+    yield
+    for name, module in saved.items():
+        if module is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = module
+
+
+#: What ``_core.backends()`` says on a machine with a CPU, no CUDA driver and no Metal.
+FAKE_REGISTRY: Tuple[Mapping[str, Any], ...] = (
+    {"name": "cpu", "compiled": True, "devices": 1, "reason": ""},
+    {"name": "cuda", "compiled": True, "devices": 0, "reason": "libcuda.so.1 not found"},
+    {"name": "metal", "compiled": False, "devices": 0, "reason": "Metal is built on macOS only"},
+)
+
+
+@pytest.fixture
+def fake_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Device resolution against :data:`FAKE_REGISTRY` instead of the extension's."""
+    import apple_roofline.devices as devices
+
+    monkeypatch.setattr(devices, "backend_registry", lambda: [dict(b) for b in FAKE_REGISTRY])
+
 
 # offsets with median exactly 0, so the median sample is exactly t
 _SPREAD = (-0.004, -0.003, -0.002, -0.001, 0.0, 0.0, 0.001, 0.002, 0.003, 0.004)

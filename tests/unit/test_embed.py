@@ -184,41 +184,12 @@ def test_roofline_plot_from_bare_ceilings(m5_run: Run) -> None:
 # -- the NumPy example ------------------------------------------------------------
 
 
-def test_numpy_matmul_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    pytest.importorskip("apple_roofline._native", reason="the native extension is needed for a CPU run")
-    try:
-        run = ar.run_roofline("cpu", quick=True, suites=("stream", "peak"), array_bytes=1 << 20, reps=3)
-    except Exception as exc:  # pragma: no cover - no CPU backend in this build
-        pytest.skip(f"no CPU run: {exc}")
-    run_json = tmp_path / "run.json"
-    run.save(run_json)
-    out = tmp_path / "mm.png"
-    monkeypatch.setattr(sys, "argv", ["numpy_matmul.py", str(run_json), "--sizes", "32,64", "-o", str(out)])
-    with pytest.raises(SystemExit) as exc:
-        runpy.run_path(str(ROOT / "examples" / "numpy_matmul.py"), run_name="__main__")
-    assert exc.value.code == 0
-    assert out.exists() and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    text = capsys.readouterr().out
-    lines = [ln for ln in text.splitlines() if ln.strip().split(" ")[0] in ("32", "64")]
-    assert len(lines) == 2 and all("-bound" in ln for ln in lines)
-
-
 def test_numpy_matmul_example_missing_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     monkeypatch.setattr(sys, "argv", ["numpy_matmul.py", str(tmp_path / "nope.json")])
     with pytest.raises(SystemExit) as exc:
         runpy.run_path(str(ROOT / "examples" / "numpy_matmul.py"), run_name="__main__")
     assert exc.value.code == 1
     assert "apple-roofline run --device cpu" in capsys.readouterr().err
-
-
-def test_run_roofline_is_the_models_roofline(tmp_path: Any) -> None:
-    """``Run.roofline()`` is ``Roofline.from_run(run)``: same ceilings, and it plots points."""
-    from apple_roofline.roofline import Roofline
-
-    run = ar.run_roofline("cpu", quick=True, suites=("stream", "peak"), reps=3, array_bytes=1 << 20)
-    model = run.roofline()
-    assert isinstance(model, Roofline)
-    assert model.ridge_points() == Roofline.from_run(run).ridge_points()
 
 
 def test_gemm_ceiling_judges_a_matmul_against_its_own_precision() -> None:

@@ -137,6 +137,12 @@ def plot(
         # a figure without ceilings would be empty axes; say why there is nothing to draw
         fail(no_ceilings_message(run, run_json) if not run.ceilings else
              f"{run_json}: cannot plot: a roofline needs a bandwidth and a compute ceiling", EXIT_FAILED)
+    from ..roofline.selection import select_ceilings
+
+    try:
+        select_ceilings(model, which)
+    except ValueError as exc:
+        fail(f"--ceilings: {exc}", EXIT_USAGE)
     if points:
         _print_points(model, points, run_json)
     from ..roofline.plot import plot_roofline

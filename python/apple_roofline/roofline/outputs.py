@@ -18,6 +18,7 @@ from .html import to_html
 from .plot import plot_roofline
 from .report import to_markdown
 from .run import Run
+from .selection import select_ceilings
 from .sweep_plot import plot_sweep, sweep_series
 from .tables import model_of
 
@@ -50,7 +51,9 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
     Raises:
         OSError: a file could not be written (the message names it).
         ResultsError: the run holds a non-finite number (nothing is written).
-        ValueError: an unknown ceiling name in ``ceilings`` (after run.json and the reports).
+
+    A ceiling name the run does not have (known only once it is measured) is a problem, not an
+    error: the figures then show the default ceilings, so the measurements are never lost.
     """
     written: List[Path] = []
     problems: List[str] = []
@@ -64,10 +67,16 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
         written.append(path)
 
     text = run.to_json()  # checks the run before any file is touched
+    model = model_of(run)
+    if model is not None and ceilings != "default":
+        try:
+            select_ceilings(model, ceilings)
+        except ValueError as exc:
+            problems.append(f"ceilings: {exc}; the figures show the default ceilings")
+            ceilings = "default"
     write("run.json", lambda p: write_text_atomic(p, text))
     write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
     write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
-    model = model_of(run)
     if model is None:
         problems.append(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:

@@ -17,7 +17,8 @@ from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import STREAM_KERNELS
 
-NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+from shader_twins import NVCC, TWIN_STEMS, cuda_entries, read_shader  # noqa: E402
+
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 
 
@@ -57,3 +58,34 @@ def test_sweep_kernels_are_in_the_table() -> None:
     """The sweep's two kernels (vec4 = vec4_cross4, scalar8 = scalar_indep8) use the same sources."""
     for name in ("vec4_cross4", "scalar_indep8"):
         assert FMA_KERNELS[name].sources("fp32")["cuda"] == ("fma.cu", f"{name}_f32")
+
+
+# ---- the twins of the Metal kernels: gemm.cu and every twin file's entries --------------------
+
+
+def _nvcc_ptx(path: str, defines: Dict[str, object], out: str) -> "subprocess.CompletedProcess[str]":
+    cmd = [str(NVCC), "-ptx", "-arch=sm_90", "-std=c++17", *[f"-D{k}={v}" for k, v in defines.items()],
+           "-x", "cu", path, "-o", out]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_gemm_cu_compiles(tmp_path: "os.PathLike[str]") -> None:
+    out = os.path.join(str(tmp_path), "gemm.ptx")
+    p = _nvcc_ptx(shader_path("gemm.cu"), {"BLOCK": 256}, out)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == {"gemm_tiled16_f32"}
+    p = _nvcc_ptx(shader_path("gemm.cu"), {"BLOCK": 512}, out)
+    assert p.returncode != 0 and "BLOCK=256" in p.stderr, "gemm.cu must refuse BLOCK != 256"
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
+    """The entries this file's parser finds are exactly the kernels nvcc emits."""
+    for stem in TWIN_STEMS:
+        out = os.path.join(str(tmp_path), f"{stem}.ptx")
+        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4}, out)
+        assert p.returncode == 0, p.stderr
+        with open(out) as f:
+            assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == set(cuda_entries(read_shader(f"{stem}.cu")))

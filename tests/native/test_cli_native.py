@@ -1,0 +1,88 @@
+"""The command line with the real extension on this machine's CPU: devices, a device error, and one
+whole run end to end (the unit tier fakes the runner and the device registry)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from apple_roofline.cli import app
+from apple_roofline.roofline.run import Run
+
+runner = CliRunner()
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def invoke(args: Sequence[str]) -> Result:
+    return runner.invoke(app, list(args))
+
+
+def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> None:
+    import apple_roofline.roofline.runner as runner_mod
+
+    monkeypatch.setattr(runner_mod, "run_roofline", lambda *a, **kw: behaviour(runner_mod))
+
+
+def test_devices_table() -> None:
+    result = invoke(["devices"])
+    assert result.exit_code == 0, result.output
+    for backend in ("cpu", "cuda", "metal"):
+        assert backend in result.stdout
+
+
+def test_devices_json() -> None:
+    result = invoke(["devices", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert isinstance(data, list)
+    by_backend = {d["backend"]: d for d in data}
+    assert set(by_backend) >= {"cpu", "cuda", "metal"}
+    cpu = by_backend["cpu"]
+    assert cpu["compiled"] is True
+    assert cpu["devices"] >= 1
+    assert isinstance(cpu["name"], str) and cpu["name"]
+    for d in data:
+        assert set(d) >= {"backend", "compiled", "devices", "name", "reason", "details"}
+        if not d["compiled"] or d["devices"] == 0:
+            assert d["reason"], d  # an absent backend says why
+
+
+def test_run_device_error_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from apple_roofline._native import _core
+
+    def fail(_m: Any) -> Run:
+        raise _core.DeviceError("[cpu::alloc] out of memory\nsecond line")
+
+    _patch_runner(monkeypatch, fail)
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and "out of memory" in lines[0]
+    assert "second line" not in result.stderr
+
+
+def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "tmp"
+    args = ["run", "--device", "cpu", "--suite", "stream,peak", "--array-size", "8MiB", "--reps", "3", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", ["/somewhere/bin/apple-roofline", *args])
+    result = invoke(args)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    for name in ("run.json", "roofline.png", "roofline.svg", "report.md"):
+        assert (out / name).is_file(), name
+    assert (out / "roofline.png").read_bytes()[:8] == PNG_MAGIC
+    run = Run.load(out / "run.json")
+    assert run.complete
+    assert run.backend == "cpu"
+    assert run.measurements
+    assert all(m.valid for m in run.measurements), [m.label for m in run.measurements if not m.valid]
+    assert {m.suite for m in run.measurements} <= {"stream", "peak"}
+    kinds = {c.kind for c in run.ceilings if c.source == "measured"}
+    assert kinds == {"bandwidth", "compute"}
+    assert list(run.command) == ["apple-roofline", *args]
