@@ -29,12 +29,13 @@ DPI: int = 150
 #: File suffixes a figure can be saved as, and matplotlib's format names.
 FORMATS: Dict[str, str] = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 #: Distinct colours, colour-blind-safe where the set allows: Okabe & Ito (yellow left out: too
-#: light on white), then Paul Tol's muted scheme and four darker tones. A figure takes its series'
-#: colours from the start of this list, so no two series of one figure share a colour.
+#: light on white), then Paul Tol's muted scheme and darker tones, ordered so that neighbours in the
+#: list differ in hue (no three greens in a row). A figure takes its series' colours from this list,
+#: so no two series of one figure share a colour.
 PALETTE: Tuple[str, ...] = (
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-    "#882255", "#117733", "#332288", "#999933", "#44AA99", "#AA4499",
-    "#DDCC77", "#661100", "#6699CC", "#888888",
+    "#882255", "#AA4499", "#332288", "#999933", "#661100", "#44AA99",
+    "#117733", "#DDCC77", "#6699CC", "#888888",
 )
 
 

@@ -18,7 +18,7 @@ from ..figures import Axes, Figure, mpl, new_figure
 from ..text import sig_figs
 from .labels import Labels, renderer_of
 
-__all__ = ["FIGSIZE", "X_LABEL", "Scale", "scale_for", "new_roofline_figure", "axes_for", "setup_axes", "limits",
+__all__ = ["FIGSIZE", "X_LABEL", "MAX_DECADES", "Scale", "scale_for", "new_roofline_figure", "axes_for", "setup_axes", "limits",
            "finish"]
 
 #: Default figure size in inches (width, height): the axes, the ceiling-label column right of
@@ -27,6 +27,9 @@ FIGSIZE: Tuple[float, float] = (11.0, 7.0)
 X_LABEL = "Arithmetic intensity (FLOP/byte)"
 #: From this many GFLOP/s on, figures are drawn in TFLOP/s.
 TERA_FROM = 1e4
+#: The y axis spans at most this many decades: below, launch-bound points (a GEMM of N = 16 on a GPU
+#: with tensor cores) would squash the region the roofline is about; such points are counted instead.
+MAX_DECADES = 5.5
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,8 @@ def limits(xs: Sequence[float], ys: Sequence[float], ridges: Sequence[float], to
            bandwidths: Sequence[float]) -> Tuple[float, float, float, float]:
     """(xlo, xhi, ylo, yhi) in FLOP/byte and GFLOP/s: x from 1/16 of the smallest intensity or
     ridge point to 4x the largest (at least two decades); y from below the lowest data point and the
-    bandwidth roofs' start to well above the highest ceiling or point (at least two decades)."""
+    bandwidth roofs' start to well above the highest ceiling or point (at least two decades, at most
+    :data:`MAX_DECADES`)."""
     xcand = [x for x in xs if x > 0] + [r for r in ridges if r > 0]
     xlo, xhi = (min(xcand) / 16.0, max(xcand) * 4.0) if xcand else (1e-2, 1e3)
     if xhi / xlo < 100.0:
@@ -123,7 +127,7 @@ def limits(xs: Sequence[float], ys: Sequence[float], ridges: Sequence[float], to
     yhi = max(top_values or [10.0]) * 2.5
     if yhi / ylo < 100.0:
         ylo = yhi / 100.0
-    return xlo, xhi, ylo, yhi
+    return xlo, xhi, max(ylo, yhi / 10**MAX_DECADES), yhi
 
 
 def finish(ax: Axes, labels: Labels, own_figure: bool, legend: Tuple[List[Any], List[str]], ncol: int = 4) -> None:

@@ -35,6 +35,7 @@ figure { margin: 1em 0; } figure svg { width: 100%; height: auto; } figcaption {
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d6d6d6; padding: 0.25em 0.55em; vertical-align: top; }
 th { background: #f3f3f3; text-align: left; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
+td:not(:last-child) { white-space: nowrap; }
 td.bad { color: #b00020; font-weight: 600; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
 svg g[id^="m-"] { cursor: crosshair; } svg g[id^="m-"]:hover { filter: drop-shadow(0 0 2px #000); }
 svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }

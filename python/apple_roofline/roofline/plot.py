@@ -180,8 +180,10 @@ def _bandwidth_label(cls: CeilingClass, scale: Scale) -> str:
 
 
 def _ridge_text(r: float) -> str:
-    """Ridge point for a label: one decimal from 1 FLOP/B up ("6.5", "31.5"), two significant
-    figures below."""
+    """Ridge point for a label: whole numbers from 100 FLOP/B up ("479"), one decimal from 1 up
+    ("6.5", "31.5"), two significant figures below."""
+    if r >= 100.0:
+        return f"{r:,.0f}"
     return f"{r:,.1f}" if r >= 1.0 else f"{r:.2g}"
 
 
@@ -366,10 +368,14 @@ def plot_roofline(
                         direction=(0.0, -1.0), order=(3.0, 0.0))
         labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
 
+    below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
+    if below:
+        handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
+            [], [], linestyle="none", marker="v", color=_UNSHOWN)
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="-", linewidth=1.9)
     if any(c.source == "theoretical" for c in shown):
         handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="--", linewidth=1.4)
     if any(r is not None for d in ridges.values() for r in d.values()):
         handles["ridge point"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
-    finish(ax, labels, own, (list(handles.values()), list(handles)))
+    finish(ax, labels, own, (list(handles.values()), list(handles)), ncol=3)
     return fig

@@ -88,7 +88,7 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
         raise ValueError("no valid sweep measurements to draw")
     ticker = mpl("matplotlib.ticker")
     fig = new_figure(SWEEP_FIGSIZE)
-    fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.13, wspace=0.22)
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.19, wspace=0.22)
     compute_ax, memory_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     classes = {name: sweep_class(ms[0][1]) for name, ms in series.items()}
     colors = class_colors(list(dict.fromkeys(classes.values())))
@@ -107,9 +107,11 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
                         markeredgecolor="white", markeredgewidth=0.5, zorder=4,
                         gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"))
     refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
-    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s")
+    # labels where the curves are not: at the left of the compute panel (the curves rise to the
+    # right), at the right of the memory panel (they fall to the right)
+    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s", right=False)
     if bandwidth is not None:
-        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s")
+        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s", right=True)
 
     for ax, ylabel, heading in ((compute_ax, "GFLOP/s (per lane)", "Compute: GFLOP/s against F"),
                                 (memory_ax, "Effective GB/s (compulsory bytes / time)",
@@ -124,9 +126,10 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
         ax.set_title(heading, fontsize=10, loc="left")
         ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)
         ax.set_axisbelow(True)
-        ax.legend(fontsize=8, loc="lower left" if ax is memory_ax else "upper left", framealpha=0.9)
         lo, hi = ax.get_ylim()
         ax.set_ylim(lo, hi * 1.8)  # room above the reference lines for their labels
+    handles, names = compute_ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     fig.suptitle(f"Arithmetic-intensity sweep: {title}" if title else "Arithmetic-intensity sweep", fontsize=12)
     note = _ratio_note(series)
     if note:
@@ -136,9 +139,10 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     return fig
 
 
-def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str) -> None:
-    """Dashed horizontal reference lines (name, value, colour), labelled above their right end;
-    lines within 1 % of each other are one label naming them all, drawn with interleaved dashes."""
+def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, *, right: bool) -> None:
+    """Dashed horizontal reference lines (name, value, colour), labelled at their right or left end,
+    above or below alternately; lines within 1 % of each other are one label naming them all, drawn
+    with interleaved dashes."""
     groups: List[List[Tuple[str, float, str]]] = []
     for ref in sorted(refs, key=lambda r: -r[1]):
         if groups and groups[-1][0][1] - ref[1] <= 0.01 * groups[-1][0][1]:
@@ -152,6 +156,7 @@ def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str) -> None:
         name, value, color = group[0]
         text = " = ".join(n for n, _v, _c in group) + f" ceiling {sig_figs(value)} {unit}"
         above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
-        ax.annotate(text, xy=(1.0, value), xycoords=("axes fraction", "data"), xytext=(-4.0, 3.0 if above else -3.0),
-                    textcoords="offset points", ha="right", va="bottom" if above else "top", fontsize=7.5,
+        ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
+                    xytext=(-4.0 if right else 4.0, 3.0 if above else -3.0), textcoords="offset points",
+                    ha="right" if right else "left", va="bottom" if above else "top", fontsize=7.5,
                     color=text_color(color))
