@@ -272,7 +272,7 @@ def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
     _assert_clean_layout(f)
 
 
-@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
 def test_real_runs_legible(name: str) -> None:
     run = Run.load(DATA / name)
     f = plot_roofline(_model(run))
@@ -282,10 +282,27 @@ def test_real_runs_legible(name: str) -> None:
     _assert_clean_layout(f)
 
 
-@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
 def test_real_runs_compare_legible(name: str) -> None:
     run = Run.load(DATA / name)
     _assert_clean_layout(plot_compare(_model(run), _model(run)))
+
+
+def test_the_h100_run_by_default(m5_run: Run) -> None:
+    """A real H100 run: every GEMM precision and the five core classes shown, one colour each, the
+    tiny GEMM sizes counted below the axis instead of stretching it."""
+    run = Run.load(DATA / "run_h100.json")
+    f = plot_roofline(_model(run))
+    names = {ln.get_gid().split(":", 3)[3] for ln in _lines(f, "ceiling:measured:compute:")}
+    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP16", "GEMM TF32", "GEMM FP64", "GEMM FP32",
+                     "FP16 vector", "FP16 scalar ILP", "FP32 vector", "FP32 scalar ILP", "FP64"}
+    colours = [_hex(ln.get_color()) for ln in _lines(f, "ceiling:measured:compute:")]
+    assert len(set(colours)) == len(colours)
+    ylo, yhi = f.axes[0].get_ylim()
+    assert yhi / ylo <= 10**5.5 * 1.001
+    below = [t.get_text() for t in f.axes[0].get_legend().get_texts() if "below the axis" in t.get_text()]
+    assert below and int(below[0].split()[0]) == sum(
+        1 for m in run.measurements if m.valid and m.flops and m.suite != "stream" and m.gflops / 1e3 < ylo)
 
 
 def test_theoretical_compute_without_theoretical_bandwidth(m5_run: Run) -> None:

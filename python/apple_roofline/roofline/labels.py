@@ -21,6 +21,8 @@ Annotation = Any  # matplotlib.text.Annotation
 
 #: Leader length, points: from the right edge of the axes to the label column.
 COLUMN_GAP_PT = 20.0
+#: Distance of a diagonal label from its line, points: clear of markers drawn on the line.
+DIAG_GAP_PT = 5.0
 
 
 
@@ -175,7 +177,7 @@ class Labels:
                     continue
                 sign = 1.0 if side == "above" else -1.0
                 d.ann.xy = (x, d.slope * x)
-                d.ann.xyann = (sign * 3.0 * nx, sign * 3.0 * ny)
+                d.ann.xyann = (sign * DIAG_GAP_PT * nx, sign * DIAG_GAP_PT * ny)
                 d.ann.set_va("bottom" if side == "above" else "top")
                 extent = text_extent(d.ann, renderer)
                 boxes = rotated_boxes(extent, theta, Bbox)
@@ -192,7 +194,7 @@ class Labels:
                 x, side = d.positions[best[1] if best is not None else 0]
                 sign = 1.0 if side == "above" else -1.0
                 d.ann.xy = (x, d.slope * x)
-                d.ann.xyann = (sign * 3.0 * nx, sign * 3.0 * ny)
+                d.ann.xyann = (sign * DIAG_GAP_PT * nx, sign * DIAG_GAP_PT * ny)
                 d.ann.set_va("bottom" if side == "above" else "top")
                 chosen = rotated_boxes(text_extent(d.ann, renderer), theta, Bbox)
             placed += chosen
