@@ -7,19 +7,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from typing import Dict, Iterator, List, Set, Tuple
 
 import numpy as np
-import pytest
 
 from apple_roofline.shaders import shader_path
-from apple_roofline.suites import gemm as gemm_suite
-from apple_roofline.suites.base import KernelDef, pattern
-from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
-from apple_roofline.suites.gemm import check_gemm
-from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
-from apple_roofline.suites.stream import Q, STREAM_KERNELS
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
 TWIN_STEMS = ("stream", "fma", "gemm", "dispatch")

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 import apple_roofline as ar
-from apple_roofline.roofline.run import Run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

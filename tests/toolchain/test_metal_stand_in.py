@@ -15,7 +15,6 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.suites import gemm as gemm_suite
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
 from apple_roofline.suites.gemm import check_gemm

@@ -16,23 +16,18 @@ without a compiler is checked here (the compiled checks are in tests/toolchain).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
-import shutil
-import subprocess
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import List, Optional, Set
 
 import numpy as np
 import pytest
 
-from apple_roofline.shaders import shader_path
 from apple_roofline.suites import gemm as gemm_suite
-from apple_roofline.suites.base import KernelDef, pattern
-from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
+from apple_roofline.suites.base import KernelDef
 from apple_roofline.suites.gemm import check_gemm
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
-from apple_roofline.suites.stream import Q, STREAM_KERNELS
+from apple_roofline.suites.stream import STREAM_KERNELS
 
 from shader_twins import (  # noqa: E402
     NO_METAL_TWIN,

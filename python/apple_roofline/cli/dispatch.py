@@ -18,7 +18,6 @@ from ..text import text_table
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    EXIT_USAGE,
     backend_error_type,
     fail,
     fail_option,

@@ -27,7 +27,6 @@ Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>``, ``ridge:<source>:
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
