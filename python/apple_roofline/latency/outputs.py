@@ -8,10 +8,10 @@ naming it; what was written before stays.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import List, Tuple
 
 from ..study.files import write_text_atomic
-from ..text import one_line
+from ..study.outputs import OutputFiles
 from .model import DispatchStudy
 from .plot import plot_latency
 from .report import format_latency
@@ -33,22 +33,12 @@ def write_study(study: DispatchStudy, out: Path) -> Tuple[List[Path], List[str]]
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    written: List[Path] = []
-    problems: List[str] = []
-
-    def write(name: str, save: Callable[[Path], None]) -> None:
-        path = out / name
-        try:
-            save(path)
-        except OSError as exc:  # name the target, not the temporary file beside it
-            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or one_line(exc)}") from None
-        written.append(path)
-
+    files = OutputFiles(out)
     text = study.to_json()  # checks the study before any file is touched
-    write("dispatch.json", lambda p: write_text_atomic(p, text))
-    write("dispatch.md", lambda p: write_text_atomic(p, format_latency(study, "md")))
+    files.write("dispatch.json", lambda p: write_text_atomic(p, text))
+    files.write("dispatch.md", lambda p: write_text_atomic(p, format_latency(study, "md")))
     try:
-        write("dispatch.png", lambda p: plot_latency(study, p))
+        files.write("dispatch.png", lambda p: plot_latency(study, p))
     except ValueError as exc:
-        problems.append(f"no plot: {exc}")
-    return written, problems
+        files.skip(f"no plot: {exc}")
+    return files.written, files.problems

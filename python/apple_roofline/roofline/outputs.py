@@ -9,11 +9,11 @@ written before stays.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, List, Sequence, Tuple, Union
+from typing import List, Sequence, Tuple, Union
 
 from ..figures import save_figure
 from ..study.files import write_text_atomic
-from ..text import one_line
+from ..study.outputs import OutputFiles
 from .html import to_html
 from .plot import plot_roofline
 from .report import to_markdown
@@ -55,38 +55,28 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
     A ceiling name the run does not have (known only once it is measured) is a problem, not an
     error: the figures then show the default ceilings, so the measurements are never lost.
     """
-    written: List[Path] = []
-    problems: List[str] = []
-
-    def write(name: str, save: Callable[[Path], None]) -> None:
-        path = out / name
-        try:
-            save(path)
-        except OSError as exc:  # name the target, not the temporary file beside it
-            raise OSError(exc.errno, f"cannot write {path}: {exc.strerror or one_line(exc)}") from None
-        written.append(path)
-
+    files = OutputFiles(out)
     text = run.to_json()  # checks the run before any file is touched
     model = model_of(run)
     if model is not None and ceilings != "default":
         try:
             select_ceilings(model, ceilings)
         except ValueError as exc:
-            problems.append(f"ceilings: {exc}; the figures show the default ceilings")
+            files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
-    write("run.json", lambda p: write_text_atomic(p, text))
-    write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
-    write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
+    files.write("run.json", lambda p: write_text_atomic(p, text))
+    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
+    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
     if model is None:
-        problems.append(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
+        files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
         fig = plot_roofline(model, ceilings=ceilings)
         for name in ("roofline.png", "roofline.svg"):
-            write(name, lambda p: save_figure(fig, p))
+            files.write(name, lambda p: save_figure(fig, p))
     if sweep_series(run.measurements):
         sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
         for name in ("sweep.png", "sweep.svg"):
-            write(name, lambda p: save_figure(sweep, p))
+            files.write(name, lambda p: save_figure(sweep, p))
     else:
-        problems.append("no sweep plot: the run has no valid sweep measurements")
-    return written, problems
+        files.skip("no sweep plot: the run has no valid sweep measurements")
+    return files.written, files.problems
