@@ -20,7 +20,8 @@ import io
 from dataclasses import dataclass, field
 
 from ..errors import OptionError
-from ..text import DASH, date_of, key_value_pairs, markdown_table, sig_figs
+from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .kernels import KERNELS
 from .model import DispatchStudy, LatencySeries
 
@@ -203,12 +204,7 @@ def _launches_note(study: DispatchStudy) -> str:
 
 def _warnings(study: DispatchStudy) -> list[str]:
     """An interrupted study first, then ``study.warnings`` (repeats dropped), then each invalid series."""
-    out: list[str] = []
-    if not study.complete and not any("interrupt" in w.lower() for w in study.warnings):
-        out.append("study was interrupted: partial results")
-    for w in study.warnings:
-        if w not in out:
-            out.append(w)
+    out = header_warnings(study, "study")
     for s in study.series:
         if not s.valid:
             why = f": {s.validation}" if s.validation else ""
@@ -249,22 +245,7 @@ def _steps_lines(study: DispatchStudy) -> list[str]:
 
 
 def _markdown(study: DispatchStudy) -> str:
-    lines = [f"# Dispatch latency: {study.device_name} ({study.backend}) — {date_of(study.created)}", ""]
-    if not study.complete:
-        lines += ["**INTERRUPTED — partial results.**", ""]
-    tool = f"{study.tool.name} {study.tool.version}"
-    if study.tool.git_revision:
-        tool += f" (git {study.tool.git_revision})"
-    lines += ["## Provenance", ""]
-    lines += markdown_table(["Field", "Value"], [
-        ["Tool", tool],
-        ["Created", study.created],
-        ["Finished", study.finished or DASH],
-        ["Host", key_value_pairs(study.host)],
-        ["Device", key_value_pairs(study.device)],
-        ["Command", f"`{' '.join(study.command)}`" if study.command else DASH],
-        ["Status", "complete" if study.complete else "INTERRUPTED — partial results"],
-    ])
+    lines = title_lines("Dispatch latency", study) + provenance_lines(study)
     lines += ["", "## Parameters", "", key_value_pairs(study.params)]
     lines += ["", "## Distributions", ""]
     lines += [
@@ -286,8 +267,7 @@ def _markdown(study: DispatchStudy) -> str:
         lines += markdown_table(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
     else:
         lines += ["None."]
-    lines += ["", "## Warnings", ""]
-    lines += [f"- {w}" for w in _warnings(study)] or ["None."]
+    lines += [""] + warnings_lines(_warnings(study))
     return "\n".join(lines) + "\n"
 
 

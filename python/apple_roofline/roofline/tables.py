@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..stats import CV_WARN
+from ..study.markdown import header_warnings
 from ..text import DASH, format_value, percent, sig_figs
 from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
@@ -208,12 +209,7 @@ def _mentions(warning: str, m: Measurement, kind: str) -> bool:
 def report_warnings(run: Run) -> List[str]:
     """Every warning once: an interrupted run first, then ``run.warnings`` (exact repeats dropped),
     then the measurement-derived ones that no warning of the run already reports."""
-    out: List[str] = []
-    if not run.complete and not any("interrupt" in w.lower() for w in run.warnings):
-        out.append("run was interrupted: partial results")
-    for w in run.warnings:
-        if w not in out:
-            out.append(w)
+    out = header_warnings(run, "run")
     for m, kind, text in _measurement_warnings(run):
         if text not in out and not any(_mentions(w, m, kind) for w in run.warnings):
             out.append(text)

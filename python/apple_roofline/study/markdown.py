@@ -8,7 +8,7 @@ from typing import List, Sequence, Tuple
 from ..text import DASH, date_of, key_value_pairs, markdown_table
 from .document import Document
 
-__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line"]
+__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line", "header_warnings"]
 
 #: How a report marks an interrupted study.
 INTERRUPTED = "INTERRUPTED — partial results"
@@ -48,3 +48,15 @@ def provenance_lines(doc: Document, extra: Sequence[Tuple[str, object]] = ()) ->
 def warnings_lines(warnings: Sequence[str]) -> List[str]:
     """The ``## Warnings`` section: one bullet per warning, or "None."."""
     return ["## Warnings", ""] + ([f"- {w}" for w in warnings] or ["None."])
+
+
+def header_warnings(doc: Document, what: str) -> List[str]:
+    """The document's own warnings once each, after a note that the ``what`` ("run", "study") was
+    interrupted when it was and no warning says so already; a report adds its derived ones after."""
+    out: List[str] = []
+    if not doc.complete and not any("interrupt" in w.lower() for w in doc.warnings):
+        out.append(f"{what} was interrupted: partial results")
+    for w in doc.warnings:
+        if w not in out:
+            out.append(w)
+    return out
