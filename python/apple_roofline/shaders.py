@@ -1,4 +1,5 @@
-"""Kernel sources compiled at run time: ``shaders/cuda/*.cu`` (NVRTC) and ``shaders/metal/*.metal``.
+"""Shader sources compiled at run time: ``shaders/cuda/*.cu`` (NVRTC), ``shaders/metal/*.metal`` and
+``shaders/wgsl/*.wgsl`` (wgpu).
 
 A suite's kernel table names a GPU kernel by file and entry, e.g. ``("stream.cu", "stream_triad_f32")``;
 :func:`resolve` turns that into the source text the backend compiles. CPU kernels are built into
@@ -15,7 +16,7 @@ from typing import Tuple
 __all__ = ["SHADER_SUFFIXES", "shader_dirs", "shader_path", "shader_source", "resolve"]
 
 #: File suffixes of run-time-compiled sources, by backend folder.
-SHADER_SUFFIXES = {".cu": "cuda", ".metal": "metal"}
+SHADER_SUFFIXES = {".cu": "cuda", ".metal": "metal", ".wgsl": "wgsl"}
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
@@ -30,12 +31,12 @@ def shader_path(name: str) -> str:
     """The path of shader file ``name`` (e.g. ``"fma.cu"``), in the folder of its backend.
 
     Raises:
-        ValueError: ``name`` has no shader suffix (.cu, .metal) or contains a path separator.
+        ValueError: ``name`` has no shader suffix (.cu, .metal, .wgsl) or contains a path separator.
         FileNotFoundError: the file is in none of :func:`shader_dirs` (a broken install).
     """
     suffix = os.path.splitext(name)[1]
     if suffix not in SHADER_SUFFIXES or os.path.basename(name) != name:
-        raise ValueError(f"'{name}' is not a shader file name (valid: <name>.cu or <name>.metal, no folders)")
+        raise ValueError(f"'{name}' is not a shader file name (valid: <name>.cu, <name>.metal or <name>.wgsl, no folders)")
     tried = []
     for d in shader_dirs():
         p = os.path.join(d, SHADER_SUFFIXES[suffix], name)

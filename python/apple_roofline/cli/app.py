@@ -11,6 +11,7 @@ from .._version import __version__
 from . import devices as devices_cmd
 from . import dispatch as dispatch_cmd
 from . import files as files_cmd
+from . import graphics as graphics_cmd
 from . import run as run_cmd
 from .common import EXIT_OK
 
@@ -47,6 +48,7 @@ app.command("plot")(files_cmd.plot)
 app.command("report")(files_cmd.report)
 app.command("compare")(files_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
+app.command("graphics")(graphics_cmd.graphics)
 
 
 def main() -> None:

@@ -33,7 +33,8 @@ EXIT_INTERRUPTED = 130
 #: The command-line flag of each library parameter an OptionError can name.
 FLAGS: Dict[str, str] = {
     "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
-    "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings",
+    "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings", "overdraw": "--overdraw",
+    "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")

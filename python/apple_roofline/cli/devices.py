@@ -55,7 +55,8 @@ def _details_summary(details: Dict[str, Any]) -> str:
 def devices(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List every backend, compiled in or not: devices found, device name, key figures, why absent."""
+    """List every backend, compiled in or not, and the wgpu adapters (graphics study): devices found,
+    device name, key figures, why absent."""
     try:
         from ..devices import list_devices
 
@@ -64,6 +65,13 @@ def devices(
         import_failure(exc)
     except backend_error_type() as exc:
         fail(f"device discovery failed: {exc}", EXIT_FAILED)
+    from ..graphics.wgpu_device import WgpuUnavailable, adapters
+
+    try:
+        found = adapters()
+        wgpu_reason = "" if found else "wgpu finds no adapter (no Vulkan, Metal or D3D12 driver)"
+    except WgpuUnavailable as exc:
+        found, wgpu_reason = [], str(exc)
     if as_json:
         payload = [
             {
@@ -76,6 +84,9 @@ def devices(
             }
             for s in statuses
         ]
+        payload.append({"backend": "wgpu", "compiled": not wgpu_reason.startswith("the graphics suites need"),
+                        "devices": len(found), "name": found[0]["name"] if found else None, "reason": wgpu_reason,
+                        "details": {"adapters": found}})
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
     rows = []
@@ -91,5 +102,12 @@ def devices(
                 s.reason or "",
             ]
         )
+    for i, a in enumerate(found):
+        rows.append([f"wgpu:{i}", "yes", "1", a["name"],
+                     f"api={a['backend']}, type={a['adapter_type']}, max_texture={a['max_texture_2d']}, "
+                     f"features={'+'.join(a['features']) or 'none'}", "graphics suites only"])
+    if not found:
+        rows.append(["wgpu", "no" if wgpu_reason.startswith("the graphics suites need") else "yes", "0", "-", "-",
+                     wgpu_reason])
     for ln in text_table(["backend", "compiled", "devices", "name", "figures", "reason"], rows):
         typer.echo(ln)

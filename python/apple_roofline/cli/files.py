@@ -103,7 +103,7 @@ def plot(
     ] = "default",
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
-    histograms of a dispatch study (dispatch.json)."""
+    histograms of a dispatch study (dispatch.json); or the fill-rate figure of a graphics study."""
     from ..latency.model import DispatchStudy
     from ..roofline.selection import parse_ceilings_option
 
@@ -113,6 +113,21 @@ def plot(
     except ValueError as exc:
         fail(f"--ceilings: {exc}", EXIT_USAGE)
     loaded = load_results(run_json)
+    from ..graphics.model import GraphicsStudy
+
+    if isinstance(loaded, GraphicsStudy):
+        target = output if output is not None else run_json.parent / "graphics-fill.png"
+        check_plot_suffix(target, "-o")
+        if points:
+            fail("--point places kernels on a roofline; a graphics study has none", EXIT_USAGE)
+        check_writable_dir(target)
+        from ..graphics.plot import plot_fill, plot_texture
+
+        graphics_study = loaded
+        draw = plot_texture if not (graphics_study.suite("fillrate") or graphics_study.suite("tilemem")) else plot_fill
+        _save_plot(lambda: draw(graphics_study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
     if isinstance(loaded, DispatchStudy):
         target = output if output is not None else run_json.parent / "dispatch.png"
         check_plot_suffix(target, "-o")
@@ -155,13 +170,22 @@ def report(
     run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run` or `dispatch`.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, csv, json or html (html: roofline runs).")] = "md",
 ) -> None:
-    """Print a saved run (or dispatch study) as Markdown, CSV, JSON or self-contained HTML on stdout."""
+    """Print a saved run, dispatch study or graphics study as Markdown, CSV, JSON (or, for a run,
+    self-contained HTML) on stdout."""
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
     from ..latency.model import DispatchStudy
 
     loaded = load_results(run_json)
-    if isinstance(loaded, DispatchStudy):
+    from ..graphics.model import GraphicsStudy
+
+    if isinstance(loaded, GraphicsStudy):
+        if fmt == "html":
+            fail("--format html is for roofline runs; a graphics study has md, csv and json", EXIT_USAGE)
+        from ..graphics.report import format_graphics
+
+        text = format_graphics(loaded, fmt)
+    elif isinstance(loaded, DispatchStudy):
         if fmt == "html":
             fail("--format html is for roofline runs; a dispatch study has md, csv and json", EXIT_USAGE)
         from ..latency.report import format_latency

@@ -1,0 +1,94 @@
+"""``apple-roofline graphics``: the render-pass and texture paths of a GPU (the graphics study).
+
+Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits like
+``run``: 0 when every pass is valid, 1 when one failed validation or the device failed, 2 for bad
+usage (an unknown device, suite or pattern, ``--overdraw 0``, a negative F, wgpu not installed),
+130 when interrupted (the partial study is written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import OptionError
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, backend_error_type, fail, fail_option, prepare_out,
+                     print_written, real_command)
+from .progress import CliProgress
+
+__all__ = ["graphics"]
+
+
+def _integer(text: str) -> object:
+    stripped = text.strip()
+    return int(stripped) if stripped.lstrip("+-").isdigit() else text
+
+
+def graphics(
+    device: Annotated[str, typer.Option("--device", "-d", help="wgpu:N (a wgpu adapter) or metal:N (native).")] = "wgpu:0",
+    suite: Annotated[
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated: fillrate,tilemem,texture (default: all).")
+    ] = None,
+    overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
+    f: Annotated[
+        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2 … 512).")
+    ] = None,
+    pattern: Annotated[
+        Optional[str], typer.Option("--pattern", help="Texture patterns: coherent,random (default both).")
+    ] = None,
+    resolution: Annotated[str, typer.Option("--resolution", help="Render target, WIDTHxHEIGHT.")] = "1920x1080",
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer F values, texture sizes and fetch counts.")] = False,
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write
+    DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png."""
+    from ..errors import check_int
+    from ..graphics import runner
+    from ..graphics.kernels import PATTERNS, SUITES
+    from ..graphics.outputs import write_graphics
+    from ..graphics.wgpu_device import WgpuUnavailable
+    from ..measure import check_reps
+
+    try:
+        api, index = runner.parse_graphics_device(device)
+        suites = runner.parse_choices(suite, "suites", SUITES, "graphics suite") if suite is not None else None
+        layers = check_int(_integer(overdraw), "overdraw", 1, runner.MAX_OVERDRAW)
+        fs = runner.check_f_values([_integer(v) for v in f.split(",") if v.strip()]) if f is not None else None
+        pats = runner.parse_choices(pattern, "patterns", PATTERNS, "texture pattern") if pattern is not None else None
+        width, height = runner.parse_resolution(resolution)
+        n_reps = check_reps(_integer(reps))
+    except OptionError as exc:
+        fail_option(exc)
+    backend_error = backend_error_type()
+    prepare_out(out)
+    try:
+        with CliProgress() as progress:
+            study = runner.run_graphics(f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats,
+                                        width=width, height=height, quick=quick, reps=n_reps, progress=progress,
+                                        command=real_command())
+    except runner.GraphicsInterrupted as exc:
+        try:
+            write_graphics(exc.partial, out)
+        except (OSError, ValueError) as write_exc:
+            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+        typer.echo(f"interrupted: partial study written to {out}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except WgpuUnavailable as exc:
+        fail(str(exc), EXIT_USAGE)
+    except backend_error as exc:
+        fail(f"device {device}: {exc}", EXIT_FAILED)
+    except OptionError as exc:
+        fail_option(exc)
+    try:
+        written, problems = write_graphics(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
+               f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")
+    print_written(written, [*problems, *study.warnings])
+    invalid = [m for m in study.measurements if not m.valid]
+    if invalid:
+        fail(f"{len(invalid)} pass(es) failed validation (see {out / 'graphics.md'})", EXIT_FAILED)

@@ -1,0 +1,236 @@
+"""The graphics suites as data: what each render pass computes per pixel, how it is counted, and its
+NumPy reference (docs/design.md, "The graphics study").
+
+Three suites, after the "Graphics Pipeline: TBDR Changes Everything" part of the Apple M5 GPU
+Roofline Analysis, which compares itself with a Vulkan study of a Radeon 780M:
+
+* ``fillrate``: a fullscreen triangle drawn ``overdraw`` times into a W x H target (1920 x 1080 by
+  default), the fragment shader running F iterations of the compute suites' ``vec4_cross4`` chains
+  per pixel (32·F FLOPs per shaded pixel, counted per lane), F = 0 … 512, in two modes:
+  ``opaque`` (blending off: a tile-based deferred renderer may shade only the last of identical
+  opaque layers) and ``blended`` (blend operation max over a zero clear: every layer is shaded, and the
+  result is still exactly the shader's value), each with the store action ``store`` or ``discard``.
+* ``tilemem``: the same pass in ``opaque`` mode with the render-target format varied (r8unorm,
+  rgba8unorm, rgba16float, rgba32float), the article's R8-against-RGBA8 comparison.
+* ``texture``: N fetches per pixel (1 … 16) from an S x S RGBA8 noise texture (64² … 4096², 8192²
+  where the device allows), coherent or random texel indices, nearest or bilinear sampling; the
+  working set is S² × 4 bytes.
+
+The per-pixel computations are exact in fp32 up to the rounding the references model, so every pass's
+target is checked against NumPy: the fill shader's output is the ``vec4_cross4`` reference of the
+pixel's input, quantised as the target format stores it; the texture shader's is the sum of the
+texels it reads. Twins: ``shaders/wgsl/graphics.wgsl`` and ``shaders/metal/graphics.metal``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Sequence, Tuple
+
+import numpy as np
+
+from ..suites.base import EPS
+from ..suites.fma import FMA_KERNELS, tolerance
+
+__all__ = [
+    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "QUICK_F", "TILEMEM_F", "MODES", "STORES",
+    "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
+    "SUITES", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
+    "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
+]
+
+WIDTH, HEIGHT = 1920, 1080
+DEFAULT_OVERDRAW = 128
+MAX_F = 512
+#: F of the fill-rate sweep (0: the rasteriser/ROP ceiling; 512: the ALU ceiling).
+FILL_F: Tuple[int, ...] = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+QUICK_F: Tuple[int, ...] = (0, 8, 64, 512)
+#: F of the tile-memory comparison (the article compares formats at F = 128).
+TILEMEM_F: Tuple[int, ...] = (0, 16, 128, 512)
+MODES: Tuple[str, ...] = ("opaque", "blended")
+STORES: Tuple[str, ...] = ("store", "discard")
+SUITES: Tuple[str, ...] = ("fillrate", "tilemem", "texture")
+TEXTURE_SIZES: Tuple[int, ...] = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+FETCHES: Tuple[int, ...] = (1, 2, 4, 8, 16)
+PATTERNS: Tuple[str, ...] = ("coherent", "random")
+FILTERS: Tuple[str, ...] = ("nearest", "bilinear")
+#: FLOPs of one chain iteration per pixel: four 4-wide FMAs, 2 FLOPs per lane.
+FLOPS_PER_ITERATION = FMA_KERNELS["vec4_cross4"].flops_per_item(1)
+
+
+@dataclass(frozen=True)
+class TargetFormat:
+    """A render-target format: its WebGPU name, bytes per pixel, channels, and how it stores a
+    float colour (``"unorm8"``, ``"f16"``, ``"f32"``)."""
+
+    name: str
+    bytes_per_pixel: int
+    channels: int
+    storage: str
+
+
+FORMATS: Dict[str, TargetFormat] = {f.name: f for f in (
+    TargetFormat("r8unorm", 1, 1, "unorm8"),
+    TargetFormat("rgba8unorm", 4, 4, "unorm8"),
+    TargetFormat("rgba16float", 8, 4, "f16"),
+    TargetFormat("rgba32float", 16, 4, "f32"),
+)}
+FILL_FORMAT = "rgba8unorm"
+#: The texture suite accumulates its fetches in fp32, so its target is rgba32float.
+TEXTURE_FORMAT = "rgba32float"
+
+
+def pixel_inputs(width: int, height: int) -> np.ndarray:
+    """The fill shader's input 4-vector of every pixel, shape (height, width, 4), float32:
+    ``x_k = ((7 px + 13 py + 5 k) mod 32) / 64 - 0.25``, exact in fp32 and within [-0.25, 0.234]."""
+    px = np.arange(width, dtype=np.int64)[None, :, None]
+    py = np.arange(height, dtype=np.int64)[:, None, None]
+    k = np.arange(4, dtype=np.int64)[None, None, :]
+    out: np.ndarray = ((7 * px + 13 * py + 5 * k) % 32).astype(np.float32) / np.float32(64.0) - np.float32(0.25)
+    return out
+
+
+def fill_reference(width: int, height: int, F: int, fmt: str) -> np.ndarray:
+    """What ``fs_fill`` leaves in a ``fmt`` target after any number of identical layers, shape
+    (height, width, channels): the ``vec4_cross4`` reference of each pixel's input (the same FMA
+    rounding as the compute suites), ``(c+d+e+f)/16 + 0.5``, stored as ``fmt`` stores it (unorm8:
+    round(255 v) as uint8; f16: float16; f32: float32).
+
+    Raises:
+        ValueError: ``F`` outside 0 … :data:`MAX_F`, or an unknown format.
+    """
+    if not 0 <= F <= MAX_F:
+        raise ValueError(f"F {F} is out of range (valid: 0 to {MAX_F})")
+    target = _format(fmt)
+    levels = np.arange(32, dtype=np.float32) / np.float32(64.0) - np.float32(0.25)  # every input value
+    out = FMA_KERNELS["vec4_cross4"].reference(levels, F, "fp32")
+    colour_of_level = (out * np.float32(0.0625) + np.float32(0.5)).astype(np.float32)
+    index = np.rint((pixel_inputs(width, height) + np.float32(0.25)) * 64.0).astype(np.int64)
+    colour: np.ndarray = colour_of_level[index][..., :target.channels]
+    return _store(colour, target.storage)
+
+
+def _format(fmt: str) -> TargetFormat:
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r} is not a render-target format of the graphics suites "
+                         f"(valid: {', '.join(FORMATS)})")
+    return FORMATS[fmt]
+
+
+def _store(colour: np.ndarray, storage: str) -> np.ndarray:
+    dtype = {"unorm8": np.uint8, "f16": np.float16}.get(storage, np.float32)
+    if storage == "unorm8":
+        colour = np.rint(np.clip(colour, 0.0, 1.0).astype(np.float64) * 255.0)
+    out: np.ndarray = colour.astype(dtype)
+    return out
+
+
+def hash32(v: np.ndarray) -> np.ndarray:
+    """lowbias32 (Chris Wellons): the integer hash of the random texture pattern, in uint32
+    arithmetic exactly as the shaders compute it."""
+    h: np.ndarray = v.astype(np.uint32)
+    with np.errstate(over="ignore"):
+        h = h ^ (h >> np.uint32(16))
+        h = (h * np.uint32(0x7FEB352D)).astype(np.uint32)
+        h = h ^ (h >> np.uint32(15))
+        h = (h * np.uint32(0x846CA68B)).astype(np.uint32)
+        h = h ^ (h >> np.uint32(16))
+    return h
+
+
+def texture_noise(size: int, seed: int = 7) -> np.ndarray:
+    """An RGBA8 texture of uniform noise (incompressible), shape (size, size, 4), uint8."""
+    return np.random.default_rng(seed).integers(0, 256, (size, size, 4), dtype=np.uint8)
+
+
+def texel_indices(width: int, height: int, size: int, fetch: int, pattern: str) -> np.ndarray:
+    """The linear texel index of fetch ``fetch`` of every pixel, shape (height, width), int64:
+    ``(p + fetch·P) mod S²`` (coherent: neighbouring pixels read neighbouring texels) or
+    ``hash(16 p + fetch) mod S²`` (random), p = py·W + px and P = W·H.
+
+    Raises:
+        ValueError: an unknown pattern, or a size that is not a power of two.
+    """
+    if pattern not in PATTERNS:
+        raise ValueError(f"pattern {pattern!r} is not a texture pattern (valid: {', '.join(PATTERNS)})")
+    if size <= 0 or size & (size - 1):
+        raise ValueError(f"texture size {size} is not a power of two")
+    p = np.arange(width * height, dtype=np.int64).reshape(height, width)
+    mask = size * size - 1
+    out: np.ndarray = (hash32((p * 16 + fetch).astype(np.uint32)).astype(np.int64) if pattern == "random"
+                       else p + fetch * width * height) & mask
+    return out
+
+
+def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, filter_: str,
+                 counts: Sequence[int]) -> Dict[int, np.ndarray]:
+    """What ``fs_texture`` writes after each fetch count of ``counts``, {N: array (height, width, 4)
+    float32}: the sum over fetches 0 … N-1 of the texel read (nearest: the texel; bilinear: the mean
+    of it and its neighbours right, below and below-right, repeat addressing), each texel's byte b
+    read as b/255, summed in fetch order in fp32 — one pass over the fetches serves every count.
+
+    Raises:
+        ValueError: an unknown pattern or filter, or a count below 1.
+    """
+    if filter_ not in FILTERS:
+        raise ValueError(f"filter {filter_!r} is not a texture filter (valid: {', '.join(FILTERS)})")
+    if not counts or min(counts) < 1:
+        raise ValueError(f"fetch counts {list(counts)} must each be 1 or more")
+    size = texture.shape[0]
+    flat = (texture.astype(np.float32) / np.float32(255.0)).reshape(-1, 4)
+    total = np.zeros((height * width, 4), dtype=np.float32)
+    out: Dict[int, np.ndarray] = {}
+    for k in range(max(counts)):
+        idx = texel_indices(width, height, size, k, pattern).reshape(-1)
+        if filter_ == "nearest":
+            value = flat[idx]
+        else:
+            tx, ty = idx % size, idx // size
+            x1, y1 = (tx + 1) % size, (ty + 1) % size
+            value = ((flat[idx] + flat[ty * size + x1]) + (flat[y1 * size + tx] + flat[y1 * size + x1])) \
+                * np.float32(0.25)
+        total = (total + value).astype(np.float32)
+        if k + 1 in counts:
+            out[k + 1] = total.reshape(height, width, 4).copy()
+    return out
+
+
+def texture_reference(width: int, height: int, texture: np.ndarray, fetches: int, pattern: str,
+                      filter_: str) -> np.ndarray:
+    """What ``fs_texture`` writes with ``fetches`` per pixel (:func:`texture_sums`), shape
+    (height, width, 4), float32. Raises ValueError as :func:`texture_sums`."""
+    return texture_sums(texture, width, height, pattern, filter_, (fetches,))[fetches]
+
+
+def check_target(got: np.ndarray, want: np.ndarray, storage: str, *, fetches: int = 0,
+                 bilinear: bool = False) -> Tuple[bool, str]:
+    """Compare a read-back target with its reference, at the bound its storage allows.
+
+    unorm8: within 1 (the device's float-to-unorm rounding); f16: within 1 ulp of fp16 and the FMA
+    chains' drift (:func:`apple_roofline.suites.fma.tolerance`); f32: the chains' drift; a texture
+    sum (``fetches`` > 0): N × 2⁻⁸/255 for bilinear filtering (8-bit subtexel weights, as GPUs filter)
+    plus N ulps of the sum.
+
+    Returns:
+        ``(valid, message)``: the bound and how close the worst pixel came, or the first pixel off.
+    """
+    if got.shape != want.shape:
+        return False, f"the target read back has shape {got.shape}, not {want.shape}"
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    rtol, atol = tolerance("fp32")
+    if fetches:
+        rtol, atol = fetches * 4 * EPS["fp32"], fetches * ((1.0 / 255.0) if bilinear else 0.0)
+    elif storage == "unorm8":
+        rtol, atol = 0.0, 1.0
+    elif storage == "f16":
+        rtol += EPS["fp16"]
+    bound = atol + rtol * np.abs(w)
+    err = np.abs(g - w)
+    bad = ~(err <= bound)
+    n = int(np.count_nonzero(bad))
+    if n:
+        y, x = (int(v) for v in np.argwhere(bad.reshape(bad.shape[0], bad.shape[1], -1).any(axis=2))[0])
+        return False, (f"{n} of {got.size} values differ from the NumPy reference; first at pixel ({x}, {y}): "
+                       f"got {got[y, x].tolist()}, want {want[y, x].tolist()}")
+    worst = float(np.max(err / np.maximum(bound, 1e-300))) if err.size else 0.0
+    return True, f"{got.size} values match the NumPy reference (worst at {worst:.2f} of the bound)"

@@ -1,0 +1,304 @@
+"""The graphics suites through wgpu (Vulkan on Linux, Metal on macOS, D3D12 on Windows): headless
+render passes, GPU timestamps, fragment-shader invocation counts, read-back targets.
+
+Only this module touches the ``wgpu`` package (the ``graphics`` extra); the runner sees
+:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps)`` has the
+signature of ``_core.Kernel.time``, so the suites' measurement loop (:func:`apple_roofline.measure.
+time_kernel`) times render passes as it times kernels.
+
+Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
+beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
+``timestampWrites``). wgpu-native reports timestamps in the backend's ticks; the tick is checked
+once against the host clock on a long batch and recorded (:attr:`WgpuDevice.tick_s`). Without the
+feature, a sample is the host's clock around the submission and ``onSubmittedWorkDone``, and the
+pass's ``timer`` says so. Shaded pixels: where the adapter has wgpu-native's
+``pipeline-statistics-query``, one pass counts ``fragment-shader-invocations`` (which may include
+helper invocations along the triangle's edges).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..shaders import shader_source
+from .kernels import FORMATS, TEXTURE_FORMAT
+
+__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu"]
+
+#: What to install for this backend.
+WGPU_EXTRA = "pip install 'apple_roofline[graphics]' (the wgpu package)"
+_FEATURES = ("timestamp-query", "pipeline-statistics-query", "float32-blendable")
+
+
+class WgpuUnavailable(RuntimeError):
+    """wgpu is not installed, or finds no adapter; the message says which and what to do."""
+
+
+def import_wgpu() -> Any:
+    """The ``wgpu`` module, or WgpuUnavailable naming the extra to install."""
+    try:
+        import wgpu
+    except ImportError as exc:
+        raise WgpuUnavailable(f"the graphics suites need wgpu: {WGPU_EXTRA} ({exc})") from None
+    return wgpu
+
+
+def adapters() -> List[Dict[str, Any]]:
+    """Every adapter wgpu finds, in its order (``wgpu:N`` is the N-th): name, backend, type, vendor,
+    driver, the graphics features this study uses, and the largest 2D texture.
+
+    Raises:
+        WgpuUnavailable: wgpu is not installed.
+    """
+    wgpu = import_wgpu()
+    out = []
+    for a in wgpu.gpu.enumerate_adapters_sync():
+        info = dict(a.info)
+        out.append({
+            "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
+            "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
+            "driver": str(info.get("description", "")),
+            "features": sorted(f for f in _FEATURES if f in a.features),
+            "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
+        })
+    return out
+
+
+def _silenced(fn: Any, *args: Any) -> None:
+    """Call ``fn`` with stdout captured: wgpu 0.32's ``begin_pipeline_statistics_query`` prints its
+    arguments (a leftover debug print)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        fn(*args)
+
+
+@dataclass
+class WgpuPass:
+    """One render pass, ready to time: a pipeline, its bind group, the target and how it is drawn.
+
+    ``time`` runs samples; ``read`` returns the target after the last pass (every pass leaves the
+    same image); ``fragment_invocations`` counts shaded fragments of one pass (None without the
+    statistics feature).
+    """
+
+    device: "WgpuDevice"
+    pipeline: Any
+    bind_group: Optional[Any]
+    target: Any
+    fmt: str
+    width: int
+    height: int
+    layers: int
+    store: bool
+    timer: str = ""
+
+    def _encode(self, encoder: Any, *, first: bool, last: bool, query: Optional[Any], index: int,
+                statistics: Optional[Any] = None, keep: bool = False) -> None:
+        writes: Dict[str, Any] = {}
+        if query is not None and (first or last):
+            writes = {"query_set": query}
+            if first:
+                writes["beginning_of_pass_write_index"] = index
+            if last:
+                writes["end_of_pass_write_index"] = index + 1
+        attachment = {"view": self.target.create_view(), "load_op": "clear", "clear_value": (0.0, 0.0, 0.0, 0.0),
+                      "store_op": "store" if self.store or keep else "discard"}
+        rp = encoder.begin_render_pass(color_attachments=[attachment], **({"timestamp_writes": writes} if writes else {}))
+        if statistics is not None:
+            _silenced(self.device.extras.begin_pipeline_statistics_query, rp, statistics, 0)
+        rp.set_pipeline(self.pipeline)
+        if self.bind_group is not None:
+            rp.set_bind_group(0, self.bind_group)
+        rp.draw(3, self.layers)
+        if statistics is not None:
+            self.device.extras.end_pipeline_statistics_query(rp)
+        rp.end()
+
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+        """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
+        the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
+        ignored (``Kernel.time``'s signature)."""
+        dev = self.device
+        if not dev.timestamps:
+            self.timer = "host clock around submit and onSubmittedWorkDone (no timestamp-query)"
+            out = []
+            for _ in range(reps):
+                enc = dev.device.create_command_encoder()
+                for b in range(batch):
+                    self._encode(enc, first=False, last=False, query=None, index=0)
+                t0 = time.perf_counter()
+                dev.device.queue.submit([enc.finish()])
+                dev.wait()
+                out.append(time.perf_counter() - t0)
+            return out
+        wgpu = dev.wgpu
+        query = dev.device.create_query_set(type="timestamp", count=2 * reps)
+        resolve = dev.device.create_buffer(size=16 * reps,
+                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        commands = []
+        for r in range(reps):
+            enc = dev.device.create_command_encoder()
+            for b in range(batch):
+                self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
+            if r == reps - 1:
+                enc.resolve_query_set(query, 0, 2 * reps, resolve, 0)
+            commands.append(enc.finish())
+        dev.device.queue.submit(commands)
+        ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
+        self.timer = dev.timestamp_note
+        return [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+
+    def read(self) -> np.ndarray:
+        """The target after one pass, shape (height, width, channels), in its storage dtype. A pass
+        whose store action is ``discard`` leaves no image: this one pass of the same pipeline
+        stores."""
+        fmt = FORMATS[self.fmt]
+        enc = self.device.device.create_command_encoder()
+        self._encode(enc, first=False, last=False, query=None, index=0, keep=True)
+        self.device.device.queue.submit([enc.finish()])
+        data = self.device.device.queue.read_texture(
+            {"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
+            {"offset": 0, "bytes_per_row": self.width * fmt.bytes_per_pixel}, (self.width, self.height, 1))
+        dtype = {"unorm8": np.uint8, "f16": np.float16, "f32": np.float32}[fmt.storage]
+        image: np.ndarray = np.frombuffer(data, dtype=dtype).reshape(self.height, self.width, fmt.channels).copy()
+        return image
+
+    def fragment_invocations(self) -> Optional[int]:
+        """Fragment-shader invocations of one pass (pipeline statistics), or None without the feature."""
+        dev = self.device
+        if not dev.statistics:
+            return None
+        wgpu = dev.wgpu
+        qs = dev.extras.create_statistics_query_set(dev.device, count=1, statistics=["fragment-shader-invocations"])
+        buf = dev.device.create_buffer(size=8, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+        enc = dev.device.create_command_encoder()
+        self._encode(enc, first=False, last=False, query=None, index=0, statistics=qs)
+        enc.resolve_query_set(qs, 0, 1, buf, 0)
+        dev.device.queue.submit([enc.finish()])
+        return int(np.frombuffer(dev.device.queue.read_buffer(buf), dtype=np.uint64)[0])
+
+
+class WgpuDevice:
+    """A wgpu adapter opened as a device (``wgpu:N``), with the features the study uses enabled.
+
+    Attributes:
+        info: the adapter's description (:func:`adapters` row) and what was enabled.
+        timestamps: whether render passes are timed by GPU timestamps.
+        statistics: whether fragment invocations can be counted.
+        tick_s: seconds per timestamp tick (checked against the host clock by :meth:`check_ticks`).
+
+    Raises:
+        WgpuUnavailable: wgpu is not installed or has no adapter ``index``.
+    """
+
+    def __init__(self, index: int) -> None:
+        self.wgpu = import_wgpu()
+        from wgpu.backends.wgpu_native import extras
+
+        self.extras = extras
+        found = self.wgpu.gpu.enumerate_adapters_sync()
+        if not 0 <= index < len(found):
+            raise WgpuUnavailable(f"wgpu finds {len(found)} adapter(s); wgpu:{index} is not one of them")
+        self.adapter = found[index]
+        features = [f for f in _FEATURES if f in self.adapter.features]
+        self.device = self.adapter.request_device_sync(required_features=features)
+        self.timestamps = "timestamp-query" in features
+        self.statistics = "pipeline-statistics-query" in features
+        self.max_texture = int(self.adapter.limits.get("max-texture-dimension-2d", 0))
+        self.tick_s = 1e-9
+        self.timestamp_note = "GPU timestamps at the first pass's beginning and the last pass's end (ns ticks)"
+        row = adapters()[index]
+        self.info: Dict[str, Any] = {**row, "backend": "wgpu", "wgpu_backend": row["backend"], "index": index,
+                                     "wgpu_version": str(self.wgpu.__version__), "features_enabled": features}
+        self.module = self.device.create_shader_module(code=shader_source("graphics.wgsl"))
+        self._textures: Dict[int, Any] = {}
+
+    @property
+    def name(self) -> str:
+        """The adapter's device name."""
+        return str(self.info["name"])
+
+    def wait(self) -> None:
+        """Wait for everything submitted to finish."""
+        self.device.queue.on_submitted_work_done_sync()
+
+    def _target(self, width: int, height: int, fmt: str) -> Any:
+        wgpu = self.wgpu
+        return self.device.create_texture(size=(width, height, 1), format=fmt,
+                                          usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+
+    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
+                  store: bool) -> WgpuPass:
+        """The fill shader (F chain iterations per pixel) drawn ``layers`` times into a ``fmt``
+        target; ``blended`` turns on blend operation max (every layer shaded, the result exact)."""
+        blend = {"operation": "max", "src_factor": "one", "dst_factor": "one"}
+        target: Dict[str, Any] = {"format": fmt}
+        if blended:
+            target["blend"] = {"color": blend, "alpha": blend}
+        pipeline = self.device.create_render_pipeline(
+            layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
+            primitive={"topology": "triangle-list"},
+            fragment={"module": self.module, "entry_point": "fs_fill", "constants": {"F": F}, "targets": [target]})
+        return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
+
+    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
+                     bilinear: bool) -> WgpuPass:
+        """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, uploaded once
+        per size), coherent or random indices, nearest or bilinear filtering, into rgba32float."""
+        wgpu = self.wgpu
+        size = int(texture.shape[0])
+        tex = self._textures.get(size)
+        if tex is None:
+            tex = self.device.create_texture(size=(size, size, 1), format="rgba8unorm",
+                                             usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST)
+            self.device.queue.write_texture({"texture": tex, "mip_level": 0, "origin": (0, 0, 0)},
+                                            np.ascontiguousarray(texture),
+                                            {"offset": 0, "bytes_per_row": size * 4}, (size, size, 1))
+            self._textures = {size: tex}  # one texture alive at a time
+        mode = "linear" if bilinear else "nearest"
+        sampler = self.device.create_sampler(mag_filter=mode, min_filter=mode, address_mode_u="repeat",
+                                             address_mode_v="repeat")
+        frame = np.array([width, height, size, 0], dtype=np.uint32)
+        uniform = self.device.create_buffer_with_data(data=frame, usage=wgpu.BufferUsage.UNIFORM)
+        pipeline = self.device.create_render_pipeline(
+            layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
+            primitive={"topology": "triangle-list"},
+            fragment={"module": self.module, "entry_point": "fs_texture",
+                      "constants": {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
+                      "targets": [{"format": TEXTURE_FORMAT}]})
+        group = self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=[
+            {"binding": 0, "resource": {"buffer": uniform, "offset": 0, "size": 16}},
+            {"binding": 1, "resource": tex.create_view()},
+            {"binding": 2, "resource": sampler}])
+        return WgpuPass(self, pipeline, group, self._target(width, height, TEXTURE_FORMAT), TEXTURE_FORMAT,
+                        width, height, 1, True)
+
+    def check_ticks(self, probe: WgpuPass, min_host_s: float = 0.05) -> None:
+        """Check the timestamp tick against the host clock: time one long batch of ``probe`` both
+        ways and set :attr:`tick_s` (1 ns when the two agree within 25 %, as on Vulkan and Metal
+        drivers that count nanoseconds, up to 3x on a host slow to submit; the measured ratio otherwise)
+        and :attr:`timestamp_note`."""
+        if not self.timestamps:
+            return
+        batch = 1
+        while True:
+            t0 = time.perf_counter()
+            ticks = probe.time((), 0, batch, 1)[0] / self.tick_s
+            host = time.perf_counter() - t0
+            if host >= min_host_s or batch >= 1 << 16:
+                break
+            batch *= 4
+        ratio = host / (ticks * 1e-9)  # the host's time includes submitting and reading back: >= 1
+        if 0.8 <= ratio <= 3.0:
+            self.tick_s = 1e-9
+            self.timestamp_note = (f"GPU timestamps at the first pass's beginning and the last pass's end; ticks "
+                                   f"are ns (host/GPU time {ratio:.2f} on a {batch}-pass check)")
+        else:
+            self.tick_s = host / ticks
+            self.timestamp_note = (f"GPU timestamps at the first pass's beginning and the last pass's end; tick "
+                                   f"{self.tick_s * 1e9:.3g} ns, measured against the host clock")

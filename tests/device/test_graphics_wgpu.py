@@ -1,0 +1,83 @@
+"""The graphics suites through real wgpu: on a GPU (Vulkan on the NVIDIA machines) or a software
+adapter (Mesa's lavapipe: ``apt-get install mesa-vulkan-drivers``). Skips with the reason where wgpu
+is not installed or finds no adapter."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+wgpu = pytest.importorskip("wgpu", reason="wgpu is not installed: pip install 'apple_roofline[graphics]'")
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+
+from apple_roofline.graphics import kernels as K  # noqa: E402
+from apple_roofline.graphics.runner import run_graphics  # noqa: E402
+from apple_roofline.graphics.wgpu_device import WgpuDevice, adapters  # noqa: E402
+
+ADAPTERS = adapters()
+if not ADAPTERS:
+    pytest.skip("wgpu finds no adapter (no Vulkan, Metal or D3D12 driver)", allow_module_level=True)
+W, H = 64, 32
+
+
+@pytest.fixture(scope="module")
+def gpu() -> WgpuDevice:
+    return WgpuDevice(0)
+
+
+def test_the_wgsl_compiles_for_every_entry_and_constant(gpu: WgpuDevice) -> None:
+    """wgpu's own shader compiler (naga) validates the WGSL and builds every pipeline the suites use."""
+    info = gpu.module.get_compilation_info()
+    assert not [m for m in info if getattr(m, "type", "") == "error"], info
+    for fmt in K.FORMATS:
+        for blended in (False, True):
+            if blended and fmt == "rgba32float" and "float32-blendable" not in gpu.info["features_enabled"]:
+                continue
+            gpu.fill_pass(width=W, height=H, fmt=fmt, F=3, layers=2, blended=blended, store=True)
+    for random in (False, True):
+        for bilinear in (False, True):
+            gpu.texture_pass(width=W, height=H, texture=K.texture_noise(16), fetches=2, random=random,
+                             bilinear=bilinear)
+
+
+@pytest.mark.parametrize("fmt", list(K.FORMATS))
+@pytest.mark.parametrize("blended", [False, True])
+def test_fill_targets_equal_the_reference(gpu: WgpuDevice, fmt: str, blended: bool) -> None:
+    if blended and fmt == "rgba32float" and "float32-blendable" not in gpu.info["features_enabled"]:
+        pytest.skip("this adapter cannot blend rgba32float (no float32-blendable)")
+    p = gpu.fill_pass(width=W, height=H, fmt=fmt, F=37, layers=4, blended=blended, store=False)
+    ok, why = K.check_target(p.read(), K.fill_reference(W, H, 37, fmt), K.FORMATS[fmt].storage)
+    assert ok, why
+    samples = p.time((), 0, 2, 3)
+    assert len(samples) == 3 and all(s > 0 for s in samples)
+
+
+@pytest.mark.parametrize("pattern", K.PATTERNS)
+@pytest.mark.parametrize("filter_", K.FILTERS)
+def test_texture_targets_equal_the_reference(gpu: WgpuDevice, pattern: str, filter_: str) -> None:
+    tex = K.texture_noise(64)
+    p = gpu.texture_pass(width=W, height=H, texture=tex, fetches=5, random=pattern == "random",
+                         bilinear=filter_ == "bilinear")
+    ok, why = K.check_target(p.read(), K.texture_reference(W, H, tex, 5, pattern, filter_), "f32", fetches=5,
+                             bilinear=filter_ == "bilinear")
+    assert ok, why
+
+
+def test_fragment_invocations_count_every_blended_layer(gpu: WgpuDevice) -> None:
+    if not gpu.statistics:
+        pytest.skip("no pipeline-statistics-query on this adapter")
+    p = gpu.fill_pass(width=W, height=H, fmt="rgba8unorm", F=1, layers=4, blended=True, store=True)
+    n = p.fragment_invocations()
+    assert n is not None and n >= W * H * 4  # helper invocations along the triangle's edge may add some
+    assert n < W * H * 4 * 1.5
+
+
+def test_a_quick_study_is_valid(gpu: WgpuDevice) -> None:
+    study = run_graphics("wgpu:0", width=W, height=H, overdraw=4, quick=True, reps=2)
+    assert study.valid, [m.validation for m in study.measurements if not m.valid]
+    timers = {str(m.params["timer"]) for m in study.measurements}
+    if gpu.timestamps:
+        assert all(t.startswith("GPU timestamps") for t in timers), timers
+    assert np.all([m.median_s > 0 for m in study.measurements])

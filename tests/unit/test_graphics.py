@@ -1,0 +1,337 @@
+"""The graphics study without a GPU: the suites' references, the checks, the runner against a fake
+device, the results file, the report, the figures and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from apple_roofline.cli import app
+from apple_roofline.errors import OptionError
+from apple_roofline.graphics import kernels as K
+from apple_roofline.graphics import runner as R
+from apple_roofline.graphics.model import GraphicsStudy, cliffs, drawn_rate, shaded_rate, texel_rate
+from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
+from apple_roofline.graphics.plot import plot_fill, plot_texture
+from apple_roofline.graphics.report import fill_ceilings, format_graphics, tilemem_ratios
+from apple_roofline.studies import load_results
+from apple_roofline.suites.fma import FMA_KERNELS
+
+W, H = 32, 16
+
+
+# -- the references ------------------------------------------------------------------------
+
+
+def test_pixel_inputs_are_exact_and_bounded() -> None:
+    x = K.pixel_inputs(W, H)
+    assert x.shape == (H, W, 4) and x.dtype == np.float32
+    assert float(x.min()) == -0.25 and float(x.max()) == 31 / 64 - 0.25
+    assert x[3, 5, 2] == np.float32(((7 * 5 + 13 * 3 + 10) % 32) / 64 - 0.25)
+    assert np.all((x * 64) == np.rint(x * 64))  # multiples of 1/64: exact in fp32
+
+
+@pytest.mark.parametrize("F", [0, 1, 7, 64])
+def test_fill_reference_is_the_vec4_chain_of_each_pixel(F: int) -> None:
+    x = K.pixel_inputs(W, H)
+    chain = FMA_KERNELS["vec4_cross4"].reference(x.reshape(-1), F, "fp32").reshape(H, W, 4)
+    colour = (chain * np.float32(0.0625) + np.float32(0.5)).astype(np.float32)
+    f32 = K.fill_reference(W, H, F, "rgba32float")
+    assert np.array_equal(f32, colour)
+    assert 0.1 <= float(f32.min()) and float(f32.max()) <= 0.9
+    u8 = K.fill_reference(W, H, F, "rgba8unorm")
+    assert u8.dtype == np.uint8 and np.array_equal(u8, np.rint(colour.astype(np.float64) * 255).astype(np.uint8))
+    r8 = K.fill_reference(W, H, F, "r8unorm")
+    assert r8.shape == (H, W, 1) and np.array_equal(r8[..., 0], u8[..., 0])
+    assert np.array_equal(K.fill_reference(W, H, F, "rgba16float"), colour.astype(np.float16))
+
+
+def test_fill_reference_depends_on_F() -> None:
+    a, b = K.fill_reference(W, H, 64, "rgba32float"), K.fill_reference(W, H, 63, "rgba32float")
+    assert not np.array_equal(a, b)
+    with pytest.raises(ValueError, match="F 513 is out of range"):
+        K.fill_reference(W, H, 513, "rgba8unorm")
+    with pytest.raises(ValueError, match="not a render-target format"):
+        K.fill_reference(W, H, 0, "bgra8unorm")
+
+
+def _lowbias32(v: int) -> int:
+    v ^= v >> 16
+    v = (v * 0x7FEB352D) & 0xFFFFFFFF
+    v ^= v >> 15
+    v = (v * 0x846CA68B) & 0xFFFFFFFF
+    return v ^ (v >> 16)
+
+
+def test_hash_and_texel_indices() -> None:
+    values = np.array([0, 1, 12345, 0xFFFFFFFF], dtype=np.uint32)
+    assert [int(h) for h in K.hash32(values)] == [_lowbias32(int(v)) for v in values]
+    coherent = K.texel_indices(W, H, 8, 3, "coherent")
+    assert coherent[1, 2] == (1 * W + 2 + 3 * W * H) % 64
+    random = K.texel_indices(W, H, 8, 3, "random")
+    assert random[1, 2] == _lowbias32(16 * (W + 2) + 3) % 64
+    with pytest.raises(ValueError, match="not a power of two"):
+        K.texel_indices(W, H, 12, 0, "coherent")
+    with pytest.raises(ValueError, match="not a texture pattern"):
+        K.texel_indices(W, H, 8, 0, "zigzag")
+
+
+@pytest.mark.parametrize("pattern", K.PATTERNS)
+@pytest.mark.parametrize("filter_", K.FILTERS)
+def test_texture_reference_reads_the_texels_it_names(pattern: str, filter_: str) -> None:
+    tex = K.texture_noise(8)
+    got = K.texture_reference(W, H, tex, 3, pattern, filter_)
+    px, py = 5, 2
+    want = np.zeros(4)
+    for k in range(3):
+        idx = int(K.texel_indices(W, H, 8, k, pattern)[py, px])
+        tx, ty = idx % 8, idx // 8
+        t = tex.astype(np.float64) / 255
+        if filter_ == "nearest":
+            want += t[ty, tx]
+        else:
+            want += (t[ty, tx] + t[ty, (tx + 1) % 8] + t[(ty + 1) % 8, tx] + t[(ty + 1) % 8, (tx + 1) % 8]) / 4
+    assert got[py, px] == pytest.approx(want, rel=1e-6)
+    sums = K.texture_sums(tex, W, H, pattern, filter_, (1, 3))
+    assert np.array_equal(sums[3], got) and set(sums) == {1, 3}
+
+
+def test_check_target_bounds() -> None:
+    want = K.fill_reference(W, H, 7, "rgba8unorm")
+    assert K.check_target(want.copy(), want, "unorm8")[0]
+    off = want.copy()
+    off[4, 9, 2] = (int(off[4, 9, 2]) + 1) % 256
+    assert K.check_target(off, want, "unorm8")[0]  # one unit: a device's float-to-unorm rounding
+    off[4, 9, 2] = (int(off[4, 9, 2]) + 2) % 256
+    ok, why = K.check_target(off, want, "unorm8")
+    assert not ok and "first at pixel (9, 4)" in why
+    assert not K.check_target(want[:4], want, "unorm8")[0]
+    f32 = K.fill_reference(W, H, 7, "rgba32float")
+    bumped = f32.copy()
+    bumped[0, 0, 0] += np.float32(0.01)
+    assert not K.check_target(bumped, f32, "f32")[0]
+    tex = K.texture_reference(W, H, K.texture_noise(8), 4, "random", "bilinear")
+    assert K.check_target(tex + np.float32(3.5 / 255), tex, "f32", fetches=4, bilinear=True)[0]
+    assert not K.check_target(tex + np.float32(0.3), tex, "f32", fetches=4, bilinear=True)[0]
+
+
+# -- the runner, against a fake device ---------------------------------------------------------
+
+
+class FakePass:
+    def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
+        self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, ""
+
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+        self.timer = "fake GPU timestamps"
+        return [self.seconds * batch] * reps
+
+    def read(self) -> np.ndarray:
+        return self.image
+
+    def fragment_invocations(self) -> Optional[int]:
+        return self.invocations
+
+
+class FakeDevice:
+    """Renders the references themselves (or, for ``broken`` formats, zeros); a pass takes
+    ``per_layer`` seconds per layer."""
+
+    def __init__(self, *, invocations: bool = False, max_texture: int = 256, per_layer: float = 1e-6,
+                 broken: Sequence[str] = ()) -> None:
+        self.name, self.info, self.max_texture = "Fake GPU", {"backend": "wgpu", "index": 0}, max_texture
+        self.invocations, self.per_layer, self.broken = invocations, per_layer, set(broken)
+        self.calls: List[dict] = []
+
+    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
+                  store: bool) -> FakePass:
+        self.calls.append({"fmt": fmt, "F": F, "layers": layers, "blended": blended, "store": store})
+        image = K.fill_reference(width, height, F, fmt)
+        if fmt in self.broken:
+            image = np.zeros_like(image)
+        inv = width * height * (1 if not blended else layers) if self.invocations else None
+        return FakePass(image, self.per_layer * layers * (1 + F), inv)
+
+    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
+                     bilinear: bool) -> FakePass:
+        image = K.texture_reference(width, height, texture, fetches, "random" if random else "coherent",
+                                    "bilinear" if bilinear else "nearest")
+        return FakePass(image, 1e-5 * fetches * (4 if texture.shape[0] >= 128 else 1), None)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDevice:
+    device = FakeDevice()
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    return device
+
+
+def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
+    study = R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3)
+    assert study.valid and study.complete
+    fill = study.suite("fillrate")
+    assert len(fill) == len(K.QUICK_F) * 2 * 2
+    m = next(m for m in fill if m.params["F"] == 64 and m.params["mode"] == "blended")
+    assert m.params["pixels_drawn"] == W * H * 16 == m.params["pixels_shaded"] and m.params["shaded_by"] == "blended"
+    assert m.flops == W * H * 16 * 32 * 64 and m.bytes == W * H * 16 * 8  # blending reads and writes 4 B
+    assert m.params["timer"] == "fake GPU timestamps"
+    opaque = next(m for m in fill if m.params["F"] == 64 and m.params["mode"] == "opaque")
+    assert opaque.params["shaded_by"] == "one layer at least" and opaque.flops == W * H * 32 * 64
+    assert drawn_rate(opaque) == pytest.approx(16 * shaded_rate(opaque))
+    tile = study.suite("tilemem")
+    assert {m.dtype for m in tile} == set(K.FORMATS) and all(m.params["mode"] == "opaque" for m in tile)
+    tex = study.suite("texture")
+    assert {m.params["size"] for m in tex} == {64, 256}  # 1024 and 4096 exceed the fake's 256
+    assert [s.reason for s in study.skipped if "1024" in s.reason][0] == \
+        "size 1024x1024 exceeds the device's largest 2D texture (256)"
+    t = tex[0]
+    assert t.flops == 0 and t.params["texels"] == W * H * t.params["fetches"]
+    assert texel_rate(t) == pytest.approx(t.params["texels"] / t.median_s / 1e9)
+
+
+def test_counted_shaded_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = FakeDevice(invocations=True)
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=16, f_values=[4], reps=2)
+    opaque = [m for m in study.measurements if m.params["mode"] == "opaque"]
+    assert all(m.params["shaded_by"] == "counter" and m.params["pixels_shaded"] == W * H for m in opaque)
+    assert all(m.params["fragment_invocations"] == W * H for m in opaque)
+
+
+def test_a_wrong_image_is_invalid_and_a_long_pass_draws_fewer_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    device = FakeDevice(broken=["rgba16float"], per_layer=1e-4)
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=128, quick=True, reps=2,
+                           max_pass_s=0.05)
+    bad = [m for m in study.measurements if not m.valid]
+    assert bad and {m.dtype for m in bad} == {"rgba16float"}
+    assert any("rgba16float" in w and "failed validation" in w for w in study.warnings)
+    f128 = [m for m in study.measurements if m.params["F"] == 128]
+    assert all(m.params["layers"] == R.MIN_LAYERS and m.params["overdraw_requested"] == 128 for m in f128)
+    assert any("8 layers instead of 128" in w for w in study.warnings)
+
+
+def test_interrupt_keeps_the_partial_study(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = {"n": 0}
+    real = fake.fill_pass
+
+    def flaky(**kw: Any) -> FakePass:
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise KeyboardInterrupt
+        return real(**kw)
+
+    monkeypatch.setattr(fake, "fill_pass", flaky)
+    with pytest.raises(R.GraphicsInterrupted) as exc:
+        R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=2)
+    assert exc.value.partial.complete is False and len(exc.value.partial.measurements) == 3
+
+
+def test_a_pass_the_device_cannot_build_is_skipped(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = fake.fill_pass
+
+    def picky(**kw: Any) -> FakePass:
+        if kw["fmt"] == "rgba32float":
+            raise RuntimeError("format not renderable")
+        return real(**kw)
+
+    monkeypatch.setattr(fake, "fill_pass", picky)
+    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, quick=True, reps=2)
+    assert study.valid and {s.dtype for s in study.skipped} == {"rgba32float"}
+    assert "RuntimeError: format not renderable" in study.skipped[0].reason
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: R.parse_graphics_device("cuda:0"), "device 'cuda:0' is not a graphics device"),
+    (lambda: R.parse_resolution("1920*1080"), "is not a resolution (valid: WIDTHxHEIGHT"),
+    (lambda: R.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
+    (lambda: R.check_f_values([]), "names no value"),
+    (lambda: R.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
+    (lambda: R.run_graphics("wgpu:0", overdraw=0), "overdraw 0 is out of range (valid: 1 to 4096)"),
+])
+def test_bad_options(call: Any, message: str) -> None:
+    with pytest.raises(OptionError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
+        call()
+    assert R.parse_graphics_device("WGPU") == ("wgpu", 0) and R.parse_resolution("64x32") == (64, 32)
+
+
+# -- the study, its report and its figures --------------------------------------------------------
+
+
+@pytest.fixture
+def study(fake: FakeDevice) -> GraphicsStudy:
+    return R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3, command=("apple-roofline",))
+
+
+def test_study_round_trips(study: GraphicsStudy, tmp_path: Path) -> None:
+    study.save(tmp_path / "g.json")
+    assert GraphicsStudy.load(tmp_path / "g.json") == study
+    assert load_results(tmp_path / "g.json") == study
+    assert json.loads(study.to_json())["kind"] == "graphics"
+
+
+def test_cliffs() -> None:
+    def texture(size: int, rate: float) -> Any:
+        from apple_roofline.roofline.records import Measurement
+
+        return Measurement("texture", "texture", "rgba32float",
+                           {"size": size, "pattern": "random", "filter": "nearest", "fetches": 4, "texels": 1000},
+                           0, 4000, (1000 / rate / 1e9,), True)
+
+    found = cliffs((texture(64, 10.0), texture(128, 9.0), texture(256, 4.0), texture(512, 3.9)))
+    assert [(c.size, c.working_set_bytes) for c in found] == [(256, 256 * 256 * 4)]
+    assert found[0].before == pytest.approx(9.0) and found[0].after == pytest.approx(4.0)
+
+
+def test_report(study: GraphicsStudy) -> None:
+    md = format_graphics(study, "md")
+    assert md.startswith("# Graphics: Fake GPU (wgpu)")
+    for heading in ("## Fill-rate roofline", "## Tile memory", "## Texture cache", "### Cliffs", "## Skipped"):
+        assert heading in md
+    assert "A tile-based deferred renderer" in md and "blend operation max" in md
+    ceilings = fill_ceilings(study)
+    assert set(ceilings) == {"fill rate", "fragment ALU"} and ceilings["fragment ALU"][1].params["mode"] == "blended"
+    ratios = tilemem_ratios(study)
+    assert ratios[("r8unorm", 128, "store")] == pytest.approx(1.0)
+    assert format_graphics(study, "csv").splitlines()[0].startswith("suite,format,params,median_s")
+    with pytest.raises(OptionError, match="format 'xml' is not a report format"):
+        format_graphics(study, "xml")
+
+
+def test_figures_and_files(study: GraphicsStudy, tmp_path: Path) -> None:
+    fig = plot_fill(study)
+    assert len(fig.axes) == 3 and fig.axes[0].get_xscale() == "log"
+    assert {ln.get_gid() for ln in fig.axes[0].lines if ln.get_gid()} >= {"fill:opaque:store:GPixel/s shaded"}
+    tex = plot_texture(study)
+    assert len([a for a in tex.axes if a.get_title(loc="left")]) == 4  # a heatmap and a line plot per pattern
+    written, problems = write_graphics(study, tmp_path)
+    assert [p.name for p in written] == list(GRAPHICS_FILES) and problems == []
+    only_fill = dataclasses.replace(study, measurements=study.suite("fillrate"))
+    written, problems = write_graphics(only_fill, tmp_path)
+    assert problems == [f"no graphics-texture.png: graphics study of Fake GPU has no valid texture pass"]
+
+
+def test_cli(fake: FakeDevice, tmp_path: Path) -> None:
+    cli = CliRunner()
+    out = tmp_path / "g"
+    r = cli.invoke(app, ["graphics", "--resolution", f"{W}x{H}", "--overdraw", "8", "--quick", "--reps", "2",
+                         "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert all((out / n).exists() for n in GRAPHICS_FILES)
+    assert cli.invoke(app, ["report", str(out / "graphics.json")]).stdout.startswith("# Graphics: Fake GPU")
+    r = cli.invoke(app, ["plot", str(out / "graphics.json"), "-o", str(tmp_path / "f.png")])
+    assert r.exit_code == 0 and (tmp_path / "f.png").exists()
+    for args, message in ((["--overdraw", "0"], "--overdraw 0 is out of range"),
+                          (["--f", "0,-4"], "--f -4 is out of range (valid: 0 to 512)"),
+                          (["--pattern", "zigzag"], "--pattern 'zigzag' is not a texture pattern"),
+                          (["--suite", "fillrate,blur"], "--suite 'blur' is not a graphics suite"),
+                          (["--resolution", "0x0"], "--resolution '0x0' is not a resolution")):
+        r = cli.invoke(app, ["graphics", *args, "--out", str(tmp_path / "x")])
+        assert r.exit_code == 2 and message in r.stderr, (args, r.stderr)
+        assert not (tmp_path / "x").exists()
