@@ -213,7 +213,8 @@ def run_graphics(
                 p = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=overdraw, blended=blended,
                                   store=store == "store")
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
-                skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: {exc}"))
+                skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: "
+                                                           f"{_first_line(exc)}"))
                 yield f"{fmt} F={F} {mode} {store}: skipped"
                 continue
             layers = overdraw
@@ -267,13 +268,20 @@ def run_graphics(
             if size not in textures:
                 textures = {size: texture_noise(size)}
             texture = textures[size]
+            try:
+                p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
+                                     random=pattern == "random", bilinear=filter_ == "bilinear")
+            except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
+                skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
+                                       f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
+                                       f"{_first_line(exc)}"))
+                yield f"{size}² {pattern} {filter_} x{fetches}: skipped"
+                continue
             key = (size, pattern, filter_)
             if key not in sums:
                 counts = sorted({n for (s2, p2, f2, n) in grid if (s2, p2, f2) == key})
                 sums = {key: texture_sums(texture, width, height, pattern, filter_, counts)}
             want = sums[key][fetches]
-            p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
-                                 random=pattern == "random", bilinear=filter_ == "bilinear")
             texels = width * height * fetches
             case = {"size": size, "pattern": pattern, "filter": filter_, "fetches": fetches, "width": width,
                     "height": height, "texels": texels, "working_set_bytes": size * size * 4}
@@ -315,3 +323,10 @@ def _texture_grid(dev: Any, quick: bool, pats: Tuple[str, ...]) -> Tuple[List[Tu
 def _describe(params: Mapping[str, Any]) -> str:
     keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
     return " ".join(f"{k}={params[k]}" for k in keys if k in params)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The reason a device gave, on one line (wgpu's validation errors span several: the last
+    non-empty one names the cause, e.g. "Format Rgba32Float is not renderable")."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(exc).__name__
