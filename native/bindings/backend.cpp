@@ -71,6 +71,28 @@ Constants to_constants(const nb::dict& d) {
   return c;
 }
 
+// A texture argument of Backend.render_pass: None (no texture), bytes, or a C-contiguous uint8 array.
+std::vector<uint8_t> to_texels(nb::handle h) {
+  if (h.is_none()) return {};
+  if (nb::isinstance<nb::bytes>(h)) {
+    nb::bytes b = nb::borrow<nb::bytes>(h);
+    const auto* p = static_cast<const uint8_t*>(b.data());
+    return std::vector<uint8_t>(p, p + b.size());
+  }
+  nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> a;
+  if (!nb::try_cast(h, a, false))
+    throw std::invalid_argument("texture must be None, bytes or a C-contiguous uint8 array, got " +
+                                std::string(nb::str(nb::handle(h.type())).c_str()));
+  const uint8_t* p = a.data();
+  return std::vector<uint8_t>(p, p + a.size());
+}
+
+uint32_t u32(int64_t v, const char* what) {
+  if (v < 0 || v > int64_t(0xffffffffll))
+    throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 0 to 4294967295)");
+  return uint32_t(v);
+}
+
 uint64_t positive(int64_t v, const char* what) {
   if (v < 1) throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 1 or more)");
   return uint64_t(v);
@@ -211,6 +233,40 @@ void init_backend(nb::module_& m) {
           "Raises UnsupportedError where the backend cannot observe the steps; on CUDA the kernel must\n"
           "write %globaltimer into its first argument (dispatch.cu's *_stamp kernels), else ValueError.");
 
+  nb::class_<RenderPass>(m, "RenderPass",
+                         "A render pass of the graphics study, built by Backend.render_pass: ready to time and read.")
+      .def_prop_ro("timer", &RenderPass::timer,
+                   "How the last time() call measured (Metal: the command buffer's GPUEndTime - GPUStartTime).")
+      .def(
+          "time",
+          [](RenderPass& p, int64_t batch, int64_t reps) {
+            const uint64_t b = positive(batch, "batch"), r = positive(reps, "reps");
+            nb::gil_scoped_release release;
+            return p.time(b, r);
+          },
+          "batch"_a = 1, "reps"_a = 1,
+          "Run `reps` samples of `batch` render passes back to back (each: clear, one instanced draw);\n"
+          "return the device-timed seconds of each sample (not per pass). Blocks; releases the GIL.")
+      .def(
+          "read",
+          [](RenderPass& p) {
+            std::vector<uint8_t> data;
+            {
+              nb::gil_scoped_release release;
+              data = p.read();
+            }
+            return nb::bytes(reinterpret_cast<const char*>(data.data()), data.size());
+          },
+          "The target after one pass with store action store: height * width * bytes-per-pixel bytes,\n"
+          "rows packed, top row first.")
+      .def(
+          "fragment_invocations",
+          [](RenderPass& p) {
+            nb::gil_scoped_release release;
+            return p.fragment_invocations();
+          },
+          "Fragment-shader invocations of one pass, or -1 where the device cannot count them.");
+
   nb::class_<Backend>(m, "Backend", "One device of one backend: 'cpu', 'cuda' or 'metal'.")
       .def(nb::new_([](const std::string& name, int index) {
              nb::gil_scoped_release r;
@@ -243,6 +299,46 @@ void init_backend(nb::module_& m) {
           "dtype"_a, "m"_a, "n"_a, "k"_a,
           "The vendor library's row-major C[m×n] = A[m×k]·B[k×n] as a Kernel taking (A, B, C).\n"
           "Raises UnsupportedError for a precision the backend lacks.")
+      .def(
+          "render_pass",
+          [](Backend& b, const std::string& source, const std::string& vertex, const std::string& fragment,
+             nb::dict constants, const std::string& format, int64_t width, int64_t height, int64_t instances,
+             bool blend_max, bool store, const std::vector<int64_t>& uniforms, nb::handle texture, int64_t texture_size,
+             bool linear) {
+            RenderSpec spec;
+            spec.source = source;
+            spec.vertex = vertex;
+            spec.fragment = fragment;
+            spec.constants = to_constants(constants);
+            spec.format = format;
+            spec.width = u32(width, "width");
+            spec.height = u32(height, "height");
+            spec.instances = u32(instances, "instances");
+            spec.blend_max = blend_max;
+            spec.store = store;
+            for (int64_t v : uniforms) spec.uniforms.push_back(u32(v, "a uniform word"));
+            spec.texture = to_texels(texture);
+            spec.texture_size = u32(texture_size, "texture_size");
+            spec.linear = linear;
+            nb::gil_scoped_release r;
+            return b.render_pass(spec);
+          },
+          "source"_a, "vertex"_a, "fragment"_a, nb::kw_only(), "constants"_a = nb::dict(), "format"_a, "width"_a,
+          "height"_a, "instances"_a = 1, "blend_max"_a = false, "store"_a = true,
+          "uniforms"_a = std::vector<int64_t>(), "texture"_a = nb::none(), "texture_size"_a = 0, "linear"_a = false,
+          nb::sig("def render_pass(self, source: str, vertex: str, fragment: str, *, constants: dict = {}, "
+                  "format: str, width: int, height: int, instances: int = 1, blend_max: bool = False, "
+                  "store: bool = True, uniforms: Sequence[int] = [], "
+                  "texture: bytes | Annotated[NDArray, dict(dtype='uint8', order='C', device='cpu')] | None = None, "
+                  "texture_size: int = 0, linear: bool = False) -> RenderPass"),
+          "A render pass of the graphics study (core/backend.h, RenderSpec): `vertex` draws a fullscreen\n"
+          "triangle `instances` times into a width x height `format` target (r8unorm, rgba8unorm,\n"
+          "rgba16float, rgba32float) cleared to zero, `fragment` specialised by `constants`; blend_max\n"
+          "turns on blend operation max (factors one); store=False uses store action don't-care;\n"
+          "`uniforms` (uint32 words) are the fragment function's [[buffer(0)]], `texture` (RGBA8,\n"
+          "texture_size^2 * 4 bytes) its [[texture(0)]], sampled with linear or nearest filtering and\n"
+          "repeat addressing. Raises ValueError (bad spec), CompileError, UnsupportedError (CPU, CUDA, or\n"
+          "a format the device cannot render or blend).")
       .def("synchronize", [](Backend& b) {
         nb::gil_scoped_release r;
         b.synchronize();

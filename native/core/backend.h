@@ -41,6 +41,19 @@
 //    the backend cannot observe them. CUDA reads the kernel's start from %globaltimer, which the
 //    kernel itself must write into the first 8 bytes of its first argument (dispatch.cu's
 //    *_stamp kernels); std::invalid_argument when it did not.
+//  * Backend::render_pass(spec) builds a render pass of the graphics study (docs/design.md, "The
+//    graphics study"; RenderSpec below): the shader's vertex function draws a fullscreen triangle
+//    from the vertex index (no vertex buffer), `instances` times in one instanced draw, into a
+//    width x height target of `format` cleared to (0,0,0,0); the fragment function is specialised by
+//    `constants` as compute kernels are. RenderPass::time(batch, reps) runs `reps` samples of `batch`
+//    passes back to back and returns seconds per sample (Metal: GPUEndTime - GPUStartTime of one
+//    command buffer per sample; timer() says so); read() returns the target after one pass with
+//    store action store, height*width*bytes-per-pixel bytes, rows packed; fragment_invocations()
+//    counts fragment-shader invocations of one pass, or -1 where the device cannot count them.
+//    check_render_spec() is the shared validation: std::invalid_argument naming the valid range for
+//    an unknown format, a zero size or instance count, a texture that is not texture_size^2 * 4 bytes
+//    or whose size is not a power of two. Backends without render passes (CPU, CUDA) keep the
+//    default, which throws UnsupportedError naming the backend.
 //  * Errors: std::invalid_argument for bad arguments, errors.h types for everything else. Nothing
 //    throws from a destructor.
 #pragma once
@@ -114,6 +127,43 @@ class Kernel {
   virtual Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps);
 };
 
+// A render pass of the graphics study (Backend::render_pass).
+struct RenderSpec {
+  std::string source;      // shader source (MSL on Metal)
+  std::string vertex;      // vertex function: a fullscreen triangle from the vertex index, no vertex buffer
+  std::string fragment;    // fragment function
+  Constants constants;     // function constants (set by name with the declared type, as compute kernels)
+  std::string format;      // render-target format, WebGPU name: r8unorm, rgba8unorm, rgba16float, rgba32float
+  uint32_t width = 0, height = 0;
+  uint32_t instances = 1;  // layers: the triangle drawn `instances` times in one instanced draw
+  bool blend_max = false;  // blending on: operation max, source and destination factors one (colour and alpha)
+  bool store = true;       // store action store; false: don't care
+  std::vector<uint32_t> uniforms;  // the fragment function's [[buffer(0)]] bytes; empty: none bound
+  std::vector<uint8_t> texture;    // RGBA8 texels, texture_size^2 * 4 bytes, bound at [[texture(0)]]; empty: none
+  uint32_t texture_size = 0;
+  bool linear = false;     // [[sampler(0)]]: linear or nearest filtering, repeat addressing, normalized coords
+};
+
+class RenderPass {
+ public:
+  virtual ~RenderPass() = default;
+  // `reps` samples of `batch` render passes back to back (each pass: clear, one instanced draw); seconds per sample.
+  virtual std::vector<double> time(uint64_t batch, uint64_t reps) = 0;
+  virtual std::string timer() const { return ""; }
+  // The target after one pass with store action store: height*width*bytes-per-pixel bytes, row-major, packed.
+  virtual std::vector<uint8_t> read() = 0;
+  // Fragment-shader invocations of one pass, or -1 where the device cannot count them.
+  virtual int64_t fragment_invocations() { return -1; }
+};
+
+// Bytes per pixel of a render-target format (WebGPU name); std::invalid_argument naming the valid
+// formats for any other.
+size_t render_format_bytes(const std::string& format);
+// Checks `spec` (render.cpp): std::invalid_argument naming the valid range for an unknown format, a
+// zero or over-large size, zero instances, a texture whose bytes are not texture_size^2 * 4 or
+// whose size is not a power of two, a texture_size without a texture, uniforms over 4 KiB.
+void check_render_spec(const RenderSpec& spec);
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -123,6 +173,8 @@ class Backend {
                                           const Constants& constants) = 0;
   virtual std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) = 0;
   virtual void synchronize() {}
+  // A render pass of the graphics study; the default throws UnsupportedError naming the backend.
+  virtual std::shared_ptr<RenderPass> render_pass(const RenderSpec& spec);
 };
 
 struct BackendStatus {

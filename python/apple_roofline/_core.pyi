@@ -106,6 +106,34 @@ class Kernel:
         write %globaltimer into its first argument (dispatch.cu's *_stamp kernels), else ValueError.
         """
 
+class RenderPass:
+    """
+    A render pass of the graphics study, built by Backend.render_pass: ready to time and read.
+    """
+
+    @property
+    def timer(self) -> str:
+        """
+        How the last time() call measured (Metal: the command buffer's GPUEndTime - GPUStartTime).
+        """
+
+    def time(self, batch: int = 1, reps: int = 1) -> list[float]:
+        """
+        Run `reps` samples of `batch` render passes back to back (each: clear, one instanced draw);
+        return the device-timed seconds of each sample (not per pass). Blocks; releases the GIL.
+        """
+
+    def read(self) -> bytes:
+        """
+        The target after one pass with store action store: height * width * bytes-per-pixel bytes,
+        rows packed, top row first.
+        """
+
+    def fragment_invocations(self) -> int:
+        """
+        Fragment-shader invocations of one pass, or -1 where the device cannot count them.
+        """
+
 class Backend:
     """One device of one backend: 'cpu', 'cuda' or 'metal'."""
 
@@ -130,6 +158,18 @@ class Backend:
         """
         The vendor library's row-major C[m×n] = A[m×k]·B[k×n] as a Kernel taking (A, B, C).
         Raises UnsupportedError for a precision the backend lacks.
+        """
+
+    def render_pass(self, source: str, vertex: str, fragment: str, *, constants: dict = {}, format: str, width: int, height: int, instances: int = 1, blend_max: bool = False, store: bool = True, uniforms: Sequence[int] = [], texture: bytes | Annotated[NDArray, dict(dtype='uint8', order='C', device='cpu')] | None = None, texture_size: int = 0, linear: bool = False) -> RenderPass:
+        """
+        A render pass of the graphics study (core/backend.h, RenderSpec): `vertex` draws a fullscreen
+        triangle `instances` times into a width x height `format` target (r8unorm, rgba8unorm,
+        rgba16float, rgba32float) cleared to zero, `fragment` specialised by `constants`; blend_max
+        turns on blend operation max (factors one); store=False uses store action don't-care;
+        `uniforms` (uint32 words) are the fragment function's [[buffer(0)]], `texture` (RGBA8,
+        texture_size^2 * 4 bytes) its [[texture(0)]], sampled with linear or nearest filtering and
+        repeat addressing. Raises ValueError (bad spec), CompileError, UnsupportedError (CPU, CUDA, or
+        a format the device cannot render or blend).
         """
 
     def synchronize(self) -> None: ...
