@@ -1,6 +1,7 @@
-"""Reading the twin kernel sources (shaders/cuda/*.cu and shaders/metal/*.metal) for the tests: their
-entries, arguments and function constants, parsed from the text. Shared by tests/unit (the static
-twin checks) and tests/toolchain (nvcc, the MSL stand-in)."""
+"""Reading the twin kernel sources (shaders/cuda/*.cu and shaders/metal/*.metal, and the graphics
+shaders shaders/metal/graphics.metal and shaders/wgsl/graphics.wgsl) for the tests: their entries,
+arguments and function constants, parsed from the text. Shared by tests/unit (the static twin
+checks) and tests/toolchain (nvcc, the MSL stand-in)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from apple_roofline.shaders import shader_path
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
 TWIN_STEMS = ("stream", "fma", "gemm", "dispatch")
+#: Metal files whose twin is a WGSL file (render passes: the graphics study), not a CUDA one.
+WGSL_TWINS: Dict[str, str] = {"graphics.metal": "graphics.wgsl"}
 #: CUDA entries without a Metal twin, and why.
 NO_METAL_TWIN: Dict[str, str] = {
     "scalar_indep8_f64": "Apple GPUs have no FP64 and MSL has no double",
@@ -120,6 +123,24 @@ def metal_args(params: List[str]) -> List[Tuple[int, str]]:
     return out
 
 
+def metal_stage_functions(src: str) -> Dict[str, str]:
+    """``vertex`` and ``fragment`` functions of a .metal file: name -> stage."""
+    pat = re.compile(r"\b(vertex|fragment)\s+[\w:<>]+\s+(\w+)\s*\(")
+    return {m.group(2): m.group(1) for m in pat.finditer(strip_comments(src))}
+
+
+def wgsl_stage_functions(src: str) -> Dict[str, str]:
+    """``@vertex`` and ``@fragment`` functions of a .wgsl file: name -> stage."""
+    pat = re.compile(r"@(vertex|fragment)\s+fn\s+(\w+)\s*\(")
+    return {m.group(2): m.group(1) for m in pat.finditer(strip_comments(src))}
+
+
+def wgsl_overrides(src: str) -> Dict[str, str]:
+    """``override NAME: T`` declarations of a .wgsl file: name -> WGSL type."""
+    pat = re.compile(r"\boverride\s+(\w+)\s*:\s*(\w+)")
+    return {m.group(1): m.group(2) for m in pat.finditer(strip_comments(src))}
+
+
 def function_constants(src: str) -> List[Tuple[str, str, int]]:
     """(type, name, index) of each ``constant T name [[function_constant(i)]];``."""
     pat = re.compile(r"\bconstant\s+(\w+)\s+(\w+)\s*\[\[\s*function_constant\(\s*(\d+)\s*\)\s*\]\]\s*;")
@@ -139,6 +160,11 @@ def twins() -> Iterator[Tuple[str, Dict[str, List[str]], Dict[str, List[str]]]]:
 def metal_files() -> List[str]:
     folder = os.path.dirname(shader_path("fma.metal"))
     return sorted(f for f in os.listdir(folder) if f.endswith(".metal"))
+
+
+def metal_compute_files() -> List[str]:
+    """The .metal files with CUDA twins (every one but the render-pass shaders of WGSL_TWINS)."""
+    return [f for f in metal_files() if f not in WGSL_TWINS]
 
 
 # ---- (a) twins --------------------------------------------------------------------------------------

@@ -10,6 +10,9 @@ without a compiler is checked here (the compiled checks are in tests/toolchain).
   for a long long, `constant ulong&` for the launch count).
 - Function constants: declared at file scope with distinct indices, every -D constant the CUDA twin
   requires (BLOCK aside: on Metal it is the threadgroup size) among them; no `double` anywhere.
+- The graphics shaders: graphics.metal has the vertex and fragment functions of its WGSL twin
+  (graphics.wgsl), with the same stages, and the WGSL overrides as function constants of the
+  matching types (u32 -> uint, bool -> bool).
 - The tiled GEMM's index mapping covers C exactly once, and a NumPy emulation of its tile loop
   meets the fp32 GEMM bound.
 """
@@ -32,6 +35,11 @@ from apple_roofline.suites.stream import STREAM_KERNELS
 from shader_twins import (  # noqa: E402
     NO_METAL_TWIN,
     TWIN_STEMS,
+    WGSL_TWINS,
+    metal_compute_files,
+    metal_stage_functions,
+    wgsl_overrides,
+    wgsl_stage_functions,
     cuda_kind,
     function_constants,
     metal_args,
@@ -64,7 +72,23 @@ def test_every_cuda_entry_has_a_metal_twin() -> None:
 
 
 def test_every_metal_file_has_a_cuda_twin() -> None:
-    assert sorted(f"{s}.metal" for s in TWIN_STEMS) == metal_files()
+    assert sorted(f"{s}.metal" for s in TWIN_STEMS) == metal_compute_files()
+    assert sorted(set(metal_files()) - set(metal_compute_files())) == sorted(WGSL_TWINS)
+
+
+def test_graphics_metal_matches_its_wgsl_twin() -> None:
+    for metal_name, wgsl_name in WGSL_TWINS.items():
+        metal, wgsl = read_shader(metal_name), read_shader(wgsl_name)
+        stages = metal_stage_functions(metal)
+        assert stages and stages == wgsl_stage_functions(wgsl), f"{metal_name} vs {wgsl_name}: {stages}"
+        assert not metal_kernels(metal), f"{metal_name} has compute kernels"
+        types = {"u32": "uint", "i32": "int", "f32": "float", "bool": "bool"}
+        want = {name: types[t] for name, t in wgsl_overrides(wgsl).items()}
+        got = {name: t for t, name, _ in function_constants(metal)}
+        assert got == want, f"{metal_name}'s function constants {got}, {wgsl_name}'s overrides {want}"
+        code = strip_comments(metal)
+        for binding in ("[[buffer(0)]]", "[[texture(0)]]", "[[sampler(0)]]", "[[vertex_id]]", "[[position]]"):
+            assert binding in code, f"{metal_name} binds nothing at {binding} (core/backend.h, RenderSpec)"
 
 
 def _table_kernel_defs() -> List[KernelDef]:
@@ -76,7 +100,7 @@ def _table_kernel_defs() -> List[KernelDef]:
 def test_every_metal_entry_of_the_tables_exists() -> None:
     """Entries the kernel tables name on Metal are kernels of the named file; every Metal-capable
     dtype (not fp64) of a table entry with a CUDA twin file has a Metal kernel to name."""
-    kernels = {f: metal_kernels(read_shader(f)) for f in metal_files()}
+    kernels = {f: metal_kernels(read_shader(f)) for f in metal_compute_files()}
     for k in _table_kernel_defs():
         src = k.sources.get("metal")
         if src is not None:
@@ -118,6 +142,8 @@ def test_function_constants_are_declared() -> None:
         for _, name, _ in fcs:
             assert len(re.findall(rf"\b{name}\b", code)) > 1, f"{f}: function constant {name} is never used"
         stem = os.path.splitext(f)[0]
+        if f in WGSL_TWINS:
+            continue  # the overrides of its WGSL twin: test_graphics_metal_matches_its_wgsl_twin
         for macro in required_macros(read_shader(f"{stem}.cu")) - {"BLOCK"}:
             assert macro in names, f"{f} does not declare {stem}.cu's -D{macro} as a function constant"
     # the FMA iteration count: int, as the backend sets integer constants
