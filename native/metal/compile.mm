@@ -1,6 +1,7 @@
 // Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
 // math mode pinned, functions specialised by function constants set by name with the type the
-// function declares, compute pipelines cached by (entry, constants, source).
+// function declares, compute pipelines and (for render passes) vertex and fragment functions cached
+// by (entry, constants, source).
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
@@ -113,84 +114,125 @@ std::string Compiler::math_mode() {
   return "safe (fastMathEnabled = NO)";
 }
 
-std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const std::string& entry,
-                                             const Constants& constants) {
-  if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not an MSL identifier");
-  NSUInteger block = 0;  // 0: the default
-  std::string key = entry;
+namespace {
+
+const char* stage_word(MTLFunctionType type) {
+  switch (type) {
+    case MTLFunctionTypeVertex: return "vertex";
+    case MTLFunctionTypeFragment: return "fragment";
+    case MTLFunctionTypeKernel: return "kernel";
+    default: return "other";
+  }
+}
+
+// The cache key of (entry, constants, source); sets *block to the constant BLOCK where given.
+std::string function_key(const std::string& source, const std::string& entry, const Constants& constants,
+                         MTLFunctionType type, NSUInteger* block) {
+  if (!is_identifier(entry)) throw std::invalid_argument("function '" + entry + "' is not an MSL identifier");
+  std::string key = std::string(stage_word(type)) + "|" + entry;
   for (const auto& [name, value] : constants) {
     if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not an MSL identifier");
-    if (name == "BLOCK") block = NSUInteger(check_block(value, "threadgroup"));
+    if (name == "BLOCK" && type == MTLFunctionTypeKernel) *block = NSUInteger(check_block(value, "threadgroup"));
     key += "|" + name + "=" + (std::holds_alternative<int64_t>(value) ? "i" : "f") + constant_text(value);
   }
-  key += "|" + source;  // the whole source: no hash collisions
+  return key + "|" + source;  // the whole source: no hash collisions
+}
+
+}  // namespace
+
+id<MTLLibrary> Compiler::library(const std::string& source, const std::string& entry) {
+  auto known = libraries_.find(source);
+  if (known != libraries_.end()) return known->second;
+  MTLCompileOptions* opts = [MTLCompileOptions new];
+  // Pinned, not left to the defaults, which allow IEEE-violating rewrites (MTLLibrary.h:
+  // "fastMathEnabled defaults to YES"). The FMA-chain references assume every operation is
+  // rounded as written. macOS 15 replaces fastMathEnabled with mathMode.
+#if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
+  if (@available(macOS 15.0, *)) {
+    opts.mathMode = MTLMathModeSafe;
+  } else {
+    opts.fastMathEnabled = NO;
+  }
+#else
+  opts.fastMathEnabled = NO;
+#endif
+  opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
+  NSError* err = nil;
+  id<MTLLibrary> lib = [dev_->device newLibraryWithSource:ns(source) options:opts error:&err];
+  // A successful compile may still carry warnings in `err`: check the object
+  // (docs/design.md, "The Metal backend").
+  if (!lib)
+    throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for '" + entry + "': " +
+                           (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
+                       err ? std::string(err.localizedDescription.UTF8String) : "");
+  libraries_.emplace(source, lib);
+  return lib;
+}
+
+id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entry, const Constants& constants,
+                                     MTLFunctionType type, NSUInteger block) {
+  const char* stage = stage_word(type);
+  id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
+  if (!base)
+    throw CompileError("[metal::newFunctionWithName] no function '" + entry + "' in the compiled source (functions: " +
+                           joined(lib.functionNames) + ")",
+                       "");
+  if (base.functionType != type)
+    throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `" + stage + "` function", "");
+  const bool compute = type == MTLFunctionTypeKernel;  // BLOCK is a compute kernel's threadgroup size
+  NSDictionary<NSString*, MTLFunctionConstant*>* declared = base.functionConstantsDictionary;
+  if (declared.count == 0) {
+    for (const auto& [name, value] : constants)
+      if (!(compute && name == "BLOCK"))
+        throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
+                                    name + "' (declared: none)");
+    return base;
+  }
+  MTLFunctionConstantValues* cv = [MTLFunctionConstantValues new];
+  for (const auto& [name, value] : constants) {
+    MTLFunctionConstant* fc = declared[ns(name)];
+    if (!fc) {
+      if (compute && name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
+      throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
+                                  name + "' (declared: " + joined(declared.allKeys) + ")");
+    }
+    set_constant(cv, fc, name, value, entry);
+  }
+  if (compute && declared[@"BLOCK"] && !block)
+    throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+  NSError* err = nil;
+  id<MTLFunction> fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
+  if (!fn)
+    throw CompileError("[metal::newFunctionWithName:constantValues:] could not specialise '" + entry + "': " + describe(err),
+                       err ? std::string(err.localizedDescription.UTF8String) : "");
+  return fn;
+}
+
+id<MTLFunction> Compiler::function(const std::string& source, const std::string& entry, const Constants& constants,
+                                   MTLFunctionType type) {
+  NSUInteger block = 0;
+  const std::string key = function_key(source, entry, constants, type, &block);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto hit = functions_.find(key); hit != functions_.end()) return hit->second;
+  @autoreleasepool {
+    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, type, block);
+    functions_.emplace(key, fn);
+    return fn;
+  }
+}
+
+std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const std::string& entry,
+                                             const Constants& constants) {
+  NSUInteger block = 0;  // 0: the default
+  const std::string key = function_key(source, entry, constants, MTLFunctionTypeKernel, &block);
 
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
 
   @autoreleasepool {
-    id<MTLDevice> device = dev_->device;
-    auto known = libraries_.find(source);
-    id<MTLLibrary> lib = known == libraries_.end() ? nil : known->second;
-    if (!lib) {
-      MTLCompileOptions* opts = [MTLCompileOptions new];
-      // Pinned, not left to the defaults, which allow IEEE-violating rewrites (MTLLibrary.h:
-      // "fastMathEnabled defaults to YES"). The FMA-chain references assume every operation is
-      // rounded as written. macOS 15 replaces fastMathEnabled with mathMode.
-#if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
-      if (@available(macOS 15.0, *)) {
-        opts.mathMode = MTLMathModeSafe;
-      } else {
-        opts.fastMathEnabled = NO;
-      }
-#else
-      opts.fastMathEnabled = NO;
-#endif
-      opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
-      NSError* err = nil;
-      lib = [device newLibraryWithSource:ns(source) options:opts error:&err];
-      // A successful compile may still carry warnings in `err`: check the object
-      // (docs/design.md, "The Metal backend").
-      if (!lib)
-        throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for kernel '" + entry + "': " +
-                               (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
-                           err ? std::string(err.localizedDescription.UTF8String) : "");
-      libraries_.emplace(source, lib);
-    }
-    id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
-    if (!base)
-      throw CompileError("[metal::newFunctionWithName] no function '" + entry + "' in the compiled source (functions: " +
-                             joined(lib.functionNames) + ")",
-                         "");
-    if (base.functionType != MTLFunctionTypeKernel)
-      throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `kernel` function", "");
-    NSDictionary<NSString*, MTLFunctionConstant*>* declared = base.functionConstantsDictionary;
-    id<MTLFunction> fn = base;
-    if (declared.count > 0) {
-      MTLFunctionConstantValues* cv = [MTLFunctionConstantValues new];
-      for (const auto& [name, value] : constants) {
-        MTLFunctionConstant* fc = declared[ns(name)];
-        if (!fc) {
-          if (name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
-          throw std::invalid_argument("kernel '" + entry + "' declares no function constant '" + name +
-                                      "' (declared: " + joined(declared.allKeys) + ")");
-        }
-        set_constant(cv, fc, name, value, entry);
-      }
-      if (declared[@"BLOCK"] && !block)
-        throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
-      NSError* err = nil;
-      fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
-      if (!fn)
-        throw CompileError("[metal::newFunctionWithName:constantValues:] could not specialise '" + entry + "': " + describe(err),
-                           err ? std::string(err.localizedDescription.UTF8String) : "");
-    } else {
-      for (const auto& [name, value] : constants)
-        if (name != "BLOCK")
-          throw std::invalid_argument("kernel '" + entry + "' declares no function constant '" + name + "' (declared: none)");
-    }
+    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel, block);
     NSError* err = nil;
-    id<MTLComputePipelineState> state = [device newComputePipelineStateWithFunction:fn error:&err];
+    id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
     if (!state)
       throw CompileError("[metal::newComputePipelineStateWithFunction] " + entry + ": " + describe(err),
                          err ? std::string(err.localizedDescription.UTF8String) : "");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -134,7 +135,35 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
+// One command buffer, filled by `encode`, committed and waited for; DeviceError naming `what` unless
+// it completed. The caller holds dev.mutex and an autorelease pool.
+id<MTLCommandBuffer> commit_and_wait(Device& dev, const std::function<void(id<MTLCommandBuffer>)>& encode,
+                                     const char* what) {
+  // Per-encoder execution status makes a fault name the pass it happened in.
+  MTLCommandBufferDescriptor* cd = [MTLCommandBufferDescriptor new];
+  cd.errorOptions = MTLCommandBufferErrorOptionEncoderExecutionStatus;
+  id<MTLCommandBuffer> cb = [dev.queue commandBufferWithDescriptor:cd];
+  if (!cb) throw DeviceError(std::string("[metal::commandBufferWithDescriptor] no command buffer for ") + what);
+  encode(cb);
+  [cb commit];
+  [cb waitUntilCompleted];
+  // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the CPU
+  // has been notified of completion; they are read only once status == Completed
+  // (docs/design.md, "The Metal backend").
+  if (cb.status != MTLCommandBufferStatusCompleted)
+    throw DeviceError(std::string("[metal::waitUntilCompleted] ") + what + ": command buffer ended with status " +
+                      status_name(cb.status) + ": " + describe(cb.error));
+  return cb;
+}
+
 }  // namespace
+
+void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what) {
+  std::lock_guard<std::mutex> lock(dev.mutex);
+  @autoreleasepool {
+    commit_and_wait(dev, encode, what);
+  }
+}
 
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer) {
@@ -160,11 +189,6 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
   const ClockPair c0 = samples ? sample_clocks(dev.device) : ClockPair{};
   for (uint64_t r = 0; r < reps; ++r) {
     @autoreleasepool {
-      // Per-encoder execution status makes a fault name the pass it happened in.
-      MTLCommandBufferDescriptor* cd = [MTLCommandBufferDescriptor new];
-      cd.errorOptions = MTLCommandBufferErrorOptionEncoderExecutionStatus;
-      id<MTLCommandBuffer> cb = [dev.queue commandBufferWithDescriptor:cd];
-      if (!cb) throw DeviceError(std::string("[metal::commandBufferWithDescriptor] no command buffer for ") + what);
       MTLComputePassDescriptor* pass = nil;
       if (samples) {
         pass = [MTLComputePassDescriptor computePassDescriptor];
@@ -173,15 +197,7 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
         a.startOfEncoderSampleIndex = NSUInteger(2 * r);
         a.endOfEncoderSampleIndex = NSUInteger(2 * r + 1);
       }
-      encode(cb, pass);
-      [cb commit];
-      [cb waitUntilCompleted];
-      // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the CPU
-      // has been notified of completion; they are read only once status == Completed
-      // (docs/design.md, "The Metal backend").
-      if (cb.status != MTLCommandBufferStatusCompleted)
-        throw DeviceError(std::string("[metal::waitUntilCompleted] ") + what + ": command buffer ended with status " +
-                          status_name(cb.status) + ": " + describe(cb.error));
+      id<MTLCommandBuffer> cb = commit_and_wait(dev, [&](id<MTLCommandBuffer> c) { encode(c, pass); }, what);
       const double t = cb.GPUEndTime - cb.GPUStartTime;
       if (!(t > 0.0))
         throw DeviceError(std::string("[metal::GPUEndTime] ") + what + ": the completed command buffer reports no GPU time (" +

@@ -90,6 +90,9 @@ Info device_info(const Device& dev) {
     i["max_threadgroup_memory_bytes"] = int64_t(d.maxThreadgroupMemoryLength);
     const MTLSize tg = d.maxThreadsPerThreadgroup;
     i["max_threads_per_threadgroup"] = int64_t(tg.width);
+    // The largest 2D texture side: 16384 pixels on every Apple-family GPU and on Mac2 (Apple's Metal
+    // feature set tables, "Maximum 2D texture width and height"); MTLDevice has no property for it.
+    i["max_texture_2d"] = int64_t(16384);
     // The threadExecutionWidth of every Apple GPU pipeline (docs/design.md, "The Metal backend").
     i["simdgroup_width"] = int64_t(32);
     const int64_t cores = gpu_core_count();

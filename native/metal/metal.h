@@ -91,7 +91,8 @@ inline MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
 
 // Encodes one sample's work into `cb`. `pass` is a compute pass descriptor carrying the sample
 // buffer attachment when the sample is counter-timed (encode a single compute pass with it), nil
-// otherwise (encode anything, e.g. an MPS kernel).
+// otherwise (encode anything, e.g. an MPS kernel or render passes, which run_samples times with
+// counters off).
 using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass)>;
 
 // Runs `reps` samples, one command buffer each, committed and waited for in turn (the GIL is
@@ -108,11 +109,16 @@ using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescrip
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer);
 
+// Commits one command buffer that `encode` fills (created with per-encoder execution status), waits
+// for it and throws DeviceError naming `what` unless it completed. Takes dev.mutex.
+void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what);
+
 // Info keys of the device (device_info.mm): name, GPU family, GPU core count, memory, limits.
 Info device_info(const Device& dev);
 
 // Runtime compilation (compile.mm): library from MSL source (math mode pinned), function
-// specialised by function constants, compute pipeline; cached per backend.
+// specialised by function constants, compute pipeline or (render passes) vertex and fragment
+// functions; cached per backend.
 struct Pipeline {
   id<MTLComputePipelineState> state = nil;
   std::string entry;
@@ -125,20 +131,36 @@ class Compiler {
   // entry or constants the function rejects; std::invalid_argument for a bad constant name, type
   // or BLOCK.
   std::shared_ptr<Pipeline> pipeline(const std::string& source, const std::string& entry, const Constants& constants);
+  // Function `entry` of `source`, of stage `type` (MTLFunctionTypeVertex / Fragment / Kernel),
+  // specialised by `constants` (BLOCK is an ordinary constant outside compute kernels); cached.
+  // Throws as pipeline() does, and CompileError when `entry` is a function of another stage.
+  id<MTLFunction> function(const std::string& source, const std::string& entry, const Constants& constants,
+                           MTLFunctionType type);
   // "safe (fastMathEnabled = NO)" or "safe (mathMode = MTLMathModeSafe)", and "3.0".
   static std::string math_mode();
   static std::string language_version();
 
  private:
+  // Both called with mutex_ held.
+  id<MTLLibrary> library(const std::string& source, const std::string& entry);
+  id<MTLFunction> specialise(id<MTLLibrary> lib, const std::string& entry, const Constants& constants,
+                             MTLFunctionType type, NSUInteger block);
+
   std::shared_ptr<Device> dev_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Pipeline>> cache_;  // (entry, constants, source) -> pipeline
+  std::map<std::string, id<MTLFunction>> functions_;        // (stage, entry, constants, source) -> function
   std::map<std::string, id<MTLLibrary>> libraries_;           // source -> library
 };
 
 // A compiled compute kernel (kernel.mm): binds the arguments by the core/backend.h convention and
 // times `batch` dispatches per sample in one compute pass.
 std::shared_ptr<Kernel> make_compute_kernel(std::shared_ptr<Device> dev, std::shared_ptr<Pipeline> pipeline);
+
+// A render pass of the graphics study (render.mm; core/backend.h, RenderSpec): the pipeline built
+// from `compiler`'s vertex and fragment functions, a private-storage target, the texture uploaded
+// once; timed by run_samples on the command buffers' times.
+std::shared_ptr<RenderPass> make_render_pass(std::shared_ptr<Device> dev, Compiler& compiler, const RenderSpec& spec);
 
 // MetalPerformanceShaders GEMM (gemm_mps.mm): fp32 and fp16 MPSMatrixMultiplication as a Kernel
 // whose args are {A, B, C}; UnsupportedError for other precisions.

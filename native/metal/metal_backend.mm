@@ -1,6 +1,6 @@
 // The Metal backend (docs/design.md, "The Metal backend"): a Metal device and one command queue,
 // shared-storage buffers exposed without a copy, MSL compiled at run time and cached, one command
-// buffer per sample timed on the GPU, MPS GEMM. Every Metal failure becomes an exception naming the
+// buffer per sample timed on the GPU, MPS GEMM, the graphics study's render passes. Every Metal failure becomes an exception naming the
 // call.
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
@@ -56,6 +56,10 @@ class MetalBackend final : public Backend {
 
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
     return make_mps_gemm(dev_, dtype, m, n, k);
+  }
+
+  std::shared_ptr<RenderPass> render_pass(const RenderSpec& spec) override {
+    return make_render_pass(dev_, *compiler_, spec);
   }
 
   // time() waits for its own command buffers; Kernel::launch leaves its last one to wait for here.
