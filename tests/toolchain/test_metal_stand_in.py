@@ -1,5 +1,7 @@
 """The .metal kernels compiled as C++ against a minimal stand-in for <metal_stdlib> and run on the host:
-every kernel's output equals the NumPy reference bit for bit. That proves their logic and C++ syntax,
+every kernel's output equals the NumPy reference bit for bit; graphics.metal's fragment functions run
+per pixel (the rasteriser's pixel centres, a texture2d with nearest or linear repeat sampling) and
+meet the graphics suites' references. That proves their logic and C++ syntax,
 not that Apple's compiler accepts them (address spaces, attributes and pragmas are mapped to
 nothing). Needs a clang++ with _Float16 and C++20 <barrier>; skips without one.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import subprocess
 from typing import Callable, Dict, Optional, Tuple
@@ -15,6 +18,7 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import pytest
 
+from apple_roofline.graphics import kernels as G
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
 from apple_roofline.suites.gemm import check_gemm
@@ -33,6 +37,8 @@ _STDLIB = r"""
 #define device
 #define constant const
 #define threadgroup static /* one threadgroup runs at a time */
+#define vertex   /* stage functions: plain functions, called per vertex / pixel by a driver */
+#define fragment
 namespace metal {
 typedef unsigned int uint;
 typedef unsigned long ulong;
@@ -43,7 +49,19 @@ template <class T> struct vec4 {
   explicit vec4(T s) : x(s), y(s), z(s), w(s) {}
   vec4(T a, T b, T c, T d) : x(a), y(b), z(c), w(d) {}
   vec4 operator+(vec4 o) const { return vec4(T(x + o.x), T(y + o.y), T(z + o.z), T(w + o.w)); }
+  vec4 operator-(vec4 o) const { return vec4(T(x - o.x), T(y - o.y), T(z - o.z), T(w - o.w)); }
+  vec4 operator*(T s) const { return vec4(T(x * s), T(y * s), T(z * s), T(w * s)); }
+  vec4 operator/(T s) const { return vec4(T(x / s), T(y / s), T(z / s), T(w / s)); }
 };
+template <class T> struct vec2 {
+  T x, y;
+  vec2() = default;
+  explicit vec2(T s) : x(s), y(s) {}
+  vec2(T a, T b) : x(a), y(b) {}
+  vec2 operator+(vec2 o) const { return vec2(T(x + o.x), T(y + o.y)); }
+  vec2 operator/(T s) const { return vec2(T(x / s), T(y / s)); }
+};
+typedef vec2<float> float2;
 typedef vec4<float> float4;
 typedef vec4<half> half4;
 inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
@@ -52,6 +70,31 @@ inline half fma(half a, half b, half c) { return half(double(a) * double(b) + do
 template <class T> vec4<T> fma(vec4<T> a, vec4<T> b, vec4<T> c) {
   return vec4<T>(fma(a.x, b.x, c.x), fma(a.y, b.y, c.y), fma(a.z, b.z, c.z), fma(a.w, b.w, c.w));
 }
+/* texture2d<float> over RGBA8 unorm texels (b / 255) and a sampler with normalized coordinates,
+   repeat addressing, level 0 only: nearest takes the texel containing the point, linear the
+   weighted mean of the four texels around it (weights from the point's offset from their centres). */
+struct sampler { bool linear = false; };
+struct level { float lod; explicit level(float l) : lod(l) {} };
+template <class T> struct texture2d {
+  const unsigned char* texels = nullptr;
+  int size = 0;
+  vec4<T> texel(int x, int y) const {
+    x = ((x % size) + size) % size;
+    y = ((y % size) + size) % size;
+    const unsigned char* t = texels + 4 * (y * size + x);
+    return vec4<T>(T(t[0]) / T(255), T(t[1]) / T(255), T(t[2]) / T(255), T(t[3]) / T(255));
+  }
+  vec4<T> sample(sampler s, float2 c, level) const {
+    const float u = c.x * float(size), v = c.y * float(size);
+    if (!s.linear) return texel(int(std::floor(u)), int(std::floor(v)));
+    const float fu = u - 0.5f, fv = v - 0.5f;
+    const int x0 = int(std::floor(fu)), y0 = int(std::floor(fv));
+    const float ax = fu - float(x0), ay = fv - float(y0);
+    const vec4<T> top = texel(x0, y0) * (1.0f - ax) + texel(x0 + 1, y0) * ax;
+    const vec4<T> bottom = texel(x0, y0 + 1) * (1.0f - ax) + texel(x0 + 1, y0 + 1) * ax;
+    return top * (1.0f - ay) + bottom * ay;
+  }
+};
 enum class mem_flags { mem_threadgroup };
 inline std::barrier<>* group_barrier = nullptr;
 inline void threadgroup_barrier(mem_flags) { group_barrier->arrive_and_wait(); }
@@ -76,6 +119,27 @@ kernel void run_gemm(const float* A, const float* B, float* C, long N) {
 }
 """
 
+_GRAPHICS_DRIVER = r"""
+static void put(float* o, float4 c) { o[0] = c.x; o[1] = c.y; o[2] = c.z; o[3] = c.w; }
+/* the rasteriser's view: fragment (x, y) at the pixel centre (x + 0.5, y + 0.5) */
+static float4 centre(uint x, uint y) { return float4(float(x) + 0.5f, float(y) + 0.5f, 0.0f, 1.0f); }
+extern "C" void run_vertices(float* out) { for (uint i = 0; i < 3; ++i) put(out + 4 * i, vs_fullscreen(i)); }
+extern "C" void run_fill(float* out, uint W, uint H) {
+  for (uint y = 0; y < H; ++y)
+    for (uint x = 0; x < W; ++x) put(out + 4 * (y * W + x), fs_fill(centre(x, y)));
+}
+extern "C" void run_texture(float* out, uint W, uint H, const unsigned char* texels, int S, int linear) {
+  texture2d<float> tex;
+  tex.texels = texels;
+  tex.size = S;
+  sampler samp;
+  samp.linear = linear != 0;
+  const Frame frame{W, H, uint(S), 0u};
+  for (uint y = 0; y < H; ++y)
+    for (uint x = 0; x < W; ++x) put(out + 4 * (y * W + x), fs_texture(centre(x, y), frame, tex, samp));
+}
+"""
+
 _CXX_FLAGS = ["-std=c++20", "-O1", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-attributes",
               "-Wno-unused-parameter", "-ffp-contract=off", "-Xclang", "-ffloat16-excess-precision=none"]
 
@@ -94,7 +158,7 @@ def _host_cxx(tmp: str) -> Optional[str]:
 
 
 @pytest.fixture(scope="module")
-def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], ctypes.CDLL]:
+def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., ctypes.CDLL]:
     tmp = str(tmp_path_factory.mktemp("metal_host"))
     cxx = _host_cxx(tmp)
     if cxx is None:
@@ -103,18 +167,24 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int
         f.write(_STDLIB)
     cache: Dict[Tuple[str, int], ctypes.CDLL] = {}
 
-    def build(stem: str, F: int = 0) -> ctypes.CDLL:
-        if (stem, F) not in cache:
-            src = read_shader(f"{stem}.metal").replace("[[function_constant(0)]]", f"= {F}")
-            cpp = os.path.join(tmp, f"{stem}_{F}.cpp")
+    def build(stem: str, F: int = 0, constants: Optional[Dict[str, int]] = None) -> ctypes.CDLL:
+        key = (stem, F) if constants is None else (f"{stem}_" + "_".join(f"{k}{v}" for k, v in constants.items()), F)
+        if key not in cache:
+            src = read_shader(f"{stem}.metal")
+            if constants is None:
+                src = src.replace("[[function_constant(0)]]", f"= {F}")
+            for name, value in (constants or {}).items():  # every function constant, by name
+                src = re.sub(rf"\b{name}\s*\[\[function_constant\(\d+\)\]\]", f"{name} = {value}", src)
+            cpp = os.path.join(tmp, f"{key[0]}_{F}.cpp")
+            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER}.get(stem, "")
             with open(cpp, "w") as f:
-                f.write(src + (_GEMM_DRIVER if stem == "gemm" else ""))
+                f.write(src + driver)
             so = cpp[:-4] + ".so"
             p = subprocess.run([str(cxx), *_CXX_FLAGS, f"-I{tmp}", "-x", "c++", cpp, "-o", so, "-lpthread"],
                                capture_output=True, text=True, timeout=300)
             assert p.returncode == 0, f"{stem}.metal does not compile as C++:\n{p.stderr[-4000:]}"
-            cache[(stem, F)] = ctypes.CDLL(so)
-        return cache[(stem, F)]
+            cache[key] = ctypes.CDLL(so)
+        return cache[key]
 
     return build
 
@@ -186,3 +256,46 @@ def test_dispatch_metal_on_the_host_counts_launches(host_kernels: Callable[[str,
             lib.dispatch_tiny(_ptr(x), ctypes.byref(n), ctypes.c_uint(i))
     assert np.all(x[:1024] == 3.0) and np.all(x[1024:] == 0.0)
     lib.dispatch_null(ctypes.byref(ctypes.c_ulong(1)), ctypes.c_uint(0))
+
+
+# ---- graphics.metal (render passes): fragment functions per pixel -----------------------------------
+
+_GW, _GH = 40, 12
+
+
+def _graphics(host_kernels: Callable[..., ctypes.CDLL], F: int = 0, fetches: int = 1, random: bool = False,
+              bilinear: bool = False) -> ctypes.CDLL:
+    return host_kernels("graphics", 0, {"F": F, "FETCHES": fetches, "RANDOM": int(random),
+                                        "BILINEAR": int(bilinear)})
+
+
+def test_graphics_vertices_cover_the_viewport(host_kernels: Callable[..., ctypes.CDLL]) -> None:
+    out = np.zeros((3, 4), np.float32)
+    _graphics(host_kernels).run_vertices(_ptr(out))
+    assert out.tolist() == [[-1, -1, 0, 1], [3, -1, 0, 1], [-1, 3, 0, 1]]
+
+
+@pytest.mark.parametrize("F", [0, 1, 37])
+def test_graphics_fs_fill_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], F: int) -> None:
+    out = np.full((_GH, _GW, 4), np.nan, np.float32)
+    _graphics(host_kernels, F=F).run_fill(_ptr(out), ctypes.c_uint(_GW), ctypes.c_uint(_GH))
+    want = G.fill_reference(_GW, _GH, F, "rgba32float")
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32)), f"fs_fill at F={F} differs from fill_reference"
+
+
+@pytest.mark.parametrize("pattern_", G.PATTERNS)
+@pytest.mark.parametrize("filter_", G.FILTERS)
+def test_graphics_fs_texture_on_the_host_meets_the_reference(host_kernels: Callable[..., ctypes.CDLL], pattern_: str,
+                                                             filter_: str) -> None:
+    tex = G.texture_noise(16)
+    bilinear = filter_ == "bilinear"
+    sums = G.texture_sums(tex, _GW, _GH, pattern_, filter_, (1, 3))
+    for fetches in (1, 3):
+        lib = _graphics(host_kernels, fetches=fetches, random=pattern_ == "random", bilinear=bilinear)
+        out = np.full((_GH, _GW, 4), np.nan, np.float32)
+        lib.run_texture(_ptr(out), ctypes.c_uint(_GW), ctypes.c_uint(_GH), _ptr(tex), ctypes.c_int(16),
+                        ctypes.c_int(int(bilinear)))
+        ok, why = G.check_target(out, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
+        assert ok, f"fs_texture {pattern_} {filter_} x{fetches}: {why}"
+        if not bilinear:
+            assert np.array_equal(out, sums[fetches]), "nearest sampling sums the texels exactly"
