@@ -5,6 +5,7 @@ is not installed or finds no adapter."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,24 +23,48 @@ if not ADAPTERS:
 W, H = 64, 32
 
 
+def built(make: Any, **kw: Any) -> Any:
+    """``make(**kw)``, or a skip naming what the adapter lacks (OpenGL adapters, llvmpipe among them,
+    cannot render into rgba32float, which the texture suite and one fill format need)."""
+    try:
+        return make(**kw)
+    except wgpu.GPUValidationError as exc:
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        if "renderable" in lines[-1] or "blend" in lines[-1].lower():
+            pytest.skip(f"this adapter cannot build the pass: {lines[-1]}")
+        raise
+
+
 @pytest.fixture(scope="module")
 def gpu() -> WgpuDevice:
     return WgpuDevice(0)
 
 
 def test_the_wgsl_compiles_for_every_entry_and_constant(gpu: WgpuDevice) -> None:
-    """wgpu's own shader compiler (naga) validates the WGSL and builds every pipeline the suites use."""
-    info = gpu.module.get_compilation_info()
+    """wgpu's own shader compiler (naga) validates the WGSL and builds every pipeline the suites use;
+    a format the adapter cannot render is the only failure allowed (the runner skips it, saying so)."""
+    info = gpu.module.get_compilation_info_sync()
     assert not [m for m in info if getattr(m, "type", "") == "error"], info
+    passes: list = []
     for fmt in K.FORMATS:
         for blended in (False, True):
             if blended and fmt == "rgba32float" and "float32-blendable" not in gpu.info["features_enabled"]:
                 continue
-            gpu.fill_pass(width=W, height=H, fmt=fmt, F=3, layers=2, blended=blended, store=True)
+            passes.append(lambda fmt=fmt, blended=blended: gpu.fill_pass(
+                width=W, height=H, fmt=fmt, F=3, layers=2, blended=blended, store=True))
     for random in (False, True):
         for bilinear in (False, True):
-            gpu.texture_pass(width=W, height=H, texture=K.texture_noise(16), fetches=2, random=random,
-                             bilinear=bilinear)
+            passes.append(lambda random=random, bilinear=bilinear: gpu.texture_pass(
+                width=W, height=H, texture=K.texture_noise(16), fetches=2, random=random, bilinear=bilinear))
+    unrenderable = []
+    for make in passes:
+        try:
+            make()
+        except wgpu.GPUValidationError as exc:
+            if "not renderable" not in str(exc):
+                raise
+            unrenderable.append(str(exc).strip().splitlines()[-1])
+    assert len(unrenderable) < len(passes), unrenderable
 
 
 @pytest.mark.parametrize("fmt", list(K.FORMATS))
@@ -47,7 +72,7 @@ def test_the_wgsl_compiles_for_every_entry_and_constant(gpu: WgpuDevice) -> None
 def test_fill_targets_equal_the_reference(gpu: WgpuDevice, fmt: str, blended: bool) -> None:
     if blended and fmt == "rgba32float" and "float32-blendable" not in gpu.info["features_enabled"]:
         pytest.skip("this adapter cannot blend rgba32float (no float32-blendable)")
-    p = gpu.fill_pass(width=W, height=H, fmt=fmt, F=37, layers=4, blended=blended, store=False)
+    p = built(gpu.fill_pass, width=W, height=H, fmt=fmt, F=37, layers=4, blended=blended, store=False)
     ok, why = K.check_target(p.read(), K.fill_reference(W, H, 37, fmt), K.FORMATS[fmt].storage)
     assert ok, why
     samples = p.time((), 0, 2, 3)
@@ -58,8 +83,8 @@ def test_fill_targets_equal_the_reference(gpu: WgpuDevice, fmt: str, blended: bo
 @pytest.mark.parametrize("filter_", K.FILTERS)
 def test_texture_targets_equal_the_reference(gpu: WgpuDevice, pattern: str, filter_: str) -> None:
     tex = K.texture_noise(64)
-    p = gpu.texture_pass(width=W, height=H, texture=tex, fetches=5, random=pattern == "random",
-                         bilinear=filter_ == "bilinear")
+    p = built(gpu.texture_pass, width=W, height=H, texture=tex, fetches=5, random=pattern == "random",
+              bilinear=filter_ == "bilinear")
     ok, why = K.check_target(p.read(), K.texture_reference(W, H, tex, 5, pattern, filter_), "f32", fetches=5,
                              bilinear=filter_ == "bilinear")
     assert ok, why
