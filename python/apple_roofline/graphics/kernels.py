@@ -177,19 +177,26 @@ def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, fil
     if not counts or min(counts) < 1:
         raise ValueError(f"fetch counts {list(counts)} must each be 1 or more")
     size = texture.shape[0]
-    flat = (texture.astype(np.float32) / np.float32(255.0)).reshape(-1, 4)
+    shift = size.bit_length() - 1  # size is a power of two (texel_indices checks)
+    words = np.ascontiguousarray(texture, dtype=np.uint8).view(np.uint32).reshape(-1)  # one gather per texel
+    unorm = np.arange(256, dtype=np.float32) / np.float32(255.0)  # byte b -> b/255, as the texture unit reads it
+
+    def texels(index: np.ndarray) -> np.ndarray:
+        values: np.ndarray = unorm[words[index].view(np.uint8).reshape(-1, 4)]
+        return values
+
     total = np.zeros((height * width, 4), dtype=np.float32)
     out: Dict[int, np.ndarray] = {}
     for k in range(max(counts)):
         idx = texel_indices(width, height, size, k, pattern).reshape(-1)
         if filter_ == "nearest":
-            value = flat[idx]
+            value = texels(idx)
         else:
-            tx, ty = idx % size, idx // size
-            x1, y1 = (tx + 1) % size, (ty + 1) % size
-            value = ((flat[idx] + flat[ty * size + x1]) + (flat[y1 * size + tx] + flat[y1 * size + x1])) \
-                * np.float32(0.25)
-        total = (total + value).astype(np.float32)
+            tx, ty = idx & (size - 1), idx >> shift
+            x1, y1 = (tx + 1) & (size - 1), (ty + 1) & (size - 1)
+            value = ((texels(idx) + texels((ty << shift) + x1)) + (texels((y1 << shift) + tx)
+                                                                  + texels((y1 << shift) + x1))) * np.float32(0.25)
+        total += value
         if k + 1 in counts:
             out[k + 1] = total.reshape(height, width, 4).copy()
     return out
