@@ -44,8 +44,14 @@ class Timing:
 
 
 def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
-                min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20) -> Timing:
+                min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20,
+                spin_up_s: float = 0.0) -> Timing:
     """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
+
+    ``spin_up_s`` > 0 runs about that many seconds of launches back to back, as one sample, right
+    before the timed samples: a GPU whose clock falls to idle between the warm-up's paced launches
+    (an H100 drops from 1980 to 345 MHz within milliseconds) is then timed at its loaded clock
+    (docs/design.md, "Measurement").
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
     Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
@@ -62,5 +68,7 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
         times.append(kernel.time(args, launch, 1, 1)[0])
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
+    if spin_up_s > 0:
+        kernel.time(args, launch, int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch)))), 1)
     samples = kernel.time(args, launch, batch, reps)
     return Timing(batch, tuple(s / batch for s in samples), len(times))

@@ -1,4 +1,4 @@
-"""The measurement loop (DESIGN.md §5) against a fake kernel with scripted launch times."""
+"""The measurement loop (docs/design.md, "Measurement") against a fake kernel with scripted launch times."""
 
 from __future__ import annotations
 
@@ -44,6 +44,16 @@ def test_warmup_continues_while_clocks_ramp() -> None:
     ramp = [8e-3, 6e-3, 4e-3, 3e-3, 2e-3, 2e-3, 2e-3]
     t = time_kernel(FakeKernel(ramp), [], 1, reps=10, warmup=3)
     assert t.warmup_launches >= 6  # kept warming until two consecutive launches agreed
+
+
+def test_spin_up_runs_one_long_batch_right_before_the_samples() -> None:
+    k = FakeKernel([1e-4])
+    t = time_kernel(k, [], 8, reps=5, spin_up_s=0.25)
+    assert k.calls[-2] == (8, 2500, 1)  # 0.25 s of launches back to back, as one sample
+    assert k.calls[-1] == (8, t.batch, 5) and t.batch == 10
+    k0 = FakeKernel([1e-4])
+    time_kernel(k0, [], 8, reps=5)
+    assert (8, 2500, 1) not in k0.calls and len(k0.calls) == len(k.calls) - 1  # off by default
 
 
 @pytest.mark.parametrize("reps", [0, -1, 10001])

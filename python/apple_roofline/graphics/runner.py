@@ -31,13 +31,20 @@ from .kernels import (DEFAULT_OVERDRAW, FETCHES, FILL_F, FILL_FORMAT, FILTERS, F
                       check_target, fill_reference, texture_noise, texture_sums, MODES)
 from .model import GraphicsStudy
 
-__all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution",
+__all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "SPIN_UP_S", "MIN_SAMPLE_S", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution",
            "parse_choices", "check_f_values", "open_graphics_device", "run_graphics"]
 
 #: The fewest layers a long fill pass is reduced to.
 MIN_LAYERS = 8
 #: The most layers of overdraw.
 MAX_OVERDRAW = 4096
+#: Seconds of back-to-back passes, in one submission, right before each pass's samples (``quick``: a
+#: quarter): a GPU idle between passes runs at a low clock and raises it only under sustained load. On an
+#: H100 through Vulkan, without it, the same pass came out up to 5.7x slower (345 against 1980 MHz) and
+#: changed between runs; with it, two runs agreed (docs/design.md, "The graphics study").
+SPIN_UP_S = 0.25
+#: The shortest sample (``quick``: a fifth): samples are batches of passes at least this long.
+MIN_SAMPLE_S = 0.01
 _DEVICE = re.compile(r"^(wgpu|metal)(?::([0-9]+))?$")
 
 
@@ -168,8 +175,11 @@ def run_graphics(
     skipped: List[Skipped] = []
     warnings: List[str] = []
     max_warmup_s = 0.05 if quick else 0.5
+    spin_s = SPIN_UP_S / 4 if quick else SPIN_UP_S
+    min_sample_s = MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S
     params = {"suites": list(names), "width": width, "height": height, "overdraw": overdraw, "quick": quick,
-              "api": api, "f": list(fs), "patterns": list(pats), "reps": reps}
+              "api": api, "f": list(fs), "patterns": list(pats), "reps": reps, "spin_up_s": spin_s,
+              "min_sample_s": min_sample_s}
 
     def assemble(complete: bool) -> GraphicsStudy:
         warns = list(warnings)
@@ -185,7 +195,8 @@ def run_graphics(
 
     def timed(p: Any, suite: str, kernel: str, dtype: str, case: Dict[str, Any], flops: int, nbytes: int,
               check: Callable[[np.ndarray], Tuple[bool, str]]) -> Measurement:
-        timing = time_kernel(p, (), 0, reps=reps, max_warmup_s=max_warmup_s)
+        timing = time_kernel(p, (), 0, reps=reps, max_warmup_s=max_warmup_s, min_sample_s=min_sample_s,
+                             spin_up_s=spin_s)
         ok, why = check(p.read())
         m = Measurement(suite=suite, kernel=kernel, dtype=dtype, params={**case, "timer": p.timer}, flops=flops,
                         bytes=max(nbytes, 1), samples_s=timing.samples_s, valid=ok, validation=why,
