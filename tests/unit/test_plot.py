@@ -86,7 +86,7 @@ def test_the_public_roofline_plots_itself(m5_run: Run) -> None:
 def test_ceiling_lines(fig: Any) -> None:
     measured = _lines(fig, "ceiling:measured:")
     theoretical = _lines(fig, "ceiling:theoretical:")
-    assert len(measured) == 1 + 5  # DRAM bandwidth + 5 compute classes
+    assert len(measured) == 1 + 4  # DRAM bandwidth + 4 compute classes (the lower FP16 class left out)
     assert len(theoretical) == 1 + 2
     ilp = _lines(fig, "ceiling:measured:compute:FP32 scalar ILP")[0]
     xs, ys = ilp.get_xdata(), ilp.get_ydata()
@@ -95,12 +95,12 @@ def test_ceiling_lines(fig: Any) -> None:
     xs, ys = bw.get_xdata(), bw.get_ydata()
     assert ys[0] / xs[0] == pytest.approx(122.0)
     assert xs[-1] == pytest.approx(6004 / 122)  # up to the highest measured compute ceiling
-    assert len(_lines(fig, "ridge:measured:")) == 5 and len(_lines(fig, "ridge:theoretical:")) == 2
+    assert len(_lines(fig, "ridge:measured:")) == 4 and len(_lines(fig, "ridge:theoretical:")) == 2
 
 
 def test_colours_never_repeat_and_theoretical_takes_the_measured_colour(fig: Any) -> None:
     measured = {ln.get_gid().split(":", 3)[3]: _hex(ln.get_color()) for ln in _lines(fig, "ceiling:measured:compute:")}
-    assert len(set(measured.values())) == len(measured) == 5
+    assert len(set(measured.values())) == len(measured) == 4
     assert "#000000" not in measured.values()
     for ln in _lines(fig, "ceiling:theoretical:compute:"):
         name = ln.get_gid().split(":", 3)[3]
@@ -123,8 +123,8 @@ def test_class_colours_are_fixed_per_class_and_distinct() -> None:
 def test_one_label_per_class_with_value_ridge_and_theoretical(fig: Any) -> None:
     labels = {t.get_gid(): t.get_text() for t in _ann(fig, "label:")}
     assert set(labels) == {"label:bandwidth:DRAM bandwidth", "label:compute:FP32 vector",
-                           "label:compute:FP32 scalar ILP", "label:compute:FP16 vector",
-                           "label:compute:FP16 scalar ILP", "label:compute:GEMM FP32"}
+                           "label:compute:FP32 scalar ILP", "label:compute:FP16 scalar ILP",
+                           "label:compute:GEMM FP32"}
     assert labels["label:bandwidth:DRAM bandwidth"] == "DRAM bandwidth 122 GB/s (theoretical 154 GB/s)"
     assert labels["label:compute:FP32 scalar ILP"] == \
         "FP32 scalar ILP: 3,849 GFLOP/s\nridge 31.5 FLOP/B, theoretical 4,096 (94%)"
@@ -151,7 +151,7 @@ def test_measurements_one_marker_each(fig: Any, m5_run: Run) -> None:
 def test_gemm_and_peak_markers_take_their_class_colour(fig: Any, m5_run: Run) -> None:
     colours = {ln.get_gid().split(":", 3)[3]: _hex(ln.get_color()) for ln in _lines(fig, "ceiling:measured:compute:")}
     for i, m in enumerate(m5_run.measurements):
-        if m.valid and m.suite in ("gemm", "peak"):
+        if m.valid and m.suite in ("gemm", "peak") and m.ceiling_class in colours:
             ln = _lines(fig, measurement_gid(i))[0]
             assert _hex(ln.get_markerfacecolor()) == colours[m.ceiling_class or ""].lower(), m.label
 
@@ -217,7 +217,7 @@ def _assert_clean_layout(fig: Any) -> None:
 
 
 def test_labels_do_not_overlap_and_fit(fig: Any) -> None:
-    assert len(_texts(fig)) == 1 + 5 + 1  # the bandwidth, 5 compute classes, 1 user point
+    assert len(_texts(fig)) == 1 + 4 + 1  # the bandwidth, 4 compute classes, 1 user point
     _assert_clean_layout(fig)
 
 
@@ -254,7 +254,7 @@ def _gpu_like_run(m5_run: Run) -> Run:
 
 
 def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
-    f = plot_roofline(_model(_gpu_like_run(m5_run)))
+    f = plot_roofline(_model(_gpu_like_run(m5_run)), ceilings="all")
     ax = f.axes[0]
     assert ax.get_ylabel() == "Performance (TFLOP/s)"
     assert _lines(f, "ceiling:measured:compute:GEMM INT8")[0].get_ydata()[0] == pytest.approx(1520.0)
@@ -289,13 +289,14 @@ def test_real_runs_compare_legible(name: str) -> None:
 
 
 def test_the_h100_run_by_default(m5_run: Run) -> None:
-    """A real H100 run: every GEMM precision and the five core classes shown, one colour each, the
-    tiny GEMM sizes counted below the axis instead of stretching it."""
+    """A real H100 run: the core classes, the best FP16 class, GEMM FP32/FP64, the best half-precision
+    GEMM and the top tensor precision, one colour each (fewer than ``"all"``); the tiny GEMM sizes
+    counted below the axis instead of stretching it."""
     run = Run.load(DATA / "run_h100.json")
     f = plot_roofline(_model(run))
     names = {ln.get_gid().split(":", 3)[3] for ln in _lines(f, "ceiling:measured:compute:")}
-    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP16", "GEMM TF32", "GEMM FP64", "GEMM FP32",
-                     "FP16 vector", "FP16 scalar ILP", "FP32 vector", "FP32 scalar ILP", "FP64"}
+    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP64", "GEMM FP32",
+                     "FP16 vector", "FP32 vector", "FP32 scalar ILP", "FP64"}
     colours = [_hex(ln.get_color()) for ln in _lines(f, "ceiling:measured:compute:")]
     assert len(set(colours)) == len(colours)
     ylo, yhi = f.axes[0].get_ylim()
@@ -323,7 +324,7 @@ def test_draws_into_given_axes(m5_run: Run) -> None:
     ax = mine.add_subplot(1, 2, 2)
     out = plot_roofline(_model(m5_run), ax=ax)
     assert out is mine
-    assert ax.get_xscale() == "log" and len(_lines(mine, "ceiling:")) == 9
+    assert ax.get_xscale() == "log" and len(_lines(mine, "ceiling:")) == 8
 
 
 # -- which ceilings ----------------------------------------------------------------
@@ -338,7 +339,8 @@ def test_default_selection_keeps_the_methodologys_classes(m5_run: Run) -> None:
     assert names[0] == "Cache bandwidth"  # the highest measured bandwidth
     assert "DRAM bandwidth" not in names and "FP8 something" not in names
     assert "GEMM INT8" not in names  # theoretical only: not measured
-    assert {"FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "GEMM FP32"} <= set(names)
+    assert {"FP32 vector", "FP32 scalar ILP", "FP16 scalar ILP", "GEMM FP32"} <= set(names)
+    assert "FP16 vector" not in names  # the lower FP16 class
     assert len(select_ceilings(model, "all")) == len(model.ceilings)
     chosen = select_ceilings(model, ["FP32 vector", "DRAM bandwidth"])
     assert {c.name for c in chosen} == {"FP32 vector", "DRAM bandwidth"} and len(chosen) == 3
@@ -381,7 +383,7 @@ def _legend_texts(fig: Any) -> List[str]:
 def test_compare(m5_run: Run, m5_run_b: Run) -> None:
     f = plot_compare(_model(m5_run), _model(m5_run_b))
     assert f.axes[0].get_title() == "A: Apple M5 (metal) — 2026-11-20 vs B: Apple M4 (metal) — 2026-11-20"
-    assert len(_lines(f, "a:ceiling:measured:")) == 6 and len(_lines(f, "b:ceiling:measured:")) == 6
+    assert len(_lines(f, "a:ceiling:measured:")) == 5 and len(_lines(f, "b:ceiling:measured:")) == 5
     assert len(_lines(f, "a:ceiling:theoretical:")) == 3 and _lines(f, "b:ceiling:theoretical:") == []
     ca = _lines(f, "a:ceiling:measured:")[0].get_color()
     cb = _lines(f, "b:ceiling:measured:")[0].get_color()
