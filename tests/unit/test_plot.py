@@ -452,3 +452,39 @@ def test_save_rejects_other_suffixes(fig: Any, tmp_path: Path, name: str) -> Non
     with pytest.raises(ValueError, match="cannot save a figure"):
         save_figure(fig, tmp_path / name)
     assert os.listdir(tmp_path) == []
+
+
+# -- ridge points come from the model ------------------------------------------------
+
+
+def _with_cache_bandwidth(m5_run: Run) -> RooflineModel:
+    cache = Ceiling("Cache bandwidth", "bandwidth", 900.0, "GB/s", "measured", "x")
+    return _model(m5_run.with_ceilings(m5_run.ceilings + (cache,)))
+
+
+def test_ridge_markers_are_the_models_even_when_the_top_bandwidth_is_hidden(m5_run: Run) -> None:
+    model = _with_cache_bandwidth(m5_run)
+    table = model.ridge_table()
+    assert table.measured_bandwidth is not None and table.measured_bandwidth.name == "Cache bandwidth"
+    f = plot_roofline(model, ceilings=["FP32 scalar ILP", "DRAM bandwidth"])
+    want = {row.name: row for row in table.rows}["FP32 scalar ILP"]
+    assert want.measured_ridge == pytest.approx(3849.0 / 900.0) and want.theoretical_ridge == pytest.approx(4096 / 153.6)
+    (measured,) = _lines(f, "ridge:measured:FP32 scalar ILP")
+    (theoretical,) = _lines(f, "ridge:theoretical:FP32 scalar ILP")
+    assert measured.get_xdata()[0] == pytest.approx(want.measured_ridge)
+    assert theoretical.get_xdata()[0] == pytest.approx(want.theoretical_ridge)
+    label = {t.get_gid(): t.get_text() for t in _ann(f, "label:")}["label:compute:FP32 scalar ILP"]
+    assert "ridge 4.3 FLOP/B" in label
+
+
+def test_compare_ridge_markers_are_the_models(m5_run: Run, m5_run_b: Run) -> None:
+    a = _with_cache_bandwidth(m5_run)
+    f = plot_compare(a, _model(m5_run_b))
+    want = {row.name: row.measured_ridge for row in a.ridge_table().rows}
+    for ln in _lines(f, "a:ridge:measured:"):
+        assert ln.get_xdata()[0] == pytest.approx(want[ln.get_gid().split(":", 3)[3]])
+    assert _lines(f, "a:ridge:measured:")
+    # the default shows Cache bandwidth, which has no theoretical ceiling; the theoretical compute
+    # ceilings still start at their ridge against the theoretical DRAM bandwidth, as in the report
+    (line,) = _lines(f, "a:ceiling:theoretical:compute:FP32 scalar ILP")
+    assert line.get_xdata()[0] == pytest.approx(4096.0 / 153.6)

@@ -34,7 +34,7 @@ from ..figures import PALETTE, Axes, Figure, mpl, text_color
 from ..text import sig_figs
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
 from .labels import COLUMN_GAP_PT, Labels
-from .model import Point, RooflineModel, ridge_point_of
+from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 
@@ -253,16 +253,13 @@ def plot_roofline(
     drawn = _markers(model, colors)
     users = [p for p in points if p.flops > 0]
 
-    main_bw: Dict[str, Optional[Ceiling]] = {
-        s: max((c for c in shown if c.kind == "bandwidth" and c.source == s), key=lambda c: c.value, default=None)
-        for s in ("measured", "theoretical")}
-
-    def ridge_of(c: Optional[Ceiling], source: str) -> Optional[float]:
-        bw = main_bw[source]
-        return ridge_point_of(c, bw) if c is not None and bw is not None else None
-
-    ridges = {cls.name: {"measured": ridge_of(cls.measured, "measured"),
-                         "theoretical": ridge_of(cls.theoretical, "theoretical")} for cls in comp_classes}
+    # ridge points from the model (against its highest bandwidth of each source, shown or not), so
+    # that the figure and the report agree whatever ``ceilings`` hides
+    rows = {row.name: row for row in model.ridge_table().rows}
+    ridges: Dict[str, Dict[str, Optional[float]]] = {
+        cls.name: {"measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
+                   "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None}
+        for cls in comp_classes}
     xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users]
     ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users]
     tops = [c.value for c in shown if c.kind == "compute"]
