@@ -19,7 +19,7 @@ from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
 from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
 from apple_roofline.roofline.compare_plot import plot_compare  # noqa: E402
 from apple_roofline.roofline.labels import rotated_boxes  # noqa: E402
-from apple_roofline.roofline.plot import CLASS_ORDER, class_colors, measurement_gid, plot_roofline  # noqa: E402
+from apple_roofline.roofline.plot import CLASS_COLORS, CLASS_ORDER, class_colors, measurement_gid, plot_roofline  # noqa: E402
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings  # noqa: E402
@@ -114,7 +114,8 @@ def test_colours_never_repeat_and_theoretical_takes_the_measured_colour(fig: Any
 def test_class_colours_are_fixed_per_class_and_distinct() -> None:
     a = class_colors(["GEMM FP16", "FP32 vector"])
     b = class_colors(["FP32 vector", "something new", "GEMM FP16"])
-    assert a["GEMM FP16"] == b["GEMM FP16"] == PALETTE[CLASS_ORDER.index("GEMM FP16")]
+    assert a["GEMM FP16"] == b["GEMM FP16"] == CLASS_COLORS["GEMM FP16"]
+    assert set(CLASS_COLORS.values()) <= set(PALETTE) and len(set(CLASS_COLORS.values())) == len(CLASS_COLORS)
     assert len(set(b.values())) == 3
     many = class_colors(list(CLASS_ORDER) + ["x", "y"])
     assert len(set(many.values())) == len(many)
@@ -468,7 +469,8 @@ def test_ridge_markers_are_the_models_even_when_the_top_bandwidth_is_hidden(m5_r
     assert table.measured_bandwidth is not None and table.measured_bandwidth.name == "Cache bandwidth"
     f = plot_roofline(model, ceilings=["FP32 scalar ILP", "DRAM bandwidth"])
     want = {row.name: row for row in table.rows}["FP32 scalar ILP"]
-    assert want.measured_ridge == pytest.approx(3849.0 / 900.0) and want.theoretical_ridge == pytest.approx(4096 / 153.6)
+    assert want.measured_ridge == pytest.approx(3849.0 / 900.0)
+    assert want.theoretical_ridge == pytest.approx(4096 / 153.6)
     (measured,) = _lines(f, "ridge:measured:FP32 scalar ILP")
     (theoretical,) = _lines(f, "ridge:theoretical:FP32 scalar ILP")
     assert measured.get_xdata()[0] == pytest.approx(want.measured_ridge)
@@ -488,3 +490,64 @@ def test_compare_ridge_markers_are_the_models(m5_run: Run, m5_run_b: Run) -> Non
     # ceilings still start at their ridge against the theoretical DRAM bandwidth, as in the report
     (line,) = _lines(f, "a:ceiling:theoretical:compute:FP32 scalar ILP")
     assert line.get_xdata()[0] == pytest.approx(4096.0 / 153.6)
+
+
+# -- legibility on real runs --------------------------------------------------------
+
+
+def _lab(color: str) -> Tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour ``"#rrggbb"``."""
+    rgb = [int(color[i:i + 2], 16) / 255.0 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    m = ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505))
+    xyz = [sum(a * b for a, b in zip(row, lin)) / w for row, w in zip(m, (0.95047, 1.0, 1.08883))]
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def _distance(a: str, b: str) -> float:
+    return float(sum((x - y) ** 2 for x, y in zip(_lab(a), _lab(b))) ** 0.5)
+
+
+def test_colour_distance() -> None:
+    assert _distance("#0072B2", "#56B4E9") < 30 and _distance("#0072B2", "#D55E00") > 100
+
+
+@pytest.mark.parametrize("which", ["default", "all"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
+def test_neighbouring_ceilings_differ_in_colour(name: str, which: str) -> None:
+    f = plot_roofline(_model(Run.load(DATA / name)), ceilings=which)
+    lines = sorted(_lines(f, "ceiling:measured:compute:"), key=lambda ln: ln.get_ydata()[0])
+    for a, b in zip(lines, lines[1:]):
+        assert _distance(_hex(a.get_color()), _hex(b.get_color())) >= 45, (a.get_gid(), b.get_gid())
+
+
+def _leader_points(ann: Any) -> List[Tuple[float, float]]:
+    """Points along an annotation's leader, display coordinates."""
+    patch = ann.arrow_patch
+    vs = patch.get_transform().transform(patch.get_path().vertices)
+    out = []
+    for (x0, y0), (x1, y1) in zip(vs, vs[1:]):
+        out += [(x0 + (x1 - x0) * t / 40, y0 + (y1 - y0) * t / 40) for t in range(41)]
+    return out
+
+
+@pytest.mark.parametrize("which", ["default", "all"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
+def test_leaders_never_cross_other_labels(name: str, which: str) -> None:
+    from matplotlib.text import Text
+
+    f = plot_roofline(_model(Run.load(DATA / name)), ceilings=which)
+    f.canvas.draw()
+    r = f.canvas.get_renderer()
+    labels = _ann(f, "label:compute:")
+    assert labels
+    for ann in labels:
+        points = _leader_points(ann)
+        assert len(points) > 1
+        for other in labels:
+            if other is ann:
+                continue
+            box = Text.get_window_extent(other, r)
+            hits = [p for p in points if box.contains(*p)]
+            assert not hits, f"the leader of {ann.get_gid()} crosses {other.get_gid()}"

@@ -13,7 +13,7 @@ from typing import Any, List, Optional, Tuple
 
 from ..figures import Figure, mpl, text_color
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
-from .labels import COLUMN_GAP_PT, Labels
+from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
 from .model import RooflineModel
 from .records import Ceiling
 from .selection import select_ceilings
@@ -96,7 +96,8 @@ def plot_compare(a: RooflineModel, b: RooflineModel) -> Figure:
                                       xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left", va="center",
                                       fontsize=_LABEL_SIZE, color=text_color(color), zorder=6, annotation_clip=False,
                                       gid=f"{'ab'[i]}:label:compute:{c.name}",
-                                      arrowprops=dict(arrowstyle="-", color=color, linewidth=0.8, shrinkA=2.0))
+                                      arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=color,
+                                                      linewidth=0.8, shrinkA=2.0))
                     labels.add_column(ann, ax, scale.y(c.value))
                     continue
             handles.append(Line2D([], [], color=color, linestyle=style, linewidth=width))

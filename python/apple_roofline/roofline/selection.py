@@ -13,7 +13,8 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 from .model import RooflineModel
 from .records import Ceiling
 
-__all__ = ["CORE_CLASSES", "FP16_CLASSES", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names", "select_ceilings", "parse_ceilings_option"]
+__all__ = ["CORE_CLASSES", "FP16_CLASSES", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names",
+           "select_ceilings", "parse_ceilings_option"]
 
 #: Compute classes the default figure shows where the roofline has them: every one of
 #: :data:`CORE_CLASSES`, the best one of :data:`FP16_CLASSES`, and the GEMM classes of
