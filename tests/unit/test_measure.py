@@ -1,4 +1,4 @@
-"""The measurement loop (DESIGN.md §5) against a fake kernel with scripted launch times."""
+"""The measurement loop (docs/design.md, "Measurement") against a fake kernel with scripted launch times."""
 
 from __future__ import annotations
 
