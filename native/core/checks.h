@@ -27,6 +27,12 @@ inline void check_range(size_t n, size_t offset, size_t nbytes, const char* what
                                 " bytes");
 }
 
+// The work-item count of one launch (Kernel::time / launch / timeline): std::invalid_argument when
+// it is 0. The message keeps the Python keyword's name, `launch`.
+inline void check_work_items(uint64_t work_items) {
+  if (work_items == 0) throw std::invalid_argument("launch must be at least 1 work item");
+}
+
 // The constant BLOCK, threads per `group` ("block" on CUDA, "threadgroup" on Metal), checked and
 // returned: an int multiple of 32 (the warp / simdgroup width) from 32 to 1024.
 inline int check_block(const std::variant<int64_t, double>& value, const char* group) {

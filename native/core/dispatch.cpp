@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "checks.h"
 #include "errors.h"
 
 namespace ar {
@@ -24,7 +25,7 @@ namespace {
 using clk = std::chrono::steady_clock;
 
 void check_counts(uint64_t launch, uint64_t launches, uint64_t reps) {
-  if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
+  check_work_items(launch);
   if (launches == 0) throw std::invalid_argument("launches must be at least 1 per sample");
   if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
 }

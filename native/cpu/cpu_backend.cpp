@@ -63,7 +63,7 @@ class CpuBuffer final : public Buffer {
 };
 
 void check_launch(uint64_t launch, uint64_t batch, uint64_t reps) {
-  if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
+  check_work_items(launch);
   if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
   if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
 }

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/checks.h"
 #include "core/errors.h"
 #include "metal.h"
 
@@ -116,7 +117,7 @@ class MetalKernel final : public Kernel {
   // Marshals scalars once: an int as a 64-bit `long`, a float as a 32-bit `float` (MSL has no
   // double), then the launch count as `ulong`, each at its own [[buffer(i)]].
   std::vector<Bound> bind(const std::vector<Arg>& args, uint64_t launch) const {
-    if (launch == 0) throw std::invalid_argument("launch must be at least 1 work item");
+    check_work_items(launch);
     // dispatchThreads takes the grid as NSUInteger, but the kernels index with a 32-bit
     // thread_position_in_grid: keep the grid below 2^32 threads.
     if (launch > 0xffffffffull)

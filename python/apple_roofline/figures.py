@@ -30,12 +30,13 @@ DPI: int = 150
 FORMATS: Dict[str, str] = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 #: Distinct colours, colour-blind-safe where the set allows: Okabe & Ito (yellow left out: too
 #: light on white), then Paul Tol's muted scheme and darker tones, ordered so that neighbours in the
-#: list differ in hue (no three greens in a row). A figure takes its series' colours from this list,
-#: so no two series of one figure share a colour.
+#: list differ clearly in hue or lightness (no two purples, blues or greens in a row). A figure takes
+#: its series' colours from this list, so no two series of one figure share a colour; the roofline's
+#: ceiling classes have their own fixed choice of these (:data:`apple_roofline.roofline.plot.CLASS_COLORS`).
 PALETTE: Tuple[str, ...] = (
     "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-    "#882255", "#AA4499", "#332288", "#999933", "#661100", "#44AA99",
-    "#117733", "#DDCC77", "#6699CC", "#888888",
+    "#882255", "#332288", "#999933", "#AA4499", "#661100", "#44AA99",
+    "#DDCC77", "#117733", "#6699CC", "#888888",
 )
 
 

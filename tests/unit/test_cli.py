@@ -20,6 +20,7 @@ from typer.testing import CliRunner, Result
 
 from apple_roofline._version import __version__
 from apple_roofline.cli import app
+from apple_roofline.cli.common import as_integer
 from apple_roofline.roofline.run import Run
 
 runner = CliRunner()
@@ -696,3 +697,16 @@ def test_plot_zero_flop_point(tmp_path: Path, saved_run: Path) -> None:
     result = invoke(["plot", str(saved_run), "-o", str(tmp_path / "z.png"), "--point", "copy:0:1e9:0.01"])
     assert result.exit_code == 0, result.output
     assert "no FLOPs" in result.stdout
+
+
+@pytest.mark.parametrize("text, want", [("10", 10), (" +12 ", 12), ("-3", -3), ("1e3", "1e3"), ("++5", "++5"),
+                                        ("\u00b2", "\u00b2"), ("", "")])
+def test_numeric_options_become_ints_or_stay_text_for_the_library_to_reject(text: str, want: object) -> None:
+    assert as_integer(text) == want and type(as_integer(text)) is type(want)
+
+
+@pytest.mark.parametrize("value", ["++5", "\u00b2"])
+def test_dispatch_rejects_odd_counts_in_one_line(value: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["dispatch", "--reps", value, "--out", str(tmp_path / "d")])
+    assert result.exit_code == 2
+    assert result.output.count("error:") == 1 and "--reps" in result.output

@@ -1,5 +1,5 @@
 """The FMA-chain references: bounded for every F the suites use, equal to a scalar re-derivation,
-and counted as DESIGN.md §4 says."""
+and counted as docs/design.md, "Counting FLOPs and bytes", says."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def _scalar_fma(x: float, y: float, z: float, t: type) -> float:
 @pytest.mark.parametrize("name", sorted(FMA_KERNELS))
 @pytest.mark.parametrize("dtype", ["fp32", "fp16", "fp64"])
 def test_bounded_for_every_F(name: str, dtype: str) -> None:
-    """No inf, NaN or denormal for F up to 1024 over the whole input range (DESIGN.md §4)."""
+    """No inf, NaN or denormal for F up to 1024 over the whole input range (docs/design.md,
+    "Counting FLOPs and bytes")."""
     fk = FMA_KERNELS[name]
     x = pattern(dtype, -0.5, 0.5, seed=7)
     tiny = float(np.finfo({"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}[dtype]).tiny)
@@ -127,4 +128,4 @@ def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
 
     assert bandwidth_class(128 << 20, 32 << 20) == "DRAM bandwidth"
     assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"
-    assert bandwidth_class(4096, 0) == "DRAM bandwidth"  # cache size unknown: as DESIGN.md sizes it
+    assert bandwidth_class(4096, 0) == "DRAM bandwidth"  # cache size unknown: as docs/design.md, "Measurement", sizes it

@@ -19,7 +19,7 @@ from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
 from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
 from apple_roofline.roofline.compare_plot import plot_compare  # noqa: E402
 from apple_roofline.roofline.labels import rotated_boxes  # noqa: E402
-from apple_roofline.roofline.plot import CLASS_ORDER, class_colors, measurement_gid, plot_roofline  # noqa: E402
+from apple_roofline.roofline.plot import CLASS_COLORS, CLASS_ORDER, class_colors, measurement_gid, plot_roofline  # noqa: E402
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings  # noqa: E402
@@ -86,7 +86,7 @@ def test_the_public_roofline_plots_itself(m5_run: Run) -> None:
 def test_ceiling_lines(fig: Any) -> None:
     measured = _lines(fig, "ceiling:measured:")
     theoretical = _lines(fig, "ceiling:theoretical:")
-    assert len(measured) == 1 + 5  # DRAM bandwidth + 5 compute classes
+    assert len(measured) == 1 + 4  # DRAM bandwidth + 4 compute classes (the lower FP16 class left out)
     assert len(theoretical) == 1 + 2
     ilp = _lines(fig, "ceiling:measured:compute:FP32 scalar ILP")[0]
     xs, ys = ilp.get_xdata(), ilp.get_ydata()
@@ -95,12 +95,12 @@ def test_ceiling_lines(fig: Any) -> None:
     xs, ys = bw.get_xdata(), bw.get_ydata()
     assert ys[0] / xs[0] == pytest.approx(122.0)
     assert xs[-1] == pytest.approx(6004 / 122)  # up to the highest measured compute ceiling
-    assert len(_lines(fig, "ridge:measured:")) == 5 and len(_lines(fig, "ridge:theoretical:")) == 2
+    assert len(_lines(fig, "ridge:measured:")) == 4 and len(_lines(fig, "ridge:theoretical:")) == 2
 
 
 def test_colours_never_repeat_and_theoretical_takes_the_measured_colour(fig: Any) -> None:
     measured = {ln.get_gid().split(":", 3)[3]: _hex(ln.get_color()) for ln in _lines(fig, "ceiling:measured:compute:")}
-    assert len(set(measured.values())) == len(measured) == 5
+    assert len(set(measured.values())) == len(measured) == 4
     assert "#000000" not in measured.values()
     for ln in _lines(fig, "ceiling:theoretical:compute:"):
         name = ln.get_gid().split(":", 3)[3]
@@ -114,7 +114,8 @@ def test_colours_never_repeat_and_theoretical_takes_the_measured_colour(fig: Any
 def test_class_colours_are_fixed_per_class_and_distinct() -> None:
     a = class_colors(["GEMM FP16", "FP32 vector"])
     b = class_colors(["FP32 vector", "something new", "GEMM FP16"])
-    assert a["GEMM FP16"] == b["GEMM FP16"] == PALETTE[CLASS_ORDER.index("GEMM FP16")]
+    assert a["GEMM FP16"] == b["GEMM FP16"] == CLASS_COLORS["GEMM FP16"]
+    assert set(CLASS_COLORS.values()) <= set(PALETTE) and len(set(CLASS_COLORS.values())) == len(CLASS_COLORS)
     assert len(set(b.values())) == 3
     many = class_colors(list(CLASS_ORDER) + ["x", "y"])
     assert len(set(many.values())) == len(many)
@@ -123,8 +124,8 @@ def test_class_colours_are_fixed_per_class_and_distinct() -> None:
 def test_one_label_per_class_with_value_ridge_and_theoretical(fig: Any) -> None:
     labels = {t.get_gid(): t.get_text() for t in _ann(fig, "label:")}
     assert set(labels) == {"label:bandwidth:DRAM bandwidth", "label:compute:FP32 vector",
-                           "label:compute:FP32 scalar ILP", "label:compute:FP16 vector",
-                           "label:compute:FP16 scalar ILP", "label:compute:GEMM FP32"}
+                           "label:compute:FP32 scalar ILP", "label:compute:FP16 scalar ILP",
+                           "label:compute:GEMM FP32"}
     assert labels["label:bandwidth:DRAM bandwidth"] == "DRAM bandwidth 122 GB/s (theoretical 154 GB/s)"
     assert labels["label:compute:FP32 scalar ILP"] == \
         "FP32 scalar ILP: 3,849 GFLOP/s\nridge 31.5 FLOP/B, theoretical 4,096 (94%)"
@@ -151,7 +152,7 @@ def test_measurements_one_marker_each(fig: Any, m5_run: Run) -> None:
 def test_gemm_and_peak_markers_take_their_class_colour(fig: Any, m5_run: Run) -> None:
     colours = {ln.get_gid().split(":", 3)[3]: _hex(ln.get_color()) for ln in _lines(fig, "ceiling:measured:compute:")}
     for i, m in enumerate(m5_run.measurements):
-        if m.valid and m.suite in ("gemm", "peak"):
+        if m.valid and m.suite in ("gemm", "peak") and m.ceiling_class in colours:
             ln = _lines(fig, measurement_gid(i))[0]
             assert _hex(ln.get_markerfacecolor()) == colours[m.ceiling_class or ""].lower(), m.label
 
@@ -217,7 +218,7 @@ def _assert_clean_layout(fig: Any) -> None:
 
 
 def test_labels_do_not_overlap_and_fit(fig: Any) -> None:
-    assert len(_texts(fig)) == 1 + 5 + 1  # the bandwidth, 5 compute classes, 1 user point
+    assert len(_texts(fig)) == 1 + 4 + 1  # the bandwidth, 4 compute classes, 1 user point
     _assert_clean_layout(fig)
 
 
@@ -254,7 +255,7 @@ def _gpu_like_run(m5_run: Run) -> Run:
 
 
 def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
-    f = plot_roofline(_model(_gpu_like_run(m5_run)))
+    f = plot_roofline(_model(_gpu_like_run(m5_run)), ceilings="all")
     ax = f.axes[0]
     assert ax.get_ylabel() == "Performance (TFLOP/s)"
     assert _lines(f, "ceiling:measured:compute:GEMM INT8")[0].get_ydata()[0] == pytest.approx(1520.0)
@@ -289,13 +290,14 @@ def test_real_runs_compare_legible(name: str) -> None:
 
 
 def test_the_h100_run_by_default(m5_run: Run) -> None:
-    """A real H100 run: every GEMM precision and the five core classes shown, one colour each, the
-    tiny GEMM sizes counted below the axis instead of stretching it."""
+    """A real H100 run: the core classes, the best FP16 class, GEMM FP32/FP64, the best half-precision
+    GEMM and the top tensor precision, one colour each (fewer than ``"all"``); the tiny GEMM sizes
+    counted below the axis instead of stretching it."""
     run = Run.load(DATA / "run_h100.json")
     f = plot_roofline(_model(run))
     names = {ln.get_gid().split(":", 3)[3] for ln in _lines(f, "ceiling:measured:compute:")}
-    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP16", "GEMM TF32", "GEMM FP64", "GEMM FP32",
-                     "FP16 vector", "FP16 scalar ILP", "FP32 vector", "FP32 scalar ILP", "FP64"}
+    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP64", "GEMM FP32",
+                     "FP16 vector", "FP32 vector", "FP32 scalar ILP", "FP64"}
     colours = [_hex(ln.get_color()) for ln in _lines(f, "ceiling:measured:compute:")]
     assert len(set(colours)) == len(colours)
     ylo, yhi = f.axes[0].get_ylim()
@@ -323,7 +325,7 @@ def test_draws_into_given_axes(m5_run: Run) -> None:
     ax = mine.add_subplot(1, 2, 2)
     out = plot_roofline(_model(m5_run), ax=ax)
     assert out is mine
-    assert ax.get_xscale() == "log" and len(_lines(mine, "ceiling:")) == 9
+    assert ax.get_xscale() == "log" and len(_lines(mine, "ceiling:")) == 8
 
 
 # -- which ceilings ----------------------------------------------------------------
@@ -338,7 +340,8 @@ def test_default_selection_keeps_the_methodologys_classes(m5_run: Run) -> None:
     assert names[0] == "Cache bandwidth"  # the highest measured bandwidth
     assert "DRAM bandwidth" not in names and "FP8 something" not in names
     assert "GEMM INT8" not in names  # theoretical only: not measured
-    assert {"FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "GEMM FP32"} <= set(names)
+    assert {"FP32 vector", "FP32 scalar ILP", "FP16 scalar ILP", "GEMM FP32"} <= set(names)
+    assert "FP16 vector" not in names  # the lower FP16 class
     assert len(select_ceilings(model, "all")) == len(model.ceilings)
     chosen = select_ceilings(model, ["FP32 vector", "DRAM bandwidth"])
     assert {c.name for c in chosen} == {"FP32 vector", "DRAM bandwidth"} and len(chosen) == 3
@@ -381,7 +384,7 @@ def _legend_texts(fig: Any) -> List[str]:
 def test_compare(m5_run: Run, m5_run_b: Run) -> None:
     f = plot_compare(_model(m5_run), _model(m5_run_b))
     assert f.axes[0].get_title() == "A: Apple M5 (metal) — 2026-11-20 vs B: Apple M4 (metal) — 2026-11-20"
-    assert len(_lines(f, "a:ceiling:measured:")) == 6 and len(_lines(f, "b:ceiling:measured:")) == 6
+    assert len(_lines(f, "a:ceiling:measured:")) == 5 and len(_lines(f, "b:ceiling:measured:")) == 5
     assert len(_lines(f, "a:ceiling:theoretical:")) == 3 and _lines(f, "b:ceiling:theoretical:") == []
     ca = _lines(f, "a:ceiling:measured:")[0].get_color()
     cb = _lines(f, "b:ceiling:measured:")[0].get_color()
@@ -450,3 +453,101 @@ def test_save_rejects_other_suffixes(fig: Any, tmp_path: Path, name: str) -> Non
     with pytest.raises(ValueError, match="cannot save a figure"):
         save_figure(fig, tmp_path / name)
     assert os.listdir(tmp_path) == []
+
+
+# -- ridge points come from the model ------------------------------------------------
+
+
+def _with_cache_bandwidth(m5_run: Run) -> RooflineModel:
+    cache = Ceiling("Cache bandwidth", "bandwidth", 900.0, "GB/s", "measured", "x")
+    return _model(m5_run.with_ceilings(m5_run.ceilings + (cache,)))
+
+
+def test_ridge_markers_are_the_models_even_when_the_top_bandwidth_is_hidden(m5_run: Run) -> None:
+    model = _with_cache_bandwidth(m5_run)
+    table = model.ridge_table()
+    assert table.measured_bandwidth is not None and table.measured_bandwidth.name == "Cache bandwidth"
+    f = plot_roofline(model, ceilings=["FP32 scalar ILP", "DRAM bandwidth"])
+    want = {row.name: row for row in table.rows}["FP32 scalar ILP"]
+    assert want.measured_ridge == pytest.approx(3849.0 / 900.0)
+    assert want.theoretical_ridge == pytest.approx(4096 / 153.6)
+    (measured,) = _lines(f, "ridge:measured:FP32 scalar ILP")
+    (theoretical,) = _lines(f, "ridge:theoretical:FP32 scalar ILP")
+    assert measured.get_xdata()[0] == pytest.approx(want.measured_ridge)
+    assert theoretical.get_xdata()[0] == pytest.approx(want.theoretical_ridge)
+    label = {t.get_gid(): t.get_text() for t in _ann(f, "label:")}["label:compute:FP32 scalar ILP"]
+    assert "ridge 4.3 FLOP/B" in label
+
+
+def test_compare_ridge_markers_are_the_models(m5_run: Run, m5_run_b: Run) -> None:
+    a = _with_cache_bandwidth(m5_run)
+    f = plot_compare(a, _model(m5_run_b))
+    want = {row.name: row.measured_ridge for row in a.ridge_table().rows}
+    for ln in _lines(f, "a:ridge:measured:"):
+        assert ln.get_xdata()[0] == pytest.approx(want[ln.get_gid().split(":", 3)[3]])
+    assert _lines(f, "a:ridge:measured:")
+    # the default shows Cache bandwidth, which has no theoretical ceiling; the theoretical compute
+    # ceilings still start at their ridge against the theoretical DRAM bandwidth, as in the report
+    (line,) = _lines(f, "a:ceiling:theoretical:compute:FP32 scalar ILP")
+    assert line.get_xdata()[0] == pytest.approx(4096.0 / 153.6)
+
+
+# -- legibility on real runs --------------------------------------------------------
+
+
+def _lab(color: str) -> Tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour ``"#rrggbb"``."""
+    rgb = [int(color[i:i + 2], 16) / 255.0 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    m = ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505))
+    xyz = [sum(a * b for a, b in zip(row, lin)) / w for row, w in zip(m, (0.95047, 1.0, 1.08883))]
+    f = [t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in xyz]
+    return 116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])
+
+
+def _distance(a: str, b: str) -> float:
+    return float(sum((x - y) ** 2 for x, y in zip(_lab(a), _lab(b))) ** 0.5)
+
+
+def test_colour_distance() -> None:
+    assert _distance("#0072B2", "#56B4E9") < 30 and _distance("#0072B2", "#D55E00") > 100
+
+
+@pytest.mark.parametrize("which", ["default", "all"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
+def test_neighbouring_ceilings_differ_in_colour(name: str, which: str) -> None:
+    f = plot_roofline(_model(Run.load(DATA / name)), ceilings=which)
+    lines = sorted(_lines(f, "ceiling:measured:compute:"), key=lambda ln: ln.get_ydata()[0])
+    for a, b in zip(lines, lines[1:]):
+        assert _distance(_hex(a.get_color()), _hex(b.get_color())) >= 45, (a.get_gid(), b.get_gid())
+
+
+def _leader_points(ann: Any) -> List[Tuple[float, float]]:
+    """Points along an annotation's leader, display coordinates."""
+    patch = ann.arrow_patch
+    vs = patch.get_transform().transform(patch.get_path().vertices)
+    out = []
+    for (x0, y0), (x1, y1) in zip(vs, vs[1:]):
+        out += [(x0 + (x1 - x0) * t / 40, y0 + (y1 - y0) * t / 40) for t in range(41)]
+    return out
+
+
+@pytest.mark.parametrize("which", ["default", "all"])
+@pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
+def test_leaders_never_cross_other_labels(name: str, which: str) -> None:
+    from matplotlib.text import Text
+
+    f = plot_roofline(_model(Run.load(DATA / name)), ceilings=which)
+    f.canvas.draw()
+    r = f.canvas.get_renderer()
+    labels = _ann(f, "label:compute:")
+    assert labels
+    for ann in labels:
+        points = _leader_points(ann)
+        assert len(points) > 1
+        for other in labels:
+            if other is ann:
+                continue
+            box = Text.get_window_extent(other, r)
+            hits = [p for p in points if box.contains(*p)]
+            assert not hits, f"the leader of {ann.get_gid()} crosses {other.get_gid()}"

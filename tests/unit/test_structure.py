@@ -4,13 +4,16 @@ Every ``from X import Y`` of the package (at any depth, inside functions too) is
 importing module to the module it names; a package's ``__init__`` re-exports are not followed (they
 are the public face, not a dependency). A name starting with one underscore imported from another
 module is a private name crossing a module boundary (``_core``, the extension, is the exception).
+The model modules must not reach a view through the imports a module runs when it is imported
+(its module-level ones, not those inside functions or under ``if TYPE_CHECKING``), directly or
+through other modules.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
+from typing import Dict, Iterator, List, Set, Tuple
 
 import pytest
 
@@ -26,12 +29,28 @@ def _modules() -> Dict[str, Path]:
     return out
 
 
-def _imports(modules: Dict[str, Path]) -> Tuple[Dict[str, Set[str]], List[str]]:
+def _load_time(tree: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``tree`` that run when the module is imported: not the bodies of functions,
+    lambdas or ``if TYPE_CHECKING:`` blocks."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (n for child in node.orelse for n in [child, *_load_time(child)])
+            continue
+        yield node
+        yield from _load_time(node)
+
+
+def _imports(modules: Dict[str, Path], *, load_time: bool = False) -> Tuple[Dict[str, Set[str]], List[str]]:
+    """``(graph, private)``: the edges module -> module it imports from (every import, or with
+    ``load_time`` only those :func:`_load_time` runs), and the private names imported across modules."""
     graph: Dict[str, Set[str]] = {m: set() for m in modules}
     private: List[str] = []
     for m, p in modules.items():
         base = m.split(".") if p.name == "__init__.py" else m.split(".")[:-1]
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for node in (_load_time(tree) if load_time else ast.walk(tree)):
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
@@ -93,8 +112,39 @@ def test_no_private_names_across_modules() -> None:
     assert not private, "\n".join(private)
 
 
-@pytest.mark.parametrize("view", ["plot", "compare_plot", "sweep_plot", "report", "html", "tables", "labels"])
-def test_the_model_never_imports_a_view(view: str) -> None:
-    graph, _private = _imports(_modules())
-    for model in ("apple_roofline.roofline.model", "apple_roofline.roofline.records", "apple_roofline.roofline.run"):
-        assert f"apple_roofline.roofline.{view}" not in graph[model], f"{model} imports a view"
+VIEWS = ("plot", "compare_plot", "sweep_plot", "report", "html", "tables", "labels", "axes", "outputs")
+MODELS = ("model", "records", "run", "selection", "facade")
+
+
+def _reached(graph: Dict[str, Set[str]], start: str, skip: Set[str]) -> Set[str]:
+    """Every module ``start`` reaches through ``graph``, not passing through ``skip``."""
+    seen: Set[str] = set()
+    todo = [start]
+    while todo:
+        for v in graph[todo.pop()] - seen - skip:
+            seen.add(v)
+            todo.append(v)
+    return seen
+
+
+def test_reached_follows_edges_transitively() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": set(), "p": {"c"}, "d": {"p"}}
+    assert _reached(graph, "a", set()) == {"b", "c"}
+    assert _reached(graph, "d", {"p"}) == set()
+    tree = ast.parse("import x\nif TYPE_CHECKING:\n    from a import b\ndef f():\n    from c import d\n"
+                     "class K:\n    from e import g\n")
+    found = {n.module for n in _load_time(tree) if isinstance(n, ast.ImportFrom)}
+    assert found == {"e"}
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_model_never_imports_a_view(model: str) -> None:
+    """Neither directly nor through other modules, when it is imported (``__init__`` re-exports aside)."""
+    modules = _modules()
+    graph, _private = _imports(modules, load_time=True)
+    inits = {m for m, p in modules.items() if p.name == "__init__.py"}
+    name = f"apple_roofline.roofline.{model}"
+    reached = _reached(graph, name, inits)
+    views = {f"apple_roofline.roofline.{v}" for v in VIEWS} | {"apple_roofline.figures"}
+    assert views <= set(modules)
+    assert not reached & views, f"{name} reaches the views {sorted(reached & views)}"

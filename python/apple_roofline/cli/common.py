@@ -21,7 +21,7 @@ from ..text import one_line
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
-    "fail", "warn", "fail_option", "parse_int", "backend_error_type", "import_failure", "real_command",
+    "fail", "warn", "fail_option", "as_integer", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
 ]
 
@@ -56,19 +56,16 @@ def fail_option(exc: OptionError) -> NoReturn:
     fail(exc.describe(FLAGS.get(exc.option, exc.option)), EXIT_USAGE)
 
 
-def parse_int(option: str, text: str, lo: int, hi: int) -> int:
-    """``text`` as an integer in ``lo..hi``; exit 2 naming the value and the range otherwise.
+def as_integer(text: str) -> object:
+    """``text`` as an int when it is one (surrounding blanks and a sign allowed: ``" +12"`` -> 12);
+    else ``text`` itself, for the library's check (:func:`apple_roofline.errors.check_int`) to reject
+    with its one-line message naming the option and the valid range.
 
-    Numeric options are taken as strings and parsed here, so that a bad value gets the one-line
+    Numeric options are taken as strings and converted here, so that a bad value gets the one-line
     ``error:`` message rather than Click's usage box.
     """
     stripped = text.strip()
-    if not _INT_RE.fullmatch(stripped):
-        fail(f"{option} {text!r} is not an integer (valid: {lo} to {hi})", EXIT_USAGE)
-    value = int(stripped)
-    if not lo <= value <= hi:
-        fail(f"{option} {value} is out of range (valid: {lo} to {hi})", EXIT_USAGE)
-    return value
+    return int(stripped) if _INT_RE.fullmatch(stripped) else text
 
 
 def backend_error_type() -> Type[BaseException]:

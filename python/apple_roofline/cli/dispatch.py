@@ -18,6 +18,7 @@ from ..text import text_table
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    as_integer,
     backend_error_type,
     fail,
     fail_option,
@@ -32,12 +33,6 @@ if TYPE_CHECKING:
     from ..latency.model import DispatchStudy
 
 __all__ = ["dispatch"]
-
-
-def _integer(text: str) -> object:
-    """``text`` as an int when it is one; else the text itself, for the library's check to reject."""
-    stripped = text.strip()
-    return int(stripped) if stripped.lstrip("+-").isdigit() else text
 
 
 def _print_study(study: "DispatchStudy") -> None:
@@ -88,8 +83,8 @@ def dispatch(
     except ImportError as exc:
         import_failure(exc)
     try:
-        n_reps, n_launches, n_warmup = runner.check_counts(_integer(reps), _integer(launches),  # type: ignore[arg-type]
-                                                           _integer(warmup))  # type: ignore[arg-type]
+        n_reps, n_launches, n_warmup = runner.check_counts(as_integer(reps), as_integer(launches),  # type: ignore[arg-type]
+                                                           as_integer(warmup))  # type: ignore[arg-type]
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)

@@ -14,16 +14,11 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, backend_error_type, fail, fail_option, prepare_out,
-                     print_written, real_command)
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_option,
+                     prepare_out, print_written, real_command)
 from .progress import CliProgress
 
 __all__ = ["graphics"]
-
-
-def _integer(text: str) -> object:
-    stripped = text.strip()
-    return int(stripped) if stripped.lstrip("+-").isdigit() else text
 
 
 def graphics(
@@ -55,11 +50,11 @@ def graphics(
     try:
         api, index = runner.parse_graphics_device(device)
         suites = runner.parse_choices(suite, "suites", SUITES, "graphics suite") if suite is not None else None
-        layers = check_int(_integer(overdraw), "overdraw", 1, runner.MAX_OVERDRAW)
-        fs = runner.check_f_values([_integer(v) for v in f.split(",") if v.strip()]) if f is not None else None
+        layers = check_int(as_integer(overdraw), "overdraw", 1, runner.MAX_OVERDRAW)
+        fs = runner.check_f_values([as_integer(v) for v in f.split(",") if v.strip()]) if f is not None else None
         pats = runner.parse_choices(pattern, "patterns", PATTERNS, "texture pattern") if pattern is not None else None
         width, height = runner.parse_resolution(resolution)
-        n_reps = check_reps(_integer(reps))
+        n_reps = check_reps(as_integer(reps))
     except OptionError as exc:
         fail_option(exc)
     backend_error = backend_error_type()

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional,
 import typer
 
 from ..errors import OptionError
+from ..measure import MAX_REPS
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    as_integer,
     backend_error_type,
     fail,
     fail_option,
@@ -37,10 +39,8 @@ def parse_count(text: str, check: Callable[[object], T]) -> T:
     """``text`` as an integer checked by the library's ``check`` (which raises OptionError naming
     the parameter and its range); a text that is no integer is passed to ``check`` as it is, so
     the message is the library's. Exits 2 with the message."""
-    stripped = text.strip()
-    value: object = int(stripped) if stripped.lstrip("+-").isdigit() else text
     try:
-        return check(value)
+        return check(as_integer(text))
     except OptionError as exc:
         fail_option(exc)
 
@@ -109,7 +109,7 @@ def run(
             "(sweep launch budget, GEMM size ladder, warm-up). Array sizes are not changed.",
         ),
     ] = False,
-    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per kernel, an integer (1 to 10000).")] = "10",
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")] = "10",
     array_size: Annotated[
         Optional[str], typer.Option("--array-size", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
     ] = None,

@@ -13,8 +13,8 @@ from typing import Any, List, Optional, Tuple
 
 from ..figures import Figure, mpl, text_color
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
-from .labels import COLUMN_GAP_PT, Labels
-from .model import RooflineModel, ridge_point_of
+from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
+from .model import RooflineModel
 from .records import Ceiling
 from .selection import select_ceilings
 
@@ -41,8 +41,10 @@ def plot_compare(a: RooflineModel, b: RooflineModel) -> Figure:
     fig, ax = new_roofline_figure()
     runs = [(tag, model, select_ceilings(model), color) for tag, model, color in zip("AB", (a, b), RUN_COLORS)]
     every = [c for _t, _m, shown, _c in runs for c in shown]
-    ridges = [ridge_point_of(c, bw) for _t, _m, shown, _c in runs for c in shown if c.kind == "compute"
-              for bw in [_best(shown, "bandwidth", c.source)] if bw is not None]
+    # ridge points from each model (against its highest bandwidth of the ceiling's source), as its report
+    tables = [model.ridge_table() for _t, model, _s, _c in runs]
+    ridges = [r for table, (_t, _m, shown, _c) in zip(tables, runs) for c in shown if c.kind == "compute"
+              for r in [table.ridge(c)] if r is not None]
     tops = [c.value for c in every if c.kind == "compute"]
     scale = scale_for(max(tops + [1.0]))
     xlo, xhi, ylo, yhi = limits([], [], ridges, tops, [c.value for c in every if c.kind == "bandwidth"])
@@ -80,8 +82,7 @@ def plot_compare(a: RooflineModel, b: RooflineModel) -> Figure:
                                     [(xlo * f, side) for side in sides for f in _BW_POSITIONS])
                     continue
             else:
-                bw = _best(shown, "bandwidth", c.source)
-                ridge = ridge_point_of(c, bw) if bw is not None else None
+                ridge = tables[i].ridge(c)
                 x0 = min(max(ridge, xlo), xhi) if ridge is not None else xlo
                 ax.plot([x0, xhi], [scale.y(c.value)] * 2, linestyle=style, color=color, linewidth=width, zorder=3,
                         gid=gid)
@@ -95,7 +96,8 @@ def plot_compare(a: RooflineModel, b: RooflineModel) -> Figure:
                                       xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left", va="center",
                                       fontsize=_LABEL_SIZE, color=text_color(color), zorder=6, annotation_clip=False,
                                       gid=f"{'ab'[i]}:label:compute:{c.name}",
-                                      arrowprops=dict(arrowstyle="-", color=color, linewidth=0.8, shrinkA=2.0))
+                                      arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=color,
+                                                      linewidth=0.8, shrinkA=2.0))
                     labels.add_column(ann, ax, scale.y(c.value))
                     continue
             handles.append(Line2D([], [], color=color, linestyle=style, linewidth=width))

@@ -2,8 +2,9 @@
 
 The model (:class:`~.model.RooflineModel`: ceilings, ridge points, attainable, classify,
 efficiency) never imports a view; the views (:mod:`.plot`, :mod:`.report`) take a model. This class
-sits above both, so that ``Roofline.from_run(run).plot(points=[p])`` works as a user expects
-without the model knowing about matplotlib.
+adds the one view a user expects as a method, so that ``Roofline.from_run(run).plot(points=[p])``
+works; it imports :mod:`.plot` only when :meth:`Roofline.plot` is called, so that the results model
+(:class:`~.run.Run`, whose ``roofline()`` returns a :class:`Roofline`) never reaches a view at import.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .model import Point, RooflineModel
-from .plot import plot_roofline
 
 __all__ = ["Roofline"]
 
@@ -38,4 +38,6 @@ class Roofline(RooflineModel):
         Raises:
             ValueError: an unknown ceiling name in ``ceilings``.
         """
+        from .plot import plot_roofline  # the view, imported on use (see the module docstring)
+
         return plot_roofline(self, points=points, ax=ax, title=title, ceilings=ceilings)

@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..figures import Axes, Figure, mpl
 
-__all__ = ["Labels", "COLUMN_GAP_PT", "text_extent", "renderer_of", "angle", "rotated_boxes"]
+__all__ = ["Labels", "COLUMN_GAP_PT", "LEADER_RELPOS", "text_extent", "renderer_of", "angle", "rotated_boxes"]
 
 Annotation = Any  # matplotlib.text.Annotation
 
@@ -23,7 +23,10 @@ Annotation = Any  # matplotlib.text.Annotation
 COLUMN_GAP_PT = 20.0
 #: Distance of a diagonal label from its line, points: clear of markers drawn on the line.
 DIAG_GAP_PT = 5.0
-
+#: Where a column label's leader meets it (``arrowprops`` of the annotation): the middle of its left
+#: edge. The leader then runs only in the gap between the axes and the column, so it never crosses
+#: another label's text, and leaders of labels stacked in their lines' order never cross each other.
+LEADER_RELPOS: Tuple[float, float] = (0.0, 0.5)
 
 
 @dataclass

@@ -33,25 +33,32 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from ..figures import PALETTE, Axes, Figure, mpl, text_color
 from ..text import sig_figs
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
-from .labels import COLUMN_GAP_PT, Labels
-from .model import Point, RooflineModel, ridge_point_of
+from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
+from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 
 __all__ = ["plot_roofline", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
            "FIGSIZE",
-           "X_LABEL", "MERGE_RTOL", "CLASS_ORDER", "NEUTRAL"]
+           "X_LABEL", "MERGE_RTOL", "CLASS_COLORS", "CLASS_ORDER", "NEUTRAL"]
 
 #: Ceilings of one source within this relative distance (3 %: closer lines overlap at their width) are
 #: drawn with interleaved dashes.
 MERGE_RTOL: float = 0.03
-#: Known classes in the order they take the palette's colours, so each keeps its colour in every
-#: figure; other classes take the colours left.
-CLASS_ORDER: Tuple[str, ...] = (
-    "FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64",
-    "GEMM FP32", "GEMM FP64", "GEMM FP16", "GEMM BF16", "GEMM TF32", "GEMM INT8",
-    "CPU GEMM FP32", "CPU GEMM FP64", "CPU GEMM FP16",
-)
+#: The colour of each known class, the same in every figure. Chosen so that classes whose lines lie
+#: close together on real rooflines differ clearly in hue and lightness (CIELAB distance >= 45): the
+#: FP32/FP64 cluster (FP32 vector, GEMM FP64, FP32 scalar ILP, GEMM FP32, FP64 on a GPU; FP32, GEMM
+#: FP32, FP64, GEMM FP64 on a CPU), the tensor-core GEMMs (INT8, BF16 over FP16, TF32) and the FP16
+#: classes between them. Okabe & Ito's colours first, then Paul Tol's.
+CLASS_COLORS: Dict[str, str] = {
+    "FP32 vector": "#0072B2", "FP32 scalar ILP": "#D55E00", "FP16 vector": "#009E73",
+    "FP16 scalar ILP": "#CC79A7", "FP64": "#E69F00", "GEMM FP32": "#AA4499", "GEMM FP64": "#44AA99",
+    "GEMM FP16": "#882255", "GEMM BF16": "#999933", "GEMM TF32": "#332288", "GEMM INT8": "#56B4E9",
+    "CPU GEMM FP32": "#661100", "CPU GEMM FP64": "#117733", "CPU GEMM FP16": "#6699CC",
+}
+#: Known classes (those of :data:`CLASS_COLORS`), each keeping its colour in every figure; other
+#: classes take the palette's colours left.
+CLASS_ORDER: Tuple[str, ...] = tuple(CLASS_COLORS)
 #: Legend proxies and markers of classes not shown.
 NEUTRAL = "#4d4d4d"
 _UNSHOWN = "#b3b3b3"
@@ -89,14 +96,14 @@ class CeilingClass:
 
 
 def class_colors(names: Sequence[str]) -> Dict[str, str]:
-    """A colour per compute class name, never repeated: known classes (:data:`CLASS_ORDER`) keep
-    their own palette entry, others take the entries left, in the order given. Beyond the palette's
-    sixteen colours (``ceilings="all"`` on a crowded run) colours repeat."""
+    """A colour per compute class name, never repeated: known classes keep their own colour
+    (:data:`CLASS_COLORS`), others take the palette's entries left, in the order given. Beyond the
+    palette's sixteen colours (``ceilings="all"`` on a crowded run) colours repeat."""
     out: Dict[str, str] = {}
     taken = set()
     for name in names:
-        if name in CLASS_ORDER and CLASS_ORDER.index(name) < len(PALETTE):
-            out[name] = PALETTE[CLASS_ORDER.index(name)]
+        if name in CLASS_COLORS:
+            out[name] = CLASS_COLORS[name]
             taken.add(out[name])
     spare: Iterator[str] = itertools.cycle([c for c in PALETTE if c not in taken] or list(PALETTE))
     for name in names:
@@ -253,16 +260,13 @@ def plot_roofline(
     drawn = _markers(model, colors)
     users = [p for p in points if p.flops > 0]
 
-    main_bw: Dict[str, Optional[Ceiling]] = {
-        s: max((c for c in shown if c.kind == "bandwidth" and c.source == s), key=lambda c: c.value, default=None)
-        for s in ("measured", "theoretical")}
-
-    def ridge_of(c: Optional[Ceiling], source: str) -> Optional[float]:
-        bw = main_bw[source]
-        return ridge_point_of(c, bw) if c is not None and bw is not None else None
-
-    ridges = {cls.name: {"measured": ridge_of(cls.measured, "measured"),
-                         "theoretical": ridge_of(cls.theoretical, "theoretical")} for cls in comp_classes}
+    # ridge points from the model (against its highest bandwidth of each source, shown or not), so
+    # that the figure and the report agree whatever ``ceilings`` hides
+    rows = {row.name: row for row in model.ridge_table().rows}
+    ridges: Dict[str, Dict[str, Optional[float]]] = {
+        cls.name: {"measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
+                   "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None}
+        for cls in comp_classes}
     xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users]
     ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users]
     tops = [c.value for c in shown if c.kind == "compute"]
@@ -300,7 +304,8 @@ def plot_roofline(
             xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left",
             va="center", fontsize=_LABEL_SIZE, color=text_color(cls.color), zorder=6, annotation_clip=False,
             linespacing=1.15, gid=f"label:compute:{cls.name}",
-            arrowprops=dict(arrowstyle="-", color=cls.color, linewidth=0.8, shrinkA=2.0, shrinkB=0.0,
+            arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=cls.color, linewidth=0.8, shrinkA=2.0,
+                            shrinkB=0.0,
                             linestyle="-" if cls.measured is not None else "--"),
         )
         labels.add_column(ann, ax, scale.y(main.value))

@@ -8,37 +8,74 @@ precisions and the vendor GEMMs): see :func:`default_names`.
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from .model import RooflineModel
 from .records import Ceiling
 
-__all__ = ["CORE_CLASSES", "default_names", "select_ceilings", "parse_ceilings_option"]
+__all__ = ["CORE_CLASSES", "FP16_CLASSES", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names",
+           "select_ceilings", "parse_ceilings_option"]
 
-#: Compute classes the default figure shows where the roofline has them (besides every GEMM class).
-CORE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64")
+#: Compute classes the default figure shows where the roofline has them: every one of
+#: :data:`CORE_CLASSES`, the best one of :data:`FP16_CLASSES`, and the GEMM classes of
+#: :func:`default_gemm_names`.
+CORE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP64")
+#: The FP16 compute classes, of which the default figure shows the highest one.
+FP16_CLASSES: Tuple[str, ...] = ("FP16 vector", "FP16 scalar ILP")
+#: GEMM precisions the default figure always shows where measured.
+GEMM_CORE: Tuple[str, ...] = ("FP32", "FP64")
+#: Half-precision GEMM dtypes, of which the default figure shows the highest one.
+GEMM_HALF: Tuple[str, ...] = ("FP16", "BF16")
 
 
-def _is_gemm(name: str) -> bool:
-    return name.startswith("GEMM ") or name.startswith("CPU GEMM ")
+def _gemm_dtype(name: str) -> Optional[str]:
+    """``"FP16"`` of ``"GEMM FP16"`` or ``"CPU GEMM FP16"``; None for a name that is not a GEMM class."""
+    for prefix in ("GEMM ", "CPU GEMM "):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return None
+
+
+def _best(ceilings: Sequence[Ceiling], keep: Callable[[str], bool]) -> List[str]:
+    """The name of the highest of ``ceilings`` whose name ``keep`` accepts (``ceilings`` are highest
+    first), as a list of at most one."""
+    return next(([c.name] for c in ceilings if keep(c.name)), [])
+
+
+def default_gemm_names(compute: Sequence[Ceiling]) -> List[str]:
+    """The GEMM classes of ``compute`` (compute ceilings of one source, highest first) the default
+    figure shows: FP32 and FP64 (:data:`GEMM_CORE`), the highest half-precision one
+    (:data:`GEMM_HALF`: FP16 or BF16), and the highest of the other precisions (the top tensor
+    precision: INT8, TF32, FP8 ...), each of the vendor GEMM (``"GEMM <dtype>"``) and of the CPU
+    GEMM (``"CPU GEMM <dtype>"``) where the run has both."""
+    names: List[str] = []
+    for prefix in ("GEMM ", "CPU GEMM "):
+        own = [c for c in compute if c.name.startswith(prefix)]
+        names += [c.name for c in own if _gemm_dtype(c.name) in GEMM_CORE]
+        names += _best(own, lambda n: _gemm_dtype(n) in GEMM_HALF)
+        names += _best(own, lambda n: _gemm_dtype(n) not in GEMM_CORE + GEMM_HALF)
+    return names
 
 
 def default_names(model: RooflineModel) -> List[str]:
-    """The ceiling names the default figure shows.
+    """The ceiling names the default figure shows, highest first within each kind.
 
-    The highest bandwidth ceiling (measured, else theoretical); the compute classes of
-    :data:`CORE_CLASSES` and every vendor GEMM class (``"GEMM <dtype>"``, ``"CPU GEMM <dtype>"``)
-    that has a measured ceiling — or, when nothing of compute was measured (``--suite stream``),
-    that has a theoretical one. A shown name brings both its measured and its theoretical ceiling.
+    The highest bandwidth ceiling (measured, else theoretical); of the compute ceilings (measured,
+    or, when nothing of compute was measured (``--suite stream``), theoretical): FP32 vector, FP32
+    scalar ILP and FP64 (:data:`CORE_CLASSES`), the highest FP16 class (:data:`FP16_CLASSES`) and
+    the GEMM classes of :func:`default_gemm_names` (FP32, FP64, the best half precision and the top
+    other precision). A shown name brings both its measured and its theoretical ceiling, so a
+    theoretical ceiling is shown exactly when its measured class is. On an H100 that is 9 of the
+    12 classes ``"all"`` shows; on a CPU, every class but the lower FP16 one.
     """
     names: List[str] = []
     source = "measured" if model.has("bandwidth", "measured") else "theoretical"
     if model.has("bandwidth", source):
         names.append(model.bandwidth(source).name)
     source = "measured" if model.has("compute", "measured") else "theoretical"
-    for c in model.compute(source):
-        if (c.name in CORE_CLASSES or _is_gemm(c.name)) and c.name not in names:
-            names.append(c.name)
+    compute = model.compute(source)
+    wanted = set(CORE_CLASSES) | set(_best(compute, lambda n: n in FP16_CLASSES)) | set(default_gemm_names(compute))
+    names += [c.name for c in compute if c.name in wanted and c.name not in names]
     return names
 
 

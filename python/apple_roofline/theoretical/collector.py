@@ -1,5 +1,5 @@
-"""Collecting theoretical ceilings with their derivations (shared by the GPU spec models,
-:mod:`.cuda` and :mod:`.apple`)."""
+"""Collecting theoretical ceilings with their derivations (shared by the spec models: the GPUs'
+:mod:`.cuda` and :mod:`.apple`, and the CPUs' :mod:`.cpu`)."""
 
 from __future__ import annotations
 

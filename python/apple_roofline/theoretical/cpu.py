@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..roofline.records import Ceiling
+from .collector import CeilingCollector
 
 __all__ = [
     "Figure",
@@ -261,18 +262,13 @@ def theoretical_ceilings(spec: CpuSpec) -> List[Ceiling]:
         ("GEMM FP32", "fp32"),
         ("GEMM FP64", "fp64"),
     )
-    out: List[Ceiling] = []
+    collected = CeilingCollector()
     for name, dtype in names:
         peak = spec.peak_gflops(dtype)
-        if peak is None or not peak > 0:
+        if peak is None:
             continue
-        out.append(
-            Ceiling(
-                name=name, kind="compute", value=peak, unit="GFLOP/s", source="theoretical",
-                from_=spec.derivation(dtype),
-            )
-        )
-    return out
+        collected.add(name, "compute", peak, spec.derivation(dtype))  # a value <= 0 is left out
+    return collected.ceilings
 
 
 def describe(spec: CpuSpec) -> Dict[str, object]:
