@@ -41,7 +41,8 @@ def test_pixel_inputs_are_exact_and_bounded() -> None:
 def test_fill_reference_is_the_vec4_chain_of_each_pixel(F: int) -> None:
     x = K.pixel_inputs(W, H)
     chain = FMA_KERNELS["vec4_cross4"].reference(x.reshape(-1), F, "fp32").reshape(H, W, 4)
-    colour = (chain * np.float32(0.0625) + np.float32(0.5)).astype(np.float32)
+    total = (chain[..., 0] + chain[..., 1]) + (chain[..., 2] + chain[..., 3])
+    colour = (chain / np.float32(32) + (total / np.float32(128) + np.float32(0.5))[..., None]).astype(np.float32)
     f32 = K.fill_reference(W, H, F, "rgba32float")
     assert np.array_equal(f32, colour)
     assert 0.1 <= float(f32.min()) and float(f32.max()) <= 0.9
@@ -50,6 +51,16 @@ def test_fill_reference_is_the_vec4_chain_of_each_pixel(F: int) -> None:
     r8 = K.fill_reference(W, H, F, "r8unorm")
     assert r8.shape == (H, W, 1) and np.array_equal(r8[..., 0], u8[..., 0])
     assert np.array_equal(K.fill_reference(W, H, F, "rgba16float"), colour.astype(np.float16))
+
+
+def test_every_channel_depends_on_every_lane() -> None:
+    """A one-channel target must still need all four chains (no lane is dead code for r8unorm)."""
+    lanes = FMA_KERNELS["vec4_cross4"].reference(K.pixel_inputs(W, H).reshape(-1), 9, "fp32").reshape(H, W, 4)
+    red = K.fill_reference(W, H, 9, "rgba32float")[..., 0]
+    total = (lanes[..., 0] + lanes[..., 1]) + (lanes[..., 2] + lanes[..., 3])
+    assert np.array_equal(red, (lanes[..., 0] / np.float32(32) + (total / np.float32(128) + np.float32(0.5)))
+                          .astype(np.float32))
+    assert abs(np.corrcoef(red.reshape(-1), lanes[..., 3].reshape(-1))[0, 1]) > 0.1  # lane w moves the red channel
 
 
 def test_fill_reference_depends_on_F() -> None:

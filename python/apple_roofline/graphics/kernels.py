@@ -17,8 +17,8 @@ Roofline Analysis, which compares itself with a Vulkan study of a Radeon 780M:
   working set is S² × 4 bytes.
 
 The per-pixel computations are exact in fp32 up to the rounding the references model, so every pass's
-target is checked against NumPy: the fill shader's output is the ``vec4_cross4`` reference of the
-pixel's input, quantised as the target format stores it; the texture shader's is the sum of the
+target is checked against NumPy: the fill shader's output is built from the ``vec4_cross4`` reference of
+the pixel's input, quantised as the target format stores it; the texture shader's is the sum of the
 texels it reads. Twins: ``shaders/wgsl/graphics.wgsl`` and ``shaders/metal/graphics.metal``.
 """
 
@@ -92,9 +92,11 @@ def pixel_inputs(width: int, height: int) -> np.ndarray:
 
 def fill_reference(width: int, height: int, F: int, fmt: str) -> np.ndarray:
     """What ``fs_fill`` leaves in a ``fmt`` target after any number of identical layers, shape
-    (height, width, channels): the ``vec4_cross4`` reference of each pixel's input (the same FMA
-    rounding as the compute suites), ``(c+d+e+f)/16 + 0.5``, stored as ``fmt`` stores it (unorm8:
-    round(255 v) as uint8; f16: float16; f32: float32).
+    (height, width, channels): ``s``, the ``vec4_cross4`` reference ``c+d+e+f`` of each pixel's input
+    (the same FMA rounding as the compute suites), then ``t = (s.x+s.y) + (s.z+s.w)`` and the colour
+    ``s/32 + (t/128 + 0.5)`` in fp32 (every channel depends on every lane, so no lane is dead code for
+    a one-channel target), stored as ``fmt`` stores it (unorm8: round(255 v) as uint8; f16: float16;
+    f32: float32).
 
     Raises:
         ValueError: ``F`` outside 0 … :data:`MAX_F`, or an unknown format.
@@ -103,11 +105,13 @@ def fill_reference(width: int, height: int, F: int, fmt: str) -> np.ndarray:
         raise ValueError(f"F {F} is out of range (valid: 0 to {MAX_F})")
     target = _format(fmt)
     levels = np.arange(32, dtype=np.float32) / np.float32(64.0) - np.float32(0.25)  # every input value
-    out = FMA_KERNELS["vec4_cross4"].reference(levels, F, "fp32")
-    colour_of_level = (out * np.float32(0.0625) + np.float32(0.5)).astype(np.float32)
+    sum_of_level = FMA_KERNELS["vec4_cross4"].reference(levels, F, "fp32").astype(np.float32)
     index = np.rint((pixel_inputs(width, height) + np.float32(0.25)) * 64.0).astype(np.int64)
-    colour: np.ndarray = colour_of_level[index][..., :target.channels]
-    return _store(colour, target.storage)
+    lanes = sum_of_level[index]  # (height, width, 4): s of every pixel
+    total = (lanes[..., 0] + lanes[..., 1]) + (lanes[..., 2] + lanes[..., 3])
+    shared = (total * np.float32(0.0078125) + np.float32(0.5)).astype(np.float32)
+    colour: np.ndarray = (lanes * np.float32(0.03125) + shared[..., None]).astype(np.float32)
+    return _store(colour[..., :target.channels], target.storage)
 
 
 def _format(fmt: str) -> TargetFormat:
