@@ -346,3 +346,49 @@ def test_cli(fake: FakeDevice, tmp_path: Path) -> None:
         r = cli.invoke(app, ["graphics", *args, "--out", str(tmp_path / "x")])
         assert r.exit_code == 2 and message in r.stderr, (args, r.stderr)
         assert not (tmp_path / "x").exists()
+
+
+# -- the H100 study kept as data (bench/README.md, docs/report-graphics-h100.md) -----------
+
+H100 = Path(__file__).parent / "data" / "graphics_h100.json"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_the_kept_h100_study_reads_strictly_and_is_whole() -> None:
+    study = load_results(H100)
+    assert isinstance(study, GraphicsStudy) and study.complete and study.valid
+    assert {m.suite for m in study.measurements} == set(K.SUITES)
+    assert study.device["wgpu_backend"] == "Vulkan" and "H100" in study.device["name"]
+    assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (runner.SPIN_UP_S)
+
+
+def test_the_docs_report_is_the_kept_study_rendered(tmp_path: Path) -> None:
+    """docs/report-graphics-h100.md is what `apple-roofline report` prints for the kept study; the
+    figures it names render from it."""
+    study = load_results(H100)
+    assert isinstance(study, GraphicsStudy)
+    assert format_graphics(study, "md") == (DOCS / "report-graphics-h100.md").read_text(encoding="utf-8")
+    for draw in (plot_fill, plot_texture):
+        fig = draw(study)
+        assert len(fig.axes) >= 3  # every panel drawn from the kept data
+
+
+def test_the_kept_h100_tile_memory_shows_no_dead_lanes() -> None:
+    """With every channel depending on every lane, r8unorm and rgba8unorm shade at the same rate once
+    the ALUs bound the pass (F >= 16): the format then changes nothing but the bytes written."""
+    study = load_results(H100)
+    assert isinstance(study, GraphicsStudy)
+    ratios = tilemem_ratios(study)
+    assert all(0.9 <= ratios[("rgba8unorm", F, "store")] <= 1.1 for F in (16, 128, 512))
+
+
+def test_plot_writes_every_figure_of_a_graphics_study(tmp_path: Path) -> None:
+    saved = tmp_path / "graphics.json"
+    saved.write_bytes(H100.read_bytes())
+    result = CliRunner().invoke(app, ["plot", str(saved)])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "graphics-fill.png").stat().st_size > 10_000
+    assert (tmp_path / "graphics-texture.png").stat().st_size > 10_000
+    one = tmp_path / "only.svg"
+    result = CliRunner().invoke(app, ["plot", str(saved), "-o", str(one)])
+    assert result.exit_code == 0 and one.exists() and "graphics-fill" not in result.output

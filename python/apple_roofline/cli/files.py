@@ -103,7 +103,8 @@ def plot(
     ] = "default",
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
-    histograms of a dispatch study (dispatch.json); or the fill-rate figure of a graphics study."""
+    histograms of a dispatch study (dispatch.json); or the figures of a graphics study (fill rate and
+    tile memory, texture cache: both beside graphics.json, or the first with -o)."""
     from ..latency.model import DispatchStudy
     from ..roofline.selection import parse_ceilings_option
 
@@ -116,17 +117,22 @@ def plot(
     from ..graphics.model import GraphicsStudy
 
     if isinstance(loaded, GraphicsStudy):
-        target = output if output is not None else run_json.parent / "graphics-fill.png"
-        check_plot_suffix(target, "-o")
         if points:
             fail("--point places kernels on a roofline; a graphics study has none", EXIT_USAGE)
-        check_writable_dir(target)
         from ..graphics.plot import plot_fill, plot_texture
 
         graphics_study = loaded
-        draw = plot_texture if not (graphics_study.suite("fillrate") or graphics_study.suite("tilemem")) else plot_fill
-        _save_plot(lambda: draw(graphics_study), target, f"{run_json}: cannot plot")
-        typer.echo(f"wrote {target}")
+        figures = [(name, draw) for name, draw, suites in (("graphics-fill.png", plot_fill, ("fillrate", "tilemem")),
+                                                           ("graphics-texture.png", plot_texture, ("texture",)))
+                   if any(graphics_study.suite(s) for s in suites)]
+        if output is not None:  # -o names one figure: the fill figure, or the texture one if that is all there is
+            figures = figures[:1]
+        for name, draw in figures or [("graphics-fill.png", plot_fill)]:
+            target = output if output is not None else run_json.parent / name
+            check_plot_suffix(target, "-o")
+            check_writable_dir(target)
+            _save_plot(lambda draw=draw: draw(graphics_study), target, f"{run_json}: cannot plot")
+            typer.echo(f"wrote {target}")
         return
     if isinstance(loaded, DispatchStudy):
         target = output if output is not None else run_json.parent / "dispatch.png"

@@ -71,7 +71,6 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     for m in fill:
         lines.setdefault((str(m.params["mode"]), str(m.params["store"])), []).append(m)
     ceilings = fill_ceilings(study)
-    ticker = mpl("matplotlib.ticker")
     for ax, value, unit, ceiling, short in ((axes[0], shaded_rate, "GPixel/s shaded", "fill rate", "GPixel/s"),
                                             (axes[1], lambda m: m.gflops, "fragment GFLOP/s", "fragment ALU",
                                              "GFLOP/s")):
@@ -89,9 +88,7 @@ def plot_fill(study: GraphicsStudy) -> Figure:
                         xytext=(0, 3), textcoords="offset points", fontsize=7.5, color="#333333")
         if fill:
             _f_axis(ax, sorted({int(m.params["F"]) for m in fill}))
-            ax.set_yscale("log")
-            ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: sig_figs(v)))
-            ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+            _log_y(ax, [value(m) for m in fill if value(m) > 0])
             ax.legend(fontsize=7.5, loc="best")
         ax.set_ylabel(unit)
     axes[0].set_title("(a) fill-rate roofline: pixels", fontsize=10, loc="left")
@@ -100,6 +97,18 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     fig.suptitle(_title(study, "Fill rate and tile memory") + f" — {study.params.get('width')} x "
                  f"{study.params.get('height')}, {study.params.get('overdraw')} layers", fontsize=11)
     return fig
+
+
+def _log_y(ax: Any, values: List[float]) -> None:
+    """A log y axis labelled in plain numbers: at 1, 2 and 5 per decade where the data spans under two
+    decades (else one label a decade would leave a panel with one or two), at each power of ten otherwise."""
+    ticker = mpl("matplotlib.ticker")
+    ax.set_yscale("log")
+    positive = [v for v in values if v > 0]
+    narrow = bool(positive) and max(positive) / min(positive) < 100.0
+    ax.yaxis.set_major_locator(ticker.LogLocator(base=10.0, subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: sig_figs(v)))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _tile_panel(ax: Any, tile: List[Measurement]) -> None:
@@ -123,7 +132,7 @@ def _tile_panel(ax: Any, tile: List[Measurement]) -> None:
                    gid=f"tilemem:{fmt}:{store}")
     ax.set_xticks(range(len(fs)))
     ax.set_xticklabels([f"F = {f}" for f in fs])
-    ax.set_yscale("log")
+    _log_y(ax, [shaded_rate(m) for m in tile])
     ax.set_ylabel("GPixel/s shaded (hatched: discard)")
     ax.legend(fontsize=7.5, loc="best")
     ax.grid(True, axis="y", color="#d0d0d0", linewidth=0.5)
