@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, List, Optional, Sequence, Tuple
 
@@ -131,7 +132,7 @@ def plot(
             target = output if output is not None else run_json.parent / name
             check_plot_suffix(target, "-o")
             check_writable_dir(target)
-            _save_plot(lambda draw=draw: draw(graphics_study), target, f"{run_json}: cannot plot")
+            _save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
     if isinstance(loaded, DispatchStudy):
