@@ -86,3 +86,10 @@ def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     kinds = {c.kind for c in run.ceilings if c.source == "measured"}
     assert kinds == {"bandwidth", "compute"}
     assert list(run.command) == ["apple-roofline", *args]
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="on macOS the Metal backend is built")
+def test_graphics_on_metal_without_the_metal_backend_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["graphics", "--device", "metal:0", "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "'metal:0' is not available" in result.output and "built on macOS only" in result.output

@@ -134,6 +134,7 @@ def test_metal_opens_the_native_device(monkeypatch: pytest.MonkeyPatch) -> None:
         return FakeBackend()
 
     monkeypatch.setattr(nd, "open_device", fake_open)
+    monkeypatch.setattr(nd, "resolve_device", lambda spec: str(spec))  # checked against the registry first
     dev = open_graphics_device("metal", 2)
     assert isinstance(dev, NativeGraphicsDevice) and opened == ["metal:2"]
 
@@ -143,6 +144,7 @@ def test_run_graphics_on_the_native_device(monkeypatch: pytest.MonkeyPatch) -> N
     from apple_roofline.graphics.runner import run_graphics
 
     monkeypatch.setattr(nd, "open_device", lambda spec: FakeBackend())
+    monkeypatch.setattr(nd, "resolve_device", lambda spec: str(spec))
     study = run_graphics("metal:0", ["fillrate", "texture"], quick=True, width=32, height=16, overdraw=2,
                          f_values=[0, 8], reps=2)
     assert study.complete and study.measurements

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..devices import open_device
+from ..devices import open_device, resolve_device
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
 
@@ -91,12 +91,14 @@ class NativeGraphicsDevice:
         max_texture: the largest 2D texture side (``info["max_texture_2d"]``; 0 when unknown).
 
     Raises:
-        _core.UnsupportedError: the Metal backend was not built (not macOS).
+        OptionError: (option ``device``) the Metal backend was not built (not macOS) or has no device
+            ``index``.
         _core.DeviceError: there is no Metal device ``index``.
     """
 
     def __init__(self, index: int, backend: Any = None) -> None:
-        self.backend = backend if backend is not None else open_device(f"metal:{index}")
+        # resolve_device checks the name against the backends compiled in before anything is opened.
+        self.backend = backend if backend is not None else open_device(resolve_device(f"metal:{index}"))
         self.info: Dict[str, Any] = dict(self.backend.info())
         self.info.setdefault("index", index)
         self.max_texture = int(self.info.get("max_texture_2d", 0) or 0)

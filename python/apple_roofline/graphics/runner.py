@@ -115,7 +115,7 @@ def open_graphics_device(api: str, index: int) -> Any:
 
     Raises:
         WgpuUnavailable: wgpu is not installed or has no such adapter.
-        _core.UnsupportedError, _core.DeviceError: no native Metal device.
+        OptionError: (option ``device``) no Metal backend in this build, or no such Metal device.
     """
     if api == "wgpu":
         from .wgpu_device import WgpuDevice
