@@ -174,6 +174,8 @@ void init_backend(nb::module_& m) {
           },
           "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory.");
 
+  // Python's keyword `launch` (time, launch, timeline, launch_throughput, launch_round_trip) is the
+  // C++ `work_items`, the work items of one launch (core/backend.h); messages keep the keyword.
   nb::class_<Kernel>(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.")
       .def_prop_ro("entry", &Kernel::entry)
       .def_prop_ro("wave_items", &Kernel::wave_items,
@@ -185,22 +187,22 @@ void init_backend(nb::module_& m) {
                    "GPUEndTime - GPUStartTime); empty otherwise.")
       .def(
           "time",
-          [](Kernel& k, nb::sequence args, int64_t launch, int64_t batch, int64_t reps) {
+          [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps) {
             std::vector<Arg> a = to_args(args);
-            uint64_t l = positive(launch, "launch"), b = positive(batch, "batch"), r = positive(reps, "reps");
+            uint64_t w = positive(work_items, "launch"), b = positive(batch, "batch"), r = positive(reps, "reps");
             nb::gil_scoped_release release;
-            return k.time(a, l, b, r);
+            return k.time(a, w, b, r);
           },
           "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1,
           "Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the\n"
           "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.")
       .def(
           "launch",
-          [](Kernel& k, nb::sequence args, int64_t launch) {
+          [](Kernel& k, nb::sequence args, int64_t work_items) {
             std::vector<Arg> a = to_args(args);
-            const uint64_t l = positive(launch, "launch");
+            const uint64_t w = positive(work_items, "launch");
             nb::gil_scoped_release release;
-            k.launch(a, l);
+            k.launch(a, w);
           },
           "args"_a, "launch"_a = 1,
           "Enqueue one launch of `launch` work items and return without waiting where the device\n"
@@ -209,13 +211,13 @@ void init_backend(nb::module_& m) {
           "UnsupportedError for vendor-library kernels (GEMM), ValueError for bad arguments.")
       .def(
           "timeline",
-          [](Kernel& k, nb::sequence args, int64_t launch, int64_t reps) {
+          [](Kernel& k, nb::sequence args, int64_t work_items, int64_t reps) {
             std::vector<Arg> a = to_args(args);
-            const uint64_t l = positive(launch, "launch"), r = positive(reps, "reps");
+            const uint64_t w = positive(work_items, "launch"), r = positive(reps, "reps");
             Timeline tl;
             {
               nb::gil_scoped_release release;
-              tl = k.timeline(a, l, r);
+              tl = k.timeline(a, w, r);
             }
             nb::dict d;
             d["events"] = tl.events;
@@ -346,22 +348,22 @@ void init_backend(nb::module_& m) {
 
   m.def(
       "launch_throughput",
-      [](Backend& b, Kernel& k, nb::sequence args, int64_t launch, int64_t launches, int64_t reps) {
+      [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t launches, int64_t reps) {
         std::vector<Arg> a = to_args(args);
-        const uint64_t l = positive(launch, "launch"), n = positive(launches, "launches"), r = positive(reps, "reps");
+        const uint64_t w = positive(work_items, "launch"), n = positive(launches, "launches"), r = positive(reps, "reps");
         nb::gil_scoped_release release;
-        return launch_throughput(b, k, a, l, n, r);
+        return launch_throughput(b, k, a, w, n, r);
       },
       "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "launches"_a = 1, "reps"_a = 1,
       "Native loop: `reps` samples of `launches` kernel.launch(args, launch) calls and one\n"
       "backend.synchronize(); host steady-clock seconds per sample. The floor of the same loop in Python.");
   m.def(
       "launch_round_trip",
-      [](Backend& b, Kernel& k, nb::sequence args, int64_t launch, int64_t reps) {
+      [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t reps) {
         std::vector<Arg> a = to_args(args);
-        const uint64_t l = positive(launch, "launch"), r = positive(reps, "reps");
+        const uint64_t w = positive(work_items, "launch"), r = positive(reps, "reps");
         nb::gil_scoped_release release;
-        return launch_round_trip(b, k, a, l, r);
+        return launch_round_trip(b, k, a, w, r);
       },
       "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "reps"_a = 1,
       "Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();\n"

@@ -15,29 +15,34 @@
 //    integer tensor-core GEMMs take).
 //  * Buffer::address() gives the memory's DLPack device (CPU for host-visible memory, CUDA device
 //    memory otherwise) so Python can export it without a copy.
-//  * Kernel::time(args, launch, batch, reps) blocks, runs `reps` samples of `batch` back-to-back
-//    launches of `launch` work items each, and returns the device-timed seconds of each sample
-//    (seconds per sample, not per launch). CPU: steady clock around a barrier-synchronised parallel
-//    region; CUDA: events around the batch on one stream; Metal: GPUEndTime - GPUStartTime of one
-//    command buffer per sample. The caller releases the GIL. GPU kernels receive `args` in order
-//    (a Buffer as a device pointer, an int as `long long`, a float as `double`) followed by the
-//    launch count as `unsigned long long`; CUDA launches ceil(launch / BLOCK) blocks of BLOCK
-//    threads (the constant BLOCK, default 256, also passed to NVRTC as -DBLOCK).
+//  * `work_items` (Kernel::time, launch, timeline and the launch loops below) is the number of
+//    work items of one launch: GPU threads, or CPU kernel-table items shared among the workers.
+//    Python passes it as the keyword `launch`, and error messages call it that (check_work_items
+//    in checks.h rejects 0 with std::invalid_argument).
+//  * Kernel::time(args, work_items, batch, reps) blocks, runs `reps` samples of `batch`
+//    back-to-back launches of `work_items` work items each, and returns the device-timed seconds
+//    of each sample (seconds per sample, not per launch). CPU: steady clock around a
+//    barrier-synchronised parallel region; CUDA: events around the batch on one stream; Metal:
+//    GPUEndTime - GPUStartTime of one command buffer per sample. The caller releases the GIL. GPU
+//    kernels receive `args` in order (a Buffer as a device pointer, an int as `long long`, a float
+//    as `double`) followed by the work-item count as `unsigned long long`; CUDA launches
+//    ceil(work_items / BLOCK) blocks of BLOCK threads (the constant BLOCK, default 256, also
+//    passed to NVRTC as -DBLOCK).
 //    Metal binds them at [[buffer(i)]] in the same order: a Buffer as `device T*`, an int as
 //    `constant long&`, a float as `constant float&` (MSL has no double: the value is rounded to
-//    fp32), then the launch count as `constant ulong&`; it dispatches `launch` threads
-//    (dispatchThreads, threadgroups of BLOCK threads, default 256; launch < 2^32). Other
+//    fp32), then the work-item count as `constant ulong&`; it dispatches `work_items` threads
+//    (dispatchThreads, threadgroups of BLOCK threads, default 256; work_items < 2^32). Other
 //    constants are function constants, set by name with the type the function declares.
 //  * Kernel::timer() says how the last time() call measured (empty where there is one way only):
 //    on Metal, counter-sample-buffer timestamps at the compute pass's boundaries, or the command
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
-//  * Kernel::launch(args, launch) enqueues one launch and returns without waiting where the device
-//    allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer, committed,
-//    not waited for); the CPU runs it on the thread pool (fork-join) before returning.
+//  * Kernel::launch(args, work_items) enqueues one launch and returns without waiting where the
+//    device allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer,
+//    committed, not waited for); the CPU runs it on the thread pool (fork-join) before returning.
 //    Backend::synchronize() waits for everything launched. Vendor-library kernels (GEMM) may
 //    throw UnsupportedError. This is the path the dispatch-latency study measures.
-//  * Kernel::timeline(args, launch, reps) runs `reps` launches, each waited for, and returns the
-//    instants of each launch's steps on the host clock (Timeline below); UnsupportedError where
+//  * Kernel::timeline(args, work_items, reps) runs `reps` launches, each waited for, and returns
+//    the instants of each launch's steps on the host clock (Timeline below); UnsupportedError where
 //    the backend cannot observe them. CUDA reads the kernel's start from %globaltimer, which the
 //    kernel itself must write into the first 8 bytes of its first argument (dispatch.cu's
 //    *_stamp kernels); std::invalid_argument when it did not.
@@ -121,10 +126,10 @@ class Kernel {
   // (CPU) or is unknown. A launch of a whole number of waves keeps every SM equally busy.
   virtual uint64_t wave_items() const { return 0; }
   virtual std::string timer() const { return ""; }
-  virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+  virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                                    uint64_t reps) = 0;
-  virtual void launch(const std::vector<Arg>& args, uint64_t launch);
-  virtual Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps);
+  virtual void launch(const std::vector<Arg>& args, uint64_t work_items);
+  virtual Timeline timeline(const std::vector<Arg>& args, uint64_t work_items, uint64_t reps);
 };
 
 // A render pass of the graphics study (Backend::render_pass).
@@ -200,12 +205,13 @@ std::shared_ptr<Backend> make_metal_backend(int index);
 
 // Native launch loops over the public path (dispatch.cpp), the floor that Python calling
 // Kernel.launch and Backend.synchronize once per launch is compared with. Host steady clock.
-//  * launch_throughput: `reps` samples of `launches` calls to kernel.launch then one
-//    backend.synchronize(); seconds per sample.
-//  * launch_round_trip: `reps` samples of one kernel.launch and one backend.synchronize(); seconds each.
-std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+//  * launch_throughput: `reps` samples of `launches` calls to kernel.launch(args, work_items),
+//    each of `work_items` work items, then one backend.synchronize(); seconds per sample.
+//  * launch_round_trip: `reps` samples of one kernel.launch(args, work_items) and one
+//    backend.synchronize(); seconds each.
+std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
                                       uint64_t launches, uint64_t reps);
-std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
                                       uint64_t reps);
 
 }  // namespace ar

@@ -24,31 +24,31 @@ namespace {
 
 using clk = std::chrono::steady_clock;
 
-void check_counts(uint64_t launch, uint64_t launches, uint64_t reps) {
-  check_work_items(launch);
+void check_counts(uint64_t work_items, uint64_t launches, uint64_t reps) {
+  check_work_items(work_items);
   if (launches == 0) throw std::invalid_argument("launches must be at least 1 per sample");
   if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
 }
 
 }  // namespace
 
-std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
                                       uint64_t launches, uint64_t reps) {
-  check_counts(launch, launches, reps);
+  check_counts(work_items, launches, reps);
   backend.synchronize();  // start from an idle device
   std::vector<double> out(reps);
   for (uint64_t r = 0; r < reps; ++r) {
     const clk::time_point t0 = clk::now();
-    for (uint64_t i = 0; i < launches; ++i) kernel.launch(args, launch);
+    for (uint64_t i = 0; i < launches; ++i) kernel.launch(args, work_items);
     backend.synchronize();
     out[r] = std::chrono::duration<double>(clk::now() - t0).count();
   }
   return out;
 }
 
-std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t launch,
+std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
                                       uint64_t reps) {
-  return launch_throughput(backend, kernel, args, launch, 1, reps);
+  return launch_throughput(backend, kernel, args, work_items, 1, reps);
 }
 
 }  // namespace ar

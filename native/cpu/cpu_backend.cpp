@@ -62,8 +62,8 @@ class CpuBuffer final : public Buffer {
   size_t nbytes_;
 };
 
-void check_launch(uint64_t launch, uint64_t batch, uint64_t reps) {
-  check_work_items(launch);
+void check_launch(uint64_t work_items, uint64_t batch, uint64_t reps) {
+  check_work_items(work_items);
   if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
   if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
 }
@@ -80,15 +80,15 @@ class BuiltinKernel final : public Kernel {
       : pool_(std::move(pool)), k_(k), F_(F) {}
   std::string entry() const override { return k_->name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                            uint64_t reps) override {
-    check_launch(launch, batch, reps);
-    const KernelArgs ka = bind(args, launch);
+    check_launch(work_items, batch, reps);
+    const KernelArgs ka = bind(args, work_items);
     std::vector<double> out(reps);
     ThreadPool& pool = *pool_;
     const KernelEntry* k = k_;
     pool.run([&](unsigned w) {
-      auto [b, e] = pool.share(w, launch, k->grain);
+      auto [b, e] = pool.share(w, work_items, k->grain);
       for (uint64_t r = 0; r < reps; ++r) {
         pool.barrier();
         clk::time_point t0;
@@ -104,22 +104,22 @@ class BuiltinKernel final : public Kernel {
   }
 
   // One fork-join of the pool running the launch (there is no queue to leave it in).
-  void launch(const std::vector<Arg>& args, uint64_t launch) override {
-    check_launch(launch, 1, 1);
-    const KernelArgs ka = bind(args, launch);
+  void launch(const std::vector<Arg>& args, uint64_t work_items) override {
+    check_launch(work_items, 1, 1);
+    const KernelArgs ka = bind(args, work_items);
     ThreadPool& pool = *pool_;
     const KernelEntry* k = k_;
     pool.run([&](unsigned w) {
-      auto [b, e] = pool.share(w, launch, k->grain);
+      auto [b, e] = pool.share(w, work_items, k->grain);
       if (e > b) k->fn(ka, b, e);
     });
   }
 
   // call -> wake (the first worker runs the kernel) -> fork (the last one does) -> join (run()
   // returned, every worker done): the pool's fork-join cost, step by step.
-  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
-    check_launch(launch, 1, reps);
-    const KernelArgs ka = bind(args, launch);
+  Timeline timeline(const std::vector<Arg>& args, uint64_t work_items, uint64_t reps) override {
+    check_launch(work_items, 1, reps);
+    const KernelArgs ka = bind(args, work_items);
     ThreadPool& pool = *pool_;
     const KernelEntry* k = k_;
     Timeline tl;
@@ -132,7 +132,7 @@ class BuiltinKernel final : public Kernel {
       const clk::time_point t0 = clk::now();
       pool.run([&](unsigned w) {
         starts[w] = clk::now();
-        auto [b, e] = pool.share(w, launch, k->grain);
+        auto [b, e] = pool.share(w, work_items, k->grain);
         if (e > b) k->fn(ka, b, e);
       });
       const clk::time_point t1 = clk::now();
@@ -148,8 +148,8 @@ class BuiltinKernel final : public Kernel {
   }
 
  private:
-  // The kernel's arguments checked against its table entry and `launch` work items.
-  KernelArgs bind(const std::vector<Arg>& args, uint64_t launch) const {
+  // The kernel's arguments checked against its table entry and a launch of `work_items` work items.
+  KernelArgs bind(const std::vector<Arg>& args, uint64_t work_items) const {
     const size_t want = size_t(k_->buffers) + (k_->scalar ? 1 : 0);
     if (args.size() != want)
       throw std::invalid_argument(std::string(k_->name) + " takes " + std::to_string(want) + " arguments (" +
@@ -157,12 +157,12 @@ class BuiltinKernel final : public Kernel {
                                   "), got " + std::to_string(args.size()));
     KernelArgs ka;
     ka.F = F_;
-    const uint64_t need = launch * uint64_t(k_->elems_per_item) * uint64_t(k_->elem_size);
+    const uint64_t need = work_items * uint64_t(k_->elems_per_item) * uint64_t(k_->elem_size);
     for (int i = 0; i < k_->buffers; ++i) {
       Buffer* b = buffer_arg(args, size_t(i), k_->name);
       if (b->nbytes() < need)
         throw std::invalid_argument(std::string(k_->name) + ": buffer " + std::to_string(i) + " holds " +
-                                    std::to_string(b->nbytes()) + " bytes but " + std::to_string(launch) +
+                                    std::to_string(b->nbytes()) + " bytes but " + std::to_string(work_items) +
                                     " work items need " + std::to_string(need));
       ka.buf[i] = b->host_ptr();
     }
@@ -188,10 +188,10 @@ class GemmKernel final : public Kernel {
     if (dtype_ == "fp16") workspace_.resize(size_t(std::max(0LL, blas_hgemm_workspace(m_, n_, k_))) + 64);
   }
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : dtype_ == "fp64" ? "dgemm" : "hgemm"; }
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch,
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                            uint64_t reps) override {
-    check_launch(launch, batch, reps);
-    if (launch != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    check_launch(work_items, batch, reps);
+    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const size_t es = dtype_ == "fp32" ? 4 : dtype_ == "fp64" ? 8 : 2;
     const size_t need[3] = {size_t(m_) * k_ * es, size_t(k_) * n_ * es, size_t(m_) * n_ * es};

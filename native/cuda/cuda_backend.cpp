@@ -56,11 +56,11 @@ class CudaKernel final : public Kernel {
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   }
   // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
-  // long or double), then the launch count.
+  // long or double), then the work-item count.
   struct Params {
     std::vector<unsigned long long> slots;
     std::vector<void*> ptrs;
-    Params(const std::vector<Arg>& args, uint64_t launch, const Device& dev) : slots(args.size() + 1), ptrs(args.size() + 1) {
+    Params(const std::vector<Arg>& args, uint64_t work_items, const Device& dev) : slots(args.size() + 1), ptrs(args.size() + 1) {
       for (size_t i = 0; i < args.size(); ++i) {
         if (auto* b = std::get_if<Buffer*>(&args[i])) {
           CUdeviceptr p = buffer_arg(*b, dev, i).ptr();
@@ -75,14 +75,14 @@ class CudaKernel final : public Kernel {
         }
         ptrs[i] = &slots[i];
       }
-      slots.back() = launch;
+      slots.back() = work_items;
       ptrs.back() = &slots.back();
     }
   };
-  unsigned grid(uint64_t launch) const {
-    const uint64_t blocks = (launch + uint64_t(block_) - 1) / uint64_t(block_);
-    if (launch == 0 || blocks > 0x7fffffffull)
-      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items is out of range (valid: 1 to " +
+  unsigned grid(uint64_t work_items) const {
+    const uint64_t blocks = (work_items + uint64_t(block_) - 1) / uint64_t(block_);
+    if (work_items == 0 || blocks > 0x7fffffffull)
+      throw std::invalid_argument("launch of " + std::to_string(work_items) + " work items is out of range (valid: 1 to " +
                                   std::to_string(0x7fffffffull * uint64_t(block_)) + ", 2^31-1 blocks)");
     return unsigned(blocks);
   }
@@ -95,11 +95,11 @@ class CudaKernel final : public Kernel {
   std::string entry() const override { return entry_; }
   uint64_t wave_items() const override { return wave_; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
     const Device& dev = *m_->dev;
     dev.make_current();
-    Params p(args, launch, dev);
-    const unsigned blocks = grid(launch);
+    Params p(args, work_items, dev);
+    const unsigned blocks = grid(work_items);
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
       ev.start(size_t(r));
@@ -109,17 +109,17 @@ class CudaKernel final : public Kernel {
     return ev.elapsed(entry_.c_str());
   }
 
-  void launch(const std::vector<Arg>& args, uint64_t launch) override {
+  void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     m_->dev->make_current();
-    Params p(args, launch, *m_->dev);
-    submit(grid(launch), p);
+    Params p(args, work_items, *m_->dev);
+    submit(grid(work_items), p);
   }
 
   // call -> launch (cuLaunchKernel returned) -> start (the kernel's %globaltimer at entry, on the
   // host clock) -> complete (cuStreamSynchronize returned). The kernel writes the timer into the
   // first 8 bytes of its first argument (dispatch.cu's *_stamp kernels); the offset between the
   // timer and the host clock is pinged before and after the launches and interpolated between.
-  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
+  Timeline timeline(const std::vector<Arg>& args, uint64_t work_items, uint64_t reps) override {
     const std::shared_ptr<Device>& dev = m_->dev;
     const DriverApi& d = driver();
     dev->make_current();
@@ -128,8 +128,8 @@ class CudaKernel final : public Kernel {
                                   "argument, a buffer (dispatch.cu's *_stamp kernels)");
     CudaBuffer& stamp = buffer_arg(std::get<Buffer*>(args[0]), *dev, 0);
     if (stamp.nbytes() < sizeof(uint64_t)) throw std::invalid_argument(entry_ + ": the stamp buffer needs 8 bytes");
-    Params p(args, launch, *dev);
-    const unsigned blocks = grid(launch);
+    Params p(args, work_items, *dev);
+    const unsigned blocks = grid(work_items);
     GlobalTimerSync sync(dev);
     const TimerOffset before = sync.measure(64);
     std::vector<int64_t> call(reps), launched(reps), done(reps);

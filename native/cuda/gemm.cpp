@@ -84,7 +84,7 @@ class CublasGemm final : public Kernel {
 
   std::string entry() const override { return std::string("cublasGemmEx_") + p_.name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch, uint64_t reps) override {
     if (args.size() != 3) throw std::invalid_argument("a GEMM takes 3 arguments (A, B, C), got " + std::to_string(args.size()));
     CUdeviceptr ptr[3];
     const size_t need[3] = {size_t(m_) * size_t(k_) * p_.in_size, size_t(k_) * size_t(n_) * p_.in_size,

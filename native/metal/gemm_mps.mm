@@ -30,8 +30,8 @@ class MpsGemm final : public Kernel {
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : "hgemm"; }
   std::string timer() const override { return "command buffer GPUEndTime - GPUStartTime (MPS encodes its own passes)"; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
-    if (launch != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
     if (batch == 0 || reps == 0) throw std::invalid_argument("batch and reps must be at least 1");
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const MPSDataType type = dtype_ == "fp32" ? MPSDataTypeFloat32 : MPSDataTypeFloat16;

@@ -25,13 +25,13 @@ class MetalKernel final : public Kernel {
     return timer_;
   }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t launch, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
     if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
     if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
-    const std::vector<Bound> bound = bind(args, launch);
+    const std::vector<Bound> bound = bind(args, work_items);
     const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass) {
       id<MTLComputeCommandEncoder> enc = pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
-      this->encode(enc, bound, launch, batch);
+      this->encode(enc, bound, work_items, batch);
     };
     std::string how;
     std::vector<double> out = run_samples(*dev_, reps, true, encode, p_->entry.c_str(), &how);
@@ -45,13 +45,13 @@ class MetalKernel final : public Kernel {
   // One command buffer with one dispatch, committed and left running: Backend::synchronize waits
   // for it. A completed handler records the first launch that ends in error, which synchronize
   // then raises (the handler runs on a Metal thread; it only copies a string under a mutex).
-  void launch(const std::vector<Arg>& args, uint64_t launch) override {
-    const std::vector<Bound> bound = bind(args, launch);
+  void launch(const std::vector<Arg>& args, uint64_t work_items) override {
+    const std::vector<Bound> bound = bind(args, work_items);
     std::lock_guard<std::mutex> lock(dev_->mutex);
     @autoreleasepool {
       id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
       if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + p_->entry);
-      encode([cb computeCommandEncoder], bound, launch, 1);
+      encode([cb computeCommandEncoder], bound, work_items, 1);
       std::shared_ptr<Device::LaunchError> errors = dev_->launch_error;
       const std::string entry = p_->entry;
       [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
@@ -71,9 +71,9 @@ class MetalKernel final : public Kernel {
   // -> execute (GPUEndTime) -> complete (waitUntilCompleted returned). Host instants come from
   // mach_absolute_time, the clock GPUStartTime / GPUEndTime are given in (MTLCommandBuffer.h:
   // "the host time in seconds"), so no mapping is needed.
-  Timeline timeline(const std::vector<Arg>& args, uint64_t launch, uint64_t reps) override {
+  Timeline timeline(const std::vector<Arg>& args, uint64_t work_items, uint64_t reps) override {
     if (reps == 0) throw std::invalid_argument("reps must be at least 1 launch");
-    const std::vector<Bound> bound = bind(args, launch);
+    const std::vector<Bound> bound = bind(args, work_items);
     synchronize_launches(*dev_);
     std::lock_guard<std::mutex> lock(dev_->mutex);
     Timeline tl;
@@ -88,7 +88,7 @@ class MetalKernel final : public Kernel {
         id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
         const double t1 = mach_seconds();
         if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + p_->entry);
-        encode([cb computeCommandEncoder], bound, launch, 1);
+        encode([cb computeCommandEncoder], bound, work_items, 1);
         const double t2 = mach_seconds();
         [cb commit];
         const double t3 = mach_seconds();
@@ -115,16 +115,16 @@ class MetalKernel final : public Kernel {
   };
 
   // Marshals scalars once: an int as a 64-bit `long`, a float as a 32-bit `float` (MSL has no
-  // double), then the launch count as `ulong`, each at its own [[buffer(i)]].
-  std::vector<Bound> bind(const std::vector<Arg>& args, uint64_t launch) const {
-    check_work_items(launch);
+  // double), then the work-item count as `ulong`, each at its own [[buffer(i)]].
+  std::vector<Bound> bind(const std::vector<Arg>& args, uint64_t work_items) const {
+    check_work_items(work_items);
     // dispatchThreads takes the grid as NSUInteger, but the kernels index with a 32-bit
     // thread_position_in_grid: keep the grid below 2^32 threads.
-    if (launch > 0xffffffffull)
-      throw std::invalid_argument("launch of " + std::to_string(launch) + " work items is out of range (valid: 1 to 4294967295 on Metal)");
+    if (work_items > 0xffffffffull)
+      throw std::invalid_argument("launch of " + std::to_string(work_items) + " work items is out of range (valid: 1 to 4294967295 on Metal)");
     std::vector<Bound> bound(args.size() + 1);
     if (bound.size() > 31)
-      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the launch count (buffer indices 0..30)");
+      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the work-item count (buffer indices 0..30)");
     for (size_t i = 0; i < args.size(); ++i) {
       if (auto* b = std::get_if<Buffer*>(&args[i])) {
         if (!*b) throw std::invalid_argument("argument " + std::to_string(i) + " is a null buffer");
@@ -138,13 +138,13 @@ class MetalKernel final : public Kernel {
         bound[i].size = sizeof(float);
       }
     }
-    std::memcpy(&bound.back().bytes, &launch, sizeof launch);
+    std::memcpy(&bound.back().bytes, &work_items, sizeof work_items);
     bound.back().size = sizeof(uint64_t);
     return bound;
   }
 
-  // Encodes `batch` dispatches of `launch` threads into `enc` and ends it.
-  void encode(id<MTLComputeCommandEncoder> enc, const std::vector<Bound>& bound, uint64_t launch, uint64_t batch) const {
+  // Encodes `batch` dispatches of `work_items` threads into `enc` and ends it.
+  void encode(id<MTLComputeCommandEncoder> enc, const std::vector<Bound>& bound, uint64_t work_items, uint64_t batch) const {
     if (!enc) throw DeviceError("[metal::computeCommandEncoder] no encoder for " + p_->entry);
     [enc setComputePipelineState:p_->state];
     for (size_t i = 0; i < bound.size(); ++i) {
@@ -155,8 +155,8 @@ class MetalKernel final : public Kernel {
     // the previous one's writes: back-to-back launches as on a CUDA stream. dispatchThreads: takes
     // a grid that need not be a multiple of the threadgroup size (MTLComputeCommandEncoder.h), with
     // the non-uniform threadgroups every Apple-silicon GPU supports
-    // (docs/design.md, "The Metal backend"), so exactly `launch` threads run.
-    const MTLSize grid = MTLSizeMake(NSUInteger(launch), 1, 1);
+    // (docs/design.md, "The Metal backend"), so exactly `work_items` threads run.
+    const MTLSize grid = MTLSizeMake(NSUInteger(work_items), 1, 1);
     const MTLSize group = MTLSizeMake(p_->threadgroup, 1, 1);
     for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];
     [enc endEncoding];
