@@ -72,7 +72,7 @@ def _notes(run: Run, rate: Optional[float]) -> Tuple[str, ...]:
                      "neither its clock nor its FMA lane count is known.")
         return tuple(notes)
     clock = _clock_hz(run.device)
-    how = (f" ({sig_figs(rate / clock)} lanes at {sig_figs(clock / 1e9)} GHz)" if clock is not None else "")
+    how = (f" ({rate / clock:.4g} lanes at {sig_figs(clock / 1e9)} GHz)" if clock is not None else "")
     notes.append(f"cycles/op/lane = ns/op × clock × lanes, where clock × lanes = the theoretical FP32 vector "
                  f"peak / 2 = {sig_figs(rate / 1e9)} G FMA lane-cycles/s{how}: the cost of one divide "
                  f"in FMA issue slots of one lane.")
