@@ -91,7 +91,8 @@ def idiv_table(run: Run) -> Optional[Table]:
     ns: Dict[Tuple[str, str, str], float] = {}
     for m in ms:
         if m.valid and m.flops > 0:
-            ns[(*_split(m.kernel), m.dtype)] = m.median_s / m.flops * 1e9
+            op, variant = _split(m.kernel)
+            ns[(op, variant, m.dtype)] = m.median_s / m.flops * 1e9
     rows: List[Tuple[str, ...]] = []
     for m in ms:
         op, variant = _split(m.kernel)
