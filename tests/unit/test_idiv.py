@@ -18,6 +18,7 @@ from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
+from apple_roofline.suites import idiv as idiv_suite
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.idiv import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
 from apple_roofline.suites.idiv_kernels import (IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, STEP, IdivKernel, check_divisor,
@@ -101,22 +102,36 @@ class _Buf:
         return self.data.view(dtype)
 
 
+class _Kernel:
+    def __init__(self, wave: int) -> None:
+        self.wave_items = wave
+
+
 class _Backend:
-    def __init__(self) -> None:
+    def __init__(self, wave: int = 0) -> None:
         self.bufs: List[_Buf] = []
         self.compiled: List[Any] = []
+        self.wave = wave
 
     def alloc(self, nbytes: int) -> _Buf:
         self.bufs.append(_Buf(nbytes))
         return self.bufs[-1]
 
-    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> str:
-        self.compiled.append((source, entry, constants))
-        return entry
+    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> _Kernel:
+        self.compiled.append((source, entry, dict(constants)))
+        return _Kernel(self.wave)
 
 
-def _suite(backend_name: str, quick: bool = True) -> "tuple[IdivSuite, _Backend]":
-    b = _Backend()
+@pytest.fixture(autouse=True)
+def _no_native_wave_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unit tier has no native module: the wave probe asks the fake backend directly (the real
+    one only adds catching the native BackendError)."""
+    monkeypatch.setattr(idiv_suite, "wave_items",
+                        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items))
+
+
+def _suite(backend_name: str, quick: bool = True, wave: int = 0) -> "tuple[IdivSuite, _Backend]":
+    b = _Backend(wave)
     return IdivSuite(SuiteContext(b, backend_name, {"backend": backend_name}, quick, 1 << 20)), b
 
 
@@ -139,6 +154,20 @@ def test_cases_count_ops_and_bytes(backend_name: str) -> None:
             "metal": {"DIVISOR": IDIV_DIVISOR, "F": IDIV_F}}[backend_name]
     assert all(c == want for c in consts), consts
     assert len(b.bufs) == 2, "one input and one output buffer for every case"
+
+
+def test_gpu_launches_are_whole_waves() -> None:
+    """Where the kernel reports wave_items, a launch is a whole number of waves, at least MIN_WAVES."""
+    suite, b = _suite("cuda", quick=True, wave=100_000)
+    cases = list(suite.cases())
+    assert all(c.launch == 4 * 100_000 and c.params["waves"] == 4 for c in cases)
+    assert all(c.flops == IDIV_F * c.launch and c.bytes == 8 * c.launch for c in cases)
+    suite, b = _suite("cuda", quick=False, wave=300_000)
+    c = next(iter(suite.cases()))
+    assert c.launch == 4 * 300_000 and c.params["waves"] == 4
+    suite, b = _suite("cuda", quick=False, wave=100_000)
+    c = next(iter(suite.cases()))
+    assert c.launch == 11 * 100_000 and c.params["waves"] == 11  # 2^20 items round up to 11 waves
 
 
 def test_check_is_exact_and_catches_unwritten_and_wrong_words() -> None:

@@ -5,20 +5,23 @@ signed. The kernels, their counting and their NumPy reference are :mod:`.idiv_ke
 Opt-in: ``--suite idiv`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`): it sets no
 roofline ceiling, and a run of every default suite should not grow by sixteen kernels few users ask
 for. Every kernel runs IDIV_F = 256 dependent operations per work item over IDIV_ITEMS work items
-(IDIV_ITEMS_QUICK with ``--quick``): enough threads to fill a GPU many times over, so the time is
-the divides' throughput, not memory traffic (8 bytes per 256 operations) or launch overhead. Every
+(IDIV_ITEMS_QUICK with ``--quick``), rounded up on GPUs to whole waves, at least MIN_WAVES, as the
+peak suite does (an H100 holds 270 336 threads at once): enough threads to fill the device, so the
+time is the divides' throughput, not memory traffic (8 bytes per 256 operations), a partial last
+wave or launch overhead. Every
 output word is checked for equality with the reference; the output is first filled with the
 complement of the reference, so a word the kernel does not write cannot pass.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
 from .base import Case, Suite, fill, read
 from .idiv_kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
+from .peak import MIN_WAVES, wave_items
 
 __all__ = ["IdivSuite", "IDIV_ITEMS", "IDIV_ITEMS_QUICK", "idiv_case"]
 
@@ -28,13 +31,13 @@ IDIV_ITEMS_QUICK = 1 << 18
 
 
 def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tuple[str, str], backend: Any,
-              constants: Any, d: int = IDIV_DIVISOR) -> Case:
+              constants: Any, d: int = IDIV_DIVISOR, extra: Optional[Dict[str, Any]] = None) -> Case:
     """Write the input pattern, fill the output with the reference's complement and describe one
     timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``.
 
     Raises:
         ValueError: ``d`` is 0 or outside 3 to 2^31-1 (:func:`.idiv_kernels.check_divisor`), before
-            any buffer is written.
+            any buffer is written. ``extra`` adds to the recorded parameters (e.g. ``waves``).
     """
     d = check_divisor(d)
     kdef = ik.kernel_def(d)
@@ -48,7 +51,7 @@ def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
 
     return Case(
         kernel=kdef,
-        params={"F": F, "divisor": ik.divisor(d), "n": items},
+        params={"F": F, "divisor": ik.divisor(d), "n": items, **(extra or {})},
         launch=items,
         flops=ik.ops_per_item(F) * items,
         bytes=ik.bytes_per_item() * items,
@@ -68,13 +71,22 @@ class IdivSuite(Suite):
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
-        items = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS
+        base_items = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS
         bufs: Optional[Tuple[Any, Any]] = None
+        capacity = 0
         for ik in IDIV_KERNELS:
             kdef = ik.kernel_def()
             src = self.source(kdef)
             if src is None:
                 continue
-            if bufs is None:
+            consts = self.constants(kdef)
+            items, extra = base_items, {}
+            wave = wave_items(backend, src, {**consts, "F": IDIV_F})
+            if wave:
+                waves = max(MIN_WAVES, -(-items // wave))
+                items, extra = waves * wave, {"waves": waves}
+            if bufs is None or items > capacity:
+                bufs = None  # release the smaller pair first
+                capacity = items
                 bufs = (backend.alloc(items * 4), backend.alloc(items * 4))
-            yield idiv_case(ik, IDIV_F, items, bufs, src, backend, self.constants(kdef))
+            yield idiv_case(ik, IDIV_F, items, bufs, src, backend, consts, extra=extra)
