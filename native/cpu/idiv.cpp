@@ -9,15 +9,16 @@
 // uint32_t). Where d comes from, by entry suffix:
 //   _pow2_literal  256, a literal              _literal   255, a literal
 //   _constant      kConstantDivisor, a template parameter (the CPU's specialisation constant: an
-//                  ahead-of-time compiler sees it exactly as it sees a literal)
+//                  ahead-of-time compiler sees it exactly as it sees a literal; with 255 it is the
+//                  very instantiation _literal uses)
 //   _argument      the kernel's scalar argument, known only at dispatch
 //
 // Compiled with the same flags as kernels.cpp (CMakeLists.txt: the host's widest vector ISA), and,
 // like it, free of standard-library containers and strings. Work items map onto vector lanes as in
 // kernels.cpp; a block holds kChains independent vectors, so a core has kChains dependent chains in
 // flight, as a GPU keeps many threads in flight. x86 and Arm have no vector integer divide: a
-// divisor known at compile time becomes a multiply-high sequence on whole vectors, an argument
-// becomes one scalar divide per lane.
+// divisor known at compile time becomes a multiply-high sequence on whole vectors (GCC 13,
+// AVX-512: vpmuludq / vpmuldq and shifts), an argument one scalar div / idiv per lane (64 per block).
 #include <cstdint>
 #include <cstring>
 
