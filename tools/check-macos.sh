@@ -37,7 +37,7 @@ for f in "$root"/native/core/*.cpp "$root"/native/no_*.cpp "$root"/native/cpu/*.
   [ -e "$f" ] || continue
   case "$f" in
     */no_metal.cpp) [ -d "$root/native/metal" ] && continue ;;  # replaced by the Metal backend
-    */cpu/kernels.cpp) compile "$f" -O3 -ffp-contract=fast -mcpu=apple-m1; continue ;;
+    */cpu/kernels.cpp|*/cpu/idiv.cpp) compile "$f" -O3 -ffp-contract=fast -mcpu=apple-m1; continue ;;
   esac
   compile "$f"
 done

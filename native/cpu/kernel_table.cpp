@@ -3,19 +3,27 @@
 
 namespace ar::cpu {
 
+namespace {
+const KernelEntry* (*const kTables[])(size_t*) = {kernel_table, idiv_kernel_table};
+}
+
 const KernelEntry* find_kernel(const std::string& entry) {
-  size_t n = 0;
-  const KernelEntry* table = kernel_table(&n);
-  for (size_t i = 0; i < n; ++i)
-    if (entry == table[i].name) return &table[i];
+  for (auto* get : kTables) {
+    size_t n = 0;
+    const KernelEntry* table = get(&n);
+    for (size_t i = 0; i < n; ++i)
+      if (entry == table[i].name) return &table[i];
+  }
   return nullptr;
 }
 
 std::vector<std::string> kernel_names() {
-  size_t n = 0;
-  const KernelEntry* table = kernel_table(&n);
   std::vector<std::string> names;
-  for (size_t i = 0; i < n; ++i) names.emplace_back(table[i].name);
+  for (auto* get : kTables) {
+    size_t n = 0;
+    const KernelEntry* table = get(&n);
+    for (size_t i = 0; i < n; ++i) names.emplace_back(table[i].name);
+  }
   return names;
 }
 

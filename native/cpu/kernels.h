@@ -40,6 +40,8 @@ struct KernelEntry {
 // standard-library containers or strings, so that no inline library function compiled for the
 // host's widest ISA can be picked by the linker for code outside the kernels.
 const KernelEntry* kernel_table(size_t* count);
+// The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp); the lookups search both tables.
+const KernelEntry* idiv_kernel_table(size_t* count);
 // Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
 const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();

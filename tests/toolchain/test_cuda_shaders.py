@@ -13,6 +13,7 @@ import pytest
 
 from apple_roofline.shaders import shader_path
 from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
+from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import STREAM_KERNELS
 
@@ -24,6 +25,7 @@ pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 def _entries_in_tables() -> Dict[str, Set[str]]:
     want: Dict[str, Set[str]] = {}
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
+    kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     for k in kdefs:
         src = k.sources.get("cuda")
         assert src is not None, f"{k.suite}/{k.name}/{k.dtype} has no CUDA source"
@@ -49,6 +51,8 @@ def test_every_table_entry_compiles(tmp_path: "os.PathLike[str]", specialised: b
             defines["F"] = 4
             if specialised:
                 defines.update(FmaKernel.constants()["cuda"])
+        if name == "idiv.cu":
+            defines.update({"F": 4, **IDIV_KERNELS[0].kernel_def().constants["cuda"]})
         got = _ptx_entries(shader_path(name), defines, tmp_path)
         assert entries <= got, f"{name} lacks {sorted(entries - got)}"
 
@@ -84,7 +88,33 @@ def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
     """The entries this file's parser finds are exactly the kernels nvcc emits."""
     for stem in TWIN_STEMS:
         out = os.path.join(str(tmp_path), f"{stem}.ptx")
-        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4}, out)
+        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR}, out)
         assert p.returncode == 0, p.stderr
         with open(out) as f:
             assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == set(cuda_entries(read_shader(f"{stem}.cu")))
+
+
+# ---- idiv.cu: the divisor is folded exactly where it is known ---------------------------------------
+
+
+def _ptx_bodies(ptx: str) -> Dict[str, str]:
+    """entry -> its PTX text, from one .ptx file."""
+    parts = re.split(r"(?=\.visible \.entry )", ptx)
+    return {m.group(1): p for p in parts if (m := re.match(r"\.visible \.entry (\w+)", p))}
+
+
+def test_idiv_divides_only_where_the_divisor_is_an_argument(tmp_path: "os.PathLike[str]") -> None:
+    """nvcc (NVRTC's front end) folds the literal and the -DDIVISOR divisors into shifts and
+    multiply-highs, so only the _argument kernels hold PTX div/rem instructions; and the same
+    source refuses to compile without DIVISOR."""
+    out = os.path.join(str(tmp_path), "idiv.ptx")
+    p = _nvcc_ptx(shader_path("idiv.cu"), {"BLOCK": 256, "F": 64, "DIVISOR": IDIV_DIVISOR}, out)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        bodies = _ptx_bodies(f.read())
+    assert set(bodies) == {ik.entry for ik in IDIV_KERNELS}
+    for ik in IDIV_KERNELS:
+        divides = re.findall(r"\b(?:div|rem)\.[su]32\b", bodies[ik.entry])
+        assert bool(divides) == ik.takes_divisor, f"{ik.entry}: {len(divides)} div/rem instructions"
+    p = _nvcc_ptx(shader_path("idiv.cu"), {"BLOCK": 256, "F": 64}, out)
+    assert p.returncode != 0 and "DIVISOR" in p.stderr

@@ -22,6 +22,7 @@ from apple_roofline.graphics import kernels as G
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
 from apple_roofline.suites.gemm import check_gemm
+from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
 from apple_roofline.suites.stream import Q, STREAM_KERNELS
 
 from shader_twins import emulate_tiled16, metal_kernels, read_shader  # noqa: E402
@@ -256,6 +257,26 @@ def test_dispatch_metal_on_the_host_counts_launches(host_kernels: Callable[[str,
             lib.dispatch_tiny(_ptr(x), ctypes.byref(n), ctypes.c_uint(i))
     assert np.all(x[:1024] == 3.0) and np.all(x[1024:] == 0.0)
     lib.dispatch_null(ctypes.byref(ctypes.c_ulong(1)), ctypes.c_uint(0))
+
+
+@pytest.mark.parametrize("F", [1, 5, 64])
+def test_idiv_metal_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], F: int) -> None:
+    """Every idiv kernel, its function constants F and DIVISOR set by name, equals the NumPy
+    reference word for word (signed and unsigned, / and %, every divisor source)."""
+    lib = host_kernels("idiv", 0, {"F": F, "DIVISOR": IDIV_DIVISOR})
+    x = np.concatenate([np.array([0, 1, 255, 256, 2**31 - 1, 2**31, 2**32 - 1], np.uint32), idiv_input()[:250]])
+    n = x.size
+    count, d = ctypes.c_ulong(n), ctypes.c_long(IDIV_DIVISOR)
+    for ik in IDIV_KERNELS:
+        out = np.zeros(n + 2, np.uint32)
+        fn = getattr(lib, ik.entry)
+        for i in range(n + 2):  # two threads past n: the guard
+            if ik.takes_divisor:
+                fn(_ptr(x), _ptr(out), ctypes.byref(d), ctypes.byref(count), ctypes.c_uint(i))
+            else:
+                fn(_ptr(x), _ptr(out), ctypes.byref(count), ctypes.c_uint(i))
+        assert np.array_equal(out[:n], ik.reference(x, F)), f"{ik.entry} at F={F} differs from the reference"
+        assert not out[n:].any(), f"{ik.entry} wrote past n"
 
 
 # ---- graphics.metal (render passes): fragment functions per pixel -----------------------------------

@@ -28,6 +28,7 @@ import pytest
 
 from apple_roofline.suites import gemm as gemm_suite
 from apple_roofline.suites.base import KernelDef
+from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
 from apple_roofline.suites.gemm import check_gemm
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import STREAM_KERNELS
@@ -40,6 +41,7 @@ from shader_twins import (  # noqa: E402
     metal_stage_functions,
     wgsl_overrides,
     wgsl_stage_functions,
+    cuda_entries,
     cuda_kind,
     function_constants,
     metal_args,
@@ -93,6 +95,7 @@ def test_graphics_metal_matches_its_wgsl_twin() -> None:
 
 def _table_kernel_defs() -> List[KernelDef]:
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
+    kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     tiled: Optional[KernelDef] = getattr(gemm_suite, "TILED_GEMM", None)
     return kdefs + ([tiled] if tiled is not None else [])
 
@@ -148,6 +151,19 @@ def test_function_constants_are_declared() -> None:
             assert macro in names, f"{f} does not declare {stem}.cu's -D{macro} as a function constant"
     # the FMA iteration count: int, as the backend sets integer constants
     assert ("int", "F", 0) in function_constants(read_shader("fma.metal"))
+    assert function_constants(read_shader("idiv.metal")) == [("int", "F", 0), ("int", "DIVISOR", 1)]
+
+
+def test_idiv_twins_take_the_divisor_where_the_table_says() -> None:
+    """Each idiv entry exists in both files with the same arguments, and exactly the argument
+    variants take the divisor (an integer) between the buffers and the count."""
+    cuda = cuda_entries(read_shader("idiv.cu"))
+    metal = metal_kernels(read_shader("idiv.metal"))
+    assert set(cuda) == set(metal) == {ik.entry for ik in IDIV_KERNELS}
+    for ik in IDIV_KERNELS:
+        want = ["const-ptr", "ptr"] + (["int"] if ik.takes_divisor else []) + ["count"]
+        assert [cuda_kind(p) for p in cuda[ik.entry]] == want, ik.entry
+        assert [kind for _, kind in metal_args(metal[ik.entry])] == want, ik.entry
 
 
 def test_no_metal_file_uses_double() -> None:

@@ -21,6 +21,7 @@ from .plot import measurement_gid, plot_roofline
 from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
+from .idiv_table import idiv_table
 from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
     theoretical_table
 
@@ -155,6 +156,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", _table_html(st.table)]
         parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]
+    idiv = idiv_table(run)
+    if idiv is not None:
+        parts += ["<h2>Integer divide</h2>", _table_html(idiv)]
     parts += ["<h2>Skipped</h2>", _table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",

@@ -18,6 +18,7 @@ from typing import Dict, List, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import DASH, date_of, markdown_table, sig_figs
+from .idiv_table import idiv_table
 from .records import Ceiling
 from .run import Run
 from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
@@ -48,7 +49,8 @@ def to_markdown(run: Run) -> str:
 
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
-    FLOP/B, median GFLOP/s, GB/s, CV, valid), skipped kernels, warnings. An interrupted run
+    FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
+    idiv suite (:func:`~.idiv_table.idiv_table`), skipped kernels, warnings. An interrupted run
     (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
     """
@@ -67,6 +69,9 @@ def to_markdown(run: Run) -> str:
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:
             lines += ["", timer]
+    idiv = idiv_table(run)
+    if idiv is not None:
+        lines += ["", "## Integer divide", ""] + table_lines(idiv)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += ["", "## Skipped", ""] + table_lines(skipped_table(run))

@@ -19,7 +19,7 @@ from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
-from ..suites import SUITES, SuiteContext
+from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..theoretical import device_theoretical
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
@@ -140,7 +140,7 @@ def run_roofline(
     command: Sequence[str] = (),
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: all of stream, sweep, peak, gemm) and return the Run with its ceilings.
+    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv only when named) and return the Run with its ceilings.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
@@ -154,7 +154,7 @@ def run_roofline(
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, with the partial Run.
     """
-    suite_names = tuple(SUITES) if suites is None else parse_suites(suites)
+    suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
     reps = check_reps(reps)
     backend = open_device(resolve_device(device))
     info = dict(backend.info())

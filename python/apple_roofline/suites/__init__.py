@@ -1,16 +1,18 @@
-"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm."""
+"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
+the opt-in idiv (integer divide costs; not in :data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
 
-from typing import Dict, Type
+from typing import Dict, Tuple, Type
 
 from .base import Case, KernelDef, Suite, SuiteContext
 from .gemm import GemmSuite
+from .idiv import IdivSuite
 from .peak import PeakSuite
 from .stream import StreamSuite
 from .sweep import SweepSuite
 
-__all__ = ["SUITES", "Suite", "SuiteContext", "Case", "KernelDef"]
+__all__ = ["SUITES", "DEFAULT_SUITES", "Suite", "SuiteContext", "Case", "KernelDef"]
 
 #: Every suite, in the order a run measures them.
 SUITES: Dict[str, Type[Suite]] = {
@@ -18,4 +20,9 @@ SUITES: Dict[str, Type[Suite]] = {
     "sweep": SweepSuite,
     "peak": PeakSuite,
     "gemm": GemmSuite,
+    "idiv": IdivSuite,
 }
+
+#: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
+#: ``idiv`` sets none and is measured only when asked for (``--suite idiv``).
+DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")

@@ -30,7 +30,7 @@ from .base import ITEMSIZE, Case, KernelDef, Suite
 from .chains import chain_case
 from .fma import FMA_KERNELS
 
-__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "MIN_WAVES"]
+__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "MIN_WAVES", "wave_items"]
 
 PEAK_F = 512
 PEAK_BUFFER_BYTES = 4 << 20
@@ -83,7 +83,7 @@ class PeakSuite(Suite):
             item_bytes = fk.elems_per_item * ITEMSIZE[dtype]
             items = PEAK_BUFFER_BYTES // item_bytes
             extra: Dict[str, Any] = {}
-            wave = _wave_items(backend, src, {**consts, "F": PEAK_F})
+            wave = wave_items(backend, src, {**consts, "F": PEAK_F})
             if wave:
                 waves = max(MIN_WAVES, -(-items // wave))
                 items = waves * wave
@@ -95,7 +95,7 @@ class PeakSuite(Suite):
             yield chain_case(kdef, fk, PEAK_F, items, bufs, src, backend, extra, consts)
 
 
-def _wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:
+def wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:
     """The compiled kernel's ``wave_items`` (0 when unknown). A kernel that fails to compile or is
     unsupported reports 0 here; the runner meets the same error again and records it as skipped."""
     from .._native import _core

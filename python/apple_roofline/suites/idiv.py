@@ -1,0 +1,92 @@
+"""The ``idiv`` suite: what one 32-bit integer divide or modulo costs, by where the divisor comes from
+(a power-of-two literal, a literal, a specialisation constant, a kernel argument), unsigned and
+signed. The kernels, their counting and their NumPy reference are :mod:`.idiv_kernels`'.
+
+Opt-in: ``--suite idiv`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`): it sets no
+roofline ceiling, and a run of every default suite should not grow by sixteen kernels few users ask
+for. Every kernel runs IDIV_F = 256 dependent operations per work item over IDIV_ITEMS work items
+(IDIV_ITEMS_QUICK with ``--quick``), rounded up on GPUs to whole waves, at least MIN_WAVES, as the
+peak suite does (an H100 holds 270 336 threads at once): enough threads to fill the device, so the
+time is the divides' throughput, not memory traffic (8 bytes per 256 operations), a partial last
+wave or launch overhead. Every
+output word is checked for equality with the reference; the output is first filled with the
+complement of the reference, so a word the kernel does not write cannot pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, Optional, Tuple
+
+import numpy as np
+
+from .base import Case, Suite, fill, read
+from .idiv_kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
+from .peak import MIN_WAVES, wave_items
+
+__all__ = ["IdivSuite", "IDIV_ITEMS", "IDIV_ITEMS_QUICK", "idiv_case"]
+
+#: Work items per launch (4 MiB in, 4 MiB out), and with ``--quick``.
+IDIV_ITEMS = 1 << 20
+IDIV_ITEMS_QUICK = 1 << 18
+
+
+def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tuple[str, str], backend: Any,
+              constants: Any, d: int = IDIV_DIVISOR, extra: Optional[Dict[str, Any]] = None) -> Case:
+    """Write the input pattern, fill the output with the reference's complement and describe one
+    timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``.
+
+    Raises:
+        ValueError: ``d`` is 0 or outside 3 to 2^31-1 (:func:`.idiv_kernels.check_divisor`), before
+            any buffer is written. ``extra`` adds to the recorded parameters (e.g. ``waves``).
+    """
+    d = check_divisor(d)
+    kdef = ik.kernel_def(d)
+    x = idiv_input()
+    ref = ik.reference(x, F, d)
+    fill(bufs[0], x, items)
+    fill(bufs[1], ~ref, items)
+
+    def check() -> Tuple[bool, str]:
+        return check_exact(read(bufs[1], "int32", items).view(np.uint32), ref)
+
+    return Case(
+        kernel=kdef,
+        params={"F": F, "divisor": ik.divisor(d), "n": items, **(extra or {})},
+        launch=items,
+        flops=ik.ops_per_item(F) * items,
+        bytes=ik.bytes_per_item() * items,
+        args=[bufs[0], bufs[1], *ik.args(d)],
+        make_kernel=lambda: backend.compile(src[0], src[1], {**constants, "F": F}),
+        check=check,
+    )
+
+
+class IdivSuite(Suite):
+    """Every IDIV_KERNELS kernel at F = IDIV_F, divisor IDIV_DIVISOR (256 for ``pow2_literal``)."""
+
+    name = "idiv"
+
+    def total(self) -> int:
+        return len(IDIV_KERNELS)
+
+    def cases(self) -> Iterator[Case]:
+        backend = self.ctx.backend
+        base_items = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS
+        bufs: Optional[Tuple[Any, Any]] = None
+        capacity = 0
+        for ik in IDIV_KERNELS:
+            kdef = ik.kernel_def()
+            src = self.source(kdef)
+            if src is None:
+                continue
+            consts = self.constants(kdef)
+            items, extra = base_items, {}
+            wave = wave_items(backend, src, {**consts, "F": IDIV_F})
+            if wave:
+                waves = max(MIN_WAVES, -(-items // wave))
+                items, extra = waves * wave, {"waves": waves}
+            if bufs is None or items > capacity:
+                bufs = None  # release the smaller pair first
+                capacity = items
+                bufs = (backend.alloc(items * 4), backend.alloc(items * 4))
+            yield idiv_case(ik, IDIV_F, items, bufs, src, backend, consts, extra=extra)
