@@ -12,6 +12,7 @@ Statistics are in stats.py; this module only produces samples.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Any, Sequence, Tuple
 
@@ -36,11 +37,15 @@ def check_reps(reps: object) -> int:
 
 @dataclass(frozen=True)
 class Timing:
-    """Samples of one kernel: ``batch`` launches per sample, ``samples_s`` seconds per launch."""
+    """Samples of one kernel: ``batch`` launches per sample, ``samples_s`` seconds per launch;
+    ``window`` the host times (``time.perf_counter()``, seconds) just before and just after the timed
+    samples, without warm-up and spin-up, over which clocks and power are summarized
+    (docs/design.md, "Clocks and power"); ``(0.0, 0.0)`` when unknown."""
 
     batch: int
     samples_s: Tuple[float, ...]
     warmup_launches: int
+    window: Tuple[float, float] = (0.0, 0.0)
 
 
 def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
@@ -70,5 +75,7 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
     if spin_up_s > 0:
         kernel.time(args, launch, int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch)))), 1)
+    start = time.perf_counter()
     samples = kernel.time(args, launch, batch, reps)
-    return Timing(batch, tuple(s / batch for s in samples), len(times))
+    end = time.perf_counter()
+    return Timing(batch, tuple(s / batch for s in samples), len(times), (start, end))

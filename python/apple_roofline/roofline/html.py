@@ -22,8 +22,8 @@ from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
 from .idiv_table import idiv_table
-from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
-    theoretical_table
+from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
+    suite_tables, telemetry_note, theoretical_table
 
 __all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip"]
 
@@ -44,14 +44,19 @@ svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 
 
 def measurement_tooltip(m: Measurement) -> str:
-    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation."""
+    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, and
+    power with GFLOP/s and GB/s per watt where the run measured power."""
     params = format_params(m.params)
-    return "\n".join([
+    lines = [
         f"{m.label}" + (f" ({params})" if params else ""),
         f"{sig_figs(m.gflops)} GFLOP/s, {sig_figs(m.gbps)} GB/s, {sig_figs(m.intensity)} FLOP/B",
         f"median {sig_figs(m.median_s * 1e6)} µs per launch of {m.summary.n} samples, CV {percent(m.cv)}",
         f"validation: {m.validation or ('passed' if m.valid else 'failed')}",
-    ])
+    ]
+    if m.power_w is not None and m.gflops_per_watt is not None and m.gbps_per_watt is not None:
+        lines.append(f"{sig_figs(m.power_w)} W: {sig_figs(m.gflops_per_watt)} GFLOP/s per W, "
+                     f"{sig_figs(m.gbps_per_watt)} GB/s per W")
+    return "\n".join(lines)
 
 
 def ceiling_tooltip(c: Ceiling) -> str:
@@ -159,6 +164,11 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     idiv = idiv_table(run)
     if idiv is not None:
         parts += ["<h2>Integer divide</h2>", _table_html(idiv)]
+    note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
+    if note is not None or efficiency is not None:
+        parts.append("<h2>Clocks and power</h2>")
+        parts += [f"<p>{html.escape(note)}</p>"] if note else []
+        parts += [_table_html(efficiency)] if efficiency is not None else []
     parts += ["<h2>Skipped</h2>", _table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",

@@ -19,6 +19,8 @@ from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ..stats import Summary, summarize
+from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
+from ..telemetry.window import POWER
 from ..study.files import ResultsError
 from ..study.reader import Reader, join, json_type
 from ..text import sig_figs
@@ -28,6 +30,7 @@ __all__ = [
     "CEILING_KINDS",
     "CEILING_SOURCES",
     "TIMER_PARAM",
+    "TELEMETRY_PARAMS",
     "ParamValue",
     "Measurement",
     "Ceiling",
@@ -61,8 +64,9 @@ TIMER_PARAM = "timer"
 
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
-    leaving out :data:`TIMER_PARAM` (a sentence, reported on its own)."""
-    return ", ".join(f"{k}={v}" for k, v in params.items() if k != TIMER_PARAM)
+    leaving out :data:`TIMER_PARAM` (a sentence, reported on its own) and the clocks and power
+    (:data:`TELEMETRY_PARAMS`, reported in their own section)."""
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k != TIMER_PARAM and k not in TELEMETRY_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,26 @@ class Measurement:
     def gbps(self) -> float:
         """Achieved GB/s (1e9 B/s) at the median time."""
         return self.bytes / self.median_s / 1e9
+
+    @property
+    def power_w(self) -> Optional[float]:
+        """Mean power in watts over the timed samples (the ``power_w`` parameter, docs/design.md,
+        "Clocks and power"), or None when the run did not measure power."""
+        p = self.params.get(POWER)
+        return float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and p > 0 else None
+
+    @property
+    def gflops_per_watt(self) -> Optional[float]:
+        """GFLOP/s per watt (:attr:`gflops` / :attr:`power_w`), None without power; derived, never
+        stored."""
+        p = self.power_w
+        return self.gflops / p if p is not None else None
+
+    @property
+    def gbps_per_watt(self) -> Optional[float]:
+        """GB/s per watt (:attr:`gbps` / :attr:`power_w`), None without power; derived, never stored."""
+        p = self.power_w
+        return self.gbps / p if p is not None else None
 
     @property
     def best_gflops(self) -> float:

@@ -21,10 +21,10 @@ from ..text import DASH, date_of, markdown_table, sig_figs
 from .idiv_table import idiv_table
 from .records import Ceiling
 from .run import Run
-from .tables import Table, ceilings_table, model_of, report_warnings, ridge_table, skipped_table, suite_tables, \
-    theoretical_table
+from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
+    suite_tables, telemetry_note, theoretical_table
 
-__all__ = ["to_markdown", "to_csv", "compare_markdown", "table_lines", "CSV_COLUMNS"]
+__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "compare_markdown", "table_lines", "CSV_COLUMNS"]
 
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
@@ -50,7 +50,8 @@ def to_markdown(run: Run) -> str:
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
     FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
-    idiv suite (:func:`~.idiv_table.idiv_table`), skipped kernels, warnings. An interrupted run
+    idiv suite (:func:`~.idiv_table.idiv_table`), clocks and power (where the run sampled them: power,
+    GFLOP/s and GB/s per watt, clocks), skipped kernels, warnings. An interrupted run
     (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
     """
@@ -74,9 +75,23 @@ def to_markdown(run: Run) -> str:
         lines += ["", "## Integer divide", ""] + table_lines(idiv)
     if not run.measurements:
         lines += ["", "No measurements."]
+    lines += clocks_and_power_lines(run)
     lines += ["", "## Skipped", ""] + table_lines(skipped_table(run))
     lines += [""] + warnings_lines(report_warnings(run))
     return "\n".join(lines) + "\n"
+
+
+def clocks_and_power_lines(run: Run) -> List[str]:
+    """The ``## Clocks and power`` section (docs/design.md, "Clocks and power"): what sampled, or
+    why nothing did, and :func:`~.tables.efficiency_table` where power was measured; no lines for a
+    run that predates sampling and measured no power."""
+    note, table = telemetry_note(run.device), efficiency_table(run.measurements)
+    if note is None and table is None:
+        return []
+    lines = ["", "## Clocks and power", ""] + ([note] if note else [])
+    if table is not None:
+        lines += ([""] if note else []) + table_lines(table)
+    return lines
 
 
 def to_csv(run: Run) -> str:

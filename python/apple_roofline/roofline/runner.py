@@ -14,19 +14,20 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError
-from ..measure import DEFAULT_REPS, check_reps, time_kernel
+from ..measure import DEFAULT_REPS, Timing, check_reps, time_kernel
 from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
 from .model import derive_ceilings
-from .records import CONVENTIONS, Measurement, Skipped
+from .records import CONVENTIONS, TIMER_PARAM, Measurement, ParamValue, Skipped
 from .run import Run
 
 __all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "parse_suites", "default_array_bytes", "array_bytes_range",
-           "check_array_bytes", "ladder_warnings", "params_summary", "run_roofline"]
+           "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline"]
 
 MIB = 1 << 20
 #: The smallest STREAM array accepted, bytes.
@@ -95,8 +96,23 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
                              f"{info.get('name', 'this device')}")
 
 
+def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
+                       sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
+    """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
+    where the backend has more than one clock (Metal); and the clocks and power ``sampler`` read over
+    the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
+    it reads and the window is known."""
+    out: Dict[str, ParamValue] = dict(params)
+    if timer:
+        out[TIMER_PARAM] = timer
+    t0, t1 = timing.window
+    if sampler is not None and t1 > t0:
+        out.update(sampler.window(t0, t1))
+    return out
+
+
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
-               skipped: List[Skipped], progress: Optional[Progress]) -> None:
+               skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
     buffers (held by its cases) are released when this returns, before the next suite allocates."""
     from .._native import _core
@@ -113,10 +129,7 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
         ok, message = case.check()
-        params = dict(case.params)
-        timer = str(getattr(kernel, "timer", "") or "")
-        if timer:  # how the backend timed the samples, where it has more than one way (Metal)
-            params["timer"] = timer
+        params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
         m = Measurement(
             suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
             flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
@@ -126,7 +139,8 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
         measurements.append(m)
         suite.record(m)
         if progress:
-            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s" + ("" if ok else " INVALID"))
+            power = f", {m.power_w:.0f} W" if m.power_w is not None else ""
+            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s{power}" + ("" if ok else " INVALID"))
 
 
 def run_roofline(
@@ -138,6 +152,7 @@ def run_roofline(
     array_bytes: Optional[int] = None,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
+    telemetry: bool = True,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv only when named) and return the Run with its ceilings.
@@ -145,7 +160,10 @@ def run_roofline(
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
     2-core machine); ``reps`` is the samples per measurement; ``progress`` receives one stage per
-    suite; ``command`` is the command line to record.
+    suite; ``command`` is the command line to record. ``telemetry`` samples clocks and power in the
+    background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and cpufreq on Linux
+    CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the sampler, or why
+    none read. A sampler that cannot read never fails the run.
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
@@ -156,7 +174,8 @@ def run_roofline(
     """
     suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
     reps = check_reps(reps)
-    backend = open_device(resolve_device(device))
+    spec = resolve_device(device)
+    backend = open_device(spec)
     info = dict(backend.info())
     array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
     options = {
@@ -170,6 +189,7 @@ def run_roofline(
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
+    sampler = sampler_for(spec.backend, spec.index, info) if telemetry else NullSampler("telemetry turned off")
 
     def assemble(complete: bool) -> Run:
         warnings: List[str] = []
@@ -191,7 +211,8 @@ def run_roofline(
             tool=ToolInfo.current(),
             created=created,
             host=provenance.host(),
-            device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps},
+            device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
+                    "telemetry": sampler.describe()},
             command=tuple(command),
             measurements=tuple(measurements),
             ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
@@ -201,17 +222,21 @@ def run_roofline(
             conventions=CONVENTIONS,
         )
 
+    sampler.start()
     try:
         for name in suite_names:
             suite = SUITES[name](ctx)
             if progress:
                 progress.start(name, suite.total())
             _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                       skipped=skipped, progress=progress)
+                       skipped=skipped, progress=progress, sampler=sampler)
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:
+        sampler.stop()
         raise RunInterrupted(assemble(False)) from None
+    finally:
+        sampler.stop()
     return assemble(True)
 
 

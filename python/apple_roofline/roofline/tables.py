@@ -20,7 +20,8 @@ from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 
 __all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
-           "skipped_table", "theoretical_table", "measurement_warnings", "report_warnings"]
+           "skipped_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
+           "report_warnings"]
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,58 @@ def theoretical_table(device: Mapping[str, object]) -> Optional[Table]:
     if isinstance(extra, (list, tuple)):
         notes += [str(n) for n in extra]
     return Table(("Figure", "Value", "Source"), tuple(rows), "lll", tuple(notes))
+
+
+#: The efficiency table's optional columns: (parameter, header), shown when any measurement has it.
+_TELEMETRY_COLUMNS: Tuple[Tuple[str, str], ...] = (
+    ("power_max_w", "Max W"), ("sm_clock_mhz", "SM MHz"), ("mem_clock_mhz", "Memory MHz"),
+    ("cpu_clock_mhz", "CPU MHz"), ("temperature_c", "°C"), ("throttle", "Throttle"),
+)
+
+
+def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
+    """One sentence on what sampled clocks and power (``device["telemetry"]``, docs/design.md,
+    "Clocks and power"): the sampler and its period, or why none read, and what it could not read;
+    None for runs that predate sampling."""
+    t = device.get("telemetry")
+    if not isinstance(t, Mapping):
+        return None
+    name = t.get("sampler", "none")
+    if t.get("reason"):
+        text = f"Clocks and power were not sampled ({name}): {t['reason']}."
+    else:
+        period = t.get("period_s")
+        every = f" every {1000 * period:.3g} ms" if isinstance(period, (int, float)) else ""
+        text = f"Clocks and power sampled by {name}{every} ({t.get('samples', 0)} samples)."
+    notes = t.get("notes")
+    if isinstance(notes, (list, tuple)) and notes:
+        text += " Not read: " + "; ".join(str(n) for n in notes) + "."
+    return text
+
+
+def efficiency_table(measurements: Sequence[Measurement]) -> Optional[Table]:
+    """Energy efficiency of every measurement that has power (docs/design.md, "Clocks and power"):
+    kernel, parameters, GFLOP/s, GB/s, mean power (W), GFLOP/s per W, GB/s per W, then the maximum
+    power, clocks (MHz), temperature (°C) and throttle reasons where any measurement has them.
+    None when no measurement has power."""
+    ms = [m for m in measurements if m.power_w is not None]
+    if not ms:
+        return None
+    extra = [(k, h) for k, h in _TELEMETRY_COLUMNS if any(k in m.params for m in ms)]
+
+    def cell(v: object) -> str:
+        if isinstance(v, bool) or v is None:
+            return DASH
+        return sig_figs(float(v)) if isinstance(v, (int, float)) else str(v)
+
+    rows = tuple(
+        (m.label, format_params(m.params) or DASH, sig_figs(m.gflops), sig_figs(m.gbps), cell(m.power_w),
+         cell(m.gflops_per_watt), cell(m.gbps_per_watt)) + tuple(cell(m.params.get(k)) for k, _h in extra)
+        for m in ms
+    )
+    header = ("Kernel", "Params", "GFLOP/s", "GB/s", "W", "GFLOP/s per W", "GB/s per W") + tuple(h for _k, h in extra)
+    align = "llrrrrr" + "".join("l" if k == "throttle" else "r" for k, _h in extra)
+    return Table(header, rows, align, ("Mean over each measurement's timed samples; W is the mean power.",))
 
 
 def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:

@@ -1,0 +1,180 @@
+"""The sampler interface (docs/design.md, "Clocks and power"): a background thread that reads a
+source of clocks and power every ``period_s`` seconds into a bounded list of :class:`Sample`.
+
+A subclass implements :meth:`Sampler.open` (prepare the source, or say why it cannot read),
+:meth:`Sampler.read` (one reading: value name -> number) and, where it reports flags as a bitmask,
+:meth:`Sampler.flag_names`. A sampler that cannot read never fails the run: :meth:`Sampler.start`
+records a one-line :attr:`Sampler.reason` and the sampler yields nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .window import Sample, Summary, summarize
+
+__all__ = ["Sample", "Sampler", "NullSampler", "clock", "one_line", "flags_of", "DEFAULT_PERIOD_S", "MAX_SAMPLES"]
+
+#: Seconds between two readings of the background thread.
+DEFAULT_PERIOD_S = 0.02
+#: The most samples kept; older ones are dropped (about 33 minutes at the default period).
+MAX_SAMPLES = 100_000
+
+
+def clock() -> float:
+    """The host clock samples and measurement windows share: ``time.perf_counter()``, seconds."""
+    return time.perf_counter()
+
+
+class Sampler:
+    """Reads one source in a background thread; the base class reads nothing (override
+    :meth:`open` and :meth:`read`). Use as ``start()`` ... ``window(t0, t1)`` ... ``stop()``, or as
+    a context manager."""
+
+    #: The sampler's name recorded in the run ("nvml", "rapl", "none").
+    name = "none"
+
+    def __init__(self, *, period_s: float = DEFAULT_PERIOD_S, max_samples: int = MAX_SAMPLES) -> None:
+        self.period_s = float(period_s)
+        #: Why the sampler records nothing ("" while it reads); one line.
+        self.reason = ""
+        #: Values the source cannot read while it reads others, one line each (e.g. power).
+        self.notes: List[str] = []
+        self._samples: Deque[Sample] = deque(maxlen=max_samples)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._open = False
+
+    # -- what a source implements ------------------------------------------
+
+    def open(self) -> str:
+        """Prepare the source; "" when it can read, else the one-line reason it cannot."""
+        return "no sampler for this device"
+
+    def read(self) -> Mapping[str, float]:
+        """One reading, value name -> number. Raises any exception when the source fails (the
+        sampler then records the reason and stops reading)."""
+        raise NotImplementedError
+
+    def flag_names(self, key: str, bits: int) -> List[str]:
+        """The names of the flags set in ``bits`` of the bitmask value ``key`` (e.g. ``"throttle_bits"``);
+        none by default."""
+        return []
+
+    def close(self) -> None:
+        """Release the source (called once by :meth:`stop` after a successful :meth:`open`)."""
+
+    # -- the sampling ------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        """Whether the sampler is reading (started, opened and not failed)."""
+        return self._open and not self.reason
+
+    def start(self) -> "Sampler":
+        """Open the source and start the background thread; on failure record :attr:`reason`
+        (never raises for a source's failure). Returns self."""
+        try:
+            reason = self.open()
+        except Exception as exc:  # a source's own failure is a reason, never the run's failure
+            reason = f"cannot open {self.name}: {one_line(exc)}"
+        if reason:
+            self.reason = reason
+            return self
+        self._open = True
+        self.poll()
+        if self.active:
+            self._thread = threading.Thread(target=self._loop, name=f"telemetry-{self.name}", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the thread and close the source; idempotent, never raises."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._open:
+            self._open = False
+            try:
+                self.close()
+            except Exception:  # closing is best effort
+                pass
+
+    def __enter__(self) -> "Sampler":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def poll(self) -> None:
+        """Take one reading now (thread-safe); a failure records :attr:`reason` and stops reading."""
+        with self._lock:
+            if not self.active:
+                return
+            try:
+                values = dict(self.read())
+            except Exception as exc:
+                self.reason = f"{self.name} stopped reading: {one_line(exc)}"
+                self._stopping.set()
+                return
+            self._samples.append(Sample(clock(), values))
+
+    def _loop(self) -> None:
+        while not self._stopping.wait(self.period_s):
+            self.poll()
+
+    def samples(self) -> Tuple[Sample, ...]:
+        """Every sample kept so far, oldest first."""
+        with self._lock:
+            return tuple(self._samples)
+
+    def window(self, t0: float, t1: float) -> Summary:
+        """The summary (:func:`.window.summarize`) of the readings over ``[t0, t1]`` (seconds on
+        :func:`clock`), after one reading taken now so that a window shorter than the period has one;
+        empty when the sampler does not read."""
+        if not self.active:
+            return {}
+        self.poll()
+        return summarize(self.samples(), t0, t1, self.flag_names)
+
+    def describe(self) -> Dict[str, object]:
+        """What the run records: ``{"sampler", "period_s", "samples"}``, ``"reason"`` when it
+        read nothing (or stopped) and ``"notes"`` naming values it could not read."""
+        out: Dict[str, object] = {"sampler": self.name, "period_s": self.period_s, "samples": len(self.samples())}
+        if self.reason:
+            out["reason"] = self.reason
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+class NullSampler(Sampler):
+    """A sampler for a device no source covers: it reads nothing and says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self._why = reason
+
+    def open(self) -> str:
+        """Always the reason given."""
+        return self._why
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its message (or its type's name), whitespace collapsed."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def flags_of(bits: int, names: Sequence[Tuple[int, str]]) -> List[str]:
+    """The names of ``names`` (bit, name) set in ``bits``, then ``"0x..."`` for bits no name covers."""
+    out = [n for b, n in names if bits & b]
+    rest = bits & ~sum(b for b, _ in names)
+    if rest:
+        out.append(hex(rest))
+    return out

@@ -1,0 +1,122 @@
+"""NVIDIA GPUs through NVML (``nvidia-ml-py``, imported as ``pynvml``; docs/design.md, "Clocks and
+power"): SM and memory clocks (MHz), board power (W; NVML reports mW), GPU temperature (C) and the
+clocks-event ("throttle") reasons, a bitmask decoded to names.
+
+Values NVML does not support on a device (power on some boards) are left out after the first
+reading fails; when none can be read the sampler records why and reads nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from .base import Sampler, flags_of, one_line
+
+__all__ = ["NvmlSampler", "MISSING", "THROTTLE_REASONS"]
+
+#: The reason when the library is not installed.
+MISSING = "nvidia-ml-py is not installed: pip install 'apple_roofline[power]'"
+
+#: NVML's clocks-event reasons (nvml.h, ``nvmlClocksEventReason*``, formerly ``...ThrottleReason*``).
+THROTTLE_REASONS: Tuple[Tuple[int, str], ...] = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+
+
+class NvmlSampler(Sampler):
+    """Samples NVIDIA GPU ``index`` (NVML's numbering), or the GPU at ``pci_bus_id`` when given (the
+    CUDA backend reports it, and CUDA's numbering may differ from NVML's). ``module`` replaces
+    ``pynvml`` (tests)."""
+
+    name = "nvml"
+
+    def __init__(self, index: int = 0, *, pci_bus_id: str = "", module: Optional[Any] = None,
+                 period_s: float = 0.02) -> None:
+        super().__init__(period_s=period_s)
+        self.index = index
+        self.pci_bus_id = pci_bus_id
+        self._module = module
+        self._nvml: Any = None
+        self._handle: Any = None
+        self._readers: Dict[str, Callable[[], float]] = {}
+
+    def open(self) -> str:
+        """Initialise NVML and find the GPU; "" when at least one value reads, else why not."""
+        nvml = self._module
+        if nvml is None:
+            try:
+                nvml = importlib.import_module("pynvml")
+            except ImportError:
+                return MISSING
+        try:
+            nvml.nvmlInit()
+        except Exception as exc:
+            return f"NVML cannot start: {one_line(exc)}"
+        self._nvml = nvml
+        try:
+            self._handle = self._find(nvml)
+        except Exception as exc:
+            self._shutdown()
+            return f"NVML cannot open GPU {self.pci_bus_id or self.index}: {one_line(exc)}"
+        readers = self._all_readers(nvml, self._handle)
+        failed: List[str] = []
+        for key, fn in readers.items():
+            try:
+                fn()
+            except Exception as exc:
+                failed.append(f"{key}: {one_line(exc)}")
+            else:
+                self._readers[key] = fn
+        if not self._readers:
+            self._shutdown()
+            return "NVML reads no value of this GPU (" + "; ".join(failed) + ")"
+        self.notes = [f"NVML cannot read {f}" for f in failed]
+        return ""
+
+    def _find(self, nvml: Any) -> Any:
+        if self.pci_bus_id:
+            try:
+                return nvml.nvmlDeviceGetHandleByPciBusId(self.pci_bus_id.encode())
+            except Exception:  # an id NVML does not know: fall back to the index
+                pass
+        return nvml.nvmlDeviceGetHandleByIndex(self.index)
+
+    @staticmethod
+    def _all_readers(nvml: Any, h: Any) -> Dict[str, Callable[[], float]]:
+        reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+            getattr(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons")
+        return {
+            "sm_clock_mhz": lambda: float(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM)),
+            "mem_clock_mhz": lambda: float(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM)),
+            "power_w": lambda: float(nvml.nvmlDeviceGetPowerUsage(h)) / 1000.0,
+            "temperature_c": lambda: float(nvml.nvmlDeviceGetTemperature(h, nvml.NVML_TEMPERATURE_GPU)),
+            "throttle_bits": lambda: float(int(reasons(h))),
+        }
+
+    def read(self) -> Mapping[str, float]:
+        """One reading of every value that read at :meth:`open`. Raises NVML's errors."""
+        return {k: fn() for k, fn in self._readers.items()}
+
+    def flag_names(self, key: str, bits: int) -> List[str]:
+        """The clocks-event reasons set in ``bits`` (:data:`THROTTLE_REASONS`)."""
+        return flags_of(bits, THROTTLE_REASONS) if key == "throttle_bits" else []
+
+    def close(self) -> None:
+        """Shut NVML down."""
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self._nvml is not None:
+            try:
+                self._nvml.nvmlShutdown()
+            finally:
+                self._nvml = None
