@@ -115,6 +115,32 @@ def test_window_polls_so_a_short_window_has_a_sample() -> None:
         s.stop()
 
 
+def test_power_is_left_out_of_a_window_shorter_than_its_averaging() -> None:
+    """A power reading that averages the last second describes the preceding work for a 10 ms
+    measurement (NVML on Ampere and newer): such a window gets no power, a longer one does."""
+    s = Counting()
+    s.period_s = 3600.0
+    s.power_average_s = 1.0
+    s.start()
+    try:
+        from apple_roofline.telemetry import clock
+        t1 = clock()
+        assert s.window(t1 - 0.01, t1) == {}
+        longer = s.window(t1 - 2.0, t1 + 1e-6)
+        assert set(longer) == {"power_w", "power_max_w"} and longer["power_max_w"] >= longer["power_w"] > 0
+        assert s.describe()["power_average_s"] == 1.0
+    finally:
+        s.stop()
+
+
+def test_nvml_power_averages_one_second() -> None:
+    from apple_roofline.roofline.tables import telemetry_note
+
+    assert NvmlSampler.power_average_s == 1.0
+    note = telemetry_note({"telemetry": {"sampler": "nvml", "period_s": 0.02, "samples": 9, "power_average_s": 1.0}})
+    assert note is not None and "average of the last 1 s" in note and "at least that long" in note
+
+
 # -- NVML --------------------------------------------------------------------
 
 class NVMLError(Exception):

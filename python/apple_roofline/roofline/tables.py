@@ -179,6 +179,10 @@ def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
         period = t.get("period_s")
         every = f" every {1000 * period:.3g} ms" if isinstance(period, (int, float)) else ""
         text = f"Clocks and power sampled by {name}{every} ({t.get('samples', 0)} samples)."
+    average = t.get("power_average_s")
+    if isinstance(average, (int, float)) and average > 0 and not t.get("reason"):
+        text += (f" A power reading is the average of the last {average:g} s, so only measurements whose timed "
+                 f"samples last at least that long have power and per-watt figures.")
     notes = t.get("notes")
     if isinstance(notes, (list, tuple)) and notes:
         text += " Not read: " + "; ".join(str(n) for n in notes) + "."

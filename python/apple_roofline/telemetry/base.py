@@ -36,6 +36,10 @@ class Sampler:
 
     #: The sampler's name recorded in the run ("nvml", "rapl", "none").
     name = "none"
+    #: How far back one power reading reaches, in seconds (0: the reading covers exactly the interval
+    #: since the previous one, as an energy counter's delta does). A window shorter than this gets no
+    #: power: the reading would describe the preceding work, not the measurement's.
+    power_average_s = 0.0
 
     def __init__(self, *, period_s: float = DEFAULT_PERIOD_S, max_samples: int = MAX_SAMPLES) -> None:
         self.period_s = float(period_s)
@@ -140,12 +144,19 @@ class Sampler:
         if not self.active:
             return {}
         self.poll()
-        return summarize(self.samples(), t0, t1, self.flag_names)
+        summary = summarize(self.samples(), t0, t1, self.flag_names)
+        if t1 - t0 < self.power_average_s:
+            for key in ("power_w", "power_max_w"):
+                summary.pop(key, None)
+        return summary
 
     def describe(self) -> Dict[str, object]:
-        """What the run records: ``{"sampler", "period_s", "samples"}``, ``"reason"`` when it
+        """What the run records: ``{"sampler", "period_s", "samples"}``, ``"power_average_s"`` where a
+        power reading averages over a longer time than the sampling period, ``"reason"`` when it
         read nothing (or stopped) and ``"notes"`` naming values it could not read."""
         out: Dict[str, object] = {"sampler": self.name, "period_s": self.period_s, "samples": len(self.samples())}
+        if self.power_average_s:
+            out["power_average_s"] = self.power_average_s
         if self.reason:
             out["reason"] = self.reason
         if self.notes:

@@ -38,6 +38,10 @@ class NvmlSampler(Sampler):
     ``pynvml`` (tests)."""
 
     name = "nvml"
+    #: nvmlDeviceGetPowerUsage returns power averaged over 1 s on Ampere (except GA100) and newer GPUs,
+    #: instantaneous power on older ones (NVML API reference); 1 s is assumed for every GPU, so a
+    #: measurement shorter than that gets no power rather than the preceding second's.
+    power_average_s = 1.0
 
     def __init__(self, index: int = 0, *, pci_bus_id: str = "", module: Optional[Any] = None,
                  period_s: float = 0.02) -> None:
