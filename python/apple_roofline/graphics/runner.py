@@ -31,8 +31,8 @@ from .kernels import (DEFAULT_OVERDRAW, FETCHES, FILL_F, FILL_FORMAT, FILTERS, F
                       check_target, fill_reference, texture_noise, texture_sums, MODES)
 from .model import GraphicsStudy
 
-__all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "SPIN_UP_S", "MIN_SAMPLE_S", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution",
-           "parse_choices", "check_f_values", "open_graphics_device", "run_graphics"]
+__all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "SPIN_UP_S", "MIN_SAMPLE_S", "GraphicsInterrupted", "parse_graphics_device",
+           "parse_resolution", "parse_choices", "check_f_values", "open_graphics_device", "run_graphics"]
 
 #: The fewest layers a long fill pass is reduced to.
 MIN_LAYERS = 8
