@@ -51,6 +51,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
 
+    from apple_roofline.graphics.model import drawn_rate
     from apple_roofline.graphics.runner import parse_resolution, run_graphics
     from apple_roofline.roofline.runner import run_roofline
 
@@ -68,6 +69,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                            and m.params.get("store") == "store"], f"fill pass F={F} {mode} store")
 
         frag = fill(512, "blended")
+        opaque0, blended0 = fill(0, "opaque"), fill(0, "blended")
         cross = _valid([m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32"
                         and m.kernel == "vec4_cross4"], "compute fp32 vec4_cross4")
         best = max((m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.valid),
@@ -75,8 +77,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         row = {
             "round": r, "fragment_gflops": frag.gflops, "fragment_layers": frag.params["layers"],
             "compute_cross4_gflops": cross.gflops, "compute_best_gflops": best.gflops, "compute_best": best.kernel,
-            "fill_opaque_gpixels": int(fill(0, "opaque").params["pixels_drawn"]) / fill(0, "opaque").median_s / 1e9,
-            "fill_blended_gpixels": int(fill(0, "blended").params["pixels_drawn"]) / fill(0, "blended").median_s / 1e9,
+            "fill_opaque_gpixels": drawn_rate(opaque0),
+            "fill_blended_gpixels": drawn_rate(blended0),
         }
         row["ratio_cross4"] = row["fragment_gflops"] / row["compute_cross4_gflops"]
         row["ratio_best"] = row["fragment_gflops"] / row["compute_best_gflops"]

@@ -25,7 +25,7 @@ texels it reads. Twins: ``shaders/wgsl/graphics.wgsl`` and ``shaders/metal/graph
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Sequence, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ..suites.fma import FMA_KERNELS, tolerance
 __all__ = [
     "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "QUICK_F", "TILEMEM_F", "MODES", "STORES",
     "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
-    "SUITES", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
+    "SUITES", "STORAGE_DTYPES", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
     "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
 ]
 
@@ -67,6 +67,15 @@ class TargetFormat:
     bytes_per_pixel: int
     channels: int
     storage: str
+
+    @property
+    def dtype(self) -> Any:
+        """The NumPy dtype one channel is read back in: uint8 (unorm8), float16 (f16), float32 (f32)."""
+        return STORAGE_DTYPES[self.storage]
+
+
+#: The NumPy dtype of each storage kind of :class:`TargetFormat`.
+STORAGE_DTYPES: Dict[str, Any] = {"unorm8": np.uint8, "f16": np.float16, "f32": np.float32}
 
 
 FORMATS: Dict[str, TargetFormat] = {f.name: f for f in (
@@ -122,7 +131,7 @@ def _format(fmt: str) -> TargetFormat:
 
 
 def _store(colour: np.ndarray, storage: str) -> np.ndarray:
-    dtype = {"unorm8": np.uint8, "f16": np.float16}.get(storage, np.float32)
+    dtype = STORAGE_DTYPES[storage]
     if storage == "unorm8":
         colour = np.rint(np.clip(colour, 0.0, 1.0).astype(np.float64) * 255.0)
     out: np.ndarray = colour.astype(dtype)

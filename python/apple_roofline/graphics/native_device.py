@@ -24,7 +24,6 @@ __all__ = ["SHADER", "NativeGraphicsDevice", "NativePass", "storage_dtype"]
 
 #: The Metal twin of graphics.wgsl.
 SHADER = "graphics.metal"
-_DTYPES = {"unorm8": np.uint8, "f16": np.float16, "f32": np.float32}
 
 
 def storage_dtype(fmt: str) -> Any:
@@ -34,7 +33,7 @@ def storage_dtype(fmt: str) -> Any:
     Raises:
         KeyError: ``fmt`` is not one of :data:`~.kernels.FORMATS`.
     """
-    return _DTYPES[FORMATS[fmt].storage]
+    return FORMATS[fmt].dtype
 
 
 class NativePass:
