@@ -105,4 +105,6 @@ def test_a_quick_study_is_valid(gpu: WgpuDevice) -> None:
     timers = {str(m.params["timer"]) for m in study.measurements}
     if gpu.timestamps:
         assert all(t.startswith("GPU timestamps") for t in timers), timers
+        assert all("per tick" in t for t in timers), timers  # the tick's length is stated
+        assert gpu.tick_s > 0 and "wgpuQueueGetTimestampPeriod" in gpu.timestamp_note
     assert np.all([m.median_s > 0 for m in study.measurements])

@@ -8,8 +8,8 @@ time_kernel`) times render passes as it times kernels.
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
-``timestampWrites``). wgpu-native reports timestamps in the backend's ticks; the tick is checked
-once against the host clock on a long batch and recorded (:attr:`WgpuDevice.tick_s`). Without the
+``timestampWrites``). wgpu-native reports timestamps in the backend's ticks, converted with the
+queue's timestamp period (:func:`timestamp_tick`). Without the
 feature, a sample is the host's clock around the submission and ``onSubmittedWorkDone``, and the
 pass's ``timer`` says so. Shaded pixels: where the adapter has wgpu-native's
 ``pipeline-statistics-query``, one pass counts ``fragment-shader-invocations`` (which may include
@@ -22,14 +22,14 @@ import contextlib
 import io
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
 
-__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu"]
+__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "timestamp_tick"]
 
 #: What to install for this backend.
 WGPU_EXTRA = "pip install 'apple_roofline[graphics]' (the wgpu package)"
@@ -68,6 +68,25 @@ def adapters() -> List[Dict[str, Any]]:
             "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
         })
     return out
+
+
+def timestamp_tick(device: Any) -> Tuple[float, str]:
+    """Seconds per timestamp tick of ``device``'s queue and how that was learned: wgpu-native resolves
+    raw ticks (not nanoseconds) unless told to normalise them, and ``wgpuQueueGetTimestampPeriod``
+    (wgpu.h) gives the nanoseconds per tick (1 on NVIDIA's Vulkan driver and on llvmpipe; other
+    drivers differ). Where that call cannot be reached (another wgpu build), 1 ns is assumed and the
+    note says so."""
+    where = "GPU timestamps at the first pass's beginning and the last pass's end"
+    try:
+        from wgpu.backends.wgpu_native import extras
+
+        # ``_internal`` is wgpu-py's handle of the native queue, the argument its own wrappers pass.
+        period = float(extras.lib.wgpuQueueGetTimestampPeriod(device.queue._internal))
+    except (ImportError, AttributeError) as exc:
+        return 1e-9, f"{where}; 1 ns per tick assumed (wgpuQueueGetTimestampPeriod unavailable: {exc})"
+    if not period > 0.0:
+        return 1e-9, f"{where}; 1 ns per tick assumed (wgpuQueueGetTimestampPeriod returned {period})"
+    return period * 1e-9, f"{where}; {period:g} ns per tick (wgpuQueueGetTimestampPeriod)"
 
 
 def _silenced(fn: Any, *args: Any) -> None:
@@ -164,8 +183,7 @@ class WgpuPass:
         data = self.device.device.queue.read_texture(
             {"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
             {"offset": 0, "bytes_per_row": self.width * fmt.bytes_per_pixel}, (self.width, self.height, 1))
-        dtype = {"unorm8": np.uint8, "f16": np.float16, "f32": np.float32}[fmt.storage]
-        image: np.ndarray = np.frombuffer(data, dtype=dtype).reshape(self.height, self.width, fmt.channels).copy()
+        image: np.ndarray = np.frombuffer(data, dtype=fmt.dtype).reshape(self.height, self.width, fmt.channels).copy()
         return image
 
     def fragment_invocations(self) -> Optional[int]:
@@ -190,7 +208,7 @@ class WgpuDevice:
         info: the adapter's description (:func:`adapters` row) and what was enabled.
         timestamps: whether render passes are timed by GPU timestamps.
         statistics: whether fragment invocations can be counted.
-        tick_s: seconds per timestamp tick (checked against the host clock by :meth:`check_ticks`).
+        tick_s: seconds per timestamp tick (:func:`timestamp_tick`).
 
     Raises:
         WgpuUnavailable: wgpu is not installed or has no adapter ``index``.
@@ -210,8 +228,7 @@ class WgpuDevice:
         self.timestamps = "timestamp-query" in features
         self.statistics = "pipeline-statistics-query" in features
         self.max_texture = int(self.adapter.limits.get("max-texture-dimension-2d", 0))
-        self.tick_s = 1e-9
-        self.timestamp_note = "GPU timestamps at the first pass's beginning and the last pass's end (ns ticks)"
+        self.tick_s, self.timestamp_note = timestamp_tick(self.device)
         row = adapters()[index]
         self.info: Dict[str, Any] = {**row, "backend": "wgpu", "wgpu_backend": row["backend"], "index": index,
                                      "wgpu_version": str(self.wgpu.__version__), "features_enabled": features}
@@ -277,28 +294,3 @@ class WgpuDevice:
             {"binding": 2, "resource": sampler}])
         return WgpuPass(self, pipeline, group, self._target(width, height, TEXTURE_FORMAT), TEXTURE_FORMAT,
                         width, height, 1, True)
-
-    def check_ticks(self, probe: WgpuPass, min_host_s: float = 0.05) -> None:
-        """Check the timestamp tick against the host clock: time one long batch of ``probe`` both
-        ways and set :attr:`tick_s` (1 ns when the two agree within 25 %, as on Vulkan and Metal
-        drivers that count nanoseconds, up to 3x on a host slow to submit; the measured ratio otherwise)
-        and :attr:`timestamp_note`."""
-        if not self.timestamps:
-            return
-        batch = 1
-        while True:
-            t0 = time.perf_counter()
-            ticks = probe.time((), 0, batch, 1)[0] / self.tick_s
-            host = time.perf_counter() - t0
-            if host >= min_host_s or batch >= 1 << 16:
-                break
-            batch *= 4
-        ratio = host / (ticks * 1e-9)  # the host's time includes submitting and reading back: >= 1
-        if 0.8 <= ratio <= 3.0:
-            self.tick_s = 1e-9
-            self.timestamp_note = (f"GPU timestamps at the first pass's beginning and the last pass's end; ticks "
-                                   f"are ns (host/GPU time {ratio:.2f} on a {batch}-pass check)")
-        else:
-            self.tick_s = host / ticks
-            self.timestamp_note = (f"GPU timestamps at the first pass's beginning and the last pass's end; tick "
-                                   f"{self.tick_s * 1e9:.3g} ns, measured against the host clock")
