@@ -64,8 +64,10 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
             label += f": t0 {sig_figs(fit.t0_s * 1e6)} µs, {rate}"
             ax.plot(line_f, (fit.t0_s + line_f * fit.inv_rate) * 1e6, color=color, linewidth=1.2, alpha=0.8)
         ax.errorbar(f, med, yerr=err, fmt="o", color=color, markersize=4, capsize=2, linewidth=0.8, label=label)
+    drawn = 0
     for c in study.crossovers():
         if c.flops is not None and c.seconds is not None and lo <= c.flops <= hi:
+            drawn += 1
             ax.plot([c.flops], [c.seconds * 1e6], marker="X", color="black", markersize=8, linestyle="none")
             ax.annotate(f"{c.a}/{c.b}", (c.flops, c.seconds * 1e6), xytext=(4, -10), textcoords="offset points",
                         fontsize=7)
@@ -80,10 +82,11 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
     ax.set_title(f"Per-call cost of C[B×N] = A[B×N]·W[N×N] (fp32): {study.device_name} ({study.backend}) — "
                  f"{date_of(study.created)}{status}", fontsize=10)
     bad = len(study.measurements) - len(valid)
-    foot = "X: crossover of two fitted paths."
+    foot = "X: crossover of two fitted paths." if drawn else ""
     if bad:
         foot += f" Left out: {bad} measurement(s) that failed validation."
-    fig.text(0.01, 0.01, foot, fontsize=7, color="#4d4d4d", gid="footnote")
+    if foot:
+        fig.text(0.01, 0.01, foot.strip(), fontsize=7, color="#4d4d4d", gid="footnote")
     fig.subplots_adjust(left=0.09, right=0.98, top=0.93, bottom=0.1)
     if path is not None:
         save_figure(fig, path)
