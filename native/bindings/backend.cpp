@@ -207,8 +207,8 @@ void init_backend(nb::module_& m) {
           "args"_a, "launch"_a = 1,
           "Enqueue one launch of `launch` work items and return without waiting where the device\n"
           "allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs\n"
-          "it on its thread pool before returning. Backend.synchronize() waits for it. Raises\n"
-          "UnsupportedError for vendor-library kernels (GEMM), ValueError for bad arguments.")
+          "it on its thread pool before returning. Backend.synchronize() waits for it. A GEMM\n"
+          "(Backend.gemm) launches one product (launch 1). Raises ValueError for bad arguments.")
       .def(
           "timeline",
           [](Kernel& k, nb::sequence args, int64_t work_items, int64_t reps) {

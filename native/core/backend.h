@@ -39,8 +39,9 @@
 //  * Kernel::launch(args, work_items) enqueues one launch and returns without waiting where the
 //    device allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer,
 //    committed, not waited for); the CPU runs it on the thread pool (fork-join) before returning.
-//    Backend::synchronize() waits for everything launched. Vendor-library kernels (GEMM) may
-//    throw UnsupportedError. This is the path the dispatch-latency study measures.
+//    Backend::synchronize() waits for everything launched. Vendor-library GEMMs launch one
+//    product (launch must be 1: CPU BLAS on the calling thread, cuBLAS on the stream, MPS in one
+//    command buffer). This is the path the dispatch-latency and per-call cost studies measure.
 //  * Kernel::timeline(args, work_items, reps) runs `reps` launches, each waited for, and returns
 //    the instants of each launch's steps on the host clock (Timeline below); UnsupportedError where
 //    the backend cannot observe them. CUDA reads the kernel's start from %globaltimer, which the

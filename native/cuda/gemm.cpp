@@ -85,8 +85,37 @@ class CublasGemm final : public Kernel {
   std::string entry() const override { return std::string("cublasGemmEx_") + p_.name; }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch, uint64_t reps) override {
-    if (args.size() != 3) throw std::invalid_argument("a GEMM takes 3 arguments (A, B, C), got " + std::to_string(args.size()));
+    const Operands o = bind(args);
+    std::lock_guard<std::mutex> lock(st_->mutex);
+    dev_->make_current();
+    SampleEvents ev(*dev_, size_t(reps));
+    for (uint64_t r = 0; r < reps; ++r) {
+      ev.start(size_t(r));
+      for (uint64_t i = 0; i < batch; ++i) enqueue(o);
+      ev.stop(size_t(r));
+    }
+    return ev.elapsed("cublasGemmEx");
+  }
+
+  // One cublasGemmEx enqueued on the backend's stream, not waited for: Backend::synchronize waits.
+  // The per-call cost study's round trip (docs/design.md, "The per-call cost study").
+  void launch(const std::vector<Arg>& args, uint64_t work_items) override {
+    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    const Operands o = bind(args);
+    std::lock_guard<std::mutex> lock(st_->mutex);
+    dev_->make_current();
+    enqueue(o);
+  }
+
+ private:
+  struct Operands {
     CUdeviceptr ptr[3];
+  };
+
+  // The three buffers checked (A m×k, B k×n or n×k, C m×n) and their device pointers.
+  Operands bind(const std::vector<Arg>& args) const {
+    if (args.size() != 3) throw std::invalid_argument("a GEMM takes 3 arguments (A, B, C), got " + std::to_string(args.size()));
+    Operands o;
     const size_t need[3] = {size_t(m_) * size_t(k_) * p_.in_size, size_t(k_) * size_t(n_) * p_.in_size,
                             size_t(m_) * size_t(n_) * p_.out_size};
     for (size_t i = 0; i < 3; ++i) {
@@ -96,32 +125,26 @@ class CublasGemm final : public Kernel {
       if (cb.nbytes() < need[i])
         throw std::invalid_argument("GEMM argument " + std::string(1, "ABC"[i]) + " has " + std::to_string(cb.nbytes()) +
                                     " bytes; " + std::to_string(need[i]) + " needed");
-      ptr[i] = cb.ptr();
+      o.ptr[i] = cb.ptr();
     }
+    return o;
+  }
+
+  // One cublasGemmEx on the handle's stream; called with st_->mutex held and the context current.
+  void enqueue(const Operands& o) {
     float f1 = 1.0f, f0 = 0.0f;
     double d1 = 1.0, d0 = 0.0;
     int32_t i1 = 1, i0 = 0;
     const void* alpha = p_.scalar == 1 ? static_cast<const void*>(&d1) : p_.scalar == 2 ? static_cast<const void*>(&i1) : &f1;
     const void* beta = p_.scalar == 1 ? static_cast<const void*>(&d0) : p_.scalar == 2 ? static_cast<const void*>(&i0) : &f0;
-
-    const CublasApi& c = cublas();
-    std::lock_guard<std::mutex> lock(st_->mutex);
-    dev_->make_current();
-    SampleEvents ev(*dev_, size_t(reps));
-    for (uint64_t r = 0; r < reps; ++r) {
-      ev.start(size_t(r));
-      for (uint64_t i = 0; i < batch; ++i)
-        check_cublas(c.cublasGemmEx(st_->handle, p_.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n_, m_,
-                                    k_, alpha, reinterpret_cast<const void*>(ptr[1]), p_.in, p_.b_transposed ? k_ : n_,
-                                    reinterpret_cast<const void*>(ptr[0]), p_.in, k_, beta,
-                                    reinterpret_cast<void*>(ptr[2]), p_.out, n_, p_.compute, CUBLAS_GEMM_DEFAULT),
-                     (std::string("cublasGemmEx ") + p_.name).c_str());
-      ev.stop(size_t(r));
-    }
-    return ev.elapsed("cublasGemmEx");
+    const CUdeviceptr* ptr = o.ptr;
+    check_cublas(cublas().cublasGemmEx(st_->handle, p_.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n_, m_,
+                                       k_, alpha, reinterpret_cast<const void*>(ptr[1]), p_.in, p_.b_transposed ? k_ : n_,
+                                       reinterpret_cast<const void*>(ptr[0]), p_.in, k_, beta,
+                                       reinterpret_cast<void*>(ptr[2]), p_.out, n_, p_.compute, CUBLAS_GEMM_DEFAULT),
+                 (std::string("cublasGemmEx ") + p_.name).c_str());
   }
 
- private:
   std::shared_ptr<Device> dev_;
   std::shared_ptr<CublasState> st_;
   const Precision& p_;

@@ -158,6 +158,27 @@ id<MTLCommandBuffer> commit_and_wait(Device& dev, const std::function<void(id<MT
 
 }  // namespace
 
+void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const std::string& what) {
+  std::lock_guard<std::mutex> lock(dev.mutex);
+  @autoreleasepool {
+    id<MTLCommandBuffer> cb = [dev.queue commandBuffer];
+    if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + what);
+    encode(cb);
+    // The handler runs on a Metal thread; it only copies a string under a mutex.
+    std::shared_ptr<Device::LaunchError> errors = dev.launch_error;
+    const std::string entry = what;
+    [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
+      if (done.status == MTLCommandBufferStatusCompleted) return;
+      std::lock_guard<std::mutex> elock(errors->mutex);
+      if (errors->message.empty())
+        errors->message = "[metal::launch] " + entry + ": command buffer ended with status " + status_name(done.status) +
+                          ": " + describe(done.error);
+    }];
+    [cb commit];
+    dev.last_launch = cb;
+  }
+}
+
 void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what) {
   std::lock_guard<std::mutex> lock(dev.mutex);
   @autoreleasepool {

@@ -31,8 +31,35 @@ class MpsGemm final : public Kernel {
   std::string timer() const override { return "command buffer GPUEndTime - GPUStartTime (MPS encodes its own passes)"; }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
-    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
     if (batch == 0 || reps == 0) throw std::invalid_argument("batch and reps must be at least 1");
+    Matrices m = bind(args, work_items);
+    MPSMatrixMultiplication* mm = mm_;
+    const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor*) {
+      for (uint64_t b = 0; b < batch; ++b)
+        [mm encodeToCommandBuffer:cb leftMatrix:m.mats[0] rightMatrix:m.mats[1] resultMatrix:m.mats[2]];
+    };
+    return run_samples(*dev_, reps, false, encode, dtype_ == "fp32" ? "MPS sgemm" : "MPS hgemm", nullptr);
+  }
+
+  // One product in its own command buffer, committed and left running (commit_launch):
+  // Backend::synchronize waits for it. The per-call cost study's round trip (docs/design.md,
+  // "The per-call cost study").
+  void launch(const std::vector<Arg>& args, uint64_t work_items) override {
+    Matrices m = bind(args, work_items);
+    MPSMatrixMultiplication* mm = mm_;
+    commit_launch(*dev_, [&](id<MTLCommandBuffer> cb) {
+      [mm encodeToCommandBuffer:cb leftMatrix:m.mats[0] rightMatrix:m.mats[1] resultMatrix:m.mats[2]];
+    }, dtype_ == "fp32" ? "MPS sgemm" : "MPS hgemm");
+  }
+
+ private:
+  struct Matrices {
+    MPSMatrix* mats[3];
+  };
+
+  // The three buffers checked (A m×k, B k×n, C m×n) and wrapped as row-major MPSMatrix objects.
+  Matrices bind(const std::vector<Arg>& args, uint64_t work_items) {
+    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const MPSDataType type = dtype_ == "fp32" ? MPSDataTypeFloat32 : MPSDataTypeFloat16;
     const NSUInteger es = dtype_ == "fp32" ? 4 : 2;
@@ -48,7 +75,7 @@ class MpsGemm final : public Kernel {
                                     " bytes, needs " + std::to_string(need));
       bufs[i] = mb.buffer();
     }
-    MPSMatrix* mats[3];
+    Matrices m;
     @autoreleasepool {
       for (size_t i = 0; i < 3; ++i) {
         // Row-major, densely packed rows (rowBytes = columns × element size).
@@ -56,18 +83,12 @@ class MpsGemm final : public Kernel {
                                                                        columns:cols[i]
                                                                       rowBytes:cols[i] * es
                                                                       dataType:type];
-        mats[i] = [[MPSMatrix alloc] initWithBuffer:bufs[i] descriptor:d];
+        m.mats[i] = [[MPSMatrix alloc] initWithBuffer:bufs[i] descriptor:d];
       }
     }
-    MPSMatrixMultiplication* mm = mm_;
-    const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor*) {
-      for (uint64_t b = 0; b < batch; ++b)
-        [mm encodeToCommandBuffer:cb leftMatrix:mats[0] rightMatrix:mats[1] resultMatrix:mats[2]];
-    };
-    return run_samples(*dev_, reps, false, encode, dtype_ == "fp32" ? "MPS sgemm" : "MPS hgemm", nullptr);
+    return m;
   }
 
- private:
   std::shared_ptr<Device> dev_;
   std::string dtype_;
   NSUInteger m_, n_, k_;

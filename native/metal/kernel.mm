@@ -42,28 +42,12 @@ class MetalKernel final : public Kernel {
     return out;
   }
 
-  // One command buffer with one dispatch, committed and left running: Backend::synchronize waits
-  // for it. A completed handler records the first launch that ends in error, which synchronize
-  // then raises (the handler runs on a Metal thread; it only copies a string under a mutex).
+  // One command buffer with one dispatch, committed and left running (commit_launch): Backend::synchronize
+  // waits for it and raises the first launch that ended in error.
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     const std::vector<Bound> bound = bind(args, work_items);
-    std::lock_guard<std::mutex> lock(dev_->mutex);
-    @autoreleasepool {
-      id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
-      if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + p_->entry);
-      encode([cb computeCommandEncoder], bound, work_items, 1);
-      std::shared_ptr<Device::LaunchError> errors = dev_->launch_error;
-      const std::string entry = p_->entry;
-      [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
-        if (done.status == MTLCommandBufferStatusCompleted) return;
-        std::lock_guard<std::mutex> elock(errors->mutex);
-        if (errors->message.empty())
-          errors->message = "[metal::launch] " + entry + ": command buffer ended with status " +
-                            status_name(done.status) + ": " + describe(done.error);
-      }];
-      [cb commit];
-      dev_->last_launch = cb;
-    }
+    commit_launch(*dev_, [&](id<MTLCommandBuffer> cb) { encode([cb computeCommandEncoder], bound, work_items, 1); },
+                  p_->entry);
   }
 
   // The steps of `reps` round trips as a user's code takes them: call -> create (commandBuffer

@@ -109,6 +109,12 @@ using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescrip
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer);
 
+// Kernel::launch's path (docs/design.md, "The backend interface"): under dev.mutex, one command
+// buffer that `encode` fills, committed and left running as dev.last_launch, which
+// Backend::synchronize waits for. Its completed handler records the first launch that ends in error
+// (naming `what`), which synchronize_launches then raises.
+void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const std::string& what);
+
 // Commits one command buffer that `encode` fills (created with per-encoder execution status), waits
 // for it and throws DeviceError naming `what` unless it completed. Takes dev.mutex.
 void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what);

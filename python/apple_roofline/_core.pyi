@@ -93,8 +93,8 @@ class Kernel:
         """
         Enqueue one launch of `launch` work items and return without waiting where the device
         allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs
-        it on its thread pool before returning. Backend.synchronize() waits for it. Raises
-        UnsupportedError for vendor-library kernels (GEMM), ValueError for bad arguments.
+        it on its thread pool before returning. Backend.synchronize() waits for it. A GEMM
+        (Backend.gemm) launches one product (launch 1). Raises ValueError for bad arguments.
         """
 
     def timeline(self, args: Sequence, launch: int = 1, reps: int = 1) -> dict:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence, Tuple
+from typing import Any, Callable, List, Sequence, Tuple
 
 from .errors import check_int
 
-__all__ = ["Timing", "time_kernel", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
+__all__ = ["Timing", "time_kernel", "warm_up", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
 
 #: Timed samples per measurement by default (docs/design.md, "Measurement": at least 10).
 DEFAULT_REPS = 10
@@ -48,6 +48,21 @@ class Timing:
     window: Tuple[float, float] = (0.0, 0.0)
 
 
+def warm_up(run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: float = 0.5,
+            max_launches: int = 64) -> List[float]:
+    """Step 1 of the loop (module docstring): ``run(count)`` makes ``count`` launches and returns the
+    seconds of each; ``warmup`` launches first, then one at a time until the last two agree within
+    10 %, ``max_warmup_s`` seconds or ``max_launches`` launches have passed. Returns every time."""
+    times = list(run(warmup))
+
+    def settled() -> bool:  # the last two launches agree within 10 %
+        return len(times) > 1 and abs(times[-1] - times[-2]) <= 0.1 * times[-1]
+
+    while not settled() and sum(times) < max_warmup_s and len(times) < max_launches:
+        times.extend(run(1))
+    return times
+
+
 def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
                 min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20,
                 spin_up_s: float = 0.0) -> Timing:
@@ -64,13 +79,7 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     """
     reps = check_reps(reps)
     warmup = check_int(warmup, "warmup", 1)
-    times = list(kernel.time(args, launch, 1, warmup))
-
-    def settled() -> bool:  # the last two launches agree within 10 %
-        return len(times) > 1 and abs(times[-1] - times[-2]) <= 0.1 * times[-1]
-
-    while not settled() and sum(times) < max_warmup_s and len(times) < 64:
-        times.append(kernel.time(args, launch, 1, 1)[0])
+    times = warm_up(lambda count: list(kernel.time(args, launch, 1, count)), warmup, max_warmup_s)
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
     if spin_up_s > 0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Dict, Type, Union
 
+from .calls.model import CallsStudy
 from .graphics.model import GraphicsStudy
 from .latency.model import DispatchStudy
 from .roofline.run import Run
@@ -20,6 +21,7 @@ __all__ = ["KINDS", "load_results", "parse_results"]
 
 #: Every kind of results file, by its ``kind`` key.
 KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy}
+KINDS[CallsStudy.KIND] = CallsStudy
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

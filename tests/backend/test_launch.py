@@ -69,14 +69,31 @@ def test_launch_rejects_bad_arguments(dev: Tuple[str, Any]) -> None:
         k.launch(None, 256)
 
 
-def test_vendor_gemm_cannot_be_launched_alone(dev: Tuple[str, Any]) -> None:
+def test_vendor_gemm_launches_one_product(dev: Tuple[str, Any]) -> None:
+    """Backend.gemm's kernel launches one product; synchronize waits for it (the per-call study's
+    round trip); a wrong launch count or buffer is a ValueError."""
     name, b = dev
+    m, n, k = 3, 5, 4
     try:
-        g = b.gemm("fp32", 8, 8, 8)
+        g = b.gemm("fp32", m, n, k)
     except _core.UnsupportedError as exc:
         pytest.skip(f"no fp32 GEMM: {exc}")
-    with pytest.raises(_core.UnsupportedError, match="cannot be launched"):
-        g.launch((b.alloc(256), b.alloc(256), b.alloc(256)), 1)
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, (m, k)).astype(np.float32)
+    w = rng.integers(-3, 4, (k, n)).astype(np.float32)
+    bufs = (b.alloc(a.nbytes), b.alloc(w.nbytes), b.alloc(m * n * 4))
+    bufs[0].write(a.ravel())
+    bufs[1].write(w.ravel())
+    bufs[2].write(np.full(m * n, np.nan, dtype=np.float32))
+    g.launch(bufs, 1)
+    b.synchronize()
+    assert np.array_equal(bufs[2].read("float32").reshape(m, n), a @ w)
+    r = _core.launch_round_trip(b, g, bufs, 1, 3)
+    assert len(r) == 3 and all(s > 0 for s in r)
+    with pytest.raises(ValueError, match="launch must be 1"):
+        g.launch(bufs, 2)
+    with pytest.raises(ValueError, match="bytes"):
+        g.launch((b.alloc(4), bufs[1], bufs[2]), 1)
 
 
 def test_native_loops_time_every_launch(dev: Tuple[str, Any]) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .._version import __version__
+from . import calls as calls_cmd
 from . import devices as devices_cmd
 from . import dispatch as dispatch_cmd
 from . import files as files_cmd
@@ -49,6 +50,7 @@ app.command("report")(files_cmd.report)
 app.command("compare")(files_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
+app.command("calls")(calls_cmd.calls)
 
 
 def main() -> None:

@@ -135,6 +135,20 @@ def plot(
             _save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
+    from ..calls.model import CallsStudy
+
+    if isinstance(loaded, CallsStudy):
+        target = output if output is not None else run_json.parent / "calls.png"
+        check_plot_suffix(target, "-o")
+        if points:
+            fail("--point places kernels on a roofline; a per-call cost study has none", EXIT_USAGE)
+        check_writable_dir(target)
+        from ..calls.plot import plot_calls
+
+        calls_study = loaded
+        _save_plot(lambda: plot_calls(calls_study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
     if isinstance(loaded, DispatchStudy):
         target = output if output is not None else run_json.parent / "dispatch.png"
         check_plot_suffix(target, "-o")
@@ -181,6 +195,7 @@ def report(
     self-contained HTML) on stdout."""
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
+    from ..calls.model import CallsStudy
     from ..latency.model import DispatchStudy
 
     loaded = load_results(run_json)
@@ -192,6 +207,12 @@ def report(
         from ..graphics.report import format_graphics
 
         text = format_graphics(loaded, fmt)
+    elif isinstance(loaded, CallsStudy):
+        if fmt == "html":
+            fail("--format html is for roofline runs; a per-call cost study has md, csv and json", EXIT_USAGE)
+        from ..calls.report import format_calls
+
+        text = format_calls(loaded, fmt)
     elif isinstance(loaded, DispatchStudy):
         if fmt == "html":
             fail("--format html is for roofline runs; a dispatch study has md, csv and json", EXIT_USAGE)

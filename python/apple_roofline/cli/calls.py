@@ -1,0 +1,108 @@
+"""``apple-roofline calls``: the per-call cost study from the command line.
+
+Writes DIR/calls.json, calls.md and calls.png (:func:`apple_roofline.calls.outputs.write_calls`),
+prints each path's fit and the crossovers, and exits like ``run``: 0 when every measurement is
+valid, 1 when one failed validation or the device failed, 2 for bad usage (an unknown path, B or N
+out of range), 130 when interrupted (the partial study is written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, List, Optional
+
+import typer
+
+from ..errors import OptionError
+from ..text import sig_figs, text_table
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, as_integer, backend_error_type, fail, fail_option, prepare_out,
+                     print_written, real_command)
+from .progress import CliProgress
+
+if TYPE_CHECKING:
+    from ..calls.model import CallsStudy
+
+__all__ = ["calls"]
+
+
+def _split(text: Optional[str]) -> Optional[List[str]]:
+    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _print_study(study: "CallsStudy") -> None:
+    rows = [[f.path, sig_figs(f.t0_s * 1e6), "no rate" if f.rate is None else sig_figs(f.rate / 1e9),
+             f"{f.rms_rel * 100:.3g} %"] for f in study.fits()]
+    typer.echo(f"{study.device_name} ({study.backend}): t(F) = t0 + F/R per call")
+    for line in text_table(["path", "t0 (µs)", "R (GFLOP/s)", "RMS rel. error"], rows):
+        typer.echo(line)
+    for c in study.crossovers():
+        if c.flops is None:
+            typer.echo(f"{c.a} / {c.b}: never cross ({c.below} wins everywhere)")
+        else:
+            typer.echo(f"{c.a} / {c.b}: cross at {c.flops:.3g} FLOPs per call ({c.below} below, {c.above} above)")
+
+
+def calls(
+    device: Annotated[
+        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+    ] = None,
+    path: Annotated[
+        Optional[str], typer.Option("--path", "-p", help="Comma-separated paths: blas, cublas, mps, kernel, "
+                                                         "coreml_* (default: every path of the device).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="B 1, 16, 256 × N 64, 256, 1024 and a shorter budget.")] = False,
+    batch: Annotated[
+        Optional[str], typer.Option("--batch", metavar="B,...", help="Batch sizes B, each 1 to 256 (default 1,4,16,64,256).")
+    ] = None,
+    n: Annotated[
+        Optional[str], typer.Option("--n", metavar="N,...",
+                                    help="Sizes N, multiples of 16 from 16 to 2048 (default 64 … 2048).")
+    ] = None,
+    max_reps: Annotated[str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")] = "200",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Measure time per call against FLOPs per call of C[B×N] = A[B×N]·W[N×N] through every path
+    (BLAS, cuBLAS, MPS, the tool's kernel), fit t0 + F/R per path and find the crossovers; write
+    DIR/calls.json, calls.md and calls.png."""
+    from ..calls import runner
+    from ..calls.outputs import write_calls
+    from ..calls.paths import check_paths
+    from ..calls.shapes import check_batches, check_sizes
+    from ..devices import resolve_device
+
+    try:
+        paths = check_paths(_split(path) or []) if path is not None else None
+        batches = check_batches([as_integer(v) for v in _split(batch) or []]) if batch is not None else None
+        sizes = check_sizes([as_integer(v) for v in _split(n) or []]) if n is not None else None
+        reps = runner.check_max_reps(as_integer(max_reps))
+        spec = resolve_device(device)
+    except OptionError as exc:
+        fail_option(exc)
+    backend_error = backend_error_type()
+    prepare_out(out)
+    try:
+        with CliProgress() as progress:
+            study = runner.run_calls(str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps,
+                                     progress=progress, command=real_command())
+    except runner.CallsInterrupted as exc:
+        try:
+            write_calls(exc.partial, out)
+        except (OSError, ValueError) as write_exc:
+            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+        typer.echo(f"interrupted: partial study written to {out}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except backend_error as exc:
+        fail(f"device {spec}: {exc}", EXIT_FAILED)
+    except OptionError as exc:
+        fail_option(exc)
+    try:
+        written, problems = write_calls(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    _print_study(study)
+    print_written(written, [*problems, *study.warnings])
+    for s in study.skipped:
+        typer.echo(f"skipped {s.path}: {s.reason}", err=True)
+    invalid = [m for m in study.measurements if not m.valid]
+    if invalid:
+        fail(f"{len(invalid)} measurement(s) failed validation (see {out / 'calls.md'})", EXIT_FAILED)
