@@ -15,7 +15,7 @@ import numpy as np
 from apple_roofline.shaders import shader_path
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
-TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv")
+TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv", "matrix")
 #: Metal files whose twin is a WGSL file (render passes: the graphics study), not a CUDA one.
 WGSL_TWINS: Dict[str, str] = {"graphics.metal": "graphics.wgsl"}
 #: CUDA entries without a Metal twin, and why.
@@ -23,7 +23,12 @@ NO_METAL_TWIN: Dict[str, str] = {
     "scalar_indep8_f64": "Apple GPUs have no FP64 and MSL has no double",
     "dispatch_null_stamp": "MSL has no clock a kernel can read: Metal's start is the command buffer's GPUStartTime",
     "dispatch_tiny_stamp": "MSL has no clock a kernel can read: Metal's start is the command buffer's GPUStartTime",
+    "matrix_s8_s32": "MSL has no integer simdgroup_matrix (matrix_mpp.metal's mpp_s8_s32 is its twin)",
+    "matrix_bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1 (matrix_mpp.metal's mpp_bf16_f32 is its twin)",
 }
+#: Metal files whose kernels are twins of a CUDA file's under another prefix: file -> (CUDA file,
+#: CUDA prefix, Metal prefix).
+PREFIXED_TWINS: Dict[str, Tuple[str, str, str]] = {"matrix_mpp.metal": ("matrix.cu", "matrix_", "mpp_")}
 #: Thread-position attributes a Metal kernel may take besides its [[buffer(i)]] arguments.
 POSITION_ATTRIBUTES = {"thread_position_in_grid", "threadgroup_position_in_grid", "thread_index_in_threadgroup"}
 
@@ -163,8 +168,9 @@ def metal_files() -> List[str]:
 
 
 def metal_compute_files() -> List[str]:
-    """The .metal files with CUDA twins (every one but the render-pass shaders of WGSL_TWINS)."""
-    return [f for f in metal_files() if f not in WGSL_TWINS]
+    """The .metal files with CUDA twins of the same stem (every one but the render-pass shaders of
+    WGSL_TWINS and the prefixed twins of PREFIXED_TWINS)."""
+    return [f for f in metal_files() if f not in WGSL_TWINS and f not in PREFIXED_TWINS]
 
 
 # ---- (a) twins --------------------------------------------------------------------------------------
@@ -214,3 +220,99 @@ def emulate_tiled16(a: np.ndarray, b: np.ndarray, transpose_b_tile: bool = False
     c = np.full(n, np.nan, np.float32)
     c[row[valid] * N + col[valid]] = acc[valid]
     return c.reshape(N, N)
+
+
+# ---- the matrix suite's mma.sync fragments (shaders/cuda/matrix.cu) ---------------------------------
+
+#: Elements per 32-bit register, by PTX input type.
+MMA_EPR = {"f16": 2, "bf16": 2, "s8": 4}
+
+
+def mma_a_index(lane: int, r: int, e: int, epr: int) -> Tuple[int, int]:
+    """(row, column) within the 16 x FK fragment that matrix.cu loads into A register r, element e
+    (its ar_a_row / ar_a_col)."""
+    return (lane >> 2) + 8 * (r & 1), (lane & 3) * epr + e + 4 * epr * (r >> 1)
+
+
+def mma_b_index(lane: int, r: int, e: int, epr: int) -> Tuple[int, int]:
+    """(k, n) within the FK x 8 fragment of B register r, element e (ar_b_row / ar_b_col)."""
+    return (lane & 3) * epr + e + 4 * epr * r, lane >> 2
+
+
+def mma_c_index(lane: int, i: int) -> Tuple[int, int]:
+    """(row, column) within the 16 x 8 accumulator of element i (ar_c_row / ar_c_col)."""
+    return (lane >> 2) + 8 * (i >> 1), 2 * (lane & 3) + (i & 1)
+
+
+def ptx_a(lane: int, i: int, ptype: str, fk: int) -> Tuple[int, int]:
+    """The PTX ISA's table for element a_i of mma.m16n8k{fk} (".f16/.bf16" or ".s8"), as the ISA
+    states it ("Matrix Fragments for mma.m16n8k8 / m16n8k16 / m16n8k32"), element by element."""
+    g, t = lane >> 2, lane % 4
+    if ptype in ("f16", "bf16"):
+        if fk == 8:  # a0..a3
+            return (g if i < 2 else g + 8), t * 2 + (i & 1)
+        row = g if i in (0, 1, 4, 5) else g + 8  # a0..a7
+        return row, t * 2 + (i & 1) + (8 if i >= 4 else 0)
+    if fk == 16:  # s8 a0..a7
+        return (g if i < 4 else g + 8), t * 4 + (i & 3)
+    row = g if (i < 4 or 8 <= i < 12) else g + 8  # s8 a0..a15
+    return row, t * 4 + (i & 3) + (16 if i >= 8 else 0)
+
+
+def ptx_b(lane: int, i: int, ptype: str, fk: int) -> Tuple[int, int]:
+    """The PTX ISA's table for element b_i: (row k, column n)."""
+    g, t = lane >> 2, lane % 4
+    if ptype in ("f16", "bf16"):
+        return (t * 2 + i if fk == 8 else t * 2 + (i & 1) + (8 if i >= 2 else 0)), g
+    return (t * 4 + i if fk == 16 else t * 4 + (i & 3) + (16 if i >= 4 else 0)), g
+
+
+def ptx_c(lane: int, i: int) -> Tuple[int, int]:
+    """The PTX ISA's table for accumulator element c_i (.f32, .s32, and .f16 two per register)."""
+    g, t = lane >> 2, lane % 4
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: int = 1,
+                     a_index=mma_a_index, b_index=mma_b_index, c_index=mma_c_index) -> np.ndarray:
+    """One warp of matrix.cu in NumPy: every lane loads its A and B registers with the kernel's
+    indices (``a_index``...), the "tensor core" assembles each fragment from the lanes' registers by
+    the PTX ISA's tables (ptx_a, ptx_b, ptx_c), multiplies, and the lanes store C with the kernel's
+    indices. Returns C (M x N) after ``chain`` multiply-accumulates of the tile (int64)."""
+    M, K = a.shape
+    N = b.shape[1]
+    epr = MMA_EPR[ptype]
+    MF, NF, KF = M // 16, N // 8, K // fk
+    breg = fk // (4 * epr)
+    areg = fk // (4 * epr) * 2
+    # per lane, per fragment: the element list a_i (i = r * epr + e) as the kernel loaded it
+    regs_a = {(lane, mf, kf, r * epr + e): a[mf * 16 + a_index(lane, r, e, epr)[0], kf * fk + a_index(lane, r, e, epr)[1]]
+              for lane in range(32) for mf in range(MF) for kf in range(KF) for r in range(areg) for e in range(epr)}
+    regs_b = {(lane, kf, nf, r * epr + e): b[kf * fk + b_index(lane, r, e, epr)[0], nf * 8 + b_index(lane, r, e, epr)[1]]
+              for lane in range(32) for kf in range(KF) for nf in range(NF) for r in range(breg) for e in range(epr)}
+    acc = np.zeros((MF, NF, 32, 4), np.int64)  # per lane, c0..c3
+    for _ in range(chain):
+        for kf in range(KF):
+            for mf in range(MF):
+                for nf in range(NF):
+                    fa = np.full((16, fk), np.iinfo(np.int64).min, np.int64)
+                    fb = np.full((fk, 8), np.iinfo(np.int64).min, np.int64)
+                    for lane in range(32):
+                        for i in range(areg * epr):
+                            fa[ptx_a(lane, i, ptype, fk)] = regs_a[(lane, mf, kf, i)]
+                        for i in range(breg * epr):
+                            fb[ptx_b(lane, i, ptype, fk)] = regs_b[(lane, kf, nf, i)]
+                    assert (fa != np.iinfo(np.int64).min).all() and (fb != np.iinfo(np.int64).min).all(), \
+                        "the lanes' registers do not cover the fragment"
+                    d = fa @ fb
+                    for lane in range(32):
+                        for i in range(4):
+                            acc[mf, nf, lane, i] += d[ptx_c(lane, i)]
+    c = np.full((M, N), np.iinfo(np.int64).min, np.int64)
+    for mf in range(MF):
+        for nf in range(NF):
+            for lane in range(32):
+                for i in range(4):
+                    r, col = c_index(lane, i)
+                    c[mf * 16 + r, nf * 8 + col] = acc[mf, nf, lane, i]
+    return c

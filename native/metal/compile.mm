@@ -157,6 +157,18 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   opts.fastMathEnabled = NO;
 #endif
   opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
+  // A source that defines AR_MSL_VERSION_4_0 (shaders/metal/matrix_mpp.metal: Metal 4's tensors and
+  // Performance Primitives) needs MSL 4.0, macOS 26 (docs/design.md, "Matrix units").
+  // MTLLanguageVersion4_0 is not in the macOS 14 SDK; MTLLibrary.h encodes every version as
+  // (major << 16) + minor (MTLLanguageVersion3_0 = (3 << 16) + 0), so 4.0 is (4 << 16).
+  if (source.find("AR_MSL_VERSION_4_0") != std::string::npos) {
+    if (@available(macOS 26.0, *)) {
+      opts.languageVersion = MTLLanguageVersion(4 << 16);
+    } else {
+      throw UnsupportedError("[metal::newLibraryWithSource] '" + entry +
+                             "' needs Metal Shading Language 4.0, which macOS 26 introduced; this macOS is older");
+    }
+  }
   NSError* err = nil;
   id<MTLLibrary> lib = [dev_->device newLibraryWithSource:ns(source) options:opts error:&err];
   // A successful compile may still carry warnings in `err`: check the object

@@ -88,7 +88,8 @@ def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
     """The entries this file's parser finds are exactly the kernels nvcc emits."""
     for stem in TWIN_STEMS:
         out = os.path.join(str(tmp_path), f"{stem}.ptx")
-        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR}, out)
+        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR, "TM": 16, "TN": 8,
+                                                   "TK": 16, "ITERS": 1, "REPS": 1}, out)
         assert p.returncode == 0, p.stderr
         with open(out) as f:
             assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == set(cuda_entries(read_shader(f"{stem}.cu")))
@@ -118,3 +119,48 @@ def test_idiv_divides_only_where_the_divisor_is_an_argument(tmp_path: "os.PathLi
         assert bool(divides) == ik.takes_divisor, f"{ik.entry}: {len(divides)} div/rem instructions"
     p = _nvcc_ptx(shader_path("idiv.cu"), {"BLOCK": 256, "F": 64}, out)
     assert p.returncode != 0 and "DIVISOR" in p.stderr
+
+
+# ---- matrix.cu: every entry at sm_80 and sm_90, and its fragment indices on the host ------------------
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("shape", [(16, 8, 16), (32, 32, 128), (16, 16, 8), (32, 8, 32)], ids=str)
+def test_matrix_entries_compile(tmp_path: "os.PathLike[str]", arch: str, shape: "tuple[int, int, int]") -> None:
+    from apple_roofline.suites.matrix_kernels import ITERS, REPS
+
+    m, n, k = shape
+    out = os.path.join(str(tmp_path), "matrix.ptx")
+    cmd = [str(NVCC), "-ptx", f"-arch={arch}", "-std=c++17", f"-DTM={m}", f"-DTN={n}", f"-DTK={k}",
+           f"-DITERS={ITERS}", f"-DREPS={REPS}", "-DBLOCK=128", "-x", "cu", shader_path("matrix.cu"), "-o", out]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    ptx = open(out).read()
+    assert set(re.findall(r"\.entry\s+(\w+)", ptx)) == set(cuda_entries(read_shader("matrix.cu")))
+    # four mma per block of the unrolled chain (#pragma unroll 4) per fragment product of the tile
+    fk = 16 if k % 16 == 0 else 8
+    assert len(re.findall(r"mma\.sync\.aligned\.m16n8k\d+\.row\.col\.f32\.f16", ptx)) == 4 * (m // 16) * (n // 8) * (k // fk)
+
+
+def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathLike[str]") -> None:
+    """matrix.cu's ar_a_row / ar_a_col / ar_b_row / ar_b_col / ar_c_row / ar_c_col, compiled by nvcc
+    for the host, equal tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA)."""
+    from shader_twins import mma_a_index, mma_b_index, mma_c_index
+
+    driver = os.path.join(str(tmp_path), "driver.cu")
+    with open(driver, "w") as f:
+        f.write(f'#include <cstdio>\n#include "{shader_path("matrix.cu")}"\n'
+                "int main() { for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
+                "  for (int epr = 2; epr <= 4; epr += 2) std::printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", l, r, e, epr,\n"
+                "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n"
+                "  return 0; }\n")
+    exe = os.path.join(str(tmp_path), "driver")
+    p = subprocess.run([str(NVCC), "-arch=sm_80", "-std=c++17", "-DTM=16", "-DTN=8", "-DTK=32", "-DITERS=1", "-DREPS=1",
+                        driver, "-o", exe], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+    rows = [list(map(int, line.split())) for line in lines if line.strip()]
+    assert len(rows) == 32 * 4 * 4 * 2
+    for l, r, e, epr, ar, ac, br, bc, cr, cc in rows:
+        assert (ar, ac) == mma_a_index(l, r, e, epr) and (br, bc) == mma_b_index(l, r, e, epr)
+        assert (cr, cc) == mma_c_index(l, r)

@@ -36,6 +36,7 @@ from apple_roofline.suites.stream import STREAM_KERNELS
 from shader_twins import (  # noqa: E402
     NO_METAL_TWIN,
     TWIN_STEMS,
+    PREFIXED_TWINS,
     WGSL_TWINS,
     metal_compute_files,
     metal_stage_functions,
@@ -75,7 +76,7 @@ def test_every_cuda_entry_has_a_metal_twin() -> None:
 
 def test_every_metal_file_has_a_cuda_twin() -> None:
     assert sorted(f"{s}.metal" for s in TWIN_STEMS) == metal_compute_files()
-    assert sorted(set(metal_files()) - set(metal_compute_files())) == sorted(WGSL_TWINS)
+    assert sorted(set(metal_files()) - set(metal_compute_files())) == sorted([*WGSL_TWINS, *PREFIXED_TWINS])
 
 
 def test_graphics_metal_matches_its_wgsl_twin() -> None:
@@ -145,8 +146,8 @@ def test_function_constants_are_declared() -> None:
         for _, name, _ in fcs:
             assert len(re.findall(rf"\b{name}\b", code)) > 1, f"{f}: function constant {name} is never used"
         stem = os.path.splitext(f)[0]
-        if f in WGSL_TWINS:
-            continue  # the overrides of its WGSL twin: test_graphics_metal_matches_its_wgsl_twin
+        if f in WGSL_TWINS or f in PREFIXED_TWINS:
+            continue  # WGSL overrides (test_graphics_metal_matches_its_wgsl_twin); macros the suite prepends
         for macro in required_macros(read_shader(f"{stem}.cu")) - {"BLOCK"}:
             assert macro in names, f"{f} does not declare {stem}.cu's -D{macro} as a function constant"
     # the FMA iteration count: int, as the backend sets integer constants
@@ -172,7 +173,9 @@ def test_no_metal_file_uses_double() -> None:
         assert not re.search(r"\bdouble\b", code), f"{f} uses double (MSL has none)"
         for cuda_only in ("__global__", "__shared__", "__syncthreads", "threadIdx", "blockIdx", "fmaf", "make_float4"):
             assert cuda_only not in code, f"{f} uses CUDA's {cuda_only}"
-        assert re.findall(r"#include\s*<([^>]+)>", code) == ["metal_stdlib"], f"{f} includes more than <metal_stdlib>"
+        # Metal 4's tensors and Performance Primitives (matrix_mpp.metal only, compiled as MSL 4.0)
+        extra = ["metal_tensor", "MetalPerformancePrimitives/MetalPerformancePrimitives.h"] if f in PREFIXED_TWINS else []
+        assert re.findall(r"#include\s*<([^>]+)>", code) == ["metal_stdlib", *extra], f"{f} includes more than <metal_stdlib>"
 
 
 # ---- (e) the tiled GEMM's indexing ------------------------------------------------------------------
@@ -195,3 +198,40 @@ def test_tiled16_emulation_meets_the_fp32_bound(N: int) -> None:
     assert ok, msg
     if N > TILE:
         assert not check_gemm(a, b, emulate_tiled16(a, b, transpose_b_tile=True), "fp32")[0]
+
+
+# ---- the matrix suite: matrix.metal (simdgroup_matrix) and matrix_mpp.metal (matmul2d) ---------------
+
+
+def test_matrix_twins_cover_the_table() -> None:
+    """Every API's entry for every precision it has exists in its file; matrix_mpp.metal's kernels are
+    matrix.cu's under the mpp_ prefix, with the same arguments; matrix.metal lacks exactly the
+    precisions the table says simdgroup_matrix lacks."""
+    from apple_roofline.suites.matrix_kernels import APIS, PRECISIONS
+
+    for api in APIS:
+        kernels = cuda_entries(read_shader(api.source)) if api.source.endswith(".cu") else \
+            metal_kernels(read_shader(api.source))
+        for p in PRECISIONS:
+            has = p.suffix not in api.missing
+            assert (api.entry(p) in kernels) == has, f"{api.source}: {api.entry(p)} present {not has}, table says {has}"
+    cuda = cuda_entries(read_shader("matrix.cu"))
+    for metal_file, (cuda_file, cprefix, mprefix) in PREFIXED_TWINS.items():
+        metal = metal_kernels(read_shader(metal_file))
+        want = cuda_entries(read_shader(cuda_file))
+        assert {mprefix + n[len(cprefix):] for n in want} == set(metal), metal_file
+        for name, params in metal.items():
+            got = [kind for _, kind in metal_args(params)]
+            assert got == [cuda_kind(p) for p in want[cprefix + name[len(mprefix):]]], name
+    simd = metal_kernels(read_shader("matrix.metal"))
+    assert set(simd) == {n for n in cuda if n not in NO_METAL_TWIN}
+
+
+def test_matrix_mpp_asks_for_msl_4_and_the_tile_as_macros() -> None:
+    src = read_shader("matrix_mpp.metal")
+    code = strip_comments(src)
+    assert "#define AR_MSL_VERSION_4_0" in code  # compile.mm's switch to MSL 4.0
+    assert "matmul2d_descriptor::mode::multiply_accumulate" in code and "execution_simdgroup>" in code
+    assert not function_constants(src)
+    for macro in ("TM", "TN", "TK", "ITERS", "REPS"):
+        assert re.search(rf"\b{macro}\b", code), macro

@@ -99,7 +99,7 @@ def run(
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv (default: all but idiv).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv and matrix).")
     ] = None,
     quick: Annotated[
         bool,

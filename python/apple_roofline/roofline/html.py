@@ -22,6 +22,7 @@ from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
 from .idiv_table import idiv_table
+from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, telemetry_note, theoretical_table
 
@@ -164,6 +165,11 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     idiv = idiv_table(run)
     if idiv is not None:
         parts += ["<h2>Integer divide</h2>", _table_html(idiv)]
+    shapes = matrix_shapes_table(run)
+    if shapes is not None:
+        summary = matrix_summary_table(run)
+        parts += ["<h2>Matrix units</h2>"] + ([_table_html(summary)] if summary is not None else [])
+        parts += [_table_html(shapes)]
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")

@@ -19,6 +19,7 @@ from typing import Dict, List, Tuple
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import DASH, date_of, markdown_table, sig_figs
 from .idiv_table import idiv_table
+from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .records import Ceiling
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
@@ -50,7 +51,8 @@ def to_markdown(run: Run) -> str:
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
     FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
-    idiv suite (:func:`~.idiv_table.idiv_table`), clocks and power (where the run sampled them: power,
+    idiv suite (:func:`~.idiv_table.idiv_table`), the matrix units where it measured the matrix suite
+    (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
     GFLOP/s and GB/s per watt, clocks), skipped kernels, warnings. An interrupted run
     (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
@@ -73,6 +75,11 @@ def to_markdown(run: Run) -> str:
     idiv = idiv_table(run)
     if idiv is not None:
         lines += ["", "## Integer divide", ""] + table_lines(idiv)
+    shapes = matrix_shapes_table(run)
+    if shapes is not None:
+        summary = matrix_summary_table(run)
+        lines += ["", "## Matrix units", ""] + (table_lines(summary) + [""] if summary is not None else [])
+        lines += table_lines(shapes)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)

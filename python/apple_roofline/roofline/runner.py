@@ -155,7 +155,7 @@ def run_roofline(
     telemetry: bool = True,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv only when named) and
+    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
     return the Run with its ceilings.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);

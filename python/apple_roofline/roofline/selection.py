@@ -13,7 +13,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 from .model import RooflineModel
 from .records import Ceiling
 
-__all__ = ["CORE_CLASSES", "FP16_CLASSES", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names",
+__all__ = ["CORE_CLASSES", "FP16_CLASSES", "MATRIX_PREFIX", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names",
            "select_ceilings", "parse_ceilings_option"]
 
 #: Compute classes the default figure shows where the roofline has them: every one of
@@ -24,6 +24,8 @@ CORE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP64")
 FP16_CLASSES: Tuple[str, ...] = ("FP16 vector", "FP16 scalar ILP")
 #: GEMM precisions the default figure always shows where measured.
 GEMM_CORE: Tuple[str, ...] = ("FP32", "FP64")
+#: The matrix-unit classes ("Matrix FP16→FP32" ...), of which the default figure shows the highest one.
+MATRIX_PREFIX = "Matrix "
 #: Half-precision GEMM dtypes, of which the default figure shows the highest one.
 GEMM_HALF: Tuple[str, ...] = ("FP16", "BF16")
 
@@ -64,7 +66,7 @@ def default_names(model: RooflineModel) -> List[str]:
     or, when nothing of compute was measured (``--suite stream``), theoretical): FP32 vector, FP32
     scalar ILP and FP64 (:data:`CORE_CLASSES`), the highest FP16 class (:data:`FP16_CLASSES`) and
     the GEMM classes of :func:`default_gemm_names` (FP32, FP64, the best half precision and the top
-    other precision). A shown name brings both its measured and its theoretical ceiling, so a
+    other precision), and the highest matrix-unit class where the run measured the matrix suite. A shown name brings both its measured and its theoretical ceiling, so a
     theoretical ceiling is shown exactly when its measured class is. On an H100 that is 9 of the
     12 classes ``"all"`` shows; on a CPU, every class but the lower FP16 one.
     """
@@ -75,6 +77,7 @@ def default_names(model: RooflineModel) -> List[str]:
     source = "measured" if model.has("compute", "measured") else "theoretical"
     compute = model.compute(source)
     wanted = set(CORE_CLASSES) | set(_best(compute, lambda n: n in FP16_CLASSES)) | set(default_gemm_names(compute))
+    wanted |= set(_best(compute, lambda n: n.startswith(MATRIX_PREFIX)))
     names += [c.name for c in compute if c.name in wanted and c.name not in names]
     return names
 

@@ -1,5 +1,6 @@
 """The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
-the opt-in idiv (integer divide costs; not in :data:`DEFAULT_SUITES`)."""
+the opt-in idiv (integer divide costs) and matrix (matrix-unit tile products; not in
+:data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Dict, Tuple, Type
 from .base import Case, KernelDef, Suite, SuiteContext
 from .gemm import GemmSuite
 from .idiv import IdivSuite
+from .matrix import MatrixSuite
 from .peak import PeakSuite
 from .stream import StreamSuite
 from .sweep import SweepSuite
@@ -21,8 +23,10 @@ SUITES: Dict[str, Type[Suite]] = {
     "peak": PeakSuite,
     "gemm": GemmSuite,
     "idiv": IdivSuite,
+    "matrix": MatrixSuite,
 }
 
 #: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
-#: ``idiv`` sets none and is measured only when asked for (``--suite idiv``).
+#: ``idiv`` sets none and is measured only when asked for (``--suite idiv``); ``matrix`` sets the
+#: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``).
 DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")

@@ -1,0 +1,83 @@
+"""The matrix-unit tables of a run's report: every tile shape of the ``matrix`` suite, and the best
+shape of each precision beside the vendor GEMM and the theoretical peak of the same precision.
+
+Built from the run's ``matrix`` measurements and skips (:mod:`apple_roofline.suites.matrix`); None
+when it has neither, so the section appears only in runs that asked for the suite. OPS per tile =
+ITERS · REPS · 2·M·N·K (docs/design.md, "Matrix units"); the rate is the median's, in GFLOP/s (GOP/s
+for INT8, as the int8 GEMM's).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ..text import DASH, sig_figs
+from .records import Ceiling
+from .run import Run
+from .tables import Table
+
+__all__ = ["MATRIX_SUITE", "matrix_shapes_table", "matrix_summary_table", "gemm_class_of"]
+
+#: The suite whose measurements the tables show.
+MATRIX_SUITE = "matrix"
+
+
+def gemm_class_of(dtype: str) -> str:
+    """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
+    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32)."""
+    return f"GEMM {dtype.split('→', 1)[0].upper()}"
+
+
+def matrix_shapes_table(run: Run) -> Optional[Table]:
+    """Every tile shape: API, dtype, M, N, K, instruction, scope, GFLOP/s, valid (or skipped) and the
+    validation message or skip reason. None when the run has no matrix measurement or skip."""
+    ms = [m for m in run.measurements if m.suite == MATRIX_SUITE]
+    skips = [s for s in run.skipped if s.suite == MATRIX_SUITE]
+    if not ms and not skips:
+        return None
+    rows: List[Tuple[str, ...]] = []
+    for m in ms:
+        api = m.kernel.rsplit("_", 1)[0]
+        p = m.params
+        rows.append((api, m.dtype, str(p.get("m", DASH)), str(p.get("n", DASH)), str(p.get("k", DASH)),
+                     str(p.get("instruction", DASH)), str(p.get("scope", DASH)), sig_figs(m.gflops),
+                     "yes" if m.valid else "**NO**", DASH if m.valid else m.validation))
+    for s in skips:
+        api, _, shape = s.kernel.rpartition("_")
+        dims = shape.split("x") if shape.count("x") == 2 else [DASH] * 3
+        rows.append((api or s.kernel, s.dtype, *dims, DASH, DASH, DASH, "skipped", s.reason))
+    header = ("API", "dtype", "M", "N", "K", "Instruction", "Scope", "GFLOP/s", "Valid", "Error or reason")
+    notes = ("One tile product per work group (a warp or a simdgroup), repeated in registers: "
+             "GFLOP/s = repetitions × 2·M·N·K × work groups / median time (GOP/s for INT8). Invalid shapes "
+             "computed a wrong product and set no ceiling; skipped ones could not be built.",)
+    return Table(header, tuple(rows), "llrrrllrll", notes)
+
+
+def _ceiling(run: Run, name: str, source: str) -> Optional[Ceiling]:
+    return next((c for c in run.ceilings if c.name == name and c.source == source), None)
+
+
+def matrix_summary_table(run: Run) -> Optional[Table]:
+    """Per precision: the best valid shape (the "Matrix <in>→<acc>" ceiling), the measured vendor GEMM
+    ceiling of the same inputs where the run has it, their ratio, and the theoretical GEMM peak of
+    the same inputs where known. None without a matrix ceiling."""
+    best: Dict[str, Ceiling] = {c.name: c for c in run.ceilings
+                                if c.source == "measured" and c.name.startswith("Matrix ")}
+    if not best:
+        return None
+    rows: List[Tuple[str, ...]] = []
+    for name, c in best.items():
+        dtype = name[len("Matrix "):].lower()
+        gemm_name = gemm_class_of(dtype)
+        gemm = _ceiling(run, gemm_name, "measured")
+        theory = _ceiling(run, gemm_name, "theoretical")
+        rows.append((name, sig_figs(c.value), c.from_,
+                     f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
+                     f"{c.value / gemm.value:.2f}×" if gemm else DASH,
+                     f"{sig_figs(theory.value)}" if theory else DASH,
+                     f"{c.value / theory.value:.0%}" if theory else DASH))
+    header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
+              "of theoretical")
+    notes = ("The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
+             "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",)
+    return Table(header, tuple(rows), "lrlrrrr", notes)

@@ -1,0 +1,272 @@
+"""The tile products of the ``matrix`` suite: precisions, tile shapes, how each backend's matrix
+instruction composes a tile, counting, inputs and the NumPy reference (docs/design.md, "Matrix units").
+
+Methodology: the A19/M5 Neural Accelerator article (OPS = repetitions × 2·M·N·K / time over a sweep
+of tile shapes M, N ∈ {8, 16, 32}, K ∈ {8, 16, 32, 64, 128}, each output checked). One **work group**
+— a warp on CUDA, a simdgroup on Metal, 32 threads — loads its A (M×K) and B (K×N) tile once from a
+small cache-resident buffer into registers, then runs a dependent chain of ``ITERS × REPS``
+multiply-accumulates ``C += A·B`` of the whole tile into its accumulator, and writes C (M×N) to its
+own slot of the output. Every work group computes the same product, so
+
+    C = ITERS · REPS · (A · B)        (in the accumulator's type)
+
+The chain cannot be folded or hoisted: every step reads the accumulator the previous one wrote
+(``mma.sync`` is inline PTX with read-write accumulator operands; ``simdgroup_multiply_accumulate``
+and ``matmul2d`` in multiply-accumulate mode take it as an operand).
+
+Inputs are small integers, so every partial sum is an integer that the accumulator holds exactly,
+whatever order the hardware adds in, and the check is exact equality:
+
+- FP16→FP32, BF16→FP32: entries in {-3 … 3}; |C| ≤ ITERS·REPS·9·K = 1 179 648 < 2^24.
+- INT8→INT32: entries in {-8 … 7}; |C| ≤ ITERS·REPS·64·K ≈ 8.4e6 < 2^31.
+- FP16→FP16 ("cancelling" inputs): A = [P P] and B = [Q; −Q] + E, P, Q in {-1, 0, 1}, E with one
+  ±1 per column, so A·B = A·E has entries in {-1, 0, 1}: |C| ≤ ITERS·REPS = 1024 and a partial sum
+  never exceeds 1024 + 2·K ≤ 1280 < 2048, below which FP16 holds every integer. A and B are dense,
+  so every product of the hardware is real work; a fragment that reads B a row off breaks the
+  cancellation and shows as wrong elements (swapping A's two equal halves would not: the mma
+  fragment layout is checked on its own, by tests/unit/test_matrix.py's model of matrix.cu).
+
+Counting (the int8 GEMM's convention, docs/design.md, "Counting FLOPs and bytes"): OPS per work
+group = ITERS · REPS · 2·M·N·K (integer operations for INT8, in the ``flops`` field); bytes =
+compulsory traffic: A and B read once, every work group's C written once.
+
+Tile composition, by backend (:func:`compose`): CUDA ``mma.sync.aligned`` fragments m16n8k16 (f16,
+bf16; m16n8k8 where K = 8) and m16n8k32 (s8; m16n8k16 where K = 16); Metal ``simdgroup_matrix`` 8×8×8
+(FP16 inputs only); Metal Performance Primitives ``matmul2d`` takes the whole tile. A shape an
+instruction cannot compose is a skip with the reason, never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+from .base import ITEMSIZE, KernelDef
+
+__all__ = [
+    "REPS", "ITERS", "GROUP_THREADS", "M_SIZES", "N_SIZES", "K_SIZES", "TILE_SHAPES", "MatrixPrecision",
+    "PRECISIONS", "PRECISION_BY_DTYPE", "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose",
+    "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
+    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY",
+]
+
+#: Multiply-accumulates of the tile per repetition block (the article's 64).
+REPS = 64
+#: Repetition blocks per work group: the chain is ITERS × REPS = 1024 steps long.
+ITERS = 16
+#: Threads of one work group (a warp, a simdgroup).
+GROUP_THREADS = 32
+M_SIZES: Tuple[int, ...] = (8, 16, 32)
+N_SIZES: Tuple[int, ...] = (8, 16, 32)
+K_SIZES: Tuple[int, ...] = (8, 16, 32, 64, 128)
+#: Every (M, N, K) of the sweep, in measurement order.
+TILE_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((m, n, k) for m in M_SIZES for n in N_SIZES for k in K_SIZES)
+#: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
+MPP_MIN_FAMILY = 1010
+
+
+@dataclass(frozen=True)
+class MatrixPrecision:
+    """An input/accumulator pair: ``dtype`` (the measurement's, e.g. ``"fp16→fp32"``), the input and
+    accumulator storage dtypes (:data:`~.base.ITEMSIZE` keys), the entry suffix shared by every
+    backend (``"f16_f32"``), the ceiling class and the GEMM dtype it stands beside."""
+
+    input: str
+    acc: str
+    suffix: str
+    gemm: str
+
+    @property
+    def dtype(self) -> str:
+        """``"fp16→fp32"``."""
+        return f"{self.input}→{self.acc}"
+
+    @property
+    def label(self) -> str:
+        """``"FP16→FP32"``."""
+        return self.dtype.upper()
+
+    @property
+    def ceiling_class(self) -> str:
+        """``"Matrix FP16→FP32"``: the compute ceiling the best valid shape sets."""
+        return f"Matrix {self.label}"
+
+
+PRECISIONS: Tuple[MatrixPrecision, ...] = (
+    MatrixPrecision("fp16", "fp32", "f16_f32", "fp16"),
+    MatrixPrecision("fp16", "fp16", "f16_f16", "fp16"),
+    MatrixPrecision("int8", "int32", "s8_s32", "int8"),
+    MatrixPrecision("bf16", "fp32", "bf16_f32", "bf16"),
+)
+PRECISION_BY_DTYPE: Dict[str, MatrixPrecision] = {p.dtype: p for p in PRECISIONS}
+
+
+@dataclass(frozen=True)
+class Composition:
+    """How a backend's instruction builds one tile: the native fragment ``(fm, fn, fk)`` and its
+    name, or ``reason`` (non-empty) why it cannot."""
+
+    fragment: Tuple[int, int, int] = (0, 0, 0)
+    instruction: str = ""
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason
+
+    def counts(self, m: int, n: int, k: int) -> Tuple[int, int, int]:
+        """Fragments along M, N and K."""
+        fm, fn, fk = self.fragment
+        return m // fm, n // fn, k // fk
+
+
+@dataclass(frozen=True)
+class MatrixApi:
+    """One backend's way to the matrix hardware: ``name`` (the kernel-name prefix), ``backend``,
+    ``source`` (shader file), ``scope`` (the execution scope recorded as a parameter), ``entry_prefix``
+    and, per precision suffix, either fragments or the reason the API lacks the precision."""
+
+    name: str
+    backend: str
+    source: str
+    entry_prefix: str
+    scope: str
+    fragments: Mapping[str, Tuple[Tuple[int, int, int, str], ...]]
+    missing: Mapping[str, str]
+    whole_tile: bool = False
+
+    def entry(self, p: MatrixPrecision) -> str:
+        return f"{self.entry_prefix}_{p.suffix}"
+
+
+_MMA_F16 = ((16, 8, 16, "mma.sync.aligned.m16n8k16"), (16, 8, 8, "mma.sync.aligned.m16n8k8"))
+_MMA_S8 = ((16, 8, 32, "mma.sync.aligned.m16n8k32"), (16, 8, 16, "mma.sync.aligned.m16n8k16"))
+_SG = ((8, 8, 8, "simdgroup_multiply_accumulate 8x8x8"),)
+
+#: The APIs, in measurement order per backend.
+APIS: Tuple[MatrixApi, ...] = (
+    MatrixApi("mma", "cuda", "matrix.cu", "matrix", "1 warp",
+              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8}, {}),
+    MatrixApi("simdgroup_matrix", "metal", "matrix.metal", "matrix", "1 simdgroup",
+              {"f16_f32": _SG, "f16_f16": _SG},
+              {"s8_s32": "MSL has no integer simdgroup_matrix (its element types are half, float and, from "
+                         "MSL 3.1, bfloat)",
+               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)"}),
+    MatrixApi("mpp", "metal", "matrix_mpp.metal", "mpp", "1 simdgroup (execution_simdgroup)",
+              {}, {}, whole_tile=True),
+)
+API_BY_NAME: Dict[str, MatrixApi] = {a.name: a for a in APIS}
+
+
+def check_shape(m: object, n: object, k: object) -> Tuple[int, int, int]:
+    """(m, n, k) as ints if each is a positive multiple of 8 up to 128.
+
+    Raises:
+        ValueError: one line naming the bad dimension and the valid range.
+    """
+    out = []
+    for name, v in (("M", m), ("N", n), ("K", k)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 8 <= int(v) <= 128 or int(v) % 8:
+            raise ValueError(f"matrix: tile {name} = {v!r} must be a multiple of 8 from 8 to 128")
+        out.append(int(v))
+    return out[0], out[1], out[2]
+
+
+def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Composition:
+    """How ``api`` builds an M×N×K tile of precision ``p``: the first of its fragments that divides
+    the tile (largest K first), or the reason none does (the precision is missing, M or N is not a
+    multiple of the fragment's, K smaller than the smallest fragment K)."""
+    m, n, k = check_shape(m, n, k)
+    if p.suffix in api.missing:
+        return Composition(reason=api.missing[p.suffix])
+    if api.whole_tile:
+        return Composition((m, n, k), f"matmul2d_descriptor({m}, {n}, {k})")
+    frags = api.fragments.get(p.suffix, ())
+    if not frags:
+        return Composition(reason=f"{api.name} has no {p.dtype} fragment")
+    fm, fn, _, name = frags[0]
+    if m % fm or n % fn:
+        return Composition(reason=f"{'M' if m % fm else 'N'} = {m if m % fm else n} is not a multiple of the "
+                                  f"{name.rsplit('.', 1)[-1]} fragment's {fm if m % fm else fn} "
+                                  f"{'rows' if m % fm else 'columns'}")
+    for fm, fn, fk, name in frags:
+        if k % fk == 0:
+            return Composition((fm, fn, fk), name)
+    return Composition(reason=f"K = {k} is not a multiple of the smallest {p.input} fragment K "
+                              f"({min(f[2] for f in frags)}, {frags[-1][3]})")
+
+
+def ops_per_group(m: int, n: int, k: int, iters: int = ITERS, reps: int = REPS) -> int:
+    """Operations of one work group: iters · reps · 2·M·N·K (an FMA is 2)."""
+    return iters * reps * 2 * m * n * k
+
+
+def bytes_per_launch(p: MatrixPrecision, m: int, n: int, k: int, groups: int) -> int:
+    """Compulsory traffic of a launch of ``groups`` work groups: A and B once, each group's C."""
+    return (m * k + k * n) * ITEMSIZE[p.input] + groups * m * n * ITEMSIZE[p.acc]
+
+
+def matrix_inputs(p: MatrixPrecision, m: int, n: int, k: int, seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
+    """A (M×K) and B (K×N) as int64 arrays of the values the kernel multiplies (module docstring:
+    small integers; the cancelling pair for an FP16 accumulator)."""
+    rng = np.random.default_rng(seed + 1000 * m + 100 * n + k)
+    if p.acc == "fp16":
+        h = k // 2
+        P = rng.integers(-1, 2, (m, h))
+        Q = rng.integers(-1, 2, (h, n))
+        a = np.concatenate([P, P], axis=1)
+        b = np.concatenate([Q, -Q], axis=0)
+        rows = rng.integers(0, k, n)
+        b[rows, np.arange(n)] += rng.choice(np.array([-1, 1]), n)
+        return a.astype(np.int64), b.astype(np.int64)
+    lo, hi = (-8, 8) if p.input == "int8" else (-3, 4)
+    return rng.integers(lo, hi, (m, k)).astype(np.int64), rng.integers(lo, hi, (k, n)).astype(np.int64)
+
+
+def matrix_reference(a: np.ndarray, b: np.ndarray, iters: int = ITERS, reps: int = REPS) -> np.ndarray:
+    """C = iters · reps · (A·B) exactly (int64)."""
+    return iters * reps * (np.asarray(a, np.int64) @ np.asarray(b, np.int64))
+
+
+def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
+    """Integer ``values`` in the storage of ``dtype`` (bf16 as uint16 bit patterns: the upper half of
+    the float32, exact for small integers)."""
+    if dtype == "bf16":
+        return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return np.asarray(values).astype({"fp16": np.float16, "fp32": np.float32, "int8": np.int8,
+                                      "int32": np.int32}[dtype])
+
+
+def from_storage(stored: np.ndarray, dtype: str) -> np.ndarray:
+    """The values of ``stored`` (``dtype``'s storage) as float64."""
+    if dtype == "bf16":
+        return (np.asarray(stored, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return np.asarray(stored).astype(np.float64)
+
+
+def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[bool, str]:
+    """Whether each of ``groups`` M×N tiles in ``got`` (flat, accumulator storage) equals ``want``
+    exactly. NaN and unwritten (poisoned) elements never pass. Returns (ok, message naming the count
+    of wrong elements and the first one, with its group, row and column)."""
+    mn = want.size
+    g = np.asarray(got, dtype=np.float64).reshape(groups, mn)
+    w = want.reshape(1, mn).astype(np.float64)
+    bad = ~(g == w)
+    nbad = int(np.count_nonzero(bad))
+    if nbad:
+        gi, ei = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        n_cols = want.shape[1] if want.ndim == 2 else mn
+        return False, (f"{nbad} of {g.size} elements differ from the NumPy reference; first in work group {gi} "
+                       f"at row {ei // n_cols}, column {ei % n_cols}: got {g[gi, ei]!r}, want {w[0, ei]!r}")
+    return True, f"{g.size} elements ({groups} tiles) equal the NumPy reference exactly"
+
+
+def kernel_def(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int,
+               constants: Optional[Mapping[str, Union[int, float]]] = None) -> KernelDef:
+    """The KernelDef of one tile shape: kernel ``<api>_<M>x<N>x<K>``, dtype ``p.dtype``, the compute
+    ceiling class ``p.ceiling_class``."""
+    return KernelDef("matrix", f"{api.name}_{m}x{n}x{k}", p.dtype, {api.backend: (api.source, api.entry(p))},
+                     ceiling_class=p.ceiling_class, ceiling_kind="compute",
+                     constants={api.backend: dict(constants or {})})

@@ -1,0 +1,60 @@
+"""The matrix suite on every GPU backend here (skips without one; the CPU yields one skip): each case
+of a few shapes per precision compiled, launched once and checked exactly against NumPy, and the
+skipped shapes carry their reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.matrix import CPU_REASON, MatrixSuite
+
+
+def _backend(name: str) -> Any:
+    from apple_roofline._native import _core
+
+    try:
+        return _core.Backend(name, 0)
+    except _core.BackendError as exc:
+        pytest.skip(f"no {name} device: {exc}")
+
+
+def test_cpu_skips_with_the_reason() -> None:
+    b = _backend("cpu")
+    cases = list(MatrixSuite(SuiteContext(b, "cpu", dict(b.info()), True, 1 << 20)).cases())
+    from apple_roofline._native import _core
+
+    assert len(cases) == 1
+    with pytest.raises(_core.UnsupportedError, match="no matrix unit"):
+        cases[0].make_kernel()
+    assert cases[0].check() == (False, CPU_REASON)
+
+
+@pytest.mark.parametrize("name", ["cuda", "metal"])
+def test_gpu_tiles_equal_the_reference(name: str) -> None:
+    from apple_roofline._native import _core
+
+    b = _backend(name)
+    suite = MatrixSuite(SuiteContext(b, name, dict(b.info()), True, 1 << 20))
+    ran = skipped = 0
+    for case in suite.cases():
+        if case.flops == 0:
+            with pytest.raises(_core.UnsupportedError):
+                case.make_kernel()
+            skipped += 1
+            continue
+        if (case.params["m"], case.params["n"], case.params["k"]) not in {(16, 8, 16), (32, 32, 128), (16, 16, 8),
+                                                                          (32, 16, 32), (8, 8, 8)}:
+            continue
+        try:
+            kernel = case.make_kernel()
+        except _core.UnsupportedError:
+            skipped += 1
+            continue
+        kernel.time(case.args, case.launch, 1, 1)
+        ok, msg = case.check()
+        assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"
+        ran += 1
+    assert ran > 0 and skipped > 0

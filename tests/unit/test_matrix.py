@@ -1,0 +1,334 @@
+"""The matrix suite without a GPU: tile composition, inputs that keep every accumulator exact, the
+reference and the exact check, counting, cases over a fake backend (CUDA, Metal with and without the
+Neural Accelerators, the CPU's one skip), opt-in selection, the ceiling and the report section; and the
+NumPy model of matrix.cu's mma.sync fragments against the PTX ISA's tables."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+import pytest
+
+from apple_roofline.roofline.html import to_html
+from apple_roofline.roofline.matrix_table import matrix_shapes_table, matrix_summary_table
+from apple_roofline.roofline.model import derive_ceilings
+from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
+from apple_roofline.roofline.report import to_markdown
+from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.runner import parse_suites
+from apple_roofline.roofline.selection import default_names
+from apple_roofline.roofline.model import RooflineModel
+from apple_roofline.study.document import ToolInfo
+from apple_roofline.text import DASH
+from apple_roofline.suites import DEFAULT_SUITES, SUITES
+from apple_roofline.suites import matrix as matrix_suite
+from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite
+from apple_roofline.suites.matrix_kernels import (
+    API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, bytes_per_launch, check_shape,
+    check_tile_output, compose, from_storage, matrix_inputs, matrix_reference, ops_per_group, to_storage,
+)
+
+from shader_twins import MMA_EPR, emulate_mma_tile, mma_a_index, mma_b_index, mma_c_index, ptx_a, ptx_b, ptx_c  # noqa: E402
+
+F16F32, F16F16, S8, BF16 = (PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32", "bf16→fp32"))
+
+
+# ---- composition ------------------------------------------------------------------------------------
+
+
+def test_mma_composition_and_its_reasons() -> None:
+    mma = API_BY_NAME["mma"]
+    assert compose(mma, F16F32, 16, 8, 16).instruction == "mma.sync.aligned.m16n8k16"
+    assert compose(mma, F16F32, 32, 32, 8).fragment == (16, 8, 8)
+    assert compose(mma, S8, 16, 16, 128).fragment == (16, 8, 32)
+    assert compose(mma, S8, 16, 16, 16).fragment == (16, 8, 16)
+    r = compose(mma, S8, 16, 8, 8)
+    assert not r.ok and "K = 8" in r.reason and "16" in r.reason
+    r = compose(mma, BF16, 8, 16, 16)
+    assert not r.ok and r.reason.startswith("M = 8 is not a multiple") and "16 rows" in r.reason
+    # every shape of the sweep: composed or a reason, never nothing
+    for p in PRECISIONS:
+        for shape in TILE_SHAPES:
+            c = compose(mma, p, *shape)
+            assert c.ok != bool(c.reason)
+            if c.ok:
+                fm, fn, fk = c.fragment
+                assert all(d % f == 0 for d, f in zip(shape, c.fragment)) and fm == 16 and fn == 8
+
+
+def test_metal_composition() -> None:
+    sg, mpp = API_BY_NAME["simdgroup_matrix"], API_BY_NAME["mpp"]
+    assert all(compose(sg, F16F16, *s).fragment == (8, 8, 8) for s in TILE_SHAPES)
+    assert "no integer simdgroup_matrix" in compose(sg, S8, 16, 16, 16).reason
+    assert "MSL 3.1" in compose(sg, BF16, 16, 16, 16).reason
+    assert compose(mpp, S8, 8, 32, 128).fragment == (8, 32, 128)
+
+
+@pytest.mark.parametrize("bad", [(0, 8, 8), (12, 8, 8), (8, 8, 256), (8, 8.0, 8), (True, 8, 8)])
+def test_bad_tile_shape_is_one_line(bad: Tuple[Any, Any, Any]) -> None:
+    with pytest.raises(ValueError, match=r"^matrix: tile [MNK] = .* must be a multiple of 8 from 8 to 128$"):
+        check_shape(*bad)
+
+
+# ---- inputs, reference, check -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("p", PRECISIONS, ids=lambda p: p.suffix)
+@pytest.mark.parametrize("shape", [(8, 8, 8), (16, 8, 16), (32, 32, 128), (32, 16, 64)])
+def test_every_partial_sum_is_exact_in_the_accumulator(p: Any, shape: Tuple[int, int, int]) -> None:
+    m, n, k = shape
+    a, b = matrix_inputs(p, m, n, k)
+    assert np.array_equal(from_storage(to_storage(a, p.input), p.input), a), "inputs not exact in storage"
+    c = matrix_reference(a, b)
+    chain = ITERS * REPS
+    exact = {"fp32": 2**24, "fp16": 2048, "int32": 2**31 - 1}[p.acc]
+    worst_partial = chain * np.abs(a @ b).max() + np.abs(a).max() * np.abs(b).max() * k
+    if p.acc == "fp16":
+        assert np.abs(a @ b).max() <= 1 and worst_partial <= exact, "the cancelling inputs exceed FP16's integers"
+        assert np.count_nonzero(a) > a.size // 3 and np.count_nonzero(b) > b.size // 3, "inputs must be dense"
+    assert worst_partial < exact
+    assert np.array_equal(from_storage(to_storage(c, p.acc), p.acc), c)
+    assert np.abs(c).max() > 0, "a zero product would pass a kernel that did nothing"
+
+
+def test_fp16_cancellation_catches_a_misread_row_of_b() -> None:
+    a, b = matrix_inputs(F16F16, 16, 8, 32)
+    off_by_one = np.roll(b, 1, axis=0)  # a fragment reading B one row (k) off
+    assert not np.array_equal(a @ off_by_one, a @ b)
+
+
+def test_check_is_exact_and_names_the_first_wrong_element() -> None:
+    a, b = matrix_inputs(F16F32, 16, 8, 16)
+    want = matrix_reference(a, b)
+    got = np.resize(to_storage(want, "fp32"), 3 * want.size)
+    assert check_tile_output(got, want, 3)[0]
+    got[want.size + 9] += 1
+    ok, msg = check_tile_output(got, want, 3)
+    assert not ok and msg.startswith("1 of 384") and "work group 1 at row 1, column 1" in msg
+    ok, msg = check_tile_output(np.full(want.size, np.nan, np.float32), want, 1)
+    assert not ok and "128 of 128" in msg
+
+
+def test_counting() -> None:
+    assert ops_per_group(16, 8, 16) == ITERS * REPS * 2 * 16 * 8 * 16
+    assert bytes_per_launch(S8, 16, 8, 32, 10) == (16 * 32 + 32 * 8) * 1 + 10 * 16 * 8 * 4
+    assert bytes_per_launch(F16F16, 16, 8, 16, 1) == (256 + 128) * 2 + 128 * 2
+
+
+# ---- cases over a fake backend ----------------------------------------------------------------------
+
+
+class _Buf:
+    def __init__(self, nbytes: int) -> None:
+        self.data = np.zeros(nbytes, np.uint8)
+
+    def write(self, a: np.ndarray, offset: int = 0) -> None:
+        b = np.ascontiguousarray(a).view(np.uint8)
+        self.data[offset:offset + b.size] = b
+
+    def view(self, dtype: str) -> np.ndarray:
+        return self.data.view(dtype)
+
+
+class _Kernel:
+    def __init__(self, wave: int) -> None:
+        self.wave_items = wave
+
+
+class _Backend:
+    def __init__(self, wave: int = 0) -> None:
+        self.compiled: List[Tuple[str, str, Dict[str, Any]]] = []
+        self.wave = wave
+
+    def alloc(self, nbytes: int) -> _Buf:
+        return _Buf(nbytes)
+
+    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> _Kernel:
+        self.compiled.append((source, entry, dict(constants)))
+        return _Kernel(self.wave)
+
+
+@pytest.fixture(autouse=True)
+def _no_native(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(matrix_suite, "wave_items",
+                        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items))
+
+
+def _suite(backend_name: str, info: Dict[str, Any], wave: int = 0) -> "tuple[MatrixSuite, _Backend]":
+    b = _Backend(wave)
+    return MatrixSuite(SuiteContext(b, backend_name, {"backend": backend_name, **info}, True, 1 << 20)), b
+
+
+def _is_skip(case: Any) -> bool:
+    return case.flops == 0 and not case.args
+
+
+def test_cuda_cases_cover_every_shape_and_precision() -> None:
+    suite, b = _suite("cuda", {}, wave=50_688)
+    cases = list(suite.cases())
+    assert len(cases) == suite.total() == 4 * 45
+    skips = [c for c in cases if _is_skip(c)]
+    assert len(skips) == 4 * 15 + 3 * 2  # M = 8 for every precision; s8 K = 8 at M = 16, 32 (N = 8, 16, 32)
+    for c in cases:
+        if _is_skip(c):
+            assert not c.check()[0]
+            continue
+        p = PRECISION_BY_DTYPE[c.kernel.dtype]
+        m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
+        assert c.launch == groups * 32 and c.launch % BLOCK == 0 and c.launch % 50_688 == 0
+        assert c.flops == ops_per_group(m, n, k) * groups and c.bytes == bytes_per_launch(p, m, n, k, groups)
+        assert c.kernel.ceiling_class == p.ceiling_class and c.kernel.ceiling_kind == "compute"
+        assert c.params["scope"] == "1 warp" and c.params["instruction"].startswith("mma.sync")
+        ok, msg = c.check()
+        assert not ok, "an unwritten (poisoned) output must fail"
+    consts = [k[2] for k in b.compiled]
+    assert all(set(c) == {"BLOCK", "TM", "TN", "TK", "ITERS", "REPS"} for c in consts)
+
+
+def test_a_written_output_passes() -> None:
+    suite, b = _suite("cuda", {})
+    case = next(c for c in suite.cases() if not _is_skip(c))
+    p = PRECISION_BY_DTYPE[case.kernel.dtype]
+    a, bb = matrix_inputs(p, case.params["m"], case.params["n"], case.params["k"])
+    assert np.array_equal(case.args[0].view("float16")[:a.size], a.ravel().astype(np.float16))
+    want = to_storage(matrix_reference(a, bb), p.acc)
+    out = case.args[2].view({"fp32": "float32", "fp16": "float16"}[p.acc])
+    out[:want.size * case.params["groups"]] = np.tile(want.ravel(), case.params["groups"])
+    assert case.check()[0]
+    assert case.params["groups"] == GROUPS_QUICK
+
+
+def test_metal_without_neural_accelerators_skips_mpp_per_precision() -> None:
+    suite, b = _suite("metal", {"gpu_family": "Apple9", "gpu_family_raw": 1009})
+    cases = list(suite.cases())
+    mpp = [c for c in cases if c.kernel.name == "mpp"]
+    assert len(mpp) == 4 and all(_is_skip(c) and "Apple9" in c.check()[1] for c in mpp)
+    simd = [c for c in cases if c.kernel.name.startswith("simdgroup_matrix_")]
+    assert len(simd) == 4 * 45
+    assert sum(not _is_skip(c) for c in simd) == 2 * 45  # FP16 inputs: every shape
+
+
+def test_metal_mpp_prepends_the_tile_as_macros() -> None:
+    suite, b = _suite("metal", {"gpu_family": "Apple10", "gpu_family_raw": 1010})
+    cases = [c for c in suite.cases() if c.kernel.name.startswith("mpp_") and not _is_skip(c)]
+    assert len(cases) == 4 * 45
+    src, entry, consts = next(x for x in b.compiled if x[1].startswith("mpp_"))
+    assert src.startswith("#define TM 8\n#define TN 8\n#define TK 8\n") and "AR_MSL_VERSION_4_0" in src
+    assert consts == {"BLOCK": BLOCK}
+
+
+def test_cpu_yields_one_skip_saying_why() -> None:
+    suite, b = _suite("cpu", {})
+    cases = list(suite.cases())
+    assert len(cases) == 1 and _is_skip(cases[0]) and cases[0].check() == (False, CPU_REASON)
+    assert not b.compiled
+
+
+def test_matrix_is_opt_in() -> None:
+    assert "matrix" in SUITES and "matrix" not in DEFAULT_SUITES
+    assert parse_suites("matrix,gemm") == ("gemm", "matrix")
+
+
+# ---- ceilings and the report ------------------------------------------------------------------------
+
+
+def _m(kernel: str, dtype: str, gflops: float, valid: bool = True, **params: Any) -> Measurement:
+    ops = 10**9
+    return Measurement("matrix", kernel, dtype, {"m": 16, "n": 8, "k": 16, "instruction": "mma.sync.aligned.m16n8k16",
+                                                 "scope": "1 warp", **params},
+                       ops, 1000, (ops / gflops / 1e9,) * 3, valid, PRECISION_BY_DTYPE[dtype].ceiling_class,
+                       "compute", validation="ok" if valid else "3 of 128 elements differ")
+
+
+def _run() -> Run:
+    ms = [_m("mma_16x8x16", "fp16→fp32", 500e3), _m("mma_32x32x64", "fp16→fp32", 700e3),
+          _m("mma_32x32x128", "fp16→fp32", 9e6, valid=False), _m("mma_16x8x32", "int8→int32", 1.2e6)]
+    ceilings = derive_ceilings(ms) + [
+        Ceiling("GEMM FP16", "compute", 650e3, "GFLOP/s", "measured", "gemm/hgemm/fp16"),
+        Ceiling("GEMM FP16", "compute", 1000e3, "GFLOP/s", "theoretical", "spec"),
+        Ceiling("DRAM bandwidth", "bandwidth", 3000, "GB/s", "measured", "stream")]
+    skipped = (Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),)
+    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test"}, (), tuple(ms),
+               tuple(ceilings), skipped)
+
+
+def test_best_valid_shape_is_the_ceiling() -> None:
+    cs = {c.name: c for c in derive_ceilings(_run().measurements)}
+    assert cs["Matrix FP16→FP32"].value == pytest.approx(700e3) and "mma_32x32x64" in cs["Matrix FP16→FP32"].from_
+    assert cs["Matrix INT8→INT32"].value == pytest.approx(1.2e6)
+
+
+def test_report_lists_every_shape_and_the_ceiling_beside_the_gemm() -> None:
+    run = _run()
+    shapes = matrix_shapes_table(run)
+    assert shapes is not None and len(shapes.rows) == 5
+    invalid = next(r for r in shapes.rows if r[8] == "**NO**")
+    assert "3 of 128 elements differ" in invalid[9]
+    skip = next(r for r in shapes.rows if r[8] == "skipped")
+    assert skip[:5] == ("mma", "fp16→fp32", "8", "8", "8") and "16 rows" in skip[9]
+    summary = matrix_summary_table(run)
+    assert summary is not None
+    row = next(r for r in summary.rows if r[0] == "Matrix FP16→FP32")
+    assert row[4] == "1.08×" and row[6] == "70%" and "GEMM FP16" in row[3]
+    int8 = next(r for r in summary.rows if r[0] == "Matrix INT8→INT32")
+    assert int8[3] == int8[4] == int8[5] == DASH  # no INT8 GEMM in this run
+    md, page = to_markdown(run), to_html(run)
+    assert "## Matrix units" in md and "Matrix FP16→FP32" in md and "<h2>Matrix units</h2>" in page
+    empty = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cpu", "name": "x"}, ())
+    assert "## Matrix units" not in to_markdown(empty) and matrix_summary_table(empty) is None
+
+
+def test_default_figure_shows_the_top_matrix_class() -> None:
+    model = RooflineModel.from_run(_run())
+    names = default_names(model)
+    assert "Matrix INT8→INT32" in names and "Matrix FP16→FP32" not in names
+
+
+# ---- the mma.sync fragment model --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ptype,fk", [("f16", 16), ("f16", 8), ("bf16", 16), ("bf16", 8), ("s8", 32), ("s8", 16)])
+def test_kernel_indices_equal_the_ptx_tables(ptype: str, fk: int) -> None:
+    """The register/element formulas of matrix.cu name the same fragment elements as the PTX ISA's
+    element-by-element tables, and every lane's registers cover each fragment exactly once."""
+    epr = MMA_EPR[ptype]
+    areg, breg = fk // (4 * epr) * 2, fk // (4 * epr)
+    seen_a, seen_b, seen_c = set(), set(), set()
+    for lane in range(32):
+        for r in range(areg):
+            for e in range(epr):
+                assert mma_a_index(lane, r, e, epr) == ptx_a(lane, r * epr + e, ptype, fk)
+                seen_a.add(mma_a_index(lane, r, e, epr))
+        for r in range(breg):
+            for e in range(epr):
+                assert mma_b_index(lane, r, e, epr) == ptx_b(lane, r * epr + e, ptype, fk)
+                seen_b.add(mma_b_index(lane, r, e, epr))
+        for i in range(4):
+            assert mma_c_index(lane, i) == ptx_c(lane, i)
+            seen_c.add(mma_c_index(lane, i))
+    assert seen_a == {(r, c) for r in range(16) for c in range(fk)}
+    assert seen_b == {(r, c) for r in range(fk) for c in range(8)}
+    assert seen_c == {(r, c) for r in range(16) for c in range(8)}
+
+
+@pytest.mark.parametrize("p,shape", [(F16F32, (32, 16, 32)), (F16F16, (16, 32, 8)), (S8, (32, 8, 64)),
+                                     (S8, (16, 16, 16)), (BF16, (16, 8, 16))], ids=str)
+def test_emulated_warp_computes_the_reference(p: Any, shape: Tuple[int, int, int]) -> None:
+    m, n, k = shape
+    c = compose(API_BY_NAME["mma"], p, m, n, k)
+    a, b = matrix_inputs(p, m, n, k)
+    ptype = {"fp16": "f16", "bf16": "bf16", "int8": "s8"}[p.input]
+    got = emulate_mma_tile(a, b, ptype, c.fragment[2], chain=2)
+    assert np.array_equal(got, 2 * (a @ b))
+
+
+def test_emulation_catches_a_transposed_b_fragment() -> None:
+    a, b = matrix_inputs(F16F32, 16, 8, 16)
+
+    def wrong_b(lane: int, r: int, e: int, epr: int) -> Tuple[int, int]:
+        k, n = mma_b_index(lane, r, e, epr)
+        return (n + 8 * (k // 8), k % 8)  # a layout mix-up: k and n swapped within each 8 x 8 block
+
+    assert not np.array_equal(emulate_mma_tile(a, b, "f16", 16, b_index=wrong_b), a @ b)
