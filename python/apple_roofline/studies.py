@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Dict, Type, Union
 
+from .engines.model import EnginesStudy
 from .graphics.model import GraphicsStudy
 from .latency.model import DispatchStudy
 from .roofline.run import Run
@@ -19,7 +20,8 @@ from .study.files import ResultsError, parse_results_json, read_results_text
 __all__ = ["KINDS", "load_results", "parse_results"]
 
 #: Every kind of results file, by its ``kind`` key.
-KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy}
+KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy,
+                                     EnginesStudy.KIND: EnginesStudy}
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

@@ -10,6 +10,7 @@ import typer
 from .._version import __version__
 from . import devices as devices_cmd
 from . import dispatch as dispatch_cmd
+from . import engines as engines_cmd
 from . import files as files_cmd
 from . import graphics as graphics_cmd
 from . import run as run_cmd
@@ -49,6 +50,7 @@ app.command("report")(files_cmd.report)
 app.command("compare")(files_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
+app.command("engines")(engines_cmd.engines)
 
 
 def main() -> None:

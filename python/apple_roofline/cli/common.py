@@ -35,6 +35,7 @@ FLAGS: Dict[str, str] = {
     "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
     "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings", "overdraw": "--overdraw",
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
+    "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")
