@@ -37,6 +37,7 @@ for f in "$root"/native/core/*.cpp "$root"/native/no_*.cpp "$root"/native/cpu/*.
   [ -e "$f" ] || continue
   case "$f" in
     */no_metal.cpp) [ -d "$root/native/metal" ] && continue ;;  # replaced by the Metal backend
+    */no_coreml.cpp) [ -e "$root/native/metal/coreml.mm" ] && continue ;;  # replaced by metal/coreml.mm
     */cpu/kernels.cpp|*/cpu/idiv.cpp) compile "$f" -O3 -ffp-contract=fast -mcpu=apple-m1; continue ;;
   esac
   compile "$f"
@@ -67,7 +68,7 @@ echo "linking with $LLD"
 "$CXX" -target "$TARGET" -isysroot "$MACOS_SDK" -stdlib=libc++ -fuse-ld="$LLD" -dynamiclib \
   -o "$out/libapple_roofline_core.dylib" "${objs[@]}" \
   -framework Accelerate -framework Foundation -framework Metal -framework MetalPerformanceShaders \
-  -framework IOKit -framework CoreFoundation \
+  -framework IOKit -framework CoreFoundation -framework CoreML \
   -Wl,-U,___isPlatformVersionAtLeast
 # (-U: @available / __builtin_available call compiler-rt's __isPlatformVersionAtLeast, which lives
 # in libclang_rt.osx.a: Apple's toolchain links it, Debian's clang does not ship it for Darwin.)

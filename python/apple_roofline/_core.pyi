@@ -207,3 +207,33 @@ def measure_cpu_clock_hz(duration_s: float = 0.05, all_cores: bool = True) -> fl
 
 def cpu_kernels() -> list[str]:
     """Entry names of the CPU backend's built-in kernels."""
+
+def coreml_status() -> str:
+    """
+    "" when Core ML predictions can run in this build on this machine, else the reason they cannot.
+    """
+
+def coreml_compile(source: str, destination: str) -> str:
+    """
+    Compile the .mlpackage (or .mlmodel) at source with Core ML into the .mlmodelc folder
+    destination (replaced); returns destination. Raises DeviceError with Core ML's message,
+    UnsupportedError off macOS.
+    """
+
+def coreml_time(model: str, compute_units: str, inputs: Sequence[tuple[str, Sequence[int], bytes]], output: str, reps: int, min_warmup: int = 3, max_warmup_s: float = 2.0) -> dict:
+    """
+    Time `reps` predictions of the compiled model (.mlmodelc) with compute_units (CPU_ONLY,
+    CPU_AND_GPU, CPU_AND_NE, ALL) on the host clock, one by one, after a warm-up. inputs: a list of
+    (name, shape, FP16 bytes, row-major). Returns a dict: seconds (per prediction), warmup, load_s,
+    output_dtype, output_shape, first (the first timed output's dense bytes), differing (timed
+    outputs whose bytes differ from the first's) and last_differing (the last of those, or b'').
+    Raises ValueError, DeviceError (Core ML's message), UnsupportedError off macOS.
+    """
+
+def coreml_compute_plan(model: str, compute_units: str) -> dict:
+    """
+    The compute plan of the compiled model (.mlmodelc) with compute_units: a dict with known,
+    reason (why it is unknown: MLComputePlan needs macOS 14.4) and ops, one dict per ML-program
+    operation (op, preferred: cpu, gpu, neural_engine, unknown or none, supported, cost: the
+    estimated fraction of the model's cost or -1). Raises DeviceError, UnsupportedError off macOS.
+    """

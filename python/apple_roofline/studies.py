@@ -11,6 +11,7 @@ import os
 from typing import Dict, Type, Union
 
 from .calls.model import CallsStudy
+from .engines.model import EnginesStudy
 from .graphics.model import GraphicsStudy
 from .latency.model import DispatchStudy
 from .roofline.run import Run
@@ -22,6 +23,7 @@ __all__ = ["KINDS", "load_results", "parse_results"]
 #: Every kind of results file, by its ``kind`` key.
 KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy}
 KINDS[CallsStudy.KIND] = CallsStudy
+KINDS[EnginesStudy.KIND] = EnginesStudy
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

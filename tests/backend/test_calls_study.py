@@ -55,7 +55,7 @@ def test_every_path_of_the_backend_is_measured_and_valid(study: CallsStudy) -> N
 
 def test_the_cli_writes_a_study_that_reads_back(tmp_path: Path) -> None:
     out = tmp_path / "calls"
-    result = CliRunner().invoke(app, ["calls", "--device", "cpu", "--batch", "1,4", "--n", "16,32", "--max-reps", "10",
+    result = CliRunner().invoke(app, ["calls", "--device", "cpu", "--batches", "1,4", "--sizes", "16,32", "--max-reps", "10",
                                       "--out", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads((out / "calls.json").read_text())

@@ -335,9 +335,9 @@ def _cli(args: Sequence[str]) -> Any:
 
 @pytest.mark.parametrize("args, needle", [
     (["--path", "gpu"], "error: --path 'gpu' is not a path (valid: blas, cublas, mps, kernel"),
-    (["--batch", "0"], "error: --batch 0 is out of range (valid: 1 to 256)"),
-    (["--n", "100"], "error: --n 100 is not a multiple of 16 (valid: multiples of 16 from 16 to 2048)"),
-    (["--n", "x"], "error: --n 'x' is not an integer"),
+    (["--batches", "0"], "error: --batches 0 is out of range (valid: 1 to 256)"),
+    (["--sizes", "100"], "error: --sizes 100 is not a multiple of 16 (valid: multiples of 16 from 16 to 2048)"),
+    (["--sizes", "x"], "error: --sizes 'x' is not an integer"),
     (["--max-reps", "3"], "error: --max-reps 3 is out of range (valid: 10 to 10000)"),
 ])
 def test_the_cli_rejects_bad_options_in_one_line(args: List[str], needle: str, tmp_path: Path) -> None:
@@ -357,7 +357,7 @@ def test_the_cli_writes_the_files_and_prints_the_fits(tmp_path: Path, fake_regis
 
     monkeypatch.setattr(calls_runner, "run_calls", fake_run)
     out = tmp_path / "o"
-    result = _cli(["--device", "cpu", "--quick", "--path", "blas", "--batch", "1,4", "--out", str(out)])
+    result = _cli(["--device", "cpu", "--quick", "--path", "blas", "--batches", "1,4", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert seen["device"] == "cpu" and seen["quick"] and seen["paths"] == ("blas",) and seen["batches"] == (1, 4)
     assert sorted(p.name for p in out.iterdir()) == ["calls.json", "calls.md", "calls.png"]

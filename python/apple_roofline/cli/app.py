@@ -11,6 +11,7 @@ from .._version import __version__
 from . import calls as calls_cmd
 from . import devices as devices_cmd
 from . import dispatch as dispatch_cmd
+from . import engines as engines_cmd
 from . import files as files_cmd
 from . import graphics as graphics_cmd
 from . import run as run_cmd
@@ -51,6 +52,7 @@ app.command("compare")(files_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
 app.command("calls")(calls_cmd.calls)
+app.command("engines")(engines_cmd.engines)
 
 
 def main() -> None:

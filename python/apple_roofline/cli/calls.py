@@ -52,10 +52,10 @@ def calls(
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="B 1, 16, 256 × N 64, 256, 1024 and a shorter budget.")] = False,
     batch: Annotated[
-        Optional[str], typer.Option("--batch", metavar="B,...", help="Batch sizes B, each 1 to 256 (default 1,4,16,64,256).")
+        Optional[str], typer.Option("--batches", metavar="B,...", help="Batch sizes B, each 1 to 256 (default 1,4,16,64,256).")
     ] = None,
     n: Annotated[
-        Optional[str], typer.Option("--n", metavar="N,...",
+        Optional[str], typer.Option("--sizes", metavar="N,...",
                                     help="Sizes N, multiples of 16 from 16 to 2048 (default 64 … 2048).")
     ] = None,
     max_reps: Annotated[str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")] = "200",

@@ -35,7 +35,8 @@ FLAGS: Dict[str, str] = {
     "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
     "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings", "overdraw": "--overdraw",
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
-    "paths": "--path", "batches": "--batch", "sizes": "--n", "max_reps": "--max-reps",
+    "paths": "--path", "max_reps": "--max-reps",
+    "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")

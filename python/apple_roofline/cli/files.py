@@ -115,8 +115,21 @@ def plot(
     except ValueError as exc:
         fail(f"--ceilings: {exc}", EXIT_USAGE)
     loaded = load_results(run_json)
+    from ..engines.model import EnginesStudy
     from ..graphics.model import GraphicsStudy
 
+    if isinstance(loaded, EnginesStudy):
+        if points:
+            fail("--point places kernels on a roofline; an engines study has none", EXIT_USAGE)
+        from ..engines.plot import plot_engines
+
+        engines_study = loaded
+        target = output if output is not None else run_json.parent / "engines.png"
+        check_plot_suffix(target, "-o")
+        check_writable_dir(target)
+        _save_plot(lambda: plot_engines(engines_study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
     if isinstance(loaded, GraphicsStudy):
         if points:
             fail("--point places kernels on a roofline; a graphics study has none", EXIT_USAGE)
@@ -199,9 +212,16 @@ def report(
     from ..latency.model import DispatchStudy
 
     loaded = load_results(run_json)
+    from ..engines.model import EnginesStudy
     from ..graphics.model import GraphicsStudy
 
-    if isinstance(loaded, GraphicsStudy):
+    if isinstance(loaded, EnginesStudy):
+        if fmt == "html":
+            fail("--format html is for roofline runs; an engines study has md, csv and json", EXIT_USAGE)
+        from ..engines.report import format_engines
+
+        text = format_engines(loaded, fmt)
+    elif isinstance(loaded, GraphicsStudy):
         if fmt == "html":
             fail("--format html is for roofline runs; a graphics study has md, csv and json", EXIT_USAGE)
         from ..graphics.report import format_graphics

@@ -1,0 +1,309 @@
+// Core ML predictions timed from Objective-C++ (core/coreml.h; docs/design.md, "The engines study").
+//
+// The model is compiled once (+[MLModel compileModelAtURL:error:], MLModel+MLModelCompilation.h),
+// loaded with an MLModelConfiguration whose computeUnits picks the engines Core ML may use
+// (MLModelConfiguration.h: CPUOnly = 0, CPUAndGPU = 1, All = 2, CPUAndNeuralEngine = 3 from macOS
+// 13; CPUAndNeuralEngine excludes the GPU but does not force the Neural Engine), and fed FP16
+// MLMultiArrays that wrap memory allocated once before the loop
+// (-initWithDataPointer:shape:dataType:strides:deallocator:error:, MLMultiArray.h; a nil
+// deallocator leaves the memory to us). Each prediction (-predictionFromFeatures:error:, MLModel.h)
+// is timed alone on the host's steady clock (mach_absolute_time on macOS), so the distribution of
+// per-prediction times is kept and Python's own overhead is not in it.
+//
+// MLComputePlan (which engine Core ML plans for each operation) is macOS 14.4 API and the macOS 14.0
+// SDK does not declare it, so it is reached through the Objective-C runtime: the class by name, each
+// selector checked with -respondsToSelector: before it is sent, properties through key-value coding.
+// The device classes (MLCPUComputeDevice, MLGPUComputeDevice, MLNeuralEngineComputeDevice) are in
+// the 14.0 SDK (API_AVAILABLE macos 14.0).
+#import <CoreML/CoreML.h>
+#import <Foundation/Foundation.h>
+#include <dispatch/dispatch.h>
+#include <objc/message.h>
+#include <objc/runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/coreml.h"
+#include "core/errors.h"
+
+namespace ar {
+
+namespace {
+
+MLComputeUnits parse_units(const std::string& s) {
+  if (s == "CPU_ONLY") return MLComputeUnitsCPUOnly;
+  if (s == "CPU_AND_GPU") return MLComputeUnitsCPUAndGPU;
+  if (s == "CPU_AND_NE") return MLComputeUnitsCPUAndNeuralEngine;
+  if (s == "ALL") return MLComputeUnitsAll;
+  throw std::invalid_argument("compute units '" + s + "' (valid: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL)");
+}
+
+std::string describe(NSError* e) {
+  if (!e) return "no error description";
+  std::string s = e.localizedDescription ? e.localizedDescription.UTF8String : "unknown error";
+  NSError* under = e.userInfo[NSUnderlyingErrorKey];
+  if (under && under.localizedDescription) s += std::string(" (") + under.localizedDescription.UTF8String + ")";
+  return s;
+}
+
+NSURL* file_url(const std::string& path) {
+  return [NSURL fileURLWithPath:[NSString stringWithUTF8String:path.c_str()]];
+}
+
+size_t element_size(MLMultiArrayDataType t, std::string* name) {
+  switch (t) {
+    case MLMultiArrayDataTypeFloat16: *name = "float16"; return 2;
+    case MLMultiArrayDataTypeFloat32: *name = "float32"; return 4;
+    case MLMultiArrayDataTypeDouble: *name = "float64"; return 8;
+    case MLMultiArrayDataTypeInt32: *name = "int32"; return 4;
+  }
+  throw DeviceError("[coreml::time] the output has an unknown MLMultiArray data type " + std::to_string(long(t)));
+}
+
+// The array's elements, dense and row-major, whatever its strides (MLMultiArray.h: the offset of
+// an element is sum_d index[d]*strides[d], in elements).
+std::vector<uint8_t> dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out) {
+  const size_t es = element_size(a.dataType, dtype);
+  const NSUInteger rank = a.shape.count;
+  std::vector<int64_t> shape(rank), strides(rank);
+  size_t count = 1;
+  for (NSUInteger d = 0; d < rank; ++d) {
+    shape[d] = a.shape[d].longLongValue;
+    strides[d] = a.strides[d].longLongValue;
+    count *= size_t(shape[d]);
+  }
+  if (shape_out) *shape_out = shape;
+  std::vector<uint8_t> out(count * es);
+  __block std::vector<uint8_t>* dst = &out;
+  [a getBytesWithHandler:^(const void* bytes, NSInteger size) {
+    const uint8_t* src = static_cast<const uint8_t*>(bytes);
+    std::vector<int64_t> index(rank, 0);
+    for (size_t i = 0; i < count; ++i) {
+      int64_t offset = 0;
+      for (NSUInteger d = 0; d < rank; ++d) offset += index[d] * strides[d];
+      if (offset < 0 || size_t(offset + 1) * es > size_t(size)) break;  // cannot happen for a valid array
+      std::memcpy(dst->data() + i * es, src + size_t(offset) * es, es);
+      for (NSInteger d = NSInteger(rank) - 1; d >= 0; --d) {
+        if (++index[size_t(d)] < shape[size_t(d)]) break;
+        index[size_t(d)] = 0;
+      }
+    }
+  }];
+  return out;
+}
+
+MLModel* load(const std::string& model, MLComputeUnits units, const char* where) {
+  MLModelConfiguration* cfg = [[MLModelConfiguration alloc] init];
+  cfg.computeUnits = units;
+  NSError* err = nil;
+  MLModel* m = [MLModel modelWithContentsOfURL:file_url(model) configuration:cfg error:&err];
+  if (!m) throw DeviceError(std::string("[coreml::") + where + "] cannot load " + model + ": " + describe(err));
+  return m;
+}
+
+std::string device_kind(id device) {
+  if (@available(macOS 14.0, *)) {
+    if ([device isKindOfClass:[MLNeuralEngineComputeDevice class]]) return "neural_engine";
+    if ([device isKindOfClass:[MLGPUComputeDevice class]]) return "gpu";
+    if ([device isKindOfClass:[MLCPUComputeDevice class]]) return "cpu";
+  }
+  return "unknown";
+}
+
+// A property through key-value coding when the object has its getter, else nil.
+id property(id object, NSString* name) {
+  if (!object || ![object respondsToSelector:NSSelectorFromString(name)]) return nil;
+  return [object valueForKey:name];
+}
+
+}  // namespace
+
+std::string coreml_status() { return ""; }
+
+std::string coreml_compile(const std::string& source, const std::string& destination) {
+  @autoreleasepool {
+    NSError* err = nil;
+    NSURL* compiled = [MLModel compileModelAtURL:file_url(source) error:&err];
+    if (!compiled) throw DeviceError("[coreml::compile] Core ML cannot compile " + source + ": " + describe(err));
+    NSFileManager* fm = [NSFileManager defaultManager];
+    NSURL* dest = file_url(destination);
+    [fm removeItemAtURL:dest error:nil];  // absent is fine
+    if (![fm moveItemAtURL:compiled toURL:dest error:&err])
+      throw DeviceError("[coreml::compile] cannot move the compiled model to " + destination + ": " + describe(err));
+  }
+  return destination;
+}
+
+CoreMLTiming coreml_time(const std::string& model, const std::string& compute_units,
+                         const std::vector<CoreMLInput>& inputs, const std::string& output, uint64_t reps,
+                         uint64_t min_warmup, double max_warmup_s) {
+  const MLComputeUnits units = parse_units(compute_units);
+  if (reps == 0) throw std::invalid_argument("reps must be at least 1");
+  if (inputs.empty()) throw std::invalid_argument("a prediction needs at least one input");
+  if (!(max_warmup_s >= 0.0)) throw std::invalid_argument("max_warmup_s must be >= 0");
+  using clock = std::chrono::steady_clock;
+  CoreMLTiming t;
+  // Preallocated input memory, owned here for the life of the model and its MLMultiArrays.
+  std::vector<std::vector<uint16_t>> storage;
+  storage.reserve(inputs.size());
+  @autoreleasepool {
+    const auto load_start = clock::now();
+    MLModel* m = load(model, units, "time");
+    t.load_s = std::chrono::duration<double>(clock::now() - load_start).count();
+    NSMutableDictionary<NSString*, id>* features = [NSMutableDictionary dictionary];
+    for (const CoreMLInput& in : inputs) {
+      size_t count = 1;
+      NSMutableArray<NSNumber*>* shape = [NSMutableArray array];
+      for (int64_t d : in.shape) {
+        if (d <= 0) throw std::invalid_argument("input '" + in.name + "' has a dimension " + std::to_string(d));
+        count *= size_t(d);
+        [shape addObject:@(d)];
+      }
+      if (count != in.data.size())
+        throw std::invalid_argument("input '" + in.name + "' holds " + std::to_string(in.data.size()) +
+                                    " values, its shape needs " + std::to_string(count));
+      NSMutableArray<NSNumber*>* strides = [NSMutableArray array];
+      int64_t stride = 1;
+      for (size_t d = in.shape.size(); d-- > 0;) {
+        [strides insertObject:@(stride) atIndex:0];
+        stride *= in.shape[d];
+      }
+      storage.push_back(in.data);
+      NSError* err = nil;
+      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:storage.back().data()
+                                                            shape:shape
+                                                         dataType:MLMultiArrayDataTypeFloat16
+                                                          strides:strides
+                                                      deallocator:nil
+                                                            error:&err];
+      if (!a) throw DeviceError("[coreml::time] cannot wrap input '" + in.name + "': " + describe(err));
+      features[[NSString stringWithUTF8String:in.name.c_str()]] = [MLFeatureValue featureValueWithMultiArray:a];
+    }
+    NSError* err = nil;
+    MLDictionaryFeatureProvider* provider = [[MLDictionaryFeatureProvider alloc] initWithDictionary:features error:&err];
+    if (!provider) throw DeviceError("[coreml::time] cannot make the input features: " + describe(err));
+    NSString* out_name = [NSString stringWithUTF8String:output.c_str()];
+
+    // One prediction; its host-clock seconds, and its output when `keep`.
+    auto predict = [&](MLMultiArray* __strong* keep) -> double {
+      @autoreleasepool {
+        NSError* perr = nil;
+        const auto start = clock::now();
+        id<MLFeatureProvider> result = [m predictionFromFeatures:provider error:&perr];
+        const double s = std::chrono::duration<double>(clock::now() - start).count();
+        if (!result) throw DeviceError("[coreml::predictionFromFeatures] " + describe(perr));
+        if (keep) {
+          MLMultiArray* a = [result featureValueForName:out_name].multiArrayValue;
+          if (!a) throw DeviceError("[coreml::time] the prediction has no multi-array output named '" + output + "'");
+          *keep = a;
+        }
+        return s;
+      }
+    };
+
+    // Warm-up (docs/design.md, "Measurement"): at least min_warmup predictions, continued until two
+    // consecutive ones agree within 10 % or the budget is spent.
+    const auto warm_start = clock::now();
+    double previous = -1.0;
+    for (;;) {
+      const double s = predict(nullptr);
+      ++t.warmup;
+      const bool agree = previous > 0.0 && std::abs(s - previous) <= 0.1 * std::max(s, previous);
+      previous = s;
+      const double spent = std::chrono::duration<double>(clock::now() - warm_start).count();
+      if (t.warmup >= min_warmup && (agree || spent >= max_warmup_s)) break;
+    }
+
+    t.seconds.reserve(reps);
+    for (uint64_t i = 0; i < reps; ++i) {
+      MLMultiArray* out = nil;
+      t.seconds.push_back(predict(&out));
+      @autoreleasepool {
+        std::string dtype;
+        if (i == 0) {
+          t.first = dense_bytes(out, &t.output_dtype, &t.output_shape);
+        } else {
+          std::vector<uint8_t> bytes = dense_bytes(out, &dtype, nullptr);
+          if (bytes != t.first) {
+            ++t.differing;
+            t.last_differing = std::move(bytes);
+          }
+        }
+      }
+    }
+  }
+  return t;
+}
+
+CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& compute_units) {
+  const MLComputeUnits units = parse_units(compute_units);
+  CoreMLPlan plan;
+  if (@available(macOS 14.4, *)) {
+    Class cls = NSClassFromString(@"MLComputePlan");
+    SEL load_sel = NSSelectorFromString(@"loadContentsOfURL:configuration:completionHandler:");
+    SEL usage_sel = NSSelectorFromString(@"computeDeviceUsageForMLProgramOperation:");
+    SEL cost_sel = NSSelectorFromString(@"estimatedCostOfMLProgramOperation:");
+    if (!cls || ![cls respondsToSelector:load_sel]) {
+      plan.reason = "this macOS has no MLComputePlan: which engines Core ML uses cannot be known";
+      return plan;
+    }
+    @autoreleasepool {
+      MLModelConfiguration* cfg = [[MLModelConfiguration alloc] init];
+      cfg.computeUnits = units;
+      __block id loaded = nil;
+      __block NSError* failure = nil;
+      dispatch_semaphore_t done = dispatch_semaphore_create(0);
+      // +[MLComputePlan loadContentsOfURL:configuration:completionHandler:] (macOS 14.4): the handler
+      // receives the plan or an error, on another queue.
+      void (^handler)(id, NSError*) = ^(id p, NSError* e) {
+        loaded = p;
+        failure = e;
+        dispatch_semaphore_signal(done);
+      };
+      using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
+      reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
+      dispatch_semaphore_wait(done, DISPATCH_TIME_FOREVER);
+      if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
+      id program = property(property(loaded, @"modelStructure"), @"program");
+      NSDictionary* functions = property(program, @"functions");
+      id main = functions[@"main"];
+      NSArray* ops = property(property(main, @"block"), @"operations");
+      if (!ops) {
+        plan.reason = "the compute plan has no ML program 'main' function";
+        return plan;
+      }
+      if (![loaded respondsToSelector:usage_sel]) {
+        plan.reason = "this MLComputePlan cannot report device usage per operation";
+        return plan;
+      }
+      using UsageFn = id (*)(id, SEL, id);
+      for (id op in ops) {
+        CoreMLOpUsage u;
+        NSString* name = property(op, @"operatorName");
+        u.op = name ? name.UTF8String : "?";
+        id usage = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, usage_sel, op);
+        // nil for constants and compile-time decompressions (constexpr_*), which run on no device.
+        u.preferred = usage ? device_kind(property(usage, @"preferredComputeDevice")) : "none";
+        for (id d in static_cast<NSArray*>(property(usage, @"supportedComputeDevices"))) u.supported.push_back(device_kind(d));
+        if ([loaded respondsToSelector:cost_sel]) {
+          id cost = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, cost_sel, op);
+          NSNumber* weight = property(cost, @"weight");
+          if (weight) u.cost = weight.doubleValue;
+        }
+        plan.ops.push_back(std::move(u));
+      }
+      plan.known = true;
+    }
+    return plan;
+  }
+  plan.reason = "MLComputePlan needs macOS 14.4: which engines Core ML uses cannot be known on this macOS";
+  return plan;
+}
+
+}  // namespace ar

@@ -1,0 +1,94 @@
+"""``apple-roofline engines``: Core ML and the Neural Engine (the engines study).
+
+Builds the matmul models with coremltools (the ``coreml`` extra) into the cache, checks their
+accounting, and on macOS times Core ML predictions per compute unit from Objective-C++ and from
+Python; off macOS every prediction is recorded as skipped with the reason. Writes DIR/engines.json,
+engines.md and engines.png (where anything was measured) and exits like ``run``: 0 when everything
+built, held its accounting and validated; 1 when an output failed validation, a model's accounting
+did not hold, or a model could not be built (coremltools' message); 2 for bad usage (an unknown
+compute unit or precision, a bad size or batch, coremltools not installed); 130 when interrupted
+(the partial study is written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import OptionError
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, fail, fail_option, prepare_out,
+                     print_written, real_command)
+from .progress import CliProgress
+
+__all__ = ["engines"]
+
+
+def engines(
+    units: Annotated[Optional[str], typer.Option(
+        "--units", help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).")] = None,
+    sizes: Annotated[Optional[str], typer.Option(
+        "--sizes", metavar="N,...", help="Weights: N (square), KxM or ffn (default 256,512,1024,2048,4096,2048x8192).")
+    ] = None,
+    batches: Annotated[Optional[str], typer.Option(
+        "--batches", metavar="B,...", help="Batches, each 1 to 4096 (default 1,4,16,64,256).")] = None,
+    precisions: Annotated[Optional[str], typer.Option(
+        "--precisions", help="fp16,w8a16 (default both).")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Sizes 256 and 1024, batches 1 and 64, 20 predictions.")] = False,
+    reps: Annotated[Optional[str], typer.Option(
+        "--reps", metavar="N", help="Predictions timed per point and path (1 to 100000; default 100).")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option(
+        "--cache-dir", help="Where models are built (default ~/.cache/apple_roofline/coreml).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs
+    and bytes, time predictions on macOS; write DIR/engines.json, engines.md and engines.png."""
+    from ..engines import kernels, runner
+    from ..engines.predict import MAX_REPS
+    from ..errors import check_int
+    from ..engines.models import CoremltoolsMissing, ModelBuildError
+    from ..engines.outputs import write_engines
+
+    try:
+        unit_names = kernels.parse_units(units) if units is not None else None
+        shapes = kernels.parse_shapes(sizes) if sizes is not None else None
+        batch_values = (kernels.check_batches([as_integer(v) for v in batches.split(",") if v.strip()])
+                        if batches is not None else None)
+        precision_names = kernels.parse_precisions(precisions) if precisions is not None else None
+        n_reps = check_int(as_integer(reps), "reps", 1, MAX_REPS) if reps is not None else None
+    except OptionError as exc:
+        fail_option(exc)
+    prepare_out(out)
+    try:
+        with CliProgress() as progress:
+            study = runner.run_engines(unit_names, [s.name for s in shapes] if shapes else None, batch_values,
+                                       precision_names, quick=quick, reps=n_reps,
+                                       cache_dir=cache_dir, progress=progress, command=real_command())
+    except runner.EnginesInterrupted as exc:
+        try:
+            write_engines(exc.partial, out)
+        except (OSError, ValueError) as write_exc:
+            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+        typer.echo(f"interrupted: partial study written to {out}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except OptionError as exc:
+        fail_option(exc)
+    except CoremltoolsMissing as exc:
+        fail(str(exc), EXIT_USAGE)
+    except ModelBuildError as exc:
+        fail(str(exc), EXIT_FAILED)
+    except OSError as exc:
+        fail(f"cannot build models in the cache: {exc}", EXIT_FAILED)
+    try:
+        written, problems = write_engines(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    measured = len(study.measured)
+    typer.echo(f"{study.device_name}: {len(study.models)} models built and checked, {len(study.points)} points, "
+               f"{measured} measured, {sum(p.status == 'skipped' for p in study.points)} skipped"
+               + (f" ({study.params['predictions']})" if study.params.get("predictions") else ""))
+    print_written(written, [*problems, *study.warnings])
+    if not study.valid:
+        fail(f"an output failed validation or a model's accounting did not hold (see {out / 'engines.md'})",
+             EXIT_FAILED)

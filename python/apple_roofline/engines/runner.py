@@ -1,0 +1,192 @@
+"""Running the engines study: build the matmul models, check their accounting, time Core ML.
+
+:func:`run_engines` builds every model of the sweep with coremltools (once, into the cache; progress
+per model), checks each model's weight bytes against the kernel table, then, where Core ML can run
+(macOS), for every point: the compute plan, the native path and the Python path, each validated
+against NumPy before its number is reported (:mod:`.predict`). Off macOS every point is recorded
+as ``skipped`` with the reason ("Core ML predictions need macOS") and holds no timing, so the
+results file never looks like a measurement. A point Core ML refuses is ``failed`` with Core ML's
+message (docs/design.md, "The engines study").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import platform
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from .. import provenance
+from ..errors import check_int
+from ..stats import CV_WARN
+from ..study.document import ToolInfo
+from ..study.progress import Progress
+from ..text import one_line
+from .kernels import (DEFAULT_BATCHES, DEFAULT_SIZES, PRECISIONS, QUICK_BATCHES, QUICK_SIZES, UNITS, Shape,
+                      check_batches, parse_precisions, parse_shapes, parse_units, plan_points)
+from .model import EnginePoint, EnginesStudy, PathTiming
+from .models import BuiltModel, build_model, default_cache_dir, import_coremltools, model_summary
+from .predict import MAX_REPS, compute_plan, native_timing, predictions_unavailable, python_timing
+
+__all__ = ["DEFAULT_REPS", "QUICK_REPS", "EnginesInterrupted", "run_engines", "quiet_coremltools"]
+
+#: Predictions timed per point and path (``quick``: :data:`QUICK_REPS`).
+DEFAULT_REPS = 100
+QUICK_REPS = 20
+
+
+class EnginesInterrupted(Exception):
+    """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
+
+    def __init__(self, partial: EnginesStudy) -> None:
+        super().__init__("engines study interrupted")
+        self.partial = partial
+
+
+@contextlib.contextmanager
+def quiet_coremltools() -> Iterator[None]:
+    """coremltools' progress bars (written to stderr) and its warnings that the Core ML runtime is
+    absent (off macOS) kept out of the terminal; errors still raise."""
+    logger = logging.getLogger("coremltools")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        logger.setLevel(level)
+
+
+def run_engines(
+    units: Optional[Union[str, Sequence[str]]] = None,
+    sizes: Optional[Union[str, Sequence[Union[str, int]]]] = None,
+    batches: Optional[Sequence[object]] = None,
+    precisions: Optional[Union[str, Sequence[str]]] = None,
+    *,
+    quick: bool = False,
+    reps: Optional[int] = None,
+    cache_dir: Optional[Path] = None,
+    python_path: bool = True,
+    progress: Optional[Progress] = None,
+    command: Sequence[str] = (),
+) -> EnginesStudy:
+    """Build, check and (on macOS) time the Core ML matmul sweep.
+
+    Args:
+        units: compute units (default all four: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL).
+        sizes: weights, N (square) or KxM or ``ffn`` (default N = 256 … 4096 and 2048x8192;
+            ``quick``: 256 and 1024).
+        batches: B values, 1 to 4096 (default 1, 4, 16, 64, 256; ``quick``: 1 and 64).
+        precisions: ``fp16``, ``w8a16`` (default both).
+        reps: predictions timed per point and path, 1 to 100000 (default 100, ``quick`` 20).
+        cache_dir: where models are built (default :func:`~.models.default_cache_dir`).
+        python_path: also time coremltools' Python ``predict``.
+
+    Raises:
+        OptionError: a bad option (the message names the parameter and its range).
+        CoremltoolsMissing: coremltools is not installed (the message names the extra).
+        ModelBuildError: coremltools could not build a model (its message).
+        OSError: the cache cannot be written.
+        EnginesInterrupted: on KeyboardInterrupt, with the partial study.
+    """
+    unit_names = parse_units(units) if units is not None else UNITS
+    shapes = parse_shapes(sizes) if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)
+    batch_values = check_batches(list(batches)) if batches is not None else (QUICK_BATCHES if quick else
+                                                                           DEFAULT_BATCHES)
+    precision_names = parse_precisions(precisions) if precisions is not None else PRECISIONS
+    n_reps = check_int(reps if reps is not None else (QUICK_REPS if quick else DEFAULT_REPS), "reps", 1, MAX_REPS)
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    with quiet_coremltools():
+        ct = import_coremltools()
+    why_not = predictions_unavailable()
+    created = provenance.now()
+    points = plan_points(unit_names, precision_names, shapes, batch_values)
+    built: Dict[tuple[str, Shape, int], BuiltModel] = {}
+    results: List[EnginePoint] = []
+    warnings: List[str] = []
+    params: Dict[str, Any] = {"units": list(unit_names), "precisions": list(precision_names),
+                              "sizes": [s.name for s in shapes], "batches": list(batch_values), "reps": n_reps,
+                              "quick": quick, "cache_dir": str(cache), "coremltools": str(ct.__version__),
+                              "python_path": python_path, "predictions": why_not}
+    device = {"backend": "coreml", "name": f"Core ML on {platform.machine() or 'this machine'}",
+              "os": platform.platform(), "predictions": "available" if not why_not else why_not}
+
+    def assemble(complete: bool) -> EnginesStudy:
+        warns = list(warnings)
+        if why_not:
+            warns.insert(0, f"no predictions were made: {why_not}; every point is recorded as skipped, with no timing")
+        for m in built.values():
+            if not m.accounting_ok:
+                warns.append(f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
+                             f"counts {model_summary(m)['weight_bytes_counted']}")
+        for p in results:
+            for t in (p.native, p.python):
+                if t is not None and not t.valid:
+                    warns.append(f"{p.label} {t.path} failed validation: {t.validation}")
+                elif t is not None and t.summary.cv > CV_WARN:
+                    warns.append(f"{p.label} {t.path}: CV {t.summary.cv:.1%} > {CV_WARN:.0%} (noisy predictions)")
+        return EnginesStudy(tool=ToolInfo.current(), created=created, host=provenance.host(), device=device,
+                            command=tuple(command), params=params,
+                            models=tuple(model_summary(m) for m in built.values()), points=tuple(results),
+                            warnings=tuple(warns), complete=complete, finished=provenance.now())
+
+    try:
+        models_needed = list(dict.fromkeys((p.precision, p.shape, p.batch) for p in points))
+        if progress:
+            progress.start("build models", len(models_needed))
+        for precision, shape, batch in models_needed:
+            with quiet_coremltools():
+                m = build_model(shape, batch, precision, cache)
+            built[(precision, shape, batch)] = m
+            if progress:
+                progress.advance(f"{precision} {shape.name} B={batch}: "
+                                 + ("cached" if m.cached else f"built in {m.build_s:.1f} s")
+                                 + ("" if m.accounting_ok else " ACCOUNTING MISMATCH"))
+        if progress:
+            progress.finish("build models")
+            progress.start("predictions" if not why_not else f"predictions (skipped: {why_not})", len(points))
+        for p in points:
+            m = built[(p.precision, p.shape, p.batch)]
+            base: Dict[str, Any] = dict(units=p.units, precision=p.precision, k=p.shape.k, m=p.shape.m, batch=p.batch, flops=p.flops,
+                        bytes=p.bytes, model=m.key)
+            if why_not:
+                results.append(EnginePoint(**base, status="skipped", reason=why_not,
+                                           plan={"known": False, "reason": why_not, "ops": []}))
+                if progress:
+                    progress.advance(f"{p.label}: skipped")
+                continue
+            results.append(_measure(p.label, base, m, p.units, n_reps, python_path))
+            if progress:
+                r = results[-1]
+                g = r.gflops("native")
+                progress.advance(f"{p.label}: " + (f"{g:.1f} GFLOP/s" if g is not None else r.status + (
+                    " INVALID" if not r.valid else "")))
+        if progress:
+            progress.finish("predictions")
+    except KeyboardInterrupt:
+        raise EnginesInterrupted(assemble(False)) from None
+    return assemble(True)
+
+
+def _measure(label: str, base: Dict[str, Any], m: BuiltModel, units: str, reps: int, python_path: bool) -> EnginePoint:
+    from .._native import _core
+
+    try:
+        plan = compute_plan(m, units)
+    except _core.BackendError as exc:
+        plan = {"known": False, "reason": f"the compute plan failed: {one_line(exc)}", "ops": []}
+    try:
+        native = native_timing(m, units, reps)
+    except _core.BackendError as exc:
+        return EnginePoint(**base, status="failed", reason=f"Core ML: {one_line(exc)}", plan=plan)
+    python: Optional[PathTiming] = None
+    reason = ""
+    if python_path:
+        try:
+            with quiet_coremltools():
+                python = python_timing(m, units, reps)
+        except Exception as exc:  # noqa: BLE001 - coremltools raises many types; the point keeps its native timing
+            reason = f"python path: {type(exc).__name__}: {one_line(exc)}"
+    return EnginePoint(**base, status="measured", reason=reason, plan=plan, native=native, python=python)
