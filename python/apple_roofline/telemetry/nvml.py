@@ -53,8 +53,8 @@ THROTTLE_REASONS: Tuple[Tuple[int, str], ...] = (
 
 class NvmlSampler(Sampler):
     """Samples NVIDIA GPU ``index`` (NVML's numbering), or the GPU at ``pci_bus_id`` when given (the
-    CUDA backend reports it, and CUDA's numbering may differ from NVML's). ``module`` replaces
-    ``pynvml`` (tests)."""
+    CUDA backend reports it, and CUDA's numbering may differ from NVML's), or the one GPU named
+    ``device_name`` (a wgpu adapter, which reports no bus id). ``module`` replaces ``pynvml`` (tests)."""
 
     name = "nvml"
     #: How far back one power reading reaches: :data:`USAGE_AVERAGE_S` until :meth:`open` finds the
@@ -62,11 +62,12 @@ class NvmlSampler(Sampler):
     #: power rather than the preceding work's.
     power_average_s = USAGE_AVERAGE_S
 
-    def __init__(self, index: int = 0, *, pci_bus_id: str = "", module: Optional[Any] = None,
+    def __init__(self, index: int = 0, *, pci_bus_id: str = "", device_name: str = "", module: Optional[Any] = None,
                  period_s: float = 0.02) -> None:
         super().__init__(period_s=period_s)
         self.index = index
         self.pci_bus_id = pci_bus_id
+        self.device_name = device_name
         self._module = module
         self._nvml: Any = None
         self._handle: Any = None
@@ -89,7 +90,7 @@ class NvmlSampler(Sampler):
             self._handle = self._find(nvml)
         except Exception as exc:
             self._shutdown()
-            return f"NVML cannot open GPU {self.pci_bus_id or self.index}: {one_line(exc)}"
+            return f"NVML cannot open GPU {self.pci_bus_id or self.device_name or self.index}: {one_line(exc)}"
         readers = self._all_readers(nvml, self._handle)
         instant_failed = ""
         try:
@@ -119,12 +120,26 @@ class NvmlSampler(Sampler):
         return ""
 
     def _find(self, nvml: Any) -> Any:
+        if self.device_name and not self.pci_bus_id:
+            return self._find_by_name(nvml)
         if self.pci_bus_id:
             try:
                 return nvml.nvmlDeviceGetHandleByPciBusId(self.pci_bus_id.encode())
             except Exception:  # an id NVML does not know: fall back to the index
                 pass
         return nvml.nvmlDeviceGetHandleByIndex(self.index)
+
+    def _find_by_name(self, nvml: Any) -> Any:
+        """The one GPU NVML names ``device_name``; raises LookupError when none or several do."""
+        found = []
+        for i in range(int(nvml.nvmlDeviceGetCount())):
+            h = nvml.nvmlDeviceGetHandleByIndex(i)
+            got = nvml.nvmlDeviceGetName(h)
+            if (got.decode() if isinstance(got, bytes) else str(got)).strip() == self.device_name.strip():
+                found.append(h)
+        if len(found) != 1:
+            raise LookupError(f"{len(found)} GPUs are named {self.device_name!r}; cannot tell which one is measured")
+        return found[0]
 
     @staticmethod
     def _all_readers(nvml: Any, h: Any) -> Dict[str, Callable[[], float]]:
