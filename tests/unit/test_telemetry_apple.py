@@ -56,7 +56,7 @@ def test_split_plists_keeps_the_incomplete_rest() -> None:
 
 class FakeProc:
     def __init__(self, out: bytes) -> None:
-        self.stdout, self.stderr = io.BufferedReader(io.BytesIO(out)), io.BytesIO(b"")  # type: ignore[arg-type]
+        self.stdout, self.stderr = io.BufferedReader(io.BytesIO(out)), io.BytesIO(b"")
         self.terminated = False
 
     def terminate(self) -> None:
