@@ -65,13 +65,18 @@ def warm_up(run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: fl
 
 def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
                 min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20,
-                spin_up_s: float = 0.0) -> Timing:
+                spin_up_s: float = 0.0, min_window_s: float = 0.0) -> Timing:
     """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
 
     ``spin_up_s`` > 0 runs about that many seconds of launches back to back, as one sample, right
     before the timed samples: a GPU whose clock falls to idle between the warm-up's paced launches
     (an H100 drops from 1980 to 345 MHz within milliseconds) is then timed at its loaded clock
     (docs/design.md, "Measurement").
+
+    ``min_window_s`` > 0 lengthens each sample (more launches per sample, never more samples) so
+    that the ``reps`` timed samples together last at least that many seconds: a power sensor that
+    averages over a time (NVML's) then has readings wholly inside the window (``run
+    --power-window``; docs/design.md, "Clocks and power"). Off by default, so runs are not slowed.
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
     Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
@@ -82,6 +87,8 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     times = warm_up(lambda count: list(kernel.time(args, launch, 1, count)), warmup, max_warmup_s)
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
+    if min_window_s > 0:
+        batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
         kernel.time(args, launch, int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch)))), 1)
     start = time.perf_counter()

@@ -448,6 +448,12 @@ def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.Monk
     assert calls[0]["reps"] == 3
 
 
+def test_run_power_window_is_passed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    calls = _patch_runner(monkeypatch, lambda _m: m5_run)
+    invoke(["run", "--device", "cpu", "--power-window", "--out", str(tmp_path / "o")])
+    assert calls[0]["power_window"] is True
+
+
 def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     out = tmp_path / "nested" / "out"
@@ -460,6 +466,7 @@ def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_
     assert calls[0]["quick"] is True
     assert calls[0]["reps"] == 7
     assert calls[0]["array_bytes"] == 8 * 1024 * 1024
+    assert calls[0]["power_window"] is False  # never slowed unless asked
     assert "--reps" in calls[0]["command"] and "7" in calls[0]["command"]
     for name in ("run.json", "report.md", "roofline.png", "roofline.svg"):
         assert (out / name).exists(), name

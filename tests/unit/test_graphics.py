@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 import pytest
@@ -392,3 +392,37 @@ def test_plot_writes_every_figure_of_a_graphics_study(tmp_path: Path) -> None:
     one = tmp_path / "only.svg"
     result = CliRunner().invoke(app, ["plot", str(saved), "-o", str(one)])
     assert result.exit_code == 0 and one.exists() and "graphics-fill" not in result.output
+
+
+def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in the roofline runner (docs/design.md, "Clocks and power"): each pass gets the sampler's
+    summary of its timed window, the study records the sampler, and the report shows the watts."""
+    from apple_roofline.graphics.report import format_graphics
+    from apple_roofline.telemetry import Sampler
+
+    class Watts(Sampler):
+        name = "watts"
+
+        def __init__(self) -> None:
+            super().__init__(period_s=3600.0)
+            self.windows: List[Any] = []
+
+        def open(self) -> str:
+            return ""
+
+        def read(self) -> Dict[str, float]:
+            return {"power_w": 50.0, "gpu_clock_mhz": 1400.0}
+
+    s = Watts()
+    seen: List[Any] = []
+    monkeypatch.setattr(R, "graphics_sampler", lambda api, info: seen.append((api, info["name"])) or s)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2)
+    assert seen == [("wgpu", "Fake GPU")]
+    m = study.measurements[0]
+    assert m.params["gpu_clock_mhz"] == 1400.0 and m.power_w == 50.0 and m.gflops_per_watt is not None
+    assert study.device["telemetry"]["sampler"] == "watts"
+    assert not s.active  # stopped
+    text = format_graphics(study, "md")
+    assert "## Clocks and power" in text and "GFLOP/s per W" in text
+    off = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2, telemetry=False)
+    assert off.device["telemetry"]["reason"] == "telemetry turned off" and "power_w" not in off.measurements[0].params

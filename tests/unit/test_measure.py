@@ -56,6 +56,17 @@ def test_spin_up_runs_one_long_batch_right_before_the_samples() -> None:
     assert (8, 2500, 1) not in k0.calls and len(k0.calls) == len(k.calls) - 1  # off by default
 
 
+def test_min_window_lengthens_samples_not_their_number() -> None:
+    """``run --power-window``: the timed samples together last at least ``min_window_s``, by more
+    launches per sample; the number of samples stays ``reps``; off by default."""
+    k = FakeKernel([1e-4])
+    t = time_kernel(k, [], 8, reps=10, min_window_s=2.0)
+    assert t.batch == 2000 and len(t.samples_s) == 10  # 10 samples x 2000 launches x 0.1 ms = 2 s
+    assert k.calls[-1] == (8, 2000, 10)
+    assert time_kernel(FakeKernel([1e-4]), [], 8, reps=10).batch == 10  # 1 ms samples without it
+    assert time_kernel(FakeKernel([1.0]), [], 8, reps=10, min_window_s=2.0).batch == 1  # long enough already
+
+
 @pytest.mark.parametrize("reps", [0, -1, 10001])
 def test_rejects_reps_out_of_range(reps: int) -> None:
     with pytest.raises(ValueError, match="valid: 1 to 10000"):

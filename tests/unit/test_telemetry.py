@@ -14,7 +14,7 @@ import pytest
 from apple_roofline.measure import Timing
 from apple_roofline.roofline.runner import measurement_params
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, Sample, Sampler, sampler_for, summarize
-from apple_roofline.telemetry.nvml import MISSING
+from apple_roofline.telemetry.nvml import AVERAGE, INSTANT, INSTANT_AVERAGE_S, MISSING
 from apple_roofline.telemetry.rapl import energy_delta_uj
 
 
@@ -147,11 +147,30 @@ class NVMLError(Exception):
     pass
 
 
-def fake_pynvml(*, init_fails: bool = False, power_fails: bool = False) -> types.ModuleType:
+class FieldValue:
+    """nvidia-ml-py's c_nvmlFieldValue_t, as far as the sampler reads it."""
+
+    def __init__(self, ret: int, mw: int) -> None:
+        self.nvmlReturn, self.valueType = ret, 1  # NVML_VALUE_TYPE_UNSIGNED_INT
+        self.value = types.SimpleNamespace(uiVal=mw)
+
+
+def fake_pynvml(*, init_fails: bool = False, power_fails: bool = False, instant: str = "none") -> types.ModuleType:
+    """A fake pynvml; ``instant``: "none" (no nvmlDeviceGetFieldValues: an old nvidia-ml-py),
+    "ok" (the field reads 431 W), "unsupported" (NVML returns the field with NOT_SUPPORTED)."""
     m = types.ModuleType("pynvml")
-    calls: Dict[str, Any] = {"shutdown": 0}
+    calls: Dict[str, Any] = {"shutdown": 0, "fields": []}
     m.NVMLError = NVMLError  # type: ignore[attr-defined]
     m.NVML_CLOCK_SM, m.NVML_CLOCK_MEM, m.NVML_TEMPERATURE_GPU = 1, 2, 0  # type: ignore[attr-defined]
+    if instant != "none":
+        m.NVML_FI_DEV_POWER_INSTANT = 186  # type: ignore[attr-defined]
+
+        def fields(h: object, ids: List[int]) -> List[FieldValue]:
+            calls["fields"].append(list(ids))
+            return [FieldValue(0, 431_000) if instant == "ok" else FieldValue(3, 0) for _ in ids]
+
+        m.nvmlDeviceGetFieldValues = fields  # type: ignore[attr-defined]
+        m.nvmlErrorString = lambda r: {3: "Not Supported"}.get(r, "Unknown Error")  # type: ignore[attr-defined]
 
     def init() -> None:
         if init_fails:
@@ -178,18 +197,51 @@ def fake_pynvml(*, init_fails: bool = False, power_fails: bool = False) -> types
 
 
 def test_nvml_reads_clocks_power_temperature_and_throttle_reasons() -> None:
-    nvml = fake_pynvml()
+    nvml = fake_pynvml(instant="ok")
     s = NvmlSampler(3, module=nvml)
     s.start()
     s.stop()
     assert not s.reason and s.notes == []
     values = s.samples()[0].values
-    assert values == {"sm_clock_mhz": 1755.0, "mem_clock_mhz": 2619.0, "power_w": 512.0, "temperature_c": 61.0,
+    assert values == {"sm_clock_mhz": 1755.0, "mem_clock_mhz": 2619.0, "power_w": 431.0, "temperature_c": 61.0,
                       "throttle_bits": 36.0}
+    assert nvml.calls["fields"][0] == [186]  # type: ignore[attr-defined]
+    assert s.power_source == INSTANT and s.power_average_s == INSTANT_AVERAGE_S == 0.1
+    assert s.describe()["power_source"] == INSTANT and s.describe()["power_average_s"] == 0.1
     summary = summarize(s.samples(), 0.0, 1e12, s.flag_names)
     assert summary["throttle"] == "sw_power_cap,sw_thermal_slowdown"
-    assert summary["power_w"] == 512.0
+    assert summary["power_w"] == 431.0
     assert nvml.calls["shutdown"] == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("instant", ["none", "unsupported"])
+def test_nvml_falls_back_to_the_one_second_average(instant: str) -> None:
+    """Without the instantaneous field (an old nvidia-ml-py, or a GPU that returns it unsupported)
+    power is nvmlDeviceGetPowerUsage, whose 1-s average keeps the 1-s rule; the note says why."""
+    s = NvmlSampler(0, module=fake_pynvml(instant=instant))
+    s.start()
+    s.stop()
+    assert not s.reason and s.samples()[0].values["power_w"] == 512.0
+    assert s.power_source == AVERAGE and s.power_average_s == 1.0
+    assert len(s.notes) == 1 and s.notes[0].startswith("NVML's instantaneous power field is not read (")
+    assert ("Not Supported" in s.notes[0]) == (instant == "unsupported")
+    assert s.describe()["power_source"] == "nvmlDeviceGetPowerUsage"
+
+
+def test_nvml_instant_power_is_given_to_a_tenth_of_a_second_window() -> None:
+    """With the instantaneous field a 0.2-s measurement gets power, from the readings taken at
+    least 0.1 s after its start (earlier ones may describe the work before it)."""
+    s = NvmlSampler(0, module=fake_pynvml(instant="ok"))
+    assert s.open() == ""
+    s._open = True
+    try:
+        samples = [Sample(10.0 + 0.02 * i, {"power_w": 100.0 if i < 5 else 700.0}) for i in range(12)]
+        summary = summarize(samples, 10.0, 10.2, s.flag_names, power_after=s.power_average_s)
+        assert summary == {"power_w": 700.0, "power_max_w": 700.0}
+        assert summarize(samples, 10.0, 10.2, s.flag_names)["power_w"] < 700.0  # without the rule: mixed
+        assert s.power_window_s == pytest.approx(0.2)
+    finally:
+        s.close()
 
 
 def test_nvml_prefers_the_pci_bus_id() -> None:
@@ -303,9 +355,9 @@ def test_rapl_without_power_still_samples_the_clock(tmp_path: Path) -> None:
 def test_sampler_for_each_device() -> None:
     assert isinstance(sampler_for("cuda", 1), NvmlSampler) and sampler_for("cuda", 1).index == 1  # type: ignore[attr-defined]
     assert isinstance(sampler_for("cpu", platform="linux"), RaplSampler)
-    mac = sampler_for("cpu", platform="darwin").start()
-    assert isinstance(mac, NullSampler) and mac.reason == "no clock or power sampler for cpu on darwin"
-    assert "not sampled yet" in sampler_for("metal", 0).start().reason
+    win = sampler_for("cpu", platform="win32").start()
+    assert isinstance(win, NullSampler) and win.reason == "no clock or power sampler for cpu on win32"
+    assert sampler_for("metal", 0, platform="darwin", root=False).name == "ioreport"  # Apple: tests/unit/test_telemetry_apple.py
 
 
 class Fixed(Sampler):

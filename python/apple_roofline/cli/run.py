@@ -117,6 +117,15 @@ def run(
         str, typer.Option("--ceilings", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
     ] = "default",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    power_window: Annotated[
+        bool,
+        typer.Option(
+            "--power-window",
+            help="Lengthen every measurement's timed samples to twice the power sensor's averaging "
+            "(NVML: 0.1 s instantaneous, 1 s average), so every measurement gets power and per-watt figures. "
+            "Slower; off by default.",
+        ),
+    ] = False,
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
     from ..devices import resolve_device
@@ -154,7 +163,7 @@ def run(
     try:
         with CliProgress() as progress:
             result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
-                                         progress=progress, command=real_command())
+                                         progress=progress, command=real_command(), power_window=power_window)
     except runner.RunInterrupted as exc:
         _write_interrupted(exc.partial, out, which)
     except backend_error as exc:

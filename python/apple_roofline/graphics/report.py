@@ -5,7 +5,7 @@ drawn and shaded, fragment GFLOP/s, how shaded pixels were found) with its two c
 rasteriser/ROP rate at F = 0 and the fragment ALU rate at the largest F); tile memory (per format:
 GPixel/s, tile/ROP bytes per pixel and GB/s, each format against R8 at the same F); the texture cache
 (GTexel/s and effective GB/s per size, pattern, filter and fetch count, and the cliffs with their
-working sets); skipped passes; warnings. What the modes mean on a tile-based deferred renderer and
+working sets); clocks and power where sampled; skipped passes; warnings. What the modes mean on a tile-based deferred renderer and
 on an immediate-mode GPU is stated in the report itself (docs/design.md, "The graphics study").
 """
 
@@ -17,6 +17,8 @@ import json
 from typing import Dict, List, Tuple
 
 from ..roofline.records import Measurement, format_params
+from ..roofline.report import table_lines
+from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, drawn_rate, shaded_note, shaded_rate, texel_rate
@@ -148,6 +150,10 @@ def _markdown(study: GraphicsStudy) -> str:
     lines += ["", "## Fill-rate roofline", ""] + _fill_lines(study)
     lines += ["", "## Tile memory", ""] + _tilemem_lines(study)
     lines += ["", "## Texture cache", ""] + _texture_lines(study)
+    note, table = telemetry_note(study.device), efficiency_table(study.measurements)
+    if note is not None or table is not None:  # docs/design.md, "Clocks and power"
+        lines += ["", "## Clocks and power", ""] + ([note] if note else [])
+        lines += (([""] if note else []) + table_lines(table)) if table is not None else []
     lines += ["", "## Skipped", ""]
     lines += markdown_table(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped]) if study.skipped \
         else ["None."]

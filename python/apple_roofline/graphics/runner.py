@@ -26,6 +26,8 @@ from ..roofline.records import Measurement, Skipped
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
+from ..telemetry import NullSampler
+from ..telemetry.choose import graphics_sampler
 from .kernels import (DEFAULT_OVERDRAW, FETCHES, FILL_F, FILL_FORMAT, FILTERS, FLOPS_PER_ITERATION, FORMATS, HEIGHT,
                       MAX_F, PATTERNS, QUICK_F, STORES, SUITES, TEXTURE_FORMAT, TEXTURE_SIZES, TILEMEM_F, WIDTH,
                       check_target, fill_reference, texture_noise, texture_sums, MODES)
@@ -140,6 +142,7 @@ def run_graphics(
     max_pass_s: Optional[float] = None,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
+    telemetry: bool = True,
 ) -> GraphicsStudy:
     """Measure the graphics suites (``fillrate``, ``tilemem``, ``texture``; default all) on ``device``.
 
@@ -154,6 +157,11 @@ def run_graphics(
         reps: samples per pass (1 to 10000).
         max_pass_s: the longest one fill pass may take before its layers are reduced (default
             0.05 s, 0.01 s with ``quick``).
+        telemetry: sample clocks and power in the background, as the roofline runner does
+            (docs/design.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
+            adapter, RAPL for a CPU adapter on Linux); each pass's measurement gets the clocks and
+            power of its timed samples and ``device["telemetry"]`` records the sampler, or why none
+            read. A sampler that cannot read never fails the study.
 
     Raises:
         OptionError: a bad option (the message names the parameter and its range).
@@ -177,6 +185,7 @@ def run_graphics(
     max_warmup_s = 0.05 if quick else 0.5
     spin_s = SPIN_UP_S / 4 if quick else SPIN_UP_S
     min_sample_s = MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S
+    sampler = graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
     params = {"suites": list(names), "width": width, "height": height, "overdraw": overdraw, "quick": quick,
               "api": api, "f": list(fs), "patterns": list(pats), "reps": reps, "spin_up_s": spin_s,
               "min_sample_s": min_sample_s}
@@ -189,7 +198,8 @@ def run_graphics(
             elif m.cv > CV_WARN:
                 warns.append(f"{m.label} {_describe(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
         return GraphicsStudy(tool=ToolInfo.current(), created=created, host=provenance.host(),
-                             device={"name": gpu.name, **gpu.info}, command=tuple(command), params=params,
+                             device={"name": gpu.name, **gpu.info, "telemetry": sampler.describe()},
+                             command=tuple(command), params=params,
                              measurements=tuple(measurements), skipped=tuple(skipped), warnings=tuple(warns),
                              complete=complete, finished=provenance.now())
 
@@ -197,8 +207,10 @@ def run_graphics(
               check: Callable[[np.ndarray], Tuple[bool, str]]) -> Measurement:
         timing = time_kernel(p, (), 0, reps=reps, max_warmup_s=max_warmup_s, min_sample_s=min_sample_s,
                              spin_up_s=spin_s)
+        t0, t1 = timing.window
+        power = sampler.window(t0, t1) if t1 > t0 else {}
         ok, why = check(p.read())
-        m = Measurement(suite=suite, kernel=kernel, dtype=dtype, params={**case, "timer": p.timer}, flops=flops,
+        m = Measurement(suite=suite, kernel=kernel, dtype=dtype, params={**case, "timer": p.timer, **power}, flops=flops,
                         bytes=max(nbytes, 1), samples_s=timing.samples_s, valid=ok, validation=why,
                         batch=timing.batch)
         measurements.append(m)
@@ -306,6 +318,7 @@ def run_graphics(
             yield (f"{size}² {pattern} {filter_} x{fetches}: {texels / m.median_s / 1e9:.1f} GTexel/s"
                    + ("" if m.valid else " INVALID"))
 
+    sampler.start()
     try:
         for name in names:
             if progress:
@@ -316,7 +329,10 @@ def run_graphics(
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:
+        sampler.stop()
         raise GraphicsInterrupted(assemble(False)) from None
+    finally:
+        sampler.stop()
     return assemble(True)
 
 

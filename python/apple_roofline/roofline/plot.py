@@ -11,7 +11,8 @@ analysis. A figure a reader can take in at a glance:
   interleaved dashes, so each stays visible;
 * one label per class, never overlapping: compute classes in a column right of the axes, joined to
   their line by a leader (``"GEMM FP16: 767 TFLOP/s"`` and, below, its ridge point and theoretical
-  value); each bandwidth class along its diagonal;
+  value, and its GFLOP/s per watt where the ceiling's measurement had power); each bandwidth class
+  along its diagonal (with its GB/s per watt likewise);
 * which ceilings are shown is :func:`~.selection.select_ceilings`'s choice (``"default"``,
   ``"all"`` or names);
 * measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines; vendor GEMM dots and peak kernels in
@@ -33,6 +34,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from ..figures import PALETTE, Axes, Figure, mpl, text_color
 from ..text import sig_figs
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
+from .efficiency import CeilingEfficiency, ceiling_efficiency
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
@@ -160,8 +162,10 @@ def _coincident(lines: Sequence[Tuple[str, float]]) -> Dict[int, Tuple[int, int]
     return out
 
 
-def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[float]]) -> str:
-    """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value."""
+def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[float]],
+                   eff: Optional[CeilingEfficiency] = None) -> str:
+    """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value, and
+    the measured ceiling's GFLOP/s per watt where its measurement had power."""
     if cls.measured is None:
         assert cls.theoretical is not None
         head = f"{cls.name}: {scale.rate(cls.theoretical.value)} (theoretical)"
@@ -174,15 +178,18 @@ def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[f
     if cls.theoretical is not None:
         parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
                      f"({cls.measured.value / cls.theoretical.value:.0%})")
+    if eff is not None:
+        parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
     return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
 
 
-def _bandwidth_label(cls: CeilingClass, scale: Scale) -> str:
+def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEfficiency] = None) -> str:
     if cls.measured is None:
         assert cls.theoretical is not None
         return f"{cls.name} {scale.bandwidth(cls.theoretical.value)} (theoretical)"
     tail = f" (theoretical {scale.bandwidth(cls.theoretical.value)})" if cls.theoretical is not None else ""
-    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}"
+    watts = f", {sig_figs(eff.per_watt)} GB/s per W" if eff is not None else ""
+    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}{watts}"
 
 
 def _ridge_text(r: float) -> str:
@@ -276,6 +283,8 @@ def plot_roofline(
     setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
     ax.set_title(title if title is not None else (model.title or "Roofline"))
     labels = Labels(fig)
+    # efficiency annotations where a ceiling's measurement had power (docs/design.md, "Clocks and power")
+    eff = {e.name: e for e in ceiling_efficiency(model.measurements)}
 
     # compute ceilings: horizontals from the ridge point, coincident ones interleaved
     lines = [(s, c.value) for cls in comp_classes for s, c in (("measured", cls.measured), ("theoretical", cls.theoretical))
@@ -300,7 +309,7 @@ def plot_roofline(
                 labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.5)
         main = cls.main
         ann = ax.annotate(
-            _compute_label(cls, scale, ridges[cls.name]), xy=(1.0, scale.y(main.value)),
+            _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None), xy=(1.0, scale.y(main.value)),
             xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left",
             va="center", fontsize=_LABEL_SIZE, color=text_color(cls.color), zorder=6, annotation_clip=False,
             linespacing=1.15, gid=f"label:compute:{cls.name}",
@@ -326,7 +335,7 @@ def plot_roofline(
         t = top[main.source]
         x_end = min(max(t / main.value, xlo), xhi) if t is not None else xhi
         ann = ax.annotate(
-            _bandwidth_label(cls, scale), xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)), xytext=(0.0, 3.0),
+            _bandwidth_label(cls, scale, eff.get(cls.name) if cls.measured else None), xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)), xytext=(0.0, 3.0),
             textcoords="offset points", rotation=0.0, rotation_mode="anchor", ha="left", va="bottom",
             fontsize=_LABEL_SIZE, color=text_color(cls.color), bbox=_BBOX, zorder=6, gid=f"label:bandwidth:{cls.name}",
         )

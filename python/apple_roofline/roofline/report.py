@@ -18,6 +18,7 @@ from typing import Dict, List, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import DASH, date_of, markdown_table, sig_figs
+from .efficiency import ceiling_efficiency
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .records import Ceiling
@@ -25,7 +26,8 @@ from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, telemetry_note, theoretical_table
 
-__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "compare_markdown", "table_lines", "CSV_COLUMNS"]
+__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "compare_markdown", "compare_efficiency_lines",
+           "table_lines", "CSV_COLUMNS"]
 
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
@@ -183,7 +185,32 @@ def compare_markdown(a: Run, b: Run) -> str:
         )
     else:
         lines += ["No measured ridge points in either run."]
+    lines += compare_efficiency_lines(a, b)
     return "\n".join(lines) + "\n"
+
+
+def compare_efficiency_lines(a: Run, b: Run) -> List[str]:
+    """The two runs' energy efficiency side by side (docs/design.md, "Clocks and power"): per
+    measured ceiling whose measurement had power in either run, the rate, the watts and the rate
+    per watt in A and in B, and B/A of the per-watt figures; no lines when neither run measured
+    power at a ceiling."""
+    ea = {e.name: e for e in ceiling_efficiency(a.measurements)}
+    eb = {e.name: e for e in ceiling_efficiency(b.measurements)}
+    names = list(ea) + [n for n in eb if n not in ea]
+    if not names:
+        return []
+    rows: List[List[object]] = []
+    for n in names:
+        x, y = ea.get(n), eb.get(n)
+        unit = x.unit if x is not None else y.unit if y is not None else ""
+        rows.append([n, f"{sig_figs(x.rate)} {unit}" if x else DASH, f"{sig_figs(x.watts)}" if x else DASH,
+                     sig_figs(x.per_watt) if x else DASH, f"{sig_figs(y.rate)} {unit}" if y else DASH,
+                     f"{sig_figs(y.watts)}" if y else DASH, sig_figs(y.per_watt) if y else DASH,
+                     f"{y.per_watt / x.per_watt:.2f}×" if (x and y) else DASH])
+    return ["", "## Energy efficiency (measured ceilings with power)", ""] + markdown_table(
+        ["Ceiling", "A rate", "A W", "A per W", "B rate", "B W", "B per W", "B/A per W"], rows, "lrrrrrrr") + [
+        "", "Per W: GB/s per watt for bandwidths, GFLOP/s per watt for compute; W is the mean power over the "
+            "ceiling's timed samples (a run without power there shows —)."]
 
 
 def _ridges(run: Run) -> Dict[str, float]:

@@ -112,9 +112,11 @@ def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Tim
 
 
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
-               skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None) -> None:
+               skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
+               min_window_s: float = 0.0) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
-    buffers (held by its cases) are released when this returns, before the next suite allocates."""
+    buffers (held by its cases) are released when this returns, before the next suite allocates.
+    ``min_window_s`` > 0 lengthens each measurement's timed samples to at least that long."""
     from .._native import _core
 
     for case in suite.cases():
@@ -127,7 +129,8 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             if progress:
                 progress.advance(f"{label}: unsupported")
             continue
-        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
+        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s,
+                             min_window_s=min_window_s)
         ok, message = case.check()
         params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
         m = Measurement(
@@ -153,6 +156,7 @@ def run_roofline(
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
     telemetry: bool = True,
+    power_window: bool = False,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
@@ -164,7 +168,10 @@ def run_roofline(
     suite; ``command`` is the command line to record. ``telemetry`` samples clocks and power in the
     background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and cpufreq on Linux
     CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the sampler, or why
-    none read. A sampler that cannot read never fails the run.
+    none read. A sampler that cannot read never fails the run. ``power_window`` lengthens every
+    measurement's timed samples to the sampler's :attr:`~apple_roofline.telemetry.Sampler.power_window_s`
+    (twice its power averaging), so that each gets power; off by default, as it slows a run (with
+    NVML's 1-s average, by about 2 s per measurement).
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
@@ -213,7 +220,7 @@ def run_roofline(
             created=created,
             host=provenance.host(),
             device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
-                    "telemetry": sampler.describe()},
+                    "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})}},
             command=tuple(command),
             measurements=tuple(measurements),
             ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
@@ -224,13 +231,14 @@ def run_roofline(
         )
 
     sampler.start()
+    window_s = sampler.power_window_s if power_window and sampler.active else 0.0
     try:
         for name in suite_names:
             suite = SUITES[name](ctx)
             if progress:
                 progress.start(name, suite.total())
             _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                       skipped=skipped, progress=progress, sampler=sampler)
+                       skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s)
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:

@@ -179,10 +179,16 @@ def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
         period = t.get("period_s")
         every = f" every {1000 * period:.3g} ms" if isinstance(period, (int, float)) else ""
         text = f"Clocks and power sampled by {name}{every} ({t.get('samples', 0)} samples)."
+    source = t.get("power_source")
+    if source and not t.get("reason"):
+        text += f" Power from {source}."
     average = t.get("power_average_s")
     if isinstance(average, (int, float)) and average > 0 and not t.get("reason"):
         text += (f" A power reading is the average of the last {average:g} s, so only measurements whose timed "
                  f"samples last at least that long have power and per-watt figures.")
+    window = t.get("power_window_s")
+    if isinstance(window, (int, float)) and window > 0 and not t.get("reason"):
+        text += f" Timed samples were lengthened to at least {window:g} s per measurement (--power-window)."
     notes = t.get("notes")
     if isinstance(notes, (list, tuple)) and notes:
         text += " Not read: " + "; ".join(str(n) for n in notes) + "."

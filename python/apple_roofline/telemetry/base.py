@@ -3,8 +3,11 @@ source of clocks and power every ``period_s`` seconds into a bounded list of :cl
 
 A subclass implements :meth:`Sampler.open` (prepare the source, or say why it cannot read),
 :meth:`Sampler.read` (one reading: value name -> number) and, where it reports flags as a bitmask,
-:meth:`Sampler.flag_names`. A sampler that cannot read never fails the run: :meth:`Sampler.start`
-records a one-line :attr:`Sampler.reason` and the sampler yields nothing.
+:meth:`Sampler.flag_names`. A source that delivers readings on its own schedule (a subprocess
+such as ``powermetrics``) sets :attr:`Sampler.pushes` and calls :meth:`Sampler.add` instead.
+
+A sampler that cannot read never fails the run: :meth:`Sampler.start` records a one-line
+:attr:`Sampler.reason` and the sampler yields nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import time
 from collections import deque
 from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .window import Sample, Summary, summarize
+from .window import POWER_VALUES, Sample, Summary, summarize
 
 __all__ = ["Sample", "Sampler", "NullSampler", "clock", "one_line", "flags_of", "DEFAULT_PERIOD_S", "MAX_SAMPLES"]
 
@@ -40,6 +43,8 @@ class Sampler:
     #: since the previous one, as an energy counter's delta does). A window shorter than this gets no
     #: power: the reading would describe the preceding work, not the measurement's.
     power_average_s = 0.0
+    #: Whether the source delivers readings itself (through :meth:`add`) instead of being polled.
+    pushes = False
 
     def __init__(self, *, period_s: float = DEFAULT_PERIOD_S, max_samples: int = MAX_SAMPLES) -> None:
         self.period_s = float(period_s)
@@ -47,6 +52,9 @@ class Sampler:
         self.reason = ""
         #: Values the source cannot read while it reads others, one line each (e.g. power).
         self.notes: List[str] = []
+        #: Which reading gives the power, where the source has more than one (e.g. NVML's
+        #: instantaneous field or its 1-s average); "" when there is one way.
+        self.power_source = ""
         self._samples: Deque[Sample] = deque(maxlen=max_samples)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -90,6 +98,8 @@ class Sampler:
             self.reason = reason
             return self
         self._open = True
+        if self.pushes:
+            return self
         self.poll()
         if self.active:
             self._thread = threading.Thread(target=self._loop, name=f"telemetry-{self.name}", daemon=True)
@@ -128,6 +138,19 @@ class Sampler:
                 return
             self._samples.append(Sample(clock(), values))
 
+    def add(self, values: Mapping[str, float], t: Optional[float] = None) -> None:
+        """Record one reading delivered by a pushing source, taken at ``t`` (default now, on
+        :func:`clock`); ignored once the sampler stopped or failed."""
+        with self._lock:
+            if self.active:
+                self._samples.append(Sample(clock() if t is None else t, dict(values)))
+
+    def fail(self, reason: str) -> None:
+        """Record why a pushing source stopped reading (one line) and stop reading."""
+        with self._lock:
+            self.reason = reason
+            self._stopping.set()
+
     def _loop(self) -> None:
         while not self._stopping.wait(self.period_s):
             self.poll()
@@ -139,24 +162,36 @@ class Sampler:
 
     def window(self, t0: float, t1: float) -> Summary:
         """The summary (:func:`.window.summarize`) of the readings over ``[t0, t1]`` (seconds on
-        :func:`clock`), after one reading taken now so that a window shorter than the period has one;
-        empty when the sampler does not read."""
+        :func:`clock`), after one reading taken now so that a window shorter than the period has one
+        (a pushing source is not polled); empty when the sampler does not read. Power is left out
+        of a window shorter than :attr:`power_average_s`, and power readings taken less than that
+        after ``t0`` are left out of the mean (they average over time before the window)."""
         if not self.active:
             return {}
-        self.poll()
-        summary = summarize(self.samples(), t0, t1, self.flag_names)
+        if not self.pushes:
+            self.poll()
+        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s)
         if t1 - t0 < self.power_average_s:
-            for key in ("power_w", "power_max_w"):
+            for key in POWER_VALUES + ("power_max_w",):
                 summary.pop(key, None)
         return summary
 
+    @property
+    def power_window_s(self) -> float:
+        """The timed window that gets power readings wholly inside it: twice the longer of
+        :attr:`power_average_s` and the sampling period, seconds (``run --power-window``)."""
+        return 2.0 * max(self.power_average_s, self.period_s)
+
     def describe(self) -> Dict[str, object]:
         """What the run records: ``{"sampler", "period_s", "samples"}``, ``"power_average_s"`` where a
-        power reading averages over a longer time than the sampling period, ``"reason"`` when it
-        read nothing (or stopped) and ``"notes"`` naming values it could not read."""
+        power reading averages over a longer time than the sampling period, ``"power_source"`` (which
+        reading gave the power, where a source has several), ``"reason"`` when it read nothing (or
+        stopped) and ``"notes"`` naming values it could not read."""
         out: Dict[str, object] = {"sampler": self.name, "period_s": self.period_s, "samples": len(self.samples())}
         if self.power_average_s:
             out["power_average_s"] = self.power_average_s
+        if self.power_source:
+            out["power_source"] = self.power_source
         if self.reason:
             out["reason"] = self.reason
         if self.notes:
