@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError
-from ..measure import DEFAULT_REPS, Timing, check_reps, time_kernel
+from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
@@ -22,8 +22,9 @@ from ..study.progress import Progress
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
+from .cases import measure_case, measurement_params
 from .model import derive_ceilings
-from .records import CONVENTIONS, TIMER_PARAM, Measurement, ParamValue, Skipped
+from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
 
 __all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "parse_suites", "default_array_bytes", "array_bytes_range",
@@ -96,21 +97,6 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
                              f"{info.get('name', 'this device')}")
 
 
-def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
-                       sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
-    """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
-    where the backend has more than one clock (Metal); and the clocks and power ``sampler`` read over
-    the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
-    it reads and the window is known."""
-    out: Dict[str, ParamValue] = dict(params)
-    if timer:
-        out[TIMER_PARAM] = timer
-    t0, t1 = timing.window
-    if sampler is not None and t1 > t0:
-        out.update(sampler.window(t0, t1))
-    return out
-
-
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
                skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
@@ -127,15 +113,8 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             if progress:
                 progress.advance(f"{label}: unsupported")
             continue
-        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s)
-        ok, message = case.check()
-        params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
-        m = Measurement(
-            suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
-            flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
-            ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
-            validation=message,
-        )
+        m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler)
+        ok = m.valid
         measurements.append(m)
         suite.record(m)
         if progress:
