@@ -15,11 +15,13 @@ from .latency.model import DispatchStudy
 from .roofline.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text
+from .tuning.model import TuneStudy
 
 __all__ = ["KINDS", "load_results", "parse_results"]
 
 #: Every kind of results file, by its ``kind`` key.
-KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy}
+KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy,
+                                    TuneStudy.KIND: TuneStudy}
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

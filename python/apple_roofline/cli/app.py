@@ -13,6 +13,7 @@ from . import dispatch as dispatch_cmd
 from . import files as files_cmd
 from . import graphics as graphics_cmd
 from . import run as run_cmd
+from . import tune as tune_cmd
 from .common import EXIT_OK
 
 __all__ = ["app", "main"]
@@ -49,6 +50,7 @@ app.command("report")(files_cmd.report)
 app.command("compare")(files_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
+app.command("tune")(tune_cmd.tune)
 
 
 def main() -> None:

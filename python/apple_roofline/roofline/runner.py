@@ -9,7 +9,8 @@ only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofli
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
@@ -20,6 +21,7 @@ from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
 from .cases import measure_case, measurement_params
@@ -27,7 +29,7 @@ from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "parse_suites", "default_array_bytes", "array_bytes_range",
+__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline"]
 
 MIB = 1 << 20
@@ -41,6 +43,17 @@ class RunInterrupted(Exception):
     def __init__(self, partial: Run) -> None:
         super().__init__("run interrupted")
         self.partial = partial
+
+
+class Tuner(Protocol):
+    """Chooses the block size of each kernel of a suite before the suite is measured (``run --tune``:
+    :class:`apple_roofline.tuning.runner.QuickTuner`, :class:`~apple_roofline.tuning.runner.FileTuner`)."""
+
+    def describe(self) -> str:
+        """One line: how the sizes were chosen (recorded as the run's ``device.tune``)."""
+
+    def blocks(self, ctx: SuiteContext, suite: str, progress: Optional[Progress] = None) -> Mapping[str, int]:
+        """``"suite/kernel/dtype"`` to threads per block for the kernels of ``suite`` it has a size for."""
 
 
 def parse_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
@@ -132,6 +145,7 @@ def run_roofline(
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
     telemetry: bool = True,
+    tuner: Optional[Tuner] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv only when named) and
@@ -143,7 +157,9 @@ def run_roofline(
     suite; ``command`` is the command line to record. ``telemetry`` samples clocks and power in the
     background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and cpufreq on Linux
     CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the sampler, or why
-    none read. A sampler that cannot read never fails the run.
+    none read. A sampler that cannot read never fails the run. ``tuner`` chooses each kernel's block
+    size before its suite is measured (docs/design.md, "Threadgroup-size tuning"); every
+    measurement records the size its kernel ran at as the parameter ``block`` (where it has one).
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
@@ -158,7 +174,7 @@ def run_roofline(
     backend = open_device(spec)
     info = dict(backend.info())
     array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
-    options = {
+    options: Dict[str, Any] = {
         "max_launch_s": 0.01 if quick else 0.05,
         "gemm_max_launch_s": 0.03 if quick else 0.25,
     }
@@ -192,7 +208,7 @@ def run_roofline(
             created=created,
             host=provenance.host(),
             device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
-                    "telemetry": sampler.describe()},
+                    "telemetry": sampler.describe(), **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=tuple(measurements),
             ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
@@ -205,7 +221,9 @@ def run_roofline(
     sampler.start()
     try:
         for name in suite_names:
-            suite = SUITES[name](ctx)
+            blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
+            suite_options = {**ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else ctx.options
+            suite = SUITES[name](dataclasses.replace(ctx, options=suite_options))
             if progress:
                 progress.start(name, suite.total())
             _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
