@@ -75,17 +75,22 @@ def _context(ctx: SuiteContext, block: Optional[int]) -> SuiteContext:
 
 
 def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
-    """``(simd_width, max_block)`` of the first kernel of suite ``name`` that builds at the smallest
-    block every backend accepts (:data:`PROBE_BLOCK`; ``Kernel.simd_width``, ``Kernel.max_block``), or
-    None when none does. A SIMD width of 0 means the device has no threadgroup (the CPU)."""
+    """``(simd_width, max_block)`` of the first kernel of suite ``name`` that builds at its table's
+    block size, else at the smallest every GPU backend accepts (:data:`PROBE_BLOCK`)
+    (``Kernel.simd_width``, ``Kernel.max_block``), or None when none does. A SIMD width of 0 means
+    the device has no threadgroup (the CPU, whose kernels take no BLOCK)."""
     from .._native import _core
 
-    for case in SUITES[name](_context(ctx, PROBE_BLOCK)).cases():
+    for block in (None, PROBE_BLOCK):
         try:
-            kernel = case.make_kernel()
-        except (_core.BackendError, ValueError):
+            for case in SUITES[name](_context(ctx, block)).cases():
+                try:
+                    kernel = case.make_kernel()
+                except (_core.BackendError, ValueError):
+                    continue
+                return int(getattr(kernel, "simd_width", 0) or 0), int(getattr(kernel, "max_block", 0) or 0)
+        except ValueError:  # a suite that builds kernels while planning (whole waves) met a rejected BLOCK
             continue
-        return int(getattr(kernel, "simd_width", 0) or 0), int(getattr(kernel, "max_block", 0) or 0)
     return None
 
 
