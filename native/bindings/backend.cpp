@@ -181,6 +181,16 @@ void init_backend(nb::module_& m) {
       .def_prop_ro("wave_items", &Kernel::wave_items,
                    "Work items the device runs at once (SMs × resident blocks × block size on CUDA);\n"
                    "0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.")
+      .def_prop_ro("block", &Kernel::block,
+                   "Threads per block (CUDA) or threadgroup (Metal) this kernel launches with (the constant\n"
+                   "BLOCK); 0 where there is none (CPU, vendor-library routines).")
+      .def_prop_ro("simd_width", &Kernel::simd_width,
+                   "Threads that execute together: the warp size (CUDA) or the pipeline's\n"
+                   "threadExecutionWidth (Metal); 0 on the CPU. Block sizes are multiples of it.")
+      .def_prop_ro("max_block", &Kernel::max_block,
+                   "The most threads per block / threadgroup a launch of this build may have (CUDA:\n"
+                   "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, at most BLOCK under __launch_bounds__(BLOCK);\n"
+                   "Metal: maxTotalThreadsPerThreadgroup); 0 on the CPU.")
       .def_prop_ro("timer", &Kernel::timer,
                    "How the last time() call measured, where a backend has more than one way (Metal:\n"
                    "counter-sample-buffer timestamps at the pass boundaries, or the command buffer's\n"

@@ -126,6 +126,17 @@ class Kernel {
   // blocks per SM from the occupancy calculator × BLOCK), or 0 where the notion does not apply
   // (CPU) or is unknown. A launch of a whole number of waves keeps every SM equally busy.
   virtual uint64_t wave_items() const { return 0; }
+  // Threadgroup-size facts for autotuning (docs/design.md, "Threadgroup-size tuning"); 0 where the
+  // notion does not apply (CPU kernels, vendor-library routines):
+  //  * block(): threads per block / threadgroup this kernel launches with (the constant BLOCK);
+  //  * simd_width(): threads that execute together (CUDA: the device's warp size; Metal: the
+  //    pipeline's threadExecutionWidth); block sizes are multiples of it;
+  //  * max_block(): the most threads per block / threadgroup a launch of this build may have
+  //    (CUDA: cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), at most BLOCK for a kernel
+  //    declared __launch_bounds__(BLOCK); Metal: the pipeline's maxTotalThreadsPerThreadgroup).
+  virtual uint32_t block() const { return 0; }
+  virtual uint32_t simd_width() const { return 0; }
+  virtual uint32_t max_block() const { return 0; }
   virtual std::string timer() const { return ""; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                                    uint64_t reps) = 0;

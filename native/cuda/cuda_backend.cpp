@@ -46,10 +46,21 @@ class CudaKernel final : public Kernel {
  public:
   CudaKernel(std::shared_ptr<Module> m, std::string entry, int block)
       : m_(std::move(m)), entry_(std::move(entry)), block_(block) {
+    // cuda.h: CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is "the maximum number of threads per block,
+    // beyond which a launch of the function would fail" (registers, __launch_bounds__).
+    m_->dev->make_current();
+    int max_threads = 0;
+    check(driver().cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m_->function),
+          "cuFuncGetAttribute");
+    max_block_ = uint32_t(max_threads);
+    warp_ = uint32_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE));
+    if (uint32_t(block_) > max_block_)
+      throw std::invalid_argument("constant BLOCK " + std::to_string(block_) + " exceeds the " +
+                                  std::to_string(max_block_) + " threads per block kernel '" + entry_ +
+                                  "' allows (its registers; cuFuncGetAttribute MAX_THREADS_PER_BLOCK)");
     // cuda.h: cuOccupancyMaxActiveBlocksPerMultiprocessor gives the resident blocks per SM for
     // this function at this block size (registers, shared memory and the SM's limits).
     int blocks_per_sm = 0;
-    m_->dev->make_current();
     check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, m_->function, block_, 0),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
@@ -94,6 +105,9 @@ class CudaKernel final : public Kernel {
 
   std::string entry() const override { return entry_; }
   uint64_t wave_items() const override { return wave_; }
+  uint32_t block() const override { return uint32_t(block_); }
+  uint32_t simd_width() const override { return warp_; }
+  uint32_t max_block() const override { return max_block_; }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
     const Device& dev = *m_->dev;
@@ -180,6 +194,7 @@ class CudaKernel final : public Kernel {
   std::string entry_;
   int block_;
   uint64_t wave_ = 0;
+  uint32_t max_block_ = 0, warp_ = 0;
 };
 
 std::string format_constant(const std::variant<int64_t, double>& v) {

@@ -20,6 +20,12 @@ class MetalKernel final : public Kernel {
  public:
   MetalKernel(std::shared_ptr<Device> dev, std::shared_ptr<Pipeline> p) : dev_(std::move(dev)), p_(std::move(p)) {}
   std::string entry() const override { return p_->entry; }
+  // MTLComputePipeline.h: threadExecutionWidth is the SIMD group's width, maxTotalThreadsPerThreadgroup
+  // the largest threadgroup this pipeline can dispatch (it depends on the function's registers and
+  // threadgroup memory, not on the threadgroup size chosen).
+  uint32_t block() const override { return uint32_t(p_->threadgroup); }
+  uint32_t simd_width() const override { return uint32_t(p_->state.threadExecutionWidth); }
+  uint32_t max_block() const override { return uint32_t(p_->state.maxTotalThreadsPerThreadgroup); }
   std::string timer() const override {
     std::lock_guard<std::mutex> lock(timer_mutex_);
     return timer_;

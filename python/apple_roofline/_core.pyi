@@ -76,6 +76,28 @@ class Kernel:
         """
 
     @property
+    def block(self) -> int:
+        """
+        Threads per block (CUDA) or threadgroup (Metal) this kernel launches with (the constant
+        BLOCK); 0 where there is none (CPU, vendor-library routines).
+        """
+
+    @property
+    def simd_width(self) -> int:
+        """
+        Threads that execute together: the warp size (CUDA) or the pipeline's
+        threadExecutionWidth (Metal); 0 on the CPU. Block sizes are multiples of it.
+        """
+
+    @property
+    def max_block(self) -> int:
+        """
+        The most threads per block / threadgroup a launch of this build may have (CUDA:
+        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, at most BLOCK under __launch_bounds__(BLOCK);
+        Metal: maxTotalThreadsPerThreadgroup); 0 on the CPU.
+        """
+
+    @property
     def timer(self) -> str:
         """
         How the last time() call measured, where a backend has more than one way (Metal:

@@ -17,6 +17,7 @@ from .latency.model import DispatchStudy
 from .roofline.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text
+from .tuning.model import TuneStudy
 
 __all__ = ["KINDS", "load_results", "parse_results"]
 
@@ -24,6 +25,7 @@ __all__ = ["KINDS", "load_results", "parse_results"]
 KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchStudy, GraphicsStudy.KIND: GraphicsStudy}
 KINDS[CallsStudy.KIND] = CallsStudy
 KINDS[EnginesStudy.KIND] = EnginesStudy
+KINDS[TuneStudy.KIND] = TuneStudy
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

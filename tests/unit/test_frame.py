@@ -50,7 +50,7 @@ def test_header_fields_after_command_are_keyword_only(m5_run: Run) -> None:
 
 
 def test_load_results_reads_every_kind(tmp_path: Path, m5_run: Run) -> None:
-    assert set(KINDS) == {"roofline", "dispatch", "graphics", "calls", "engines"}
+    assert set(KINDS) == {"roofline", "dispatch", "graphics", "calls", "engines", "tune"}
     m5_run.save(tmp_path / "run.json")
     _study(m5_run).save(tmp_path / "dispatch.json")
     assert load_results(tmp_path / "run.json") == m5_run
@@ -76,7 +76,7 @@ def test_a_file_of_one_kind_is_not_read_as_another(tmp_path: Path, m5_run: Run) 
         DispatchStudy.from_dict(d, source="r.json")
     with pytest.raises(ResultsError, match="kind is missing, not 'dispatch'"):
         DispatchStudy.from_dict({k: v for k, v in _study(m5_run).to_dict().items() if k != "kind"})
-    with pytest.raises(ResultsError, match=r"x\.json: kind 'render' is not a kind of results file \(valid: roofline, dispatch, graphics, calls, engines\)"):
+    with pytest.raises(ResultsError, match=r"x\.json: kind 'render' is not a kind of results file \(valid: roofline, dispatch, graphics, calls, engines, tune\)"):
         parse_results({**d, "kind": "render"}, source="x.json")
 
 

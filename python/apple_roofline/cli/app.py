@@ -15,6 +15,7 @@ from . import engines as engines_cmd
 from . import files as files_cmd
 from . import graphics as graphics_cmd
 from . import run as run_cmd
+from . import tune as tune_cmd
 from .common import EXIT_OK
 
 __all__ = ["app", "main"]
@@ -53,6 +54,7 @@ app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
 app.command("calls")(calls_cmd.calls)
 app.command("engines")(engines_cmd.engines)
+app.command("tune")(tune_cmd.tune)
 
 
 def main() -> None:

@@ -29,6 +29,7 @@ from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
+    from ..roofline.runner import Tuner
 
 __all__ = ["run", "parse_count", "ridge_summary"]
 
@@ -116,6 +117,12 @@ def run(
     ceilings: Annotated[
         str, typer.Option("--ceilings", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
     ] = "default",
+    tune: Annotated[
+        bool, typer.Option("--tune", help="Before each suite, a quick tune of its kernels' block size; measure at the best.")
+    ] = False,
+    tune_file: Annotated[
+        Optional[Path], typer.Option("--tune-file", help="With --tune: the best block sizes of this tune.json instead.")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
     power_window: Annotated[
         bool,
@@ -135,6 +142,7 @@ def run(
 
     # -- validate everything before measuring: the library's checks, its messages
     n_reps = parse_count(reps, check_reps)
+    tuner = _tuner(tune, tune_file, n_reps)
     array_bytes: Optional[int] = None
     if array_size is not None:
         try:
@@ -163,7 +171,8 @@ def run(
     try:
         with CliProgress() as progress:
             result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
-                                         progress=progress, command=real_command(), power_window=power_window)
+                                         progress=progress, command=real_command(), power_window=power_window,
+                                         tuner=tuner)
     except runner.RunInterrupted as exc:
         _write_interrupted(exc.partial, out, which)
     except backend_error as exc:
@@ -184,6 +193,24 @@ def run(
     if invalid:
         names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
         fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
+
+
+def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]":
+    """The tuner of ``--tune`` / ``--tune-file`` (None without --tune); exits 2 for a tune file that
+    cannot be read or is no tuning study."""
+    if tune_file is not None and not tune:
+        fail("--tune-file needs --tune (valid: --tune alone, or --tune --tune-file FILE)", EXIT_USAGE)
+    if not tune:
+        return None
+    from ..study.files import ResultsError
+    from ..tuning import FileTuner, QuickTuner, TuneStudy
+
+    if tune_file is None:
+        return QuickTuner(reps)
+    try:
+        return FileTuner(TuneStudy.load(tune_file), str(tune_file))
+    except ResultsError as exc:
+        fail(f"--tune-file: {exc}", EXIT_USAGE)
 
 
 def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List[Path], List[str]]:

@@ -9,24 +9,27 @@ only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofli
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError
-from ..measure import DEFAULT_REPS, Timing, check_reps, time_kernel
+from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
+from .cases import measure_case, measurement_params
 from .model import derive_ceilings
-from .records import CONVENTIONS, TIMER_PARAM, Measurement, ParamValue, Skipped
+from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "parse_suites", "default_array_bytes", "array_bytes_range",
+__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline"]
 
 MIB = 1 << 20
@@ -40,6 +43,17 @@ class RunInterrupted(Exception):
     def __init__(self, partial: Run) -> None:
         super().__init__("run interrupted")
         self.partial = partial
+
+
+class Tuner(Protocol):
+    """Chooses the block size of each kernel of a suite before the suite is measured (``run --tune``:
+    :class:`apple_roofline.tuning.runner.QuickTuner`, :class:`~apple_roofline.tuning.runner.FileTuner`)."""
+
+    def describe(self) -> str:
+        """One line: how the sizes were chosen (recorded as the run's ``device.tune``)."""
+
+    def blocks(self, ctx: SuiteContext, suite: str, progress: Optional[Progress] = None) -> Mapping[str, int]:
+        """``"suite/kernel/dtype"`` to threads per block for the kernels of ``suite`` it has a size for."""
 
 
 def parse_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
@@ -96,21 +110,6 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
                              f"{info.get('name', 'this device')}")
 
 
-def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
-                       sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
-    """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
-    where the backend has more than one clock (Metal); and the clocks and power ``sampler`` read over
-    the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
-    it reads and the window is known."""
-    out: Dict[str, ParamValue] = dict(params)
-    if timer:
-        out[TIMER_PARAM] = timer
-    t0, t1 = timing.window
-    if sampler is not None and t1 > t0:
-        out.update(sampler.window(t0, t1))
-    return out
-
-
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
                skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
                min_window_s: float = 0.0) -> None:
@@ -129,16 +128,9 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             if progress:
                 progress.advance(f"{label}: unsupported")
             continue
-        timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s,
-                             min_window_s=min_window_s)
-        ok, message = case.check()
-        params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
-        m = Measurement(
-            suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
-            flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
-            ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
-            validation=message,
-        )
+        m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
+                         min_window_s=min_window_s)
+        ok = m.valid
         measurements.append(m)
         suite.record(m)
         if progress:
@@ -157,6 +149,7 @@ def run_roofline(
     command: Sequence[str] = (),
     telemetry: bool = True,
     power_window: bool = False,
+    tuner: Optional[Tuner] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
@@ -171,7 +164,9 @@ def run_roofline(
     none read. A sampler that cannot read never fails the run. ``power_window`` lengthens every
     measurement's timed samples to the sampler's :attr:`~apple_roofline.telemetry.Sampler.power_window_s`
     (twice its power averaging), so that each gets power; off by default, as it slows a run (with
-    NVML's 1-s average, by about 2 s per measurement).
+    NVML's 1-s average, by about 2 s per measurement).    ``tuner`` chooses each kernel's block
+    size before its suite is measured (docs/design.md, "Threadgroup-size tuning"); every
+    measurement records the size its kernel ran at as the parameter ``block`` (where it has one).
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
@@ -186,7 +181,7 @@ def run_roofline(
     backend = open_device(spec)
     info = dict(backend.info())
     array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
-    options = {
+    options: Dict[str, Any] = {
         "max_launch_s": 0.01 if quick else 0.05,
         "gemm_max_launch_s": 0.03 if quick else 0.25,
     }
@@ -220,7 +215,8 @@ def run_roofline(
             created=created,
             host=provenance.host(),
             device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
-                    "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})}},
+                    "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
+                    **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=tuple(measurements),
             ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
@@ -234,7 +230,9 @@ def run_roofline(
     window_s = sampler.power_window_s if power_window and sampler.active else 0.0
     try:
         for name in suite_names:
-            suite = SUITES[name](ctx)
+            blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
+            suite_options = {**ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else ctx.options
+            suite = SUITES[name](dataclasses.replace(ctx, options=suite_options))
             if progress:
                 progress.start(name, suite.total())
             _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,

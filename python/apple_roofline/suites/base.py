@@ -17,7 +17,8 @@ from ..shaders import resolve
 
 __all__ = [
     "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
-    "fill", "poison", "read", "check_close", "check_tiled",
+    "fill", "poison", "read", "check_close", "check_tiled", "BLOCKS_OPTION", "TUNE_OPTION", "ANY_KERNEL",
+    "kernel_key",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
@@ -29,6 +30,16 @@ EPS: Dict[str, float] = {"fp16": float(np.finfo(np.float16).eps), "fp32": float(
 NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "tf32": "float32",
                                "bf16": "uint16", "int8": "int8", "int32": "int32"}
 ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8, "tf32": 4, "bf16": 2, "int8": 1, "int32": 4}
+
+#: ``SuiteContext.options`` key: threads per block / threadgroup by kernel (:func:`kernel_key`, or
+#: :data:`ANY_KERNEL` for every kernel of the suite), replacing the kernel table's BLOCK
+#: (docs/design.md, "Threadgroup-size tuning").
+BLOCKS_OPTION = "blocks"
+#: The key of :data:`BLOCKS_OPTION` that applies to every kernel without a key of its own.
+ANY_KERNEL = "*"
+#: ``SuiteContext.options`` key: when true, a suite yields only the cases a block size is tuned on
+#: (all of them, except the sweep's: one F, :data:`~apple_roofline.suites.sweep.SWEEP_TUNE_F`).
+TUNE_OPTION = "tune"
 
 #: Input patterns repeat with a prime period, so that a reference over one period, tiled, checks
 #: every element of an array of any size.
@@ -54,6 +65,12 @@ class KernelDef:
     ceiling_class: Optional[str] = None
     ceiling_kind: Optional[str] = None
     constants: Mapping[str, Mapping[str, Union[int, float]]] = field(default_factory=dict)
+
+
+def kernel_key(k: "KernelDef") -> str:
+    """``"suite/kernel/dtype"``: how a kernel is named in :data:`BLOCKS_OPTION` and tuning results
+    (the label of its measurements)."""
+    return f"{k.suite}/{k.name}/{k.dtype}"
 
 
 @dataclass
@@ -116,8 +133,15 @@ class Suite:
         return None if src is None else resolve(src[0], src[1])
 
     def constants(self, k: KernelDef) -> Dict[str, Union[int, float]]:
-        """The compile-time constants ``k`` is built with on this run's backend (may be empty)."""
-        return dict(k.constants.get(self.ctx.backend_name, {}))
+        """The compile-time constants ``k`` is built with on this run's backend (may be empty): the
+        kernel table's, with BLOCK replaced where ``ctx.options[BLOCKS_OPTION]`` names a size for
+        ``k`` (its :func:`kernel_key`, else :data:`ANY_KERNEL`)."""
+        out = dict(k.constants.get(self.ctx.backend_name, {}))
+        blocks: Mapping[str, int] = self.ctx.options.get(BLOCKS_OPTION) or {}
+        block = blocks.get(kernel_key(k), blocks.get(ANY_KERNEL))
+        if block is not None:
+            out["BLOCK"] = int(block)
+        return out
 
 
 def pattern(dtype: str, low: float, high: float, seed: int, period: int = PERIOD) -> np.ndarray:

@@ -97,10 +97,11 @@ class PeakSuite(Suite):
 
 def wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:
     """The compiled kernel's ``wave_items`` (0 when unknown). A kernel that fails to compile or is
-    unsupported reports 0 here; the runner meets the same error again and records it as skipped."""
+    unsupported, or whose BLOCK the device rejects (ValueError), reports 0 here; the runner meets the
+    same error again and records it (skipped, or a rejected size when tuning)."""
     from .._native import _core
 
     try:
         return int(backend.compile(src[0], src[1], dict(constants)).wave_items)
-    except _core.BackendError:
+    except (_core.BackendError, ValueError):
         return 0

@@ -17,17 +17,23 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .base import ITEMSIZE, Case, KernelDef, Suite
+from .base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite
 from .chains import chain_case
 from .fma import FMA_KERNELS, FmaKernel
 
-__all__ = ["SweepSuite", "SWEEP_KERNELS", "sweep_F"]
+__all__ = ["SweepSuite", "SWEEP_KERNELS", "SWEEP_TUNE_F", "sweep_F"]
 
 #: (measurement name, FMA kernel) of the sweep, in docs/design.md's terms.
 SWEEP_KERNELS: Tuple[Tuple[str, FmaKernel], ...] = (
     ("vec4", FMA_KERNELS["vec4_cross4"]),
     ("scalar8", FMA_KERNELS["scalar_indep8"]),
 )
+
+
+#: The F a sweep kernel's block size is tuned at (``options[TUNE_OPTION]``): the memory-bound end,
+#: where the block size matters most, since resident threads hide DRAM latency; at large F each
+#: thread's own FMA chains keep the ALUs busy (docs/design.md, "Threadgroup-size tuning").
+SWEEP_TUNE_F = 1
 
 
 def sweep_F(quick: bool) -> List[int]:
@@ -41,7 +47,11 @@ class SweepSuite(Suite):
     name = "sweep"
 
     def total(self) -> int:
-        return len(SWEEP_KERNELS) * len(sweep_F(self.ctx.quick))
+        return len(SWEEP_KERNELS) * len(self.f_values())
+
+    def f_values(self) -> List[int]:
+        """The F of this run: :func:`sweep_F`, or only :data:`SWEEP_TUNE_F` when tuning."""
+        return [SWEEP_TUNE_F] if self.ctx.options.get(TUNE_OPTION) else sweep_F(self.ctx.quick)
 
     def cases(self) -> Iterator[Case]:
         dtype = "fp32"
@@ -58,7 +68,7 @@ class SweepSuite(Suite):
             items = full_items
             first_gbps: Optional[float] = None
             self.last = None
-            for F in sweep_F(self.ctx.quick):
+            for F in self.f_values():
                 prev: Any = self.last
                 if prev is not None and prev.valid:
                     first_gbps = first_gbps or prev.gbps

@@ -1,0 +1,83 @@
+"""``apple-roofline tune``: the threadgroup / block size of the suites' kernels (the tuning study).
+
+Writes DIR/tune.json, tune.md and tune.png and exits like ``run``: 0 when every timed point is
+valid, 1 when one failed validation or the device failed, 2 for bad usage (an unknown device or
+suite, a device without a threadgroup size such as the CPU, a size that is not a multiple of the
+SIMD width or above the device's limit), 130 when interrupted (the partial study is written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import OptionError
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_option,
+                     prepare_out, print_written, real_command)
+from .progress import CliProgress
+
+__all__ = ["tune"]
+
+
+def tune(
+    device: Annotated[Optional[str], typer.Option("--device", "-d", help="cuda:N or metal:N (default: the best available).")] = None,
+    suite: Annotated[
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated: stream,sweep,peak,idiv (default: all four).")
+    ] = None,
+    kernel: Annotated[
+        Optional[str], typer.Option("--kernel", "-k", help="Only these kernels, comma-separated (triad, vec4_indep4, peak/scalar_indep8/fp64).")
+    ] = None,
+    block: Annotated[
+        Optional[str], typer.Option("--block", metavar="B,...", help="Block sizes to try (default: every multiple of the SIMD width up to the device's limit).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="The SIMD width times powers of two only, shorter warm-up.")] = False,
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+) -> None:
+    """Measure each kernel's throughput against its threadgroup / block size; write DIR/tune.json,
+    tune.md and tune.png (the best size of each kernel marked)."""
+    from ..measure import check_reps
+    from ..tuning import runner
+    from ..tuning.outputs import write_tune
+
+    try:
+        suites = runner.parse_tune_suites(suite) if suite is not None else None
+        blocks = [as_integer(v) for v in block.split(",") if v.strip()] if block is not None else None
+        kernels = [k for k in kernel.split(",") if k.strip()] if kernel is not None else None
+        n_reps = check_reps(as_integer(reps))
+    except OptionError as exc:
+        fail_option(exc)
+    backend_error = backend_error_type()
+    prepare_out(out)
+    try:
+        with CliProgress() as progress:
+            study = runner.run_tune(device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps,
+                                    progress=progress, command=real_command())
+    except runner.TuneInterrupted as exc:
+        try:
+            write_tune(exc.partial, out)
+        except (OSError, ValueError) as write_exc:
+            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+        typer.echo(f"interrupted: partial study written to {out}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    except backend_error as exc:
+        fail(f"device {device}: {exc}", EXIT_FAILED)
+    except OptionError as exc:
+        fail_option(exc)
+    try:
+        written, problems = write_tune(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    best = study.blocks()
+    typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "
+               f"{len(study.rejected)} rejected, {len(study.skipped)} skipped")
+    for k, b in best.items():
+        typer.echo(f"  {k}: best block {b}")
+    print_written(written, [*problems, *study.warnings])
+    invalid = [m for m in study.measurements if not m.valid]
+    if invalid:
+        fail(f"{len(invalid)} point(s) failed validation (see {out / 'tune.md'})", EXIT_FAILED)
+    if not best:
+        fail("no valid point: nothing was tuned", EXIT_USAGE if not study.measurements else EXIT_FAILED)

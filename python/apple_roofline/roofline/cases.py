@@ -1,0 +1,61 @@
+"""Measuring one case of a suite: time it, validate it, record it (shared by the roofline runner and
+the threadgroup-size tuning study, docs/design.md, "Measurement" and "Validation")."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+from ..measure import Timing, time_kernel
+from ..suites import Case
+from ..telemetry import Sampler
+from .records import TIMER_PARAM, Measurement, ParamValue
+
+__all__ = ["BLOCK_PARAM", "measurement_params", "measure_case"]
+
+#: The parameter in which a measurement records the threads per block / threadgroup its kernel
+#: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
+BLOCK_PARAM = "block"
+
+
+def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
+                       sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
+    """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
+    where the backend has more than one clock (Metal); and the clocks and power ``sampler`` read over
+    the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
+    it reads and the window is known."""
+    out: Dict[str, ParamValue] = dict(params)
+    if timer:
+        out[TIMER_PARAM] = timer
+    t0, t1 = timing.window
+    if sampler is not None and t1 > t0:
+        out.update(sampler.window(t0, t1))
+    return out
+
+
+def measure_case(case: Case, kernel: Any, *, reps: int, max_warmup_s: float, sampler: Optional[Sampler] = None,
+                 extra: Optional[Mapping[str, ParamValue]] = None, min_window_s: float = 0.0) -> Measurement:
+    """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with :func:`~apple_roofline.measure.time_kernel`,
+    check its output with ``case.check()`` and return the Measurement (invalid when the check failed).
+
+    Its parameters are :func:`measurement_params` plus :data:`BLOCK_PARAM` (``kernel.block``, where
+    non-zero) and ``extra``. FLOPs and bytes are the case's, from the kernel table. ``min_window_s`` > 0
+    lengthens the timed samples to at least that long in all (``run --power-window``).
+
+    Raises:
+        _core.BackendError: subclasses, when the device fails.
+    """
+    timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s,
+                         min_window_s=min_window_s)
+    ok, message = case.check()
+    params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
+    block = int(getattr(kernel, "block", 0) or 0)
+    if block:
+        params[BLOCK_PARAM] = block
+    params.update(extra or {})
+    k = case.kernel
+    return Measurement(
+        suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
+        flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
+        ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
+        validation=message,
+    )

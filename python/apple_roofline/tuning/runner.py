@@ -1,0 +1,292 @@
+"""Tunes the threadgroup / block size of the suites' kernels on one device (docs/design.md,
+"Threadgroup-size tuning", after the threadgroup-size methodology of Apple's GPU optimization guide:
+multiples of the SIMD width up to the pipeline's maximum, measured, not guessed).
+
+For every candidate size, each suite plans its cases again with BLOCK set to that size
+(``SuiteContext.options``, :data:`~apple_roofline.suites.base.BLOCKS_OPTION`), so launch sizes that
+depend on it (the peak and idiv suites' whole waves, from the occupancy calculator) follow it; every
+point is timed by :func:`~apple_roofline.roofline.cases.measure_case` and validated against the
+suite's NumPy reference. :func:`run_tune` is the ``tune`` study; :class:`QuickTuner` and
+:class:`FileTuner` give ``run --tune`` a size per kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+
+from .. import provenance
+from ..devices import DeviceSpec, open_device, resolve_device
+from ..errors import OptionError
+from ..measure import DEFAULT_REPS, check_reps
+from ..roofline.cases import BLOCK_PARAM, measure_case
+from ..roofline.records import Measurement, ParamValue, Skipped
+from ..roofline.runner import check_array_bytes, default_array_bytes
+from ..stats import CV_WARN
+from ..study.document import ToolInfo
+from ..study.progress import Progress
+from ..suites import SUITES, SuiteContext
+from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
+from ..text import one_line, sig_figs
+from .model import Rejected, TuneStudy, best_blocks, candidates, check_blocks, device_block_limit, rate, rate_unit
+
+__all__ = ["TUNE_SUITES", "TuneInterrupted", "parse_tune_suites", "probe_suite", "tune_suite", "run_tune",
+           "QuickTuner", "FileTuner"]
+
+#: The block size kernels are first built at to read the device's SIMD width: the smallest the
+#: backends accept (core/checks.h), which no pipeline rejects.
+PROBE_BLOCK = 32
+
+#: The suites whose kernels have a block size to tune (GEMM routines choose their own).
+TUNE_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "idiv")
+
+
+class TuneInterrupted(Exception):
+    """Raised when tuning was interrupted (Ctrl-C); ``partial`` holds what was measured so far, with
+    ``complete=False``."""
+
+    def __init__(self, partial: TuneStudy) -> None:
+        super().__init__("tuning interrupted")
+        self.partial = partial
+
+
+def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
+    """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order.
+
+    Raises:
+        OptionError: (option ``suites``) an unknown suite or none; the message names the valid ones.
+    """
+    items = text.split(",") if isinstance(text, str) else list(text)
+    names = [s.strip().lower() for s in items if s.strip()]
+    valid = ", ".join(TUNE_SUITES)
+    if not names:
+        raise OptionError("suites", text, valid, problem="names no suite")
+    for n in names:
+        if n not in TUNE_SUITES:
+            raise OptionError("suites", n, valid, problem="is not a suite with a block size to tune", shown=repr(n))
+    return tuple(s for s in TUNE_SUITES if s in names)
+
+
+def _context(ctx: SuiteContext, block: Optional[int]) -> SuiteContext:
+    options: Dict[str, Any] = {**ctx.options, TUNE_OPTION: True}
+    if block is not None:
+        options[BLOCKS_OPTION] = {ANY_KERNEL: block}
+    return dataclasses.replace(ctx, options=options)
+
+
+def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
+    """``(simd_width, max_block)`` of the first kernel of suite ``name`` that builds at its table's
+    block size, else at the smallest every GPU backend accepts (:data:`PROBE_BLOCK`)
+    (``Kernel.simd_width``, ``Kernel.max_block``), or None when none does. A SIMD width of 0 means
+    the device has no threadgroup (the CPU, whose kernels take no BLOCK)."""
+    from .._native import _core
+
+    for block in (None, PROBE_BLOCK):
+        try:
+            for case in SUITES[name](_context(ctx, block)).cases():
+                try:
+                    kernel = case.make_kernel()
+                except (_core.BackendError, ValueError):
+                    continue
+                return int(getattr(kernel, "simd_width", 0) or 0), int(getattr(kernel, "max_block", 0) or 0)
+        except ValueError:  # a suite that builds kernels while planning (whole waves) met a rejected BLOCK
+            continue
+    return None
+
+
+def _occupancy(kernel: Any, block: int, compute_units: int) -> Dict[str, ParamValue]:
+    """``wave_items`` and the resident blocks and threads per SM it implies (the occupancy
+    calculator's, CUDA: wave_items = SMs × resident blocks per SM × block), where known."""
+    wave = int(getattr(kernel, "wave_items", 0) or 0)
+    if not wave or not compute_units:
+        return {}
+    per_sm = wave // (block * compute_units)
+    return {"wave_items": wave, "resident_blocks_per_sm": per_sm, "resident_threads_per_sm": per_sm * block}
+
+
+def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int, max_warmup_s: float,
+               measurements: List[Measurement], rejected: List[Rejected], skipped: List[Skipped],
+               kernels: Optional[Set[str]] = None, progress: Optional[Progress] = None) -> None:
+    """Measure every kernel of suite ``name`` (only those ``kernels`` names, by kernel name or
+    ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, appending to ``measurements``
+    (each with ``block`` and the occupancy parameters), ``rejected`` (a size the compiler or the
+    pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all)."""
+    from .._native import _core
+
+    compute_units = int(ctx.info.get("compute_units", 0) or 0)
+    unsupported: Set[str] = set()
+    for block in blocks:
+        suite = SUITES[name](_context(ctx, block))
+        for case in suite.cases():
+            k = case.kernel
+            label = kernel_key(k)
+            if (kernels and k.name not in kernels and label not in kernels) or label in unsupported:
+                continue
+            what = f"{label} block={block}"
+            try:
+                kernel = case.make_kernel()
+            except _core.UnsupportedError as exc:
+                unsupported.add(label)
+                skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
+                if progress:
+                    progress.advance(f"{label}: unsupported")
+                continue
+            except (_core.CompileError, ValueError) as exc:
+                rejected.append(Rejected(k.suite, k.name, k.dtype, block, one_line(exc)))
+                if progress:
+                    progress.advance(f"{what}: rejected")
+                continue
+            extra = _occupancy(kernel, block, compute_units)
+            if not int(getattr(kernel, "block", 0) or 0):
+                extra[BLOCK_PARAM] = block
+            m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra)
+            measurements.append(m)
+            suite.record(m)
+            if progress:
+                progress.advance(f"{what}: {sig_figs(rate(m))} {rate_unit(m)}" + ("" if m.valid else " INVALID"))
+
+
+def _limits(ctx: SuiteContext, suite_names: Sequence[str], device: str) -> Tuple[int, int]:
+    """``(simd_width, limit)`` of the device: the first suite kernel's SIMD width and the device's
+    block limit (:func:`~.model.device_block_limit`, else that kernel's ``max_block``).
+
+    Raises:
+        OptionError: (option ``device``) the device has no threadgroup size (the CPU).
+    """
+    for name in suite_names:
+        probed = probe_suite(ctx, name)
+        if probed is None:
+            continue
+        simd, max_block = probed
+        if simd <= 0:
+            break
+        return simd, device_block_limit(ctx.info) or max_block
+    raise OptionError("device", device, "a GPU: cuda:N or metal:N", shown=device,
+                      problem="has no threadgroup size to tune",
+                      reason="its kernels run as chunks of work items on a thread pool")
+
+
+def run_tune(
+    device: Union[str, DeviceSpec, None] = None,
+    suites: Optional[Sequence[str]] = None,
+    *,
+    kernels: Optional[Sequence[str]] = None,
+    blocks: Optional[Sequence[object]] = None,
+    quick: bool = False,
+    reps: int = DEFAULT_REPS,
+    array_bytes: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    command: Sequence[str] = (),
+) -> TuneStudy:
+    """Tune the block size of the kernels of ``suites`` (default :data:`TUNE_SUITES`) on ``device``
+    ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`).
+
+    ``blocks`` are the sizes to try (default: every multiple of the SIMD width up to the device's
+    limit, or with ``quick`` the SIMD width times powers of two); ``kernels`` restricts the kernels
+    (names such as ``triad`` or ``peak/vec4_indep4/fp16``); ``quick`` also shortens the warm-up;
+    ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's).
+
+    Raises:
+        OptionError: (a ValueError) before anything is timed: a malformed or unavailable device, one
+            without a threadgroup size (the CPU), an unknown suite, ``reps`` outside 1 to 10000,
+            ``array_bytes`` out of range, a size that is not a multiple of the SIMD width or above
+            the device's limit (the message names the range), a kernel name no suite has.
+        _core.BackendError: subclasses, for device failures.
+        TuneInterrupted: on KeyboardInterrupt, with the partial study.
+    """
+    suite_names = TUNE_SUITES if suites is None else parse_tune_suites(suites)
+    reps = check_reps(reps)
+    spec = resolve_device(device)
+    backend = open_device(spec)
+    info = dict(backend.info())
+    array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
+    options = {"max_launch_s": 0.01 if quick else 0.05}
+    ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
+    simd, limit = _limits(ctx, suite_names, str(spec))
+    sizes = check_blocks(list(blocks), simd, limit) if blocks is not None else candidates(simd, limit, quick)
+    wanted = {k.strip() for k in kernels or () if k.strip()}
+    created = provenance.now()
+    measurements: List[Measurement] = []
+    rejected: List[Rejected] = []
+    skipped: List[Skipped] = []
+
+    def assemble(complete: bool) -> TuneStudy:
+        warnings = [f"{m.label} block={m.params['block']} failed validation: {m.validation}"
+                    for m in measurements if not m.valid]
+        warnings += [f"{m.label} block={m.params['block']}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)"
+                     for m in measurements if m.valid and m.cv > CV_WARN]
+        return TuneStudy(
+            tool=ToolInfo.current(), created=created, host=provenance.host(),
+            device={**info, "array_bytes": array_bytes, "quick": quick, "reps": reps},
+            command=tuple(command),
+            params={"suites": list(suite_names), "kernels": sorted(wanted), "candidates": sizes,
+                    "simd_width": simd, "max_block": limit, "quick": quick, "reps": reps,
+                    "array_bytes": array_bytes},
+            measurements=tuple(measurements), rejected=tuple(rejected), skipped=tuple(skipped),
+            warnings=tuple(warnings), complete=complete, finished=provenance.now(),
+        )
+
+    max_warmup_s = 0.05 if quick else 0.5
+    try:
+        for name in suite_names:
+            if progress:
+                progress.start(f"tune {name}", SUITES[name](_context(ctx, None)).total() * len(sizes))
+            tune_suite(ctx, name, sizes, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
+                       rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress)
+            if progress:
+                progress.finish(f"tune {name}")
+    except KeyboardInterrupt:
+        raise TuneInterrupted(assemble(False)) from None
+    if wanted and not (measurements or rejected or skipped):
+        raise OptionError("kernels", ",".join(sorted(wanted)), "kernel names of the suites "
+                          f"{', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
+                          problem="names no kernel", shown=",".join(sorted(wanted)))
+    return assemble(True)
+
+
+class QuickTuner:
+    """``run --tune``'s tuner: before each suite of :data:`TUNE_SUITES`, a quick tune of its kernels
+    (the SIMD width times powers of two, ``reps`` samples each) and the best size of each.
+
+    Raises (from :meth:`blocks`):
+        OptionError: (option ``device``) the device has no threadgroup size (the CPU).
+    """
+
+    def __init__(self, reps: int = DEFAULT_REPS) -> None:
+        self.reps = check_reps(reps)
+
+    def describe(self) -> str:
+        """How the sizes were found, for the run's ``device.tune``."""
+        return "quick tune before each suite (SIMD width x powers of two, best median throughput)"
+
+    def blocks(self, ctx: SuiteContext, suite: str, progress: Optional[Progress] = None) -> Mapping[str, int]:
+        """The best block size of each kernel of ``suite`` (``"suite/kernel/dtype"`` to threads),
+        empty for a suite without one to tune."""
+        if suite not in TUNE_SUITES:
+            return {}
+        simd, limit = _limits(ctx, (suite,), ctx.backend_name)
+        sizes = candidates(simd, limit, True)
+        measurements: List[Measurement] = []
+        if progress:
+            progress.start(f"tune {suite}", SUITES[suite](_context(ctx, None)).total() * len(sizes))
+        tune_suite(ctx, suite, sizes, reps=self.reps, max_warmup_s=0.05, measurements=measurements,
+                   rejected=[], skipped=[], progress=progress)
+        if progress:
+            progress.finish(f"tune {suite}")
+        return {k: int(m.params["block"]) for k, m in best_blocks(measurements).items()}
+
+
+class FileTuner:
+    """``run --tune-file``'s tuner: the best sizes of a ``tune`` study (:meth:`TuneStudy.blocks`)."""
+
+    def __init__(self, study: TuneStudy, source: str = "") -> None:
+        self.study = study
+        self.source = source
+
+    def describe(self) -> str:
+        """How the sizes were found, for the run's ``device.tune``."""
+        return f"best sizes of the tuning study {self.source or ''} ({self.study.device_name}, {self.study.created})"
+
+    def blocks(self, ctx: SuiteContext, suite: str, progress: Optional[Progress] = None) -> Mapping[str, int]:
+        """The study's best size of each kernel of ``suite``."""
+        return {k: b for k, b in self.study.blocks().items() if k.startswith(f"{suite}/")}
