@@ -17,7 +17,7 @@ from typer.testing import CliRunner  # noqa: E402
 from apple_roofline.calls import CallsStudy, run_calls  # noqa: E402
 from apple_roofline.cli import app  # noqa: E402
 
-#: The paths each backend's study measures (Core ML is not in this build).
+#: The paths each backend's study measures (Core ML needs macOS: skipped elsewhere).
 EXPECTED: Dict[str, List[str]] = {"cpu": ["blas"], "cuda": ["blas", "cublas", "kernel"], "metal": ["blas", "mps", "kernel"]}
 
 

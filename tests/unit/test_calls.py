@@ -234,7 +234,7 @@ def test_paths_a_device_lacks_are_skipped_with_the_reason() -> None:
     assert reasons["cublas"] == "cuBLAS is not installed (fake)"
     assert reasons["mps"] == "runs on metal; this device is cuda"
     metal = _run(FakeBackend("metal"), paths=["coreml_cpu_and_ne"])
-    assert metal.skipped == (PathSkipped("coreml_cpu_and_ne", "the native Core ML path is not in this build"),)
+    assert metal.skipped == (PathSkipped("coreml_cpu_and_ne", "[coreml] Core ML predictions need macOS"),)
 
 
 def test_the_runner_rejects_bad_options_before_opening_the_device() -> None:
@@ -372,3 +372,32 @@ def test_plot_and_report_read_a_saved_study(tmp_path: Path) -> None:
     assert result.exit_code == 0 and result.stdout.startswith("path,batch,n,rows"), result.output
     result = CliRunner().invoke(app, ["plot", str(path)])
     assert result.exit_code == 0 and (tmp_path / "calls.png").stat().st_size > 0, result.output
+
+
+def test_the_core_ml_path_times_natively_and_reports_the_engines_validation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On macOS the coreml_<units> paths wrap the engines study's native timing: the model is built
+    once per shape (FP16, N×N weights, batch B), every run times that many predictions with the
+    path's compute units, and check() is the validation of the last run (here a failing one)."""
+    from apple_roofline.calls.paths import PATHS, PathContext
+    from apple_roofline.engines import models as engine_models
+    from apple_roofline.engines import predict
+    from apple_roofline.engines.model import PathTiming
+
+    built: List[Tuple[int, int, int, str]] = []
+    runs: List[Tuple[str, int]] = []
+    monkeypatch.setattr(predict, "predictions_unavailable", lambda: "")
+    monkeypatch.setattr(engine_models, "build_model",
+                        lambda shape, batch, precision, cache: built.append((shape.k, shape.m, batch, precision)) or "model")
+
+    def timing(model: Any, units: str, reps: int) -> PathTiming:
+        runs.append((units, reps))
+        return PathTiming("native", tuple(1e-4 for _ in range(reps)), False, "element 3 off by 2 ulp", "host clock")
+
+    monkeypatch.setattr(predict, "native_timing", timing)
+    path = PATHS["coreml_cpu_and_ne"]
+    assert path.prepare is not None and path.dtype == "fp16"
+    prep = path.prepare(PathContext(core=None, backend=FakeBackend("metal"), backend_name="metal", device="metal:0"), 4, 128)
+    assert prep.check() == (False, "no prediction was made")
+    assert prep.run(7) == [1e-4] * 7
+    assert built == [(128, 128, 4, "fp16")] and runs == [("CPU_AND_NE", 7)]
+    assert prep.check() == (False, "element 3 off by 2 ulp") and prep.rows == 4

@@ -18,9 +18,12 @@ so Python's own cost is not in the figure:
   ``shaders/cuda/gemm.cu`` and ``shaders/metal/gemm.metal``), so CUDA and Metal compare path for
   path. It computes whole 16-row tiles: B is padded with zero rows to a multiple of 16 (the call
   still counts 2·B·N² FLOPs, the work asked for).
-* ``coreml_<units>`` — a Core ML prediction per compute-unit setting (Metal). Not in this build:
-  listed as skipped with the reason. When the native Core ML path exists, its entry gets a
-  ``prepare`` that wraps it; nothing else changes.
+* ``coreml_<units>`` — one Core ML prediction per compute-unit setting (Metal studies): the engines
+  study's FP16 matmul model (weights N×N, input B×N, FP16: Core ML's precision, so the bytes differ
+  from the FP32 paths' though the FLOPs are the same), timed by its native path
+  (:func:`apple_roofline.engines.predict.native_timing`: each ``predictionFromFeatures`` alone on the
+  host clock, Objective-C++) and validated there against NumPy. Skipped with the reason where
+  predictions cannot run (off macOS) or coremltools is missing.
 
 Validation is the gemm suite's :func:`~apple_roofline.suites.gemm.check_gemm` (exact elementwise
 bound up to 512 rows, Freivalds above; every shape here has at most 256 rows). Nothing here imports
@@ -43,8 +46,6 @@ __all__ = ["CallPath", "PathContext", "PreparedCall", "PATHS", "COREML_UNITS", "
 
 #: Core ML's compute-unit settings (MLComputeUnits), one path each: coreml_<name>.
 COREML_UNITS: Tuple[str, ...] = ("all", "cpu_only", "cpu_and_gpu", "cpu_and_ne")
-#: Why the Core ML paths are not measured in this build.
-COREML_UNAVAILABLE = "the native Core ML path is not in this build"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class CallPath:
         unavailable: why, when ``prepare`` is None.
         label: ``label(ctx)``, the library or kernel it runs, for reports.
         runs_on: ``runs_on(ctx)``, the device string it runs on (the study's, or ``"cpu"``).
+        dtype: the element type of A, W and C, for the bytes per call (``fp32``; ``fp16`` for Core ML).
     """
 
     name: str
@@ -104,6 +106,7 @@ class CallPath:
     label: Callable[[PathContext], str]
     unavailable: str = ""
     runs_on: Callable[[PathContext], str] = lambda ctx: ctx.device
+    dtype: str = "fp32"
 
 
 def _gemm_call(ctx: PathContext, backend: Any, kernel: Any, batch: int, n: int, rows: int, launch: int,
@@ -146,6 +149,39 @@ def _tiled(ctx: PathContext, batch: int, n: int) -> PreparedCall:
     return _gemm_call(ctx, ctx.backend, kernel, batch, n, rows, rows * n, (n,))
 
 
+def _coreml(units: str) -> Callable[[PathContext, int, int], PreparedCall]:
+    """``prepare`` of the Core ML path with ``units``: the model built (or found in the engines
+    cache) once per shape; ``run(reps)`` loads it and times ``reps`` predictions natively (each run
+    warms up first, so the first prediction's load is not in the samples); ``check()`` reports the
+    validation of the last run's outputs."""
+
+    def prepare(ctx: PathContext, batch: int, n: int) -> PreparedCall:
+        from ..engines.kernels import Shape
+        from ..engines.models import CoremltoolsMissing, build_model, default_cache_dir
+        from ..engines.predict import native_timing, predictions_unavailable
+
+        why = predictions_unavailable()
+        if why:
+            raise ctx.core.UnsupportedError(f"[coreml] {why}")
+        try:
+            model = build_model(Shape(n, n), batch, "fp16", default_cache_dir())
+        except CoremltoolsMissing as exc:
+            raise ctx.core.UnsupportedError(f"[coreml] {exc}") from None
+        last: List[Tuple[bool, str]] = []
+
+        def run(reps: int) -> List[float]:
+            t = native_timing(model, units, reps)
+            last[:] = [(t.valid, t.validation)]
+            return list(t.samples_s)
+
+        def check() -> Tuple[bool, str]:
+            return last[-1] if last else (False, "no prediction was made")
+
+        return PreparedCall(run, check, batch)
+
+    return prepare
+
+
 def blas_label(info: Mapping[str, Any]) -> str:
     """The ``blas`` path's label from the CPU backend's ``info()["blas"]``: Accelerate is marked as
     the AMX path."""
@@ -174,8 +210,11 @@ def _registry() -> Dict[str, CallPath]:
                  "waitUntilCompleted); B padded to a multiple of 16 rows; inputs already on the device",
                  _tiled, lambda ctx: f"{TILED_GEMM.name} ({TILED_GEMM.sources[ctx.backend_name][0]})"),
     ]
-    paths += [CallPath(f"coreml_{u}", ("metal",), f"one Core ML prediction, compute units {u}", None,
-                       lambda ctx: "Core ML", unavailable=COREML_UNAVAILABLE) for u in COREML_UNITS]
+    paths += [CallPath(f"coreml_{u}", ("metal",),
+                       f"one Core ML prediction (FP16 model, MLComputeUnits {u.upper()}), "
+                       "predictionFromFeatures returning the output; input already in an MLMultiArray",
+                       _coreml(u.upper()), lambda ctx: "Core ML (engines study's FP16 matmul model)", dtype="fp16")
+              for u in COREML_UNITS]
     return {p.name: p for p in paths}
 
 

@@ -12,7 +12,7 @@ grid (:mod:`.shapes`), smallest FLOPs first:
 4. validate the output of the last call (the gemm suite's check) before the measurement is kept
    as valid; one that fails is kept, marked, never fitted, and the study warns.
 
-A path the device cannot run (cuBLAS missing, a Core ML path not in this build, a path of another
+A path the device cannot run (cuBLAS missing, Core ML off macOS, a path of another
 backend that was asked for) is skipped with its reason. Statistics are the per-call distribution
 (:func:`apple_roofline.stats.summarize`: median, p10, p90); fits and crossovers are derived by the
 model (:mod:`.fit`).
@@ -170,7 +170,7 @@ def run_calls(
                 warm = warm_up(prep.run)
                 samples = prep.run(_reps_for(min(warm[-3:]), budget, max_reps))
                 ok, why = prep.check()
-                m = CallMeasurement(p.name, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, "fp32"), tuple(samples),
+                m = CallMeasurement(p.name, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, p.dtype), tuple(samples),
                                     rows=prep.rows, valid=ok, validation=why)
                 measured.append(m)
                 if progress:
