@@ -76,7 +76,8 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     ``min_window_s`` > 0 lengthens each sample (more launches per sample, never more samples) so
     that the ``reps`` timed samples together last at least that many seconds: a power sensor that
     averages over a time (NVML's) then has readings wholly inside the window (``run
-    --power-window``; docs/design.md, "Clocks and power"). Off by default, so runs are not slowed.
+    --power-window``; docs/design.md, "Clocks and power"). The per-launch time that sizes it is
+    the shorter of a lone launch's and one calibrated sample's. Off by default, so runs are not slowed.
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
     Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
@@ -88,6 +89,10 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
     if min_window_s > 0:
+        # A launch in a batch can be much shorter than one timed alone (a 16x16 DGEMM on an H100:
+        # about 7x, launch latency overlapping); the window is sized from one calibrated sample.
+        probe = kernel.time(args, launch, batch, 1)[0] / batch
+        per_launch = max(min(per_launch, probe), 1e-9)
         batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
         kernel.time(args, launch, int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch)))), 1)

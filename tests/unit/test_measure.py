@@ -62,9 +62,29 @@ def test_min_window_lengthens_samples_not_their_number() -> None:
     k = FakeKernel([1e-4])
     t = time_kernel(k, [], 8, reps=10, min_window_s=2.0)
     assert t.batch == 2000 and len(t.samples_s) == 10  # 10 samples x 2000 launches x 0.1 ms = 2 s
-    assert k.calls[-1] == (8, 2000, 10)
+    assert k.calls[-2:] == [(8, 10, 1), (8, 2000, 10)]  # one calibrated sample sizes the window
     assert time_kernel(FakeKernel([1e-4]), [], 8, reps=10).batch == 10  # 1 ms samples without it
     assert time_kernel(FakeKernel([1.0]), [], 8, reps=10, min_window_s=2.0).batch == 1  # long enough already
+
+
+class BatchedKernel(FakeKernel):
+    """A launch alone takes ``alone`` seconds; in a batch of more than one, ``batched`` each."""
+
+    def __init__(self, alone: float, batched: float) -> None:
+        super().__init__([alone])
+        self.batched = batched
+
+    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+        self.calls.append((launch, batch, reps))
+        return [self.times[0] if batch == 1 else batch * self.batched for _ in range(reps)]
+
+
+def test_min_window_is_sized_by_the_batched_launch_time() -> None:
+    """Launches that overlap in a batch (7x shorter than alone) still fill the window: sized from a
+    lone launch, the samples would last a seventh of it."""
+    k = BatchedKernel(7e-5, 1e-5)
+    t = time_kernel(k, [], 8, reps=10, min_window_s=0.2)
+    assert t.batch * 10 * 1e-5 >= 0.2 and t.batch == 2000
 
 
 @pytest.mark.parametrize("reps", [0, -1, 10001])
