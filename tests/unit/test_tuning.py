@@ -365,3 +365,33 @@ def test_quick_tune_uses_the_smallest_dram_arrays(fake: FakeBackend) -> None:
     full = runner.run_tune("cuda:0", ["stream"], blocks=[128], reps=2, kernels=["triad"])
     assert full.params["array_bytes"] == (48 << 20) // 6  # a run's default (capped by the fake's memory)
 
+
+def test_cli_plot_and_report_read_a_tuning_study(fake: FakeBackend, tmp_path: Path) -> None:
+    from apple_roofline.cli.app import app
+
+    study = _tune(blocks=[64, 128, 1024])
+    write_tune(study, tmp_path)
+    tune_json = tmp_path / "tune.json"
+    (tmp_path / "tune.png").unlink()
+    cli = CliRunner()
+    r = cli.invoke(app, ["plot", str(tune_json)])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "tune.png").stat().st_size > 0 and "wrote" in r.output
+    r = cli.invoke(app, ["plot", str(tune_json), "-o", str(tmp_path / "t.svg")])
+    assert r.exit_code == 0 and (tmp_path / "t.svg").read_text().lstrip().startswith("<?xml")
+    r = cli.invoke(app, ["plot", str(tune_json), "--point", "k:1e9:1e8:0.1"])
+    assert r.exit_code == 2 and "tuning study" in r.output
+    r = cli.invoke(app, ["report", str(tune_json)])
+    assert r.exit_code == 0 and "**128** (best)" in r.output and "rejected: constant BLOCK 1024" in r.output
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "csv"])
+    assert r.exit_code == 0 and r.output.startswith("kernel,block,valid")
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "json"])
+    assert r.exit_code == 0 and json.loads(r.output)["kind"] == "tune"
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "html"])
+    assert r.exit_code == 2 and "tuning study has md, csv and json" in r.output
+    # a study without a valid point has nothing to draw: one line, exit 1
+    fake.broken = True
+    (tmp_path / "bad").mkdir()
+    write_tune(_tune(blocks=[128]), tmp_path / "bad")
+    r = cli.invoke(app, ["plot", str(tmp_path / "bad" / "tune.json")])
+    assert r.exit_code == 1 and "no valid point" in r.output
