@@ -1,14 +1,18 @@
 """The threadgroup-size tuning study over a faked GPU backend: candidates, bad sizes, rejected sizes
-as invalid points, validation of every point, the best size, the results file, the report, the
-figure, the CLI, and ``run --tune`` measuring at the sizes found."""
+as invalid points, validation of every point (a wrong output at one size is caught even after a
+correct one), the work per kernel not growing with the number of sizes, the best size, the results
+file, the report, the figure, the CLI (tune, plot, report), and ``run --tune`` measuring at the sizes
+found."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import types
+from collections import Counter
 from pathlib import Path
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 import numpy as np
 import pytest
@@ -18,6 +22,12 @@ from apple_roofline.devices import DeviceSpec
 from apple_roofline.errors import OptionError
 from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.studies import load_results
+from apple_roofline.roofline.records import Measurement
+from apple_roofline.roofline.runner import dram_array_bytes
+from apple_roofline.suites import SuiteContext, chains, stream
+from apple_roofline.suites.base import NUMPY_DTYPE, PERIOD
+from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
+from apple_roofline.suites.idiv_kernels import IDIV_KERNELS, IdivKernel
 from apple_roofline.suites.stream import Q
 from apple_roofline.tuning import FileTuner, QuickTuner, TuneStudy
 from apple_roofline.tuning import runner
@@ -40,21 +50,50 @@ class FakeBuffer:
         return self.data.view(dtype)
 
 
+#: The references the fake device computes its FMA-chain and idiv outputs with (saved before a test
+#: wraps them to count the suites' own calls).
+FMA_REFERENCE = FmaKernel.reference
+IDIV_REFERENCE = IdivKernel.reference
+CHAIN_ENTRIES = {fk.entry(dt): (fk, dt) for fk in FMA_KERNELS.values() for dt in ("fp16", "fp32", "fp64")}
+IDIV_ENTRIES = {ik.entry: ik for ik in IDIV_KERNELS}
+
+
 class FakeKernel:
-    """A GPU kernel whose STREAM entries compute in NumPy; its time per launch depends on the block
+    """A GPU kernel whose STREAM, FMA-chain and idiv entries compute in NumPy (the chains and idiv
+    over one period of their periodic input, tiled); its time per launch depends on the block
     (fastest at 128), so the best size is known; ``broken`` writes nothing (validation must fail)."""
 
     timer = ""
 
-    def __init__(self, entry: str, block: int, broken: bool) -> None:
-        self.entry, self.block, self.broken = entry, block, broken
+    def __init__(self, entry: str, block: int, broken: bool, constants: Dict[str, Any],
+                 memo: Dict[Tuple[str, int], np.ndarray]) -> None:
+        self.entry, self.block, self.broken, self.constants, self.memo = entry, block, broken, constants, memo
         self.simd_width, self.max_block = SIMD, 1024
         self.wave_items = SMS * (2048 // block) * block
 
+    def _periodic(self, x: np.ndarray, count: int, out: np.ndarray) -> None:
+        key = (self.entry, int(self.constants["F"]))
+        if key not in self.memo:
+            F = key[1]
+            if self.entry in CHAIN_ENTRIES:
+                fk, dt = CHAIN_ENTRIES[self.entry]
+                self.memo[key] = FMA_REFERENCE(fk, x[:PERIOD].copy(), F, dt)
+            else:
+                self.memo[key] = IDIV_REFERENCE(IDIV_ENTRIES[self.entry], x[:PERIOD].copy(), F)
+        out[:count] = np.resize(self.memo[key], count)
+
     def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
-        a, b, c = (x.view("float32") for x in args[:3])
-        n = launch * 4
-        if not self.broken:
+        if self.broken:
+            pass
+        elif self.entry in CHAIN_ENTRIES:
+            fk, dt = CHAIN_ENTRIES[self.entry]
+            count = launch * fk.elems_per_item
+            self._periodic(args[0].view(NUMPY_DTYPE[dt]), count, args[1].view(NUMPY_DTYPE[dt]))
+        elif self.entry in IDIV_ENTRIES:
+            self._periodic(args[0].view("uint32"), launch, args[1].view("uint32"))
+        else:
+            a, b, c = (x.view("float32") for x in args[:3])
+            n = launch * 4
             op = self.entry.split("_")[1]
             if op == "copy":
                 c[:n] = a[:n]
@@ -69,15 +108,22 @@ class FakeKernel:
 
 
 class FakeBackend:
+    """Counts its allocations; kernels built at a size of ``broken_blocks`` write nothing."""
+
     def __init__(self, broken: bool = False, simd: int = SIMD) -> None:
         self.broken, self.simd, self.max_pipeline = broken, simd, MAX_PIPELINE
+        self.broken_blocks: Set[int] = set()
         self.compiled: List[Any] = []
+        self.allocs = 0
+        self.llc_bytes = 0
+        self.memo: Dict[Tuple[str, int], np.ndarray] = {}
 
     def info(self) -> Dict[str, Any]:
         return {"backend": "cuda", "name": "Fake GPU", "index": 0, "compute_units": SMS,
-                "memory_bytes": 48 << 20, "max_threads_per_block": 1024}
+                "memory_bytes": 48 << 20, "max_threads_per_block": 1024, "llc_bytes": self.llc_bytes}
 
     def alloc(self, nbytes: int) -> FakeBuffer:
+        self.allocs += 1
         return FakeBuffer(nbytes)
 
     def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> FakeKernel:
@@ -85,7 +131,7 @@ class FakeBackend:
         self.compiled.append((entry, block))
         if block > self.max_pipeline:
             raise ValueError(f"constant BLOCK {block} exceeds the {self.max_pipeline} threads per block kernel '{entry}' allows")
-        k = FakeKernel(entry, block, self.broken)
+        k = FakeKernel(entry, block, self.broken or block in self.broken_blocks, dict(constants), self.memo)
         if not self.simd:
             k.simd_width = k.max_block = k.block = k.wave_items = 0
         return k
@@ -222,3 +268,130 @@ def test_cli_tune_writes_files_and_rejects_bad_sizes(fake: FakeBackend, tmp_path
     assert r.exit_code == 2 and "not a multiple of the SIMD width" in r.output
     r = CliRunner().invoke(app, ["run", "--tune-file", str(tmp_path / "tune.json"), "-o", str(tmp_path / "x")])
     assert r.exit_code == 2 and "--tune-file needs --tune" in r.output
+
+
+class _Work:
+    """What tuning costs besides the timing, counted per kernel: buffer allocations, reference
+    builds (the STREAM, FMA-chain and idiv references) and input fills (STREAM and the chains)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, backend: FakeBackend) -> None:
+        self.backend = backend
+        self.refs: Counter[str] = Counter()
+        self.fills = 0
+
+        def counted(sk: Any) -> Any:
+            def ref(*args: Any) -> Any:
+                self.refs[f"stream/{sk.name}"] += 1
+                return sk.ref(*args)
+            return dataclasses.replace(sk, ref=ref)
+
+        def fma_reference(fk: FmaKernel, x: Any, F: int, dtype: str, *args: Any) -> Any:
+            self.refs[f"{fk.name}/{dtype}/F={F}"] += 1
+            return FMA_REFERENCE(fk, x, F, dtype, *args)
+
+        def idiv_reference(ik: IdivKernel, x: Any, F: int, *args: Any, **kw: Any) -> Any:
+            self.refs[f"{ik.entry}/F={F}"] += 1
+            return IDIV_REFERENCE(ik, x, F, *args, **kw)
+
+        def fill(*args: Any) -> None:
+            self.fills += 1
+            base_fill(*args)
+
+        base_fill = stream.fill
+        monkeypatch.setattr(stream, "STREAM_KERNELS", tuple(counted(sk) for sk in stream.STREAM_KERNELS))
+        monkeypatch.setattr(FmaKernel, "reference", fma_reference)
+        monkeypatch.setattr(IdivKernel, "reference", idiv_reference)
+        monkeypatch.setattr(stream, "fill", fill)
+        monkeypatch.setattr(chains, "fill", fill)
+
+    def tune(self, suite: str, blocks: List[int]) -> Tuple[List[Measurement], int, Counter[str], int]:
+        """Tune ``suite`` at ``blocks`` (:func:`runner.tune_suite`, without the device probe of
+        :func:`runner.run_tune`); its points and the allocations, reference builds and fills."""
+        allocs, self.refs, self.fills = self.backend.allocs, Counter(), 0
+        info = self.backend.info()
+        ctx = SuiteContext(self.backend, "cuda", info, False, 64 << 10, {"max_launch_s": 0.01})
+        points: List[Measurement] = []
+        runner.tune_suite(ctx, suite, blocks, reps=2, max_warmup_s=0.0, measurements=points, rejected=[], skipped=[])
+        return points, self.backend.allocs - allocs, self.refs, self.fills
+
+
+@pytest.mark.parametrize("suite, fixed_launch", [("stream", True), ("sweep", True), ("peak", False), ("idiv", False)])
+def test_work_per_kernel_does_not_grow_with_the_sizes(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch,
+                                                      suite: str, fixed_launch: bool) -> None:
+    """Buffers are allocated and references built once per kernel, whatever the number of sizes
+    (the speed-up of rebinding a planned case, docs/design.md, "Threadgroup-size tuning"); where
+    the launch does not depend on the block, the inputs are also written once. (The whole-wave
+    suites re-size their launches, and grow their buffers only when a size's whole waves need more:
+    here every size's wave is the same number of threads.)"""
+    fake.max_pipeline = 1024
+    work = _Work(monkeypatch, fake)
+    few, allocs_few, refs_few, fills_few = work.tune(suite, [64, 128])
+    many, allocs_many, refs_many, fills_many = work.tune(suite, [32, 64, 128, 256, 512, 1024])
+    kernels = len({m.label for m in few})
+    assert kernels and len(many) == 3 * len(few) == 6 * kernels
+    assert all(m.valid for m in many), [m.validation for m in many if not m.valid]
+    assert allocs_many == allocs_few > 0
+    assert refs_many == refs_few and set(refs_few.values()) == {1} and len(refs_few) == kernels
+    if fixed_launch:
+        assert fills_many == fills_few > 0
+
+
+@pytest.mark.parametrize("suite, kernel", [("stream", None), ("sweep", None), ("peak", "vec4_indep4"),
+                                           ("idiv", "idiv/div_argument/uint32")])
+def test_a_wrong_output_at_one_size_is_caught_after_a_correct_one(fake: FakeBackend, suite: str,
+                                                                  kernel: Any) -> None:
+    """The kernel built at 128 writes nothing: the output of the correct 64 before it must not pass
+    for it (the output is poisoned again before every size), and the correct 256 after it passes."""
+    fake.broken_blocks = {128}
+    study = runner.run_tune("cuda:0", [suite], array_bytes=64 << 10, reps=2, blocks=[64, 128, 256],
+                            kernels=[kernel] if kernel else None)
+    assert study.kernels()
+    for k in study.kernels():
+        got = {int(m.params["block"]): m.valid for m in study.points(k)}
+        assert got == {64: True, 128: False, 256: True}, k
+        bad = next(m for m in study.points(k) if m.params["block"] == 128)
+        assert "differ" in bad.validation or "wrong" in bad.validation, bad.validation
+    assert study.blocks() and all(b != 128 for b in study.blocks().values())
+
+
+def test_quick_tune_uses_the_smallest_dram_arrays(fake: FakeBackend) -> None:
+    assert dram_array_bytes({"llc_bytes": 50 << 20, "memory_bytes": 80 << 30}) == 200 << 20
+    assert dram_array_bytes({"llc_bytes": 0, "memory_bytes": 80 << 30}) == 256 << 20  # unknown cache (Apple)
+    assert dram_array_bytes({"llc_bytes": (50 << 20) + 1, "memory_bytes": 80 << 30}) == 201 << 20
+    fake.llc_bytes = 1 << 20
+    study = runner.run_tune("cuda:0", ["stream"], quick=True, blocks=[128], reps=2, kernels=["triad"])
+    assert study.params["array_bytes"] == 4 << 20 and study.points("stream/triad/fp32")[0].params["array_bytes"] == 4 << 20
+    assert study.measurements[0].ceiling_class == "DRAM bandwidth"
+    full = runner.run_tune("cuda:0", ["stream"], blocks=[128], reps=2, kernels=["triad"])
+    assert full.params["array_bytes"] == (48 << 20) // 6  # a run's default (capped by the fake's memory)
+
+
+def test_cli_plot_and_report_read_a_tuning_study(fake: FakeBackend, tmp_path: Path) -> None:
+    from apple_roofline.cli.app import app
+
+    study = _tune(blocks=[64, 128, 1024])
+    write_tune(study, tmp_path)
+    tune_json = tmp_path / "tune.json"
+    (tmp_path / "tune.png").unlink()
+    cli = CliRunner()
+    r = cli.invoke(app, ["plot", str(tune_json)])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "tune.png").stat().st_size > 0 and "wrote" in r.output
+    r = cli.invoke(app, ["plot", str(tune_json), "-o", str(tmp_path / "t.svg")])
+    assert r.exit_code == 0 and (tmp_path / "t.svg").read_text().lstrip().startswith("<?xml")
+    r = cli.invoke(app, ["plot", str(tune_json), "--point", "k:1e9:1e8:0.1"])
+    assert r.exit_code == 2 and "tuning study" in r.output
+    r = cli.invoke(app, ["report", str(tune_json)])
+    assert r.exit_code == 0 and "**128** (best)" in r.output and "rejected: constant BLOCK 1024" in r.output
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "csv"])
+    assert r.exit_code == 0 and r.output.startswith("kernel,block,valid")
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "json"])
+    assert r.exit_code == 0 and json.loads(r.output)["kind"] == "tune"
+    r = cli.invoke(app, ["report", str(tune_json), "-f", "html"])
+    assert r.exit_code == 2 and "tuning study has md, csv and json" in r.output
+    # a study without a valid point has nothing to draw: one line, exit 1
+    fake.broken = True
+    (tmp_path / "bad").mkdir()
+    write_tune(_tune(blocks=[128]), tmp_path / "bad")
+    r = cli.invoke(app, ["plot", str(tmp_path / "bad" / "tune.json")])
+    assert r.exit_code == 1 and "no valid point" in r.output

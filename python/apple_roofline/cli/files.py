@@ -86,7 +86,8 @@ def _print_points(model: Any, points: Sequence["Point"], run_json: Path) -> None
 
 
 def plot(
-    run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run` or `dispatch`.")],
+    run_json: Annotated[Path, typer.Argument(
+        metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
     output: Annotated[
         Optional[Path],
         typer.Option("--output", "-o", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."),
@@ -105,7 +106,8 @@ def plot(
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
     histograms of a dispatch study (dispatch.json); or the figures of a graphics study (fill rate and
-    tile memory, texture cache: both beside graphics.json, or the first with -o)."""
+    tile memory, texture cache: both beside graphics.json, or the first with -o); or throughput
+    against block size of a tuning study (tune.json)."""
     from ..latency.model import DispatchStudy
     from ..roofline.selection import parse_ceilings_option
 
@@ -149,7 +151,20 @@ def plot(
             typer.echo(f"wrote {target}")
         return
     from ..calls.model import CallsStudy
+    from ..tuning.model import TuneStudy
 
+    if isinstance(loaded, TuneStudy):
+        target = output if output is not None else run_json.parent / "tune.png"
+        check_plot_suffix(target, "-o")
+        if points:
+            fail("--point places kernels on a roofline; a tuning study has none", EXIT_USAGE)
+        check_writable_dir(target)
+        from ..tuning.plot import plot_tune
+
+        tune_study = loaded
+        _save_plot(lambda: plot_tune(tune_study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+        return
     if isinstance(loaded, CallsStudy):
         target = output if output is not None else run_json.parent / "calls.png"
         check_plot_suffix(target, "-o")
@@ -201,15 +216,17 @@ def plot(
 
 
 def report(
-    run_json: Annotated[Path, typer.Argument(metavar="RUN.json", help="Results file written by `run` or `dispatch`.")],
+    run_json: Annotated[Path, typer.Argument(
+        metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, csv, json or html (html: roofline runs).")] = "md",
 ) -> None:
-    """Print a saved run, dispatch study or graphics study as Markdown, CSV, JSON (or, for a run,
-    self-contained HTML) on stdout."""
+    """Print a saved run, dispatch, graphics, per-call cost, engines or tuning study as Markdown,
+    CSV, JSON (or, for a run, self-contained HTML) on stdout."""
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
     from ..calls.model import CallsStudy
     from ..latency.model import DispatchStudy
+    from ..tuning.model import TuneStudy
 
     loaded = load_results(run_json)
     from ..engines.model import EnginesStudy
@@ -227,6 +244,12 @@ def report(
         from ..graphics.report import format_graphics
 
         text = format_graphics(loaded, fmt)
+    elif isinstance(loaded, TuneStudy):
+        if fmt == "html":
+            fail("--format html is for roofline runs; a tuning study has md, csv and json", EXIT_USAGE)
+        from ..tuning.report import format_tune
+
+        text = format_tune(loaded, fmt)
     elif isinstance(loaded, CallsStudy):
         if fmt == "html":
             fail("--format html is for roofline runs; a per-call cost study has md, csv and json", EXIT_USAGE)

@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
+from ..sizes import format_size
 from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_option,
                      prepare_out, print_written, real_command)
 from .progress import CliProgress
@@ -32,7 +33,9 @@ def tune(
     block: Annotated[
         Optional[str], typer.Option("--block", metavar="B,...", help="Block sizes to try (default: every multiple of the SIMD width up to the device's limit).")
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="The SIMD width times powers of two only, shorter warm-up.")] = False,
+    quick: Annotated[bool, typer.Option(
+        "--quick", help="The SIMD width times powers of two only, shorter warm-up, STREAM and sweep arrays at 4x the "
+                        "last-level cache where it is known (the smallest that measures DRAM).")] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
 ) -> None:
@@ -72,7 +75,8 @@ def tune(
         fail(str(exc), EXIT_FAILED)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "
-               f"{len(study.rejected)} rejected, {len(study.skipped)} skipped")
+               f"{len(study.rejected)} rejected, {len(study.skipped)} skipped; "
+               f"STREAM and sweep arrays {format_size(int(study.params['array_bytes']))}")
     for k, b in best.items():
         typer.echo(f"  {k}: best block {b}")
     print_written(written, [*problems, *study.warnings])

@@ -29,7 +29,8 @@ from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "array_bytes_range",
+__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
+           "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline"]
 
 MIB = 1 << 20
@@ -84,6 +85,18 @@ def default_array_bytes(info: Mapping[str, Any]) -> int:
     if mem:
         want = min(want, mem // 6 // MIB * MIB)
     return max(MIB, want)
+
+
+def dram_array_bytes(info: Mapping[str, Any]) -> int:
+    """The smallest STREAM array that still measures DRAM rather than a cache (docs/design.md,
+    "Measurement"): 4× the last-level cache, rounded up to a MiB, at most :func:`default_array_bytes`;
+    that default itself when the cache size is unknown (Apple's system-level cache is not reported,
+    so only the 256 MiB floor is known to exceed it). ``tune --quick`` uses it."""
+    llc = int(info.get("llc_bytes", 0) or 0)
+    default = default_array_bytes(info)
+    if not llc:
+        return default
+    return min(default, max(MIB, -(-4 * llc // MIB) * MIB))
 
 
 def array_bytes_range(info: Mapping[str, Any]) -> Tuple[int, Optional[int]]:

@@ -18,7 +18,7 @@ from ..shaders import resolve
 __all__ = [
     "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
     "fill", "poison", "read", "check_close", "check_tiled", "BLOCKS_OPTION", "TUNE_OPTION", "ANY_KERNEL",
-    "kernel_key",
+    "kernel_key", "Constants", "rebindable", "BufferPair",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
@@ -73,11 +73,20 @@ def kernel_key(k: "KernelDef") -> str:
     return f"{k.suite}/{k.name}/{k.dtype}"
 
 
+#: A kernel's compile-time constants (BLOCK, F ...), as ``Backend.compile`` takes them.
+Constants = Mapping[str, Union[int, float]]
+
+
 @dataclass
 class Case:
     """One measurement to make: a kernel, its parameters, its launch size and its FLOPs and bytes per
-    launch (from the table's closed forms), the arguments, how to get the kernel, and how to check its
-    output after the timed launches."""
+    launch (from the table's closed forms), the arguments, how to get the kernel, how to check its
+    output after the timed launches, and how to poison that output again (``reset``) so that a
+    second timing of the case is checked on its own output, not on an earlier one's.
+
+    ``rebind`` (None for kernels without a block size: library routines, CPU-only cases) gives the
+    same case with its kernel built at another BLOCK (:meth:`for_block`), for the threadgroup-size
+    tuning study (docs/design.md, "Threadgroup-size tuning")."""
 
     kernel: KernelDef
     params: Dict[str, Any]
@@ -87,6 +96,50 @@ class Case:
     args: List[Any]
     make_kernel: Callable[[], Any]
     check: Callable[[], Tuple[bool, str]]
+    reset: Callable[[], None]
+    rebind: Optional[Callable[[int], "Case"]] = None
+
+    def for_block(self, block: int) -> "Case":
+        """This case with its kernel built at BLOCK = ``block`` threads per block / threadgroup: the
+        same buffers, inputs and NumPy reference where the launch does not depend on the block (no
+        buffer is allocated or filled and no reference rebuilt), the launch re-sized (and the
+        inputs written for it) where the suite sizes launches by the block (whole waves). Its
+        output is as the last timing left it: call :attr:`reset` before timing it.
+
+        Raises:
+            TypeError: the case's kernel has no block size to rebind (``rebind`` is None).
+        """
+        if self.rebind is None:
+            raise TypeError(f"{kernel_key(self.kernel)} has no block size to rebind")
+        return self.rebind(int(block))
+
+
+def rebindable(plan: Callable[[Constants], Case], constants: Constants) -> Case:
+    """``plan(constants)``, whose :meth:`Case.for_block` plans again with BLOCK replaced: for a
+    suite whose launch does not depend on the block, ``plan`` only describes the case (its buffers
+    written once, before), so rebinding costs one kernel build (cached by the backend by source,
+    entry and constants)."""
+    case = plan(constants)
+    case.rebind = lambda block: rebindable(plan, {**constants, "BLOCK": block})
+    return case
+
+
+class BufferPair:
+    """An input and an output buffer shared by a suite's cases, grown when a case needs more than
+    the pair holds (the smaller pair released first) and reused otherwise."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.capacity = 0
+        self.bufs: Optional[Tuple[Any, Any]] = None
+
+    def get(self, nbytes: int) -> Tuple[Any, Any]:
+        """The pair, of at least ``nbytes`` each."""
+        if self.bufs is None or nbytes > self.capacity:
+            self.bufs = None  # release the smaller pair first
+            self.capacity = nbytes
+            self.bufs = (self.backend.alloc(nbytes), self.backend.alloc(nbytes))
+        return self.bufs
 
 
 @dataclass(frozen=True)
@@ -198,17 +251,19 @@ def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
 
 
 def check_tiled(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float,
-                chunk: int = PERIOD * 4096) -> Tuple[bool, str]:
-    """Check an output whose element i must equal ``period_ref[i % len(period_ref)]``, in chunks."""
+                chunk: int = PERIOD * 64) -> Tuple[bool, str]:
+    """Check an output whose element i must equal ``period_ref[i % len(period_ref)]``, in chunks of
+    whole periods (small enough that the float64 temporaries of :func:`check_close` stay in the
+    caches: 256 MiB of fp32 is checked several times faster than in 64 MiB chunks)."""
     p = len(period_ref)
     worst_msg = ""
     ok_all = True
     nbad_total = 0
-    chunk -= chunk % p
+    chunk = max(p, chunk - chunk % p)
+    tiled = np.resize(period_ref, min(chunk, got.size))  # every chunk starts on a period boundary
     for start in range(0, got.size, chunk):
         part = got[start:start + chunk]
-        want = np.resize(period_ref, part.size)
-        ok, msg = check_close(part, want, rtol, atol)
+        ok, msg = check_close(part, tiled[:part.size], rtol, atol)
         if not ok:
             ok_all = False
             nbad_total += int(msg.split(" ", 1)[0])

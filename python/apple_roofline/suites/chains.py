@@ -2,39 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional, Tuple, Union
+from functools import partial
+from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from .base import Case, KernelDef, check_tiled, fill, pattern, poison, read
+from .base import Case, Constants, KernelDef, check_tiled, fill, pattern, poison, read, rebindable
 from .fma import CHAIN_A, FmaKernel, tolerance
+
+__all__ = ["chain_case", "chain_input", "chain_reference"]
+
+
+def chain_input(dtype: str) -> np.ndarray:
+    """One period of the input pattern of every FMA-chain case (tiled over the input buffer)."""
+    return pattern(dtype, -0.5, 0.5, seed=7)
+
+
+def chain_reference(fk: FmaKernel, F: int, dtype: str) -> Callable[[], np.ndarray]:
+    """The NumPy reference of ``fk`` at F over one period of :func:`chain_input`, computed on first
+    use and then kept: a case and every block size it is rebound to share one."""
+    memo: List[np.ndarray] = []
+
+    def get() -> np.ndarray:
+        if not memo:
+            memo.append(fk.reference(np.asarray(chain_input(dtype)), F, dtype))
+        return memo[0]
+
+    return get
 
 
 def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
                src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
-               constants: Optional[Mapping[str, Union[int, float]]] = None) -> Case:
+               constants: Optional[Mapping[str, Union[int, float]]] = None,
+               reference: Optional[Callable[[], np.ndarray]] = None) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
-    items of ``fk`` at F iterations; the check compares every element with the NumPy reference.
-    The kernel is compiled with ``{"F": F}`` plus ``constants`` (the kernel table's, e.g. BLOCK)."""
+    items of ``fk`` at F iterations; the check compares every element with the NumPy reference
+    (``reference``, else :func:`chain_reference`'s). The kernel is compiled with ``{"F": F}`` plus
+    ``constants`` (the kernel table's, e.g. BLOCK); :meth:`Case.for_block` rebuilds it at another
+    BLOCK on the same buffers, inputs and reference."""
     dtype = kdef.dtype
     count = items * fk.elems_per_item
-    x = pattern(dtype, -0.5, 0.5, seed=7)
-    fill(bufs[0], x, count)
+    fill(bufs[0], chain_input(dtype), count)
     poison(bufs[1], dtype, count)
+    ref = reference or chain_reference(fk, F, dtype)
     rtol, atol = tolerance(dtype)
 
     def check() -> Tuple[bool, str]:
-        ref = fk.reference(np.asarray(x), F, dtype)
-        return check_tiled(read(bufs[1], dtype, count), ref, rtol, atol)
+        return check_tiled(read(bufs[1], dtype, count), ref(), rtol, atol)
 
     args = [bufs[0], bufs[1]] + ([CHAIN_A] if fk.takes_a else [])
-    return Case(
-        kernel=kdef,
-        params={"F": F, "n": count, "working_set_bytes": fk.bytes_per_item(dtype) * items, **extra},
-        launch=items,
-        flops=fk.flops_per_item(F) * items,
-        bytes=fk.bytes_per_item(dtype) * items,
-        args=args,
-        make_kernel=lambda: backend.compile(src[0], src[1], {**(constants or {}), "F": F}),
-        check=check,
-    )
+
+    def plan(consts: Constants) -> Case:
+        return Case(
+            kernel=kdef,
+            params={"F": F, "n": count, "working_set_bytes": fk.bytes_per_item(dtype) * items, **extra},
+            launch=items,
+            flops=fk.flops_per_item(F) * items,
+            bytes=fk.bytes_per_item(dtype) * items,
+            args=args,
+            make_kernel=partial(backend.compile, src[0], src[1], {**consts, "F": F}),
+            check=check,
+            reset=partial(poison, bufs[1], dtype, count),
+        )
+
+    return rebindable(plan, dict(constants or {}))

@@ -531,6 +531,7 @@ class GemmSuite(Suite):
                 args=[*bufs, N] if compiled else bufs,
                 make_kernel=make(N),
                 check=check,
+                reset=partial(_poison_output, bufs[2], dtype, N * N),
             )
             # The next size costs about 8x this one; predict from the best sample, so one
             # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.

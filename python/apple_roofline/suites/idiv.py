@@ -10,16 +10,18 @@ peak suite does (an H100 holds 270 336 threads at once): enough threads to fill 
 time is the divides' throughput, not memory traffic (8 bytes per 256 operations), a partial last
 wave or launch overhead. Every
 output word is checked for equality with the reference; the output is first filled with the
-complement of the reference, so a word the kernel does not write cannot pass.
+complement of the reference, so a word the kernel does not write cannot pass. A case rebound to
+another block size (when tuning) is sized again in whole waves of that size, with the same reference.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from .base import Case, Suite, fill, read
+from .base import BufferPair, Case, Constants, Suite, fill, read
 from .idiv_kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
 from .peak import MIN_WAVES, wave_items
 
@@ -31,9 +33,12 @@ IDIV_ITEMS_QUICK = 1 << 18
 
 
 def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tuple[str, str], backend: Any,
-              constants: Any, d: int = IDIV_DIVISOR, extra: Optional[Dict[str, Any]] = None) -> Case:
+              constants: Any, d: int = IDIV_DIVISOR, extra: Optional[Dict[str, Any]] = None,
+              ref: Optional[np.ndarray] = None) -> Case:
     """Write the input pattern, fill the output with the reference's complement and describe one
-    timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``.
+    timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``. ``ref`` is the
+    reference over one period of :func:`.idiv_kernels.idiv_input` when already computed (a case
+    rebound to another block size keeps its own).
 
     Raises:
         ValueError: ``d`` is 0 or outside 3 to 2^31-1 (:func:`.idiv_kernels.check_divisor`), before
@@ -42,12 +47,12 @@ def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
     d = check_divisor(d)
     kdef = ik.kernel_def(d)
     x = idiv_input()
-    ref = ik.reference(x, F, d)
+    want = ik.reference(x, F, d) if ref is None else ref
     fill(bufs[0], x, items)
-    fill(bufs[1], ~ref, items)
+    fill(bufs[1], ~want, items)
 
     def check() -> Tuple[bool, str]:
-        return check_exact(read(bufs[1], "int32", items).view(np.uint32), ref)
+        return check_exact(read(bufs[1], "int32", items).view(np.uint32), want)
 
     return Case(
         kernel=kdef,
@@ -58,6 +63,7 @@ def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
         args=[bufs[0], bufs[1], *ik.args(d)],
         make_kernel=lambda: backend.compile(src[0], src[1], {**constants, "F": F}),
         check=check,
+        reset=partial(fill, bufs[1], ~want, items),
     )
 
 
@@ -70,23 +76,24 @@ class IdivSuite(Suite):
         return len(IDIV_KERNELS)
 
     def cases(self) -> Iterator[Case]:
-        backend = self.ctx.backend
-        base_items = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS
-        bufs: Optional[Tuple[Any, Any]] = None
-        capacity = 0
+        pair = BufferPair(self.ctx.backend)
         for ik in IDIV_KERNELS:
             kdef = ik.kernel_def()
             src = self.source(kdef)
             if src is None:
                 continue
-            consts = self.constants(kdef)
-            items, extra = base_items, {}
-            wave = wave_items(backend, src, {**consts, "F": IDIV_F})
-            if wave:
-                waves = max(MIN_WAVES, -(-items // wave))
-                items, extra = waves * wave, {"waves": waves}
-            if bufs is None or items > capacity:
-                bufs = None  # release the smaller pair first
-                capacity = items
-                bufs = (backend.alloc(items * 4), backend.alloc(items * 4))
-            yield idiv_case(ik, IDIV_F, items, bufs, src, backend, consts, extra=extra)
+            yield self._case(ik, src, self.constants(kdef), pair, ik.reference(idiv_input(), IDIV_F))
+
+    def _case(self, ik: IdivKernel, src: Tuple[str, str], consts: Constants, pair: BufferPair,
+              ref: np.ndarray) -> Case:
+        """The case of ``ik`` built with ``consts``, in whole waves where the kernel reports them;
+        rebound to another BLOCK, planned again here (its waves depend on the block)."""
+        items: int = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS
+        extra: Dict[str, Any] = {}
+        wave = wave_items(self.ctx.backend, src, {**consts, "F": IDIV_F})
+        if wave:
+            waves = max(MIN_WAVES, -(-items // wave))
+            items, extra = waves * wave, {"waves": waves}
+        case = idiv_case(ik, IDIV_F, items, pair.get(items * 4), src, self.ctx.backend, consts, extra=extra, ref=ref)
+        case.rebind = lambda block: self._case(ik, src, {**consts, "BLOCK": block}, pair, ref)
+        return case

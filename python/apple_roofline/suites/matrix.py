@@ -16,6 +16,7 @@ intrinsics), so on the CPU the suite yields one skip saying so.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 
 import numpy as np
@@ -90,7 +91,7 @@ class MatrixSuite(Suite):
 
     def _skip(self, kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
         return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
-                    make_kernel=lambda: unsupported(reason), check=lambda: (False, reason))
+                    make_kernel=lambda: unsupported(reason), check=lambda: (False, reason), reset=lambda: None)
 
     def cases(self) -> Iterator[Case]:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
@@ -151,7 +152,8 @@ class MatrixSuite(Suite):
 
         return Case(kernel=kdef, params=params, launch=items, flops=ops_per_group(m, n, k) * groups,
                     bytes=bytes_per_launch(p, m, n, k, groups), args=[abuf, bbuf, out],
-                    make_kernel=lambda: _compile(backend, src, consts), check=check)
+                    make_kernel=lambda: _compile(backend, src, consts), check=check,
+                    reset=partial(_poison, out, p.acc, count))
 
 
 def _poison(buf: Any, acc: str, count: int) -> None:

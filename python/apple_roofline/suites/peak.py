@@ -17,17 +17,19 @@ on CUDA, SMs × resident blocks per SM × block size), the launch is rounded up 
 waves, at least MIN_WAVES. A launch that ends in a partial wave leaves SMs idle while the others
 finish: on an H100, 4 MiB of FP64 chains is a quarter of a wave and reached 28.1 TFLOP/s where 4
 whole waves reached 32.6. Such launches record ``waves`` in their parameters, and their buffers grow
-to fit (tens of MiB: still compute-bound at F = 512).
+to fit (tens of MiB: still compute-bound at F = 512). A case rebound to another block size
+(:meth:`~.base.Case.for_block`, when tuning) is sized again in whole waves of that size, on the
+same buffers where they hold it and with the same NumPy reference.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Tuple
+from typing import Any, Callable, Dict, Iterator, Mapping, Tuple, Union
 
-from typing import Any, Dict, Mapping, Union
+import numpy as np
 
-from .base import ITEMSIZE, Case, KernelDef, Suite
-from .chains import chain_case
+from .base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite
+from .chains import chain_case, chain_reference
 from .fma import FMA_KERNELS
 
 __all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "MIN_WAVES", "wave_items"]
@@ -70,29 +72,31 @@ class PeakSuite(Suite):
         return len(PEAK_VARIANTS)
 
     def cases(self) -> Iterator[Case]:
-        backend = self.ctx.backend
-        bufs: Any = None
-        capacity = 0
+        pair = BufferPair(self.ctx.backend)
         for dtype, variant in PEAK_VARIANTS:
             kdef = kernel_def(dtype, variant)
             src = self.source(kdef)
             if src is None:
                 continue
-            fk = FMA_KERNELS[variant]
-            consts = self.constants(kdef)
-            item_bytes = fk.elems_per_item * ITEMSIZE[dtype]
-            items = PEAK_BUFFER_BYTES // item_bytes
-            extra: Dict[str, Any] = {}
-            wave = wave_items(backend, src, {**consts, "F": PEAK_F})
-            if wave:
-                waves = max(MIN_WAVES, -(-items // wave))
-                items = waves * wave
-                extra["waves"] = waves
-            if bufs is None or items * item_bytes > capacity:
-                bufs = None  # release the smaller pair first
-                capacity = items * item_bytes
-                bufs = (backend.alloc(capacity), backend.alloc(capacity))
-            yield chain_case(kdef, fk, PEAK_F, items, bufs, src, backend, extra, consts)
+            yield self._case(kdef, src, self.constants(kdef), pair, chain_reference(FMA_KERNELS[variant], PEAK_F, dtype))
+
+    def _case(self, kdef: KernelDef, src: Tuple[str, str], consts: Constants, pair: BufferPair,
+              reference: Callable[[], np.ndarray]) -> Case:
+        """The case of ``kdef`` built with ``consts``, in whole waves where the kernel reports them;
+        rebound to another BLOCK, planned again here (its waves depend on the block)."""
+        fk = FMA_KERNELS[kdef.name]
+        item_bytes = fk.elems_per_item * ITEMSIZE[kdef.dtype]
+        items = PEAK_BUFFER_BYTES // item_bytes
+        extra: Dict[str, Any] = {}
+        wave = wave_items(self.ctx.backend, src, {**consts, "F": PEAK_F})
+        if wave:
+            waves = max(MIN_WAVES, -(-items // wave))
+            items = waves * wave
+            extra["waves"] = waves
+        case = chain_case(kdef, fk, PEAK_F, items, pair.get(items * item_bytes), src, self.ctx.backend, extra,
+                          consts, reference)
+        case.rebind = lambda block: self._case(kdef, src, {**consts, "BLOCK": block}, pair, reference)
+        return case
 
 
 def wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:

@@ -2,12 +2,14 @@
 "Threadgroup-size tuning", after the threadgroup-size methodology of Apple's GPU optimization guide:
 multiples of the SIMD width up to the pipeline's maximum, measured, not guessed).
 
-For every candidate size, each suite plans its cases again with BLOCK set to that size
-(``SuiteContext.options``, :data:`~apple_roofline.suites.base.BLOCKS_OPTION`), so launch sizes that
-depend on it (the peak and idiv suites' whole waves, from the occupancy calculator) follow it; every
-point is timed by :func:`~apple_roofline.roofline.cases.measure_case` and validated against the
-suite's NumPy reference. :func:`run_tune` is the ``tune`` study; :class:`QuickTuner` and
-:class:`FileTuner` give ``run --tune`` a size per kernel.
+Each suite plans its cases once, at the first candidate size (``SuiteContext.options``,
+:data:`~apple_roofline.suites.base.BLOCKS_OPTION`), and every case is rebound to each further size
+(:meth:`~apple_roofline.suites.base.Case.for_block`): the same buffers, inputs and NumPy reference,
+only the kernel built at that BLOCK, and the launch re-sized where it depends on the block (the
+peak and idiv suites' whole waves, from the occupancy calculator). Before every size's timing the
+case's output is poisoned again (``Case.reset``), so each point is validated on its own output by
+:func:`~apple_roofline.roofline.cases.measure_case`. :func:`run_tune` is the ``tune`` study;
+:class:`QuickTuner` and :class:`FileTuner` give ``run --tune`` a size per kernel.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..errors import OptionError
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import BLOCK_PARAM, measure_case
 from ..roofline.records import Measurement, ParamValue, Skipped
-from ..roofline.runner import check_array_bytes, default_array_bytes
+from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress
@@ -78,12 +80,15 @@ def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
     """``(simd_width, max_block)`` of the first kernel of suite ``name`` that builds at its table's
     block size, else at the smallest every GPU backend accepts (:data:`PROBE_BLOCK`)
     (``Kernel.simd_width``, ``Kernel.max_block``), or None when none does. A SIMD width of 0 means
-    the device has no threadgroup (the CPU, whose kernels take no BLOCK)."""
+    the device has no threadgroup (the CPU, whose kernels take no BLOCK). The suite is planned on
+    the smallest arrays (:data:`~apple_roofline.roofline.runner.MIN_ARRAY_BYTES`): only its kernels
+    are built."""
     from .._native import _core
 
+    small = dataclasses.replace(ctx, array_bytes=MIN_ARRAY_BYTES)  # kernels do not depend on it
     for block in (None, PROBE_BLOCK):
         try:
-            for case in SUITES[name](_context(ctx, block)).cases():
+            for case in SUITES[name](_context(small, block)).cases():
                 try:
                     kernel = case.make_kernel()
                 except (_core.BackendError, ValueError):
@@ -114,23 +119,24 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
     from .._native import _core
 
     compute_units = int(ctx.info.get("compute_units", 0) or 0)
-    unsupported: Set[str] = set()
-    for block in blocks:
-        suite = SUITES[name](_context(ctx, block))
-        for case in suite.cases():
-            k = case.kernel
-            label = kernel_key(k)
-            if (kernels and k.name not in kernels and label not in kernels) or label in unsupported:
-                continue
+    if not blocks:
+        return
+    suite = SUITES[name](_context(ctx, blocks[0]))
+    for planned in suite.cases():
+        k = planned.kernel
+        label = kernel_key(k)
+        if kernels and k.name not in kernels and label not in kernels:
+            continue
+        for i, block in enumerate(blocks):
             what = f"{label} block={block}"
             try:
+                case = planned if i == 0 else planned.for_block(block)
                 kernel = case.make_kernel()
-            except _core.UnsupportedError as exc:
-                unsupported.add(label)
+            except _core.UnsupportedError as exc:  # the kernel, not the size: no other size can run
                 skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
                 if progress:
                     progress.advance(f"{label}: unsupported")
-                continue
+                break
             except (_core.CompileError, ValueError) as exc:
                 rejected.append(Rejected(k.suite, k.name, k.dtype, block, one_line(exc)))
                 if progress:
@@ -139,6 +145,7 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
             extra = _occupancy(kernel, block, compute_units)
             if not int(getattr(kernel, "block", 0) or 0):
                 extra[BLOCK_PARAM] = block
+            case.reset()  # this size's output alone is checked, never an earlier size's
             m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra)
             measurements.append(m)
             suite.record(m)
@@ -184,7 +191,10 @@ def run_tune(
     ``blocks`` are the sizes to try (default: every multiple of the SIMD width up to the device's
     limit, or with ``quick`` the SIMD width times powers of two); ``kernels`` restricts the kernels
     (names such as ``triad`` or ``peak/vec4_indep4/fp16``); ``quick`` also shortens the warm-up;
-    ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's).
+    ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
+    :func:`~apple_roofline.roofline.runner.default_array_bytes`; with ``quick``, the smallest that
+    still measures DRAM, :func:`~apple_roofline.roofline.runner.dram_array_bytes`: 4× the
+    last-level cache where it is known).
 
     Raises:
         OptionError: (a ValueError) before anything is timed: a malformed or unavailable device, one
@@ -199,7 +209,9 @@ def run_tune(
     spec = resolve_device(device)
     backend = open_device(spec)
     info = dict(backend.info())
-    array_bytes = check_array_bytes(default_array_bytes(info) if array_bytes is None else array_bytes, info)
+    if array_bytes is None:
+        array_bytes = dram_array_bytes(info) if quick else default_array_bytes(info)
+    array_bytes = check_array_bytes(array_bytes, info)
     options = {"max_launch_s": 0.01 if quick else 0.05}
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
     simd, limit = _limits(ctx, suite_names, str(spec))
