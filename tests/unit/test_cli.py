@@ -717,3 +717,15 @@ def test_dispatch_rejects_odd_counts_in_one_line(value: str, tmp_path: Path) -> 
     result = CliRunner().invoke(app, ["dispatch", "--reps", value, "--out", str(tmp_path / "d")])
     assert result.exit_code == 2
     assert result.output.count("error:") == 1 and "--reps" in result.output
+
+
+def test_run_sustain_is_passed_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
+    calls = _patch_runner(monkeypatch, lambda _m: m5_run)
+    invoke(["run", "--device", "cpu", "--sustain", "2.5", "--out", str(tmp_path / "o")])
+    assert calls[0]["sustain_s"] == 2.5
+    for bad, problem in (("61", "is out of range"), ("-1", "is out of range"), ("soon", "is not a number"),
+                         ("nan", "is out of range")):
+        result = invoke(["run", "--device", "cpu", "--sustain", bad, "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2, result.output
+        assert f"--sustain '{bad}' {problem} (valid: 0 to 60 seconds)" in result.stderr, result.stderr
+        assert not (tmp_path / "x").exists()

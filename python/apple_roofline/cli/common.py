@@ -35,7 +35,7 @@ FLAGS: Dict[str, str] = {
     "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
     "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings", "overdraw": "--overdraw",
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
-    "paths": "--path", "max_reps": "--max-reps",
+    "paths": "--path", "max_reps": "--max-reps", "sustain_s": "--sustain",
     "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")

@@ -133,6 +133,14 @@ def run(
             "Slower; off by default.",
         ),
     ] = False,
+    sustain: Annotated[
+        Optional[str],
+        typer.Option(
+            "--sustain", metavar="SECONDS",
+            help="Time every measurement for at least SECONDS (0 to 60): the sustained rate, after the "
+            "power and thermal limits have acted, not a short burst's. Much slower.",
+        ),
+    ] = None,
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
     from ..devices import resolve_device
@@ -143,6 +151,7 @@ def run(
     # -- validate everything before measuring: the library's checks, its messages
     n_reps = parse_count(reps, check_reps)
     tuner = _tuner(tune, tune_file, n_reps)
+
     array_bytes: Optional[int] = None
     if array_size is not None:
         try:
@@ -160,6 +169,7 @@ def run(
     backend_error = backend_error_type()
     try:
         suites = runner.parse_suites(suite) if suite is not None else None
+        sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
@@ -172,7 +182,7 @@ def run(
         with CliProgress() as progress:
             result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
                                          progress=progress, command=real_command(), power_window=power_window,
-                                         tuner=tuner)
+                                         tuner=tuner, sustain_s=sustain_s)
     except runner.RunInterrupted as exc:
         _write_interrupted(exc.partial, out, which)
     except backend_error as exc:

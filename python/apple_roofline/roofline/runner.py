@@ -31,7 +31,8 @@ from .run import Run
 
 __all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
            "array_bytes_range",
-           "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline"]
+           "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
+           "check_sustain", "MAX_SUSTAIN_S"]
 
 MIB = 1 << 20
 #: The smallest STREAM array accepted, bytes.
@@ -123,6 +124,25 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
                              f"{info.get('name', 'this device')}")
 
 
+#: The longest ``sustain_s`` (``run --sustain``): a minute of timed samples per measurement.
+MAX_SUSTAIN_S = 60.0
+
+
+def check_sustain(sustain_s: object) -> float:
+    """``sustain_s`` as seconds in 0 to :data:`MAX_SUSTAIN_S` (0: off).
+
+    Raises:
+        OptionError: (option ``sustain_s``) not a number, or out of range.
+    """
+    try:
+        value = float(sustain_s)  # type: ignore[arg-type]  # any number, or its text
+    except (TypeError, ValueError):
+        raise OptionError("sustain_s", sustain_s, f"0 to {MAX_SUSTAIN_S:g} seconds", problem="is not a number") from None
+    if not 0.0 <= value <= MAX_SUSTAIN_S:
+        raise OptionError("sustain_s", sustain_s, f"0 to {MAX_SUSTAIN_S:g} seconds")
+    return value
+
+
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
                skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
                min_window_s: float = 0.0) -> None:
@@ -163,6 +183,7 @@ def run_roofline(
     telemetry: bool = True,
     power_window: bool = False,
     tuner: Optional[Tuner] = None,
+    sustain_s: float = 0.0,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
@@ -177,19 +198,23 @@ def run_roofline(
     none read. A sampler that cannot read never fails the run. ``power_window`` lengthens every
     measurement's timed samples to the sampler's :attr:`~apple_roofline.telemetry.Sampler.power_window_s`
     (twice its power averaging), so that each gets power; off by default, as it slows a run (with
-    NVML's 1-s average, by about 2 s per measurement).    ``tuner`` chooses each kernel's block
+    NVML's 1-s average, by about 2 s per measurement). ``sustain_s`` > 0 (at most
+    :data:`MAX_SUSTAIN_S`) makes every measurement's timed samples last at least that many seconds,
+    so that it reports the sustained rate, after the power and thermal controllers have acted, not
+    the burst a short measurement sees (docs/design.md, "Clocks and power"). ``tuner`` chooses each kernel's block
     size before its suite is measured (docs/design.md, "Threadgroup-size tuning"); every
     measurement records the size its kernel ran at as the parameter ``block`` (where it has one).
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
             or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
-            outside :func:`array_bytes_range`.
+            outside :func:`array_bytes_range`, ``sustain_s`` outside 0 to :data:`MAX_SUSTAIN_S`.
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, with the partial Run.
     """
     suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
     reps = check_reps(reps)
+    sustain_s = check_sustain(sustain_s)
     spec = resolve_device(device)
     backend = open_device(spec)
     info = dict(backend.info())
@@ -229,6 +254,7 @@ def run_roofline(
             host=provenance.host(),
             device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
+                    **({"sustain_s": sustain_s} if sustain_s else {}),
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=tuple(measurements),
@@ -240,7 +266,7 @@ def run_roofline(
         )
 
     sampler.start()
-    window_s = sampler.power_window_s if power_window and sampler.active else 0.0
+    window_s = max(sampler.power_window_s if power_window and sampler.active else 0.0, sustain_s)
     try:
         for name in suite_names:
             blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
