@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
 from ..stats import Summary, summarize
-from ..study.document import Document
+from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
@@ -162,22 +162,8 @@ class CallPathInfo:
 
 
 @dataclass(frozen=True)
-class PathSkipped:
+class PathSkipped(Skipped):
     """A path (or one shape of it) not measured, and why."""
-
-    path: str
-    reason: str
-
-    def to_dict(self) -> Dict[str, Any]:
-        """JSON-ready dict with keys path, reason."""
-        return {"path": self.path, "reason": self.reason}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "skipped") -> "PathSkipped":
-        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
-        r = Reader(source)
-        d = r.obj(d, where)
-        return cls(path=r.string(d, "path", where), reason=r.string(d, "reason", where))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Tuple
 
-from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import write_study_files
 from .model import CallsStudy
 from .plot import plot_calls
 from .report import format_calls
@@ -32,12 +31,6 @@ def write_calls(study: CallsStudy, out: Path) -> Tuple[List[Path], List[str]]:
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    files = OutputFiles(out)
     text = study.to_json()  # checks the study before any file is touched
-    files.write("calls.json", lambda p: write_text_atomic(p, text))
-    files.write("calls.md", lambda p: write_text_atomic(p, format_calls(study, "md")))
-    try:
-        files.write("calls.png", lambda p: plot_calls(study, p))
-    except ValueError as exc:
-        files.skip(f"no plot: {exc}")
-    return files.written, files.problems
+    return write_study_files(out, "calls", text, lambda: format_calls(study, "md"), lambda p: plot_calls(study, p),
+                             what="plot")

@@ -13,8 +13,7 @@ import csv
 import io
 from typing import List, Sequence, Tuple
 
-from ..errors import OptionError
-from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, percent, sig_figs
 from .fit import CallFit, Crossover
 from .model import CallsStudy
@@ -102,11 +101,8 @@ def _markdown(study: CallsStudy) -> str:
                "with less overhead wins, above it the faster one; \"never\" when one path wins at every F."), ""]
     header, rows = crossover_table(fits, study.crossovers())
     lines += markdown_table(header, rows, "lrrll") if rows else ["Fewer than two paths were fitted."]
-    lines += ["", "## Skipped", ""]
-    lines += (markdown_table(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
-              if study.skipped else ["None."])
-    lines += [""] + warnings_lines(header_warnings(study, "study"))
-    return "\n".join(lines) + "\n"
+    lines += [""] + skipped_lines(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
+    return end_report(lines, header_warnings(study, "study"))
 
 
 def _csv(study: CallsStudy) -> str:
@@ -134,10 +130,4 @@ def format_calls(study: CallsStudy, fmt: str = "md") -> str:
     Raises:
         OptionError: ``fmt`` is not one of :data:`FORMATS` (the message lists them).
     """
-    if fmt == "md":
-        return _markdown(study)
-    if fmt == "csv":
-        return _csv(study)
-    if fmt == "json":
-        return study.to_json()
-    raise OptionError("fmt", fmt, ", ".join(FORMATS), problem="is not a report format")
+    return format_report(study, fmt, FORMATS, _markdown, _csv)

@@ -28,7 +28,7 @@ from ..devices import default_device, open_device
 from ..errors import OptionError, check_int
 from ..measure import warm_up
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from ..suites.gemm import gemm_bytes, gemm_flops
 from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
 from .paths import PATHS, PathContext, check_paths
@@ -47,12 +47,10 @@ DEFAULT_BUDGET_S = 0.25
 QUICK_BUDGET_S = 0.05
 
 
-class CallsInterrupted(Exception):
+class CallsInterrupted(StudyInterrupted[CallsStudy]):
     """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
 
-    def __init__(self, partial: CallsStudy) -> None:
-        super().__init__("per-call cost study interrupted")
-        self.partial = partial
+    MESSAGE = "per-call cost study interrupted"
 
 
 def check_max_reps(max_reps: object) -> int:

@@ -15,9 +15,8 @@ import typer
 
 from ..errors import OptionError
 from ..text import sig_figs, text_table
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, as_integer, backend_error_type, fail, fail_option, prepare_out,
-                     print_written, real_command)
-from .progress import CliProgress
+from .common import (EXIT_FAILED, as_integer, backend_error_type, fail, fail_if_invalid, fail_option, measure_study,
+                     prepare_out, print_skipped, print_written, real_command, write_outputs)
 
 if TYPE_CHECKING:
     from ..calls.model import CallsStudy
@@ -81,28 +80,15 @@ def calls(
     backend_error = backend_error_type()
     prepare_out(out)
     try:
-        with CliProgress() as progress:
-            study = runner.run_calls(str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps,
-                                     progress=progress, command=real_command())
-    except runner.CallsInterrupted as exc:
-        try:
-            write_calls(exc.partial, out)
-        except (OSError, ValueError) as write_exc:
-            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-        typer.echo(f"interrupted: partial study written to {out}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        study = measure_study(lambda progress: runner.run_calls(
+            str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
+            command=real_command()), write_calls, out)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
-    try:
-        written, problems = write_calls(study, out)
-    except (OSError, ValueError) as exc:
-        fail(str(exc), EXIT_FAILED)
+    written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])
-    for s in study.skipped:
-        typer.echo(f"skipped {s.path}: {s.reason}", err=True)
-    invalid = [m for m in study.measurements if not m.valid]
-    if invalid:
-        fail(f"{len(invalid)} measurement(s) failed validation (see {out / 'calls.md'})", EXIT_FAILED)
+    print_skipped((s.path, s.reason) for s in study.skipped)
+    fail_if_invalid(sum(not m.valid for m in study.measurements), "measurement(s)", out / "calls.md")

@@ -12,18 +12,25 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Dict, List, NoReturn, Sequence, Type
+from typing import Callable, Dict, Iterable, List, NoReturn, Sequence, Tuple, Type, TypeVar
 
 import typer
 
 from ..errors import OptionError
+from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
+from .progress import CliProgress
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
     "fail", "warn", "fail_option", "as_integer", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
+    "measure_study", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
 ]
+
+S = TypeVar("S")
+#: What a study's writer returns: the paths written and one sentence per file it could not make.
+Written = Tuple[List[Path], List[str]]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -161,3 +168,46 @@ def load_results(path: Path) -> object:
         return load(path)
     except ResultsError as exc:
         fail(str(exc), EXIT_USAGE)
+
+
+def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> NoReturn:
+    """The study was interrupted: write the ``partial`` study into ``out`` with ``write``, say so on
+    stderr and exit 130 (with an error when it cannot be written)."""
+    try:
+        write(partial, out)
+    except (OSError, ValueError) as write_exc:
+        fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
+    typer.echo(f"interrupted: partial study written to {out}", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
+    """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
+    :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
+    ``write`` and the command exits 130 (:func:`write_partial`). The runner's other errors pass."""
+    try:
+        with CliProgress() as progress:
+            return run(progress)
+    except StudyInterrupted as exc:
+        write_partial(write, exc.partial, out)
+
+
+def write_outputs(write: Callable[[S, Path], Written], study: S, out: Path) -> Written:
+    """``write(study, out)``: the study's files; exit 1 with its message when one cannot be written."""
+    try:
+        return write(study, out)
+    except (OSError, ValueError) as exc:
+        fail(str(exc), EXIT_FAILED)
+
+
+def print_skipped(skipped: Iterable[Tuple[str, str]]) -> None:
+    """``skipped WHAT: REASON`` on stderr for each (what, reason)."""
+    for what, reason in skipped:
+        typer.echo(f"skipped {what}: {reason}", err=True)
+
+
+def fail_if_invalid(count: int, what: str, report: Path) -> None:
+    """Exit 1 when ``count`` ``what`` ("measurement(s)", "pass(es)") failed validation, naming the
+    report that says which."""
+    if count:
+        fail(f"{count} {what} failed validation (see {report})", EXIT_FAILED)

@@ -17,17 +17,18 @@ from ..errors import OptionError
 from ..text import text_table
 from .common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     as_integer,
     backend_error_type,
     fail,
     fail_option,
     import_failure,
+    measure_study,
     prepare_out,
+    print_skipped,
     print_written,
     real_command,
+    write_outputs,
 )
-from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..latency.model import DispatchStudy
@@ -93,29 +94,18 @@ def dispatch(
     backend_error = backend_error_type()
     prepare_out(out)
     try:
-        with CliProgress() as progress:
-            study = runner.run_dispatch(str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers,
-                                        progress=progress, command=real_command())
-    except runner.DispatchInterrupted as exc:
-        try:
-            write_study(exc.partial, out)
-        except (OSError, ValueError) as write_exc:
-            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-        typer.echo(f"interrupted: partial study written to {out}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        study = measure_study(lambda progress: runner.run_dispatch(
+            str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
+            command=real_command()), write_study, out)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
 
-    try:
-        written, problems = write_study(study, out)
-    except (OSError, ValueError) as exc:
-        fail(str(exc), EXIT_FAILED)
+    written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])
-    for s in study.skipped:
-        typer.echo(f"skipped {s.path}: {s.reason}", err=True)
+    print_skipped((s.path, s.reason) for s in study.skipped)
     invalid = [s for s in study.series if not s.valid]
     if invalid:
         fail(f"{len(invalid)} series failed validation: {', '.join(s.label for s in invalid[:5])} "

@@ -18,9 +18,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, fail, fail_option, prepare_out,
-                     print_written, real_command)
-from .progress import CliProgress
+from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, fail, fail_option, measure_study, prepare_out, print_written,
+                     real_command, write_outputs)
 
 __all__ = ["engines"]
 
@@ -61,17 +60,9 @@ def engines(
         fail_option(exc)
     prepare_out(out)
     try:
-        with CliProgress() as progress:
-            study = runner.run_engines(unit_names, [s.name for s in shapes] if shapes else None, batch_values,
-                                       precision_names, quick=quick, reps=n_reps,
-                                       cache_dir=cache_dir, progress=progress, command=real_command())
-    except runner.EnginesInterrupted as exc:
-        try:
-            write_engines(exc.partial, out)
-        except (OSError, ValueError) as write_exc:
-            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-        typer.echo(f"interrupted: partial study written to {out}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        study = measure_study(lambda progress: runner.run_engines(
+            unit_names, [s.name for s in shapes] if shapes else None, batch_values, precision_names, quick=quick,
+            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command()), write_engines, out)
     except OptionError as exc:
         fail_option(exc)
     except CoremltoolsMissing as exc:
@@ -80,10 +71,7 @@ def engines(
         fail(str(exc), EXIT_FAILED)
     except OSError as exc:
         fail(f"cannot build models in the cache: {exc}", EXIT_FAILED)
-    try:
-        written, problems = write_engines(study, out)
-    except (OSError, ValueError) as exc:
-        fail(str(exc), EXIT_FAILED)
+    written, problems = write_outputs(write_engines, study, out)
     measured = len(study.measured)
     typer.echo(f"{study.device_name}: {len(study.models)} models built and checked, {len(study.points)} points, "
                f"{measured} measured, {sum(p.status == 'skipped' for p in study.points)} skipped"

@@ -14,9 +14,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_option,
-                     prepare_out, print_written, real_command)
-from .progress import CliProgress
+from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_if_invalid, fail_option,
+                     measure_study, prepare_out, print_written, real_command, write_outputs)
 
 __all__ = ["graphics"]
 
@@ -60,30 +59,17 @@ def graphics(
     backend_error = backend_error_type()
     prepare_out(out)
     try:
-        with CliProgress() as progress:
-            study = runner.run_graphics(f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats,
-                                        width=width, height=height, quick=quick, reps=n_reps, progress=progress,
-                                        command=real_command())
-    except runner.GraphicsInterrupted as exc:
-        try:
-            write_graphics(exc.partial, out)
-        except (OSError, ValueError) as write_exc:
-            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-        typer.echo(f"interrupted: partial study written to {out}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        study = measure_study(lambda progress: runner.run_graphics(
+            f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, width=width, height=height,
+            quick=quick, reps=n_reps, progress=progress, command=real_command()), write_graphics, out)
     except WgpuUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
     except backend_error as exc:
         fail(f"device {device}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
-    try:
-        written, problems = write_graphics(study, out)
-    except (OSError, ValueError) as exc:
-        fail(str(exc), EXIT_FAILED)
+    written, problems = write_outputs(write_graphics, study, out)
     typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
                f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")
     print_written(written, [*problems, *study.warnings])
-    invalid = [m for m in study.measurements if not m.valid]
-    if invalid:
-        fail(f"{len(invalid)} pass(es) failed validation (see {out / 'graphics.md'})", EXIT_FAILED)
+    fail_if_invalid(sum(not m.valid for m in study.measurements), "pass(es)", out / "graphics.md")

@@ -15,9 +15,8 @@ import typer
 
 from ..errors import OptionError
 from ..sizes import format_size
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_option,
-                     prepare_out, print_written, real_command)
-from .progress import CliProgress
+from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_if_invalid, fail_option,
+                     measure_study, prepare_out, print_written, real_command, write_outputs)
 
 __all__ = ["tune"]
 
@@ -55,24 +54,14 @@ def tune(
     backend_error = backend_error_type()
     prepare_out(out)
     try:
-        with CliProgress() as progress:
-            study = runner.run_tune(device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps,
-                                    progress=progress, command=real_command())
-    except runner.TuneInterrupted as exc:
-        try:
-            write_tune(exc.partial, out)
-        except (OSError, ValueError) as write_exc:
-            fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-        typer.echo(f"interrupted: partial study written to {out}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        study = measure_study(lambda progress: runner.run_tune(
+            device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
+            command=real_command()), write_tune, out)
     except backend_error as exc:
         fail(f"device {device}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
-    try:
-        written, problems = write_tune(study, out)
-    except (OSError, ValueError) as exc:
-        fail(str(exc), EXIT_FAILED)
+    written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "
                f"{len(study.rejected)} rejected, {len(study.skipped)} skipped; "
@@ -80,8 +69,6 @@ def tune(
     for k, b in best.items():
         typer.echo(f"  {k}: best block {b}")
     print_written(written, [*problems, *study.warnings])
-    invalid = [m for m in study.measurements if not m.valid]
-    if invalid:
-        fail(f"{len(invalid)} point(s) failed validation (see {out / 'tune.md'})", EXIT_FAILED)
+    fail_if_invalid(sum(not m.valid for m in study.measurements), "point(s)", out / "tune.md")
     if not best:
         fail("no valid point: nothing was tuned", EXIT_USAGE if not study.measurements else EXIT_FAILED)

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import List, Tuple
 
 from ..figures import save_figure
-from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import write_study_files
 from .model import EnginesStudy
 from .plot import plot_engines
 from .report import format_engines
@@ -29,14 +28,6 @@ def write_engines(study: EnginesStudy, out: Path) -> Tuple[List[Path], List[str]
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    files = OutputFiles(out)
     text = study.to_json()
-    files.write("engines.json", lambda p: write_text_atomic(p, text))
-    files.write("engines.md", lambda p: write_text_atomic(p, format_engines(study, "md")))
-    try:
-        fig = plot_engines(study)
-    except ValueError as exc:
-        files.skip(f"no engines.png: {exc}")
-    else:
-        files.write("engines.png", lambda p: save_figure(fig, p))
-    return files.written, files.problems
+    return write_study_files(out, "engines", text, lambda: format_engines(study, "md"),
+                             lambda p: save_figure(plot_engines(study), p))

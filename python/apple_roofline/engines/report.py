@@ -14,7 +14,7 @@ import csv
 import io
 from typing import Dict, List, Optional, Tuple
 
-from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .kernels import UNITS, matmul_bytes
 from .model import EnginePoint, EnginesStudy, planned_devices
@@ -159,8 +159,7 @@ def _markdown(study: EnginesStudy) -> str:
     lines += ["", "## W8A16 against FP16", ""] + _speedups(study)
     lines += ["", "## Per-prediction times", ""] + _times(study)
     lines += ["", "## Not measured", ""] + _not_measured(study)
-    lines += [""] + warnings_lines(header_warnings(study, "study"))
-    return "\n".join(lines) + "\n"
+    return end_report(lines, header_warnings(study, "study"))
 
 
 def _csv(study: EnginesStudy) -> str:
@@ -183,13 +182,5 @@ def format_engines(study: EnginesStudy, fmt: str = "md") -> str:
     Raises:
         OptionError: an unknown format (the message lists them).
     """
-    if fmt == "md":
-        return _markdown(study)
-    if fmt == "csv":
-        return _csv(study)
-    if fmt == "json":
-        return study.to_json()
-    from ..errors import OptionError
-
-    raise OptionError("format", fmt, ", ".join(FORMATS), problem="is not a report format")
+    return format_report(study, fmt, FORMATS, _markdown, _csv, option="format")
 

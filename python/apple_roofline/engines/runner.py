@@ -22,7 +22,7 @@ from .. import provenance
 from ..errors import check_int
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .kernels import (DEFAULT_BATCHES, DEFAULT_SIZES, PRECISIONS, QUICK_BATCHES, QUICK_SIZES, UNITS, Shape,
                       check_batches, parse_precisions, parse_shapes, parse_units, plan_points)
@@ -37,12 +37,10 @@ DEFAULT_REPS = 100
 QUICK_REPS = 20
 
 
-class EnginesInterrupted(Exception):
+class EnginesInterrupted(StudyInterrupted[EnginesStudy]):
     """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
 
-    def __init__(self, partial: EnginesStudy) -> None:
-        super().__init__("engines study interrupted")
-        self.partial = partial
+    MESSAGE = "engines study interrupted"
 
 
 @contextlib.contextmanager

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import List, Tuple
 
 from ..figures import save_figure
-from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
 from .model import GraphicsStudy
 from .plot import plot_fill, plot_texture
@@ -31,13 +30,8 @@ def write_graphics(study: GraphicsStudy, out: Path) -> Tuple[List[Path], List[st
     """
     files = OutputFiles(out)
     text = study.to_json()
-    files.write("graphics.json", lambda p: write_text_atomic(p, text))
-    files.write("graphics.md", lambda p: write_text_atomic(p, format_graphics(study, "md")))
-    for name, draw in (("graphics-fill.png", plot_fill), ("graphics-texture.png", plot_texture)):
-        try:
-            fig = draw(study)
-        except ValueError as exc:
-            files.skip(f"no {name}: {exc}")
-            continue
-        files.write(name, lambda p: save_figure(fig, p))
+    files.text("graphics.json", text)
+    files.text("graphics.md", format_graphics(study, "md"))
+    files.figure("graphics-fill.png", lambda p: save_figure(plot_fill(study), p))
+    files.figure("graphics-texture.png", lambda p: save_figure(plot_texture(study), p))
     return files.written, files.problems

@@ -19,7 +19,7 @@ from typing import Dict, List, Tuple
 from ..roofline.records import Measurement, format_params
 from ..roofline.report import table_lines
 from ..roofline.tables import efficiency_table, telemetry_note
-from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, drawn_rate, shaded_note, shaded_rate, texel_rate
 
@@ -154,14 +154,11 @@ def _markdown(study: GraphicsStudy) -> str:
     if note is not None or table is not None:  # docs/design.md, "Clocks and power"
         lines += ["", "## Clocks and power", ""] + ([note] if note else [])
         lines += (([""] if note else []) + table_lines(table)) if table is not None else []
-    lines += ["", "## Skipped", ""]
-    lines += markdown_table(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped]) if study.skipped \
-        else ["None."]
+    lines += [""] + skipped_lines(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped])
     warnings = header_warnings(study, "study")
     warnings += [f"{m.label} ({format_params(m.params)}) failed validation: {m.validation}"
                  for m in study.measurements if not m.valid and not any(m.validation in w for w in warnings)]
-    lines += [""] + warnings_lines(warnings)
-    return "\n".join(lines) + "\n"
+    return end_report(lines, warnings)
 
 
 def _csv(study: GraphicsStudy) -> str:
@@ -183,12 +180,4 @@ def format_graphics(study: GraphicsStudy, fmt: str = "md") -> str:
     Raises:
         OptionError: an unknown format (the message lists them).
     """
-    if fmt == "md":
-        return _markdown(study)
-    if fmt == "csv":
-        return _csv(study)
-    if fmt == "json":
-        return study.to_json()
-    from ..errors import OptionError
-
-    raise OptionError("format", fmt, ", ".join(FORMATS), problem="is not a report format")
+    return format_report(study, fmt, FORMATS, _markdown, _csv, option="format")

@@ -25,7 +25,7 @@ from ..measure import check_reps, time_kernel
 from ..roofline.records import Measurement, Skipped
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
 from .kernels import (DEFAULT_OVERDRAW, FETCHES, FILL_F, FILL_FORMAT, FILTERS, FLOPS_PER_ITERATION, FORMATS, HEIGHT,
@@ -50,12 +50,10 @@ MIN_SAMPLE_S = 0.01
 _DEVICE = re.compile(r"^(wgpu|metal)(?::([0-9]+))?$")
 
 
-class GraphicsInterrupted(Exception):
+class GraphicsInterrupted(StudyInterrupted[GraphicsStudy]):
     """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
 
-    def __init__(self, partial: GraphicsStudy) -> None:
-        super().__init__("graphics study interrupted")
-        self.partial = partial
+    MESSAGE = "graphics study interrupted"
 
 
 def parse_graphics_device(text: str) -> Tuple[str, int]:

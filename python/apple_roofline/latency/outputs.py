@@ -10,8 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Tuple
 
-from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import write_study_files
 from .model import DispatchStudy
 from .plot import plot_latency
 from .report import format_latency
@@ -33,12 +32,6 @@ def write_study(study: DispatchStudy, out: Path) -> Tuple[List[Path], List[str]]
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    files = OutputFiles(out)
     text = study.to_json()  # checks the study before any file is touched
-    files.write("dispatch.json", lambda p: write_text_atomic(p, text))
-    files.write("dispatch.md", lambda p: write_text_atomic(p, format_latency(study, "md")))
-    try:
-        files.write("dispatch.png", lambda p: plot_latency(study, p))
-    except ValueError as exc:
-        files.skip(f"no plot: {exc}")
-    return files.written, files.problems
+    return write_study_files(out, "dispatch", text, lambda: format_latency(study, "md"),
+                             lambda p: plot_latency(study, p), what="plot")

@@ -19,8 +19,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from ..errors import OptionError
-from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .kernels import KERNELS
 from .model import DispatchStudy, LatencySeries
@@ -262,13 +261,8 @@ def _markdown(study: DispatchStudy) -> str:
         lines += ["No series."]
     lines += ["", "## Binding cost", ""] + _binding_lines(study)
     lines += ["", "## Round-trip steps", ""] + _steps_lines(study)
-    lines += ["", "## Skipped", ""]
-    if study.skipped:
-        lines += markdown_table(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
-    else:
-        lines += ["None."]
-    lines += [""] + warnings_lines(_warnings(study))
-    return "\n".join(lines) + "\n"
+    lines += [""] + skipped_lines(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
+    return end_report(lines, _warnings(study))
 
 
 def _csv(study: DispatchStudy) -> str:
@@ -302,10 +296,4 @@ def format_latency(study: DispatchStudy, fmt: str = "md") -> str:
         OptionError: (a ValueError) ``fmt`` is not one of :data:`FORMATS` (the message lists them).
         apple_roofline.study.files.ResultsError: ``"json"`` of a study holding a non-finite number.
     """
-    if fmt == "md":
-        return _markdown(study)
-    if fmt == "csv":
-        return _csv(study)
-    if fmt == "json":
-        return study.to_json()
-    raise OptionError("fmt", fmt, ", ".join(FORMATS), problem="is not a report format")
+    return format_report(study, fmt, FORMATS, _markdown, _csv)

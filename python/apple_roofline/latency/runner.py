@@ -44,7 +44,7 @@ from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import OptionError, check_int
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from .kernels import FLOAT32_EXACT, KERNEL_SOURCES, NULL_VALIDATION, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
 from .model import DispatchStudy, LatencySeries, PeerSkipped
 from .peers import measure_peers
@@ -86,12 +86,10 @@ DEVICE_CLOCKS = {
 }
 
 
-class DispatchInterrupted(Exception):
+class DispatchInterrupted(StudyInterrupted[DispatchStudy]):
     """Raised on KeyboardInterrupt; ``partial`` holds the study so far (``complete`` False)."""
 
-    def __init__(self, partial: DispatchStudy) -> None:
-        super().__init__("dispatch study interrupted")
-        self.partial = partial
+    MESSAGE = "dispatch study interrupted"
 
 
 def check_counts(reps: int, launches: int, warmup: int) -> Tuple[int, int, int]:

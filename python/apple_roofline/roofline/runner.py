@@ -19,7 +19,7 @@ from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (stil
 from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
@@ -38,13 +38,11 @@ MIB = 1 << 20
 #: The smallest STREAM array accepted, bytes.
 MIN_ARRAY_BYTES = 4096
 
-class RunInterrupted(Exception):
+class RunInterrupted(StudyInterrupted[Run]):
     """Raised when the run was interrupted (Ctrl-C); ``partial`` holds what was measured so far,
     with ``complete=False``."""
 
-    def __init__(self, partial: Run) -> None:
-        super().__init__("run interrupted")
-        self.partial = partial
+    MESSAGE = "run interrupted"
 
 
 class Tuner(Protocol):

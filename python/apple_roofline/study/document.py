@@ -29,7 +29,7 @@ from .. import provenance
 from .files import dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
 
-__all__ = ["ToolInfo", "Document"]
+__all__ = ["ToolInfo", "Document", "Skipped"]
 
 D = TypeVar("D", bound="Document")
 
@@ -225,3 +225,25 @@ class Document:
                 truncated JSON, another kind, wrong ``schema_version``, missing keys or wrong types.
         """
         return cls.from_json(read_results_text(path), source=os.fspath(path))
+
+
+_S = TypeVar("_S", bound="Skipped")
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path not measured, and why (a study subclasses it under its own name)."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys path, reason."""
+        return {"path": self.path, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls: Type[_S], d: Mapping[str, Any], *, source: str = "<dict>", where: str = "skipped") -> _S:
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        return cls(path=r.string(d, "path", where), reason=r.string(d, "reason", where))

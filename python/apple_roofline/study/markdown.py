@@ -1,14 +1,19 @@
-"""The Markdown every report shares: the title line, the interrupted banner, the provenance table
-of the header (:class:`~.document.Document`) and the warnings list."""
+"""What every report shares: the title line, the interrupted banner, the provenance table of the
+header (:class:`~.document.Document`), the skipped and warnings sections that end it, and the choice
+of a report's format."""
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple, TypeVar
 
+from ..errors import OptionError
 from ..text import DASH, date_of, key_value_pairs, markdown_table
 from .document import Document
 
-__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line", "header_warnings"]
+__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line", "header_warnings",
+           "skipped_lines", "end_report", "format_report"]
+
+D = TypeVar("D", bound=Document)
 
 #: How a report marks an interrupted study.
 INTERRUPTED = "INTERRUPTED — partial results"
@@ -60,3 +65,31 @@ def header_warnings(doc: Document, what: str) -> List[str]:
         if w not in out:
             out.append(w)
     return out
+
+
+def skipped_lines(header: Sequence[str], rows: Sequence[Sequence[object]]) -> List[str]:
+    """The ``## Skipped`` section: a table of ``rows`` under ``header`` (what, reason), or "None."."""
+    return ["## Skipped", ""] + (markdown_table(header, rows) if rows else ["None."])
+
+
+def end_report(lines: Sequence[str], warnings: Sequence[str]) -> str:
+    """A Markdown report's text: ``lines``, a blank line, the ``## Warnings`` section
+    (:func:`warnings_lines`), ending in a newline."""
+    return "\n".join([*lines, ""] + warnings_lines(warnings)) + "\n"
+
+
+def format_report(study: D, fmt: str, formats: Sequence[str], markdown: Callable[[D], str],
+                  csv: Callable[[D], str], option: str = "fmt") -> str:
+    """``study`` as text in the format ``fmt``: ``"md"`` (``markdown(study)``), ``"csv"``
+    (``csv(study)``) or ``"json"`` (:meth:`~.document.Document.to_json`).
+
+    Raises:
+        OptionError: (naming ``option``) ``fmt`` is none of them; the message lists ``formats``.
+    """
+    if fmt == "md":
+        return markdown(study)
+    if fmt == "csv":
+        return csv(study)
+    if fmt == "json":
+        return study.to_json()
+    raise OptionError(option, fmt, ", ".join(formats), problem="is not a report format")

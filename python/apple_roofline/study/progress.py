@@ -1,10 +1,13 @@
-"""The progress protocol every runner reports to (the CLI draws it; the Python API may pass None)."""
+"""What every runner shares: the progress protocol it reports to (the CLI draws it; the Python API may
+pass None) and the exception it raises on Ctrl-C, carrying the partial document."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "StudyInterrupted"]
+
+D = TypeVar("D")
 
 
 class Progress(Protocol):
@@ -19,3 +22,15 @@ class Progress(Protocol):
 
     def finish(self, stage: str) -> None:
         """The stage is over."""
+
+
+class StudyInterrupted(Exception, Generic[D]):
+    """Raised by a runner on KeyboardInterrupt; ``partial`` holds the document so far (``complete``
+    False). Each study subclasses it with its document type and its :attr:`MESSAGE`."""
+
+    #: The exception's message.
+    MESSAGE = "study interrupted"
+
+    def __init__(self, partial: D) -> None:
+        super().__init__(self.MESSAGE)
+        self.partial = partial

@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import List, Tuple
 
 from ..figures import save_figure
-from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import write_study_files
 from .model import TuneStudy
 from .plot import plot_tune
 from .report import format_tune
@@ -28,14 +27,6 @@ def write_tune(study: TuneStudy, out: Path) -> Tuple[List[Path], List[str]]:
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    files = OutputFiles(out)
     text = study.to_json()
-    files.write("tune.json", lambda p: write_text_atomic(p, text))
-    files.write("tune.md", lambda p: write_text_atomic(p, format_tune(study, "md")))
-    try:
-        fig = plot_tune(study)
-    except ValueError as exc:
-        files.skip(f"no tune.png: {exc}")
-    else:
-        files.write("tune.png", lambda p: save_figure(fig, p))
-    return files.written, files.problems
+    return write_study_files(out, "tune", text, lambda: format_tune(study, "md"),
+                             lambda p: save_figure(plot_tune(study), p))

@@ -14,7 +14,7 @@ import io
 from typing import List, Tuple
 
 from ..roofline.records import Measurement
-from ..study.markdown import header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.markdown import format_report, header_warnings, provenance_lines, title_lines, warnings_lines
 from ..text import DASH, markdown_table, percent, sig_figs
 from .model import TuneStudy, rate, rate_unit
 
@@ -111,12 +111,4 @@ def format_tune(study: TuneStudy, fmt: str = "md") -> str:
     Raises:
         OptionError: an unknown format (the message lists them).
     """
-    if fmt == "md":
-        return _markdown(study)
-    if fmt == "csv":
-        return _csv(study)
-    if fmt == "json":
-        return study.to_json()
-    from ..errors import OptionError
-
-    raise OptionError("format", fmt, ", ".join(FORMATS), problem="is not a report format")
+    return format_report(study, fmt, FORMATS, _markdown, _csv, option="format")

@@ -26,7 +26,7 @@ from ..roofline.records import Measurement, ParamValue, Skipped
 from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
-from ..study.progress import Progress
+from ..study.progress import Progress, StudyInterrupted
 from ..suites import SUITES, SuiteContext
 from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
 from ..text import one_line, sig_figs
@@ -43,13 +43,11 @@ PROBE_BLOCK = 32
 TUNE_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "idiv")
 
 
-class TuneInterrupted(Exception):
+class TuneInterrupted(StudyInterrupted[TuneStudy]):
     """Raised when tuning was interrupted (Ctrl-C); ``partial`` holds what was measured so far, with
     ``complete=False``."""
 
-    def __init__(self, partial: TuneStudy) -> None:
-        super().__init__("tuning interrupted")
-        self.partial = partial
+    MESSAGE = "tuning interrupted"
 
 
 def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
