@@ -85,6 +85,39 @@ def _print_points(model: Any, points: Sequence["Point"], run_json: Path) -> None
         typer.echo(line)
 
 
+def _draw_engines(study: Any) -> Any:
+    from ..engines.plot import plot_engines
+
+    return plot_engines(study)
+
+
+def _draw_tune(study: Any) -> Any:
+    from ..tuning.plot import plot_tune
+
+    return plot_tune(study)
+
+
+def _draw_calls(study: Any) -> Any:
+    from ..calls.plot import plot_calls
+
+    return plot_calls(study)
+
+
+def _draw_dispatch(study: Any) -> Any:
+    from ..latency.plot import plot_latency
+
+    return plot_latency(study)
+
+
+#: The studies with one figure: (kind, default file beside the results, the study in words, draw).
+_ONE_FIGURE: Tuple[Tuple[str, str, str, Callable[[Any], Any]], ...] = (
+    ("engines", "engines.png", "an engines study", _draw_engines),
+    ("tune", "tune.png", "a tuning study", _draw_tune),
+    ("calls", "calls.png", "a per-call cost study", _draw_calls),
+    ("dispatch", "dispatch.png", "a dispatch study", _draw_dispatch),
+)
+
+
 def plot(
     run_json: Annotated[Path, typer.Argument(
         metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
@@ -106,9 +139,9 @@ def plot(
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
     histograms of a dispatch study (dispatch.json); or the figures of a graphics study (fill rate and
-    tile memory, texture cache: both beside graphics.json, or the first with -o); or throughput
-    against block size of a tuning study (tune.json)."""
-    from ..latency.model import DispatchStudy
+    tile memory, texture cache: both beside graphics.json, or the first with -o); or the figure of
+    an engines study (engines.png), a per-call cost study (calls.png) or a tuning study (tune.png:
+    throughput against block size)."""
     from ..roofline.selection import parse_ceilings_option
 
     points = [parse_point(text) for text in point or ()]
@@ -117,21 +150,8 @@ def plot(
     except ValueError as exc:
         fail(f"--ceilings: {exc}", EXIT_USAGE)
     loaded = load_results(run_json)
-    from ..engines.model import EnginesStudy
     from ..graphics.model import GraphicsStudy
 
-    if isinstance(loaded, EnginesStudy):
-        if points:
-            fail("--point places kernels on a roofline; an engines study has none", EXIT_USAGE)
-        from ..engines.plot import plot_engines
-
-        engines_study = loaded
-        target = output if output is not None else run_json.parent / "engines.png"
-        check_plot_suffix(target, "-o")
-        check_writable_dir(target)
-        _save_plot(lambda: plot_engines(engines_study), target, f"{run_json}: cannot plot")
-        typer.echo(f"wrote {target}")
-        return
     if isinstance(loaded, GraphicsStudy):
         if points:
             fail("--point places kernels on a roofline; a graphics study has none", EXIT_USAGE)
@@ -150,45 +170,16 @@ def plot(
             _save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
-    from ..calls.model import CallsStudy
-    from ..tuning.model import TuneStudy
-
-    if isinstance(loaded, TuneStudy):
-        target = output if output is not None else run_json.parent / "tune.png"
-        check_plot_suffix(target, "-o")
-        if points:
-            fail("--point places kernels on a roofline; a tuning study has none", EXIT_USAGE)
-        check_writable_dir(target)
-        from ..tuning.plot import plot_tune
-
-        tune_study = loaded
-        _save_plot(lambda: plot_tune(tune_study), target, f"{run_json}: cannot plot")
-        typer.echo(f"wrote {target}")
-        return
-    if isinstance(loaded, CallsStudy):
-        target = output if output is not None else run_json.parent / "calls.png"
-        check_plot_suffix(target, "-o")
-        if points:
-            fail("--point places kernels on a roofline; a per-call cost study has none", EXIT_USAGE)
-        check_writable_dir(target)
-        from ..calls.plot import plot_calls
-
-        calls_study = loaded
-        _save_plot(lambda: plot_calls(calls_study), target, f"{run_json}: cannot plot")
-        typer.echo(f"wrote {target}")
-        return
-    if isinstance(loaded, DispatchStudy):
-        target = output if output is not None else run_json.parent / "dispatch.png"
-        check_plot_suffix(target, "-o")
-        if points:
-            fail("--point places kernels on a roofline; a dispatch study has none", EXIT_USAGE)
-        check_writable_dir(target)
-        from ..latency.plot import plot_latency
-
-        study = loaded
-        _save_plot(lambda: plot_latency(study), target, f"{run_json}: cannot plot")
-        typer.echo(f"wrote {target}")
-        return
+    for kind, name, noun, draw_one in _ONE_FIGURE:
+        if getattr(loaded, "KIND", None) == kind:
+            target = output if output is not None else run_json.parent / name
+            check_plot_suffix(target, "-o")
+            if points:
+                fail(f"--point places kernels on a roofline; {noun} has none", EXIT_USAGE)
+            check_writable_dir(target)
+            _save_plot(partial(draw_one, loaded), target, f"{run_json}: cannot plot")
+            typer.echo(f"wrote {target}")
+            return
     run = _load_run(run_json)
     target = output if output is not None else run_json.parent / "roofline.png"
     check_plot_suffix(target, "-o")
