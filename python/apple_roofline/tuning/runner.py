@@ -23,7 +23,7 @@ from ..errors import OptionError
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import BLOCK_PARAM, measure_case
 from ..roofline.records import Measurement, ParamValue, Skipped
-from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes
+from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress, StudyInterrupted
@@ -51,20 +51,13 @@ class TuneInterrupted(StudyInterrupted[TuneStudy]):
 
 
 def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
-    """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order.
+    """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order
+    (:func:`~apple_roofline.roofline.runner.parse_suites` over :data:`TUNE_SUITES`).
 
     Raises:
         OptionError: (option ``suites``) an unknown suite or none; the message names the valid ones.
     """
-    items = text.split(",") if isinstance(text, str) else list(text)
-    names = [s.strip().lower() for s in items if s.strip()]
-    valid = ", ".join(TUNE_SUITES)
-    if not names:
-        raise OptionError("suites", text, valid, problem="names no suite")
-    for n in names:
-        if n not in TUNE_SUITES:
-            raise OptionError("suites", n, valid, problem="is not a suite with a block size to tune", shown=repr(n))
-    return tuple(s for s in TUNE_SUITES if s in names)
+    return parse_suites(text, TUNE_SUITES, "is not a suite with a block size to tune")
 
 
 def _context(ctx: SuiteContext, block: Optional[int]) -> SuiteContext:
