@@ -15,8 +15,7 @@ import typer
 
 from ..errors import OptionError
 from ..text import sig_figs, text_table
-from .common import (EXIT_FAILED, as_integer, backend_error_type, fail, fail_if_invalid, fail_option, measure_study,
-                     prepare_out, print_skipped, print_written, real_command, write_outputs)
+from .common import (as_integer, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_skipped, print_written, real_command, write_outputs)
 
 if TYPE_CHECKING:
     from ..calls.model import CallsStudy
@@ -77,16 +76,10 @@ def calls(
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
-    backend_error = backend_error_type()
     prepare_out(out)
-    try:
-        study = measure_study(lambda progress: runner.run_calls(
-            str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
-            command=real_command()), write_calls, out)
-    except backend_error as exc:
-        fail(f"device {spec}: {exc}", EXIT_FAILED)
-    except OptionError as exc:
-        fail_option(exc)
+    study = measure_on_device(lambda progress: runner.run_calls(
+        str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
+        command=real_command()), write_calls, out, spec)
     written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

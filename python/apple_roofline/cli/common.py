@@ -25,7 +25,7 @@ __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
     "fail", "warn", "fail_option", "as_integer", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
-    "measure_study", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
+    "measure_study", "measure_on_device", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
 ]
 
 S = TypeVar("S")
@@ -190,6 +190,19 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
             return run(progress)
     except StudyInterrupted as exc:
         write_partial(write, exc.partial, out)
+
+
+def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,
+                      device: object) -> S:
+    """:func:`measure_study`, exiting 1 with ``device DEVICE: MESSAGE`` when the device fails
+    (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`)."""
+    backend_error = backend_error_type()
+    try:
+        return measure_study(run, write, out)
+    except backend_error as exc:
+        fail(f"device {device}: {exc}", EXIT_FAILED)
+    except OptionError as exc:
+        fail_option(exc)
 
 
 def write_outputs(write: Callable[[S, Path], Written], study: S, out: Path) -> Written:

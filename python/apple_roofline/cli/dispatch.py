@@ -18,11 +18,10 @@ from ..text import text_table
 from .common import (
     EXIT_FAILED,
     as_integer,
-    backend_error_type,
     fail,
     fail_option,
     import_failure,
-    measure_study,
+    measure_on_device,
     prepare_out,
     print_skipped,
     print_written,
@@ -91,17 +90,10 @@ def dispatch(
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
-    backend_error = backend_error_type()
     prepare_out(out)
-    try:
-        study = measure_study(lambda progress: runner.run_dispatch(
-            str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
-            command=real_command()), write_study, out)
-    except backend_error as exc:
-        fail(f"device {spec}: {exc}", EXIT_FAILED)
-    except OptionError as exc:
-        fail_option(exc)
-
+    study = measure_on_device(lambda progress: runner.run_dispatch(
+        str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
+        command=real_command()), write_study, out, spec)
     written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

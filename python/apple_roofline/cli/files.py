@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 from functools import partial
+from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import typer
 
@@ -118,6 +119,17 @@ _ONE_FIGURE: Tuple[Tuple[str, str, str, Callable[[Any], Any]], ...] = (
 )
 
 
+#: The studies other than roofline runs that ``report`` prints: kind -> (the study in words, the
+#: module of its report, relative to the package, and its ``format_*(study, fmt)`` function).
+_REPORTS: Dict[str, Tuple[str, str, str]] = {
+    "engines": ("an engines study", "engines.report", "format_engines"),
+    "graphics": ("a graphics study", "graphics.report", "format_graphics"),
+    "tune": ("a tuning study", "tuning.report", "format_tune"),
+    "calls": ("a per-call cost study", "calls.report", "format_calls"),
+    "dispatch": ("a dispatch study", "latency.report", "format_latency"),
+}
+
+
 def plot(
     run_json: Annotated[Path, typer.Argument(
         metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
@@ -215,44 +227,13 @@ def report(
     CSV, JSON (or, for a run, self-contained HTML) on stdout."""
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
-    from ..calls.model import CallsStudy
-    from ..latency.model import DispatchStudy
-    from ..tuning.model import TuneStudy
-
     loaded = load_results(run_json)
-    from ..engines.model import EnginesStudy
-    from ..graphics.model import GraphicsStudy
-
-    if isinstance(loaded, EnginesStudy):
+    kind = getattr(loaded, "KIND", None)
+    if kind in _REPORTS:
+        noun, module, name = _REPORTS[kind]
         if fmt == "html":
-            fail("--format html is for roofline runs; an engines study has md, csv and json", EXIT_USAGE)
-        from ..engines.report import format_engines
-
-        text = format_engines(loaded, fmt)
-    elif isinstance(loaded, GraphicsStudy):
-        if fmt == "html":
-            fail("--format html is for roofline runs; a graphics study has md, csv and json", EXIT_USAGE)
-        from ..graphics.report import format_graphics
-
-        text = format_graphics(loaded, fmt)
-    elif isinstance(loaded, TuneStudy):
-        if fmt == "html":
-            fail("--format html is for roofline runs; a tuning study has md, csv and json", EXIT_USAGE)
-        from ..tuning.report import format_tune
-
-        text = format_tune(loaded, fmt)
-    elif isinstance(loaded, CallsStudy):
-        if fmt == "html":
-            fail("--format html is for roofline runs; a per-call cost study has md, csv and json", EXIT_USAGE)
-        from ..calls.report import format_calls
-
-        text = format_calls(loaded, fmt)
-    elif isinstance(loaded, DispatchStudy):
-        if fmt == "html":
-            fail("--format html is for roofline runs; a dispatch study has md, csv and json", EXIT_USAGE)
-        from ..latency.report import format_latency
-
-        text = format_latency(loaded, fmt)
+            fail(f"--format html is for roofline runs; {noun} has md, csv and json", EXIT_USAGE)
+        text = getattr(import_module(f"..{module}", __package__), name)(loaded, fmt)
     else:
         from ..roofline.html import to_html
         from ..roofline.report import to_csv, to_markdown

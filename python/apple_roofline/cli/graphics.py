@@ -14,8 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_if_invalid, fail_option,
-                     measure_study, prepare_out, print_written, real_command, write_outputs)
+from .common import (EXIT_USAGE, as_integer, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
 
 __all__ = ["graphics"]
 
@@ -56,18 +55,13 @@ def graphics(
         n_reps = check_reps(as_integer(reps))
     except OptionError as exc:
         fail_option(exc)
-    backend_error = backend_error_type()
     prepare_out(out)
     try:
-        study = measure_study(lambda progress: runner.run_graphics(
+        study = measure_on_device(lambda progress: runner.run_graphics(
             f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, width=width, height=height,
-            quick=quick, reps=n_reps, progress=progress, command=real_command()), write_graphics, out)
+            quick=quick, reps=n_reps, progress=progress, command=real_command()), write_graphics, out, device)
     except WgpuUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
-    except backend_error as exc:
-        fail(f"device {device}: {exc}", EXIT_FAILED)
-    except OptionError as exc:
-        fail_option(exc)
     written, problems = write_outputs(write_graphics, study, out)
     typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
                f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")

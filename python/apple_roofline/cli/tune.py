@@ -15,8 +15,8 @@ import typer
 
 from ..errors import OptionError
 from ..sizes import format_size
-from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, backend_error_type, fail, fail_if_invalid, fail_option,
-                     measure_study, prepare_out, print_written, real_command, write_outputs)
+from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, fail, fail_if_invalid, fail_option, measure_on_device,
+                     prepare_out, print_written, real_command, write_outputs)
 
 __all__ = ["tune"]
 
@@ -51,16 +51,10 @@ def tune(
         n_reps = check_reps(as_integer(reps))
     except OptionError as exc:
         fail_option(exc)
-    backend_error = backend_error_type()
     prepare_out(out)
-    try:
-        study = measure_study(lambda progress: runner.run_tune(
-            device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
-            command=real_command()), write_tune, out)
-    except backend_error as exc:
-        fail(f"device {device}: {exc}", EXIT_FAILED)
-    except OptionError as exc:
-        fail_option(exc)
+    study = measure_on_device(lambda progress: runner.run_tune(
+        device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
+        command=real_command()), write_tune, out, device)
     written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "

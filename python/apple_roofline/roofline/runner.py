@@ -56,9 +56,11 @@ class Tuner(Protocol):
         """``"suite/kernel/dtype"`` to threads per block for the kernels of ``suite`` it has a size for."""
 
 
-def parse_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
+def parse_suites(text: Union[str, Sequence[str]], choices: Sequence[str] = tuple(SUITES),
+                 unknown: str = "is not a suite") -> Tuple[str, ...]:
     """Parse ``"stream,peak"`` (or ``["stream", "peak"]``) into ``("stream", "peak")``: the order of
-    SUITES, duplicates dropped.
+    ``choices`` (default SUITES), duplicates dropped. ``unknown`` is the problem a name outside
+    ``choices`` is reported with.
 
     Raises:
         OptionError: (option ``suites``) an unknown suite, or an empty list; the message names the
@@ -66,13 +68,13 @@ def parse_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
     """
     items = text.split(",") if isinstance(text, str) else list(text)
     names = [s.strip().lower() for s in items if s.strip()]
-    valid = ", ".join(SUITES)
+    valid = ", ".join(choices)
     if not names:
         raise OptionError("suites", text, valid, problem="names no suite")
     for n in names:
-        if n not in SUITES:
-            raise OptionError("suites", n, valid, problem="is not a suite", shown=repr(n))
-    return tuple(s for s in SUITES if s in names)
+        if n not in choices:
+            raise OptionError("suites", n, valid, problem=unknown, shown=repr(n))
+    return tuple(s for s in choices if s in names)
 
 
 def default_array_bytes(info: Mapping[str, Any]) -> int:

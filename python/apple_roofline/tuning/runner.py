@@ -23,7 +23,7 @@ from ..errors import OptionError
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import BLOCK_PARAM, measure_case
 from ..roofline.records import Measurement, ParamValue, Skipped
-from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes
+from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress, StudyInterrupted
@@ -51,20 +51,13 @@ class TuneInterrupted(StudyInterrupted[TuneStudy]):
 
 
 def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
-    """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order.
+    """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order
+    (:func:`~apple_roofline.roofline.runner.parse_suites` over :data:`TUNE_SUITES`).
 
     Raises:
         OptionError: (option ``suites``) an unknown suite or none; the message names the valid ones.
     """
-    items = text.split(",") if isinstance(text, str) else list(text)
-    names = [s.strip().lower() for s in items if s.strip()]
-    valid = ", ".join(TUNE_SUITES)
-    if not names:
-        raise OptionError("suites", text, valid, problem="names no suite")
-    for n in names:
-        if n not in TUNE_SUITES:
-            raise OptionError("suites", n, valid, problem="is not a suite with a block size to tune", shown=repr(n))
-    return tuple(s for s in TUNE_SUITES if s in names)
+    return parse_suites(text, TUNE_SUITES, "is not a suite with a block size to tune")
 
 
 def _context(ctx: SuiteContext, block: Optional[int]) -> SuiteContext:
@@ -113,14 +106,15 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
     """Measure every kernel of suite ``name`` (only those ``kernels`` names, by kernel name or
     ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, appending to ``measurements``
     (each with ``block`` and the occupancy parameters), ``rejected`` (a size the compiler or the
-    pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all)."""
+    pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all).
+    ``progress`` sees the suite as one task, ``"tune NAME"``, of one step per kernel and size."""
     from .._native import _core
 
     compute_units = int(ctx.info.get("compute_units", 0) or 0)
-    if not blocks:
-        return
-    suite = SUITES[name](_context(ctx, blocks[0]))
-    for planned in suite.cases():
+    suite = SUITES[name](_context(ctx, blocks[0] if blocks else None))
+    if progress:
+        progress.start(f"tune {name}", suite.total() * len(blocks))
+    for planned in suite.cases() if blocks else ():
         k = planned.kernel
         label = kernel_key(k)
         if kernels and k.name not in kernels and label not in kernels:
@@ -149,6 +143,8 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
             suite.record(m)
             if progress:
                 progress.advance(f"{what}: {sig_figs(rate(m))} {rate_unit(m)}" + ("" if m.valid else " INVALID"))
+    if progress:
+        progress.finish(f"tune {name}")
 
 
 def _limits(ctx: SuiteContext, suite_names: Sequence[str], device: str) -> Tuple[int, int]:
@@ -239,12 +235,8 @@ def run_tune(
     max_warmup_s = 0.05 if quick else 0.5
     try:
         for name in suite_names:
-            if progress:
-                progress.start(f"tune {name}", SUITES[name](_context(ctx, None)).total() * len(sizes))
             tune_suite(ctx, name, sizes, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
                        rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress)
-            if progress:
-                progress.finish(f"tune {name}")
     except KeyboardInterrupt:
         raise TuneInterrupted(assemble(False)) from None
     if wanted and not (measurements or rejected or skipped):
@@ -275,14 +267,9 @@ class QuickTuner:
         if suite not in TUNE_SUITES:
             return {}
         simd, limit = _limits(ctx, (suite,), ctx.backend_name)
-        sizes = candidates(simd, limit, True)
         measurements: List[Measurement] = []
-        if progress:
-            progress.start(f"tune {suite}", SUITES[suite](_context(ctx, None)).total() * len(sizes))
-        tune_suite(ctx, suite, sizes, reps=self.reps, max_warmup_s=0.05, measurements=measurements,
-                   rejected=[], skipped=[], progress=progress)
-        if progress:
-            progress.finish(f"tune {suite}")
+        tune_suite(ctx, suite, candidates(simd, limit, True), reps=self.reps, max_warmup_s=0.05,
+                   measurements=measurements, rejected=[], skipped=[], progress=progress)
         return {k: int(m.params["block"]) for k, m in best_blocks(measurements).items()}
 
 
