@@ -8,13 +8,10 @@ from typing import Any, Dict, Mapping, Optional
 from ..measure import Timing, time_kernel
 from ..suites import Case
 from ..telemetry import Sampler
-from .records import TIMER_PARAM, Measurement, ParamValue
+from .records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 
-__all__ = ["BLOCK_PARAM", "measurement_params", "measure_case"]
+__all__ = ["measurement_params", "measure_case"]
 
-#: The parameter in which a measurement records the threads per block / threadgroup its kernel
-#: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
-BLOCK_PARAM = "block"
 
 
 def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,

@@ -29,7 +29,7 @@ __all__ = [
     "CONVENTIONS",
     "CEILING_KINDS",
     "CEILING_SOURCES",
-    "TIMER_PARAM",
+    "TIMER_PARAM", "BLOCK_PARAM",
     "TELEMETRY_PARAMS",
     "ParamValue",
     "Measurement",
@@ -60,6 +60,9 @@ ParamValue = Union[int, float, str, bool]
 #: The parameter in which the runner records how a backend with more than one clock timed the
 #: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
 TIMER_PARAM = "timer"
+#: The parameter in which a measurement records the threads per block / threadgroup its kernel
+#: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
+BLOCK_PARAM = "block"
 
 
 def format_params(params: Mapping[str, object]) -> str:

@@ -163,12 +163,11 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
                          min_window_s=min_window_s)
-        ok = m.valid
         measurements.append(m)
         suite.record(m)
         if progress:
             power = f", {m.power_w:.0f} W" if m.power_w is not None else ""
-            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s{power}" + ("" if ok else " INVALID"))
+            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s{power}" + ("" if m.valid else " INVALID"))
 
 
 def run_roofline(

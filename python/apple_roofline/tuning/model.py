@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import OptionError
-from ..roofline.records import Measurement, Skipped
+from ..roofline.records import BLOCK_PARAM, Measurement, Skipped
 from ..study.document import Document
 from ..study.reader import Reader
 
@@ -89,10 +89,10 @@ def best_blocks(measurements: Sequence[Measurement]) -> Dict[str, Measurement]:
     on a tie, the smaller block. Kernels without a valid point have none."""
     best: Dict[str, Measurement] = {}
     for m in measurements:
-        if not m.valid or "block" not in m.params:
+        if not m.valid or BLOCK_PARAM not in m.params:
             continue
         b = best.get(m.label)
-        if b is None or (rate(m), -int(m.params["block"])) > (rate(b), -int(b.params["block"])):
+        if b is None or (rate(m), -int(m.params[BLOCK_PARAM])) > (rate(b), -int(b.params[BLOCK_PARAM])):
             best[m.label] = m
     return best
 
@@ -162,7 +162,7 @@ class TuneStudy(Document):
         object.__setattr__(self, "rejected", tuple(self.rejected))
         object.__setattr__(self, "skipped", tuple(self.skipped))
         for m in self.measurements:
-            if "block" not in m.params:
+            if BLOCK_PARAM not in m.params:
                 raise ValueError(f"{self.DESCRIPTION}: {m.label} has no block parameter")
 
     @property
@@ -179,7 +179,7 @@ class TuneStudy(Document):
 
     def points(self, kernel: str) -> List[Measurement]:
         """The timed points of ``kernel``, by block size."""
-        return sorted((m for m in self.measurements if m.label == kernel), key=lambda m: int(m.params["block"]))
+        return sorted((m for m in self.measurements if m.label == kernel), key=lambda m: int(m.params[BLOCK_PARAM]))
 
     def best(self) -> Dict[str, Measurement]:
         """The best point of each kernel with a valid one (:func:`best_blocks`)."""
@@ -187,7 +187,7 @@ class TuneStudy(Document):
 
     def blocks(self) -> Dict[str, int]:
         """The best block size of each kernel with a valid point: what ``run --tune-file`` uses."""
-        return {k: int(m.params["block"]) for k, m in self.best().items()}
+        return {k: int(m.params[BLOCK_PARAM]) for k, m in self.best().items()}
 
     def best_of(self, kernel: str) -> Optional[Measurement]:
         """The best point of ``kernel``, or None when it has no valid point."""
@@ -208,7 +208,7 @@ class TuneStudy(Document):
         measurements = tuple(Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
                              for i, m in enumerate(r.array(d, "measurements", "")))
         for i, m in enumerate(measurements):
-            b = m.params.get("block")
+            b = m.params.get(BLOCK_PARAM)
             if isinstance(b, bool) or not isinstance(b, int) or b < 1:
                 r.fail(f"measurements[{i}].params.block must be a positive integer (threads per block), not {b!r}")
         return cls(

@@ -21,7 +21,8 @@ from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError
 from ..measure import DEFAULT_REPS, check_reps
-from ..roofline.cases import BLOCK_PARAM, measure_case
+from ..roofline.cases import measure_case
+from ..roofline.records import BLOCK_PARAM
 from ..roofline.records import Measurement, ParamValue, Skipped
 from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
