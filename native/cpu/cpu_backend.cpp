@@ -215,7 +215,7 @@ class GemmKernel final : public Kernel {
 
   // The three buffers checked: A m×k, B k×n, C m×n of the kernel's element size.
   Operands bind(const std::vector<Arg>& args, uint64_t work_items) const {
-    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    check_gemm_launch(work_items);
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const size_t es = dtype_ == "fp32" ? 4 : dtype_ == "fp64" ? 8 : 2;
     const size_t need[3] = {size_t(m_) * k_ * es, size_t(k_) * n_ * es, size_t(m_) * n_ * es};

@@ -100,7 +100,7 @@ class CublasGemm final : public Kernel {
   // One cublasGemmEx enqueued on the backend's stream, not waited for: Backend::synchronize waits.
   // The per-call cost study's round trip (docs/design.md, "The per-call cost study").
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
-    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    check_gemm_launch(work_items);
     const Operands o = bind(args);
     std::lock_guard<std::mutex> lock(st_->mutex);
     dev_->make_current();
