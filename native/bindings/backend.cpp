@@ -100,6 +100,8 @@ uint64_t positive(int64_t v, const char* what) {
 
 }  // namespace
 
+nb::bytes to_bytes(const std::vector<uint8_t>& v) { return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size()); }
+
 nb::dict to_dict(const Info& info) {
   nb::dict d;
   for (const auto& item : info) {
@@ -267,7 +269,7 @@ void init_backend(nb::module_& m) {
               nb::gil_scoped_release release;
               data = p.read();
             }
-            return nb::bytes(reinterpret_cast<const char*>(data.data()), data.size());
+            return to_bytes(data);
           },
           "The target after one pass with store action store: height * width * bytes-per-pixel bytes,\n"
           "rows packed, top row first.")

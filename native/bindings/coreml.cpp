@@ -18,8 +18,6 @@ namespace ar::bind {
 
 namespace {
 
-nb::bytes to_bytes(const std::vector<uint8_t>& v) { return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size()); }
-
 using PyInput = std::tuple<std::string, std::vector<int64_t>, nb::bytes>;
 
 std::vector<CoreMLInput> to_inputs(const std::vector<PyInput>& inputs) {

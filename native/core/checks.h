@@ -33,6 +33,12 @@ inline void check_work_items(uint64_t work_items) {
   if (work_items == 0) throw std::invalid_argument("launch must be at least 1 work item");
 }
 
+// The work-item count of a vendor-library GEMM's launch (Backend::gemm kernels' time / launch):
+// one matrix product, so std::invalid_argument unless it is 1.
+inline void check_gemm_launch(uint64_t work_items) {
+  if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+}
+
 // The constant BLOCK, threads per `group` ("block" on CUDA, "threadgroup" on Metal), checked and
 // returned: an int multiple of 32 (the warp / simdgroup width) from 32 to 1024.
 inline int check_block(const std::variant<int64_t, double>& value, const char* group) {

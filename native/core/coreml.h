@@ -38,7 +38,7 @@ std::string coreml_compile(const std::string& source, const std::string& destina
 
 // Load the compiled model `model` (.mlmodelc) with `compute_units` (coremltools' names of
 // MLModelConfiguration.computeUnits: "CPU_ONLY", "CPU_AND_GPU", "CPU_AND_NE", "ALL"), feed
-// `inputs` as MLMultiArrays over preallocated memory, run predictions until two consecutive ones
+// `inputs` as MLMultiArrays over their own memory (no copy), run predictions until two consecutive ones
 // agree within 10 % (at least `min_warmup`, at most `max_warmup_s` seconds of them), then time
 // `reps` predictions one by one on the host clock. After each timed prediction (outside its
 // interval) the output feature `output` is compared byte for byte with the first's.
@@ -49,7 +49,7 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
                          uint64_t min_warmup, double max_warmup_s);
 
 // One ML-program operation of a compute plan: the operator, the device Core ML prefers for it
-// ("cpu", "gpu", "neural_engine" or "unknown"), the devices that could run it and the estimated
+// ("cpu", "gpu", "neural_engine", "unknown", or "none" for constants that run on no device), the devices that could run it and the estimated
 // relative cost (a fraction of the model's, or -1 when Core ML gives none).
 struct CoreMLOpUsage {
   std::string op;

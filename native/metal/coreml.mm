@@ -80,7 +80,7 @@ std::vector<uint8_t> dense_bytes(MLMultiArray* a, std::string* dtype, std::vecto
   }
   if (shape_out) *shape_out = shape;
   std::vector<uint8_t> out(count * es);
-  __block std::vector<uint8_t>* dst = &out;
+  std::vector<uint8_t>* dst = &out;  // the block copies the pointer; it writes through it
   [a getBytesWithHandler:^(const void* bytes, NSInteger size) {
     const uint8_t* src = static_cast<const uint8_t*>(bytes);
     std::vector<int64_t> index(rank, 0);
@@ -149,9 +149,6 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
   if (!(max_warmup_s >= 0.0)) throw std::invalid_argument("max_warmup_s must be >= 0");
   using clock = std::chrono::steady_clock;
   CoreMLTiming t;
-  // Preallocated input memory, owned here for the life of the model and its MLMultiArrays.
-  std::vector<std::vector<uint16_t>> storage;
-  storage.reserve(inputs.size());
   @autoreleasepool {
     const auto load_start = clock::now();
     MLModel* m = load(model, units, "time");
@@ -174,9 +171,10 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
         [strides insertObject:@(stride) atIndex:0];
         stride *= in.shape[d];
       }
-      storage.push_back(in.data);
+      // The caller's memory, wrapped without a copy: `inputs` outlives every prediction here, the nil
+      // deallocator leaves it to its owner, and Core ML only reads input features.
       NSError* err = nil;
-      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:storage.back().data()
+      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:const_cast<uint16_t*>(in.data.data())
                                                             shape:shape
                                                          dataType:MLMultiArrayDataTypeFloat16
                                                           strides:strides
@@ -225,10 +223,10 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
       MLMultiArray* out = nil;
       t.seconds.push_back(predict(&out));
       @autoreleasepool {
-        std::string dtype;
         if (i == 0) {
           t.first = dense_bytes(out, &t.output_dtype, &t.output_shape);
         } else {
+          std::string dtype;
           std::vector<uint8_t> bytes = dense_bytes(out, &dtype, nullptr);
           if (bytes != t.first) {
             ++t.differing;

@@ -59,7 +59,7 @@ class MpsGemm final : public Kernel {
 
   // The three buffers checked (A m×k, B k×n, C m×n) and wrapped as row-major MPSMatrix objects.
   Matrices bind(const std::vector<Arg>& args, uint64_t work_items) {
-    if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+    check_gemm_launch(work_items);
     if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const MPSDataType type = dtype_ == "fp32" ? MPSDataTypeFloat32 : MPSDataTypeFloat16;
     const NSUInteger es = dtype_ == "fp32" ? 4 : 2;
