@@ -6,6 +6,7 @@
 #import <Metal/Metal.h>
 #import <MetalPerformanceShaders/MetalPerformanceShaders.h>
 
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +76,11 @@ class MpsGemm final : public Kernel {
                                     " bytes, needs " + std::to_string(need));
       bufs[i] = mb.buffer();
     }
+    // The wrappers of the last three buffers are kept (strongly, so an address cannot be reused by
+    // another buffer while cached): a per-call round trip then times the product, not three
+    // descriptor and MPSMatrix allocations per call.
+    std::lock_guard<std::mutex> lock(bound_mu_);
+    if (bound_[0] == bufs[0] && bound_[1] == bufs[1] && bound_[2] == bufs[2]) return bound_mats_;
     Matrices m;
     @autoreleasepool {
       for (size_t i = 0; i < 3; ++i) {
@@ -86,6 +92,8 @@ class MpsGemm final : public Kernel {
         m.mats[i] = [[MPSMatrix alloc] initWithBuffer:bufs[i] descriptor:d];
       }
     }
+    for (size_t i = 0; i < 3; ++i) bound_[i] = bufs[i];
+    bound_mats_ = m;
     return m;
   }
 
@@ -93,6 +101,9 @@ class MpsGemm final : public Kernel {
   std::string dtype_;
   NSUInteger m_, n_, k_;
   MPSMatrixMultiplication* mm_ = nil;
+  std::mutex bound_mu_;
+  id<MTLBuffer> bound_[3] = {nil, nil, nil};
+  Matrices bound_mats_ = {};
 };
 
 }  // namespace
