@@ -52,11 +52,14 @@ COREML_UNITS: Tuple[str, ...] = ("all", "cpu_only", "cpu_and_gpu", "cpu_and_ne")
 class PreparedCall:
     """One shape ready to be timed: ``run(reps)`` makes ``reps`` calls, each waited for, and returns
     the seconds of each; ``check()`` validates the output of the last call; ``rows`` is how many
-    rows of A the path computes (B, or B padded to a tile)."""
+    rows of A the path computes (B, or B padded to a tile); ``warms_up``: each ``run`` warms up
+    on its own (Core ML: it loads the model and predicts until two agree), so the runner does not
+    warm it up call by call."""
 
     run: Callable[[int], List[float]]
     check: Callable[[], Tuple[bool, str]]
     rows: int
+    warms_up: bool = False
 
 
 @dataclass
@@ -177,7 +180,7 @@ def _coreml(units: str) -> Callable[[PathContext, int, int], PreparedCall]:
         def check() -> Tuple[bool, str]:
             return last[-1] if last else (False, "no prediction was made")
 
-        return PreparedCall(run, check, batch)
+        return PreparedCall(run, check, batch, warms_up=True)
 
     return prepare
 
