@@ -72,18 +72,15 @@ class PathContext:
     backend: Any
     backend_name: str
     device: str
-    host_backend: Optional[Any] = None
-    _host: List[Any] = field(default_factory=list)
+    _host: Optional[Any] = field(default=None, init=False, repr=False)
 
     def host(self) -> Any:
         """The CPU backend: the device's own on a CPU study, else ``_core.Backend("cpu", 0)``."""
         if self.backend_name == "cpu":
             return self.backend
-        if self.host_backend is not None:
-            return self.host_backend
-        if not self._host:
-            self._host.append(self.core.Backend("cpu", 0))
-        return self._host[0]
+        if self._host is None:
+            self._host = self.core.Backend("cpu", 0)
+        return self._host
 
 
 @dataclass(frozen=True)
