@@ -401,3 +401,25 @@ def test_the_core_ml_path_times_natively_and_reports_the_engines_validation(monk
     assert prep.run(7) == [1e-4] * 7
     assert built == [(128, 128, 4, "fp16")] and runs == [("CPU_AND_NE", 7)]
     assert prep.check() == (False, "element 3 off by 2 ulp") and prep.rows == 4
+
+
+def test_the_core_ml_path_is_not_warmed_up_call_by_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each Core ML run loads the model and warms up natively, so the runner runs it once to size
+    the samples and once to time them, not once per warm-up call (measure.warm_up would step one
+    call at a time here: the times never agree)."""
+    from apple_roofline.engines import models as engine_models
+    from apple_roofline.engines import predict
+    from apple_roofline.engines.model import PathTiming
+
+    runs: List[int] = []
+    monkeypatch.setattr(predict, "predictions_unavailable", lambda: "")
+    monkeypatch.setattr(engine_models, "build_model", lambda shape, batch, precision, cache: "model")
+
+    def timing(model: Any, units: str, reps: int) -> PathTiming:
+        runs.append(reps)
+        return PathTiming("native", tuple((1 + i % 2) * 1e-4 for i in range(reps)), True, "ok", "host clock")
+
+    monkeypatch.setattr(predict, "native_timing", timing)
+    st = _run(FakeBackend("metal"), paths=["coreml_all"])
+    assert len(st.measurements) == 4 and st.valid
+    assert runs == [3, 10] * 4

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
 from ..stats import Summary, summarize
@@ -99,9 +100,9 @@ class CallMeasurement:
         """``"B×N²"``, e.g. ``"16×1024²"``."""
         return f"{self.batch}×{self.n}²"
 
-    @property
+    @cached_property
     def distribution(self) -> Summary:
-        """:func:`~apple_roofline.stats.summarize` of ``samples_s`` (seconds per call)."""
+        """:func:`~apple_roofline.stats.summarize` of ``samples_s`` (seconds per call), computed once."""
         return summarize(self.samples_s)
 
     @property

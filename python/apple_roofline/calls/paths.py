@@ -52,11 +52,14 @@ COREML_UNITS: Tuple[str, ...] = ("all", "cpu_only", "cpu_and_gpu", "cpu_and_ne")
 class PreparedCall:
     """One shape ready to be timed: ``run(reps)`` makes ``reps`` calls, each waited for, and returns
     the seconds of each; ``check()`` validates the output of the last call; ``rows`` is how many
-    rows of A the path computes (B, or B padded to a tile)."""
+    rows of A the path computes (B, or B padded to a tile); ``warms_up``: each ``run`` warms up
+    on its own (Core ML: it loads the model and predicts until two agree), so the runner does not
+    warm it up call by call."""
 
     run: Callable[[int], List[float]]
     check: Callable[[], Tuple[bool, str]]
     rows: int
+    warms_up: bool = False
 
 
 @dataclass
@@ -69,18 +72,15 @@ class PathContext:
     backend: Any
     backend_name: str
     device: str
-    host_backend: Optional[Any] = None
-    _host: List[Any] = field(default_factory=list)
+    _host: Optional[Any] = field(default=None, init=False, repr=False)
 
     def host(self) -> Any:
         """The CPU backend: the device's own on a CPU study, else ``_core.Backend("cpu", 0)``."""
         if self.backend_name == "cpu":
             return self.backend
-        if self.host_backend is not None:
-            return self.host_backend
-        if not self._host:
-            self._host.append(self.core.Backend("cpu", 0))
-        return self._host[0]
+        if self._host is None:
+            self._host = self.core.Backend("cpu", 0)
+        return self._host
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def _coreml(units: str) -> Callable[[PathContext, int, int], PreparedCall]:
         def check() -> Tuple[bool, str]:
             return last[-1] if last else (False, "no prediction was made")
 
-        return PreparedCall(run, check, batch)
+        return PreparedCall(run, check, batch, warms_up=True)
 
     return prepare
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..figures import PALETTE, Figure, check_suffix, new_figure, save_figure
 from ..text import date_of, sig_figs
+from .fit import crossovers
 from .model import CallsStudy
 
 __all__ = ["CALLS_FIGSIZE", "plot_calls"]
@@ -47,7 +48,8 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
     lo = min(m.flops for m in valid)
     hi = max(m.flops for m in valid)
     line_f = np.geomspace(lo, hi, 200)
-    fits = {f.path: f for f in study.fits()}
+    fit_list = study.fits()
+    fits = {f.path: f for f in fit_list}
     for i, p in enumerate(study.paths):
         ms = study.of_path(p.name)
         if not ms:
@@ -65,7 +67,7 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
             ax.plot(line_f, (fit.t0_s + line_f * fit.inv_rate) * 1e6, color=color, linewidth=1.2, alpha=0.8)
         ax.errorbar(f, med, yerr=err, fmt="o", color=color, markersize=4, capsize=2, linewidth=0.8, label=label)
     drawn = 0
-    for c in study.crossovers():
+    for c in crossovers(fit_list):
         if c.flops is not None and c.seconds is not None and lo <= c.flops <= hi:
             drawn += 1
             ax.plot([c.flops], [c.seconds * 1e6], marker="X", color="black", markersize=8, linestyle="none")

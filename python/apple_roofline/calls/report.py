@@ -15,7 +15,7 @@ from typing import List, Sequence, Tuple
 
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, percent, sig_figs
-from .fit import CallFit, Crossover
+from .fit import CallFit, Crossover, crossovers
 from .model import CallsStudy
 
 __all__ = ["FORMATS", "SHAPE_COLUMNS", "CSV_COLUMNS", "FIT_COLUMNS", "CROSSOVER_COLUMNS", "shape_table", "fit_table",
@@ -99,7 +99,7 @@ def _markdown(study: CallsStudy) -> str:
     lines += ["", "## Crossovers", "",
               ("Where two paths' fitted times are equal, t0_a + F/R_a = t0_b + F/R_b: below it the path "
                "with less overhead wins, above it the faster one; \"never\" when one path wins at every F."), ""]
-    header, rows = crossover_table(fits, study.crossovers())
+    header, rows = crossover_table(fits, crossovers(fits))
     lines += markdown_table(header, rows, "lrrll") if rows else ["Fewer than two paths were fitted."]
     lines += [""] + skipped_lines(["Path", "Reason"], [[s.path, s.reason] for s in study.skipped])
     return end_report(lines, header_warnings(study, "study"))

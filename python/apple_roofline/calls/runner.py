@@ -5,7 +5,8 @@ For each path (:data:`~.paths.PATHS`) that the device's backend has, and each sh
 grid (:mod:`.shapes`), smallest FLOPs first:
 
 1. prepare: inputs written, the output poisoned with NaN (:class:`~.paths.PreparedCall`);
-2. warm up: calls until two consecutive ones agree within 10 % (:func:`apple_roofline.measure.warm_up`);
+2. warm up: calls until two consecutive ones agree within 10 % (:func:`apple_roofline.measure.warm_up`;
+   a path whose every run warms up on its own, Core ML, is run once for 3 calls instead);
 3. time: ``reps`` calls, each one launch and one wait (the native round-trip loop), seconds per
    call; ``reps`` is what fits the time budget (``budget_s`` at the warm-up's pace), at least
    :data:`MIN_REPS` and at most ``max_reps``;
@@ -165,7 +166,9 @@ def run_calls(
                 if not added:
                     infos.append(info_p)
                     added = True
-                warm = warm_up(prep.run)
+                # A path that warms up inside each run (Core ML reloads its model per run) is run once
+                # to size the samples; warm_up's one-call steps would each reload it.
+                warm = prep.run(3) if prep.warms_up else warm_up(prep.run)
                 samples = prep.run(_reps_for(min(warm[-3:]), budget, max_reps))
                 ok, why = prep.check()
                 m = CallMeasurement(p.name, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, p.dtype), tuple(samples),

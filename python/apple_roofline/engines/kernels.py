@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import List, Sequence, Tuple, Union
 
 from ..errors import OptionError, check_int
+from ..suites.gemm import gemm_flops
 
 __all__ = ["UNITS", "PRECISIONS", "FFN_SHAPE", "DEFAULT_SIZES", "DEFAULT_BATCHES", "QUICK_SIZES", "QUICK_BATCHES",
            "MAX_DIM", "MAX_BATCH", "DECODE_BATCH", "PREFILL_BATCH", "Shape", "Point", "parse_shape", "parse_shapes",
@@ -146,8 +147,8 @@ def parse_precisions(values: Union[str, Sequence[str]]) -> Tuple[str, ...]:
 
 
 def matmul_flops(batch: int, k: int, m: int) -> int:
-    """2·B·K·M: FLOPs of one prediction."""
-    return 2 * batch * k * m
+    """2·B·K·M: FLOPs of one prediction (the gemm suite's count, M = B, N = M, K = K)."""
+    return gemm_flops(batch, m, k)
 
 
 def weight_bytes(k: int, m: int, precision: str) -> int:

@@ -16,6 +16,7 @@ GFLOP/s = flops / median seconds per prediction; FLOPs and bytes come from :mod:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
 from ..stats import Summary, summarize
@@ -62,11 +63,11 @@ class PathTiming:
         object.__setattr__(self, "samples_s", tuple(float(s) for s in self.samples_s))
         if self.path not in PATHS:
             raise ValueError(f"path must be one of {', '.join(PATHS)}, not {self.path!r}")
-        summarize(self.samples_s)
+        self.summary  # validates the samples (summarize raises ValueError) and keeps the statistics
 
-    @property
+    @cached_property
     def summary(self) -> Summary:
-        """Statistics of the per-prediction seconds (median, quartiles, p10/p90/p99 ...)."""
+        """Statistics of the per-prediction seconds (median, quartiles, p10/p90/p99 ...), computed once."""
         return summarize(self.samples_s)
 
     @property

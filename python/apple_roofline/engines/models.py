@@ -153,7 +153,7 @@ def _program(ct: Any, w: np.ndarray, batch: int) -> Any:
     return build(matmul)
 
 
-def _quantized_reference(ct: Any, model: Any, w: np.ndarray) -> Tuple[np.ndarray, int]:
+def _quantized_reference(model: Any, w: np.ndarray) -> Tuple[np.ndarray, int]:
     """The dequantized weight of a linear-quantized model and the bytes of its weight arrays.
 
     The quantized data is the model's int8 array of W's shape; the scale and zero point are its
@@ -198,7 +198,7 @@ def _build(ct: Any, shape: Shape, batch: int, precision: str, folder: Path) -> T
         config = OptimizationConfig(global_config=OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
                                                                           weight_threshold=0))
         model = linear_quantize_weights(model, config=config)
-        reference, nbytes = _quantized_reference(ct, model, w)
+        reference, nbytes = _quantized_reference(model, w)
     else:
         reference, nbytes = w, int(w.nbytes)
     spec = model.get_spec()
