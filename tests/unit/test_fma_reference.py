@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from apple_roofline.suites.base import check_tiled, pattern
+from apple_roofline.suites.base import check_close, check_tiled, pattern, tiled_within
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS, tolerance
 
 
@@ -129,3 +131,31 @@ def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
     assert bandwidth_class(128 << 20, 32 << 20) == "DRAM bandwidth"
     assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"
     assert bandwidth_class(4096, 0) == "DRAM bandwidth"  # cache size unknown: as docs/design.md, "Measurement", sizes it
+
+
+@settings(max_examples=200, deadline=None)
+@given(dtype=st.sampled_from(["fp16", "fp32", "fp64"]), period=st.integers(1, 37), rows=st.integers(0, 9),
+       tail=st.integers(0, 36), seed=st.integers(0, 2**32 - 1), wrong=st.sampled_from(["none", "scale", "nan", "inf", "sign"]))
+def test_tiled_within_decides_as_check_close(dtype: str, period: int, rows: int, tail: int, seed: int,
+                                             wrong: str) -> None:
+    """The column-extremes test decides exactly as the elementwise check_close over the tiled
+    reference, for any size (whole periods and a tail), dtype and kind of wrong element."""
+    rng = np.random.default_rng(seed)
+    ref = pattern(dtype, -2.0, 2.0, seed % 1000, period)
+    n = rows * period + min(tail, period - 1)
+    if n == 0:
+        return
+    got = np.resize(ref, n).copy()
+    rtol, atol = tolerance(dtype)
+    i = int(rng.integers(n))
+    if wrong == "scale":  # just inside or just outside the bound, or far out
+        got[i] = got[i] * (1 + float(rng.choice([0.5, 1.0, 2.0, 100.0])) * rtol) + float(rng.choice([0.0, atol]))
+    elif wrong == "nan":
+        got[i] = np.nan
+    elif wrong == "inf":
+        got[i] = np.inf
+    elif wrong == "sign":
+        got[i] = -got[i]
+    want = np.resize(ref, n)
+    assert tiled_within(got, ref, rtol, atol) == check_close(got, want, rtol, atol)[0]
+    assert check_tiled(got, ref, rtol, atol)[0] == check_close(got, want, rtol, atol)[0]
