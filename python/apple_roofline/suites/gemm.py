@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterator, Mapping, Tuple
 import numpy as np
 
 from .base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, KernelDef, Suite, fill, poison, read
+from .blocks import map_row_blocks
 
 __all__ = [
     "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "TILED_GEMM", "UNDOCUMENTED_FP16_ACCUMULATOR",
@@ -271,13 +272,12 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
     if p.acc_eps == 0.0:
         return _check_exact_int(a, b, c, seed)
     m, k = a.shape
-    n = b.shape[1]
-    a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
-    if not np.all(np.isfinite(c64)):
-        return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
     rel = 2.0 * k * p.acc_eps + 2.0 * p.in_u + p.in_u * p.in_u
     formula = _bound_formula(p)
     if m <= EXACT_CHECK_MAX_N:
+        a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+        if not np.all(np.isfinite(c64)):
+            return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
         want = a64 @ b64
         bound = rel * (np.abs(a64) @ np.abs(b64)) + p.out_eps * np.abs(want) + p.out_eta + _TINY64
         err = np.abs(c64 - want)
@@ -299,14 +299,56 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
                 return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it): the library "
                                "computed this FP32 GEMM with TF32 inputs")
         return True, f"all {c.size} elements within {formula} of NumPy float64 (worst {worst:.3g} of the bound)"
+    return _freivalds(a, b, c, p, dtype, rel, formula, seed)
+
+
+def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float,
+               formula: str, seed: int) -> Tuple[bool, str]:
+    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
+    three passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the
+    blocks on several cores): C (finiteness, C·x, row sums and norms), B (B·x, row sums of |B|,
+    ‖B‖_F, the TF32-rounded B·x for fp32), then A (A·(B·x), |A|·(|B|·1), row norms, the
+    TF32-rounded products)."""
+    m, k = a.shape
+    n = b.shape[1]
     x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
-    got = c64 @ x
-    want = a64 @ (b64 @ x)
-    ab_rows = np.abs(a64) @ np.abs(b64).sum(axis=1)  # (|A||B|)·1, O(N²)
-    c_rows = np.abs(c64).sum(axis=1)
+    modes = ("nearest", "zero") if dtype == "fp32" else ()
+
+    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        blk = c[rows].astype(np.float64)
+        return (int(np.count_nonzero(~np.isfinite(blk))), blk @ x, np.abs(blk).sum(axis=1),
+                np.sqrt(np.einsum("ij,ij->i", blk, blk)))
+
+    cp = map_row_blocks(c_rows_pass, m, n)
+    nonfinite = sum(r[0] for r in cp)
+    if nonfinite:
+        return False, f"{nonfinite} of {c.size} elements of C are not finite"
+    got = np.concatenate([r[1] for r in cp])
+    c_rows = np.concatenate([r[2] for r in cp])
+    c_norms = np.concatenate([r[3] for r in cp])
+
+    def b_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, float, Tuple[np.ndarray, ...]]:
+        blk = b[rows].astype(np.float64)
+        return (blk @ x, np.abs(blk).sum(axis=1), float(np.einsum("ij,ij->", blk, blk)),
+                tuple(round_tf32(b[rows], mode).astype(np.float64) @ x for mode in modes))
+
+    bp = map_row_blocks(b_rows_pass, k, n)
+    bx = np.concatenate([r[0] for r in bp])
+    b_abs_rows = np.concatenate([r[1] for r in bp])
+    b_norm = math.sqrt(sum(r[2] for r in bp))
+    tbx = [np.concatenate([r[3][j] for r in bp]) for j in range(len(modes))]
+
+    def a_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]:
+        blk = a[rows].astype(np.float64)
+        return (blk @ bx, np.abs(blk) @ b_abs_rows, np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+                tuple(round_tf32(a[rows], mode).astype(np.float64) @ tbx[j] for j, mode in enumerate(modes)))
+
+    ap = map_row_blocks(a_rows_pass, m, k)
+    want = np.concatenate([r[0] for r in ap])
+    ab_rows = np.concatenate([r[1] for r in ap])  # (|A||B|)·1, O(N²)
+    a_norms = np.concatenate([r[2] for r in ap])
     worst_case = rel * ab_rows + p.out_eps * c_rows + n * p.out_eta
-    row_norm = (rel * np.sqrt(np.einsum("ij,ij->i", a64, a64)) * float(np.linalg.norm(b64))
-                + p.out_eps * np.sqrt(np.einsum("ij,ij->i", c64, c64)) + p.out_eta * math.sqrt(n))
+    row_norm = rel * a_norms * b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
     bound = (np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows
              + (k + n) * _EPS64 * ab_rows + _TINY64)
     err = np.abs(got - want)
@@ -316,10 +358,9 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
         bad = int(np.count_nonzero(np.any(ratio > 1.0, axis=1)))
         return False, (f"Freivalds check failed: C·x differs from A·(B·x) by {worst:.3g}× the bound in "
                        f"{bad} of {m} rows (element bound {formula})")
-    if dtype == "fp32":
-        sig = _tf32_signature(got - want, tuple(
-            round_tf32(a, mode).astype(np.float64) @ (round_tf32(b, mode).astype(np.float64) @ x) - want
-            for mode in ("nearest", "zero")))
+    if modes:
+        sig = _tf32_signature(got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want
+                                                for j in range(len(modes))))
         if sig >= TF32_SIGNATURE_MAX:
             return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
                            "library computed this FP32 GEMM with TF32 inputs")

@@ -1,0 +1,46 @@
+"""Work over the rows of a large host array, a block of rows at a time, on a thread pool
+(docs/design.md, "Validation").
+
+Validating a large output needs float64 copies of it and of the inputs (Freivalds' test of an
+8192×8192 GEMM reads three 64-Mi-element matrices). Converting a block of rows at a time keeps each
+copy within the caches (about :data:`BLOCK_BYTES` of float64), never allocates an N×N float64
+array, and lets the blocks run on several cores: NumPy releases the GIL in its element loops and
+BLAS calls, so threads scale. Results come back in row order, so a reduction over them is the same
+whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, List, TypeVar
+
+__all__ = ["BLOCK_BYTES", "MAX_WORKERS", "row_blocks", "map_row_blocks"]
+
+T = TypeVar("T")
+
+#: float64 bytes of one block of rows (the size of its converted copy).
+BLOCK_BYTES = 8 << 20
+#: The most threads a map uses (fewer on a host with fewer cores).
+MAX_WORKERS = 8
+
+
+def row_blocks(rows: int, cols: int) -> List[slice]:
+    """Slices covering ``rows`` rows of ``cols`` columns in order, each at most :data:`BLOCK_BYTES`
+    of float64 (at least one row). Raises ValueError for negative sizes."""
+    if rows < 0 or cols < 0:
+        raise ValueError(f"rows and cols must be non-negative, not {rows} and {cols}")
+    step = max(1, BLOCK_BYTES // (8 * max(cols, 1)))
+    return [slice(start, min(rows, start + step)) for start in range(0, rows, step)]
+
+
+def map_row_blocks(fn: Callable[[slice], T], rows: int, cols: int) -> List[T]:
+    """``[fn(s) for s in row_blocks(rows, cols)]``, the calls spread over up to :data:`MAX_WORKERS`
+    threads (one where the host has one core or there is one block). An exception of ``fn``
+    propagates."""
+    blocks = row_blocks(rows, cols)
+    workers = min(MAX_WORKERS, os.cpu_count() or 1, len(blocks))
+    if workers <= 1:
+        return [fn(s) for s in blocks]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, blocks))
