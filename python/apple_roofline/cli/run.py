@@ -86,6 +86,11 @@ def _print_summary(run: "Run") -> None:
         rows = [[c.name, f"{sig_figs(c.value)} {c.unit}", c.source] for c in run.ceilings]
         for ln in text_table(["ceiling", "value", "source"], rows):
             typer.echo(ln)
+    if run.suite_times:
+        typer.echo("")
+        typer.echo("time per suite: " + ", ".join(
+            f"{t.suite} {t.seconds:.1f} s" + (" (cut short by its budget)" if t.cut else "") for t in run.suite_times)
+            + f"; total {sum(t.seconds for t in run.suite_times):.1f} s")
     notes, rows = ridge_summary(run)
     typer.echo("")
     for note in notes:
@@ -141,6 +146,16 @@ def run(
             "power and thermal limits have acted, not a short burst's. Much slower.",
         ),
     ] = None,
+    budget: Annotated[
+        Optional[str],
+        typer.Option(
+            "--budget", metavar="SUITE=SECONDS,...",
+            help="Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to 3600), or none. A suite "
+            "whose budget runs out stops before its next case and the report says so. Default: "
+            "stream 30, sweep 60, peak 30, gemm 90, idiv 60, matrix 120 (a third with --quick); none with "
+            "--sustain or --power-window.",
+        ),
+    ] = None,
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
     from ..devices import resolve_device
@@ -170,6 +185,11 @@ def run(
     try:
         suites = runner.parse_suites(suite) if suite is not None else None
         sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
+        if budget is not None:
+            from ..roofline.budget import suite_budgets
+            from ..suites import DEFAULT_SUITES
+
+            suite_budgets(suites or DEFAULT_SUITES, quick, budget)
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
@@ -182,7 +202,7 @@ def run(
         with CliProgress() as progress:
             result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
                                          progress=progress, command=real_command(), power_window=power_window,
-                                         tuner=tuner, sustain_s=sustain_s)
+                                         tuner=tuner, sustain_s=sustain_s, budget=budget)
     except runner.RunInterrupted as exc:
         _write_interrupted(exc.partial, out, which)
     except backend_error as exc:

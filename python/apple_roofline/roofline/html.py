@@ -24,7 +24,7 @@ from .sweep_plot import plot_sweep, sweep_series
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
-    suite_tables, telemetry_note, theoretical_table
+    suite_tables, suite_time_table, telemetry_note, theoretical_table
 
 __all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip"]
 
@@ -175,6 +175,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         parts.append("<h2>Clocks and power</h2>")
         parts += [f"<p>{html.escape(note)}</p>"] if note else []
         parts += [_table_html(efficiency)] if efficiency is not None else []
+    times = suite_time_table(run)
+    if times is not None:
+        parts += ["<h2>Time per suite</h2>", _table_html(times)]
     parts += ["<h2>Skipped</h2>", _table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",

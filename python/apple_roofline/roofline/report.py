@@ -24,7 +24,7 @@ from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .records import Ceiling
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
-    suite_tables, telemetry_note, theoretical_table
+    suite_tables, suite_time_table, telemetry_note, theoretical_table
 
 __all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "compare_markdown", "compare_efficiency_lines",
            "table_lines", "CSV_COLUMNS"]
@@ -55,7 +55,7 @@ def to_markdown(run: Run) -> str:
     FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
     idiv suite (:func:`~.idiv_table.idiv_table`), the matrix units where it measured the matrix suite
     (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
-    GFLOP/s and GB/s per watt, clocks), skipped kernels, warnings. An interrupted run
+    GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. An interrupted run
     (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
     """
@@ -85,6 +85,9 @@ def to_markdown(run: Run) -> str:
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)
+    times = suite_time_table(run)
+    if times is not None:
+        lines += ["", "## Time per suite", ""] + table_lines(times)
     lines += ["", "## Skipped", ""] + table_lines(skipped_table(run))
     lines += [""] + warnings_lines(report_warnings(run))
     return "\n".join(lines) + "\n"

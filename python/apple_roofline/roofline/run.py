@@ -8,6 +8,8 @@ The JSON written by :meth:`Run.save` is a contract other tools read: the header 
     measurements     [Measurement]: see Measurement.to_dict
     ceilings         [{name, kind, value, unit, source, from}]
     skipped          [{suite, kernel, dtype, reason}]
+    suite_times      [{suite, seconds, budget_s, measured, cut}]: each suite's wall time against its
+                     budget (:class:`~apple_roofline.study.timing.SuiteTime`; absent in older files)
 
 Files written before ``kind`` was added lack it and are read as roofline runs. Measured ceilings are
 derived data: they are recomputed from the valid measurements on reading (:func:`~.model.derive_ceilings`),
@@ -23,6 +25,7 @@ from typing import Any, ClassVar, Dict, Mapping, Sequence, Tuple
 from ..study.document import Document
 from ..study.files import ResultsError
 from ..study.reader import Reader, json_type
+from ..study.timing import SuiteTime, read_suite_times
 from .facade import Roofline
 from .model import derive_ceilings
 from .records import CONVENTIONS, Ceiling, Measurement, Skipped
@@ -41,6 +44,8 @@ class Run(Document):
         measurements: every measurement, valid or not.
         ceilings: measured (:func:`~.model.derive_ceilings`) and theoretical ceilings.
         skipped: kernels unsupported on this device, with reasons.
+        suite_times: each suite's seconds against its time budget, in run order (empty in files
+            written before they were recorded).
         conventions: counting conventions, default :data:`~.records.CONVENTIONS`.
         schema_version: must equal :data:`SCHEMA_VERSION`.
 
@@ -57,13 +62,14 @@ class Run(Document):
     measurements: Tuple[Measurement, ...] = ()
     ceilings: Tuple[Ceiling, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
+    suite_times: Tuple[SuiteTime, ...] = ()
     conventions: Mapping[str, str] = field(default_factory=lambda: dict(CONVENTIONS), hash=False)
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "conventions", dict(self.conventions))
-        for name in ("measurements", "ceilings", "skipped"):
+        for name in ("measurements", "ceilings", "skipped", "suite_times"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         if self.schema_version != SCHEMA_VERSION:
             raise ValueError(
@@ -99,6 +105,7 @@ class Run(Document):
             "measurements": [m.to_dict() for m in self.measurements],
             "ceilings": [c.to_dict() for c in self.ceilings],
             "skipped": [s.to_dict() for s in self.skipped],
+            "suite_times": [t.to_dict() for t in self.suite_times],
         }
 
     @classmethod
@@ -107,7 +114,7 @@ class Run(Document):
 
         The header is checked first (:meth:`Document.read_header`: ``schema_version``, ``kind``
         when present, then the shared keys). Required here: conventions, measurements, ceilings;
-        ``skipped`` defaults to empty. Unknown keys are ignored.
+        ``skipped`` and ``suite_times`` default to empty. Unknown keys are ignored.
 
         Raises:
             ResultsError: one line naming ``source``, the field and what was expected, e.g.
@@ -142,4 +149,5 @@ class Run(Document):
             ceilings=tuple(measured) + tuple(c for c in stored if c.source != "measured"),
             skipped=skipped,
             conventions=conventions,
+            suite_times=read_suite_times(d, source),
         )

@@ -20,10 +20,12 @@ from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.progress import Progress, StudyInterrupted
+from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
+from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
@@ -145,13 +147,18 @@ def check_sustain(sustain_s: object) -> float:
 
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
                skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
-               min_window_s: float = 0.0) -> None:
+               min_window_s: float = 0.0, clock: Optional[SuiteClock] = None) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
     buffers (held by its cases) are released when this returns, before the next suite allocates.
-    ``min_window_s`` > 0 lengthens each measurement's timed samples to at least that long."""
+    ``min_window_s`` > 0 lengthens each measurement's timed samples to at least that long.
+    ``clock`` counts the measured cases and is checked before each case: once its budget is spent
+    the remaining cases are not measured and it is marked ``cut`` (docs/design.md, "Time budgets")."""
     from .._native import _core
 
     for case in suite.cases():
+        if clock is not None and clock.spent():
+            clock.cut = True
+            return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
         try:
@@ -164,6 +171,8 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
         m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
                          min_window_s=min_window_s)
         measurements.append(m)
+        if clock is not None:
+            clock.measured += 1
         suite.record(m)
         if progress:
             power = f", {m.power_w:.0f} W" if m.power_w is not None else ""
@@ -183,6 +192,7 @@ def run_roofline(
     power_window: bool = False,
     tuner: Optional[Tuner] = None,
     sustain_s: float = 0.0,
+    budget: Budgets = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
@@ -203,17 +213,24 @@ def run_roofline(
     the burst a short measurement sees (docs/design.md, "Clocks and power"). ``tuner`` chooses each kernel's block
     size before its suite is measured (docs/design.md, "Threadgroup-size tuning"); every
     measurement records the size its kernel ran at as the parameter ``block`` (where it has one).
+    ``budget`` sets the seconds each suite may take (:func:`~.budget.suite_budgets`: ``"none"``,
+    ``"gemm=120"`` or a mapping; default :data:`~.budget.SUITE_BUDGET_S`, none when ``sustain_s`` or
+    ``power_window`` lengthen every measurement): checked before each case, a spent budget leaves
+    the suite's remaining cases unmeasured, warned about and marked in the run's ``suite_times``
+    (docs/design.md, "Time budgets"), which record every suite's seconds.
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
             or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
-            outside :func:`array_bytes_range`, ``sustain_s`` outside 0 to :data:`MAX_SUSTAIN_S`.
+            outside :func:`array_bytes_range`, ``sustain_s`` outside 0 to :data:`MAX_SUSTAIN_S`,
+            a malformed ``budget`` or one outside (0, 3600] seconds.
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, with the partial Run.
     """
     suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
     reps = check_reps(reps)
     sustain_s = check_sustain(sustain_s)
+    budgets = suite_budgets(suite_names, quick, "none" if budget is None and (sustain_s or power_window) else budget)
     spec = resolve_device(device)
     backend = open_device(spec)
     info = dict(backend.info())
@@ -229,6 +246,7 @@ def run_roofline(
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
+    times: List[SuiteTime] = []
     sampler = sampler_for(spec.backend, spec.index, info) if telemetry else NullSampler("telemetry turned off")
 
     def assemble(complete: bool) -> Run:
@@ -246,6 +264,7 @@ def run_roofline(
         if any(m.params.get("shrunk") for m in measurements):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
+        warnings += [w for w in map(cut_warning, times) if w]
         return Run(
             finished=provenance.now(),
             tool=ToolInfo.current(),
@@ -262,6 +281,7 @@ def run_roofline(
             warnings=tuple(warnings),
             complete=complete,
             conventions=CONVENTIONS,
+            suite_times=tuple(times),
         )
 
     sampler.start()
@@ -273,8 +293,12 @@ def run_roofline(
             suite = SUITES[name](dataclasses.replace(ctx, options=suite_options))
             if progress:
                 progress.start(name, suite.total())
-            _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                       skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s)
+            clock = SuiteClock(name, budgets[name])
+            try:
+                _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
+                           skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s, clock=clock)
+            finally:
+                times.append(clock.record())
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:

@@ -14,13 +14,14 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..stats import CV_WARN
 from ..study.markdown import header_warnings
+from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, format_value, percent, sig_figs
 from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 
 __all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
-           "skipped_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
+           "skipped_table", "suite_time_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
            "report_warnings"]
 
 
@@ -127,6 +128,17 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
                                            rows, "lllrrrrl"), tuple(ms),
                               tuple(f"Timed by {t} ({n} of {len(ms)} measurements)." for t, n in timers.items())))
     return out
+
+
+def suite_time_table(run: Run) -> Optional[Table]:
+    """Each suite's wall time against its budget (:class:`~apple_roofline.study.timing.SuiteTime`,
+    docs/design.md, "Time budgets"), with a total; None for a run that predates them."""
+    if not run.suite_times:
+        return None
+    cut = [t.suite for t in run.suite_times if t.cut]
+    notes = ((f"Cut short by its time budget: {', '.join(cut)} (the remaining cases were not measured).",)
+             if cut else ())
+    return Table(TIME_HEADER, tuple(time_rows(run.suite_times)), TIME_ALIGN, notes)
 
 
 def skipped_table(run: Run) -> Table:

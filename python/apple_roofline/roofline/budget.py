@@ -1,0 +1,74 @@
+"""The time budget of each suite of a roofline run (docs/design.md, "Time budgets").
+
+Every suite already bounds its own cases (a GEMM ladder stops before a launch would pass its
+``max_launch_s``, the sweep shrinks its working set once compute-bound), so a run's length follows
+the device. The budget is the backstop: seconds of wall time a suite may spend, checked before each
+case; once spent, its remaining cases are not measured, the run warns, and the report's "Time per
+suite" table says "cut short by its budget". The defaults are several times what a suite takes on
+an H100 and on a 2-core CPU, so a default run is never cut; ``--budget`` sets them.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Mapping, Optional, Sequence, Union
+
+from ..errors import OptionError
+
+__all__ = ["SUITE_BUDGET_S", "QUICK_BUDGET_S", "MAX_BUDGET_S", "Budgets", "suite_budgets"]
+
+#: Seconds per suite of a default run (an H100 takes about a fifth of each, docs/design.md).
+SUITE_BUDGET_S: Mapping[str, float] = {"stream": 30.0, "sweep": 60.0, "peak": 30.0, "gemm": 90.0, "idiv": 60.0,
+                                       "matrix": 120.0}
+#: Seconds per suite with ``quick``.
+QUICK_BUDGET_S: Mapping[str, float] = {k: v / 3 for k, v in SUITE_BUDGET_S.items()}
+#: The largest budget accepted, seconds.
+MAX_BUDGET_S = 3600.0
+
+Budgets = Union[None, str, Mapping[str, float]]
+
+
+def suite_budgets(suites: Sequence[str], quick: bool = False, budgets: Budgets = None) -> Dict[str, float]:
+    """Seconds of budget for each of ``suites`` (0 for none): the defaults (:data:`SUITE_BUDGET_S`,
+    :data:`QUICK_BUDGET_S` with ``quick``), with ``budgets`` applied: ``"none"`` (no budget for any
+    suite), ``"gemm=120,sweep=30"`` or a mapping of suite to seconds; a suite named there but not in
+    ``suites`` is an error, so is a value of 0 or less or above :data:`MAX_BUDGET_S`.
+
+    Raises:
+        OptionError: (option ``budget``) malformed text, an unknown suite, or a value out of range.
+    """
+    base = QUICK_BUDGET_S if quick else SUITE_BUDGET_S
+    out = {s: float(base.get(s, 0.0)) for s in suites}
+    if budgets is None:
+        return out
+    valid = f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SUITE one of {', '.join(suites)} and SECONDS in (0, {MAX_BUDGET_S:g}]"
+    if isinstance(budgets, str):
+        if budgets.strip().lower() == "none":
+            return {s: 0.0 for s in suites}
+        pairs: Dict[str, object] = {}
+        for item in filter(None, (part.strip() for part in budgets.split(","))):
+            key, sep, text = item.partition("=")
+            if not sep:
+                raise OptionError("budget", item, valid, problem="is not SUITE=SECONDS", shown=repr(item))
+            pairs[key.strip().lower()] = text.strip()
+        if not pairs:
+            raise OptionError("budget", budgets, valid, problem="names no suite")
+        budgets_map: Mapping[str, object] = pairs
+    else:
+        budgets_map = budgets
+    for name, value in budgets_map.items():
+        if name not in out:
+            raise OptionError("budget", name, valid, problem="is not a suite of this run", shown=repr(name))
+        seconds = _seconds(value)
+        if seconds is None or not 0 < seconds <= MAX_BUDGET_S:
+            raise OptionError("budget", f"{name}={value}", valid, shown=repr(f"{name}={value}"),
+                              problem="is not a number of seconds" if seconds is None else "is out of range")
+        out[name] = seconds
+    return out
+
+
+def _seconds(value: object) -> Optional[float]:
+    try:
+        seconds = float(value)  # type: ignore[arg-type]  # a number or its text
+    except (TypeError, ValueError):
+        return None
+    return seconds if seconds == seconds else None  # NaN is not a number of seconds

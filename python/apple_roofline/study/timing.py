@@ -1,0 +1,107 @@
+"""Where a study's time went: one record per suite, its seconds against its budget
+(docs/design.md, "Time budgets").
+
+A runner measures each suite against a time budget (seconds of wall time; 0 for none) and records a
+:class:`SuiteTime` per suite: the seconds it took, the budget, how many cases it measured and
+whether the budget ran out before its last case (``cut``). Reports print them as the "Time per
+suite" table (:func:`time_rows`), so a suite cut short by its budget is said, never silent.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .reader import Reader
+
+__all__ = ["SuiteTime", "SuiteClock", "time_rows", "read_suite_times", "cut_warning", "TIME_HEADER", "TIME_ALIGN"]
+
+#: Columns of :func:`time_rows`.
+TIME_HEADER: Tuple[str, ...] = ("suite", "measured", "seconds", "budget (s)", "status")
+TIME_ALIGN = "lrrrl"
+
+
+@dataclass(frozen=True)
+class SuiteTime:
+    """The wall time of one suite of a study.
+
+    Attributes:
+        suite: the suite's name.
+        seconds: wall time from its first case to the end of its last, in seconds (setup, compiles,
+            timing and validation; not a tuning pass before it).
+        budget_s: its budget in seconds; 0 when it had none.
+        measured: cases measured (valid or not; skipped kernels not counted).
+        cut: True when the budget ran out with cases left, which were not measured.
+    """
+
+    suite: str
+    seconds: float
+    budget_s: float = 0.0
+    measured: int = 0
+    cut: bool = False
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys suite, seconds, budget_s, measured, cut."""
+        return {"suite": self.suite, "seconds": self.seconds, "budget_s": self.budget_s,
+                "measured": self.measured, "cut": self.cut}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "SuiteTime":
+        """Build from :meth:`to_dict` output. Raises :class:`~.files.ResultsError` naming the field."""
+        r = Reader(source)
+        d = r.obj(d, where or "suite_times")
+        seconds, budget = r.number(d, "seconds", where), r.number(d, "budget_s", where)
+        if seconds < 0 or budget < 0:
+            r.fail(f"{where}: seconds and budget_s must be non-negative, not {seconds!r} and {budget!r}")
+        return cls(suite=r.string(d, "suite", where), seconds=seconds, budget_s=budget,
+                   measured=r.nonneg_int(d, "measured", where), cut=r.boolean(d, "cut", where))
+
+
+def read_suite_times(d: Mapping[str, Any], source: str) -> Tuple[SuiteTime, ...]:
+    """The optional ``suite_times`` array of a results file (empty in files written before it)."""
+    r = Reader(source)
+    return tuple(SuiteTime.from_dict(t, source=source, where=f"suite_times[{i}]")
+                 for i, t in enumerate(r.array(d, "suite_times", "", required=False)))
+
+
+class SuiteClock:
+    """Times one suite against ``budget_s`` (0: none), counting its measured cases.
+
+    :meth:`spent` says whether the budget is used up (checked before each case, so a case is never
+    interrupted: a suite can run over its budget by one case); :meth:`record` gives the
+    :class:`SuiteTime`."""
+
+    def __init__(self, suite: str, budget_s: float) -> None:
+        self.suite = suite
+        self.budget_s = float(budget_s)
+        self.start = time.perf_counter()
+        self.measured = 0
+        self.cut = False
+
+    def spent(self) -> bool:
+        """True once the budget (if any) has passed."""
+        return self.budget_s > 0 and time.perf_counter() - self.start >= self.budget_s
+
+    def record(self) -> SuiteTime:
+        """The suite's :class:`SuiteTime` as of now."""
+        return SuiteTime(self.suite, time.perf_counter() - self.start, self.budget_s, self.measured, self.cut)
+
+
+def cut_warning(t: SuiteTime) -> Optional[str]:
+    """The warning a suite cut short by its budget gets (None when it was not)."""
+    if not t.cut:
+        return None
+    return (f"suite {t.suite} was cut short by its {t.budget_s:g} s time budget after {t.measured} "
+            f"cases: its remaining cases were not measured (raise it with --budget {t.suite}=SECONDS)")
+
+
+def time_rows(times: Sequence[SuiteTime]) -> List[Tuple[str, ...]]:
+    """Rows of the "Time per suite" table (columns :data:`TIME_HEADER`), with a total row."""
+    rows: List[Tuple[str, ...]] = []
+    for t in times:
+        status = "cut short by its budget" if t.cut else "complete"
+        rows.append((t.suite, str(t.measured), f"{t.seconds:.1f}", f"{t.budget_s:g}" if t.budget_s else "none", status))
+    if len(times) > 1:
+        rows.append(("total", str(sum(t.measured for t in times)), f"{sum(t.seconds for t in times):.1f}", "", ""))
+    return rows
