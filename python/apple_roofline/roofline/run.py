@@ -105,7 +105,8 @@ class Run(Document):
             "measurements": [m.to_dict() for m in self.measurements],
             "ceilings": [c.to_dict() for c in self.ceilings],
             "skipped": [s.to_dict() for s in self.skipped],
-            "suite_times": [t.to_dict() for t in self.suite_times],
+            # optional, as "finished": written when recorded, absent from older files
+            **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {}),
         }
 
     @classmethod
