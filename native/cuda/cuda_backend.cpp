@@ -295,10 +295,18 @@ class CudaBackend final : public Backend {
     options.push_back("-DBLOCK=" + std::to_string(block));
     key += "|-DBLOCK=" + std::to_string(block) + "|" + source;  // the whole source: no hash collisions
 
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    {
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) return it->second;
+    }
+    // NVRTC runs outside the lock, so kernels compiled from several threads (suites/base.py
+    // prebuild) compile in parallel: the NVRTC User Guide makes its API thread-safe for distinct
+    // programs, and each call here has its own. The first to finish is cached; a racing duplicate
+    // of the same key is dropped (docs/design.md, "Time budgets").
     CompiledImage img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     dev_->make_current();
     auto m = std::make_shared<Module>();
     m->dev = dev_;

@@ -53,3 +53,51 @@ def test_freivalds_verdicts_do_not_depend_on_the_block_size(monkeypatch: pytest.
     (ok2, msg2), (bad2, _) = results[1]
     assert ok1 and ok2 and not bad1 and not bad2
     assert "Freivalds" in msg1 and msg1.split("worst ")[1][:4] == msg2.split("worst ")[1][:4]
+
+
+def test_prebuild_compiles_each_distinct_kernel_once_and_leaves_errors_to_the_suite() -> None:
+    """suites.base.prebuild: every distinct (source, entry, constants) compiled, on several threads,
+    duplicates once; a failing build raises nothing here (the suite meets it again and records it)."""
+    import threading
+
+    from apple_roofline.suites.base import prebuild
+
+    seen = []
+    threads = set()
+    lock = threading.Lock()
+
+    class Backend:
+        def compile(self, source: str, entry: str, constants: dict) -> None:  # type: ignore[type-arg]
+            with lock:
+                seen.append((source, entry, tuple(sorted(constants.items()))))
+                threads.add(threading.get_ident())
+            if entry == "bad":
+                raise RuntimeError("does not compile")
+
+    builds = [("a.cu", "k", {"F": f, "BLOCK": 256}) for f in (1, 2, 4, 8)] + [("a.cu", "k", {"BLOCK": 256, "F": 1})]
+    prebuild(Backend(), builds + [("a.cu", "bad", {})])
+    assert sorted(seen) == sorted({(s, e, tuple(sorted(c.items()))) for s, e, c in builds + [("a.cu", "bad", {})]})
+    assert len(seen) == 5
+    seen.clear()
+    prebuild(Backend(), [("a.cu", "k", {})])  # one build: nothing to gain, left to the suite
+    assert seen == []
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_uniform_pair_is_the_serial_draws_bit_for_bit(monkeypatch: pytest.MonkeyPatch, dtype: type) -> None:
+    """The GEMM inputs drawn in row blocks on threads equal two serial rng.uniform draws (cast to
+    the storage type), and leave the generator where the serial draws leave it."""
+    from apple_roofline.suites.gemm import uniform_pair
+
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 8 * 100 * 7)  # 7 rows of 100 per block: many blocks
+    serial = np.random.default_rng(100)
+    want = (serial.uniform(-1.0, 1.0, (100, 100)).astype(dtype), serial.uniform(-1.0, 1.0, (100, 100)).astype(dtype))
+    rng = np.random.default_rng(100)
+    got = uniform_pair(rng, 100, dtype)
+    assert all(np.array_equal(g, w) and g.dtype == np.dtype(dtype) for g, w in zip(got, want))
+    assert rng.random() == serial.random()
+    # a bit generator without advance() draws serially, to the same values
+    mt = np.random.Generator(np.random.MT19937(5))
+    got_mt = uniform_pair(mt, 20, dtype)
+    ref = np.random.Generator(np.random.MT19937(5))
+    assert np.array_equal(got_mt[1], (ref.uniform(-1.0, 1.0, (20, 20)), ref.uniform(-1.0, 1.0, (20, 20)))[1].astype(dtype))

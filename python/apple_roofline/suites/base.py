@@ -9,7 +9,7 @@ branches on the backend's name to decide what a kernel means: the tables do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from ..shaders import resolve
 __all__ = [
     "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
     "fill", "poison", "read", "check_close", "check_tiled", "tiled_within", "BLOCKS_OPTION", "TUNE_OPTION", "ANY_KERNEL",
-    "kernel_key", "Constants", "rebindable", "BufferPair",
+    "kernel_key", "Constants", "rebindable", "BufferPair", "prebuild", "PREBUILD_WORKERS",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
@@ -195,6 +195,35 @@ class Suite:
         if block is not None:
             out["BLOCK"] = int(block)
         return out
+
+
+#: Threads :func:`prebuild` compiles on at most.
+PREBUILD_WORKERS = 8
+
+
+def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
+    """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
+    threads, before a suite measures them one by one (docs/design.md, "Time budgets").
+
+    ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
+    own ``make_kernel`` later finds each kernel built; on CUDA the NVRTC compiles of a suite run in
+    parallel instead of one per case (22 sweep kernels took 8 s one after another on an H100's
+    host). Nothing is timed here. A build that fails is left alone: the suite meets the same error
+    when it builds that kernel and records it (skipped, rejected) as without a prebuild."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    unique = list(dict.fromkeys((src, entry, tuple(sorted(c.items()))) for src, entry, c in builds))
+    if len(unique) < 2:
+        return
+
+    def build(item: Tuple[str, str, Tuple[Tuple[str, Union[int, float]], ...]]) -> None:
+        try:
+            backend.compile(item[0], item[1], dict(item[2]))
+        except Exception:  # noqa: BLE001 — recorded when the suite builds it (docstring)
+            pass
+
+    with ThreadPoolExecutor(max_workers=min(PREBUILD_WORKERS, len(unique))) as pool:
+        list(pool.map(build, unique))
 
 
 def pattern(dtype: str, low: float, high: float, seed: int, period: int = PERIOD) -> np.ndarray:

@@ -34,15 +34,18 @@ def chain_reference(fk: FmaKernel, F: int, dtype: str) -> Callable[[], np.ndarra
 def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
                src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
                constants: Optional[Mapping[str, Union[int, float]]] = None,
-               reference: Optional[Callable[[], np.ndarray]] = None) -> Case:
+               reference: Optional[Callable[[], np.ndarray]] = None, fill_input: bool = True) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``fk`` at F iterations; the check compares every element with the NumPy reference
     (``reference``, else :func:`chain_reference`'s). The kernel is compiled with ``{"F": F}`` plus
     ``constants`` (the kernel table's, e.g. BLOCK); :meth:`Case.for_block` rebuilds it at another
-    BLOCK on the same buffers, inputs and reference."""
+    BLOCK on the same buffers, inputs and reference. ``fill_input`` False leaves ``bufs[0]`` as it
+    is: the caller has already written :func:`chain_input` over at least these ``items`` (the sweep
+    writes it once for all its cases; the kernels only read it)."""
     dtype = kdef.dtype
     count = items * fk.elems_per_item
-    fill(bufs[0], chain_input(dtype), count)
+    if fill_input:
+        fill(bufs[0], chain_input(dtype), count)
     poison(bufs[1], dtype, count)
     ref = reference or chain_reference(fk, F, dtype)
     rtol, atol = tolerance(dtype)

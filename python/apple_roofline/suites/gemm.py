@@ -41,7 +41,7 @@ from .blocks import map_row_blocks
 __all__ = [
     "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "TILED_GEMM", "UNDOCUMENTED_FP16_ACCUMULATOR",
     "gemm_flops", "gemm_bytes", "check_fp16_accumulation",
-    "gemm_kernel_def", "gemm_inputs", "check_gemm", "round_tf32", "round_bf16", "bf16_bits", "bf16_values",
+    "gemm_kernel_def", "gemm_inputs", "uniform_pair", "check_gemm", "round_tf32", "round_bf16", "bf16_bits", "bf16_values",
 ]
 
 
@@ -453,12 +453,37 @@ def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarra
         bi = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
         return ai, bi, ai, bi
     if p.in_dtype == "bf16":
-        af = bf16_values(bf16_bits(rng.uniform(-1.0, 1.0, (n, n))))
-        bf = bf16_values(bf16_bits(rng.uniform(-1.0, 1.0, (n, n))))
+        a32, b32 = uniform_pair(rng, n, np.float32)
+        af, bf = bf16_values(bf16_bits(a32)), bf16_values(bf16_bits(b32))
         return af, bf, bf16_bits(af), bf16_bits(bf)
-    a = rng.uniform(-1.0, 1.0, (n, n)).astype(NUMPY_DTYPE[p.in_dtype])
-    b = rng.uniform(-1.0, 1.0, (n, n)).astype(NUMPY_DTYPE[p.in_dtype])
+    a, b = uniform_pair(rng, n, np.dtype(NUMPY_DTYPE[p.in_dtype]))
     return a, b, a, b
+
+
+def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """Two n×n arrays of ``dtype``: the values of two consecutive ``rng.uniform(-1.0, 1.0, (n, n))``
+    draws cast to ``dtype``, drawn a block of rows at a time on the thread pool
+    (:func:`~.blocks.map_row_blocks`). Each block draws from a copy of ``rng``'s bit generator
+    advanced to the block's first value (``advance``, PCG64's jump ahead), so the values are the
+    serial draws' bit for bit whatever the number of threads; ``rng`` is left advanced past both, as
+    after the serial draws. A bit generator without ``advance`` draws serially. An 8192×8192 pair
+    took about 1 s serially on an H100's host (docs/design.md, "Time budgets")."""
+    bitgen = rng.bit_generator
+    if not hasattr(bitgen, "advance"):
+        return (rng.uniform(-1.0, 1.0, (n, n)).astype(dtype), rng.uniform(-1.0, 1.0, (n, n)).astype(dtype))
+    state = bitgen.state
+
+    def draw(first: int, out: np.ndarray, rows: slice) -> None:
+        block_gen = type(bitgen)()
+        block_gen.state = state
+        block_gen.advance(first + rows.start * n)  # type: ignore[attr-defined]  # checked above
+        out[rows] = np.random.Generator(block_gen).uniform(-1.0, 1.0, (rows.stop - rows.start, n))
+
+    pair = (np.empty((n, n), dtype), np.empty((n, n), dtype))
+    for i, out in enumerate(pair):
+        map_row_blocks(partial(draw, i * n * n, out), n, n)
+    bitgen.advance(2 * n * n)
+    return pair
 
 
 def _poison_output(buf: Any, dtype: str, count: int) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Tuple, Union
 
 import numpy as np
 
-from .base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite
+from .base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, prebuild
 from .chains import chain_case, chain_reference
 from .fma import FMA_KERNELS
 
@@ -73,12 +73,12 @@ class PeakSuite(Suite):
 
     def cases(self) -> Iterator[Case]:
         pair = BufferPair(self.ctx.backend)
-        for dtype, variant in PEAK_VARIANTS:
-            kdef = kernel_def(dtype, variant)
-            src = self.source(kdef)
-            if src is None:
-                continue
-            yield self._case(kdef, src, self.constants(kdef), pair, chain_reference(FMA_KERNELS[variant], PEAK_F, dtype))
+        kernels = [(kdef, src) for kdef in (kernel_def(d, v) for d, v in PEAK_VARIANTS)
+                   for src in [self.source(kdef)] if src is not None]
+        prebuild(self.ctx.backend, [(*src, {**self.constants(kdef), "F": PEAK_F}) for kdef, src in kernels])
+        for kdef, src in kernels:
+            yield self._case(kdef, src, self.constants(kdef), pair,
+                             chain_reference(FMA_KERNELS[kdef.name], PEAK_F, kdef.dtype))
 
     def _case(self, kdef: KernelDef, src: Tuple[str, str], consts: Constants, pair: BufferPair,
               reference: Callable[[], np.ndarray]) -> Case:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite
+from .base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite, prebuild
 from .chains import chain_case
 from .fma import FMA_KERNELS, FmaKernel
 
@@ -53,18 +53,26 @@ class SweepSuite(Suite):
         """The F of this run: :func:`sweep_F`, or only :data:`SWEEP_TUNE_F` when tuning."""
         return [SWEEP_TUNE_F] if self.ctx.options.get(TUNE_OPTION) else sweep_F(self.ctx.quick)
 
+    def _kernels(self) -> List[Tuple[KernelDef, FmaKernel, Tuple[str, str]]]:
+        """(kernel table entry, FMA kernel, source) of each sweep kernel this backend has."""
+        out = []
+        for name, fk in SWEEP_KERNELS:
+            kdef = KernelDef("sweep", name, "fp32", fk.sources("fp32"), constants=fk.constants())
+            src = self.source(kdef)
+            if src is not None:
+                out.append((kdef, fk, src))
+        return out
+
     def cases(self) -> Iterator[Case]:
-        dtype = "fp32"
         buf_bytes = max(4096, self.ctx.array_bytes)
         backend = self.ctx.backend
         bufs = (backend.alloc(buf_bytes), backend.alloc(buf_bytes))
         max_launch_s = float(self.ctx.options.get("max_launch_s", 0.05))
-        for name, fk in SWEEP_KERNELS:
-            kdef = KernelDef("sweep", name, dtype, fk.sources(dtype), constants=fk.constants())
-            src = self.source(kdef)
-            if src is None:
-                continue
-            full_items = buf_bytes // (fk.elems_per_item * ITEMSIZE[dtype])
+        kernels = self._kernels()
+        prebuild(backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()])
+        filled = 0  # elements of bufs[0] holding the input pattern: the same for every case, written once
+        for kdef, fk, src in kernels:
+            full_items = buf_bytes // (fk.elems_per_item * ITEMSIZE[kdef.dtype])
             items = full_items
             first_gbps: Optional[float] = None
             self.last = None
@@ -78,5 +86,7 @@ class SweepSuite(Suite):
                     if compute_bound and t_next > max_launch_s:
                         items = max(1024, int(prev_items * max_launch_s / t_next) // 64 * 64)
                 items = min(items, full_items)
+                count = items * fk.elems_per_item
                 yield chain_case(kdef, fk, F, items, bufs, src, backend,
-                                 {"shrunk": items < full_items}, self.constants(kdef))
+                                 {"shrunk": items < full_items}, self.constants(kdef), fill_input=count > filled)
+                filled = max(filled, count)
