@@ -143,6 +143,22 @@ void init_backend(nb::module_& m) {
           "dtype"_a, "count"_a = -1, "offset"_a = 0,
           "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array.")
       .def(
+          "read_into",
+          [](Buffer& b, nb::ndarray<nb::c_contig, nb::device::cpu> a, int64_t offset) {
+            const size_t n = a.nbytes();
+            if (offset < 0 || size_t(offset) > b.nbytes() || n > b.nbytes() - size_t(offset))
+              throw std::invalid_argument("read_into: " + std::to_string(n) + " bytes at offset " +
+                                          std::to_string(offset) + " do not fit the buffer's " +
+                                          std::to_string(b.nbytes()) + " bytes");
+            void* p = a.data();
+            nb::gil_scoped_release r;
+            b.read(p, n, size_t(offset));
+          },
+          "array"_a, "offset"_a = 0,
+          "Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it.\n"
+          "Reusing one array is faster than read() on discrete GPUs: pages the process already\n"
+          "touched are not faulted in again by the copy (docs/design.md, \"Time budgets\").")
+      .def(
           "view",
           [](std::shared_ptr<Buffer> b, const std::string& dtype) {
             size_t es = 0;

@@ -147,3 +147,17 @@ def test_cuda_timeline_needs_a_stamp_kernel() -> None:
     tiny = _compile("cuda", b, "dispatch_tiny")
     with pytest.raises(ValueError, match="globaltimer"):
         tiny.timeline((_tiny(b),), 256, 2)  # writes floats, not a timer, into its first argument
+
+
+def test_read_into_fills_an_array_at_an_offset_and_rejects_what_does_not_fit(dev: Tuple[str, Any]) -> None:
+    _, backend = dev
+    x = backend.alloc(64)
+    x.write(np.arange(16, dtype=np.float32))
+    out = np.full(4, -1.0, np.float32)
+    x.read_into(out, 8)  # bytes 8..23: elements 2..5
+    assert out.tolist() == [2.0, 3.0, 4.0, 5.0]
+    x.read_into(out)
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
+    for bad_offset in (-4, 56, 65):
+        with pytest.raises(ValueError, match="do not fit the buffer's 64 bytes"):
+            x.read_into(out, bad_offset)

@@ -101,3 +101,40 @@ def test_uniform_pair_is_the_serial_draws_bit_for_bit(monkeypatch: pytest.Monkey
     got_mt = uniform_pair(mt, 20, dtype)
     ref = np.random.Generator(np.random.MT19937(5))
     assert np.array_equal(got_mt[1], (ref.uniform(-1.0, 1.0, (20, 20)), ref.uniform(-1.0, 1.0, (20, 20)))[1].astype(dtype))
+
+
+def test_reads_reuse_the_scratch_and_fall_back_without_read_into() -> None:
+    from apple_roofline.suites.base import HostScratch, read
+
+    class Device:  # a discrete GPU's buffer: no host view
+        def __init__(self, data: np.ndarray) -> None:
+            self.data = data
+            self.reads = 0
+
+        def view(self, dtype: str) -> np.ndarray:
+            raise ValueError("not host-visible")
+
+        def read(self, dtype: str, count: int) -> np.ndarray:
+            self.reads += 1
+            return self.data.view(dtype)[:count].copy()
+
+        def read_into(self, out: np.ndarray, offset: int = 0) -> None:
+            out.view(np.uint8)[:] = self.data.view(np.uint8)[offset:offset + out.nbytes]
+
+    scratch = HostScratch()
+    a = Device(np.arange(16, dtype=np.float32))
+    first = read(a, "fp32", 8, scratch)
+    assert first.tolist() == list(range(8)) and a.reads == 0
+    again = read(Device(np.full(16, 7, np.float32)), "fp32", 4, scratch)
+    assert again.tolist() == [7.0] * 4 and np.shares_memory(first, again)  # one array, reused
+    big = read(Device(np.ones(64, np.float64)), "fp64", 64, scratch)
+    assert big.dtype == np.float64 and big.size == 64  # grown to the largest read
+    class OldDevice:  # a backend built before read_into: read() is the fallback
+        def view(self, dtype: str) -> np.ndarray:
+            raise ValueError("not host-visible")
+
+        def read(self, dtype: str, count: int) -> np.ndarray:
+            return np.arange(count, dtype=dtype)
+
+    assert read(OldDevice(), "fp32", 4, scratch).tolist() == [0, 1, 2, 3]
+    assert not np.shares_memory(read(OldDevice(), "fp32", 4, scratch), big)

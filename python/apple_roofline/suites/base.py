@@ -18,7 +18,7 @@ from ..shaders import resolve
 __all__ = [
     "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
     "fill", "poison", "read", "check_close", "check_tiled", "tiled_within", "BLOCKS_OPTION", "TUNE_OPTION", "ANY_KERNEL",
-    "kernel_key", "Constants", "rebindable", "BufferPair", "prebuild", "PREBUILD_WORKERS",
+    "kernel_key", "Constants", "rebindable", "BufferPair", "prebuild", "PREBUILD_WORKERS", "HostScratch",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
@@ -254,12 +254,37 @@ def poison(buf: Any, dtype: str, count: int) -> None:
         buf.write(block[:n], start * block.itemsize)
 
 
-def read(buf: Any, dtype: str, count: int) -> np.ndarray:
-    """The first ``count`` elements of ``buf`` (a copy, or a view where the buffer is host-visible)."""
+class HostScratch:
+    """Host memory a suite reads its outputs into, one read after another (docs/design.md, "Time
+    budgets"): a copy from a discrete GPU into pages the process has already touched ran at 18 GB/s
+    on an H100's host, into a new array at 1.7 GB/s (the pages faulted in during the copy), so a
+    suite that reads 256 MiB per case keeps one array. It grows to the largest read; the array a
+    read returns is valid until the next read through the same scratch."""
+
+    def __init__(self) -> None:
+        self._mem = np.empty(0, np.uint8)
+
+    def array(self, dtype: str, count: int) -> np.ndarray:
+        """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch."""
+        np_dtype = np.dtype(NUMPY_DTYPE[dtype])
+        nbytes = count * np_dtype.itemsize
+        if self._mem.size < nbytes:
+            self._mem = np.empty(nbytes, np.uint8)
+        out: np.ndarray = self._mem[:nbytes].view(np_dtype)
+        return out
+
+
+def read(buf: Any, dtype: str, count: int, scratch: Optional[HostScratch] = None) -> np.ndarray:
+    """The first ``count`` elements of ``buf``: a view where the buffer is host-visible, else a copy —
+    into ``scratch`` where given (``Buffer.read_into``), else into a new array."""
     try:
         out: np.ndarray = buf.view(NUMPY_DTYPE[dtype])[:count]
     except ValueError:
-        out = buf.read(NUMPY_DTYPE[dtype], count)
+        if scratch is None or not hasattr(buf, "read_into"):
+            out = buf.read(NUMPY_DTYPE[dtype], count)
+        else:
+            out = scratch.array(dtype, count)
+            buf.read_into(out)
     return out
 
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from .base import Case, Constants, KernelDef, check_tiled, fill, pattern, poison, read, rebindable
+from .base import Case, Constants, HostScratch, KernelDef, check_tiled, fill, pattern, poison, read, rebindable
 from .fma import CHAIN_A, FmaKernel, tolerance
 
 __all__ = ["chain_case", "chain_input", "chain_reference"]
@@ -34,14 +34,16 @@ def chain_reference(fk: FmaKernel, F: int, dtype: str) -> Callable[[], np.ndarra
 def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
                src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
                constants: Optional[Mapping[str, Union[int, float]]] = None,
-               reference: Optional[Callable[[], np.ndarray]] = None, fill_input: bool = True) -> Case:
+               reference: Optional[Callable[[], np.ndarray]] = None, fill_input: bool = True,
+               scratch: Optional[HostScratch] = None) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``fk`` at F iterations; the check compares every element with the NumPy reference
     (``reference``, else :func:`chain_reference`'s). The kernel is compiled with ``{"F": F}`` plus
     ``constants`` (the kernel table's, e.g. BLOCK); :meth:`Case.for_block` rebuilds it at another
     BLOCK on the same buffers, inputs and reference. ``fill_input`` False leaves ``bufs[0]`` as it
     is: the caller has already written :func:`chain_input` over at least these ``items`` (the sweep
-    writes it once for all its cases; the kernels only read it)."""
+    writes it once for all its cases; the kernels only read it). The check reads the output into
+    ``scratch`` where given (a suite's reused host memory)."""
     dtype = kdef.dtype
     count = items * fk.elems_per_item
     if fill_input:
@@ -51,7 +53,7 @@ def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[A
     rtol, atol = tolerance(dtype)
 
     def check() -> Tuple[bool, str]:
-        return check_tiled(read(bufs[1], dtype, count), ref(), rtol, atol)
+        return check_tiled(read(bufs[1], dtype, count, scratch), ref(), rtol, atol)
 
     args = [bufs[0], bufs[1]] + ([CHAIN_A] if fk.takes_a else [])
 

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator, List, Tuple
 
 import numpy as np
 
-from .base import EPS, ITEMSIZE, PERIOD, Case, Constants, KernelDef, Suite, check_tiled, fill, pattern, poison, read, rebindable
+from .base import EPS, ITEMSIZE, PERIOD, Case, Constants, HostScratch, KernelDef, Suite, check_tiled, fill, pattern, \
+    poison, read, rebindable
 
 __all__ = ["StreamSuite", "STREAM_KERNELS", "Q", "VECTOR", "BLOCK_ELEMENTS", "bandwidth_class", "array_elements"]
 
@@ -89,6 +90,7 @@ class StreamSuite(Suite):
         q = np.float32(Q)
         rtol = 4 * EPS["fp32"]
         cclass = bandwidth_class(nbytes, int(self.ctx.info.get("llc_bytes", 0) or 0))
+        scratch = HostScratch()
         for sk in STREAM_KERNELS:
             kdef = sk.kernel_def(cclass)
             src = self.source(kdef)
@@ -102,14 +104,14 @@ class StreamSuite(Suite):
             # Element i of every input is its pattern's element i % PERIOD, so one period of the
             # reference, tiled, is the whole output's (computed once per kernel).
             want = sk.ref(pats[0], pats[1], pats[2], q).astype(np.float32)
-            yield rebindable(partial(self._case, sk, kdef, src, bufs, n, want, rtol), self.constants(kdef))
+            yield rebindable(partial(self._case, sk, kdef, src, bufs, n, want, rtol, scratch), self.constants(kdef))
 
     def _case(self, sk: StreamKernel, kdef: KernelDef, src: Tuple[str, str], bufs: List[Any], n: int,
-              want: np.ndarray, rtol: float, constants: Constants) -> Case:
+              want: np.ndarray, rtol: float, scratch: HostScratch, constants: Constants) -> Case:
         out = bufs[sk.output]
 
         def check() -> Tuple[bool, str]:
-            return check_tiled(read(out, "fp32", n), want, rtol, 0.0)
+            return check_tiled(read(out, "fp32", n, scratch), want, rtol, 0.0)
 
         return Case(
             kernel=kdef,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite, prebuild
+from .base import ITEMSIZE, TUNE_OPTION, Case, HostScratch, KernelDef, Suite, prebuild
 from .chains import chain_case
 from .fma import FMA_KERNELS, FmaKernel
 
@@ -71,6 +71,7 @@ class SweepSuite(Suite):
         kernels = self._kernels()
         prebuild(backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()])
         filled = 0  # elements of bufs[0] holding the input pattern: the same for every case, written once
+        scratch = HostScratch()
         for kdef, fk, src in kernels:
             full_items = buf_bytes // (fk.elems_per_item * ITEMSIZE[kdef.dtype])
             items = full_items
@@ -88,5 +89,6 @@ class SweepSuite(Suite):
                 items = min(items, full_items)
                 count = items * fk.elems_per_item
                 yield chain_case(kdef, fk, F, items, bufs, src, backend,
-                                 {"shrunk": items < full_items}, self.constants(kdef), fill_input=count > filled)
+                                 {"shrunk": items < full_items}, self.constants(kdef), fill_input=count > filled,
+                                 scratch=scratch)
                 filled = max(filled, count)
