@@ -46,16 +46,36 @@ nb::ndarray<nb::array_api> dlpack_array(std::shared_ptr<Buffer> b, const std::st
   return nb::ndarray<nb::array_api>(a.ptr, 1, shape, owner, nullptr, dt, a.device_type, a.device_id);
 }
 
+// One kernel argument from Python: a Buffer, an int or a float (a bool is refused: it is an int in
+// Python, and a flag passed by mistake would otherwise launch as 0 or 1).
+Arg to_arg(nb::handle h) {
+  if (nb::isinstance<Buffer>(h)) return Arg(nb::cast<Buffer*>(h));
+  if (PyBool_Check(h.ptr())) throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, not bool");
+  if (PyLong_Check(h.ptr())) return Arg(int64_t(nb::cast<int64_t>(h)));
+  if (PyFloat_Check(h.ptr())) return Arg(nb::cast<double>(h));
+  throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, got " +
+                              std::string(nb::str(nb::handle(h.type())).c_str()));
+}
+
+// The arguments of `seq` into `out` (cleared first). A tuple or list is read by index, without
+// the iterator protocol: Kernel.launch is the dispatch study's Python path, where every step
+// between the call and Kernel::launch is overhead (docs/design.md, "Dispatch latency").
+void to_args(nb::handle seq, std::vector<Arg>& out) {
+  out.clear();
+  PyObject* o = seq.ptr();
+  if (PyTuple_Check(o)) {
+    const Py_ssize_t n = PyTuple_GET_SIZE(o);
+    for (Py_ssize_t i = 0; i < n; ++i) out.push_back(to_arg(PyTuple_GET_ITEM(o, i)));
+  } else if (PyList_Check(o)) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) out.push_back(to_arg(PyList_GET_ITEM(o, i)));
+  } else {
+    for (nb::handle h : seq) out.push_back(to_arg(h));
+  }
+}
+
 std::vector<Arg> to_args(nb::handle seq) {
   std::vector<Arg> out;
-  for (nb::handle h : seq) {
-    if (nb::isinstance<Buffer>(h)) out.emplace_back(nb::cast<Buffer*>(h));
-    else if (PyBool_Check(h.ptr())) throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, not bool");
-    else if (PyLong_Check(h.ptr())) out.emplace_back(int64_t(nb::cast<int64_t>(h)));
-    else if (PyFloat_Check(h.ptr())) out.emplace_back(nb::cast<double>(h));
-    else throw std::invalid_argument("kernel arguments must be Buffers, ints or floats, got " +
-                                     std::string(nb::str(nb::handle(h.type())).c_str()));
-  }
+  to_args(seq, out);
   return out;
 }
 
@@ -227,10 +247,18 @@ void init_backend(nb::module_& m) {
       .def(
           "launch",
           [](Kernel& k, nb::sequence args, int64_t work_items) {
-            std::vector<Arg> a = to_args(args);
+            // One vector per thread, reused: no allocation per launch. Where Kernel::launch only
+            // enqueues (launch_enqueues(): CUDA), the GIL stays held: releasing and taking it back
+            // would cost more than the enqueue holds it (docs/design.md, "Dispatch latency").
+            thread_local std::vector<Arg> a;
+            to_args(args, a);
             const uint64_t w = positive(work_items, "launch");
-            nb::gil_scoped_release release;
-            k.launch(a, w);
+            if (k.launch_enqueues()) {
+              k.launch(a, w);
+            } else {
+              nb::gil_scoped_release release;
+              k.launch(a, w);
+            }
           },
           "args"_a, "launch"_a = 1,
           "Enqueue one launch of `launch` work items and return without waiting where the device\n"

@@ -141,6 +141,10 @@ class Kernel {
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                                    uint64_t reps) = 0;
   virtual void launch(const std::vector<Arg>& args, uint64_t work_items);
+  // True where launch() only hands the work to the device's queue and returns without waiting for
+  // it (CUDA: cuLaunchKernel on the backend's stream), so a caller may keep a lock such as Python's
+  // GIL across it; false (the default) where it may wait (the CPU runs the kernel before returning).
+  virtual bool launch_enqueues() const { return false; }
   virtual Timeline timeline(const std::vector<Arg>& args, uint64_t work_items, uint64_t reps);
 };
 

@@ -68,10 +68,26 @@ class CudaKernel final : public Kernel {
   }
   // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
   // long or double), then the work-item count.
+  // Up to kInline arguments (every kernel of this project) are held inline: a launch allocates nothing.
   struct Params {
-    std::vector<unsigned long long> slots;
-    std::vector<void*> ptrs;
-    Params(const std::vector<Arg>& args, uint64_t work_items, const Device& dev) : slots(args.size() + 1), ptrs(args.size() + 1) {
+    static constexpr size_t kInline = 15;
+    unsigned long long inline_slots[kInline + 1];
+    void* inline_ptrs[kInline + 1];
+    std::vector<unsigned long long> heap_slots;
+    std::vector<void*> heap_ptrs;
+    unsigned long long* slots;
+    void** ptrs;
+    Params(const std::vector<Arg>& args, uint64_t work_items, const Device& dev) {
+      const size_t n = args.size() + 1;
+      if (n <= kInline + 1) {
+        slots = inline_slots;
+        ptrs = inline_ptrs;
+      } else {
+        heap_slots.resize(n);
+        heap_ptrs.resize(n);
+        slots = heap_slots.data();
+        ptrs = heap_ptrs.data();
+      }
       for (size_t i = 0; i < args.size(); ++i) {
         if (auto* b = std::get_if<Buffer*>(&args[i])) {
           CUdeviceptr p = buffer_arg(*b, dev, i).ptr();
@@ -86,9 +102,11 @@ class CudaKernel final : public Kernel {
         }
         ptrs[i] = &slots[i];
       }
-      slots.back() = work_items;
-      ptrs.back() = &slots.back();
+      slots[n - 1] = work_items;
+      ptrs[n - 1] = &slots[n - 1];
     }
+    Params(const Params&) = delete;  // ptrs point into this object
+    Params& operator=(const Params&) = delete;
   };
   unsigned grid(uint64_t work_items) const {
     const uint64_t blocks = (work_items + uint64_t(block_) - 1) / uint64_t(block_);
@@ -98,7 +116,7 @@ class CudaKernel final : public Kernel {
     return unsigned(blocks);
   }
   void submit(unsigned blocks, Params& p) const {
-    check(driver().cuLaunchKernel(m_->function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs.data(),
+    check(driver().cuLaunchKernel(m_->function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs,
                                   nullptr),
           "cuLaunchKernel");
   }
@@ -122,6 +140,8 @@ class CudaKernel final : public Kernel {
     }
     return ev.elapsed(entry_.c_str());
   }
+
+  bool launch_enqueues() const override { return true; }
 
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     m_->dev->make_current();
