@@ -11,8 +11,9 @@
 // the instruction's N), -DTK (a multiple of the instruction's K: 16 for f16/bf16, 32 for s8),
 // -DITERS, -DREPS (the chain is ITERS x REPS multiply-accumulates of the tile), -DBLOCK (threads per
 // block, a multiple of 128), -DWG_BATCH (repetition blocks per commit group, dividing REPS; default
-// REPS), -DWG_INFLIGHT (commit groups left in flight while the next is issued: 0 or 1; default 0). Arguments: A (TM x TK, row-major), B (TK x TN, row-major), C (TM x TN per warpgroup,
-// row-major, warpgroup g's tile at g * TM * TN), then the number of work items n (a multiple of 128).
+// REPS), -DWG_INFLIGHT (commit groups left in flight while the next is issued: 0 or 1; default 0).
+// Arguments: A (TM x TK, row-major), B (TK x TN, row-major), C (TM x TN per warpgroup, row-major,
+// warpgroup g's tile at g * TM * TN), then the number of work items n (a multiple of 128).
 //
 //   per block: load A, B once into shared memory (canonical layout below);
 //   per warpgroup: ITERS x REPS times: D += A * B (TK / KSTEP wgmma each);  store D

@@ -99,15 +99,15 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         gemm = _ceiling(run, gemm_name, "measured")
         theory = _ceiling(run, gemm_name, "theoretical")
         m = _best_measurement(run, name)
-        mhz = m.params.get("sm_clock_mhz") if m is not None else None
-        clocked = (theory.value * float(mhz) * 1e6 / max_hz
-                   if theory and max_hz and isinstance(mhz, (int, float)) and mhz > 0 else None)
+        raw = m.params.get("sm_clock_mhz") if m is not None else None
+        mhz = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
+        clocked = theory.value * mhz * 1e6 / max_hz if theory and max_hz and mhz else None
         rows.append((name, sig_figs(c.value), c.from_,
                      f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
                      f"{c.value / gemm.value:.2f}×" if gemm else DASH,
                      f"{sig_figs(theory.value)}" if theory else DASH,
                      f"{c.value / theory.value:.0%}" if theory else DASH,
-                     f"{float(mhz):g}" if clocked is not None else DASH,
+                     f"{mhz:g}" if clocked is not None else DASH,
                      f"{c.value / clocked:.0%}" if clocked is not None else DASH))
     header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
               "of theoretical", "SM MHz", "of theoretical at SM MHz")
