@@ -19,8 +19,8 @@
 //   per warpgroup: ITERS x REPS times: D += A * B (TK / KSTEP wgmma each);  store D
 //
 // Every warpgroup of a block reads the same shared tiles (the block's copy of the small global A and
-// B) into its own accumulators; the tiles stay in shared memory for the whole chain, so the kernel is
-// bound by the tensor cores, not by memory.
+// B; the suite launches one warpgroup per block) into its own accumulators; the tiles stay in shared
+// memory for the whole chain, so the kernel is bound by the tensor cores, not by memory.
 //
 // Shared-memory layout (PTX ISA, "Asynchronous Warpgroup Level Matrix Shared Memory Layout", no
 // swizzle, K-major): A (TM x TK) and B transposed (TN x TK: B's column n is row n) are cut into core
@@ -64,7 +64,7 @@
 #error "compile with -DREPS=<multiply-accumulates per block>"
 #endif
 #ifndef BLOCK
-#define BLOCK 256
+#define BLOCK 128
 #endif
 #ifndef WG_BATCH
 #define WG_BATCH REPS

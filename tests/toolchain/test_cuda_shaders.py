@@ -178,7 +178,7 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
     out = os.path.join(str(tmp_path), "wgmma.ptx")
     cmd = [str(NVCC), "-ptx", "-arch=sm_90a", "-std=c++17", "-DTM=64", f"-DTN={n}", "-DTK=64", f"-DITERS={ITERS}",
-           f"-DREPS={REPS}", "-DBLOCK=256", *(f"-D{k}={v}" for k, v in consts.items()), "-x", "cu",
+           f"-DREPS={REPS}", "-DBLOCK=128", *(f"-D{k}={v}" for k, v in consts.items()), "-x", "cu",
            shader_path("wgmma.cu"), "-o", out]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

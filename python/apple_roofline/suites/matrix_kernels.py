@@ -86,8 +86,10 @@ WGMMA_N: Tuple[int, ...] = (64, 128, 256)
 #: static shared memory.
 WGMMA_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((64, n, k) for n in WGMMA_N for k in (32, 64))
 #: wgmma.cu's compile constants besides the tile (see its header): the backend's request for the
-#: arch-specific target sm_90a, repetition blocks per commit group, commit groups left in flight.
-WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 0}
+#: arch-specific target sm_90a, repetition blocks per commit group (4: a short unrolled body that
+#: NVRTC compiles in about a second; 16 and 64 measured the same), commit groups left in flight while
+#: the next is issued (1: on an H100, 2-4 % faster than waiting for each; bench/README.md).
+WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 1}
 #: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
 MPP_MIN_FAMILY = 1010
 
@@ -222,7 +224,7 @@ APIS: Tuple[MatrixApi, ...] = (
               {"f16_f32": ((64, 0, 16, _WG + "k16.f32.f16.f16"),), "f16_f16": ((64, 0, 16, _WG + "k16.f16.f16.f16"),),
                "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),), "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),)},
               {}, "wgmma", whole_n=WGMMA_N, shapes=WGMMA_SHAPES, max_dim=256, group_threads=WARPGROUP_THREADS,
-              block=2 * WARPGROUP_THREADS, groups=(1024, 256), constants=WGMMA_CONSTANTS),
+              block=WARPGROUP_THREADS, groups=(1024, 256), constants=WGMMA_CONSTANTS),
     MatrixApi("mma", "cuda", "matrix.cu", "matrix", "1 warp",
               {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8}, {},
               "mma.sync"),
