@@ -37,7 +37,8 @@
 // m64nNk16 / m64nNk32): warp w of the warpgroup holds rows 16 w .. 16 w + 15; with lane t, element
 // i (of N / 2 per thread) is row 16 w + t / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 // An f16 accumulator packs elements 2 j, 2 j + 1 in register j, the lower index in the low half.
-// tests/unit/test_matrix.py models the layout, the descriptor and this fragment in NumPy.
+// tests/shader_twins.py models the layout, the descriptor and this fragment in NumPy, and
+// tests/unit/test_matrix.py holds the model to the PTX ISA (docs/design.md, "Matrix units").
 //
 // WG_SWAP_LBO_SBO=1 swaps the two offsets in the descriptors: a wrong layout the check must reject
 // (tests/backend/test_matrix_kernels.py runs it on Hopper GPUs).
