@@ -316,3 +316,98 @@ def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: i
                     r, col = c_index(lane, i)
                     c[mf * 16 + r, nf * 8 + col] = acc[mf, nf, lane, i]
     return c
+
+
+# ---- the matrix suite's wgmma path (shaders/cuda/wgmma.cu) ---------------------------------------------
+# The kernel's side (wg_offset, wg_desc, wg_c_row / wg_c_col) and, separately, the hardware's side as
+# the PTX ISA defines it ("Matrix Descriptor Format", the canonical no-swizzle K-major layout, the
+# wgmma D fragment), so that a kernel whose layout, descriptor or store disagrees with the ISA
+# computes a wrong product in the emulation below.
+
+#: Bytes of K one wgmma reads (k16 of 16-bit inputs, k32 of s8): two core matrices of 16 bytes.
+WG_STEP_BYTES = 32
+
+
+def wg_offset(row: int, kb: int, kbytes: int) -> int:
+    """wgmma.cu's wg_offset: byte of element (row, byte kb of the row) of a tile with ``kbytes``
+    bytes per row (core matrices of 8 rows x 16 bytes, LBO = 128 along K, SBO = 8 kbytes along rows)."""
+    return (row >> 3) * (kbytes * 8) + (kb >> 4) * 128 + (row & 7) * 16 + (kb & 15)
+
+
+def wg_desc(addr: int, lbo: int, sbo: int) -> int:
+    """wgmma.cu's wg_desc: the 64-bit matrix descriptor (no swizzle, base offset 0)."""
+    return ((addr & 0x3FFFF) >> 4) | (((lbo >> 4) & 0x3FFF) << 16) | (((sbo >> 4) & 0x3FFF) << 32)
+
+
+def wg_c_index(w: int, t: int, i: int) -> Tuple[int, int]:
+    """wgmma.cu's wg_c_row / wg_c_col: (row, column) of the 64 x N tile that accumulator element i of
+    lane t in warp w holds."""
+    return 16 * w + (t >> 2) + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * (t & 3) + (i & 1)
+
+
+def ptx_desc_fields(desc: int) -> Dict[str, int]:
+    """The fields of a matrix descriptor as the PTX ISA's "Matrix Descriptor Format" table lays them
+    out: start address (bits 0-13), leading dimension byte offset (16-29), stride dimension byte
+    offset (32-45), each encoded >> 4, base offset (49-51), swizzle mode (62-63)."""
+    return {"start": (desc & 0x3FFF) << 4, "lbo": ((desc >> 16) & 0x3FFF) << 4, "sbo": ((desc >> 32) & 0x3FFF) << 4,
+            "base": (desc >> 49) & 0x7, "swizzle": (desc >> 62) & 0x3}
+
+
+def ptx_read_operand(smem: np.ndarray, desc: int, rows: int, itemsize: int) -> np.ndarray:
+    """What a wgmma reads through ``desc`` (no swizzle, K-major): a rows x (32 / itemsize) operand,
+    element (r, k) at byte start + (r / 8) SBO + (kb / 16) LBO + (r % 8) 16 + kb % 16, kb = k
+    itemsize: the PTX ISA's canonical layout, in which the leading dimension byte offset steps
+    between core matrices adjacent in K and the stride dimension byte offset between those adjacent
+    in M or N. ``smem`` holds one element per ``itemsize`` bytes (index = byte / itemsize); a byte
+    outside it reads as a sentinel no product can match."""
+    f = ptx_desc_fields(desc)
+    assert f["swizzle"] == 0 and f["base"] == 0
+    out = np.empty((rows, WG_STEP_BYTES // itemsize), np.int64)
+    for r in range(rows):
+        for k in range(WG_STEP_BYTES // itemsize):
+            kb = k * itemsize
+            byte = f["start"] + (r // 8) * f["sbo"] + (kb // 16) * f["lbo"] + (r % 8) * 16 + kb % 16
+            out[r, k] = smem[byte // itemsize] if byte // itemsize < smem.size else 1 << 40
+    return out
+
+
+def ptx_wgmma_d(w: int, t: int, i: int) -> Tuple[int, int]:
+    """The PTX ISA's wgmma D fragment (.m64nNk16 / .m64nNk32, .f32 / .s32, and .f16 two per
+    register), as it states it: warp w of the warpgroup holds rows 16 w to 16 w + 15; with groupID =
+    t / 4 and threadID_in_group = t % 4, d_i is at row 16 w + groupID for i % 4 < 2 and + 8 for the
+    others, column (i / 4) * 8 + threadID_in_group * 2 + i % 2."""
+    group, tig = t // 4, t % 4
+    return 16 * w + group + (0 if i % 4 < 2 else 8), (i // 4) * 8 + tig * 2 + i % 2
+
+
+def emulate_wgmma_tile(a: np.ndarray, b: np.ndarray, itemsize: int, chain: int = 1, swap_lbo_sbo: bool = False,
+                       offset=wg_offset, c_index=wg_c_index) -> np.ndarray:
+    """One warpgroup of wgmma.cu in NumPy: the block stores A (M x K) and B transposed (N x K) in
+    shared memory with the kernel's ``offset``, builds the descriptors of each k step as the kernel
+    does (LBO = 128, SBO = 8 KB; swapped with ``swap_lbo_sbo``), the "tensor core" reads the operands
+    through them by the PTX ISA (:func:`ptx_read_operand`) and accumulates ``chain`` times, and the
+    lanes store D with the kernel's ``c_index`` from the registers the ISA fills
+    (:func:`ptx_wgmma_d`). Returns D (M x N, int64)."""
+    M, K = a.shape
+    N = b.shape[1]
+    kbytes = K * itemsize
+    a_base, b_base = 0, M * kbytes  # the two tiles, one after the other
+    smem = np.full((M + N) * kbytes // itemsize, 0, np.int64)
+    for r in range(M):
+        for k in range(K):
+            smem[(a_base + offset(r, k * itemsize, kbytes)) // itemsize] = a[r, k]
+    for n in range(N):
+        for k in range(K):
+            smem[(b_base + offset(n, k * itemsize, kbytes)) // itemsize] = b[k, n]
+    lbo, sbo = (8 * kbytes, 128) if swap_lbo_sbo else (128, 8 * kbytes)
+    d = np.zeros((M, N), np.int64)
+    for _ in range(chain):
+        for s in range(kbytes // WG_STEP_BYTES):
+            da, db = (wg_desc(base + WG_STEP_BYTES * 8 * s, lbo, sbo) for base in (a_base, b_base))
+            d += ptx_read_operand(smem, da, M, itemsize) @ ptx_read_operand(smem, db, N, itemsize).T
+    out = np.full((M, N), np.iinfo(np.int64).min, np.int64)
+    for w in range(4):
+        for t in range(32):
+            for i in range(N // 2):
+                out[c_index(w, t, i)] = d[ptx_wgmma_d(w, t, i)]
+    return out

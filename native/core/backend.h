@@ -27,7 +27,9 @@
 //    kernels receive `args` in order (a Buffer as a device pointer, an int as `long long`, a float
 //    as `double`) followed by the work-item count as `unsigned long long`; CUDA launches
 //    ceil(work_items / BLOCK) blocks of BLOCK threads (the constant BLOCK, default 256, also
-//    passed to NVRTC as -DBLOCK).
+//    passed to NVRTC as -DBLOCK). The CUDA backend also consumes the constant AR_ARCH_SPECIFIC
+//    (0 or 1; 1: compile for the device's arch-specific target, sm_90a on Hopper, which wgmma needs;
+//    a CompileError where NVRTC cannot; never passed to the source).
 //    Metal binds them at [[buffer(i)]] in the same order: a Buffer as `device T*`, an int as
 //    `constant long&`, a float as `constant float&` (MSL has no double: the value is rounded to
 //    fp32), then the work-item count as `constant ulong&`; it dispatches `work_items` threads

@@ -24,15 +24,35 @@ std::vector<int> supported_archs() {
 
 // sm_XY when NVRTC can emit SASS for the device; compute_XY (PTX of the newest architecture NVRTC
 // knows, which the driver JIT-compiles) when the device is newer than NVRTC; "" when it is older
-// than every architecture NVRTC supports.
-std::string choose_target(int cc_major, int cc_minor, std::string* why) {
+// than every architecture NVRTC supports. With arch_specific: sm_XYa (the architecture's own
+// instructions, e.g. Hopper's wgmma; PTX ISA "Architecture-specific features"), which exists only as
+// SASS for exactly this architecture: "" unless NVRTC supports sm_XY itself and is 12.0 or newer
+// (the first to know sm_90a).
+std::string choose_target(int cc_major, int cc_minor, bool arch_specific, std::string* why) {
   const int cc = cc_major * 10 + cc_minor;
   std::vector<int> archs = supported_archs();
   if (archs.empty()) {
     *why = "NVRTC reports no supported architecture";
     return "";
   }
-  if (std::find(archs.begin(), archs.end(), cc) != archs.end()) return "sm_" + std::to_string(cc);
+  const bool known = std::find(archs.begin(), archs.end(), cc) != archs.end();
+  if (arch_specific) {
+    int major = 0, minor = 0;
+    nvrtc().nvrtcVersion(&major, &minor);
+    if (major < 12) {
+      *why = "the arch-specific target sm_" + std::to_string(cc) + "a needs NVRTC 12.0 or newer; this is " +
+             std::to_string(major) + "." + std::to_string(minor);
+      return "";
+    }
+    if (!known) {
+      *why = "the arch-specific target sm_" + std::to_string(cc) + "a needs an NVRTC that compiles for sm_" +
+             std::to_string(cc) + "; this one supports sm_" + std::to_string(archs.front()) + " to sm_" +
+             std::to_string(archs.back());
+      return "";
+    }
+    return "sm_" + std::to_string(cc) + "a";
+  }
+  if (known) return "sm_" + std::to_string(cc);
   if (cc > archs.back()) return "compute_" + std::to_string(archs.back());
   *why = "NVRTC supports sm_" + std::to_string(archs.front()) + " to sm_" + std::to_string(archs.back()) +
          "; this device is sm_" + std::to_string(cc);
@@ -59,17 +79,17 @@ std::string nvrtc_version(std::string* why) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string nvrtc_target(int cc_major, int cc_minor, std::string* why) {
+std::string nvrtc_target(int cc_major, int cc_minor, std::string* why, bool arch_specific) {
   if (!nvrtc_api(why)) return "";
-  return choose_target(cc_major, cc_minor, why);
+  return choose_target(cc_major, cc_minor, arch_specific, why);
 }
 
 CompiledImage nvrtc_compile(const std::string& source, const std::string& entry,
-                            const std::vector<std::string>& options, int cc_major, int cc_minor) {
+                            const std::vector<std::string>& options, int cc_major, int cc_minor, bool arch_specific) {
   const NvrtcApi& n = nvrtc();
   std::string why;
   CompiledImage out;
-  out.target = choose_target(cc_major, cc_minor, &why);
+  out.target = choose_target(cc_major, cc_minor, arch_specific, &why);
   if (out.target.empty()) throw CompileError("[cuda::nvrtcCompileProgram] cannot compile '" + entry + "': " + why, why);
 
   std::vector<std::string> opts = {"--gpu-architecture=" + out.target, "--std=c++17"};

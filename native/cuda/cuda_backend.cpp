@@ -26,6 +26,16 @@ namespace cuda {
 namespace {
 
 constexpr int kDefaultBlock = 256;
+// The compile constant by which a kernel asks for its architecture's arch-specific target (sm_90a:
+// Hopper's wgmma): 0 or 1. The backend consumes it, like BLOCK; it is never a macro of the source
+// (a kernel that needs the target checks __CUDA_ARCH_FEAT_SM90_ALL itself).
+constexpr const char* kArchSpecific = "AR_ARCH_SPECIFIC";
+
+bool check_flag(const std::variant<int64_t, double>& value, const char* name) {
+  const int64_t* b = std::get_if<int64_t>(&value);
+  if (!b || (*b != 0 && *b != 1)) throw std::invalid_argument(std::string("constant ") + name + " must be the int 0 or 1");
+  return *b == 1;
+}
 
 // A loaded module; unloaded (with its context current) when the last kernel using it goes.
 struct Module {
@@ -286,6 +296,9 @@ class CudaBackend final : public Backend {
       why.clear();
       std::string t = nvrtc_target(cc_major_, cc_minor_, &why);
       i["nvrtc_target"] = t.empty() ? "unavailable: " + why : t;
+      why.clear();
+      t = nvrtc_target(cc_major_, cc_minor_, &why, true);
+      i["nvrtc_arch_target"] = t.empty() ? "unavailable: " + why : t;
       i["nvrtc_library"] = loaded_path("nvrtc");
     }
     why.clear();
@@ -301,12 +314,18 @@ class CudaBackend final : public Backend {
                                   const Constants& constants) override {
     if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not a C identifier");
     int block = kDefaultBlock;
+    bool arch_specific = false;
     std::vector<std::string> options;
     std::string key = entry;
     for (const auto& [name, value] : constants) {
       if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not a C identifier");
       if (name == "BLOCK") {
         block = check_block(value, "block");
+        continue;
+      }
+      if (name == kArchSpecific) {  // a request to this backend, not a macro of the source
+        arch_specific = check_flag(value, kArchSpecific);
+        key += std::string("|") + kArchSpecific + (arch_specific ? "=1" : "=0");
         continue;
       }
       options.push_back("-D" + name + "=" + format_constant(value));
@@ -324,7 +343,7 @@ class CudaBackend final : public Backend {
     // prebuild) compile in parallel: the NVRTC User Guide makes its API thread-safe for distinct
     // programs, and each call here has its own. The first to finish is cached; a racing duplicate
     // of the same key is dropped (docs/design.md, "Time budgets").
-    CompiledImage img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_);
+    CompiledImage img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_, arch_specific);
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     dev_->make_current();

@@ -130,10 +130,13 @@ struct CompiledImage {
   std::string target;  // "sm_90" (cubin) or "compute_90" (PTX, JIT-compiled by the driver)
   std::string log;
 };
+// arch_specific: compile for the arch-specific target sm_XYa (e.g. sm_90a, whose wgmma no other
+// architecture runs) instead of sm_XY; a CompileError saying why where NVRTC cannot.
 CompiledImage nvrtc_compile(const std::string& source, const std::string& entry, const std::vector<std::string>& options,
-                            int cc_major, int cc_minor);
-// The target NVRTC would compile for on this device ("sm_90"), or "" with *why set.
-std::string nvrtc_target(int cc_major, int cc_minor, std::string* why);
+                            int cc_major, int cc_minor, bool arch_specific = false);
+// The target NVRTC would compile for on this device ("sm_90", or "sm_90a" with arch_specific), or
+// "" with *why set.
+std::string nvrtc_target(int cc_major, int cc_minor, std::string* why, bool arch_specific = false);
 std::string nvrtc_version(std::string* why);
 
 }  // namespace ar::cuda

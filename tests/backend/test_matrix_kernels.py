@@ -58,3 +58,36 @@ def test_gpu_tiles_equal_the_reference(name: str) -> None:
         assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"
         ran += 1
     assert ran > 0 and skipped > 0
+
+
+def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> None:
+    """On a Hopper GPU: wgmma tiles of N = 64 and 256 equal NumPy's product exactly, and the same
+    kernel with the descriptors' two byte offsets swapped (WG_SWAP_LBO_SBO) computes a product the
+    check rejects. Elsewhere: skipped with the suite's reason."""
+    from apple_roofline.shaders import resolve
+    from apple_roofline.suites.matrix import wgmma_reason
+
+    b = _backend("cuda")
+    info = dict(b.info())
+    reason = wgmma_reason(info)
+    if reason:
+        pytest.skip(reason)
+    suite = MatrixSuite(SuiteContext(b, "cuda", info, True, 1 << 20))
+    ran = 0
+    for case in suite.cases():
+        if not case.kernel.name.startswith("wgmma_") or case.params["n"] == 128 or case.params["k"] != 64:
+            continue
+        kernel = case.make_kernel()
+        kernel.time(case.args, case.launch, 1, 1)
+        ok, msg = case.check()
+        assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"
+        text, entry = resolve(*case.kernel.sources["cuda"])
+        swapped = b.compile(text, entry, {**case.kernel.constants["cuda"], "WG_SWAP_LBO_SBO": 1})
+        case.reset()
+        swapped.time(case.args, case.launch, 1, 1)
+        ok, msg = case.check()
+        assert not ok and "differ from the NumPy reference" in msg, f"{case.kernel.name}/{case.kernel.dtype}"
+        ran += 1
+        if ran == 2 * 4:
+            break  # wgmma is measured first: the mma.sync cases after it are not needed here
+    assert ran == 2 * 4

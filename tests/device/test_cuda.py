@@ -40,7 +40,16 @@ def test_info_describes_the_device(cuda: Any) -> None:
     assert 1e8 < info["clock_hz"] < 5e9 and info["warp_size"] == 32
     assert info["compute_capability"] == f"{info['cc_major']}.{info['cc_minor']}"
     assert info["nvrtc_target"] in (f"sm_{info['cc_major']}{info['cc_minor']}",) or info["nvrtc_target"].startswith("compute_")
+    # the arch-specific target (AR_ARCH_SPECIFIC): sm_XYa where NVRTC compiles for sm_XY, else why not
+    arch = info["nvrtc_arch_target"]
+    assert arch == f"sm_{info['cc_major']}{info['cc_minor']}a" or arch.startswith("unavailable: the arch-specific target")
     assert not str(info["cublas_version"]).startswith("unavailable"), info["cublas_version"]
+
+
+def test_arch_specific_constant_is_checked(cuda: Any) -> None:
+    src = 'extern "C" __global__ void k(unsigned long long n) {}'
+    with pytest.raises(ValueError, match="AR_ARCH_SPECIFIC must be the int 0 or 1"):
+        cuda.compile(src, "k", {"AR_ARCH_SPECIFIC": 2})
 
 
 def test_kernel_arguments_constants_and_tail(cuda: Any) -> None:

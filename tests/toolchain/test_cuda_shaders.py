@@ -164,3 +164,70 @@ def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathL
     for l, r, e, epr, ar, ac, br, bc, cr, cc in rows:
         assert (ar, ac) == mma_a_index(l, r, e, epr) and (br, bc) == mma_b_index(l, r, e, epr)
         assert (cr, cc) == mma_c_index(l, r)
+
+
+# ---- wgmma.cu: every entry at sm_90a, none elsewhere, and its layout functions on the host -------------
+
+
+@pytest.mark.parametrize("n", [64, 256])
+def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: int) -> None:
+    """wgmma.cu's four entries at sm_90a, each chain one commit group of WG_BATCH x K / 16 (K / 32 for
+    s8) wgmma.mma_async of the tile's N; for plain sm_90 the source refuses with its reason."""
+    from apple_roofline.suites.matrix_kernels import ITERS, REPS, WGMMA_CONSTANTS
+
+    consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
+    out = os.path.join(str(tmp_path), "wgmma.ptx")
+    cmd = [str(NVCC), "-ptx", "-arch=sm_90a", "-std=c++17", "-DTM=64", f"-DTN={n}", "-DTK=64", f"-DITERS={ITERS}",
+           f"-DREPS={REPS}", "-DBLOCK=128", *(f"-D{k}={v}" for k, v in consts.items()), "-x", "cu",
+           shader_path("wgmma.cu"), "-o", out]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    with open(out) as f:
+        bodies = _ptx_bodies(f.read())
+    assert set(bodies) == set(cuda_entries(read_shader("wgmma.cu"))) == {"wgmma_f16_f32", "wgmma_f16_f16",
+                                                                         "wgmma_s8_s32", "wgmma_bf16_f32"}
+    batch = consts["WG_BATCH"]
+    for entry, types, ksteps in (("wgmma_f16_f32", "f32.f16.f16", 4), ("wgmma_f16_f16", "f16.f16.f16", 4),
+                                 ("wgmma_bf16_f32", "f32.bf16.bf16", 4), ("wgmma_s8_s32", "s32.s8.s8", 2)):
+        k = 32 if "s8" in types else 16
+        found = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)\.([\w.]+)", bodies[entry])
+        assert found == [(f"m64n{n}k{k}", types)] * (batch * ksteps), entry
+        assert "fence.proxy.async.shared::cta" in bodies[entry] and "wgmma.commit_group" in bodies[entry]
+    cmd[cmd.index("-arch=sm_90a")] = "-arch=sm_90"
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode != 0 and "wgmma needs the arch-specific target sm_90a" in p.stderr
+
+
+def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLike[str]") -> None:
+    """wgmma.cu's wg_offset / wg_desc / wg_c_row / wg_c_col, compiled by nvcc for the host, equal
+    tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA's definitions)."""
+    from shader_twins import wg_c_index, wg_desc, wg_offset
+
+    driver = os.path.join(str(tmp_path), "driver.cu")
+    with open(driver, "w") as f:
+        f.write(f'#include <cstdio>\n#include "{shader_path("wgmma.cu")}"\n'
+                "int main() {\n"
+                "  for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
+                "    std::printf(\"o %d %d %d %u\\n\", r, kb, kbytes, wg_offset(r, kb, kbytes));\n"
+                "  for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf(\"d %u %llu %llu\\n\", a, wg_desc(a, 128, 1024),\n"
+                "    wg_desc(a, 2048, 128));\n"
+                "  for (int w = 0; w < 4; ++w) for (int t = 0; t < 32; ++t) for (int i = 0; i < 128; ++i)\n"
+                "    std::printf(\"c %d %d %d %d %d\\n\", w, t, i, wg_c_row(w, t, i), wg_c_col(t, i));\n"
+                "  return 0; }\n")
+    exe = os.path.join(str(tmp_path), "driver")
+    p = subprocess.run([str(NVCC), "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-DTN=64", "-DTK=32", "-DITERS=1", "-DREPS=1", driver,
+                        "-o", exe], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+    counts = {"o": 0, "d": 0, "c": 0}
+    for line in filter(None, lines):
+        kind, *v = line.split()
+        x = list(map(int, v))
+        counts[kind] += 1
+        if kind == "o":
+            assert x[3] == wg_offset(x[0], x[1], x[2])
+        elif kind == "d":
+            assert (x[1], x[2]) == (wg_desc(x[0], 128, 1024), wg_desc(x[0], 2048, 128))
+        else:
+            assert (x[3], x[4]) == wg_c_index(x[0], x[1], x[2])
+    assert counts["o"] > 1000 and counts["d"] > 50 and counts["c"] == 4 * 32 * 128

@@ -1,7 +1,9 @@
 """The matrix suite without a GPU: tile composition, inputs that keep every accumulator exact, the
-reference and the exact check, counting, cases over a fake backend (CUDA, Metal with and without the
-Neural Accelerators, the CPU's one skip), opt-in selection, the ceiling and the report section; and the
-NumPy model of matrix.cu's mma.sync fragments against the PTX ISA's tables."""
+reference and the exact check, counting, cases over a fake backend (CUDA with and without Hopper's
+wgmma, Metal with and without the Neural Accelerators, the CPU's one skip), opt-in selection, the
+ceilings named by instruction and the report section; the NumPy model of matrix.cu's mma.sync fragments
+against the PTX ISA's tables, and of wgmma.cu's shared-memory layout, matrix descriptors and
+accumulator fragment against the PTX ISA's definitions."""
 
 from __future__ import annotations
 
@@ -24,13 +26,17 @@ from apple_roofline.text import DASH
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites import matrix as matrix_suite
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite
+from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite, wgmma_reason
 from apple_roofline.suites.matrix_kernels import (
-    API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, bytes_per_launch, check_shape,
-    check_tile_output, compose, from_storage, matrix_inputs, matrix_reference, ops_per_group, to_storage,
+    API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS, WGMMA_SHAPES,
+    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, matrix_class, matrix_inputs,
+    matrix_reference, ops_per_group, parse_matrix_class, to_storage,
 )
 
 from shader_twins import MMA_EPR, emulate_mma_tile, mma_a_index, mma_b_index, mma_c_index, ptx_a, ptx_b, ptx_c  # noqa: E402
+from shader_twins import (  # noqa: E402
+    emulate_wgmma_tile, ptx_desc_fields, ptx_wgmma_d, wg_c_index, wg_desc, wg_offset,
+)
 
 F16F32, F16F16, S8, BF16 = (PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32", "bf16→fp32"))
 
@@ -70,6 +76,32 @@ def test_metal_composition() -> None:
 def test_bad_tile_shape_is_one_line(bad: Tuple[Any, Any, Any]) -> None:
     with pytest.raises(ValueError, match=r"^matrix: tile [MNK] = .* must be a multiple of 8 from 8 to 128$"):
         check_shape(*bad)
+
+
+def test_wgmma_composition_and_its_reasons() -> None:
+    wg = API_BY_NAME["wgmma"]
+    c = compose(wg, F16F32, 64, 256, 64)
+    assert c.instruction == "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" and c.fragment == (64, 256, 16)
+    assert compose(wg, S8, 64, 128, 32).instruction == "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
+    assert compose(wg, F16F16, 64, 64, 32).instruction.endswith("m64n64k16.f16.f16.f16")
+    assert compose(wg, BF16, 64, 64, 32).instruction.endswith("m64n64k16.f32.bf16.bf16")
+    assert "M = 32" in compose(wg, F16F32, 32, 64, 32).reason and "64 rows" in compose(wg, F16F32, 32, 64, 32).reason
+    assert compose(wg, F16F32, 64, 96, 32).reason == "N = 96 is not one of the wgmma N this kernel builds (64, 128, 256)"
+    assert compose(wg, S8, 64, 64, 16).reason == "K = 16 is not a multiple of the int8 wgmma K (32)"
+    assert all(compose(wg, p, *s).ok for p in PRECISIONS for s in WGMMA_SHAPES)
+    assert {s[1] for s in WGMMA_SHAPES} == {64, 128, 256} and {s[0] for s in WGMMA_SHAPES} == {64}
+    with pytest.raises(ValueError, match=r"^matrix: tile N = 264 must be a multiple of 8 from 8 to 256$"):
+        compose(wg, F16F32, 64, 264, 32)
+
+
+def test_ceilings_are_named_by_instruction() -> None:
+    names = {a.name: a.ceiling_class(F16F32) for a in API_BY_NAME.values()}
+    assert names == {"mma": "Matrix FP16→FP32 (mma.sync)", "wgmma": "Matrix FP16→FP32 (wgmma)",
+                     "simdgroup_matrix": "Matrix FP16→FP32 (simdgroup_matrix)", "mpp": "Matrix FP16→FP32 (matmul2d)"}
+    assert matrix_class("int8→int32", "wgmma") == "Matrix INT8→INT32 (wgmma)"
+    assert parse_matrix_class("Matrix INT8→INT32 (wgmma)") == ("int8→int32", "wgmma")
+    assert parse_matrix_class("Matrix BF16→FP32") == ("bf16→fp32", "")  # a run from before the names
+    assert parse_matrix_class("GEMM FP16") is None and parse_matrix_class("Matrix units") is None
 
 
 # ---- inputs, reference, check -----------------------------------------------------------------------
@@ -166,9 +198,13 @@ def _is_skip(case: Any) -> bool:
 
 
 def test_cuda_cases_cover_every_shape_and_precision() -> None:
-    suite, b = _suite("cuda", {}, wave=50_688)
+    suite, b = _suite("cuda", {"cc_major": 8, "cc_minor": 6}, wave=50_688)
     cases = list(suite.cases())
-    assert len(cases) == suite.total() == 4 * 45
+    assert len(cases) == suite.total() == 4 * 45 + 4
+    wg = [c for c in cases if c.kernel.name.startswith("wgmma")]
+    assert len(wg) == 4 and all(_is_skip(c) and c.check()[1] == "wgmma needs an sm_90a (Hopper) GPU; this is sm_86"
+                                for c in wg)
+    cases = [c for c in cases if c not in wg]
     skips = [c for c in cases if _is_skip(c)]
     assert len(skips) == 4 * 15 + 3 * 2  # M = 8 for every precision; s8 K = 8 at M = 16, 32 (N = 8, 16, 32)
     for c in cases:
@@ -179,12 +215,50 @@ def test_cuda_cases_cover_every_shape_and_precision() -> None:
         m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
         assert c.launch == groups * 32 and c.launch % BLOCK == 0 and c.launch % 50_688 == 0
         assert c.flops == ops_per_group(m, n, k) * groups and c.bytes == bytes_per_launch(p, m, n, k, groups)
-        assert c.kernel.ceiling_class == p.ceiling_class and c.kernel.ceiling_kind == "compute"
+        assert c.kernel.ceiling_class == f"{p.ceiling_class} (mma.sync)" and c.kernel.ceiling_kind == "compute"
         assert c.params["scope"] == "1 warp" and c.params["instruction"].startswith("mma.sync")
         ok, msg = c.check()
         assert not ok, "an unwritten (poisoned) output must fail"
     consts = [k[2] for k in b.compiled]
     assert all(set(c) == {"BLOCK", "TM", "TN", "TK", "ITERS", "REPS"} for c in consts)
+
+
+HOPPER = {"cc_major": 9, "cc_minor": 0, "nvrtc_arch_target": "sm_90a"}
+
+
+def test_hopper_measures_wgmma_beside_mma_sync() -> None:
+    suite, b = _suite("cuda", HOPPER, wave=5 * 132 * 128)
+    cases = list(suite.cases())
+    assert len(cases) == suite.total() == 4 * 45 + 4 * len(WGMMA_SHAPES)
+    wg = [c for c in cases if c.kernel.name.startswith("wgmma_")]
+    assert len(wg) == 4 * len(WGMMA_SHAPES) and not any(_is_skip(c) for c in wg)
+    for c in wg:
+        p = PRECISION_BY_DTYPE[c.kernel.dtype]
+        m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
+        assert c.launch == groups * 128 and c.launch % (5 * 132 * 128) == 0
+        assert groups >= 4 * 5 * 132  # whole waves, at least MIN_WAVES
+        assert c.flops == ops_per_group(m, n, k) * groups and c.bytes == bytes_per_launch(p, m, n, k, groups)
+        assert c.kernel.ceiling_class == f"{p.ceiling_class} (wgmma)"
+        assert c.params["scope"] == "1 warpgroup" and c.params["instruction"].startswith("wgmma.mma_async")
+        assert c.kernel.sources["cuda"] == ("wgmma.cu", f"wgmma_{p.suffix}")
+        assert not c.check()[0], "an unwritten (poisoned) output must fail"
+    consts = [x[2] for x in b.compiled if x[1].startswith("wgmma_")]
+    assert consts and all(c["AR_ARCH_SPECIFIC"] == 1 and c["BLOCK"] == 128 and c["TM"] == 64 for c in consts)
+    assert all(c[name] == v for c in consts for name, v in WGMMA_CONSTANTS.items())
+
+
+@pytest.mark.parametrize("info,reason", [
+    ({"cc_major": 8, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_80"),
+    ({"cc_major": 10, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_100"),
+    ({}, "wgmma needs an sm_90a (Hopper) GPU; this is of unknown compute capability"),
+    ({"cc_major": 9, "cc_minor": 0, "nvrtc_arch_target": "unavailable: the arch-specific target sm_90a needs NVRTC "
+                                                          "12.0 or newer; this is 11.8"},
+     "wgmma needs NVRTC for the arch-specific target sm_90a: the arch-specific target sm_90a needs NVRTC 12.0 or "
+     "newer; this is 11.8"),
+    (HOPPER, ""),
+])
+def test_wgmma_reason(info: Dict[str, Any], reason: str) -> None:
+    assert wgmma_reason(info) == reason
 
 
 def test_a_written_output_passes() -> None:
@@ -206,7 +280,7 @@ def test_metal_without_neural_accelerators_skips_mpp_per_precision() -> None:
     mpp = [c for c in cases if c.kernel.name == "mpp"]
     assert len(mpp) == 4 and all(_is_skip(c) and "Apple9" in c.check()[1] for c in mpp)
     simd = [c for c in cases if c.kernel.name.startswith("simdgroup_matrix_")]
-    assert len(simd) == 4 * 45
+    assert len(simd) == 4 * 45 and not any(c.kernel.name.startswith("wgmma") for c in cases)
     assert sum(not _is_skip(c) for c in simd) == 2 * 45  # FP16 inputs: every shape
 
 
@@ -236,46 +310,57 @@ def test_matrix_is_opt_in() -> None:
 
 def _m(kernel: str, dtype: str, gflops: float, valid: bool = True, **params: Any) -> Measurement:
     ops = 10**9
+    api = API_BY_NAME[kernel.split("_")[0]]
     return Measurement("matrix", kernel, dtype, {"m": 16, "n": 8, "k": 16, "instruction": "mma.sync.aligned.m16n8k16",
                                                  "scope": "1 warp", **params},
-                       ops, 1000, (ops / gflops / 1e9,) * 3, valid, PRECISION_BY_DTYPE[dtype].ceiling_class,
+                       ops, 1000, (ops / gflops / 1e9,) * 3, valid, api.ceiling_class(PRECISION_BY_DTYPE[dtype]),
                        "compute", validation="ok" if valid else "3 of 128 elements differ")
 
 
 def _run() -> Run:
     ms = [_m("mma_16x8x16", "fp16→fp32", 500e3), _m("mma_32x32x64", "fp16→fp32", 700e3),
-          _m("mma_32x32x128", "fp16→fp32", 9e6, valid=False), _m("mma_16x8x32", "int8→int32", 1.2e6)]
+          _m("mma_32x32x128", "fp16→fp32", 9e6, valid=False), _m("mma_16x8x32", "int8→int32", 1.2e6),
+          _m("wgmma_64x256x64", "fp16→fp32", 850e3, sm_clock_mhz=1700.0), _m("wgmma_64x128x64", "fp16→fp32", 800e3)]
     ceilings = derive_ceilings(ms) + [
         Ceiling("GEMM FP16", "compute", 650e3, "GFLOP/s", "measured", "gemm/hgemm/fp16"),
         Ceiling("GEMM FP16", "compute", 1000e3, "GFLOP/s", "theoretical", "spec"),
         Ceiling("DRAM bandwidth", "bandwidth", 3000, "GB/s", "measured", "stream")]
     skipped = (Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),)
-    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test"}, (), tuple(ms),
-               tuple(ceilings), skipped)
+    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
+               (), tuple(ms), tuple(ceilings), skipped)
 
 
 def test_best_valid_shape_is_the_ceiling() -> None:
     cs = {c.name: c for c in derive_ceilings(_run().measurements)}
-    assert cs["Matrix FP16→FP32"].value == pytest.approx(700e3) and "mma_32x32x64" in cs["Matrix FP16→FP32"].from_
-    assert cs["Matrix INT8→INT32"].value == pytest.approx(1.2e6)
+    mma = cs["Matrix FP16→FP32 (mma.sync)"]
+    assert mma.value == pytest.approx(700e3) and "mma_32x32x64" in mma.from_
+    assert cs["Matrix INT8→INT32 (mma.sync)"].value == pytest.approx(1.2e6)
+    wg = cs["Matrix FP16→FP32 (wgmma)"]
+    assert wg.value == pytest.approx(850e3) and "wgmma_64x256x64" in wg.from_
 
 
 def test_report_lists_every_shape_and_the_ceiling_beside_the_gemm() -> None:
     run = _run()
     shapes = matrix_shapes_table(run)
-    assert shapes is not None and len(shapes.rows) == 5
+    assert shapes is not None and len(shapes.rows) == 7
     invalid = next(r for r in shapes.rows if r[8] == "**NO**")
     assert "3 of 128 elements differ" in invalid[9]
     skip = next(r for r in shapes.rows if r[8] == "skipped")
     assert skip[:5] == ("mma", "fp16→fp32", "8", "8", "8") and "16 rows" in skip[9]
     summary = matrix_summary_table(run)
     assert summary is not None
-    row = next(r for r in summary.rows if r[0] == "Matrix FP16→FP32")
+    assert [r[0] for r in summary.rows] == ["Matrix FP16→FP32 (mma.sync)", "Matrix FP16→FP32 (wgmma)",
+                                            "Matrix INT8→INT32 (mma.sync)"]  # precision order, then instruction
+    row = next(r for r in summary.rows if r[0] == "Matrix FP16→FP32 (mma.sync)")
     assert row[4] == "1.08×" and row[6] == "70%" and "GEMM FP16" in row[3]
-    int8 = next(r for r in summary.rows if r[0] == "Matrix INT8→INT32")
+    assert row[7] == row[8] == DASH  # no SM clock sampled
+    wg = next(r for r in summary.rows if r[0] == "Matrix FP16→FP32 (wgmma)")
+    # 850 of 1000 at the 2000 MHz maximum; at the 1700 MHz it ran at, the peak is 850: 100 %
+    assert wg[6] == "85%" and wg[7] == "1700" and wg[8] == "100%" and "wgmma_64x256x64" in wg[2]
+    int8 = next(r for r in summary.rows if r[0] == "Matrix INT8→INT32 (mma.sync)")
     assert int8[3] == int8[4] == int8[5] == DASH  # no INT8 GEMM in this run
     md, page = to_markdown(run), to_html(run)
-    assert "## Matrix units" in md and "Matrix FP16→FP32" in md and "<h2>Matrix units</h2>" in page
+    assert "## Matrix units" in md and "Matrix FP16→FP32 (wgmma)" in md and "<h2>Matrix units</h2>" in page
     empty = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cpu", "name": "x"}, ())
     assert "## Matrix units" not in to_markdown(empty) and matrix_summary_table(empty) is None
 
@@ -283,7 +368,8 @@ def test_report_lists_every_shape_and_the_ceiling_beside_the_gemm() -> None:
 def test_default_figure_shows_the_top_matrix_class() -> None:
     model = RooflineModel.from_run(_run())
     names = default_names(model)
-    assert "Matrix INT8→INT32" in names and "Matrix FP16→FP32" not in names
+    assert "Matrix INT8→INT32 (mma.sync)" in names
+    assert not any(n.startswith("Matrix FP16") for n in names)
 
 
 # ---- the mma.sync fragment model --------------------------------------------------------------------
@@ -332,3 +418,66 @@ def test_emulation_catches_a_transposed_b_fragment() -> None:
         return (n + 8 * (k // 8), k % 8)  # a layout mix-up: k and n swapped within each 8 x 8 block
 
     assert not np.array_equal(emulate_mma_tile(a, b, "f16", 16, b_index=wrong_b), a @ b)
+
+
+# ---- the wgmma layout, descriptors and fragment ------------------------------------------------------
+
+
+def test_descriptor_encoding_follows_the_ptx_table() -> None:
+    # by hand: start 0x400 >> 4 = 0x40 in bits 0-13, LBO 128 >> 4 = 8 in bits 16-29, SBO 1024 >> 4 = 64
+    # in bits 32-45, no base offset, no swizzle
+    assert wg_desc(0x400, 128, 1024) == 0x0000_0040_0008_0040
+    for addr, lbo, sbo in [(0, 128, 256), (0xA470, 128, 1024), (0x3FFF0, 2048, 128), (0x20010, 128, 512)]:
+        assert ptx_desc_fields(wg_desc(addr, lbo, sbo)) == {"start": addr & 0x3FFF0, "lbo": lbo, "sbo": sbo, "base": 0,
+                                                             "swizzle": 0}
+
+
+def test_smem_layout_is_the_canonical_k_major_one() -> None:
+    """Each core matrix (8 rows x 16 bytes) is 128 contiguous bytes; K-adjacent ones are 128 bytes
+    apart (LBO), row-adjacent ones 8 KB apart (SBO); the tile fills its bytes exactly once."""
+    kbytes = 128
+    offsets = [wg_offset(r, kb, kbytes) for r in range(64) for kb in range(kbytes)]
+    assert sorted(offsets) == list(range(64 * kbytes))
+    assert wg_offset(3, 5, kbytes) == 3 * 16 + 5 and wg_offset(0, 16, kbytes) == 128
+    assert wg_offset(8, 0, kbytes) == 8 * kbytes and wg_offset(9, 17, kbytes) == 8 * kbytes + 128 + 16 + 1
+
+
+def test_accumulator_store_equals_the_ptx_fragment() -> None:
+    for n in (64, 128, 256):
+        seen = set()
+        for w in range(4):
+            for t in range(32):
+                for i in range(n // 2):
+                    assert wg_c_index(w, t, i) == ptx_wgmma_d(w, t, i)
+                    seen.add(wg_c_index(w, t, i))
+        assert seen == {(r, c) for r in range(64) for c in range(n)}
+
+
+@pytest.mark.parametrize("p,shape", [(F16F32, (64, 64, 32)), (BF16, (64, 128, 64)), (S8, (64, 64, 64)),
+                                     (S8, (64, 64, 32)), (F16F16, (64, 64, 64))], ids=str)
+def test_emulated_warpgroup_computes_the_reference(p: Any, shape: Tuple[int, int, int]) -> None:
+    m, n, k = shape
+    a, b = matrix_inputs(p, m, n, k)
+    itemsize = 1 if p.input == "int8" else 2
+    assert np.array_equal(emulate_wgmma_tile(a, b, itemsize, chain=2), 2 * (a @ b))
+
+
+@pytest.mark.parametrize("p", [F16F32, S8, F16F16], ids=lambda p: p.suffix)
+def test_emulation_catches_swapped_descriptor_offsets(p: Any) -> None:
+    a, b = matrix_inputs(p, 64, 64, 64)
+    itemsize = 1 if p.input == "int8" else 2
+    assert not np.array_equal(emulate_wgmma_tile(a, b, itemsize, swap_lbo_sbo=True), a @ b)
+
+
+def test_emulation_catches_a_wrong_layout_or_store() -> None:
+    a, b = matrix_inputs(F16F32, 64, 64, 32)
+
+    def k_chunks_apart(row: int, kb: int, kbytes: int) -> int:  # core matrices along K laid out 8 KB apart
+        return (row >> 3) * 128 + (kb >> 4) * (kbytes * 8) + (row & 7) * 16 + (kb & 15)
+
+    def row_halves_swapped(w: int, t: int, i: int) -> Tuple[int, int]:  # d[4i+2..3] stored at row t/4, not t/4+8
+        r, c = wg_c_index(w, t, i)
+        return r ^ 8, c
+
+    assert not np.array_equal(emulate_wgmma_tile(a, b, 2, offset=k_chunks_apart), a @ b)
+    assert not np.array_equal(emulate_wgmma_tile(a, b, 2, c_index=row_halves_swapped), a @ b)

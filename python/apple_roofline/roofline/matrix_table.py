@@ -1,5 +1,6 @@
 """The matrix-unit tables of a run's report: every tile shape of the ``matrix`` suite, and the best
-shape of each precision beside the vendor GEMM and the theoretical peak of the same precision.
+shape of each precision and instruction beside the vendor GEMM and the theoretical peak of the same
+precision, the latter also at the SM clock the run recorded.
 
 Built from the run's ``matrix`` measurements and skips (:mod:`apple_roofline.suites.matrix`); None
 when it has neither, so the section appears only in runs that asked for the suite. OPS per tile =
@@ -9,10 +10,11 @@ for INT8, as the int8 GEMM's).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
+from ..suites.matrix_kernels import PRECISIONS, parse_matrix_class
 from ..text import DASH, sig_figs
-from .records import Ceiling
+from .records import Ceiling, Measurement
 from .run import Run
 from .tables import Table
 
@@ -47,7 +49,8 @@ def matrix_shapes_table(run: Run) -> Optional[Table]:
         dims = shape.split("x") if shape.count("x") == 2 else [DASH] * 3
         rows.append((api or s.kernel, s.dtype, *dims, DASH, DASH, DASH, "skipped", s.reason))
     header = ("API", "dtype", "M", "N", "K", "Instruction", "Scope", "GFLOP/s", "Valid", "Error or reason")
-    notes = ("One tile product per work group (a warp or a simdgroup), repeated in registers: "
+    notes = ("One tile product per work group (a warp, a warpgroup or a simdgroup), repeated with the operands "
+             "in registers (wgmma: in shared memory) and the accumulator in registers: "
              "GFLOP/s = repetitions × 2·M·N·K × work groups / median time (GOP/s for INT8). Invalid shapes "
              "computed a wrong product and set no ceiling; skipped ones could not be built.",)
     return Table(header, tuple(rows), "llrrrllrll", notes)
@@ -57,27 +60,60 @@ def _ceiling(run: Run, name: str, source: str) -> Optional[Ceiling]:
     return next((c for c in run.ceilings if c.name == name and c.source == source), None)
 
 
+def _best_measurement(run: Run, name: str) -> Optional[Measurement]:
+    """The fastest valid measurement of ceiling class ``name`` (the one that set it)."""
+    ms = [m for m in run.measurements if m.valid and m.ceiling_class == name]
+    return max(ms, key=lambda m: m.gflops) if ms else None
+
+
+def _max_clock_hz(device: Mapping[str, object]) -> Optional[float]:
+    """The SM clock the CUDA theoretical ceilings use (the device's ``clock_hz``, the maximum), or None."""
+    v = device.get("clock_hz")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
+def _order(name: str) -> Tuple[int, str]:
+    parsed = parse_matrix_class(name)
+    dtypes = [p.dtype for p in PRECISIONS]
+    return (dtypes.index(parsed[0]) if parsed and parsed[0] in dtypes else len(dtypes), name)
+
+
 def matrix_summary_table(run: Run) -> Optional[Table]:
-    """Per precision: the best valid shape (the "Matrix <in>→<acc>" ceiling), the measured vendor GEMM
-    ceiling of the same inputs where the run has it, their ratio, and the theoretical GEMM peak of
-    the same inputs where known. None without a matrix ceiling."""
+    """Per precision and instruction: the best valid shape (the "Matrix <in>→<acc> (<instruction>)"
+    ceiling), the measured vendor GEMM ceiling of the same inputs where the run has it, their ratio,
+    the theoretical GEMM peak of the same inputs where known, and that peak scaled to the mean SM
+    clock sampled while the best shape ran (``sm_clock_mhz``, where the run sampled clocks and the
+    theoretical peak's clock, the device's ``clock_hz``, is known): theoretical × sm_clock / clock_hz.
+    None without a matrix ceiling."""
     best: Dict[str, Ceiling] = {c.name: c for c in run.ceilings
-                                if c.source == "measured" and c.name.startswith("Matrix ")}
+                                if c.source == "measured" and parse_matrix_class(c.name) is not None}
     if not best:
         return None
+    max_hz = _max_clock_hz(run.device)
     rows: List[Tuple[str, ...]] = []
-    for name, c in best.items():
-        dtype = name[len("Matrix "):].lower()
-        gemm_name = gemm_class_of(dtype)
+    for name in sorted(best, key=_order):
+        c = best[name]
+        parsed = parse_matrix_class(name)
+        assert parsed is not None
+        gemm_name = gemm_class_of(parsed[0])
         gemm = _ceiling(run, gemm_name, "measured")
         theory = _ceiling(run, gemm_name, "theoretical")
+        m = _best_measurement(run, name)
+        raw = m.params.get("sm_clock_mhz") if m is not None else None
+        mhz = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
+        clocked = theory.value * mhz * 1e6 / max_hz if theory and max_hz and mhz else None
         rows.append((name, sig_figs(c.value), c.from_,
                      f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
                      f"{c.value / gemm.value:.2f}×" if gemm else DASH,
                      f"{sig_figs(theory.value)}" if theory else DASH,
-                     f"{c.value / theory.value:.0%}" if theory else DASH))
+                     f"{c.value / theory.value:.0%}" if theory else DASH,
+                     f"{mhz:g}" if clocked is not None else DASH,
+                     f"{c.value / clocked:.0%}" if clocked is not None else DASH))
     header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
-              "of theoretical")
+              "of theoretical", "SM MHz", "of theoretical at SM MHz")
     notes = ("The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
-             "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",)
-    return Table(header, tuple(rows), "lrlrrrr", notes)
+             "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",
+             "The theoretical peak is at the device's maximum SM clock; SM MHz is the mean SM clock sampled "
+             "while the best shape ran, and the last column compares with the peak at that clock "
+             "(theoretical × SM MHz / maximum clock).")
+    return Table(header, tuple(rows), "lrlrrrrrr", notes)

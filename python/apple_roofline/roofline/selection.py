@@ -24,7 +24,8 @@ CORE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP64")
 FP16_CLASSES: Tuple[str, ...] = ("FP16 vector", "FP16 scalar ILP")
 #: GEMM precisions the default figure always shows where measured.
 GEMM_CORE: Tuple[str, ...] = ("FP32", "FP64")
-#: The matrix-unit classes ("Matrix FP16→FP32" ...), of which the default figure shows the highest one.
+#: The matrix-unit classes ("Matrix FP16→FP32 (wgmma)", "Matrix INT8→INT32 (mma.sync)" ...: precision and
+#: instruction), of which the default figure shows the highest one.
 MATRIX_PREFIX = "Matrix "
 #: Half-precision GEMM dtypes, of which the default figure shows the highest one.
 GEMM_HALF: Tuple[str, ...] = ("FP16", "BF16")

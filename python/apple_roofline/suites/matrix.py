@@ -5,13 +5,16 @@ over a sweep of tile shapes and precisions (the kernels, counting and reference 
 Opt-in: ``--suite matrix`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`: 180 tile
 products a plain run should not grow by). Every shape of every precision is reported: measured
 (valid, or invalid with the first wrong element), or skipped with the reason (the instruction cannot
-compose the shape, the API lacks the precision, the OS or GPU family lacks the API, or the compiler's
-message). The best valid shape of each precision sets the compute ceiling "Matrix <in>→<acc>".
+compose the shape, the API lacks the precision, the OS, GPU family or compiler lacks the API, or the
+compiler's message). The best valid shape of each precision and API sets the compute ceiling
+"Matrix <in>→<acc> (<instruction>)": on CUDA ``mma.sync`` everywhere and ``wgmma`` on Hopper
+(:func:`wgmma_reason` says why not elsewhere), on Metal ``simdgroup_matrix`` and ``matmul2d``.
 
-Launch: work groups of 32 threads (a warp, a simdgroup), ``GROUPS`` of them (``GROUPS_QUICK`` with
-``--quick``), rounded up on GPUs to whole waves, at least MIN_WAVES, as the peak suite does. The CPU
-has no matrix unit this tool programs portably (AMX, SME and AVX-512 tiles each need their own
-intrinsics), so on the CPU the suite yields one skip saying so.
+Launch: work groups of the API's threads (32: a warp, a simdgroup; 128: a warpgroup), the API's
+``groups`` of them (fewer with ``--quick``), rounded up on GPUs to whole waves, at least MIN_WAVES, as
+the peak suite does; the kernels of an API are compiled on threads before it is measured
+(:func:`~.base.prebuild`). The CPU has no matrix unit this tool programs portably (AMX, SME and
+AVX-512 tiles each need their own intrinsics), so on the CPU the suite yields one skip saying so.
 """
 
 from __future__ import annotations
@@ -22,21 +25,21 @@ from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 import numpy as np
 
 from ..shaders import resolve
-from .base import Case, KernelDef, Suite, poison, read
+from .base import Case, KernelDef, Suite, poison, prebuild, read
 from .matrix_kernels import (
-    APIS, GROUP_THREADS, ITERS, MPP_MIN_FAMILY, PRECISIONS, REPS, TILE_SHAPES, MatrixApi, MatrixPrecision,
-    bytes_per_launch, compose, kernel_def, matrix_inputs, matrix_reference, ops_per_group, to_storage,
-    check_tile_output,
+    API_BY_NAME, APIS, ITERS, MPP_MIN_FAMILY, PRECISIONS, REPS, MatrixApi, MatrixPrecision, bytes_per_launch,
+    compose, kernel_def, matrix_inputs, matrix_reference, ops_per_group, to_storage, check_tile_output,
 )
 from .peak import MIN_WAVES, wave_items
 
-__all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_reason", "unsupported"]
+__all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_reason", "wgmma_reason",
+           "unsupported"]
 
-#: Work groups per launch before rounding to whole waves, and with ``--quick``.
-GROUPS = 4096
-GROUPS_QUICK = 1024
-#: Threads per block / threadgroup (4 work groups).
-BLOCK = 128
+#: Work groups per launch of the mma.sync and Metal APIs before rounding to whole waves, and with
+#: ``--quick`` (each API's :attr:`~.matrix_kernels.MatrixApi.groups`).
+GROUPS, GROUPS_QUICK = API_BY_NAME["mma"].groups
+#: Threads per block / threadgroup of those APIs (4 work groups).
+BLOCK = API_BY_NAME["mma"].block
 #: Why the CPU measures nothing here.
 CPU_REASON = ("the CPU has no matrix unit this tool programs portably (AMX, SME and AVX-512 tiles each need "
               "their own intrinsics): the matrix suite measures GPUs only")
@@ -61,6 +64,30 @@ def mpp_reason(info: Any) -> str:
             f"GPUs (M5, A19) under macOS 26; this GPU is {have}")
 
 
+def wgmma_reason(info: Any) -> str:
+    """Why ``wgmma`` is not measured on the CUDA device ``info`` (the backend's info dict)
+    describes, or "" when it is: it needs a Hopper GPU (compute capability 9.0, the arch-specific
+    target sm_90a) and an NVRTC that compiles for sm_90a (the backend's ``nvrtc_arch_target``)."""
+    major, minor = info.get("cc_major"), info.get("cc_minor")
+    if (major, minor) != (9, 0):
+        have = f"sm_{major}{minor}" if major is not None and minor is not None else "of unknown compute capability"
+        return f"wgmma needs an sm_90a (Hopper) GPU; this is {have}"
+    target = str(info.get("nvrtc_arch_target", "sm_90a"))
+    if target != "sm_90a":
+        why = target[len("unavailable: "):] if target.startswith("unavailable: ") else f"NVRTC targets {target}"
+        return f"wgmma needs NVRTC for the arch-specific target sm_90a: {why}"
+    return ""
+
+
+def _gate(api: MatrixApi, info: Any) -> str:
+    """Why ``api`` measures nothing on this device, or ""."""
+    if api.name == "mpp":
+        return mpp_reason(info)
+    if api.name == "wgmma":
+        return wgmma_reason(info)
+    return ""
+
+
 def _compile(backend: Any, src: Tuple[str, str], constants: Dict[str, Union[int, float]]) -> Any:
     """Compile, turning a compile failure into a skip carrying the compiler's message."""
     from .._native import _core
@@ -80,14 +107,14 @@ def _mpp_source(text: str, m: int, n: int, k: int) -> str:
 
 
 class MatrixSuite(Suite):
-    """Every tile shape of :data:`~.matrix_kernels.TILE_SHAPES` for every precision and every matrix
-    API of the backend (:data:`~.matrix_kernels.APIS`)."""
+    """Every tile shape of each matrix API of the backend (:data:`~.matrix_kernels.APIS`; the
+    API's :attr:`~.matrix_kernels.MatrixApi.shapes`) for every precision."""
 
     name = "matrix"
 
     def total(self) -> int:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
-        return max(1, len(apis) * len(PRECISIONS) * len(TILE_SHAPES))
+        return max(1, sum(len(PRECISIONS) * (1 if _gate(a, self.ctx.info) else len(a.shapes)) for a in apis))
 
     def _skip(self, kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
         return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
@@ -103,20 +130,35 @@ class MatrixSuite(Suite):
         self._out: Optional[Any] = None
         self._capacity = 0
         for api in apis:
-            gate = mpp_reason(self.ctx.info) if api.name == "mpp" else ""
+            gate = _gate(api, self.ctx.info)
+            if not gate:
+                self._prebuild(api)
             for p in PRECISIONS:
                 if gate:
                     yield self._skip(KernelDef("matrix", api.name, p.dtype, {}), {"scope": api.scope}, gate)
                     continue
-                for m, n, k in TILE_SHAPES:
+                for m, n, k in api.shapes:
                     yield self._case(api, p, m, n, k)
+
+    def _constants(self, api: MatrixApi, m: int, n: int, k: int) -> Dict[str, Union[int, float]]:
+        consts: Dict[str, Union[int, float]] = {"BLOCK": api.block, **api.constants}
+        if api.name != "mpp":
+            consts.update({"TM": m, "TN": n, "TK": k, "ITERS": ITERS, "REPS": REPS})
+        return consts
+
+    def _prebuild(self, api: MatrixApi) -> None:
+        """Compile the CUDA kernels of every composable shape of ``api`` on threads (one NVRTC
+        program per shape and precision)."""
+        if api.backend != "cuda":
+            return
+        builds = [(*resolve(api.source, api.entry(p)), self._constants(api, *shape)) for p in PRECISIONS
+                  for shape in api.shapes if compose(api, p, *shape).ok]
+        prebuild(self.ctx.backend, builds)
 
     def _case(self, api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Case:
         comp = compose(api, p, m, n, k)
         params: Dict[str, Any] = {"m": m, "n": n, "k": k, "reps": REPS, "iters": ITERS, "scope": api.scope}
-        consts: Dict[str, Union[int, float]] = {"BLOCK": BLOCK}
-        if api.name != "mpp":
-            consts.update({"TM": m, "TN": n, "TK": k, "ITERS": ITERS, "REPS": REPS})
+        consts = self._constants(api, m, n, k)
         kdef = kernel_def(api, p, m, n, k, consts)
         if not comp.ok:
             return self._skip(kdef, params, comp.reason)
@@ -124,15 +166,15 @@ class MatrixSuite(Suite):
         text, entry = resolve(api.source, api.entry(p))
         src = (_mpp_source(text, m, n, k) if api.name == "mpp" else text, entry)
         backend = self.ctx.backend
-        groups = GROUPS_QUICK if self.ctx.quick else GROUPS
-        items = groups * GROUP_THREADS
+        groups = api.groups[1] if self.ctx.quick else api.groups[0]
+        items = groups * api.group_threads
         wave = wave_items(backend, src, consts)
         if wave:
             waves = max(MIN_WAVES, -(-items // wave))
             items = waves * wave
             params["waves"] = waves
-        items = -(-items // BLOCK) * BLOCK  # whole threadgroups, whole work groups
-        groups = items // GROUP_THREADS
+        items = -(-items // api.block) * api.block  # whole threadgroups, whole work groups
+        groups = items // api.group_threads
         params["groups"] = groups
         a, b = matrix_inputs(p, m, n, k)
         want = matrix_reference(a, b)

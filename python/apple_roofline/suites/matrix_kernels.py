@@ -6,18 +6,23 @@ of tile shapes M, N ∈ {8, 16, 32}, K ∈ {8, 16, 32, 64, 128}, each output che
 — a warp on CUDA, a simdgroup on Metal, 32 threads — loads its A (M×K) and B (K×N) tile once from a
 small cache-resident buffer into registers, then runs a dependent chain of ``ITERS × REPS``
 multiply-accumulates ``C += A·B`` of the whole tile into its accumulator, and writes C (M×N) to its
-own slot of the output. Every work group computes the same product, so
+own slot of the output. On Hopper (sm_90a) the ``wgmma`` API does the same with a **warpgroup** (4
+warps, 128 threads) as the work group, over its own shapes (:data:`WGMMA_SHAPES`: M = 64, N ∈ {64,
+128, 256}, K ∈ {32, 64}): A and B are read by the tensor cores from shared memory, where each block
+loads them once, through matrix descriptors (the layout is documented in shaders/cuda/wgmma.cu and
+modelled in tests/unit/test_matrix.py). Every work group computes the same product, so
 
     C = ITERS · REPS · (A · B)        (in the accumulator's type)
 
 The chain cannot be folded or hoisted: every step reads the accumulator the previous one wrote
-(``mma.sync`` is inline PTX with read-write accumulator operands; ``simdgroup_multiply_accumulate``
-and ``matmul2d`` in multiply-accumulate mode take it as an operand).
+(``mma.sync`` and ``wgmma.mma_async`` are inline PTX with read-write accumulator operands, wgmma with
+scale-d = 1; ``simdgroup_multiply_accumulate`` and ``matmul2d`` in multiply-accumulate mode take it as
+an operand).
 
 Inputs are small integers, so every partial sum is an integer that the accumulator holds exactly,
 whatever order the hardware adds in, and the check is exact equality:
 
-- FP16→FP32, BF16→FP32: entries in {-3 … 3}; |C| ≤ ITERS·REPS·9·K = 1 179 648 < 2^24.
+- FP16→FP32, BF16→FP32: entries in {-3 … 3}; |C| ≤ ITERS·REPS·9·K = 1 179 648 < 2^24 (K ≤ 128).
 - INT8→INT32: entries in {-8 … 7}; |C| ≤ ITERS·REPS·64·K ≈ 8.4e6 < 2^31.
 - FP16→FP16 ("cancelling" inputs): A = [P P] and B = [Q; −Q] + E, P, Q in {-1, 0, 1}, E with one
   ±1 per column, so A·B = A·E has entries in {-1, 0, 1}: |C| ≤ ITERS·REPS = 1024 and a partial sum
@@ -31,23 +36,31 @@ group = ITERS · REPS · 2·M·N·K (integer operations for INT8, in the ``flops
 compulsory traffic: A and B read once, every work group's C written once.
 
 Tile composition, by backend (:func:`compose`): CUDA ``mma.sync.aligned`` fragments m16n8k16 (f16,
-bf16; m16n8k8 where K = 8) and m16n8k32 (s8; m16n8k16 where K = 16); Metal ``simdgroup_matrix`` 8×8×8
-(FP16 inputs only); Metal Performance Primitives ``matmul2d`` takes the whole tile. A shape an
-instruction cannot compose is a skip with the reason, never dropped.
+bf16; m16n8k8 where K = 8) and m16n8k32 (s8; m16n8k16 where K = 16); CUDA ``wgmma.mma_async`` (sm_90a)
+m64nNk16 (f16, bf16) and m64nNk32 (s8), N the tile's whole N; Metal ``simdgroup_matrix`` 8×8×8 (FP16
+inputs only); Metal Performance Primitives ``matmul2d`` takes the whole tile. A shape an instruction
+cannot compose is a skip with the reason, never dropped.
+
+Ceiling names say the instruction that set them (:meth:`MatrixApi.ceiling_class`): "Matrix FP16→FP32
+(wgmma)", "Matrix FP16→FP32 (mma.sync)", "Matrix FP16→FP32 (simdgroup_matrix)", "Matrix INT8→INT32
+(matmul2d)"; :func:`parse_matrix_class` reads one back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple, Union
+
+import re
 
 import numpy as np
 
 from .base import ITEMSIZE, KernelDef
 
 __all__ = [
-    "REPS", "ITERS", "GROUP_THREADS", "M_SIZES", "N_SIZES", "K_SIZES", "TILE_SHAPES", "MatrixPrecision",
-    "PRECISIONS", "PRECISION_BY_DTYPE", "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose",
+    "REPS", "ITERS", "GROUP_THREADS", "M_SIZES", "N_SIZES", "K_SIZES", "TILE_SHAPES", "WARPGROUP_THREADS",
+    "WGMMA_SHAPES", "WGMMA_N", "WGMMA_CONSTANTS", "MatrixPrecision", "PRECISIONS", "PRECISION_BY_DTYPE",
+    "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose", "matrix_class", "parse_matrix_class",
     "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
     "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY",
 ]
@@ -63,6 +76,20 @@ N_SIZES: Tuple[int, ...] = (8, 16, 32)
 K_SIZES: Tuple[int, ...] = (8, 16, 32, 64, 128)
 #: Every (M, N, K) of the sweep, in measurement order.
 TILE_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((m, n, k) for m in M_SIZES for n in N_SIZES for k in K_SIZES)
+#: Threads of a warpgroup, wgmma's work group (4 consecutive warps, the first at a warp index
+#: divisible by 4).
+WARPGROUP_THREADS = 128
+#: The N of the wgmma instructions shaders/cuda/wgmma.cu builds (m64nNk16, m64nNk32).
+WGMMA_N: Tuple[int, ...] = (64, 128, 256)
+#: wgmma's sweep, in measurement order: M = 64 (the instruction's), N = the instruction's N, K a
+#: chain of 2 or 4 k16 steps (1 or 2 k32 steps for INT8), K ≤ 64 so that A and B fit 40 KiB of
+#: static shared memory.
+WGMMA_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((64, n, k) for n in WGMMA_N for k in (32, 64))
+#: wgmma.cu's compile constants besides the tile (see its header): the backend's request for the
+#: arch-specific target sm_90a, repetition blocks per commit group (4: a short unrolled body that
+#: NVRTC compiles in about a second; 16 and 64 measured the same), commit groups left in flight while
+#: the next is issued (1: on an H100, 2-4 % faster than waiting for each; bench/README.md).
+WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 1}
 #: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
 MPP_MIN_FAMILY = 1010
 
@@ -90,7 +117,8 @@ class MatrixPrecision:
 
     @property
     def ceiling_class(self) -> str:
-        """``"Matrix FP16→FP32"``: the compute ceiling the best valid shape sets."""
+        """``"Matrix FP16→FP32"``: the stem of the ceiling names of this precision (each API's ceiling
+        adds its instruction: :meth:`MatrixApi.ceiling_class`)."""
         return f"Matrix {self.label}"
 
 
@@ -125,8 +153,17 @@ class Composition:
 @dataclass(frozen=True)
 class MatrixApi:
     """One backend's way to the matrix hardware: ``name`` (the kernel-name prefix), ``backend``,
-    ``source`` (shader file), ``scope`` (the execution scope recorded as a parameter), ``entry_prefix``
-    and, per precision suffix, either fragments or the reason the API lacks the precision."""
+    ``source`` (shader file), ``entry_prefix``, ``scope`` (the execution scope recorded as a
+    parameter), per precision suffix either fragments ``(fm, fn, fk, instruction)`` or the reason the
+    API lacks the precision, and ``instruction``, the name its ceilings carry.
+
+    ``whole_tile``: the instruction takes the whole tile (matmul2d). ``whole_n``: the instruction's N
+    is the tile's, one of these (wgmma; fragments then give fn = 0 and an instruction name with
+    ``{n}`` for it). ``shapes``: the tile shapes measured, in order; ``max_dim``: the largest M, N or
+    K a shape may have; ``group_threads``: threads of one work group (32: a warp or a simdgroup;
+    128: a warpgroup); ``block``: threads per block / threadgroup; ``groups``: work groups per
+    launch, and with ``--quick``, before rounding to whole waves; ``constants``: compile constants
+    besides the tile."""
 
     name: str
     backend: str
@@ -135,41 +172,85 @@ class MatrixApi:
     scope: str
     fragments: Mapping[str, Tuple[Tuple[int, int, int, str], ...]]
     missing: Mapping[str, str]
+    instruction: str
     whole_tile: bool = False
+    whole_n: Tuple[int, ...] = ()
+    shapes: Tuple[Tuple[int, int, int], ...] = TILE_SHAPES
+    max_dim: int = 128
+    group_threads: int = GROUP_THREADS
+    block: int = 128
+    groups: Tuple[int, int] = (4096, 1024)
+    constants: Mapping[str, int] = field(default_factory=dict)
 
     def entry(self, p: MatrixPrecision) -> str:
         return f"{self.entry_prefix}_{p.suffix}"
+
+    def ceiling_class(self, p: MatrixPrecision) -> str:
+        """``"Matrix FP16→FP32 (wgmma)"``: the compute ceiling the best valid shape of ``p`` sets
+        through this API (:func:`matrix_class`)."""
+        return matrix_class(p.dtype, self.instruction)
+
+
+def matrix_class(dtype: str, instruction: str) -> str:
+    """The ceiling name of a matrix precision through an instruction: ``("fp16→fp32", "wgmma")`` ->
+    ``"Matrix FP16→FP32 (wgmma)"``."""
+    return f"Matrix {dtype.upper()} ({instruction})"
+
+
+_CLASS = re.compile(r"^Matrix (\S+→\S+) \((.+)\)$")
+
+
+def parse_matrix_class(name: str) -> Optional[Tuple[str, str]]:
+    """``(dtype, instruction)`` of a ceiling name of :func:`matrix_class` (``"Matrix FP16→FP32
+    (wgmma)"`` -> ``("fp16→fp32", "wgmma")``); for a name without an instruction (runs before the
+    instruction was named) the instruction is ""; None for a name that is not a matrix class."""
+    m = _CLASS.match(name)
+    if m:
+        return m.group(1).lower(), m.group(2)
+    if name.startswith("Matrix ") and "→" in name and " " not in name[len("Matrix "):]:
+        return name[len("Matrix "):].lower(), ""
+    return None
 
 
 _MMA_F16 = ((16, 8, 16, "mma.sync.aligned.m16n8k16"), (16, 8, 8, "mma.sync.aligned.m16n8k8"))
 _MMA_S8 = ((16, 8, 32, "mma.sync.aligned.m16n8k32"), (16, 8, 16, "mma.sync.aligned.m16n8k16"))
 _SG = ((8, 8, 8, "simdgroup_multiply_accumulate 8x8x8"),)
+_WG = "wgmma.mma_async.sync.aligned.m64n{n}"
 
-#: The APIs, in measurement order per backend.
+#: The APIs, in measurement order per backend (wgmma before mma.sync: a suite cut short by its time
+#: budget keeps the Hopper ceiling).
 APIS: Tuple[MatrixApi, ...] = (
+    MatrixApi("wgmma", "cuda", "wgmma.cu", "wgmma", "1 warpgroup",
+              {"f16_f32": ((64, 0, 16, _WG + "k16.f32.f16.f16"),), "f16_f16": ((64, 0, 16, _WG + "k16.f16.f16.f16"),),
+               "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),), "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),)},
+              {}, "wgmma", whole_n=WGMMA_N, shapes=WGMMA_SHAPES, max_dim=256, group_threads=WARPGROUP_THREADS,
+              block=WARPGROUP_THREADS, groups=(1024, 256), constants=WGMMA_CONSTANTS),
     MatrixApi("mma", "cuda", "matrix.cu", "matrix", "1 warp",
-              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8}, {}),
+              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8}, {},
+              "mma.sync"),
     MatrixApi("simdgroup_matrix", "metal", "matrix.metal", "matrix", "1 simdgroup",
               {"f16_f32": _SG, "f16_f16": _SG},
               {"s8_s32": "MSL has no integer simdgroup_matrix (its element types are half, float and, from "
                          "MSL 3.1, bfloat)",
-               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)"}),
+               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)"},
+              "simdgroup_matrix"),
     MatrixApi("mpp", "metal", "matrix_mpp.metal", "mpp", "1 simdgroup (execution_simdgroup)",
-              {}, {}, whole_tile=True),
+              {}, {}, "matmul2d", whole_tile=True),
 )
 API_BY_NAME: Dict[str, MatrixApi] = {a.name: a for a in APIS}
 
 
-def check_shape(m: object, n: object, k: object) -> Tuple[int, int, int]:
-    """(m, n, k) as ints if each is a positive multiple of 8 up to 128.
+def check_shape(m: object, n: object, k: object, max_dim: int = 128) -> Tuple[int, int, int]:
+    """(m, n, k) as ints if each is a positive multiple of 8 up to ``max_dim`` (an API's
+    :attr:`MatrixApi.max_dim`: 128, 256 for wgmma).
 
     Raises:
         ValueError: one line naming the bad dimension and the valid range.
     """
     out = []
     for name, v in (("M", m), ("N", n), ("K", k)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 8 <= int(v) <= 128 or int(v) % 8:
-            raise ValueError(f"matrix: tile {name} = {v!r} must be a multiple of 8 from 8 to 128")
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 8 <= int(v) <= max_dim or int(v) % 8:
+            raise ValueError(f"matrix: tile {name} = {v!r} must be a multiple of 8 from 8 to {max_dim}")
         out.append(int(v))
     return out[0], out[1], out[2]
 
@@ -177,8 +258,12 @@ def check_shape(m: object, n: object, k: object) -> Tuple[int, int, int]:
 def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Composition:
     """How ``api`` builds an M×N×K tile of precision ``p``: the first of its fragments that divides
     the tile (largest K first), or the reason none does (the precision is missing, M or N is not a
-    multiple of the fragment's, K smaller than the smallest fragment K)."""
-    m, n, k = check_shape(m, n, k)
+    multiple of the fragment's, K smaller than the smallest fragment K; for wgmma, M is not 64, N
+    not one of :attr:`MatrixApi.whole_n`, K not a multiple of the instruction's).
+
+    Raises:
+        ValueError: a dimension out of :func:`check_shape`'s range."""
+    m, n, k = check_shape(m, n, k, api.max_dim)
     if p.suffix in api.missing:
         return Composition(reason=api.missing[p.suffix])
     if api.whole_tile:
@@ -186,6 +271,16 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
     frags = api.fragments.get(p.suffix, ())
     if not frags:
         return Composition(reason=f"{api.name} has no {p.dtype} fragment")
+    if api.whole_n:
+        fm, _, fk, name = frags[0]
+        if m != fm:
+            return Composition(reason=f"M = {m}: {api.name} tiles have the instruction's M = {fm} rows (one warpgroup)")
+        if n not in api.whole_n:
+            return Composition(reason=f"N = {n} is not one of the {api.name} N this kernel builds "
+                                      f"({', '.join(map(str, api.whole_n))})")
+        if k % fk:
+            return Composition(reason=f"K = {k} is not a multiple of the {p.input} {api.name} K ({fk})")
+        return Composition((fm, n, fk), name.format(n=n))
     fm, fn, _, name = frags[0]
     if m % fm or n % fn:
         return Composition(reason=f"{'M' if m % fm else 'N'} = {m if m % fm else n} is not a multiple of the "
@@ -266,7 +361,7 @@ def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[b
 def kernel_def(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int,
                constants: Optional[Mapping[str, Union[int, float]]] = None) -> KernelDef:
     """The KernelDef of one tile shape: kernel ``<api>_<M>x<N>x<K>``, dtype ``p.dtype``, the compute
-    ceiling class ``p.ceiling_class``."""
+    ceiling class ``api.ceiling_class(p)`` ("Matrix FP16→FP32 (mma.sync)")."""
     return KernelDef("matrix", f"{api.name}_{m}x{n}x{k}", p.dtype, {api.backend: (api.source, api.entry(p))},
-                     ceiling_class=p.ceiling_class, ceiling_kind="compute",
+                     ceiling_class=api.ceiling_class(p), ceiling_kind="compute",
                      constants={api.backend: dict(constants or {})})
