@@ -5,7 +5,7 @@
 The runner sees :class:`NativeGraphicsDevice` and :class:`NativePass` exactly as it sees the wgpu
 ones: ``fill_pass``, ``texture_pass``, ``max_texture``, ``name``, ``info``; passes with
 ``time(args, launch, batch, reps)`` (``_core.Kernel.time``'s signature), ``read``,
-``fragment_invocations`` and ``timer``. A sample is ``batch`` render passes in one command buffer,
+``fragment_invocations``, ``sample`` and ``timer``. A sample is ``batch`` render passes in one command buffer,
 timed by its GPUEndTime - GPUStartTime. Apple GPUs cannot count fragment-shader invocations, so
 ``fragment_invocations`` is None there.
 """
@@ -56,6 +56,14 @@ class NativePass:
         out = [float(t) for t in self.native.time(batch, reps)]
         self.timer = str(self.native.timer)
         return out
+
+    def sample(self, batch: int, reps: int, lead: int = 0) -> List[float]:
+        """``lead`` untimed passes (one command buffer), then ``reps`` samples of ``batch`` passes;
+        seconds per sample. The backend encodes in native code, so the two follow each other with no
+        host gap to speak of."""
+        if lead > 0:
+            self.native.time(lead, 1)
+        return self.time((), 0, batch, reps)
 
     def read(self) -> np.ndarray:
         """The target after one pass with store action store, shape (height, width, channels), in
@@ -124,9 +132,10 @@ class NativeGraphicsDevice:
         return NativePass(native, fmt, width, height)
 
     def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool) -> NativePass:
+                     bilinear: bool, layers: int = 1) -> NativePass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, S a power of
-        two), coherent or random indices, nearest or bilinear filtering, into rgba32float.
+        two), coherent or random indices, nearest or bilinear filtering, into rgba32float, drawn
+        ``layers`` times (the runner draws one where the device cannot count fragment invocations).
 
         Raises:
             ValueError: a texture that is not S x S x 4 uint8, or a size out of range.
@@ -138,6 +147,6 @@ class NativeGraphicsDevice:
         native = self.backend.render_pass(
             self.source, "vs_fullscreen", "fs_texture",
             constants={"FETCHES": int(fetches), "RANDOM": int(bool(random)), "BILINEAR": int(bool(bilinear))},
-            format=TEXTURE_FORMAT, width=width, height=height, uniforms=[width, height, size, 0],
+            format=TEXTURE_FORMAT, width=width, height=height, instances=int(layers), uniforms=[width, height, size, 0],
             texture=np.ascontiguousarray(texture).reshape(-1), texture_size=size, linear=bool(bilinear))
         return NativePass(native, TEXTURE_FORMAT, width, height)
