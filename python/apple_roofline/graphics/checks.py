@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, Hashable, Optional, Tuple
+from typing import Any, Callable, Dict, Hashable, Optional, Set, Tuple
 
 import numpy as np
 
@@ -28,6 +28,10 @@ class Checks:
     def __init__(self, workers: int = WORKERS) -> None:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="graphics-check")
         self._refs: Dict[Hashable, "Future[Any]"] = {}
+        self._used: Set[Hashable] = set()  # references a check or the measuring thread waits for
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._refs
 
     def ahead(self, key: Hashable, build: Callable[[], Any]) -> None:
         """Start building reference ``key`` unless it is built or under way."""
@@ -36,8 +40,10 @@ class Checks:
 
     def reference(self, key: Hashable, build: Callable[[], Any]) -> Any:
         """Reference ``key``, building it now (on a worker) if nobody asked before; waits for it.
-        Raises what ``build`` raised."""
+        Raises what ``build`` raised. Never call it from a job of this pool: the job could wait for
+        work queued behind it (take :meth:`future` when submitting instead)."""
         self.ahead(key, build)
+        self._used.add(key)
         return self._refs[key].result()
 
     def future(self, key: Hashable) -> Callable[[], Any]:
@@ -47,6 +53,7 @@ class Checks:
         Raises:
             KeyError: nobody asked for ``key``.
         """
+        self._used.add(key)
         return self._refs[key].result
 
     def drop(self, key: Hashable) -> None:
@@ -66,9 +73,14 @@ class Checks:
 
         return self.pool.submit(run)
 
-    def close(self, wait: bool = True) -> None:
-        """Stop the workers (``wait``: after the queued work; else drop what has not started)."""
-        self.pool.shutdown(wait=wait, cancel_futures=not wait)
+    def close(self, finish: bool = True) -> None:
+        """Stop the workers after the queued checks; unless ``finish``, references built only ahead
+        (no check waits for them) and not yet started are dropped first (an interrupted study)."""
+        if not finish:
+            for key, future in self._refs.items():
+                if key not in self._used:
+                    future.cancel()
+        self.pool.shutdown(wait=True)
 
 
 def result_or(future: "Future[Tuple[bool, str]]", default: Optional[Tuple[bool, str]] = None

@@ -2,8 +2,9 @@
 
 A GPU left idle lowers its clock within milliseconds and raises it again only under sustained work
 (on an H100 through Vulkan, 1980 MHz fell to 345 MHz between Python-paced passes; texture passes came
-out up to 5.7x slow). So each measurement is **one submission**: ``lead`` untimed passes, then
-``reps`` samples of ``batch`` passes each, back to back in the same queue submission, every sample
+out up to 5.7x slow). So each measurement is **one submission**: a pass that counts fragment-shader
+invocations, ``lead`` untimed passes, then ``reps`` samples of ``batch`` passes each, then one stored
+pass whose target is copied out for validation, back to back in the same queue submission, every sample
 timed by GPU timestamps at its first pass's beginning and its last pass's end and divided by
 ``batch`` (as the compute suites divide a batch of launches). The lead lasts :func:`lead_seconds`: the
 full :data:`SPIN_UP_S` after the GPU was idle (the study's first pass, or a host gap as long as a
@@ -33,7 +34,7 @@ from ..telemetry import Sampler
 from ..telemetry.window import Summary
 from .steady import CLOCK_TOLERANCE, pass_clock
 
-__all__ = ["SPIN_UP_S", "MIN_LEAD_S", "MIN_SAMPLE_S", "MAX_BATCH", "PassTiming", "Pacer", "lead_seconds",
+__all__ = ["SPIN_UP_S", "MIN_LEAD_S", "MIN_SAMPLE_S", "MAX_BATCH", "PassRun", "PassTiming", "Pacer", "lead_seconds",
            "batch_for", "passes_for", "limited"]
 
 #: Seconds of back-to-back passes before the samples after the GPU was idle (``quick``: a quarter).
@@ -75,6 +76,17 @@ def limited(summary: Mapping[str, Any]) -> bool:
     """Whether the sampler's throttle reasons say the GPU held its own clock down (power, thermal)."""
     reasons = str(summary.get("throttle", ""))
     return any(word in reasons for word in LIMITS)
+
+
+@dataclass
+class PassRun:
+    """What one measurement's submission returned (``run`` of a pass): seconds per sample, the
+    fragment-shader invocations of one pass (None when not counted or not countable), the target after
+    a stored pass (None when not read; shape (height, width, channels), the format's storage dtype)."""
+
+    samples_s: List[float]
+    invocations: Optional[int] = None
+    image: Optional[Any] = None
 
 
 @dataclass(frozen=True)
@@ -133,35 +145,39 @@ class Pacer:
         self.probes += 1
         return max(float(min(p.time((), 0, 1, 2))), 1e-9)
 
-    def measure(self, p: Any, shape: Hashable, per_pass_s: Optional[float] = None) -> PassTiming:
-        """Time pass ``p`` (``p.sample(batch, reps, lead)`` -> seconds per sample): its per-pass time
-        from the shape's calibration, else ``per_pass_s``, else a probe; one submission of the lead
-        and the samples; re-timed once after a full spin-up when its clock came out low (module
-        docstring)."""
+    def measure(self, p: Any, shape: Hashable, per_pass_s: Optional[float] = None, *, count: bool = False
+                ) -> Tuple[PassTiming, PassRun]:
+        """Time pass ``p`` (its ``run(batch, reps, lead, count=, read=True)``): the per-pass time from
+        the shape's calibration, else ``per_pass_s``, else a probe; one submission holding the count
+        (``count``), the lead, the samples and the stored pass read back; re-timed once after a full
+        spin-up when its clock came out low (module docstring). Returns the timing and the run (its
+        invocations and image)."""
         per = self.per_pass.get(shape) or per_pass_s or self.probe(p)
         batch = batch_for(per, self.min_sample_s)
-        timing = self._run(p, batch, lead_seconds(self.gap(), self.spin_up_s), per)
+        timing, run = self._run(p, batch, lead_seconds(self.gap(), self.spin_up_s), per, count)
         if self._low(timing.summary):
             self.retries += 1
-            again = self._run(p, batch, self.spin_up_s, per)
+            again, run = self._run(p, batch, self.spin_up_s, per, count)
             timing = PassTiming(again.batch, again.samples_s, again.lead, again.lead_s, again.window, again.summary,
                                 retried=True)
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
             self.highest_clock = clock
         self.per_pass[shape] = sorted(timing.samples_s)[len(timing.samples_s) // 2]
-        return timing
+        return timing, run
 
     def _low(self, summary: Mapping[str, Any]) -> bool:
         clock = pass_clock(summary)
         return (clock is not None and self.highest_clock is not None and not limited(summary)
                 and clock < (1.0 - self.tolerance) * self.highest_clock)
 
-    def _run(self, p: Any, batch: int, lead_s: float, per_pass_s: float) -> PassTiming:
+    def _run(self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool) -> Tuple[PassTiming, PassRun]:
         lead = passes_for(lead_s, per_pass_s)
-        samples: List[float] = list(p.sample(batch, self.reps, lead))
+        run: PassRun = p.run(batch, self.reps, lead, count=count, read=True)
         end = self.clock()
         self.last_end = end
-        start = end - sum(samples)  # the samples are the submission's last GPU work
+        # The samples end the submission but for one stored pass and a copy: their window is the
+        # samples' own seconds before the host saw it done.
+        start = end - sum(run.samples_s)
         summary = self.sampler.window(start, end) if self.sampler.active else {}
-        return PassTiming(batch, tuple(s / batch for s in samples), lead, lead_s, (start, end), summary)
+        return PassTiming(batch, tuple(s / batch for s in run.samples_s), lead, lead_s, (start, end), summary), run

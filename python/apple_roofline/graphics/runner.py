@@ -45,7 +45,7 @@ from .grid import GRIDS, FillCase, Grid, TextureCase, build_grid, graphics_budge
 from .kernels import (DEFAULT_OVERDRAW, FILTERS, FLOPS_PER_ITERATION, FORMATS, HEIGHT, MAX_F, PATTERNS, SUITES,
                       TEXTURE_FORMAT, WIDTH, check_target, fill_reference, texture_noise, texture_sums)
 from .model import GraphicsStudy
-from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer, PassTiming
+from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer, PassRun, PassTiming
 from .steady import BELOW, CLOCK_TOLERANCE, below_steady, mark_steady
 
 __all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "MAX_FETCHES", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "SPIN_UP_S",
@@ -53,8 +53,9 @@ __all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "MAX_FETCHES", "MAX_TEXTURE_LAYERS", "T
            "check_f_values", "check_sizes", "check_fetches", "open_graphics_device", "fill_layers",
            "texture_layers", "run_graphics"]
 
-#: The fewest layers a long fill pass is reduced to.
-MIN_LAYERS = 8
+#: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
+#: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 20 ms).
+MIN_LAYERS = 1
 #: The most layers of overdraw.
 MAX_OVERDRAW = 4096
 #: The most fetches per pixel.
@@ -64,6 +65,9 @@ MAX_TEXTURE_LAYERS = 64
 #: Seconds a texture pass is drawn long enough to take (layers), so that a sample is a handful of
 #: passes and the host encodes few of them.
 TARGET_PASS_S = 1e-3
+#: How many texture lines (size, pattern, filter) ahead of the pass being measured their references
+#: are started.
+AHEAD = 4
 _DEVICE = re.compile(r"^(wgpu|metal)(?::([0-9]+))?$")
 
 
@@ -226,7 +230,7 @@ def run_graphics(
             else ``"default"``).
         reps: samples per pass (1 to 10000).
         max_pass_s: the longest one fill pass may take before its layers are reduced (default
-            0.05 s, 0.01 s with ``quick``).
+            0.02 s, 0.01 s with ``quick``).
         budget: seconds each suite may take (``"none"``, ``"texture=60"`` or a mapping; default
             :data:`~.grid.SUITE_BUDGET_S`, :data:`~.grid.QUICK_BUDGET_S` for ``quick``, none for
             ``full``). A spent budget stops its suite before the next pass; ``suite_times`` and a
@@ -259,7 +263,7 @@ def run_graphics(
         check_int(v, name, 16, 16384)
     reps = check_reps(reps)
     budgets = graphics_budgets(names, grid_name, budget)
-    pass_limit = max_pass_s if max_pass_s is not None else (0.01 if quick else 0.05)
+    pass_limit = max_pass_s if max_pass_s is not None else (0.01 if quick else 0.02)
     gpu = open_graphics_device(api, index)
     created = provenance.now()
     sampler = graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
@@ -320,7 +324,7 @@ def run_graphics(
         if clock is not None:
             times.append(clock.record())
         sampler.stop()
-        measuring.checks.close(wait=False)
+        measuring.checks.close(finish=False)
         raise GraphicsInterrupted(assemble(False)) from None
     finally:
         sampler.stop()
@@ -347,6 +351,7 @@ class _Measuring:
         self.skipped: List[Skipped] = []
         self.warnings: List[str] = []
         self.layers: Dict[Hashable, int] = {}  # layers chosen per shape, shared by the passes of that shape
+        self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
 
     def collect(self) -> Tuple[Measurement, ...]:
         """The measurements so far, in order, each with its check's verdict (waits for the checks;
@@ -399,9 +404,8 @@ class _Measuring:
                                              f"{per_layer * self.overdraw * 1e3:.0f} ms)")
                 p = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended,
                                   store=store == "store")
-                invocations = p.fragment_invocations()
-                timing = self.pacer.measure(p, (shape, layers), per_pass)
-                got = p.read()
+                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True)
+                invocations, got = run.invocations, _image(run)
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
                 self.skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: "
                                                                 f"{_first_line(exc)}"))
@@ -456,13 +460,17 @@ class _Measuring:
             image: np.ndarray = self.checks.reference(("noise", size), _noise_job(size))
             return image
 
-        def sums_job(line: Tuple[int, str, str]) -> Callable[[], Dict[int, np.ndarray]]:
-            return lambda: texture_sums(noise(line[0]), width, height, line[1], line[2], counts[line])
+        def sums_job(line: Tuple[int, str, str], texture: Callable[[], Any]) -> Callable[[], Dict[int, np.ndarray]]:
+            return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line])
 
         def start(i: int) -> None:
-            for line in lines[i:i + 3]:
+            for line in lines[i:i + AHEAD]:
+                if ("texture",) + line in self.checks:
+                    continue
                 self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
-                self.checks.ahead(("texture",) + line, sums_job(line))
+                # The job holds the texture's own future, submitted before it: a worker never waits for
+                # work queued behind it.
+                self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
             if clock.spent():
@@ -474,8 +482,12 @@ class _Measuring:
                 texture = noise(size)
                 bilinear, random = filter_ == "bilinear", pattern == "random"
                 shape = (size, pattern, filter_, fetches)
-                layers, per_pass = 1, None
-                if self.counting:
+                # The line (pattern, filter, fetches) shares its layers and per-pass time from one size to
+                # the next (a cliff changes it, and the next measurement recalibrates); its first size
+                # is probed.
+                known = self.lines.get(shape[1:])
+                layers, per_pass = known if known is not None else (1, None)
+                if known is None and self.counting:
                     one = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
                                            random=random, bilinear=bilinear, layers=1)
                     per_layer = self.pacer.probe(one)
@@ -483,9 +495,9 @@ class _Measuring:
                     per_pass = per_layer * layers
                 p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches, random=random,
                                      bilinear=bilinear, layers=layers)
-                invocations = p.fragment_invocations() if self.counting else None
-                timing = self.pacer.measure(p, shape, per_pass)
-                got = p.read()
+                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting)
+                invocations, got = run.invocations, _image(run)
+                self.lines[shape[1:]] = (layers, sorted(timing.samples_s)[len(timing.samples_s) // 2])
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
                 self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
                                             f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
@@ -515,6 +527,13 @@ class _Measuring:
             if not any(c[0] == size for c in fits[i + 1:]):
                 self.checks.drop(("noise", size))
             yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
+
+
+def _image(run: PassRun) -> np.ndarray:
+    if run.image is None:
+        raise RuntimeError("the pass returned no target to validate")
+    image: np.ndarray = run.image
+    return image
 
 
 def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndarray]:

@@ -8,8 +8,8 @@ time_kernel`) times render passes as it times kernels.
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
-``timestampWrites``). :meth:`WgpuPass.sample` puts ``lead`` untimed passes and every sample of one
-measurement into **one queue submission**, so the GPU runs them back to back with no host gap
+``timestampWrites``). :meth:`WgpuPass.run` puts a counting pass, ``lead`` untimed passes, every
+sample of one measurement and the stored pass read back for validation into **one queue submission**, so the GPU runs them back to back with no host gap
 (docs/design.md, "The graphics study", "Timing"). wgpu-native reports timestamps in the backend's
 ticks, converted with the queue's timestamp period (:func:`timestamp_tick`). Without the feature, a
 sample is the host's clock around its own submission and the wait for it, and the pass's ``timer``
@@ -31,6 +31,7 @@ import numpy as np
 
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
+from .pacing import PassRun
 
 __all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "timestamp_tick"]
 
@@ -148,24 +149,41 @@ class WgpuPass:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
         ignored (``Kernel.time``'s signature)."""
-        return self.sample(batch, reps, 0)
+        return self.run(batch, reps, 0).samples_s
 
-    def sample(self, batch: int, reps: int, lead: int = 0) -> List[float]:
-        """``lead`` untimed passes, then ``reps`` samples of ``batch`` passes, all in one queue
-        submission; seconds per sample (GPU timestamps), or, without timestamps, each sample its own
-        submission timed by the host clock (:attr:`timer` says which)."""
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
+        """One measurement in **one queue submission**: a pass that counts fragment-shader invocations
+        (``count``, where the adapter can), ``lead`` untimed passes, ``reps`` samples of ``batch``
+        passes (GPU timestamps at each sample's first beginning and last end), then (``read``) one pass
+        with store action store and a copy of the target to a buffer. Without timestamps, each sample
+        is its own submission timed by the host clock (:attr:`timer` says which)."""
         dev = self.device
-        lead_buffer = []
-        if lead > 0:
-            enc = dev.device.create_command_encoder()
-            for _ in range(lead):
-                self._encode(enc, first=False, last=False, query=None, index=0)
-            lead_buffer.append(enc.finish())
+        wgpu = dev.wgpu
+        head = dev.device.create_command_encoder()
+        stats = None
+        if count and dev.statistics:
+            qs = dev.extras.create_statistics_query_set(dev.device, count=1, statistics=["fragment-shader-invocations"])
+            stats = dev.device.create_buffer(size=8, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            self._encode(head, first=False, last=False, query=None, index=0, statistics=qs)
+            head.resolve_query_set(qs, 0, 1, stats, 0)
+        for _ in range(lead):
+            self._encode(head, first=False, last=False, query=None, index=0)
+        commands = [head.finish()]
+        tail = dev.device.create_command_encoder()
+        image_buffer, row = None, 0
+        fmt = FORMATS[self.fmt]
+        if read:
+            row = -(-self.width * fmt.bytes_per_pixel // 256) * 256  # rows of a copy are 256-byte aligned
+            image_buffer = dev.device.create_buffer(size=row * self.height,
+                                                    usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC)
+            self._encode(tail, first=False, last=False, query=None, index=0, keep=True)
+            tail.copy_texture_to_buffer({"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
+                                        {"buffer": image_buffer, "offset": 0, "bytes_per_row": row,
+                                         "rows_per_image": self.height}, (self.width, self.height, 1))
         if not dev.timestamps:
             self.timer = "host clock around submit and the wait for it (no timestamp-query)"
-            if lead_buffer:
-                dev.device.queue.submit(lead_buffer)
-            out = []
+            dev.device.queue.submit(commands)
+            samples = []
             for _ in range(reps):
                 enc = dev.device.create_command_encoder()
                 for b in range(batch):
@@ -174,24 +192,31 @@ class WgpuPass:
                 t0 = time.perf_counter()
                 dev.device.queue.submit([command])
                 dev.wait()
-                out.append(time.perf_counter() - t0)
-            return out
-        wgpu = dev.wgpu
-        query = dev.device.create_query_set(type="timestamp", count=2 * reps)
-        resolve = dev.device.create_buffer(size=16 * reps,
-                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
-        commands = lead_buffer
-        for r in range(reps):
-            enc = dev.device.create_command_encoder()
-            for b in range(batch):
-                self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
-            if r == reps - 1:
-                enc.resolve_query_set(query, 0, 2 * reps, resolve, 0)
-            commands.append(enc.finish())
-        dev.device.queue.submit(commands)
-        ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
-        self.timer = dev.timestamp_note
-        return [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+                samples.append(time.perf_counter() - t0)
+            dev.device.queue.submit([tail.finish()])
+        else:
+            query = dev.device.create_query_set(type="timestamp", count=2 * reps)
+            resolve = dev.device.create_buffer(size=16 * reps,
+                                               usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            for r in range(reps):
+                enc = dev.device.create_command_encoder()
+                for b in range(batch):
+                    self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
+                commands.append(enc.finish())
+            tail.resolve_query_set(query, 0, 2 * reps, resolve, 0)
+            commands.append(tail.finish())
+            dev.device.queue.submit(commands)
+            ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
+            self.timer = dev.timestamp_note
+            samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+        invocations = (int(np.frombuffer(dev.device.queue.read_buffer(stats), dtype=np.uint64)[0])
+                       if stats is not None else None)
+        image = None
+        if image_buffer is not None:
+            raw = np.frombuffer(dev.device.queue.read_buffer(image_buffer), dtype=np.uint8).reshape(self.height, row)
+            image = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
+                self.height, self.width, fmt.channels)
+        return PassRun(samples, invocations, image)
 
     def read(self) -> np.ndarray:
         """The target after one pass, shape (height, width, channels), in its storage dtype. A pass
