@@ -441,3 +441,15 @@ def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.Mon
     assert "## Clocks and power" in text and "GFLOP/s per W" in text
     off = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2, telemetry=False)
     assert off.device["telemetry"]["reason"] == "telemetry turned off" and "power_w" not in off.measurements[0].params
+
+
+@pytest.mark.parametrize("pattern", K.PATTERNS)
+def test_bilinear_table_gives_the_fetch_by_fetch_sums(pattern: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filtered-texel table (textures up to K.TABLE_TEXELS) is the same arithmetic in the same
+    order as filtering each fetch: bit for bit the same sums."""
+    tex = K.texture_noise(16, seed=3)
+    table = K.texture_sums(tex, W, H, pattern, "bilinear", (1, 7))
+    monkeypatch.setattr(K, "TABLE_TEXELS", 0)
+    fetched = K.texture_sums(tex, W, H, pattern, "bilinear", (1, 7))
+    assert all(np.array_equal(table[n], fetched[n]) for n in (1, 7))
+    assert not np.array_equal(table[7], K.texture_sums(tex, W, H, pattern, "nearest", (7,))[7])
