@@ -134,7 +134,8 @@ def test_grids() -> None:
     assert len(d.fillrate) == len(G.DEFAULT_F) * 2 + 2 and ("rgba8unorm", 0, "blended", "discard") in d.fillrate
     assert ("rgba8unorm", 64, "opaque", "discard") not in d.fillrate
     assert len(d.tilemem) == 4 * 3 and {c[1] for c in d.tilemem} == {0, 128}
-    assert len(d.texture) == len(K.TEXTURE_SIZES) * 2 * 2 and {c[3] for c in d.texture} == {16}
+    assert len(d.texture) == len(K.TEXTURE_SIZES) * 2 * 2 * 2 and {c[3] for c in d.texture} == {1, 16}
+    assert {c[1] for c in d.fillrate} == set(K.FILL_F)  # every power of two: the knee within a factor of two
     full = G.build_grid("full")
     assert len(full.fillrate) == len(K.FILL_F) * 4 and len(full.tilemem) == 32 and len(full.texture) == 160
     q = G.build_grid("quick", sizes=(64,), fetches=(1, 4), patterns=("random",))
@@ -222,7 +223,7 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
 
 def test_texture_layers_are_counted(fake: FakeDevice) -> None:
     study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, reps=2, sizes=[64, 128], patterns=["random"],
-                           filters=["nearest"])
+                           filters=["nearest"], fetches=[16])
     a, b = study.measurements
     assert a.params["layers"] == R.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
     assert a.params["texels"] == a.params["pixels_shaded"] * 16 == W * H * a.params["layers"] * 16

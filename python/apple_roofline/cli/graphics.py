@@ -28,7 +28,7 @@ def graphics(
     ] = None,
     overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
     f: Annotated[
-        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2 … 512).")
+        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,4,16,64,256,512).")
     ] = None,
     pattern: Annotated[
         Optional[str], typer.Option("--pattern", help="Texture patterns: coherent,random (default both).")

@@ -1,30 +1,34 @@
 """Which passes a graphics study measures, and the seconds each suite may take (docs/design.md,
-"The graphics study", "The default grid").
+"The graphics study": the grid, time budgets).
 
 Three grids, each a list of cases per suite:
 
-* ``default`` — the study's questions, answered in about a minute on an H100 or H200 through wgpu:
+* ``default`` — the study's questions, answered in under a minute on an H100 or H200 through wgpu
+  (about 40 s; the H100 runs graphics on two TPCs, 4 of its 132 SMs):
 
-  - fill rate: F = 0 (the rasteriser/ROP ceiling), 4, 16, 64 (the knee where the pass turns from
-    fill-bound to ALU-bound), 256 and 512 (the fragment ALU ceiling; F = 512 is bench_graphics.py's
-    comparison with the compute kernel), each ``opaque`` and ``blended`` with store action ``store``;
-    at F = 0 also ``discard`` (what writing the target to memory costs: on a tile-based GPU a
-    discarded tile never leaves tile memory; once ALU-bound the store action changes nothing).
+  - fill rate: every power of two F = 0, 1, 2 … 512 (F = 0 is the rasteriser/ROP ceiling, 512 the
+    fragment ALU ceiling and bench_graphics.py's comparison with the compute kernel; the knee where a
+    pass turns from fill-bound to ALU-bound lies between two neighbours, so the ridge is located within
+    a factor of two), each ``opaque`` and ``blended`` with store action ``store``; at F = 0 also
+    ``discard`` (what writing the target to memory costs: on a tile-based GPU a discarded tile never
+    leaves tile memory; once ALU-bound the store action changes nothing).
   - tile memory: every format at F = 0 stored and discarded (bytes per pixel against the ROP and
     memory path) and at F = 128 stored (the M5 article's R8-against-RGBA8 comparison).
   - texture cache: every size from 64² to 8192² (16 KiB to 256 MiB: below a first-level texture cache,
     across second-level caches of 4 to 50 MiB, and well past any last-level cache: each size 4x the
     working set of the one before), both patterns (random defeats any prefetcher, so it shows the
     cliffs; coherent streams), both filters, at 16 fetches per pixel (texture-bound: the 16-byte
-    target write per pixel is amortised; at 1 fetch an H100 pass measures the write, 1.8 GTexel/s at
-    every size). ``--fetches 1,16`` adds the write floor.
+    target write per pixel is amortised) and at 1 (the floor set by that write: on an H100 a one-fetch
+    pass runs at 1.8 GTexel/s at every size, so a line that stays flat at 1 fetch and falls at 16
+    shows the cache, not the target).
 
 * ``quick`` — a look in under half a minute: F = 0, 64, 512; every format at F = 0 and 128, stored;
   texture sizes 64², 256², 1024², 4096² at 16 fetches.
-* ``full`` — every point of before: F = 0, 1, 2 … 512 in both modes and store actions, tile memory at
-  F = 0, 16, 128, 512 both stored and discarded, texture sizes 64² … 8192² × 1, 2, 4, 8, 16 fetches.
+* ``full`` — every point of before: F = 0, 1, 2 … 512 in both modes and both store actions, tile
+  memory at F = 0, 16, 128, 512 both stored and discarded, texture sizes 64² … 8192² × 1, 2, 4, 8, 16
+  fetches.
 
-Options replace one axis of any grid (``f_values``, ``patterns``, ``sizes``, ``fetches``), so every
+Options replace one axis of any grid (``f_values``, ``patterns``, ``sizes``, ``fetches``, ``filters``), so every
 point stays reachable. Budgets: :data:`SUITE_BUDGET_S` (``quick``: :data:`QUICK_BUDGET_S`; ``full``:
 none) are seconds of wall time per suite, checked before each pass (:mod:`apple_roofline.study.
 timing`); a suite whose budget runs out stops there and the report says so. They are set so that a
@@ -45,13 +49,13 @@ __all__ = ["GRIDS", "DEFAULT_F", "QUICK_F", "DISCARD_F", "DEFAULT_FETCHES", "QUI
 #: The grids by name.
 GRIDS: Tuple[str, ...] = ("default", "quick", "full")
 #: F of the default fill-rate sweep.
-DEFAULT_F: Tuple[int, ...] = (0, 4, 16, 64, 256, 512)
+DEFAULT_F: Tuple[int, ...] = FILL_F
 #: F of the quick fill-rate sweep.
 QUICK_F: Tuple[int, ...] = (0, 64, 512)
 #: F at which the default and quick grids also measure store action ``discard``.
 DISCARD_F: Tuple[int, ...] = (0,)
 #: Fetches per pixel of the default texture grid.
-DEFAULT_FETCHES: Tuple[int, ...] = (16,)
+DEFAULT_FETCHES: Tuple[int, ...] = (1, 16)
 #: Texture sizes of the quick grid.
 QUICK_SIZES: Tuple[int, ...] = (64, 256, 1024, 4096)
 #: Seconds per suite of a default study.

@@ -316,6 +316,7 @@ def run_graphics(
             for desc in cases[name](clock):
                 if progress:
                     progress.advance(desc)
+            measuring.settle()  # a suite's seconds include checking its passes
             times.append(clock.record())
             clock = None
             if progress:
@@ -352,6 +353,12 @@ class _Measuring:
         self.warnings: List[str] = []
         self.layers: Dict[Hashable, int] = {}  # layers chosen per shape, shared by the passes of that shape
         self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
+
+    def settle(self) -> None:
+        """Wait for every check submitted so far."""
+        for _fields, future in self.pending:
+            if not future.cancelled():
+                future.result()
 
     def collect(self) -> Tuple[Measurement, ...]:
         """The measurements so far, in order, each with its check's verdict (waits for the checks;
@@ -464,10 +471,11 @@ class _Measuring:
             return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line])
 
         def start(i: int) -> None:
+            for line in lines[i:i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
+                self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
             for line in lines[i:i + AHEAD]:
                 if ("texture",) + line in self.checks:
                     continue
-                self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
                 # The job holds the texture's own future, submitted before it: a worker never waits for
                 # work queued behind it.
                 self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))

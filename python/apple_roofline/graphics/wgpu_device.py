@@ -61,17 +61,19 @@ def adapters() -> List[Dict[str, Any]]:
         WgpuUnavailable: wgpu is not installed.
     """
     wgpu = import_wgpu()
-    out = []
-    for a in wgpu.gpu.enumerate_adapters_sync():
-        info = dict(a.info)
-        out.append({
-            "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
-            "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
-            "driver": str(info.get("description", "")),
-            "features": sorted(f for f in _FEATURES if f in a.features),
-            "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
-        })
-    return out
+    return [_describe(a) for a in wgpu.gpu.enumerate_adapters_sync()]
+
+
+def _describe(a: Any) -> Dict[str, Any]:
+    """One adapter's row of :func:`adapters`."""
+    info = dict(a.info)
+    return {
+        "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
+        "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
+        "driver": str(info.get("description", "")),
+        "features": sorted(f for f in _FEATURES if f in a.features),
+        "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
+    }
 
 
 def timestamp_tick(device: Any) -> Tuple[float, str]:
@@ -275,7 +277,7 @@ class WgpuDevice:
         self.statistics = "pipeline-statistics-query" in features
         self.max_texture = int(self.adapter.limits.get("max-texture-dimension-2d", 0))
         self.tick_s, self.timestamp_note = timestamp_tick(self.device)
-        row = adapters()[index]
+        row = _describe(self.adapter)
         self.info: Dict[str, Any] = {**row, "backend": "wgpu", "wgpu_backend": row["backend"], "index": index,
                                      "wgpu_version": str(self.wgpu.__version__), "features_enabled": features}
         self.module = self.device.create_shader_module(code=shader_source("graphics.wgsl"))
