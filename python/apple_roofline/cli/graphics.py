@@ -28,7 +28,7 @@ def graphics(
     ] = None,
     overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
     f: Annotated[
-        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,4,16,64,256,512).")
+        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2,4 … 512).")
     ] = None,
     pattern: Annotated[
         Optional[str], typer.Option("--pattern", help="Texture patterns: coherent,random (default both).")
@@ -38,7 +38,7 @@ def graphics(
         Optional[str], typer.Option("--sizes", metavar="S,...", help="Texture sizes, powers of two 4 to 16384 (default 64,128 … 8192).")
     ] = None,
     fetches: Annotated[
-        Optional[str], typer.Option("--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16).")
+        Optional[str], typer.Option("--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16; --quick 16).")
     ] = None,
     filter_: Annotated[
         Optional[str], typer.Option("--filter", help="Texture filters: nearest,bilinear (default both).")
