@@ -124,7 +124,8 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
         lines.append("time per suite: " + ", ".join(
             f"{t.suite} {t.seconds:.1f} s of {t.budget_s:g}" if t.budget_s else f"{t.suite} {t.seconds:.1f} s"
             for t in study.suite_times) + f"; total {sum(t.seconds for t in study.suite_times):.1f} s")
-        lines += [f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} passes"
+        lines += [f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} "
+                  f"pass{'' if t.measured == 1 else 'es'}: the rest were not measured (--budget {t.suite}=SECONDS)"
                   for t in study.suite_times if t.cut]
     steady = study.params.get("steady_clock_mhz")
     if isinstance(steady, (int, float)):
