@@ -28,7 +28,7 @@ __all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_l
            "PassMeasurer", "describe_case"]
 
 #: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
-#: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 20 ms).
+#: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
 MIN_LAYERS = 1
 #: The most layers of a texture pass.
 MAX_TEXTURE_LAYERS = 64

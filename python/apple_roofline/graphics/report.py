@@ -131,7 +131,7 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
     if isinstance(steady, (int, float)):
         below = below_steady(study.measurements)
         clocked = sum(1 for m in study.measurements if pass_clock(m.params) is not None)
-        lines.append(f"steady clock {steady:.0f} MHz (median of {clocked} passes); "
+        lines.append(f"steady clock {steady:.0f} MHz (median of {clocked} pass{'' if clocked == 1 else 'es'}); "
                      f"{len(below)} below it by more than {float(study.params.get('clock_tolerance', 0.05)):.0%}")
     return lines
 
