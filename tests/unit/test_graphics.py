@@ -14,10 +14,12 @@ from typer.testing import CliRunner
 
 from apple_roofline.cli import app
 from apple_roofline.errors import OptionError
+from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.model import GraphicsStudy, cliffs, drawn_rate, shaded_rate, texel_rate
 from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
+from apple_roofline.graphics.pacing import PassRun
 from apple_roofline.graphics.plot import plot_fill, plot_texture
 from apple_roofline.graphics.report import fill_ceilings, format_graphics, tilemem_ratios
 from apple_roofline.studies import load_results
@@ -138,10 +140,16 @@ def test_check_target_bounds() -> None:
 class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, ""
+        self.submissions: List[Any] = []
 
     def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+        return self.run(batch, reps, 0).samples_s
+
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
         self.timer = "fake GPU timestamps"
-        return [self.seconds * batch] * reps
+        self.submissions.append((batch, reps, lead))
+        return PassRun([self.seconds * batch] * reps, self.invocations if count else None,
+                       self.image if read else None)
 
     def read(self) -> np.ndarray:
         return self.image
@@ -158,6 +166,7 @@ class FakeDevice:
                  broken: Sequence[str] = ()) -> None:
         self.name, self.info, self.max_texture = "Fake GPU", {"backend": "wgpu", "index": 0}, max_texture
         self.invocations, self.per_layer, self.broken = invocations, per_layer, set(broken)
+        self.statistics = invocations
         self.calls: List[dict] = []
 
     def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
@@ -170,10 +179,12 @@ class FakeDevice:
         return FakePass(image, self.per_layer * layers * (1 + F), inv)
 
     def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool) -> FakePass:
+                     bilinear: bool, layers: int = 1) -> FakePass:
+        self.calls.append({"size": texture.shape[0], "fetches": fetches, "layers": layers})
         image = K.texture_reference(width, height, texture, fetches, "random" if random else "coherent",
                                     "bilinear" if bilinear else "nearest")
-        return FakePass(image, 1e-5 * fetches * (4 if texture.shape[0] >= 128 else 1), None)
+        inv = width * height * layers if self.invocations else None
+        return FakePass(image, 1e-5 * layers * fetches * (4 if texture.shape[0] >= 128 else 1), inv)
 
 
 @pytest.fixture
@@ -187,7 +198,9 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
     study = R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3)
     assert study.valid and study.complete
     fill = study.suite("fillrate")
-    assert len(fill) == len(K.QUICK_F) * 2 * 2
+    assert len(fill) == len(G.QUICK_F) * 2 + 2  # both modes stored, and discarded at F = 0
+    assert {(m.params["F"], m.params["store"]) for m in fill} == {(0, "store"), (0, "discard"), (64, "store"),
+                                                                  (512, "store")}
     m = next(m for m in fill if m.params["F"] == 64 and m.params["mode"] == "blended")
     assert m.params["pixels_drawn"] == W * H * 16 == m.params["pixels_shaded"] and m.params["shaded_by"] == "blended"
     assert m.flops == W * H * 16 * 32 * 64 and m.bytes == W * H * 16 * 8  # blending reads and writes 4 B
@@ -199,10 +212,11 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
     assert {m.dtype for m in tile} == set(K.FORMATS) and all(m.params["mode"] == "opaque" for m in tile)
     tex = study.suite("texture")
     assert {m.params["size"] for m in tex} == {64, 256}  # 1024 and 4096 exceed the fake's 256
+    assert len(tex) == 2 * 2 * 2 and {m.params["fetches"] for m in tex} == {16}
     assert [s.reason for s in study.skipped if "1024" in s.reason][0] == \
         "size 1024x1024 exceeds the device's largest 2D texture (256)"
     t = tex[0]
-    assert t.flops == 0 and t.params["texels"] == W * H * t.params["fetches"]
+    assert t.flops == 0 and t.params["texels"] == W * H * t.params["fetches"] and t.params["layers"] == 1
     assert texel_rate(t) == pytest.approx(t.params["texels"] / t.median_s / 1e9)
 
 
@@ -224,17 +238,18 @@ def test_a_wrong_image_is_invalid_and_a_long_pass_draws_fewer_layers(monkeypatch
     assert bad and {m.dtype for m in bad} == {"rgba16float"}
     assert any("rgba16float" in w and "failed validation" in w for w in study.warnings)
     f128 = [m for m in study.measurements if m.params["F"] == 128]
-    assert all(m.params["layers"] == R.MIN_LAYERS and m.params["overdraw_requested"] == 128 for m in f128)
-    assert any("8 layers instead of 128" in w for w in study.warnings)
+    # 129 iterations x 1e-4 s per layer: 2 layers (25.8 ms) fit 0.05 s, a power of two
+    assert all(m.params["layers"] == 2 and m.params["overdraw_requested"] == 128 for m in f128)
+    assert any("2 layers instead of 128" in w for w in study.warnings)
 
 
 def test_interrupt_keeps_the_partial_study(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = {"n": 0}
     real = fake.fill_pass
 
-    def flaky(**kw: Any) -> FakePass:
+    def flaky(**kw: Any) -> FakePass:  # a probe pass for each new shape, then the measured one
         calls["n"] += 1
-        if calls["n"] > 3:
+        if calls["n"] > 5:  # F=0: opaque probe, store, discard (the shape's layers shared), blended probe, store
             raise KeyboardInterrupt
         return real(**kw)
 
@@ -426,3 +441,15 @@ def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.Mon
     assert "## Clocks and power" in text and "GFLOP/s per W" in text
     off = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2, telemetry=False)
     assert off.device["telemetry"]["reason"] == "telemetry turned off" and "power_w" not in off.measurements[0].params
+
+
+@pytest.mark.parametrize("pattern", K.PATTERNS)
+def test_bilinear_table_gives_the_fetch_by_fetch_sums(pattern: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filtered-texel table (textures up to K.TABLE_TEXELS) is the same arithmetic in the same
+    order as filtering each fetch: bit for bit the same sums."""
+    tex = K.texture_noise(16, seed=3)
+    table = K.texture_sums(tex, W, H, pattern, "bilinear", (1, 7))
+    monkeypatch.setattr(K, "TABLE_TEXELS", 0)
+    fetched = K.texture_sums(tex, W, H, pattern, "bilinear", (1, 7))
+    assert all(np.array_equal(table[n], fetched[n]) for n in (1, 7))
+    assert not np.array_equal(table[7], K.texture_sums(tex, W, H, pattern, "nearest", (7,))[7])

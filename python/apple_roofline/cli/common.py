@@ -44,7 +44,7 @@ FLAGS: Dict[str, str] = {
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
     "paths": "--path", "max_reps": "--max-reps", "sustain_s": "--sustain",
     "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
-    "budget": "--budget",
+    "budget": "--budget", "fetches": "--fetches", "filters": "--filter",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")

@@ -2,8 +2,10 @@
 
 Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits like
 ``run``: 0 when every pass is valid, 1 when one failed validation or the device failed, 2 for bad
-usage (an unknown device, suite or pattern, ``--overdraw 0``, a negative F, wgpu not installed),
-130 when interrupted (the partial study is written).
+usage (an unknown device, suite or pattern, ``--overdraw 0``, a negative F, a malformed ``--budget``,
+wgpu not installed), 130 when interrupted (the partial study is written). After the counts it prints
+the time per suite against its budget (a suite cut short by its budget says so) and the steady
+clock with how many passes ran below it.
 """
 
 from __future__ import annotations
@@ -26,13 +28,30 @@ def graphics(
     ] = None,
     overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
     f: Annotated[
-        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2 … 512).")
+        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2,4 … 512).")
     ] = None,
     pattern: Annotated[
         Optional[str], typer.Option("--pattern", help="Texture patterns: coherent,random (default both).")
     ] = None,
     resolution: Annotated[str, typer.Option("--resolution", help="Render target, WIDTHxHEIGHT.")] = "1920x1080",
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer F values, texture sizes and fetch counts.")] = False,
+    sizes: Annotated[
+        Optional[str], typer.Option("--sizes", metavar="S,...", help="Texture sizes, powers of two 4 to 16384 (default 64,128 … 8192).")
+    ] = None,
+    fetches: Annotated[
+        Optional[str], typer.Option("--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16; --quick 16).")
+    ] = None,
+    filter_: Annotated[
+        Optional[str], typer.Option("--filter", help="Texture filters: nearest,bilinear (default both).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="A look in under 30 s: F = 0, 64, 512; four texture sizes at 16 fetches.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Every point: F = 0, 1, 2 … 512 both store actions, 1 … 16 fetches; no budgets.")] = False,
+    budget: Annotated[
+        Optional[str],
+        typer.Option("--budget", metavar="SUITE=SECONDS,...",
+                     help="Seconds each named suite may take, e.g. texture=60 (up to 3600), or none. A suite whose "
+                     "budget runs out stops before its next pass and the report says so. Default: fillrate 20, "
+                     "tilemem 15, texture 45 (--quick 6, 5, 12; --full none)."),
+    ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
 ) -> None:
@@ -40,11 +59,15 @@ def graphics(
     DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png."""
     from ..errors import check_int
     from ..graphics import runner
-    from ..graphics.kernels import PATTERNS, SUITES
+    from ..graphics.grid import graphics_budgets
+    from ..graphics.kernels import FILTERS, PATTERNS, SUITES
     from ..graphics.outputs import write_graphics
+    from ..graphics.report import summary_lines
     from ..graphics.wgpu_device import WgpuUnavailable
     from ..measure import check_reps
 
+    if quick and full:
+        fail("--quick and --full ask for two grids (valid: one of them, or neither)", EXIT_USAGE)
     try:
         api, index = runner.parse_graphics_device(device)
         suites = runner.parse_choices(suite, "suites", SUITES, "graphics suite") if suite is not None else None
@@ -53,17 +76,26 @@ def graphics(
         pats = runner.parse_choices(pattern, "patterns", PATTERNS, "texture pattern") if pattern is not None else None
         width, height = runner.parse_resolution(resolution)
         n_reps = check_reps(as_integer(reps))
+        texture_sizes = runner.check_sizes([as_integer(v) for v in sizes.split(",") if v.strip()]) if sizes is not None else None
+        fetch_counts = runner.check_fetches([as_integer(v) for v in fetches.split(",") if v.strip()]) if fetches is not None else None
+        filters = runner.parse_choices(filter_, "filters", FILTERS, "texture filter") if filter_ is not None else None
+        grid = "full" if full else ("quick" if quick else "default")
+        if budget is not None:
+            graphics_budgets(suites or SUITES, grid, budget)
     except OptionError as exc:
         fail_option(exc)
     prepare_out(out)
     try:
         study = measure_on_device(lambda progress: runner.run_graphics(
-            f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, width=width, height=height,
-            quick=quick, reps=n_reps, progress=progress, command=real_command()), write_graphics, out, device)
+            f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, sizes=texture_sizes,
+            fetches=fetch_counts, filters=filters, width=width, height=height, grid=grid, reps=n_reps,
+            budget=budget, progress=progress, command=real_command()), write_graphics, out, device)
     except WgpuUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
     written, problems = write_outputs(write_graphics, study, out)
     typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
                f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")
+    for line in summary_lines(study):
+        typer.echo(line)
     print_written(written, [*problems, *study.warnings])
     fail_if_invalid(sum(not m.valid for m in study.measurements), "pass(es)", out / "graphics.md")

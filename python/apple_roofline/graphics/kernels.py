@@ -35,7 +35,7 @@ from ..suites.fma import FMA_KERNELS, tolerance
 __all__ = [
     "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "QUICK_F", "TILEMEM_F", "MODES", "STORES",
     "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
-    "SUITES", "STORAGE_DTYPES", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
+    "SUITES", "STORAGE_DTYPES", "TABLE_TEXELS", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
     "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
 ]
 
@@ -54,6 +54,9 @@ TEXTURE_SIZES: Tuple[int, ...] = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
 FETCHES: Tuple[int, ...] = (1, 2, 4, 8, 16)
 PATTERNS: Tuple[str, ...] = ("coherent", "random")
 FILTERS: Tuple[str, ...] = ("nearest", "bilinear")
+#: Bilinear textures of at most this many texels get a table of filtered texels in
+#: :func:`texture_sums` (4096²: 256 MiB); larger ones are filtered fetch by fetch.
+TABLE_TEXELS = 4096 * 4096
 #: FLOPs of one chain iteration per pixel: four 4-wide FMAs, 2 FLOPs per lane.
 FLOPS_PER_ITERATION = FMA_KERNELS["vec4_cross4"].flops_per_item(1)
 
@@ -191,25 +194,37 @@ def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, fil
         raise ValueError(f"fetch counts {list(counts)} must each be 1 or more")
     size = texture.shape[0]
     shift = size.bit_length() - 1  # size is a power of two (texel_indices checks)
-    words = np.ascontiguousarray(texture, dtype=np.uint8).view(np.uint32).reshape(-1)  # one gather per texel
     unorm = np.arange(256, dtype=np.float32) / np.float32(255.0)  # byte b -> b/255, as the texture unit reads it
+    words = np.ascontiguousarray(texture, dtype=np.uint8).view(np.uint32).reshape(-1)  # one gather per texel
 
     def texels(index: np.ndarray) -> np.ndarray:
         values: np.ndarray = unorm[words[index].view(np.uint8).reshape(-1, 4)]
         return values
 
+    if filter_ == "bilinear" and size * size <= TABLE_TEXELS:
+        # Every texel's filtered value once, summed in the same order as below, so that a bilinear
+        # fetch is one gather instead of four: the same numbers, about three times faster.
+        table = unorm[np.ascontiguousarray(texture, dtype=np.uint8)]
+        right, below = np.roll(table, -1, axis=1), np.roll(table, -1, axis=0)
+        flat = (((table + right) + (below + np.roll(below, -1, axis=1))) * np.float32(0.25)).reshape(-1, 4)
+
+        def fetch(idx: np.ndarray) -> np.ndarray:
+            got: np.ndarray = np.take(flat, idx, axis=0)  # 10x faster than flat[idx] on rows
+            return got
+    else:
+        def fetch(idx: np.ndarray) -> np.ndarray:
+            if filter_ == "nearest":
+                return texels(idx)
+            tx, ty = idx & (size - 1), idx >> shift
+            x1, y1 = (tx + 1) & (size - 1), (ty + 1) & (size - 1)
+            value: np.ndarray = ((texels(idx) + texels((ty << shift) + x1))
+                                 + (texels((y1 << shift) + tx) + texels((y1 << shift) + x1))) * np.float32(0.25)
+            return value
+
     total = np.zeros((height * width, 4), dtype=np.float32)
     out: Dict[int, np.ndarray] = {}
     for k in range(max(counts)):
-        idx = texel_indices(width, height, size, k, pattern).reshape(-1)
-        if filter_ == "nearest":
-            value = texels(idx)
-        else:
-            tx, ty = idx & (size - 1), idx >> shift
-            x1, y1 = (tx + 1) & (size - 1), (ty + 1) & (size - 1)
-            value = ((texels(idx) + texels((ty << shift) + x1)) + (texels((y1 << shift) + tx)
-                                                                  + texels((y1 << shift) + x1))) * np.float32(0.25)
-        total += value
+        total += fetch(texel_indices(width, height, size, k, pattern).reshape(-1))
         if k + 1 in counts:
             out[k + 1] = total.reshape(height, width, 4).copy()
     return out

@@ -13,7 +13,12 @@ Each render pass is a :class:`~apple_roofline.roofline.records.Measurement` (sui
   may shade only the last of identical opaque layers, an immediate-mode one shades all);
 * ``tile_bytes_per_pixel``: render-target (tile memory / ROP) bytes per shaded pixel: the format's
   size, twice when blending reads the destination;
-* ``texels``: fetches × pixels (texture suite).
+* ``texels``: fetches × pixels shaded (texture suite: ``layers`` identical layers, counted by the
+  GPU, or one layer where it cannot count);
+* ``batch`` (passes per timed sample), ``lead_s`` (seconds of untimed passes before the samples in
+  the same submission), ``retried`` (timed again after a full spin-up, :mod:`.pacing`);
+* the sampler's clocks and power over the timed samples, and ``clock``: ``"steady"`` or
+  ``"below steady"`` against the study's steady clock (:mod:`.steady`; ``params["steady_clock_mhz"]``).
 
 FLOPs are counted only for shaded pixels (32·F each, per lane); bytes are tile/ROP traffic
 (fill suites) or the texel bytes fetched (texture: 4 per nearest fetch, 16 per bilinear fetch:
@@ -28,6 +33,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 from ..roofline.records import Measurement, Skipped
 from ..study.document import Document
 from ..study.reader import Reader
+from ..study.timing import SuiteTime, read_suite_times
 
 __all__ = ["SCHEMA_VERSION", "GraphicsStudy", "drawn_rate", "shaded_rate", "texel_rate", "cliffs", "Cliff", "shaded_note"]
 
@@ -98,6 +104,8 @@ class GraphicsStudy(Document):
         measurements: every render pass measured, valid or not (module docstring).
         skipped: passes the device cannot run (a format, a texture size beyond its limit), with the
             reason.
+        suite_times: each suite's seconds against its time budget, in order (empty in files
+            written before budgets; written only when recorded).
     """
 
     KIND: ClassVar[str] = "graphics"
@@ -107,12 +115,14 @@ class GraphicsStudy(Document):
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     measurements: Tuple[Measurement, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
+    suite_times: Tuple[SuiteTime, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "params", dict(self.params))
         object.__setattr__(self, "measurements", tuple(self.measurements))
         object.__setattr__(self, "skipped", tuple(self.skipped))
+        object.__setattr__(self, "suite_times", tuple(self.suite_times))
 
     @property
     def valid(self) -> bool:
@@ -124,10 +134,12 @@ class GraphicsStudy(Document):
         return tuple(m for m in self.measurements if m.suite == name)
 
     def to_dict(self) -> Dict[str, Any]:
-        """JSON-ready dict: the header, ``params``, ``measurements``, ``skipped``."""
+        """JSON-ready dict: the header, ``params``, ``measurements``, ``skipped`` and, when recorded,
+        ``suite_times``."""
         return {**self.header_dict(), "params": dict(self.params),
                 "measurements": [m.to_dict() for m in self.measurements],
-                "skipped": [s.to_dict() for s in self.skipped]}
+                "skipped": [s.to_dict() for s in self.skipped],
+                **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {})}
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "GraphicsStudy":
@@ -141,6 +153,7 @@ class GraphicsStudy(Document):
                                for i, m in enumerate(r.array(d, "measurements", ""))),
             skipped=tuple(Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
                           for i, s in enumerate(r.array(d, "skipped", "", required=False))),
+            suite_times=read_suite_times(d, source),
         )
 
 

@@ -5,7 +5,7 @@
 The runner sees :class:`NativeGraphicsDevice` and :class:`NativePass` exactly as it sees the wgpu
 ones: ``fill_pass``, ``texture_pass``, ``max_texture``, ``name``, ``info``; passes with
 ``time(args, launch, batch, reps)`` (``_core.Kernel.time``'s signature), ``read``,
-``fragment_invocations`` and ``timer``. A sample is ``batch`` render passes in one command buffer,
+``fragment_invocations``, ``run`` and ``timer``. A sample is ``batch`` render passes in one command buffer,
 timed by its GPUEndTime - GPUStartTime. Apple GPUs cannot count fragment-shader invocations, so
 ``fragment_invocations`` is None there.
 """
@@ -19,6 +19,7 @@ import numpy as np
 from ..devices import open_device, resolve_device
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
+from .pacing import PassRun
 
 __all__ = ["SHADER", "NativeGraphicsDevice", "NativePass", "storage_dtype"]
 
@@ -57,6 +58,15 @@ class NativePass:
         self.timer = str(self.native.timer)
         return out
 
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
+        """``lead`` untimed passes (one command buffer), then ``reps`` samples of ``batch`` passes, then
+        the fragment-invocation count and the target where asked. The backend encodes in native code,
+        so the steps follow each other with no host gap to speak of."""
+        if lead > 0:
+            self.native.time(lead, 1)
+        samples = self.time((), 0, batch, reps)
+        return PassRun(samples, self.fragment_invocations() if count else None, self.read() if read else None)
+
     def read(self) -> np.ndarray:
         """The target after one pass with store action store, shape (height, width, channels), in
         the format's storage dtype (:func:`storage_dtype`).
@@ -88,6 +98,7 @@ class NativeGraphicsDevice:
         backend: the ``_core.Backend``.
         info: its device description, ``"backend": "metal"``.
         max_texture: the largest 2D texture side (``info["max_texture_2d"]``; 0 when unknown).
+        statistics: False (no fragment-invocation counts on Apple GPUs).
 
     Raises:
         OptionError: (option ``device``) the Metal backend was not built (not macOS) or has no device
@@ -101,6 +112,9 @@ class NativeGraphicsDevice:
         self.info: Dict[str, Any] = dict(self.backend.info())
         self.info.setdefault("index", index)
         self.max_texture = int(self.info.get("max_texture_2d", 0) or 0)
+        #: Whether passes can count fragment-shader invocations: Apple GPUs cannot, so texture passes
+        #: draw one layer here.
+        self.statistics = False
         self.source = shader_source(SHADER)
 
     @property
@@ -124,9 +138,10 @@ class NativeGraphicsDevice:
         return NativePass(native, fmt, width, height)
 
     def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool) -> NativePass:
+                     bilinear: bool, layers: int = 1) -> NativePass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, S a power of
-        two), coherent or random indices, nearest or bilinear filtering, into rgba32float.
+        two), coherent or random indices, nearest or bilinear filtering, into rgba32float, drawn
+        ``layers`` times (the runner draws one where the device cannot count fragment invocations).
 
         Raises:
             ValueError: a texture that is not S x S x 4 uint8, or a size out of range.
@@ -138,6 +153,6 @@ class NativeGraphicsDevice:
         native = self.backend.render_pass(
             self.source, "vs_fullscreen", "fs_texture",
             constants={"FETCHES": int(fetches), "RANDOM": int(bool(random)), "BILINEAR": int(bool(bilinear))},
-            format=TEXTURE_FORMAT, width=width, height=height, uniforms=[width, height, size, 0],
+            format=TEXTURE_FORMAT, width=width, height=height, instances=int(layers), uniforms=[width, height, size, 0],
             texture=np.ascontiguousarray(texture).reshape(-1), texture_size=size, linear=bool(bilinear))
         return NativePass(native, TEXTURE_FORMAT, width, height)

@@ -20,10 +20,13 @@ from ..roofline.records import Measurement, format_params
 from ..roofline.report import table_lines
 from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
+from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, drawn_rate, shaded_note, shaded_rate, texel_rate
+from .steady import BELOW, CLOCK_PARAM, below_steady, pass_clock
 
-__all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "format_graphics"]
+__all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "clock_cell", "steady_note", "summary_lines",
+           "format_graphics"]
 
 #: Formats of :func:`format_graphics`.
 FORMATS: Tuple[str, ...] = ("md", "csv", "json")
@@ -76,16 +79,73 @@ def _valid(m: Measurement) -> str:
     return "yes" if m.valid else "**NO**"
 
 
+def clock_cell(m: Measurement) -> str:
+    """The pass's clock in MHz for a table, ``"**1410** below"`` when it ran below the steady clock,
+    a dash when none was sampled."""
+    c = pass_clock(m.params)
+    if c is None:
+        return DASH
+    return f"**{c:.0f}** below" if m.params.get(CLOCK_PARAM) == BELOW else f"{c:.0f}"
+
+
+def steady_note(study: GraphicsStudy) -> str:
+    """What the steady clock is, its value, and which passes ran below it (docs/design.md, "The
+    graphics study", "Steady clock")."""
+    steady = study.params.get("steady_clock_mhz")
+    clocked = [m for m in study.measurements if pass_clock(m.params) is not None]
+    if not isinstance(steady, (int, float)) or not clocked:
+        return "No clock was sampled during the passes, so none is marked steady or below it."
+    tol = float(study.params.get("clock_tolerance", 0.05))
+    below = below_steady(study.measurements)
+    text = (f"Steady clock: {steady:.0f} MHz, the median of the {len(clocked)} passes' clocks (each the mean "
+            f"of the sampler's readings over that pass's timed samples); a pass more than {tol:.0%} under it "
+            f"(below {steady * (1 - tol):.0f} MHz) is marked below steady (**bold** in the Clock columns). ")
+    if below:
+        text += (f"{len(below)} of {len(clocked)} passes ran below steady: "
+                 + "; ".join(f"{m.suite} {_short(m)} at {pass_clock(m.params):.0f} MHz"
+                             + (f" ({m.params['throttle']})" if m.params.get("throttle") not in (None, "none") else "")
+                             for m in below) + ".")
+    else:
+        text += "Every pass ran at the steady clock."
+    return text
+
+
+def _short(m: Measurement) -> str:
+    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
+    fmt = "" if m.suite == "texture" else f"{m.dtype} "
+    return fmt + " ".join(f"{k}={m.params[k]}" for k in keys if k in m.params)
+
+
+def summary_lines(study: GraphicsStudy) -> List[str]:
+    """Lines for the command line after a study: time per suite against its budget (a suite cut short
+    says so) and the steady clock with the passes below it."""
+    lines: List[str] = []
+    if study.suite_times:
+        lines.append("time per suite: " + ", ".join(
+            f"{t.suite} {t.seconds:.1f} s of {t.budget_s:g}" if t.budget_s else f"{t.suite} {t.seconds:.1f} s"
+            for t in study.suite_times) + f"; total {sum(t.seconds for t in study.suite_times):.1f} s")
+        lines += [f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} "
+                  f"pass{'' if t.measured == 1 else 'es'}: the rest were not measured (--budget {t.suite}=SECONDS)"
+                  for t in study.suite_times if t.cut]
+    steady = study.params.get("steady_clock_mhz")
+    if isinstance(steady, (int, float)):
+        below = below_steady(study.measurements)
+        clocked = sum(1 for m in study.measurements if pass_clock(m.params) is not None)
+        lines.append(f"steady clock {steady:.0f} MHz (median of {clocked} pass{'' if clocked == 1 else 'es'}); "
+                     f"{len(below)} below it by more than {float(study.params.get('clock_tolerance', 0.05)):.0%}")
+    return lines
+
+
 def _fill_lines(study: GraphicsStudy) -> List[str]:
     ms = study.suite("fillrate")
     if not ms:
         return ["Not measured."]
     rows = [[str(m.params["F"]), str(m.params["mode"]), str(m.params["store"]), str(m.params["layers"]),
              sig_figs(drawn_rate(m)), sig_figs(shaded_rate(m)), str(m.params.get("shaded_by", DASH)),
-             sig_figs(m.gflops), _valid(m)] for m in ms]
+             sig_figs(m.gflops), clock_cell(m), _valid(m)] for m in ms]
     lines = [MODE_NOTE, ""]
     lines += markdown_table(["F", "Mode", "Store", "Layers", "GPixel/s drawn", "GPixel/s shaded", "Shaded by",
-                             "GFLOP/s", "Valid"], rows, "rllrrrlrl")
+                             "GFLOP/s", "Clock (MHz)", "Valid"], rows, "rllrrrlrrl")
     ceilings = fill_ceilings(study)
     if ceilings:
         lines += [""]
@@ -108,11 +168,11 @@ def _tilemem_lines(study: GraphicsStudy) -> List[str]:
         bpp = int(m.params["tile_bytes_per_pixel"])
         r = ratios.get((m.dtype, int(m.params["F"]), str(m.params["store"])))
         rows.append([m.dtype, str(m.params["F"]), str(m.params["store"]), sig_figs(shaded_rate(m)), str(bpp),
-                     sig_figs(shaded_rate(m) * bpp), f"{r:.2f}x" if r else DASH, _valid(m)])
+                     sig_figs(shaded_rate(m) * bpp), f"{r:.2f}x" if r else DASH, clock_cell(m), _valid(m)])
     return ["Opaque passes; tile/ROP traffic is bytes per pixel x pixels shaded, the target's format size "
             "(the R8-against-RGBA8 comparison of the M5 article: 11.7x at F = 128 on the M5).", ""] + markdown_table(
-        ["Format", "F", "Store", "GPixel/s shaded", "Tile bytes/pixel", "Tile GB/s", "vs r8unorm", "Valid"],
-        rows, "lrlrrrrl")
+        ["Format", "F", "Store", "GPixel/s shaded", "Tile bytes/pixel", "Tile GB/s", "vs r8unorm", "Clock (MHz)",
+         "Valid"], rows, "lrlrrrrrl")
 
 
 def _texture_lines(study: GraphicsStudy) -> List[str]:
@@ -120,12 +180,14 @@ def _texture_lines(study: GraphicsStudy) -> List[str]:
     if not ms:
         return ["Not measured."]
     rows = [[str(m.params["size"]), _bytes(int(m.params["working_set_bytes"])), str(m.params["pattern"]),
-             str(m.params["filter"]), str(m.params["fetches"]), sig_figs(texel_rate(m)), sig_figs(m.gbps),
-             _valid(m)] for m in ms]
+             str(m.params["filter"]), str(m.params["fetches"]), str(m.params.get("layers", 1)), sig_figs(texel_rate(m)),
+             sig_figs(m.gbps), clock_cell(m), _valid(m)] for m in ms]
     lines = ["RGBA8 noise textures; GTexel/s counts fetches (a bilinear fetch reads a 2 x 2 footprint, "
-             "16 bytes; a nearest one 4 bytes); the working set is the texture, S x S x 4 bytes.", ""]
-    lines += markdown_table(["Size", "Working set", "Pattern", "Filter", "Fetches", "GTexel/s", "GB/s", "Valid"],
-                            rows, "rrllrrrl")
+             "16 bytes; a nearest one 4 bytes); the working set is the texture, S x S x 4 bytes. A pass draws "
+             "`Layers` identical layers where the GPU counts fragment-shader invocations (the count gives the "
+             "texels), else one.", ""]
+    lines += markdown_table(["Size", "Working set", "Pattern", "Filter", "Fetches", "Layers", "GTexel/s", "GB/s",
+                             "Clock (MHz)", "Valid"], rows, "rrllrrrrrl")
     found = cliffs(study.measurements)
     lines += ["", "### Cliffs", ""]
     if found:
@@ -153,7 +215,15 @@ def _markdown(study: GraphicsStudy) -> str:
     note, table = telemetry_note(study.device), efficiency_table(study.measurements)
     if note is not None or table is not None:  # docs/design.md, "Clocks and power"
         lines += ["", "## Clocks and power", ""] + ([note] if note else [])
+        if "clock_tolerance" in study.params:  # studies that mark the steady clock
+            lines += ["", steady_note(study)]
         lines += (([""] if note else []) + table_lines(table)) if table is not None else []
+    if study.suite_times:  # docs/design.md, "Time budgets"
+        cut = [t.suite for t in study.suite_times if t.cut]
+        lines += ["", "## Time per suite", ""] + markdown_table(list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times)],
+                                                                 TIME_ALIGN)
+        if cut:
+            lines += ["", f"Cut short by its time budget: {', '.join(cut)} (the remaining passes were not measured)."]
     lines += [""] + skipped_lines(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped])
     warnings = header_warnings(study, "study")
     warnings += [f"{m.label} ({format_params(m.params)}) failed validation: {m.validation}"

@@ -8,10 +8,13 @@ time_kernel`) times render passes as it times kernels.
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
-``timestampWrites``). wgpu-native reports timestamps in the backend's ticks, converted with the
-queue's timestamp period (:func:`timestamp_tick`). Without the
-feature, a sample is the host's clock around the submission and ``onSubmittedWorkDone``, and the
-pass's ``timer`` says so. Shaded pixels: where the adapter has wgpu-native's
+``timestampWrites``). :meth:`WgpuPass.run` puts a counting pass, ``lead`` untimed passes, every
+sample of one measurement and the stored pass read back for validation into **one queue submission**, so the GPU runs them back to back with no host gap
+(docs/design.md, "The graphics study", "Timing"). wgpu-native reports timestamps in the backend's
+ticks, converted with the queue's timestamp period (:func:`timestamp_tick`). Without the feature, a
+sample is the host's clock around its own submission and the wait for it, and the pass's ``timer``
+says so. Pipelines and render targets are built once per device and shared by the passes that use
+them. Shaded pixels: where the adapter has wgpu-native's
 ``pipeline-statistics-query``, one pass counts ``fragment-shader-invocations`` (which may include
 helper invocations along the triangle's edges).
 """
@@ -28,6 +31,7 @@ import numpy as np
 
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
+from .pacing import PassRun
 
 __all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "timestamp_tick"]
 
@@ -57,17 +61,19 @@ def adapters() -> List[Dict[str, Any]]:
         WgpuUnavailable: wgpu is not installed.
     """
     wgpu = import_wgpu()
-    out = []
-    for a in wgpu.gpu.enumerate_adapters_sync():
-        info = dict(a.info)
-        out.append({
-            "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
-            "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
-            "driver": str(info.get("description", "")),
-            "features": sorted(f for f in _FEATURES if f in a.features),
-            "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
-        })
-    return out
+    return [_describe(a) for a in wgpu.gpu.enumerate_adapters_sync()]
+
+
+def _describe(a: Any) -> Dict[str, Any]:
+    """One adapter's row of :func:`adapters`."""
+    info = dict(a.info)
+    return {
+        "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
+        "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
+        "driver": str(info.get("description", "")),
+        "features": sorted(f for f in _FEATURES if f in a.features),
+        "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
+    }
 
 
 def timestamp_tick(device: Any) -> Tuple[float, str]:
@@ -115,6 +121,7 @@ class WgpuPass:
     layers: int
     store: bool
     timer: str = ""
+    view: Optional[Any] = None
 
     def _encode(self, encoder: Any, *, first: bool, last: bool, query: Optional[Any], index: int,
                 statistics: Optional[Any] = None, keep: bool = False) -> None:
@@ -125,7 +132,9 @@ class WgpuPass:
                 writes["beginning_of_pass_write_index"] = index
             if last:
                 writes["end_of_pass_write_index"] = index + 1
-        attachment = {"view": self.target.create_view(), "load_op": "clear", "clear_value": (0.0, 0.0, 0.0, 0.0),
+        if self.view is None:
+            self.view = self.target.create_view()
+        attachment = {"view": self.view, "load_op": "clear", "clear_value": (0.0, 0.0, 0.0, 0.0),
                       "store_op": "store" if self.store or keep else "discard"}
         rp = encoder.begin_render_pass(color_attachments=[attachment], **({"timestamp_writes": writes} if writes else {}))
         if statistics is not None:
@@ -142,35 +151,74 @@ class WgpuPass:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
         ignored (``Kernel.time``'s signature)."""
+        return self.run(batch, reps, 0).samples_s
+
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
+        """One measurement in **one queue submission**: a pass that counts fragment-shader invocations
+        (``count``, where the adapter can), ``lead`` untimed passes, ``reps`` samples of ``batch``
+        passes (GPU timestamps at each sample's first beginning and last end), then (``read``) one pass
+        with store action store and a copy of the target to a buffer. Without timestamps, each sample
+        is its own submission timed by the host clock (:attr:`timer` says which)."""
         dev = self.device
+        wgpu = dev.wgpu
+        head = dev.device.create_command_encoder()
+        stats = None
+        if count and dev.statistics:
+            qs = dev.extras.create_statistics_query_set(dev.device, count=1, statistics=["fragment-shader-invocations"])
+            stats = dev.device.create_buffer(size=8, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            self._encode(head, first=False, last=False, query=None, index=0, statistics=qs)
+            head.resolve_query_set(qs, 0, 1, stats, 0)
+        for _ in range(lead):
+            self._encode(head, first=False, last=False, query=None, index=0)
+        commands = [head.finish()]
+        tail = dev.device.create_command_encoder()
+        image_buffer, row = None, 0
+        fmt = FORMATS[self.fmt]
+        if read:
+            row = -(-self.width * fmt.bytes_per_pixel // 256) * 256  # rows of a copy are 256-byte aligned
+            image_buffer = dev.device.create_buffer(size=row * self.height,
+                                                    usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC)
+            self._encode(tail, first=False, last=False, query=None, index=0, keep=True)
+            tail.copy_texture_to_buffer({"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
+                                        {"buffer": image_buffer, "offset": 0, "bytes_per_row": row,
+                                         "rows_per_image": self.height}, (self.width, self.height, 1))
         if not dev.timestamps:
-            self.timer = "host clock around submit and onSubmittedWorkDone (no timestamp-query)"
-            out = []
+            self.timer = "host clock around submit and the wait for it (no timestamp-query)"
+            dev.device.queue.submit(commands)
+            samples = []
             for _ in range(reps):
                 enc = dev.device.create_command_encoder()
                 for b in range(batch):
                     self._encode(enc, first=False, last=False, query=None, index=0)
+                command = enc.finish()
                 t0 = time.perf_counter()
-                dev.device.queue.submit([enc.finish()])
+                dev.device.queue.submit([command])
                 dev.wait()
-                out.append(time.perf_counter() - t0)
-            return out
-        wgpu = dev.wgpu
-        query = dev.device.create_query_set(type="timestamp", count=2 * reps)
-        resolve = dev.device.create_buffer(size=16 * reps,
-                                           usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
-        commands = []
-        for r in range(reps):
-            enc = dev.device.create_command_encoder()
-            for b in range(batch):
-                self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
-            if r == reps - 1:
-                enc.resolve_query_set(query, 0, 2 * reps, resolve, 0)
-            commands.append(enc.finish())
-        dev.device.queue.submit(commands)
-        ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
-        self.timer = dev.timestamp_note
-        return [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+                samples.append(time.perf_counter() - t0)
+            dev.device.queue.submit([tail.finish()])
+        else:
+            query = dev.device.create_query_set(type="timestamp", count=2 * reps)
+            resolve = dev.device.create_buffer(size=16 * reps,
+                                               usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            for r in range(reps):
+                enc = dev.device.create_command_encoder()
+                for b in range(batch):
+                    self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
+                commands.append(enc.finish())
+            tail.resolve_query_set(query, 0, 2 * reps, resolve, 0)
+            commands.append(tail.finish())
+            dev.device.queue.submit(commands)
+            ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
+            self.timer = dev.timestamp_note
+            samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+        invocations = (int(np.frombuffer(dev.device.queue.read_buffer(stats), dtype=np.uint64)[0])
+                       if stats is not None else None)
+        image = None
+        if image_buffer is not None:
+            raw = np.frombuffer(dev.device.queue.read_buffer(image_buffer), dtype=np.uint8).reshape(self.height, row)
+            image = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
+                self.height, self.width, fmt.channels)
+        return PassRun(samples, invocations, image)
 
     def read(self) -> np.ndarray:
         """The target after one pass, shape (height, width, channels), in its storage dtype. A pass
@@ -229,11 +277,14 @@ class WgpuDevice:
         self.statistics = "pipeline-statistics-query" in features
         self.max_texture = int(self.adapter.limits.get("max-texture-dimension-2d", 0))
         self.tick_s, self.timestamp_note = timestamp_tick(self.device)
-        row = adapters()[index]
+        row = _describe(self.adapter)
         self.info: Dict[str, Any] = {**row, "backend": "wgpu", "wgpu_backend": row["backend"], "index": index,
                                      "wgpu_version": str(self.wgpu.__version__), "features_enabled": features}
         self.module = self.device.create_shader_module(code=shader_source("graphics.wgsl"))
         self._textures: Dict[int, Any] = {}
+        self._targets: Dict[Tuple[int, int, str], Any] = {}
+        self._pipelines: Dict[Any, Any] = {}
+        self._fence: Optional[Any] = None
 
     @property
     def name(self) -> str:
@@ -241,13 +292,30 @@ class WgpuDevice:
         return str(self.info["name"])
 
     def wait(self) -> None:
-        """Wait for everything submitted to finish."""
-        self.device.queue.on_submitted_work_done_sync()
+        """Wait for everything submitted to finish: a 4-byte read-back, which the queue orders after
+        all earlier work (wgpu 0.32's ``on_submitted_work_done_sync`` fails on its own callback type)."""
+        if self._fence is None:
+            self._fence = self.device.create_buffer(size=4, usage=self.wgpu.BufferUsage.COPY_SRC)
+        self.device.queue.read_buffer(self._fence)
 
     def _target(self, width: int, height: int, fmt: str) -> Any:
-        wgpu = self.wgpu
-        return self.device.create_texture(size=(width, height, 1), format=fmt,
-                                          usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+        key = (width, height, fmt)
+        if key not in self._targets:
+            wgpu = self.wgpu
+            self._targets[key] = self.device.create_texture(
+                size=(width, height, 1), format=fmt, usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+        return self._targets[key]
+
+    def _pipeline(self, fragment: str, constants: Dict[str, Any], target: Dict[str, Any]) -> Any:
+        """The render pipeline of ``fragment`` with ``constants`` into ``target``, built once (a new
+        pipeline is a shader compile: tens of milliseconds on NVIDIA's Vulkan driver)."""
+        key = (fragment, tuple(sorted(constants.items())), repr(sorted(target.items())))
+        if key not in self._pipelines:
+            self._pipelines[key] = self.device.create_render_pipeline(
+                layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
+                primitive={"topology": "triangle-list"},
+                fragment={"module": self.module, "entry_point": fragment, "constants": constants, "targets": [target]})
+        return self._pipelines[key]
 
     def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
                   store: bool) -> WgpuPass:
@@ -257,16 +325,14 @@ class WgpuDevice:
         target: Dict[str, Any] = {"format": fmt}
         if blended:
             target["blend"] = {"color": blend, "alpha": blend}
-        pipeline = self.device.create_render_pipeline(
-            layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
-            primitive={"topology": "triangle-list"},
-            fragment={"module": self.module, "entry_point": "fs_fill", "constants": {"F": F}, "targets": [target]})
+        pipeline = self._pipeline("fs_fill", {"F": F}, target)
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool) -> WgpuPass:
+                     bilinear: bool, layers: int = 1) -> WgpuPass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, uploaded once
-        per size), coherent or random indices, nearest or bilinear filtering, into rgba32float."""
+        per size), coherent or random indices, nearest or bilinear filtering, into rgba32float, drawn
+        ``layers`` times (identical opaque layers: the image is the same)."""
         wgpu = self.wgpu
         size = int(texture.shape[0])
         tex = self._textures.get(size)
@@ -282,15 +348,11 @@ class WgpuDevice:
                                              address_mode_v="repeat")
         frame = np.array([width, height, size, 0], dtype=np.uint32)
         uniform = self.device.create_buffer_with_data(data=frame, usage=wgpu.BufferUsage.UNIFORM)
-        pipeline = self.device.create_render_pipeline(
-            layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
-            primitive={"topology": "triangle-list"},
-            fragment={"module": self.module, "entry_point": "fs_texture",
-                      "constants": {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
-                      "targets": [{"format": TEXTURE_FORMAT}]})
+        pipeline = self._pipeline("fs_texture", {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
+                                  {"format": TEXTURE_FORMAT})
         group = self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=[
             {"binding": 0, "resource": {"buffer": uniform, "offset": 0, "size": 16}},
             {"binding": 1, "resource": tex.create_view()},
             {"binding": 2, "resource": sampler}])
         return WgpuPass(self, pipeline, group, self._target(width, height, TEXTURE_FORMAT), TEXTURE_FORMAT,
-                        width, height, 1, True)
+                        width, height, layers, True)

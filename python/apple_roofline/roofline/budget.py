@@ -10,9 +10,9 @@ an H100 and on a 2-core CPU, so a default run is never cut; ``--budget`` sets th
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Sequence, Union
+from typing import Dict, Mapping, Sequence
 
-from ..errors import OptionError
+from ..study.budget import MAX_BUDGET_S, Budgets, parse_budgets
 
 __all__ = ["SUITE_BUDGET_S", "QUICK_BUDGET_S", "MAX_BUDGET_S", "Budgets", "suite_budgets"]
 
@@ -21,11 +21,6 @@ SUITE_BUDGET_S: Mapping[str, float] = {"stream": 30.0, "sweep": 60.0, "peak": 30
                                        "matrix": 120.0}
 #: Seconds per suite with ``quick``.
 QUICK_BUDGET_S: Mapping[str, float] = {k: v / 3 for k, v in SUITE_BUDGET_S.items()}
-#: The largest budget accepted, seconds.
-MAX_BUDGET_S = 3600.0
-
-Budgets = Union[None, str, Mapping[str, float]]
-
 
 def suite_budgets(suites: Sequence[str], quick: bool = False, budgets: Budgets = None) -> Dict[str, float]:
     """Seconds of budget for each of ``suites`` (0 for none): the defaults (:data:`SUITE_BUDGET_S`,
@@ -36,39 +31,4 @@ def suite_budgets(suites: Sequence[str], quick: bool = False, budgets: Budgets =
     Raises:
         OptionError: (option ``budget``) malformed text, an unknown suite, or a value out of range.
     """
-    base = QUICK_BUDGET_S if quick else SUITE_BUDGET_S
-    out = {s: float(base.get(s, 0.0)) for s in suites}
-    if budgets is None:
-        return out
-    valid = f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SUITE one of {', '.join(suites)} and SECONDS in (0, {MAX_BUDGET_S:g}]"
-    if isinstance(budgets, str):
-        if budgets.strip().lower() == "none":
-            return {s: 0.0 for s in suites}
-        pairs: Dict[str, object] = {}
-        for item in filter(None, (part.strip() for part in budgets.split(","))):
-            key, sep, text = item.partition("=")
-            if not sep:
-                raise OptionError("budget", item, valid, problem="is not SUITE=SECONDS", shown=repr(item))
-            pairs[key.strip().lower()] = text.strip()
-        if not pairs:
-            raise OptionError("budget", budgets, valid, problem="names no suite")
-        budgets_map: Mapping[str, object] = pairs
-    else:
-        budgets_map = budgets
-    for name, value in budgets_map.items():
-        if name not in out:
-            raise OptionError("budget", name, valid, problem="is not a suite of this run", shown=repr(name))
-        seconds = _seconds(value)
-        if seconds is None or not 0 < seconds <= MAX_BUDGET_S:
-            raise OptionError("budget", f"{name}={value}", valid, shown=repr(f"{name}={value}"),
-                              problem="is not a number of seconds" if seconds is None else "is out of range")
-        out[name] = seconds
-    return out
-
-
-def _seconds(value: object) -> Optional[float]:
-    try:
-        seconds = float(value)  # type: ignore[arg-type]  # a number or its text
-    except (TypeError, ValueError):
-        return None
-    return seconds if seconds == seconds else None  # NaN is not a number of seconds
+    return parse_budgets(suites, QUICK_BUDGET_S if quick else SUITE_BUDGET_S, budgets)

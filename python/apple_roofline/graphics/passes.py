@@ -1,0 +1,292 @@
+"""Measuring the passes of one graphics study (docs/design.md, "The graphics study"):
+:class:`PassMeasurer` builds each fill and texture pass, chooses its layers, times it through the
+study's :class:`~.pacing.Pacer`, and queues its check against the NumPy reference (:mod:`.checks`).
+
+Layers: a fill pass draws ``overdraw`` layers unless one pass would take longer than ``max_pass_s``;
+then fewer (a power of two, at least :data:`MIN_LAYERS`), said in its ``layers`` parameter and a
+warning: rates per pixel do not depend on the layer count. A texture pass draws as many identical
+layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about :data:`TARGET_PASS_S` long,
+where the device counts fragment-shader invocations (the count, not the layer count, gives the
+texels fetched); elsewhere one layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..roofline.records import Measurement, Skipped
+from ..study.timing import SuiteClock
+from .checks import Checks, result_or
+from .grid import FillCase, TextureCase
+from .kernels import (FLOPS_PER_ITERATION, FORMATS, TEXTURE_FORMAT, check_target, fill_reference, texture_noise,
+                      texture_sums)
+from .pacing import Pacer, PassRun, PassTiming
+
+__all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_layers", "texture_layers",
+           "PassMeasurer", "describe_case"]
+
+#: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
+#: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
+MIN_LAYERS = 1
+#: The most layers of a texture pass.
+MAX_TEXTURE_LAYERS = 64
+#: Seconds a texture pass is drawn long enough to take (layers), so that a sample is a handful of
+#: passes and the host encodes few of them.
+TARGET_PASS_S = 1e-3
+#: How many texture lines (size, pattern, filter) ahead of the pass being measured their references
+#: are started.
+AHEAD = 4
+
+
+def _pow2_floor(x: float) -> int:
+    return 1 << int(np.floor(np.log2(max(x, 1.0))))
+
+
+def fill_layers(overdraw: int, per_layer_s: float, max_pass_s: float) -> int:
+    """Layers of a fill pass: ``overdraw``, or, when that many would take longer than ``max_pass_s``
+    at ``per_layer_s`` each, the largest power of two that fits, at least :data:`MIN_LAYERS` (and
+    never more than ``overdraw``)."""
+    if overdraw * per_layer_s <= max_pass_s or overdraw <= MIN_LAYERS:
+        return overdraw
+    return min(overdraw, max(MIN_LAYERS, _pow2_floor(max_pass_s / max(per_layer_s, 1e-12))))
+
+
+def texture_layers(per_layer_s: float, target_s: float = TARGET_PASS_S, cap: int = MAX_TEXTURE_LAYERS) -> int:
+    """Layers of a texture pass: the largest power of two whose pass lasts at most ``target_s`` at
+    ``per_layer_s`` per layer, 1 to ``cap``."""
+    return min(cap, _pow2_floor(target_s / max(per_layer_s, 1e-12)))
+
+
+class PassMeasurer:
+    """The state of one study's measuring: the device, the pacer, the checks, and what was measured.
+
+    Args:
+        dev: the graphics device (``fill_pass``, ``texture_pass``, ``max_texture``, ``statistics``).
+        pacer: times each pass (:class:`~.pacing.Pacer`).
+        checks: references and checks (:class:`~.checks.Checks`).
+        width, height: the render target, pixels.
+        overdraw: layers requested per fill pass.
+        max_pass_s: the longest fill pass before its layers are reduced, seconds.
+    """
+
+    def __init__(self, dev: Any, pacer: Pacer, checks: Checks, width: int, height: int, overdraw: int,
+                 max_pass_s: float) -> None:
+        self.dev, self.pacer, self.checks = dev, pacer, checks
+        self.width, self.height, self.overdraw, self.max_pass_s = width, height, overdraw, max_pass_s
+        self.counting = bool(getattr(dev, "statistics", False))
+        self.pending: List[Tuple[Dict[str, Any], Any]] = []  # (fields of a Measurement, its check)
+        self.skipped: List[Skipped] = []
+        self.warnings: List[str] = []
+        self.layers: Dict[Hashable, int] = {}  # layers chosen per shape, shared by the passes of that shape
+        self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
+
+    def settle(self) -> None:
+        """Wait for every check submitted so far."""
+        for _fields, future in self.pending:
+            if not future.cancelled():
+                future.result()
+
+    def collect(self) -> Tuple[Measurement, ...]:
+        """The measurements so far, in order, each with its check's verdict (waits for the checks;
+        one cancelled by an interrupt is left out)."""
+        out = []
+        for fields, future in self.pending:
+            verdict = result_or(future)
+            if verdict is None:
+                continue
+            ok, why = verdict
+            out.append(Measurement(**fields, valid=ok, validation=why))
+        return tuple(out)
+
+    def _record(self, suite: str, kernel: str, dtype: str, case: Dict[str, Any], timing: PassTiming, flops: int,
+                nbytes: int, timer: str, got: np.ndarray, want: Callable[[], Any],
+                compare: Callable[[np.ndarray, Any], Tuple[bool, str]]) -> float:
+        params = {**case, "timer": timer, "batch": timing.batch, "lead_s": round(timing.lead_s, 4),
+                  **({"retried": True} if timing.retried else {}), **timing.summary}
+        fields = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
+                      samples_s=timing.samples_s, batch=timing.batch)
+        self.pending.append((fields, self.checks.check(got, want, compare)))
+        return sorted(timing.samples_s)[len(timing.samples_s) // 2]
+
+    # -- fill rate and tile memory ------------------------------------------------------------
+
+    def fill_cases(self, suite: str, cases: Sequence[FillCase], clock: SuiteClock) -> Iterator[str]:
+        """Measure ``cases`` (format, F, mode, store) of ``suite``; yields one line per pass."""
+        width, height, dev = self.width, self.height, self.dev
+        for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
+            self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
+        for fmt, F, mode, store in cases:
+            if clock.spent():
+                clock.cut = True
+                return
+            blended = mode == "blended"
+            shape = (fmt, F, mode)
+            try:
+                layers = self.layers.get(shape)
+                per_pass: Optional[float] = None
+                if layers is None:
+                    probe_layers = min(self.overdraw, MIN_LAYERS)
+                    probe = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=probe_layers,
+                                          blended=blended, store=store == "store")
+                    per_layer = self.pacer.probe(probe) / probe_layers
+                    layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
+                    per_pass = per_layer * layers
+                    if layers < self.overdraw:
+                        self.warnings.append(f"{suite} {fmt} F={F} {mode}: {layers} layers instead of {self.overdraw} "
+                                             f"(one pass of {self.overdraw} would take about "
+                                             f"{per_layer * self.overdraw * 1e3:.0f} ms)")
+                p = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended,
+                                  store=store == "store")
+                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True)
+                invocations, got = run.invocations, _image(run)
+            except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
+                self.skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: "
+                                                                f"{_first_line(exc)}"))
+                yield f"{fmt} F={F} {mode} {store}: skipped"
+                continue
+            pixels = width * height
+            drawn = pixels * layers
+            if blended:
+                shaded, shaded_by = drawn, "blended"
+            elif invocations is not None:
+                shaded, shaded_by = min(invocations, drawn), "counter"
+            else:
+                shaded, shaded_by = pixels, "one layer at least"
+            bpp = FORMATS[fmt].bytes_per_pixel * (2 if blended else 1)
+            case: Dict[str, Any] = {
+                "F": F, "mode": mode, "store": store, "width": width, "height": height, "layers": layers,
+                "overdraw_requested": self.overdraw, "pixels_drawn": drawn, "pixels_shaded": shaded,
+                "shaded_by": shaded_by, "tile_bytes_per_pixel": bpp,
+                "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0}
+            if invocations is not None:
+                case["fragment_invocations"] = invocations
+            key = ("fill", F, fmt)
+            self.checks.ahead(key, _fill_job(width, height, F, fmt))
+            want = self.checks.future(key)
+
+            def compare(got: np.ndarray, want: np.ndarray, fmt: str = fmt,
+                        discard: bool = store == "discard") -> Tuple[bool, str]:
+                ok, why = check_target(got, want, FORMATS[fmt].storage)
+                return ok, (why + " (the pipeline, checked on one pass with store action store)" if discard else why)
+
+            median = self._record(suite, "fill", fmt, case, timing, shaded * FLOPS_PER_ITERATION * F, shaded * bpp,
+                                  p.timer, got, want, compare)
+            clock.measured += 1
+            yield f"{fmt} F={F} {mode} {store}: {drawn / median / 1e9:.1f} GPixel/s drawn"
+
+    # -- texture cache --------------------------------------------------------------------------
+
+    def texture_cases(self, cases: Sequence[TextureCase], clock: SuiteClock) -> Iterator[str]:
+        """Measure the texture ``cases`` (size, pattern, filter, fetches) the device allows; yields one
+        line per pass. References are built a few (size, pattern, filter) lines ahead."""
+        dev, width, height = self.dev, self.width, self.height
+        limit = int(getattr(dev, "max_texture", 0) or 0)
+        fits = [c for c in cases if not limit or c[0] <= limit]
+        for size in sorted({c[0] for c in cases if c not in fits}):
+            self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
+                                        f"size {size}x{size} exceeds the device's largest 2D texture ({limit})"))
+        lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
+        counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
+        last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}
+
+        def noise(size: int) -> np.ndarray:
+            image: np.ndarray = self.checks.reference(("noise", size), _noise_job(size))
+            return image
+
+        def sums_job(line: Tuple[int, str, str], texture: Callable[[], Any]) -> Callable[[], Dict[int, np.ndarray]]:
+            return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line])
+
+        def start(i: int) -> None:
+            for line in lines[i:i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
+                self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
+            for line in lines[i:i + AHEAD]:
+                if ("texture",) + line in self.checks:
+                    continue
+                # The job holds the texture's own future, submitted before it: a worker never waits for
+                # work queued behind it.
+                self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
+
+        for i, (size, pattern, filter_, fetches) in enumerate(fits):
+            if clock.spent():
+                clock.cut = True
+                return
+            line = (size, pattern, filter_)
+            start(lines.index(line))
+            try:
+                texture = noise(size)
+                bilinear, random = filter_ == "bilinear", pattern == "random"
+                shape = (size, pattern, filter_, fetches)
+                # The line (pattern, filter, fetches) shares its layers and per-pass time from one size to
+                # the next (a cliff changes it, and the next measurement recalibrates); its first size
+                # is probed.
+                known = self.lines.get(shape[1:])
+                layers, per_pass = known if known is not None else (1, None)
+                if known is None and self.counting:
+                    one = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
+                                           random=random, bilinear=bilinear, layers=1)
+                    per_layer = self.pacer.probe(one)
+                    layers = texture_layers(per_layer)
+                    per_pass = per_layer * layers
+                p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches, random=random,
+                                     bilinear=bilinear, layers=layers)
+                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting)
+                invocations, got = run.invocations, _image(run)
+                self.lines[shape[1:]] = (layers, sorted(timing.samples_s)[len(timing.samples_s) // 2])
+            except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
+                self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
+                                            f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
+                                            f"{_first_line(exc)}"))
+                yield f"{size}² {pattern} {filter_} x{fetches}: skipped"
+                continue
+            pixels = width * height
+            if invocations is not None:
+                shaded, shaded_by = min(invocations, pixels * layers), "counter"
+            else:
+                shaded, shaded_by = pixels, "one layer"
+            texels = shaded * fetches
+            case = {"size": size, "pattern": pattern, "filter": filter_, "fetches": fetches, "width": width,
+                    "height": height, "layers": layers, "pixels_shaded": shaded, "shaded_by": shaded_by,
+                    "texels": texels, "working_set_bytes": size * size * 4}
+            want_line = self.checks.future(("texture",) + line)
+
+            def compare(got: np.ndarray, sums: Dict[int, np.ndarray], fetches: int = fetches,
+                        bilinear: bool = filter_ == "bilinear") -> Tuple[bool, str]:
+                return check_target(got, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
+
+            median = self._record("texture", "texture", TEXTURE_FORMAT, case, timing, 0,
+                                  texels * (16 if filter_ == "bilinear" else 4), p.timer, got, want_line, compare)
+            clock.measured += 1
+            if i == last[line]:
+                self.checks.drop(("texture",) + line)
+            if not any(c[0] == size for c in fits[i + 1:]):
+                self.checks.drop(("noise", size))
+            yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
+
+
+def _image(run: PassRun) -> np.ndarray:
+    if run.image is None:
+        raise RuntimeError("the pass returned no target to validate")
+    image: np.ndarray = run.image
+    return image
+
+
+def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndarray]:
+    return lambda: fill_reference(width, height, F, fmt)
+
+
+def _noise_job(size: int) -> Callable[[], np.ndarray]:
+    return lambda: texture_noise(size)
+
+
+def describe_case(params: Mapping[str, Any]) -> str:
+    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
+    return " ".join(f"{k}={params[k]}" for k in keys if k in params)
+
+
+def _first_line(exc: BaseException) -> str:
+    """The reason a device gave, on one line (wgpu's validation errors span several: the last
+    non-empty one names the cause, e.g. "Format Rgba32Float is not renderable")."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1] if lines else type(exc).__name__

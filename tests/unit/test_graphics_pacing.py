@@ -1,0 +1,284 @@
+"""The graphics study's timing frame without a GPU: the batching arithmetic, one submission per
+measurement, shared calibration, the re-timing of a pass whose clock came out low, the steady-clock
+marking, the grids and their time budgets, and a suite cut short by its budget in the report and on
+the command line."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from apple_roofline.cli import app
+from apple_roofline.errors import OptionError
+from apple_roofline.graphics import grid as G
+from apple_roofline.graphics import kernels as K
+from apple_roofline.graphics import pacing as P
+from apple_roofline.graphics import runner as R
+from apple_roofline.graphics import steady as S
+from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
+from apple_roofline.roofline.records import Measurement
+from apple_roofline.telemetry import NullSampler, Sampler
+
+W, H = 32, 16
+
+
+# -- the arithmetic -------------------------------------------------------------------------------
+
+
+def test_batch_lead_and_passes_arithmetic() -> None:
+    assert P.batch_for(1e-3, 0.01) == 10 and P.batch_for(3e-3, 0.01) == 4  # ceil(10 / 3)
+    assert P.batch_for(0.05, 0.01) == 1 and P.batch_for(1e-9, 0.01, max_batch=64) == 64
+    assert P.passes_for(0.25, 0.02) == 13 and P.passes_for(0.0, 0.02) == 0 and P.passes_for(1.0, 1e-9, 100) == 100
+    assert P.lead_seconds(None, 0.25) == 0.25  # nothing submitted yet: a full spin-up
+    assert P.lead_seconds(0.1, 0.25) == 0.25  # idle for a third of it or more
+    assert P.lead_seconds(0.03, 0.25) == pytest.approx(0.06)  # twice the gap
+    assert P.lead_seconds(0.001, 0.25) == P.MIN_LEAD_S
+    assert R.fill_layers(128, 1e-4, 0.05) == 128 and R.fill_layers(128, 1e-3, 0.05) == 32
+    assert R.fill_layers(128, 0.03, 0.02) == R.MIN_LAYERS == 1 and R.fill_layers(4, 3e-3, 0.01) == 2
+    assert R.texture_layers(1e-4) == 8 and R.texture_layers(3e-3) == 1 and R.texture_layers(1e-7) == R.MAX_TEXTURE_LAYERS
+
+
+class Pass:
+    """A pass whose submissions are recorded; every pass takes ``seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.runs, self.times = seconds, [], []  # type: ignore[var-annotated]
+
+    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+        self.times.append((batch, reps))
+        return [self.seconds * batch] * reps
+
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> P.PassRun:
+        self.runs.append((batch, reps, lead, count, read))
+        return P.PassRun([self.seconds * batch] * reps, 7 if count else None, np.zeros(1) if read else None)
+
+
+class Clocks(Sampler):
+    """A sampler whose readings are set by the test."""
+
+    name = "clocks"
+
+    def __init__(self) -> None:
+        super().__init__(period_s=3600.0)
+        self.values: Dict[str, Any] = {"sm_clock_mhz": 1980.0}
+
+    def open(self) -> str:
+        return ""
+
+    def read(self) -> Mapping[str, float]:
+        return dict(self.values)
+
+
+def test_one_submission_per_measurement_divided_by_its_batch() -> None:
+    pacer = P.Pacer(NullSampler("none"), reps=5, min_sample_s=0.01, spin_up_s=0.25)
+    p = Pass(2e-3)
+    timing, run = pacer.measure(p, "shape", count=True)
+    assert p.times == [(1, 2)]  # one probe: two lone passes
+    assert p.runs == [(5, 5, 125, True, True)]  # batch ceil(10/2), lead 0.25 s / 2 ms, one submission
+    assert timing.batch == 5 and timing.samples_s == (2e-3,) * 5 and timing.lead_s == 0.25
+    assert run.invocations == 7 and run.image is not None
+    again, _ = pacer.measure(Pass(2e-3), "shape")
+    assert pacer.probes == 1 and again.lead_s == P.MIN_LEAD_S  # the shape's calibration is shared, no new spin-up
+
+
+def test_a_pass_below_the_highest_clock_is_timed_again_after_a_spin_up() -> None:
+    sampler = Clocks().start()
+    try:
+        pacer = P.Pacer(sampler, reps=3, min_sample_s=0.01, spin_up_s=0.25)
+        first, _ = pacer.measure(Pass(1e-3), "a", 1e-3)
+        assert first.summary["sm_clock_mhz"] == 1980.0 and not first.retried and pacer.highest_clock == 1980.0
+        sampler.values = {"sm_clock_mhz": 1200.0, "throttle_bits": 0}
+        p = Pass(1e-3)
+        low, _ = pacer.measure(p, "b", 1e-3)
+        assert low.retried and pacer.retries == 1 and [r[2] for r in p.runs][-1] == 250  # full spin-up: 0.25 s / 1 ms
+        sampler.values = {"sm_clock_mhz": 1500.0, "throttle": 1.0}
+        assert P.limited({"throttle": "sw_power_cap"}) and not P.limited({"throttle": "gpu_idle"})
+        capped = {"sm_clock_mhz": 1500.0, "throttle": "sw_power_cap"}
+        assert not pacer._low(capped)  # held down by its power limit: kept, not re-timed
+        assert pacer._low({"sm_clock_mhz": 1500.0, "throttle": "gpu_idle"})
+    finally:
+        sampler.stop()
+
+
+# -- steady clock ------------------------------------------------------------------------------------
+
+
+def _m(clock: Optional[float], **params: Any) -> Measurement:
+    p: Dict[str, Any] = {"F": 0, "mode": "opaque", "store": "store", **params}
+    if clock is not None:
+        p["sm_clock_mhz"] = clock
+    return Measurement("fillrate", "fill", "rgba8unorm", p, 0, 100, (1e-3,), True)
+
+
+def test_steady_clock_is_the_median_and_marks_passes_below_it() -> None:
+    ms = [_m(1980.0), _m(1965.0), _m(1500.0, throttle="gpu_idle"), _m(1980.0), _m(None)]
+    marked, steady = S.mark_steady(ms)
+    assert steady == pytest.approx(1972.5)  # median of 1500, 1965, 1980, 1980
+    assert [m.params.get(S.CLOCK_PARAM) for m in marked] == ["steady", "steady", "below steady", "steady", None]
+    assert S.below_steady(marked) == [marked[2]]
+    assert S.mark_steady([_m(None)]) == ((_m(None),), None)
+    assert S.pass_clock({"gpu_clock_mhz": 1400.0}) == 1400.0 and S.pass_clock({"sm_clock_mhz": True}) is None
+    # 5 % under: 1873.6 is the line
+    marked, _ = S.mark_steady([_m(1972.5)] * 3 + [_m(1880.0), _m(1870.0)])  # the line: 1873.9
+    assert [m.params[S.CLOCK_PARAM] for m in marked][3:] == ["steady", "below steady"]
+
+
+# -- grids and budgets -------------------------------------------------------------------------------
+
+
+def test_grids() -> None:
+    d = G.build_grid("default")
+    assert len(d.fillrate) == len(G.DEFAULT_F) * 2 + 2 and ("rgba8unorm", 0, "blended", "discard") in d.fillrate
+    assert ("rgba8unorm", 64, "opaque", "discard") not in d.fillrate
+    assert len(d.tilemem) == 4 * 3 and {c[1] for c in d.tilemem} == {0, 128}
+    assert len(d.texture) == len(K.TEXTURE_SIZES) * 2 * 2 * 2 and {c[3] for c in d.texture} == {1, 16}
+    assert {c[1] for c in d.fillrate} == set(K.FILL_F)  # every power of two: the knee within a factor of two
+    full = G.build_grid("full")
+    assert len(full.fillrate) == len(K.FILL_F) * 4 and len(full.tilemem) == 32 and len(full.texture) == 160
+    q = G.build_grid("quick", sizes=(64,), fetches=(1, 4), patterns=("random",))
+    assert q.texture == ((64, "random", "nearest", 1), (64, "random", "nearest", 4), (64, "random", "bilinear", 1),
+                         (64, "random", "bilinear", 4))
+    with pytest.raises(ValueError, match="not a graphics grid"):
+        G.build_grid("huge")
+
+
+def test_graphics_budgets() -> None:
+    assert G.graphics_budgets(["fillrate", "texture"]) == {"fillrate": 20.0, "texture": 45.0}
+    assert G.graphics_budgets(["texture"], "quick") == {"texture": 12.0}
+    assert G.graphics_budgets(["texture"], "full") == {"texture": 0.0}
+    assert G.graphics_budgets(["texture", "tilemem"], "default", "texture=60") == {"texture": 60.0, "tilemem": 15.0}
+    assert G.graphics_budgets(["texture"], "default", "none") == {"texture": 0.0}
+    for bad, message in (("gemm=3", "'gemm' is not a suite of this run"), ("texture=0", "is out of range"),
+                         ("texture", "is not SUITE=SECONDS")):
+        with pytest.raises(OptionError, match=message):
+            G.graphics_budgets(["texture"], "default", bad)
+    assert sum(G.SUITE_BUDGET_S.values()) <= 90 and sum(G.QUICK_BUDGET_S.values()) <= 30
+
+
+def test_sizes_and_fetches_options() -> None:
+    assert R.check_sizes([256, 64, 64]) == (64, 256) and R.check_fetches([16, 1]) == (1, 16)
+    with pytest.raises(OptionError, match="sizes 48 is not a power of two"):
+        R.check_sizes([48])
+    with pytest.raises(OptionError, match="fetches 65 is out of range"):
+        R.check_fetches([65])
+
+
+# -- the runner: budgets cut, clocks marked ---------------------------------------------------------
+
+
+class FakePass:
+    def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
+        self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, "fake"
+
+    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+        return [self.seconds * batch] * reps
+
+    def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> P.PassRun:
+        return P.PassRun([self.seconds * batch] * reps, self.invocations if count else None, self.image)
+
+
+class FakeDevice:
+    name, info, max_texture, statistics = "Fake GPU", {"backend": "wgpu", "index": 0}, 256, True
+
+    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
+                  store: bool) -> FakePass:
+        return FakePass(K.fill_reference(width, height, F, fmt), 1e-5 * layers, width * height * layers)
+
+    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
+                     bilinear: bool, layers: int = 1) -> FakePass:
+        image = K.texture_reference(width, height, texture, fetches, "random" if random else "coherent",
+                                    "bilinear" if bilinear else "nearest")
+        return FakePass(image, 1e-5 * layers, width * height * layers)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDevice:
+    device = FakeDevice()
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    return device
+
+
+def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, reps=2, budget="none")
+    assert whole.suite_times[0].cut is False and whole.suite_times[0].measured == 12
+
+    class TwoCases(R.SuiteClock):  # the budget runs out after two passes, whatever the host's speed
+        def spent(self) -> bool:
+            return self.measured >= 2
+
+    monkeypatch.setattr(R, "SuiteClock", TwoCases)
+    study = R.run_graphics("wgpu:0", ["fillrate", "texture"], width=W, height=H, overdraw=4, reps=2,
+                           sizes=[64], budget="fillrate=5,texture=5")
+    assert [(t.suite, t.measured, t.cut) for t in study.suite_times] == [("fillrate", 2, True), ("texture", 2, True)]
+    assert len(study.suite("fillrate")) == 2 and study.params["budgets_s"] == {"fillrate": 5.0, "texture": 5.0}
+    assert any("suite texture was cut short by its 5 s time budget after 2 cases" in w for w in study.warnings)
+    md = format_graphics(study, "md")
+    assert "## Time per suite" in md and "| fillrate | 2 |" in md and "cut short by its budget" in md
+    assert "Cut short by its time budget: fillrate, texture" in md
+    assert any("cut short by its 5 s budget after 2 passes" in line for line in summary_lines(study))
+
+
+def test_texture_layers_are_counted(fake: FakeDevice) -> None:
+    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, reps=2, sizes=[64, 128], patterns=["random"],
+                           filters=["nearest"], fetches=[16])
+    a, b = study.measurements
+    assert a.params["layers"] == R.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
+    assert a.params["texels"] == a.params["pixels_shaded"] * 16 == W * H * a.params["layers"] * 16
+    assert a.params["shaded_by"] == "counter" and study.params["probes"] == 1  # the second size reuses the line's
+    assert b.params["layers"] == a.params["layers"] and study.valid
+
+
+def test_passes_marked_at_or_below_the_steady_clock(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    sampler = Clocks()
+    clocks = iter([1980.0] * 3 + [1400.0] * 2 + [1980.0] * 40)
+
+    def read() -> Mapping[str, float]:
+        return {"sm_clock_mhz": next(clocks, 1980.0), "throttle_bits": 0}
+
+    monkeypatch.setattr(sampler, "read", read)
+    monkeypatch.setattr(R, "graphics_sampler", lambda api, info: sampler)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=2, f_values=[0, 4])
+    clocks_seen = sorted(float(m.params["sm_clock_mhz"]) for m in study.measurements)
+    steady = study.params["steady_clock_mhz"]
+    assert steady == pytest.approx(float(np.median(clocks_seen)), abs=0.05)
+    assert study.params["retries"] >= 1  # the 1400 MHz readings made a pass run again after a spin-up
+    for m in study.measurements:  # every pass has a verdict, and it is the one its clock says
+        below = float(m.params["sm_clock_mhz"]) < 0.95 * steady
+        assert m.params["clock"] == ("below steady" if below else "steady")
+    md = format_graphics(study, "md")
+    assert f"Steady clock: {steady:.0f} MHz, the median of the {len(clocks_seen)} passes' clocks" in md
+    marked = S.below_steady(study.measurements)
+    assert ("ran below steady" in md) == bool(marked) and ("Every pass ran at the steady clock." in md) != bool(marked)
+    assert all(f"**{float(m.params['sm_clock_mhz']):.0f}** below" in md for m in marked)
+    assert any(line.startswith(f"steady clock {steady:.0f} MHz") for line in summary_lines(study))
+
+
+def test_steady_note_names_the_passes_below() -> None:
+    from apple_roofline.graphics.model import GraphicsStudy
+    from apple_roofline.study.document import ToolInfo
+
+    ms, steady = S.mark_steady([_m(1980.0), _m(1980.0), _m(1200.0, throttle="gpu_idle", F=64)])
+    study = GraphicsStudy(tool=ToolInfo.current(), created="2026-01-01T00:00:00Z", host={}, device={"name": "X", "backend": "wgpu"},
+                          command=("apple-roofline", "graphics"), params={"steady_clock_mhz": steady, "clock_tolerance": 0.05}, measurements=ms)
+    note = steady_note(study)
+    assert "1 of 3 passes ran below steady: fillrate rgba8unorm F=64 mode=opaque store=store at 1200 MHz (gpu_idle)" in note
+
+
+def test_cli_budget_and_grid_errors(fake: FakeDevice, tmp_path: Any) -> None:
+    cli = CliRunner()
+    for args, message in ((["--budget", "blur=3"], "--budget 'blur' is not a suite of this run"),
+                          (["--budget", "texture=-1"], "is out of range"),
+                          (["--sizes", "100"], "--sizes 100 is not a power of two"),
+                          (["--fetches", "0"], "--fetches 0 is out of range"),
+                          (["--filter", "cubic"], "--filter 'cubic' is not a texture filter"),
+                          (["--quick", "--full"], "--quick and --full ask for two grids")):
+        r = cli.invoke(app, ["graphics", *args, "--out", str(tmp_path / "x")])
+        assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+        assert not (tmp_path / "x").exists()
+    r = cli.invoke(app, ["graphics", "--resolution", f"{W}x{H}", "--overdraw", "4", "--suite", "tilemem", "--reps", "2",
+                         "--out", str(tmp_path / "ok")])
+    assert r.exit_code == 0, r.output
+    assert "time per suite: tilemem" in r.stdout and "of 15;" in r.stdout
