@@ -248,8 +248,8 @@ void init_backend(nb::module_& m) {
           "launch",
           [](Kernel& k, nb::sequence args, int64_t work_items) {
             // One vector per thread, reused: no allocation per launch. Where Kernel::launch only
-            // enqueues (launch_enqueues(): CUDA), the GIL stays held: releasing and taking it back
-            // would cost more than the enqueue holds it (docs/design.md, "Dispatch latency").
+            // enqueues (launch_enqueues(): CUDA), the GIL stays held: nothing another thread needs
+            // waits on an enqueue, so releasing it would be overhead (docs/design.md, "Dispatch latency").
             thread_local std::vector<Arg> a;
             to_args(args, a);
             const uint64_t w = positive(work_items, "launch");

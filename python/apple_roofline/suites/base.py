@@ -256,9 +256,9 @@ def poison(buf: Any, dtype: str, count: int) -> None:
 
 class HostScratch:
     """Host memory a suite reads its outputs into, one read after another (docs/design.md, "Time
-    budgets"): a copy from a discrete GPU into pages the process has already touched ran at 18 GB/s
-    on an H100's host, into a new array at 1.7 GB/s (the pages faulted in during the copy), so a
-    suite that reads 256 MiB per case keeps one array. It grows to the largest read; the array a
+    budgets"): from an H100, ``Buffer.read`` of 256 MiB into a new array ran at 1.0–1.2 GB/s (its
+    pages fault in during the copy), ``Buffer.read_into`` an array already touched at 9–11 GB/s, so
+    a suite that reads 256 MiB per case keeps one array. It grows to the largest read; the array a
     read returns is valid until the next read through the same scratch."""
 
     def __init__(self) -> None:
