@@ -103,7 +103,7 @@ def test_uniform_pair_is_the_serial_draws_bit_for_bit(monkeypatch: pytest.Monkey
     assert np.array_equal(got_mt[1], (ref.uniform(-1.0, 1.0, (20, 20)), ref.uniform(-1.0, 1.0, (20, 20)))[1].astype(dtype))
 
 
-def test_reads_reuse_the_scratch_and_fall_back_without_read_into() -> None:
+def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None:
     from apple_roofline.suites.base import HostScratch, read
 
     class Device:  # a discrete GPU's buffer: no host view
@@ -129,12 +129,6 @@ def test_reads_reuse_the_scratch_and_fall_back_without_read_into() -> None:
     assert again.tolist() == [7.0] * 4 and np.shares_memory(first, again)  # one array, reused
     big = read(Device(np.ones(64, np.float64)), "fp64", 64, scratch)
     assert big.dtype == np.float64 and big.size == 64  # grown to the largest read
-    class OldDevice:  # a backend built before read_into: read() is the fallback
-        def view(self, dtype: str) -> np.ndarray:
-            raise ValueError("not host-visible")
-
-        def read(self, dtype: str, count: int) -> np.ndarray:
-            return np.arange(count, dtype=dtype)
-
-    assert read(OldDevice(), "fp32", 4, scratch).tolist() == [0, 1, 2, 3]
-    assert not np.shares_memory(read(OldDevice(), "fp32", 4, scratch), big)
+    plain = read(a, "fp32", 4)  # no scratch: Buffer.read, a new array
+    assert plain.tolist() == [0, 1, 2, 3] and a.reads == 1
+    assert not np.shares_memory(plain, big)

@@ -356,6 +356,9 @@ class FakeBuffer:
         out: np.ndarray = self.mem[offset:].view(dtype)
         return (out if count < 0 else out[:count]).copy()
 
+    def read_into(self, array: np.ndarray, offset: int = 0) -> None:
+        array.view(np.uint8).ravel()[:] = self.mem[offset:offset + array.nbytes]
+
     def view(self, dtype: str) -> np.ndarray:
         if not self.host_visible:
             raise ValueError("not host-visible")

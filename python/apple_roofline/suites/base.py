@@ -280,7 +280,7 @@ def read(buf: Any, dtype: str, count: int, scratch: Optional[HostScratch] = None
     try:
         out: np.ndarray = buf.view(NUMPY_DTYPE[dtype])[:count]
     except ValueError:
-        if scratch is None or not hasattr(buf, "read_into"):
+        if scratch is None:
             out = buf.read(NUMPY_DTYPE[dtype], count)
         else:
             out = scratch.array(dtype, count)

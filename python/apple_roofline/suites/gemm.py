@@ -513,7 +513,7 @@ class GemmSuite(Suite):
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
-        self.scratch = HostScratch()
+        self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
 
     def total(self) -> int:
         kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
@@ -524,7 +524,6 @@ class GemmSuite(Suite):
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
-        self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
         for dtype, p in GEMM_PRECISIONS.items():
             kdef = gemm_kernel_def(dtype)
             if self.source(kdef) is None:
