@@ -67,13 +67,11 @@ def paired_delta(device: str, pairs: int, launches: int) -> Dict[str, float]:
         _core.launch_throughput(backend, kernel, [], 1, launches, 1)
     nat: List[float] = []
     py: List[float] = []
+    samplers = (lambda: nat.append(_core.launch_throughput(backend, kernel, [], 1, launches, 1)[0] / launches),
+                lambda: py.append(python_throughput(kernel, backend, (), 1, launches, 1)[0]))
     for i in range(pairs):
-        order = (0, 1) if i % 2 == 0 else (1, 0)
-        for which in order:
-            if which == 0:
-                nat.append(_core.launch_throughput(backend, kernel, [], 1, launches, 1)[0] / launches)
-            else:
-                py.append(python_throughput(kernel, backend, (), 1, launches, 1)[0])
+        for sample in samplers if i % 2 == 0 else samplers[::-1]:
+            sample()
     d = sorted(p - n for p, n in zip(py, nat))
     q = statistics.quantiles(d, n=4)
     return {"median_s": statistics.median(d), "q1_s": q[0], "q3_s": q[2], "native_s": statistics.median(nat),
