@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from typing import Dict, Set
+from typing import Dict, List, Set
 
 import pytest
 
@@ -66,8 +66,8 @@ def test_sweep_kernels_are_in_the_table() -> None:
 # ---- the twins of the Metal kernels: gemm.cu and every twin file's entries --------------------
 
 
-def _nvcc_ptx(path: str, defines: Dict[str, object], out: str) -> "subprocess.CompletedProcess[str]":
-    cmd = [str(NVCC), "-ptx", "-arch=sm_90", "-std=c++17", *[f"-D{k}={v}" for k, v in defines.items()],
+def _nvcc_ptx(path: str, defines: Dict[str, object], out: str, arch: str = "sm_90") -> "subprocess.CompletedProcess[str]":
+    cmd = [str(NVCC), "-ptx", f"-arch={arch}", "-std=c++17", *[f"-D{k}={v}" for k, v in defines.items()],
            "-x", "cu", path, "-o", out]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
@@ -121,6 +121,20 @@ def test_idiv_divides_only_where_the_divisor_is_an_argument(tmp_path: "os.PathLi
     assert p.returncode != 0 and "DIVISOR" in p.stderr
 
 
+def _run_on_host(name: str, arch: str, defines: Dict[str, object], body: str, tmp_path: "os.PathLike[str]") -> List[str]:
+    """The stdout lines of a host program that includes shader ``name`` (its ``__host__ __device__``
+    functions), compiled by nvcc with the architecture option ``arch`` and ``defines``, whose
+    ``main`` runs ``body``."""
+    driver = os.path.join(str(tmp_path), "driver.cu")
+    with open(driver, "w") as f:
+        f.write(f'#include <cstdio>\n#include "{shader_path(name)}"\nint main() {{\n{body}  return 0; }}\n')
+    exe = os.path.join(str(tmp_path), "driver")
+    p = subprocess.run([str(NVCC), arch, "-std=c++17", *(f"-D{k}={v}" for k, v in defines.items()), driver,
+                        "-o", exe], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+
+
 # ---- matrix.cu: every entry at sm_80 and sm_90, and its fragment indices on the host ------------------
 
 
@@ -131,9 +145,8 @@ def test_matrix_entries_compile(tmp_path: "os.PathLike[str]", arch: str, shape: 
 
     m, n, k = shape
     out = os.path.join(str(tmp_path), "matrix.ptx")
-    cmd = [str(NVCC), "-ptx", f"-arch={arch}", "-std=c++17", f"-DTM={m}", f"-DTN={n}", f"-DTK={k}",
-           f"-DITERS={ITERS}", f"-DREPS={REPS}", "-DBLOCK=128", "-x", "cu", shader_path("matrix.cu"), "-o", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    p = _nvcc_ptx(shader_path("matrix.cu"), {"TM": m, "TN": n, "TK": k, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128}, out,
+                  arch)
     assert p.returncode == 0, p.stderr
     ptx = open(out).read()
     assert set(re.findall(r"\.entry\s+(\w+)", ptx)) == set(cuda_entries(read_shader("matrix.cu")))
@@ -147,18 +160,11 @@ def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathL
     for the host, equal tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA)."""
     from shader_twins import mma_a_index, mma_b_index, mma_c_index
 
-    driver = os.path.join(str(tmp_path), "driver.cu")
-    with open(driver, "w") as f:
-        f.write(f'#include <cstdio>\n#include "{shader_path("matrix.cu")}"\n'
-                "int main() { for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
-                "  for (int epr = 2; epr <= 4; epr += 2) std::printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", l, r, e, epr,\n"
-                "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n"
-                "  return 0; }\n")
-    exe = os.path.join(str(tmp_path), "driver")
-    p = subprocess.run([str(NVCC), "-arch=sm_80", "-std=c++17", "-DTM=16", "-DTN=8", "-DTK=32", "-DITERS=1", "-DREPS=1",
-                        driver, "-o", exe], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    lines = subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+    lines = _run_on_host("matrix.cu", "-arch=sm_80", {"TM": 16, "TN": 8, "TK": 32, "ITERS": 1, "REPS": 1},
+                         "for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
+                         "  for (int epr = 2; epr <= 4; epr += 2) std::printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", l, r, e, epr,\n"
+                         "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n",
+                         tmp_path)
     rows = [list(map(int, line.split())) for line in lines if line.strip()]
     assert len(rows) == 32 * 4 * 4 * 2
     for l, r, e, epr, ar, ac, br, bc, cr, cc in rows:
@@ -177,10 +183,8 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
 
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
     out = os.path.join(str(tmp_path), "wgmma.ptx")
-    cmd = [str(NVCC), "-ptx", "-arch=sm_90a", "-std=c++17", "-DTM=64", f"-DTN={n}", "-DTK=64", f"-DITERS={ITERS}",
-           f"-DREPS={REPS}", "-DBLOCK=128", *(f"-D{k}={v}" for k, v in consts.items()), "-x", "cu",
-           shader_path("wgmma.cu"), "-o", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    defines = {"TM": 64, "TN": n, "TK": 64, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128, **consts}
+    p = _nvcc_ptx(shader_path("wgmma.cu"), defines, out, "sm_90a")
     assert p.returncode == 0, p.stderr
     with open(out) as f:
         bodies = _ptx_bodies(f.read())
@@ -193,8 +197,7 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
         found = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)\.([\w.]+)", bodies[entry])
         assert found == [(f"m64n{n}k{k}", types)] * (batch * ksteps), entry
         assert "fence.proxy.async.shared::cta" in bodies[entry] and "wgmma.commit_group" in bodies[entry]
-    cmd[cmd.index("-arch=sm_90a")] = "-arch=sm_90"
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    p = _nvcc_ptx(shader_path("wgmma.cu"), defines, out, "sm_90")
     assert p.returncode != 0 and "wgmma needs the arch-specific target sm_90a" in p.stderr
 
 
@@ -203,22 +206,14 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
     tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA's definitions)."""
     from shader_twins import wg_c_index, wg_desc, wg_offset
 
-    driver = os.path.join(str(tmp_path), "driver.cu")
-    with open(driver, "w") as f:
-        f.write(f'#include <cstdio>\n#include "{shader_path("wgmma.cu")}"\n'
-                "int main() {\n"
-                "  for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
-                "    std::printf(\"o %d %d %d %u\\n\", r, kb, kbytes, wg_offset(r, kb, kbytes));\n"
-                "  for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf(\"d %u %llu %llu\\n\", a, wg_desc(a, 128, 1024),\n"
-                "    wg_desc(a, 2048, 128));\n"
-                "  for (int w = 0; w < 4; ++w) for (int t = 0; t < 32; ++t) for (int i = 0; i < 128; ++i)\n"
-                "    std::printf(\"c %d %d %d %d %d\\n\", w, t, i, wg_c_row(w, t, i), wg_c_col(t, i));\n"
-                "  return 0; }\n")
-    exe = os.path.join(str(tmp_path), "driver")
-    p = subprocess.run([str(NVCC), "-gencode=arch=compute_90a,code=sm_90a", "-std=c++17", "-DTN=64", "-DTK=32", "-DITERS=1", "-DREPS=1", driver,
-                        "-o", exe], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    lines = subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+    lines = _run_on_host("wgmma.cu", "-gencode=arch=compute_90a,code=sm_90a", {"TN": 64, "TK": 32, "ITERS": 1, "REPS": 1},
+                         "for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
+                         "  std::printf(\"o %d %d %d %u\\n\", r, kb, kbytes, wg_offset(r, kb, kbytes));\n"
+                         "for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf(\"d %u %llu %llu\\n\", a, wg_desc(a, 128, 1024),\n"
+                         "  wg_desc(a, 2048, 128));\n"
+                         "for (int w = 0; w < 4; ++w) for (int t = 0; t < 32; ++t) for (int i = 0; i < 128; ++i)\n"
+                         "  std::printf(\"c %d %d %d %d %d\\n\", w, t, i, wg_c_row(w, t, i), wg_c_col(t, i));\n",
+                         tmp_path)
     counts = {"o": 0, "d": 0, "c": 0}
     for line in filter(None, lines):
         kind, *v = line.split()

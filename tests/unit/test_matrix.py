@@ -25,7 +25,7 @@ from apple_roofline.study.document import ToolInfo
 from apple_roofline.text import DASH
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites import matrix as matrix_suite
-from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.base import ITEMSIZE, SuiteContext
 from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite, wgmma_reason
 from apple_roofline.suites.matrix_kernels import (
     API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS, WGMMA_SHAPES,
@@ -458,15 +458,13 @@ def test_accumulator_store_equals_the_ptx_fragment() -> None:
 def test_emulated_warpgroup_computes_the_reference(p: Any, shape: Tuple[int, int, int]) -> None:
     m, n, k = shape
     a, b = matrix_inputs(p, m, n, k)
-    itemsize = 1 if p.input == "int8" else 2
-    assert np.array_equal(emulate_wgmma_tile(a, b, itemsize, chain=2), 2 * (a @ b))
+    assert np.array_equal(emulate_wgmma_tile(a, b, ITEMSIZE[p.input], chain=2), 2 * (a @ b))
 
 
 @pytest.mark.parametrize("p", [F16F32, S8, F16F16], ids=lambda p: p.suffix)
 def test_emulation_catches_swapped_descriptor_offsets(p: Any) -> None:
     a, b = matrix_inputs(p, 64, 64, 64)
-    itemsize = 1 if p.input == "int8" else 2
-    assert not np.array_equal(emulate_wgmma_tile(a, b, itemsize, swap_lbo_sbo=True), a @ b)
+    assert not np.array_equal(emulate_wgmma_tile(a, b, ITEMSIZE[p.input], swap_lbo_sbo=True), a @ b)
 
 
 def test_emulation_catches_a_wrong_layout_or_store() -> None:

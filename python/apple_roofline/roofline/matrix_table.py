@@ -66,16 +66,22 @@ def _best_measurement(run: Run, name: str) -> Optional[Measurement]:
     return max(ms, key=lambda m: m.gflops) if ms else None
 
 
+def _positive(v: object) -> Optional[float]:
+    """``v`` as a float if it is a positive number (not a bool), else None."""
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
 def _max_clock_hz(device: Mapping[str, object]) -> Optional[float]:
     """The SM clock the CUDA theoretical ceilings use (the device's ``clock_hz``, the maximum), or None."""
-    v = device.get("clock_hz")
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+    return _positive(device.get("clock_hz"))
+
+
+_DTYPES: Tuple[str, ...] = tuple(p.dtype for p in PRECISIONS)
 
 
 def _order(name: str) -> Tuple[int, str]:
     parsed = parse_matrix_class(name)
-    dtypes = [p.dtype for p in PRECISIONS]
-    return (dtypes.index(parsed[0]) if parsed and parsed[0] in dtypes else len(dtypes), name)
+    return (_DTYPES.index(parsed[0]) if parsed and parsed[0] in _DTYPES else len(_DTYPES), name)
 
 
 def matrix_summary_table(run: Run) -> Optional[Table]:
@@ -99,8 +105,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         gemm = _ceiling(run, gemm_name, "measured")
         theory = _ceiling(run, gemm_name, "theoretical")
         m = _best_measurement(run, name)
-        raw = m.params.get("sm_clock_mhz") if m is not None else None
-        mhz = float(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) and raw > 0 else None
+        mhz = _positive(m.params.get("sm_clock_mhz")) if m is not None else None
         clocked = theory.value * mhz * 1e6 / max_hz if theory and max_hz and mhz else None
         rows.append((name, sig_figs(c.value), c.from_,
                      f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,

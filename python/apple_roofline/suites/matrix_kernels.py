@@ -86,9 +86,9 @@ WGMMA_N: Tuple[int, ...] = (64, 128, 256)
 #: static shared memory.
 WGMMA_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((64, n, k) for n in WGMMA_N for k in (32, 64))
 #: wgmma.cu's compile constants besides the tile (see its header): the backend's request for the
-#: arch-specific target sm_90a, repetition blocks per commit group (4: a short unrolled body that
-#: NVRTC compiles in about a second; 16 and 64 measured the same), commit groups left in flight while
-#: the next is issued (1: on an H100, 2-4 % faster than waiting for each; bench/README.md).
+#: arch-specific target sm_90a, repetition blocks per commit group (4: NVRTC took 2-3 s a kernel on
+#: an H100 host, 7 s at 16 and 35 s at 64, which gained 1-2 %), commit groups left in flight while the
+#: next is issued (1: 1.02x of waiting for each on an H100; bench/README.md, "Matrix units through wgmma").
 WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 1}
 #: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
 MPP_MIN_FAMILY = 1010
