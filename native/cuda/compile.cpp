@@ -26,8 +26,8 @@ std::vector<int> supported_archs() {
 // knows, which the driver JIT-compiles) when the device is newer than NVRTC; "" when it is older
 // than every architecture NVRTC supports. With arch_specific: sm_XYa (the architecture's own
 // instructions, e.g. Hopper's wgmma; PTX ISA "Architecture-specific features"), which exists only as
-// SASS for exactly this architecture: "" unless NVRTC supports sm_XY itself and is 12.0 or newer
-// (the first to know sm_90a).
+// SASS for exactly this architecture and only from sm_90a (Hopper) on: "" below sm_90, and unless
+// NVRTC supports sm_XY itself and is 12.0 or newer (the first to know sm_90a).
 std::string choose_target(int cc_major, int cc_minor, bool arch_specific, std::string* why) {
   const int cc = cc_major * 10 + cc_minor;
   std::vector<int> archs = supported_archs();
@@ -36,26 +36,28 @@ std::string choose_target(int cc_major, int cc_minor, bool arch_specific, std::s
     return "";
   }
   const bool known = std::find(archs.begin(), archs.end(), cc) != archs.end();
+  const std::string range = "sm_" + std::to_string(archs.front()) + " to sm_" + std::to_string(archs.back());
   if (arch_specific) {
+    const std::string target = "the arch-specific target sm_" + std::to_string(cc) + "a";
+    if (cc < 90) {  // PTX ISA: architecture-specific targets begin with sm_90a
+      *why = target + " does not exist: arch-specific targets begin with sm_90a (Hopper)";
+      return "";
+    }
     int major = 0, minor = 0;
-    nvrtc().nvrtcVersion(&major, &minor);
-    if (major < 12) {
-      *why = "the arch-specific target sm_" + std::to_string(cc) + "a needs NVRTC 12.0 or newer; this is " +
-             std::to_string(major) + "." + std::to_string(minor);
+    if (nvrtc().nvrtcVersion(&major, &minor) != NVRTC_SUCCESS || major < 12) {
+      *why = target + " needs NVRTC 12.0 or newer; this is " +
+             (major ? std::to_string(major) + "." + std::to_string(minor) : std::string("of unknown version"));
       return "";
     }
     if (!known) {
-      *why = "the arch-specific target sm_" + std::to_string(cc) + "a needs an NVRTC that compiles for sm_" +
-             std::to_string(cc) + "; this one supports sm_" + std::to_string(archs.front()) + " to sm_" +
-             std::to_string(archs.back());
+      *why = target + " needs an NVRTC that compiles for sm_" + std::to_string(cc) + "; this one supports " + range;
       return "";
     }
     return "sm_" + std::to_string(cc) + "a";
   }
   if (known) return "sm_" + std::to_string(cc);
   if (cc > archs.back()) return "compute_" + std::to_string(archs.back());
-  *why = "NVRTC supports sm_" + std::to_string(archs.front()) + " to sm_" + std::to_string(archs.back()) +
-         "; this device is sm_" + std::to_string(cc);
+  *why = "NVRTC supports " + range + "; this device is sm_" + std::to_string(cc);
   return "";
 }
 
