@@ -374,7 +374,7 @@ def test_the_kept_h100_study_reads_strictly_and_is_whole() -> None:
     assert isinstance(study, GraphicsStudy) and study.complete and study.valid
     assert {m.suite for m in study.measurements} == set(K.SUITES)
     assert study.device["wgpu_backend"] == "Vulkan" and "H100" in study.device["name"]
-    assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (runner.SPIN_UP_S)
+    assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (pacing.SPIN_UP_S)
 
 
 def test_the_docs_report_is_the_kept_study_rendered(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from apple_roofline.errors import OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import pacing as P
+from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics import steady as S
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
@@ -36,9 +37,9 @@ def test_batch_lead_and_passes_arithmetic() -> None:
     assert P.lead_seconds(0.1, 0.25) == 0.25  # idle for a third of it or more
     assert P.lead_seconds(0.03, 0.25) == pytest.approx(0.06)  # twice the gap
     assert P.lead_seconds(0.001, 0.25) == P.MIN_LEAD_S
-    assert R.fill_layers(128, 1e-4, 0.05) == 128 and R.fill_layers(128, 1e-3, 0.05) == 32
-    assert R.fill_layers(128, 0.03, 0.02) == R.MIN_LAYERS == 1 and R.fill_layers(4, 3e-3, 0.01) == 2
-    assert R.texture_layers(1e-4) == 8 and R.texture_layers(3e-3) == 1 and R.texture_layers(1e-7) == R.MAX_TEXTURE_LAYERS
+    assert M.fill_layers(128, 1e-4, 0.05) == 128 and M.fill_layers(128, 1e-3, 0.05) == 32
+    assert M.fill_layers(128, 0.03, 0.02) == M.MIN_LAYERS == 1 and M.fill_layers(4, 3e-3, 0.01) == 2
+    assert M.texture_layers(1e-4) == 8 and M.texture_layers(3e-3) == 1 and M.texture_layers(1e-7) == M.MAX_TEXTURE_LAYERS
 
 
 class Pass:
@@ -225,7 +226,7 @@ def test_texture_layers_are_counted(fake: FakeDevice) -> None:
     study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, reps=2, sizes=[64, 128], patterns=["random"],
                            filters=["nearest"], fetches=[16])
     a, b = study.measurements
-    assert a.params["layers"] == R.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
+    assert a.params["layers"] == M.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
     assert a.params["texels"] == a.params["pixels_shaded"] * 16 == W * H * a.params["layers"] * 16
     assert a.params["shaded_by"] == "counter" and study.params["probes"] == 1  # the second size reuses the line's
     assert b.params["layers"] == a.params["layers"] and study.valid
