@@ -12,7 +12,7 @@ texels fetched); elsewhere one layer.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Hashable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from .kernels import (FLOPS_PER_ITERATION, FORMATS, TEXTURE_FORMAT, check_target
 from .pacing import Pacer, PassRun, PassTiming
 
 __all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_layers", "texture_layers",
-           "PassMeasurer", "describe_case"]
+           "PassMeasurer"]
 
 #: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
 #: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
@@ -278,11 +278,6 @@ def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndar
 
 def _noise_job(size: int) -> Callable[[], np.ndarray]:
     return lambda: texture_noise(size)
-
-
-def describe_case(params: Mapping[str, Any]) -> str:
-    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
-    return " ".join(f"{k}={params[k]}" for k in keys if k in params)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -22,7 +22,7 @@ from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
-from .model import GraphicsStudy, cliffs, drawn_rate, shaded_note, shaded_rate, texel_rate
+from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
 from .steady import BELOW, CLOCK_PARAM, below_steady, pass_clock
 
 __all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "clock_cell", "steady_note", "summary_lines",
@@ -111,9 +111,8 @@ def steady_note(study: GraphicsStudy) -> str:
 
 
 def _short(m: Measurement) -> str:
-    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
     fmt = "" if m.suite == "texture" else f"{m.dtype} "
-    return fmt + " ".join(f"{k}={m.params[k]}" for k in keys if k in m.params)
+    return fmt + describe_case(m.params)
 
 
 def summary_lines(study: GraphicsStudy) -> List[str]:

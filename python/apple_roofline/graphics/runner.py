@@ -35,11 +35,11 @@ from ..telemetry.choose import graphics_sampler
 from .checks import Checks
 from .grid import GRIDS, Grid, build_grid, graphics_budgets
 from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, PATTERNS, SUITES, WIDTH
-from .model import GraphicsStudy
+from .model import GraphicsStudy, describe_case
 from .options import (MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, parse_choices, parse_graphics_device,
                       parse_resolution)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
-from .passes import PassMeasurer, describe_case
+from .passes import PassMeasurer
 from .steady import CLOCK_TOLERANCE, below_steady, mark_steady
 
 __all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
