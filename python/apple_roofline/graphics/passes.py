@@ -25,7 +25,7 @@ from .kernels import (FLOPS_PER_ITERATION, FORMATS, TEXTURE_FORMAT, check_target
 from .pacing import Pacer, PassRun, PassTiming
 
 __all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_layers", "texture_layers",
-           "PassMeasurer"]
+           "fitting", "PassMeasurer"]
 
 #: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
 #: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
@@ -182,11 +182,10 @@ class PassMeasurer:
         """Measure the texture ``cases`` (size, pattern, filter, fetches) the device allows; yields one
         line per pass. References are built a few (size, pattern, filter) lines ahead."""
         dev, width, height = self.dev, self.width, self.height
-        limit = int(getattr(dev, "max_texture", 0) or 0)
-        fits = [c for c in cases if not limit or c[0] <= limit]
+        fits = fitting(cases, dev)
         for size in sorted({c[0] for c in cases if c not in fits}):
             self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
-                                        f"size {size}x{size} exceeds the device's largest 2D texture ({limit})"))
+                                        f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})"))
         lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
         counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
         last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}
@@ -263,6 +262,17 @@ class PassMeasurer:
             if not any(c[0] == size for c in fits[i + 1:]):
                 self.checks.drop(("noise", size))
             yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
+
+
+def fitting(cases: Sequence[TextureCase], dev: Any) -> List[TextureCase]:
+    """The texture ``cases`` whose size is at most the device's largest 2D texture (``max_texture``;
+    any size where it is 0 or absent), in order."""
+    limit = _limit(dev)
+    return [c for c in cases if not limit or c[0] <= limit]
+
+
+def _limit(dev: Any) -> int:
+    return int(getattr(dev, "max_texture", 0) or 0)
 
 
 def _image(run: PassRun) -> np.ndarray:

@@ -39,7 +39,7 @@ from .model import GraphicsStudy, describe_case
 from .options import (MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, parse_choices, parse_graphics_device,
                       parse_resolution)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
-from .passes import PassMeasurer
+from .passes import PassMeasurer, fitting
 from .steady import CLOCK_TOLERANCE, below_steady, mark_steady
 
 __all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
@@ -208,7 +208,4 @@ def run_graphics(
 
 
 def _count(plan: Grid, suite: str, dev: Any) -> int:
-    if suite != "texture":
-        return plan.cases(suite)
-    limit = int(getattr(dev, "max_texture", 0) or 0)
-    return sum(1 for c in plan.texture if not limit or c[0] <= limit)
+    return len(fitting(plan.texture, dev)) if suite == "texture" else plan.cases(suite)
