@@ -80,6 +80,7 @@ def test_one_submission_per_measurement_divided_by_its_batch() -> None:
     assert p.times == [(1, 2)]  # one probe: two lone passes
     assert p.runs == [(5, 5, 125, True, True)]  # batch ceil(10/2), lead 0.25 s / 2 ms, one submission
     assert timing.batch == 5 and timing.samples_s == (2e-3,) * 5 and timing.lead_s == 0.25
+    assert pacer.per_pass["shape"] == timing.per_pass_s == 2e-3  # the shape's calibration: its middle sample
     assert run.invocations == 7 and run.image is not None
     again, _ = pacer.measure(Pass(2e-3), "shape")
     assert pacer.probes == 1 and again.lead_s == P.MIN_LEAD_S  # the shape's calibration is shared, no new spin-up

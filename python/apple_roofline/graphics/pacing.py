@@ -104,6 +104,11 @@ class PassTiming:
     summary: Summary
     retried: bool = False
 
+    @property
+    def per_pass_s(self) -> float:
+        """Seconds per pass: the middle sample (the upper of the two middle ones for an even count)."""
+        return sorted(self.samples_s)[len(self.samples_s) // 2]
+
 
 class Pacer:
     """Times passes of one study so that the GPU stays at its loaded clock (module docstring).
@@ -163,7 +168,7 @@ class Pacer:
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
             self.highest_clock = clock
-        self.per_pass[shape] = sorted(timing.samples_s)[len(timing.samples_s) // 2]
+        self.per_pass[shape] = timing.per_pass_s
         return timing, run
 
     def _low(self, summary: Mapping[str, Any]) -> bool:

@@ -108,7 +108,7 @@ class PassMeasurer:
         fields = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
                       samples_s=timing.samples_s, batch=timing.batch)
         self.pending.append((fields, self.checks.check(got, want, compare)))
-        return sorted(timing.samples_s)[len(timing.samples_s) // 2]
+        return timing.per_pass_s
 
     # -- fill rate and tile memory ------------------------------------------------------------
 
@@ -232,7 +232,7 @@ class PassMeasurer:
                                      bilinear=bilinear, layers=layers)
                 timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting)
                 invocations, got = run.invocations, _image(run)
-                self.lines[shape[1:]] = (layers, sorted(timing.samples_s)[len(timing.samples_s) // 2])
+                self.lines[shape[1:]] = (layers, timing.per_pass_s)
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
                 self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
                                             f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
