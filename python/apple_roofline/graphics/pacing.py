@@ -25,6 +25,7 @@ steady clock is decided over the whole study (:mod:`.steady`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -163,8 +164,7 @@ class Pacer:
         if self._low(timing.summary):
             self.retries += 1
             again, run = self._run(p, batch, self.spin_up_s, per, count)
-            timing = PassTiming(again.batch, again.samples_s, again.lead, again.lead_s, again.window, again.summary,
-                                retried=True)
+            timing = dataclasses.replace(again, retried=True)
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
             self.highest_clock = clock
