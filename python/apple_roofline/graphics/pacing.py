@@ -119,7 +119,9 @@ class Pacer:
         reps: samples per pass.
         min_sample_s: the shortest sample, seconds.
         spin_up_s: the lead after an idle GPU, seconds.
-        clock: the host clock (tests replace it).
+        tolerance: how far under the highest clock so far (a fraction) a pass may run before it is
+            timed again.
+        clock: the host clock, seconds (tests replace it).
     """
 
     def __init__(self, sampler: Sampler, *, reps: int, min_sample_s: float = MIN_SAMPLE_S,
