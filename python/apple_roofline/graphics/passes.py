@@ -162,9 +162,7 @@ class PassMeasurer:
                 "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0}
             if invocations is not None:
                 case["fragment_invocations"] = invocations
-            key = ("fill", F, fmt)
-            self.checks.ahead(key, _fill_job(width, height, F, fmt))
-            want = self.checks.future(key)
+            want = self.checks.future(("fill", F, fmt))  # started ahead above
 
             def compare(got: np.ndarray, want: np.ndarray, fmt: str = fmt,
                         discard: bool = store == "discard") -> Tuple[bool, str]:
