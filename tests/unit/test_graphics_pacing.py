@@ -96,7 +96,6 @@ def test_a_pass_below_the_highest_clock_is_timed_again_after_a_spin_up() -> None
         p = Pass(1e-3)
         low, _ = pacer.measure(p, "b", 1e-3)
         assert low.retried and pacer.retries == 1 and [r[2] for r in p.runs][-1] == 250  # full spin-up: 0.25 s / 1 ms
-        sampler.values = {"sm_clock_mhz": 1500.0, "throttle": 1.0}
         assert P.limited({"throttle": "sw_power_cap"}) and not P.limited({"throttle": "gpu_idle"})
         capped = {"sm_clock_mhz": 1500.0, "throttle": "sw_power_cap"}
         assert not pacer._low(capped)  # held down by its power limit: kept, not re-timed
@@ -123,8 +122,7 @@ def test_steady_clock_is_the_median_and_marks_passes_below_it() -> None:
     assert S.below_steady(marked) == [marked[2]]
     assert S.mark_steady([_m(None)]) == ((_m(None),), None)
     assert S.pass_clock({"gpu_clock_mhz": 1400.0}) == 1400.0 and S.pass_clock({"sm_clock_mhz": True}) is None
-    # 5 % under: 1873.6 is the line
-    marked, _ = S.mark_steady([_m(1972.5)] * 3 + [_m(1880.0), _m(1870.0)])  # the line: 1873.9
+    marked, _ = S.mark_steady([_m(1972.5)] * 3 + [_m(1880.0), _m(1870.0)])  # 5 % under 1972.5: the line is 1873.9
     assert [m.params[S.CLOCK_PARAM] for m in marked][3:] == ["steady", "below steady"]
 
 
