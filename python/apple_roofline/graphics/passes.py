@@ -118,8 +118,7 @@ class PassMeasurer:
         for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
             self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
         for fmt, F, mode, store in cases:
-            if clock.spent():
-                clock.cut = True
+            if clock.cut_here():
                 return
             blended = mode == "blended"
             shape = (fmt, F, mode)
@@ -206,8 +205,7 @@ class PassMeasurer:
                 self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
-            if clock.spent():
-                clock.cut = True
+            if clock.cut_here():
                 return
             line = (size, pattern, filter_)
             start(lines.index(line))
