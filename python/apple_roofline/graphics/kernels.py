@@ -33,7 +33,7 @@ from ..suites.base import EPS
 from ..suites.fma import FMA_KERNELS, tolerance
 
 __all__ = [
-    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "QUICK_F", "TILEMEM_F", "MODES", "STORES",
+    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "TILEMEM_F", "MODES", "STORES",
     "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
     "SUITES", "STORAGE_DTYPES", "TABLE_TEXELS", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
     "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
@@ -44,7 +44,6 @@ DEFAULT_OVERDRAW = 128
 MAX_F = 512
 #: F of the fill-rate sweep (0: the rasteriser/ROP ceiling; 512: the ALU ceiling).
 FILL_F: Tuple[int, ...] = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-QUICK_F: Tuple[int, ...] = (0, 8, 64, 512)
 #: F of the tile-memory comparison (the article compares formats at F = 128).
 TILEMEM_F: Tuple[int, ...] = (0, 16, 128, 512)
 MODES: Tuple[str, ...] = ("opaque", "blended")
