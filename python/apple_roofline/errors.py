@@ -10,9 +10,9 @@ other module of the package.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence, Tuple
 
-__all__ = ["OptionError", "check_int"]
+__all__ = ["OptionError", "check_int", "check_ints"]
 
 
 class OptionError(ValueError):
@@ -59,3 +59,15 @@ def check_int(value: object, option: str, lo: int, hi: Optional[int] = None) -> 
     if number < lo or (hi is not None and number > hi):
         raise OptionError(option, value, valid)
     return number
+
+
+def check_ints(values: Sequence[object], option: str, lo: int, hi: Optional[int] = None) -> Tuple[int, ...]:
+    """``values`` as ints, each in ``lo..hi`` (:func:`check_int`), sorted, duplicates dropped.
+
+    Raises:
+        OptionError: ``values`` is empty, or a value is not an integer in range.
+    """
+    if not values:
+        raise OptionError(option, "", f"integers {lo} to {hi}" if hi is not None else f"integers {lo} or more",
+                          problem="names no value")
+    return tuple(sorted({check_int(v, option, lo, hi) for v in values}))

@@ -85,3 +85,6 @@ def test_clock_spends_only_a_budget() -> None:
     assert clock.spent()
     rec = clock.record()
     assert rec.suite == "x" and rec.seconds >= 0 and rec.budget_s == 1e-9 and not rec.cut
+    assert clock.cut_here() and clock.record().cut  # asked before a case: the suite is cut there
+    unlimited = SuiteClock("y", 0.0)
+    assert not unlimited.cut_here() and not unlimited.record().cut

@@ -140,14 +140,12 @@ def test_check_target_bounds() -> None:
 class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, ""
-        self.submissions: List[Any] = []
 
     def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         return self.run(batch, reps, 0).samples_s
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
         self.timer = "fake GPU timestamps"
-        self.submissions.append((batch, reps, lead))
         return PassRun([self.seconds * batch] * reps, self.invocations if count else None,
                        self.image if read else None)
 
@@ -212,6 +210,7 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
     assert {m.dtype for m in tile} == set(K.FORMATS) and all(m.params["mode"] == "opaque" for m in tile)
     tex = study.suite("texture")
     assert {m.params["size"] for m in tex} == {64, 256}  # 1024 and 4096 exceed the fake's 256
+    assert {c["size"] for c in fake.calls if "size" in c} == {64, 256}  # and no pass is built for them
     assert len(tex) == 2 * 2 * 2 and {m.params["fetches"] for m in tex} == {16}
     assert [s.reason for s in study.skipped if "1024" in s.reason][0] == \
         "size 1024x1024 exceeds the device's largest 2D texture (256)"
@@ -374,7 +373,7 @@ def test_the_kept_h100_study_reads_strictly_and_is_whole() -> None:
     assert isinstance(study, GraphicsStudy) and study.complete and study.valid
     assert {m.suite for m in study.measurements} == set(K.SUITES)
     assert study.device["wgpu_backend"] == "Vulkan" and "H100" in study.device["name"]
-    assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (runner.SPIN_UP_S)
+    assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (pacing.SPIN_UP_S)
 
 
 def test_the_docs_report_is_the_kept_study_rendered(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from apple_roofline.errors import OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import pacing as P
+from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics import steady as S
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
@@ -36,9 +37,9 @@ def test_batch_lead_and_passes_arithmetic() -> None:
     assert P.lead_seconds(0.1, 0.25) == 0.25  # idle for a third of it or more
     assert P.lead_seconds(0.03, 0.25) == pytest.approx(0.06)  # twice the gap
     assert P.lead_seconds(0.001, 0.25) == P.MIN_LEAD_S
-    assert R.fill_layers(128, 1e-4, 0.05) == 128 and R.fill_layers(128, 1e-3, 0.05) == 32
-    assert R.fill_layers(128, 0.03, 0.02) == R.MIN_LAYERS == 1 and R.fill_layers(4, 3e-3, 0.01) == 2
-    assert R.texture_layers(1e-4) == 8 and R.texture_layers(3e-3) == 1 and R.texture_layers(1e-7) == R.MAX_TEXTURE_LAYERS
+    assert M.fill_layers(128, 1e-4, 0.05) == 128 and M.fill_layers(128, 1e-3, 0.05) == 32
+    assert M.fill_layers(128, 0.03, 0.02) == M.MIN_LAYERS == 1 and M.fill_layers(4, 3e-3, 0.01) == 2
+    assert M.texture_layers(1e-4) == 8 and M.texture_layers(3e-3) == 1 and M.texture_layers(1e-7) == M.MAX_TEXTURE_LAYERS
 
 
 class Pass:
@@ -79,6 +80,7 @@ def test_one_submission_per_measurement_divided_by_its_batch() -> None:
     assert p.times == [(1, 2)]  # one probe: two lone passes
     assert p.runs == [(5, 5, 125, True, True)]  # batch ceil(10/2), lead 0.25 s / 2 ms, one submission
     assert timing.batch == 5 and timing.samples_s == (2e-3,) * 5 and timing.lead_s == 0.25
+    assert pacer.per_pass["shape"] == timing.per_pass_s == 2e-3  # the shape's calibration: its middle sample
     assert run.invocations == 7 and run.image is not None
     again, _ = pacer.measure(Pass(2e-3), "shape")
     assert pacer.probes == 1 and again.lead_s == P.MIN_LEAD_S  # the shape's calibration is shared, no new spin-up
@@ -94,7 +96,6 @@ def test_a_pass_below_the_highest_clock_is_timed_again_after_a_spin_up() -> None
         p = Pass(1e-3)
         low, _ = pacer.measure(p, "b", 1e-3)
         assert low.retried and pacer.retries == 1 and [r[2] for r in p.runs][-1] == 250  # full spin-up: 0.25 s / 1 ms
-        sampler.values = {"sm_clock_mhz": 1500.0, "throttle": 1.0}
         assert P.limited({"throttle": "sw_power_cap"}) and not P.limited({"throttle": "gpu_idle"})
         capped = {"sm_clock_mhz": 1500.0, "throttle": "sw_power_cap"}
         assert not pacer._low(capped)  # held down by its power limit: kept, not re-timed
@@ -121,8 +122,7 @@ def test_steady_clock_is_the_median_and_marks_passes_below_it() -> None:
     assert S.below_steady(marked) == [marked[2]]
     assert S.mark_steady([_m(None)]) == ((_m(None),), None)
     assert S.pass_clock({"gpu_clock_mhz": 1400.0}) == 1400.0 and S.pass_clock({"sm_clock_mhz": True}) is None
-    # 5 % under: 1873.6 is the line
-    marked, _ = S.mark_steady([_m(1972.5)] * 3 + [_m(1880.0), _m(1870.0)])  # the line: 1873.9
+    marked, _ = S.mark_steady([_m(1972.5)] * 3 + [_m(1880.0), _m(1870.0)])  # 5 % under 1972.5: the line is 1873.9
     assert [m.params[S.CLOCK_PARAM] for m in marked][3:] == ["steady", "below steady"]
 
 
@@ -225,7 +225,7 @@ def test_texture_layers_are_counted(fake: FakeDevice) -> None:
     study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, reps=2, sizes=[64, 128], patterns=["random"],
                            filters=["nearest"], fetches=[16])
     a, b = study.measurements
-    assert a.params["layers"] == R.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
+    assert a.params["layers"] == M.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
     assert a.params["texels"] == a.params["pixels_shaded"] * 16 == W * H * a.params["layers"] * 16
     assert a.params["shaded_by"] == "counter" and study.params["probes"] == 1  # the second size reuses the line's
     assert b.params["layers"] == a.params["layers"] and study.valid

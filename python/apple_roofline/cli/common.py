@@ -23,7 +23,7 @@ from .progress import CliProgress
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
-    "fail", "warn", "fail_option", "as_integer", "backend_error_type", "import_failure", "real_command",
+    "fail", "warn", "fail_option", "as_integer", "as_integers", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
     "measure_study", "measure_on_device", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
 ]
@@ -76,6 +76,11 @@ def as_integer(text: str) -> object:
     """
     stripped = text.strip()
     return int(stripped) if _INT_RE.fullmatch(stripped) else text
+
+
+def as_integers(text: str) -> List[object]:
+    """A comma-separated list, each non-blank item through :func:`as_integer` (``"1, 16,"`` -> [1, 16])."""
+    return [as_integer(v) for v in text.split(",") if v.strip()]
 
 
 def backend_error_type() -> Type[BaseException]:

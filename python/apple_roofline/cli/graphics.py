@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_USAGE, as_integer, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
+from .common import (EXIT_USAGE, as_integer, as_integers, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
 
 __all__ = ["graphics"]
 
@@ -72,12 +72,12 @@ def graphics(
         api, index = runner.parse_graphics_device(device)
         suites = runner.parse_choices(suite, "suites", SUITES, "graphics suite") if suite is not None else None
         layers = check_int(as_integer(overdraw), "overdraw", 1, runner.MAX_OVERDRAW)
-        fs = runner.check_f_values([as_integer(v) for v in f.split(",") if v.strip()]) if f is not None else None
+        fs = runner.check_f_values(as_integers(f)) if f is not None else None
         pats = runner.parse_choices(pattern, "patterns", PATTERNS, "texture pattern") if pattern is not None else None
         width, height = runner.parse_resolution(resolution)
         n_reps = check_reps(as_integer(reps))
-        texture_sizes = runner.check_sizes([as_integer(v) for v in sizes.split(",") if v.strip()]) if sizes is not None else None
-        fetch_counts = runner.check_fetches([as_integer(v) for v in fetches.split(",") if v.strip()]) if fetches is not None else None
+        texture_sizes = runner.check_sizes(as_integers(sizes)) if sizes is not None else None
+        fetch_counts = runner.check_fetches(as_integers(fetches)) if fetches is not None else None
         filters = runner.parse_choices(filter_, "filters", FILTERS, "texture filter") if filter_ is not None else None
         grid = "full" if full else ("quick" if quick else "default")
         if budget is not None:

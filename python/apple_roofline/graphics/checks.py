@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, Hashable, Optional, Set, Tuple
 
 import numpy as np
 
-__all__ = ["Checks", "WORKERS"]
+__all__ = ["Checks", "WORKERS", "result_or"]
 
 #: Worker threads (at most 4, and at most the host's cores less one, at least 1).
 WORKERS = max(1, min(4, (os.cpu_count() or 2) - 1))

@@ -33,7 +33,7 @@ from ..suites.base import EPS
 from ..suites.fma import FMA_KERNELS, tolerance
 
 __all__ = [
-    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "QUICK_F", "TILEMEM_F", "MODES", "STORES",
+    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "TILEMEM_F", "MODES", "STORES",
     "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
     "SUITES", "STORAGE_DTYPES", "TABLE_TEXELS", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
     "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
@@ -44,7 +44,6 @@ DEFAULT_OVERDRAW = 128
 MAX_F = 512
 #: F of the fill-rate sweep (0: the rasteriser/ROP ceiling; 512: the ALU ceiling).
 FILL_F: Tuple[int, ...] = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-QUICK_F: Tuple[int, ...] = (0, 8, 64, 512)
 #: F of the tile-memory comparison (the article compares formats at F = 128).
 TILEMEM_F: Tuple[int, ...] = (0, 16, 128, 512)
 MODES: Tuple[str, ...] = ("opaque", "blended")
@@ -203,13 +202,14 @@ def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, fil
 
     if filter_ == "bilinear" and size * size <= TABLE_TEXELS:
         # Every texel's filtered value once, summed in the same order as below, so that a bilinear
-        # fetch is one gather instead of four: the same numbers, about three times faster.
+        # fetch is one gather instead of four: the same numbers, 2.3x faster (1.56 s against 3.68 s for a
+        # 1024² texture, random, 16 fetches at 1920 x 1080, NumPy 2.4 on a 2-core x86 host).
         table = unorm[np.ascontiguousarray(texture, dtype=np.uint8)]
         right, below = np.roll(table, -1, axis=1), np.roll(table, -1, axis=0)
         flat = (((table + right) + (below + np.roll(below, -1, axis=1))) * np.float32(0.25)).reshape(-1, 4)
 
         def fetch(idx: np.ndarray) -> np.ndarray:
-            got: np.ndarray = np.take(flat, idx, axis=0)  # 10x faster than flat[idx] on rows
+            got: np.ndarray = np.take(flat, idx, axis=0)  # 6.7x faster than flat[idx] (1080p gathers of 1M rows, NumPy 2.4)
             return got
     else:
         def fetch(idx: np.ndarray) -> np.ndarray:

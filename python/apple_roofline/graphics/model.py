@@ -35,7 +35,8 @@ from ..study.document import Document
 from ..study.reader import Reader
 from ..study.timing import SuiteTime, read_suite_times
 
-__all__ = ["SCHEMA_VERSION", "GraphicsStudy", "drawn_rate", "shaded_rate", "texel_rate", "cliffs", "Cliff", "shaded_note"]
+__all__ = ["SCHEMA_VERSION", "GraphicsStudy", "drawn_rate", "shaded_rate", "texel_rate", "cliffs", "Cliff", "shaded_note",
+           "describe_case"]
 
 SCHEMA_VERSION = 1
 
@@ -164,3 +165,10 @@ def shaded_note(m: Measurement) -> Optional[str]:
             "blended": "every drawn layer: blending reads the destination, so no layer can be skipped",
             "one layer at least": ("one layer per pixel, a lower bound: opaque identical layers, and no counter "
                                    "to say whether the GPU removed hidden ones")}.get(str(by))
+
+
+def describe_case(params: Mapping[str, Any]) -> str:
+    """A pass's case in one line from the parameters that tell it from the suite's others (those of F,
+    mode, store, size, pattern, filter, fetches it has): ``"F=64 mode=opaque store=store"``."""
+    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
+    return " ".join(f"{k}={params[k]}" for k in keys if k in params)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence, Tuple, Union
 
-from ..errors import OptionError, check_int
+from ..errors import OptionError, check_int, check_ints
 from .kernels import MAX_F
 
 __all__ = ["MAX_OVERDRAW", "MAX_FETCHES", "parse_graphics_device", "parse_resolution", "parse_choices",
@@ -69,9 +69,7 @@ def check_f_values(values: Sequence[Any]) -> Tuple[int, ...]:
     Raises:
         OptionError: (option ``f``) a value that is not an integer in range, or none.
     """
-    if not values:
-        raise OptionError("f", "", f"integers 0 to {MAX_F}", problem="names no value")
-    return tuple(sorted({check_int(v, "f", 0, MAX_F) for v in values}))
+    return check_ints(values, "f", 0, MAX_F)
 
 
 def check_sizes(values: Sequence[Any]) -> Tuple[int, ...]:
@@ -98,6 +96,4 @@ def check_fetches(values: Sequence[Any]) -> Tuple[int, ...]:
     Raises:
         OptionError: (option ``fetches``) none, or a value that is not an integer in range.
     """
-    if not values:
-        raise OptionError("fetches", "", f"integers 1 to {MAX_FETCHES}", problem="names no value")
-    return tuple(sorted({check_int(v, "fetches", 1, MAX_FETCHES) for v in values}))
+    return check_ints(values, "fetches", 1, MAX_FETCHES)

@@ -25,6 +25,7 @@ steady clock is decided over the whole study (:mod:`.steady`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -104,6 +105,11 @@ class PassTiming:
     summary: Summary
     retried: bool = False
 
+    @property
+    def per_pass_s(self) -> float:
+        """Seconds per pass: the middle sample (the upper of the two middle ones for an even count)."""
+        return sorted(self.samples_s)[len(self.samples_s) // 2]
+
 
 class Pacer:
     """Times passes of one study so that the GPU stays at its loaded clock (module docstring).
@@ -113,7 +119,9 @@ class Pacer:
         reps: samples per pass.
         min_sample_s: the shortest sample, seconds.
         spin_up_s: the lead after an idle GPU, seconds.
-        clock: the host clock (tests replace it).
+        tolerance: how far under the highest clock so far (a fraction) a pass may run before it is
+            timed again.
+        clock: the host clock, seconds (tests replace it).
     """
 
     def __init__(self, sampler: Sampler, *, reps: int, min_sample_s: float = MIN_SAMPLE_S,
@@ -158,12 +166,11 @@ class Pacer:
         if self._low(timing.summary):
             self.retries += 1
             again, run = self._run(p, batch, self.spin_up_s, per, count)
-            timing = PassTiming(again.batch, again.samples_s, again.lead, again.lead_s, again.window, again.summary,
-                                retried=True)
+            timing = dataclasses.replace(again, retried=True)
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
             self.highest_clock = clock
-        self.per_pass[shape] = sorted(timing.samples_s)[len(timing.samples_s) // 2]
+        self.per_pass[shape] = timing.per_pass_s
         return timing, run
 
     def _low(self, summary: Mapping[str, Any]) -> bool:

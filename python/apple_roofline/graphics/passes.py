@@ -12,7 +12,7 @@ texels fetched); elsewhere one layer.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Hashable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from .kernels import (FLOPS_PER_ITERATION, FORMATS, TEXTURE_FORMAT, check_target
 from .pacing import Pacer, PassRun, PassTiming
 
 __all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_layers", "texture_layers",
-           "PassMeasurer", "describe_case"]
+           "fitting", "PassMeasurer"]
 
 #: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
 #: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
@@ -108,7 +108,7 @@ class PassMeasurer:
         fields = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
                       samples_s=timing.samples_s, batch=timing.batch)
         self.pending.append((fields, self.checks.check(got, want, compare)))
-        return sorted(timing.samples_s)[len(timing.samples_s) // 2]
+        return timing.per_pass_s
 
     # -- fill rate and tile memory ------------------------------------------------------------
 
@@ -118,8 +118,7 @@ class PassMeasurer:
         for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
             self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
         for fmt, F, mode, store in cases:
-            if clock.spent():
-                clock.cut = True
+            if clock.cut_here():
                 return
             blended = mode == "blended"
             shape = (fmt, F, mode)
@@ -162,9 +161,7 @@ class PassMeasurer:
                 "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0}
             if invocations is not None:
                 case["fragment_invocations"] = invocations
-            key = ("fill", F, fmt)
-            self.checks.ahead(key, _fill_job(width, height, F, fmt))
-            want = self.checks.future(key)
+            want = self.checks.future(("fill", F, fmt))  # started ahead above
 
             def compare(got: np.ndarray, want: np.ndarray, fmt: str = fmt,
                         discard: bool = store == "discard") -> Tuple[bool, str]:
@@ -182,11 +179,10 @@ class PassMeasurer:
         """Measure the texture ``cases`` (size, pattern, filter, fetches) the device allows; yields one
         line per pass. References are built a few (size, pattern, filter) lines ahead."""
         dev, width, height = self.dev, self.width, self.height
-        limit = int(getattr(dev, "max_texture", 0) or 0)
-        fits = [c for c in cases if not limit or c[0] <= limit]
+        fits = fitting(cases, dev)
         for size in sorted({c[0] for c in cases if c not in fits}):
             self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
-                                        f"size {size}x{size} exceeds the device's largest 2D texture ({limit})"))
+                                        f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})"))
         lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
         counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
         last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}
@@ -209,8 +205,7 @@ class PassMeasurer:
                 self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
-            if clock.spent():
-                clock.cut = True
+            if clock.cut_here():
                 return
             line = (size, pattern, filter_)
             start(lines.index(line))
@@ -233,7 +228,7 @@ class PassMeasurer:
                                      bilinear=bilinear, layers=layers)
                 timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting)
                 invocations, got = run.invocations, _image(run)
-                self.lines[shape[1:]] = (layers, sorted(timing.samples_s)[len(timing.samples_s) // 2])
+                self.lines[shape[1:]] = (layers, timing.per_pass_s)
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
                 self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
                                             f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
@@ -265,6 +260,17 @@ class PassMeasurer:
             yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
 
 
+def fitting(cases: Sequence[TextureCase], dev: Any) -> List[TextureCase]:
+    """The texture ``cases`` whose size is at most the device's largest 2D texture (``max_texture``;
+    any size where it is 0 or absent), in order."""
+    limit = _limit(dev)
+    return [c for c in cases if not limit or c[0] <= limit]
+
+
+def _limit(dev: Any) -> int:
+    return int(getattr(dev, "max_texture", 0) or 0)
+
+
 def _image(run: PassRun) -> np.ndarray:
     if run.image is None:
         raise RuntimeError("the pass returned no target to validate")
@@ -278,11 +284,6 @@ def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndar
 
 def _noise_job(size: int) -> Callable[[], np.ndarray]:
     return lambda: texture_noise(size)
-
-
-def describe_case(params: Mapping[str, Any]) -> str:
-    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
-    return " ".join(f"{k}={params[k]}" for k in keys if k in params)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -22,8 +22,8 @@ from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
-from .model import GraphicsStudy, cliffs, drawn_rate, shaded_note, shaded_rate, texel_rate
-from .steady import BELOW, CLOCK_PARAM, below_steady, pass_clock
+from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
+from .steady import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 
 __all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "clock_cell", "steady_note", "summary_lines",
            "format_graphics"]
@@ -95,7 +95,7 @@ def steady_note(study: GraphicsStudy) -> str:
     clocked = [m for m in study.measurements if pass_clock(m.params) is not None]
     if not isinstance(steady, (int, float)) or not clocked:
         return "No clock was sampled during the passes, so none is marked steady or below it."
-    tol = float(study.params.get("clock_tolerance", 0.05))
+    tol = _tolerance(study)
     below = below_steady(study.measurements)
     text = (f"Steady clock: {steady:.0f} MHz, the median of the {len(clocked)} passes' clocks (each the mean "
             f"of the sampler's readings over that pass's timed samples); a pass more than {tol:.0%} under it "
@@ -110,10 +110,14 @@ def steady_note(study: GraphicsStudy) -> str:
     return text
 
 
+def _tolerance(study: GraphicsStudy) -> float:
+    """The fraction under the steady clock the study allowed (:data:`~.steady.CLOCK_TOLERANCE` where unrecorded)."""
+    return float(study.params.get("clock_tolerance", CLOCK_TOLERANCE))
+
+
 def _short(m: Measurement) -> str:
-    keys = ("F", "mode", "store", "size", "pattern", "filter", "fetches")
     fmt = "" if m.suite == "texture" else f"{m.dtype} "
-    return fmt + " ".join(f"{k}={m.params[k]}" for k in keys if k in m.params)
+    return fmt + describe_case(m.params)
 
 
 def summary_lines(study: GraphicsStudy) -> List[str]:
@@ -132,7 +136,7 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
         below = below_steady(study.measurements)
         clocked = sum(1 for m in study.measurements if pass_clock(m.params) is not None)
         lines.append(f"steady clock {steady:.0f} MHz (median of {clocked} pass{'' if clocked == 1 else 'es'}); "
-                     f"{len(below)} below it by more than {float(study.params.get('clock_tolerance', 0.05)):.0%}")
+                     f"{len(below)} below it by more than {_tolerance(study):.0%}")
     return lines
 
 

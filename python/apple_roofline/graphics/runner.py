@@ -11,8 +11,8 @@ kept, marked invalid, and makes the command exit 1. Every pass carries the clock
 timed samples and, once the study is done, whether it ran at the study's steady clock
 (:mod:`.steady`).
 
-Options are checked in :mod:`.options`, the passes built, timed and queued for checking in
-:mod:`.passes` (layers, calibration); their names are re-exported here.
+Options are checked in :mod:`.options` (its checks are re-exported here for the command line), the
+passes built, timed and queued for checking in :mod:`.passes` (layers, calibration).
 
 Devices: ``wgpu:N`` (the N-th wgpu adapter: Vulkan, Metal, D3D12); ``metal:N``, the native Metal
 render passes, is built on macOS only (docs/design.md, "The graphics study").
@@ -35,17 +35,15 @@ from ..telemetry.choose import graphics_sampler
 from .checks import Checks
 from .grid import GRIDS, Grid, build_grid, graphics_budgets
 from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, PATTERNS, SUITES, WIDTH
-from .model import GraphicsStudy
-from .options import (MAX_FETCHES, MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, parse_choices,
-                      parse_graphics_device, parse_resolution)
+from .model import GraphicsStudy, describe_case
+from .options import (MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, parse_choices, parse_graphics_device,
+                      parse_resolution)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
-from .passes import MAX_TEXTURE_LAYERS, MIN_LAYERS, TARGET_PASS_S, PassMeasurer, describe_case, fill_layers, texture_layers
+from .passes import PassMeasurer, fitting
 from .steady import CLOCK_TOLERANCE, below_steady, mark_steady
 
-__all__ = ["MIN_LAYERS", "MAX_OVERDRAW", "MAX_FETCHES", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "SPIN_UP_S",
-           "MIN_SAMPLE_S", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
-           "check_f_values", "check_sizes", "check_fetches", "open_graphics_device", "fill_layers",
-           "texture_layers", "run_graphics"]
+__all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
+           "check_f_values", "check_sizes", "check_fetches", "open_graphics_device", "run_graphics"]
 
 
 class GraphicsInterrupted(StudyInterrupted[GraphicsStudy]):
@@ -210,7 +208,4 @@ def run_graphics(
 
 
 def _count(plan: Grid, suite: str, dev: Any) -> int:
-    if suite != "texture":
-        return plan.cases(suite)
-    limit = int(getattr(dev, "max_texture", 0) or 0)
-    return sum(1 for c in plan.texture if not limit or c[0] <= limit)
+    return len(fitting(plan.texture, dev)) if suite == "texture" else plan.cases(suite)

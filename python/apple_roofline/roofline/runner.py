@@ -156,8 +156,7 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
     from .._native import _core
 
     for case in suite.cases():
-        if clock is not None and clock.spent():
-            clock.cut = True
+        if clock is not None and clock.cut_here():
             return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"

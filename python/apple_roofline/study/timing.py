@@ -68,9 +68,9 @@ def read_suite_times(d: Mapping[str, Any], source: str) -> Tuple[SuiteTime, ...]
 class SuiteClock:
     """Times one suite against ``budget_s`` (0: none), counting its measured cases.
 
-    :meth:`spent` says whether the budget is used up (checked before each case, so a case is never
-    interrupted: a suite can run over its budget by one case); :meth:`record` gives the
-    :class:`SuiteTime`."""
+    :meth:`spent` says whether the budget is used up, :meth:`cut_here` also marks the suite cut
+    (checked before each case, so a case is never interrupted: a suite can run over its budget by one
+    case); :meth:`record` gives the :class:`SuiteTime`."""
 
     def __init__(self, suite: str, budget_s: float) -> None:
         self.suite = suite
@@ -82,6 +82,14 @@ class SuiteClock:
     def spent(self) -> bool:
         """True once the budget (if any) has passed."""
         return self.budget_s > 0 and time.perf_counter() - self.start >= self.budget_s
+
+    def cut_here(self) -> bool:
+        """:meth:`spent`, and when it is, the suite is marked ``cut``: a runner asks before each case
+        and stops when True."""
+        if self.spent():
+            self.cut = True
+            return True
+        return False
 
     def record(self) -> SuiteTime:
         """The suite's :class:`SuiteTime` as of now."""
