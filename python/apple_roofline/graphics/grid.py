@@ -4,7 +4,7 @@
 Three grids, each a list of cases per suite:
 
 * ``default`` — the study's questions, answered in under a minute on an H100 or H200 through wgpu
-  (35 s on an H100 80GB HBM3, whose graphics run on two TPCs, 4 of its 132 SMs):
+  (35–38 s on an H100 80GB HBM3 in two runs, bench/README.md, whose graphics run on two TPCs, 4 of its 132 SMs):
 
   - fill rate: every power of two F = 0, 1, 2 … 512 (F = 0 is the rasteriser/ROP ceiling, 512 the
     fragment ALU ceiling and bench_graphics.py's comparison with the compute kernel; the knee where a
@@ -22,7 +22,7 @@ Three grids, each a list of cases per suite:
     pass runs at 1.8 GTexel/s at every size, so a line that stays flat at 1 fetch and falls at 16
     shows the cache, not the target).
 
-* ``quick`` — a look in under half a minute (16 s on that H100): F = 0, 64, 512; every format at F = 0 and 128, stored;
+* ``quick`` — a look in under half a minute (16–18 s on that H100): F = 0, 64, 512; every format at F = 0 and 128, stored;
   texture sizes 64², 256², 1024², 4096² at 16 fetches.
 * ``full`` — every point of before: F = 0, 1, 2 … 512 in both modes and both store actions, tile
   memory at F = 0, 16, 128, 512 both stored and discarded, texture sizes 64² … 8192² × 1, 2, 4, 8, 16
