@@ -39,7 +39,9 @@ def test_map_keeps_row_order_and_raises(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize("dtype", ["fp32", "fp16", "bf16", "tf32", "fp64"])
 def test_freivalds_verdicts_do_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch, dtype: str) -> None:
     """The same product checked in one block and in 16-row blocks on several threads: the same
-    verdict and the same worst ratio (to rounding of the row sums), for a right and a transposed C."""
+    verdicts, for a right and a transposed C. The right product's worst ratio to the bound is a
+    rounding-level figure whose digits depend on the BLAS's summation order (and so on the block
+    size and the machine): only its place far below the bound is asserted, never its digits."""
     n = 640  # above EXACT_CHECK_MAX_N: Freivalds' path
     a, b, _, _ = gemm_inputs(dtype, n, np.random.default_rng(n))
     c = a.astype(np.float64) @ b.astype(np.float64)
@@ -52,7 +54,10 @@ def test_freivalds_verdicts_do_not_depend_on_the_block_size(monkeypatch: pytest.
     (ok1, msg1), (bad1, _) = results[0]
     (ok2, msg2), (bad2, _) = results[1]
     assert ok1 and ok2 and not bad1 and not bad2
-    assert "Freivalds" in msg1 and msg1.split("worst ")[1][:4] == msg2.split("worst ")[1][:4]
+    assert "Freivalds" in msg1 and "Freivalds" in msg2
+    for msg in (msg1, msg2):
+        worst = float(msg.split("worst ")[1].split(" ")[0])
+        assert 0.0 <= worst < 0.25, msg  # passed with a wide margin: rounding, not a near miss
 
 
 def test_prebuild_compiles_each_distinct_kernel_once_and_leaves_errors_to_the_suite() -> None:
