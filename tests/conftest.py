@@ -34,9 +34,12 @@ def _available_backends() -> List[str]:
 AVAILABLE = _available_backends()
 
 
-@pytest.fixture(params=AVAILABLE or [pytest.param("none", marks=pytest.mark.skip(reason="native extension not importable"))])
+@pytest.fixture(scope="session", params=AVAILABLE or [pytest.param("none", marks=pytest.mark.skip(reason="native extension not importable"))])
 def backend(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    """An opened ``_core.Backend`` of every backend that has a device on this machine (CPU always)."""
+    """An opened ``_core.Backend`` of every backend that has a device on this machine (CPU always),
+    one per backend for the whole session: its compiled-kernel cache is shared by every test (on a
+    GPU the NVRTC compiles, not the kernels, are most of the tier's time), so a test must leave the
+    backend as it found it (no kernels left running, buffers it owns only)."""
     from apple_roofline._native import _core
 
     return _core.Backend(request.param, 0)
