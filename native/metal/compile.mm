@@ -226,11 +226,12 @@ id<MTLFunction> Compiler::function(const std::string& source, const std::string&
   const std::string key = function_key(source, entry, constants, type, &block);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto hit = functions_.find(key); hit != functions_.end()) return hit->second;
-  @autoreleasepool {
-    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, type, block);
+  id<MTLFunction> fn = nil;
+  pooled([&] {
+    fn = specialise(library(source, entry), entry, constants, type, block);
     functions_.emplace(key, fn);
-    return fn;
-  }
+  });
+  return fn;
 }
 
 std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const std::string& entry,
@@ -241,7 +242,8 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
 
-  @autoreleasepool {
+  std::shared_ptr<Pipeline> p;
+  pooled([&] {
     id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel, block);
     NSError* err = nil;
     id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
@@ -253,13 +255,13 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
     if (block && block > max_tg)
       throw std::invalid_argument("constant BLOCK " + std::to_string(block) + " exceeds the " + std::to_string(max_tg) +
                                   " threads per threadgroup this pipeline allows (its registers and threadgroup memory)");
-    auto p = std::make_shared<Pipeline>();
+    p = std::make_shared<Pipeline>();
     p->state = state;
     p->entry = entry;
     p->threadgroup = block ? block : std::max<NSUInteger>(width, std::min(kDefaultThreadgroup, max_tg) / width * width);
     cache_.emplace(key, p);
-    return p;
-  }
+  });
+  return p;
 }
 
 }  // namespace ar::metal
