@@ -5,11 +5,13 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
 #include <stdexcept>
 #include <tuple>
+#include <variant>
 
 #include "../core/coreml_rules.h"
 #include "../core/metal_rules.h"
@@ -82,6 +84,17 @@ void init_rules(nb::module_& m) {
       "The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's\n"
       "GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError\n"
       "when a command buffer reports no positive GPU time.");
+  m.def(
+      "metal_constant_bytes",
+      [](int64_t type, const std::string& name, std::variant<int64_t, double> value, const std::string& entry) {
+        const int64_t* i = std::get_if<int64_t>(&value);
+        return to_bytes(mr::constant_bytes(type, name, i ? *i : 0, i ? 0.0 : std::get<double>(value), i != nullptr, entry));
+      },
+      "type"_a, "name"_a, "value"_a, "entry"_a = "kernel",
+      "The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType\n"
+      "raw value `type` (float 3, half 16, int 29, uint 33, short 37, ushort 41, bool 53); ValueError\n"
+      "naming the valid range for a value the type cannot hold or an unsupported type.");
+  m.def("metal_half_bits", &mr::half_bits, "value"_a, "IEEE binary16 bits of a float, rounded to nearest even.");
   m.def("metal_command_buffer_failure", &mr::command_buffer_failure, "call"_a, "what"_a, "status"_a, "error"_a,
         "The Metal backend's error text for a command buffer that ended with MTLCommandBufferStatus `status`.");
 

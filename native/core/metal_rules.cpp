@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.h"
@@ -106,6 +109,72 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
                               : "tick period calibrated against the host clock over the run") +
               "; each pass within its command buffer's GPUEndTime - GPUStartTime)";
   return out;
+}
+
+uint16_t half_bits(float f) {
+  uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t exponent = (x >> 23) & 0xffu;
+  uint32_t mantissa = x & 0x7fffffu;
+  if (exponent == 0xffu) return uint16_t(sign | 0x7c00u | (mantissa ? 0x200u : 0u));  // infinity, NaN
+  const int32_t e = int32_t(exponent) - 127 + 15;  // the half's biased exponent
+  if (e >= 31) return uint16_t(sign | 0x7c00u);    // beyond the largest half: infinity
+  if (e <= 0) {                                    // a half subnormal, or zero
+    if (e < -10) return uint16_t(sign);            // under half the smallest subnormal
+    mantissa |= 0x800000u;
+    const uint32_t shift = uint32_t(14 - e);
+    uint32_t h = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u), mid = 1u << (shift - 1u);
+    if (rest > mid || (rest == mid && (h & 1u))) ++h;
+    return uint16_t(sign | h);
+  }
+  uint32_t h = (uint32_t(e) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // a carry may reach the exponent: still right
+  return uint16_t(sign | h);
+}
+
+std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64_t int_value, double float_value,
+                                    bool is_int, const std::string& entry) {
+  char text[64];
+  if (is_int) std::snprintf(text, sizeof text, "%lld", static_cast<long long>(int_value));
+  else std::snprintf(text, sizeof text, "%.17g", float_value);
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument("constant " + name + " = " + text + " for kernel '" + entry + "': " + why);
+  };
+  auto integer = [&](int64_t lo, int64_t hi, const char* type_name) {
+    if (!is_int) throw bad(std::string("the function declares it ") + type_name + ", which needs an integer");
+    if (int_value < lo || int_value > hi)
+      throw bad(std::string("out of range for ") + type_name + " (valid: " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ")");
+    return int_value;
+  };
+  auto bytes_of = [](const auto& v) {
+    std::vector<uint8_t> out(sizeof v);
+    std::memcpy(out.data(), &v, sizeof v);
+    return out;
+  };
+  const double as_double = is_int ? double(int_value) : float_value;
+  switch (type) {
+    case kInt: return bytes_of(int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
+    case kUInt: return bytes_of(uint32_t(integer(0, std::numeric_limits<uint32_t>::max(), "uint")));
+    case kShort: return bytes_of(int16_t(integer(-32768, 32767, "short")));
+    case kUShort: return bytes_of(uint16_t(integer(0, 65535, "ushort")));
+    case kBool: return bytes_of(uint8_t(integer(0, 1, "bool")));  // MSL's bool is one byte
+    case kFloat: {
+      const float v = float(as_double);
+      if (!std::isfinite(v)) throw bad("not finite as a float");
+      return bytes_of(v);
+    }
+    case kHalf: {
+      const uint16_t h = half_bits(float(as_double));
+      if ((h & 0x7c00u) == 0x7c00u) throw bad("not finite as a half");
+      return bytes_of(h);
+    }
+  }
+  throw bad("function constants of MTLDataType " + std::to_string(type) +
+            " are not supported (valid: int, uint, short, ushort, bool, float, half)");
 }
 
 std::string status_name(int64_t status) {

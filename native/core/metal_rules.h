@@ -111,6 +111,24 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
 // The timer of command-buffer times.
 extern const char* const kCommandBufferTimer;
 
+// ---- function constants -------------------------------------------------------------------------
+
+// MTLDataType raw values (MTLArgument.h) of the function-constant types the backend sets; compile.mm
+// checks them against the SDK's.
+constexpr int64_t kFloat = 3, kHalf = 16, kInt = 29, kUInt = 33, kShort = 37, kUShort = 41, kBool = 53;
+
+// The bytes of function constant `name` = `value` as the type the function declares (`type`, an
+// MTLDataType raw value), for setConstantValue:type:withName:. An integer type (int, uint, short,
+// ushort, bool) needs an integral value in its range; float and half take the value rounded to
+// float, then (half) to IEEE binary16 by round-to-nearest-even, and must stay finite.
+// std::invalid_argument naming the constant, its value, the kernel `entry` and the valid range for
+// anything else, including a type other than those.
+std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64_t int_value, double float_value,
+                                    bool is_int, const std::string& entry);
+
+// IEEE binary16 bits of `f`, rounded to nearest even (overflow to infinity, NaN kept a quiet NaN).
+uint16_t half_bits(float f);
+
 // ---- error text ---------------------------------------------------------------------------------
 
 // MTLCommandBufferStatus by raw value (MTLCommandBuffer.h: NotEnqueued = 0 ... Error = 5), or

@@ -301,6 +301,16 @@ def metal_choose_samples(command_buffer_s: Sequence[float], wanted: bool, unavai
     when a command buffer reports no positive GPU time.
     """
 
+def metal_constant_bytes(type: int, name: str, value: int | float, entry: str = 'kernel') -> bytes:
+    """
+    The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType
+    raw value `type` (float 3, half 16, int 29, uint 33, short 37, ushort 41, bool 53); ValueError
+    naming the valid range for a value the type cannot hold or an unsupported type.
+    """
+
+def metal_half_bits(value: float) -> int:
+    """IEEE binary16 bits of a float, rounded to nearest even."""
+
 def metal_command_buffer_failure(call: str, what: str, status: int, error: str) -> str:
     """
     The Metal backend's error text for a command buffer that ended with MTLCommandBufferStatus `status`.

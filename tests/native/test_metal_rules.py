@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import threading
 import time
+import struct
 from typing import Any, List, Sequence, Tuple
 
+import numpy as np
 import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
@@ -211,3 +213,50 @@ def test_wait_idle_waits_for_every_handler_and_keeps_the_first_error() -> None:
     f.acquire()
     f.abandon()  # a command buffer that was never committed gives its slot back
     assert f.in_flight == 0
+
+
+# ---- function constants -----------------------------------------------------------------------------
+
+FLOAT, HALF, INT, UINT, SHORT, USHORT, BOOL = 3, 16, 29, 33, 37, 41, 53  # MTLDataType raw values
+
+
+def test_half_rounding_matches_numpy() -> None:
+    """IEEE binary16, round to nearest even, over normals, subnormals, ties, overflow and specials."""
+    rng = np.random.default_rng(22)
+    values = np.concatenate([
+        rng.standard_normal(20_000).astype(np.float32) * np.float32(2.0) ** rng.integers(-30, 20, 20_000).astype(np.float32),
+        np.array([0.0, -0.0, 1.0, 65504.0, 65519.99, 65520.0, 1e9, -1e9, 2.0**-24, 2.0**-25, 1.5 * 2.0**-25,
+                  2.0**-26, 2.0**-14, 2.0**-14 - 2.0**-25, np.inf, -np.inf, 1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11],
+                 dtype=np.float32),
+    ]).astype(np.float32)
+    with np.errstate(over="ignore"):  # the overflows to infinity are cases
+        want = values.astype(np.float16).view(np.uint16)
+    got = np.array([_core.metal_half_bits(float(v)) for v in values], dtype=np.uint16)
+    assert np.array_equal(got, want), values[got != want][:5]
+    nan = _core.metal_half_bits(float("nan"))
+    assert nan & 0x7C00 == 0x7C00 and nan & 0x3FF
+
+
+def test_constant_bytes_follow_the_declared_type() -> None:
+    assert _core.metal_constant_bytes(INT, "F", -5) == struct.pack("<i", -5)
+    assert _core.metal_constant_bytes(UINT, "F", 4_000_000_000) == struct.pack("<I", 4_000_000_000)
+    assert _core.metal_constant_bytes(SHORT, "S", -32768) == struct.pack("<h", -32768)
+    assert _core.metal_constant_bytes(USHORT, "S", 65535) == struct.pack("<H", 65535)
+    assert _core.metal_constant_bytes(BOOL, "B", 1) == b"\x01"
+    assert _core.metal_constant_bytes(FLOAT, "SCALE", 0.1) == struct.pack("<f", 0.1)
+    assert _core.metal_constant_bytes(FLOAT, "SCALE", 3) == struct.pack("<f", 3.0)  # an int for a float is fine
+    assert _core.metal_constant_bytes(HALF, "H", 1.0) == struct.pack("<e", 1.0)
+
+
+@pytest.mark.parametrize("type_,value,message", [
+    (INT, 2**31, r"constant X = 2147483648 for kernel 'kernel': out of range for int \(valid: -2147483648 to 2147483647\)"),
+    (UINT, -1, r"out of range for uint \(valid: 0 to 4294967295\)"),
+    (BOOL, 2, r"out of range for bool \(valid: 0 to 1\)"),
+    (INT, 1.5, r"the function declares it int, which needs an integer"),
+    (FLOAT, 1e39, r"not finite as a float"),
+    (HALF, 70000.0, r"not finite as a half"),
+    (45, 1, r"MTLDataType 45 are not supported \(valid: int, uint, short, ushort, bool, float, half\)"),
+])
+def test_constant_values_a_type_cannot_hold_are_value_errors(type_: int, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _core.metal_constant_bytes(type_, "X", value)
