@@ -48,7 +48,8 @@
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
 //  * Kernel::launch(args, work_items) enqueues one launch and returns without waiting where the
 //    device allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer,
-//    committed, not waited for); the CPU runs it on the thread pool (fork-join) before returning.
+//    committed, not waited for, at most metal_rules::kLaunchesInFlight at once, a launch beyond
+//    them waiting for one to complete); the CPU runs it on the thread pool (fork-join) before returning.
 //    Backend::synchronize() waits for everything launched. Vendor-library GEMMs launch one
 //    product (launch must be 1: CPU BLAS on the calling thread, cuBLAS on the stream, MPS in one
 //    command buffer). This is the path the dispatch-latency and per-call cost studies measure.
