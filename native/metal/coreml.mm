@@ -44,8 +44,8 @@ using metal::pooled;
 static_assert(MLComputeUnitsCPUOnly == 0 && MLComputeUnitsCPUAndGPU == 1 && MLComputeUnitsAll == 2 &&
                   MLComputeUnitsCPUAndNeuralEngine == 3,
               "coreml_rules::compute_units returns MLModelConfiguration.h's raw values");
-static_assert(MLMultiArrayDataTypeFloat16 == (0x10000 | 16) && MLMultiArrayDataTypeFloat32 == (0x10000 | 32) && MLMultiArrayDataTypeDouble == (0x10000 | 64) &&
-                  MLMultiArrayDataTypeInt32 == (0x20000 | 32),
+static_assert(MLMultiArrayDataTypeFloat16 == (0x10000 | 16) && MLMultiArrayDataTypeFloat32 == (0x10000 | 32) &&
+                  MLMultiArrayDataTypeDouble == (0x10000 | 64) && MLMultiArrayDataTypeInt32 == (0x20000 | 32),
               "coreml_rules::dtype_name takes MLMultiArray.h's raw values");
 
 MLComputeUnits parse_units(const std::string& s) { return static_cast<MLComputeUnits>(rules::compute_units(s)); }
@@ -63,8 +63,8 @@ NSURL* file_url(const std::string& path) {
 }
 
 // The array's elements, dense and row-major, whatever its strides (coreml_rules::dense_copy); "" or
-// the problem, which the caller raises once out of the autorelease pool (nothing throws from
-// inside Core ML's block).
+// the problem, which the caller raises after Core ML's block has returned (nothing throws through
+// Objective-C frames; pooled() then carries it out of the autorelease pool).
 std::string dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out, std::vector<uint8_t>* out) {
   size_t es = 0;
   *dtype = rules::dtype_name(int64_t(a.dataType), &es);
