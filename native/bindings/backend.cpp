@@ -38,7 +38,11 @@ nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
 nb::ndarray<nb::array_api> dlpack_array(std::shared_ptr<Buffer> b, const std::string& dtype) {
   size_t es = 0;
   nb::dlpack::dtype dt = parse_dtype(dtype, &es);
-  Buffer::Address a = b->address();
+  Buffer::Address a;
+  {
+    nb::gil_scoped_release r;  // address() waits for the backend's outstanding work (core/backend.h)
+    a = b->address();
+  }
   if (!a.ptr) throw std::invalid_argument("this buffer has no address that DLPack can describe");
   auto* keep = new std::shared_ptr<Buffer>(b);
   nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
@@ -143,7 +147,9 @@ void init_backend(nb::module_& m) {
             nb::gil_scoped_release r;
             b.write(p, n, size_t(offset));
           },
-          "array"_a, "offset"_a = 0, "Copy a C-contiguous array's bytes into the buffer at a byte offset.")
+          "array"_a, "offset"_a = 0,
+          "Copy a C-contiguous array's bytes into the buffer at a byte offset, after the backend's\n"
+          "outstanding launches (raising their error).")
       .def(
           "read",
           [](Buffer& b, const std::string& dtype, int64_t count, int64_t offset) {
@@ -161,7 +167,8 @@ void init_backend(nb::module_& m) {
             return nb::ndarray<nb::numpy>(data, 1, shape, owner, nullptr, dt);
           },
           "dtype"_a, "count"_a = -1, "offset"_a = 0,
-          "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array.")
+          "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array, after\n"
+          "the backend's outstanding launches (raising their error): no synchronize() is needed first.")
       .def(
           "read_into",
           [](Buffer& b, nb::ndarray<nb::c_contig, nb::device::cpu> a, int64_t offset) {
@@ -175,7 +182,8 @@ void init_backend(nb::module_& m) {
             b.read(p, n, size_t(offset));
           },
           "array"_a, "offset"_a = 0,
-          "Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it.\n"
+          "Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it, after\n"
+          "the backend's outstanding launches (raising their error).\n"
           "Reusing one array is faster than read() on discrete GPUs: pages the process already\n"
           "touched are not faulted in again by the copy (docs/design.md, \"Time budgets\").")
       .def(
@@ -183,19 +191,26 @@ void init_backend(nb::module_& m) {
           [](std::shared_ptr<Buffer> b, const std::string& dtype) {
             size_t es = 0;
             nb::dlpack::dtype dt = parse_dtype(dtype, &es);
-            void* p = b->host_ptr();
+            void* p = nullptr;
+            {
+              nb::gil_scoped_release r;  // host_ptr() waits for the backend's outstanding work
+              p = b->host_ptr();
+            }
             if (!p) throw std::invalid_argument("this buffer is not host-visible; use read()/write()");
             auto* keep = new std::shared_ptr<Buffer>(b);
             nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
             size_t shape[1] = {b->nbytes() / es};
             return nb::ndarray<nb::numpy>(p, 1, shape, owner, nullptr, dt);
           },
-          "dtype"_a, "A NumPy array aliasing the buffer (no copy); keeps the buffer alive.")
+          "dtype"_a,
+          "A NumPy array aliasing the buffer (no copy); keeps the buffer alive. Waits for the backend's\n"
+          "outstanding launches first (raising their error); later ones are the caller's to synchronize().")
       .def("dlpack", &dlpack_array, "dtype"_a = "uint8",
            "A 1-D array of `dtype` aliasing the whole buffer (no copy), on the buffer's device, that\n"
            "implements the DLPack protocol: torch.from_dlpack(buf.dlpack('float32')), cupy.from_dlpack(...),\n"
-           "numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. The memory is idle\n"
-           "whenever no call into the backend is running (every backend call completes before returning).")
+           "numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. Waits for the backend's\n"
+           "outstanding launches first (raising their error); later launches are the caller's to\n"
+           "synchronize() before reading through the array.")
       .def(
           "__dlpack__",
           [](std::shared_ptr<Buffer> b, nb::kwargs kwargs) {

@@ -6,4 +6,5 @@ NB_MODULE(_core, m) {
   ar::bind::init_backend(m);
   ar::bind::init_host(m);
   ar::bind::init_coreml(m);
+  ar::bind::init_rules(m);
 }

@@ -15,6 +15,14 @@
 //    integer tensor-core GEMMs take).
 //  * Buffer::address() gives the memory's DLPack device (CPU for host-visible memory, CUDA device
 //    memory otherwise) so Python can export it without a copy.
+//  * Buffer::read, write, host_ptr and address wait for the backend's outstanding work (launches
+//    not yet synchronized) before touching the memory, and raise its error (DeviceError) rather than
+//    swallow it: a launch followed by a read returns the launch's result with no synchronize()
+//    between them. CPU: launches run before launch() returns, nothing is outstanding; CUDA: read and
+//    write are copies on the backend's stream, ordered after its launches, and address() (which a
+//    DLPack consumer reads on its own) synchronizes the stream first; Metal: each waits for the
+//    launches' command buffers (synchronize_launches). Work launched after a view or a DLPack
+//    export was taken is the caller's to wait for (Backend::synchronize) before reading through it.
 //  * `work_items` (Kernel::time, launch, timeline and the launch loops below) is the number of
 //    work items of one launch: GPU threads, or CPU kernel-table items shared among the workers.
 //    Python passes it as the keyword `launch`, and error messages call it that (check_work_items
@@ -40,7 +48,8 @@
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
 //  * Kernel::launch(args, work_items) enqueues one launch and returns without waiting where the
 //    device allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer,
-//    committed, not waited for); the CPU runs it on the thread pool (fork-join) before returning.
+//    committed, not waited for, at most metal_rules::kLaunchesInFlight at once, a launch beyond
+//    them waiting for one to complete); the CPU runs it on the thread pool (fork-join) before returning.
 //    Backend::synchronize() waits for everything launched. Vendor-library GEMMs launch one
 //    product (launch must be 1: CPU BLAS on the calling thread, cuBLAS on the stream, MPS in one
 //    command buffer). This is the path the dispatch-latency and per-call cost studies measure.
@@ -86,7 +95,8 @@ class Buffer {
  public:
   virtual ~Buffer() = default;
   virtual size_t nbytes() const = 0;
-  // Host pointer when the memory is host-visible (CPU, Apple unified memory), else nullptr.
+  // Host pointer when the memory is host-visible (CPU, Apple unified memory), else nullptr; once
+  // the backend's outstanding work is done (see the contract above).
   virtual void* host_ptr() { return nullptr; }
   // Where the memory lives, for DLPack export: the pointer and DLPack's device type and id
   // (kDLCPU = 1 for host-visible memory, Apple's unified memory included; kDLCUDA = 2 for CUDA
@@ -98,7 +108,8 @@ class Buffer {
     int device_id;
   };
   virtual Address address() { return {host_ptr(), Address::kCPU, 0}; }
-  // Copy n bytes in / out at a byte offset; std::invalid_argument when out of range.
+  // Copy n bytes in / out at a byte offset, after the backend's outstanding work (the contract
+  // above); std::invalid_argument when out of range.
   virtual void write(const void* src, size_t n, size_t offset) = 0;
   virtual void read(void* dst, size_t n, size_t offset) const = 0;
 };

@@ -87,6 +87,12 @@ void CudaBuffer::read(void* dst, size_t n, size_t offset) const {
   dev_->sync("cuMemcpyDtoHAsync");
 }
 
+Buffer::Address CudaBuffer::address() {
+  dev_->make_current();
+  dev_->sync("the launches before a DLPack export");
+  return {reinterpret_cast<void*>(ptr_), Address::kCUDA, dev_->index()};
+}
+
 SampleEvents::SampleEvents(const Device& dev, size_t samples) : dev_(dev) {
   const DriverApi& d = driver();
   start_.reserve(samples);

@@ -45,8 +45,10 @@ class Device {
   CUstream stream_ = nullptr;
 };
 
-// Device memory; zero-filled on allocation. Copies go through the device's stream and complete
-// before write()/read() return, so the memory is idle whenever no call is in progress.
+// Device memory; zero-filled on allocation. Copies go through the device's stream, so they are
+// ordered after every launch enqueued on it, and complete before write()/read() return (a launch's
+// fault surfaces there as DeviceError). address() bypasses the stream (a DLPack consumer reads the
+// memory on its own), so it first waits for the stream (core/backend.h).
 class CudaBuffer final : public Buffer {
  public:
   CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes);
@@ -54,7 +56,7 @@ class CudaBuffer final : public Buffer {
   size_t nbytes() const override { return nbytes_; }
   void write(const void* src, size_t n, size_t offset) override;
   void read(void* dst, size_t n, size_t offset) const override;
-  Address address() override { return {reinterpret_cast<void*>(ptr_), Address::kCUDA, dev_->index()}; }
+  Address address() override;
   CUdeviceptr ptr() const { return ptr_; }
   const Device* device() const { return dev_.get(); }
 

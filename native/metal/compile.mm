@@ -41,66 +41,20 @@ std::string joined(NSArray<NSString*>* names) {
   return out.empty() ? "none" : out;
 }
 
-// Sets constant `name` on `cv` as the type `fc` declares; std::invalid_argument for a value the
-// type cannot hold (a fraction for an integer, out of range).
+static_assert(int64_t(MTLDataTypeFloat) == metal_rules::kFloat && int64_t(MTLDataTypeHalf) == metal_rules::kHalf &&
+                  int64_t(MTLDataTypeInt) == metal_rules::kInt && int64_t(MTLDataTypeUInt) == metal_rules::kUInt &&
+                  int64_t(MTLDataTypeShort) == metal_rules::kShort &&
+                  int64_t(MTLDataTypeUShort) == metal_rules::kUShort && int64_t(MTLDataTypeBool) == metal_rules::kBool,
+              "metal_rules' constant types follow MTLArgument.h's MTLDataType raw values");
+
+// Sets constant `name` on `cv` as the type `fc` declares (metal_rules::constant_bytes checks the
+// value: std::invalid_argument for one the type cannot hold).
 void set_constant(MTLFunctionConstantValues* cv, MTLFunctionConstant* fc, const std::string& name,
                   const std::variant<int64_t, double>& value, const std::string& entry) {
-  const MTLDataType t = fc.type;
-  const bool is_int = std::holds_alternative<int64_t>(value);
-  const double as_double = is_int ? double(std::get<int64_t>(value)) : std::get<double>(value);
-  auto bad = [&](const std::string& why) {
-    return std::invalid_argument("constant " + name + " = " + constant_text(value) + " for kernel '" + entry + "': " + why);
-  };
-  auto integer = [&](int64_t lo, int64_t hi, const char* type) -> int64_t {
-    if (!is_int) throw bad(std::string("the function declares it ") + type + ", which needs an integer");
-    const int64_t v = std::get<int64_t>(value);
-    if (v < lo || v > hi)
-      throw bad(std::string("out of range for ") + type + " (valid: " + std::to_string(lo) + " to " + std::to_string(hi) + ")");
-    return v;
-  };
-  NSString* key = ns(name);
-  switch (t) {
-    case MTLDataTypeInt: {
-      int32_t v = int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int"));
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeUInt: {
-      uint32_t v = uint32_t(integer(0, std::numeric_limits<uint32_t>::max(), "uint"));
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeShort: {
-      int16_t v = int16_t(integer(-32768, 32767, "short"));
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeUShort: {
-      uint16_t v = uint16_t(integer(0, 65535, "ushort"));
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeBool: {
-      bool v = integer(0, 1, "bool") != 0;
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeFloat: {
-      float v = float(as_double);
-      if (!std::isfinite(v)) throw bad("not finite as a float");
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    case MTLDataTypeHalf: {
-      __fp16 v = __fp16(float(as_double));  // round to nearest
-      if (!std::isfinite(float(v))) throw bad("not finite as a half");
-      [cv setConstantValue:&v type:t withName:key];
-      return;
-    }
-    default:
-      throw bad("function constants of MTLDataType " + std::to_string(long(t)) +
-                " are not supported (valid: int, uint, short, ushort, bool, float, half)");
-  }
+  const int64_t* i = std::get_if<int64_t>(&value);
+  const std::vector<uint8_t> bytes = metal_rules::constant_bytes(int64_t(fc.type), name, i ? *i : 0,
+                                                                 i ? 0.0 : std::get<double>(value), i != nullptr, entry);
+  [cv setConstantValue:bytes.data() type:fc.type withName:ns(name)];
 }
 
 }  // namespace
@@ -226,11 +180,12 @@ id<MTLFunction> Compiler::function(const std::string& source, const std::string&
   const std::string key = function_key(source, entry, constants, type, &block);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto hit = functions_.find(key); hit != functions_.end()) return hit->second;
-  @autoreleasepool {
-    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, type, block);
+  id<MTLFunction> fn = nil;
+  pooled([&] {
+    fn = specialise(library(source, entry), entry, constants, type, block);
     functions_.emplace(key, fn);
-    return fn;
-  }
+  });
+  return fn;
 }
 
 std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const std::string& entry,
@@ -241,7 +196,8 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
 
-  @autoreleasepool {
+  std::shared_ptr<Pipeline> p;
+  pooled([&] {
     id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel, block);
     NSError* err = nil;
     id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
@@ -253,13 +209,13 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
     if (block && block > max_tg)
       throw std::invalid_argument("constant BLOCK " + std::to_string(block) + " exceeds the " + std::to_string(max_tg) +
                                   " threads per threadgroup this pipeline allows (its registers and threadgroup memory)");
-    auto p = std::make_shared<Pipeline>();
+    p = std::make_shared<Pipeline>();
     p->state = state;
     p->entry = entry;
     p->threadgroup = block ? block : std::max<NSUInteger>(width, std::min(kDefaultThreadgroup, max_tg) / width * width);
     cache_.emplace(key, p);
-    return p;
-  }
+  });
+  return p;
 }
 
 }  // namespace ar::metal

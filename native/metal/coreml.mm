@@ -30,19 +30,25 @@
 #include <vector>
 
 #include "core/coreml.h"
+#include "core/coreml_rules.h"
 #include "core/errors.h"
+#include "pool.h"
 
 namespace ar {
 
 namespace {
 
-MLComputeUnits parse_units(const std::string& s) {
-  if (s == "CPU_ONLY") return MLComputeUnitsCPUOnly;
-  if (s == "CPU_AND_GPU") return MLComputeUnitsCPUAndGPU;
-  if (s == "CPU_AND_NE") return MLComputeUnitsCPUAndNeuralEngine;
-  if (s == "ALL") return MLComputeUnitsAll;
-  throw std::invalid_argument("compute units '" + s + "' (valid: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL)");
-}
+namespace rules = coreml_rules;
+using metal::pooled;
+
+static_assert(MLComputeUnitsCPUOnly == 0 && MLComputeUnitsCPUAndGPU == 1 && MLComputeUnitsAll == 2 &&
+                  MLComputeUnitsCPUAndNeuralEngine == 3,
+              "coreml_rules::compute_units returns MLModelConfiguration.h's raw values");
+static_assert(MLMultiArrayDataTypeFloat16 == (0x10000 | 16) && MLMultiArrayDataTypeFloat32 == (0x10000 | 32) &&
+                  MLMultiArrayDataTypeDouble == (0x10000 | 64) && MLMultiArrayDataTypeInt32 == (0x20000 | 32),
+              "coreml_rules::dtype_name takes MLMultiArray.h's raw values");
+
+MLComputeUnits parse_units(const std::string& s) { return static_cast<MLComputeUnits>(rules::compute_units(s)); }
 
 std::string describe(NSError* e) {
   if (!e) return "no error description";
@@ -56,46 +62,26 @@ NSURL* file_url(const std::string& path) {
   return [NSURL fileURLWithPath:[NSString stringWithUTF8String:path.c_str()]];
 }
 
-size_t element_size(MLMultiArrayDataType t, std::string* name) {
-  switch (t) {
-    case MLMultiArrayDataTypeFloat16: *name = "float16"; return 2;
-    case MLMultiArrayDataTypeFloat32: *name = "float32"; return 4;
-    case MLMultiArrayDataTypeDouble: *name = "float64"; return 8;
-    case MLMultiArrayDataTypeInt32: *name = "int32"; return 4;
-  }
-  throw DeviceError("[coreml::time] the output has an unknown MLMultiArray data type " + std::to_string(long(t)));
-}
-
-// The array's elements, dense and row-major, whatever its strides (MLMultiArray.h: the offset of
-// an element is sum_d index[d]*strides[d], in elements).
-std::vector<uint8_t> dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out) {
-  const size_t es = element_size(a.dataType, dtype);
+// The array's elements, dense and row-major, whatever its strides (coreml_rules::dense_copy); "" or
+// the problem, which the caller raises after Core ML's block has returned (nothing throws through
+// Objective-C frames; pooled() then carries it out of the autorelease pool).
+std::string dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out, std::vector<uint8_t>* out) {
+  size_t es = 0;
+  *dtype = rules::dtype_name(int64_t(a.dataType), &es);
+  if (dtype->empty()) return "the output has an unknown MLMultiArray data type " + std::to_string(long(a.dataType));
   const NSUInteger rank = a.shape.count;
   std::vector<int64_t> shape(rank), strides(rank);
-  size_t count = 1;
   for (NSUInteger d = 0; d < rank; ++d) {
     shape[d] = a.shape[d].longLongValue;
     strides[d] = a.strides[d].longLongValue;
-    count *= size_t(shape[d]);
   }
   if (shape_out) *shape_out = shape;
-  std::vector<uint8_t> out(count * es);
-  std::vector<uint8_t>* dst = &out;  // the block copies the pointer; it writes through it
+  __block std::string problem;
   [a getBytesWithHandler:^(const void* bytes, NSInteger size) {
-    const uint8_t* src = static_cast<const uint8_t*>(bytes);
-    std::vector<int64_t> index(rank, 0);
-    for (size_t i = 0; i < count; ++i) {
-      int64_t offset = 0;
-      for (NSUInteger d = 0; d < rank; ++d) offset += index[d] * strides[d];
-      if (offset < 0 || size_t(offset + 1) * es > size_t(size)) break;  // cannot happen for a valid array
-      std::memcpy(dst->data() + i * es, src + size_t(offset) * es, es);
-      for (NSInteger d = NSInteger(rank) - 1; d >= 0; --d) {
-        if (++index[size_t(d)] < shape[size_t(d)]) break;
-        index[size_t(d)] = 0;
-      }
-    }
+    problem = rules::dense_copy(static_cast<const uint8_t*>(bytes), size_t(std::max<NSInteger>(size, 0)), shape, strides,
+                                es, out);
   }];
-  return out;
+  return problem;
 }
 
 MLModel* load(const std::string& model, MLComputeUnits units, const char* where) {
@@ -127,7 +113,7 @@ id property(id object, NSString* name) {
 std::string coreml_status() { return ""; }
 
 std::string coreml_compile(const std::string& source, const std::string& destination) {
-  @autoreleasepool {
+  pooled([&] {
     NSError* err = nil;
     NSURL* compiled = [MLModel compileModelAtURL:file_url(source) error:&err];
     if (!compiled) throw DeviceError("[coreml::compile] Core ML cannot compile " + source + ": " + describe(err));
@@ -136,7 +122,7 @@ std::string coreml_compile(const std::string& source, const std::string& destina
     [fm removeItemAtURL:dest error:nil];  // absent is fine
     if (![fm moveItemAtURL:compiled toURL:dest error:&err])
       throw DeviceError("[coreml::compile] cannot move the compiled model to " + destination + ": " + describe(err));
-  }
+  });
   return destination;
 }
 
@@ -144,32 +130,21 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
                          const std::vector<CoreMLInput>& inputs, const std::string& output, uint64_t reps,
                          uint64_t min_warmup, double max_warmup_s) {
   const MLComputeUnits units = parse_units(compute_units);
-  if (reps == 0) throw std::invalid_argument("reps must be at least 1");
-  if (inputs.empty()) throw std::invalid_argument("a prediction needs at least one input");
-  if (!(max_warmup_s >= 0.0)) throw std::invalid_argument("max_warmup_s must be >= 0");
+  const std::vector<std::vector<int64_t>> strides = rules::check_time_args(inputs, reps, max_warmup_s);
   using clock = std::chrono::steady_clock;
   CoreMLTiming t;
-  @autoreleasepool {
+  pooled([&] {
     const auto load_start = clock::now();
     MLModel* m = load(model, units, "time");
     t.load_s = std::chrono::duration<double>(clock::now() - load_start).count();
     NSMutableDictionary<NSString*, id>* features = [NSMutableDictionary dictionary];
-    for (const CoreMLInput& in : inputs) {
-      size_t count = 1;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const CoreMLInput& in = inputs[k];
       NSMutableArray<NSNumber*>* shape = [NSMutableArray array];
-      for (int64_t d : in.shape) {
-        if (d <= 0) throw std::invalid_argument("input '" + in.name + "' has a dimension " + std::to_string(d));
-        count *= size_t(d);
-        [shape addObject:@(d)];
-      }
-      if (count != in.data.size())
-        throw std::invalid_argument("input '" + in.name + "' holds " + std::to_string(in.data.size()) +
-                                    " values, its shape needs " + std::to_string(count));
-      NSMutableArray<NSNumber*>* strides = [NSMutableArray array];
-      int64_t stride = 1;
-      for (size_t d = in.shape.size(); d-- > 0;) {
-        [strides insertObject:@(stride) atIndex:0];
-        stride *= in.shape[d];
+      NSMutableArray<NSNumber*>* stride = [NSMutableArray array];
+      for (size_t d = 0; d < in.shape.size(); ++d) {
+        [shape addObject:@(in.shape[d])];
+        [stride addObject:@(strides[k][d])];
       }
       // The caller's memory, wrapped without a copy: `inputs` outlives every prediction here, the nil
       // deallocator leaves it to its owner, and Core ML only reads input features.
@@ -177,7 +152,7 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
       MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:const_cast<uint16_t*>(in.data.data())
                                                             shape:shape
                                                          dataType:MLMultiArrayDataTypeFloat16
-                                                          strides:strides
+                                                          strides:stride
                                                       deallocator:nil
                                                             error:&err];
       if (!a) throw DeviceError("[coreml::time] cannot wrap input '" + in.name + "': " + describe(err));
@@ -190,52 +165,52 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
 
     // One prediction; its host-clock seconds, and its output when `keep`.
     auto predict = [&](MLMultiArray* __strong* keep) -> double {
-      @autoreleasepool {
+      double s = 0.0;
+      pooled([&] {
         NSError* perr = nil;
         const auto start = clock::now();
         id<MLFeatureProvider> result = [m predictionFromFeatures:provider error:&perr];
-        const double s = std::chrono::duration<double>(clock::now() - start).count();
+        s = std::chrono::duration<double>(clock::now() - start).count();
         if (!result) throw DeviceError("[coreml::predictionFromFeatures] " + describe(perr));
         if (keep) {
           MLMultiArray* a = [result featureValueForName:out_name].multiArrayValue;
           if (!a) throw DeviceError("[coreml::time] the prediction has no multi-array output named '" + output + "'");
           *keep = a;
         }
-        return s;
-      }
+      });
+      return s;
     };
 
-    // Warm-up (docs/design.md, "Measurement"): at least min_warmup predictions, continued until two
-    // consecutive ones agree within 10 % or the budget is spent.
+    // Warm-up (coreml_rules::warmup_done; docs/design.md, "Measurement").
     const auto warm_start = clock::now();
     double previous = -1.0;
     for (;;) {
       const double s = predict(nullptr);
       ++t.warmup;
-      const bool agree = previous > 0.0 && std::abs(s - previous) <= 0.1 * std::max(s, previous);
-      previous = s;
       const double spent = std::chrono::duration<double>(clock::now() - warm_start).count();
-      if (t.warmup >= min_warmup && (agree || spent >= max_warmup_s)) break;
+      if (rules::warmup_done(t.warmup, min_warmup, previous, s, spent, max_warmup_s)) break;
+      previous = s;
     }
 
     t.seconds.reserve(reps);
     for (uint64_t i = 0; i < reps; ++i) {
       MLMultiArray* out = nil;
       t.seconds.push_back(predict(&out));
-      @autoreleasepool {
+      pooled([&] {
+        std::string dtype;
+        std::vector<uint8_t> bytes;
+        const std::string problem = dense_bytes(out, &dtype, i == 0 ? &t.output_shape : nullptr, &bytes);
+        if (!problem.empty()) throw DeviceError("[coreml::time] reading the output '" + output + "': " + problem);
         if (i == 0) {
-          t.first = dense_bytes(out, &t.output_dtype, &t.output_shape);
-        } else {
-          std::string dtype;
-          std::vector<uint8_t> bytes = dense_bytes(out, &dtype, nullptr);
-          if (bytes != t.first) {
-            ++t.differing;
-            t.last_differing = std::move(bytes);
-          }
+          t.output_dtype = dtype;
+          t.first = std::move(bytes);
+        } else if (bytes != t.first) {
+          ++t.differing;
+          t.last_differing = std::move(bytes);
         }
-      }
+      });
     }
-  }
+  });
   return t;
 }
 
@@ -251,7 +226,7 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       plan.reason = "this macOS has no MLComputePlan: which engines Core ML uses cannot be known";
       return plan;
     }
-    @autoreleasepool {
+    pooled([&] {
       MLModelConfiguration* cfg = [[MLModelConfiguration alloc] init];
       cfg.computeUnits = units;
       __block id loaded = nil;
@@ -274,11 +249,11 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       NSArray* ops = property(property(main, @"block"), @"operations");
       if (!ops) {
         plan.reason = "the compute plan has no ML program 'main' function";
-        return plan;
+        return;
       }
       if (![loaded respondsToSelector:usage_sel]) {
         plan.reason = "this MLComputePlan cannot report device usage per operation";
-        return plan;
+        return;
       }
       using UsageFn = id (*)(id, SEL, id);
       for (id op in ops) {
@@ -297,7 +272,7 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
         plan.ops.push_back(std::move(u));
       }
       plan.known = true;
-    }
+    });
     return plan;
   }
   plan.reason = "MLComputePlan needs macOS 14.4: which engines Core ML uses cannot be known on this macOS";

@@ -20,11 +20,22 @@
 
 namespace ar::metal {
 
+static_assert(metal_rules::kCounterErrorValue == MTLCounterErrorValue, "MTLCounters.h's MTLCounterErrorValue");
+static_assert(metal_rules::kStatusCompleted == MTLCommandBufferStatusCompleted, "MTLCommandBuffer.h's Completed");
+static_assert(MTLCommandBufferStatusNotEnqueued == 0 && MTLCommandBufferStatusError == 5,
+              "metal_rules::status_name's table follows MTLCommandBuffer.h's raw values");
+
 std::string describe(NSError* error) {
   if (!error) return "no error object";
-  std::string s = error.localizedDescription ? std::string(error.localizedDescription.UTF8String) : std::string("?");
-  s += " (" + std::string(error.domain.UTF8String) + " " + std::to_string(long(error.code)) + ")";
-  return s;
+  return metal_rules::error_text(error.localizedDescription ? std::string(error.localizedDescription.UTF8String) : "",
+                                 error.domain ? std::string(error.domain.UTF8String) : "?", int64_t(error.code));
+}
+
+void check_completed(id<MTLCommandBuffer> cb, const std::string& call, const std::string& what) {
+  // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the CPU
+  // has been notified of completion; they are read only once status == Completed.
+  if (cb.status != MTLCommandBufferStatusCompleted)
+    throw DeviceError(metal_rules::command_buffer_failure(call, what, int64_t(cb.status), describe(cb.error)));
 }
 
 NSArray<id<MTLDevice>>* all_devices() {
@@ -41,46 +52,41 @@ NSArray<id<MTLDevice>>* all_devices() {
 // ---- buffers ---------------------------------------------------------------------------------------
 
 MetalBuffer::MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::move(dev)), nbytes_(nbytes) {
-  @autoreleasepool {
-    const NSUInteger max_len = dev_->device.maxBufferLength;
-    if (nbytes > max_len)
-      throw std::invalid_argument("buffer of " + std::to_string(nbytes) + " bytes exceeds this device's maxBufferLength (" +
-                                  std::to_string(max_len) + " bytes)");
+  const NSUInteger max_len = dev_->device.maxBufferLength;
+  if (nbytes > max_len)
+    throw std::invalid_argument("buffer of " + std::to_string(nbytes) + " bytes exceeds this device's maxBufferLength (" +
+                                std::to_string(max_len) + " bytes)");
+  pooled([&] {
     // A zero-byte request still gets a (one-byte) buffer, so contents is a valid pointer.
     buffer_ = [dev_->device newBufferWithLength:std::max<size_t>(nbytes, 1)
                                         options:MTLResourceStorageModeShared | MTLResourceHazardTrackingModeTracked];
-    if (!buffer_)
-      throw DeviceError("[metal::newBufferWithLength] could not allocate " + std::to_string(nbytes) +
-                        " bytes of shared memory (out of memory?)");
-    std::memset([buffer_ contents], 0, std::max<size_t>(nbytes, 1));  // the contract: zero-filled
-  }
+  });
+  if (!buffer_)
+    throw DeviceError("[metal::newBufferWithLength] could not allocate " + std::to_string(nbytes) +
+                      " bytes of shared memory (out of memory?)");
+  std::memset([buffer_ contents], 0, std::max<size_t>(nbytes, 1));  // the contract: zero-filled
 }
 
-// Unified memory: a copy through `contents`. No command buffer of this backend is in flight when
-// Python calls these (run_samples waits for every one), so no synchronisation is needed.
+// Unified memory: a copy through `contents`, once the launches still running have completed
+// (core/backend.h: reads, writes and host pointers wait for the backend's outstanding work).
+void* MetalBuffer::host_ptr() {
+  synchronize_launches(*dev_);
+  return [buffer_ contents];
+}
+
 void MetalBuffer::write(const void* src, size_t n, size_t offset) {
   check_range(n, offset, nbytes_, "write");
+  synchronize_launches(*dev_);
   if (n) std::memcpy(static_cast<char*>([buffer_ contents]) + offset, src, n);
 }
 
 void MetalBuffer::read(void* dst, size_t n, size_t offset) const {
   check_range(n, offset, nbytes_, "read");
+  synchronize_launches(*dev_);
   if (n) std::memcpy(dst, static_cast<const char*>([buffer_ contents]) + offset, n);
 }
 
 // ---- samples ---------------------------------------------------------------------------------------
-
-const char* status_name(MTLCommandBufferStatus s) {
-  switch (s) {
-    case MTLCommandBufferStatusNotEnqueued: return "NotEnqueued";
-    case MTLCommandBufferStatusEnqueued: return "Enqueued";
-    case MTLCommandBufferStatusCommitted: return "Committed";
-    case MTLCommandBufferStatusScheduled: return "Scheduled";
-    case MTLCommandBufferStatusCompleted: return "Completed";
-    case MTLCommandBufferStatusError: return "Error";
-  }
-  return "unknown";
-}
 
 double mach_seconds() {
   // mach/mach_time.h: mach_absolute_time() ticks, times numer/denom, are nanoseconds.
@@ -94,18 +100,27 @@ double mach_seconds() {
 
 void synchronize_launches(Device& dev) {
   id<MTLCommandBuffer> last = nil;
+  std::string what;
   {
     std::lock_guard<std::mutex> lock(dev.mutex);
     last = dev.last_launch;
+    what = dev.last_launch_what;
     dev.last_launch = nil;
   }
-  if (last) [last waitUntilCompleted];
-  std::string error;
-  {
-    std::lock_guard<std::mutex> lock(dev.launch_error->mutex);
-    error.swap(dev.launch_error->message);
+  std::string own;
+  if (last) {
+    pooled([&] {
+      [last waitUntilCompleted];
+      // MTLCommandBuffer.h: at Completed "any blocks set with -addCompletedHandler: may now be
+      // called": the handler may not have run yet, so the command buffer's own status and error
+      // are read here, and every handler is waited for below.
+      if (last.status != MTLCommandBufferStatusCompleted)
+        own = metal_rules::command_buffer_failure("launch", what, int64_t(last.status), describe(last.error));
+    });
   }
-  if (!error.empty()) throw DeviceError(error);
+  const std::string first = dev.launches->wait_idle();
+  if (!first.empty()) throw DeviceError(first);
+  if (!own.empty()) throw DeviceError(own);
 }
 
 namespace {
@@ -114,167 +129,130 @@ double host_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// A (host seconds, GPU ticks) pair taken as close together as the API allows. The CPU timestamp
+// Both clocks read as close together as the API allows (metal_rules::ClockPair). The CPU timestamp
 // sampleTimestamps returns is in an unspecified unit on some systems, so the host side is the
-// steady clock read around the call instead (the midpoint).
-struct ClockPair {
-  double host = 0.0;
-  MTLTimestamp gpu = 0;
-};
-ClockPair sample_clocks(id<MTLDevice> device) {
+// steady clock read around the call: its midpoint, within half the gap.
+metal_rules::ClockPair sample_clocks(id<MTLDevice> device) {
   MTLTimestamp cpu = 0, gpu = 0;
   const double t0 = host_seconds();
   [device sampleTimestamps:&cpu gpuTimestamp:&gpu];
   const double t1 = host_seconds();
-  return {0.5 * (t0 + t1), gpu};
-}
-
-std::string fixed(double x, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
+  return {0.5 * (t0 + t1), 0.5 * (t1 - t0), uint64_t(gpu)};
 }
 
 // One command buffer, filled by `encode`, committed and waited for; DeviceError naming `what` unless
-// it completed. The caller holds dev.mutex and an autorelease pool.
+// it completed. The caller holds dev.mutex and an autorelease pool. A plain command buffer, as
+// Kernel::launch and timeline make: MTLCommandBuffer.h warns that
+// MTLCommandBufferErrorOptionEncoderExecutionStatus "may increase CPU, GPU, and/or memory
+// overhead", and nothing here reads the per-encoder status it buys, so every path of the backend
+// times identically configured command buffers.
 id<MTLCommandBuffer> commit_and_wait(Device& dev, const std::function<void(id<MTLCommandBuffer>)>& encode,
                                      const char* what) {
-  // Per-encoder execution status makes a fault name the pass it happened in.
-  MTLCommandBufferDescriptor* cd = [MTLCommandBufferDescriptor new];
-  cd.errorOptions = MTLCommandBufferErrorOptionEncoderExecutionStatus;
-  id<MTLCommandBuffer> cb = [dev.queue commandBufferWithDescriptor:cd];
-  if (!cb) throw DeviceError(std::string("[metal::commandBufferWithDescriptor] no command buffer for ") + what);
+  id<MTLCommandBuffer> cb = [dev.queue commandBuffer];
+  if (!cb) throw DeviceError(std::string("[metal::commandBuffer] no command buffer for ") + what);
   encode(cb);
   [cb commit];
   [cb waitUntilCompleted];
-  // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the CPU
-  // has been notified of completion; they are read only once status == Completed
-  // (docs/design.md, "The Metal backend").
-  if (cb.status != MTLCommandBufferStatusCompleted)
-    throw DeviceError(std::string("[metal::waitUntilCompleted] ") + what + ": command buffer ended with status " +
-                      status_name(cb.status) + ": " + describe(cb.error));
+  check_completed(cb, "waitUntilCompleted", what);
   return cb;
+}
+
+// A shared-storage counter sample buffer of `samples` timestamps, or nil with *why set.
+id<MTLCounterSampleBuffer> sample_buffer(Device& dev, uint64_t samples, std::string* why) {
+  MTLCounterSampleBufferDescriptor* d = [MTLCounterSampleBufferDescriptor new];
+  d.counterSet = dev.timestamps;
+  // MTLCounters.h: resolveCounterRange: works only on shared-storage sample buffers.
+  d.storageMode = MTLStorageModeShared;
+  d.sampleCount = NSUInteger(samples);  // at most metal_rules::kMaxSamplesPerBuffer
+  NSError* err = nil;
+  id<MTLCounterSampleBuffer> b = [dev.device newCounterSampleBufferWithDescriptor:d error:&err];
+  if (!b) *why = "newCounterSampleBufferWithDescriptor (" + std::to_string(samples) + " samples) failed: " + describe(err);
+  return b;
 }
 
 }  // namespace
 
 void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const std::string& what) {
-  std::lock_guard<std::mutex> lock(dev.mutex);
-  @autoreleasepool {
-    id<MTLCommandBuffer> cb = [dev.queue commandBuffer];
-    if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + what);
-    encode(cb);
-    // The handler runs on a Metal thread; it only copies a string under a mutex.
-    std::shared_ptr<Device::LaunchError> errors = dev.launch_error;
-    const std::string entry = what;
-    [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
-      if (done.status == MTLCommandBufferStatusCompleted) return;
-      std::lock_guard<std::mutex> elock(errors->mutex);
-      if (errors->message.empty())
-        errors->message = "[metal::launch] " + entry + ": command buffer ended with status " + status_name(done.status) +
-                          ": " + describe(done.error);
-    }];
-    [cb commit];
-    dev.last_launch = cb;
+  const std::shared_ptr<metal_rules::InFlight> launches = dev.launches;
+  launches->acquire();  // before dev.mutex: a full queue makes this thread wait, no thread holding the mutex
+  bool committed = false;
+  try {
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    pooled([&] {
+      id<MTLCommandBuffer> cb = [dev.queue commandBuffer];
+      if (!cb) throw DeviceError("[metal::commandBuffer] no command buffer for " + what);
+      encode(cb);
+      // The handler runs on a Metal thread; it only hands a string to the InFlight under its mutex.
+      const std::string entry = what;
+      [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
+        launches->complete(done.status == MTLCommandBufferStatusCompleted
+                               ? std::string()
+                               : metal_rules::command_buffer_failure("launch", entry, int64_t(done.status),
+                                                                     describe(done.error)));
+      }];
+      [cb commit];
+      committed = true;
+      dev.last_launch = cb;
+      dev.last_launch_what = what;
+    });
+  } catch (...) {
+    if (!committed) launches->abandon();  // no handler will give the slot back
+    throw;
   }
 }
 
 void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what) {
   std::lock_guard<std::mutex> lock(dev.mutex);
-  @autoreleasepool {
-    commit_and_wait(dev, encode, what);
-  }
+  pooled([&] { commit_and_wait(dev, encode, what); });
 }
 
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer) {
   std::lock_guard<std::mutex> lock(dev.mutex);
-  std::string fallback;  // why the command-buffer times are returned, when counters were wanted
-  id<MTLCounterSampleBuffer> samples = nil;
-  if (counters && !dev.timestamps) {
-    fallback = "this device cannot sample timestamps at stage boundaries";
-  } else if (counters) {
-    @autoreleasepool {
-      MTLCounterSampleBufferDescriptor* d = [MTLCounterSampleBufferDescriptor new];
-      d.counterSet = dev.timestamps;
-      // MTLCounters.h: resolveCounterRange: works only on shared-storage sample buffers.
-      d.storageMode = MTLStorageModeShared;
-      d.sampleCount = NSUInteger(2 * reps);
-      NSError* err = nil;
-      samples = [dev.device newCounterSampleBufferWithDescriptor:d error:&err];
-      if (!samples) fallback = "newCounterSampleBufferWithDescriptor failed: " + describe(err);
-    }
+  metal_rules::CounterRun run;
+  run.wanted = counters;
+  if (counters && !dev.timestamps) run.unavailable = "this device cannot sample timestamps at stage boundaries";
+  const bool sampling = counters && dev.timestamps;
+  if (sampling) {
+    run.ticks.assign(size_t(2 * reps), 0);
+    run.before = sample_clocks(dev.device);
   }
-
   std::vector<double> cb_s(reps);
-  const ClockPair c0 = samples ? sample_clocks(dev.device) : ClockPair{};
-  for (uint64_t r = 0; r < reps; ++r) {
-    @autoreleasepool {
-      MTLComputePassDescriptor* pass = nil;
-      if (samples) {
-        pass = [MTLComputePassDescriptor computePassDescriptor];
-        MTLComputePassSampleBufferAttachmentDescriptor* a = pass.sampleBufferAttachments[0];
-        a.sampleBuffer = samples;
-        a.startOfEncoderSampleIndex = NSUInteger(2 * r);
-        a.endOfEncoderSampleIndex = NSUInteger(2 * r + 1);
-      }
-      id<MTLCommandBuffer> cb = commit_and_wait(dev, [&](id<MTLCommandBuffer> c) { encode(c, pass); }, what);
-      const double t = cb.GPUEndTime - cb.GPUStartTime;
-      if (!(t > 0.0))
-        throw DeviceError(std::string("[metal::GPUEndTime] ") + what + ": the completed command buffer reports no GPU time (" +
-                          std::to_string(t) + " s)");
-      cb_s[r] = t;
-    }
-  }
-  if (!samples) {
-    if (timer) *timer = "command buffer GPUEndTime - GPUStartTime" + (fallback.empty() ? "" : " (counters: " + fallback + ")");
-    return cb_s;
-  }
-
-  // Counter timestamps: reject 0, MTLCounterErrorValue (MTLCounters.h: what a sample that failed to
-  // resolve reads) and end <= start (on macOS 26 some GPUs return zeros:
-  // docs/design.md, "The Metal backend"), convert ticks with the period calibrated over the run,
-  // and reject a pass longer than its own command buffer.
-  const ClockPair c1 = sample_clocks(dev.device);
-  std::vector<double> pass_s(reps);
-  std::string bad;
-  @autoreleasepool {
-    NSData* data = [samples resolveCounterRange:NSMakeRange(0, NSUInteger(2 * reps))];
-    const double host_span = c1.host - c0.host;
-    if (!data || data.length < sizeof(MTLCounterResultTimestamp) * 2 * reps) {
-      bad = "resolveCounterRange returned no data";
-    } else if (c1.gpu <= c0.gpu || host_span < 1e-3) {
-      bad = "the GPU tick could not be calibrated (" + std::to_string(c1.gpu - c0.gpu) + " ticks in " +
-            fixed(host_span * 1e6, 0) + " us; at least 1 ms is needed)";
-    } else {
-      const double period = host_span / double(c1.gpu - c0.gpu);  // seconds per GPU tick
-      const auto* ts = static_cast<const MTLCounterResultTimestamp*>(data.bytes);
-      size_t invalid = 0, longer = 0;
-      for (uint64_t r = 0; r < reps; ++r) {
-        const uint64_t s = ts[2 * r].timestamp, e = ts[2 * r + 1].timestamp;
-        if (s == 0 || e == 0 || s == MTLCounterErrorValue || e == MTLCounterErrorValue || e <= s) {
-          ++invalid;
-          continue;
+  // One counter sample buffer per chunk of samples (metal_rules::sample_chunks: Apple GPUs cap a
+  // sample buffer at 4096 timestamps), resolved once the chunk's command buffers completed.
+  for (const metal_rules::SampleChunk& chunk : metal_rules::sample_chunks(reps)) {
+    id<MTLCounterSampleBuffer> samples = nil;
+    if (sampling && run.unavailable.empty()) pooled([&] { samples = sample_buffer(dev, 2 * chunk.reps, &run.unavailable); });
+    for (uint64_t i = 0; i < chunk.reps; ++i) {
+      pooled([&] {
+        MTLComputePassDescriptor* pass = nil;
+        if (samples) {
+          pass = [MTLComputePassDescriptor computePassDescriptor];
+          MTLComputePassSampleBufferAttachmentDescriptor* a = pass.sampleBufferAttachments[0];
+          a.sampleBuffer = samples;
+          a.startOfEncoderSampleIndex = NSUInteger(2 * i);
+          a.endOfEncoderSampleIndex = NSUInteger(2 * i + 1);
         }
-        pass_s[r] = double(e - s) * period;
-        if (pass_s[r] > cb_s[r] * 1.02 + 5e-6) ++longer;
-      }
-      if (invalid)
-        bad = std::to_string(invalid) + " of " + std::to_string(reps) + " counter samples were zero, MTLCounterErrorValue or end <= start";
-      else if (longer)
-        bad = std::to_string(longer) + " of " + std::to_string(reps) +
-              " passes timed by the counters were longer than their command buffers (tick period " +
-              fixed(period * 1e9, 3) + " ns)";
+        id<MTLCommandBuffer> cb = commit_and_wait(dev, [&](id<MTLCommandBuffer> c) { encode(c, pass); }, what);
+        cb_s[chunk.first + i] = cb.GPUEndTime - cb.GPUStartTime;
+      });
+    }
+    if (samples) {
+      pooled([&] {
+        NSData* data = [samples resolveCounterRange:NSMakeRange(0, NSUInteger(2 * chunk.reps))];
+        if (!data || data.length < sizeof(MTLCounterResultTimestamp) * 2 * chunk.reps) {
+          run.unavailable = "resolveCounterRange returned no data";
+          return;
+        }
+        const auto* ts = static_cast<const MTLCounterResultTimestamp*>(data.bytes);
+        for (uint64_t k = 0; k < 2 * chunk.reps; ++k) run.ticks[size_t(2 * chunk.first + k)] = ts[k].timestamp;
+      });
     }
   }
-  if (!bad.empty()) {
-    if (timer) *timer = "command buffer GPUEndTime - GPUStartTime (counters: " + bad + ")";
-    return cb_s;
-  }
-  if (timer)
-    *timer = "counter timestamps at the compute pass boundaries (each pass within its command buffer's "
-             "GPUEndTime - GPUStartTime)";
-  return pass_s;
+  if (sampling) run.after = sample_clocks(dev.device);
+  metal_rules::SampleSet set = metal_rules::choose_samples(cb_s, run, what);
+  if (timer) *timer = std::move(set.timer);
+  return std::move(set.seconds);
 }
 
 }  // namespace ar::metal

@@ -71,7 +71,7 @@ int apple_family(id<MTLDevice> device) {
 
 Info device_info(const Device& dev) {
   Info i;
-  @autoreleasepool {
+  pooled([&] {
     id<MTLDevice> d = dev.device;
     i["backend"] = std::string("metal");
     i["index"] = int64_t(dev.index);
@@ -112,7 +112,7 @@ Info device_info(const Device& dev) {
     i["timestamp_counters"] = bool(dev.timestamps != nil);
     i["msl_version"] = Compiler::language_version();
     i["math_mode"] = Compiler::math_mode();
-  }
+  });
   return i;
 }
 

@@ -21,12 +21,12 @@ class MpsGemm final : public Kernel {
  public:
   MpsGemm(std::shared_ptr<Device> dev, std::string dtype, NSUInteger m, NSUInteger n, NSUInteger k)
       : dev_(std::move(dev)), dtype_(std::move(dtype)), m_(m), n_(n), k_(k) {
-    @autoreleasepool {
+    pooled([&] {
       // MPSMatrixMultiplication.h: "unit scaling of the product, and no accumulation of the
       // result. The scaling factors alpha and beta are taken to be 1.0 and 0.0".
       mm_ = [[MPSMatrixMultiplication alloc] initWithDevice:dev_->device resultRows:m_ resultColumns:n_ interiorColumns:k_];
-      if (!mm_) throw DeviceError("[metal::MPSMatrixMultiplication] could not create a " + dtype_ + " GEMM");
-    }
+    });
+    if (!mm_) throw DeviceError("[metal::MPSMatrixMultiplication] could not create a " + dtype_ + " GEMM");
   }
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : "hgemm"; }
   std::string timer() const override { return "command buffer GPUEndTime - GPUStartTime (MPS encodes its own passes)"; }
@@ -82,7 +82,7 @@ class MpsGemm final : public Kernel {
     std::lock_guard<std::mutex> lock(bound_mu_);
     if (bound_[0] == bufs[0] && bound_[1] == bufs[1] && bound_[2] == bufs[2]) return bound_mats_;
     Matrices m;
-    @autoreleasepool {
+    pooled([&] {
       for (size_t i = 0; i < 3; ++i) {
         // Row-major, densely packed rows (rowBytes = columns × element size).
         MPSMatrixDescriptor* d = [MPSMatrixDescriptor matrixDescriptorWithRows:rows[i]
@@ -91,7 +91,7 @@ class MpsGemm final : public Kernel {
                                                                       dataType:type];
         m.mats[i] = [[MPSMatrix alloc] initWithBuffer:bufs[i] descriptor:d];
       }
-    }
+    });
     for (size_t i = 0; i < 3; ++i) bound_[i] = bufs[i];
     bound_mats_ = m;
     return m;

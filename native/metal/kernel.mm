@@ -73,7 +73,7 @@ class MetalKernel final : public Kernel {
     tl.clock = "host mach_absolute_time; GPU start and end from the command buffer's GPUStartTime and GPUEndTime "
                "(host time, MTLCommandBuffer.h)";
     for (uint64_t r = 0; r < reps; ++r) {
-      @autoreleasepool {
+      pooled([&] {
         const double t0 = mach_seconds();
         id<MTLCommandBuffer> cb = [dev_->queue commandBuffer];
         const double t1 = mach_seconds();
@@ -84,14 +84,9 @@ class MetalKernel final : public Kernel {
         const double t3 = mach_seconds();
         [cb waitUntilCompleted];
         const double t6 = mach_seconds();
-        // MTLCommandBuffer.h: GPUStartTime / GPUEndTime read zero until the GPU has started / the
-        // CPU has been notified of completion; they are read only once status == Completed
-        // (docs/design.md, "The Metal backend").
-        if (cb.status != MTLCommandBufferStatusCompleted)
-          throw DeviceError("[metal::waitUntilCompleted] " + p_->entry + ": command buffer ended with status " +
-                            status_name(cb.status) + ": " + describe(cb.error));
+        check_completed(cb, "waitUntilCompleted", p_->entry);  // GPUStartTime / GPUEndTime are valid once Completed
         tl.t.push_back({0.0, t1 - t0, t2 - t0, t3 - t0, cb.GPUStartTime - t0, cb.GPUEndTime - t0, t6 - t0});
-      }
+      });
     }
     return tl;
   }

@@ -20,10 +20,12 @@
 
 #include "core/backend.h"
 #include "core/checks.h"
+#include "core/metal_rules.h"
+#include "pool.h"
 
 namespace ar::metal {
 
-// "<localizedDescription> (<domain> <code>)", or "no error object" for nil.
+// "<localizedDescription> (<domain> <code>)", or "no error object" for nil (metal_rules::error_text).
 std::string describe(NSError* error);
 
 // One Metal device as the backend uses it: the device, one command queue on which every command
@@ -31,47 +33,48 @@ std::string describe(NSError* error);
 // device can sample it at stage boundaries (the only sampling point Apple GPUs support).
 struct Device {
   id<MTLDevice> device = nil;
+  // newCommandQueueWithMaxCommandBufferCount:metal_rules::kQueueDepth (the default queue blocks
+  // at 64 uncompleted command buffers, MTLDevice.h).
   id<MTLCommandQueue> queue = nil;
   id<MTLCounterSet> timestamps = nil;  // nil: counters unsupported, command-buffer times only
   int index = 0;
   // Serialises command-buffer submission: Python may call from several threads.
   std::mutex mutex;
-  // Kernel::launch's command buffers (committed, not waited for): the last one, which
-  // Backend::synchronize waits for (one queue runs them in order), and the first error any of
-  // them completed with, recorded by their completed handlers. Guarded by `mutex`; `launch_error`
-  // is a shared_ptr because the handlers run on a Metal thread and may outlive a call.
+  // Kernel::launch's command buffers (committed, not waited for): the last one and what it ran,
+  // which synchronize_launches waits for (one queue runs them in order; guarded by `mutex`), and
+  // the bookkeeping of all of them: a slot each, taken before `mutex`, given back with the launch's
+  // error by its completed handler (which runs on a Metal thread and may outlive a call, hence the
+  // shared_ptr).
   id<MTLCommandBuffer> last_launch = nil;
-  struct LaunchError {
-    std::mutex mutex;
-    std::string message;
-  };
-  std::shared_ptr<LaunchError> launch_error = std::make_shared<LaunchError>();
+  std::string last_launch_what;
+  std::shared_ptr<metal_rules::InFlight> launches = std::make_shared<metal_rules::InFlight>(metal_rules::kLaunchesInFlight);
 };
 
-// Waits for the last command buffer Kernel::launch committed, then throws DeviceError naming the
-// first launch that ended in error since the previous call (and forgets it).
+// Waits for every command buffer Kernel::launch committed: the last one, whose own status and
+// error are checked after the wait, and the completed handlers of all of them (MTLCommandBuffer.h:
+// at Completed the handlers "may now be called", so a handler may still be running when the wait
+// returns). Throws DeviceError naming the first launch that ended in error since the previous call
+// (and forgets it). MetalBuffer's reads, writes and host pointer call it first (core/backend.h).
 void synchronize_launches(Device& dev);
 
 // Host time in seconds on mach_absolute_time (mach/mach_time.h): the clock that
 // MTLCommandBuffer.h's GPUStartTime / GPUEndTime ("the host time in seconds") are given in.
 double mach_seconds();
 
-// "Completed", "Error", ... for a command buffer status.
-const char* status_name(MTLCommandBufferStatus s);
-
 // The devices of this machine, in MTLCopyAllDevices order with the system default first.
 NSArray<id<MTLDevice>>* all_devices();
 
 // MTLStorageModeShared memory: the CPU and GPU see the same bytes (unified memory), so host_ptr()
 // is the buffer's `contents` and Python views it without a copy. MTLResource.h, on
-// MTLStorageModeShared: "coherency is only guaranteed at command buffer boundaries" — every
-// command buffer is waited for before time() returns, so the memory is idle whenever Python can
-// touch it.
+// MTLStorageModeShared: "coherency is only guaranteed at command buffer boundaries": time() waits
+// for its command buffers before returning, and read(), write() and host_ptr() first wait for the
+// launches still running (synchronize_launches, raising their error), so the memory is idle
+// whenever Python touches it through them (core/backend.h).
 class MetalBuffer final : public Buffer {
  public:
   MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes);  // zero-filled; DeviceError when out of memory
   size_t nbytes() const override { return nbytes_; }
-  void* host_ptr() override { return [buffer_ contents]; }
+  void* host_ptr() override;
   void write(const void* src, size_t n, size_t offset) override;
   void read(void* dst, size_t n, size_t offset) const override;
   id<MTLBuffer> buffer() const { return buffer_; }
@@ -96,28 +99,29 @@ inline MetalBuffer& buffer_arg(Buffer* b, const Device& dev, size_t position) {
 using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass)>;
 
 // Runs `reps` samples, one command buffer each, committed and waited for in turn (the GIL is
-// released by the caller), and returns the seconds of each sample:
-//  * with `counters` and a device that samples timestamps at stage boundaries, the GPU time
-//    between the compute pass's start and end samples, converted with a tick period calibrated
-//    against the host clock over the whole run, and cross-checked against each command buffer's
-//    GPUEndTime - GPUStartTime;
-//  * otherwise, or when the counters return nothing valid (zeros, MTLCounterErrorValue, end before
-//    start, a pass longer than its command buffer: docs/design.md, "The Metal backend"), the
-//    command buffers' times.
-// `*timer` says which, and why a fallback happened. Throws DeviceError when a command buffer ends
-// in error (its status and NSError), naming `what`.
+// released by the caller), and returns the seconds of each sample as metal_rules::choose_samples
+// decides (docs/design.md, "The Metal backend"): with `counters` and a device that samples
+// timestamps at stage boundaries, the pass times from counter sample buffers of at most
+// metal_rules::kMaxSamplesPerBuffer samples each, converted with metal_rules::tick_period; else,
+// or when any reading is doubtful, the command buffers' GPUEndTime - GPUStartTime. `*timer` says
+// which, and why a fallback happened. Throws DeviceError when a command buffer ends in error (its
+// status and NSError), naming `what`.
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer);
 
-// Kernel::launch's path (docs/design.md, "The backend interface"): under dev.mutex, one command
-// buffer that `encode` fills, committed and left running as dev.last_launch, which
-// Backend::synchronize waits for. Its completed handler records the first launch that ends in error
-// (naming `what`), which synchronize_launches then raises.
+// Kernel::launch's path (docs/design.md, "The backend interface"): takes a slot of dev.launches
+// (waiting, without dev.mutex, while the queue is full), then under dev.mutex one command buffer
+// that `encode` fills, committed and left running as dev.last_launch. Its completed handler gives
+// the slot back with its error (naming `what`), which synchronize_launches raises.
 void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const std::string& what);
 
-// Commits one command buffer that `encode` fills (created with per-encoder execution status), waits
-// for it and throws DeviceError naming `what` unless it completed. Takes dev.mutex.
+// Commits one command buffer that `encode` fills, waits for it and throws DeviceError naming `what`
+// unless it completed. Takes dev.mutex.
 void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what);
+
+// DeviceError naming `what` (metal_rules::command_buffer_failure) unless `cb` completed; call after
+// waiting for it.
+void check_completed(id<MTLCommandBuffer> cb, const std::string& call, const std::string& what);
 
 // Info keys of the device (device_info.mm): name, GPU family, GPU core count, memory, limits.
 Info device_info(const Device& dev);

@@ -30,17 +30,20 @@ id<MTLCounterSet> timestamp_counters(id<MTLDevice> d) {
 class MetalBackend final : public Backend {
  public:
   explicit MetalBackend(int index) : dev_(std::make_shared<Device>()) {
-    @autoreleasepool {
+    pooled([&] {
       NSArray<id<MTLDevice>>* devices = all_devices();
       if (index >= int(devices.count))
         throw DeviceError("[metal] no device " + std::to_string(index) + " (" + std::to_string(long(devices.count)) +
                           " Metal device(s))");
       dev_->device = devices[NSUInteger(index)];
       dev_->index = index;
-      dev_->queue = [dev_->device newCommandQueue];
-      if (!dev_->queue) throw DeviceError("[metal::newCommandQueue] could not create a command queue");
+      // MTLDevice.h: newCommandQueue allows "up to 64 non-completed command buffers", fewer than
+      // the dispatch study launches before it synchronizes: the queue is sized for them
+      // (metal_rules::kQueueDepth), and commit_launch never waits on it while holding the mutex.
+      dev_->queue = [dev_->device newCommandQueueWithMaxCommandBufferCount:metal_rules::kQueueDepth];
+      if (!dev_->queue) throw DeviceError("[metal::newCommandQueueWithMaxCommandBufferCount] could not create a command queue");
       dev_->timestamps = timestamp_counters(dev_->device);
-    }
+    });
     compiler_ = std::make_unique<Compiler>(dev_);
   }
 
@@ -74,10 +77,9 @@ class MetalBackend final : public Backend {
 }  // namespace metal
 
 BackendStatus metal_status() {
-  @autoreleasepool {
-    const int n = int(metal::all_devices().count);
-    return {"metal", true, n, n ? "" : "no Metal device (MTLCreateSystemDefaultDevice returned nil)"};
-  }
+  int n = 0;
+  metal::pooled([&] { n = int(metal::all_devices().count); });
+  return {"metal", true, n, n ? "" : "no Metal device (MTLCreateSystemDefaultDevice returned nil)"};
 }
 
 std::shared_ptr<Backend> make_metal_backend(int index) { return std::make_shared<metal::MetalBackend>(index); }

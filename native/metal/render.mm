@@ -73,7 +73,7 @@ class MetalRenderPass final : public RenderPass {
         uniforms_(spec.uniforms) {
     check_render_spec(spec);
     const MTLPixelFormat format = pixel_format(spec.format);
-    @autoreleasepool {
+    pooled([&] {
       id<MTLDevice> device = dev_->device;
       id<MTLFunction> vs = compiler.function(spec.source, spec.vertex, {}, MTLFunctionTypeVertex);
       id<MTLFunction> fs = compiler.function(spec.source, spec.fragment, spec.constants, MTLFunctionTypeFragment);
@@ -107,7 +107,7 @@ class MetalRenderPass final : public RenderPass {
       target_ = private_texture(device, format, width_, height_, MTLTextureUsageRenderTarget, "render target");
       if (!spec.texture.empty()) upload(spec);
       statistics_ = fragment_statistics(device);
-    }
+    });
   }
 
   std::string timer() const override {
@@ -136,7 +136,7 @@ class MetalRenderPass final : public RenderPass {
   std::vector<uint8_t> read() override {
     const size_t row = size_t(width_) * bpp_, bytes = row * height_;
     std::vector<uint8_t> out(bytes);
-    @autoreleasepool {
+    pooled([&] {
       id<MTLBuffer> staging = [dev_->device newBufferWithLength:bytes options:MTLResourceStorageModeShared];
       if (!staging)
         throw DeviceError("[metal::newBufferWithLength] could not allocate " + std::to_string(bytes) +
@@ -161,21 +161,21 @@ class MetalRenderPass final : public RenderPass {
           name_.c_str());
       // Shared storage is coherent at command-buffer boundaries (MTLResource.h); run_once waited.
       std::memcpy(out.data(), [staging contents], bytes);
-    }
+    });
     return out;
   }
 
   int64_t fragment_invocations() override {
     if (!statistics_) return -1;
     int64_t count = -1;
-    @autoreleasepool {
+    pooled([&] {
       MTLCounterSampleBufferDescriptor* d = [MTLCounterSampleBufferDescriptor new];
       d.counterSet = statistics_;
       d.storageMode = MTLStorageModeShared;  // MTLCounters.h: resolveCounterRange: needs shared storage
       d.sampleCount = 2;
       NSError* err = nil;
       id<MTLCounterSampleBuffer> samples = [dev_->device newCounterSampleBufferWithDescriptor:d error:&err];
-      if (!samples) return -1;
+      if (!samples) return;  // count stays -1
       run_once(
           *dev_,
           [&](id<MTLCommandBuffer> cb) {
@@ -198,7 +198,7 @@ class MetalRenderPass final : public RenderPass {
         // MTLCounters.h: a sample that failed to resolve reads MTLCounterErrorValue.
         if (start != MTLCounterErrorValue && end != MTLCounterErrorValue && end >= start) count = int64_t(end - start);
       }
-    }
+    });
     return count;
   }
 

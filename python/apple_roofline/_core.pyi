@@ -34,29 +34,38 @@ class Buffer:
         """Size in bytes."""
 
     def write(self, array: Annotated[NDArray, dict(order='C', device='cpu', writable=False)], offset: int = 0) -> None:
-        """Copy a C-contiguous array's bytes into the buffer at a byte offset."""
+        """
+        Copy a C-contiguous array's bytes into the buffer at a byte offset, after the backend's
+        outstanding launches (raising their error).
+        """
 
     def read(self, dtype: str, count: int = -1, offset: int = 0) -> NDArray:
         """
-        Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array.
+        Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array, after
+        the backend's outstanding launches (raising their error): no synchronize() is needed first.
         """
 
     def read_into(self, array: Annotated[NDArray, dict(order='C', device='cpu')], offset: int = 0) -> None:
         """
-        Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it.
+        Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it, after
+        the backend's outstanding launches (raising their error).
         Reusing one array is faster than read() on discrete GPUs: pages the process already
         touched are not faulted in again by the copy (docs/design.md, "Time budgets").
         """
 
     def view(self, dtype: str) -> NDArray:
-        """A NumPy array aliasing the buffer (no copy); keeps the buffer alive."""
+        """
+        A NumPy array aliasing the buffer (no copy); keeps the buffer alive. Waits for the backend's
+        outstanding launches first (raising their error); later ones are the caller's to synchronize().
+        """
 
     def dlpack(self, dtype: str = 'uint8') -> Any:
         """
         A 1-D array of `dtype` aliasing the whole buffer (no copy), on the buffer's device, that
         implements the DLPack protocol: torch.from_dlpack(buf.dlpack('float32')), cupy.from_dlpack(...),
-        numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. The memory is idle
-        whenever no call into the backend is running (every backend call completes before returning).
+        numpy.from_dlpack(...) for host-visible buffers. Keeps the buffer alive. Waits for the backend's
+        outstanding launches first (raising their error); later launches are the caller's to
+        synchronize() before reading through the array.
         """
 
     def __dlpack__(self, **kwargs: object) -> object:
@@ -265,4 +274,96 @@ def coreml_compute_plan(model: str, compute_units: str) -> dict:
     reason (why it is unknown: MLComputePlan needs macOS 14.4) and ops, one dict per ML-program
     operation (op, preferred: cpu, gpu, neural_engine, unknown or none, supported, cost: the
     estimated fraction of the model's cost or -1). Raises DeviceError, UnsupportedError off macOS.
+    """
+
+METAL_MAX_SAMPLES_PER_BUFFER: int = 4096
+
+METAL_LAUNCHES_IN_FLIGHT: int = 256
+
+METAL_QUEUE_DEPTH: int = 260
+
+def metal_sample_chunks(reps: int) -> list[tuple[int, int]]:
+    """
+    The Metal backend's counter sample buffers for `reps` samples: (first sample, samples) per
+    buffer, two timestamps per sample, at most METAL_MAX_SAMPLES_PER_BUFFER timestamps each.
+    """
+
+def metal_tick_period(before: tuple[float, float, int], after: tuple[float, float, int]) -> dict:
+    """
+    Seconds per GPU tick from two clock readings (host_s, half_width_s, gpu_ticks): a dict with ok,
+    problem, seconds (exactly 1e-9 when snapped), calibrated, error (relative) and snapped.
+    """
+
+def metal_choose_samples(command_buffer_s: Sequence[float], wanted: bool, unavailable: str, ticks: Sequence[int], before: tuple[float, float, int], after: tuple[float, float, int], what: str = 'kernel') -> dict:
+    """
+    The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's
+    GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError
+    when a command buffer reports no positive GPU time.
+    """
+
+def metal_constant_bytes(type: int, name: str, value: int | float, entry: str = 'kernel') -> bytes:
+    """
+    The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType
+    raw value `type` (float 3, half 16, int 29, uint 33, short 37, ushort 41, bool 53); ValueError
+    naming the valid range for a value the type cannot hold or an unsupported type.
+    """
+
+def metal_half_bits(value: float) -> int:
+    """IEEE binary16 bits of a float, rounded to nearest even."""
+
+def metal_command_buffer_failure(call: str, what: str, status: int, error: str) -> str:
+    """
+    The Metal backend's error text for a command buffer that ended with MTLCommandBufferStatus `status`.
+    """
+
+class MetalInFlight:
+    """
+    The Metal backend's bookkeeping of launches committed and not waited for.
+    """
+
+    def __init__(self, capacity: int) -> None: ...
+
+    def acquire(self) -> None:
+        """Block while `capacity` launches are in flight, then count one more."""
+
+    def complete(self, error: str) -> None:
+        """A launch completed: "" or its failure (the first failure is kept)."""
+
+    def abandon(self) -> None:
+        """A slot whose command buffer was never committed."""
+
+    def wait_idle(self) -> str:
+        """
+        Block until none is in flight; return the first failure since the last call ("" if none).
+        """
+
+    @property
+    def in_flight(self) -> int: ...
+
+    @property
+    def capacity(self) -> int: ...
+
+def coreml_compute_units(name: str) -> int:
+    """
+    MLComputeUnits' raw value for a coremltools name (CPU_ONLY, CPU_AND_GPU, ALL, CPU_AND_NE).
+    """
+
+def coreml_check_inputs(inputs: Sequence[tuple[str, Sequence[int], int]], reps: int, max_warmup_s: float) -> list[list[int]]:
+    """
+    coreml_time's argument checks, inputs given as (name, shape, value count): each input's
+    row-major strides, or ValueError naming the problem.
+    """
+
+def coreml_warmup_done(done: int, min_warmup: int, previous_s: float, current_s: float, spent_s: float, max_warmup_s: float) -> bool:
+    """Whether Core ML's warm-up stops after `done` predictions."""
+
+def coreml_dtype(raw: int) -> tuple[str, int]:
+    """
+    (NumPy name, bytes) of an MLMultiArrayDataType raw value; ("", 0) when unknown.
+    """
+
+def coreml_dense_copy(data: bytes, shape: Sequence[int], strides: Sequence[int], element_size: int) -> bytes:
+    """
+    A strided array's elements (strides in elements), dense and row-major; ValueError for an element
+    outside `data`.
     """

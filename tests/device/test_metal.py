@@ -32,7 +32,7 @@ kernel void axpy(const device float* x [[buffer(0)]], device float* y [[buffer(1
 @pytest.fixture(scope="module")
 def metal() -> Any:
     backend = _core.Backend("metal", 0)
-    if not backend.info().get("gpu_family"):
+    if int(backend.info().get("gpu_family_raw", 0)) < 1007:
         pytest.skip(f"{backend.info()['name']} is not an Apple-family GPU (Apple7 or newer)")
     return backend
 

@@ -1,0 +1,229 @@
+// The Metal backend's decisions in plain C++ (core/metal_rules.h; docs/design.md, "The Metal backend").
+#include "core/metal_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.h"
+
+namespace ar::metal_rules {
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string of(size_t k, size_t n) { return std::to_string(k) + " of " + std::to_string(n); }
+
+}  // namespace
+
+const char* const kCommandBufferTimer = "command buffer GPUEndTime - GPUStartTime";
+
+std::vector<SampleChunk> sample_chunks(uint64_t reps) {
+  std::vector<SampleChunk> out;
+  for (uint64_t first = 0; first < reps; first += kMaxRepsPerBuffer)
+    out.push_back({first, std::min(kMaxRepsPerBuffer, reps - first)});
+  return out;
+}
+
+TickPeriod tick_period(const ClockPair& before, const ClockPair& after) {
+  TickPeriod p;
+  const double span = after.host_s - before.host_s;
+  if (after.gpu_ticks <= before.gpu_ticks || !(span >= kMinCalibrationSpan)) {
+    const uint64_t ticks = after.gpu_ticks > before.gpu_ticks ? after.gpu_ticks - before.gpu_ticks : 0;
+    p.problem = "the GPU tick could not be calibrated (" + std::to_string(ticks) + " ticks in " + fixed(span * 1e6, 0) +
+                " us; at least " + fixed(kMinCalibrationSpan * 1e6, 0) + " us and one tick are needed)";
+    return p;
+  }
+  const double ticks = double(after.gpu_ticks - before.gpu_ticks);
+  p.ok = true;
+  p.calibrated = span / ticks;
+  p.error = (before.half_width_s + after.half_width_s) / span + 1.0 / ticks;
+  p.snapped = std::abs(p.calibrated - 1e-9) <= p.error * p.calibrated;
+  p.seconds = p.snapped ? 1e-9 : p.calibrated;
+  return p;
+}
+
+PassVerdict judge_pass(uint64_t start, uint64_t end, double period_s, double command_buffer_s, double* pass_s) {
+  if (start == 0 || end == 0 || start == kCounterErrorValue || end == kCounterErrorValue || end <= start)
+    return PassVerdict::invalid;
+  const double pass = double(end - start) * period_s;
+  if (pass_s) *pass_s = pass;
+  if (pass > command_buffer_s * kLongerFactor + kLongerSlack_s) return PassVerdict::longer;
+  if (pass < command_buffer_s * kShorterFraction && command_buffer_s - pass > kMaxOverhead_s) return PassVerdict::shorter;
+  return PassVerdict::ok;
+}
+
+SampleSet choose_samples(const std::vector<double>& command_buffer_s, const CounterRun& counters, const std::string& what) {
+  const size_t n = command_buffer_s.size();
+  for (double t : command_buffer_s)
+    if (!(t > 0.0))
+      throw DeviceError("[metal::GPUEndTime] " + what + ": the completed command buffer reports no GPU time (" +
+                        std::to_string(t) + " s)");
+  SampleSet out;
+  auto fall_back = [&](const std::string& why) {
+    out.seconds = command_buffer_s;
+    out.timer = std::string(kCommandBufferTimer) + (why.empty() ? "" : " (counters: " + why + ")");
+    out.counters = false;
+    return out;
+  };
+  if (!counters.wanted) return fall_back("");
+  if (!counters.unavailable.empty()) return fall_back(counters.unavailable);
+  if (counters.ticks.size() != 2 * n)
+    return fall_back(std::to_string(counters.ticks.size()) + " timestamps resolved for " + std::to_string(n) +
+                     " samples (2 each are needed)");
+  const TickPeriod period = tick_period(counters.before, counters.after);
+  if (!period.ok) return fall_back(period.problem);
+
+  std::vector<double> pass_s(n);
+  size_t invalid = 0, longer = 0, shorter = 0;
+  for (size_t r = 0; r < n; ++r) {
+    switch (judge_pass(counters.ticks[2 * r], counters.ticks[2 * r + 1], period.seconds, command_buffer_s[r], &pass_s[r])) {
+      case PassVerdict::ok: break;
+      case PassVerdict::invalid: ++invalid; break;
+      case PassVerdict::longer: ++longer; break;
+      case PassVerdict::shorter: ++shorter; break;
+    }
+  }
+  const std::string tick = period.snapped ? "tick period 1 ns" : "tick period " + fixed(period.seconds * 1e9, 3) + " ns";
+  if (invalid) return fall_back(of(invalid, n) + " counter samples were zero, MTLCounterErrorValue or end <= start");
+  if (longer)
+    return fall_back(of(longer, n) + " passes timed by the counters were longer than their command buffers (" + tick + ")");
+  if (shorter)
+    return fall_back(of(shorter, n) + " passes timed by the counters were under " + fixed(kShorterFraction * 100, 0) +
+                     " % of their command buffers' time and more than " + fixed(kMaxOverhead_s * 1e6, 0) +
+                     " us shorter (" + tick + ")");
+  out.seconds = std::move(pass_s);
+  out.counters = true;
+  // No per-run figure in the text: measurements timed the same way share one timer sentence.
+  out.timer = std::string("counter timestamps at the compute pass boundaries (") +
+              (period.snapped ? "tick period 1 ns: the host-clock calibration agreed within its error"
+                              : "tick period calibrated against the host clock over the run") +
+              "; each pass within its command buffer's GPUEndTime - GPUStartTime)";
+  return out;
+}
+
+uint16_t half_bits(float f) {
+  uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t exponent = (x >> 23) & 0xffu;
+  uint32_t mantissa = x & 0x7fffffu;
+  if (exponent == 0xffu) return uint16_t(sign | 0x7c00u | (mantissa ? 0x200u : 0u));  // infinity, NaN
+  const int32_t e = int32_t(exponent) - 127 + 15;  // the half's biased exponent
+  if (e >= 31) return uint16_t(sign | 0x7c00u);    // beyond the largest half: infinity
+  if (e <= 0) {                                    // a half subnormal, or zero
+    if (e < -10) return uint16_t(sign);            // under half the smallest subnormal
+    mantissa |= 0x800000u;
+    const uint32_t shift = uint32_t(14 - e);
+    uint32_t h = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u), mid = 1u << (shift - 1u);
+    if (rest > mid || (rest == mid && (h & 1u))) ++h;
+    return uint16_t(sign | h);
+  }
+  uint32_t h = (uint32_t(e) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // a carry may reach the exponent: still right
+  return uint16_t(sign | h);
+}
+
+std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64_t int_value, double float_value,
+                                    bool is_int, const std::string& entry) {
+  char text[64];
+  if (is_int) std::snprintf(text, sizeof text, "%lld", static_cast<long long>(int_value));
+  else std::snprintf(text, sizeof text, "%.17g", float_value);
+  auto bad = [&](const std::string& why) {
+    return std::invalid_argument("constant " + name + " = " + text + " for kernel '" + entry + "': " + why);
+  };
+  auto integer = [&](int64_t lo, int64_t hi, const char* type_name) {
+    if (!is_int) throw bad(std::string("the function declares it ") + type_name + ", which needs an integer");
+    if (int_value < lo || int_value > hi)
+      throw bad(std::string("out of range for ") + type_name + " (valid: " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ")");
+    return int_value;
+  };
+  auto bytes_of = [](const auto& v) {
+    std::vector<uint8_t> out(sizeof v);
+    std::memcpy(out.data(), &v, sizeof v);
+    return out;
+  };
+  const double as_double = is_int ? double(int_value) : float_value;
+  switch (type) {
+    case kInt: return bytes_of(int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
+    case kUInt: return bytes_of(uint32_t(integer(0, std::numeric_limits<uint32_t>::max(), "uint")));
+    case kShort: return bytes_of(int16_t(integer(-32768, 32767, "short")));
+    case kUShort: return bytes_of(uint16_t(integer(0, 65535, "ushort")));
+    case kBool: return bytes_of(uint8_t(integer(0, 1, "bool")));  // MSL's bool is one byte
+    case kFloat: {
+      const float v = float(as_double);
+      if (!std::isfinite(v)) throw bad("not finite as a float");
+      return bytes_of(v);
+    }
+    case kHalf: {
+      const uint16_t h = half_bits(float(as_double));
+      if ((h & 0x7c00u) == 0x7c00u) throw bad("not finite as a half");
+      return bytes_of(h);
+    }
+  }
+  throw bad("function constants of MTLDataType " + std::to_string(type) +
+            " are not supported (valid: int, uint, short, ushort, bool, float, half)");
+}
+
+std::string status_name(int64_t status) {
+  static const char* const names[] = {"NotEnqueued", "Enqueued", "Committed", "Scheduled", "Completed", "Error"};
+  if (status >= 0 && status < int64_t(sizeof names / sizeof names[0])) return names[status];
+  return "unknown (" + std::to_string(status) + ")";
+}
+
+std::string command_buffer_failure(const std::string& call, const std::string& what, int64_t status,
+                                   const std::string& error) {
+  return "[metal::" + call + "] " + what + ": command buffer ended with status " + status_name(status) + ": " + error;
+}
+
+std::string error_text(const std::string& description, const std::string& domain, int64_t code) {
+  return (description.empty() ? std::string("?") : description) + " (" + domain + " " + std::to_string(code) + ")";
+}
+
+// ---- InFlight ---------------------------------------------------------------------------------------
+
+InFlight::InFlight(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
+
+void InFlight::acquire() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return in_flight_ < capacity_; });
+  ++in_flight_;
+}
+
+void InFlight::complete(const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error.empty() && error_.empty()) error_ = error;
+    if (in_flight_) --in_flight_;
+  }
+  changed_.notify_all();
+}
+
+void InFlight::abandon() { complete(""); }
+
+std::string InFlight::wait_idle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return in_flight_ == 0; });
+  std::string e;
+  e.swap(error_);
+  return e;
+}
+
+size_t InFlight::in_flight() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return in_flight_;
+}
+
+}  // namespace ar::metal_rules
