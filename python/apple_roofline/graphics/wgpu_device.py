@@ -173,15 +173,8 @@ class WgpuPass:
         commands = [head.finish()]
         tail = dev.device.create_command_encoder()
         image_buffer, row = None, 0
-        fmt = FORMATS[self.fmt]
         if read:
-            row = -(-self.width * fmt.bytes_per_pixel // 256) * 256  # rows of a copy are 256-byte aligned
-            image_buffer = dev.device.create_buffer(size=row * self.height,
-                                                    usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC)
-            self._encode(tail, first=False, last=False, query=None, index=0, keep=True)
-            tail.copy_texture_to_buffer({"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
-                                        {"buffer": image_buffer, "offset": 0, "bytes_per_row": row,
-                                         "rows_per_image": self.height}, (self.width, self.height, 1))
+            image_buffer, row = self._encode_readback(tail)
         if not dev.timestamps:
             self.timer = "host clock around submit and the wait for it (no timestamp-query)"
             dev.device.queue.submit(commands)
@@ -213,26 +206,40 @@ class WgpuPass:
             samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
         invocations = (int(np.frombuffer(dev.device.queue.read_buffer(stats), dtype=np.uint64)[0])
                        if stats is not None else None)
-        image = None
-        if image_buffer is not None:
-            raw = np.frombuffer(dev.device.queue.read_buffer(image_buffer), dtype=np.uint8).reshape(self.height, row)
-            image = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
-                self.height, self.width, fmt.channels)
+        image = self._image(image_buffer, row) if image_buffer is not None else None
         return PassRun(samples, invocations, image)
+
+    def _encode_readback(self, enc: Any) -> Tuple[Any, int]:
+        """Encode one storing pass and a copy of the target into a new buffer; (buffer, bytes per row).
+        Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's bytesPerRow rule)."""
+        wgpu = self.device.wgpu
+        row = -(-self.width * FORMATS[self.fmt].bytes_per_pixel // 256) * 256
+        buffer = self.device.device.create_buffer(size=row * self.height,
+                                                  usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC)
+        self._encode(enc, first=False, last=False, query=None, index=0, keep=True)
+        enc.copy_texture_to_buffer({"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
+                                   {"buffer": buffer, "offset": 0, "bytes_per_row": row, "rows_per_image": self.height},
+                                   (self.width, self.height, 1))
+        return buffer, row
+
+    def _image(self, buffer: Any, row: int) -> np.ndarray:
+        """The (height, width, channels) image in its storage dtype from a buffer of 256-byte rows."""
+        fmt = FORMATS[self.fmt]
+        raw = np.frombuffer(self.device.device.queue.read_buffer(buffer), dtype=np.uint8).reshape(self.height, row)
+        image: np.ndarray = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
+            self.height, self.width, fmt.channels)
+        return image
 
     def read(self) -> np.ndarray:
         """The target after one pass, shape (height, width, channels), in its storage dtype. A pass
         whose store action is ``discard`` leaves no image: this one pass of the same pipeline
-        stores."""
-        fmt = FORMATS[self.fmt]
+        stores. Read through a buffer copy, as :meth:`run` reads: wgpu 0.32's ``queue.read_texture``
+        never returned on an H100 through Vulkan (driver 580.159.04; the wait stayed in
+        ``_sync_wait`` for over 6 minutes), while the buffer path is what every measured pass uses."""
         enc = self.device.device.create_command_encoder()
-        self._encode(enc, first=False, last=False, query=None, index=0, keep=True)
+        buffer, row = self._encode_readback(enc)
         self.device.device.queue.submit([enc.finish()])
-        data = self.device.device.queue.read_texture(
-            {"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
-            {"offset": 0, "bytes_per_row": self.width * fmt.bytes_per_pixel}, (self.width, self.height, 1))
-        image: np.ndarray = np.frombuffer(data, dtype=fmt.dtype).reshape(self.height, self.width, fmt.channels).copy()
-        return image
+        return self._image(buffer, row)
 
     def fragment_invocations(self) -> Optional[int]:
         """Fragment-shader invocations of one pass (pipeline statistics), or None without the feature."""
