@@ -20,6 +20,7 @@ from ..errors import OptionError
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .progress import CliProgress
+from .signals import interrupted_code, interrupted_words
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
@@ -44,7 +45,7 @@ FLAGS: Dict[str, str] = {
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
     "paths": "--path", "max_reps": "--max-reps", "sustain_s": "--sustain",
     "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
-    "budget": "--budget", "fetches": "--fetches", "filters": "--filter",
+    "budget": "--budget", "fetches": "--fetches", "filters": "--filter", "resume": "--resume",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -177,14 +178,16 @@ def load_results(path: Path) -> object:
 
 
 def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> NoReturn:
-    """The study was interrupted: write the ``partial`` study into ``out`` with ``write``, say so on
-    stderr and exit 130 (with an error when it cannot be written)."""
+    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`): write the ``partial`` study
+    into ``out`` with ``write``, say so on stderr and exit 128 + the signal (130 for Ctrl-C; with an
+    error when it cannot be written)."""
+    words = interrupted_words()
     try:
         write(partial, out)
     except (OSError, ValueError) as write_exc:
-        fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-    typer.echo(f"interrupted: partial study written to {out}", err=True)
-    raise typer.Exit(EXIT_INTERRUPTED) from None
+        fail(f"{words}, and the partial study could not be written to {out}: {write_exc}", interrupted_code())
+    typer.echo(f"{words}: partial study written to {out}", err=True)
+    raise typer.Exit(interrupted_code()) from None
 
 
 def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
@@ -201,7 +204,10 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
 def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,
                       device: object) -> S:
     """:func:`measure_study`, exiting 1 with ``device DEVICE: MESSAGE`` when the device fails
-    (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`)."""
+    (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`) or a
+    resumed journal's record it cannot read (a ResultsError)."""
+    from ..study.files import ResultsError
+
     backend_error = backend_error_type()
     try:
         return measure_study(run, write, out)
@@ -209,6 +215,8 @@ def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], o
         fail(f"device {device}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
+    except ResultsError as exc:
+        fail(f"--resume: {exc}", EXIT_USAGE)
 
 
 def write_outputs(write: Callable[[S, Path], Written], study: S, out: Path) -> Written:
