@@ -158,4 +158,10 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
     rc, _, err = _study([*STUDIES["run"][0], "--resume", str(tmp_path)])
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "kind is 'calls', not 'roofline'" in err
     assert journal_path(tmp_path, stem).read_bytes() == before
-    assert json.loads(before.splitlines()[0])["options"]["max_reps"] == 5000
+    head, first = before.splitlines()[:2]
+    assert json.loads(head)["options"]["max_reps"] == 5000
+    key = json.loads(first)["key"]
+    journal_path(tmp_path, stem).write_bytes(head + b"\n" + json.dumps({"key": key, "record": {"path": 5}}).encode() + b"\n")
+    rc, _, err = _study([*args[:-1], "5000", "--resume", str(tmp_path)])
+    assert rc == 2 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(f"error: {journal_path(tmp_path, stem)}")

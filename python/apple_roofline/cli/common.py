@@ -3,7 +3,7 @@ reading results files, and turning the library's typed errors into messages.
 
 Every error is one line on stderr, ``error: ...``, naming the value and the valid range; no
 traceback. Exit codes: 0 success; 1 a measurement failed validation, a device error, a file that
-could not be written; 2 bad usage; 130 interrupted.
+could not be written; 2 bad usage; 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -193,21 +193,24 @@ def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> 
 def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
     """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
     :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
-    ``write`` and the command exits 130 (:func:`write_partial`). The runner's other errors pass."""
+    ``write`` and the command exits 128 + the signal (:func:`write_partial`); a record of a resumed
+    journal that cannot be read (a ResultsError naming the journal) exits 2. The runner's other
+    errors pass."""
+    from ..study.files import ResultsError
+
     try:
         with CliProgress() as progress:
             return run(progress)
     except StudyInterrupted as exc:
         write_partial(write, exc.partial, out)
+    except ResultsError as exc:
+        fail(str(exc), EXIT_USAGE)
 
 
 def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,
                       device: object) -> S:
     """:func:`measure_study`, exiting 1 with ``device DEVICE: MESSAGE`` when the device fails
-    (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`) or a
-    resumed journal's record it cannot read (a ResultsError)."""
-    from ..study.files import ResultsError
-
+    (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`)."""
     backend_error = backend_error_type()
     try:
         return measure_study(run, write, out)
@@ -215,8 +218,6 @@ def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], o
         fail(f"device {device}: {exc}", EXIT_FAILED)
     except OptionError as exc:
         fail_option(exc)
-    except ResultsError as exc:
-        fail(f"--resume: {exc}", EXIT_USAGE)
 
 
 def write_outputs(write: Callable[[S, Path], Written], study: S, out: Path) -> Written:

@@ -222,8 +222,8 @@ def run(
             except OSError:
                 pass
         fail_option(exc)
-    except ResultsError as exc:  # a resumed journal's record that cannot be read
-        fail(f"--resume: {exc}", EXIT_USAGE)
+    except ResultsError as exc:  # a resumed journal's record that cannot be read (names the journal)
+        fail(str(exc), EXIT_USAGE)
 
     # -- write and summarise
     written, problems = _write(result, out, which)
