@@ -165,3 +165,26 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
     rc, _, err = _study([*args[:-1], "5000", "--resume", str(tmp_path)])
     assert rc == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith(f"error: {journal_path(tmp_path, stem)}")
+
+
+def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(monkeypatch: pytest.MonkeyPatch,
+                                                                   resume_check: Any) -> None:
+    from apple_roofline.latency import runner
+    from apple_roofline.latency.model import DispatchStudy
+
+    calls: List[str] = []
+    series, timeline = runner._launch_series, runner._timeline
+
+    def counted_series(*a: Any) -> Any:
+        return [(m, p, c, lambda run=run, m=m: calls.append(m) or run()) for m, p, c, run in series(*a)]
+
+    def counted_timeline(*a: Any) -> Any:
+        calls.append("timeline")
+        return timeline(*a)
+
+    monkeypatch.setattr(runner, "_launch_series", counted_series)
+    monkeypatch.setattr(runner, "_timeline", counted_timeline)
+    study = resume_check("dispatch", DispatchStudy, lambda j: runner.run_dispatch(
+        "cpu", reps=5, launches=2, warmup=1, peers=False, journal=j), lambda s: [
+        s for s in s.series if s.measure != "step"], lambda: len(calls))
+    assert study.valid
