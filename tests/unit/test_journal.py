@@ -15,7 +15,7 @@ from apple_roofline.errors import OptionError
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.files import ResultsError
-from apple_roofline.study.journal import SUFFIX, Journal, journal_path, read_journal, record_key
+from apple_roofline.study.journal import SUFFIX, Journal, JournalWriteError, journal_path, read_journal, record_key
 from apple_roofline.study.markdown import provenance_lines
 
 DEVICE = {"backend": "cpu", "name": "Test CPU"}
@@ -210,3 +210,12 @@ def test_resumed_round_trips_through_the_results_file_and_shows_in_the_report() 
     bad["resumed"]["measurements"] = [1]
     with pytest.raises(ResultsError, match="resumed.measurements"):
         Run.from_dict(bad, source="run.json")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill a disk")
+def test_a_full_disk_is_one_line_naming_the_journal() -> None:
+    j = Journal("/dev/full")
+    with pytest.raises(JournalWriteError) as info:
+        _begin(Path("/dev/full"), j)
+    assert info.value.strerror == "cannot write the journal /dev/full: No space left on device"
+    j.close()

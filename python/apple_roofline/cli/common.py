@@ -194,9 +194,10 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
     """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
     :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
     ``write`` and the command exits 128 + the signal (:func:`write_partial`); a record of a resumed
-    journal that cannot be read (a ResultsError naming the journal) exits 2. The runner's other
-    errors pass."""
+    journal that cannot be read (a ResultsError naming the journal) exits 2, a journal that cannot be
+    written exits 1. The runner's other errors pass."""
     from ..study.files import ResultsError
+    from ..study.journal import JournalWriteError
 
     try:
         with CliProgress() as progress:
@@ -205,6 +206,8 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
         write_partial(write, exc.partial, out)
     except ResultsError as exc:
         fail(str(exc), EXIT_USAGE)
+    except JournalWriteError as exc:
+        fail(exc.strerror or str(exc), EXIT_FAILED)
 
 
 def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,

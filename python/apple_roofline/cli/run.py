@@ -201,6 +201,7 @@ def run(
         import_failure(exc)
     from ..roofline.run import Run
     from ..study.files import ResultsError
+    from ..study.journal import JournalWriteError
 
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
@@ -224,6 +225,8 @@ def run(
         fail_option(exc)
     except ResultsError as exc:  # a resumed journal's record that cannot be read (names the journal)
         fail(str(exc), EXIT_USAGE)
+    except JournalWriteError as exc:
+        fail(exc.strerror or str(exc), EXIT_FAILED)
 
     # -- write and summarise
     written, problems = _write(result, out, which)

@@ -19,6 +19,7 @@ resumed journal holds is loaded from it, not measured again; any other is measur
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -32,7 +33,8 @@ from .document import Document, ToolInfo
 from .files import ResultsError, read_results_text
 from .reader import Reader
 
-__all__ = ["JOURNAL_VERSION", "SUFFIX", "journal_path", "JournalContents", "read_journal", "Journal", "record_key"]
+__all__ = ["JOURNAL_VERSION", "SUFFIX", "journal_path", "JournalContents", "read_journal", "Journal", "JournalWriteError",
+           "record_key"]
 
 #: The ``journal`` key of a journal's first line: the layout version of the journal itself.
 JOURNAL_VERSION = 1
@@ -41,6 +43,15 @@ SUFFIX = ".journal.jsonl"
 
 R = TypeVar("R")
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class JournalWriteError(OSError):
+    """The journal could not be written (a full disk, a directory made read-only): ``strerror`` names
+    the journal and why, on one line."""
+
+
+def _write_error(path: Optional[Path], exc: OSError) -> JournalWriteError:
+    return JournalWriteError(exc.errno, f"cannot write the journal {path}: {exc.strerror or exc}")
 
 
 def journal_path(out: PathLike, stem: str) -> Path:
@@ -151,7 +162,7 @@ class Journal:
         self.previous = resume
         #: The keys loaded from the resumed journal, in the order the study reached them.
         self.resumed_keys: List[str] = []
-        self._file: Optional[IO[bytes]] = None
+        self._file: Optional[IO[bytes]] = None  # unbuffered: nothing waits in memory
         self._lock = threading.Lock()
 
     # -- starting -----------------------------------------------------------------------------------
@@ -165,16 +176,19 @@ class Journal:
         Raises:
             OptionError: (option ``resume``) the resumed journal is of another device (backend and
                 name differ) or of other options; the message names the first that differs.
-            OSError: the journal cannot be written.
+            JournalWriteError: the journal cannot be written.
         """
         if self.path is None:
             return
         options = _plain(dict(options))
         if self.previous is not None:
             self._check(device, options)
-            fh = open(self.path, "r+b")
-            fh.truncate(self.previous.end)
-            fh.seek(self.previous.end)
+            try:
+                fh = open(self.path, "r+b", buffering=0)
+                fh.truncate(self.previous.end)
+                fh.seek(self.previous.end)
+            except OSError as exc:
+                raise _write_error(self.path, exc) from None
             self._file = fh
             return
         header = {
@@ -182,7 +196,10 @@ class Journal:
             "created": created, "host": provenance.host(), "device": dict(device), "command": list(command),
             "warnings": [], "complete": False, "journal": JOURNAL_VERSION, "options": options,
         }
-        self._file = open(self.path, "wb")
+        try:
+            self._file = open(self.path, "wb", buffering=0)
+        except OSError as exc:
+            raise _write_error(self.path, exc) from None
         self._write(header)
         _fsync_dir(self.path.parent)
 
@@ -217,7 +234,7 @@ class Journal:
 
         Raises:
             ResultsError: ``record`` holds a NaN or an infinity.
-            OSError: the journal cannot be written.
+            JournalWriteError: the journal cannot be written.
         """
         if self.path is not None:
             self._write({"key": key, "record": record})
@@ -263,9 +280,16 @@ class Journal:
         with self._lock:
             if self._file is None:
                 raise ValueError(f"{self.path}: the journal is not open (call begin first)")
-            self._file.write(line.encode("utf-8"))
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            data = memoryview(line.encode("utf-8"))
+            try:
+                while data:  # unbuffered: each call writes to the file (all of it, but for a full disk)
+                    n = self._file.write(data)
+                    if not n:
+                        raise OSError(errno.EIO, "the file took no bytes")
+                    data = data[n:]
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                raise _write_error(self.path, exc) from None
 
 
 def _fsync_dir(directory: Path) -> None:
