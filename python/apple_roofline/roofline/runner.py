@@ -165,7 +165,8 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
-        key = record_key(kernel_key(k), params=case.params)
+        block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
+        key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
         stored = journal.stored(key)
         if stored is not None:
             m = Measurement.from_dict(stored, source=str(journal.path), where=key)
