@@ -4,7 +4,7 @@ backend, device, toolchain, typecheck; docs/design.md, "Tests"), so ``pytest -m 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
+from typing import Any, Callable, List
 
 import pytest
 
@@ -61,3 +61,33 @@ def backend(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     from apple_roofline._native import _core
 
     return _core.Backend(request.param, 0)
+
+
+@pytest.fixture
+def resume_check(tmp_path: Any) -> Callable[..., Any]:
+    """``check(stem, kind, study, records, measured)``: run ``study(journal)`` with a new journal, cut
+    the journal back to its header and the first half of its records (a study killed half way), run
+    it again resuming from that, and check that exactly the missing half was measured (``measured()``
+    counts the measurements made), the journal ends with every key once, and the result says which
+    were kept (docs/design.md, "Journal and resume"). Returns the resumed study."""
+    from apple_roofline.study.journal import Journal, journal_path, read_journal
+
+    def check(stem: str, kind: Any, study: Callable[[Journal], Any], records: Callable[[Any], Any],
+              measured: Callable[[], int]) -> Any:
+        path = journal_path(tmp_path, stem)
+        first = study(Journal(path))
+        keys = list(read_journal(path, kind).records)
+        assert first.resumed is None and len(keys) == len(records(first)) >= 2
+        half = len(keys) // 2
+        path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:1 + half]))
+        before = measured()
+        second = study(Journal(resume=read_journal(path, kind)))
+        assert measured() - before == len(keys) - half
+        again = list(read_journal(path, kind).records)
+        assert sorted(again) == sorted(keys) and again[:half] == keys[:half]
+        assert sorted(second.resumed["measurements"]) == sorted(keys[:half])
+        assert second.resumed["device"] == {"backend": first.backend, "name": first.device_name}
+        assert len(records(second)) == len(records(first)) and second.complete
+        return second
+
+    return check

@@ -8,7 +8,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, List
 
 import numpy as np
 import pytest
@@ -292,3 +292,20 @@ def test_cli_off_macos_writes_a_study_of_skipped_points(tmp_path: Path) -> None:
     assert report.exit_code == 0 and "Nothing in this report is a measurement" in report.output
     plot = cli.invoke(app, ["plot", str(tmp_path / "engines.json")])
     assert plot.exit_code == 1 and "need macOS" in plot.output
+
+
+@off_macos
+@needs_coremltools
+def test_resume_keeps_the_points_its_journal_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   resume_check: Any) -> None:
+    calls: List[int] = []
+    skipped = R._skipped
+
+    def counted(*a: Any) -> Any:
+        calls.append(1)
+        return skipped(*a)
+
+    monkeypatch.setattr(R, "_skipped", counted)
+    resume_check("engines", EnginesStudy, lambda j: R.run_engines(
+        ["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache", journal=j), lambda s: s.points,
+        lambda: len(calls))

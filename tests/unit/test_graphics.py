@@ -452,3 +452,21 @@ def test_bilinear_table_gives_the_fetch_by_fetch_sums(pattern: str, monkeypatch:
     fetched = K.texture_sums(tex, W, H, pattern, "bilinear", (1, 7))
     assert all(np.array_equal(table[n], fetched[n]) for n in (1, 7))
     assert not np.array_equal(table[7], K.texture_sums(tex, W, H, pattern, "nearest", (7,))[7])
+
+
+def test_resume_measures_only_the_passes_its_journal_lacks(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch,
+                                                           resume_check: Any) -> None:
+    from apple_roofline.graphics.passes import PassMeasurer
+
+    calls: List[int] = []
+    record = PassMeasurer._record
+
+    def counted(self: PassMeasurer, *a: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return record(self, *a, **kw)
+
+    monkeypatch.setattr(PassMeasurer, "_record", counted)
+    study = resume_check("graphics", GraphicsStudy, lambda j: R.run_graphics(
+        "wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=2, journal=j), lambda s: s.measurements,
+        lambda: len(calls))
+    assert study.valid and {m.suite for m in study.measurements} == {"fillrate", "tilemem", "texture"}

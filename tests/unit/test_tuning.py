@@ -395,3 +395,17 @@ def test_cli_plot_and_report_read_a_tuning_study(fake: FakeBackend, tmp_path: Pa
     write_tune(_tune(blocks=[128]), tmp_path / "bad")
     r = cli.invoke(app, ["plot", str(tmp_path / "bad" / "tune.json")])
     assert r.exit_code == 1 and "no valid point" in r.output
+
+
+def test_resume_measures_only_the_points_its_journal_lacks(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch,
+                                                           resume_check: Any) -> None:
+    calls: List[int] = []
+    measure = runner.measure_case
+
+    def counted(*a: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return measure(*a, **kw)
+
+    monkeypatch.setattr(runner, "measure_case", counted)
+    resume_check("tune", TuneStudy, lambda j: _tune(blocks=[64, 128], journal=j), lambda s: s.measurements,
+                 lambda: len(calls))

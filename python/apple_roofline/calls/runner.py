@@ -29,6 +29,7 @@ from ..devices import default_device, open_device
 from ..errors import OptionError, check_int
 from ..measure import warm_up
 from ..study.document import ToolInfo
+from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..suites.gemm import gemm_bytes, gemm_flops
 from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
@@ -80,6 +81,7 @@ def run_calls(
     command: Sequence[str] = (),
     open_backend: Callable[[str], Any] = open_device,
     core: Any = None,
+    journal: Optional[Journal] = None,
 ) -> CallsStudy:
     """Measure the per-call cost of C[B×N] = A[B×N]·W[N×N] (fp32) through every path of ``device``
     ("cpu", "cuda:0", "metal:0"; default: the best available) and return the :class:`~.model.CallsStudy`.
@@ -94,10 +96,13 @@ def run_calls(
         progress: receives ``start("calls", total)``, ``advance(description)``, ``finish("calls")``.
         command: the command line to record.
         open_backend, core: how the device is opened and the extension module (tests pass fakes).
+        journal: keeps each measurement as it finishes (docs/design.md, "Journal and resume"; key
+            ``"PATH BxN"``); one its resumed journal holds is kept, not measured again.
 
     Raises:
         OptionError: an unknown path, B or N out of range, ``max_reps`` or ``budget_s`` out of range,
-            a malformed device name (each naming the parameter and the valid values).
+            a malformed device name (each naming the parameter and the valid values); (option
+            ``resume``) a resumed journal of another device or other options.
         _core.BackendError: the device failed.
         CallsInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -116,6 +121,11 @@ def run_calls(
     device_str = f"{name}:{int(info.get('index', 0) or 0)}" if name != "cpu" else "cpu"
     ctx = PathContext(core=core, backend=backend, backend_name=name, device=device_str)
     created = provenance.now()
+    params = {"batches": sorted({b for b, _n in shapes}), "sizes": sorted({n for _b, n in shapes}),
+              "quick": quick, "budget_s": budget, "min_reps": MIN_REPS, "max_reps": max_reps, "dtype": "fp32",
+              "paths": list(names)}
+    journal = journal or Journal()
+    journal.begin(CallsStudy, created=created, device=info, command=command, options=params)
     infos: List[CallPathInfo] = []
     measured: List[CallMeasurement] = []
     skipped: List[PathSkipped] = []
@@ -124,12 +134,9 @@ def run_calls(
         warns = [f"{m.path} {m.shape} failed validation: {m.validation}" for m in measured if not m.valid]
         return CallsStudy(
             tool=ToolInfo.current(), created=created, finished=provenance.now(), host=provenance.host(), device=info,
-            command=tuple(command),
-            params={"batches": sorted({b for b, _n in shapes}), "sizes": sorted({n for _b, n in shapes}),
-                    "quick": quick, "budget_s": budget, "min_reps": MIN_REPS, "max_reps": max_reps, "dtype": "fp32",
-                    "paths": list(names)},
+            command=tuple(command), params=params,
             paths=tuple(infos), measurements=tuple(measured), skipped=tuple(skipped), warnings=tuple(warns),
-            complete=complete,
+            complete=complete, resumed=journal.resumed(),
         )
 
     runnable = []
@@ -154,33 +161,48 @@ def run_calls(
                 continue
             added = False
             for b, n in shapes:
-                try:
-                    prep = prepare(ctx, b, n)
-                except core.UnsupportedError as exc:
-                    skipped.append(PathSkipped(p.name if not added else f"{p.name} {b}×{n}²", str(exc)))
-                    if progress:
-                        progress.advance(f"{p.name} {b}×{n}²: skipped")
-                    if not added:
-                        break
-                    continue
+                key = record_key(p.name, f"{b}x{n}")
+                stored = journal.stored(key)
+                if stored is None:
+                    try:
+                        prep = prepare(ctx, b, n)
+                    except core.UnsupportedError as exc:
+                        skipped.append(PathSkipped(p.name if not added else f"{p.name} {b}×{n}²", str(exc)))
+                        if progress:
+                            progress.advance(f"{p.name} {b}×{n}²: skipped")
+                        if not added:
+                            break
+                        continue
                 if not added:
                     infos.append(info_p)
                     added = True
-                # A path that warms up inside each run (Core ML reloads its model per run) is run once
-                # to size the samples; warm_up's one-call steps would each reload it.
-                warm = prep.run(3) if prep.warms_up else warm_up(prep.run)
-                samples = prep.run(_reps_for(min(warm[-3:]), budget, max_reps))
-                ok, why = prep.check()
-                m = CallMeasurement(p.name, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, p.dtype), tuple(samples),
-                                    rows=prep.rows, valid=ok, validation=why)
+                if stored is not None:
+                    m = CallMeasurement.from_dict(stored, source=str(journal.path), where=key)
+                else:
+                    m = _measure(prep, p.name, p.dtype, b, n, budget, max_reps)
+                    journal.record(key, m.to_dict())
                 measured.append(m)
                 if progress:
-                    mark = "" if ok else " INVALID"
-                    progress.advance(f"{p.name} {m.shape}: {m.distribution.median * 1e6:.3g} µs{mark}")
+                    mark = "" if m.valid else " INVALID"
+                    progress.advance(f"{p.name} {m.shape}: " + ("resumed" if stored is not None else
+                                                               f"{m.distribution.median * 1e6:.3g} µs{mark}"))
     except KeyboardInterrupt:
         raise CallsInterrupted(assemble(False)) from None
+    finally:
+        journal.close()
     if progress:
         progress.finish("calls")
     return assemble(True)
+
+
+def _measure(prep: Any, path: str, dtype: str, b: int, n: int, budget: float, max_reps: int) -> CallMeasurement:
+    """Warm up, time and validate one prepared shape (steps 2 to 4 of the module docstring)."""
+    # A path that warms up inside each run (Core ML reloads its model per run) is run once to size
+    # the samples; warm_up's one-call steps would each reload it.
+    warm = prep.run(3) if prep.warms_up else warm_up(prep.run)
+    samples = prep.run(_reps_for(min(warm[-3:]), budget, max_reps))
+    ok, why = prep.check()
+    return CallMeasurement(path, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, dtype), tuple(samples),
+                           rows=prep.rows, valid=ok, validation=why)
 
 

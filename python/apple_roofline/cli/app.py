@@ -17,6 +17,7 @@ from . import graphics as graphics_cmd
 from . import run as run_cmd
 from . import tune as tune_cmd
 from .common import EXIT_OK
+from .signals import interrupted_code, received, signals_as_interrupts
 
 __all__ = ["app", "main"]
 
@@ -58,5 +59,12 @@ app.command("tune")(tune_cmd.tune)
 
 
 def main() -> None:
-    """Entry point of the ``apple-roofline`` script."""
-    app()
+    """Entry point of the ``apple-roofline`` script. SIGTERM and SIGHUP end a command as Ctrl-C does
+    (:mod:`.signals`); a command a signal ended exits 128 + its number, whatever it was doing."""
+    with signals_as_interrupts():
+        try:
+            app()
+        except SystemExit as exc:
+            if received() is not None:
+                raise SystemExit(interrupted_code()) from None
+            raise

@@ -16,6 +16,7 @@ import typer
 from ..errors import OptionError
 from ..text import sig_figs, text_table
 from .common import (as_integer, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_skipped, print_written, real_command, write_outputs)
+from .journal import RESUME_HELP, study_journal
 
 if TYPE_CHECKING:
     from ..calls.model import CallsStudy
@@ -41,6 +42,7 @@ def _print_study(study: "CallsStudy") -> None:
 
 
 def calls(
+    ctx: typer.Context,
     device: Annotated[
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
@@ -58,6 +60,7 @@ def calls(
     ] = None,
     max_reps: Annotated[str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")] = "200",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure time per call against FLOPs per call of C[B×N] = A[B×N]·W[N×N] through every path
     (BLAS, cuBLAS, MPS, the tool's kernel), fit t0 + F/R per path and find the crossovers; write
@@ -76,10 +79,13 @@ def calls(
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
+    from ..calls.model import CallsStudy
+
+    out, journal = study_journal(ctx, out, resume, "calls", CallsStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_calls(
         str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
-        command=real_command()), write_calls, out, spec)
+        command=real_command(), journal=journal), write_calls, out, spec)
     written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

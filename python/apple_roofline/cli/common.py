@@ -3,7 +3,7 @@ reading results files, and turning the library's typed errors into messages.
 
 Every error is one line on stderr, ``error: ...``, naming the value and the valid range; no
 traceback. Exit codes: 0 success; 1 a measurement failed validation, a device error, a file that
-could not be written; 2 bad usage; 130 interrupted.
+could not be written; 2 bad usage; 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..errors import OptionError
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .progress import CliProgress
+from .signals import interrupted_code, interrupted_words
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
@@ -44,7 +45,7 @@ FLAGS: Dict[str, str] = {
     "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
     "paths": "--path", "max_reps": "--max-reps", "sustain_s": "--sustain",
     "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
-    "budget": "--budget", "fetches": "--fetches", "filters": "--filter",
+    "budget": "--budget", "fetches": "--fetches", "filters": "--filter", "resume": "--resume",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -177,25 +178,36 @@ def load_results(path: Path) -> object:
 
 
 def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> NoReturn:
-    """The study was interrupted: write the ``partial`` study into ``out`` with ``write``, say so on
-    stderr and exit 130 (with an error when it cannot be written)."""
+    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`): write the ``partial`` study
+    into ``out`` with ``write``, say so on stderr and exit 128 + the signal (130 for Ctrl-C; with an
+    error when it cannot be written)."""
+    words = interrupted_words()
     try:
         write(partial, out)
     except (OSError, ValueError) as write_exc:
-        fail(f"interrupted, and the partial study could not be written to {out}: {write_exc}", EXIT_INTERRUPTED)
-    typer.echo(f"interrupted: partial study written to {out}", err=True)
-    raise typer.Exit(EXIT_INTERRUPTED) from None
+        fail(f"{words}, and the partial study could not be written to {out}: {write_exc}", interrupted_code())
+    typer.echo(f"{words}: partial study written to {out}", err=True)
+    raise typer.Exit(interrupted_code()) from None
 
 
 def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
     """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
     :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
-    ``write`` and the command exits 130 (:func:`write_partial`). The runner's other errors pass."""
+    ``write`` and the command exits 128 + the signal (:func:`write_partial`); a record of a resumed
+    journal that cannot be read (a ResultsError naming the journal) exits 2, a journal that cannot be
+    written exits 1. The runner's other errors pass."""
+    from ..study.files import ResultsError
+    from ..study.journal import JournalWriteError
+
     try:
         with CliProgress() as progress:
             return run(progress)
     except StudyInterrupted as exc:
         write_partial(write, exc.partial, out)
+    except ResultsError as exc:
+        fail(str(exc), EXIT_USAGE)
+    except JournalWriteError as exc:
+        fail(exc.strerror or str(exc), EXIT_FAILED)
 
 
 def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,

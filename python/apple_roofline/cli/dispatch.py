@@ -28,6 +28,7 @@ from .common import (
     real_command,
     write_outputs,
 )
+from .journal import RESUME_HELP, study_journal
 
 if TYPE_CHECKING:
     from ..latency.model import DispatchStudy
@@ -58,6 +59,7 @@ def _print_study(study: "DispatchStudy") -> None:
 
 
 def dispatch(
+    ctx: typer.Context,
     device: Annotated[
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
@@ -72,6 +74,7 @@ def dispatch(
         bool, typer.Option("--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX/PyObjC (Metal) if installed.")
     ] = True,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure what one kernel launch costs: throughput, round trip, start latency and each step,
     from native code and from Python; write DIR/dispatch.json, dispatch.md and dispatch.png."""
@@ -90,10 +93,13 @@ def dispatch(
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
+    from ..latency.model import DispatchStudy
+
+    out, journal = study_journal(ctx, out, resume, "dispatch", DispatchStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_dispatch(
         str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
-        command=real_command()), write_study, out, spec)
+        command=real_command(), journal=journal), write_study, out, spec)
     written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

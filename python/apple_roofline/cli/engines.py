@@ -20,11 +20,13 @@ import typer
 from ..errors import OptionError
 from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, fail, fail_option, measure_study, prepare_out, print_written,
                      real_command, write_outputs)
+from .journal import RESUME_HELP, study_journal
 
 __all__ = ["engines"]
 
 
 def engines(
+    ctx: typer.Context,
     units: Annotated[Optional[str], typer.Option(
         "--units", help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).")] = None,
     sizes: Annotated[Optional[str], typer.Option(
@@ -40,6 +42,7 @@ def engines(
     cache_dir: Annotated[Optional[Path], typer.Option(
         "--cache-dir", help="Where models are built (default ~/.cache/apple_roofline/coreml).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs
     and bytes, time predictions on macOS; write DIR/engines.json, engines.md and engines.png."""
@@ -58,11 +61,14 @@ def engines(
         n_reps = check_int(as_integer(reps), "reps", 1, MAX_REPS) if reps is not None else None
     except OptionError as exc:
         fail_option(exc)
+    from ..engines.model import EnginesStudy
+
+    out, journal = study_journal(ctx, out, resume, "engines", EnginesStudy)
     prepare_out(out)
     try:
         study = measure_study(lambda progress: runner.run_engines(
             unit_names, [s.name for s in shapes] if shapes else None, batch_values, precision_names, quick=quick,
-            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command()), write_engines, out)
+            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command(), journal=journal), write_engines, out)
     except OptionError as exc:
         fail_option(exc)
     except CoremltoolsMissing as exc:

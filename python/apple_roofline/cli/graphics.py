@@ -17,11 +17,13 @@ import typer
 
 from ..errors import OptionError
 from .common import (EXIT_USAGE, as_integer, as_integers, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
+from .journal import RESUME_HELP, study_journal
 
 __all__ = ["graphics"]
 
 
 def graphics(
+    ctx: typer.Context,
     device: Annotated[str, typer.Option("--device", "-d", help="wgpu:N (a wgpu adapter) or metal:N (native).")] = "wgpu:0",
     suite: Annotated[
         Optional[str], typer.Option("--suite", "-s", help="Comma-separated: fillrate,tilemem,texture (default: all).")
@@ -54,6 +56,7 @@ def graphics(
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write
     DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png."""
@@ -84,12 +87,15 @@ def graphics(
             graphics_budgets(suites or SUITES, grid, budget)
     except OptionError as exc:
         fail_option(exc)
+    from ..graphics.model import GraphicsStudy
+
+    out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
     prepare_out(out)
     try:
         study = measure_on_device(lambda progress: runner.run_graphics(
             f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, sizes=texture_sizes,
             fetches=fetch_counts, filters=filters, width=width, height=height, grid=grid, reps=n_reps,
-            budget=budget, progress=progress, command=real_command()), write_graphics, out, device)
+            budget=budget, progress=progress, command=real_command(), journal=journal), write_graphics, out, device)
     except WgpuUnavailable as exc:
         fail(str(exc), EXIT_USAGE)
     written, problems = write_outputs(write_graphics, study, out)

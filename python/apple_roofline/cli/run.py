@@ -12,7 +12,6 @@ from ..measure import MAX_REPS
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     EXIT_USAGE,
     as_integer,
     backend_error_type,
@@ -25,7 +24,9 @@ from .common import (
     real_command,
     warn,
 )
+from .journal import RESUME_HELP, study_journal
 from .progress import CliProgress
+from .signals import interrupted_code, interrupted_words
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
@@ -101,6 +102,7 @@ def _print_summary(run: "Run") -> None:
 
 
 def run(
+    ctx: typer.Context,
     device: Annotated[
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
@@ -156,8 +158,10 @@ def run(
             "--sustain or --power-window.",
         ),
     ] = None,
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg;
+    each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps
     from ..roofline.selection import parse_ceilings_option
@@ -195,6 +199,11 @@ def run(
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
+    from ..roofline.run import Run
+    from ..study.files import ResultsError
+    from ..study.journal import JournalWriteError
+
+    out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
 
     # -- measure
@@ -202,7 +211,7 @@ def run(
         with CliProgress() as progress:
             result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
                                          progress=progress, command=real_command(), power_window=power_window,
-                                         tuner=tuner, sustain_s=sustain_s, budget=budget)
+                                         tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
     except runner.RunInterrupted as exc:
         _write_interrupted(exc.partial, out, which)
     except backend_error as exc:
@@ -214,6 +223,10 @@ def run(
             except OSError:
                 pass
         fail_option(exc)
+    except ResultsError as exc:  # a resumed journal's record that cannot be read (names the journal)
+        fail(str(exc), EXIT_USAGE)
+    except JournalWriteError as exc:
+        fail(exc.strerror or str(exc), EXIT_FAILED)
 
     # -- write and summarise
     written, problems = _write(result, out, which)
@@ -257,12 +270,13 @@ def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List
 def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]]) -> NoReturn:
     from ..roofline.outputs import write_run_files
 
+    words = interrupted_words()
     try:
         _, problems = write_run_files(partial, out, ceilings=which)
     except (OSError, ValueError) as write_exc:
         why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
-        fail(f"interrupted, and the partial results could not be written to {out}: {why}", EXIT_INTERRUPTED)
+        fail(f"{words}, and the partial results could not be written to {out}: {why}", interrupted_code())
     for p in problems:
         warn(p)
-    typer.echo(f"interrupted: partial results written to {out}", err=True)
-    raise typer.Exit(EXIT_INTERRUPTED)
+    typer.echo(f"{words}: partial results written to {out}", err=True)
+    raise typer.Exit(interrupted_code())

@@ -17,11 +17,13 @@ from ..errors import OptionError
 from ..sizes import format_size
 from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, fail, fail_if_invalid, fail_option, measure_on_device,
                      prepare_out, print_written, real_command, write_outputs)
+from .journal import RESUME_HELP, study_journal
 
 __all__ = ["tune"]
 
 
 def tune(
+    ctx: typer.Context,
     device: Annotated[Optional[str], typer.Option("--device", "-d", help="cuda:N or metal:N (default: the best available).")] = None,
     suite: Annotated[
         Optional[str], typer.Option("--suite", "-s", help="Comma-separated: stream,sweep,peak,idiv (default: all four).")
@@ -37,6 +39,7 @@ def tune(
                         "last-level cache where it is known (the smallest that measures DRAM).")] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure each kernel's throughput against its threadgroup / block size; write DIR/tune.json,
     tune.md and tune.png (the best size of each kernel marked)."""
@@ -51,10 +54,13 @@ def tune(
         n_reps = check_reps(as_integer(reps))
     except OptionError as exc:
         fail_option(exc)
+    from ..tuning.model import TuneStudy
+
+    out, journal = study_journal(ctx, out, resume, "tune", TuneStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_tune(
         device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
-        command=real_command()), write_tune, out, device)
+        command=real_command(), journal=journal), write_tune, out, device)
     written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "

@@ -15,13 +15,16 @@ import contextlib
 import io
 import logging
 import platform
+from functools import partial
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from .. import provenance
 from ..errors import check_int
 from ..stats import CV_WARN
+from ..study.reader import Reader
 from ..study.document import ToolInfo
+from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .kernels import (DEFAULT_BATCHES, DEFAULT_SIZES, PRECISIONS, QUICK_BATCHES, QUICK_SIZES, UNITS, Shape,
@@ -69,6 +72,7 @@ def run_engines(
     python_path: bool = True,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
+    journal: Optional[Journal] = None,
 ) -> EnginesStudy:
     """Build, check and (on macOS) time the Core ML matmul sweep.
 
@@ -81,9 +85,13 @@ def run_engines(
         reps: predictions timed per point and path, 1 to 100000 (default 100, ``quick`` 20).
         cache_dir: where models are built (default :func:`~.models.default_cache_dir`).
         python_path: also time coremltools' Python ``predict``.
+        journal: keeps each point as it finishes (docs/design.md, "Journal and resume"; key its
+            label, ``"ALL fp16 2048 B=64"``); a point its resumed journal holds is kept, not
+            measured again.
 
     Raises:
-        OptionError: a bad option (the message names the parameter and its range).
+        OptionError: a bad option (the message names the parameter and its range); (option
+            ``resume``) a resumed journal of another device or other options.
         CoremltoolsMissing: coremltools is not installed (the message names the extra).
         ModelBuildError: coremltools could not build a model (its message).
         OSError: the cache cannot be written.
@@ -110,6 +118,8 @@ def run_engines(
                               "python_path": python_path, "predictions": why_not}
     device = {"backend": "coreml", "name": f"Core ML on {platform.machine() or 'this machine'}",
               "os": platform.platform(), "predictions": "available" if not why_not else why_not}
+    journal = journal or Journal()
+    journal.begin(EnginesStudy, created=created, device=device, command=command, options=params)
 
     def assemble(complete: bool) -> EnginesStudy:
         warns = list(warnings)
@@ -128,7 +138,8 @@ def run_engines(
         return EnginesStudy(tool=ToolInfo.current(), created=created, host=provenance.host(), device=device,
                             command=tuple(command), params=params,
                             models=tuple(model_summary(m) for m in built.values()), points=tuple(results),
-                            warnings=tuple(warns), complete=complete, finished=provenance.now())
+                            warnings=tuple(warns), complete=complete, finished=provenance.now(),
+                            resumed=journal.resumed())
 
     try:
         models_needed = list(dict.fromkeys((p.precision, p.shape, p.batch) for p in points))
@@ -149,23 +160,32 @@ def run_engines(
             m = built[(p.precision, p.shape, p.batch)]
             base: Dict[str, Any] = dict(units=p.units, precision=p.precision, k=p.shape.k, m=p.shape.m, batch=p.batch, flops=p.flops,
                         bytes=p.bytes, model=m.key)
-            if why_not:
-                results.append(EnginePoint(**base, status="skipped", reason=why_not,
-                                           plan={"known": False, "reason": why_not, "ops": []}))
-                if progress:
-                    progress.advance(f"{p.label}: skipped")
-                continue
-            results.append(_measure(p.label, base, m, p.units, n_reps, python_path))
+            measure = (partial(_skipped, base, why_not) if why_not else
+                       partial(_measure, p.label, base, m, p.units, n_reps, python_path))
+            r = journal.keep(p.label, measure, _load_point, EnginePoint.to_dict)
+            results.append(r)
             if progress:
-                r = results[-1]
                 g = r.gflops("native")
-                progress.advance(f"{p.label}: " + (f"{g:.1f} GFLOP/s" if g is not None else r.status + (
-                    " INVALID" if not r.valid else "")))
+                progress.advance(f"{p.label}: " + ("resumed" if p.label in journal.resumed_keys else
+                                                   "skipped" if r.status == "skipped" else
+                                                   f"{g:.1f} GFLOP/s" if g is not None else
+                                                   r.status + (" INVALID" if not r.valid else "")))
         if progress:
             progress.finish("predictions")
     except KeyboardInterrupt:
         raise EnginesInterrupted(assemble(False)) from None
+    finally:
+        journal.close()
     return assemble(True)
+
+
+def _skipped(base: Dict[str, Any], why_not: str) -> EnginePoint:
+    """A point recorded as skipped, with no timing: Core ML cannot predict here."""
+    return EnginePoint(**base, status="skipped", reason=why_not, plan={"known": False, "reason": why_not, "ops": []})
+
+
+def _load_point(d: Mapping[str, Any], source: str) -> EnginePoint:
+    return EnginePoint.from_dict(d, Reader(source), "record")
 
 
 def _measure(label: str, base: Dict[str, Any], m: BuiltModel, units: str, reps: int, python_path: bool) -> EnginePoint:

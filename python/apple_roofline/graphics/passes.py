@@ -12,11 +12,14 @@ texels fetched); elsewhere one layer.
 
 from __future__ import annotations
 
+import dataclasses
+from concurrent.futures import Future
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..roofline.records import Measurement, Skipped
+from ..study.journal import Journal, record_key
 from ..study.timing import SuiteClock
 from .checks import Checks, result_or
 from .grid import FillCase, TextureCase
@@ -69,11 +72,15 @@ class PassMeasurer:
         width, height: the render target, pixels.
         overdraw: layers requested per fill pass.
         max_pass_s: the longest fill pass before its layers are reduced, seconds.
+        journal: gets each pass once its check has given its verdict (from the checking thread);
+            a pass its resumed journal holds is kept, not measured (docs/design.md, "Journal and
+            resume"; keys ``"SUITE FORMAT F=F MODE STORE"``, ``"texture SIZE PATTERN FILTER xFETCHES"``).
     """
 
     def __init__(self, dev: Any, pacer: Pacer, checks: Checks, width: int, height: int, overdraw: int,
-                 max_pass_s: float) -> None:
+                 max_pass_s: float, journal: Optional[Journal] = None) -> None:
         self.dev, self.pacer, self.checks = dev, pacer, checks
+        self.journal = journal or Journal()
         self.width, self.height, self.overdraw, self.max_pass_s = width, height, overdraw, max_pass_s
         self.counting = bool(getattr(dev, "statistics", False))
         self.pending: List[Tuple[Dict[str, Any], Any]] = []  # (fields of a Measurement, its check)
@@ -100,15 +107,35 @@ class PassMeasurer:
             out.append(Measurement(**fields, valid=ok, validation=why))
         return tuple(out)
 
-    def _record(self, suite: str, kernel: str, dtype: str, case: Dict[str, Any], timing: PassTiming, flops: int,
-                nbytes: int, timer: str, got: np.ndarray, want: Callable[[], Any],
+    def _record(self, key: str, suite: str, kernel: str, dtype: str, case: Dict[str, Any], timing: PassTiming,
+                flops: int, nbytes: int, timer: str, got: np.ndarray, want: Callable[[], Any],
                 compare: Callable[[np.ndarray, Any], Tuple[bool, str]]) -> float:
         params = {**case, "timer": timer, "batch": timing.batch, "lead_s": round(timing.lead_s, 4),
                   **({"retried": True} if timing.retried else {}), **timing.summary}
-        fields = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
+        fields: Dict[str, Any] = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
                       samples_s=timing.samples_s, batch=timing.batch)
-        self.pending.append((fields, self.checks.check(got, want, compare)))
+        verdict = self.checks.check(got, want, compare)
+
+        def journal(done: "Future[Tuple[bool, str]]") -> None:
+            if not done.cancelled() and done.exception() is None:
+                ok, why = done.result()
+                self.journal.record(key, Measurement(**fields, valid=ok, validation=why).to_dict())
+
+        verdict.add_done_callback(journal)
+        self.pending.append((fields, verdict))
         return timing.per_pass_s
+
+    def _resumed(self, key: str) -> bool:
+        """Whether the resumed journal holds pass ``key``; if so the pass is kept in its place."""
+        stored = self.journal.stored(key)
+        if stored is None:
+            return False
+        m = Measurement.from_dict(stored, source=str(self.journal.path), where=key)
+        verdict: "Future[Tuple[bool, str]]" = Future()
+        verdict.set_result((m.valid, m.validation))
+        fields = {f.name: getattr(m, f.name) for f in dataclasses.fields(m) if f.name not in ("valid", "validation")}
+        self.pending.append((fields, verdict))
+        return True
 
     # -- fill rate and tile memory ------------------------------------------------------------
 
@@ -120,6 +147,11 @@ class PassMeasurer:
         for fmt, F, mode, store in cases:
             if clock.cut_here():
                 return
+            key = record_key(suite, fmt, f"F={F}", mode, store)
+            if self._resumed(key):
+                clock.measured += 1
+                yield f"{fmt} F={F} {mode} {store}: resumed"
+                continue
             blended = mode == "blended"
             shape = (fmt, F, mode)
             try:
@@ -168,7 +200,7 @@ class PassMeasurer:
                 ok, why = check_target(got, want, FORMATS[fmt].storage)
                 return ok, (why + " (the pipeline, checked on one pass with store action store)" if discard else why)
 
-            median = self._record(suite, "fill", fmt, case, timing, shaded * FLOPS_PER_ITERATION * F, shaded * bpp,
+            median = self._record(key, suite, "fill", fmt, case, timing, shaded * FLOPS_PER_ITERATION * F, shaded * bpp,
                                   p.timer, got, want, compare)
             clock.measured += 1
             yield f"{fmt} F={F} {mode} {store}: {drawn / median / 1e9:.1f} GPixel/s drawn"
@@ -204,10 +236,22 @@ class PassMeasurer:
                 # work queued behind it.
                 self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
 
+        def done(i: int, line: Tuple[int, str, str]) -> None:
+            if i == last[line]:
+                self.checks.drop(("texture",) + line)
+            if not any(c[0] == line[0] for c in fits[i + 1:]):
+                self.checks.drop(("noise", line[0]))
+
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
             if clock.cut_here():
                 return
             line = (size, pattern, filter_)
+            key = record_key("texture", size, pattern, filter_, f"x{fetches}")
+            if self._resumed(key):
+                clock.measured += 1
+                done(i, line)
+                yield f"{size}² {pattern} {filter_} x{fetches}: resumed"
+                continue
             start(lines.index(line))
             try:
                 texture = noise(size)
@@ -250,13 +294,10 @@ class PassMeasurer:
                         bilinear: bool = filter_ == "bilinear") -> Tuple[bool, str]:
                 return check_target(got, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
 
-            median = self._record("texture", "texture", TEXTURE_FORMAT, case, timing, 0,
+            median = self._record(key, "texture", "texture", TEXTURE_FORMAT, case, timing, 0,
                                   texels * (16 if filter_ == "bilinear" else 4), p.timer, got, want_line, compare)
             clock.measured += 1
-            if i == last[line]:
-                self.checks.drop(("texture",) + line)
-            if not any(c[0] == size for c in fits[i + 1:]):
-                self.checks.drop(("noise", size))
+            done(i, line)
             yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
 
 

@@ -28,6 +28,7 @@ from ..measure import check_reps
 from ..stats import CV_WARN
 from ..study.budget import Budgets
 from ..study.document import ToolInfo
+from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..telemetry import NullSampler
@@ -89,6 +90,7 @@ def run_graphics(
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
     telemetry: bool = True,
+    journal: Optional[Journal] = None,
 ) -> GraphicsStudy:
     """Measure the graphics suites (``fillrate``, ``tilemem``, ``texture``; default all) on ``device``.
 
@@ -115,9 +117,12 @@ def run_graphics(
             power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :mod:`.steady`),
             and ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot
             read never fails the study.
+        journal: keeps each pass once it is checked (docs/design.md, "Journal and resume"); a
+            pass its resumed journal holds is kept, not measured again.
 
     Raises:
-        OptionError: a bad option (the message names the parameter and its range).
+        OptionError: a bad option (the message names the parameter and its range); (option
+            ``resume``) a resumed journal of another device or other options.
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
         GraphicsInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -143,7 +148,8 @@ def run_graphics(
     sampler = graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
     pacer = Pacer(sampler, reps=reps, min_sample_s=MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S,
                   spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S)
-    measuring = PassMeasurer(gpu, pacer, Checks(), width, height, overdraw, pass_limit)
+    journal = journal or Journal()
+    measuring = PassMeasurer(gpu, pacer, Checks(), width, height, overdraw, pass_limit, journal)
     params: Dict[str, Any] = {
         "suites": list(names), "grid": grid_name, "width": width, "height": height, "overdraw": overdraw,
         "quick": quick, "api": api, "f": sorted({c[1] for c in plan.fillrate}),
@@ -151,6 +157,8 @@ def run_graphics(
         "fetches": sorted({c[3] for c in plan.texture}), "filters": sorted({c[2] for c in plan.texture}),
         "reps": reps, "spin_up_s": pacer.spin_up_s, "min_sample_s": pacer.min_sample_s,
         "budgets_s": dict(budgets), "clock_tolerance": CLOCK_TOLERANCE}
+    journal.begin(GraphicsStudy, created=created, device={"name": gpu.name, **gpu.info}, command=command,
+                  options={**params, "telemetry": telemetry, "max_pass_s": pass_limit})
     times: List[SuiteTime] = []
 
     def assemble(complete: bool) -> GraphicsStudy:
@@ -173,7 +181,7 @@ def run_graphics(
                              device={"name": gpu.name, **gpu.info, "telemetry": sampler.describe()},
                              command=tuple(command), params=study_params, measurements=measurements,
                              skipped=tuple(measuring.skipped), warnings=tuple(warns), complete=complete,
-                             finished=provenance.now(), suite_times=tuple(times))
+                             finished=provenance.now(), suite_times=tuple(times), resumed=journal.resumed())
 
     cases: Dict[str, Callable[[SuiteClock], Iterator[str]]] = {
         "fillrate": lambda clock: measuring.fill_cases("fillrate", plan.fillrate, clock),
@@ -200,10 +208,12 @@ def run_graphics(
             times.append(clock.record())
         sampler.stop()
         measuring.checks.close(finish=False)
+        journal.close()
         raise GraphicsInterrupted(assemble(False)) from None
     finally:
         sampler.stop()
     measuring.checks.close()
+    journal.close()
     return assemble(True)
 
 

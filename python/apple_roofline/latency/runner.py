@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import OptionError, check_int
 from ..study.document import ToolInfo
+from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from .kernels import FLOAT32_EXACT, KERNEL_SOURCES, NULL_VALIDATION, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
 from .model import DispatchStudy, LatencySeries, PeerSkipped
@@ -232,6 +233,7 @@ def run_dispatch(
     peers: bool = True,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
+    journal: Optional[Journal] = None,
 ) -> DispatchStudy:
     """Measure the launch costs of ``device`` ("cpu", "cuda:0", "metal:0"; default: the best
     available) and return the :class:`~.model.DispatchStudy`.
@@ -244,10 +246,14 @@ def run_dispatch(
         progress: receives ``start("dispatch", total)``, ``advance(description)`` and
             ``finish("dispatch")``.
         command: the command line to record.
+        journal: keeps each step's series as the step finishes (docs/design.md, "Journal and
+            resume"; keys ``"KERNEL MEASURE PATH CLOCK"``, ``"KERNEL timeline"``, ``"peers"``); a
+            step its resumed journal holds is kept, not measured again.
 
     Raises:
         OptionError: a count out of range (:func:`check_counts`: the message names the parameter
-            and the range), or a malformed device name.
+            and the range), or a malformed device name; (option ``resume``) a resumed journal of
+            another device or other options.
         _core.BackendError: the device failed or does not exist (subclasses name the call).
         DispatchInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -258,6 +264,10 @@ def run_dispatch(
     info = dict(backend.info())
     name = str(info["backend"])
     created = provenance.now()
+    params = {"reps": reps, "launches": launches, "warmup": warmup, "tiny_bytes": TINY_BYTES,
+              "tiny_items": TINY_ITEMS, "peers": peers}
+    journal = journal or Journal()
+    journal.begin(DispatchStudy, created=created, device=info, command=command, options=params)
     series: List[LatencySeries] = []
     skipped: List[PeerSkipped] = []
     warnings: List[str] = []
@@ -267,9 +277,8 @@ def run_dispatch(
         return DispatchStudy(
             tool=ToolInfo.current(),
             created=created, finished=provenance.now(), host=provenance.host(), device=info, command=tuple(command),
-            params={"reps": reps, "launches": launches, "warmup": warmup, "tiny_bytes": TINY_BYTES,
-                    "tiny_items": TINY_ITEMS, "peers": peers},
-            series=tuple(series), skipped=tuple(skipped), warnings=tuple(warns), complete=complete,
+            params=params, series=tuple(series), skipped=tuple(skipped), warnings=tuple(warns), complete=complete,
+            resumed=journal.resumed(),
         )
 
     kernels = _native_kernels(backend, name)
@@ -277,9 +286,12 @@ def run_dispatch(
     if progress:
         progress.start("dispatch", total)
 
-    def step(desc: str) -> None:
+    def step(key: str, measure: Callable[[], Step], desc: Callable[[Step], str]) -> None:
+        got = journal.keep(key, measure, _load_step, _dump_step)
+        series.extend(got[0])
+        skipped.extend(got[1])
         if progress:
-            progress.advance(desc)
+            progress.advance(desc(got) + (": resumed" if key in journal.resumed_keys else ""))
 
     try:
         for k in kernels:
@@ -290,35 +302,56 @@ def run_dispatch(
             ok, why = k.check(warmup)
             if not ok:
                 warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
-            for measured in _launch_series(_core, backend, name, k, reps, launches):
-                series.append(measured)
-                step(f"{k.name} {measured.measure.replace('_', ' ')} ({measured.path}, {measured.clock} clock)")
-            k.reset()
-            try:
-                tl = k.timeline_kernel.timeline(k.timeline_args, k.launch, reps)
-            except _core.UnsupportedError as e:
-                skipped.append(PeerSkipped(f"native start_latency ({k.name})", str(e)))
-            else:
-                ok, why = k.check(reps)
-                series.extend(timeline_series(k.name, tl, ok, why))
-            step(f"{k.name} start latency and steps")
+            for measure, path, clock, run in _launch_series(_core, backend, name, k, reps, launches):
+                step(record_key(k.name, measure, path, clock), lambda: ([run()], []),
+                     lambda _: f"{k.name} {measure.replace('_', ' ')} ({path}, {clock} clock)")
+            step(record_key(k.name, "timeline"), lambda: _timeline(_core, k, reps),
+                 lambda _: f"{k.name} start latency and steps")
         if peers:
             index = int(info.get("index", 0) or 0)
-            got, missing = measure_peers(name, index, reps=reps, launches=launches, warmup=warmup)
-            series.extend(got)
-            skipped.extend(missing)
-            step(f"peers: {', '.join(sorted({g.path for g in got})) or 'none installed'}")
+            step("peers", lambda: measure_peers(name, index, reps=reps, launches=launches, warmup=warmup),
+                 lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}")
     except KeyboardInterrupt:
         raise DispatchInterrupted(assemble(False)) from None
+    finally:
+        journal.close()
     if progress:
         progress.finish("dispatch")
     return assemble(True)
 
 
+#: What one step of the study gives: its series, and what it could not measure.
+Step = Tuple[List[LatencySeries], List[PeerSkipped]]
+
+
+def _dump_step(got: Step) -> Dict[str, Any]:
+    return {"series": [s.to_dict() for s in got[0]], "skipped": [s.to_dict() for s in got[1]]}
+
+
+def _load_step(d: Mapping[str, Any], source: str) -> Step:
+    from ..study.reader import Reader
+
+    r = Reader(source)
+    return ([LatencySeries.from_dict(x, source=source, where=f"series[{i}]") for i, x in enumerate(r.array(d, "series", ""))],
+            [PeerSkipped.from_dict(x, source=source, where=f"skipped[{i}]") for i, x in enumerate(r.array(d, "skipped", ""))])
+
+
+def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
+    """The start latency and steps of ``k`` (``Kernel.timeline``), or why the backend has none."""
+    k.reset()
+    try:
+        tl = k.timeline_kernel.timeline(k.timeline_args, k.launch, reps)
+    except core.UnsupportedError as e:
+        return [], [PeerSkipped(f"native start_latency ({k.name})", str(e))]
+    ok, why = k.check(reps)
+    return timeline_series(k.name, tl, ok, why), []
+
+
 def _launch_series(core: Any, backend: Any, name: str, k: _NativeKernel, reps: int,
-                   launches: int) -> Iterator[LatencySeries]:
+                   launches: int) -> List[Tuple[str, str, str, Callable[[], LatencySeries]]]:
     """Throughput (device clock, native loop, Python loop) and round trip (native, Python) of one
-    kernel, each on a zeroed tiny buffer validated afterwards."""
+    kernel: ``(measure, path, clock, run)``, ``run()`` measuring the series on a zeroed tiny buffer
+    and validating it afterwards."""
     per = launches
     runs: List[Tuple[str, str, str, int, Callable[[], List[float]], Callable[[], str]]] = [
         ("throughput", "native", "device", per,
@@ -337,8 +370,14 @@ def _launch_series(core: Any, backend: Any, name: str, k: _NativeKernel, reps: i
          lambda: python_round_trip(k.kernel, backend, k.args, k.launch, reps),
          lambda: "Python loop: Kernel.launch, Backend.synchronize"),
     ]
-    for measure, path, clock, n, run, note in runs:
-        k.reset()
-        samples = run()
-        ok, why = k.check(reps * n)
-        yield LatencySeries(k.name, measure, path, clock, tuple(samples), n, valid=ok, validation=why, note=note())
+
+    def series(measure: str, path: str, clock: str, n: int, run: Callable[[], List[float]],
+               note: Callable[[], str]) -> Callable[[], LatencySeries]:
+        def measured() -> LatencySeries:
+            k.reset()
+            samples = run()
+            ok, why = k.check(reps * n)
+            return LatencySeries(k.name, measure, path, clock, tuple(samples), n, valid=ok, validation=why, note=note())
+        return measured
+
+    return [(measure, path, clock, series(measure, path, clock, n, run, note)) for measure, path, clock, n, run, note in runs]

@@ -15,7 +15,7 @@ import re
 from typing import Dict, List, Mapping, Sequence, Union
 
 from ..figures import figure_bytes
-from ..study.markdown import INTERRUPTED, tool_line
+from ..study.markdown import INTERRUPTED, resumed_line, tool_line
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
 from .plot import measurement_gid, plot_roofline
 from .records import Ceiling, Measurement, format_params
@@ -187,6 +187,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
         ("Host", key_value_pairs(run.host)), ("Device", key_value_pairs(run.device)),
         ("Command", " ".join(run.command) or DASH), ("Status", "complete" if run.complete else INTERRUPTED),
+        *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
         ("Schema version", run.schema_version),
     ]))
     parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"

@@ -19,10 +19,11 @@ from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (stil
 from ..sizes import format_size
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
+from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
-from ..suites.base import BLOCKS_OPTION
+from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
 from .budget import Budgets, suite_budgets
@@ -147,19 +148,35 @@ def check_sustain(sustain_s: object) -> float:
 
 def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
                skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
-               min_window_s: float = 0.0, clock: Optional[SuiteClock] = None) -> None:
+               min_window_s: float = 0.0, clock: Optional[SuiteClock] = None,
+               journal: Optional[Journal] = None) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
     buffers (held by its cases) are released when this returns, before the next suite allocates.
     ``min_window_s`` > 0 lengthens each measurement's timed samples to at least that long.
     ``clock`` counts the measured cases and is checked before each case: once its budget is spent
-    the remaining cases are not measured and it is marked ``cut`` (docs/design.md, "Time budgets")."""
+    the remaining cases are not measured and it is marked ``cut`` (docs/design.md, "Time budgets").
+    ``journal`` gets each measurement as it finishes; a case its resumed journal holds is taken from
+    it, not measured (docs/design.md, "Journal and resume")."""
     from .._native import _core
 
+    journal = journal or Journal()
     for case in suite.cases():
         if clock is not None and clock.cut_here():
             return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+        block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
+        key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
+        stored = journal.stored(key)
+        if stored is not None:
+            m = Measurement.from_dict(stored, source=str(journal.path), where=key)
+            measurements.append(m)
+            if clock is not None:
+                clock.measured += 1
+            suite.record(m)
+            if progress:
+                progress.advance(f"{label}: resumed")
+            continue
         try:
             kernel = case.make_kernel()
         except _core.UnsupportedError as exc:
@@ -169,6 +186,7 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
                          min_window_s=min_window_s)
+        journal.record(key, m.to_dict())
         measurements.append(m)
         if clock is not None:
             clock.measured += 1
@@ -192,6 +210,7 @@ def run_roofline(
     tuner: Optional[Tuner] = None,
     sustain_s: float = 0.0,
     budget: Budgets = None,
+    journal: Optional[Journal] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
     with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
@@ -216,13 +235,17 @@ def run_roofline(
     ``"gemm=120"`` or a mapping; default :data:`~.budget.SUITE_BUDGET_S`, none when ``sustain_s`` or
     ``power_window`` lengthen every measurement): checked before each case, a spent budget leaves
     the suite's remaining cases unmeasured, warned about and marked in the run's ``suite_times``
-    (docs/design.md, "Time budgets"), which record every suite's seconds.
+    (docs/design.md, "Time budgets"), which record every suite's seconds. ``journal`` keeps each
+    measurement as it finishes (:class:`~apple_roofline.study.journal.Journal`, docs/design.md,
+    "Journal and resume"); a measurement its resumed journal holds is kept, not measured again, and
+    the run's ``resumed`` says which.
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
             or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
             outside :func:`array_bytes_range`, ``sustain_s`` outside 0 to :data:`MAX_SUSTAIN_S`,
-            a malformed ``budget`` or one outside (0, 3600] seconds.
+            a malformed ``budget`` or one outside (0, 3600] seconds; (option ``resume``) a resumed
+            journal of another device or other options.
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, with the partial Run.
     """
@@ -242,6 +265,11 @@ def run_roofline(
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
     device_desc, theoretical = device_theoretical(info)
     created = provenance.now()
+    journal = journal or Journal()
+    journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
+        "suites": list(suite_names), "quick": quick, "reps": reps, "array_bytes": array_bytes, "sustain_s": sustain_s,
+        "power_window": power_window, "budgets_s": budgets, "tune": tuner.describe() if tuner is not None else None,
+        "telemetry": telemetry})
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
@@ -281,6 +309,7 @@ def run_roofline(
             complete=complete,
             conventions=CONVENTIONS,
             suite_times=tuple(times),
+            resumed=journal.resumed(),
         )
 
     sampler.start()
@@ -295,7 +324,8 @@ def run_roofline(
             clock = SuiteClock(name, budgets[name])
             try:
                 _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                           skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s, clock=clock)
+                           skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s, clock=clock,
+                           journal=journal)
             finally:
                 times.append(clock.record())
             if progress:
@@ -305,6 +335,7 @@ def run_roofline(
         raise RunInterrupted(assemble(False)) from None
     finally:
         sampler.stop()
+        journal.close()
     return assemble(True)
 
 

@@ -13,6 +13,9 @@ Every results file is one JSON object whose header keys are the same for every k
     command          [str]: the command line
     warnings         [str]
     complete         bool: false when the study was interrupted
+    resumed          object, only in a resumed study (docs/design.md, "Journal and resume"): where
+                     the kept measurements were made (created, host, device {backend, name}) and
+                     their keys (measurements: [str])
 
 A kind adds its own keys beside these. Subclasses of :class:`Document` set :attr:`Document.KIND`
 and :attr:`Document.SCHEMA_VERSION`, write their keys in ``to_dict`` after :meth:`header_dict`, and
@@ -76,8 +79,10 @@ class Document:
         warnings: human-readable warnings collected while measuring.
         complete: False when the study was interrupted (partial results).
         finished: ISO 8601 time it ended, or None.
+        resumed: in a study resumed from its journal, where its kept measurements were made and
+            their keys (:meth:`~.journal.Journal.resumed`); None otherwise.
 
-    ``warnings``, ``complete`` and ``finished`` are keyword-only, so that a kind's own fields come
+    ``warnings``, ``complete``, ``finished`` and ``resumed`` are keyword-only, so that a kind's own fields come
     right after ``command`` when a document is built positionally.
 
     Raises:
@@ -102,9 +107,12 @@ class Document:
     warnings: Tuple[str, ...] = field(default=(), kw_only=True)
     complete: bool = field(default=True, kw_only=True)
     finished: Optional[str] = field(default=None, kw_only=True)
+    resumed: Optional[Mapping[str, Any]] = field(default=None, kw_only=True, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "host", dict(self.host))
+        if self.resumed is not None:
+            object.__setattr__(self, "resumed", dict(self.resumed))
         object.__setattr__(self, "device", dict(self.device))
         object.__setattr__(self, "command", tuple(self.command))
         object.__setattr__(self, "warnings", tuple(self.warnings))
@@ -138,6 +146,7 @@ class Document:
             "command": list(self.command),
             "warnings": list(self.warnings),
             "complete": self.complete,
+            **({"resumed": dict(self.resumed)} if self.resumed is not None else {}),
         }
 
     @classmethod
@@ -146,7 +155,7 @@ class Document:
 
         Checks, in order: a JSON object; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
         to :attr:`KIND` when present); ``schema_version`` equal to :attr:`SCHEMA_VERSION`; then the
-        header keys' types. ``warnings`` may be absent; ``finished`` may be absent or null.
+        header keys' types. ``warnings`` may be absent; ``finished`` and ``resumed`` may be absent or null.
 
         Raises:
             ResultsError: one line naming the source and the field.
@@ -176,7 +185,21 @@ class Document:
             "command": r.strings(d, "command", ""),
             "warnings": r.strings(d, "warnings", "", required=False),
             "complete": r.boolean(d, "complete", ""),
+            "resumed": cls._read_resumed(d.get("resumed"), r),
         }
+
+    @staticmethod
+    def _read_resumed(value: Any, r: Reader) -> Optional[Dict[str, Any]]:
+        """The ``resumed`` header key checked: null, or an object with ``created``, ``host`` (object),
+        ``device`` (object with ``backend`` and ``name``) and ``measurements`` (strings)."""
+        if value is None:
+            return None
+        d = r.obj(value, "resumed")
+        device = r.obj(r.req(d, "device", "resumed"), "resumed.device")
+        return {"created": r.string(d, "created", "resumed"), "host": dict(r.obj(r.req(d, "host", "resumed"), "resumed.host")),
+                "device": {"backend": r.string(device, "backend", "resumed.device"),
+                           "name": r.string(device, "name", "resumed.device")},
+                "measurements": list(r.strings(d, "measurements", "resumed"))}
 
     # -- the whole document --------------------------------------------------
 

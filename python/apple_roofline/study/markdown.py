@@ -4,13 +4,13 @@ of a report's format."""
 
 from __future__ import annotations
 
-from typing import Callable, List, Sequence, Tuple, TypeVar
+from typing import Any, Callable, List, Mapping, Sequence, Tuple, TypeVar
 
 from ..errors import OptionError
 from ..text import DASH, date_of, key_value_pairs, markdown_table
 from .document import Document
 
-__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "warnings_lines", "tool_line", "header_warnings",
+__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "resumed_line", "warnings_lines", "tool_line", "header_warnings",
            "skipped_lines", "end_report", "format_report"]
 
 D = TypeVar("D", bound=Document)
@@ -35,7 +35,8 @@ def title_lines(what: str, doc: Document) -> List[str]:
 
 def provenance_lines(doc: Document, extra: Sequence[Tuple[str, object]] = ()) -> List[str]:
     """The ``## Provenance`` section: tool, git revision, created, finished, host, device, command,
-    status, then the ``extra`` rows (field, value)."""
+    status, in a resumed study where its kept measurements were made (:func:`resumed_line`), then
+    the ``extra`` rows (field, value)."""
     rows: List[Sequence[object]] = [
         ["Tool", tool_line(doc)],
         ["Git revision", doc.tool.git_revision or "unknown"],
@@ -46,8 +47,20 @@ def provenance_lines(doc: Document, extra: Sequence[Tuple[str, object]] = ()) ->
         ["Command", f"`{' '.join(doc.command)}`" if doc.command else DASH],
         ["Status", "complete" if doc.complete else INTERRUPTED],
     ]
+    if doc.resumed is not None:
+        rows.append(["Resumed", resumed_line(doc.resumed)])
     rows += [[k, v] for k, v in extra]
     return ["## Provenance", ""] + markdown_table(["Field", "Value"], rows)
+
+
+def resumed_line(resumed: Mapping[str, Any]) -> str:
+    """``"12 measurements kept from the journal of host-a, AMD EPYC (cpu), started 2026-…"``: the
+    ``resumed`` header key in words."""
+    n = len(resumed["measurements"])
+    device = resumed["device"]
+    return (f"{n} measurement{'s' if n != 1 else ''} kept from the journal of "
+            f"{resumed['host'].get('hostname', 'an unknown host')}, {device['name']} ({device['backend']}), "
+            f"started {resumed['created']}")
 
 
 def warnings_lines(warnings: Sequence[str]) -> List[str]:

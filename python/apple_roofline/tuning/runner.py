@@ -27,6 +27,7 @@ from ..roofline.records import Measurement, ParamValue, Skipped
 from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
+from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..suites import SUITES, SuiteContext
 from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
@@ -103,14 +104,18 @@ def _occupancy(kernel: Any, block: int, compute_units: int) -> Dict[str, ParamVa
 
 def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int, max_warmup_s: float,
                measurements: List[Measurement], rejected: List[Rejected], skipped: List[Skipped],
-               kernels: Optional[Set[str]] = None, progress: Optional[Progress] = None) -> None:
+               kernels: Optional[Set[str]] = None, progress: Optional[Progress] = None,
+               journal: Optional[Journal] = None) -> None:
     """Measure every kernel of suite ``name`` (only those ``kernels`` names, by kernel name or
     ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, appending to ``measurements``
     (each with ``block`` and the occupancy parameters), ``rejected`` (a size the compiler or the
     pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all).
-    ``progress`` sees the suite as one task, ``"tune NAME"``, of one step per kernel and size."""
+    ``progress`` sees the suite as one task, ``"tune NAME"``, of one step per kernel and size.
+    ``journal`` gets each point as it finishes; a point its resumed journal holds is taken from it,
+    not measured (docs/design.md, "Journal and resume")."""
     from .._native import _core
 
+    journal = journal or Journal()
     compute_units = int(ctx.info.get("compute_units", 0) or 0)
     suite = SUITES[name](_context(ctx, blocks[0] if blocks else None))
     if progress:
@@ -122,6 +127,15 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
             continue
         for i, block in enumerate(blocks):
             what = f"{label} block={block}"
+            key = record_key(label, f"block={block}", params=planned.params)
+            stored = journal.stored(key)
+            if stored is not None:
+                m = Measurement.from_dict(stored, source=str(journal.path), where=key)
+                measurements.append(m)
+                suite.record(m)
+                if progress:
+                    progress.advance(f"{what}: resumed")
+                continue
             try:
                 case = planned if i == 0 else planned.for_block(block)
                 kernel = case.make_kernel()
@@ -140,6 +154,7 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
                 extra[BLOCK_PARAM] = block
             case.reset()  # this size's output alone is checked, never an earlier size's
             m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra)
+            journal.record(key, m.to_dict())
             measurements.append(m)
             suite.record(m)
             if progress:
@@ -179,6 +194,7 @@ def run_tune(
     array_bytes: Optional[int] = None,
     progress: Optional[Progress] = None,
     command: Sequence[str] = (),
+    journal: Optional[Journal] = None,
 ) -> TuneStudy:
     """Tune the block size of the kernels of ``suites`` (default :data:`TUNE_SUITES`) on ``device``
     ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`).
@@ -189,13 +205,15 @@ def run_tune(
     ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
     :func:`~apple_roofline.roofline.runner.default_array_bytes`; with ``quick``, the smallest that
     still measures DRAM, :func:`~apple_roofline.roofline.runner.dram_array_bytes`: 4× the
-    last-level cache where it is known).
+    last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design.md,
+    "Journal and resume"); a point its resumed journal holds is kept, not measured again.
 
     Raises:
         OptionError: (a ValueError) before anything is timed: a malformed or unavailable device, one
             without a threadgroup size (the CPU), an unknown suite, ``reps`` outside 1 to 10000,
             ``array_bytes`` out of range, a size that is not a multiple of the SIMD width or above
-            the device's limit (the message names the range), a kernel name no suite has.
+            the device's limit (the message names the range), a kernel name no suite has; (option
+            ``resume``) a resumed journal of another device or other options.
         _core.BackendError: subclasses, for device failures.
         TuneInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -213,6 +231,11 @@ def run_tune(
     sizes = check_blocks(list(blocks), simd, limit) if blocks is not None else candidates(simd, limit, quick)
     wanted = {k.strip() for k in kernels or () if k.strip()}
     created = provenance.now()
+    params: Dict[str, Any] = {"suites": list(suite_names), "kernels": sorted(wanted), "candidates": sizes,
+                              "simd_width": simd, "max_block": limit, "quick": quick, "reps": reps,
+                              "array_bytes": array_bytes}
+    journal = journal or Journal()
+    journal.begin(TuneStudy, created=created, device=info, command=command, options=params)
     measurements: List[Measurement] = []
     rejected: List[Rejected] = []
     skipped: List[Skipped] = []
@@ -226,20 +249,20 @@ def run_tune(
             tool=ToolInfo.current(), created=created, host=provenance.host(),
             device={**info, "array_bytes": array_bytes, "quick": quick, "reps": reps},
             command=tuple(command),
-            params={"suites": list(suite_names), "kernels": sorted(wanted), "candidates": sizes,
-                    "simd_width": simd, "max_block": limit, "quick": quick, "reps": reps,
-                    "array_bytes": array_bytes},
-            measurements=tuple(measurements), rejected=tuple(rejected), skipped=tuple(skipped),
-            warnings=tuple(warnings), complete=complete, finished=provenance.now(),
+            params=params, measurements=tuple(measurements), rejected=tuple(rejected), skipped=tuple(skipped),
+            warnings=tuple(warnings), complete=complete, finished=provenance.now(), resumed=journal.resumed(),
         )
 
     max_warmup_s = 0.05 if quick else 0.5
     try:
         for name in suite_names:
             tune_suite(ctx, name, sizes, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                       rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress)
+                       rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress,
+                       journal=journal)
     except KeyboardInterrupt:
         raise TuneInterrupted(assemble(False)) from None
+    finally:
+        journal.close()
     if wanted and not (measurements or rejected or skipped):
         raise OptionError("kernels", ",".join(sorted(wanted)), "kernel names of the suites "
                           f"{', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
