@@ -634,7 +634,7 @@ def test_report_html(saved_run: Path) -> None:
 
 
 def test_report_html_of_a_dispatch_study(tmp_path: Path, m5_run: Run) -> None:
-    from apple_roofline.latency.model import DispatchStudy, LatencySeries
+    from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 
     study = DispatchStudy(tool=m5_run.tool, created=m5_run.created, host={}, device={"backend": "cpu", "name": "x"},
                           command=(), params={}, series=(LatencySeries("null", "round_trip", "native", "host", (1e-5,)),))

@@ -57,7 +57,7 @@ def fig(m5_run: Run) -> Any:
 
 
 def test_import_does_not_load_matplotlib() -> None:
-    code = ("import sys, apple_roofline, apple_roofline.roofline, apple_roofline.plot, apple_roofline.figures; "
+    code = ("import sys, apple_roofline, apple_roofline.roofline, apple_roofline.figures; "
             "print('matplotlib' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)

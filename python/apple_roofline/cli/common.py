@@ -165,9 +165,9 @@ def print_written(written: Sequence[Path], warnings: Sequence[str]) -> None:
 
 
 def load_results(path: Path) -> object:
-    """Read any results file once (:func:`apple_roofline.studies.load_results`); exit 2 with its
+    """Read any results file once (:func:`apple_roofline.results.load_results`); exit 2 with its
     one-line ResultsError on failure."""
-    from ..studies import load_results as load
+    from ..results import load_results as load
     from ..study.files import ResultsError
 
     try:

@@ -1,6 +1,6 @@
 """``apple-roofline dispatch``: the dispatch-latency study from the command line.
 
-Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.latency.outputs.write_study`),
+Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.dispatch.outputs.write_study`),
 prints the p50/p99 table and the binding's cost per launch, and exits like ``run``: 0 when every
 series is valid, 1 when one failed validation or the device failed, 2 for bad usage, 130 when
 interrupted (the partial study is written).
@@ -30,13 +30,13 @@ from .common import (
 )
 
 if TYPE_CHECKING:
-    from ..latency.model import DispatchStudy
+    from ..dispatch.model import DispatchStudy
 
 __all__ = ["dispatch"]
 
 
 def _print_study(study: "DispatchStudy") -> None:
-    from ..latency.report import binding_cost
+    from ..dispatch.report import binding_cost
 
     def us(x: float) -> str:
         return f"{x * 1e6:.3g}"
@@ -78,8 +78,8 @@ def dispatch(
     from ..devices import resolve_device
 
     try:
-        from ..latency import runner
-        from ..latency.outputs import write_study
+        from ..dispatch import runner
+        from ..dispatch.outputs import write_study
     except ImportError as exc:
         import_failure(exc)
     try:

@@ -105,9 +105,9 @@ def _draw_calls(study: Any) -> Any:
 
 
 def _draw_dispatch(study: Any) -> Any:
-    from ..latency.plot import plot_latency
+    from ..dispatch.plot import plot_dispatch
 
-    return plot_latency(study)
+    return plot_dispatch(study)
 
 
 #: The studies with one figure: (kind, default file beside the results, the study in words, draw).
@@ -126,7 +126,7 @@ _REPORTS: Dict[str, Tuple[str, str, str]] = {
     "graphics": ("a graphics study", "graphics.report", "format_graphics"),
     "tune": ("a tuning study", "tuning.report", "format_tune"),
     "calls": ("a per-call cost study", "calls.report", "format_calls"),
-    "dispatch": ("a dispatch study", "latency.report", "format_latency"),
+    "dispatch": ("a dispatch study", "dispatch.report", "format_dispatch"),
 }
 
 
