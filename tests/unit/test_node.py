@@ -94,6 +94,18 @@ def test_host_pools_honour_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- the children: two CPU runs sharing this machine -------------------------------------
 
+def test_progress_ticks_show_each_childs_latest_line(tmp_path: Path) -> None:
+    from apple_roofline.node.children import last_line, run_children
+
+    code = "import sys, time; print('[peak] 3/40 working', flush=True); time.sleep(1.5); sys.exit(int(sys.argv[1]))"
+    kids = [Child(f"k{i}", [sys.executable, "-c", code, str(i)], tmp_path / f"k{i}") for i in range(2)]
+    ticks: List[List[str]] = []
+    results = run_children(kids, on_tick=lambda running: ticks.append([last_line(c) for c in running]), tick_s=0.5)
+    assert [r.returncode for r in results] == [0, 1] and not any(r.stopped for r in results)
+    assert ["[peak] 3/40 working"] * 2 in ticks
+
+
+
 def cpu_children(out: Path, args: Sequence[str] = CPU_ARGS) -> List[Child]:
     shares = split_cpus(usable_cpus(), 2)
     return [Child(f"cpu{i}", python_child(*args, "--out", str(out / f"cpu{i}")), out / f"cpu{i}", shares[i])

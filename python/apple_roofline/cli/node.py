@@ -57,7 +57,8 @@ def check_outlier_pct(value: float) -> float:
 def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, results_file: str) -> None:
     """Measure every GPU of ``device`` (a device list) at once with ``ctx``'s command, each child writing
     ``out/<cuda0 ...>/``; then ``out``/node.md and node.json, a line per GPU and per outlier. Exit
-    0 when every child succeeded and no GPU is an outlier, 1 otherwise, 130 when stopped."""
+    0 when every child succeeded and no GPU is an outlier, 1 otherwise, 130 when stopped. Progress:
+    a line per GPU as it starts and ends, and each running GPU's latest progress line every 30 s."""
     from ..node import measure_node, node_children, parse_device_list
 
     check_outlier_pct(outlier_pct)
@@ -80,9 +81,16 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
         typer.echo(f"{r.child.name}: exit {r.returncode} after {r.wall_s:.1f} s"
                    + (" (stopped)" if r.stopped else "") + (" (killed)" if r.killed else ""), err=True)
 
+    def tick(running: Sequence[object]) -> None:
+        from ..node.children import Child, last_line
+
+        for c in running:
+            assert isinstance(c, Child)
+            typer.echo(f"{c.name}: {last_line(c) or 'starting'}", err=True)
+
     try:
         node = measure_node(children, results_file, out, devices=[str(s) for s in specs], outlier_pct=outlier_pct,
-                            on_exit=done)
+                            on_exit=done, on_tick=tick)
     except OSError as exc:
         fail(f"node run in {out}: {os_reason(exc)}", EXIT_FAILED)
     typer.echo(f"{len(children)} GPUs in {node.wall_s:.1f} s")

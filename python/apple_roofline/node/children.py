@@ -27,12 +27,15 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..cpus import POOL_ENVS, THREADS_ENV
 
-__all__ = ["Child", "ChildResult", "GRACE_S", "LOG_NAME", "split_cpus", "child_env", "run_children", "python_child"]
+__all__ = ["Child", "ChildResult", "GRACE_S", "LOG_NAME", "TICK_S", "split_cpus", "child_env", "run_children",
+           "python_child", "last_line"]
 
 #: Seconds a child has to write its partial results after the stop signal, before it is killed.
 GRACE_S = 60.0
 #: Each child's stdout and stderr, in its results folder.
 LOG_NAME = "child.log"
+#: Seconds between two progress reports of the running children.
+TICK_S = 30.0
 _POLL_S = 0.2
 
 
@@ -108,9 +111,11 @@ def _start(child: Child) -> "subprocess.Popen[bytes]":
 
 
 def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
-                 on_exit: Optional[Callable[[ChildResult], None]] = None) -> List[ChildResult]:
+                 on_exit: Optional[Callable[[ChildResult], None]] = None,
+                 on_tick: Optional[Callable[[Sequence[Child]], None]] = None, tick_s: float = TICK_S) -> List[ChildResult]:
     """Run ``children`` at the same time and wait for all of them (module docstring: shares, logs,
-    signals). ``on_exit`` is called as each one ends. Returns one result per child, in order.
+    signals). ``on_exit`` is called as each one ends, ``on_tick`` every ``tick_s`` seconds with the
+    children still running (for progress). Returns one result per child, in order.
 
     Raises:
         OSError: a child could not be started (those already started are stopped first).
@@ -119,6 +124,7 @@ def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
     starts: List[float] = []
     results: List[Optional[ChildResult]] = [None] * len(children)
     stop_at: List[Optional[float]] = [None]
+    next_tick = time.monotonic() + tick_s
 
     def stop(signum: int, _frame: Optional[FrameType]) -> None:
         if stop_at[0] is None:
@@ -156,6 +162,11 @@ def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
                         results[i] = r
                         if on_exit is not None:
                             on_exit(r)
+            if on_tick is not None and time.monotonic() >= next_tick:
+                next_tick = time.monotonic() + tick_s
+                running = [c for c, r in zip(children, results) if r is None]
+                if running:
+                    on_tick(running)
             time.sleep(_POLL_S)
     finally:
         for s, handler in previous.items():
@@ -179,3 +190,16 @@ def _send(p: "subprocess.Popen[bytes]", sig: int) -> None:
 def python_child(*args: str) -> List[str]:
     """The command line of this package's CLI in a child: ``<python> -m apple_roofline <args>``."""
     return [sys.executable, "-m", "apple_roofline", *args]
+
+
+def last_line(child: Child, tail_bytes: int = 4096) -> str:
+    """The last non-empty line of ``child``'s log so far (its latest progress), "" when none."""
+    try:
+        with open(child.out / LOG_NAME, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - tail_bytes))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [ln.strip() for ln in text.replace("\r", "\n").splitlines() if ln.strip()]
+    return lines[-1] if lines else ""

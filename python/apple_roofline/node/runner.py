@@ -69,18 +69,20 @@ def _member(child: Child, result: ChildResult, results_file: str, out: Path, dev
 
 def measure_node(children: Sequence[Child], results_file: str, out: Path, *, devices: Optional[Sequence[str]] = None,
                  outlier_pct: float = DEFAULT_OUTLIER_PCT, title: str = "",
-                 on_exit: Optional[Callable[[ChildResult], None]] = None) -> NodeResult:
+                 on_exit: Optional[Callable[[ChildResult], None]] = None,
+                 on_tick: Optional[Callable[[Sequence[Child]], None]] = None) -> NodeResult:
     """Run ``children`` at once (:func:`~.children.run_children`: Ctrl-C and SIGTERM stop them all,
     each keeping its partial results), read each one's ``results_file`` from its folder and write
     the node report into ``out`` (:func:`~.report.write_node_report`; serials from NVML by PCI bus
-    id). ``devices`` names each child's device in the report (default: the child's name).
+    id). ``devices`` names each child's device in the report (default: the child's name);
+    ``on_exit`` and ``on_tick`` are :func:`~.children.run_children`'s.
 
     Raises:
         OSError: a child could not be started, or the report could not be written.
     """
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    results = run_children(children, on_exit=on_exit)
+    results = run_children(children, on_exit=on_exit, on_tick=on_tick)
     wall = time.monotonic() - start
     names = list(devices) if devices is not None else [c.name for c in children]
     members = [_member(c, r, results_file, out, d) for c, r, d in zip(children, results, names)]
