@@ -5,7 +5,8 @@ and olive; a ninth run takes A's colour again, dash-dotted).
 
 Each run shows its default ceilings (:func:`~.selection.select_ceilings`), the measured ones only
 unless ``theoretical`` (then dashed, in the run's colour); the ridge points of its measured
-compute ceilings are marked. With two runs, each run's bandwidth roof (on its diagonal) and its peak
+compute ceilings are marked. Line widths nest (run A widest, each later run narrower and on top), so
+that runs of the same device, whose lines coincide, show every colour. With two runs, each run's bandwidth roof (on its diagonal) and its peak
 compute ceiling (in the label column) are labelled on the plot, prefixed ``"A: "`` / ``"B: "``, and
 every other ceiling is listed with its value in the legend, under the run's entry. With more runs
 the plot carries no text of its own: the legend names each run once (its colour), and the values
@@ -83,7 +84,7 @@ def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]]
         measured_style = "-" if i < len(RUN_COLORS) else "-."
         # nested widths: run A widest and lowest, each later run narrower on top, so that runs of the same
         # device, whose lines coincide, show as stripes of every colour instead of the last one
-        wide = 1.9 if labelled else 1.2 + 3.0 * (len(runs) - 1 - i) / (len(runs) - 1)
+        wide = 1.2 + (1.6 if len(runs) == 2 else 3.0) * (len(runs) - 1 - i) / (len(runs) - 1)
         handles: List[Any] = [Line2D([], [], color=color, linewidth=wide, linestyle=measured_style)]
         names_i = [f"{tag}: {titles[i]}"]
         g = tag.lower()
