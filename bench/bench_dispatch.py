@@ -9,7 +9,7 @@ Target (issue 5, tightened by issue 18 from 1 µs to 0.25 µs; reference GPU H10
 * Python's launch, ``Kernel.launch`` called from a Python loop and then one ``Backend.synchronize``,
   costs at most 0.25 µs per launch more than the same loop in C++ (``_core.launch_throughput``), and
 * no more than CuPy's ``RawKernel`` launch of the same kernel source (``dispatch.cu``), timed the same
-  way in the same run (:mod:`apple_roofline.latency.peers`).
+  way in the same run (:mod:`apple_roofline.dispatch.peers`).
 
 The first is judged on paired samples (:func:`paired_delta`: adjacent native and Python samples, the
 median of their differences), because the host's drift between two series exceeds the effect; the
@@ -48,15 +48,15 @@ def p50(study: Any, kernel: str, measure: str, path: str) -> Optional[float]:
 def paired_delta(device: str, pairs: int, launches: int) -> Dict[str, float]:
     """Python - native seconds per launch of the null kernel from ``pairs`` pairs of adjacent samples,
     one of each loop per pair (``launches`` launches then one synchronize, the study's own loops:
-    ``_core.launch_throughput`` and ``latency.runner.python_throughput``), the order alternating from
+    ``_core.launch_throughput`` and ``dispatch.runner.python_throughput``), the order alternating from
     pair to pair. The host's speed drifts by several tenths of a µs per launch between series measured
     seconds apart (on an H100 host the native p50 moved from 3.5 to 4.1 µs between rounds), which the
     difference of two series' medians carries whole; within a pair it cancels. Returns the median of
     the differences with its quartiles, and the two loops' medians."""
     from apple_roofline._native import _core
     from apple_roofline.devices import open_device, parse_device
-    from apple_roofline.latency.kernels import KERNEL_SOURCES
-    from apple_roofline.latency.runner import python_throughput
+    from apple_roofline.dispatch.kernels import KERNEL_SOURCES
+    from apple_roofline.dispatch.runner import python_throughput
     from apple_roofline.shaders import shader_source
 
     backend = open_device(device)
@@ -87,7 +87,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--pairs", type=int, default=2000, help="paired native/Python samples for the verdict")
     ap.add_argument("--out", type=Path, default=Path("bench/results"))
     a = ap.parse_args(argv)
-    from apple_roofline.latency import run_dispatch
+    from apple_roofline.dispatch import run_dispatch
 
     rounds: List[Dict[str, Any]] = []
     device = ""

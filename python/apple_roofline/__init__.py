@@ -17,7 +17,7 @@ Typical use::
 Layout (docs/design.md, "Layout"): :mod:`.study` is the frame every kind of study shares (the
 results-file header, its strict reader, atomic writes, the progress protocol); each kind of study is
 a subpackage of the same shape — :mod:`.roofline` (the suites' run and the roofline model) and
-:mod:`.latency` (dispatch latency) — with its model, runner, report and plot; :mod:`.theoretical`
+:mod:`.dispatch` (dispatch latency) — with its model, runner, report and plot; :mod:`.theoretical`
 holds the spec models; :mod:`.cli` the command line; :mod:`.suites` the kernel tables.
 """
 
@@ -68,9 +68,9 @@ _LAZY = {
     "run_roofline": (".roofline.runner", None),
     "RunInterrupted": (".roofline.runner", None),
     "list_devices": (".devices", None),
-    "run_dispatch": (".latency.runner", None),
-    "DispatchStudy": (".latency.model", None),
-    "load_results": (".studies", None),
+    "run_dispatch": (".dispatch.runner", None),
+    "DispatchStudy": (".dispatch.model", None),
+    "load_results": (".results", None),
 }
 
 

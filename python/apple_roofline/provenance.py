@@ -24,8 +24,11 @@ TOOL_NAME = "apple_roofline"
 
 def host() -> Dict[str, Any]:
     """The host as a JSON-ready dict: ``hostname``, ``os`` (``platform.platform()``), ``machine``,
-    ``python`` and ``numpy`` versions, ``logical_cpus`` (``os.cpu_count()``)."""
+    ``python`` and ``numpy`` versions, ``logical_cpus`` (``os.cpu_count()``), and the share of them
+    this process had: ``usable_cpus`` and ``host_threads`` (:mod:`apple_roofline.cpus`)."""
     import numpy as np
+
+    from .cpus import host_threads, usable_cpus
 
     return {
         "hostname": socket.gethostname(),
@@ -34,6 +37,8 @@ def host() -> Dict[str, Any]:
         "python": sys.version.split()[0],
         "numpy": np.__version__,
         "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(usable_cpus()),
+        "host_threads": host_threads(),
     }
 
 

@@ -1,4 +1,4 @@
-"""The dispatch-latency study end to end (apple_roofline.latency.run_dispatch and the
+"""The dispatch-latency study end to end (apple_roofline.dispatch.run_dispatch and the
 ``apple-roofline dispatch`` command) on every backend with a device: every series present, valid
 and of the right shape; bad options rejected before measuring; the files written and read back."""
 
@@ -16,7 +16,7 @@ from typer.testing import CliRunner  # noqa: E402
 
 from apple_roofline.cli import app  # noqa: E402
 from apple_roofline.errors import OptionError  # noqa: E402
-from apple_roofline.latency import DispatchStudy, run_dispatch  # noqa: E402
+from apple_roofline.dispatch import DispatchStudy, run_dispatch  # noqa: E402
 
 #: The steps each backend's timeline names (core/backend.h, Timeline).
 STEPS: Dict[str, tuple] = {
@@ -61,14 +61,6 @@ def test_study_round_trips_through_json(studies: Dict[str, DispatchStudy], tmp_p
     st = studies["cpu"]
     st.save(tmp_path / "d.json")
     assert DispatchStudy.load(tmp_path / "d.json") == st
-
-
-def test_the_old_module_path_still_works() -> None:
-    """``apple_roofline.dispatch.run_dispatch`` is a documented path: the same function."""
-    from apple_roofline import dispatch
-
-    assert dispatch.run_dispatch is run_dispatch
-    assert dispatch.MAX_REPS == dispatch.MAX_LAUNCHES == 100_000 and dispatch.TINY_BYTES == 4096
 
 
 @pytest.mark.parametrize("kw, option, message", [

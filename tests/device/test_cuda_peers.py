@@ -1,5 +1,5 @@
 """Device tier, CUDA peers: the REAL CuPy and PyTorch peers of the dispatch-latency study
-(:func:`apple_roofline.latency.peers.measure_peers`) on ``cuda:0``.
+(:func:`apple_roofline.dispatch.peers.measure_peers`) on ``cuda:0``.
 
 The unit tier runs the peers against fakes; here the libraries launch the kernels on the GPU, so
 these tests check what only real hardware can: CuPy compiles ``shaders/cuda/dispatch.cu`` with NVRTC
@@ -18,8 +18,8 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from apple_roofline.latency import LatencySeries, PeerSkipped
-from apple_roofline.latency.peers import measure_peers
+from apple_roofline.dispatch import LatencySeries, PeerSkipped
+from apple_roofline.dispatch.peers import measure_peers
 
 REPS, LAUNCHES, WARMUP = 50, 20, 10
 THROUGHPUT_COUNT = WARMUP + REPS * LAUNCHES  # launches on the tiny buffer in one throughput measure

@@ -18,7 +18,7 @@ from apple_roofline.calls import (
 from apple_roofline.calls import runner as calls_runner
 from apple_roofline.cli import app
 from apple_roofline.errors import OptionError
-from apple_roofline.studies import load_results
+from apple_roofline.results import load_results
 from apple_roofline.study import ResultsError, ToolInfo
 
 # --- the fit -------------------------------------------------------------------------------------

@@ -298,7 +298,7 @@ def test_plot_output_dir_not_writable(tmp_path: Path, saved_run: Path, monkeypat
 def test_plot_write_failure_names_target(tmp_path: Path, saved_run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
 
-    import apple_roofline.cli.files as plot_mod
+    import apple_roofline.cli.common as plot_mod
 
     target = tmp_path / "x.png"
 
@@ -373,11 +373,11 @@ def test_plot_suffix_picks_format(tmp_path: Path, saved_run: Path, suffix: str, 
 
 
 def test_compare_prints_markdown(saved_run: Path, saved_run_b: Path) -> None:
-    from apple_roofline.roofline.report import compare_markdown
+    from apple_roofline.roofline.compare import Comparison, compare_markdown
 
     result = invoke(["compare", str(saved_run), str(saved_run_b)])
     assert result.exit_code == 0, result.output
-    expected = compare_markdown(Run.load(saved_run), Run.load(saved_run_b))
+    expected = compare_markdown(Comparison((Run.load(saved_run), Run.load(saved_run_b)), ("a", "b")))
     assert result.stdout.rstrip("\n") == expected.rstrip("\n")
     assert "Apple M5" in result.stdout and "Apple M4" in result.stdout
 
@@ -634,7 +634,7 @@ def test_report_html(saved_run: Path) -> None:
 
 
 def test_report_html_of_a_dispatch_study(tmp_path: Path, m5_run: Run) -> None:
-    from apple_roofline.latency.model import DispatchStudy, LatencySeries
+    from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 
     study = DispatchStudy(tool=m5_run.tool, created=m5_run.created, host={}, device={"backend": "cpu", "name": "x"},
                           command=(), params={}, series=(LatencySeries("null", "round_trip", "native", "host", (1e-5,)),))

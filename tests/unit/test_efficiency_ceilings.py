@@ -5,7 +5,7 @@ efficiency side by side in ``compare``. Synthetic runs; watts are made up for th
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List
+from typing import Dict
 
 import pytest
 
@@ -13,7 +13,7 @@ from apple_roofline.roofline import Run
 from apple_roofline.roofline.efficiency import ceiling_efficiency, ceiling_measurements, per_watt_text
 from apple_roofline.roofline.model import RooflineModel
 from apple_roofline.roofline.plot import plot_roofline
-from apple_roofline.roofline.report import compare_efficiency_lines, compare_markdown
+from apple_roofline.roofline.compare import Comparison, compare_markdown
 
 from apple_roofline.text import sig_figs
 
@@ -66,18 +66,20 @@ def test_plot_labels_carry_per_watt_only_where_power_was_measured(m5_run: Run) -
 
 
 def test_compare_shows_both_runs_efficiency(m5_run: Run, m5_run_b: Run) -> None:
-    assert compare_efficiency_lines(m5_run, m5_run_b) == []  # no power: no section
-    assert "Energy efficiency" not in compare_markdown(m5_run, m5_run_b)
+    assert "Energy efficiency" not in compare_markdown(Comparison((m5_run, m5_run_b)))  # no power: no section
     a = with_power(m5_run, 20.0)
     b = with_power(m5_run_b, 10.0, only="DRAM bandwidth")
-    text = compare_markdown(a, b)
+    text = compare_markdown(Comparison((a, b)))
     assert "## Energy efficiency (measured ceilings with power)" in text
-    rows: List[str] = [ln for ln in text.splitlines() if ln.startswith("| DRAM bandwidth ")]
+    values, ratios = (text.split("## Energy efficiency (measured ceilings with power)")[1]
+                      .split("## Energy efficiency: ratios"))
     ea = {e.name: e for e in ceiling_efficiency(a.measurements)}["DRAM bandwidth"]
     eb = {e.name: e for e in ceiling_efficiency(b.measurements)}["DRAM bandwidth"]
-    cells = [c.strip() for c in rows[-1].strip("|").split("|")]  # after the ceilings table's rows
-    assert len(cells) == 8
-    assert cells[2] == "20.0" and cells[5] == "10.0"
-    assert cells[7] == f"{eb.per_watt / ea.per_watt:.2f}×"
-    gemm = [ln for ln in text.splitlines() if ln.startswith("| GEMM FP32 ")][-1]
-    assert gemm.rstrip().endswith("| — | — | — | — |")  # B has no power at that ceiling
+    row = [c.strip() for c in next(ln for ln in values.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|")
+           .split("|")]
+    assert row == ["DRAM bandwidth", "GB/s per W", sig_figs(ea.per_watt), sig_figs(eb.per_watt)]
+    row = [c.strip() for c in next(ln for ln in ratios.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|")
+           .split("|")]
+    assert row[2:] == ["1.00×", f"{eb.per_watt / ea.per_watt:.2f}×"]
+    gemm = next(ln for ln in values.splitlines() if ln.startswith("| GEMM FP32 "))
+    assert gemm.rstrip().endswith("| — |")  # B has no power at that ceiling

@@ -25,7 +25,7 @@ from apple_roofline.engines.predict import MACOS_ONLY, check_output, predictions
 from apple_roofline.engines.report import format_engines, gflops_table
 from apple_roofline.errors import OptionError
 from apple_roofline.study import ResultsError, ToolInfo
-from apple_roofline.studies import load_results
+from apple_roofline.results import load_results
 
 cli = CliRunner()
 needs_coremltools = pytest.mark.skipif(

@@ -22,7 +22,7 @@ from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
 from apple_roofline.graphics.pacing import PassRun
 from apple_roofline.graphics.plot import plot_fill, plot_texture
 from apple_roofline.graphics.report import fill_ceilings, format_graphics, tilemem_ratios
-from apple_roofline.studies import load_results
+from apple_roofline.results import load_results
 from apple_roofline.suites.fma import FMA_KERNELS
 
 W, H = 32, 16

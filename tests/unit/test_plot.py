@@ -57,7 +57,7 @@ def fig(m5_run: Run) -> Any:
 
 
 def test_import_does_not_load_matplotlib() -> None:
-    code = ("import sys, apple_roofline, apple_roofline.roofline, apple_roofline.plot, apple_roofline.figures; "
+    code = ("import sys, apple_roofline, apple_roofline.roofline, apple_roofline.figures; "
             "print('matplotlib' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
@@ -286,7 +286,7 @@ def test_real_runs_legible(name: str) -> None:
 @pytest.mark.parametrize("name", ["run_epyc_2vcpu.json", "run_xeon_16vcpu.json", "run_h100.json"])
 def test_real_runs_compare_legible(name: str) -> None:
     run = Run.load(DATA / name)
-    _assert_clean_layout(plot_compare(_model(run), _model(run)))
+    _assert_clean_layout(plot_compare([_model(run), _model(run)]))
 
 
 def test_the_h100_run_by_default(m5_run: Run) -> None:
@@ -382,7 +382,7 @@ def _legend_texts(fig: Any) -> List[str]:
 
 
 def test_compare(m5_run: Run, m5_run_b: Run) -> None:
-    f = plot_compare(_model(m5_run), _model(m5_run_b))
+    f = plot_compare([_model(m5_run), _model(m5_run_b)], theoretical=True)
     assert f.axes[0].get_title() == "A: Apple M5 (metal) — 2026-11-20 vs B: Apple M4 (metal) — 2026-11-20"
     assert len(_lines(f, "a:ceiling:measured:")) == 5 and len(_lines(f, "b:ceiling:measured:")) == 5
     assert len(_lines(f, "a:ceiling:theoretical:")) == 3 and _lines(f, "b:ceiling:theoretical:") == []
@@ -481,7 +481,7 @@ def test_ridge_markers_are_the_models_even_when_the_top_bandwidth_is_hidden(m5_r
 
 def test_compare_ridge_markers_are_the_models(m5_run: Run, m5_run_b: Run) -> None:
     a = _with_cache_bandwidth(m5_run)
-    f = plot_compare(a, _model(m5_run_b))
+    f = plot_compare([a, _model(m5_run_b)], theoretical=True)
     want = {row.name: row.measured_ridge for row in a.ridge_table().rows}
     for ln in _lines(f, "a:ridge:measured:"):
         assert ln.get_xdata()[0] == pytest.approx(want[ln.get_gid().split(":", 3)[3]])

@@ -13,7 +13,7 @@ from apple_roofline.roofline.records import Ceiling
 from apple_roofline.roofline.run import Run
 
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.roofline.report import CSV_COLUMNS, compare_markdown, to_csv, to_markdown
+from apple_roofline.roofline.report import CSV_COLUMNS, to_csv, to_markdown
 from apple_roofline.text import date_of as run_date
 
 
@@ -140,27 +140,6 @@ def test_csv(m5_run: Run) -> None:
         assert float(d["gflops"]) == m.gflops and float(d["gbps"]) == m.gbps
         assert d["valid"] == ("true" if m.valid else "false")
     assert "\r" not in text
-
-
-def test_compare(m5_run: Run, m5_run_b: Run) -> None:
-    md = compare_markdown(m5_run, m5_run_b)
-    assert md.startswith("# Roofline comparison: Apple M5 vs Apple M4")
-    ceil = _section(md, "Ceilings")
-    row = _row(ceil, "FP32 scalar ILP")
-    assert row[1:] == ["compute", "measured", "3,849 GFLOP/s", "3,079 GFLOP/s", "0.80×"]
-    # theoretical ceilings only in A
-    theo = [r for r in ceil.splitlines() if "| theoretical |" in r]
-    assert len(theo) == 3 and all(r.rstrip(" |").endswith("—") for r in theo)
-    ridge = _section(md, "Ridge points (measured, FLOP/byte)")
-    # both scaled by 0.8 -> same ridge point
-    assert _row(ridge, "FP32 scalar ILP") == ["FP32 scalar ILP", "31.5", "31.5", "1.00×"]
-
-
-def test_compare_partial(m5_run: Run) -> None:
-    b = dataclasses.replace(m5_run.with_ceilings([]), complete=False)
-    md = compare_markdown(m5_run, b)
-    assert "INTERRUPTED" in md
-    assert _row(_section(md, "Ridge points (measured, FLOP/byte)"), "FP32 vector")[2] == "—"
 
 
 # --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.errors import OptionError
 from apple_roofline.roofline import runner as roofline_runner
-from apple_roofline.studies import load_results
+from apple_roofline.results import load_results
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.roofline.runner import dram_array_bytes
 from apple_roofline.suites import SuiteContext, chains, stream

@@ -6,11 +6,11 @@ Commands::
     apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-size SIZE] [--ceilings C] [--out DIR]
     apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...] [--ceilings C]
     apple-roofline report RUN.json [--format md|csv|json|html]
-    apple-roofline compare A.json B.json [-o FILE]
+    apple-roofline compare RUN.json... [--baseline FILE|median] [-o FILE|compare.html] [--theoretical]
     apple-roofline dispatch [--device D] [--reps N] [--launches N] [--warmup N] [--no-peers] [--out DIR]
     apple-roofline --version
 
-One module per command group (:mod:`.devices`, :mod:`.run`, :mod:`.files` for plot/report/compare,
+One module per command group (:mod:`.devices`, :mod:`.run`, :mod:`.files` for plot/report, :mod:`.compare`,
 :mod:`.dispatch`), their shared helpers in :mod:`.common` and the progress display in
 :mod:`.progress`. Each command parses its options, calls library functions, prints, and maps
 errors to exit codes (:mod:`.common`): 0 success; 1 a measurement failed validation, a device

@@ -9,6 +9,7 @@ import typer
 
 from .._version import __version__
 from . import calls as calls_cmd
+from . import compare as compare_cmd
 from . import devices as devices_cmd
 from . import dispatch as dispatch_cmd
 from . import engines as engines_cmd
@@ -50,7 +51,7 @@ app.command("devices")(devices_cmd.devices)
 app.command("run")(run_cmd.run)
 app.command("plot")(files_cmd.plot)
 app.command("report")(files_cmd.report)
-app.command("compare")(files_cmd.compare)
+app.command("compare")(compare_cmd.compare)
 app.command("dispatch")(dispatch_cmd.dispatch)
 app.command("graphics")(graphics_cmd.graphics)
 app.command("calls")(calls_cmd.calls)

@@ -12,11 +12,12 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, NoReturn, Sequence, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Sequence, Tuple, Type, TypeVar
 
 import typer
 
 from ..errors import OptionError
+from ..figures import save_figure
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .progress import CliProgress
@@ -25,7 +26,7 @@ from .signals import interrupted_code, interrupted_words
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
     "fail", "warn", "fail_option", "as_integer", "as_integers", "backend_error_type", "import_failure", "real_command",
-    "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "print_written", "load_results",
+    "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "save_plot", "print_written", "load_results",
     "measure_study", "measure_on_device", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
 ]
 
@@ -156,6 +157,20 @@ def check_plot_suffix(path: Path, option: str) -> None:
              f"(valid: {', '.join(PLOT_SUFFIXES)})", EXIT_USAGE)
 
 
+def save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
+    """Draw a figure and write it to ``target``; a failure is one line and exit code 1."""
+    try:
+        fig = make()
+    except (ValueError, LookupError) as exc:
+        fail(f"{what}: {exc}", EXIT_FAILED)
+    try:
+        save_figure(fig, target)
+    except OSError as exc:  # its message may name the temporary file; name the target
+        fail(f"cannot write {target}: {os_reason(exc)}", EXIT_FAILED)
+    except ValueError as exc:
+        fail(f"cannot write {target}: {exc}", EXIT_FAILED)
+
+
 def print_written(written: Sequence[Path], warnings: Sequence[str]) -> None:
     """After a command's summary: a blank line, ``wrote PATH`` per file, then each warning on stderr."""
     typer.echo("")
@@ -166,9 +181,9 @@ def print_written(written: Sequence[Path], warnings: Sequence[str]) -> None:
 
 
 def load_results(path: Path) -> object:
-    """Read any results file once (:func:`apple_roofline.studies.load_results`); exit 2 with its
+    """Read any results file once (:func:`apple_roofline.results.load_results`); exit 2 with its
     one-line ResultsError on failure."""
-    from ..studies import load_results as load
+    from ..results import load_results as load
     from ..study.files import ResultsError
 
     try:

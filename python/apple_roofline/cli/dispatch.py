@@ -1,9 +1,10 @@
 """``apple-roofline dispatch``: the dispatch-latency study from the command line.
 
-Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.latency.outputs.write_study`),
+Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.dispatch.outputs.write_study`),
 prints the p50/p99 table and the binding's cost per launch, and exits like ``run``: 0 when every
 series is valid, 1 when one failed validation or the device failed, 2 for bad usage, 130 when
-interrupted (the partial study is written).
+interrupted (the partial study is written). With a device list (``cuda:all``, ``cuda:0,2,3``) every
+GPU at once, one process each, and DIR/node.md, node.json (:mod:`.node`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..errors import OptionError
+from ..node.devices import is_device_list
+from ..node.report import DEFAULT_OUTLIER_PCT
 from ..text import text_table
 from .common import (
     EXIT_FAILED,
@@ -29,15 +32,16 @@ from .common import (
     write_outputs,
 )
 from .journal import RESUME_HELP, study_journal
+from .node import OUTLIER_HELP, run_on_node
 
 if TYPE_CHECKING:
-    from ..latency.model import DispatchStudy
+    from ..dispatch.model import DispatchStudy
 
 __all__ = ["dispatch"]
 
 
 def _print_study(study: "DispatchStudy") -> None:
-    from ..latency.report import binding_cost
+    from ..dispatch.report import binding_cost
 
     def us(x: float) -> str:
         return f"{x * 1e6:.3g}"
@@ -61,7 +65,8 @@ def _print_study(study: "DispatchStudy") -> None:
 def dispatch(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+                                                           "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series (1 to 100000).")] = "200",
     launches: Annotated[
@@ -75,25 +80,29 @@ def dispatch(
     ] = True,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
+    outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
 ) -> None:
     """Measure what one kernel launch costs: throughput, round trip, start latency and each step,
     from native code and from Python; write DIR/dispatch.json, dispatch.md and dispatch.png."""
     from ..devices import resolve_device
 
     try:
-        from ..latency import runner
-        from ..latency.outputs import write_study
+        from ..dispatch import runner
+        from ..dispatch.outputs import write_study
     except ImportError as exc:
         import_failure(exc)
     try:
         n_reps, n_launches, n_warmup = runner.check_counts(as_integer(reps), as_integer(launches),  # type: ignore[arg-type]
                                                            as_integer(warmup))  # type: ignore[arg-type]
+        if is_device_list(device):
+            prepare_out(out)
+            return run_on_node(ctx, str(device), out, outlier_pct, "dispatch.json")
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
-    from ..latency.model import DispatchStudy
+    from ..dispatch.model import DispatchStudy
 
     out, journal = study_journal(ctx, out, resume, "dispatch", DispatchStudy)
     prepare_out(out)

@@ -1,4 +1,4 @@
-"""``apple-roofline plot``, ``report`` and ``compare``: views of saved results files (any kind)."""
+"""``apple-roofline plot`` and ``report``: views of saved results files (any kind); ``compare``: :mod:`.compare`."""
 
 from __future__ import annotations
 
@@ -10,21 +10,20 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, Optional
 
 import typer
 
-from ..figures import save_figure
 from ..text import text_table
-from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, load_results, os_reason
+from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, load_results, save_plot
 
 if TYPE_CHECKING:
     from ..roofline.model import Point
     from ..roofline.run import Run
 
-__all__ = ["plot", "report", "compare", "parse_point", "POINT_FORM", "REPORT_FORMATS"]
+__all__ = ["plot", "report", "load_run", "parse_point", "POINT_FORM", "REPORT_FORMATS"]
 
 POINT_FORM = "NAME:FLOPS:BYTES:SECONDS"
 REPORT_FORMATS: Tuple[str, ...] = ("md", "csv", "json", "html")
 
 
-def _load_run(path: Path) -> "Run":
+def load_run(path: Path) -> "Run":
     """Load a roofline run; exit 2 for a bad file or a results file of another kind."""
     from ..roofline.run import Run
 
@@ -32,20 +31,6 @@ def _load_run(path: Path) -> "Run":
     if not isinstance(loaded, Run):
         fail(f"{path} is a {getattr(loaded, 'DESCRIPTION', 'results file')}, not a roofline run", EXIT_USAGE)
     return loaded
-
-
-def _save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
-    """Draw a figure and write it to ``target``; a failure is one line and exit code 1."""
-    try:
-        fig = make()
-    except (ValueError, LookupError) as exc:
-        fail(f"{what}: {exc}", EXIT_FAILED)
-    try:
-        save_figure(fig, target)
-    except OSError as exc:  # its message may name the temporary file; name the target
-        fail(f"cannot write {target}: {os_reason(exc)}", EXIT_FAILED)
-    except ValueError as exc:
-        fail(f"cannot write {target}: {exc}", EXIT_FAILED)
 
 
 def parse_point(text: str) -> "Point":
@@ -105,9 +90,9 @@ def _draw_calls(study: Any) -> Any:
 
 
 def _draw_dispatch(study: Any) -> Any:
-    from ..latency.plot import plot_latency
+    from ..dispatch.plot import plot_dispatch
 
-    return plot_latency(study)
+    return plot_dispatch(study)
 
 
 #: The studies with one figure: (kind, default file beside the results, the study in words, draw).
@@ -126,7 +111,7 @@ _REPORTS: Dict[str, Tuple[str, str, str]] = {
     "graphics": ("a graphics study", "graphics.report", "format_graphics"),
     "tune": ("a tuning study", "tuning.report", "format_tune"),
     "calls": ("a per-call cost study", "calls.report", "format_calls"),
-    "dispatch": ("a dispatch study", "latency.report", "format_latency"),
+    "dispatch": ("a dispatch study", "dispatch.report", "format_dispatch"),
 }
 
 
@@ -179,7 +164,7 @@ def plot(
             target = output if output is not None else run_json.parent / name
             check_plot_suffix(target, "-o")
             check_writable_dir(target)
-            _save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
+            save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
     for kind, name, noun, draw_one in _ONE_FIGURE:
@@ -189,10 +174,10 @@ def plot(
             if points:
                 fail(f"--point places kernels on a roofline; {noun} has none", EXIT_USAGE)
             check_writable_dir(target)
-            _save_plot(partial(draw_one, loaded), target, f"{run_json}: cannot plot")
+            save_plot(partial(draw_one, loaded), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
             return
-    run = _load_run(run_json)
+    run = load_run(run_json)
     target = output if output is not None else run_json.parent / "roofline.png"
     check_plot_suffix(target, "-o")
     check_writable_dir(target)
@@ -214,7 +199,7 @@ def plot(
         _print_points(model, points, run_json)
     from ..roofline.plot import plot_roofline
 
-    _save_plot(lambda: plot_roofline(model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
+    save_plot(lambda: plot_roofline(model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
     typer.echo(f"wrote {target}")
 
 
@@ -238,36 +223,6 @@ def report(
         from ..roofline.html import to_html
         from ..roofline.report import to_csv, to_markdown
 
-        run = _load_run(run_json)
+        run = load_run(run_json)
         text = {"md": to_markdown, "csv": to_csv, "html": to_html}[fmt](run) if fmt != "json" else run.to_json()
     typer.echo(text, nl=not text.endswith("\n"))
-
-
-def compare(
-    a_json: Annotated[Path, typer.Argument(metavar="A.json", help="First results file.")],
-    b_json: Annotated[Path, typer.Argument(metavar="B.json", help="Second results file.")],
-    output: Annotated[
-        Optional[Path], typer.Option("--output", "-o", help="Also write the overlaid rooflines (.png, .svg or .pdf).")
-    ] = None,
-) -> None:
-    """Compare two saved runs: a Markdown table on stdout and, with -o, an overlaid plot."""
-    if output is not None:
-        check_plot_suffix(output, "-o")
-    a = _load_run(a_json)
-    b = _load_run(b_json)
-    if output is not None:
-        check_writable_dir(output)
-    from ..roofline.report import compare_markdown
-    from ..roofline.tables import model_of
-
-    text = compare_markdown(a, b)
-    typer.echo(text, nl=not text.endswith("\n"))
-    if output is not None:
-        from ..roofline.compare_plot import plot_compare
-
-        ma, mb = model_of(a), model_of(b)
-        if ma is None or mb is None:
-            fail(f"cannot plot the comparison: {a_json if ma is None else b_json} has no roofline "
-                 "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
-        _save_plot(lambda: plot_compare(ma, mb), output, "cannot plot the comparison")
-        typer.echo(f"wrote {output}", err=True)

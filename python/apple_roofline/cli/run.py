@@ -1,4 +1,6 @@
-"""``apple-roofline run``: measure a device with the suites and write its files."""
+"""``apple-roofline run``: measure a device with the suites and write its files; with a device list
+(``cuda:all``, ``cuda:0,2,3``) every GPU at once, one process each, and DIR/node.md, node.json
+(:mod:`.node`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import typer
 
 from ..errors import OptionError
 from ..measure import MAX_REPS
+from ..node.devices import is_device_list
+from ..node.report import DEFAULT_OUTLIER_PCT
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
@@ -25,6 +29,7 @@ from .common import (
     warn,
 )
 from .journal import RESUME_HELP, study_journal
+from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 from .signals import interrupted_code, interrupted_words
 
@@ -104,7 +109,8 @@ def _print_summary(run: "Run") -> None:
 def run(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+                                                           "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
         Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv and matrix).")
@@ -131,6 +137,7 @@ def run(
         Optional[Path], typer.Option("--tune-file", help="With --tune: the best block sizes of this tune.json instead.")
     ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
     power_window: Annotated[
         bool,
         typer.Option(
@@ -194,6 +201,9 @@ def run(
             from ..suites import DEFAULT_SUITES
 
             suite_budgets(suites or DEFAULT_SUITES, quick, budget)
+        if is_device_list(device):
+            prepare_out(out)
+            return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)

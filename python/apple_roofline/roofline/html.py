@@ -26,9 +26,9 @@ from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
-__all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip"]
+__all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip", "table_html", "PAGE_STYLE"]
 
-_STYLE = """
+PAGE_STYLE = """
 body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1180px;
        color: #1a1a1a; padding: 0 1em; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
@@ -91,7 +91,9 @@ def svg_with_tooltips(svg: str, tips: Mapping[str, str]) -> str:
     return _G_OPEN.sub(add, body)
 
 
-def _table_html(table: Table, empty: str = "None.") -> str:
+def table_html(table: Table, empty: str = "None.") -> str:
+    """``table`` as HTML: its notes as paragraphs, then the table (``**NO**`` cells in red); the
+    ``empty`` sentence instead of a table without rows (nothing when ``empty`` is "")."""
     notes = "".join(f"<p>{_inline(n)}</p>" for n in table.notes)
     if not table.rows:
         return notes + (f"<p>{html.escape(empty)}</p>" if empty else "")
@@ -117,7 +119,7 @@ def _figure(svg: str, caption: str) -> str:
 
 
 def _kv_table(rows: Sequence[Sequence[object]]) -> str:
-    return _table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
+    return table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
 
 
 def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
@@ -137,7 +139,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts: List[str] = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
@@ -157,28 +159,28 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         svg = figure_bytes(sweep, "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
-    parts += ["<h2>Ceilings</h2>", _table_html(ceilings_table(run.ceilings), "No ceilings.")]
-    parts += ["<h2>Ridge points</h2>", _table_html(ridge_table(model), "")]
+    parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
+    parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
     for st in suite_tables(run.measurements):
-        parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", _table_html(st.table)]
+        parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]
     idiv = idiv_table(run)
     if idiv is not None:
-        parts += ["<h2>Integer divide</h2>", _table_html(idiv)]
+        parts += ["<h2>Integer divide</h2>", table_html(idiv)]
     shapes = matrix_shapes_table(run)
     if shapes is not None:
         summary = matrix_summary_table(run)
-        parts += ["<h2>Matrix units</h2>"] + ([_table_html(summary)] if summary is not None else [])
-        parts += [_table_html(shapes)]
+        parts += ["<h2>Matrix units</h2>"] + ([table_html(summary)] if summary is not None else [])
+        parts += [table_html(shapes)]
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")
         parts += [f"<p>{html.escape(note)}</p>"] if note else []
-        parts += [_table_html(efficiency)] if efficiency is not None else []
+        parts += [table_html(efficiency)] if efficiency is not None else []
     times = suite_time_table(run)
     if times is not None:
-        parts += ["<h2>Time per suite</h2>", _table_html(times)]
-    parts += ["<h2>Skipped</h2>", _table_html(skipped_table(run))]
+        parts += ["<h2>Time per suite</h2>", table_html(times)]
+    parts += ["<h2>Skipped</h2>", table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",
               ("<ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
@@ -194,7 +196,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
                                   for k, v in run.conventions.items()) + "</ul>")
     theoretical = theoretical_table(run.device)
     if theoretical is not None:
-        parts.append(_table_html(Table(theoretical.header, theoretical.rows, theoretical.align)))
+        parts.append(table_html(Table(theoretical.header, theoretical.rows, theoretical.align)))
         parts.append("<ul>" + "".join(f"<li>{_inline(n)}</li>" for n in theoretical.notes) + "</ul>")
     parts.append("</details></body></html>")
     return "\n".join(parts) + "\n"

@@ -1,4 +1,4 @@
-"""Text reports of a run: Markdown, CSV and a two-run comparison (views of the run and its model).
+"""Text reports of a run: Markdown and CSV (views of the run and its model; comparisons: :mod:`.compare`).
 
 The Markdown report states the provenance and counting conventions of the run, its ceilings
 (measured and theoretical), the ridge point of every compute ceiling (Williams, Waterman, Patterson
@@ -14,20 +14,17 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
-from ..text import DASH, date_of, markdown_table, sig_figs
-from .efficiency import ceiling_efficiency
+from ..text import markdown_table
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
-from .records import Ceiling
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
-__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "compare_markdown", "compare_efficiency_lines",
-           "table_lines", "CSV_COLUMNS"]
+__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "table_lines", "CSV_COLUMNS"]
 
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
@@ -124,100 +121,3 @@ def to_csv(run: Run) -> str:
             repr(m.gbps), "true" if m.valid else "false",
         ])
     return buf.getvalue()
-
-
-def _ceiling_key(c: Ceiling) -> Tuple[str, str, str]:
-    return (c.source, c.kind, c.name)
-
-
-def compare_markdown(a: Run, b: Run) -> str:
-    """Side-by-side Markdown comparison of two runs, A and B.
-
-    A ceilings table over the union of (source, kind, name) with the value in
-    A, the value in B and the ratio B/A (``—`` where one run lacks it), then
-    the ridge point (FLOP/byte) of every measured compute ceiling against each
-    run's measured bandwidth, with the ratio B/A.
-    """
-    lines = [
-        f"# Roofline comparison: {a.device_name} vs {b.device_name}",
-        "",
-        f"- **A**: {a.device_name} ({a.backend}), {date_of(a.created)}, {a.tool.name} {a.tool.version}"
-        + ("" if a.complete else " — INTERRUPTED, partial results"),
-        f"- **B**: {b.device_name} ({b.backend}), {date_of(b.created)}, {b.tool.name} {b.tool.version}"
-        + ("" if b.complete else " — INTERRUPTED, partial results"),
-        "",
-        "## Ceilings",
-        "",
-    ]
-    ca = {_ceiling_key(c): c for c in a.ceilings}
-    cb = {_ceiling_key(c): c for c in b.ceilings}
-    keys = list(ca) + [k for k in cb if k not in ca]
-    keys.sort(key=lambda k: (k[0] != "measured", k[1] != "bandwidth", -(ca.get(k) or cb[k]).value))
-    rows: List[List[object]] = []
-    for k in keys:
-        x, y = ca.get(k), cb.get(k)
-        ref = x if x is not None else y
-        unit = ref.unit if ref is not None else ""
-        rows.append([
-            k[2], k[1], k[0],
-            f"{sig_figs(x.value)} {unit}" if x is not None else DASH,
-            f"{sig_figs(y.value)} {unit}" if y is not None else DASH,
-            f"{y.value / x.value:.2f}×" if (x is not None and y is not None) else DASH,
-        ])
-    if rows:
-        lines += markdown_table(["Ceiling", "Kind", "Source", "A", "B", "B/A"], rows, "lllrrr")
-    else:
-        lines += ["Neither run has ceilings."]
-
-    lines += ["", "## Ridge points (measured, FLOP/byte)", ""]
-    ra, rb = _ridges(a), _ridges(b)
-    names = list(ra) + [n for n in rb if n not in ra]
-    if names:
-        lines += markdown_table(
-            ["Compute ceiling", "A", "B", "B/A"],
-            [
-                [
-                    n,
-                    sig_figs(ra[n]) if n in ra else DASH,
-                    sig_figs(rb[n]) if n in rb else DASH,
-                    f"{rb[n] / ra[n]:.2f}×" if (n in ra and n in rb) else DASH,
-                ]
-                for n in names
-            ],
-            "lrrr",
-        )
-    else:
-        lines += ["No measured ridge points in either run."]
-    lines += compare_efficiency_lines(a, b)
-    return "\n".join(lines) + "\n"
-
-
-def compare_efficiency_lines(a: Run, b: Run) -> List[str]:
-    """The two runs' energy efficiency side by side (docs/design.md, "Clocks and power"): per
-    measured ceiling whose measurement had power in either run, the rate, the watts and the rate
-    per watt in A and in B, and B/A of the per-watt figures; no lines when neither run measured
-    power at a ceiling."""
-    ea = {e.name: e for e in ceiling_efficiency(a.measurements)}
-    eb = {e.name: e for e in ceiling_efficiency(b.measurements)}
-    names = list(ea) + [n for n in eb if n not in ea]
-    if not names:
-        return []
-    rows: List[List[object]] = []
-    for n in names:
-        x, y = ea.get(n), eb.get(n)
-        unit = x.unit if x is not None else y.unit if y is not None else ""
-        rows.append([n, f"{sig_figs(x.rate)} {unit}" if x else DASH, f"{sig_figs(x.watts)}" if x else DASH,
-                     sig_figs(x.per_watt) if x else DASH, f"{sig_figs(y.rate)} {unit}" if y else DASH,
-                     f"{sig_figs(y.watts)}" if y else DASH, sig_figs(y.per_watt) if y else DASH,
-                     f"{y.per_watt / x.per_watt:.2f}×" if (x and y) else DASH])
-    return ["", "## Energy efficiency (measured ceilings with power)", ""] + markdown_table(
-        ["Ceiling", "A rate", "A W", "A per W", "B rate", "B W", "B per W", "B/A per W"], rows, "lrrrrrrr") + [
-        "", "Per W: GB/s per watt for bandwidths, GFLOP/s per watt for compute; W is the mean power over the "
-            "ceiling's timed samples (a run without power there shows —)."]
-
-
-def _ridges(run: Run) -> Dict[str, float]:
-    model = model_of(run)
-    if model is None or model.ridge_table().measured_bandwidth is None:
-        return {}
-    return {r.name: r.measured_ridge for r in model.ridge_table().rows if r.measured_ridge is not None}

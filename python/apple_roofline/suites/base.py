@@ -203,7 +203,7 @@ PREBUILD_WORKERS = 8
 
 def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
     """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
-    threads, before a suite measures them one by one (docs/design.md, "Time budgets").
+    threads (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by one (docs/design.md, "Time budgets").
 
     ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
     own ``make_kernel`` later finds each kernel built; on CUDA the NVRTC compiles of a suite run in
@@ -211,6 +211,8 @@ def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None
     host). Nothing is timed here. A build that fails is left alone: the suite meets the same error
     when it builds that kernel and records it (skipped, rejected) as without a prebuild."""
     from concurrent.futures import ThreadPoolExecutor
+
+    from ..cpus import host_threads
 
     unique = list(dict.fromkeys((src, entry, tuple(sorted(c.items()))) for src, entry, c in builds))
     if len(unique) < 2:
@@ -222,7 +224,7 @@ def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None
         except Exception:  # noqa: BLE001 — recorded when the suite builds it (docstring)
             pass
 
-    with ThreadPoolExecutor(max_workers=min(PREBUILD_WORKERS, len(unique))) as pool:
+    with ThreadPoolExecutor(max_workers=min(PREBUILD_WORKERS, host_threads(), len(unique))) as pool:
         list(pool.map(build, unique))
 
 

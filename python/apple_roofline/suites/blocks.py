@@ -11,9 +11,10 @@ whatever the number of workers.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, TypeVar
+
+from ..cpus import host_threads
 
 __all__ = ["BLOCK_BYTES", "MAX_WORKERS", "row_blocks", "map_row_blocks"]
 
@@ -21,7 +22,7 @@ T = TypeVar("T")
 
 #: float64 bytes of one block of rows (the size of its converted copy).
 BLOCK_BYTES = 8 << 20
-#: The most threads a map uses (fewer on a host with fewer cores).
+#: The most threads a map uses (fewer where :func:`~apple_roofline.cpus.host_threads` allows fewer).
 MAX_WORKERS = 8
 
 
@@ -36,10 +37,11 @@ def row_blocks(rows: int, cols: int) -> List[slice]:
 
 def map_row_blocks(fn: Callable[[slice], T], rows: int, cols: int) -> List[T]:
     """``[fn(s) for s in row_blocks(rows, cols)]``, the calls spread over up to :data:`MAX_WORKERS`
-    threads (one where the host has one core or there is one block). An exception of ``fn``
+    threads (at most :func:`~apple_roofline.cpus.host_threads`; one where that is 1 or there is one
+    block). An exception of ``fn``
     propagates."""
     blocks = row_blocks(rows, cols)
-    workers = min(MAX_WORKERS, os.cpu_count() or 1, len(blocks))
+    workers = min(MAX_WORKERS, host_threads(), len(blocks))
     if workers <= 1:
         return [fn(s) for s in blocks]
     with ThreadPoolExecutor(max_workers=workers) as pool:

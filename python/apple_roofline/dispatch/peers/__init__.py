@@ -19,7 +19,7 @@ measure and checked after it: every float must equal the number of launches that
 One module per peer (:mod:`.cupy_peer`, :mod:`.torch_peer`, :mod:`.mlx_peer`, :mod:`.pyobjc_peer`;
 what they share is in :mod:`.common`). Every library is optional and imported only inside its
 module's ``open_kernels``: a peer that is not installed, fails to import, finds no device or raises
-while being measured becomes a :class:`~apple_roofline.latency.model.PeerSkipped` with the reason,
+while being measured becomes a :class:`~apple_roofline.dispatch.model.PeerSkipped` with the reason,
 and the other peers still run.
 """
 

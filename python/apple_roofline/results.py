@@ -13,7 +13,7 @@ from typing import Dict, Type, Union
 from .calls.model import CallsStudy
 from .engines.model import EnginesStudy
 from .graphics.model import GraphicsStudy
-from .latency.model import DispatchStudy
+from .dispatch.model import DispatchStudy
 from .roofline.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text
@@ -45,7 +45,7 @@ def parse_results(data: object, *, source: str = "<dict>") -> Document:
 
 def load_results(path: Union[str, "os.PathLike[str]"]) -> Document:
     """Read any results file once and return its document (:class:`~.roofline.run.Run`,
-    :class:`~.latency.model.DispatchStudy` ...).
+    :class:`~.dispatch.model.DispatchStudy` ...).
 
     Raises:
         ResultsError: one line naming ``path``: missing, unreadable, not UTF-8, not JSON, an unknown

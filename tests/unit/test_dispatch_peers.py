@@ -1,4 +1,4 @@
-"""Peer libraries of the dispatch-latency study (apple_roofline.latency.peers) and the MLX /
+"""Peer libraries of the dispatch-latency study (apple_roofline.dispatch.peers) and the MLX /
 PyTorch+CuPy examples.
 
 CuPy, PyTorch, MLX and PyObjC are replaced by small fakes put in ``sys.modules``: each fake
@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pytest
 from apple_roofline.errors import OptionError
-from apple_roofline.latency import LatencySeries, PeerSkipped
-from apple_roofline.latency.kernels import check_tiny_counts
-from apple_roofline.latency.peers import PEERS, cupy_peer, measure_peers, mlx_peer, pyobjc_peer, torch_peer
+from apple_roofline.dispatch import LatencySeries, PeerSkipped
+from apple_roofline.dispatch.kernels import check_tiny_counts
+from apple_roofline.dispatch.peers import PEERS, cupy_peer, measure_peers, mlx_peer, pyobjc_peer, torch_peer
 from apple_roofline.roofline import Run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -370,7 +370,7 @@ def test_peers_table() -> None:
     for module in (cupy_peer, torch_peer, mlx_peer, pyobjc_peer):
         assert PEERS[module.NAME] == module.BACKEND
         # named so that they never shadow the libraries they drive
-        assert module.__name__ == f"apple_roofline.latency.peers.{module.NAME}_peer"
+        assert module.__name__ == f"apple_roofline.dispatch.peers.{module.NAME}_peer"
 
 
 @pytest.mark.parametrize("backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc"))])

@@ -1,4 +1,4 @@
-"""The dispatch-latency study: its data model (latency.model), its reports, its plot and its files.
+"""The dispatch-latency study: its data model (dispatch.model), its reports, its plot and its files.
 
 Every study here is built by hand, with sample values chosen so that medians and differences are
 known exactly; nothing is timed.
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from apple_roofline.errors import OptionError
-from apple_roofline.latency import (
+from apple_roofline.dispatch import (
     CLOCKS,
     KERNELS,
     MEASURES,
@@ -28,14 +28,14 @@ from apple_roofline.latency import (
     LatencySeries,
     PeerSkipped,
 )
-from apple_roofline.latency.model import DISTRIBUTION_KEYS
-from apple_roofline.latency.outputs import STUDY_FILES, write_study
-from apple_roofline.latency.report import (
+from apple_roofline.dispatch.model import DISTRIBUTION_KEYS
+from apple_roofline.dispatch.outputs import STUDY_FILES, write_study
+from apple_roofline.dispatch.report import (
     LATENCY_COLUMNS,
     LATENCY_CSV_COLUMNS,
     BindingCost,
     binding_cost,
-    format_latency,
+    format_dispatch,
     latency_table,
     step_medians,
 )
@@ -287,7 +287,7 @@ def test_json_refuses_non_finite_params(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------
-# latency.report
+# dispatch.report
 
 
 def test_latency_table(study: DispatchStudy) -> None:
@@ -354,8 +354,8 @@ def _section(md: str, title: str) -> str:
 
 
 def test_markdown(study: DispatchStudy) -> None:
-    md = format_latency(study)
-    assert md == format_latency(study, "md") and md.endswith("\n")
+    md = format_dispatch(study)
+    assert md == format_dispatch(study, "md") and md.endswith("\n")
     assert md.splitlines()[0] == "# Dispatch latency: Test GPU (cuda) — 2026-11-21"
     assert "reps=3, launches=1000, warmup=10" in _section(md, "Parameters")
     dist = _section(md, "Distributions")
@@ -382,7 +382,7 @@ def test_markdown(study: DispatchStudy) -> None:
 
 def test_markdown_interrupted_and_empty_sections() -> None:
     only = (_series("null", "start_latency", "native", "host", _us(1)),)
-    md = format_latency(make_study(only, complete=False, skipped=(), warnings=()))
+    md = format_dispatch(make_study(only, complete=False, skipped=(), warnings=()))
     assert "**INTERRUPTED — partial results.**" in md
     assert "Not available" in _section(md, "Binding cost")
     assert "Not measured" in _section(md, "Round-trip steps")
@@ -392,7 +392,7 @@ def test_markdown_interrupted_and_empty_sections() -> None:
 
 
 def test_csv(study: DispatchStudy) -> None:
-    text = format_latency(study, "csv")
+    text = format_dispatch(study, "csv")
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == list(LATENCY_CSV_COLUMNS)
     assert len(rows) == 1 + len(study.series)
@@ -409,17 +409,17 @@ def test_csv(study: DispatchStudy) -> None:
 
 
 def test_json_format_and_bad_format(study: DispatchStudy) -> None:
-    assert format_latency(study, "json") == study.to_json()
+    assert format_dispatch(study, "json") == study.to_json()
     with pytest.raises(OptionError, match="md, csv, json"):
-        format_latency(study, "html")
+        format_dispatch(study, "html")
 
 
 # --------------------------------------------------------------------------
-# latency.plot
+# dispatch.plot
 
 
 def test_plot_module_does_not_load_matplotlib() -> None:
-    code = ("import sys; import apple_roofline.latency, apple_roofline.latency.plot; "
+    code = ("import sys; import apple_roofline.dispatch, apple_roofline.dispatch.plot; "
             "print('matplotlib' in sys.modules, 'apple_roofline._core' in sys.modules)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
@@ -427,9 +427,9 @@ def test_plot_module_does_not_load_matplotlib() -> None:
 
 
 @pytest.fixture
-def plot_latency() -> Any:
+def plot_dispatch() -> Any:
     pytest.importorskip("matplotlib")
-    from apple_roofline.latency.plot import plot_latency as fn
+    from apple_roofline.dispatch.plot import plot_dispatch as fn
 
     return fn
 
@@ -447,15 +447,15 @@ def _legend(ax: Any) -> list[str]:
     return [t.get_text() for t in leg.get_texts()] if leg is not None else []
 
 
-def test_plot_png(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> None:
+def test_plot_png(study: DispatchStudy, tmp_path: Path, plot_dispatch: Any) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    path = tmp_path / "latency.png"
-    fig = plot_latency(study, path)
+    path = tmp_path / "dispatch.png"
+    fig = plot_dispatch(study, path)
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
     assert isinstance(fig.canvas, FigureCanvasAgg)
-    assert [p.name for p in tmp_path.iterdir()] == ["latency.png"]  # no temporary file left
+    assert [p.name for p in tmp_path.iterdir()] == ["dispatch.png"]  # no temporary file left
     assert any("Test GPU" in t and "cuda" in t for t in _fig_texts(fig))
     a, b, c, _d = fig.axes[:4]
     for ax in (a, b, c):
@@ -464,8 +464,8 @@ def test_plot_png(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> No
     assert "null · python (host)" in _legend(b) and "null · mlx (host)" in _legend(b)
 
 
-def test_plot_leaves_invalid_series_out(study: DispatchStudy, plot_latency: Any) -> None:
-    fig = plot_latency(study)
+def test_plot_leaves_invalid_series_out(study: DispatchStudy, plot_dispatch: Any) -> None:
+    fig = plot_dispatch(study)
     a = fig.axes[0]
     legend = _legend(a)
     assert "null · torch (host)" not in legend and "tiny · python (host)" not in legend
@@ -479,8 +479,8 @@ def test_plot_leaves_invalid_series_out(study: DispatchStudy, plot_latency: Any)
     assert "pyobjc (not on macOS)" in text
 
 
-def test_plot_p50_lines_and_non_positive_samples(study: DispatchStudy, plot_latency: Any) -> None:
-    fig = plot_latency(study)
+def test_plot_p50_lines_and_non_positive_samples(study: DispatchStudy, plot_dispatch: Any) -> None:
+    fig = plot_dispatch(study)
     a, _b, c = fig.axes[:3]
     (p50,) = [ln for ln in a.lines if ln.get_gid() == "p50:null · python (host)"]
     assert p50.get_linestyle() == ":"
@@ -491,8 +491,8 @@ def test_plot_p50_lines_and_non_positive_samples(study: DispatchStudy, plot_late
     assert any("1 sample <= 0 µs not drawn" in t for t in _axes_texts(c))
 
 
-def test_plot_step_breakdown(study: DispatchStudy, plot_latency: Any) -> None:
-    fig = plot_latency(study)
+def test_plot_step_breakdown(study: DispatchStudy, plot_dispatch: Any) -> None:
+    fig = plot_dispatch(study)
     d = fig.axes[3]
     bars = {p.get_gid(): p for p in d.patches if (p.get_gid() or "").startswith("step:")}
     assert bars["step:null:launch"].get_width() == pytest.approx(3.0)
@@ -506,9 +506,9 @@ def test_plot_step_breakdown(study: DispatchStudy, plot_latency: Any) -> None:
     assert [t.get_text() for t in d.get_yticklabels()] == ["null", "tiny"]
 
 
-def test_plot_not_measured_panels(plot_latency: Any) -> None:
+def test_plot_not_measured_panels(plot_dispatch: Any) -> None:
     only = (_series("tiny", "round_trip", "native", "host", _us(4, 5, 6)),)
-    fig = plot_latency(make_study(only, skipped=()))
+    fig = plot_dispatch(make_study(only, skipped=()))
     a, b, c, d = fig.axes[:4]
     assert "not measured" in _axes_texts(a)
     assert "not measured" not in _axes_texts(b) and _legend(b)[0] == "tiny · native (host)"
@@ -517,58 +517,58 @@ def test_plot_not_measured_panels(plot_latency: Any) -> None:
     assert not [t for t in fig.texts if t.get_gid() == "footnote"]  # nothing left out
 
 
-def test_plot_svg_and_pdf(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> None:
-    plot_latency(study, tmp_path / "latency.svg")
-    svg = (tmp_path / "latency.svg").read_text(encoding="utf-8")
+def test_plot_svg_and_pdf(study: DispatchStudy, tmp_path: Path, plot_dispatch: Any) -> None:
+    plot_dispatch(study, tmp_path / "dispatch.svg")
+    svg = (tmp_path / "dispatch.svg").read_text(encoding="utf-8")
     assert "<svg" in svg
-    plot_latency(study, str(tmp_path / "latency.PDF"))
-    assert (tmp_path / "latency.PDF").read_bytes().startswith(b"%PDF")
+    plot_dispatch(study, str(tmp_path / "dispatch.PDF"))
+    assert (tmp_path / "dispatch.PDF").read_bytes().startswith(b"%PDF")
 
 
-def test_plot_bad_suffix(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> None:
-    for name in ("latency.jpg", "latency"):
+def test_plot_bad_suffix(study: DispatchStudy, tmp_path: Path, plot_dispatch: Any) -> None:
+    for name in ("dispatch.jpg", "dispatch"):
         with pytest.raises(ValueError, match=r"\.pdf, \.png, \.svg"):
-            plot_latency(study, tmp_path / name)
+            plot_dispatch(study, tmp_path / name)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_plot_needs_a_valid_series(plot_latency: Any, tmp_path: Path) -> None:
+def test_plot_needs_a_valid_series(plot_dispatch: Any, tmp_path: Path) -> None:
     bad = (
         _series("null", "round_trip", "native", "host", _us(1), valid=False, validation="wrong"),
         _series("null", "throughput", "native", "host", _us(1), valid=False),
     )
     with pytest.raises(ValueError, match="no valid series"):
-        plot_latency(make_study(bad), tmp_path / "x.png")
+        plot_dispatch(make_study(bad), tmp_path / "x.png")
     with pytest.raises(ValueError, match="no series"):
-        plot_latency(make_study(()))
+        plot_dispatch(make_study(()))
     assert list(tmp_path.iterdir()) == []
 
 
-def test_plot_all_start_latencies_non_positive(plot_latency: Any) -> None:
+def test_plot_all_start_latencies_non_positive(plot_dispatch: Any) -> None:
     series = (
         _series("null", "start_latency", "native", "device", _us(-2, -1, 0)),
         _series("null", "round_trip", "native", "host", _us(5)),
     )
-    fig = plot_latency(make_study(series))
+    fig = plot_dispatch(make_study(series))
     c = fig.axes[2]
     assert any("no sample > 0 µs" in t for t in _axes_texts(c))
     assert math.isclose(fig.axes[1].lines[0].get_xdata()[0], 5.0)
 
 
 # --------------------------------------------------------------------------
-# latency.outputs
+# dispatch.outputs
 
 
-def test_write_study(study: DispatchStudy, tmp_path: Path, plot_latency: Any) -> None:
+def test_write_study(study: DispatchStudy, tmp_path: Path, plot_dispatch: Any) -> None:
     written, problems = write_study(study, tmp_path)
     assert [p.name for p in written] == list(STUDY_FILES) and problems == []
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(STUDY_FILES)  # no temporary file left
     assert DispatchStudy.load(tmp_path / "dispatch.json") == study
-    assert (tmp_path / "dispatch.md").read_text(encoding="utf-8") == format_latency(study, "md")
+    assert (tmp_path / "dispatch.md").read_text(encoding="utf-8") == format_dispatch(study, "md")
     assert (tmp_path / "dispatch.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
-def test_write_study_without_a_valid_series(tmp_path: Path, plot_latency: Any) -> None:
+def test_write_study_without_a_valid_series(tmp_path: Path, plot_dispatch: Any) -> None:
     bad = make_study((_series("null", "round_trip", "native", "host", _us(1), valid=False),))
     written, problems = write_study(bad, tmp_path)
     assert [p.name for p in written] == ["dispatch.json", "dispatch.md"]

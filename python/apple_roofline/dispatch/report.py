@@ -31,19 +31,19 @@ __all__ = [
     "LATENCY_CSV_COLUMNS",
     "BindingCost",
     "binding_cost",
-    "format_latency",
+    "format_dispatch",
     "latency_table",
     "step_medians",
 ]
 
-#: Formats of :func:`format_latency`.
+#: Formats of :func:`format_dispatch`.
 FORMATS: tuple[str, ...] = ("md", "csv", "json")
 #: Header of :func:`latency_table` (the numeric columns in µs per launch).
 LATENCY_COLUMNS: tuple[str, ...] = (
     "kernel", "measure", "path", "clock", "n",
     "p10 (µs)", "p50 (µs)", "p90 (µs)", "p99 (µs)", "max (µs)", "valid",
 )
-#: Header of the CSV form of :func:`format_latency` (the numeric columns in seconds per launch).
+#: Header of the CSV form of :func:`format_dispatch` (the numeric columns in seconds per launch).
 LATENCY_CSV_COLUMNS: tuple[str, ...] = (
     "kernel", "measure", "path", "clock", "n", "p10_s", "p50_s", "p90_s", "p99_s", "max_s", "valid",
 )
@@ -278,7 +278,7 @@ def _csv(study: DispatchStudy) -> str:
     return buf.getvalue()
 
 
-def format_latency(study: DispatchStudy, fmt: str = "md") -> str:
+def format_dispatch(study: DispatchStudy, fmt: str = "md") -> str:
     """The study as text (str ending in a newline).
 
     Formats:

@@ -12,8 +12,8 @@ from typing import List, Tuple
 
 from ..study.outputs import write_study_files
 from .model import DispatchStudy
-from .plot import plot_latency
-from .report import format_latency
+from .plot import plot_dispatch
+from .report import format_dispatch
 
 __all__ = ["STUDY_FILES", "write_study"]
 
@@ -33,5 +33,5 @@ def write_study(study: DispatchStudy, out: Path) -> Tuple[List[Path], List[str]]
         ResultsError: the study holds a non-finite number (nothing is written).
     """
     text = study.to_json()  # checks the study before any file is touched
-    return write_study_files(out, "dispatch", text, lambda: format_latency(study, "md"),
-                             lambda p: plot_latency(study, p), what="plot")
+    return write_study_files(out, "dispatch", text, lambda: format_dispatch(study, "md"),
+                             lambda p: plot_dispatch(study, p), what="plot")

@@ -4,7 +4,7 @@ kernel, and importing the library.
 A peer module (:mod:`.cupy_peer`, :mod:`.torch_peer`, :mod:`.mlx_peer`, :mod:`.pyobjc_peer`) has a
 ``NAME`` (the series' path), a ``BACKEND`` (the devices it drives) and ``open_kernels(device_index)``:
 a context manager yielding the :class:`PeerKernel` list it can launch and the kernels it cannot
-express (:class:`~apple_roofline.latency.model.PeerSkipped`). It imports its library only inside
+express (:class:`~apple_roofline.dispatch.model.PeerSkipped`). It imports its library only inside
 ``open_kernels``, through :func:`import_library`, and raises :class:`PeerUnavailable` when the
 library or the device is missing.
 

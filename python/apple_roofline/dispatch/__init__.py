@@ -11,14 +11,14 @@ through the peer libraries (docs/design.md, "Adding a study").
 
 Typical use::
 
-    from apple_roofline.latency import run_dispatch, binding_cost
+    from apple_roofline.dispatch import run_dispatch, binding_cost
     study = run_dispatch("cuda:0", reps=200, launches=100)
     study.save("dispatch.json")
     for cost in binding_cost(study):
         print(cost.kernel, cost.measure, cost.delta_s)
 
 Importing this package never imports the native extension (only :func:`run_dispatch` does) nor
-matplotlib (only :func:`plot_latency` does).
+matplotlib (only :func:`plot_dispatch` does).
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from .kernels import FLOAT32_EXACT, KERNELS, TINY_BYTES, TINY_FLOATS, TINY_ITEMS
 from .model import CLOCKS, MEASURES, DispatchStudy, LatencySeries, PeerSkipped
 from .peers import PEERS, measure_peers
 from .outputs import STUDY_FILES, write_study
-from .plot import plot_latency
+from .plot import plot_dispatch
 from .report import (
     LATENCY_COLUMNS,
     LATENCY_CSV_COLUMNS,
     BindingCost,
     binding_cost,
-    format_latency,
+    format_dispatch,
     latency_table,
     step_medians,
 )
@@ -75,10 +75,10 @@ __all__ = [
     "binding_cost",
     "check_counts",
     "check_tiny_counts",
-    "format_latency",
+    "format_dispatch",
     "latency_table",
     "measure_peers",
-    "plot_latency",
+    "plot_dispatch",
     "run_dispatch",
     "step_medians",
     "write_study",

@@ -36,7 +36,7 @@ from ..text import date_of, sig_figs
 from .model import DispatchStudy, LatencySeries
 from .report import step_medians
 
-__all__ = ["HIST_MEASURES", "LATENCY_FIGSIZE", "X_LABEL_US", "plot_latency"]
+__all__ = ["HIST_MEASURES", "LATENCY_FIGSIZE", "X_LABEL_US", "plot_dispatch"]
 
 #: Figure size in inches (width, height).
 LATENCY_FIGSIZE: tuple[float, float] = (14.0, 10.0)
@@ -219,7 +219,7 @@ def _footnote(study: DispatchStudy) -> str:
     return "\n".join(textwrap.fill(p, _FOOT_WRAP) for p in parts)
 
 
-def plot_latency(study: DispatchStudy, path: str | os.PathLike[str] | None = None) -> Figure:
+def plot_dispatch(study: DispatchStudy, path: str | os.PathLike[str] | None = None) -> Figure:
     """Draw a dispatch-latency study as one figure (module docstring: panels, units, colours).
 
     The title names the device, its backend and the study's date (and says when the study was

@@ -1,0 +1,168 @@
+"""``apple-roofline compare RUN.json...``: two or more saved runs side by side (:mod:`..roofline.compare`).
+
+Arguments are files, folders (every ``run.json`` under them, the file ``run`` writes) or glob
+patterns (``'results/**/run.json'``, expanded here too, so that a quoted pattern works on every
+shell). Every file is read before anything is printed; each one that is not a roofline run, or whose
+schema version differs from the first run's, is named on its own line and the command exits 2.
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, List, Optional, Sequence, Tuple
+
+import typer
+
+from ..study.files import ResultsError
+from ..text import one_line
+from .common import EXIT_FAILED, EXIT_USAGE, PLOT_SUFFIXES, check_writable_dir, fail, os_reason, save_plot
+
+if TYPE_CHECKING:
+    from ..roofline.compare import Baseline
+    from ..roofline.run import Run
+
+__all__ = ["compare", "expand_paths", "load_runs", "RUN_FILE", "HTML_SUFFIX"]
+
+#: The results file of a roofline run, looked for under a folder argument.
+RUN_FILE = "run.json"
+#: ``-o`` with this suffix writes the HTML page; the figure suffixes write the figure.
+HTML_SUFFIX = ".html"
+_GLOB = set("*?[")
+
+
+def expand_paths(args: Sequence[str], name: str = RUN_FILE) -> Tuple[List[Path], List[str]]:
+    """The files named by ``args`` in order, each once: a file as given; a folder as every ``name``
+    under it (sorted); a pattern with ``*``, ``?`` or ``[`` that is not a path as its matches
+    (``**`` spans folders; folders among them expanded as above). Also one line per argument that
+    names nothing (no such file, a folder without ``name``, a pattern without a match)."""
+    out: List[Path] = []
+    problems: List[str] = []
+    for arg in args:
+        path = Path(arg)
+        if path.exists():
+            matches = [path]
+        elif _GLOB & set(arg):
+            matches = [Path(m) for m in sorted(glob.glob(arg, recursive=True))]
+            if not matches:
+                problems.append(f"{arg}: the pattern matches no file")
+        else:
+            problems.append(f"{arg}: no such file or folder")
+            matches = []
+        for m in matches:
+            files = sorted(m.rglob(name)) if m.is_dir() else [m]
+            if m.is_dir() and not files:
+                problems.append(f"{m}: the folder holds no {name}")
+            out += [f for f in files if f.resolve() not in {o.resolve() for o in out}]
+    return out, problems
+
+
+def load_runs(paths: Sequence[Path]) -> Tuple[List["Run"], List[str]]:
+    """Each file read as a roofline run, and one line per file that is not one: unreadable or
+    rejected by its reader (:class:`~apple_roofline.study.files.ResultsError`), of another kind, or
+    of a schema version other than the first run's."""
+    from ..results import load_results
+    from ..roofline.run import Run
+
+    runs: List[Run] = []
+    problems: List[str] = []
+    for path in paths:
+        try:
+            doc = load_results(path)
+        except ResultsError as exc:
+            problems.append(str(exc))
+            continue
+        if not isinstance(doc, Run):
+            problems.append(f"{path}: a {doc.DESCRIPTION} (kind {doc.KIND!r}), not a roofline run "
+                            f"(kind {Run.KIND!r}); compare takes roofline runs")
+        elif runs and doc.schema_version != runs[0].schema_version:
+            problems.append(f"{path}: schema version {doc.schema_version}, the first run's is "
+                            f"{runs[0].schema_version}; runs of different schema versions are not compared")
+        else:
+            runs.append(doc)
+    return runs, problems
+
+
+def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
+    """``--baseline``: None -> the first run; ``median``; or a file, added in front when it is not
+    among the runs."""
+    from ..roofline.compare import BASELINE_MEDIAN
+
+    if option is None:
+        return 0
+    if option == BASELINE_MEDIAN:
+        return BASELINE_MEDIAN
+    target = Path(option)
+    if not target.is_file():
+        fail(f"--baseline {option!r} is neither a file nor {BASELINE_MEDIAN!r} (valid: a results file among "
+             f"the runs or another one, or {BASELINE_MEDIAN})", EXIT_USAGE)
+    for i, p in enumerate(paths):
+        if p.resolve() == target.resolve():
+            return i
+    paths.insert(0, target)
+    return 0
+
+
+def compare(
+    runs: Annotated[List[str], typer.Argument(
+        metavar="RUN.json...",
+        help="Two or more roofline runs: files, folders (every run.json under them) or glob patterns.")],
+    baseline: Annotated[Optional[str], typer.Option(
+        "--baseline", metavar="FILE|median",
+        help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "--output", "-o", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
+                               "(.html: the figure with hover text and the tables).")] = None,
+    theoretical: Annotated[bool, typer.Option(
+        "--theoretical", help="Draw the theoretical ceilings too (dashed); by default only measured ones.")] = False,
+) -> None:
+    """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
+    and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (one colour per run)."""
+    from ..roofline.compare import Comparison, compare_markdown, path_labels
+
+    if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
+        fail(f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
+             f"(valid: {', '.join(PLOT_SUFFIXES + (HTML_SUFFIX,))})", EXIT_USAGE)
+    paths, problems = expand_paths(runs)
+    base = _baseline(baseline, paths)
+    loaded, bad = load_runs(paths)
+    problems += bad
+    if problems:  # every one named, each on its own line
+        for line in problems[:-1]:
+            typer.echo(f"error: {one_line(line)}", err=True)
+        fail(problems[-1], EXIT_USAGE)
+    if len(loaded) < 2:
+        fail(f"compare needs two or more runs, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})",
+             EXIT_USAGE)
+    if output is not None:
+        check_writable_dir(output)
+    comparison = Comparison(tuple(loaded), tuple(path_labels(paths)), base)
+    text = compare_markdown(comparison)
+    typer.echo(text, nl=not text.endswith("\n"))
+    if output is None:
+        return
+    from ..roofline.tables import model_of
+
+    missing = [str(p) for p, r in zip(paths, loaded) if model_of(r) is None]
+    if output.suffix.lower() == HTML_SUFFIX:
+        from ..roofline.compare_html import compare_html
+        from ..study.files import write_text_atomic
+
+        try:
+            page = compare_html(comparison, theoretical=theoretical)
+        except ValueError as exc:
+            fail(f"cannot draw the comparison: {exc}", EXIT_FAILED)
+        try:
+            write_text_atomic(output, page)
+        except OSError as exc:
+            fail(f"cannot write {output}: {os_reason(exc)}", EXIT_FAILED)
+    else:
+        if missing:
+            fail(f"cannot plot the comparison: {', '.join(missing)} has no roofline "
+                 "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
+        from ..roofline.compare_plot import plot_compare
+
+        models = [model_of(r) for r in loaded]
+        save_plot(lambda: plot_compare([m for m in models if m is not None], comparison.names(),
+                                       theoretical=theoretical), output, "cannot plot the comparison")
+    typer.echo(f"wrote {output}", err=True)
