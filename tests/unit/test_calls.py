@@ -291,7 +291,7 @@ def test_the_study_round_trips_through_its_results_file(tmp_path: Path) -> None:
     assert data["kind"] == "calls" and data["fits"][0]["path"] == "cublas"
     assert data["fits"][0]["rate_gflops"] == pytest.approx(4e4, rel=1e-3)
     data["measurements"][0]["samples_s"][0] = -1.0
-    with pytest.raises(ResultsError, match=r"x.json: measurement .*samples_s\[0\] is -1.0"):
+    with pytest.raises(ResultsError, match=r"x.json: measurements\[0\]\.samples_s\[0\] must be a positive number of seconds, not -1.0"):
         CallsStudy.from_dict(data, source="x.json")
     del data["paths"]
     with pytest.raises(ResultsError, match="x.json: paths is missing"):

@@ -232,7 +232,7 @@ def test_results_file_round_trips_and_views(fake: FakeBackend, tmp_path: Path) -
     assert "best" in format_tune(study, "csv")
     d = json.loads((tmp_path / "tune.json").read_text())
     d["measurements"][0]["params"]["block"] = "big"
-    with pytest.raises(ValueError, match=r"measurements\[0\]\.params\.block must be a positive integer"):
+    with pytest.raises(ValueError, match=r"measurements\[0\]\.params\.block must be a non-negative integer \(a count\), not 'big'"):
         TuneStudy.from_dict(d)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from .. import provenance
-from .files import dump_json, parse_results_json, read_results_text, write_text_atomic
+from .files import check_finite, dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
 
 __all__ = ["ToolInfo", "Document", "Skipped"]
@@ -144,7 +144,7 @@ class Document:
     def read_header(cls, d: Any, r: Reader) -> Dict[str, Any]:
         """Check the header of parsed JSON ``d`` and return the header fields as constructor keywords.
 
-        Checks, in order: a JSON object; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
+        Checks, in order: a JSON object; every number in it finite; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
         to :attr:`KIND` when present); ``schema_version`` equal to :attr:`SCHEMA_VERSION`; then the
         header keys' types. ``warnings`` may be absent; ``finished`` may be absent or null.
 
@@ -154,6 +154,7 @@ class Document:
         if not isinstance(d, Mapping):
             r.fail(f"top level must be a JSON object, not {json_type(d)}")
         d = r.obj(d, "top level")
+        check_finite(d, r.source)  # a dict given to a reader, as parsed text is checked when parsed
         kind = d.get("kind")
         if kind != cls.KIND and (kind is not None or cls.KIND_REQUIRED):
             what = f"{kind!r}" if "kind" in d else "missing"

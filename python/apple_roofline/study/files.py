@@ -12,7 +12,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any, Iterable, Mapping, Optional, Tuple, Union
 
 __all__ = [
     "ResultsError",
@@ -21,6 +21,9 @@ __all__ = [
     "read_results_text",
     "parse_results_json",
     "dump_json",
+    "non_finite",
+    "check_finite",
+    "json_number",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -93,31 +96,56 @@ def parse_results_json(text: str, *, source: str = "<string>") -> Any:
     """Parse a results file's JSON text (any kind of study).
 
     Raises:
-        ResultsError: empty or truncated text, invalid JSON (with line and column), or a NaN /
-            Infinity literal; one line naming ``source``.
+        ResultsError: empty or truncated text, invalid JSON (with line and column), or a number that
+            is not finite (a ``NaN`` or ``Infinity`` literal, or one too large for a double such as
+            ``1e999``), named by its path; one line naming ``source``.
     """
     if not text.strip():
         raise ResultsError(f"{source}: empty file, not JSON")
-
-    def reject_constant(name: str) -> Any:
-        raise ResultsError(f"{source}: {name} is not allowed in a results file")
-
     try:
-        return json.loads(text, parse_constant=reject_constant)
+        # NaN and Infinity literals parse to floats here, so that the check below names their field
+        data = json.loads(text, parse_constant=float)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
+    check_finite(data, source)
+    return data
 
 
-def _check_finite(value: Any, where: str) -> None:
+def non_finite(value: Any, where: str = "") -> Optional[Tuple[str, float]]:
+    """The path (``"measurements[2].median_s"``) and value of the first NaN or infinity in ``value``
+    (objects and arrays, nested), or None when every number is finite. ``where`` prefixes the path."""
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ResultsError(f"{where}: {value!r} cannot be written as JSON (not finite)")
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            _check_finite(v, f"{where}.{k}")
+        return None if math.isfinite(value) else (where, value)
+    if isinstance(value, Mapping):
+        items: Iterable[Tuple[str, Any]] = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
     elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_finite(v, f"{where}[{i}]")
+        items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for path, v in items:
+        found = non_finite(v, path)
+        if found is not None:
+            return found
+    return None
+
+
+def json_number(value: float) -> str:
+    """A non-finite float as JSON's extensions spell it (``NaN``, ``Infinity``, ``-Infinity``); any
+    other number as ``repr``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def check_finite(data: Any, source: str) -> None:
+    """Raise :class:`ResultsError` ``"<source>: <path> must be a finite number, not NaN"`` for the
+    first NaN or infinity anywhere in ``data`` (parsed JSON or a dict given to a reader)."""
+    found = non_finite(data)
+    if found is not None:
+        path, v = found
+        raise ResultsError(f"{source}: {path or 'the top level'} must be a finite number, not {json_number(v)}")
 
 
 def dump_json(d: Mapping[str, Any], what: str) -> str:
@@ -127,7 +155,9 @@ def dump_json(d: Mapping[str, Any], what: str) -> str:
         ResultsError: a NaN or infinity anywhere in ``d`` (named by its path, ``what`` first), or a
             value JSON cannot hold.
     """
-    _check_finite(d, what)
+    found = non_finite(d, what)
+    if found is not None:
+        raise ResultsError(f"{found[0]}: {found[1]!r} cannot be written as JSON (not finite)")
     try:
         return json.dumps(d, indent=2, allow_nan=False) + "\n"
     except (TypeError, ValueError) as e:

@@ -2,16 +2,35 @@
 
 Every results file is read through a :class:`Reader`, so every kind of study reports a bad file the
 same way: ``"run.json: measurements[2].flops must be a non-negative integer, not -1"``.
+
+The rules every kind shares (docs/design.md, "Results files"): every number is finite (checked
+over the whole file when it is parsed, :func:`~.files.check_finite`); counts are non-negative
+integers (:meth:`Reader.nonneg_int`, and :meth:`Reader.counts` for free-form parameters); times
+and rates are positive (:meth:`Reader.positive`, :meth:`Reader.samples`); and a statistic stored
+beside its samples (a median, a minimum, a rate at the median) lies in the samples' order and
+equals the value recomputed from them, to a relative :data:`REL_TOL`
+(:meth:`Reader.statistics`, :meth:`Reader.derived`). A file that breaks one is rejected with one
+line naming the field and the valid range, never read as data.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, List, Mapping, NoReturn, Optional, Tuple
+from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 
+from ..stats import Summary, summarize
 from .files import ResultsError
 
-__all__ = ["Reader", "json_type", "join"]
+__all__ = ["Reader", "json_type", "join", "REL_TOL", "ORDER_STATISTICS"]
+
+#: How far a statistic stored beside its samples may lie from the one recomputed from them, as a
+#: fraction of it. JSON holds a float exactly, so a file this tool wrote agrees to the last bit; the
+#: slack admits another writer's rounding to 7 significant digits, no more.
+REL_TOL = 1e-6
+
+#: The order statistics of :class:`~apple_roofline.stats.Summary`, smallest first: a stored one
+#: must lie within its samples' range.
+ORDER_STATISTICS: Tuple[str, ...] = ("min", "p10", "q1", "median", "q3", "p90", "p99", "max")
 
 
 def json_type(v: Any) -> str:
@@ -125,3 +144,111 @@ class Reader:
             if isinstance(s, bool) or not isinstance(s, (int, float)):
                 self.fail(f"{join(where, key)}[{i}] must be a number, not {json_type(s)}")
         return tuple(float(s) for s in items)
+
+    # -- the rules every kind shares: positive times and rates, counts, statistics ---------------
+
+    def positive(self, d: Mapping[str, Any], key: str, where: str, unit: str = "seconds") -> float:
+        """``d[key]`` as a finite number > 0, in ``unit`` (named in the message; "" for a pure number)."""
+        v = self.req(d, key, where)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            self.fail(f"{join(where, key)} must be a positive number{' of ' + unit if unit else ''}, not {v!r}")
+        return float(v)
+
+    def nonneg(self, d: Mapping[str, Any], key: str, where: str, unit: str = "seconds") -> float:
+        """``d[key]`` as a finite number >= 0, in ``unit`` (named in the message; "" for a pure number)."""
+        v = self.req(d, key, where)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            self.fail(f"{join(where, key)} must be a non-negative number{' of ' + unit if unit else ''}, not {v!r}")
+        return float(v)
+
+    def samples(self, d: Mapping[str, Any], key: str, where: str, *, signed: bool = False) -> Tuple[float, ...]:
+        """``d[key]`` as at least one sample in seconds: each a finite number, > 0 unless ``signed``
+        (differences of two clocks' instants, which may be zero or negative)."""
+        items = self.array(d, key, where)
+        if not items:
+            self.fail(f"{join(where, key)} must hold at least one sample")
+        for i, s in enumerate(items):
+            number = not isinstance(s, bool) and isinstance(s, (int, float)) and math.isfinite(s)
+            if not number or (not signed and s <= 0):
+                what = "a finite number of seconds" if signed else "a positive number of seconds"
+                self.fail(f"{join(where, key)}[{i}] must be {what}, not {s!r}")
+        return tuple(float(s) for s in items)
+
+    def counts(self, d: Mapping[str, Any], where: str, names: Sequence[str] = ()) -> None:
+        """Free-form parameters ``d``: every integer in them (nested too) is a count, >= 0, and each
+        of ``names`` present must be a non-negative integer (a float there is no count)."""
+        for key, v in d.items():
+            path = join(where, key)
+            if key in names and (isinstance(v, bool) or not isinstance(v, int)):
+                self.fail(f"{path} must be a non-negative integer (a count), not {v!r}")
+            self._counts_in(v, path)
+
+    def params(self, d: Mapping[str, Any], key: str = "params", where: str = "") -> Dict[str, Any]:
+        """A study's settings ``d[key]``: an object whose integers are counts (:meth:`counts`)."""
+        value = self.obj(self.req(d, key, where), join(where, key))
+        self.counts(value, join(where, key))
+        return dict(value)
+
+    def _counts_in(self, v: Any, path: str) -> None:
+        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+            self.fail(f"{path} must be a non-negative integer (a count), not {v!r}")
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                self._counts_in(x, join(path, str(k)))
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                self._counts_in(x, f"{path}[{i}]")
+
+    def close(self, value: float, want: float, path: str, what: str, *, scale: float = 0.0) -> None:
+        """Fail unless ``value`` equals ``want`` (the value recomputed from the file's own data,
+        described by ``what``) to a relative :data:`REL_TOL` (of the larger of the two and ``scale``,
+        which is the samples' largest magnitude where the value may be near zero)."""
+        if not math.isclose(value, want, rel_tol=REL_TOL, abs_tol=REL_TOL * scale):
+            self.fail(f"{path} {value!r} is not {what} (valid: {want!r}, to a relative {REL_TOL:g})")
+
+    def derived(self, d: Mapping[str, Any], key: str, where: str, want: float, what: str, unit: str) -> None:
+        """A value derived from the file's own data, stored for other readers (a rate at the median,
+        an intensity): when ``d`` has ``key``, it must be a finite number, positive where ``want`` is
+        (non-negative where it is 0), and equal ``want`` (:meth:`close`)."""
+        if key not in d:
+            return
+        v = self.positive(d, key, where, unit) if want > 0 else self.nonneg(d, key, where, unit)
+        self.close(v, want, join(where, key), what)
+
+    def statistics(self, d: Mapping[str, Any], where: str, samples: Sequence[float], keys: Mapping[str, str],
+                   *, samples_key: str = "samples_s", signed: bool = False) -> Summary:
+        """Check the statistics stored in ``d`` beside ``samples`` (each key optional) and return
+        the samples' :class:`~apple_roofline.stats.Summary`.
+
+        ``keys`` maps a key of ``d`` to the :class:`~apple_roofline.stats.Summary` field it holds:
+        ``"n"`` must be the number of samples; ``"iqr"``, ``"stdev"`` and ``"cv"`` non-negative;
+        the order statistics (:data:`ORDER_STATISTICS`) and ``"mean"`` are times, positive unless
+        ``signed``, within the samples' range (a median within [min, max]). Every one must equal
+        the value recomputed from ``samples`` (:meth:`close`).
+        """
+        s = summarize(samples, positive=not signed)
+        scale = max(abs(x) for x in samples) if signed else 0.0  # a signed statistic may be near 0
+        values = {}
+        for key, field in keys.items():
+            if key not in d:
+                continue
+            path = join(where, key)
+            if field == "n":
+                n = self.nonneg_int(d, key, where)
+                if n != s.n:
+                    self.fail(f"{path} {n} is not the number of samples in {samples_key} (valid: {s.n})")
+                continue
+            if field in ("iqr", "stdev", "cv"):
+                v = self.nonneg(d, key, where, "seconds" if field != "cv" else "")
+            elif signed:
+                v = self.number(d, key, where)
+            else:
+                v = self.positive(d, key, where)
+            values[key] = v
+        for key, v in values.items():  # a median (any order statistic, the mean) within the samples
+            if keys[key] in ORDER_STATISTICS + ("mean",) and not s.min <= v <= s.max:
+                self.fail(f"{join(where, key)} {v!r} lies outside {samples_key} (valid: {s.min!r} to {s.max!r})")
+        for key, v in values.items():
+            what = f"the {keys[key]} of {samples_key}"
+            self.close(v, float(getattr(s, keys[key])), join(where, key), what, scale=scale)
+        return s
