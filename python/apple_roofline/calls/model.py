@@ -36,6 +36,7 @@ from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
+from ..suites.gemm import gemm_flops
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
 
 __all__ = ["SCHEMA_VERSION", "DISTRIBUTION_KEYS", "CallMeasurement", "CallPathInfo", "PathSkipped", "CallsStudy"]
@@ -129,19 +130,23 @@ class CallMeasurement:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "measurement") -> "CallMeasurement":
         """Build from :meth:`to_dict` output; a stored ``distribution`` must be the samples' own
-        (:meth:`~apple_roofline.study.reader.Reader.statistics`). Raises :class:`ResultsError`
-        naming the field."""
+        (:meth:`~apple_roofline.study.reader.Reader.statistics`), ``flops`` 2·B·N² and ``bytes``
+        positive. Raises :class:`ResultsError` naming the field."""
         r = Reader(source)
         d = r.obj(d, where)
         samples = r.samples(d, "samples_s", where)
         if "distribution" in d:  # written for other readers: it must be the samples' own
             r.statistics(r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples,
                          DISTRIBUTION_FIELDS)
+        batch, n = r.nonneg_int(d, "batch", where, positive=True), r.nonneg_int(d, "n", where, positive=True)
+        flops = r.nonneg_int(d, "flops", where)
+        if flops != gemm_flops(batch, n, n):  # the FLOPs of the shape asked for, whatever the path computed
+            r.fail(f"{where}.flops {flops} is not the FLOPs of a {batch}×{n}² call (valid: 2·B·N² = "
+                   f"{gemm_flops(batch, n, n)})")
         try:
             return cls(
-                path=r.string(d, "path", where), batch=r.nonneg_int(d, "batch", where, positive=True),
-                n=r.nonneg_int(d, "n", where, positive=True), flops=r.nonneg_int(d, "flops", where),
-                bytes=r.nonneg_int(d, "bytes", where), samples_s=samples,
+                path=r.string(d, "path", where), batch=batch, n=n, flops=flops,
+                bytes=r.nonneg_int(d, "bytes", where, positive=True), samples_s=samples,
                 rows=r.nonneg_int(d, "rows", where, positive=True), valid=r.boolean(d, "valid", where),
                 validation=r.string(d, "validation", where, default=""),
             )

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
 from ..stats import Summary, summarize
 from ..study.document import Document
+from ..study.files import ResultsError
 from ..study.reader import Reader
 from .kernels import phase
 
@@ -89,6 +90,8 @@ class PathTiming:
             return cls(path=r.string(d, "path", where), samples_s=samples, valid=r.boolean(d, "valid", where),
                        validation=r.string(d, "validation", where), timer=r.string(d, "timer", where),
                        warmup=r.nonneg_int(d, "warmup", where), load_s=r.nonneg(d, "load_s", where))
+        except ResultsError:
+            raise
         except ValueError as exc:
             r.fail(f"{where}: {exc}")
 
@@ -181,6 +184,8 @@ class EnginePoint:
                        status=r.string(d, "status", where), reason=r.string(d, "reason", where, default=""),
                        plan=dict(r.obj(d.get("plan", {}), f"{where}.plan")), native=timings["native"],
                        python=timings["python"])
+        except ResultsError:
+            raise
         except ValueError as exc:
             r.fail(f"{where}: {exc}")
 

@@ -1,7 +1,8 @@
 """Strict reading of parsed JSON: typed accessors that fail with one line naming the field.
 
 Every results file is read through a :class:`Reader`, so every kind of study reports a bad file the
-same way: ``"run.json: measurements[2].flops must be a non-negative integer, not -1"``.
+same way: ``"run.json: measurements[2].flops must be a non-negative integer, not -1 (valid: 0 to
+2**63 - 1)"``.
 
 The rules every kind shares (docs/design.md, "Results files"): every number is finite (checked
 over the whole file when it is parsed, :func:`~.files.check_finite`); counts are non-negative
@@ -21,12 +22,21 @@ from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 from ..stats import Summary, summarize
 from .files import ResultsError
 
-__all__ = ["Reader", "json_type", "join", "REL_TOL", "ORDER_STATISTICS"]
+__all__ = ["Reader", "json_type", "join", "REL_TOL", "ORDER_STATISTICS", "MAX_COUNT", "SAMPLE_SECONDS"]
 
 #: How far a statistic stored beside its samples may lie from the one recomputed from them, as a
 #: fraction of it. JSON holds a float exactly, so a file this tool wrote agrees to the last bit; the
 #: slack admits another writer's rounding to 7 significant digits, no more.
 REL_TOL = 1e-6
+
+#: The largest count a results file may hold (a signed 64-bit integer: what every JSON reader can
+#: hold, and a FLOP or byte count far beyond any measurement). Larger integers would overflow the
+#: floats that rates are computed in.
+MAX_COUNT = 2**63 - 1
+
+#: The range of a sample, in seconds: below a femtosecond no clock resolves, above 1e9 s (31
+#: years) no study runs; outside it the statistics and rates derived from samples would overflow.
+SAMPLE_SECONDS: Tuple[float, float] = (1e-15, 1e9)
 
 #: The order statistics of :class:`~apple_roofline.stats.Summary`, smallest first: a stored one
 #: must lie within its samples' range.
@@ -48,6 +58,13 @@ def json_type(v: Any) -> str:
     if isinstance(v, Mapping):
         return "an object"
     return type(v).__name__
+
+
+def _shown(v: Any) -> str:
+    """``repr(v)``, an integer of more than 30 digits shortened to its digit count (a hostile file's
+    value must not flood the one-line message)."""
+    text = repr(v)
+    return f"an integer of {len(text)} digits" if isinstance(v, int) and len(text) > 30 else text
 
 
 def join(where: str, key: str) -> str:
@@ -105,12 +122,12 @@ class Reader:
         return v
 
     def nonneg_int(self, d: Mapping[str, Any], key: str, where: str, *, positive: bool = False) -> int:
-        """``d[key]`` as an integer >= 0 (> 0 with ``positive``)."""
+        """``d[key]`` as an integer >= 0 (> 0 with ``positive``), at most :data:`MAX_COUNT`."""
         v = self.req(d, key, where)
-        ok = isinstance(v, int) and not isinstance(v, bool) and (v > 0 if positive else v >= 0)
+        ok = isinstance(v, int) and not isinstance(v, bool) and (v > 0 if positive else v >= 0) and v <= MAX_COUNT
         if not ok:
             what = "a positive integer" if positive else "a non-negative integer"
-            self.fail(f"{join(where, key)} must be {what}, not {v!r}")
+            self.fail(f"{join(where, key)} must be {what}, not {_shown(v)} (valid: {int(positive)} to 2**63 - 1)")
         return int(v)
 
     def number(self, d: Mapping[str, Any], key: str, where: str) -> float:
@@ -162,16 +179,21 @@ class Reader:
         return float(v)
 
     def samples(self, d: Mapping[str, Any], key: str, where: str, *, signed: bool = False) -> Tuple[float, ...]:
-        """``d[key]`` as at least one sample in seconds: each a finite number, > 0 unless ``signed``
-        (differences of two clocks' instants, which may be zero or negative)."""
+        """``d[key]`` as at least one sample in seconds: each a finite number within
+        :data:`SAMPLE_SECONDS`, or, when ``signed`` (differences of two clocks' instants, which may
+        be zero or negative), of magnitude at most its upper end."""
         items = self.array(d, key, where)
         if not items:
             self.fail(f"{join(where, key)} must hold at least one sample")
+        lo, hi = SAMPLE_SECONDS
         for i, s in enumerate(items):
             number = not isinstance(s, bool) and isinstance(s, (int, float)) and math.isfinite(s)
             if not number or (not signed and s <= 0):
                 what = "a finite number of seconds" if signed else "a positive number of seconds"
                 self.fail(f"{join(where, key)}[{i}] must be {what}, not {s!r}")
+            if abs(s) > hi or (not signed and s < lo):
+                valid = f"-{hi:g} to {hi:g}" if signed else f"{lo:g} to {hi:g}"
+                self.fail(f"{join(where, key)}[{i}] {s!r} is out of range (valid: {valid} seconds)")
         return tuple(float(s) for s in items)
 
     def counts(self, d: Mapping[str, Any], where: str, names: Sequence[str] = ()) -> None:
@@ -180,7 +202,7 @@ class Reader:
         for key, v in d.items():
             path = join(where, key)
             if key in names and (isinstance(v, bool) or not isinstance(v, int)):
-                self.fail(f"{path} must be a non-negative integer (a count), not {v!r}")
+                self.fail(f"{path} must be a non-negative integer (a count), not {_shown(v)} (valid: 0 to 2**63 - 1)")
             self._counts_in(v, path)
 
     def params(self, d: Mapping[str, Any], key: str = "params", where: str = "") -> Dict[str, Any]:
@@ -190,8 +212,8 @@ class Reader:
         return dict(value)
 
     def _counts_in(self, v: Any, path: str) -> None:
-        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
-            self.fail(f"{path} must be a non-negative integer (a count), not {v!r}")
+        if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v <= MAX_COUNT:
+            self.fail(f"{path} must be a non-negative integer (a count), not {_shown(v)} (valid: 0 to 2**63 - 1)")
         if isinstance(v, Mapping):
             for k, x in v.items():
                 self._counts_in(x, join(path, str(k)))
