@@ -172,6 +172,18 @@ def test_non_finite_text_is_named_by_its_field(tmp_path: Path, text: str, field:
         load_results(path)
 
 
+@pytest.mark.parametrize("levels", [33, 995, 100_000])
+def test_nesting_too_deep_is_one_line(tmp_path: Path, levels: int) -> None:
+    """Arrays nested 100 000 deep made the JSON parser raise RecursionError (a traceback); nesting
+    that parses but is deeper than any results file would exhaust the readers' recursion."""
+    path = tmp_path / "deep.json"
+    path.write_text('{"kind": "roofline", "host": ' + "[" * levels + "]" * levels + "}")
+    want = f"error: {path}: nested too deeply to be a results file (valid: at most 32 levels)\n"
+    for command in (["plot", str(path)], ["report", str(path)], ["compare", str(path), str(path)]):
+        result = cli.invoke(app, command)
+        assert (result.exit_code, result.output) == (2, want), command
+
+
 def test_a_dict_given_to_a_reader_is_checked_the_same_way() -> None:
     for kind, f in FIELDS.items():
         field = (*f["samples"], 0)

@@ -12,7 +12,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional, Tuple, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 __all__ = [
     "ResultsError",
@@ -24,9 +24,16 @@ __all__ = [
     "non_finite",
     "check_finite",
     "json_number",
+    "depth",
+    "MAX_DEPTH",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: The deepest nesting of objects and arrays a results file may have (:func:`depth`): the deepest of
+#: any kind is 7 (an engines point's plan: ``points[0].plan.ops[0].supported[0]``); far deeper is no
+#: results file, and would exhaust the recursion of the JSON parser and of the readers.
+MAX_DEPTH = 32
 
 
 class ResultsError(ValueError):
@@ -96,37 +103,57 @@ def parse_results_json(text: str, *, source: str = "<string>") -> Any:
     """Parse a results file's JSON text (any kind of study).
 
     Raises:
-        ResultsError: empty or truncated text, invalid JSON (with line and column), or a number that
-            is not finite (a ``NaN`` or ``Infinity`` literal, or one too large for a double such as
-            ``1e999``), named by its path; one line naming ``source``.
+        ResultsError: empty or truncated text, invalid JSON (with line and column), nesting deeper
+            than :data:`MAX_DEPTH`, or a number that is not finite (a ``NaN`` or ``Infinity``
+            literal, or one too large for a double such as ``1e999``), named by its path; one line
+            naming ``source``.
     """
     if not text.strip():
         raise ResultsError(f"{source}: empty file, not JSON")
+    too_deep = f"{source}: nested too deeply to be a results file (valid: at most {MAX_DEPTH} levels)"
     try:
         # NaN and Infinity literals parse to floats here, so that the check below names their field
         data = json.loads(text, parse_constant=float)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
+    except RecursionError:
+        raise ResultsError(too_deep) from None
+    if depth(data) > MAX_DEPTH:  # every reader after this one may recurse through it
+        raise ResultsError(too_deep)
     check_finite(data, source)
     return data
 
 
 def non_finite(value: Any, where: str = "") -> Optional[Tuple[str, float]]:
     """The path (``"measurements[2].median_s"``) and value of the first NaN or infinity in ``value``
-    (objects and arrays, nested), or None when every number is finite. ``where`` prefixes the path."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (where, value)
-    if isinstance(value, Mapping):
-        items: Iterable[Tuple[str, Any]] = ((f"{where}.{k}" if where else str(k), v) for k, v in value.items())
-    elif isinstance(value, (list, tuple)):
-        items = ((f"{where}[{i}]", v) for i, v in enumerate(value))
-    else:
-        return None
-    for path, v in items:
-        found = non_finite(v, path)
-        if found is not None:
-            return found
+    (objects and arrays, nested, visited in order without recursion), or None when every number is
+    finite. ``where`` prefixes the path."""
+    stack: List[Tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return path, v
+        elif isinstance(v, Mapping):
+            stack.extend(reversed([(f"{path}.{k}" if path else str(k), x) for k, x in v.items()]))
+        elif isinstance(v, (list, tuple)):
+            stack.extend(reversed([(f"{path}[{i}]", x) for i, x in enumerate(v)]))
     return None
+
+
+def depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a number or string: 0; ``[[1]]``: 2),
+    counted without recursion."""
+    deepest = 0
+    stack: List[Tuple[int, Any]] = [(0, value)]
+    while stack:
+        level, v = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(v, Mapping):
+            stack.extend((level + 1, x) for x in v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((level + 1, x) for x in v)
+    return deepest
 
 
 def json_number(value: float) -> str:
