@@ -273,3 +273,30 @@ def test_the_extreme_samples_a_reader_accepts_are_drawn_and_reported(kind: str, 
             (command, result.output)
         if result.exit_code:
             assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
+
+
+@pytest.mark.parametrize("kind, field, value, message", [
+    ("roofline", ("device", "memory_bytes"), -1, "must be a non-negative integer (a count), not -1 (valid: 0 to"),
+    ("roofline", ("host", "logical_cpus"), -2, "must be a non-negative integer (a count), not -2 (valid: 0 to"),
+    ("graphics", ("params", "spin_up_s"), -0.25, "must be a non-negative number of seconds, not -0.25"),
+    ("graphics", ("params", "budgets_s"), {"texture": -1}, "params.budgets_s.texture must be a non-negative number of "
+                                                             "seconds, not -1"),
+    ("graphics", ("measurements", 0, "params", "lead_s"), -1, "must be a non-negative number of seconds, not -1"),
+    ("engines", ("models", 0, "build_s"), -1, "must be a non-negative number of seconds, not -1"),
+    ("engines", ("models", 0, "weight_bytes_in_model"), 1,
+     "models[0].accounting_ok must be false: the model holds 1 weight bytes and 131072 are counted"),
+    ("calls", ("params", "budget_s"), -1.0, "must be a non-negative number of seconds, not -1.0"),
+    ("calls", ("fits", 0, "rms_rel"), -1, "must be a non-negative number, not -1"),
+    ("calls", ("measurements", 0, "flops"), 514, "is not the FLOPs of a 1×16² call (valid: 2·B·N² = 512)"),
+    ("dispatch", ("params", "reps"), -3, "must be a non-negative integer (a count), not -3"),
+    ("roofline", ("ceilings", 0, "value"), -5, "must be a positive number of GB/s, not -5"),
+])
+def test_settings_header_and_derived_records_obey_the_same_rules(tmp_path: Path, kind: str, field: Path_,
+                                                                 value: Any, message: str) -> None:
+    d = _original(kind)
+    _set(d, field, value)
+    path = tmp_path / FILES[kind]
+    path.write_text(json.dumps(d))
+    result = cli.invoke(app, ["report", str(path)])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith(f"error: {path}: ") and message in result.output, result.output

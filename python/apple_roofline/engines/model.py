@@ -266,9 +266,7 @@ def _read_model(r: Reader, value: Any, where: str) -> Dict[str, Any]:
     non-negative seconds, and ``accounting_ok`` true exactly when the weight bytes in the model are
     the bytes counted."""
     m = r.obj(value, where)
-    r.counts(m, where, MODEL_COUNTS)
-    if "build_s" in m:
-        r.nonneg(m, "build_s", where)
+    r.counts(m, where, MODEL_COUNTS)  # build_s too: seconds, never negative
     if "accounting_ok" in m and "weight_bytes_counted" in m and "weight_bytes_in_model" in m:
         holds = m["weight_bytes_counted"] == m["weight_bytes_in_model"]
         if r.boolean(m, "accounting_ok", where) != holds:

@@ -82,11 +82,6 @@ COUNT_PARAMS: Tuple[str, ...] = (
 #: :class:`~apple_roofline.stats.Summary`), checked on reading.
 STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_s": "max", "iqr_s": "iqr", "cv": "cv"}
 
-#: The units, by the suffix of a parameter's name, of the parameters that are never negative (a
-#: pass's ``lead_s``, the clocks and power of :data:`TELEMETRY_PARAMS`).
-_PARAM_UNITS = {"s": "seconds", "mhz": "MHz", "w": "watts", "pct": "percent"}
-
-
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
     leaving out :data:`TIMER_PARAM` (a sentence, reported on its own) and the clocks and power
@@ -297,11 +292,7 @@ class Measurement:
             if v is None or not isinstance(v, (int, float, str, bool)):
                 r.fail(f"{join(where, 'params')}.{k} must be a number, string or boolean, not {json_type(v)}")
             params[k] = v
-        r.counts(params, join(where, "params"), COUNT_PARAMS)
-        for k, v in params.items():  # seconds, clocks, power, activity: never below 0 (a temperature may be)
-            unit = _PARAM_UNITS.get(k.rsplit("_", 1)[-1]) if "_" in k else None
-            if unit and isinstance(v, (int, float)) and not isinstance(v, bool):
-                r.nonneg(params, k, join(where, "params"), unit)
+        r.counts(params, join(where, "params"), COUNT_PARAMS)  # and seconds, clocks, power never below 0
         samples = r.samples(d, "samples_s", where)
         ceiling_kind = r.opt_string(d, "ceiling_kind", where)
         if ceiling_kind is not None and ceiling_kind not in CEILING_KINDS:
@@ -399,11 +390,12 @@ class Ceiling:
         """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
         r = Reader(source)
         d = r.obj(d, where or "ceiling")
+        kind = r.string(d, "kind", where)
         try:
             return cls(
                 name=r.string(d, "name", where),
-                kind=r.string(d, "kind", where),
-                value=r.number(d, "value", where),
+                kind=kind,
+                value=r.positive(d, "value", where, CEILING_KINDS.get(kind, "GB/s or GFLOP/s")),
                 unit=r.string(d, "unit", where),
                 source=r.string(d, "source", where),
                 from_=r.string(d, "from", where),

@@ -144,9 +144,11 @@ class Document:
     def read_header(cls, d: Any, r: Reader) -> Dict[str, Any]:
         """Check the header of parsed JSON ``d`` and return the header fields as constructor keywords.
 
-        Checks, in order: a JSON object; every number in it finite; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
-        to :attr:`KIND` when present); ``schema_version`` equal to :attr:`SCHEMA_VERSION`; then the
-        header keys' types. ``warnings`` may be absent; ``finished`` may be absent or null.
+        Checks, in order: a JSON object; every number in it finite; ``kind`` (required when
+        :attr:`KIND_REQUIRED`, and equal to :attr:`KIND` when present); ``schema_version`` equal to
+        :attr:`SCHEMA_VERSION`; then the header keys' types, and that the integers of ``device`` and ``host`` are counts and their
+        quantities not negative (:meth:`~.reader.Reader.counts`). ``warnings`` may be absent;
+        ``finished`` may be absent or null.
 
         Raises:
             ResultsError: one line naming the source and the field.
@@ -168,11 +170,14 @@ class Document:
         for key in ("backend", "name"):
             if key not in device:
                 r.fail(f"device.{key} is missing (required key)")
+        r.counts(device, "device")  # its sizes and counts, clocks and times: never negative
+        host = r.obj(r.req(d, "host", ""), "host")
+        r.counts(host, "host")
         return {
             "tool": ToolInfo.from_dict(r.req(d, "tool", ""), source=r.source),
             "created": r.string(d, "created", ""),
             "finished": r.opt_string(d, "finished", ""),
-            "host": dict(r.obj(r.req(d, "host", ""), "host")),
+            "host": dict(host),
             "device": dict(device),
             "command": r.strings(d, "command", ""),
             "warnings": r.strings(d, "warnings", "", required=False),

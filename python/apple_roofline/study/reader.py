@@ -22,7 +22,8 @@ from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 from ..stats import Summary, summarize
 from .files import ResultsError
 
-__all__ = ["Reader", "json_type", "join", "REL_TOL", "ORDER_STATISTICS", "MAX_COUNT", "SAMPLE_SECONDS"]
+__all__ = ["Reader", "json_type", "join", "unit_of", "REL_TOL", "ORDER_STATISTICS", "MAX_COUNT", "SAMPLE_SECONDS",
+           "UNIT_SUFFIXES"]
 
 #: How far a statistic stored beside its samples may lie from the one recomputed from them, as a
 #: fraction of it. JSON holds a float exactly, so a file this tool wrote agrees to the last bit; the
@@ -58,6 +59,17 @@ def json_type(v: Any) -> str:
     if isinstance(v, Mapping):
         return "an object"
     return type(v).__name__
+
+
+#: The units a key's last ``_`` part names (``lead_s``, ``power_w``, ``sm_clock_mhz``, ``clock_hz``,
+#: ``gpu_active_pct``, ``temperature_c``): numbers under such keys are measured quantities, never
+#: negative, except a temperature (``""``: no sign rule).
+UNIT_SUFFIXES: Dict[str, str] = {"s": "seconds", "hz": "Hz", "mhz": "MHz", "w": "watts", "pct": "percent", "c": ""}
+
+
+def unit_of(key: str) -> Optional[str]:
+    """The unit ``key`` names by its suffix (:data:`UNIT_SUFFIXES`), or None."""
+    return UNIT_SUFFIXES.get(key.rsplit("_", 1)[-1].lower()) if "_" in key else None
 
 
 def _shown(v: Any) -> str:
@@ -197,29 +209,37 @@ class Reader:
         return tuple(float(s) for s in items)
 
     def counts(self, d: Mapping[str, Any], where: str, names: Sequence[str] = ()) -> None:
-        """Free-form parameters ``d``: every integer in them (nested too) is a count, >= 0, and each
-        of ``names`` present must be a non-negative integer (a float there is no count)."""
+        """Free-form settings or parameters ``d`` (nested too): a number whose key names a unit
+        (:data:`UNIT_SUFFIXES`: ``lead_s``, ``power_w``, ``clock_hz`` ..., and what nests under
+        such a key) is a measured quantity, never negative (a temperature may be); every other
+        integer is a count, 0 to :data:`MAX_COUNT`; and each of ``names`` present must be such an
+        integer (a float there is no count)."""
         for key, v in d.items():
             path = join(where, key)
             if key in names and (isinstance(v, bool) or not isinstance(v, int)):
                 self.fail(f"{path} must be a non-negative integer (a count), not {_shown(v)} (valid: 0 to 2**63 - 1)")
-            self._counts_in(v, path)
+            self._quantities(v, path, unit_of(key))
+
+    def _quantities(self, v: Any, path: str, unit: Optional[str]) -> None:
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                self._quantities(x, join(path, str(k)), unit_of(k) or unit)
+        elif isinstance(v, list):
+            for i, x in enumerate(v):
+                self._quantities(x, f"{path}[{i}]", unit)
+        elif isinstance(v, bool) or not isinstance(v, (int, float)):
+            return
+        elif unit is None:
+            if isinstance(v, int) and not 0 <= v <= MAX_COUNT:
+                self.fail(f"{path} must be a non-negative integer (a count), not {_shown(v)} (valid: 0 to 2**63 - 1)")
+        elif unit and v < 0:
+            self.fail(f"{path} must be a non-negative number of {unit}, not {v!r}")
 
     def params(self, d: Mapping[str, Any], key: str = "params", where: str = "") -> Dict[str, Any]:
-        """A study's settings ``d[key]``: an object whose integers are counts (:meth:`counts`)."""
+        """A study's settings ``d[key]``: an object of counts and quantities (:meth:`counts`)."""
         value = self.obj(self.req(d, key, where), join(where, key))
         self.counts(value, join(where, key))
         return dict(value)
-
-    def _counts_in(self, v: Any, path: str) -> None:
-        if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v <= MAX_COUNT:
-            self.fail(f"{path} must be a non-negative integer (a count), not {_shown(v)} (valid: 0 to 2**63 - 1)")
-        if isinstance(v, Mapping):
-            for k, x in v.items():
-                self._counts_in(x, join(path, str(k)))
-        elif isinstance(v, list):
-            for i, x in enumerate(v):
-                self._counts_in(x, f"{path}[{i}]")
 
     def close(self, value: float, want: float, path: str, what: str, *, scale: float = 0.0) -> None:
         """Fail unless ``value`` equals ``want`` (the value recomputed from the file's own data,
