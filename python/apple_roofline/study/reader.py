@@ -6,10 +6,12 @@ same way: ``"run.json: measurements[2].flops must be a non-negative integer, not
 
 The rules every kind shares (docs/design.md, "Results files"): every number is finite (checked
 over the whole file when it is parsed, :func:`~.files.check_finite`); counts are non-negative
-integers (:meth:`Reader.nonneg_int`, and :meth:`Reader.counts` for free-form parameters); times
-and rates are positive (:meth:`Reader.positive`, :meth:`Reader.samples`); and a statistic stored
-beside its samples (a median, a minimum, a rate at the median) lies in the samples' order and
-equals the value recomputed from them, to a relative :data:`REL_TOL`
+integers up to :data:`MAX_COUNT` (:meth:`Reader.nonneg_int`, and :meth:`Reader.counts` for free-form
+parameters, where a key naming a unit marks a quantity that is never negative); times and rates
+are positive (:meth:`Reader.positive`; samples within :data:`SAMPLE_SECONDS`,
+:meth:`Reader.samples`); and a statistic stored beside its samples (a median, a minimum, a rate at
+the median) lies within the samples' range and equals the value recomputed from them, to a
+relative :data:`REL_TOL`
 (:meth:`Reader.statistics`, :meth:`Reader.derived`). A file that breaks one is rejected with one
 line naming the field and the valid range, never read as data.
 """
