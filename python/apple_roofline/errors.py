@@ -1,18 +1,20 @@
-"""Typed errors for bad options, raised by the library and turned into one-line messages by the CLI.
+"""Typed errors for bad options and for what cannot be measured here, raised by the library and
+turned into one-line messages and exit codes by the CLI (docs/design.md, "Exit codes").
 
 The library checks every limit (samples per measurement, array sizes, launch counts ...) once,
 where the limit lives, and raises :class:`OptionError` naming the *parameter* (``reps``,
 ``array_bytes``), the value and the valid range. The command line maps the parameter to its flag
 (``--reps``, ``--array-size``) and prints ``error: --reps 0 is out of range (valid: 1 to 10000)``;
-a Python caller sees ``reps 0 is out of range (valid: 1 to 10000)``. Nothing here depends on any
-other module of the package.
+a Python caller sees ``reps 0 is out of range (valid: 1 to 10000)``. A study that would measure
+nothing on this machine raises :class:`CannotMeasure` instead of returning an empty study. Nothing
+here depends on any other module of the package.
 """
 
 from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
-__all__ = ["OptionError", "check_int", "check_ints"]
+__all__ = ["OptionError", "CannotMeasure", "nothing_measured", "reasons_text", "check_int", "check_ints"]
 
 
 class OptionError(ValueError):
@@ -44,6 +46,28 @@ class OptionError(ValueError):
         ``"<name> <value> <problem>[: <reason>] (valid: <valid>)"``."""
         why = f": {self.reason}" if self.reason else ""
         return f"{name} {self.shown} {self.problem}{why} (valid: {self.valid})"
+
+
+class CannotMeasure(Exception):
+    """The machine cannot measure what was asked: the study would hold no measurement, and the cause
+    is this machine, not the arguments (Core ML off macOS, a library missing from this build, a
+    device that runs none of the points asked for). The message is one line saying why; the command
+    line exits 1 and writes no study file. Arguments that cannot be measured anywhere as given (a
+    path of another backend than the device's) are an :class:`OptionError` instead."""
+
+
+def reasons_text(reasons: Sequence[str]) -> str:
+    """Why points were skipped, in one clause: each distinct reason once, the first three joined by
+    ``"; "``, then how many more ("" when there is none)."""
+    distinct = list(dict.fromkeys(r for r in reasons if r))
+    return "; ".join(distinct[:3]) + (f" (and {len(distinct) - 3} more)" if len(distinct) > 3 else "")
+
+
+def nothing_measured(what: str, reasons: Sequence[str]) -> CannotMeasure:
+    """The :class:`CannotMeasure` of a study that measured nothing: ``"nothing measured: <what>:
+    <reasons>"`` (:func:`reasons_text`)."""
+    shown = reasons_text(reasons)
+    return CannotMeasure(f"nothing measured: {what}" + (f": {shown}" if shown else ""))
 
 
 def check_int(value: object, option: str, lo: int, hi: Optional[int] = None) -> int:

@@ -93,3 +93,48 @@ def test_graphics_on_metal_without_the_metal_backend_is_a_usage_error(tmp_path: 
     result = CliRunner().invoke(app, ["graphics", "--device", "metal:0", "--out", str(tmp_path)])
     assert result.exit_code == 2, result.output
     assert "'metal:0' is not available" in result.output and "built on macOS only" in result.output
+
+
+# -- a study that would measure nothing refuses (docs/design.md, "Exit codes") ------------------------
+
+
+def _errors(result: Result) -> list[str]:
+    return [ln for ln in result.stderr.splitlines() if ln.startswith("error")]
+
+
+def test_a_suite_the_device_cannot_run_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """``run --device cpu --suite matrix`` wrote a run.json of no measurement and exited 0: the
+    arguments ask for what this device has no kernel for, so exit 2, one line, no files."""
+    out = tmp_path / "o"
+    result = invoke(["run", "--device", "cpu", "--suite", "matrix", "--quick", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    (line,) = _errors(result)
+    assert line.startswith("error: --suite matrix cannot run on ") and "the matrix suite measures GPUs only" in line
+    assert line.endswith("(valid: suites with a kernel this device runs)")
+    assert not out.exists() or not list(out.iterdir())
+
+
+def test_calls_of_a_path_of_another_backend_is_refused(tmp_path: Path) -> None:
+    """``calls --device cpu --path cublas`` exited 0 with files that held nothing measured."""
+    out = tmp_path / "o"
+    result = invoke(["calls", "--device", "cpu", "--path", "cublas", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert _errors(result) == ["error: --path cublas cannot run on this device: cpu ("
+                               + _cpu_name() + ") is a cpu device (valid: paths of a cpu device: blas)"]
+    assert not list(out.glob("calls*"))
+
+
+def _cpu_name() -> str:
+    from apple_roofline._native import _core
+
+    return str(_core.Backend("cpu", 0).info()["name"])
+
+
+def test_a_wgpu_adapter_that_is_not_there_is_an_argument_error(tmp_path: Path) -> None:
+    pytest.importorskip("wgpu")
+    result = invoke(["graphics", "--device", "wgpu:99", "--quick", "--out", str(tmp_path / "o")])
+    if "finds no adapter" in result.output:
+        pytest.skip("wgpu finds no adapter here")
+    assert result.exit_code == 2, result.output
+    (line,) = _errors(result)
+    assert line.startswith("error: --device wgpu:99 is not an adapter: wgpu finds ") and "(valid: wgpu:0 to wgpu:" in line

@@ -17,7 +17,7 @@ from apple_roofline.calls import (
 )
 from apple_roofline.calls import runner as calls_runner
 from apple_roofline.cli import app
-from apple_roofline.errors import OptionError
+from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.results import load_results
 from apple_roofline.study import ResultsError, ToolInfo
 
@@ -233,8 +233,22 @@ def test_paths_a_device_lacks_are_skipped_with_the_reason() -> None:
     reasons = {s.path: s.reason for s in st.skipped}
     assert reasons["cublas"] == "cuBLAS is not installed (fake)"
     assert reasons["mps"] == "runs on metal; this device is cuda"
-    metal = _run(FakeBackend("metal"), paths=["coreml_cpu_and_ne"])
-    assert metal.skipped == (PathSkipped("coreml_cpu_and_ne", "[coreml] Core ML predictions need macOS"),)
+
+
+
+def test_a_study_that_would_measure_nothing_refuses() -> None:
+    """No empty study (docs/design.md, "Exit codes"): paths that all run on another backend are the
+    arguments' fault (OptionError, exit 2); paths of this backend that cannot run here are the
+    machine's (CannotMeasure, exit 1), with the reason."""
+    with pytest.raises(OptionError) as e:
+        _run(FakeBackend("cpu"), paths=["cublas", "kernel"])
+    assert str(e.value) == ("paths cublas,kernel cannot run on this device: cpu (Fake cpu) is a cpu device "
+                            "(valid: paths of a cpu device: blas)")
+    with pytest.raises(CannotMeasure, match=r"^nothing measured: every path of the per-call study was skipped on "
+                                            r"metal:0: \[coreml\] Core ML predictions need macOS$"):
+        _run(FakeBackend("metal"), paths=["coreml_cpu_and_ne"])
+    with pytest.raises(CannotMeasure, match="cuBLAS is not installed"):  # cuBLAS missing, nothing else asked
+        _run(FakeBackend("cuda"), paths=["cublas"])
 
 
 def test_the_runner_rejects_bad_options_before_opening_the_device() -> None:
@@ -291,7 +305,7 @@ def test_the_study_round_trips_through_its_results_file(tmp_path: Path) -> None:
     assert data["kind"] == "calls" and data["fits"][0]["path"] == "cublas"
     assert data["fits"][0]["rate_gflops"] == pytest.approx(4e4, rel=1e-3)
     data["measurements"][0]["samples_s"][0] = -1.0
-    with pytest.raises(ResultsError, match=r"x.json: measurement .*samples_s\[0\] is -1.0"):
+    with pytest.raises(ResultsError, match=r"x.json: measurements\[0\]\.samples_s\[0\] must be a positive number of seconds, not -1.0"):
         CallsStudy.from_dict(data, source="x.json")
     del data["paths"]
     with pytest.raises(ResultsError, match="x.json: paths is missing"):
@@ -363,6 +377,28 @@ def test_the_cli_writes_the_files_and_prints_the_fits(tmp_path: Path, fake_regis
     assert sorted(p.name for p in out.iterdir()) == ["calls.json", "calls.md", "calls.png"]
     assert "cublas / blas: cross at" in result.stdout and "(blas below, cublas above)" in result.stdout
     assert "skipped mps: runs on metal" in result.stderr
+
+
+@pytest.mark.parametrize("device, path, code, line", [
+    ("cpu", "cublas", 2, "error: --path cublas cannot run on this device: cpu (Fake cpu) is a cpu device "
+                         "(valid: paths of a cpu device: blas)"),
+    ("cuda", "cublas", 1, "error: nothing measured: every path of the per-call study was skipped on cuda:0: "
+                          "cuBLAS is not installed (fake)"),
+])
+def test_the_cli_refuses_a_study_that_measures_nothing(tmp_path: Path, fake_registry: None,
+                                                       monkeypatch: pytest.MonkeyPatch, device: str, path: str,
+                                                       code: int, line: str) -> None:
+    """``calls --device cpu --path cublas`` exited 0 with files that held nothing measured: now one
+    line, 2 (the arguments) or 1 (the machine), and no study file."""
+    real = calls_runner.run_calls
+    monkeypatch.setattr(calls_runner, "run_calls", lambda dev, **kw: real(
+        dev, open_backend=lambda _d: FakeBackend(device), core=FakeCore(FakeBackend("cpu")),
+        **{**kw, "budget_s": 1e-3}))
+    out = tmp_path / "o"
+    result = _cli(["--device", "cpu", "--path", path, "--out", str(out)])  # opens the fake ``device``
+    assert result.exit_code == code, result.output
+    assert [ln for ln in result.stderr.splitlines() if ln.startswith("error")] == [line]
+    assert not list(out.glob("calls*"))
 
 
 def test_plot_and_report_read_a_saved_study(tmp_path: Path) -> None:

@@ -165,8 +165,9 @@ def test_series_valid_and_label() -> None:
         ({"samples_s": ()}, "samples must not be empty"),
         ({"samples_s": (1e-6, float("nan"))}, r"samples_s\[1\].*not finite"),
         ({"samples_s": (float("inf"),)}, r"samples_s\[0\].*not finite"),
-        ({"samples_s": (1e-6, -1e-6)}, "only start latencies and steps may be negative"),
-        ({"measure": "throughput", "samples_s": (-1e-9,)}, "only start latencies and steps may be negative"),
+        ({"samples_s": (1e-6, -1e-6)}, "only start latencies and steps may be zero or negative"),
+        ({"measure": "throughput", "samples_s": (-1e-9,)}, "only start latencies and steps may be zero or negative"),
+        ({"measure": "throughput", "samples_s": (0.0,)}, "only start latencies and steps may be zero or negative"),
         ({"launches_per_sample": 0}, "launches_per_sample"),
         ({"launches_per_sample": True}, "launches_per_sample"),
         ({"measure": "step"}, "step name is required"),
@@ -228,11 +229,22 @@ def test_json_round_trip(study: DispatchStudy, tmp_path: Path) -> None:
     assert back.series[5].valid is False and back.series[5].validation == "output 0 != 1"
 
 
-def test_json_distribution_is_recomputed(study: DispatchStudy) -> None:
+def test_json_distribution_must_be_the_samples_own(study: DispatchStudy) -> None:
     data = json.loads(study.to_json())
-    data["series"][0]["distribution"]["p50"] = 123.0
-    back = DispatchStudy.from_dict(data)
-    assert back.series[0].distribution.p50 == pytest.approx(2e-6)
+    del data["series"][0]["distribution"]  # written for other readers, recomputed on reading
+    assert DispatchStudy.from_dict(data).series[0].distribution.p50 == pytest.approx(2e-6)
+    for key, value, match in (("p50", 123.0, r"p50 123\.0 lies outside samples_s \(valid: 1e-06 to 3e-06\)"),
+                              ("p90", 2.1e-6, r"p90 2\.1e-06 is not the p90 of samples_s \(valid: 2\.8"),
+                              ("n", 4, r"n 4 is not the number of samples in samples_s \(valid: 3\)"),
+                              ("min", -1e-6, r"min must be a positive number of seconds, not -1e-06")):
+        data = json.loads(study.to_json())
+        data["series"][0]["distribution"][key] = value
+        with pytest.raises(ResultsError, match=r"s\.json: series\[0\]\.distribution\." + match):
+            DispatchStudy.from_dict(data, source="s.json")
+    # a start latency may be negative, in its distribution too (series 12: samples of -1, 1 and 3 µs)
+    data = json.loads(study.to_json())
+    assert data["series"][12]["distribution"]["min"] < 0
+    assert DispatchStudy.from_dict(data) == study
 
 
 def _broken(study: DispatchStudy, edit: Any) -> str:
@@ -245,12 +257,13 @@ def _broken(study: DispatchStudy, edit: Any) -> str:
     ("edit", "match"),
     [
         (lambda d: d["series"][0].pop("kernel"), r"study\.json: series\[0\]\.kernel is missing"),
-        (lambda d: d["series"][1].__setitem__("samples_s", [1e-6, "x"]), r"series\[1\]\.samples_s\[1\] must be a number"),
+        (lambda d: d["series"][1].__setitem__("samples_s", [1e-6, "x"]), r"series\[1\]\.samples_s\[1\] must be a positive number of seconds, not 'x'"),
         (lambda d: d["series"][2].__setitem__("samples_s", "1e-6"), r"series\[2\]\.samples_s must be an array"),
         (lambda d: d["series"][0].__setitem__("valid", "yes"), r"series\[0\]\.valid must be true or false"),
         (lambda d: d["series"][0].__setitem__("launches_per_sample", 0), r"series\[0\]\.launches_per_sample"),
         (lambda d: d["series"][0].__setitem__("kernel", "big"), r"study\.json: .*kernel 'big'"),
-        (lambda d: d["series"][6].__setitem__("samples_s", [-1e-6]), r"study\.json: .*only start latencies"),
+        (lambda d: d["series"][6].__setitem__("samples_s", [-1e-6]),
+         r"study\.json: series\[6\]\.samples_s\[0\] must be a positive number of seconds, not -1e-06"),
         (lambda d: d["skipped"][0].pop("reason"), r"skipped\[0\]\.reason is missing"),
         (lambda d: d.__setitem__("kind", "run"), "kind is 'run'"),
         (lambda d: d.__setitem__("schema_version", 2), "schema_version 2 is not supported"),
@@ -269,7 +282,7 @@ def test_json_text_errors(study: DispatchStudy, tmp_path: Path) -> None:
         DispatchStudy.from_json("  \n", source="s.json")
     with pytest.raises(ResultsError, match="truncated or not JSON"):
         DispatchStudy.from_json(study.to_json()[:-40], source="s.json")
-    with pytest.raises(ResultsError, match="NaN is not allowed"):
+    with pytest.raises(ResultsError, match=r"s\.json: params\.reps must be a finite number, not NaN"):
         DispatchStudy.from_json(study.to_json().replace('"reps": 3', '"reps": NaN'), source="s.json")
     with pytest.raises(ResultsError, match="top level must be a JSON object"):
         DispatchStudy.from_json("[]", source="s.json")

@@ -4,11 +4,12 @@ the report and figure from a synthetic study (marked as test data), and the comm
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ from apple_roofline.engines.outputs import ENGINES_FILES, write_engines
 from apple_roofline.engines.plot import plot_engines
 from apple_roofline.engines.predict import MACOS_ONLY, check_output, predictions_unavailable
 from apple_roofline.engines.report import format_engines, gflops_table
-from apple_roofline.errors import OptionError
+from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.study import ResultsError, ToolInfo
 from apple_roofline.results import load_results
 
@@ -145,22 +146,27 @@ def test_off_macos_predictions_are_unavailable_without_the_extension() -> None:
 
 
 @off_macos
-@needs_coremltools
-def test_run_off_macos_builds_checks_and_skips_every_point(tmp_path: Path) -> None:
-    study = R.run_engines(["ALL", "cpu_only"], "32,16x48", [1, 2], quick=True, cache_dir=tmp_path)
-    assert len(study.models) == 2 * 2 * 2 and all(m["accounting_ok"] for m in study.models)
-    assert len(study.points) == 2 * 2 * 2 * 2
-    assert {p.status for p in study.points} == {"skipped"} and not study.measured
-    assert all(p.native is None and p.python is None and p.reason == MACOS_ONLY for p in study.points)
-    assert all(not p.plan["known"] for p in study.points)
-    assert study.params["predictions"] == MACOS_ONLY and MACOS_ONLY in study.warnings[0]
+def test_run_off_macos_refuses_before_building_anything(tmp_path: Path) -> None:
+    """Nothing can be measured off macOS: no study that holds no measurement, and no model built."""
+    with pytest.raises(CannotMeasure, match=f"^nothing measured: {MACOS_ONLY}: the engines study times Core ML"):
+        R.run_engines(["ALL", "cpu_only"], "32,16x48", [1, 2], quick=True, cache_dir=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_study_of_skipped_points_says_nothing_is_a_measurement(tmp_path: Path) -> None:
+    """Files written before the study refused off macOS hold only skipped points: their report says
+    so at its top, and there is no figure."""
+    study = synthetic_study()
+    points = tuple(EnginePoint(units=p.units, precision=p.precision, k=p.k, m=p.m, batch=p.batch, flops=p.flops,
+                               bytes=p.bytes, model=p.model, status="skipped", reason=MACOS_ONLY,
+                               plan={"known": False, "reason": MACOS_ONLY, "ops": []}) for p in study.points)
+    study = dataclasses.replace(study, points=points, params={**study.params, "predictions": MACOS_ONLY})
     text = format_engines(study)
     assert f"No predictions were made: {MACOS_ONLY}. Nothing in this report is a measurement" in text
     assert "GFLOP/s" not in text.split("## Per-prediction times")[1].split("## Not measured")[0]
     with pytest.raises(ValueError, match="need macOS"):
         plot_engines(study)
-    written, problems = write_engines(study, tmp_path)
-    assert [p.name for p in written] == ["engines.json", "engines.md"] and "need macOS" in problems[0]
+    study.save(tmp_path / "engines.json")
     assert load_results(tmp_path / "engines.json") == study
 
 
@@ -258,9 +264,11 @@ def test_cli_rejects_bad_options_in_one_line(tmp_path: Path, args: list[str], me
 
 
 def test_cli_without_coremltools_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine without the extra cannot measure: exit 1 naming it (where predictions could run)."""
+    monkeypatch.setattr(R, "predictions_unavailable", lambda: "")
     monkeypatch.setitem(sys.modules, "coremltools", None)
     result = cli.invoke(app, ["engines", "--quick", "--cache-dir", str(tmp_path / "c"), "-o", str(tmp_path)])
-    assert result.exit_code == 2 and "pip install 'apple_roofline[coreml]'" in result.output
+    assert result.exit_code == 1 and "pip install 'apple_roofline[coreml]'" in result.output
 
 
 @pytest.fixture
@@ -273,39 +281,41 @@ def failing_build(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @needs_coremltools
-def test_cli_surfaces_coremltools_build_errors(tmp_path: Path, failing_build: None) -> None:
+def test_cli_surfaces_coremltools_build_errors(tmp_path: Path, failing_build: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(R, "predictions_unavailable", lambda: "")  # the build comes first
     result = cli.invoke(app, ["engines", "--sizes", "32", "--batches", "1", "--cache-dir", str(tmp_path / "c"),
                               "-o", str(tmp_path)])
     assert result.exit_code == 1 and "ValueError: synthetic" in result.output
 
 
 @off_macos
-@needs_coremltools
-def test_cli_off_macos_writes_a_study_of_skipped_points(tmp_path: Path) -> None:
+def test_cli_off_macos_refuses_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    """Core ML needs macOS: the machine, not the arguments, so exit 1 (docs/design.md, "Exit codes"),
+    one line saying why, and no study file that holds nothing measured."""
+    out = tmp_path / "out"
     result = cli.invoke(app, ["engines", "--sizes", "32", "--batches", "1,8", "--units", "ALL", "--cache-dir",
-                              str(tmp_path / "c"), "-o", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    assert "4 models built and checked, 4 points, 0 measured, 4 skipped (Core ML predictions need macOS)" in result.output
-    study = load_results(tmp_path / "engines.json")
-    assert isinstance(study, EnginesStudy) and not study.measured
-    report = cli.invoke(app, ["report", str(tmp_path / "engines.json")])
-    assert report.exit_code == 0 and "Nothing in this report is a measurement" in report.output
-    plot = cli.invoke(app, ["plot", str(tmp_path / "engines.json")])
-    assert plot.exit_code == 1 and "need macOS" in plot.output
+                              str(tmp_path / "c"), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    assert result.output == (f"error: nothing measured: {MACOS_ONLY}: the engines study times Core ML predictions, "
+                             "and none can run on this machine\n")
+    assert not list(out.glob("engines*")) and not (tmp_path / "c").exists()
 
 
-@off_macos
 @needs_coremltools
 def test_resume_keeps_the_points_its_journal_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    resume_check: Any) -> None:
+    """Core ML predictions faked (they need macOS): each point's measurement is counted, and a
+    resumed study measures only the points its journal does not hold."""
     calls: List[int] = []
-    skipped = R._skipped
 
-    def counted(*a: Any) -> Any:
+    def measured(label: str, base: Dict[str, Any], *a: Any) -> EnginePoint:
         calls.append(1)
-        return skipped(*a)
+        return EnginePoint(**base, status="measured", plan={"known": False, "reason": "faked", "ops": []},
+                           native=_timing("native", 1e-4))
 
-    monkeypatch.setattr(R, "_skipped", counted)
+    monkeypatch.setattr(R, "predictions_unavailable", lambda: "")
+    monkeypatch.setattr(R, "_measure", measured)
     resume_check("engines", EnginesStudy, lambda j: R.run_engines(
         ["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache", journal=j), lambda s: s.points,
         lambda: len(calls))

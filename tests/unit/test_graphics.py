@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apple_roofline.cli import app
-from apple_roofline.errors import OptionError
+from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import runner as R
@@ -190,6 +190,20 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDevice:
     device = FakeDevice()
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
     return device
+
+
+def test_a_device_that_runs_none_of_the_passes_is_nothing_measured(fake: FakeDevice, tmp_path: Path) -> None:
+    """Every texture size above the device's largest texture: no study of skipped passes, but the
+    machine's reason (exit 1 from the command, and no graphics.json)."""
+    fake.max_texture = 64
+    with pytest.raises(CannotMeasure, match=r"^nothing measured: Fake GPU ran none of the passes: size 128x128 "
+                                            r"exceeds the device's largest 2D texture"):
+        R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[128, 256], reps=2)
+    result = CliRunner().invoke(app, ["graphics", "--suite", "texture", "--sizes", "128", "--reps", "2",
+                                      "-o", str(tmp_path / "o")])
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error")]
+    assert result.exit_code == 1 and len(errors) == 1 and "ran none of the passes" in errors[0], result.output
+    assert not list((tmp_path / "o").glob("graphics*"))
 
 
 def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:

@@ -81,14 +81,20 @@ def test_measurement_rejects(kw: Dict[str, Any], fragment: str) -> None:
         _m(**kw)
 
 
-def test_measurement_dict_round_trip_ignores_derived() -> None:
+def test_measurement_dict_round_trip_checks_derived() -> None:
     m = _m(ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth", batch=4, validation="ok")
     d = m.to_dict()
     assert d["gflops"] == pytest.approx(1.0) and d["intensity"] == pytest.approx(1 / 6)
-    d["gflops"] = 1e99  # derived fields are recomputed, not trusted
-    m2 = Measurement.from_dict(d)
-    assert m2 == m
-    assert m2.gflops == pytest.approx(1.0)
+    assert Measurement.from_dict(d) == m
+    # derived fields are optional, and recomputed from the samples ...
+    m2 = Measurement.from_dict({k: v for k, v in d.items() if k not in ("gflops", "median_s", "cv")})
+    assert m2 == m and m2.gflops == pytest.approx(1.0)
+    # ... but one that is there must be the samples' own: a file cannot say what its samples do not
+    with pytest.raises(ResultsError, match=r"gflops 1e\+99 is not flops / median_s / 1e9 \(valid: 1\.0"):
+        Measurement.from_dict({**d, "gflops": 1e99})
+    with pytest.raises(ResultsError, match=r"median_s 2\.1e-06 is not the median of samples_s \(valid: 2e-06"):
+        Measurement.from_dict({**d, "median_s": 2.1e-6})
+    Measurement.from_dict({**d, "median_s": 2e-6 * (1 + 1e-7)})  # a writer's rounding, within REL_TOL
 
 
 # --- Ceiling ----------------------------------------------------------------
@@ -254,7 +260,7 @@ def test_load_wrong_schema_version(m5_run: Run, tmp_path: Path) -> None:
         (lambda d: d["measurements"][1]["params"].update(x=None), r"measurements\[1\]\.params\.x"),
         (lambda d: d["measurements"][1].update(valid=1), r"measurements\[1\]\.valid must be true or false"),
         (lambda d: d["ceilings"][0].update(unit="GFLOP/s"), r"ceilings\[0\]"),
-        (lambda d: d["ceilings"][0].update(value="fast"), r"ceilings\[0\]\.value must be a finite number"),
+        (lambda d: d["ceilings"][0].update(value="fast"), r"ceilings\[0\]\.value must be a positive number of GB/s, not .fast."),
         (lambda d: d["ceilings"][0].pop("from"), r"ceilings\[0\]\.from is missing"),
         (lambda d: d["skipped"][0].pop("reason"), r"skipped\[0\]\.reason is missing"),
         (lambda d: d.update(warnings=[1]), r"warnings\[0\] must be a string"),

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apple_roofline.devices import DeviceSpec
-from apple_roofline.errors import OptionError
+from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.results import load_results
 from apple_roofline.roofline.records import Measurement
@@ -210,6 +210,21 @@ def test_kernel_filter_and_unknown_kernel(fake: FakeBackend) -> None:
         _tune(blocks=[128], kernels=["nope"])
 
 
+def test_every_size_rejected_is_nothing_measured(fake: FakeBackend, tmp_path: Path) -> None:
+    """A study whose every point the pipeline rejects holds no measurement: it refuses (the machine,
+    exit 1) with the compiler's reason, and the command writes no tune.json."""
+    from apple_roofline.cli.app import app
+
+    with pytest.raises(CannotMeasure, match=r"^nothing measured: Fake GPU ran no kernel at any block size: "
+                                            r"block 1024: constant BLOCK 1024 exceeds the 512 threads"):
+        _tune(blocks=[1024])
+    out = tmp_path / "o"
+    r = CliRunner().invoke(app, ["tune", "-d", "cuda:0", "-s", "stream", "--block", "1024", "-o", str(out)])
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error")]
+    assert r.exit_code == 1 and len(errors) == 1, r.output
+    assert errors[0].startswith("error: nothing measured: Fake GPU ran no kernel") and not list(out.glob("tune*"))
+
+
 def test_device_without_threadgroup_is_a_one_line_error(fake: FakeBackend) -> None:
     fake.simd = 0
     with pytest.raises(OptionError, match="has no threadgroup size to tune"):
@@ -232,7 +247,7 @@ def test_results_file_round_trips_and_views(fake: FakeBackend, tmp_path: Path) -
     assert "best" in format_tune(study, "csv")
     d = json.loads((tmp_path / "tune.json").read_text())
     d["measurements"][0]["params"]["block"] = "big"
-    with pytest.raises(ValueError, match=r"measurements\[0\]\.params\.block must be a positive integer"):
+    with pytest.raises(ValueError, match=r"measurements\[0\]\.params\.block must be a non-negative integer \(a count\), not 'big'"):
         TuneStudy.from_dict(d)
 
 

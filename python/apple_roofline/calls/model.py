@@ -14,11 +14,14 @@ The JSON written by :meth:`CallsStudy.save` is the header every results file sha
     paths         [{name, label, call, device}]: every path measured, and what one call includes
     measurements  [CallMeasurement]
     skipped       [{path, reason}]
-    fits          [{path, t0_s, rate_gflops, rms_rel, max_rel, points}]: for readers, ignored on
-                  reading (recomputed from the valid measurements' medians)
+    fits          [{path, t0_s, rate_gflops, rms_rel, max_rel, points}]: for readers; on reading each
+                  must be one of the study's paths with a non-negative t0_s, a positive rate (or
+                  null), non-negative errors and a count of points, and is then recomputed from the
+                  valid measurements' medians
 
 Reading is strict (one :class:`~apple_roofline.study.files.ResultsError` naming the file and the
-field) and recomputes every derived number (distributions, fits) from the samples. This module
+field), checks every derived number stored for other readers (distributions, fits) and recomputes
+it from the samples. This module
 never imports the extension.
 """
 
@@ -27,21 +30,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
+from ..suites.gemm import gemm_flops
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
 
 __all__ = ["SCHEMA_VERSION", "DISTRIBUTION_KEYS", "CallMeasurement", "CallPathInfo", "PathSkipped", "CallsStudy"]
 
 #: Version of the JSON layout written and read by :class:`CallsStudy`.
 SCHEMA_VERSION: int = 1
-#: The keys of a measurement's ``"distribution"`` object in the JSON, written for readers and
-#: ignored on reading.
+#: The keys of a measurement's ``"distribution"`` object in the JSON, written for readers; on reading
+#: checked against the samples, then recomputed.
 DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "max", "cv")
+#: Each key of ``"distribution"`` and the :class:`~apple_roofline.stats.Summary` field it holds: checked
+#: against the samples on reading.
+DISTRIBUTION_FIELDS: Dict[str, str] = {k: "median" if k == "p50" else k for k in DISTRIBUTION_KEYS}
 
 
 @dataclass(frozen=True)
@@ -122,14 +129,24 @@ class CallMeasurement:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "measurement") -> "CallMeasurement":
-        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
+        """Build from :meth:`to_dict` output; a stored ``distribution`` must be the samples' own
+        (:meth:`~apple_roofline.study.reader.Reader.statistics`), ``flops`` 2·B·N² and ``bytes``
+        positive. Raises :class:`ResultsError` naming the field."""
         r = Reader(source)
         d = r.obj(d, where)
+        samples = r.samples(d, "samples_s", where)
+        if "distribution" in d:  # written for other readers: it must be the samples' own
+            r.statistics(r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples,
+                         DISTRIBUTION_FIELDS)
+        batch, n = r.nonneg_int(d, "batch", where, positive=True), r.nonneg_int(d, "n", where, positive=True)
+        flops = r.nonneg_int(d, "flops", where)
+        if flops != gemm_flops(batch, n, n):  # the FLOPs of the shape asked for, whatever the path computed
+            r.fail(f"{where}.flops {flops} is not the FLOPs of a {batch}×{n}² call (valid: 2·B·N² = "
+                   f"{gemm_flops(batch, n, n)})")
         try:
             return cls(
-                path=r.string(d, "path", where), batch=r.nonneg_int(d, "batch", where, positive=True),
-                n=r.nonneg_int(d, "n", where, positive=True), flops=r.nonneg_int(d, "flops", where),
-                bytes=r.nonneg_int(d, "bytes", where), samples_s=r.numbers(d, "samples_s", where),
+                path=r.string(d, "path", where), batch=batch, n=n, flops=flops,
+                bytes=r.nonneg_int(d, "bytes", where, positive=True), samples_s=samples,
                 rows=r.nonneg_int(d, "rows", where, positive=True), valid=r.boolean(d, "valid", where),
                 validation=r.string(d, "validation", where, default=""),
             )
@@ -238,20 +255,40 @@ class CallsStudy(Document):
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "CallsStudy":
         """Build from :meth:`to_dict` output: the header, then ``params``, ``paths`` and
-        ``measurements`` (required) and ``skipped`` (may be absent); ``fits`` is ignored.
+        ``measurements`` (required) and ``skipped`` (may be absent); ``fits`` is checked (module
+        docstring) and recomputed.
 
         Raises:
             ResultsError: one line naming ``source`` and the field.
         """
         r = Reader(source)
         header = cls.read_header(d, r)
+        paths = tuple(CallPathInfo.from_dict(p, source=source, where=f"paths[{i}]")
+                      for i, p in enumerate(r.array(d, "paths", "")))
+        for i, f in enumerate(r.array(d, "fits", "", required=False)):
+            _check_fit(r, r.obj(f, f"fits[{i}]"), f"fits[{i}]", {p.name for p in paths})
         return cls(
             **header,
-            params=dict(r.obj(r.req(d, "params", ""), "params")),
-            paths=tuple(CallPathInfo.from_dict(p, source=source, where=f"paths[{i}]")
-                        for i, p in enumerate(r.array(d, "paths", ""))),
+            params=r.params(d),
+            paths=paths,
             measurements=tuple(CallMeasurement.from_dict(m, source=source, where=f"measurements[{i}]")
                                for i, m in enumerate(r.array(d, "measurements", ""))),
             skipped=tuple(PathSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
                           for i, s in enumerate(r.array(d, "skipped", "", required=False))),
         )
+
+
+def _check_fit(r: Reader, f: Mapping[str, Any], where: str, paths: Set[str]) -> None:
+    """A stored fit (:meth:`CallsStudy.to_dict`): a path of the study, ``t0_s`` non-negative
+    seconds, ``rate_gflops`` positive or null, ``rms_rel`` and ``max_rel`` non-negative, ``points``
+    a count of at least 2 (:class:`~.fit.CallFit`)."""
+    name = r.string(f, "path", where)
+    if name not in paths:
+        r.fail(f"{where}.path {name!r} is not a path of the study (valid: {', '.join(sorted(paths)) or 'none'})")
+    r.nonneg(f, "t0_s", where, "seconds")
+    if r.req(f, "rate_gflops", where) is not None:
+        r.positive(f, "rate_gflops", where, "GFLOP/s")
+    r.nonneg(f, "rms_rel", where, "")
+    r.nonneg(f, "max_rel", where, "")
+    if r.nonneg_int(f, "points", where) < 2:
+        r.fail(f"{where}.points must be at least 2 (a line through fewer is no fit), not {f['points']!r}")

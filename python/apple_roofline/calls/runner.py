@@ -14,7 +14,8 @@ grid (:mod:`.shapes`), smallest FLOPs first:
    as valid; one that fails is kept, marked, never fitted, and the study warns.
 
 A path the device cannot run (cuBLAS missing, Core ML off macOS, a path of another
-backend that was asked for) is skipped with its reason. Statistics are the per-call distribution
+backend that was asked for) is skipped with its reason; when no path can run, the study raises
+instead of returning an empty one (docs/design.md, "Exit codes"). Statistics are the per-call distribution
 (:func:`apple_roofline.stats.summarize`: median, p10, p90); fits and crossovers are derived by the
 model (:mod:`.fit`).
 """
@@ -26,7 +27,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from .. import provenance
 from ..devices import default_device, open_device
-from ..errors import OptionError, check_int
+from ..errors import OptionError, check_int, nothing_measured
 from ..measure import warm_up
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -101,8 +102,11 @@ def run_calls(
 
     Raises:
         OptionError: an unknown path, B or N out of range, ``max_reps`` or ``budget_s`` out of range,
-            a malformed device name (each naming the parameter and the valid values); (option
+            a malformed device name (each naming the parameter and the valid values); paths named
+            that all run on another backend than the device's (``cublas`` on the CPU); (option
             ``resume``) a resumed journal of another device or other options.
+        CannotMeasure: no path can run here (each missing from this build, or unsupported by the
+            device at every shape): nothing was measured; the message gives the reasons.
         _core.BackendError: the device failed.
         CallsInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -148,6 +152,13 @@ def run_calls(
             skipped.append(PathSkipped(p.name, p.unavailable))
         else:
             runnable.append(p)
+    if not runnable:  # nothing can be measured: say why, and return no empty study
+        of_backend = [p for p in PATHS.values() if name in p.backends]
+        if paths is not None and all(name not in PATHS[s.path].backends for s in skipped):
+            raise OptionError("paths", ",".join(names), f"paths of a {name} device: "
+                              f"{', '.join(p.name for p in of_backend)}", problem="cannot run on this device",
+                              shown=",".join(names), reason=f"{device_str} ({info.get('name', name)}) is a {name} device")
+        raise nothing_measured(f"no path of the per-call study can run on {device_str}", [s.reason for s in skipped])
     if progress:
         progress.start("calls", len(runnable) * len(shapes))
     try:
@@ -192,6 +203,9 @@ def run_calls(
         journal.close()
     if progress:
         progress.finish("calls")
+    if not measured:
+        raise nothing_measured(f"every path of the per-call study was skipped on {device_str}",
+                               [s.reason for s in skipped])
     return assemble(True)
 
 

@@ -2,8 +2,10 @@
 reading results files, and turning the library's typed errors into messages.
 
 Every error is one line on stderr, ``error: ...``, naming the value and the valid range; no
-traceback. Exit codes: 0 success; 1 a measurement failed validation, a device error, a file that
-could not be written; 2 bad usage; 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+traceback. Exit codes (docs/design.md, "Exit codes"): 0 something was measured (or a file was
+read and shown); 1 the machine cannot measure what was asked (nothing measurable here, a device
+error, a measurement that failed validation, a file that could not be written); 2 bad arguments
+or a bad results file; 128 + N on signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Callable, Dict, Iterable, List, NoReturn, Sequence, Tupl
 
 import typer
 
-from ..errors import OptionError
+from ..errors import CannotMeasure, OptionError
 from ..figures import save_figure
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
@@ -208,9 +210,10 @@ def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> 
 def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
     """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
     :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
-    ``write`` and the command exits 128 + the signal (:func:`write_partial`); a record of a resumed
-    journal that cannot be read (a ResultsError naming the journal) exits 2, a journal that cannot be
-    written exits 1. The runner's other errors pass."""
+    ``write`` and the command exits 128 + the signal (:func:`write_partial`); when the machine cannot
+    measure anything asked (:class:`~apple_roofline.errors.CannotMeasure`) it exits 1 with the reason
+    and writes nothing; a record of a resumed journal that cannot be read (a ResultsError naming the
+    journal) exits 2, a journal that cannot be written exits 1. The runner's other errors pass."""
     from ..study.files import ResultsError
     from ..study.journal import JournalWriteError
 
@@ -223,6 +226,8 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
         fail(str(exc), EXIT_USAGE)
     except JournalWriteError as exc:
         fail(exc.strerror or str(exc), EXIT_FAILED)
+    except CannotMeasure as exc:  # nothing measurable here: no study file
+        fail(str(exc), EXIT_FAILED)
 
 
 def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,

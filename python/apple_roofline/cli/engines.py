@@ -1,13 +1,13 @@
 """``apple-roofline engines``: Core ML and the Neural Engine (the engines study).
 
 Builds the matmul models with coremltools (the ``coreml`` extra) into the cache, checks their
-accounting, and on macOS times Core ML predictions per compute unit from Objective-C++ and from
-Python; off macOS every prediction is recorded as skipped with the reason. Writes DIR/engines.json,
-engines.md and engines.png (where anything was measured) and exits like ``run``: 0 when everything
-built, held its accounting and validated; 1 when an output failed validation, a model's accounting
-did not hold, or a model could not be built (coremltools' message); 2 for bad usage (an unknown
-compute unit or precision, a bad size or batch, coremltools not installed); 130 when interrupted
-(the partial study is written).
+accounting, and times Core ML predictions per compute unit from Objective-C++ and from Python.
+Writes DIR/engines.json, engines.md and engines.png and exits by the rule of docs/design.md, "Exit
+codes": 0 when everything built, held its accounting and validated; 1 when the machine cannot
+measure (off macOS: "Core ML predictions need macOS", nothing built or written; coremltools not
+installed; Core ML refused every point), an output failed validation, a model's accounting did not
+hold, or a model could not be built (coremltools' message); 2 for bad usage (an unknown compute unit
+or precision, a bad size or batch); 130 when interrupted (the partial study is written).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, fail, fail_option, measure_study, prepare_out, print_written,
+from .common import (EXIT_FAILED, as_integer, fail, fail_option, measure_study, prepare_out, print_written,
                      real_command, write_outputs)
 from .journal import RESUME_HELP, study_journal
 
@@ -71,8 +71,8 @@ def engines(
             reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command(), journal=journal), write_engines, out)
     except OptionError as exc:
         fail_option(exc)
-    except CoremltoolsMissing as exc:
-        fail(str(exc), EXIT_USAGE)
+    except CoremltoolsMissing as exc:  # the machine: the coreml extra is not installed
+        fail(str(exc), EXIT_FAILED)
     except ModelBuildError as exc:
         fail(str(exc), EXIT_FAILED)
     except OSError as exc:

@@ -1,9 +1,10 @@
 """``apple-roofline graphics``: the render-pass and texture paths of a GPU (the graphics study).
 
-Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits like
-``run``: 0 when every pass is valid, 1 when one failed validation or the device failed, 2 for bad
-usage (an unknown device, suite or pattern, ``--overdraw 0``, a negative F, a malformed ``--budget``,
-wgpu not installed), 130 when interrupted (the partial study is written). After the counts it prints
+Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the
+rule of docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the
+device failed, wgpu is not installed or finds no adapter, or the device ran none of the passes
+(nothing is written); 2 for bad usage (an unknown device, adapter, suite or pattern, ``--overdraw
+0``, a negative F, a malformed ``--budget``), 130 when interrupted (the partial study is written). After the counts it prints
 the time per suite against its budget (a suite cut short by its budget says so) and the steady
 clock with how many passes ran below it.
 """
@@ -16,7 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_USAGE, as_integer, as_integers, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
+from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, as_integers, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
 from .journal import RESUME_HELP, study_journal
 
 __all__ = ["graphics"]
@@ -96,8 +97,8 @@ def graphics(
             f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, sizes=texture_sizes,
             fetches=fetch_counts, filters=filters, width=width, height=height, grid=grid, reps=n_reps,
             budget=budget, progress=progress, command=real_command(), journal=journal), write_graphics, out, device)
-    except WgpuUnavailable as exc:
-        fail(str(exc), EXIT_USAGE)
+    except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
+        fail(str(exc), EXIT_FAILED)
     written, problems = write_outputs(write_graphics, study, out)
     typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
                f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")

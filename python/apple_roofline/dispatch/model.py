@@ -39,7 +39,8 @@ The JSON written by :meth:`DispatchStudy.save` is the header every results file 
     skipped    [{path, reason}]
 
 Reading is strict and raises :class:`~apple_roofline.study.files.ResultsError` naming the file and
-field; each series' ``distribution`` is recomputed from its samples on reading, never trusted. This
+field; each series' ``distribution`` must agree with its samples and is recomputed from them on
+reading, never trusted. This
 module never imports the extension.
 """
 
@@ -76,8 +77,11 @@ CLOCKS: Tuple[str, ...] = ("device", "host")
 #: the host clock and a host instant.
 SIGNED_MEASURES: Tuple[str, ...] = ("start_latency", "step")
 #: The keys of a series' ``"distribution"`` object in the JSON (fields of
-#: :class:`~apple_roofline.stats.Summary`), written for readers and ignored on reading.
+#: :class:`~apple_roofline.stats.Summary`), written for readers; on reading checked, then recomputed.
 DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "p99", "max", "mean")
+#: Each key of ``"distribution"`` and the :class:`~apple_roofline.stats.Summary` field it holds: checked
+#: against the samples on reading.
+DISTRIBUTION_FIELDS: Dict[str, str] = {k: "median" if k == "p50" else k for k in DISTRIBUTION_KEYS}
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ class LatencySeries:
 
     Raises:
         ValueError: on construction, for an unknown kernel, measure or clock, an empty path, no
-            samples, a non-finite sample, a negative sample outside :data:`SIGNED_MEASURES`,
+            samples, a non-finite sample, a zero or negative sample outside :data:`SIGNED_MEASURES`,
             ``launches_per_sample < 1``, or a ``step`` given (or missing) against ``measure``.
     """
 
@@ -137,8 +141,9 @@ class LatencySeries:
         for i, s in enumerate(self.samples_s):
             if not math.isfinite(s):
                 raise ValueError(f"{where}: samples_s[{i}] is {s!r}, not finite")
-            if s < 0.0 and self.measure not in SIGNED_MEASURES:
-                raise ValueError(f"{where}: samples_s[{i}] is {s!r}; only start latencies and steps may be negative")
+            if s <= 0.0 and self.measure not in SIGNED_MEASURES:
+                raise ValueError(f"{where}: samples_s[{i}] is {s!r}; only start latencies and steps may be zero "
+                                 "or negative")
 
     @property
     def label(self) -> str:
@@ -153,8 +158,8 @@ class LatencySeries:
         return summarize(self.samples_s, positive=False)
 
     def to_dict(self) -> Dict[str, Any]:
-        """JSON-ready dict; ``distribution`` (:data:`DISTRIBUTION_KEYS`) is included for readers
-        but ignored on reading."""
+        """JSON-ready dict; ``distribution`` (:data:`DISTRIBUTION_KEYS`) is included for readers,
+        checked against the samples on reading and recomputed."""
         d = self.distribution
         return {
             "kernel": self.kernel,
@@ -172,14 +177,21 @@ class LatencySeries:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "series") -> "LatencySeries":
-        """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
+        """Build from :meth:`to_dict` output; a stored ``distribution`` must be the samples' own
+        (:meth:`~apple_roofline.study.reader.Reader.statistics`). Raises :class:`ResultsError`
+        naming the field."""
         r = Reader(source)
         d = r.obj(d, where)
-        samples = r.numbers(d, "samples_s", where)
+        measure = r.string(d, "measure", where)
+        signed = measure in SIGNED_MEASURES
+        samples = r.samples(d, "samples_s", where, signed=signed)
+        if "distribution" in d:  # written for other readers: it must be the samples' own
+            r.statistics(r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples,
+                         DISTRIBUTION_FIELDS, signed=signed)
         try:
             return cls(
                 kernel=r.string(d, "kernel", where),
-                measure=r.string(d, "measure", where),
+                measure=measure,
                 step=r.string(d, "step", where, default=""),
                 path=r.string(d, "path", where),
                 clock=r.string(d, "clock", where),
@@ -264,7 +276,7 @@ class DispatchStudy(Document):
         header = cls.read_header(d, r)
         return cls(
             **header,
-            params=dict(r.obj(r.req(d, "params", ""), "params")),
+            params=r.params(d),
             series=tuple(
                 LatencySeries.from_dict(s, source=source, where=f"series[{i}]")
                 for i, s in enumerate(r.array(d, "series", ""))

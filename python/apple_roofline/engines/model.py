@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
 from ..stats import Summary, summarize
 from ..study.document import Document
+from ..study.files import ResultsError
 from ..study.reader import Reader
 from .kernels import phase
 
@@ -84,11 +85,13 @@ class PathTiming:
     def from_dict(cls, d: Any, r: Reader, where: str) -> "PathTiming":
         """Build from :meth:`to_dict` output. Raises ResultsError naming ``where``."""
         d = r.obj(d, where)
-        samples = r.numbers(d, "samples_s", where)
+        samples = r.samples(d, "samples_s", where)
         try:
             return cls(path=r.string(d, "path", where), samples_s=samples, valid=r.boolean(d, "valid", where),
                        validation=r.string(d, "validation", where), timer=r.string(d, "timer", where),
-                       warmup=r.nonneg_int(d, "warmup", where), load_s=r.number(d, "load_s", where))
+                       warmup=r.nonneg_int(d, "warmup", where), load_s=r.nonneg(d, "load_s", where))
+        except ResultsError:
+            raise
         except ValueError as exc:
             r.fail(f"{where}: {exc}")
 
@@ -181,6 +184,8 @@ class EnginePoint:
                        status=r.string(d, "status", where), reason=r.string(d, "reason", where, default=""),
                        plan=dict(r.obj(d.get("plan", {}), f"{where}.plan")), native=timings["native"],
                        python=timings["python"])
+        except ResultsError:
+            raise
         except ValueError as exc:
             r.fail(f"{where}: {exc}")
 
@@ -241,10 +246,30 @@ class EnginesStudy(Document):
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "EnginesStudy":
-        """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`."""
+        """Build from :meth:`to_dict` output; each model's counts must be non-negative integers and its
+        ``accounting_ok`` what its two weight-byte counts say. Raises
+        :class:`~apple_roofline.study.files.ResultsError`."""
         r = Reader(source)
         header = cls.read_header(d, r)
-        return cls(**header, params=dict(r.obj(r.req(d, "params", ""), "params")),
-                   models=tuple(dict(r.obj(m, f"models[{i}]")) for i, m in enumerate(r.array(d, "models", ""))),
+        return cls(**header, params=r.params(d),
+                   models=tuple(_read_model(r, m, f"models[{i}]") for i, m in enumerate(r.array(d, "models", ""))),
                    points=tuple(EnginePoint.from_dict(p, r, f"points[{i}]")
                                 for i, p in enumerate(r.array(d, "points", ""))))
+
+
+#: The counts of a model's summary (``models.model_summary``).
+MODEL_COUNTS: Tuple[str, ...] = ("k", "m", "batch", "weight_bytes_counted", "weight_bytes_in_model")
+
+
+def _read_model(r: Reader, value: Any, where: str) -> Dict[str, Any]:
+    """A built model's summary: its counts (:data:`MODEL_COUNTS`) non-negative integers, ``build_s``
+    non-negative seconds, and ``accounting_ok`` true exactly when the weight bytes in the model are
+    the bytes counted."""
+    m = r.obj(value, where)
+    r.counts(m, where, MODEL_COUNTS)  # build_s too: seconds, never negative
+    if "accounting_ok" in m and "weight_bytes_counted" in m and "weight_bytes_in_model" in m:
+        holds = m["weight_bytes_counted"] == m["weight_bytes_in_model"]
+        if r.boolean(m, "accounting_ok", where) != holds:
+            r.fail(f"{where}.accounting_ok must be {str(holds).lower()}: the model holds {m['weight_bytes_in_model']} "
+                   f"weight bytes and {m['weight_bytes_counted']} are counted")
+    return dict(m)

@@ -3,10 +3,11 @@
 :func:`run_engines` builds every model of the sweep with coremltools (once, into the cache; progress
 per model), checks each model's weight bytes against the kernel table, then, where Core ML can run
 (macOS), for every point: the compute plan, the native path and the Python path, each validated
-against NumPy before its number is reported (:mod:`.predict`). Off macOS every point is recorded
-as ``skipped`` with the reason ("Core ML predictions need macOS") and holds no timing, so the
-results file never looks like a measurement. A point Core ML refuses is ``failed`` with Core ML's
-message (docs/design.md, "The engines study").
+against NumPy before its number is reported (:mod:`.predict`). Off macOS nothing can be timed, so
+the study refuses (:class:`~apple_roofline.errors.CannotMeasure`, "Core ML predictions need
+macOS") before building anything, and returns no study that holds no measurement. A point Core ML
+refuses is ``failed`` with Core ML's message; a study whose every point failed raises too
+(docs/design.md, "The engines study" and "Exit codes").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from .. import provenance
-from ..errors import check_int
+from ..errors import CannotMeasure, check_int, nothing_measured
 from ..stats import CV_WARN
 from ..study.reader import Reader
 from ..study.document import ToolInfo
@@ -95,6 +96,7 @@ def run_engines(
         CoremltoolsMissing: coremltools is not installed (the message names the extra).
         ModelBuildError: coremltools could not build a model (its message).
         OSError: the cache cannot be written.
+        CannotMeasure: Core ML predictions cannot run here (off macOS), or Core ML refused every point.
         EnginesInterrupted: on KeyboardInterrupt, with the partial study.
     """
     unit_names = parse_units(units) if units is not None else UNITS
@@ -104,9 +106,12 @@ def run_engines(
     precision_names = parse_precisions(precisions) if precisions is not None else PRECISIONS
     n_reps = check_int(reps if reps is not None else (QUICK_REPS if quick else DEFAULT_REPS), "reps", 1, MAX_REPS)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    why_not = predictions_unavailable()
+    if why_not:  # no prediction can be timed here: refuse before building anything (docs/design.md, "Exit codes")
+        raise CannotMeasure(f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
+                            "none can run on this machine")
     with quiet_coremltools():
         ct = import_coremltools()
-    why_not = predictions_unavailable()
     created = provenance.now()
     points = plan_points(unit_names, precision_names, shapes, batch_values)
     built: Dict[tuple[str, Shape, int], BuiltModel] = {}
@@ -115,16 +120,14 @@ def run_engines(
     params: Dict[str, Any] = {"units": list(unit_names), "precisions": list(precision_names),
                               "sizes": [s.name for s in shapes], "batches": list(batch_values), "reps": n_reps,
                               "quick": quick, "cache_dir": str(cache), "coremltools": str(ct.__version__),
-                              "python_path": python_path, "predictions": why_not}
+                              "python_path": python_path, "predictions": ""}
     device = {"backend": "coreml", "name": f"Core ML on {platform.machine() or 'this machine'}",
-              "os": platform.platform(), "predictions": "available" if not why_not else why_not}
+              "os": platform.platform(), "predictions": "available"}
     journal = journal or Journal()
     journal.begin(EnginesStudy, created=created, device=device, command=command, options=params)
 
     def assemble(complete: bool) -> EnginesStudy:
         warns = list(warnings)
-        if why_not:
-            warns.insert(0, f"no predictions were made: {why_not}; every point is recorded as skipped, with no timing")
         for m in built.values():
             if not m.accounting_ok:
                 warns.append(f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
@@ -155,14 +158,13 @@ def run_engines(
                                  + ("" if m.accounting_ok else " ACCOUNTING MISMATCH"))
         if progress:
             progress.finish("build models")
-            progress.start("predictions" if not why_not else f"predictions (skipped: {why_not})", len(points))
+            progress.start("predictions", len(points))
         for p in points:
             m = built[(p.precision, p.shape, p.batch)]
             base: Dict[str, Any] = dict(units=p.units, precision=p.precision, k=p.shape.k, m=p.shape.m, batch=p.batch, flops=p.flops,
                         bytes=p.bytes, model=m.key)
-            measure = (partial(_skipped, base, why_not) if why_not else
-                       partial(_measure, p.label, base, m, p.units, n_reps, python_path))
-            r = journal.keep(p.label, measure, _load_point, EnginePoint.to_dict)
+            r = journal.keep(p.label, partial(_measure, p.label, base, m, p.units, n_reps, python_path),
+                             _load_point, EnginePoint.to_dict)
             results.append(r)
             if progress:
                 g = r.gflops("native")
@@ -176,12 +178,9 @@ def run_engines(
         raise EnginesInterrupted(assemble(False)) from None
     finally:
         journal.close()
+    if not any(p.status == "measured" for p in results):
+        raise nothing_measured("Core ML refused every point", [p.reason for p in results])
     return assemble(True)
-
-
-def _skipped(base: Dict[str, Any], why_not: str) -> EnginePoint:
-    """A point recorded as skipped, with no timing: Core ML cannot predict here."""
-    return EnginePoint(**base, status="skipped", reason=why_not, plan={"known": False, "reason": why_not, "ops": []})
 
 
 def _load_point(d: Mapping[str, Any], source: str) -> EnginePoint:

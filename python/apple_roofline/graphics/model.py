@@ -149,7 +149,7 @@ class GraphicsStudy(Document):
         header = cls.read_header(d, r)
         return cls(
             **header,
-            params=dict(r.obj(r.req(d, "params", ""), "params")),
+            params=r.params(d),
             measurements=tuple(Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
                                for i, m in enumerate(r.array(d, "measurements", ""))),
             skipped=tuple(Skipped.from_dict(s, source=source, where=f"skipped[{i}]")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 from .. import provenance
-from ..errors import check_int
+from ..errors import check_int, nothing_measured
 from ..measure import check_reps
 from ..stats import CV_WARN
 from ..study.budget import Budgets
@@ -124,6 +124,7 @@ def run_graphics(
         OptionError: a bad option (the message names the parameter and its range); (option
             ``resume``) a resumed journal of another device or other options.
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
+        CannotMeasure: the device ran none of the passes (each skipped, with its reason).
         GraphicsInterrupted: on KeyboardInterrupt, with the partial study.
     """
     api, index = parse_graphics_device(device)
@@ -214,7 +215,10 @@ def run_graphics(
         sampler.stop()
     measuring.checks.close()
     journal.close()
-    return assemble(True)
+    study = assemble(True)
+    if not study.measurements:  # the device drew none of the passes asked for
+        raise nothing_measured(f"{gpu.name} ran none of the passes", [s.reason for s in study.skipped])
+    return study
 
 
 def _count(plan: Grid, suite: str, dev: Any) -> int:

@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..errors import OptionError
 from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
@@ -266,7 +267,8 @@ class WgpuDevice:
         tick_s: seconds per timestamp tick (:func:`timestamp_tick`).
 
     Raises:
-        WgpuUnavailable: wgpu is not installed or has no adapter ``index``.
+        WgpuUnavailable: wgpu is not installed or finds no adapter.
+        OptionError: (option ``device``) wgpu has no adapter ``index``.
     """
 
     def __init__(self, index: int) -> None:
@@ -275,8 +277,11 @@ class WgpuDevice:
 
         self.extras = extras
         found = self.wgpu.gpu.enumerate_adapters_sync()
-        if not 0 <= index < len(found):
-            raise WgpuUnavailable(f"wgpu finds {len(found)} adapter(s); wgpu:{index} is not one of them")
+        if not found:
+            raise WgpuUnavailable("wgpu finds no adapter on this machine (no Vulkan, Metal, D3D12 or OpenGL driver)")
+        if not 0 <= index < len(found):  # the argument, not the machine (docs/design.md, "Exit codes")
+            raise OptionError("device", f"wgpu:{index}", f"wgpu:0 to wgpu:{len(found) - 1}", shown=f"wgpu:{index}",
+                              problem="is not an adapter", reason=f"wgpu finds {len(found)}")
         self.adapter = found[index]
         features = [f for f in _FEATURES if f in self.adapter.features]
         self.device = self.adapter.request_device_sync(required_features=features)

@@ -8,7 +8,8 @@ compulsory DRAM traffic, every input read once plus every output written once, w
 counted (BabelStream's convention); GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s, times in seconds.
 
 Reading is strict (:class:`~apple_roofline.study.reader.Reader`); derived per-measurement fields
-(``median_s``, ``gflops`` ...) are recomputed from ``samples_s`` on reading, never trusted.
+(``median_s``, ``gflops`` ...) must agree with ``samples_s`` and are recomputed from them on reading,
+never trusted.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ __all__ = [
     "CEILING_SOURCES",
     "TIMER_PARAM", "BLOCK_PARAM",
     "TELEMETRY_PARAMS",
+    "COUNT_PARAMS",
+    "STORED_STATISTICS",
     "ParamValue",
     "Measurement",
     "Ceiling",
@@ -64,6 +67,20 @@ TIMER_PARAM = "timer"
 #: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
 BLOCK_PARAM = "block"
 
+
+#: Parameters that are counts wherever a suite or study writes them (problem sizes, launches, pixels,
+#: texels, block sizes, bytes): each must be a non-negative integer. Every other integer parameter
+#: must be non-negative too (:meth:`~apple_roofline.study.reader.Reader.counts`).
+COUNT_PARAMS: Tuple[str, ...] = (
+    "F", "n", "m", "k", "block", "batch", "iters", "reps", "groups", "waves", "array_bytes", "working_set_bytes",
+    "width", "height", "layers", "size", "fetches", "pixels_drawn", "pixels_shaded", "texels",
+    "tile_bytes_per_pixel", "dram_bytes", "fragment_invocations", "wave_items", "resident_blocks_per_sm",
+    "resident_threads_per_sm",
+)
+
+#: The statistics a measurement's JSON holds beside ``samples_s`` (key -> field of
+#: :class:`~apple_roofline.stats.Summary`), checked on reading.
+STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_s": "max", "iqr_s": "iqr", "cv": "cv"}
 
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
@@ -231,7 +248,7 @@ class Measurement:
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the stored fields plus derived ``intensity``,
         ``median_s``, ``min_s``, ``max_s``, ``iqr_s``, ``cv``, ``gflops`` and
-        ``gbps`` (which readers ignore and recompute)."""
+        ``gbps`` (which readers check against the samples and recompute)."""
         return {
             "suite": self.suite,
             "kernel": self.kernel,
@@ -257,7 +274,9 @@ class Measurement:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Measurement":
-        """Build from :meth:`to_dict` output; derived fields are ignored.
+        """Build from :meth:`to_dict` output. The derived fields, when present, are checked against
+        the samples (each optional; :data:`STORED_STATISTICS`, ``gflops``, ``gbps``, ``intensity``:
+        docs/design.md, "Results files") and then recomputed, never used.
 
         ``ceiling_class``, ``ceiling_kind``, ``batch`` and ``validation`` may be
         absent (defaults ``None``, ``None``, 1, ``""``).
@@ -273,26 +292,29 @@ class Measurement:
             if v is None or not isinstance(v, (int, float, str, bool)):
                 r.fail(f"{join(where, 'params')}.{k} must be a number, string or boolean, not {json_type(v)}")
             params[k] = v
-        samples = r.array(d, "samples_s", where)
-        if not samples:
-            r.fail(f"{join(where, 'samples_s')} must hold at least one sample")
-        for i, s in enumerate(samples):
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s <= 0:
-                r.fail(f"{join(where, 'samples_s')}[{i}] must be a positive number of seconds, not {s!r}")
+        r.counts(params, join(where, "params"), COUNT_PARAMS)  # and seconds, clocks, power never below 0
+        samples = r.samples(d, "samples_s", where)
         ceiling_kind = r.opt_string(d, "ceiling_kind", where)
         if ceiling_kind is not None and ceiling_kind not in CEILING_KINDS:
             r.fail(f"{join(where, 'ceiling_kind')} must be 'bandwidth', 'compute' or null, not {ceiling_kind!r}")
         batch = r.nonneg_int(d, "batch", where, positive=True) if "batch" in d else 1
         validation = r.string(d, "validation", where) if "validation" in d else ""
+        flops = r.nonneg_int(d, "flops", where)
+        nbytes = r.nonneg_int(d, "bytes", where, positive=True)
+        # the derived values written for other readers must be the samples' own
+        median = r.statistics(d, where, samples, STORED_STATISTICS).median
+        r.derived(d, "gflops", where, flops / median / 1e9, "flops / median_s / 1e9", "GFLOP/s")
+        r.derived(d, "gbps", where, nbytes / median / 1e9, "bytes / median_s / 1e9", "GB/s")
+        r.derived(d, "intensity", where, flops / nbytes, "flops / bytes", "FLOP/byte")
         try:
             return cls(
                 suite=r.string(d, "suite", where),
                 kernel=r.string(d, "kernel", where),
                 dtype=r.string(d, "dtype", where),
                 params=params,
-                flops=r.nonneg_int(d, "flops", where),
-                bytes=r.nonneg_int(d, "bytes", where, positive=True),
-                samples_s=tuple(float(s) for s in samples),
+                flops=flops,
+                bytes=nbytes,
+                samples_s=samples,
                 valid=r.boolean(d, "valid", where),
                 ceiling_class=r.opt_string(d, "ceiling_class", where),
                 ceiling_kind=ceiling_kind,
@@ -368,11 +390,12 @@ class Ceiling:
         """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
         r = Reader(source)
         d = r.obj(d, where or "ceiling")
+        kind = r.string(d, "kind", where)
         try:
             return cls(
                 name=r.string(d, "name", where),
-                kind=r.string(d, "kind", where),
-                value=r.number(d, "value", where),
+                kind=kind,
+                value=r.positive(d, "value", where, CEILING_KINDS.get(kind, "GB/s or GFLOP/s")),
                 unit=r.string(d, "unit", where),
                 source=r.string(d, "source", where),
                 from_=r.string(d, "from", where),

@@ -119,7 +119,8 @@ class Run(Document):
 
         Raises:
             ResultsError: one line naming ``source``, the field and what was expected, e.g.
-                ``"run.json: measurements[2].flops must be a non-negative integer, not -1"``.
+                ``"run.json: measurements[2].flops must be a non-negative integer, not -1 (valid: 0 to
+                2**63 - 1)"``.
         """
         r = Reader(source)
         header = cls.read_header(d, r)

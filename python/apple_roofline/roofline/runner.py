@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError
+from ..errors import OptionError, reasons_text
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
 from ..stats import CV_WARN
@@ -245,7 +245,8 @@ def run_roofline(
             or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
             outside :func:`array_bytes_range`, ``sustain_s`` outside 0 to :data:`MAX_SUSTAIN_S`,
             a malformed ``budget`` or one outside (0, 3600] seconds; (option ``resume``) a resumed
-            journal of another device or other options.
+            journal of another device or other options; after measuring, suites of which this
+            device runs no kernel (``matrix`` on a CPU): nothing was measured.
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, with the partial Run.
     """
@@ -336,6 +337,10 @@ def run_roofline(
     finally:
         sampler.stop()
         journal.close()
+    if not measurements:  # every kernel of the suites asked for is one this device cannot run
+        raise OptionError("suites", ",".join(suite_names), "suites with a kernel this device runs",
+                          problem=f"cannot run on {info.get('name', spec)}", shown=",".join(suite_names),
+                          reason=reasons_text([s.reason for s in skipped]) or "no case to measure")
     return assemble(True)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from .. import provenance
-from .files import dump_json, parse_results_json, read_results_text, write_text_atomic
+from .files import check_finite, dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
 
 __all__ = ["ToolInfo", "Document", "Skipped"]
@@ -153,9 +153,11 @@ class Document:
     def read_header(cls, d: Any, r: Reader) -> Dict[str, Any]:
         """Check the header of parsed JSON ``d`` and return the header fields as constructor keywords.
 
-        Checks, in order: a JSON object; ``kind`` (required when :attr:`KIND_REQUIRED`, and equal
-        to :attr:`KIND` when present); ``schema_version`` equal to :attr:`SCHEMA_VERSION`; then the
-        header keys' types. ``warnings`` may be absent; ``finished`` and ``resumed`` may be absent or null.
+        Checks, in order: a JSON object; every number in it finite; ``kind`` (required when
+        :attr:`KIND_REQUIRED`, and equal to :attr:`KIND` when present); ``schema_version`` equal to
+        :attr:`SCHEMA_VERSION`; then the header keys' types, and that the integers of ``device`` and ``host`` are counts and their
+        quantities not negative (:meth:`~.reader.Reader.counts`). ``warnings`` may be absent;
+        ``finished`` and ``resumed`` may be absent or null.
 
         Raises:
             ResultsError: one line naming the source and the field.
@@ -163,6 +165,7 @@ class Document:
         if not isinstance(d, Mapping):
             r.fail(f"top level must be a JSON object, not {json_type(d)}")
         d = r.obj(d, "top level")
+        check_finite(d, r.source)  # a dict given to a reader, as parsed text is checked when parsed
         kind = d.get("kind")
         if kind != cls.KIND and (kind is not None or cls.KIND_REQUIRED):
             what = f"{kind!r}" if "kind" in d else "missing"
@@ -176,11 +179,14 @@ class Document:
         for key in ("backend", "name"):
             if key not in device:
                 r.fail(f"device.{key} is missing (required key)")
+        r.counts(device, "device")  # its sizes and counts, clocks and times: never negative
+        host = r.obj(r.req(d, "host", ""), "host")
+        r.counts(host, "host")
         return {
             "tool": ToolInfo.from_dict(r.req(d, "tool", ""), source=r.source),
             "created": r.string(d, "created", ""),
             "finished": r.opt_string(d, "finished", ""),
-            "host": dict(r.obj(r.req(d, "host", ""), "host")),
+            "host": dict(host),
             "device": dict(device),
             "command": r.strings(d, "command", ""),
             "warnings": r.strings(d, "warnings", "", required=False),

@@ -12,7 +12,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 __all__ = [
     "ResultsError",
@@ -21,9 +21,19 @@ __all__ = [
     "read_results_text",
     "parse_results_json",
     "dump_json",
+    "non_finite",
+    "check_finite",
+    "json_number",
+    "depth",
+    "MAX_DEPTH",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+#: The deepest nesting of objects and arrays a results file may have (:func:`depth`): the deepest of
+#: any kind is 7 (an engines point's plan: ``points[0].plan.ops[0].supported[0]``); far deeper is no
+#: results file, and would exhaust the recursion of the JSON parser and of the readers.
+MAX_DEPTH = 32
 
 
 class ResultsError(ValueError):
@@ -93,31 +103,76 @@ def parse_results_json(text: str, *, source: str = "<string>") -> Any:
     """Parse a results file's JSON text (any kind of study).
 
     Raises:
-        ResultsError: empty or truncated text, invalid JSON (with line and column), or a NaN /
-            Infinity literal; one line naming ``source``.
+        ResultsError: empty or truncated text, invalid JSON (with line and column), nesting deeper
+            than :data:`MAX_DEPTH`, or a number that is not finite (a ``NaN`` or ``Infinity``
+            literal, or one too large for a double such as ``1e999``), named by its path; one line
+            naming ``source``.
     """
     if not text.strip():
         raise ResultsError(f"{source}: empty file, not JSON")
-
-    def reject_constant(name: str) -> Any:
-        raise ResultsError(f"{source}: {name} is not allowed in a results file")
-
+    too_deep = f"{source}: nested too deeply to be a results file (valid: at most {MAX_DEPTH} levels)"
     try:
-        return json.loads(text, parse_constant=reject_constant)
+        # NaN and Infinity literals parse to floats here, so that the check below names their field
+        data = json.loads(text, parse_constant=float)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{source}: truncated or not JSON (line {e.lineno} column {e.colno})") from None
+    except RecursionError:
+        raise ResultsError(too_deep) from None
+    if depth(data) > MAX_DEPTH:  # every reader after this one may recurse through it
+        raise ResultsError(too_deep)
+    check_finite(data, source)
+    return data
 
 
-def _check_finite(value: Any, where: str) -> None:
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ResultsError(f"{where}: {value!r} cannot be written as JSON (not finite)")
-    elif isinstance(value, Mapping):
-        for k, v in value.items():
-            _check_finite(v, f"{where}.{k}")
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_finite(v, f"{where}[{i}]")
+def non_finite(value: Any, where: str = "") -> Optional[Tuple[str, float]]:
+    """The path (``"measurements[2].median_s"``) and value of the first NaN or infinity in ``value``
+    (objects and arrays, nested, visited in order without recursion), or None when every number is
+    finite. ``where`` prefixes the path."""
+    stack: List[Tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return path, v
+        elif isinstance(v, Mapping):
+            stack.extend(reversed([(f"{path}.{k}" if path else str(k), x) for k, x in v.items()]))
+        elif isinstance(v, (list, tuple)):
+            stack.extend(reversed([(f"{path}[{i}]", x) for i, x in enumerate(v)]))
+    return None
+
+
+def depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a number or string: 0; ``[[1]]``: 2),
+    counted without recursion."""
+    deepest = 0
+    stack: List[Tuple[int, Any]] = [(0, value)]
+    while stack:
+        level, v = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(v, Mapping):
+            stack.extend((level + 1, x) for x in v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((level + 1, x) for x in v)
+    return deepest
+
+
+def json_number(value: float) -> str:
+    """A non-finite float as JSON's extensions spell it (``NaN``, ``Infinity``, ``-Infinity``); any
+    other number as ``repr``."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def check_finite(data: Any, source: str) -> None:
+    """Raise :class:`ResultsError` ``"<source>: <path> must be a finite number, not NaN"`` for the
+    first NaN or infinity anywhere in ``data`` (parsed JSON or a dict given to a reader)."""
+    found = non_finite(data)
+    if found is not None:
+        path, v = found
+        raise ResultsError(f"{source}: {path or 'the top level'} must be a finite number, not {json_number(v)}")
 
 
 def dump_json(d: Mapping[str, Any], what: str) -> str:
@@ -127,7 +182,9 @@ def dump_json(d: Mapping[str, Any], what: str) -> str:
         ResultsError: a NaN or infinity anywhere in ``d`` (named by its path, ``what`` first), or a
             value JSON cannot hold.
     """
-    _check_finite(d, what)
+    found = non_finite(d, what)
+    if found is not None:
+        raise ResultsError(f"{found[0]}: {found[1]!r} cannot be written as JSON (not finite)")
     try:
         return json.dumps(d, indent=2, allow_nan=False) + "\n"
     except (TypeError, ValueError) as e:

@@ -163,6 +163,7 @@ class Journal:
         #: The keys loaded from the resumed journal, in the order the study reached them.
         self.resumed_keys: List[str] = []
         self._file: Optional[IO[bytes]] = None  # unbuffered: nothing waits in memory
+        self._header: Optional[Dict[str, Any]] = None  # a new journal's header, until its first record
         self._lock = threading.Lock()
 
     # -- starting -----------------------------------------------------------------------------------
@@ -170,7 +171,7 @@ class Journal:
     def begin(self, kind: Type[Document], *, created: str, device: Mapping[str, Any], command: Sequence[str],
               options: Mapping[str, Any]) -> None:
         """Start the journal: a new one gets its header (kind, schema version, tool, ``created``,
-        host, ``device``, ``command``, ``options``); a resumed one is checked against this study and
+        host, ``device``, ``command``, ``options``), written with its first record; a resumed one is checked against this study and
         reopened for appending, its truncated last line cut off.
 
         Raises:
@@ -196,12 +197,9 @@ class Journal:
             "created": created, "host": provenance.host(), "device": dict(device), "command": list(command),
             "warnings": [], "complete": False, "journal": JOURNAL_VERSION, "options": options,
         }
-        try:
-            self._file = open(self.path, "wb", buffering=0)
-        except OSError as exc:
-            raise _write_error(self.path, exc) from None
-        self._write(header)
-        _fsync_dir(self.path.parent)
+        # Written with the first record: a study that measures nothing (refused, or killed before
+        # its first measurement) leaves no header-only journal behind ("no empty study files").
+        self._header = header
 
     def _check(self, device: Mapping[str, Any], options: Mapping[str, Any]) -> None:
         assert self.previous is not None
@@ -278,6 +276,15 @@ class Journal:
         except ValueError as exc:
             raise ResultsError(f"{self.path}: a record cannot be written as JSON: {exc}") from None
         with self._lock:
+            if self._file is None and self._header is not None and self.path is not None:
+                header = json.dumps(self._header, allow_nan=False, separators=(",", ":")) + "\n"
+                try:
+                    self._file = open(self.path, "wb", buffering=0)
+                except OSError as exc:
+                    raise _write_error(self.path, exc) from None
+                self._header = None
+                line = header + line
+                _fsync_dir(self.path.parent)
             if self._file is None:
                 raise ValueError(f"{self.path}: the journal is not open (call begin first)")
             data = memoryview(line.encode("utf-8"))

@@ -51,9 +51,7 @@ class SuiteTime:
         """Build from :meth:`to_dict` output. Raises :class:`~.files.ResultsError` naming the field."""
         r = Reader(source)
         d = r.obj(d, where or "suite_times")
-        seconds, budget = r.number(d, "seconds", where), r.number(d, "budget_s", where)
-        if seconds < 0 or budget < 0:
-            r.fail(f"{where}: seconds and budget_s must be non-negative, not {seconds!r} and {budget!r}")
+        seconds, budget = r.nonneg(d, "seconds", where), r.nonneg(d, "budget_s", where)
         return cls(suite=r.string(d, "suite", where), seconds=seconds, budget_s=budget,
                    measured=r.nonneg_int(d, "measured", where), cut=r.boolean(d, "cut", where))
 

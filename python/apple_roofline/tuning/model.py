@@ -213,7 +213,7 @@ class TuneStudy(Document):
                 r.fail(f"measurements[{i}].params.block must be a positive integer (threads per block), not {b!r}")
         return cls(
             **header,
-            params=dict(r.obj(r.req(d, "params", ""), "params")),
+            params=r.params(d),
             measurements=measurements,
             rejected=tuple(Rejected.from_dict(x, source=source, where=f"rejected[{i}]")
                            for i, x in enumerate(r.array(d, "rejected", "", required=False))),

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError
+from ..errors import OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import measure_case
 from ..roofline.records import BLOCK_PARAM
@@ -214,6 +214,7 @@ def run_tune(
             ``array_bytes`` out of range, a size that is not a multiple of the SIMD width or above
             the device's limit (the message names the range), a kernel name no suite has; (option
             ``resume``) a resumed journal of another device or other options.
+        CannotMeasure: no point was timed (every size rejected, every kernel unsupported).
         _core.BackendError: subclasses, for device failures.
         TuneInterrupted: on KeyboardInterrupt, with the partial study.
     """
@@ -267,6 +268,9 @@ def run_tune(
         raise OptionError("kernels", ",".join(sorted(wanted)), "kernel names of the suites "
                           f"{', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
                           problem="names no kernel", shown=",".join(sorted(wanted)))
+    if not measurements:  # every size rejected, or every kernel one the device cannot run
+        raise nothing_measured(f"{info.get('name', spec)} ran no kernel at any block size",
+                               [f"block {x.block}: {x.message}" for x in rejected] + [s.reason for s in skipped])
     return assemble(True)
 
 
