@@ -190,10 +190,13 @@ def test_same_device_same_options_tuples_or_lists_resume(tmp_path: Path) -> None
 def test_a_record_that_is_not_finite_is_refused(tmp_path: Path) -> None:
     path = journal_path(tmp_path, "run")
     j = _begin(path, Journal(path))
+    assert not path.exists()  # the header waits for the first record: nothing finished, no file
     with pytest.raises(ResultsError, match="cannot be written as JSON"):
         j.record("a", {"value": float("nan")})
+    assert not path.exists()
+    j.record("b", {"value": 1.5})
     j.close()
-    assert read_journal(path, Run).records == {}
+    assert read_journal(path, Run).records == {"b": {"value": 1.5}}
 
 
 def test_resumed_round_trips_through_the_results_file_and_shows_in_the_report() -> None:
@@ -214,8 +217,8 @@ def test_resumed_round_trips_through_the_results_file_and_shows_in_the_report() 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to fill a disk")
 def test_a_full_disk_is_one_line_naming_the_journal() -> None:
-    j = Journal("/dev/full")
+    j = _begin(Path("/dev/full"), Journal("/dev/full"))
     with pytest.raises(JournalWriteError) as info:
-        _begin(Path("/dev/full"), j)
+        j.record("a", {"value": 1.0})  # the header goes with the first record
     assert info.value.strerror == "cannot write the journal /dev/full: No space left on device"
     j.close()
