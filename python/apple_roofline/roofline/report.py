@@ -21,6 +21,7 @@ from ..text import DASH, date_of, markdown_table, sig_figs
 from .efficiency import ceiling_efficiency
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
+from .rules_tables import RULE_SECTIONS
 from .records import Ceiling
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
@@ -82,6 +83,10 @@ def to_markdown(run: Run) -> str:
         summary = matrix_summary_table(run)
         lines += ["", "## Matrix units", ""] + (table_lines(summary) + [""] if summary is not None else [])
         lines += table_lines(shapes)
+    for title, build in RULE_SECTIONS:
+        rule = build(run)
+        if rule is not None:
+            lines += ["", f"## {title}", ""] + table_lines(rule)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)
