@@ -20,25 +20,17 @@
 #include <cstring>
 
 #include "kernels.h"
+#include "simd.h"
 
 namespace ar::cpu {
 
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kBytes = 64;
-#elif defined(__AVX__)
-constexpr int kBytes = 32;
-#else
-constexpr int kBytes = 16;
-#endif
-
-// The same test as kernels.cpp: native FP16 arithmetic.
-#if defined(__AVX512FP16__) || defined(__ARM_FEATURE_FP16_VECTOR_ARITHMETIC)
-#define AR_RULES_FP16 1
+// The vector width and FP16 test of every kernel file (simd.h).
+constexpr int kBytes = kSimdBytes;
+#define AR_RULES_FP16 AR_SIMD_FP16
+#if AR_RULES_FP16
 using half_t = _Float16;
-#else
-#define AR_RULES_FP16 0
 #endif
 
 constexpr int kLanes = kBytes / 4;
@@ -50,19 +42,6 @@ typedef uint32_t VU __attribute__((vector_size(kBytes)));
 #if AR_RULES_FP16
 typedef half_t VH __attribute__((vector_size(kBytes / 2)));  // kLanes halves
 #endif
-
-#define AR_RULES_INLINE inline __attribute__((always_inline))
-
-template <typename X>
-AR_RULES_INLINE X load(const void* p) {
-  X x;
-  std::memcpy(&x, p, sizeof(X));
-  return x;
-}
-template <typename X>
-AR_RULES_INLINE void store(void* p, X x) {
-  std::memcpy(p, &x, sizeof(X));
-}
 
 bool pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
@@ -123,7 +102,7 @@ void dual(const KernelArgs& k, uint64_t b, uint64_t e) {
     VH h[kChains];
 #endif
     for (int j = 0; j < kChains; ++j) {
-      const VF x = load<VF>(in + i + j * kLanes);
+      const VF x = simd_load<VF>(in + i + j * kLanes);
       c[j] = x;
       u[j] = (VU)x;
       v[j] = u[j] ^ kStep;
@@ -147,11 +126,11 @@ void dual(const KernelArgs& k, uint64_t b, uint64_t e) {
     }
     for (int j = 0; j < kChains; ++j) {
       const uint64_t o = i + uint64_t(j * kLanes);
-      if constexpr ((Sets & kFp32) != 0) store(out + o, c[j]);
+      if constexpr ((Sets & kFp32) != 0) simd_store(out + o, c[j]);
 #if AR_RULES_FP16
-      if constexpr ((Sets & kFp16) != 0) store(second + o, __builtin_convertvector(h[j], VF));
+      if constexpr ((Sets & kFp16) != 0) simd_store(second + o, __builtin_convertvector(h[j], VF));
 #endif
-      if constexpr ((Sets & kInt) != 0) store(second + o, u[j] ^ v[j]);
+      if constexpr ((Sets & kInt) != 0) simd_store(second + o, u[j] ^ v[j]);
     }
   }
   for (; i < end; ++i) {  // the tail, one element at a time: the same chains

@@ -109,7 +109,8 @@ def expected_words(start: int, stop: int, n: int, width: int, stride: int) -> np
     i = np.arange(start // width, stop // width, dtype=np.uint64)
     j = strided_index(i, n, stride)
     w = (j[:, None] * np.uint64(width) + np.arange(width, dtype=np.uint64)[None, :]).reshape(-1)
-    return w.astype(np.uint32)
+    out: np.ndarray = w.astype(np.uint32)
+    return out
 
 
 def check_access(got: np.ndarray, n: int, width: int, stride: int) -> Tuple[bool, str]:

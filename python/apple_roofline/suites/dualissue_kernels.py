@@ -16,6 +16,10 @@ issues the two kinds in the same cycle, the mixed kernel takes as long as the sl
 alone; if it issues one instruction per cycle, as long as their sum. The suite reports
 ``mixed / (A + B)`` and ``mixed / max(A, B)`` from the medians (:mod:`apple_roofline.roofline.dualissue_table`).
 
+The FP32 and integer results depend on every step (a kernel that ran F - 2 steps fails); FP16
+chains reach a rounding fixed point of the map within a few hundred steps, as the peak suite's FP16
+chains do, so the FP16 plane proves that the chains ran and were not folded away, not their count.
+
 Outputs: plane 0 holds the first kind's results (8 words per work item: the bits of c, of
 float(h), or u ^ v), plane 1 (at word 8n) the second kind's in a mixed kernel.
 
