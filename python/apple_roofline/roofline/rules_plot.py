@@ -5,8 +5,9 @@ measurements of that suite (None when it has none):
 * ``access``: effective GB/s against stride (log 2 axis), one line per load width, one panel per
   level (DRAM, cache);
 * ``occupancy``: GB/s against the threadgroup memory each threadgroup declares, with CUDA's resident
-  blocks per SM on a second axis where the run recorded them and the guide's table's rows shaded;
-* ``dualissue``: per pair, the median time of each kind alone, their sum and the mixed kernel,
+  blocks per SM on a second axis where the run recorded them and the sizes the guide's table names
+  marked;
+* ``dualissue``: per pair, the median time per work item of each kind alone, their sum and the mixed kernel,
   as bars: a mixed bar at the height of the taller single one is dual issue, at the sum one at a time.
 
 Every marker and bar carries the gid of its measurement (:func:`.plot.measurement_gid`), so the
@@ -73,17 +74,15 @@ def plot_occupancy(run: Run) -> Optional[Figure]:
         return None
     fig = new_figure((7.5, 4.4))
     ax = fig.subplots()
-    lo = 0
-    for k, (kib, text) in enumerate(GUIDE_OCCUPANCY):
-        ax.axvspan(lo, kib, color="0.5", alpha=0.06 + 0.06 * k, lw=0)
-        ax.text((lo + kib) / 2, 0.02, text.split(" (")[0], transform=ax.get_xaxis_transform(), ha="center",
-                fontsize=7, color="0.3", rotation=90 if kib - lo < 8 else 0, va="bottom")
-        lo = kib
+    for kib, text in GUIDE_OCCUPANCY:  # the guide's rows, as the sizes it names
+        ax.axvline(kib, color="0.55", ls=":", lw=1)
+        ax.text(kib, 0.02, f" {kib} KB: {text.split(' (')[0]}", transform=ax.get_xaxis_transform(), ha="left",
+                va="bottom", fontsize=7, color="0.35", rotation=90)
     xs = [int(m.params.get("threadgroup_bytes", 0)) / 1024 for _i, m in pts]
     ax.plot(xs, [m.gbps for _i, m in pts], "-", color=PALETTE[0], lw=1.5, label="GB/s")
     for (i, m), x in zip(pts, xs):
         ax.plot([x], [m.gbps], "o", color=PALETTE[0], ms=5, gid=measurement_gid(i))
-    ax.set_xlabel("threadgroup memory per threadgroup (KiB); shading: the guide's table")
+    ax.set_xlabel("threadgroup memory per threadgroup (KiB); dotted: the guide's table")
     ax.set_ylabel("GB/s", color=PALETTE[0])
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
@@ -100,7 +99,7 @@ def plot_occupancy(run: Run) -> Optional[Figure]:
 
 
 def plot_dualissue(run: Run) -> Optional[Figure]:
-    """Bars per pair: A alone, B alone, A + B, mixed (ms); None without a complete valid pair."""
+    """Bars per pair: A alone, B alone, A + B, mixed (ns per work item); None without a complete valid pair."""
     ratios = dual_ratios(run)
     if not ratios:
         return None
@@ -113,16 +112,16 @@ def plot_dualissue(run: Run) -> Optional[Figure]:
         values = (ta, tb, ta + tb, tm)
         names: Sequence[Optional[str]] = (a, b, None, mix)
         for k, (v, name) in enumerate(zip(values, names)):
-            bar = ax.bar(p + (k - 1.5) * width, v * 1e3, width, color=PALETTE[k % len(PALETTE)],
+            bar = ax.bar(p + (k - 1.5) * width, v * 1e9, width, color=PALETTE[k % len(PALETTE)],
                          hatch="//" if name is None else None, alpha=0.55 if name is None else 1.0,
                          label=labels[k] if p == 0 else None)
             if name is not None and name in gid:
                 bar[0].set_gid(measurement_gid(gid[name]))
-        ax.text(p, tm * 1e3, f"mixed/max {tm / max(ta, tb):.2f}\nmixed/sum {tm / (ta + tb):.2f}", ha="center",
+        ax.text(p + 1.5 * width, tm * 1e9, f"/max {tm / max(ta, tb):.2f}\n/sum {tm / (ta + tb):.2f}", ha="center",
                 va="bottom", fontsize=7)
     ax.set_xticks(range(len(ratios)))
     ax.set_xticklabels([f"{a.upper()} + {b.upper()}" for a, b, *_rest in ratios])
-    ax.set_ylabel("median time per launch (ms)")
+    ax.set_ylabel("median time per work item (ns)")
     ax.set_ylim(top=ax.get_ylim()[1] * 1.15)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
@@ -133,7 +132,7 @@ def plot_dualissue(run: Run) -> Optional[Figure]:
 #: (file stem, figure builder, HTML caption) of each rule's figure, in report order.
 RULE_FIGURES: Tuple[Tuple[str, Callable[[Run], Optional[Figure]], str], ...] = (
     ("access", plot_access, "Effective bandwidth against stride, one line per load width, per working set."),
-    ("occupancy", plot_occupancy, "Throughput of the fixed kernel against its threadgroup memory; the guide's "
-                                  "occupancy table shaded."),
+    ("occupancy", plot_occupancy, "Throughput of the fixed kernel against its threadgroup memory; the sizes the "
+                                  "guide's occupancy table names dotted."),
     ("dualissue", plot_dualissue, "Dual issue: each kind alone, their sum, and the mixed kernel."),
 )

@@ -95,11 +95,16 @@ def access_table(run: Run) -> Optional[Table]:
 # ---- occupancy -------------------------------------------------------------------------------------
 
 def guide_row(tg_bytes: int) -> str:
-    """The guide's "approximate concurrent TGs per core" for ``tg_bytes`` of threadgroup memory: the
-    first row whose bound it does not exceed; above 32 KiB the guide has no row (Apple's maximum)."""
-    for kib, text in GUIDE_OCCUPANCY:
-        if tg_bytes <= kib << 10:
-            return text
+    """The guide's "approximate concurrent TGs per core" for ``tg_bytes`` of threadgroup memory: its
+    row where the guide has one (≤ 4, 8, 16, 32 KB), "between" the two rows around a size between
+    them, and "beyond" above 32 KiB (Apple's maximum)."""
+    if tg_bytes <= GUIDE_OCCUPANCY[0][0] << 10:
+        return GUIDE_OCCUPANCY[0][1]
+    for (lo, lo_text), (hi, hi_text) in zip(GUIDE_OCCUPANCY, GUIDE_OCCUPANCY[1:]):
+        if tg_bytes == hi << 10:
+            return hi_text
+        if lo << 10 < tg_bytes < hi << 10:
+            return f"between {lo_text.split(' (')[0]} ({lo} KB) and {hi_text} ({hi} KB)"
     return "beyond the guide's table (over Apple's 32 KiB)"
 
 
@@ -142,22 +147,32 @@ def dual_verdict(vs_max: float, vs_sum: float) -> str:
     return "partly overlapped"
 
 
+def _per_item_s(m: Measurement) -> Optional[float]:
+    """Median seconds per work item (a launch's work items differ between kernels: whole waves of
+    each kernel's own occupancy), or None without a work-item count."""
+    n = m.params.get("n")
+    return m.median_s / int(n) if isinstance(n, int) and n > 0 else None
+
+
 def dual_ratios(run: Run) -> List[Tuple[str, str, str, float, float, float]]:
-    """Per measured pair (A, B, mixed): the median seconds of A alone, B alone and mixed, from valid
-    measurements of the ``dualissue`` suite (pairs missing a kernel are left out)."""
-    t = {m.kernel: m.median_s for m in _of_suite(run, "dualissue") if m.valid}
+    """Per measured pair (A, B, mixed): the median seconds per work item of A alone, B alone and
+    mixed (every kernel does the same operations per work item as the docstring of
+    :mod:`apple_roofline.suites.dualissue_kernels` says, while launches hold different numbers of
+    work items), from valid measurements of the ``dualissue`` suite; pairs missing a kernel are left
+    out."""
+    t = {m.kernel: s for m in _of_suite(run, "dualissue") if m.valid for s in [_per_item_s(m)] if s is not None}
     return [(a, b, mix, t[a], t[b], t[mix]) for a, b, mix in DUAL_PAIRS if a in t and b in t and mix in t]
 
 
 def dualissue_table(run: Run) -> Optional[Table]:
-    """Each pair's medians and ratios: columns pair, A alone (ms), B alone (ms), mixed (ms),
-    mixed / (A + B), mixed / max(A, B), verdict; then every kernel's rates by name."""
+    """Each pair's medians per work item and ratios: columns pair, A alone, B alone, mixed (ns per work
+    item), mixed / (A + B), mixed / max(A, B), verdict; then every kernel's rates by name."""
     ms = _of_suite(run, "dualissue")
     if not ms:
         return None
     rows: List[Tuple[str, ...]] = []
     for a, b, mix, ta, tb, tm in dual_ratios(run):
-        rows.append((f"{a.upper()} + {b.upper()}", sig_figs(ta * 1e3), sig_figs(tb * 1e3), sig_figs(tm * 1e3),
+        rows.append((f"{a.upper()} + {b.upper()}", sig_figs(ta * 1e9), sig_figs(tb * 1e9), sig_figs(tm * 1e9),
                      f"{tm / (ta + tb):.3g}", f"{tm / max(ta, tb):.3g}", dual_verdict(tm / max(ta, tb), tm / (ta + tb))))
     rates = []
     for m in ms:
@@ -170,12 +185,15 @@ def dualissue_table(run: Run) -> Optional[Table]:
         rates.append(f"{m.kernel}: " + (", ".join(parts) if parts else ("invalid" if not m.valid else DASH))
                      + ("" if m.valid else " (**NO**: " + m.validation + ")"))
     notes = (f"Eight independent chains of each kind per work item, F = {ms[0].params.get('F', DASH)} steps each; a "
-             f"mixed kernel runs exactly the operations of its two kernels alone, interleaved. mixed / max(A, B) near 1: "
+             f"mixed kernel runs exactly the operations of its two kernels alone, interleaved, so times are compared per "
+             f"work item (median time per launch / work items: launches are whole waves of each kernel's own "
+             f"occupancy). mixed / max(A, B) near 1: "
              f"the core issues both kinds together; mixed / (A + B) near 1: one at a time. Verdict: issued together "
              f"at mixed / max ≤ {DUAL_VERDICT_MAX}, one at a time at mixed / sum ≥ {DUAL_VERDICT_SUM}, else partly "
              f"overlapped. FLOPs per lane (an FMA is 2); integer adds are counted as integer operations.",
              "Rates: " + "; ".join(rates) + ".")
-    return Table(("Pair", "A alone (ms)", "B alone (ms)", "Mixed (ms)", "Mixed / (A + B)", "Mixed / max(A, B)",
+    return Table(("Pair", "A alone (ns/item)", "B alone (ns/item)", "Mixed (ns/item)", "Mixed / (A + B)",
+                  "Mixed / max(A, B)",
                   "Verdict"), tuple(rows), "lrrrrrl", notes)
 
 
