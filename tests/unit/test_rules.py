@@ -212,3 +212,25 @@ def test_figures_and_files(tmp_path: Path) -> None:
     empty = _run([])
     assert plot_access(empty) is None and plot_occupancy(empty) is None and plot_dualissue(empty) is None
     assert access_table(empty) is None and occupancy_table(empty) is None and dualissue_table(empty) is None
+
+
+# ---- the kept H100 run (tests/unit/data/run_h100_rules.json, 2026-11-26) ----------------------------
+
+def test_the_kept_h100_run_reads_back_into_every_section() -> None:
+    """The three suites as an H100 ran them: every measurement valid, each section and figure built
+    from the file; the rules' sentences name both levels."""
+    from apple_roofline.studies import load_results
+
+    run = load_results(Path(__file__).parent / "data" / "run_h100_rules.json")
+    assert isinstance(run, Run) and run.device_name.startswith("NVIDIA H100")
+    assert run.measurements and all(m.valid for m in run.measurements)
+    assert {m.suite for m in run.measurements} == {"access", "occupancy", "dualissue"}
+    rules = access_rules(run)
+    assert [r.split(" ")[0] for r in rules] == ["dram", "cache"]
+    occ = occupancy_table(run)
+    assert occ is not None and [r[0] for r in occ.rows][-1] == "48"
+    assert all(r[2].isdigit() for r in occ.rows), "the occupancy calculator's resident blocks on every CUDA row"
+    dual = dualissue_table(run)
+    assert dual is not None and len(dual.rows) == 2
+    for draw in (plot_access, plot_occupancy, plot_dualissue):
+        assert draw(run) is not None
