@@ -234,3 +234,65 @@ def test_the_kept_h100_run_reads_back_into_every_section() -> None:
     assert dual is not None and len(dual.rows) == 2
     for draw in (plot_access, plot_occupancy, plot_dualissue):
         assert draw(run) is not None
+
+
+# ---- planning on a fake device (no native code) ----------------------------------------------------
+
+class _Buf:
+    def __init__(self, nbytes: int) -> None:
+        self.mem = np.zeros(nbytes, np.uint8)
+
+    def write(self, a: np.ndarray, offset: int) -> None:
+        raw = np.ascontiguousarray(a).view(np.uint8)
+        self.mem[offset:offset + raw.size] = raw
+
+    def view(self, dtype: str) -> np.ndarray:
+        return self.mem.view(dtype)
+
+
+class _Kernel:
+    wave_items = 0
+    max_block = 1024
+
+
+class _Backend:
+    def __init__(self) -> None:
+        self.compiled: List[Any] = []
+
+    def alloc(self, nbytes: int) -> _Buf:
+        return _Buf(nbytes)
+
+    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> _Kernel:
+        self.compiled.append((source, entry, dict(constants)))
+        return _Kernel()
+
+
+def test_access_without_a_cache_size_skips_the_cache_level() -> None:
+    from apple_roofline.suites.access import NO_CACHE_REASON, AccessSuite
+    from apple_roofline.suites.base import SuiteContext
+
+    suite = AccessSuite(SuiteContext(_Backend(), "metal", {}, True, 1 << 16))
+    cases = list(suite.cases())
+    measured = [c for c in cases if c.params.get("level") == "dram"]
+    skipped = [c for c in cases if c.params.get("level") == "cache"]
+    assert len(measured) == 3 * 3 and {c.params["array_bytes"] for c in measured} == {1 << 16}
+    assert len(skipped) == 3 and all(c.check() == (False, NO_CACHE_REASON) for c in skipped)
+
+
+def test_occupancy_plans_every_size_to_the_metal_limit() -> None:
+    from apple_roofline.suites.base import SuiteContext
+    from apple_roofline.suites.occupancy import REGISTERS_REASON, OccupancySuite
+
+    backend = _Backend()
+    info = {"max_threadgroup_memory_bytes": 32768}
+    cases = list(OccupancySuite(SuiteContext(backend, "metal", info, True, 1 << 20)).cases())
+    assert cases[0].kernel.name == "registers" and cases[0].check() == (False, REGISTERS_REASON)
+    sizes = [c.params["threadgroup_bytes"] for c in cases[1:]]
+    assert sizes == [0, 4096, 8192, 12288, 16384, 24576, 32768]
+    for case in cases[1:]:
+        case.make_kernel()
+        assert case.params["max_threads_per_threadgroup"] == 1024
+        assert "resident_blocks_per_sm" not in case.params, "Metal reports no resident count"
+        assert case.bytes == 32 * case.launch and case.launch % 512 == 0
+    f4 = [int(re.match(r"#define AR_TG_FLOAT4S (\d+)", src).group(1)) for src, _e, _c in backend.compiled]  # type: ignore[union-attr]
+    assert f4 == [s // 16 for s in sizes]
