@@ -23,20 +23,13 @@
 #include <cstring>
 
 #include "kernels.h"
+#include "simd.h"
 
 namespace ar::cpu {
 
 namespace {
 
-// Vector width: the same test as kernels.cpp (this file is compiled with the same flags).
-#if defined(__AVX512F__)
-constexpr int kBytes = 64;
-#elif defined(__AVX__)
-constexpr int kBytes = 32;
-#else
-constexpr int kBytes = 16;
-#endif
-
+constexpr int kBytes = kSimdBytes;  // the vector width of every kernel file (simd.h)
 constexpr uint32_t kStep = 0x9E3779B9u;       // the recurrence's additive constant
 constexpr uint32_t kConstantDivisor = 255;    // idiv_kernels.IDIV_DIVISOR (validation proves they agree)
 constexpr int kChains = 4;                     // independent vectors per block

@@ -19,6 +19,7 @@ struct KernelArgs {
   void* buf[3] = {nullptr, nullptr, nullptr};
   double scalar = 0.0;  // q for STREAM scale/triad, a for the self-dependent FMA chains
   int64_t F = 1;        // FMA iterations per chain
+  uint64_t n = 0;       // work items of the whole launch (the access kernels' strided index needs it)
 };
 
 // Processes work items [begin, end) of one launch.
@@ -40,8 +41,10 @@ struct KernelEntry {
 // standard-library containers or strings, so that no inline library function compiled for the
 // host's widest ISA can be picked by the linker for code outside the kernels.
 const KernelEntry* kernel_table(size_t* count);
-// The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp); the lookups search both tables.
+// The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp); the lookups search every table.
 const KernelEntry* idiv_kernel_table(size_t* count);
+// The access and dualissue suites' kernels (rules.cpp, compiled like kernels.cpp).
+const KernelEntry* rules_kernel_table(size_t* count);
 // Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
 const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();

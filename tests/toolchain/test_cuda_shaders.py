@@ -89,7 +89,8 @@ def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
     for stem in TWIN_STEMS:
         out = os.path.join(str(tmp_path), f"{stem}.ptx")
         p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR, "TM": 16, "TN": 8,
-                                                   "TK": 16, "ITERS": 1, "REPS": 1}, out)
+                                                   "TK": 16, "ITERS": 1, "REPS": 1,
+                                                   "AR_TG_FLOAT4S": 256, "AR_TG_SPREAD": 1}, out)
         assert p.returncode == 0, p.stderr
         with open(out) as f:
             assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == set(cuda_entries(read_shader(f"{stem}.cu")))

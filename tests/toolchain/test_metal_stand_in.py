@@ -22,7 +22,10 @@ from apple_roofline.graphics import kernels as G
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
 from apple_roofline.suites.gemm import check_gemm
+from apple_roofline.suites.access_kernels import ACCESS_KERNELS, check_access
+from apple_roofline.suites.dualissue_kernels import CHAINS, DUAL_KERNELS, dual_input, kind_reference, kind_tolerance
 from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
+from apple_roofline.suites.occupancy import occupancy_reference, occupancy_source
 from apple_roofline.suites.stream import Q, STREAM_KERNELS
 
 from shader_twins import emulate_tiled16, metal_kernels, read_shader  # noqa: E402
@@ -65,6 +68,10 @@ template <class T> struct vec2 {
 typedef vec2<float> float2;
 typedef vec4<float> float4;
 typedef vec4<half> half4;
+typedef vec2<uint> uint2;
+typedef vec4<uint> uint4;
+template <class T> T ctz(T x) { return T(__builtin_ctzll((unsigned long long)x)); }
+template <class T, class U> T as_type(U u) { static_assert(sizeof(T) == sizeof(U)); T t; __builtin_memcpy(&t, &u, sizeof t); return t; }
 inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
 /* exact in double for the bounded values of the chains, then one rounding */
 inline half fma(half a, half b, half c) { return half(double(a) * double(b) + double(c)); }
@@ -120,6 +127,21 @@ kernel void run_gemm(const float* A, const float* B, float* C, long N) {
 }
 """
 
+_OCCUPANCY_DRIVER = r"""
+#include <thread>
+#include <vector>
+/* one threadgroup of `group` threads at a time, each a thread of the host, meeting at the barrier */
+kernel void run_occupancy(const float4* in, float4* out, ulong n, uint group) {
+  for (uint g = 0; g < (n + group - 1) / group; ++g) {
+    std::barrier<> bar(group);
+    group_barrier = &bar;
+    std::vector<std::thread> threads;
+    for (uint t = 0; t < group; ++t) threads.emplace_back([=, &n] { occupancy_copy(in, out, n, g * group + t, t); });
+    for (auto& th : threads) th.join();
+  }
+}
+"""
+
 _GRAPHICS_DRIVER = r"""
 static void put(float* o, float4 c) { o[0] = c.x; o[1] = c.y; o[2] = c.z; o[3] = c.w; }
 /* the rasteriser's view: fragment (x, y) at the pixel centre (x + 0.5, y + 0.5) */
@@ -168,16 +190,17 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., ctyp
         f.write(_STDLIB)
     cache: Dict[Tuple[str, int], ctypes.CDLL] = {}
 
-    def build(stem: str, F: int = 0, constants: Optional[Dict[str, int]] = None) -> ctypes.CDLL:
+    def build(stem: str, F: int = 0, constants: Optional[Dict[str, int]] = None, prefix: str = "") -> ctypes.CDLL:
         key = (stem, F) if constants is None else (f"{stem}_" + "_".join(f"{k}{v}" for k, v in constants.items()), F)
+        key = (key[0] + "".join(c for c in prefix if c.isalnum()), key[1])
         if key not in cache:
-            src = read_shader(f"{stem}.metal")
+            src = prefix + read_shader(f"{stem}.metal")
             if constants is None:
                 src = src.replace("[[function_constant(0)]]", f"= {F}")
             for name, value in (constants or {}).items():  # every function constant, by name
                 src = re.sub(rf"\b{name}\s*\[\[function_constant\(\d+\)\]\]", f"{name} = {value}", src)
             cpp = os.path.join(tmp, f"{key[0]}_{F}.cpp")
-            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER}.get(stem, "")
+            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER, "occupancy": _OCCUPANCY_DRIVER}.get(stem, "")
             with open(cpp, "w") as f:
                 f.write(src + driver)
             so = cpp[:-4] + ".so"
@@ -277,6 +300,65 @@ def test_idiv_metal_on_the_host_equals_the_reference(host_kernels: Callable[...,
                 fn(_ptr(x), _ptr(out), ctypes.byref(count), ctypes.c_uint(i))
         assert np.array_equal(out[:n], ik.reference(x, F)), f"{ik.entry} at F={F} differs from the reference"
         assert not out[n:].any(), f"{ik.entry} wrote past n"
+
+
+# ---- the guide's rules: access.metal, dualissue.metal, occupancy.metal -----------------------------
+
+
+@pytest.mark.parametrize("stride", [1, 2, 8, 32])
+def test_access_metal_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], stride: int) -> None:
+    """Every width copies the strided elements exactly (every element once), and no thread past n
+    writes."""
+    lib = host_kernels("access")
+    n = 256
+    for ak in ACCESS_KERNELS:
+        words = n * ak.width
+        x = np.arange(words, dtype=np.uint32)
+        out = np.full(words + 2 * ak.width, 0xFFFFFFFF, np.uint32)
+        fn = getattr(lib, ak.entry)
+        s, count = ctypes.c_long(stride), ctypes.c_ulong(n)
+        for i in range(n + 2):
+            fn(_ptr(x), _ptr(out), ctypes.byref(s), ctypes.byref(count), ctypes.c_uint(i))
+        ok, msg = check_access(out[:words], n, ak.width, stride)
+        assert ok, f"{ak.entry} stride {stride}: {msg}"
+        assert np.all(out[words:] == 0xFFFFFFFF), f"{ak.entry} wrote past n"
+
+
+@pytest.mark.parametrize("F", [2, 8, 64])
+def test_dualissue_metal_on_the_host_meets_the_references(host_kernels: Callable[..., ctypes.CDLL], F: int) -> None:
+    """Each kind's plane meets its reference (the FP chains within their tolerance, integers word
+    for word), a mixed kernel's second kind in plane 1."""
+    lib = host_kernels("dualissue", 0, {"F": F})
+    x = dual_input()[:8 * 40].astype(np.float32)
+    n = x.size // CHAINS
+    a, count = ctypes.c_float(-0.75), ctypes.c_ulong(n)
+    for dk in DUAL_KERNELS:
+        out = np.zeros(dk.words_out() * n + 8, np.uint32)
+        fn = getattr(lib, dk.entry)
+        for i in range(n + 1):
+            fn(_ptr(x), _ptr(out), ctypes.byref(a), ctypes.byref(count), ctypes.c_uint(i))
+        for p, kind in enumerate(dk.kinds):
+            plane = out[p * 8 * n:(p + 1) * 8 * n]
+            want = kind_reference(kind, x, F)
+            if kind == "int32":
+                assert np.array_equal(plane, want), f"{dk.entry} {kind} plane at F={F}"
+            else:
+                rtol, atol = kind_tolerance(kind)
+                got = plane.view(np.float32).astype(np.float64)
+                assert np.all(np.abs(got - want) <= atol + rtol * np.abs(want)), f"{dk.entry} {kind} plane at F={F}"
+        assert not out[dk.words_out() * n:].any(), f"{dk.entry} wrote past n"
+
+
+@pytest.mark.parametrize("tg_bytes", [0, 512, 1024])
+def test_occupancy_metal_on_the_host_swaps_neighbours(host_kernels: Callable[..., ctypes.CDLL], tg_bytes: int) -> None:
+    """out[i] = in[i ^ 1] through threadgroup memory of every size (threads of a group meet at the
+    barrier), and directly without it."""
+    group = 16
+    lib = host_kernels("occupancy", prefix=occupancy_source("", tg_bytes, group))
+    x = np.arange(4 * 64, dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    lib.run_occupancy(_ptr(x), _ptr(out), ctypes.c_ulong(x.size // 4), ctypes.c_uint(group))
+    assert np.array_equal(out, occupancy_reference(x))
 
 
 # ---- graphics.metal (render passes): fragment functions per pixel -----------------------------------

@@ -28,13 +28,17 @@ import pytest
 
 from apple_roofline.suites import gemm as gemm_suite
 from apple_roofline.suites.base import KernelDef
+from apple_roofline.suites.access_kernels import ACCESS_KERNELS
+from apple_roofline.suites.dualissue_kernels import DUAL_KERNELS
 from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
+from apple_roofline.suites.occupancy import KERNEL as OCCUPANCY_KERNEL
 from apple_roofline.suites.gemm import check_gemm
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import STREAM_KERNELS
 
 from shader_twins import (  # noqa: E402
     NO_METAL_TWIN,
+    PREPENDED_MACROS,
     TWIN_STEMS,
     PREFIXED_TWINS,
     WGSL_TWINS,
@@ -97,6 +101,7 @@ def test_graphics_metal_matches_its_wgsl_twin() -> None:
 def _table_kernel_defs() -> List[KernelDef]:
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
+    kdefs += [ak.kernel_def() for ak in ACCESS_KERNELS] + [dk.kernel_def() for dk in DUAL_KERNELS] + [OCCUPANCY_KERNEL]
     tiled: Optional[KernelDef] = getattr(gemm_suite, "TILED_GEMM", None)
     return kdefs + ([tiled] if tiled is not None else [])
 
@@ -148,11 +153,13 @@ def test_function_constants_are_declared() -> None:
         stem = os.path.splitext(f)[0]
         if f in WGSL_TWINS or f in PREFIXED_TWINS:
             continue  # WGSL overrides (test_graphics_metal_matches_its_wgsl_twin); macros the suite prepends
-        for macro in required_macros(read_shader(f"{stem}.cu")) - {"BLOCK"}:
+        for macro in required_macros(read_shader(f"{stem}.cu")) - {"BLOCK"} - PREPENDED_MACROS.get(stem, set()):
             assert macro in names, f"{f} does not declare {stem}.cu's -D{macro} as a function constant"
     # the FMA iteration count: int, as the backend sets integer constants
     assert ("int", "F", 0) in function_constants(read_shader("fma.metal"))
     assert function_constants(read_shader("idiv.metal")) == [("int", "F", 0), ("int", "DIVISOR", 1)]
+    assert function_constants(read_shader("dualissue.metal")) == [("int", "F", 0)]
+    assert function_constants(read_shader("access.metal")) == function_constants(read_shader("occupancy.metal")) == []
 
 
 def test_idiv_twins_take_the_divisor_where_the_table_says() -> None:

@@ -113,7 +113,7 @@ def run(
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv and matrix).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix,access,occupancy,dualissue (default: stream,sweep,peak,gemm).")
     ] = None,
     quick: Annotated[
         bool,
@@ -161,7 +161,7 @@ def run(
             "--budget", metavar="SUITE=SECONDS,...",
             help="Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to 3600), or none. A suite "
             "whose budget runs out stops before its next case and the report says so. Default: "
-            "stream 30, sweep 60, peak 30, gemm 90, idiv 60, matrix 120 (a third with --quick); none with "
+            "stream 30, sweep 60, peak 30, gemm 90, idiv 60, matrix 120, access 120, occupancy 60, dualissue 30 (a third with --quick); none with "
             "--sustain or --power-window.",
         ),
     ] = None,

@@ -23,6 +23,8 @@ from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
+from .rules_plot import RULE_FIGURES
+from .rules_tables import RULE_SECTIONS
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
@@ -172,6 +174,13 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         summary = matrix_summary_table(run)
         parts += ["<h2>Matrix units</h2>"] + ([table_html(summary)] if summary is not None else [])
         parts += [table_html(shapes)]
+    for (title, build), (_stem, draw, caption) in zip(RULE_SECTIONS, RULE_FIGURES):
+        rule = build(run)
+        if rule is not None:
+            parts += [f"<h2>{html.escape(title)}</h2>", table_html(rule)]
+            fig = draw(run)
+            if fig is not None:
+                parts.append(_figure(svg_with_tooltips(figure_bytes(fig, "svg").decode("utf-8"), tips), caption))
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")

@@ -17,16 +17,19 @@ from ..study.outputs import OutputFiles
 from .html import to_html
 from .plot import plot_roofline
 from .report import to_markdown
+from .rules_plot import RULE_FIGURES
 from .run import Run
 from .selection import select_ceilings
 from .sweep_plot import plot_sweep, sweep_series
 from .tables import model_of
 
-__all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
+__all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
 
 #: The files :func:`write_run_files` writes, in order.
 RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
                               "sweep.svg")
+#: The figures of the opt-in access, occupancy and dualissue suites, written when the run has them.
+RULE_FILES: Tuple[str, ...] = tuple(f"{stem}.{ext}" for stem, _draw, _caption in RULE_FIGURES for ext in ("png", "svg"))
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
@@ -37,7 +40,8 @@ def no_ceilings_message(run: Run, source: object) -> str:
 
 
 def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
-    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`.
+    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, and :data:`RULE_FILES` whose suites
+    the run measured.
 
     Args:
         run: the run.
@@ -79,4 +83,9 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
             files.write(name, lambda p: save_figure(sweep, p))
     else:
         files.skip("no sweep plot: the run has no valid sweep measurements")
+    for stem, draw, _caption in RULE_FIGURES:
+        fig = draw(run)
+        if fig is not None:
+            for name in (f"{stem}.png", f"{stem}.svg"):
+                files.write(name, lambda p: save_figure(fig, p))
     return files.written, files.problems

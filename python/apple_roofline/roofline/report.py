@@ -20,6 +20,7 @@ from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import markdown_table
 from .idiv_table import idiv_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
+from .rules_tables import RULE_SECTIONS
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
@@ -79,6 +80,10 @@ def to_markdown(run: Run) -> str:
         summary = matrix_summary_table(run)
         lines += ["", "## Matrix units", ""] + (table_lines(summary) + [""] if summary is not None else [])
         lines += table_lines(shapes)
+    for title, build in RULE_SECTIONS:
+        rule = build(run)
+        if rule is not None:
+            lines += ["", f"## {title}", ""] + table_lines(rule)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)

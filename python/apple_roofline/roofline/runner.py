@@ -365,6 +365,7 @@ def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
 
 
 def params_summary(params: Mapping[str, Any]) -> str:
-    """The size parameters of a measurement for messages: ``"F=64 n=1048576"`` (F, m and n only)."""
-    keys = [k for k in ("F", "m", "n") if k in params]
+    """The size parameters of a measurement for messages: ``"F=64 n=1048576"`` (F, m and n, and the
+    rule suites' level, stride and threadgroup_bytes)."""
+    keys = [k for k in ("F", "m", "n", "level", "stride", "threadgroup_bytes") if k in params]
     return " ".join(f"{k}={params[k]}" for k in keys)

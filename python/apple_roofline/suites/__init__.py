@@ -1,15 +1,19 @@
 """The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
-the opt-in idiv (integer divide costs) and matrix (matrix-unit tile products; not in
-:data:`DEFAULT_SUITES`)."""
+the opt-in idiv (integer divide costs), matrix (matrix-unit tile products), access (stride and load
+width), occupancy (threadgroup memory) and dualissue (FP32 with FP16 or integer issue; none of these
+in :data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
 
 from typing import Dict, Tuple, Type
 
 from .base import Case, KernelDef, Suite, SuiteContext
+from .access import AccessSuite
+from .dualissue import DualIssueSuite
 from .gemm import GemmSuite
 from .idiv import IdivSuite
 from .matrix import MatrixSuite
+from .occupancy import OccupancySuite
 from .peak import PeakSuite
 from .stream import StreamSuite
 from .sweep import SweepSuite
@@ -24,9 +28,14 @@ SUITES: Dict[str, Type[Suite]] = {
     "gemm": GemmSuite,
     "idiv": IdivSuite,
     "matrix": MatrixSuite,
+    "access": AccessSuite,
+    "occupancy": OccupancySuite,
+    "dualissue": DualIssueSuite,
 }
 
 #: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
 #: ``idiv`` sets none and is measured only when asked for (``--suite idiv``); ``matrix`` sets the
-#: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``).
+#: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``);
+#: ``access``, ``occupancy`` and ``dualissue`` measure the optimization guide's rules as ratios and set
+#: no ceiling (``--suite access,occupancy,dualissue``).
 DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")
