@@ -219,7 +219,7 @@ def test_figures_and_files(tmp_path: Path) -> None:
 def test_the_kept_h100_run_reads_back_into_every_section() -> None:
     """The three suites as an H100 ran them: every measurement valid, each section and figure built
     from the file; the rules' sentences name both levels."""
-    from apple_roofline.studies import load_results
+    from apple_roofline.results import load_results
 
     run = load_results(Path(__file__).parent / "data" / "run_h100_rules.json")
     assert isinstance(run, Run) and run.device_name.startswith("NVIDIA H100")
