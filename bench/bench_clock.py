@@ -194,7 +194,7 @@ def main() -> int:
             cmd = [ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg.per_second", "--csv",
                    "-k", f"regex:^{entry}$", "--launch-skip", "1", "--launch-count", "5",
                    sys.executable, os.path.abspath(__file__), "--child", label, "--device", a.device]
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
             got = ncu_mhz(p.stdout)
             row["ncu_mhz"] = got
             row["ncu_returncode"] = p.returncode
