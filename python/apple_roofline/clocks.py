@@ -56,13 +56,16 @@ Param = Union[int, float, str, bool]
 
 
 def effective_clock(reading: Optional[Mapping[str, Any]], reported: Mapping[str, Any],
-                    sampler: str = "") -> Dict[str, Param]:
+                    sampler: str = "", target: str = "") -> Dict[str, Param]:
     """A measurement's effective-clock parameters (module docstring).
 
     ``reading`` is ``Kernel.clock`` after the timed samples (``{"mhz": [...], "method": str}``; None
     where the kernel has none), ``reported`` the sampler's summary over the same window, ``sampler``
-    its name. Returns :data:`EFFECTIVE`, :data:`EFFECTIVE_MIN`, :data:`EFFECTIVE_MAX` (MHz, 0.1) and
-    :data:`EFFECTIVE_SOURCE`; only the source where neither measured nor reported a clock (why)."""
+    its name and ``target`` the device it samples for, where a sampler reads both a CPU and a GPU
+    (the Mac's: "cpu" or "gpu"; "" otherwise): a CPU measurement falls back only to the CPU's clock,
+    a GPU one only to the GPU's. Returns :data:`EFFECTIVE`, :data:`EFFECTIVE_MIN`,
+    :data:`EFFECTIVE_MAX` (MHz, 0.1) and :data:`EFFECTIVE_SOURCE`; only the source where neither
+    measured nor reported a clock (why)."""
     mhz = [float(v) for v in (reading or {}).get("mhz", ()) if isinstance(v, (int, float)) and v > 0]
     method = str((reading or {}).get("method", "") or "not measured: the backend measures no clock")
     if mhz:
@@ -70,6 +73,8 @@ def effective_clock(reading: Optional[Mapping[str, Any]], reported: Mapping[str,
                 EFFECTIVE_MAX: round(max(mhz), 1), EFFECTIVE_SOURCE: f"measured: {method}"}
     why = method[len("not measured: "):] if method.startswith("not measured: ") else method
     for key, what in REPORTED_KEYS:
+        if target and key.startswith("cpu_") != (target == "cpu"):
+            continue
         v = reported.get(key)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
             src = f"reported: {what} ({key}{', ' + sampler if sampler else ''}); not measured: {why}"

@@ -7,7 +7,7 @@ the extension (``("builtin", entry)``) and vendor routines are named by library 
 ``("cublas", …)``); those pass through unchanged.
 
 A ``.cu`` file shares code through headers beside it (``#include "clock.cuh"``: the effective-clock
-probe, docs/design.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`resolve` inlines them,
+probe, docs/design.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`shader_source` inlines them,
 with ``#line`` directives so that compiler messages still name the file and line.
 """
 
@@ -18,7 +18,7 @@ import os
 import re
 from typing import Tuple
 
-__all__ = ["SHADER_SUFFIXES", "shader_dirs", "shader_path", "shader_source", "compile_source", "resolve"]
+__all__ = ["SHADER_SUFFIXES", "shader_dirs", "shader_path", "shader_source", "resolve"]
 
 #: File suffixes of run-time-compiled sources, by backend folder.
 SHADER_SUFFIXES = {".cu": "cuda", ".metal": "metal", ".wgsl": "wgsl"}
@@ -56,21 +56,16 @@ def shader_path(name: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def shader_source(name: str) -> str:
-    """The text of shader file ``name`` (read once per process). Raises as :func:`shader_path`."""
-    with open(shader_path(name), encoding="utf-8") as f:
-        return f.read()
-
-
-@functools.lru_cache(maxsize=None)
-def compile_source(name: str) -> str:
-    """The text the backend compiles for shader file ``name``: :func:`shader_source`, with a ``.cu``
-    file's ``#include "<header>.cuh"`` lines replaced by the header's text from the same folder
-    (once each; ``#line`` directives keep compiler messages' file names and lines). Raises as
+    """The text the backend compiles for shader file ``name`` (read once per process): the file,
+    with a ``.cu`` file's ``#include "<header>.cuh"`` lines replaced by the header's text from the
+    same folder (``#line`` directives keep compiler messages' file names and lines). Raises as
     :func:`shader_path`; FileNotFoundError also for a missing header."""
-    text = shader_source(name)
+    path = shader_path(name)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
     if not name.endswith(".cu"):
         return text
-    folder = os.path.dirname(shader_path(name))
+    folder = os.path.dirname(path)
 
     def inline(m: "re.Match[str]") -> str:
         header = os.path.join(folder, m.group(1))
@@ -86,7 +81,7 @@ def compile_source(name: str) -> str:
 
 def resolve(source: str, entry: str) -> Tuple[str, str]:
     """``(source, entry)`` as the backend's ``compile`` wants it: a shader file name becomes its text
-    (:func:`compile_source`); anything else (``"builtin"``, a vendor library name) is returned unchanged."""
+    (:func:`shader_source`); anything else (``"builtin"``, a vendor library name) is returned unchanged."""
     if os.path.splitext(source)[1] in SHADER_SUFFIXES:
-        return compile_source(source), entry
+        return shader_source(source), entry
     return source, entry

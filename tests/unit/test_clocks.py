@@ -43,6 +43,10 @@ def test_without_a_measurement_the_reported_clock_is_used_and_labelled_with_the_
 def test_nvml_is_preferred_to_the_other_reported_clocks_and_nothing_reported_says_so() -> None:
     got = C.effective_clock(None, {"cpu_clock_mhz": 3000.0, "sm_clock_mhz": 1980.0})
     assert got[C.EFFECTIVE] == 1980.0 and "SM clock NVML reported" in str(got[C.EFFECTIVE_SOURCE])
+    # a Mac's sampler reads both: a CPU measurement takes the CPU's clock, a GPU one the GPU's
+    both = {"cpu_clock_mhz": 3900.0, "gpu_clock_mhz": 1400.0}
+    assert C.effective_clock(None, both, "ioreport", "cpu")[C.EFFECTIVE] == 3900.0
+    assert C.effective_clock(None, both, "ioreport", "gpu")[C.EFFECTIVE] == 1400.0
     none = C.effective_clock({"mhz": [], "method": "not measured: the kernel has no clock probe"}, {})
     assert none == {C.EFFECTIVE_SOURCE: "none: not measured (the kernel has no clock probe) and no clock sampled"}
 
