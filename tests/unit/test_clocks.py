@@ -105,3 +105,25 @@ def test_the_ceilings_at_the_clock_table_gives_both_fractions() -> None:
     row = next(r for r in table.rows if r[0] == "GEMM FP64")
     assert row[2] == "1756 (reported)" and row[4] == "85.8 %" and row[6] == "96.7 %"
     assert table.header[3] == "Theoretical at 1980 MHz"
+
+
+def test_the_figure_draws_the_theoretical_ceiling_at_the_effective_clock_too() -> None:
+    """The kept H100 run: each shown compute class with both ceilings gets a dotted line at the
+    theoretical value × its measurement's clock / 1980 MHz, and its label says at which clock."""
+    from apple_roofline.roofline.model import RooflineModel
+    from apple_roofline.roofline.plot import ceiling_classes, clocked_theoretical, plot_roofline
+
+    run = load_results(DATA)
+    assert isinstance(run, Run)
+    model = RooflineModel.from_run(run)
+    assert model.theoretical_mhz == 1980.0
+    fig = plot_roofline(model, ceilings="all")  # on the Agg canvas, no pyplot state to close
+    lines = {a.get_gid(): a for a in fig.axes[0].get_lines() if str(a.get_gid()).startswith("ceiling:theoretical-at")}
+    labels = {t.get_gid(): t.get_text() for t in fig.axes[0].texts}
+    _bw, compute = ceiling_classes(model.ceilings)
+    fp64 = next(c for c in compute if c.name == "GEMM FP64")
+    mhz, value = clocked_theoretical(model, fp64) or (0.0, 0.0)
+    assert mhz == 1755.8 and value == pytest.approx(66908.16 * 1755.8 / 1980)
+    line = lines["ceiling:theoretical-at-clock:compute:GEMM FP64"]
+    assert line.get_linestyle() == ":"
+    assert "at 1756 MHz" in labels["label:compute:GEMM FP64"]
