@@ -31,9 +31,10 @@ def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Tim
     if sampler is not None and t1 > t0:
         reported = dict(sampler.window(t0, t1))
         out.update(reported)
-    active = sampler is not None and sampler.active
-    out.update(effective_clock(timing.clock, reported, sampler.name if active else "",
-                               str(getattr(sampler, "target", "") or "") if active else ""))
+    name = target = ""
+    if sampler is not None and sampler.active:
+        name, target = sampler.name, str(getattr(sampler, "target", "") or "")
+    out.update(effective_clock(timing.clock, reported, name, target))
     return out
 
 
