@@ -67,8 +67,9 @@ class ProbeSwitch:
         return getattr(self._b, name)
 
 
-def cases(backend: Any, info: Dict[str, Any]) -> Iterator[Tuple[str, Any]]:
-    """(label, Case) of every target this GPU can run (wgmma only on Hopper)."""
+def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[str, Any]]:
+    """(label, Case) of every target this GPU can run (wgmma only on Hopper); with ``only``, of the
+    target whose label it starts with (the ncu child builds no other kernel)."""
     from apple_roofline.suites import SuiteContext
     from apple_roofline.suites import matrix as matrix_suite
     from apple_roofline.suites.matrix_kernels import API_BY_NAME
@@ -76,6 +77,8 @@ def cases(backend: Any, info: Dict[str, Any]) -> Iterator[Tuple[str, Any]]:
 
     ctx = SuiteContext(backend, "cuda", info, False, 1 << 26)
     for label, suite, sel in TARGETS:
+        if only and not only.startswith(label):
+            continue
         if suite == "peak":
             for case in PeakSuite(ctx).cases():
                 if case.kernel.dtype == sel[0] and case.kernel.name in sel[1:]:
@@ -141,7 +144,7 @@ def child(label: str, device: str) -> None:
     from apple_roofline.devices import open_device
 
     backend = open_device(device)
-    for name, case in cases(backend, backend.info()):
+    for name, case in cases(backend, backend.info(), label):
         if name != label:
             continue
         k = case.make_kernel()
