@@ -16,7 +16,7 @@ suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
   with ``--child``: the same case, warmed by a batch of unprofiled launches, then 5 profiled ones);
   the row is the ratio tool / ncu (target: within 1 %).
 
-Prints one table; writes bench_clock-<timestamp>.json to ``--out`` (default bench/results). Needs a
+Prints one table; writes bench_clock-<timestamp>.json to ``--out`` (default bench/results), after every row. Needs a
 CUDA GPU; ncu where ``--no-ncu`` is not given (its rows say "NOT RUN" where it is missing).
 """
 
@@ -175,6 +175,15 @@ def main() -> int:
     backend = ProbeSwitch(real)
     ncu = None if a.no_ncu else find_ncu(a.ncu)
     rows: List[Dict[str, Any]] = []
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, f"bench_clock-{dt.datetime.now():%Y%m%d-%H%M%S}.json")
+
+    def save() -> str:  # after every row, so a run cut short keeps what it measured
+        with open(path, "w") as f:
+            json.dump({"device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
+                       "ncu": ncu, "rows": rows}, f, indent=1, default=str)
+        return path
+
     for label, case in cases(backend, info):
         kernels = {}
         for off in (False, True):
@@ -210,6 +219,7 @@ def main() -> int:
             elif all(isinstance(e, float) for e in eff):
                 row["tool_over_ncu"] = statistics.median([float(e) for e in eff]) / statistics.median(got)
         rows.append(row)
+        save()
         print(f"{label:38s} cost {row['cost_ratio']:.4f}  effective {eff} MHz  ncu {row.get('ncu_mhz', 'NOT RUN')}"
               f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}", file=sys.stderr, flush=True)
 
@@ -222,12 +232,7 @@ def main() -> int:
         eff = "/".join(f"{e:.0f}" if isinstance(e, float) else "—" for e in r["effective_clock_mhz"])
         print(f"| {r['kernel']} | {r['gflops_with_probe']:,.0f} | {r['gflops_without_probe']:,.0f} | "
               f"{r['cost_ratio']:.4f} | {eff} | {ncu_text} | {ratio} |")
-    os.makedirs(a.out, exist_ok=True)
-    path = os.path.join(a.out, f"bench_clock-{dt.datetime.now():%Y%m%d-%H%M%S}.json")
-    with open(path, "w") as f:
-        json.dump({"device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
-                   "ncu": ncu, "rows": rows}, f, indent=1, default=str)
-    print(f"\n{path}", file=sys.stderr)
+    print(f"\n{save()}", file=sys.stderr)
     return 0
 
 
