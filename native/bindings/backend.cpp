@@ -248,6 +248,20 @@ void init_backend(nb::module_& m) {
                    "How the last time() call measured, where a backend has more than one way (Metal:\n"
                    "counter-sample-buffer timestamps at the pass boundaries, or the command buffer's\n"
                    "GPUEndTime - GPUStartTime); empty otherwise.")
+      .def_prop_ro(
+          "clock",
+          [](const Kernel& k) {
+            ClockReading c = k.clock();
+            nb::dict d;
+            d["mhz"] = nb::cast(c.mhz);
+            d["method"] = c.method;
+            return d;
+          },
+          "The clock the last time() call's samples ran at, measured (docs/design.md, \"Clocks\"): a dict\n"
+          "{\"mhz\": [MHz per sample, or per group of consecutive samples; at most 64], \"method\": how it\n"
+          "was measured, or why not}. CUDA: %clock64 / %globaltimer in the kernel (shaders/cuda/clock.cuh)\n"
+          "or, for cuBLAS, a probe kernel around each sample; CPU: each worker's core cycles over its time\n"
+          "on the CPU (perf_event_open), where allowed; empty \"mhz\" where not measured.")
       .def(
           "time",
           [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps) {

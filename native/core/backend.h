@@ -46,6 +46,12 @@
 //  * Kernel::timer() says how the last time() call measured (empty where there is one way only):
 //    on Metal, counter-sample-buffer timestamps at the compute pass's boundaries, or the command
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
+//  * Kernel::clock() gives the clock the last time() call's samples ran at, measured by the device
+//    where the backend can (docs/design.md, "Clocks"): MHz per sample (or per group of consecutive
+//    samples, at most 64 values) and how it was measured; no values and the reason where it was not.
+//    CUDA: %clock64 / %globaltimer read by the kernel itself (shaders/cuda/clock.cuh), or a probe
+//    kernel before and after each sample on the same stream for cuBLAS; CPU: each worker's core
+//    cycles over its time on the CPU (perf_event_open), where the OS allows it.
 //  * Kernel::launch(args, work_items) enqueues one launch and returns without waiting where the
 //    device allows it (CUDA: cuLaunchKernel on the backend's stream; Metal: one command buffer,
 //    committed, not waited for, at most metal_rules::kLaunchesInFlight at once, a launch beyond
@@ -131,6 +137,12 @@ struct Timeline {
   double uncertainty_s = 0.0;
 };
 
+// The measured clock of a time() call's samples (Kernel::clock).
+struct ClockReading {
+  std::vector<double> mhz;  // one per sample or group of consecutive samples; empty: not measured
+  std::string method;       // how it was measured, or why not
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -151,6 +163,7 @@ class Kernel {
   virtual uint32_t simd_width() const { return 0; }
   virtual uint32_t max_block() const { return 0; }
   virtual std::string timer() const { return ""; }
+  virtual ClockReading clock() const { return {}; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
                                    uint64_t reps) = 0;
   virtual void launch(const std::vector<Arg>& args, uint64_t work_items);

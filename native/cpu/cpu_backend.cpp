@@ -3,6 +3,7 @@
 // barrier-synchronised parallel region (docs/design.md, "The backend interface").
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include "../core/checks.h"
 #include "../core/errors.h"
 #include "blas.h"
+#include "cycles.h"
 #include "host.h"
 #include "kernels.h"
 #include "thread_pool.h"
@@ -87,9 +89,23 @@ class BuiltinKernel final : public Kernel {
     std::vector<double> out(reps);
     ThreadPool& pool = *pool_;
     const KernelEntry* k = k_;
+    // Each worker's cycles and time on the CPU per sample (cycles.h), read outside the timed barriers.
+    const bool count = CycleCounter::reason().empty();
+    const size_t workers = pool.size();
+    std::vector<uint64_t> cycles(count ? workers * reps : 0), ns(count ? workers * reps : 0);
+    std::vector<char> counted(workers, 0);
     pool.run([&](unsigned w) {
       auto [b, e] = pool.share(w, work_items, k->grain);
+      CycleCounter* ctr = nullptr;
+      std::unique_ptr<CycleCounter> own;
+      if (count) {
+        own = std::make_unique<CycleCounter>();
+        if (own->ok()) ctr = own.get();
+      }
+      uint64_t c0 = 0, n0 = 0, c1 = 0, n1 = 0;
+      bool good = ctr != nullptr;
       for (uint64_t r = 0; r < reps; ++r) {
+        if (ctr) good = ctr->read(c0, n0) && good;
         pool.barrier();
         clk::time_point t0;
         if (w == 0) t0 = clk::now();
@@ -98,10 +114,34 @@ class BuiltinKernel final : public Kernel {
           pool.barrier();
         }
         if (w == 0) out[r] = std::chrono::duration<double>(clk::now() - t0).count();
+        if (ctr && (good = ctr->read(c1, n1) && good)) {
+          cycles[w * reps + r] = c1 - c0;
+          ns[w * reps + r] = n1 - n0;
+        }
       }
+      counted[w] = good ? 1 : 0;
     });
+    clock_ = ClockReading{};
+    if (!count) {
+      clock_.method = "not measured: " + CycleCounter::reason();
+    } else {
+      for (uint64_t r = 0; r < reps; ++r) {
+        uint64_t c = 0, t = 0;
+        for (size_t w = 0; w < workers; ++w)
+          if (counted[w]) c += cycles[w * reps + r], t += ns[w * reps + r];
+        if (t > 0) clock_.mhz.push_back(1e3 * double(c) / double(t));
+      }
+      size_t n = 0;
+      for (char c : counted) n += size_t(c);
+      clock_.method = "core cycles / time on the CPU of " + std::to_string(n) + " of " + std::to_string(workers) +
+                      " workers per sample (perf_event_open: PERF_COUNT_HW_CPU_CYCLES and PERF_COUNT_SW_TASK_CLOCK, "
+                      "user mode)";
+      if (clock_.mhz.empty()) clock_.method = "not measured: the cycle counters opened but did not read";
+    }
     return out;
   }
+
+  ClockReading clock() const override { return clock_; }
 
   // One fork-join of the pool running the launch (there is no queue to leave it in).
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
@@ -179,6 +219,7 @@ class BuiltinKernel final : public Kernel {
   std::shared_ptr<ThreadPool> pool_;
   const KernelEntry* k_;
   int64_t F_;
+  ClockReading clock_;  // of the last time() call
 };
 
 // The host BLAS GEMM: sgemm / dgemm (Accelerate on macOS, OpenBLAS elsewhere) and, on macOS, FP16

@@ -75,6 +75,9 @@ class CudaKernel final : public Kernel {
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+    clock_slots_ = ClockSlots(m_->module, "%clock64 / %globaltimer in the kernel: thread 0 of the first " +
+                                              std::to_string(kClockBlocks) +
+                                              " blocks of every launch, entry to exit (shaders/cuda/clock.cuh)");
   }
   // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
   // long or double), then the work-item count.
@@ -142,14 +145,20 @@ class CudaKernel final : public Kernel {
     dev.make_current();
     Params p(args, work_items, dev);
     const unsigned blocks = grid(work_items);
+    clock_slots_.begin(dev, reps);
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
+      clock_slots_.sample(dev, r);  // outside the sample's events
       ev.start(size_t(r));
       for (uint64_t b = 0; b < batch; ++b) submit(blocks, p);
       ev.stop(size_t(r));
     }
-    return ev.elapsed(entry_.c_str());
+    std::vector<double> out = ev.elapsed(entry_.c_str());
+    clock_ = clock_slots_.reading(dev);
+    return out;
   }
+
+  ClockReading clock() const override { return clock_; }
 
   bool launch_enqueues() const override { return true; }
 
@@ -225,6 +234,8 @@ class CudaKernel final : public Kernel {
   int block_;
   uint64_t wave_ = 0;
   uint32_t max_block_ = 0, warp_ = 0;
+  ClockSlots clock_slots_;  // the module's `ar_clock`, where the kernel includes the probe
+  ClockReading clock_;      // of the last time() call
 };
 
 std::string format_constant(const std::variant<int64_t, double>& v) {

@@ -37,6 +37,8 @@ class Device {
   // created on first use under `library_mutex`; released before the context is.
   std::shared_ptr<void> library_state;
   std::mutex library_mutex;
+  // The clock probe for kernels that cannot be instrumented (clock_probe.cpp), under library_mutex.
+  std::shared_ptr<void> clock_probe;
 
  private:
   int index_;
@@ -115,6 +117,53 @@ class GlobalTimerSync {
   CUdeviceptr device_ = 0;
   int64_t resolution_ns_ = 0;
 };
+
+// The effective SM clock of a time() call's samples (clock_probe.cpp; docs/design.md, "Clocks"):
+// the `ar_clock` global of a module whose kernels include shaders/cuda/clock.cuh. begin() zeroes its
+// sums, sample(r) points the kernels at sample r's slot (both enqueued on the stream, outside the
+// timed events), reading() copies the sums back after the samples (the stream synchronised) and
+// gives cycles / ns per slot in MHz. A module without the global (a kernel that does not include
+// the probe) yields no values and says so.
+constexpr unsigned kClockBlocks = 4;  // clock.cuh's AR_CLOCK_BLOCKS
+constexpr unsigned kClockSlots = 64;  // clock.cuh's AR_CLOCK_SLOTS
+class ClockSlots {
+ public:
+  ClockSlots() = default;
+  ClockSlots(CUmodule module, std::string method);  // finds `ar_clock` (none: no values)
+  bool present() const { return ptr_ != 0; }
+  void begin(const Device& dev, uint64_t reps);
+  void sample(const Device& dev, uint64_t r);
+  ClockReading reading(const Device& dev) const;  // after the samples completed
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  std::string method_;
+  uint64_t reps_ = 0;
+};
+
+// A probe for kernels that cannot be instrumented (cuBLAS): one block spinning about kProbeNs on
+// %clock64 / %globaltimer into the same slots, launched before and after each sample on the same
+// stream. Built with NVRTC on first use per device; where it cannot be, reason() says why.
+constexpr uint64_t kProbeNs = 200000;
+class ClockProbe {
+ public:
+  explicit ClockProbe(std::shared_ptr<Device> dev);  // never throws for NVRTC: reason() then says why
+  ~ClockProbe();
+  ClockProbe(const ClockProbe&) = delete;
+  ClockProbe& operator=(const ClockProbe&) = delete;
+  const std::string& reason() const { return reason_; }
+  ClockSlots& slots() { return slots_; }
+  void run();  // enqueues one probe on the stream
+
+ private:
+  std::shared_ptr<Device> dev_;
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  ClockSlots slots_;
+  std::string reason_;
+};
+// The device's probe, created on first use (shared by every cuBLAS kernel of the device).
+std::shared_ptr<ClockProbe> clock_probe_for(const std::shared_ptr<Device>& dev);
 
 // Steady-clock nanoseconds (the host clock of every CUDA timeline).
 int64_t steady_ns();

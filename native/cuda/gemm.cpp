@@ -80,7 +80,8 @@ const Precision kPrecisions[] = {
 class CublasGemm final : public Kernel {
  public:
   CublasGemm(std::shared_ptr<Device> dev, std::shared_ptr<CublasState> st, const Precision& p, int m, int n, int k)
-      : dev_(std::move(dev)), st_(std::move(st)), p_(p), m_(m), n_(n), k_(k), call_(std::string("cublasGemmEx ") + p.name) {}
+      : dev_(std::move(dev)), st_(std::move(st)), p_(p), m_(m), n_(n), k_(k), call_(std::string("cublasGemmEx ") + p.name),
+        probe_(clock_probe_for(dev_)) {}
 
   std::string entry() const override { return std::string("cublasGemmEx_") + p_.name; }
 
@@ -88,14 +89,26 @@ class CublasGemm final : public Kernel {
     const Operands o = bind(args);
     std::lock_guard<std::mutex> lock(st_->mutex);
     dev_->make_current();
+    // The clock: a probe kernel before and after each sample, outside its events (device.h, ClockProbe).
+    ClockProbe* probe = probe_->reason().empty() ? probe_.get() : nullptr;
+    if (probe) probe->slots().begin(*dev_, reps);
     SampleEvents ev(*dev_, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
+      if (probe) {
+        probe->slots().sample(*dev_, r);
+        probe->run();
+      }
       ev.start(size_t(r));
       for (uint64_t i = 0; i < batch; ++i) enqueue(o);
       ev.stop(size_t(r));
+      if (probe) probe->run();
     }
-    return ev.elapsed("cublasGemmEx");
+    std::vector<double> out = ev.elapsed("cublasGemmEx");
+    clock_ = probe ? probe->slots().reading(*dev_) : ClockReading{{}, probe_->reason()};
+    return out;
   }
+
+  ClockReading clock() const override { return clock_; }
 
   // One cublasGemmEx enqueued on the backend's stream, not waited for: Backend::synchronize waits.
   // The per-call cost study's round trip (docs/design.md, "The per-call cost study").
@@ -150,6 +163,8 @@ class CublasGemm final : public Kernel {
   const Precision& p_;
   int m_, n_, k_;
   const std::string call_;  // check_cublas's name for the call, built once: enqueue() runs inside timed loops
+  std::shared_ptr<ClockProbe> probe_;  // the device's, shared by its GEMMs (used under st_->mutex)
+  ClockReading clock_;
 };
 
 }  // namespace

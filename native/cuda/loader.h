@@ -21,7 +21,7 @@ struct DriverApi {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)   \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer) \
   X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload)      \
-  X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)              \
+  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuMemsetD32Async) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)              \
   X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \
   X(cuEventElapsedTime)
 #define AR_MEMBER(f) decltype(&::f) f = nullptr;

@@ -121,6 +121,16 @@ class Kernel:
         GPUEndTime - GPUStartTime); empty otherwise.
         """
 
+    @property
+    def clock(self) -> dict:
+        """
+        The clock the last time() call's samples ran at, measured (docs/design.md, "Clocks"): a dict
+        {"mhz": [MHz per sample, or per group of consecutive samples; at most 64], "method": how it
+        was measured, or why not}. CUDA: %clock64 / %globaltimer in the kernel (shaders/cuda/clock.cuh)
+        or, for cuBLAS, a probe kernel around each sample; CPU: each worker's core cycles over its time
+        on the CPU (perf_event_open), where allowed; empty "mhz" where not measured.
+        """
+
     def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1) -> list[float]:
         """
         Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the

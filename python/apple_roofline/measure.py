@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import check_int
 
@@ -40,12 +40,15 @@ class Timing:
     """Samples of one kernel: ``batch`` launches per sample, ``samples_s`` seconds per launch;
     ``window`` the host times (``time.perf_counter()``, seconds) just before and just after the timed
     samples, without warm-up and spin-up, over which clocks and power are summarized
-    (docs/design.md, "Clocks and power"); ``(0.0, 0.0)`` when unknown."""
+    (docs/design.md, "Clocks and power"); ``(0.0, 0.0)`` when unknown. ``clock`` is the kernel's
+    ``Kernel.clock`` after the timed samples (``{"mhz": [...], "method": str}``: the clock the backend
+    measured them at, docs/design.md, "Clocks"), None where the kernel has none."""
 
     batch: int
     samples_s: Tuple[float, ...]
     warmup_launches: int
     window: Tuple[float, float] = (0.0, 0.0)
+    clock: Optional[Mapping[str, Any]] = None
 
 
 def warm_up(run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: float = 0.5,
@@ -79,7 +82,8 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     --power-window``; docs/design.md, "Clocks and power"). The per-launch time that sizes it is
     the shorter of a lone launch's and one calibrated sample's. Off by default, so runs are not slowed.
 
-    Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch.
+    Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch, and whose
+    ``clock`` is the kernel's measured clock of those samples (``kernel.clock``, where it has one).
     Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
     errors propagate.
     """
@@ -99,4 +103,6 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
     start = time.perf_counter()
     samples = kernel.time(args, launch, batch, reps)
     end = time.perf_counter()
-    return Timing(batch, tuple(s / batch for s in samples), len(times), (start, end))
+    clock = getattr(kernel, "clock", None)  # the timed samples' measured clock, read after them
+    return Timing(batch, tuple(s / batch for s in samples), len(times), (start, end),
+                  dict(clock) if isinstance(clock, Mapping) else None)

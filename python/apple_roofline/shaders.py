@@ -5,18 +5,26 @@ A suite's kernel table names a GPU kernel by file and entry, e.g. ``("stream.cu"
 :func:`resolve` turns that into the source text the backend compiles. CPU kernels are built into
 the extension (``("builtin", entry)``) and vendor routines are named by library (``("blas", …)``,
 ``("cublas", …)``); those pass through unchanged.
+
+A ``.cu`` file shares code through headers beside it (``#include "clock.cuh"``: the effective-clock
+probe, docs/design.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`shader_source` inlines them,
+with ``#line`` directives so that compiler messages still name the file and line.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Tuple
 
 __all__ = ["SHADER_SUFFIXES", "shader_dirs", "shader_path", "shader_source", "resolve"]
 
 #: File suffixes of run-time-compiled sources, by backend folder.
 SHADER_SUFFIXES = {".cu": "cuda", ".metal": "metal", ".wgsl": "wgsl"}
+
+#: A CUDA source's include of a shared header beside it (``#include "clock.cuh"``), a whole line.
+_CUDA_INCLUDE = re.compile(r'^[ \t]*#include[ \t]+"(\w+\.cuh)"[^\n]*$', re.MULTILINE)
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,14 +56,32 @@ def shader_path(name: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def shader_source(name: str) -> str:
-    """The text of shader file ``name`` (read once per process). Raises as :func:`shader_path`."""
-    with open(shader_path(name), encoding="utf-8") as f:
-        return f.read()
+    """The text the backend compiles for shader file ``name`` (read once per process): the file,
+    with a ``.cu`` file's ``#include "<header>.cuh"`` lines replaced by the header's text from the
+    same folder (``#line`` directives keep compiler messages' file names and lines). Raises as
+    :func:`shader_path`; FileNotFoundError also for a missing header."""
+    path = shader_path(name)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if not name.endswith(".cu"):
+        return text
+    folder = os.path.dirname(path)
+
+    def inline(m: "re.Match[str]") -> str:
+        header = os.path.join(folder, m.group(1))
+        if not os.path.isfile(header):
+            raise FileNotFoundError(f"shader '{name}' includes '{m.group(1)}', not found beside it ({header})")
+        with open(header, encoding="utf-8") as f:
+            body = f.read()
+        line = text.count("\n", 0, m.start()) + 2  # the line after the include
+        return f'#line 1 "{m.group(1)}"\n{body.rstrip()}\n#line {line} "{name}"'
+
+    return _CUDA_INCLUDE.sub(inline, text)
 
 
 def resolve(source: str, entry: str) -> Tuple[str, str]:
-    """``(source, entry)`` as the backend's ``compile`` wants it: a shader file name becomes its text;
-    anything else (``"builtin"``, a vendor library name) is returned unchanged."""
+    """``(source, entry)`` as the backend's ``compile`` wants it: a shader file name becomes its text
+    (:func:`shader_source`); anything else (``"builtin"``, a vendor library name) is returned unchanged."""
     if os.path.splitext(source)[1] in SHADER_SUFFIXES:
         return shader_source(source), entry
     return source, entry

@@ -27,6 +27,8 @@
 // 3 in 131 with 128-FMA bodies, under 1 % with 512. On an H100, vec4_indep8 went from 96.1 to 97.7 %
 // of the FP32 peak and the half2 vec4_indep8 reached 96.6 % of the FP16 one (92.5 % on an H200 before); 1024-FMA bodies
 // ran slower (the instruction cache). The recurrences, and so the results, are unchanged.
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #ifndef F
 #error "compile with -DF=<FMA iterations per chain>"
 #endif
@@ -55,6 +57,7 @@ __device__ __forceinline__ float4 add4(float4 a, float4 b) {
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_cross4_f32(const float4* __restrict__ in, float4* __restrict__ out, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
   float4 c = in[i], e = c;
@@ -95,11 +98,13 @@ __device__ __forceinline__ void vec4_indep(const float4* __restrict__ in, float4
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_indep4_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   vec4_indep<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_indep8_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   vec4_indep<8>(in, out, (float)AR_A(a), n);
 }
 
@@ -128,16 +133,19 @@ __device__ __forceinline__ void scalar_indep_f32(const float* __restrict__ in, f
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep4_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep8_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<8>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep16_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<16>(in, out, (float)AR_A(a), n);
 }
 
@@ -175,6 +183,7 @@ __device__ __forceinline__ half4 hadd4(half4 a, half4 b) { return {hadd2(a.lo, b
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_cross4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
   const uint2 x = in[i];
@@ -228,11 +237,13 @@ __device__ __forceinline__ void vec4_indep_f16(const uint2* __restrict__ in, uin
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_indep4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   vec4_indep_f16<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 vec4_indep8_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   vec4_indep_f16<8>(in, out, (float)AR_A(a), n);
 }
 
@@ -275,16 +286,19 @@ __device__ __forceinline__ void scalar_indep_f16(const uint4* __restrict__ in, u
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep8_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<8>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep16_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<16>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep32_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<32>(in, out, (float)AR_A(a), n);
 }
 
@@ -292,6 +306,7 @@ scalar_indep32_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 scalar_indep8_f64(const double2* __restrict__ in, double2* __restrict__ out, double a, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
   double c[8];

@@ -13,6 +13,8 @@
 // blocks and every thread is valid; the `valid` flag only skips the loads and the store, never the
 // barriers. 2·N³ FLOPs, 3·N²·4 bytes of compulsory traffic.
 
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #ifndef BLOCK
 #error "compile with -DBLOCK=256"
 #endif
@@ -22,6 +24,7 @@
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 gemm_tiled16_f32(const float* A, const float* B, float* C, long long N, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   __shared__ float As[16][16];
   __shared__ float Bs[16][16];
   const unsigned int g = blockIdx.x, t = threadIdx.x;

@@ -20,6 +20,8 @@
 // column 2 t + (i & 1). tests/shader_twins.py models these indices in NumPy and the toolchain tests
 // compare that model with the functions below compiled for the host.
 
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #ifndef TM
 #error "compile with -DTM=<tile rows>"
 #endif
@@ -139,6 +141,7 @@ __device__ inline unsigned ar_pack(const T* v) {
 // The tile product of one warp with fragments of depth FK.
 template <template <int> class P, int FK>
 __device__ inline void ar_tile(const void* A_, const void* B_, void* C_, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();  // clock.cuh: every entry of this file runs this function
   typedef P<FK> Op;
   typedef typename Op::T T;
   const T* A = (const T*)A_;

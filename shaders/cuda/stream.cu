@@ -6,11 +6,14 @@
 // them (core/backend.h): the three arrays a, b, c (device pointers), q (double), then the number
 // of float4 work items n. Bytes per element: copy and scale 8, add and triad 12; FLOPs 0, 1, 1, 2.
 
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #define AR_INDEX (blockIdx.x * (unsigned long long)BLOCK + threadIdx.x)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
 stream_copy_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
                 unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) c[i] = a[i];  // c = a
 }
@@ -18,6 +21,7 @@ stream_copy_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restri
 extern "C" __global__ void __launch_bounds__(BLOCK)
 stream_scale_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
                  unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   const float s = (float)q;
   if (i < n) {  // b = q·c
@@ -29,6 +33,7 @@ stream_scale_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restr
 extern "C" __global__ void __launch_bounds__(BLOCK)
 stream_add_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
                unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) {  // c = a + b
     const float4 x = a[i], y = b[i];
@@ -39,6 +44,7 @@ stream_add_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restric
 extern "C" __global__ void __launch_bounds__(BLOCK)
 stream_triad_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
                  unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   const float s = (float)q;
   if (i < n) {  // a = b + q·c (contracted to one FMA per lane, as on the CPU and in Metal)

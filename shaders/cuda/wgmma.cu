@@ -43,6 +43,8 @@
 // WG_SWAP_LBO_SBO=1 swaps the two offsets in the descriptors: a wrong layout the check must reject
 // (tests/backend/test_matrix_kernels.py runs it on Hopper GPUs).
 
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "wgmma needs the arch-specific target sm_90a (compile for a Hopper GPU with --gpu-architecture=sm_90a)"
 #endif
@@ -193,6 +195,7 @@ __device__ inline unsigned wg_smem_addr(const void* p) {
 // The tile product of one warpgroup (module comment).
 template <template <int> class P>
 __device__ inline void wg_tile(const void* A_, const void* B_, void* C_, unsigned long long n) {
+  AR_CLOCK_PROBE_HERE();  // clock.cuh: every entry of this file runs this function
   typedef P<TN> Op;
   typedef typename Op::T T;
   const int KB = TK * (int)sizeof(T);  // bytes of one row of A and of B transposed

@@ -41,3 +41,20 @@ def test_clock_readings_are_physically_possible() -> None:
     # No x86-64 or arm64 core runs above ~6.5 GHz: a higher reading means the chain was not one add
     # per cycle (Golden Cove folds immediate adds at rename; seen as "13 GHz" on an Emerald Rapids).
     assert 0 < single < 7e9 and 0 < all_cores < 7e9
+
+
+def test_kernel_clock_is_counted_cycles_or_says_why_not() -> None:
+    """Kernel.clock after time(): per-sample MHz from each worker's cycles / time on the CPU where
+    perf_event_open is allowed, else no values and the refusal (on a VM without a PMU: ENOENT, with
+    perf_event_paranoid) — the fallback apple_roofline.clocks labels as reported."""
+    be = _core.Backend("cpu")
+    k = be.compile("builtin", "stream_triad_f32", {})
+    n = 1 << 14
+    bufs = [be.alloc(n * 16) for _ in range(3)]
+    k.time([*bufs, 3.0], n, 2, 3)
+    c = k.clock
+    if c["mhz"]:
+        assert len(c["mhz"]) == 3 and all(100 < v < 7000 for v in c["mhz"])
+        assert "perf_event_open" in c["method"] and not c["method"].startswith("not measured")
+    else:
+        assert c["method"].startswith("not measured: perf_event_open") or "Linux's" in c["method"]

@@ -189,3 +189,36 @@ def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtyp
         outs.append(bo.read(dtype))
     np.testing.assert_array_equal(outs[0], outs[1])
     assert not np.array_equal(outs[0], outs[2])
+
+
+def test_kernel_clock_is_read_in_the_kernel_per_sample(cuda: Any) -> None:
+    """A project kernel (its source includes shaders/cuda/clock.cuh) records cycles / ns per sample
+    (docs/design.md, "Clocks"): one value per sample up to 64, then one per group of samples; each
+    a possible SM clock (above idle, at most the maximum clock plus rounding)."""
+    from apple_roofline.shaders import shader_source
+
+    k = cuda.compile(shader_source("fma.cu"), "vec4_indep8_f32", {"F": 256})
+    n = 1 << 20
+    x, y = cuda.alloc(n * 16), cuda.alloc(n * 16)
+    k.time([x, y, 0.5], n, 4, 5)
+    c = k.clock
+    top = cuda.info()["clock_hz"] / 1e6
+    assert len(c["mhz"]) == 5 and all(100 < v < 1.02 * top for v in c["mhz"]), (c, top)
+    assert "%clock64 / %globaltimer in the kernel" in c["method"]
+    k.time([x, y, 0.5], n, 1, 100)
+    assert len(k.clock["mhz"]) == 64
+
+
+def test_kernels_without_the_probe_and_cublas_say_how_their_clock_was_obtained(cuda: Any) -> None:
+    """A kernel that does not include the probe says so; cuBLAS, which cannot be instrumented, gets
+    a probe kernel before and after each sample on the same stream."""
+    k = cuda.compile(AXPY, "axpy", {"SHIFT": 0})
+    x, y = cuda.alloc(4096), cuda.alloc(4096)
+    k.time([x, y, 1.0, 0], 1024, 1, 2)
+    assert k.clock == {"mhz": [], "method": "not measured: the kernel has no clock probe (shaders/cuda/clock.cuh)"}
+    g = cuda.gemm("fp16", 1024, 1024, 1024)
+    a, b, c = cuda.alloc(1024 * 1024 * 2), cuda.alloc(1024 * 1024 * 2), cuda.alloc(1024 * 1024 * 2)
+    g.time([a, b, c], 1, 4, 3)
+    top = cuda.info()["clock_hz"] / 1e6
+    assert len(g.clock["mhz"]) == 3 and all(100 < v < 1.02 * top for v in g.clock["mhz"]), g.clock
+    assert g.clock["method"].startswith("probe kernel on the same stream before and after each sample")

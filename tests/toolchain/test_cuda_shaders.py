@@ -227,3 +227,34 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
         else:
             assert (x[3], x[4]) == wg_c_index(x[0], x[1], x[2])
     assert counts["o"] > 1000 and counts["d"] > 50 and counts["c"] == 4 * 32 * 128
+
+
+# ---- clock.cuh: the effective-clock probe every timed kernel runs (docs/design.md, "Clocks") ----------
+
+
+@pytest.mark.parametrize("name", ["fma.cu", "stream.cu", "idiv.cu", "gemm.cu", "matrix.cu"])
+def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(tmp_path: "os.PathLike[str]", name: str) -> None:
+    """Each entry of the file, compiled from the text NVRTC gets (apple_roofline.shaders.resolve: the
+    header inlined, written away from shaders/cuda so nothing is found beside it), reads %clock64 and
+    %globaltimer twice and adds to ar_clock; with -DAR_CLOCK_PROBE=0 no entry does and ar_clock is gone."""
+    from apple_roofline.shaders import resolve
+
+    text, _ = resolve(name, "")
+    assert '#include "clock.cuh"' not in text and '#line 1 "clock.cuh"' in text
+    src = os.path.join(str(tmp_path), name)
+    with open(src, "w") as f:
+        f.write(text)
+    defines = {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR, "TM": 16, "TN": 8, "TK": 16, "ITERS": 1, "REPS": 1}
+    for probe in (1, 0):
+        out = os.path.join(str(tmp_path), f"{name}.{probe}.ptx")
+        p = _nvcc_ptx(src, {**defines, "AR_CLOCK_PROBE": probe}, out, "sm_80" if name == "matrix.cu" else "sm_90")
+        assert p.returncode == 0, p.stderr
+        with open(out) as f:
+            bodies = _ptx_bodies(f.read())
+        assert set(bodies) == set(cuda_entries(read_shader(name)))
+        for entry, body in bodies.items():
+            reads = (body.count("%clock64"), body.count("%globaltimer"), body.count("ar_clock"))
+            if probe:
+                assert reads[0] >= 2 and reads[0] == reads[1] and reads[2] >= 1, (entry, reads)  # entry, every exit
+            else:
+                assert reads == (0, 0, 0), (entry, reads)

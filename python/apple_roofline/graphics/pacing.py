@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
 
 from ..telemetry import Sampler
 from ..telemetry.window import Summary
-from .steady import CLOCK_TOLERANCE, pass_clock
+from ..clocks import CLOCK_TOLERANCE, pass_clock
 
 __all__ = ["SPIN_UP_S", "MIN_LEAD_S", "MIN_SAMPLE_S", "MAX_BATCH", "PassRun", "PassTiming", "Pacer", "lead_seconds",
            "batch_for", "passes_for", "limited"]

@@ -23,7 +23,7 @@ from ..study.markdown import end_report, format_report, header_warnings, provena
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
-from .steady import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
+from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 
 __all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "clock_cell", "steady_note", "summary_lines",
            "format_graphics"]

@@ -41,7 +41,7 @@ from .options import (MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, 
                       parse_resolution)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
 from .passes import PassMeasurer, fitting
-from .steady import CLOCK_TOLERANCE, below_steady, mark_steady
+from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 
 __all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
            "check_f_values", "check_sizes", "check_fetches", "open_graphics_device", "run_graphics"]

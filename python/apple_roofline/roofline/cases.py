@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional
 
+from ..clocks import effective_clock
 from ..measure import Timing, time_kernel
 from ..suites import Case
 from ..telemetry import Sampler
@@ -17,15 +18,23 @@ __all__ = ["measurement_params", "measure_case"]
 def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
                        sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
     """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
-    where the backend has more than one clock (Metal); and the clocks and power ``sampler`` read over
+    where the backend has more than one clock (Metal); the clocks and power ``sampler`` read over
     the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
-    it reads and the window is known."""
+    it reads and the window is known; and the effective clock of the samples, measured by the
+    backend (``timing.clock``) or else the sampler's reported clock, labelled
+    (:func:`~apple_roofline.clocks.effective_clock`, docs/design.md, "Clocks")."""
     out: Dict[str, ParamValue] = dict(params)
     if timer:
         out[TIMER_PARAM] = timer
     t0, t1 = timing.window
+    reported: Dict[str, ParamValue] = {}
     if sampler is not None and t1 > t0:
-        out.update(sampler.window(t0, t1))
+        reported = dict(sampler.window(t0, t1))
+        out.update(reported)
+    name = target = ""
+    if sampler is not None and sampler.active:
+        name, target = sampler.name, str(getattr(sampler, "target", "") or "")
+    out.update(effective_clock(timing.clock, reported, name, target))
     return out
 
 

@@ -22,6 +22,7 @@ from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
 from .idiv_table import idiv_table
+from .clock_table import clock_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_plot import RULE_FIGURES
 from .rules_tables import RULE_SECTIONS
@@ -163,6 +164,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
+    clocked = clock_table(run)
+    if clocked is not None:
+        parts += ["<h2>Ceilings at the clock</h2>", table_html(clocked, "")]
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]

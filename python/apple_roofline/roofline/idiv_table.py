@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from ..clocks import theoretical_clock_mhz
 from ..text import DASH, sig_figs
 from .records import Measurement
 from .run import Run
@@ -51,16 +52,9 @@ def fma_lane_cycles_per_s(run: Run) -> Optional[float]:
 
 
 def _clock_hz(device: Mapping[str, object]) -> Optional[float]:
-    """The theoretical model's clock in Hz (``clock_hz``, or Apple's ``gpu_clock_mhz``), or None."""
-    spec = device.get("theoretical")
-    if not isinstance(spec, Mapping):
-        return None
-    hz = spec.get("clock_hz")
-    if isinstance(hz, (int, float)) and hz > 0:
-        return float(hz)
-    mhz = spec.get("gpu_clock_mhz")
-    value = mhz.get("value") if isinstance(mhz, Mapping) else None
-    return float(value) * 1e6 if isinstance(value, (int, float)) and value > 0 else None
+    """The theoretical model's clock in Hz (:func:`~apple_roofline.clocks.theoretical_clock_mhz`), or None."""
+    mhz = theoretical_clock_mhz(device)
+    return mhz * 1e6 if mhz is not None else None
 
 
 def _notes(run: Run, rate: Optional[float]) -> Tuple[str, ...]:

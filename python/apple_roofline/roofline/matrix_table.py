@@ -1,6 +1,6 @@
 """The matrix-unit tables of a run's report: every tile shape of the ``matrix`` suite, and the best
 shape of each precision and instruction beside the vendor GEMM and the theoretical peak of the same
-precision, the latter also at the SM clock the run recorded.
+precision, the latter also at the effective clock its best shape ran at (docs/design.md, "Clocks").
 
 Built from the run's ``matrix`` measurements and skips (:mod:`apple_roofline.suites.matrix`); None
 when it has neither, so the section appears only in runs that asked for the suite. OPS per tile =
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from ..clocks import pass_clock
 from ..suites.matrix_kernels import PRECISIONS, parse_matrix_class
 from ..text import DASH, sig_figs
 from .records import Ceiling, Measurement
@@ -87,10 +88,10 @@ def _order(name: str) -> Tuple[int, str]:
 def matrix_summary_table(run: Run) -> Optional[Table]:
     """Per precision and instruction: the best valid shape (the "Matrix <in>→<acc> (<instruction>)"
     ceiling), the measured vendor GEMM ceiling of the same inputs where the run has it, their ratio,
-    the theoretical GEMM peak of the same inputs where known, and that peak scaled to the mean SM
-    clock sampled while the best shape ran (``sm_clock_mhz``, where the run sampled clocks and the
-    theoretical peak's clock, the device's ``clock_hz``, is known): theoretical × sm_clock / clock_hz.
-    None without a matrix ceiling."""
+    the theoretical GEMM peak of the same inputs where known, and that peak scaled to the effective
+    clock of the best shape's samples (:func:`~apple_roofline.clocks.pass_clock`: measured by the
+    kernel, else the SM clock sampled; where the theoretical peak's clock, the device's ``clock_hz``,
+    is known): theoretical × effective clock / clock_hz. None without a matrix ceiling."""
     best: Dict[str, Ceiling] = {c.name: c for c in run.ceilings
                                 if c.source == "measured" and parse_matrix_class(c.name) is not None}
     if not best:
@@ -105,7 +106,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         gemm = _ceiling(run, gemm_name, "measured")
         theory = _ceiling(run, gemm_name, "theoretical")
         m = _best_measurement(run, name)
-        mhz = _positive(m.params.get("sm_clock_mhz")) if m is not None else None
+        mhz = pass_clock(m.params) if m is not None else None
         clocked = theory.value * mhz * 1e6 / max_hz if theory and max_hz and mhz else None
         rows.append((name, sig_figs(c.value), c.from_,
                      f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
@@ -115,10 +116,11 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
                      f"{mhz:g}" if clocked is not None else DASH,
                      f"{c.value / clocked:.0%}" if clocked is not None else DASH))
     header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
-              "of theoretical", "SM MHz", "of theoretical at SM MHz")
+              "of theoretical", "Effective MHz", "of theoretical at effective MHz")
     notes = ("The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
              "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",
-             "The theoretical peak is at the device's maximum SM clock; SM MHz is the mean SM clock sampled "
-             "while the best shape ran, and the last column compares with the peak at that clock "
-             "(theoretical × SM MHz / maximum clock).")
+             "The theoretical peak is at the device's maximum SM clock; effective MHz is the clock the best "
+             "shape's timed samples ran at (measured in the kernel, %clock64 / %globaltimer; where not, the "
+             "SM clock sampled: its effective_clock_source says which), and the last column compares with "
+             "the peak at that clock (theoretical × effective MHz / maximum clock).")
     return Table(header, tuple(rows), "lrlrrrrrr", notes)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union, overload
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..text import date_of
 from .records import Ceiling, Measurement, format_params
@@ -67,6 +68,9 @@ class RunLike(Protocol):
 
     @property
     def created(self) -> str: ...
+
+    @property
+    def device(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -263,12 +267,15 @@ class RooflineModel:
     """
 
     def __init__(self, ceilings: Sequence[Ceiling], *, measurements: Sequence[Measurement] = (),
-                 title: Optional[str] = None) -> None:
+                 title: Optional[str] = None, theoretical_mhz: Optional[float] = None) -> None:
         self.ceilings: Tuple[Ceiling, ...] = tuple(ceilings)
         #: the measurements behind the measured ceilings (a run's), drawn and tabled by the views
         self.measurements: Tuple[Measurement, ...] = tuple(measurements)
         #: what the views call this roofline (``"<device> (<backend>) — <date>"`` for a run), or None
         self.title: Optional[str] = title
+        #: the clock (MHz) the theoretical compute ceilings are given at (a run's maximum clock), or None;
+        #: the figure draws them also at each measured ceiling's effective clock (docs/design.md, "Clocks")
+        self.theoretical_mhz: Optional[float] = theoretical_mhz
         if not any(c.kind == "bandwidth" for c in self.ceilings):
             raise ValueError("a roofline needs at least one bandwidth ceiling (GB/s); none given")
         if not any(c.kind == "compute" for c in self.ceilings):
@@ -280,7 +287,8 @@ class RooflineModel:
         title ``"<device> (<backend>) — <date>"``. Returns an instance of ``cls``; raises
         ValueError as the constructor."""
         return cls(run.ceilings, measurements=run.measurements,
-                   title=f"{run.device_name} ({run.backend}) — {date_of(run.created)}")
+                   title=f"{run.device_name} ({run.backend}) — {date_of(run.created)}",
+                   theoretical_mhz=theoretical_clock_mhz(run.device))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({list(self.ceilings)!r})"
@@ -288,7 +296,8 @@ class RooflineModel:
     def with_ceilings(self, ceilings: Sequence[Ceiling]) -> Any:
         """A roofline of the same class, measurements and title with ``ceilings`` instead.
         Raises ValueError as the constructor."""
-        return type(self)(ceilings, measurements=self.measurements, title=self.title)
+        return type(self)(ceilings, measurements=self.measurements, title=self.title,
+                          theoretical_mhz=self.theoretical_mhz)
 
     # -- lookup --------------------------------------------------------------
 

@@ -7,8 +7,10 @@ analysis. A figure a reader can take in at a glance:
 
 * one colour per ceiling class, never repeated within a figure (:func:`class_colors`: a fixed
   colour per known class, so a class looks the same in every figure); the measured ceiling solid,
-  its theoretical counterpart dashed in the same colour; ceilings of equal value are drawn with
-  interleaved dashes, so each stays visible;
+  its theoretical counterpart dashed in the same colour, and dotted at the effective clock the
+  measured ceiling's kernel ran at (:func:`clocked_theoretical`, where the run knows both clocks;
+  docs/design.md, "Clocks"); ceilings of equal value are drawn with interleaved dashes, so each
+  stays visible;
 * one label per class, never overlapping: compute classes in a column right of the axes, joined to
   their line by a leader (``"GEMM FP16: 767 TFLOP/s"`` and, below, its ridge point and theoretical
   value, and its GFLOP/s per watt where the ceiling's measurement had power); each bandwidth class
@@ -19,7 +21,7 @@ analysis. A figure a reader can take in at a glance:
   the colour of their class, grey when it is not shown); invalid measurements are never drawn;
   user points as large labelled markers.
 
-Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>``, ``ridge:<source>:<name>``,
+Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted line), ``ridge:<source>:<name>``,
 ``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a sweep),
 ``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``point:<name>`` and
 ``pointlabel:<name>``; :mod:`.html` hangs hover text on them.
@@ -31,16 +33,17 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from ..clocks import at_clock, pass_clock
 from ..figures import PALETTE, Axes, Figure, mpl, text_color
 from ..text import sig_figs
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
-from .efficiency import CeilingEfficiency, ceiling_efficiency
+from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 
-__all__ = ["plot_roofline", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
+__all__ = ["plot_roofline", "clocked_theoretical", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
            "FIGSIZE",
            "X_LABEL", "MERGE_RTOL", "CLASS_COLORS", "CLASS_ORDER", "NEUTRAL"]
 
@@ -162,10 +165,23 @@ def _coincident(lines: Sequence[Tuple[str, float]]) -> Dict[int, Tuple[int, int]
     return out
 
 
+def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tuple[float, float]]:
+    """``(MHz, GFLOP/s)``: the theoretical compute ceiling of ``cls`` at the effective clock of the
+    measurement that set its measured ceiling (docs/design.md, "Clocks"); None where the class lacks
+    either ceiling, the model the theoretical clock, or the measurement a clock."""
+    if cls.kind != "compute" or cls.measured is None or cls.theoretical is None:
+        return None
+    m = ceiling_measurements(model.measurements).get(cls.name)
+    mhz = pass_clock(m.params) if m is not None else None
+    value = at_clock(cls.theoretical.value, model.theoretical_mhz, mhz)
+    return (mhz, value) if mhz is not None and value is not None else None
+
+
 def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[float]],
-                   eff: Optional[CeilingEfficiency] = None) -> str:
-    """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value, and
-    the measured ceiling's GFLOP/s per watt where its measurement had power."""
+                   eff: Optional[CeilingEfficiency] = None, clocked: Optional[Tuple[float, float]] = None) -> str:
+    """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value (also
+    at the effective clock, ``clocked``), and the measured ceiling's GFLOP/s per watt where its
+    measurement had power."""
     if cls.measured is None:
         assert cls.theoretical is not None
         head = f"{cls.name}: {scale.rate(cls.theoretical.value)} (theoretical)"
@@ -178,6 +194,9 @@ def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[f
     if cls.theoretical is not None:
         parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
                      f"({cls.measured.value / cls.theoretical.value:.0%})")
+        if clocked is not None:
+            parts.append(f"at {clocked[0]:.0f} MHz {sig_figs(scale.y(clocked[1]))} "
+                         f"({cls.measured.value / clocked[1]:.0%})")
     if eff is not None:
         parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
     return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
@@ -291,6 +310,7 @@ def plot_roofline(
              if c is not None]
     shared = _coincident(lines)
     k = 0
+    any_clocked = False
     for cls in comp_classes:
         for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
             if c is None:
@@ -307,9 +327,18 @@ def plot_roofline(
                         markerfacecolor=cls.color if source == "measured" else "white", markeredgecolor=cls.color,
                         markeredgewidth=1.2, gid=f"ridge:{source}:{cls.name}")
                 labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.5)
+        clocked = clocked_theoretical(model, cls)
+        if clocked is not None:  # the theoretical ceiling at the effective clock its measurement ran at
+            ridge = ridges[cls.name]["theoretical"]
+            scaled_ridge = ridge * clocked[1] / cls.theoretical.value if ridge is not None and cls.theoretical else None
+            x0 = min(max(scaled_ridge, xlo), xhi) if scaled_ridge is not None else xlo
+            ax.plot([x0, xhi], [scale.y(clocked[1])] * 2, linestyle=":", color=cls.color, linewidth=1.4, zorder=3,
+                    gid=f"ceiling:theoretical-at-clock:compute:{cls.name}")
+            any_clocked = True
         main = cls.main
         ann = ax.annotate(
-            _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None), xy=(1.0, scale.y(main.value)),
+            _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None, clocked),
+            xy=(1.0, scale.y(main.value)),
             xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left",
             va="center", fontsize=_LABEL_SIZE, color=text_color(cls.color), zorder=6, annotation_clip=False,
             linespacing=1.15, gid=f"label:compute:{cls.name}",
@@ -388,6 +417,8 @@ def plot_roofline(
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="-", linewidth=1.9)
     if any(c.source == "theoretical" for c in shown):
         handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="--", linewidth=1.4)
+    if any_clocked:
+        handles["theoretical at the effective clock"] = Line2D([], [], color=NEUTRAL, linestyle=":", linewidth=1.4)
     if any(r is not None for d in ridges.values() for r in d.values()):
         handles["ridge point"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
     finish(ax, labels, own, (list(handles.values()), list(handles)), ncol=3)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
+from ..clocks import CLOCK_PARAMS
 from ..stats import Summary, summarize
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
@@ -85,8 +86,10 @@ STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
     leaving out :data:`TIMER_PARAM` (a sentence, reported on its own) and the clocks and power
-    (:data:`TELEMETRY_PARAMS`, reported in their own section)."""
-    return ", ".join(f"{k}={v}" for k, v in params.items() if k != TIMER_PARAM and k not in TELEMETRY_PARAMS)
+    (:data:`TELEMETRY_PARAMS` and the effective clock, :data:`~apple_roofline.clocks.CLOCK_PARAMS`,
+    reported in their own sections)."""
+    return ", ".join(f"{k}={v}" for k, v in params.items()
+                     if k != TIMER_PARAM and k not in TELEMETRY_PARAMS and k not in CLOCK_PARAMS)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import List, Tuple
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import markdown_table
 from .idiv_table import idiv_table
+from .clock_table import clock_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_tables import RULE_SECTIONS
 from .run import Run
@@ -68,6 +69,9 @@ def to_markdown(run: Run) -> str:
     lines += [f"- **{k}**: {v}" for k, v in run.conventions.items()] or ["- none recorded"]
     lines += ["", "## Ceilings", ""] + table_lines(ceilings_table(run.ceilings), "No ceilings.")
     lines += ["", "## Ridge points", ""] + table_lines(ridge_table(model_of(run)), "")
+    clocked = clock_table(run)
+    if clocked is not None:
+        lines += ["", "## Ceilings at the clock", ""] + table_lines(clocked, "")
     for st in suite_tables(run.measurements):
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:

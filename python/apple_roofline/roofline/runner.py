@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from .. import provenance
+from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError, reasons_text
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
@@ -293,6 +294,12 @@ def run_roofline(
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
         warnings += [w for w in map(cut_warning, times) if w]
+        marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
+        below = below_steady(marked)
+        if below and steady is not None:
+            warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
+                            f"clock of {steady:.0f} MHz (marked clock=below steady): "
+                            + ", ".join(sorted({m.label for m in below})[:8]) + (", ..." if len(below) > 8 else ""))
         return Run(
             finished=provenance.now(),
             tool=ToolInfo.current(),
@@ -301,10 +308,11 @@ def run_roofline(
             device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
                     **({"sustain_s": sustain_s} if sustain_s else {}),
+                    **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
-            measurements=tuple(measurements),
-            ceilings=tuple(derive_ceilings(measurements)) + tuple(theoretical),
+            measurements=marked,
+            ceilings=tuple(derive_ceilings(marked)) + tuple(theoretical),
             skipped=tuple(skipped),
             warnings=tuple(warnings),
             complete=complete,

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""The CUDA effective clock against Nsight Compute's, and what the in-kernel clock reads cost.
+
+    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 2] [--ncu PATH] [--no-ncu] [--out DIR]
+
+For the FP32 peak kernels (the peak suite's FP32 variants), one mma.sync shape (32×32×32 FP16→FP32)
+and two wgmma shapes (64×64×32 and 64×256×64 FP16→FP32, Hopper only), each built through the
+suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
+
+* **cost of the reads**: the kernel with the probe (shaders/cuda/clock.cuh) and the same kernel
+  compiled with ``-DAR_CLOCK_PROBE=0``, timed alternately ``--rounds`` times in this run, each timing
+  validated against NumPy; the row is the ratio of the median GFLOP/s without / with (1.000: free).
+* **effective clock vs Nsight Compute**: ``ncu --clock-control none --metrics
+  sm__cycles_elapsed.avg.per_second`` on the kernel in a child process (this script with ``--child``:
+  the same case, warmed by 200 unprofiled launches back to back, then 5 profiled ones), which also
+  prints the tool's effective clock (%clock64 / %globaltimer cycles / ns, read by the kernel) of
+  those same 5 launches; the row is the ratio tool / ncu on the same launches (target: within 1 %).
+  The tool's effective clock over its own timed samples (``effective_clock_mhz``, a steady stream of
+  launches) is given beside it: ncu serializes the launches it profiles, and a tensor-core kernel
+  that a steady stream holds at its power limit runs faster alone (on an H100, wgmma 64×64×32:
+  about 1,590 MHz in the stream, 1,827 under ncu).
+
+Prints one table; writes bench_clock-<timestamp>.json to ``--out`` (default bench/results), after every row. Needs a
+CUDA GPU; ncu where ``--no-ncu`` is not given (its rows say "NOT RUN" where it is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import datetime as dt
+import glob
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: (label, suite, selector) of the kernels compared.
+TARGETS: Tuple[Tuple[str, str, Tuple[Any, ...]], ...] = (
+    ("mma.sync 32x32x32 fp16→fp32", "matrix", ("mma", "fp16→fp32", (32, 32, 32))),
+    ("wgmma 64x64x32 fp16→fp32", "matrix", ("wgmma", "fp16→fp32", (64, 64, 32))),
+    ("wgmma 64x256x64 fp16→fp32", "matrix", ("wgmma", "fp16→fp32", (64, 256, 64))),
+    ("FP32 peak", "peak", ("fp32", "vec4_indep8", "vec4_cross4")),
+)
+
+
+#: Launches the ncu child runs unprofiled first, so the profiled ones find the GPU at its loaded clock.
+WARM = 200
+#: How the ncu child prints the tool's effective clock of the profiled launches.
+TOOL_LINE = "AR_TOOL_MHZ"
+
+
+class ProbeSwitch:
+    """A ``_core.Backend`` whose compile() adds ``AR_CLOCK_PROBE=0`` while :attr:`off` is set (the
+    probe compiled out, clock.cuh), so that the suites' own cases build both variants."""
+
+    def __init__(self, backend: Any) -> None:
+        self._b = backend
+        self.off = False
+
+    def compile(self, source: str, entry: str, constants: Dict[str, Any]) -> Any:
+        extra = {"AR_CLOCK_PROBE": 0} if self.off else {}
+        return self._b.compile(source, entry, {**constants, **extra})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._b, name)
+
+
+def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[str, Any]]:
+    """(label, Case) of every target this GPU can run (wgmma only on Hopper); with ``only``, of the
+    target whose label it starts with (the ncu child builds no other kernel)."""
+    from apple_roofline.suites import SuiteContext
+    from apple_roofline.suites import matrix as matrix_suite
+    from apple_roofline.suites.matrix_kernels import API_BY_NAME
+    from apple_roofline.suites.peak import PeakSuite
+
+    ctx = SuiteContext(backend, "cuda", info, False, 1 << 26)
+    for label, suite, sel in TARGETS:
+        if only and not only.startswith(label):
+            continue
+        if suite == "peak":
+            for case in PeakSuite(ctx).cases():
+                if case.kernel.dtype == sel[0] and case.kernel.name in sel[1:]:
+                    yield f"{label} {case.kernel.name}", case
+            continue
+        api = dataclasses.replace(API_BY_NAME[sel[0]], shapes=(sel[2],))
+        saved = matrix_suite.APIS
+        matrix_suite.APIS = (api,)
+        try:
+            for case in matrix_suite.MatrixSuite(ctx).cases():
+                if case.kernel.dtype == sel[1] and case.launch > 1:
+                    yield label, case
+        finally:
+            matrix_suite.APIS = saved
+
+
+def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any]]:
+    """Median GFLOP/s of ``kernel`` on ``case`` (validated) and its effective-clock parameters."""
+    from apple_roofline.clocks import effective_clock
+    from apple_roofline.measure import time_kernel
+
+    case.reset()
+    t = time_kernel(kernel, case.args, case.launch, reps=reps, spin_up_s=0.2)
+    ok, msg = case.check()
+    if not ok:
+        raise SystemExit(f"{case.kernel.name}: invalid output: {msg}")
+    return case.flops / statistics.median(t.samples_s) / 1e9, effective_clock(t.clock, {})
+
+
+def find_ncu(given: Optional[str]) -> Optional[str]:
+    if given:
+        return given
+    found = shutil.which("ncu")
+    if found:
+        return found
+    for pattern in ("/usr/local/cuda*/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu", "/usr/local/cuda*/nsight-compute*/ncu"):
+        hits = sorted(glob.glob(pattern))
+        if hits:
+            return hits[-1]
+    return None
+
+
+def ncu_mhz(text: str) -> List[float]:
+    """Every ``sm__cycles_elapsed.avg.per_second`` of ncu's ``--csv`` output, in MHz."""
+    start = text.find('"ID"')
+    if start < 0:
+        return []
+    scale = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
+             "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
+    out = []
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        if row.get("Metric Name") == "sm__cycles_elapsed.avg.per_second":
+            unit = (row.get("Metric Unit") or "").strip().lower()
+            value = float((row.get("Metric Value") or "nan").replace(",", ""))
+            if unit in scale:
+                out.append(value * scale[unit])
+    return out
+
+
+def child(label: str, device: str) -> None:
+    """Run ``label``'s kernel: :data:`WARM` unprofiled launches back to back, then 5 single launches
+    (the profiled ones: ncu ``--launch-skip WARM``), printing the tool's effective clock of each of
+    those same launches on one line (:data:`TOOL_LINE`, then a JSON list of MHz)."""
+    from apple_roofline.devices import open_device
+
+    backend = open_device(device)
+    for name, case in cases(backend, backend.info(), label):
+        if name != label:
+            continue
+        k = case.make_kernel()
+        k.time(case.args, case.launch, WARM, 1)
+        mhz = []
+        for _ in range(5):
+            k.time(case.args, case.launch, 1, 1)
+            mhz += list(k.clock["mhz"])
+        print(TOOL_LINE, json.dumps(mhz), flush=True)
+        return
+
+
+def tool_mhz(text: str) -> List[float]:
+    """The child's :data:`TOOL_LINE` values (MHz) in ncu's output, or [] without one."""
+    for line in text.splitlines():
+        if line.startswith(TOOL_LINE):
+            return [float(v) for v in json.loads(line[len(TOOL_LINE):])]
+    return []
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--ncu", default=None)
+    ap.add_argument("--no-ncu", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        child(a.child, a.device)
+        return 0
+
+    from apple_roofline.devices import open_device
+
+    real = open_device(a.device)
+    info = real.info()
+    backend = ProbeSwitch(real)
+    ncu = None if a.no_ncu else find_ncu(a.ncu)
+    rows: List[Dict[str, Any]] = []
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, f"bench_clock-{dt.datetime.now():%Y%m%d-%H%M%S}.json")
+
+    def save() -> str:  # after every row, so a run cut short keeps what it measured
+        with open(path, "w") as f:
+            json.dump({"device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
+                       "ncu": ncu, "rows": rows}, f, indent=1, default=str)
+        return path
+
+    for label, case in cases(backend, info):
+        kernels = {}
+        for off in (False, True):
+            backend.off = off
+            kernels[off] = case.make_kernel()
+        backend.off = False
+        with_probe: List[float] = []
+        without: List[float] = []
+        clocks: List[Dict[str, Any]] = []
+        for _ in range(a.rounds):
+            rate, clock = timed(case, kernels[False], a.reps)
+            with_probe.append(rate)
+            clocks.append(clock)
+            without.append(timed(case, kernels[True], a.reps)[0])
+        eff = [c.get("effective_clock_mhz") for c in clocks]
+        row: Dict[str, Any] = {
+            "kernel": label, "entry": case.kernel.name, "gflops_with_probe": statistics.median(with_probe),
+            "gflops_without_probe": statistics.median(without),
+            "cost_ratio": statistics.median(without) / statistics.median(with_probe),
+            "effective_clock_mhz": eff, "clock": clocks[-1],
+        }
+        if ncu:
+            entry = kernels[False].entry
+            cmd = [ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg.per_second", "--csv",
+                   "-k", f"regex:^{entry}$", "--launch-skip", str(WARM), "--launch-count", "5",
+                   sys.executable, os.path.abspath(__file__), "--child", label, "--device", a.device]
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+            got, same = ncu_mhz(p.stdout), tool_mhz(p.stdout)
+            row["ncu_mhz"] = got
+            row["tool_mhz_profiled_launches"] = same
+            row["ncu_returncode"] = p.returncode
+            if not got or not same:
+                row["ncu_error"] = (p.stderr or p.stdout)[-600:]
+            else:
+                row["tool_over_ncu"] = statistics.median(same) / statistics.median(got)
+        rows.append(row)
+        save()
+        print(f"{label:38s} cost {row['cost_ratio']:.4f}  effective {eff} MHz  profiled launches "
+              f"{row.get('tool_mhz_profiled_launches', 'NOT RUN')}  ncu {row.get('ncu_mhz', 'NOT RUN')}"
+              f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}", file=sys.stderr, flush=True)
+
+    print(f"\n{info.get('name')} ({a.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
+    print("| kernel | GFLOP/s with probe | without | without / with | effective MHz, timed samples | "
+          "effective MHz, profiled launches | ncu MHz | tool / ncu |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        ncu_text = (f"{statistics.median(r['ncu_mhz']):.0f}" if r.get("ncu_mhz") else "NOT RUN")
+        same = (f"{statistics.median(r['tool_mhz_profiled_launches']):.0f}"
+                if r.get("tool_mhz_profiled_launches") else "NOT RUN")
+        ratio = f"{r['tool_over_ncu']:.4f}" if "tool_over_ncu" in r else "—"
+        eff = "/".join(f"{e:.0f}" if isinstance(e, float) else "—" for e in r["effective_clock_mhz"])
+        print(f"| {r['kernel']} | {r['gflops_with_probe']:,.0f} | {r['gflops_without_probe']:,.0f} | "
+              f"{r['cost_ratio']:.4f} | {eff} | {same} | {ncu_text} | {ratio} |")
+    print(f"\n{save()}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

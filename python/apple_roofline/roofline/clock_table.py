@@ -1,0 +1,67 @@
+"""The ceilings at the clock (docs/design.md, "Clocks"): each measured compute ceiling beside its
+theoretical value at the maximum clock and at the effective clock its measurement ran at.
+
+A theoretical compute ceiling is rate per clock × clock, given at the device's maximum clock
+(:func:`~apple_roofline.clocks.theoretical_clock_mhz`); at the effective clock ``f`` it is
+theoretical × f / maximum. The fraction of that says how close the kernel came to the hardware at
+the clock it really had, the fraction of the maximum how close to the data sheet. Bandwidth
+ceilings do not scale with the core clock and are left out.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from ..clocks import CLOCK_PARAM, EFFECTIVE, EFFECTIVE_SOURCE, at_clock, pass_clock, theoretical_clock_mhz
+from ..text import DASH, percent, sig_figs
+from .efficiency import ceiling_measurements
+from .run import Run
+from .tables import Table
+
+__all__ = ["clock_table", "source_kind"]
+
+
+def source_kind(source: object) -> str:
+    """A measurement's ``effective_clock_source`` in a word: "measured", "reported" or "none"."""
+    text = str(source or "")
+    return text.split(":", 1)[0] if text.split(":", 1)[0] in ("measured", "reported") else "none"
+
+
+def clock_table(run: Run) -> Optional[Table]:
+    """Each measured compute ceiling that has a theoretical one of the same name: GFLOP/s, the
+    effective clock of the measurement that set it (MHz, measured or reported), the theoretical value
+    at the maximum clock and at that effective clock, the fraction of each, and the steady-clock
+    verdict. None when the run has no such pair or no theoretical clock."""
+    max_mhz = theoretical_clock_mhz(run.device)
+    if max_mhz is None:
+        return None
+    theory = {c.name: c for c in run.ceilings if c.source == "theoretical" and c.kind == "compute"}
+    setters = ceiling_measurements(run.measurements)
+    rows: List[Tuple[str, ...]] = []
+    for c in sorted((c for c in run.ceilings if c.source == "measured" and c.name in theory), key=lambda c: -c.value):
+        t = theory[c.name]
+        m = setters.get(c.name)
+        mhz = pass_clock(m.params) if m is not None else None
+        clocked = at_clock(t.value, max_mhz, mhz)
+        rows.append((c.name, sig_figs(c.value),
+                     f"{mhz:.0f} ({source_kind(m.params.get(EFFECTIVE_SOURCE)) if m is not None and EFFECTIVE in m.params else 'reported'})"
+                     if mhz is not None and m is not None else DASH,
+                     sig_figs(t.value), percent(c.value / t.value),
+                     sig_figs(clocked) if clocked is not None else DASH,
+                     percent(c.value / clocked) if clocked is not None else DASH,
+                     str(m.params.get(CLOCK_PARAM, DASH)) if m is not None else DASH))
+    if not rows:
+        return None
+    steady = run.device.get("steady_clock_mhz")
+    header = ("Ceiling", "GFLOP/s", "Effective MHz", f"Theoretical at {max_mhz:.0f} MHz", "of it",
+              "Theoretical at effective MHz", "of it", "Clock")
+    notes = (f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock); at the "
+             "clock the kernel ran at they are theoretical × effective MHz / maximum. Effective MHz is the mean "
+             "clock of the timed samples of the measurement that set the ceiling: measured by the device where "
+             "the backend can (CUDA: %clock64 / %globaltimer in the kernel, a probe kernel around cuBLAS; CPU: "
+             "perf_event_open cycles), else the clock the sampler reported; each measurement's "
+             "effective_clock_source says which.",
+             "Clock: steady, or below steady when the effective clock is more than 5 % under the run's steady clock"
+             + (f" ({float(steady):.0f} MHz, the median of the measurements' clocks)." if isinstance(steady, (int, float))
+                else "."))
+    return Table(header, tuple(rows), "lrrrrrrl", notes)
