@@ -18,7 +18,8 @@ namespace ar::cpu {
 struct KernelArgs {
   void* buf[3] = {nullptr, nullptr, nullptr};
   double scalar = 0.0;  // q for STREAM scale/triad, a for the self-dependent FMA chains
-  int64_t F = 1;        // FMA iterations per chain
+  int64_t F = 1;        // FMA iterations per chain (the hierarchy kernels: passes)
+  uint64_t items = 0;   // work items of the launch (the hierarchy kernels split their working set by it)
 };
 
 // Processes work items [begin, end) of one launch.
@@ -42,6 +43,8 @@ struct KernelEntry {
 const KernelEntry* kernel_table(size_t* count);
 // The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp); the lookups search both tables.
 const KernelEntry* idiv_kernel_table(size_t* count);
+// The hierarchy suite's kernels (hierarchy.cpp, compiled like kernels.cpp).
+const KernelEntry* hierarchy_kernel_table(size_t* count);
 // Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
 const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();

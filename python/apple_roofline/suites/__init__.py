@@ -1,5 +1,5 @@
-"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
-the opt-in idiv (integer divide costs) and matrix (matrix-unit tile products; not in
+"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm,
+hierarchy (the memory hierarchy's levels), and the opt-in idiv (integer divide costs) and matrix (matrix-unit tile products; not in
 :data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from typing import Dict, Tuple, Type
 
 from .base import Case, KernelDef, Suite, SuiteContext
 from .gemm import GemmSuite
+from .hierarchy import HierarchySuite
 from .idiv import IdivSuite
 from .matrix import MatrixSuite
 from .peak import PeakSuite
@@ -24,9 +25,12 @@ SUITES: Dict[str, Type[Suite]] = {
     "gemm": GemmSuite,
     "idiv": IdivSuite,
     "matrix": MatrixSuite,
+    "hierarchy": HierarchySuite,
 }
 
 #: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
 #: ``idiv`` sets none and is measured only when asked for (``--suite idiv``); ``matrix`` sets the
 #: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``).
-DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")
+#: ``hierarchy`` runs in its quick form (a few working sets per cache level, one ceiling each);
+#: named with ``--suite``, its full working-set sweep (docs/design.md, "The memory hierarchy").
+DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm", "hierarchy")
