@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 from ..sizes import format_size
-from .plateaus import DRAM, Level, Plateau, find_plateaus
+from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from .records import Ceiling, Measurement
 
 __all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings",
-           "level_ceiling_name"]
+           "level_ceiling_name", "working_set_text"]
 
 #: The suite whose measurements make the curves.
 HIERARCHY_SUITE = "hierarchy"
@@ -33,6 +33,12 @@ HIERARCHY_SUITE = "hierarchy"
 LEVEL_KERNEL = "read"
 #: The parameter holding a measurement's working set, bytes.
 WORKING_SET = "working_set_bytes"
+
+
+def working_set_text(ws: Tuple[int, int]) -> str:
+    """``"4 KiB–71.2 KiB"`` (one size when both ends are equal): a level ceiling's working sets."""
+    lo, hi = ws
+    return format_size(lo) if lo == hi else f"{format_size(lo)}–{format_size(hi)}"
 
 
 def level_ceiling_name(level: str) -> str:
@@ -52,7 +58,9 @@ class LevelCurve:
             slowed a tenth to half of the median samples of a sweep by up to 20×, where the best sample
             kept the level's rate (docs/design.md, "The memory hierarchy").
         levels: the documented cache levels the points were planned against, smallest first.
-        plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels.
+        plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels (runs of at
+            least 3 points); for the default run's few points per level, one per level
+            (:func:`~.plateaus.level_groups`).
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
     """
@@ -84,7 +92,7 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
         levels = tuple(sorted((Level(n, c) for n, c in caps.items()), key=lambda lv: lv.capacity))
         sweep = "levels" if any(m.params.get("sweep") == "levels" for m in ms) else "full"
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
-        plateaus = find_plateaus(points, levels, min_points=1 if sweep == "levels" else 2)
+        plateaus = level_groups(points, levels) if sweep == "levels" else find_plateaus(points, levels, min_points=3)
         out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms)))
     return out
 

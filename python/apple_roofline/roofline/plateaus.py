@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["DRAM", "Level", "Plateau", "TOLERANCE", "find_plateaus", "nominal_level"]
+__all__ = ["DRAM", "Level", "Plateau", "TOLERANCE", "find_plateaus", "level_groups", "nominal_level"]
 
 #: The name of the level beyond every cache (:data:`~apple_roofline.theoretical.caches.DRAM_LEVEL`).
 DRAM = "DRAM"
@@ -73,6 +73,20 @@ def nominal_level(working_set: int, levels: Sequence[Level]) -> Level:
         if working_set <= lv.capacity:
             return lv
     return Level(DRAM, 0)
+
+
+def level_groups(points: Sequence[Tuple[int, float]], levels: Sequence[Level]) -> List[Plateau]:
+    """One plateau per documented level (and DRAM) that holds any of ``points`` (working set in
+    bytes, GB/s): its points are those the level holds by the documented sizes (:func:`nominal_level`),
+    its rate their median. For the default run's few points per level (``sweep=levels``), where one
+    disturbed point of two cannot be told from a step of the curve; no edges."""
+    groups: Dict[Level, List[Tuple[int, float]]] = {}
+    for w, g in sorted(points):
+        if g > 0 and w > 0:
+            groups.setdefault(nominal_level(int(w), levels), []).append((int(w), float(g)))
+    out = [Plateau(lv.name, statistics.median(g for _w, g in ps), ps[0][0], ps[-1][0], None, len(ps),
+                   lv.capacity if lv.name != DRAM else None) for lv, ps in groups.items()]
+    return sorted(out, key=lambda p: p.lo)
 
 
 def _segments(ys: Sequence[float], tol: float) -> List[Tuple[int, int]]:
@@ -159,8 +173,9 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     pending: List[int] = []
     for pos, k in enumerate(in_cache):
         pending.append(k)
-        if match[pos] is not None:
-            lv = caches[match[pos]]
+        j = match[pos]
+        if j is not None:
+            lv = caches[j]
             groups.append((lv.name, lv.capacity, pending))
             pending = []
     if pending and groups:  # runs after the last named one belong to it
@@ -203,7 +218,7 @@ def _match(runs: Sequence[Tuple[int, Optional[float]]], caches: Sequence[Level])
         best[0][j] = 0.0
     for i in range(1, m + 1):
         for j in range(k + 1):
-            options = [(best[i - 1][j] + _SKIP_OCTAVES, (i - 1, j, None))]
+            options: List[Tuple[float, Tuple[int, int, Optional[int]]]] = [(best[i - 1][j] + _SKIP_OCTAVES, (i - 1, j, None))]
             if j > 0:
                 options.append((best[i][j - 1], (i, j - 1, None)))
                 options.append((best[i - 1][j - 1] + cost(i - 1, j - 1), (i - 1, j - 1, j - 1)))

@@ -181,7 +181,8 @@ class WordSums:
     def upto(self, x: np.ndarray) -> np.ndarray:
         """Sums of words [0, x) for each x (an int64 array): shape (len(x), 4), uint64 mod 2^64."""
         q, r = np.divmod(np.asarray(x, np.int64), self.period)
-        return q.astype(np.uint64)[:, None] * self.total[None, :] + self.prefix[r]
+        out: np.ndarray = q.astype(np.uint64)[:, None] * self.total[None, :] + self.prefix[r]
+        return out
 
     def cyclic(self, starts: np.ndarray, length: int, n: int) -> np.ndarray:
         """Sums of the cyclic ranges [s, s + length) mod n of the first n words, for each start s
@@ -194,7 +195,8 @@ class WordSums:
         inside = end <= n
         a = self.upto(starts)
         out += np.where(inside[:, None], self.upto(np.minimum(end, n)) - a, whole[None, :] - a + self.upto(end - n * (~inside)))
-        return out
+        result: np.ndarray = out
+        return result
 
 
 def word_sums(pattern_u32: np.ndarray, xor: int = 0) -> WordSums:
@@ -213,14 +215,16 @@ def read_total(sums: WordSums, n: int, lanes: int, passes: int, rotate: bool) ->
     else:
         starts = (np.arange(passes, dtype=np.int64) * step) % n
         per = sums.cyclic(starts, lanes * e, n).sum(axis=0, dtype=np.uint64)
-    return (per & np.uint64(_U32)).astype(np.uint32)
+    total: np.ndarray = (per & np.uint64(_U32)).astype(np.uint32)
+    return total
 
 
 def rmw_total(plain: WordSums, masked: WordSums, n: int, passes: int) -> np.ndarray:
     """The sum over lanes of ``rmw``'s output (uint32[4]): the even passes read the n words, the odd
     ones the words xor MASK (``passes`` even)."""
     both = plain.upto(np.array([n]))[0] + masked.upto(np.array([n]))[0]
-    return ((both * np.uint64(passes // 2)) & np.uint64(_U32)).astype(np.uint32)
+    total: np.ndarray = ((both * np.uint64(passes // 2)) & np.uint64(_U32)).astype(np.uint32)
+    return total
 
 
 # ---- the suite ---------------------------------------------------------------------------------------
@@ -297,8 +301,8 @@ class HierarchySuite(Suite):
         pat = rng.integers(0, 1 << 32, PERIOD, dtype=np.uint64).astype(np.uint32)
         plain, masked = word_sums(pat), word_sums(pat, MASK)
         scratch = HostScratch()
-        kernels = [(hk, hk.kernel_def()) for hk in HIERARCHY_KERNELS]
-        kernels = [(hk, kd, src) for hk, kd in kernels for src in [self.source(kd)] if src is not None]
+        defs = [(hk, hk.kernel_def()) for hk in HIERARCHY_KERNELS]
+        kernels = [(hk, kd, src) for hk, kd in defs for src in [self.source(kd)] if src is not None]
         if kernels:
             prebuild(backend, [(*src, {**self.constants(kd), "F": 1 << k}) for _hk, kd, src in kernels
                                for k in range(1, 15)])
@@ -313,9 +317,9 @@ class HierarchySuite(Suite):
                     yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat,
                                            plain, masked, scratch)
         shared = SHARED_KERNEL.kernel_def()
-        src = self.source(shared)
-        if src is not None:
-            yield self._shared_case(shared, src, pat, plain, scratch)
+        shared_src = self.source(shared)
+        if shared_src is not None:
+            yield self._shared_case(shared, shared_src, pat, plain, scratch)
 
     def _sweep_case(self, hk: HierKernel, kd: KernelDef, src: Tuple[str, str], ws: int, wave: int, buf: Any,
                     out: Any, pat: np.ndarray, plain: WordSums, masked: WordSums, scratch: HostScratch) -> Case:
