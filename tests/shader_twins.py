@@ -15,7 +15,7 @@ import numpy as np
 from apple_roofline.shaders import shader_path
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
-TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv", "matrix")
+TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv", "matrix", "hierarchy")
 #: Metal files whose twin is a WGSL file (render passes: the graphics study), not a CUDA one.
 WGSL_TWINS: Dict[str, str] = {"graphics.metal": "graphics.wgsl"}
 #: CUDA entries without a Metal twin, and why.

@@ -46,7 +46,7 @@ __device__ __forceinline__ void ar_add(uint4& acc, const uint4 v) {
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, u64 lanes) {
+hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   const u64 n = (u64)n_words;
@@ -71,7 +71,7 @@ hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_wor
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, u64 lanes) {
+hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   const u64 n = (u64)n_words;
@@ -91,7 +91,7 @@ hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, u64
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_shared(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, u64 lanes) {
+hier_shared(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   __shared__ uint4 tile[AR_TILE];
   const unsigned tid = threadIdx.x;
   const u64 first = (u64)blockIdx.x * AR_TILE;  // the suite launches whole blocks, n = blocks × TILE

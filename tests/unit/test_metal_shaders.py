@@ -28,6 +28,7 @@ import pytest
 
 from apple_roofline.suites import gemm as gemm_suite
 from apple_roofline.suites.base import KernelDef
+from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
 from apple_roofline.suites.gemm import check_gemm
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
@@ -97,6 +98,7 @@ def test_graphics_metal_matches_its_wgsl_twin() -> None:
 def _table_kernel_defs() -> List[KernelDef]:
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
+    kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     tiled: Optional[KernelDef] = getattr(gemm_suite, "TILED_GEMM", None)
     return kdefs + ([tiled] if tiled is not None else [])
 
