@@ -105,7 +105,7 @@ def run(
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv and matrix).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix,hierarchy (default: all but idiv and matrix; hierarchy named gives its full working-set sweep).")
     ] = None,
     quick: Annotated[
         bool,
@@ -157,7 +157,7 @@ def run(
         ),
     ] = None,
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg."""
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and, with the hierarchy suite, hierarchy.png/.svg."""
     from ..devices import resolve_device
     from ..measure import check_reps
     from ..roofline.selection import parse_ceilings_option
