@@ -9,12 +9,14 @@
 // words: uint4), out (one uint4 per work item), the working set's size n in uint4 words (long
 // long), then the number of work items T (the launch's lanes).
 //
-// Per pass every lane reads E = n / T words (n >= T, n a multiple of T) or one word (n < T: lanes
-// share words); lane t reads the words start + t, start + t + T, ... (mod n), so a warp's loads
-// are coalesced. The pass's start is 0, or with ROTATE the previous one plus STEP(n) (mod n): the
-// lanes of one SM then move across the whole working set from pass to pass, so each SM's L1 holds
-// all of it (its level capacity is one SM's L1, not the sum over SMs) and no load repeats an
-// address of the pass before it (a compiler cannot keep a pass's words in registers).
+// hier_read: per pass every lane reads E = ceil(n / T) words, lane t the words start + t,
+// start + t + T, ... (mod n), so a warp's loads are coalesced and the T·E words a pass reads are the
+// cyclic range [start, start + T·E) (each word once or, with lanes to spare, twice; with fewer words
+// than lanes, lanes share words). The pass's start is 0, or with ROTATE the previous one plus
+// STEP(n) (mod n): the lanes of one SM then move across the whole working set from pass to pass,
+// so each SM's L1 holds all of it (its level capacity is one SM's L1, not the sum over SMs) and no
+// load repeats an address of the pass before it (a compiler cannot keep a pass's words in registers).
+// hier_rmw: E = n / T words per lane (the suite launches n / E lanes for n a multiple of E).
 //
 //   hier_read:   acc += in[i] over every word a lane reads, wrapping mod 2^32 per component;
 //                out[t] = acc. The sum over t of out[t] is R × (the cyclic range sum of each pass).
@@ -35,8 +37,11 @@
 
 typedef unsigned long long u64;
 
-// STEP(n) = (5n / 8 + 1) mod n: a pass's start moves by about 5/8 of the working set.
-__device__ __forceinline__ u64 ar_step(u64 n) { return ((5 * n) / 8 + 1) % n; }
+// STEP(n) = floor(n × 40503 / 2^16) mod n: about 0.618 n (the golden ratio's fraction), so that the
+// start of a pass falls at no simple fraction of the working set; a step of 5n/8 moved every SM's
+// lanes onto words the same SM had read the pass before on an H100 (whose lanes, 132 SMs × 2048,
+// divide n/8), and 20 % of an L2-sized sweep's reads hit L1 (Nsight Compute's lts__t_bytes).
+__device__ __forceinline__ unsigned ar_step(unsigned n) { return (unsigned)(((u64)n * 40503u) >> 16) % n; }
 
 __device__ __forceinline__ void ar_add(uint4& acc, const uint4 v) {
   acc.x += v.x;
@@ -49,23 +54,33 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
-  const u64 n = (u64)n_words;
-  const u64 e = n >= lanes ? n / lanes : 1;   // words per lane per pass
-  const u64 stride = lanes % n;               // lanes mod n: the step between a lane's words
-  const u64 step = ROTATE ? ar_step(n) : 0;
-  u64 base = t % n;                           // this lane's first word of pass 0
+  // 32-bit index arithmetic: the suite keeps n below 2^31 words, so i + stride never wraps
+  const unsigned n = (unsigned)n_words;
+  const unsigned e = (unsigned)(((u64)n_words + lanes - 1) / lanes);  // words per lane per pass
+  const unsigned stride = (unsigned)(lanes % (u64)n);                  // the step between a lane's words
+  const unsigned step = ROTATE ? ar_step(n) : 0u;
+  unsigned base = (unsigned)(t % (u64)n);                              // this lane's first word of pass 0
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
-#pragma unroll 1
-  for (int pass = 0; pass < F; ++pass) {
-    u64 i = base;
+  if (e == 1) {  // one word per lane per pass (working sets below a word per lane): passes unrolled
 #pragma unroll 4
-    for (u64 k = 0; k < e; ++k) {
-      ar_add(acc, in[i]);
-      i += stride;
-      if (i >= n) i -= n;
+    for (int pass = 0; pass < F; ++pass) {
+      ar_add(acc, in[base]);
+      base += step;
+      if (base >= n) base -= n;
     }
-    base += step;
-    if (base >= n) base -= n;
+  } else {
+#pragma unroll 1
+    for (int pass = 0; pass < F; ++pass) {
+      unsigned i = base;
+#pragma unroll 4
+      for (unsigned k = 0; k < e; ++k) {
+        ar_add(acc, in[i]);
+        i += stride;
+        if (i >= n) i -= n;
+      }
+      base += step;
+      if (base >= n) base -= n;
+    }
   }
   out[t] = acc;
 }
@@ -75,7 +90,7 @@ hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, uns
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   const u64 n = (u64)n_words;
-  const u64 e = n / lanes;  // the suite launches n >= T lanes, n a multiple of T
+  const u64 e = n / lanes;  // the suite launches n / E lanes, n a multiple of E
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll 1
   for (int pass = 0; pass < F; ++pass) {

@@ -25,29 +25,38 @@ constant uint AR_TILE = 1024;
 // hier_rmw's mask, applied once per pass.
 constant uint AR_MASK = 0x5A5A5A5Au;
 
-// STEP(n) = (5n / 8 + 1) mod n: a pass's start moves by about 5/8 of the working set.
-inline ulong ar_step(ulong n) { return ((5 * n) / 8 + 1) % n; }
+// STEP(n) = floor(n × 40503 / 2^16) mod n: about 0.618 n (hierarchy.cu says why not a simple fraction).
+inline uint ar_step(uint n) { return uint((ulong(n) * 40503u) >> 16) % n; }
 
 kernel void hier_read(const device uint4* in [[buffer(0)]], device uint4* out [[buffer(1)]],
                       constant long& n_words [[buffer(2)]], constant ulong& lanes [[buffer(3)]],
                       uint t [[thread_position_in_grid]]) {
   if (ulong(t) >= lanes) return;
-  const ulong n = ulong(n_words);
-  const ulong e = n >= lanes ? n / lanes : 1;  // words per lane per pass
-  const ulong stride = lanes % n;              // the step between a lane's words
-  const ulong step = ROTATE ? ar_step(n) : 0;
-  ulong base = ulong(t) % n;
+  const uint n = uint(n_words);  // 32-bit index arithmetic, as hierarchy.cu's
+  const uint e = uint((ulong(n_words) + lanes - 1) / lanes);  // words per lane per pass
+  const uint stride = uint(lanes % ulong(n));                 // the step between a lane's words
+  const uint step = ROTATE ? ar_step(n) : 0u;
+  uint base = uint(ulong(t) % ulong(n));
   uint4 acc = uint4(0u, 0u, 0u, 0u);
-  for (int pass = 0; pass < F; ++pass) {
-    ulong i = base;
+  if (e == 1) {
 #pragma clang loop unroll_count(4)
-    for (ulong k = 0; k < e; ++k) {
-      acc = acc + in[i];
-      i += stride;
-      if (i >= n) i -= n;
+    for (int pass = 0; pass < F; ++pass) {
+      acc = acc + in[base];
+      base += step;
+      if (base >= n) base -= n;
     }
-    base += step;
-    if (base >= n) base -= n;
+  } else {
+    for (int pass = 0; pass < F; ++pass) {
+      uint i = base;
+#pragma clang loop unroll_count(4)
+      for (uint k = 0; k < e; ++k) {
+        acc = acc + in[i];
+        i += stride;
+        if (i >= n) i -= n;
+      }
+      base += step;
+      if (base >= n) base -= n;
+    }
   }
   out[t] = acc;
 }
@@ -57,7 +66,7 @@ kernel void hier_rmw(device uint4* in [[buffer(0)]], device uint4* out [[buffer(
                      uint t [[thread_position_in_grid]]) {
   if (ulong(t) >= lanes) return;
   const ulong n = ulong(n_words);
-  const ulong e = n / lanes;  // the suite launches n >= T lanes, n a multiple of T
+  const ulong e = n / lanes;  // the suite launches n / E lanes, n a multiple of E
   uint4 acc = uint4(0u, 0u, 0u, 0u);
   for (int pass = 0; pass < F; ++pass) {
 #pragma clang loop unroll_count(4)

@@ -49,7 +49,7 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
         # the documented size lies between the plateau's last point and the next one's first, within a step
         assert p.hi / step <= p.capacity <= nxt.lo * step, (p, nxt)
         assert p.edge is not None and abs(math.log(p.edge / p.capacity)) <= math.log(step) + math.log(nxt.lo / p.hi), p
-    assert [c.name for c in level_ceilings(run.measurements)] == ["L1d bandwidth", "L2 bandwidth", "L3 bandwidth"]
+    assert {c.name for c in level_ceilings(run.measurements)} == {"L1d bandwidth", "L2 bandwidth", "L3 bandwidth"}
 
 
 def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -307,7 +307,7 @@ def _lane_sum(out: np.ndarray) -> np.ndarray:
     return (out.reshape(-1, 4).astype(np.uint64).sum(axis=0) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
 
 
-@pytest.mark.parametrize("n,lanes,passes,rotate", [(96, 32, 3, 1), (40, 64, 5, 1), (96, 32, 2, 0)])
+@pytest.mark.parametrize("n,lanes,passes,rotate", [(96, 32, 3, 1), (100, 32, 3, 1), (40, 64, 5, 1), (96, 32, 2, 0)])
 def test_hierarchy_read_metal_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], n: int,
                                                                 lanes: int, passes: int, rotate: int) -> None:
     """hier_read, its function constants set by name, sums to the suite's NumPy reference over its

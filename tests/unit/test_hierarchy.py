@@ -15,7 +15,7 @@ from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
 from apple_roofline.roofline.levels import level_ceilings, level_curves
 from apple_roofline.roofline.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
 from apple_roofline.suites.hierarchy import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, level_points, passes_for,
-                                             read_total, rmw_total, sweep_points, word_sums)
+                                             plan_lanes, read_total, rmw_total, sweep_points, word_sums)
 from apple_roofline.theoretical.caches import CacheLevel, cache_levels, level_of
 
 #: The documented levels of the 2-core EPYC the suite was developed on, as lscpu totals them.
@@ -211,6 +211,20 @@ def test_level_points_lie_inside_each_level_and_beyond_the_last() -> None:
     assert [getattr(level_of(p, levels), "name", DRAM) for p in pts] == ["L1d"] * 2 + ["L2"] * 2 + ["L3"] * 2 + [DRAM] * 2
 
 
+def test_lanes_are_planned_per_kernel() -> None:
+    # an H100's wave: read runs it whole at any size, rmw n / E lanes of E words, no coarse rounding
+    wave = 132 * 2048
+    assert plan_lanes(256, wave, False) == (256, wave, 1)
+    n, lanes, e = plan_lanes(812000, wave, False)
+    assert n == 812000 and lanes == wave and e == 4
+    n, lanes, e = plan_lanes(812000, wave, True)
+    assert e == 4 and lanes <= wave and n == lanes * e and 812000 - n < 32
+    assert plan_lanes(256, wave, True) == (256, 256, 1)
+    # a CPU's two threads: whole slices of whole vector blocks
+    n, lanes, e = plan_lanes(77920 // 16, 2, False)
+    assert lanes == 2 and n % 32 == 0 and e == n // 2 and e % 16 == 0
+
+
 def test_passes_fill_a_launch_and_stay_even_powers_of_two() -> None:
     assert passes_for(4096, None, False) == 1 << 14  # 64 MiB over 4 KiB passes
     assert passes_for(1 << 20, 100.0, False) == 128  # 1 ms at 100 GB/s = 95 passes -> 128
@@ -240,13 +254,13 @@ def emulate(words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, in
     """shaders/cuda/hierarchy.cu (interleaved lanes) or native/cpu/hierarchy.cpp (contiguous) in
     Python: the sum over lanes of their outputs (uint32[4]); with rmw, ``words`` is updated."""
     acc = np.zeros(4, np.uint64)
-    e = n // lanes if n >= lanes else 1
-    step = ((5 * n) // 8 + 1) % n if rotate else 0
+    e = -(-n // lanes)
+    step = (n * 40503 >> 16) % n if rotate else 0
     for t in range(lanes):
-        base = t % n
+        base = t % n if interleaved else (t * e) % n
         for r in range(passes):
             for k in range(e):
-                i = ((base + k * lanes) % n) if interleaved else (t * e + k)
+                i = (base + k * lanes) % n if interleaved else (base + k) % n
                 acc += words[i].astype(np.uint64)
                 if rmw:
                     words[i] ^= np.uint32(MASK)
@@ -255,14 +269,15 @@ def emulate(words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, in
 
 
 @pytest.mark.parametrize("n,lanes,passes,rotate", [(48, 8, 3, True), (10, 16, 4, True), (7, 21, 5, True),
-                                                   (48, 8, 2, False), (64, 64, 3, True)])
+                                                   (48, 8, 2, False), (64, 64, 3, True), (50, 8, 3, True),
+                                                   (50, 8, 2, False)])
 def test_read_total_matches_the_kernels(n: int, lanes: int, passes: int, rotate: bool) -> None:
     rng = np.random.default_rng(n)
     pat = rng.integers(0, 1 << 32, 37, dtype=np.uint64).astype(np.uint32)  # a period that is not a multiple of 4
     words = np.resize(pat, 4 * n).reshape(n, 4)
     want = read_total(word_sums(pat), n, lanes, passes, rotate)
     assert np.array_equal(emulate(words.copy(), n, lanes, passes, rotate, True, False), want)
-    if n >= lanes and not rotate:  # the CPU's contiguous lanes read the same words
+    if not rotate:  # the CPU's contiguous lanes read the same words, also where n is no multiple of the lanes
         assert np.array_equal(emulate(words.copy(), n, lanes, passes, False, False, False), want)
 
 

@@ -16,6 +16,7 @@ ceiling stays STREAM's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
@@ -24,7 +25,7 @@ from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from .records import Ceiling, Measurement
 
 __all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings",
-           "level_ceiling_name", "working_set_text"]
+           "level_ceiling_name", "min_points", "working_set_text"]
 
 #: The suite whose measurements make the curves.
 HIERARCHY_SUITE = "hierarchy"
@@ -59,7 +60,7 @@ class LevelCurve:
             kept the level's rate (docs/design.md, "The memory hierarchy").
         levels: the documented cache levels the points were planned against, smallest first.
         plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels (runs of at
-            least 3 points); for the default run's few points per level, one per level
+            least :func:`min_points`); for the default run's few points per level, one per level
             (:func:`~.plateaus.level_groups`).
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
@@ -72,6 +73,18 @@ class LevelCurve:
     plateaus: Tuple[Plateau, ...]
     sweep: str
     measurements: Tuple[Measurement, ...]
+
+
+def min_points(points: Sequence[Tuple[int, float]]) -> int:
+    """The fewest points a plateau of this sweep holds: three quarters of an octave's points, at
+    least 2 (3 at the full sweep's 4 points per octave, 2 at ``--quick``'s 2), from the median
+    spacing of the working sets."""
+    ws = sorted({w for w, _g in points})
+    ratios = sorted(b / a for a, b in zip(ws, ws[1:]))
+    if not ratios or ratios[len(ratios) // 2] <= 1.0:
+        return 2
+    per_octave = 1.0 / math.log2(ratios[len(ratios) // 2])
+    return max(2, round(0.75 * per_octave))
 
 
 def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
@@ -92,7 +105,8 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
         levels = tuple(sorted((Level(n, c) for n, c in caps.items()), key=lambda lv: lv.capacity))
         sweep = "levels" if any(m.params.get("sweep") == "levels" for m in ms) else "full"
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
-        plateaus = level_groups(points, levels) if sweep == "levels" else find_plateaus(points, levels, min_points=3)
+        plateaus = (level_groups(points, levels) if sweep == "levels"
+                    else find_plateaus(points, levels, min_points=min_points(points)))
         out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms)))
     return out
 

@@ -126,8 +126,9 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     Returns:
         The plateaus. Runs of points within ``tolerance`` are found on the median-of-three
         filtered curve (a single disturbed point neither breaks nor makes a plateau), adjacent runs
-        of one rate merged. Runs whose smallest working set exceeds every capacity are DRAM (one
-        plateau). The others are named in order by the documented levels, each level at most once,
+        of one rate merged. Of the runs whose smallest working set exceeds every capacity, the last
+        is DRAM; the ones before it are the transition to it (a working set a little larger than
+        the last cache still hits it in part). The others are named in order by the documented levels, each level at most once,
         by the assignment that puts every named run's edge nearest its level's capacity
         (:func:`_match`); a run left unnamed (a disturbed stretch, a level the documentation does
         not list) joins the next named one, or the last. A plateau's rate is the median of its
@@ -180,9 +181,9 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
             pending = []
     if pending and groups:  # runs after the last named one belong to it
         groups[-1][2].extend(pending)
-    dram = [k for k in range(len(merged)) if k not in in_cache]
-    if dram:
-        groups.append((DRAM, None, dram))
+    beyond = [k for k in range(len(merged)) if k not in in_cache]
+    if beyond:  # the last run is DRAM; runs before it beyond the caches are the transition to it
+        groups.append((DRAM, None, beyond[-1:]))
     out: List[Plateau] = []
     for name, cap, ks in groups:
         members = [i for k in ks for i in range(*merged[k])]

@@ -52,7 +52,7 @@ from .base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebui
 
 __all__ = ["HierarchySuite", "HIERARCHY_KERNELS", "SHARED_KERNEL", "SWEEP_OPTION", "STEPS_PER_OCTAVE", "LAUNCH_S",
            "MIN_WORKING_SET", "WORD", "MASK", "TILE_WORDS", "SHARED_PASSES", "sweep_points", "level_points",
-           "passes_for", "read_total", "rmw_total", "word_sums"]
+           "passes_for", "plan_lanes", "read_total", "rmw_total", "word_sums"]
 
 #: ``SuiteContext.options`` key: ``"full"`` (the whole sweep) or ``"levels"`` (a few points per
 #: documented level: the default run's form). The runner sets ``"full"`` when the suite is named.
@@ -75,8 +75,9 @@ LAUNCH_S = 1e-3
 FIRST_LAUNCH_BYTES = 64 << 20
 #: Largest power-of-two pass count (the CPU backend's limit on F is 2^24).
 MAX_PASSES = 1 << 20
-#: A lane's words per pass are a multiple of this where it has at least as many: the CPU kernel then
-#: runs whole blocks of its four vector accumulators (4 × 64 bytes) with no word-by-word tail.
+#: Working sets are whole multiples of this many words (256 bytes), and of it × the lanes where that
+#: is fine enough (:func:`plan_lanes`): the CPU kernel then runs whole blocks of its four vector
+#: accumulators (4 × 64 bytes) with no word-by-word tail.
 LANE_ROUND = 16
 #: Threads per block / threadgroup of every hierarchy kernel on GPUs (TILE_WORDS is a multiple).
 BLOCK = 256
@@ -158,8 +159,25 @@ def passes_for(pass_bytes: int, gbps: Optional[float], rmw: bool) -> int:
 
 
 def _step(n: int) -> int:
-    """hierarchy.cu's STEP(n) = (5n/8 + 1) mod n."""
-    return (5 * n // 8 + 1) % n
+    """hierarchy.cu's STEP(n) = floor(n × 40503 / 2^16) mod n (about 0.618 n)."""
+    return (n * 40503 >> 16) % n
+
+
+def plan_lanes(words: int, wave: int, rmw: bool) -> Tuple[int, int, int]:
+    """``(n, lanes, E)`` for a working set of about ``words`` 16-byte words and a wave of ``wave``
+    lanes: n is a multiple of LANE_ROUND words (the CPU kernel's whole vector blocks), and of
+    LANE_ROUND × lanes where that step is at most n / 8 (the CPU's few lanes: whole slices, no
+    wrap); E = ceil(n / lanes) words per lane per pass. ``read`` runs the whole wave (lanes share
+    words when n < wave); ``rmw``, whose lanes must own their words, runs n / E lanes of E words,
+    E = ceil(n / wave)."""
+    n = max(LANE_ROUND, words // LANE_ROUND * LANE_ROUND)
+    if LANE_ROUND * wave <= n // 8:
+        n = n // (LANE_ROUND * wave) * (LANE_ROUND * wave)
+    if not rmw:
+        return n, wave, -(-n // wave)
+    e = -(-n // wave)
+    lanes = n // e
+    return lanes * e, lanes, e
 
 
 # ---- the references -------------------------------------------------------------------------------
@@ -206,9 +224,9 @@ def word_sums(pattern_u32: np.ndarray, xor: int = 0) -> WordSums:
 
 def read_total(sums: WordSums, n: int, lanes: int, passes: int, rotate: bool) -> np.ndarray:
     """The sum over lanes of ``read``'s output, per component mod 2^32 (uint32[4]): pass r reads the
-    lanes × E words (E = n / lanes, or 1 when n < lanes) starting at r × STEP(n) mod n (0 without
-    rotation), cyclically."""
-    e = n // lanes if n >= lanes else 1
+    lanes × E words (E = ceil(n / lanes)) starting at r × STEP(n) mod n (0 without rotation),
+    cyclically."""
+    e = -(-n // lanes)
     step = _step(n) if rotate and n > 1 else 0
     if step == 0:
         per = sums.cyclic(np.array([0]), lanes * e, n)[0] * np.uint64(passes)
@@ -323,12 +341,7 @@ class HierarchySuite(Suite):
 
     def _sweep_case(self, hk: HierKernel, kd: KernelDef, src: Tuple[str, str], ws: int, wave: int, buf: Any,
                     out: Any, pat: np.ndarray, plain: WordSums, masked: WordSums, scratch: HostScratch) -> Case:
-        n = max(1, ws // WORD)
-        lanes = wave if not hk.rmw else min(wave, n)
-        if n >= lanes:  # whole lanes; whole vector blocks of LANE_ROUND words each where a lane has several
-            e = n // lanes
-            n = lanes * (e // LANE_ROUND * LANE_ROUND if e >= LANE_ROUND else e)
-        e = n // lanes if n >= lanes else 1
+        n, lanes, e = plan_lanes(ws // WORD, wave, hk.rmw)
         consts = self.constants(kd)
         passes = passes_for(lanes * e * WORD, self.gbps.get(hk.name), hk.rmw)
         consts["F"] = passes
