@@ -81,14 +81,33 @@ def test_a_level_the_curve_does_not_show_gets_no_plateau() -> None:
     assert [p.level for p in found] == ["L2", DRAM]
 
 
-def test_a_disturbed_stretch_joins_its_level_instead_of_renaming_the_others() -> None:
-    """Six points in the L1d's range at 3/4 of its rate (another process on the machine) make a run
-    of their own; it is left unnamed and joins the L1d plateau, and L2, L3 and DRAM keep their names."""
-    pts = curve([(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)])
-    pts = [(w, g * 0.75 if 20 << 10 <= w <= 64 << 10 else g) for w, g in pts]
+def test_a_disturbed_stretch_does_not_rename_the_levels() -> None:
+    """Points at 3/4 of their level's rate (another process on the machine) make runs of their own:
+    inside the L2's range, a stretch that is no plateau (the L2's rate stays the L2's); at the top
+    of the L1d's range, the run that ends where the L1d does, so it is the L1d's plateau, at the
+    rate it was measured at. Either way every level keeps its name."""
+    rates = [(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)]
+    pts = [(w, g * 0.75 if 300 << 10 <= w <= 600 << 10 else g) for w, g in curve(rates)]
     found = find_plateaus(pts, EPYC, min_points=3)
     assert [p.level for p in found] == ["L1d", "L2", "L3", DRAM]
-    assert found[0].lo == MIN_WORKING_SET and found[0].hi >= 60 << 10
+    assert [round(p.gbps) for p in found] == [440, 236, 197, 20] and found[1].lo > 600 << 10
+    pts = [(w, g * 0.75 if 20 << 10 <= w <= 64 << 10 else g) for w, g in curve(rates)]
+    found = find_plateaus(pts, EPYC, min_points=3)
+    assert [p.level for p in found] == ["L1d", "L2", "L3", DRAM]
+    assert found[0].lo >= 20 << 10 and found[0].gbps == pytest.approx(330.0)
+
+
+def test_a_gradual_transition_belongs_to_no_level() -> None:
+    """An H100's read (2026-11-26): 32 TB/s in L1 to 220 KiB, about 19 TB/s from 256 KiB to 1.5 MiB
+    (L1 hits thinning out), 8 TB/s in L2 from 2.5 MiB, 3.2 TB/s in DRAM: the middle stretch is no
+    plateau, so the L2's rate is the L2's."""
+    levels = (Level("L1", 256 << 10), Level("L2", 50 << 20))
+    pts = [(w, 32400.0 if w <= 230 << 10 else 19000.0 if w <= 1500 << 10 else 12000.0 if w < 2400 << 10
+            else 8000.0 if w <= 48 << 20 else 6000.0 if w <= 80 << 20 else 3200.0) for w in sweep_points(400 << 20)]
+    found = find_plateaus(pts, levels, min_points=3)
+    assert [p.level for p in found] == ["L1", "L2", DRAM]
+    assert [round(p.gbps) for p in found] == [32400, 8000, 3200]
+    assert found[1].lo > 2 << 20
 
 
 def test_level_groups_take_the_documented_level_of_each_point() -> None:
@@ -226,7 +245,8 @@ def test_lanes_are_planned_per_kernel() -> None:
 
 
 def test_passes_fill_a_launch_and_stay_even_powers_of_two() -> None:
-    assert passes_for(4096, None, False) == 1 << 14  # 64 MiB over 4 KiB passes
+    assert passes_for(4 << 20, None, False) == 1 << 10  # 4 GiB over 4 MiB passes
+    assert passes_for(4096, None, False) == 1 << 20  # at most MAX_PASSES
     assert passes_for(1 << 20, 100.0, False) == 128  # 1 ms at 100 GB/s = 95 passes -> 128
     assert passes_for(1 << 20, 100.0, True) == 64  # its writes count too
     assert passes_for(1 << 30, 1.0, True) == 2

@@ -80,12 +80,12 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     if shared is not None:
         ax.axhline(shared.value, color="#000000", linestyle="--", linewidth=1.0, zorder=2,
                    gid="reference:Shared memory bandwidth")
-        ax.annotate(f"shared memory {sig_figs(shared.value)} GB/s", xy=(0.0, shared.value),
-                    xycoords=("axes fraction", "data"), xytext=(4.0, 3.0), textcoords="offset points",
-                    ha="left", va="bottom", fontsize=7.5)
+        ax.annotate(f"shared memory {sig_figs(shared.value)} GB/s", xy=(1.0, shared.value),
+                    xycoords=("axes fraction", "data"), xytext=(-4.0, 3.0), textcoords="offset points",
+                    ha="right", va="bottom", fontsize=7.5)
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: format_size(int(v)) if v >= 1 else ""))
-    for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-        axis(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
     ax.set_xlabel("Working set (bytes, all lanes together)")
     ax.set_ylabel("GB/s (best sample; bytes through the level / time)")
     ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..sizes import format_size
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
@@ -114,16 +114,19 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
 def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     """The measured bandwidth ceiling of every cache level the read kernel's curve shows a plateau
     of (DRAM's excepted), highest first. Each holds for the working sets from the end of the level
-    before it (or the plateau's first point) to its own edge (or its last point)."""
+    before it (its edge, else its documented size; for the first, the plateau's first point) to
+    its own edge, else its documented size."""
     out: List[Ceiling] = []
     for curve in level_curves(measurements):
         if curve.kernel != LEVEL_KERNEL:
             continue
-        start = None
+        start: Optional[float] = None
         for p in curve.plateaus:
+            # from where the level before ended (its edge, else its documented size) to this one's
+            # edge, else its documented size (the default run's few points have no edges)
             lo = int(start) if start is not None else p.lo
-            hi = int(p.edge) if p.edge is not None else p.hi
-            start = p.edge
+            hi = int(p.edge) if p.edge is not None else (p.capacity or p.hi)
+            start = p.edge if p.edge is not None else p.capacity
             if p.level == DRAM:
                 continue
             label = f"{HIERARCHY_SUITE}/{curve.kernel}/{curve.dtype}"

@@ -130,9 +130,9 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
         is DRAM; the ones before it are the transition to it (a working set a little larger than
         the last cache still hits it in part). The others are named in order by the documented levels, each level at most once,
         by the assignment that puts every named run's edge nearest its level's capacity
-        (:func:`_match`); a run left unnamed (a disturbed stretch, a level the documentation does
-        not list) joins the next named one, or the last. A plateau's rate is the median of its
-        points' measured rates.
+        (:func:`_match`); a run left unnamed (the gradual transition between two levels, a
+        disturbed stretch, a level the documentation does not list) is no plateau. A plateau's rate
+        is the median of its points' measured rates.
 
     Raises:
         ValueError: ``tolerance`` not above 1, or ``min_points`` below 1.
@@ -171,16 +171,10 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     in_cache = [k for k, (a, _b) in enumerate(merged) if pts[a][0] <= top]
     match = _match([(pts[merged[k][0]][0], edges[k]) for k in in_cache], caches)
     groups: List[Tuple[str, Optional[int], List[int]]] = []  # (level, capacity, run indices)
-    pending: List[int] = []
     for pos, k in enumerate(in_cache):
-        pending.append(k)
         j = match[pos]
-        if j is not None:
-            lv = caches[j]
-            groups.append((lv.name, lv.capacity, pending))
-            pending = []
-    if pending and groups:  # runs after the last named one belong to it
-        groups[-1][2].extend(pending)
+        if j is not None:  # an unnamed run (a transition, a disturbed stretch) is no plateau
+            groups.append((caches[j].name, caches[j].capacity, [k]))
     beyond = [k for k in range(len(merged)) if k not in in_cache]
     if beyond:  # the last run is DRAM; runs before it beyond the caches are the transition to it
         groups.append((DRAM, None, beyond[-1:]))
@@ -194,7 +188,7 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
 
 #: What leaving a plateau unnamed costs in :func:`_match`, in octaves between an edge and a capacity:
 #: a plateau is named by a level whose capacity lies within two octaves of its edge rather than left
-#: out, and left out (merged into the next named plateau) when naming it would push a better match off.
+#: out, and left out when naming it would push a better match off.
 _SKIP_OCTAVES = 2.0
 
 

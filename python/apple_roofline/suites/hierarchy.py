@@ -10,7 +10,10 @@ shaders/metal/hierarchy.metal, the CPU's native/cpu/hierarchy.cpp):
   (``ROTATE``), so every SM's (core's) L1 holds the whole working set; on the CPU each thread sweeps
   its own slice.
 * ``rmw``: the same sum, and every word read is written back xor 0x5A5A5A5A (F even: the buffer
-  ends every launch as it began, and the odd passes read the even passes' writes).
+  ends every launch as it began, and the odd passes read the even passes' writes). Its lanes own
+  their words, so it is measured only at working sets of at least a word per lane of a wave (on an
+  H100, 3.2 MiB: below that, 256 lanes at 4 KiB ran at 114 GB/s, a measure of the launch, not of
+  a cache).
 
 and, on GPUs, ``shared``: each threadgroup (block) copies a 16 KiB tile into threadgroup (shared)
 memory and sums it F times, conflict-free: the shared-memory ceiling.
@@ -71,8 +74,9 @@ TILE_WORDS = 1024
 SHARED_PASSES = 256
 #: Seconds a launch should last (passes are chosen for it from the previous point's bandwidth).
 LAUNCH_S = 1e-3
-#: Bytes the first launch of each kernel moves, before any bandwidth is known.
-FIRST_LAUNCH_BYTES = 64 << 20
+#: Bytes the first launch of each kernel moves, before any bandwidth is known: 4 GiB, 0.13 ms at an
+#: H100's L1 rate (64 MiB made 2-µs launches there, and its first point read at half the L1's rate).
+FIRST_LAUNCH_BYTES = 4 << 30
 #: Largest power-of-two pass count (the CPU backend's limit on F is 2^24).
 MAX_PASSES = 1 << 20
 #: Working sets are whole multiples of this many words (256 bytes), and of it × the lanes where that
@@ -332,6 +336,8 @@ class HierarchySuite(Suite):
                 _fill_u32(bufs[hk.name], pat, 4 * top_words)
             for ws in self.points:
                 for hk, kd, src in kernels:
+                    if hk.rmw and ws // WORD < lanes[hk.name]:
+                        continue  # its lanes own their words: fewer words than a wave would idle most of the device
                     yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat,
                                            plain, masked, scratch)
         shared = SHARED_KERNEL.kernel_def()
