@@ -183,8 +183,8 @@ def test_dram_stays_the_default_bandwidth_and_ridge(make_m: Callable[..., Measur
     model = RooflineModel(ceilings)
     assert model.bandwidth().name == "DRAM bandwidth"
     assert model.ridge_point() == pytest.approx(600.0 / 30.0)
-    assert model.ridge_table().default_bandwidth is not None
-    assert model.ridge_table().default_bandwidth.name == "DRAM bandwidth"
+    default = model.ridge_table().default_bandwidth
+    assert default is not None and default.name == "DRAM bandwidth"
     # a roofline of level ceilings alone still has a bandwidth: the highest level's
     only = RooflineModel([c for c in ceilings if c.is_level or c.kind == "compute"])
     assert only.bandwidth().name == "L1d bandwidth"
@@ -285,7 +285,8 @@ def emulate(words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, in
                 if rmw:
                     words[i] ^= np.uint32(MASK)
             base = (base + step) % n
-    return (acc & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    total: np.ndarray = (acc & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return total
 
 
 @pytest.mark.parametrize("n,lanes,passes,rotate", [(48, 8, 3, True), (10, 16, 4, True), (7, 21, 5, True),
