@@ -226,6 +226,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if ncu is not None:
         claims_path = out / "hierarchy-claims.json"
         log = out / "hierarchy-ncu.csv"
+
         def profile(metrics: Sequence[str]) -> Tuple[List[str], "subprocess.CompletedProcess[str]"]:
             cmd = [str(ncu), "--metrics", ",".join(metrics), "--csv", "--print-units", "base", "--log-file", str(log),
                    "-k", "regex:^hier_", sys.executable, str(Path(__file__).resolve()), "--device", args.device,
@@ -233,8 +234,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd, subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
         cmd, p = profile([*METRICS.values(), *EXTRA_METRICS.values()])
-        if p.returncode != 0:  # an ncu that lacks a further counter: the targets' counters alone
-            cmd, p = profile(list(METRICS.values()))
+        if p.returncode != 0 or not log.exists() or not parse_ncu_csv(log.read_text()):
+            cmd, p = profile(list(METRICS.values()))  # an ncu that lacks a further counter: the targets' alone
         report["ncu_command"] = " ".join(cmd)
         report["ncu_returncode"] = p.returncode
         report["ncu_stderr"] = p.stderr[-4000:]
