@@ -286,14 +286,13 @@ class HierarchySuite(Suite):
         self.levels, self.notes = cache_levels(ctx.info)
         self.form = str(ctx.options.get(SWEEP_OPTION, "levels"))
         caches = [lv for lv in self.levels if lv.name != SHARED_LEVEL]
+        mem = int(ctx.info.get("memory_bytes", 0) or 0)
+        limit = mem // 8 if mem else 1 << 62  # two buffers of the largest working set, well inside memory
         if self.form == "full":
-            top = 8 * max((lv.capacity for lv in caches), default=32 << 20)
-            mem = int(ctx.info.get("memory_bytes", 0) or 0)
-            if mem:
-                top = min(top, mem // 8)
+            top = min(8 * max((lv.capacity for lv in caches), default=32 << 20), limit)
             self.points = sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
         else:
-            self.points = level_points(caches, ctx.quick)
+            self.points = [p for p in level_points(caches, ctx.quick) if p <= limit] or [MIN_WORKING_SET]
         self.gbps: Dict[str, float] = {}
 
     def total(self) -> int:
