@@ -263,8 +263,8 @@ def _fill_u32(buf: Any, pat: np.ndarray, count: int) -> None:
 
 def _read_u32(buf: Any, count: int, scratch: HostScratch) -> np.ndarray:
     """The first ``count`` uint32 of ``buf`` (a view where host-visible, else a copy into ``scratch``)."""
-    try:
-        out: np.ndarray = buf.view("uint32")[:count]
+    try:  # the backends know int32, not uint32: the same bits
+        out: np.ndarray = buf.view("int32")[:count].view(np.uint32)
     except ValueError:
         out = scratch.array("int32", count).view(np.uint32)
         buf.read_into(out)
