@@ -17,7 +17,8 @@ _PATTERN = np.random.default_rng(11).integers(0, 1 << 32, 41, dtype=np.uint64).a
 
 
 def _lane_sum(out: np.ndarray) -> np.ndarray:
-    return (out.reshape(-1, 4).astype(np.uint64).sum(axis=0) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    total: np.ndarray = (out.reshape(-1, 4).astype(np.uint64).sum(axis=0) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return total
 
 
 @pytest.mark.parametrize("n,lanes,passes", [(1000, 3, 2), (1024, 2, 4), (37, 5, 6), (5, 8, 2), (4096, 64, 2)])
