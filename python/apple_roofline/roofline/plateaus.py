@@ -22,8 +22,12 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["DRAM", "Level", "Plateau", "TOLERANCE", "find_plateaus", "level_groups", "nominal_level"]
+__all__ = ["DRAM", "Level", "Plateau", "TOLERANCE", "TRANSITION_SPAN", "find_plateaus", "level_groups",
+           "nominal_level"]
 
+#: Working sets up to this factor above a level's capacity are the transition to the next level (on
+#: an H100 the L1 hits of a read thin out from 256 KiB to 2 MiB): an unnamed run there is no plateau.
+TRANSITION_SPAN = 8.0
 #: The name of the level beyond every cache (:data:`~apple_roofline.theoretical.caches.DRAM_LEVEL`).
 DRAM = "DRAM"
 #: A point belongs to the plateau being built while its bandwidth lies within this factor of the
@@ -130,9 +134,11 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
         is DRAM; the ones before it are the transition to it (a working set a little larger than
         the last cache still hits it in part). The others are named in order by the documented levels, each level at most once,
         by the assignment that puts every named run's edge nearest its level's capacity
-        (:func:`_match`); a run left unnamed (the gradual transition between two levels, a
-        disturbed stretch, a level the documentation does not list) is no plateau. A plateau's rate
-        is the median of its points' measured rates.
+        (:func:`_match`). A run left unnamed (the gradual transition between two levels, a
+        disturbed stretch, a level the documentation does not list) is no plateau where it starts
+        within :data:`TRANSITION_SPAN` of the capacity of the level below (the transition); else
+        it joins the next named run, whose level holds it. A plateau's rate is the median of its
+        points' measured rates.
 
     Raises:
         ValueError: ``tolerance`` not above 1, or ``min_points`` below 1.
@@ -171,10 +177,18 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     in_cache = [k for k, (a, _b) in enumerate(merged) if pts[a][0] <= top]
     match = _match([(pts[merged[k][0]][0], edges[k]) for k in in_cache], caches)
     groups: List[Tuple[str, Optional[int], List[int]]] = []  # (level, capacity, run indices)
+    pending: List[int] = []
     for pos, k in enumerate(in_cache):
         j = match[pos]
-        if j is not None:  # an unnamed run (a transition, a disturbed stretch) is no plateau
-            groups.append((caches[j].name, caches[j].capacity, [k]))
+        if j is None:
+            pending.append(k)
+            continue
+        # unnamed runs before a named one: the transition from the level below when they start
+        # within TRANSITION_SPAN of its capacity (no plateau), else part of this level
+        below = groups[-1][1] if groups else None
+        joined = [r for r in pending if below is None or pts[merged[r][0]][0] > TRANSITION_SPAN * below]
+        groups.append((caches[j].name, caches[j].capacity, joined + [k]))
+        pending = []
     beyond = [k for k in range(len(merged)) if k not in in_cache]
     if beyond:  # the last run is DRAM; runs before it beyond the caches are the transition to it
         groups.append((DRAM, None, beyond[-1:]))

@@ -26,9 +26,9 @@ that holds it by the documented sizes (:mod:`apple_roofline.theoretical.caches`)
 plateaus found on reading (:mod:`apple_roofline.roofline.levels`).
 
 Passes per launch: a power of two, at least 2, chosen so that a launch lasts about
-:data:`LAUNCH_S` at the bandwidth the kernel reached at the previous working set (the first point
-moves :data:`FIRST_LAUNCH_BYTES`): the timing is of the level, not of the first pass's misses or
-the launch. Lanes (work items): a whole wave of the device where the backend reports one (CUDA),
+:data:`LAUNCH_S` at the bandwidth the kernel reached at the previous working set (before the first
+point, at that of three probe launches moving :data:`FIRST_LAUNCH_BYTES`): the timing is of the
+level, not of the first pass's misses or the launch. Lanes (work items): a whole wave of the device where the backend reports one (CUDA),
 else the CPU's threads, else 2048 per GPU core.
 
 Counting: no FLOPs (integer adds are not counted); bytes = 16 × (words read, and for ``rmw``
@@ -74,9 +74,11 @@ TILE_WORDS = 1024
 SHARED_PASSES = 256
 #: Seconds a launch should last (passes are chosen for it from the previous point's bandwidth).
 LAUNCH_S = 1e-3
-#: Bytes the first launch of each kernel moves, before any bandwidth is known: 4 GiB, 0.13 ms at an
-#: H100's L1 rate (64 MiB made 2-µs launches there, and its first point read at half the L1's rate).
-FIRST_LAUNCH_BYTES = 4 << 30
+#: Bytes a probe launch moves before a kernel's first point, whose rate then sets that point's passes
+#: (:meth:`HierarchySuite.record` sets the later ones'). Without the probe, 64 MiB launches at an
+#: H100's L1 rate lasted 2 µs and its first point read at half the L1's rate; 4 GiB launches on the
+#: 2-core development VM lasted 10 ms, and its best samples fell to a third of the 1-ms launches'.
+FIRST_LAUNCH_BYTES = 64 << 20
 #: Largest power-of-two pass count (the CPU backend's limit on F is 2^24).
 MAX_PASSES = 1 << 20
 #: Working sets are whole multiples of this many words (256 bytes), and of it × the lanes where that
@@ -348,6 +350,8 @@ class HierarchySuite(Suite):
                     out: Any, pat: np.ndarray, plain: WordSums, masked: WordSums, scratch: HostScratch) -> Case:
         n, lanes, e = plan_lanes(ws // WORD, wave, hk.rmw)
         consts = self.constants(kd)
+        if hk.name not in self.gbps:
+            self.gbps[hk.name] = self._probe(kd, src, consts, [buf, out, n], lanes, lanes * e * WORD, hk.rmw)
         passes = passes_for(lanes * e * WORD, self.gbps.get(hk.name), hk.rmw)
         consts["F"] = passes
         rotate = bool(consts.get("ROTATE", 0))
@@ -389,6 +393,21 @@ class HierarchySuite(Suite):
             check=check,
             reset=reset,
         )
+
+    def _probe(self, kd: KernelDef, src: Tuple[str, str], consts: Constants, args: List[Any], lanes: int,
+               pass_bytes: int, rmw: bool) -> float:
+        """GB/s of three launches (the shortest) moving about :data:`FIRST_LAUNCH_BYTES`: what sets
+        the passes of a kernel's first point (no measurement; the point is measured as every other).
+        0 where the kernel cannot be built (the runner meets the error again and records it)."""
+        from .._native import _core
+
+        passes = passes_for(pass_bytes, None, rmw)
+        try:
+            kernel = self.ctx.backend.compile(src[0], src[1], {**consts, "F": passes})
+            seconds = min(kernel.time(args, lanes, 1, 3))
+        except (_core.BackendError, ValueError):
+            return 0.0
+        return pass_bytes * passes * (2 if rmw else 1) / seconds / 1e9 if seconds > 0 else 0.0
 
     def _shared_case(self, kd: KernelDef, src: Tuple[str, str], pat: np.ndarray, plain: WordSums,
                      scratch: HostScratch) -> Case:
