@@ -15,7 +15,7 @@ import numpy as np
 from apple_roofline.shaders import shader_path
 
 #: Kernel files that exist on both backends (shaders/cuda/<stem>.cu and shaders/metal/<stem>.metal).
-TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv", "matrix", "access", "dualissue", "occupancy")
+TWIN_STEMS = ("stream", "fma", "gemm", "dispatch", "idiv", "matrix", "access", "dualissue", "occupancy", "hierarchy")
 #: Macros a suite prepends to a twin pair's source (a threadgroup array's size), so the Metal file
 #: declares them as macros, not function constants: stem -> names.
 PREPENDED_MACROS: Dict[str, Set[str]] = {"occupancy": {"AR_TG_FLOAT4S", "AR_TG_SPREAD"}}

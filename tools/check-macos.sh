@@ -47,7 +47,7 @@ for f in "$root"/native/core/*.cpp "$root"/native/no_*.cpp "$root"/native/cpu/*.
   case "$f" in
     */no_metal.cpp) [ -d "$root/native/metal" ] && continue ;;  # replaced by the Metal backend
     */no_coreml.cpp) [ -e "$root/native/metal/coreml.mm" ] && continue ;;  # replaced by metal/coreml.mm
-    */cpu/kernels.cpp|*/cpu/idiv.cpp) compile "$f" -O3 -ffp-contract=fast -mcpu=apple-m1; continue ;;
+    */cpu/kernels.cpp|*/cpu/idiv.cpp|*/cpu/hierarchy.cpp) compile "$f" -O3 -ffp-contract=fast -mcpu=apple-m1; continue ;;
   esac
   compile "$f"
 done

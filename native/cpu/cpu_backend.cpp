@@ -197,7 +197,7 @@ class BuiltinKernel final : public Kernel {
                                   "), got " + std::to_string(args.size()));
     KernelArgs ka;
     ka.F = F_;
-    ka.n = work_items;
+    ka.items = work_items;
     const uint64_t need = work_items * uint64_t(k_->elems_per_item) * uint64_t(k_->elem_size);
     for (int i = 0; i < k_->buffers; ++i) {
       Buffer* b = buffer_arg(args, size_t(i), k_->name);

@@ -4,7 +4,8 @@
 namespace ar::cpu {
 
 namespace {
-const KernelEntry* (*const kTables[])(size_t*) = {kernel_table, idiv_kernel_table, rules_kernel_table};
+const KernelEntry* (*const kTables[])(size_t*) = {kernel_table, idiv_kernel_table, rules_kernel_table,
+                                                  hierarchy_kernel_table};
 }
 
 const KernelEntry* find_kernel(const std::string& entry) {

@@ -18,8 +18,9 @@ namespace ar::cpu {
 struct KernelArgs {
   void* buf[3] = {nullptr, nullptr, nullptr};
   double scalar = 0.0;  // q for STREAM scale/triad, a for the self-dependent FMA chains
-  int64_t F = 1;        // FMA iterations per chain
-  uint64_t n = 0;       // work items of the whole launch (the access kernels' strided index needs it)
+  int64_t F = 1;        // FMA iterations per chain (the hierarchy kernels: passes)
+  uint64_t items = 0;   // work items of the whole launch (the access kernels' strided index and the
+                        // hierarchy kernels' split of their working set need it)
 };
 
 // Processes work items [begin, end) of one launch.
@@ -45,6 +46,8 @@ const KernelEntry* kernel_table(size_t* count);
 const KernelEntry* idiv_kernel_table(size_t* count);
 // The access and dualissue suites' kernels (rules.cpp, compiled like kernels.cpp).
 const KernelEntry* rules_kernel_table(size_t* count);
+// The hierarchy suite's kernels (hierarchy.cpp, compiled like kernels.cpp).
+const KernelEntry* hierarchy_kernel_table(size_t* count);
 // Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
 const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();

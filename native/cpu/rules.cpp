@@ -50,7 +50,7 @@ bool pow2(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 template <int W>
 void access_copy(const KernelArgs& k, uint64_t b, uint64_t e) {
   const double s = k.scalar;
-  const uint64_t n = k.n;
+  const uint64_t n = k.items;
   if (!(s >= 1.0 && s <= double(n))) return;
   const uint64_t S = uint64_t(s);
   if (!pow2(S) || !pow2(n) || double(S) != s) return;
@@ -84,7 +84,7 @@ void dual(const KernelArgs& k, uint64_t b, uint64_t e) {
   static_assert((Sets & kFp16) == 0 || AR_RULES_FP16, "FP16 chains need native FP16 arithmetic");
   const float* in = static_cast<const float*>(k.buf[0]);
   uint32_t* out = static_cast<uint32_t*>(k.buf[1]);
-  const uint64_t plane = 8 * k.n;  // words of plane 0
+  const uint64_t plane = 8 * k.items;  // words of plane 0
   const int64_t half_steps = k.F / 2;
   const float a = float(k.scalar);
   uint32_t* second = out + ((Sets & kFp32) && (Sets != kFp32) ? plane : 0);

@@ -13,6 +13,7 @@ import pytest
 
 from apple_roofline.shaders import shader_path
 from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
+from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS
 from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream import STREAM_KERNELS
@@ -26,6 +27,7 @@ def _entries_in_tables() -> Dict[str, Set[str]]:
     want: Dict[str, Set[str]] = {}
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
+    kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     for k in kdefs:
         src = k.sources.get("cuda")
         assert src is not None, f"{k.suite}/{k.name}/{k.dtype} has no CUDA source"
@@ -51,6 +53,8 @@ def test_every_table_entry_compiles(tmp_path: "os.PathLike[str]", specialised: b
             defines["F"] = 4
             if specialised:
                 defines.update(FmaKernel.constants()["cuda"])
+        if name == "hierarchy.cu":
+            defines["F"] = 4
         if name == "idiv.cu":
             defines.update({"F": 4, **IDIV_KERNELS[0].kernel_def().constants["cuda"]})
         got = _ptx_entries(shader_path(name), defines, tmp_path)

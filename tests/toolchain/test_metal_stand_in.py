@@ -24,6 +24,7 @@ from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
 from apple_roofline.suites.gemm import check_gemm
 from apple_roofline.suites.access_kernels import ACCESS_KERNELS, check_access
 from apple_roofline.suites.dualissue_kernels import CHAINS, DUAL_KERNELS, dual_input, kind_reference, kind_tolerance
+from apple_roofline.suites.hierarchy import MASK, TILE_WORDS, read_total, rmw_total, word_sums
 from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
 from apple_roofline.suites.occupancy import occupancy_reference, occupancy_source
 from apple_roofline.suites.stream import Q, STREAM_KERNELS
@@ -163,6 +164,21 @@ extern "C" void run_texture(float* out, uint W, uint H, const unsigned char* tex
 }
 """
 
+_HIERARCHY_DRIVER = r"""
+#include <thread>
+#include <vector>
+/* hier_shared over whole threadgroups of BLOCK threads, one group at a time (its tile is static) */
+kernel void run_shared(const uint4* in, uint4* out, long n, ulong lanes) {
+  for (uint g = 0; g < lanes / BLOCK; ++g) {
+    std::barrier<> bar(BLOCK);
+    group_barrier = &bar;
+    std::vector<std::thread> threads;
+    for (uint t = 0; t < BLOCK; ++t) threads.emplace_back([=] { hier_shared(in, out, n, lanes, g, t); });
+    for (auto& th : threads) th.join();
+  }
+}
+"""
+
 _CXX_FLAGS = ["-std=c++20", "-O1", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-attributes",
               "-Wno-unused-parameter", "-ffp-contract=off", "-Xclang", "-ffloat16-excess-precision=none"]
 
@@ -200,7 +216,8 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., ctyp
             for name, value in (constants or {}).items():  # every function constant, by name
                 src = re.sub(rf"\b{name}\s*\[\[function_constant\(\d+\)\]\]", f"{name} = {value}", src)
             cpp = os.path.join(tmp, f"{key[0]}_{F}.cpp")
-            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER, "occupancy": _OCCUPANCY_DRIVER}.get(stem, "")
+            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER, "occupancy": _OCCUPANCY_DRIVER,
+                      "hierarchy": _HIERARCHY_DRIVER}.get(stem, "")
             with open(cpp, "w") as f:
                 f.write(src + driver)
             so = cpp[:-4] + ".so"
@@ -359,6 +376,58 @@ def test_occupancy_metal_on_the_host_swaps_neighbours(host_kernels: Callable[...
     out = np.full_like(x, np.nan)
     lib.run_occupancy(_ptr(x), _ptr(out), ctypes.c_ulong(x.size // 4), ctypes.c_uint(group))
     assert np.array_equal(out, occupancy_reference(x))
+# ---- hierarchy.metal: the working-set sweep's kernels and the threadgroup-memory kernel ----------------
+
+
+def _hier_pattern() -> np.ndarray:
+    return np.random.default_rng(5).integers(0, 1 << 32, 37, dtype=np.uint64).astype(np.uint32)
+
+
+def _lane_sum(out: np.ndarray) -> np.ndarray:
+    return (out.reshape(-1, 4).astype(np.uint64).sum(axis=0) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+@pytest.mark.parametrize("n,lanes,passes,rotate", [(96, 32, 3, 1), (100, 32, 3, 1), (40, 64, 5, 1), (96, 32, 2, 0)])
+def test_hierarchy_read_metal_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], n: int,
+                                                                lanes: int, passes: int, rotate: int) -> None:
+    """hier_read, its function constants set by name, sums to the suite's NumPy reference over its
+    lanes (every lane written: the poison would show), with lanes fewer and more than words."""
+    lib = host_kernels("hierarchy", 0, {"F": passes, "ROTATE": rotate, "BLOCK": 256})
+    pat = _hier_pattern()
+    words = np.resize(pat, 4 * n)
+    out = np.full(4 * (lanes + 2), 0xA5A5A5A5, np.uint32)
+    count, size = ctypes.c_ulong(lanes), ctypes.c_long(n)
+    for t in range(lanes + 2):  # two threads past the lanes: the guard
+        lib.hier_read(_ptr(words), _ptr(out), ctypes.byref(size), ctypes.byref(count), ctypes.c_uint(t))
+    assert np.array_equal(_lane_sum(out[:4 * lanes]), read_total(word_sums(pat), n, lanes, passes, bool(rotate)))
+    assert np.all(out[4 * lanes:] == 0xA5A5A5A5), "a thread past the lanes wrote"
+
+
+def test_hierarchy_rmw_metal_on_the_host_restores_its_buffer(host_kernels: Callable[..., ctypes.CDLL]) -> None:
+    lib = host_kernels("hierarchy", 0, {"F": 4, "ROTATE": 1, "BLOCK": 256})
+    pat = _hier_pattern()
+    n, lanes = 96, 32
+    words = np.resize(pat, 4 * n)
+    out = np.zeros(4 * lanes, np.uint32)
+    for t in range(lanes):
+        lib.hier_rmw(_ptr(words), _ptr(out), ctypes.byref(ctypes.c_long(n)), ctypes.byref(ctypes.c_ulong(lanes)),
+                     ctypes.c_uint(t))
+    assert np.array_equal(_lane_sum(out), rmw_total(word_sums(pat), word_sums(pat, MASK), n, 4))
+    assert np.array_equal(words, np.resize(pat, 4 * n)), "an even number of passes leaves the buffer as it was"
+
+
+def test_hierarchy_shared_metal_on_the_host_sums_every_tile(host_kernels: Callable[..., ctypes.CDLL]) -> None:
+    """hier_shared over two threadgroups of 256 threads (the barrier emulated): every pass reads
+    each threadgroup's whole tile once."""
+    lib = host_kernels("hierarchy", 0, {"F": 3, "ROTATE": 1, "BLOCK": 256})
+    pat = _hier_pattern()
+    groups = 2
+    n, lanes = groups * TILE_WORDS, groups * 256
+    words = np.resize(pat, 4 * n)
+    out = np.full(4 * lanes, 0xA5A5A5A5, np.uint32)
+    lib.run_shared(_ptr(words), _ptr(out), ctypes.c_long(n), ctypes.c_ulong(lanes))
+    want = (word_sums(pat).upto(np.array([n]))[0] * np.uint64(3) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    assert np.array_equal(_lane_sum(out), want)
 
 
 # ---- graphics.metal (render passes): fragment functions per pixel -----------------------------------

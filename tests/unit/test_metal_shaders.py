@@ -30,6 +30,7 @@ from apple_roofline.suites import gemm as gemm_suite
 from apple_roofline.suites.base import KernelDef
 from apple_roofline.suites.access_kernels import ACCESS_KERNELS
 from apple_roofline.suites.dualissue_kernels import DUAL_KERNELS
+from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
 from apple_roofline.suites.occupancy import KERNEL as OCCUPANCY_KERNEL
 from apple_roofline.suites.gemm import check_gemm
@@ -102,6 +103,7 @@ def _table_kernel_defs() -> List[KernelDef]:
     kdefs = [kernel_def(d, v) for d, v in PEAK_VARIANTS] + [sk.kernel_def() for sk in STREAM_KERNELS]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     kdefs += [ak.kernel_def() for ak in ACCESS_KERNELS] + [dk.kernel_def() for dk in DUAL_KERNELS] + [OCCUPANCY_KERNEL]
+    kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     tiled: Optional[KernelDef] = getattr(gemm_suite, "TILED_GEMM", None)
     return kdefs + ([tiled] if tiled is not None else [])
 

@@ -113,7 +113,7 @@ def run(
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix,access,occupancy,dualissue (default: stream,sweep,peak,gemm).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,hierarchy,idiv,matrix,access,occupancy,dualissue (default: stream,sweep,peak,gemm,hierarchy; hierarchy named gives its full working-set sweep).")
     ] = None,
     quick: Annotated[
         bool,
@@ -167,7 +167,7 @@ def run(
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg and sweep.png/.svg;
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and, with the hierarchy suite, hierarchy.png/.svg;
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps

@@ -1,7 +1,7 @@
 """The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
 
-``report.html`` holds the roofline figure (:mod:`.plot`) and the sweep figure (:mod:`.sweep_plot`)
-as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
+``report.html`` holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
+the memory hierarchy's (:mod:`.hierarchy_plot`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
 kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
 its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'
 gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
@@ -21,8 +21,11 @@ from .plot import measurement_gid, plot_roofline
 from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
+from .hierarchy_plot import plot_hierarchy
+from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
+from .levels import level_curves
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_plot import RULE_FIGURES
 from .rules_tables import RULE_SECTIONS
@@ -173,6 +176,16 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     idiv = idiv_table(run)
     if idiv is not None:
         parts += ["<h2>Integer divide</h2>", table_html(idiv)]
+    hierarchy = hierarchy_table(run)
+    if hierarchy is not None:
+        parts += ["<h2>Memory hierarchy</h2>"] + [f"<p>{_inline(n)}</p>" for n in hierarchy.notes]
+        if level_curves(run.measurements):
+            svg = figure_bytes(plot_hierarchy(run.measurements, ceilings=run.ceilings,
+                                              title=model.title if model else run.device_name), "svg").decode("utf-8")
+            parts.append(_figure(svg_with_tooltips(svg, tips), "Bandwidth against working set: each kernel's "
+                                 "points (best sample), its plateaus as bars over their working sets, the documented "
+                                 "cache sizes as vertical lines."))
+        parts.append(table_html(Table(hierarchy.header, hierarchy.rows, hierarchy.align)))
     shapes = matrix_shapes_table(run)
     if shapes is not None:
         summary = matrix_summary_table(run)

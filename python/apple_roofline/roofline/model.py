@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..text import date_of
+from .levels import WORKING_SET, level_ceilings
 from .records import Ceiling, Measurement, format_params
 
 __all__ = [
@@ -146,9 +147,12 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     Returns:
         One ``source="measured"`` :class:`Ceiling` per class, named after the
         class, with ``from_`` the winner's label, its parameters and the sample
-        count, e.g. ``"stream/triad/fp32 n=67108864 (median of 10)"``.
-        Bandwidth ceilings come first, each kind sorted by descending value.
-        Empty when nothing qualifies.
+        count, e.g. ``"stream/triad/fp32 n=67108864 (median of 10)"``; a class whose
+        winner records a working set (``working_set_bytes``: threadgroup memory) is a level
+        ceiling of that working set. Then the ceilings of the cache levels the ``hierarchy``
+        suite's working-set sweep shows (:func:`~.levels.level_ceilings`, docs/design.md,
+        "The memory hierarchy"). Bandwidth ceilings come first, each kind sorted by
+        descending value. Empty when nothing qualifies.
 
     Raises:
         ValueError: if one ``ceiling_class`` is used with both kinds.
@@ -184,8 +188,10 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
                 source="measured",
                 from_=f"{where} (median of {m.summary.n})",
+                working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )
+    out += level_ceilings(measurements)
     out.sort(key=lambda c: (c.kind != "bandwidth", -c.value))
     return out
 
@@ -222,7 +228,7 @@ class RidgeTable:
     """Every ridge point of a roofline (:meth:`RooflineModel.ridge_table`).
 
     Attributes:
-        measured_bandwidth: the highest measured bandwidth ceiling, or None.
+        measured_bandwidth: the highest measured bandwidth ceiling (not a cache level's), or None.
         theoretical_bandwidth: the highest theoretical bandwidth ceiling, or None.
         rows: one :class:`RidgeRow` per compute ceiling name: measured ones first, highest value
             first, then the names that only have a theoretical ceiling.
@@ -253,7 +259,7 @@ class RooflineModel:
     method takes ``compute`` or ``bandwidth`` it accepts a :class:`Ceiling`, a
     ceiling name (looked up among measured ceilings first, then theoretical)
     or ``None`` for the default: the measured peak compute ceiling and the
-    highest measured bandwidth ceiling, falling back to theoretical ones when
+    highest measured bandwidth ceiling (DRAM's, not a cache level's), falling back to theoretical ones when
     the roofline has no measured ceiling of that kind. When ``compute`` is
     given and ``bandwidth`` is not, the bandwidth of the compute ceiling's own
     source is used if there is one.
@@ -302,11 +308,14 @@ class RooflineModel:
     # -- lookup --------------------------------------------------------------
 
     def _of(self, kind: str, source: str) -> List[Ceiling]:
+        """Ceilings of ``kind`` and ``source``, highest first; the bandwidths of cache levels
+        (:attr:`Ceiling.is_level`) after every other bandwidth, so DRAM's stays the default
+        (docs/design.md, "The memory hierarchy")."""
         if source not in ("measured", "theoretical"):
             raise ValueError(f"source must be 'measured' or 'theoretical', not {source!r}")
         return sorted(
             (c for c in self.ceilings if c.kind == kind and c.source == source),
-            key=lambda c: -c.value,
+            key=lambda c: (c.is_level, -c.value),
         )
 
     def has(self, kind: str, source: str) -> bool:
@@ -317,7 +326,8 @@ class RooflineModel:
         return "measured" if self._of(kind, "measured") else "theoretical"
 
     def bandwidth(self, source: str = "measured") -> Ceiling:
-        """The highest bandwidth ceiling (GB/s) of ``source``.
+        """The highest bandwidth ceiling (GB/s) of ``source`` that is not a cache level's (DRAM's),
+        or the highest level's where the roofline has nothing else.
 
         Raises:
             LookupError: if there is none of that source.

@@ -2,7 +2,8 @@
 
 :func:`write_run_files` writes every file atomically into a directory and says which it wrote and
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
-figure needs sweep measurements). A file that fails to write raises OSError naming it; what was
+figure needs sweep measurements; the memory-hierarchy figure, written only for a run that measured
+the hierarchy suite, its working-set points). A file that fails to write raises OSError naming it; what was
 written before stays.
 """
 
@@ -14,7 +15,9 @@ from typing import List, Sequence, Tuple, Union
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
+from .hierarchy_plot import plot_hierarchy
 from .html import to_html
+from .levels import level_curves
 from .plot import plot_roofline
 from .report import to_markdown
 from .rules_plot import RULE_FIGURES
@@ -27,7 +30,7 @@ __all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
 
 #: The files :func:`write_run_files` writes, in order.
 RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
-                              "sweep.svg")
+                              "sweep.svg", "hierarchy.png", "hierarchy.svg")
 #: The figures of the opt-in access, occupancy and dualissue suites, written when the run has them.
 RULE_FILES: Tuple[str, ...] = tuple(f"{stem}.{ext}" for stem, _draw, _caption in RULE_FIGURES for ext in ("png", "svg"))
 
@@ -88,4 +91,9 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
         if fig is not None:
             for name in (f"{stem}.png", f"{stem}.svg"):
                 files.write(name, lambda p: save_figure(fig, p))
+    if level_curves(run.measurements):
+        hierarchy = plot_hierarchy(run.measurements, ceilings=run.ceilings,
+                                   title=model.title if model else run.device_name)
+        for name in ("hierarchy.png", "hierarchy.svg"):
+            files.write(name, lambda p: save_figure(hierarchy, p))
     return files.written, files.problems

@@ -11,6 +11,9 @@ analysis. A figure a reader can take in at a glance:
   measured ceiling's kernel ran at (:func:`clocked_theoretical`, where the run knows both clocks;
   docs/design.md, "Clocks"); ceilings of equal value are drawn with interleaved dashes, so each
   stays visible;
+* the bandwidth of each cache level the hierarchy suite found (the cache-aware roofline: Ilic,
+  Pratas and Sousa, IEEE CAL 2014) as a dash-dotted diagonal, its working sets in its label; DRAM's
+  stays the black one that the ridge points are taken against;
 * one label per class, never overlapping: compute classes in a column right of the axes, joined to
   their line by a leader (``"GEMM FP16: 767 TFLOP/s"`` and, below, its ridge point and theoretical
   value, and its GFLOP/s per watt where the ceiling's measurement had power); each bandwidth class
@@ -39,6 +42,7 @@ from ..text import sig_figs
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
+from .levels import working_set_text
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
@@ -118,8 +122,9 @@ def class_colors(names: Sequence[str]) -> Dict[str, str]:
 
 
 def ceiling_classes(ceilings: Sequence[Ceiling]) -> Tuple[List[CeilingClass], List[CeilingClass]]:
-    """``(bandwidth classes, compute classes)`` of ``ceilings``, each highest first. The highest
-    bandwidth class is black; the others and the compute classes take :func:`class_colors`."""
+    """``(bandwidth classes, compute classes)`` of ``ceilings``, each highest first, the bandwidths of
+    cache levels after the others. The first bandwidth class (DRAM's) is black; the others and the
+    compute classes take :func:`class_colors`."""
     groups: Dict[Tuple[str, str], Dict[str, Ceiling]] = {}
     for c in ceilings:
         best = groups.setdefault((c.kind, c.name), {})
@@ -128,7 +133,8 @@ def ceiling_classes(ceilings: Sequence[Ceiling]) -> Tuple[List[CeilingClass], Li
 
     def make(kind: str) -> List[Tuple[str, Dict[str, Ceiling]]]:
         items = [(name, g) for (k, name), g in groups.items() if k == kind]
-        return sorted(items, key=lambda it: -(it[1].get("measured") or it[1]["theoretical"]).value)
+        # cache levels after the others, so that DRAM's bandwidth is the black one
+        return sorted(items, key=lambda it: (_main(it[1]).is_level, -_main(it[1]).value))
 
     bws, comps = make("bandwidth"), make("compute")
     colors = class_colors([n for n, _ in comps] + [n for n, _ in bws[1:]])
@@ -136,6 +142,11 @@ def ceiling_classes(ceilings: Sequence[Ceiling]) -> Tuple[List[CeilingClass], Li
                               _BANDWIDTH if i == 0 else colors[n]) for i, (n, g) in enumerate(bws)]
     compute = [CeilingClass(n, "compute", g.get("measured"), g.get("theoretical"), colors[n]) for n, g in comps]
     return bandwidth, compute
+
+
+def _main(group: Dict[str, Ceiling]) -> Ceiling:
+    """The measured ceiling of a class's group, else its theoretical one."""
+    return group.get("measured") or group["theoretical"]
 
 
 def interleaved_dashes(source: str, position: int, count: int) -> Any:
@@ -208,7 +219,10 @@ def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEffic
         return f"{cls.name} {scale.bandwidth(cls.theoretical.value)} (theoretical)"
     tail = f" (theoretical {scale.bandwidth(cls.theoretical.value)})" if cls.theoretical is not None else ""
     watts = f", {sig_figs(eff.per_watt)} GB/s per W" if eff is not None else ""
-    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}{watts}"
+    ws = cls.measured.working_set
+    span = f", working sets {working_set_text(ws)}" if ws is not None else ""
+    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}{watts}{span}"
+
 
 
 def _ridge_text(r: float) -> str:
@@ -357,8 +371,10 @@ def plot_roofline(
                 continue
             t = top[source]
             x_end = min(max(t / c.value, xlo), xhi) if t is not None else xhi
+            level = c.is_level  # a cache level's roof: dash-dotted, thinner (the cache-aware roofline)
             ax.plot([xlo, x_end], [scale.y(c.value * xlo), scale.y(c.value * x_end)], color=cls.color, zorder=3,
-                    linestyle="-" if source == "measured" else "--", linewidth=1.9 if source == "measured" else 1.4,
+                    linestyle="-." if level else "-" if source == "measured" else "--",
+                    linewidth=1.4 if level else 1.9 if source == "measured" else 1.4,
                     gid=f"ceiling:{source}:bandwidth:{cls.name}")
         main = cls.main
         t = top[main.source]
@@ -415,6 +431,8 @@ def plot_roofline(
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
             [], [], linestyle="none", marker="v", color=_UNSHOWN)
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="-", linewidth=1.9)
+    if any(c.is_level for c in shown):
+        handles["cache level (working sets in its label)"] = Line2D([], [], color=NEUTRAL, linestyle="-.", linewidth=1.4)
     if any(c.source == "theoretical" for c in shown):
         handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="--", linewidth=1.4)
     if any_clocked:

@@ -344,10 +344,16 @@ class Ceiling:
             ``"theoretical"`` (from specifications).
         from_: provenance: the measurement label or spec derivation (JSON key
             ``"from"``).
+        working_set: for the bandwidth of one level of the memory hierarchy (a cache, shared
+            memory: the cache-aware roofline, docs/design.md, "The memory hierarchy"), the working
+            sets in bytes it holds for, ``(smallest, largest)``; None for every other ceiling
+            (DRAM's, compute ceilings). A level ceiling is never the default bandwidth of the
+            model: DRAM's stays the ridge point's. JSON key ``"working_set"``, absent when None.
 
     Raises:
         ValueError: on construction, for an unknown kind or source, a unit
-            that does not match the kind, or a non-positive/non-finite value.
+            that does not match the kind, or a non-positive/non-finite value; a working set
+            on a compute ceiling, or one that is not two positive sizes in order.
     """
 
     name: str
@@ -356,6 +362,7 @@ class Ceiling:
     unit: str
     source: str
     from_: str
+    working_set: Optional[Tuple[int, int]] = None
 
     def __post_init__(self) -> None:
         if self.kind not in CEILING_KINDS:
@@ -371,6 +378,17 @@ class Ceiling:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise ValueError(f"ceiling {self.name!r}: value must be a positive finite number, not {v!r}")
         object.__setattr__(self, "value", float(v))
+        if self.working_set is not None:
+            lo, hi = self.working_set
+            if self.kind != "bandwidth" or not 0 < int(lo) <= int(hi):
+                raise ValueError(f"ceiling {self.name!r}: working_set must be two sizes 0 < smallest <= largest on a "
+                                 f"bandwidth ceiling, not {self.working_set!r}")
+            object.__setattr__(self, "working_set", (int(lo), int(hi)))
+
+    @property
+    def is_level(self) -> bool:
+        """Whether this is the bandwidth of one level of the memory hierarchy (it has a working set)."""
+        return self.working_set is not None
 
     @property
     def label(self) -> str:
@@ -386,6 +404,7 @@ class Ceiling:
             "unit": self.unit,
             "source": self.source,
             "from": self.from_,
+            **({"working_set": list(self.working_set)} if self.working_set is not None else {}),
         }
 
     @classmethod
@@ -402,11 +421,22 @@ class Ceiling:
                 unit=r.string(d, "unit", where),
                 source=r.string(d, "source", where),
                 from_=r.string(d, "from", where),
+                working_set=_working_set(r, d, where),
             )
         except ResultsError:
             raise
         except ValueError as e:
             r.fail(f"{where or 'ceiling'}: {e}")
+
+
+def _working_set(r: Reader, d: Mapping[str, Any], where: str) -> Optional[Tuple[int, int]]:
+    """A ceiling's optional ``working_set``: two integers, or absent."""
+    if "working_set" not in d:
+        return None
+    ws = d["working_set"]
+    if not isinstance(ws, list) or len(ws) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in ws):
+        r.fail(f"{join(where, 'working_set')} must be two integers [smallest, largest] in bytes, not {ws!r}")
+    return int(ws[0]), int(ws[1])
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import List, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import markdown_table
+from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
 from .matrix_table import matrix_shapes_table, matrix_summary_table
@@ -52,7 +53,8 @@ def to_markdown(run: Run) -> str:
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
     FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
-    idiv suite (:func:`~.idiv_table.idiv_table`), the matrix units where it measured the matrix suite
+    idiv suite (:func:`~.idiv_table.idiv_table`), the memory hierarchy where it measured the hierarchy
+    suite (:func:`~.hierarchy_table.hierarchy_table`), the matrix units where it measured the matrix suite
     (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
     GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. An interrupted run
     (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
@@ -79,6 +81,9 @@ def to_markdown(run: Run) -> str:
     idiv = idiv_table(run)
     if idiv is not None:
         lines += ["", "## Integer divide", ""] + table_lines(idiv)
+    hierarchy = hierarchy_table(run)
+    if hierarchy is not None:
+        lines += ["", "## Memory hierarchy", ""] + table_lines(hierarchy)
     shapes = matrix_shapes_table(run)
     if shapes is not None:
         summary = matrix_summary_table(run)

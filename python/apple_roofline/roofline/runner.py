@@ -25,8 +25,10 @@ from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION, kernel_key
+from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
+from ..theoretical.caches import hierarchy_facts
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .model import derive_ceilings
@@ -262,6 +264,9 @@ def run_roofline(
     options: Dict[str, Any] = {
         "max_launch_s": 0.01 if quick else 0.05,
         "gemm_max_launch_s": 0.03 if quick else 0.25,
+        # the hierarchy suite's full working-set sweep when named, its few points per level in a
+        # default run (docs/design.md, "The memory hierarchy")
+        SWEEP_OPTION: "levels" if suites is None else "full",
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
@@ -309,6 +314,7 @@ def run_roofline(
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
                     **({"sustain_s": sustain_s} if sustain_s else {}),
                     **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
+                    **({"cache_levels": hierarchy_facts(info)} if "hierarchy" in suite_names else {}),
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=marked,

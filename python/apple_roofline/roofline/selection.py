@@ -63,7 +63,8 @@ def default_gemm_names(compute: Sequence[Ceiling]) -> List[str]:
 def default_names(model: RooflineModel) -> List[str]:
     """The ceiling names the default figure shows, highest first within each kind.
 
-    The highest bandwidth ceiling (measured, else theoretical); of the compute ceilings (measured,
+    The default bandwidth ceiling (DRAM's: measured, else theoretical) and every measured cache level's
+    (:attr:`~.records.Ceiling.is_level`); of the compute ceilings (measured,
     or, when nothing of compute was measured (``--suite stream``), theoretical): FP32 vector, FP32
     scalar ILP and FP64 (:data:`CORE_CLASSES`), the highest FP16 class (:data:`FP16_CLASSES`) and
     the GEMM classes of :func:`default_gemm_names` (FP32, FP64, the best half precision and the top
@@ -75,6 +76,8 @@ def default_names(model: RooflineModel) -> List[str]:
     source = "measured" if model.has("bandwidth", "measured") else "theoretical"
     if model.has("bandwidth", source):
         names.append(model.bandwidth(source).name)
+    # the measured cache levels (the cache-aware roofline, docs/design.md, "The memory hierarchy")
+    names += [c.name for c in model.ceilings if c.is_level and c.source == "measured" and c.name not in names]
     source = "measured" if model.has("compute", "measured") else "theoretical"
     compute = model.compute(source)
     wanted = set(CORE_CLASSES) | set(_best(compute, lambda n: n in FP16_CLASSES)) | set(default_gemm_names(compute))

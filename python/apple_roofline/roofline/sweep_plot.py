@@ -74,7 +74,7 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     Args:
         measurements: a run's measurements (the valid ``sweep`` ones are drawn).
         ceilings: the run's ceilings; the measured ones of the kernels' classes and the highest
-            measured bandwidth are drawn as references.
+            measured bandwidth that is not a cache level's are drawn as references.
         title: what the figure is of (``"<device> (<backend>) — <date>"``).
 
     Returns:
@@ -93,8 +93,8 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     classes = {name: sweep_class(ms[0][1]) for name, ms in series.items()}
     colors = class_colors(list(dict.fromkeys(classes.values())))
     measured = {c.name: c for c in ceilings if c.source == "measured"}
-    bandwidth = max((c for c in ceilings if c.kind == "bandwidth" and c.source == "measured"),
-                    key=lambda c: c.value, default=None)
+    bandwidth = max((c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
+                    key=lambda c: c.value, default=None)  # DRAM's, not a cache level's
     fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
 
     for k, (name, ms) in enumerate(series.items()):

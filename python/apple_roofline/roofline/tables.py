@@ -16,6 +16,7 @@ from ..stats import CV_WARN
 from ..study.markdown import header_warnings
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, format_value, percent, sig_figs
+from .levels import working_set_text
 from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
@@ -64,9 +65,10 @@ def describe(m: Measurement) -> str:
 
 def ceilings_table(ceilings: Sequence[Ceiling]) -> Table:
     """Every ceiling: measured before theoretical, bandwidth before compute, highest first; each with
-    its value, source and where it came from."""
+    its value, source and where it came from; a cache level's kind gives its working sets."""
     ordered = sorted(ceilings, key=lambda c: (c.source != "measured", c.kind != "bandwidth", -c.value))
-    rows = tuple((c.name, c.kind, f"{sig_figs(c.value)} {c.unit}", c.source, c.from_) for c in ordered)
+    rows = tuple((c.name, c.kind if c.working_set is None else f"{c.kind}, working sets {working_set_text(c.working_set)}",
+                  f"{sig_figs(c.value)} {c.unit}", c.source, c.from_) for c in ordered)
     return Table(("Ceiling", "Kind", "Value", "Source", "From"), rows, "lllll")
 
 

@@ -1,7 +1,7 @@
-"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
-the opt-in idiv (integer divide costs), matrix (matrix-unit tile products), access (stride and load
-width), occupancy (threadgroup memory) and dualissue (FP32 with FP16 or integer issue; none of these
-in :data:`DEFAULT_SUITES`)."""
+"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm,
+hierarchy (the memory hierarchy's levels), and the opt-in idiv (integer divide costs), matrix
+(matrix-unit tile products), access (stride and load width), occupancy (threadgroup memory) and
+dualissue (FP32 with FP16 or integer issue; none of these in :data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from .base import Case, KernelDef, Suite, SuiteContext
 from .access import AccessSuite
 from .dualissue import DualIssueSuite
 from .gemm import GemmSuite
+from .hierarchy import HierarchySuite
 from .idiv import IdivSuite
 from .matrix import MatrixSuite
 from .occupancy import OccupancySuite
@@ -31,11 +32,14 @@ SUITES: Dict[str, Type[Suite]] = {
     "access": AccessSuite,
     "occupancy": OccupancySuite,
     "dualissue": DualIssueSuite,
+    "hierarchy": HierarchySuite,
 }
 
 #: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
 #: ``idiv`` sets none and is measured only when asked for (``--suite idiv``); ``matrix`` sets the
 #: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``);
 #: ``access``, ``occupancy`` and ``dualissue`` measure the optimization guide's rules as ratios and set
-#: no ceiling (``--suite access,occupancy,dualissue``).
-DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")
+#: no ceiling (``--suite access,occupancy,dualissue``). ``hierarchy`` runs in its quick form (a few
+#: working sets per cache level, one ceiling each); named with ``--suite``, its full working-set sweep
+#: (docs/design.md, "The memory hierarchy").
+DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm", "hierarchy")

@@ -69,6 +69,9 @@ __all__ = [
     "COMPUTE_CLASSES",
     "FP32_ALUS_PER_CORE",
     "GEMM_CLASSES",
+    "GPU_CACHES",
+    "GPU_L1_BYTES",
+    "GPU_L1_SOURCE",
     "AppleChip",
     "GpuConfig",
     "apple_theoretical",
@@ -550,6 +553,29 @@ def _norm(name: str) -> str:
 
 
 _BY_NORM: Dict[str, AppleChip] = {_norm(k): v for k, v in APPLE_CHIPS.items()}
+
+
+#: The GPU's cache sizes of the chips that have a source, by marketing name: (L2 bytes or None,
+#: system-level cache bytes or None, source). The memory hierarchy's levels (docs/design.md, "The
+#: memory hierarchy"; :mod:`.caches`); a chip missing here has no documented L2 or SLC level.
+_MB_CACHES = (
+    _MB + ", table of GPUs (columns 'L2 $: level-2 data cache in KB' and 'L3 $: level-3 data cache in MB', "
+    "the system-level cache; '~' marks the author's approximations)"
+)
+GPU_CACHES: Dict[str, Tuple[Optional[int], Optional[int], str]] = {
+    "Apple M1": (768 << 10, 8 << 20, _MB_CACHES + ": M1 768K, 8M"),
+    "Apple M1 Pro": (256 << 10, 24 << 20, _MB_CACHES + ": M1P 256K, 24M"),
+    "Apple M1 Max": (512 << 10, 48 << 20, _MB_CACHES + ": M1M 512K, 48M"),
+    "Apple M1 Ultra": (1 << 20, 96 << 20, _MB_CACHES + ": M1U 1M, 96M"),
+    "Apple M2": (1536 << 10, 8 << 20, _MB_CACHES + ": M2 ~1.5M (approximate), 8M"),
+    "Apple M2 Pro": (512 << 10, 24 << 20, _MB_CACHES + ": M2P ~512K (approximate), 24M"),
+    "Apple M2 Max": (1 << 20, 48 << 20, _MB_CACHES + ": M2M ~1M (approximate), 48M"),
+    "Apple M5": (None, 32 << 20, _M5 + ", section 'Test 3: Texture Cache Hierarchy': 'System Level Cache (SLC): ~32 MB "
+                 "shared across CPU and GPU' (the GPU's L2 is not given)"),
+}
+#: An Apple GPU core's L1 data cache, bytes, on Apple GPU families 7 and 8 (M1, M2).
+GPU_L1_BYTES = 8 << 10
+GPU_L1_SOURCE = _MB + ", table 'On-Chip Memory', row 'Data Cache': 8 KB per core on 'Apple 7, 8'"
 
 
 def lookup_chip(name: object) -> Optional[AppleChip]:

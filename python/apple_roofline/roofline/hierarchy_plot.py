@@ -1,0 +1,99 @@
+"""The memory-hierarchy figure: bandwidth against working set (docs/design.md, "The memory
+hierarchy").
+
+One line per hierarchy kernel (``read``: per-lane reads; ``rmw``: read-modify-write) through its
+points (each at its best sample, as the plateaus are found), log-log; each plateau found
+(:mod:`.plateaus`) as a horizontal bar over its working sets, labelled with its level and rate;
+the documented cache sizes as dotted vertical lines named at the top; the shared-memory ceiling,
+where measured, as a dashed horizontal reference. Every marker carries the gid of its measurement
+(:func:`.plot.measurement_gid`), so the HTML report's hover text works on it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence, Tuple
+
+from ..figures import PALETTE, Figure, mpl, new_figure, text_color
+from ..sizes import format_size
+from ..text import sig_figs
+from .levels import level_curves
+from .plot import measurement_gid
+from .records import Ceiling, Measurement
+
+__all__ = ["plot_hierarchy", "HIERARCHY_FIGSIZE"]
+
+#: Figure size in inches (width, height).
+HIERARCHY_FIGSIZE: Tuple[float, float] = (9.5, 5.6)
+_MARKERS = ("o", "s", "^", "v")
+_COLORS = {"read": PALETTE[0], "rmw": PALETTE[1]}
+
+
+def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (),
+                   title: Optional[str] = None) -> Figure:
+    """Draw a run's working-set sweep (module docstring).
+
+    Args:
+        measurements: a run's measurements (its valid ``hierarchy`` points are drawn).
+        ceilings: the run's ceilings; the measured ``Shared memory bandwidth`` is drawn as a reference.
+        title: what the figure is of (``"<device> (<backend>) — <date>"``).
+
+    Returns:
+        A new :class:`matplotlib.figure.Figure` on the Agg canvas.
+
+    Raises:
+        ValueError: there is no valid working-set measurement.
+    """
+    curves = level_curves(measurements)
+    if not curves:
+        raise ValueError("no valid working-set measurements to draw")
+    index: Dict[int, int] = {id(m): i for i, m in enumerate(measurements)}
+    ticker = mpl("matplotlib.ticker")
+    fig = new_figure(HIERARCHY_FIGSIZE)
+    fig.subplots_adjust(left=0.09, right=0.97, top=0.86, bottom=0.15)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    for k, curve in enumerate(curves):
+        color = _COLORS.get(curve.kernel, PALETTE[(k + 2) % len(PALETTE)])
+        xs = [w for w, _g in curve.points]
+        ys = [g for _w, g in curve.points]
+        name = f"{curve.kernel} ({curve.dtype})"
+        ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
+        for m, x, y in zip(curve.measurements, xs, ys):
+            ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5, color=color,
+                    markeredgecolor="white", markeredgewidth=0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+        for p in curve.plateaus:
+            lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
+            ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",
+                    zorder=2, gid=f"plateau:{curve.kernel}:{p.level}")
+            ax.annotate(f"{p.level} {sig_figs(p.gbps)} GB/s", xy=((lo * hi) ** 0.5, p.gbps),
+                        xytext=(0.0, 6.0 if k % 2 == 0 else -6.0), textcoords="offset points", ha="center",
+                        va="bottom" if k % 2 == 0 else "top", fontsize=7.5, color=text_color(color))
+    levels = {lv.name: lv.capacity for curve in curves for lv in curve.levels}
+    for name, cap in levels.items():
+        ax.axvline(cap, color="#777777", linestyle=":", linewidth=1.0, zorder=1, gid=f"level:{name}")
+        ax.annotate(f"{name}\n{format_size(cap)}", xy=(cap, 1.0), xycoords=("data", "axes fraction"),
+                    xytext=(0.0, 3.0), textcoords="offset points", ha="center", va="bottom", fontsize=7.5,
+                    color="#444444")
+    shared = max((c for c in ceilings if c.source == "measured" and c.name == "Shared memory bandwidth"),
+                 key=lambda c: c.value, default=None)
+    if shared is not None:
+        ax.axhline(shared.value, color="#000000", linestyle="--", linewidth=1.0, zorder=2,
+                   gid="reference:Shared memory bandwidth")
+        ax.annotate(f"shared memory {sig_figs(shared.value)} GB/s", xy=(1.0, shared.value),
+                    xycoords=("axes fraction", "data"), xytext=(-4.0, 3.0), textcoords="offset points",
+                    ha="right", va="bottom", fontsize=7.5)
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: format_size(int(v)) if v >= 1 else ""))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.set_xlabel("Working set (bytes, all lanes together)")
+    ax.set_ylabel("GB/s (best sample; bytes through the level / time)")
+    ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)
+    ax.set_axisbelow(True)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo / 1.3, hi * 1.6)
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
+    head = "Memory hierarchy: bandwidth against working set"
+    fig.suptitle(f"{head}\n{title}" if title else head, fontsize=11)
+    return fig

@@ -1,0 +1,228 @@
+"""The documented levels of a device's memory hierarchy, each size with its source (docs/design.md,
+"The memory hierarchy").
+
+The ``hierarchy`` suite sweeps working sets across these levels and names the plateaus it finds by
+them (:mod:`apple_roofline.roofline.plateaus`). Sizes are given in the sweep's terms: the working
+set that still fits the level when the suite's kernels sweep it.
+
+* **CPU** (every thread sweeps its own slice): a level's capacity is the sum of its instances
+  among the CPUs the thread pool runs on (the pool pins worker i to the i-th CPU of the process's
+  affinity mask), so two cores' private 32 KiB L1d make 64 KiB and a shared L3 counts once, as
+  ``lscpu`` reports them. Linux: ``/sys/devices/system/cpu/cpuN/cache/index*/{level,type,size,
+  shared_cpu_list}``; macOS: ``sysctl hw.perflevel0.l1dcachesize``, ``hw.perflevel0.l2cachesize``
+  and ``hw.perflevel0.cpusperl2`` (the system-level cache is not reported).
+* **CUDA** (each pass of the read kernel starts elsewhere, so every SM's L1 sees the whole working
+  set): L1 is one SM's combined L1/shared-memory capacity, by compute capability (:data:`CUDA_L1_KIB`,
+  NVIDIA's tuning guides; the L1 part is that minus the shared-memory carveout the driver chooses,
+  so it is an upper bound); L2 is ``CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE``.
+* **Metal**: L1 is one GPU core's 8 KiB data cache on Apple GPU families 7 and 8; L2 and the
+  system-level cache (SLC) from :data:`~.apple.GPU_CACHES`.
+
+Shared (threadgroup) memory is measured by its own kernel, not swept; its size per SM (per
+threadgroup on Metal) is listed with the levels.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, lookup_chip
+
+__all__ = ["CacheLevel", "CUDA_L1_KIB", "DRAM_LEVEL", "SHARED_LEVEL", "cache_levels", "cpu_cache_levels", "hierarchy_facts",
+           "level_of"]
+
+#: The name of the shared (threadgroup) memory level in the list of levels.
+SHARED_LEVEL = "Shared memory"
+#: The name of the level beyond every cache.
+DRAM_LEVEL = "DRAM"
+
+_TUNING = "NVIDIA {guide} Tuning Guide, section '{section}'"
+#: One SM's combined L1 data cache / shared memory, KiB, by compute capability, with its source.
+CUDA_L1_KIB: Dict[str, Tuple[int, str]] = {
+    "7.0": (128, _TUNING.format(guide="Volta", section="Unified Shared Memory/L1/Texture Cache") + ": 128 KB per SM"),
+    "7.5": (96, _TUNING.format(guide="Turing", section="Unified Shared Memory/L1/Texture Cache") + ": 96 KB per SM"),
+    "8.0": (192, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+            + ": 192 KB per SM on compute capability 8.0"),
+    "8.6": (128, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+            + ": 128 KB per SM on compute capability 8.6"),
+    "8.7": (192, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+            + ": 192 KB per SM on compute capability 8.7"),
+    "8.9": (128, _TUNING.format(guide="Ada", section="Unified Shared Memory/L1/Texture Cache") + ": 128 KB per SM"),
+    "9.0": (256, _TUNING.format(guide="Hopper", section="Unified Shared Memory/L1/Texture Cache") + ": 256 KB per SM"),
+    "10.0": (256, _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
+             + ": 256 KB per SM on compute capability 10.0"),
+    "12.0": (128, _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
+             + ": 128 KB per SM on compute capability 12.0"),
+}
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One documented level: its name, its capacity in bytes in the sweep's terms (see the module
+    docstring), and where that figure comes from."""
+
+    name: str
+    capacity: int
+    source: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        """``{"name", "bytes", "source"}``."""
+        return {"name": self.name, "bytes": self.capacity, "source": self.source}
+
+
+def level_of(working_set: int, levels: Sequence[CacheLevel]) -> Optional[CacheLevel]:
+    """The smallest swept level (not :data:`SHARED_LEVEL`) of ``levels`` that holds ``working_set``
+    bytes; None beyond them all (DRAM)."""
+    fits = [lv for lv in levels if lv.name != SHARED_LEVEL and working_set <= lv.capacity]
+    return min(fits, key=lambda lv: lv.capacity) if fits else None
+
+
+def cache_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
+    """``(levels, notes)`` of the device ``info`` describes (a ``Backend.info()`` dict): the swept
+    cache levels, smallest first, then :data:`SHARED_LEVEL` where the device has one; ``notes`` say
+    which levels have no documented size and why. Never raises for missing keys."""
+    backend = info.get("backend")
+    if backend == "cpu":
+        return cpu_cache_levels(int(info.get("threads", 0) or 0) or (os.cpu_count() or 1))
+    if backend == "cuda":
+        return _cuda_levels(info)
+    if backend == "metal":
+        return _metal_levels(info)
+    return [], [f"no cache facts for the {backend} backend"]
+
+
+def hierarchy_facts(info: Mapping[str, Any]) -> Dict[str, Any]:
+    """:func:`cache_levels` as the run records it (``device.cache_levels``): ``{"levels": [{name,
+    bytes, source}], "notes": [...]}``."""
+    levels, notes = cache_levels(info)
+    return {"levels": [lv.to_dict() for lv in levels], "notes": notes}
+
+
+def _cuda_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
+    levels: List[CacheLevel] = []
+    notes: List[str] = []
+    cc = str(info.get("compute_capability", ""))
+    l1 = CUDA_L1_KIB.get(cc)
+    if l1 is not None:
+        levels.append(CacheLevel("L1", l1[0] << 10, l1[1] + " (combined with shared memory: an upper bound)"))
+    else:
+        notes.append(f"no documented L1 size for compute capability {cc or 'unknown'}")
+    l2 = int(info.get("llc_bytes", 0) or 0)
+    if l2:
+        levels.append(CacheLevel("L2", l2, "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"))
+    else:
+        notes.append("the driver reports no L2 size")
+    shared = int(info.get("shared_memory_per_sm_bytes", 0) or 0)
+    if shared:
+        levels.append(CacheLevel(SHARED_LEVEL, shared, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR (per SM)"))
+    return levels, notes
+
+
+def _metal_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
+    levels: List[CacheLevel] = []
+    notes: List[str] = []
+    family = str(info.get("gpu_family", ""))
+    if family in ("Apple7", "Apple8"):
+        levels.append(CacheLevel("L1", GPU_L1_BYTES, GPU_L1_SOURCE))
+    else:
+        notes.append(f"no documented L1 size for GPU family {family or 'unknown'}")
+    chip = lookup_chip(info.get("name")) or lookup_chip(info.get("chip"))
+    facts = GPU_CACHES.get(chip.name) if chip is not None else None
+    if facts is None:
+        notes.append(f"no documented L2 or system-level cache size for {info.get('name', 'this GPU')}")
+    else:
+        l2, slc, source = facts
+        if l2:
+            levels.append(CacheLevel("L2", l2, source))
+        if slc:
+            levels.append(CacheLevel("SLC", slc, source))
+    tg = int(info.get("max_threadgroup_memory_bytes", 0) or 0)
+    if tg:
+        levels.append(CacheLevel(SHARED_LEVEL, tg, "MTLDevice.maxThreadgroupMemoryLength (per threadgroup)"))
+    return levels, notes
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="ascii") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _size(text: str) -> int:
+    """sysfs cache sizes: ``"32K"``, ``"1024K"``, ``"32M"``."""
+    t = text.strip().upper()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in "KMG" else t
+    return int(digits) * mult if digits.isdigit() else 0
+
+
+def _pool_cpus(threads: int) -> List[int]:
+    """The CPUs the CPU backend's pool runs on: the first ``threads`` of the affinity mask, in
+    order (native/cpu/thread_pool.cpp)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = list(range(os.cpu_count() or 1))
+    return cpus[:max(1, threads)]
+
+
+def cpu_cache_levels(threads: int) -> Tuple[List[CacheLevel], List[str]]:
+    """The host's L1d, L2 and L3 as ``threads`` workers of the CPU backend see them (the module
+    docstring), and notes for what could not be read."""
+    if os.path.isdir("/sys/devices/system/cpu/cpu0/cache"):
+        return _linux_levels(_pool_cpus(threads))
+    return _sysctl_levels(threads)
+
+
+def _linux_levels(cpus: List[int]) -> Tuple[List[CacheLevel], List[str]]:
+    found: Dict[str, Dict[str, int]] = {}  # level name -> shared_cpu_list -> size
+    for cpu in cpus:
+        base = f"/sys/devices/system/cpu/cpu{cpu}/cache"
+        for index in sorted(os.listdir(base)) if os.path.isdir(base) else []:
+            d = os.path.join(base, index)
+            kind, level = _read(os.path.join(d, "type")), _read(os.path.join(d, "level"))
+            if kind == "Instruction" or not level.isdigit():
+                continue
+            name = "L1d" if level == "1" else f"L{level}"
+            size = _size(_read(os.path.join(d, "size")))
+            if size:
+                found.setdefault(name, {})[_read(os.path.join(d, "shared_cpu_list")) or f"cpu{cpu}"] = size
+    levels = []
+    for name in sorted(found, key=lambda n: int(n[1])):
+        inst = found[name]
+        each = sorted(set(inst.values()))
+        sizes = " + ".join(_kib(s) for s in inst.values())
+        levels.append(CacheLevel(name, sum(inst.values()), (
+            f"/sys/devices/system/cpu/cpuN/cache (Linux sysfs): {len(inst)} instance{'s' if len(inst) != 1 else ''} "
+            f"among the pool's {len(cpus)} CPU{'s' if len(cpus) != 1 else ''} ({sizes}"
+            + (")" if len(each) == 1 else ", sizes differ)"))))
+    return levels, ([] if levels else ["sysfs lists no data caches"])
+
+
+def _kib(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n >> 10} KiB"
+
+
+def _sysctl(name: str) -> Optional[int]:
+    try:
+        out = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return int(out) if out.isdigit() else None
+
+
+def _sysctl_levels(threads: int) -> Tuple[List[CacheLevel], List[str]]:
+    l1, l2, per_l2 = (_sysctl(f"hw.perflevel0.{k}") for k in ("l1dcachesize", "l2cachesize", "cpusperl2"))
+    levels: List[CacheLevel] = []
+    if l1:
+        levels.append(CacheLevel("L1d", l1 * threads, f"sysctl hw.perflevel0.l1dcachesize ({_kib(l1)}) × {threads} threads"))
+    if l2:
+        shared = -(-threads // per_l2) if per_l2 else 1
+        levels.append(CacheLevel("L2", l2 * shared, f"sysctl hw.perflevel0.l2cachesize ({_kib(l2)}) × {shared} "
+                                 f"cluster{'s' if shared != 1 else ''} (hw.perflevel0.cpusperl2 = {per_l2})"))
+    return levels, ([] if levels else ["neither sysfs nor sysctl reports the caches"])

@@ -1,0 +1,69 @@
+"""The hierarchy suite on this machine's CPU (docs/design.md, "The memory hierarchy"): every point
+validated, and the plateau finder on the measured curve finds L1d, L2, L3 and DRAM where the host's
+cache facts (sysfs, as lscpu totals them) put them, within one step of the sweep.
+
+The curve is measured, so a machine busy with other work can disturb it; the finder works on each
+point's best sample and a median-of-three filter for that reason, and the assertion allows one step
+of the sweep either side of each documented size. The measured plateaus are printed (``-s``)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from apple_roofline.roofline.levels import level_ceilings, level_curves
+from apple_roofline.roofline.plateaus import DRAM
+from apple_roofline.sizes import format_size
+from apple_roofline.suites.hierarchy import STEPS_PER_OCTAVE
+from apple_roofline.theoretical.caches import cache_levels
+
+
+def _print(curve) -> None:  # type: ignore[no-untyped-def]
+    for p in curve.plateaus:
+        edge = format_size(int(p.edge)) if p.edge else "-"
+        print(f"  {curve.kernel}: {p.level:5s} {p.gbps:8.1f} GB/s  {format_size(p.lo)} to {format_size(p.hi)}, "
+              f"edge {edge}, documented {format_size(p.capacity) if p.capacity else '-'}")
+
+
+def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
+    from apple_roofline.roofline.runner import run_roofline
+
+    from apple_roofline.devices import open_device
+
+    documented, _notes = cache_levels(open_device("cpu").info())
+    names = [lv.name for lv in documented]
+    if names[:3] != ["L1d", "L2", "L3"]:
+        pytest.skip(f"this host reports the caches {names}, not L1d, L2 and L3")
+    run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
+    assert run.measurements and all(m.valid for m in run.measurements), [m.validation for m in run.measurements if not m.valid]
+    read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
+    print()
+    for curve in level_curves(run.measurements):
+        _print(curve)
+    step = 2 ** (2 / STEPS_PER_OCTAVE)  # quick: two points per octave
+    found = [p.level for p in read.plateaus]
+    assert found == ["L1d", "L2", "L3", DRAM], found
+    for p, nxt in zip(read.plateaus, read.plateaus[1:]):
+        assert p.capacity is not None
+        # the documented size lies between the plateau's last point and the next one's first, within a step
+        assert p.hi / step <= p.capacity <= nxt.lo * step, (p, nxt)
+        assert p.edge is not None and abs(math.log(p.edge / p.capacity)) <= math.log(step) + math.log(nxt.lo / p.hi), p
+    assert {c.name for c in level_ceilings(run.measurements)} == {"L1d bandwidth", "L2 bandwidth", "L3 bandwidth"}
+
+
+def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    from apple_roofline.roofline import runner
+    from apple_roofline.roofline.report import to_markdown
+
+    monkeypatch.setattr(runner, "DEFAULT_SUITES", ("hierarchy",))
+    run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
+    assert all(m.valid for m in run.measurements)
+    assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
+    documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]
+    points = [m for m in run.measurements if m.kernel == "read"]
+    assert len(points) == len(documented) + 1  # quick: one point per level and one beyond the last
+    assert {c.name for c in run.ceilings if c.is_level} == {f"{n} bandwidth" for n in documented}
+    assert "## Memory hierarchy" in to_markdown(run)
+    (t,) = run.suite_times
+    assert t.suite == "hierarchy" and not t.cut
