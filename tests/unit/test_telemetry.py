@@ -378,8 +378,10 @@ def test_runner_attaches_the_window_of_the_timed_samples() -> None:
     timing = Timing(4, (1e-3,) * 10, 5, (2.0, 3.0))
     params = measurement_params({"n": 1024}, "counter timestamps", timing, s)
     assert s.windows == [(2.0, 3.0)]
+    source = params.pop("effective_clock_source")
     assert params == {"n": 1024, "timer": "counter timestamps", "power_w": 250.0, "power_max_w": 300.0,
-                      "sm_clock_mhz": 1980.0, "throttle": "none"}
+                      "sm_clock_mhz": 1980.0, "throttle": "none", "effective_clock_mhz": 1980.0}
+    assert isinstance(source, str) and source.startswith("reported:")  # the backend measured none: labelled
     assert measurement_params({"n": 1}, "", Timing(1, (1e-3,), 3), s) == {"n": 1}  # no window: nothing
     assert s.windows == [(2.0, 3.0)]
     assert measurement_params({"n": 1}, "", timing, None) == {"n": 1}
