@@ -45,6 +45,10 @@ class Sampler:
     power_average_s = 0.0
     #: Whether the source delivers readings itself (through :meth:`add`) instead of being polled.
     pushes = False
+    #: ``(value, source)``: the value that is the measured device's effective clock, copied into a
+    #: window's summary as ``effective_clock_mhz`` with ``effective_clock_source`` saying how it was
+    #: obtained; ``("", "")`` for a source that reads no effective clock.
+    effective_clock: Tuple[str, str] = ("", "")
 
     def __init__(self, *, period_s: float = DEFAULT_PERIOD_S, max_samples: int = MAX_SAMPLES) -> None:
         self.period_s = float(period_s)
@@ -71,6 +75,12 @@ class Sampler:
         """One reading, value name -> number. Raises any exception when the source fails (the
         sampler then records the reason and stops reading)."""
         raise NotImplementedError
+
+    def read_stamped(self) -> Tuple[float, Mapping[str, float]]:
+        """``(t, values)``: one reading (:meth:`read`) and the time on :func:`clock` it describes;
+        by default the time it returned. A source whose reading takes long overrides it."""
+        values = self.read()
+        return clock(), values
 
     def flag_names(self, key: str, bits: int) -> List[str]:
         """The names of the flags set in ``bits`` of the bitmask value ``key`` (e.g. ``"throttle_bits"``);
@@ -131,12 +141,12 @@ class Sampler:
             if not self.active:
                 return
             try:
-                values = dict(self.read())
+                t, values = self.read_stamped()
             except Exception as exc:
                 self.reason = f"{self.name} stopped reading: {one_line(exc)}"
                 self._stopping.set()
                 return
-            self._samples.append(Sample(clock(), values))
+            self._samples.append(Sample(t, dict(values)))
 
     def add(self, values: Mapping[str, float], t: Optional[float] = None) -> None:
         """Record one reading delivered by a pushing source, taken at ``t`` (default now, on
@@ -170,10 +180,15 @@ class Sampler:
             return {}
         if not self.pushes:
             self.poll()
-        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s)
+        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s,
+                            period_s=self.period_s)
         if t1 - t0 < self.power_average_s:
             for key in POWER_VALUES + ("power_max_w",):
                 summary.pop(key, None)
+        value, source = self.effective_clock
+        if value in summary:
+            summary["effective_clock_mhz"] = summary[value]
+            summary["effective_clock_source"] = source
         return summary
 
     @property
