@@ -34,21 +34,21 @@ PLIST: Dict[str, Any] = {
 
 
 def test_parse_plist_power_and_clocks() -> None:
-    v = parse_plist(PLIST, "gpu")
+    power = {"interval_s": 0.1, "cpu_power_w": 4.321, "gpu_power_w": 12.5, "ane_power_w": 0.0}
+    assert parse_plist(PLIST, "gpu") == pytest.approx(dict(power, power_w=12.5, gpu_clock_mhz=1398.0, gpu_busy_s=0.075,
+                                                           gpu_active_pct=75.0))
     # the CPU clock weights each cluster by its busy time: E 10 % busy at 1000, P 50 % at 3000 MHz
-    # (the plain mean over clusters would say 2000)
-    assert v == pytest.approx({"interval_s": 0.1, "cpu_power_w": 4.321, "gpu_power_w": 12.5, "ane_power_w": 0.0,
-                               "power_w": 12.5, "gpu_clock_mhz": 1398.0, "gpu_busy_s": 0.075, "gpu_active_pct": 75.0,
-                               "cpu_cluster_mhz.E-Cluster": 1000.0, "cpu_cluster_busy_s.E-Cluster": 0.01,
-                               "cpu_cluster_mhz.P-Cluster": 3000.0, "cpu_cluster_busy_s.P-Cluster": 0.05,
-                               "cpu_clock_mhz": (1000 * 0.1 + 3000 * 0.5) / 0.6, "cpu_busy_s": 0.06})
-    assert parse_plist(PLIST, "cpu")["power_w"] == pytest.approx(4.321)
+    # (the plain mean over clusters would say 2000); each reading has the measured part's clock only
+    assert parse_plist(PLIST, "cpu") == pytest.approx(dict(
+        power, power_w=4.321, **{"cpu_cluster_mhz.E-Cluster": 1000.0, "cpu_cluster_busy_s.E-Cluster": 0.01,
+                                 "cpu_cluster_mhz.P-Cluster": 3000.0, "cpu_cluster_busy_s.P-Cluster": 0.05},
+        cpu_clock_mhz=(1000 * 0.1 + 3000 * 0.5) / 0.6, cpu_busy_s=0.06))
     idle = dict(PLIST, processor={"clusters": [{"name": "E", "freq_hz": 6e8, "idle_ratio": 1.0}]},
                 gpu={"freq_hz": 389.0, "idle_ratio": 1.0})
-    assert "cpu_clock_mhz" not in parse_plist(idle) and "gpu_clock_mhz" not in parse_plist(idle)  # never busy
+    assert "cpu_clock_mhz" not in parse_plist(idle, "cpu") and "gpu_clock_mhz" not in parse_plist(idle)  # never busy
 
 
-def test_powermetrics_window_per_cluster_and_effective_clock() -> None:
+def test_powermetrics_window_per_cluster() -> None:
     """SYNTHETIC sequence: two plists, the second with both clusters busier; the window's CPU clock
     and each cluster's are weighted by busy time, power by interval."""
     s = PowermetricsSampler("cpu", interval_ms=100, is_root=True)
@@ -63,8 +63,6 @@ def test_powermetrics_window_per_cluster_and_effective_clock() -> None:
     # E: 0.01 s at 1000 and 0.03 s at 2000 -> 1750; P: 0.05 s at 3000 and 0.3 s at 4000 -> 3857
     assert w["cpu_cluster_clocks"] == "E-Cluster 1750 MHz, P-Cluster 3857 MHz"
     assert w["cpu_clock_mhz"] == round((10 + 150 + 60 + 1200) / 0.39, 1)
-    assert w["effective_clock_mhz"] == w["cpu_clock_mhz"]
-    assert w["effective_clock_source"] == "powermetrics cluster frequencies weighted by busy time"
     assert w["power_w"] == round((4.321 * 0.1 + 1.0 * 0.3) / 0.4, 1)  # J over s
     assert not any(k.endswith("_s") or k.startswith("cpu_cluster_mhz") for k in w)  # weights are no parameters
 
@@ -395,14 +393,14 @@ def test_ioreport_subscribes_only_the_channels_read_and_decodes_deltas(monkeypat
     assert any(isinstance(r, dict) and "IOReportChannels" in r for r in fake.released)  # the channel dictionary
 
 
-def test_ioreport_cpu_clusters_give_the_effective_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CPU target subscribes the clusters' performance states; each cluster's clock is its
-    residency-weighted mean, the CPU's the clusters' weighted by busy time, and a window's summary
-    names it the effective clock."""
+def test_ioreport_cpu_clusters_give_the_cpu_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU target subscribes the clusters' performance states, not the GPU's; each cluster's
+    clock is its residency-weighted mean, the CPU's the clusters' weighted by busy time, over a
+    reading and over a window."""
     fake = FakeLibs(GROUPS, PMGR)
     s = IOReportSampler("cpu", library=IOReport(fake.lib, fake.cf, fake.iokit), period_s=0.05)
     assert s.open() == ""
-    assert [c.name for c in fake.subscribed] == ["GPU Energy", "CPU Energy", "GPUPH", "ECPU", "PCPU"]
+    assert [c.name for c in fake.subscribed] == ["GPU Energy", "CPU Energy", "ECPU", "PCPU"]
     s._open = True
     s.poll()
     s.poll()
@@ -413,9 +411,9 @@ def test_ioreport_cpu_clusters_give_the_effective_clock(monkeypatch: pytest.Monk
     assert v["cpu_cluster_mhz.ECPU"] == pytest.approx(1020.0) and v["cpu_cluster_busy_s.ECPU"] == pytest.approx(0.25 * dt)
     assert v["cpu_cluster_mhz.PCPU"] == pytest.approx(3300.0) and v["cpu_cluster_busy_s.PCPU"] == pytest.approx(dt)
     assert v["cpu_clock_mhz"] == pytest.approx((1020 * 0.25 + 3300) / 1.25)
+    assert "gpu_clock_mhz" not in v and "gpu_active_pct" not in v
     w = s.window(first.t, second.t)
-    assert w["effective_clock_mhz"] == w["cpu_clock_mhz"] == pytest.approx(2844.0)
-    assert w["effective_clock_source"] == "IOReport CPU Complex Performance States residency, clusters weighted by busy time"
+    assert w["cpu_clock_mhz"] == pytest.approx(2844.0)
     assert w["cpu_cluster_clocks"] == "ECPU 1020 MHz, PCPU 3300 MHz"
     s.stop()
 
@@ -424,21 +422,27 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     """SYNTHETIC M5-style layouts: the GPU's table found under another key; the E cluster's expected
     table one step too long and the P cluster's absent, so the table whose length fits is used;
     then a count mismatch no table resolves: the first steps paired. Each said once in the notes;
-    power and activity read throughout."""
+    power reads throughout."""
     pmgr = {"voltage-states9": dvfs_bytes([912e6, 1284e6]), "voltage-states11": dvfs_bytes([0, 444e6]),
             "voltage-states1-sram": dvfs_bytes([1020e3, 1500e3, 2000e3])}
     fake = FakeLibs(GROUPS, pmgr)
+    gpu = IOReportSampler("gpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
+    assert gpu.open() == ""
+    gpu._open = True
+    gpu.read()
+    assert gpu.read()["gpu_clock_mhz"] == 444.0
+    assert gpu.notes == ["GPU clock: voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 "
+                         "(the off state)"]
     s = IOReportSampler("cpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
     assert s.open() == ""
     s._open = True
     s.read()
     v = s.read()
     s.read()
-    assert v["gpu_clock_mhz"] == 444.0 and v["power_w"] > 0
+    assert v["power_w"] > 0
     assert v["cpu_cluster_mhz.ECPU"] == 912.0  # all its time in its first state
     assert v["cpu_cluster_mhz.PCPU"] == pytest.approx((912 + 3 * 1284) / 4)
     assert s.notes == [
-        "GPU clock: voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 (the off state)",
         "CPU cluster ECPU clock: voltage-states9 used: the expected voltage-states1-sram has 3 steps for 2 active states",
         "CPU cluster PCPU clock: voltage-states9 used: no expected key (voltage-states5-sram/voltage-states5) present"]
     mismatch = FakeLibs(GROUPS, {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3])})

@@ -45,10 +45,6 @@ class Sampler:
     power_average_s = 0.0
     #: Whether the source delivers readings itself (through :meth:`add`) instead of being polled.
     pushes = False
-    #: ``(value, source)``: the value that is the measured device's effective clock, copied into a
-    #: window's summary as ``effective_clock_mhz`` with ``effective_clock_source`` saying how it was
-    #: obtained; ``("", "")`` for a source that reads no effective clock.
-    effective_clock: Tuple[str, str] = ("", "")
 
     def __init__(self, *, period_s: float = DEFAULT_PERIOD_S, max_samples: int = MAX_SAMPLES) -> None:
         self.period_s = float(period_s)
@@ -185,10 +181,6 @@ class Sampler:
         if t1 - t0 < self.power_average_s:
             for key in POWER_VALUES + ("power_max_w",):
                 summary.pop(key, None)
-        value, source = self.effective_clock
-        if value in summary:
-            summary["effective_clock_mhz"] = summary[value]
-            summary["effective_clock_source"] = source
         return summary
 
     @property

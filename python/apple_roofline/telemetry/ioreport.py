@@ -79,12 +79,13 @@ def energy_part(name: str) -> str:
 
 def wanted(target: str) -> Callable[[str, str, str], bool]:
     """Whether a channel (group, subgroup, name) is read for ``target`` ("gpu" or "cpu"): the
-    energies, ``GPUPH`` and, for the CPU, its clusters' performance states."""
+    energies and the measured part's performance states (``GPUPH`` for the GPU, the clusters' for
+    the CPU), so that a reading's clock is always the measured part's."""
     def keep(group: str, subgroup: str, name: str) -> bool:
         if group == "Energy Model":
             return bool(energy_part(name))
         if group == "GPU Stats":
-            return subgroup == GPU_SUBGROUP and name == "GPUPH"
+            return target == "gpu" and subgroup == GPU_SUBGROUP and name == "GPUPH"
         return target == "cpu" and group == "CPU Stats" and subgroup == CPU_SUBGROUP and bool(cpu_cluster_kind(name))
     return keep
 
@@ -342,14 +343,14 @@ def load() -> IOReport:
 
 
 class IOReportSampler(Sampler):
-    """Samples an Apple-silicon Mac's CPU, GPU and Neural Engine power, GPU frequency residency and,
-    for the CPU, its clusters' frequency residencies through IOReport, without root. Each reading is
-    the delta since the previous one (like an energy counter's), so power reaches back exactly one
-    period. ``target`` ("gpu" or "cpu") is the part whose power becomes ``power_w`` and whose clock
-    the effective clock; ``library`` replaces the loaded :class:`IOReport` (tests)."""
+    """Samples an Apple-silicon Mac's CPU, GPU and Neural Engine power and the measured part's
+    frequency residencies (the GPU's, or the CPU clusters') through IOReport, without root. Each
+    reading is the delta since the previous one (like an energy counter's), so power reaches back
+    exactly one period. ``target`` ("gpu" or "cpu") is the part whose power becomes ``power_w`` and
+    whose clock is read; ``library`` replaces the loaded :class:`IOReport` (tests)."""
 
     name = "ioreport"
-    #: The groups subscribed (of which only the channels :func:`wanted` reads).
+    #: The groups subscribed (:meth:`groups`; of them only the channels :func:`wanted` reads).
     GROUPS: Tuple[Tuple[str, Optional[str]], ...] = (("Energy Model", None), ("GPU Stats", GPU_SUBGROUP),
                                                       ("CPU Stats", CPU_SUBGROUP))
 
@@ -357,8 +358,6 @@ class IOReportSampler(Sampler):
         super().__init__(period_s=period_s)
         self.target = target
         self.power_source = f"IOReport Energy Model ({target} energy deltas)"
-        self.effective_clock = (("cpu_clock_mhz", f"IOReport {CPU_SUBGROUP} residency, clusters weighted by busy time")
-                                if target == "cpu" else ("gpu_clock_mhz", f"IOReport {GPU_SUBGROUP} residency"))
         self._io = library
         self._sub: Any = None
         self._channels: Any = None
@@ -369,8 +368,8 @@ class IOReportSampler(Sampler):
         self._steps: Dict[str, List[float]] = {}
 
     def groups(self) -> Tuple[Tuple[str, Optional[str]], ...]:
-        """The groups subscribed for this target (the CPU's only for ``target="cpu"``)."""
-        return self.GROUPS if self.target == "cpu" else self.GROUPS[:2]
+        """The groups subscribed for this target: the energies and the measured part's states."""
+        return self.GROUPS[::2] if self.target == "cpu" else self.GROUPS[:2]
 
     def open(self) -> str:
         """Load the libraries and subscribe; "" when subscribed, else why not."""

@@ -48,8 +48,9 @@ def _number(v: object) -> Optional[float]:
 
 def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
     """One ``powermetrics`` plist as values: ``interval_s`` (``elapsed_ns``), ``gpu_power_w``,
-    ``cpu_power_w``, ``ane_power_w``, ``power_w`` (the ``target``'s, "gpu" or "cpu"),
-    ``gpu_clock_mhz`` (with ``gpu_busy_s``), ``gpu_active_pct``, per busy cluster
+    ``cpu_power_w``, ``ane_power_w``, ``power_w`` (the ``target``'s, "gpu" or "cpu"), and the
+    ``target``'s clock only (so that a reading's clock is always the measured part's): for the GPU
+    ``gpu_clock_mhz`` (with ``gpu_busy_s``) and ``gpu_active_pct``, for the CPU per busy cluster
     ``cpu_cluster_mhz.<name>`` (with ``cpu_cluster_busy_s.<name>``) and ``cpu_clock_mhz`` (the busy
     clusters' frequencies weighted by busy time, with ``cpu_busy_s``), each where the plist has it;
     a busy time needs ``elapsed_ns`` (without it, one second stands for the interval, which only
@@ -76,6 +77,14 @@ def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
             out[f"{part}_power_w"] = mw / 1000.0
     if f"{target}_power_w" in out:
         out["power_w"] = out[f"{target}_power_w"]
+    if target == "gpu":
+        _gpu_clock(out, gpu, seconds)
+    else:
+        _cpu_clock(out, proc, seconds)
+    return out
+
+
+def _gpu_clock(out: Dict[str, float], gpu: Mapping[str, Any], seconds: float) -> None:
     f = _number(gpu.get("freq_hz"))
     idle = _number(gpu.get("idle_ratio"))
     if idle is not None:
@@ -83,6 +92,9 @@ def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
     if f is not None and (idle is None or idle < 1.0):
         out["gpu_clock_mhz"] = f / 1e6 if f > 1e5 else f
         out["gpu_busy_s"] = (1.0 - (idle or 0.0)) * seconds
+
+
+def _cpu_clock(out: Dict[str, float], proc: Mapping[str, Any], seconds: float) -> None:
     clusters = proc.get("clusters")
     cycles = busy = 0.0
     for i, c in enumerate(clusters if isinstance(clusters, Sequence) else ()):
@@ -98,7 +110,6 @@ def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
         busy += share * seconds
     if busy > 0:
         out["cpu_clock_mhz"], out["cpu_busy_s"] = cycles / busy, busy
-    return out
 
 
 class PowermetricsSampler(Sampler):
@@ -117,8 +128,6 @@ class PowermetricsSampler(Sampler):
         #: One plist covers the interval before it.
         self.power_average_s = interval_ms / 1000.0
         self.power_source = f"powermetrics -i {self.interval_ms} ({target} power)"
-        self.effective_clock = (("cpu_clock_mhz", "powermetrics cluster frequencies weighted by busy time")
-                                if target == "cpu" else ("gpu_clock_mhz", "powermetrics GPU active frequency"))
         self._popen = popen or subprocess.Popen
         self._is_root = (hasattr(os, "geteuid") and os.geteuid() == 0) if is_root is None else is_root
         self._proc: Any = None

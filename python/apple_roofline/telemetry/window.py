@@ -37,8 +37,7 @@ POWER = "power_w"
 #: Every parameter a summary can hold: the values the samplers read, power's maximum and the
 #: decoded flags. Reports list them apart from a kernel's own parameters.
 PARAMS = ("sm_clock_mhz", "mem_clock_mhz", "cpu_clock_mhz", "gpu_clock_mhz", "gpu_active_pct", "power_w", "power_max_w",
-          "gpu_power_w", "cpu_power_w", "ane_power_w", "temperature_c", "throttle", "cpu_cluster_clocks",
-          "effective_clock_mhz", "effective_clock_source")
+          "gpu_power_w", "cpu_power_w", "ane_power_w", "temperature_c", "throttle", "cpu_cluster_clocks")
 
 #: Values that are power readings (watts), subject to ``power_after``.
 POWER_VALUES = ("power_w", "gpu_power_w", "cpu_power_w", "ane_power_w")
