@@ -5,8 +5,9 @@ over a sweep of tile shapes and precisions (the kernels, counting and reference 
 Opt-in: ``--suite matrix`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`: 180 tile
 products a plain run should not grow by). Every shape of every precision is reported: measured
 (valid, or invalid with the first wrong element), or skipped with the reason (the instruction cannot
-compose the shape, the API lacks the precision, the OS, GPU family or compiler lacks the API, or the
-compiler's message). The best valid shape of each precision and API sets the compute ceiling
+compose the shape, the OS, GPU family or compiler lacks the API, or the compiler's message); a
+precision the API lacks altogether (FP8 on mma.sync and Metal, INT8 on simdgroup_matrix) is one skip
+with the reason, not one per shape. The best valid shape of each precision and API sets the compute ceiling
 "Matrix <in>→<acc> (<instruction>)": on CUDA ``mma.sync`` everywhere and ``wgmma`` on Hopper
 (:func:`wgmma_reason` says why not elsewhere), on Metal ``simdgroup_matrix`` and ``matmul2d``.
 
@@ -88,6 +89,15 @@ def _gate(api: MatrixApi, info: Any) -> str:
     return ""
 
 
+def _lacks(api: MatrixApi, p: MatrixPrecision) -> str:
+    """Why ``api`` has no instruction for precision ``p`` at any shape, or ""."""
+    if p.suffix in api.missing:
+        return api.missing[p.suffix]
+    if not api.whole_tile and not api.fragments.get(p.suffix):
+        return f"{api.name} has no {p.dtype} fragment"
+    return ""
+
+
 def _compile(backend: Any, src: Tuple[str, str], constants: Dict[str, Union[int, float]]) -> Any:
     """Compile, turning a compile failure into a skip carrying the compiler's message."""
     from .._native import _core
@@ -114,7 +124,8 @@ class MatrixSuite(Suite):
 
     def total(self) -> int:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
-        return max(1, sum(len(PRECISIONS) * (1 if _gate(a, self.ctx.info) else len(a.shapes)) for a in apis))
+        return max(1, sum(1 if _gate(a, self.ctx.info) or _lacks(a, p) else len(a.shapes) for a in apis
+                          for p in PRECISIONS))
 
     def _skip(self, kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
         return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
@@ -134,8 +145,9 @@ class MatrixSuite(Suite):
             if not gate:
                 self._prebuild(api)
             for p in PRECISIONS:
-                if gate:
-                    yield self._skip(KernelDef("matrix", api.name, p.dtype, {}), {"scope": api.scope}, gate)
+                why = gate or _lacks(api, p)
+                if why:  # one skip for the precision, not one per shape
+                    yield self._skip(KernelDef("matrix", api.name, p.dtype, {}), {"scope": api.scope}, why)
                     continue
                 for m, n, k in api.shapes:
                     yield self._case(api, p, m, n, k)
@@ -152,7 +164,7 @@ class MatrixSuite(Suite):
         if api.backend != "cuda":
             return
         builds = [(*resolve(api.source, api.entry(p)), self._constants(api, *shape)) for p in PRECISIONS
-                  for shape in api.shapes if compose(api, p, *shape).ok]
+                  if not _lacks(api, p) for shape in api.shapes if compose(api, p, *shape).ok]
         prebuild(self.ctx.backend, builds)
 
     def _case(self, api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Case:
