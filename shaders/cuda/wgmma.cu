@@ -165,19 +165,15 @@ template <int N> struct WgS8S32 {
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
-// FP8 inputs (one byte each: the OCP 8-bit formats E4M3 and E5M2) into FP32 accumulators.
-template <int N> struct WgE4M3F32 {
+// FP8 inputs (one byte each: the OCP 8-bit formats E4M3 and E5M2) into FP32 accumulators: one
+// layout, one instruction per format.
+template <int N> struct WgFp8F32 {
   typedef unsigned char T; typedef float Acc; typedef float Reg;
   static const int KSTEP = 32, NREG = N / 2;
-  __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
-template <int N> struct WgE5M2F32 {
-  typedef unsigned char T; typedef float Acc; typedef float Reg;
-  static const int KSTEP = 32, NREG = N / 2;
-  __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
-  __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
-};
+template <int N> struct WgE4M3F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
+template <int N> struct WgE5M2F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
 
 #define WG_F16 ", 1, 1, 0, 0"
 WG_MMA(WgF16F32, 64, 32, "+f", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", WG_F16)

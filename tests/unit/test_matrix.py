@@ -7,6 +7,8 @@ accumulator fragment against the PTX ISA's definitions."""
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
@@ -26,10 +28,11 @@ from apple_roofline.text import DASH
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites import matrix as matrix_suite
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
-from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite, wgmma_reason
+from apple_roofline.suites.matrix import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
+                                          wgmma_reason)
 from apple_roofline.suites.matrix_kernels import (
     API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS, WGMMA_SHAPES,
-    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, matrix_class, matrix_inputs,
+    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, largest_shape, matrix_class, matrix_inputs,
     matrix_reference, ops_per_group, parse_matrix_class, to_storage,
 )
 
@@ -313,9 +316,68 @@ def test_cpu_yields_one_skip_saying_why() -> None:
     assert not b.compiled
 
 
-def test_matrix_is_opt_in() -> None:
-    assert "matrix" in SUITES and "matrix" not in DEFAULT_SUITES
+def test_largest_shape_is_the_rule_over_the_table() -> None:
+    """The default run's tile per precision and instruction is the largest the instruction builds
+    (M·N·K, then K) among the API's own shapes; none for a precision the API lacks."""
+    for api in API_BY_NAME.values():
+        for p in PRECISIONS:
+            built = [s for s in api.shapes if compose(api, p, *s).ok]
+            got = largest_shape(api, p)
+            if not built:
+                assert got is None
+                continue
+            assert got in built and all(s[0] * s[1] * s[2] <= got[0] * got[1] * got[2] for s in built)
+    assert largest_shape(API_BY_NAME["wgmma"], E4M3) == (64, 256, 64)
+    assert largest_shape(API_BY_NAME["mma"], S8) == (32, 32, 128) and largest_shape(API_BY_NAME["mma"], E4M3) is None
+
+
+def test_default_run_measures_the_largest_tile_per_precision_and_instruction() -> None:
+    b = _Backend(5 * 132 * 128)
+    ctx = SuiteContext(b, "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20, {SHAPES_OPTION: LARGEST})
+    suite = MatrixSuite(ctx)
+    cases = list(suite.cases())
+    assert len(cases) == suite.total() == len(PRECISIONS) + len(PRECISIONS)  # wgmma 6; mma.sync 4 + 2 FP8 skips
+    measured = [c for c in cases if not _is_skip(c)]
+    assert sorted((c.kernel.name, c.kernel.dtype) for c in measured) == sorted(
+        [("wgmma_64x256x64", p.dtype) for p in PRECISIONS] + [("mma_32x32x128", p.dtype) for p in PRECISIONS
+                                                                if p not in NO_MMA])
+    assert all(c.params["shapes"] == "largest tile" for c in measured)
+    assert {(x[1], x[2].get("TN"), x[2].get("TK")) for x in b.compiled} == {  # only those tiles are compiled
+        *((f"wgmma_{p.suffix}", 256, 64) for p in PRECISIONS), *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4])}
+    sweep = MatrixSuite(SuiteContext(_Backend(5 * 132 * 128), "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20))
+    assert sweep.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS) * len(WGMMA_SHAPES)  # the sweep stays the default
+
+
+def test_matrix_is_a_default_suite_whose_sweep_is_named() -> None:
+    assert "matrix" in SUITES and "matrix" in DEFAULT_SUITES
     assert parse_suites("matrix,gemm") == ("gemm", "matrix")
+
+
+@pytest.mark.parametrize("suites,want", [(None, LARGEST), (["matrix"], SWEEP)])
+def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypatch: pytest.MonkeyPatch,
+                                                                       suites: Any, want: str) -> None:
+    """A run with no suites named measures the matrix suite's largest tiles; ``--suite matrix`` its sweep."""
+    from apple_roofline.roofline import runner
+
+    seen: Dict[str, Any] = {}
+
+    class Recording(MatrixSuite):
+        def total(self) -> int:
+            return 0
+
+        def cases(self) -> Any:
+            seen[self.name] = self.ctx.options.get(SHAPES_OPTION)
+            return iter(())
+
+    native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
+    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
+    monkeypatch.setattr(runner, "SUITES", {name: Recording for name in runner.SUITES})
+    monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
+    monkeypatch.setattr(runner, "open_device", lambda spec: types.SimpleNamespace(info=lambda: {
+        "backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}))
+    runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
+    assert seen == {"matrix": want}
 
 
 # ---- ceilings and the report ------------------------------------------------------------------------

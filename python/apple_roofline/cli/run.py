@@ -105,7 +105,7 @@ def run(
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv and matrix).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,idiv,matrix (default: all but idiv, and of matrix one tile per precision and instruction; named, matrix sweeps every tile).")
     ] = None,
     quick: Annotated[
         bool,

@@ -22,6 +22,7 @@ from ..study.document import ToolInfo
 from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
@@ -194,8 +195,9 @@ def run_roofline(
     budget: Budgets = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
-    return the Run with its ceilings.
+    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak, gemm and matrix's largest tile per
+    precision and instruction; idiv and matrix's whole sweep only when named) and return the Run with
+    its ceilings.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
@@ -237,6 +239,7 @@ def run_roofline(
     options: Dict[str, Any] = {
         "max_launch_s": 0.01 if quick else 0.05,
         "gemm_max_launch_s": 0.03 if quick else 0.25,
+        MATRIX_SHAPES: MATRIX_SWEEP if suites is not None else MATRIX_LARGEST,  # docs/design.md, "Matrix units"
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)

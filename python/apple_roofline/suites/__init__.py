@@ -1,6 +1,6 @@
-"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm, and
-the opt-in idiv (integer divide costs) and matrix (matrix-unit tile products; not in
-:data:`DEFAULT_SUITES`)."""
+"""The measurement suites, by name (docs/design.md, "Adding a suite"): stream, sweep, peak, gemm,
+matrix (matrix-unit tile products; a default run measures one tile per precision and instruction,
+``--suite matrix`` the sweep) and the opt-in idiv (integer divide costs; not in :data:`DEFAULT_SUITES`)."""
 
 from __future__ import annotations
 
@@ -28,5 +28,6 @@ SUITES: Dict[str, Type[Suite]] = {
 
 #: The suites a run measures when none are named: every suite that sets the roofline's ceilings.
 #: ``idiv`` sets none and is measured only when asked for (``--suite idiv``); ``matrix`` sets the
-#: matrix-unit ceilings but sweeps 180 tile products, so it too is asked for (``--suite matrix``).
-DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm")
+#: matrix-unit ceilings from one tile per precision and instruction there (the runner sets
+#: :data:`~.matrix.SHAPES_OPTION`), its whole sweep only when asked for (``--suite matrix``).
+DEFAULT_SUITES: Tuple[str, ...] = ("stream", "sweep", "peak", "gemm", "matrix")

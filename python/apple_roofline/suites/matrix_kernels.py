@@ -68,7 +68,7 @@ __all__ = [
     "WGMMA_SHAPES", "WGMMA_N", "WGMMA_CONSTANTS", "MatrixPrecision", "PRECISIONS", "PRECISION_BY_DTYPE",
     "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose", "matrix_class", "parse_matrix_class",
     "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
-    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY", "FP8",
+    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY", "FP8", "largest_shape",
 ]
 
 #: Multiply-accumulates of the tile per repetition block (the article's 64).
@@ -306,6 +306,16 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
             return Composition((fm, fn, fk), name)
     return Composition(reason=f"K = {k} is not a multiple of the smallest {p.input} fragment K "
                               f"({min(f[2] for f in frags)}, {frags[-1][3]})")
+
+
+def largest_shape(api: MatrixApi, p: MatrixPrecision) -> Optional[Tuple[int, int, int]]:
+    """The one tile of ``api``'s sweep a default run measures for ``p``: the largest the instruction
+    builds (most M·N·K, then the longest K), or None where it builds none. The rule, not a measured
+    choice: a larger tile feeds each A and B element it holds to more multiply-accumulates and issues
+    more of them per instruction, so it is the tile least held back by anything but the matrix unit
+    (wgmma: 64×256×64, mma.sync, simdgroup_matrix, matmul2d: 32×32×128, INT8 included)."""
+    built = [s for s in api.shapes if compose(api, p, *s).ok]
+    return max(built, key=lambda s: (s[0] * s[1] * s[2], s[2])) if built else None
 
 
 def ops_per_group(m: int, n: int, k: int, iters: int = ITERS, reps: int = REPS) -> int:
