@@ -405,6 +405,24 @@ def _run() -> Run:
                (), tuple(ms), tuple(ceilings), skipped)
 
 
+def test_fp8_stands_beside_the_fp8_peak() -> None:
+    """Both FP8 formats' wgmma ceilings are set against "GEMM FP8" (one theoretical rate for E4M3 and
+    E5M2); there is no vendor FP8 GEMM in a run."""
+    ms = [_m("wgmma_64x256x64", "e4m3→fp32", 1800e3, sm_clock_mhz=1800.0),
+          _m("wgmma_64x256x64", "e5m2→fp32", 1700e3, sm_clock_mhz=1800.0)]
+    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
+              (), tuple(ms), tuple(derive_ceilings(ms)) + (Ceiling("GEMM FP8", "compute", 2000e3, "GFLOP/s",
+                                                                    "theoretical", "spec"),))
+    summary = matrix_summary_table(run)
+    assert summary is not None
+    rows = {r[0]: r for r in summary.rows}
+    assert list(rows) == ["Matrix E4M3→FP32 (wgmma)", "Matrix E5M2→FP32 (wgmma)"]
+    e4 = rows["Matrix E4M3→FP32 (wgmma)"]
+    assert e4[3] == DASH and e4[6] == "90%" and e4[8] == "100%"  # 1800 of 2000; at 1800 MHz the peak is 1800
+    assert rows["Matrix E5M2→FP32 (wgmma)"][6] == "85%"
+    assert parse_matrix_class("Matrix E4M3→FP32 (wgmma)") == ("e4m3→fp32", "wgmma")
+
+
 def test_best_valid_shape_is_the_ceiling() -> None:
     cs = {c.name: c for c in derive_ceilings(_run().measurements)}
     mma = cs["Matrix FP16→FP32 (mma.sync)"]
