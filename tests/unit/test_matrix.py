@@ -31,7 +31,8 @@ from apple_roofline.suites.base import ITEMSIZE, SuiteContext
 from apple_roofline.suites.matrix import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
                                           wgmma_reason)
 from apple_roofline.suites.matrix_kernels import (
-    API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS, WGMMA_SHAPES,
+    API_BY_NAME, ITERS, MAX_ACC_PER_THREAD, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS,
+    WGMMA_SHAPES,
     bytes_per_launch, check_shape, check_tile_output, compose, from_storage, largest_shape, matrix_class, matrix_inputs,
     matrix_reference, ops_per_group, parse_matrix_class, to_storage,
 )
@@ -318,16 +319,17 @@ def test_cpu_yields_one_skip_saying_why() -> None:
 
 def test_largest_shape_is_the_rule_over_the_table() -> None:
     """The default run's tile per precision and instruction is the largest the instruction builds
-    (M·N·K, then K) among the API's own shapes; none for a precision the API lacks."""
+    (M·N·K, then K) among the API's own shapes whose accumulator holds at most MAX_ACC_PER_THREAD
+    elements per thread; none for a precision the API lacks."""
     for api in API_BY_NAME.values():
         for p in PRECISIONS:
-            built = [s for s in api.shapes if compose(api, p, *s).ok]
+            fit = [s for s in api.shapes if compose(api, p, *s).ok and s[0] * s[1] / api.group_threads <= MAX_ACC_PER_THREAD]
             got = largest_shape(api, p)
-            if not built:
+            if not fit:
                 assert got is None
                 continue
-            assert got in built and all(s[0] * s[1] * s[2] <= got[0] * got[1] * got[2] for s in built)
-    assert largest_shape(API_BY_NAME["wgmma"], E4M3) == (64, 256, 64)
+            assert got in fit and all(s[0] * s[1] * s[2] <= got[0] * got[1] * got[2] for s in fit)
+    assert largest_shape(API_BY_NAME["wgmma"], E4M3) == (64, 128, 64)  # N = 256: 128 per thread, over the cap
     assert largest_shape(API_BY_NAME["mma"], S8) == (32, 32, 128) and largest_shape(API_BY_NAME["mma"], E4M3) is None
 
 
@@ -339,11 +341,11 @@ def test_default_run_measures_the_largest_tile_per_precision_and_instruction() -
     assert len(cases) == suite.total() == len(PRECISIONS) + len(PRECISIONS)  # wgmma 6; mma.sync 4 + 2 FP8 skips
     measured = [c for c in cases if not _is_skip(c)]
     assert sorted((c.kernel.name, c.kernel.dtype) for c in measured) == sorted(
-        [("wgmma_64x256x64", p.dtype) for p in PRECISIONS] + [("mma_32x32x128", p.dtype) for p in PRECISIONS
+        [("wgmma_64x128x64", p.dtype) for p in PRECISIONS] + [("mma_32x32x128", p.dtype) for p in PRECISIONS
                                                                 if p not in NO_MMA])
     assert all(c.params["shapes"] == "largest tile" for c in measured)
     assert {(x[1], x[2].get("TN"), x[2].get("TK")) for x in b.compiled} == {  # only those tiles are compiled
-        *((f"wgmma_{p.suffix}", 256, 64) for p in PRECISIONS), *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4])}
+        *((f"wgmma_{p.suffix}", 128, 64) for p in PRECISIONS), *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4])}
     sweep = MatrixSuite(SuiteContext(_Backend(5 * 132 * 128), "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20))
     assert sweep.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS) * len(WGMMA_SHAPES)  # the sweep stays the default
 

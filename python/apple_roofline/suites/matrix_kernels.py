@@ -69,6 +69,7 @@ __all__ = [
     "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose", "matrix_class", "parse_matrix_class",
     "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
     "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY", "FP8", "largest_shape",
+    "MAX_ACC_PER_THREAD",
 ]
 
 #: Multiply-accumulates of the tile per repetition block (the article's 64).
@@ -96,6 +97,9 @@ WGMMA_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((64, n, k) for n in WGMMA
 #: an H100 host, 7 s at 16 and 35 s at 64, which gained 1-2 %), commit groups left in flight while the
 #: next is issued (1: 1.02x of waiting for each on an H100; bench/README.md, "Matrix units through wgmma").
 WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 1}
+#: The most accumulator elements per thread of a default run's tile (:func:`largest_shape`): a quarter
+#: of the 255 registers a thread may hold, at one FP32 or INT32 element per register.
+MAX_ACC_PER_THREAD = 64
 #: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
 MPP_MIN_FAMILY = 1010
 
@@ -310,11 +314,16 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
 
 def largest_shape(api: MatrixApi, p: MatrixPrecision) -> Optional[Tuple[int, int, int]]:
     """The one tile of ``api``'s sweep a default run measures for ``p``: the largest the instruction
-    builds (most M·N·K, then the longest K), or None where it builds none. The rule, not a measured
-    choice: a larger tile feeds each A and B element it holds to more multiply-accumulates and issues
-    more of them per instruction, so it is the tile least held back by anything but the matrix unit
-    (wgmma: 64×256×64, mma.sync, simdgroup_matrix, matmul2d: 32×32×128, INT8 included)."""
-    built = [s for s in api.shapes if compose(api, p, *s).ok]
+    builds (most M·N·K, then the longest K) among those whose accumulator holds at most
+    :data:`MAX_ACC_PER_THREAD` elements per thread of the work group, or None where it builds none.
+
+    A rule over the table, not a measured choice. A larger tile gives every A and B element it holds
+    to more multiply-accumulates and issues more of them per instruction; but the accumulator lives in
+    registers, and one that takes half a thread's 255 leaves room for too few work groups per SM to
+    keep the matrix unit busy across each chain's waits (wgmma at N = 256: 128 per thread, 3
+    warpgroups per H100 SM against 5 at N = 128). So: wgmma 64×128×64; mma.sync, simdgroup_matrix
+    and matmul2d 32×32×128, whose accumulators hold 32 per thread."""
+    built = [s for s in api.shapes if compose(api, p, *s).ok and s[0] * s[1] <= MAX_ACC_PER_THREAD * api.group_threads]
     return max(built, key=lambda s: (s[0] * s[1] * s[2], s[2])) if built else None
 
 
