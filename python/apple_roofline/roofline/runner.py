@@ -22,10 +22,10 @@ from ..study.document import ToolInfo
 from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
-from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from ..suites.base import BLOCKS_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
+from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .model import derive_ceilings
