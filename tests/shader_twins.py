@@ -327,7 +327,7 @@ def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: i
 # wgmma D fragment), so that a kernel whose layout, descriptor or store disagrees with the ISA
 # computes a wrong product in the emulation below.
 
-#: Bytes of K one wgmma reads (k16 of 16-bit inputs, k32 of s8): two core matrices of 16 bytes.
+#: Bytes of K one wgmma reads (k16 of 16-bit inputs, k32 of s8, e4m3, e5m2): two core matrices of 16 bytes.
 WG_STEP_BYTES = 32
 
 
@@ -384,13 +384,15 @@ def ptx_wgmma_d(w: int, t: int, i: int) -> Tuple[int, int]:
 
 
 def emulate_wgmma_tile(a: np.ndarray, b: np.ndarray, itemsize: int, chain: int = 1, swap_lbo_sbo: bool = False,
-                       offset=wg_offset, c_index=wg_c_index) -> np.ndarray:
+                       offset=wg_offset, c_index=wg_c_index, decode=None) -> np.ndarray:
     """One warpgroup of wgmma.cu in NumPy: the block stores A (M x K) and B transposed (N x K) in
     shared memory with the kernel's ``offset``, builds the descriptors of each k step as the kernel
     does (LBO = 128, SBO = 8 KB; swapped with ``swap_lbo_sbo``), the "tensor core" reads the operands
     through them by the PTX ISA (:func:`ptx_read_operand`) and accumulates ``chain`` times, and the
     lanes store D with the kernel's ``c_index`` from the registers the ISA fills
-    (:func:`ptx_wgmma_d`). Returns D (M x N, int64)."""
+    (:func:`ptx_wgmma_d`). Returns D (M x N, int64). With ``decode`` (FP8: A and B are byte codes),
+    the tensor core decodes each operand it reads (``decode(codes)`` -> values; a byte read from
+    outside the tiles is NaN) and D is float64."""
     M, K = a.shape
     N = b.shape[1]
     kbytes = K * itemsize
@@ -403,12 +405,16 @@ def emulate_wgmma_tile(a: np.ndarray, b: np.ndarray, itemsize: int, chain: int =
         for k in range(K):
             smem[(b_base + offset(n, k * itemsize, kbytes)) // itemsize] = b[k, n]
     lbo, sbo = (8 * kbytes, 128) if swap_lbo_sbo else (128, 8 * kbytes)
-    d = np.zeros((M, N), np.int64)
+    def operand(desc: int, rows: int) -> np.ndarray:
+        x = ptx_read_operand(smem, desc, rows, itemsize)
+        return x if decode is None else np.where(x >= 1 << 40, np.nan, decode(x & 0xFF))
+
+    d = np.zeros((M, N), np.int64 if decode is None else np.float64)
     for _ in range(chain):
         for s in range(kbytes // WG_STEP_BYTES):
             da, db = (wg_desc(base + WG_STEP_BYTES * 8 * s, lbo, sbo) for base in (a_base, b_base))
-            d += ptx_read_operand(smem, da, M, itemsize) @ ptx_read_operand(smem, db, N, itemsize).T
-    out = np.full((M, N), np.iinfo(np.int64).min, np.int64)
+            d += operand(da, M) @ operand(db, N).T
+    out = np.full((M, N), np.iinfo(np.int64).min, d.dtype)
     for w in range(4):
         for t in range(32):
             for i in range(N // 2):

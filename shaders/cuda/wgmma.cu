@@ -8,7 +8,8 @@
 // divisible by 4 (BLOCK is a multiple of 128, so every warpgroup lies inside one block).
 // Compiled at run time with NVRTC for the arch-specific target sm_90a (the backend's compile
 // constant AR_ARCH_SPECIFIC, native/cuda/compile.cpp): -DTM (64: wgmma's M), -DTN (64, 128 or 256:
-// the instruction's N), -DTK (a multiple of the instruction's K: 16 for f16/bf16, 32 for s8),
+// the instruction's N), -DTK (a multiple of the instruction's K: 16 for f16/bf16, 32 for s8 and the
+// FP8 types e4m3 and e5m2),
 // -DITERS, -DREPS (the chain is ITERS x REPS multiply-accumulates of the tile), -DBLOCK (threads per
 // block, a multiple of 128), -DWG_BATCH (repetition blocks per commit group, dividing REPS; default
 // REPS), -DWG_INFLIGHT (commit groups left in flight while the next is issued: 0 or 1; default 0).
@@ -29,7 +30,8 @@
 //     (row / 8) * SBO + (k_byte / 16) * LBO + (row % 8) * 16 + k_byte % 16,   k_byte = k * sizeof
 // with LBO = 128 (the leading dimension byte offset: between core matrices adjacent in K) and
 // SBO = 8 * KB (the stride dimension byte offset: between core matrices adjacent in M or N). One
-// wgmma reads 32 bytes of K (k16 of 16-bit inputs, k32 of s8): step s starts 256 s bytes further.
+// wgmma reads 32 bytes of K (k16 of 16-bit inputs, k32 of s8, e4m3, e5m2): step s starts 256 s bytes
+// further.
 // Matrix descriptor (64 bits, PTX ISA "Matrix Descriptor Format"): bits 0-13 start address >> 4,
 // 16-29 LBO >> 4, 32-45 SBO >> 4, 49-51 base offset (0), 62-63 swizzle mode (0: none).
 //
@@ -130,8 +132,9 @@ __host__ __device__ inline int wg_c_col(int t, int i) { return 8 * (i >> 2) + 2 
 #define WG_O64(C, i) WG_O32(C, i), WG_O32(C, (i) + 32)
 #define WG_O128(C, i) WG_O64(C, i), WG_O64(C, (i) + 64)
 
-// scale-d is the predicate p (1: D = A B + D); TAIL: imm-scale-a, imm-scale-b (1: no negation) and
-// imm-trans-a, imm-trans-b (0: both K-major) where the type takes them (not s8).
+// scale-d is the predicate p (1: D = A B + D); TAIL: imm-scale-a, imm-scale-b (1: no negation) where
+// the type takes them (not s8) and imm-trans-a, imm-trans-b (0: both K-major) where it takes those
+// too (f16, bf16; the FP8 types are K-major only).
 #define WG_MMA(OP, N, NR, C, INSTR, TAIL)                                                              \
   template <> __device__ inline void OP<N>::mma(Reg* d, wg_u64 a, wg_u64 b) {                          \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " WG_P##NR ", 0;\n" INSTR " {" WG_D##NR "}, " WG_X##NR \
@@ -164,6 +167,15 @@ template <int N> struct WgS8S32 {
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
+// FP8 inputs (one byte each: the OCP 8-bit formats E4M3 and E5M2) into FP32 accumulators: one
+// layout, one instruction per format.
+template <int N> struct WgFp8F32 {
+  typedef unsigned char T; typedef float Acc; typedef float Reg;
+  static const int KSTEP = 32, NREG = N / 2;
+  __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
+};
+template <int N> struct WgE4M3F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
+template <int N> struct WgE5M2F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
 
 #define WG_F16 ", 1, 1, 0, 0"
 WG_MMA(WgF16F32, 64, 32, "+f", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", WG_F16)
@@ -178,6 +190,13 @@ WG_MMA(WgF16F16, 256, 64, "+r", "wgmma.mma_async.sync.aligned.m64n256k16.f16.f16
 WG_MMA(WgS8S32, 64, 32, "+r", "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8", "")
 WG_MMA(WgS8S32, 128, 64, "+r", "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8", "")
 WG_MMA(WgS8S32, 256, 128, "+r", "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8", "")
+#define WG_FP8 ", 1, 1"
+WG_MMA(WgE4M3F32, 64, 32, "+f", "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", WG_FP8)
+WG_MMA(WgE4M3F32, 128, 64, "+f", "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3", WG_FP8)
+WG_MMA(WgE4M3F32, 256, 128, "+f", "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", WG_FP8)
+WG_MMA(WgE5M2F32, 64, 32, "+f", "wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2", WG_FP8)
+WG_MMA(WgE5M2F32, 128, 64, "+f", "wgmma.mma_async.sync.aligned.m64n128k32.f32.e5m2.e5m2", WG_FP8)
+WG_MMA(WgE5M2F32, 256, 128, "+f", "wgmma.mma_async.sync.aligned.m64n256k32.f32.e5m2.e5m2", WG_FP8)
 
 // An empty asm that reads and writes one accumulator register: keeps the compiler from moving
 // accesses to it across wgmma.fence / wgmma.wait_group.
@@ -267,4 +286,14 @@ wgmma_s8_s32(const signed char* A, const signed char* B, int* C, unsigned long l
 extern "C" __global__ void __launch_bounds__(BLOCK)
 wgmma_bf16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
   wg_tile<WgBF16F32>(A, B, C, n);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+wgmma_e4m3_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
+  wg_tile<WgE4M3F32>(A, B, C, n);
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK)
+wgmma_e5m2_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
+  wg_tile<WgE5M2F32>(A, B, C, n);
 }

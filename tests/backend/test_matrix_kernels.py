@@ -66,6 +66,7 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> Non
     check rejects. Elsewhere: skipped with the suite's reason."""
     from apple_roofline.shaders import resolve
     from apple_roofline.suites.matrix import wgmma_reason
+    from apple_roofline.suites.matrix_kernels import PRECISIONS
 
     b = _backend("cuda")
     info = dict(b.info())
@@ -88,6 +89,6 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> Non
         ok, msg = case.check()
         assert not ok and "differ from the NumPy reference" in msg, f"{case.kernel.name}/{case.kernel.dtype}"
         ran += 1
-        if ran == 2 * 4:
+        if ran == 2 * len(PRECISIONS):
             break  # wgmma is measured first: the mma.sync cases after it are not needed here
-    assert ran == 2 * 4
+    assert ran == 2 * len(PRECISIONS)  # FP16, BF16, INT8 and FP8 (E4M3, E5M2) inputs

@@ -182,8 +182,9 @@ def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathL
 
 @pytest.mark.parametrize("n", [64, 256])
 def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: int) -> None:
-    """wgmma.cu's four entries at sm_90a, each chain one commit group of WG_BATCH x K / 16 (K / 32 for
-    s8) wgmma.mma_async of the tile's N; for plain sm_90 the source refuses with its reason."""
+    """wgmma.cu's six entries at sm_90a, each chain one commit group of WG_BATCH x K / 16 (K / 32 for
+    s8 and the FP8 types) wgmma.mma_async of the tile's N; for plain sm_90 the source refuses with its
+    reason."""
     from apple_roofline.suites.matrix_kernels import ITERS, REPS, WGMMA_CONSTANTS
 
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
@@ -193,17 +194,36 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
     assert p.returncode == 0, p.stderr
     with open(out) as f:
         bodies = _ptx_bodies(f.read())
-    assert set(bodies) == set(cuda_entries(read_shader("wgmma.cu"))) == {"wgmma_f16_f32", "wgmma_f16_f16",
-                                                                         "wgmma_s8_s32", "wgmma_bf16_f32"}
+    assert set(bodies) == set(cuda_entries(read_shader("wgmma.cu"))) == {
+        "wgmma_f16_f32", "wgmma_f16_f16", "wgmma_s8_s32", "wgmma_bf16_f32", "wgmma_e4m3_f32", "wgmma_e5m2_f32"}
     batch = consts["WG_BATCH"]
     for entry, types, ksteps in (("wgmma_f16_f32", "f32.f16.f16", 4), ("wgmma_f16_f16", "f16.f16.f16", 4),
-                                 ("wgmma_bf16_f32", "f32.bf16.bf16", 4), ("wgmma_s8_s32", "s32.s8.s8", 2)):
-        k = 32 if "s8" in types else 16
+                                 ("wgmma_bf16_f32", "f32.bf16.bf16", 4), ("wgmma_s8_s32", "s32.s8.s8", 2),
+                                 ("wgmma_e4m3_f32", "f32.e4m3.e4m3", 2), ("wgmma_e5m2_f32", "f32.e5m2.e5m2", 2)):
+        k = 16 if types.endswith(("f16", "bf16")) else 32
         found = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)\.([\w.]+)", bodies[entry])
         assert found == [(f"m64n{n}k{k}", types)] * (batch * ksteps), entry
         assert "fence.proxy.async.shared::cta" in bodies[entry] and "wgmma.commit_group" in bodies[entry]
     p = _nvcc_ptx(shader_path("wgmma.cu"), defines, out, "sm_90")
     assert p.returncode != 0 and "wgmma needs the arch-specific target sm_90a" in p.stderr
+
+
+def test_wgmma_assembles_for_sm90a(tmp_path: "os.PathLike[str]") -> None:
+    """ptxas accepts every wgmma.cu entry for sm_90a (the operand lists of each type, the FP8 ones
+    without the transpose immediates), at the largest N: a cubin holding all six kernels."""
+    from apple_roofline.suites.matrix_kernels import ITERS, REPS, WGMMA_CONSTANTS
+
+    consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
+    out = os.path.join(str(tmp_path), "wgmma.cubin")
+    cmd = [str(NVCC), "-cubin", "-arch=sm_90a", "-std=c++17", "-x", "cu", shader_path("wgmma.cu"), "-o", out,
+           *[f"-D{k}={v}" for k, v in {"TM": 64, "TN": 256, "TK": 64, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128,
+                                       **consts}.items()]]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    with open(out, "rb") as f:
+        image = f.read()
+    for entry in cuda_entries(read_shader("wgmma.cu")):
+        assert entry.encode() in image, entry
 
 
 def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLike[str]") -> None:

@@ -199,7 +199,7 @@ def test_zero_divisor_refused_before_anything_is_written() -> None:
 
 def test_idiv_is_opt_in() -> None:
     assert "idiv" in SUITES and "idiv" not in DEFAULT_SUITES
-    assert set(DEFAULT_SUITES) == set(SUITES) - {"idiv", "matrix", "access", "occupancy", "dualissue"}  # all opt-in
+    assert set(DEFAULT_SUITES) == set(SUITES) - {"idiv", "access", "occupancy", "dualissue"}  # all opt-in
     assert parse_suites("idiv") == ("idiv",)
     assert parse_suites("peak,idiv") == ("peak", "idiv")
 

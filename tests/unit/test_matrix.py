@@ -7,6 +7,8 @@ accumulator fragment against the PTX ISA's definitions."""
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
@@ -26,10 +28,12 @@ from apple_roofline.text import DASH
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites import matrix as matrix_suite
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
-from apple_roofline.suites.matrix import BLOCK, CPU_REASON, GROUPS_QUICK, MatrixSuite, wgmma_reason
+from apple_roofline.suites.matrix import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
+                                          wgmma_reason)
 from apple_roofline.suites.matrix_kernels import (
-    API_BY_NAME, ITERS, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS, WGMMA_SHAPES,
-    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, matrix_class, matrix_inputs,
+    API_BY_NAME, ITERS, MAX_ACC_PER_THREAD, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS,
+    WGMMA_SHAPES,
+    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, largest_shape, matrix_class, matrix_inputs,
     matrix_reference, ops_per_group, parse_matrix_class, to_storage,
 )
 
@@ -38,7 +42,10 @@ from shader_twins import (  # noqa: E402
     emulate_wgmma_tile, ptx_desc_fields, ptx_wgmma_d, wg_c_index, wg_desc, wg_offset,
 )
 
-F16F32, F16F16, S8, BF16 = (PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32", "bf16→fp32"))
+F16F32, F16F16, S8, BF16, E4M3, E5M2 = (PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32",
+                                                                      "bf16→fp32", "e4m3→fp32", "e5m2→fp32"))
+#: The precisions with no mma.sync or Metal instruction: one skip each per API.
+NO_MMA = (E4M3, E5M2)
 
 
 # ---- composition ------------------------------------------------------------------------------------
@@ -85,6 +92,9 @@ def test_wgmma_composition_and_its_reasons() -> None:
     assert compose(wg, S8, 64, 128, 32).instruction == "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"
     assert compose(wg, F16F16, 64, 64, 32).instruction.endswith("m64n64k16.f16.f16.f16")
     assert compose(wg, BF16, 64, 64, 32).instruction.endswith("m64n64k16.f32.bf16.bf16")
+    assert compose(wg, E4M3, 64, 256, 64).instruction == "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"
+    assert compose(wg, E5M2, 64, 64, 32).fragment == (64, 64, 32)
+    assert compose(wg, E5M2, 64, 64, 16).reason == "K = 16 is not a multiple of the e5m2 wgmma K (32)"
     assert "M = 32" in compose(wg, F16F32, 32, 64, 32).reason and "64 rows" in compose(wg, F16F32, 32, 64, 32).reason
     assert compose(wg, F16F32, 64, 96, 32).reason == "N = 96 is not one of the wgmma N this kernel builds (64, 128, 256)"
     assert compose(wg, S8, 64, 64, 16).reason == "K = 16 is not a multiple of the int8 wgmma K (32)"
@@ -200,11 +210,14 @@ def _is_skip(case: Any) -> bool:
 def test_cuda_cases_cover_every_shape_and_precision() -> None:
     suite, b = _suite("cuda", {"cc_major": 8, "cc_minor": 6}, wave=50_688)
     cases = list(suite.cases())
-    assert len(cases) == suite.total() == 4 * 45 + 4
+    assert len(cases) == suite.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS)
     wg = [c for c in cases if c.kernel.name.startswith("wgmma")]
-    assert len(wg) == 4 and all(_is_skip(c) and c.check()[1] == "wgmma needs an sm_90a (Hopper) GPU; this is sm_86"
-                                for c in wg)
-    cases = [c for c in cases if c not in wg]
+    assert len(wg) == len(PRECISIONS) and all(
+        _is_skip(c) and c.check()[1] == "wgmma needs an sm_90a (Hopper) GPU; this is sm_86" for c in wg)
+    fp8 = [c for c in cases if c.kernel.name == "mma"]  # the precision mma.sync lacks: one skip, not 45
+    assert [c.kernel.dtype for c in fp8] == ["e4m3→fp32", "e5m2→fp32"]
+    assert all(_is_skip(c) and "builds no FP8 mma.sync" in c.check()[1] for c in fp8)
+    cases = [c for c in cases if c not in wg and c not in fp8]
     skips = [c for c in cases if _is_skip(c)]
     assert len(skips) == 4 * 15 + 3 * 2  # M = 8 for every precision; s8 K = 8 at M = 16, 32 (N = 8, 16, 32)
     for c in cases:
@@ -229,9 +242,10 @@ HOPPER = {"cc_major": 9, "cc_minor": 0, "nvrtc_arch_target": "sm_90a"}
 def test_hopper_measures_wgmma_beside_mma_sync() -> None:
     suite, b = _suite("cuda", HOPPER, wave=5 * 132 * 128)
     cases = list(suite.cases())
-    assert len(cases) == suite.total() == 4 * 45 + 4 * len(WGMMA_SHAPES)
+    assert len(cases) == suite.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS) * len(WGMMA_SHAPES)
     wg = [c for c in cases if c.kernel.name.startswith("wgmma_")]
-    assert len(wg) == 4 * len(WGMMA_SHAPES) and not any(_is_skip(c) for c in wg)
+    assert len(wg) == len(PRECISIONS) * len(WGMMA_SHAPES) and not any(_is_skip(c) for c in wg)
+    assert {c.kernel.dtype for c in wg} >= {"e4m3→fp32", "e5m2→fp32"}  # Hopper's FP8
     for c in wg:
         p = PRECISION_BY_DTYPE[c.kernel.dtype]
         m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
@@ -278,16 +292,19 @@ def test_metal_without_neural_accelerators_skips_mpp_per_precision() -> None:
     suite, b = _suite("metal", {"gpu_family": "Apple9", "gpu_family_raw": 1009})
     cases = list(suite.cases())
     mpp = [c for c in cases if c.kernel.name == "mpp"]
-    assert len(mpp) == 4 and all(_is_skip(c) and "Apple9" in c.check()[1] for c in mpp)
+    assert len(mpp) == len(PRECISIONS) and all(_is_skip(c) and "Apple9" in c.check()[1] for c in mpp)
     simd = [c for c in cases if c.kernel.name.startswith("simdgroup_matrix_")]
-    assert len(simd) == 4 * 45 and not any(c.kernel.name.startswith("wgmma") for c in cases)
-    assert sum(not _is_skip(c) for c in simd) == 2 * 45  # FP16 inputs: every shape
+    assert len(simd) == 2 * 45 and not any(c.kernel.name.startswith("wgmma") for c in cases)
+    assert not any(_is_skip(c) for c in simd)  # FP16 inputs: every shape
+    lacking = {c.kernel.dtype: c.check()[1] for c in cases if c.kernel.name == "simdgroup_matrix"}
+    assert set(lacking) == {"int8→int32", "bf16→fp32", "e4m3→fp32", "e5m2→fp32"}  # one skip each, with the reason
+    assert "no integer simdgroup_matrix" in lacking["int8→int32"] and "no 8-bit floating-point" in lacking["e4m3→fp32"]
 
 
 def test_metal_mpp_prepends_the_tile_as_macros() -> None:
     suite, b = _suite("metal", {"gpu_family": "Apple10", "gpu_family_raw": 1010})
     cases = [c for c in suite.cases() if c.kernel.name.startswith("mpp_") and not _is_skip(c)]
-    assert len(cases) == 4 * 45
+    assert len(cases) == 4 * 45  # every precision but FP8
     src, entry, consts = next(x for x in b.compiled if x[1].startswith("mpp_"))
     assert src.startswith("#define TM 8\n#define TN 8\n#define TK 8\n") and "AR_MSL_VERSION_4_0" in src
     assert consts == {"BLOCK": BLOCK}
@@ -300,9 +317,69 @@ def test_cpu_yields_one_skip_saying_why() -> None:
     assert not b.compiled
 
 
-def test_matrix_is_opt_in() -> None:
-    assert "matrix" in SUITES and "matrix" not in DEFAULT_SUITES
+def test_largest_shape_is_the_rule_over_the_table() -> None:
+    """The default run's tile per precision and instruction is the largest the instruction builds
+    (M·N·K, then K) among the API's own shapes whose accumulator holds at most MAX_ACC_PER_THREAD
+    elements per thread; none for a precision the API lacks."""
+    for api in API_BY_NAME.values():
+        for p in PRECISIONS:
+            fit = [s for s in api.shapes if compose(api, p, *s).ok and s[0] * s[1] / api.group_threads <= MAX_ACC_PER_THREAD]
+            got = largest_shape(api, p)
+            if not fit:
+                assert got is None
+                continue
+            assert got in fit and all(s[0] * s[1] * s[2] <= got[0] * got[1] * got[2] for s in fit)
+    assert largest_shape(API_BY_NAME["wgmma"], E4M3) == (64, 128, 64)  # N = 256: 128 per thread, over the cap
+    assert largest_shape(API_BY_NAME["mma"], S8) == (32, 32, 128) and largest_shape(API_BY_NAME["mma"], E4M3) is None
+
+
+def test_default_run_measures_the_largest_tile_per_precision_and_instruction() -> None:
+    b = _Backend(5 * 132 * 128)
+    ctx = SuiteContext(b, "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20, {SHAPES_OPTION: LARGEST})
+    suite = MatrixSuite(ctx)
+    cases = list(suite.cases())
+    assert len(cases) == suite.total() == len(PRECISIONS) + len(PRECISIONS)  # wgmma 6; mma.sync 4 + 2 FP8 skips
+    measured = [c for c in cases if not _is_skip(c)]
+    assert sorted((c.kernel.name, c.kernel.dtype) for c in measured) == sorted(
+        [("wgmma_64x128x64", p.dtype) for p in PRECISIONS] + [("mma_32x32x128", p.dtype) for p in PRECISIONS
+                                                                if p not in NO_MMA])
+    assert all(c.params["shapes"] == "largest tile" for c in measured)
+    assert {(x[1], x[2].get("TN"), x[2].get("TK")) for x in b.compiled} == {  # only those tiles are compiled
+        *((f"wgmma_{p.suffix}", 128, 64) for p in PRECISIONS), *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4])}
+    sweep = MatrixSuite(SuiteContext(_Backend(5 * 132 * 128), "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20))
+    assert sweep.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS) * len(WGMMA_SHAPES)  # the sweep stays the default
+
+
+def test_matrix_is_a_default_suite_whose_sweep_is_named() -> None:
+    assert "matrix" in SUITES and "matrix" in DEFAULT_SUITES
     assert parse_suites("matrix,gemm") == ("gemm", "matrix")
+
+
+@pytest.mark.parametrize("suites,want", [(None, LARGEST), (["matrix"], SWEEP)])
+def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypatch: pytest.MonkeyPatch,
+                                                                       suites: Any, want: str) -> None:
+    """A run with no suites named measures the matrix suite's largest tiles; ``--suite matrix`` its sweep."""
+    from apple_roofline.roofline import runner
+
+    seen: Dict[str, Any] = {}
+
+    class Recording(MatrixSuite):
+        def total(self) -> int:
+            return 0
+
+        def cases(self) -> Any:
+            seen[self.name] = self.ctx.options.get(SHAPES_OPTION)
+            return iter(())
+
+    native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
+    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
+    monkeypatch.setattr(runner, "SUITES", {name: Recording for name in runner.SUITES})
+    monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
+    monkeypatch.setattr(runner, "open_device", lambda spec: types.SimpleNamespace(info=lambda: {
+        "backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}))
+    runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
+    assert seen == {"matrix": want}
 
 
 # ---- ceilings and the report ------------------------------------------------------------------------
@@ -328,6 +405,24 @@ def _run() -> Run:
     skipped = (Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),)
     return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
                (), tuple(ms), tuple(ceilings), skipped)
+
+
+def test_fp8_stands_beside_the_fp8_peak() -> None:
+    """Both FP8 formats' wgmma ceilings are set against "GEMM FP8" (one theoretical rate for E4M3 and
+    E5M2); there is no vendor FP8 GEMM in a run."""
+    ms = [_m("wgmma_64x256x64", "e4m3→fp32", 1800e3, sm_clock_mhz=1800.0),
+          _m("wgmma_64x256x64", "e5m2→fp32", 1700e3, sm_clock_mhz=1800.0)]
+    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
+              (), tuple(ms), tuple(derive_ceilings(ms)) + (Ceiling("GEMM FP8", "compute", 2000e3, "GFLOP/s",
+                                                                    "theoretical", "spec"),))
+    summary = matrix_summary_table(run)
+    assert summary is not None
+    rows = {r[0]: r for r in summary.rows}
+    assert list(rows) == ["Matrix E4M3→FP32 (wgmma)", "Matrix E5M2→FP32 (wgmma)"]
+    e4 = rows["Matrix E4M3→FP32 (wgmma)"]
+    assert e4[3] == DASH and e4[6] == "90%" and e4[8] == "100%"  # 1800 of 2000; at 1800 MHz the peak is 1800
+    assert rows["Matrix E5M2→FP32 (wgmma)"][6] == "85%"
+    assert parse_matrix_class("Matrix E4M3→FP32 (wgmma)") == ("e4m3→fp32", "wgmma")
 
 
 def test_best_valid_shape_is_the_ceiling() -> None:
@@ -461,7 +556,39 @@ def test_emulated_warpgroup_computes_the_reference(p: Any, shape: Tuple[int, int
     assert np.array_equal(emulate_wgmma_tile(a, b, ITEMSIZE[p.input], chain=2), 2 * (a @ b))
 
 
-@pytest.mark.parametrize("p", [F16F32, S8, F16F16], ids=lambda p: p.suffix)
+@pytest.mark.parametrize("p", NO_MMA, ids=lambda p: p.suffix)
+@pytest.mark.parametrize("shape", [(64, 64, 32), (64, 256, 64)], ids=str)
+def test_emulated_fp8_warpgroup_decodes_the_stored_codes(p: Any, shape: Tuple[int, int, int]) -> None:
+    """FP8 as the kernel gets it: A and B written as byte codes (to_storage, the NumPy model of the
+    format), laid out and read by the tensor core as bytes, decoded by the model, multiplied: the
+    reference exactly. Decoding the codes as the other FP8 format does not give it."""
+    m, n, k = shape
+    a, b = matrix_inputs(p, m, n, k)
+    ca, cb = to_storage(a, p.input), to_storage(b, p.input)
+    assert ca.dtype == np.uint8 and ITEMSIZE[p.input] == 1
+    got = emulate_wgmma_tile(ca.astype(np.int64), cb.astype(np.int64), 1, chain=2,
+                             decode=lambda codes: from_storage(codes, p.input))
+    assert np.array_equal(got, 2.0 * (a @ b))
+    other = "e5m2" if p.input == "e4m3" else "e4m3"
+    wrong = emulate_wgmma_tile(ca.astype(np.int64), cb.astype(np.int64), 1,
+                               decode=lambda codes: from_storage(codes, other))
+    assert not np.array_equal(wrong, a @ b)
+
+
+@pytest.mark.parametrize("p", NO_MMA, ids=lambda p: p.suffix)
+def test_fp8_partial_sums_stay_where_a_14_bit_adder_is_exact(p: Any) -> None:
+    """Hopper's FP8 tensor cores keep about 14 bits of their sums (module docstring of
+    matrix_kernels): every partial sum of the chain stays below 2^11, with dense inputs that every
+    format holds exactly."""
+    for m, n, k in WGMMA_SHAPES:
+        a, b = matrix_inputs(p, m, n, k)
+        assert set(np.unique(a)) | set(np.unique(b)) <= {-2, -1, 0, 1, 2}
+        worst_partial = ITERS * REPS * np.abs(a @ b).max() + np.abs(a).max() * np.abs(b).max() * k
+        assert worst_partial < 2**11 and np.abs(a @ b).max() == 1
+        assert np.count_nonzero(a) > a.size // 3 and np.count_nonzero(b) > b.size // 3, "inputs must be dense"
+
+
+@pytest.mark.parametrize("p", [F16F32, S8, F16F16, E4M3], ids=lambda p: p.suffix)
 def test_emulation_catches_swapped_descriptor_offsets(p: Any) -> None:
     a, b = matrix_inputs(p, 64, 64, 64)
     assert not np.array_equal(emulate_wgmma_tile(a, b, ITEMSIZE[p.input], swap_lbo_sbo=True), a @ b)

@@ -16,9 +16,10 @@ import pytest
 
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, sampler_for
 from apple_roofline.telemetry.choose import graphics_sampler
-from apple_roofline.telemetry.ioreport import (Channel, IOReport, IOReportSampler, channel_values, gpu_clock,
-                                               parse_dvfs)
+from apple_roofline.telemetry.dvfs import choose_table, cpu_cluster_kind, parse_dvfs, residency_clock
+from apple_roofline.telemetry.ioreport import Channel, IOReport, IOReportSampler, channel_values, wanted
 from apple_roofline.telemetry.powermetrics import PowermetricsSampler, parse_plist, split_plists
+from apple_roofline.telemetry.window import Sample, summarize
 
 # -- powermetrics ------------------------------------------------------------
 
@@ -33,10 +34,37 @@ PLIST: Dict[str, Any] = {
 
 
 def test_parse_plist_power_and_clocks() -> None:
-    v = parse_plist(PLIST, "gpu")
-    assert v == {"cpu_power_w": pytest.approx(4.321), "gpu_power_w": 12.5, "ane_power_w": 0.0, "power_w": 12.5,
-                 "gpu_clock_mhz": 1398.0, "gpu_active_pct": 75.0, "cpu_clock_mhz": 2000.0}
-    assert parse_plist(PLIST, "cpu")["power_w"] == pytest.approx(4.321)
+    power = {"interval_s": 0.1, "cpu_power_w": 4.321, "gpu_power_w": 12.5, "ane_power_w": 0.0}
+    assert parse_plist(PLIST, "gpu") == pytest.approx(dict(power, power_w=12.5, gpu_clock_mhz=1398.0, gpu_busy_s=0.075,
+                                                           gpu_active_pct=75.0))
+    # the CPU clock weights each cluster by its busy time: E 10 % busy at 1000, P 50 % at 3000 MHz
+    # (the plain mean over clusters would say 2000); each reading has the measured part's clock only
+    assert parse_plist(PLIST, "cpu") == pytest.approx(dict(
+        power, power_w=4.321, **{"cpu_cluster_mhz.E-Cluster": 1000.0, "cpu_cluster_busy_s.E-Cluster": 0.01,
+                                 "cpu_cluster_mhz.P-Cluster": 3000.0, "cpu_cluster_busy_s.P-Cluster": 0.05},
+        cpu_clock_mhz=(1000 * 0.1 + 3000 * 0.5) / 0.6, cpu_busy_s=0.06))
+    idle = dict(PLIST, processor={"clusters": [{"name": "E", "freq_hz": 6e8, "idle_ratio": 1.0}]},
+                gpu={"freq_hz": 389.0, "idle_ratio": 1.0})
+    assert "cpu_clock_mhz" not in parse_plist(idle, "cpu") and "gpu_clock_mhz" not in parse_plist(idle)  # never busy
+
+
+def test_powermetrics_window_per_cluster() -> None:
+    """SYNTHETIC sequence: two plists, the second with both clusters busier; the window's CPU clock
+    and each cluster's are weighted by busy time, power by interval."""
+    s = PowermetricsSampler("cpu", interval_ms=100, is_root=True)
+    s._open = True
+    a = parse_plist(PLIST, "cpu")
+    b = parse_plist(dict(PLIST, elapsed_ns=300_000_000, processor=dict(
+        PLIST["processor"], cpu_power=1000.0, clusters=[{"name": "E-Cluster", "freq_hz": 2e9, "idle_ratio": 0.9},
+                                                       {"name": "P-Cluster", "freq_hz": 4e9, "idle_ratio": 0.0}])), "cpu")
+    s.add(a, 1.0)
+    s.add(b, 1.3)
+    w = s.window(0.85, 1.3)  # both plists' intervals lie inside
+    # E: 0.01 s at 1000 and 0.03 s at 2000 -> 1750; P: 0.05 s at 3000 and 0.3 s at 4000 -> 3857
+    assert w["cpu_cluster_clocks"] == "E-Cluster 1750 MHz, P-Cluster 3857 MHz"
+    assert w["cpu_clock_mhz"] == round((10 + 150 + 60 + 1200) / 0.39, 1)
+    assert w["power_w"] == round((4.321 * 0.1 + 1.0 * 0.3) / 0.4, 1)  # J over s
+    assert not any(k.endswith("_s") or k.startswith("cpu_cluster_mhz") for k in w)  # weights are no parameters
 
 
 def test_parse_plist_older_energy_keys_and_hz() -> None:
@@ -44,6 +72,7 @@ def test_parse_plist_older_energy_keys_and_hz() -> None:
            "gpu": {"freq_hz": 1_296_000_000.0}}
     v = parse_plist(old, "gpu")
     assert v["cpu_power_w"] == 2.0 and v["gpu_power_w"] == 5.0 and v["power_w"] == 5.0  # mJ over 0.5 s
+    assert v["interval_s"] == 0.5
     assert v["gpu_clock_mhz"] == 1296.0  # a value that can only be Hz
     assert parse_plist({}, "gpu") == {}
 
@@ -112,31 +141,100 @@ def test_powermetrics_garbage_is_a_reason() -> None:
 
 # -- IOReport: the arithmetic ------------------------------------------------------
 
+def dvfs_bytes(hz: List[float]) -> bytes:
+    """A ``voltage-states`` property: (frequency, voltage) little-endian uint32 pairs."""
+    return b"".join(int(f).to_bytes(4, "little") + (700 + i).to_bytes(4, "little") for i, f in enumerate(hz))
+
+
 def test_channel_values_energy_and_gpu_residency() -> None:
     states = (("OFF", 500), ("P1", 250), ("P2", 0), ("P3", 250))
     chans = [Channel("Energy Model", "", "GPU Energy", "nJ", 2_000_000_000),
              Channel("Energy Model", "", "DIE_0_CPU Energy", "mJ", 300), Channel("Energy Model", "", "DIE_1_CPU Energy", "mJ", 100),
              Channel("Energy Model", "", "ANE0", "mJ", 50), Channel("Energy Model", "", "DRAM", "mJ", 999),
              Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states)]
-    v = channel_values(chans, 0.5, "gpu", [0.0, 400.0, 800.0, 1200.0])
-    assert v == {"gpu_power_w": 4.0, "cpu_power_w": pytest.approx(0.8), "ane_power_w": pytest.approx(0.1),
-                 "power_w": 4.0, "gpu_clock_mhz": 800.0, "gpu_active_pct": 50.0}
-    without_table = channel_values(chans, 0.5, "cpu")
+    v, notes = channel_values(chans, 0.5, "gpu", [400.0, 800.0, 1200.0])
+    assert notes == []
+    assert v == pytest.approx({"interval_s": 0.5, "gpu_power_w": 4.0, "cpu_power_w": 0.8, "ane_power_w": 0.1,
+                               "power_w": 4.0, "gpu_clock_mhz": 800.0, "gpu_busy_s": 0.25, "gpu_active_pct": 50.0})
+    without_table, _ = channel_values(chans, 0.5, "cpu")
     assert "gpu_clock_mhz" not in without_table and without_table["gpu_active_pct"] == 50.0
     assert without_table["power_w"] == pytest.approx(0.8)
-    with pytest.raises(ValueError, match="unknown energy unit 'kWh'"):
-        channel_values([Channel("Energy Model", "", "GPU Energy", "kWh", 1)], 1.0)
 
 
-def test_gpu_clock_idle_and_mismatched_table() -> None:
-    assert gpu_clock((("OFF", 100),), [0.0, 400.0]) == (None, 0.0)
-    assert gpu_clock((("OFF", 0), ("P1", 1), ("P2", 1)), [0.0, 400.0]) == (None, 100.0)  # 2 states, 1 step
+def test_unknown_energy_unit_skips_that_channel_only() -> None:
+    chans = [Channel("Energy Model", "", "GPU Energy", "kWh", 1), Channel("Energy Model", "", "CPU Energy", "mJ", 500),
+             Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 1), ("P1", 1)))]
+    v, notes = channel_values(chans, 1.0, "gpu", [600.0])
+    assert notes == ["channel 'GPU Energy' skipped: unknown energy unit 'kWh'"]
+    assert "gpu_power_w" not in v and "power_w" not in v  # the target's power is unknown, never guessed
+    assert v["cpu_power_w"] == 0.5 and v["gpu_clock_mhz"] == 600.0  # the rest still reads
 
 
-def test_parse_dvfs() -> None:
-    data = b"".join(int(hz).to_bytes(4, "little") + int(mv).to_bytes(4, "little")
-                    for hz, mv in [(0, 0), (396e6, 600), (1398e6, 900)])
-    assert parse_dvfs(data) == [0.0, 396.0, 1398.0]
+def test_residency_clock_pairs_the_first_states_on_a_count_mismatch() -> None:
+    # SYNTHETIC: the GPU lists 4 active states, the table has 3 steps: pair the first 3, say so
+    states = (("OFF", 100), ("P1", 100), ("P2", 100), ("P3", 100), ("P4", 100))
+    r = residency_clock(states, [400.0, 800.0, 1200.0])
+    assert r.mhz == pytest.approx(800.0) and r.busy == pytest.approx(0.8)  # the 4th's time counts as busy
+    assert r.note == "4 active states for 3 DVFS steps: the first 3 paired"
+    assert residency_clock((("OFF", 100),), [400.0]).mhz is None  # never active: no clock
+    assert residency_clock((("IDLE", 0),), [400.0]).busy is None  # no time passed
+    exact = residency_clock((("IDLE", 3), ("V0", 1), ("V1", 3)), [600.0, 1000.0])
+    assert exact.mhz == pytest.approx(900.0) and exact.note == ""
+
+
+def test_parse_dvfs_units() -> None:
+    assert parse_dvfs(dvfs_bytes([0, 396e6, 1398e6])) == [0.0, 396.0, 1398.0]  # the GPU's: Hz
+    assert parse_dvfs(dvfs_bytes([600e6, 3204e6]), hz=None) == [600.0, 3204.0]  # M1-M3 CPU: Hz
+    assert parse_dvfs(dvfs_bytes([1020e3, 4512e3]), hz=None) == [1020.0, 4512.0]  # M4+ CPU: kHz
+
+
+#: SYNTHETIC pmgr tables in an M5-style layout (the key numbers are invented; the shapes are what the
+#: checks look for): ``voltage-states9`` no longer holds the GPU's table (a CPU-like table that does
+#: not start at the off state's 0), a 0-led table of the wrong length sits under ``voltage-states2``,
+#: and the GPU's — 0, then 6 rising steps — under ``voltage-states11``.
+M5_TABLES = {"voltage-states9": [912.0, 1284.0, 1752.0, 2100.0], "voltage-states2": [0.0, 500.0, 900.0],
+             "voltage-states11": [0.0, 338.0, 618.0, 796.0, 924.0, 952.0, 1470.0],
+             "voltage-states13": [0.0, 7.0, 12.0]}
+
+
+def test_choose_gpu_table_in_an_m5_layout() -> None:
+    key, freqs, note = choose_table(M5_TABLES, ("voltage-states9",), 6, gpu=True)
+    assert key == "voltage-states11" and freqs[1:] == [338.0, 618.0, 796.0, 924.0, 952.0, 1470.0]
+    assert note == "voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 (the off state)"
+    # the expected key, where it fits, is taken without a note
+    assert choose_table({**M5_TABLES, "voltage-states9": [0.0, 400.0, 800.0]}, ("voltage-states9",), 2, gpu=True) == (
+        "voltage-states9", [0.0, 400.0, 800.0], "")
+    # no table has 8 steps: the well-formed one nearest in length, its first steps paired, and said
+    key, freqs, note = choose_table(M5_TABLES, ("voltage-states9",), 8, gpu=True)
+    assert key == "voltage-states11" and "the first steps are paired" in note and "has 6 steps for 8 active states" in note
+    # none well-formed: no table and the reasons
+    key, freqs, note = choose_table({"voltage-states9": [912.0, 1284.0]}, ("voltage-states9",), 2, gpu=True)
+    assert (key, freqs) == ("", []) and note == "no pmgr table fits (voltage-states9 starts at 912 MHz, not 0 (the off state))"
+    assert "has steps outside 100-3000 MHz" in choose_table({"voltage-states13": [0.0, 7.0]}, (), 1, gpu=True)[2]
+    assert "does not rise" in choose_table({"voltage-states3": [0.0, 900.0, 500.0]}, (), 2, gpu=True)[2]
+
+
+def test_choose_cpu_table_by_cluster_and_length() -> None:
+    tables = {"voltage-states1-sram": [600.0, 972.0, 1332.0], "voltage-states5-sram": [660.0, 1500.0, 2500.0, 3500.0],
+              "voltage-states7-sram": [800.0, 1600.0, 2400.0, 3200.0, 4100.0]}
+    assert choose_table(tables, ("voltage-states5-sram",), 4, gpu=False)[:2] == ("voltage-states5-sram", tables["voltage-states5-sram"])
+    key, _f, note = choose_table(tables, (), 5, gpu=False)  # an M5 super cluster: no documented key
+    assert key == "voltage-states7-sram" and note == "voltage-states7-sram used: no expected key (none known) present"
+    assert [cpu_cluster_kind(n) for n in ("ECPU", "PCPU1", "DIE_1_PCPU", "MCPU0", "GPUPH")] == ["E", "P", "P", "P", ""]
+
+
+def test_window_power_is_joules_over_seconds_and_max_from_full_periods() -> None:
+    """SYNTHETIC IOReport-like readings with unequal intervals: three 50-ms readings and the 1-ms
+    one taken at the window's end, whose quotient is noise (a 1 mJ quantum over 1 ms)."""
+    samples = [Sample(0.00, {"interval_s": 0.05, "power_w": 10.0}),
+               Sample(0.05, {"interval_s": 0.05, "power_w": 10.0}),
+               Sample(0.10, {"interval_s": 0.05, "power_w": 12.0}),
+               Sample(0.101, {"interval_s": 0.001, "power_w": 40.0})]
+    w = summarize(samples, 0.01, 0.1005, lambda k, b: [], period_s=0.05)
+    assert w["power_w"] == round((10.0 * 0.05 + 12.0 * 0.05 + 40.0 * 0.001) / 0.101, 1)  # 11.3, not the mean 20.7
+    assert w["power_max_w"] == 12.0  # the 1-ms reading is no full period
+    nvml_like = [Sample(0.05, {"power_w": 10.0}), Sample(0.1, {"power_w": 30.0})]  # no intervals: plain mean, max
+    assert summarize(nvml_like, 0.0, 0.1, lambda k, b: [], period_s=0.02) == {"power_w": 20.0, "power_max_w": 30.0}
 
 
 # -- IOReport: the ctypes layer against a fake library -------------------------------
@@ -151,20 +249,34 @@ class Fn:
         return self.impl(*a)
 
 
-class FakeLibs:
-    """libIOReport and CoreFoundation over Python objects: a ref is an int handle; released refs
-    are counted. Each sample holds the energy counter's total and the GPU residencies."""
+def _ns(fns: Dict[str, Any]) -> Any:
+    class Lib:
+        pass
+    lib = Lib()
+    for k, f in fns.items():
+        setattr(lib, k, Fn(f))
+    return lib
 
-    def __init__(self, groups: Dict[str, List[Channel]]) -> None:
+
+class FakeLibs:
+    """libIOReport, CoreFoundation and IOKit over Python objects: a ref is an int handle; released
+    refs are recorded. ``groups`` are the channels each group lists; a delta holds, per sample
+    elapsed and subscribed, one joule of GPU energy, 0.25 J of CPU energy, 10 units at OFF and 10 at the first
+    GPU state, and the CPU clusters' residencies. ``pmgr`` are the IORegistry tables (key -> bytes)."""
+
+    def __init__(self, groups: Dict[str, List[Channel]], pmgr: Optional[Dict[str, bytes]] = None) -> None:
         self.objs: Dict[int, Any] = {}
         self.released: List[Any] = []
         self.groups = groups
+        self.pmgr = pmgr or {}
+        self.buffers: List[Any] = []
         self.counter = 0
-        self.lib = self._ns({
-            "IOReportCopyChannelsInGroup": lambda g, s, a, b, c: self.new(("channels", list(self.groups.get(self.objs[g], []))))
-            if self.objs[g] in self.groups else None,
-            "IOReportMergeChannels": lambda a, b, n: self.objs[a][1].extend(self.objs[b][1]),
-            "IOReportCreateSubscription": lambda n, ch, out, a, b: self.new("subscription"),
+        self.subscribed: List[Channel] = []
+        self.lib = _ns({
+            "IOReportCopyChannelsInGroup": self.copy_group,
+            "IOReportMergeChannels": lambda a, b, n: self.objs[self.objs[a]["IOReportChannels"]].extend(
+                self.objs[self.objs[b]["IOReportChannels"]]),
+            "IOReportCreateSubscription": self.subscribe,
             "IOReportCreateSamples": self.sample,
             "IOReportCreateSamplesDelta": self.delta,
             "IOReportChannelGetGroup": lambda ch: self.new(self.objs[ch].group),
@@ -176,30 +288,53 @@ class FakeLibs:
             "IOReportStateGetNameForIndex": lambda ch, k: self.new(self.objs[ch].states[k][0]),
             "IOReportStateGetResidency": lambda ch, k: self.objs[ch].states[k][1],
         })
-        self.cf = self._ns({
+        self.cf = _ns({
             "CFStringCreateWithCString": lambda a, b, e: self.new(b.decode()),
             "CFStringGetCString": self.get_cstring,
             "CFDictionaryGetValue": lambda d, k: self.objs[d].get(self.objs[k]),
-            "CFDictionaryCreateMutableCopy": lambda a, n, d: self.new(self.objs[d]),
+            "CFDictionarySetValue": lambda d, k, v: self.objs[d].__setitem__(self.objs[k], v),
+            "CFDictionaryCreateMutableCopy": lambda a, n, d: self.new(dict(self.objs[d])),
             "CFArrayGetCount": lambda a: len(self.objs[a]),
             "CFArrayGetValueAtIndex": lambda a, i: self.new(self.objs[a][i]),
-            "CFDataGetLength": lambda d: 0, "CFDataGetBytePtr": lambda d: 0,
+            "CFArrayCreateMutableCopy": lambda a, n, arr: self.new(list(self.objs[arr])),
+            "CFArrayRemoveValueAtIndex": lambda a, i: self.objs[a].pop(i),
+            "CFDataGetLength": lambda d: len(self.objs[d]),
+            "CFDataGetBytePtr": self.byte_ptr,
             "CFRelease": lambda r: self.released.append(self.objs[r]),
         })
-
-    @staticmethod
-    def _ns(fns: Dict[str, Any]) -> Any:
-        class Lib:
-            pass
-        lib = Lib()
-        for k, f in fns.items():
-            setattr(lib, k, Fn(f))
-        return lib
+        self.iokit = _ns({
+            "IOServiceMatching": lambda name: self.new(name),
+            "IOServiceGetMatchingServices": self.services,
+            "IOIteratorNext": lambda it: self.objs[it].pop(0) if self.objs[it] else 0,
+            "IORegistryEntryGetName": lambda e, buf: ctypes.memmove(buf, self.objs[e] + b"\0", len(self.objs[e]) + 1),
+            "IORegistryEntryCreateCFProperty": lambda e, key, a, o: (
+                self.new(self.pmgr[self.objs[key]]) if self.objs[e] == b"pmgr" and self.objs[key] in self.pmgr else None),
+            "IOObjectRelease": lambda r: 0,
+        })
 
     def new(self, obj: Any) -> int:
         h = len(self.objs) + 1
         self.objs[h] = obj
         return h
+
+    def copy_group(self, g: int, s: Optional[int], a: int, b: int, c: int) -> Optional[int]:
+        if self.objs[g] not in self.groups:
+            return None
+        return self.new({"IOReportChannels": self.new(list(self.groups[self.objs[g]]))})
+
+    def subscribe(self, n: Any, channels: int, out: Any, a: int, b: Any) -> int:
+        self.subscribed = list(self.objs[self.objs[channels]["IOReportChannels"]])
+        out._obj.value = self.new("subscribed dictionary")
+        return self.new("subscription")
+
+    def services(self, port: int, matching: int, out: Any) -> int:
+        out._obj.value = self.new([self.new(b"clpc"), self.new(b"pmgr")])
+        return 0
+
+    def byte_ptr(self, d: int) -> int:
+        buf = ctypes.create_string_buffer(self.objs[d], len(self.objs[d]))
+        self.buffers.append(buf)
+        return ctypes.addressof(buf)
 
     def get_cstring(self, ref: int, buf: Any, size: int, enc: int) -> bool:
         ctypes.memmove(buf, self.objs[ref].encode() + b"\0", len(self.objs[ref]) + 1)
@@ -210,41 +345,129 @@ class FakeLibs:
         return self.new(("sample", self.counter))
 
     def delta(self, a: int, b: int, n: Any) -> int:
-        steps = self.objs[b][1] - self.objs[a][1]  # one "GPU Energy" joule and 10 ms busy at P1 per sample
+        steps = self.objs[b][1] - self.objs[a][1]
         chans = [Channel("Energy Model", "", "GPU Energy", "mJ", 1000 * steps),
                  Channel("Energy Model", "", "CPU Energy", "mJ", 250 * steps),
-                 Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 10 * steps), ("P1", 10 * steps)))]
-        return self.new({"IOReportChannels": self.new(chans)})
+                 Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 10 * steps), ("P1", 10 * steps))),
+                 Channel("CPU Stats", "CPU Complex Performance States", "ECPU",
+                         states=(("IDLE", 30 * steps), ("V0P5", 10 * steps), ("V1P0", 0))),
+                 Channel("CPU Stats", "CPU Complex Performance States", "PCPU",
+                         states=(("IDLE", 0), ("DOWN", 0), ("V0P6", 10 * steps), ("V1P1", 30 * steps)))]
+        names = {c.name for c in self.subscribed}  # a delta holds the subscribed channels
+        return self.new({"IOReportChannels": self.new([c for c in chans if c.name in names])})
 
 
-GROUPS = {"Energy Model": [Channel("Energy Model", "", "GPU Energy", "mJ")],
-          "GPU Stats": [Channel("GPU Stats", "GPU Performance States", "GPUPH")]}
+GROUPS = {"Energy Model": [Channel("Energy Model", "", "GPU Energy", "mJ"), Channel("Energy Model", "", "DRAM", "mJ"),
+                           Channel("Energy Model", "", "CPU Energy", "mJ")],
+          "GPU Stats": [Channel("GPU Stats", "GPU Performance States", "GPUPH"),
+                        Channel("GPU Stats", "GPU Performance States", "GPU_SRAM")],
+          "CPU Stats": [Channel("CPU Stats", "CPU Complex Performance States", "ECPU"),
+                        Channel("CPU Stats", "CPU Complex Performance States", "PCPU")]}
+#: SYNTHETIC pmgr tables: the GPU's (entry 0 the off state, in Hz) and the clusters' (kHz, as from the M4 on).
+PMGR = {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3, 2000e3]),
+        "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3])}
 
 
-def test_ioreport_subscribes_merges_and_decodes_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeLibs(GROUPS)
-    io_ = IOReport(fake.lib, fake.cf)
+def test_ioreport_subscribes_only_the_channels_read_and_decodes_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeLibs(GROUPS, PMGR)
+    io_ = IOReport(fake.lib, fake.cf, fake.iokit)
     assert fake.lib.IOReportCreateSamples.restype is ctypes.c_void_p  # prototypes declared
-    sub, channels = io_.subscribe(IOReportSampler.GROUPS)
-    assert fake.objs[sub] == "subscription"
-    assert [c.name for c in fake.objs[channels][1]] == ["GPU Energy", "GPUPH"]  # merged
+    sub, channels, subscribed = io_.subscribe(IOReportSampler.GROUPS[:2], wanted("gpu"))
+    assert fake.objs[sub] == "subscription" and fake.objs[subscribed] == "subscribed dictionary"
+    assert [c.name for c in fake.subscribed] == ["GPU Energy", "CPU Energy", "GPUPH"]  # merged, DRAM and SRAM dropped
+    assert io_.pmgr_tables() == PMGR
     s = IOReportSampler("gpu", library=io_)
-    monkeypatch.setattr(io_, "gpu_dvfs_mhz", lambda: [0.0, 444.0])
-    times = iter([10.0, 10.5, 11.0])
+    # each reading's stamp is the midpoint of the two clock reads around IOReportCreateSamples
+    times = iter([10.0, 10.25, 10.5, 10.75])  # binary fractions: exact midpoints
     monkeypatch.setattr("apple_roofline.telemetry.ioreport.clock", lambda: next(times))
     assert s.open() == "" and s.notes == []
     s._open = True
-    assert s.read() == {}  # the first sample has nothing before it
-    v = s.read()
-    assert v == {"gpu_power_w": 2.0, "cpu_power_w": 0.5, "power_w": 2.0, "gpu_clock_mhz": 444.0, "gpu_active_pct": 50.0}
+    assert s.read_stamped() == (10.125, {})  # the first sample has nothing before it
+    t, v = s.read_stamped()
+    assert t == 10.625
+    assert v == pytest.approx({"interval_s": 0.5, "gpu_power_w": 2.0, "cpu_power_w": 0.5, "power_w": 2.0,
+                               "gpu_clock_mhz": 444.0, "gpu_busy_s": 0.25, "gpu_active_pct": 50.0})
     s.close()
-    assert ("sample", 2) in fake.released and "subscription" in fake.released  # nothing leaks
+    for ref in (("sample", 2), "subscription", "subscribed dictionary"):
+        assert ref in fake.released  # nothing leaks
+    assert any(isinstance(r, dict) and "IOReportChannels" in r for r in fake.released)  # the channel dictionary
+
+
+def test_ioreport_cpu_clusters_give_the_cpu_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU target subscribes the clusters' performance states, not the GPU's; each cluster's
+    clock is its residency-weighted mean, the CPU's the clusters' weighted by busy time, over a
+    reading and over a window."""
+    fake = FakeLibs(GROUPS, PMGR)
+    s = IOReportSampler("cpu", library=IOReport(fake.lib, fake.cf, fake.iokit), period_s=0.05)
+    assert s.open() == ""
+    assert [c.name for c in fake.subscribed] == ["GPU Energy", "CPU Energy", "ECPU", "PCPU"]
+    s._open = True
+    s.poll()
+    s.poll()
+    (first, second) = s.samples()
+    v = second.values
+    dt = v["interval_s"]
+    # ECPU: 25 % busy, all at 1020 MHz; PCPU: 100 % busy, 1/4 at 1200 and 3/4 at 4000 MHz
+    assert v["cpu_cluster_mhz.ECPU"] == pytest.approx(1020.0) and v["cpu_cluster_busy_s.ECPU"] == pytest.approx(0.25 * dt)
+    assert v["cpu_cluster_mhz.PCPU"] == pytest.approx(3300.0) and v["cpu_cluster_busy_s.PCPU"] == pytest.approx(dt)
+    assert v["cpu_clock_mhz"] == pytest.approx((1020 * 0.25 + 3300) / 1.25)
+    assert "gpu_clock_mhz" not in v and "gpu_active_pct" not in v
+    w = s.window(first.t, second.t)
+    assert w["cpu_clock_mhz"] == pytest.approx(2844.0)
+    assert w["cpu_cluster_clocks"] == "ECPU 1020 MHz, PCPU 3300 MHz"
+    s.stop()
+
+
+def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SYNTHETIC M5-style layouts: the GPU's table found under another key; the E cluster's expected
+    table one step too long and the P cluster's absent, so the table whose length fits is used;
+    then a count mismatch no table resolves: the first steps paired. Each said once in the notes;
+    power reads throughout."""
+    pmgr = {"voltage-states9": dvfs_bytes([912e6, 1284e6]), "voltage-states11": dvfs_bytes([0, 444e6]),
+            "voltage-states1-sram": dvfs_bytes([1020e3, 1500e3, 2000e3])}
+    fake = FakeLibs(GROUPS, pmgr)
+    gpu = IOReportSampler("gpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
+    assert gpu.open() == ""
+    gpu._open = True
+    gpu.read()
+    assert gpu.read()["gpu_clock_mhz"] == 444.0
+    assert gpu.notes == ["GPU clock: voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 "
+                         "(the off state)"]
+    s = IOReportSampler("cpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
+    assert s.open() == ""
+    s._open = True
+    s.read()
+    v = s.read()
+    s.read()
+    assert v["power_w"] > 0
+    assert v["cpu_cluster_mhz.ECPU"] == 912.0  # all its time in its first state
+    assert v["cpu_cluster_mhz.PCPU"] == pytest.approx((912 + 3 * 1284) / 4)
+    assert s.notes == [
+        "CPU cluster ECPU clock: voltage-states9 used: the expected voltage-states1-sram has 3 steps for 2 active states",
+        "CPU cluster PCPU clock: voltage-states9 used: no expected key (voltage-states5-sram/voltage-states5) present"]
+    mismatch = FakeLibs(GROUPS, {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3])})
+    s = IOReportSampler("cpu", library=IOReport(mismatch.lib, mismatch.cf, mismatch.iokit))
+    assert s.open() == ""
+    s._open = True
+    s.read()
+    v = s.read()
+    # ECPU: its busy time all in its first state, paired with the one step; PCPU: the first paired only
+    assert v["cpu_cluster_mhz.ECPU"] == 1020.0 and v["cpu_cluster_mhz.PCPU"] == 1020.0
+    assert "CPU cluster ECPU clock: 2 active states for 1 DVFS steps: the first 1 paired" in s.notes
+    assert ("CPU cluster PCPU clock: no pmgr table has one step per active state (2); voltage-states1-sram has 1 "
+            "steps for 2 active states: the first steps are paired") in s.notes
 
 
 def test_ioreport_without_channels_or_library_is_a_reason() -> None:
     fake = FakeLibs({})
     s = IOReportSampler(library=IOReport(fake.lib, fake.cf)).start()
     assert s.reason == "IOReport cannot subscribe: IOReport has no channel in Energy Model, GPU Stats"
+    only_dram = FakeLibs({"Energy Model": [Channel("Energy Model", "", "DRAM", "mJ")]})
+    s = IOReportSampler(library=IOReport(only_dram.lib, only_dram.cf)).start()
+    assert s.reason == "IOReport cannot subscribe: IOReport has none of the channels read in Energy Model, GPU Stats"
+    no_tables = FakeLibs(GROUPS)
+    s = IOReportSampler(library=IOReport(no_tables.lib, no_tables.cf))
+    assert s.open() == "" and s.notes == ["no DVFS table (IORegistry pmgr voltage-states*): activity only, no clocks"]
     here = IOReportSampler().start()  # this machine has no libIOReport: importing worked, opening says why
     assert here.reason.startswith("IOReport is not available: ")
 

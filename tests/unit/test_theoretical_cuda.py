@@ -124,6 +124,8 @@ def test_h100_sxm() -> None:
     assert _close(c["GEMM BF16"].value * scale, 989.4e3)
     assert _close(c["GEMM TF32"].value * scale, 494.7e3)
     assert _close(c["GEMM INT8"].value * scale, 1978.9e3)
+    assert _close(c["GEMM FP8"].value * scale, 1978.9e3)  # FP8 dense = 2x FP16 dense
+    assert "E4M3 or E5M2 inputs" in c["GEMM FP8"].from_
     assert c["GEMM FP32"].value == c["FP32 vector"].value
     assert "dense, at the maximum SM clock reported by the driver (clock_hz)" in c["GEMM FP16"].from_
     assert "lower boost clock" in c["GEMM FP16"].from_
@@ -146,6 +148,9 @@ def test_a100() -> None:
     assert _close(c["GEMM BF16"].value, 312e3)
     assert _close(c["GEMM INT8"].value, 624e3)
     assert c["GEMM FP16"].value == 108 * 2048 * 1.41e9 / 1e9
+    omitted = cuda_theoretical(A100)[0]["theoretical"]["omitted"]  # type: ignore[index]
+    assert "GEMM FP8" not in c and omitted["GEMM FP8"] == ("tensor cores of cc 8.0 have no FP8 mode (introduced "
+                                                            "with Ada, cc 8.9, and Hopper, cc 9.0)")
 
 
 # ------------------------------------------------------------------ RTX 4090 (cc 8.9, GeForce)
@@ -253,7 +258,7 @@ def test_every_tensor_entry_has_a_source() -> None:
     for cc, entry in TENSOR_CORE_RATES.items():
         assert cc in CUDA_CORE_RATES
         assert entry.source
-        assert set(entry.rates) <= {"FP64", "TF32", "FP16", "BF16", "INT8"}
+        assert set(entry.rates) <= {"FP64", "TF32", "FP16", "BF16", "FP8", "INT8"}
 
 
 # ------------------------------------------------------------------ unknown and missing inputs

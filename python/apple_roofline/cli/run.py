@@ -113,7 +113,7 @@ def run(
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,hierarchy,idiv,matrix,access,occupancy,dualissue (default: stream,sweep,peak,gemm,hierarchy; hierarchy named gives its full working-set sweep).")
+        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
     ] = None,
     quick: Annotated[
         bool,

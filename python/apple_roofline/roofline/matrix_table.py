@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..clocks import pass_clock
-from ..suites.matrix_kernels import PRECISIONS, parse_matrix_class
+from ..suites.matrix_kernels import PRECISION_BY_DTYPE, PRECISIONS, parse_matrix_class
 from ..text import DASH, sig_figs
 from .records import Ceiling, Measurement
 from .run import Run
@@ -27,8 +27,10 @@ MATRIX_SUITE = "matrix"
 
 def gemm_class_of(dtype: str) -> str:
     """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
-    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32)."""
-    return f"GEMM {dtype.split('→', 1)[0].upper()}"
+    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
+    formats -> ``"GEMM FP8"`` (the precision's :attr:`~.matrix_kernels.MatrixPrecision.gemm`)."""
+    p = PRECISION_BY_DTYPE.get(dtype)
+    return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
 
 
 def matrix_shapes_table(run: Run) -> Optional[Table]:

@@ -29,6 +29,7 @@ from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical
 from ..theoretical.caches import hierarchy_facts
+from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .model import derive_ceilings
@@ -216,8 +217,9 @@ def run_roofline(
     journal: Optional[Journal] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak and gemm; idiv and matrix only when named) and
-    return the Run with its ceilings.
+    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak, gemm and matrix's largest tile per
+    precision and instruction; idiv and matrix's whole sweep only when named) and return the Run with
+    its ceilings.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
@@ -267,6 +269,7 @@ def run_roofline(
         # the hierarchy suite's full working-set sweep when named, its few points per level in a
         # default run (docs/design.md, "The memory hierarchy")
         SWEEP_OPTION: "levels" if suites is None else "full",
+        MATRIX_SHAPES: MATRIX_SWEEP if suites is not None else MATRIX_LARGEST,  # docs/design.md, "Matrix units"
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)

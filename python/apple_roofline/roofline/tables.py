@@ -175,7 +175,7 @@ def theoretical_table(device: Mapping[str, object]) -> Optional[Table]:
 #: The efficiency table's optional columns: (parameter, header), shown when any measurement has it.
 _TELEMETRY_COLUMNS: Tuple[Tuple[str, str], ...] = (
     ("power_max_w", "Max W"), ("sm_clock_mhz", "SM MHz"), ("mem_clock_mhz", "Memory MHz"),
-    ("cpu_clock_mhz", "CPU MHz"), ("temperature_c", "°C"), ("throttle", "Throttle"),
+    ("cpu_clock_mhz", "CPU MHz"), ("cpu_cluster_clocks", "CPU clusters"), ("temperature_c", "°C"), ("throttle", "Throttle"),
 )
 
 

@@ -26,10 +26,13 @@ __all__ = [
 EPS: Dict[str, float] = {"fp16": float(np.finfo(np.float16).eps), "fp32": float(np.finfo(np.float32).eps),
                          "fp64": float(np.finfo(np.float64).eps), "tf32": 2.0**-10, "bf16": 2.0**-7}
 #: NumPy dtype a suite dtype is stored as: tf32 in float32 words, bf16 as raw uint16 bit patterns
-#: (the upper half of a float32; NumPy has no bfloat16), int32 is the int8 GEMM's output.
+#: (the upper half of a float32; NumPy has no bfloat16), int32 is the int8 GEMM's output, the FP8
+#: formats as their byte codes.
 NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "tf32": "float32",
-                               "bf16": "uint16", "int8": "int8", "int32": "int32"}
-ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8, "tf32": 4, "bf16": 2, "int8": 1, "int32": 4}
+                               "bf16": "uint16", "int8": "int8", "int32": "int32", "e4m3": "uint8", "e5m2": "uint8"}
+#: Bytes of one element; the FP8 formats (e4m3, e5m2: byte codes, :mod:`.fp8`) are the matrix suite's.
+ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8, "tf32": 4, "bf16": 2, "int8": 1, "int32": 4, "e4m3": 1,
+                            "e5m2": 1}
 
 #: ``SuiteContext.options`` key: threads per block / threadgroup by kernel (:func:`kernel_key`, or
 #: :data:`ANY_KERNEL` for every kernel of the suite), replacing the kernel table's BLOCK

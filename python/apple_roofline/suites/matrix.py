@@ -2,11 +2,14 @@
 over a sweep of tile shapes and precisions (the kernels, counting and reference are
 :mod:`.matrix_kernels`'; docs/design.md, "Matrix units").
 
-Opt-in: ``--suite matrix`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`: 180 tile
-products a plain run should not grow by). Every shape of every precision is reported: measured
+A plain ``run`` measures one tile per precision and instruction (:data:`SHAPES_OPTION` =
+:data:`LARGEST`: :func:`~.matrix_kernels.largest_shape`'s rule, seconds instead of the sweep's half
+minute), so the first figure a user gets shows the matrix units' ceilings; ``--suite matrix`` measures
+the whole sweep (:data:`SWEEP`). Every shape of every precision is reported: measured
 (valid, or invalid with the first wrong element), or skipped with the reason (the instruction cannot
-compose the shape, the API lacks the precision, the OS, GPU family or compiler lacks the API, or the
-compiler's message). The best valid shape of each precision and API sets the compute ceiling
+compose the shape, the OS, GPU family or compiler lacks the API, or the compiler's message); a
+precision the API lacks altogether (FP8 on mma.sync and Metal, INT8 on simdgroup_matrix) is one skip
+with the reason, not one per shape. The best valid shape of each precision and API sets the compute ceiling
 "Matrix <in>→<acc> (<instruction>)": on CUDA ``mma.sync`` everywhere and ``wgmma`` on Hopper
 (:func:`wgmma_reason` says why not elsewhere), on Metal ``simdgroup_matrix`` and ``matmul2d``.
 
@@ -28,18 +31,23 @@ from ..shaders import resolve
 from .base import Case, KernelDef, Suite, poison, prebuild, read
 from .matrix_kernels import (
     API_BY_NAME, APIS, ITERS, MPP_MIN_FAMILY, PRECISIONS, REPS, MatrixApi, MatrixPrecision, bytes_per_launch,
-    compose, kernel_def, matrix_inputs, matrix_reference, ops_per_group, to_storage, check_tile_output,
+    compose, kernel_def, largest_shape, matrix_inputs, matrix_reference, ops_per_group, to_storage, check_tile_output,
 )
 from .peak import MIN_WAVES, wave_items
 
 __all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_reason", "wgmma_reason",
-           "unsupported"]
+           "unsupported", "SHAPES_OPTION", "SWEEP", "LARGEST"]
 
 #: Work groups per launch of the mma.sync and Metal APIs before rounding to whole waves, and with
 #: ``--quick`` (each API's :attr:`~.matrix_kernels.MatrixApi.groups`).
 GROUPS, GROUPS_QUICK = API_BY_NAME["mma"].groups
 #: Threads per block / threadgroup of those APIs (4 work groups).
 BLOCK = API_BY_NAME["mma"].block
+#: ``SuiteContext.options`` key: which tiles the suite measures, :data:`SWEEP` (every shape of each
+#: API, the default) or :data:`LARGEST` (one per precision and API, :func:`~.matrix_kernels.largest_shape`;
+#: what a run with no suites named measures).
+SHAPES_OPTION = "matrix_shapes"
+SWEEP, LARGEST = "sweep", "largest"
 #: Why the CPU measures nothing here.
 CPU_REASON = ("the CPU has no matrix unit this tool programs portably (AMX, SME and AVX-512 tiles each need "
               "their own intrinsics): the matrix suite measures GPUs only")
@@ -88,6 +96,15 @@ def _gate(api: MatrixApi, info: Any) -> str:
     return ""
 
 
+def _lacks(api: MatrixApi, p: MatrixPrecision) -> str:
+    """Why ``api`` has no instruction for precision ``p`` at any shape, or ""."""
+    if p.suffix in api.missing:
+        return api.missing[p.suffix]
+    if not api.whole_tile and not api.fragments.get(p.suffix):
+        return f"{api.name} has no {p.dtype} fragment"
+    return ""
+
+
 def _compile(backend: Any, src: Tuple[str, str], constants: Dict[str, Union[int, float]]) -> Any:
     """Compile, turning a compile failure into a skip carrying the compiler's message."""
     from .._native import _core
@@ -114,7 +131,18 @@ class MatrixSuite(Suite):
 
     def total(self) -> int:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
-        return max(1, sum(len(PRECISIONS) * (1 if _gate(a, self.ctx.info) else len(a.shapes)) for a in apis))
+        return max(1, sum(1 if _gate(a, self.ctx.info) or _lacks(a, p) else len(self._shapes(a, p)) for a in apis
+                          for p in PRECISIONS))
+
+    def _shapes(self, api: MatrixApi, p: MatrixPrecision) -> Tuple[Tuple[int, int, int], ...]:
+        """The tiles of ``api`` measured for ``p``: all of its sweep, or with :data:`LARGEST` the one
+        :func:`~.matrix_kernels.largest_shape` picks (the whole sweep where it picks none, so that
+        every shape's reason is still reported)."""
+        if self.ctx.options.get(SHAPES_OPTION, SWEEP) == LARGEST:
+            best = largest_shape(api, p)
+            if best is not None:
+                return (best,)
+        return api.shapes
 
     def _skip(self, kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
         return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
@@ -134,10 +162,11 @@ class MatrixSuite(Suite):
             if not gate:
                 self._prebuild(api)
             for p in PRECISIONS:
-                if gate:
-                    yield self._skip(KernelDef("matrix", api.name, p.dtype, {}), {"scope": api.scope}, gate)
+                why = gate or _lacks(api, p)
+                if why:  # one skip for the precision, not one per shape
+                    yield self._skip(KernelDef("matrix", api.name, p.dtype, {}), {"scope": api.scope}, why)
                     continue
-                for m, n, k in api.shapes:
+                for m, n, k in self._shapes(api, p):
                     yield self._case(api, p, m, n, k)
 
     def _constants(self, api: MatrixApi, m: int, n: int, k: int) -> Dict[str, Union[int, float]]:
@@ -152,12 +181,14 @@ class MatrixSuite(Suite):
         if api.backend != "cuda":
             return
         builds = [(*resolve(api.source, api.entry(p)), self._constants(api, *shape)) for p in PRECISIONS
-                  for shape in api.shapes if compose(api, p, *shape).ok]
+                  if not _lacks(api, p) for shape in self._shapes(api, p) if compose(api, p, *shape).ok]
         prebuild(self.ctx.backend, builds)
 
     def _case(self, api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Case:
         comp = compose(api, p, m, n, k)
         params: Dict[str, Any] = {"m": m, "n": n, "k": k, "reps": REPS, "iters": ITERS, "scope": api.scope}
+        if self.ctx.options.get(SHAPES_OPTION, SWEEP) == LARGEST:
+            params["shapes"] = "largest tile"  # the default run's one tile, not the sweep's best
         consts = self._constants(api, m, n, k)
         kdef = kernel_def(api, p, m, n, k, consts)
         if not comp.ok:

@@ -26,7 +26,12 @@ whatever order the hardware adds in, and the check is exact equality:
 - INT8→INT32: entries in {-8 … 7}; |C| ≤ ITERS·REPS·64·K ≈ 8.4e6 < 2^31.
 - FP16→FP16 ("cancelling" inputs): A = [P P] and B = [Q; −Q] + E, P, Q in {-1, 0, 1}, E with one
   ±1 per column, so A·B = A·E has entries in {-1, 0, 1}: |C| ≤ ITERS·REPS = 1024 and a partial sum
-  never exceeds 1024 + 2·K ≤ 1280 < 2048, below which FP16 holds every integer. A and B are dense,
+  never exceeds 1024 + 2·K ≤ 1280 < 2048, below which FP16 holds every integer.
+- FP8 (E4M3, E5M2)→FP32: the same cancelling inputs (entries in {-2 … 2}, exact in both formats,
+  written as their byte codes by :mod:`.fp8`'s NumPy model). Not the wider {-3 … 3} of the other
+  FP32 accumulators: Hopper's FP8 tensor cores add with a narrower internal precision than FP32
+  (about 14 bits retained, DeepSeek-V3 Technical Report, arXiv:2412.19437, section 3.3.2), so partial
+  sums stay below 2^11, where that still holds every integer. A and B are dense,
   so every product of the hardware is real work; a fragment that reads B a row off breaks the
   cancellation and shows as wrong elements (swapping A's two equal halves would not: the mma
   fragment layout is checked on its own, by tests/unit/test_matrix.py's model of matrix.cu).
@@ -37,7 +42,7 @@ compulsory traffic: A and B read once, every work group's C written once.
 
 Tile composition, by backend (:func:`compose`): CUDA ``mma.sync.aligned`` fragments m16n8k16 (f16,
 bf16; m16n8k8 where K = 8) and m16n8k32 (s8; m16n8k16 where K = 16); CUDA ``wgmma.mma_async`` (sm_90a)
-m64nNk16 (f16, bf16) and m64nNk32 (s8), N the tile's whole N; Metal ``simdgroup_matrix`` 8×8×8 (FP16
+m64nNk16 (f16, bf16) and m64nNk32 (s8, e4m3, e5m2), N the tile's whole N; Metal ``simdgroup_matrix`` 8×8×8 (FP16
 inputs only); Metal Performance Primitives ``matmul2d`` takes the whole tile. A shape an instruction
 cannot compose is a skip with the reason, never dropped.
 
@@ -56,13 +61,15 @@ import re
 import numpy as np
 
 from .base import ITEMSIZE, KernelDef
+from .fp8 import FORMATS as FP8_FORMATS, decode as fp8_decode, encode as fp8_encode
 
 __all__ = [
     "REPS", "ITERS", "GROUP_THREADS", "M_SIZES", "N_SIZES", "K_SIZES", "TILE_SHAPES", "WARPGROUP_THREADS",
     "WGMMA_SHAPES", "WGMMA_N", "WGMMA_CONSTANTS", "MatrixPrecision", "PRECISIONS", "PRECISION_BY_DTYPE",
     "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose", "matrix_class", "parse_matrix_class",
     "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
-    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY",
+    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY", "FP8", "largest_shape",
+    "MAX_ACC_PER_THREAD",
 ]
 
 #: Multiply-accumulates of the tile per repetition block (the article's 64).
@@ -90,6 +97,9 @@ WGMMA_SHAPES: Tuple[Tuple[int, int, int], ...] = tuple((64, n, k) for n in WGMMA
 #: an H100 host, 7 s at 16 and 35 s at 64, which gained 1-2 %), commit groups left in flight while the
 #: next is issued (1: 1.02x of waiting for each on an H100; bench/README.md, "Matrix units through wgmma").
 WGMMA_CONSTANTS: Mapping[str, int] = {"AR_ARCH_SPECIFIC": 1, "WG_BATCH": 4, "WG_INFLIGHT": 1}
+#: The most accumulator elements per thread of a default run's tile (:func:`largest_shape`): a quarter
+#: of the 255 registers a thread may hold, at one FP32 or INT32 element per register.
+MAX_ACC_PER_THREAD = 64
 #: The lowest Apple GPU family whose matmul2d runs on the Neural Accelerators: Apple10 (M5, A19).
 MPP_MIN_FAMILY = 1010
 
@@ -127,7 +137,11 @@ PRECISIONS: Tuple[MatrixPrecision, ...] = (
     MatrixPrecision("fp16", "fp16", "f16_f16", "fp16"),
     MatrixPrecision("int8", "int32", "s8_s32", "int8"),
     MatrixPrecision("bf16", "fp32", "bf16_f32", "bf16"),
+    MatrixPrecision("e4m3", "fp32", "e4m3_f32", "fp8"),
+    MatrixPrecision("e5m2", "fp32", "e5m2_f32", "fp8"),
 )
+#: The FP8 input formats (byte codes, :mod:`.fp8`).
+FP8: Tuple[str, ...] = tuple(FP8_FORMATS)
 PRECISION_BY_DTYPE: Dict[str, MatrixPrecision] = {p.dtype: p for p in PRECISIONS}
 
 
@@ -213,6 +227,9 @@ def parse_matrix_class(name: str) -> Optional[Tuple[str, str]]:
 
 
 _MMA_F16 = ((16, 8, 16, "mma.sync.aligned.m16n8k16"), (16, 8, 8, "mma.sync.aligned.m16n8k8"))
+_NO_FP8_MMA = ("matrix.cu builds no FP8 mma.sync (m16n8k32 .e4m3/.e5m2 needs sm_89 or newer); on Hopper the "
+               "FP8 ceiling is wgmma's")
+_NO_FP8_METAL = "MSL has no 8-bit floating-point type"
 _MMA_S8 = ((16, 8, 32, "mma.sync.aligned.m16n8k32"), (16, 8, 16, "mma.sync.aligned.m16n8k16"))
 _SG = ((8, 8, 8, "simdgroup_multiply_accumulate 8x8x8"),)
 _WG = "wgmma.mma_async.sync.aligned.m64n{n}"
@@ -222,20 +239,22 @@ _WG = "wgmma.mma_async.sync.aligned.m64n{n}"
 APIS: Tuple[MatrixApi, ...] = (
     MatrixApi("wgmma", "cuda", "wgmma.cu", "wgmma", "1 warpgroup",
               {"f16_f32": ((64, 0, 16, _WG + "k16.f32.f16.f16"),), "f16_f16": ((64, 0, 16, _WG + "k16.f16.f16.f16"),),
-               "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),), "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),)},
+               "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),), "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),),
+               "e4m3_f32": ((64, 0, 32, _WG + "k32.f32.e4m3.e4m3"),), "e5m2_f32": ((64, 0, 32, _WG + "k32.f32.e5m2.e5m2"),)},
               {}, "wgmma", whole_n=WGMMA_N, shapes=WGMMA_SHAPES, max_dim=256, group_threads=WARPGROUP_THREADS,
               block=WARPGROUP_THREADS, groups=(1024, 256), constants=WGMMA_CONSTANTS),
     MatrixApi("mma", "cuda", "matrix.cu", "matrix", "1 warp",
-              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8}, {},
-              "mma.sync"),
+              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8},
+              {"e4m3_f32": _NO_FP8_MMA, "e5m2_f32": _NO_FP8_MMA}, "mma.sync"),
     MatrixApi("simdgroup_matrix", "metal", "matrix.metal", "matrix", "1 simdgroup",
               {"f16_f32": _SG, "f16_f16": _SG},
               {"s8_s32": "MSL has no integer simdgroup_matrix (its element types are half, float and, from "
                          "MSL 3.1, bfloat)",
-               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)"},
+               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)",
+               "e4m3_f32": _NO_FP8_METAL, "e5m2_f32": _NO_FP8_METAL},
               "simdgroup_matrix"),
     MatrixApi("mpp", "metal", "matrix_mpp.metal", "mpp", "1 simdgroup (execution_simdgroup)",
-              {}, {}, "matmul2d", whole_tile=True),
+              {}, {"e4m3_f32": _NO_FP8_METAL, "e5m2_f32": _NO_FP8_METAL}, "matmul2d", whole_tile=True),
 )
 API_BY_NAME: Dict[str, MatrixApi] = {a.name: a for a in APIS}
 
@@ -293,6 +312,21 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
                               f"({min(f[2] for f in frags)}, {frags[-1][3]})")
 
 
+def largest_shape(api: MatrixApi, p: MatrixPrecision) -> Optional[Tuple[int, int, int]]:
+    """The one tile of ``api``'s sweep a default run measures for ``p``: the largest the instruction
+    builds (most M·N·K, then the longest K) among those whose accumulator holds at most
+    :data:`MAX_ACC_PER_THREAD` elements per thread of the work group, or None where it builds none.
+
+    A rule over the table, not a measured choice. A larger tile gives every A and B element it holds
+    to more multiply-accumulates and issues more of them per instruction; but the accumulator lives in
+    registers, and one that takes half a thread's 255 leaves room for too few work groups per SM to
+    keep the matrix unit busy across each chain's waits (wgmma at N = 256: 128 per thread, 3
+    warpgroups per H100 SM against 5 at N = 128). So: wgmma 64×128×64; mma.sync, simdgroup_matrix
+    and matmul2d 32×32×128, whose accumulators hold 32 per thread."""
+    built = [s for s in api.shapes if compose(api, p, *s).ok and s[0] * s[1] <= MAX_ACC_PER_THREAD * api.group_threads]
+    return max(built, key=lambda s: (s[0] * s[1] * s[2], s[2])) if built else None
+
+
 def ops_per_group(m: int, n: int, k: int, iters: int = ITERS, reps: int = REPS) -> int:
     """Operations of one work group: iters · reps · 2·M·N·K (an FMA is 2)."""
     return iters * reps * 2 * m * n * k
@@ -305,9 +339,9 @@ def bytes_per_launch(p: MatrixPrecision, m: int, n: int, k: int, groups: int) ->
 
 def matrix_inputs(p: MatrixPrecision, m: int, n: int, k: int, seed: int = 0) -> Tuple[np.ndarray, np.ndarray]:
     """A (M×K) and B (K×N) as int64 arrays of the values the kernel multiplies (module docstring:
-    small integers; the cancelling pair for an FP16 accumulator)."""
+    small integers; the cancelling pair for an FP16 accumulator and for FP8 inputs)."""
     rng = np.random.default_rng(seed + 1000 * m + 100 * n + k)
-    if p.acc == "fp16":
+    if p.acc == "fp16" or p.input in FP8:
         h = k // 2
         P = rng.integers(-1, 2, (m, h))
         Q = rng.integers(-1, 2, (h, n))
@@ -327,7 +361,9 @@ def matrix_reference(a: np.ndarray, b: np.ndarray, iters: int = ITERS, reps: int
 
 def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
     """Integer ``values`` in the storage of ``dtype`` (bf16 as uint16 bit patterns: the upper half of
-    the float32, exact for small integers)."""
+    the float32, exact for small integers; e4m3 and e5m2 as their byte codes, :func:`.fp8.encode`)."""
+    if dtype in FP8:
+        return fp8_encode(values, dtype)
     if dtype == "bf16":
         return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
     return np.asarray(values).astype({"fp16": np.float16, "fp32": np.float32, "int8": np.int8,
@@ -336,6 +372,8 @@ def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
 
 def from_storage(stored: np.ndarray, dtype: str) -> np.ndarray:
     """The values of ``stored`` (``dtype``'s storage) as float64."""
+    if dtype in FP8:
+        return fp8_decode(stored, dtype)
     if dtype == "bf16":
         return (np.asarray(stored, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return np.asarray(stored).astype(np.float64)

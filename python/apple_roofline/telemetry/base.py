@@ -72,6 +72,12 @@ class Sampler:
         sampler then records the reason and stops reading)."""
         raise NotImplementedError
 
+    def read_stamped(self) -> Tuple[float, Mapping[str, float]]:
+        """``(t, values)``: one reading (:meth:`read`) and the time on :func:`clock` it describes;
+        by default the time it returned. A source whose reading takes long overrides it."""
+        values = self.read()
+        return clock(), values
+
     def flag_names(self, key: str, bits: int) -> List[str]:
         """The names of the flags set in ``bits`` of the bitmask value ``key`` (e.g. ``"throttle_bits"``);
         none by default."""
@@ -131,12 +137,12 @@ class Sampler:
             if not self.active:
                 return
             try:
-                values = dict(self.read())
+                t, values = self.read_stamped()
             except Exception as exc:
                 self.reason = f"{self.name} stopped reading: {one_line(exc)}"
                 self._stopping.set()
                 return
-            self._samples.append(Sample(clock(), values))
+            self._samples.append(Sample(t, dict(values)))
 
     def add(self, values: Mapping[str, float], t: Optional[float] = None) -> None:
         """Record one reading delivered by a pushing source, taken at ``t`` (default now, on
@@ -170,7 +176,8 @@ class Sampler:
             return {}
         if not self.pushes:
             self.poll()
-        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s)
+        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s,
+                            period_s=self.period_s)
         if t1 - t0 < self.power_average_s:
             for key in POWER_VALUES + ("power_max_w",):
                 summary.pop(key, None)

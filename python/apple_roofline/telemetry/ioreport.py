@@ -16,35 +16,46 @@ dehydratedpotato/socpowerbud):
   ``int32_t IOReportStateGetCount``, ``CFStringRef IOReportStateGetNameForIndex(ch, int32_t)``,
   ``int64_t IOReportStateGetResidency(ch, int32_t)``.
 
-Channels read (names as macmon matches them): group ``"Energy Model"``: ``"GPU Energy"``, a
-channel ending in ``"CPU Energy"`` (``"DIE_N_CPU Energy"`` on Ultra chips), channels starting with
-``"ANE"`` — energy over the interval in the channel's unit label (mJ, uJ or nJ). Group ``"GPU Stats"``,
-subgroup ``"GPU Performance States"``, channel ``"GPUPH"``: time in each GPU performance state
-(``OFF``, then one state per DVFS step); the steps' frequencies are the IORegistry ``pmgr`` entry's
-``voltage-states9`` property (pairs of little-endian uint32: frequency in Hz, voltage), whose first
-entry belongs to the off state. The GPU's clock is the residency-weighted mean over the active
-states, its activity the share of time not ``OFF``/``IDLE``/``DOWN``.
+Channels read (names as macmon matches them), and only those subscribed (:func:`wanted`): group
+``"Energy Model"``: ``"GPU Energy"``, a channel ending in ``"CPU Energy"`` (``"DIE_N_CPU Energy"`` on
+Ultra chips), channels starting with ``"ANE"`` — energy over the interval in the channel's unit
+label (mJ, uJ or nJ; a channel in another unit is skipped with a note, the others still read).
+Group ``"GPU Stats"``, subgroup ``"GPU Performance States"``, channel ``"GPUPH"``: time in each GPU
+performance state; for the CPU (``target="cpu"``) group ``"CPU Stats"``, subgroup ``"CPU Complex
+Performance States"``, one channel per cluster (``ECPU``, ``PCPU``, ``PCPU1``, the M5's ``MCPU0``).
+The states' frequencies are the IORegistry ``pmgr`` entry's ``voltage-states*`` tables, each
+validated and chosen per block as :mod:`.dvfs` says. A block's clock is the residency-weighted mean
+over its active states, its activity the share of time not ``OFF``/``IDLE``/``DOWN``; the CPU's
+clock is the clusters' clocks weighted by their busy time, each cluster's also kept.
+
+A reading is stamped at the midpoint of ``IOReportCreateSamples`` (its latency would otherwise go
+into the interval) and carries its interval (``interval_s``) and the busy seconds that weight its
+clocks over a window (:mod:`.window`).
 """
 
 from __future__ import annotations
 
 import ctypes
-import struct
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Sampler, clock, one_line
+from .dvfs import CPU_KEYS, GPU_KEYS, active_states, choose_table, cpu_cluster_kind, parse_dvfs, residency_clock
+from .window import CLUSTER_BUSY, CLUSTER_MHZ
 
-__all__ = ["IOReportSampler", "Channel", "channel_values", "parse_dvfs", "IOReport", "LIBRARY", "CORE_FOUNDATION",
-           "IOKIT", "ENERGY_UNITS"]
+__all__ = ["IOReportSampler", "Channel", "channel_values", "wanted", "IOReport", "LIBRARY", "CORE_FOUNDATION",
+           "IOKIT", "ENERGY_UNITS", "GPU_SUBGROUP", "CPU_SUBGROUP"]
 
 LIBRARY = "/usr/lib/libIOReport.dylib"
 CORE_FOUNDATION = "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation"
 IOKIT = "/System/Library/Frameworks/IOKit.framework/IOKit"
 #: Joules per unit of an "Energy Model" channel's unit label.
 ENERGY_UNITS = {"mJ": 1e-3, "uJ": 1e-6, "nJ": 1e-9}
-_INACTIVE = ("OFF", "IDLE", "DOWN")
+#: The state channels' subgroups.
+GPU_SUBGROUP, CPU_SUBGROUP = "GPU Performance States", "CPU Complex Performance States"
 _UTF8 = 0x08000100  # kCFStringEncodingUTF8
+#: The ``voltage-states<N>`` keys looked up run from N = 0 to this (exclusive).
+PMGR_KEYS = 32
 
 
 @dataclass(frozen=True)
@@ -60,53 +71,75 @@ class Channel:
     states: Tuple[Tuple[str, int], ...] = ()
 
 
-def parse_dvfs(data: bytes) -> List[float]:
-    """A ``voltage-states`` property (pairs of little-endian uint32: Hz, voltage) as MHz."""
-    n = len(data) // 8
-    return [struct.unpack_from("<I", data, 8 * i)[0] / 1e6 for i in range(n)]
+def energy_part(name: str) -> str:
+    """"gpu", "cpu", "ane" for an ``"Energy Model"`` channel read, "" for one that is not."""
+    return ("gpu" if name == "GPU Energy" else "cpu" if name.endswith("CPU Energy")
+            else "ane" if name.startswith("ANE") else "")
 
 
-def gpu_clock(states: Sequence[Tuple[str, int]], freqs_mhz: Sequence[float]) -> Tuple[Optional[float], Optional[float]]:
-    """(mean MHz over the active states weighted by residency, active share in %) of a ``GPUPH``
-    channel; ``freqs_mhz`` the DVFS table whose first entry is the off state. The clock is None
-    when the table does not match the states or the GPU was never active."""
-    total = sum(r for _n, r in states)
-    active = [(n, r) for n, r in states if n not in _INACTIVE]
-    busy = sum(r for _n, r in active)
-    pct = 100.0 * busy / total if total > 0 else None
-    steps = list(freqs_mhz[1:])
-    if busy <= 0 or len(steps) < len(active):
-        return None, pct
-    return sum(f * r for f, (_n, r) in zip(steps, active)) / busy, pct
+def wanted(target: str) -> Callable[[str, str, str], bool]:
+    """Whether a channel (group, subgroup, name) is read for ``target`` ("gpu" or "cpu"): the
+    energies and the measured part's performance states (``GPUPH`` for the GPU, the clusters' for
+    the CPU), so that a reading's clock is always the measured part's."""
+    def keep(group: str, subgroup: str, name: str) -> bool:
+        if group == "Energy Model":
+            return bool(energy_part(name))
+        if group == "GPU Stats":
+            return target == "gpu" and subgroup == GPU_SUBGROUP and name == "GPUPH"
+        return target == "cpu" and group == "CPU Stats" and subgroup == CPU_SUBGROUP and bool(cpu_cluster_kind(name))
+    return keep
 
 
 def channel_values(channels: Sequence[Channel], seconds: float, target: str = "gpu",
-                   gpu_freqs_mhz: Sequence[float] = ()) -> Dict[str, float]:
-    """Values of one delta sample ``seconds`` long: ``gpu_power_w``, ``cpu_power_w``, ``ane_power_w``,
-    ``power_w`` (the ``target``'s), ``gpu_clock_mhz`` (with a DVFS table) and ``gpu_active_pct``.
-    Raises ValueError for an energy unit it does not know."""
+                   gpu_steps_mhz: Sequence[float] = (),
+                   cpu_steps_mhz: Optional[Mapping[str, Sequence[float]]] = None) -> Tuple[Dict[str, float], List[str]]:
+    """``(values, notes)`` of one delta sample ``seconds`` long. Values: ``interval_s``;
+    ``gpu_power_w``, ``cpu_power_w``, ``ane_power_w`` (joules over ``seconds``), ``power_w`` (the
+    ``target``'s); from ``GPUPH`` ``gpu_active_pct`` and, over the GPU's DVFS steps ``gpu_steps_mhz``
+    (without the off entry), ``gpu_clock_mhz`` with ``gpu_busy_s``; per CPU cluster channel, over its
+    steps in ``cpu_steps_mhz`` (channel name -> MHz), ``cpu_cluster_mhz.<name>`` with
+    ``cpu_cluster_busy_s.<name>``, and over the busy clusters ``cpu_clock_mhz`` (their clocks
+    weighted by busy time) with ``cpu_busy_s``. Notes: a channel skipped for an energy unit not in
+    :data:`ENERGY_UNITS`, a state/step count mismatch (:func:`.dvfs.residency_clock`)."""
     joules: Dict[str, float] = {}
-    out: Dict[str, float] = {}
+    out: Dict[str, float] = {"interval_s": seconds} if seconds > 0 else {}
+    notes: List[str] = []
+    cpu_steps = cpu_steps_mhz or {}
+    cpu_cycles = cpu_busy = 0.0
     for ch in channels:
         if ch.group == "Energy Model":
-            part = ("gpu" if ch.name == "GPU Energy" else "cpu" if ch.name.endswith("CPU Energy")
-                    else "ane" if ch.name.startswith("ANE") else "")
-            if part:
-                if ch.unit not in ENERGY_UNITS:
-                    raise ValueError(f"unknown energy unit {ch.unit!r} of channel {ch.name!r}")
-                joules[part] = joules.get(part, 0.0) + ch.value * ENERGY_UNITS[ch.unit]
-        elif ch.group == "GPU Stats" and ch.subgroup == "GPU Performance States" and ch.name == "GPUPH":
-            mhz, pct = gpu_clock(ch.states, gpu_freqs_mhz)
-            if mhz is not None:
-                out["gpu_clock_mhz"] = mhz
-            if pct is not None:
-                out["gpu_active_pct"] = pct
+            part = energy_part(ch.name)
+            if not part:
+                continue
+            if ch.unit not in ENERGY_UNITS:
+                notes.append(f"channel {ch.name!r} skipped: unknown energy unit {ch.unit!r}")
+                continue
+            joules[part] = joules.get(part, 0.0) + ch.value * ENERGY_UNITS[ch.unit]
+        elif ch.group == "GPU Stats" and ch.subgroup == GPU_SUBGROUP and ch.name == "GPUPH":
+            gpu = residency_clock(ch.states, gpu_steps_mhz)
+            if gpu.note:
+                notes.append(f"GPU clock: {gpu.note}")
+            if gpu.busy is not None:
+                out["gpu_active_pct"] = 100.0 * gpu.busy
+            if gpu.mhz is not None and gpu.busy and seconds > 0:
+                out["gpu_clock_mhz"], out["gpu_busy_s"] = gpu.mhz, gpu.busy * seconds
+        elif ch.group == "CPU Stats" and ch.subgroup == CPU_SUBGROUP and ch.name in cpu_steps:
+            cpu = residency_clock(ch.states, cpu_steps[ch.name])
+            if cpu.note:
+                notes.append(f"CPU cluster {ch.name} clock: {cpu.note}")
+            if cpu.mhz is not None and cpu.busy and seconds > 0:
+                busy_s = cpu.busy * seconds
+                out[CLUSTER_MHZ + ch.name], out[CLUSTER_BUSY + ch.name] = cpu.mhz, busy_s
+                cpu_cycles += cpu.mhz * busy_s
+                cpu_busy += busy_s
+    if cpu_busy > 0:
+        out["cpu_clock_mhz"], out["cpu_busy_s"] = cpu_cycles / cpu_busy, cpu_busy
     if seconds > 0:
         for part, j in joules.items():
             out[f"{part}_power_w"] = j / seconds
         if f"{target}_power_w" in out:
             out["power_w"] = out[f"{target}_power_w"]
-    return out
+    return out, notes
 
 
 class IOReport:
@@ -136,7 +169,10 @@ class IOReport:
             "CFStringGetCString": (ctypes.c_bool, [vp, ctypes.c_char_p, ctypes.c_long, ctypes.c_uint32]),
             "CFDictionaryGetValue": (vp, [vp, vp]),
             "CFDictionaryCreateMutableCopy": (vp, [vp, ctypes.c_long, vp]),
+            "CFDictionarySetValue": (None, [vp, vp, vp]),
             "CFArrayGetCount": (ctypes.c_long, [vp]), "CFArrayGetValueAtIndex": (vp, [vp, ctypes.c_long]),
+            "CFArrayCreateMutableCopy": (vp, [vp, ctypes.c_long, vp]),
+            "CFArrayRemoveValueAtIndex": (None, [vp, ctypes.c_long]),
             "CFDataGetLength": (ctypes.c_long, [vp]), "CFDataGetBytePtr": (vp, [vp]),
             "CFRelease": (None, [vp]),
         }
@@ -166,9 +202,16 @@ class IOReport:
 
     # -- IOReport ----------------------------------------------------------------
 
-    def subscribe(self, groups: Sequence[Tuple[str, Optional[str]]]) -> Tuple[Any, Any]:
-        """(subscription, channels) of ``groups`` ((group, subgroup or None) each). Raises
-        RuntimeError when no group has channels or the subscription fails."""
+    def names(self, ch: Any) -> Tuple[str, str, str]:
+        """A channel's (group, subgroup, name)."""
+        return (self.text(self.lib.IOReportChannelGetGroup(ch)), self.text(self.lib.IOReportChannelGetSubGroup(ch)),
+                self.text(self.lib.IOReportChannelGetChannelName(ch)))
+
+    def subscribe(self, groups: Sequence[Tuple[str, Optional[str]]],
+                  keep: Optional[Callable[[str, str, str], bool]] = None) -> Tuple[Any, Any, Any]:
+        """(subscription, channels, subscribed) of ``groups`` ((group, subgroup or None) each), only
+        the channels ``keep(group, subgroup, name)`` accepts (all without it); release all three.
+        Raises RuntimeError when no channel is left or the subscription fails."""
         merged: Any = None
         for group, subgroup in groups:
             g, s = self.cfstr(group), self.cfstr(subgroup) if subgroup else None
@@ -188,12 +231,35 @@ class IOReport:
             raise RuntimeError("IOReport has no channel in " + ", ".join(g for g, _s in groups))
         channels = self.cf.CFDictionaryCreateMutableCopy(None, 0, merged)
         self.release(merged)
+        if keep is not None and not self._keep_only(channels, keep):
+            self.release(channels)
+            raise RuntimeError("IOReport has none of the channels read in " + ", ".join(g for g, _s in groups))
         subscribed = ctypes.c_void_p()
         sub = self.lib.IOReportCreateSubscription(None, channels, ctypes.byref(subscribed), 0, None)
         if not sub:
             self.release(channels)
+            self.release(subscribed.value)
             raise RuntimeError("IOReportCreateSubscription failed")
-        return sub, channels
+        return sub, channels, subscribed.value
+
+    def _keep_only(self, channels: Any, keep: Callable[[str, str, str], bool]) -> int:
+        """Drop from the channel dictionary's ``"IOReportChannels"`` array the channels ``keep``
+        rejects; the number left."""
+        key = self.cfstr("IOReportChannels")
+        try:
+            array = self.cf.CFDictionaryGetValue(channels, key)
+            if not array:
+                return 0
+            kept = self.cf.CFArrayCreateMutableCopy(None, 0, array)
+            for i in reversed(range(int(self.cf.CFArrayGetCount(kept)))):
+                if not keep(*self.names(self.cf.CFArrayGetValueAtIndex(kept, i))):
+                    self.cf.CFArrayRemoveValueAtIndex(kept, i)
+            left = int(self.cf.CFArrayGetCount(kept))
+            self.cf.CFDictionarySetValue(channels, key, kept)  # the dictionary retains it
+            self.release(kept)
+            return left
+        finally:
+            self.release(key)
 
     def sample(self, sub: Any, channels: Any) -> Any:
         """One sample (a CFDictionary; release it). Raises RuntimeError on NULL."""
@@ -216,13 +282,11 @@ class IOReport:
             out: List[Channel] = []
             for i in range(int(self.cf.CFArrayGetCount(array)) if array else 0):
                 ch = self.cf.CFArrayGetValueAtIndex(array, i)
-                group = self.text(self.lib.IOReportChannelGetGroup(ch))
-                sub = self.text(self.lib.IOReportChannelGetSubGroup(ch))
-                name = self.text(self.lib.IOReportChannelGetChannelName(ch))
+                group, sub, name = self.names(ch)
                 if group == "Energy Model":
                     out.append(Channel(group, sub, name, self.text(self.lib.IOReportChannelGetUnitLabel(ch)).strip(),
                                        int(self.lib.IOReportSimpleGetIntegerValue(ch, 0))))
-                elif group == "GPU Stats":
+                elif group in ("GPU Stats", "CPU Stats"):
                     n = int(self.lib.IOReportStateGetCount(ch))
                     states = tuple((self.text(self.lib.IOReportStateGetNameForIndex(ch, k)) or f"S{k}",
                                     int(self.lib.IOReportStateGetResidency(ch, k))) for k in range(n))
@@ -231,12 +295,13 @@ class IOReport:
         finally:
             self.release(d)
 
-    def gpu_dvfs_mhz(self) -> List[float]:
-        """The GPU's DVFS frequencies (MHz) from the IORegistry ``pmgr`` entry's ``voltage-states9``;
-        empty when IOKit is not given or the entry has none."""
+    def pmgr_tables(self) -> Dict[str, bytes]:
+        """The IORegistry ``pmgr`` entry's DVFS tables: key (``voltage-states<N>`` and
+        ``voltage-states<N>-sram``, N < :data:`PMGR_KEYS`) -> the property's bytes; empty when IOKit
+        is not given or the entry has none."""
         io = self.iokit
         if io is None:
-            return []
+            return {}
         vp, u32 = ctypes.c_void_p, ctypes.c_uint32
         for name, res, args in (("IOServiceMatching", vp, [ctypes.c_char_p]),
                                 ("IOServiceGetMatchingServices", ctypes.c_int, [u32, vp, ctypes.POINTER(u32)]),
@@ -247,8 +312,8 @@ class IOReport:
             fn.restype, fn.argtypes = res, args
         it = u32(0)
         if io.IOServiceGetMatchingServices(0, io.IOServiceMatching(b"AppleARMIODevice"), ctypes.byref(it)) != 0:
-            return []
-        found: List[float] = []
+            return {}
+        found: Dict[str, bytes] = {}
         try:
             while True:
                 entry = io.IOIteratorNext(it.value)
@@ -257,13 +322,15 @@ class IOReport:
                 buf = ctypes.create_string_buffer(128)
                 io.IORegistryEntryGetName(entry, buf)
                 if buf.value == b"pmgr" and not found:
-                    key = self.cfstr("voltage-states9")
-                    data = io.IORegistryEntryCreateCFProperty(entry, key, None, 0)
-                    self.release(key)
-                    if data:
-                        n = int(self.cf.CFDataGetLength(data))
-                        found = parse_dvfs(ctypes.string_at(self.cf.CFDataGetBytePtr(data), n))
-                        self.release(data)
+                    for n in range(PMGR_KEYS):
+                        for name in (f"voltage-states{n}", f"voltage-states{n}-sram"):
+                            key = self.cfstr(name)
+                            data = io.IORegistryEntryCreateCFProperty(entry, key, None, 0)
+                            self.release(key)
+                            if data:
+                                size = int(self.cf.CFDataGetLength(data))
+                                found[name] = ctypes.string_at(self.cf.CFDataGetBytePtr(data), size)
+                                self.release(data)
                 io.IOObjectRelease(entry)
         finally:
             io.IOObjectRelease(it.value)
@@ -276,15 +343,16 @@ def load() -> IOReport:
 
 
 class IOReportSampler(Sampler):
-    """Samples an Apple-silicon Mac's CPU, GPU and Neural Engine power and GPU frequency residency
-    through IOReport, without root. Each reading is the delta since the previous one (like an
-    energy counter's), so power reaches back exactly one period. ``target`` ("gpu" or "cpu") is
-    the part whose power becomes ``power_w``; ``library`` replaces the loaded :class:`IOReport`
-    (tests)."""
+    """Samples an Apple-silicon Mac's CPU, GPU and Neural Engine power and the measured part's
+    frequency residencies (the GPU's, or the CPU clusters') through IOReport, without root. Each
+    reading is the delta since the previous one (like an energy counter's), so power reaches back
+    exactly one period. ``target`` ("gpu" or "cpu") is the part whose power becomes ``power_w`` and
+    whose clock is read; ``library`` replaces the loaded :class:`IOReport` (tests)."""
 
     name = "ioreport"
-    #: The groups subscribed.
-    GROUPS: Tuple[Tuple[str, Optional[str]], ...] = (("Energy Model", None), ("GPU Stats", "GPU Performance States"))
+    #: The groups subscribed (:meth:`groups`; of them only the channels :func:`wanted` reads).
+    GROUPS: Tuple[Tuple[str, Optional[str]], ...] = (("Energy Model", None), ("GPU Stats", GPU_SUBGROUP),
+                                                      ("CPU Stats", CPU_SUBGROUP))
 
     def __init__(self, target: str = "gpu", *, library: Optional[IOReport] = None, period_s: float = 0.05) -> None:
         super().__init__(period_s=period_s)
@@ -293,8 +361,15 @@ class IOReportSampler(Sampler):
         self._io = library
         self._sub: Any = None
         self._channels: Any = None
+        self._subscribed: Any = None
         self._last: Optional[Tuple[float, Any]] = None
-        self._freqs: List[float] = []
+        self._tables: Dict[str, bytes] = {}
+        #: The DVFS steps per state channel (name -> MHz), chosen at the channel's first delta.
+        self._steps: Dict[str, List[float]] = {}
+
+    def groups(self) -> Tuple[Tuple[str, Optional[str]], ...]:
+        """The groups subscribed for this target: the energies and the measured part's states."""
+        return self.GROUPS[::2] if self.target == "cpu" else self.GROUPS[:2]
 
     def open(self) -> str:
         """Load the libraries and subscribe; "" when subscribed, else why not."""
@@ -304,37 +379,78 @@ class IOReportSampler(Sampler):
             except (OSError, AttributeError) as exc:
                 return f"IOReport is not available: {one_line(exc)}"
         try:
-            self._sub, self._channels = self._io.subscribe(self.GROUPS)
+            self._sub, self._channels, self._subscribed = self._io.subscribe(self.groups(), wanted(self.target))
         except Exception as exc:
             return f"IOReport cannot subscribe: {one_line(exc)}"
         try:
-            self._freqs = self._io.gpu_dvfs_mhz()
-        except Exception as exc:  # the clock is optional
-            self._freqs = []
-            self.notes.append(f"GPU frequency table not read: {one_line(exc)}")
-        if not self._freqs:
-            self.notes.append("GPU clock: no DVFS table (IORegistry pmgr voltage-states9); GPU activity only")
+            self._tables = self._io.pmgr_tables()
+        except Exception as exc:  # the clocks are optional
+            self._tables = {}
+            self.note(f"DVFS tables not read: {one_line(exc)}")
+        if not self._tables:
+            self.note("no DVFS table (IORegistry pmgr voltage-states*): activity only, no clocks")
         return ""
 
-    def read(self) -> Mapping[str, float]:
-        """The values of the interval since the previous reading (nothing at the first)."""
+    def note(self, text: str) -> None:
+        """Add a note once."""
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def steps_for(self, ch: Channel) -> List[float]:
+        """The DVFS steps (MHz, one per active state) of a state channel, chosen from the pmgr
+        tables at its first delta (:func:`.dvfs.choose_table`); the choice or the reason none fits
+        is noted."""
+        if ch.name in self._steps:
+            return self._steps[ch.name]
+        gpu = ch.group == "GPU Stats"
+        n_active = len(active_states(ch.states))
+        tables = {k: parse_dvfs(v, hz=True if gpu else None) for k, v in self._tables.items()}
+        preferred = GPU_KEYS if gpu else CPU_KEYS.get(cpu_cluster_kind(ch.name), ())
+        key, freqs, why = choose_table(tables, preferred, n_active, gpu=gpu) if tables else ("", [], "")
+        label = "GPU" if gpu else f"CPU cluster {ch.name}"
+        if why:
+            self.note(f"{label} clock: {why}")
+        steps = freqs[1:] if gpu and key else freqs
+        self._steps[ch.name] = steps
+        return steps
+
+    def read_stamped(self) -> Tuple[float, Mapping[str, float]]:
+        """The values of the interval since the previous reading (nothing at the first), stamped at
+        the midpoint of the sample's creation."""
         assert self._io is not None
-        now, s = clock(), self._io.sample(self._sub, self._channels)
+        before = clock()
+        s = self._io.sample(self._sub, self._channels)
+        now = (before + clock()) / 2
         last, self._last = self._last, (now, s)
         if last is None:
-            return {}
+            return now, {}
         try:
-            return channel_values(self._io.delta(last[1], s), now - last[0], self.target, self._freqs)
+            channels = self._io.delta(last[1], s)
         finally:
             self._io.release(last[1])
+        gpu: List[float] = []
+        cpu: Dict[str, List[float]] = {}
+        for ch in channels:
+            if ch.group == "GPU Stats":
+                gpu = self.steps_for(ch)
+            elif ch.group == "CPU Stats":
+                cpu[ch.name] = self.steps_for(ch)
+        values, notes = channel_values(channels, now - last[0], self.target, gpu, cpu)
+        for text in notes:
+            self.note(text)
+        return now, values
+
+    def read(self) -> Mapping[str, float]:
+        """The values of the interval since the previous reading (:meth:`read_stamped`)."""
+        return self.read_stamped()[1]
 
     def close(self) -> None:
-        """Release the samples and the subscription."""
+        """Release the last sample, the subscription and both channel dictionaries."""
         if self._io is None:
             return
         if self._last is not None:
             self._io.release(self._last[1])
             self._last = None
-        self._io.release(self._channels)
-        self._io.release(self._sub)
-        self._channels = self._sub = None
+        for ref in (self._channels, self._subscribed, self._sub):
+            self._io.release(ref)
+        self._channels = self._subscribed = self._sub = None

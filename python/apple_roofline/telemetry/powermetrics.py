@@ -3,13 +3,16 @@
 ``powermetrics --samplers gpu_power,cpu_power -f plist -i <ms>`` runs as a subprocess and writes
 one XML property list per interval, each followed by a NUL byte; each is parsed with
 :mod:`plistlib` (:func:`parse_plist`) into CPU, GPU and Neural Engine power (W), the GPU's active
-frequency (MHz) and active residency (%) and the CPU clusters' mean frequency (MHz). A plist
-describes the interval before it was written, so the sampler's power readings reach back one
-interval (:attr:`PowermetricsSampler.power_average_s`).
+frequency (MHz) and active residency (%) and each CPU cluster's frequency (MHz) and busy share. A
+plist describes the interval before it was written (``elapsed_ns``, kept as ``interval_s``), so the
+sampler's power readings reach back one interval (:attr:`PowermetricsSampler.power_average_s`). The
+CPU's clock is the clusters' frequencies weighted by their busy time (``1 - idle_ratio``), not their
+plain mean: an idle cluster parked at its lowest step says nothing of the clock the work ran at.
 
 The keys (``processor``: ``cpu_power``, ``gpu_power``, ``ane_power`` in mW, or on older macOS
 ``*_energy`` in mJ over ``elapsed_ns``; ``processor.clusters[].freq_hz`` in Hz; ``gpu.freq_hz``,
-which holds MHz despite its name, and ``gpu.idle_ratio``) are those the open-source asitop reads
+which holds MHz despite its name, ``gpu.idle_ratio``, ``processor.clusters[].name`` and
+``idle_ratio``) are those the open-source asitop reads
 from the same command; ``powermetrics`` documents none of them.
 """
 
@@ -23,6 +26,7 @@ import threading
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Sampler, clock, one_line
+from .window import CLUSTER_BUSY, CLUSTER_MHZ
 
 __all__ = ["PowermetricsSampler", "parse_plist", "split_plists", "COMMAND", "DEFAULT_INTERVAL_MS"]
 
@@ -43,16 +47,24 @@ def _number(v: object) -> Optional[float]:
 
 
 def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
-    """One ``powermetrics`` plist as values: ``gpu_power_w``, ``cpu_power_w``, ``ane_power_w``,
-    ``power_w`` (the ``target``'s, "gpu" or "cpu"), ``gpu_clock_mhz``, ``gpu_active_pct`` and
-    ``cpu_clock_mhz``, each where the plist has it. Power is ``<x>_power`` (mW) or, where absent,
-    ``<x>_energy`` (mJ) over ``elapsed_ns``. A GPU ``freq_hz`` above 100,000 is taken as Hz."""
+    """One ``powermetrics`` plist as values: ``interval_s`` (``elapsed_ns``), ``gpu_power_w``,
+    ``cpu_power_w``, ``ane_power_w``, ``power_w`` (the ``target``'s, "gpu" or "cpu"), and the
+    ``target``'s clock only (so that a reading's clock is always the measured part's): for the GPU
+    ``gpu_clock_mhz`` (with ``gpu_busy_s``) and ``gpu_active_pct``, for the CPU per busy cluster
+    ``cpu_cluster_mhz.<name>`` (with ``cpu_cluster_busy_s.<name>``) and ``cpu_clock_mhz`` (the busy
+    clusters' frequencies weighted by busy time, with ``cpu_busy_s``), each where the plist has it;
+    a busy time needs ``elapsed_ns`` (without it, one second stands for the interval, which only
+    weights). Power is ``<x>_power`` (mW) or, where absent, ``<x>_energy`` (mJ) over
+    ``elapsed_ns``. A GPU ``freq_hz`` above 100,000 is taken as Hz."""
     out: Dict[str, float] = {}
     proc = d.get("processor")
     proc = proc if isinstance(proc, Mapping) else {}
     gpu = d.get("gpu")
     gpu = gpu if isinstance(gpu, Mapping) else {}
     elapsed = _number(d.get("elapsed_ns"))
+    seconds = elapsed / 1e9 if elapsed else 1.0
+    if elapsed:
+        out["interval_s"] = seconds
     for part in ("cpu", "gpu", "ane"):
         mw = _number(proc.get(f"{part}_power"))
         if mw is None:
@@ -65,18 +77,39 @@ def parse_plist(d: Mapping[str, Any], target: str = "gpu") -> Dict[str, float]:
             out[f"{part}_power_w"] = mw / 1000.0
     if f"{target}_power_w" in out:
         out["power_w"] = out[f"{target}_power_w"]
+    if target == "gpu":
+        _gpu_clock(out, gpu, seconds)
+    else:
+        _cpu_clock(out, proc, seconds)
+    return out
+
+
+def _gpu_clock(out: Dict[str, float], gpu: Mapping[str, Any], seconds: float) -> None:
     f = _number(gpu.get("freq_hz"))
-    if f is not None:
-        out["gpu_clock_mhz"] = f / 1e6 if f > 1e5 else f
     idle = _number(gpu.get("idle_ratio"))
     if idle is not None:
         out["gpu_active_pct"] = 100.0 * (1.0 - idle)
+    if f is not None and (idle is None or idle < 1.0):
+        out["gpu_clock_mhz"] = f / 1e6 if f > 1e5 else f
+        out["gpu_busy_s"] = (1.0 - (idle or 0.0)) * seconds
+
+
+def _cpu_clock(out: Dict[str, float], proc: Mapping[str, Any], seconds: float) -> None:
     clusters = proc.get("clusters")
-    if isinstance(clusters, Sequence):
-        hz = [v for v in (_number(c.get("freq_hz")) for c in clusters if isinstance(c, Mapping)) if v is not None]
-        if hz:
-            out["cpu_clock_mhz"] = sum(hz) / len(hz) / 1e6
-    return out
+    cycles = busy = 0.0
+    for i, c in enumerate(clusters if isinstance(clusters, Sequence) else ()):
+        hz = _number(c.get("freq_hz")) if isinstance(c, Mapping) else None
+        if hz is None:
+            continue
+        share = 1.0 - (_number(c.get("idle_ratio")) or 0.0)
+        if share <= 0:
+            continue
+        name = str(c.get("name") or f"cluster{i}")
+        out[CLUSTER_MHZ + name], out[CLUSTER_BUSY + name] = hz / 1e6, share * seconds
+        cycles += hz / 1e6 * share * seconds
+        busy += share * seconds
+    if busy > 0:
+        out["cpu_clock_mhz"], out["cpu_busy_s"] = cycles / busy, busy
 
 
 class PowermetricsSampler(Sampler):

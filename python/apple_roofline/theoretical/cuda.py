@@ -165,8 +165,8 @@ CUDA_CORE_RATES: Dict[Tuple[int, int], CoreRates] = {
 class TensorRates:
     """Dense tensor-core FLOP (INT8: integer operations) per clock per SM of one compute capability.
 
-    Keys of ``rates`` / ``geforce`` are ``"FP64"``, ``"TF32"``, ``"FP16"``, ``"BF16"``, ``"INT8"``;
-    FP16 and BF16 are with FP32 accumulation.
+    Keys of ``rates`` / ``geforce`` are ``"FP64"``, ``"TF32"``, ``"FP16"``, ``"BF16"``, ``"FP8"``,
+    ``"INT8"``; FP16, BF16 and FP8 (E4M3 or E5M2 inputs, one rate) are with FP32 accumulation.
 
     Attributes:
         rates: the rates of professional and data-center parts.
@@ -188,6 +188,7 @@ class TensorRates:
 
 
 _NO_BF16_TF32 = "tensor cores of cc {cc} have no {k} mode (introduced with the NVIDIA Ampere architecture, cc 8.0)"
+_NO_FP8 = "tensor cores of cc {cc} have no FP8 mode (introduced with Ada, cc 8.9, and Hopper, cc 9.0)"
 _NO_FP64_RATE = (
     "cc {cc} tensor cores have an FP64 mode (CUDA C++ Programming Guide, 'Compute Capability {sec}') but no "
     "published FP64 tensor-core rate"
@@ -203,6 +204,7 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
             "BF16": _NO_BF16_TF32.format(cc="7.0", k="BF16"),
             "TF32": _NO_BF16_TF32.format(cc="7.0", k="TF32"),
             "INT8": "tensor cores of cc 7.0 have no INT8 mode (introduced with Turing, cc 7.5)",
+            "FP8": _NO_FP8.format(cc="7.0"),
         },
         fp64_on_cuda_cores=True,
     ),
@@ -215,6 +217,7 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         {
             "BF16": _NO_BF16_TF32.format(cc="7.5", k="BF16"),
             "TF32": _NO_BF16_TF32.format(cc="7.5", k="TF32"),
+            "FP8": _NO_FP8.format(cc="7.5"),
         },
         fp64_on_cuda_cores=True,
     ),
@@ -222,6 +225,7 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         {"FP64": 128, "TF32": 1024, "FP16": 2048, "BF16": 2048, "INT8": 4096}, None,
         "NVIDIA A100 Tensor Core GPU Architecture whitepaper: A100 FP64 Tensor 19.5, TF32 156, FP16 and "
         "BF16 312 TFLOPS, INT8 624 TOPS (dense) = 108 SMs x 128 / 1024 / 2048 / 4096 x 1.410 GHz",
+        {"FP8": _NO_FP8.format(cc="8.0")},
     ),
     (8, 6): TensorRates(
         {"TF32": 512, "FP16": 1024, "BF16": 1024, "INT8": 2048},
@@ -230,7 +234,7 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         "accumulate 71, INT8 284 TOPS (dense) = 82 SMs x 256 / 512 / 2048 x 1.695 GHz; NVIDIA A40 data "
         "sheet: TF32 74.8, FP16/BF16 149.7 TFLOPS, INT8 299.3 TOPS (dense) = 84 SMs x 512 / 1024 / 2048 x "
         "1.740 GHz",
-        {"FP64": _NO_FP64_RATE.format(cc="8.6", sec="8.x")},
+        {"FP64": _NO_FP64_RATE.format(cc="8.6", sec="8.x"), "FP8": _NO_FP8.format(cc="8.6")},
     ),
     (8, 9): TensorRates(
         {"TF32": 512, "FP16": 1024, "BF16": 1024, "INT8": 2048},
@@ -241,10 +245,10 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         {"FP64": _NO_FP64_RATE.format(cc="8.9", sec="8.x")},
     ),
     (9, 0): TensorRates(
-        {"FP64": 256, "TF32": 2048, "FP16": 4096, "BF16": 4096, "INT8": 8192}, None,
-        "NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 TF32 494.7, FP16/BF16 989.4 "
-        "TFLOPS, INT8 1978.9 TOPS (dense) = 132 SMs x 2048 / 4096 / 8192 x 1.830 GHz; FP64 Tensor 66.9 "
-        "TFLOPS = 132 x 256 x 1.980 GHz",
+        {"FP64": 256, "TF32": 2048, "FP16": 4096, "BF16": 4096, "FP8": 8192, "INT8": 8192}, None,
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 TF32 494.7, FP16/BF16 989.4, FP8 "
+        "1978.9 TFLOPS (2x FP16), INT8 1978.9 TOPS (dense) = 132 SMs x 2048 / 4096 / 8192 / 8192 x 1.830 "
+        "GHz; FP64 Tensor 66.9 TFLOPS = 132 x 256 x 1.980 GHz",
     ),
     (12, 0): TensorRates(
         {}, {"TF32": 256, "FP16": 512, "BF16": 512, "INT8": 2048},
@@ -259,9 +263,10 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
 #: The CUDA-core ceilings, in order, each paired with the measured ceiling of the same name.
 COMPUTE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64")
 #: The GEMM ceilings, in order.
-GEMM_CLASSES: Tuple[str, ...] = ("GEMM FP32", "GEMM FP64", "GEMM TF32", "GEMM FP16", "GEMM BF16", "GEMM INT8")
+GEMM_CLASSES: Tuple[str, ...] = ("GEMM FP32", "GEMM FP64", "GEMM TF32", "GEMM FP16", "GEMM BF16", "GEMM FP8",
+                                 "GEMM INT8")
 
-_TENSOR_KEYS: Tuple[str, ...] = ("FP64", "TF32", "FP16", "BF16", "INT8")
+_TENSOR_KEYS: Tuple[str, ...] = ("FP64", "TF32", "FP16", "BF16", "FP8", "INT8")
 
 _CLOCK_NOTE = "an upper bound: the maximum SM clock is not sustained under load (power and thermal limits)"
 _TENSOR_CLOCK_NOTE = (
@@ -452,7 +457,8 @@ def _tensor_ceilings(
             continue
         value = sms * rate * clock / 1e9
         used[k] = rate
-        acc = " with FP32 accumulation (CUBLAS_COMPUTE_32F)" if k in ("FP16", "BF16") else ""
+        acc = (" with FP32 accumulation (CUBLAS_COMPUTE_32F)" if k in ("FP16", "BF16") else
+               " (E4M3 or E5M2 inputs) with FP32 accumulation" if k == "FP8" else "")
         unit = "integer OP (2 per multiply-add; GOP/s, reported as GFLOP/s)" if k == "INT8" else "FLOP"
         add(cname, "compute", value,
             f"{sms} SMs x {rate} {k}{acc} tensor-core {unit}/clk/SM (cc {ccs}{line}; {entry.source}) x "
