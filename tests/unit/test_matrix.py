@@ -14,6 +14,8 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 import pytest
 
+from apple_roofline.errors import OptionError
+
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.matrix_table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.roofline.model import derive_ceilings
@@ -378,7 +380,8 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
     monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
     monkeypatch.setattr(runner, "open_device", lambda spec: types.SimpleNamespace(info=lambda: {
         "backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}))
-    runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
+    with pytest.raises(OptionError, match="cannot run on Fake GPU"):  # the recording suites measure nothing
+        runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
     assert seen == {"matrix": want}
 
 
