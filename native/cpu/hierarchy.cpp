@@ -25,29 +25,20 @@
 #include <cstring>
 
 #include "kernels.h"
+#include "simd.h"
 
 namespace ar::cpu {
 
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kBytes = 64;
-#elif defined(__AVX__)
-constexpr int kBytes = 32;
-#else
-constexpr int kBytes = 16;
-#endif
+constexpr int kBytes = kSimdBytes;
 constexpr int kLanes = kBytes / 4;  // uint32 per vector: a multiple of 4, so lane j holds component j % 4
 constexpr int kAcc = 4;             // independent accumulators: loads in flight per core
 constexpr uint32_t kMask = 0x5A5A5A5Au;
 typedef uint32_t VecU __attribute__((vector_size(kBytes)));
 
-inline VecU load_u(const uint32_t* p) {
-  VecU v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline void store_u(uint32_t* p, VecU v) { std::memcpy(p, &v, sizeof v); }
+inline VecU load_u(const uint32_t* p) { return simd_load<VecU>(p); }
+inline void store_u(uint32_t* p, VecU v) { simd_store(p, v); }
 inline void pass_barrier() { __asm__ __volatile__("" ::: "memory"); }
 
 // Adds the count words (4·count uint32) at p into the vector accumulators a and the scalar ones s

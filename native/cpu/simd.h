@@ -1,7 +1,8 @@
-// What the kernel files compiled with the host's widest vector ISA share (CMakeLists.txt gives
-// kernels.cpp, idiv.cpp and rules.cpp the same flags): the vector width in bytes, whether the ISA
-// has native FP16 arithmetic, and unaligned vector loads and stores. Internal to each translation
-// unit (constexpr, anonymous namespace), so a file compiled for another ISA gets its own values.
+// What the kernel files compiled with the host's widest vector ISA share (native/CMakeLists.txt
+// gives kernels.cpp, idiv.cpp, rules.cpp and hierarchy.cpp the same flags): the vector width in
+// bytes, whether the ISA has native FP16 arithmetic, and unaligned vector loads and stores.
+// Internal to each translation unit (constexpr, anonymous namespace), so a file compiled for
+// another ISA gets its own values.
 #pragma once
 
 #include <cstring>
