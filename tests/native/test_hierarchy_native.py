@@ -1,10 +1,15 @@
 """The hierarchy suite on this machine's CPU (docs/design.md, "The memory hierarchy"): every point
-validated, and the plateau finder on the measured curve finds L1d, L2, L3 and DRAM where the host's
-cache facts (sysfs, as lscpu totals them) put them, within one step of the sweep.
+validated, and the plateau finder on the measured curve finds the levels where the host's cache
+facts (sysfs, as lscpu totals them) put them.
 
-The curve is measured, so a machine busy with other work can disturb it; the finder works on each
-point's best sample and a median-of-three filter for that reason, and the assertion allows one step
-of the sweep either side of each documented size. The measured plateaus are printed (``-s``)."""
+What a core gets of each level is the machine's, not the code's, so the assertions hold on any
+host: the per-core levels (L1d, L2) end within one step of the sweep of their documented sizes;
+a shared last level ends at or below its documented size (within a step) and above the L2's, since
+a guest or a busy host may get only part of it (a 2-vCPU KVM guest of a Xeon with 260 MiB of L3
+leaves it between 128 and 181 MiB), and it may serve two cores no faster than DRAM, and then has no
+plateau; DRAM is last. The curve is measured, so a machine busy with other work can disturb it; the
+finder works on each point's best sample and a median-of-three filter for that reason. The measured
+plateaus are printed (``-s``)."""
 
 from __future__ import annotations
 
@@ -43,13 +48,16 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
         _print(curve)
     step = 2 ** (2 / STEPS_PER_OCTAVE)  # quick: two points per octave
     found = [p.level for p in read.plateaus]
-    assert found == ["L1d", "L2", "L3", DRAM], found
+    assert found in (["L1d", "L2", "L3", DRAM], ["L1d", "L2", DRAM]), found
     for p, nxt in zip(read.plateaus, read.plateaus[1:]):
-        assert p.capacity is not None
+        assert p.capacity is not None and p.edge is not None, p
+        if p.level == "L3":  # shared: all of it or a share, never more
+            assert p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step, (p, nxt)
+            continue
         # the documented size lies between the plateau's last point and the next one's first, within a step
         assert p.hi / step <= p.capacity <= nxt.lo * step, (p, nxt)
-        assert p.edge is not None and abs(math.log(p.edge / p.capacity)) <= math.log(step) + math.log(nxt.lo / p.hi), p
-    assert {c.name for c in level_ceilings(run.measurements)} == {"L1d bandwidth", "L2 bandwidth", "L3 bandwidth"}
+        assert abs(math.log(p.edge / p.capacity)) <= math.log(step) + math.log(nxt.lo / p.hi), p
+    assert {c.name for c in level_ceilings(run.measurements)} == {f"{n} bandwidth" for n in found[:-1]}
 
 
 def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -111,6 +111,38 @@ def test_a_gradual_transition_belongs_to_no_level() -> None:
     assert found[1].lo > 2 << 20
 
 
+#: A quick sweep's read on a 2-vCPU KVM guest of an Intel Xeon (family 6, model 207; 2026-11-26):
+#: (working set in KiB, GB/s at the best sample). sysfs documents an L3 of 260 MiB; the guest's reads
+#: leave it between 128 and 181 MiB (its share of the host's L3).
+XEON_VM = (Level("L1d", 96 << 10), Level("L2", 4 << 20), Level("L3", 260 << 20))
+XEON_VM_READ = [(4, 446), (5.5, 444), (8, 476), (11, 429), (16, 491), (22.5, 489), (32, 442), (45, 420),
+                (64, 533), (90.5, 530), (128, 280), (181, 281), (256, 281), (362, 282), (512, 282), (724, 282),
+                (1024, 284), (1448, 279), (2048, 279), (2896, 228), (4096, 115), (5793, 66), (8192, 59),
+                (11585, 58), (16384, 58), (23170, 58), (32768, 58), (46341, 58), (65536, 57), (92682, 57),
+                (131072, 54), (185364, 36), (262144, 32), (370728, 30), (524288, 32), (741455, 32),
+                (1048576, 32), (1482910, 32), (2097152, 32)]
+
+
+def test_a_last_run_far_beyond_every_cache_is_dram() -> None:
+    """The last run reaches 8× the documented L3 though it starts below it: DRAM, not L3, and the
+    run before it (58 GB/s, 5.7 to 128 MiB) is the L3, its edge where the guest's share of it ends."""
+    pts = [(int(kib * 1024), float(g)) for kib, g in XEON_VM_READ]
+    found = find_plateaus(pts, XEON_VM, min_points=2)
+    assert [p.level for p in found] == ["L1d", "L2", "L3", DRAM]
+    l3, dram = found[2], found[3]
+    assert l3.lo < 8 << 20 and l3.hi == 128 << 20 and 128 << 20 < (l3.edge or 0) < 181 << 20
+    assert dram.lo > 181 << 20 and dram.hi == 2 << 30 and dram.edge is None
+
+
+def test_a_last_cache_as_fast_as_dram_gets_no_plateau() -> None:
+    """An L3 that serves two cores no faster than DRAM: one run from the L2's edge to the end of the
+    sweep, DRAM; the L3 is not shown, as an L1 as fast as its L2 is not."""
+    pts = curve([(64 << 10, 440.0), (2 << 20, 236.0), (None, 30.0)])
+    found = find_plateaus(pts, EPYC, min_points=3)
+    assert [p.level for p in found] == ["L1d", "L2", DRAM]
+    assert found[2].lo < 32 << 20 < found[2].hi
+
+
 def test_level_groups_take_the_documented_level_of_each_point() -> None:
     pts = [(16 << 10, 440.0), (32 << 10, 300.0), (512 << 10, 236.0), (1 << 20, 230.0), (128 << 20, 20.0)]
     groups = level_groups(pts, EPYC)

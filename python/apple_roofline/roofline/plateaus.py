@@ -22,12 +22,15 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["DRAM", "Level", "Plateau", "TOLERANCE", "TRANSITION_SPAN", "find_plateaus", "level_groups",
+__all__ = ["DRAM", "DRAM_SPAN", "Level", "Plateau", "TOLERANCE", "TRANSITION_SPAN", "find_plateaus", "level_groups",
            "nominal_level"]
 
 #: Working sets up to this factor above a level's capacity are the transition to the next level (on
 #: an H100 the L1 hits of a read thin out from 256 KiB to 2 MiB): an unnamed run there is no plateau.
 TRANSITION_SPAN = 8.0
+#: The last run of a curve is DRAM when its largest working set exceeds every documented capacity by
+#: this factor, even where it starts below the last one (see :func:`find_plateaus`).
+DRAM_SPAN = 2.0
 #: The name of the level beyond every cache (:data:`~apple_roofline.theoretical.caches.DRAM_LEVEL`).
 DRAM = "DRAM"
 #: A point belongs to the plateau being built while its bandwidth lies within this factor of the
@@ -130,8 +133,11 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     Returns:
         The plateaus. Runs of points within ``tolerance`` are found on the median-of-three
         filtered curve (a single disturbed point neither breaks nor makes a plateau), adjacent runs
-        of one rate merged. Of the runs whose smallest working set exceeds every capacity, the last
-        is DRAM; the ones before it are the transition to it (a working set a little larger than
+        of one rate merged. The last run is DRAM when its smallest working set exceeds every
+        capacity, or its largest exceeds them by :data:`DRAM_SPAN` (no cache's plateau reaches
+        that far: a run that does began in the transition to DRAM, as where a VM gets part of a
+        host's L3, or shows a last cache as fast as DRAM, which then gets no plateau); the other
+        runs beyond every capacity are the transition to it (a working set a little larger than
         the last cache still hits it in part). The others are named in order by the documented levels, each level at most once,
         by the assignment that puts every named run's edge nearest its level's capacity
         (:func:`_match`). A run left unnamed (the gradual transition between two levels, a
@@ -166,6 +172,11 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
             merged.append(r)
     caches = sorted(levels, key=lambda lv: lv.capacity)
     top = caches[-1].capacity if caches else 0
+    # the last run is DRAM where it reaches past every cache by DRAM_SPAN, wherever it starts: no
+    # cache's plateau holds working sets twice its capacity, so a last run that does started in the
+    # transition to DRAM (a cache that serves less than its documented size, as a VM's share of a
+    # host's L3) or shows a cache as fast as DRAM (which then gets no plateau of its own)
+    last_is_dram = bool(merged) and pts[merged[-1][1] - 1][0] > DRAM_SPAN * top
     edges: List[Optional[float]] = []
     for k, (a, b) in enumerate(merged):
         if k + 1 < len(merged):
@@ -174,7 +185,8 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
                                (statistics.median(ys[a:b]) + statistics.median(ys[nxt[0]:nxt[1]])) / 2))
         else:
             edges.append(None)
-    in_cache = [k for k, (a, _b) in enumerate(merged) if pts[a][0] <= top]
+    in_cache = [k for k, (a, _b) in enumerate(merged)
+                if pts[a][0] <= top and not (last_is_dram and k == len(merged) - 1)]
     match = _match([(pts[merged[k][0]][0], edges[k]) for k in in_cache], caches)
     groups: List[Tuple[str, Optional[int], List[int]]] = []  # (level, capacity, run indices)
     pending: List[int] = []
