@@ -15,7 +15,7 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 from apple_roofline.graphics import kernels as K  # noqa: E402
 from apple_roofline.graphics.runner import run_graphics  # noqa: E402
-from apple_roofline.graphics.wgpu_device import WgpuDevice, adapters  # noqa: E402
+from apple_roofline.graphics.wgpu_device import WgpuDevice, adapters, open_wgpu_device  # noqa: E402
 
 ADAPTERS = adapters()
 if not ADAPTERS:
@@ -37,7 +37,7 @@ def built(make: Any, **kw: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def gpu() -> WgpuDevice:
-    return WgpuDevice(0)
+    return open_wgpu_device(0)
 
 
 def test_the_wgsl_compiles_for_every_entry_and_constant(gpu: WgpuDevice) -> None:
@@ -108,3 +108,32 @@ def test_a_quick_study_is_valid(gpu: WgpuDevice) -> None:
         assert all("per tick" in t for t in timers), timers  # the tick's length is stated
         assert gpu.tick_s > 0 and "wgpuQueueGetTimestampPeriod" in gpu.timestamp_note
     assert np.all([m.median_s > 0 for m in study.measurements])
+
+
+def test_studies_share_one_device_and_survive_a_collector_on_another_thread(gpu: WgpuDevice) -> None:
+    """The device is opened once per process, and nothing of a study waits for the cycle collector:
+    a thread collecting all the while two studies run (one pass of which this adapter may be unable
+    to build) frees no GPU object. Before, on llvmpipe's OpenGL backend, this aborted the process
+    (a device released on the collecting thread while the main thread rendered: EGL BadAccess in
+    wgpu_hal::gles::egl::AdapterContext::lock)."""
+    import gc
+    import threading
+
+    assert open_wgpu_device(0) is gpu
+    stop = threading.Event()
+
+    def collect() -> None:
+        while not stop.is_set():
+            gc.collect()
+            stop.wait(0.001)
+
+    collector = threading.Thread(target=collect, daemon=True)
+    collector.start()
+    try:
+        for _ in range(2):
+            study = run_graphics("wgpu:0", ["fillrate", "texture"], width=W, height=H, overdraw=4, quick=True,
+                                 reps=2, telemetry=False)
+            assert study.measurements and study.valid
+    finally:
+        stop.set()
+        collector.join()

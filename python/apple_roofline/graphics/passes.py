@@ -115,11 +115,15 @@ class PassMeasurer:
         fields: Dict[str, Any] = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
                       samples_s=timing.samples_s, batch=timing.batch)
         verdict = self.checks.check(got, want, compare)
+        # the callback holds the journal, not the measurer: a future keeps its callbacks, so one that
+        # held the measurer would make a cycle through it to the device, freed later by the cycle
+        # collector on whichever thread runs it (see wgpu_device.released_at_once for why that matters)
+        jr = self.journal
 
         def journal(done: "Future[Tuple[bool, str]]") -> None:
             if not done.cancelled() and done.exception() is None:
                 ok, why = done.result()
-                self.journal.record(key, Measurement(**fields, valid=ok, validation=why).to_dict())
+                jr.record(key, Measurement(**fields, valid=ok, validation=why).to_dict())
 
         verdict.add_done_callback(journal)
         self.pending.append((fields, verdict))

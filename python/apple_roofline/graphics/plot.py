@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from ..figures import PALETTE, Figure, mpl, new_figure
+from ..figures import PALETTE, Figure, legend, mpl, new_figure
 from ..roofline.records import Measurement
 from ..text import date_of, sig_figs
 from .kernels import FORMATS
@@ -89,7 +89,7 @@ def plot_fill(study: GraphicsStudy) -> Figure:
         if fill:
             _f_axis(ax, sorted({int(m.params["F"]) for m in fill}))
             _log_y(ax, [value(m) for m in fill if value(m) > 0])
-            ax.legend(fontsize=7.5, loc="best")
+            legend(ax, fontsize=7.5, loc="best")
         ax.set_ylabel(unit)
     axes[0].set_title("(a) fill-rate roofline: pixels", fontsize=10, loc="left")
     axes[1].set_title("(b) fill-rate roofline: ALU", fontsize=10, loc="left")
@@ -134,7 +134,7 @@ def _tile_panel(ax: Any, tile: List[Measurement]) -> None:
     ax.set_xticklabels([f"F = {f}" for f in fs])
     _log_y(ax, [shaded_rate(m) for m in tile])
     ax.set_ylabel("GPixel/s shaded (hatched: discard)")
-    ax.legend(fontsize=7.5, loc="best")
+    legend(ax, fontsize=7.5, loc="best")
     ax.grid(True, axis="y", color="#d0d0d0", linewidth=0.5)
 
 
@@ -195,7 +195,7 @@ def plot_texture(study: GraphicsStudy) -> Figure:
         ax.set_ylabel("GTexel/s")
         ax.set_title(f"({'bd'[row]}) {pattern}: GTexel/s against the working set", fontsize=10, loc="left")
         ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
-        ax.legend(fontsize=7, ncol=2, loc="best")
+        legend(ax, fontsize=7, ncol=2, loc="best")
     fig.suptitle(_title(study, "Texture cache"), fontsize=11)
     return fig
 

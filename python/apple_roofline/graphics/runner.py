@@ -54,7 +54,8 @@ class GraphicsInterrupted(StudyInterrupted[GraphicsStudy]):
 
 
 def open_graphics_device(api: str, index: int) -> Any:
-    """Open ``wgpu:index`` (:class:`~.wgpu_device.WgpuDevice`) or ``metal:index``
+    """Open ``wgpu:index`` (:class:`~.wgpu_device.WgpuDevice`, once per process:
+    :func:`~.wgpu_device.open_wgpu_device`) or ``metal:index``
     (:class:`~.native_device.NativeGraphicsDevice`).
 
     Raises:
@@ -62,9 +63,9 @@ def open_graphics_device(api: str, index: int) -> Any:
         OptionError: (option ``device``) no Metal backend in this build, or no such Metal device.
     """
     if api == "wgpu":
-        from .wgpu_device import WgpuDevice
+        from .wgpu_device import open_wgpu_device
 
-        return WgpuDevice(index)
+        return open_wgpu_device(index)
     from .native_device import NativeGraphicsDevice
 
     return NativeGraphicsDevice(index)

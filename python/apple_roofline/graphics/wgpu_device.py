@@ -22,10 +22,12 @@ helper invocations along the triangle's edges).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
+import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import numpy as np
 
@@ -34,7 +36,8 @@ from ..shaders import shader_source
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
 
-__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "timestamp_tick"]
+__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "open_wgpu_device",
+           "released_at_once", "timestamp_tick"]
 
 #: What to install for this backend.
 WGPU_EXTRA = "pip install 'apple_roofline[graphics]' (the wgpu package)"
@@ -96,6 +99,34 @@ def timestamp_tick(device: Any) -> Tuple[float, str]:
     return period * 1e-9, f"{where}; {period:g} ns per tick (wgpuQueueGetTimestampPeriod)"
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def released_at_once(fn: _F) -> _F:
+    """``fn``, a call into wgpu, whose exceptions leave without their traceback so that the GPU
+    objects of the failed call are released at once, on the calling thread.
+
+    wgpu 0.32 raises its errors (``GPUValidationError`` for a format an adapter cannot render, say)
+    from a frame that holds the error in a local while the error's traceback holds that frame
+    (``wgpu/backends/wgpu_native/_helpers.py``, ``proxy_func``): a reference cycle that keeps every
+    GPU object of the failed call's frames (pipelines, samplers, buffers, the device) alive until
+    Python's cycle collector runs, which it does on whichever thread allocates at the time. The
+    study's worker threads allocate; wgpu-native's OpenGL backend (llvmpipe, the software adapter
+    of a machine without a GPU) aborts the whole process when an object is released on a thread
+    other than its context's. Dropping the traceback breaks the cycle (the error and its message
+    are kept, the traceback starts again above this call)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            exc.__traceback__ = None
+            raise
+
+    return call  # type: ignore[return-value]
+
+
 def _silenced(fn: Any, *args: Any) -> None:
     """Call ``fn`` with stdout captured: wgpu 0.32's ``begin_pipeline_statistics_query`` prints its
     arguments (a leftover debug print)."""
@@ -148,12 +179,14 @@ class WgpuPass:
             self.device.extras.end_pipeline_statistics_query(rp)
         rp.end()
 
+    @released_at_once
     def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
         ignored (``Kernel.time``'s signature)."""
         return self.run(batch, reps, 0).samples_s
 
+    @released_at_once
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
         """One measurement in **one queue submission**: a pass that counts fragment-shader invocations
         (``count``, where the adapter can), ``lead`` untimed passes, ``reps`` samples of ``batch``
@@ -231,6 +264,7 @@ class WgpuPass:
             self.height, self.width, fmt.channels)
         return image
 
+    @released_at_once
     def read(self) -> np.ndarray:
         """The target after one pass, shape (height, width, channels), in its storage dtype. A pass
         whose store action is ``discard`` leaves no image: this one pass of the same pipeline
@@ -242,6 +276,7 @@ class WgpuPass:
         self.device.device.queue.submit([enc.finish()])
         return self._image(buffer, row)
 
+    @released_at_once
     def fragment_invocations(self) -> Optional[int]:
         """Fragment-shader invocations of one pass (pipeline statistics), or None without the feature."""
         dev = self.device
@@ -259,6 +294,7 @@ class WgpuPass:
 
 class WgpuDevice:
     """A wgpu adapter opened as a device (``wgpu:N``), with the features the study uses enabled.
+    Open it through :func:`open_wgpu_device`, which keeps one per adapter for the life of the process.
 
     Attributes:
         info: the adapter's description (:func:`adapters` row) and what was enabled.
@@ -271,6 +307,7 @@ class WgpuDevice:
         OptionError: (option ``device``) wgpu has no adapter ``index``.
     """
 
+    @released_at_once
     def __init__(self, index: int) -> None:
         self.wgpu = import_wgpu()
         from wgpu.backends.wgpu_native import extras
@@ -303,6 +340,7 @@ class WgpuDevice:
         """The adapter's device name."""
         return str(self.info["name"])
 
+    @released_at_once
     def wait(self) -> None:
         """Wait for everything submitted to finish: a 4-byte read-back, which the queue orders after
         all earlier work (wgpu 0.32's ``on_submitted_work_done_sync`` fails on its own callback type)."""
@@ -329,6 +367,7 @@ class WgpuDevice:
                 fragment={"module": self.module, "entry_point": fragment, "constants": constants, "targets": [target]})
         return self._pipelines[key]
 
+    @released_at_once
     def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
                   store: bool) -> WgpuPass:
         """The fill shader (F chain iterations per pixel) drawn ``layers`` times into a ``fmt``
@@ -340,6 +379,7 @@ class WgpuDevice:
         pipeline = self._pipeline("fs_fill", {"F": F}, target)
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
+    @released_at_once
     def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
                      bilinear: bool, layers: int = 1) -> WgpuPass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, uploaded once
@@ -368,3 +408,30 @@ class WgpuDevice:
             {"binding": 2, "resource": sampler}])
         return WgpuPass(self, pipeline, group, self._target(width, height, TEXTURE_FORMAT), TEXTURE_FORMAT,
                         width, height, layers, True)
+
+
+_OPENED: Dict[int, WgpuDevice] = {}
+_OPENING = threading.Lock()
+
+
+def open_wgpu_device(index: int) -> WgpuDevice:
+    """The device of adapter ``wgpu:index``, opened on the first call and kept for the life of the
+    process: every later call (every later study) gets the same one, with its pipelines and
+    targets already built.
+
+    Kept rather than released because a wgpu 0.32 ``GPUDevice`` refers to itself (its ``_device``),
+    so only Python's cycle collector frees it, on whichever thread allocates at the time; on
+    wgpu-native's OpenGL backend (llvmpipe, the software adapter of a machine without a GPU) a
+    device released on one thread while another thread has a context current panics in
+    ``wgpu_hal::gles::egl::AdapterContext::lock`` (EGL ``BadAccess``) and aborts the process. Seen
+    here with a study's checking threads; reproduced with one thread collecting while another
+    renders.
+
+    Raises:
+        WgpuUnavailable, OptionError: as :class:`WgpuDevice`.
+    """
+    with _OPENING:
+        if index not in _OPENED:
+            _OPENED[index] = WgpuDevice(index)
+        return _OPENED[index]
+
