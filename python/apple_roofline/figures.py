@@ -17,7 +17,7 @@ from typing import Any, Dict, Tuple, Union
 from .study.files import write_bytes_atomic
 
 __all__ = ["DPI", "FORMATS", "PALETTE", "Figure", "Axes", "mpl", "new_figure", "check_suffix", "figure_bytes",
-           "save_figure", "text_color"]
+           "legend", "save_figure", "text_color"]
 
 # matplotlib types, as Any: matplotlib is imported lazily, so that importing a module of the
 # package (and type-checking it against any installed matplotlib) never loads it.
@@ -50,6 +50,14 @@ def new_figure(figsize: Tuple[float, float], dpi: int = 100) -> Figure:
     fig = mpl("matplotlib.figure").Figure(figsize=figsize, dpi=dpi)
     mpl("matplotlib.backends.backend_agg").FigureCanvasAgg(fig)
     return fig
+
+
+def legend(ax: Axes, **kwargs: Any) -> None:
+    """Draw ``ax``'s legend (``kwargs`` as :meth:`matplotlib.axes.Axes.legend`'s) where it has
+    labelled artists; an axes whose series all had nothing to draw (every point of a study's
+    extreme, non-positive rates left out) gets none, instead of matplotlib's warning."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kwargs)
 
 
 def check_suffix(path: Union[str, "os.PathLike[str]"]) -> str:
