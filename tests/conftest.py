@@ -15,7 +15,9 @@ _HERE = Path(__file__).resolve().parent
 #: Test files that run before every other test of the session: the wgpu render passes. In one
 #: process after the whole CUDA tier, wgpu's buffer read never returned on an H100 through Vulkan
 #: (driver 580.159.04), while the same file passed in 7 s on its own and after any one of the CUDA
-#: test files (the cause was not established); first, it meets a GPU no other test has used.
+#: test files. The cause was not established; it is not Python's cycle collector freeing wgpu
+#: objects on another thread (still hanging in the first fill test with that fixed, 2026-11-26,
+#: tree 103081c). First, it meets a GPU no other test has used.
 FIRST = ("test_graphics_wgpu.py",)
 
 
