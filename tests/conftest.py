@@ -15,9 +15,12 @@ _HERE = Path(__file__).resolve().parent
 #: Test files that run before every other test of the session: the wgpu render passes. In one
 #: process after the whole CUDA tier, wgpu's buffer read never returned on an H100 through Vulkan
 #: (driver 580.159.04), while the same file passed in 7 s on its own and after any one of the CUDA
-#: test files. The cause was not established; it is not Python's cycle collector freeing wgpu
-#: objects on another thread (still hanging in the first fill test with that fixed, 2026-11-26,
-#: tree 103081c). First, it meets a GPU no other test has used.
+#: test files. The cause was not established. It is not Python's cycle collector freeing wgpu
+#: objects on another thread: with that fixed (2026-11-26, tree 103081c) the first fill pass
+#: (64x32, r8unorm, F=37, 4 layers) still never finished. nvidia-smi showed the GPU idle (0-1 %)
+#: through the CUDA tier, then 100 % busy at 1980 MHz from the moment wgpu opened its device
+#: (+225 MiB), for minutes: the pass runs on the GPU and does not end. First, it meets a GPU no other
+#: test has used.
 FIRST = ("test_graphics_wgpu.py",)
 
 
