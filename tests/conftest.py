@@ -19,8 +19,10 @@ _HERE = Path(__file__).resolve().parent
 #: objects on another thread: with that fixed (2026-11-26, tree 103081c) the first fill pass
 #: (64x32, r8unorm, F=37, 4 layers) still never finished. nvidia-smi showed the GPU idle (0-1 %)
 #: through the CUDA tier, then 100 % busy at 1980 MHz from the moment wgpu opened its device
-#: (+225 MiB), for minutes: the pass runs on the GPU and does not end. First, it meets a GPU no other
-#: test has used.
+#: (+225 MiB), for minutes: the pass runs on the GPU and does not end. What users do does not hang:
+#: in one process, the default run (or its stream, peak, hierarchy, matrix or gemm suite alone)
+#: then a graphics study passed every time (H100, the same day); something of the test tier's own
+#: is the trigger. First, it meets a GPU no other test has used.
 FIRST = ("test_graphics_wgpu.py",)
 
 
