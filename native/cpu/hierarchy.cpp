@@ -22,7 +22,6 @@
 // standard-library containers and strings. A compiler barrier ends every pass, so no pass's loads
 // are merged with the next one's.
 #include <cstdint>
-#include <cstring>
 
 #include "kernels.h"
 #include "simd.h"
@@ -31,14 +30,11 @@ namespace ar::cpu {
 
 namespace {
 
-constexpr int kBytes = kSimdBytes;
-constexpr int kLanes = kBytes / 4;  // uint32 per vector: a multiple of 4, so lane j holds component j % 4
+constexpr int kLanes = kSimdBytes / 4;  // uint32 per vector: a multiple of 4, so lane j holds component j % 4
 constexpr int kAcc = 4;             // independent accumulators: loads in flight per core
 constexpr uint32_t kMask = 0x5A5A5A5Au;
-typedef uint32_t VecU __attribute__((vector_size(kBytes)));
+typedef uint32_t VecU __attribute__((vector_size(kSimdBytes)));
 
-inline VecU load_u(const uint32_t* p) { return simd_load<VecU>(p); }
-inline void store_u(uint32_t* p, VecU v) { simd_store(p, v); }
 inline void pass_barrier() { __asm__ __volatile__("" ::: "memory"); }
 
 // Adds the count words (4·count uint32) at p into the vector accumulators a and the scalar ones s
@@ -50,9 +46,9 @@ inline void block(uint32_t* p, uint64_t count, VecU* a, uint32_t* s) {
   const VecU mask = VecU{} + kMask;
   for (uint64_t i = 0; i < body; i += uint64_t(kAcc * kLanes)) {
     for (int j = 0; j < kAcc; ++j) {
-      const VecU v = load_u(p + i + j * kLanes);
+      const VecU v = simd_load<VecU>(p + i + j * kLanes);
       a[j] += v;
-      if (RMW) store_u(p + i + j * kLanes, v ^ mask);
+      if (RMW) simd_store(p + i + j * kLanes, v ^ mask);
     }
   }
   for (uint64_t i = body; i < total; i += 4) {  // the tail, a word at a time
