@@ -6,11 +6,13 @@ renders aborts the process (graphics/wgpu_device.py, ``open_wgpu_device``, ``rel
 from __future__ import annotations
 
 import gc
+import traceback
 import weakref
 from typing import Any, Iterator, List
 
 import pytest
 
+from apple_roofline.dispatch.peers.common import gc_paused
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.wgpu_device import released_at_once
 from test_graphics import FakeDevice  # tests/unit, on the path as every test's folder is
@@ -23,13 +25,8 @@ class _Resource:
 @pytest.fixture
 def no_collector() -> Iterator[None]:
     """The cycle collector off: what is freed is freed by reference counting alone."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _raise_as_wgpu_does(resource: _Resource) -> None:
@@ -64,19 +61,11 @@ def test_released_at_once_frees_the_failed_calls_objects(no_collector: None) -> 
 def test_released_at_once_keeps_the_error_and_the_result() -> None:
     wrapped = released_at_once(lambda x: x * 2)
     assert wrapped(21) == 42 and wrapped.__name__ == "<lambda>"
-    try:
+    with pytest.raises(ValueError, match="Rgba32Float is not renderable") as info:
         released_at_once(_raise_as_wgpu_does)(_Resource())
-    except ValueError as exc:
-        assert "Rgba32Float is not renderable" in str(exc)
-        assert exc.__traceback__ is not None  # from the caller of the wrapped call up, not into its frames
-        frames: List[str] = []
-        tb = exc.__traceback__
-        while tb is not None:
-            frames.append(tb.tb_frame.f_code.co_name)
-            tb = tb.tb_next
-        assert frames == ["test_released_at_once_keeps_the_error_and_the_result"], frames
-    else:
-        pytest.fail("the error was swallowed")
+    # the traceback starts at the wrapped call's caller: none of the failed call's frames
+    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    assert frames == ["test_released_at_once_keeps_the_error_and_the_result"], frames
 
 
 def test_a_study_leaves_its_device_to_no_cycle(monkeypatch: pytest.MonkeyPatch, no_collector: None) -> None:

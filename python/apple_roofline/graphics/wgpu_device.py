@@ -179,7 +179,6 @@ class WgpuPass:
             self.device.extras.end_pipeline_statistics_query(rp)
         rp.end()
 
-    @released_at_once
     def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are

@@ -172,10 +172,7 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
             merged.append(r)
     caches = sorted(levels, key=lambda lv: lv.capacity)
     top = caches[-1].capacity if caches else 0
-    # the last run is DRAM where it reaches past every cache by DRAM_SPAN, wherever it starts: no
-    # cache's plateau holds working sets twice its capacity, so a last run that does started in the
-    # transition to DRAM (a cache that serves less than its documented size, as a VM's share of a
-    # host's L3) or shows a cache as fast as DRAM (which then gets no plateau of its own)
+    # the last run reaching past every cache by DRAM_SPAN is DRAM wherever it starts (see above)
     last_is_dram = bool(merged) and pts[merged[-1][1] - 1][0] > DRAM_SPAN * top
     edges: List[Optional[float]] = []
     for k, (a, b) in enumerate(merged):
