@@ -32,6 +32,7 @@
 #include "core/coreml.h"
 #include "core/coreml_rules.h"
 #include "core/errors.h"
+#include "core/waits.h"
 #include "pool.h"
 
 namespace ar {
@@ -241,7 +242,9 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       };
       using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
       reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
-      dispatch_semaphore_wait(done, DISPATCH_TIME_FOREVER);
+      // Polled through wait_until (core/waits.h): bounded, and signals are handled meanwhile.
+      wait_until([&] { return dispatch_semaphore_wait(done, DISPATCH_TIME_NOW) == 0; },
+                 "loading the Core ML compute plan of " + model);
       if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
       id program = property(property(loaded, @"modelStructure"), @"program");
       NSDictionary* functions = property(program, @"functions");

@@ -377,3 +377,18 @@ def coreml_dense_copy(data: bytes, shape: Sequence[int], strides: Sequence[int],
     A strided array's elements (strides in elements), dense and row-major; ValueError for an element
     outside `data`.
     """
+
+WAIT_CAP_S: float = 60.0
+
+WAIT_INTERRUPT_SLICE_S: float = 0.05
+
+def set_wait_limit(seconds: float, pass_name: str) -> tuple[float, str]:
+    """
+    Sets the calling thread's device-wait limit: its native waits (CUDA stream waits, Metal command
+    buffers) that last longer than `seconds` raise apple_roofline.errors.DeviceStopped naming
+    `pass_name`. seconds <= 0 or above WAIT_CAP_S means WAIT_CAP_S. Returns the previous
+    (seconds, pass_name), to restore it.
+    """
+
+def wait_limit() -> tuple[float, str]:
+    """The calling thread's device-wait limit: (seconds, pass_name)."""

@@ -14,22 +14,23 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, NoReturn, Sequence, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, Type, TypeVar
 
 import typer
 
-from ..errors import CannotMeasure, OptionError
+from ..errors import CannotMeasure, DeviceStopped, OptionError
 from ..figures import save_figure
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .progress import CliProgress
-from .signals import interrupted_code, interrupted_words
+from .signals import end_now, interrupted_code, interrupted_words
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
     "fail", "warn", "fail_option", "as_integer", "as_integers", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "save_plot", "print_written", "load_results",
-    "measure_study", "measure_on_device", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
+    "measure_study", "measure_on_device", "interruption", "write_partial", "write_outputs", "print_skipped",
+    "fail_if_invalid",
 ]
 
 S = TypeVar("S")
@@ -194,17 +195,30 @@ def load_results(path: Path) -> object:
         fail(str(exc), EXIT_USAGE)
 
 
-def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> NoReturn:
-    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`): write the ``partial`` study
-    into ``out`` with ``write``, say so on stderr and exit 128 + the signal (130 for Ctrl-C; with an
-    error when it cannot be written)."""
-    words = interrupted_words()
+def interruption(stopped: Optional[DeviceStopped]) -> Tuple[str, int]:
+    """How a study that ended early ends: the start of its last line and the exit status. A device
+    that stopped responding (``stopped``): its message and 1; else the interruption's words and
+    128 + the signal (:mod:`.signals`). Either way the process then leaves at once
+    (:func:`.signals.end_now`)."""
+    end_now()
+    if stopped is not None:
+        return f"error: {stopped}", EXIT_FAILED
+    return interrupted_words(), interrupted_code()
+
+
+def write_partial(write: Callable[[S, Path], object], partial: S, out: Path,
+                  stopped: Optional[DeviceStopped] = None) -> NoReturn:
+    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`) or its device stopped
+    responding (``stopped``): write the ``partial`` study into ``out`` with ``write``, say so on
+    stderr and exit 128 + the signal (130 for Ctrl-C), or 1 after a device stop (:func:`interruption`;
+    with an error when it cannot be written)."""
+    words, code = interruption(stopped)
     try:
         write(partial, out)
     except (OSError, ValueError) as write_exc:
-        fail(f"{words}, and the partial study could not be written to {out}: {write_exc}", interrupted_code())
+        fail(f"{words}, and the partial study could not be written to {out}: {write_exc}", code)
     typer.echo(f"{words}: partial study written to {out}", err=True)
-    raise typer.Exit(interrupted_code()) from None
+    raise typer.Exit(code) from None
 
 
 def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
@@ -221,7 +235,7 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
         with CliProgress() as progress:
             return run(progress)
     except StudyInterrupted as exc:
-        write_partial(write, exc.partial, out)
+        write_partial(write, exc.partial, out, exc.stopped)
     except ResultsError as exc:
         fail(str(exc), EXIT_USAGE)
     except JournalWriteError as exc:
