@@ -39,7 +39,7 @@ void init_waits(nb::module_& m) {
       nb::arg("seconds"), nb::arg("pass_name"),
       "Sets the calling thread's device-wait limit: its native waits (CUDA stream waits, Metal command\n"
       "buffers) that last longer than `seconds` raise apple_roofline.errors.DeviceStopped naming\n"
-      "`pass_name`. seconds <= 0 or above WAIT_CAP_S means WAIT_CAP_S. Returns the previous\n"
+      "`pass_name`. seconds <= 0 means WAIT_CAP_S. Returns the previous\n"
       "(seconds, pass_name), to restore it.");
   m.def(
       "wait_limit",

@@ -24,7 +24,7 @@ WaitLimit wait_limit() { return t_limit; }
 
 WaitLimit set_wait_limit(double seconds, std::string pass) {
   WaitLimit previous = t_limit;
-  t_limit.seconds = (seconds > 0.0 && seconds <= kWaitCapS) ? seconds : kWaitCapS;
+  t_limit.seconds = seconds > 0.0 ? seconds : kWaitCapS;
   t_limit.pass = std::move(pass);
   return previous;
 }

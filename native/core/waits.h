@@ -13,7 +13,8 @@
 
 namespace ar {
 
-// The most seconds any one device wait may last, whatever its pass predicts.
+// The limit of a device wait on a thread whose pass set none (python/apple_roofline/watchdog.py's
+// CAP_S: the longest bound it gives a pass, but for one predicted longer than half of it).
 constexpr double kWaitCapS = 60.0;
 // How often, in seconds, a wait in progress calls the interrupt hook.
 constexpr double kInterruptSliceS = 0.05;
@@ -23,16 +24,16 @@ constexpr double kSpinS = 0.002;
 // The sleep between polls after the spin, seconds.
 constexpr double kPollSleepS = 0.0001;
 
-// The limit of the device waits made on the calling thread: `seconds` (at most kWaitCapS) and the
-// pass they belong to ("" when none was named: the wait's own description names it).
+// The limit of the device waits made on the calling thread: `seconds` and the pass they belong to
+// ("" when none was named: the wait's own description names it).
 struct WaitLimit {
   double seconds = kWaitCapS;
   std::string pass;
 };
 // The calling thread's limit (kWaitCapS and no pass unless set_wait_limit was called on it).
 WaitLimit wait_limit();
-// Sets the calling thread's limit; seconds <= 0 (or above kWaitCapS) means kWaitCapS. Returns the
-// previous one, so a caller can restore it.
+// Sets the calling thread's limit; seconds <= 0 means kWaitCapS. Returns the previous one, so a
+// caller can restore it.
 WaitLimit set_wait_limit(double seconds, std::string pass);
 
 // The hook a wait calls every kInterruptSliceS: it returns to go on waiting, or throws to abandon

@@ -334,7 +334,10 @@ class MetalInFlight:
     def __init__(self, capacity: int) -> None: ...
 
     def acquire(self) -> None:
-        """Block while `capacity` launches are in flight, then count one more."""
+        """
+        Wait while `capacity` launches are in flight, then count one more (a device wait: DeviceStopped
+        past the thread's wait limit, signals handled meanwhile).
+        """
 
     def complete(self, error: str) -> None:
         """A launch completed: "" or its failure (the first failure is kept)."""
@@ -344,7 +347,8 @@ class MetalInFlight:
 
     def wait_idle(self) -> str:
         """
-        Block until none is in flight; return the first failure since the last call ("" if none).
+        Wait until none is in flight (a device wait, as acquire); return the first failure since the
+        last call ("" if none).
         """
 
     @property
@@ -386,7 +390,7 @@ def set_wait_limit(seconds: float, pass_name: str) -> tuple[float, str]:
     """
     Sets the calling thread's device-wait limit: its native waits (CUDA stream waits, Metal command
     buffers) that last longer than `seconds` raise apple_roofline.errors.DeviceStopped naming
-    `pass_name`. seconds <= 0 or above WAIT_CAP_S means WAIT_CAP_S. Returns the previous
+    `pass_name`. seconds <= 0 means WAIT_CAP_S. Returns the previous
     (seconds, pass_name), to restore it.
     """
 

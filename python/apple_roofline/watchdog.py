@@ -3,8 +3,9 @@
 Every wait for a device (a CUDA stream, a Metal command buffer, a wgpu read-back) ends: a pass that
 has not finished within its bound raises :class:`~apple_roofline.errors.DeviceStopped` naming the
 pass, and a signal received meanwhile is handled within :data:`INTERRUPT_SLICE_S`. The bound of a
-pass predicted to take ``p`` seconds is ``max(FACTOR * p, FLOOR_S)``, at most :data:`CAP_S`; a pass
-whose time is not yet known (the first launch of a kernel, a probe) gets :data:`CAP_S`
+pass predicted to take ``p`` seconds is ``max(FACTOR * p, FLOOR_S)``, at most :data:`CAP_S` (or
+``2 p`` when that is more); a pass whose time is not yet known (the first launch of a kernel, a
+probe) gets :data:`CAP_S`
 (:func:`bound_for`). :func:`watched` sets the bound of the calling thread's waits, native and wgpu
 alike, for a block; outside any block the waits have :data:`CAP_S` and name what they waited for.
 """
@@ -25,8 +26,9 @@ __all__ = ["FACTOR", "FLOOR_S", "CAP_S", "INTERRUPT_SLICE_S", "bound_for", "watc
 FACTOR = 10.0
 #: The shortest bound, seconds: a pass predicted at microseconds still gets a scheduler's hiccup.
 FLOOR_S = 2.0
-#: The longest bound, seconds, and the bound of a pass whose time is not known; the native waits
-#: cap at the same value (``_core.WAIT_CAP_S``).
+#: The longest bound, seconds, but for a pass predicted longer than half of it (twice its
+#: prediction), and the bound of a pass whose time is not known; the native waits outside any
+#: :func:`watched` block have the same (``_core.WAIT_CAP_S``).
 CAP_S = 60.0
 #: How often a wait in progress lets the signal handlers run, seconds (``_core.WAIT_INTERRUPT_SLICE_S``).
 INTERRUPT_SLICE_S = 0.05
@@ -36,11 +38,12 @@ _local = threading.local()
 
 def bound_for(predicted_s: Optional[float]) -> float:
     """Seconds a pass predicted to take ``predicted_s`` may last: ``max(FACTOR * predicted_s,
-    FLOOR_S)``, at most :data:`CAP_S`; :data:`CAP_S` when the time is unknown (None, zero, negative
-    or not finite)."""
+    FLOOR_S)``, at most :data:`CAP_S`, or twice the prediction for a pass predicted longer than half
+    the cap (``run --sustain`` asks for up to a minute of samples in one call); :data:`CAP_S` when
+    the time is unknown (None, zero, negative or not finite)."""
     if predicted_s is None or not 0.0 < predicted_s < float("inf"):
         return CAP_S
-    return min(CAP_S, max(FACTOR * predicted_s, FLOOR_S))
+    return min(max(FACTOR * predicted_s, FLOOR_S), max(CAP_S, 2.0 * predicted_s))
 
 
 def limit() -> Tuple[float, str]:

@@ -29,6 +29,8 @@ from typing import List, Optional, Tuple
 import pytest
 
 import apple_roofline
+from apple_roofline.results import load_results
+from apple_roofline.study.journal import read_journal
 from apple_roofline.watchdog import CAP_S, FLOOR_S
 
 DRIVER = Path(__file__).resolve().parent / "hang" / "driver.py"
@@ -80,21 +82,29 @@ def _start(backend: str, when: str, out: Path) -> "subprocess.Popen[str]":
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_ENV)
 
 
-def _lines_until_hang(proc: "subprocess.Popen[str]") -> List[str]:
-    """stderr up to and including ``hang: started`` (all of it if the hang never starts)."""
-    lines: List[str] = []
-    assert proc.stderr is not None
-    for line in proc.stderr:
-        lines.append(line)
-        if line.startswith("hang: started"):
-            break
-    return lines
-
-
-def _finish(proc: "subprocess.Popen[str]", lines: List[str]) -> Tuple[int, str]:
-    assert proc.stderr is not None
-    lines.extend(proc.stderr)
-    return proc.wait(), "".join(lines)
+def _hang(backend: str, when: str, out: Path, *, sigterm: bool) -> Tuple[int, float, str]:
+    """Run the command with a pass made to hang (``when``: ``late`` or ``early``); with ``sigterm``,
+    SIGTERM half a second into the hang. Returns the exit status, the seconds from the hang's start
+    (or the signal) to the end, and stderr."""
+    proc = _start(backend, when, out)
+    killer = threading.Timer(LIMIT_S, proc.kill)
+    killer.start()
+    try:
+        lines: List[str] = []
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith("hang: started"):
+                break
+        if sigterm:
+            time.sleep(0.5)  # inside the wait
+            proc.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        lines.extend(proc.stderr)
+        rc = proc.wait()
+        return rc, time.monotonic() - began, "".join(lines)
+    finally:
+        killer.cancel()
 
 
 def _partial(out: Path, backend: str) -> Tuple[dict, Path]:
@@ -106,16 +116,7 @@ def _partial(out: Path, backend: str) -> Tuple[dict, Path]:
 
 @pytest.mark.parametrize("backend", sorted(COMMANDS))
 def test_a_hung_pass_ends_the_study_within_its_bound(backend: str, tmp_path: Path) -> None:
-    proc = _start(backend, "late", tmp_path)
-    killer = threading.Timer(LIMIT_S, proc.kill)
-    killer.start()
-    try:
-        lines = _lines_until_hang(proc)
-        began = time.monotonic()
-        rc, err = _finish(proc, lines)
-        took = time.monotonic() - began
-    finally:
-        killer.cancel()
+    rc, took, err = _hang(backend, "late", tmp_path, sigterm=False)
     assert "hang: started" in err, err
     assert rc == 1, err
     assert "error: the device stopped responding: " in err, err
@@ -127,27 +128,14 @@ def test_a_hung_pass_ends_the_study_within_its_bound(backend: str, tmp_path: Pat
     doc, journal = _partial(tmp_path, backend)
     assert doc["measurements"], "the pass measured before the hang is in the partial results"
     assert any("the device stopped responding" in w for w in doc["warnings"]), doc["warnings"]
-    from apple_roofline.results import load_results
-    from apple_roofline.study.journal import read_journal
-
     study = load_results(tmp_path / COMMANDS[backend][1])
     assert len(read_journal(journal, type(study)).records) >= 1
 
 
 @pytest.mark.parametrize("backend", sorted(COMMANDS))
 def test_sigterm_during_a_hung_pass_exits_143_within_2_s(backend: str, tmp_path: Path) -> None:
-    proc = _start(backend, "early", tmp_path)
-    killer = threading.Timer(LIMIT_S, proc.kill)
-    killer.start()
-    try:
-        lines = _lines_until_hang(proc)
-        time.sleep(0.5)  # inside the wait (its bound is the longest: the pass's time is not known)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        rc, err = _finish(proc, lines)
-        took = time.monotonic() - sent
-    finally:
-        killer.cancel()
+    """The hang begins at the first launch or pass: its time is not known, its bound the longest."""
+    rc, took, err = _hang(backend, "early", tmp_path, sigterm=True)
     assert "hang: started" in err, err
     assert rc == 128 + signal.SIGTERM, err
     assert took < SIGNAL_S, (took, err)

@@ -41,21 +41,26 @@ def test_the_python_cap_and_slice_are_the_extensions() -> None:
     assert W.CAP_S == core.WAIT_CAP_S and W.INTERRUPT_SLICE_S == core.WAIT_INTERRUPT_SLICE_S
 
 
-def test_watched_sets_the_extensions_limit_per_thread_and_restores_it() -> None:
-    assert core.wait_limit() == (W.CAP_S, "")
-    seen: List[Tuple[float, str]] = []
-    with W.watched("stream triad", 0.5):
-        assert core.wait_limit() == (5.0, "stream triad")
+def test_watched_sets_the_threads_limit_python_and_native_and_restores_it() -> None:
+    def both() -> Tuple[Tuple[float, str], Tuple[float, str]]:
+        return W.limit(), core.wait_limit()
+
+    assert both() == ((W.CAP_S, ""),) * 2
+    seen: List[Tuple[Tuple[float, str], Tuple[float, str]]] = []
+    with W.watched("stream triad", 0.5) as bound:
+        assert bound == 5.0 and both() == ((5.0, "stream triad"),) * 2
         with W.watched("inner", None):
-            assert core.wait_limit() == (W.CAP_S, "inner")
-        assert core.wait_limit() == (5.0, "stream triad")
-        other = threading.Thread(target=lambda: seen.append(core.wait_limit()))
+            assert both() == ((W.CAP_S, "inner"),) * 2
+        assert both() == ((5.0, "stream triad"),) * 2
+        other = threading.Thread(target=lambda: seen.append(both()))
         other.start()
         other.join()
-    assert seen == [(W.CAP_S, "")]
+    assert seen == [((W.CAP_S, ""),) * 2]  # another thread keeps its own
+    assert both() == ((W.CAP_S, ""),) * 2
+    assert core.set_wait_limit(-1.0, "x") == (W.CAP_S, "")  # none given: the cap
+    assert core.set_wait_limit(90.0, "") == (W.CAP_S, "x") and core.wait_limit() == (90.0, "")
+    core.set_wait_limit(0.0, "")
     assert core.wait_limit() == (W.CAP_S, "")
-    assert core.set_wait_limit(-1.0, "x") == (W.CAP_S, "") and core.set_wait_limit(1e9, "") == (W.CAP_S, "x")
-    assert core.wait_limit() == (W.CAP_S, "")  # out of range: the cap
 
 
 def test_a_native_wait_past_its_bound_raises_device_stopped_naming_the_pass() -> None:
