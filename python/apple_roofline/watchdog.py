@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator, Optional, Tuple
+from typing import Callable, Iterator, Optional, Tuple
 
 from .errors import DeviceStopped
 
@@ -52,13 +52,15 @@ def limit() -> Tuple[float, str]:
     return current if current is not None else (CAP_S, "")
 
 
-def _native() -> Any:
-    """The extension, or None where it cannot be loaded (the wgpu path works without it)."""
+def _native_setter() -> Optional[Callable[[float, str], Tuple[float, str]]]:
+    """The extension's ``set_wait_limit``, or None where the extension cannot be loaded (the wgpu
+    path works without it) or is a stand-in without it (tests replace it)."""
     try:
         from ._native import _core
     except ImportError:
         return None
-    return _core
+    setter = getattr(_core, "set_wait_limit", None)
+    return setter if callable(setter) else None
 
 
 @contextmanager
@@ -69,15 +71,15 @@ def watched(pass_name: str, predicted_s: Optional[float]) -> Iterator[float]:
     the previous bound comes back after the block (blocks nest)."""
     bound = bound_for(predicted_s)
     previous = getattr(_local, "limit", None)
-    core = _native()
-    native_previous = core.set_wait_limit(bound, pass_name) if core is not None else None
+    setter = _native_setter()
+    native_previous = setter(bound, pass_name) if setter is not None else None
     _local.limit = (bound, pass_name)
     try:
         yield bound
     finally:
         _local.limit = previous
-        if core is not None and native_previous is not None:
-            core.set_wait_limit(*native_previous)
+        if setter is not None and native_previous is not None:
+            setter(*native_previous)
 
 
 def wait_event(event: threading.Event, what: str) -> None:

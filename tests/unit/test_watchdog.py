@@ -19,6 +19,7 @@ from apple_roofline import watchdog as W
 from apple_roofline.cli import common, signals
 from apple_roofline.errors import DeviceStopped
 from apple_roofline.graphics import pacing as P
+from apple_roofline.roofline import Run
 from apple_roofline.study.progress import StudyInterrupted
 from apple_roofline.telemetry import NullSampler
 
@@ -64,17 +65,19 @@ def test_a_runners_partial_study_carries_the_stop_among_its_warnings() -> None:
 def test_the_command_line_writes_the_partial_study_and_exits_1_after_a_stop(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(signals, "_ending", [])
-    written: List[Any] = []
     stop = DeviceStopped("fillrate rgba8unorm F=0", 2.0)
+    partial = StudyInterrupted(build_m5_run(complete=False), stop)
 
     def runner(progress: Any) -> Any:
-        raise StudyInterrupted({"partial": True}, stop)
+        raise partial
 
     with pytest.raises(typer.Exit) as info:
-        common.measure_study(runner, lambda study, out: written.append((study, out)), tmp_path)
+        common.measure_study(runner, "run.json", tmp_path)
     assert info.value.exit_code == common.EXIT_FAILED
-    assert written == [({"partial": True}, tmp_path)]
-    assert f"error: {stop}: partial study written to {tmp_path}" in capsys.readouterr().err
+    assert f"error: {stop}: partial results written to {tmp_path / 'run.json'}" in capsys.readouterr().err
+    written = Run.load(tmp_path / "run.json")
+    assert written.complete is False and str(stop) in written.warnings
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no report or figure: seconds to draw
     assert signals.ending_now()  # main() then leaves at once (os._exit), not through the device's release
 
 

@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, TypeVar, Union
 
 import typer
 
-from ..errors import DeviceStopped, OptionError
+from ..errors import OptionError
 from ..measure import MAX_REPS
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
@@ -22,12 +22,11 @@ from .common import (
     fail,
     fail_option,
     import_failure,
-    interruption,
     os_reason,
     prepare_out,
     print_written,
     real_command,
-    warn,
+    write_partial,
 )
 from .journal import RESUME_HELP, study_journal
 from .node import OUTLIER_HELP, run_on_node
@@ -223,7 +222,7 @@ def run(
                                          progress=progress, command=real_command(), power_window=power_window,
                                          tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
     except runner.RunInterrupted as exc:
-        _write_interrupted(exc.partial, out, which, exc.stopped)
+        write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
@@ -275,19 +274,3 @@ def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:
         fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
-
-
-def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]],
-                       stopped: Optional[DeviceStopped]) -> NoReturn:
-    from ..roofline.outputs import write_run_files
-
-    words, code = interruption(stopped)
-    try:
-        _, problems = write_run_files(partial, out, ceilings=which)
-    except (OSError, ValueError) as write_exc:
-        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
-        fail(f"{words}, and the partial results could not be written to {out}: {why}", code)
-    for p in problems:
-        warn(p)
-    typer.echo(f"{words}: partial results written to {out}", err=True)
-    raise typer.Exit(code)

@@ -22,10 +22,10 @@ measurement finished before it.
 from __future__ import annotations
 
 import os
-import select
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any, Dict, Iterator, List, NoReturn, Optional
@@ -71,7 +71,7 @@ def _watch(read_fd: int) -> None:
         mine = [n for n in got if signal.getsignal(n) in ours]
         if not mine or _handled:
             continue
-        select.select([], [], [], STUCK_S)
+        time.sleep(STUCK_S)
         if not _handled and not _ending:
             try:
                 name = signal.Signals(mine[0]).name
