@@ -53,15 +53,17 @@ void Device::sync(const char* after) const {
   // cuStreamQuery polled through wait_until (core/waits.h), not cuStreamSynchronize: a stream that
   // never finishes ends in DeviceStopped after the thread's bound, and a signal is handled meanwhile.
   const DriverApi& d = driver();
-  CUresult r = CUDA_SUCCESS;
-  try {
-    wait_until([&] {
-      r = d.cuStreamQuery(stream_);
-      return r != CUDA_ERROR_NOT_READY;
-    }, std::string("the CUDA stream after ") + after);
-  } catch (...) {
-    abandoned_.store(true);
-    throw;
+  CUresult r = d.cuStreamQuery(stream_);
+  if (r == CUDA_ERROR_NOT_READY) {  // (the wait's description is built only when there is a wait)
+    try {
+      wait_until([&] {
+        r = d.cuStreamQuery(stream_);
+        return r != CUDA_ERROR_NOT_READY;
+      }, std::string("the CUDA stream after ") + after);
+    } catch (...) {
+      abandoned_.store(true);
+      throw;
+    }
   }
   if (r != CUDA_SUCCESS)
     throw DeviceError(std::string("[cuda::cuStreamQuery] after ") + after + ": " + cu_error(r));

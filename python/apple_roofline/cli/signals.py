@@ -65,8 +65,9 @@ def _watch(read_fd: int) -> None:
         try:
             got = os.read(read_fd, 16)
         except OSError:
-            return
-        if not got:
+            got = b""
+        if not got:  # the block ended (its end of the pipe closed)
+            os.close(read_fd)
             return
         mine = [n for n in got if signal.getsignal(n) in ours]
         if not mine or _handled:
@@ -101,7 +102,7 @@ def signals_as_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.set_wakeup_fd(old_fd)
-        os.close(write_fd)  # the watcher reads end-of-file and returns; it closes nothing itself
+        os.close(write_fd)  # the watcher reads end-of-file, closes its end and returns
         for s, handler in previous.items():
             signal.signal(s, handler)
 
