@@ -6,7 +6,7 @@ runner, the journal, the partial results file, the exit code and the process's e
 product's own:
 
 * ``cuda``: the ``idiv`` suite is replaced by one case of ``hang.cu``, whose launches after the
-  first :data:`FAST_LAUNCHES` spin for ever (the bound comes from a buffer the host writes); run it
+  first :data:`FAST_LAUNCHES` spin for ever (the spin count comes from a buffer the host writes); run it
   as ``run --device cuda:0 --suite stream,idiv ...``: stream is measured, then the hang.
 * ``wgpu``: ``WgpuDevice.fill_pass`` returns passes of ``hang.wgsl``, whose loop count comes from a
   uniform buffer: small for the probe and the first measured pass, enormous from the second measured
@@ -29,8 +29,9 @@ from typing import Any, Iterator
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-#: Launches of the CUDA kernel that end (the warm-up makes at most 64).
-FAST_LAUNCHES = 72
+#: Launches of the CUDA kernel that end: the warm-up's first call (measure.time_kernel) makes 3; the
+#: next launch, in the warm-up or in the samples, hangs, its time predicted from those three.
+FAST_LAUNCHES = 3
 #: Clock cycles a launch that ends spins (about 60 us: a sample of 1 ms is then a batch of a few
 #: dozen launches, so the launches queued behind the hung one stay far below the driver's launch
 #: queue, which would block cuLaunchKernel itself); one that hangs spins 2^62 (years).
