@@ -211,7 +211,7 @@ class WgpuPass:
             image_buffer, row = self._encode_readback(tail)
         if not dev.timestamps:
             self.timer = "host clock around submit and the wait for it (no timestamp-query)"
-            dev.device.queue.submit(commands)
+            dev.submit(commands)
             samples = []
             for _ in range(reps):
                 enc = dev.device.create_command_encoder()
@@ -219,10 +219,10 @@ class WgpuPass:
                     self._encode(enc, first=False, last=False, query=None, index=0)
                 command = enc.finish()
                 t0 = time.perf_counter()
-                dev.device.queue.submit([command])
+                dev.device.queue.submit([command])  # timed by the host: direct
                 dev.wait()
                 samples.append(time.perf_counter() - t0)
-            dev.device.queue.submit([tail.finish()])
+            dev.submit([tail.finish()])
         else:
             query = dev.device.create_query_set(type="timestamp", count=2 * reps)
             resolve = dev.device.create_buffer(size=16 * reps,
@@ -273,7 +273,7 @@ class WgpuPass:
         ``_sync_wait`` for over 6 minutes), while the buffer path is what every measured pass uses."""
         enc = self.device.device.create_command_encoder()
         buffer, row = self._encode_readback(enc)
-        self.device.device.queue.submit([enc.finish()])
+        self.device.submit([enc.finish()])
         return self._image(buffer, row)
 
     @released_at_once
@@ -288,7 +288,7 @@ class WgpuPass:
         enc = dev.device.create_command_encoder()
         self._encode(enc, first=False, last=False, query=None, index=0, statistics=qs)
         enc.resolve_query_set(qs, 0, 1, buf, 0)
-        dev.device.queue.submit([enc.finish()])
+        dev.submit([enc.finish()])
         return int(np.frombuffer(dev.read_back(buf), dtype=np.uint64)[0])
 
 
@@ -355,9 +355,9 @@ class WgpuDevice:
 
     def submit(self, commands: List[Any]) -> None:
         """``queue.submit(commands)``, waited for within the calling thread's bound: on wgpu-native's
-        OpenGL backend (llvmpipe) a submission that resolves timestamp queries reads them back inside
-        the call, so the call lasts as long as the passes before them, in native code where no signal
-        handler runs. It runs on a helper thread, which holds the only other reference to
+        OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
+        statistics) reads them back inside the call, so the call lasts as long as the passes before
+        them, in native code where no signal handler runs. It runs on a helper thread, which holds the only other reference to
         ``commands`` and drops it before it says it is done (the GPU objects stay released on the
         calling thread).
 
