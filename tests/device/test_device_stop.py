@@ -5,9 +5,10 @@ no GPU). The test kernels are in tests/device/hang/, run by hang/driver.py in pl
 kernel.
 
 * The hang begins after a pass of the same kernel was timed, so its bound comes from that time
-  (``max(10 x predicted, 2 s)``): the command exits 1 within it, names the pass, and leaves a
-  partial results file (``complete`` false, the measurements before the hang, the stop among its
-  warnings) and a journal that reads back.
+  (``max(10 x predicted, 2 s)``, below the 60 s cap): the command exits 1 once it has passed (within
+  a margin for the partial file), names the pass, and leaves a partial results file (``complete``
+  false, the measurements before the hang, the stop among its warnings) and a journal that reads
+  back.
 * The hang begins at the first launch or pass (its time unknown: the longest bound, 60 s), and
   SIGTERM is sent: the command exits 143 within 2 s and writes the partial results file.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -38,6 +40,8 @@ DRIVER = Path(__file__).resolve().parent / "hang" / "driver.py"
 LIMIT_S = CAP_S + 60
 #: Seconds from SIGTERM to the process's end that the exit-code rule allows.
 SIGNAL_S = 2.0
+#: Seconds past a hung pass's bound for the partial file and the process's end.
+MARGIN_S = 10.0
 _ENV = {**os.environ, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "PYTHONPATH": os.pathsep.join(
     [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
 
@@ -122,9 +126,12 @@ def test_a_hung_pass_ends_the_study_within_its_bound(backend: str, tmp_path: Pat
     assert "error: the device stopped responding: " in err, err
     assert "partial study written" in err or "partial results written" in err, err
     assert "Traceback" not in err, err
-    # the bound of a pass predicted from the one before it: the floor, as these passes are short
-    assert f"did not finish within {FLOOR_S:.3g} s" in err, err
-    assert took < CAP_S, (took, err)
+    # the bound of a pass predicted from the one before it (short: near the floor), not the cap
+    found = re.search(r"did not finish within ([0-9.]+) s", err)
+    assert found is not None, err
+    bound = float(found.group(1))
+    assert FLOOR_S <= bound < CAP_S, err
+    assert took < bound + MARGIN_S, (took, err)
     doc, journal = _partial(tmp_path, backend)
     assert doc["measurements"], "the pass measured before the hang is in the partial results"
     assert any("the device stopped responding" in w for w in doc["warnings"]), doc["warnings"]
