@@ -357,9 +357,9 @@ class WgpuDevice:
         """``queue.submit(commands)``, waited for within the calling thread's bound: on wgpu-native's
         OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
         statistics) reads them back inside the call, so the call lasts as long as the passes before
-        them, in native code where no signal handler runs. It runs on a helper thread, which holds the only other reference to
-        ``commands`` and drops it before it says it is done (the GPU objects stay released on the
-        calling thread).
+        them, in native code where no signal handler runs. It runs on a helper thread, which holds
+        the only other reference to ``commands`` and drops it before it says it is done (the GPU
+        objects stay released on the calling thread).
 
         Raises:
             DeviceStopped: the call did not return within the bound; it stays on its thread.
@@ -386,7 +386,7 @@ class WgpuDevice:
         """The bytes of ``buffer`` (a COPY_SRC buffer) once every earlier submission has finished:
         copied into a mappable buffer in a new submission and mapped. What ``queue.read_buffer`` does,
         with the map's wait bounded (docs/design.md, "A watchdog on every device wait"): wgpu 0.32's
-        ``sync_wait`` waits for ever on a device that stopped answering, and a signal cannot end it.
+        ``sync_wait`` has no timeout, and waits for ever on a device that stopped answering.
 
         Raises:
             DeviceStopped: the map did not complete within the calling thread's bound
