@@ -32,6 +32,7 @@ from ..theoretical.caches import hierarchy_facts
 from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
+from .ladder import LADDER_DROP, disturbed_gemms
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
@@ -362,22 +363,16 @@ def run_roofline(
 
 
 def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
-    """Flag a GEMM size that ran more than 5x below the rate of the size before it: a larger product
-    is never that much slower per FLOP, so the point is disturbed (a noisy machine, BLAS thread
-    wake-ups), not a property of the library. The point stays in the run, as measured."""
+    """One warning per disturbed GEMM size (:func:`.ladder.disturbed_gemms`): one that ran more than
+    :data:`.ladder.LADDER_DROP` times below the rate of the size before it. The point stays in the
+    run, as measured."""
     out: List[str] = []
-    prev: Dict[str, Measurement] = {}
-    for m in measurements:
-        if m.suite != "gemm" or not m.valid:
-            continue
-        key = f"{m.kernel}/{m.dtype}"  # each kernel's own ladder (library, tiled, host GEMMs)
-        p = prev.get(key)
-        if p is not None and m.gflops * 5 < p.gflops:
-            out.append(
-                f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than 5x below "
-                f"{params_summary(p.params)} ({p.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
-            )
-        prev[key] = m
+    for i, p in disturbed_gemms(measurements).items():
+        m, before = measurements[i], measurements[p]
+        out.append(
+            f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than {LADDER_DROP:g}x below "
+            f"{params_summary(before.params)} ({before.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
+        )
     return out
 
 
