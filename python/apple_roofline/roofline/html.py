@@ -158,8 +158,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     else:
         svg = figure_bytes(plot_roofline(model, ceilings=ceilings), "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
-                             "The roofline: measured ceilings solid, theoretical dashed in the same colour; "
-                             "ridge points as circles; sweeps as lines; vendor GEMMs and peak kernels as dots."))
+                             "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
+                             "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
+                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
     if sweep_series(run.measurements):
         sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
         svg = figure_bytes(sweep, "svg").decode("utf-8")
