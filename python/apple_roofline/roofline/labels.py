@@ -250,7 +250,7 @@ class Labels:
         for f in sorted(self.frees, key=lambda f: f.order):
             ann = f.ann
             frame = ann.axes.get_window_extent(renderer) if ann.axes is not None else None
-            best: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
+            pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
             for k, (offset, ha, va) in enumerate(f.candidates):
                 ann.xyann = offset
                 ann.set_ha(ha)
@@ -259,12 +259,12 @@ class Labels:
                 inside = frame is None or (frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0
                                            and b.y1 <= frame.y1)
                 score = (0 if inside else 1, sum(1 for p in placed if b.overlaps(p)))
-                if best is None or score < best[0]:
-                    best = (score, k)
+                if pick is None or score < pick[0]:
+                    pick = (score, k)
                 if score == (0, 0):
                     break
-            assert best is not None  # add_free keeps at least one candidate
-            offset, ha, va = f.candidates[best[1]]
+            assert pick is not None  # add_free keeps at least one candidate
+            offset, ha, va = f.candidates[pick[1]]
             ann.xyann = offset
             ann.set_ha(ha)
             ann.set_va(va)
