@@ -116,6 +116,7 @@ def test_one_line_per_height_with_all_its_names(quick: Run) -> None:
             continue
         assert styles == {(NEUTRAL, "--")}
         (text,) = [t for gid, t in shared.items() if set(gid.split(":", 2)[2].split(", ")) == set(names)]
+        text = text.replace("\n", " ")
         assert text.startswith(f"theoretical {y:.3g} GFLOP/s: ") and all(n in text for n in names)
     assert "grey: classes of equal height" in dict(_legend(f))
 

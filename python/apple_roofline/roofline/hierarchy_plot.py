@@ -101,7 +101,8 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
             mid = (lo * hi) ** 0.5
             ann = ax.annotate(f"{p.level} {sig_figs(p.gbps)} GB/s", xy=(mid, p.gbps), xytext=(0.0, LABEL_GAP_PT),
                               textcoords="offset points", ha="center", va="bottom", fontsize=7.5,
-                              color=text_color(color), zorder=5, gid=f"plateaulabel:{curve.kernel}:{p.level}")
+                              color=text_color(color), zorder=5, gid=f"plateaulabel:{curve.kernel}:{p.level}",
+                              bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85))
             labels.add_free(ann, _label_candidates(_above_others(curves, k, mid, p.gbps)), order=(float(k), mid))
     levels = {lv.name: lv.capacity for curve in curves for lv in curve.levels}
     for name, cap in levels.items():

@@ -25,6 +25,8 @@ Annotation = Any  # matplotlib.text.Annotation
 COLUMN_GAP_PT = 20.0
 #: Distance of a diagonal label from its line, points: clear of markers drawn on the line.
 DIAG_GAP_PT = 5.0
+#: Least distance of a free label from the edge of its axes, points.
+FREE_MARGIN_PT = 3.0
 #: Least distance between two diagonal labels, points: the labels of close roofs (L2 and L3 a few
 #: percent apart) stagger along their lines instead of stacking into one block.
 DIAG_SPACING_PT = 6.0
@@ -250,14 +252,16 @@ class Labels:
         for f in sorted(self.frees, key=lambda f: f.order):
             ann = f.ann
             frame = ann.axes.get_window_extent(renderer) if ann.axes is not None else None
+            # inside with a margin: text rendered at another resolution is a little wider or narrower
+            inner = frame.padded(-FREE_MARGIN_PT * px_per_pt) if frame is not None else None
             pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
             for k, (offset, ha, va) in enumerate(f.candidates):
                 ann.xyann = offset
                 ann.set_ha(ha)
                 ann.set_va(va)
                 b = box(ann)
-                inside = frame is None or (frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0
-                                           and b.y1 <= frame.y1)
+                inside = inner is None or (inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0
+                                           and b.y1 <= inner.y1)
                 score = (0 if inside else 1, sum(1 for p in placed if b.overlaps(p)))
                 if pick is None or score < pick[0]:
                     pick = (score, k)

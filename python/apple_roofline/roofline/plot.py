@@ -13,8 +13,8 @@ analysis. A figure a reader can take in at a glance:
   docs/design.md, "Clocks");
 * one line per height: ceilings of one source within :data:`MERGE_RTOL` of each other
   (:func:`equal_heights`) are drawn as one line, grey (:data:`NEUTRAL`) when it stands for several
-  classes; a theoretical one gets its own label on the line naming them all (the measured ones are
-  named by their column labels, whose leaders meet at the line);
+  classes; a theoretical one gets its own label in the column naming them all (the measured ones are
+  named by their classes' column labels, whose leaders meet at the line);
 * the bandwidth of each cache level the hierarchy suite found (the cache-aware roofline: Ilic,
   Pratas and Sousa, IEEE CAL 2014) as a thinner solid diagonal (it is measured), its working sets in
   its label; DRAM's stays the black one that the ridge points are taken against;
@@ -220,6 +220,21 @@ def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEffic
 
 
 
+def _shared_label(head: str, names: Sequence[str], width: int = 46) -> str:
+    """``"<head> <name>, <name>"`` on one line where it fits in ``width`` characters, else the head
+    on its own line and the names after it, never broken inside a name."""
+    one = f"{head} {', '.join(names)}"
+    if len(one) <= width:
+        return one
+    lines = [head, ""]
+    for name in names:
+        part = f"{name}," if name != names[-1] else name
+        if lines[-1] and len(lines[-1]) + 1 + len(part) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {part}".strip()
+    return "\n".join(lines)
+
+
 def _ridge_text(r: float) -> str:
     """Ridge point for a label: whole numbers from 100 FLOP/B up ("479"), one decimal from 1 up
     ("6.5", "31.5"), two significant figures below."""
@@ -396,18 +411,21 @@ def plot_roofline(
                             linestyle=MEASURED if cls.measured is not None else THEORETICAL),
         )
         labels.add_column(ann, ax, scale.y(main.value))
-    # a theoretical line several classes share: one label on it naming them all, at its right end
-    # (where no ridge point is), sliding left along it until it is clear
+    # a theoretical line several classes share: one label naming them all, in the column with the
+    # classes' own (the column never covers a line or another label), its leader dashed
     for source, group in shared_lines:
         if source != "theoretical":
             continue  # the measured classes' column labels name them; their leaders meet at the line
         names = ", ".join(cls.name for cls, _c in group)
         y = scale.y(group[0][1].value)
-        ann = ax.annotate(f"theoretical {scale.rate(group[0][1].value)}: {names}", xy=(xhi, y), xytext=(-4.0, 3.0),
-                          textcoords="offset points", ha="right", va="bottom", fontsize=_LABEL_SIZE - 0.5,
-                          color=text_color(NEUTRAL), bbox=_BBOX, zorder=6, gid=f"shared:{source}:{names}")
-        slide = [((-4.0 - 24.0 * k, dy), "right", va) for k in range(12) for dy, va in ((3.0, "bottom"), (-3.0, "top"))]
-        labels.add_free(ann, slide, order=(1.0, -y))
+        text = _shared_label(f"theoretical {scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
+        ann = ax.annotate(text, xy=(1.0, y), xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0),
+                          textcoords="offset points", ha="left", va="center", fontsize=_LABEL_SIZE,
+                          color=text_color(NEUTRAL), zorder=6, annotation_clip=False, linespacing=1.15,
+                          gid=f"shared:{source}:{names}",
+                          arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=NEUTRAL, linewidth=0.8,
+                                          shrinkA=2.0, shrinkB=0.0, linestyle=THEORETICAL))
+        labels.add_column(ann, ax, y)
 
     # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
     top = {s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
@@ -480,8 +498,10 @@ def plot_roofline(
     if any_clocked:
         handles["theoretical at the effective clock"] = Line2D([], [], color=NEUTRAL, linestyle=AT_CLOCK, linewidth=1.4)
     if shared_lines:
+        measured_shared = any(source == "measured" for source, _g in shared_lines)
         handles["grey: classes of equal height"] = Line2D(
-            [], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)
+            [], [], color=NEUTRAL, linestyle=MEASURED if measured_shared else THEORETICAL,
+            linewidth=1.9 if measured_shared else 1.4)
     if "measured" in ridge_sources:
         handles["ridge point (measured)"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
     if "theoretical" in ridge_sources:
