@@ -338,7 +338,9 @@ def plot_roofline(
     colors = {c.name: c.color for c in comp_classes}
     # sweeps and user points take palette colours no ceiling has (no grey: that is for classes not shown)
     taken = set(colors.values()) | {c.color for c in bw_classes}
-    spare = [c for c in PALETTE if c not in taken and c != "#888888"] or list(PALETTE)
+    # light ones (sand) last: a thin line with small markers in them is hard to see on white
+    spare = sorted((c for c in PALETTE if c not in taken and c != "#888888"), key=lambda c: text_color(c) != c) \
+        or list(PALETTE)
     n_sweeps = len({(m.kernel, m.dtype) for m in model.measurements if m.suite == "sweep"})
     drawn = _markers(model, colors, spare[:max(n_sweeps, 1)], disturbed_gemms(model.measurements))
     users = [p for p in points if p.flops > 0]
