@@ -59,6 +59,7 @@ class CudaBuffer final : public Buffer {
   void write(const void* src, size_t n, size_t offset) override;
   void read(void* dst, size_t n, size_t offset) const override;
   Address address() override;
+  std::pair<int, int> dlpack_device() const override { return {Address::kCUDA, dev_->index()}; }
   CUdeviceptr ptr() const { return ptr_; }
   const Device* device() const { return dev_.get(); }
 
