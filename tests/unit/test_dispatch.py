@@ -501,6 +501,9 @@ def test_plot_leaves_invalid_series_out(study: DispatchStudy, plot_dispatch: Any
     assert "null throughput torch (host) (output 0 != 1)" in text
     assert "tiny throughput python (host)" in text
     assert "pyobjc (not on macOS)" in text
+    # the binding's cost as the report gives it, not the distance between two histograms' medians
+    assert text.startswith("Binding cost: null throughput: python − native = +3.00 µs per launch (median of 3 paired")
+    assert "null round_trip: python − native: not resolved: the paths were not measured interleaved" in text
 
 
 def test_plot_p50_lines_and_non_positive_samples(study: DispatchStudy, plot_dispatch: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any, Callable, Dict, List
 
 import numpy as np
@@ -240,7 +241,7 @@ PY_RESOLVED = [x + 0.2 * US + e * US for x, e in zip(NAT, (0.01, -0.01, 0.0, 0.0
 PY_ZERO = [x + e * US for x, e in zip(NAT, (0.3, -0.3, 0.1, -0.1, 0.2, -0.2, 0.05, -0.05))]
 
 
-def test_pairing_round_trips_and_states_its_difference(tmp_path: Any) -> None:
+def test_pairing_round_trips_and_states_its_difference(tmp_path: Path) -> None:
     st = _study(PY_RESOLVED, NAT)
     d = json.loads(st.to_json())
     (p,) = d["pairings"]
@@ -298,3 +299,39 @@ def test_report_says_resolved_and_unresolved() -> None:
     assert "8 paired differences, 95 % interval -0.300 to +0.300 µs): not resolved: the interval includes zero" in md0
     (c,) = binding_cost(_study(PY_ZERO, NAT))
     assert isinstance(c.paired, PairedDifference) and c.paired.median_s == pytest.approx(0.0, abs=1e-15)
+
+
+# --------------------------------------------------------------------------
+# recorded studies (tests/unit/data): one measured interleaved, one written before
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_recorded_interleaved_study() -> None:
+    """A CPU study measured interleaved (8 pairs of each kernel and measure): every stored
+    difference is the one its samples give, and the report states each with its interval."""
+    raw = json.loads((DATA / "dispatch_paired_epyc_2vcpu.json").read_text())
+    st = DispatchStudy.load(DATA / "dispatch_paired_epyc_2vcpu.json")
+    assert raw["schema_version"] == 1 and len(st.pairings) == 4
+    md = format_dispatch(st)
+    for p, stored in zip(st.pairings, raw["pairings"]):
+        python = st.find(p.kernel, p.measure, "python", "host")
+        native = st.find(p.kernel, p.measure, "native", "host")
+        assert python is not None and native is not None and p.first == pair_order(8)
+        want = paired_difference(python.samples_s, native.samples_s)
+        assert stored["difference"] == want.to_dict() and st.paired(p.kernel, p.measure) == want
+        assert f"**{p.kernel} {p.measure}**: python − native = " in md
+    assert md.count("median of 8 paired differences, 95 % interval") == 4
+    assert all(c.paired is not None for c in binding_cost(st))
+
+
+def test_recorded_study_written_before_pairings_still_reads() -> None:
+    """Schema version 1 stays readable: a file without ``pairings`` reads with none, keeps its
+    per-path distributions, and gives no binding cost (not resolved)."""
+    st = DispatchStudy.load(DATA / "dispatch_epyc_2vcpu.json")
+    assert st.pairings == () and st.paired("null", "throughput") is None
+    costs = binding_cost(st)
+    assert costs and all(c.paired is None and c.verdict.startswith("not resolved") for c in costs)
+    assert all(c.python_p50_s > 0 and c.native_p50_s > 0 for c in costs)
+    assert "not resolved: the paths were not measured interleaved" in format_dispatch(st)
