@@ -170,7 +170,8 @@ def _binomial_half_cdf(n: int) -> np.ndarray:
     (exact to rounding for any ``n``; no factorial overflows)."""
     k = np.arange(1, n + 1, dtype=np.float64)
     log_comb = np.concatenate(([0.0], np.cumsum(np.log(n - k + 1.0) - np.log(k))))
-    return np.minimum(np.cumsum(np.exp(log_comb - n * math.log(2.0))), 1.0)
+    cdf: np.ndarray = np.minimum(np.cumsum(np.exp(log_comb - n * math.log(2.0))), 1.0)
+    return cdf
 
 
 def median_interval(samples: Sequence[float], confidence: float = CONFIDENCE) -> MedianInterval:

@@ -69,7 +69,8 @@ def dispatch(
         Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
-    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series (1 to 100000).")] = "200",
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series, and pairs of the interleaved "
+                                                                  "native and Python loops (1 to 100000).")] = "200",
     launches: Annotated[
         str, typer.Option("--launches", metavar="N", help="Launches per throughput sample (1 to 100000).")
     ] = "100",

@@ -428,8 +428,9 @@ def _check_difference(r: Reader, d: Mapping[str, Any], where: str, want: PairedD
     scale = max(abs(want.low_s), abs(want.high_s))  # a signed statistic may be near 0
     for key in ("median_s", "low_s", "high_s", "confidence", "coverage"):
         if key in d:
-            r.close(r.number(d, key, where), float(getattr(want, key)), join(where, key),
-                    f"the {key.removesuffix('_s')} of the paired differences", scale=scale if key.endswith("_s") else 0.0)
+            what = f"the {key.removesuffix('_s')} of the paired differences"
+            r.close(r.number(d, key, where), float(getattr(want, key)), join(where, key), what,
+                    scale=scale if key.endswith("_s") else 0.0)
     if "status" in d:
         status = r.string(d, "status", where)
         if status != want.status:

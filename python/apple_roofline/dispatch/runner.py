@@ -285,7 +285,8 @@ def run_dispatch(
     available) and return the :class:`~.model.DispatchStudy`.
 
     Args:
-        reps: samples per series (1 to 100000).
+        reps: samples per series (1 to 100000); for the interleaved native and python loops, the
+            number of pairs (6 or more for a 95 % interval on the binding's cost).
         launches: launches per throughput sample (1 to 100000).
         warmup: untimed launches before each kernel's measures (0 to 100000).
         peers: also measure the peer libraries that are installed (:mod:`.peers`).
@@ -293,7 +294,8 @@ def run_dispatch(
             ``finish("dispatch")``.
         command: the command line to record.
         journal: keeps each step's series as the step finishes (docs/design.md, "Journal and
-            resume"; keys ``"KERNEL MEASURE PATH CLOCK"``, ``"KERNEL timeline"``, ``"peers"``); a
+            resume"; keys ``"KERNEL throughput native device"``, ``"KERNEL MEASURE paired host"``
+            (both loops, interleaved), ``"KERNEL timeline"``, ``"peers"``); a
             step its resumed journal holds is kept, not measured again.
 
     Raises:
