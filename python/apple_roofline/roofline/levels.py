@@ -49,7 +49,7 @@ def level_ceiling_name(level: str) -> str:
 
 @dataclass(frozen=True)
 class LevelCurve:
-    """One kernel's sweep: its valid points, the documented levels they name and the plateaus found.
+    """One kernel's sweep: its usable points, the documented levels they name and the plateaus found.
 
     Attributes:
         kernel: the hierarchy kernel (``"read"``, ``"rmw"``).
@@ -64,6 +64,9 @@ class LevelCurve:
             (:func:`~.plateaus.level_groups`).
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
+        over_limit: the kernel's valid points above the physical limit of the level they are labelled
+            with (:mod:`.limits`: a point planned beyond every cache faster than the memory interface),
+            smallest working set first: left out of ``points``, so they make no level.
     """
 
     kernel: str
@@ -73,6 +76,7 @@ class LevelCurve:
     plateaus: Tuple[Plateau, ...]
     sweep: str
     measurements: Tuple[Measurement, ...]
+    over_limit: Tuple[Measurement, ...] = ()
 
 
 def min_points(points: Sequence[Tuple[int, float]]) -> int:
@@ -89,7 +93,8 @@ def min_points(points: Sequence[Tuple[int, float]]) -> int:
 
 def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
     """The curve of every hierarchy kernel with a working-set sweep among the valid
-    ``measurements``, in the order their kernels first appear. Invalid measurements are left out."""
+    ``measurements``, in the order their kernels first appear. Invalid measurements are left out;
+    those above their physical limit are kept apart (:attr:`LevelCurve.over_limit`)."""
     groups: Dict[Tuple[str, str], List[Measurement]] = {}
     for m in measurements:
         if m.valid and m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and "level" in m.params:
@@ -104,10 +109,12 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
                 caps[str(m.params["level"])] = cap
         levels = tuple(sorted((Level(n, c) for n, c in caps.items()), key=lambda lv: lv.capacity))
         sweep = "levels" if any(m.params.get("sweep") == "levels" for m in ms) else "full"
+        over = tuple(m for m in ms if not m.usable)
+        ms = [m for m in ms if m.usable]
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
         plateaus = (level_groups(points, levels) if sweep == "levels"
                     else find_plateaus(points, levels, min_points=min_points(points)))
-        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms)))
+        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms), over))
     return out
 
 
