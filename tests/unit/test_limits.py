@@ -5,6 +5,7 @@ and the figures; no table shows more than 100 % of anything."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -105,6 +106,36 @@ def test_a_cache_inflated_dram_point_is_flagged_and_makes_no_level() -> None:
     assert [p.gbps for p in dram] == [pytest.approx(4_407.0)]
     assert curve.over_limit == tuple(flagged)
     assert all(c.value <= H200_DRAM for c in level_ceilings(run.measurements) if "DRAM" in c.name)
+
+
+def test_a_full_sweep_keeps_its_cache_resident_points_for_its_shape_but_not_its_levels() -> None:
+    """In `--suite hierarchy`'s full sweep the working sets just beyond the L2 still hit it (the
+    transition): they are flagged, stay on the curve so that the L2's edge is where it was, and are in
+    no plateau; the DRAM plateau is made of the points within the interface."""
+    l2 = 50 * MiB
+    sizes = [int(4 * MiB * 2 ** (i / 4)) for i in range(0, 28)]  # 4 MiB to ~430 MiB, 4 per octave
+
+    def rate(ws: int) -> float:
+        # the L2's rate holds past its documented 50 MiB (an H100's edge was 76 MiB), then falls to DRAM's
+        return 8_000.0 if ws <= 64 * MiB else 3_250.0 if ws >= 128 * MiB else 8_000.0 * (64 * MiB / ws) ** 1.3
+
+    ms = [dataclasses.replace(_hierarchy("read", ws, rate(ws), "L2" if ws <= l2 else "DRAM", l2 if ws <= l2 else 0),
+                              params={"working_set_bytes": ws, "level": "L2" if ws <= l2 else "DRAM",
+                                      "level_bytes": l2 if ws <= l2 else 0, "sweep": "full"}) for ws in sizes]
+    run = _h200_run(ms)
+    (curve,) = level_curves(run.measurements)
+    over = [int(m.params["working_set_bytes"]) for m in curve.over_limit]
+    assert over and all(l2 < ws < 128 * MiB for ws in over)
+    assert len(curve.points) == len(sizes)
+    (unchecked,) = level_curves([dataclasses.replace(m, over_limit=None) for m in run.measurements])
+    (l2_level,) = [p for p in curve.plateaus if p.level == "L2"]
+    (l2_unchecked,) = [p for p in unchecked.plateaus if p.level == "L2"]
+    assert l2_level.edge == l2_unchecked.edge and l2_unchecked.hi > l2_level.hi  # the same edge, fewer points
+    assert l2_level.points < l2_unchecked.points
+    (dram,) = [p for p in curve.plateaus if p.level == "DRAM"]
+    assert dram.gbps == pytest.approx(3_250.0) and dram.lo >= min(over)
+    for p in curve.plateaus:
+        assert not [ws for ws in over if p.lo <= ws <= p.hi], p
 
 
 def test_a_stream_figure_above_the_interface_sets_no_ceiling() -> None:

@@ -6,7 +6,7 @@ points (each at its best sample, as the plateaus are found), log-log; each plate
 (:mod:`.plateaus`) as a horizontal bar over its working sets, labelled with its level and rate;
 the documented cache sizes as dotted vertical lines named at the top; the shared-memory ceiling,
 where measured, as a dashed horizontal reference. A point above the physical limit of the level it was
-planned in (docs/design.md, "Physical limits") is left out of its line and its plateaus, drawn hollow
+planned in (docs/design.md, "Physical limits") stays on its line but in no plateau, drawn hollow
 under a cross, and the legend says so. Every marker carries the gid of its measurement
 (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it.
 """
@@ -62,14 +62,12 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
         name = f"{curve.kernel} ({curve.dtype})"
         ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
         for m, x, y in zip(curve.measurements, xs, ys):
+            over = m.over_limit is not None  # above its limit: hollow under a cross, in no plateau
             ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5, color=color,
-                    markeredgecolor="white", markeredgewidth=0.5, zorder=4, gid=measurement_gid(index[id(m)]))
-        for m in curve.over_limit:  # above its limit: hollow under a cross, in no line or plateau
-            x, y = int(m.params["working_set_bytes"]), m.best_gbps
-            ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5,
-                    markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.1, zorder=4,
-                    gid=measurement_gid(index[id(m)]))
-            draw_over_limit(ax, x, y, 4.5, index[id(m)])
+                    markerfacecolor="white" if over else color, markeredgecolor=color if over else "white",
+                    markeredgewidth=1.1 if over else 0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+            if over:
+                draw_over_limit(ax, x, y, 4.5, index[id(m)])
         for p in curve.plateaus:
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
             ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",

@@ -13,8 +13,8 @@ in runs that measured the suite. One row per plateau of each kernel, then the sh
   sample; **ceiling**: the roofline ceiling the read kernel's plateau makes.
 
 A point above the physical limit of the level it was planned in (faster than the memory interface
-beyond every cache: docs/design.md, "Physical limits") makes no level: it has a row of its own, its
-GB/s marked with the reason.
+beyond every cache: docs/design.md, "Physical limits") is in no plateau: it has a row of its own,
+its GB/s marked with the reason.
 """
 
 from __future__ import annotations
