@@ -9,11 +9,14 @@ import dataclasses
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import pytest
 
-from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings
+from test_tuning import FakeBackend, fake  # noqa: F401 (the fixture) — tests/unit, on the path as every test's folder is
+
+from apple_roofline.devices import DeviceSpec
+from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
 from apple_roofline.roofline.hierarchy_plot import plot_hierarchy
 from apple_roofline.roofline.hierarchy_table import hierarchy_table
 from apple_roofline.roofline.html import to_html
@@ -328,3 +331,27 @@ def test_a_recorded_h100_run_with_a_misread_clock_and_an_inflated_stream() -> No
     md = to_markdown(changed)
     assert max(_percentages(md)) <= 100.0
     assert md.count("sets no ceiling and no level") >= 2
+
+
+# -- the runner ------------------------------------------------------------------------------------------
+
+
+def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(fake: FakeBackend,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_roofline over the faked GPU of the tuning tests (STREAM at 1 ms a launch), with an interface
+    slower than what it measured: every STREAM figure is flagged and warned about, none is a ceiling,
+    and the file written says so."""
+    backend = fake
+    backend.max_pipeline = 1024  # the stream table's CUDA block
+    monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(runner, "open_device", lambda spec: backend)
+    slow = Ceiling("DRAM bandwidth", "bandwidth", 1e-3, "GB/s", "theoretical", "a very narrow bus")
+    monkeypatch.setattr(runner, "device_theoretical", lambda info: ({"theoretical": {"clock_hz": 1e9}}, [slow]))
+    run = runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False)
+    stream = [m for m in run.measurements if m.suite == "stream"]
+    assert stream and all(m.over_limit is not None and m.over_limit.reason == "cache-resident working set"
+                          for m in stream)
+    assert not [c for c in run.ceilings if c.source == "measured" and c.kind == "bandwidth"]
+    assert sum("is above the theoretical DRAM bandwidth" in w for w in run.warnings) == len(stream)
+    again = Run.from_dict(json.loads(json.dumps(run.to_dict())), source="run.json")
+    assert [m.over_limit for m in again.measurements] == [m.over_limit for m in run.measurements]
