@@ -99,9 +99,9 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo / 1.3, hi * 1.6)
     handles, names = ax.get_legend_handles_labels()
-    over = sum(len(c.over_limit) for c in curves)
-    if over:
-        text, handle = over_limit_legend(over)
+    flagged = sum(len(c.over_limit) for c in curves)
+    if flagged:
+        text, handle = over_limit_legend(flagged)
         handles, names = [*handles, handle], [*names, text]
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     head = "Memory hierarchy: bandwidth against working set"
