@@ -149,6 +149,10 @@ def test_a_stream_figure_above_the_interface_sets_no_ceiling() -> None:
     assert triad.over_limit is not None and triad.over_limit.reason == "cache-resident working set"
     (dram,) = [c for c in run.ceilings if c.source == "measured" and c.name == "DRAM bandwidth"]
     assert dram.value == pytest.approx(4_300.0) and dram.from_.startswith("stream/copy/fp32")
+    # STREAM's points are the bandwidth roof and not drawn; one above its limit is no roof, so it is drawn, flagged
+    i = run.measurements.index(triad)
+    gids = {line.get_gid() for line in plot_roofline(run.roofline()).axes[0].get_lines()}
+    assert {f"m-{i}", f"over-limit:m-{i}"} <= gids and "m-0" not in gids
 
 
 def test_a_clock_that_gives_101_percent_of_the_pipe_is_flagged_not_a_ceiling() -> None:
