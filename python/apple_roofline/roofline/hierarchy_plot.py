@@ -5,7 +5,9 @@ One line per hierarchy kernel (``read``: per-lane reads; ``rmw``: read-modify-wr
 points (each at its best sample, as the plateaus are found), log-log; each plateau found
 (:mod:`.plateaus`) as a horizontal bar over its working sets, labelled with its level and rate;
 the documented cache sizes as dotted vertical lines named at the top; the shared-memory ceiling,
-where measured, as a dashed horizontal reference. Every marker carries the gid of its measurement
+where measured, as a dashed horizontal reference. A point above the physical limit of the level it was
+planned in (docs/design.md, "Physical limits") stays on its line but in no plateau, drawn hollow
+under a cross, and the legend says so. Every marker carries the gid of its measurement
 (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it.
 """
 
@@ -17,7 +19,7 @@ from ..figures import PALETTE, Figure, mpl, new_figure, text_color
 from ..sizes import format_size
 from ..text import sig_figs
 from .levels import level_curves
-from .plot import measurement_gid
+from .plot import draw_over_limit, measurement_gid, over_limit_legend
 from .records import Ceiling, Measurement
 
 __all__ = ["plot_hierarchy", "HIERARCHY_FIGSIZE"]
@@ -60,8 +62,12 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
         name = f"{curve.kernel} ({curve.dtype})"
         ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
         for m, x, y in zip(curve.measurements, xs, ys):
+            over = m.over_limit is not None  # above its limit: hollow under a cross, in no plateau
             ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5, color=color,
-                    markeredgecolor="white", markeredgewidth=0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+                    markerfacecolor="white" if over else color, markeredgecolor=color if over else "white",
+                    markeredgewidth=1.1 if over else 0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+            if over:
+                draw_over_limit(ax, x, y, 4.5, index[id(m)])
         for p in curve.plateaus:
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
             ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",
@@ -93,6 +99,10 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo / 1.3, hi * 1.6)
     handles, names = ax.get_legend_handles_labels()
+    flagged = sum(len(c.over_limit) for c in curves)
+    if flagged:
+        text, handle = over_limit_legend(flagged)
+        handles, names = [*handles, handle], [*names, text]
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     head = "Memory hierarchy: bandwidth against working set"
     fig.suptitle(f"{head}\n{title}" if title else head, fontsize=11)
