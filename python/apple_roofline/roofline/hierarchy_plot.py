@@ -8,9 +8,11 @@ beside it, on the side away from the other kernel's line where there is room (:c
 no label covers another or a marker); the documented cache sizes as dashed vertical lines named at
 the top, and the shared-memory ceiling, where measured, as a thin solid horizontal line (the line
 styles of every figure: published dashed, measured solid, :data:`~apple_roofline.figures.MEASURED`).
-The y axis has plain-number log ticks (:func:`~apple_roofline.figures.log_ticks`: 50, 100, 200, 500,
-1k). Every marker carries the gid of its measurement (:func:`.plot.measurement_gid`), so the HTML
-report's hover text works on it; each plateau label the gid ``plateaulabel:<kernel>:<level>``.
+A point above the physical limit of the level it was planned in (docs/design.md, "Physical limits")
+stays on its line but in no plateau, drawn hollow under a cross, and the legend says so. The y axis
+has plain-number log ticks (:func:`~apple_roofline.figures.log_ticks`: 50, 100, 200, 500, 1k). Every
+marker carries the gid of its measurement (:func:`.plot.measurement_gid`), so the HTML report's hover
+text works on it; each plateau label the gid ``plateaulabel:<kernel>:<level>``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..sizes import format_size
 from ..text import sig_figs
 from .labels import Labels
 from .levels import LevelCurve, level_curves
-from .plot import measurement_gid
+from .plot import draw_over_limit, measurement_gid, over_limit_legend
 from .records import Ceiling, Measurement
 
 __all__ = ["plot_hierarchy", "HIERARCHY_FIGSIZE"]
@@ -90,9 +92,13 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
         name = f"{curve.kernel} ({curve.dtype})"
         ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
         for m, x, y in zip(curve.measurements, xs, ys):
+            over = m.over_limit is not None  # above its limit: hollow under a cross, in no plateau
             ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=_MARKER_SIZE,
-                    color=color, markeredgecolor="white", markeredgewidth=0.5, zorder=4,
+                    color=color, markerfacecolor="white" if over else color,
+                    markeredgecolor=color if over else "white", markeredgewidth=1.1 if over else 0.5, zorder=4,
                     gid=measurement_gid(index[id(m)]))
+            if over:
+                draw_over_limit(ax, x, y, _MARKER_SIZE, index[id(m)])
         labels.add_markers(ax, xs, ys, _MARKER_SIZE)
         for p in curve.plateaus:
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
@@ -127,6 +133,10 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     ax.set_ylim(lo / 1.3, hi * 1.6)
     log_ticks(ax.yaxis, lo / 1.3, hi * 1.6)
     handles, names = ax.get_legend_handles_labels()
+    flagged = sum(len(c.over_limit) for c in curves)
+    if flagged:
+        text, handle = over_limit_legend(flagged)
+        handles, names = [*handles, handle], [*names, text]
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     head = "Memory hierarchy: bandwidth against working set"
     fig.suptitle(f"{head}\n{title}" if title else head, fontsize=11)

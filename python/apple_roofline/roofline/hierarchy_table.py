@@ -11,6 +11,10 @@ in runs that measured the suite. One row per plateau of each kernel, then the sh
   curve crosses halfway (geometrically) between this plateau's rate and the next one's, to compare
   with the documented size; **GB/s**: the median over the plateau's points of each point's best
   sample; **ceiling**: the roofline ceiling the read kernel's plateau makes.
+
+A point above the physical limit of the level it was planned in (faster than the memory interface
+beyond every cache: docs/design.md, "Physical limits") is in no plateau: it has a row of its own,
+its GB/s marked with the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any, List, Mapping, Optional, Tuple
 from ..sizes import format_size
 from ..text import DASH, sig_figs
 from .levels import LEVEL_KERNEL, level_ceiling_name, level_curves
+from .limits import flagged_cell
 from .run import Run
 from .tables import Table
 
@@ -50,6 +55,10 @@ def hierarchy_table(run: Run) -> Optional[Table]:
                          f"{format_size(p.lo)} to {format_size(p.hi)}", str(p.points),
                          format_size(int(p.edge)) if p.edge is not None else DASH, sig_figs(p.gbps),
                          level_ceiling_name(p.level) if made else DASH))
+        for m in curve.over_limit:
+            ws = int(m.params.get("working_set_bytes", 0))
+            rows.append((curve.kernel, f"{m.params.get('level', DASH)} (no level)", DASH, format_size(ws), "1", DASH,
+                         flagged_cell(m, sig_figs(m.best_gbps), "GB/s"), DASH))
     for m in shared:
         rows.append((m.kernel, "Shared memory", DASH, format_size(int(m.params.get("working_set_bytes", 0))), "1", DASH,
                      sig_figs(m.best_gbps) if m.valid else "**invalid**",
@@ -60,7 +69,9 @@ def hierarchy_table(run: Run) -> Optional[Table]:
              "plateaus below DRAM are the roofline's level ceilings (DRAM's stays STREAM's)."
              + (" The default run measures a few working sets inside each documented level "
                 "(`--suite hierarchy` sweeps them all), so its plateaus are the levels' points and have no edge."
-                if "levels" in form else "")]
+                if "levels" in form else "")
+             + (" A point marked ⚠ lies above the physical limit of the level it was planned in and makes no level "
+                "(the reason follows its GB/s; the warnings give the limit)." if any(c.over_limit for c in curves) else "")]
     notes += [f"Documented sizes: {'; '.join(_sources(run.device))}."] if _sources(run.device) else []
     header = ("Kernel", "Level", "Documented", "Working sets", "Points", "Edge", "GB/s (best)", "Ceiling")
     return Table(header, tuple(rows), "lllrrrrl", tuple(notes))

@@ -27,15 +27,17 @@ analysis. A figure a reader can take in at a glance:
 * measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines,
   each in a palette colour no ceiling has; vendor GEMM dots and peak kernels in the colour of their
   class, grey when it is not shown); a GEMM size the ladder check flags as disturbed
-  (:func:`.ladder.disturbed_gemms`) hollow and grey; invalid measurements are never drawn; user
-  points as large markers, each labelled beside it;
+  (:func:`.ladder.disturbed_gemms`) hollow and grey; invalid measurements are never drawn; a
+  measurement above the physical limit of what it is labelled with (docs/design.md, "Physical
+  limits": it sets no ceiling) is drawn hollow under a cross (:func:`draw_over_limit`), and the legend
+  says how many there are; user points as large markers, each labelled beside it;
 * every kind of mark and line in the legend below the axes.
 
 Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted line), ``ridge:<source>:<name>``,
 ``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a sweep),
-``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``point:<name>`` and
-``pointlabel:<name>``, ``shared:<source>:<names>`` (the label of a line several classes share);
-:mod:`.html` hangs hover text on them.
+``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``over-limit:m-<i>`` (the
+cross on one above its limit), ``point:<name>`` and ``pointlabel:<name>``, ``shared:<source>:<names>``
+(the label of a line several classes share); :mod:`.html` hangs hover text on them.
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measureme
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
 from .levels import working_set_text
+from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 
-__all__ = ["plot_roofline", "clocked_theoretical", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "equal_heights",
+__all__ = ["plot_roofline", "clocked_theoretical", "draw_over_limit", "over_limit_legend", "OVER_LIMIT_COLOR", "CeilingClass",
+           "ceiling_classes", "class_colors", "measurement_gid", "equal_heights", "DISTURBED_SERIES",
            "FIGSIZE",
            "X_LABEL", "MERGE_RTOL", "CLASS_COLORS", "CLASS_ORDER", "NEUTRAL"]
 
@@ -90,9 +94,27 @@ _BW_POSITIONS = tuple(1.5 * 2 ** (k / 2) for k in range(15))  # along the diagon
 _T = TypeVar("_T")
 
 
+#: The colour of the cross drawn over a measurement above its physical limit.
+OVER_LIMIT_COLOR = "#C00000"
+
+
 def measurement_gid(index: int) -> str:
     """The gid of the marker of ``model.measurements[index]``."""
     return f"m-{index}"
+
+
+def draw_over_limit(ax: Axes, x: float, y: float, size: float, index: int) -> None:
+    """The cross over the (hollow) marker of ``measurements[index]`` at ``(x, y)``, which lies above
+    the physical limit of what it is labelled with (docs/design.md, "Physical limits")."""
+    ax.plot([x], [y], linestyle="none", marker="x", markersize=size * 1.25, color=OVER_LIMIT_COLOR,
+            markeredgewidth=1.3, zorder=5, gid=f"over-limit:{measurement_gid(index)}")
+
+
+def over_limit_legend(count: int) -> Tuple[str, Any]:
+    """The legend entry (text, handle) that says ``count`` drawn measurements lie above their limits."""
+    handle = mpl("matplotlib.lines").Line2D([], [], linestyle="none", marker="x", markersize=6.0,
+                                            color=OVER_LIMIT_COLOR, markeredgewidth=1.3)
+    return (f"above its physical limit ({count}): no ceiling, reason in the report", handle)
 
 
 @dataclass(frozen=True)
@@ -198,11 +220,12 @@ def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[f
     if ridge is not None:
         parts.append(f"ridge {_ridge_text(ridge)} FLOP/B")
     if cls.theoretical is not None:
+        # shares never above 100 % (docs/design.md, "Physical limits")
         parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
-                     f"({cls.measured.value / cls.theoretical.value:.0%})")
+                     f"({share_text(cls.measured.value / cls.theoretical.value, CLOCK_MISREAD, whole=True)})")
         if clocked is not None:
             parts.append(f"at {clocked[0]:.0f} MHz {sig_figs(scale.y(clocked[1]))} "
-                         f"({cls.measured.value / clocked[1]:.0%})")
+                         f"({share_text(cls.measured.value / clocked[1], CLOCK_MISREAD, whole=True)})")
     if eff is not None:
         parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
     return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
@@ -265,12 +288,13 @@ DISTURBED_SERIES = f"disturbed: > {LADDER_DROP:g}x below the size before"
 def _markers(model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str],
              disturbed: Collection[int]) -> List[Tuple[int, Measurement, _Marker]]:
     """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
-    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself. Each sweep
-    takes the next of ``sweep_colors``; the ``disturbed`` indices are drawn hollow and grey."""
+    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself, unless above
+    its limit (then it is none, and drawn). Each sweep takes the next of ``sweep_colors``; the
+    ``disturbed`` indices are drawn hollow and grey."""
     sweeps: Dict[str, int] = {}
     out: List[Tuple[int, Measurement, _Marker]] = []
     for i, m in enumerate(model.measurements):
-        if not m.valid or m.flops <= 0 or m.suite == "stream":
+        if not m.valid or m.flops <= 0 or (m.suite == "stream" and m.over_limit is None):
             continue
         cls = m.ceiling_class or ""
         if m.suite == "sweep":
@@ -282,6 +306,8 @@ def _markers(model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequenc
             shown = cls in colors
             style = _Marker(_GEMM_SERIES if shown else _NOT_DRAWN[_GEMM_SERIES], "o", 6.0, colors.get(cls, _UNSHOWN),
                             legend_color=NEUTRAL if shown else _UNSHOWN)
+        elif m.suite == "stream":  # drawn only above its limit (then it is no ceiling)
+            style = _Marker("STREAM kernels", "o", 4.5, NEUTRAL)
         elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
             color = colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL)
             style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
@@ -464,12 +490,15 @@ def plot_roofline(
         ax.plot([m.intensity for m in ms], [scale.y(m.gflops) for m in ms], linestyle=MEASURED, color=style.color,
                 linewidth=1.3, zorder=4, gid=f"sweep:{name[len('sweep '):]}")
     for i, m, s in drawn:
-        face = "white" if s.hollow else s.color
-        edge = s.color if s.hollow or s.series.startswith("sweep ") else "white"
+        hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
+        face = "white" if hollow else s.color
+        edge = s.color if hollow or s.series.startswith("sweep ") else "white"
         ax.plot([m.intensity], [scale.y(m.gflops)], linestyle="none", marker=s.marker, markersize=s.size,
-                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not s.hollow else 1.1,
+                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not hollow else 1.1,
                 color=s.color, zorder=4, gid=measurement_gid(i))
         labels.add_markers(ax, [m.intensity], [scale.y(m.gflops)], s.size)
+        if m.over_limit is not None:
+            draw_over_limit(ax, m.intensity, scale.y(m.gflops), s.size, i)
         handles.setdefault(s.series, _legend_handle(s))
 
     # user points, each labelled beside its marker
@@ -491,6 +520,11 @@ def plot_roofline(
     if below:
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
             [], [], linestyle="none", marker="v", color=_UNSHOWN)
+    # those that would have set a ceiling (a working-set point is the hierarchy figure's)
+    over = sum(1 for m in model.measurements if m.valid and m.over_limit is not None and m.ceiling_class is not None)
+    if over:
+        text, handle = over_limit_legend(over)
+        handles[text] = handle
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)
     if any(c.is_level for c in shown):
         handles["cache level (working sets in its label)"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED,

@@ -33,6 +33,7 @@ from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_S
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
+from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
@@ -304,6 +305,9 @@ def run_roofline(
         warnings += ladder_warnings(measurements)
         warnings += [w for w in map(cut_warning, times) if w]
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
+        # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
+        marked = check_limits(marked, theoretical, {**info, **device_desc})
+        warnings += limit_warnings(marked)
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
