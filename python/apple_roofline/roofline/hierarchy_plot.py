@@ -3,7 +3,9 @@ hierarchy").
 
 One line per hierarchy kernel (``read``: per-lane reads; ``rmw``: read-modify-write) through its
 points (each at its best sample, as the plateaus are found), log-log; each plateau found
-(:mod:`.plateaus`) as a horizontal bar over its working sets, labelled with its level and rate;
+(:mod:`.plateaus`) and told apart (:mod:`.agreement`) as a horizontal bar over its working sets,
+labelled with its level and rate, and one that could not be told apart as no bar, its level named
+in a note under the axes;
 the documented cache sizes as dotted vertical lines named at the top; the shared-memory ceiling,
 where measured, as a dashed horizontal reference. Every marker carries the gid of its measurement
 (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it.
@@ -63,6 +65,8 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
             ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5, color=color,
                     markeredgecolor="white", markeredgewidth=0.5, zorder=4, gid=measurement_gid(index[id(m)]))
         for p in curve.plateaus:
+            if not p.resolved:
+                continue
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
             ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",
                     zorder=2, gid=f"plateau:{curve.kernel}:{p.level}")
@@ -92,6 +96,11 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     ax.set_axisbelow(True)
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo / 1.3, hi * 1.6)
+    apart = [f"{c.kernel} {p.level}" for c in curves for p in c.plateaus if not p.resolved]
+    if apart:
+        ax.annotate("could not be told apart (no level drawn): " + ", ".join(apart), xy=(0.0, 0.0),
+                    xycoords="axes fraction", xytext=(4.0, 4.0), textcoords="offset points", ha="left",
+                    va="bottom", fontsize=7.5, color="#444444", gid="hierarchy:unresolved")
     handles, names = ax.get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     head = "Memory hierarchy: bandwidth against working set"

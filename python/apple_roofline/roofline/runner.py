@@ -32,6 +32,7 @@ from ..theoretical.caches import hierarchy_facts
 from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
+from .levels import level_warnings
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
@@ -301,6 +302,7 @@ def run_roofline(
         if any(m.params.get("shrunk") for m in measurements):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
+        warnings += level_warnings(measurements)  # docs/design.md, "The memory hierarchy"
         warnings += [w for w in map(cut_warning, times) if w]
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
         below = below_steady(marked)
