@@ -267,11 +267,12 @@ def rmw_total(plain: WordSums, masked: WordSums, n: int, passes: int) -> np.ndar
 # ---- the suite ---------------------------------------------------------------------------------------
 
 
-def _fill_u32(buf: Any, pat: np.ndarray, count: int) -> None:
-    """Write the uint32 pattern tiled to ``count`` elements, a chunk of whole periods at a time."""
+def _fill_u32(buf: Any, pat: np.ndarray, count: int, begin: int = 0) -> None:
+    """Write the uint32 pattern tiled to ``count`` elements, a chunk of whole periods at a time,
+    from the chunk that holds element ``begin`` on (what lies before it is already written)."""
     step = pat.size * 1024
     block = np.resize(pat, min(step, count))
-    for start in range(0, count, step):
+    for start in range(begin // step * step, count, step):
         k = min(step, count - start)
         buf.write(block[:k], start * 4)
 
@@ -308,7 +309,7 @@ class HierarchySuite(Suite):
             # long and slow on a CPU: 1 to 4 s a point on the 2-core development machine)
             top = min(8 * max((lv.capacity for lv in caches), default=32 << 20), limit)
             self.points = sorted(set(sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
-                                     + dram_points(caches, False, limit)))
+                                     + dram_points(caches, ctx.quick, limit)))
         else:
             self.points = [p for p in level_points(caches, ctx.quick, limit) if p <= limit] or [MIN_WORKING_SET]
         self.gbps: Dict[str, float] = {}
@@ -349,12 +350,17 @@ class HierarchySuite(Suite):
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
             outs = {hk.name: backend.alloc(max(lanes.values()) * WORD) for hk, _kd, _src in kernels}
-            for hk, _kd, _src in kernels:
-                _fill_u32(bufs[hk.name], pat, 4 * top_words)
+            filled = {hk.name: 0 for hk, _kd, _src in kernels}
             for ws in self.points:
                 for hk, kd, src in kernels:
                     if hk.rmw and ws // WORD < lanes[hk.name]:
                         continue  # its lanes own their words: fewer words than a wave would idle most of the device
+                    # written as the sweep reaches it: DRAM's working sets (1.4 GiB on the 2-core
+                    # development machine) cost their case, not the caches' ones before it
+                    words = min(top_words, ws // WORD + LANE_ROUND)
+                    if filled[hk.name] < 4 * words:
+                        _fill_u32(bufs[hk.name], pat, 4 * words, filled[hk.name])
+                        filled[hk.name] = 4 * words
                     yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat,
                                            plain, masked, scratch)
         shared = SHARED_KERNEL.kernel_def()
