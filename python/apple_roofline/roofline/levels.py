@@ -18,13 +18,12 @@ ceiling stays STREAM's.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..sizes import format_size
-from .agreement import cap_dram, settle
+from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from .records import Ceiling, Measurement
 
@@ -65,8 +64,7 @@ class LevelCurve:
         levels: the documented cache levels the points were planned against, smallest first.
         plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels (runs of at
             least :func:`min_points`); for the default run's few points per level, one per level
-            (:func:`~.plateaus.level_groups`); each settled by :func:`~.agreement.settle` (and, for
-            a kernel other than :data:`LEVEL_KERNEL`, :func:`~.agreement.cap_dram`).
+            (:func:`~.plateaus.level_groups`); each settled by :func:`~.agreement.settle`.
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
     """
@@ -95,15 +93,6 @@ def min_points(points: Sequence[Tuple[int, float]]) -> int:
 def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
     """The curve of every hierarchy kernel with a working-set sweep among the valid
     ``measurements``, in the order their kernels first appear. Invalid measurements are left out."""
-    curves = _raw_curves(measurements)
-    read = next((c for c in curves if c.kernel == LEVEL_KERNEL), None)
-    read_dram = next((p for p in read.plateaus if p.level == DRAM), None) if read is not None else None
-    return [c if c.kernel == LEVEL_KERNEL else dataclasses.replace(c, plateaus=tuple(cap_dram(c.plateaus, read_dram, c.kernel)))
-            for c in curves]
-
-
-def _raw_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
-    """Each kernel's curve with its plateaus settled on its own points."""
     groups: Dict[Tuple[str, str], List[Measurement]] = {}
     for m in measurements:
         if m.valid and m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and "level" in m.params:

@@ -278,6 +278,8 @@ def run_roofline(
     # a CPU's measured clock is read again after each suite and the peaks rest on the readings'
     # robust estimate (docs/design.md, "Theoretical ceilings")
     cpu_clock = RunClock(host_cpu_spec()) if info.get("backend") == "cpu" else None
+    if cpu_clock is not None:
+        cpu_clock.take()  # a second at the start: a one-suite run still has three readings
     device_desc, theoretical = cpu_clock.theoretical() if cpu_clock is not None else device_theoretical(info)
     created = provenance.now()
     journal = journal or Journal()

@@ -5,8 +5,8 @@ Where no maximum clock can be read (no cpufreq, no sysctl: most virtual machines
 the clock is measured (:mod:`.cpu_probe`: a dependent integer-add chain for about 50 ms). One such
 reading is at the mercy of the host: on a 2-vCPU guest, eight readings gave 2.491, 1.431, 2.567,
 2.539, 2.544, 2.541, 2.567 and 2.566 GHz, and a run whose peaks rested on a 1.59 GHz reading showed
-a kernel at 149 % of them. So a run takes several readings spread over it (:class:`RunClock`: at
-the start, after each suite) and the peaks use their robust estimate (:func:`robust_clock`):
+a kernel at 149 % of them. So a run takes several readings spread over it (:class:`RunClock`: two at
+the start, one after each suite) and the peaks use their robust estimate (:func:`robust_clock`):
 
 * a reading is **dropped** when it lies further from the median of all readings than both
   :data:`OUTLIER_Z` scaled median absolute deviations (1.4826 × MAD, the standard deviation of
