@@ -9,7 +9,7 @@ from typing import Callable, Dict, List, Sequence, Tuple
 import pytest
 
 from apple_roofline.roofline import Measurement, Run
-from apple_roofline.roofline.agreement import CAP, FLOOR, level_tolerance, settle
+from apple_roofline.roofline.agreement import CAP, FLOOR, MARGIN, level_tolerance, settle
 from apple_roofline.roofline.hierarchy_table import hierarchy_table
 from apple_roofline.roofline.levels import level_ceilings, level_curves, level_warnings
 from apple_roofline.roofline.plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
@@ -121,6 +121,9 @@ def test_an_l3_below_dram_could_not_be_told_apart() -> None:
     found = by_level(settled(xeon_default([(130 * MiB, 22.3)], dram), XEON_VM, full=False))
     assert found["L3"].unresolved.startswith("not faster than DRAM")
     assert found["L2"].resolved and found["L1d"].resolved
+    # faster, but within MARGIN, is no level either; beyond it, one
+    for rate, told in ((24.2 * (1 + MARGIN / 2), False), (24.2 * (1 + 2 * MARGIN), True)):
+        assert by_level(settled(xeon_default([(130 * MiB, rate)], dram), XEON_VM, full=False))["L3"].resolved == told
 
 
 def test_rmw_in_dram_from_one_point_near_the_l3_could_not_be_told_apart(make_m: Callable[..., Measurement]) -> None:

@@ -19,8 +19,7 @@ reason, and the plateau makes no ceiling and shows no rate:
   every pass): then the fall of the curve over the octave below a point bounds what the caches
   still add to it, and a curve flat over that octave adds nothing measurable.
 * **Order.** Each level's rate must exceed that of the plateau beyond it by more than
-  :data:`FLOOR`; a level that does not cannot be told from the one beyond (the smallest step
-  between two levels seen, an EPYC's L2 over its L3, is 1.2×).
+  :data:`MARGIN`; a level that does not cannot be told from the one beyond.
 
 No level is held against another kernel's: ``rmw`` writes back each line it reads, so it counts
 two lines' bytes per line fetched, and where each core's misses in flight limit the rate (a few
@@ -41,7 +40,7 @@ from ..text import sig_figs
 from ..theoretical.caches import CACHE_INFLATION, dram_start
 from .plateaus import DRAM, TOLERANCE, Level, Plateau
 
-__all__ = ["CAP", "FLOOR", "level_tolerance", "settle"]
+__all__ = ["CAP", "FLOOR", "MARGIN", "level_tolerance", "settle"]
 
 #: The smallest tolerance of a level (a fraction): the scatter of the best samples' rates within one
 #: level, which the samples' CV may not show (a 2-vCPU Xeon guest's L1d read 420 to 533 GB/s over
@@ -50,6 +49,10 @@ FLOOR = 0.10
 #: The largest tolerance of a level (a fraction): :data:`~.plateaus.TOLERANCE`, below the smallest
 #: step between two levels seen (1.22×).
 CAP = TOLERANCE - 1.0
+#: How much faster (a fraction) a level must be than the plateau beyond it: the smallest step between
+#: two levels seen, a 2-core EPYC's L2 over its L3 for reads, measured 1.13 to 1.2x on a machine
+#: shared with other work (single points of the default run), so the margin stays well below it.
+MARGIN = 0.05
 
 
 def level_tolerance(cvs: Sequence[float]) -> float:
@@ -133,8 +136,8 @@ def settle(plateaus: Sequence[Plateau], points: Sequence[Tuple[int, float]], spr
                                            dropped=len(members) - len(kept), unresolved=""))
     for k in range(len(out) - 2, -1, -1):
         p, nxt = out[k], out[k + 1]
-        if p.resolved and not p.gbps > nxt.gbps * (1.0 + FLOOR):
+        if p.resolved and not p.gbps > nxt.gbps * (1.0 + MARGIN):
             out[k] = dataclasses.replace(p, unresolved=(
-                f"not faster than {nxt.level} beyond it by more than {FLOOR:.0%} ({sig_figs(p.gbps)} against "
+                f"not faster than {nxt.level} beyond it by more than {MARGIN:.0%} ({sig_figs(p.gbps)} against "
                 f"{sig_figs(nxt.gbps)} GB/s)"))
     return out
