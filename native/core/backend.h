@@ -86,6 +86,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -114,6 +115,9 @@ class Buffer {
     int device_id;
   };
   virtual Address address() { return {host_ptr(), Address::kCPU, 0}; }
+  // Address's device type and id alone, without waiting for outstanding work or touching the
+  // memory (DLPack's __dlpack_device__ only says where the memory lives): a constant of the buffer.
+  virtual std::pair<int, int> dlpack_device() const { return {Address::kCPU, 0}; }
   // Copy n bytes in / out at a byte offset, after the backend's outstanding work (the contract
   // above); std::invalid_argument when out of range.
   virtual void write(const void* src, size_t n, size_t offset) = 0;

@@ -1,6 +1,6 @@
 // Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
 // math mode pinned, functions specialised by function constants set by name with the type the
-// function declares, compute pipelines and (for render passes) vertex and fragment functions cached
+// function declares (only those it declares: metal_rules::constant_plan), compute pipelines and (for render passes) vertex and fragment functions cached
 // by (entry, constants, source).
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/checks.h"
 #include "core/errors.h"
@@ -39,6 +40,12 @@ std::string joined(NSArray<NSString*>* names) {
     out += n.UTF8String;
   }
   return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> names_of(NSArray<NSString*>* names) {
+  std::vector<std::string> out;
+  for (NSString* n in names) out.push_back(n.UTF8String);
+  return out;
 }
 
 static_assert(int64_t(MTLDataTypeFloat) == metal_rules::kFloat && int64_t(MTLDataTypeHalf) == metal_rules::kHalf &&
@@ -135,8 +142,20 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   return lib;
 }
 
+std::vector<std::string> Compiler::source_constants(id<MTLLibrary> lib) {
+  const void* key = (__bridge const void*)lib;  // libraries_ holds every library for the compiler's life
+  if (auto hit = source_constants_.find(key); hit != source_constants_.end()) return hit->second;
+  std::vector<std::string> names;
+  for (NSString* function in lib.functionNames)
+    for (NSString* name in [lib newFunctionWithName:function].functionConstantsDictionary) names.push_back(name.UTF8String);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  source_constants_.emplace(key, names);
+  return names;
+}
+
 id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entry, const Constants& constants,
-                                     MTLFunctionType type, NSUInteger block) {
+                                     MTLFunctionType type) {
   const char* stage = stage_word(type);
   id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
   if (!base)
@@ -146,26 +165,17 @@ id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entr
   if (base.functionType != type)
     throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `" + stage + "` function", "");
   const bool compute = type == MTLFunctionTypeKernel;  // BLOCK is a compute kernel's threadgroup size
+  // Only the constants this function uses are listed (MTLLibrary.h, functionConstantsDictionary);
+  // metal_rules::constant_plan sets those, skips a passed constant that only other functions of the
+  // source declare, and rejects one that none does.
   NSDictionary<NSString*, MTLFunctionConstant*>* declared = base.functionConstantsDictionary;
-  if (declared.count == 0) {
-    for (const auto& [name, value] : constants)
-      if (!(compute && name == "BLOCK"))
-        throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
-                                    name + "' (declared: none)");
-    return base;
-  }
+  std::vector<std::string> passed;
+  for (const auto& [name, value] : constants) passed.push_back(name);
+  const metal_rules::ConstantPlan plan = metal_rules::constant_plan(
+      stage, entry, compute, passed, names_of(declared.allKeys), [&] { return source_constants(lib); });
+  if (declared.count == 0) return base;
   MTLFunctionConstantValues* cv = [MTLFunctionConstantValues new];
-  for (const auto& [name, value] : constants) {
-    MTLFunctionConstant* fc = declared[ns(name)];
-    if (!fc) {
-      if (compute && name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
-      throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
-                                  name + "' (declared: " + joined(declared.allKeys) + ")");
-    }
-    set_constant(cv, fc, name, value, entry);
-  }
-  if (compute && declared[@"BLOCK"] && !block)
-    throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+  for (const std::string& name : plan.set) set_constant(cv, declared[ns(name)], name, constants.at(name), entry);
   NSError* err = nil;
   id<MTLFunction> fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
   if (!fn)
@@ -182,7 +192,7 @@ id<MTLFunction> Compiler::function(const std::string& source, const std::string&
   if (auto hit = functions_.find(key); hit != functions_.end()) return hit->second;
   id<MTLFunction> fn = nil;
   pooled([&] {
-    fn = specialise(library(source, entry), entry, constants, type, block);
+    fn = specialise(library(source, entry), entry, constants, type);
     functions_.emplace(key, fn);
   });
   return fn;
@@ -198,7 +208,7 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
 
   std::shared_ptr<Pipeline> p;
   pooled([&] {
-    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel, block);
+    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel);
     NSError* err = nil;
     id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
     if (!state)

@@ -173,18 +173,21 @@ def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(monkeypatch: 
     from apple_roofline.dispatch.model import DispatchStudy
 
     calls: List[str] = []
-    series, timeline = runner._launch_series, runner._timeline
+    steps, timeline = runner._launch_steps, runner._timeline
 
-    def counted_series(*a: Any) -> Any:
-        return [(m, p, c, lambda run=run, m=m: calls.append(m) or run()) for m, p, c, run in series(*a)]
+    def counted_steps(*a: Any) -> Any:
+        return [(key, text, lambda run=run, key=key: calls.append(key) or run()) for key, text, run in steps(*a)]
 
     def counted_timeline(*a: Any) -> Any:
         calls.append("timeline")
         return timeline(*a)
 
-    monkeypatch.setattr(runner, "_launch_series", counted_series)
+    monkeypatch.setattr(runner, "_launch_steps", counted_steps)
     monkeypatch.setattr(runner, "_timeline", counted_timeline)
+    # one journal record per step: the device clock's throughput, each interleaved pair of series
+    # (one pairing), the timeline (its start latency)
     study = resume_check("dispatch", DispatchStudy, lambda j: runner.run_dispatch(
         "cpu", reps=5, launches=2, warmup=1, peers=False, journal=j), lambda s: [
-        s for s in s.series if s.measure != "step"], lambda: len(calls))
-    assert study.valid
+        x for x in s.series if x.clock == "device" or x.measure == "start_latency"] + list(s.pairings),
+        lambda: len(calls))
+    assert study.valid and len(study.pairings) == 4

@@ -4,7 +4,7 @@ field and the valid range, and ``plot`` and ``report`` exit 2 with that line: no
 figure, no report. Every other hostile value a reader accepts must still be drawn and reported
 without a traceback.
 
-The files are tests/unit/data's: real runs (run_epyc_2vcpu, graphics_h100, dispatch_epyc_2vcpu,
+The files are tests/unit/data's: real runs (run_epyc_2vcpu, graphics_h100, dispatch_paired_epyc_2vcpu,
 calls_epyc_2vcpu) and two synthetic studies marked as test data (tune_synthetic, engines_synthetic:
 the tune study needs a GPU, the engines study macOS).
 """
@@ -29,7 +29,7 @@ cli = CliRunner()
 #: One saved file of each kind.
 FILES: Dict[str, str] = {
     "roofline": "run_epyc_2vcpu.json",
-    "dispatch": "dispatch_epyc_2vcpu.json",
+    "dispatch": "dispatch_paired_epyc_2vcpu.json",
     "graphics": "graphics_h100.json",
     "calls": "calls_epyc_2vcpu.json",
     "engines": "engines_synthetic.json",
@@ -203,11 +203,13 @@ def _numbers(d: Any, path: Path_ = ()) -> List[Path_]:
 
 def _first_records(d: Dict[str, Any]) -> Dict[str, Any]:
     """The file with its arrays of records cut to their first two entries (the fuzz below visits
-    every number of what is left)."""
+    every number of what is left); a dispatch study keeps its first pairing and the three series it
+    needs (the device clock's, then the native and python series it pairs)."""
     d = copy.deepcopy(d)
-    for key in ("measurements", "series", "points", "rejected", "skipped", "ceilings", "suite_times", "models"):
+    for key in ("measurements", "series", "points", "rejected", "skipped", "ceilings", "suite_times", "models",
+                "pairings"):
         if isinstance(d.get(key), list):
-            d[key] = d[key][:2]
+            d[key] = d[key][:1 if key == "pairings" else 3 if key == "series" else 2]
     return d
 
 

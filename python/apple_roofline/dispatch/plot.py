@@ -15,8 +15,11 @@ One figure, four panels, every figure per launch in microseconds (µs, 1e-6 s):
   value; a negative median (the GPU started before the launch call returned) is drawn as 0 and its
   value given in the label.
 
-Series that failed validation are left out of every panel and listed in a footnote, with the paths
-the study skipped. Figures are built with :class:`matplotlib.figure.Figure` on the Agg canvas,
+A footnote gives the binding's cost, kernel by kernel, as the report does (:func:`~.report.cost_text`:
+the median of the paired python − native differences, its interval, and "not resolved" where the
+interval does not resolve it), so that the distance between two histograms' medians is not read as
+the cost. Series that failed validation are left out of every panel and listed in the footnote, with
+the paths the study skipped. Figures are built with :class:`matplotlib.figure.Figure` on the Agg canvas,
 never pyplot, so nothing touches matplotlib's global state; matplotlib is imported inside the
 functions (:mod:`apple_roofline.figures`).
 """
@@ -34,7 +37,7 @@ import numpy as np
 from ..figures import PALETTE, Axes, Figure, check_suffix, mpl, new_figure, save_figure
 from ..text import date_of, sig_figs
 from .model import DispatchStudy, LatencySeries
-from .report import step_medians
+from .report import binding_cost, cost_text, step_medians
 
 __all__ = ["HIST_MEASURES", "LATENCY_FIGSIZE", "X_LABEL_US", "plot_dispatch"]
 
@@ -210,6 +213,9 @@ def _steps(ax: Axes, study: DispatchStudy) -> None:
 
 def _footnote(study: DispatchStudy) -> str:
     parts: list[str] = []
+    costs = binding_cost(study)
+    if costs:
+        parts.append("Binding cost: " + "; ".join(f"{c.kernel} {c.measure}: {cost_text(c)}" for c in costs) + ".")
     bad = [s for s in study.series if not s.valid]
     if bad:
         parts.append("Left out, failed validation: " + "; ".join(
@@ -223,9 +229,9 @@ def plot_dispatch(study: DispatchStudy, path: str | os.PathLike[str] | None = No
     """Draw a dispatch-latency study as one figure (module docstring: panels, units, colours).
 
     The title names the device, its backend and the study's date (and says when the study was
-    interrupted). Series that failed validation are left out of every panel and listed in a
-    footnote (a figure text, with the paths the study skipped); a panel with no valid series says
-    "not measured".
+    interrupted). A footnote (a figure text) gives the binding's cost with its interval and verdict;
+    series that failed validation are left out of every panel and listed in it, with the paths the
+    study skipped; a panel with no valid series says "not measured".
 
     Args:
         study: the study to draw.

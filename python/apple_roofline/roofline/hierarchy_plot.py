@@ -7,7 +7,9 @@ points (each at its best sample, as the plateaus are found), log-log; each plate
 labelled with its level and rate, and one that could not be told apart as no bar, its level named
 in a note under the axes;
 the documented cache sizes as dotted vertical lines named at the top; the shared-memory ceiling,
-where measured, as a dashed horizontal reference. Every marker carries the gid of its measurement
+where measured, as a dashed horizontal reference. A point above the physical limit of the level it was
+planned in (docs/design.md, "Physical limits") stays on its line but in no plateau, drawn hollow
+under a cross, and the legend says so. Every marker carries the gid of its measurement
 (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it.
 """
 
@@ -19,7 +21,7 @@ from ..figures import PALETTE, Figure, mpl, new_figure, text_color
 from ..sizes import format_size
 from ..text import sig_figs
 from .levels import level_curves
-from .plot import measurement_gid
+from .plot import draw_over_limit, measurement_gid, over_limit_legend
 from .records import Ceiling, Measurement
 
 __all__ = ["plot_hierarchy", "HIERARCHY_FIGSIZE"]
@@ -62,8 +64,12 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
         name = f"{curve.kernel} ({curve.dtype})"
         ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
         for m, x, y in zip(curve.measurements, xs, ys):
+            over = m.over_limit is not None  # above its limit: hollow under a cross, in no plateau
             ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=4.5, color=color,
-                    markeredgecolor="white", markeredgewidth=0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+                    markerfacecolor="white" if over else color, markeredgecolor=color if over else "white",
+                    markeredgewidth=1.1 if over else 0.5, zorder=4, gid=measurement_gid(index[id(m)]))
+            if over:
+                draw_over_limit(ax, x, y, 4.5, index[id(m)])
         for p in curve.plateaus:
             if not p.resolved:
                 continue
@@ -102,6 +108,10 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
                     xycoords="axes fraction", xytext=(4.0, 4.0), textcoords="offset points", ha="left",
                     va="bottom", fontsize=7.5, color="#444444", gid="hierarchy:unresolved")
     handles, names = ax.get_legend_handles_labels()
+    flagged = sum(len(c.over_limit) for c in curves)
+    if flagged:
+        text, handle = over_limit_legend(flagged)
+        handles, names = [*handles, handle], [*names, text]
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     head = "Memory hierarchy: bandwidth against working set"
     fig.suptitle(f"{head}\n{title}" if title else head, fontsize=11)

@@ -26,6 +26,7 @@ from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
 from .levels import level_curves
+from .limits import OVER_MARK
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_plot import RULE_FIGURES
 from .rules_tables import RULE_SECTIONS
@@ -51,7 +52,8 @@ svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 
 
 def measurement_tooltip(m: Measurement) -> str:
-    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, and
+    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, the
+    physical limit its figure lies above where it does (docs/design.md, "Physical limits"), and
     power with GFLOP/s and GB/s per watt where the run measured power."""
     params = format_params(m.params)
     lines = [
@@ -60,6 +62,8 @@ def measurement_tooltip(m: Measurement) -> str:
         f"median {sig_figs(m.median_s * 1e6)} µs per launch of {m.summary.n} samples, CV {percent(m.cv)}",
         f"validation: {m.validation or ('passed' if m.valid else 'failed')}",
     ]
+    if m.over_limit is not None:
+        lines.append(f"{OVER_MARK} {m.over_limit.text}; no ceiling, no level")
     if m.power_w is not None and m.gflops_per_watt is not None and m.gbps_per_watt is not None:
         lines.append(f"{sig_figs(m.power_w)} W: {sig_figs(m.gflops_per_watt)} GFLOP/s per W, "
                      f"{sig_figs(m.gbps_per_watt)} GB/s per W")
@@ -77,6 +81,8 @@ def tooltips(run: Run) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for i, m in enumerate(run.measurements):
         out[measurement_gid(i)] = out[measurement_gid(i) + "-gbps"] = measurement_tooltip(m)
+        if m.over_limit is not None:
+            out[f"over-limit:{measurement_gid(i)}"] = out[measurement_gid(i)]
     for c in run.ceilings:
         out[f"ceiling:{c.source}:{c.kind}:{c.name}"] = ceiling_tooltip(c)
     return out

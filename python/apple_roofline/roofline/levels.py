@@ -18,7 +18,9 @@ ceiling stays STREAM's.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -27,7 +29,7 @@ from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from .records import Ceiling, Measurement
 
-__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings",
+__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings", "without_over_limit",
            "level_ceiling_name", "level_warnings", "min_points", "working_set_text"]
 
 #: The suite whose measurements make the curves.
@@ -67,6 +69,10 @@ class LevelCurve:
             (:func:`~.plateaus.level_groups`); each settled by :func:`~.agreement.settle`.
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
+        over_limit: those of them above the physical limit of the level they were planned in
+            (:mod:`.limits`: a point planned beyond every cache that ran faster than the memory
+            interface, from a cache): they shape the curve (its transitions and edges) but are no part
+            of any plateau's rate (:func:`without_over_limit`), so they make no level.
     """
 
     kernel: str
@@ -76,6 +82,7 @@ class LevelCurve:
     plateaus: Tuple[Plateau, ...]
     sweep: str
     measurements: Tuple[Measurement, ...]
+    over_limit: Tuple[Measurement, ...] = ()
 
 
 def min_points(points: Sequence[Tuple[int, float]]) -> int:
@@ -110,9 +117,29 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
         found = (level_groups(points, levels) if sweep == "levels"
                  else find_plateaus(points, levels, min_points=min_points(points)))
-        plateaus = settle(found, points, [m.cv for m in ms], levels)
-        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms)))
+        over = tuple(m for m in ms if not m.usable)
+        found = [q for q in (without_over_limit(p, ms) for p in found) if q is not None]
+        # the levels from the usable points alone (an over-limit point is no octave partner either)
+        usable = [(w, m) for w, m in zip((w for w, _g in points), ms) if m.usable]
+        plateaus = settle(found, [(w, m.best_gbps) for w, m in usable], [m.cv for _w, m in usable], levels)
+        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms), over))
     return out
+
+
+def without_over_limit(p: Plateau, measurements: Sequence[Measurement]) -> Optional[Plateau]:
+    """Plateau ``p`` of the curve of ``measurements`` made of only its usable points
+    (:attr:`~.records.Measurement.usable`: a point planned beyond every cache that ran faster than the
+    memory interface is cache-resident, no DRAM figure, and makes no level): their median best-sample
+    rate and working sets; ``p`` itself when all its points are usable; None when none is."""
+    inside = [m for m in measurements if p.lo <= int(m.params[WORKING_SET]) <= p.hi]
+    kept = [m for m in inside if m.usable]
+    if len(kept) == len(inside):
+        return p
+    if not kept:
+        return None
+    ws = [int(m.params[WORKING_SET]) for m in kept]
+    return dataclasses.replace(p, gbps=statistics.median(m.best_gbps for m in kept), lo=min(ws), hi=max(ws),
+                               points=len(kept), members=tuple(sorted(ws)))
 
 
 def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:

@@ -136,8 +136,9 @@ class Point:
 def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     """Measured ceilings from a run's measurements (docs/design.md, "The roofline model and its views").
 
-    Only measurements with ``valid`` true and a ``ceiling_class`` count; an
-    invalid measurement is never a ceiling. For each ``ceiling_class`` the
+    Only usable measurements (:attr:`~.records.Measurement.usable`: valid, and not above the
+    physical limit of what they are labelled with, :mod:`.limits`) with a ``ceiling_class`` count;
+    an invalid or over-limit measurement is never a ceiling. For each ``ceiling_class`` the
     best measurement wins: bandwidth classes by median GB/s, compute classes
     by median GFLOP/s (first one wins a tie).
 
@@ -160,7 +161,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     best: Dict[str, Measurement] = {}
     kinds: Dict[str, str] = {}
     for m in measurements:
-        if not m.valid or m.ceiling_class is None or m.ceiling_kind is None:
+        if not m.usable or m.ceiling_class is None or m.ceiling_kind is None:
             continue
         cls = m.ceiling_class
         if cls in kinds and kinds[cls] != m.ceiling_kind:

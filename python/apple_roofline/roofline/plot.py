@@ -22,11 +22,14 @@ analysis. A figure a reader can take in at a glance:
   ``"all"`` or names);
 * measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines; vendor GEMM dots and peak kernels in
   the colour of their class, grey when it is not shown); invalid measurements are never drawn;
-  user points as large labelled markers.
+  a measurement above the physical limit of what it is labelled with (docs/design.md, "Physical
+  limits": it sets no ceiling) is drawn hollow under a cross (:func:`draw_over_limit`), and the legend
+  says how many there are; user points as large labelled markers.
 
 Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted line), ``ridge:<source>:<name>``,
 ``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a sweep),
-``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``point:<name>`` and
+``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``over-limit:m-<i>`` (the
+cross on one above its limit), ``point:<name>`` and
 ``pointlabel:<name>``; :mod:`.html` hangs hover text on them.
 """
 
@@ -43,11 +46,12 @@ from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, 
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
 from .levels import working_set_text
+from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 
-__all__ = ["plot_roofline", "clocked_theoretical", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
+__all__ = ["plot_roofline", "clocked_theoretical", "draw_over_limit", "over_limit_legend", "OVER_LIMIT_COLOR", "CeilingClass", "ceiling_classes", "class_colors", "measurement_gid", "interleaved_dashes",
            "FIGSIZE",
            "X_LABEL", "MERGE_RTOL", "CLASS_COLORS", "CLASS_ORDER", "NEUTRAL"]
 
@@ -80,9 +84,27 @@ _BBOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alp
 _BW_POSITIONS = (1.5, 3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0)  # along the diagonal, times xlo
 
 
+#: The colour of the cross drawn over a measurement above its physical limit.
+OVER_LIMIT_COLOR = "#C00000"
+
+
 def measurement_gid(index: int) -> str:
     """The gid of the marker of ``model.measurements[index]``."""
     return f"m-{index}"
+
+
+def draw_over_limit(ax: Axes, x: float, y: float, size: float, index: int) -> None:
+    """The cross over the (hollow) marker of ``measurements[index]`` at ``(x, y)``, which lies above
+    the physical limit of what it is labelled with (docs/design.md, "Physical limits")."""
+    ax.plot([x], [y], linestyle="none", marker="x", markersize=size * 1.25, color=OVER_LIMIT_COLOR,
+            markeredgewidth=1.3, zorder=5, gid=f"over-limit:{measurement_gid(index)}")
+
+
+def over_limit_legend(count: int) -> Tuple[str, Any]:
+    """The legend entry (text, handle) that says ``count`` drawn measurements lie above their limits."""
+    handle = mpl("matplotlib.lines").Line2D([], [], linestyle="none", marker="x", markersize=6.0,
+                                            color=OVER_LIMIT_COLOR, markeredgewidth=1.3)
+    return (f"above its physical limit ({count}): no ceiling, reason in the report", handle)
 
 
 @dataclass(frozen=True)
@@ -203,11 +225,12 @@ def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[f
     if ridge is not None:
         parts.append(f"ridge {_ridge_text(ridge)} FLOP/B")
     if cls.theoretical is not None:
+        # shares never above 100 % (docs/design.md, "Physical limits")
         parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
-                     f"({cls.measured.value / cls.theoretical.value:.0%})")
+                     f"({share_text(cls.measured.value / cls.theoretical.value, CLOCK_MISREAD, whole=True)})")
         if clocked is not None:
             parts.append(f"at {clocked[0]:.0f} MHz {sig_figs(scale.y(clocked[1]))} "
-                         f"({cls.measured.value / clocked[1]:.0%})")
+                         f"({share_text(cls.measured.value / clocked[1], CLOCK_MISREAD, whole=True)})")
     if eff is not None:
         parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
     return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
@@ -246,11 +269,12 @@ class _Marker:
 
 def _markers(model: RooflineModel, colors: Dict[str, str]) -> List[Tuple[int, Measurement, _Marker]]:
     """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
-    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself."""
+    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself, unless above
+    its limit (then it is none, and drawn)."""
     sweeps: Dict[str, int] = {}
     out: List[Tuple[int, Measurement, _Marker]] = []
     for i, m in enumerate(model.measurements):
-        if not m.valid or m.flops <= 0 or m.suite == "stream":
+        if not m.valid or m.flops <= 0 or (m.suite == "stream" and m.over_limit is None):
             continue
         cls = m.ceiling_class or ""
         if m.suite == "sweep":
@@ -259,6 +283,8 @@ def _markers(model: RooflineModel, colors: Dict[str, str]) -> List[Tuple[int, Me
                             _SWEEP_COLORS[k % len(_SWEEP_COLORS)])
         elif m.suite == "gemm" and cls:
             style = _Marker("vendor GEMM, N = 16 … (colour = its ceiling)", "o", 6.0, colors.get(cls, _UNSHOWN))
+        elif m.suite == "stream":  # drawn only above its limit (then it is no ceiling)
+            style = _Marker("STREAM kernels", "o", 4.5, NEUTRAL)
         elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
             style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL), True)
         else:
@@ -396,12 +422,15 @@ def plot_roofline(
         ax.plot([m.intensity for m in ms], [scale.y(m.gflops) for m in ms], linestyle="-", color=style.color,
                 linewidth=1.3, zorder=4, gid=f"sweep:{name[len('sweep '):]}")
     for i, m, s in drawn:
-        face = "white" if s.hollow else s.color
-        edge = s.color if s.hollow or s.series.startswith("sweep ") else "white"
+        hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
+        face = "white" if hollow else s.color
+        edge = s.color if hollow or s.series.startswith("sweep ") else "white"
         ax.plot([m.intensity], [scale.y(m.gflops)], linestyle="none", marker=s.marker, markersize=s.size,
-                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not s.hollow else 1.1,
+                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not hollow else 1.1,
                 color=s.color, zorder=4, gid=measurement_gid(i))
         labels.add_markers(ax, [m.intensity], [scale.y(m.gflops)], s.size)
+        if m.over_limit is not None:
+            draw_over_limit(ax, m.intensity, scale.y(m.gflops), s.size, i)
         if s.series not in handles:
             sweep = s.series.startswith("sweep ")
             handles[s.series] = Line2D([], [], color=s.color if sweep or s.hollow else NEUTRAL,
@@ -430,6 +459,11 @@ def plot_roofline(
     if below:
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
             [], [], linestyle="none", marker="v", color=_UNSHOWN)
+    # those that would have set a ceiling (a working-set point is the hierarchy figure's)
+    over = sum(1 for m in model.measurements if m.valid and m.over_limit is not None and m.ceiling_class is not None)
+    if over:
+        text, handle = over_limit_legend(over)
+        handles[text] = handle
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle="-", linewidth=1.9)
     if any(c.is_level for c in shown):
         handles["cache level (working sets in its label)"] = Line2D([], [], color=NEUTRAL, linestyle="-.", linewidth=1.4)

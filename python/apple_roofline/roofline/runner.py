@@ -34,6 +34,7 @@ from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_S
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .levels import level_warnings
+from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
@@ -308,11 +309,14 @@ def run_roofline(
         if any(m.params.get("shrunk") for m in measurements):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
-        warnings += level_warnings(measurements)  # docs/design.md, "The memory hierarchy"
         warnings += [w for w in map(cut_warning, times) if w]
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
         desc, peaks = cpu_clock.theoretical(marked) if cpu_clock is not None else (device_desc, theoretical)
         warnings += clock_warnings(desc)
+        # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
+        marked = check_limits(marked, peaks, {**info, **desc})
+        warnings += limit_warnings(marked)
+        warnings += level_warnings(marked)  # docs/design.md, "The memory hierarchy"
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
