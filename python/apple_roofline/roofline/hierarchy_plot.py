@@ -3,16 +3,18 @@ hierarchy").
 
 One line per hierarchy kernel (``read``: per-lane reads; ``rmw``: read-modify-write) through its
 points (each at its best sample, as the plateaus are found), log-log; each plateau found
-(:mod:`.plateaus`) as a horizontal bar over its working sets, labelled with its level and rate
-beside it, on the side away from the other kernel's line where there is room (:class:`.labels.Labels`:
-no label covers another or a marker); the documented cache sizes as dashed vertical lines named at
-the top, and the shared-memory ceiling, where measured, as a thin solid horizontal line (the line
-styles of every figure: published dashed, measured solid, :data:`~apple_roofline.figures.MEASURED`).
-A point above the physical limit of the level it was planned in (docs/design.md, "Physical limits")
-stays on its line but in no plateau, drawn hollow under a cross, and the legend says so. The y axis
-has plain-number log ticks (:func:`~apple_roofline.figures.log_ticks`: 50, 100, 200, 500, 1k). Every
-marker carries the gid of its measurement (:func:`.plot.measurement_gid`), so the HTML report's hover
-text works on it; each plateau label the gid ``plateaulabel:<kernel>:<level>``.
+(:mod:`.plateaus`) and told apart (:mod:`.agreement`) as a horizontal bar over its working sets,
+labelled with its level and rate beside it, on the side away from the other kernel's line where there
+is room (:class:`.labels.Labels`: no label covers another or a marker), and one that could not be told
+apart as no bar, its level named in a note under the axes; the documented cache sizes as dashed
+vertical lines named at the top, and the shared-memory ceiling, where measured, as a thin solid
+horizontal line (the line styles of every figure: published dashed, measured solid,
+:data:`~apple_roofline.figures.MEASURED`). A point above the physical limit of the level it was planned
+in (docs/design.md, "Physical limits") stays on its line but in no plateau, drawn hollow under a
+cross, and the legend says so. The y axis has plain-number log ticks
+(:func:`~apple_roofline.figures.log_ticks`: 50, 100, 200, 500, 1k). Every marker carries the gid of
+its measurement (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it; each
+plateau label the gid ``plateaulabel:<kernel>:<level>``.
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
                 draw_over_limit(ax, x, y, _MARKER_SIZE, index[id(m)])
         labels.add_markers(ax, xs, ys, _MARKER_SIZE)
         for p in curve.plateaus:
+            if not p.resolved:
+                continue
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
             ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",
                     zorder=2, gid=f"plateau:{curve.kernel}:{p.level}")
@@ -132,6 +136,11 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     lo, hi = ax.get_ylim()
     ax.set_ylim(lo / 1.3, hi * 1.6)
     log_ticks(ax.yaxis, lo / 1.3, hi * 1.6)
+    apart = [f"{c.kernel} {p.level}" for c in curves for p in c.plateaus if not p.resolved]
+    if apart:
+        ax.annotate("could not be told apart (no level drawn): " + ", ".join(apart), xy=(0.0, 0.0),
+                    xycoords="axes fraction", xytext=(4.0, 4.0), textcoords="offset points", ha="left",
+                    va="bottom", fontsize=7.5, color="#444444", gid="hierarchy:unresolved")
     handles, names = ax.get_legend_handles_labels()
     flagged = sum(len(c.over_limit) for c in curves)
     if flagged:

@@ -27,12 +27,14 @@ from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
-from ..theoretical import device_theoretical
+from ..theoretical import device_theoretical, host_cpu_spec
+from ..theoretical.cpu_clock import RunClock, clock_warnings
 from ..theoretical.caches import hierarchy_facts
 from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
+from .levels import level_warnings
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
@@ -275,7 +277,12 @@ def run_roofline(
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
-    device_desc, theoretical = device_theoretical(info)
+    # a CPU's measured clock is read again after each suite and the peaks rest on the readings'
+    # robust estimate (docs/design.md, "Theoretical ceilings")
+    cpu_clock = RunClock(host_cpu_spec()) if info.get("backend") == "cpu" else None
+    if cpu_clock is not None:
+        cpu_clock.take()  # a second at the start: a one-suite run still has three readings
+    device_desc, theoretical = cpu_clock.theoretical() if cpu_clock is not None else device_theoretical(info)
     created = provenance.now()
     journal = journal or Journal()
     journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
@@ -305,9 +312,12 @@ def run_roofline(
         warnings += ladder_warnings(measurements)
         warnings += [w for w in map(cut_warning, times) if w]
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
+        desc, peaks = cpu_clock.theoretical(marked) if cpu_clock is not None else (device_desc, theoretical)
+        warnings += clock_warnings(desc)
         # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
-        marked = check_limits(marked, theoretical, {**info, **device_desc})
+        marked = check_limits(marked, peaks, {**info, **desc})
         warnings += limit_warnings(marked)
+        warnings += level_warnings(marked)  # docs/design.md, "The memory hierarchy"
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
@@ -318,7 +328,7 @@ def run_roofline(
             tool=ToolInfo.current(),
             created=created,
             host=provenance.host(),
-            device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
+            device={**info, **desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
                     **({"sustain_s": sustain_s} if sustain_s else {}),
                     **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
@@ -326,7 +336,7 @@ def run_roofline(
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=marked,
-            ceilings=tuple(derive_ceilings(marked)) + tuple(theoretical),
+            ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
             skipped=tuple(skipped),
             warnings=tuple(warnings),
             complete=complete,
@@ -351,6 +361,8 @@ def run_roofline(
                            journal=journal)
             finally:
                 times.append(clock.record())
+            if cpu_clock is not None:
+                cpu_clock.take()  # between suites, and after the last one (about 50 ms)
             if progress:
                 progress.finish(name)
     except KeyboardInterrupt:
