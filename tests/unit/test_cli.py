@@ -538,7 +538,8 @@ def test_run_summary_measured_ridges_unlabelled(tmp_path: Path, monkeypatch: pyt
     "measured, theoretical, why",
     [
         ("bandwidth", [], "no compute ceiling"),
-        ("", [], "no bandwidth ceiling (measured by the stream suite; no theoretical one known) and no compute"),
+        ("", [], "no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is known "
+                 "for this device) and no compute"),
         ("compute", ["compute"], "no bandwidth ceiling"),
     ],
 )
@@ -552,6 +553,18 @@ def test_run_summary_says_why_no_ridge_points(
     lines = [ln for ln in result.stdout.splitlines() if ln.startswith("no ridge points:")]
     assert len(lines) == 1 and why in lines[0], result.stdout
     assert "FLOP/byte" not in result.stdout
+    # the figure's warning names the same missing kind, not "none valid for a ceiling" (issue 32)
+    plot_lines = [ln for ln in result.stderr.splitlines() if ln.startswith("warning: no roofline plot:")]
+    assert len(plot_lines) == 1 and "none valid" not in plot_lines[0], result.stderr
+    if not measured:
+        assert plot_lines[0].endswith("none of which sets a ceiling)"), plot_lines
+    else:
+        kinds = sorted({c.kind for c in r.ceilings})
+        assert plot_lines[0] == (f"warning: no roofline plot: the run has {why.split(' (')[0]} (measured by the "
+                                 f"{'stream and hierarchy' if why.startswith('no bandwidth') else 'peak and gemm'} "
+                                 f"suites; no theoretical one is known for this device) to draw its "
+                                 f"{len(r.ceilings)} {' and '.join(kinds)} ceiling{'s' if len(r.ceilings) > 1 else ''} "
+                                 "against"), plot_lines
 
 
 def test_run_without_ceilings_writes_no_empty_plot(

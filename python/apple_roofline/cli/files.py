@@ -187,8 +187,7 @@ def plot(
     model = model_of(run)
     if model is None:
         # a figure without ceilings would be empty axes; say why there is nothing to draw
-        fail(no_ceilings_message(run, run_json) if not run.ceilings else
-             f"{run_json}: cannot plot: a roofline needs a bandwidth and a compute ceiling", EXIT_FAILED)
+        fail(no_ceilings_message(run, run_json), EXIT_FAILED)
     from ..roofline.selection import select_ceilings
 
     try:

@@ -57,17 +57,11 @@ def ridge_summary(run: "Run") -> Tuple[List[str], List[List[str]]]:
     (:attr:`~apple_roofline.roofline.model.RidgeTable.default`): measured compute ceilings against
     the highest measured bandwidth; where a kind was not measured, its theoretical ceilings stand in
     and the rows and a note say so. With no bandwidth or no compute ceiling at all, a note saying why."""
-    from ..roofline.tables import model_of
+    from ..roofline.tables import missing_ceilings, model_of
 
     model = model_of(run)
     if model is None:
-        kinds = {c.kind for c in run.ceilings}
-        missing = []
-        if "bandwidth" not in kinds:
-            missing.append("no bandwidth ceiling (measured by the stream suite; no theoretical one known)")
-        if "compute" not in kinds:
-            missing.append("no compute ceiling (measured by the peak and gemm suites; no theoretical one known)")
-        return [f"no ridge points: the run has {' and '.join(missing)}"], []
+        return [f"no ridge points: the run has {' and '.join(missing_ceilings(run))}"], []
     table = model.ridge_table()
     bw = table.default_bandwidth
     assert bw is not None and table.default  # a model has both kinds

@@ -21,7 +21,7 @@ from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 
-__all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
+__all__ = ["Table", "SuiteTable", "model_of", "missing_ceilings", "describe", "ceilings_table", "ridge_table", "suite_tables",
            "skipped_table", "suite_time_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
            "report_warnings"]
 
@@ -55,6 +55,21 @@ def model_of(run: Run) -> Optional[RooflineModel]:
     except ValueError:
         return None
     return model
+
+
+def missing_ceilings(run: Run) -> List[str]:
+    """The kinds of ceiling ``run`` lacks for a roofline, each as a phrase saying which suite measures
+    it: ``["no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is
+    known for this device)"]``; empty when it has both kinds."""
+    kinds = {c.kind for c in run.ceilings}
+    out = []
+    if "bandwidth" not in kinds:
+        out.append("no bandwidth ceiling (measured by the stream and hierarchy suites; "
+                   "no theoretical one is known for this device)")
+    if "compute" not in kinds:
+        out.append("no compute ceiling (measured by the peak and gemm suites; "
+                   "no theoretical one is known for this device)")
+    return out
 
 
 def describe(m: Measurement) -> str:
