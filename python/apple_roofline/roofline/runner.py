@@ -36,7 +36,7 @@ from .model import derive_ceilings
 from .records import CONVENTIONS, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
+__all__ = ["SUITES", "OPTION_FLAGS", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
            "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
            "check_sustain", "MAX_SUSTAIN_S"]
@@ -133,6 +133,12 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
 
 #: The longest ``sustain_s`` (``run --sustain``): a minute of timed samples per measurement.
 MAX_SUSTAIN_S = 60.0
+
+#: The options of a run's journal that a command-line flag sets, in the order a resumed run checks
+#: them: ``budgets_s`` follows from ``suites`` and ``quick``, so a difference there names them first.
+OPTION_FLAGS: Mapping[str, str] = {"suites": "--suite", "quick": "--quick", "reps": "--reps",
+                                   "array_bytes": "--array-size", "sustain_s": "--sustain",
+                                   "power_window": "--power-window", "budgets_s": "--budget"}
 
 
 def check_sustain(sustain_s: object) -> float:
@@ -279,7 +285,7 @@ def run_roofline(
     journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
         "suites": list(suite_names), "quick": quick, "reps": reps, "array_bytes": array_bytes, "sustain_s": sustain_s,
         "power_window": power_window, "budgets_s": budgets, "tune": tuner.describe() if tuner is not None else None,
-        "telemetry": telemetry})
+        "telemetry": telemetry}, flags=OPTION_FLAGS)
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
