@@ -13,6 +13,7 @@ from ..errors import OptionError
 from ..measure import MAX_REPS
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
+from ..roofline.budget import BUDGET_HELP, suite_budgets
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
@@ -103,11 +104,11 @@ def _print_summary(run: "Run") -> None:
 def run(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
     ] = None,
     quick: Annotated[
         bool,
@@ -119,18 +120,18 @@ def run(
     ] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")] = "10",
     array_size: Annotated[
-        Optional[str], typer.Option("--array-size", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
+        Optional[str], typer.Option("--array-size", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
     ] = None,
     ceilings: Annotated[
-        str, typer.Option("--ceilings", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
+        str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
     ] = "default",
     tune: Annotated[
         bool, typer.Option("--tune", help="Before each suite, a quick tune of its kernels' block size; measure at the best.")
     ] = False,
     tune_file: Annotated[
-        Optional[Path], typer.Option("--tune-file", help="With --tune: the best block sizes of this tune.json instead.")
+        Optional[Path], typer.Option("--tune-file", metavar="FILE", help="With --tune: the best block sizes of this tune.json instead.")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
     power_window: Annotated[
         bool,
@@ -152,11 +153,7 @@ def run(
     budget: Annotated[
         Optional[str],
         typer.Option(
-            "--budget", metavar="SUITE=SECONDS,...",
-            help="Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to 3600), or none. A suite "
-            "whose budget runs out stops before its next case and the report says so. Default: "
-            "stream 30, sweep 60, peak 30, gemm 90, idiv 60, matrix 120, access 120, occupancy 60, dualissue 30 (a third with --quick); none with "
-            "--sustain or --power-window.",
+            "--budget", metavar="SUITE=SECONDS,...", help=BUDGET_HELP,
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
@@ -191,7 +188,6 @@ def run(
         suites = runner.parse_suites(suite) if suite is not None else None
         sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
         if budget is not None:
-            from ..roofline.budget import suite_budgets
             from ..suites import DEFAULT_SUITES
 
             suite_budgets(suites or DEFAULT_SUITES, quick, budget)
