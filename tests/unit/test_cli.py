@@ -110,6 +110,27 @@ def test_help_shows_metavars_a_person_reads(cmd: Tuple[str, ...]) -> None:
         assert "Usage: apple-roofline plot [OPTIONS] RUN.json Draw" in " ".join(result.output.split())
 
 
+@pytest.mark.parametrize("width", [60, 80, 120, 300])
+def test_devices_table_fits_the_terminal_and_wraps_the_reason(width: int) -> None:
+    """Issue 32: the table was about 300 characters wide; now no line passes the terminal's width and
+    the long CUDA reason wraps within its column, every word of it kept."""
+    from apple_roofline.cli.devices import devices_table
+
+    reason = ("CUDA driver (libcuda.so.1) not available: libcuda.so.1: cannot open shared object file: No such "
+              "file or directory; libcuda.so: cannot open shared object file: No such file or directory")
+    rows = [["cpu", "yes", "1", "AMD EPYC", "threads=2, isa=avx512, vector_bits=512, memory=23.5 GiB", ""],
+            ["cuda", "yes", "0", "-", "-", reason]]
+    lines = devices_table(rows, width).splitlines()
+    assert lines[0].split() == ["backend", "compiled", "devices", "name", "figures", "reason"]
+    assert max(len(ln) for ln in lines) <= width
+    column = lines[0].index("reason")
+    cuda = next(i for i, ln in enumerate(lines) if ln.startswith("cuda"))
+    text = " ".join(ln[column:].strip() for ln in lines[cuda:] if len(ln) > column)
+    assert text.replace(" ", "") == reason.replace(" ", "")  # wrapped (or folded), nothing lost
+    if width >= 300:
+        assert lines[cuda].endswith(reason)  # room for it: one line
+
+
 def test_version_is_a_flag() -> None:
     result = invoke(["--help"])
     line = next(ln for ln in result.output.splitlines() if "--version" in ln)
