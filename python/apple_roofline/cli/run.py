@@ -11,6 +11,7 @@ import typer
 
 from ..errors import OptionError
 from ..measure import MAX_REPS
+from ..stats import CV_WARN, NOISY_CV
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.budget import BUDGET_HELP, suite_budgets
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..roofline.run import Run
     from ..roofline.runner import Tuner
 
-__all__ = ["run", "parse_count", "ridge_summary"]
+__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings"]
 
 T = TypeVar("T")
 
@@ -231,11 +232,28 @@ def run(
     # -- write and summarise
     written, problems = _write(result, out, which)
     _print_summary(result)
-    print_written(written, [*problems, *result.warnings])
+    print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
     if invalid:
         names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
         fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
+
+
+def summed_warnings(run: "Run", out: Path) -> List[str]:
+    """The run's warnings for the terminal: the CV warnings (one per noisy measurement, often
+    dozens) as one line that counts them and points to the report's Warnings table, every other
+    warning as it is."""
+    from ..roofline.runner import cv_warnings
+
+    noisy = cv_warnings(run.measurements)
+    others = [w for w in run.warnings if w not in set(noisy)]
+    if not noisy:
+        return others
+    worst = sum(1 for m in run.valid_measurements if m.noisy)
+    return [*others, f"{len(noisy)} measurement{'s' if len(noisy) != 1 else ''} with noisy samples "
+            f"(CV > {CV_WARN:.0%})" + (f", {worst} of them above {NOISY_CV:.0%} even when measured twice "
+                                       "(marked noisy)" if worst else "")
+            + f": see the Warnings table of {out / 'report.md'} or report.html"]
 
 
 def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]":

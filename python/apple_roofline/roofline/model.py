@@ -139,7 +139,9 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     Only measurements with ``valid`` true and a ``ceiling_class`` count; an
     invalid measurement is never a ceiling. For each ``ceiling_class`` the
     best measurement wins: bandwidth classes by median GB/s, compute classes
-    by median GFLOP/s (first one wins a tie).
+    by median GFLOP/s (first one wins a tie). A winner whose samples are noisy
+    (:attr:`Measurement.noisy`) still sets the ceiling, its ``from_`` saying so
+    (docs/design.md, "Noisy samples").
 
     Args:
         measurements: any sequence of :class:`Measurement`.
@@ -187,7 +189,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 value=value,
                 unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
                 source="measured",
-                from_=f"{where} (median of {m.summary.n})",
+                from_=f"{where} (median of {m.summary.n}" + (f"; noisy samples, CV {m.cv:.0%}" if m.noisy else "") + ")",
                 working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )

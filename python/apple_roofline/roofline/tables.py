@@ -128,14 +128,16 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
 
 def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
-    GFLOP/s and GB/s, CV and whether it is valid (``"**NO**"`` when not)."""
+    GFLOP/s and GB/s, CV (with "(noisy)" above :data:`~apple_roofline.stats.NOISY_CV`, docs/design.md,
+    "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
     suites: Dict[str, List[Measurement]] = {}
     for m in measurements:
         suites.setdefault(m.suite, []).append(m)
     out: List[SuiteTable] = []
     for suite, ms in suites.items():
         rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity), sig_figs(m.gflops),
-                      sig_figs(m.gbps), percent(m.cv), "yes" if m.valid else "**NO**") for m in ms)
+                      sig_figs(m.gbps), percent(m.cv) + (" (noisy)" if m.valid and m.noisy else ""),
+                      "yes" if m.valid else "**NO**") for m in ms)
         timers: Dict[str, int] = {}
         for m in ms:
             t = m.params.get(TIMER_PARAM)
