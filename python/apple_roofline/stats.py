@@ -18,11 +18,18 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "CV_WARN", "PERCENTILES", "MedianInterval", "Summary", "median_interval", "summarize"]
+__all__ = ["CONFIDENCE", "CV_WARN", "NOISY_CV", "PERCENTILES", "MedianInterval", "Summary", "median_interval",
+           "summarize"]
 
 #: Coefficient of variation above which a measurement is reported as noisy
 #: (docs/design.md, "Measurement": a warning above 5 %). A fraction, not a percentage.
 CV_WARN: float = 0.05
+
+#: Coefficient of variation above which a sample set is marked noisy (docs/design.md, "Noisy
+#: samples"): the runner measures such a kernel once more, and a measurement still above it is
+#: marked so in the report, its warning and any ceiling it sets. A fraction: 0.5 is a standard
+#: deviation half the mean.
+NOISY_CV: float = 0.5
 
 #: The percentiles a :class:`Summary` carries besides the quartiles.
 PERCENTILES: Tuple[float, ...] = (10.0, 25.0, 50.0, 75.0, 90.0, 99.0)

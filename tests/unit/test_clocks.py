@@ -16,6 +16,7 @@ from apple_roofline.roofline.clock_table import clock_table
 from apple_roofline.roofline.run import Run
 from apple_roofline.results import load_results
 from apple_roofline.telemetry import Sampler
+from apple_roofline.text import DASH
 
 DATA = Path(__file__).parent / "data" / "run_h100_power.json"
 
@@ -105,6 +106,26 @@ def test_the_ceilings_at_the_clock_table_gives_both_fractions() -> None:
     row = next(r for r in table.rows if r[0] == "GEMM FP64")
     assert row[2] == "1756 (reported)" and row[4] == "85.8 %" and row[6] == "96.7 %"
     assert table.header[3] == "Theoretical at 1980 MHz"
+
+
+def test_without_an_effective_clock_the_table_says_why_and_leaves_its_columns_out() -> None:
+    """A machine without a PMU (issue 32): no measurement has an effective clock, so the table has
+    no column of dashes; one sentence gives the reason the measurements recorded."""
+    run = load_results(DATA)
+    assert isinstance(run, Run)
+    why = "not measured (perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: no PMU) and no clock sampled"
+    ms = tuple(dataclasses.replace(m, params={**{k: v for k, v in m.params.items()
+                                                 if k not in C.CLOCK_PARAMS and k not in C.CLOCK_KEYS},
+                                              C.EFFECTIVE_SOURCE: f"none: {why}"}) for m in run.measurements)
+    table = clock_table(dataclasses.replace(run, measurements=ms))
+    assert table is not None
+    assert table.header == ("Ceiling", "GFLOP/s", "Theoretical at 1980 MHz", "of it")
+    full = clock_table(run)
+    assert full is not None and len(table.rows) == len(full.rows)
+    assert all(DASH not in row for row in table.rows)
+    assert len(table.notes) == 1 and table.notes[0].endswith(f"the columns at the effective clock are left out: {why}.")
+    row = next(r for r in table.rows if r[0] == "GEMM FP64")
+    assert row[3] == "85.8 %"
 
 
 def test_the_figure_draws_the_theoretical_ceiling_at_the_effective_clock_too() -> None:

@@ -66,7 +66,7 @@ def _print_study(study: "DispatchStudy") -> None:
 def dispatch(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series, and pairs of the interleaved "
@@ -80,7 +80,7 @@ def dispatch(
     peers: Annotated[
         bool, typer.Option("--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX/PyObjC (Metal) if installed.")
     ] = True,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
     outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
 ) -> None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ..clocks import CLOCK_PARAM, EFFECTIVE, EFFECTIVE_SOURCE, theoretical_clock_mhz
+from ..errors import reasons_text
 from ..text import DASH, sig_figs
 from .efficiency import ceiling_measurements
 from .limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, share_text
+from .records import Measurement
 from .run import Run
 from .tables import Table
 
@@ -61,6 +63,8 @@ def clock_table(run: Run) -> Optional[Table]:
                      str(m.params.get(CLOCK_PARAM, DASH)) if m is not None else DASH))
     if not rows:
         return None
+    if all(r[2] == DASH for r in rows):
+        return _without_clocks(rows, max_mhz, [setters[c] for c in (r[0] for r in rows) if c in setters])
     steady = run.device.get("steady_clock_mhz")
     header = ("Ceiling", "GFLOP/s", "Effective MHz", f"Theoretical at {max_mhz:.0f} MHz", "of it",
               "Theoretical at effective MHz", "of it", "Clock")
@@ -76,3 +80,16 @@ def clock_table(run: Run) -> Optional[Table]:
              + (f" ({float(steady):.0f} MHz, the median of the measurements' clocks)." if isinstance(steady, (int, float))
                 else "."))
     return Table(header, tuple(rows), "lrrrrrrl", notes)
+
+
+def _without_clocks(rows: List[Tuple[str, ...]], max_mhz: float, setters: List[Measurement]) -> Table:
+    """The table when no ceiling's measurement has an effective clock (a CPU without a readable cycle
+    counter, a backend that measures none): the columns at the effective clock left out, and one
+    sentence saying why, from the measurements' ``effective_clock_source``."""
+    reasons = [str(m.params.get(EFFECTIVE_SOURCE, "")).split(":", 1)[-1].strip() for m in setters]
+    why = reasons_text(reasons) or "no measurement recorded one"
+    notes = (f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock). "
+             f"No effective clock is known for the measurements that set these ceilings, so the columns at "
+             f"the effective clock are left out: {why}.",)
+    return Table(("Ceiling", "GFLOP/s", f"Theoretical at {max_mhz:.0f} MHz", "of it"),
+                 tuple((r[0], r[1], r[3], r[4]) for r in rows), "lrrr", notes)

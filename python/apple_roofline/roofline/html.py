@@ -45,7 +45,8 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d6d6d6; padding: 0.25em 0.55em; vertical-align: top; }
 th { background: #f3f3f3; text-align: left; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
 td:not(:last-child) { white-space: nowrap; }
-td.bad { color: #b00020; font-weight: 600; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
+td.bad { color: #b00020; font-weight: 600; }
+code { font: 0.92em ui-monospace, Menlo, Consolas, monospace; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
 svg g[id^="m-"] { cursor: crosshair; } svg g[id^="m-"]:hover { filter: drop-shadow(0 0 2px #000); }
 svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 """
@@ -116,14 +117,16 @@ def table_html(table: Table, empty: str = "None.") -> str:
         for cell, a in zip(row, table.align):
             cls = "bad" if cell == "**NO**" else ("r" if a == "r" else "")
             text = "NO" if cell == "**NO**" else cell
-            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+            cells.append(f'<td class="{cls}">{_inline(text)}</td>' if cls else f"<td>{_inline(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return notes + f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _inline(text: str) -> str:
-    """Escape ``text``, keeping Markdown's ``**bold**``."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text))
+    """Escape ``text``, rendering the Markdown the report's sentences use: ``**bold**`` and
+    `` `code` `` spans (a command such as `` `--suite hierarchy` ``)."""
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escaped)
 
 
 def _figure(svg: str, caption: str) -> str:
@@ -179,7 +182,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         parts += ["<h2>Ceilings at the clock</h2>", table_html(clocked, "")]
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
-        parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]
+        parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
     idiv = idiv_table(run)
     if idiv is not None:
         parts += ["<h2>Integer divide</h2>", table_html(idiv)]
@@ -208,7 +211,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")
-        parts += [f"<p>{html.escape(note)}</p>"] if note else []
+        parts += [f"<p>{_inline(note)}</p>"] if note else []
         parts += [table_html(efficiency)] if efficiency is not None else []
     times = suite_time_table(run)
     if times is not None:
@@ -216,7 +219,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts += ["<h2>Skipped</h2>", table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",
-              ("<ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
+              ("<ul>" + "".join(f"<li>{_inline(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
     parts.append("<details><summary>Provenance, conventions and theoretical peaks</summary>")
     parts.append(_kv_table([
         ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
@@ -225,7 +228,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
         ("Schema version", run.schema_version),
     ]))
-    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {_inline(v)}</li>"
                                   for k, v in run.conventions.items()) + "</ul>")
     theoretical = theoretical_table(run.device)
     if theoretical is not None:

@@ -140,7 +140,9 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     physical limit of what they are labelled with, :mod:`.limits`) with a ``ceiling_class`` count;
     an invalid or over-limit measurement is never a ceiling. For each ``ceiling_class`` the
     best measurement wins: bandwidth classes by median GB/s, compute classes
-    by median GFLOP/s (first one wins a tie).
+    by median GFLOP/s (first one wins a tie). A winner whose samples are noisy
+    (:attr:`Measurement.noisy`) still sets the ceiling, its ``from_`` saying so
+    (docs/design.md, "Noisy samples").
 
     Args:
         measurements: any sequence of :class:`Measurement`.
@@ -188,7 +190,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 value=value,
                 unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
                 source="measured",
-                from_=f"{where} (median of {m.summary.n})",
+                from_=f"{where} (median of {m.summary.n}" + (f"; noisy samples, CV {m.cv:.0%}" if m.noisy else "") + ")",
                 working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ..clocks import CLOCK_PARAMS
-from ..stats import Summary, summarize
+from ..stats import NOISY_CV, Summary, summarize
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
 from ..study.files import ResultsError
@@ -31,7 +31,7 @@ __all__ = [
     "CONVENTIONS",
     "CEILING_KINDS",
     "CEILING_SOURCES",
-    "TIMER_PARAM", "BLOCK_PARAM",
+    "TIMER_PARAM", "BLOCK_PARAM", "REMEASURED_PARAM",
     "TELEMETRY_PARAMS",
     "COUNT_PARAMS",
     "STORED_STATISTICS",
@@ -66,6 +66,10 @@ ParamValue = Union[int, float, str, bool]
 #: The parameter in which the runner records how a backend with more than one clock timed the
 #: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
 TIMER_PARAM = "timer"
+#: The parameter in which a measurement records the CV of a first sample set that was too noisy
+#: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design.md,
+#: "Noisy samples"); its samples are the second set's.
+REMEASURED_PARAM = "remeasured_cv"
 #: The parameter in which a measurement records the threads per block / threadgroup its kernel
 #: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
 BLOCK_PARAM = "block"
@@ -289,6 +293,12 @@ class Measurement:
     def cv(self) -> float:
         """Coefficient of variation of the samples (fraction; 0.0 for one sample)."""
         return self.summary.cv
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the samples are noisy enough to be marked: CV above
+        :data:`~apple_roofline.stats.NOISY_CV` (docs/design.md, "Noisy samples")."""
+        return self.cv > NOISY_CV
 
     @property
     def gflops(self) -> float:

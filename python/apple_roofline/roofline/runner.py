@@ -18,10 +18,10 @@ from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError, reasons_text
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
-from ..stats import CV_WARN
+from ..stats import CV_WARN, NOISY_CV
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
-from ..study.progress import Progress, StudyInterrupted
+from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION, kernel_key
@@ -37,10 +37,10 @@ from .ladder import LADDER_DROP, disturbed_gemms
 from .levels import level_warnings
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
-from .records import CONVENTIONS, Measurement, Skipped
+from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
+__all__ = ["SUITES", "OPTION_FLAGS", "cv_warnings", "rate_words", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
            "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
            "check_sustain", "MAX_SUSTAIN_S"]
@@ -138,6 +138,12 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
 #: The longest ``sustain_s`` (``run --sustain``): a minute of timed samples per measurement.
 MAX_SUSTAIN_S = 60.0
 
+#: The options of a run's journal that a command-line flag sets, in the order a resumed run checks
+#: them: ``budgets_s`` follows from ``suites`` and ``quick``, so a difference there names them first.
+OPTION_FLAGS: Mapping[str, str] = {"suites": "--suite", "quick": "--quick", "reps": "--reps",
+                                   "array_bytes": "--array-size", "sustain_s": "--sustain",
+                                   "power_window": "--power-window", "budgets_s": "--budget"}
+
 
 def check_sustain(sustain_s: object) -> float:
     """``sustain_s`` as seconds in 0 to :data:`MAX_SUSTAIN_S` (0: off).
@@ -168,11 +174,13 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
     from .._native import _core
 
     journal = journal or Journal()
+    announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
     for case in suite.cases():
         if clock is not None and clock.cut_here():
             return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+        announce_doing(progress, f"{label}: measuring and validating")
         block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
         key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
         stored = journal.stored(key)
@@ -194,14 +202,20 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
                          min_window_s=min_window_s)
+        if m.valid and m.noisy:  # docs/design.md, "Noisy samples": measured once more
+            announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
+            case.reset()
+            first_cv = m.cv
+            m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
+                             min_window_s=min_window_s, extra={REMEASURED_PARAM: round(first_cv, 4)})
         journal.record(key, m.to_dict())
         measurements.append(m)
         if clock is not None:
             clock.measured += 1
         suite.record(m)
         if progress:
-            power = f", {m.power_w:.0f} W" if m.power_w is not None else ""
-            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s{power}" + ("" if m.valid else " INVALID"))
+            progress.advance(f"{label}: {rate_words(m)}" + ("" if m.valid else " INVALID")
+                             + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else ""))
 
 
 def run_roofline(
@@ -288,7 +302,7 @@ def run_roofline(
     journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
         "suites": list(suite_names), "quick": quick, "reps": reps, "array_bytes": array_bytes, "sustain_s": sustain_s,
         "power_window": power_window, "budgets_s": budgets, "tune": tuner.describe() if tuner is not None else None,
-        "telemetry": telemetry})
+        "telemetry": telemetry}, flags=OPTION_FLAGS)
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
@@ -297,11 +311,8 @@ def run_roofline(
 
     def assemble(complete: bool) -> Run:
         warnings: List[str] = []
-        for m in measurements:
-            if not m.valid:
-                warnings.append(f"{m.label} failed validation: {m.validation}")
-            elif m.cv > CV_WARN:
-                warnings.append(f"{m.label} {params_summary(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+        warnings += [f"{m.label} failed validation: {m.validation}" for m in measurements if not m.valid]
+        warnings += cv_warnings(measurements)
         if any(m.ceiling_class == "Cache bandwidth" for m in measurements):
             warnings.append(
                 f"STREAM arrays of {format_size(array_bytes)} are smaller than 4x the last-level cache "
@@ -347,6 +358,7 @@ def run_roofline(
 
     sampler.start()
     window_s = max(sampler.power_window_s if power_window and sampler.active else 0.0, sustain_s)
+    announce_plan(progress, suite_names, [budgets[name] for name in suite_names])
     try:
         for name in suite_names:
             blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
@@ -376,6 +388,37 @@ def run_roofline(
                           problem=f"cannot run on {info.get('name', spec)}", shown=",".join(suite_names),
                           reason=reasons_text([s.reason for s in skipped]) or "no case to measure")
     return assemble(True)
+
+
+def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """One warning per valid measurement whose CV exceeds :data:`~apple_roofline.stats.CV_WARN`
+    (5 %); one above :data:`~apple_roofline.stats.NOISY_CV` (50 %) says it stayed that noisy when
+    measured again (docs/design.md, "Noisy samples")."""
+    out = []
+    for m in measurements:
+        if not m.valid or m.cv <= CV_WARN:
+            continue
+        where = f"{m.label} {params_summary(m.params)}"
+        if m.noisy:
+            first = m.params.get(REMEASURED_PARAM)
+            again = f", and {first:.1%} the first time" if isinstance(first, (int, float)) else ""
+            out.append(f"{where}: CV {m.cv:.1%} > {NOISY_CV:.0%}{again} (noisy even when measured twice)")
+        else:
+            out.append(f"{where}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+    return out
+
+
+def rate_words(m: Measurement) -> str:
+    """A measurement's rates for a progress line: GFLOP/s where it counts FLOPs and is no bandwidth
+    kernel, GB/s where it counts bytes and is no compute kernel (a peak kernel's few bytes say
+    nothing, nor a STREAM triad's two FLOPs an element), power where sampled: ``"113.0 GFLOP/s"``,
+    ``"21.2 GB/s"``, ``"2.3 GFLOP/s, 13.8 GB/s, 41 W"`` (a sweep point)."""
+    parts = [f"{m.gflops:.1f} GFLOP/s"] if m.flops > 0 and m.ceiling_kind != "bandwidth" else []
+    if m.bytes > 0 and (m.ceiling_kind != "compute" or not parts):
+        parts.append(f"{m.gbps:.1f} GB/s")
+    if m.power_w is not None:
+        parts.append(f"{m.power_w:.0f} W")
+    return ", ".join(parts)
 
 
 def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:

@@ -22,7 +22,7 @@ from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 
-__all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
+__all__ = ["Table", "SuiteTable", "model_of", "missing_ceilings", "describe", "ceilings_table", "ridge_table", "suite_tables",
            "skipped_table", "suite_time_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
            "report_warnings"]
 
@@ -56,6 +56,21 @@ def model_of(run: Run) -> Optional[RooflineModel]:
     except ValueError:
         return None
     return model
+
+
+def missing_ceilings(run: Run) -> List[str]:
+    """The kinds of ceiling ``run`` lacks for a roofline, each as a phrase saying which suite measures
+    it: ``["no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is
+    known for this device)"]``; empty when it has both kinds."""
+    kinds = {c.kind for c in run.ceilings}
+    out = []
+    if "bandwidth" not in kinds:
+        out.append("no bandwidth ceiling (measured by the stream and hierarchy suites; "
+                   "no theoretical one is known for this device)")
+    if "compute" not in kinds:
+        out.append("no compute ceiling (measured by the peak and gemm suites; "
+                   "no theoretical one is known for this device)")
+    return out
 
 
 def describe(m: Measurement) -> str:
@@ -119,7 +134,8 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
 def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
     GFLOP/s and GB/s (the one above its physical limit marked with the reason:
-    :func:`~.limits.flagged_cell`), CV and whether it is valid (``"**NO**"`` when not)."""
+    :func:`~.limits.flagged_cell`), CV (with "(noisy)" above :data:`~apple_roofline.stats.NOISY_CV`,
+    docs/design.md, "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
     suites: Dict[str, List[Measurement]] = {}
     for m in measurements:
         suites.setdefault(m.suite, []).append(m)
@@ -127,7 +143,8 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     for suite, ms in suites.items():
         rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity),
                       flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"), flagged_cell(m, sig_figs(m.gbps), "GB/s"),
-                      percent(m.cv), "yes" if m.valid else "**NO**") for m in ms)
+                      percent(m.cv) + (" (noisy)" if m.valid and m.noisy else ""), "yes" if m.valid else "**NO**")
+                     for m in ms)
         timers: Dict[str, int] = {}
         for m in ms:
             t = m.params.get(TIMER_PARAM)
