@@ -7,6 +7,7 @@
 #import <Metal/Metal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cmath>
@@ -106,18 +107,24 @@ id<MTLComputePipelineState> pipeline_from_archive(id<MTLDevice> device, MTLCompu
   return state;
 }
 
-// `desc`'s pipeline as a binary archive's bytes, or "" with *why set.
-std::string archive_bytes(id<MTLDevice> device, MTLComputePipelineDescriptor* desc, std::string* why) {
+// A new binary archive holding `desc`'s pipeline functions (compiled for this device), or nil with *why set.
+id<MTLBinaryArchive> filled_archive(id<MTLDevice> device, MTLComputePipelineDescriptor* desc, std::string* why) {
   NSError* err = nil;
   id<MTLBinaryArchive> archive = [device newBinaryArchiveWithDescriptor:[MTLBinaryArchiveDescriptor new] error:&err];
   if (!archive) {
     *why = "newBinaryArchiveWithDescriptor: " + describe(err);
-    return "";
+    return nil;
   }
   if (![archive addComputePipelineFunctionsWithDescriptor:desc error:&err]) {
     *why = "addComputePipelineFunctionsWithDescriptor: " + describe(err);
-    return "";
+    return nil;
   }
+  return archive;
+}
+
+// `archive`'s file as bytes, or "" with *why set.
+std::string serialized(id<MTLBinaryArchive> archive, std::string* why) {
+  NSError* err = nil;
   NSURL* url = temporary_url();
   std::string out;
   if (![archive serializeToURL:url error:&err]) {
@@ -152,19 +159,27 @@ id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction
     if (state) return state;
     cache.reject(key, why);
   }
+  // A miss: the functions are compiled into a new archive and the pipeline made with it, so that
+  // Metal looks its code up there rather than compiling it a second time (MTLBinaryArchive.h); then
+  // the archive is stored.
   cache.count_compile();
+  std::string why;
+  id<MTLBinaryArchive> archive = cache.path(key).empty() ? nil : filled_archive(device, desc, &why);
+  if (archive) desc.binaryArchives = @[ archive ];
   id<MTLComputePipelineState> state = [device newComputePipelineStateWithDescriptor:desc
                                                                             options:MTLPipelineOptionNone
                                                                          reflection:nil
                                                                               error:err];
-  if (!state || cache.path(key).empty()) return state;
-  std::string why;
-  const std::string bytes = archive_bytes(device, desc, &why);
-  if (bytes.empty()) {
-    cache.note("cannot archive the pipeline of '" + std::string(fn.name.UTF8String) + "' (" + why + "); not cached");
-  } else {
-    cache.put(key, {bytes});
+  desc.binaryArchives = nil;
+  if (!state) return nil;
+  if (archive) {
+    const std::string bytes = serialized(archive, &why);
+    if (!bytes.empty()) cache.put(key, {bytes});
   }
+  static std::atomic<bool> noted{false};  // once per process: the cause is the same for every pipeline
+  if (!why.empty() && !noted.exchange(true))
+    cache.note("cannot archive compute pipelines (first: '" + std::string(fn.name.UTF8String) + "': " + why +
+               "); they are compiled in every run");
   return state;
 }
 
