@@ -7,7 +7,8 @@
 //  * Backend::alloc(nbytes) returns a Buffer of at least nbytes bytes, zero-filled. CPU buffers are
 //    page-aligned (so 64-byte aligned) and first-touched by the worker that uses each slice.
 //  * Backend::compile(source, entry, constants) returns a Kernel or throws CompileError carrying the
-//    compiler log. Compiled kernels are cached by (source hash, entry, constants).
+//    compiler log. Compiled kernels are cached by (source hash, entry, constants), and kept on disk
+//    across processes (core/kernel_cache.h).
 //  * Backend::gemm(dtype, m, n, k) returns the vendor library's C = A·B (row-major, no transpose,
 //    alpha = 1, beta = 0) as a Kernel whose args are {A, B, C}; UnsupportedError where the backend
 //    lacks that precision. Precisions: fp64, fp32, tf32, fp16, bf16 (A, B, C of that type; tf32

@@ -1,7 +1,7 @@
 // The CUDA backend (docs/design.md, "The CUDA backend"): the driver API on the primary context,
-// NVRTC kernels cached by (source, entry, constants, target), CUDA events around each sample's
-// batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes an exception naming
-// the call.
+// NVRTC kernels cached by (source, entry, constants, target), and on disk (compile.cpp), CUDA events
+// around each sample's batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes
+// an exception naming the call.
 #include <algorithm>
 #include <cctype>
 #include <cmath>

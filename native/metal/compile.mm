@@ -1,15 +1,18 @@
 // Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
 // math mode pinned, functions specialised by function constants set by name with the type the
-// function declares (only those it declares: metal_rules::constant_plan), compute pipelines and (for render passes) vertex and fragment functions cached
-// by (entry, constants, source).
+// function declares (only those it declares: metal_rules::constant_plan), compute pipelines and (for
+// render passes) vertex and fragment functions cached by (entry, constants, source); each compute
+// pipeline's binary archive kept in the on-disk kernel cache (docs/design.md, "The kernel cache").
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -17,6 +20,7 @@
 
 #include "core/checks.h"
 #include "core/errors.h"
+#include "core/kernel_cache.h"
 #include "metal.h"
 
 namespace ar::metal {
@@ -62,6 +66,121 @@ void set_constant(MTLFunctionConstantValues* cv, MTLFunctionConstant* fc, const 
   const std::vector<uint8_t> bytes = metal_rules::constant_bytes(int64_t(fc.type), name, i ? *i : 0,
                                                                  i ? 0.0 : std::get<double>(value), i != nullptr, entry);
   [cv setConstantValue:bytes.data() type:fc.type withName:ns(name)];
+}
+
+
+// A fresh file URL in the temporary folder: MTLBinaryArchive reads and writes files only.
+NSURL* temporary_url() {
+  NSString* name = [NSString stringWithFormat:@"apple_roofline-%@.metallib", [NSUUID UUID].UUIDString];
+  return [NSURL fileURLWithPath:[NSTemporaryDirectory() stringByAppendingPathComponent:name]];
+}
+
+void remove_file(NSURL* url) { [[NSFileManager defaultManager] removeItemAtURL:url error:nil]; }
+
+// The pipeline of `desc` from the archive `bytes` (MTLPipelineOptionFailOnBinaryArchiveMiss: the
+// archive's own code or nothing), or nil with *why set.
+id<MTLComputePipelineState> pipeline_from_archive(id<MTLDevice> device, MTLComputePipelineDescriptor* desc,
+                                                  const std::string& bytes, std::string* why) {
+  NSURL* url = temporary_url();
+  NSData* data = [NSData dataWithBytes:bytes.data() length:bytes.size()];
+  if (![data writeToURL:url atomically:NO]) {
+    *why = "cannot write a copy of the archive to " + std::string(url.path.UTF8String);
+    return nil;
+  }
+  MTLBinaryArchiveDescriptor* ad = [MTLBinaryArchiveDescriptor new];
+  ad.url = url;
+  NSError* err = nil;
+  id<MTLComputePipelineState> state = nil;
+  id<MTLBinaryArchive> archive = [device newBinaryArchiveWithDescriptor:ad error:&err];
+  if (!archive) {
+    *why = "Metal cannot open the binary archive: " + describe(err);
+  } else {
+    desc.binaryArchives = @[ archive ];
+    state = [device newComputePipelineStateWithDescriptor:desc
+                                                  options:MTLPipelineOptionFailOnBinaryArchiveMiss
+                                               reflection:nil
+                                                    error:&err];
+    desc.binaryArchives = nil;
+    if (!state) *why = "Metal finds no usable pipeline in the binary archive: " + describe(err);
+  }
+  remove_file(url);
+  return state;
+}
+
+// A new binary archive holding `desc`'s pipeline functions (compiled for this device), or nil with *why set.
+id<MTLBinaryArchive> filled_archive(id<MTLDevice> device, MTLComputePipelineDescriptor* desc, std::string* why) {
+  NSError* err = nil;
+  id<MTLBinaryArchive> archive = [device newBinaryArchiveWithDescriptor:[MTLBinaryArchiveDescriptor new] error:&err];
+  if (!archive) {
+    *why = "newBinaryArchiveWithDescriptor: " + describe(err);
+    return nil;
+  }
+  if (![archive addComputePipelineFunctionsWithDescriptor:desc error:&err]) {
+    *why = "addComputePipelineFunctionsWithDescriptor: " + describe(err);
+    return nil;
+  }
+  return archive;
+}
+
+// `archive`'s file as bytes, or "" with *why set.
+std::string serialized(id<MTLBinaryArchive> archive, std::string* why) {
+  NSError* err = nil;
+  NSURL* url = temporary_url();
+  std::string out;
+  if (![archive serializeToURL:url error:&err]) {
+    *why = "serializeToURL: " + describe(err);
+  } else if (NSData* data = [NSData dataWithContentsOfURL:url]; data.length > 0) {
+    out.assign(static_cast<const char*>(data.bytes), data.length);
+  } else {
+    *why = "the serialized archive " + std::string(url.path.UTF8String) + " is empty or unreadable";
+  }
+  remove_file(url);
+  return out;
+}
+
+// The compute pipeline of `fn` through the kernel cache: from the binary archive an earlier process
+// stored where it is there and Metal takes it, else compiled and its archive stored. The key holds
+// the OS version and the device's name: an archive is for one device and one OS build (MTLBinaryArchive.h).
+id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction> fn, const std::string& function_key,
+                                            NSError** err) {
+  namespace kc = kernel_cache;
+  const kc::Key key = {{"producer", "apple_roofline metal binary archive 1"},
+                       {"os", NSProcessInfo.processInfo.operatingSystemVersionString.UTF8String},
+                       {"device", device.name.UTF8String},
+                       {"language", Compiler::language_version()},
+                       {"math", Compiler::math_mode()},
+                       {"function", function_key}};
+  kc::Cache& cache = kc::cache();
+  MTLComputePipelineDescriptor* desc = [MTLComputePipelineDescriptor new];
+  desc.computeFunction = fn;
+  if (std::optional<kc::Fields> hit = cache.get(key)) {
+    std::string why = "not a binary archive";
+    id<MTLComputePipelineState> state = hit->size() == 1 ? pipeline_from_archive(device, desc, hit->front(), &why) : nil;
+    if (state) return state;
+    cache.reject(key, why);
+  }
+  // A miss: the functions are compiled into a new archive and the pipeline made with it, so that
+  // Metal looks its code up there rather than compiling it a second time (MTLBinaryArchive.h); then
+  // the archive is stored.
+  cache.count_compile();
+  std::string why;
+  id<MTLBinaryArchive> archive = cache.path(key).empty() ? nil : filled_archive(device, desc, &why);
+  if (archive) desc.binaryArchives = @[ archive ];
+  id<MTLComputePipelineState> state = [device newComputePipelineStateWithDescriptor:desc
+                                                                            options:MTLPipelineOptionNone
+                                                                         reflection:nil
+                                                                              error:err];
+  desc.binaryArchives = nil;
+  if (!state) return nil;
+  if (archive) {
+    const std::string bytes = serialized(archive, &why);
+    if (!bytes.empty()) cache.put(key, {bytes});
+  }
+  static std::atomic<bool> noted{false};  // once per process: the cause is the same for every pipeline
+  if (!why.empty() && !noted.exchange(true))
+    cache.note("cannot archive compute pipelines (first: '" + std::string(fn.name.UTF8String) + "': " + why +
+               "); they are compiled in every run");
+  return state;
 }
 
 }  // namespace
@@ -210,9 +329,9 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   pooled([&] {
     id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel);
     NSError* err = nil;
-    id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
+    id<MTLComputePipelineState> state = cached_pipeline(dev_->device, fn, key, &err);
     if (!state)
-      throw CompileError("[metal::newComputePipelineStateWithFunction] " + entry + ": " + describe(err),
+      throw CompileError("[metal::newComputePipelineStateWithDescriptor] " + entry + ": " + describe(err),
                          err ? std::string(err.localizedDescription.UTF8String) : "");
     const NSUInteger max_tg = state.maxTotalThreadsPerThreadgroup;
     const NSUInteger width = state.threadExecutionWidth ? state.threadExecutionWidth : 32;

@@ -128,7 +128,7 @@ Info device_info(const Device& dev);
 
 // Runtime compilation (compile.mm): library from MSL source (math mode pinned), function
 // specialised by function constants, compute pipeline or (render passes) vertex and fragment
-// functions; cached per backend.
+// functions; cached per backend, and each compute pipeline's binary archive on disk (core/kernel_cache.h).
 struct Pipeline {
   id<MTLComputePipelineState> state = nil;
   std::string entry;

@@ -393,3 +393,23 @@ def coreml_dense_copy(data: bytes, shape: Sequence[int], strides: Sequence[int],
     A strided array's elements (strides in elements), dense and row-major; ValueError for an element
     outside `data`.
     """
+
+def kernel_cache_stats() -> dict:
+    """
+    The on-disk kernel cache of this process (docs/design.md, "The kernel cache"): dir (its folder
+    now, "" when there is none), why (why not), and since the process started: hits, misses,
+    rebuilt (entries found corrupt, stale or of another key, and compiled again), compiles (kernels
+    compiled: NVRTC programs on CUDA, pipelines on Metal), stored (entries written) and warnings
+    (one line each, at most 64).
+    """
+
+def kernel_cache_fetch(key: Sequence[tuple[str, str]], payload: Sequence[bytes]) -> list[bytes]:
+    """
+    Test hook: the entry of `key` ((name, value) parts) where it is valid, else `payload` (counted
+    as a compile) written as its entry; the fields read or built.
+    """
+
+def kernel_cache_path(key: Sequence[tuple[str, str]]) -> str:
+    """
+    Test hook: the file of `key`'s entry, or "" where the cache is off or unwritable.
+    """

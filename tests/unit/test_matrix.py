@@ -374,7 +374,8 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
             return iter(())
 
     native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
-    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError)  # type: ignore[attr-defined]
+    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
+                                         kernel_cache_stats=lambda: {"warnings": []})
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     monkeypatch.setattr(runner, "SUITES", {name: Recording for name in runner.SUITES})
     monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))

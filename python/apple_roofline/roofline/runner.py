@@ -16,6 +16,7 @@ from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError, reasons_text
+from ..kernel_cache import CacheWarnings
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
 from ..stats import CV_WARN, NOISY_CV
@@ -308,6 +309,7 @@ def run_roofline(
     skipped: List[Skipped] = []
     times: List[SuiteTime] = []
     sampler = sampler_for(spec.backend, spec.index, info) if telemetry else NullSampler("telemetry turned off")
+    cache_warnings = CacheWarnings()
 
     def assemble(complete: bool) -> Run:
         warnings: List[str] = []
@@ -322,6 +324,7 @@ def run_roofline(
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
         warnings += [w for w in map(cut_warning, times) if w]
+        warnings += cache_warnings.new()  # docs/design.md, "The kernel cache"
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
         desc, peaks = cpu_clock.theoretical(marked) if cpu_clock is not None else (device_desc, theoretical)
         warnings += clock_warnings(desc)
