@@ -32,7 +32,6 @@
 #include "core/coreml.h"
 #include "core/coreml_rules.h"
 #include "core/errors.h"
-#include "core/waits.h"
 #include "pool.h"
 
 namespace ar {
@@ -242,9 +241,15 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       };
       using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
       reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
-      // Polled through wait_until (core/waits.h): bounded, and signals are handled meanwhile.
-      wait_until([&] { return dispatch_semaphore_wait(done, DISPATCH_TIME_NOW) == 0; },
-                 "loading the Core ML compute plan of " + model);
+      // Bounded (coreml_rules::kComputePlanWait_s): a handler that never runs must not hang the
+      // study. dispatch_semaphore_wait returns non-zero on timeout (dispatch/semaphore.h); the block
+      // keeps `done` and the __block variables alive should the handler run later.
+      const dispatch_time_t deadline =
+          dispatch_time(DISPATCH_TIME_NOW, int64_t(rules::kComputePlanWait_s * double(NSEC_PER_SEC)));
+      if (dispatch_semaphore_wait(done, deadline) != 0) {
+        plan.reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
+        return;
+      }
       if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
       id program = property(property(loaded, @"modelStructure"), @"program");
       NSDictionary* functions = property(program, @"functions");
