@@ -143,7 +143,7 @@ def test_budget_help_and_error_name_every_suite_with_its_default() -> None:
     result = invoke(["run", "--help"])
     text = " ".join(result.output.replace("│", " ").split())
     assert "Default seconds: " + ", ".join(f"{k} {v:g}" for k, v in SUITE_BUDGET_S.items()) + " (a third" in text
-    assert "hierarchy 60" in text and "idiv 60" in text
+    assert f"hierarchy {SUITE_BUDGET_S['hierarchy']:g}" in text and f"idiv {SUITE_BUDGET_S['idiv']:g}" in text
     bad = invoke(["run", "--budget", "gemm=abc"])
     assert_usage_error(bad, "--budget 'gemm=abc' is not a number of seconds",
                        "this run's suites (default seconds): "
