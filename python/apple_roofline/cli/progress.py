@@ -82,12 +82,18 @@ class CliProgress:
         else:
             typer.echo(f"[{suite}] {self._done[suite]}/{self._totals.get(suite, 0)} {description}", err=True)
 
-    def finish(self, suite: str) -> None:
-        """The suite is over."""
+    def finish(self, suite: str, note: str = "") -> None:
+        """The suite is over: ``done``, or where it ended before its total, the steps done of the total
+        and ``note`` (``"[stream] 3/4, cut short by its 10 s budget"``): a count never claims the
+        steps that were not made."""
+        done, total = self._done.get(suite, 0), self._totals.get(suite, 0)
         if self._bar is not None and suite in self._tasks:
             task = self._tasks[suite]
-            self._bar.update(task, completed=self._totals.get(suite, 0), description="done")
+            if note:
+                self._bar.update(task, completed=done, description=note)
+            else:
+                self._bar.update(task, completed=total, description="done")
         elif self._bar is None:
-            typer.echo(f"[{suite}] done", err=True)
+            typer.echo(f"[{suite}] {done}/{total}, {note}" if note else f"[{suite}] done", err=True)
         if self._current == suite:
             self._current = None
