@@ -2,7 +2,8 @@
 
 Arguments are files, folders (every ``run.json`` under them, the file ``run`` writes) or glob
 patterns (``'results/**/run.json'``, expanded here too, so that a quoted pattern works on every
-shell). Every file is read before anything is printed; each one that is not a roofline run, or whose
+shell). A file named twice is compared twice: a run against itself is a check of the comparison
+(every ratio 1.00), its second copy labelled ``run.json (2)``. Every file is read before anything is printed; each one that is not a roofline run, or whose
 schema version differs from the first run's, is named on its own line and the command exits 2.
 """
 
@@ -32,13 +33,16 @@ _GLOB = set("*?[")
 
 
 def expand_paths(args: Sequence[str], name: str = RUN_FILE) -> Tuple[List[Path], List[str]]:
-    """The files named by ``args`` in order, each once: a file as given; a folder as every ``name``
-    under it (sorted); a pattern with ``*``, ``?`` or ``[`` that is not a path as its matches
-    (``**`` spans folders; folders among them expanded as above). Also one line per argument that
-    names nothing (no such file, a folder without ``name``, a pattern without a match)."""
+    """The files named by ``args`` in order: a file as given; a folder as every ``name`` under it
+    (sorted); a pattern with ``*``, ``?`` or ``[`` that is not a path as its matches (``**`` spans
+    folders; folders among them expanded as above), each file once per argument. A file that two
+    arguments name is kept twice (``compare a.json a.json`` compares a run with itself). Also one
+    line per argument that names nothing (no such file, a folder without ``name``, a pattern
+    without a match)."""
     out: List[Path] = []
     problems: List[str] = []
     for arg in args:
+        mine: List[Path] = []
         path = Path(arg)
         if path.exists():
             matches = [path]
@@ -53,7 +57,8 @@ def expand_paths(args: Sequence[str], name: str = RUN_FILE) -> Tuple[List[Path],
             files = sorted(m.rglob(name)) if m.is_dir() else [m]
             if m.is_dir() and not files:
                 problems.append(f"{m}: the folder holds no {name}")
-            out += [f for f in files if f.resolve() not in {o.resolve() for o in out}]
+            mine += [f for f in files if f.resolve() not in {o.resolve() for o in mine}]
+        out += mine
     return out, problems
 
 
@@ -126,7 +131,7 @@ def compare(
     paths, problems = expand_paths(runs)
     base = _baseline(baseline, paths)
     loaded, bad = load_runs(paths)
-    problems += bad
+    problems = list(dict.fromkeys(problems + bad))  # a file named twice has its problem said once
     if problems:  # every one named, each on its own line
         for line in problems[:-1]:
             typer.echo(f"error: {one_line(line)}", err=True)
