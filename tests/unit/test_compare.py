@@ -329,7 +329,14 @@ def test_cli_lists_a_partial_run_as_partial(tmp_path: Path, m5_run: Run) -> None
     assert row(runs, "A")[-1] == "complete"
     assert row(runs, "B")[-1] == ("PARTIAL — cut by budget: stream cut by its 2 s budget (3 of 4 planned cases "
                                   "measured; not measured from stream/triad/fp32 n=8 on)")
-    assert "PARTIAL — cut by budget: stream cut by its 2 s budget" in (tmp_path / "c.html").read_text()
+    page = (tmp_path / "c.html").read_text()
+    assert "PARTIAL — cut by budget: stream cut by its 2 s budget" in page and 'id="figure-note"' in page
+    r = invoke(["compare", str(a), str(b), "-o", str(tmp_path / "c.svg")])
+    assert r.exit_code == 0, r.output
+    note = (tmp_path / "c.svg").read_text().split('id="figure-note"', 1)[1]
+    assert "<!-- Partial runs, not every case drawn: B: PARTIAL — cut by budget: stream cut by its 2 s" in note
+    r = invoke(["compare", str(a), str(a), "-o", str(tmp_path / "whole.svg")])
+    assert r.exit_code == 0 and 'id="figure-note"' not in (tmp_path / "whole.svg").read_text()
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".html", b"<!DOCTYPE")])

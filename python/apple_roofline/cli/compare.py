@@ -123,7 +123,7 @@ def compare(
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (one colour per run)."""
-    from ..roofline.compare import Comparison, compare_markdown, path_labels
+    from ..roofline.compare import Comparison, compare_markdown, partial_note, path_labels
 
     if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
         fail(f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
@@ -165,9 +165,11 @@ def compare(
         if missing:
             fail(f"cannot plot the comparison: {', '.join(missing)} has no roofline "
                  "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
+        from ..figures import add_note
         from ..roofline.compare_plot import plot_compare
 
         models = [model_of(r) for r in loaded]
-        save_plot(lambda: plot_compare([m for m in models if m is not None], comparison.names(),
-                                       theoretical=theoretical), output, "cannot plot the comparison")
+        save_plot(lambda: add_note(plot_compare([m for m in models if m is not None], comparison.names(),
+                                                theoretical=theoretical), partial_note(comparison)),
+                  output, "cannot plot the comparison")
     typer.echo(f"wrote {output}", err=True)

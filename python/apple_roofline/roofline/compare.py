@@ -25,7 +25,7 @@ from .run import Run
 from .tables import Table, model_of
 
 __all__ = ["BASELINE_MEDIAN", "Baseline", "Comparison", "run_tags", "path_labels", "ceiling_key",
-           "ceiling_values", "baseline_value", "ratio_text", "compare_tables", "compare_markdown"]
+           "ceiling_values", "baseline_value", "ratio_text", "compare_tables", "compare_markdown", "partial_note"]
 
 #: ``--baseline median``: the per-ceiling median of the runs that have the ceiling.
 BASELINE_MEDIAN = "median"
@@ -119,6 +119,13 @@ class Comparison:
         same."""
         titles = self.titles()
         return [f"{t} [{lab}]" if lab and titles.count(t) > 1 else t for t, lab in zip(titles, self.labels)]
+
+
+def partial_note(c: Comparison) -> Optional[str]:
+    """The note under the overlaid rooflines when a run is partial: each such run's tag and status
+    (:func:`~apple_roofline.study.markdown.status_text`); None when every run is complete."""
+    parts = [f"{tag}: {status_text(r)}" for tag, r in zip(c.tags, c.runs) if r.partial]
+    return "Partial runs, not every case drawn: " + "; ".join(parts) + "." if parts else None
 
 
 def ceiling_key(source: str, kind: str, name: str) -> Tuple[str, str, str]:

@@ -129,7 +129,8 @@ def _kv_table(rows: Sequence[Sequence[object]]) -> str:
 def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
     """The run as one self-contained HTML page (str).
 
-    Holds: the title and, for an interrupted run, a banner; the roofline figure (the ``ceilings``
+    Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
+    with its status; the roofline figure (the ``ceilings``
     chosen, :func:`~.selection.select_ceilings`) and the sweep figure as inline SVG with hover text
     on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
     suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
