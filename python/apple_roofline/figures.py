@@ -102,13 +102,18 @@ NOTE_GID = "figure-note"
 
 
 def add_note(fig: Figure, note: Optional[str]) -> Figure:
-    """Write ``note`` under ``fig``'s axes, in dark red and wrapped to the figure's width: what the
-    figure lacks (a partial study's cases that were not measured). ``None`` or "" leaves ``fig`` as
-    it is. Returns ``fig``."""
+    """Write ``note`` under everything ``fig`` holds (its axes, labels and a legend below them), in
+    dark red and wrapped to the figure's width: what the figure lacks (a partial study's cases that
+    were not measured). ``None`` or "" leaves ``fig`` as it is. Returns ``fig``."""
     if note:
         width = max(40, int(fig.get_figwidth() * 14))  # characters of 8-point text per line
-        fig.text(0.01, -0.01, textwrap.fill(note, width), ha="left", va="top", fontsize=8, color="#A00000",
-                 gid=NOTE_GID)
+        # a figure legend is anchored to the figure's edge, which the tight crop of figure_bytes moves
+        # to the note's: pin it to where it is drawn now, so that the note stays below it
+        for figure_legend in fig.legends:
+            figure_legend.set_bbox_to_anchor((0, 0, 1, 1), transform=fig.transFigure)
+        drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, from the figure's lower left
+        fig.text(max(0.0, drawn.x0 / fig.get_figwidth()), drawn.y0 / fig.get_figheight() - 0.01,
+                 textwrap.fill(note, width), ha="left", va="top", fontsize=8, color="#A00000", gid=NOTE_GID)
     return fig
 
 
