@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
-"""The CUDA effective clock against Nsight Compute's, and what the in-kernel clock reads cost.
+"""The CUDA effective clock against Nsight Compute's, and what the probed launches cost.
 
-    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 2] [--ncu PATH] [--no-ncu] [--out DIR]
+    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 4] [--ncu PATH] [--no-ncu] [--out DIR]
 
 For the FP32 peak kernels (the peak suite's FP32 variants), one mma.sync shape (32×32×32 FP16→FP32)
 and two wgmma shapes (64×64×32 and 64×256×64 FP16→FP32, Hopper only), each built through the
 suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
 
-* **cost of the reads**: the kernel with the probe (shaders/cuda/clock.cuh) and the same kernel
-  compiled with ``-DAR_CLOCK_PROBE=0``, timed alternately ``--rounds`` times in this run, each timing
-  validated against NumPy; the row is the ratio of the median GFLOP/s without / with (1.000: free).
+* **cost of the probe**: the backend times every kernel's build without the probe and reads the clock
+  from probed launches of a second build between the samples (shaders/cuda/clock.cuh); the same
+  kernel with ``AR_CLOCK_PROBE=0`` (no probed launches at all) and with them are timed alternately
+  ``--rounds`` times in this run (ABBA order, so a drift of the clock weighs on both alike), each
+  timing validated against NumPy; the row is the ratio of the median GFLOP/s without / with (1.000:
+  free; the target is within 0.5 %).
 * **effective clock vs Nsight Compute**: ``ncu --clock-control none --metrics
-  sm__cycles_elapsed.avg.per_second`` on the kernel in a child process (this script with ``--child``:
-  the same case, warmed by 200 unprofiled launches back to back, then 5 profiled ones), which also
-  prints the tool's effective clock (%clock64 / %globaltimer cycles / ns, read by the kernel) of
-  those same 5 launches; the row is the ratio tool / ncu on the same launches (target: within 1 %).
-  The tool's effective clock over its own timed samples (``effective_clock_mhz``, a steady stream of
-  launches) is given beside it: ncu serializes the launches it profiles, and a tensor-core kernel
-  that a steady stream holds at its power limit runs faster alone (on an H100, wgmma 64×64×32:
-  about 1,590 MHz in the stream, 1,827 under ncu).
+  sm__cycles_elapsed.avg.per_second`` on the probed launches (``<entry>_ar_clock``) in a child process
+  (this script with ``--child``: the same case, warmed by 200 launches of the build without the probe,
+  then 5 timed launches, each followed by its probed ones), which also prints the tool's effective
+  clock (Σ cycles / Σ ns of every SM's window from its first block's entry to its last block's exit)
+  of those same launches; the row is the ratio tool / ncu, medians of the same launches (target:
+  within 1 %). The tool's effective clock over its own timed samples (``effective_clock_mhz``, a
+  steady stream of launches) is given beside it: ncu serializes the launches it profiles, and a
+  tensor-core kernel that a steady stream holds at its power limit runs faster alone.
 
 Prints one table; writes bench_clock-<timestamp>.json to ``--out`` (default bench/results), after every row. Needs a
 CUDA GPU; ncu where ``--no-ncu`` is not given (its rows say "NOT RUN" where it is missing).
@@ -55,11 +58,13 @@ TARGETS: Tuple[Tuple[str, str, Tuple[Any, ...]], ...] = (
 WARM = 200
 #: How the ncu child prints the tool's effective clock of the profiled launches.
 TOOL_LINE = "AR_TOOL_MHZ"
+#: The probed build's entry is the timed one's with this suffix (native/cuda/cuda_backend.cpp).
+PROBE_SUFFIX = "_ar_clock"
 
 
 class ProbeSwitch:
-    """A ``_core.Backend`` whose compile() adds ``AR_CLOCK_PROBE=0`` while :attr:`off` is set (the
-    probe compiled out, clock.cuh), so that the suites' own cases build both variants."""
+    """A ``_core.Backend`` whose compile() adds ``AR_CLOCK_PROBE=0`` while :attr:`off` is set (no
+    probed launches, no clock read: clock.cuh), so that the suites' own cases build both variants."""
 
     def __init__(self, backend: Any) -> None:
         self._b = backend
@@ -150,12 +155,15 @@ def child(label: str, device: str) -> None:
     those same launches on one line (:data:`TOOL_LINE`, then a JSON list of MHz)."""
     from apple_roofline.devices import open_device
 
-    backend = open_device(device)
+    backend = ProbeSwitch(open_device(device))
     for name, case in cases(backend, backend.info(), label):
         if name != label:
             continue
+        backend.off = True  # the warm-up launches no probed build: ncu profiles only the 5 below
+        warm = case.make_kernel()
+        backend.off = False
         k = case.make_kernel()
-        k.time(case.args, case.launch, WARM, 1)
+        warm.time(case.args, case.launch, WARM, 1)
         mhz = []
         for _ in range(5):
             k.time(case.args, case.launch, 1, 1)
@@ -176,7 +184,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--ncu", default=None)
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
@@ -211,22 +219,26 @@ def main() -> int:
         with_probe: List[float] = []
         without: List[float] = []
         clocks: List[Dict[str, Any]] = []
-        for _ in range(a.rounds):
-            rate, clock = timed(case, kernels[False], a.reps)
-            with_probe.append(rate)
-            clocks.append(clock)
-            without.append(timed(case, kernels[True], a.reps)[0])
+        for i in range(a.rounds):  # ABBA: with, without, without, with, ...
+            for off in ((False, True) if i % 2 == 0 else (True, False)):
+                rate, clock = timed(case, kernels[off], a.reps)
+                if off:
+                    without.append(rate)
+                else:
+                    with_probe.append(rate)
+                    clocks.append(clock)
         eff = [c.get("effective_clock_mhz") for c in clocks]
         row: Dict[str, Any] = {
             "kernel": label, "entry": case.kernel.name, "gflops_with_probe": statistics.median(with_probe),
             "gflops_without_probe": statistics.median(without),
             "cost_ratio": statistics.median(without) / statistics.median(with_probe),
+            "gflops_with_probe_rounds": with_probe, "gflops_without_probe_rounds": without,
             "effective_clock_mhz": eff, "clock": clocks[-1],
         }
         if ncu:
             entry = kernels[False].entry
             cmd = [ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg.per_second", "--csv",
-                   "-k", f"regex:^{entry}$", "--launch-skip", str(WARM), "--launch-count", "5",
+                   "-k", f"regex:^{entry}{PROBE_SUFFIX}$",
                    sys.executable, os.path.abspath(__file__), "--child", label, "--device", a.device]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
             got, same = ncu_mhz(p.stdout), tool_mhz(p.stdout)

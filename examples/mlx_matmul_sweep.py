@@ -1,11 +1,11 @@
 """MLX matmul sizes on a measured Metal GPU roofline: the MLX matmul roofline article's sweep.
 
-    python examples/mlx_matmul_sweep.py [--run RUN.json] [--sizes 256,512,...] [--dtypes fp32,fp16] [-o FILE.png]
+    python examples/mlx_matmul_sweep.py [RUN.json] [--sizes 256,512,...] [--dtypes fp32,fp16] [-o FILE.png]
 
 Needs a Mac with Apple silicon and MLX (``pip install mlx``); exits 2 with a message otherwise.
-The roofline is ``--run RUN.json`` (a Metal run of ``apple-roofline run --device metal``) or, without
+The roofline is ``RUN.json`` (a Metal run of ``apple-roofline run --device metal``) or, without
 it, measured first with :func:`apple_roofline.run_roofline` on ``metal`` (minutes; saved to
-``--save-run``, default out/metal_run.json, for reuse with ``--run``).
+``--save-run``, default out/metal_run.json, to pass as ``RUN.json`` next time).
 
 Times ``a @ b`` (N×N, N = 256 … 8192 doubling, fp32 and fp16) with :func:`apple_roofline.measure`:
 each call builds the product and submits it (``mx.async_eval``; ``mx.eval`` where MLX has no
@@ -88,7 +88,8 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--run", help="a Metal run.json to draw the roofline from (default: measure one)")
+    parser.add_argument("run", nargs="?", metavar="RUN.json",
+                        help="a Metal run.json to draw the roofline from (default: measure one)")
     parser.add_argument("--save-run", default="out/metal_run.json",
                         help="where a measured run is saved (default: out/metal_run.json)")
     parser.add_argument("--quick", action="store_true", help="a quick roofline run when measuring one")
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         if not run_path.exists():
             print(f"{run_path} not found: measure the GPU's roofline with\n"
                   f"    apple-roofline run --device metal\n"
-                  f"or leave out --run to measure one here.", file=sys.stderr)
+                  f"or leave out RUN.json to measure one here.", file=sys.stderr)
             return 1
         try:
             run = ar.Run.load(run_path)
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         plot_dir = run_path.parent
     else:
-        print("measuring the Metal GPU's roofline first (minutes; pass --run RUN.json to reuse one) ...",
+        print("measuring the Metal GPU's roofline first (minutes; pass RUN.json to reuse one) ...",
               file=sys.stderr, flush=True)
         try:
             run = ar.run_roofline("metal", quick=args.quick, progress=_Progress(),

@@ -26,7 +26,8 @@ DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", nargs="?", default="out/run.json", help="run.json (default: out/run.json)")
+    parser.add_argument("run", nargs="?", default="out/run.json", metavar="RUN.json",
+                        help="a CPU run.json to draw the roofline from (default: out/run.json)")
     parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
                         help="comma-separated matrix sizes N (default: 64..2048)")
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")

@@ -1,14 +1,14 @@
 """PyTorch and CuPy matmul sizes on a measured CUDA GPU roofline.
 
-    python examples/torch_cupy_matmul.py [--run RUN.json] [--library torch|cupy|both] [--device cuda:N]
+    python examples/torch_cupy_matmul.py [RUN.json] [--library torch|cupy|both] [--device cuda:N]
                                          [--sizes 256,512,...] [--dtypes fp32,fp16,bf16] [-o FILE.png]
 
 Needs an NVIDIA GPU and PyTorch (with CUDA) and/or CuPy; exits 2 with a message when the library
 asked for is missing (``--library both``, the default, uses whichever of the two is installed and
-exits 2 only when neither is). The roofline is ``--run RUN.json`` (a CUDA run of
+exits 2 only when neither is). The roofline is ``RUN.json`` (a CUDA run of
 ``apple-roofline run --device cuda``) or, without it, measured first with
 :func:`apple_roofline.run_roofline` on ``--device`` (minutes; saved to ``--save-run``, default
-out/cuda_run.json, for reuse with ``--run``).
+out/cuda_run.json, to pass as ``RUN.json`` next time).
 
 Times ``torch.matmul(a, b)`` (sync ``torch.cuda.synchronize(device)``) and ``cupy.matmul(a, b)``
 (sync ``cupy.cuda.Device(N).synchronize()``) on N×N matrices (N = 256 … 8192 doubling; fp32 and
@@ -112,7 +112,8 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--run", help="a CUDA run.json to draw the roofline from (default: measure one)")
+    parser.add_argument("run", nargs="?", metavar="RUN.json",
+                        help="a CUDA run.json to draw the roofline from (default: measure one)")
     parser.add_argument("--save-run", default="out/cuda_run.json",
                         help="where a measured run is saved (default: out/cuda_run.json)")
     parser.add_argument("--quick", action="store_true", help="a quick roofline run when measuring one")
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if not run_path.exists():
             print(f"{run_path} not found: measure the GPU's roofline with\n"
                   f"    apple-roofline run --device cuda:{index}\n"
-                  f"or leave out --run to measure one here.", file=sys.stderr)
+                  f"or leave out RUN.json to measure one here.", file=sys.stderr)
             return 1
         try:
             run = ar.Run.load(run_path)
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         plot_dir = run_path.parent
     else:
-        print(f"measuring the roofline of cuda:{index} first (minutes; pass --run RUN.json to reuse one) ...",
+        print(f"measuring the roofline of cuda:{index} first (minutes; pass RUN.json to reuse one) ...",
               file=sys.stderr, flush=True)
         try:
             run = ar.run_roofline(f"cuda:{index}", quick=args.quick, progress=_Progress(),

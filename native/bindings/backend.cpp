@@ -221,11 +221,11 @@ void init_backend(nb::module_& m) {
           "DLPack export of the buffer's bytes (uint8); see dlpack() for typed views.")
       .def(
           "__dlpack_device__",
-          [](std::shared_ptr<Buffer> b) {
-            Buffer::Address a = b->address();
-            return std::make_pair(a.device_type, a.device_id);
-          },
-          "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory.");
+          [](std::shared_ptr<Buffer> b) { return b->dlpack_device(); },
+          // No wait for the launches in flight (address() waits; __dlpack__ does that): the device is
+          // a constant of the buffer, and a consumer asks for it before it asks for the memory.
+          "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory; never\n"
+          "waits for the launches in flight.");
 
   // Python's keyword `launch` (time, launch, timeline, launch_throughput, launch_round_trip) is the
   // C++ `work_items`, the work items of one launch (core/backend.h); messages keep the keyword.

@@ -38,6 +38,7 @@ nb::dict period_dict(const mr::TickPeriod& p) {
   d["calibrated"] = p.calibrated;
   d["error"] = p.error;
   d["snapped"] = p.snapped;
+  d["checked"] = p.checked;
   return d;
 }
 
@@ -59,20 +60,25 @@ void init_rules(nb::module_& m) {
       "buffer, two timestamps per sample, at most METAL_MAX_SAMPLES_PER_BUFFER timestamps each.");
   m.def(
       "metal_tick_period",
-      [](const PyClock& before, const PyClock& after) { return period_dict(mr::tick_period(to_clock(before), to_clock(after))); },
-      "before"_a, "after"_a,
-      "Seconds per GPU tick from two clock readings (host_s, half_width_s, gpu_ticks): a dict with ok,\n"
-      "problem, seconds (exactly 1e-9 when snapped), calibrated, error (relative) and snapped.");
+      [](const PyClock& before, const PyClock& after, bool apple_family) {
+        return period_dict(mr::tick_period(to_clock(before), to_clock(after), apple_family));
+      },
+      "before"_a, "after"_a, "apple_family"_a,
+      "Seconds per GPU tick from two clock readings (host_s, half_width_s, gpu_ticks) on an Apple-family\n"
+      "GPU or another: a dict with ok, problem, seconds (exactly 1e-9 when snapped), calibrated, error\n"
+      "(relative), snapped and checked (a calibration was made and agreed).");
   m.def(
       "metal_choose_samples",
       [](const std::vector<double>& command_buffer_s, bool wanted, const std::string& unavailable,
-         const std::vector<uint64_t>& ticks, const PyClock& before, const PyClock& after, const std::string& what) {
+         const std::vector<uint64_t>& ticks, const PyClock& before, const PyClock& after, const std::string& what,
+         bool apple_family) {
         mr::CounterRun run;
         run.wanted = wanted;
         run.unavailable = unavailable;
         run.ticks = ticks;
         run.before = to_clock(before);
         run.after = to_clock(after);
+        run.apple_family = apple_family;
         mr::SampleSet s = mr::choose_samples(command_buffer_s, run, what);
         nb::dict d;
         d["seconds"] = s.seconds;
@@ -80,7 +86,7 @@ void init_rules(nb::module_& m) {
         d["counters"] = s.counters;
         return d;
       },
-      "command_buffer_s"_a, "wanted"_a, "unavailable"_a, "ticks"_a, "before"_a, "after"_a, "what"_a = "kernel",
+      "command_buffer_s"_a, "wanted"_a, "unavailable"_a, "ticks"_a, "before"_a, "after"_a, "what"_a = "kernel", "apple_family"_a = false,
       "The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's\n"
       "GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError\n"
       "when a command buffer reports no positive GPU time.");
@@ -94,6 +100,18 @@ void init_rules(nb::module_& m) {
       "The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType\n"
       "raw value `type` (float 3, half 16, int 29, uint 33, short 37, ushort 41, bool 53); ValueError\n"
       "naming the valid range for a value the type cannot hold or an unsupported type.");
+  m.def(
+      "metal_constant_plan",
+      [](const std::string& stage, const std::string& entry, bool compute, const std::vector<std::string>& passed,
+         const std::vector<std::string>& declared, const std::vector<std::string>& source_declared) {
+        const mr::ConstantPlan p =
+            mr::constant_plan(stage, entry, compute, passed, declared, [&] { return source_declared; });
+        return std::make_pair(p.set, p.skipped);
+      },
+      "stage"_a, "entry"_a, "compute"_a, "passed"_a, "declared"_a, "source_declared"_a,
+      "Which of the `passed` function constants the Metal backend sets on function `entry` that declares\n"
+      "`declared`, its source's functions declaring `source_declared`: (set, skipped). ValueError for a\n"
+      "name no function of the source declares, or a kernel declaring BLOCK without being passed it.");
   m.def("metal_half_bits", &mr::half_bits, "value"_a, "IEEE binary16 bits of a float, rounded to nearest even.");
   m.def("metal_command_buffer_failure", &mr::command_buffer_failure, "call"_a, "what"_a, "status"_a, "error"_a,
         "The Metal backend's error text for a command buffer that ended with MTLCommandBufferStatus `status`.");
@@ -128,6 +146,9 @@ void init_rules(nb::module_& m) {
       "row-major strides, or ValueError naming the problem.");
   m.def("coreml_warmup_done", &cr::warmup_done, "done"_a, "min_warmup"_a, "previous_s"_a, "current_s"_a, "spent_s"_a,
         "max_warmup_s"_a, "Whether Core ML's warm-up stops after `done` predictions.");
+  m.attr("COREML_COMPUTE_PLAN_WAIT_S") = cr::kComputePlanWait_s;
+  m.def("coreml_compute_plan_timeout", &cr::compute_plan_timeout, "model"_a, "waited_s"_a,
+        "The compute plan's reason when MLComputePlan's completion handler had not run after `waited_s` s.");
   m.def(
       "coreml_dtype",
       [](int64_t raw) {

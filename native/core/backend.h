@@ -7,7 +7,8 @@
 //  * Backend::alloc(nbytes) returns a Buffer of at least nbytes bytes, zero-filled. CPU buffers are
 //    page-aligned (so 64-byte aligned) and first-touched by the worker that uses each slice.
 //  * Backend::compile(source, entry, constants) returns a Kernel or throws CompileError carrying the
-//    compiler log. Compiled kernels are cached by (source hash, entry, constants).
+//    compiler log. Compiled kernels are cached by (source hash, entry, constants), and kept on disk
+//    across processes (core/kernel_cache.h).
 //  * Backend::gemm(dtype, m, n, k) returns the vendor library's C = A·B (row-major, no transpose,
 //    alpha = 1, beta = 0) as a Kernel whose args are {A, B, C}; UnsupportedError where the backend
 //    lacks that precision. Precisions: fp64, fp32, tf32, fp16, bf16 (A, B, C of that type; tf32
@@ -86,6 +87,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -114,6 +116,9 @@ class Buffer {
     int device_id;
   };
   virtual Address address() { return {host_ptr(), Address::kCPU, 0}; }
+  // Address's device type and id alone, without waiting for outstanding work or touching the
+  // memory (DLPack's __dlpack_device__ only says where the memory lives): a constant of the buffer.
+  virtual std::pair<int, int> dlpack_device() const { return {Address::kCPU, 0}; }
   // Copy n bytes in / out at a byte offset, after the backend's outstanding work (the contract
   // above); std::invalid_argument when out of range.
   virtual void write(const void* src, size_t n, size_t offset) = 0;

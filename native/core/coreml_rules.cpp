@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -51,6 +52,13 @@ bool warmup_done(uint64_t done, uint64_t min_warmup, double previous_s, double c
                  double max_warmup_s) {
   const bool agree = previous_s > 0.0 && std::abs(current_s - previous_s) <= 0.1 * std::max(current_s, previous_s);
   return done >= min_warmup && (agree || spent_s >= max_warmup_s);
+}
+
+std::string compute_plan_timeout(const std::string& model, double waited_s) {
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", waited_s);
+  return std::string("MLComputePlan did not deliver the plan of ") + model + " within " + secs +
+         " s (its completion handler never ran): which engines Core ML uses is not known";
 }
 
 std::string dtype_name(int64_t raw, size_t* size) {

@@ -34,6 +34,15 @@ std::vector<std::vector<int64_t>> check_time_args(const std::vector<CoreMLInput>
 bool warmup_done(uint64_t done, uint64_t min_warmup, double previous_s, double current_s, double spent_s,
                  double max_warmup_s);
 
+// The longest coreml_compute_plan waits for +[MLComputePlan loadContentsOfURL:configuration:
+// completionHandler:] to call back. Loading a plan compiles the model for the chosen compute units,
+// seconds for the engines study's models; a handler that never runs must not hang the study (the
+// wait holds no GIL but blocks the calling thread), so the wait is bounded well above that.
+constexpr double kComputePlanWait_s = 120.0;
+// The plan's reason when the handler had not run after `waited_s` seconds: which engines Core ML uses
+// is then not known.
+std::string compute_plan_timeout(const std::string& model, double waited_s);
+
 // MLMultiArrayDataType by raw value (MLMultiArray.h: Float16 = 0x10010, Float32 = 0x10020,
 // Double = 0x10040, Int32 = 0x20020): its NumPy name ("float16", ...) and *size in bytes; "" for
 // a type this build does not know.

@@ -34,21 +34,35 @@ std::vector<SampleChunk> sample_chunks(uint64_t reps) {
   return out;
 }
 
-TickPeriod tick_period(const ClockPair& before, const ClockPair& after) {
+TickPeriod tick_period(const ClockPair& before, const ClockPair& after, bool apple_family) {
   TickPeriod p;
   const double span = after.host_s - before.host_s;
-  if (after.gpu_ticks <= before.gpu_ticks || !(span >= kMinCalibrationSpan)) {
-    const uint64_t ticks = after.gpu_ticks > before.gpu_ticks ? after.gpu_ticks - before.gpu_ticks : 0;
-    p.problem = "the GPU tick could not be calibrated (" + std::to_string(ticks) + " ticks in " + fixed(span * 1e6, 0) +
-                " us; at least " + fixed(kMinCalibrationSpan * 1e6, 0) + " us and one tick are needed)";
+  const bool advanced = after.gpu_ticks > before.gpu_ticks;
+  const bool long_enough = span >= kMinCalibrationSpan;
+  const uint64_t ticks = advanced ? after.gpu_ticks - before.gpu_ticks : 0;
+  const std::string window = std::to_string(ticks) + " ticks in " + fixed(span * 1e6, 0) + " us";
+  if (apple_family && !long_enough) {  // 1 ns, too short a window to check it
+    p.ok = p.snapped = true;
+    p.seconds = 1e-9;
     return p;
   }
-  const double ticks = double(after.gpu_ticks - before.gpu_ticks);
+  if (!advanced || !long_enough) {
+    p.problem = "the GPU tick could not be calibrated (" + window + "; at least " + fixed(kMinCalibrationSpan * 1e6, 0) +
+                " us and one tick are needed)";
+    return p;
+  }
+  p.calibrated = span / double(ticks);
+  p.error = (before.half_width_s + after.half_width_s) / span + 1.0 / double(ticks);
+  p.checked = true;
+  const bool agrees = std::abs(p.calibrated - 1e-9) <= p.error * p.calibrated;
+  if (apple_family && !agrees) {
+    p.problem = "this Apple-family GPU's timestamps did not advance at 1 ns per tick (" + window + ": " +
+                fixed(p.calibrated * 1e9, 3) + " ns per tick, +/- " + fixed(p.error * 100, 2) + " %)";
+    return p;
+  }
   p.ok = true;
-  p.calibrated = span / ticks;
-  p.error = (before.half_width_s + after.half_width_s) / span + 1.0 / ticks;
-  p.snapped = std::abs(p.calibrated - 1e-9) <= p.error * p.calibrated;
-  p.seconds = p.snapped ? 1e-9 : p.calibrated;
+  p.snapped = agrees;
+  p.seconds = agrees ? 1e-9 : p.calibrated;
   return p;
 }
 
@@ -80,7 +94,7 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
   if (counters.ticks.size() != 2 * n)
     return fall_back(std::to_string(counters.ticks.size()) + " timestamps resolved for " + std::to_string(n) +
                      " samples (2 each are needed)");
-  const TickPeriod period = tick_period(counters.before, counters.after);
+  const TickPeriod period = tick_period(counters.before, counters.after, counters.apple_family);
   if (!period.ok) return fall_back(period.problem);
 
   std::vector<double> pass_s(n);
@@ -105,8 +119,12 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
   out.counters = true;
   // No per-run figure in the text: measurements timed the same way share one timer sentence.
   out.timer = std::string("counter timestamps at the compute pass boundaries (") +
-              (period.snapped ? "tick period 1 ns: the host-clock calibration agreed within its error"
-                              : "tick period calibrated against the host clock over the run") +
+              (!period.snapped ? "tick period calibrated against the host clock over the run"
+               : !period.checked ? "tick period 1 ns, as on every Apple-family GPU; the run was too short to check it "
+                                   "against the host clock"
+               : counters.apple_family ? "tick period 1 ns, as on every Apple-family GPU: the host-clock calibration "
+                                         "agreed within its error"
+                                       : "tick period 1 ns: the host-clock calibration agreed within its error") +
               "; each pass within its command buffer's GPUEndTime - GPUStartTime)";
   return out;
 }
@@ -175,6 +193,43 @@ std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64
   }
   throw bad("function constants of MTLDataType " + std::to_string(type) +
             " are not supported (valid: int, uint, short, ushort, bool, float, half)");
+}
+
+ConstantPlan constant_plan(const std::string& stage, const std::string& entry, bool compute,
+                           const std::vector<std::string>& passed, const std::vector<std::string>& declared,
+                           const std::function<std::vector<std::string>()>& source_declared) {
+  auto has = [](const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  auto listed = [](std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  ConstantPlan plan;
+  std::vector<std::string> in_source;
+  bool source_read = false;
+  for (const std::string& name : passed) {
+    if (has(declared, name)) {
+      plan.set.push_back(name);
+      continue;
+    }
+    if (compute && name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
+    if (!source_read) {
+      in_source = source_declared();
+      source_read = true;
+    }
+    if (!has(in_source, name))
+      throw std::invalid_argument(stage + " function '" + entry + "' declares no function constant '" + name +
+                                  "' and no function of its source does (declared by '" + entry + "': " + listed(declared) +
+                                  "; by the source's functions: " + listed(in_source) + ")");
+    plan.skipped.push_back(name);
+  }
+  if (compute && has(declared, "BLOCK") && !has(passed, "BLOCK"))
+    throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+  return plan;
 }
 
 std::string status_name(int64_t status) {

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -46,7 +47,7 @@ struct ClockPair {
   uint64_t gpu_ticks = 0;
 };
 
-// The shortest host interval a period is calibrated over.
+// The shortest host interval a period is calibrated over (or, on an Apple-family GPU, checked over).
 constexpr double kMinCalibrationSpan = 1e-3;
 
 // Seconds per GPU tick from two clock readings taken around a run.
@@ -54,17 +55,23 @@ struct TickPeriod {
   bool ok = false;
   std::string problem;     // why there is no period, when !ok
   double seconds = 0.0;    // the period used: exactly 1e-9 when snapped, else `calibrated`
-  double calibrated = 0.0; // host span / GPU ticks
+  double calibrated = 0.0; // host span / GPU ticks (0 when the window was too short to calibrate)
   double error = 0.0;      // relative error bound of `calibrated`: both readings' half widths over the
                            // span, plus one tick in the count
-  bool snapped = false;    // 1 ns lies within calibrated × (1 ± error): the counters count nanoseconds
+  bool snapped = false;    // the period is exactly 1 ns
+  bool checked = false;    // a calibration was made and, where snapped, agreed with 1 ns within its error
 };
-// Not ok (with the reason) when the GPU ticks did not advance or the host span is under
-// kMinCalibrationSpan. A period within its own error of 1 ns is taken as exactly 1 ns: on Apple
-// silicon resolved timestamps are nanoseconds, and a calibration over ~1 ms against the host clock
-// would otherwise scale every sample by its own noise (up to ~0.5 %). Any other period (41.67 ns on
-// some GPUs) is kept as calibrated.
-TickPeriod tick_period(const ClockPair& before, const ClockPair& after);
+// On an Apple-family GPU (`apple_family`: MTLGPUFamilyApple7 or later, every Apple-silicon Mac) the
+// resolved timestamps are nanoseconds (MoltenVK and wgpu use a timestamp period of 1.0 there; wgpu
+// found the CPU and GPU stamps equal on an M1): the period is exactly 1 ns whatever the window, and a window of at least
+// kMinCalibrationSpan calibrates it as a check: not ok (with the reason) when the GPU ticks did not
+// advance over such a window, or when 1 ns lies outside calibrated × (1 ± error). A shorter window
+// is not checked (checked = false) and still uses 1 ns.
+// On another GPU: not ok when the GPU ticks did not advance or the host span is under
+// kMinCalibrationSpan; a period within its own error of 1 ns is taken as exactly 1 ns (a
+// calibration over ~1 ms against the host clock would otherwise scale every sample by its own
+// noise, up to ~0.5 %); any other period is kept as calibrated.
+TickPeriod tick_period(const ClockPair& before, const ClockPair& after, bool apple_family);
 
 // ---- plausibility of a counter-timed pass -------------------------------------------------------
 
@@ -94,6 +101,7 @@ struct CounterRun {
   std::string unavailable;    // why some sample has no counter reading ("" when every one has)
   std::vector<uint64_t> ticks;  // 2 per sample, in order: its pass's start and end, resolved
   ClockPair before, after;    // clock readings before the first and after the last sample
+  bool apple_family = false;  // the device is an Apple-family GPU: 1 ns ticks (tick_period)
 };
 
 struct SampleSet {
@@ -125,6 +133,27 @@ constexpr int64_t kFloat = 3, kHalf = 16, kInt = 29, kUInt = 33, kShort = 37, kU
 // anything else, including a type other than those.
 std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64_t int_value, double float_value,
                                     bool is_int, const std::string& entry);
+
+// Which constants specialising a function sets. MTLFunction.functionConstantsDictionary (MTLLibrary.h)
+// lists only the constants the function uses, not every one its source declares, so one table of
+// constants passed to every kernel of a source (the idiv suite's DIVISOR, which only its
+// `_constant` kernels read) names constants some functions do not declare; a value set by name for
+// a constant the function does not list cannot be given its declared type.
+struct ConstantPlan {
+  std::vector<std::string> set;      // passed and declared by the function: set with the declared type
+  std::vector<std::string> skipped;  // passed, not declared by the function, declared by another function of
+                                     // its source: not set (the function does not read it)
+};
+// The plan for `stage` function `entry` (`compute`: a compute kernel, whose BLOCK is its threadgroup
+// size, set as a function constant only where declared) given the `passed` constant names, the
+// function's `declared` ones and, called only when some passed name is not declared by the
+// function, `source_declared` (every function constant the functions of the same source declare).
+// std::invalid_argument for a passed name that no function of the source declares (a misspelt or
+// stray constant), naming both lists, and for a compute kernel that declares BLOCK without being
+// passed it.
+ConstantPlan constant_plan(const std::string& stage, const std::string& entry, bool compute,
+                           const std::vector<std::string>& passed, const std::vector<std::string>& declared,
+                           const std::function<std::vector<std::string>()>& source_declared);
 
 // IEEE binary16 bits of `f`, rounded to nearest even (overflow to infinity, NaN kept a quiet NaN).
 uint16_t half_bits(float f);

@@ -1,6 +1,7 @@
 // The effective SM clock of each timed sample (device.h, ClockSlots and ClockProbe; docs/design.md,
 // "Clocks"). The kernels' half is shaders/cuda/clock.cuh; the probe kernel for cuBLAS is the
 // backend's own (not a benchmark kernel), so its source lives here, with the same `ar_clock` layout.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,36 +13,44 @@ namespace ar::cuda {
 
 namespace {
 
-// clock.cuh's struct ArClock: slot, entry[kClockBlocks][2], sums[kClockSlots][3] (u64 each).
-constexpr size_t kSumsOffset = sizeof(uint64_t) * (1 + 2 * kClockBlocks);
-constexpr size_t kSumsBytes = sizeof(uint64_t) * 3 * kClockSlots;
+// clock.cuh's struct ArClock: slot, then first[kClockSlots][kClockSms][2], then last[...][2] (u64 each).
+constexpr size_t kFirstOffset = sizeof(uint64_t);
+constexpr size_t kWindowBytes = sizeof(uint64_t) * 2 * kClockSlots * kClockSms;
+constexpr size_t kLastOffset = kFirstOffset + kWindowBytes;
 
 // One block, one thread: %clock64 and %globaltimer read together until `ns` nanoseconds of the
-// timer have passed, the differences added to the current slot as clock.cuh's probe adds them.
+// timer have passed, its SM's window kept in the current slot as clock.cuh's probe keeps it.
 const char* kProbeSource = R"(
 struct ArClock {
   unsigned long long slot;
-  unsigned long long entry[AR_CLOCK_BLOCKS][2];
-  unsigned long long sums[AR_CLOCK_SLOTS][3];
+  unsigned long long first[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];
+  unsigned long long last[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];
 };
 __device__ ArClock ar_clock;
 extern "C" __global__ void ar_clock_spin(unsigned long long ns) {
+  unsigned sm;
   unsigned long long c0, t0, c, t;
-  asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(c0), "=l"(t0) :: "memory");
+  asm volatile("mov.u32 %0, %%smid;\n\tmov.u64 %1, %%clock64;\n\tmov.u64 %2, %%globaltimer;"
+               : "=r"(sm), "=l"(c0), "=l"(t0) :: "memory");
   do {
     asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(c), "=l"(t) :: "memory");
   } while (t - t0 < ns);
+  if (sm >= AR_CLOCK_SMS) return;
   const unsigned long long slot = ar_clock.slot % AR_CLOCK_SLOTS;
-  ar_clock.sums[slot][0] += c - c0;
-  ar_clock.sums[slot][1] += t - t0;
-  ar_clock.sums[slot][2] += 1;
+  atomicMin(&ar_clock.first[slot][sm][0], c0);
+  atomicMin(&ar_clock.first[slot][sm][1], t0);
+  atomicMax(&ar_clock.last[slot][sm][0], c);
+  atomicMax(&ar_clock.last[slot][sm][1], t);
 }
 )";
 
-// Consecutive samples share a slot when there are more samples than slots.
-uint64_t slot_of(uint64_t r, uint64_t reps) { return reps <= kClockSlots ? r : r * kClockSlots / reps; }
-
 }  // namespace
+
+unsigned probes_per_sample(double launch_s) {
+  if (!(launch_s > 0)) return 1;
+  const double n = std::ceil(kClockWindowS / launch_s);
+  return n >= kClockMaxPerSample ? kClockMaxPerSample : n < 1 ? 1u : unsigned(n);
+}
 
 ClockSlots::ClockSlots(CUmodule module, std::string method) : method_(std::move(method)) {
   size_t bytes = 0;
@@ -49,21 +58,35 @@ ClockSlots::ClockSlots(CUmodule module, std::string method) : method_(std::move(
   const CUresult r = driver().cuModuleGetGlobal(&p, &bytes, module, "ar_clock");
   if (r == CUDA_ERROR_NOT_FOUND) return;  // no probe in this kernel
   check(r, "cuModuleGetGlobal");
-  if (bytes != kSumsOffset + kSumsBytes)
+  if (bytes != kLastOffset + kWindowBytes)
     throw DeviceError("[cuda::clock] the kernel's ar_clock has " + std::to_string(bytes) + " bytes, not the " +
-                      std::to_string(kSumsOffset + kSumsBytes) + " of shaders/cuda/clock.cuh's layout");
+                      std::to_string(kLastOffset + kWindowBytes) + " of shaders/cuda/clock.cuh's layout");
   ptr_ = p;
 }
 
-void ClockSlots::begin(const Device& dev, uint64_t reps) {
+void ClockSlots::begin(const Device& dev, uint64_t reps, unsigned per_sample) {
   reps_ = reps;
+  per_sample_ = per_sample < 1 ? 1 : per_sample > kClockSlots ? kClockSlots : per_sample;
+  const uint64_t most = kClockSlots / per_sample_;
+  groups_ = reps < most ? reps : most;
   if (!ptr_) return;
-  check(driver().cuMemsetD8Async(ptr_, 0, kSumsOffset + kSumsBytes, dev.stream()), "cuMemsetD8Async");
+  // first: all ones (atomicMin's identity), last: zeros (atomicMax's); both on the stream.
+  check(driver().cuMemsetD8Async(ptr_ + kFirstOffset, 0xff, kWindowBytes, dev.stream()), "cuMemsetD8Async");
+  check(driver().cuMemsetD8Async(ptr_ + kLastOffset, 0, kWindowBytes, dev.stream()), "cuMemsetD8Async");
 }
 
-void ClockSlots::sample(const Device& dev, uint64_t r) {
-  if (!ptr_ || (r > 0 && slot_of(r, reps_) == slot_of(r - 1, reps_))) return;
-  check(driver().cuMemsetD32Async(ptr_, unsigned(slot_of(r, reps_)), 1, dev.stream()), "cuMemsetD32Async");
+// Sample r belongs to group r·groups/reps; the first sample of each group is probed.
+bool ClockSlots::probed(uint64_t r) const {
+  if (!ptr_ || groups_ == 0 || r >= reps_) return false;
+  return r == 0 || (r * groups_) / reps_ != ((r - 1) * groups_) / reps_;
+}
+
+unsigned ClockSlots::slot(uint64_t r, unsigned j) const {
+  return unsigned(((r * groups_) / reps_) * per_sample_ + j) % kClockSlots;
+}
+
+void ClockSlots::point(const Device& dev, unsigned slot) const {
+  check(driver().cuMemsetD32Async(ptr_, slot, 1, dev.stream()), "cuMemsetD32Async");
 }
 
 ClockReading ClockSlots::reading(const Device& dev) const {
@@ -72,13 +95,23 @@ ClockReading ClockSlots::reading(const Device& dev) const {
     out.method = "not measured: the kernel has no clock probe (shaders/cuda/clock.cuh)";
     return out;
   }
-  std::vector<uint64_t> sums(3 * kClockSlots);
-  check(driver().cuMemcpyDtoHAsync(sums.data(), ptr_ + kSumsOffset, kSumsBytes, dev.stream()), "cuMemcpyDtoHAsync");
+  std::vector<uint64_t> first(2 * kClockSlots * kClockSms), last(2 * kClockSlots * kClockSms);
+  check(driver().cuMemcpyDtoHAsync(first.data(), ptr_ + kFirstOffset, kWindowBytes, dev.stream()), "cuMemcpyDtoHAsync");
+  check(driver().cuMemcpyDtoHAsync(last.data(), ptr_ + kLastOffset, kWindowBytes, dev.stream()), "cuMemcpyDtoHAsync");
   dev.sync("reading the clock probe");
-  const uint64_t used = reps_ < kClockSlots ? reps_ : kClockSlots;
-  for (uint64_t s = 0; s < used; ++s) {
-    const uint64_t cycles = sums[3 * s], ns = sums[3 * s + 1], probes = sums[3 * s + 2];
-    if (probes > 0 && ns > 0) out.mhz.push_back(1e3 * double(cycles) / double(ns));
+  for (uint64_t g = 0; g < groups_; ++g) {
+    double cycles = 0, ns = 0;
+    for (unsigned j = 0; j < per_sample_; ++j) {
+      const size_t base = 2 * kClockSms * size_t(g * per_sample_ + j);
+      for (unsigned sm = 0; sm < kClockSms; ++sm) {
+        const uint64_t* f = &first[base + 2 * sm];
+        const uint64_t* l = &last[base + 2 * sm];
+        if (f[0] == ~0ull || l[0] <= f[0] || l[1] <= f[1]) continue;  // no block on this SM, or no exit
+        cycles += double(l[0] - f[0]);
+        ns += double(l[1] - f[1]);
+      }
+    }
+    if (ns > 0) out.mhz.push_back(1e3 * cycles / ns);
   }
   out.method = method_;
   if (out.mhz.empty()) out.method = "not measured: no probe completed (" + method_ + ")";
@@ -89,13 +122,13 @@ ClockProbe::ClockProbe(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {
   dev_->make_current();
   try {
     CompiledImage img = nvrtc_compile(kProbeSource, "ar_clock_spin",
-                                      {"-DAR_CLOCK_BLOCKS=" + std::to_string(kClockBlocks),
-                                       "-DAR_CLOCK_SLOTS=" + std::to_string(kClockSlots)},
+                                      {"-DAR_CLOCK_SLOTS=" + std::to_string(kClockSlots),
+                                       "-DAR_CLOCK_SMS=" + std::to_string(kClockSms)},
                                       dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                                       dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     check(driver().cuModuleLoadData(&module_, img.image.data()), "cuModuleLoadData");
     check(driver().cuModuleGetFunction(&function_, module_, "ar_clock_spin"), "cuModuleGetFunction");
-    slots_ = ClockSlots(module_, "probe kernel on the same stream before and after each sample (" +
+    slots_ = ClockSlots(module_, "probe kernel on the same stream before and after each probed sample (" +
                                      std::to_string(kProbeNs / 1000) +
                                      " us of %clock64 / %globaltimer each): the library's kernels cannot be instrumented");
   } catch (const std::exception& e) {

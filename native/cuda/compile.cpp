@@ -1,11 +1,12 @@
-// NVRTC: kernels compiled at run time for the device's own architecture
-// (docs/design.md, "The CUDA backend").
+// NVRTC: kernels compiled at run time for the device's own architecture (docs/design.md, "The CUDA
+// backend"), each compile kept in the on-disk kernel cache ("The kernel cache").
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/kernel_cache.h"
 #include "device.h"
 
 namespace ar::cuda {
@@ -86,16 +87,14 @@ std::string nvrtc_target(int cc_major, int cc_minor, std::string* why, bool arch
   return choose_target(cc_major, cc_minor, arch_specific, why);
 }
 
-CompiledImage nvrtc_compile(const std::string& source, const std::string& entry,
-                            const std::vector<std::string>& options, int cc_major, int cc_minor, bool arch_specific) {
-  const NvrtcApi& n = nvrtc();
-  std::string why;
-  CompiledImage out;
-  out.target = choose_target(cc_major, cc_minor, arch_specific, &why);
-  if (out.target.empty()) throw CompileError("[cuda::nvrtcCompileProgram] cannot compile '" + entry + "': " + why, why);
+namespace {
 
-  std::vector<std::string> opts = {"--gpu-architecture=" + out.target, "--std=c++17"};
-  opts.insert(opts.end(), options.begin(), options.end());
+// One NVRTC compile of `source` with the full option list `opts` (target first).
+CompiledImage compile_uncached(const std::string& source, const std::string& entry, const std::vector<std::string>& opts,
+                               const std::string& target) {
+  const NvrtcApi& n = nvrtc();
+  CompiledImage out;
+  out.target = target;
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
 
@@ -125,6 +124,55 @@ CompiledImage nvrtc_compile(const std::string& source, const std::string& entry,
     out.image.resize(size);  // NUL-terminated, as cuModuleLoadData wants PTX
     check_nvrtc(n.nvrtcGetPTX(prog.p, out.image.data()), "nvrtcGetPTX");
   }
+  return out;
+}
+
+// The kernel cache's key of one compile (docs/design.md, "The kernel cache"): everything its output
+// depends on. The driver's version is part of it too: PTX is JIT-compiled by the driver at load.
+kernel_cache::Key cache_key(const std::string& source, const std::string& entry, const std::vector<std::string>& opts,
+                            const std::string& target) {
+  std::string joined;
+  for (const std::string& o : opts) joined += o + '\n';
+  int driver_version = 0;
+  if (driver().cuDriverGetVersion(&driver_version) != CUDA_SUCCESS) driver_version = -1;
+  std::string why;
+  return {{"producer", "apple_roofline cuda nvrtc_compile 1"},
+          {"nvrtc", nvrtc_version(&why)},
+          {"driver", std::to_string(driver_version)},
+          {"target", target},
+          {"entry", entry},
+          {"options", joined},
+          {"source", source}};
+}
+
+}  // namespace
+
+CompiledImage nvrtc_compile(const std::string& source, const std::string& entry,
+                            const std::vector<std::string>& options, int cc_major, int cc_minor, bool arch_specific) {
+  std::string why;
+  const std::string target = choose_target(cc_major, cc_minor, arch_specific, &why);
+  if (target.empty()) throw CompileError("[cuda::nvrtcCompileProgram] cannot compile '" + entry + "': " + why, why);
+
+  std::vector<std::string> opts = {"--gpu-architecture=" + target, "--std=c++17"};
+  opts.insert(opts.end(), options.begin(), options.end());
+  // Served from the on-disk cache where an earlier process compiled the same; else compiled and stored.
+  const kernel_cache::Key key = cache_key(source, entry, opts, target);
+  auto build = [&] {
+    CompiledImage img = compile_uncached(source, entry, opts, target);
+    return kernel_cache::Fields{img.target, std::string(img.image.begin(), img.image.end()), img.log};
+  };
+  kernel_cache::Cache& cache = kernel_cache::cache();
+  kernel_cache::Fields f = cache.fetch(key, build);
+  if (f.size() != 3 || f[0] != target || f[1].empty()) {  // a valid entry of another layout: never trusted
+    cache.reject(key, "not a compiled image (" + std::to_string(f.size()) + " fields)");
+    cache.count_compile();
+    f = build();
+    cache.put(key, f);
+  }
+  CompiledImage out;
+  out.target = f[0];
+  out.image.assign(f[1].begin(), f[1].end());
+  out.log = f[2];
   return out;
 }
 

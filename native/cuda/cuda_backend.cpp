@@ -1,12 +1,14 @@
 // The CUDA backend (docs/design.md, "The CUDA backend"): the driver API on the primary context,
-// NVRTC kernels cached by (source, entry, constants, target), CUDA events around each sample's
-// batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes an exception naming
-// the call.
+// NVRTC kernels cached by (source, entry, constants, target), and on disk (compile.cpp), CUDA events
+// around each sample's batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes
+// an exception naming the call.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +32,13 @@ constexpr int kDefaultBlock = 256;
 // Hopper's wgmma): 0 or 1. The backend consumes it, like BLOCK; it is never a macro of the source
 // (a kernel that needs the target checks __CUDA_ARCH_FEAT_SM90_ALL itself).
 constexpr const char* kArchSpecific = "AR_ARCH_SPECIFIC";
+// The compile constant that turns the clock probe's launches off (0) or on (1, the default) for a
+// source that includes shaders/cuda/clock.cuh: consumed here, which passes the macro of that name to
+// each of the two builds (docs/design.md, "Clocks").
+constexpr const char* kClockProbe = "AR_CLOCK_PROBE";
+// What the probed build's entry is renamed to (-D<entry>=<entry><suffix>), so that a profiler tells
+// its launches from the timed ones.
+constexpr const char* kProbeSuffix = "_ar_clock";
 
 bool check_flag(const std::variant<int64_t, double>& value, const char* name) {
   const int64_t* b = std::get_if<int64_t>(&value);
@@ -54,8 +63,12 @@ struct Module {
 
 class CudaKernel final : public Kernel {
  public:
-  CudaKernel(std::shared_ptr<Module> m, std::string entry, int block)
-      : m_(std::move(m)), entry_(std::move(entry)), block_(block) {
+  // `probe`: the same kernel built with shaders/cuda/clock.cuh's probe, launched apart from the
+  // timed samples to read the clock (null: `probe_reason` says why there is none).
+  CudaKernel(std::shared_ptr<Module> m, std::string entry, int block, std::shared_ptr<Module> probe,
+             std::string probe_reason)
+      : m_(std::move(m)), probe_(std::move(probe)), entry_(std::move(entry)), block_(block),
+        probe_reason_(std::move(probe_reason)) {
     // cuda.h: CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is "the maximum number of threads per block,
     // beyond which a launch of the function would fail" (registers, __launch_bounds__).
     m_->dev->make_current();
@@ -75,9 +88,11 @@ class CudaKernel final : public Kernel {
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
-    clock_slots_ = ClockSlots(m_->module, "%clock64 / %globaltimer in the kernel: thread 0 of the first " +
-                                              std::to_string(kClockBlocks) +
-                                              " blocks of every launch, entry to exit (shaders/cuda/clock.cuh)");
+    if (probe_)
+      clock_slots_ = ClockSlots(probe_->module,
+                                "%clock64 / %globaltimer per SM, from its first block's entry to its last block's exit, in "
+                                "probed launches of the kernel's probed build between the timed samples, which carry no "
+                                "probe (shaders/cuda/clock.cuh)");
   }
   // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
   // long or double), then the work-item count.
@@ -128,11 +143,12 @@ class CudaKernel final : public Kernel {
                                   std::to_string(0x7fffffffull * uint64_t(block_)) + ", 2^31-1 blocks)");
     return unsigned(blocks);
   }
-  void submit(unsigned blocks, Params& p) const {
-    check(driver().cuLaunchKernel(m_->function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs,
+  void submit(unsigned blocks, Params& p, const Module& m) const {
+    check(driver().cuLaunchKernel(m.function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs,
                                   nullptr),
           "cuLaunchKernel");
   }
+  void submit(unsigned blocks, Params& p) const { submit(blocks, p, *m_); }
 
   std::string entry() const override { return entry_; }
   uint64_t wave_items() const override { return wave_; }
@@ -145,16 +161,28 @@ class CudaKernel final : public Kernel {
     dev.make_current();
     Params p(args, work_items, dev);
     const unsigned blocks = grid(work_items);
-    clock_slots_.begin(dev, reps);
+    const unsigned per_sample = probes_per_sample(launch_s_);
+    clock_slots_.begin(dev, reps, per_sample);
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
-      clock_slots_.sample(dev, r);  // outside the sample's events
       ev.start(size_t(r));
       for (uint64_t b = 0; b < batch; ++b) submit(blocks, p);
       ev.stop(size_t(r));
+      if (!clock_slots_.probed(r)) continue;
+      for (unsigned j = 0; j < per_sample; ++j) {  // after the sample's stop event: never timed
+        clock_slots_.point(dev, clock_slots_.slot(r, j));
+        submit(blocks, p, *probe_);
+      }
     }
     std::vector<double> out = ev.elapsed(entry_.c_str());
-    clock_ = clock_slots_.reading(dev);
+    if (probe_) {
+      clock_ = clock_slots_.reading(dev);
+    } else {
+      clock_ = ClockReading{{}, probe_reason_};
+    }
+    std::vector<double> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    if (!sorted.empty() && batch > 0) launch_s_ = sorted[sorted.size() / 2] / double(batch);
     return out;
   }
 
@@ -230,12 +258,15 @@ class CudaKernel final : public Kernel {
 
  private:
   std::shared_ptr<Module> m_;
+  std::shared_ptr<Module> probe_;
   std::string entry_;
   int block_;
+  std::string probe_reason_;
   uint64_t wave_ = 0;
   uint32_t max_block_ = 0, warp_ = 0;
-  ClockSlots clock_slots_;  // the module's `ar_clock`, where the kernel includes the probe
+  ClockSlots clock_slots_;  // the probed build's `ar_clock`
   ClockReading clock_;      // of the last time() call
+  double launch_s_ = 0;     // the last time() call's median seconds per launch (0: none yet)
 };
 
 std::string format_constant(const std::variant<int64_t, double>& v) {
@@ -327,6 +358,7 @@ class CudaBackend final : public Backend {
     if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not a C identifier");
     int block = kDefaultBlock;
     bool arch_specific = false;
+    bool probe_on = true;
     std::vector<std::string> options;
     std::string key = entry;
     for (const auto& [name, value] : constants) {
@@ -340,10 +372,29 @@ class CudaBackend final : public Backend {
         key += std::string("|") + kArchSpecific + (arch_specific ? "=1" : "=0");
         continue;
       }
+      if (name == kClockProbe) {  // likewise
+        probe_on = check_flag(value, kClockProbe);
+        continue;
+      }
       options.push_back("-D" + name + "=" + format_constant(value));
       key += "|" + options.back();
     }
     options.push_back("-DBLOCK=" + std::to_string(block));
+    // A source with the clock probe is built twice: without it for the timed samples, with it (the
+    // entry renamed) for the probed launches between them (shaders/cuda/clock.cuh).
+    const bool has_probe = source.find("AR_CLOCK_PROBE_HERE") != std::string::npos;
+    std::vector<std::string> probe_options;
+    std::string probe_reason;
+    if (has_probe && probe_on) {
+      probe_options = options;
+      probe_options.push_back(std::string("-D") + kClockProbe + "=1");
+      probe_options.push_back("-D" + entry + "=" + entry + kProbeSuffix);
+    } else {
+      probe_reason = has_probe ? std::string("not measured: the clock probe was turned off (") + kClockProbe + "=0)"
+                               : "not measured: the kernel has no clock probe (shaders/cuda/clock.cuh)";
+    }
+    if (has_probe) options.push_back(std::string("-D") + kClockProbe + "=0");
+    key += std::string("|") + kClockProbe + (probe_on ? "=1" : "=0");
     key += "|-DBLOCK=" + std::to_string(block) + "|" + source;  // the whole source: no hash collisions
 
     {
@@ -355,9 +406,37 @@ class CudaBackend final : public Backend {
     // prebuild) compile in parallel: the NVRTC User Guide makes its API thread-safe for distinct
     // programs, and each call here has its own. The first to finish is cached; a racing duplicate
     // of the same key is dropped (docs/design.md, "Time budgets").
-    CompiledImage img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_, arch_specific);
+    // The probed build compiles on a thread of its own meanwhile; its failure costs the clock only.
+    std::future<CompiledImage> probe_img;
+    if (!probe_options.empty())
+      probe_img = std::async(std::launch::async, nvrtc_compile, std::cref(source), entry + kProbeSuffix,
+                             std::cref(probe_options), cc_major_, cc_minor_, arch_specific);
+    CompiledImage img;
+    try {
+      img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_, arch_specific);
+    } catch (...) {
+      if (probe_img.valid()) probe_img.wait();  // it reads `source` and `probe_options`
+      throw;
+    }
+    std::shared_ptr<Module> probe;
+    if (probe_img.valid()) {
+      try {
+        CompiledImage pi = probe_img.get();
+        std::lock_guard<std::mutex> lock(cache_mutex_);
+        probe = load_module(pi, entry + kProbeSuffix);
+      } catch (const std::exception& e) {
+        probe_reason = std::string("not measured: the kernel's probed build failed (") + e.what() + ")";
+      }
+    }
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    auto k = std::make_shared<CudaKernel>(load_module(img, entry), entry, block, probe, probe_reason);
+    cache_.emplace(key, k);
+    return k;
+  }
+
+  // Loads a compiled image and finds `entry` in it (the context made current).
+  std::shared_ptr<Module> load_module(const CompiledImage& img, const std::string& entry) {
     dev_->make_current();
     auto m = std::make_shared<Module>();
     m->dev = dev_;
@@ -368,9 +447,7 @@ class CudaBackend final : public Backend {
                              "' in the compiled source (is it extern \"C\" __global__?)",
                          img.log);
     check(r, "cuModuleGetFunction");
-    auto k = std::make_shared<CudaKernel>(m, entry, block);
-    cache_.emplace(key, k);
-    return k;
+    return m;
   }
 
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {

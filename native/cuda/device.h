@@ -59,6 +59,7 @@ class CudaBuffer final : public Buffer {
   void write(const void* src, size_t n, size_t offset) override;
   void read(void* dst, size_t n, size_t offset) const override;
   Address address() override;
+  std::pair<int, int> dlpack_device() const override { return {Address::kCUDA, dev_->index()}; }
   CUdeviceptr ptr() const { return ptr_; }
   const Device* device() const { return dev_.get(); }
 
@@ -119,27 +120,42 @@ class GlobalTimerSync {
 };
 
 // The effective SM clock of a time() call's samples (clock_probe.cpp; docs/design.md, "Clocks"):
-// the `ar_clock` global of a module whose kernels include shaders/cuda/clock.cuh. begin() zeroes its
-// sums, sample(r) points the kernels at sample r's slot (both enqueued on the stream, outside the
-// timed events), reading() copies the sums back after the samples (the stream synchronised) and
-// gives cycles / ns per slot in MHz. A module without the global (a kernel that does not include
-// the probe) yields no values and says so.
-constexpr unsigned kClockBlocks = 4;  // clock.cuh's AR_CLOCK_BLOCKS
+// the `ar_clock` global of a module built with shaders/cuda/clock.cuh's probe (the probed twin of a
+// timed kernel, or the cuBLAS probe kernel). Each probed launch has a slot, in which every SM keeps
+// the window from its first block's entry to its last block's exit. begin() resets the slots and
+// plans which samples are probed (at most kClockSlots probed launches per call, `per_sample` of
+// them after each probed sample), point(s) directs the next probed launch at slot s (both enqueued
+// on the stream, outside the timed events), reading() copies the windows back after the samples (the
+// stream synchronised) and gives, per probed sample, Σ cycles / Σ ns over its launches' SM windows
+// in MHz. A module without the global yields no values and says so.
 constexpr unsigned kClockSlots = 64;  // clock.cuh's AR_CLOCK_SLOTS
+constexpr unsigned kClockSms = 256;   // clock.cuh's AR_CLOCK_SMS
+// Probed launches after a probed sample last at least this long together (by the previous call's
+// launch time), so that a %globaltimer step (32 ns on an H100) stays under 0.1 % of the windows.
+constexpr double kClockWindowS = 50e-6;
+constexpr unsigned kClockMaxPerSample = 8;
 class ClockSlots {
  public:
   ClockSlots() = default;
   ClockSlots(CUmodule module, std::string method);  // finds `ar_clock` (none: no values)
   bool present() const { return ptr_ != 0; }
-  void begin(const Device& dev, uint64_t reps);
-  void sample(const Device& dev, uint64_t r);
+  // Resets the slots; `reps` samples, `per_sample` probed launches after (or around) each probed one.
+  void begin(const Device& dev, uint64_t reps, unsigned per_sample);
+  bool probed(uint64_t r) const;          // whether sample r is followed by probed launches
+  unsigned slot(uint64_t r, unsigned j) const;  // the slot of sample r's j-th probed launch
+  void point(const Device& dev, unsigned slot) const;  // the next probed launch writes `slot`
   ClockReading reading(const Device& dev) const;  // after the samples completed
 
  private:
   CUdeviceptr ptr_ = 0;
   std::string method_;
   uint64_t reps_ = 0;
+  unsigned per_sample_ = 1;
+  uint64_t groups_ = 0;  // probed samples: min(reps, kClockSlots / per_sample)
 };
+// How many probed launches follow a probed sample: enough to last kClockWindowS at `launch_s`
+// seconds per launch (the previous call's; 0: unknown, one launch), at most kClockMaxPerSample.
+unsigned probes_per_sample(double launch_s);
 
 // A probe for kernels that cannot be instrumented (cuBLAS): one block spinning about kProbeNs on
 // %clock64 / %globaltimer into the same slots, launched before and after each sample on the same

@@ -89,19 +89,24 @@ class CublasGemm final : public Kernel {
     const Operands o = bind(args);
     std::lock_guard<std::mutex> lock(st_->mutex);
     dev_->make_current();
-    // The clock: a probe kernel before and after each sample, outside its events (device.h, ClockProbe).
+    // The clock: a probe kernel before and after each probed sample, outside its events (device.h, ClockProbe).
     ClockProbe* probe = probe_->reason().empty() ? probe_.get() : nullptr;
-    if (probe) probe->slots().begin(*dev_, reps);
+    // Two probed launches per probed sample, each in its own slot: one before, one after.
+    if (probe) probe->slots().begin(*dev_, reps, 2);
     SampleEvents ev(*dev_, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
-      if (probe) {
-        probe->slots().sample(*dev_, r);
+      const bool probed = probe && probe->slots().probed(r);
+      if (probed) {
+        probe->slots().point(*dev_, probe->slots().slot(r, 0));
         probe->run();
       }
       ev.start(size_t(r));
       for (uint64_t i = 0; i < batch; ++i) enqueue(o);
       ev.stop(size_t(r));
-      if (probe) probe->run();
+      if (probed) {
+        probe->slots().point(*dev_, probe->slots().slot(r, 1));
+        probe->run();
+      }
     }
     std::vector<double> out = ev.elapsed("cublasGemmEx");
     clock_ = probe ? probe->slots().reading(*dev_) : ClockReading{{}, probe_->reason()};

@@ -1,21 +1,26 @@
 // Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
 // math mode pinned, functions specialised by function constants set by name with the type the
-// function declares, compute pipelines and (for render passes) vertex and fragment functions cached
-// by (entry, constants, source).
+// function declares (only those it declares: metal_rules::constant_plan), compute pipelines and (for
+// render passes) vertex and fragment functions cached by (entry, constants, source); each compute
+// pipeline's binary archive kept in the on-disk kernel cache (docs/design.md, "The kernel cache").
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/checks.h"
 #include "core/errors.h"
+#include "core/kernel_cache.h"
 #include "metal.h"
 
 namespace ar::metal {
@@ -41,6 +46,12 @@ std::string joined(NSArray<NSString*>* names) {
   return out.empty() ? "none" : out;
 }
 
+std::vector<std::string> names_of(NSArray<NSString*>* names) {
+  std::vector<std::string> out;
+  for (NSString* n in names) out.push_back(n.UTF8String);
+  return out;
+}
+
 static_assert(int64_t(MTLDataTypeFloat) == metal_rules::kFloat && int64_t(MTLDataTypeHalf) == metal_rules::kHalf &&
                   int64_t(MTLDataTypeInt) == metal_rules::kInt && int64_t(MTLDataTypeUInt) == metal_rules::kUInt &&
                   int64_t(MTLDataTypeShort) == metal_rules::kShort &&
@@ -55,6 +66,121 @@ void set_constant(MTLFunctionConstantValues* cv, MTLFunctionConstant* fc, const 
   const std::vector<uint8_t> bytes = metal_rules::constant_bytes(int64_t(fc.type), name, i ? *i : 0,
                                                                  i ? 0.0 : std::get<double>(value), i != nullptr, entry);
   [cv setConstantValue:bytes.data() type:fc.type withName:ns(name)];
+}
+
+
+// A fresh file URL in the temporary folder: MTLBinaryArchive reads and writes files only.
+NSURL* temporary_url() {
+  NSString* name = [NSString stringWithFormat:@"apple_roofline-%@.metallib", [NSUUID UUID].UUIDString];
+  return [NSURL fileURLWithPath:[NSTemporaryDirectory() stringByAppendingPathComponent:name]];
+}
+
+void remove_file(NSURL* url) { [[NSFileManager defaultManager] removeItemAtURL:url error:nil]; }
+
+// The pipeline of `desc` from the archive `bytes` (MTLPipelineOptionFailOnBinaryArchiveMiss: the
+// archive's own code or nothing), or nil with *why set.
+id<MTLComputePipelineState> pipeline_from_archive(id<MTLDevice> device, MTLComputePipelineDescriptor* desc,
+                                                  const std::string& bytes, std::string* why) {
+  NSURL* url = temporary_url();
+  NSData* data = [NSData dataWithBytes:bytes.data() length:bytes.size()];
+  if (![data writeToURL:url atomically:NO]) {
+    *why = "cannot write a copy of the archive to " + std::string(url.path.UTF8String);
+    return nil;
+  }
+  MTLBinaryArchiveDescriptor* ad = [MTLBinaryArchiveDescriptor new];
+  ad.url = url;
+  NSError* err = nil;
+  id<MTLComputePipelineState> state = nil;
+  id<MTLBinaryArchive> archive = [device newBinaryArchiveWithDescriptor:ad error:&err];
+  if (!archive) {
+    *why = "Metal cannot open the binary archive: " + describe(err);
+  } else {
+    desc.binaryArchives = @[ archive ];
+    state = [device newComputePipelineStateWithDescriptor:desc
+                                                  options:MTLPipelineOptionFailOnBinaryArchiveMiss
+                                               reflection:nil
+                                                    error:&err];
+    desc.binaryArchives = nil;
+    if (!state) *why = "Metal finds no usable pipeline in the binary archive: " + describe(err);
+  }
+  remove_file(url);
+  return state;
+}
+
+// A new binary archive holding `desc`'s pipeline functions (compiled for this device), or nil with *why set.
+id<MTLBinaryArchive> filled_archive(id<MTLDevice> device, MTLComputePipelineDescriptor* desc, std::string* why) {
+  NSError* err = nil;
+  id<MTLBinaryArchive> archive = [device newBinaryArchiveWithDescriptor:[MTLBinaryArchiveDescriptor new] error:&err];
+  if (!archive) {
+    *why = "newBinaryArchiveWithDescriptor: " + describe(err);
+    return nil;
+  }
+  if (![archive addComputePipelineFunctionsWithDescriptor:desc error:&err]) {
+    *why = "addComputePipelineFunctionsWithDescriptor: " + describe(err);
+    return nil;
+  }
+  return archive;
+}
+
+// `archive`'s file as bytes, or "" with *why set.
+std::string serialized(id<MTLBinaryArchive> archive, std::string* why) {
+  NSError* err = nil;
+  NSURL* url = temporary_url();
+  std::string out;
+  if (![archive serializeToURL:url error:&err]) {
+    *why = "serializeToURL: " + describe(err);
+  } else if (NSData* data = [NSData dataWithContentsOfURL:url]; data.length > 0) {
+    out.assign(static_cast<const char*>(data.bytes), data.length);
+  } else {
+    *why = "the serialized archive " + std::string(url.path.UTF8String) + " is empty or unreadable";
+  }
+  remove_file(url);
+  return out;
+}
+
+// The compute pipeline of `fn` through the kernel cache: from the binary archive an earlier process
+// stored where it is there and Metal takes it, else compiled and its archive stored. The key holds
+// the OS version and the device's name: an archive is for one device and one OS build (MTLBinaryArchive.h).
+id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction> fn, const std::string& function_key,
+                                            NSError** err) {
+  namespace kc = kernel_cache;
+  const kc::Key key = {{"producer", "apple_roofline metal binary archive 1"},
+                       {"os", NSProcessInfo.processInfo.operatingSystemVersionString.UTF8String},
+                       {"device", device.name.UTF8String},
+                       {"language", Compiler::language_version()},
+                       {"math", Compiler::math_mode()},
+                       {"function", function_key}};
+  kc::Cache& cache = kc::cache();
+  MTLComputePipelineDescriptor* desc = [MTLComputePipelineDescriptor new];
+  desc.computeFunction = fn;
+  if (std::optional<kc::Fields> hit = cache.get(key)) {
+    std::string why = "not a binary archive";
+    id<MTLComputePipelineState> state = hit->size() == 1 ? pipeline_from_archive(device, desc, hit->front(), &why) : nil;
+    if (state) return state;
+    cache.reject(key, why);
+  }
+  // A miss: the functions are compiled into a new archive and the pipeline made with it, so that
+  // Metal looks its code up there rather than compiling it a second time (MTLBinaryArchive.h); then
+  // the archive is stored.
+  cache.count_compile();
+  std::string why;
+  id<MTLBinaryArchive> archive = cache.path(key).empty() ? nil : filled_archive(device, desc, &why);
+  if (archive) desc.binaryArchives = @[ archive ];
+  id<MTLComputePipelineState> state = [device newComputePipelineStateWithDescriptor:desc
+                                                                            options:MTLPipelineOptionNone
+                                                                         reflection:nil
+                                                                              error:err];
+  desc.binaryArchives = nil;
+  if (!state) return nil;
+  if (archive) {
+    const std::string bytes = serialized(archive, &why);
+    if (!bytes.empty()) cache.put(key, {bytes});
+  }
+  static std::atomic<bool> noted{false};  // once per process: the cause is the same for every pipeline
+  if (!why.empty() && !noted.exchange(true))
+    cache.note("cannot archive compute pipelines (first: '" + std::string(fn.name.UTF8String) + "': " + why +
+               "); they are compiled in every run");
+  return state;
 }
 
 }  // namespace
@@ -135,8 +261,20 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   return lib;
 }
 
+std::vector<std::string> Compiler::source_constants(id<MTLLibrary> lib) {
+  const void* key = (__bridge const void*)lib;  // libraries_ holds every library for the compiler's life
+  if (auto hit = source_constants_.find(key); hit != source_constants_.end()) return hit->second;
+  std::vector<std::string> names;
+  for (NSString* function in lib.functionNames)
+    for (NSString* name in [lib newFunctionWithName:function].functionConstantsDictionary) names.push_back(name.UTF8String);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  source_constants_.emplace(key, names);
+  return names;
+}
+
 id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entry, const Constants& constants,
-                                     MTLFunctionType type, NSUInteger block) {
+                                     MTLFunctionType type) {
   const char* stage = stage_word(type);
   id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
   if (!base)
@@ -146,26 +284,17 @@ id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entr
   if (base.functionType != type)
     throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `" + stage + "` function", "");
   const bool compute = type == MTLFunctionTypeKernel;  // BLOCK is a compute kernel's threadgroup size
+  // Only the constants this function uses are listed (MTLLibrary.h, functionConstantsDictionary);
+  // metal_rules::constant_plan sets those, skips a passed constant that only other functions of the
+  // source declare, and rejects one that none does.
   NSDictionary<NSString*, MTLFunctionConstant*>* declared = base.functionConstantsDictionary;
-  if (declared.count == 0) {
-    for (const auto& [name, value] : constants)
-      if (!(compute && name == "BLOCK"))
-        throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
-                                    name + "' (declared: none)");
-    return base;
-  }
+  std::vector<std::string> passed;
+  for (const auto& [name, value] : constants) passed.push_back(name);
+  const metal_rules::ConstantPlan plan = metal_rules::constant_plan(
+      stage, entry, compute, passed, names_of(declared.allKeys), [&] { return source_constants(lib); });
+  if (declared.count == 0) return base;
   MTLFunctionConstantValues* cv = [MTLFunctionConstantValues new];
-  for (const auto& [name, value] : constants) {
-    MTLFunctionConstant* fc = declared[ns(name)];
-    if (!fc) {
-      if (compute && name == "BLOCK") continue;  // the threadgroup size; a function constant only if declared
-      throw std::invalid_argument(std::string(stage) + " function '" + entry + "' declares no function constant '" +
-                                  name + "' (declared: " + joined(declared.allKeys) + ")");
-    }
-    set_constant(cv, fc, name, value, entry);
-  }
-  if (compute && declared[@"BLOCK"] && !block)
-    throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+  for (const std::string& name : plan.set) set_constant(cv, declared[ns(name)], name, constants.at(name), entry);
   NSError* err = nil;
   id<MTLFunction> fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
   if (!fn)
@@ -182,7 +311,7 @@ id<MTLFunction> Compiler::function(const std::string& source, const std::string&
   if (auto hit = functions_.find(key); hit != functions_.end()) return hit->second;
   id<MTLFunction> fn = nil;
   pooled([&] {
-    fn = specialise(library(source, entry), entry, constants, type, block);
+    fn = specialise(library(source, entry), entry, constants, type);
     functions_.emplace(key, fn);
   });
   return fn;
@@ -198,11 +327,11 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
 
   std::shared_ptr<Pipeline> p;
   pooled([&] {
-    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel, block);
+    id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel);
     NSError* err = nil;
-    id<MTLComputePipelineState> state = [dev_->device newComputePipelineStateWithFunction:fn error:&err];
+    id<MTLComputePipelineState> state = cached_pipeline(dev_->device, fn, key, &err);
     if (!state)
-      throw CompileError("[metal::newComputePipelineStateWithFunction] " + entry + ": " + describe(err),
+      throw CompileError("[metal::newComputePipelineStateWithDescriptor] " + entry + ": " + describe(err),
                          err ? std::string(err.localizedDescription.UTF8String) : "");
     const NSUInteger max_tg = state.maxTotalThreadsPerThreadgroup;
     const NSUInteger width = state.threadExecutionWidth ? state.threadExecutionWidth : 32;

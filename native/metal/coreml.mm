@@ -241,7 +241,15 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       };
       using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
       reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
-      dispatch_semaphore_wait(done, DISPATCH_TIME_FOREVER);
+      // Bounded (coreml_rules::kComputePlanWait_s): a handler that never runs must not hang the
+      // study. dispatch_semaphore_wait returns non-zero on timeout (dispatch/semaphore.h); the block
+      // keeps `done` and the __block variables alive should the handler run later.
+      const dispatch_time_t deadline =
+          dispatch_time(DISPATCH_TIME_NOW, int64_t(rules::kComputePlanWait_s * double(NSEC_PER_SEC)));
+      if (dispatch_semaphore_wait(done, deadline) != 0) {
+        plan.reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
+        return;
+      }
       if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
       id program = property(property(loaded, @"modelStructure"), @"program");
       NSDictionary* functions = property(program, @"functions");

@@ -214,6 +214,9 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
   if (counters && !dev.timestamps) run.unavailable = "this device cannot sample timestamps at stage boundaries";
   const bool sampling = counters && dev.timestamps;
   if (sampling) {
+    // Every Apple-silicon GPU is MTLGPUFamilyApple7 or later (MTLDevice.h: Apple7 = 1007, the M1);
+    // there the ticks are nanoseconds (metal_rules::tick_period).
+    run.apple_family = [dev.device supportsFamily:MTLGPUFamilyApple7];
     run.ticks.assign(size_t(2 * reps), 0);
     run.before = sample_clocks(dev.device);
   }

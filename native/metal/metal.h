@@ -128,7 +128,7 @@ Info device_info(const Device& dev);
 
 // Runtime compilation (compile.mm): library from MSL source (math mode pinned), function
 // specialised by function constants, compute pipeline or (render passes) vertex and fragment
-// functions; cached per backend.
+// functions; cached per backend, and each compute pipeline's binary archive on disk (core/kernel_cache.h).
 struct Pipeline {
   id<MTLComputePipelineState> state = nil;
   std::string entry;
@@ -154,13 +154,17 @@ class Compiler {
   // Both called with mutex_ held.
   id<MTLLibrary> library(const std::string& source, const std::string& entry);
   id<MTLFunction> specialise(id<MTLLibrary> lib, const std::string& entry, const Constants& constants,
-                             MTLFunctionType type, NSUInteger block);
+                             MTLFunctionType type);
+  // Every function constant the functions of `lib` declare (metal_rules::constant_plan's source
+  // list), read once per library.
+  std::vector<std::string> source_constants(id<MTLLibrary> lib);
 
   std::shared_ptr<Device> dev_;
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Pipeline>> cache_;  // (entry, constants, source) -> pipeline
   std::map<std::string, id<MTLFunction>> functions_;        // (stage, entry, constants, source) -> function
   std::map<std::string, id<MTLLibrary>> libraries_;           // source -> library
+  std::map<const void*, std::vector<std::string>> source_constants_;  // library -> its constants
 };
 
 // A compiled compute kernel (kernel.mm): binds the arguments by the core/backend.h convention and

@@ -75,7 +75,8 @@ class Buffer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """
-        (DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory.
+        (DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory; never
+        waits for the launches in flight.
         """
 
 class Kernel:
@@ -298,13 +299,14 @@ def metal_sample_chunks(reps: int) -> list[tuple[int, int]]:
     buffer, two timestamps per sample, at most METAL_MAX_SAMPLES_PER_BUFFER timestamps each.
     """
 
-def metal_tick_period(before: tuple[float, float, int], after: tuple[float, float, int]) -> dict:
+def metal_tick_period(before: tuple[float, float, int], after: tuple[float, float, int], apple_family: bool) -> dict:
     """
-    Seconds per GPU tick from two clock readings (host_s, half_width_s, gpu_ticks): a dict with ok,
-    problem, seconds (exactly 1e-9 when snapped), calibrated, error (relative) and snapped.
+    Seconds per GPU tick from two clock readings (host_s, half_width_s, gpu_ticks) on an Apple-family
+    GPU or another: a dict with ok, problem, seconds (exactly 1e-9 when snapped), calibrated, error
+    (relative), snapped and checked (a calibration was made and agreed).
     """
 
-def metal_choose_samples(command_buffer_s: Sequence[float], wanted: bool, unavailable: str, ticks: Sequence[int], before: tuple[float, float, int], after: tuple[float, float, int], what: str = 'kernel') -> dict:
+def metal_choose_samples(command_buffer_s: Sequence[float], wanted: bool, unavailable: str, ticks: Sequence[int], before: tuple[float, float, int], after: tuple[float, float, int], what: str = 'kernel', apple_family: bool = False) -> dict:
     """
     The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's
     GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError
@@ -316,6 +318,13 @@ def metal_constant_bytes(type: int, name: str, value: int | float, entry: str = 
     The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType
     raw value `type` (float 3, half 16, int 29, uint 33, short 37, ushort 41, bool 53); ValueError
     naming the valid range for a value the type cannot hold or an unsupported type.
+    """
+
+def metal_constant_plan(stage: str, entry: str, compute: bool, passed: Sequence[str], declared: Sequence[str], source_declared: Sequence[str]) -> tuple[list[str], list[str]]:
+    """
+    Which of the `passed` function constants the Metal backend sets on function `entry` that declares
+    `declared`, its source's functions declaring `source_declared`: (set, skipped). ValueError for a
+    name no function of the source declares, or a kernel declaring BLOCK without being passed it.
     """
 
 def metal_half_bits(value: float) -> int:
@@ -367,6 +376,13 @@ def coreml_check_inputs(inputs: Sequence[tuple[str, Sequence[int], int]], reps: 
 def coreml_warmup_done(done: int, min_warmup: int, previous_s: float, current_s: float, spent_s: float, max_warmup_s: float) -> bool:
     """Whether Core ML's warm-up stops after `done` predictions."""
 
+COREML_COMPUTE_PLAN_WAIT_S: float = 120.0
+
+def coreml_compute_plan_timeout(model: str, waited_s: float) -> str:
+    """
+    The compute plan's reason when MLComputePlan's completion handler had not run after `waited_s` s.
+    """
+
 def coreml_dtype(raw: int) -> tuple[str, int]:
     """
     (NumPy name, bytes) of an MLMultiArrayDataType raw value; ("", 0) when unknown.
@@ -376,4 +392,24 @@ def coreml_dense_copy(data: bytes, shape: Sequence[int], strides: Sequence[int],
     """
     A strided array's elements (strides in elements), dense and row-major; ValueError for an element
     outside `data`.
+    """
+
+def kernel_cache_stats() -> dict:
+    """
+    The on-disk kernel cache of this process (docs/design.md, "The kernel cache"): dir (its folder
+    now, "" when there is none), why (why not), and since the process started: hits, misses,
+    rebuilt (entries found corrupt, stale or of another key, and compiled again), compiles (kernels
+    compiled: NVRTC programs on CUDA, pipelines on Metal), stored (entries written) and warnings
+    (one line each, at most 64).
+    """
+
+def kernel_cache_fetch(key: Sequence[tuple[str, str]], payload: Sequence[bytes]) -> list[bytes]:
+    """
+    Test hook: the entry of `key` ((name, value) parts) where it is valid, else `payload` (counted
+    as a compile) written as its entry; the fields read or built.
+    """
+
+def kernel_cache_path(key: Sequence[tuple[str, str]]) -> str:
+    """
+    Test hook: the file of `key`'s entry, or "" where the cache is off or unwritable.
     """

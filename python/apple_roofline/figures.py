@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import math
 import os
 import textwrap
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import Any, Dict, Optional, Tuple, Union
 from .study.files import write_bytes_atomic
 
 __all__ = ["DPI", "FORMATS", "PALETTE", "Figure", "Axes", "mpl", "new_figure", "check_suffix", "figure_bytes",
-           "legend", "save_figure", "text_color", "add_note", "NOTE_GID"]
+           "legend", "save_figure", "text_color", "plain_number", "log_ticks", "MEASURED", "THEORETICAL",
+           "AT_CLOCK", "add_note", "NOTE_GID"]
 
 # matplotlib types, as Any: matplotlib is imported lazily, so that importing a module of the
 # package (and type-checking it against any installed matplotlib) never loads it.
@@ -39,6 +41,14 @@ PALETTE: Tuple[str, ...] = (
     "#882255", "#332288", "#999933", "#AA4499", "#661100", "#44AA99",
     "#DDCC77", "#117733", "#6699CC", "#888888",
 )
+
+
+#: The line-style convention of every figure (docs/design.md, "The roofline model and its views"): a
+#: measured value solid, a theoretical or published one (a vendor's peak, a documented cache size)
+#: dashed, the theoretical value at the effective clock a kernel ran at dotted.
+MEASURED = "-"
+THEORETICAL = "--"
+AT_CLOCK = ":"
 
 
 def mpl(module: str) -> Any:
@@ -126,3 +136,35 @@ def text_color(color: str) -> str:
     if 0.2126 * r + 0.7152 * g + 0.0722 * b <= 0.45:
         return color
     return "#" + "".join(f"{int(round(255 * v * 0.68)):02x}" for v in (r, g, b))
+
+
+def plain_number(v: float) -> str:
+    """A tick label a person reads at a glance: ``"400"``, ``"1k"``, ``"2.5k"``, ``"10k"``, ``"3M"``,
+    ``"0.05"`` (no powers of ten, no trailing zeros)."""
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:g}G"
+    if a >= 1e6:
+        return f"{v / 1e6:g}M"
+    if a >= 1e3:
+        return f"{v / 1e3:g}k"
+    return f"{v:g}"
+
+
+def log_ticks(axis: Any, lo: float, hi: float) -> None:
+    """Readable ticks on a log10 ``axis`` (``ax.yaxis``) spanning ``lo``..``hi`` (> 0): each
+    decade's 1, 2 and 5 labelled where the span is a few decades (every digit below about one
+    decade, only the powers of ten above four), as :func:`plain_number`; minor ticks unlabelled.
+
+    Raises:
+        ValueError: ``lo`` or ``hi`` not positive.
+    """
+    if not (lo > 0 and hi > 0):
+        raise ValueError(f"log axis limits must be positive, not {lo!r}..{hi!r}")
+    ticker = mpl("matplotlib.ticker")
+    decades = abs(math.log10(hi / lo))
+    subs = (1.0,) if decades > 4.0 else (1.0, 2.0, 5.0) if decades > 1.0 else tuple(float(d) for d in range(1, 10))
+    axis.set_major_locator(ticker.LogLocator(base=10.0, subs=subs, numticks=99))
+    axis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: plain_number(v)))
+    axis.set_minor_locator(ticker.LogLocator(base=10.0, subs=tuple(float(d) for d in range(1, 10)), numticks=99))
+    axis.set_minor_formatter(ticker.NullFormatter())

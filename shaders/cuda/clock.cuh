@@ -2,58 +2,63 @@
 // kernels themselves (docs/design.md, "Clocks"). NVRTC gets it inlined where the source includes it
 // (apple_roofline.shaders.resolve); nvcc finds it beside the file.
 //
-// Thread 0 of each of the first AR_CLOCK_BLOCKS blocks of a launch reads %clock64 (the SM's cycle
-// counter) and %globaltimer (the GPU's nanosecond timer) at the kernel's entry, keeps them in
-// `ar_clock.entry` (global memory, so no register stays live through the kernel), reads both again
-// at the kernel's exit (the probe's destructor: every return) and adds the differences to the
-// current sample's slot of `ar_clock.sums`. The module global `ar_clock` is the backend's
-// (native/cuda/cuda_backend.cpp, ClockSlots): it zeroes the sums before the timed samples, sets
-// `slot` on the stream before each sample and reads the sums after the last, so a sample's effective
-// clock is its probes' cycles / nanoseconds. The kernel's arguments, FLOPs, bytes and outputs are
-// those without the probe; -DAR_CLOCK_PROBE=0 compiles it out (bench/bench_clock.py times both).
+// The backend compiles each kernel twice (native/cuda/cuda_backend.cpp): with -DAR_CLOCK_PROBE=0
+// for the timed samples, which therefore carry no probe at all, and with -DAR_CLOCK_PROBE=1 (and the
+// entry renamed <entry>__ar_clock) for separate probed launches between the samples. In a probed
+// launch thread 0 of every block reads %clock64 (its SM's cycle counter) and %globaltimer (the GPU's
+// nanosecond timer) at entry and at exit (the probe's destructor: every return), and keeps, per SM
+// (%smid), the earliest entry and the latest exit of the launch in the current slot of `ar_clock`
+// (atomicMin / atomicMax). So each SM yields one window, from its first block's start to its last
+// block's end: the launch as that SM saw it, as long as the launch lasts on it (not one block, whose
+// few hundred ns a 32 ns timer step would distort), and the clock is Σ cycles / Σ ns over the SMs'
+// windows: what Nsight Compute's sm__cycles_elapsed.avg.per_second is over the kernel's duration.
+// The backend (ClockSlots, native/cuda/clock_probe.cpp) resets the slots before a time() call, sets
+// `slot` on the stream before each probed launch and reads the windows after the last sample.
 #pragma once
 
 #ifndef AR_CLOCK_PROBE
 #define AR_CLOCK_PROBE 1
 #endif
-// Probed blocks per launch, and sample slots (native/cuda/cuda_backend.cpp's kClockBlocks / kClockSlots).
-#define AR_CLOCK_BLOCKS 4
+// Slots (probed launches per time() call) and SMs (%smid values) the windows are kept for
+// (native/cuda/device.h's kClockSlots / kClockSms).
 #define AR_CLOCK_SLOTS 64
+#define AR_CLOCK_SMS 256
 
 struct ArClock {
-  unsigned long long slot;                       // the current sample's slot, set by the backend
-  unsigned long long entry[AR_CLOCK_BLOCKS][2];  // per probed block: %clock64, %globaltimer at entry
-  unsigned long long sums[AR_CLOCK_SLOTS][3];    // per slot: cycles, nanoseconds, probes
+  unsigned long long slot;                                  // the current probed launch's slot
+  unsigned long long first[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];  // per SM: min %clock64, min %globaltimer at entry
+  unsigned long long last[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];   // per SM: max %clock64, max %globaltimer at exit
 };
 
 #if AR_CLOCK_PROBE
 __device__ ArClock ar_clock;
 
-__device__ __forceinline__ bool ar_clock_prober() { return threadIdx.x == 0 && blockIdx.x < AR_CLOCK_BLOCKS; }
-
-// Both counters in one asm statement, so nothing is scheduled between the two reads.
-__device__ __forceinline__ void ar_clock_read(unsigned long long& cycles, unsigned long long& ns) {
-  asm volatile("mov.u64 %0, %%clock64;\n\tmov.u64 %1, %%globaltimer;" : "=l"(cycles), "=l"(ns) :: "memory");
+// %smid, %clock64 and %globaltimer in one asm statement, so nothing is scheduled between the reads.
+__device__ __forceinline__ void ar_clock_read(unsigned& sm, unsigned long long& cycles, unsigned long long& ns) {
+  asm volatile("mov.u32 %0, %%smid;\n\tmov.u64 %1, %%clock64;\n\tmov.u64 %2, %%globaltimer;"
+               : "=r"(sm), "=l"(cycles), "=l"(ns)::"memory");
 }
 
 struct ArClockProbe {
   __device__ __forceinline__ ArClockProbe() {
-    if (!ar_clock_prober()) return;
+    if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return;
+    unsigned sm;
     unsigned long long c, t;
-    ar_clock_read(c, t);
-    volatile unsigned long long* e = ar_clock.entry[blockIdx.x];
-    e[0] = c;
-    e[1] = t;
+    ar_clock_read(sm, c, t);
+    if (sm >= AR_CLOCK_SMS) return;
+    const unsigned long long slot = *(volatile unsigned long long*)&ar_clock.slot % AR_CLOCK_SLOTS;
+    atomicMin(&ar_clock.first[slot][sm][0], c);
+    atomicMin(&ar_clock.first[slot][sm][1], t);
   }
   __device__ __forceinline__ ~ArClockProbe() {
-    if (!ar_clock_prober()) return;
+    if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return;
+    unsigned sm;
     unsigned long long c, t;
-    ar_clock_read(c, t);
-    volatile unsigned long long* e = ar_clock.entry[blockIdx.x];
+    ar_clock_read(sm, c, t);
+    if (sm >= AR_CLOCK_SMS) return;
     const unsigned long long slot = *(volatile unsigned long long*)&ar_clock.slot % AR_CLOCK_SLOTS;
-    atomicAdd(&ar_clock.sums[slot][0], c - e[0]);
-    atomicAdd(&ar_clock.sums[slot][1], t - e[1]);
-    atomicAdd(&ar_clock.sums[slot][2], 1ull);
+    atomicMax(&ar_clock.last[slot][sm][0], c);
+    atomicMax(&ar_clock.last[slot][sm][1], t);
   }
 };
 // The first statement of a timed kernel (or of the device function every entry of a file calls).

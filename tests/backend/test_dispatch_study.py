@@ -16,7 +16,8 @@ from typer.testing import CliRunner  # noqa: E402
 
 from apple_roofline.cli import app  # noqa: E402
 from apple_roofline.errors import OptionError  # noqa: E402
-from apple_roofline.dispatch import DispatchStudy, run_dispatch  # noqa: E402
+from apple_roofline.dispatch import DispatchStudy, binding_cost, pair_order, run_dispatch  # noqa: E402
+from apple_roofline.dispatch import runner as dispatch_runner  # noqa: E402
 
 #: The steps each backend's timeline names (core/backend.h, Timeline).
 STEPS: Dict[str, tuple] = {
@@ -57,6 +58,45 @@ def test_every_series_is_measured_and_valid(studies: Dict[str, DispatchStudy]) -
         assert start is not None and start.distribution.max < 1.0
 
 
+def test_native_and_python_are_interleaved(studies: Dict[str, DispatchStudy]) -> None:
+    for name, st in studies.items():
+        pairs = {(p.kernel, p.measure) for p in st.pairings}
+        assert pairs == {(k, m) for k in ("null", "tiny") for m in ("throughput", "round_trip")}, name
+        for p in st.pairings:
+            assert p.first == pair_order(12) and p.confidence == 0.95
+            d = st.paired(p.kernel, p.measure)
+            assert d is not None and d.n == 12 and d.low_s <= d.median_s <= d.high_s
+            assert d.coverage >= 0.95 and d.status in ("resolved", "includes_zero", "negative", "wider_than_effect")
+        costs = binding_cost(st)
+        assert len(costs) == 4 and all(c.paired is not None for c in costs)
+        for measure, launches in (("throughput", 12 * 5), ("round_trip", 12)):
+            for path in ("native", "python"):  # each path counted in its own buffer
+                s = st.find("tiny", measure, path, "host")
+                assert s is not None and f"== {launches} after {launches} launches" in s.validation, s.validation
+                assert "interleaved" in s.note
+
+
+def test_interleaving_order_on_the_cpu_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner takes each pair's two samples back to back, the first path alternating, for every
+    kernel and measure: native python | python native | native python ..."""
+    calls: list = []
+    real = dispatch_runner.interleave
+
+    def spy(samplers: Any, order: Any) -> Any:
+        def wrap(path: str) -> Any:
+            def sample() -> float:
+                calls.append(path)
+                return float(samplers[path]())
+            return sample
+        return real({p: wrap(p) for p in samplers}, order)
+
+    monkeypatch.setattr(dispatch_runner, "interleave", spy)
+    st = run_dispatch("cpu", reps=5, launches=3, warmup=1, peers=False)
+    one = ["native", "python", "python", "native", "native", "python", "python", "native", "native", "python"]
+    assert calls == one * 4  # null throughput, null round trip, tiny throughput, tiny round trip
+    assert st.valid and len(st.pairings) == 4
+
+
 def test_study_round_trips_through_json(studies: Dict[str, DispatchStudy], tmp_path: Path) -> None:
     st = studies["cpu"]
     st.save(tmp_path / "d.json")
@@ -85,6 +125,9 @@ def test_cli_writes_the_study_plot_and_report(tmp_path: Path) -> None:
     for f in ("dispatch.json", "dispatch.md", "dispatch.png"):
         assert (out / f).stat().st_size > 0, f
     assert "null" in r.stdout and "p50" in r.stdout and "binding" in r.stdout
+    assert "null throughput: binding python − native = " in r.stdout and "median of 8 paired differences" in r.stdout
+    assert r.stdout.count("resolved") == 4  # "resolved" or "not resolved: ..." for each kernel and measure
+    assert len(json.loads((out / "dispatch.json").read_text())["pairings"]) == 4
     assert json.loads((out / "dispatch.json").read_text())["kind"] == "dispatch"
     p = runner.invoke(app, ["plot", str(out / "dispatch.json"), "-o", str(tmp_path / "h.svg")])
     assert p.exit_code == 0, p.output

@@ -73,3 +73,12 @@ def test_dense_copy_matches_numpy(make) -> None:  # type: ignore[no-untyped-def]
 def test_dense_copy_refuses_an_element_outside_the_bytes() -> None:
     with pytest.raises(ValueError, match="element 3 lies at element offset 3, outside the array's 12 bytes"):
         _core.coreml_dense_copy(b"\0" * 12, [4], [1], 4)
+
+
+def test_the_compute_plan_wait_is_bounded_and_its_expiry_is_the_reason() -> None:
+    """coreml_compute_plan waits at most COREML_COMPUTE_PLAN_WAIT_S for MLComputePlan's handler;
+    past it the plan is unknown and its reason says why."""
+    assert 0 < _core.COREML_COMPUTE_PLAN_WAIT_S < float("inf")
+    why = _core.coreml_compute_plan_timeout("/tmp/m.mlpackage", _core.COREML_COMPUTE_PLAN_WAIT_S)
+    assert why == (f"MLComputePlan did not deliver the plan of /tmp/m.mlpackage within {_core.COREML_COMPUTE_PLAN_WAIT_S:g} s "
+                   "(its completion handler never ran): which engines Core ML uses is not known")

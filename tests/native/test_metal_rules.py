@@ -51,25 +51,76 @@ def test_more_than_2048_reps_take_a_second_buffer() -> None:
 def test_a_nanosecond_period_is_snapped_to_exactly_one_ns() -> None:
     """Counters that count nanoseconds, calibrated over 2 ms with 1 us of host uncertainty at each
     end: the calibration reads 1.0005 ns, within its ±0.1 % error, so the period is exactly 1 ns."""
-    p = _core.metal_tick_period(*_clocks(2.001e-3, 2_000_000))
-    assert p["ok"] and p["snapped"] and p["seconds"] == 1e-9
+    p = _core.metal_tick_period(*_clocks(2.001e-3, 2_000_000), False)
+    assert p["ok"] and p["snapped"] and p["checked"] and p["seconds"] == 1e-9
     assert p["calibrated"] == pytest.approx(1.0005e-9)
-    assert p["error"] == pytest.approx(2e-6 / 2.001e-3 + 1 / 2_000_000)
+    # 2 us of host uncertainty over 2.001 ms (0.09995 %) plus one tick in two million (0.00005 %)
+    assert p["error"] == pytest.approx(1.00000025e-3, rel=1e-8)
+
+
+#: Ticks over 4 ms with 2 us of host uncertainty at each end: the calibration's error is 4 us / 4 ms
+#: plus one tick, 0.1000250 %. Each period is 0.975 or 1.025 times that error away from 1 ns:
+#: (ticks, calibrated ns per tick, snapped). Worked out by hand, not with the product's formula.
+NEAR_THRESHOLD = [
+    (3_996_100, 1.000975951553, True),   # 0.0975951553 % slow: 0.975 of the error, snapped
+    (3_995_900, 1.001026051703, False),  # 0.1026051703 % slow: 1.025 of the error, kept as calibrated
+    (4_003_900, 0.999025949699, True),   # 0.0974050301 % fast: 0.975 of the error, snapped
+    (4_004_100, 0.998976049549, False),  # 0.1023950451 % fast: 1.025 of the error, kept as calibrated
+]
+
+
+@pytest.mark.parametrize("ticks, ns, snapped", NEAR_THRESHOLD)
+def test_the_1_ns_snap_holds_just_inside_the_calibration_error_and_not_just_outside(
+        ticks: int, ns: float, snapped: bool) -> None:
+    """2.5 % of the error either side of the threshold: a tolerance 5 % wider snaps the outside
+    periods, one 5 % narrower keeps the inside ones."""
+    clocks = _clocks(4e-3, ticks, half_width_s=2e-6)
+    p = _core.metal_tick_period(*clocks, False)
+    assert p["ok"] and p["checked"] and p["snapped"] is snapped
+    assert p["calibrated"] == pytest.approx(ns * 1e-9, rel=1e-10)
+    assert p["error"] == pytest.approx(1.000250e-3, rel=1e-6)
+    assert p["seconds"] == (1e-9 if snapped else p["calibrated"])
+    apple = _core.metal_tick_period(*clocks, True)  # an Apple-family GPU: 1 ns, or no period and why
+    assert apple["ok"] is snapped and apple["checked"]
+    if snapped:
+        assert apple["seconds"] == 1e-9 and apple["problem"] == ""
+    else:
+        assert apple["problem"] == ("this Apple-family GPU's timestamps did not advance at 1 ns per tick "
+                                    f"({ticks} ticks in 4000 us: {ns:.3f} ns per tick, +/- 0.10 %)")
 
 
 def test_a_period_outside_its_error_of_1_ns_is_kept() -> None:
-    """A 41.67 ns tick (some GPUs), and a period 1 % off 1 ns with a 0.1 % calibration error, stay
+    """On a GPU outside the Apple families: a 41.67 ns tick, and a period 1 % off 1 ns with a 0.1 % calibration error, stay
     as calibrated."""
-    p = _core.metal_tick_period(*_clocks(2e-3, 48_000))
+    p = _core.metal_tick_period(*_clocks(2e-3, 48_000), False)
     assert p["ok"] and not p["snapped"] and p["seconds"] == p["calibrated"] == pytest.approx(41.6667e-9, rel=1e-4)
-    q = _core.metal_tick_period(*_clocks(2.02e-3, 2_000_000))
+    q = _core.metal_tick_period(*_clocks(2.02e-3, 2_000_000), False)
     assert q["ok"] and not q["snapped"] and q["seconds"] == pytest.approx(1.01e-9)
 
 
+def test_a_half_millisecond_window_on_an_apple_gpu_uses_1_ns() -> None:
+    """Apple-family GPUs count nanoseconds: a 0.5 ms window, too short to calibrate, still gives
+    exactly 1 ns (unchecked); on another GPU the same window has no period."""
+    p = _core.metal_tick_period(*_clocks(0.5e-3, 500_000), True)
+    assert p["ok"] and p["snapped"] and not p["checked"] and p["seconds"] == 1e-9 and p["problem"] == ""
+    assert not _core.metal_tick_period(*_clocks(0.5e-3, 500_000), False)["ok"]
+
+
+def test_a_long_window_on_an_apple_gpu_checks_the_1_ns_tick() -> None:
+    agrees = _core.metal_tick_period(*_clocks(2.001e-3, 2_000_000), True)
+    assert agrees["ok"] and agrees["checked"] and agrees["seconds"] == 1e-9
+    # ticks 41.67 ns apart over 2 ms: not nanoseconds, so no period, and why
+    off = _core.metal_tick_period(*_clocks(2e-3, 48_000), True)
+    assert not off["ok"] and off["problem"].startswith("this Apple-family GPU's timestamps did not advance at 1 ns per tick")
+    assert "41.667 ns per tick" in off["problem"]
+    stuck = _core.metal_tick_period((1.0, 0.0, 7), (1.1, 0.0, 7), True)
+    assert not stuck["ok"] and "0 ticks" in stuck["problem"]
+
+
 def test_an_uncalibratable_period_says_why() -> None:
-    short = _core.metal_tick_period(*_clocks(0.5e-3, 500_000))
+    short = _core.metal_tick_period(*_clocks(0.5e-3, 500_000), False)
     assert not short["ok"] and "500 us" in short["problem"] and "1000 us" in short["problem"]
-    stuck = _core.metal_tick_period((1.0, 0.0, 7), (1.1, 0.0, 7))
+    stuck = _core.metal_tick_period((1.0, 0.0, 7), (1.1, 0.0, 7), False)
     assert not stuck["ok"] and "0 ticks" in stuck["problem"]
 
 
@@ -77,8 +128,8 @@ def test_an_uncalibratable_period_says_why() -> None:
 
 
 def _choose(cb: Sequence[float], ticks: Sequence[int], wanted: bool = True, unavailable: str = "",
-            clocks: Tuple[Clock, Clock] = _clocks(2.001e-3, 2_000_000)) -> Any:
-    return _core.metal_choose_samples(list(cb), wanted, unavailable, list(ticks), *clocks, "vec4_indep4")
+            clocks: Tuple[Clock, Clock] = _clocks(2.001e-3, 2_000_000), apple_family: bool = False) -> Any:
+    return _core.metal_choose_samples(list(cb), wanted, unavailable, list(ticks), *clocks, "vec4_indep4", apple_family)
 
 
 def _ticks(passes_ns: Sequence[int], start: int = 1_000) -> List[int]:
@@ -147,6 +198,16 @@ def test_fallbacks_say_why() -> None:
     assert "1 timestamps resolved for 1 samples" in _choose(cb, [5])["timer"]
     short = _choose(cb, _ticks([1_000_000]), clocks=_clocks(0.2e-3, 200_000))
     assert not short["counters"] and "could not be calibrated" in short["timer"]
+
+
+def test_a_short_run_on_an_apple_gpu_keeps_the_counters() -> None:
+    """A 0.2 ms window: the counters' passes stand on an Apple-family GPU (1 ns ticks), and the
+    timer says the tick was not checked against the host clock."""
+    s = _choose([0.1e-3], _ticks([95_000]), clocks=_clocks(0.2e-3, 200_000), apple_family=True)
+    assert s["counters"] and s["seconds"] == [95_000 * 1e-9]
+    assert "tick period 1 ns, as on every Apple-family GPU; the run was too short to check it" in s["timer"]
+    checked = _choose([1.00e-3], _ticks([990_000]), apple_family=True)
+    assert checked["counters"] and "the host-clock calibration agreed within its error" in checked["timer"]
 
 
 def test_a_command_buffer_without_gpu_time_is_an_error() -> None:
@@ -260,3 +321,41 @@ def test_constant_bytes_follow_the_declared_type() -> None:
 def test_constant_values_a_type_cannot_hold_are_value_errors(type_: int, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         _core.metal_constant_bytes(type_, "X", value)
+
+
+# ---- which function constants a function is given ----------------------------------------------
+
+
+def test_only_the_functions_that_declare_a_constant_are_given_it() -> None:
+    """The idiv suite's kernel table: every kernel is built with F and DIVISOR, but only the four
+    `_constant` kernels read DIVISOR, and Metal lists only the constants a function uses: the others
+    are given F alone, DIVISOR skipped, not an error."""
+    from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
+    source = ["DIVISOR", "F"]
+    seen = set()
+    for k in IDIV_KERNELS:
+        passed = sorted({"F", *k.kernel_def().constants["metal"]})
+        declared = ["F", "DIVISOR"] if k.variant == "constant" else ["F"]
+        set_, skipped = _core.metal_constant_plan("kernel", k.entry, True, passed, declared, source)
+        assert (sorted(set_), skipped) == ((["DIVISOR", "F"], []) if k.variant == "constant" else (["F"], ["DIVISOR"]))
+        seen.add(k.variant)
+    assert seen == {"pow2_literal", "literal", "constant", "argument"}
+
+
+def test_a_constant_no_function_declares_is_an_error() -> None:
+    with pytest.raises(ValueError, match=r"kernel function 'idiv_div_u32_literal' declares no function constant 'DIVSOR' "
+                                         r"and no function of its source does \(declared by 'idiv_div_u32_literal': F; "
+                                         r"by the source's functions: DIVISOR, F\)"):
+        _core.metal_constant_plan("kernel", "idiv_div_u32_literal", True, ["DIVSOR", "F"], ["F"], ["F", "DIVISOR"])
+
+
+def test_block_is_the_threadgroup_size_unless_declared() -> None:
+    # a compute kernel's BLOCK is its threadgroup size: never a constant it does not declare ...
+    assert _core.metal_constant_plan("kernel", "k", True, ["BLOCK", "F"], ["F"], []) == (["F"], [])
+    assert _core.metal_constant_plan("kernel", "k", True, ["BLOCK"], ["BLOCK"], ["BLOCK"]) == (["BLOCK"], [])
+    # ... and one that declares it must be passed it
+    with pytest.raises(ValueError, match="declares the function constant BLOCK: pass it"):
+        _core.metal_constant_plan("kernel", "k", True, ["F"], ["F", "BLOCK"], ["F", "BLOCK"])
+    # outside compute kernels BLOCK is an ordinary constant
+    with pytest.raises(ValueError, match="fragment function 'fs' declares no function constant 'BLOCK'"):
+        _core.metal_constant_plan("fragment", "fs", False, ["BLOCK"], [], [])

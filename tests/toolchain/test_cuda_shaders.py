@@ -260,7 +260,8 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
 def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(tmp_path: "os.PathLike[str]", name: str) -> None:
     """Each entry of the file, compiled from the text NVRTC gets (apple_roofline.shaders.resolve: the
     header inlined, written away from shaders/cuda so nothing is found beside it), reads %clock64 and
-    %globaltimer twice and adds to ar_clock; with -DAR_CLOCK_PROBE=0 no entry does and ar_clock is gone."""
+    %globaltimer twice with its SM's id (%smid) and keeps its SM's window in ar_clock (atomic min at
+    entry, max at exit); with -DAR_CLOCK_PROBE=0 no entry does and ar_clock is gone."""
     from apple_roofline.shaders import resolve
 
     text, _ = resolve(name, "")
@@ -277,8 +278,9 @@ def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(tmp_pat
             bodies = _ptx_bodies(f.read())
         assert set(bodies) == set(cuda_entries(read_shader(name)))
         for entry, body in bodies.items():
-            reads = (body.count("%clock64"), body.count("%globaltimer"), body.count("ar_clock"))
+            reads = (body.count("%clock64"), body.count("%globaltimer"), body.count("ar_clock"), body.count("%smid"))
             if probe:
-                assert reads[0] >= 2 and reads[0] == reads[1] and reads[2] >= 1, (entry, reads)  # entry, every exit
+                assert reads[0] >= 2 and reads[0] == reads[1] == reads[3] and reads[2] >= 1, (entry, reads)  # entry, every exit
+                assert "atom.global.min.u64" in body and "atom.global.max.u64" in body, entry
             else:
-                assert reads == (0, 0, 0), (entry, reads)
+                assert reads == (0, 0, 0, 0), (entry, reads)

@@ -176,7 +176,7 @@ def test_progress_line_says_the_steps_done_and_why_it_ended() -> None:
 
     err = CliRunner().invoke(app, []).stderr.splitlines()
     assert "[stream] 3/4, cut short by its 10 s budget" in err and "[stream] done" not in err
-    assert err[-1] == "[peak] done"
+    assert err[-1] == "[peak] done: 4 steps"
 
 
 def test_figures_of_a_cut_run_say_what_they_lack(tmp_path, m5_run: Run) -> None:  # type: ignore[no-untyped-def]

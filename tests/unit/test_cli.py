@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -21,7 +21,9 @@ from typer.testing import CliRunner, Result
 from apple_roofline._version import __version__
 from apple_roofline.cli import app
 from apple_roofline.cli.common import as_integer
+from apple_roofline.roofline.budget import SUITE_BUDGET_S
 from apple_roofline.roofline.run import Run
+from apple_roofline.suites import DEFAULT_SUITES
 
 runner = CliRunner()
 # devices resolve against a registry of a CPU-only machine: the unit tier never calls the extension
@@ -86,6 +88,68 @@ def test_run_help_lists_options() -> None:
     result = invoke(["run", "--help"])
     for opt in ("--device", "--suite", "--quick", "--reps", "--array-size", "--out"):
         assert opt in result.output
+
+
+COMMANDS = ("devices", "run", "plot", "report", "compare", "dispatch", "graphics", "calls", "engines", "tune")
+
+
+@pytest.mark.parametrize("cmd", [(), *((c,) for c in COMMANDS)])
+def test_help_shows_metavars_a_person_reads(cmd: Tuple[str, ...]) -> None:
+    """Issue 32: no Python-type placeholders in any help, no braces around a required argument; a
+    flag shows no value at all; an option that takes one names it."""
+    result = invoke([*cmd, "--help"])
+    assert result.exit_code == 0, result.output
+    for placeholder in ("<bool>", "<str>", "<path>", "<int>", "<float>", "<list[", "{RUN.json", "RUN.json...}"):
+        assert placeholder not in result.output, (placeholder, result.output)
+    lines = {ln.split()[1]: ln for ln in result.output.splitlines() if ln.startswith("│ --")}
+    assert lines["--help"].split()[2:5] == ["Show", "this", "message"]  # nothing between the flag and its help
+    if cmd == ("run",):
+        assert lines["--quick"].split()[2] == "A" and lines["--out"].split()[3] == "DIR"
+        assert lines["--suite"].split()[3] == "SUITE,..."
+    if cmd == ("plot",):
+        assert "Usage: apple-roofline plot [OPTIONS] RUN.json Draw" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 300])
+def test_devices_table_fits_the_terminal_and_wraps_the_reason(width: int) -> None:
+    """Issue 32: the table was about 300 characters wide; now no line passes the terminal's width and
+    the long CUDA reason wraps within its column, every word of it kept."""
+    from apple_roofline.cli.devices import devices_table
+
+    reason = ("CUDA driver (libcuda.so.1) not available: libcuda.so.1: cannot open shared object file: No such "
+              "file or directory; libcuda.so: cannot open shared object file: No such file or directory")
+    rows = [["cpu", "yes", "1", "AMD EPYC", "threads=2, isa=avx512, vector_bits=512, memory=23.5 GiB", ""],
+            ["cuda", "yes", "0", "-", "-", reason]]
+    lines = devices_table(rows, width).splitlines()
+    assert lines[0].split() == ["backend", "compiled", "devices", "name", "figures", "reason"]
+    assert max(len(ln) for ln in lines) <= width
+    column = lines[0].index("reason")
+    cuda = next(i for i, ln in enumerate(lines) if ln.startswith("cuda"))
+    text = " ".join(ln[column:].strip() for ln in lines[cuda:] if len(ln) > column)
+    assert text.replace(" ", "") == reason.replace(" ", "")  # wrapped (or folded), nothing lost
+    if width >= 300:
+        assert lines[cuda].endswith(reason)  # room for it: one line
+
+
+def test_version_is_a_flag() -> None:
+    result = invoke(["--help"])
+    line = next(ln for ln in result.output.splitlines() if "--version" in ln)
+    assert line.split()[1:4] == ["--version", "Print", "the"], line
+
+
+def test_budget_help_and_error_name_every_suite_with_its_default() -> None:
+    """One source (roofline/budget.py SUITE_BUDGET_S): the help lists every suite's default, the
+    error of a run every suite of that run with its default."""
+    result = invoke(["run", "--help"])
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "Default seconds: " + ", ".join(f"{k} {v:g}" for k, v in SUITE_BUDGET_S.items()) + " (a third" in text
+    assert "hierarchy 60" in text and "idiv 60" in text
+    bad = invoke(["run", "--budget", "gemm=abc"])
+    assert_usage_error(bad, "--budget 'gemm=abc' is not a number of seconds",
+                       "this run's suites (default seconds): "
+                       + ", ".join(f"{k} {SUITE_BUDGET_S[k]:g}" for k in DEFAULT_SUITES) + ")")
+    quick = invoke(["run", "--quick", "--suite", "stream,idiv", "--budget", "gemm=1"])
+    assert_usage_error(quick, "--budget 'gemm' is not a suite of this run", "stream 10, idiv 20)")
 
 
 def test_version() -> None:
@@ -548,7 +612,8 @@ def test_run_summary_measured_ridges_unlabelled(tmp_path: Path, monkeypatch: pyt
     "measured, theoretical, why",
     [
         ("bandwidth", [], "no compute ceiling"),
-        ("", [], "no bandwidth ceiling (measured by the stream suite; no theoretical one known) and no compute"),
+        ("", [], "no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is known "
+                 "for this device) and no compute"),
         ("compute", ["compute"], "no bandwidth ceiling"),
     ],
 )
@@ -562,6 +627,18 @@ def test_run_summary_says_why_no_ridge_points(
     lines = [ln for ln in result.stdout.splitlines() if ln.startswith("no ridge points:")]
     assert len(lines) == 1 and why in lines[0], result.stdout
     assert "FLOP/byte" not in result.stdout
+    # the figure's warning names the same missing kind, not "none valid for a ceiling" (issue 32)
+    plot_lines = [ln for ln in result.stderr.splitlines() if ln.startswith("warning: no roofline plot:")]
+    assert len(plot_lines) == 1 and "none valid" not in plot_lines[0], result.stderr
+    if not measured:
+        assert plot_lines[0].endswith("none of which sets a ceiling)"), plot_lines
+    else:
+        kinds = sorted({c.kind for c in r.ceilings})
+        assert plot_lines[0] == (f"warning: no roofline plot: the run has {why.split(' (')[0]} (measured by the "
+                                 f"{'stream and hierarchy' if why.startswith('no bandwidth') else 'peak and gemm'} "
+                                 f"suites; no theoretical one is known for this device) to draw its "
+                                 f"{len(r.ceilings)} {' and '.join(kinds)} ceiling{'s' if len(r.ceilings) > 1 else ''} "
+                                 "against"), plot_lines
 
 
 def test_run_without_ceilings_writes_no_empty_plot(

@@ -26,7 +26,9 @@ from apple_roofline.dispatch import (
     MEASURES,
     DispatchStudy,
     LatencySeries,
+    Pairing,
     PeerSkipped,
+    pair_order,
 )
 from apple_roofline.dispatch.model import DISTRIBUTION_KEYS
 from apple_roofline.dispatch.outputs import STUDY_FILES, write_study
@@ -57,6 +59,7 @@ def _series(
 
 def make_study(series: tuple[LatencySeries, ...] | None = None, **kw: Any) -> DispatchStudy:
     """A study of a made-up GPU whose medians are round numbers of µs."""
+    default = series is None
     if series is None:
         series = (
             _series("null", "throughput", "native", "host", _us(1, 2, 3), launches_per_sample=1000),
@@ -89,6 +92,8 @@ def make_study(series: tuple[LatencySeries, ...] | None = None, **kw: Any) -> Di
         "params": {"reps": 3, "launches": 1000, "warmup": 10},
         "series": series,
         "skipped": (PeerSkipped("pyobjc", "not on macOS"),),
+        # null throughput was measured interleaved (3 pairs: too few for an interval), the rest not
+        "pairings": (Pairing("null", "throughput", pair_order(3), 0.95),) if default else (),
         "warnings": ("clock mapping uncertainty 0.2 µs",),
         "finished": "2026-11-21T10:01:00+00:00",
     }
@@ -323,14 +328,17 @@ def test_binding_cost_arithmetic(study: DispatchStudy) -> None:
     assert [(c.kernel, c.measure) for c in costs] == [("null", "throughput"), ("null", "round_trip")]
     tp, rt = costs
     assert tp.native_p50_s == pytest.approx(2e-6) and tp.python_p50_s == pytest.approx(5e-6)
-    assert tp.delta_s == pytest.approx(3e-6)
+    # paired: 4-1, 5-2, 6-3 = 3 µs each, but 3 pairs cannot give a 95 % interval
+    assert tp.paired is not None and tp.paired.median_s == pytest.approx(3e-6) and tp.paired.n == 3
+    assert tp.paired.status == "too_few_pairs" and not tp.resolved
     # the cupy device-clock series and the invalid torch series are not peers
     assert tp.peers == pytest.approx({"cupy": 8e-6})
-    assert rt.delta_s == pytest.approx(35e-6 - 20e-6)
+    assert rt.paired is None and not rt.resolved  # not interleaved: no cost, whatever the medians say
+    assert (rt.python_p50_s, rt.native_p50_s) == pytest.approx((35e-6, 20e-6))
     assert rt.peers == pytest.approx({"mlx": 60e-6})
     assert dataclasses.is_dataclass(tp) and isinstance(tp, BindingCost)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        tp.delta_s = 0.0  # type: ignore[misc]
+        tp.paired = None  # type: ignore[misc]
     hash(tp)  # the peers dict is left out of the hash
 
 
@@ -344,8 +352,8 @@ def test_binding_cost_needs_host_clock_and_validity() -> None:
     )
     (c,) = binding_cost(make_study(series))
     assert (c.kernel, c.measure) == ("tiny", "round_trip")
-    assert c.native_p50_s == pytest.approx(2e-6)
-    assert c.delta_s == pytest.approx(-0.5e-6)  # python faster: reported as measured, not clamped
+    assert c.native_p50_s == pytest.approx(2e-6) and c.python_p50_s == pytest.approx(1.5e-6)
+    assert c.paired is None and c.verdict.startswith("not resolved")
     assert c.peers == {}
 
 
@@ -376,9 +384,12 @@ def test_markdown(study: DispatchStudy) -> None:
     assert "| null | throughput | native | host | 3 | 1.20 | 2.00 | 2.80 | 2.98 | 3.00 | yes |" in dist
     assert "NO: output 0 != 1" in dist
     cost = _section(md, "Binding cost")
-    assert "**null throughput**: python − native = 3.00 µs per launch" in cost
+    assert ("**null throughput**: python − native = +3.00 µs per launch (median of 3 paired differences, "
+            "95 % interval +3.00 to +3.00 µs): not resolved: 3 pairs cannot give a 95 % interval") in cost
+    assert "(python p50 5.00 µs, native p50 2.00 µs)" in cost
     assert "cupy p50 8.00 µs" in cost and "torch" not in cost
-    assert "**null round_trip**: python − native = 15.0 µs per launch" in cost and "mlx p50 60.0 µs" in cost
+    assert ("**null round_trip**: python − native: not resolved: the paths were not measured interleaved" in cost
+            and "mlx p50 60.0 µs" in cost)
     assert "tiny" not in cost
     steps = _section(md, "Round-trip steps")
     assert "| null | launch | host | 3.00 |" in steps and "| null | start | device | -1.00 |" in steps
@@ -490,13 +501,16 @@ def test_plot_leaves_invalid_series_out(study: DispatchStudy, plot_dispatch: Any
     assert "null throughput torch (host) (output 0 != 1)" in text
     assert "tiny throughput python (host)" in text
     assert "pyobjc (not on macOS)" in text
+    # the binding's cost as the report gives it, not the distance between two histograms' medians
+    assert text.startswith("Binding cost: null throughput: python − native = +3.00 µs per launch (median of 3 paired")
+    assert "null round_trip: python − native: not resolved: the paths were not measured interleaved" in text
 
 
 def test_plot_p50_lines_and_non_positive_samples(study: DispatchStudy, plot_dispatch: Any) -> None:
     fig = plot_dispatch(study)
     a, _b, c = fig.axes[:3]
     (p50,) = [ln for ln in a.lines if ln.get_gid() == "p50:null · python (host)"]
-    assert p50.get_linestyle() == ":"
+    assert p50.get_linestyle() == "-" and p50.get_marker() == "v"  # measured: solid, as in every figure
     assert list(p50.get_xdata()) == pytest.approx([5.0, 5.0])  # µs
     # start latency samples -1, 1, 3 µs: median 1 µs drawn, the one sample <= 0 is not
     (start,) = [ln for ln in c.lines if ln.get_gid() == "p50:null · native (device)"]

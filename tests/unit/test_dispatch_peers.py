@@ -620,7 +620,7 @@ def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any,
     run_json = tmp_path / "run.json"
     m5_run.save(run_json)
     code = run_example("mlx_matmul_sweep.py", monkeypatch,
-                       ["--run", str(run_json), "--sizes", "16,32", "--reps", "2"])
+                       [str(run_json), "--sizes", "16,32", "--reps", "2"])
     assert code == 0
     out = capsys.readouterr().out
     rows = [ln.split() for ln in out.splitlines() if ln.split()[:1] in (["fp32"], ["fp16"])]
@@ -649,7 +649,7 @@ def test_torch_cupy_example_places_points(monkeypatch: pytest.MonkeyPatch, capsy
     dataclasses.replace(m5_run, device={**m5_run.device, "backend": "cuda", "name": "Fake GPU"}).save(run_json)
     plot = tmp_path / "plot.svg"
     code = run_example("torch_cupy_matmul.py", monkeypatch,
-                       ["--run", str(run_json), "--sizes", "16", "--dtypes", "fp32,bf16", "--reps", "2",
+                       [str(run_json), "--sizes", "16", "--dtypes", "fp32,bf16", "--reps", "2",
                         "-o", str(plot)])
     assert code == 0
     captured = capsys.readouterr()
@@ -664,7 +664,7 @@ def test_torch_cupy_example_rejects_a_metal_run(monkeypatch: pytest.MonkeyPatch,
     install(monkeypatch, torch=fake_torch(), cupy=None)
     run_json = tmp_path / "run.json"
     m5_run.save(run_json)
-    assert run_example("torch_cupy_matmul.py", monkeypatch, ["--run", str(run_json)]) == 1
+    assert run_example("torch_cupy_matmul.py", monkeypatch, [str(run_json)]) == 1
     assert "is a metal run" in capsys.readouterr().err
 
 

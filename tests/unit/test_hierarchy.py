@@ -14,9 +14,9 @@ import pytest
 from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
 from apple_roofline.roofline.levels import level_ceilings, level_curves
 from apple_roofline.roofline.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
-from apple_roofline.suites.hierarchy import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, level_points, passes_for,
-                                             plan_lanes, read_total, rmw_total, sweep_points, word_sums)
-from apple_roofline.theoretical.caches import CacheLevel, cache_levels, level_of
+from apple_roofline.suites.hierarchy import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
+                                             passes_for, plan_lanes, read_total, rmw_total, sweep_points, word_sums)
+from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, level_of, slc_level
 
 #: The documented levels of the 2-core EPYC the suite was developed on, as lscpu totals them.
 EPYC = (Level("L1d", 64 << 10), Level("L2", 2 << 20), Level("L3", 32 << 20))
@@ -258,9 +258,29 @@ def test_the_sweep_has_four_points_per_octave_in_whole_words() -> None:
 def test_level_points_lie_inside_each_level_and_beyond_the_last() -> None:
     levels = [CacheLevel(lv.name, lv.capacity, "t") for lv in EPYC] + [CacheLevel("Shared memory", 1 << 30, "t")]
     pts = level_points(levels)
-    assert pts == [16 << 10, 32 << 10, 512 << 10, 1 << 20, 8 << 20, 16 << 20, 128 << 20, 256 << 20]
-    assert level_points(levels, quick=True) == [32 << 10, 1 << 20, 16 << 20, 128 << 20]
+    w0 = dram_start(sum(lv.capacity for lv in EPYC))  # 21x the caches: 715 MiB
+    assert w0 == 21 * ((64 << 10) + (2 << 20) + (32 << 20))
+    assert pts == [16 << 10, 32 << 10, 512 << 10, 1 << 20, 8 << 20, 16 << 20, w0, 2 * w0]
+    assert level_points(levels, quick=True) == [32 << 10, 1 << 20, 16 << 20, w0]
     assert [getattr(level_of(p, levels), "name", DRAM) for p in pts] == ["L1d"] * 2 + ["L2"] * 2 + ["L3"] * 2 + [DRAM] * 2
+    # memory too small for 2 W0: DRAM's points are the largest it allows and half of it, an octave apart
+    assert level_points(levels, limit=1 << 30)[-2:] == [512 << 20, 1 << 30]
+    assert level_points(levels, quick=True, limit=1 << 30)[-1] == w0  # quick: W0 alone, which fits
+    assert level_points(levels, quick=True, limit=512 << 20)[-2:] == [256 << 20, 512 << 20]
+    assert dram_points([], quick=True) == [256 << 20]
+
+
+def test_dram_starts_where_the_caches_add_at_most_five_percent() -> None:
+    """The bound behind dram_start: a pass reads each word of W once, so at most the caches' C bytes
+    of it hit, and the rate is at most DRAM's x W / (W - C): 1.05 at 21 C."""
+    c = 60 << 20  # an H200's L2
+    w0 = dram_start(c)
+    assert w0 / (w0 - c) <= 1.05 + 1e-12 and (w0 - 1) / (w0 - 1 - c) > 1.05
+    assert dram_start(c, 0.10) == 11 * c and dram_start(0) == 0
+    with pytest.raises(ValueError, match="inflation"):
+        dram_start(c, 0.0)
+    with pytest.raises(ValueError, match="cache_bytes"):
+        dram_start(-1)
 
 
 def test_lanes_are_planned_per_kernel() -> None:
@@ -298,6 +318,14 @@ def test_cache_levels_of_a_cuda_device_and_an_unknown_backend() -> None:
                                   "max_threadgroup_memory_bytes": 32 << 10})
     assert [lv.name for lv in levels] == ["L1", "L2", "SLC", "Shared memory"]
     assert cache_levels({"backend": "vulkan"})[0] == []
+
+
+def test_an_apple_cpu_lists_the_system_level_cache() -> None:
+    """The SLC sits in front of the whole chip's memory, so DRAM's working sets of a CPU on Apple
+    silicon start beyond it too; sysctl does not report it, the chip table does."""
+    slc = slc_level("Apple M1 Max")
+    assert slc is not None and slc.name == "SLC" and slc.capacity == 48 << 20
+    assert slc_level("Intel(R) Xeon(R) Platinum 8480+") is None
 
 
 # ---- the references against the kernels, word by word ----------------------------------------------

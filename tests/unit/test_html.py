@@ -4,6 +4,7 @@ the ridge table every view reads."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from html.parser import HTMLParser
 from typing import Dict, List
 
@@ -12,10 +13,11 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from apple_roofline.roofline import RooflineModel  # noqa: E402
-from apple_roofline.roofline.html import measurement_tooltip, svg_with_tooltips, to_html, tooltips  # noqa: E402
+from apple_roofline.roofline.html import measurement_tooltip, svg_with_tooltips, table_html, to_html, tooltips  # noqa: E402
 from apple_roofline.roofline.plot import measurement_gid  # noqa: E402
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
+from apple_roofline.roofline.tables import Table  # noqa: E402
 from apple_roofline.text import percent, sig_figs  # noqa: E402
 
 
@@ -106,6 +108,21 @@ def test_interrupted_and_empty_runs(m5_run: Run) -> None:
     bare = dataclasses.replace(m5_run, measurements=(), ceilings=())
     text = to_html(bare)
     assert "No roofline: the run needs a bandwidth and a compute ceiling." in text and "<svg" not in text
+
+
+def test_markdown_code_spans_are_rendered_in_every_sentence(m5_run: Run) -> None:
+    """Issue 32: the report's sentences carry Markdown `code` (the hierarchy note's "`--suite
+    hierarchy`"); the HTML renders it as <code>, in notes, cells and warnings, never as backticks."""
+    table = Table(("Kernel", "Note"), (("copy", "run `--suite stream` & see"),), "ll",
+                  ("A note: (`--suite hierarchy` sweeps them all) **bold** <x>.",))
+    out = table_html(table)
+    assert "(<code>--suite hierarchy</code> sweeps them all) <b>bold</b> &lt;x&gt;." in out
+    assert "<td>run <code>--suite stream</code> &amp; see</td>" in out
+    run = dataclasses.replace(m5_run, warnings=(*m5_run.warnings, "re-run with `--reps 50` for a steadier `CV`"))
+    page = to_html(run)
+    assert "<li>re-run with <code>--reps 50</code> for a steadier <code>CV</code></li>" in page
+    body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+    assert "`" not in body  # no Markdown left unrendered anywhere on the page
 
 
 def test_html_shows_the_chosen_ceilings(m5_run: Run) -> None:

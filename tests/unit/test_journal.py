@@ -12,11 +12,15 @@ import pytest
 
 from apple_roofline.calls.model import CallsStudy
 from apple_roofline.errors import OptionError
+from apple_roofline.roofline.budget import suite_budgets
 from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.runner import OPTION_FLAGS
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.journal import SUFFIX, Journal, JournalWriteError, journal_path, read_journal, record_key
 from apple_roofline.study.markdown import provenance_lines
+
+from journal_lines import journal_keys
 
 DEVICE = {"backend": "cpu", "name": "Test CPU"}
 OPTIONS = {"suites": ["stream"], "quick": True, "reps": 3}
@@ -148,7 +152,10 @@ def test_keep_measures_only_what_the_resumed_journal_lacks(tmp_path: Path) -> No
     assert resumed is not None
     assert resumed["measurements"] == ["a", "b"] and resumed["device"] == DEVICE
     assert resumed["created"] == "2026-01-01T00:00:00+00:00" and "hostname" in resumed["host"]
-    assert list(read_journal(path, Run).records) == ["a", "b", "c"]  # each key once
+    # each key on one line of the file: a, b kept (not written again), c appended; the reader would
+    # merge a key written twice, so the lines are counted
+    assert journal_keys(path) == ["a", "b", "c"]
+    assert list(read_journal(path, Run).records) == ["a", "b", "c"]
 
 
 def test_no_journal_keeps_nothing_and_measures_everything(tmp_path: Path) -> None:
@@ -180,11 +187,63 @@ def test_refuses_to_resume_onto_another_device_or_other_options(
     assert path.read_bytes() == before  # nothing written
 
 
+def _run_options(suites: List[str], quick: bool, budget: Any = None, **kw: Any) -> Dict[str, Any]:
+    return {"suites": suites, "quick": quick, "reps": 10, "array_bytes": 1 << 26, "sustain_s": 0.0,
+            "power_window": False, "budgets_s": suite_budgets(suites, quick, budget), "tune": None, **kw}
+
+
+@pytest.mark.parametrize("then, now, reason", [
+    # budgets_s differs too, but it follows from --quick: the flag the user left out is named (issue 32)
+    (_run_options(["stream", "gemm"], True), _run_options(["stream", "gemm"], False),
+     "it was started with --quick; add --quick"),
+    (_run_options(["stream", "gemm"], False), _run_options(["stream", "gemm"], True),
+     "it was started without --quick; leave out --quick"),
+    (_run_options(["stream", "peak"], False), _run_options(["stream"], False),
+     "it was started with --suite stream,peak; give --suite stream,peak"),
+    (_run_options(["stream"], False, reps=3), _run_options(["stream"], False),
+     "it was started with --reps 3; give --reps 3"),
+    (_run_options(["stream", "gemm"], False, "gemm=120"), _run_options(["stream", "gemm"], False),
+     "it was started with --budget gemm=120,stream=30; give --budget gemm=120,stream=30"),
+    (_run_options(["stream"], False, "none"), _run_options(["stream"], False),
+     "it was started with --budget none; give --budget none"),
+    (_run_options(["stream"], False, sustain_s=2.5), _run_options(["stream"], False),
+     "it was started with --sustain 2.5; give --sustain 2.5"),
+    (_run_options(["stream"], False, tune={"mode": "quick"}), _run_options(["stream"], False),
+     'tune {"mode": "quick"} there, null here'),  # no flag to name: the option and both values
+])
+def test_a_resumed_run_names_the_flag_it_was_started_with(
+        tmp_path: Path, then: Dict[str, Any], now: Dict[str, Any], reason: str) -> None:
+    path = journal_path(tmp_path, "run")
+    j = Journal(path)
+    j.begin(Run, created="x", device=DEVICE, command=[], options=then, flags=OPTION_FLAGS)
+    j.record("k", {"value": 1})
+    j.close()
+    with pytest.raises(OptionError) as info:
+        Journal(resume=read_journal(path, Run)).begin(Run, created="y", device=DEVICE, command=[], options=now,
+                                                      flags=OPTION_FLAGS)
+    assert info.value.problem == "holds a study with other options"
+    assert info.value.reason == reason
+    assert "budgets_s" not in str(info.value)
+
+
 def test_same_device_same_options_tuples_or_lists_resume(tmp_path: Path) -> None:
+    """Options compare as JSON reads them back (a tuple equals the list written) and the device by
+    backend and name only (other facts, as ``memory_bytes``, may differ): the journal is reopened
+    and appended to, its header and records left as they were."""
     path = _new(tmp_path, 1)
+    before = path.read_bytes()
     j = _begin(path, Journal(resume=read_journal(path, Run)), {**DEVICE, "memory_bytes": 1},
                {**OPTIONS, "suites": ("stream",)})
+    assert path.read_bytes() == before  # beginning writes nothing
+    assert j.stored("k0") == {"value": 0} and j.resumed_keys == ["k0"]
+    j.record("k1", {"value": 1})
     j.close()
+    assert path.read_bytes() == before + b'{"key":"k1","record":{"value":1}}\n'
+    assert json.loads(before.splitlines()[0])["options"] == OPTIONS  # the first study's header, as written
+    resumed = j.resumed()
+    assert resumed is not None and resumed["measurements"] == ["k0"] and resumed["device"] == DEVICE
+    with pytest.raises(OptionError, match=r'suites \["stream"\] there, \["peak"\] here'):
+        _begin(path, Journal(resume=read_journal(path, Run)), DEVICE, {**OPTIONS, "suites": ("peak",)})
 
 
 def test_a_record_that_is_not_finite_is_refused(tmp_path: Path) -> None:

@@ -374,7 +374,8 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
             return iter(())
 
     native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
-    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError)  # type: ignore[attr-defined]
+    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
+                                         kernel_cache_stats=lambda: {"warnings": []})
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     monkeypatch.setattr(runner, "SUITES", {name: Recording for name in runner.SUITES})
     monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
@@ -406,7 +407,8 @@ def _run() -> Run:
         Ceiling("GEMM FP16", "compute", 1000e3, "GFLOP/s", "theoretical", "spec"),
         Ceiling("DRAM bandwidth", "bandwidth", 3000, "GB/s", "measured", "stream")]
     skipped = (Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),)
-    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
+    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000,
+                                                         "theoretical": {"clock_hz": 2_000_000_000}},
                (), tuple(ms), tuple(ceilings), skipped)
 
 
@@ -415,7 +417,8 @@ def test_fp8_stands_beside_the_fp8_peak() -> None:
     E5M2); there is no vendor FP8 GEMM in a run."""
     ms = [_m("wgmma_64x256x64", "e4m3→fp32", 1800e3, sm_clock_mhz=1800.0),
           _m("wgmma_64x256x64", "e5m2→fp32", 1700e3, sm_clock_mhz=1800.0)]
-    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000},
+    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000,
+                                                         "theoretical": {"clock_hz": 2_000_000_000}},
               (), tuple(ms), tuple(derive_ceilings(ms)) + (Ceiling("GEMM FP8", "compute", 2000e3, "GFLOP/s",
                                                                     "theoretical", "spec"),))
     summary = matrix_summary_table(run)

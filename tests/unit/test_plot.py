@@ -20,11 +20,12 @@ from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
 from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
 from apple_roofline.roofline.compare_plot import plot_compare  # noqa: E402
 from apple_roofline.roofline.labels import rotated_boxes  # noqa: E402
-from apple_roofline.roofline.plot import CLASS_COLORS, CLASS_ORDER, class_colors, measurement_gid, plot_roofline  # noqa: E402
+from apple_roofline.roofline.plot import (CLASS_COLORS, CLASS_ORDER, NEUTRAL, class_colors, equal_heights,  # noqa: E402
+                                          measurement_gid, plot_roofline)
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings  # noqa: E402
-from apple_roofline.roofline.sweep_plot import plot_sweep  # noqa: E402
+from apple_roofline.roofline.sweep_plot import COMPUTE_Y_LABEL, plot_sweep  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 
@@ -266,11 +267,14 @@ def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
     assert labels["label:compute:GEMM FP16"].startswith("GEMM FP16: 767 TFLOP/s\n")
     colours = [_hex(ln.get_color()) for ln in _lines(f, "ceiling:measured:compute:")]
     assert len(set(colours)) == len(colours) == 11
-    # four theoretical lines at 66.9 TFLOP/s: interleaved dashes, each colour visible
+    # four theoretical lines at 66.9 TFLOP/s: one grey dashed line, one label naming all four
     at = [ln for ln in _lines(f, "ceiling:theoretical:compute:") if ln.get_ydata()[0] == pytest.approx(66.908)]
     assert len(at) == 4
-    offsets = sorted(ln._dash_pattern[0] for ln in at)  # noqa: SLF001 - matplotlib keeps the pattern here
-    assert len(set(offsets)) == 4
+    assert {(_hex(ln.get_color()), ln.get_linestyle()) for ln in at} == {(NEUTRAL, "--")}
+    shared = [t for t in _ann(f, "shared:theoretical:") if "66.9 TFLOP/s" in t.get_text()]
+    assert len(shared) == 1
+    assert shared[0].get_text().replace("\n", " ") == \
+        "theoretical 66.9 TFLOP/s: FP32 vector, GEMM FP64, FP32 scalar ILP, GEMM FP32"
     _assert_clean_layout(f)
 
 
@@ -431,7 +435,7 @@ def test_compare(m5_run: Run, m5_run_b: Run) -> None:
 def test_sweep_figure(m5_run: Run) -> None:
     f = plot_sweep(m5_run.measurements, ceilings=m5_run.ceilings, title="T")
     compute, memory = f.axes
-    assert compute.get_xscale() == "log" and compute.get_ylabel() == "GFLOP/s (per lane)"
+    assert compute.get_xscale() == "log" and compute.get_ylabel() == COMPUTE_Y_LABEL == "GFLOP/s (FLOPs counted per lane)"
     assert memory.get_ylabel().startswith("Effective GB/s")
     vec = [ln for ln in compute.lines if ln.get_gid() == "sweep:vec4 (fp32)"][0]
     assert list(vec.get_xdata()) == [2**i for i in range(11)]
@@ -545,8 +549,12 @@ def test_colour_distance() -> None:
 def test_neighbouring_ceilings_differ_in_colour(name: str, which: str) -> None:
     f = plot_roofline(_model(Run.load(DATA / name)), ceilings=which)
     lines = sorted(_lines(f, "ceiling:measured:compute:"), key=lambda ln: ln.get_ydata()[0])
-    for a, b in zip(lines, lines[1:]):
-        assert _distance(_hex(a.get_color()), _hex(b.get_color())) >= 45, (a.get_gid(), b.get_gid())
+    heights = equal_heights(lines, lambda ln: float(ln.get_ydata()[0]))  # one line each, grey when shared
+    for group in heights:
+        assert len({_hex(ln.get_color()) for ln in group}) == 1
+        assert len(group) == 1 or _hex(group[0].get_color()) == NEUTRAL
+    for a, b in zip(heights, heights[1:]):
+        assert _distance(_hex(a[0].get_color()), _hex(b[0].get_color())) >= 45, (a[0].get_gid(), b[0].get_gid())
 
 
 def _leader_points(ann: Any) -> List[Tuple[float, float]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import io
 import plistlib
+import subprocess
 import time
 from typing import Any, Dict, List, Optional
 
@@ -16,7 +17,8 @@ import pytest
 
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, sampler_for
 from apple_roofline.telemetry.choose import graphics_sampler
-from apple_roofline.telemetry.dvfs import choose_table, cpu_cluster_kind, parse_dvfs, residency_clock
+from apple_roofline.telemetry.dvfs import (GPU_KEYS, acc_cluster_keys, active_states, choose_table, cpu_cluster_kind,
+                                           cpu_keys, parse_dvfs, residency_clock)
 from apple_roofline.telemetry.ioreport import Channel, IOReport, IOReportSampler, channel_values, wanted
 from apple_roofline.telemetry.powermetrics import PowermetricsSampler, parse_plist, split_plists
 from apple_roofline.telemetry.window import Sample, summarize
@@ -85,7 +87,7 @@ def test_split_plists_keeps_the_incomplete_rest() -> None:
 
 class FakeProc:
     def __init__(self, out: bytes) -> None:
-        self.stdout, self.stderr = io.BufferedReader(io.BytesIO(out)), io.BytesIO(b"")
+        self.stdout = io.BufferedReader(io.BytesIO(out))
         self.terminated = False
 
     def terminate(self) -> None:
@@ -101,6 +103,9 @@ def test_powermetrics_sampler_reads_the_subprocess() -> None:
     procs: List[FakeProc] = []
 
     def popen(cmd: List[str], **kw: Any) -> FakeProc:
+        # stderr goes to a file, never an unread pipe that would fill and block powermetrics
+        assert kw["stdout"] is subprocess.PIPE and kw["stderr"] not in (subprocess.PIPE, None)
+        kw["stderr"].write(b"powermetrics: a warning\n")
         started.append(cmd)
         procs.append(FakeProc(out))
         return procs[-1]
@@ -117,7 +122,7 @@ def test_powermetrics_sampler_reads_the_subprocess() -> None:
         if s.reason:
             break
         time.sleep(0.005)
-    assert s.reason == "powermetrics exited"
+    assert s.reason == "powermetrics exited: powermetrics: a warning"  # read back from the file
     s.stop()
     assert procs[0].terminated
     d = s.describe()
@@ -171,11 +176,14 @@ def test_unknown_energy_unit_skips_that_channel_only() -> None:
 
 
 def test_residency_clock_pairs_the_first_states_on_a_count_mismatch() -> None:
-    # SYNTHETIC: the GPU lists 4 active states, the table has 3 steps: pair the first 3, say so
+    # SYNTHETIC: the GPU lists 4 active states, the table has 3 steps: pair the first 3; the 4th ran, so say so
     states = (("OFF", 100), ("P1", 100), ("P2", 100), ("P3", 100), ("P4", 100))
     r = residency_clock(states, [400.0, 800.0, 1200.0])
     assert r.mhz == pytest.approx(800.0) and r.busy == pytest.approx(0.8)  # the 4th's time counts as busy
-    assert r.note == "4 active states for 3 DVFS steps: the first 3 paired"
+    assert r.note == ("4 active states for 3 DVFS steps: 25.0 % of the active time was in states beyond the table "
+                      "(P4 on), left out of the clock")
+    fewer = residency_clock((("OFF", 100), ("P1", 100)), [400.0, 800.0])  # fewer states than steps: a guess, said
+    assert fewer.mhz == 400.0 and fewer.note == "1 active states for 2 DVFS steps: the first 1 paired"
     assert residency_clock((("OFF", 100),), [400.0]).mhz is None  # never active: no clock
     assert residency_clock((("IDLE", 0),), [400.0]).busy is None  # no time passed
     exact = residency_clock((("IDLE", 3), ("V0", 1), ("V1", 3)), [600.0, 1000.0])
@@ -220,7 +228,78 @@ def test_choose_cpu_table_by_cluster_and_length() -> None:
     assert choose_table(tables, ("voltage-states5-sram",), 4, gpu=False)[:2] == ("voltage-states5-sram", tables["voltage-states5-sram"])
     key, _f, note = choose_table(tables, (), 5, gpu=False)  # an M5 super cluster: no documented key
     assert key == "voltage-states7-sram" and note == "voltage-states7-sram used: no expected key (none known) present"
-    assert [cpu_cluster_kind(n) for n in ("ECPU", "PCPU1", "DIE_1_PCPU", "MCPU0", "GPUPH")] == ["E", "P", "P", "P", ""]
+    assert [cpu_cluster_kind(n) for n in ("ECPU", "PCPU1", "DIE_1_PCPU", "MCPU0", "GPUPH")] == ["E", "P", "P", "E", ""]
+
+
+#: An M5 Max's pmgr ``acc-clusters`` bytes, as macmon's own test holds them (vladkens/macmon,
+#: src_lib/sources.rs, ``parse_acc_clusters_values``): (table number, tier) per cluster.
+M5_MAX_ACC = bytes([0x16, 0, 0, 0, 0, 0, 0, 0, 0x17, 1, 0, 0, 0, 0, 0, 0, 0x05, 2, 0, 0, 0, 0, 0, 0])
+
+
+def test_acc_clusters_name_the_m5_cpu_tables() -> None:
+    assert acc_cluster_keys(M5_MAX_ACC) == {"P": "voltage-states5-sram", "E": "voltage-states23-sram"}
+    assert acc_cluster_keys(b"") == {} and acc_cluster_keys(bytes(8)) == {}  # one cluster names no pair
+    # the M1-M4 keys first, then the one acc-clusters names (macmon's fallback order)
+    assert cpu_keys("E", M5_MAX_ACC) == ("voltage-states1-sram", "voltage-states1", "voltage-states23-sram")
+    assert cpu_keys("P", M5_MAX_ACC) == ("voltage-states5-sram", "voltage-states5")  # already there
+    assert cpu_keys("", M5_MAX_ACC) == () and cpu_keys("E") == ("voltage-states1-sram", "voltage-states1")
+
+
+# -- the GPU's table on the M1 and M2: published channel and pmgr tables -------------------------
+
+#: The GPU's performance states as IOReport lists them on the M1 and M2: OFF, then P1..P15, whatever
+#: the number of DVFS steps (lablup/all-smi, https://github.com/lablup/all-smi/pull/317, an M1 Ultra:
+#: ``channel="GPUPH" states: OFF, P1, P2, P3, ... P15``; an M1 Pro's GPUPH also runs to P15 in
+#: https://github.com/op06072/NeoAsitop/issues/2).
+GPUPH_STATES = ("OFF",) + tuple(f"P{i}" for i in range(1, 16))
+#: M2 Ultra (Mac14,14): ``macmon debug``'s pmgr tables in Hz, https://github.com/vladkens/macmon/issues/68
+#: (voltage-states9, -sram, 8 and 5-sram) and https://github.com/vladkens/macmon/issues/17
+#: (voltage-states1-sram); plus a SYNTHETIC 0-led 16-entry table, the shape the old exact-length
+#: rule would have taken for 15 active states.
+M2_ULTRA_PMGR_HZ = {
+    "voltage-states9": [0, 444e6, 612e6, 808e6, 968e6, 1110e6, 1236e6, 1338e6, 1398e6],
+    "voltage-states9-sram": [0, 444e6, 612e6, 808e6, 968e6, 1110e6, 1236e6, 1338e6, 1398e6],
+    "voltage-states8": [600e6, 852e6, 1104e6, 1356e6, 1596e6, 1848e6, 2100e6],
+    "voltage-states1-sram": [912e6, 1284e6, 1752e6, 2004e6, 2256e6, 2424e6],
+    "voltage-states5-sram": [702e6, 948e6, 1188e6, 1452e6, 1704e6, 1968e6, 2208e6, 2400e6, 2568e6, 2724e6, 2868e6,
+                             3000e6, 3132e6, 3264e6, 3360e6, 3408e6, 3504e6],
+    "voltage-states20": [0] + [f * 1e6 for f in range(150, 1650, 100)],  # SYNTHETIC decoy
+}
+#: M1 Pro (14-core GPU): its six GPU steps as powermetrics prints them (MHz, rounded), from
+#: https://github.com/philipturner/applegpuinfo/issues/7, as a voltage-states9 with the off entry.
+M1_PRO_PMGR_HZ = {"voltage-states9": [0, 389e6, 486e6, 648e6, 778e6, 972e6, 1296e6]}
+
+
+def _gpu_clock(pmgr_hz: Dict[str, List[float]], residency: Dict[str, int]) -> Any:
+    """The pipeline of IOReportSampler.steps_for and channel_values on one GPUPH delta."""
+    tables = {k: parse_dvfs(dvfs_bytes(v)) for k, v in pmgr_hz.items()}
+    states = tuple((n, residency.get(n, 0)) for n in GPUPH_STATES)
+    key, freqs, note = choose_table(tables, GPU_KEYS, len(active_states(states)), gpu=True)
+    v, notes = channel_values([Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states)], 1.0, "gpu", freqs[1:])
+    return key, note, v, notes
+
+
+@pytest.mark.parametrize("pmgr,residency,mhz", [
+    # M2 Ultra: 1/5 of the active time at 444 MHz (P1), 4/5 at 1398 MHz (P8, the top step)
+    (M2_ULTRA_PMGR_HZ, {"OFF": 500, "P1": 100, "P8": 400}, (444 * 100 + 1398 * 400) / 500),
+    # M1 Pro: 1/4 at 389 MHz (P1), 3/4 at 1296 MHz (P6, the top step)
+    (M1_PRO_PMGR_HZ, {"OFF": 400, "P1": 100, "P6": 300}, (389 * 100 + 1296 * 300) / 400),
+], ids=["M2 Ultra", "M1 Pro"])
+def test_the_gpu_table_pairs_gpuph_states_in_order_without_a_note(pmgr: Dict[str, List[float]], residency: Dict[str, int],
+                                                                  mhz: float) -> None:
+    """15 active states for 6 or 8 steps: voltage-states9 is taken (not the decoy whose length
+    matches), P1.. pair with its steps in order, and nothing is noted."""
+    key, note, v, notes = _gpu_clock(pmgr, residency)
+    assert (key, note, notes) == ("voltage-states9", "", [])
+    assert v["gpu_clock_mhz"] == pytest.approx(mhz)
+    assert v["gpu_active_pct"] == pytest.approx(100 * (sum(residency.values()) - residency["OFF"]) / sum(residency.values()))
+
+
+def test_time_in_a_gpu_state_beyond_the_table_is_noted() -> None:
+    _key, note, v, notes = _gpu_clock(M1_PRO_PMGR_HZ, {"OFF": 100, "P6": 300, "P9": 100})
+    assert note == "" and v["gpu_clock_mhz"] == pytest.approx(1296.0)  # P9 has no frequency: left out of the clock
+    assert notes == ["GPU clock: 15 active states for 6 DVFS steps: 25.0 % of the active time was in states beyond "
+                     "the table (P7 on), left out of the clock"]
 
 
 def test_window_power_is_joules_over_seconds_and_max_from_full_periods() -> None:
@@ -453,9 +532,12 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     v = s.read()
     # ECPU: its busy time all in its first state, paired with the one step; PCPU: the first paired only
     assert v["cpu_cluster_mhz.ECPU"] == 1020.0 and v["cpu_cluster_mhz.PCPU"] == 1020.0
-    assert "CPU cluster ECPU clock: 2 active states for 1 DVFS steps: the first 1 paired" in s.notes
-    assert ("CPU cluster PCPU clock: no pmgr table has one step per active state (2); voltage-states1-sram has 1 "
-            "steps for 2 active states: the first steps are paired") in s.notes
+    for cluster in ("ECPU", "PCPU"):  # the nearest table, the expected one where it is among them
+        assert (f"CPU cluster {cluster} clock: no pmgr table has one step per active state (2); voltage-states1-sram "
+                "has 1 steps for 2 active states: the first steps are paired") in s.notes
+    # PCPU ran 3/4 of its busy time in its second state, which the table has no step for
+    assert ("CPU cluster PCPU clock: 2 active states for 1 DVFS steps: 75.0 % of the active time was in states "
+            "beyond the table (V1P1 on), left out of the clock") in s.notes
 
 
 def test_ioreport_without_channels_or_library_is_a_reason() -> None:
@@ -491,3 +573,21 @@ def test_graphics_sampler_per_adapter() -> None:
                       RaplSampler)
     other = graphics_sampler("wgpu", {"name": "Radeon", "vendor": "4098"}, platform="linux").start()
     assert other.reason == "no clock or power sampler for the wgpu adapter Radeon on linux"
+
+
+def test_ioreport_takes_the_cpu_tables_acc_clusters_names() -> None:
+    """An M5-style pmgr entry without the M1-M4 E-cluster key: acc-clusters (M5_MAX_ACC) names
+    voltage-states23-sram for the tier below the top one, so ECPU's table is expected, not a
+    fallback; the property itself is no DVFS table."""
+    pmgr = {"voltage-states23-sram": dvfs_bytes([1000e3, 2000e3]), "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3]),
+            "acc-clusters": M5_MAX_ACC}
+    fake = FakeLibs(GROUPS, pmgr)
+    io_ = IOReport(fake.lib, fake.cf, fake.iokit)
+    assert io_.pmgr_tables() == pmgr  # read with the tables
+    s = IOReportSampler("cpu", library=io_)
+    assert s.open() == ""
+    s._open = True
+    s.read()
+    v = s.read()
+    assert v["cpu_cluster_mhz.ECPU"] == 1000.0 and v["cpu_cluster_mhz.PCPU"] == pytest.approx(3300.0)
+    assert s.notes == []

@@ -155,7 +155,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     ``apple_roofline._native`` (the unit tier never loads the extension)."""
     native = types.ModuleType("apple_roofline._native")
     native._core = types.SimpleNamespace(BackendError=_BackendError, CompileError=_CompileError,  # type: ignore[attr-defined]
-                                         UnsupportedError=_UnsupportedError)
+                                         UnsupportedError=_UnsupportedError,
+                                         kernel_cache_stats=lambda: {"warnings": []})
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     backend = FakeBackend()
     monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))

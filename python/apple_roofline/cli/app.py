@@ -18,6 +18,7 @@ from . import graphics as graphics_cmd
 from . import run as run_cmd
 from . import tune as tune_cmd
 from .common import EXIT_OK
+from .readable import ReadableCommand, ReadableGroup
 from .signals import interrupted_code, received, signals_as_interrupts
 
 __all__ = ["app", "main"]
@@ -28,6 +29,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=ReadableGroup,
 )
 
 
@@ -47,16 +49,16 @@ def _root(
     """Measure the roofline of this machine: STREAM bandwidth, FMA peaks, arithmetic-intensity sweeps, GEMM."""
 
 
-app.command("devices")(devices_cmd.devices)
-app.command("run")(run_cmd.run)
-app.command("plot")(files_cmd.plot)
-app.command("report")(files_cmd.report)
-app.command("compare")(compare_cmd.compare)
-app.command("dispatch")(dispatch_cmd.dispatch)
-app.command("graphics")(graphics_cmd.graphics)
-app.command("calls")(calls_cmd.calls)
-app.command("engines")(engines_cmd.engines)
-app.command("tune")(tune_cmd.tune)
+app.command("devices", cls=ReadableCommand)(devices_cmd.devices)
+app.command("run", cls=ReadableCommand)(run_cmd.run)
+app.command("plot", cls=ReadableCommand)(files_cmd.plot)
+app.command("report", cls=ReadableCommand)(files_cmd.report)
+app.command("compare", cls=ReadableCommand)(compare_cmd.compare)
+app.command("dispatch", cls=ReadableCommand)(dispatch_cmd.dispatch)
+app.command("graphics", cls=ReadableCommand)(graphics_cmd.graphics)
+app.command("calls", cls=ReadableCommand)(calls_cmd.calls)
+app.command("engines", cls=ReadableCommand)(engines_cmd.engines)
+app.command("tune", cls=ReadableCommand)(tune_cmd.tune)
 
 
 def main() -> None:

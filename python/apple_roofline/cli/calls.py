@@ -44,10 +44,10 @@ def _print_study(study: "CallsStudy") -> None:
 def calls(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available).")
+        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available).")
     ] = None,
     path: Annotated[
-        Optional[str], typer.Option("--path", "-p", help="Comma-separated paths: blas, cublas, mps, kernel, "
+        Optional[str], typer.Option("--path", "-p", metavar="PATH,...", help="Comma-separated paths: blas, cublas, mps, kernel, "
                                                          "coreml_* (default: every path of the device).")
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="B 1, 16, 256 × N 64, 256, 1024 and a shorter budget.")] = False,
@@ -59,7 +59,7 @@ def calls(
                                     help="Sizes N, multiples of 16 from 16 to 2048 (default 64 … 2048).")
     ] = None,
     max_reps: Annotated[str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")] = "200",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure time per call against FLOPs per call of C[B×N] = A[B×N]·W[N×N] through every path

@@ -110,13 +110,13 @@ def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
 
 def compare(
     runs: Annotated[List[str], typer.Argument(
-        metavar="RUN.json...",
+        metavar="RUN.json",
         help="Two or more roofline runs: files, folders (every run.json under them) or glob patterns.")],
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", metavar="FILE|median",
         help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.")] = None,
     output: Annotated[Optional[Path], typer.Option(
-        "--output", "-o", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
+        "--output", "-o", metavar="FILE", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
                                "(.html: the figure with hover text and the tables).")] = None,
     theoretical: Annotated[bool, typer.Option(
         "--theoretical", help="Draw the theoretical ceilings too (dashed); by default only measured ones.")] = False,

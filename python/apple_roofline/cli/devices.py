@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
-from typing import Annotated, Any, Dict, Tuple
+import shutil
+from typing import Annotated, Any, Dict, Sequence, Tuple
 
 import typer
 
 from .common import EXIT_FAILED, backend_error_type, fail, import_failure
-from ..text import text_table
 
-__all__ = ["devices"]
+__all__ = ["devices", "devices_table"]
 
 
 def _format_bytes(n: object) -> str:
@@ -109,5 +110,26 @@ def devices(
     if not found:
         rows.append(["wgpu", "no" if wgpu_reason.startswith("the graphics suites need") else "yes", "0", "-", "-",
                      wgpu_reason])
-    for ln in text_table(["backend", "compiled", "devices", "name", "figures", "reason"], rows):
-        typer.echo(ln)
+    typer.echo(devices_table(rows, shutil.get_terminal_size().columns), nl=False)
+
+
+def devices_table(rows: Sequence[Sequence[str]], width: int) -> str:
+    """The rows of ``devices`` (backend, compiled, devices, name, figures, reason) as a table of at
+    most ``width`` characters a line: Rich wraps the name, figures and reason within their columns
+    (at spaces, a word longer than its column folded), so no line runs past the terminal."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True,
+                  padding=(0, 1, 0, 0))
+    for header in ("backend", "compiled", "devices"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("name", overflow="fold")
+    table.add_column("figures", overflow="fold")
+    table.add_column("reason", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    buffer = io.StringIO()
+    Console(file=buffer, width=max(width, 40), no_color=True, highlight=False, soft_wrap=False).print(table)
+    return "\n".join(ln.rstrip() for ln in buffer.getvalue().splitlines()) + "\n"

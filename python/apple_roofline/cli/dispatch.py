@@ -1,7 +1,8 @@
 """``apple-roofline dispatch``: the dispatch-latency study from the command line.
 
 Writes DIR/dispatch.json, dispatch.md and dispatch.png (:func:`apple_roofline.dispatch.outputs.write_study`),
-prints the p50/p99 table and the binding's cost per launch, and exits like ``run``: 0 when every
+prints the p50/p99 table and the binding's cost per launch (the median of paired differences with
+its interval, and whether the interval resolves it), and exits like ``run``: 0 when every
 series is valid, 1 when one failed validation or the device failed, 2 for bad usage, 130 when
 interrupted (the partial study is written). With a device list (``cuda:all``, ``cuda:0,2,3``) every
 GPU at once, one process each, and DIR/node.md, node.json (:mod:`.node`).
@@ -41,7 +42,7 @@ __all__ = ["dispatch"]
 
 
 def _print_study(study: "DispatchStudy") -> None:
-    from ..dispatch.report import binding_cost
+    from ..dispatch.report import binding_cost, cost_text
 
     def us(x: float) -> str:
         return f"{x * 1e6:.3g}"
@@ -57,18 +58,19 @@ def _print_study(study: "DispatchStudy") -> None:
     for line in text_table(["kernel", "measure", "path", "clock", "p10", "p50", "p99", "max", ""], rows):
         typer.echo(line)
     for c in binding_cost(study):
-        peers = "".join(f"; {name} {us(v)} µs" for name, v in sorted(c.peers.items()))
-        typer.echo(f"{c.kernel} {c.measure}: Python {us(c.python_p50_s)} µs, native {us(c.native_p50_s)} µs, "
-                   f"binding +{us(c.delta_s)} µs per launch{peers}")
+        peers = "".join(f", {name} {us(v)} µs" for name, v in sorted(c.peers.items()))
+        typer.echo(f"{c.kernel} {c.measure}: binding {cost_text(c)}; p50 Python {us(c.python_p50_s)} µs, "
+                   f"native {us(c.native_p50_s)} µs{peers}")
 
 
 def dispatch(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
-    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series (1 to 100000).")] = "200",
+    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series, and pairs of the interleaved "
+                                                                  "native and Python loops (1 to 100000).")] = "200",
     launches: Annotated[
         str, typer.Option("--launches", metavar="N", help="Launches per throughput sample (1 to 100000).")
     ] = "100",
@@ -78,7 +80,7 @@ def dispatch(
     peers: Annotated[
         bool, typer.Option("--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX/PyObjC (Metal) if installed.")
     ] = True,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
     outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
 ) -> None:

@@ -28,20 +28,20 @@ __all__ = ["engines"]
 def engines(
     ctx: typer.Context,
     units: Annotated[Optional[str], typer.Option(
-        "--units", help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).")] = None,
+        "--units", metavar="UNIT,...", help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).")] = None,
     sizes: Annotated[Optional[str], typer.Option(
         "--sizes", metavar="N,...", help="Weights: N (square), KxM or ffn (default 256,512,1024,2048,4096,2048x8192).")
     ] = None,
     batches: Annotated[Optional[str], typer.Option(
         "--batches", metavar="B,...", help="Batches, each 1 to 4096 (default 1,4,16,64,256).")] = None,
     precisions: Annotated[Optional[str], typer.Option(
-        "--precisions", help="fp16,w8a16 (default both).")] = None,
+        "--precisions", metavar="PRECISION,...", help="fp16,w8a16 (default both).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Sizes 256 and 1024, batches 1 and 64, 20 predictions.")] = False,
     reps: Annotated[Optional[str], typer.Option(
         "--reps", metavar="N", help="Predictions timed per point and path (1 to 100000; default 100).")] = None,
     cache_dir: Annotated[Optional[Path], typer.Option(
-        "--cache-dir", help="Where models are built (default ~/.cache/apple_roofline/coreml).")] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+        "--cache-dir", metavar="DIR", help="Where models are built (default ~/.cache/apple_roofline/coreml).")] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs

@@ -120,7 +120,7 @@ def plot(
         metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
     output: Annotated[
         Optional[Path],
-        typer.Option("--output", "-o", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."),
+        typer.Option("--output", "-o", metavar="FILE", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."),
     ] = None,
     point: Annotated[
         Optional[List[str]],
@@ -131,7 +131,7 @@ def plot(
         ),
     ] = None,
     ceilings: Annotated[
-        str, typer.Option("--ceilings", help="Ceilings to draw: default, all, or names separated by commas.")
+        str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings to draw: default, all, or names separated by commas.")
     ] = "default",
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
@@ -189,8 +189,7 @@ def plot(
     model = model_of(run)
     if model is None:
         # a figure without ceilings would be empty axes; say why there is nothing to draw
-        fail(no_ceilings_message(run, run_json) if not run.ceilings else
-             f"{run_json}: cannot plot: a roofline needs a bandwidth and a compute ceiling", EXIT_FAILED)
+        fail(no_ceilings_message(run, run_json), EXIT_FAILED)
     if points:
         _print_points(model, points, run_json)
     from ..roofline.run_figures import roofline_figure
@@ -202,7 +201,7 @@ def plot(
 def report(
     run_json: Annotated[Path, typer.Argument(
         metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, csv, json or html (html: roofline runs).")] = "md",
+    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md, csv, json or html (html: roofline runs).")] = "md",
 ) -> None:
     """Print a saved run, dispatch, graphics, per-call cost, engines or tuning study as Markdown,
     CSV, JSON (or, for a run, self-contained HTML) on stdout."""

@@ -25,18 +25,18 @@ __all__ = ["graphics"]
 
 def graphics(
     ctx: typer.Context,
-    device: Annotated[str, typer.Option("--device", "-d", help="wgpu:N (a wgpu adapter) or metal:N (native).")] = "wgpu:0",
+    device: Annotated[str, typer.Option("--device", "-d", metavar="DEVICE", help="wgpu:N (a wgpu adapter) or metal:N (native).")] = "wgpu:0",
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated: fillrate,tilemem,texture (default: all).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated: fillrate,tilemem,texture (default: all).")
     ] = None,
     overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
     f: Annotated[
         Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2,4 … 512).")
     ] = None,
     pattern: Annotated[
-        Optional[str], typer.Option("--pattern", help="Texture patterns: coherent,random (default both).")
+        Optional[str], typer.Option("--pattern", metavar="PATTERN,...", help="Texture patterns: coherent,random (default both).")
     ] = None,
-    resolution: Annotated[str, typer.Option("--resolution", help="Render target, WIDTHxHEIGHT.")] = "1920x1080",
+    resolution: Annotated[str, typer.Option("--resolution", metavar="WIDTHxHEIGHT", help="Render target, WIDTHxHEIGHT.")] = "1920x1080",
     sizes: Annotated[
         Optional[str], typer.Option("--sizes", metavar="S,...", help="Texture sizes, powers of two 4 to 16384 (default 64,128 … 8192).")
     ] = None,
@@ -44,7 +44,7 @@ def graphics(
         Optional[str], typer.Option("--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16; --quick 16).")
     ] = None,
     filter_: Annotated[
-        Optional[str], typer.Option("--filter", help="Texture filters: nearest,bilinear (default both).")
+        Optional[str], typer.Option("--filter", metavar="FILTER,...", help="Texture filters: nearest,bilinear (default both).")
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="A look in under 30 s: F = 0, 64, 512; four texture sizes at 16 fetches.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Every point: F = 0, 1, 2 … 512 both store actions, 1 … 16 fetches; no budgets.")] = False,
@@ -56,7 +56,7 @@ def graphics(
                      "tilemem 15, texture 45 (--quick 6, 5, 12; --full none)."),
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write

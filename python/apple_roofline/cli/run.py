@@ -11,8 +11,10 @@ import typer
 
 from ..errors import OptionError
 from ..measure import MAX_REPS
+from ..stats import CV_WARN, NOISY_CV
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
+from ..roofline.budget import BUDGET_HELP, suite_budgets
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from ..roofline.run import Run
     from ..roofline.runner import Tuner
 
-__all__ = ["run", "parse_count", "ridge_summary"]
+__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings"]
 
 T = TypeVar("T")
 
@@ -57,17 +59,11 @@ def ridge_summary(run: "Run") -> Tuple[List[str], List[List[str]]]:
     (:attr:`~apple_roofline.roofline.model.RidgeTable.default`): measured compute ceilings against
     the highest measured bandwidth; where a kind was not measured, its theoretical ceilings stand in
     and the rows and a note say so. With no bandwidth or no compute ceiling at all, a note saying why."""
-    from ..roofline.tables import model_of
+    from ..roofline.tables import missing_ceilings, model_of
 
     model = model_of(run)
     if model is None:
-        kinds = {c.kind for c in run.ceilings}
-        missing = []
-        if "bandwidth" not in kinds:
-            missing.append("no bandwidth ceiling (measured by the stream suite; no theoretical one known)")
-        if "compute" not in kinds:
-            missing.append("no compute ceiling (measured by the peak and gemm suites; no theoretical one known)")
-        return [f"no ridge points: the run has {' and '.join(missing)}"], []
+        return [f"no ridge points: the run has {' and '.join(missing_ceilings(run))}"], []
     table = model.ridge_table()
     bw = table.default_bandwidth
     assert bw is not None and table.default  # a model has both kinds
@@ -109,11 +105,11 @@ def _print_summary(run: "Run") -> None:
 def run(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", help="cpu, cuda:N or metal:N (default: the best available); "
+        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
     ] = None,
     quick: Annotated[
         bool,
@@ -125,18 +121,18 @@ def run(
     ] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")] = "10",
     array_size: Annotated[
-        Optional[str], typer.Option("--array-size", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
+        Optional[str], typer.Option("--array-size", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
     ] = None,
     ceilings: Annotated[
-        str, typer.Option("--ceilings", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
+        str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
     ] = "default",
     tune: Annotated[
         bool, typer.Option("--tune", help="Before each suite, a quick tune of its kernels' block size; measure at the best.")
     ] = False,
     tune_file: Annotated[
-        Optional[Path], typer.Option("--tune-file", help="With --tune: the best block sizes of this tune.json instead.")
+        Optional[Path], typer.Option("--tune-file", metavar="FILE", help="With --tune: the best block sizes of this tune.json instead.")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
     power_window: Annotated[
         bool,
@@ -158,11 +154,7 @@ def run(
     budget: Annotated[
         Optional[str],
         typer.Option(
-            "--budget", metavar="SUITE=SECONDS,...",
-            help="Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to 3600), or none. A suite "
-            "whose budget runs out stops before its next case and the report says so. Default: "
-            "stream 30, sweep 60, peak 30, gemm 90, idiv 60, matrix 120, access 120, occupancy 60, dualissue 30 (a third with --quick); none with "
-            "--sustain or --power-window.",
+            "--budget", metavar="SUITE=SECONDS,...", help=BUDGET_HELP,
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
@@ -198,7 +190,6 @@ def run(
         suites = runner.parse_suites(suite) if suite is not None else None
         sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
         if budget is not None:
-            from ..roofline.budget import suite_budgets
             from ..suites import DEFAULT_SUITES
 
             suite_budgets(suites or DEFAULT_SUITES, quick, budget)
@@ -242,11 +233,28 @@ def run(
     # -- write and summarise
     written, problems = _write(result, out, which)
     _print_summary(result)
-    print_written(written, [*problems, *result.warnings])
+    print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
     if invalid:
         names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
         fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
+
+
+def summed_warnings(run: "Run", out: Path) -> List[str]:
+    """The run's warnings for the terminal: the CV warnings (one per noisy measurement, often
+    dozens) as one line that counts them and points to the report's Warnings table, every other
+    warning as it is."""
+    from ..roofline.runner import cv_warnings
+
+    noisy = cv_warnings(run.measurements)
+    others = [w for w in run.warnings if w not in set(noisy)]
+    if not noisy:
+        return others
+    worst = sum(1 for m in run.valid_measurements if m.noisy)
+    return [*others, f"{len(noisy)} measurement{'s' if len(noisy) != 1 else ''} with noisy samples "
+            f"(CV > {CV_WARN:.0%})" + (f", {worst} of them above {NOISY_CV:.0%} even when measured twice "
+                                       "(marked noisy)" if worst else "")
+            + f": see the Warnings table of {out / 'report.md'} or report.html"]
 
 
 def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]":

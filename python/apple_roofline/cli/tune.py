@@ -25,12 +25,12 @@ __all__ = ["tune"]
 
 def tune(
     ctx: typer.Context,
-    device: Annotated[Optional[str], typer.Option("--device", "-d", help="cuda:N or metal:N (default: the best available).")] = None,
+    device: Annotated[Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cuda:N or metal:N (default: the best available).")] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", help="Comma-separated: stream,sweep,peak,idiv (default: all four).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated: stream,sweep,peak,idiv (default: all four).")
     ] = None,
     kernel: Annotated[
-        Optional[str], typer.Option("--kernel", "-k", help="Only these kernels, comma-separated (triad, vec4_indep4, peak/scalar_indep8/fp64).")
+        Optional[str], typer.Option("--kernel", "-k", metavar="KERNEL,...", help="Only these kernels, comma-separated (triad, vec4_indep4, peak/scalar_indep8/fp64).")
     ] = None,
     block: Annotated[
         Optional[str], typer.Option("--block", metavar="B,...", help="Block sizes to try (default: every multiple of the SIMD width up to the device's limit).")
@@ -39,7 +39,7 @@ def tune(
         "--quick", help="The SIMD width times powers of two only, shorter warm-up, STREAM and sweep arrays at 4x the "
                         "last-level cache where it is known (the smallest that measures DRAM).")] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory.")] = Path("out"),
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure each kernel's throughput against its threadgroup / block size; write DIR/tune.json,

@@ -2,8 +2,10 @@
 through the peer libraries (docs/design.md, "Adding a study").
 
 * :mod:`.kernels` — the null and tiny kernels, and the check of the tiny kernel's output;
-* :mod:`.model` — the results: :class:`LatencySeries`, :class:`PeerSkipped` and
+* :mod:`.model` — the results: :class:`LatencySeries`, :class:`Pairing`, :class:`PeerSkipped` and
   :class:`DispatchStudy` (a results file of kind ``"dispatch"``);
+* :mod:`.paired` — the binding's cost from interleaved samples: :func:`paired_difference` and its
+  confidence interval;
 * :mod:`.runner` — measuring a device (:func:`run_dispatch`);
 * :mod:`.peers` — CuPy and PyTorch on CUDA, MLX and PyObjC on Metal, one module each;
 * :mod:`.report`, :mod:`.plot` — the views: tables, the binding's cost, the histograms;
@@ -11,11 +13,11 @@ through the peer libraries (docs/design.md, "Adding a study").
 
 Typical use::
 
-    from apple_roofline.dispatch import run_dispatch, binding_cost
+    from apple_roofline.dispatch import run_dispatch, binding_cost, cost_text
     study = run_dispatch("cuda:0", reps=200, launches=100)
     study.save("dispatch.json")
     for cost in binding_cost(study):
-        print(cost.kernel, cost.measure, cost.delta_s)
+        print(cost.kernel, cost.measure, cost_text(cost))
 
 Importing this package never imports the native extension (only :func:`run_dispatch` does) nor
 matplotlib (only :func:`plot_dispatch` does).
@@ -24,7 +26,8 @@ matplotlib (only :func:`plot_dispatch` does).
 from __future__ import annotations
 
 from .kernels import FLOAT32_EXACT, KERNELS, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
-from .model import CLOCKS, MEASURES, DispatchStudy, LatencySeries, PeerSkipped
+from .model import CLOCKS, MEASURES, DispatchStudy, LatencySeries, Pairing, PeerSkipped
+from .paired import PairedDifference, pair_order, paired_difference
 from .peers import PEERS, measure_peers
 from .outputs import STUDY_FILES, write_study
 from .plot import plot_dispatch
@@ -33,6 +36,7 @@ from .report import (
     LATENCY_CSV_COLUMNS,
     BindingCost,
     binding_cost,
+    cost_text,
     format_dispatch,
     latency_table,
     step_medians,
@@ -71,13 +75,18 @@ __all__ = [
     "DispatchInterrupted",
     "DispatchStudy",
     "LatencySeries",
+    "PairedDifference",
+    "Pairing",
     "PeerSkipped",
     "binding_cost",
     "check_counts",
     "check_tiny_counts",
+    "cost_text",
     "format_dispatch",
     "latency_table",
     "measure_peers",
+    "pair_order",
+    "paired_difference",
     "plot_dispatch",
     "run_dispatch",
     "step_medians",

@@ -37,6 +37,13 @@ The JSON written by :meth:`DispatchStudy.save` is the header every results file 
     params     object: the study's settings (reps, launches, warmup, tiny_bytes, tiny_items, peers)
     series     [LatencySeries]: see LatencySeries.to_dict
     skipped    [{path, reason}]
+    pairings   [Pairing]: see Pairing.to_dict (absent in files written before the paths were
+               interleaved: those read with no pairing)
+
+A :class:`Pairing` says that the ``native`` and ``python`` host-clock series of one kernel and
+measure were measured interleaved, sample ``i`` of each forming pair ``i`` (:mod:`.paired`); its
+``difference`` (the median of the paired differences, its interval and status) is written for
+readers, checked against the samples on reading and recomputed.
 
 Reading is strict and raises :class:`~apple_roofline.study.files.ResultsError` naming the file and
 field; each series' ``distribution`` must agree with its samples and is recomputed from them on
@@ -53,16 +60,19 @@ from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
 from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
-from ..study.reader import Reader
+from ..study.reader import Reader, join
 from .kernels import KERNELS
+from .paired import PAIRED_PATHS, STATUSES, PairedDifference, paired_difference
 
 __all__ = [
     "SCHEMA_VERSION",
     "MEASURES",
     "CLOCKS",
     "SIGNED_MEASURES",
+    "PAIRED_MEASURES",
     "DISTRIBUTION_KEYS",
     "LatencySeries",
+    "Pairing",
     "PeerSkipped",
     "DispatchStudy",
 ]
@@ -79,6 +89,8 @@ SIGNED_MEASURES: Tuple[str, ...] = ("start_latency", "step")
 #: The keys of a series' ``"distribution"`` object in the JSON (fields of
 #: :class:`~apple_roofline.stats.Summary`), written for readers; on reading checked, then recomputed.
 DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "p99", "max", "mean")
+#: The measures whose native and python series are measured interleaved (:class:`Pairing`).
+PAIRED_MEASURES: Tuple[str, ...] = ("throughput", "round_trip")
 #: Each key of ``"distribution"`` and the :class:`~apple_roofline.stats.Summary` field it holds: checked
 #: against the samples on reading.
 DISTRIBUTION_FIELDS: Dict[str, str] = {k: "median" if k == "p50" else k for k in DISTRIBUTION_KEYS}
@@ -208,6 +220,71 @@ class LatencySeries:
 
 
 @dataclass(frozen=True)
+class Pairing:
+    """The ``native`` and ``python`` host-clock series of one kernel and measure, measured
+    interleaved: sample ``i`` of each is pair ``i``, taken back to back (:mod:`.paired`).
+
+    Attributes:
+        kernel: ``"null"`` or ``"tiny"`` (:data:`~.kernels.KERNELS`).
+        measure: ``"throughput"`` or ``"round_trip"``.
+        first: per pair, the path measured first (``"native"`` or ``"python"``,
+            :func:`~.paired.pair_order`); its length is the number of pairs.
+        confidence: the level of the paired difference's interval (a fraction, e.g. 0.95).
+
+    Raises:
+        ValueError: on construction, for an unknown kernel, a measure other than throughput or
+            round trip, no pairs, a path in ``first`` other than native or python, or a
+            ``confidence`` not strictly between 0 and 1.
+    """
+
+    kernel: str
+    measure: str
+    first: Tuple[str, ...]
+    confidence: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "first", tuple(self.first))
+        where = f"pairing {self.kernel}/{self.measure}"
+        if self.kernel not in KERNELS:
+            raise ValueError(f"{where}: kernel {self.kernel!r} is not one of {', '.join(KERNELS)}")
+        if self.measure not in PAIRED_MEASURES:
+            raise ValueError(f"{where}: measure {self.measure!r} is not one of {', '.join(PAIRED_MEASURES)}")
+        if not self.first:
+            raise ValueError(f"{where}: first must name the first path of at least one pair")
+        for i, p in enumerate(self.first):
+            if p not in PAIRED_PATHS:
+                raise ValueError(f"{where}: first[{i}] {p!r} is not one of {', '.join(PAIRED_PATHS)}")
+        c = self.confidence
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 < c < 1.0:
+            raise ValueError(f"{where}: confidence {c!r} is out of range (valid: strictly between 0 and 1)")
+
+    def to_dict(self, difference: Optional[PairedDifference] = None) -> Dict[str, Any]:
+        """JSON-ready dict: ``kernel``, ``measure``, ``clock`` (``"host"``), ``confidence``,
+        ``first``, and ``difference`` (:meth:`~.paired.PairedDifference.to_dict`) when given."""
+        out: Dict[str, Any] = {"kernel": self.kernel, "measure": self.measure, "clock": "host",
+                               "confidence": self.confidence, "first": list(self.first)}
+        if difference is not None:
+            out["difference"] = difference.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "pairing") -> "Pairing":
+        """Build from :meth:`to_dict` output (``difference`` is checked by
+        :meth:`DispatchStudy.from_dict`, which holds the samples). Raises :class:`ResultsError`
+        naming the field."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        clock = r.string(d, "clock", where)
+        if clock != "host":
+            r.fail(f"{join(where, 'clock')} {clock!r} is not the clock of a pairing (valid: host)")
+        try:
+            return cls(kernel=r.string(d, "kernel", where), measure=r.string(d, "measure", where),
+                       first=r.strings(d, "first", where), confidence=r.number(d, "confidence", where))
+        except ValueError as e:
+            r.fail(str(e))
+
+
+@dataclass(frozen=True)
 class PeerSkipped(Skipped):
     """A path (peer library, or a measure a backend lacks) not measured, and why."""
 
@@ -222,9 +299,13 @@ class DispatchStudy(Document):
             as a dict copy, excluded from hashing.
         series: every :class:`LatencySeries`, valid or not.
         skipped: paths or measures not measured, with reasons.
+        pairings: the kernels and measures whose native and python host-clock series were
+            measured interleaved (:class:`Pairing`); at most one per kernel and measure.
 
     Raises:
-        ValueError: on construction, when ``device`` lacks ``backend`` or ``name``.
+        ValueError: on construction, when ``device`` lacks ``backend`` or ``name``, or a pairing
+            repeats a kernel and measure, lacks its native or python host-clock series (exactly one
+            of each), or has another number of pairs than they have samples.
     """
 
     KIND: ClassVar[str] = "dispatch"
@@ -234,12 +315,46 @@ class DispatchStudy(Document):
     params: Mapping[str, Any] = field(default_factory=dict, hash=False)
     series: Tuple[LatencySeries, ...] = ()
     skipped: Tuple[PeerSkipped, ...] = ()
+    pairings: Tuple[Pairing, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "params", dict(self.params))
         object.__setattr__(self, "series", tuple(self.series))
         object.__setattr__(self, "skipped", tuple(self.skipped))
+        object.__setattr__(self, "pairings", tuple(self.pairings))
+        seen = set()
+        for p in self.pairings:
+            if (p.kernel, p.measure) in seen:
+                raise ValueError(f"pairing {p.kernel}/{p.measure} is given twice (valid: one per kernel and measure)")
+            seen.add((p.kernel, p.measure))
+            self._paired_series(p)
+
+    def _paired_series(self, p: Pairing) -> Tuple[LatencySeries, LatencySeries]:
+        """The python and native host-clock series of ``p``; ValueError unless there is exactly
+        one of each and each holds one sample per pair."""
+        out = []
+        for path in ("python", "native"):
+            found = [s for s in self.series if (s.kernel, s.measure, s.path, s.clock, s.step)
+                     == (p.kernel, p.measure, path, "host", "")]
+            if len(found) != 1:
+                raise ValueError(f"pairing {p.kernel}/{p.measure}: {len(found)} {path} host-clock series "
+                                 "(valid: exactly one)")
+            if len(found[0].samples_s) != len(p.first):
+                raise ValueError(f"pairing {p.kernel}/{p.measure}: {len(p.first)} pairs but "
+                                 f"{len(found[0].samples_s)} {path} samples (valid: one sample per pair)")
+            out.append(found[0])
+        return out[0], out[1]
+
+    def paired(self, kernel: str, measure: str) -> Optional[PairedDifference]:
+        """The paired ``python − native`` difference of ``kernel`` and ``measure``
+        (:func:`~.paired.paired_difference` of its two series, at the pairing's confidence), or
+        None when the study has no such pairing."""
+        for p in self.pairings:
+            if (p.kernel, p.measure) == (kernel, measure):
+                python, native = self._paired_series(p)
+                return paired_difference(python.samples_s, native.samples_s, p.confidence)
+        return None
 
     @property
     def valid(self) -> bool:
@@ -261,28 +376,63 @@ class DispatchStudy(Document):
             "params": dict(self.params),
             "series": [s.to_dict() for s in self.series],
             "skipped": [s.to_dict() for s in self.skipped],
+            "pairings": [p.to_dict(self.paired(p.kernel, p.measure)) for p in self.pairings],
         }
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "DispatchStudy":
         """Build from :meth:`to_dict` output (e.g. parsed JSON): the header first
         (:meth:`~apple_roofline.study.document.Document.read_header`), then ``params`` and
-        ``series`` (required) and ``skipped`` (may be absent).
+        ``series`` (required), ``skipped`` and ``pairings`` (may be absent); a pairing's stored
+        ``difference`` must be the one its samples give (:func:`_check_difference`).
 
         Raises:
             ResultsError: one line naming ``source`` and the field.
         """
         r = Reader(source)
         header = cls.read_header(d, r)
-        return cls(
-            **header,
-            params=r.params(d),
-            series=tuple(
-                LatencySeries.from_dict(s, source=source, where=f"series[{i}]")
-                for i, s in enumerate(r.array(d, "series", ""))
-            ),
-            skipped=tuple(
-                PeerSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
-                for i, s in enumerate(r.array(d, "skipped", "", required=False))
-            ),
-        )
+        raw = r.array(d, "pairings", "", required=False)
+        try:
+            study = cls(
+                **header,
+                params=r.params(d),
+                series=tuple(
+                    LatencySeries.from_dict(s, source=source, where=f"series[{i}]")
+                    for i, s in enumerate(r.array(d, "series", ""))
+                ),
+                skipped=tuple(
+                    PeerSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
+                    for i, s in enumerate(r.array(d, "skipped", "", required=False))
+                ),
+                pairings=tuple(Pairing.from_dict(p, source=source, where=f"pairings[{i}]") for i, p in enumerate(raw)),
+            )
+        except ResultsError:
+            raise
+        except ValueError as e:
+            r.fail(str(e))
+        for i, (p, item) in enumerate(zip(study.pairings, raw)):
+            if "difference" in item:
+                want = study.paired(p.kernel, p.measure)
+                assert want is not None
+                _check_difference(r, r.obj(item["difference"], f"pairings[{i}].difference"),
+                                  f"pairings[{i}].difference", want)
+        return study
+
+
+def _check_difference(r: Reader, d: Mapping[str, Any], where: str, want: PairedDifference) -> None:
+    """A pairing's stored ``difference`` (each key optional) against the one recomputed from its
+    samples: ``n`` equal, the seconds and fractions equal to a relative ``REL_TOL``, ``status`` the
+    same key of :data:`~.paired.STATUSES`."""
+    if "n" in d and r.nonneg_int(d, "n", where) != want.n:
+        r.fail(f"{join(where, 'n')} {d['n']} is not the number of pairs (valid: {want.n})")
+    scale = max(abs(want.low_s), abs(want.high_s))  # a signed statistic may be near 0
+    for key in ("median_s", "low_s", "high_s", "confidence", "coverage"):
+        if key in d:
+            what = f"the {key.removesuffix('_s')} of the paired differences"
+            r.close(r.number(d, key, where), float(getattr(want, key)), join(where, key), what,
+                    scale=scale if key.endswith("_s") else 0.0)
+    if "status" in d:
+        status = r.string(d, "status", where)
+        if status != want.status:
+            r.fail(f"{join(where, 'status')} {status!r} is not what the paired samples give "
+                   f"(valid: {want.status!r}; one of {', '.join(STATUSES)})")

@@ -5,9 +5,11 @@ One figure, four panels, every figure per launch in microseconds (µs, 1e-6 s):
 * (a) throughput, (b) round trip, (c) start latency: a histogram of each valid series' samples on
   a logarithmic µs axis, with log-spaced bins shared by all series of the panel, drawn as step
   outlines (``histtype="step"``) so that they overlay; the height of a bin is the fraction of the
-  series' samples that fall in it, so series with different sample counts compare. A dotted
-  vertical line marks each series' median (p50). Colour tells kernel and path apart, line style the
-  clock (host solid, device dashed). Samples <= 0 (possible for start latency, whose device instant
+  series' samples that fall in it, so series with different sample counts compare. A triangle on
+  the top edge, with a short tick below it, marks each series' median (p50). Colour tells kernel and
+  path apart, line width the clock (host thin, device thick and lighter); every line is solid, as
+  every measured line of every figure (:data:`~apple_roofline.figures.MEASURED`; dashed is for
+  theoretical values). Samples <= 0 (possible for start latency, whose device instant
   is mapped onto the host clock) cannot be drawn on a log axis; the panel says how many were left
   out.
 * (d) the native round trip's steps: for each kernel, a horizontal bar stacking the median of each
@@ -15,8 +17,11 @@ One figure, four panels, every figure per launch in microseconds (µs, 1e-6 s):
   value; a negative median (the GPU started before the launch call returned) is drawn as 0 and its
   value given in the label.
 
-Series that failed validation are left out of every panel and listed in a footnote, with the paths
-the study skipped. Figures are built with :class:`matplotlib.figure.Figure` on the Agg canvas,
+A footnote gives the binding's cost, kernel by kernel, as the report does (:func:`~.report.cost_text`:
+the median of the paired python − native differences, its interval, and "not resolved" where the
+interval does not resolve it), so that the distance between two histograms' medians is not read as
+the cost. Series that failed validation are left out of every panel and listed in the footnote, with
+the paths the study skipped. Figures are built with :class:`matplotlib.figure.Figure` on the Agg canvas,
 never pyplot, so nothing touches matplotlib's global state; matplotlib is imported inside the
 functions (:mod:`apple_roofline.figures`).
 """
@@ -31,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from ..figures import PALETTE, Axes, Figure, check_suffix, mpl, new_figure, save_figure
+from ..figures import MEASURED, PALETTE, Axes, Figure, check_suffix, mpl, new_figure, save_figure
 from ..text import date_of, sig_figs
 from .model import DispatchStudy, LatencySeries
-from .report import step_medians
+from .report import binding_cost, cost_text, step_medians
 
 __all__ = ["HIST_MEASURES", "LATENCY_FIGSIZE", "X_LABEL_US", "plot_dispatch"]
 
@@ -49,7 +54,8 @@ _TITLES = {
     "round_trip": "(b) round trip: launch, then wait",
     "start_latency": "(c) start latency: host submit to device start",
 }
-_LINESTYLES = {"host": "-", "device": "--"}
+#: (line width, opacity) of each clock's histogram outline.
+_CLOCK_WIDTHS = {"host": (1.2, 1.0), "device": (2.6, 0.55)}
 # (dark, light) per path: dark for the first kernel, light for the second (Okabe & Ito, Paul Tol)
 _PATH_HUES = {"native": ("#0072B2", "#56B4E9"), "python": ("#D55E00", "#E69F00")}
 _PEER_HUES = (("#009E73", "#7FD4B9"), ("#882255", "#CC79A7"), ("#332288", "#8C84D0"), ("#777722", "#BBBB55"))
@@ -138,23 +144,26 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
     peak = 0.0
     for s, us, pos in data:
         color = colors[(s.kernel, s.path)]
-        style = _LINESTYLES.get(s.clock, "-")
+        width, alpha = _CLOCK_WIDTHS.get(s.clock, (1.2, 1.0))
         if pos.size:
             counts, _edges, _patches = ax.hist(
                 pos, bins=bins, weights=np.full(pos.size, 1.0 / us.size), histtype="step", color=color,
-                linestyle=style, linewidth=1.4, label=_label(s), gid=f"hist:{_label(s)}")
+                linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s), gid=f"hist:{_label(s)}")
             peak = max(peak, float(np.max(counts)))
         else:
-            ax.plot([], [], color=color, linestyle=style, linewidth=1.4, label=_label(s))
+            ax.plot([], [], color=color, linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s))
         p50 = s.distribution.p50 * 1e6
-        if p50 > 0:
-            ax.axvline(p50, color=color, linestyle=":", linewidth=1.2, gid=f"p50:{_label(s)}")
+        if p50 > 0:  # a tick down from the top edge, a triangle on it: clear of the outlines' own edges
+            ax.plot([p50, p50], [1.0, 0.94], transform=ax.get_xaxis_transform(), color=color, linestyle=MEASURED,
+                    linewidth=1.2, marker="v", markevery=[0], markersize=6, clip_on=False,
+                    gid=f"p50:{_label(s)}")
     ax.set_xlabel(X_LABEL_US)
     ax.set_ylabel("fraction of samples")
     ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
     ax.set_axisbelow(True)
     handles, names = ax.get_legend_handles_labels()
-    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle=":", linewidth=1.2))
+    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle="none", marker="v",
+                                                  markersize=6))
     names.append("p50 (median)")
     ncol = 2 if len(names) > 6 else 1
     ax.legend(handles, names, fontsize=7, loc="upper right", ncol=ncol, framealpha=0.85)
@@ -210,6 +219,9 @@ def _steps(ax: Axes, study: DispatchStudy) -> None:
 
 def _footnote(study: DispatchStudy) -> str:
     parts: list[str] = []
+    costs = binding_cost(study)
+    if costs:
+        parts.append("Binding cost: " + "; ".join(f"{c.kernel} {c.measure}: {cost_text(c)}" for c in costs) + ".")
     bad = [s for s in study.series if not s.valid]
     if bad:
         parts.append("Left out, failed validation: " + "; ".join(
@@ -223,9 +235,9 @@ def plot_dispatch(study: DispatchStudy, path: str | os.PathLike[str] | None = No
     """Draw a dispatch-latency study as one figure (module docstring: panels, units, colours).
 
     The title names the device, its backend and the study's date (and says when the study was
-    interrupted). Series that failed validation are left out of every panel and listed in a
-    footnote (a figure text, with the paths the study skipped); a panel with no valid series says
-    "not measured".
+    interrupted). A footnote (a figure text) gives the binding's cost with its interval and verdict;
+    series that failed validation are left out of every panel and listed in it, with the paths the
+    study skipped; a panel with no valid series says "not measured".
 
     Args:
         study: the study to draw.

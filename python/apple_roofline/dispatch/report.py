@@ -6,11 +6,15 @@ the order statistics of :attr:`~.model.LatencySeries.distribution` (:func:`apple
 p10, p50, p90, p99, max); a throughput sample is the mean of ``launches_per_sample`` back-to-back
 launches, every other sample is one launch.
 
-The binding's cost (:func:`binding_cost`) is the difference of the medians of the ``python`` and
-``native`` paths, both timed on the host clock: what calling the public Python API once per launch
-adds to the C++ loop's floor. Peer libraries (``cupy``, ``torch``, ``mlx``, ``pyobjc``) measured in
-the same study are listed beside it. Series that failed validation are in the table, marked, and
-are never used for a binding cost or a step breakdown.
+The binding's cost (:func:`binding_cost`) is what calling the public Python API once per launch
+adds to the C++ loop's floor: the median of the paired ``python − native`` differences of the two
+paths measured interleaved on the host clock, with its confidence interval and whether that
+interval resolves it (:mod:`.paired`). A study whose paths were not interleaved (a file written
+before they were) has no paired difference, and its cost is reported as not resolved: a difference
+of two medians taken apart carries the host's drift. Each path's own median is given beside it,
+and the peer libraries (``cupy``, ``torch``, ``mlx``, ``pyobjc``) measured in the same study. Series
+that failed validation are in the table, marked, and are never used for a binding cost or a step
+breakdown.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from dataclasses import dataclass, field
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .kernels import KERNELS
-from .model import DispatchStudy, LatencySeries
+from .model import PAIRED_MEASURES, DispatchStudy, LatencySeries
+from .paired import PairedDifference
 
 __all__ = [
     "BINDING_MEASURES",
@@ -31,6 +36,7 @@ __all__ = [
     "LATENCY_CSV_COLUMNS",
     "BindingCost",
     "binding_cost",
+    "cost_text",
     "format_dispatch",
     "latency_table",
     "step_medians",
@@ -47,8 +53,11 @@ LATENCY_COLUMNS: tuple[str, ...] = (
 LATENCY_CSV_COLUMNS: tuple[str, ...] = (
     "kernel", "measure", "path", "clock", "n", "p10_s", "p50_s", "p90_s", "p99_s", "max_s", "valid",
 )
-#: The measures :func:`binding_cost` compares.
-BINDING_MEASURES: tuple[str, ...] = ("throughput", "round_trip")
+#: The measures :func:`binding_cost` compares (those measured interleaved).
+BINDING_MEASURES: tuple[str, ...] = PAIRED_MEASURES
+#: Why a study without a pairing gives no binding cost.
+NOT_PAIRED = ("not resolved: the paths were not measured interleaved, and a difference of two medians "
+              "taken apart carries the host's drift")
 
 _NATIVE = "native"
 _PYTHON = "python"
@@ -100,8 +109,9 @@ class BindingCost:
         measure: ``"throughput"`` or ``"round_trip"``.
         python_p50_s: median of the valid ``python`` host-clock series, seconds per launch.
         native_p50_s: median of the valid ``native`` host-clock series, seconds per launch.
-        delta_s: ``python_p50_s - native_p50_s``, seconds per launch (negative when the Python path
-            was the faster one, which points at noise rather than a cost).
+        paired: the median of the paired ``python − native`` differences with its confidence
+            interval (:class:`~.paired.PairedDifference`, seconds per launch), or None when the two
+            paths were not measured interleaved.
         peers: peer path name -> median of its valid host-clock series, seconds per launch, in
             ``study.series`` order; stored as a plain ``dict`` copy and excluded from hashing.
     """
@@ -110,11 +120,23 @@ class BindingCost:
     measure: str
     python_p50_s: float
     native_p50_s: float
-    delta_s: float
+    paired: PairedDifference | None
     peers: dict[str, float] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "peers", dict(self.peers))
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the cost is a finding: paired, and its interval resolves it
+        (:attr:`~.paired.PairedDifference.resolved`)."""
+        return self.paired is not None and self.paired.resolved
+
+    @property
+    def verdict(self) -> str:
+        """``"resolved"`` or ``"not resolved: <reason>"`` (:attr:`~.paired.PairedDifference.verdict`;
+        :data:`NOT_PAIRED` without a pairing)."""
+        return self.paired.verdict if self.paired is not None else NOT_PAIRED
 
 
 def _first_valid(study: DispatchStudy, kernel: str, measure: str, path: str, clock: str) -> LatencySeries | None:
@@ -135,11 +157,12 @@ def binding_cost(study: DispatchStudy) -> list[BindingCost]:
     """The Python binding's cost per launch, for throughput and round trip, kernel by kernel.
 
     For each measure of :data:`BINDING_MEASURES` and each kernel (in :data:`KERNELS` order) that
-    has both a valid ``native`` and a valid ``python`` series on the host clock, the difference of
-    their medians (``python - native``, seconds per launch) and the medians of the valid host-clock
-    series of every other path (the peers) for the same kernel and measure. Where a key holds more
-    than one valid series, the first in ``study.series`` counts. Device-clock series are never
-    used: the binding's cost is paid on the host.
+    has both a valid ``native`` and a valid ``python`` series on the host clock, their medians, the
+    paired difference when the study measured them interleaved
+    (:meth:`~.model.DispatchStudy.paired`), and the medians of the valid host-clock series of every
+    other path (the peers) for the same kernel and measure. Where a key holds more than one valid
+    series, the first in ``study.series`` counts. Device-clock series are never used: the binding's
+    cost is paid on the host.
 
     Returns:
         One :class:`BindingCost` per (measure, kernel) pair that has both paths; an empty list
@@ -157,9 +180,27 @@ def binding_cost(study: DispatchStudy) -> list[BindingCost]:
                 if (s.valid and not s.step and s.kernel == kernel and s.measure == measure and s.clock == "host"
                         and s.path not in (_NATIVE, _PYTHON) and s.path not in peers):
                     peers[s.path] = s.distribution.p50
-            py50, nat50 = python.distribution.p50, native.distribution.p50
-            out.append(BindingCost(kernel, measure, py50, nat50, py50 - nat50, peers))
+            out.append(BindingCost(kernel, measure, python.distribution.p50, native.distribution.p50,
+                                   study.paired(kernel, measure), peers))
     return out
+
+
+def _signed_us(seconds: float) -> str:
+    """Seconds as signed microseconds, 3 significant figures (``2.1e-7 -> "+0.210"``)."""
+    text = _us(seconds)
+    return text if text.startswith("-") or seconds == 0 else "+" + text
+
+
+def cost_text(cost: BindingCost) -> str:
+    """One line on ``cost``: ``"python − native = +0.210 µs per launch (median of 200 paired
+    differences, 95 % interval +0.180 to +0.240 µs): resolved"``, or with ``"not resolved: ..."``
+    (:attr:`BindingCost.verdict`); without a pairing, the verdict alone."""
+    p = cost.paired
+    if p is None:
+        return f"python − native: {cost.verdict}"
+    return (f"python − native = {_signed_us(p.median_s)} µs per launch (median of {p.n:,} paired "
+            f"difference{'s' if p.n != 1 else ''}, {p.confidence * 100:g} % interval {_signed_us(p.low_s)} to "
+            f"{_signed_us(p.high_s)} µs): {cost.verdict}")
 
 
 def step_medians(study: DispatchStudy) -> list[tuple[str, list[tuple[LatencySeries, float]]]]:
@@ -216,12 +257,16 @@ def _binding_lines(study: DispatchStudy) -> list[str]:
     if not costs:
         return ["Not available: no kernel has both a valid native and a valid python series on the host clock."]
     lines = [
-        ("Medians per launch on the host clock; python − native is what calling the public Python API "
-         "once per launch adds to the C++ loop."),
+        ("What calling the public Python API once per launch adds to the C++ loop, on the host clock: "
+         "the two loops were measured interleaved, one sample of each back to back per pair, the first "
+         "alternating, and the cost is the median of the paired differences with its distribution-free "
+         "confidence interval (order statistics, binomial). It is resolved only when the interval lies "
+         "above zero and is no wider than the effect; a negative or unresolved cost is not a finding. "
+         "Each loop's own median follows."),
         "",
     ]
     for c in costs:
-        text = (f"- **{c.kernel} {c.measure}**: python − native = {_us(c.delta_s)} µs per launch "
+        text = (f"- **{c.kernel} {c.measure}**: {cost_text(c)} "
                 f"(python p50 {_us(c.python_p50_s)} µs, native p50 {_us(c.native_p50_s)} µs)")
         if c.peers:
             text += "; " + ", ".join(f"{p} p50 {_us(v)} µs" for p, v in c.peers.items())

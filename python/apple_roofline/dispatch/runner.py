@@ -12,6 +12,11 @@ backend's built-in twins), :func:`run_dispatch` measures:
   :func:`python_throughput`).
 * ``round_trip``: one launch, then wait for it, from a C++ loop and from Python (host clock). On
   the CPU backend this is the thread pool's fork-join cost.
+* the ``native`` and ``python`` host-clock series of both measures are measured interleaved
+  (:func:`interleave`): ``reps`` pairs, each one sample of each path back to back, the first path
+  alternating (:func:`~.paired.pair_order`), recorded as a :class:`~.model.Pairing`, so that the
+  binding's cost is the median of paired differences, free of the host's drift (:mod:`.paired`).
+  The tiny kernel's two paths write separate buffers, so each is validated on its own.
 * ``start_latency`` and ``step``: ``Kernel.timeline`` (native): the instants of each step of a
   round trip on the host clock (:func:`timeline_series`). Metal: create, encode, commit, start
   (``GPUStartTime``), execute (``GPUEndTime``), complete (``waitUntilCompleted`` returned); CUDA:
@@ -43,11 +48,13 @@ import numpy as np
 from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import OptionError, check_int
+from ..stats import CONFIDENCE
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from .kernels import FLOAT32_EXACT, KERNEL_SOURCES, NULL_VALIDATION, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
-from .model import DispatchStudy, LatencySeries, PeerSkipped
+from .model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
+from .paired import PAIRED_PATHS, pair_order
 from .peers import measure_peers
 from .peers.common import gc_paused
 
@@ -60,6 +67,7 @@ __all__ = [
     "MAX_WARMUP",
     "DispatchInterrupted",
     "check_counts",
+    "interleave",
     "run_dispatch",
     "python_throughput",
     "python_round_trip",
@@ -128,17 +136,26 @@ class _NativeKernel:
     output: Optional[Any]  # the tiny kernel's 4 KiB buffer
     timeline_kernel: Any
     timeline_args: Tuple[Any, ...]
+    python_output: Optional[Any] = None  # the python path's own 4 KiB buffer when interleaved (tiny)
+
+    @property
+    def python_args(self) -> Tuple[Any, ...]:
+        """The python path's arguments in an interleaved step: its own buffer (tiny), none (null)."""
+        return (self.python_output,) if self.python_output is not None else self.args
 
     def reset(self) -> None:
-        """Zero the tiny kernel's output (nothing for null)."""
-        if self.output is not None:
-            self.output.write(np.zeros(TINY_FLOATS, dtype=np.float32))
+        """Zero the tiny kernel's outputs (nothing for null)."""
+        for out in (self.output, self.python_output):
+            if out is not None:
+                out.write(np.zeros(TINY_FLOATS, dtype=np.float32))
 
-    def check(self, launches: int) -> Tuple[bool, str]:
-        """Whether the tiny buffer holds ``launches`` in every float (always true for null)."""
-        if self.output is None:
+    def check(self, launches: int, python: bool = False) -> Tuple[bool, str]:
+        """Whether the tiny buffer (the python path's own when ``python``) holds ``launches`` in
+        every float (always true for null)."""
+        out = self.python_output if python else self.output
+        if out is None:
             return True, NULL_VALIDATION
-        return check_tiny_counts(self.output.read("float32", TINY_FLOATS), launches)
+        return check_tiny_counts(out.read("float32", TINY_FLOATS), launches)
 
 
 def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
@@ -160,7 +177,8 @@ def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
         launch = TINY_ITEMS if output is not None else 1
         # CUDA reads the start from %globaltimer, which only the *_stamp twins write (dispatch.cu).
         tk, targs = (compile_(f"dispatch_{kernel}_stamp"), (stamp, *args)) if stamp is not None else (k, args)
-        out.append(_NativeKernel(kernel, k, args, launch, output, tk, targs))
+        twin = backend.alloc(TINY_BYTES) if output is not None else None
+        out.append(_NativeKernel(kernel, k, args, launch, output, tk, targs, twin))
     return out
 
 
@@ -190,6 +208,34 @@ def python_round_trip(kernel: Any, backend: Any, args: Sequence[Any], launch: in
     """``reps`` samples of one ``kernel.launch`` and one ``backend.synchronize()`` from Python; seconds
     each (:func:`python_throughput` with one launch per sample)."""
     return python_throughput(kernel, backend, args, launch, 1, reps)
+
+
+def interleave(samplers: Mapping[str, Callable[[], float]], order: Sequence[str]) -> Dict[str, List[float]]:
+    """One sample of each path per pair, back to back, the path ``order[i]`` first in pair ``i``
+    (:func:`~.paired.pair_order`), with the garbage collector paused throughout.
+
+    Args:
+        samplers: ``{"native": f, "python": g}`` (:data:`~.paired.PAIRED_PATHS`), each call
+            returning one sample in seconds per launch.
+        order: the path that goes first in each pair; ``len(order)`` pairs are measured.
+
+    Returns:
+        ``{"native": [...], "python": [...]}``, sample ``i`` of each from pair ``i``.
+
+    Raises:
+        ValueError: ``samplers`` does not hold exactly the two paths, or ``order`` names another.
+    """
+    if set(samplers) != set(PAIRED_PATHS):
+        raise ValueError(f"samplers {sorted(samplers)} must be exactly {', '.join(PAIRED_PATHS)}")
+    out: Dict[str, List[float]] = {p: [] for p in PAIRED_PATHS}
+    with gc_paused():
+        for i, first in enumerate(order):
+            if first not in PAIRED_PATHS:
+                raise ValueError(f"order[{i}] {first!r} is not one of {', '.join(PAIRED_PATHS)}")
+            second = PAIRED_PATHS[1 - PAIRED_PATHS.index(first)]
+            for path in (first, second):
+                out[path].append(samplers[path]())
+    return out
 
 
 def timeline_series(kernel: str, timeline: Any, valid: bool, validation: str) -> List[LatencySeries]:
@@ -239,7 +285,8 @@ def run_dispatch(
     available) and return the :class:`~.model.DispatchStudy`.
 
     Args:
-        reps: samples per series (1 to 100000).
+        reps: samples per series (1 to 100000); for the interleaved native and python loops, the
+            number of pairs (6 or more for a 95 % interval on the binding's cost).
         launches: launches per throughput sample (1 to 100000).
         warmup: untimed launches before each kernel's measures (0 to 100000).
         peers: also measure the peer libraries that are installed (:mod:`.peers`).
@@ -247,7 +294,8 @@ def run_dispatch(
             ``finish("dispatch")``.
         command: the command line to record.
         journal: keeps each step's series as the step finishes (docs/design.md, "Journal and
-            resume"; keys ``"KERNEL MEASURE PATH CLOCK"``, ``"KERNEL timeline"``, ``"peers"``); a
+            resume"; keys ``"KERNEL throughput native device"``, ``"KERNEL MEASURE paired host"``
+            (both loops, interleaved), ``"KERNEL timeline"``, ``"peers"``); a
             step its resumed journal holds is kept, not measured again.
 
     Raises:
@@ -270,6 +318,7 @@ def run_dispatch(
     journal.begin(DispatchStudy, created=created, device=info, command=command, options=params)
     series: List[LatencySeries] = []
     skipped: List[PeerSkipped] = []
+    pairings: List[Pairing] = []
     warnings: List[str] = []
 
     def assemble(complete: bool) -> DispatchStudy:
@@ -278,11 +327,11 @@ def run_dispatch(
             tool=ToolInfo.current(),
             created=created, finished=provenance.now(), host=provenance.host(), device=info, command=tuple(command),
             params=params, series=tuple(series), skipped=tuple(skipped), warnings=tuple(warns), complete=complete,
-            resumed=journal.resumed(),
+            resumed=journal.resumed(), pairings=tuple(pairings),
         )
 
     kernels = _native_kernels(backend, name)
-    total = len(kernels) * 6 + (1 if peers else 0)
+    total = len(kernels) * 4 + (1 if peers else 0)
     if progress:
         progress.start("dispatch", total)
 
@@ -290,6 +339,7 @@ def run_dispatch(
         got = journal.keep(key, measure, _load_step, _dump_step)
         series.extend(got[0])
         skipped.extend(got[1])
+        pairings.extend(got[2])
         if progress:
             progress.advance(desc(got) + (": resumed" if key in journal.resumed_keys else ""))
 
@@ -302,14 +352,13 @@ def run_dispatch(
             ok, why = k.check(warmup)
             if not ok:
                 warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
-            for measure, path, clock, run in _launch_series(_core, backend, name, k, reps, launches):
-                step(record_key(k.name, measure, path, clock), lambda: ([run()], []),
-                     lambda _: f"{k.name} {measure.replace('_', ' ')} ({path}, {clock} clock)")
+            for key, text, run in _launch_steps(_core, backend, name, k, reps, launches):
+                step(key, run, lambda _: text)
             step(record_key(k.name, "timeline"), lambda: _timeline(_core, k, reps),
                  lambda _: f"{k.name} start latency and steps")
         if peers:
             index = int(info.get("index", 0) or 0)
-            step("peers", lambda: measure_peers(name, index, reps=reps, launches=launches, warmup=warmup),
+            step("peers", lambda: (*measure_peers(name, index, reps=reps, launches=launches, warmup=warmup), []),
                  lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}")
     except KeyboardInterrupt:
         raise DispatchInterrupted(assemble(False)) from None
@@ -320,12 +369,14 @@ def run_dispatch(
     return assemble(True)
 
 
-#: What one step of the study gives: its series, and what it could not measure.
-Step = Tuple[List[LatencySeries], List[PeerSkipped]]
+#: What one step of the study gives: its series, what it could not measure, and the pairings of
+#: its series (an interleaved step's one).
+Step = Tuple[List[LatencySeries], List[PeerSkipped], List[Pairing]]
 
 
 def _dump_step(got: Step) -> Dict[str, Any]:
-    return {"series": [s.to_dict() for s in got[0]], "skipped": [s.to_dict() for s in got[1]]}
+    return {"series": [s.to_dict() for s in got[0]], "skipped": [s.to_dict() for s in got[1]],
+            "pairings": [p.to_dict() for p in got[2]]}
 
 
 def _load_step(d: Mapping[str, Any], source: str) -> Step:
@@ -333,7 +384,9 @@ def _load_step(d: Mapping[str, Any], source: str) -> Step:
 
     r = Reader(source)
     return ([LatencySeries.from_dict(x, source=source, where=f"series[{i}]") for i, x in enumerate(r.array(d, "series", ""))],
-            [PeerSkipped.from_dict(x, source=source, where=f"skipped[{i}]") for i, x in enumerate(r.array(d, "skipped", ""))])
+            [PeerSkipped.from_dict(x, source=source, where=f"skipped[{i}]") for i, x in enumerate(r.array(d, "skipped", ""))],
+            [Pairing.from_dict(x, source=source, where=f"pairings[{i}]")
+             for i, x in enumerate(r.array(d, "pairings", "", required=False))])
 
 
 def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
@@ -342,42 +395,59 @@ def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
     try:
         tl = k.timeline_kernel.timeline(k.timeline_args, k.launch, reps)
     except core.UnsupportedError as e:
-        return [], [PeerSkipped(f"native start_latency ({k.name})", str(e))]
+        return [], [PeerSkipped(f"native start_latency ({k.name})", str(e))], []
     ok, why = k.check(reps)
-    return timeline_series(k.name, tl, ok, why), []
+    return timeline_series(k.name, tl, ok, why), [], []
 
 
-def _launch_series(core: Any, backend: Any, name: str, k: _NativeKernel, reps: int,
-                   launches: int) -> List[Tuple[str, str, str, Callable[[], LatencySeries]]]:
-    """Throughput (device clock, native loop, Python loop) and round trip (native, Python) of one
-    kernel: ``(measure, path, clock, run)``, ``run()`` measuring the series on a zeroed tiny buffer
-    and validating it afterwards."""
+def _launch_steps(core: Any, backend: Any, name: str, k: _NativeKernel, reps: int,
+                  launches: int) -> List[Tuple[str, str, Callable[[], Step]]]:
+    """The launch steps of one kernel, ``(journal key, progress text, run)``: throughput on the
+    device clock (native), then throughput and round trip with the native and python paths
+    interleaved on the host clock (:func:`interleave`, one :class:`~.model.Pairing` each). ``run()``
+    measures on zeroed tiny buffers and validates each path's own buffer afterwards."""
     per = launches
-    runs: List[Tuple[str, str, str, int, Callable[[], List[float]], Callable[[], str]]] = [
-        ("throughput", "native", "device", per,
-         lambda: [t / per for t in k.kernel.time(k.args, k.launch, per, reps)],
-         lambda: f"Kernel.time, batch {per}: {k.kernel.timer or DEVICE_CLOCKS.get(name, 'device clock')}"),
-        ("throughput", "native", "host", per,
-         lambda: [t / per for t in core.launch_throughput(backend, k.kernel, k.args, k.launch, per, reps)],
-         lambda: "C++ loop: Kernel::launch × launches, Backend::synchronize"),
-        ("throughput", "python", "host", per,
-         lambda: python_throughput(k.kernel, backend, k.args, k.launch, per, reps),
-         lambda: "Python loop: Kernel.launch × launches, Backend.synchronize"),
-        ("round_trip", "native", "host", 1,
-         lambda: list(core.launch_round_trip(backend, k.kernel, k.args, k.launch, reps)),
-         lambda: "C++ loop: Kernel::launch, Backend::synchronize"),
-        ("round_trip", "python", "host", 1,
-         lambda: python_round_trip(k.kernel, backend, k.args, k.launch, reps),
-         lambda: "Python loop: Kernel.launch, Backend.synchronize"),
+
+    def device() -> Step:
+        k.reset()
+        samples = [t / per for t in k.kernel.time(k.args, k.launch, per, reps)]
+        ok, why = k.check(reps * per)
+        note = f"Kernel.time, batch {per}: {k.kernel.timer or DEVICE_CLOCKS.get(name, 'device clock')}"
+        return [LatencySeries(k.name, "throughput", "native", "device", tuple(samples), per, valid=ok,
+                              validation=why, note=note)], [], []
+
+    def paired(measure: str, n: int, samplers: Dict[str, Callable[[], float]], notes: Dict[str, str]) -> Step:
+        k.reset()
+        order = pair_order(reps)
+        got = interleave(samplers, order)
+        out = []
+        for path in PAIRED_PATHS:
+            ok, why = k.check(reps * n, python=path == "python")
+            note = f"{notes[path]}; interleaved with the {PAIRED_PATHS[path == 'native']} path, {reps} pairs"
+            out.append(LatencySeries(k.name, measure, path, "host", tuple(got[path]), n, valid=ok, validation=why,
+                                     note=note))
+        return out, [], [Pairing(k.name, measure, order, CONFIDENCE)]
+
+    py_args = k.python_args
+    throughput = {
+        "native": lambda: core.launch_throughput(backend, k.kernel, k.args, k.launch, per, 1)[0] / per,
+        "python": lambda: python_throughput(k.kernel, backend, py_args, k.launch, per, 1)[0],
+    }
+    round_trip = {
+        "native": lambda: core.launch_round_trip(backend, k.kernel, k.args, k.launch, 1)[0],
+        "python": lambda: python_round_trip(k.kernel, backend, py_args, k.launch, 1)[0],
+    }
+    loops = {"native": "C++ loop: Kernel::launch × launches, Backend::synchronize",
+             "python": "Python loop: Kernel.launch × launches, Backend.synchronize"}
+    trips = {"native": "C++ loop: Kernel::launch, Backend::synchronize",
+             "python": "Python loop: Kernel.launch, Backend.synchronize"}
+    return [
+        (record_key(k.name, "throughput", "native", "device"),
+         f"{k.name} throughput (native, device clock)", device),
+        (record_key(k.name, "throughput", "paired", "host"),
+         f"{k.name} throughput (native and python interleaved, host clock)",
+         lambda: paired("throughput", per, throughput, loops)),
+        (record_key(k.name, "round_trip", "paired", "host"),
+         f"{k.name} round trip (native and python interleaved, host clock)",
+         lambda: paired("round_trip", 1, round_trip, trips)),
     ]
-
-    def series(measure: str, path: str, clock: str, n: int, run: Callable[[], List[float]],
-               note: Callable[[], str]) -> Callable[[], LatencySeries]:
-        def measured() -> LatencySeries:
-            k.reset()
-            samples = run()
-            ok, why = k.check(reps * n)
-            return LatencySeries(k.name, measure, path, clock, tuple(samples), n, valid=ok, validation=why, note=note())
-        return measured
-
-    return [(measure, path, clock, series(measure, path, clock, n, run, note)) for measure, path, clock, n, run, note in runs]

@@ -2,7 +2,9 @@
 
 One panel per weight size (the M5 article's batch-scaling table drawn): x is the batch B (log 2),
 y the native path's GFLOP/s at the median prediction time (log); colour is the compute-units
-setting, line style the precision (FP16 solid, W8A16 dashed). Only measured, valid points are drawn;
+setting, the marker the precision (FP16 filled, W8A16 hollow); every line is solid, as every measured
+line of every figure (:data:`~apple_roofline.figures.MEASURED`; dashed is for theoretical values). Only
+measured, valid points are drawn;
 a study with none (off macOS: no predictions) has no figure, and :func:`plot_engines` says why.
 Built with :class:`matplotlib.figure.Figure`, never pyplot (:mod:`apple_roofline.figures`).
 """
@@ -12,17 +14,17 @@ from __future__ import annotations
 import math
 from typing import Dict, List, Tuple
 
-from ..figures import PALETTE, Figure, mpl, new_figure
+from ..figures import MEASURED, PALETTE, Figure, mpl, new_figure
 from ..text import date_of, sig_figs
 from .kernels import UNITS
 from .model import EnginePoint, EnginesStudy
 
-__all__ = ["plot_engines", "UNIT_COLORS", "PRECISION_STYLES"]
+__all__ = ["plot_engines", "UNIT_COLORS", "PRECISION_HOLLOW"]
 
 #: Colour of each compute-units setting.
 UNIT_COLORS: Dict[str, str] = {u: PALETTE[i % len(PALETTE)] for i, u in enumerate(UNITS)}
-#: Line style of each precision.
-PRECISION_STYLES: Dict[str, str] = {"fp16": "-", "w8a16": "--"}
+#: Whether each precision's markers are hollow (its line is solid either way: both are measured).
+PRECISION_HOLLOW: Dict[str, bool] = {"fp16": False, "w8a16": True}
 
 
 def plot_engines(study: EnginesStudy) -> Figure:
@@ -50,8 +52,10 @@ def plot_engines(study: EnginesStudy) -> Figure:
                 lines.setdefault((p.units, p.precision), []).append(p)
         for (units, precision), ps in sorted(lines.items(), key=lambda kv: (UNITS.index(kv[0][0]), kv[0][1])):
             ps.sort(key=lambda p: p.batch)
-            ax.plot([p.batch for p in ps], [p.gflops("native") or 0.0 for p in ps], marker="o", markersize=4,
-                    color=UNIT_COLORS.get(units, "#555555"), linestyle=PRECISION_STYLES.get(precision, ":"),
+            color = UNIT_COLORS.get(units, "#555555")
+            ax.plot([p.batch for p in ps], [p.gflops("native") or 0.0 for p in ps], marker="o", markersize=4.5,
+                    color=color, linestyle=MEASURED,
+                    markerfacecolor="white" if PRECISION_HOLLOW.get(precision, True) else color,
                     label=f"{units} {precision}", gid=f"engines:{k}x{m}:{units}:{precision}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")

@@ -1,12 +1,13 @@
 """The figures of a graphics study.
 
 * :func:`plot_fill`: (a) the fill-rate roofline in pixels, GPixel/s shaded against F, (b) the same
-  passes in fragment GFLOP/s, one line per mode and store action (opaque solid, blended dashed; store
-  and discard in two colours), with the study's two ceilings dotted; (c) tile memory: shaded GPixel/s
+  passes in fragment GFLOP/s, one solid line per mode and store action (opaque filled markers, blended
+  hollow; store and discard in two colours), with the study's two measured ceilings as thin solid grey
+  lines (the line styles of every figure: dashed is for theoretical values); (c) tile memory: shaded GPixel/s
   per render-target format at each F (opaque; store solid, discard hatched).
 * :func:`plot_texture`: for each pattern, a heatmap of GTexel/s (texture size against fetches per
   pixel, nearest filtering) and a line plot of GTexel/s against the working set (one line per fetch
-  count, nearest solid and bilinear dashed), with the cliffs marked.
+  count, nearest filled markers and bilinear hollow), with the cliffs as thin grey lines.
 
 F = 0 sits left of F = 1 on the log-2 axis (at the position of F = 1/2) and is labelled 0. Invalid
 passes are never drawn. Built on :mod:`apple_roofline.figures` (Agg canvas, lazy matplotlib).
@@ -19,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from ..figures import PALETTE, Figure, add_note, legend, mpl, new_figure
+from ..figures import MEASURED, PALETTE, Figure, add_note, legend, mpl, new_figure
 from ..roofline.records import Measurement
 from ..study.markdown import figure_status
 from ..text import date_of, sig_figs
@@ -32,7 +33,9 @@ __all__ = ["plot_fill", "plot_texture", "FILL_FIGSIZE", "TEXTURE_FIGSIZE"]
 FILL_FIGSIZE: Tuple[float, float] = (15.0, 5.0)
 TEXTURE_FIGSIZE: Tuple[float, float] = (14.0, 9.0)
 _STORE_COLORS = {"store": PALETTE[0], "discard": PALETTE[1]}
-_MODE_STYLES = {"opaque": "-", "blended": "--"}
+# every line here is measured, so solid (docs/design.md, "The roofline model and its views": the line
+# styles of every figure); the second series of a pair takes hollow markers instead of a dashed line
+_MODE_HOLLOW = {"opaque": False, "blended": True}
 
 
 def _x(F: int) -> float:
@@ -78,12 +81,13 @@ def plot_fill(study: GraphicsStudy) -> Figure:
             ms = sorted(ms, key=lambda m: int(m.params["F"]))
             pts = [(_x(int(m.params["F"])), value(m)) for m in ms if value(m) > 0]
             if pts:
-                ax.plot(*zip(*pts), linestyle=_MODE_STYLES.get(mode, "-"), marker="o", markersize=4,
-                        color=_STORE_COLORS.get(store, PALETTE[2]), label=f"{mode}, {store}",
-                        gid=f"fill:{mode}:{store}:{unit}")
+                color = _STORE_COLORS.get(store, PALETTE[2])
+                ax.plot(*zip(*pts), linestyle=MEASURED, marker="o", markersize=4.5, color=color,
+                        markerfacecolor="white" if _MODE_HOLLOW.get(mode, False) else color,
+                        label=f"{mode}, {store}", gid=f"fill:{mode}:{store}:{unit}")
         if ceiling in ceilings:
             v, _m = ceilings[ceiling]
-            ax.axhline(v, color="#555555", linestyle=":", linewidth=1.0)
+            ax.axhline(v, color="#555555", linestyle=MEASURED, linewidth=0.8)
             ax.annotate(f"{ceiling} {sig_figs(v)} {short}", xy=(0.01, v), xycoords=("axes fraction", "data"),
                         xytext=(0, 3), textcoords="offset points", fontsize=7.5, color="#333333")
         if fill:
@@ -176,22 +180,23 @@ def plot_texture(study: GraphicsStudy) -> Figure:
         fig.colorbar(image, ax=ax, label="GTexel/s")
         ax = fig.add_subplot(len(patterns), 2, 2 * row + 2)
         for k, n in enumerate(fetches):
-            for filter_, style in (("nearest", "-"), ("bilinear", "--")):
+            for filter_, hollow in (("nearest", False), ("bilinear", True)):
                 ms = sorted((m for m in mine if m.params["filter"] == filter_ and m.params["fetches"] == n),
                             key=lambda m: int(m.params["size"]))
                 if ms:
                     ax.plot([int(m.params["working_set_bytes"]) for m in ms], [texel_rate(m) for m in ms],
-                            linestyle=style, marker="o", markersize=3.5, color=PALETTE[k % len(PALETTE)],
+                            linestyle=MEASURED, marker="o", markersize=4.0, color=PALETTE[k % len(PALETTE)],
+                            markerfacecolor="white" if hollow else PALETTE[k % len(PALETTE)],
                             label=f"x{n} {filter_}", gid=f"texture:{pattern}:{filter_}:{n}")
         for c in found:
             if c.pattern == pattern:
-                ax.axvline(c.working_set_bytes, color="#999999", linestyle=":", linewidth=0.8)
+                ax.axvline(c.working_set_bytes, color="#999999", linestyle=MEASURED, linewidth=0.8)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: _bytes_label(v)))
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: sig_figs(v)))
         ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-        ax.set_xlabel("working set (texture bytes; dotted: cliffs)")
+        ax.set_xlabel("working set (texture bytes; grey lines: cliffs)")
         ax.set_ylabel("GTexel/s")
         ax.set_title(f"({'bd'[row]}) {pattern}: GTexel/s against the working set", fontsize=10, loc="left")
         ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)

@@ -1,5 +1,5 @@
 """Energy efficiency at the measured ceilings (docs/design.md, "Clocks and power"): the measurement
-that set each measured ceiling (the best valid one of its class, as :func:`~.model.derive_ceilings`
+that set each measured ceiling (the best usable one of its class, as :func:`~.model.derive_ceilings`
 chooses) and, where its timed samples had power, its watts and its GFLOP/s or GB/s per watt —
 the efficiency table of the M5 article. Derived on reading, never stored; the plots' labels and the
 ``compare`` table read it."""
@@ -29,11 +29,12 @@ class CeilingEfficiency:
 
 
 def ceiling_measurements(measurements: Sequence[Measurement]) -> Dict[str, Measurement]:
-    """Class name -> the valid measurement that sets its measured ceiling: the highest median GB/s
-    (bandwidth classes) or GFLOP/s (compute classes), the first one on a tie."""
+    """Class name -> the usable measurement (valid and within its physical limit) that sets its
+    measured ceiling: the highest median GB/s (bandwidth classes) or GFLOP/s (compute classes), the
+    first one on a tie."""
     best: Dict[str, Measurement] = {}
     for m in measurements:
-        if not m.valid or m.ceiling_class is None or m.ceiling_kind is None:
+        if not m.usable or m.ceiling_class is None or m.ceiling_kind is None:
             continue
         rate = m.gbps if m.ceiling_kind == "bandwidth" else m.gflops
         prev = best.get(m.ceiling_class)

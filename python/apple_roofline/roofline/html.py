@@ -23,6 +23,7 @@ from .run import Run
 from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
+from .limits import OVER_MARK
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_plot import RULE_FIGURES
 from .rules_tables import RULE_SECTIONS
@@ -42,14 +43,16 @@ table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d6d6d6; padding: 0.25em 0.55em; vertical-align: top; }
 th { background: #f3f3f3; text-align: left; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
 td:not(:last-child) { white-space: nowrap; }
-td.bad { color: #b00020; font-weight: 600; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
+td.bad { color: #b00020; font-weight: 600; }
+code { font: 0.92em ui-monospace, Menlo, Consolas, monospace; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
 svg g[id^="m-"] { cursor: crosshair; } svg g[id^="m-"]:hover { filter: drop-shadow(0 0 2px #000); }
 svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 """
 
 
 def measurement_tooltip(m: Measurement) -> str:
-    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, and
+    """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, the
+    physical limit its figure lies above where it does (docs/design.md, "Physical limits"), and
     power with GFLOP/s and GB/s per watt where the run measured power."""
     params = format_params(m.params)
     lines = [
@@ -58,6 +61,8 @@ def measurement_tooltip(m: Measurement) -> str:
         f"median {sig_figs(m.median_s * 1e6)} µs per launch of {m.summary.n} samples, CV {percent(m.cv)}",
         f"validation: {m.validation or ('passed' if m.valid else 'failed')}",
     ]
+    if m.over_limit is not None:
+        lines.append(f"{OVER_MARK} {m.over_limit.text}; no ceiling, no level")
     if m.power_w is not None and m.gflops_per_watt is not None and m.gbps_per_watt is not None:
         lines.append(f"{sig_figs(m.power_w)} W: {sig_figs(m.gflops_per_watt)} GFLOP/s per W, "
                      f"{sig_figs(m.gbps_per_watt)} GB/s per W")
@@ -75,6 +80,8 @@ def tooltips(run: Run) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for i, m in enumerate(run.measurements):
         out[measurement_gid(i)] = out[measurement_gid(i) + "-gbps"] = measurement_tooltip(m)
+        if m.over_limit is not None:
+            out[f"over-limit:{measurement_gid(i)}"] = out[measurement_gid(i)]
     for c in run.ceilings:
         out[f"ceiling:{c.source}:{c.kind}:{c.name}"] = ceiling_tooltip(c)
     return out
@@ -108,14 +115,16 @@ def table_html(table: Table, empty: str = "None.") -> str:
         for cell, a in zip(row, table.align):
             cls = "bad" if cell == "**NO**" else ("r" if a == "r" else "")
             text = "NO" if cell == "**NO**" else cell
-            cells.append(f'<td class="{cls}">{html.escape(text)}</td>' if cls else f"<td>{html.escape(text)}</td>")
+            cells.append(f'<td class="{cls}">{_inline(text)}</td>' if cls else f"<td>{_inline(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return notes + f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def _inline(text: str) -> str:
-    """Escape ``text``, keeping Markdown's ``**bold**``."""
-    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text))
+    """Escape ``text``, rendering the Markdown the report's sentences use: ``**bold**`` and
+    `` `code` `` spans (a command such as `` `--suite hierarchy` ``)."""
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", escaped)
 
 
 def _figure(svg: str, caption: str) -> str:
@@ -157,8 +166,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     else:
         svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings), "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
-                             "The roofline: measured ceilings solid, theoretical dashed in the same colour; "
-                             "ridge points as circles; sweeps as lines; vendor GEMMs and peak kernels as dots."))
+                             "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
+                             "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
+                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
     sweep = sweep_figure(run, model)
     if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
@@ -171,7 +181,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         parts += ["<h2>Ceilings at the clock</h2>", table_html(clocked, "")]
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
-        parts += [f"<p>{html.escape(t)}</p>" for t in st.timers]
+        parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
     idiv = idiv_table(run)
     if idiv is not None:
         parts += ["<h2>Integer divide</h2>", table_html(idiv)]
@@ -201,7 +211,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")
-        parts += [f"<p>{html.escape(note)}</p>"] if note else []
+        parts += [f"<p>{_inline(note)}</p>"] if note else []
         parts += [table_html(efficiency)] if efficiency is not None else []
     times = suite_time_table(run)
     if times is not None:
@@ -209,7 +219,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts += ["<h2>Skipped</h2>", table_html(skipped_table(run))]
     warnings = report_warnings(run)
     parts += ["<h2>Warnings</h2>",
-              ("<ul>" + "".join(f"<li>{html.escape(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
+              ("<ul>" + "".join(f"<li>{_inline(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
     parts.append("<details><summary>Provenance, conventions and theoretical peaks</summary>")
     parts.append(_kv_table([
         ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
@@ -218,7 +228,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
         ("Schema version", run.schema_version),
     ]))
-    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {_inline(v)}</li>"
                                   for k, v in run.conventions.items()) + "</ul>")
     theoretical = theoretical_table(run.device)
     if theoretical is not None:

@@ -3,8 +3,9 @@
 Three kinds of label (:class:`Labels`), placed in this order: diagonal labels along a sloped line
 (a bandwidth roof), column labels right of the axes joined to their line by a leader (horizontal
 ceilings, spread vertically as little as possible, least squares with pool adjacent violators),
-and free labels near a point, nudged until they clear everything placed before. All geometry is in
-display coordinates, measured with the figure's renderer.
+and free labels beside a point, at the first of their candidate offsets that clears everything placed
+before (never pushed away from their point). All geometry is in display coordinates, measured with the
+figure's renderer.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..figures import Axes, Figure, mpl
 
-__all__ = ["Labels", "COLUMN_GAP_PT", "LEADER_RELPOS", "text_extent", "renderer_of", "angle", "rotated_boxes"]
+__all__ = ["Labels", "COLUMN_GAP_PT", "LEADER_RELPOS", "DIAG_SPACING_PT", "text_extent", "renderer_of", "angle",
+           "rotated_boxes", "point_label_offsets"]
 
 Annotation = Any  # matplotlib.text.Annotation
 
@@ -23,6 +25,11 @@ Annotation = Any  # matplotlib.text.Annotation
 COLUMN_GAP_PT = 20.0
 #: Distance of a diagonal label from its line, points: clear of markers drawn on the line.
 DIAG_GAP_PT = 5.0
+#: Least distance of a free label from the edge of its axes, points.
+FREE_MARGIN_PT = 3.0
+#: Least distance between two diagonal labels, points: the labels of close roofs (L2 and L3 a few
+#: percent apart) stagger along their lines instead of stacking into one block.
+DIAG_SPACING_PT = 6.0
 #: Where a column label's leader meets it (``arrowprops`` of the annotation): the middle of its left
 #: edge. The leader then runs only in the gap between the axes and the column, so it never crosses
 #: another label's text, and leaders of labels stacked in their lines' order never cross each other.
@@ -52,12 +59,21 @@ class _Column:
 
 @dataclass
 class _Free:
-    """A label near a point (ridge point, user point)."""
+    """A label beside a point (user point) or along a line (a shared theoretical ceiling)."""
 
     ann: Annotation
     candidates: Tuple[Tuple[Tuple[float, float], str, str], ...]  # (offset points, ha, va)
-    direction: Tuple[float, float]
     order: Tuple[float, float]
+
+
+def point_label_offsets(gap: float) -> List[Tuple[Tuple[float, float], str, str]]:
+    """Candidate places for a point's label, nearest first: right, left, above and below the point,
+    then the four corners, each ``gap`` points from its centre, then the same at twice and three
+    times ``gap``; (offset in points, ha, va) as :meth:`Labels.add_free` takes them."""
+    ring = [((1.0, 0.0), "left", "center"), ((-1.0, 0.0), "right", "center"), ((0.0, 1.0), "center", "bottom"),
+            ((0.0, -1.0), "center", "top"), ((0.7, -0.7), "left", "top"), ((0.7, 0.7), "left", "bottom"),
+            ((-0.7, 0.7), "right", "bottom"), ((-0.7, -0.7), "right", "top")]
+    return [((dx * gap * k, dy * gap * k), ha, va) for k in (1.0, 2.0, 3.0) for (dx, dy), ha, va in ring]
 
 
 def _isotonic(values: Sequence[float]) -> List[float]:
@@ -109,9 +125,10 @@ class Labels:
       keeping the order of their lines (least squares, pool adjacent
       violators), within the height of the axes; a leader line joins each to
       its ceiling;
-    - free (ridge-point and user-point labels): each tries its candidate
-      offsets, then is nudged from the first along its direction, 2 points at
-      a time, until it clears every label and marker placed before it.
+    - free (user-point labels, shared-line labels): each takes the first of
+      its candidate offsets that stays inside the axes and clears every label
+      and marker placed before it, else the candidate with the fewest
+      overlaps; so a label always stays beside its point.
     """
 
     def __init__(self, fig: Figure) -> None:
@@ -133,10 +150,17 @@ class Labels:
         ann: Annotation,
         candidates: Sequence[Tuple[Tuple[float, float], str, str]],
         *,
-        direction: Tuple[float, float] = (0.0, 1.0),
         order: Tuple[float, float] = (0.0, 0.0),
     ) -> None:
-        self.frees.append(_Free(ann, tuple(candidates), direction, order))
+        """A label placed at one of ``candidates`` ((offset points, ha, va), in order of preference;
+        at least one); labels of lower ``order`` are placed first.
+
+        Raises:
+            ValueError: ``candidates`` is empty.
+        """
+        if not candidates:
+            raise ValueError("a free label needs at least one candidate offset")
+        self.frees.append(_Free(ann, tuple(candidates), order))
 
     def add_markers(self, ax: Axes, xs: Sequence[float], ys: Sequence[float], size_pt: float) -> None:
         """Markers that labels must not cover (size = diameter, points)."""
@@ -168,6 +192,8 @@ class Labels:
         def box(ann: Annotation) -> Any:
             return text_extent(ann, renderer).expanded(1.03, 1.12)
 
+        spacing = DIAG_SPACING_PT * px_per_pt
+        diag_boxes: List[Any] = []  # the diagonal labels placed, grown by ``spacing``
         for d in self.diags:
             frame = d.ax.get_window_extent(renderer)
             theta = angle(d.ax, d.x0, d.slope * d.x0, d.x1, d.slope * d.x1)
@@ -186,7 +212,7 @@ class Labels:
                 boxes = rotated_boxes(extent, theta, Bbox)
                 inside = frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 \
                     and extent.y1 <= frame.y1
-                hits = sum(1 for p in placed if any(b.overlaps(p) for b in boxes))
+                hits = sum(1 for p in placed + diag_boxes if any(b.overlaps(p) for b in boxes))
                 if inside and hits == 0:
                     chosen = boxes
                     break
@@ -201,6 +227,7 @@ class Labels:
                 d.ann.set_va("bottom" if side == "above" else "top")
                 chosen = rotated_boxes(text_extent(d.ann, renderer), theta, Bbox)
             placed += chosen
+            diag_boxes += [b.padded(spacing) for b in chosen]
 
         axes_list: List[Axes] = []
         for c in self.columns:
@@ -225,34 +252,30 @@ class Labels:
         for f in sorted(self.frees, key=lambda f: f.order):
             ann = f.ann
             frame = ann.axes.get_window_extent(renderer) if ann.axes is not None else None
-            ok = False
-            b = None
-            for offset, ha, va in f.candidates:
+            # inside with a margin: text rendered at another resolution is a little wider or narrower
+            inner = frame.padded(-FREE_MARGIN_PT * px_per_pt) if frame is not None else None
+            pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
+            for k, (offset, ha, va) in enumerate(f.candidates):
                 ann.xyann = offset
                 ann.set_ha(ha)
                 ann.set_va(va)
                 b = box(ann)
-                fits = frame is None or (frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1)
-                if fits and not any(b.overlaps(p) for p in placed):
-                    ok = True
+                inside = inner is None or (inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0
+                                           and b.y1 <= inner.y1)
+                score = (0 if inside else 1, sum(1 for p in placed if b.overlaps(p)))
+                if pick is None or score < pick[0]:
+                    pick = (score, k)
+                if score == (0, 0):
                     break
-            if not ok:
-                offset, ha, va = f.candidates[0]
-                ann.xyann = offset
-                ann.set_ha(ha)
-                ann.set_va(va)
-                b = box(ann)
-                dx, dy = f.direction
-                for _ in range(80):
-                    if not any(b.overlaps(p) for p in placed):
-                        break
-                    ox, oy = ann.xyann
-                    ann.xyann = (ox + 2.0 * dx, oy + 2.0 * dy)
-                    b = box(ann)
-            if b is not None:
-                placed.append(b)
-                if frame is not None:
-                    tops.append(b.y1 - frame.y1)
+            assert pick is not None  # add_free keeps at least one candidate
+            offset, ha, va = f.candidates[pick[1]]
+            ann.xyann = offset
+            ann.set_ha(ha)
+            ann.set_va(va)
+            b = box(ann)
+            placed.append(b)
+            if frame is not None:
+                tops.append(b.y1 - frame.y1)
         return max(tops) if tops else 0.0
 
 

@@ -8,24 +8,29 @@ sizes) and the sweep it belongs to (``sweep``: ``full``, or ``levels`` for the d
 points per level). The documented levels of a curve are read back from those parameters, so the
 plateaus are found again on reading from the measurements alone, as every measured ceiling is.
 A point's rate is that of its best (shortest) sample, so that interference from other work on
-the machine does not break a plateau. Each plateau of the per-lane read kernel below DRAM becomes a
-bandwidth ceiling named
+the machine does not break a plateau. A plateau is a level only where its points tell it apart
+(:mod:`.agreement`: they agree, it is faster than the plateau beyond it, DRAM's lie clear of the
+caches); one that is not makes no ceiling and says why (:func:`level_warnings`). Each told-apart
+plateau of the per-lane read kernel below DRAM becomes a bandwidth ceiling named
 ``"<level> bandwidth"`` with its working-set range (:attr:`~.records.Ceiling.working_set`); DRAM's
 ceiling stays STREAM's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..sizes import format_size
+from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from .records import Ceiling, Measurement
 
-__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings",
-           "level_ceiling_name", "min_points", "working_set_text"]
+__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings", "without_over_limit",
+           "level_ceiling_name", "level_warnings", "min_points", "working_set_text"]
 
 #: The suite whose measurements make the curves.
 HIERARCHY_SUITE = "hierarchy"
@@ -61,9 +66,13 @@ class LevelCurve:
         levels: the documented cache levels the points were planned against, smallest first.
         plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels (runs of at
             least :func:`min_points`); for the default run's few points per level, one per level
-            (:func:`~.plateaus.level_groups`).
+            (:func:`~.plateaus.level_groups`); each settled by :func:`~.agreement.settle`.
         sweep: ``"full"`` or ``"levels"`` (the default run's few points per level).
         measurements: the measurements behind ``points``, in the same order.
+        over_limit: those of them above the physical limit of the level they were planned in
+            (:mod:`.limits`: a point planned beyond every cache that ran faster than the memory
+            interface, from a cache): they shape the curve (its transitions and edges) but are no part
+            of any plateau's rate (:func:`without_over_limit`), so they make no level.
     """
 
     kernel: str
@@ -73,6 +82,7 @@ class LevelCurve:
     plateaus: Tuple[Plateau, ...]
     sweep: str
     measurements: Tuple[Measurement, ...]
+    over_limit: Tuple[Measurement, ...] = ()
 
 
 def min_points(points: Sequence[Tuple[int, float]]) -> int:
@@ -105,15 +115,36 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
         levels = tuple(sorted((Level(n, c) for n, c in caps.items()), key=lambda lv: lv.capacity))
         sweep = "levels" if any(m.params.get("sweep") == "levels" for m in ms) else "full"
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
-        plateaus = (level_groups(points, levels) if sweep == "levels"
-                    else find_plateaus(points, levels, min_points=min_points(points)))
-        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms)))
+        found = (level_groups(points, levels) if sweep == "levels"
+                 else find_plateaus(points, levels, min_points=min_points(points)))
+        over = tuple(m for m in ms if not m.usable)
+        found = [q for q in (without_over_limit(p, ms) for p in found) if q is not None]
+        # the levels from the usable points alone (an over-limit point is no octave partner either)
+        usable = [(w, m) for w, m in zip((w for w, _g in points), ms) if m.usable]
+        plateaus = settle(found, [(w, m.best_gbps) for w, m in usable], [m.cv for _w, m in usable], levels)
+        out.append(LevelCurve(kernel, dtype, points, levels, tuple(plateaus), sweep, tuple(ms), over))
     return out
+
+
+def without_over_limit(p: Plateau, measurements: Sequence[Measurement]) -> Optional[Plateau]:
+    """Plateau ``p`` of the curve of ``measurements`` made of only its usable points
+    (:attr:`~.records.Measurement.usable`: a point planned beyond every cache that ran faster than the
+    memory interface is cache-resident, no DRAM figure, and makes no level): their median best-sample
+    rate and working sets; ``p`` itself when all its points are usable; None when none is."""
+    inside = [m for m in measurements if p.lo <= int(m.params[WORKING_SET]) <= p.hi]
+    kept = [m for m in inside if m.usable]
+    if len(kept) == len(inside):
+        return p
+    if not kept:
+        return None
+    ws = [int(m.params[WORKING_SET]) for m in kept]
+    return dataclasses.replace(p, gbps=statistics.median(m.best_gbps for m in kept), lo=min(ws), hi=max(ws),
+                               points=len(kept), members=tuple(sorted(ws)))
 
 
 def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     """The measured bandwidth ceiling of every cache level the read kernel's curve shows a plateau
-    of (DRAM's excepted), highest first. Each holds for the working sets from the end of the level
+    of and tells apart (DRAM's excepted), highest first. Each holds for the working sets from the end of the level
     before it (its edge, else its documented size; for the first, the plateau's first point) to
     its own edge, else its documented size."""
     out: List[Ceiling] = []
@@ -127,7 +158,7 @@ def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
             lo = int(start) if start is not None else p.lo
             hi = int(p.edge) if p.edge is not None else (p.capacity or p.hi)
             start = p.edge if p.edge is not None else p.capacity
-            if p.level == DRAM:
+            if p.level == DRAM or not p.resolved:
                 continue
             label = f"{HIERARCHY_SUITE}/{curve.kernel}/{curve.dtype}"
             edge = f", edge {format_size(int(p.edge))}" if p.edge is not None else ""
@@ -138,3 +169,10 @@ def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 working_set=(max(1, lo), max(max(1, lo), hi))))
     out.sort(key=lambda c: -c.value)
     return out
+
+
+def level_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """One line for each level a hierarchy curve could not tell apart: ``"hierarchy/read/u32: the L3
+    level could not be told apart: <why>"``."""
+    return [f"{HIERARCHY_SUITE}/{c.kernel}/{c.dtype}: the {p.level} level could not be told apart: {p.unresolved}"
+            for c in level_curves(measurements) for p in c.plateaus if not p.resolved]

@@ -10,27 +10,19 @@ for INT8, as the int8 GEMM's).
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ..clocks import pass_clock
-from ..suites.matrix_kernels import PRECISION_BY_DTYPE, PRECISIONS, parse_matrix_class
+from ..suites.matrix_kernels import PRECISIONS, parse_matrix_class
 from ..text import DASH, sig_figs
+from .limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
 from .records import Ceiling, Measurement
 from .run import Run
 from .tables import Table
 
-__all__ = ["MATRIX_SUITE", "matrix_shapes_table", "matrix_summary_table", "gemm_class_of"]
+__all__ = ["MATRIX_SUITE", "matrix_shapes_table", "matrix_summary_table"]
 
 #: The suite whose measurements the tables show.
 MATRIX_SUITE = "matrix"
-
-
-def gemm_class_of(dtype: str) -> str:
-    """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
-    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
-    formats -> ``"GEMM FP8"`` (the precision's :attr:`~.matrix_kernels.MatrixPrecision.gemm`)."""
-    p = PRECISION_BY_DTYPE.get(dtype)
-    return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
 
 
 def matrix_shapes_table(run: Run) -> Optional[Table]:
@@ -45,7 +37,8 @@ def matrix_shapes_table(run: Run) -> Optional[Table]:
         api = m.kernel.rsplit("_", 1)[0]
         p = m.params
         rows.append((api, m.dtype, str(p.get("m", DASH)), str(p.get("n", DASH)), str(p.get("k", DASH)),
-                     str(p.get("instruction", DASH)), str(p.get("scope", DASH)), sig_figs(m.gflops),
+                     str(p.get("instruction", DASH)), str(p.get("scope", DASH)),
+                     flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"),
                      "yes" if m.valid else "**NO**", DASH if m.valid else m.validation))
     for s in skips:
         api, _, shape = s.kernel.rpartition("_")
@@ -55,7 +48,9 @@ def matrix_shapes_table(run: Run) -> Optional[Table]:
     notes = ("One tile product per work group (a warp, a warpgroup or a simdgroup), repeated with the operands "
              "in registers (wgmma: in shared memory) and the accumulator in registers: "
              "GFLOP/s = repetitions × 2·M·N·K × work groups / median time (GOP/s for INT8). Invalid shapes "
-             "computed a wrong product and set no ceiling; skipped ones could not be built.",)
+             "computed a wrong product and set no ceiling; skipped ones could not be built."
+             + (" ⚠ marks a shape above its pipe's peak at the clock it ran at, with the reason: it sets no ceiling "
+                "(docs/design.md, \"Physical limits\")." if any(m.over_limit for m in ms) else ""),)
     return Table(header, tuple(rows), "llrrrllrll", notes)
 
 
@@ -64,19 +59,9 @@ def _ceiling(run: Run, name: str, source: str) -> Optional[Ceiling]:
 
 
 def _best_measurement(run: Run, name: str) -> Optional[Measurement]:
-    """The fastest valid measurement of ceiling class ``name`` (the one that set it)."""
-    ms = [m for m in run.measurements if m.valid and m.ceiling_class == name]
+    """The fastest usable measurement of ceiling class ``name`` (the one that set it)."""
+    ms = [m for m in run.measurements if m.usable and m.ceiling_class == name]
     return max(ms, key=lambda m: m.gflops) if ms else None
-
-
-def _positive(v: object) -> Optional[float]:
-    """``v`` as a float if it is a positive number (not a bool), else None."""
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
-
-
-def _max_clock_hz(device: Mapping[str, object]) -> Optional[float]:
-    """The SM clock the CUDA theoretical ceilings use (the device's ``clock_hz``, the maximum), or None."""
-    return _positive(device.get("clock_hz"))
 
 
 _DTYPES: Tuple[str, ...] = tuple(p.dtype for p in PRECISIONS)
@@ -92,31 +77,39 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
     ceiling), the measured vendor GEMM ceiling of the same inputs where the run has it, their ratio,
     the theoretical GEMM peak of the same inputs where known, and that peak scaled to the effective
     clock of the best shape's samples (:func:`~apple_roofline.clocks.pass_clock`: measured by the
-    kernel, else the SM clock sampled; where the theoretical peak's clock, the device's ``clock_hz``,
-    is known): theoretical × effective clock / clock_hz. None without a matrix ceiling."""
+    kernel, else the SM clock sampled; where the theoretical peak's clock is known): theoretical ×
+    effective clock / maximum clock — the pipe's limit at that clock (:meth:`~.limits.Limits.limit`).
+    No share is above 100 % (:func:`~.limits.share_text`). A precision whose every shape lies above
+    that limit has no ceiling and is shown flagged in its place (:func:`~.limits.classes_over_limit`).
+    None without a matrix ceiling or such a precision."""
     best: Dict[str, Ceiling] = {c.name: c for c in run.ceilings
                                 if c.source == "measured" and parse_matrix_class(c.name) is not None}
-    if not best:
+    over = {name: m for name, m in classes_over_limit(run.measurements).items() if parse_matrix_class(name) is not None}
+    if not best and not over:
         return None
-    max_hz = _max_clock_hz(run.device)
+    limits = Limits.of(run.ceilings, run.device)
     rows: List[Tuple[str, ...]] = []
-    for name in sorted(best, key=_order):
-        c = best[name]
+    for name in sorted({*best, *over}, key=_order):
+        c = best.get(name)
+        m = _best_measurement(run, name) if c is not None else over[name]
+        value = c.value if c is not None else m.gflops if m is not None else 0.0
         parsed = parse_matrix_class(name)
         assert parsed is not None
         gemm_name = gemm_class_of(parsed[0])
         gemm = _ceiling(run, gemm_name, "measured")
-        theory = _ceiling(run, gemm_name, "theoretical")
-        m = _best_measurement(run, name)
-        mhz = pass_clock(m.params) if m is not None else None
-        clocked = theory.value * mhz * 1e6 / max_hz if theory and max_hz and mhz else None
-        rows.append((name, sig_figs(c.value), c.from_,
+        theory = limits.pipe(name)
+        lim = limits.limit(m) if m is not None else None
+        clocked = lim.value if lim is not None and lim.mhz is not None else None
+        why = m.over_limit.reason if m is not None and m.over_limit is not None else CLOCK_MISREAD
+        rows.append((name, flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
+                     c.from_ if c is not None else f"{m.label} m={m.params.get('m')}, n={m.params.get('n')}, k={m.params.get('k')}"
+                     if m is not None else DASH,
                      f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
-                     f"{c.value / gemm.value:.2f}×" if gemm else DASH,
+                     f"{value / gemm.value:.2f}×" if gemm else DASH,
                      f"{sig_figs(theory.value)}" if theory else DASH,
-                     f"{c.value / theory.value:.0%}" if theory else DASH,
-                     f"{mhz:g}" if clocked is not None else DASH,
-                     f"{c.value / clocked:.0%}" if clocked is not None else DASH))
+                     share_text(value / theory.value, why, whole=True) if theory else DASH,
+                     f"{lim.mhz:g}" if lim is not None and lim.mhz is not None else DASH,
+                     share_text(value / clocked, why, whole=True) if clocked is not None else DASH))
     header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
               "of theoretical", "Effective MHz", "of theoretical at effective MHz")
     notes = ("The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
@@ -124,5 +117,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
              "The theoretical peak is at the device's maximum SM clock; effective MHz is the clock the best "
              "shape's timed samples ran at (measured in the kernel, %clock64 / %globaltimer; where not, the "
              "SM clock sampled: its effective_clock_source says which), and the last column compares with "
-             "the peak at that clock (theoretical × effective MHz / maximum clock).")
+             "the peak at that clock (theoretical × effective MHz / maximum clock). No share is above 100 %: a "
+             "shape above its pipe at its clock (by more than the timer's tolerance) is marked ⚠ with the reason "
+             "and sets no ceiling (docs/design.md, \"Physical limits\"); a precision with no other shape is shown so.")
     return Table(header, tuple(rows), "lrlrrrrrr", notes)

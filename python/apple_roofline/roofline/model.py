@@ -136,10 +136,13 @@ class Point:
 def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     """Measured ceilings from a run's measurements (docs/design.md, "The roofline model and its views").
 
-    Only measurements with ``valid`` true and a ``ceiling_class`` count; an
-    invalid measurement is never a ceiling. For each ``ceiling_class`` the
+    Only usable measurements (:attr:`~.records.Measurement.usable`: valid, and not above the
+    physical limit of what they are labelled with, :mod:`.limits`) with a ``ceiling_class`` count;
+    an invalid or over-limit measurement is never a ceiling. For each ``ceiling_class`` the
     best measurement wins: bandwidth classes by median GB/s, compute classes
-    by median GFLOP/s (first one wins a tie).
+    by median GFLOP/s (first one wins a tie). A winner whose samples are noisy
+    (:attr:`Measurement.noisy`) still sets the ceiling, its ``from_`` saying so
+    (docs/design.md, "Noisy samples").
 
     Args:
         measurements: any sequence of :class:`Measurement`.
@@ -160,7 +163,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     best: Dict[str, Measurement] = {}
     kinds: Dict[str, str] = {}
     for m in measurements:
-        if not m.valid or m.ceiling_class is None or m.ceiling_kind is None:
+        if not m.usable or m.ceiling_class is None or m.ceiling_kind is None:
             continue
         cls = m.ceiling_class
         if cls in kinds and kinds[cls] != m.ceiling_kind:
@@ -187,7 +190,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 value=value,
                 unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
                 source="measured",
-                from_=f"{where} (median of {m.summary.n})",
+                from_=f"{where} (median of {m.summary.n}" + (f"; noisy samples, CV {m.cv:.0%}" if m.noisy else "") + ")",
                 working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )

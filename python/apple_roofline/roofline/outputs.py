@@ -21,7 +21,7 @@ from .rules_plot import RULE_FIGURES
 from .run import Run
 from .run_figures import hierarchy_figure, roofline_figure, rule_figures, sweep_figure
 from .selection import select_ceilings
-from .tables import model_of
+from .tables import missing_ceilings, model_of
 
 __all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
 
@@ -33,9 +33,17 @@ RULE_FILES: Tuple[str, ...] = tuple(f"{stem}.{ext}" for stem, _draw, _caption in
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
-    """Why ``run`` (named ``source``) has no roofline to draw: what it holds instead."""
+    """Why ``run`` (named ``source``) has no roofline to draw: with no ceiling at all, what it holds
+    instead; with ceilings of one kind only, the kind that is missing and which suite measures it
+    (:func:`~.tables.missing_ceilings`)."""
+    if run.ceilings:
+        have = len(run.ceilings)
+        kinds = " and ".join(sorted({c.kind for c in run.ceilings}))
+        return (f"{source} has {' and '.join(missing_ceilings(run))} to draw its "
+                f"{have} {kinds} ceiling{'s' if have != 1 else ''} against")
     n = len(run.measurements)
-    held = f"{n} measurement{'s' if n != 1 else ''}, none valid for a ceiling" if n else "no measurements"
+    which = "none valid for a ceiling" if not run.valid_measurements else "none of which sets a ceiling"
+    held = f"{n} measurement{'s' if n != 1 else ''}, {which}" if n else "no measurements"
     return f"{source} has no ceilings to draw (it holds {held})"
 
 

@@ -62,6 +62,11 @@ class Plateau:
             the next one's, bytes; None for the last plateau.
         points: how many measured points it holds.
         capacity: the documented capacity of :attr:`level`, bytes (None for DRAM).
+        members: the working sets (bytes) of its points, ascending.
+        dropped: how many of its points its rate leaves out (:mod:`.agreement`: they disagree
+            with the others, or lie too near the caches to count as DRAM).
+        unresolved: why the level could not be told apart (:mod:`.agreement`), or ``""`` where it
+            was: an unresolved plateau makes no ceiling and its rate is not shown.
     """
 
     level: str
@@ -71,6 +76,14 @@ class Plateau:
     edge: Optional[float]
     points: int
     capacity: Optional[int]
+    members: Tuple[int, ...] = ()
+    dropped: int = 0
+    unresolved: str = ""
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the level was told apart (:attr:`unresolved` is empty)."""
+        return not self.unresolved
 
 
 def nominal_level(working_set: int, levels: Sequence[Level]) -> Level:
@@ -92,7 +105,7 @@ def level_groups(points: Sequence[Tuple[int, float]], levels: Sequence[Level]) -
         if g > 0 and w > 0:
             groups.setdefault(nominal_level(int(w), levels), []).append((int(w), float(g)))
     out = [Plateau(lv.name, statistics.median(g for _w, g in ps), ps[0][0], ps[-1][0], None, len(ps),
-                   lv.capacity if lv.name != DRAM else None) for lv, ps in groups.items()]
+                   lv.capacity if lv.name != DRAM else None, tuple(w for w, _g in ps)) for lv, ps in groups.items()]
     return sorted(out, key=lambda p: p.lo)
 
 
@@ -205,7 +218,8 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     for name, cap, ks in groups:
         members = [i for k in ks for i in range(*merged[k])]
         out.append(Plateau(name, math.exp(statistics.median(raw[i] for i in members)), pts[merged[ks[0]][0]][0],
-                           pts[merged[ks[-1]][1] - 1][0], edges[ks[-1]], len(members), cap))
+                           pts[merged[ks[-1]][1] - 1][0], edges[ks[-1]], len(members), cap,
+                           tuple(pts[i][0] for i in members)))
     return out
 
 

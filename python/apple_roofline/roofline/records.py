@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ..clocks import CLOCK_PARAMS
-from ..stats import Summary, summarize
+from ..stats import NOISY_CV, Summary, summarize
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
 from ..study.files import ResultsError
@@ -31,13 +31,15 @@ __all__ = [
     "CONVENTIONS",
     "CEILING_KINDS",
     "CEILING_SOURCES",
-    "TIMER_PARAM", "BLOCK_PARAM",
+    "TIMER_PARAM", "BLOCK_PARAM", "REMEASURED_PARAM",
     "TELEMETRY_PARAMS",
     "COUNT_PARAMS",
     "STORED_STATISTICS",
     "ParamValue",
     "Measurement",
     "Ceiling",
+    "OverLimit",
+    "OVER_LIMIT_REASONS",
     "Skipped",
     "format_params",
 ]
@@ -64,6 +66,10 @@ ParamValue = Union[int, float, str, bool]
 #: The parameter in which the runner records how a backend with more than one clock timed the
 #: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
 TIMER_PARAM = "timer"
+#: The parameter in which a measurement records the CV of a first sample set that was too noisy
+#: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design.md,
+#: "Noisy samples"); its samples are the second set's.
+REMEASURED_PARAM = "remeasured_cv"
 #: The parameter in which a measurement records the threads per block / threadgroup its kernel
 #: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
 BLOCK_PARAM = "block"
@@ -82,6 +88,77 @@ COUNT_PARAMS: Tuple[str, ...] = (
 #: The statistics a measurement's JSON holds beside ``samples_s`` (key -> field of
 #: :class:`~apple_roofline.stats.Summary`), checked on reading.
 STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_s": "max", "iqr_s": "iqr", "cv": "cv"}
+
+#: Why a measured figure can lie above the physical limit of what it is labelled with
+#: (:class:`OverLimit`; docs/design.md, "Physical limits").
+OVER_LIMIT_REASONS: Tuple[str, ...] = ("cache-resident working set", "clock misread", "timer error")
+
+
+@dataclass(frozen=True)
+class OverLimit:
+    """A measured figure above the physical limit of what it is labelled with, beyond the tolerance
+    (:data:`~.limits.TOLERANCE`): it sets no ceiling and no level, and every view marks it
+    (docs/design.md, "Physical limits"). Derived from the measurement, the run's theoretical ceilings
+    and its clocks by :func:`~.limits.check_limits`; written to results files for other readers and
+    derived again on reading, never trusted.
+
+    Attributes:
+        figure: the measured figure, in ``unit`` (the rate every view shows of the measurement: its
+            median's, a working-set point's best sample's).
+        limit: the limit at the clock the measurement ran at, in ``unit``.
+        unit: ``"GB/s"`` or ``"GFLOP/s"``.
+        against: what the limit is, e.g. ``"theoretical DRAM bandwidth (the memory interface's peak)"``.
+        reason: one of :data:`OVER_LIMIT_REASONS`.
+
+    Raises:
+        ValueError: on construction, for a figure or limit that is not positive and finite, a figure
+            not above its limit, a unit that is neither, or an unknown reason.
+    """
+
+    figure: float
+    limit: float
+    unit: str
+    against: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        for name in ("figure", "limit"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"over_limit: {name} must be a positive finite number, not {v!r}")
+            object.__setattr__(self, name, float(v))
+        if self.figure <= self.limit:
+            raise ValueError(f"over_limit: figure {self.figure!r} is not above its limit {self.limit!r}")
+        if self.unit not in CEILING_KINDS.values():
+            raise ValueError(f"over_limit: unit must be 'GB/s' or 'GFLOP/s', not {self.unit!r}")
+        if self.reason not in OVER_LIMIT_REASONS:
+            raise ValueError(f"over_limit: reason must be one of {', '.join(OVER_LIMIT_REASONS)}, not {self.reason!r}")
+
+    @property
+    def text(self) -> str:
+        """``"5,130 GB/s is above the theoretical DRAM bandwidth (...), 4,814 GB/s: cache-resident
+        working set"``: no percentage, since none above 100 is shown."""
+        return (f"{sig_figs(self.figure)} {self.unit} is above the {self.against}, "
+                f"{sig_figs(self.limit)} {self.unit}: {self.reason}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys figure, limit, unit, against, reason."""
+        return {"figure": self.figure, "limit": self.limit, "unit": self.unit, "against": self.against,
+                "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: Any, *, source: str = "<dict>", where: str = "over_limit") -> "OverLimit":
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
+        r = Reader(source)
+        d = r.obj(d, where)
+        unit = r.string(d, "unit", where)
+        figure, limit = r.positive(d, "figure", where, unit), r.positive(d, "limit", where, unit)
+        against, reason = r.string(d, "against", where), r.string(d, "reason", where)
+        try:
+            return cls(figure=figure, limit=limit, unit=unit, against=against, reason=reason)
+        except ValueError as e:
+            r.fail(f"{where}: {e}")
+
 
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
@@ -118,6 +195,10 @@ class Measurement:
             already divided by it.
         validation: what the validation found, e.g.
             ``"max rel err 3.1e-07 <= tol 1.2e-04"``.
+        over_limit: where the measured figure lies above the physical limit of what it is labelled
+            with (:class:`OverLimit`, set by :func:`~.limits.check_limits`): such a measurement is
+            reported and drawn, marked, but never becomes a ceiling or a level. None otherwise.
+            Derived, so not part of equality.
 
     Raises:
         ValueError: on construction, for negative/non-integer ``flops``,
@@ -138,6 +219,7 @@ class Measurement:
     ceiling_kind: Optional[str] = None
     batch: int = 1
     validation: str = ""
+    over_limit: Optional[OverLimit] = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", dict(self.params))
@@ -170,6 +252,12 @@ class Measurement:
     def label(self) -> str:
         """``"suite/kernel/dtype"``, e.g. ``"stream/triad/fp32"``."""
         return f"{self.suite}/{self.kernel}/{self.dtype}"
+
+    @property
+    def usable(self) -> bool:
+        """Whether this measurement may set a ceiling or a level: valid and not above its physical
+        limit (docs/design.md, "Physical limits")."""
+        return self.valid and self.over_limit is None
 
     @cached_property
     def summary(self) -> Summary:
@@ -205,6 +293,12 @@ class Measurement:
     def cv(self) -> float:
         """Coefficient of variation of the samples (fraction; 0.0 for one sample)."""
         return self.summary.cv
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the samples are noisy enough to be marked: CV above
+        :data:`~apple_roofline.stats.NOISY_CV` (docs/design.md, "Noisy samples")."""
+        return self.cv > NOISY_CV
 
     @property
     def gflops(self) -> float:
@@ -251,7 +345,8 @@ class Measurement:
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the stored fields plus derived ``intensity``,
         ``median_s``, ``min_s``, ``max_s``, ``iqr_s``, ``cv``, ``gflops`` and
-        ``gbps`` (which readers check against the samples and recompute)."""
+        ``gbps`` (which readers check against the samples and recompute), and ``over_limit``
+        where set (absent otherwise; derived again on reading)."""
         return {
             "suite": self.suite,
             "kernel": self.kernel,
@@ -273,6 +368,7 @@ class Measurement:
             "ceiling_kind": self.ceiling_kind,
             "batch": self.batch,
             "validation": self.validation,
+            **({"over_limit": self.over_limit.to_dict()} if self.over_limit is not None else {}),
         }
 
     @classmethod
@@ -282,7 +378,9 @@ class Measurement:
         docs/design.md, "Results files") and then recomputed, never used.
 
         ``ceiling_class``, ``ceiling_kind``, ``batch`` and ``validation`` may be
-        absent (defaults ``None``, ``None``, 1, ``""``).
+        absent (defaults ``None``, ``None``, 1, ``""``). ``over_limit``, where present, must be an
+        :class:`OverLimit`; it is checked and dropped, as it is derived: a run's reader sets it
+        again from the run's limits (:func:`~.limits.check_limits`).
 
         Raises:
             ResultsError: one line ``"<source>: <where>.<field> must be ..."``.
@@ -302,6 +400,8 @@ class Measurement:
             r.fail(f"{join(where, 'ceiling_kind')} must be 'bandwidth', 'compute' or null, not {ceiling_kind!r}")
         batch = r.nonneg_int(d, "batch", where, positive=True) if "batch" in d else 1
         validation = r.string(d, "validation", where) if "validation" in d else ""
+        if d.get("over_limit") is not None:
+            OverLimit.from_dict(d["over_limit"], source=source, where=join(where, "over_limit"))
         flops = r.nonneg_int(d, "flops", where)
         nbytes = r.nonneg_int(d, "bytes", where, positive=True)
         # the derived values written for other readers must be the samples' own

@@ -32,7 +32,7 @@ __all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "table_lines", "CS
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
     "suite", "kernel", "dtype", "params", "flops", "bytes", "intensity",
-    "median_s", "min_s", "max_s", "cv", "gflops", "gbps", "valid",
+    "median_s", "min_s", "max_s", "cv", "gflops", "gbps", "valid", "over_limit",
 )
 
 
@@ -123,8 +123,9 @@ def to_csv(run: Run) -> str:
 
     Columns: :data:`CSV_COLUMNS`. ``params`` is a JSON object; times in
     seconds, ``intensity`` in FLOP/byte, ``gflops`` in GFLOP/s, ``gbps`` in
-    GB/s, ``cv`` a fraction, ``valid`` ``true``/``false``. Floats are written
-    with full precision (``repr``).
+    GB/s, ``cv`` a fraction, ``valid`` ``true``/``false``, ``over_limit`` the reason its figure lies
+    above the physical limit of what it is labelled with (docs/design.md, "Physical limits"), else
+    empty. Floats are written with full precision (``repr``).
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -133,6 +134,6 @@ def to_csv(run: Run) -> str:
         w.writerow([
             m.suite, m.kernel, m.dtype, json.dumps(dict(m.params), separators=(",", ":")), m.flops, m.bytes,
             repr(m.intensity), repr(m.median_s), repr(m.min_s), repr(m.max_s), repr(m.cv), repr(m.gflops),
-            repr(m.gbps), "true" if m.valid else "false",
+            repr(m.gbps), "true" if m.valid else "false", m.over_limit.reason if m.over_limit is not None else "",
         ])
     return buf.getvalue()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..figures import PALETTE, Figure, new_figure
+from ..figures import PALETTE, THEORETICAL, Figure, new_figure
 from .plot import measurement_gid
 from .records import Measurement
 from .rules_tables import GUIDE_OCCUPANCY, dual_ratios
@@ -75,14 +75,14 @@ def plot_occupancy(run: Run) -> Optional[Figure]:
     fig = new_figure((7.5, 4.4))
     ax = fig.subplots()
     for kib, text in GUIDE_OCCUPANCY:  # the guide's rows, as the sizes it names
-        ax.axvline(kib, color="0.55", ls=":", lw=1)
+        ax.axvline(kib, color="0.55", ls=THEORETICAL, lw=0.9)  # published: dashed, as in every figure
         ax.text(kib, 0.02, f" {kib} KB: {text.split(' (')[0]}", transform=ax.get_xaxis_transform(), ha="left",
                 va="bottom", fontsize=7, color="0.35", rotation=90)
     xs = [int(m.params.get("threadgroup_bytes", 0)) / 1024 for _i, m in pts]
     ax.plot(xs, [m.gbps for _i, m in pts], "-", color=PALETTE[0], lw=1.5, label="GB/s")
     for (i, m), x in zip(pts, xs):
         ax.plot([x], [m.gbps], "o", color=PALETTE[0], ms=5, gid=measurement_gid(i))
-    ax.set_xlabel("threadgroup memory per threadgroup (KiB); dotted: the guide's table")
+    ax.set_xlabel("threadgroup memory per threadgroup (KiB); dashed: the guide's table")
     ax.set_ylabel("GB/s", color=PALETTE[0])
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
@@ -133,6 +133,6 @@ def plot_dualissue(run: Run) -> Optional[Figure]:
 RULE_FIGURES: Tuple[Tuple[str, Callable[[Run], Optional[Figure]], str], ...] = (
     ("access", plot_access, "Effective bandwidth against stride, one line per load width, per working set."),
     ("occupancy", plot_occupancy, "Throughput of the fixed kernel against its threadgroup memory; the sizes the "
-                                  "guide's occupancy table names dotted."),
+                                  "guide's occupancy table names dashed (published)."),
     ("dualissue", plot_dualissue, "Dual issue: each kind alone, their sum, and the mixed kernel."),
 )

@@ -13,7 +13,9 @@ The JSON written by :meth:`Run.save` is a contract other tools read: the header 
 
 Files written before ``kind`` was added lack it and are read as roofline runs. Measured ceilings are
 derived data: they are recomputed from the valid measurements on reading (:func:`~.model.derive_ceilings`),
-never trusted; theoretical ones are read as stored.
+never trusted; theoretical ones are read as stored. So is each measurement's ``over_limit`` (its figure
+above the physical limit of what it is labelled with, :func:`~.limits.check_limits`): derived again
+from the stored theoretical ceilings and the device record before the measured ceilings are.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..study.files import ResultsError
 from ..study.reader import Reader, json_type
 from ..study.timing import SuiteTime, read_suite_times
 from .facade import Roofline
+from .limits import check_limits
 from .model import derive_ceilings
 from .records import CONVENTIONS, Ceiling, Measurement, Skipped
 
@@ -142,6 +145,8 @@ class Run(Document):
             Ceiling.from_dict(c, source=source, where=f"ceilings[{i}]")
             for i, c in enumerate(r.array(d, "ceilings", ""))
         )
+        # each figure against its physical limit, derived again, before the ceilings (docs/design.md, "Physical limits")
+        measurements = check_limits(measurements, stored, header["device"])
         try:
             measured = derive_ceilings(measurements)
         except ValueError as e:

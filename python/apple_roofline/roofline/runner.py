@@ -16,27 +16,32 @@ from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import OptionError, reasons_text
+from ..kernel_cache import CacheWarnings
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
-from ..stats import CV_WARN
+from ..stats import CV_WARN, NOISY_CV
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
-from ..study.progress import Progress, StudyInterrupted
+from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
-from ..theoretical import device_theoretical
+from ..theoretical import device_theoretical, host_cpu_spec
+from ..theoretical.cpu_clock import RunClock, clock_warnings
 from ..theoretical.caches import hierarchy_facts
 from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
+from .ladder import LADDER_DROP, disturbed_gemms
+from .levels import level_warnings
+from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
-from .records import CONVENTIONS, Measurement, Skipped
+from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
+__all__ = ["SUITES", "OPTION_FLAGS", "cv_warnings", "rate_words", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
            "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
            "check_sustain", "MAX_SUSTAIN_S"]
@@ -134,6 +139,12 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
 #: The longest ``sustain_s`` (``run --sustain``): a minute of timed samples per measurement.
 MAX_SUSTAIN_S = 60.0
 
+#: The options of a run's journal that a command-line flag sets, in the order a resumed run checks
+#: them: ``budgets_s`` follows from ``suites`` and ``quick``, so a difference there names them first.
+OPTION_FLAGS: Mapping[str, str] = {"suites": "--suite", "quick": "--quick", "reps": "--reps",
+                                   "array_bytes": "--array-size", "sustain_s": "--sustain",
+                                   "power_window": "--power-window", "budgets_s": "--budget"}
+
 
 def check_sustain(sustain_s: object) -> float:
     """``sustain_s`` as seconds in 0 to :data:`MAX_SUSTAIN_S` (0: off).
@@ -164,11 +175,13 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
     from .._native import _core
 
     journal = journal or Journal()
+    announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
     for case in suite.cases():
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
         if clock is not None and clock.cut_here(label.strip()):
             return
+        announce_doing(progress, f"{label}: measuring and validating")
         block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
         key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
         stored = journal.stored(key)
@@ -190,14 +203,20 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             continue
         m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
                          min_window_s=min_window_s)
+        if m.valid and m.noisy:  # docs/design.md, "Noisy samples": measured once more
+            announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
+            case.reset()
+            first_cv = m.cv
+            m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
+                             min_window_s=min_window_s, extra={REMEASURED_PARAM: round(first_cv, 4)})
         journal.record(key, m.to_dict())
         measurements.append(m)
         if clock is not None:
             clock.measured += 1
         suite.record(m)
         if progress:
-            power = f", {m.power_w:.0f} W" if m.power_w is not None else ""
-            progress.advance(f"{label}: {m.gflops:.1f} GFLOP/s, {m.gbps:.1f} GB/s{power}" + ("" if m.valid else " INVALID"))
+            progress.advance(f"{label}: {rate_words(m)}" + ("" if m.valid else " INVALID")
+                             + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else ""))
 
 
 def run_roofline(
@@ -273,26 +292,29 @@ def run_roofline(
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
-    device_desc, theoretical = device_theoretical(info)
+    # a CPU's measured clock is read again after each suite and the peaks rest on the readings'
+    # robust estimate (docs/design.md, "Theoretical ceilings")
+    cpu_clock = RunClock(host_cpu_spec()) if info.get("backend") == "cpu" else None
+    if cpu_clock is not None:
+        cpu_clock.take()  # a second at the start: a one-suite run still has three readings
+    device_desc, theoretical = cpu_clock.theoretical() if cpu_clock is not None else device_theoretical(info)
     created = provenance.now()
     journal = journal or Journal()
     journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
         "suites": list(suite_names), "quick": quick, "reps": reps, "array_bytes": array_bytes, "sustain_s": sustain_s,
         "power_window": power_window, "budgets_s": budgets, "tune": tuner.describe() if tuner is not None else None,
-        "telemetry": telemetry})
+        "telemetry": telemetry}, flags=OPTION_FLAGS)
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
     times: List[SuiteTime] = []
     sampler = sampler_for(spec.backend, spec.index, info) if telemetry else NullSampler("telemetry turned off")
+    cache_warnings = CacheWarnings()
 
     def assemble(complete: bool) -> Run:
         warnings: List[str] = []
-        for m in measurements:
-            if not m.valid:
-                warnings.append(f"{m.label} failed validation: {m.validation}")
-            elif m.cv > CV_WARN:
-                warnings.append(f"{m.label} {params_summary(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+        warnings += [f"{m.label} failed validation: {m.validation}" for m in measurements if not m.valid]
+        warnings += cv_warnings(measurements)
         if any(m.ceiling_class == "Cache bandwidth" for m in measurements):
             warnings.append(
                 f"STREAM arrays of {format_size(array_bytes)} are smaller than 4x the last-level cache "
@@ -302,7 +324,14 @@ def run_roofline(
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measurements)
         warnings += [w for w in map(cut_warning, times) if w]
+        warnings += cache_warnings.new()  # docs/design.md, "The kernel cache"
         marked, steady = mark_steady(measurements)  # docs/design.md, "Clocks": the run's steady clock
+        desc, peaks = cpu_clock.theoretical(marked) if cpu_clock is not None else (device_desc, theoretical)
+        warnings += clock_warnings(desc)
+        # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
+        marked = check_limits(marked, peaks, {**info, **desc})
+        warnings += limit_warnings(marked)
+        warnings += level_warnings(marked)  # docs/design.md, "The memory hierarchy"
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
@@ -313,7 +342,7 @@ def run_roofline(
             tool=ToolInfo.current(),
             created=created,
             host=provenance.host(),
-            device={**info, **device_desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
+            device={**info, **desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
                     **({"sustain_s": sustain_s} if sustain_s else {}),
                     **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
@@ -321,7 +350,7 @@ def run_roofline(
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=marked,
-            ceilings=tuple(derive_ceilings(marked)) + tuple(theoretical),
+            ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
             skipped=tuple(skipped),
             warnings=tuple(warnings),
             complete=complete,
@@ -332,6 +361,7 @@ def run_roofline(
 
     sampler.start()
     window_s = max(sampler.power_window_s if power_window and sampler.active else 0.0, sustain_s)
+    announce_plan(progress, suite_names, [budgets[name] for name in suite_names])
     try:
         for name in suite_names:
             blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
@@ -347,6 +377,8 @@ def run_roofline(
                            journal=journal)
             finally:
                 times.append(clock.record())
+            if cpu_clock is not None:
+                cpu_clock.take()  # between suites, and after the last one (about 50 ms)
             if progress:
                 progress.finish(name, clock.progress_note())
     except KeyboardInterrupt:
@@ -365,23 +397,48 @@ def run_roofline(
     return assemble(True)
 
 
-def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
-    """Flag a GEMM size that ran more than 5x below the rate of the size before it: a larger product
-    is never that much slower per FLOP, so the point is disturbed (a noisy machine, BLAS thread
-    wake-ups), not a property of the library. The point stays in the run, as measured."""
-    out: List[str] = []
-    prev: Dict[str, Measurement] = {}
+def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """One warning per valid measurement whose CV exceeds :data:`~apple_roofline.stats.CV_WARN`
+    (5 %); one above :data:`~apple_roofline.stats.NOISY_CV` (50 %) says it stayed that noisy when
+    measured again (docs/design.md, "Noisy samples")."""
+    out = []
     for m in measurements:
-        if m.suite != "gemm" or not m.valid:
+        if not m.valid or m.cv <= CV_WARN:
             continue
-        key = f"{m.kernel}/{m.dtype}"  # each kernel's own ladder (library, tiled, host GEMMs)
-        p = prev.get(key)
-        if p is not None and m.gflops * 5 < p.gflops:
-            out.append(
-                f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than 5x below "
-                f"{params_summary(p.params)} ({p.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
-            )
-        prev[key] = m
+        where = f"{m.label} {params_summary(m.params)}"
+        if m.noisy:
+            first = m.params.get(REMEASURED_PARAM)
+            again = f", and {first:.1%} the first time" if isinstance(first, (int, float)) else ""
+            out.append(f"{where}: CV {m.cv:.1%} > {NOISY_CV:.0%}{again} (noisy even when measured twice)")
+        else:
+            out.append(f"{where}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+    return out
+
+
+def rate_words(m: Measurement) -> str:
+    """A measurement's rates for a progress line: GFLOP/s where it counts FLOPs and is no bandwidth
+    kernel, GB/s where it counts bytes and is no compute kernel (a peak kernel's few bytes say
+    nothing, nor a STREAM triad's two FLOPs an element), power where sampled: ``"113.0 GFLOP/s"``,
+    ``"21.2 GB/s"``, ``"2.3 GFLOP/s, 13.8 GB/s, 41 W"`` (a sweep point)."""
+    parts = [f"{m.gflops:.1f} GFLOP/s"] if m.flops > 0 and m.ceiling_kind != "bandwidth" else []
+    if m.bytes > 0 and (m.ceiling_kind != "compute" or not parts):
+        parts.append(f"{m.gbps:.1f} GB/s")
+    if m.power_w is not None:
+        parts.append(f"{m.power_w:.0f} W")
+    return ", ".join(parts)
+
+
+def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """One warning per disturbed GEMM size (:func:`.ladder.disturbed_gemms`): one that ran more than
+    :data:`.ladder.LADDER_DROP` times below the rate of the size before it. The point stays in the
+    run, as measured."""
+    out: List[str] = []
+    for i, p in disturbed_gemms(measurements).items():
+        m, before = measurements[i], measurements[p]
+        out.append(
+            f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than {LADDER_DROP:g}x below "
+            f"{params_summary(before.params)} ({before.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
+        )
     return out
 
 

@@ -3,15 +3,18 @@
 Two panels against F, the FMA iterations per work item (log 2 axis), one line per sweep kernel
 (``vec4``: four cross-dependent 4-wide chains; ``scalar8``: eight independent scalar chains):
 
-* left, compute: GFLOP/s (FLOPs counted per lane, docs/design.md, "Counting FLOPs and bytes"), with
-  the measured peak ceilings of the kernels' classes dashed ("FP32 vector", "FP32 scalar ILP") and
+* left, compute: GFLOP/s of all lanes together, each lane's FLOPs counted (docs/design.md, "Counting
+  FLOPs and bytes"), with the measured peak ceilings of the kernels' classes as thin solid lines
+  (the line styles of every figure: :data:`~apple_roofline.figures.MEASURED`; "FP32 vector",
+  "FP32 scalar ILP"; equal ones one grey line, :func:`.plot.equal_heights`) and
   the ratio of the two kernels at the largest F both reached, the number the article's "float4 is
   4x slower" is about;
 * right, memory: effective GB/s (compulsory bytes / time), with the measured bandwidth ceiling: where
   each kernel leaves the bandwidth roof, it has turned compute-bound.
 
 Each kernel takes the colour of its ceiling class in the roofline figure (:func:`.plot.class_colors`),
-so ``vec4`` is drawn as the FP32 vector ceiling is. Each marker carries the gid of its measurement
+so ``vec4`` is drawn as the FP32 vector ceiling is. Both y axes have plain-number log ticks
+(:func:`~apple_roofline.figures.log_ticks`). Each marker carries the gid of its measurement
 (:func:`.plot.measurement_gid`); invalid measurements are never drawn.
 """
 
@@ -19,16 +22,19 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..figures import Figure, mpl, new_figure, text_color
+from ..figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
 from ..text import sig_figs
-from .plot import class_colors, interleaved_dashes, measurement_gid
+from .labels import Labels
+from .plot import NEUTRAL, class_colors, equal_heights, measurement_gid
 from .records import Ceiling, Measurement
 
-__all__ = ["plot_sweep", "sweep_series", "sweep_class", "SWEEP_FIGSIZE"]
+__all__ = ["plot_sweep", "sweep_series", "sweep_class", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
 
 #: Figure size in inches (width, height).
 SWEEP_FIGSIZE: Tuple[float, float] = (11.0, 4.8)
 _MARKERS = ("o", "s", "^", "v")
+#: The compute panel's y label: a rate of the whole kernel, each lane's FLOPs counted.
+COMPUTE_Y_LABEL = "GFLOP/s (FLOPs counted per lane)"
 
 
 def sweep_class(m: Measurement) -> str:
@@ -96,24 +102,27 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     bandwidth = max((c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
                     key=lambda c: c.value, default=None)  # DRAM's, not a cache level's
     fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
+    labels = Labels(fig)
 
     for k, (name, ms) in enumerate(series.items()):
         color = colors[classes[name]]
         f = [int(m.params["F"]) for _i, m in ms]
         for ax, values in ((compute_ax, [m.gflops for _i, m in ms]), (memory_ax, [m.gbps for _i, m in ms])):
-            ax.plot(f, values, color=color, linewidth=1.5, zorder=3, label=f"{name}", gid=f"sweep:{name}")
+            ax.plot(f, values, color=color, linestyle=MEASURED, linewidth=1.5, zorder=3, label=f"{name}",
+                    gid=f"sweep:{name}")
             for (i, _m), x, y in zip(ms, f, values):
                 ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=5, color=color,
                         markeredgecolor="white", markeredgewidth=0.5, zorder=4,
                         gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"))
+            labels.add_markers(ax, f, values, 5.0)
     refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
     # labels where the curves are not: at the left of the compute panel (the curves rise to the
     # right), at the right of the memory panel (they fall to the right)
-    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s", right=False)
+    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s", labels, right=False)
     if bandwidth is not None:
-        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s", right=True)
+        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s", labels, right=True)
 
-    for ax, ylabel, heading in ((compute_ax, "GFLOP/s (per lane)", "Compute: GFLOP/s against F"),
+    for ax, ylabel, heading in ((compute_ax, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F"),
                                 (memory_ax, "Effective GB/s (compulsory bytes / time)",
                                  "Memory: effective GB/s against F")):
         ax.set_xscale("log", base=2)
@@ -128,6 +137,7 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
         ax.set_axisbelow(True)
         lo, hi = ax.get_ylim()
         ax.set_ylim(lo, hi * 1.8)  # room above the reference lines for their labels
+        log_ticks(ax.yaxis, lo, hi * 1.8)
     handles, names = compute_ax.get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     fig.suptitle(f"Arithmetic-intensity sweep: {title}" if title else "Arithmetic-intensity sweep", fontsize=12)
@@ -136,27 +146,31 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
         compute_ax.text(0.98, 0.03, note.replace(", ratio", ",\nratio"), transform=compute_ax.transAxes, ha="right",
                         va="bottom", fontsize=8, color="#333333", gid="sweep-ratio",
                         bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"))
+    for ax in (compute_ax, memory_ax):
+        ax.get_xlim()  # settle the autoscaled limits before measuring where labels go
+    labels.layout()
     return fig
 
 
-def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, *, right: bool) -> None:
-    """Dashed horizontal reference lines (name, value, colour), labelled at their right or left end,
-    above or below alternately; lines within 1 % of each other are one label naming them all, drawn
-    with interleaved dashes."""
-    groups: List[List[Tuple[str, float, str]]] = []
-    for ref in sorted(refs, key=lambda r: -r[1]):
-        if groups and groups[-1][0][1] - ref[1] <= 0.01 * groups[-1][0][1]:
-            groups[-1].append(ref)
-        else:
-            groups.append([ref])
-    for k, group in enumerate(groups):
-        for pos, (name, value, color) in enumerate(group):
-            ax.axhline(value, color=color, linestyle=interleaved_dashes("theoretical", pos, len(group)),
-                       linewidth=1.1, zorder=2, gid=f"reference:{name}")
+def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, labels: Labels, *, right: bool) -> None:
+    """Thin solid horizontal lines of measured ceilings (name, value, colour), labelled from their
+    right or left end, above or below alternately, slid along the line until clear of the markers
+    and of each other (``labels``); lines within 1 % of each other are one grey line with one label
+    naming them all (:func:`.plot.equal_heights`)."""
+    for k, group in enumerate(equal_heights(refs, lambda r: r[1], 0.01)):
         name, value, color = group[0]
-        text = " = ".join(n for n, _v, _c in group) + f" ceiling {sig_figs(value)} {unit}"
+        color = color if len(group) == 1 else NEUTRAL
+        for n, v, _c in group:
+            ax.axhline(v, color=color, linestyle=MEASURED, linewidth=1.0, zorder=2, gid=f"reference:{n}")
+        text = " = ".join(n for n, _v, _c in group) + f" ceiling (measured) {sig_figs(value)} {unit}"
         above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
-        ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
-                    xytext=(-4.0 if right else 4.0, 3.0 if above else -3.0), textcoords="offset points",
-                    ha="right" if right else "left", va="bottom" if above else "top", fontsize=7.5,
-                    color=text_color(color))
+        ann = ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
+                          xytext=(-4.0 if right else 4.0, 3.0 if above else -3.0), textcoords="offset points",
+                          ha="right" if right else "left", va="bottom" if above else "top", fontsize=7.5,
+                          color=text_color(color), bbox=dict(boxstyle="square,pad=0.1", facecolor="white",
+                                                             edgecolor="none", alpha=0.85), zorder=5,
+                          gid=f"referencelabel:{name}")
+        sides = ((3.0, "bottom"), (-3.0, "top")) if above else ((-3.0, "top"), (3.0, "bottom"))
+        ha, step = ("right", -1.0) if right else ("left", 1.0)
+        labels.add_free(ann, [((step * (4.0 + 20.0 * j), dy), ha, va) for j in range(14) for dy, va in sides],
+                        order=(0.0, -value))

@@ -17,11 +17,12 @@ from ..study.markdown import header_warnings
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, format_value, percent, sig_figs
 from .levels import working_set_text
+from .limits import CACHE_RESIDENT, CLOCK_MISREAD, DRAM_CLASS, flagged_cell, over_limit_text, share_text
 from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 
-__all__ = ["Table", "SuiteTable", "model_of", "describe", "ceilings_table", "ridge_table", "suite_tables",
+__all__ = ["Table", "SuiteTable", "model_of", "missing_ceilings", "describe", "ceilings_table", "ridge_table", "suite_tables",
            "skipped_table", "suite_time_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
            "report_warnings"]
 
@@ -57,6 +58,21 @@ def model_of(run: Run) -> Optional[RooflineModel]:
     return model
 
 
+def missing_ceilings(run: Run) -> List[str]:
+    """The kinds of ceiling ``run`` lacks for a roofline, each as a phrase saying which suite measures
+    it: ``["no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is
+    known for this device)"]``; empty when it has both kinds."""
+    kinds = {c.kind for c in run.ceilings}
+    out = []
+    if "bandwidth" not in kinds:
+        out.append("no bandwidth ceiling (measured by the stream and hierarchy suites; "
+                   "no theoretical one is known for this device)")
+    if "compute" not in kinds:
+        out.append("no compute ceiling (measured by the peak and gemm suites; "
+                   "no theoretical one is known for this device)")
+    return out
+
+
 def describe(m: Measurement) -> str:
     """``"suite/kernel/dtype (params)"``: a measurement named in a sentence."""
     p = format_params(m.params)
@@ -75,8 +91,9 @@ def ceilings_table(ceilings: Sequence[Ceiling]) -> Table:
 def ridge_table(model: Optional[RooflineModel]) -> Table:
     """The ridge points of :meth:`~.model.RooflineModel.ridge_table`: each compute ceiling,
     measured and theoretical, with its ridge point against the bandwidth of its own source and the
-    measured fraction of the theoretical value; the notes say which bandwidths. With no model (no
-    bandwidth or no compute ceiling) an empty table whose note says so."""
+    measured fraction of the theoretical value (never above 100 %: :func:`~.limits.share_text`); the
+    bandwidth row's fraction only where both are DRAM's. The notes say which bandwidths. With no model
+    (no bandwidth or no compute ceiling) an empty table whose note says so."""
     if model is None:
         return Table((), (), "", ("No ridge points: the run needs a bandwidth and a compute ceiling.",))
     table = model.ridge_table()
@@ -100,10 +117,13 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
     for row in table.rows:
         fraction = row.fraction_of_theoretical
         rows.append((row.name, value(row.measured), ridge(row.measured_ridge), value(row.theoretical),
-                     ridge(row.theoretical_ridge), percent(fraction) if fraction is not None else DASH))
+                     ridge(row.theoretical_ridge),
+                     share_text(fraction, CLOCK_MISREAD) if fraction is not None else DASH))
     if mb is not None and tb is not None:
+        # a cache's bandwidth (STREAM's small arrays) is no share of the DRAM interface's peak
+        same = mb.name == tb.name == DRAM_CLASS
         rows.append((f"{mb.name} (bandwidth)", f"{sig_figs(mb.value)} GB/s", DASH, f"{sig_figs(tb.value)} GB/s",
-                     DASH, percent(mb.value / tb.value)))
+                     DASH, share_text(mb.value / tb.value, CACHE_RESIDENT) if same else DASH))
     header = ("Ceiling", "Measured", "Ridge, measured (FLOP/B)", "Theoretical", "Ridge, theoretical (FLOP/B)",
               "Measured / theoretical")
     keep = [i for i in range(len(header)) if not (i == 4 and tb is None)]  # no theoretical bandwidth: no column
@@ -113,14 +133,18 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
 
 def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
-    GFLOP/s and GB/s, CV and whether it is valid (``"**NO**"`` when not)."""
+    GFLOP/s and GB/s (the one above its physical limit marked with the reason:
+    :func:`~.limits.flagged_cell`), CV (with "(noisy)" above :data:`~apple_roofline.stats.NOISY_CV`,
+    docs/design.md, "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
     suites: Dict[str, List[Measurement]] = {}
     for m in measurements:
         suites.setdefault(m.suite, []).append(m)
     out: List[SuiteTable] = []
     for suite, ms in suites.items():
-        rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity), sig_figs(m.gflops),
-                      sig_figs(m.gbps), percent(m.cv), "yes" if m.valid else "**NO**") for m in ms)
+        rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity),
+                      flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"), flagged_cell(m, sig_figs(m.gbps), "GB/s"),
+                      percent(m.cv) + (" (noisy)" if m.valid and m.noisy else ""), "yes" if m.valid else "**NO**")
+                     for m in ms)
         timers: Dict[str, int] = {}
         for m in ms:
             t = m.params.get(TIMER_PARAM)
@@ -235,20 +259,23 @@ def efficiency_table(measurements: Sequence[Measurement]) -> Optional[Table]:
 
 
 def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:
-    """(measurement, "invalid" | "noisy", text) for :func:`measurement_warnings`."""
+    """(measurement, "invalid" | "over limit" | "noisy", text) for :func:`measurement_warnings`."""
     out: List[Tuple[Measurement, str, str]] = []
     for m in run.measurements:
         if not m.valid:
             found = f": {m.validation}" if m.validation else ""
             out.append((m, "invalid", f"{describe(m)} failed validation{found}; never used as a ceiling"))
+        if m.over_limit is not None:
+            out.append((m, "over limit", over_limit_text(m)))
         if m.cv > CV_WARN:
             out.append((m, "noisy", f"{describe(m)} is noisy: CV {percent(m.cv)} > {100 * CV_WARN:g} %"))
     return out
 
 
 def measurement_warnings(run: Run) -> List[str]:
-    """Warnings derived from the measurements: every invalid measurement and every one whose CV
-    exceeds :data:`apple_roofline.stats.CV_WARN` (5 %)."""
+    """Warnings derived from the measurements: every invalid measurement, every one above its
+    physical limit (docs/design.md, "Physical limits") and every one whose CV exceeds
+    :data:`apple_roofline.stats.CV_WARN` (5 %)."""
     return [text for _m, _kind, text in _measurement_warnings(run)]
 
 
@@ -268,7 +295,7 @@ def _mentions(warning: str, m: Measurement, kind: str) -> bool:
     """Whether ``warning`` (free text, e.g. the runner's "stream/add/fp32 n=1024: CV 7.2% > 5%
     (noisy samples)") already reports ``kind`` ("noisy" or "invalid") of ``m``: it names
     ``m.label``, every ``key=value`` in it that is a parameter of ``m`` agrees with ``m``, and it
-    speaks of the CV (noisy) or of validation (invalid)."""
+    speaks of the CV (noisy), of validation (invalid) or of its limit (over limit)."""
     at = warning.find(m.label)
     if at < 0:
         return False
@@ -279,6 +306,8 @@ def _mentions(warning: str, m: Measurement, kind: str) -> bool:
     if kind == "noisy" and "cv" not in low and "noisy" not in low:
         return False
     if kind == "invalid" and "valid" not in low:
+        return False
+    if kind == "over limit" and "above the" not in low:
         return False
     return all(_same_param(v, m.params[k]) for k, v in _KEY_VALUE.findall(warning[end:]) if k in m.params)
 

@@ -11,7 +11,7 @@ from typing import Dict, Mapping, Optional, Sequence, Union
 
 from ..errors import OptionError
 
-__all__ = ["MAX_BUDGET_S", "Budgets", "parse_budgets"]
+__all__ = ["MAX_BUDGET_S", "Budgets", "parse_budgets", "defaults_text"]
 
 #: The largest budget accepted, seconds.
 MAX_BUDGET_S = 3600.0
@@ -33,7 +33,8 @@ def parse_budgets(suites: Sequence[str], defaults: Mapping[str, float], budgets:
     out = {s: float(defaults.get(s, 0.0)) for s in suites}
     if budgets is None:
         return out
-    valid = f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SUITE one of {', '.join(suites)} and SECONDS in (0, {MAX_BUDGET_S:g}]"
+    valid = (f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SECONDS in (0, {MAX_BUDGET_S:g}] and SUITE one of "
+             f"this run's suites (default seconds): {defaults_text(defaults, suites)}")
     if isinstance(budgets, str):
         if budgets.strip().lower() == "none":
             return {s: 0.0 for s in suites}
@@ -57,6 +58,13 @@ def parse_budgets(suites: Sequence[str], defaults: Mapping[str, float], budgets:
                               problem="is not a number of seconds" if seconds is None else "is out of range")
         out[name] = seconds
     return out
+
+
+def defaults_text(defaults: Mapping[str, float], suites: Optional[Sequence[str]] = None) -> str:
+    """``"stream 30, sweep 60, …"``: each of ``suites`` (default: every suite of ``defaults``) with
+    its default budget in seconds, "none" for a suite ``defaults`` lacks."""
+    names = list(defaults) if suites is None else list(suites)
+    return ", ".join(f"{s} {defaults[s]:.3g}" if defaults.get(s, 0.0) > 0 else f"{s} none" for s in names)
 
 
 def _seconds(value: object) -> Optional[float]:

@@ -169,10 +169,15 @@ class Journal:
     # -- starting -----------------------------------------------------------------------------------
 
     def begin(self, kind: Type[Document], *, created: str, device: Mapping[str, Any], command: Sequence[str],
-              options: Mapping[str, Any]) -> None:
+              options: Mapping[str, Any], flags: Optional[Mapping[str, str]] = None) -> None:
         """Start the journal: a new one gets its header (kind, schema version, tool, ``created``,
         host, ``device``, ``command``, ``options``), written with its first record; a resumed one is checked against this study and
         reopened for appending, its truncated last line cut off.
+
+        ``flags`` maps an option to the command-line flag that sets it (``{"quick": "--quick"}``),
+        in the order the user would fix them (an option that follows from another, as a run's
+        budgets follow from ``--quick``, after it): a differing option with a flag is checked first
+        and named as the flag to give (``"it was started with --quick; add --quick"``).
 
         Raises:
             OptionError: (option ``resume``) the resumed journal is of another device (backend and
@@ -183,7 +188,7 @@ class Journal:
             return
         options = _plain(dict(options))
         if self.previous is not None:
-            self._check(device, options)
+            self._check(device, options, flags or {})
             try:
                 fh = open(self.path, "r+b", buffering=0)
                 fh.truncate(self.previous.end)
@@ -201,7 +206,7 @@ class Journal:
         # its first measurement) leaves no header-only journal behind ("no empty study files").
         self._header = header
 
-    def _check(self, device: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    def _check(self, device: Mapping[str, Any], options: Mapping[str, Any], flags: Mapping[str, str]) -> None:
         assert self.previous is not None
         head = self.previous.header
         shown = str(self.path.parent if self.path is not None else "")
@@ -210,10 +215,13 @@ class Journal:
             raise OptionError("resume", shown, valid, shown=repr(shown), problem="holds a study of another device",
                               reason=f"{_device_words(head['device'])} there, {_device_words(device)} here")
         before = head["options"]
-        for key in sorted(set(before) | set(options)):
+        keys = set(before) | set(options)
+        for key in [k for k in flags if k in keys] + sorted(keys - set(flags)):
             if before.get(key) != options.get(key):
+                reason = (_flag_change(flags[key], before.get(key)) if key in flags else
+                          f"{key} {json.dumps(before.get(key))} there, {json.dumps(options.get(key))} here")
                 raise OptionError("resume", shown, valid, shown=repr(shown), problem="holds a study with other options",
-                                  reason=f"{key} {json.dumps(before.get(key))} there, {json.dumps(options.get(key))} here")
+                                  reason=reason)
 
     # -- measuring ----------------------------------------------------------------------------------
 
@@ -297,6 +305,33 @@ class Journal:
                 os.fsync(self._file.fileno())
             except OSError as exc:
                 raise _write_error(self.path, exc) from None
+
+
+def _flag_change(flag: str, then: Any) -> str:
+    """What to give to repeat the option ``flag`` a journal was started with (``then``, its value
+    there): ``"it was started with --quick; add --quick"``, ``"it was started with --reps 3; give
+    --reps 3"``, ``"it was started without --sustain; leave out --sustain"``."""
+    if then is None or then is False or then == 0:
+        return f"it was started without {flag}; leave out {flag}"
+    if then is True:
+        return f"it was started with {flag}; add {flag}"
+    given = f"{flag} {_flag_value(then)}"
+    return f"it was started with {given}; give {given}"
+
+
+def _flag_value(value: Any) -> str:
+    """An option's value as it is typed after its flag: lists joined by commas, mappings as
+    ``key=value`` pairs (``none`` when every value is 0, as ``--budget none`` records), whole
+    numbers without a decimal point."""
+    if isinstance(value, Mapping) and value and not any(value.values()):
+        return "none"
+    if isinstance(value, Mapping):
+        return ",".join(f"{k}={_flag_value(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ",".join(_flag_value(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _fsync_dir(directory: Path) -> None:

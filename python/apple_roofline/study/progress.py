@@ -3,9 +3,9 @@ pass None) and the exception it raises on Ctrl-C, carrying the partial document.
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, Sequence, TypeVar
 
-__all__ = ["Progress", "StudyInterrupted"]
+__all__ = ["Progress", "StudyInterrupted", "announce_plan", "announce_doing"]
 
 D = TypeVar("D")
 
@@ -23,6 +23,24 @@ class Progress(Protocol):
     def finish(self, stage: str, note: str = "") -> None:
         """The stage is over; ``note`` says why it ended before its total (``"cut short by its 10 s
         budget"``), "" when it ran to its end."""
+
+
+def announce_plan(progress: object, stages: Sequence[str], budgets_s: Sequence[float]) -> None:
+    """Tell ``progress`` the stages a study will run, in order, and the seconds of budget of each
+    (0: none), where it listens (a ``plan(stages, budgets_s)`` method, as the command line's
+    display has: an overall "suite k of n" with the time left): a :class:`Progress` need not."""
+    plan = getattr(progress, "plan", None)
+    if callable(plan):
+        plan(list(stages), list(budgets_s))
+
+
+def announce_doing(progress: object, description: str) -> None:
+    """Tell ``progress`` what the current stage is doing before its next step is done (allocating
+    and writing inputs, measuring a named case), where it listens (a ``doing(description)``
+    method): a :class:`Progress` need not."""
+    doing = getattr(progress, "doing", None)
+    if callable(doing):
+        doing(description)
 
 
 class StudyInterrupted(Exception, Generic[D]):

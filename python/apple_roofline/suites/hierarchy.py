@@ -20,8 +20,9 @@ memory and sums it F times, conflict-free: the shared-memory ceiling.
 
 Working sets (``working_set_bytes``): the full sweep (``--suite hierarchy``) from 4 KiB to 8× the
 largest documented cache (256 MiB when no size is known), :data:`STEPS_PER_OCTAVE` points per
-octave (half as many with ``quick``); the default run's form (``sweep=levels``) a few points inside
-each documented level and two beyond the last (:func:`level_points`). Every point records the level
+octave (half as many with ``quick``), then DRAM's (:func:`dram_points`: far enough beyond every
+cache that no cache can raise them by more than 5 %); the default run's form (``sweep=levels``) a
+few points inside each documented level and DRAM's (:func:`level_points`). Every point records the level
 that holds it by the documented sizes (:mod:`apple_roofline.theoretical.caches`), which name the
 plateaus found on reading (:mod:`apple_roofline.roofline.levels`).
 
@@ -50,11 +51,11 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, level_of
+from ..theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, dram_start, level_of
 from .base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild
 
 __all__ = ["HierarchySuite", "HIERARCHY_KERNELS", "SHARED_KERNEL", "SWEEP_OPTION", "STEPS_PER_OCTAVE", "LAUNCH_S",
-           "MIN_WORKING_SET", "WORD", "MASK", "TILE_WORDS", "SHARED_PASSES", "sweep_points", "level_points",
+           "MIN_WORKING_SET", "WORD", "MASK", "TILE_WORDS", "SHARED_PASSES", "sweep_points", "dram_points", "level_points",
            "passes_for", "plan_lanes", "read_total", "rmw_total", "word_sums"]
 
 #: ``SuiteContext.options`` key: ``"full"`` (the whole sweep) or ``"levels"`` (a few points per
@@ -138,10 +139,24 @@ def sweep_points(top: int, steps_per_octave: int = STEPS_PER_OCTAVE) -> List[int
         k += 1
 
 
-def level_points(levels: Sequence[CacheLevel], quick: bool = False) -> List[int]:
+def dram_points(levels: Sequence[CacheLevel], quick: bool = False, limit: Optional[int] = None) -> List[int]:
+    """DRAM's working sets: W0 = :func:`~apple_roofline.theoretical.caches.dram_start` of the swept
+    levels' total capacity (where the caches together can raise a read by at most 5 %) and 2 × W0
+    (``quick``: W0 alone); where 2 × W0 (``quick``: W0) exceeds ``limit`` bytes, limit / 2 and limit
+    instead, so that the reading can test whether they agree an octave apart. With no documented
+    level, 256 MiB and 512 MiB (``quick``: 256 MiB). Bytes, ascending, whole words."""
+    caps = [lv.capacity for lv in levels if lv.name != SHARED_LEVEL]
+    w0 = dram_start(sum(caps)) if caps else 256 << 20
+    out = [w0] if quick else [w0, 2 * w0]
+    if limit is not None and out[-1] > limit:
+        out = [limit // 2, limit]
+    return sorted({max(MIN_WORKING_SET, p) // WORD * WORD for p in out})
+
+
+def level_points(levels: Sequence[CacheLevel], quick: bool = False, limit: Optional[int] = None) -> List[int]:
     """The default run's working sets: for each documented level of capacity C above the previous
-    one's P, C/4 and C/2 (only C/2 when C/4 is not above 2P, or with ``quick``); then 4× and 8×
-    (``quick``: 4×) the largest. Bytes, ascending, whole words."""
+    one's P, C/4 and C/2 (only C/2 when C/4 is not above 2P, or with ``quick``); then DRAM's
+    (:func:`dram_points`, at most ``limit`` bytes). Bytes, ascending, whole words."""
     out: List[int] = []
     prev = MIN_WORKING_SET // 2
     caps = sorted(lv.capacity for lv in levels if lv.name != SHARED_LEVEL)
@@ -149,9 +164,7 @@ def level_points(levels: Sequence[CacheLevel], quick: bool = False) -> List[int]
         pts = [c // 2] if quick or c // 4 <= 2 * prev else [c // 4, c // 2]
         out += [max(MIN_WORKING_SET, p) // WORD * WORD for p in pts]
         prev = c
-    top = caps[-1] if caps else 64 << 20
-    out += [top * 4] if quick else [top * 4, top * 8]
-    return sorted(set(out))
+    return sorted(set(out + dram_points(levels, quick, limit)))
 
 
 def passes_for(pass_bytes: int, gbps: Optional[float], rmw: bool) -> int:
@@ -254,11 +267,12 @@ def rmw_total(plain: WordSums, masked: WordSums, n: int, passes: int) -> np.ndar
 # ---- the suite ---------------------------------------------------------------------------------------
 
 
-def _fill_u32(buf: Any, pat: np.ndarray, count: int) -> None:
-    """Write the uint32 pattern tiled to ``count`` elements, a chunk of whole periods at a time."""
+def _fill_u32(buf: Any, pat: np.ndarray, count: int, begin: int = 0) -> None:
+    """Write the uint32 pattern tiled to ``count`` elements, a chunk of whole periods at a time,
+    from the chunk that holds element ``begin`` on (what lies before it is already written)."""
     step = pat.size * 1024
     block = np.resize(pat, min(step, count))
-    for start in range(0, count, step):
+    for start in range(begin // step * step, count, step):
         k = min(step, count - start)
         buf.write(block[:k], start * 4)
 
@@ -291,14 +305,19 @@ class HierarchySuite(Suite):
         mem = int(ctx.info.get("memory_bytes", 0) or 0)
         limit = mem // 8 if mem else 1 << 62  # two buffers of the largest working set, well inside memory
         if self.form == "full":
+            # the curve to 8× the largest level, then DRAM's points (the transition between is
+            # long and slow on a CPU: 1 to 4 s a point on the 2-core development machine)
             top = min(8 * max((lv.capacity for lv in caches), default=32 << 20), limit)
-            self.points = sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
+            self.points = sorted(set(sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
+                                     + dram_points(caches, ctx.quick, limit)))
         else:
-            self.points = [p for p in level_points(caches, ctx.quick) if p <= limit] or [MIN_WORKING_SET]
+            self.points = [p for p in level_points(caches, ctx.quick, limit) if p <= limit] or [MIN_WORKING_SET]
         self.gbps: Dict[str, float] = {}
 
     def total(self) -> int:
-        return len(self.points) * len(HIERARCHY_KERNELS) + 1
+        """At most every kernel at every working set (read-modify-write skips those under a wave),
+        and the shared-memory kernel where this backend has one."""
+        return len(self.points) * len(HIERARCHY_KERNELS) + (self.source(SHARED_KERNEL.kernel_def()) is not None)
 
     def record(self, measurement: Any) -> None:
         super().record(measurement)
@@ -333,12 +352,17 @@ class HierarchySuite(Suite):
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
             outs = {hk.name: backend.alloc(max(lanes.values()) * WORD) for hk, _kd, _src in kernels}
-            for hk, _kd, _src in kernels:
-                _fill_u32(bufs[hk.name], pat, 4 * top_words)
+            filled = {hk.name: 0 for hk, _kd, _src in kernels}
             for ws in self.points:
                 for hk, kd, src in kernels:
                     if hk.rmw and ws // WORD < lanes[hk.name]:
                         continue  # its lanes own their words: fewer words than a wave would idle most of the device
+                    # written as the sweep reaches it: DRAM's working sets (1.4 GiB on the 2-core
+                    # development machine) cost their case, not the caches' ones before it
+                    words = min(top_words, ws // WORD + LANE_ROUND)
+                    if filled[hk.name] < 4 * words:
+                        _fill_u32(bufs[hk.name], pat, 4 * words, filled[hk.name])
+                        filled[hk.name] = 4 * words
                     yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat,
                                            plain, masked, scratch)
         shared = SHARED_KERNEL.kernel_def()

@@ -119,8 +119,11 @@ class IdivKernel:
 
     def kernel_def(self, d: int = IDIV_DIVISOR) -> KernelDef:
         """The suite's KernelDef: the CPU's built-in kernel, ``idiv.cu`` and ``idiv.metal``, never a
-        ceiling. CUDA and Metal compile every idiv kernel with DIVISOR = ``d`` (the constant variant
-        reads it); the CPU's constant variant has it as a template parameter (native/cpu/idiv.cpp)."""
+        ceiling. Every idiv kernel is built with DIVISOR = ``d``, which only the constant variant
+        reads: NVRTC defines it for all (-DDIVISOR), while Metal sets a function constant only on a
+        function that declares it, so the other variants' DIVISOR is skipped there (the backend's
+        constant plan, native/core/metal_rules.h); the CPU's constant variant has it as a template
+        parameter (native/cpu/idiv.cpp)."""
         d = check_divisor(d)
         e = self.entry
         return KernelDef("idiv", self.name, self.dtype,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Sampler, clock, one_line
-from .dvfs import CPU_KEYS, GPU_KEYS, active_states, choose_table, cpu_cluster_kind, parse_dvfs, residency_clock
+from .dvfs import ACC_CLUSTERS, GPU_KEYS, active_states, choose_table, cpu_cluster_kind, cpu_keys, parse_dvfs, residency_clock
 from .window import CLUSTER_BUSY, CLUSTER_MHZ
 
 __all__ = ["IOReportSampler", "Channel", "channel_values", "wanted", "IOReport", "LIBRARY", "CORE_FOUNDATION",
@@ -297,8 +297,9 @@ class IOReport:
 
     def pmgr_tables(self) -> Dict[str, bytes]:
         """The IORegistry ``pmgr`` entry's DVFS tables: key (``voltage-states<N>`` and
-        ``voltage-states<N>-sram``, N < :data:`PMGR_KEYS`) -> the property's bytes; empty when IOKit
-        is not given or the entry has none."""
+        ``voltage-states<N>-sram``, N < :data:`PMGR_KEYS`, and :data:`.dvfs.ACC_CLUSTERS`, which
+        names the CPU clusters' keys) -> the property's bytes; empty when IOKit is not given or the
+        entry has none."""
         io = self.iokit
         if io is None:
             return {}
@@ -322,15 +323,15 @@ class IOReport:
                 buf = ctypes.create_string_buffer(128)
                 io.IORegistryEntryGetName(entry, buf)
                 if buf.value == b"pmgr" and not found:
-                    for n in range(PMGR_KEYS):
-                        for name in (f"voltage-states{n}", f"voltage-states{n}-sram"):
-                            key = self.cfstr(name)
-                            data = io.IORegistryEntryCreateCFProperty(entry, key, None, 0)
-                            self.release(key)
-                            if data:
-                                size = int(self.cf.CFDataGetLength(data))
-                                found[name] = ctypes.string_at(self.cf.CFDataGetBytePtr(data), size)
-                                self.release(data)
+                    names = [f"voltage-states{n}{sram}" for n in range(PMGR_KEYS) for sram in ("", "-sram")]
+                    for name in names + [ACC_CLUSTERS]:
+                        key = self.cfstr(name)
+                        data = io.IORegistryEntryCreateCFProperty(entry, key, None, 0)
+                        self.release(key)
+                        if data:
+                            size = int(self.cf.CFDataGetLength(data))
+                            found[name] = ctypes.string_at(self.cf.CFDataGetBytePtr(data), size)
+                            self.release(data)
                 io.IOObjectRelease(entry)
         finally:
             io.IOObjectRelease(it.value)
@@ -364,6 +365,7 @@ class IOReportSampler(Sampler):
         self._subscribed: Any = None
         self._last: Optional[Tuple[float, Any]] = None
         self._tables: Dict[str, bytes] = {}
+        self._acc_clusters = b""  # the pmgr acc-clusters property (dvfs.acc_cluster_keys)
         #: The DVFS steps per state channel (name -> MHz), chosen at the channel's first delta.
         self._steps: Dict[str, List[float]] = {}
 
@@ -383,10 +385,11 @@ class IOReportSampler(Sampler):
         except Exception as exc:
             return f"IOReport cannot subscribe: {one_line(exc)}"
         try:
-            self._tables = self._io.pmgr_tables()
+            self._tables = dict(self._io.pmgr_tables())
         except Exception as exc:  # the clocks are optional
             self._tables = {}
             self.note(f"DVFS tables not read: {one_line(exc)}")
+        self._acc_clusters = self._tables.pop(ACC_CLUSTERS, b"")
         if not self._tables:
             self.note("no DVFS table (IORegistry pmgr voltage-states*): activity only, no clocks")
         return ""
@@ -405,7 +408,7 @@ class IOReportSampler(Sampler):
         gpu = ch.group == "GPU Stats"
         n_active = len(active_states(ch.states))
         tables = {k: parse_dvfs(v, hz=True if gpu else None) for k, v in self._tables.items()}
-        preferred = GPU_KEYS if gpu else CPU_KEYS.get(cpu_cluster_kind(ch.name), ())
+        preferred = GPU_KEYS if gpu else cpu_keys(cpu_cluster_kind(ch.name), self._acc_clusters)
         key, freqs, why = choose_table(tables, preferred, n_active, gpu=gpu) if tables else ("", [], "")
         label = "GPU" if gpu else f"CPU cluster {ch.name}"
         if why:

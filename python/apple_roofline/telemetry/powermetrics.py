@@ -22,6 +22,7 @@ import os
 import plistlib
 import shutil
 import subprocess
+import tempfile
 import threading
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -132,6 +133,7 @@ class PowermetricsSampler(Sampler):
         self._is_root = (hasattr(os, "geteuid") and os.geteuid() == 0) if is_root is None else is_root
         self._proc: Any = None
         self._reader: Optional[threading.Thread] = None
+        self._err: Optional[IO[bytes]] = None  # powermetrics' stderr (open)
 
     def command(self) -> List[str]:
         """The command line run."""
@@ -144,8 +146,12 @@ class PowermetricsSampler(Sampler):
         if self._popen is subprocess.Popen and shutil.which(COMMAND[0]) is None:
             return "powermetrics is not on PATH"
         try:
-            self._proc = self._popen(self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # stderr to a file, never a pipe: a pipe nobody reads while powermetrics runs fills
+            # (64 KiB of warnings) and blocks it, and the power readings stop without a word.
+            self._err = tempfile.TemporaryFile()
+            self._proc = self._popen(self.command(), stdout=subprocess.PIPE, stderr=self._err)
         except OSError as exc:
+            self._close_err()
             return f"cannot start powermetrics: {one_line(exc)}"
         return ""
 
@@ -178,10 +184,12 @@ class PowermetricsSampler(Sampler):
         if self.active:
             err = b""
             try:
-                err = self._proc.stderr.read() if self._proc is not None and self._proc.stderr else b""
-            except Exception:
+                if self._err is not None:
+                    self._err.seek(0)
+                    err = self._err.read()
+            except (OSError, ValueError):  # the file closed by close(): no reason text
                 pass
-            why = " ".join(err.decode(errors="replace").split())[:200]
+            why = " ".join(err.decode(errors="replace").split())[-200:]
             self.fail(f"powermetrics exited{': ' + why if why else ''}")
 
     def close(self) -> None:
@@ -199,3 +207,9 @@ class PowermetricsSampler(Sampler):
         if self._reader is not None:
             self._reader.join(timeout=2)
             self._reader = None
+        self._close_err()
+
+    def _close_err(self) -> None:
+        err, self._err = self._err, None
+        if err is not None:
+            err.close()

@@ -3,7 +3,8 @@
 * :mod:`.cpu` — the CPU model (cores × vector lanes × FMA pipes × 2 × clock), its ceilings and JSON
   description; :mod:`.cpu_tables` — the microarchitecture tables (FMA pipes per core type);
   :mod:`.cpu_probe` — reading the host (``/proc/cpuinfo``, sysfs, sysctl, the native features and
-  clock measurement) into a :class:`CpuSpec`;
+  clock measurement) into a :class:`CpuSpec`; :mod:`.cpu_clock` — a run's CPU clock from several
+  readings (their robust estimate: a reading a neighbour disturbed is dropped);
 * :mod:`.cuda` — NVIDIA GPUs from the driver's SM count, clocks and bus width and per-architecture
   rates from NVIDIA's documentation;
 * :mod:`.apple` — Apple-silicon GPUs from a chip table (GPU cores × 128 ALUs × 2 × clock, memory

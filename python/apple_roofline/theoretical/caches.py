@@ -10,13 +10,20 @@ set that still fits the level when the suite's kernels sweep it.
   affinity mask), so two cores' private 32 KiB L1d make 64 KiB and a shared L3 counts once, as
   ``lscpu`` reports them. Linux: ``/sys/devices/system/cpu/cpuN/cache/index*/{level,type,size,
   shared_cpu_list}``; macOS: ``sysctl hw.perflevel0.l1dcachesize``, ``hw.perflevel0.l2cachesize``
-  and ``hw.perflevel0.cpusperl2`` (the system-level cache is not reported).
+  and ``hw.perflevel0.cpusperl2``; the system-level cache, which sysctl does not report, from
+  :data:`~.apple.GPU_CACHES` (see Metal).
 * **CUDA** (each pass of the read kernel starts elsewhere, so every SM's L1 sees the whole working
   set): L1 is one SM's combined L1/shared-memory capacity, by compute capability (:data:`CUDA_L1_KIB`,
   NVIDIA's tuning guides; the L1 part is that minus the shared-memory carveout the driver chooses,
   so it is an upper bound); L2 is ``CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE``.
 * **Metal**: L1 is one GPU core's 8 KiB data cache on Apple GPU families 7 and 8; L2 and the
-  system-level cache (SLC) from :data:`~.apple.GPU_CACHES`.
+  system-level cache (SLC) from :data:`~.apple.GPU_CACHES`. The SLC sits in front of the memory of
+  the whole chip, so a CPU on Apple silicon lists it too (its chip named by ``sysctl
+  machdep.cpu.brand_string``).
+
+Where DRAM starts (:func:`dram_start`): a sweep's working set counts as DRAM only where every cache
+together could have raised its bandwidth by at most :data:`CACHE_INFLATION` (docs/design.md, "The
+memory hierarchy": the bound, and the H200 curve that reaches it).
 
 Shared (threadgroup) memory is measured by its own kernel, not swept; its size per SM (per
 threadgroup on Metal) is listed with the levels.
@@ -24,6 +31,7 @@ threadgroup on Metal) is listed with the levels.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 from dataclasses import dataclass
@@ -31,13 +39,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, lookup_chip
 
-__all__ = ["CacheLevel", "CUDA_L1_KIB", "DRAM_LEVEL", "SHARED_LEVEL", "cache_levels", "cpu_cache_levels", "hierarchy_facts",
-           "level_of"]
+__all__ = ["CACHE_INFLATION", "CacheLevel", "CUDA_L1_KIB", "DRAM_LEVEL", "SHARED_LEVEL", "cache_levels", "cpu_cache_levels",
+           "dram_start", "hierarchy_facts", "level_of", "slc_level"]
 
 #: The name of the shared (threadgroup) memory level in the list of levels.
 SHARED_LEVEL = "Shared memory"
 #: The name of the level beyond every cache.
 DRAM_LEVEL = "DRAM"
+#: The most (a fraction) that the caches may raise the bandwidth of a working set counted as DRAM:
+#: :func:`dram_start` places DRAM's working sets so that they cannot raise it more.
+CACHE_INFLATION = 0.05
 
 _TUNING = "NVIDIA {guide} Tuning Guide, section '{section}'"
 #: One SM's combined L1 data cache / shared memory, KiB, by compute capability, with its source.
@@ -78,6 +89,27 @@ def level_of(working_set: int, levels: Sequence[CacheLevel]) -> Optional[CacheLe
     bytes; None beyond them all (DRAM)."""
     fits = [lv for lv in levels if lv.name != SHARED_LEVEL and working_set <= lv.capacity]
     return min(fits, key=lambda lv: lv.capacity) if fits else None
+
+
+def dram_start(cache_bytes: int, inflation: float = CACHE_INFLATION) -> int:
+    """The smallest working set (bytes) whose bandwidth caches holding ``cache_bytes`` together can
+    raise by at most ``inflation`` (a fraction > 0): ``ceil(cache_bytes × (1 + inflation) /
+    inflation)``, 21× the caches at 5 %.
+
+    Why: every pass of the sweep reads each word of its working set W once, so the only bytes a
+    pass can find in a cache are those left there by earlier passes, at most the caches' C bytes:
+    at least W − C bytes of each pass come from DRAM, and the measured rate is at most DRAM's × W /
+    (W − C), whatever the replacement policy. 0 for ``cache_bytes`` 0 (no size known: nothing to
+    keep clear of).
+
+    Raises:
+        ValueError: ``cache_bytes`` negative or ``inflation`` not above 0.
+    """
+    if cache_bytes < 0:
+        raise ValueError(f"cache_bytes must be at least 0, not {cache_bytes!r}")
+    if not inflation > 0:
+        raise ValueError(f"inflation must be above 0, not {inflation!r}")
+    return math.ceil(cache_bytes * (1.0 + inflation) / inflation)
 
 
 def cache_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
@@ -208,11 +240,15 @@ def _kib(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 and n % (1 << 20) == 0 else f"{n >> 10} KiB"
 
 
-def _sysctl(name: str) -> Optional[int]:
+def _sysctl_text(name: str) -> str:
     try:
-        out = subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=5).stdout.strip()
+        return subprocess.run(["sysctl", "-n", name], capture_output=True, text=True, timeout=5).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return None
+        return ""
+
+
+def _sysctl(name: str) -> Optional[int]:
+    out = _sysctl_text(name)
     return int(out) if out.isdigit() else None
 
 
@@ -225,4 +261,18 @@ def _sysctl_levels(threads: int) -> Tuple[List[CacheLevel], List[str]]:
         shared = -(-threads // per_l2) if per_l2 else 1
         levels.append(CacheLevel("L2", l2 * shared, f"sysctl hw.perflevel0.l2cachesize ({_kib(l2)}) × {shared} "
                                  f"cluster{'s' if shared != 1 else ''} (hw.perflevel0.cpusperl2 = {per_l2})"))
+    slc = slc_level(_sysctl_text("machdep.cpu.brand_string"))
+    if levels and slc is not None:
+        levels.append(slc)
     return levels, ([] if levels else ["neither sysfs nor sysctl reports the caches"])
+
+
+def slc_level(chip_name: str) -> Optional[CacheLevel]:
+    """The system-level cache of the Apple chip named ``chip_name`` (``"Apple M1 Max"``) from
+    :data:`~.apple.GPU_CACHES`, for its CPU: it sits in front of the chip's memory, the CPU's too.
+    None for another chip or one without a documented SLC."""
+    chip = lookup_chip(chip_name)
+    facts = GPU_CACHES.get(chip.name) if chip is not None else None
+    if facts is None or not facts[1]:
+        return None
+    return CacheLevel("SLC", facts[1], f"{facts[2]} (the system-level cache, shared by the CPU and the GPU)")

@@ -33,7 +33,9 @@ Where each figure comes from (every :class:`Figure` carries its own ``source`` s
   the kernel knows), ``sysctl hw.cpufrequency_max`` (Intel Macs; absent on Apple Silicon), a
   *measurement* (a dependent integer-add chain, ``apple_roofline._core.measure_cpu_clock_hz``), and
   only as a last resort the *current* reading ``/proc/cpuinfo 'cpu MHz'`` (labelled as such: it is
-  neither a maximum nor a sustained clock; under a hypervisor it is the nominal TSC rate).
+  neither a maximum nor a sustained clock; under a hypervisor it is the nominal TSC rate). A run
+  takes the measurement again after each suite and its peaks use the readings' robust estimate
+  (:mod:`.cpu_clock`), so that one reading a neighbour disturbed does not set them.
 
 Caveats (state them wherever the numbers are shown):
 

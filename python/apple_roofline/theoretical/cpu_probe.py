@@ -33,7 +33,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from .cpu import CoreGroup, CpuSpec, Figure
 from .cpu_tables import apple_uarchs, arm_uarch, arm_vendor, x86_uarch, x86_vendor
 
-__all__ = ["host_cpu_spec"]
+__all__ = ["host_cpu_spec", "native_clock_hz"]
 
 _MEASURE_SECONDS = 0.05
 
@@ -199,7 +199,13 @@ def _strip_unknown(source: str) -> str:
     return source[len("unknown: "):] if source.startswith("unknown: ") else source
 
 
-def _native_measure() -> float:
+def native_clock_hz() -> float:
+    """One reading of the all-core clock, Hz: ``_core.measure_cpu_clock_hz`` over 50 ms (a
+    dependent integer-add chain on one thread per usable CPU).
+
+    Raises:
+        ImportError: the native extension is missing; RuntimeError, ValueError: it failed.
+    """
     from .._native import _core
 
     return float(_core.measure_cpu_clock_hz(_MEASURE_SECONDS))
@@ -209,7 +215,7 @@ def _measure(measure_clock: Optional[Callable[[], float]]) -> Figure:
     what = "measured: dependent integer-add chain"
     fn: Callable[[], float]
     if measure_clock is None:
-        fn = _native_measure
+        fn = native_clock_hz
         what += " (apple_roofline._core.measure_cpu_clock_hz)"
     else:
         fn = measure_clock

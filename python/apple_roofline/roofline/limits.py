@@ -1,0 +1,228 @@
+"""Physical limits (docs/design.md, "Physical limits"): every measured figure held against the limit
+of the thing it is labelled with, at the clock it ran at. The one place the check is made; the
+views only show its verdict.
+
+* A bandwidth labelled DRAM (a STREAM ``"DRAM bandwidth"`` measurement, a working-set point of the
+  ``hierarchy`` suite planned beyond every cache) against the memory interface's theoretical peak,
+  the run's theoretical ``"DRAM bandwidth"`` ceiling (:mod:`apple_roofline.theoretical`: bus width ×
+  memory clock on CUDA, the chip table on Apple; none on a CPU, so a CPU's is not checked).
+* A compute figure (a peak kernel, a vendor GEMM, a matrix-unit tile) against the theoretical peak
+  of its pipe (the theoretical ceiling of the same class; a matrix tile's is the GEMM peak of its
+  inputs, :func:`gemm_class_of`) at the clock the measurement ran at
+  (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one):
+  theoretical × that clock ÷ the clock the theoretical is given at.
+* Cache levels, shared memory and STREAM's ``"Cache bandwidth"``: the project has no documented or
+  derived peak for them, so they are not checked (no constant is invented).
+
+A figure above its limit by more than :data:`TOLERANCE` gets an :class:`~.records.OverLimit` with
+the reason (:func:`check_limits`); such a measurement sets no ceiling and no level
+(:attr:`~.records.Measurement.usable`). Fractions of a limit are shown through :func:`share_text`,
+so no view shows more than 100 % of anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..clocks import pass_clock, theoretical_clock_mhz
+from ..suites.matrix_kernels import PRECISION_BY_DTYPE, parse_matrix_class
+from ..text import percent
+from .levels import HIERARCHY_SUITE, WORKING_SET
+from .plateaus import DRAM
+from .records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
+
+__all__ = ["TOLERANCE", "MIN_SAMPLE_S", "DRAM_CLASS", "OVER_MARK", "CACHE_RESIDENT", "CLOCK_MISREAD", "TIMER_ERROR", "Limit", "Limits", "check_limits",
+           "figure_of", "gemm_class_of", "share_text", "flagged_cell", "limit_warnings", "over_limit_text",
+           "classes_over_limit"]
+
+#: How far (a fraction) a figure may lie above its limit and still count as at it: the timer's
+#: resolution. A timed sample lasts at least 1 ms (:data:`MIN_SAMPLE_S`); CUDA events resolve about
+#: 0.5 µs, Metal's GPU timestamps and the host's ``perf_counter`` nanoseconds, so a sample's time is
+#: good to 0.05 %, and the effective clock's ``%globaltimer`` (32 ns steps over the same time) to
+#: 0.003 %. 0.5 % is ten times the worst of those and half the 1 % by which a misread clock showed
+#: (a wgmma tile at 101 % of its pipe on an H200, issue 29).
+TOLERANCE = 0.005
+#: The shortest timed sample the calibration aims for (``measure.time_kernel``'s ``min_sample_s``,
+#: docs/design.md, "Measurement"): a figure above its limit from samples shorter than this is put down
+#: to the timer rather than to the cache or the clock.
+MIN_SAMPLE_S = 1e-3
+#: The ceiling class of DRAM bandwidth, measured (STREAM) and theoretical (the interface's peak).
+DRAM_CLASS = "DRAM bandwidth"
+#: The mark a view puts beside a figure above its limit.
+OVER_MARK = "⚠"
+
+#: The reasons, each by name (:data:`~.records.OVER_LIMIT_REASONS`).
+CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
+
+
+def gemm_class_of(dtype: str) -> str:
+    """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
+    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
+    formats -> ``"GEMM FP8"`` (the precision's :attr:`~.matrix_kernels.MatrixPrecision.gemm`)."""
+    p = PRECISION_BY_DTYPE.get(dtype)
+    return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The limit of one measured figure: ``value`` in ``unit`` at the clock the measurement ran at,
+    ``against``, what it is (``"theoretical GEMM BF16 at 1,763 MHz, the clock it ran at"``), and
+    ``mhz``, that clock (None for a bandwidth, and for a compute peak left at the clock it is given at
+    where either clock is unknown)."""
+
+    value: float
+    unit: str
+    against: str
+    mhz: Optional[float] = None
+
+
+def figure_of(m: Measurement) -> float:
+    """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
+    for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
+    (as its curve is drawn and its level found, :mod:`.levels`), else at the median."""
+    if m.ceiling_kind == "compute":
+        return m.gflops
+    return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
+
+
+def _is_dram(m: Measurement) -> bool:
+    """Whether ``m`` is labelled DRAM: STREAM's DRAM class, or a working-set point planned beyond every cache."""
+    if m.ceiling_class == DRAM_CLASS:
+        return True
+    return m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == DRAM
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits of one run (module docstring).
+
+    Attributes:
+        theoretical: the run's theoretical ceilings by name.
+        max_mhz: the clock (MHz) the theoretical compute ceilings are given at
+            (:func:`~apple_roofline.clocks.theoretical_clock_mhz`), or None.
+        geforce: whether the device is an NVIDIA GeForce part, whose tensor cores accumulate FP16 in
+            FP16 at twice the FP32-accumulation rate the GEMM FP16 peak is (docs/design.md, "Physical
+            limits"): there an FP16-accumulating tile has no limit.
+    """
+
+    theoretical: Mapping[str, Ceiling]
+    max_mhz: Optional[float]
+    geforce: bool
+
+    @classmethod
+    def of(cls, ceilings: Sequence[Ceiling], device: Mapping[str, object]) -> "Limits":
+        """The limits of a run from its ceilings (the theoretical ones are used) and its device record."""
+        spec = device.get("theoretical")
+        line = spec.get("product_line") if isinstance(spec, Mapping) else None
+        return cls({c.name: c for c in ceilings if c.source == "theoretical"}, theoretical_clock_mhz(device),
+                   line == "GeForce")
+
+    def pipe(self, ceiling_class: str) -> Optional[Ceiling]:
+        """The theoretical peak of the pipe a compute class runs on: the theoretical ceiling of the same
+        name, a matrix tile's the GEMM peak of its inputs (none for an FP16-accumulating tile on a
+        GeForce part); None where the run has none."""
+        if ceiling_class in self.theoretical:
+            return self.theoretical[ceiling_class]
+        parsed = parse_matrix_class(ceiling_class)
+        if parsed is None:
+            return None
+        p = PRECISION_BY_DTYPE.get(parsed[0])
+        if p is not None and p.acc == "fp16" and self.geforce:
+            return None
+        return self.theoretical.get(gemm_class_of(parsed[0]))
+
+    def limit(self, m: Measurement) -> Optional[Limit]:
+        """The limit of ``m``'s figure (:func:`figure_of`), or None where nothing bounds it here."""
+        if m.ceiling_kind == "compute" and m.ceiling_class is not None:
+            t = self.pipe(m.ceiling_class)
+            if t is None or t.kind != "compute":
+                return None
+            mhz = pass_clock(m.params)
+            if mhz is None or self.max_mhz is None:
+                return Limit(t.value, t.unit, f"theoretical {t.name}")
+            return Limit(t.value * mhz / self.max_mhz, t.unit, f"theoretical {t.name} at {mhz:,.0f} MHz, the clock it ran at",
+                         mhz)
+        t = self.theoretical.get(DRAM_CLASS)
+        if _is_dram(m) and t is not None and t.kind == "bandwidth":
+            return Limit(t.value, t.unit, f"theoretical {t.name} (the memory interface's peak)")
+        return None
+
+    def check(self, m: Measurement) -> Optional[OverLimit]:
+        """``m``'s :class:`~.records.OverLimit` when it is valid and its figure lies above its limit by
+        more than :data:`TOLERANCE`, else None. The reason: a timer error where its timed sample was
+        shorter than :data:`MIN_SAMPLE_S`; else a cache-resident working set for a bandwidth (only a
+        cache delivers bytes faster than the memory interface) and a misread clock for a compute figure
+        (at the true clock no pipe exceeds its peak)."""
+        if not m.valid:
+            return None
+        lim = self.limit(m)
+        figure = figure_of(m)
+        if lim is None or figure <= lim.value * (1.0 + TOLERANCE):
+            return None
+        sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
+        reason = TIMER_ERROR if sample_s < MIN_SAMPLE_S else CLOCK_MISREAD if m.ceiling_kind == "compute" else CACHE_RESIDENT
+        return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
+
+
+def check_limits(measurements: Sequence[Measurement], ceilings: Sequence[Ceiling],
+                 device: Mapping[str, object]) -> Tuple[Measurement, ...]:
+    """Every measurement with its :attr:`~.records.Measurement.over_limit` set afresh against the run's
+    limits (:meth:`Limits.check`): from its theoretical ``ceilings`` and its ``device`` record (the
+    clock the theoretical peaks are given at). Called where a run is assembled and where one is read,
+    before its measured ceilings are derived."""
+    limits = Limits.of(ceilings, device)
+    out: List[Measurement] = []
+    for m in measurements:
+        over = limits.check(m)
+        out.append(m if over == m.over_limit else dataclasses.replace(m, over_limit=over))
+    return tuple(out)
+
+
+def share_text(fraction: float, reason: str, *, whole: bool = False) -> str:
+    """A measured figure as a share of a limit, never above 100 %: the percentage
+    (:func:`~apple_roofline.text.percent`, or a whole one with ``whole``) up to 100 %; ``"100 %"``
+    within :data:`TOLERANCE` above it (at the limit, to the timer's resolution); beyond that the mark
+    and ``reason`` instead of a number (``"⚠ above: clock misread"``)."""
+    if fraction > 1.0 + TOLERANCE:
+        return f"{OVER_MARK} above: {reason}"
+    shown = min(fraction, 1.0)
+    return f"{shown:.0%}" if whole else percent(shown)
+
+
+def flagged_cell(m: Measurement, cell: str, unit: str) -> str:
+    """A table cell showing ``m``'s rate in ``unit``, with the mark and reason where that rate lies
+    above its limit (``"5,130 ⚠ cache-resident working set"``)."""
+    o = m.over_limit
+    return f"{cell} {OVER_MARK} {o.reason}" if o is not None and o.unit == unit else cell
+
+
+def over_limit_text(m: Measurement) -> str:
+    """One sentence on a measurement above its limit (a warning line, a hover text); "" when it is not."""
+    o = m.over_limit
+    if o is None:
+        return ""
+    params = format_params(m.params)
+    return (f"{m.label}{f' ({params})' if params else ''}: {o.text} (beyond the {100 * TOLERANCE:g} % tolerance); "
+            "it sets no ceiling and no level")
+
+
+def limit_warnings(measurements: Sequence[Measurement]) -> List[str]:
+    """One warning per measurement above its limit (:func:`over_limit_text`), in order."""
+    return [over_limit_text(m) for m in measurements if m.over_limit is not None]
+
+
+def classes_over_limit(measurements: Sequence[Measurement]) -> Dict[str, Measurement]:
+    """Ceiling class -> its fastest valid measurement, for each class that has valid measurements and
+    every one above its limit: the classes that would have had a ceiling and have none, which the
+    tables show flagged in its place."""
+    over: Dict[str, Measurement] = {}
+    usable = {m.ceiling_class for m in measurements if m.usable}
+    for m in measurements:
+        if not m.valid or m.over_limit is None or m.ceiling_class is None or m.ceiling_class in usable:
+            continue
+        prev = over.get(m.ceiling_class)
+        if prev is None or figure_of(m) > figure_of(prev):
+            over[m.ceiling_class] = m
+    return over
