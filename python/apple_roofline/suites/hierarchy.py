@@ -306,10 +306,12 @@ class HierarchySuite(Suite):
         limit = mem // 8 if mem else 1 << 62  # two buffers of the largest working set, well inside memory
         if self.form == "full":
             # the curve to 8× the largest level, then DRAM's points (the transition between is
-            # long and slow on a CPU: 1 to 4 s a point on the 2-core development machine)
+            # long and slow on a CPU: 1 to 4 s a point on the 2-core development machine); both of
+            # DRAM's points even with --quick, since a plateau of the sweep needs two (an H200's
+            # quick sweep, tree 3fb74b1, found no DRAM level from W0 alone)
             top = min(8 * max((lv.capacity for lv in caches), default=32 << 20), limit)
             self.points = sorted(set(sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
-                                     + dram_points(caches, ctx.quick, limit)))
+                                     + dram_points(caches, False, limit)))
         else:
             self.points = [p for p in level_points(caches, ctx.quick, limit) if p <= limit] or [MIN_WORKING_SET]
         self.gbps: Dict[str, float] = {}
