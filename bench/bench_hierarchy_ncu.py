@@ -117,7 +117,7 @@ def verdicts(cases: Sequence[Mapping[str, Any]], counters: Sequence[Mapping[str,
 def child(device: str, claims_path: str) -> None:
     from apple_roofline.devices import open_device
     from apple_roofline.suites import SuiteContext
-    from apple_roofline.suites.hierarchy import SWEEP_OPTION, HierarchySuite
+    from apple_roofline.suites.hierarchy.suite import SWEEP_OPTION, HierarchySuite
     from apple_roofline.theoretical.caches import cache_levels
 
     backend = open_device(device)
@@ -154,7 +154,7 @@ def _nearest(ws: int, want: Mapping[Tuple[str, int], str]) -> int:
 
 def sweep(device: str, out: Path) -> Dict[str, Any]:
     """The tool's full sweep; its run files in ``out``; the shared-memory ceiling's verdict."""
-    from apple_roofline.roofline.levels import level_curves
+    from apple_roofline.suites.hierarchy.levels import level_curves
     from apple_roofline.roofline.outputs import write_run_files
     from apple_roofline.roofline.runner import run_roofline
 

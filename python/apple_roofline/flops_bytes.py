@@ -70,7 +70,7 @@ def matmul(m: int, n: int, k: int, dtype: Any = "fp32") -> Tuple[int, int]:
     Raises:
         ValueError: for a negative or non-integer size (naming it) or an unknown dtype.
     """
-    from .suites.gemm import GEMM_PRECISIONS, gemm_bytes, gemm_flops
+    from .suites.gemm.suite import GEMM_PRECISIONS, gemm_bytes, gemm_flops
 
     m, n, k = _size(m, "m"), _size(n, "n"), _size(k, "k")
     if isinstance(dtype, str) and dtype in GEMM_PRECISIONS:

@@ -36,7 +36,7 @@ from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
-from ..suites.gemm import gemm_flops
+from ..suites.gemm.suite import gemm_flops
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
 
 __all__ = ["SCHEMA_VERSION", "DISTRIBUTION_KEYS", "CallMeasurement", "CallPathInfo", "PathSkipped", "CallsStudy"]

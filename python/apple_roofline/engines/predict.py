@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ..errors import check_int
-from ..suites.gemm import check_fp16_accumulation, check_gemm
+from ..suites.gemm.suite import check_fp16_accumulation, check_gemm
 from .kernels import Shape, parse_units
 from .model import PathTiming
 from .models import INPUT_NAME, OUTPUT_NAME, BuiltModel, build_model, default_cache_dir

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..clocks import pass_clock, theoretical_clock_mhz
-from ..suites.matrix_kernels import PRECISION_BY_DTYPE, parse_matrix_class
+from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
 from ..text import percent
-from .levels import HIERARCHY_SUITE, WORKING_SET
-from .plateaus import DRAM
+from ..suites.hierarchy.levels import HIERARCHY_SUITE, WORKING_SET
+from ..suites.hierarchy.plateaus import DRAM
 from .records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
 
 __all__ = ["TOLERANCE", "MIN_SAMPLE_S", "DRAM_CLASS", "OVER_MARK", "CACHE_RESIDENT", "CLOCK_MISREAD", "TIMER_ERROR", "Limit", "Limits", "check_limits",

@@ -2,8 +2,9 @@
 
 :func:`write_run_files` writes every file atomically into a directory and says which it wrote and
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
-figure needs sweep measurements; the memory-hierarchy figure, written only for a run that measured
-the hierarchy suite, its working-set points). A file that fails to write raises OSError naming it; what was
+figure needs sweep measurements; the figures of the suites' sections,
+:func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
+them, e.g. the memory hierarchy's working-set points). A file that fails to write raises OSError naming it; what was
 written before stays.
 """
 
@@ -15,24 +16,26 @@ from typing import List, Sequence, Tuple, Union
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from .hierarchy_plot import plot_hierarchy
+from ..suites import registry
 from .html import to_html
-from .levels import level_curves
 from .plot import plot_roofline
 from .report import to_markdown
-from .rules_plot import RULE_FIGURES
 from .run import Run
 from .selection import select_ceilings
 from .sweep_plot import plot_sweep, sweep_series
 from .tables import missing_ceilings, model_of
 
-__all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
+__all__ = ["RUN_FILES", "suite_figure_files", "write_run_files", "no_ceilings_message"]
 
-#: The files :func:`write_run_files` writes, in order.
+#: The files :func:`write_run_files` writes of every run, in order (then :func:`suite_figure_files`).
 RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
-                              "sweep.svg", "hierarchy.png", "hierarchy.svg")
-#: The figures of the opt-in access, occupancy and dualissue suites, written when the run has them.
-RULE_FILES: Tuple[str, ...] = tuple(f"{stem}.{ext}" for stem, _draw, _caption in RULE_FIGURES for ext in ("png", "svg"))
+                              "sweep.svg")
+
+
+def suite_figure_files() -> Tuple[str, ...]:
+    """The figures of the suites' sections (:func:`~apple_roofline.suites.registry.figures`), PNG and
+    SVG each, in report order: written where the run has something for them."""
+    return tuple(f"{f.stem}.{ext}" for f in registry.figures() for ext in ("png", "svg"))
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
@@ -51,8 +54,8 @@ def no_ceilings_message(run: Run, source: object) -> str:
 
 
 def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
-    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, and :data:`RULE_FILES` whose suites
-    the run measured.
+    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, and those of
+    :func:`suite_figure_files` the run has something for.
 
     Args:
         run: the run.
@@ -94,14 +97,9 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
             files.write(name, lambda p: save_figure(sweep, p))
     else:
         files.skip("no sweep plot: the run has no valid sweep measurements")
-    for stem, draw, _caption in RULE_FIGURES:
-        fig = draw(run)
+    for figure in registry.figures():
+        fig = figure.draw(run)
         if fig is not None:
-            for name in (f"{stem}.png", f"{stem}.svg"):
+            for name in (f"{figure.stem}.png", f"{figure.stem}.svg"):
                 files.write(name, lambda p: save_figure(fig, p))
-    if level_curves(run.measurements):
-        hierarchy = plot_hierarchy(run.measurements, ceilings=run.ceilings,
-                                   title=model.title if model else run.device_name)
-        for name in ("hierarchy.png", "hierarchy.svg"):
-            files.write(name, lambda p: save_figure(hierarchy, p))
     return files.written, files.problems

@@ -53,7 +53,7 @@ from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, 
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
-from .levels import working_set_text
+from ..suites.hierarchy.levels import working_set_text
 from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement
