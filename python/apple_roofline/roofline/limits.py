@@ -60,7 +60,7 @@ CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
 def gemm_class_of(dtype: str) -> str:
     """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
     (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
-    formats -> ``"GEMM FP8"`` (the precision's :attr:`~.matrix_kernels.MatrixPrecision.gemm`)."""
+    formats -> ``"GEMM FP8"`` (the precision's :attr:`~apple_roofline.suites.matrix.kernels.MatrixPrecision.gemm`)."""
     p = PRECISION_BY_DTYPE.get(dtype)
     return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
 
@@ -81,7 +81,7 @@ class Limit:
 def figure_of(m: Measurement) -> float:
     """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
     for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
-    (as its curve is drawn and its level found, :mod:`.levels`), else at the median."""
+    (as its curve is drawn and its level found, :mod:`apple_roofline.suites.hierarchy.levels`), else at the median."""
     if m.ceiling_kind == "compute":
         return m.gflops
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps

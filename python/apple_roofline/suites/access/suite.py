@@ -1,7 +1,7 @@
 """The ``access`` suite: the guide's memory-access rules measured (docs/design.md, "The access-pattern
 rules"): effective bandwidth against stride (1, 2, 4 … 32 elements) and against load width (32-bit
 scalar, 2- and 4-wide vectors), at two working sets. The kernels, their counting and their NumPy
-reference are :mod:`.access_kernels`'.
+reference are :mod:`.kernels`'.
 
 Levels (``params.level``):
 

@@ -1,6 +1,6 @@
 """The ``dualissue`` suite: whether a core issues an FP32 instruction in the same cycle as an FP16 or
 an integer one (docs/design.md, "Dual issue"). The kernels, their counting and their NumPy
-references are :mod:`.dualissue_kernels`'.
+references are :mod:`.kernels`'.
 
 Every DUAL_KERNELS kernel at F = DUAL_F on 4 MiB of input (the peak suite's buffer), rounded up on
 GPUs to whole waves, at least MIN_WAVES, as the peak suite does, so the time is the issue rate of
@@ -29,7 +29,7 @@ def dual_case(dk: DualKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
               constants: Constants, extra: Dict[str, Any], refs: Dict[str, np.ndarray]) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``dk`` at F steps per chain; ``refs`` maps each kind to its reference over one period
-    of :func:`.dualissue_kernels.dual_input` (filled here where missing)."""
+    of :func:`.kernels.dual_input` (filled here where missing)."""
     x = dual_input()
     for kind in dk.kinds:
         if kind not in refs:

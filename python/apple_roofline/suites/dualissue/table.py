@@ -47,7 +47,7 @@ def _per_item_s(m: Measurement) -> Optional[float]:
 def dual_ratios(run: Run) -> List[Tuple[str, str, str, float, float, float]]:
     """Per measured pair (A, B, mixed): the median seconds per work item of A alone, B alone and
     mixed (every kernel does the same operations per work item as the docstring of
-    :mod:`apple_roofline.suites.dualissue_kernels` says, while launches hold different numbers of
+    :mod:`apple_roofline.suites.dualissue.kernels` says, while launches hold different numbers of
     work items), from valid measurements of the ``dualissue`` suite; pairs missing a kernel are left
     out."""
     t = {m.kernel: s for m in of_suite(run, DUALISSUE_SUITE) if m.valid for s in [_per_item_s(m)] if s is not None}

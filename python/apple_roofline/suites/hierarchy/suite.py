@@ -24,7 +24,7 @@ octave (half as many with ``quick``), then DRAM's (:func:`dram_points`: far enou
 cache that no cache can raise them by more than 5 %); the default run's form (``sweep=levels``) a
 few points inside each documented level and DRAM's (:func:`level_points`). Every point records the level
 that holds it by the documented sizes (:mod:`apple_roofline.theoretical.caches`), which name the
-plateaus found on reading (:mod:`apple_roofline.roofline.levels`).
+plateaus found on reading (:mod:`apple_roofline.suites.hierarchy.levels`).
 
 Passes per launch: a power of two, at least 2, chosen so that a launch lasts about
 :data:`LAUNCH_S` at the bandwidth the kernel reached at the previous working set (before the first

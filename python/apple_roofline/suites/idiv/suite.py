@@ -1,6 +1,6 @@
 """The ``idiv`` suite: what one 32-bit integer divide or modulo costs, by where the divisor comes from
 (a power-of-two literal, a literal, a specialisation constant, a kernel argument), unsigned and
-signed. The kernels, their counting and their NumPy reference are :mod:`.idiv_kernels`'.
+signed. The kernels, their counting and their NumPy reference are :mod:`.kernels`'.
 
 Opt-in: ``--suite idiv`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`): it sets no
 roofline ceiling, and a run of every default suite should not grow by sixteen kernels few users ask
@@ -37,11 +37,11 @@ def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
               ref: Optional[np.ndarray] = None) -> Case:
     """Write the input pattern, fill the output with the reference's complement and describe one
     timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``. ``ref`` is the
-    reference over one period of :func:`.idiv_kernels.idiv_input` when already computed (a case
+    reference over one period of :func:`.kernels.idiv_input` when already computed (a case
     rebound to another block size keeps its own).
 
     Raises:
-        ValueError: ``d`` is 0 or outside 3 to 2^31-1 (:func:`.idiv_kernels.check_divisor`), before
+        ValueError: ``d`` is 0 or outside 3 to 2^31-1 (:func:`.kernels.check_divisor`), before
             any buffer is written. ``extra`` adds to the recorded parameters (e.g. ``waves``).
     """
     d = check_divisor(d)

@@ -1,6 +1,6 @@
 """The integer-divide table of a run's report: what one divide costs by where its divisor comes from.
 
-Built from the run's ``idiv`` measurements (:mod:`apple_roofline.suites.idiv`); None when it has
+Built from the run's ``idiv`` measurements (:mod:`.suite`); None when it has
 none, so the section appears only in runs that measured the suite. Per measurement:
 
 - **ns/op** = median time per launch / operations per launch × 1e9: the device's throughput per
@@ -31,7 +31,7 @@ __all__ = ["IDIV_SUITE", "idiv_table", "fma_lane_cycles_per_s"]
 
 #: The suite whose measurements the table shows.
 IDIV_SUITE = "idiv"
-#: Where the divisor comes from, by the kernel name's suffix (apple_roofline.suites.idiv_kernels).
+#: Where the divisor comes from, by the kernel name's suffix (apple_roofline.suites.idiv.kernels).
 _SOURCES = {"pow2_literal": "power-of-two literal", "literal": "literal", "constant": "specialisation constant",
             "argument": "kernel argument"}
 

@@ -1,9 +1,9 @@
 """The ``matrix`` suite: the peak of the GPU's matrix hardware, one tile product repeated in registers
 over a sweep of tile shapes and precisions (the kernels, counting and reference are
-:mod:`.matrix_kernels`'; docs/design.md, "Matrix units").
+:mod:`.kernels`'; docs/design.md, "Matrix units").
 
 A plain ``run`` measures one tile per precision and instruction (:data:`SHAPES_OPTION` =
-:data:`LARGEST`: :func:`~.matrix_kernels.largest_shape`'s rule, seconds instead of the sweep's half
+:data:`LARGEST`: :func:`~.kernels.largest_shape`'s rule, seconds instead of the sweep's half
 minute), so the first figure a user gets shows the matrix units' ceilings; ``--suite matrix`` measures
 the whole sweep (:data:`SWEEP`). Every shape of every precision is reported: measured
 (valid, or invalid with the first wrong element), or skipped with the reason (the instruction cannot
@@ -39,12 +39,12 @@ __all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_
            "unsupported", "SHAPES_OPTION", "SWEEP", "LARGEST"]
 
 #: Work groups per launch of the mma.sync and Metal APIs before rounding to whole waves, and with
-#: ``--quick`` (each API's :attr:`~.matrix_kernels.MatrixApi.groups`).
+#: ``--quick`` (each API's :attr:`~.kernels.MatrixApi.groups`).
 GROUPS, GROUPS_QUICK = API_BY_NAME["mma"].groups
 #: Threads per block / threadgroup of those APIs (4 work groups).
 BLOCK = API_BY_NAME["mma"].block
 #: ``SuiteContext.options`` key: which tiles the suite measures, :data:`SWEEP` (every shape of each
-#: API, the default) or :data:`LARGEST` (one per precision and API, :func:`~.matrix_kernels.largest_shape`;
+#: API, the default) or :data:`LARGEST` (one per precision and API, :func:`~.kernels.largest_shape`;
 #: what a run with no suites named measures).
 SHAPES_OPTION = "matrix_shapes"
 SWEEP, LARGEST = "sweep", "largest"
@@ -124,8 +124,8 @@ def _mpp_source(text: str, m: int, n: int, k: int) -> str:
 
 
 class MatrixSuite(Suite):
-    """Every tile shape of each matrix API of the backend (:data:`~.matrix_kernels.APIS`; the
-    API's :attr:`~.matrix_kernels.MatrixApi.shapes`) for every precision."""
+    """Every tile shape of each matrix API of the backend (:data:`~.kernels.APIS`; the
+    API's :attr:`~.kernels.MatrixApi.shapes`) for every precision."""
 
     name = "matrix"
 
@@ -136,7 +136,7 @@ class MatrixSuite(Suite):
 
     def _shapes(self, api: MatrixApi, p: MatrixPrecision) -> Tuple[Tuple[int, int, int], ...]:
         """The tiles of ``api`` measured for ``p``: all of its sweep, or with :data:`LARGEST` the one
-        :func:`~.matrix_kernels.largest_shape` picks (the whole sweep where it picks none, so that
+        :func:`~.kernels.largest_shape` picks (the whole sweep where it picks none, so that
         every shape's reason is still reported)."""
         if self.ctx.options.get(SHAPES_OPTION, SWEEP) == LARGEST:
             best = largest_shape(api, p)

@@ -2,7 +2,7 @@
 shape of each precision and instruction beside the vendor GEMM and the theoretical peak of the same
 precision, the latter also at the effective clock its best shape ran at (docs/design.md, "Clocks").
 
-Built from the run's ``matrix`` measurements and skips (:mod:`apple_roofline.suites.matrix`); None
+Built from the run's ``matrix`` measurements and skips (:mod:`.suite`); None
 when it has neither, so the section appears only in runs that asked for the suite. OPS per tile =
 ITERS · REPS · 2·M·N·K (docs/design.md, "Matrix units"); the rate is the median's, in GFLOP/s (GOP/s
 for INT8, as the int8 GEMM's).
