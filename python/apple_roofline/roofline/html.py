@@ -1,7 +1,8 @@
 """The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
 
 ``report.html`` holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
-the figures of the suites' sections (:mod:`apple_roofline.suites.registry`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
+the figures of the suites' sections (:mod:`apple_roofline.suites.registry`) as inline SVG, and the
+report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
 kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
 its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'
 gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
@@ -135,10 +136,11 @@ def _section_html(run: Run, section: registry.Section, tips: Mapping[str, str]) 
         return []
     first = tables[0]
     parts = [f"<h2>{html.escape(section.title)}</h2>"] + [f"<p>{_inline(n)}</p>" for n in first.notes]
-    fig = section.figure.draw(run) if section.figure is not None else None
-    if fig is not None and section.figure is not None:
-        svg = figure_bytes(fig, "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips), section.figure.caption))
+    figure = section.figure
+    drawn = figure.draw(run) if figure is not None else None
+    if figure is not None and drawn is not None:
+        svg = figure_bytes(drawn, "svg").decode("utf-8")
+        parts.append(_figure(svg_with_tooltips(svg, tips), figure.caption))
     parts.append(table_html(Table(first.header, first.rows, first.align)))
     return parts + [table_html(t) for t in tables[1:]]
 

@@ -4,8 +4,8 @@
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
 figure needs sweep measurements; the figures of the suites' sections,
 :func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
-them, e.g. the memory hierarchy's working-set points). A file that fails to write raises OSError naming it; what was
-written before stays.
+them, e.g. the memory hierarchy's working-set points). A file that fails to write raises OSError
+naming it; what was written before stays.
 """
 
 from __future__ import annotations
@@ -25,17 +25,11 @@ from .selection import select_ceilings
 from .sweep_plot import plot_sweep, sweep_series
 from .tables import missing_ceilings, model_of
 
-__all__ = ["RUN_FILES", "suite_figure_files", "write_run_files", "no_ceilings_message"]
+__all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
 
-#: The files :func:`write_run_files` writes of every run, in order (then :func:`suite_figure_files`).
+#: The files :func:`write_run_files` writes of every run, in order (then the suites' figures).
 RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
                               "sweep.svg")
-
-
-def suite_figure_files() -> Tuple[str, ...]:
-    """The figures of the suites' sections (:func:`~apple_roofline.suites.registry.figures`), PNG and
-    SVG each, in report order: written where the run has something for them."""
-    return tuple(f"{f.stem}.{ext}" for f in registry.figures() for ext in ("png", "svg"))
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
@@ -54,8 +48,9 @@ def no_ceilings_message(run: Run, source: object) -> str:
 
 
 def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
-    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, and those of
-    :func:`suite_figure_files` the run has something for.
+    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, then each suite's figure
+    (:func:`~apple_roofline.suites.registry.figures`) the run has something for, as
+    ``<stem>.png`` and ``<stem>.svg``.
 
     Args:
         run: the run.

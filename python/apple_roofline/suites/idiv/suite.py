@@ -2,7 +2,7 @@
 (a power-of-two literal, a literal, a specialisation constant, a kernel argument), unsigned and
 signed. The kernels, their counting and their NumPy reference are :mod:`.kernels`'.
 
-Opt-in: ``--suite idiv`` (not among :data:`~apple_roofline.suites.DEFAULT_SUITES`): it sets no
+Opt-in: ``--suite idiv`` (not a default suite: its :mod:`.spec`): it sets no
 roofline ceiling, and a run of every default suite should not grow by sixteen kernels few users ask
 for. Every kernel runs IDIV_F = 256 dependent operations per work item over IDIV_ITEMS work items
 (IDIV_ITEMS_QUICK with ``--quick``), rounded up on GPUs to whole waves, at least MIN_WAVES, as the
