@@ -129,20 +129,21 @@ def _figure(svg: str, caption: str) -> str:
 
 
 def _section_html(run: Run, section: registry.Section, tips: Mapping[str, str]) -> List[str]:
-    """A suite's section (:class:`~apple_roofline.suites.registry.Section`): its heading, its first
-    table's notes, its figure where the run has one, then its tables; nothing when it has no table."""
+    """A suite's section (:class:`~apple_roofline.suites.registry.Section`): its heading and its
+    tables; in a section with a figure, its first table's notes, the figure where the run has one,
+    then the tables. Nothing when it has no table."""
     tables = section.tables(run)
     if not tables:
         return []
-    first = tables[0]
-    parts = [f"<h2>{html.escape(section.title)}</h2>"] + [f"<p>{_inline(n)}</p>" for n in first.notes]
-    figure = section.figure
-    drawn = figure.draw(run) if figure is not None else None
-    if figure is not None and drawn is not None:
-        svg = figure_bytes(drawn, "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips), figure.caption))
-    parts.append(table_html(Table(first.header, first.rows, first.align)))
-    return parts + [table_html(t) for t in tables[1:]]
+    parts = [f"<h2>{html.escape(section.title)}</h2>"]
+    figure, first = section.figure, tables[0]
+    if figure is not None:
+        parts += [f"<p>{_inline(n)}</p>" for n in first.notes]
+        drawn = figure.draw(run)
+        if drawn is not None:
+            parts.append(_figure(svg_with_tooltips(figure_bytes(drawn, "svg").decode("utf-8"), tips), figure.caption))
+        first = Table(first.header, first.rows, first.align)
+    return parts + [table_html(t) for t in (first, *tables[1:])]
 
 
 def _kv_table(rows: Sequence[Sequence[object]]) -> str:

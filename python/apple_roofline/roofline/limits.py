@@ -29,9 +29,9 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..clocks import pass_clock, theoretical_clock_mhz
 from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
 from ..text import percent
-from ..suites.hierarchy.levels import HIERARCHY_SUITE, WORKING_SET
+from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
-from .records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
+from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
 __all__ = ["TOLERANCE", "MIN_SAMPLE_S", "DRAM_CLASS", "OVER_MARK", "CACHE_RESIDENT", "CLOCK_MISREAD", "TIMER_ERROR", "Limit", "Limits", "check_limits",
            "figure_of", "gemm_class_of", "share_text", "flagged_cell", "limit_warnings", "over_limit_text",

@@ -26,9 +26,8 @@ import numpy.typing as npt
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..text import date_of
-from ..suites.hierarchy.levels import WORKING_SET
 from ..suites.registry import suite_ceilings
-from .records import Ceiling, Measurement, format_params
+from .records import WORKING_SET, Ceiling, Measurement, format_params
 
 __all__ = [
     "COMPUTE_BOUND",

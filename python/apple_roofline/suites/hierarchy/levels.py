@@ -27,24 +27,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...sizes import format_size
 from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
-from ...roofline.records import Ceiling, Measurement
+from ...roofline.records import WORKING_SET, Ceiling, Measurement
 
-__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "WORKING_SET", "LevelCurve", "level_curves", "level_ceilings", "without_over_limit",
-           "level_ceiling_name", "level_warnings", "min_points", "working_set_text"]
+__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "LevelCurve", "level_curves", "level_ceilings", "without_over_limit",
+           "level_ceiling_name", "level_warnings", "min_points"]
 
 #: The suite whose measurements make the curves.
 HIERARCHY_SUITE = "hierarchy"
 #: The kernel whose plateaus become the level ceilings (per-lane reads; read-modify-write is shown
 #: beside it, not made a ceiling).
 LEVEL_KERNEL = "read"
-#: The parameter holding a measurement's working set, bytes.
-WORKING_SET = "working_set_bytes"
-
-
-def working_set_text(ws: Tuple[int, int]) -> str:
-    """``"4 KiB–71.2 KiB"`` (one size when both ends are equal): a level ceiling's working sets."""
-    lo, hi = ws
-    return format_size(lo) if lo == hi else f"{format_size(lo)}–{format_size(hi)}"
 
 
 def level_ceiling_name(level: str) -> str:
