@@ -135,18 +135,31 @@ def _discover() -> Tuple[SuiteSpec, ...]:
     for info in pkgutil.iter_modules(package.__path__):
         if not info.ispkg or info.name in found:
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}.{SPEC_MODULE}")
+        name = f"{package.__name__}.{info.name}.{SPEC_MODULE}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            raise ImportError(f"suites/{info.name}/ has no {SPEC_MODULE}.py: every folder of suites/ is a suite, "
+                              "registered by SPEC in its spec.py (docs/design.md, \"Adding a suite\")") from None
         entry = getattr(module, "SPEC", None)
         if not isinstance(entry, SuiteSpec):
-            raise TypeError(f"{module.__name__} defines no SPEC (a SuiteSpec): every folder of suites/ is a suite")
+            raise TypeError(f"{name} defines no SPEC (a SuiteSpec): every folder of suites/ is a suite")
         if entry.name != info.name:
-            raise ValueError(f"{module.__name__}: SPEC.name {entry.name!r} differs from its folder {info.name!r}")
+            raise ValueError(f"{name}: SPEC.name {entry.name!r} differs from its folder {info.name!r}")
         found[entry.name] = entry
     return tuple(sorted(found.values(), key=lambda s: (s.order, s.name)))
 
 
 def specs() -> Tuple[SuiteSpec, ...]:
-    """Every suite, in run order (discovered on the first call)."""
+    """Every suite, in run order (discovered on the first call).
+
+    Raises:
+        ImportError: a folder of suites/ has no spec.py.
+        TypeError: its spec.py defines no SPEC.
+        ValueError: its SPEC names another suite than the folder.
+    """
     if not _FOUND:
         _FOUND.append(_discover())
     return _FOUND[0]
