@@ -154,8 +154,8 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
         winner records a working set (``working_set_bytes``: threadgroup memory) is a level
         ceiling of that working set. Then the ceilings the suites' own rules make
         (:func:`~apple_roofline.suites.registry.suite_ceilings`: the cache levels the ``hierarchy``
-        suite's working-set sweep shows, docs/design.md, "The memory hierarchy"). Bandwidth ceilings come first, each kind sorted by
-        descending value. Empty when nothing qualifies.
+        suite's working-set sweep shows, docs/design.md, "The memory hierarchy"). Bandwidth
+        ceilings come first, each kind sorted by descending value. Empty when nothing qualifies.
 
     Raises:
         ValueError: if one ``ceiling_class`` is used with both kinds.

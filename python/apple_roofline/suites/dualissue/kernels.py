@@ -14,7 +14,8 @@ each (F even), from eight input floats x:
 So a mixed kernel runs exactly the operations of its two single kernels together. If the core
 issues the two kinds in the same cycle, the mixed kernel takes as long as the slower of the two
 alone; if it issues one instruction per cycle, as long as their sum. The suite reports
-``mixed / (A + B)`` and ``mixed / max(A, B)`` from the medians (:func:`apple_roofline.suites.dualissue.table.dualissue_table`).
+``mixed / (A + B)`` and ``mixed / max(A, B)`` from the medians
+(:func:`apple_roofline.suites.dualissue.table.dualissue_table`).
 
 The FP32 and integer results depend on every step (a kernel that ran F - 2 steps fails); FP16
 chains reach a rounding fixed point of the map within a few hundred steps, as the peak suite's FP16

@@ -1,7 +1,7 @@
 """The threadgroup-memory figure (docs/design.md, "Threadgroup memory and occupancy"): GB/s against
-the threadgroup memory each threadgroup declares, with CUDA's resident blocks per SM on a second axis
-where the run recorded them and the sizes the guide's table names marked; from a run's valid
-``occupancy`` measurements (None when it has none). Every marker and bar carries the gid of its measurement
+the threadgroup memory each threadgroup declares, with CUDA's resident blocks per SM on a second
+axis where the run recorded them and the sizes the guide's table names marked; from a run's valid
+``occupancy`` measurements (None when it has none). Every marker carries the gid of its measurement
 (:func:`~apple_roofline.roofline.plot.measurement_gid`), so the HTML report's hover text names it.
 """
 
