@@ -56,7 +56,7 @@ def test_every_folder_is_a_suite_in_run_order() -> None:
     orders = [s.order for s in registry.specs()]
     assert orders == sorted(orders) and set(registry.default_suites()) < set(names)
     assert list(registry.budgets_s()) == list(names) and all(b > 0 for b in registry.budgets_s().values())
-    assert [s.title for s in registry.sections()] == [s.title for s in sorted(
+    assert [s.title for _spec, s in registry.sections()] == [s.title for s in sorted(
         (sec for spec in registry.specs() for sec in spec.sections), key=lambda sec: sec.order)]
 
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, TypeVar, Union
 
 import typer
 
@@ -29,12 +29,11 @@ from .common import (
     prepare_out,
     print_written,
     real_command,
-    warn,
+    write_partial,
 )
 from .journal import RESUME_HELP, study_journal
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
-from .signals import interrupted_code, interrupted_words
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
@@ -172,7 +171,6 @@ def run(
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps
-    from ..roofline.selection import parse_ceilings_option
     from ..sizes import parse_size
 
     # -- validate everything before measuring: the library's checks, its messages
@@ -186,13 +184,15 @@ def run(
         except ValueError as exc:  # names the text and the accepted form
             fail(f"--array-size: {exc}", EXIT_USAGE)
     try:
-        which = parse_ceilings_option(ceilings)
-    except ValueError as exc:
-        fail(f"--ceilings: {exc}", EXIT_USAGE)
-    try:
         from ..roofline import runner
+        from ..roofline.ceiling_names import known_ceiling_names
+        from ..roofline.selection import parse_ceilings_option
     except ImportError as exc:
         import_failure(exc)
+    try:
+        which = parse_ceilings_option(ceilings, known_ceiling_names())  # before measuring: every name a run can hold
+    except OptionError as exc:
+        fail_option(exc)
     backend_error = backend_error_type()
     try:
         suites = runner.parse_suites(suite) if suite is not None else None
@@ -221,7 +221,7 @@ def run(
                                          progress=progress, command=real_command(), power_window=power_window,
                                          tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
     except runner.RunInterrupted as exc:
-        _write_interrupted(exc.partial, out, which)
+        write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
@@ -290,18 +290,3 @@ def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:
         fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
-
-
-def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]]) -> NoReturn:
-    from ..roofline.outputs import write_run_files
-
-    words = interrupted_words()
-    try:
-        _, problems = write_run_files(partial, out, ceilings=which)
-    except (OSError, ValueError) as write_exc:
-        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
-        fail(f"{words}, and the partial results could not be written to {out}: {why}", interrupted_code())
-    for p in problems:
-        warn(p)
-    typer.echo(f"{words}: partial results written to {out}", err=True)
-    raise typer.Exit(interrupted_code())

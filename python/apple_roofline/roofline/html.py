@@ -16,15 +16,15 @@ import re
 from typing import Dict, List, Mapping, Sequence, Union
 
 from ..figures import figure_bytes
-from ..study.markdown import INTERRUPTED, resumed_line, tool_line
+from ..study.markdown import resumed_line, status_text, tool_line
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
-from .plot import measurement_gid, plot_roofline
+from .plot import measurement_gid
 from .records import Ceiling, Measurement, format_params
 from .run import Run
-from .sweep_plot import plot_sweep, sweep_series
 from ..suites import registry
 from .clock_table import clock_table
 from .limits import OVER_MARK
+from .run_figures import roofline_figure, suite_figure, sweep_figure
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
@@ -128,10 +128,10 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
-def _section_html(run: Run, section: registry.Section, tips: Mapping[str, str]) -> List[str]:
-    """A suite's section (:class:`~apple_roofline.suites.registry.Section`): its heading and its
-    tables; in a section with a figure, its first table's notes, the figure where the run has one,
-    then the tables. Nothing when it has no table."""
+def _section_html(run: Run, suite: str, section: registry.Section, tips: Mapping[str, str]) -> List[str]:
+    """A section of ``suite`` (:class:`~apple_roofline.suites.registry.Section`): its heading and its
+    tables; in a section with a figure, its first table's notes, the figure where the run has one
+    (:func:`~.run_figures.suite_figure`), then the tables. Nothing when it has no table."""
     tables = section.tables(run)
     if not tables:
         return []
@@ -139,7 +139,7 @@ def _section_html(run: Run, section: registry.Section, tips: Mapping[str, str]) 
     figure, first = section.figure, tables[0]
     if figure is not None:
         parts += [f"<p>{_inline(n)}</p>" for n in first.notes]
-        drawn = figure.draw(run)
+        drawn = suite_figure(run, suite, figure)
         if drawn is not None:
             parts.append(_figure(svg_with_tooltips(figure_bytes(drawn, "svg").decode("utf-8"), tips), figure.caption))
         first = Table(first.header, first.rows, first.align)
@@ -153,7 +153,8 @@ def _kv_table(rows: Sequence[Sequence[object]]) -> str:
 def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
     """The run as one self-contained HTML page (str).
 
-    Holds: the title and, for an interrupted run, a banner; the roofline figure (the ``ceilings``
+    Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
+    with its status; the roofline figure (the ``ceilings``
     chosen, :func:`~.selection.select_ceilings`) and the sweep figure as inline SVG with hover text
     on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
     suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
@@ -172,19 +173,19 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
     ]
-    if not run.complete:
-        parts.append(f'<p class="banner">{INTERRUPTED}.</p>')
+    if run.partial:
+        parts.append(f'<p class="banner">{html.escape(status_text(run))}.</p>')
     model = model_of(run)
     if model is None:
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
-        svg = figure_bytes(plot_roofline(model, ceilings=ceilings), "svg").decode("utf-8")
+        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings), "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
                              "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
-    if sweep_series(run.measurements):
-        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+    sweep = sweep_figure(run, model)
+    if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
@@ -196,8 +197,8 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
-    for section in registry.sections():
-        parts += _section_html(run, section, tips)
+    for spec, section in registry.sections():
+        parts += _section_html(run, spec.name, section, tips)
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")
@@ -214,7 +215,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts.append(_kv_table([
         ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
         ("Host", key_value_pairs(run.host)), ("Device", key_value_pairs(run.device)),
-        ("Command", " ".join(run.command) or DASH), ("Status", "complete" if run.complete else INTERRUPTED),
+        ("Command", " ".join(run.command) or DASH), ("Status", status_text(run)),
         *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
         ("Schema version", run.schema_version),
     ]))

@@ -4,8 +4,9 @@
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
 figure needs sweep measurements; the figures of the suites' sections,
 :func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
-them, e.g. the memory hierarchy's working-set points). A file that fails to write raises OSError
-naming it; what was written before stays.
+them, e.g. the memory hierarchy's working-set points). A figure of a partial run says under its axes
+what it lacks (:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was
+written before stays.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from typing import List, Sequence, Tuple, Union
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from ..suites import registry
 from .html import to_html
-from .plot import plot_roofline
 from .report import to_markdown
 from .run import Run
+from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .selection import select_ceilings
-from .sweep_plot import plot_sweep, sweep_series
 from .tables import missing_ceilings, model_of
 
 __all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
@@ -83,18 +82,16 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
     if model is None:
         files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
-        fig = plot_roofline(model, ceilings=ceilings)
+        fig = roofline_figure(run, model, ceilings=ceilings)
         for name in ("roofline.png", "roofline.svg"):
             files.write(name, lambda p: save_figure(fig, p))
-    if sweep_series(run.measurements):
-        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+    sweep = sweep_figure(run, model)
+    if sweep is not None:
         for name in ("sweep.png", "sweep.svg"):
             files.write(name, lambda p: save_figure(sweep, p))
     else:
         files.skip("no sweep plot: the run has no valid sweep measurements")
-    for figure in registry.figures():
-        fig = figure.draw(run)
-        if fig is not None:
-            for name in (f"{figure.stem}.png", f"{figure.stem}.svg"):
-                files.write(name, lambda p: save_figure(fig, p))
+    for stem, fig in suite_figures(run):
+        for name in (f"{stem}.png", f"{stem}.svg"):
+            files.write(name, lambda p: save_figure(fig, p))
     return files.written, files.problems

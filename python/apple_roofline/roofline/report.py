@@ -52,8 +52,9 @@ def to_markdown(run: Run) -> str:
     FLOP/B, median GFLOP/s, GB/s, CV, valid), the sections of the suites that have one where the run
     measured them (:func:`~apple_roofline.suites.registry.sections`: integer divide, memory hierarchy,
     matrix units, the rules), clocks and power (where the run sampled them: power,
-    GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. An interrupted run
-    (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
+    GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. A partial run
+    (interrupted, or a suite cut by its budget) says so under the title and in its status
+    (:func:`~apple_roofline.study.markdown.status_text`). Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
     """
     lines: List[str] = title_lines("Roofline", run)
@@ -74,7 +75,7 @@ def to_markdown(run: Run) -> str:
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:
             lines += ["", timer]
-    for section in registry.sections():
+    for _suite, section in registry.sections():
         tables = section.tables(run)
         if tables:
             lines += ["", f"## {section.title}", ""]

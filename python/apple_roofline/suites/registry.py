@@ -225,12 +225,13 @@ def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:
     return [w for s in specs() for w in s.warnings(measurements)]
 
 
-def sections() -> List[Section]:
-    """Every suite's report sections, in report order (:attr:`Section.order`, then run order)."""
-    ranked = [(sec.order, i, sec) for i, s in enumerate(specs()) for sec in s.sections]
-    return [sec for _order, _i, sec in sorted(ranked, key=lambda r: (r[0], r[1]))]
+def sections() -> List[Tuple[SuiteSpec, Section]]:
+    """Every suite's report sections with their suite, in report order (:attr:`Section.order`, then
+    run order)."""
+    ranked = [(sec.order, i, s, sec) for i, s in enumerate(specs()) for sec in s.sections]
+    return [(s, sec) for _order, _i, s, sec in sorted(ranked, key=lambda r: (r[0], r[1]))]
 
 
-def figures() -> List[SuiteFigure]:
-    """Every suite's figures, in report order."""
-    return [sec.figure for sec in sections() if sec.figure is not None]
+def figures() -> List[Tuple[SuiteSpec, SuiteFigure]]:
+    """Every suite's figures with their suite, in report order."""
+    return [(s, sec.figure) for s, sec in sections() if sec.figure is not None]
