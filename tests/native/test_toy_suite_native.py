@@ -7,8 +7,8 @@ The toy suite is written into a temporary folder that is put on the suites packa
 so the repository's files stay as they are. Its kernel is one the CPU backend already has built in
 (STREAM's copy); the rest is the toy's own: a kernel table with named fields, FLOP and byte formulas,
 a NumPy reference and check, two sweep forms (the default one and the one a run that names its suites
-takes), a rule that makes a ceiling of its measurements, a warning, a device fact, a report table, a
-figure and a budget. The command runs in a child process that adds the folder before the command line
+takes), a rule that makes a ceiling of its measurements (a name ``run --ceilings`` accepts), a
+warning, a device fact, a report table, a figure and a budget. The command runs in a child process that adds the folder before the command line
 is built, as a folder dropped into ``suites/`` is found."""
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ TOY: Dict[str, str] = {
             name="toy", measure=ToySuite, order=95, budget_s=7.0, summary="toy copies, two sizes when named",
             options=lambda named: {FORM_OPTION: "named" if named else "default"},
             device_facts=lambda info: {"toy_fact": "from the toy"},
-            ceilings=toy_ceilings, warnings=toy_warnings,
+            ceilings=toy_ceilings, ceiling_names=lambda: ("Toy copy bandwidth",), warnings=toy_warnings,
             sections=(Section("Toy section", optional_tables(toy_table), order=99,
                               figure=SuiteFigure("toy", toy_figure, "The toy's copies against n.")),))
         ''',
@@ -192,8 +192,11 @@ def test_a_suite_added_as_one_folder_is_run_reported_drawn_and_named_in_the_help
     assert "dualissue 30, toy 7, hierarchy 90" in text, "--budget gives its default"
 
     out = tmp_path / "out"
-    ran = _cli(extra, ["run", "--device", "cpu", "--suite", "toy", "--reps", "3", "--quick", "--out", str(out)])
+    ran = _cli(extra, ["run", "--device", "cpu", "--suite", "toy", "--reps", "3", "--quick", "--out", str(out),
+                       "--ceilings", "Toy copy bandwidth,FP32 vector"])  # a name its spec says it can set
     assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "ceilings:" not in ran.stderr, "the figures show the chosen ceilings"
+    assert 'id="ceiling:measured:bandwidth:Toy copy bandwidth"' in (out / "roofline.svg").read_text(encoding="utf-8")
 
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     toy = [m for m in run["measurements"] if m["suite"] == "toy"]

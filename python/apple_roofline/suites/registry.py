@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 RunOf = Any
 
 __all__ = ["SuiteSpec", "Section", "SuiteFigure", "specs", "spec", "suite_names", "default_suites", "budgets_s",
-           "sections", "figures", "suite_ceilings", "suite_warnings", "suite_options", "device_facts", "refresh",
+           "sections", "figures", "suite_ceilings", "suite_ceiling_names", "suite_warnings", "suite_options", "device_facts", "refresh",
            "SPEC_MODULE", "optional_tables"]
 
 #: The module of a suite's folder that defines its ``SPEC``.
@@ -109,6 +109,8 @@ class SuiteSpec:
             device's info (the hierarchy's documented cache sizes).
         ceilings: the ceilings its rules make of a run's measurements, beside the one each kernel's
             ``ceiling_class`` sets (the hierarchy's level ceilings).
+        ceiling_names: every measured ceiling name its kernels and rules can set on any device
+            (``run --ceilings`` is checked against them before anything is measured).
         warnings: the warnings its rules give about a run's measurements.
         sections: what it adds to the reports (and, through their figures, the figures written).
     """
@@ -122,6 +124,7 @@ class SuiteSpec:
     options: Callable[[bool], Mapping[str, Any]] = _no_options
     device_facts: Callable[[Mapping[str, Any]], Mapping[str, Any]] = _no_facts
     ceilings: Callable[[Sequence["Measurement"]], Sequence["Ceiling"]] = _none
+    ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
     sections: Tuple[Section, ...] = ()
 
@@ -218,6 +221,11 @@ def device_facts(names: Sequence[str], info: Mapping[str, Any]) -> Dict[str, Any
 def suite_ceilings(measurements: Sequence["Measurement"]) -> List["Ceiling"]:
     """The ceilings every suite's rules make of ``measurements``."""
     return [c for s in specs() for c in s.ceilings(measurements)]
+
+
+def suite_ceiling_names() -> List[str]:
+    """Every measured ceiling name any suite can set (:attr:`SuiteSpec.ceiling_names`), in run order."""
+    return [n for s in specs() for n in s.ceiling_names()]
 
 
 def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:

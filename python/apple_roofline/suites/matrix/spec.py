@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, List, Mapping
 
 from ..registry import Section, SuiteSpec
+from .kernels import APIS, PRECISIONS
 from .suite import LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite
 from .table import matrix_tables
 
@@ -17,6 +18,11 @@ def _shapes(named: bool) -> Mapping[str, Any]:
     return {SHAPES_OPTION: SWEEP if named else LARGEST}
 
 
+def _ceiling_names() -> List[str]:
+    """The matrix units' class of every precision each instruction has."""
+    return [api.ceiling_class(p) for api in APIS for p in PRECISIONS if p.suffix not in api.missing]
+
+
 SPEC = SuiteSpec(name="matrix", measure=MatrixSuite, order=60, budget_s=120.0, default=True,
                  summary="one tile per precision and instruction by default, every tile shape when named",
-                 options=_shapes, sections=(Section("Matrix units", matrix_tables, order=30),))
+                 options=_shapes, ceiling_names=_ceiling_names, sections=(Section("Matrix units", matrix_tables, order=30),))
