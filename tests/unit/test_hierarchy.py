@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
-from apple_roofline.roofline.levels import level_ceilings, level_curves
-from apple_roofline.roofline.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
-from apple_roofline.suites.hierarchy import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
+from apple_roofline.suites.hierarchy.suite import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
                                              passes_for, plan_lanes, read_total, rmw_total, sweep_points, word_sums)
 from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, level_of, slc_level
 

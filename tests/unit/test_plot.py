@@ -379,7 +379,7 @@ def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run
     every name a run can have: the theoretical tables' of a CUDA GPU, an Apple GPU and a CPU, the
     suites' classes and the cache levels."""
     from apple_roofline.roofline.ceiling_names import known_ceiling_names
-    from apple_roofline.suites.matrix_kernels import APIS, PRECISIONS
+    from apple_roofline.suites.matrix.kernels import APIS, PRECISIONS
     from apple_roofline.theoretical import apple, cuda
 
     known = set(known_ceiling_names())

@@ -14,7 +14,8 @@ from ..measure import MAX_REPS
 from ..stats import CV_WARN, NOISY_CV
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
-from ..roofline.budget import BUDGET_HELP, suite_budgets
+from ..roofline.budget import budget_help, suite_budgets
+from ..suites import registry
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
@@ -38,9 +39,17 @@ if TYPE_CHECKING:
     from ..roofline.run import Run
     from ..roofline.runner import Tuner
 
-__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings"]
+__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings", "suite_help"]
 
 T = TypeVar("T")
+
+
+def suite_help() -> str:
+    """``run --suite``'s help, from the registry (:mod:`apple_roofline.suites.registry`): every suite in
+    run order, the default ones, and what a suite measures differently when named."""
+    forms = "; ".join(f"{s.name}: {s.summary}" for s in registry.specs() if s.summary)
+    return (f"Comma-separated suites: {','.join(registry.suite_names())} "
+            f"(default: {','.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ").")
 
 
 def parse_count(text: str, check: Callable[[object], T]) -> T:
@@ -108,7 +117,7 @@ def run(
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help=suite_help())
     ] = None,
     quick: Annotated[
         bool,
@@ -153,12 +162,12 @@ def run(
     budget: Annotated[
         Optional[str],
         typer.Option(
-            "--budget", metavar="SUITE=SECONDS,...", help=BUDGET_HELP,
+            "--budget", metavar="SUITE=SECONDS,...", help=budget_help(),
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and, with the hierarchy suite, hierarchy.png/.svg;
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps
@@ -189,9 +198,7 @@ def run(
         suites = runner.parse_suites(suite) if suite is not None else None
         sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
         if budget is not None:
-            from ..suites import DEFAULT_SUITES
-
-            suite_budgets(suites or DEFAULT_SUITES, quick, budget)
+            suite_budgets(suites or registry.default_suites(), quick, budget)
         if is_device_list(device):
             prepare_out(out)
             return run_on_node(ctx, str(device), out, outlier_pct, "run.json")

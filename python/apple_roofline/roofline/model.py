@@ -26,8 +26,8 @@ import numpy.typing as npt
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..text import date_of
-from .levels import WORKING_SET, level_ceilings
-from .records import Ceiling, Measurement, format_params
+from ..suites.registry import suite_ceilings
+from .records import WORKING_SET, Ceiling, Measurement, format_params
 
 __all__ = [
     "COMPUTE_BOUND",
@@ -152,10 +152,10 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
         class, with ``from_`` the winner's label, its parameters and the sample
         count, e.g. ``"stream/triad/fp32 n=67108864 (median of 10)"``; a class whose
         winner records a working set (``working_set_bytes``: threadgroup memory) is a level
-        ceiling of that working set. Then the ceilings of the cache levels the ``hierarchy``
-        suite's working-set sweep shows (:func:`~.levels.level_ceilings`, docs/design.md,
-        "The memory hierarchy"). Bandwidth ceilings come first, each kind sorted by
-        descending value. Empty when nothing qualifies.
+        ceiling of that working set. Then the ceilings the suites' own rules make
+        (:func:`~apple_roofline.suites.registry.suite_ceilings`: the cache levels the ``hierarchy``
+        suite's working-set sweep shows, docs/design.md, "The memory hierarchy"). Bandwidth
+        ceilings come first, each kind sorted by descending value. Empty when nothing qualifies.
 
     Raises:
         ValueError: if one ``ceiling_class`` is used with both kinds.
@@ -194,7 +194,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )
-    out += level_ceilings(measurements)
+    out += suite_ceilings(measurements)
     out.sort(key=lambda c: (c.kind != "bandwidth", -c.value))
     return out
 

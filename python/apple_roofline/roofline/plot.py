@@ -53,10 +53,9 @@ from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, 
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
-from .levels import working_set_text
 from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
-from .records import Ceiling, Measurement
+from .records import Ceiling, Measurement, working_set_text
 from .selection import select_ceilings
 
 __all__ = ["plot_roofline", "clocked_theoretical", "draw_over_limit", "over_limit_legend", "OVER_LIMIT_COLOR", "CeilingClass",

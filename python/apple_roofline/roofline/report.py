@@ -18,11 +18,8 @@ from typing import List, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import markdown_table
-from .hierarchy_table import hierarchy_table
-from .idiv_table import idiv_table
+from ..suites import registry
 from .clock_table import clock_table
-from .matrix_table import matrix_shapes_table, matrix_summary_table
-from .rules_tables import RULE_SECTIONS
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
@@ -52,10 +49,9 @@ def to_markdown(run: Run) -> str:
 
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
-    FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
-    idiv suite (:func:`~.idiv_table.idiv_table`), the memory hierarchy where it measured the hierarchy
-    suite (:func:`~.hierarchy_table.hierarchy_table`), the matrix units where it measured the matrix suite
-    (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
+    FLOP/B, median GFLOP/s, GB/s, CV, valid), the sections of the suites that have one where the run
+    measured them (:func:`~apple_roofline.suites.registry.sections`: integer divide, memory hierarchy,
+    matrix units, the rules), clocks and power (where the run sampled them: power,
     GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. A partial run
     (interrupted, or a suite cut by its budget) says so under the title and in its status
     (:func:`~apple_roofline.study.markdown.status_text`). Never raises for a
@@ -79,21 +75,12 @@ def to_markdown(run: Run) -> str:
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:
             lines += ["", timer]
-    idiv = idiv_table(run)
-    if idiv is not None:
-        lines += ["", "## Integer divide", ""] + table_lines(idiv)
-    hierarchy = hierarchy_table(run)
-    if hierarchy is not None:
-        lines += ["", "## Memory hierarchy", ""] + table_lines(hierarchy)
-    shapes = matrix_shapes_table(run)
-    if shapes is not None:
-        summary = matrix_summary_table(run)
-        lines += ["", "## Matrix units", ""] + (table_lines(summary) + [""] if summary is not None else [])
-        lines += table_lines(shapes)
-    for title, build in RULE_SECTIONS:
-        rule = build(run)
-        if rule is not None:
-            lines += ["", f"## {title}", ""] + table_lines(rule)
+    for _suite, section in registry.sections():
+        tables = section.tables(run)
+        if tables:
+            lines += ["", f"## {section.title}", ""]
+            for i, table in enumerate(tables):
+                lines += ([""] if i else []) + table_lines(table)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)

@@ -24,24 +24,21 @@ from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
-from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..suites import SuiteContext
 from ..suites.base import BLOCKS_OPTION, kernel_key
-from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
-from ..theoretical.caches import hierarchy_facts
-from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
+from ..suites import registry
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
-from .levels import level_warnings
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "OPTION_FLAGS", "cv_warnings", "rate_words", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
+__all__ = ["OPTION_FLAGS", "cv_warnings", "rate_words", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
            "array_bytes_range",
            "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
            "check_sustain", "MAX_SUSTAIN_S"]
@@ -68,16 +65,17 @@ class Tuner(Protocol):
         """``"suite/kernel/dtype"`` to threads per block for the kernels of ``suite`` it has a size for."""
 
 
-def parse_suites(text: Union[str, Sequence[str]], choices: Sequence[str] = tuple(SUITES),
+def parse_suites(text: Union[str, Sequence[str]], choices: Optional[Sequence[str]] = None,
                  unknown: str = "is not a suite") -> Tuple[str, ...]:
     """Parse ``"stream,peak"`` (or ``["stream", "peak"]``) into ``("stream", "peak")``: the order of
-    ``choices`` (default SUITES), duplicates dropped. ``unknown`` is the problem a name outside
-    ``choices`` is reported with.
+    ``choices`` (default: every suite, :func:`~apple_roofline.suites.registry.suite_names`),
+    duplicates dropped. ``unknown`` is the problem a name outside ``choices`` is reported with.
 
     Raises:
         OptionError: (option ``suites``) an unknown suite, or an empty list; the message names the
             valid suites.
     """
+    choices = registry.suite_names() if choices is None else choices
     items = text.split(",") if isinstance(text, str) else list(text)
     names = [s.strip().lower() for s in items if s.strip()]
     valid = ", ".join(choices)
@@ -236,9 +234,10 @@ def run_roofline(
     journal: Optional[Journal] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak, gemm and matrix's largest tile per
-    precision and instruction; idiv and matrix's whole sweep only when named) and return the Run with
-    its ceilings.
+    with ``suites`` (default: the registry's default suites,
+    :func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed, e.g.
+    matrix's largest tile per precision and instruction; the opt-in suites and the named forms only
+    when named) and return the Run with its ceilings.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
@@ -256,7 +255,7 @@ def run_roofline(
     size before its suite is measured (docs/design.md, "Threadgroup-size tuning"); every
     measurement records the size its kernel ran at as the parameter ``block`` (where it has one).
     ``budget`` sets the seconds each suite may take (:func:`~.budget.suite_budgets`: ``"none"``,
-    ``"gemm=120"`` or a mapping; default :data:`~.budget.SUITE_BUDGET_S`, none when ``sustain_s`` or
+    ``"gemm=120"`` or a mapping; default :func:`~.budget.default_budgets`, none when ``sustain_s`` or
     ``power_window`` lengthen every measurement): checked before each case, a spent budget leaves
     the suite's remaining cases unmeasured, warned about and marked in the run's ``suite_times``
     (docs/design.md, "Time budgets"), which record every suite's seconds. ``journal`` keeps each
@@ -275,7 +274,7 @@ def run_roofline(
         RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial Run.
     """
-    suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
+    suite_names = registry.default_suites() if suites is None else parse_suites(suites)
     reps = check_reps(reps)
     sustain_s = check_sustain(sustain_s)
     budgets = suite_budgets(suite_names, quick, "none" if budget is None and (sustain_s or power_window) else budget)
@@ -286,10 +285,7 @@ def run_roofline(
     options: Dict[str, Any] = {
         "max_launch_s": 0.01 if quick else 0.05,
         "gemm_max_launch_s": 0.03 if quick else 0.25,
-        # the hierarchy suite's full working-set sweep when named, its few points per level in a
-        # default run (docs/design.md, "The memory hierarchy")
-        SWEEP_OPTION: "levels" if suites is None else "full",
-        MATRIX_SHAPES: MATRIX_SWEEP if suites is not None else MATRIX_LARGEST,  # docs/design.md, "Matrix units"
+        **registry.suite_options(suites is not None),  # each suite's sweep form, named or default (its spec)
     }
     max_warmup_s = 0.05 if quick else 0.5
     ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
@@ -332,7 +328,7 @@ def run_roofline(
         # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
         marked = check_limits(marked, peaks, {**info, **desc})
         warnings += limit_warnings(marked)
-        warnings += level_warnings(marked)  # docs/design.md, "The memory hierarchy"
+        warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
@@ -347,7 +343,7 @@ def run_roofline(
                     "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
                     **({"sustain_s": sustain_s} if sustain_s else {}),
                     **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
-                    **({"cache_levels": hierarchy_facts(info)} if "hierarchy" in suite_names else {}),
+                    **registry.device_facts(suite_names, info),
                     **({"tune": tuner.describe()} if tuner is not None else {})},
             command=tuple(command),
             measurements=marked,
@@ -367,7 +363,7 @@ def run_roofline(
         for name in suite_names:
             blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
             suite_options = {**ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else ctx.options
-            suite = SUITES[name](dataclasses.replace(ctx, options=suite_options))
+            suite = registry.spec(name).measure(dataclasses.replace(ctx, options=suite_options))
             planned = suite.total()
             if progress:
                 progress.start(name, planned)
