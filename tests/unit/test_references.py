@@ -93,7 +93,7 @@ def test_a_run_reference_keeps_its_provenance(name: str) -> None:
 
 
 def test_reading_checks_the_published_layout() -> None:
-    good = json.loads(resources.files("apple_roofline.references").joinpath("data", "m5-article.json")
+    good = json.loads(resources.files("apple_roofline.references").joinpath("data").joinpath("m5-article.json")
                       .read_text(encoding="utf-8"))
     bad = dict(good, figures=[dict(good["figures"][0], basis="rumour")])
     with pytest.raises(ResultsError, match=r"x.json: figures\[0\].basis must be one of benchmark, specification, "

@@ -30,7 +30,7 @@ _INDEX = "references.json"
 
 
 def _data(name: str) -> str:
-    return resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 def _index() -> List[Mapping[str, Any]]:
