@@ -255,3 +255,23 @@ def test_another_device_is_compared_but_not_checked(tmp_path: Path, m5_run: Run)
     assert r.exit_code == 0, r.output
     assert "Not checked, another device than the reference's NVIDIA H100 80GB HBM3 (cuda): B (Apple M5, metal)" in r.stdout
     assert "## Ceilings: ratios" in r.stdout and "outlier:" not in r.stderr
+
+
+def test_baseline_stays_the_named_run_with_a_reference_run() -> None:
+    r = runner.invoke(app, ["compare", str(DATA / "run_h100.json"), str(DATA / "run_h100_power.json"),
+                            "--reference", "h100", "--baseline", str(DATA / "run_h100_power.json")])
+    assert "Baseline: C." in r.stdout  # the reference is A, the named file C
+    assert "| C | NVIDIA H100 80GB HBM3 (cuda) — 2026-11-24 | run_h100_power.json |" in r.stdout
+    assert not lines(r.stderr, "outlier: B: ")  # the reference's own run passes; C is judged on its own
+    assert r.exit_code == (1 if lines(r.stderr, "outlier: C: ") else 0)
+
+
+def test_the_page_carries_the_published_figures(tmp_path: Path, m5_run: Run, m5_run_b: Run) -> None:
+    m5_run.save(tmp_path / "m5.json")
+    m5_run_b.save(tmp_path / "m4.json")
+    r = runner.invoke(app, ["compare", str(tmp_path / "m5.json"), str(tmp_path / "m4.json"),
+                            "--reference", "m5-article", "-o", str(tmp_path / "c.html")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "c.html").read_text(encoding="utf-8")
+    assert "<h2>Published figures: m5-article (not measured by this tool)</h2>" in page
+    assert "Apple M5 GPU Roofline Analysis" in page
