@@ -238,13 +238,20 @@ def test_a_ceiling_lowered_10_percent_is_flagged(tmp_path: Path, name: str) -> N
     assert r.exit_code == 0 and "outlier:" not in r.stderr
 
 
+def test_the_kept_h200_run_against_h200() -> None:
+    assert {"h100", "h200"} <= set(RUN_REFERENCES)
+    r = runner.invoke(app, ["compare", str(DATA / "run_h200_default.json"), "--reference", "h200"])
+    assert r.exit_code == 0 and "outlier:" not in r.stderr, r.output
+    assert "None flagged: every measured ceiling of B is within 3 % of the reference's or above it." in r.stdout
+
+
 def test_health_flags_missing_ceilings_and_partial_runs() -> None:
     ref = run_reference("h100")
     gone = ref.run.with_ceilings([c for c in ref.run.ceilings if c.name != "FP64"])
     partial = dataclasses.replace(ref.run, complete=False)
     flags = health_flags(ref, [gone, partial], ["B", "C"])
     assert [f.sentence() for f in flags] == [
-        "B: no measured FP64, which the reference h100's run has", "C: INTERRUPTED, partial results"]
+        "B: no measured FP64, which the reference h100's run has", "C: INTERRUPTED — partial results"]
     with pytest.raises(ValueError, match="out of range"):
         health_flags(ref, [gone], ["B"], outlier_pct=float("nan"))
 

@@ -5,7 +5,7 @@ node's median.
 A run of the reference's kind of device (:meth:`~.runs.RunReference.matches`) is flagged on each
 measured ceiling of the reference that is more than ``outlier_pct`` % below the reference's value
 (default :data:`~apple_roofline.node.report.DEFAULT_OUTLIER_PCT`, the node's), on each the run
-lacks, and when it is incomplete. Ceilings the run has beyond the reference's are not judged. A run
+lacks, and when it is partial (interrupted, or a suite cut by its budget). Ceilings the run has beyond the reference's are not judged. A run
 of another device is not checked: the rule holds a GPU to one of its kind, and an H100's ceilings
 say nothing about an Apple M5's health.
 """
@@ -18,6 +18,7 @@ from typing import List, Optional, Sequence, Tuple
 from ..node.report import DEFAULT_OUTLIER_PCT, metrics_of
 from ..roofline.run import Run
 from ..roofline.tables import Table
+from ..study.markdown import status_text
 from ..text import DASH, sig_figs
 from .runs import RunReference
 
@@ -28,8 +29,9 @@ __all__ = ["HealthFlag", "health_flags", "health_table"]
 class HealthFlag:
     """One thing wrong with a run against the reference: ``tag`` (the run's, ``"B"``), the
     ``ceiling`` (``""`` for the run as a whole), its ``unit``, the ``reference`` value, the run's
-    ``value`` (None: it lacks the ceiling) and ``below_pct`` (how far below the reference, in %;
-    None where not a number)."""
+    ``value`` (None: it lacks the ceiling), ``below_pct`` (how far below the reference, in %;
+    None where not a number), the ``reference_name`` and, for the run as a whole, its ``status``
+    (:func:`~apple_roofline.study.markdown.status_text`)."""
 
     tag: str
     ceiling: str
@@ -38,13 +40,14 @@ class HealthFlag:
     value: Optional[float]
     below_pct: Optional[float]
     reference_name: str
+    status: str = ""
 
     def sentence(self) -> str:
         """One line: ``"B: GEMM FP16 680,000 GFLOP/s is 10.0 % below the reference h100's 756,000
         GFLOP/s"``."""
         ref = f"the reference {self.reference_name}'s"
         if self.ceiling == "":
-            return f"{self.tag}: INTERRUPTED, partial results"
+            return f"{self.tag}: {self.status}"
         if self.value is None:
             return f"{self.tag}: no measured {self.ceiling}, which {ref} run has"
         return (f"{self.tag}: {self.ceiling} {sig_figs(self.value)} {self.unit} is {self.below_pct:.1f} % below "
@@ -68,8 +71,8 @@ def health_flags(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
     for tag, run in zip(tags, runs):
         if not ref.matches(run):
             continue
-        if not run.complete:
-            out.append(HealthFlag(tag, "", "", None, None, None, ref.name))
+        if run.partial:
+            out.append(HealthFlag(tag, "", "", None, None, None, ref.name, status_text(run)))
         have = metrics_of(run)
         for metric, target in want.items():
             value = have.get(metric)
@@ -94,7 +97,7 @@ def health_table(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
     others = [f"{t} ({r.device_name}, {r.backend})" for t, r in zip(tags, runs) if not ref.matches(r)]
     notes = [f"Reference {ref.name}: {ref.device}, {ref.recorded()}. Outlier rule (as for a node run, cuda:all): "
              f"a run's measured ceiling more than {outlier_pct:g} % below the reference's, or one the reference "
-             "has and the run lacks, or a run that did not complete."]
+             "has and the run lacks, or a partial run."]
     if others:
         notes.append(f"Not checked, another device than the reference's {ref.device}: {', '.join(others)}; "
                      "their ratios to the reference are in the tables above.")
@@ -103,7 +106,7 @@ def health_table(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
                      "of the reference's or above it.")
     rows = tuple((f.tag, f.ceiling or "(the run)", f.unit or DASH,
                   sig_figs(f.reference) if f.reference is not None else DASH,
-                  sig_figs(f.value) if f.value is not None else ("missing" if f.ceiling else DASH),
+                  sig_figs(f.value) if f.value is not None else ("missing" if f.ceiling else f.status),
                   f"{f.below_pct:.1f} %" if f.below_pct is not None else DASH) for f in flags)
     return Table(("Run", "Ceiling", "Unit", "Reference", "Run's value", "Below by"), rows, "lllrrr",
                  tuple(notes)), flags
