@@ -31,12 +31,14 @@ from .common import (
     warn,
 )
 from .journal import RESUME_HELP, study_journal
+from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 from .signals import interrupted_code, interrupted_words
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
+    from ..user_kernels.model import KernelSet
     from ..roofline.runner import Tuner
 
 __all__ = ["run", "parse_count", "ridge_summary", "summed_warnings"]
@@ -158,6 +160,9 @@ def run(
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
+    kernels: KernelsOption = None,
+    kernels_match: KernelsMatchOption = None,
+    kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and, with the hierarchy suite, hierarchy.png/.svg;
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
@@ -180,6 +185,7 @@ def run(
         which = parse_ceilings_option(ceilings)
     except ValueError as exc:
         fail(f"--ceilings: {exc}", EXIT_USAGE)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
     try:
         from ..roofline import runner
     except ImportError as exc:
@@ -214,7 +220,7 @@ def run(
                                          progress=progress, command=real_command(), power_window=power_window,
                                          tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
     except runner.RunInterrupted as exc:
-        _write_interrupted(exc.partial, out, which)
+        _write_interrupted(exc.partial, out, which, kernel_set)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
@@ -230,7 +236,7 @@ def run(
         fail(exc.strerror or str(exc), EXIT_FAILED)
 
     # -- write and summarise
-    written, problems = _write(result, out, which)
+    written, problems = _write(result, out, which, kernel_set)
     _print_summary(result)
     print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
@@ -274,23 +280,25 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
         fail(f"--tune-file: {exc}", EXIT_USAGE)
 
 
-def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List[Path], List[str]]:
+def _write(result: "Run", out: Path, which: Union[str, List[str]],
+           kernels: "Optional[KernelSet]" = None) -> Tuple[List[Path], List[str]]:
     from ..roofline.outputs import write_run_files
 
     try:
-        return write_run_files(result, out, ceilings=which)
+        return write_run_files(result, out, ceilings=which, kernels=kernels)
     except OSError as exc:
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:
         fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
 
 
-def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]]) -> NoReturn:
+def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]],
+                       kernels: "Optional[KernelSet]" = None) -> NoReturn:
     from ..roofline.outputs import write_run_files
 
     words = interrupted_words()
     try:
-        _, problems = write_run_files(partial, out, ceilings=which)
+        _, problems = write_run_files(partial, out, ceilings=which, kernels=kernels)
     except (OSError, ValueError) as write_exc:
         why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
         fail(f"{words}, and the partial results could not be written to {out}: {why}", interrupted_code())
