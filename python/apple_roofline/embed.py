@@ -102,8 +102,8 @@ def measure(
             of that precision, not the roofline's peak).
 
     Returns:
-        ``Point(name, flops, bytes, seconds=median seconds per call, summary=..., dtype=...)``;
-        its ``intensity``, ``gflops`` and ``gbps`` follow.
+        ``Point(name, flops, bytes, seconds=median seconds per call, summary=..., dtype=...,
+        samples=...)``; its ``intensity``, ``gflops`` and ``gbps`` follow.
 
     Raises:
         TypeError: if ``fn`` or ``sync`` is not callable (checked before anything is called).
@@ -161,4 +161,5 @@ def measure(
         calls = min(MAX_CALLS, max(calls * 2, guess))
     samples: List[float] = [max(sample(calls), floor) / calls for _ in range(reps)]
     summary = summarize(samples)
-    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision)
+    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision,
+                 samples=tuple(samples))

@@ -227,7 +227,8 @@ def test_roof_follows_the_dtype() -> None:
     assert model.roof(untyped).name == "GEMM FP16"                         # the peak, as before
     assert model.efficiency(untyped) == pytest.approx(40000.0 / (4000.0 * 2e12 / 1.2e10))  # under DRAM's slope
     assert model.classify(ar.Point("m", 1e9, 1e8, 1.0, dtype="fp32")) == "memory-bound"  # 10 < ridge 15
-    assert roof_for(model.ceilings, "fp64").name == "GEMM FP64"            # theoretical when nothing measured
+    fp64 = roof_for(model.ceilings, "fp64")
+    assert fp64 is not None and fp64.name == "GEMM FP64"                   # theoretical when nothing measured
     assert ceiling_precision("CPU GEMM FP32") == "fp32" and ceiling_precision("DRAM bandwidth") is None
     with pytest.raises(ValueError, match="dtype"):
         ar.Point("x", 1, 1, 1, dtype="float32")
@@ -258,7 +259,7 @@ def test_kernels_file_round_trip(tmp_path: Path) -> None:
     pts = [ar.Point("matmul", 2e9, 1.2e7, 1e-3, dtype="fp32"), ar.Point("copy", 0, 8e6, 1e-4)]
     save_kernels(path, pts, device={"backend": "cpu", "name": "test cpu"})
     doc = ar.load_results(path)
-    assert doc.KIND == "kernels" and [p.name for p in doc.points] == ["matmul", "copy"]  # type: ignore[attr-defined]
+    assert doc.KIND == "kernels" and [p.name for p in doc.points] == ["matmul", "copy"]
     ks = load_kernels(path)
     (dot,) = ks.dots
     assert (dot.kernel, dot.level, dot.precision, dot.flops, dot.bytes) == ("matmul", "DRAM", "fp32", 2e9, 1.2e7)
@@ -375,3 +376,22 @@ def test_real_h200_export_matches_ncu_figures() -> None:
     integer = [u for u in kernels.unplaced if u.level is None]
     assert integer and all("integer-only" in u.reason for u in integer)
     assert any("idiv" in u.kernel.lower() for u in integer)
+
+
+def test_a_kernels_file_on_its_own(tmp_path: Path) -> None:
+    path = DATA / "kernels_synthetic.json"
+    report = runner.invoke(app, ["report", str(path)])
+    assert report.exit_code == 0 and "numpy matmul N=256" in report.stdout and "fp32" in report.stdout
+    plot = runner.invoke(app, ["plot", str(path), "-o", str(tmp_path / "x.png")])
+    assert plot.exit_code == 1 and "--kernels" in plot.stderr and not (tmp_path / "x.png").exists()
+    doc = ar.load_results(path)
+    first = doc.points[0]  # type: ignore[attr-defined]
+    assert len(first.samples) == 5 and first.seconds == float(np.median(first.samples))
+
+
+def test_measured_samples_survive_the_file(tmp_path: Path) -> None:
+    a = np.ones((16, 16), np.float32)
+    p = ar.measure(lambda: a @ a, flops=2 * 16**3, bytes=3 * 16 * 16 * 4, reps=3, min_sample_s=1e-5)
+    save_kernels(tmp_path / "k.json", [p])
+    (back,) = ar.load_results(tmp_path / "k.json").points  # type: ignore[attr-defined]
+    assert back.samples == p.samples and back.seconds == p.seconds and back.dtype == "fp32"

@@ -113,6 +113,7 @@ _REPORTS: Dict[str, Tuple[str, str, str]] = {
     "tune": ("a tuning study", "tuning.report", "format_tune"),
     "calls": ("a per-call cost study", "calls.report", "format_calls"),
     "dispatch": ("a dispatch study", "dispatch.report", "format_dispatch"),
+    "kernels": ("a kernels file", "user_kernels.report", "format_kernels"),
 }
 
 
@@ -173,6 +174,9 @@ def plot(
             save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
+    if getattr(loaded, "KIND", None) == "kernels":  # nothing of its own to draw on
+        fail(f"{run_json} is a kernels file: it has no roofline of its own; draw it on a run's with "
+             f"`plot RUN.json --kernels {run_json}`", EXIT_FAILED)
     for kind, name, noun, draw_one in _ONE_FIGURE:
         if getattr(loaded, "KIND", None) == kind:
             target = output if output is not None else run_json.parent / name

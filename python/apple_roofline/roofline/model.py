@@ -90,6 +90,8 @@ class Point:
         dtype: the precision the work is done in (``"fp32"``, ``"fp16"`` ...:
             :data:`~.roofs.PRECISIONS`), or None when unknown; it chooses the roof the point is
             judged against by default (:meth:`RooflineModel.roof`).
+        samples: the timing samples (seconds per call) ``summary`` is of, where known (set by
+            :func:`apple_roofline.measure`; a kernels file keeps them); not part of equality.
 
     Raises:
         ValueError: on construction, for non-finite values, negative
@@ -102,8 +104,10 @@ class Point:
     seconds: float
     summary: Optional[Summary] = field(default=None, compare=False, repr=False)
     dtype: Optional[str] = None
+    samples: Tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
         for attr in ("flops", "bytes", "seconds"):
             v = getattr(self, attr)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):

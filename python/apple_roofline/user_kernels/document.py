@@ -5,8 +5,11 @@
 draw them on a measured roofline, one DRAM dot each (docs/design.md, "Your kernels on the
 roofline"). Besides the header every results file has (:mod:`apple_roofline.study.document`)::
 
-    kernels   [{name, flops, bytes, seconds, dtype}]: FLOPs (>= 0) and bytes (> 0) of one call,
-              its median seconds (> 0) and the precision it computes in (or null)
+    kernels   [{name, flops, bytes, seconds, dtype, samples_s, n}]: FLOPs (>= 0) and bytes (> 0)
+              of one call, its median seconds (> 0), the precision it computes in (or null) and,
+              where measured, the samples (seconds per call) and their count: ``seconds`` is
+              then their median (recomputed on reading; where stored it must equal it,
+              :meth:`~apple_roofline.study.reader.Reader.statistics`)
 """
 
 from __future__ import annotations
@@ -66,15 +69,18 @@ class KernelsFile(Document):
         """JSON-ready dict: the header and ``kernels`` (module docstring)."""
         rows = []
         for p in self.points:
-            rows.append({"name": p.name, "flops": float(p.flops), "bytes": float(p.bytes),
-                         "seconds": float(p.seconds), "dtype": p.dtype})
+            row: Dict[str, Any] = {"name": p.name, "flops": float(p.flops), "bytes": float(p.bytes),
+                                   "seconds": float(p.seconds), "dtype": p.dtype}
+            if p.samples:
+                row.update(samples_s=list(p.samples), n=len(p.samples))
+            rows.append(row)
         return {**self.header_dict(), "kernels": rows}
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "KernelsFile":
         """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`
         naming the field: a count that is negative (FLOPs) or not positive (bytes, seconds), an
-        unknown dtype."""
+        unknown dtype, samples out of range or a ``seconds`` that is not their median."""
         r = Reader(source)
         header = cls.read_header(d, r)
         points: List[Point] = []
@@ -84,9 +90,19 @@ class KernelsFile(Document):
             dtype = r.opt_string(k, "dtype", where)
             if dtype is not None and dtype not in PRECISIONS:
                 r.fail(f"{where}.dtype {dtype!r} is unknown (valid: {', '.join(PRECISIONS)} or null)")
+            samples: Tuple[float, ...] = ()
+            summary = None
+            if "samples_s" in k or "n" in k:  # seconds, where stored, must be their median
+                if "seconds" in k:
+                    r.positive(k, "seconds", where)
+                samples = r.samples(k, "samples_s", where)
+                summary = r.statistics(k, where, samples, {"seconds": "median", "n": "n"})
+                seconds = summary.median
+            else:
+                seconds = r.positive(k, "seconds", where)
             points.append(Point(r.string(k, "name", where), r.nonneg(k, "flops", where, ""),
-                                r.positive(k, "bytes", where, "bytes"), r.positive(k, "seconds", where),
-                                dtype=dtype))
+                                r.positive(k, "bytes", where, "bytes"), seconds, summary=summary, dtype=dtype,
+                                samples=samples))
         return cls(**header, points=tuple(points))
 
 
