@@ -385,7 +385,7 @@ def test_a_kernels_file_on_its_own(tmp_path: Path) -> None:
     plot = runner.invoke(app, ["plot", str(path), "-o", str(tmp_path / "x.png")])
     assert plot.exit_code == 1 and "--kernels" in plot.stderr and not (tmp_path / "x.png").exists()
     doc = ar.load_results(path)
-    first = doc.points[0]  # type: ignore[attr-defined]
+    first = doc.points[0]
     assert len(first.samples) == 5 and first.seconds == float(np.median(first.samples))
 
 
@@ -393,5 +393,5 @@ def test_measured_samples_survive_the_file(tmp_path: Path) -> None:
     a = np.ones((16, 16), np.float32)
     p = ar.measure(lambda: a @ a, flops=2 * 16**3, bytes=3 * 16 * 16 * 4, reps=3, min_sample_s=1e-5)
     save_kernels(tmp_path / "k.json", [p])
-    (back,) = ar.load_results(tmp_path / "k.json").points  # type: ignore[attr-defined]
+    (back,) = ar.load_results(tmp_path / "k.json").points
     assert back.samples == p.samples and back.seconds == p.seconds and back.dtype == "fp32"
