@@ -168,7 +168,6 @@ def run(
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps
-    from ..roofline.selection import parse_ceilings_option
     from ..sizes import parse_size
 
     # -- validate everything before measuring: the library's checks, its messages
@@ -182,14 +181,16 @@ def run(
         except ValueError as exc:  # names the text and the accepted form
             fail(f"--array-size: {exc}", EXIT_USAGE)
     try:
-        which = parse_ceilings_option(ceilings)
-    except ValueError as exc:
-        fail(f"--ceilings: {exc}", EXIT_USAGE)
-    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
-    try:
         from ..roofline import runner
+        from ..roofline.ceiling_names import known_ceiling_names
+        from ..roofline.selection import parse_ceilings_option
     except ImportError as exc:
         import_failure(exc)
+    try:
+        which = parse_ceilings_option(ceilings, known_ceiling_names())  # before measuring: every name a run can hold
+    except OptionError as exc:
+        fail_option(exc)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
     backend_error = backend_error_type()
     try:
         suites = runner.parse_suites(suite) if suite is not None else None

@@ -194,17 +194,18 @@ def run_graphics(
     clock: Optional[SuiteClock] = None
     try:
         for name in names:
+            planned = _count(plan, name, gpu)
             if progress:
-                progress.start(name, _count(plan, name, gpu))
-            clock = SuiteClock(name, budgets[name])
+                progress.start(name, planned)
+            clock = SuiteClock(name, budgets[name], planned)
             for desc in cases[name](clock):
                 if progress:
                     progress.advance(desc)
             measuring.settle()  # a suite's seconds include checking its passes
             times.append(clock.record())
-            clock = None
+            note, clock = clock.progress_note(), None
             if progress:
-                progress.finish(name)
+                progress.finish(name, note)
     except KeyboardInterrupt:
         if clock is not None:
             times.append(clock.record())

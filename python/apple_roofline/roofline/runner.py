@@ -177,10 +177,10 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
     journal = journal or Journal()
     announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
     for case in suite.cases():
-        if clock is not None and clock.cut_here():
-            return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+        if clock is not None and clock.cut_here(label.strip()):
+            return
         announce_doing(progress, f"{label}: measuring and validating")
         block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
         key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
@@ -367,9 +367,10 @@ def run_roofline(
             blocks = tuner.blocks(ctx, name, progress) if tuner is not None else {}
             suite_options = {**ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else ctx.options
             suite = SUITES[name](dataclasses.replace(ctx, options=suite_options))
+            planned = suite.total()
             if progress:
-                progress.start(name, suite.total())
-            clock = SuiteClock(name, budgets[name])
+                progress.start(name, planned)
+            clock = SuiteClock(name, budgets[name], planned)
             try:
                 _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
                            skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s, clock=clock,
@@ -379,7 +380,7 @@ def run_roofline(
             if cpu_clock is not None:
                 cpu_clock.take()  # between suites, and after the last one (about 50 ms)
             if progress:
-                progress.finish(name)
+                progress.finish(name, clock.progress_note())
     except KeyboardInterrupt:
         sampler.stop()
         raise RunInterrupted(assemble(False)) from None
@@ -387,9 +388,12 @@ def run_roofline(
         sampler.stop()
         journal.close()
     if not measurements:  # every kernel of the suites asked for is one this device cannot run
+        cut = [t.suite for t in times if t.cut]
         raise OptionError("suites", ",".join(suite_names), "suites with a kernel this device runs",
                           problem=f"cannot run on {info.get('name', spec)}", shown=",".join(suite_names),
-                          reason=reasons_text([s.reason for s in skipped]) or "no case to measure")
+                          reason=reasons_text([s.reason for s in skipped]) or (
+                              f"the time budget of {', '.join(cut)} ran out before its first case (raise it with "
+                              "--budget SUITE=SECONDS)" if cut else "no case to measure"))
     return assemble(True)
 
 
