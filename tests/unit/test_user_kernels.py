@@ -290,6 +290,7 @@ def test_plot_and_report_with_kernels(tmp_path: Path) -> None:
     assert md.exit_code == 0, md.output
     section = md.stdout[md.stdout.index("## Your kernels"):]
     assert "hgemm_tensorop_f16" in section and "GEMM FP16 (compute)" in section and "sgemm" not in section.split("##")[1]
+    assert "another device than this run's NVIDIA H100" in section   # an H200 profile on an H100 run
     html = runner.invoke(app, ["report", str(run), "-f", "html", "--kernels", str(SYNTHETIC)])
     assert html.exit_code == 0 and "<h2>Your kernels</h2>" in html.stdout
     assert "left below" in html.stdout and "<title>" in html.stdout   # the hover text of the dots

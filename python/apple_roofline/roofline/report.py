@@ -57,9 +57,13 @@ def kernels_section(run: Run, kernels: KernelSet) -> List[Tuple[str, Optional[Ta
     model = model_of(run)
     what = f"{len(kernels.kernels())} kernel(s) from {kernels.source or 'the kernels given'}" + (
         f" ({kernels.device})" if kernels.device else "")
+    theirs, ours = (kernels.device or "").lower(), run.device_name.lower()
+    other = (f" They ran on another device than this run's {run.device_name}: these ceilings are not their device's."
+             if theirs and theirs != "unknown" and theirs not in ours and ours not in theirs else "")
     if model is None:
         return [(f"{what}: no roofline to place them on (the run needs a bandwidth and a compute ceiling).", None)]
-    parts: List[Tuple[str, Optional[Table]]] = [(f"{what}, on this run's measured ceilings.", placements_table(place(model, kernels)))]
+    parts: List[Tuple[str, Optional[Table]]] = [(f"{what}, on this run's measured ceilings.{other}",
+                                                 placements_table(place(model, kernels)))]
     if kernels.unplaced:
         parts.append(("Not placed:", unplaced_table(kernels)))
     return parts
