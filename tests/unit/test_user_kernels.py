@@ -396,3 +396,11 @@ def test_measured_samples_survive_the_file(tmp_path: Path) -> None:
     save_kernels(tmp_path / "k.json", [p])
     (back,) = ar.load_results(tmp_path / "k.json").points
     assert back.samples == p.samples and back.seconds == p.seconds and back.dtype == "fp32"
+
+
+def test_a_metric_not_used_may_have_any_unit() -> None:
+    text = _csv(["launch__occupancy_per_block_size", "gpu__time_duration.sum",
+                 "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum"],
+                ["smoot/parsec", "nsecond", "inst", "Kbyte"], [["k", "7", "1,000", "500", "2"]])
+    (dot,) = [d for d in read_ncu_csv(text).dots if d.level == "DRAM"]
+    assert dot.bytes == 2000.0 and dot.seconds == pytest.approx(1e-6) and dot.flops == 1000.0

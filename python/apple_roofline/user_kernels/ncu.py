@@ -70,6 +70,8 @@ LEVEL_BYTES: Mapping[str, Tuple[Tuple[str, float, bool], ...]] = {
 _TENSOR_PRECISION = (("bf16", "bf16"), ("tf32", "tf32"), ("fp16", "fp16"), ("fp64", "fp64"), ("fp8", "fp8"),
                      ("fp4", "fp8"), ("fp6", "fp8"), ("int8", "int8"), ("int4", "int8"), ("int1", "int8"))
 _NAME = "Kernel Name"
+#: The metrics this reader uses start so (others, with units such as ``register/thread``, are left out).
+_USED = ("gpu__time_duration", "dram__", "lts__", "l1tex__", "derived__l1tex__", "derived__lts__", "sm__", "smsp__")
 
 
 def _fp_metrics(op: str) -> Tuple[Tuple[str, bool], ...]:
@@ -144,8 +146,8 @@ def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]
     for h, u in zip(header, units):
         try:
             scales.append(unit_scale(u))
-        except UnitError as exc:
-            scales.append(None if "__" not in h else _bad_unit(source, h, exc))
+        except UnitError as exc:  # a metric this reader uses must be readable; any other is left out
+            scales.append(_bad_unit(source, h, exc) if h.startswith(_USED) else None)
     name_col = header.index(_NAME)
     out: List[Tuple[str, _Launch]] = []
     for n, row in enumerate(body):
