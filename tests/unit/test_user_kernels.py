@@ -404,3 +404,16 @@ def test_a_metric_not_used_may_have_any_unit() -> None:
                 ["smoot/parsec", "nsecond", "inst", "Kbyte"], [["k", "7", "1,000", "500", "2"]])
     (dot,) = [d for d in read_ncu_csv(text).dots if d.level == "DRAM"]
     assert dot.bytes == 2000.0 and dot.seconds == pytest.approx(1e-6) and dot.flops == 1000.0
+
+
+def test_run_files_carry_the_kernels(tmp_path: Path) -> None:
+    """What `run --kernels FILE` writes: the dots on roofline.svg, their section in report.md and
+    report.html, each dot's hover text there."""
+    from apple_roofline.roofline.outputs import write_run_files
+
+    run = ar.Run.load(DATA / "run_h100.json")
+    write_run_files(run, tmp_path, kernels=load_kernels(SYNTHETIC))
+    assert "## Your kernels" in (tmp_path / "report.md").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert '<g id="kernel:0"><title>sgemm_128x64_nn at L1 (fp32)' in page
+    assert 'id="kernel:' in (tmp_path / "roofline.svg").read_text()
