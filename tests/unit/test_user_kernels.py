@@ -103,7 +103,8 @@ def test_synthetic_export_dots_match_the_raw_metrics() -> None:
             assert dots[level].launches == 2
             assert metric in dots[level].metrics
     hgemm = next(d for d in kernels.dots if d.kernel == "hgemm_tensorop_f16")
-    assert hgemm.precision == "fp16"
+    assert hgemm.precision == "fp16" and hgemm.pipe == "tensor"
+    assert next(d for d in kernels.dots if d.kernel == "sgemm_128x64_nn").pipe == "fma"
     assert hgemm.flops == pytest.approx(2 * 2 * 4096**3, rel=1e-3)  # counted once, not once per nested path
 
 
@@ -192,6 +193,7 @@ def _model() -> RooflineModel:
         Ceiling("FP32 vector", "compute", 60000.0, "GFLOP/s", "measured", "t"),
         Ceiling("GEMM FP32", "compute", 50000.0, "GFLOP/s", "measured", "t"),
         Ceiling("GEMM FP16", "compute", 700000.0, "GFLOP/s", "measured", "t"),
+        Ceiling("FP16 vector", "compute", 120000.0, "GFLOP/s", "measured", "t"),
         Ceiling("GEMM FP64", "compute", 90000.0, "GFLOP/s", "theoretical", "t"),
     ])
 
@@ -200,7 +202,8 @@ def test_placement_binding_and_speedup() -> None:
     dots = (KernelDot("mem", "DRAM", 1e9, 1e10, 0.01, precision="fp32"),      # 0.1 FLOP/B, 100 GFLOP/s
             KernelDot("mem", "L2", 1e9, 2e10, 0.01, precision="fp32"),        # 0.05 FLOP/B
             KernelDot("mem", "L1", 1e9, 4e10, 0.01, precision="fp32"),
-            KernelDot("mma", "DRAM", 1e15, 1e11, 2.0, precision="fp16"),      # 1e4 FLOP/B, 500 TFLOP/s
+            KernelDot("mma", "DRAM", 1e15, 1e11, 2.0, precision="fp16", pipe="tensor"),  # 1e4 FLOP/B, 500 TFLOP/s
+            KernelDot("hfma", "DRAM", 1e14, 1e10, 2.0, precision="fp16", pipe="fma"),
             KernelDot("dp", "DRAM", 1e12, 1e9, 1.0, precision="fp64"))
     placed = {(p.dot.kernel, p.dot.level): p for p in place(_model(), KernelSet(dots))}
     mem = placed[("mem", "DRAM")]
@@ -213,9 +216,11 @@ def test_placement_binding_and_speedup() -> None:
     assert l1.binding is None and "L1" in l1.note                         # no measured L1 ceiling: says so
     mma = placed[("mma", "DRAM")]
     assert mma.binding is not None and mma.binding.name == "GEMM FP16" and mma.speedup == pytest.approx(1.4)
+    hfma = placed[("hfma", "DRAM")]
+    assert hfma.roof is not None and hfma.roof.name == "FP16 vector"     # FMA-pipe work: not the tensor cores' roof
     dp = placed[("dp", "DRAM")]
     assert dp.binding is None and "FP64" in dp.note                       # only a theoretical FP64 roof
-    assert mem.share == pytest.approx(0.01 / 3.01)
+    assert mem.share == pytest.approx(0.01 / 5.01)
 
 
 def test_roof_follows_the_dtype() -> None:

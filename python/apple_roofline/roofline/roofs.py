@@ -50,11 +50,18 @@ def ceiling_precision(name: str) -> Optional[str]:
     return m.group(1).lower() if m else None
 
 
-def roof_for(ceilings: Sequence[Ceiling], precision: str, source: Optional[str] = None) -> Optional[Ceiling]:
+def roof_for(ceilings: Sequence[Ceiling], precision: str, source: Optional[str] = None, *,
+             scalar: bool = False) -> Optional[Ceiling]:
     """The highest compute ceiling of ``precision`` among ``ceilings``: a measured one when there
-    is one (or only of ``source`` when given), else a theoretical one; None when there is none."""
+    is one (or only of ``source`` when given), else a theoretical one; None when there is none.
+
+    With ``scalar`` (work done by the FMA pipes, not the matrix units: a profiled kernel whose FLOPs
+    are FFMA/HFMA/DFMA instructions), the GEMM ceilings — on a GPU the tensor cores' — are passed
+    over where the precision has another (``FP16 vector`` for an HFMA kernel, not ``GEMM FP16``)."""
     for src in (source,) if source else ("measured", "theoretical"):
         found = [c for c in ceilings if c.kind == "compute" and c.source == src and ceiling_precision(c.name) == precision]
+        if scalar:
+            found = [c for c in found if "GEMM" not in c.name.upper()] or found
         if found:
             return max(found, key=lambda c: c.value)
     return None

@@ -41,6 +41,9 @@ class KernelDot:
         work: FLOPs per precision (they sum to ``flops``).
         source: ``"ncu"`` or ``"measure"``.
         metrics: the metrics (or the API call) behind ``flops``, ``bytes`` and ``seconds``.
+        pipe: ``"tensor"`` where most FLOPs ran on the matrix units (ncu's tensor pipe),
+            ``"fma"`` where most were FP instructions (FADD/FMUL/FFMA ...), None when unknown;
+            it chooses between a precision's GEMM and vector roofs (:func:`~apple_roofline.roofline.roofs.roof_for`).
 
     Raises:
         ValueError: a count that is not finite and positive, an unknown level or precision.
@@ -56,6 +59,7 @@ class KernelDot:
     work: Mapping[str, float] = field(default_factory=dict, hash=False)
     source: str = "measure"
     metrics: Tuple[str, ...] = ()
+    pipe: Optional[str] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "work", dict(self.work))

@@ -18,7 +18,8 @@ The metrics are those of ncu's own hierarchical roofline sections
   ``sm__cycles_elapsed.avg.per_second``, or ``.sum``), their precision from the path's source
   type; a path that another present path contains (``src_fp16_dst_fp32`` under ``src_fp16``,
   ``_sparsity_on``/``_off`` under their total) and the per-instruction ``_op_`` paths are not
-  counted twice;
+  counted twice; a kernel whose FLOPs are mostly the tensor pipe's is a ``"tensor"`` dot (judged
+  against its precision's GEMM roof), any other an ``"fma"`` one (its precision's vector roof);
 * bytes per level: DRAM ``dram__bytes.sum.per_second`` (or ``dram__bytes.sum``); L2 the
   sections' ``derived__lts__lts2xbar_bytes.sum.per_second`` (``lts__lts2xbar_cycles_active`` ×
   32 B), else the total ``lts__t_bytes.sum``; L1 the sections'
@@ -70,6 +71,8 @@ LEVEL_BYTES: Mapping[str, Tuple[Tuple[str, float, bool], ...]] = {
 _TENSOR_PRECISION = (("bf16", "bf16"), ("tf32", "tf32"), ("fp16", "fp16"), ("fp64", "fp64"), ("fp8", "fp8"),
                      ("fp4", "fp8"), ("fp6", "fp8"), ("int8", "int8"), ("int4", "int8"), ("int1", "int8"))
 _NAME = "Kernel Name"
+#: The key under which a launch's work also sums its tensor-pipe operations (not a precision).
+_TENSOR = "tensor pipe"
 #: The metrics this reader uses start so (others, with units such as ``register/thread``, are left out).
 _USED = ("gpu__time_duration", "dram__", "lts__", "l1tex__", "derived__l1tex__", "derived__lts__", "sm__", "smsp__")
 
@@ -227,6 +230,7 @@ def _work(launch: _Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool
             used.append(_SM_CLOCK["sm"])
         p = _tensor_precision(path)
         work[p] = work.get(p, 0.0) + count
+        work[_TENSOR] = work.get(_TENSOR, 0.0) + count
         used.append(name)
     return work, used, missing
 
@@ -282,6 +286,7 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
                 "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)", t.missing_work,
                 seconds=t.seconds, launches=t.launches))
             continue
+        tensor = t.work.pop(_TENSOR, 0.0)
         flops = sum(t.work.values())
         if flops <= 0:
             unplaced.append(Unplaced(
@@ -302,7 +307,8 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
                 continue
             dots.append(KernelDot(kernel, level, flops, b, t.seconds, t.launches, precision,
                                   {p: f for p, f in t.work.items() if f > 0}, "ncu",
-                                  t.work_metrics + (t.level_metric[level], TIME)))
+                                  t.work_metrics + (t.level_metric[level], TIME),
+                                  "tensor" if tensor > flops / 2 else "fma"))
     device = next((l.device for _k, l in launches if l.device), None)
     return KernelSet(tuple(dots), tuple(unplaced), source, "ncu", device)
 

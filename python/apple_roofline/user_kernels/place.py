@@ -3,8 +3,9 @@ of them binds it, and the speedup left below that ceiling (docs/design.md, "Your
 roofline").
 
 At intensity ``I`` a dot at level L in precision p can reach ``min(P, B_L × I)``: ``P`` the highest
-measured compute ceiling of p (:func:`~apple_roofline.roofline.roofs.roof_for`; the model's peak
-for a dot of unknown precision), ``B_L`` the measured bandwidth of L (DRAM's for DRAM, the
+measured compute ceiling of p (:func:`~apple_roofline.roofline.roofs.roof_for`; a vector one, not a
+GEMM's, for a profiled kernel whose FLOPs are FMA-pipe instructions; the model's peak for a dot of
+unknown precision), ``B_L`` the measured bandwidth of L (DRAM's for DRAM, the
 hierarchy suite's ``"L2 bandwidth"`` for L2 ...). The smaller of the two binds the dot; the
 speedup left is that attainable rate over the dot's own. Where the run measured no ceiling of the
 dot's precision or level, nothing binds it and the placement says what is missing.
@@ -80,7 +81,7 @@ def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
     out: List[Placement] = []
     for d in kernels.dots:
         if d.precision is not None:
-            roof = roof_for(model.ceilings, d.precision, "measured")
+            roof = roof_for(model.ceilings, d.precision, "measured", scalar=d.pipe == "fma")
         else:
             roof = model.peak("measured") if model.has("compute", "measured") else None
         bw = level_bandwidth(model, d.level)
