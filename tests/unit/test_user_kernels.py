@@ -330,15 +330,32 @@ _OPS = {"fp32": (("fadd", 1), ("fmul", 1), ("ffma", 2)), "fp64": (("dadd", 1), (
         "fp16": (("hadd", 2), ("hmul", 2), ("hfma", 4))}
 
 
-def _ncu_chart_figures(rows: List[Dict[str, str]], kernel: str, level_metric: str) -> Dict[str, float]:
+#: Per level, the traffic metrics of ncu's hierarchical sections (bytes per second, or active
+#: cycles per second × bytes per cycle), then the simple totals (bytes): (metric, factor, is a rate).
+_TRAFFIC = {"DRAM": (("dram__bytes.sum.per_second", 1, True), ("dram__bytes.sum", 1, False)),
+            "L2": (("derived__lts__lts2xbar_bytes.sum.per_second", 1, True),
+                   ("lts__lts2xbar_cycles_active.sum.per_second", 32, True), ("lts__t_bytes.sum", 1, False)),
+            "L1": (("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1, True),
+                   ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128, True), ("l1tex__t_bytes.sum", 1, False))}
+
+
+def _traffic(row: Dict[str, str], level: str) -> float:
+    """Bytes one launch moved at ``level``, by the first of :data:`_TRAFFIC` the export has."""
+    for metric, factor, rate in _TRAFFIC[level]:
+        if metric in row:
+            return value(row, metric) * factor * (value(row, "gpu__time_duration.sum") if rate else 1.0)
+    raise AssertionError(f"no {level} traffic metric in the export")
+
+
+def _ncu_chart_figures(rows: List[Dict[str, str]], kernel: str, level: str) -> Dict[str, float]:
     """ncu's own figures for one kernel, per precision chart, from the raw metrics as its
     hierarchical sections compute them: achieved work = Σ(weight × per-cycle instruction rate) × SM
-    clock (tensor: ops per cycle × SM clock); traffic = the level's bytes per second. Launches are
-    combined by their durations. Returns {precision: (FLOP/s, FLOP/B)} flattened as
+    clock (tensor: ops per cycle × SM clock); traffic = the level's bytes per second (:func:`_traffic`).
+    Launches are combined by their durations. Returns {precision: (FLOP/s, FLOP/B)} flattened as
     ``"<p>:gflops"``, ``"<p>:intensity"``."""
     mine = [r for r in rows if r["Kernel Name"] == kernel]
     seconds = sum(value(r, "gpu__time_duration.sum") for r in mine)
-    traffic = sum(value(r, level_metric) * value(r, "gpu__time_duration.sum") for r in mine)
+    traffic = sum(_traffic(r, level) for r in mine)
     work: Dict[str, float] = {}
     for r in mine:
         t = value(r, "gpu__time_duration.sum")
@@ -365,14 +382,12 @@ def _ncu_chart_figures(rows: List[Dict[str, str]], kernel: str, level_metric: st
 def test_real_h200_export_matches_ncu_figures() -> None:
     kernels = load_kernels(REAL)
     rows = raw_table(REAL)
-    levels = {"DRAM": "dram__bytes.sum.per_second", "L2": "derived__lts__lts2xbar_bytes.sum.per_second",
-              "L1": "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second"}
     placed = {d.kernel for d in kernels.dots}
     assert len(placed) >= 3  # the two GEMMs and the triad
     for kernel in placed:
-        for level, metric in levels.items():
+        for level in ("DRAM", "L2", "L1"):
             dot = next(d for d in kernels.dots if d.kernel == kernel and d.level == level)
-            ncu = _ncu_chart_figures(rows, kernel, metric)
+            ncu = _ncu_chart_figures(rows, kernel, level)
             # the chart of the dot's precision: the tensor chart where the tensor pipe did the work
             chart = max((k.split(":")[0] for k in ncu if k.endswith(":gflops")), key=lambda p: ncu[f"{p}:gflops"])
             share = ncu[f"{chart}:gflops"] / sum(v for k, v in ncu.items() if k.endswith(":gflops"))
