@@ -27,7 +27,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from .. import provenance
 from ..devices import default_device, open_device
-from ..errors import OptionError, check_int, nothing_measured
+from ..errors import DeviceStopped, OptionError, check_int, nothing_measured
 from ..measure import warm_up
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -108,7 +108,8 @@ def run_calls(
         CannotMeasure: no path can run here (each missing from this build, or unsupported by the
             device at every shape): nothing was measured; the message gives the reasons.
         _core.BackendError: the device failed.
-        CallsInterrupted: on KeyboardInterrupt, with the partial study.
+        CallsInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     names = check_paths(paths) if paths is not None else tuple(PATHS)
     shapes = grid(quick, batches, sizes)
@@ -197,8 +198,8 @@ def run_calls(
                     mark = "" if m.valid else " INVALID"
                     progress.advance(f"{p.name} {m.shape}: " + ("resumed" if stored is not None else
                                                                f"{m.distribution.median * 1e6:.3g} µs{mark}"))
-    except KeyboardInterrupt:
-        raise CallsInterrupted(assemble(False)) from None
+    except (KeyboardInterrupt, DeviceStopped) as exc:
+        raise CallsInterrupted(assemble(False), exc) from None
     finally:
         journal.close()
     if progress:

@@ -85,7 +85,7 @@ def calls(
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_calls(
         str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
-        command=real_command(), journal=journal), write_calls, out, spec)
+        command=real_command(), journal=journal), "calls.json", out, spec)
     written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

@@ -110,7 +110,7 @@ def dispatch(
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_dispatch(
         str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
-        command=real_command(), journal=journal), write_study, out, spec)
+        command=real_command(), journal=journal), "dispatch.json", out, spec)
     written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

@@ -68,7 +68,7 @@ def engines(
     try:
         study = measure_study(lambda progress: runner.run_engines(
             unit_names, [s.name for s in shapes] if shapes else None, batch_values, precision_names, quick=quick,
-            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command(), journal=journal), write_engines, out)
+            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command(), journal=journal), "engines.json", out)
     except OptionError as exc:
         fail_option(exc)
     except CoremltoolsMissing as exc:  # the machine: the coreml extra is not installed

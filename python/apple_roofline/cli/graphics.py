@@ -96,7 +96,7 @@ def graphics(
         study = measure_on_device(lambda progress: runner.run_graphics(
             f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, sizes=texture_sizes,
             fetches=fetch_counts, filters=filters, width=width, height=height, grid=grid, reps=n_reps,
-            budget=budget, progress=progress, command=real_command(), journal=journal), write_graphics, out, device)
+            budget=budget, progress=progress, command=real_command(), journal=journal), "graphics.json", out, device)
     except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
         fail(str(exc), EXIT_FAILED)
     written, problems = write_outputs(write_graphics, study, out)

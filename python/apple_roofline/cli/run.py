@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, TypeVar, Union
 
 import typer
 
@@ -28,13 +28,12 @@ from .common import (
     prepare_out,
     print_written,
     real_command,
-    warn,
+    write_partial,
 )
 from .journal import RESUME_HELP, study_journal
 from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
-from .signals import interrupted_code, interrupted_words
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
@@ -221,7 +220,7 @@ def run(
                                          progress=progress, command=real_command(), power_window=power_window,
                                          tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
     except runner.RunInterrupted as exc:
-        _write_interrupted(exc.partial, out, which, kernel_set)
+        write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
@@ -291,19 +290,3 @@ def _write(result: "Run", out: Path, which: Union[str, List[str]],
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:
         fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
-
-
-def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]],
-                       kernels: "Optional[KernelSet]" = None) -> NoReturn:
-    from ..roofline.outputs import write_run_files
-
-    words = interrupted_words()
-    try:
-        _, problems = write_run_files(partial, out, ceilings=which, kernels=kernels)
-    except (OSError, ValueError) as write_exc:
-        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
-        fail(f"{words}, and the partial results could not be written to {out}: {why}", interrupted_code())
-    for p in problems:
-        warn(p)
-    typer.echo(f"{words}: partial results written to {out}", err=True)
-    raise typer.Exit(interrupted_code())

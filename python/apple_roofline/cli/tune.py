@@ -61,7 +61,7 @@ def tune(
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.run_tune(
         device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
-        command=real_command(), journal=journal), write_tune, out, device)
+        command=real_command(), journal=journal), "tune.json", out, device)
     written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "

@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import provenance
 from ..devices import default_device, open_device
-from ..errors import OptionError, check_int
+from ..errors import DeviceStopped, OptionError, check_int
 from ..stats import CONFIDENCE
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -303,7 +303,8 @@ def run_dispatch(
             and the range), or a malformed device name; (option ``resume``) a resumed journal of
             another device or other options.
         _core.BackendError: the device failed or does not exist (subclasses name the call).
-        DispatchInterrupted: on KeyboardInterrupt, with the partial study.
+        DispatchInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     reps, launches, warmup = check_counts(reps, launches, warmup)
     from .._native import _core
@@ -360,8 +361,8 @@ def run_dispatch(
             index = int(info.get("index", 0) or 0)
             step("peers", lambda: (*measure_peers(name, index, reps=reps, launches=launches, warmup=warmup), []),
                  lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}")
-    except KeyboardInterrupt:
-        raise DispatchInterrupted(assemble(False)) from None
+    except (KeyboardInterrupt, DeviceStopped) as exc:
+        raise DispatchInterrupted(assemble(False), exc) from None
     finally:
         journal.close()
     if progress:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from .. import provenance
-from ..errors import CannotMeasure, check_int, nothing_measured
+from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
 from ..stats import CV_WARN
 from ..study.reader import Reader
 from ..study.document import ToolInfo
@@ -97,7 +97,8 @@ def run_engines(
         ModelBuildError: coremltools could not build a model (its message).
         OSError: the cache cannot be written.
         CannotMeasure: Core ML predictions cannot run here (off macOS), or Core ML refused every point.
-        EnginesInterrupted: on KeyboardInterrupt, with the partial study.
+        EnginesInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     unit_names = parse_units(units) if units is not None else UNITS
     shapes = parse_shapes(sizes) if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)
@@ -174,8 +175,8 @@ def run_engines(
                                                    r.status + (" INVALID" if not r.valid else "")))
         if progress:
             progress.finish("predictions")
-    except KeyboardInterrupt:
-        raise EnginesInterrupted(assemble(False)) from None
+    except (KeyboardInterrupt, DeviceStopped) as exc:
+        raise EnginesInterrupted(assemble(False), exc) from None
     finally:
         journal.close()
     if not any(p.status == "measured" for p in results):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 from .. import provenance
-from ..errors import check_int, nothing_measured
+from ..errors import DeviceStopped, check_int, nothing_measured
 from ..measure import check_reps
 from ..stats import CV_WARN
 from ..study.budget import Budgets
@@ -126,7 +126,8 @@ def run_graphics(
             ``resume``) a resumed journal of another device or other options.
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
         CannotMeasure: the device ran none of the passes (each skipped, with its reason).
-        GraphicsInterrupted: on KeyboardInterrupt, with the partial study.
+        GraphicsInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     api, index = parse_graphics_device(device)
     names = parse_choices(suites or SUITES, "suites", SUITES, "graphics suite")
@@ -206,13 +207,13 @@ def run_graphics(
             note, clock = clock.progress_note(), None
             if progress:
                 progress.finish(name, note)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, DeviceStopped) as exc:
         if clock is not None:
             times.append(clock.record())
         sampler.stop()
         measuring.checks.close(finish=False)
         journal.close()
-        raise GraphicsInterrupted(assemble(False)) from None
+        raise GraphicsInterrupted(assemble(False), exc) from None
     finally:
         sampler.stop()
     measuring.checks.close()

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError, reasons_text
+from ..errors import DeviceStopped, OptionError, reasons_text
 from ..kernel_cache import CacheWarnings
 from ..measure import DEFAULT_REPS, check_reps, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
@@ -272,7 +272,8 @@ def run_roofline(
             journal of another device or other options; after measuring, suites of which this
             device runs no kernel (``matrix`` on a CPU): nothing was measured.
         _core.BackendError: subclasses, for device failures.
-        RunInterrupted: on KeyboardInterrupt, with the partial Run.
+        RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial Run.
     """
     suite_names = DEFAULT_SUITES if suites is None else parse_suites(suites)
     reps = check_reps(reps)
@@ -381,9 +382,9 @@ def run_roofline(
                 cpu_clock.take()  # between suites, and after the last one (about 50 ms)
             if progress:
                 progress.finish(name, clock.progress_note())
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, DeviceStopped) as exc:
         sampler.stop()
-        raise RunInterrupted(assemble(False)) from None
+        raise RunInterrupted(assemble(False), exc) from None
     finally:
         sampler.stop()
         journal.close()

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError, nothing_measured
+from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import measure_case
 from ..roofline.records import BLOCK_PARAM
@@ -216,7 +216,8 @@ def run_tune(
             ``resume``) a resumed journal of another device or other options.
         CannotMeasure: no point was timed (every size rejected, every kernel unsupported).
         _core.BackendError: subclasses, for device failures.
-        TuneInterrupted: on KeyboardInterrupt, with the partial study.
+        TuneInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     suite_names = TUNE_SUITES if suites is None else parse_tune_suites(suites)
     reps = check_reps(reps)
@@ -260,8 +261,8 @@ def run_tune(
             tune_suite(ctx, name, sizes, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
                        rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress,
                        journal=journal)
-    except KeyboardInterrupt:
-        raise TuneInterrupted(assemble(False)) from None
+    except (KeyboardInterrupt, DeviceStopped) as exc:
+        raise TuneInterrupted(assemble(False), exc) from None
     finally:
         journal.close()
     if wanted and not (measurements or rejected or skipped):
