@@ -41,7 +41,7 @@ def raw_table(path: Path) -> List[Dict[str, str]]:
     return [dict(zip(header, r), **{f"{h}|unit": u for h, u in zip(header, units)}) for r in rows[2:] if r]
 
 
-_SCALE = {"": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6,
+_SCALE = {"": 1.0, "byte": 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "byte/s": 1.0, "hz": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6,
           "msecond": 1e-3, "second": 1.0, "inst": 1.0, "inst/cycle": 1.0, "cycle/nsecond": 1e9, "cycle/usecond": 1e6,
           "cycle/second": 1.0, "Ghz": 1e9, "Mhz": 1e6, "byte/second": 1.0, "Kbyte/second": 1e3, "Mbyte/second": 1e6,
           "Gbyte/second": 1e9, "Tbyte/second": 1e12}
@@ -378,7 +378,6 @@ def _ncu_chart_figures(rows: List[Dict[str, str]], kernel: str, level: str) -> D
     return out
 
 
-@pytest.mark.skipif(not REAL.exists(), reason="the H200 export is not in tests/unit/data yet")
 def test_real_h200_export_matches_ncu_figures() -> None:
     kernels = load_kernels(REAL)
     rows = raw_table(REAL)
@@ -437,3 +436,32 @@ def test_run_files_carry_the_kernels(tmp_path: Path) -> None:
     page = (tmp_path / "report.html").read_text()
     assert '<g id="kernel:0"><title>sgemm_128x64_nn at L1 (fp32)' in page
     assert 'id="kernel:' in (tmp_path / "roofline.svg").read_text()
+
+
+def test_real_h200_export_counts_the_work_it_did() -> None:
+    """The GEMMs did 2·4096³ FLOPs a launch and the triad 2 per element of its 256 MiB arrays
+    (2·2^26): the dots count exactly that, tensor-pipe operations included once."""
+    kernels = load_kernels(REAL)
+    per_launch = {d.kernel: d.flops / d.launches for d in kernels.dots if d.level == "DRAM"}
+    gemms = [f for k, f in per_launch.items() if "gemm" in k or "nvjet" in k]
+    assert len(gemms) == 2 and all(f == pytest.approx(2 * 4096**3, rel=0.01) for f in gemms)
+    assert per_launch["stream_triad_f32"] == pytest.approx(2 * 2**26, rel=0.01)
+    pipes = {d.kernel: d.pipe for d in kernels.dots}
+    assert sorted(pipes.values()) == ["fma", "fma", "tensor"]
+
+
+def test_real_h200_export_on_the_h200_run() -> None:
+    """On the H200's own default run: the FFMA SGEMM against the FP32 vector roof, the tensor-core
+    FP16 GEMM against the matrix units' FP16 roof, the triad at DRAM's measured bandwidth."""
+    model = ar.Roofline.from_run(ar.Run.load(DATA / "run_h200_default.json"))
+    placed = {(p.dot.kernel, p.dot.level): p for p in place(model, load_kernels(REAL))}
+    sgemm = next(p for (k, level), p in placed.items() if k.startswith("sm80_xmma_gemm") and level == "DRAM")
+    assert sgemm.roof is not None and sgemm.roof.name == "FP32 vector" and sgemm.binding is sgemm.roof
+    hgemm = next(p for (k, level), p in placed.items() if k.startswith("nvjet") and level == "DRAM")
+    assert hgemm.roof is not None and ceiling_precision(hgemm.roof.name) == "fp16" and hgemm.binding is hgemm.roof
+    assert hgemm.speedup is not None and 1.0 < hgemm.speedup < 2.0
+    triad = placed[("stream_triad_f32", "DRAM")]
+    assert triad.binding is not None and triad.binding.name == "DRAM bandwidth"
+    assert triad.speedup is not None and 0.9 < triad.speedup < 1.1   # STREAM runs at the STREAM ceiling
+    assert ceiling_precision("Matrix E4M3→FP32 (wgmma)") == "fp8"    # a matrix unit's input, not its accumulator
+    assert ceiling_precision("Matrix INT8→INT32 (mma.sync)") == "int8"

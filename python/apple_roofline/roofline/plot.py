@@ -522,8 +522,11 @@ def plot_roofline(
         labels.add_free(ann, point_label_offsets(7.0), order=(3.0, 0.0))
         labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
 
-    if kernels:  # your kernels' dots, in the colours the user points left
-        handles.update(draw_kernels(ax, scale, kernels, labels, user_colors[len(users):] or user_colors))
+    if kernels:  # your kernels' dots, in the colours the user points left (the palette's when too few are)
+        kernel_colors = user_colors[len(users):]
+        if len(kernel_colors) < len({k.dot.kernel for k in kernels}):
+            kernel_colors = [c for c in PALETTE if c not in kernel_colors] + kernel_colors
+        handles.update(draw_kernels(ax, scale, kernels, labels, kernel_colors))
     below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
     if below:
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
