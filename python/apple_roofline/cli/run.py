@@ -32,11 +32,13 @@ from .common import (
     write_partial,
 )
 from .journal import RESUME_HELP, study_journal
+from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
+    from ..user_kernels.model import KernelSet
     from ..roofline.runner import Tuner
 
 __all__ = ["run", "parse_count", "ridge_summary", "summed_warnings", "suite_help"]
@@ -166,6 +168,9 @@ def run(
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
+    kernels: KernelsOption = None,
+    kernels_match: KernelsMatchOption = None,
+    kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
@@ -193,6 +198,7 @@ def run(
         which = parse_ceilings_option(ceilings, known_ceiling_names())  # before measuring: every name a run can hold
     except OptionError as exc:
         fail_option(exc)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
     backend_error = backend_error_type()
     try:
         suites = runner.parse_suites(suite) if suite is not None else None
@@ -237,7 +243,7 @@ def run(
         fail(exc.strerror or str(exc), EXIT_FAILED)
 
     # -- write and summarise
-    written, problems = _write(result, out, which)
+    written, problems = _write(result, out, which, kernel_set)
     _print_summary(result)
     print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
@@ -281,11 +287,12 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
         fail(f"--tune-file: {exc}", EXIT_USAGE)
 
 
-def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List[Path], List[str]]:
+def _write(result: "Run", out: Path, which: Union[str, List[str]],
+           kernels: "Optional[KernelSet]" = None) -> Tuple[List[Path], List[str]]:
     from ..roofline.outputs import write_run_files
 
     try:
-        return write_run_files(result, out, ceilings=which)
+        return write_run_files(result, out, ceilings=which, kernels=kernels)
     except OSError as exc:
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:

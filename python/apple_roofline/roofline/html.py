@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Dict, List, Mapping, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..figures import figure_bytes
 from ..study.markdown import resumed_line, status_text, tool_line
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
 from .plot import measurement_gid
 from .records import Ceiling, Measurement, format_params
+from ..user_kernels.model import KernelSet
+from ..user_kernels.place import place
+from ..user_kernels.tables import kernel_tooltips
+from .report import kernels_section
 from .run import Run
 from ..suites import registry
 from .clock_table import clock_table
@@ -150,7 +154,7 @@ def _kv_table(rows: Sequence[Sequence[object]]) -> str:
     return table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
 
 
-def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
+def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernels: Optional[KernelSet] = None) -> str:
     """The run as one self-contained HTML page (str).
 
     Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
@@ -159,6 +163,8 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
     suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
     peaks. A run without a roofline or without sweep measurements says so where the figure would be.
+    With ``kernels``, their dots are on the roofline figure (hover: the ceiling that binds each and
+    the speedup left) and a section "Your kernels" follows the ridge points.
 
     Raises:
         ValueError: an unknown ceiling name in ``ceilings``.
@@ -179,8 +185,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     if model is None:
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
-        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings), "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips),
+        placed = place(model, kernels) if kernels is not None else []
+        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings, kernels=placed), "svg").decode("utf-8")
+        parts.append(_figure(svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
                              "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
@@ -191,6 +198,10 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
+    if kernels is not None:
+        parts.append("<h2>Your kernels</h2>")
+        for sentence, table in kernels_section(run, kernels):
+            parts += [f"<p>{_inline(sentence)}</p>"] + ([table_html(table)] if table is not None else [])
     clocked = clock_table(run)
     if clocked is not None:
         parts += ["<h2>Ceilings at the clock</h2>", table_html(clocked, "")]

@@ -12,13 +12,15 @@ written before stays.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
 from .html import to_html
 from .report import to_markdown
+from ..user_kernels.model import KernelSet
+from ..user_kernels.place import place
 from .run import Run
 from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .selection import select_ceilings
@@ -46,7 +48,8 @@ def no_ceilings_message(run: Run, source: object) -> str:
     return f"{source} has no ceilings to draw (it holds {held})"
 
 
-def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
+def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default",
+                    kernels: Optional[KernelSet] = None) -> Tuple[List[Path], List[str]]:
     """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, then each suite's figure
     (:func:`~apple_roofline.suites.registry.figures`) the run has something for, as
     ``<stem>.png`` and ``<stem>.svg``.
@@ -55,6 +58,8 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
         run: the run.
         out: an existing, writable directory.
         ceilings: which ceilings the roofline figure shows (:func:`~.selection.select_ceilings`).
+        kernels: your kernels (``run --kernels FILE``), drawn on the roofline figure and tabled in
+            the reports; None for none.
 
     Returns:
         ``(written, problems)``: the paths written, in order, and one sentence per file that could
@@ -77,12 +82,12 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
             files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
     files.write("run.json", lambda p: write_text_atomic(p, text))
-    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
-    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
+    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run, kernels=kernels)))
+    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings, kernels=kernels)))
     if model is None:
         files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
-        fig = roofline_figure(run, model, ceilings=ceilings)
+        fig = roofline_figure(run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ())
         for name in ("roofline.png", "roofline.svg"):
             files.write(name, lambda p: save_figure(fig, p))
     sweep = sweep_figure(run, model)

@@ -15,6 +15,7 @@ from ..figures import Figure, add_note
 from ..study.markdown import figure_status
 from ..suites import registry
 from ..suites.registry import SuiteFigure
+from ..user_kernels.place import Placement
 from .model import Point, RooflineModel
 from .plot import plot_roofline
 from .run import Run
@@ -24,10 +25,11 @@ __all__ = ["roofline_figure", "sweep_figure", "suite_figure", "suite_figures"]
 
 
 def roofline_figure(run: Run, model: RooflineModel, *, ceilings: Union[str, Sequence[str]] = "default",
-                    points: Sequence[Point] = ()) -> Figure:
-    """The roofline of ``run`` (``model``: :func:`~.tables.model_of` of it) with ``ceilings`` and
-    ``points`` (:func:`~.plot.plot_roofline`). Raises ValueError for an unknown ceiling name."""
-    return add_note(plot_roofline(model, points=points, ceilings=ceilings), figure_status(run))
+                    points: Sequence[Point] = (), kernels: Sequence[Placement] = ()) -> Figure:
+    """The roofline of ``run`` (``model``: :func:`~.tables.model_of` of it) with ``ceilings``,
+    ``points`` and your ``kernels``' dots (:func:`~.plot.plot_roofline`). Raises ValueError for an
+    unknown ceiling name."""
+    return add_note(plot_roofline(model, points=points, ceilings=ceilings, kernels=kernels), figure_status(run))
 
 
 def _title(run: Run, model: Optional[RooflineModel]) -> str:
