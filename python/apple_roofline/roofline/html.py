@@ -22,6 +22,8 @@ from .records import Ceiling, Measurement, format_params
 from .run import Run
 from .sweep_plot import plot_sweep, sweep_series
 from .hierarchy_plot import plot_hierarchy
+from .interactive import interactive_roofline
+from .plotly_embed import SWITCH_STYLE, static_block
 from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
@@ -154,7 +156,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts: List[str] = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}{SWITCH_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
@@ -165,11 +167,12 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     if model is None:
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
+        parts.append(interactive_roofline(run, model, ceilings))
         svg = figure_bytes(plot_roofline(model, ceilings=ceilings), "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips),
+        parts.append(static_block(_figure(svg_with_tooltips(svg, tips),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
-                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
+                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.")))
     if sweep_series(run.measurements):
         sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
         svg = figure_bytes(sweep, "svg").decode("utf-8")
