@@ -14,7 +14,8 @@ arrows from the baseline to that run — a measured compute ceiling from the bas
 label, FLOPs and bytes per launch) from the baseline's dot to the run's. Against ``--baseline
 median`` an arrow starts at the median of the runs that have the ceiling or kernel. A move too
 small to see (under :data:`MIN_MOVE`, relative, on both axes) gets no arrow. Hovering either end of an arrow
-names both ends and the ratio. Every trace carries ``meta`` for :func:`~.interactive.figure_data`
+names both ends and the ratio. Performance in GFLOP/s or TFLOP/s as the report's figure (``layout.meta["gflops_per_y"]``; the
+arrows' ``meta`` stays in GFLOP/s). Every trace carries ``meta`` for :func:`~.interactive.figure_data`
 and the page's tests: an arrow trace's ``meta["arrows"]`` lists each arrow's ``what``, ``tail`` and
 ``head``.
 """
@@ -27,7 +28,7 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..text import sig_figs
-from .axes import X_LABEL, limits
+from .axes import X_LABEL, limits, scale_for
 from .binding import dram_bandwidth
 from .compare import BASELINE_MEDIAN, Comparison
 from .compare_plot import RUN_DASHES, plotly_dash
@@ -92,7 +93,9 @@ def _anchors(c: Comparison, x_bw: float) -> Tuple[List[Dict[str, Point]], Dict[s
 
 
 def _arrow_text(tag: str, base: str, name: str, unit: str, tail: Point, head: Point) -> str:
-    value = (lambda p: p[1] / p[0]) if unit == "GB/s" else (lambda p: p[1])
+    def value(p: Point) -> float:  # a bandwidth's value is its slope, GFLOP/s over FLOP/byte
+        return p[1] / p[0] if unit == "GB/s" else p[1]
+
     ratio = value(head) / value(tail)
     return html.escape(f"{tag} vs {base}: {name}\n{sig_figs(value(tail))} → {sig_figs(value(head))} {unit} "
                        f"({ratio:.2f}×), at {sig_figs(tail[0])} → {sig_figs(head[0])} FLOP/B").replace("\n", "<br>")
@@ -158,6 +161,7 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     xlo, xhi, ylo, yhi = limits([m.intensity for d in drawn for _i, m in d], [m.gflops for d in drawn for _i, m in d],
                                 ridges, [x.value for x in every if x.kind == "compute"],
                                 [x.value for x in every if x.kind == "bandwidth"])
+    scale = scale_for(max([x.value for x in every if x.kind == "compute"] + [1.0]))
     bws, comps = ceiling_classes(every)
     color = {cls.name: cls.color for cls in bws + comps}
     traces: List[Dict[str, Any]] = []
@@ -169,8 +173,8 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
             xs = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
             hover = html.escape(f"{tag}: {name}\n" + "\n".join(ceiling_hover(x))).replace("\n", "<br>")
             traces.append({
-                "type": "scatter", "mode": "lines", "x": xs, "y": [x.value * v if x.kind == "bandwidth" else x.value
-                                                                   for v in xs],
+                "type": "scatter", "mode": "lines", "x": xs,
+                "y": [scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
                 "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else ""), **group,
                 "line": {"color": color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
                 "opacity": 1.0 if x.source == "measured" else 0.55, "hovertext": [hover] * len(xs),
@@ -180,7 +184,7 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
         if drawn[i]:
             traces.append({
                 "type": "scatter", "mode": "markers", "name": f"{tag}: kernels ({len(drawn[i])})", **group,
-                "x": [m.intensity for _j, m in drawn[i]], "y": [m.gflops for _j, m in drawn[i]],
+                "x": [m.intensity for _j, m in drawn[i]], "y": [scale.y(m.gflops) for _j, m in drawn[i]],
                 "marker": {"size": 7, "symbol": ("circle", "diamond", "square", "triangle-up")[i % 4],
                            "color": [color.get(m.ceiling_class or "", "#7f7f7f") for _j, m in drawn[i]],
                            "line": {"width": 0.6, "color": "white"}},
@@ -189,13 +193,17 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
                 "hoverinfo": "text", "meta": {"role": "points", "run": tag},
             })
     x_bw = xlo * (xhi / xlo) ** ARROW_X_FRACTION
-    traces += _arrow_traces(c, x_bw)
+    arrows = _arrow_traces(c, x_bw)
+    for t in arrows:
+        t["y"] = [None if y is None else scale.y(y) for y in t["y"]]
+    traces += arrows
     layout = {
         "xaxis": {"type": "log", "title": {"text": X_LABEL}, "range": [math.log10(xlo), math.log10(xhi)],
                   "gridcolor": "#e6e6e6"},
-        "yaxis": {"type": "log", "title": {"text": "Performance (GFLOP/s)"}, "range": [math.log10(ylo),
-                                                                                       math.log10(yhi)],
+        "yaxis": {"type": "log", "title": {"text": scale.y_label}, "range": [math.log10(scale.y(ylo)),
+                                                                          math.log10(scale.y(yhi))],
                   "gridcolor": "#e6e6e6"},
+        "meta": {"gflops_per_y": scale.factor},
         "legend": {"groupclick": "toggleitem", "font": {"size": 11}}, "hovermode": "closest",
         "hoverlabel": {"align": "left", "font": {"size": 11}}, "plot_bgcolor": "white", "height": 680,
         "margin": {"t": 30, "r": 20},

@@ -1,6 +1,7 @@
-"""The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
+"""The interactive report of a run: one self-contained HTML file (no server, no CDN, nothing fetched).
 
-``report.html`` holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
+``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed;
+the static one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
 the memory hierarchy's (:mod:`.hierarchy_plot`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
 kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
 its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'

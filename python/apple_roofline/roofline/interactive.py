@@ -4,7 +4,8 @@ The same ceilings (:func:`~.selection.select_ceilings`) and measurements as the 
 (:mod:`.plot`), on log-log axes (Williams, Waterman and Patterson 2009), in the same colours
 (:func:`~.plot.ceiling_classes`): each ceiling one trace (legend entry), in a legend group of its
 source, the cache levels (the cache-aware roofline) in their own group; the measurements one trace
-per suite. Clicking a legend entry hides or shows that ceiling, level or suite
+per suite. Performance is drawn in GFLOP/s, or TFLOP/s above 10,000 (:func:`~.axes.scale_for`, as the
+static figure; ``layout.meta["gflops_per_y"]`` says which). Clicking a legend entry hides or shows that ceiling, level or suite
 (``legend.groupclick = "toggleitem"``), a group title the whole group. Plotly's modebar zooms, pans
 and resets the axes (a double click resets too). The buttons above the plot switch between the
 measured and the theoretical ceilings and, where the run measured cache levels, between the DRAM
@@ -29,7 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from ..clocks import pass_clock
 from ..figures import PALETTE
 from ..text import percent, sig_figs
-from .axes import X_LABEL, limits
+from .axes import X_LABEL, Scale, limits, scale_for
 from .binding import binding, dram_bandwidth
 from .model import RooflineModel
 from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
@@ -112,7 +113,8 @@ def _line(c: Ceiling, ceilings: Sequence[Ceiling], xlo: float, xhi: float) -> Tu
     return xs, [c.value * x if c.kind == "bandwidth" else c.value for x in xs]
 
 
-def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, xhi: float) -> List[Dict[str, Any]]:
+def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, xhi: float,
+                    scale: Scale) -> List[Dict[str, Any]]:
     bws, comps = ceiling_classes(list(shown))
     color = {cls.name: cls.color for cls in bws + comps}
     traces: List[Dict[str, Any]] = []
@@ -130,8 +132,9 @@ def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, 
         title = {"levels": "Cache levels (cache-aware roofline)", "measured": "Measured ceilings",
                  "theoretical": "Theoretical ceilings"}[group]
         traces.append({
-            "type": "scatter", "mode": "lines+markers" if ridge is not None else "lines", "x": xs, "y": ys,
-            "name": f"{c.name} {sig_figs(c.value)} {c.unit}", "legendgroup": group,
+            "type": "scatter", "mode": "lines+markers" if ridge is not None else "lines", "x": xs,
+            "y": [scale.y(y) for y in ys], "legendgroup": group,
+            "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}",
             "legendgrouptitle": {"text": title},
             "line": {"color": color[c.name], "width": 1.6 if c.is_level else 2.4,
                      "dash": "solid" if c.source == "measured" else "dash"},
@@ -143,7 +146,8 @@ def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, 
     return traces
 
 
-def _point_traces(run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str]) -> List[Dict[str, Any]]:
+def _point_traces(run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str],
+                  scale: Scale) -> List[Dict[str, Any]]:
     suites = list(dict.fromkeys(m.suite for _i, m in drawn))
     traces = []
     for k, suite in enumerate(suites):
@@ -152,7 +156,7 @@ def _point_traces(run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Di
         traces.append({
             "type": "scatter", "mode": "markers", "name": f"{suite} ({len(items)})", "legendgroup": "suites",
             "legendgrouptitle": {"text": "Suites"},
-            "x": [m.intensity for _i, m in items], "y": [m.gflops for _i, m in items],
+            "x": [m.intensity for _i, m in items], "y": [scale.y(m.gflops) for _i, m in items],
             "marker": {"symbol": [("x-open" if m.over_limit is not None else _SYMBOLS[k % len(_SYMBOLS)])
                                   for _i, m in items],
                        "size": 9, "color": [colors.get(m.ceiling_class or "", fallback) for _i, m in items],
@@ -174,7 +178,8 @@ def view_buttons(traces: Sequence[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]]
     levels = any(m.get("level") for m in metas)
     own_bw = {s: any(m["role"] == "ceiling" and m["source"] == s and m["kind"] == "bandwidth" and not m["level"]
                      for m in metas) for s in sources}
-    buttons, first = [], 0
+    buttons: List[Dict[str, Any]] = []
+    first = 0
     for source in sources:
         for aware in ((False, True) if levels else (False,)):
             def shown(m: Dict[str, Any]) -> bool:
@@ -207,20 +212,22 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
                                 [c.value for c in shown if c.kind == "bandwidth"])
     bws, comps = ceiling_classes(list(shown))
     colors = {cls.name: cls.color for cls in bws + comps}
-    traces = _ceiling_traces(model, shown, xlo, xhi) + _point_traces(run, drawn, colors)
+    scale = scale_for(max(tops + [1.0]))
+    traces = _ceiling_traces(model, shown, xlo, xhi, scale) + _point_traces(run, drawn, colors, scale)
     buttons, first = view_buttons(traces)
     for t, visible in zip(traces, buttons[first]["args"][0]["visible"] if buttons else []):
         t["visible"] = visible
     layout: Dict[str, Any] = {
-        "title": {"text": html.escape(f"{run.device_name} ({run.backend})"), "x": 0.01, "xanchor": "left",
-                  "y": 0.985, "yanchor": "top"},
+        "title": {"text": html.escape(f"{run.device_name} ({run.backend})"), "x": 0.01, "xanchor": "left"},
         "xaxis": {"type": "log", "title": {"text": X_LABEL}, "range": [math.log10(xlo), math.log10(xhi)],
                   "showgrid": True, "gridcolor": "#e6e6e6"},
-        "yaxis": {"type": "log", "title": {"text": "Performance (GFLOP/s)"},
-                  "range": [math.log10(ylo), math.log10(yhi)], "showgrid": True, "gridcolor": "#e6e6e6"},
+        "yaxis": {"type": "log", "title": {"text": scale.y_label}, "range": [math.log10(scale.y(ylo)),
+                                                                          math.log10(scale.y(yhi))],
+                  "showgrid": True, "gridcolor": "#e6e6e6"},
+        "meta": {"gflops_per_y": scale.factor},
         "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
         "hovermode": "closest", "hoverlabel": {"align": "left", "font": {"size": 11}},
-        "plot_bgcolor": "white", "height": 660, "margin": {"t": 110, "r": 20},
+        "plot_bgcolor": "white", "height": 660, "margin": {"t": 100, "r": 20},
         "updatemenus": [{"type": "buttons", "direction": "right", "buttons": buttons, "active": first,
                          "x": 0.0, "xanchor": "left", "y": 1.02, "yanchor": "bottom", "showactive": True,
                          "pad": {"r": 4, "t": 2}}] if len(buttons) > 1 else [],
@@ -230,8 +237,9 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
 
 def figure_data(figure: Dict[str, Any]) -> Dict[str, Any]:
     """The data behind a figure of :func:`roofline_figure` (or :mod:`.compare_interactive`), as a
-    JSON-ready dict: each ceiling (source, kind, name, value) and each mark (its trace's meta, x, y
-    and hover text without markup)."""
+    JSON-ready dict: each ceiling (source, kind, name, value) and each mark (its trace's meta, its
+    intensity in FLOP/byte, GFLOP/s and hover text without markup)."""
+    factor = float(figure["layout"].get("meta", {}).get("gflops_per_y", 1.0))
     out: Dict[str, Any] = {"ceilings": [], "marks": []}
     for t in figure["data"]:
         meta = dict(t["meta"])
@@ -243,7 +251,7 @@ def figure_data(figure: Dict[str, Any]) -> Dict[str, Any]:
             if x is None or y is None:
                 continue
             plain = html.unescape(text.replace("<br>", "\n")) if text else None
-            out["marks"].append({**meta, "x": x, "y": y, "text": plain})
+            out["marks"].append({**meta, "intensity": x, "gflops": y * factor, "text": plain})
     return out
 
 

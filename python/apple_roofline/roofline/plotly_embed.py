@@ -42,7 +42,7 @@ SWITCH_STYLE = (f"html.js .{STATIC_CLASS} {{ display: none; }} html:not(.js) .{I
 #: Plotly's configuration: the modebar always shown (zoom, pan, reset axes, save as PNG), no logo,
 #: no "share" button (it would upload to Plotly's site), no selection tools, scroll-wheel zoom.
 CONFIG: Dict[str, Any] = {"displayModeBar": True, "displaylogo": False, "scrollZoom": True,
-                          "modeBarButtonsToRemove": ["sendDataToCloud", "select2d", "lasso2d"],
+                          "modeBarButtonsToRemove": ["sendChartToCloud", "sendDataToCloud", "select2d", "lasso2d"],
                           "responsive": True, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
