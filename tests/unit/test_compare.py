@@ -187,7 +187,7 @@ def test_two_run_figure_labels_each_ceiling_with_both_values(m5_run: Run, m5_run
     texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if (t.get_gid() or "").startswith("label:")}
     assert texts["label:compute:FP32 scalar ILP"] == "FP32 scalar ILP: A 3,849 GFLOP/s, B 3,079 GFLOP/s"
     assert texts["label:bandwidth:DRAM bandwidth"] == "DRAM bandwidth: A 122 GB/s, B 97.6 GB/s"
-    assert [mpl_dash(d) for d in RUN_DASHES[:2]] == ["-", (0, RUN_DASHES[1])]
+    assert [mpl_dash(d, 2.0) for d in RUN_DASHES[:2]] == ["-", (0, (3.0, 1.5))]  # in points at any width
     assert svg_dash(RUN_DASHES[0]) == "none" and svg_dash(RUN_DASHES[1]) == "6 3"
 
 

@@ -317,6 +317,25 @@ def test_report_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
     _no_network(browser, page)
 
 
+def test_static_figure_for_print_and_without_scripts(browser: Browser, tmp_path: Path) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(to_html(saved("run_epyc_2vcpu.json")), encoding="utf-8")
+    shown = ("[...document.querySelectorAll('.static-figure, .interactive-figure')]"
+             ".map(e => [e.className, getComputedStyle(e).display !== 'none'])")
+    _open(browser, page, "roofline")
+    assert browser.eval(shown) == [["interactive-figure", True], ["static-figure", False]]  # on screen
+    browser.send("Emulation.setEmulatedMedia", {"media": "print"}, session=True)
+    assert browser.eval(shown) == [["interactive-figure", False], ["static-figure", True]]  # in print
+    browser.send("Emulation.setEmulatedMedia", {"media": ""}, session=True)
+    browser.send("Emulation.setScriptExecutionDisabled", {"value": True}, session=True)
+    try:
+        browser.events.clear()
+        browser.open(page.as_uri())
+        assert browser.eval(shown) == [["interactive-figure", False], ["static-figure", True]]  # no scripts
+    finally:
+        browser.send("Emulation.setScriptExecutionDisabled", {"value": False}, session=True)
+
+
 def test_compare_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
     a, b = saved("run_h100.json"), saved("run_h100_power.json")
     page = tmp_path / "compare.html"

@@ -46,9 +46,11 @@ _BBOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alp
 _BW_POSITIONS = (1.3, 2.0, 3.0, 4.5, 7.0, 11.0, 16.0, 24.0, 36.0)  # back from the end of the diagonal
 
 
-def mpl_dash(dash: Tuple[float, ...]) -> Any:
-    """A :data:`RUN_DASHES` pattern as a matplotlib ``linestyle``."""
-    return "-" if not dash else (0, dash)
+def mpl_dash(dash: Tuple[float, ...], width: float = 1.0) -> Any:
+    """A :data:`RUN_DASHES` pattern as a matplotlib ``linestyle`` for a line ``width`` points wide:
+    matplotlib scales dashes by the width, so the pattern is divided by it to stay in points (a dotted
+    run reads dotted on a wide line too)."""
+    return "-" if not dash else (0, tuple(v / width for v in dash))
 
 
 def plotly_dash(dash: Tuple[float, ...]) -> str:
@@ -104,14 +106,14 @@ def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]]
     # each ceiling's (source, kind, name) -> [(tag, value, x_end)] for its one label
     ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float]]] = {}
     for i, (tag, model, shown, dash) in enumerate(runs):
-        style = mpl_dash(dash)
-        wide = 1.2 + (1.6 if len(runs) == 2 else 3.0) * (len(runs) - 1 - i) / (len(runs) - 1)
-        handles.append(Line2D([], [], color=_RUN_KEY, linewidth=max(wide, 1.6), linestyle=style))
+        wide = 1.3 + 1.6 * (len(runs) - 1 - i) / (len(runs) - 1)
+        handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.6, linestyle=mpl_dash(dash, 1.6)))
         legend_names.append(f"{tag}: {titles[i]}")
         g = tag.lower()
         for c in shown:
             measured = c.source == "measured"
             width, alpha = (wide, 1.0) if measured else (1.0, 0.45)
+            style = mpl_dash(dash, width)
             gid = f"{g}:ceiling:{c.source}:{c.kind}:{c.name}"
             color = colors[c.name]
             if c.kind == "bandwidth":
