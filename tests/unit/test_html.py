@@ -70,7 +70,8 @@ def test_html_is_self_contained_with_both_figures(m5_run: Run, monkeypatch: pyte
     text = to_html(m5_run)
     page = _page(text)
     assert text.startswith("<!DOCTYPE html>") and page.tags.count("svg") == 2
-    assert page.external == []  # no fetch: no CDN, no font, no image
+    # no fetch: no CDN, no font, no image; the one link is the figure's data, inside the page
+    assert len(page.external) == 1 and page.external[0].startswith("data:application/json;base64,")
     assert "script" not in page.tags
     assert text.count(html.escape(PLOTLY_MISSING)) == 1
     assert "<title>Roofline: Apple M5 (metal) — 2026-11-20</title>" in text

@@ -158,6 +158,7 @@ def test_pages_without_plotly_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch)
     for page in (to_html(run), compare_page.compare_html(Comparison((run, saved("run_h100_power.json"))))):
         assert "<script" not in page and "pip install &#x27;apple_roofline[interactive]&#x27;" in page
         assert page.count(PLOTLY_MISSING.split(":")[0]) == 1 and "<svg" in page
+        assert page.count('href="data:application/json;base64,') == 1  # the data stays downloadable
 
 
 # -- the comparison's figure ----------------------------------------------------------------------

@@ -96,9 +96,7 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
 
 def _interactive(c: Comparison, theoretical: bool) -> str:
     """The interactive figure's block (:func:`~.compare_interactive.compare_figure`) with a line on
-    its use and its data as a JSON link; the one line on how to get it without Plotly."""
-    if not plotly_available():
-        return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)}</p>'
+    its use and its data as a JSON link; without Plotly, the one line on how to get it, and the link."""
     figure = compare_figure(c, theoretical=theoretical)
     if figure is None:
         return ""
@@ -106,8 +104,11 @@ def _interactive(c: Comparison, theoretical: bool) -> str:
                "baseline": c.baseline_name, **figure_data(figure),
                "arrows": [dict(a, run=t["meta"]["run"]) for t in figure["data"] if t["meta"]["role"] == "arrows"
                           for a in t["meta"]["arrows"]]}
+    link = data_link(payload, "compare-data.json", "Download the figure's data (JSON)")
+    if not plotly_available():
+        return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
     return (f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{PlotlyFigures().div(figure, "compare")}'
             f'<p class="sub">Arrows: each measured ceiling (at its ridge point; a bandwidth at one intensity) and each '
             f"kernel both runs measured, from {html.escape(c.baseline_name)} to every other run; hover an arrow for "
             "both ends. Click a legend entry to hide or show it; drag to zoom, double-click to reset. "
-            + data_link(payload, "compare-data.json", "Download the figure's data (JSON)") + "</p></div>")
+            + link + "</p></div>")

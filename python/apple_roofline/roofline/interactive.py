@@ -118,8 +118,7 @@ def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, 
     bws, comps = ceiling_classes(list(shown))
     color = {cls.name: cls.color for cls in bws + comps}
     traces: List[Dict[str, Any]] = []
-    ridges = {name: r for name, r in model.ridge_points("measured").items()} if model.has("bandwidth", "measured") \
-        else {}
+    ridges = model.ridge_points("measured") if model.has("bandwidth", "measured") else {}
     order = sorted(shown, key=lambda c: (c.source != "measured", c.is_level, c.kind != "bandwidth", -c.value))
     for c in order:
         xs, ys = _line(c, shown, xlo, xhi)
@@ -266,14 +265,15 @@ def interactive_roofline(run: Run, model: RooflineModel, ceilings: Union[str, Se
     Raises:
         ValueError: an unknown ceiling name in ``ceilings``.
     """
-    if not plotly_available():
-        return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)}</p>'
     figure = roofline_figure(run, model, ceilings)
-    div = (figures or PlotlyFigures()).div(figure, "roofline")
     payload = {"device": run.device_name, "backend": run.backend, "created": run.created,
                "tool": f"{run.tool.name} {run.tool.version}", **figure_data(figure)}
+    link = data_link(payload, "roofline-data.json", "Download the figure's data (JSON)")
+    if not plotly_available():
+        return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
+    div = (figures or PlotlyFigures()).div(figure, "roofline")
     return (f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{div}<p class="sub">Click a legend entry to hide or '
             "show a ceiling, cache level or suite; drag to zoom, double-click or the modebar's house to reset; the "
             "buttons above switch between measured and theoretical ceilings"
             + (" and between the DRAM and the cache-aware roofline" if any(c.is_level for c in run.ceilings) else "")
-            + ". " + data_link(payload, "roofline-data.json", "Download the figure's data (JSON)") + "</p></div>")
+            + ". " + link + "</p></div>")
