@@ -112,7 +112,8 @@ def test_no_private_names_across_modules() -> None:
     assert not private, "\n".join(private)
 
 
-VIEWS = ("plot", "compare_plot", "sweep_plot", "report", "html", "tables", "labels", "axes", "outputs")
+VIEWS = ("plot", "compare_plot", "sweep_plot", "report", "html", "tables", "labels", "axes", "outputs", "interactive",
+         "compare_interactive", "compare_html", "plotly_embed")
 MODELS = ("model", "records", "run", "selection", "facade")
 
 

@@ -167,9 +167,9 @@ def compare(
         help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "--output", "-o", metavar="FILE", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
-                               "(.html: the figure with hover text and the tables).")] = None,
+                               "(.html: the interactive figure with arrows from the baseline, the static one, the tables).")] = None,
     theoretical: Annotated[bool, typer.Option(
-        "--theoretical", help="Draw the theoretical ceilings too (dashed); by default only measured ones.")] = False,
+        "--theoretical", help="Draw the theoretical ceilings too (faint); by default only measured ones.")] = False,
     reference: Annotated[Optional[str], typer.Option(
         "--reference", metavar="NAME",
         help="Compare with a reference (see --list-references): published figures beside the runs of their chip, "
@@ -182,7 +182,8 @@ def compare(
              "reference's.")] = DEFAULT_OUTLIER_PCT,
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
-    and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (one colour per run).
+    and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
+    style per run).
     With --reference, one run is enough: published figures are set beside it, or it is checked
     against a reference run."""
     from ..references import RunReference

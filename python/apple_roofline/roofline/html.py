@@ -1,6 +1,7 @@
-"""The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
+"""The interactive report of a run: one self-contained HTML file (no server, no CDN, nothing fetched).
 
-``report.html`` holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
+``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed;
+the static one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
 the figures of the suites' sections (:mod:`apple_roofline.suites.registry`) as inline SVG, and the
 report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
 kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
@@ -27,6 +28,8 @@ from .report import kernels_section
 from .run import Run
 from ..suites import registry
 from .clock_table import clock_table
+from .interactive import interactive_roofline
+from .plotly_embed import SWITCH_STYLE, static_block
 from .limits import OVER_MARK
 from .run_figures import roofline_figure, suite_figure, sweep_figure
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
@@ -174,7 +177,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
     parts: List[str] = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}{SWITCH_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
@@ -186,11 +189,12 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
         placed = place(model, kernels) if kernels is not None else []
+        parts.append(interactive_roofline(run, model, ceilings))
         svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings, kernels=placed), "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
+        parts.append(static_block(_figure(svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
-                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
+                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.")))
     sweep = sweep_figure(run, model)
     if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
