@@ -381,7 +381,7 @@ def test_the_full_sweep_measures_both_of_drams_points_even_quick() -> None:
     """A plateau of the full sweep needs two points: with W0 alone an H200's quick sweep found no
     DRAM level (tree 3fb74b1), so the full form plans W0 and 2 W0 with --quick too."""
     from apple_roofline.suites import SuiteContext
-    from apple_roofline.suites.hierarchy import SWEEP_OPTION, HierarchySuite
+    from apple_roofline.suites.hierarchy.suite import SWEEP_OPTION, HierarchySuite
 
     info = {"backend": "cuda", "llc_bytes": 60 << 20, "memory_bytes": 140 << 30, "compute_units": 132,
             "shared_memory_per_sm_bytes": 228 << 10, "cc_major": 9, "cc_minor": 0}
