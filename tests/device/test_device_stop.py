@@ -40,9 +40,6 @@ DRIVER = Path(__file__).resolve().parent / "hang" / "driver.py"
 LIMIT_S = CAP_S + 60
 #: Seconds from SIGTERM to the process's end that the exit-code rule allows.
 SIGNAL_S = 2.0
-#: Seconds NVIDIA's Vulkan driver may take to release a process whose queue runs a shader that never
-#: ends, after the process called its exit (see the SIGTERM test).
-VULKAN_RELEASE_S = 5.0
 #: Seconds past a hung pass's bound for the partial file and the process's end.
 MARGIN_S = 10.0
 _ENV = {**os.environ, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "PYTHONPATH": os.pathsep.join(
@@ -76,7 +73,16 @@ def _wgpu_reason() -> Optional[str]:
         found = adapters()
     except WgpuUnavailable as exc:
         return str(exc)
-    return None if found else "wgpu finds no adapter (no Vulkan, Metal, D3D12 or OpenGL driver)"
+    if not found:
+        return "wgpu finds no adapter (no Vulkan, Metal, D3D12 or OpenGL driver)"
+    if _nvidia_vulkan():
+        # Tests leave every GPU as they found it, and this one cannot there: a process that ends with
+        # a render pass still running leaves an NVIDIA GPU unable to finish any later pass until it
+        # is reset (H200, driver 580.159.04: docs/design.md, "A GPU whose render passes never finish").
+        return ("a shader that never ends, killed, leaves an NVIDIA GPU's Vulkan unable to finish any later pass "
+                "until the GPU is reset (docs/design.md, \"A GPU whose render passes never finish\"): "
+                "this test runs on software adapters (lavapipe, llvmpipe)")
+    return None
 
 
 #: backend -> (the command's arguments before --out, the results file, the journal).
@@ -162,9 +168,9 @@ def test_sigterm_during_a_hung_pass_exits_143_within_2_s(backend: str, tmp_path:
     assert rc == 128 + signal.SIGTERM, err
     print(f"{backend}: answered {answered:.2f} s, exited {took:.2f} s after SIGTERM")
     assert answered < SIGNAL_S, (answered, err)  # the partial file written and said, the exit called
-    # The process is gone when the kernel has released its files: on NVIDIA's Vulkan driver that
-    # release waits about 3 s for the queue of a shader that never ends (H200, driver 580.159.04:
-    # 4.1 s in all, twice); elsewhere (CUDA, lavapipe, llvmpipe) it is immediate.
-    assert took < SIGNAL_S + (VULKAN_RELEASE_S if backend == "wgpu" and _nvidia_vulkan() else 0.0), (took, answered, err)
+    # The process is gone when the kernel has released its files. (On NVIDIA's Vulkan driver that
+    # release waited about 4 s for the queue of a shader that never ends, H200, driver 580.159.04:
+    # answered in 0.00 s, gone after 4.09 s; that GPU is not used here, _wgpu_reason.)
+    assert took < SIGNAL_S, (took, answered, err)
     assert "interrupted by SIGTERM: partial" in err, err
     _partial(tmp_path, backend)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 from .. import provenance
 from ..errors import DeviceStopped, check_int, nothing_measured
+from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 from ..measure import check_reps
 from ..stats import CV_WARN
 from ..study.budget import Budgets
@@ -213,7 +214,10 @@ def run_graphics(
         sampler.stop()
         measuring.checks.close(finish=False)
         journal.close()
-        raise GraphicsInterrupted(assemble(False), exc) from None
+        partial = assemble(False)
+        if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(gpu.info):
+            exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
+        raise GraphicsInterrupted(partial, exc) from None
     finally:
         sampler.stop()
     measuring.checks.close()
