@@ -125,7 +125,11 @@ def find_ncu(given: Optional[str]) -> Optional[str]:
     found = shutil.which("ncu")
     if found:
         return found
-    for pattern in ("/usr/local/cuda*/bin/ncu", "/opt/nvidia/nsight-compute/*/ncu", "/usr/local/cuda*/nsight-compute*/ncu"):
+    for pattern in (
+        "/usr/local/cuda*/bin/ncu",
+        "/opt/nvidia/nsight-compute/*/ncu",
+        "/usr/local/cuda*/nsight-compute*/ncu",
+    ):
         hits = sorted(glob.glob(pattern))
         if hits:
             return hits[-1]
@@ -137,8 +141,16 @@ def ncu_mhz(text: str) -> List[float]:
     start = text.find('"ID"')
     if start < 0:
         return []
-    scale = {"cycle/second": 1e-6, "cycle/msecond": 1e-3, "cycle/usecond": 1.0, "cycle/nsecond": 1e3,
-             "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}
+    scale = {
+        "cycle/second": 1e-6,
+        "cycle/msecond": 1e-3,
+        "cycle/usecond": 1.0,
+        "cycle/nsecond": 1e3,
+        "hz": 1e-6,
+        "khz": 1e-3,
+        "mhz": 1.0,
+        "ghz": 1e3,
+    }
     out = []
     for row in csv.DictReader(io.StringIO(text[start:])):
         if row.get("Metric Name") == "sm__cycles_elapsed.avg.per_second":
@@ -176,7 +188,7 @@ def tool_mhz(text: str) -> List[float]:
     """The child's :data:`TOOL_LINE` values (MHz) in ncu's output, or [] without one."""
     for line in text.splitlines():
         if line.startswith(TOOL_LINE):
-            return [float(v) for v in json.loads(line[len(TOOL_LINE):])]
+            return [float(v) for v in json.loads(line[len(TOOL_LINE) :])]
     return []
 
 
@@ -206,8 +218,16 @@ def main() -> int:
 
     def save() -> str:  # after every row, so a run cut short keeps what it measured
         with open(path, "w") as f:
-            json.dump({"device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
-                       "ncu": ncu, "rows": rows}, f, indent=1, default=str)
+            json.dump(
+                {
+                    "device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
+                    "ncu": ncu,
+                    "rows": rows,
+                },
+                f,
+                indent=1,
+                default=str,
+            )
         return path
 
     for label, case in cases(backend, info):
@@ -220,7 +240,7 @@ def main() -> int:
         without: List[float] = []
         clocks: List[Dict[str, Any]] = []
         for i in range(a.rounds):  # ABBA: with, without, without, with, ...
-            for off in ((False, True) if i % 2 == 0 else (True, False)):
+            for off in (False, True) if i % 2 == 0 else (True, False):
                 rate, clock = timed(case, kernels[off], a.reps)
                 if off:
                     without.append(rate)
@@ -229,17 +249,34 @@ def main() -> int:
                     clocks.append(clock)
         eff = [c.get("effective_clock_mhz") for c in clocks]
         row: Dict[str, Any] = {
-            "kernel": label, "entry": case.kernel.name, "gflops_with_probe": statistics.median(with_probe),
+            "kernel": label,
+            "entry": case.kernel.name,
+            "gflops_with_probe": statistics.median(with_probe),
             "gflops_without_probe": statistics.median(without),
             "cost_ratio": statistics.median(without) / statistics.median(with_probe),
-            "gflops_with_probe_rounds": with_probe, "gflops_without_probe_rounds": without,
-            "effective_clock_mhz": eff, "clock": clocks[-1],
+            "gflops_with_probe_rounds": with_probe,
+            "gflops_without_probe_rounds": without,
+            "effective_clock_mhz": eff,
+            "clock": clocks[-1],
         }
         if ncu:
             entry = kernels[False].entry
-            cmd = [ncu, "--clock-control", "none", "--metrics", "sm__cycles_elapsed.avg.per_second", "--csv",
-                   "-k", f"regex:^{entry}{PROBE_SUFFIX}$",
-                   sys.executable, os.path.abspath(__file__), "--child", label, "--device", a.device]
+            cmd = [
+                ncu,
+                "--clock-control",
+                "none",
+                "--metrics",
+                "sm__cycles_elapsed.avg.per_second",
+                "--csv",
+                "-k",
+                f"regex:^{entry}{PROBE_SUFFIX}$",
+                sys.executable,
+                os.path.abspath(__file__),
+                "--child",
+                label,
+                "--device",
+                a.device,
+            ]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
             got, same = ncu_mhz(p.stdout), tool_mhz(p.stdout)
             row["ncu_mhz"] = got
@@ -251,22 +288,33 @@ def main() -> int:
                 row["tool_over_ncu"] = statistics.median(same) / statistics.median(got)
         rows.append(row)
         save()
-        print(f"{label:38s} cost {row['cost_ratio']:.4f}  effective {eff} MHz  profiled launches "
-              f"{row.get('tool_mhz_profiled_launches', 'NOT RUN')}  ncu {row.get('ncu_mhz', 'NOT RUN')}"
-              f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}", file=sys.stderr, flush=True)
+        print(
+            f"{label:38s} cost {row['cost_ratio']:.4f}  effective {eff} MHz  profiled launches "
+            f"{row.get('tool_mhz_profiled_launches', 'NOT RUN')}  ncu {row.get('ncu_mhz', 'NOT RUN')}"
+            f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     print(f"\n{info.get('name')} ({a.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
-    print("| kernel | GFLOP/s with probe | without | without / with | effective MHz, timed samples | "
-          "effective MHz, profiled launches | ncu MHz | tool / ncu |")
+    print(
+        "| kernel | GFLOP/s with probe | without | without / with | effective MHz, timed samples | "
+        "effective MHz, profiled launches | ncu MHz | tool / ncu |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        ncu_text = (f"{statistics.median(r['ncu_mhz']):.0f}" if r.get("ncu_mhz") else "NOT RUN")
-        same = (f"{statistics.median(r['tool_mhz_profiled_launches']):.0f}"
-                if r.get("tool_mhz_profiled_launches") else "NOT RUN")
+        ncu_text = f"{statistics.median(r['ncu_mhz']):.0f}" if r.get("ncu_mhz") else "NOT RUN"
+        same = (
+            f"{statistics.median(r['tool_mhz_profiled_launches']):.0f}"
+            if r.get("tool_mhz_profiled_launches")
+            else "NOT RUN"
+        )
         ratio = f"{r['tool_over_ncu']:.4f}" if "tool_over_ncu" in r else "—"
         eff = "/".join(f"{e:.0f}" if isinstance(e, float) else "—" for e in r["effective_clock_mhz"])
-        print(f"| {r['kernel']} | {r['gflops_with_probe']:,.0f} | {r['gflops_without_probe']:,.0f} | "
-              f"{r['cost_ratio']:.4f} | {eff} | {same} | {ncu_text} | {ratio} |")
+        print(
+            f"| {r['kernel']} | {r['gflops_with_probe']:,.0f} | {r['gflops_without_probe']:,.0f} | "
+            f"{r['cost_ratio']:.4f} | {eff} | {same} | {ncu_text} | {ratio} |"
+        )
     print(f"\n{save()}", file=sys.stderr)
     return 0
 

@@ -47,6 +47,7 @@ QUIET = 0.05  # other processes' share of the CPUs below which a window counts a
 
 # ---- building the reference ------------------------------------------------------------------
 
+
 def _arch_flag() -> str:
     return "-mcpu=native" if platform.machine().lower() in ("arm64", "aarch64") else "-march=native"
 
@@ -73,8 +74,16 @@ def build_reference(cc: str, outdir: Path) -> Tuple[Path, List[str]]:
             if r.returncode == 0 and Path(r.stdout.strip(), "include", "omp.h").exists():
                 prefix = r.stdout.strip()
         if prefix:
-            cmd = base + ["-Xpreprocessor", "-fopenmp", f"-I{prefix}/include", str(SOURCE), "-o", str(exe),
-                          f"-L{prefix}/lib", "-lomp"]
+            cmd = base + [
+                "-Xpreprocessor",
+                "-fopenmp",
+                f"-I{prefix}/include",
+                str(SOURCE),
+                "-o",
+                str(exe),
+                f"-L{prefix}/lib",
+                "-lomp",
+            ]
             ok, log2 = _try_compile(cmd)
             if ok:
                 return exe, cmd
@@ -123,12 +132,21 @@ def check_hot_loop(exe: Path) -> Dict[str, Any]:
     body = [t for a, t in insns if best[0] <= a <= best[1]]
     fmas = [t for t in body if re.match(r"v?fmadd|vfmadd|fmla|vfma", t)]
     spills = [t for t in body if re.search(r"\((%rsp|%rbp)|\[sp|\[x29", t)]
-    others = [t for t in body if t not in fmas and not re.match(r"(inc|dec|add|sub|cmp|j\w+|b\.|subs|cbnz|nop|cs nop)", t)]
-    return {"ok": bool(fmas) and not spills, "loop_instructions": len(body), "fmas": len(fmas),
-            "spills": spills, "other": others, "first_fma": fmas[0] if fmas else None}
+    others = [
+        t for t in body if t not in fmas and not re.match(r"(inc|dec|add|sub|cmp|j\w+|b\.|subs|cbnz|nop|cs nop)", t)
+    ]
+    return {
+        "ok": bool(fmas) and not spills,
+        "loop_instructions": len(body),
+        "fmas": len(fmas),
+        "spills": spills,
+        "other": others,
+        "first_fma": fmas[0] if fmas else None,
+    }
 
 
 # ---- load monitoring ---------------------------------------------------------------------------
+
 
 def _proc_stat_busy() -> Optional[Tuple[float, float]]:
     """(busy, total) jiffies of all CPUs from /proc/stat, or None off Linux."""
@@ -158,7 +176,8 @@ class LoadMonitor:
         if self.s0 is None or s1 is None or s1[1] <= self.s0[1]:
             return None
         own = (t1.user + t1.system + t1.children_user + t1.children_system) - (
-            self.t0.user + self.t0.system + self.t0.children_user + self.t0.children_system)
+            self.t0.user + self.t0.system + self.t0.children_user + self.t0.children_system
+        )
         busy = (s1[0] - self.s0[0]) / self.hz
         total = (s1[1] - self.s0[1]) / self.hz
         return max(0.0, (busy - own) / total)
@@ -180,6 +199,7 @@ def wait_quiet(max_wait_s: float, threshold: float = 0.05, probe_s: float = 5.0)
 
 # ---- measurements ------------------------------------------------------------------------------
 
+
 def run_reference(exe: Path, env: Dict[str, str], *args: Any) -> Dict[str, Any]:
     p = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=env)
     if p.returncode != 0:
@@ -195,8 +215,14 @@ def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
     assert len(ms) == 1, f"expected one stream triad measurement, got {len(ms)}"
     m = ms[0]
     assert m.valid, f"tool stream triad failed validation: {m.validation}"
-    return {"gbps_median": m.gbps, "gbps_best": m.best_gbps, "n": m.params.get("n"), "cv": m.cv,
-            "samples_s": list(m.samples_s), "batch": m.batch}, run
+    return {
+        "gbps_median": m.gbps,
+        "gbps_best": m.best_gbps,
+        "n": m.params.get("n"),
+        "cv": m.cv,
+        "samples_s": list(m.samples_s),
+        "batch": m.batch,
+    }, run
 
 
 def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
@@ -208,9 +234,15 @@ def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
     for m in ms:
         assert m.valid, f"tool peak {m.kernel}/fp32 failed validation: {m.validation}"
     best = max(ms, key=lambda m: m.gflops)
-    return {"gflops_median": best.gflops, "gflops_best": best.best_gflops, "variant": best.kernel, "cv": best.cv,
-            "samples_s": list(best.samples_s), "batch": best.batch,
-            "variants": {m.kernel: round(m.gflops, 2) for m in ms}}, run
+    return {
+        "gflops_median": best.gflops,
+        "gflops_best": best.best_gflops,
+        "variant": best.kernel,
+        "cv": best.cv,
+        "samples_s": list(best.samples_s),
+        "batch": best.batch,
+        "variants": {m.kernel: round(m.gflops, 2) for m in ms},
+    }, run
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -219,13 +251,27 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON (default bench/results)")
     ap.add_argument("--reps", type=int, default=10, help="timed samples per measurement, both sides (default 10)")
-    ap.add_argument("--fma-seconds", type=float, default=0.01,
-                    help="seconds per reference FMA sample (default 0.01, close to the tool's peak samples)")
+    ap.add_argument(
+        "--fma-seconds",
+        type=float,
+        default=0.01,
+        help="seconds per reference FMA sample (default 0.01, close to the tool's peak samples)",
+    )
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"), help="C compiler (default $CC or cc)")
-    ap.add_argument("--retry-busy", type=int, default=0, metavar="N",
-                    help="re-run (up to N times in all) a round during which other processes used >= 5%% of the CPUs")
-    ap.add_argument("--wait-quiet", type=float, default=0.0, metavar="SECONDS",
-                    help="first wait up to SECONDS for other processes to use < 5%% of the CPUs (default 0)")
+    ap.add_argument(
+        "--retry-busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="re-run (up to N times in all) a round during which other processes used >= 5%% of the CPUs",
+    )
+    ap.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="first wait up to SECONDS for other processes to use < 5%% of the CPUs (default 0)",
+    )
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.reps < 1:
         ap.error("--rounds and --reps must be at least 1")
@@ -244,8 +290,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     cc_version = subprocess.run([args.cc, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
     hot = check_hot_loop(exe)
     print(f"reference: {' '.join(build_cmd)}")
-    print(f"  hot loop: {hot.get('fmas')} FMAs in {hot.get('loop_instructions')} instructions, "
-          f"spills: {len(hot.get('spills', []))}, check {'OK' if hot.get('ok') else hot}")
+    print(
+        f"  hot loop: {hot.get('fmas')} FMAs in {hot.get('loop_instructions')} instructions, "
+        f"spills: {len(hot.get('spills', []))}, check {'OK' if hot.get('ok') else hot}"
+    )
     core = _core_file()
     print(f"tool: native module {core.get('path')} (built {core.get('mtime')}, sha256 {core.get('sha256')})")
     print(f"threads: {threads} (tool) -> OMP_NUM_THREADS={threads} OMP_PROC_BIND=close OMP_PLACES=cores")
@@ -274,27 +322,41 @@ def main(argv: Optional[List[str]] = None) -> int:
         rd = {
             "round": r + 1,
             "foreign_cpu": rmon.foreign(),
-            "triad": {"reference": ref_t, "tool": tool_t, "ratio": tool_t["gbps_median"] / ref_t["gbps_median"],
-                      "ratio_best": tool_t["gbps_best"] / ref_t["gbps_best"]},
-            "peak": {"reference": ref_f, "tool": tool_p, "ratio": tool_p["gflops_median"] / ref_f["gflops_median"],
-                     "ratio_best": tool_p["gflops_best"] / ref_f["gflops_best"]},
+            "triad": {
+                "reference": ref_t,
+                "tool": tool_t,
+                "ratio": tool_t["gbps_median"] / ref_t["gbps_median"],
+                "ratio_best": tool_t["gbps_best"] / ref_t["gbps_best"],
+            },
+            "peak": {
+                "reference": ref_f,
+                "tool": tool_p,
+                "ratio": tool_p["gflops_median"] / ref_f["gflops_median"],
+                "ratio_best": tool_p["gflops_best"] / ref_f["gflops_best"],
+            },
         }
         fc = rd["foreign_cpu"]
         if fc is not None and fc >= QUIET and retries > 0:
             retries -= 1
             discarded.append(rd)
-            print(f"round {r + 1} discarded: other processes used {fc:.0%} of the CPUs "
-                  f"(triad ratio {rd['triad']['ratio']:.3f}, peak ratio {rd['peak']['ratio']:.3f}); "
-                  f"{retries} retries left", flush=True)
+            print(
+                f"round {r + 1} discarded: other processes used {fc:.0%} of the CPUs "
+                f"(triad ratio {rd['triad']['ratio']:.3f}, peak ratio {rd['peak']['ratio']:.3f}); "
+                f"{retries} retries left",
+                flush=True,
+            )
             if args.wait_quiet > 0:
                 wait_quiet(args.wait_quiet)
             continue
         rounds.append(rd)
         r += 1
-        print(f"round {r}: triad {tool_t['gbps_median']:.1f} / {ref_t['gbps_median']:.1f} GB/s = "
-              f"{rd['triad']['ratio']:.3f};  peak {tool_p['gflops_median']:.1f} ({tool_p['variant']}) / "
-              f"{ref_f['gflops_median']:.1f} GFLOP/s = {rd['peak']['ratio']:.3f};  "
-              f"other processes: {'n/a' if fc is None else f'{fc:.0%}'} CPU", flush=True)
+        print(
+            f"round {r}: triad {tool_t['gbps_median']:.1f} / {ref_t['gbps_median']:.1f} GB/s = "
+            f"{rd['triad']['ratio']:.3f};  peak {tool_p['gflops_median']:.1f} ({tool_p['variant']}) / "
+            f"{ref_f['gflops_median']:.1f} GFLOP/s = {rd['peak']['ratio']:.3f};  "
+            f"other processes: {'n/a' if fc is None else f'{fc:.0%}'} CPU",
+            flush=True,
+        )
 
     foreign = mon.foreign()
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -311,32 +373,65 @@ def main(argv: Optional[List[str]] = None) -> int:
     variants = [rd["peak"]["tool"]["variant"] for rd in rounds]
     variant = max(set(variants), key=variants.count)
     summary = {
-        "triad": {"reference_gbps": med("triad", "reference", "gbps_median"), "tool_gbps": med("triad", "tool", "gbps_median"),
-                  "ratio": tri_ratio, "ratio_best": statistics.median(rd["triad"]["ratio_best"] for rd in rounds),
-                  **summary_range["triad"], "target": TRIAD_TARGET, "pass": tri_ratio >= TRIAD_TARGET},
-        "peak": {"reference_gflops": med("peak", "reference", "gflops_median"), "tool_gflops": med("peak", "tool", "gflops_median"),
-                 "variant": variant, "ratio": peak_ratio,
-                 "ratio_best": statistics.median(rd["peak"]["ratio_best"] for rd in rounds),
-                 **summary_range["peak"], "target": PEAK_TARGET, "pass": peak_ratio >= PEAK_TARGET},
+        "triad": {
+            "reference_gbps": med("triad", "reference", "gbps_median"),
+            "tool_gbps": med("triad", "tool", "gbps_median"),
+            "ratio": tri_ratio,
+            "ratio_best": statistics.median(rd["triad"]["ratio_best"] for rd in rounds),
+            **summary_range["triad"],
+            "target": TRIAD_TARGET,
+            "pass": tri_ratio >= TRIAD_TARGET,
+        },
+        "peak": {
+            "reference_gflops": med("peak", "reference", "gflops_median"),
+            "tool_gflops": med("peak", "tool", "gflops_median"),
+            "variant": variant,
+            "ratio": peak_ratio,
+            "ratio_best": statistics.median(rd["peak"]["ratio_best"] for rd in rounds),
+            **summary_range["peak"],
+            "target": PEAK_TARGET,
+            "pass": peak_ratio >= PEAK_TARGET,
+        },
     }
     # Quiet: every kept round ran with other processes under QUIET (discarded rounds don't count).
     kept = [rd["foreign_cpu"] for rd in rounds]
     quiet = all(f is not None and f < QUIET for f in kept)
     kept_max = None if any(f is None for f in kept) else max(kept)
     machine = {
-        "cpu": device.get("name"), "threads": threads, "isa": device.get("isa"), "vector_bits": device.get("vector_bits"),
-        "os": host.get("os"), "hostname": host.get("hostname"), "logical_cpus": host.get("logical_cpus"),
+        "cpu": device.get("name"),
+        "threads": threads,
+        "isa": device.get("isa"),
+        "vector_bits": device.get("vector_bits"),
+        "os": host.get("os"),
+        "hostname": host.get("hostname"),
+        "logical_cpus": host.get("logical_cpus"),
         "hypervisor": _hypervisor(),
     }
     result = {
         "date": started.isoformat(timespec="seconds"),
         "machine": machine,
         "tool": {"version": _tool_version(), "core": core, "features": features},
-        "reference": {"build": build_cmd, "compiler": cc_version[0] if cc_version else None, "hot_loop": hot,
-                      "env": {k: env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")}},
-        "options": {"array_bytes": 4 * n, "n": n, "rounds": args.rounds, "reps": args.reps, "fma_seconds": args.fma_seconds},
-        "load": {"foreign_cpu": foreign, "foreign_cpu_max_kept_round": kept_max, "quiet": quiet, "quiet_probe_before": quiet_before,
-                 "loadavg_before": load_before, "loadavg_after": load_after},
+        "reference": {
+            "build": build_cmd,
+            "compiler": cc_version[0] if cc_version else None,
+            "hot_loop": hot,
+            "env": {k: env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")},
+        },
+        "options": {
+            "array_bytes": 4 * n,
+            "n": n,
+            "rounds": args.rounds,
+            "reps": args.reps,
+            "fma_seconds": args.fma_seconds,
+        },
+        "load": {
+            "foreign_cpu": foreign,
+            "foreign_cpu_max_kept_round": kept_max,
+            "quiet": quiet,
+            "quiet_probe_before": quiet_before,
+            "loadavg_before": load_before,
+            "loadavg_after": load_after,
+        },
         "summary": summary,
         "rounds": rounds,
         "discarded_rounds": discarded,
@@ -349,30 +444,47 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     t, p = summary["triad"], summary["peak"]
     verdict = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
-    load_txt = ("n/a" if kept_max is None else f"other processes used up to {kept_max:.0%} of the CPUs in a kept round "
-                f"({'quiet' if quiet else 'NOT quiet'}; {len(discarded)} busy rounds discarded)")
+    load_txt = (
+        "n/a"
+        if kept_max is None
+        else f"other processes used up to {kept_max:.0%} of the CPUs in a kept round "
+        f"({'quiet' if quiet else 'NOT quiet'}; {len(discarded)} busy rounds discarded)"
+    )
     print()
     print(f"machine: {machine['cpu']}, {threads} threads, {machine['isa']}; {result['date']}; load: {load_txt}")
     print(f"{'benchmark':<12}{'reference':>22}{'tool':>34}{'ratio':>8}{'target':>8}  verdict")
-    print(f"{'stream triad':<12}{t['reference_gbps']:>17.1f} GB/s{t['tool_gbps']:>29.1f} GB/s{t['ratio']:>8.3f}"
-          f"{t['target']:>8.2f}  {verdict(t['pass'])}")
-    print(f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
-          f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {verdict(p['pass'])}")
-    print(f"(ratios: median over {args.rounds} rounds of median-based figures, per-round range "
-          f"triad {t['ratio_min']:.3f}-{t['ratio_max']:.3f}, peak {p['ratio_min']:.3f}-{p['ratio_max']:.3f}; "
-          f"best-sample ratios {t['ratio_best']:.3f} and {p['ratio_best']:.3f})")
+    print(
+        f"{'stream triad':<12}{t['reference_gbps']:>17.1f} GB/s{t['tool_gbps']:>29.1f} GB/s{t['ratio']:>8.3f}"
+        f"{t['target']:>8.2f}  {verdict(t['pass'])}"
+    )
+    print(
+        f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
+        f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {verdict(p['pass'])}"
+    )
+    print(
+        f"(ratios: median over {args.rounds} rounds of median-based figures, per-round range "
+        f"triad {t['ratio_min']:.3f}-{t['ratio_max']:.3f}, peak {p['ratio_min']:.3f}-{p['ratio_max']:.3f}; "
+        f"best-sample ratios {t['ratio_best']:.3f} and {p['ratio_best']:.3f})"
+    )
     print(f"results: {path}")
     print()
     print("markdown rows for bench/README.md:")
     day = started.strftime("%Y-%m-%d")
     cpu = f"{machine['cpu']}, {threads} threads"
-    lw = ("load n/a" if kept_max is None else
-          f"{'quiet' if quiet else 'BUSY'} ({'≤' if quiet else 'up to'} {kept_max:.0%})")
+    lw = (
+        "load n/a"
+        if kept_max is None
+        else f"{'quiet' if quiet else 'BUSY'} ({'≤' if quiet else 'up to'} {kept_max:.0%})"
+    )
     lw += f", {len(rounds)} rounds"
-    print(f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
-          f"| {t['ratio']:.3f} | ≥ 0.90 | {verdict(t['pass'])} |")
-    print(f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
-          f"| {p['tool_gflops']:.1f} GFLOP/s | {p['ratio']:.3f} | ≥ 0.85 | {verdict(p['pass'])} |")
+    print(
+        f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
+        f"| {t['ratio']:.3f} | ≥ 0.90 | {verdict(t['pass'])} |"
+    )
+    print(
+        f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
+        f"| {p['tool_gflops']:.1f} GFLOP/s | {p['ratio']:.3f} | ≥ 0.85 | {verdict(p['pass'])} |"
+    )
     tmp.cleanup()
     return 0 if t["pass"] and p["pass"] else 1
 
@@ -392,6 +504,7 @@ def _hypervisor() -> Optional[str]:
 def _tool_version() -> Optional[str]:
     try:
         from apple_roofline._version import __version__
+
         return __version__
     except ImportError:
         return None

@@ -64,8 +64,12 @@ BABELSTREAM_ARRAYS_MOVED = {"Copy": 2, "Mul": 2, "Add": 3, "Triad": 3, "Dot": 2,
 #: The BabelStream kernels the tool's stream suite also has (copy, scale = Mul, add, triad).
 BABELSTREAM_SHARED = ("Copy", "Mul", "Add", "Triad")
 #: Bandwidth columns of BabelStream's CSV and their factor to GB/s (1e9 B/s).
-_BS_UNITS = {"max_mbytes_per_sec": 1e-3, "max_mibytes_per_sec": 2.0**20 / 1e9,
-             "gbytes_per_sec": 1.0, "gibytes_per_sec": 2.0**30 / 1e9}
+_BS_UNITS = {
+    "max_mbytes_per_sec": 1e-3,
+    "max_mibytes_per_sec": 2.0**20 / 1e9,
+    "gbytes_per_sec": 1.0,
+    "gibytes_per_sec": 2.0**30 / 1e9,
+}
 
 MEMCPY_BYTES = 1 << 30
 MIXBENCH_PRECISIONS = ("sp", "dp", "hp", "int")
@@ -73,7 +77,9 @@ MIXBENCH_COLUMNS = ("flops_per_byte", "time_ms", "gflops", "gbps")
 #: GEMM precisions compared with torch.matmul: tool dtype -> (tool kernel, torch dtype name).
 GEMM_TORCH = {"fp16": ("hgemm", "float16"), "bf16": ("bf16gemm", "bfloat16")}
 #: FP32 lanes per SM by compute capability (mixbench's lcutil.h _ConvertSMVer2Cores, for cc >= 7).
-SMI_QUERY = "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu"
+SMI_QUERY = (
+    "name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu"
+)
 SMI_REASONS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
 
 
@@ -90,12 +96,33 @@ class Target:
 
 
 TARGETS: Tuple[Target, ...] = (
-    Target("stream_theoretical", "stream", "STREAM best kernel (best sample)", "theoretical DRAM bandwidth", "GB/s", 0.91),
-    Target("stream_babelstream_double", "stream", "STREAM best kernel (best sample)",
-           "BabelStream 5.0 best kernel, double, 2^27", "GB/s", 1.0),
-    Target("stream_babelstream_float", "stream", "STREAM best kernel (best sample)",
-           "BabelStream 5.0 best kernel, float, 2^28", "GB/s", 1.0),
-    Target("stream_memcpy", "stream", "STREAM best kernel (best sample)", "cudaMemcpy D2D 1 GiB (best sample)", "GB/s", None),
+    Target(
+        "stream_theoretical", "stream", "STREAM best kernel (best sample)", "theoretical DRAM bandwidth", "GB/s", 0.91
+    ),
+    Target(
+        "stream_babelstream_double",
+        "stream",
+        "STREAM best kernel (best sample)",
+        "BabelStream 5.0 best kernel, double, 2^27",
+        "GB/s",
+        1.0,
+    ),
+    Target(
+        "stream_babelstream_float",
+        "stream",
+        "STREAM best kernel (best sample)",
+        "BabelStream 5.0 best kernel, float, 2^28",
+        "GB/s",
+        1.0,
+    ),
+    Target(
+        "stream_memcpy",
+        "stream",
+        "STREAM best kernel (best sample)",
+        "cudaMemcpy D2D 1 GiB (best sample)",
+        "GB/s",
+        None,
+    ),
     Target("peak_fp32_theoretical", "peak", "FP32 peak (median)", "theoretical FP32 vector", "GFLOP/s", 0.93),
     Target("peak_fp64_mixbench", "peak", "FP64 peak (median)", "mixbench-cuda double (max)", "GFLOP/s", 1.0),
     Target("peak_fp16_mixbench", "peak", "FP16 peak (median)", "mixbench-cuda half (max)", "GFLOP/s", 1.0),
@@ -115,6 +142,7 @@ def log(msg: str) -> None:
 
 
 # ---- parsers (pure) -------------------------------------------------------------------------------
+
 
 def _num(text: str) -> Optional[float]:
     """float(text) or None ("inf", "nan" and "-nan" parse as floats; words do not)."""
@@ -147,7 +175,7 @@ def parse_babelstream_csv(text: str) -> Dict[str, Any]:
         if not line:
             continue
         if line.startswith("Using CUDA device "):
-            out["device"] = line[len("Using CUDA device "):].strip()
+            out["device"] = line[len("Using CUDA device ") :].strip()
             continue
         if line.startswith("Driver:"):
             out["driver"] = line.split(":", 1)[1].strip()
@@ -198,8 +226,12 @@ def babelstream_best(parsed: Mapping[str, Any], names: Sequence[str] = BABELSTRE
     best = max(ks, key=lambda n: ks[n]["gbps"])
     avgs = {n: k["gbps_avg"] for n, k in ks.items() if k.get("gbps_avg")}
     best_avg = max(avgs, key=lambda n: avgs[n]) if avgs else None
-    return {"kernel": best, "gbps": ks[best]["gbps"], "kernel_avg": best_avg,
-            "gbps_avg": avgs[best_avg] if best_avg else None}
+    return {
+        "kernel": best,
+        "gbps": ks[best]["gbps"],
+        "kernel_avg": best_avg,
+        "gbps_avg": avgs[best_avg] if best_avg else None,
+    }
 
 
 _MB_KV = re.compile(r"^([A-Za-z][A-Za-z0-9 ./\-]*?):\s+(.*)$")
@@ -245,7 +277,7 @@ def parse_mixbench(text: str) -> Dict[str, Any]:
             vals = [_num(p) for p in parts[1:]]
             row: Dict[str, Any] = {"iters": int(parts[0])}
             for i, prec in enumerate(MIXBENCH_PRECISIONS):
-                row[prec] = dict(zip(MIXBENCH_COLUMNS, vals[4 * i:4 * i + 4]))
+                row[prec] = dict(zip(MIXBENCH_COLUMNS, vals[4 * i : 4 * i + 4]))
             rows.append(row)
             continue
         kv = _MB_KV.match(s)
@@ -266,8 +298,14 @@ def parse_mixbench(text: str) -> Dict[str, Any]:
             best[prec] = {"gflops": top[prec]["gflops"], "iters": top["iters"], "time_ms": top[prec]["time_ms"]}
         else:
             best[prec] = None
-    return {"version": version, "spec": spec, "compute_throughput_gflops": lead_number("Compute throughput"),
-            "memory_bandwidth_gbps": lead_number("Memory bandwidth"), "rows": rows, "max": best}
+    return {
+        "version": version,
+        "spec": spec,
+        "compute_throughput_gflops": lead_number("Compute throughput"),
+        "memory_bandwidth_gbps": lead_number("Memory bandwidth"),
+        "rows": rows,
+        "max": best,
+    }
 
 
 def _usable(x: Optional[float]) -> bool:
@@ -305,7 +343,10 @@ def parse_nvidia_smi_csv(text: str) -> List[Dict[str, Any]]:
 
 # ---- theoretical figures (pure) -----------------------------------------------------------------
 
-def find_ceiling(ceilings: Iterable[Mapping[str, Any]], name: str, source: str = "theoretical") -> Optional[Mapping[str, Any]]:
+
+def find_ceiling(
+    ceilings: Iterable[Mapping[str, Any]], name: str, source: str = "theoretical"
+) -> Optional[Mapping[str, Any]]:
     """The ceiling dict (Run.to_dict()["ceilings"] item) named ``name`` from ``source``, or None."""
     for c in ceilings:
         if c.get("name") == name and c.get("source") == source:
@@ -318,9 +359,14 @@ def _attrs_as_info(attrs: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
     ``clock_khz``, ``cc_major``, ``cc_minor``) under the tool's device-info keys."""
     if not attrs:
         return {}
-    keys = (("memory_clock_khz", "memory_clock_hz", 1e3), ("bus_bits", "memory_bus_bits", 1),
-            ("sm_count", "compute_units", 1), ("clock_khz", "clock_hz", 1e3), ("cc_major", "cc_major", 1),
-            ("cc_minor", "cc_minor", 1))
+    keys = (
+        ("memory_clock_khz", "memory_clock_hz", 1e3),
+        ("bus_bits", "memory_bus_bits", 1),
+        ("sm_count", "compute_units", 1),
+        ("clock_khz", "clock_hz", 1e3),
+        ("cc_major", "cc_major", 1),
+        ("cc_minor", "cc_minor", 1),
+    )
     out: Dict[str, Any] = {}
     for src, dst, scale in keys:
         v = attrs.get(src)
@@ -345,15 +391,26 @@ def _modelled(name: str, info: Mapping[str, Any], attrs: Optional[Mapping[str, A
 
 #: Per theoretical figure: mixbench's key for it, what mixbench's figure is, what the model needs.
 _THEORETICAL = {
-    "DRAM bandwidth": ("memory_bandwidth_gbps", "mixbench-cuda's 'Memory bandwidth' (2 x memory clock x bus width / 8)",
-                       "no memory clock / bus width in the device info"),
-    "FP32 vector": ("compute_throughput_gflops", "mixbench-cuda's 'Compute throughput' (SPs x 2 x clock)",
-                    "no SM count / clock in the device info"),
+    "DRAM bandwidth": (
+        "memory_bandwidth_gbps",
+        "mixbench-cuda's 'Memory bandwidth' (2 x memory clock x bus width / 8)",
+        "no memory clock / bus width in the device info",
+    ),
+    "FP32 vector": (
+        "compute_throughput_gflops",
+        "mixbench-cuda's 'Compute throughput' (SPs x 2 x clock)",
+        "no SM count / clock in the device info",
+    ),
 }
 
 
-def _theoretical(name: str, ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
-                 attrs: Optional[Mapping[str, Any]], mixbench: Optional[Mapping[str, Any]]) -> Tuple[Optional[float], str]:
+def _theoretical(
+    name: str,
+    ceilings: Iterable[Mapping[str, Any]],
+    info: Mapping[str, Any],
+    attrs: Optional[Mapping[str, Any]],
+    mixbench: Optional[Mapping[str, Any]],
+) -> Tuple[Optional[float], str]:
     c = find_ceiling(ceilings, name)
     if c is not None:
         return float(c["value"]), f"the Run's theoretical '{name}' ceiling ({c.get('from', '')})"
@@ -366,9 +423,12 @@ def _theoretical(name: str, ceilings: Iterable[Mapping[str, Any]], info: Mapping
     return None, f"unknown: no '{name}' ceiling in the Run, {needs}"
 
 
-def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
-                          attrs: Optional[Mapping[str, Any]] = None,
-                          mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
+def theoretical_dram_gbps(
+    ceilings: Iterable[Mapping[str, Any]],
+    info: Mapping[str, Any],
+    attrs: Optional[Mapping[str, Any]] = None,
+    mixbench: Optional[Mapping[str, Any]] = None,
+) -> Tuple[Optional[float], str]:
     """Theoretical DRAM bandwidth in GB/s and where it came from, first found of: the Run's
     theoretical "DRAM bandwidth" ceiling; the tool's model (2 x memory clock x bus width / 8,
     apple_roofline.theoretical.cuda) from its device info, or from CUDA attributes (``attrs``:
@@ -377,9 +437,12 @@ def theoretical_dram_gbps(ceilings: Iterable[Mapping[str, Any]], info: Mapping[s
     return _theoretical("DRAM bandwidth", ceilings, info, attrs, mixbench)
 
 
-def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping[str, Any],
-                            attrs: Optional[Mapping[str, Any]] = None,
-                            mixbench: Optional[Mapping[str, Any]] = None) -> Tuple[Optional[float], str]:
+def theoretical_fp32_gflops(
+    ceilings: Iterable[Mapping[str, Any]],
+    info: Mapping[str, Any],
+    attrs: Optional[Mapping[str, Any]] = None,
+    mixbench: Optional[Mapping[str, Any]] = None,
+) -> Tuple[Optional[float], str]:
     """Theoretical FP32 GFLOP/s and its source, first found of: the Run's theoretical "FP32 vector"
     ceiling; the tool's model (SMs x FP32 lanes per SM x 2 x clock, apple_roofline.theoretical.cuda) from
     its device info, or from CUDA attributes (``sm_count``, ``clock_khz``, ``cc_major``,
@@ -388,6 +451,7 @@ def theoretical_fp32_gflops(ceilings: Iterable[Mapping[str, Any]], info: Mapping
 
 
 # ---- the tool's measurements (pure, on apple_roofline.roofline.records.Measurement) -----------------------
+
 
 class ToolInvalid(AssertionError):
     """A tool measurement the benchmark uses failed validation (or is missing)."""
@@ -410,11 +474,15 @@ def tool_stream_summary(measurements: Sequence[Any]) -> Dict[str, Any]:
         _require_valid(m)
     best = max(ms, key=lambda m: m.best_gbps)
     med = max(ms, key=lambda m: m.gbps)
-    return {"best_gbps": best.best_gbps, "best_kernel": best.kernel, "median_gbps": med.gbps,
-            "median_kernel": med.kernel, "array_bytes": ms[0].params.get("array_bytes"),
-            "ceiling_class": ms[0].ceiling_class,
-            "kernels": {m.kernel: {"gbps": m.gbps, "best_gbps": m.best_gbps, "cv": m.cv, "batch": m.batch}
-                        for m in ms}}
+    return {
+        "best_gbps": best.best_gbps,
+        "best_kernel": best.kernel,
+        "median_gbps": med.gbps,
+        "median_kernel": med.kernel,
+        "array_bytes": ms[0].params.get("array_bytes"),
+        "ceiling_class": ms[0].ceiling_class,
+        "kernels": {m.kernel: {"gbps": m.gbps, "best_gbps": m.best_gbps, "cv": m.cv, "batch": m.batch} for m in ms},
+    }
 
 
 def tool_peak_summary(measurements: Sequence[Any], dtype: str) -> Optional[Dict[str, Any]]:
@@ -428,8 +496,14 @@ def tool_peak_summary(measurements: Sequence[Any], dtype: str) -> Optional[Dict[
         _require_valid(m)
     med = max(ms, key=lambda m: m.gflops)
     best = max(ms, key=lambda m: m.best_gflops)
-    return {"gflops": med.gflops, "variant": med.kernel, "best_gflops": best.best_gflops, "best_variant": best.kernel,
-            "cv": med.cv, "variants": {m.kernel: m.gflops for m in ms}}
+    return {
+        "gflops": med.gflops,
+        "variant": med.kernel,
+        "best_gflops": best.best_gflops,
+        "best_variant": best.kernel,
+        "cv": med.cv,
+        "variants": {m.kernel: m.gflops for m in ms},
+    }
 
 
 def tool_gemm_largest(measurements: Sequence[Any], dtype: str) -> Optional[Dict[str, Any]]:
@@ -444,14 +518,28 @@ def tool_gemm_largest(measurements: Sequence[Any], dtype: str) -> Optional[Dict[
     n = int(m.params["n"])
     if int(m.params.get("m", n)) != n or int(m.params.get("k", n)) != n:
         raise ToolInvalid(f"{m.label}: expected a square GEMM, got {dict(m.params)}")
-    return {"n": n, "kernel": m.kernel, "gflops": m.gflops, "best_gflops": m.best_gflops, "cv": m.cv,
-            "samples_s": list(m.samples_s), "batch": m.batch}
+    return {
+        "n": n,
+        "kernel": m.kernel,
+        "gflops": m.gflops,
+        "best_gflops": m.best_gflops,
+        "cv": m.cv,
+        "samples_s": list(m.samples_s),
+        "batch": m.batch,
+    }
 
 
 # ---- comparisons and verdicts (pure) ------------------------------------------------------------
 
-def compare(tool: Optional[float], reference: Optional[float], *, tool_alt: Optional[float] = None,
-            reference_alt: Optional[float] = None, **detail: Any) -> Dict[str, Any]:
+
+def compare(
+    tool: Optional[float],
+    reference: Optional[float],
+    *,
+    tool_alt: Optional[float] = None,
+    reference_alt: Optional[float] = None,
+    **detail: Any,
+) -> Dict[str, Any]:
     """One round's comparison record: ``ratio = tool / reference`` (and ``ratio_alt`` of the
     alternative statistic, when both are given); ``not_run`` when either side is missing."""
     if not _usable(tool) or not _usable(reference):
@@ -480,9 +568,15 @@ def summarize_target(target: Target, records: Sequence[Optional[Mapping[str, Any
     the ratio's range and the verdict: PASS / FAIL against the threshold, INFO without one, NOT RUN
     when no round produced a ratio (``reason``: the first round's reason)."""
     ran = [r for r in records if r and "ratio" in r]
-    out: Dict[str, Any] = {"key": target.key, "suite": target.suite, "benchmark": target.benchmark,
-                           "reference_name": target.reference, "unit": target.unit, "target": target.threshold,
-                           "rounds": len(ran)}
+    out: Dict[str, Any] = {
+        "key": target.key,
+        "suite": target.suite,
+        "benchmark": target.benchmark,
+        "reference_name": target.reference,
+        "unit": target.unit,
+        "target": target.threshold,
+        "rounds": len(ran),
+    }
     if not ran:
         reasons = [r.get("not_run") for r in records if r and r.get("not_run")]
         out.update(verdict="NOT RUN", passed=None, reason=reasons[0] if reasons else "not measured")
@@ -493,7 +587,9 @@ def summarize_target(target: Target, records: Sequence[Optional[Mapping[str, Any
     out.update(
         tool=statistics.median(float(r["tool"]) for r in ran),
         reference=statistics.median(float(r["reference"]) for r in ran),
-        ratio=ratio, ratio_min=min(ratios), ratio_max=max(ratios),
+        ratio=ratio,
+        ratio_min=min(ratios),
+        ratio_max=max(ratios),
         ratio_alt=statistics.median(alts) if alts else None,
         tool_detail=_mode([r.get("tool_detail") for r in ran]),
         reference_detail=_mode([r.get("reference_detail") for r in ran]),
@@ -509,8 +605,12 @@ def summarize_target(target: Target, records: Sequence[Optional[Mapping[str, Any
 
 def source_tag(source: str) -> str:
     """A short name for a theoretical figure's source (the full text is in the JSON)."""
-    for key, tag in (("the Run's", "Run ceiling"), ("tool device info", "device info"),
-                     ("CUDA attributes", "CUDA attributes"), ("mixbench", "mixbench's figure")):
+    for key, tag in (
+        ("the Run's", "Run ceiling"),
+        ("tool device info", "device info"),
+        ("CUDA attributes", "CUDA attributes"),
+        ("mixbench", "mixbench's figure"),
+    ):
         if key in source:
             return tag
     return source
@@ -547,29 +647,39 @@ def markdown_rows(summary: Sequence[Mapping[str, Any]], *, date: str, gpu: str, 
     for s in summary:
         tgt = "—" if s.get("target") is None else f"≥ {s['target']:.2f}"
         if s["verdict"] == "NOT RUN":
-            rows.append(f"| {date} | {gpu} | {rounds} | {s['benchmark']} | {s['reference_name']}: not run "
-                        f"({_clip(str(s.get('reason', '')))}) | — | — | {tgt} | NOT RUN |")
+            rows.append(
+                f"| {date} | {gpu} | {rounds} | {s['benchmark']} | {s['reference_name']}: not run "
+                f"({_clip(str(s.get('reason', '')))}) | — | — | {tgt} | NOT RUN |"
+            )
             continue
         ref = f"{s['reference_name']}: {_with_detail(s['reference'], s['unit'], s.get('reference_detail'))}"
         tool = _with_detail(s["tool"], s["unit"], s.get("tool_detail"))
         rng = f" ({s['ratio_min']:.3f}–{s['ratio_max']:.3f})" if s["rounds"] > 1 else ""
-        rows.append(f"| {date} | {gpu} | {s['rounds']} | {s['benchmark']} | {ref} | {tool} | "
-                    f"{s['ratio']:.3f}{rng} | {tgt} | {s['verdict']} |")
+        rows.append(
+            f"| {date} | {gpu} | {s['rounds']} | {s['benchmark']} | {ref} | {tool} | "
+            f"{s['ratio']:.3f}{rng} | {tgt} | {s['verdict']} |"
+        )
     return rows
 
 
 def text_table(summary: Sequence[Mapping[str, Any]]) -> List[str]:
     """The console table: one line per target."""
-    lines = [f"{'benchmark':<34} {'reference':<44} {'ref':>16} {'tool':>16} {'ratio':>7} {'alt':>7} {'target':>7}  verdict"]
+    lines = [
+        f"{'benchmark':<34} {'reference':<44} {'ref':>16} {'tool':>16} {'ratio':>7} {'alt':>7} {'target':>7}  verdict"
+    ]
     for s in summary:
         tgt = "-" if s.get("target") is None else f">={s['target']:.2f}"
         if s["verdict"] == "NOT RUN":
-            lines.append(f"{s['benchmark']:<34} {s['reference_name']:<44} {'':>16} {'':>16} {'':>7} {'':>7} {tgt:>7}  "
-                         f"NOT RUN: {_clip(str(s.get('reason', '')))}")
+            lines.append(
+                f"{s['benchmark']:<34} {s['reference_name']:<44} {'':>16} {'':>16} {'':>7} {'':>7} {tgt:>7}  "
+                f"NOT RUN: {_clip(str(s.get('reason', '')))}"
+            )
             continue
         alt = "" if s.get("ratio_alt") is None else f"{s['ratio_alt']:.3f}"
-        lines.append(f"{s['benchmark']:<34} {s['reference_name']:<44} {_fmt_rate(s['reference'], s['unit']):>16} "
-                     f"{_fmt_rate(s['tool'], s['unit']):>16} {s['ratio']:>7.3f} {alt:>7} {tgt:>7}  {s['verdict']}")
+        lines.append(
+            f"{s['benchmark']:<34} {s['reference_name']:<44} {_fmt_rate(s['reference'], s['unit']):>16} "
+            f"{_fmt_rate(s['tool'], s['unit']):>16} {s['ratio']:>7.3f} {alt:>7} {tgt:>7}  {s['verdict']}"
+        )
     return lines
 
 
@@ -585,6 +695,7 @@ def json_safe(x: Any) -> Any:
 
 
 # ---- the GPU side (not imported at module load) -------------------------------------------------
+
 
 def _run(cmd: Sequence[str], timeout: float) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout)
@@ -618,9 +729,12 @@ def run_babelstream(exe: Path, precision: str, n: int, numtimes: int, timeout: f
     except ValueError as e:
         raise ReferenceError_(f"{' '.join(cmd)}: {e}; output: {_tail(p.stdout, 400)}") from None
     arrays_ok = re.search(r"Validation failed on [abc]\[\]", p.stderr) is None
-    note = "its Dot sum check failed (Copy/Mul/Add/Triad arrays passed)" if "Validation failed on sum" in p.stderr else ""
-    parsed.update(command=cmd, wall_s=time.monotonic() - t0, valid=arrays_ok, note=note,
-                  stderr=_tail(p.stderr), stdout=p.stdout)
+    note = (
+        "its Dot sum check failed (Copy/Mul/Add/Triad arrays passed)" if "Validation failed on sum" in p.stderr else ""
+    )
+    parsed.update(
+        command=cmd, wall_s=time.monotonic() - t0, valid=arrays_ok, note=note, stderr=_tail(p.stderr), stdout=p.stdout
+    )
     return parsed
 
 
@@ -702,7 +816,8 @@ class TorchSide:
                     return f"unavailable: {e}"
 
             d["torch"] = {
-                "version": t.__version__, "cuda": t.version.cuda,
+                "version": t.__version__,
+                "cuda": t.version.cuda,
                 "cudnn": t.backends.cudnn.version() if t.backends.cudnn.is_available() else None,
                 "device": t.cuda.get_device_name(0),
                 "capability": list(t.cuda.get_device_capability(0)),
@@ -719,8 +834,11 @@ class TorchSide:
             d["torch"] = {"unavailable": self.reason_torch}
         if self.cupy is not None:
             rt = self.cupy.cuda.runtime
-            d["cupy"] = {"version": self.cupy.__version__, "runtime": rt.runtimeGetVersion(),
-                         "driver": rt.driverGetVersion()}
+            d["cupy"] = {
+                "version": self.cupy.__version__,
+                "runtime": rt.runtimeGetVersion(),
+                "driver": rt.driverGetVersion(),
+            }
         else:
             d["cupy"] = {"unavailable": self.reason_cupy}
         return d
@@ -776,8 +894,15 @@ class TorchSide:
         self.release()
         flops = 2.0 * n * n * n
         med, best = statistics.median(secs), min(secs)
-        return {"n": n, "dtype": dtype, "iters": iters, "warmup_calls": k, "samples_s": secs,
-                "gflops": flops / med / 1e9, "best_gflops": flops / best / 1e9}
+        return {
+            "n": n,
+            "dtype": dtype,
+            "iters": iters,
+            "warmup_calls": k,
+            "samples_s": secs,
+            "gflops": flops / med / 1e9,
+            "best_gflops": flops / best / 1e9,
+        }
 
     def time_memcpy(self, nbytes: int, iters: int, samples: int) -> Dict[str, Any]:
         """cudaMemcpy device-to-device between two ``nbytes`` buffers (torch ``copy_``, which is
@@ -821,8 +946,14 @@ class TorchSide:
             del src, dst
         self.release()
         med, best = statistics.median(secs), min(secs)
-        return {"bytes": nbytes, "iters": iters, "how": how, "samples_s": secs,
-                "gbps": 2 * nbytes / med / 1e9, "best_gbps": 2 * nbytes / best / 1e9}
+        return {
+            "bytes": nbytes,
+            "iters": iters,
+            "how": how,
+            "samples_s": secs,
+            "gbps": 2 * nbytes / med / 1e9,
+            "best_gbps": 2 * nbytes / best / 1e9,
+        }
 
 
 def _now() -> str:
@@ -882,11 +1013,16 @@ def _versions(refs: Path, side: TorchSide) -> Dict[str, Any]:
             pass
     v.update(side.info())
     v["references"] = {
-        "dir": str(refs), "build_info": _read_text(refs / "BUILD_INFO.txt"),
-        "babelstream": {"sha256": _sha256(refs / "babelstream-cuda"),
-                        "source": _read_text(refs.parent / "babelstream" / "SOURCE.txt")},
-        "mixbench": {"sha256": _sha256(refs / "mixbench-cuda"),
-                     "source": _read_text(refs.parent / "mixbench" / "SOURCE.txt")},
+        "dir": str(refs),
+        "build_info": _read_text(refs / "BUILD_INFO.txt"),
+        "babelstream": {
+            "sha256": _sha256(refs / "babelstream-cuda"),
+            "source": _read_text(refs.parent / "babelstream" / "SOURCE.txt"),
+        },
+        "mixbench": {
+            "sha256": _sha256(refs / "mixbench-cuda"),
+            "source": _read_text(refs.parent / "mixbench" / "SOURCE.txt"),
+        },
     }
     return v
 
@@ -916,10 +1052,18 @@ class Bench:
         from apple_roofline.roofline.runner import run_roofline
 
         t0 = time.monotonic()
-        run = run_roofline(DEVICE, [suite], quick=self.quick, reps=self.reps, array_bytes=array_bytes,
-                           command=("bench/bench_cuda.py", suite))
-        log(f"    tool {suite}: {len(run.measurements)} measurements, {len(run.skipped)} skipped "
-            f"in {time.monotonic() - t0:.1f} s")
+        run = run_roofline(
+            DEVICE,
+            [suite],
+            quick=self.quick,
+            reps=self.reps,
+            array_bytes=array_bytes,
+            command=("bench/bench_cuda.py", suite),
+        )
+        log(
+            f"    tool {suite}: {len(run.measurements)} measurements, {len(run.skipped)} skipped "
+            f"in {time.monotonic() - t0:.1f} s"
+        )
         for w in run.warnings[:5]:
             log(f"    tool warning: {w}")
         if len(run.warnings) > 5:
@@ -928,8 +1072,15 @@ class Bench:
 
     # -- one round ----------------------------------------------------------------------------
     def round(self, r: int) -> Dict[str, Any]:
-        rd: Dict[str, Any] = {"round": r, "started": _now(), "smi_before": nvidia_smi(),
-                              "comparisons": {}, "references": {}, "tool": {}, "tool_runs": {}}
+        rd: Dict[str, Any] = {
+            "round": r,
+            "started": _now(),
+            "smi_before": nvidia_smi(),
+            "comparisons": {},
+            "references": {},
+            "tool": {},
+            "tool_runs": {},
+        }
         cmp: Dict[str, Dict[str, Any]] = rd["comparisons"]
         ceilings: List[Mapping[str, Any]] = []
         stream_best: Optional[Dict[str, Any]] = None
@@ -950,8 +1101,14 @@ class Bench:
                 cmp["stream_theoretical"] = not_run("no tool stream measurement")
             else:
                 cmp["stream_theoretical"] = compare(
-                    stream_best["best_gbps"], theo, tool_alt=stream_best["median_gbps"], reference_alt=theo,
-                    tool_detail=stream_best["best_kernel"], reference_detail=source_tag(src), reason=src)
+                    stream_best["best_gbps"],
+                    theo,
+                    tool_alt=stream_best["median_gbps"],
+                    reference_alt=theo,
+                    tool_detail=stream_best["best_kernel"],
+                    reference_detail=source_tag(src),
+                    reason=src,
+                )
         if "peak" in self.suites:
             theo, src = theoretical_fp32_gflops(ceilings, self.tool_info, self.attrs, self.mixbench_last)
             rd["theoretical_fp32"] = {"gflops": theo, "source": src}
@@ -959,8 +1116,14 @@ class Bench:
                 cmp["peak_fp32_theoretical"] = not_run("no valid tool fp32 peak measurement")
             else:
                 cmp["peak_fp32_theoretical"] = compare(
-                    fp32["gflops"], theo, tool_alt=fp32["best_gflops"], reference_alt=theo,
-                    tool_detail=fp32["variant"], reference_detail=source_tag(src), reason=src)
+                    fp32["gflops"],
+                    theo,
+                    tool_alt=fp32["best_gflops"],
+                    reference_alt=theo,
+                    tool_detail=fp32["variant"],
+                    reference_detail=source_tag(src),
+                    reason=src,
+                )
         rd["smi_after"] = nvidia_smi()
         rd["finished"] = _now()
         return rd
@@ -981,9 +1144,11 @@ class Bench:
                     ref = run_babelstream(self.bs_exe, precision, n, self.numtimes)
                     rd["references"][f"babelstream_{precision}"] = ref
                     b = babelstream_best(ref)
-                    log(f"    BabelStream best: {b['kernel']} {b['gbps']:.1f} GB/s"
+                    log(
+                        f"    BabelStream best: {b['kernel']} {b['gbps']:.1f} GB/s"
                         + ("" if ref["valid"] else "  (its validation FAILED)")
-                        + (f"  ({ref['note']})" if ref.get("note") else ""))
+                        + (f"  ({ref['note']})" if ref.get("note") else "")
+                    )
                     if not ref["valid"]:
                         reason = f"BabelStream reported a failed validation: {ref['stderr']}"
                         ref = None
@@ -1002,16 +1167,23 @@ class Bench:
                 rd["tool_runs"][f"stream_{precision}"] = run.to_dict()
                 rd["tool"][f"stream_{precision}"] = ts
                 cache[array_bytes] = ts
-                log(f"    tool best: {ts['best_kernel']} {ts['best_gbps']:.1f} GB/s (best sample), "
-                    f"{ts['median_kernel']} {ts['median_gbps']:.1f} GB/s (median)")
+                log(
+                    f"    tool best: {ts['best_kernel']} {ts['best_gbps']:.1f} GB/s (best sample), "
+                    f"{ts['median_kernel']} {ts['median_gbps']:.1f} GB/s (median)"
+                )
             bests.append(ts)
             if ref is None:
                 cmp[key] = not_run(reason)
             else:
                 b = babelstream_best(ref)
-                cmp[key] = compare(ts["best_gbps"], b["gbps"], tool_alt=ts["median_gbps"], reference_alt=b["gbps_avg"],
-                                   tool_detail=ts["best_kernel"],
-                                   reference_detail=b["kernel"] + (f"; {ref['note']}" if ref.get("note") else ""))
+                cmp[key] = compare(
+                    ts["best_gbps"],
+                    b["gbps"],
+                    tool_alt=ts["median_gbps"],
+                    reference_alt=b["gbps_avg"],
+                    tool_detail=ts["best_kernel"],
+                    reference_detail=b["kernel"] + (f"; {ref['note']}" if ref.get("note") else ""),
+                )
         best = max(bests, key=lambda t: t["best_gbps"]) if bests else None
         # cudaMemcpy D2D
         if self.side.torch is None and self.side.cupy is None:
@@ -1021,10 +1193,18 @@ class Bench:
             mc = self.side.time_memcpy(MEMCPY_BYTES, 5 if self.quick else 10, 5 if self.quick else 10)
             rd["references"]["memcpy_d2d"] = mc
             log(f"    memcpy: {mc['best_gbps']:.1f} GB/s (best), {mc['gbps']:.1f} GB/s (median)")
-            cmp["stream_memcpy"] = (not_run("no tool stream measurement") if best is None else
-                                    compare(best["best_gbps"], mc["best_gbps"], tool_alt=best["median_gbps"],
-                                            reference_alt=mc["gbps"], tool_detail=best["best_kernel"],
-                                            reference_detail=mc["how"]))
+            cmp["stream_memcpy"] = (
+                not_run("no tool stream measurement")
+                if best is None
+                else compare(
+                    best["best_gbps"],
+                    mc["best_gbps"],
+                    tool_alt=best["median_gbps"],
+                    reference_alt=mc["gbps"],
+                    tool_detail=best["best_kernel"],
+                    reference_detail=mc["how"],
+                )
+            )
         return best, ceilings
 
     def round_peak(self, rd: Dict[str, Any]) -> Tuple[Optional[Dict[str, Any]], List[Mapping[str, Any]]]:
@@ -1038,8 +1218,11 @@ class Bench:
                 self.mixbench_last = mb
                 rd["references"]["mixbench"] = mb
                 mx = mb["max"]
-                log("    mixbench max: " + ", ".join(
-                    f"{p} {mx[p]['gflops']:.0f}" if mx[p] else f"{p} n/a" for p in MIXBENCH_PRECISIONS) + " GFLOP/s")
+                log(
+                    "    mixbench max: "
+                    + ", ".join(f"{p} {mx[p]['gflops']:.0f}" if mx[p] else f"{p} n/a" for p in MIXBENCH_PRECISIONS)
+                    + " GFLOP/s"
+                )
             except ReferenceError_ as e:
                 reason = str(e)
                 rd["references"]["mixbench"] = {"error": reason}
@@ -1050,14 +1233,22 @@ class Bench:
         rd["tool_runs"]["peak"] = run.to_dict()
         per = {d: tool_peak_summary(run.measurements, d) for d in ("fp32", "fp64", "fp16")}
         rd["tool"]["peak"] = per
-        log("    tool peak: " + ", ".join(
-            f"{d} {s['gflops']:.0f} ({s['variant']})" if s else f"{d} skipped" for d, s in per.items()) + " GFLOP/s")
+        log(
+            "    tool peak: "
+            + ", ".join(f"{d} {s['gflops']:.0f} ({s['variant']})" if s else f"{d} skipped" for d, s in per.items())
+            + " GFLOP/s"
+        )
         skipped = {f"{s.kernel}/{s.dtype}": s.reason for s in run.skipped}
-        for dtype, prec, key in (("fp64", "dp", "peak_fp64_mixbench"), ("fp16", "hp", "peak_fp16_mixbench"),
-                                 ("fp32", "sp", "peak_fp32_mixbench")):
+        for dtype, prec, key in (
+            ("fp64", "dp", "peak_fp64_mixbench"),
+            ("fp16", "hp", "peak_fp16_mixbench"),
+            ("fp32", "sp", "peak_fp32_mixbench"),
+        ):
             t = per[dtype]
             if t is None:
-                why = next((f"{k}: {v}" for k, v in skipped.items() if k.endswith("/" + dtype)), "not in its peak suite")
+                why = next(
+                    (f"{k}: {v}" for k, v in skipped.items() if k.endswith("/" + dtype)), "not in its peak suite"
+                )
                 cmp[key] = not_run(f"the tool measured no {dtype} peak variant ({why})")
             elif mb is None:
                 cmp[key] = not_run(reason)
@@ -1065,8 +1256,14 @@ class Bench:
                 cmp[key] = not_run(f"mixbench printed no usable {prec} figure")
             else:
                 m = mb["max"][prec]
-                cmp[key] = compare(t["gflops"], m["gflops"], tool_alt=t["best_gflops"], reference_alt=m["gflops"],
-                                   tool_detail=t["variant"], reference_detail=f"{m['iters']} iterations")
+                cmp[key] = compare(
+                    t["gflops"],
+                    m["gflops"],
+                    tool_alt=t["best_gflops"],
+                    reference_alt=m["gflops"],
+                    tool_detail=t["variant"],
+                    reference_detail=f"{m['iters']} iterations",
+                )
         return per["fp32"], [c.to_dict() for c in run.ceilings]
 
     def round_gemm(self, rd: Dict[str, Any]) -> List[Mapping[str, Any]]:
@@ -1091,8 +1288,14 @@ class Bench:
             ref = self.side.time_matmul(t["n"], tdtype, self.gemm_iters, self.gemm_samples)
             rd["references"][f"torch_{dtype}"] = ref
             log(f"    torch: {ref['gflops']:.0f} GFLOP/s (median), {ref['best_gflops']:.0f} (best)")
-            cmp[key] = compare(t["gflops"], ref["gflops"], tool_alt=t["best_gflops"], reference_alt=ref["best_gflops"],
-                               tool_detail=f"N={t['n']}", reference_detail=f"N={t['n']}")
+            cmp[key] = compare(
+                t["gflops"],
+                ref["gflops"],
+                tool_alt=t["best_gflops"],
+                reference_alt=ref["best_gflops"],
+                tool_detail=f"N={t['n']}",
+                reference_detail=f"N={t['n']}",
+            )
         return [c.to_dict() for c in run.ceilings]
 
     def _note_run(self, run: Any) -> None:
@@ -1104,7 +1307,9 @@ def _parse_only(text: str) -> List[str]:
     names = [s.strip().lower() for s in text.split(",") if s.strip()]
     bad = [n for n in names if n not in SUITE_NAMES]
     if bad or not names:
-        raise argparse.ArgumentTypeError(f"--only takes a comma-separated subset of {','.join(SUITE_NAMES)}, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"--only takes a comma-separated subset of {','.join(SUITE_NAMES)}, not {text!r}"
+        )
     return [s for s in SUITE_NAMES if s in names]
 
 
@@ -1113,12 +1318,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; 1 with --quick)")
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON (default bench/results)")
-    ap.add_argument("--only", type=_parse_only, default=list(SUITE_NAMES),
-                    help="comma-separated subset of stream,peak,gemm (default: all)")
-    ap.add_argument("--refs-dir", default=str(DEFAULT_REFS_DIR),
-                    help="folder with babelstream-cuda and mixbench-cuda (default .bench-src/bin)")
-    ap.add_argument("--quick", action="store_true",
-                    help="smoke run: the tool's --quick budgets, 1 round, BabelStream 20 times, fewer torch samples")
+    ap.add_argument(
+        "--only",
+        type=_parse_only,
+        default=list(SUITE_NAMES),
+        help="comma-separated subset of stream,peak,gemm (default: all)",
+    )
+    ap.add_argument(
+        "--refs-dir",
+        default=str(DEFAULT_REFS_DIR),
+        help="folder with babelstream-cuda and mixbench-cuda (default .bench-src/bin)",
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="smoke run: the tool's --quick budgets, 1 round, BabelStream 20 times, fewer torch samples",
+    )
     ap.add_argument("--reps", type=int, default=10, help="timed samples per tool measurement (default 10)")
     ap.add_argument("--numtimes", type=int, default=None, help="BabelStream --numtimes (default 100; 20 with --quick)")
     args = ap.parse_args(argv)
@@ -1139,12 +1354,16 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     bench = Bench(args, suites)
     started = dt.datetime.now(dt.timezone.utc).astimezone()
-    log(f"bench_cuda: {tool_device.get('name')} via the tool; suites {','.join(suites)}; {rounds} rounds"
-        f"{' (quick)' if args.quick else ''}")
+    log(
+        f"bench_cuda: {tool_device.get('name')} via the tool; suites {','.join(suites)}; {rounds} rounds"
+        f"{' (quick)' if args.quick else ''}"
+    )
     for what, exe, why in (("BabelStream", bench.bs_exe, bench.bs_reason), ("mixbench", bench.mb_exe, bench.mb_reason)):
         log(f"  {what}: {exe}" if exe else f"  {what}: NOT RUN: {why}")
-    log(f"  torch: {'yes' if bench.side.torch else bench.side.reason_torch}; "
-        f"cupy: {'yes' if bench.side.cupy else bench.side.reason_cupy}")
+    log(
+        f"  torch: {'yes' if bench.side.torch else bench.side.reason_torch}; "
+        f"cupy: {'yes' if bench.side.cupy else bench.side.reason_cupy}"
+    )
 
     from apple_roofline._version import __version__
 
@@ -1155,10 +1374,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         "tool": {"version": __version__, "core": _core_file(), "device_info": tool_device},
         "versions": _versions(bench.refs, bench.side),
         "cuda_attributes": bench.attrs,
-        "options": {"rounds": rounds, "suites": suites, "quick": args.quick, "reps": args.reps,
-                    "babelstream_numtimes": bench.numtimes, "babelstream_configs": BABELSTREAM_CONFIGS,
-                    "memcpy_bytes": MEMCPY_BYTES, "torch_iters": bench.gemm_iters, "torch_samples": bench.gemm_samples,
-                    "refs_dir": str(bench.refs), "argv": sys.argv},
+        "options": {
+            "rounds": rounds,
+            "suites": suites,
+            "quick": args.quick,
+            "reps": args.reps,
+            "babelstream_numtimes": bench.numtimes,
+            "babelstream_configs": BABELSTREAM_CONFIGS,
+            "memcpy_bytes": MEMCPY_BYTES,
+            "torch_iters": bench.gemm_iters,
+            "torch_samples": bench.gemm_samples,
+            "refs_dir": str(bench.refs),
+            "argv": sys.argv,
+        },
         "targets": [asdict(t) for t in TARGETS if t.suite in suites],
         "summary": [],
         "rounds": [],
@@ -1169,8 +1397,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     targets = [t for t in TARGETS if t.suite in suites]
 
     def save() -> None:
-        result["summary"] = [summarize_target(t, [rd["comparisons"].get(t.key) for rd in result["rounds"]])
-                             for t in targets]
+        result["summary"] = [
+            summarize_target(t, [rd["comparisons"].get(t.key) for rd in result["rounds"]]) for t in targets
+        ]
         result["finished"] = _now()
         path.write_text(json.dumps(json_safe(result), indent=1) + "\n")
 
@@ -1182,8 +1411,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             result["rounds"].append(bench.round(r))
             result["tool"]["device_info_from_run"] = bench.tool_info
             save()
-            ratios = ", ".join(f"{k} {v['ratio']:.3f}" for k, v in result["rounds"][-1]["comparisons"].items()
-                               if "ratio" in v)
+            ratios = ", ".join(
+                f"{k} {v['ratio']:.3f}" for k, v in result["rounds"][-1]["comparisons"].items() if "ratio" in v
+            )
             log(f"round {r} done in {time.monotonic() - t0:.0f} s: {ratios}")
         result["complete"] = True
     except (Exception, KeyboardInterrupt) as e:
@@ -1196,17 +1426,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     gpu = str(tool_device.get("name", "GPU"))
     smi = (result["rounds"][0]["smi_before"].get("gpus") or [{}])[0] if result["rounds"] else {}
     driver = smi.get("driver_version") or (result["versions"].get("nvidia_smi") or {}).get("driver")
-    clocks = (f", SM max {smi.get('clocks.max.sm'):.0f} MHz, mem max {smi.get('clocks.max.memory'):.0f} MHz"
-              if isinstance(smi.get("clocks.max.sm"), float) and isinstance(smi.get("clocks.max.memory"), float) else "")
+    clocks = (
+        f", SM max {smi.get('clocks.max.sm'):.0f} MHz, mem max {smi.get('clocks.max.memory'):.0f} MHz"
+        if isinstance(smi.get("clocks.max.sm"), float) and isinstance(smi.get("clocks.max.memory"), float)
+        else ""
+    )
     gpu_desc = f"{gpu}, driver {driver}{clocks}" if driver else gpu
     print()
-    print(f"GPU: {gpu_desc}; {result['date']}; {len(result['rounds'])} rounds"
-          + ("" if result["complete"] else " (INCOMPLETE: " + result.get("error", "") + ")"))
+    print(
+        f"GPU: {gpu_desc}; {result['date']}; {len(result['rounds'])} rounds"
+        + ("" if result["complete"] else " (INCOMPLETE: " + result.get("error", "") + ")")
+    )
     for line in text_table(summary):
         print(line)
-    print("(ratio = tool / reference, median over rounds of the per-round ratio; stream compares best samples"
-          " (BabelStream: max MB/s), peak and gemm medians; alt = the other statistic: stream medians vs BabelStream's"
-          " average-time bandwidth, peak and gemm best samples. The JSON has every sample.)")
+    print(
+        "(ratio = tool / reference, median over rounds of the per-round ratio; stream compares best samples"
+        " (BabelStream: max MB/s), peak and gemm medians; alt = the other statistic: stream medians vs BabelStream's"
+        " average-time bandwidth, peak and gemm best samples. The JSON has every sample.)"
+    )
     print(f"results: {path}")
     print()
     print("markdown rows for bench/README.md:")

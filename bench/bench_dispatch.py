@@ -61,7 +61,8 @@ def study_row(study: Any) -> Dict[str, Any]:
             if d is None:
                 raise SystemExit(f"error: the study has no interleaved {kernel} {measure} (an older tool?)")
             row[f"{kernel}.{measure}"] = {
-                **d.to_dict(), "verdict": d.verdict,
+                **d.to_dict(),
+                "verdict": d.verdict,
                 **{path: p50(study, kernel, measure, path) for path in ("native", "python", "cupy")},
             }
     return row
@@ -103,9 +104,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         for kernel in KERNELS:
             for measure in MEASURES:
                 c = row[f"{kernel}.{measure}"]
-                print(f"  {kernel} {measure:10s} python − native {us(c['median_s'], True)} "
-                      f"(95 % interval {us(c['low_s'], True)} to {us(c['high_s'], True)}): {c['verdict']}; "
-                      f"p50 native {us(c['native'])}, python {us(c['python'])}, cupy {us(c['cupy'])}")
+                print(
+                    f"  {kernel} {measure:10s} python − native {us(c['median_s'], True)} "
+                    f"(95 % interval {us(c['low_s'], True)} to {us(c['high_s'], True)}): {c['verdict']}; "
+                    f"p50 native {us(c['native'])}, python {us(c['python'])}, cupy {us(c['cupy'])}"
+                )
 
     verdicts: Dict[str, str] = {}
     spreads: Dict[str, float] = {}
@@ -135,26 +138,44 @@ def main(argv: Optional[List[str]] = None) -> int:
         for kernel in KERNELS:
             c = r[f"{kernel}.throughput"]
             target = "≤ +0.25 µs" if kernel == "null" else "—"
-            print(f"| {date} | {device} | study {i + 1} of {a.studies}: {a.reps} pairs × {a.launches} launches | "
-                  f"{kernel} throughput, Python − native (median of paired differences, 95 % interval "
-                  f"{us(c['low_s'], True)} to {us(c['high_s'], True)} µs; {c['verdict']}) | native {us(c['native'])} µs | "
-                  f"Python {us(c['python'])} µs ({us(c['median_s'], True)} µs) | {target} | "
-                  f"{target_verdict(c) if kernel == 'null' else 'INFO'} |")
+            print(
+                f"| {date} | {device} | study {i + 1} of {a.studies}: {a.reps} pairs × {a.launches} launches | "
+                f"{kernel} throughput, Python − native (median of paired differences, 95 % interval "
+                f"{us(c['low_s'], True)} to {us(c['high_s'], True)} µs; {c['verdict']}) | native {us(c['native'])} µs | "
+                f"Python {us(c['python'])} µs ({us(c['median_s'], True)} µs) | {target} | "
+                f"{target_verdict(c) if kernel == 'null' else 'INFO'} |"
+            )
     for kernel in KERNELS:
         v = verdicts[f"{kernel} python - native repeats within 0.05 us"]
-        print(f"| {date} | {device} | {a.studies} studies back to back | {kernel} throughput, Python − native, "
-              f"spread of the studies' medians | — | {us(spreads[kernel])} µs | ≤ 0.05 µs, each resolved | {v} |")
+        print(
+            f"| {date} | {device} | {a.studies} studies back to back | {kernel} throughput, Python − native, "
+            f"spread of the studies' medians | — | {us(spreads[kernel])} µs | ≤ 0.05 µs, each resolved | {v} |"
+        )
     if ratio is not None:
         cupy = statistics.median([c["cupy"] for c in null if c["cupy"]])
         python = statistics.median([c["python"] for c in null])
-        print(f"| {date} | {device} | same studies | null throughput, each loop's p50 (median of studies) | "
-              f"CuPy RawKernel {us(cupy)} µs | Python {us(python)} µs (ratio {ratio:.3f}) | ≤ 1.0 | "
-              f"{verdicts['null python <= cupy']} |")
+        print(
+            f"| {date} | {device} | same studies | null throughput, each loop's p50 (median of studies) | "
+            f"CuPy RawKernel {us(cupy)} µs | Python {us(python)} µs (ratio {ratio:.3f}) | ≤ 1.0 | "
+            f"{verdicts['null python <= cupy']} |"
+        )
     a.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    (a.out / f"bench_dispatch-{stamp}.json").write_text(json.dumps(
-        {"device": device, "date": date, "args": vars(a) | {"out": str(a.out)}, "studies": rows,
-         "spreads_s": spreads, "cupy_ratio": ratio, "verdicts": verdicts}, indent=2) + "\n")
+    (a.out / f"bench_dispatch-{stamp}.json").write_text(
+        json.dumps(
+            {
+                "device": device,
+                "date": date,
+                "args": vars(a) | {"out": str(a.out)},
+                "studies": rows,
+                "spreads_s": spreads,
+                "cupy_ratio": ratio,
+                "verdicts": verdicts,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     if any(v in ("FAIL", "NOT RESOLVED") for v in verdicts.values()):
         return 1
     return 2 if "NOT RUN" in verdicts.values() else 0

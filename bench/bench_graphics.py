@@ -59,49 +59,80 @@ def main(argv: Optional[List[str]] = None) -> int:
     rows: List[Dict[str, Any]] = []
     device_names: Dict[str, str] = {}
     for r in range(args.rounds):
-        study = run_graphics(args.graphics, ["fillrate"], f_values=[0, 512], overdraw=args.overdraw, reps=args.reps,
-                             width=width, height=height)
+        study = run_graphics(
+            args.graphics,
+            ["fillrate"],
+            f_values=[0, 512],
+            overdraw=args.overdraw,
+            reps=args.reps,
+            width=width,
+            height=height,
+        )
         run = run_roofline(args.compute, ["peak"], reps=args.reps)
         device_names = {"graphics": study.device["name"], "compute": str(run.device.get("name", ""))}
 
         def fill(F: int, mode: str) -> Any:
-            return _valid([m for m in study.measurements if m.params.get("F") == F and m.params.get("mode") == mode
-                           and m.params.get("store") == "store"], f"fill pass F={F} {mode} store")
+            return _valid(
+                [
+                    m
+                    for m in study.measurements
+                    if m.params.get("F") == F and m.params.get("mode") == mode and m.params.get("store") == "store"
+                ],
+                f"fill pass F={F} {mode} store",
+            )
 
         frag = fill(512, "blended")
         opaque0, blended0 = fill(0, "opaque"), fill(0, "blended")
-        cross = _valid([m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32"
-                        and m.kernel == "vec4_cross4"], "compute fp32 vec4_cross4")
-        best = max((m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.valid),
-                   key=lambda m: m.gflops)
+        cross = _valid(
+            [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.kernel == "vec4_cross4"],
+            "compute fp32 vec4_cross4",
+        )
+        best = max(
+            (m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.valid), key=lambda m: m.gflops
+        )
         row = {
-            "round": r, "fragment_gflops": frag.gflops, "fragment_layers": frag.params["layers"],
-            "compute_cross4_gflops": cross.gflops, "compute_best_gflops": best.gflops, "compute_best": best.kernel,
+            "round": r,
+            "fragment_gflops": frag.gflops,
+            "fragment_layers": frag.params["layers"],
+            "compute_cross4_gflops": cross.gflops,
+            "compute_best_gflops": best.gflops,
+            "compute_best": best.kernel,
             "fill_opaque_gpixels": drawn_rate(opaque0),
             "fill_blended_gpixels": drawn_rate(blended0),
         }
         row["ratio_cross4"] = row["fragment_gflops"] / row["compute_cross4_gflops"]
         row["ratio_best"] = row["fragment_gflops"] / row["compute_best_gflops"]
         rows.append(row)
-        print(f"round {r + 1}/{args.rounds}: fragment {row['fragment_gflops']:.0f} GFLOP/s, compute vec4_cross4 "
-              f"{row['compute_cross4_gflops']:.0f}, best {row['compute_best_gflops']:.0f} ({row['compute_best']}); "
-              f"fill {row['fill_opaque_gpixels']:.1f} / {row['fill_blended_gpixels']:.1f} GPixel/s", flush=True)
+        print(
+            f"round {r + 1}/{args.rounds}: fragment {row['fragment_gflops']:.0f} GFLOP/s, compute vec4_cross4 "
+            f"{row['compute_cross4_gflops']:.0f}, best {row['compute_best_gflops']:.0f} ({row['compute_best']}); "
+            f"fill {row['fill_opaque_gpixels']:.1f} / {row['fill_blended_gpixels']:.1f} GPixel/s",
+            flush=True,
+        )
 
     def med(key: str) -> float:
         return float(statistics.median(float(row[key]) for row in rows))
 
     date = dt.date.today().isoformat()
     name = f"{device_names['graphics']} ({args.graphics}; compute {args.compute or 'default'})"
-    print(f"\n| date | device | rounds | fragment GFLOP/s (F=512, blended) | compute vec4_cross4 | ratio | "
-          f"best compute fp32 | ratio | fill GPixel/s (F=0 opaque / blended) |")
+    print(
+        f"\n| date | device | rounds | fragment GFLOP/s (F=512, blended) | compute vec4_cross4 | ratio | "
+        f"best compute fp32 | ratio | fill GPixel/s (F=0 opaque / blended) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
-    print(f"| {date} | {name} | {args.rounds} | {med('fragment_gflops'):.0f} | {med('compute_cross4_gflops'):.0f} | "
-          f"{med('ratio_cross4'):.3f} | {med('compute_best_gflops'):.0f} ({rows[-1]['compute_best']}) | "
-          f"{med('ratio_best'):.3f} | {med('fill_opaque_gpixels'):.1f} / {med('fill_blended_gpixels'):.1f} |")
+    print(
+        f"| {date} | {name} | {args.rounds} | {med('fragment_gflops'):.0f} | {med('compute_cross4_gflops'):.0f} | "
+        f"{med('ratio_cross4'):.3f} | {med('compute_best_gflops'):.0f} ({rows[-1]['compute_best']}) | "
+        f"{med('ratio_best'):.3f} | {med('fill_opaque_gpixels'):.1f} / {med('fill_blended_gpixels'):.1f} |"
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"bench_graphics-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(json.dumps({"date": date, "devices": device_names, "args": {k: str(v) for k, v in vars(args).items()},
-                                "rounds": rows}, indent=1))
+    path.write_text(
+        json.dumps(
+            {"date": date, "devices": device_names, "args": {k: str(v) for k, v in vars(args).items()}, "rounds": rows},
+            indent=1,
+        )
+    )
     print(f"wrote {path}")
     return 0
 

@@ -49,8 +49,12 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
 #: The counter each case's claimed bytes are compared with, by the level its working set lies in.
-METRICS: Dict[str, str] = {"L1": "l1tex__t_bytes.sum", "L2": "lts__t_bytes.sum", "DRAM": "dram__bytes.sum",
-                           "Shared memory": "smsp__sass_data_bytes_mem_shared.sum"}
+METRICS: Dict[str, str] = {
+    "L1": "l1tex__t_bytes.sum",
+    "L2": "lts__t_bytes.sum",
+    "DRAM": "dram__bytes.sum",
+    "Shared memory": "smsp__sass_data_bytes_mem_shared.sum",
+}
 #: Further counters, reported beside: the L2's sectors requested by L1TEX alone (32 bytes each). On an
 #: H100 (2026-11-26) lts__t_bytes counted 1.12× the bytes a read at an L2 working set requested and
 #: 1.51× at DRAM working sets (where dram__bytes matched the claim within 0.01 %): it also counts
@@ -68,8 +72,12 @@ SHARED_BYTES_PER_CLK = 128
 def find_ncu(given: Optional[str]) -> Optional[str]:
     """The ncu binary: ``given``, else on PATH, else /usr/local/cuda/bin, else the newest
     /opt/nvidia/nsight-compute/*/ncu; None when there is none."""
-    for cand in [given, shutil.which("ncu"), "/usr/local/cuda/bin/ncu",
-                 *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True)]:
+    for cand in [
+        given,
+        shutil.which("ncu"),
+        "/usr/local/cuda/bin/ncu",
+        *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True),
+    ]:
         if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
             return cand
     return None
@@ -104,10 +112,24 @@ def verdicts(cases: Sequence[Mapping[str, Any]], counters: Sequence[Mapping[str,
         ratio = case["bytes"] / counted if counted else None
         extra = EXTRA_METRICS.get(str(case["level"]))
         sectors = got.get(extra) if extra else None
-        rows.append({**case, "metric": metric, "counted": counted, "ratio": ratio,
-                     "verdict": "NOT RUN" if ratio is None else "PASS" if abs(ratio - 1) <= BYTES_TOLERANCE else "FAIL",
-                     **({"extra_metric": extra, "extra_counted": sectors * SECTOR if sectors else None,
-                         "extra_ratio": case["bytes"] / (sectors * SECTOR) if sectors else None} if extra else {})})
+        rows.append(
+            {
+                **case,
+                "metric": metric,
+                "counted": counted,
+                "ratio": ratio,
+                "verdict": "NOT RUN" if ratio is None else "PASS" if abs(ratio - 1) <= BYTES_TOLERANCE else "FAIL",
+                **(
+                    {
+                        "extra_metric": extra,
+                        "extra_counted": sectors * SECTOR if sectors else None,
+                        "extra_ratio": case["bytes"] / (sectors * SECTOR) if sectors else None,
+                    }
+                    if extra
+                    else {}
+                ),
+            }
+        )
     return rows
 
 
@@ -123,8 +145,12 @@ def child(device: str, claims_path: str) -> None:
     backend = open_device(device)
     info = dict(backend.info())
     levels = {lv.name: lv.capacity for lv in cache_levels(info)[0]}
-    want = {("read", levels["L1"] // 4): "L1", ("read", levels["L2"] // 4): "L2", ("read", levels["L2"] * 8): "DRAM",
-            ("rmw", levels["L2"] * 8): "DRAM"}
+    want = {
+        ("read", levels["L1"] // 4): "L1",
+        ("read", levels["L2"] // 4): "L2",
+        ("read", levels["L2"] * 8): "DRAM",
+        ("rmw", levels["L2"] * 8): "DRAM",
+    }
     suite = HierarchySuite(SuiteContext(backend, str(info["backend"]), info, False, 0, {SWEEP_OPTION: "levels"}))
     suite.points = sorted({ws for _k, ws in want})
     suite.gbps = {"read": 0.0, "rmw": 0.0}  # no probe launches (ncu would profile them): first-launch passes
@@ -138,9 +164,18 @@ def child(device: str, claims_path: str) -> None:
         kernel.launch(case.args, case.launch)
         backend.synchronize()
         ok, msg = case.check()
-        claims.append({"kernel": case.kernel.name, "level": level, "working_set_bytes": ws, "bytes": int(case.bytes),
-                       "passes": case.params.get("passes"), "lanes": case.params.get("lanes"), "valid": ok,
-                       "validation": msg})
+        claims.append(
+            {
+                "kernel": case.kernel.name,
+                "level": level,
+                "working_set_bytes": ws,
+                "bytes": int(case.bytes),
+                "passes": case.params.get("passes"),
+                "lanes": case.params.get("lanes"),
+                "valid": ok,
+                "validation": msg,
+            }
+        )
     Path(claims_path).write_text(json.dumps(claims, indent=1))
 
 
@@ -159,8 +194,16 @@ def sweep(device: str, out: Path) -> Dict[str, Any]:
     from apple_roofline.roofline.runner import run_roofline
 
     smi = shutil.which("nvidia-smi")
-    sampler = subprocess.Popen([smi, "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-lms", "100"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) if smi else None
+    sampler = (
+        subprocess.Popen(
+            [smi, "--query-gpu=clocks.sm", "--format=csv,noheader,nounits", "-lms", "100"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        if smi
+        else None
+    )
     try:
         run = run_roofline(device, ["hierarchy"], command=sys.argv)
     finally:
@@ -170,11 +213,16 @@ def sweep(device: str, out: Path) -> Dict[str, Any]:
     write_run_files(run, folder)
     for curve in level_curves(run.measurements):
         for p in curve.plateaus:
-            print(f"  {curve.kernel:5s} {p.level:5s} {p.gbps:10.1f} GB/s  working sets {p.lo} to {p.hi} B, "
-                  f"edge {int(p.edge) if p.edge else '-'} B, documented {p.capacity or '-'} B")
+            print(
+                f"  {curve.kernel:5s} {p.level:5s} {p.gbps:10.1f} GB/s  working sets {p.lo} to {p.hi} B, "
+                f"edge {int(p.edge) if p.edge else '-'} B, documented {p.capacity or '-'} B"
+            )
     shared = [m for m in run.measurements if m.kernel == "shared" and m.valid]
-    result: Dict[str, Any] = {"device": run.device_name, "invalid": sum(not m.valid for m in run.measurements),
-                              "ceilings": [c.to_dict() for c in run.ceilings if c.is_level]}
+    result: Dict[str, Any] = {
+        "device": run.device_name,
+        "invalid": sum(not m.valid for m in run.measurements),
+        "ceilings": [c.to_dict() for c in run.ceilings if c.is_level],
+    }
     if shared:
         m = shared[0]
         sms = int(run.device.get("compute_units", 0) or 0)
@@ -182,15 +230,24 @@ def sweep(device: str, out: Path) -> Dict[str, Any]:
         if isinstance(mhz, (int, float)):
             clock, clock_from = float(mhz) * 1e6, "NVML sm_clock_mhz during the samples"
         elif smi_mhz:
-            clock, clock_from = smi_mhz * 1e6, "the highest SM clock nvidia-smi reported during the sweep (every 100 ms)"
+            clock, clock_from = (
+                smi_mhz * 1e6,
+                "the highest SM clock nvidia-smi reported during the sweep (every 100 ms)",
+            )
         else:
             clock, clock_from = float(run.device.get("clock_hz", 0) or 0), "the driver's maximum clock"
         peak = sms * SHARED_BYTES_PER_CLK * clock / 1e9
         ratio = m.best_gbps / peak if peak else None
-        result["shared"] = {"gbps_best": m.best_gbps, "gbps_median": m.gbps, "sms": sms, "clock_hz": clock,
-                            "clock_from": clock_from,
-                            "peak_gbps": peak, "ratio": ratio,
-                            "verdict": "NOT RUN" if ratio is None else "PASS" if ratio >= SHARED_TARGET else "FAIL"}
+        result["shared"] = {
+            "gbps_best": m.best_gbps,
+            "gbps_median": m.gbps,
+            "sms": sms,
+            "clock_hz": clock,
+            "clock_from": clock_from,
+            "peak_gbps": peak,
+            "ratio": ratio,
+            "verdict": "NOT RUN" if ratio is None else "PASS" if ratio >= SHARED_TARGET else "FAIL",
+        }
     return result
 
 
@@ -229,9 +286,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log = out / "hierarchy-ncu.csv"
 
         def profile(metrics: Sequence[str]) -> Tuple[List[str], "subprocess.CompletedProcess[str]"]:
-            cmd = [str(ncu), "--metrics", ",".join(metrics), "--csv", "--print-units", "base", "--log-file", str(log),
-                   "-k", "regex:^hier_", sys.executable, str(Path(__file__).resolve()), "--device", args.device,
-                   "--child", str(claims_path)]
+            cmd = [
+                str(ncu),
+                "--metrics",
+                ",".join(metrics),
+                "--csv",
+                "--print-units",
+                "base",
+                "--log-file",
+                str(log),
+                "-k",
+                "regex:^hier_",
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--device",
+                args.device,
+                "--child",
+                str(claims_path),
+            ]
             return cmd, subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
         cmd, p = profile([*METRICS.values(), *EXTRA_METRICS.values()])
@@ -249,24 +321,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     (out / f"bench_hierarchy_ncu-{stamp}.json").write_text(json.dumps(report, indent=1))
     device = report.get("sweep", {}).get("device", args.device)
     print(f"\n{device}: bytes the tool claims per launch against Nsight Compute ({report['ncu']})")
-    print(f"{'kernel':8s} {'level':14s} {'working set':>14s} {'claimed B':>16s} {'counter':40s} {'counted B':>16s} "
-          f"{'ratio':>7s} verdict")
+    print(
+        f"{'kernel':8s} {'level':14s} {'working set':>14s} {'claimed B':>16s} {'counter':40s} {'counted B':>16s} "
+        f"{'ratio':>7s} verdict"
+    )
     for r in rows:
         counted = f"{r['counted']:.0f}" if r["counted"] is not None else "-"
         ratio = f"{r['ratio']:.4f}" if r["ratio"] is not None else "-"
-        print(f"{r['kernel']:8s} {r['level']:14s} {r['working_set_bytes']:14d} {r['bytes']:16d} {r['metric']:40s} "
-              f"{counted:>16s} {ratio:>7s} {r['verdict']}{'' if r['valid'] else ' (INVALID output)'}")
+        print(
+            f"{r['kernel']:8s} {r['level']:14s} {r['working_set_bytes']:14d} {r['bytes']:16d} {r['metric']:40s} "
+            f"{counted:>16s} {ratio:>7s} {r['verdict']}{'' if r['valid'] else ' (INVALID output)'}"
+        )
         if r.get("extra_ratio") is not None:
-            print(f"{'':8s} {'':14s} {'':14s} {'':16s} {r['extra_metric'] + ' x 32':40s} {r['extra_counted']:16.0f} "
-                  f"{r['extra_ratio']:7.4f} (L1TEX's requests alone)")
+            print(
+                f"{'':8s} {'':14s} {'':14s} {'':16s} {r['extra_metric'] + ' x 32':40s} {r['extra_counted']:16.0f} "
+                f"{r['extra_ratio']:7.4f} (L1TEX's requests alone)"
+            )
     if not rows:
         print("NOT RUN: " + ("no ncu found" if ncu is None else "ncu did not profile the cases (see the JSON)"))
     shared = report.get("sweep", {}).get("shared")
     if shared:
-        print(f"\nshared-memory ceiling {shared['gbps_best']:.0f} GB/s (best sample; median {shared['gbps_median']:.0f}) "
-              f"/ ({shared['sms']} SMs x {SHARED_BYTES_PER_CLK} B/clk x {shared['clock_hz'] / 1e6:.0f} MHz, "
-              f"{shared['clock_from']}) = {shared['peak_gbps']:.0f} GB/s: ratio {shared['ratio']:.3f} "
-              f"(target >= {SHARED_TARGET}) {shared['verdict']}")
+        print(
+            f"\nshared-memory ceiling {shared['gbps_best']:.0f} GB/s (best sample; median {shared['gbps_median']:.0f}) "
+            f"/ ({shared['sms']} SMs x {SHARED_BYTES_PER_CLK} B/clk x {shared['clock_hz'] / 1e6:.0f} MHz, "
+            f"{shared['clock_from']}) = {shared['peak_gbps']:.0f} GB/s: ratio {shared['ratio']:.3f} "
+            f"(target >= {SHARED_TARGET}) {shared['verdict']}"
+        )
     verdict_list = [r["verdict"] for r in rows] + ([shared["verdict"]] if shared else [])
     if "FAIL" in verdict_list:
         return 1

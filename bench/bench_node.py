@@ -55,11 +55,11 @@ def measured(path: Path) -> Dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
-    options = raw[raw.index("--") + 1:] if "--" in raw else []
+    options = raw[raw.index("--") + 1 :] if "--" in raw else []
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--devices", default="cuda:all")
     ap.add_argument("--out", type=Path, default=Path("bench/results/node"))
-    a = ap.parse_args(raw[:raw.index("--")] if "--" in raw else raw)
+    a = ap.parse_args(raw[: raw.index("--")] if "--" in raw else raw)
     from apple_roofline.devices import parse_device
     from apple_roofline.node import parse_device_list
 
@@ -77,9 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from apple_roofline.cpus import usable_cpus
 
         shares = split_cpus(usable_cpus(), len(specs))
-        children = [Child(f"{s.backend}{s.index}-{i}", cli("run", "--device", str(s), *options, "--out",
-                                                            str(node_out / f"{s.backend}{s.index}-{i}")),
-                          node_out / f"{s.backend}{s.index}-{i}", shares[i]) for i, s in enumerate(specs)]
+        children = [
+            Child(
+                f"{s.backend}{s.index}-{i}",
+                cli("run", "--device", str(s), *options, "--out", str(node_out / f"{s.backend}{s.index}-{i}")),
+                node_out / f"{s.backend}{s.index}-{i}",
+                shares[i],
+            )
+            for i, s in enumerate(specs)
+        ]
         start = time.monotonic()
         node = measure_node(children, "run.json", node_out, devices=[str(s) for s in specs])
         node_wall, node_code = time.monotonic() - start, max(r.returncode for r in node.results)
@@ -94,20 +100,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     for child, single in pairs:
         at_once, alone = measured(node_out / child / "run.json"), measured(out / "single" / single / "run.json")
         for name in alone:
-            rows.append({"gpu": child, "ceiling": name, "alone": alone[name], "at_once": at_once.get(name),
-                         "ratio": at_once[name] / alone[name] if name in at_once else None})
-    print(f"devices {a.devices}: single runs {', '.join(f'{k} {w:.1f} s' for k, (_c, w) in singles.items())}; "
-          f"all at once {node_wall:.1f} s = {ratio:.2f}x the slowest single run (target <= {TARGET_RATIO})")
+            rows.append(
+                {
+                    "gpu": child,
+                    "ceiling": name,
+                    "alone": alone[name],
+                    "at_once": at_once.get(name),
+                    "ratio": at_once[name] / alone[name] if name in at_once else None,
+                }
+            )
+    print(
+        f"devices {a.devices}: single runs {', '.join(f'{k} {w:.1f} s' for k, (_c, w) in singles.items())}; "
+        f"all at once {node_wall:.1f} s = {ratio:.2f}x the slowest single run (target <= {TARGET_RATIO})"
+    )
     print("| GPU | Ceiling | alone | at once | at once / alone |")
     print("| --- | --- | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['gpu']} | {r['ceiling']} | {r['alone']:.4g} | "
-              + (f"{r['at_once']:.4g} | {r['ratio']:.3f} |" if r["ratio"] is not None else "— | — |"))
+        print(
+            f"| {r['gpu']} | {r['ceiling']} | {r['alone']:.4g} | "
+            + (f"{r['at_once']:.4g} | {r['ratio']:.3f} |" if r["ratio"] is not None else "— | — |")
+        )
     a.out.mkdir(parents=True, exist_ok=True)
-    (a.out / f"bench_node-{stamp}.json").write_text(json.dumps({
-        "devices": a.devices, "options": options, "single_wall_s": {k: w for k, (_c, w) in singles.items()},
-        "node_wall_s": node_wall, "ratio": ratio, "target": TARGET_RATIO, "ceilings": rows, "ok": ok,
-    }, indent=2) + "\n")
+    (a.out / f"bench_node-{stamp}.json").write_text(
+        json.dumps(
+            {
+                "devices": a.devices,
+                "options": options,
+                "single_wall_s": {k: w for k, (_c, w) in singles.items()},
+                "node_wall_s": node_wall,
+                "ratio": ratio,
+                "target": TARGET_RATIO,
+                "ceilings": rows,
+                "ok": ok,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return 0 if ok else 1
 
 

@@ -52,12 +52,17 @@ def _load_mlx() -> Any:
     try:
         import mlx.core as mx
     except ImportError as exc:
-        print(f"MLX is not installed ({exc}): this example needs MLX on a Mac with Apple silicon\n"
-              f"    pip install mlx", file=sys.stderr)
+        print(
+            f"MLX is not installed ({exc}): this example needs MLX on a Mac with Apple silicon\n    pip install mlx",
+            file=sys.stderr,
+        )
         return None
     if not mx.metal.is_available():  # False off macOS (MLX's Linux builds) and on Intel Macs
-        print(f"MLX's Metal backend is not available here ({sys.platform}: mlx.core.metal.is_available() is "
-              f"False): this example needs a Mac with Apple silicon", file=sys.stderr)
+        print(
+            f"MLX's Metal backend is not available here ({sys.platform}: mlx.core.metal.is_available() is "
+            f"False): this example needs a Mac with Apple silicon",
+            file=sys.stderr,
+        )
         return None
     return mx
 
@@ -88,15 +93,23 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("run", nargs="?", metavar="RUN.json",
-                        help="a Metal run.json to draw the roofline from (default: measure one)")
-    parser.add_argument("--save-run", default="out/metal_run.json",
-                        help="where a measured run is saved (default: out/metal_run.json)")
+    parser.add_argument(
+        "run", nargs="?", metavar="RUN.json", help="a Metal run.json to draw the roofline from (default: measure one)"
+    )
+    parser.add_argument(
+        "--save-run", default="out/metal_run.json", help="where a measured run is saved (default: out/metal_run.json)"
+    )
     parser.add_argument("--quick", action="store_true", help="a quick roofline run when measuring one")
-    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated matrix sizes N (default: 256..8192 doubling)")
-    parser.add_argument("--dtypes", default=",".join(DEFAULT_DTYPES),
-                        help=f"comma-separated dtypes (default: fp32,fp16; valid: {', '.join(MLX_DTYPES)})")
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, DEFAULT_SIZES)),
+        help="comma-separated matrix sizes N (default: 256..8192 doubling)",
+    )
+    parser.add_argument(
+        "--dtypes",
+        default=",".join(DEFAULT_DTYPES),
+        help=f"comma-separated dtypes (default: fp32,fp16; valid: {', '.join(MLX_DTYPES)})",
+    )
     parser.add_argument("--reps", type=int, default=5, help="samples per size (default: 5)")
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
     args = parser.parse_args(argv)
@@ -122,9 +135,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.run:
         run_path = Path(args.run)
         if not run_path.exists():
-            print(f"{run_path} not found: measure the GPU's roofline with\n"
-                  f"    apple-roofline run --device metal\n"
-                  f"or leave out RUN.json to measure one here.", file=sys.stderr)
+            print(
+                f"{run_path} not found: measure the GPU's roofline with\n"
+                f"    apple-roofline run --device metal\n"
+                f"or leave out RUN.json to measure one here.",
+                file=sys.stderr,
+            )
             return 1
         try:
             run = ar.Run.load(run_path)
@@ -132,16 +148,26 @@ def main(argv: list[str] | None = None) -> int:
             print(str(exc), file=sys.stderr)
             return 1
         if run.backend != "metal":
-            print(f"{run_path} is a {run.backend} run ({run.device_name}); MLX runs on the Metal GPU: "
-                  f"pass a run of apple-roofline run --device metal", file=sys.stderr)
+            print(
+                f"{run_path} is a {run.backend} run ({run.device_name}); MLX runs on the Metal GPU: "
+                f"pass a run of apple-roofline run --device metal",
+                file=sys.stderr,
+            )
             return 1
         plot_dir = run_path.parent
     else:
-        print("measuring the Metal GPU's roofline first (minutes; pass RUN.json to reuse one) ...",
-              file=sys.stderr, flush=True)
+        print(
+            "measuring the Metal GPU's roofline first (minutes; pass RUN.json to reuse one) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         try:
-            run = ar.run_roofline("metal", quick=args.quick, progress=_Progress(),
-                                  command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])))
+            run = ar.run_roofline(
+                "metal",
+                quick=args.quick,
+                progress=_Progress(),
+                command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])),
+            )
         except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no Metal backend, bad options
             print(f"cannot measure the Metal roofline: {exc}", file=sys.stderr)
             return 1
@@ -162,12 +188,13 @@ def main(argv: list[str] | None = None) -> int:
             mx.eval(a, b)
             fn, sync = _timed_matmul(mx, a, b)
             flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
-            p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{dtype} N={n}", reps=args.reps,
-                           warmup=2)
+            p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{dtype} N={n}", reps=args.reps, warmup=2)
             points.append(p)
             gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
-            print(f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=gemm):>10.1f}  "
-                  f"{model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}")
+            print(
+                f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=gemm):>10.1f}  "
+                f"{model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}"
+            )
 
     out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
     fig = model.plot(points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name}")

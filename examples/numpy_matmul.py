@@ -26,10 +26,16 @@ DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run", nargs="?", default="out/run.json", metavar="RUN.json",
-                        help="a CPU run.json to draw the roofline from (default: out/run.json)")
-    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated matrix sizes N (default: 64..2048)")
+    parser.add_argument(
+        "run",
+        nargs="?",
+        default="out/run.json",
+        metavar="RUN.json",
+        help="a CPU run.json to draw the roofline from (default: out/run.json)",
+    )
+    parser.add_argument(
+        "--sizes", default=",".join(map(str, DEFAULT_SIZES)), help="comma-separated matrix sizes N (default: 64..2048)"
+    )
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
     args = parser.parse_args(argv)
     try:
@@ -41,9 +47,12 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     run_path = Path(args.run)
     if not run_path.exists():
-        print(f"{run_path} not found: measure the CPU's roofline first with\n"
-              f"    apple-roofline run --device cpu\n"
-              f"(writes out/run.json), then pass its path.", file=sys.stderr)
+        print(
+            f"{run_path} not found: measure the CPU's roofline first with\n"
+            f"    apple-roofline run --device cpu\n"
+            f"(writes out/run.json), then pass its path.",
+            file=sys.stderr,
+        )
         return 1
     run = ar.Run.load(run_path)
     model = ar.Roofline.from_run(run)
@@ -60,8 +69,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         flops, nbytes = ar.flops_bytes.matmul(n, n, n, "fp32")
         p = ar.measure(lambda: a @ b, flops=flops, bytes=nbytes, name=f"matmul N={n}", reps=5)
         points.append(p)
-        print(f"{n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=roof):>10.1f}  "
-              f"{model.efficiency(p, compute=roof):>10.1%}  {model.classify(p, compute=roof)}")
+        print(
+            f"{n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=roof):>10.1f}  "
+            f"{model.efficiency(p, compute=roof):>10.1%}  {model.classify(p, compute=roof)}"
+        )
 
     out = Path(args.output) if args.output else run_path.parent / "numpy_matmul.png"
     fig = model.plot(points=points, title=f"NumPy float32 matmul on {run.device_name}")

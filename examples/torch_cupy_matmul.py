@@ -112,18 +112,30 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("run", nargs="?", metavar="RUN.json",
-                        help="a CUDA run.json to draw the roofline from (default: measure one)")
-    parser.add_argument("--save-run", default="out/cuda_run.json",
-                        help="where a measured run is saved (default: out/cuda_run.json)")
+    parser.add_argument(
+        "run", nargs="?", metavar="RUN.json", help="a CUDA run.json to draw the roofline from (default: measure one)"
+    )
+    parser.add_argument(
+        "--save-run", default="out/cuda_run.json", help="where a measured run is saved (default: out/cuda_run.json)"
+    )
     parser.add_argument("--quick", action="store_true", help="a quick roofline run when measuring one")
-    parser.add_argument("--library", choices=("torch", "cupy", "both"), default="both",
-                        help="which library to time (default: both, i.e. whichever is installed)")
+    parser.add_argument(
+        "--library",
+        choices=("torch", "cupy", "both"),
+        default="both",
+        help="which library to time (default: both, i.e. whichever is installed)",
+    )
     parser.add_argument("--device", default="cuda", help="the CUDA device: cuda or cuda:N (default: cuda:0)")
-    parser.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)),
-                        help="comma-separated matrix sizes N (default: 256..8192 doubling)")
-    parser.add_argument("--dtypes", default=",".join(DEFAULT_DTYPES),
-                        help="comma-separated dtypes (default: fp32,fp16; valid: fp32, fp16, bf16 (PyTorch only))")
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, DEFAULT_SIZES)),
+        help="comma-separated matrix sizes N (default: 256..8192 doubling)",
+    )
+    parser.add_argument(
+        "--dtypes",
+        default=",".join(DEFAULT_DTYPES),
+        help="comma-separated dtypes (default: fp32,fp16; valid: fp32, fp16, bf16 (PyTorch only))",
+    )
     parser.add_argument("--reps", type=int, default=5, help="samples per size (default: 5)")
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
     args = parser.parse_args(argv)
@@ -169,9 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.run:
         run_path = Path(args.run)
         if not run_path.exists():
-            print(f"{run_path} not found: measure the GPU's roofline with\n"
-                  f"    apple-roofline run --device cuda:{index}\n"
-                  f"or leave out RUN.json to measure one here.", file=sys.stderr)
+            print(
+                f"{run_path} not found: measure the GPU's roofline with\n"
+                f"    apple-roofline run --device cuda:{index}\n"
+                f"or leave out RUN.json to measure one here.",
+                file=sys.stderr,
+            )
             return 1
         try:
             run = ar.Run.load(run_path)
@@ -179,16 +194,26 @@ def main(argv: list[str] | None = None) -> int:
             print(str(exc), file=sys.stderr)
             return 1
         if run.backend != "cuda":
-            print(f"{run_path} is a {run.backend} run ({run.device_name}); PyTorch and CuPy run on a CUDA GPU: "
-                  f"pass a run of apple-roofline run --device cuda", file=sys.stderr)
+            print(
+                f"{run_path} is a {run.backend} run ({run.device_name}); PyTorch and CuPy run on a CUDA GPU: "
+                f"pass a run of apple-roofline run --device cuda",
+                file=sys.stderr,
+            )
             return 1
         plot_dir = run_path.parent
     else:
-        print(f"measuring the roofline of cuda:{index} first (minutes; pass RUN.json to reuse one) ...",
-              file=sys.stderr, flush=True)
+        print(
+            f"measuring the roofline of cuda:{index} first (minutes; pass RUN.json to reuse one) ...",
+            file=sys.stderr,
+            flush=True,
+        )
         try:
-            run = ar.run_roofline(f"cuda:{index}", quick=args.quick, progress=_Progress(),
-                                  command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])))
+            run = ar.run_roofline(
+                f"cuda:{index}",
+                quick=args.quick,
+                progress=_Progress(),
+                command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])),
+            )
         except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no CUDA backend, bad options
             print(f"cannot measure the CUDA roofline: {exc}", file=sys.stderr)
             return 1
@@ -200,8 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     model = ar.Roofline.from_run(run)
 
     points = []
-    print(f"{'library':>7}  {'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  "
-          f"{'efficiency':>10}  bound")
+    print(
+        f"{'library':>7}  {'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  "
+        f"{'efficiency':>10}  bound"
+    )
     for lib, make in libraries.items():
         for dtype in dtypes:
             if lib == "cupy" and CUPY_DTYPES[dtype] is None:
@@ -210,12 +237,15 @@ def main(argv: list[str] | None = None) -> int:
             for n in sizes:
                 fn, sync = make(n, dtype)
                 flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
-                p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{lib} {dtype} N={n}",
-                               reps=args.reps, warmup=2)
+                p = ar.measure(
+                    fn, flops=flops, bytes=nbytes, sync=sync, name=f"{lib} {dtype} N={n}", reps=args.reps, warmup=2
+                )
                 points.append(p)
                 gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
-                print(f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
-                      f"{model.attainable(p.intensity, compute=gemm):>10.1f}  {model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}")
+                print(
+                    f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
+                    f"{model.attainable(p.intensity, compute=gemm):>10.1f}  {model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}"
+                )
     if not points:
         print("nothing was measured (CuPy has no bf16: add fp32 or fp16 to --dtypes)", file=sys.stderr)
         return 1

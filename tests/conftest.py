@@ -74,7 +74,11 @@ def _params(names: List[str]) -> List[object]:
 AVAILABLE = _available_backends()
 
 
-@pytest.fixture(scope="session", params=_params(AVAILABLE) or [pytest.param("none", marks=pytest.mark.skip(reason="native extension not importable"))])
+@pytest.fixture(
+    scope="session",
+    params=_params(AVAILABLE)
+    or [pytest.param("none", marks=pytest.mark.skip(reason="native extension not importable"))],
+)
 def backend(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     """An opened ``_core.Backend`` of every backend that has a device on this machine (CPU always),
     one per backend for the whole session: its compiled-kernel cache is shared by every test (on a
@@ -95,15 +99,20 @@ def resume_check(tmp_path: Any) -> Callable[..., Any]:
     from apple_roofline.study.journal import Journal, journal_path, read_journal
     from journal_lines import assert_each_key_once
 
-    def check(stem: str, kind: Any, study: Callable[[Journal], Any], records: Callable[[Any], Any],
-              measured: Callable[[], int]) -> Any:
+    def check(
+        stem: str,
+        kind: Any,
+        study: Callable[[Journal], Any],
+        records: Callable[[Any], Any],
+        measured: Callable[[], int],
+    ) -> Any:
         path = journal_path(tmp_path, stem)
         first = study(Journal(path))
         keys = assert_each_key_once(path)
         assert list(read_journal(path, kind).records) == keys
         assert first.resumed is None and len(keys) == len(records(first)) >= 2
         half = len(keys) // 2
-        path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:1 + half]))
+        path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[: 1 + half]))
         before = measured()
         second = study(Journal(resume=read_journal(path, kind)))
         assert measured() - before == len(keys) - half

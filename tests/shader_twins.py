@@ -86,7 +86,7 @@ def metal_kernels(src: str) -> Dict[str, List[str]]:
             depth += {"(": 1, ")": -1}.get(code[j], 0)
             j += 1
         assert m.group(1) not in out, f"kernel {m.group(1)} defined twice"
-        out[m.group(1)] = split_params(code[m.end():j - 1])
+        out[m.group(1)] = split_params(code[m.end() : j - 1])
     return out
 
 
@@ -113,8 +113,9 @@ def metal_args(params: List[str]) -> List[Tuple[int, str]]:
         m = re.fullmatch(r"(.*?)\s*\[\[\s*buffer\(\s*(\d+)\s*\)\s*\]\]", p)
         if m is None:
             a = re.fullmatch(r"uint \w+ \[\[\s*(\w+)\s*\]\]", p)
-            assert a is not None and a.group(1) in POSITION_ATTRIBUTES, \
+            assert a is not None and a.group(1) in POSITION_ATTRIBUTES, (
                 f"parameter '{param}' is neither a buffer nor a uint thread position"
+            )
             continue
         decl, index = m.group(1), int(m.group(2))
         if re.fullmatch(r"(const device|device const) [\w]+ ?\* ?\w+", decl):
@@ -124,8 +125,9 @@ def metal_args(params: List[str]) -> List[Tuple[int, str]]:
         else:
             scalars = {"float": "float", "long": "int", "ulong": "count"}
             s = re.fullmatch(r"constant (\w+) ?& ?\w+", decl)
-            assert s is not None and s.group(1) in scalars, \
+            assert s is not None and s.group(1) in scalars, (
                 f"Metal parameter '{param}' is none of the backend's argument kinds"
+            )
             kind = scalars[s.group(1)]
         out.append((index, kind))
     return out
@@ -276,8 +278,16 @@ def ptx_c(lane: int, i: int) -> Tuple[int, int]:
     return (g if i < 2 else g + 8), t * 2 + (i & 1)
 
 
-def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: int = 1,
-                     a_index=mma_a_index, b_index=mma_b_index, c_index=mma_c_index) -> np.ndarray:
+def emulate_mma_tile(
+    a: np.ndarray,
+    b: np.ndarray,
+    ptype: str,
+    fk: int,
+    chain: int = 1,
+    a_index=mma_a_index,
+    b_index=mma_b_index,
+    c_index=mma_c_index,
+) -> np.ndarray:
     """One warp of matrix.cu in NumPy: every lane loads its A and B registers with the kernel's
     indices (``a_index``...), the "tensor core" assembles each fragment from the lanes' registers by
     the PTX ISA's tables (ptx_a, ptx_b, ptx_c), multiplies, and the lanes store C with the kernel's
@@ -289,10 +299,22 @@ def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: i
     breg = fk // (4 * epr)
     areg = fk // (4 * epr) * 2
     # per lane, per fragment: the element list a_i (i = r * epr + e) as the kernel loaded it
-    regs_a = {(lane, mf, kf, r * epr + e): a[mf * 16 + a_index(lane, r, e, epr)[0], kf * fk + a_index(lane, r, e, epr)[1]]
-              for lane in range(32) for mf in range(MF) for kf in range(KF) for r in range(areg) for e in range(epr)}
-    regs_b = {(lane, kf, nf, r * epr + e): b[kf * fk + b_index(lane, r, e, epr)[0], nf * 8 + b_index(lane, r, e, epr)[1]]
-              for lane in range(32) for kf in range(KF) for nf in range(NF) for r in range(breg) for e in range(epr)}
+    regs_a = {
+        (lane, mf, kf, r * epr + e): a[mf * 16 + a_index(lane, r, e, epr)[0], kf * fk + a_index(lane, r, e, epr)[1]]
+        for lane in range(32)
+        for mf in range(MF)
+        for kf in range(KF)
+        for r in range(areg)
+        for e in range(epr)
+    }
+    regs_b = {
+        (lane, kf, nf, r * epr + e): b[kf * fk + b_index(lane, r, e, epr)[0], nf * 8 + b_index(lane, r, e, epr)[1]]
+        for lane in range(32)
+        for kf in range(KF)
+        for nf in range(NF)
+        for r in range(breg)
+        for e in range(epr)
+    }
     acc = np.zeros((MF, NF, 32, 4), np.int64)  # per lane, c0..c3
     for _ in range(chain):
         for kf in range(KF):
@@ -305,8 +327,9 @@ def emulate_mma_tile(a: np.ndarray, b: np.ndarray, ptype: str, fk: int, chain: i
                             fa[ptx_a(lane, i, ptype, fk)] = regs_a[(lane, mf, kf, i)]
                         for i in range(breg * epr):
                             fb[ptx_b(lane, i, ptype, fk)] = regs_b[(lane, kf, nf, i)]
-                    assert (fa != np.iinfo(np.int64).min).all() and (fb != np.iinfo(np.int64).min).all(), \
+                    assert (fa != np.iinfo(np.int64).min).all() and (fb != np.iinfo(np.int64).min).all(), (
                         "the lanes' registers do not cover the fragment"
+                    )
                     d = fa @ fb
                     for lane in range(32):
                         for i in range(4):
@@ -352,8 +375,13 @@ def ptx_desc_fields(desc: int) -> Dict[str, int]:
     """The fields of a matrix descriptor as the PTX ISA's "Matrix Descriptor Format" table lays them
     out: start address (bits 0-13), leading dimension byte offset (16-29), stride dimension byte
     offset (32-45), each encoded >> 4, base offset (49-51), swizzle mode (62-63)."""
-    return {"start": (desc & 0x3FFF) << 4, "lbo": ((desc >> 16) & 0x3FFF) << 4, "sbo": ((desc >> 32) & 0x3FFF) << 4,
-            "base": (desc >> 49) & 0x7, "swizzle": (desc >> 62) & 0x3}
+    return {
+        "start": (desc & 0x3FFF) << 4,
+        "lbo": ((desc >> 16) & 0x3FFF) << 4,
+        "sbo": ((desc >> 32) & 0x3FFF) << 4,
+        "base": (desc >> 49) & 0x7,
+        "swizzle": (desc >> 62) & 0x3,
+    }
 
 
 def ptx_read_operand(smem: np.ndarray, desc: int, rows: int, itemsize: int) -> np.ndarray:
@@ -383,8 +411,16 @@ def ptx_wgmma_d(w: int, t: int, i: int) -> Tuple[int, int]:
     return 16 * w + group + (0 if i % 4 < 2 else 8), (i // 4) * 8 + tig * 2 + i % 2
 
 
-def emulate_wgmma_tile(a: np.ndarray, b: np.ndarray, itemsize: int, chain: int = 1, swap_lbo_sbo: bool = False,
-                       offset=wg_offset, c_index=wg_c_index, decode=None) -> np.ndarray:
+def emulate_wgmma_tile(
+    a: np.ndarray,
+    b: np.ndarray,
+    itemsize: int,
+    chain: int = 1,
+    swap_lbo_sbo: bool = False,
+    offset=wg_offset,
+    c_index=wg_c_index,
+    decode=None,
+) -> np.ndarray:
     """One warpgroup of wgmma.cu in NumPy: the block stores A (M x K) and B transposed (N x K) in
     shared memory with the kernel's ``offset``, builds the descriptors of each k step as the kernel
     does (LBO = 128, SBO = 8 KB; swapped with ``swap_lbo_sbo``), the "tensor core" reads the operands
@@ -405,6 +441,7 @@ def emulate_wgmma_tile(a: np.ndarray, b: np.ndarray, itemsize: int, chain: int =
         for k in range(K):
             smem[(b_base + offset(n, k * itemsize, kbytes)) // itemsize] = b[k, n]
     lbo, sbo = (8 * kbytes, 128) if swap_lbo_sbo else (128, 8 * kbytes)
+
     def operand(desc: int, rows: int) -> np.ndarray:
         x = ptx_read_operand(smem, desc, rows, itemsize)
         return x if decode is None else np.where(x >= 1 << 40, np.nan, decode(x & 0xFF))

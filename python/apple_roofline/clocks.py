@@ -25,9 +25,26 @@ import dataclasses
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-__all__ = ["EFFECTIVE", "EFFECTIVE_MIN", "EFFECTIVE_MAX", "EFFECTIVE_SOURCE", "CLOCK_PARAMS", "REPORTED_KEYS",
-           "effective_clock", "CLOCK_KEYS", "CLOCK_TOLERANCE", "CLOCK_PARAM", "STEADY", "BELOW", "pass_clock",
-           "steady_clock", "mark_steady", "below_steady", "theoretical_clock_mhz", "at_clock"]
+__all__ = [
+    "EFFECTIVE",
+    "EFFECTIVE_MIN",
+    "EFFECTIVE_MAX",
+    "EFFECTIVE_SOURCE",
+    "CLOCK_PARAMS",
+    "REPORTED_KEYS",
+    "effective_clock",
+    "CLOCK_KEYS",
+    "CLOCK_TOLERANCE",
+    "CLOCK_PARAM",
+    "STEADY",
+    "BELOW",
+    "pass_clock",
+    "steady_clock",
+    "mark_steady",
+    "below_steady",
+    "theoretical_clock_mhz",
+    "at_clock",
+]
 
 #: The measured clock of a measurement's samples (MHz), their smallest and largest, and how it was obtained.
 EFFECTIVE = "effective_clock_mhz"
@@ -55,8 +72,9 @@ STEADY, BELOW = "steady", "below steady"
 Param = Union[int, float, str, bool]
 
 
-def effective_clock(reading: Optional[Mapping[str, Any]], reported: Mapping[str, Any],
-                    sampler: str = "", target: str = "") -> Dict[str, Param]:
+def effective_clock(
+    reading: Optional[Mapping[str, Any]], reported: Mapping[str, Any], sampler: str = "", target: str = ""
+) -> Dict[str, Param]:
     """A measurement's effective-clock parameters (module docstring).
 
     ``reading`` is ``Kernel.clock`` after the timed samples (``{"mhz": [...], "method": str}``; None
@@ -69,9 +87,13 @@ def effective_clock(reading: Optional[Mapping[str, Any]], reported: Mapping[str,
     mhz = [float(v) for v in (reading or {}).get("mhz", ()) if isinstance(v, (int, float)) and v > 0]
     method = str((reading or {}).get("method", "") or "not measured: the backend measures no clock")
     if mhz:
-        return {EFFECTIVE: round(statistics.fmean(mhz), 1), EFFECTIVE_MIN: round(min(mhz), 1),
-                EFFECTIVE_MAX: round(max(mhz), 1), EFFECTIVE_SOURCE: f"measured: {method}"}
-    why = method[len("not measured: "):] if method.startswith("not measured: ") else method
+        return {
+            EFFECTIVE: round(statistics.fmean(mhz), 1),
+            EFFECTIVE_MIN: round(min(mhz), 1),
+            EFFECTIVE_MAX: round(max(mhz), 1),
+            EFFECTIVE_SOURCE: f"measured: {method}",
+        }
+    why = method[len("not measured: ") :] if method.startswith("not measured: ") else method
     for key, what in REPORTED_KEYS:
         if target and key.startswith("cpu_") != (target == "cpu"):
             continue

@@ -15,8 +15,17 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .errors import OptionError
 
-__all__ = ["BACKENDS", "DeviceSpec", "DeviceStatus", "parse_device", "resolve_device", "default_device",
-           "open_device", "list_devices", "backend_registry"]
+__all__ = [
+    "BACKENDS",
+    "DeviceSpec",
+    "DeviceStatus",
+    "parse_device",
+    "resolve_device",
+    "default_device",
+    "open_device",
+    "list_devices",
+    "backend_registry",
+]
 
 #: Backends known to the tool, in order of preference for the default device.
 BACKENDS: Tuple[str, ...] = ("metal", "cuda", "cpu")
@@ -100,8 +109,7 @@ def resolve_device(spec: Union[str, DeviceSpec, None]) -> DeviceSpec:
         if b["compiled"] and parsed.index < devices:
             return parsed
         why = str(b["reason"]) if (not b["compiled"] or devices == 0) and b["reason"] else f"{devices} device(s) found"
-        raise OptionError("device", str(spec), available, problem="is not available", shown=repr(str(spec)),
-                          reason=why)
+        raise OptionError("device", str(spec), available, problem="is not available", shown=repr(str(spec)), reason=why)
     raise OptionError("device", str(spec), available, problem="is not available")  # pragma: no cover
 
 

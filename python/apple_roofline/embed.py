@@ -131,8 +131,9 @@ def measure(
         raise ValueError(f"min_sample_s must be > 0 seconds, not {min_sample_s!r}")
     precision = precision_of_dtype(dtype) if dtype is not None else None
     if dtype is not None and precision is None:
-        raise ValueError(f"dtype {dtype!r} names no precision (valid: {', '.join(PRECISIONS)}, or a data type "
-                         f"such as numpy.float32)")
+        raise ValueError(
+            f"dtype {dtype!r} names no precision (valid: {', '.join(PRECISIONS)}, or a data type such as numpy.float32)"
+        )
     if name is None:
         name = str(getattr(fn, "__name__", type(fn).__name__))
     wait: Callable[[], Any] = sync if sync is not None else (lambda: None)
@@ -161,5 +162,6 @@ def measure(
         calls = min(MAX_CALLS, max(calls * 2, guess))
     samples: List[float] = [max(sample(calls), floor) / calls for _ in range(reps)]
     summary = summarize(samples)
-    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision,
-                 samples=tuple(samples))
+    return Point(
+        name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision, samples=tuple(samples)
+    )

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
-__all__ = ["OptionError", "CannotMeasure", "DeviceStopped", "nothing_measured", "reasons_text", "check_int", "check_ints"]
+__all__ = [
+    "OptionError",
+    "CannotMeasure",
+    "DeviceStopped",
+    "nothing_measured",
+    "reasons_text",
+    "check_int",
+    "check_ints",
+]
 
 
 class OptionError(ValueError):
@@ -31,8 +39,16 @@ class OptionError(ValueError):
             unavailable), written after the problem.
     """
 
-    def __init__(self, option: str, value: object, valid: str, *, problem: str = "is out of range",
-                 shown: Optional[str] = None, reason: str = "") -> None:
+    def __init__(
+        self,
+        option: str,
+        value: object,
+        valid: str,
+        *,
+        problem: str = "is out of range",
+        shown: Optional[str] = None,
+        reason: str = "",
+    ) -> None:
         self.option = option
         self.value = value
         self.valid = valid
@@ -75,8 +91,10 @@ class DeviceStopped(RuntimeError):
         self.pass_name = pass_name
         self.bound_s = float(bound_s)
         self.hint = hint
-        super().__init__(f"the device stopped responding: {pass_name} did not finish within {self.bound_s:.3g} s "
-                         "(still running on the device)" + (f"; {hint}" if hint else ""))
+        super().__init__(
+            f"the device stopped responding: {pass_name} did not finish within {self.bound_s:.3g} s "
+            "(still running on the device)" + (f"; {hint}" if hint else "")
+        )
 
     def __reduce__(self) -> Tuple[type, Tuple[str, float, str]]:
         return (type(self), (self.pass_name, self.bound_s, self.hint))
@@ -118,6 +136,10 @@ def check_ints(values: Sequence[object], option: str, lo: int, hi: Optional[int]
         OptionError: ``values`` is empty, or a value is not an integer in range.
     """
     if not values:
-        raise OptionError(option, "", f"integers {lo} to {hi}" if hi is not None else f"integers {lo} or more",
-                          problem="names no value")
+        raise OptionError(
+            option,
+            "",
+            f"integers {lo} to {hi}" if hi is not None else f"integers {lo} or more",
+            problem="names no value",
+        )
     return tuple(sorted({check_int(v, option, lo, hi) for v in values}))

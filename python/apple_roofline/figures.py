@@ -18,9 +18,27 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 from .study.files import write_bytes_atomic
 
-__all__ = ["DPI", "FORMATS", "PALETTE", "Figure", "Axes", "mpl", "new_figure", "check_suffix", "figure_bytes",
-           "legend", "save_figure", "text_color", "plain_number", "log_ticks", "MEASURED", "THEORETICAL",
-           "AT_CLOCK", "add_note", "NOTE_GID"]
+__all__ = [
+    "DPI",
+    "FORMATS",
+    "PALETTE",
+    "Figure",
+    "Axes",
+    "mpl",
+    "new_figure",
+    "check_suffix",
+    "figure_bytes",
+    "legend",
+    "save_figure",
+    "text_color",
+    "plain_number",
+    "log_ticks",
+    "MEASURED",
+    "THEORETICAL",
+    "AT_CLOCK",
+    "add_note",
+    "NOTE_GID",
+]
 
 # matplotlib types, as Any: matplotlib is imported lazily, so that importing a module of the
 # package (and type-checking it against any installed matplotlib) never loads it.
@@ -37,9 +55,22 @@ FORMATS: Dict[str, str] = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 #: its series' colours from this list, so no two series of one figure share a colour; the roofline's
 #: ceiling classes have their own fixed choice of these (:data:`apple_roofline.roofline.plot.CLASS_COLORS`).
 PALETTE: Tuple[str, ...] = (
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-    "#882255", "#332288", "#999933", "#AA4499", "#661100", "#44AA99",
-    "#DDCC77", "#117733", "#6699CC", "#888888",
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#882255",
+    "#332288",
+    "#999933",
+    "#AA4499",
+    "#661100",
+    "#44AA99",
+    "#DDCC77",
+    "#117733",
+    "#6699CC",
+    "#888888",
 )
 
 
@@ -79,8 +110,10 @@ def check_suffix(path: Union[str, "os.PathLike[str]"]) -> str:
     """
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise ValueError(f"{os.fspath(path)}: cannot save a figure as {suffix or 'a file without suffix'!r}; "
-                         f"use one of {', '.join(sorted(FORMATS))}")
+        raise ValueError(
+            f"{os.fspath(path)}: cannot save a figure as {suffix or 'a file without suffix'!r}; "
+            f"use one of {', '.join(sorted(FORMATS))}"
+        )
     return FORMATS[suffix]
 
 
@@ -122,8 +155,16 @@ def add_note(fig: Figure, note: Optional[str]) -> Figure:
         for figure_legend in fig.legends:
             figure_legend.set_bbox_to_anchor((0, 0, 1, 1), transform=fig.transFigure)
         drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, from the figure's lower left
-        fig.text(max(0.0, drawn.x0 / fig.get_figwidth()), drawn.y0 / fig.get_figheight() - 0.01,
-                 textwrap.fill(note, width), ha="left", va="top", fontsize=8, color="#A00000", gid=NOTE_GID)
+        fig.text(
+            max(0.0, drawn.x0 / fig.get_figwidth()),
+            drawn.y0 / fig.get_figheight() - 0.01,
+            textwrap.fill(note, width),
+            ha="left",
+            va="top",
+            fontsize=8,
+            color="#A00000",
+            gid=NOTE_GID,
+        )
     return fig
 
 
@@ -132,7 +173,7 @@ def text_color(color: str) -> str:
     h = color.lstrip("#")
     if len(h) != 6:
         return color
-    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) / 255.0 for i in (0, 2, 4))
     if 0.2126 * r + 0.7152 * g + 0.0722 * b <= 0.45:
         return color
     return "#" + "".join(f"{int(round(255 * v * 0.68)):02x}" for v in (r, g, b))

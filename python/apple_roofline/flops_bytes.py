@@ -79,8 +79,9 @@ def matmul(m: int, n: int, k: int, dtype: Any = "fp32") -> Tuple[int, int]:
     return gemm_flops(m, n, k), (m * k + k * n + m * n) * size
 
 
-def elementwise(n: int, inputs: int = 1, outputs: int = 1, flops_per_element: int = 1,
-                dtype: Any = "fp32") -> Tuple[int, int]:
+def elementwise(
+    n: int, inputs: int = 1, outputs: int = 1, flops_per_element: int = 1, dtype: Any = "fp32"
+) -> Tuple[int, int]:
     """FLOPs and bytes of an elementwise operation over ``n`` elements.
 
     ``flops = n · flops_per_element``; ``bytes = n · (inputs + outputs) × itemsize``. E.g.

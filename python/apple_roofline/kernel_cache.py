@@ -40,4 +40,4 @@ class CacheWarnings:
 
     def new(self) -> List[str]:
         """The warnings raised since construction, in order."""
-        return _warnings()[self._seen:]
+        return _warnings()[self._seen :]

@@ -52,8 +52,9 @@ class Timing:
     clock: Optional[Mapping[str, Any]] = None
 
 
-def warm_up(run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: float = 0.5,
-            max_launches: int = 64) -> List[float]:
+def warm_up(
+    run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: float = 0.5, max_launches: int = 64
+) -> List[float]:
     """Step 1 of the loop (module docstring): ``run(count)`` makes ``count`` launches and returns the
     seconds of each; ``warmup`` launches first, then one at a time until the last two agree within
     10 %, ``max_warmup_s`` seconds or ``max_launches`` launches have passed. Returns every time."""
@@ -67,9 +68,19 @@ def warm_up(run: Callable[[int], List[float]], warmup: int = 3, max_warmup_s: fl
     return times
 
 
-def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DEFAULT_REPS, warmup: int = 3,
-                min_sample_s: float = 1e-3, max_warmup_s: float = 0.5, max_batch: int = 1 << 20,
-                spin_up_s: float = 0.0, min_window_s: float = 0.0) -> Timing:
+def time_kernel(
+    kernel: Any,
+    args: Sequence[Any],
+    launch: int,
+    *,
+    reps: int = DEFAULT_REPS,
+    warmup: int = 3,
+    min_sample_s: float = 1e-3,
+    max_warmup_s: float = 0.5,
+    max_batch: int = 1 << 20,
+    spin_up_s: float = 0.0,
+    min_window_s: float = 0.0,
+) -> Timing:
     """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
 
     ``spin_up_s`` > 0 runs about that many seconds of launches back to back, as one sample, right
@@ -124,5 +135,10 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
         samples = kernel.time(args, launch, batch, reps)
     end = time.perf_counter()
     clock = getattr(kernel, "clock", None)  # the timed samples' measured clock, read after them
-    return Timing(batch, tuple(s / batch for s in samples), len(times), (start, end),
-                  dict(clock) if isinstance(clock, Mapping) else None)
+    return Timing(
+        batch,
+        tuple(s / batch for s in samples),
+        len(times),
+        (start, end),
+        dict(clock) if isinstance(clock, Mapping) else None,
+    )

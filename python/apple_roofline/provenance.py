@@ -58,8 +58,9 @@ def checkout_revision(source_dir: Union[str, "os.PathLike[str]"]) -> Optional[st
 
     def git(*args: str) -> Optional[str]:
         try:
-            done = subprocess.run(["git", "-C", os.fspath(source_dir), *args], capture_output=True, text=True,
-                                  timeout=10, check=False)
+            done = subprocess.run(
+                ["git", "-C", os.fspath(source_dir), *args], capture_output=True, text=True, timeout=10, check=False
+            )
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout.strip() if done.returncode == 0 else None

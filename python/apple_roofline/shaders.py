@@ -44,7 +44,9 @@ def shader_path(name: str) -> str:
     """
     suffix = os.path.splitext(name)[1]
     if suffix not in SHADER_SUFFIXES or os.path.basename(name) != name:
-        raise ValueError(f"'{name}' is not a shader file name (valid: <name>.cu, <name>.metal or <name>.wgsl, no folders)")
+        raise ValueError(
+            f"'{name}' is not a shader file name (valid: <name>.cu, <name>.metal or <name>.wgsl, no folders)"
+        )
     tried = []
     for d in shader_dirs():
         p = os.path.join(d, SHADER_SUFFIXES[suffix], name)

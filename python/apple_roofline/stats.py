@@ -18,8 +18,16 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["CONFIDENCE", "CV_WARN", "NOISY_CV", "PERCENTILES", "MedianInterval", "Summary", "median_interval",
-           "summarize"]
+__all__ = [
+    "CONFIDENCE",
+    "CV_WARN",
+    "NOISY_CV",
+    "PERCENTILES",
+    "MedianInterval",
+    "Summary",
+    "median_interval",
+    "summarize",
+]
 
 #: Coefficient of variation above which a measurement is reported as noisy
 #: (docs/design.md, "Measurement": a warning above 5 %). A fraction, not a percentage.

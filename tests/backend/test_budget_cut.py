@@ -33,8 +33,25 @@ def cut_run(tmp_path_factory: pytest.TempPathFactory) -> tuple:
     out = tmp_path_factory.mktemp("cut") / "out"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(SuiteClock, "spent", lambda self: self.budget_s > 0 and self.measured >= CASES)
-        result = CliRunner().invoke(app, ["run", "--device", "cpu", "--suite", "stream,sweep", "--quick", "--reps", "2",
-                                          "--array-size", "1MiB", "--budget", "stream=10,sweep=20", "--out", str(out)])
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "--device",
+                "cpu",
+                "--suite",
+                "stream,sweep",
+                "--quick",
+                "--reps",
+                "2",
+                "--array-size",
+                "1MiB",
+                "--budget",
+                "stream=10,sweep=20",
+                "--out",
+                str(out),
+            ],
+        )
     return result, out
 
 
@@ -85,8 +102,23 @@ def test_compare_lists_the_run_as_partial(cut_run: tuple) -> None:
 
 def test_a_run_that_was_not_cut_is_complete(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "2",
-                                      "--array-size", "1MiB", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--device",
+            "cpu",
+            "--suite",
+            "stream",
+            "--quick",
+            "--reps",
+            "2",
+            "--array-size",
+            "1MiB",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     d = json.loads((out / "run.json").read_text())
     assert d["complete"] is True and d["status"] == "complete" and not d["suite_times"][0]["cut"]

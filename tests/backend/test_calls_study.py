@@ -18,7 +18,11 @@ from apple_roofline.calls import CallsStudy, run_calls  # noqa: E402
 from apple_roofline.cli import app  # noqa: E402
 
 #: The paths each backend's study measures (Core ML needs macOS: skipped elsewhere).
-EXPECTED: Dict[str, List[str]] = {"cpu": ["blas"], "cuda": ["blas", "cublas", "kernel"], "metal": ["blas", "mps", "kernel"]}
+EXPECTED: Dict[str, List[str]] = {
+    "cpu": ["blas"],
+    "cuda": ["blas", "cublas", "kernel"],
+    "metal": ["blas", "mps", "kernel"],
+}
 
 
 def _devices() -> List[str]:
@@ -33,8 +37,9 @@ def study(request: pytest.FixtureRequest) -> CallsStudy:
     if name not in _devices():
         pytest.skip(f"no {name} device here")
     # B 1 and 4 exercise the tiled kernel's padding to 16 rows; N 32 and 64 its tiles.
-    return run_calls(name if name == "cpu" else f"{name}:0", batches=[1, 4, 16], sizes=[32, 64], max_reps=10,
-                     budget_s=0.005)
+    return run_calls(
+        name if name == "cpu" else f"{name}:0", batches=[1, 4, 16], sizes=[32, 64], max_reps=10, budget_s=0.005
+    )
 
 
 def test_every_path_of_the_backend_is_measured_and_valid(study: CallsStudy) -> None:
@@ -55,8 +60,9 @@ def test_every_path_of_the_backend_is_measured_and_valid(study: CallsStudy) -> N
 
 def test_the_cli_writes_a_study_that_reads_back(tmp_path: Path) -> None:
     out = tmp_path / "calls"
-    result = CliRunner().invoke(app, ["calls", "--device", "cpu", "--batches", "1,4", "--sizes", "16,32", "--max-reps", "10",
-                                      "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["calls", "--device", "cpu", "--batches", "1,4", "--sizes", "16,32", "--max-reps", "10", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((out / "calls.json").read_text())
     assert data["kind"] == "calls" and len(data["measurements"]) == 4

@@ -32,8 +32,10 @@ def studies() -> Dict[str, DispatchStudy]:
     from apple_roofline._native import _core
 
     available = [str(b["name"]) for b in _core.backends() if b["compiled"] and int(b["devices"]) > 0]
-    return {name: run_dispatch(name if name == "cpu" else f"{name}:0", reps=12, launches=5, warmup=3, peers=False)
-            for name in available}
+    return {
+        name: run_dispatch(name if name == "cpu" else f"{name}:0", reps=12, launches=5, warmup=3, peers=False)
+        for name in available
+    }
 
 
 def test_every_series_is_measured_and_valid(studies: Dict[str, DispatchStudy]) -> None:
@@ -41,9 +43,14 @@ def test_every_series_is_measured_and_valid(studies: Dict[str, DispatchStudy]) -
     for name, st in studies.items():
         assert st.complete and st.valid, [s.validation for s in st.series if not s.valid]
         for kernel in ("null", "tiny"):
-            for measure, path, clock in (("throughput", "native", "device"), ("throughput", "native", "host"),
-                                         ("throughput", "python", "host"), ("round_trip", "native", "host"),
-                                         ("round_trip", "python", "host"), ("start_latency", "native", "host")):
+            for measure, path, clock in (
+                ("throughput", "native", "device"),
+                ("throughput", "native", "host"),
+                ("throughput", "python", "host"),
+                ("round_trip", "native", "host"),
+                ("round_trip", "python", "host"),
+                ("start_latency", "native", "host"),
+            ):
                 s = st.find(kernel, measure, path, clock)
                 assert s is not None, (name, kernel, measure, path, clock)
                 assert len(s.samples_s) == 12
@@ -87,7 +94,9 @@ def test_interleaving_order_on_the_cpu_backend(monkeypatch: pytest.MonkeyPatch) 
             def sample() -> float:
                 calls.append(path)
                 return float(samplers[path]())
+
             return sample
+
         return real({p: wrap(p) for p in samplers}, order)
 
     monkeypatch.setattr(dispatch_runner, "interleave", spy)
@@ -103,13 +112,16 @@ def test_study_round_trips_through_json(studies: Dict[str, DispatchStudy], tmp_p
     assert DispatchStudy.load(tmp_path / "d.json") == st
 
 
-@pytest.mark.parametrize("kw, option, message", [
-    ({"reps": 0}, "reps", "reps 0 is out of range (valid: 1 to 100000)"),
-    ({"launches": 100_001}, "launches", "launches 100001 is out of range (valid: 1 to 100000)"),
-    ({"warmup": -1}, "warmup", "warmup -1 is out of range (valid: 0 to 100000)"),
-    ({"reps": 1.5}, "reps", "reps 1.5 is not an integer"),
-    ({"reps": 100_000, "launches": 1000}, "reps", "float32 counts"),
-])
+@pytest.mark.parametrize(
+    "kw, option, message",
+    [
+        ({"reps": 0}, "reps", "reps 0 is out of range (valid: 1 to 100000)"),
+        ({"launches": 100_001}, "launches", "launches 100001 is out of range (valid: 1 to 100000)"),
+        ({"warmup": -1}, "warmup", "warmup -1 is out of range (valid: 0 to 100000)"),
+        ({"reps": 1.5}, "reps", "reps 1.5 is not an integer"),
+        ({"reps": 100_000, "launches": 1000}, "reps", "float32 counts"),
+    ],
+)
 def test_bad_counts_are_rejected(kw: Dict[str, Any], option: str, message: str) -> None:
     with pytest.raises(OptionError) as exc:
         run_dispatch("cpu", **kw)
@@ -119,8 +131,9 @@ def test_bad_counts_are_rejected(kw: Dict[str, Any], option: str, message: str) 
 def test_cli_writes_the_study_plot_and_report(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "o"
-    r = runner.invoke(app, ["dispatch", "-d", "cpu", "--reps", "8", "--launches", "4", "--warmup", "2",
-                            "--no-peers", "-o", str(out)])
+    r = runner.invoke(
+        app, ["dispatch", "-d", "cpu", "--reps", "8", "--launches", "4", "--warmup", "2", "--no-peers", "-o", str(out)]
+    )
     assert r.exit_code == 0, r.output
     for f in ("dispatch.json", "dispatch.md", "dispatch.png"):
         assert (out / f).stat().st_size > 0, f
@@ -138,12 +151,15 @@ def test_cli_writes_the_study_plot_and_report(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "dispatch study" in bad.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--reps", "0"], "--reps 0 is out of range (valid: 1 to 100000)"),
-    (["--launches", "x"], "--launches 'x' is not an integer"),
-    (["--warmup", "-5"], "--warmup -5 is out of range"),
-    (["--device", "tpu"], "--device"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--reps", "0"], "--reps 0 is out of range (valid: 1 to 100000)"),
+        (["--launches", "x"], "--launches 'x' is not an integer"),
+        (["--warmup", "-5"], "--warmup -5 is out of range"),
+        (["--device", "tpu"], "--device"),
+    ],
+)
 def test_cli_bad_options_exit_2(args: list, message: str, tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["dispatch", "--no-peers", "-o", str(tmp_path), *args])
     assert r.exit_code == 2 and message in r.output, r.output

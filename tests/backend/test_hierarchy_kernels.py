@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, MASK, HierarchySuite, read_total, rmw_total, word_sums
+from apple_roofline.suites.hierarchy.suite import (
+    HIERARCHY_KERNELS,
+    MASK,
+    HierarchySuite,
+    read_total,
+    rmw_total,
+    word_sums,
+)
 
 _PATTERN = np.random.default_rng(11).integers(0, 1 << 32, 41, dtype=np.uint64).astype(np.uint32)
 
@@ -46,7 +53,9 @@ def test_hierarchy_kernels_match_numpy(backend: Any, n: int, lanes: int, passes:
         got = _lane_sum(out.read("int32", 4 * t).view(np.uint32))
         if hk.rmw:
             assert np.array_equal(got, rmw_total(word_sums(_PATTERN), word_sums(_PATTERN, MASK), n, passes))
-            assert np.array_equal(buf.read("int32", 4 * n).view(np.uint32), words), "rmw did not leave its buffer as it found it"
+            assert np.array_equal(buf.read("int32", 4 * n).view(np.uint32), words), (
+                "rmw did not leave its buffer as it found it"
+            )
         else:
             want = read_total(word_sums(_PATTERN), n, t, passes, bool(consts.get("ROTATE", 0)))
             assert np.array_equal(got, want), f"{hk.name} n={n} lanes={t} passes={passes}"

@@ -20,9 +20,23 @@ pytest.importorskip("apple_roofline._native")
 def test_sigint_writes_partial_run(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "apple_roofline", "run", "--device", "cpu", "--suite", "stream,sweep",
-         "--array-size", "16MiB", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "apple_roofline",
+            "run",
+            "--device",
+            "cpu",
+            "--suite",
+            "stream,sweep",
+            "--array-size",
+            "16MiB",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.stderr is not None

@@ -20,7 +20,6 @@ from apple_roofline.suites.base import KernelDef
 from apple_roofline.shaders import resolve
 
 
-
 def _ctx(backend: Any, array_bytes: int = 1 << 16, **options: Any) -> SuiteContext:
     info = dict(backend.info())
     return SuiteContext(backend, str(info["backend"]), info, True, array_bytes, options)
@@ -99,7 +98,13 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
     from apple_roofline.roofline.records import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
     from apple_roofline.suites.gemm.suite import (
-        GEMM_PRECISIONS, TILED_GEMM, bf16_bits, bf16_values, gemm_kernel_def, round_bf16)
+        GEMM_PRECISIONS,
+        TILED_GEMM,
+        bf16_bits,
+        bf16_values,
+        gemm_kernel_def,
+        round_bf16,
+    )
 
     name = str(backend.info()["backend"])
     suite = GemmSuite(_ctx(backend, gemm_max_launch_s=1e-12))
@@ -113,8 +118,18 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
             continue
         ok, msg = case.check()
         assert ok, msg
-        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
-                                 flops=case.flops, bytes=case.bytes, samples_s=(1.0,), valid=True))
+        suite.record(
+            Measurement(
+                suite="gemm",
+                kernel=case.kernel.name,
+                dtype=case.kernel.dtype,
+                params=case.params,
+                flops=case.flops,
+                bytes=case.bytes,
+                samples_s=(1.0,),
+                valid=True,
+            )
+        )
         seen.append((case.kernel.dtype, case.params["m"]))
         # corrupt C[5, 3] in the device buffer: the check must fail
         out = GEMM_PRECISIONS[case.kernel.dtype].out_dtype

@@ -14,8 +14,11 @@ _core = pytest.importorskip("apple_roofline._native")._core
 from apple_roofline.shaders import shader_source  # noqa: E402
 
 SOURCES = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
-HOST_EVENTS = {"cpu": ("call", "join"), "cuda": ("call", "launch", "complete"),
-               "metal": ("call", "create", "encode", "commit", "complete")}
+HOST_EVENTS = {
+    "cpu": ("call", "join"),
+    "cuda": ("call", "launch", "complete"),
+    "metal": ("call", "create", "encode", "commit", "complete"),
+}
 
 
 def _backends() -> List[Any]:
@@ -23,7 +26,9 @@ def _backends() -> List[Any]:
     for row in _core.backends():
         name = row["name"]
         usable = row["compiled"] and row["devices"] > 0
-        out.append(pytest.param(name, marks=pytest.mark.skipif(not usable, reason=f"no {name} device: {row['reason']}")))
+        out.append(
+            pytest.param(name, marks=pytest.mark.skipif(not usable, reason=f"no {name} device: {row['reason']}"))
+        )
     return out
 
 

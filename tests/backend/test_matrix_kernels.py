@@ -45,8 +45,13 @@ def test_gpu_tiles_equal_the_reference(name: str) -> None:
                 case.make_kernel()
             skipped += 1
             continue
-        if (case.params["m"], case.params["n"], case.params["k"]) not in {(16, 8, 16), (32, 32, 128), (16, 16, 8),
-                                                                          (32, 16, 32), (8, 8, 8)}:
+        if (case.params["m"], case.params["n"], case.params["k"]) not in {
+            (16, 8, 16),
+            (32, 32, 128),
+            (16, 16, 8),
+            (32, 16, 32),
+            (8, 8, 8),
+        }:
             continue
         try:
             kernel = case.make_kernel()

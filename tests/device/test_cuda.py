@@ -39,10 +39,14 @@ def test_info_describes_the_device(cuda: Any) -> None:
         assert int(info[key]) > 0, key
     assert 1e8 < info["clock_hz"] < 5e9 and info["warp_size"] == 32
     assert info["compute_capability"] == f"{info['cc_major']}.{info['cc_minor']}"
-    assert info["nvrtc_target"] in (f"sm_{info['cc_major']}{info['cc_minor']}",) or info["nvrtc_target"].startswith("compute_")
+    assert info["nvrtc_target"] in (f"sm_{info['cc_major']}{info['cc_minor']}",) or info["nvrtc_target"].startswith(
+        "compute_"
+    )
     # the arch-specific target (AR_ARCH_SPECIFIC): sm_XYa where NVRTC compiles for sm_XY, else why not
     arch = info["nvrtc_arch_target"]
-    assert arch == f"sm_{info['cc_major']}{info['cc_minor']}a" or arch.startswith("unavailable: the arch-specific target")
+    assert arch == f"sm_{info['cc_major']}{info['cc_minor']}a" or arch.startswith(
+        "unavailable: the arch-specific target"
+    )
     if int(info["cc_major"]) < 9:  # arch-specific targets begin with sm_90a
         assert arch.startswith("unavailable: ") and "does not exist" in arch, arch
     assert not str(info["cublas_version"]).startswith("unavailable"), info["cublas_version"]
@@ -105,7 +109,7 @@ def test_shader_sources_compile_for_this_device(cuda: Any) -> None:
 def test_device_fault_is_a_device_error_not_a_crash() -> None:
     """An illegal address inside a kernel surfaces as DeviceError naming the synchronising call. It
     poisons the context, so it runs in a child process."""
-    code = textwrap.dedent(r'''
+    code = textwrap.dedent(r"""
         from apple_roofline._native import _core
         b = _core.Backend("cuda", 0)
         src = 'extern "C" __global__ void bad(unsigned long long n) { ((volatile float*)16)[threadIdx.x] = 1.0f; }'
@@ -114,7 +118,7 @@ def test_device_fault_is_a_device_error_not_a_crash() -> None:
             k.time([], 32, 1, 1)
         except _core.DeviceError as e:
             print("DeviceError:", e)
-    ''')
+    """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "DeviceError:" in out.stdout and "CUDA_ERROR_" in out.stdout, out.stdout
@@ -169,8 +173,9 @@ def test_dlpack_export_is_zero_copy() -> None:
         assert raw.shape == (1024,) and str(raw.dtype).endswith("uint8")
 
 
-@pytest.mark.parametrize("entry,dtype", [("vec4_indep8_f16", "float16"), ("scalar_indep8_f32", "float32"),
-                                         ("scalar_indep8_f64", "float64")])
+@pytest.mark.parametrize(
+    "entry,dtype", [("vec4_indep8_f16", "float16"), ("scalar_indep8_f32", "float32"), ("scalar_indep8_f64", "float64")]
+)
 def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtype: str) -> None:
     """fma.cu with CHAIN_A / CHAIN_A_F16 (the kernel table's specialisation) computes exactly what
     it computes from the run-time argument; and a literal that disagrees shows in the output."""
@@ -183,7 +188,11 @@ def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtyp
     bi = cuda.alloc(x.nbytes)
     bi.write(x)
     outs = []
-    for consts in ({"F": 16}, {"F": 16, **FmaKernel.constants()["cuda"]}, {"F": 16, **FmaKernel.constants(-0.5)["cuda"]}):
+    for consts in (
+        {"F": 16},
+        {"F": 16, **FmaKernel.constants()["cuda"]},
+        {"F": 16, **FmaKernel.constants(-0.5)["cuda"]},
+    ):
         bo = cuda.alloc(x.nbytes)
         cuda.compile(src, entry, consts).time([bi, bo, CHAIN_A], items, 1, 1)
         outs.append(bo.read(dtype))

@@ -85,16 +85,22 @@ def _check(s: LatencySeries) -> None:
 
 def _check_tiny_counts(by_key: Dict[Tuple[str, str], LatencySeries]) -> None:
     assert by_key["tiny", "throughput"].validation == (
-        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches")
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches"
+    )
     assert by_key["tiny", "round_trip"].validation == (
-        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches")
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches"
+    )
 
 
 def test_cupy_peer(cupy_on_cuda: None, measured: Measured) -> None:
     """CuPy's RawKernel launches of dispatch.cu: both kernels, both measures, exact tiny counts."""
     cupy = _series_of("cupy", measured)
-    assert sorted(cupy) == [("null", "round_trip"), ("null", "throughput"),
-                            ("tiny", "round_trip"), ("tiny", "throughput")]
+    assert sorted(cupy) == [
+        ("null", "round_trip"),
+        ("null", "throughput"),
+        ("tiny", "round_trip"),
+        ("tiny", "throughput"),
+    ]
     for s in cupy.values():
         _check(s)
         assert "RawKernel" in s.note and "dispatch.cu" in s.note

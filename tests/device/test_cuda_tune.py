@@ -38,8 +38,14 @@ def test_tune_peak_and_stream(tmp_path: Path) -> None:
     from apple_roofline.tuning import run_tune
     from apple_roofline.tuning.outputs import write_tune
 
-    study = run_tune("cuda:0", ["stream", "peak"], kernels=["triad", "vec4_indep4"], blocks=[64, 256, 1024],
-                     reps=3, array_bytes=16 << 20)
+    study = run_tune(
+        "cuda:0",
+        ["stream", "peak"],
+        kernels=["triad", "vec4_indep4"],
+        blocks=[64, 256, 1024],
+        reps=3,
+        array_bytes=16 << 20,
+    )
     assert study.measurements and all(m.valid for m in study.measurements), study.warnings
     assert set(study.blocks()) == {"stream/triad/fp32", "peak/vec4_indep4/fp32", "peak/vec4_indep4/fp16"}
     for m in study.measurements:

@@ -42,8 +42,13 @@ LIMIT_S = CAP_S + 60
 SIGNAL_S = 2.0
 #: Seconds past a hung pass's bound for the partial file and the process's end.
 MARGIN_S = 10.0
-_ENV = {**os.environ, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "PYTHONPATH": os.pathsep.join(
-    [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
+_ENV = {
+    **os.environ,
+    "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "/tmp"),
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+    ),
+}
 
 
 def _cuda_reason() -> Optional[str]:
@@ -79,18 +84,53 @@ def _wgpu_reason() -> Optional[str]:
         # Tests leave every GPU as they found it, and this one cannot there: a process that ends with
         # a render pass still running leaves an NVIDIA GPU unable to finish any later pass until it
         # is reset (H200, driver 580.159.04: docs/design.md, "A GPU whose render passes never finish").
-        return ("a shader that never ends, killed, leaves an NVIDIA GPU's Vulkan unable to finish any later pass "
-                "until the GPU is reset (docs/design.md, \"A GPU whose render passes never finish\"): "
-                "this test runs on software adapters (lavapipe, llvmpipe)")
+        return (
+            "a shader that never ends, killed, leaves an NVIDIA GPU's Vulkan unable to finish any later pass "
+            'until the GPU is reset (docs/design.md, "A GPU whose render passes never finish"): '
+            "this test runs on software adapters (lavapipe, llvmpipe)"
+        )
     return None
 
 
 #: backend -> (the command's arguments before --out, the results file, the journal).
 COMMANDS = {
-    "cuda": (["run", "--device", "cuda:0", "--quick", "--suite", "stream,idiv", "--array-size", "16MiB", "--reps", "3",
-              "--budget", "none"], "run.json", "run.journal.jsonl"),
-    "wgpu": (["graphics", "--device", "wgpu:0", "--suite", "fillrate", "--f", "0", "--resolution", "64x32",
-              "--overdraw", "4", "--reps", "3"], "graphics.json", "graphics.journal.jsonl"),
+    "cuda": (
+        [
+            "run",
+            "--device",
+            "cuda:0",
+            "--quick",
+            "--suite",
+            "stream,idiv",
+            "--array-size",
+            "16MiB",
+            "--reps",
+            "3",
+            "--budget",
+            "none",
+        ],
+        "run.json",
+        "run.journal.jsonl",
+    ),
+    "wgpu": (
+        [
+            "graphics",
+            "--device",
+            "wgpu:0",
+            "--suite",
+            "fillrate",
+            "--f",
+            "0",
+            "--resolution",
+            "64x32",
+            "--overdraw",
+            "4",
+            "--reps",
+            "3",
+        ],
+        "graphics.json",
+        "graphics.journal.jsonl",
+    ),
 }
 REASONS = {"cuda": _cuda_reason, "wgpu": _wgpu_reason}
 
@@ -99,8 +139,13 @@ def _start(backend: str, when: str, out: Path) -> "subprocess.Popen[str]":
     if (reason := REASONS[backend]()) is not None:
         pytest.skip(reason)
     args, _, _ = COMMANDS[backend]
-    return subprocess.Popen([sys.executable, str(DRIVER), backend, when, *args, "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_ENV)
+    return subprocess.Popen(
+        [sys.executable, str(DRIVER), backend, when, *args, "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_ENV,
+    )
 
 
 def _hang(backend: str, when: str, out: Path, *, sigterm: bool) -> Tuple[int, float, str, float]:

@@ -50,12 +50,18 @@ def test_the_wgsl_compiles_for_every_entry_and_constant(gpu: WgpuDevice) -> None
         for blended in (False, True):
             if blended and fmt == "rgba32float" and "float32-blendable" not in gpu.info["features_enabled"]:
                 continue
-            passes.append(lambda fmt=fmt, blended=blended: gpu.fill_pass(
-                width=W, height=H, fmt=fmt, F=3, layers=2, blended=blended, store=True))
+            passes.append(
+                lambda fmt=fmt, blended=blended: gpu.fill_pass(
+                    width=W, height=H, fmt=fmt, F=3, layers=2, blended=blended, store=True
+                )
+            )
     for random in (False, True):
         for bilinear in (False, True):
-            passes.append(lambda random=random, bilinear=bilinear: gpu.texture_pass(
-                width=W, height=H, texture=K.texture_noise(16), fetches=2, random=random, bilinear=bilinear))
+            passes.append(
+                lambda random=random, bilinear=bilinear: gpu.texture_pass(
+                    width=W, height=H, texture=K.texture_noise(16), fetches=2, random=random, bilinear=bilinear
+                )
+            )
     unrenderable = []
     for make in passes:
         try:
@@ -83,10 +89,18 @@ def test_fill_targets_equal_the_reference(gpu: WgpuDevice, fmt: str, blended: bo
 @pytest.mark.parametrize("filter_", K.FILTERS)
 def test_texture_targets_equal_the_reference(gpu: WgpuDevice, pattern: str, filter_: str) -> None:
     tex = K.texture_noise(64)
-    p = built(gpu.texture_pass, width=W, height=H, texture=tex, fetches=5, random=pattern == "random",
-              bilinear=filter_ == "bilinear")
-    ok, why = K.check_target(p.read(), K.texture_reference(W, H, tex, 5, pattern, filter_), "f32", fetches=5,
-                             bilinear=filter_ == "bilinear")
+    p = built(
+        gpu.texture_pass,
+        width=W,
+        height=H,
+        texture=tex,
+        fetches=5,
+        random=pattern == "random",
+        bilinear=filter_ == "bilinear",
+    )
+    ok, why = K.check_target(
+        p.read(), K.texture_reference(W, H, tex, 5, pattern, filter_), "f32", fetches=5, bilinear=filter_ == "bilinear"
+    )
     assert ok, why
 
 
@@ -131,8 +145,9 @@ def test_studies_share_one_device_and_survive_a_collector_on_another_thread(gpu:
     collector.start()
     try:
         for _ in range(2):
-            study = run_graphics("wgpu:0", ["fillrate", "texture"], width=W, height=H, overdraw=4, quick=True,
-                                 reps=2, telemetry=False)
+            study = run_graphics(
+                "wgpu:0", ["fillrate", "texture"], width=W, height=H, overdraw=4, quick=True, reps=2, telemetry=False
+            )
             assert study.measurements and study.valid
     finally:
         stop.set()

@@ -11,8 +11,9 @@ import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
 
-_GPUS: List[str] = [f"{b['name']}:0" for b in _core.backends()
-                    if b["name"] in ("cuda", "metal") and b["compiled"] and b["devices"] > 0]
+_GPUS: List[str] = [
+    f"{b['name']}:0" for b in _core.backends() if b["name"] in ("cuda", "metal") and b["compiled"] and b["devices"] > 0
+]
 if not _GPUS:
     pytest.skip("no CUDA or Metal device", allow_module_level=True)
 

@@ -52,19 +52,29 @@ def test_texture_targets_equal_the_reference(gpu: NativeGraphicsDevice, pattern:
     tex = K.texture_noise(64)
     sums = K.texture_sums(tex, W, H, pattern, filter_, (1, 5))
     for fetches in (1, 5):
-        p = gpu.texture_pass(width=W, height=H, texture=tex, fetches=fetches, random=pattern == "random",
-                             bilinear=filter_ == "bilinear")
+        p = gpu.texture_pass(
+            width=W, height=H, texture=tex, fetches=fetches, random=pattern == "random", bilinear=filter_ == "bilinear"
+        )
         ok, why = K.check_target(p.read(), sums[fetches], "f32", fetches=fetches, bilinear=filter_ == "bilinear")
         assert ok, why
 
 
 def test_bad_specs_are_value_errors(gpu: NativeGraphicsDevice) -> None:
     with pytest.raises(ValueError, match="valid: r8unorm, rgba8unorm, rgba16float, rgba32float"):
-        gpu.backend.render_pass(gpu.source, "vs_fullscreen", "fs_fill", constants={"F": 1}, format="bgra8unorm",
-                                width=16, height=16)
+        gpu.backend.render_pass(
+            gpu.source, "vs_fullscreen", "fs_fill", constants={"F": 1}, format="bgra8unorm", width=16, height=16
+        )
     with pytest.raises(ValueError, match="power of two"):
-        gpu.backend.render_pass(gpu.source, "vs_fullscreen", "fs_texture", format="rgba32float", width=16, height=16,
-                                texture=np.zeros(12 * 12 * 4, np.uint8), texture_size=12)
+        gpu.backend.render_pass(
+            gpu.source,
+            "vs_fullscreen",
+            "fs_texture",
+            format="rgba32float",
+            width=16,
+            height=16,
+            texture=np.zeros(12 * 12 * 4, np.uint8),
+            texture_size=12,
+        )
     with pytest.raises(_core.CompileError, match="not a `fragment` function"):
         gpu.backend.render_pass(gpu.source, "vs_fullscreen", "vs_fullscreen", format="rgba8unorm", width=16, height=16)
 

@@ -13,14 +13,20 @@ def test_a_spent_budget_cuts_its_suite_and_says_so(monkeypatch: pytest.MonkeyPat
 
     # The stream suite's budget is spent once its first case is measured; peak keeps the default.
     real_spent = timing.SuiteClock.spent
-    monkeypatch.setattr(timing.SuiteClock, "spent",
-                        lambda self: self.suite == "stream" and self.measured >= 1 or real_spent(self))
-    run = runner.run_roofline("cpu", ["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False,
-                              budget="stream=5")
+    monkeypatch.setattr(
+        timing.SuiteClock, "spent", lambda self: self.suite == "stream" and self.measured >= 1 or real_spent(self)
+    )
+    run = runner.run_roofline(
+        "cpu", ["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False, budget="stream=5"
+    )
     stream, peak = run.suite_times
     assert (stream.suite, stream.measured, stream.cut, stream.budget_s) == ("stream", 1, True, 5.0)
     assert [m.kernel for m in run.measurements if m.suite == "stream"] == ["copy"]
-    assert peak.suite == "peak" and not peak.cut and peak.measured == len([m for m in run.measurements if m.suite == "peak"]) > 0
+    assert (
+        peak.suite == "peak"
+        and not peak.cut
+        and peak.measured == len([m for m in run.measurements if m.suite == "peak"]) > 0
+    )
     assert any("suite stream was cut short" in w for w in run.warnings)
     assert "cut short by its budget" in to_markdown(run)
 
@@ -32,11 +38,20 @@ def test_budgets_are_off_for_sustained_runs_and_recorded() -> None:
     (t,) = run.suite_times
     assert t.budget_s > 0 and t.measured == 4 and not t.cut and t.seconds > 0
     # --power-window lengthens every measurement: no budget unless one is given
-    (t,) = run_roofline("cpu", ["stream"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False,
-                        power_window=True).suite_times
+    (t,) = run_roofline(
+        "cpu", ["stream"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False, power_window=True
+    ).suite_times
     assert t.budget_s == 0 and not t.cut
-    (t,) = run_roofline("cpu", ["stream"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False,
-                        power_window=True, budget="stream=50").suite_times
+    (t,) = run_roofline(
+        "cpu",
+        ["stream"],
+        quick=True,
+        reps=3,
+        array_bytes=1 << 20,
+        telemetry=False,
+        power_window=True,
+        budget="stream=50",
+    ).suite_times
     assert t.budget_s == 50
     with pytest.raises(ValueError, match="budget 'idiv' is not a suite of this run"):
         run_roofline("cpu", ["stream"], budget="idiv=3")

@@ -69,7 +69,19 @@ def test_run_device_error_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "tmp"
-    args = ["run", "--device", "cpu", "--suite", "stream,peak", "--array-size", "8MiB", "--reps", "3", "--out", str(out)]
+    args = [
+        "run",
+        "--device",
+        "cpu",
+        "--suite",
+        "stream,peak",
+        "--array-size",
+        "8MiB",
+        "--reps",
+        "3",
+        "--out",
+        str(out),
+    ]
     monkeypatch.setattr(sys, "argv", ["/somewhere/bin/apple-roofline", *args])
     result = invoke(args)
     assert result.exit_code == 0, result.output
@@ -119,8 +131,11 @@ def test_calls_of_a_path_of_another_backend_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "o"
     result = invoke(["calls", "--device", "cpu", "--path", "cublas", "--out", str(out)])
     assert result.exit_code == 2, result.output
-    assert _errors(result) == ["error: --path cublas cannot run on this device: cpu ("
-                               + _cpu_name() + ") is a cpu device (valid: paths of a cpu device: blas)"]
+    assert _errors(result) == [
+        "error: --path cublas cannot run on this device: cpu ("
+        + _cpu_name()
+        + ") is a cpu device (valid: paths of a cpu device: blas)"
+    ]
     assert not list(out.glob("calls*"))
 
 
@@ -137,4 +152,6 @@ def test_a_wgpu_adapter_that_is_not_there_is_an_argument_error(tmp_path: Path) -
         pytest.skip("wgpu finds no adapter here")
     assert result.exit_code == 2, result.output
     (line,) = _errors(result)
-    assert line.startswith("error: --device wgpu:99 is not an adapter: wgpu finds ") and "(valid: wgpu:0 to wgpu:" in line
+    assert (
+        line.startswith("error: --device wgpu:99 is not an adapter: wgpu finds ") and "(valid: wgpu:0 to wgpu:" in line
+    )

@@ -23,15 +23,18 @@ def test_inputs_get_row_major_strides() -> None:
     assert _core.coreml_check_inputs([("a", [2, 3, 4], 24), ("b", [5], 5)], 1, 0.0) == [[12, 4, 1], [1]]
 
 
-@pytest.mark.parametrize("inputs,reps,warmup,message", [
-    ([("a", [2, 0], 0)], 1, 1.0, "input 'a' has a dimension 0 (valid: 1 or more)"),
-    ([("a", [2, -3], 6)], 1, 1.0, "input 'a' has a dimension -3"),
-    ([("x", [2, 3], 5)], 1, 1.0, "input 'x' holds 5 values, its shape needs 6"),
-    ([], 1, 1.0, "a prediction needs at least one input"),
-    ([("a", [1], 1)], 0, 1.0, "reps must be at least 1"),
-    ([("a", [1], 1)], 1, -1.0, "max_warmup_s must be >= 0"),
-    ([("a", [1], 1)], 1, math.nan, "max_warmup_s must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "inputs,reps,warmup,message",
+    [
+        ([("a", [2, 0], 0)], 1, 1.0, "input 'a' has a dimension 0 (valid: 1 or more)"),
+        ([("a", [2, -3], 6)], 1, 1.0, "input 'a' has a dimension -3"),
+        ([("x", [2, 3], 5)], 1, 1.0, "input 'x' holds 5 values, its shape needs 6"),
+        ([], 1, 1.0, "a prediction needs at least one input"),
+        ([("a", [1], 1)], 0, 1.0, "reps must be at least 1"),
+        ([("a", [1], 1)], 1, -1.0, "max_warmup_s must be >= 0"),
+        ([("a", [1], 1)], 1, math.nan, "max_warmup_s must be >= 0"),
+    ],
+)
 def test_bad_inputs_are_value_errors_naming_the_problem(inputs: list, reps: int, warmup: float, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         _core.coreml_check_inputs(inputs, reps, warmup)
@@ -39,11 +42,11 @@ def test_bad_inputs_are_value_errors_naming_the_problem(inputs: list, reps: int,
 
 def test_warmup_stops_on_agreement_or_budget_after_the_minimum() -> None:
     done = _core.coreml_warmup_done
-    assert not done(2, 3, 1.0e-3, 1.0e-3, 0.0, 2.0)   # agree, but under the minimum
-    assert done(3, 3, 1.0e-3, 1.05e-3, 0.0, 2.0)       # within 10 %
-    assert not done(3, 3, 1.0e-3, 1.2e-3, 0.5, 2.0)    # 17 % apart, budget left
-    assert done(3, 3, 1.0e-3, 1.2e-3, 2.0, 2.0)        # budget spent
-    assert not done(3, 3, -1.0, 1.0e-3, 0.0, 2.0)      # no previous prediction to agree with
+    assert not done(2, 3, 1.0e-3, 1.0e-3, 0.0, 2.0)  # agree, but under the minimum
+    assert done(3, 3, 1.0e-3, 1.05e-3, 0.0, 2.0)  # within 10 %
+    assert not done(3, 3, 1.0e-3, 1.2e-3, 0.5, 2.0)  # 17 % apart, budget left
+    assert done(3, 3, 1.0e-3, 1.2e-3, 2.0, 2.0)  # budget spent
+    assert not done(3, 3, -1.0, 1.0e-3, 0.0, 2.0)  # no previous prediction to agree with
 
 
 def test_dtypes_are_mlmultiarraydatatype_raw_values() -> None:
@@ -55,12 +58,16 @@ def test_dtypes_are_mlmultiarraydatatype_raw_values() -> None:
     assert _core.coreml_dtype(0x20008) == ("", 0)
 
 
-@pytest.mark.parametrize("make", [
-    lambda a: a,                                   # dense
-    lambda a: a.T,                                 # transposed (column-major strides)
-    lambda a: a[:, ::2],                           # every other column
-    lambda a: a.reshape(2, 3, 8).transpose(2, 0, 1),  # three dimensions, permuted
-], ids=["dense", "transposed", "strided", "permuted"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a,  # dense
+        lambda a: a.T,  # transposed (column-major strides)
+        lambda a: a[:, ::2],  # every other column
+        lambda a: a.reshape(2, 3, 8).transpose(2, 0, 1),  # three dimensions, permuted
+    ],
+    ids=["dense", "transposed", "strided", "permuted"],
+)
 def test_dense_copy_matches_numpy(make) -> None:  # type: ignore[no-untyped-def]
     """Strides in elements from element 0 (MLMultiArray.h), as Core ML's getBytesWithHandler: gives them."""
     base = np.arange(6 * 8, dtype=np.float32).reshape(6, 8)
@@ -80,5 +87,7 @@ def test_the_compute_plan_wait_is_bounded_and_its_expiry_is_the_reason() -> None
     past it the plan is unknown and its reason says why."""
     assert 0 < _core.COREML_COMPUTE_PLAN_WAIT_S < float("inf")
     why = _core.coreml_compute_plan_timeout("/tmp/m.mlpackage", _core.COREML_COMPUTE_PLAN_WAIT_S)
-    assert why == (f"MLComputePlan did not deliver the plan of /tmp/m.mlpackage within {_core.COREML_COMPUTE_PLAN_WAIT_S:g} s "
-                   "(its completion handler never ran): which engines Core ML uses is not known")
+    assert why == (
+        f"MLComputePlan did not deliver the plan of /tmp/m.mlpackage within {_core.COREML_COMPUTE_PLAN_WAIT_S:g} s "
+        "(its completion handler never ran): which engines Core ML uses is not known"
+    )

@@ -29,8 +29,12 @@ from apple_roofline.cli.signals import STUCK_S
 from apple_roofline.errors import DeviceStopped
 
 core = pytest.importorskip("apple_roofline._native")._core
-_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
-    [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
+_ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+    ),
+}
 #: Seconds from SIGTERM to the process's end that the exit-code rule allows.
 SIGNAL_S = 2.0
 #: Seconds any subprocess may take at most.
@@ -74,8 +78,9 @@ def test_a_native_wait_past_its_bound_raises_device_stopped_naming_the_pass() ->
             slots.acquire()  # no free slot either
     assert time.monotonic() - began >= 2 * W.FLOOR_S  # each wait lasted its whole bound
     assert info.value.pass_name == "stream triad" and info.value.bound_s == W.FLOOR_S
-    assert str(info.value) == ("the device stopped responding: stream triad did not finish within 2 s "
-                               "(still running on the device)")
+    assert str(info.value) == (
+        "the device stopped responding: stream triad did not finish within 2 s (still running on the device)"
+    )
     assert not isinstance(info.value, core.BackendError)  # no skip-and-go-on path catches it
     slots.complete("")
     assert slots.wait_idle() == ""  # once it completes, the wait returns
@@ -84,8 +89,9 @@ def test_a_native_wait_past_its_bound_raises_device_stopped_naming_the_pass() ->
 def _run_until(script: str, marker: str) -> Tuple[int, float, str]:
     """Run ``script``; SIGTERM once it prints ``marker`` on stdout, then half a second more. Returns
     the exit status, the seconds from the signal to the end, and stderr."""
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=_ENV)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_ENV
+    )
     killer = threading.Timer(LIMIT_S, proc.kill)
     killer.start()
     try:

@@ -20,11 +20,14 @@ def test_status_says_why_there_is_no_core_ml() -> None:
     assert "need macOS" in _core.coreml_status()
 
 
-@pytest.mark.parametrize("call", [
-    lambda: _core.coreml_compile("a.mlpackage", "a.mlmodelc"),
-    lambda: _core.coreml_time("a.mlmodelc", "ALL", [("x", [1, 2], b"\0\0\0\0")], "y", 1),
-    lambda: _core.coreml_compute_plan("a.mlmodelc", "ALL"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: _core.coreml_compile("a.mlpackage", "a.mlmodelc"),
+        lambda: _core.coreml_time("a.mlmodelc", "ALL", [("x", [1, 2], b"\0\0\0\0")], "y", 1),
+        lambda: _core.coreml_compute_plan("a.mlmodelc", "ALL"),
+    ],
+)
 def test_every_entry_raises_unsupported_with_the_reason(call: object) -> None:
     with pytest.raises(_core.UnsupportedError, match=r"^\[coreml::\w+\] Core ML predictions need macOS"):
         call()  # type: ignore[operator]

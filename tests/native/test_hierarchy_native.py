@@ -27,8 +27,10 @@ from apple_roofline.theoretical.caches import cache_levels
 def _print(curve) -> None:  # type: ignore[no-untyped-def]
     for p in curve.plateaus:
         edge = format_size(int(p.edge)) if p.edge else "-"
-        print(f"  {curve.kernel}: {p.level:5s} {p.gbps:8.1f} GB/s  {format_size(p.lo)} to {format_size(p.hi)}, "
-              f"edge {edge}, documented {format_size(p.capacity) if p.capacity else '-'}")
+        print(
+            f"  {curve.kernel}: {p.level:5s} {p.gbps:8.1f} GB/s  {format_size(p.lo)} to {format_size(p.hi)}, "
+            f"edge {edge}, documented {format_size(p.capacity) if p.capacity else '-'}"
+        )
 
 
 def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
@@ -41,7 +43,9 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
     if names[:3] != ["L1d", "L2", "L3"]:
         pytest.skip(f"this host reports the caches {names}, not L1d, L2 and L3")
     run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
-    assert run.measurements and all(m.valid for m in run.measurements), [m.validation for m in run.measurements if not m.valid]
+    assert run.measurements and all(m.valid for m in run.measurements), [
+        m.validation for m in run.measurements if not m.valid
+    ]
     read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
     print()
     for curve in level_curves(run.measurements):

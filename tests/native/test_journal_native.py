@@ -34,18 +34,44 @@ from journal_lines import assert_each_key_once
 
 #: Each study: its command (short, but with many measurements), its results stem and document kind.
 STUDIES: Dict[str, Tuple[List[str], str, Type[Document]]] = {
-    "run": (["run", "--device", "cpu", "--quick", "--suite", "stream,peak", "--reps", "2", "--array-size", "1MiB",
-             "--budget", "none"], "run", Run),
-    "calls": (["calls", "--device", "cpu", "--quick", "--batches", "1,2,4", "--sizes", "16,32,48,64",
-               "--max-reps", "10000"], "calls", CallsStudy),
+    "run": (
+        [
+            "run",
+            "--device",
+            "cpu",
+            "--quick",
+            "--suite",
+            "stream,peak",
+            "--reps",
+            "2",
+            "--array-size",
+            "1MiB",
+            "--budget",
+            "none",
+        ],
+        "run",
+        Run,
+    ),
+    "calls": (
+        ["calls", "--device", "cpu", "--quick", "--batches", "1,2,4", "--sizes", "16,32,48,64", "--max-reps", "10000"],
+        "calls",
+        CallsStudy,
+    ),
 }
 #: The order of the interruptions of each study (None: run to the end).
-SIGNALS = {"run": (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP), "calls": (signal.SIGHUP, signal.SIGKILL, signal.SIGTERM)}
+SIGNALS = {
+    "run": (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP),
+    "calls": (signal.SIGHUP, signal.SIGKILL, signal.SIGTERM),
+}
 #: Seconds any one subprocess may take.
 LIMIT_S = 120
 _STEP = re.compile(r"^\[[^\]]+\] \d+/\d+ (.*)$")
-_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
-    [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
+_ENV = {
+    **os.environ,
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")]
+    ),
+}
 
 
 def _measured(line: str) -> bool:
@@ -58,8 +84,13 @@ def _study(args: Sequence[str], kill: Optional[Tuple[int, int]] = None) -> Tuple
     """Run ``apple-roofline ARGS``; with ``kill = (signal, k)`` send the signal once the k-th measured
     progress line is printed. Returns the exit status (negative: the signal that killed it), the
     measured lines printed before the signal, and stderr."""
-    proc = subprocess.Popen([sys.executable, "-m", "apple_roofline", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=_ENV)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "apple_roofline", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_ENV,
+    )
     watchdog = threading.Timer(LIMIT_S, proc.kill)
     watchdog.start()
     seen, sent, lines = 0, False, []
@@ -118,7 +149,7 @@ def test_killed_at_random_points_then_resumed(name: str, reference: Dict[str, Li
         keys = _keys(journal, kind)
         # every measurement announced before the kill is in the journal, in the uninterrupted order
         assert len(keys) >= len(kept) + seen, err
-        assert keys[:len(kept)] == kept and keys == ref[:len(keys)], err
+        assert keys[: len(kept)] == kept and keys == ref[: len(keys)], err
         assert len(keys) < len(ref), "the study finished before the signal: nothing was interrupted"
         if sig == signal.SIGKILL:
             assert not results.exists() or kind.load(results).complete is False
@@ -145,7 +176,7 @@ def test_killed_at_random_points_then_resumed(name: str, reference: Dict[str, Li
     assert done.resumed["device"]["backend"] == "cpu"
     stored = read_journal(journal, kind).records
     measured = [m.to_dict() for m in getattr(done, "measurements")]
-    assert measured[:len(kept)] == [stored[k] for k in kept]  # kept as the journal holds them, not re-measured
+    assert measured[: len(kept)] == [stored[k] for k in kept]  # kept as the journal holds them, not re-measured
     assert "Resumed" in (tmp_path / ("report.md" if stem == "run" else f"{stem}.md")).read_text()
 
 
@@ -157,7 +188,8 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
     rc, _, err = _study([*args, "--resume", str(tmp_path)])
     assert rc == 2 and err.strip().splitlines() == [
         f"error: --resume {str(tmp_path)!r} holds a study with other options: max_reps 5000 there, 10000 here "
-        "(valid: a directory whose journal was made on this device with these options)"]
+        "(valid: a directory whose journal was made on this device with these options)"
+    ]
     rc, _, err = _study([*STUDIES["run"][0], "--resume", str(tmp_path)])
     assert rc == 2 and err.strip().splitlines() == [f"error: --resume: {journal_path(tmp_path, 'run')}: no such file"]
     journal_path(tmp_path, "run").write_bytes(before)  # a calls journal under a run's name
@@ -167,14 +199,17 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
     head, first = before.splitlines()[:2]
     assert json.loads(head)["options"]["max_reps"] == 5000
     key = json.loads(first)["key"]
-    journal_path(tmp_path, stem).write_bytes(head + b"\n" + json.dumps({"key": key, "record": {"path": 5}}).encode() + b"\n")
+    journal_path(tmp_path, stem).write_bytes(
+        head + b"\n" + json.dumps({"key": key, "record": {"path": 5}}).encode() + b"\n"
+    )
     rc, _, err = _study([*args[:-1], "5000", "--resume", str(tmp_path)])
     assert rc == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith(f"error: {journal_path(tmp_path, stem)}")
 
 
-def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(monkeypatch: pytest.MonkeyPatch,
-                                                                   resume_check: Any) -> None:
+def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(
+    monkeypatch: pytest.MonkeyPatch, resume_check: Any
+) -> None:
     from apple_roofline.dispatch import runner
     from apple_roofline.dispatch.model import DispatchStudy
 
@@ -192,8 +227,11 @@ def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(monkeypatch: 
     monkeypatch.setattr(runner, "_timeline", counted_timeline)
     # one journal record per step: the device clock's throughput, each interleaved pair of series
     # (one pairing), the timeline (its start latency)
-    study = resume_check("dispatch", DispatchStudy, lambda j: runner.run_dispatch(
-        "cpu", reps=5, launches=2, warmup=1, peers=False, journal=j), lambda s: [
-        x for x in s.series if x.clock == "device" or x.measure == "start_latency"] + list(s.pairings),
-        lambda: len(calls))
+    study = resume_check(
+        "dispatch",
+        DispatchStudy,
+        lambda j: runner.run_dispatch("cpu", reps=5, launches=2, warmup=1, peers=False, journal=j),
+        lambda s: [x for x in s.series if x.clock == "device" or x.measure == "start_latency"] + list(s.pairings),
+        lambda: len(calls),
+    )
     assert study.valid and len(study.pairings) == 4

@@ -16,7 +16,7 @@ import pytest
 _core = pytest.importorskip("apple_roofline._native")._core
 
 KEY: List[Tuple[str, str]] = [
-    ("source", "extern \"C\" __global__ void k() {}"),
+    ("source", 'extern "C" __global__ void k() {}'),
     ("options", "--gpu-architecture=sm_90\n-DBLOCK=256\n"),
     ("entry", "k"),
     ("target", "sm_90"),
@@ -38,7 +38,7 @@ def _delta(before: Dict[str, Any]) -> Dict[str, Any]:
     """The counts since ``before`` and the warnings added since."""
     now = _core.kernel_cache_stats()
     out: Dict[str, Any] = {k: now[k] - before[k] for k in COUNTS}
-    out["warnings"] = now["warnings"][len(before["warnings"]):]
+    out["warnings"] = now["warnings"][len(before["warnings"]) :]
     return out
 
 
@@ -172,8 +172,9 @@ def test_the_folder_follows_xdg_then_home(tmp_path: Path, monkeypatch: pytest.Mo
     assert stats["dir"] == "" and "HOME" in stats["why"]
 
 
-def test_an_unwritable_folder_degrades_to_no_cache_with_one_warning(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_folder_degrades_to_no_cache_with_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "file").write_text("not a folder")  # a folder under a file cannot be made, even by root
     monkeypatch.setenv("APPLE_ROOFLINE_CACHE", str(tmp_path / "file" / "cache"))
     got, d = _fetch(KEY, PAYLOAD)

@@ -62,16 +62,17 @@ def test_a_nanosecond_period_is_snapped_to_exactly_one_ns() -> None:
 #: plus one tick, 0.1000250 %. Each period is 0.975 or 1.025 times that error away from 1 ns:
 #: (ticks, calibrated ns per tick, snapped). Worked out by hand, not with the product's formula.
 NEAR_THRESHOLD = [
-    (3_996_100, 1.000975951553, True),   # 0.0975951553 % slow: 0.975 of the error, snapped
+    (3_996_100, 1.000975951553, True),  # 0.0975951553 % slow: 0.975 of the error, snapped
     (3_995_900, 1.001026051703, False),  # 0.1026051703 % slow: 1.025 of the error, kept as calibrated
-    (4_003_900, 0.999025949699, True),   # 0.0974050301 % fast: 0.975 of the error, snapped
+    (4_003_900, 0.999025949699, True),  # 0.0974050301 % fast: 0.975 of the error, snapped
     (4_004_100, 0.998976049549, False),  # 0.1023950451 % fast: 1.025 of the error, kept as calibrated
 ]
 
 
 @pytest.mark.parametrize("ticks, ns, snapped", NEAR_THRESHOLD)
 def test_the_1_ns_snap_holds_just_inside_the_calibration_error_and_not_just_outside(
-        ticks: int, ns: float, snapped: bool) -> None:
+    ticks: int, ns: float, snapped: bool
+) -> None:
     """2.5 % of the error either side of the threshold: a tolerance 5 % wider snaps the outside
     periods, one 5 % narrower keeps the inside ones."""
     clocks = _clocks(4e-3, ticks, half_width_s=2e-6)
@@ -85,8 +86,10 @@ def test_the_1_ns_snap_holds_just_inside_the_calibration_error_and_not_just_outs
     if snapped:
         assert apple["seconds"] == 1e-9 and apple["problem"] == ""
     else:
-        assert apple["problem"] == ("this Apple-family GPU's timestamps did not advance at 1 ns per tick "
-                                    f"({ticks} ticks in 4000 us: {ns:.3f} ns per tick, +/- 0.10 %)")
+        assert apple["problem"] == (
+            "this Apple-family GPU's timestamps did not advance at 1 ns per tick "
+            f"({ticks} ticks in 4000 us: {ns:.3f} ns per tick, +/- 0.10 %)"
+        )
 
 
 def test_a_period_outside_its_error_of_1_ns_is_kept() -> None:
@@ -111,7 +114,9 @@ def test_a_long_window_on_an_apple_gpu_checks_the_1_ns_tick() -> None:
     assert agrees["ok"] and agrees["checked"] and agrees["seconds"] == 1e-9
     # ticks 41.67 ns apart over 2 ms: not nanoseconds, so no period, and why
     off = _core.metal_tick_period(*_clocks(2e-3, 48_000), True)
-    assert not off["ok"] and off["problem"].startswith("this Apple-family GPU's timestamps did not advance at 1 ns per tick")
+    assert not off["ok"] and off["problem"].startswith(
+        "this Apple-family GPU's timestamps did not advance at 1 ns per tick"
+    )
     assert "41.667 ns per tick" in off["problem"]
     stuck = _core.metal_tick_period((1.0, 0.0, 7), (1.1, 0.0, 7), True)
     assert not stuck["ok"] and "0 ticks" in stuck["problem"]
@@ -127,8 +132,14 @@ def test_an_uncalibratable_period_says_why() -> None:
 # ---- which timer ------------------------------------------------------------------------------------
 
 
-def _choose(cb: Sequence[float], ticks: Sequence[int], wanted: bool = True, unavailable: str = "",
-            clocks: Tuple[Clock, Clock] = _clocks(2.001e-3, 2_000_000), apple_family: bool = False) -> Any:
+def _choose(
+    cb: Sequence[float],
+    ticks: Sequence[int],
+    wanted: bool = True,
+    unavailable: str = "",
+    clocks: Tuple[Clock, Clock] = _clocks(2.001e-3, 2_000_000),
+    apple_family: bool = False,
+) -> Any:
     return _core.metal_choose_samples(list(cb), wanted, unavailable, list(ticks), *clocks, "vec4_indep4", apple_family)
 
 
@@ -190,11 +201,15 @@ def test_a_zero_or_error_sample_falls_back(bad: str) -> None:
 
 def test_fallbacks_say_why() -> None:
     cb = [1e-3]
-    assert _choose(cb, [], wanted=False) == {"seconds": cb, "timer": "command buffer GPUEndTime - GPUStartTime",
-                                             "counters": False}
+    assert _choose(cb, [], wanted=False) == {
+        "seconds": cb,
+        "timer": "command buffer GPUEndTime - GPUStartTime",
+        "counters": False,
+    }
     s = _choose(cb, [], unavailable="this device cannot sample timestamps at stage boundaries")
-    assert s["timer"] == ("command buffer GPUEndTime - GPUStartTime (counters: this device cannot sample "
-                          "timestamps at stage boundaries)")
+    assert s["timer"] == (
+        "command buffer GPUEndTime - GPUStartTime (counters: this device cannot sample timestamps at stage boundaries)"
+    )
     assert "1 timestamps resolved for 1 samples" in _choose(cb, [5])["timer"]
     short = _choose(cb, _ticks([1_000_000]), clocks=_clocks(0.2e-3, 200_000))
     assert not short["counters"] and "could not be calibrated" in short["timer"]
@@ -216,9 +231,13 @@ def test_a_command_buffer_without_gpu_time_is_an_error() -> None:
 
 
 def test_the_error_text_names_the_call_the_kernel_and_the_status() -> None:
-    assert (_core.metal_command_buffer_failure("launch", "dispatch_tiny", 5, "Caused GPU Timeout Error (MTLCommandBufferErrorDomain 2)")
-            == "[metal::launch] dispatch_tiny: command buffer ended with status Error: Caused GPU Timeout Error "
-               "(MTLCommandBufferErrorDomain 2)")
+    assert (
+        _core.metal_command_buffer_failure(
+            "launch", "dispatch_tiny", 5, "Caused GPU Timeout Error (MTLCommandBufferErrorDomain 2)"
+        )
+        == "[metal::launch] dispatch_tiny: command buffer ended with status Error: Caused GPU Timeout Error "
+        "(MTLCommandBufferErrorDomain 2)"
+    )
     assert "status unknown (9)" in _core.metal_command_buffer_failure("waitUntilCompleted", "k", 9, "x")
 
 
@@ -284,12 +303,35 @@ FLOAT, HALF, INT, UINT, SHORT, USHORT, BOOL = 3, 16, 29, 33, 37, 41, 53  # MTLDa
 def test_half_rounding_matches_numpy() -> None:
     """IEEE binary16, round to nearest even, over normals, subnormals, ties, overflow and specials."""
     rng = np.random.default_rng(22)
-    values = np.concatenate([
-        rng.standard_normal(20_000).astype(np.float32) * np.float32(2.0) ** rng.integers(-30, 20, 20_000).astype(np.float32),
-        np.array([0.0, -0.0, 1.0, 65504.0, 65519.99, 65520.0, 1e9, -1e9, 2.0**-24, 2.0**-25, 1.5 * 2.0**-25,
-                  2.0**-26, 2.0**-14, 2.0**-14 - 2.0**-25, np.inf, -np.inf, 1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11],
-                 dtype=np.float32),
-    ]).astype(np.float32)
+    values = np.concatenate(
+        [
+            rng.standard_normal(20_000).astype(np.float32)
+            * np.float32(2.0) ** rng.integers(-30, 20, 20_000).astype(np.float32),
+            np.array(
+                [
+                    0.0,
+                    -0.0,
+                    1.0,
+                    65504.0,
+                    65519.99,
+                    65520.0,
+                    1e9,
+                    -1e9,
+                    2.0**-24,
+                    2.0**-25,
+                    1.5 * 2.0**-25,
+                    2.0**-26,
+                    2.0**-14,
+                    2.0**-14 - 2.0**-25,
+                    np.inf,
+                    -np.inf,
+                    1.0 + 2.0**-11,
+                    1.0 + 3 * 2.0**-11,
+                ],
+                dtype=np.float32,
+            ),
+        ]
+    ).astype(np.float32)
     with np.errstate(over="ignore"):  # the overflows to infinity are cases
         want = values.astype(np.float16).view(np.uint16)
     got = np.array([_core.metal_half_bits(float(v)) for v in values], dtype=np.uint16)
@@ -309,15 +351,22 @@ def test_constant_bytes_follow_the_declared_type() -> None:
     assert _core.metal_constant_bytes(HALF, "H", 1.0) == struct.pack("<e", 1.0)
 
 
-@pytest.mark.parametrize("type_,value,message", [
-    (INT, 2**31, r"constant X = 2147483648 for kernel 'kernel': out of range for int \(valid: -2147483648 to 2147483647\)"),
-    (UINT, -1, r"out of range for uint \(valid: 0 to 4294967295\)"),
-    (BOOL, 2, r"out of range for bool \(valid: 0 to 1\)"),
-    (INT, 1.5, r"the function declares it int, which needs an integer"),
-    (FLOAT, 1e39, r"not finite as a float"),
-    (HALF, 70000.0, r"not finite as a half"),
-    (45, 1, r"MTLDataType 45 are not supported \(valid: int, uint, short, ushort, bool, float, half\)"),
-])
+@pytest.mark.parametrize(
+    "type_,value,message",
+    [
+        (
+            INT,
+            2**31,
+            r"constant X = 2147483648 for kernel 'kernel': out of range for int \(valid: -2147483648 to 2147483647\)",
+        ),
+        (UINT, -1, r"out of range for uint \(valid: 0 to 4294967295\)"),
+        (BOOL, 2, r"out of range for bool \(valid: 0 to 1\)"),
+        (INT, 1.5, r"the function declares it int, which needs an integer"),
+        (FLOAT, 1e39, r"not finite as a float"),
+        (HALF, 70000.0, r"not finite as a half"),
+        (45, 1, r"MTLDataType 45 are not supported \(valid: int, uint, short, ushort, bool, float, half\)"),
+    ],
+)
 def test_constant_values_a_type_cannot_hold_are_value_errors(type_: int, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         _core.metal_constant_bytes(type_, "X", value)
@@ -331,6 +380,7 @@ def test_only_the_functions_that_declare_a_constant_are_given_it() -> None:
     `_constant` kernels read DIVISOR, and Metal lists only the constants a function uses: the others
     are given F alone, DIVISOR skipped, not an error."""
     from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
+
     source = ["DIVISOR", "F"]
     seen = set()
     for k in IDIV_KERNELS:
@@ -343,9 +393,12 @@ def test_only_the_functions_that_declare_a_constant_are_given_it() -> None:
 
 
 def test_a_constant_no_function_declares_is_an_error() -> None:
-    with pytest.raises(ValueError, match=r"kernel function 'idiv_div_u32_literal' declares no function constant 'DIVSOR' "
-                                         r"and no function of its source does \(declared by 'idiv_div_u32_literal': F; "
-                                         r"by the source's functions: DIVISOR, F\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"kernel function 'idiv_div_u32_literal' declares no function constant 'DIVSOR' "
+        r"and no function of its source does \(declared by 'idiv_div_u32_literal': F; "
+        r"by the source's functions: DIVISOR, F\)",
+    ):
         _core.metal_constant_plan("kernel", "idiv_div_u32_literal", True, ["DIVSOR", "F"], ["F"], ["F", "DIVISOR"])
 
 

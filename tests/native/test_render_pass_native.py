@@ -13,8 +13,15 @@ _core = pytest.importorskip("apple_roofline._native")._core
 def test_cpu_has_no_render_passes() -> None:
     cpu = _core.Backend("cpu")
     with pytest.raises(_core.UnsupportedError, match=r"\[cpu::render_pass\] the cpu backend has no render passes"):
-        cpu.render_pass(shader_source("graphics.metal"), "vs_fullscreen", "fs_fill", constants={"F": 1},
-                        format="rgba8unorm", width=16, height=16)
+        cpu.render_pass(
+            shader_source("graphics.metal"),
+            "vs_fullscreen",
+            "fs_fill",
+            constants={"F": 1},
+            format="rgba8unorm",
+            width=16,
+            height=16,
+        )
 
 
 def test_render_pass_arguments_are_checked_before_the_backend() -> None:

@@ -173,10 +173,17 @@ def _write_toy(root: Path) -> Path:
 
 
 def _cli(extra_path: Path, args: List[str]) -> "subprocess.CompletedProcess[str]":
-    code = ("import sys, apple_roofline.suites as s; s.__path__.append(sys.argv[1]); "
-            "from apple_roofline.cli.app import app; app(sys.argv[2:], prog_name='apple-roofline')")
-    return subprocess.run([sys.executable, "-c", code, str(extra_path), *args], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "COLUMNS": "400"})
+    code = (
+        "import sys, apple_roofline.suites as s; s.__path__.append(sys.argv[1]); "
+        "from apple_roofline.cli.app import app; app(sys.argv[2:], prog_name='apple-roofline')"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, str(extra_path), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLUMNS": "400"},
+    )
 
 
 def test_a_suite_added_as_one_folder_is_run_reported_drawn_and_named_in_the_help(tmp_path: Path) -> None:
@@ -192,8 +199,23 @@ def test_a_suite_added_as_one_folder_is_run_reported_drawn_and_named_in_the_help
     assert "dualissue 30, toy 7, hierarchy 90" in text, "--budget gives its default"
 
     out = tmp_path / "out"
-    ran = _cli(extra, ["run", "--device", "cpu", "--suite", "toy", "--reps", "3", "--quick", "--out", str(out),
-                       "--ceilings", "Toy copy bandwidth,FP32 vector"])  # a name its spec says it can set
+    ran = _cli(
+        extra,
+        [
+            "run",
+            "--device",
+            "cpu",
+            "--suite",
+            "toy",
+            "--reps",
+            "3",
+            "--quick",
+            "--out",
+            str(out),
+            "--ceilings",
+            "Toy copy bandwidth,FP32 vector",
+        ],
+    )  # a name its spec says it can set
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "ceilings:" not in ran.stderr, "the figures show the chosen ceilings"
     assert 'id="ceiling:measured:bandwidth:Toy copy bandwidth"' in (out / "roofline.svg").read_text(encoding="utf-8")
@@ -201,7 +223,9 @@ def test_a_suite_added_as_one_folder_is_run_reported_drawn_and_named_in_the_help
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
     toy = [m for m in run["measurements"] if m["suite"] == "toy"]
     assert [(m["kernel"], m["params"]["n"], m["params"]["form"]) for m in toy] == [
-        ("copy", 4096, "named"), ("copy", 65536, "named")], "the named form's sizes"
+        ("copy", 4096, "named"),
+        ("copy", 65536, "named"),
+    ], "the named form's sizes"
     assert all(m["valid"] for m in toy), [m.get("validation") for m in toy]
     assert all(m["bytes"] == 8 * m["params"]["n"] and m["flops"] == 0 for m in toy), "the table's formulas"
     assert run["device"]["toy_fact"] == "from the toy"

@@ -19,8 +19,9 @@ def test_cpu_kernel_has_no_block_facts() -> None:
     assert (k.block, k.simd_width, k.max_block) == (0, 0, 0)
 
 
-@pytest.mark.parametrize("args", [["tune", "-d", "cpu"],
-                                  ["run", "--tune", "-d", "cpu", "-s", "stream", "--array-size", "64KiB"]])
+@pytest.mark.parametrize(
+    "args", [["tune", "-d", "cpu"], ["run", "--tune", "-d", "cpu", "-s", "stream", "--array-size", "64KiB"]]
+)
 def test_cpu_has_no_threadgroup_to_tune(args: list, tmp_path: Path) -> None:  # type: ignore[type-arg]
     r = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "o")])
     assert r.exit_code == 2, r.output

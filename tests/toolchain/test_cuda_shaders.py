@@ -70,9 +70,21 @@ def test_sweep_kernels_are_in_the_table() -> None:
 # ---- the twins of the Metal kernels: gemm.cu and every twin file's entries --------------------
 
 
-def _nvcc_ptx(path: str, defines: Dict[str, object], out: str, arch: str = "sm_90") -> "subprocess.CompletedProcess[str]":
-    cmd = [str(NVCC), "-ptx", f"-arch={arch}", "-std=c++17", *[f"-D{k}={v}" for k, v in defines.items()],
-           "-x", "cu", path, "-o", out]
+def _nvcc_ptx(
+    path: str, defines: Dict[str, object], out: str, arch: str = "sm_90"
+) -> "subprocess.CompletedProcess[str]":
+    cmd = [
+        str(NVCC),
+        "-ptx",
+        f"-arch={arch}",
+        "-std=c++17",
+        *[f"-D{k}={v}" for k, v in defines.items()],
+        "-x",
+        "cu",
+        path,
+        "-o",
+        out,
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -92,9 +104,22 @@ def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
     """The entries this file's parser finds are exactly the kernels nvcc emits."""
     for stem in TWIN_STEMS:
         out = os.path.join(str(tmp_path), f"{stem}.ptx")
-        p = _nvcc_ptx(shader_path(f"{stem}.cu"), {"BLOCK": 256, "F": 4, "DIVISOR": IDIV_DIVISOR, "TM": 16, "TN": 8,
-                                                   "TK": 16, "ITERS": 1, "REPS": 1,
-                                                   "AR_TG_FLOAT4S": 256, "AR_TG_SPREAD": 1}, out)
+        p = _nvcc_ptx(
+            shader_path(f"{stem}.cu"),
+            {
+                "BLOCK": 256,
+                "F": 4,
+                "DIVISOR": IDIV_DIVISOR,
+                "TM": 16,
+                "TN": 8,
+                "TK": 16,
+                "ITERS": 1,
+                "REPS": 1,
+                "AR_TG_FLOAT4S": 256,
+                "AR_TG_SPREAD": 1,
+            },
+            out,
+        )
         assert p.returncode == 0, p.stderr
         with open(out) as f:
             assert set(re.findall(r"\.entry\s+(\w+)", f.read())) == set(cuda_entries(read_shader(f"{stem}.cu")))
@@ -126,7 +151,9 @@ def test_idiv_divides_only_where_the_divisor_is_an_argument(tmp_path: "os.PathLi
     assert p.returncode != 0 and "DIVISOR" in p.stderr
 
 
-def _run_on_host(name: str, arch: str, defines: Dict[str, object], body: str, tmp_path: "os.PathLike[str]") -> List[str]:
+def _run_on_host(
+    name: str, arch: str, defines: Dict[str, object], body: str, tmp_path: "os.PathLike[str]"
+) -> List[str]:
     """The stdout lines of a host program that includes shader ``name`` (its ``__host__ __device__``
     functions), compiled by nvcc with the architecture option ``arch`` and ``defines``, whose
     ``main`` runs ``body``."""
@@ -134,8 +161,12 @@ def _run_on_host(name: str, arch: str, defines: Dict[str, object], body: str, tm
     with open(driver, "w") as f:
         f.write(f'#include <cstdio>\n#include "{shader_path(name)}"\nint main() {{\n{body}  return 0; }}\n')
     exe = os.path.join(str(tmp_path), "driver")
-    p = subprocess.run([str(NVCC), arch, "-std=c++17", *(f"-D{k}={v}" for k, v in defines.items()), driver,
-                        "-o", exe], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [str(NVCC), arch, "-std=c++17", *(f"-D{k}={v}" for k, v in defines.items()), driver, "-o", exe],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     return subprocess.run([exe], capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
 
@@ -150,14 +181,17 @@ def test_matrix_entries_compile(tmp_path: "os.PathLike[str]", arch: str, shape: 
 
     m, n, k = shape
     out = os.path.join(str(tmp_path), "matrix.ptx")
-    p = _nvcc_ptx(shader_path("matrix.cu"), {"TM": m, "TN": n, "TK": k, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128}, out,
-                  arch)
+    p = _nvcc_ptx(
+        shader_path("matrix.cu"), {"TM": m, "TN": n, "TK": k, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128}, out, arch
+    )
     assert p.returncode == 0, p.stderr
     ptx = open(out).read()
     assert set(re.findall(r"\.entry\s+(\w+)", ptx)) == set(cuda_entries(read_shader("matrix.cu")))
     # four mma per block of the unrolled chain (#pragma unroll 4) per fragment product of the tile
     fk = 16 if k % 16 == 0 else 8
-    assert len(re.findall(r"mma\.sync\.aligned\.m16n8k\d+\.row\.col\.f32\.f16", ptx)) == 4 * (m // 16) * (n // 8) * (k // fk)
+    assert len(re.findall(r"mma\.sync\.aligned\.m16n8k\d+\.row\.col\.f32\.f16", ptx)) == 4 * (m // 16) * (n // 8) * (
+        k // fk
+    )
 
 
 def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathLike[str]") -> None:
@@ -165,11 +199,15 @@ def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathL
     for the host, equal tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA)."""
     from shader_twins import mma_a_index, mma_b_index, mma_c_index
 
-    lines = _run_on_host("matrix.cu", "-arch=sm_80", {"TM": 16, "TN": 8, "TK": 32, "ITERS": 1, "REPS": 1},
-                         "for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
-                         "  for (int epr = 2; epr <= 4; epr += 2) std::printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", l, r, e, epr,\n"
-                         "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n",
-                         tmp_path)
+    lines = _run_on_host(
+        "matrix.cu",
+        "-arch=sm_80",
+        {"TM": 16, "TN": 8, "TK": 32, "ITERS": 1, "REPS": 1},
+        "for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
+        '  for (int epr = 2; epr <= 4; epr += 2) std::printf("%d %d %d %d %d %d %d %d %d %d\\n", l, r, e, epr,\n'
+        "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n",
+        tmp_path,
+    )
     rows = [list(map(int, line.split())) for line in lines if line.strip()]
     assert len(rows) == 32 * 4 * 4 * 2
     for l, r, e, epr, ar, ac, br, bc, cr, cc in rows:
@@ -194,12 +232,20 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
     assert p.returncode == 0, p.stderr
     with open(out) as f:
         bodies = _ptx_bodies(f.read())
-    assert set(bodies) == set(cuda_entries(read_shader("wgmma.cu"))) == {
-        "wgmma_f16_f32", "wgmma_f16_f16", "wgmma_s8_s32", "wgmma_bf16_f32", "wgmma_e4m3_f32", "wgmma_e5m2_f32"}
+    assert (
+        set(bodies)
+        == set(cuda_entries(read_shader("wgmma.cu")))
+        == {"wgmma_f16_f32", "wgmma_f16_f16", "wgmma_s8_s32", "wgmma_bf16_f32", "wgmma_e4m3_f32", "wgmma_e5m2_f32"}
+    )
     batch = consts["WG_BATCH"]
-    for entry, types, ksteps in (("wgmma_f16_f32", "f32.f16.f16", 4), ("wgmma_f16_f16", "f16.f16.f16", 4),
-                                 ("wgmma_bf16_f32", "f32.bf16.bf16", 4), ("wgmma_s8_s32", "s32.s8.s8", 2),
-                                 ("wgmma_e4m3_f32", "f32.e4m3.e4m3", 2), ("wgmma_e5m2_f32", "f32.e5m2.e5m2", 2)):
+    for entry, types, ksteps in (
+        ("wgmma_f16_f32", "f32.f16.f16", 4),
+        ("wgmma_f16_f16", "f16.f16.f16", 4),
+        ("wgmma_bf16_f32", "f32.bf16.bf16", 4),
+        ("wgmma_s8_s32", "s32.s8.s8", 2),
+        ("wgmma_e4m3_f32", "f32.e4m3.e4m3", 2),
+        ("wgmma_e5m2_f32", "f32.e5m2.e5m2", 2),
+    ):
         k = 16 if types.endswith(("f16", "bf16")) else 32
         found = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)\.([\w.]+)", bodies[entry])
         assert found == [(f"m64n{n}k{k}", types)] * (batch * ksteps), entry
@@ -215,9 +261,21 @@ def test_wgmma_assembles_for_sm90a(tmp_path: "os.PathLike[str]") -> None:
 
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
     out = os.path.join(str(tmp_path), "wgmma.cubin")
-    cmd = [str(NVCC), "-cubin", "-arch=sm_90a", "-std=c++17", "-x", "cu", shader_path("wgmma.cu"), "-o", out,
-           *[f"-D{k}={v}" for k, v in {"TM": 64, "TN": 256, "TK": 64, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128,
-                                       **consts}.items()]]
+    cmd = [
+        str(NVCC),
+        "-cubin",
+        "-arch=sm_90a",
+        "-std=c++17",
+        "-x",
+        "cu",
+        shader_path("wgmma.cu"),
+        "-o",
+        out,
+        *[
+            f"-D{k}={v}"
+            for k, v in {"TM": 64, "TN": 256, "TK": 64, "ITERS": ITERS, "REPS": REPS, "BLOCK": 128, **consts}.items()
+        ],
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     with open(out, "rb") as f:
@@ -231,14 +289,18 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
     tests/shader_twins.py's model (which test_matrix.py holds to the PTX ISA's definitions)."""
     from shader_twins import wg_c_index, wg_desc, wg_offset
 
-    lines = _run_on_host("wgmma.cu", "-gencode=arch=compute_90a,code=sm_90a", {"TN": 64, "TK": 32, "ITERS": 1, "REPS": 1},
-                         "for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
-                         "  std::printf(\"o %d %d %d %u\\n\", r, kb, kbytes, wg_offset(r, kb, kbytes));\n"
-                         "for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf(\"d %u %llu %llu\\n\", a, wg_desc(a, 128, 1024),\n"
-                         "  wg_desc(a, 2048, 128));\n"
-                         "for (int w = 0; w < 4; ++w) for (int t = 0; t < 32; ++t) for (int i = 0; i < 128; ++i)\n"
-                         "  std::printf(\"c %d %d %d %d %d\\n\", w, t, i, wg_c_row(w, t, i), wg_c_col(t, i));\n",
-                         tmp_path)
+    lines = _run_on_host(
+        "wgmma.cu",
+        "-gencode=arch=compute_90a,code=sm_90a",
+        {"TN": 64, "TK": 32, "ITERS": 1, "REPS": 1},
+        "for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
+        '  std::printf("o %d %d %d %u\\n", r, kb, kbytes, wg_offset(r, kb, kbytes));\n'
+        'for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf("d %u %llu %llu\\n", a, wg_desc(a, 128, 1024),\n'
+        "  wg_desc(a, 2048, 128));\n"
+        "for (int w = 0; w < 4; ++w) for (int t = 0; t < 32; ++t) for (int i = 0; i < 128; ++i)\n"
+        '  std::printf("c %d %d %d %d %d\\n", w, t, i, wg_c_row(w, t, i), wg_c_col(t, i));\n',
+        tmp_path,
+    )
     counts = {"o": 0, "d": 0, "c": 0}
     for line in filter(None, lines):
         kind, *v = line.split()
@@ -257,7 +319,9 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
 
 
 @pytest.mark.parametrize("name", ["fma.cu", "stream.cu", "idiv.cu", "gemm.cu", "matrix.cu"])
-def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(tmp_path: "os.PathLike[str]", name: str) -> None:
+def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(
+    tmp_path: "os.PathLike[str]", name: str
+) -> None:
     """Each entry of the file, compiled from the text NVRTC gets (apple_roofline.shaders.resolve: the
     header inlined, written away from shaders/cuda so nothing is found beside it), reads %clock64 and
     %globaltimer twice with its SM's id (%smid) and keeps its SM's window in ar_clock (atomic min at
@@ -280,7 +344,10 @@ def test_every_timed_kernel_reads_both_clocks_and_the_probe_compiles_out(tmp_pat
         for entry, body in bodies.items():
             reads = (body.count("%clock64"), body.count("%globaltimer"), body.count("ar_clock"), body.count("%smid"))
             if probe:
-                assert reads[0] >= 2 and reads[0] == reads[1] == reads[3] and reads[2] >= 1, (entry, reads)  # entry, every exit
+                assert reads[0] >= 2 and reads[0] == reads[1] == reads[3] and reads[2] >= 1, (
+                    entry,
+                    reads,
+                )  # entry, every exit
                 assert "atom.global.min.u64" in body and "atom.global.max.u64" in body, entry
             else:
                 assert reads == (0, 0, 0, 0), (entry, reads)

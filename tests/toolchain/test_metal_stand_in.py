@@ -179,8 +179,20 @@ kernel void run_shared(const uint4* in, uint4* out, long n, ulong lanes) {
 }
 """
 
-_CXX_FLAGS = ["-std=c++20", "-O1", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-attributes",
-              "-Wno-unused-parameter", "-ffp-contract=off", "-Xclang", "-ffloat16-excess-precision=none"]
+_CXX_FLAGS = [
+    "-std=c++20",
+    "-O1",
+    "-fPIC",
+    "-shared",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Wno-unknown-attributes",
+    "-Wno-unused-parameter",
+    "-ffp-contract=off",
+    "-Xclang",
+    "-ffloat16-excess-precision=none",
+]
 
 
 def _host_cxx(tmp: str) -> Optional[str]:
@@ -216,13 +228,21 @@ def host_kernels(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., ctyp
             for name, value in (constants or {}).items():  # every function constant, by name
                 src = re.sub(rf"\b{name}\s*\[\[function_constant\(\d+\)\]\]", f"{name} = {value}", src)
             cpp = os.path.join(tmp, f"{key[0]}_{F}.cpp")
-            driver = {"gemm": _GEMM_DRIVER, "graphics": _GRAPHICS_DRIVER, "occupancy": _OCCUPANCY_DRIVER,
-                      "hierarchy": _HIERARCHY_DRIVER}.get(stem, "")
+            driver = {
+                "gemm": _GEMM_DRIVER,
+                "graphics": _GRAPHICS_DRIVER,
+                "occupancy": _OCCUPANCY_DRIVER,
+                "hierarchy": _HIERARCHY_DRIVER,
+            }.get(stem, "")
             with open(cpp, "w") as f:
                 f.write(src + driver)
             so = cpp[:-4] + ".so"
-            p = subprocess.run([str(cxx), *_CXX_FLAGS, f"-I{tmp}", "-x", "c++", cpp, "-o", so, "-lpthread"],
-                               capture_output=True, text=True, timeout=300)
+            p = subprocess.run(
+                [str(cxx), *_CXX_FLAGS, f"-I{tmp}", "-x", "c++", cpp, "-o", so, "-lpthread"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             assert p.returncode == 0, f"{stem}.metal does not compile as C++:\n{p.stderr[-4000:]}"
             cache[key] = ctypes.CDLL(so)
         return cache[key]
@@ -262,14 +282,18 @@ def test_stream_metal_on_the_host_equals_the_reference(host_kernels: Callable[[s
     n = 300  # float4 items
     q = np.float32(Q)
     for sk in STREAM_KERNELS:
-        arrs = [pattern("fp32", 0.5, 1.5, seed)[:4 * n].astype(np.float32) for seed in (1, 2, 3)]
+        arrs = [pattern("fp32", 0.5, 1.5, seed)[: 4 * n].astype(np.float32) for seed in (1, 2, 3)]
         a64, b64, c64 = (v.astype(np.float64) for v in arrs)
         # the reference in float64 rounded once: triad's b + q·c is one FMA per lane
         want = sk.ref(a64, b64, c64, q).astype(np.float32)
         fn = getattr(lib, f"stream_{sk.name}_f32")
         for i in range(n + 2):
-            fn(*(_ptr(v) for v in arrs), ctypes.byref(ctypes.c_float(q)), ctypes.byref(ctypes.c_ulong(n)),
-               ctypes.c_uint(i))
+            fn(
+                *(_ptr(v) for v in arrs),
+                ctypes.byref(ctypes.c_float(q)),
+                ctypes.byref(ctypes.c_ulong(n)),
+                ctypes.c_uint(i),
+            )
         assert np.array_equal(arrs[sk.output], want), f"stream_{sk.name}_f32"
 
 
@@ -346,7 +370,7 @@ def test_dualissue_metal_on_the_host_meets_the_references(host_kernels: Callable
     """Each kind's plane meets its reference (the FP chains within their tolerance, integers word
     for word), a mixed kernel's second kind in plane 1."""
     lib = host_kernels("dualissue", 0, {"F": F})
-    x = dual_input()[:8 * 40].astype(np.float32)
+    x = dual_input()[: 8 * 40].astype(np.float32)
     n = x.size // CHAINS
     a, count = ctypes.c_float(-0.75), ctypes.c_ulong(n)
     for dk in DUAL_KERNELS:
@@ -355,7 +379,7 @@ def test_dualissue_metal_on_the_host_meets_the_references(host_kernels: Callable
         for i in range(n + 1):
             fn(_ptr(x), _ptr(out), ctypes.byref(a), ctypes.byref(count), ctypes.c_uint(i))
         for p, kind in enumerate(dk.kinds):
-            plane = out[p * 8 * n:(p + 1) * 8 * n]
+            plane = out[p * 8 * n : (p + 1) * 8 * n]
             want = kind_reference(kind, x, F)
             if kind == "int32":
                 assert np.array_equal(plane, want), f"{dk.entry} {kind} plane at F={F}"
@@ -363,7 +387,7 @@ def test_dualissue_metal_on_the_host_meets_the_references(host_kernels: Callable
                 rtol, atol = kind_tolerance(kind)
                 got = plane.view(np.float32).astype(np.float64)
                 assert np.all(np.abs(got - want) <= atol + rtol * np.abs(want)), f"{dk.entry} {kind} plane at F={F}"
-        assert not out[dk.words_out() * n:].any(), f"{dk.entry} wrote past n"
+        assert not out[dk.words_out() * n :].any(), f"{dk.entry} wrote past n"
 
 
 @pytest.mark.parametrize("tg_bytes", [0, 512, 1024])
@@ -376,6 +400,8 @@ def test_occupancy_metal_on_the_host_swaps_neighbours(host_kernels: Callable[...
     out = np.full_like(x, np.nan)
     lib.run_occupancy(_ptr(x), _ptr(out), ctypes.c_ulong(x.size // 4), ctypes.c_uint(group))
     assert np.array_equal(out, occupancy_reference(x))
+
+
 # ---- hierarchy.metal: the working-set sweep's kernels and the threadgroup-memory kernel ----------------
 
 
@@ -388,8 +414,9 @@ def _lane_sum(out: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("n,lanes,passes,rotate", [(96, 32, 3, 1), (100, 32, 3, 1), (40, 64, 5, 1), (96, 32, 2, 0)])
-def test_hierarchy_read_metal_on_the_host_equals_the_reference(host_kernels: Callable[..., ctypes.CDLL], n: int,
-                                                                lanes: int, passes: int, rotate: int) -> None:
+def test_hierarchy_read_metal_on_the_host_equals_the_reference(
+    host_kernels: Callable[..., ctypes.CDLL], n: int, lanes: int, passes: int, rotate: int
+) -> None:
     """hier_read, its function constants set by name, sums to the suite's NumPy reference over its
     lanes (every lane written: the poison would show), with lanes fewer and more than words."""
     lib = host_kernels("hierarchy", 0, {"F": passes, "ROTATE": rotate, "BLOCK": 256})
@@ -399,8 +426,8 @@ def test_hierarchy_read_metal_on_the_host_equals_the_reference(host_kernels: Cal
     count, size = ctypes.c_ulong(lanes), ctypes.c_long(n)
     for t in range(lanes + 2):  # two threads past the lanes: the guard
         lib.hier_read(_ptr(words), _ptr(out), ctypes.byref(size), ctypes.byref(count), ctypes.c_uint(t))
-    assert np.array_equal(_lane_sum(out[:4 * lanes]), read_total(word_sums(pat), n, lanes, passes, bool(rotate)))
-    assert np.all(out[4 * lanes:] == 0xA5A5A5A5), "a thread past the lanes wrote"
+    assert np.array_equal(_lane_sum(out[: 4 * lanes]), read_total(word_sums(pat), n, lanes, passes, bool(rotate)))
+    assert np.all(out[4 * lanes :] == 0xA5A5A5A5), "a thread past the lanes wrote"
 
 
 def test_hierarchy_rmw_metal_on_the_host_restores_its_buffer(host_kernels: Callable[..., ctypes.CDLL]) -> None:
@@ -410,8 +437,13 @@ def test_hierarchy_rmw_metal_on_the_host_restores_its_buffer(host_kernels: Calla
     words = np.resize(pat, 4 * n)
     out = np.zeros(4 * lanes, np.uint32)
     for t in range(lanes):
-        lib.hier_rmw(_ptr(words), _ptr(out), ctypes.byref(ctypes.c_long(n)), ctypes.byref(ctypes.c_ulong(lanes)),
-                     ctypes.c_uint(t))
+        lib.hier_rmw(
+            _ptr(words),
+            _ptr(out),
+            ctypes.byref(ctypes.c_long(n)),
+            ctypes.byref(ctypes.c_ulong(lanes)),
+            ctypes.c_uint(t),
+        )
     assert np.array_equal(_lane_sum(out), rmw_total(word_sums(pat), word_sums(pat, MASK), n, 4))
     assert np.array_equal(words, np.resize(pat, 4 * n)), "an even number of passes leaves the buffer as it was"
 
@@ -435,10 +467,10 @@ def test_hierarchy_shared_metal_on_the_host_sums_every_tile(host_kernels: Callab
 _GW, _GH = 40, 12
 
 
-def _graphics(host_kernels: Callable[..., ctypes.CDLL], F: int = 0, fetches: int = 1, random: bool = False,
-              bilinear: bool = False) -> ctypes.CDLL:
-    return host_kernels("graphics", 0, {"F": F, "FETCHES": fetches, "RANDOM": int(random),
-                                        "BILINEAR": int(bilinear)})
+def _graphics(
+    host_kernels: Callable[..., ctypes.CDLL], F: int = 0, fetches: int = 1, random: bool = False, bilinear: bool = False
+) -> ctypes.CDLL:
+    return host_kernels("graphics", 0, {"F": F, "FETCHES": fetches, "RANDOM": int(random), "BILINEAR": int(bilinear)})
 
 
 def test_graphics_vertices_cover_the_viewport(host_kernels: Callable[..., ctypes.CDLL]) -> None:
@@ -457,16 +489,18 @@ def test_graphics_fs_fill_on_the_host_equals_the_reference(host_kernels: Callabl
 
 @pytest.mark.parametrize("pattern_", G.PATTERNS)
 @pytest.mark.parametrize("filter_", G.FILTERS)
-def test_graphics_fs_texture_on_the_host_meets_the_reference(host_kernels: Callable[..., ctypes.CDLL], pattern_: str,
-                                                             filter_: str) -> None:
+def test_graphics_fs_texture_on_the_host_meets_the_reference(
+    host_kernels: Callable[..., ctypes.CDLL], pattern_: str, filter_: str
+) -> None:
     tex = G.texture_noise(16)
     bilinear = filter_ == "bilinear"
     sums = G.texture_sums(tex, _GW, _GH, pattern_, filter_, (1, 3))
     for fetches in (1, 3):
         lib = _graphics(host_kernels, fetches=fetches, random=pattern_ == "random", bilinear=bilinear)
         out = np.full((_GH, _GW, 4), np.nan, np.float32)
-        lib.run_texture(_ptr(out), ctypes.c_uint(_GW), ctypes.c_uint(_GH), _ptr(tex), ctypes.c_int(16),
-                        ctypes.c_int(int(bilinear)))
+        lib.run_texture(
+            _ptr(out), ctypes.c_uint(_GW), ctypes.c_uint(_GH), _ptr(tex), ctypes.c_int(16), ctypes.c_int(int(bilinear))
+        )
         ok, why = G.check_target(out, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
         assert ok, f"fs_texture {pattern_} {filter_} x{fetches}: {why}"
         if not bilinear:

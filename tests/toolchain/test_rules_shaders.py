@@ -25,8 +25,18 @@ pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 
 def _ptx(src_path: str, defines: Dict[str, object], tmp: str, name: str) -> str:
     out = os.path.join(tmp, name + ".ptx")
-    cmd = [str(NVCC), "-ptx", "-arch=sm_90", "-std=c++17", *[f"-D{k}={v}" for k, v in defines.items()],
-           "-x", "cu", src_path, "-o", out]
+    cmd = [
+        str(NVCC),
+        "-ptx",
+        "-arch=sm_90",
+        "-std=c++17",
+        *[f"-D{k}={v}" for k, v in defines.items()],
+        "-x",
+        "cu",
+        src_path,
+        "-o",
+        out,
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     with open(out) as f:

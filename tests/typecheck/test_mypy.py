@@ -15,6 +15,8 @@ def test_mypy_strict_clean() -> None:
     pytest.importorskip("mypy")
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml")],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]

@@ -39,22 +39,39 @@ class Browser:
             os.dup2(w, 4)
 
         self.proc = subprocess.Popen(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             f"--user-data-dir={home / 'profile'}", f"--window-size={width},{height}", "--hide-scrollbars",
-             "--no-first-run", "about:blank"],
-            close_fds=False, preexec_fn=wire,  # every other descriptor of ours is close-on-exec stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, env=dict(os.environ, HOME=str(home)))
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--remote-debugging-pipe",
+                f"--user-data-dir={home / 'profile'}",
+                f"--window-size={width},{height}",
+                "--hide-scrollbars",
+                "--no-first-run",
+                "about:blank",
+            ],
+            close_fds=False,
+            preexec_fn=wire,  # every other descriptor of ours is close-on-exec stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(os.environ, HOME=str(home)),
+        )
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""
         self._next = 0
         self.events: List[Dict[str, Any]] = []
         target = self.send("Target.createTarget", {"url": "about:blank", "width": width, "height": height})
-        self.session = self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})[
+            "sessionId"
+        ]
         for domain in ("Network", "Page", "Runtime"):
             self.send(f"{domain}.enable", session=True)
-        self.send("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=True)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
 
     def _read(self, timeout: float) -> Dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -69,8 +86,9 @@ class Browser:
         out: Dict[str, Any] = json.loads(message)
         return out
 
-    def send(self, method: str, params: Optional[Dict[str, Any]] = None, *, session: bool = False,
-             timeout: float = 60.0) -> Dict[str, Any]:
+    def send(
+        self, method: str, params: Optional[Dict[str, Any]] = None, *, session: bool = False, timeout: float = 60.0
+    ) -> Dict[str, Any]:
         """Call ``method`` (on the page's session with ``session``) and return its result; events
         that arrive meanwhile are kept in :attr:`events`.
 
@@ -106,8 +124,9 @@ class Browser:
         Raises:
             RuntimeError: the expression threw.
         """
-        result = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
-                                                "returnByValue": True}, session=True)
+        result = self.send(
+            "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=True
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"{expression[:80]}: {result['exceptionDetails']}")
         return result["result"].get("value")

@@ -111,9 +111,15 @@ def m5_measurements() -> List[Measurement]:
     for kernel, per_elem, rate in (("copy", 8, 118.0), ("scale", 8, 119.5), ("add", 12, 121.0), ("triad", 12, BW)):
         ms.append(
             make_measurement(
-                "stream", kernel, "fp32", flops=0 if kernel == "copy" else (1 if kernel != "triad" else 2) * n,
-                bytes=per_elem * n, gbps=rate, params={"n": n},
-                ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth",
+                "stream",
+                kernel,
+                "fp32",
+                flops=0 if kernel == "copy" else (1 if kernel != "triad" else 2) * n,
+                bytes=per_elem * n,
+                gbps=rate,
+                params={"n": n},
+                ceiling_class="DRAM bandwidth",
+                ceiling_kind="bandwidth",
             )
         )
     threads = 4 * 1024 * 1024
@@ -124,8 +130,13 @@ def m5_measurements() -> List[Measurement]:
             rate = min(roof * 0.97, BW * 0.95 * ai)
             ms.append(
                 make_measurement(
-                    "sweep", kernel, "fp32", flops=fpt * f * threads, bytes=bpt * threads,
-                    gflops=rate, params={"F": f},
+                    "sweep",
+                    kernel,
+                    "fp32",
+                    flops=fpt * f * threads,
+                    bytes=bpt * threads,
+                    gflops=rate,
+                    params={"F": f},
                 )
             )
     small = 4 * 1024 * 1024
@@ -140,15 +151,30 @@ def m5_measurements() -> List[Measurement]:
     for kernel, dtype, rate, cls, valid in peaks:
         ms.append(
             make_measurement(
-                "peak", kernel, dtype, flops=512 * 16 * small, bytes=2 * small, gflops=rate,
-                params={"F": 512}, ceiling_class=cls, ceiling_kind="compute", valid=valid,
+                "peak",
+                kernel,
+                dtype,
+                flops=512 * 16 * small,
+                bytes=2 * small,
+                gflops=rate,
+                params={"F": 512},
+                ceiling_class=cls,
+                ceiling_kind="compute",
+                valid=valid,
             )
         )
     for nn, rate in ((256, 300.0), (1024, 1100.0), (4096, 1790.0)):
         ms.append(
             make_measurement(
-                "gemm", "sgemm", "fp32", flops=2 * nn**3, bytes=3 * nn * nn * 4, gflops=rate,
-                params={"N": nn}, ceiling_class="GEMM FP32", ceiling_kind="compute",
+                "gemm",
+                "sgemm",
+                "fp32",
+                flops=2 * nn**3,
+                bytes=3 * nn * nn * 4,
+                gflops=rate,
+                params={"N": nn},
+                ceiling_class="GEMM FP32",
+                ceiling_kind="compute",
                 noisy=(nn == 256),
             )
         )
@@ -195,7 +221,5 @@ def m5_run() -> Run:
 def m5_run_b() -> Run:
     """A second run (different device, lower numbers) for comparisons."""
     base = build_m5_run(name="Apple M4", theoretical=False)
-    scaled = tuple(
-        Ceiling(c.name, c.kind, c.value * 0.8, c.unit, c.source, c.from_) for c in base.ceilings
-    )
+    scaled = tuple(Ceiling(c.name, c.kind, c.value * 0.8, c.unit, c.source, c.from_) for c in base.ceilings)
     return base.with_ceilings(scaled)

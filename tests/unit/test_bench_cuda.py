@@ -117,6 +117,7 @@ NVIDIA H100 80GB HBM3, 580.82.07, 1980 MHz, 1980 MHz, 2619 MHz, 2619 MHz, 118.64
 
 # ---- BabelStream ---------------------------------------------------------------------------------
 
+
 def test_babelstream_csv_megabytes() -> None:
     p = bc.parse_babelstream_csv(BABELSTREAM_DOUBLE)
     assert p["device"] == "NVIDIA H100 80GB HBM3" and p["driver"] == "13000" and p["memory"] == "DEFAULT"
@@ -153,24 +154,30 @@ def test_babelstream_best_uses_the_shared_kernels() -> None:
 
 
 def test_babelstream_triad_only_csv() -> None:
-    text = ("Using CUDA device NVIDIA H100 80GB HBM3\nDriver: 13000\nMemory: DEFAULT\n"
-            "function,num_times,n_elements,sizeof,gbytes_per_sec,runtime\nTriad,100,33554432,8,2985.12,0.0269786\n")
+    text = (
+        "Using CUDA device NVIDIA H100 80GB HBM3\nDriver: 13000\nMemory: DEFAULT\n"
+        "function,num_times,n_elements,sizeof,gbytes_per_sec,runtime\nTriad,100,33554432,8,2985.12,0.0269786\n"
+    )
     k = bc.parse_babelstream_csv(text)["kernels"]["Triad"]
     assert k["gbps"] == pytest.approx(2985.12) and k["runtime_s"] == pytest.approx(0.0269786)
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "BabelStream\nVersion: 5.0\nImplementation: CUDA\nRunning kernels 100 times\nPrecision: double\n"
-    "Function    MBytes/sec  Min (sec)   Max         Average\nCopy        3025170.000 0.00071     0.00073     0.00072\n",
-    "Using CUDA device X\nError: out of memory\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "BabelStream\nVersion: 5.0\nImplementation: CUDA\nRunning kernels 100 times\nPrecision: double\n"
+        "Function    MBytes/sec  Min (sec)   Max         Average\nCopy        3025170.000 0.00071     0.00073     0.00072\n",
+        "Using CUDA device X\nError: out of memory\n",
+    ],
+)
 def test_babelstream_without_csv_table_is_an_error(text: str) -> None:
     with pytest.raises(ValueError, match="no BabelStream CSV kernel table"):
         bc.parse_babelstream_csv(text)
 
 
 # ---- mixbench ------------------------------------------------------------------------------------
+
 
 def test_mixbench_maxima_and_device_block() -> None:
     p = bc.parse_mixbench(MIXBENCH)
@@ -203,6 +210,7 @@ def test_mixbench_without_rows_is_an_error() -> None:
 
 # ---- nvidia-smi ----------------------------------------------------------------------------------
 
+
 def test_nvidia_smi_csv() -> None:
     (g,) = bc.parse_nvidia_smi_csv(NVIDIA_SMI)
     assert g["name"] == "NVIDIA H100 80GB HBM3"
@@ -222,13 +230,20 @@ def test_nvidia_smi_csv_not_available_values() -> None:
 
 # ---- theoretical figures -------------------------------------------------------------------------
 
-H100_INFO: Dict[str, Any] = {"memory_clock_hz": 2619e6, "memory_bus_bits": 5120, "compute_units": 132,
-                             "clock_hz": 1980e6, "compute_capability": "9.0"}
+H100_INFO: Dict[str, Any] = {
+    "memory_clock_hz": 2619e6,
+    "memory_bus_bits": 5120,
+    "compute_units": 132,
+    "clock_hz": 1980e6,
+    "compute_capability": "9.0",
+}
 
 
 def test_theoretical_dram_prefers_the_runs_ceiling() -> None:
-    ceilings = [{"name": "DRAM bandwidth", "source": "measured", "value": 3000.0, "from": "stream/copy/fp32"},
-                {"name": "DRAM bandwidth", "source": "theoretical", "value": 3350.0, "from": "spec"}]
+    ceilings = [
+        {"name": "DRAM bandwidth", "source": "measured", "value": 3000.0, "from": "stream/copy/fp32"},
+        {"name": "DRAM bandwidth", "source": "theoretical", "value": 3350.0, "from": "spec"},
+    ]
     v, src = bc.theoretical_dram_gbps(ceilings, H100_INFO)
     assert v == 3350.0 and "ceiling" in src
 
@@ -257,17 +272,36 @@ def test_theoretical_fp32_fallbacks() -> None:
 
 # ---- the tool's measurements ---------------------------------------------------------------------
 
-def _m(suite: str, kernel: str, dtype: str, samples: List[float], *, flops: int = 0, bytes: int = 1,
-       valid: bool = True, params: Optional[Dict[str, Any]] = None) -> Measurement:
-    return Measurement(suite=suite, kernel=kernel, dtype=dtype, params=params or {}, flops=flops, bytes=bytes,
-                       samples_s=tuple(samples), valid=valid, validation="ok" if valid else "wrong")
+
+def _m(
+    suite: str,
+    kernel: str,
+    dtype: str,
+    samples: List[float],
+    *,
+    flops: int = 0,
+    bytes: int = 1,
+    valid: bool = True,
+    params: Optional[Dict[str, Any]] = None,
+) -> Measurement:
+    return Measurement(
+        suite=suite,
+        kernel=kernel,
+        dtype=dtype,
+        params=params or {},
+        flops=flops,
+        bytes=bytes,
+        samples_s=tuple(samples),
+        valid=valid,
+        validation="ok" if valid else "wrong",
+    )
 
 
 def _stream() -> List[Measurement]:
     n = 1 << 28
     p = {"n": n, "array_bytes": 4 * n}
     return [
-        _m("stream", "copy", "fp32", [1.0e-3, 0.65e-3, 1.0e-3], bytes=8 * n, params=p),   # best sample 3303 GB/s
+        _m("stream", "copy", "fp32", [1.0e-3, 0.65e-3, 1.0e-3], bytes=8 * n, params=p),  # best sample 3303 GB/s
         _m("stream", "triad", "fp32", [1.05e-3, 1.04e-3, 1.06e-3], bytes=12 * n, params=p),  # median 3067 GB/s
         _m("stream", "add", "fp32", [1.2e-3], bytes=12 * n, params=p),
     ]
@@ -307,8 +341,16 @@ def test_tool_peak_summary() -> None:
 
 def test_tool_gemm_largest() -> None:
     def g(n: int, dtype: str, valid: bool = True) -> Measurement:
-        return _m("gemm", "hgemm" if dtype == "fp16" else "bf16gemm", dtype, [1e-3, 2e-3, 3e-3],
-                  flops=2 * n**3, bytes=6 * n * n, valid=valid, params={"m": n, "n": n, "k": n})
+        return _m(
+            "gemm",
+            "hgemm" if dtype == "fp16" else "bf16gemm",
+            dtype,
+            [1e-3, 2e-3, 3e-3],
+            flops=2 * n**3,
+            bytes=6 * n * n,
+            valid=valid,
+            params={"m": n, "n": n, "k": n},
+        )
 
     ms = [g(1024, "fp16"), g(8192, "fp16"), g(4096, "fp16"), g(2048, "bf16"), g(4096, "bf16", valid=False)]
     s = bc.tool_gemm_largest(ms, "fp16")
@@ -321,6 +363,7 @@ def test_tool_gemm_largest() -> None:
 
 
 # ---- comparisons, verdicts, report ---------------------------------------------------------------
+
 
 def test_compare() -> None:
     r = bc.compare(3000.0, 3100.0, tool_alt=2900.0, reference_alt=3000.0, tool_detail="copy")
@@ -361,11 +404,16 @@ def test_exit_status() -> None:
 
 
 def test_markdown_rows_and_text_table() -> None:
-    recs = [bc.compare(3050.0, 3000.0, tool_detail="copy", reference_detail="Triad"),
-            bc.compare(3020.0, 3010.0, tool_detail="copy", reference_detail="Triad")]
-    summary = [bc.summarize_target(_target(1.0), recs),
-               bc.summarize_target(bc.Target("g", "gemm", "hgemm", "torch.matmul fp16", "GFLOP/s", 0.95),
-                                   [bc.not_run("torch not importable")])]
+    recs = [
+        bc.compare(3050.0, 3000.0, tool_detail="copy", reference_detail="Triad"),
+        bc.compare(3020.0, 3010.0, tool_detail="copy", reference_detail="Triad"),
+    ]
+    summary = [
+        bc.summarize_target(_target(1.0), recs),
+        bc.summarize_target(
+            bc.Target("g", "gemm", "hgemm", "torch.matmul fp16", "GFLOP/s", 0.95), [bc.not_run("torch not importable")]
+        ),
+    ]
     rows = bc.markdown_rows(summary, date="2026-11-21", gpu="NVIDIA H100 80GB HBM3", rounds=2)
     assert rows[0].startswith("| 2026-11-21 | NVIDIA H100 80GB HBM3 | 2 | STREAM best kernel | BabelStream: ")
     assert "(copy)" in rows[0] and "(Triad)" in rows[0] and "| ≥ 1.00 | PASS |" in rows[0]
@@ -376,7 +424,11 @@ def test_markdown_rows_and_text_table() -> None:
 
 
 def test_json_safe() -> None:
-    assert bc.json_safe({"a": float("inf"), "b": (1, float("nan")), 3: [2.5]}) == {"a": None, "b": [1, None], "3": [2.5]}
+    assert bc.json_safe({"a": float("inf"), "b": (1, float("nan")), 3: [2.5]}) == {
+        "a": None,
+        "b": [1, None],
+        "3": [2.5],
+    }
 
 
 def test_parse_only() -> None:
@@ -403,12 +455,16 @@ def test_main_without_a_cuda_device_explains(capsys: pytest.CaptureFixture[str],
 def test_source_tag() -> None:
     _, src = bc.theoretical_dram_gbps([], H100_INFO)
     assert bc.source_tag(src) == "device info"
-    _, src = bc.theoretical_fp32_gflops([{"name": "FP32 vector", "source": "theoretical", "value": 1.0, "from": "x"}], {})
+    _, src = bc.theoretical_fp32_gflops(
+        [{"name": "FP32 vector", "source": "theoretical", "value": 1.0, "from": "x"}], {}
+    )
     assert bc.source_tag(src) == "Run ceiling"
     assert bc.source_tag(bc.theoretical_dram_gbps([], {}, {}, bc.parse_mixbench(MIXBENCH))[1]) == "mixbench's figure"
 
 
 def test_not_run_reasons_stay_on_one_markdown_row() -> None:
-    s = bc.summarize_target(_target(1.0), [bc.not_run("babelstream-cuda exited 2: Error: out of memory\n| x\n" + "y" * 300)])
+    s = bc.summarize_target(
+        _target(1.0), [bc.not_run("babelstream-cuda exited 2: Error: out of memory\n| x\n" + "y" * 300)]
+    )
     (row,) = bc.markdown_rows([s], date="d", gpu="g", rounds=1)
     assert "\n" not in row and row.count("|") == 10 and "…" in row

@@ -105,7 +105,9 @@ def test_uniform_pair_is_the_serial_draws_bit_for_bit(monkeypatch: pytest.Monkey
     mt = np.random.Generator(np.random.MT19937(5))
     got_mt = uniform_pair(mt, 20, dtype)
     ref = np.random.Generator(np.random.MT19937(5))
-    assert np.array_equal(got_mt[1], (ref.uniform(-1.0, 1.0, (20, 20)), ref.uniform(-1.0, 1.0, (20, 20)))[1].astype(dtype))
+    assert np.array_equal(
+        got_mt[1], (ref.uniform(-1.0, 1.0, (20, 20)), ref.uniform(-1.0, 1.0, (20, 20)))[1].astype(dtype)
+    )
 
 
 def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None:
@@ -124,7 +126,7 @@ def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None
             return self.data.view(dtype)[:count].copy()
 
         def read_into(self, out: np.ndarray, offset: int = 0) -> None:
-            out.view(np.uint8)[:] = self.data.view(np.uint8)[offset:offset + out.nbytes]
+            out.view(np.uint8)[:] = self.data.view(np.uint8)[offset : offset + out.nbytes]
 
     scratch = HostScratch()
     a = Device(np.arange(16, dtype=np.float32))

@@ -36,11 +36,19 @@ def test_overrides_as_text_or_mapping_and_none() -> None:
     assert suite_budgets(SUITES, True, "none") == {s: 0.0 for s in SUITES}
 
 
-@pytest.mark.parametrize("text,problem", [
-    ("gemm", "is not SUITE=SECONDS"), ("gemm=abc", "is not a number of seconds"), ("gemm=nan", "is not a number"),
-    ("gemm=0", "is out of range"), ("gemm=-1", "is out of range"), (f"gemm={MAX_BUDGET_S + 1}", "is out of range"),
-    ("matrix=5", "is not a suite of this run"), (",", "names no suite"),
-])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ("gemm", "is not SUITE=SECONDS"),
+        ("gemm=abc", "is not a number of seconds"),
+        ("gemm=nan", "is not a number"),
+        ("gemm=0", "is out of range"),
+        ("gemm=-1", "is out of range"),
+        (f"gemm={MAX_BUDGET_S + 1}", "is out of range"),
+        ("matrix=5", "is not a suite of this run"),
+        (",", "names no suite"),
+    ],
+)
 def test_bad_budgets_name_the_problem_and_the_range(text: str, problem: str) -> None:
     with pytest.raises(OptionError, match=problem) as info:
         suite_budgets(SUITES, False, text)
@@ -123,8 +131,15 @@ def test_a_cut_suite_makes_the_run_partial_in_its_file(m5_run: Run) -> None:
     assert cut.status == CUT_BY_BUDGET and cut.partial and cut.budget_cuts() == (CUT,)
     d = json.loads(cut.to_json())
     assert d["complete"] is False and d["status"] == "cut by budget"
-    assert d["suite_times"][1] == {"suite": "sweep", "seconds": 61.0, "budget_s": 60.0, "measured": 9, "cut": True,
-                                   "planned": 12, "stopped_before": "sweep/scalar8/fp32 F=1 n=8"}
+    assert d["suite_times"][1] == {
+        "suite": "sweep",
+        "seconds": 61.0,
+        "budget_s": 60.0,
+        "measured": 9,
+        "cut": True,
+        "planned": 12,
+        "stopped_before": "sweep/scalar8/fp32 F=1 n=8",
+    }
     again = Run.from_json(cut.to_json())
     assert again.complete and again.status == CUT_BY_BUDGET  # cut, not interrupted: the field round-trips
     import dataclasses
@@ -135,8 +150,13 @@ def test_a_cut_suite_makes_the_run_partial_in_its_file(m5_run: Run) -> None:
     assert Run.from_dict(old).status == INTERRUPTED_STATUS
 
 
-@pytest.mark.parametrize("change, problem", [({"status": "half done"}, "status 'half done' is not a study status"),
-                                             ({"status": "complete", "complete": False}, "complete is false but status")])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"status": "half done"}, "status 'half done' is not a study status"),
+        ({"status": "complete", "complete": False}, "complete is false but status"),
+    ],
+)
 def test_a_status_that_is_none_or_disagrees_is_a_bad_file(m5_run: Run, change: dict, problem: str) -> None:
     with pytest.raises(ResultsError, match=problem):
         Run.from_dict({**m5_run.to_dict(), **change}, source="run.json")
@@ -147,8 +167,10 @@ def test_reports_say_partial_and_name_what_was_not_measured(m5_run: Run) -> None
     from apple_roofline.study.markdown import figure_status, status_text
 
     cut = _cut(m5_run)
-    words = ("PARTIAL — cut by budget: sweep cut by its 60 s budget (9 of 12 planned cases measured; not measured "
-             "from sweep/scalar8/fp32 F=1 n=8 on)")
+    words = (
+        "PARTIAL — cut by budget: sweep cut by its 60 s budget (9 of 12 planned cases measured; not measured "
+        "from sweep/scalar8/fp32 F=1 n=8 on)"
+    )
     assert status_text(cut) == words and status_text(m5_run) == "complete"
     md = to_markdown(cut)
     assert md.splitlines()[2] == f"**{words}.**"
@@ -204,4 +226,3 @@ def test_figures_of_a_cut_run_say_what_they_lack(tmp_path, m5_run: Run) -> None:
     svg = (tmp_path / "p.svg").read_text()
     note = svg.split(f'id="{NOTE_GID}"', 1)[1]
     assert "<!-- PARTIAL, not every case drawn: sweep cut by its 60 s budget" in note
-

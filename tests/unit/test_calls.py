@@ -12,8 +12,22 @@ import pytest
 from typer.testing import CliRunner
 
 from apple_roofline.calls import (
-    CallFit, CallMeasurement, CallPathInfo, CallsStudy, PathSkipped, check_batches, check_paths, check_sizes,
-    crossover, crossovers, fit_call_cost, format_calls, grid, plot_calls, run_calls, write_calls,
+    CallFit,
+    CallMeasurement,
+    CallPathInfo,
+    CallsStudy,
+    PathSkipped,
+    check_batches,
+    check_paths,
+    check_sizes,
+    crossover,
+    crossovers,
+    fit_call_cost,
+    format_calls,
+    grid,
+    plot_calls,
+    run_calls,
+    write_calls,
 )
 from apple_roofline.calls import runner as calls_runner
 from apple_roofline.cli import app
@@ -55,8 +69,16 @@ def test_the_fit_keeps_both_parameters_non_negative() -> None:
     assert pure.t0_s >= 0.0 and pure.rate is not None and pure.rate == pytest.approx(1e10, rel=0.1)
 
 
-@pytest.mark.parametrize("flops, seconds", [([1.0], [1.0]), ([1.0, 2.0], [1.0]), ([1.0, 2.0], [1.0, -1.0]),
-                                            ([0.0, 2.0], [1.0, 2.0]), ([1.0, 2.0], [1.0, float("nan")])])
+@pytest.mark.parametrize(
+    "flops, seconds",
+    [
+        ([1.0], [1.0]),
+        ([1.0, 2.0], [1.0]),
+        ([1.0, 2.0], [1.0, -1.0]),
+        ([0.0, 2.0], [1.0, 2.0]),
+        ([1.0, 2.0], [1.0, float("nan")]),
+    ],
+)
 def test_the_fit_rejects_bad_points(flops: List[float], seconds: List[float]) -> None:
     with pytest.raises(ValueError, match="path p"):
         fit_call_cost("p", flops, seconds)
@@ -125,7 +147,7 @@ class FakeBuffer:
 
     def write(self, array: Any, offset: int = 0) -> None:
         raw = np.ascontiguousarray(array).view(np.uint8).ravel()
-        self.data[offset:offset + raw.size] = raw
+        self.data[offset : offset + raw.size] = raw
 
     def read(self, dtype: str, count: int = -1, offset: int = 0) -> Any:
         return self.data[offset:].view(dtype)[:count].copy()
@@ -141,12 +163,12 @@ class FakeGemm:
         self.m, self.n, self.k, self.wrong = m, n, k, wrong
 
     def run(self, args: Sequence[Any]) -> None:
-        a = args[0].view("float32")[:self.m * self.k].reshape(self.m, self.k)
-        w = args[1].view("float32")[:self.k * self.n].reshape(self.k, self.n)
+        a = args[0].view("float32")[: self.m * self.k].reshape(self.m, self.k)
+        w = args[1].view("float32")[: self.k * self.n].reshape(self.k, self.n)
         c = (a @ w).astype(np.float32)
         if self.wrong:
             c[0, 0] += 1.0
-        args[2].view("float32")[:self.m * self.n] = c.ravel()
+        args[2].view("float32")[: self.m * self.n] = c.ravel()
 
 
 class FakeBackend:
@@ -177,7 +199,9 @@ class FakeCore:
         assert (name, index) == ("cpu", 0)
         return self.host
 
-    def launch_round_trip(self, backend: Any, kernel: FakeGemm, args: Sequence[Any], launch: int, reps: int) -> List[float]:
+    def launch_round_trip(
+        self, backend: Any, kernel: FakeGemm, args: Sequence[Any], launch: int, reps: int
+    ) -> List[float]:
         assert launch == 1
         self.calls.append((kernel.m, reps))
         kernel.run(args)
@@ -201,8 +225,16 @@ class Recorder:
 
 def _run(backend: FakeBackend, **kw: Any) -> CallsStudy:
     core = FakeCore(FakeBackend("cpu", backend.wrong))
-    return run_calls(backend.name, open_backend=lambda _d: backend, core=core, batches=[1, 4], sizes=[16, 32],
-                     max_reps=10, budget_s=1e-3, **kw)
+    return run_calls(
+        backend.name,
+        open_backend=lambda _d: backend,
+        core=core,
+        batches=[1, 4],
+        sizes=[16, 32],
+        max_reps=10,
+        budget_s=1e-3,
+        **kw,
+    )
 
 
 def test_the_runner_times_validates_and_fits_every_shape() -> None:
@@ -235,17 +267,21 @@ def test_paths_a_device_lacks_are_skipped_with_the_reason() -> None:
     assert reasons["mps"] == "runs on metal; this device is cuda"
 
 
-
 def test_a_study_that_would_measure_nothing_refuses() -> None:
     """No empty study (docs/design.md, "Exit codes"): paths that all run on another backend are the
     arguments' fault (OptionError, exit 2); paths of this backend that cannot run here are the
     machine's (CannotMeasure, exit 1), with the reason."""
     with pytest.raises(OptionError) as e:
         _run(FakeBackend("cpu"), paths=["cublas", "kernel"])
-    assert str(e.value) == ("paths cublas,kernel cannot run on this device: cpu (Fake cpu) is a cpu device "
-                            "(valid: paths of a cpu device: blas)")
-    with pytest.raises(CannotMeasure, match=r"^nothing measured: every path of the per-call study was skipped on "
-                                            r"metal:0: \[coreml\] Core ML predictions need macOS$"):
+    assert str(e.value) == (
+        "paths cublas,kernel cannot run on this device: cpu (Fake cpu) is a cpu device "
+        "(valid: paths of a cpu device: blas)"
+    )
+    with pytest.raises(
+        CannotMeasure,
+        match=r"^nothing measured: every path of the per-call study was skipped on "
+        r"metal:0: \[coreml\] Core ML predictions need macOS$",
+    ):
         _run(FakeBackend("metal"), paths=["coreml_cpu_and_ne"])
     with pytest.raises(CannotMeasure, match="cuBLAS is not installed"):  # cuBLAS missing, nothing else asked
         _run(FakeBackend("cuda"), paths=["cublas"])
@@ -255,8 +291,13 @@ def test_the_runner_rejects_bad_options_before_opening_the_device() -> None:
     def never(_d: str) -> Any:
         raise AssertionError("opened")
 
-    for kw, needle in (({"paths": ["tpu"]}, "paths 'tpu'"), ({"batches": [300]}, "batches 300"),
-                       ({"sizes": [8]}, "sizes 8"), ({"max_reps": 5}, "max_reps 5"), ({"budget_s": 0.0}, "budget_s")):
+    for kw, needle in (
+        ({"paths": ["tpu"]}, "paths 'tpu'"),
+        ({"batches": [300]}, "batches 300"),
+        ({"sizes": [8]}, "sizes 8"),
+        ({"max_reps": 5}, "max_reps 5"),
+        ({"budget_s": 0.0}, "budget_s"),
+    ):
         with pytest.raises(OptionError, match=needle):
             run_calls("cpu", open_backend=never, core=object(), **kw)
 
@@ -272,8 +313,15 @@ def test_an_interrupt_keeps_the_partial_study() -> None:
 
     core.launch_round_trip = interrupted  # type: ignore[method-assign]
     with pytest.raises(calls_runner.CallsInterrupted) as exc:
-        run_calls("cpu", open_backend=lambda _d: FakeBackend("cpu"), core=core, batches=[1], sizes=[16, 32],
-                  max_reps=10, budget_s=1e-3)
+        run_calls(
+            "cpu",
+            open_backend=lambda _d: FakeBackend("cpu"),
+            core=core,
+            batches=[1],
+            sizes=[16, 32],
+            max_reps=10,
+            budget_s=1e-3,
+        )
     assert exc.value.partial.complete is False
 
 
@@ -286,13 +334,22 @@ def _study(paths: Dict[str, Tuple[float, float]], valid: bool = True) -> CallsSt
         for b, n in grid(quick=True):
             f = 2 * b * n * n
             t = t0 + f / rate
-            ms.append(CallMeasurement(name, b, n, f, (2 * b * n + n * n) * 4, (t * 0.98, t, t * 1.05),
-                                      valid=valid, validation="ok"))
-    return CallsStudy(tool=ToolInfo("apple_roofline", "0.0", None), created="2026-01-01T00:00:00+00:00",
-                      host={"os": "test"}, device={"backend": "cuda", "name": "Fake GPU"}, command=("calls",),
-                      params={"quick": True},
-                      paths=tuple(CallPathInfo(n, f"{n} lib", "launch + wait", "cuda:0") for n in paths),
-                      measurements=tuple(ms), skipped=(PathSkipped("mps", "runs on metal"),))
+            ms.append(
+                CallMeasurement(
+                    name, b, n, f, (2 * b * n + n * n) * 4, (t * 0.98, t, t * 1.05), valid=valid, validation="ok"
+                )
+            )
+    return CallsStudy(
+        tool=ToolInfo("apple_roofline", "0.0", None),
+        created="2026-01-01T00:00:00+00:00",
+        host={"os": "test"},
+        device={"backend": "cuda", "name": "Fake GPU"},
+        command=("calls",),
+        params={"quick": True},
+        paths=tuple(CallPathInfo(n, f"{n} lib", "launch + wait", "cuda:0") for n in paths),
+        measurements=tuple(ms),
+        skipped=(PathSkipped("mps", "runs on metal"),),
+    )
 
 
 def test_the_study_round_trips_through_its_results_file(tmp_path: Path) -> None:
@@ -305,7 +362,9 @@ def test_the_study_round_trips_through_its_results_file(tmp_path: Path) -> None:
     assert data["kind"] == "calls" and data["fits"][0]["path"] == "cublas"
     assert data["fits"][0]["rate_gflops"] == pytest.approx(4e4, rel=1e-3)
     data["measurements"][0]["samples_s"][0] = -1.0
-    with pytest.raises(ResultsError, match=r"x.json: measurements\[0\]\.samples_s\[0\] must be a positive number of seconds, not -1.0"):
+    with pytest.raises(
+        ResultsError, match=r"x.json: measurements\[0\]\.samples_s\[0\] must be a positive number of seconds, not -1.0"
+    ):
         CallsStudy.from_dict(data, source="x.json")
     del data["paths"]
     with pytest.raises(ResultsError, match="x.json: paths is missing"):
@@ -347,13 +406,16 @@ def _cli(args: Sequence[str]) -> Any:
     return CliRunner().invoke(app, ["calls", *args])
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--path", "gpu"], "error: --path 'gpu' is not a path (valid: blas, cublas, mps, kernel"),
-    (["--batches", "0"], "error: --batches 0 is out of range (valid: 1 to 256)"),
-    (["--sizes", "100"], "error: --sizes 100 is not a multiple of 16 (valid: multiples of 16 from 16 to 2048)"),
-    (["--sizes", "x"], "error: --sizes 'x' is not an integer"),
-    (["--max-reps", "3"], "error: --max-reps 3 is out of range (valid: 10 to 10000)"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--path", "gpu"], "error: --path 'gpu' is not a path (valid: blas, cublas, mps, kernel"),
+        (["--batches", "0"], "error: --batches 0 is out of range (valid: 1 to 256)"),
+        (["--sizes", "100"], "error: --sizes 100 is not a multiple of 16 (valid: multiples of 16 from 16 to 2048)"),
+        (["--sizes", "x"], "error: --sizes 'x' is not an integer"),
+        (["--max-reps", "3"], "error: --max-reps 3 is out of range (valid: 10 to 10000)"),
+    ],
+)
 def test_the_cli_rejects_bad_options_in_one_line(args: List[str], needle: str, tmp_path: Path) -> None:
     result = _cli([*args, "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and "Traceback" not in result.output
@@ -361,8 +423,9 @@ def test_the_cli_rejects_bad_options_in_one_line(args: List[str], needle: str, t
     assert len(lines) == 1 and lines[0].startswith(needle), lines
 
 
-def test_the_cli_writes_the_files_and_prints_the_fits(tmp_path: Path, fake_registry: None,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_writes_the_files_and_prints_the_fits(
+    tmp_path: Path, fake_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: Dict[str, Any] = {}
 
     def fake_run(device: str, **kw: Any) -> CallsStudy:
@@ -379,21 +442,41 @@ def test_the_cli_writes_the_files_and_prints_the_fits(tmp_path: Path, fake_regis
     assert "skipped mps: runs on metal" in result.stderr
 
 
-@pytest.mark.parametrize("device, path, code, line", [
-    ("cpu", "cublas", 2, "error: --path cublas cannot run on this device: cpu (Fake cpu) is a cpu device "
-                         "(valid: paths of a cpu device: blas)"),
-    ("cuda", "cublas", 1, "error: nothing measured: every path of the per-call study was skipped on cuda:0: "
-                          "cuBLAS is not installed (fake)"),
-])
-def test_the_cli_refuses_a_study_that_measures_nothing(tmp_path: Path, fake_registry: None,
-                                                       monkeypatch: pytest.MonkeyPatch, device: str, path: str,
-                                                       code: int, line: str) -> None:
+@pytest.mark.parametrize(
+    "device, path, code, line",
+    [
+        (
+            "cpu",
+            "cublas",
+            2,
+            "error: --path cublas cannot run on this device: cpu (Fake cpu) is a cpu device "
+            "(valid: paths of a cpu device: blas)",
+        ),
+        (
+            "cuda",
+            "cublas",
+            1,
+            "error: nothing measured: every path of the per-call study was skipped on cuda:0: "
+            "cuBLAS is not installed (fake)",
+        ),
+    ],
+)
+def test_the_cli_refuses_a_study_that_measures_nothing(
+    tmp_path: Path, fake_registry: None, monkeypatch: pytest.MonkeyPatch, device: str, path: str, code: int, line: str
+) -> None:
     """``calls --device cpu --path cublas`` exited 0 with files that held nothing measured: now one
     line, 2 (the arguments) or 1 (the machine), and no study file."""
     real = calls_runner.run_calls
-    monkeypatch.setattr(calls_runner, "run_calls", lambda dev, **kw: real(
-        dev, open_backend=lambda _d: FakeBackend(device), core=FakeCore(FakeBackend("cpu")),
-        **{**kw, "budget_s": 1e-3}))
+    monkeypatch.setattr(
+        calls_runner,
+        "run_calls",
+        lambda dev, **kw: real(
+            dev,
+            open_backend=lambda _d: FakeBackend(device),
+            core=FakeCore(FakeBackend("cpu")),
+            **{**kw, "budget_s": 1e-3},
+        ),
+    )
     out = tmp_path / "o"
     result = _cli(["--device", "cpu", "--path", path, "--out", str(out)])  # opens the fake ``device``
     assert result.exit_code == code, result.output
@@ -422,8 +505,11 @@ def test_the_core_ml_path_times_natively_and_reports_the_engines_validation(monk
     built: List[Tuple[int, int, int, str]] = []
     runs: List[Tuple[str, int]] = []
     monkeypatch.setattr(predict, "predictions_unavailable", lambda: "")
-    monkeypatch.setattr(engine_models, "build_model",
-                        lambda shape, batch, precision, cache: built.append((shape.k, shape.m, batch, precision)) or "model")
+    monkeypatch.setattr(
+        engine_models,
+        "build_model",
+        lambda shape, batch, precision, cache: built.append((shape.k, shape.m, batch, precision)) or "model",
+    )
 
     def timing(model: Any, units: str, reps: int) -> PathTiming:
         runs.append((units, reps))
@@ -432,7 +518,9 @@ def test_the_core_ml_path_times_natively_and_reports_the_engines_validation(monk
     monkeypatch.setattr(predict, "native_timing", timing)
     path = PATHS["coreml_cpu_and_ne"]
     assert path.prepare is not None and path.dtype == "fp16"
-    prep = path.prepare(PathContext(core=None, backend=FakeBackend("metal"), backend_name="metal", device="metal:0"), 4, 128)
+    prep = path.prepare(
+        PathContext(core=None, backend=FakeBackend("metal"), backend_name="metal", device="metal:0"), 4, 128
+    )
     assert prep.check() == (False, "no prediction was made")
     assert prep.run(7) == [1e-4] * 7
     assert built == [(128, 128, 4, "fp16")] and runs == [("CPU_AND_NE", 7)]

@@ -37,8 +37,6 @@ def invoke(args: Sequence[str]) -> Result:
     return runner.invoke(app, list(args))
 
 
-
-
 def assert_usage_error(result: Result, *needles: str) -> None:
     """Exit 2, exactly one non-empty stderr line starting 'error:' containing every needle, no traceback."""
     assert result.exit_code == 2, (result.exit_code, result.output)
@@ -117,10 +115,14 @@ def test_devices_table_fits_the_terminal_and_wraps_the_reason(width: int) -> Non
     the long CUDA reason wraps within its column, every word of it kept."""
     from apple_roofline.cli.devices import devices_table
 
-    reason = ("CUDA driver (libcuda.so.1) not available: libcuda.so.1: cannot open shared object file: No such "
-              "file or directory; libcuda.so: cannot open shared object file: No such file or directory")
-    rows = [["cpu", "yes", "1", "AMD EPYC", "threads=2, isa=avx512, vector_bits=512, memory=23.5 GiB", ""],
-            ["cuda", "yes", "0", "-", "-", reason]]
+    reason = (
+        "CUDA driver (libcuda.so.1) not available: libcuda.so.1: cannot open shared object file: No such "
+        "file or directory; libcuda.so: cannot open shared object file: No such file or directory"
+    )
+    rows = [
+        ["cpu", "yes", "1", "AMD EPYC", "threads=2, isa=avx512, vector_bits=512, memory=23.5 GiB", ""],
+        ["cuda", "yes", "0", "-", "-", reason],
+    ]
     lines = devices_table(rows, width).splitlines()
     assert lines[0].split() == ["backend", "compiled", "devices", "name", "figures", "reason"]
     assert max(len(ln) for ln in lines) <= width
@@ -146,9 +148,13 @@ def test_budget_help_and_error_name_every_suite_with_its_default() -> None:
     assert "Default seconds: " + ", ".join(f"{k} {v:g}" for k, v in default_budgets().items()) + " (a third" in text
     assert f"hierarchy {default_budgets()['hierarchy']:g}" in text and f"idiv {default_budgets()['idiv']:g}" in text
     bad = invoke(["run", "--budget", "gemm=abc"])
-    assert_usage_error(bad, "--budget 'gemm=abc' is not a number of seconds",
-                       "this run's suites (default seconds): "
-                       + ", ".join(f"{k} {default_budgets()[k]:g}" for k in default_suites()) + ")")
+    assert_usage_error(
+        bad,
+        "--budget 'gemm=abc' is not a number of seconds",
+        "this run's suites (default seconds): "
+        + ", ".join(f"{k} {default_budgets()[k]:g}" for k in default_suites())
+        + ")",
+    )
     quick = invoke(["run", "--quick", "--suite", "stream,idiv", "--budget", "gemm=1"])
     assert_usage_error(quick, "--budget 'gemm' is not a suite of this run", "stream 10, idiv 20)")
 
@@ -225,8 +231,14 @@ def test_quick_help_says_what_quick_does() -> None:
     result = invoke(["run", "--help"])
     text = " ".join(result.output.replace("│", " ").split())
     assert "smaller arrays" not in text
-    for needle in ("F = 1, 4, 16", "1024", "sweep launch budget", "GEMM size ladder", "warm-up",
-                   "Array sizes are not changed"):
+    for needle in (
+        "F = 1, 4, 16",
+        "1024",
+        "sweep launch budget",
+        "GEMM size ladder",
+        "warm-up",
+        "Array sizes are not changed",
+    ):
         assert needle in text, needle
 
 
@@ -463,7 +475,9 @@ def test_plot_run_without_ceilings_exits_1(tmp_path: Path, m5_run: Run) -> None:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert lines == [f"error: {path} has no ceilings to draw (it holds 3 measurements, none valid for a ceiling)"], lines
+    assert lines == [f"error: {path} has no ceilings to draw (it holds 3 measurements, none valid for a ceiling)"], (
+        lines
+    )
     assert not target.exists()
     assert result.stdout == ""
 
@@ -532,8 +546,20 @@ def test_run_power_window_is_passed(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     out = tmp_path / "nested" / "out"
-    args = ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "7", "--array-size", "8MiB",
-            "--out", str(out)]
+    args = [
+        "run",
+        "--device",
+        "cpu",
+        "--suite",
+        "stream",
+        "--quick",
+        "--reps",
+        "7",
+        "--array-size",
+        "8MiB",
+        "--out",
+        str(out),
+    ]
     monkeypatch.setattr(sys, "argv", ["/usr/local/bin/apple-roofline", *args])
     result = invoke(args)
     # the synthetic run holds one invalid measurement: files written, exit 1
@@ -557,8 +583,10 @@ def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_
     [
         ("/usr/local/bin/apple-roofline", ["apple-roofline"]),
         ("apple-roofline", ["apple-roofline"]),
-        ("/opt/venv/lib/python3.11/site-packages/apple_roofline/__main__.py",
-         [Path(sys.executable).name, "-m", "apple_roofline"]),
+        (
+            "/opt/venv/lib/python3.11/site-packages/apple_roofline/__main__.py",
+            [Path(sys.executable).name, "-m", "apple_roofline"],
+        ),
     ],
 )
 def test_run_command_is_the_real_argv(
@@ -576,7 +604,8 @@ def test_run_command_is_the_real_argv(
 def _summary_run(m5_run: Run, *, measured: str, theoretical: Sequence[str]) -> Run:
     """m5_run keeping the measured ceilings of kinds in ``measured`` and theoretical ones of ``theoretical``."""
     keep = tuple(
-        c for c in m5_run.ceilings
+        c
+        for c in m5_run.ceilings
         if (c.source == "measured" and c.kind in measured) or (c.source == "theoretical" and c.kind in theoretical)
     )
     ms = tuple(m for m in m5_run.measurements if m.valid)
@@ -613,8 +642,12 @@ def test_run_summary_measured_ridges_unlabelled(tmp_path: Path, monkeypatch: pyt
     "measured, theoretical, why",
     [
         ("bandwidth", [], "no compute ceiling"),
-        ("", [], "no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is known "
-                 "for this device) and no compute"),
+        (
+            "",
+            [],
+            "no bandwidth ceiling (measured by the stream and hierarchy suites; no theoretical one is known "
+            "for this device) and no compute",
+        ),
         ("compute", ["compute"], "no bandwidth ceiling"),
     ],
 )
@@ -635,11 +668,13 @@ def test_run_summary_says_why_no_ridge_points(
         assert plot_lines[0].endswith("none of which sets a ceiling)"), plot_lines
     else:
         kinds = sorted({c.kind for c in r.ceilings})
-        assert plot_lines[0] == (f"warning: no roofline plot: the run has {why.split(' (')[0]} (measured by the "
-                                 f"{'stream and hierarchy' if why.startswith('no bandwidth') else 'peak and gemm'} "
-                                 f"suites; no theoretical one is known for this device) to draw its "
-                                 f"{len(r.ceilings)} {' and '.join(kinds)} ceiling{'s' if len(r.ceilings) > 1 else ''} "
-                                 "against"), plot_lines
+        assert plot_lines[0] == (
+            f"warning: no roofline plot: the run has {why.split(' (')[0]} (measured by the "
+            f"{'stream and hierarchy' if why.startswith('no bandwidth') else 'peak and gemm'} "
+            f"suites; no theoretical one is known for this device) to draw its "
+            f"{len(r.ceilings)} {' and '.join(kinds)} ceiling{'s' if len(r.ceilings) > 1 else ''} "
+            "against"
+        ), plot_lines
 
 
 def test_run_without_ceilings_writes_no_empty_plot(
@@ -708,18 +743,26 @@ def test_run_ceilings_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5
 
 
 @pytest.mark.parametrize("name", ["nosuch", "FP99"])
-def test_run_rejects_an_unknown_ceiling_before_measuring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                         m5_run: Run, name: str) -> None:
+def test_run_rejects_an_unknown_ceiling_before_measuring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run, name: str
+) -> None:
     calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     out = tmp_path / "out"
     result = invoke(["run", "--device", "cpu", "--ceilings", f"FP32 vector,{name}", "--out", str(out)])
-    assert_usage_error(result, f"--ceilings {name!r} is not a ceiling name (valid: default, all, or names separated "
-                               "by commas of: DRAM bandwidth, ", "FP32 vector", "GEMM FP64", "Matrix FP16→FP32 (wgmma)")
+    assert_usage_error(
+        result,
+        f"--ceilings {name!r} is not a ceiling name (valid: default, all, or names separated "
+        "by commas of: DRAM bandwidth, ",
+        "FP32 vector",
+        "GEMM FP64",
+        "Matrix FP16→FP32 (wgmma)",
+    )
     assert calls == [] and not out.exists()  # nothing measured, no folder made
 
 
-def test_run_and_plot_check_ceilings_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_run: Path,
-                                           m5_run: Run) -> None:
+def test_run_and_plot_check_ceilings_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_run: Path, m5_run: Run
+) -> None:
     """The same check and message for both (issue 32), each against the names it can know: every name
     a run can hold before `run` measures, the run's own in `plot`."""
     _patch_runner(monkeypatch, lambda _m: m5_run)
@@ -736,8 +779,11 @@ def test_plot_ceilings(tmp_path: Path, saved_run: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.read_text().count('id="ceiling:') == 9
     result = invoke(["plot", str(saved_run), "--ceilings", "FP99", "-o", str(out)])
-    assert_usage_error(result, "--ceilings 'FP99' is not a ceiling name (valid: default, all, or names separated by "
-                               "commas of: DRAM bandwidth, FP16 scalar ILP, FP16 vector")
+    assert_usage_error(
+        result,
+        "--ceilings 'FP99' is not a ceiling name (valid: default, all, or names separated by "
+        "commas of: DRAM bandwidth, FP16 scalar ILP, FP16 vector",
+    )
 
 
 def test_report_html(saved_run: Path) -> None:
@@ -750,8 +796,15 @@ def test_report_html(saved_run: Path) -> None:
 def test_report_html_of_a_dispatch_study(tmp_path: Path, m5_run: Run) -> None:
     from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 
-    study = DispatchStudy(tool=m5_run.tool, created=m5_run.created, host={}, device={"backend": "cpu", "name": "x"},
-                          command=(), params={}, series=(LatencySeries("null", "round_trip", "native", "host", (1e-5,)),))
+    study = DispatchStudy(
+        tool=m5_run.tool,
+        created=m5_run.created,
+        host={},
+        device={"backend": "cpu", "name": "x"},
+        command=(),
+        params={},
+        series=(LatencySeries("null", "round_trip", "native", "host", (1e-5,)),),
+    )
     path = tmp_path / "dispatch.json"
     study.save(path)
     assert_usage_error(invoke(["report", str(path), "--format", "html"]), "--format html is for roofline runs")
@@ -761,10 +814,14 @@ def test_report_html_of_a_dispatch_study(tmp_path: Path, m5_run: Run) -> None:
 
 def test_dispatch_options_are_the_librarys(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert_usage_error(invoke(["dispatch", "--reps", "0", "--out", str(out)]), "--reps 0 is out of range (valid: 1 to 100000)")
+    assert_usage_error(
+        invoke(["dispatch", "--reps", "0", "--out", str(out)]), "--reps 0 is out of range (valid: 1 to 100000)"
+    )
     assert_usage_error(invoke(["dispatch", "--launches", "x", "--out", str(out)]), "--launches 'x' is not an integer")
-    assert_usage_error(invoke(["dispatch", "--device", "cuda:0", "--out", str(out)]),
-                       "--device 'cuda:0' is not available: libcuda.so.1 not found (valid: cpu)")
+    assert_usage_error(
+        invoke(["dispatch", "--device", "cuda:0", "--out", str(out)]),
+        "--device 'cuda:0' is not available: libcuda.so.1 not found (valid: cpu)",
+    )
     assert not out.exists()
 
 
@@ -778,9 +835,18 @@ def test_dispatch_options_are_the_librarys(tmp_path: Path) -> None:
 
 def test_plot_points_table_and_figure(tmp_path: Path, saved_run: Path) -> None:
     out = tmp_path / "pts.svg"
-    result = invoke(["plot", str(saved_run), "-o", str(out),
-                     "--point", "mem:1e9:1e9:0.02",           # 1 FLOP/B, 50 GFLOP/s: under the 122 GB/s roof
-                     "--point", "my:gemm:4e12:4e10:8.0"])     # 100 FLOP/B, 500 GFLOP/s; name with a colon
+    result = invoke(
+        [
+            "plot",
+            str(saved_run),
+            "-o",
+            str(out),
+            "--point",
+            "mem:1e9:1e9:0.02",  # 1 FLOP/B, 50 GFLOP/s: under the 122 GB/s roof
+            "--point",
+            "my:gemm:4e12:4e10:8.0",
+        ]
+    )  # 100 FLOP/B, 500 GFLOP/s; name with a colon
     assert result.exit_code == 0, result.output
     assert out.exists()
     svg = out.read_text()
@@ -820,8 +886,10 @@ def test_plot_zero_flop_point(tmp_path: Path, saved_run: Path) -> None:
     assert "no FLOPs" in result.stdout
 
 
-@pytest.mark.parametrize("text, want", [("10", 10), (" +12 ", 12), ("-3", -3), ("1e3", "1e3"), ("++5", "++5"),
-                                        ("\u00b2", "\u00b2"), ("", "")])
+@pytest.mark.parametrize(
+    "text, want",
+    [("10", 10), (" +12 ", 12), ("-3", -3), ("1e3", "1e3"), ("++5", "++5"), ("\u00b2", "\u00b2"), ("", "")],
+)
 def test_numeric_options_become_ints_or_stay_text_for_the_library_to_reject(text: str, want: object) -> None:
     assert as_integer(text) == want and type(as_integer(text)) is type(want)
 
@@ -837,8 +905,12 @@ def test_run_sustain_is_passed_and_checked(tmp_path: Path, monkeypatch: pytest.M
     calls = _patch_runner(monkeypatch, lambda _m: m5_run)
     invoke(["run", "--device", "cpu", "--sustain", "2.5", "--out", str(tmp_path / "o")])
     assert calls[0]["sustain_s"] == 2.5
-    for bad, problem in (("61", "is out of range"), ("-1", "is out of range"), ("soon", "is not a number"),
-                         ("nan", "is out of range")):
+    for bad, problem in (
+        ("61", "is out of range"),
+        ("-1", "is out of range"),
+        ("soon", "is not a number"),
+        ("nan", "is out of range"),
+    ):
         result = invoke(["run", "--device", "cpu", "--sustain", bad, "--out", str(tmp_path / "x")])
         assert result.exit_code == 2, result.output
         assert f"--sustain '{bad}' {problem} (valid: 0 to 60 seconds)" in result.stderr, result.stderr

@@ -21,14 +21,20 @@ from apple_roofline.text import DASH
 DATA = Path(__file__).parent / "data" / "run_h100_power.json"
 
 KERNEL = "%clock64 / %globaltimer in the kernel: thread 0 of the first 4 blocks of every launch, entry to exit"
-PERF = ("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: No such file or directory (no hardware cycle counter "
-        "here: a VM or container without a PMU); /proc/sys/kernel/perf_event_paranoid is 2")
+PERF = (
+    "perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: No such file or directory (no hardware cycle counter "
+    "here: a VM or container without a PMU); /proc/sys/kernel/perf_event_paranoid is 2"
+)
 
 
 def test_a_measured_clock_gives_its_mean_spread_and_method() -> None:
     got = C.effective_clock({"mhz": [1790.0, 1795.0, 1800.0], "method": KERNEL}, {"sm_clock_mhz": 1980.0}, "nvml")
-    assert got == {C.EFFECTIVE: 1795.0, C.EFFECTIVE_MIN: 1790.0, C.EFFECTIVE_MAX: 1800.0,
-                   C.EFFECTIVE_SOURCE: f"measured: {KERNEL}"}
+    assert got == {
+        C.EFFECTIVE: 1795.0,
+        C.EFFECTIVE_MIN: 1790.0,
+        C.EFFECTIVE_MAX: 1800.0,
+        C.EFFECTIVE_SOURCE: f"measured: {KERNEL}",
+    }
 
 
 def test_without_a_measurement_the_reported_clock_is_used_and_labelled_with_the_reason() -> None:
@@ -118,9 +124,16 @@ def test_without_an_effective_clock_the_table_says_why_and_leaves_its_columns_ou
     run = load_results(DATA)
     assert isinstance(run, Run)
     why = "not measured (perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: no PMU) and no clock sampled"
-    ms = tuple(dataclasses.replace(m, params={**{k: v for k, v in m.params.items()
-                                                 if k not in C.CLOCK_PARAMS and k not in C.CLOCK_KEYS},
-                                              C.EFFECTIVE_SOURCE: f"none: {why}"}) for m in run.measurements)
+    ms = tuple(
+        dataclasses.replace(
+            m,
+            params={
+                **{k: v for k, v in m.params.items() if k not in C.CLOCK_PARAMS and k not in C.CLOCK_KEYS},
+                C.EFFECTIVE_SOURCE: f"none: {why}",
+            },
+        )
+        for m in run.measurements
+    )
     table = clock_table(dataclasses.replace(run, measurements=ms))
     assert table is not None
     assert table.header == ("Ceiling", "GFLOP/s", "Theoretical at 1980 MHz", "of it")
@@ -162,8 +175,10 @@ def test_the_figure_draws_the_theoretical_ceiling_at_the_effective_clock_too() -
 #: allows perf_event_open (VMs without a PMU: tests/device/test_cpu.py takes its "not measured"
 #: branch), so this reading stands in for the measured branch. The values are not a recording of one
 #: machine: they are set near the kept 2-vCPU EPYC run's measured all-core clock (3601 MHz).
-PERF_METHOD = ("core cycles / time on the CPU of 2 of 2 workers per sample (perf_event_open: "
-               "PERF_COUNT_HW_CPU_CYCLES and PERF_COUNT_SW_TASK_CLOCK, user mode)")
+PERF_METHOD = (
+    "core cycles / time on the CPU of 2 of 2 workers per sample (perf_event_open: "
+    "PERF_COUNT_HW_CPU_CYCLES and PERF_COUNT_SW_TASK_CLOCK, user mode)"
+)
 PERF_TIMED = {"mhz": [3588.2, 3594.6, 3600.4], "method": PERF_METHOD}
 #: The warm-up's reading (the clock still ramping): never the measurement's.
 PERF_WARMUP = {"mhz": [1204.7, 2411.9, 3387.0], "method": PERF_METHOD}
@@ -207,8 +222,14 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
     from apple_roofline.suites import Case, KernelDef
 
     kernel = _PerfCountingKernel()
-    kdef = KernelDef("peak", "vec4_indep8", "fp32", {"cpu": ("builtin", "peak_vec4_indep8_f32")},
-                     ceiling_class="FP32 vector", ceiling_kind="compute")
+    kdef = KernelDef(
+        "peak",
+        "vec4_indep8",
+        "fp32",
+        {"cpu": ("builtin", "peak_vec4_indep8_f32")},
+        ceiling_class="FP32 vector",
+        ceiling_kind="compute",
+    )
     case = Case(kdef, {"F": 512}, 1 << 20, 1 << 30, 1 << 23, [], lambda: kernel, lambda: (True, "ok"), lambda: None)
     # Linux's CPU sampler (RAPL, with cpufreq's clock): a reported clock the measured one must win over
     with _Sampler("rapl", {"cpu_clock_mhz": 2450.0}).start() as sampler:
@@ -222,10 +243,12 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
     run = load_results(EPYC)
     assert isinstance(run, Run)
     vec4 = next(x for x in run.measurements if x.kernel == "vec4_indep8" and x.params["F"] == 512)
-    clocked = dataclasses.replace(vec4, params={**vec4.params, **{k: m.params[k] for k in C.CLOCK_PARAMS
-                                                                    if k in m.params}})
-    table = clock_table(dataclasses.replace(run, measurements=tuple(
-        clocked if x is vec4 else x for x in run.measurements)))
+    clocked = dataclasses.replace(
+        vec4, params={**vec4.params, **{k: m.params[k] for k in C.CLOCK_PARAMS if k in m.params}}
+    )
+    table = clock_table(
+        dataclasses.replace(run, measurements=tuple(clocked if x is vec4 else x for x in run.measurements))
+    )
     assert table is not None
     row = next(r for r in table.rows if r[0] == "FP32 vector")
     # 414.0 GFLOP/s of 460.9 at the 3601 MHz all-core clock (89.8 %), of 460.1 at 3594.4 MHz (90.0 %)

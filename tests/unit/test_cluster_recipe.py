@@ -36,8 +36,13 @@ def env(tmp_path: Path) -> Dict[str, str]:
     shim = bin_dir / "apple-roofline"
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m apple_roofline "$@"\n')
     shim.chmod(0o755)
-    return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-                PYTHONPATH=os.pathsep.join(sys.path), RESULTS=str(tmp_path / "results"), ROOFLINE_ARGS=QUICK)
+    return dict(
+        os.environ,
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        PYTHONPATH=os.pathsep.join(sys.path),
+        RESULTS=str(tmp_path / "results"),
+        ROOFLINE_ARGS=QUICK,
+    )
 
 
 def test_the_per_task_command_is_the_scripts() -> None:
@@ -51,8 +56,9 @@ def test_the_per_task_command_is_the_scripts() -> None:
 def test_two_tasks_then_gather(env: Dict[str, str], tmp_path: Path) -> None:
     task = block("per-task").replace('"cuda:$SLURM_LOCALID"', "cpu")  # no GPU here: the CPU
     for local_id in ("0", "1"):
-        r = subprocess.run(["bash", "-c", task], env=dict(env, SLURM_LOCALID=local_id), capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run(
+            ["bash", "-c", task], env=dict(env, SLURM_LOCALID=local_id), capture_output=True, text=True, timeout=300
+        )
         assert r.returncode == 0, r.stderr[-2000:]
     host = subprocess.run(["hostname", "-s"], capture_output=True, text=True, check=True).stdout.strip()
     runs = [tmp_path / "results" / host / f"cuda{i}" / "run.json" for i in (0, 1)]

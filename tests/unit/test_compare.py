@@ -21,7 +21,13 @@ pytest.importorskip("matplotlib")
 from apple_roofline.cli import app  # noqa: E402
 from apple_roofline.dispatch.model import DispatchStudy  # noqa: E402
 from apple_roofline.roofline.compare import (  # noqa: E402
-    BASELINE_MEDIAN, Comparison, compare_markdown, compare_tables, path_labels, run_tags)
+    BASELINE_MEDIAN,
+    Comparison,
+    compare_markdown,
+    compare_tables,
+    path_labels,
+    run_tags,
+)
 from apple_roofline.roofline.compare_html import compare_html, compare_tooltips  # noqa: E402
 from apple_roofline.roofline.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash  # noqa: E402
 from apple_roofline.roofline.plot import CLASS_COLORS  # noqa: E402
@@ -68,6 +74,7 @@ def row(sec: str, first: str, nth: int = 0) -> List[str]:
 
 # -- the model -------------------------------------------------------------------------
 
+
 def test_run_tags() -> None:
     tags = run_tags(30)
     assert tags[:3] == ["A", "B", "C"] and tags[25:28] == ["Z", "AA", "AB"] and len(set(tags)) == 30
@@ -81,7 +88,10 @@ def test_path_labels(tmp_path: Path) -> None:
     # a file given again keeps its place, labelled with its count
     assert path_labels([tmp_path / "a.json", tmp_path / "a.json"]) == ["a.json", "a.json (2)"]
     assert path_labels([tmp_path / "n1/run.json", tmp_path / "n2/run.json", tmp_path / "n1/run.json"]) == [
-        "n1", "n2", "n1 (2)"]
+        "n1",
+        "n2",
+        "n1 (2)",
+    ]
 
 
 def test_comparison_checks_its_input(m5_run: Run) -> None:
@@ -122,10 +132,15 @@ def test_three_saved_runs_against_their_median() -> None:
     assert "Each run's value divided by the median's." in ratios
     # three runs with DRAM bandwidth: the middle one (the Xeon's) is the median
     dram = row(ratios, "DRAM bandwidth")
-    h100, xeon, epyc = (next(c.value for c in r.ceilings if c.name == "DRAM bandwidth" and c.source == "measured")
-                        for r in runs)
-    assert dram[4:] == [f"{h100 / xeon:.2f}×", "1.00×", f"{epyc / xeon:.2f}×", row(section(md, "Ceilings"),
-                                                                                     "DRAM bandwidth")[5]]
+    h100, xeon, epyc = (
+        next(c.value for c in r.ceilings if c.name == "DRAM bandwidth" and c.source == "measured") for r in runs
+    )
+    assert dram[4:] == [
+        f"{h100 / xeon:.2f}×",
+        "1.00×",
+        f"{epyc / xeon:.2f}×",
+        row(section(md, "Ceilings"), "DRAM bandwidth")[5],
+    ]
     # a ceiling only the H100 has: its own median, the others —
     assert row(ratios, "GEMM INT8")[4:7] == ["1.00×", "—", "—"]
 
@@ -149,6 +164,7 @@ def test_eight_runs_table() -> None:
 
 
 # -- the figure --------------------------------------------------------------------------
+
 
 def _lines(fig: Any, prefix: str) -> List[Any]:
     return [ln for ln in fig.axes[0].get_lines() if (ln.get_gid() or "").startswith(prefix)]
@@ -178,8 +194,9 @@ def test_figure_of_eight_runs() -> None:
     assert by_name["FP32 vector"] == {CLASS_COLORS["FP32 vector"].lower()} and by_name["DRAM bandwidth"] == {"#000000"}
     assert len({next(iter(c)) for c in by_name.values()}) == len(by_name)  # and no two ceilings share one
     labels = sorted(t.get_gid() for t in ax.texts if (t.get_gid() or "").startswith("label:"))
-    assert labels == sorted(f"label:{k}:{n}" for n in by_name
-                            for k in ["bandwidth" if "bandwidth" in n else "compute"])  # one label per ceiling
+    assert labels == sorted(
+        f"label:{k}:{n}" for n in by_name for k in ["bandwidth" if "bandwidth" in n else "compute"]
+    )  # one label per ceiling
     assert all(not t.get_text().startswith("A: ") for t in ax.texts)  # 8 runs: names only, values in the tables
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(legend) == 8 and legend[0].startswith("A: NVIDIA H100") and legend[7].startswith("H: NVIDIA H100")
@@ -206,6 +223,7 @@ def test_figure_with_theoretical_ceilings(m5_run: Run, m5_run_b: Run) -> None:
 
 # -- the HTML page ------------------------------------------------------------------------
 
+
 def test_html_page_names_every_run_and_hangs_hover_text() -> None:
     runs = eight_runs()
     c = Comparison(tuple(runs), tuple(f"n{i}" for i in range(8)), BASELINE_MEDIAN)
@@ -214,8 +232,11 @@ def test_html_page_names_every_run_and_hangs_hover_text() -> None:
     outside_scripts = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # plotly.js names its site in strings
     assert not re.search(r"""(src|href)=["'](https?:|//)""", outside_scripts)  # self-contained: nothing fetched
     for i, tag in enumerate("ABCDEFGH"):  # each run's line style beside its tag
-        assert re.search(rf'<li id="run-{tag}"><svg [^>]*><line [^>]*stroke-dasharray="{svg_dash(RUN_DASHES[i])}"/>'
-                         rf'</svg> <span class="run">{tag}</span>', page)
+        assert re.search(
+            rf'<li id="run-{tag}"><svg [^>]*><line [^>]*stroke-dasharray="{svg_dash(RUN_DASHES[i])}"/>'
+            rf'</svg> <span class="run">{tag}</span>',
+            page,
+        )
     tips = compare_tooltips(c)
     dram_e = tips["e:ceiling:measured:bandwidth:DRAM bandwidth"]
     assert dram_e.startswith("E: NVIDIA H100 80GB HBM3 (cuda)") and "of the median" in dram_e
@@ -235,7 +256,7 @@ def _browser() -> str:
 def _near(pixels: Any, color: str, tolerance: int = 24) -> int:
     import numpy as np
 
-    rgb = np.array([int(color[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.int32)
+    rgb = np.array([int(color[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.int32)
     return int((np.abs(pixels[..., :3].astype(np.int32) - rgb).max(axis=-1) <= tolerance).sum())
 
 
@@ -250,15 +271,17 @@ def test_eight_run_page_in_a_headless_browser(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,1300"]
     env = dict(os.environ, HOME=str(tmp_path))
-    dom = subprocess.run(args + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env,
-                         check=True).stdout
+    dom = subprocess.run(
+        args + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env, check=True
+    ).stdout
     labels = path_labels(paths)
     for tag, label in zip("ABCDEFGH", labels):
         entry = re.search(rf'<li id="run-{tag}">(.*?)</li>', dom, re.S)
         assert entry is not None and label in entry.group(1), tag
     shot = tmp_path / "shot.png"
-    subprocess.run(args + [f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, env=env,
-                   check=True)
+    subprocess.run(
+        args + [f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, env=env, check=True
+    )
     import matplotlib.image
 
     pixels = (matplotlib.image.imread(shot) * 255).round()
@@ -269,6 +292,7 @@ def test_eight_run_page_in_a_headless_browser(tmp_path: Path) -> None:
 
 
 # -- the command --------------------------------------------------------------------------
+
 
 def invoke(args: Sequence[str]) -> Any:
     return runner.invoke(app, list(args))
@@ -298,15 +322,22 @@ def test_cli_baseline_options(tmp_path: Path) -> None:
     r = invoke(["compare", str(a), str(b), "--baseline", "median"])
     assert r.exit_code == 0 and "Baseline: the median." in r.stdout
     r = invoke(["compare", str(a), str(b), "--baseline", "middle"])
-    assert r.exit_code == 2 and errors(r) == ["error: --baseline 'middle' is neither a file nor 'median' (valid: a "
-                                              "results file among the runs or another one, or median)"]
+    assert r.exit_code == 2 and errors(r) == [
+        "error: --baseline 'middle' is neither a file nor 'median' (valid: a "
+        "results file among the runs or another one, or median)"
+    ]
 
 
 def test_cli_refuses_other_kinds_and_schema_versions_one_line_each(tmp_path: Path, m5_run: Run) -> None:
     good = tmp_path / "good.json"
     m5_run.save(good)
-    study = DispatchStudy(**{k: getattr(m5_run, k) for k in ("tool", "created", "finished", "host", "device",
-                                                             "command", "complete", "warnings")}, params={})
+    study = DispatchStudy(
+        **{
+            k: getattr(m5_run, k)
+            for k in ("tool", "created", "finished", "host", "device", "command", "complete", "warnings")
+        },
+        params={},
+    )
     other = tmp_path / "dispatch.json"
     study.save(other)
     newer = tmp_path / "newer.json"
@@ -353,8 +384,10 @@ def test_cli_lists_a_partial_run_as_partial(tmp_path: Path, m5_run: Run) -> None
     assert r.exit_code == 0, r.output
     runs = section(r.stdout, "Runs")
     assert row(runs, "A")[-1] == "complete"
-    assert row(runs, "B")[-1] == ("PARTIAL — cut by budget: stream cut by its 2 s budget (3 of 4 planned cases "
-                                  "measured; not measured from stream/triad/fp32 n=8 on)")
+    assert row(runs, "B")[-1] == (
+        "PARTIAL — cut by budget: stream cut by its 2 s budget (3 of 4 planned cases "
+        "measured; not measured from stream/triad/fp32 n=8 on)"
+    )
     page = (tmp_path / "c.html").read_text()
     assert "PARTIAL — cut by budget: stream cut by its 2 s budget" in page and 'id="figure-note"' in page
     r = invoke(["compare", str(a), str(b), "-o", str(tmp_path / "c.svg")])
@@ -377,6 +410,6 @@ def test_cli_writes_the_figure_or_the_page(tmp_path: Path, suffix: str, magic: b
 def test_cli_bad_suffix(tmp_path: Path, m5_run: Run) -> None:
     a, b = write_runs(tmp_path, [m5_run, m5_run])
     r = invoke(["compare", str(a), str(b), "-o", str(tmp_path / "x.gif")])
-    assert r.exit_code == 2 and errors(r) == [f"error: -o '{tmp_path / 'x.gif'}' has an unsupported suffix '.gif' "
-                                              "(valid: .png, .svg, .pdf, .html)"]
-
+    assert r.exit_code == 2 and errors(r) == [
+        f"error: -o '{tmp_path / 'x.gif'}' has an unsupported suffix '.gif' (valid: .png, .svg, .pdf, .html)"
+    ]

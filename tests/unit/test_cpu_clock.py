@@ -10,8 +10,14 @@ import pytest
 
 from apple_roofline.roofline import Measurement
 from apple_roofline.theoretical import CoreGroup, CpuSpec, Figure
-from apple_roofline.theoretical.cpu_clock import (OUTLIER_FLOOR, RunClock, clock_warnings, effective_readings_hz,
-                                                  robust_clock, with_clock)
+from apple_roofline.theoretical.cpu_clock import (
+    OUTLIER_FLOOR,
+    RunClock,
+    clock_warnings,
+    effective_readings_hz,
+    robust_clock,
+    with_clock,
+)
 
 #: Eight calls of measure_cpu_clock_hz() on a 2-vCPU Xeon guest (tree f22d365), GHz: a neighbour took
 #: the second one's CPU.
@@ -20,9 +26,17 @@ MEASURED = "measured: dependent integer-add chain (apple_roofline._core.measure_
 
 
 def spec(clock: Figure) -> CpuSpec:
-    return CpuSpec(model="test", vendor="Intel", arch="x86_64", physical_cores=Figure(2, "cores", "test"),
-                   logical_cpus=2, clock_hz=clock, vector_bits=Figure(512, "bits", "test"),
-                   fma_pipes=Figure(2, "pipes", "test table"), fp16=False)
+    return CpuSpec(
+        model="test",
+        vendor="Intel",
+        arch="x86_64",
+        physical_cores=Figure(2, "cores", "test"),
+        logical_cpus=2,
+        clock_hz=clock,
+        vector_bits=Figure(512, "bits", "test"),
+        fma_pipes=Figure(2, "pipes", "test table"),
+        fp16=False,
+    )
 
 
 def readings(values_ghz: List[float]) -> Callable[[], float]:
@@ -110,11 +124,29 @@ def test_a_failed_reading_is_recorded_not_raised() -> None:
 def test_the_higher_effective_clock_keeps_the_peaks_an_upper_bound(make_m: Callable[..., Measurement]) -> None:
     """Where perf events counted the cores' cycles, a kernel that ran at 2.9 GHz would exceed peaks
     at the chain's 2.6 GHz: the peaks use the effective clock's median, the higher."""
-    ms = [make_m("peak", "fma", "fp32", flops=1 << 30, bytes=1, gflops=100.0,
-                 params={"effective_clock_mhz": mhz, "effective_clock_source": "measured: perf events (cycles)"})
-          for mhz in (2900.0, 2910.0, 2890.0, 1200.0)]
-    ms.append(make_m("peak", "fma", "fp32", flops=1 << 30, bytes=1, gflops=100.0,
-                     params={"effective_clock_mhz": 2600.0, "effective_clock_source": "reported: cpufreq"}))
+    ms = [
+        make_m(
+            "peak",
+            "fma",
+            "fp32",
+            flops=1 << 30,
+            bytes=1,
+            gflops=100.0,
+            params={"effective_clock_mhz": mhz, "effective_clock_source": "measured: perf events (cycles)"},
+        )
+        for mhz in (2900.0, 2910.0, 2890.0, 1200.0)
+    ]
+    ms.append(
+        make_m(
+            "peak",
+            "fma",
+            "fp32",
+            flops=1 << 30,
+            bytes=1,
+            gflops=100.0,
+            params={"effective_clock_mhz": 2600.0, "effective_clock_source": "reported: cpufreq"},
+        )
+    )
     assert effective_readings_hz(ms) == [2.9e9, 2.91e9, 2.89e9, 1.2e9]
     clock = RunClock(spec(Figure(2.6e9, "Hz", MEASURED)), measure=readings([2.6, 2.6]))
     clock.take()
@@ -130,9 +162,18 @@ def test_the_higher_effective_clock_keeps_the_peaks_an_upper_bound(make_m: Calla
 def test_with_clock_replaces_only_measured_clocks() -> None:
     p = CoreGroup("P", "", Figure(4, "cores", "t"), Figure(3.2e9, "Hz", MEASURED), Figure(4, "pipes", "t"))
     e = CoreGroup("E", "", Figure(4, "cores", "t"), Figure.unknown("Hz", "no E-core sysctl"), Figure(2, "pipes", "t"))
-    s = CpuSpec(model="Apple M1", vendor="Apple", arch="arm64", physical_cores=Figure(8, "cores", "t"), logical_cpus=8,
-                clock_hz=p.clock_hz, vector_bits=Figure(128, "bits", "t"), fma_pipes=p.fma_pipes, fp16=True,
-                core_groups=(p, e))
+    s = CpuSpec(
+        model="Apple M1",
+        vendor="Apple",
+        arch="arm64",
+        physical_cores=Figure(8, "cores", "t"),
+        logical_cpus=8,
+        clock_hz=p.clock_hz,
+        vector_bits=Figure(128, "bits", "t"),
+        fma_pipes=p.fma_pipes,
+        fp16=True,
+        core_groups=(p, e),
+    )
     out = with_clock(s, 3.1e9, "measured: robust")
     assert out.clock_hz.value == 3.1e9 and out.core_groups[0].clock_hz.value == 3.1e9
     assert out.core_groups[1].clock_hz == e.clock_hz

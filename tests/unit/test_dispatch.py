@@ -51,9 +51,7 @@ def _us(*values: float) -> tuple[float, ...]:
     return tuple(v * US for v in values)
 
 
-def _series(
-    kernel: str, measure: str, path: str, clock: str, samples: tuple[float, ...], **kw: Any
-) -> LatencySeries:
+def _series(kernel: str, measure: str, path: str, clock: str, samples: tuple[float, ...], **kw: Any) -> LatencySeries:
     return LatencySeries(kernel=kernel, measure=measure, path=path, clock=clock, samples_s=samples, **kw)
 
 
@@ -67,8 +65,16 @@ def make_study(series: tuple[LatencySeries, ...] | None = None, **kw: Any) -> Di
             _series("null", "throughput", "python", "host", _us(4, 5, 6), launches_per_sample=1000),
             _series("null", "throughput", "cupy", "host", _us(7, 8, 9), launches_per_sample=1000),
             _series("null", "throughput", "cupy", "device", _us(1, 1, 1), launches_per_sample=1000),
-            _series("null", "throughput", "torch", "host", _us(10, 11, 12), launches_per_sample=1000,
-                    valid=False, validation="output 0 != 1"),
+            _series(
+                "null",
+                "throughput",
+                "torch",
+                "host",
+                _us(10, 11, 12),
+                launches_per_sample=1000,
+                valid=False,
+                validation="output 0 != 1",
+            ),
             _series("null", "round_trip", "native", "host", _us(10, 20, 30)),
             _series("null", "round_trip", "python", "host", _us(25, 35, 45)),
             _series("null", "round_trip", "mlx", "host", _us(50, 60, 70)),
@@ -180,8 +186,13 @@ def test_series_valid_and_label() -> None:
     ],
 )
 def test_series_rejects(kw: dict[str, Any], match: str) -> None:
-    args: dict[str, Any] = {"kernel": "null", "measure": "round_trip", "path": "native", "clock": "host",
-                            "samples_s": (1e-6,)}
+    args: dict[str, Any] = {
+        "kernel": "null",
+        "measure": "round_trip",
+        "path": "native",
+        "clock": "host",
+        "samples_s": (1e-6,),
+    }
     args.update(kw)
     with pytest.raises(ValueError, match=match):
         LatencySeries(**args)
@@ -238,10 +249,12 @@ def test_json_distribution_must_be_the_samples_own(study: DispatchStudy) -> None
     data = json.loads(study.to_json())
     del data["series"][0]["distribution"]  # written for other readers, recomputed on reading
     assert DispatchStudy.from_dict(data).series[0].distribution.p50 == pytest.approx(2e-6)
-    for key, value, match in (("p50", 123.0, r"p50 123\.0 lies outside samples_s \(valid: 1e-06 to 3e-06\)"),
-                              ("p90", 2.1e-6, r"p90 2\.1e-06 is not the p90 of samples_s \(valid: 2\.8"),
-                              ("n", 4, r"n 4 is not the number of samples in samples_s \(valid: 3\)"),
-                              ("min", -1e-6, r"min must be a positive number of seconds, not -1e-06")):
+    for key, value, match in (
+        ("p50", 123.0, r"p50 123\.0 lies outside samples_s \(valid: 1e-06 to 3e-06\)"),
+        ("p90", 2.1e-6, r"p90 2\.1e-06 is not the p90 of samples_s \(valid: 2\.8"),
+        ("n", 4, r"n 4 is not the number of samples in samples_s \(valid: 3\)"),
+        ("min", -1e-6, r"min must be a positive number of seconds, not -1e-06"),
+    ):
         data = json.loads(study.to_json())
         data["series"][0]["distribution"][key] = value
         with pytest.raises(ResultsError, match=r"s\.json: series\[0\]\.distribution\." + match):
@@ -262,13 +275,18 @@ def _broken(study: DispatchStudy, edit: Any) -> str:
     ("edit", "match"),
     [
         (lambda d: d["series"][0].pop("kernel"), r"study\.json: series\[0\]\.kernel is missing"),
-        (lambda d: d["series"][1].__setitem__("samples_s", [1e-6, "x"]), r"series\[1\]\.samples_s\[1\] must be a positive number of seconds, not 'x'"),
+        (
+            lambda d: d["series"][1].__setitem__("samples_s", [1e-6, "x"]),
+            r"series\[1\]\.samples_s\[1\] must be a positive number of seconds, not 'x'",
+        ),
         (lambda d: d["series"][2].__setitem__("samples_s", "1e-6"), r"series\[2\]\.samples_s must be an array"),
         (lambda d: d["series"][0].__setitem__("valid", "yes"), r"series\[0\]\.valid must be true or false"),
         (lambda d: d["series"][0].__setitem__("launches_per_sample", 0), r"series\[0\]\.launches_per_sample"),
         (lambda d: d["series"][0].__setitem__("kernel", "big"), r"study\.json: .*kernel 'big'"),
-        (lambda d: d["series"][6].__setitem__("samples_s", [-1e-6]),
-         r"study\.json: series\[6\]\.samples_s\[0\] must be a positive number of seconds, not -1e-06"),
+        (
+            lambda d: d["series"][6].__setitem__("samples_s", [-1e-6]),
+            r"study\.json: series\[6\]\.samples_s\[0\] must be a positive number of seconds, not -1e-06",
+        ),
         (lambda d: d["skipped"][0].pop("reason"), r"skipped\[0\]\.reason is missing"),
         (lambda d: d.__setitem__("kind", "run"), "kind is 'run'"),
         (lambda d: d.__setitem__("schema_version", 2), "schema_version 2 is not supported"),
@@ -371,7 +389,7 @@ def test_step_medians_order(study: DispatchStudy) -> None:
 def _section(md: str, title: str) -> str:
     start = md.index(f"\n## {title}\n")
     end = md.find("\n## ", start + 1)
-    return md[start:end if end >= 0 else len(md)]
+    return md[start : end if end >= 0 else len(md)]
 
 
 def test_markdown(study: DispatchStudy) -> None:
@@ -384,12 +402,16 @@ def test_markdown(study: DispatchStudy) -> None:
     assert "| null | throughput | native | host | 3 | 1.20 | 2.00 | 2.80 | 2.98 | 3.00 | yes |" in dist
     assert "NO: output 0 != 1" in dist
     cost = _section(md, "Binding cost")
-    assert ("**null throughput**: python − native = +3.00 µs per launch (median of 3 paired differences, "
-            "95 % interval +3.00 to +3.00 µs): not resolved: 3 pairs cannot give a 95 % interval") in cost
+    assert (
+        "**null throughput**: python − native = +3.00 µs per launch (median of 3 paired differences, "
+        "95 % interval +3.00 to +3.00 µs): not resolved: 3 pairs cannot give a 95 % interval"
+    ) in cost
     assert "(python p50 5.00 µs, native p50 2.00 µs)" in cost
     assert "cupy p50 8.00 µs" in cost and "torch" not in cost
-    assert ("**null round_trip**: python − native: not resolved: the paths were not measured interleaved" in cost
-            and "mlx p50 60.0 µs" in cost)
+    assert (
+        "**null round_trip**: python − native: not resolved: the paths were not measured interleaved" in cost
+        and "mlx p50 60.0 µs" in cost
+    )
     assert "tiny" not in cost
     steps = _section(md, "Round-trip steps")
     assert "| null | launch | host | 3.00 |" in steps and "| null | start | device | -1.00 |" in steps
@@ -443,8 +465,10 @@ def test_json_format_and_bad_format(study: DispatchStudy) -> None:
 
 
 def test_plot_module_does_not_load_matplotlib() -> None:
-    code = ("import sys; import apple_roofline.dispatch, apple_roofline.dispatch.plot; "
-            "print('matplotlib' in sys.modules, 'apple_roofline._core' in sys.modules)")
+    code = (
+        "import sys; import apple_roofline.dispatch, apple_roofline.dispatch.plot; "
+        "print('matplotlib' in sys.modules, 'apple_roofline._core' in sys.modules)"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False False"

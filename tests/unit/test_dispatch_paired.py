@@ -74,13 +74,16 @@ def test_median_interval_large_n_is_finite_and_tight() -> None:
     assert 0.95 <= ci.coverage < 0.951 and ci.high - ci.low < 700
 
 
-@pytest.mark.parametrize("kw, match", [
-    ({"confidence": 1.0}, "strictly between 0 and 1"),
-    ({"confidence": 0}, "strictly between 0 and 1"),
-    ({"confidence": True}, "strictly between 0 and 1"),
-    ({"samples": []}, "must not be empty"),
-    ({"samples": [1.0, math.nan]}, "must be finite"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"confidence": 1.0}, "strictly between 0 and 1"),
+        ({"confidence": 0}, "strictly between 0 and 1"),
+        ({"confidence": True}, "strictly between 0 and 1"),
+        ({"samples": []}, "must not be empty"),
+        ({"samples": [1.0, math.nan]}, "must be finite"),
+    ],
+)
 def test_median_interval_errors(kw: Dict[str, Any], match: str) -> None:
     args = {"samples": [1.0, 2.0], **kw}
     with pytest.raises(ValueError, match=match):
@@ -143,14 +146,21 @@ def test_paired_difference_values() -> None:
     assert d.to_dict()["status"] == d.status
 
 
-@pytest.mark.parametrize("diffs, status, words", [
-    ([0.20, 0.21, 0.19, 0.22, 0.18, 0.20, 0.21], "resolved", "resolved"),
-    ([-0.1, 0.3, 0.1, 0.2, -0.2, 0.05, 0.15], "includes_zero", "not resolved: the interval includes zero"),
-    ([0.0, 0.3, 0.1, 0.2, 0.25, 0.05, 0.15], "includes_zero", "not resolved: the interval includes zero"),
-    ([-0.3, -0.32, -0.31, -0.33, -0.30, -0.29, -0.31], "negative", "not resolved: the interval lies below zero"),
-    ([0.05, 0.5, 0.1, 0.2, 0.9, 0.08, 0.15], "wider_than_effect", "not resolved: the interval is wider than the effect"),
-    ([0.2, 0.21, 0.2, 0.2, 0.2], "too_few_pairs", "not resolved: 5 pairs cannot give a 95 % interval"),
-])
+@pytest.mark.parametrize(
+    "diffs, status, words",
+    [
+        ([0.20, 0.21, 0.19, 0.22, 0.18, 0.20, 0.21], "resolved", "resolved"),
+        ([-0.1, 0.3, 0.1, 0.2, -0.2, 0.05, 0.15], "includes_zero", "not resolved: the interval includes zero"),
+        ([0.0, 0.3, 0.1, 0.2, 0.25, 0.05, 0.15], "includes_zero", "not resolved: the interval includes zero"),
+        ([-0.3, -0.32, -0.31, -0.33, -0.30, -0.29, -0.31], "negative", "not resolved: the interval lies below zero"),
+        (
+            [0.05, 0.5, 0.1, 0.2, 0.9, 0.08, 0.15],
+            "wider_than_effect",
+            "not resolved: the interval is wider than the effect",
+        ),
+        ([0.2, 0.21, 0.2, 0.2, 0.2], "too_few_pairs", "not resolved: 5 pairs cannot give a 95 % interval"),
+    ],
+)
 def test_status_and_wording(diffs: List[float], status: str, words: str) -> None:
     d = paired_difference([3 * US + x * US for x in diffs], [3 * US] * len(diffs))
     assert d.status == status and d.verdict.startswith(words), d.verdict
@@ -169,10 +179,13 @@ def test_interval_including_zero_is_never_resolved() -> None:
             assert d.low_s > 0 and d.width_s <= d.median_s
 
 
-@pytest.mark.parametrize("python, native, match", [
-    ([1.0, 2.0], [1.0], "differ in length: 2 python, 1 native"),
-    ([], [], "must not be empty"),
-])
+@pytest.mark.parametrize(
+    "python, native, match",
+    [
+        ([1.0, 2.0], [1.0], "differ in length: 2 python, 1 native"),
+        ([], [], "must not be empty"),
+    ],
+)
 def test_paired_difference_errors(python: List[float], native: List[float], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         paired_difference(python, native)
@@ -200,6 +213,7 @@ def test_interleave_takes_each_pair_back_to_back_in_order() -> None:
         def sample() -> float:
             calls.append(path)
             return float(len(calls))  # the instant of the call
+
         return sample
 
     got = interleave({"native": sampler("native"), "python": sampler("python")}, pair_order(4))
@@ -228,10 +242,16 @@ def _study(py: List[float], nat: List[float], *, pair: bool = True, **kw: Any) -
     )
     pairings = (Pairing("null", "throughput", pair_order(len(py)), 0.95),) if pair else ()
     args: Dict[str, Any] = dict(
-        tool=ToolInfo("apple-roofline", "0", None), created="2026-11-27T10:00:00+00:00",
-        host={"os": "Linux"}, device={"backend": "cuda", "name": "Test GPU"}, command=("apple-roofline", "dispatch"),
-        params={"reps": len(py), "launches": 100, "warmup": 0}, series=series, pairings=pairings,
-        finished="2026-11-27T10:01:00+00:00")
+        tool=ToolInfo("apple-roofline", "0", None),
+        created="2026-11-27T10:00:00+00:00",
+        host={"os": "Linux"},
+        device={"backend": "cuda", "name": "Test GPU"},
+        command=("apple-roofline", "dispatch"),
+        params={"reps": len(py), "launches": 100, "warmup": 0},
+        series=series,
+        pairings=pairings,
+        finished="2026-11-27T10:01:00+00:00",
+    )
     args.update(kw)
     return DispatchStudy(**args)
 
@@ -260,8 +280,10 @@ def test_file_without_pairings_reads_and_is_not_resolved() -> None:
     assert st.pairings == ()
     (c,) = binding_cost(st)
     assert c.paired is None and not c.resolved
-    assert cost_text(c) == ("python − native: not resolved: the paths were not measured interleaved, and a "
-                            "difference of two medians taken apart carries the host's drift")
+    assert cost_text(c) == (
+        "python − native: not resolved: the paths were not measured interleaved, and a "
+        "difference of two medians taken apart carries the host's drift"
+    )
 
 
 def _edited(edit: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
@@ -270,21 +292,37 @@ def _edited(edit: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
     return d
 
 
-@pytest.mark.parametrize("edit, match", [
-    (lambda d: d["pairings"][0]["difference"].update(median_s=1e-6),
-     r"pairings\[0\]\.difference\.median_s 1e-06 is not the median of the paired differences"),
-    (lambda d: d["pairings"][0]["difference"].update(low_s=0.0), r"pairings\[0\]\.difference\.low_s"),
-    (lambda d: d["pairings"][0]["difference"].update(status="includes_zero"),
-     r"pairings\[0\]\.difference\.status 'includes_zero' is not what the paired samples give \(valid: 'resolved'"),
-    (lambda d: d["pairings"][0]["difference"].update(n=7), r"pairings\[0\]\.difference\.n 7 is not the number of pairs"),
-    (lambda d: d["pairings"][0].update(first=["native"] * 7), "7 pairs but 8 python samples"),
-    (lambda d: d["pairings"][0].update(first=["native"] * 7 + ["cupy"]), r"first\[7\] 'cupy' is not one of native, python"),
-    (lambda d: d["pairings"][0].update(clock="device"), r"pairings\[0\]\.clock 'device' is not the clock of a pairing"),
-    (lambda d: d["pairings"][0].update(measure="step"), "measure 'step' is not one of throughput, round_trip"),
-    (lambda d: d["pairings"][0].update(confidence=1.5), "confidence 1.5 is out of range"),
-    (lambda d: d["pairings"].append(dict(d["pairings"][0])), "null/throughput is given twice"),
-    (lambda d: d["series"].pop(1), "0 python host-clock series"),
-])
+@pytest.mark.parametrize(
+    "edit, match",
+    [
+        (
+            lambda d: d["pairings"][0]["difference"].update(median_s=1e-6),
+            r"pairings\[0\]\.difference\.median_s 1e-06 is not the median of the paired differences",
+        ),
+        (lambda d: d["pairings"][0]["difference"].update(low_s=0.0), r"pairings\[0\]\.difference\.low_s"),
+        (
+            lambda d: d["pairings"][0]["difference"].update(status="includes_zero"),
+            r"pairings\[0\]\.difference\.status 'includes_zero' is not what the paired samples give \(valid: 'resolved'",
+        ),
+        (
+            lambda d: d["pairings"][0]["difference"].update(n=7),
+            r"pairings\[0\]\.difference\.n 7 is not the number of pairs",
+        ),
+        (lambda d: d["pairings"][0].update(first=["native"] * 7), "7 pairs but 8 python samples"),
+        (
+            lambda d: d["pairings"][0].update(first=["native"] * 7 + ["cupy"]),
+            r"first\[7\] 'cupy' is not one of native, python",
+        ),
+        (
+            lambda d: d["pairings"][0].update(clock="device"),
+            r"pairings\[0\]\.clock 'device' is not the clock of a pairing",
+        ),
+        (lambda d: d["pairings"][0].update(measure="step"), "measure 'step' is not one of throughput, round_trip"),
+        (lambda d: d["pairings"][0].update(confidence=1.5), "confidence 1.5 is out of range"),
+        (lambda d: d["pairings"].append(dict(d["pairings"][0])), "null/throughput is given twice"),
+        (lambda d: d["series"].pop(1), "0 python host-clock series"),
+    ],
+)
 def test_bad_pairings_are_refused_naming_the_field(edit: Callable[[Dict[str, Any]], None], match: str) -> None:
     with pytest.raises(ResultsError, match=match):
         DispatchStudy.from_dict(_edited(edit), source="d.json")
@@ -292,8 +330,10 @@ def test_bad_pairings_are_refused_naming_the_field(edit: Callable[[Dict[str, Any
 
 def test_report_says_resolved_and_unresolved() -> None:
     md = format_dispatch(_study(PY_RESOLVED, NAT))
-    assert ("- **null throughput**: python − native = +0.200 µs per launch (median of 8 paired differences, "
-            "95 % interval +0.180 to +0.220 µs): resolved (python p50") in md
+    assert (
+        "- **null throughput**: python − native = +0.200 µs per launch (median of 8 paired differences, "
+        "95 % interval +0.180 to +0.220 µs): resolved (python p50"
+    ) in md
     assert "interleaved" in md and "a negative or unresolved cost is not a finding" in md
     md0 = format_dispatch(_study(PY_ZERO, NAT))
     assert "8 paired differences, 95 % interval -0.300 to +0.300 µs): not resolved: the interval includes zero" in md0

@@ -72,8 +72,7 @@ def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types
             self.name = name
             log["kernels"].append(name)
 
-        def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...],
-                     **kwargs: Any) -> None:
+        def __call__(self, grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...], **kwargs: Any) -> None:
             n = args[-1]
             assert isinstance(n, np.uint64)
             log["launches"] += 1
@@ -110,7 +109,8 @@ def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types
     cp.zeros = lambda shape, dtype=float: FakeCupyArray(shape, dtype)  # type: ignore[attr-defined]
     cp.asnumpy = lambda a: a.data.copy()  # type: ignore[attr-defined]
     cp.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
-        Device=Device, runtime=types.SimpleNamespace(getDeviceCount=lambda: devices))
+        Device=Device, runtime=types.SimpleNamespace(getDeviceCount=lambda: devices)
+    )
     return cp
 
 
@@ -145,7 +145,8 @@ def fake_torch(*, fail: bool = False, cuda: bool = True) -> types.ModuleType:
         setattr(torch, name, name)
     torch.device = lambda spec: spec  # type: ignore[attr-defined]
     torch.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
-        is_available=lambda: cuda, device_count=lambda: 1 if cuda else 0, synchronize=lambda device=None: None)
+        is_available=lambda: cuda, device_count=lambda: 1 if cuda else 0, synchronize=lambda device=None: None
+    )
 
     def zeros(n: int, *, dtype: Any, device: Any) -> FakeTensor:
         assert dtype == "float32" and str(device).startswith("cuda:")
@@ -184,13 +185,29 @@ def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleTy
     log: dict[str, Any] = {"calls": 0, "evals": 0, "async_evals": 0}
     mx.log = log  # type: ignore[attr-defined]
 
-    def metal_kernel(name: str, input_names: Sequence[str], output_names: Sequence[str], source: str,
-                     header: str = "", ensure_row_contiguous: bool = True, atomic_outputs: bool = False) -> Any:
+    def metal_kernel(
+        name: str,
+        input_names: Sequence[str],
+        output_names: Sequence[str],
+        source: str,
+        header: str = "",
+        ensure_row_contiguous: bool = True,
+        atomic_outputs: bool = False,
+    ) -> Any:
         assert output_names, "[metal_kernel] Must specify at least one output."
 
-        def call(*, inputs: Sequence[Any], output_shapes: Sequence[Sequence[int]], output_dtypes: Sequence[Any],
-                 grid: tuple[int, int, int], threadgroup: tuple[int, int, int], template: Any = None,
-                 init_value: Any = None, verbose: bool = False, stream: Any = None) -> list[FakeMxArray]:
+        def call(
+            *,
+            inputs: Sequence[Any],
+            output_shapes: Sequence[Sequence[int]],
+            output_dtypes: Sequence[Any],
+            grid: tuple[int, int, int],
+            threadgroup: tuple[int, int, int],
+            template: Any = None,
+            init_value: Any = None,
+            verbose: bool = False,
+            stream: Any = None,
+        ) -> list[FakeMxArray]:
             assert len(inputs) == len(input_names) and len(output_shapes) == len(output_names)
             assert len(output_dtypes) == len(output_names) and stream == "gpu"
             log["calls"] += 1
@@ -217,7 +234,8 @@ def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleTy
     mx.eval = eval_  # type: ignore[attr-defined]
     mx.async_eval = async_eval  # type: ignore[attr-defined]
     mx.random = types.SimpleNamespace(  # type: ignore[attr-defined]
-        normal=lambda shape: FakeMxArray(np.asarray(np.random.default_rng(0).standard_normal(shape), dtype=np.float32)))
+        normal=lambda shape: FakeMxArray(np.asarray(np.random.default_rng(0).standard_normal(shape), dtype=np.float32))
+    )
     mx.matmul = lambda a, b: FakeMxArray(a.data @ b.data)  # type: ignore[attr-defined]
     mlx = types.ModuleType("mlx")
     mlx.core = mx  # type: ignore[attr-defined]
@@ -374,8 +392,9 @@ def test_peers_table() -> None:
 
 
 @pytest.mark.parametrize("backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc"))])
-def test_missing_library_is_skipped_naming_it(monkeypatch: pytest.MonkeyPatch, backend: str,
-                                              names: tuple[str, ...]) -> None:
+def test_missing_library_is_skipped_naming_it(
+    monkeypatch: pytest.MonkeyPatch, backend: str, names: tuple[str, ...]
+) -> None:
     install(monkeypatch, cupy=None, torch=None, mlx=None, mlx__core=None, Metal=None, objc=None)
     series, skipped = run(backend)
     assert series == []
@@ -388,11 +407,16 @@ def test_cupy_and_torch_series(monkeypatch: pytest.MonkeyPatch) -> None:
     install(monkeypatch, cupy=fake_cupy(), torch=fake_torch())
     series, skipped = run("cuda")
     keys = by_key(series)
-    assert sorted(keys) == sorted([
-        ("cupy", "null", "throughput"), ("cupy", "null", "round_trip"),
-        ("cupy", "tiny", "throughput"), ("cupy", "tiny", "round_trip"),
-        ("torch", "tiny", "throughput"), ("torch", "tiny", "round_trip"),
-    ])
+    assert sorted(keys) == sorted(
+        [
+            ("cupy", "null", "throughput"),
+            ("cupy", "null", "round_trip"),
+            ("cupy", "tiny", "throughput"),
+            ("cupy", "tiny", "round_trip"),
+            ("torch", "tiny", "throughput"),
+            ("torch", "tiny", "round_trip"),
+        ]
+    )
     assert skipped == [PeerSkipped("torch", "null kernel: PyTorch has no public API that launches an empty kernel")]
     for (path, kernel, measure), s in keys.items():
         assert s.clock == "host" and s.path == path and s.step == ""
@@ -402,11 +426,14 @@ def test_cupy_and_torch_series(monkeypatch: pytest.MonkeyPatch) -> None:
         assert s.note
         assert LatencySeries.from_dict(s.to_dict()) == s  # JSON-ready and accepted by the reader
     assert keys["cupy", "tiny", "throughput"].validation == (
-        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches")
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches"
+    )
     assert keys["torch", "tiny", "round_trip"].validation == (
-        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches")
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches"
+    )
     assert keys["cupy", "null", "round_trip"].validation.startswith(
-        "no output: the launch completed without an error from CuPy")
+        "no output: the launch completed without an error from CuPy"
+    )
     assert "RawKernel" in keys["cupy", "tiny", "throughput"].note
     assert "add_(1.0)" in keys["torch", "tiny", "round_trip"].note
 
@@ -502,15 +529,20 @@ def test_mlx_and_pyobjc_series(monkeypatch: pytest.MonkeyPatch) -> None:
     assert skipped == []
     keys = by_key(series)
     assert sorted(keys) == sorted(
-        (path, kernel, measure) for path in ("mlx", "pyobjc") for kernel in ("null", "tiny")
-        for measure in ("throughput", "round_trip"))
+        (path, kernel, measure)
+        for path in ("mlx", "pyobjc")
+        for kernel in ("null", "tiny")
+        for measure in ("throughput", "round_trip")
+    )
     for s in series:
         assert s.valid, (s.label, s.validation)
         assert len(s.samples_s) == REPS and s.clock == "host"
     assert keys["pyobjc", "tiny", "throughput"].validation == (
-        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches")
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches"
+    )
     assert keys["mlx", "tiny", "round_trip"].validation == (
-        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches")
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches"
+    )
     assert "scalar" in keys["mlx", "tiny", "throughput"].note  # the MLX body's deviation from float4 is stated
     assert "async_eval" in keys["mlx", "null", "throughput"].note
     assert "commandBuffer()" in keys["pyobjc", "null", "round_trip"].note
@@ -568,14 +600,17 @@ def test_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any(line.startswith("torch: skipped") for line in lines)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"backend": "rocm"}, "backend 'rocm' is not a known backend"),
-    ({"device_index": -1}, "device_index"),
-    ({"reps": 0}, "reps"),
-    ({"launches": 0}, "launches"),
-    ({"warmup": -1}, "warmup"),
-    ({"reps": True}, "reps"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"backend": "rocm"}, "backend 'rocm' is not a known backend"),
+        ({"device_index": -1}, "device_index"),
+        ({"reps": 0}, "reps"),
+        ({"launches": 0}, "launches"),
+        ({"warmup": -1}, "warmup"),
+        ({"reps": True}, "reps"),
+    ],
+)
 def test_bad_arguments(kwargs: dict[str, Any], match: str) -> None:
     args: dict[str, Any] = {"backend": "cuda", "device_index": 0, "reps": 1, "launches": 1, "warmup": 0, **kwargs}
     with pytest.raises(OptionError, match=match) as exc:
@@ -613,14 +648,12 @@ def test_mlx_example_without_metal(monkeypatch: pytest.MonkeyPatch, capsys: Any)
     assert "needs a Mac" in capsys.readouterr().err
 
 
-def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
-                                   m5_run: Run) -> None:
+def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run) -> None:
     mlx, mx = fake_mlx()
     install(monkeypatch, mlx=mlx, mlx__core=mx)
     run_json = tmp_path / "run.json"
     m5_run.save(run_json)
-    code = run_example("mlx_matmul_sweep.py", monkeypatch,
-                       [str(run_json), "--sizes", "16,32", "--reps", "2"])
+    code = run_example("mlx_matmul_sweep.py", monkeypatch, [str(run_json), "--sizes", "16,32", "--reps", "2"])
     assert code == 0
     out = capsys.readouterr().out
     rows = [ln.split() for ln in out.splitlines() if ln.split()[:1] in (["fp32"], ["fp16"])]
@@ -642,15 +675,18 @@ def test_torch_cupy_example_named_library_missing(monkeypatch: pytest.MonkeyPatc
     assert "CuPy is not installed" in capsys.readouterr().err
 
 
-def test_torch_cupy_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
-                                          m5_run: Run) -> None:
+def test_torch_cupy_example_places_points(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run
+) -> None:
     install(monkeypatch, torch=fake_torch(), cupy=None)
     run_json = tmp_path / "cuda.json"
     dataclasses.replace(m5_run, device={**m5_run.device, "backend": "cuda", "name": "Fake GPU"}).save(run_json)
     plot = tmp_path / "plot.svg"
-    code = run_example("torch_cupy_matmul.py", monkeypatch,
-                       [str(run_json), "--sizes", "16", "--dtypes", "fp32,bf16", "--reps", "2",
-                        "-o", str(plot)])
+    code = run_example(
+        "torch_cupy_matmul.py",
+        monkeypatch,
+        [str(run_json), "--sizes", "16", "--dtypes", "fp32,bf16", "--reps", "2", "-o", str(plot)],
+    )
     assert code == 0
     captured = capsys.readouterr()
     rows = [ln.split() for ln in captured.out.splitlines() if ln.split()[:1] == ["torch"]]
@@ -659,8 +695,9 @@ def test_torch_cupy_example_places_points(monkeypatch: pytest.MonkeyPatch, capsy
     assert plot.read_text().lstrip().startswith("<?xml")
 
 
-def test_torch_cupy_example_rejects_a_metal_run(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path,
-                                                m5_run: Run) -> None:
+def test_torch_cupy_example_rejects_a_metal_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run
+) -> None:
     install(monkeypatch, torch=fake_torch(), cupy=None)
     run_json = tmp_path / "run.json"
     m5_run.save(run_json)

@@ -21,18 +21,50 @@ from conftest import MakeMeasurement
 
 
 def with_power(run: Run, watts: float, only: str = "") -> Run:
-    ms = tuple(dataclasses.replace(m, params={**m.params, "power_w": watts})
-               if m.ceiling_class and (not only or m.ceiling_class == only) else m for m in run.measurements)
+    ms = tuple(
+        dataclasses.replace(m, params={**m.params, "power_w": watts})
+        if m.ceiling_class and (not only or m.ceiling_class == only)
+        else m
+        for m in run.measurements
+    )
     return dataclasses.replace(run, measurements=ms)
 
 
 def test_the_ceiling_measurement_is_the_best_valid_one(make_m: MakeMeasurement) -> None:
-    a = make_m("peak", "fma", "fp32", flops=10**9, bytes=1, gflops=100.0, ceiling_class="X", ceiling_kind="compute",
-               params={"power_w": 50.0})
-    b = make_m("peak", "fma", "fp32", flops=10**9, bytes=1, gflops=300.0, ceiling_class="X", ceiling_kind="compute",
-               params={"power_w": 100.0})
-    bad = make_m("peak", "fma", "fp32", flops=10**9, bytes=1, gflops=900.0, ceiling_class="X", ceiling_kind="compute",
-                 valid=False, params={"power_w": 1.0})
+    a = make_m(
+        "peak",
+        "fma",
+        "fp32",
+        flops=10**9,
+        bytes=1,
+        gflops=100.0,
+        ceiling_class="X",
+        ceiling_kind="compute",
+        params={"power_w": 50.0},
+    )
+    b = make_m(
+        "peak",
+        "fma",
+        "fp32",
+        flops=10**9,
+        bytes=1,
+        gflops=300.0,
+        ceiling_class="X",
+        ceiling_kind="compute",
+        params={"power_w": 100.0},
+    )
+    bad = make_m(
+        "peak",
+        "fma",
+        "fp32",
+        flops=10**9,
+        bytes=1,
+        gflops=900.0,
+        ceiling_class="X",
+        ceiling_kind="compute",
+        valid=False,
+        params={"power_w": 1.0},
+    )
     assert ceiling_measurements([a, b, bad])["X"] is b
     (e,) = ceiling_efficiency([a, b, bad])
     assert (e.name, e.kind, e.unit, e.watts) == ("X", "compute", "GFLOP/s", 100.0)
@@ -48,8 +80,10 @@ def _label_texts(run: Run) -> Dict[str, str]:
 
     fig = plot_roofline(RooflineModel.from_run(run))
     try:
-        return {str(t.get_gid()): t.get_text() for t in fig.findobj(lambda o: str(getattr(o, "get_gid", lambda: "")()
-                                                                                  or "").startswith("label:"))}
+        return {
+            str(t.get_gid()): t.get_text()
+            for t in fig.findobj(lambda o: str(getattr(o, "get_gid", lambda: "")() or "").startswith("label:"))
+        }
     finally:
         plt.close(fig)
 
@@ -71,15 +105,20 @@ def test_compare_shows_both_runs_efficiency(m5_run: Run, m5_run_b: Run) -> None:
     b = with_power(m5_run_b, 10.0, only="DRAM bandwidth")
     text = compare_markdown(Comparison((a, b)))
     assert "## Energy efficiency (measured ceilings with power)" in text
-    values, ratios = (text.split("## Energy efficiency (measured ceilings with power)")[1]
-                      .split("## Energy efficiency: ratios"))
+    values, ratios = text.split("## Energy efficiency (measured ceilings with power)")[1].split(
+        "## Energy efficiency: ratios"
+    )
     ea = {e.name: e for e in ceiling_efficiency(a.measurements)}["DRAM bandwidth"]
     eb = {e.name: e for e in ceiling_efficiency(b.measurements)}["DRAM bandwidth"]
-    row = [c.strip() for c in next(ln for ln in values.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|")
-           .split("|")]
+    row = [
+        c.strip()
+        for c in next(ln for ln in values.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|").split("|")
+    ]
     assert row == ["DRAM bandwidth", "GB/s per W", sig_figs(ea.per_watt), sig_figs(eb.per_watt)]
-    row = [c.strip() for c in next(ln for ln in ratios.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|")
-           .split("|")]
+    row = [
+        c.strip()
+        for c in next(ln for ln in ratios.splitlines() if ln.startswith("| DRAM bandwidth ")).strip("|").split("|")
+    ]
     assert row[2:] == ["1.00×", f"{eb.per_watt / ea.per_watt:.2f}×"]
     gemm = next(ln for ln in values.splitlines() if ln.startswith("| GEMM FP32 "))
     assert gemm.rstrip().endswith("| — |")  # B has no power at that ceiling

@@ -41,8 +41,15 @@ def test_measure_name_override_and_lambda() -> None:
 
 def test_measure_calls_sync_after_every_sample() -> None:
     calls: List[str] = []
-    p = ar.measure(lambda: calls.append("fn"), flops=1, bytes=1, sync=lambda: calls.append("sync"),
-                   warmup=2, reps=4, min_sample_s=1e-4)
+    p = ar.measure(
+        lambda: calls.append("fn"),
+        flops=1,
+        bytes=1,
+        sync=lambda: calls.append("sync"),
+        warmup=2,
+        reps=4,
+        min_sample_s=1e-4,
+    )
     assert p.seconds > 0
     syncs = calls.count("sync")
     # one after warm-up, at least one calibration sample, then one per rep

@@ -30,7 +30,9 @@ from apple_roofline.results import load_results
 
 cli = CliRunner()
 needs_coremltools = pytest.mark.skipif(
-    importlib.util.find_spec("coremltools") is None, reason="coremltools is not installed (pip install 'apple_roofline[coreml]')")
+    importlib.util.find_spec("coremltools") is None,
+    reason="coremltools is not installed (pip install 'apple_roofline[coreml]')",
+)
 off_macos = pytest.mark.skipif(sys.platform == "darwin", reason="the skip path is the one off macOS")
 
 
@@ -56,8 +58,13 @@ def test_sizes_batches_units_and_precisions_parse() -> None:
     assert K.check_batches([64, 1, 64]) == (1, 64)
     assert K.parse_units("all,cpu_only") == ("CPU_ONLY", "ALL")
     assert K.parse_precisions(["W8A16"]) == ("w8a16",)
-    for bad, call in (("0", K.parse_shape), ("20000", K.parse_shape), ("2x", K.parse_shape),
-                      ("CPU", K.parse_units), ("int4", K.parse_precisions)):
+    for bad, call in (
+        ("0", K.parse_shape),
+        ("20000", K.parse_shape),
+        ("2x", K.parse_shape),
+        ("CPU", K.parse_units),
+        ("int4", K.parse_precisions),
+    ):
         with pytest.raises(OptionError):
             call(bad)
     with pytest.raises(OptionError, match=r"batches 5000 is out of range \(valid: 1 to 4096\)"):
@@ -77,8 +84,12 @@ def test_the_plan_covers_every_point_model_by_model() -> None:
 
 def test_cache_keys_change_with_every_parameter() -> None:
     base = M.model_key(K.Shape(256, 256), 4, "fp16", "9.0")
-    others = [M.model_key(K.Shape(256, 512), 4, "fp16", "9.0"), M.model_key(K.Shape(256, 256), 8, "fp16", "9.0"),
-              M.model_key(K.Shape(256, 256), 4, "w8a16", "9.0"), M.model_key(K.Shape(256, 256), 4, "fp16", "8.3")]
+    others = [
+        M.model_key(K.Shape(256, 512), 4, "fp16", "9.0"),
+        M.model_key(K.Shape(256, 256), 8, "fp16", "9.0"),
+        M.model_key(K.Shape(256, 256), 4, "w8a16", "9.0"),
+        M.model_key(K.Shape(256, 256), 4, "fp16", "8.3"),
+    ]
     assert base == M.model_key(K.Shape(256, 256), 4, "fp16", "9.0")
     assert len({base, *others}) == 5
     assert base.startswith("fp16-256x256-b4-")
@@ -157,9 +168,22 @@ def test_a_study_of_skipped_points_says_nothing_is_a_measurement(tmp_path: Path)
     """Files written before the study refused off macOS hold only skipped points: their report says
     so at its top, and there is no figure."""
     study = synthetic_study()
-    points = tuple(EnginePoint(units=p.units, precision=p.precision, k=p.k, m=p.m, batch=p.batch, flops=p.flops,
-                               bytes=p.bytes, model=p.model, status="skipped", reason=MACOS_ONLY,
-                               plan={"known": False, "reason": MACOS_ONLY, "ops": []}) for p in study.points)
+    points = tuple(
+        EnginePoint(
+            units=p.units,
+            precision=p.precision,
+            k=p.k,
+            m=p.m,
+            batch=p.batch,
+            flops=p.flops,
+            bytes=p.bytes,
+            model=p.model,
+            status="skipped",
+            reason=MACOS_ONLY,
+            plan={"known": False, "reason": MACOS_ONLY, "ops": []},
+        )
+        for p in study.points
+    )
     study = dataclasses.replace(study, points=points, params={**study.params, "predictions": MACOS_ONLY})
     text = format_engines(study)
     assert f"No predictions were made: {MACOS_ONLY}. Nothing in this report is a measurement" in text
@@ -174,8 +198,15 @@ def test_a_study_of_skipped_points_says_nothing_is_a_measurement(tmp_path: Path)
 
 
 def _timing(path: str, median: float, valid: bool = True) -> PathTiming:
-    return PathTiming(path, tuple(median * f for f in (0.9, 1.0, 1.0, 1.1, 1.3)), valid,
-                      "synthetic test data" if valid else "synthetic failure", "test clock", 3, 0.1)
+    return PathTiming(
+        path,
+        tuple(median * f for f in (0.9, 1.0, 1.0, 1.1, 1.3)),
+        valid,
+        "synthetic test data" if valid else "synthetic failure",
+        "test clock",
+        3,
+        0.1,
+    )
 
 
 def synthetic_study() -> EnginesStudy:
@@ -186,19 +217,71 @@ def synthetic_study() -> EnginesStudy:
             for b in (1, 64):
                 p = K.Point(units, precision, K.Shape(256, 256), b)
                 med = 25e-6 + p.flops / (100e9 if precision == "fp16" else 120e9) * scale
-                plan = {"known": True, "reason": "", "ops": [{"op": "matmul", "preferred": "neural_engine"
-                        if units == "CPU_AND_NE" else "cpu", "supported": ["cpu"], "cost": 1.0}]}
-                points.append(EnginePoint(units=units, precision=precision, k=256, m=256, batch=b, flops=p.flops,
-                                          bytes=p.bytes, model=f"{precision}-test", status="measured", plan=plan,
-                                          native=_timing("native", med), python=_timing("python", med + 40e-6)))
-    points.append(EnginePoint(units="ALL", precision="fp16", k=256, m=256, batch=1, flops=1, bytes=1, model="x",
-                              status="failed", reason="Core ML: synthetic refusal"))
-    return EnginesStudy(tool=ToolInfo("apple_roofline", "0.0-test", None), created="2026-01-01T00:00:00+00:00",
-                        host={"hostname": "TEST DATA"}, device={"backend": "coreml", "name": "TEST DATA (synthetic)"},
-                        command=("synthetic",), params={"predictions": "", "test_data": "synthetic, not a measurement"},
-                        models=({"key": "fp16-test", "k": 256, "m": 256, "batch": 1, "precision": "fp16",
-                                 "weight_bytes_counted": 131072, "weight_bytes_in_model": 131072,
-                                 "accounting_ok": True, "build_s": 0.0, "cached": True},), points=tuple(points))
+                plan = {
+                    "known": True,
+                    "reason": "",
+                    "ops": [
+                        {
+                            "op": "matmul",
+                            "preferred": "neural_engine" if units == "CPU_AND_NE" else "cpu",
+                            "supported": ["cpu"],
+                            "cost": 1.0,
+                        }
+                    ],
+                }
+                points.append(
+                    EnginePoint(
+                        units=units,
+                        precision=precision,
+                        k=256,
+                        m=256,
+                        batch=b,
+                        flops=p.flops,
+                        bytes=p.bytes,
+                        model=f"{precision}-test",
+                        status="measured",
+                        plan=plan,
+                        native=_timing("native", med),
+                        python=_timing("python", med + 40e-6),
+                    )
+                )
+    points.append(
+        EnginePoint(
+            units="ALL",
+            precision="fp16",
+            k=256,
+            m=256,
+            batch=1,
+            flops=1,
+            bytes=1,
+            model="x",
+            status="failed",
+            reason="Core ML: synthetic refusal",
+        )
+    )
+    return EnginesStudy(
+        tool=ToolInfo("apple_roofline", "0.0-test", None),
+        created="2026-01-01T00:00:00+00:00",
+        host={"hostname": "TEST DATA"},
+        device={"backend": "coreml", "name": "TEST DATA (synthetic)"},
+        command=("synthetic",),
+        params={"predictions": "", "test_data": "synthetic, not a measurement"},
+        models=(
+            {
+                "key": "fp16-test",
+                "k": 256,
+                "m": 256,
+                "batch": 1,
+                "precision": "fp16",
+                "weight_bytes_counted": 131072,
+                "weight_bytes_in_model": 131072,
+                "accounting_ok": True,
+                "build_s": 0.0,
+                "cached": True,
+            },
+        ),
+        points=tuple(points),
+    )
 
 
 def test_the_results_file_round_trips_and_reads_strictly(tmp_path: Path) -> None:
@@ -221,8 +304,15 @@ def test_report_has_the_articles_tables_and_the_tails() -> None:
     assert head == ["N", "CPU_ONLY", "CPU_AND_NE", "ALL"] and rows[0][0] == "256" and rows[0][3] == "—"
     p = study.points[0]
     text = format_engines(study)
-    for section in ("### Decode (batch 1), fp16", "### Batch scaling, w8a16, 256", "## W8A16 against FP16",
-                    "Native µs (median)", "p99", "neural_engine", "Core ML: synthetic refusal"):
+    for section in (
+        "### Decode (batch 1), fp16",
+        "### Batch scaling, w8a16, 256",
+        "## W8A16 against FP16",
+        "Native µs (median)",
+        "p99",
+        "neural_engine",
+        "Core ML: synthetic refusal",
+    ):
         assert section in text
     assert "No predictions were made" not in text
     assert f"{p.flops / p.native.median_s / 1e9:.4g}"[:4] in text  # type: ignore[union-attr]
@@ -233,8 +323,18 @@ def test_report_has_the_articles_tables_and_the_tails() -> None:
 
 
 def test_invalid_timings_are_never_rates_and_plans_say_what_is_unknown() -> None:
-    p = EnginePoint(units="ALL", precision="fp16", k=4, m=4, batch=1, flops=32, bytes=48, model="m", status="measured",
-                    native=_timing("native", 1e-5, valid=False))
+    p = EnginePoint(
+        units="ALL",
+        precision="fp16",
+        k=4,
+        m=4,
+        batch=1,
+        flops=32,
+        bytes=48,
+        model="m",
+        status="measured",
+        native=_timing("native", 1e-5, valid=False),
+    )
     assert p.gflops("native") is None and not p.valid
     assert planned_devices({"known": False, "reason": "MLComputePlan needs macOS 14.4"}).startswith("unknown: ")
     assert planned_devices({"known": True, "ops": [{"preferred": "none"}, {"preferred": "gpu"}]}) == "gpu"
@@ -250,13 +350,16 @@ def test_figure_and_files_of_a_measured_study(tmp_path: Path) -> None:
 # -- the command line --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--units", "GPU"], "--units 'GPU' is not a choice (valid: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL)"),
-    (["--sizes", "0"], "--sizes '0' is out of range"),
-    (["--batches", "1,x"], "--batches 'x' is not an integer"),
-    (["--precisions", "int4"], "--precisions 'int4' is not a choice"),
-    (["--reps", "0"], "--reps 0 is out of range (valid: 1 to 100000)"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--units", "GPU"], "--units 'GPU' is not a choice (valid: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL)"),
+        (["--sizes", "0"], "--sizes '0' is out of range"),
+        (["--batches", "1,x"], "--batches 'x' is not an integer"),
+        (["--precisions", "int4"], "--precisions 'int4' is not a choice"),
+        (["--reps", "0"], "--reps 0 is out of range (valid: 1 to 100000)"),
+    ],
+)
 def test_cli_rejects_bad_options_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
     result = cli.invoke(app, ["engines", *args, "-o", str(tmp_path)])
     assert result.exit_code == 2, result.output
@@ -281,11 +384,13 @@ def failing_build(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @needs_coremltools
-def test_cli_surfaces_coremltools_build_errors(tmp_path: Path, failing_build: None,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_surfaces_coremltools_build_errors(
+    tmp_path: Path, failing_build: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(R, "predictions_unavailable", lambda: "")  # the build comes first
-    result = cli.invoke(app, ["engines", "--sizes", "32", "--batches", "1", "--cache-dir", str(tmp_path / "c"),
-                              "-o", str(tmp_path)])
+    result = cli.invoke(
+        app, ["engines", "--sizes", "32", "--batches", "1", "--cache-dir", str(tmp_path / "c"), "-o", str(tmp_path)]
+    )
     assert result.exit_code == 1 and "ValueError: synthetic" in result.output
 
 
@@ -294,28 +399,53 @@ def test_cli_off_macos_refuses_in_one_line_and_writes_nothing(tmp_path: Path) ->
     """Core ML needs macOS: the machine, not the arguments, so exit 1 (docs/design.md, "Exit codes"),
     one line saying why, and no study file that holds nothing measured."""
     out = tmp_path / "out"
-    result = cli.invoke(app, ["engines", "--sizes", "32", "--batches", "1,8", "--units", "ALL", "--cache-dir",
-                              str(tmp_path / "c"), "-o", str(out)])
+    result = cli.invoke(
+        app,
+        [
+            "engines",
+            "--sizes",
+            "32",
+            "--batches",
+            "1,8",
+            "--units",
+            "ALL",
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "-o",
+            str(out),
+        ],
+    )
     assert result.exit_code == 1, result.output
-    assert result.output == (f"error: nothing measured: {MACOS_ONLY}: the engines study times Core ML predictions, "
-                             "and none can run on this machine\n")
+    assert result.output == (
+        f"error: nothing measured: {MACOS_ONLY}: the engines study times Core ML predictions, "
+        "and none can run on this machine\n"
+    )
     assert not list(out.glob("engines*")) and not (tmp_path / "c").exists()
 
 
 @needs_coremltools
-def test_resume_keeps_the_points_its_journal_holds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                   resume_check: Any) -> None:
+def test_resume_keeps_the_points_its_journal_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resume_check: Any
+) -> None:
     """Core ML predictions faked (they need macOS): each point's measurement is counted, and a
     resumed study measures only the points its journal does not hold."""
     calls: List[int] = []
 
     def measured(label: str, base: Dict[str, Any], *a: Any) -> EnginePoint:
         calls.append(1)
-        return EnginePoint(**base, status="measured", plan={"known": False, "reason": "faked", "ops": []},
-                           native=_timing("native", 1e-4))
+        return EnginePoint(
+            **base,
+            status="measured",
+            plan={"known": False, "reason": "faked", "ops": []},
+            native=_timing("native", 1e-4),
+        )
 
     monkeypatch.setattr(R, "predictions_unavailable", lambda: "")
     monkeypatch.setattr(R, "_measure", measured)
-    resume_check("engines", EnginesStudy, lambda j: R.run_engines(
-        ["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache", journal=j), lambda s: s.points,
-        lambda: len(calls))
+    resume_check(
+        "engines",
+        EnginesStudy,
+        lambda j: R.run_engines(["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache", journal=j),
+        lambda s: s.points,
+        lambda: len(calls),
+    )

@@ -60,13 +60,23 @@ def _hollow(line: Any) -> bool:
 # -- the legend ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, ceilings", [("run_epyc_quick.json", "default"), ("run_xeon_16vcpu.json", "default"),
-                                            ("run_h100.json", "default"), ("run_epyc_quick.json", ["FP64"])])
+@pytest.mark.parametrize(
+    "name, ceilings",
+    [
+        ("run_epyc_quick.json", "default"),
+        ("run_xeon_16vcpu.json", "default"),
+        ("run_h100.json", "default"),
+        ("run_epyc_quick.json", ["FP64"]),
+    ],
+)
 def test_every_kind_of_marker_is_in_the_legend(name: str, ceilings: Any) -> None:
     f = plot_roofline(RooflineModel.from_run(Run.load(DATA / name)), ceilings=ceilings)
     entries = _legend(f)
-    kinds = {(h.get_marker(), _hollow(h), _hex(h.get_markerfacecolor() if not _hollow(h) else h.get_markeredgecolor()))
-             for _t, h in entries if h.get_marker() not in (None, "None", "none", "")}
+    kinds = {
+        (h.get_marker(), _hollow(h), _hex(h.get_markerfacecolor() if not _hollow(h) else h.get_markeredgecolor()))
+        for _t, h in entries
+        if h.get_marker() not in (None, "None", "none", "")
+    }
     drawn = _lines(f, "m-") + _lines(f, "ridge:")
     assert drawn
     for ln in drawn:
@@ -74,9 +84,12 @@ def test_every_kind_of_marker_is_in_the_legend(name: str, ceilings: Any) -> None
         # a grey one (its class not drawn, or disturbed) and a sweep's by its colour too
         shape, hollow = ln.get_marker(), _hollow(ln)
         color = _hex(ln.get_markeredgecolor() if hollow else ln.get_markerfacecolor())
-        assert any(k[0] == shape and k[1] == hollow and (k[2] == color or k[2] == NEUTRAL and color not in
-                                                          ("#b3b3b3", "#7a7a7a")) for k in kinds), \
-            (ln.get_gid(), shape, hollow, color, sorted(kinds))
+        assert any(
+            k[0] == shape
+            and k[1] == hollow
+            and (k[2] == color or k[2] == NEUTRAL and color not in ("#b3b3b3", "#7a7a7a"))
+            for k in kinds
+        ), (ln.get_gid(), shape, hollow, color, sorted(kinds))
 
 
 def test_grey_markers_are_explained(quick: Run) -> None:
@@ -140,8 +153,11 @@ def test_a_disturbed_measurement_is_drawn_hollow_and_said(name: str) -> None:
     for i in flagged:
         (marker,) = _lines(f, measurement_gid(i))
         assert _hollow(marker) and _hex(marker.get_markeredgecolor()) == "#7a7a7a"
-    vendor = [i for i, m in enumerate(run.measurements)
-              if m.suite == "gemm" and m.valid and m.ceiling_class and i not in flagged]
+    vendor = [
+        i
+        for i, m in enumerate(run.measurements)
+        if m.suite == "gemm" and m.valid and m.ceiling_class and i not in flagged
+    ]
     assert vendor and not any(_hollow(_lines(f, measurement_gid(i))[0]) for i in vendor)
     assert _hollow(dict(_legend(f))[DISTURBED_SERIES])
 
@@ -180,8 +196,10 @@ def _gap_pt(fig: Any, ann: Any) -> float:
 
 def test_point_labels_stay_beside_their_markers(quick: Run) -> None:
     # crowded: six points around the ridge, as examples/numpy_matmul.py draws them
-    points = [Point(f"matmul N={n}", 2 * n**3, 12 * n * n, 2 * n**3 / g / 1e9)
-              for n, g in ((64, 60e9), (128, 95e9), (256, 110e9), (512, 112e9), (1024, 50e9), (2048, 5e9))]
+    points = [
+        Point(f"matmul N={n}", 2 * n**3, 12 * n * n, 2 * n**3 / g / 1e9)
+        for n, g in ((64, 60e9), (128, 95e9), (256, 110e9), (512, 112e9), (1024, 50e9), (2048, 5e9))
+    ]
     f = plot_roofline(RooflineModel.from_run(quick), points=points)
     f.canvas.draw()
     labels = _texts(f, "pointlabel:")
@@ -229,8 +247,17 @@ def test_cache_level_labels_stagger(quick: Run) -> None:
 
 
 def test_plain_numbers() -> None:
-    assert [plain_number(v) for v in (0.05, 1, 20, 400, 1000, 2500, 10000, 3e6, 2e9)] == \
-        ["0.05", "1", "20", "400", "1k", "2.5k", "10k", "3M", "2G"]
+    assert [plain_number(v) for v in (0.05, 1, 20, 400, 1000, 2500, 10000, 3e6, 2e9)] == [
+        "0.05",
+        "1",
+        "20",
+        "400",
+        "1k",
+        "2.5k",
+        "10k",
+        "3M",
+        "2G",
+    ]
     with pytest.raises(ValueError, match="positive"):
         log_ticks(new_figure((2, 2)).add_subplot(1, 1, 1).yaxis, 0.0, 10.0)
 
@@ -238,8 +265,7 @@ def test_plain_numbers() -> None:
 def _tick_labels(fig: Any, axis: Any) -> List[str]:
     fig.canvas.draw()
     lo, hi = sorted(axis.get_view_interval())
-    return [t.get_text() for t, v in zip(axis.get_ticklabels(), axis.get_ticklocs())
-            if t.get_text() and lo <= v <= hi]
+    return [t.get_text() for t, v in zip(axis.get_ticklabels(), axis.get_ticklocs()) if t.get_text() and lo <= v <= hi]
 
 
 def test_hierarchy_y_ticks_are_plain_and_several(quick: Run) -> None:
@@ -250,9 +276,15 @@ def test_hierarchy_y_ticks_are_plain_and_several(quick: Run) -> None:
     assert texts == ["50", "100", "200", "500"]
 
 
-@pytest.mark.parametrize("lo, hi, want", [(300.0, 420.0, ["300", "400"]), (40.0, 900.0, ["50", "100", "200", "500"]),
-                                          (0.04, 60.0, ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50"]),
-                                          (1.0, 1e6, ["1", "10", "100", "1k", "10k", "100k", "1M"])])
+@pytest.mark.parametrize(
+    "lo, hi, want",
+    [
+        (300.0, 420.0, ["300", "400"]),
+        (40.0, 900.0, ["50", "100", "200", "500"]),
+        (0.04, 60.0, ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50"]),
+        (1.0, 1e6, ["1", "10", "100", "1k", "10k", "100k", "1M"]),
+    ],
+)
 def test_log_ticks_for_any_span(lo: float, hi: float, want: List[str]) -> None:
     fig = new_figure((4.0, 6.0))
     ax = fig.add_subplot(1, 1, 1)

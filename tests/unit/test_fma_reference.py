@@ -130,14 +130,23 @@ def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
 
     assert bandwidth_class(128 << 20, 32 << 20) == "DRAM bandwidth"
     assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"
-    assert bandwidth_class(4096, 0) == "DRAM bandwidth"  # cache size unknown: as docs/design.md, "Measurement", sizes it
+    assert (
+        bandwidth_class(4096, 0) == "DRAM bandwidth"
+    )  # cache size unknown: as docs/design.md, "Measurement", sizes it
 
 
 @settings(max_examples=200, deadline=None)
-@given(dtype=st.sampled_from(["fp16", "fp32", "fp64"]), period=st.integers(1, 37), rows=st.integers(0, 9),
-       tail=st.integers(0, 36), seed=st.integers(0, 2**32 - 1), wrong=st.sampled_from(["none", "scale", "nan", "inf", "sign"]))
-def test_tiled_within_decides_as_check_close(dtype: str, period: int, rows: int, tail: int, seed: int,
-                                             wrong: str) -> None:
+@given(
+    dtype=st.sampled_from(["fp16", "fp32", "fp64"]),
+    period=st.integers(1, 37),
+    rows=st.integers(0, 9),
+    tail=st.integers(0, 36),
+    seed=st.integers(0, 2**32 - 1),
+    wrong=st.sampled_from(["none", "scale", "nan", "inf", "sign"]),
+)
+def test_tiled_within_decides_as_check_close(
+    dtype: str, period: int, rows: int, tail: int, seed: int, wrong: str
+) -> None:
     """The column-extremes test decides exactly as the elementwise check_close over the tiled
     reference, for any size (whole periods and a tail), dtype and kind of wrong element."""
     rng = np.random.default_rng(seed)

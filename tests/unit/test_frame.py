@@ -26,9 +26,16 @@ HEADER = {"kind", "schema_version", "tool", "created", "host", "device", "comman
 
 def _study(m5_run: Run) -> DispatchStudy:
     series = (LatencySeries("null", "round_trip", "native", "host", (1e-5, 2e-5, 3e-5)),)
-    return DispatchStudy(tool=m5_run.tool, created=m5_run.created, host={}, device={"backend": "cpu", "name": "x"},
-                         command=("apple-roofline", "dispatch"), params={"reps": 3}, series=series,
-                         finished="2026-11-20T12:40:00+00:00")
+    return DispatchStudy(
+        tool=m5_run.tool,
+        created=m5_run.created,
+        host={},
+        device={"backend": "cpu", "name": "x"},
+        command=("apple-roofline", "dispatch"),
+        params={"reps": 3},
+        series=series,
+        finished="2026-11-20T12:40:00+00:00",
+    )
 
 
 def test_every_kind_writes_the_same_header(m5_run: Run) -> None:
@@ -36,14 +43,16 @@ def test_every_kind_writes_the_same_header(m5_run: Run) -> None:
         d = doc.to_dict()
         assert HEADER <= set(d), kind
         assert d["kind"] == kind and d["schema_version"] == 1
-        assert {k: d[k] for k in HEADER if k != "kind"} == {k: v for k, v in doc.header_dict().items()
-                                                           if k in HEADER and k != "kind"}
+        assert {k: d[k] for k in HEADER if k != "kind"} == {
+            k: v for k, v in doc.header_dict().items() if k in HEADER and k != "kind"
+        }
     assert "finished" not in m5_run.to_dict() and _study(m5_run).to_dict()["finished"] == "2026-11-20T12:40:00+00:00"
 
 
 def test_header_fields_after_command_are_keyword_only(m5_run: Run) -> None:
-    run = Run(m5_run.tool, "2026-01-02", {}, {"backend": "cpu", "name": "x"}, ("cmd",), m5_run.measurements,
-              m5_run.ceilings)  # the positional order of schema 1's Run
+    run = Run(
+        m5_run.tool, "2026-01-02", {}, {"backend": "cpu", "name": "x"}, ("cmd",), m5_run.measurements, m5_run.ceilings
+    )  # the positional order of schema 1's Run
     assert run.measurements == m5_run.measurements and run.complete is True and run.warnings == ()
     with pytest.raises(ValueError, match="device must contain 'name'"):
         Run(m5_run.tool, "x", {}, {"backend": "cpu"}, ())
@@ -76,7 +85,10 @@ def test_a_file_of_one_kind_is_not_read_as_another(tmp_path: Path, m5_run: Run) 
         DispatchStudy.from_dict(d, source="r.json")
     with pytest.raises(ResultsError, match="kind is missing, not 'dispatch'"):
         DispatchStudy.from_dict({k: v for k, v in _study(m5_run).to_dict().items() if k != "kind"})
-    with pytest.raises(ResultsError, match=r"x\.json: kind 'render' is not a kind of results file \(valid: roofline, dispatch, graphics, calls, engines, tune\)"):
+    with pytest.raises(
+        ResultsError,
+        match=r"x\.json: kind 'render' is not a kind of results file \(valid: roofline, dispatch, graphics, calls, engines, tune\)",
+    ):
         parse_results({**d, "kind": "render"}, source="x.json")
 
 
@@ -85,8 +97,15 @@ def test_the_base_document_round_trips(m5_run: Run) -> None:
     class Probe(Document):
         KIND = "probe"
 
-    doc = Probe(tool=ToolInfo("t", "1", None), created="c", host={"h": 1}, device={"backend": "cpu", "name": "n"},
-                command=("a",), warnings=("w",), complete=False)
+    doc = Probe(
+        tool=ToolInfo("t", "1", None),
+        created="c",
+        host={"h": 1},
+        device={"backend": "cpu", "name": "n"},
+        command=("a",),
+        warnings=("w",),
+        complete=False,
+    )
     assert Probe.from_json(doc.to_json()) == doc
     assert doc.backend == "cpu" and doc.device_name == "n"
 

@@ -15,8 +15,18 @@ from apple_roofline.roofline.records import Measurement
 from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
 from apple_roofline.suites.gemm.suite import (
-    GEMM_DTYPES, GEMM_PRECISIONS, GemmSuite, bf16_bits, bf16_values, check_gemm, gemm_bytes, gemm_flops,
-    gemm_inputs, gemm_kernel_def, round_bf16, round_tf32,
+    GEMM_DTYPES,
+    GEMM_PRECISIONS,
+    GemmSuite,
+    bf16_bits,
+    bf16_values,
+    check_gemm,
+    gemm_bytes,
+    gemm_flops,
+    gemm_inputs,
+    gemm_kernel_def,
+    round_bf16,
+    round_tf32,
 )
 
 DTYPES = list(GEMM_PRECISIONS)
@@ -31,7 +41,9 @@ def device_result(dtype: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if dtype == "fp64":
         # a blocked order (4 panels of K), unlike NumPy's reference
         k = a.shape[1]
-        return sum((a[:, s:s + k // 4] @ b[s:s + k // 4] for s in range(0, k, k // 4)), np.zeros((a.shape[0], b.shape[1])))
+        return sum(
+            (a[:, s : s + k // 4] @ b[s : s + k // 4] for s in range(0, k, k // 4)), np.zeros((a.shape[0], b.shape[1]))
+        )
     if dtype == "fp32":
         return a @ b  # float32 BLAS: FP32 multiplies and adds
     if dtype == "tf32":
@@ -72,8 +84,12 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 def test_kernel_table() -> None:
     assert list(GEMM_DTYPES) == ["fp32", "fp64", "tf32", "fp16", "bf16", "int8"]
     assert GEMM_DTYPES == {
-        "fp32": ("sgemm", "GEMM FP32"), "fp64": ("dgemm", "GEMM FP64"), "tf32": ("tf32gemm", "GEMM TF32"),
-        "fp16": ("hgemm", "GEMM FP16"), "bf16": ("bf16gemm", "GEMM BF16"), "int8": ("i8gemm", "GEMM INT8"),
+        "fp32": ("sgemm", "GEMM FP32"),
+        "fp64": ("dgemm", "GEMM FP64"),
+        "tf32": ("tf32gemm", "GEMM TF32"),
+        "fp16": ("hgemm", "GEMM FP16"),
+        "bf16": ("bf16gemm", "GEMM BF16"),
+        "int8": ("i8gemm", "GEMM INT8"),
     }
     for dtype, (name, cclass) in GEMM_DTYPES.items():
         k = gemm_kernel_def(dtype)
@@ -109,8 +125,9 @@ def test_reduced_precision_helpers() -> None:
     with pytest.raises(ValueError, match="rounding mode"):
         round_tf32(x, "up")
     # bf16: 8 significant bits, round to nearest even; bit patterns round-trip
-    np.testing.assert_array_equal(round_bf16(np.array([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7], F32)),
-                                  np.array([1, 1 + 2**-6, 1 + 2**-7], F32))
+    np.testing.assert_array_equal(
+        round_bf16(np.array([1 + 2**-8, 1 + 3 * 2**-8, 1 + 2**-7], F32)), np.array([1, 1 + 2**-6, 1 + 2**-7], F32)
+    )
     r = round_bf16(x)
     np.testing.assert_array_equal(bf16_values(bf16_bits(r)), r)
     assert bf16_bits(np.array([1.0, -2.0], F32)).tolist() == [0x3F80, 0xC000]
@@ -230,7 +247,9 @@ def test_unwritten_output_fails(dtype: str, path: str) -> None:
     a, b = inputs(dtype, 64)
     c = device_result(dtype, a, b).copy()
     out = GEMM_PRECISIONS[dtype].out_dtype
-    poison: Any = {"bf16": bf16_values(np.array([gemm._BF16_NAN], np.uint16))[0], "int32": gemm._INT32_POISON}.get(out, np.nan)
+    poison: Any = {"bf16": bf16_values(np.array([gemm._BF16_NAN], np.uint16))[0], "int32": gemm._INT32_POISON}.get(
+        out, np.nan
+    )
     c[-1, -3:] = poison
     ok, msg = check_gemm(a, b, c, dtype)
     assert not ok
@@ -271,7 +290,7 @@ def _accumulate_low(dtype: str, a: np.ndarray, b: np.ndarray, chunk: int) -> np.
     a32, b32 = a.astype(F32), b.astype(F32)
     acc = np.zeros((a.shape[0], b.shape[1]), F32)
     for s in range(0, a.shape[1], chunk):
-        acc = to_format(dtype, acc + a32[:, s:s + chunk] @ b32[s:s + chunk]).astype(F32)
+        acc = to_format(dtype, acc + a32[:, s : s + chunk] @ b32[s : s + chunk]).astype(F32)
     return to_format(dtype, acc)
 
 
@@ -329,7 +348,7 @@ def test_int8_freivalds_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_failure_messages_name_the_bound() -> None:
     a, b = inputs("tf32", 16)
-    c = (a.T.copy() @ b)
+    c = a.T.copy() @ b
     ok, msg = check_gemm(a, b, c, "tf32")
     assert not ok and "(2·K·2^-23 + 2·2^-10 + 2^-20)·|A||B|" in msg and "got" in msg
     a, b = inputs("fp16", 16)
@@ -350,14 +369,14 @@ class FakeBuffer:
 
     def write(self, array: np.ndarray, offset: int = 0) -> None:
         raw = np.ascontiguousarray(array).view(np.uint8).ravel()
-        self.mem[offset:offset + raw.size] = raw
+        self.mem[offset : offset + raw.size] = raw
 
     def read(self, dtype: str, count: int = -1, offset: int = 0) -> np.ndarray:
         out: np.ndarray = self.mem[offset:].view(dtype)
         return (out if count < 0 else out[:count]).copy()
 
     def read_into(self, array: np.ndarray, offset: int = 0) -> None:
-        array.view(np.uint8).ravel()[:] = self.mem[offset:offset + array.nbytes]
+        array.view(np.uint8).ravel()[:] = self.mem[offset : offset + array.nbytes]
 
     def view(self, dtype: str) -> np.ndarray:
         if not self.host_visible:
@@ -411,7 +430,9 @@ class Unsupported(Exception):
 
 
 class FakeBackend:
-    def __init__(self, name: str, precisions: Tuple[str, ...], fault: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> None:
+    def __init__(
+        self, name: str, precisions: Tuple[str, ...], fault: Optional[Callable[[np.ndarray], np.ndarray]] = None
+    ) -> None:
         self.name, self.precisions, self.fault = name, precisions, fault
         self.gemm_calls: List[Tuple[str, int]] = []
         self.allocs: List[int] = []
@@ -449,8 +470,18 @@ def _drive(suite: GemmSuite, seconds: float = 1e-6) -> List[Tuple[str, str, int,
             continue
         kernel.time(case.args, case.launch, 1, 1)
         ok, msg = case.check()
-        suite.record(Measurement(suite="gemm", kernel=k.name, dtype=k.dtype, params=case.params, flops=case.flops,
-                                 bytes=case.bytes, samples_s=(seconds,), valid=ok))
+        suite.record(
+            Measurement(
+                suite="gemm",
+                kernel=k.name,
+                dtype=k.dtype,
+                params=case.params,
+                flops=case.flops,
+                bytes=case.bytes,
+                samples_s=(seconds,),
+                valid=ok,
+            )
+        )
         seen.append((k.name, k.dtype, case.params["m"], ok, msg))
     return seen
 
@@ -462,7 +493,10 @@ def test_cpu_backend_gets_blas_and_bnns_only() -> None:
     assert suite.total() == 30
     seen = _drive(suite, seconds=1.0)  # over budget: one size per precision
     assert [(s[0], s[1], s[2], s[4] == "unsupported") for s in seen] == [
-        ("sgemm", "fp32", 16, False), ("dgemm", "fp64", 16, False), ("hgemm", "fp16", 16, True)]
+        ("sgemm", "fp32", 16, False),
+        ("dgemm", "fp64", 16, False),
+        ("hgemm", "fp16", 16, True),
+    ]
     assert all(s[3] for s in seen if s[4] != "unsupported"), seen
     assert [c[0] for c in backend.gemm_calls] == ["fp32", "fp64", "fp16"]  # never asked for another precision
     assert backend.allocs == [16 * 16 * 4] * 3 + [16 * 16 * 8] * 3 + [16 * 16 * 2] * 3
@@ -473,8 +507,11 @@ def test_metal_backend_gets_mps_and_the_tiled_kernel() -> None:
     suite = GemmSuite(_ctx(backend, budget=1.0))
     assert suite.total() == 30
     seen = _drive(suite, seconds=1.0)  # over budget: one size each
-    assert [(s[0], s[1], s[2]) for s in seen] == [("sgemm", "fp32", 16), ("hgemm", "fp16", 16),
-                                                  ("sgemm_tiled16", "fp32", 16)]
+    assert [(s[0], s[1], s[2]) for s in seen] == [
+        ("sgemm", "fp32", 16),
+        ("hgemm", "fp16", 16),
+        ("sgemm_tiled16", "fp32", 16),
+    ]
     assert all(s[3] for s in seen), seen
     assert backend.gemm_calls == [("fp32", 16), ("fp16", 16), ("compile", 0)]
 
@@ -486,11 +523,29 @@ def test_cpu_ladder_and_counts_unchanged() -> None:
     for case in suite.cases():
         cases.append((case.kernel.name, case.params, case.flops, case.bytes, case.launch))
         if case.params["m"] < 64:
-            suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
-                                     flops=case.flops, bytes=case.bytes, samples_s=(1e-6,), valid=True))
-    assert [(c[0], c[1]["m"]) for c in cases] == [("sgemm", 16), ("sgemm", 32), ("sgemm", 64),
-                                                  ("dgemm", 16), ("dgemm", 32), ("dgemm", 64),
-                                                  ("hgemm", 16), ("hgemm", 32), ("hgemm", 64)]
+            suite.record(
+                Measurement(
+                    suite="gemm",
+                    kernel=case.kernel.name,
+                    dtype=case.kernel.dtype,
+                    params=case.params,
+                    flops=case.flops,
+                    bytes=case.bytes,
+                    samples_s=(1e-6,),
+                    valid=True,
+                )
+            )
+    assert [(c[0], c[1]["m"]) for c in cases] == [
+        ("sgemm", 16),
+        ("sgemm", 32),
+        ("sgemm", 64),
+        ("dgemm", 16),
+        ("dgemm", 32),
+        ("dgemm", 64),
+        ("hgemm", 16),
+        ("hgemm", 32),
+        ("hgemm", 64),
+    ]
     for name, params, flops, nbytes, launch in cases:
         n = params["m"]
         assert params == {"m": n, "n": n, "k": n} and launch == 1 and flops == 2 * n**3
@@ -502,9 +557,13 @@ def test_cuda_backend_measures_all_six_and_validates() -> None:
     suite = GemmSuite(_ctx(backend))
     assert suite.total() == 70  # six precisions and the tiled kernel
     seen = _drive(suite, seconds=1.0)
-    assert [(s[0], s[1], s[2]) for s in seen] == [(GEMM_DTYPES[d][0], d, 16) for d in DTYPES] + [("sgemm_tiled16", "fp32", 16)]
+    assert [(s[0], s[1], s[2]) for s in seen] == [(GEMM_DTYPES[d][0], d, 16) for d in DTYPES] + [
+        ("sgemm_tiled16", "fp32", 16)
+    ]
     assert all(s[3] for s in seen), seen
-    sizes = {d: (gemm.ITEMSIZE[GEMM_PRECISIONS[d].in_dtype], gemm.ITEMSIZE[GEMM_PRECISIONS[d].out_dtype]) for d in DTYPES}
+    sizes = {
+        d: (gemm.ITEMSIZE[GEMM_PRECISIONS[d].in_dtype], gemm.ITEMSIZE[GEMM_PRECISIONS[d].out_dtype]) for d in DTYPES
+    }
     assert sizes == {"fp32": (4, 4), "fp64": (8, 8), "tf32": (4, 4), "fp16": (2, 2), "bf16": (2, 2), "int8": (1, 4)}
     assert backend.allocs == [256 * s for d in DTYPES for s in (sizes[d][0], sizes[d][0], sizes[d][1])] + [1024] * 3
 
@@ -530,8 +589,14 @@ def test_unsupported_precision_is_skipped_and_the_ladder_moves_on() -> None:
     backend = FakeBackend("cuda", ("fp32", "fp64", "fp16", "int8"))  # no tf32, bf16 on this device
     seen = _drive(GemmSuite(_ctx(backend, budget=1.0)), seconds=1.0)
     assert [(s[1], s[2], s[4] == "unsupported") for s in seen] == [
-        ("fp32", 16, False), ("fp64", 16, False), ("tf32", 16, True), ("fp16", 16, False), ("bf16", 16, True),
-        ("int8", 16, False), ("fp32", 16, False)]  # the last: the tiled kernel
+        ("fp32", 16, False),
+        ("fp64", 16, False),
+        ("tf32", 16, True),
+        ("fp16", 16, False),
+        ("bf16", 16, True),
+        ("int8", 16, False),
+        ("fp32", 16, False),
+    ]  # the last: the tiled kernel
 
 
 def test_memory_cap_uses_each_precisions_sizes() -> None:
@@ -600,7 +665,9 @@ class Fp16AccumulatingBackend(FakeBackend):
 
 
 @pytest.mark.parametrize("backend_name,valid", [("metal", True), ("cpu", True), ("cuda", False)])
-def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_it(backend_name: str, valid: bool) -> None:
+def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_it(
+    backend_name: str, valid: bool
+) -> None:
     """MPS and BNNS FP16 results that are only FP16-accurate are valid, with a message that says so,
     and the ladder goes on to the next size; the same result from cuBLAS (documented FP32 compute
     type) is invalid, and the ladder stops at it: N = 16 only."""
@@ -613,9 +680,18 @@ def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_
         n = case.params["m"]
         case.make_kernel().time(case.args, case.launch, 1, 1)
         results[n] = case.check()
-        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype="fp16", params=case.params,
-                                 flops=case.flops, bytes=case.bytes, samples_s=(1e-6 if n < 64 else 1.0,),
-                                 valid=results[n][0]))
+        suite.record(
+            Measurement(
+                suite="gemm",
+                kernel=case.kernel.name,
+                dtype="fp16",
+                params=case.params,
+                flops=case.flops,
+                bytes=case.bytes,
+                samples_s=(1e-6 if n < 64 else 1.0,),
+                valid=results[n][0],
+            )
+        )
     assert sorted(results) == ([16, 32, 64] if valid else [16])
     ok, msg = results[max(results)]
     assert ok is valid, msg
@@ -632,7 +708,9 @@ def test_unified_memory_gpu_also_measures_the_cpu_library_gemm() -> None:
     gpu = FakeBackend("metal", ("fp32", "fp16"))
     host = FakeBackend("cpu", ("fp32", "fp64"))
     info: Dict[str, Any] = {"backend": "metal", "memory_bytes": 0, "unified_memory": True}
-    suite = GemmSuite(SuiteContext(gpu, "metal", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12, "host_backend": host}))
+    suite = GemmSuite(
+        SuiteContext(gpu, "metal", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12, "host_backend": host})
+    )
     assert suite.total() == 60
     cases = []
     for case in suite.cases():
@@ -643,14 +721,32 @@ def test_unified_memory_gpu_also_measures_the_cpu_library_gemm() -> None:
             continue
         ok, msg = case.check()
         assert ok, msg
-        suite.record(Measurement(suite="gemm", kernel=case.kernel.name, dtype=case.kernel.dtype, params=case.params,
-                                 flops=case.flops, bytes=case.bytes, samples_s=(1.0,), valid=ok,
-                                 ceiling_class=case.kernel.ceiling_class, ceiling_kind=case.kernel.ceiling_kind))
+        suite.record(
+            Measurement(
+                suite="gemm",
+                kernel=case.kernel.name,
+                dtype=case.kernel.dtype,
+                params=case.params,
+                flops=case.flops,
+                bytes=case.bytes,
+                samples_s=(1.0,),
+                valid=ok,
+                ceiling_class=case.kernel.ceiling_class,
+                ceiling_kind=case.kernel.ceiling_kind,
+            )
+        )
     assert [(c.kernel.name, c.kernel.ceiling_class) for c in cases] == [
-        ("sgemm", "GEMM FP32"), ("hgemm", "GEMM FP16"), ("sgemm_tiled16", None),
-        ("cpu_sgemm", "CPU GEMM FP32"), ("cpu_dgemm", "CPU GEMM FP64"), ("cpu_hgemm", "CPU GEMM FP16")]
+        ("sgemm", "GEMM FP32"),
+        ("hgemm", "GEMM FP16"),
+        ("sgemm_tiled16", None),
+        ("cpu_sgemm", "CPU GEMM FP32"),
+        ("cpu_dgemm", "CPU GEMM FP64"),
+        ("cpu_hgemm", "CPU GEMM FP16"),
+    ]
     assert gpu.gemm_calls == [("fp32", 16), ("fp16", 16), ("compile", 0)]
     assert host.gemm_calls == [("fp32", 16), ("fp64", 16), ("fp16", 16)]
     info["unified_memory"] = False
-    suite = GemmSuite(SuiteContext(FakeBackend("cuda", ("fp32",)), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12}))
+    suite = GemmSuite(
+        SuiteContext(FakeBackend("cuda", ("fp32",)), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12})
+    )
     assert not any(c.kernel.name.startswith("cpu_") for c in suite.cases())

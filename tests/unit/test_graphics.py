@@ -60,8 +60,9 @@ def test_every_channel_depends_on_every_lane() -> None:
     lanes = FMA_KERNELS["vec4_cross4"].reference(K.pixel_inputs(W, H).reshape(-1), 9, "fp32").reshape(H, W, 4)
     red = K.fill_reference(W, H, 9, "rgba32float")[..., 0]
     total = (lanes[..., 0] + lanes[..., 1]) + (lanes[..., 2] + lanes[..., 3])
-    assert np.array_equal(red, (lanes[..., 0] / np.float32(32) + (total / np.float32(128) + np.float32(0.5)))
-                          .astype(np.float32))
+    assert np.array_equal(
+        red, (lanes[..., 0] / np.float32(32) + (total / np.float32(128) + np.float32(0.5))).astype(np.float32)
+    )
     assert abs(np.corrcoef(red.reshape(-1), lanes[..., 3].reshape(-1))[0, 1]) > 0.1  # lane w moves the red channel
 
 
@@ -146,8 +147,7 @@ class FakePass:
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
         self.timer = "fake GPU timestamps"
-        return PassRun([self.seconds * batch] * reps, self.invocations if count else None,
-                       self.image if read else None)
+        return PassRun([self.seconds * batch] * reps, self.invocations if count else None, self.image if read else None)
 
     def read(self) -> np.ndarray:
         return self.image
@@ -160,15 +160,17 @@ class FakeDevice:
     """Renders the references themselves (or, for ``broken`` formats, zeros); a pass takes
     ``per_layer`` seconds per layer."""
 
-    def __init__(self, *, invocations: bool = False, max_texture: int = 256, per_layer: float = 1e-6,
-                 broken: Sequence[str] = ()) -> None:
+    def __init__(
+        self, *, invocations: bool = False, max_texture: int = 256, per_layer: float = 1e-6, broken: Sequence[str] = ()
+    ) -> None:
         self.name, self.info, self.max_texture = "Fake GPU", {"backend": "wgpu", "index": 0}, max_texture
         self.invocations, self.per_layer, self.broken = invocations, per_layer, set(broken)
         self.statistics = invocations
         self.calls: List[dict] = []
 
-    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
-                  store: bool) -> FakePass:
+    def fill_pass(
+        self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
+    ) -> FakePass:
         self.calls.append({"fmt": fmt, "F": F, "layers": layers, "blended": blended, "store": store})
         image = K.fill_reference(width, height, F, fmt)
         if fmt in self.broken:
@@ -176,11 +178,21 @@ class FakeDevice:
         inv = width * height * (1 if not blended else layers) if self.invocations else None
         return FakePass(image, self.per_layer * layers * (1 + F), inv)
 
-    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool, layers: int = 1) -> FakePass:
+    def texture_pass(
+        self,
+        *,
+        width: int,
+        height: int,
+        texture: np.ndarray,
+        fetches: int,
+        random: bool,
+        bilinear: bool,
+        layers: int = 1,
+    ) -> FakePass:
         self.calls.append({"size": texture.shape[0], "fetches": fetches, "layers": layers})
-        image = K.texture_reference(width, height, texture, fetches, "random" if random else "coherent",
-                                    "bilinear" if bilinear else "nearest")
+        image = K.texture_reference(
+            width, height, texture, fetches, "random" if random else "coherent", "bilinear" if bilinear else "nearest"
+        )
         inv = width * height * layers if self.invocations else None
         return FakePass(image, 1e-5 * layers * fetches * (4 if texture.shape[0] >= 128 else 1), inv)
 
@@ -196,11 +208,15 @@ def test_a_device_that_runs_none_of_the_passes_is_nothing_measured(fake: FakeDev
     """Every texture size above the device's largest texture: no study of skipped passes, but the
     machine's reason (exit 1 from the command, and no graphics.json)."""
     fake.max_texture = 64
-    with pytest.raises(CannotMeasure, match=r"^nothing measured: Fake GPU ran none of the passes: size 128x128 "
-                                            r"exceeds the device's largest 2D texture"):
+    with pytest.raises(
+        CannotMeasure,
+        match=r"^nothing measured: Fake GPU ran none of the passes: size 128x128 "
+        r"exceeds the device's largest 2D texture",
+    ):
         R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[128, 256], reps=2)
-    result = CliRunner().invoke(app, ["graphics", "--suite", "texture", "--sizes", "128", "--reps", "2",
-                                      "-o", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["graphics", "--suite", "texture", "--sizes", "128", "--reps", "2", "-o", str(tmp_path / "o")]
+    )
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error")]
     assert result.exit_code == 1 and len(errors) == 1 and "ran none of the passes" in errors[0], result.output
     assert not list((tmp_path / "o").glob("graphics*"))
@@ -211,8 +227,12 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
     assert study.valid and study.complete
     fill = study.suite("fillrate")
     assert len(fill) == len(G.QUICK_F) * 2 + 2  # both modes stored, and discarded at F = 0
-    assert {(m.params["F"], m.params["store"]) for m in fill} == {(0, "store"), (0, "discard"), (64, "store"),
-                                                                  (512, "store")}
+    assert {(m.params["F"], m.params["store"]) for m in fill} == {
+        (0, "store"),
+        (0, "discard"),
+        (64, "store"),
+        (512, "store"),
+    }
     m = next(m for m in fill if m.params["F"] == 64 and m.params["mode"] == "blended")
     assert m.params["pixels_drawn"] == W * H * 16 == m.params["pixels_shaded"] and m.params["shaded_by"] == "blended"
     assert m.flops == W * H * 16 * 32 * 64 and m.bytes == W * H * 16 * 8  # blending reads and writes 4 B
@@ -226,8 +246,9 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
     assert {m.params["size"] for m in tex} == {64, 256}  # 1024 and 4096 exceed the fake's 256
     assert {c["size"] for c in fake.calls if "size" in c} == {64, 256}  # and no pass is built for them
     assert len(tex) == 2 * 2 * 2 and {m.params["fetches"] for m in tex} == {16}
-    assert [s.reason for s in study.skipped if "1024" in s.reason][0] == \
-        "size 1024x1024 exceeds the device's largest 2D texture (256)"
+    assert [s.reason for s in study.skipped if "1024" in s.reason][
+        0
+    ] == "size 1024x1024 exceeds the device's largest 2D texture (256)"
     t = tex[0]
     assert t.flops == 0 and t.params["texels"] == W * H * t.params["fetches"] and t.params["layers"] == 1
     assert texel_rate(t) == pytest.approx(t.params["texels"] / t.median_s / 1e9)
@@ -245,8 +266,7 @@ def test_counted_shaded_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_wrong_image_is_invalid_and_a_long_pass_draws_fewer_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     device = FakeDevice(broken=["rgba16float"], per_layer=1e-4)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
-    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=128, quick=True, reps=2,
-                           max_pass_s=0.05)
+    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=128, quick=True, reps=2, max_pass_s=0.05)
     bad = [m for m in study.measurements if not m.valid]
     assert bad and {m.dtype for m in bad} == {"rgba16float"}
     assert any("rgba16float" in w and "failed validation" in w for w in study.warnings)
@@ -286,14 +306,17 @@ def test_a_pass_the_device_cannot_build_is_skipped(fake: FakeDevice, monkeypatch
     assert "RuntimeError: format not renderable" in study.skipped[0].reason
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: R.parse_graphics_device("cuda:0"), "device 'cuda:0' is not a graphics device"),
-    (lambda: R.parse_resolution("1920*1080"), "is not a resolution (valid: WIDTHxHEIGHT"),
-    (lambda: R.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
-    (lambda: R.check_f_values([]), "names no value"),
-    (lambda: R.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
-    (lambda: R.run_graphics("wgpu:0", overdraw=0), "overdraw 0 is out of range (valid: 1 to 4096)"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: R.parse_graphics_device("cuda:0"), "device 'cuda:0' is not a graphics device"),
+        (lambda: R.parse_resolution("1920*1080"), "is not a resolution (valid: WIDTHxHEIGHT"),
+        (lambda: R.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
+        (lambda: R.check_f_values([]), "names no value"),
+        (lambda: R.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
+        (lambda: R.run_graphics("wgpu:0", overdraw=0), "overdraw 0 is out of range (valid: 1 to 4096)"),
+    ],
+)
 def test_bad_options(call: Any, message: str) -> None:
     with pytest.raises(OptionError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
         call()
@@ -319,9 +342,16 @@ def test_cliffs() -> None:
     def texture(size: int, rate: float) -> Any:
         from apple_roofline.roofline.records import Measurement
 
-        return Measurement("texture", "texture", "rgba32float",
-                           {"size": size, "pattern": "random", "filter": "nearest", "fetches": 4, "texels": 1000},
-                           0, 4000, (1000 / rate / 1e9,), True)
+        return Measurement(
+            "texture",
+            "texture",
+            "rgba32float",
+            {"size": size, "pattern": "random", "filter": "nearest", "fetches": 4, "texels": 1000},
+            0,
+            4000,
+            (1000 / rate / 1e9,),
+            True,
+        )
 
     found = cliffs((texture(64, 10.0), texture(128, 9.0), texture(256, 4.0), texture(512, 3.9)))
     assert [(c.size, c.working_set_bytes) for c in found] == [(256, 256 * 256 * 4)]
@@ -359,18 +389,21 @@ def test_figures_and_files(study: GraphicsStudy, tmp_path: Path) -> None:
 def test_cli(fake: FakeDevice, tmp_path: Path) -> None:
     cli = CliRunner()
     out = tmp_path / "g"
-    r = cli.invoke(app, ["graphics", "--resolution", f"{W}x{H}", "--overdraw", "8", "--quick", "--reps", "2",
-                         "--out", str(out)])
+    r = cli.invoke(
+        app, ["graphics", "--resolution", f"{W}x{H}", "--overdraw", "8", "--quick", "--reps", "2", "--out", str(out)]
+    )
     assert r.exit_code == 0, r.output
     assert all((out / n).exists() for n in GRAPHICS_FILES)
     assert cli.invoke(app, ["report", str(out / "graphics.json")]).stdout.startswith("# Graphics: Fake GPU")
     r = cli.invoke(app, ["plot", str(out / "graphics.json"), "-o", str(tmp_path / "f.png")])
     assert r.exit_code == 0 and (tmp_path / "f.png").exists()
-    for args, message in ((["--overdraw", "0"], "--overdraw 0 is out of range"),
-                          (["--f", "0,-4"], "--f -4 is out of range (valid: 0 to 512)"),
-                          (["--pattern", "zigzag"], "--pattern 'zigzag' is not a texture pattern"),
-                          (["--suite", "fillrate,blur"], "--suite 'blur' is not a graphics suite"),
-                          (["--resolution", "0x0"], "--resolution '0x0' is not a resolution")):
+    for args, message in (
+        (["--overdraw", "0"], "--overdraw 0 is out of range"),
+        (["--f", "0,-4"], "--f -4 is out of range (valid: 0 to 512)"),
+        (["--pattern", "zigzag"], "--pattern 'zigzag' is not a texture pattern"),
+        (["--suite", "fillrate,blur"], "--suite 'blur' is not a graphics suite"),
+        (["--resolution", "0x0"], "--resolution '0x0' is not a resolution"),
+    ):
         r = cli.invoke(app, ["graphics", *args, "--out", str(tmp_path / "x")])
         assert r.exit_code == 2 and message in r.stderr, (args, r.stderr)
         assert not (tmp_path / "x").exists()
@@ -402,8 +435,10 @@ def test_a_study_cut_by_its_budget_is_partial_and_its_figure_says_so() -> None:
     assert GraphicsStudy.from_json(study.to_json()).status == "cut by budget"
     assert "PARTIAL — cut by budget: texture cut by its 4 s budget" in format_graphics(study, "md").splitlines()[2]
     notes = [" ".join(t.get_text().split()) for t in plot_texture(study).texts if t.get_gid() == NOTE_GID]
-    assert notes == ["PARTIAL, not every case drawn: texture cut by its 4 s budget (2 of 6 planned cases measured; "
-                     "not measured from texture 64x64 random nearest x4 on)."]
+    assert notes == [
+        "PARTIAL, not every case drawn: texture cut by its 4 s budget (2 of 6 planned cases measured; "
+        "not measured from texture 64x64 random nearest x4 on)."
+    ]
     assert not [t for t in plot_fill(study).texts if t.get_gid() == NOTE_GID]  # the fill figure lacks nothing
 
 
@@ -485,8 +520,9 @@ def test_bilinear_table_gives_the_fetch_by_fetch_sums(pattern: str, monkeypatch:
     assert not np.array_equal(table[7], K.texture_sums(tex, W, H, pattern, "nearest", (7,))[7])
 
 
-def test_resume_measures_only_the_passes_its_journal_lacks(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch,
-                                                           resume_check: Any) -> None:
+def test_resume_measures_only_the_passes_its_journal_lacks(
+    fake: FakeDevice, monkeypatch: pytest.MonkeyPatch, resume_check: Any
+) -> None:
     from apple_roofline.graphics.passes import PassMeasurer
 
     calls: List[int] = []
@@ -497,7 +533,11 @@ def test_resume_measures_only_the_passes_its_journal_lacks(fake: FakeDevice, mon
         return record(self, *a, **kw)
 
     monkeypatch.setattr(PassMeasurer, "_record", counted)
-    study = resume_check("graphics", GraphicsStudy, lambda j: R.run_graphics(
-        "wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=2, journal=j), lambda s: s.measurements,
-        lambda: len(calls))
+    study = resume_check(
+        "graphics",
+        GraphicsStudy,
+        lambda j: R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=2, journal=j),
+        lambda s: s.measurements,
+        lambda: len(calls),
+    )
     assert study.valid and {m.suite for m in study.measurements} == {"fillrate", "tilemem", "texture"}

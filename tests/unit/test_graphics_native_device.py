@@ -38,8 +38,14 @@ class FakeRenderPass:
             size = s["texture_size"]
             tex = np.frombuffer(bytes(s["texture"]), np.uint8).reshape(size, size, 4)
             c = s["constants"]
-            image = K.texture_reference(w, h, tex, c["FETCHES"], "random" if c["RANDOM"] else "coherent",
-                                        "bilinear" if c["BILINEAR"] else "nearest")
+            image = K.texture_reference(
+                w,
+                h,
+                tex,
+                c["FETCHES"],
+                "random" if c["RANDOM"] else "coherent",
+                "bilinear" if c["BILINEAR"] else "nearest",
+            )
         return image.tobytes()
 
     def fragment_invocations(self) -> int:
@@ -113,8 +119,9 @@ def test_texture_pass_spec(random: bool, bilinear: bool) -> None:
 def test_bad_texture_and_short_read() -> None:
     dev = NativeGraphicsDevice(0, FakeBackend())
     with pytest.raises(ValueError, match="is not S x S x 4 uint8"):
-        dev.texture_pass(width=W, height=H, texture=np.zeros((16, 8, 4), np.uint8), fetches=1, random=False,
-                         bilinear=False)
+        dev.texture_pass(
+            width=W, height=H, texture=np.zeros((16, 8, 4), np.uint8), fetches=1, random=False, bilinear=False
+        )
 
     class Short:
         def read(self) -> bytes:
@@ -145,8 +152,9 @@ def test_run_graphics_on_the_native_device(monkeypatch: pytest.MonkeyPatch) -> N
 
     monkeypatch.setattr(nd, "open_device", lambda spec: FakeBackend())
     monkeypatch.setattr(nd, "resolve_device", lambda spec: str(spec))
-    study = run_graphics("metal:0", ["fillrate", "texture"], quick=True, width=32, height=16, overdraw=2,
-                         f_values=[0, 8], reps=2)
+    study = run_graphics(
+        "metal:0", ["fillrate", "texture"], quick=True, width=32, height=16, overdraw=2, f_values=[0, 8], reps=2
+    )
     assert study.complete and study.measurements
     assert all(m.valid for m in study.measurements), [m.validation for m in study.measurements if not m.valid]
     assert study.device["backend"] == "metal"

@@ -39,7 +39,9 @@ def test_batch_lead_and_passes_arithmetic() -> None:
     assert P.lead_seconds(0.001, 0.25) == P.MIN_LEAD_S
     assert M.fill_layers(128, 1e-4, 0.05) == 128 and M.fill_layers(128, 1e-3, 0.05) == 32
     assert M.fill_layers(128, 0.03, 0.02) == M.MIN_LAYERS == 1 and M.fill_layers(4, 3e-3, 0.01) == 2
-    assert M.texture_layers(1e-4) == 8 and M.texture_layers(3e-3) == 1 and M.texture_layers(1e-7) == M.MAX_TEXTURE_LAYERS
+    assert (
+        M.texture_layers(1e-4) == 8 and M.texture_layers(3e-3) == 1 and M.texture_layers(1e-7) == M.MAX_TEXTURE_LAYERS
+    )
 
 
 class Pass:
@@ -139,8 +141,12 @@ def test_grids() -> None:
     full = G.build_grid("full")
     assert len(full.fillrate) == len(K.FILL_F) * 4 and len(full.tilemem) == 32 and len(full.texture) == 160
     q = G.build_grid("quick", sizes=(64,), fetches=(1, 4), patterns=("random",))
-    assert q.texture == ((64, "random", "nearest", 1), (64, "random", "nearest", 4), (64, "random", "bilinear", 1),
-                         (64, "random", "bilinear", 4))
+    assert q.texture == (
+        (64, "random", "nearest", 1),
+        (64, "random", "nearest", 4),
+        (64, "random", "bilinear", 1),
+        (64, "random", "bilinear", 4),
+    )
     with pytest.raises(ValueError, match="not a graphics grid"):
         G.build_grid("huge")
 
@@ -151,8 +157,11 @@ def test_graphics_budgets() -> None:
     assert G.graphics_budgets(["texture"], "full") == {"texture": 0.0}
     assert G.graphics_budgets(["texture", "tilemem"], "default", "texture=60") == {"texture": 60.0, "tilemem": 15.0}
     assert G.graphics_budgets(["texture"], "default", "none") == {"texture": 0.0}
-    for bad, message in (("gemm=3", "'gemm' is not a suite of this run"), ("texture=0", "is out of range"),
-                         ("texture", "is not SUITE=SECONDS")):
+    for bad, message in (
+        ("gemm=3", "'gemm' is not a suite of this run"),
+        ("texture=0", "is out of range"),
+        ("texture", "is not SUITE=SECONDS"),
+    ):
         with pytest.raises(OptionError, match=message):
             G.graphics_budgets(["texture"], "default", bad)
     assert sum(G.SUITE_BUDGET_S.values()) <= 90 and sum(G.QUICK_BUDGET_S.values()) <= 30
@@ -183,14 +192,25 @@ class FakePass:
 class FakeDevice:
     name, info, max_texture, statistics = "Fake GPU", {"backend": "wgpu", "index": 0}, 256, True
 
-    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
-                  store: bool) -> FakePass:
+    def fill_pass(
+        self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
+    ) -> FakePass:
         return FakePass(K.fill_reference(width, height, F, fmt), 1e-5 * layers, width * height * layers)
 
-    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool, layers: int = 1) -> FakePass:
-        image = K.texture_reference(width, height, texture, fetches, "random" if random else "coherent",
-                                    "bilinear" if bilinear else "nearest")
+    def texture_pass(
+        self,
+        *,
+        width: int,
+        height: int,
+        texture: np.ndarray,
+        fetches: int,
+        random: bool,
+        bilinear: bool,
+        layers: int = 1,
+    ) -> FakePass:
+        image = K.texture_reference(
+            width, height, texture, fetches, "random" if random else "coherent", "bilinear" if bilinear else "nearest"
+        )
         return FakePass(image, 1e-5 * layers, width * height * layers)
 
 
@@ -210,12 +230,23 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
             return self.measured >= 2
 
     monkeypatch.setattr(R, "SuiteClock", TwoCases)
-    study = R.run_graphics("wgpu:0", ["fillrate", "texture"], width=W, height=H, overdraw=4, reps=2,
-                           sizes=[64], budget="fillrate=5,texture=5")
+    study = R.run_graphics(
+        "wgpu:0",
+        ["fillrate", "texture"],
+        width=W,
+        height=H,
+        overdraw=4,
+        reps=2,
+        sizes=[64],
+        budget="fillrate=5,texture=5",
+    )
     assert [(t.suite, t.measured, t.cut) for t in study.suite_times] == [("fillrate", 2, True), ("texture", 2, True)]
     assert len(study.suite("fillrate")) == 2 and study.params["budgets_s"] == {"fillrate": 5.0, "texture": 5.0}
-    assert any(w.startswith("suite texture was cut short by its 5 s time budget: 2 of ") and
-               "planned cases measured; not measured from texture 64x64 " in w for w in study.warnings)
+    assert any(
+        w.startswith("suite texture was cut short by its 5 s time budget: 2 of ")
+        and "planned cases measured; not measured from texture 64x64 " in w
+        for w in study.warnings
+    )
     assert study.status == "cut by budget" and study.suite_times[0].stopped_before.startswith("fillrate ")
     assert study.suite_times[0].planned > 2
     md = format_graphics(study, "md")
@@ -225,8 +256,17 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
 
 
 def test_texture_layers_are_counted(fake: FakeDevice) -> None:
-    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, reps=2, sizes=[64, 128], patterns=["random"],
-                           filters=["nearest"], fetches=[16])
+    study = R.run_graphics(
+        "wgpu:0",
+        ["texture"],
+        width=W,
+        height=H,
+        reps=2,
+        sizes=[64, 128],
+        patterns=["random"],
+        filters=["nearest"],
+        fetches=[16],
+    )
     a, b = study.measurements
     assert a.params["layers"] == M.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
     assert a.params["texels"] == a.params["pixels_shaded"] * 16 == W * H * a.params["layers"] * 16
@@ -264,24 +304,50 @@ def test_steady_note_names_the_passes_below() -> None:
     from apple_roofline.study.document import ToolInfo
 
     ms, steady = S.mark_steady([_m(1980.0), _m(1980.0), _m(1200.0, throttle="gpu_idle", F=64)])
-    study = GraphicsStudy(tool=ToolInfo.current(), created="2026-01-01T00:00:00Z", host={}, device={"name": "X", "backend": "wgpu"},
-                          command=("apple-roofline", "graphics"), params={"steady_clock_mhz": steady, "clock_tolerance": 0.05}, measurements=ms)
+    study = GraphicsStudy(
+        tool=ToolInfo.current(),
+        created="2026-01-01T00:00:00Z",
+        host={},
+        device={"name": "X", "backend": "wgpu"},
+        command=("apple-roofline", "graphics"),
+        params={"steady_clock_mhz": steady, "clock_tolerance": 0.05},
+        measurements=ms,
+    )
     note = steady_note(study)
-    assert "1 of 3 passes ran below steady: fillrate rgba8unorm F=64 mode=opaque store=store at 1200 MHz (gpu_idle)" in note
+    assert (
+        "1 of 3 passes ran below steady: fillrate rgba8unorm F=64 mode=opaque store=store at 1200 MHz (gpu_idle)"
+        in note
+    )
 
 
 def test_cli_budget_and_grid_errors(fake: FakeDevice, tmp_path: Any) -> None:
     cli = CliRunner()
-    for args, message in ((["--budget", "blur=3"], "--budget 'blur' is not a suite of this run"),
-                          (["--budget", "texture=-1"], "is out of range"),
-                          (["--sizes", "100"], "--sizes 100 is not a power of two"),
-                          (["--fetches", "0"], "--fetches 0 is out of range"),
-                          (["--filter", "cubic"], "--filter 'cubic' is not a texture filter"),
-                          (["--quick", "--full"], "--quick and --full ask for two grids")):
+    for args, message in (
+        (["--budget", "blur=3"], "--budget 'blur' is not a suite of this run"),
+        (["--budget", "texture=-1"], "is out of range"),
+        (["--sizes", "100"], "--sizes 100 is not a power of two"),
+        (["--fetches", "0"], "--fetches 0 is out of range"),
+        (["--filter", "cubic"], "--filter 'cubic' is not a texture filter"),
+        (["--quick", "--full"], "--quick and --full ask for two grids"),
+    ):
         r = cli.invoke(app, ["graphics", *args, "--out", str(tmp_path / "x")])
         assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
         assert not (tmp_path / "x").exists()
-    r = cli.invoke(app, ["graphics", "--resolution", f"{W}x{H}", "--overdraw", "4", "--suite", "tilemem", "--reps", "2",
-                         "--out", str(tmp_path / "ok")])
+    r = cli.invoke(
+        app,
+        [
+            "graphics",
+            "--resolution",
+            f"{W}x{H}",
+            "--overdraw",
+            "4",
+            "--suite",
+            "tilemem",
+            "--reps",
+            "2",
+            "--out",
+            str(tmp_path / "ok"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "time per suite: tilemem" in r.stdout and "of 15;" in r.stdout

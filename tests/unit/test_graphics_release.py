@@ -80,8 +80,7 @@ def test_a_study_leaves_its_device_to_no_cycle(monkeypatch: pytest.MonkeyPatch, 
         return device
 
     monkeypatch.setattr(R, "open_graphics_device", open_fake)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=32, height=16, overdraw=4, quick=True, reps=2,
-                           telemetry=False)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=32, height=16, overdraw=4, quick=True, reps=2, telemetry=False)
     assert study.measurements and study.valid
     (ref,) = refs
     del study

@@ -14,8 +14,20 @@ import pytest
 from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
-from apple_roofline.suites.hierarchy.suite import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
-                                             passes_for, plan_lanes, read_total, rmw_total, sweep_points, word_sums)
+from apple_roofline.suites.hierarchy.suite import (
+    MASK,
+    MIN_WORKING_SET,
+    STEPS_PER_OCTAVE,
+    WORD,
+    dram_points,
+    level_points,
+    passes_for,
+    plan_lanes,
+    read_total,
+    rmw_total,
+    sweep_points,
+    word_sums,
+)
 from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, level_of, slc_level
 
 #: The documented levels of the 2-core EPYC the suite was developed on, as lscpu totals them.
@@ -23,8 +35,14 @@ EPYC = (Level("L1d", 64 << 10), Level("L2", 2 << 20), Level("L3", 32 << 20))
 STEP = 2 ** (1 / STEPS_PER_OCTAVE)
 
 
-def curve(rates: Sequence[Tuple[Optional[int], float]], *, noise: float = 0.0, seed: int = 0,
-          disturbed: Sequence[int] = (), blur: float = 1.15) -> List[Tuple[int, float]]:
+def curve(
+    rates: Sequence[Tuple[Optional[int], float]],
+    *,
+    noise: float = 0.0,
+    seed: int = 0,
+    disturbed: Sequence[int] = (),
+    blur: float = 1.15,
+) -> List[Tuple[int, float]]:
     """The full sweep's working sets with a rate per level: ``rates`` = [(capacity or None, GB/s)],
     each rate holding up to its capacity, falling over a factor ``blur`` after it (geometric
     interpolation to the next level's rate), times lognormal ``noise``; points of index in
@@ -63,8 +81,12 @@ def test_clean_steps_are_found_at_the_documented_sizes() -> None:
 
 def test_noise_and_disturbed_points_do_not_move_the_levels() -> None:
     # 3 % noise, and single points at a third of their rate (a loaded machine's disturbed samples)
-    pts = curve([(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)], noise=0.03, seed=4,
-                disturbed=(5, 22, 41))
+    pts = curve(
+        [(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)],
+        noise=0.03,
+        seed=4,
+        disturbed=(5, 22, 41),
+    )
     found = find_plateaus(pts, EPYC, min_points=3)
     assert [p.level for p in found] == ["L1d", "L2", "L3", DRAM]
     for p, lv in zip(found, EPYC):
@@ -103,8 +125,23 @@ def test_a_gradual_transition_belongs_to_no_level() -> None:
     (L1 hits thinning out), 8 TB/s in L2 from 2.5 MiB, 3.2 TB/s in DRAM: the middle stretch is no
     plateau, so the L2's rate is the L2's."""
     levels = (Level("L1", 256 << 10), Level("L2", 50 << 20))
-    pts = [(w, 32400.0 if w <= 230 << 10 else 19000.0 if w <= 1500 << 10 else 12000.0 if w < 2400 << 10
-            else 8000.0 if w <= 48 << 20 else 6000.0 if w <= 80 << 20 else 3200.0) for w in sweep_points(400 << 20)]
+    pts = [
+        (
+            w,
+            32400.0
+            if w <= 230 << 10
+            else 19000.0
+            if w <= 1500 << 10
+            else 12000.0
+            if w < 2400 << 10
+            else 8000.0
+            if w <= 48 << 20
+            else 6000.0
+            if w <= 80 << 20
+            else 3200.0,
+        )
+        for w in sweep_points(400 << 20)
+    ]
     found = find_plateaus(pts, levels, min_points=3)
     assert [p.level for p in found] == ["L1", "L2", DRAM]
     assert [round(p.gbps) for p in found] == [32400, 8000, 3200]
@@ -115,12 +152,47 @@ def test_a_gradual_transition_belongs_to_no_level() -> None:
 #: (working set in KiB, GB/s at the best sample). sysfs documents an L3 of 260 MiB; the guest's reads
 #: leave it between 128 and 181 MiB (its share of the host's L3).
 XEON_VM = (Level("L1d", 96 << 10), Level("L2", 4 << 20), Level("L3", 260 << 20))
-XEON_VM_READ = [(4, 446), (5.5, 444), (8, 476), (11, 429), (16, 491), (22.5, 489), (32, 442), (45, 420),
-                (64, 533), (90.5, 530), (128, 280), (181, 281), (256, 281), (362, 282), (512, 282), (724, 282),
-                (1024, 284), (1448, 279), (2048, 279), (2896, 228), (4096, 115), (5793, 66), (8192, 59),
-                (11585, 58), (16384, 58), (23170, 58), (32768, 58), (46341, 58), (65536, 57), (92682, 57),
-                (131072, 54), (185364, 36), (262144, 32), (370728, 30), (524288, 32), (741455, 32),
-                (1048576, 32), (1482910, 32), (2097152, 32)]
+XEON_VM_READ = [
+    (4, 446),
+    (5.5, 444),
+    (8, 476),
+    (11, 429),
+    (16, 491),
+    (22.5, 489),
+    (32, 442),
+    (45, 420),
+    (64, 533),
+    (90.5, 530),
+    (128, 280),
+    (181, 281),
+    (256, 281),
+    (362, 282),
+    (512, 282),
+    (724, 282),
+    (1024, 284),
+    (1448, 279),
+    (2048, 279),
+    (2896, 228),
+    (4096, 115),
+    (5793, 66),
+    (8192, 59),
+    (11585, 58),
+    (16384, 58),
+    (23170, 58),
+    (32768, 58),
+    (46341, 58),
+    (65536, 57),
+    (92682, 57),
+    (131072, 54),
+    (185364, 36),
+    (262144, 32),
+    (370728, 30),
+    (524288, 32),
+    (741455, 32),
+    (1048576, 32),
+    (1482910, 32),
+    (2097152, 32),
+]
 
 
 def test_a_last_run_far_beyond_every_cache_is_dram() -> None:
@@ -165,17 +237,40 @@ def test_bad_finder_options_raise() -> None:
 def hierarchy_run(make_m: Callable[..., Measurement], form: str = "full") -> List[Measurement]:
     """A full sweep of read and rmw on the EPYC's levels (rmw at half the read rate), plus STREAM."""
     levels = [CacheLevel(lv.name, lv.capacity, "test") for lv in EPYC]
-    ms = [make_m("stream", "triad", "fp32", flops=2 << 20, bytes=12 << 20, gbps=30.0, ceiling_class="DRAM bandwidth",
-                 ceiling_kind="bandwidth")]
+    ms = [
+        make_m(
+            "stream",
+            "triad",
+            "fp32",
+            flops=2 << 20,
+            bytes=12 << 20,
+            gbps=30.0,
+            ceiling_class="DRAM bandwidth",
+            ceiling_kind="bandwidth",
+        )
+    ]
     pts = curve([(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)])
     if form == "levels":
         pts = [(w, g) for w, g in pts if w in set(level_points(levels))]
     for ws, rate in pts:
         home = level_of(ws, levels)
         for kernel, scale in (("read", 1.0), ("rmw", 0.5)):
-            ms.append(make_m("hierarchy", kernel, "u32", flops=0, bytes=ws * 64, gbps=rate * scale,
-                             params={"working_set_bytes": ws, "level": home.name if home else DRAM,
-                                     "level_bytes": home.capacity if home else 0, "sweep": form}))
+            ms.append(
+                make_m(
+                    "hierarchy",
+                    kernel,
+                    "u32",
+                    flops=0,
+                    bytes=ws * 64,
+                    gbps=rate * scale,
+                    params={
+                        "working_set_bytes": ws,
+                        "level": home.name if home else DRAM,
+                        "level_bytes": home.capacity if home else 0,
+                        "sweep": form,
+                    },
+                )
+            )
     return ms
 
 
@@ -202,9 +297,14 @@ def test_the_default_runs_form_gives_one_ceiling_per_level(make_m: Callable[...,
 
 def test_invalid_points_are_left_out(make_m: Callable[..., Measurement]) -> None:
     ms = hierarchy_run(make_m)
-    ms = [m if m.suite != "hierarchy" or m.params["level"] != "L1d" else
-          make_m("hierarchy", m.kernel, "u32", flops=0, bytes=m.bytes, gbps=m.gbps, params=dict(m.params), valid=False)
-          for m in ms]
+    ms = [
+        m
+        if m.suite != "hierarchy" or m.params["level"] != "L1d"
+        else make_m(
+            "hierarchy", m.kernel, "u32", flops=0, bytes=m.bytes, gbps=m.gbps, params=dict(m.params), valid=False
+        )
+        for m in ms
+    ]
     assert [c.name for c in level_ceilings(ms)] == ["L2 bandwidth", "L3 bandwidth"]
 
 
@@ -262,7 +362,9 @@ def test_level_points_lie_inside_each_level_and_beyond_the_last() -> None:
     assert w0 == 21 * ((64 << 10) + (2 << 20) + (32 << 20))
     assert pts == [16 << 10, 32 << 10, 512 << 10, 1 << 20, 8 << 20, 16 << 20, w0, 2 * w0]
     assert level_points(levels, quick=True) == [32 << 10, 1 << 20, 16 << 20, w0]
-    assert [getattr(level_of(p, levels), "name", DRAM) for p in pts] == ["L1d"] * 2 + ["L2"] * 2 + ["L3"] * 2 + [DRAM] * 2
+    assert [getattr(level_of(p, levels), "name", DRAM) for p in pts] == ["L1d"] * 2 + ["L2"] * 2 + ["L3"] * 2 + [
+        DRAM
+    ] * 2
     # memory too small for 2 W0: DRAM's points are the largest it allows and half of it, an octave apart
     assert level_points(levels, limit=1 << 30)[-2:] == [512 << 20, 1 << 30]
     assert level_points(levels, quick=True, limit=1 << 30)[-1] == w0  # quick: W0 alone, which fits
@@ -308,14 +410,20 @@ def test_passes_fill_a_launch_and_stay_even_powers_of_two() -> None:
 
 
 def test_cache_levels_of_a_cuda_device_and_an_unknown_backend() -> None:
-    levels, notes = cache_levels({"backend": "cuda", "compute_capability": "9.0", "llc_bytes": 50 << 20,
-                                  "shared_memory_per_sm_bytes": 228 << 10})
-    assert [(lv.name, lv.capacity) for lv in levels] == [("L1", 256 << 10), ("L2", 50 << 20), ("Shared memory", 228 << 10)]
+    levels, notes = cache_levels(
+        {"backend": "cuda", "compute_capability": "9.0", "llc_bytes": 50 << 20, "shared_memory_per_sm_bytes": 228 << 10}
+    )
+    assert [(lv.name, lv.capacity) for lv in levels] == [
+        ("L1", 256 << 10),
+        ("L2", 50 << 20),
+        ("Shared memory", 228 << 10),
+    ]
     assert notes == []
     levels, notes = cache_levels({"backend": "cuda", "compute_capability": "5.0"})
     assert levels == [] and len(notes) == 2
-    levels, notes = cache_levels({"backend": "metal", "name": "Apple M1 Max", "gpu_family": "Apple7",
-                                  "max_threadgroup_memory_bytes": 32 << 10})
+    levels, notes = cache_levels(
+        {"backend": "metal", "name": "Apple M1 Max", "gpu_family": "Apple7", "max_threadgroup_memory_bytes": 32 << 10}
+    )
     assert [lv.name for lv in levels] == ["L1", "L2", "SLC", "Shared memory"]
     assert cache_levels({"backend": "vulkan"})[0] == []
 
@@ -331,8 +439,9 @@ def test_an_apple_cpu_lists_the_system_level_cache() -> None:
 # ---- the references against the kernels, word by word ----------------------------------------------
 
 
-def emulate(words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, interleaved: bool,
-            rmw: bool) -> np.ndarray:
+def emulate(
+    words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, interleaved: bool, rmw: bool
+) -> np.ndarray:
     """shaders/cuda/hierarchy.cu (interleaved lanes) or native/cpu/hierarchy.cpp (contiguous) in
     Python: the sum over lanes of their outputs (uint32[4]); with rmw, ``words`` is updated."""
     acc = np.zeros(4, np.uint64)
@@ -351,9 +460,18 @@ def emulate(words: np.ndarray, n: int, lanes: int, passes: int, rotate: bool, in
     return total
 
 
-@pytest.mark.parametrize("n,lanes,passes,rotate", [(48, 8, 3, True), (10, 16, 4, True), (7, 21, 5, True),
-                                                   (48, 8, 2, False), (64, 64, 3, True), (50, 8, 3, True),
-                                                   (50, 8, 2, False)])
+@pytest.mark.parametrize(
+    "n,lanes,passes,rotate",
+    [
+        (48, 8, 3, True),
+        (10, 16, 4, True),
+        (7, 21, 5, True),
+        (48, 8, 2, False),
+        (64, 64, 3, True),
+        (50, 8, 3, True),
+        (50, 8, 2, False),
+    ],
+)
 def test_read_total_matches_the_kernels(n: int, lanes: int, passes: int, rotate: bool) -> None:
     rng = np.random.default_rng(n)
     pat = rng.integers(0, 1 << 32, 37, dtype=np.uint64).astype(np.uint32)  # a period that is not a multiple of 4
@@ -383,8 +501,15 @@ def test_the_full_sweep_measures_both_of_drams_points_even_quick() -> None:
     from apple_roofline.suites import SuiteContext
     from apple_roofline.suites.hierarchy.suite import SWEEP_OPTION, HierarchySuite
 
-    info = {"backend": "cuda", "llc_bytes": 60 << 20, "memory_bytes": 140 << 30, "compute_units": 132,
-            "shared_memory_per_sm_bytes": 228 << 10, "cc_major": 9, "cc_minor": 0}
+    info = {
+        "backend": "cuda",
+        "llc_bytes": 60 << 20,
+        "memory_bytes": 140 << 30,
+        "compute_units": 132,
+        "shared_memory_per_sm_bytes": 228 << 10,
+        "cc_major": 9,
+        "cc_minor": 0,
+    }
     caches = [lv for lv in cache_levels(info)[0] if lv.name != "Shared memory"]
     w0 = dram_start(sum(lv.capacity for lv in caches))
     for quick in (True, False):

@@ -41,26 +41,55 @@ FILES: Dict[str, str] = {
 #: stores none beside its samples: engines), a time, a count and a count that must be an integer.
 Path_ = Tuple[Any, ...]
 FIELDS: Dict[str, Dict[str, Any]] = {
-    "roofline": dict(samples=("measurements", 0, "samples_s"), median=("measurements", 0, "median_s"),
-                     time=("measurements", 0, "min_s"), count=("measurements", 0, "flops"),
-                     integer=("measurements", 0, "bytes")),
-    "dispatch": dict(samples=("series", 0, "samples_s"), median=("series", 0, "distribution", "p50"),
-                     time=("series", 0, "distribution", "max"), count=("series", 0, "launches_per_sample"),
-                     integer=("series", 0, "distribution", "n")),
-    "graphics": dict(samples=("measurements", 0, "samples_s"), median=("measurements", 0, "median_s"),
-                     time=("measurements", 0, "max_s"), count=("measurements", 0, "params", "pixels_drawn"),
-                     integer=("measurements", 0, "params", "pixels_shaded")),
-    "calls": dict(samples=("measurements", 0, "samples_s"), median=("measurements", 0, "distribution", "p50"),
-                  time=("measurements", 0, "distribution", "min"), count=("measurements", 0, "batch"),
-                  integer=("measurements", 0, "flops")),
-    "engines": dict(samples=("points", 0, "native", "samples_s"), median=None,
-                    time=("points", 0, "native", "load_s"), count=("points", 0, "flops"),
-                    integer=("points", 0, "native", "warmup")),
-    "tune": dict(samples=("measurements", 0, "samples_s"), median=("measurements", 0, "median_s"),
-                 time=("measurements", 0, "max_s"), count=("rejected", 0, "block"),
-                 integer=("measurements", 0, "params", "block")),
-    "kernels": dict(samples=("kernels", 0, "samples_s"), median=("kernels", 0, "seconds"),
-                    time=("kernels", 0, "seconds"), count=("kernels", 0, "n"), integer=("kernels", 0, "n")),
+    "roofline": dict(
+        samples=("measurements", 0, "samples_s"),
+        median=("measurements", 0, "median_s"),
+        time=("measurements", 0, "min_s"),
+        count=("measurements", 0, "flops"),
+        integer=("measurements", 0, "bytes"),
+    ),
+    "dispatch": dict(
+        samples=("series", 0, "samples_s"),
+        median=("series", 0, "distribution", "p50"),
+        time=("series", 0, "distribution", "max"),
+        count=("series", 0, "launches_per_sample"),
+        integer=("series", 0, "distribution", "n"),
+    ),
+    "graphics": dict(
+        samples=("measurements", 0, "samples_s"),
+        median=("measurements", 0, "median_s"),
+        time=("measurements", 0, "max_s"),
+        count=("measurements", 0, "params", "pixels_drawn"),
+        integer=("measurements", 0, "params", "pixels_shaded"),
+    ),
+    "calls": dict(
+        samples=("measurements", 0, "samples_s"),
+        median=("measurements", 0, "distribution", "p50"),
+        time=("measurements", 0, "distribution", "min"),
+        count=("measurements", 0, "batch"),
+        integer=("measurements", 0, "flops"),
+    ),
+    "engines": dict(
+        samples=("points", 0, "native", "samples_s"),
+        median=None,
+        time=("points", 0, "native", "load_s"),
+        count=("points", 0, "flops"),
+        integer=("points", 0, "native", "warmup"),
+    ),
+    "tune": dict(
+        samples=("measurements", 0, "samples_s"),
+        median=("measurements", 0, "median_s"),
+        time=("measurements", 0, "max_s"),
+        count=("rejected", 0, "block"),
+        integer=("measurements", 0, "params", "block"),
+    ),
+    "kernels": dict(
+        samples=("kernels", 0, "samples_s"),
+        median=("kernels", 0, "seconds"),
+        time=("kernels", 0, "seconds"),
+        count=("kernels", 0, "n"),
+        integer=("kernels", 0, "n"),
+    ),
 }
 
 
@@ -97,8 +126,15 @@ def _corruptions() -> List[Tuple[str, str, Path_, Any, str]]:
             (kind, "NaN", samples, float("nan"), "must be a finite number, not NaN"),
             (kind, "inf", f["time"], float("inf"), "must be a finite number, not Infinity"),
             (kind, "-inf", samples, float("-inf"), "must be a finite number, not -Infinity"),
-            (kind, "negative time", f["time"], -1, "must be a non-negative number of seconds, not -1"
-             if kind == "engines" else "must be a positive number of seconds, not -1"),
+            (
+                kind,
+                "negative time",
+                f["time"],
+                -1,
+                "must be a non-negative number of seconds, not -1"
+                if kind == "engines"
+                else "must be a positive number of seconds, not -1",
+            ),
             (kind, "negative sample", samples, -1e-6, "must be a positive number of seconds, not -1e-06"),
             (kind, "negative count", f["count"], -1, "integer"),
             (kind, "float count", f["integer"], 2.5, "integer"),
@@ -128,10 +164,10 @@ def test_every_kind_has_a_file_and_it_reads() -> None:
         assert load_results(DATA / name).KIND == kind
 
 
-@pytest.mark.parametrize("kind, what, field, value, message", CORRUPTIONS,
-                         ids=[f"{c[0]}-{c[1]}" for c in CORRUPTIONS])
-def test_a_corrupted_field_is_one_line_naming_it(tmp_path: Path, kind: str, what: str, field: Path_, value: Any,
-                                                  message: str) -> None:
+@pytest.mark.parametrize("kind, what, field, value, message", CORRUPTIONS, ids=[f"{c[0]}-{c[1]}" for c in CORRUPTIONS])
+def test_a_corrupted_field_is_one_line_naming_it(
+    tmp_path: Path, kind: str, what: str, field: Path_, value: Any, message: str
+) -> None:
     path = tmp_path / FILES[kind]
     path.write_text(json.dumps(_corrupted(kind, field, value)))  # NaN and inf as JSON's NaN, Infinity
     with pytest.raises(ResultsError) as e:
@@ -159,11 +195,14 @@ def test_the_issue_s_median_s_minus_one(tmp_path: Path) -> None:
     assert not (tmp_path / "roofline.png").exists()
 
 
-@pytest.mark.parametrize("text, field", [
-    ('"median_s": 1e999', "median_s must be a finite number, not Infinity"),  # overflows a double
-    ('"median_s": -1e999', "median_s must be a finite number, not -Infinity"),
-    ('"median_s": NaN', "median_s must be a finite number, not NaN"),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ('"median_s": 1e999', "median_s must be a finite number, not Infinity"),  # overflows a double
+        ('"median_s": -1e999', "median_s must be a finite number, not -Infinity"),
+        ('"median_s": NaN', "median_s must be a finite number, not NaN"),
+    ],
+)
 def test_non_finite_text_is_named_by_its_field(tmp_path: Path, text: str, field: str) -> None:
     raw = (DATA / FILES["roofline"]).read_text()
     key = '"median_s": '
@@ -209,18 +248,30 @@ def _first_records(d: Dict[str, Any]) -> Dict[str, Any]:
     every number of what is left); a dispatch study keeps its first pairing and the three series it
     needs (the device clock's, then the native and python series it pairs)."""
     d = copy.deepcopy(d)
-    for key in ("measurements", "series", "points", "rejected", "skipped", "ceilings", "suite_times", "models",
-                "pairings"):
+    for key in (
+        "measurements",
+        "series",
+        "points",
+        "rejected",
+        "skipped",
+        "ceilings",
+        "suite_times",
+        "models",
+        "pairings",
+    ):
         if isinstance(d.get(key), list):
-            d[key] = d[key][:1 if key == "pairings" else 3 if key == "series" else 2]
+            d[key] = d[key][: 1 if key == "pairings" else 3 if key == "series" else 2]
     return d
 
 
 #: The report of each kind but the roofline run: its module and function (``report``'s).
 REPORTS: Dict[str, Tuple[str, str]] = {
-    "dispatch": ("dispatch.report", "format_dispatch"), "graphics": ("graphics.report", "format_graphics"),
-    "calls": ("calls.report", "format_calls"), "engines": ("engines.report", "format_engines"),
-    "tune": ("tuning.report", "format_tune"), "kernels": ("user_kernels.report", "format_kernels"),
+    "dispatch": ("dispatch.report", "format_dispatch"),
+    "graphics": ("graphics.report", "format_graphics"),
+    "calls": ("calls.report", "format_calls"),
+    "engines": ("engines.report", "format_engines"),
+    "tune": ("tuning.report", "format_tune"),
+    "kernels": ("user_kernels.report", "format_kernels"),
 }
 HOSTILE: Tuple[Any, ...] = (-1, 0, 2.5, 1e-320, 1e308, 10**19, -1e-9)
 
@@ -284,24 +335,36 @@ def test_the_extreme_samples_a_reader_accepts_are_drawn_and_reported(kind: str, 
             assert result.output.count("\n") == 1 and result.output.startswith("error: "), result.output
 
 
-@pytest.mark.parametrize("kind, field, value, message", [
-    ("roofline", ("device", "memory_bytes"), -1, "must be a non-negative integer (a count), not -1 (valid: 0 to"),
-    ("roofline", ("host", "logical_cpus"), -2, "must be a non-negative integer (a count), not -2 (valid: 0 to"),
-    ("graphics", ("params", "spin_up_s"), -0.25, "must be a non-negative number of seconds, not -0.25"),
-    ("graphics", ("params", "budgets_s"), {"texture": -1}, "params.budgets_s.texture must be a non-negative number of "
-                                                             "seconds, not -1"),
-    ("graphics", ("measurements", 0, "params", "lead_s"), -1, "must be a non-negative number of seconds, not -1"),
-    ("engines", ("models", 0, "build_s"), -1, "must be a non-negative number of seconds, not -1"),
-    ("engines", ("models", 0, "weight_bytes_in_model"), 1,
-     "models[0].accounting_ok must be false: the model holds 1 weight bytes and 131072 are counted"),
-    ("calls", ("params", "budget_s"), -1.0, "must be a non-negative number of seconds, not -1.0"),
-    ("calls", ("fits", 0, "rms_rel"), -1, "must be a non-negative number, not -1"),
-    ("calls", ("measurements", 0, "flops"), 514, "is not the FLOPs of a 1×16² call (valid: 2·B·N² = 512)"),
-    ("dispatch", ("params", "reps"), -3, "must be a non-negative integer (a count), not -3"),
-    ("roofline", ("ceilings", 0, "value"), -5, "must be a positive number of GB/s, not -5"),
-])
-def test_settings_header_and_derived_records_obey_the_same_rules(tmp_path: Path, kind: str, field: Path_,
-                                                                 value: Any, message: str) -> None:
+@pytest.mark.parametrize(
+    "kind, field, value, message",
+    [
+        ("roofline", ("device", "memory_bytes"), -1, "must be a non-negative integer (a count), not -1 (valid: 0 to"),
+        ("roofline", ("host", "logical_cpus"), -2, "must be a non-negative integer (a count), not -2 (valid: 0 to"),
+        ("graphics", ("params", "spin_up_s"), -0.25, "must be a non-negative number of seconds, not -0.25"),
+        (
+            "graphics",
+            ("params", "budgets_s"),
+            {"texture": -1},
+            "params.budgets_s.texture must be a non-negative number of seconds, not -1",
+        ),
+        ("graphics", ("measurements", 0, "params", "lead_s"), -1, "must be a non-negative number of seconds, not -1"),
+        ("engines", ("models", 0, "build_s"), -1, "must be a non-negative number of seconds, not -1"),
+        (
+            "engines",
+            ("models", 0, "weight_bytes_in_model"),
+            1,
+            "models[0].accounting_ok must be false: the model holds 1 weight bytes and 131072 are counted",
+        ),
+        ("calls", ("params", "budget_s"), -1.0, "must be a non-negative number of seconds, not -1.0"),
+        ("calls", ("fits", 0, "rms_rel"), -1, "must be a non-negative number, not -1"),
+        ("calls", ("measurements", 0, "flops"), 514, "is not the FLOPs of a 1×16² call (valid: 2·B·N² = 512)"),
+        ("dispatch", ("params", "reps"), -3, "must be a non-negative integer (a count), not -3"),
+        ("roofline", ("ceilings", 0, "value"), -5, "must be a positive number of GB/s, not -5"),
+    ],
+)
+def test_settings_header_and_derived_records_obey_the_same_rules(
+    tmp_path: Path, kind: str, field: Path_, value: Any, message: str
+) -> None:
     d = _original(kind)
     _set(d, field, value)
     path = tmp_path / FILES[kind]

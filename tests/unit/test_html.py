@@ -121,8 +121,12 @@ def test_interrupted_and_empty_runs(m5_run: Run) -> None:
 def test_markdown_code_spans_are_rendered_in_every_sentence(m5_run: Run) -> None:
     """Issue 32: the report's sentences carry Markdown `code` (the hierarchy note's "`--suite
     hierarchy`"); the HTML renders it as <code>, in notes, cells and warnings, never as backticks."""
-    table = Table(("Kernel", "Note"), (("copy", "run `--suite stream` & see"),), "ll",
-                  ("A note: (`--suite hierarchy` sweeps them all) **bold** <x>.",))
+    table = Table(
+        ("Kernel", "Note"),
+        (("copy", "run `--suite stream` & see"),),
+        "ll",
+        ("A note: (`--suite hierarchy` sweeps them all) **bold** <x>.",),
+    )
     out = table_html(table)
     assert "(<code>--suite hierarchy</code> sweeps them all) <b>bold</b> &lt;x&gt;." in out
     assert "<td>run <code>--suite stream</code> &amp; see</td>" in out
@@ -136,8 +140,11 @@ def test_markdown_code_spans_are_rendered_in_every_sentence(m5_run: Run) -> None
 def test_html_shows_the_chosen_ceilings(m5_run: Run) -> None:
     page = _page(to_html(m5_run, ceilings=["FP32 vector", "DRAM bandwidth"]))
     drawn = {k for k in page.tips if k.startswith("ceiling:")}
-    assert drawn == {"ceiling:measured:compute:FP32 vector", "ceiling:measured:bandwidth:DRAM bandwidth",
-                     "ceiling:theoretical:bandwidth:DRAM bandwidth"}
+    assert drawn == {
+        "ceiling:measured:compute:FP32 vector",
+        "ceiling:measured:bandwidth:DRAM bandwidth",
+        "ceiling:theoretical:bandwidth:DRAM bandwidth",
+    }
     with pytest.raises(ValueError, match="no ceiling named 'x'"):
         to_html(m5_run, ceilings=["x"])
 
@@ -152,7 +159,9 @@ def test_ridge_table_is_every_ridge_point(m5_run: Run) -> None:
     assert ilp.fraction_of_theoretical == pytest.approx(3849 / 4096)
     assert rows["FP32 vector"].theoretical is None and rows["FP32 vector"].theoretical_ridge is None
     assert [r.name for r in table.rows][:2] == ["FP16 scalar ILP", "FP32 scalar ILP"]  # highest measured first
-    assert [c.name for c, _r in table.default][0] == "FP16 scalar ILP" and table.default_bandwidth is table.measured_bandwidth
+    assert [c.name for c, _r in table.default][
+        0
+    ] == "FP16 scalar ILP" and table.default_bandwidth is table.measured_bandwidth
     c = Ceiling("X", "compute", 244.0, "GFLOP/s", "theoretical", "t")
     assert table.ridge(c) == pytest.approx(244.0 / 153.6)
     # the model's own answers come from the same numbers

@@ -21,8 +21,16 @@ from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.idiv.suite import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
-from apple_roofline.suites.idiv.kernels import (IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, STEP, IdivKernel, check_divisor,
-                                                check_exact, idiv_input)
+from apple_roofline.suites.idiv.kernels import (
+    IDIV_DIVISOR,
+    IDIV_F,
+    IDIV_KERNELS,
+    STEP,
+    IdivKernel,
+    check_divisor,
+    check_exact,
+    idiv_input,
+)
 from apple_roofline.text import DASH
 
 # ---- the reference ----------------------------------------------------------------------------------
@@ -95,7 +103,7 @@ class _Buf:
 
     def write(self, a: np.ndarray, offset: int) -> None:
         b = np.ascontiguousarray(a).view(np.uint8)
-        self.data[offset:offset + b.size] = b
+        self.data[offset : offset + b.size] = b
         self.writes += 1
 
     def view(self, dtype: str) -> np.ndarray:
@@ -126,8 +134,11 @@ class _Backend:
 def _no_native_wave_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     """The unit tier has no native module: the wave probe asks the fake backend directly (the real
     one only adds catching the native BackendError)."""
-    monkeypatch.setattr(idiv_suite, "wave_items",
-                        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items))
+    monkeypatch.setattr(
+        idiv_suite,
+        "wave_items",
+        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items),
+    )
 
 
 def _suite(backend_name: str, quick: bool = True, wave: int = 0) -> "tuple[IdivSuite, _Backend]":
@@ -150,8 +161,11 @@ def test_cases_count_ops_and_bytes(backend_name: str) -> None:
         assert c.params["divisor"] == (256 if "pow2" in c.kernel.name else IDIV_DIVISOR)
         c.make_kernel()
     consts = [k[2] for k in b.compiled]
-    want = {"cpu": {"F": IDIV_F}, "cuda": {"BLOCK": 256, "DIVISOR": IDIV_DIVISOR, "F": IDIV_F},
-            "metal": {"DIVISOR": IDIV_DIVISOR, "F": IDIV_F}}[backend_name]
+    want = {
+        "cpu": {"F": IDIV_F},
+        "cuda": {"BLOCK": 256, "DIVISOR": IDIV_DIVISOR, "F": IDIV_F},
+        "metal": {"DIVISOR": IDIV_DIVISOR, "F": IDIV_F},
+    }[backend_name]
     assert all(c == want for c in consts), consts
     assert len(b.bufs) == 2, "one input and one output buffer for every case"
 
@@ -210,12 +224,22 @@ def test_idiv_is_opt_in() -> None:
 def _m(kernel: str, dtype: str, ns_per_op: float, valid: bool = True) -> Measurement:
     items = 1000
     ops = IDIV_F * items
-    return Measurement("idiv", kernel, dtype, {"F": IDIV_F, "divisor": 256 if "pow2" in kernel else 255, "n": items},
-                       ops, 8 * items, (ns_per_op * 1e-9 * ops,) * 3, valid)
+    return Measurement(
+        "idiv",
+        kernel,
+        dtype,
+        {"F": IDIV_F, "divisor": 256 if "pow2" in kernel else 255, "n": items},
+        ops,
+        8 * items,
+        (ns_per_op * 1e-9 * ops,) * 3,
+        valid,
+    )
 
 
 def _run(measurements: List[Measurement], fp32_gflops: Optional[float], clock_hz: Optional[float] = None) -> Run:
-    ceilings = [Ceiling("FP32 vector", "compute", fp32_gflops, "GFLOP/s", "theoretical", "model")] if fp32_gflops else []
+    ceilings = (
+        [Ceiling("FP32 vector", "compute", fp32_gflops, "GFLOP/s", "theoretical", "model")] if fp32_gflops else []
+    )
     device: Dict[str, Any] = {"backend": "cpu", "name": "test"}
     if clock_hz:
         device["theoretical"] = {"clock_hz": clock_hz}
@@ -229,8 +253,12 @@ def _rows(run: Run) -> Dict[str, List[str]]:
 
 
 def test_report_section_cycles_and_ratio() -> None:
-    ms = [_m("div_pow2_literal", "uint32", 0.01), _m("div_constant", "uint32", 0.2),
-          _m("div_argument", "uint32", 1.8), _m("mod_argument", "int32", 2.0)]
+    ms = [
+        _m("div_pow2_literal", "uint32", 0.01),
+        _m("div_constant", "uint32", 0.2),
+        _m("div_argument", "uint32", 1.8),
+        _m("mod_argument", "int32", 2.0),
+    ]
     # 64 lanes at 2 GHz: 128 G lane-cycles/s = 256 GFLOP/s FP32
     run = _run(ms, 256.0, 2e9)
     rows = _rows(run)
@@ -256,8 +284,18 @@ def test_report_section_without_a_clock_leaves_cycles_blank() -> None:
 
 
 def test_report_section_absent_without_idiv() -> None:
-    other = Measurement("peak", "vec4_indep8", "fp32", {"F": 512}, 1000, 100, (1e-3,) * 3, True,
-                        ceiling_class="FP32 vector", ceiling_kind="compute")
+    other = Measurement(
+        "peak",
+        "vec4_indep8",
+        "fp32",
+        {"F": 512},
+        1000,
+        100,
+        (1e-3,) * 3,
+        True,
+        ceiling_class="FP32 vector",
+        ceiling_kind="compute",
+    )
     run = _run([other], 256.0)
     assert idiv_table(run) is None
     assert "Integer divide" not in to_markdown(run) and "Integer divide" not in to_html(run)

@@ -46,6 +46,7 @@ def ceiling(run: Run, name: str, source: str = "measured") -> Any:
 
 # -- which ceiling binds a measurement ------------------------------------------------------------
 
+
 def test_binding_is_the_lower_of_the_slope_and_the_kernels_own_roof() -> None:
     run = saved("run_h100.json")
     dram, gemm = ceiling(run, "DRAM bandwidth"), ceiling(run, "GEMM FP32")
@@ -53,8 +54,10 @@ def test_binding_is_the_lower_of_the_slope_and_the_kernels_own_roof() -> None:
     b = binding(big, run.ceilings, "measured")
     assert b is not None and b.ceiling == gemm and b.bandwidth == dram  # compute-bound under its own class
     assert b.attainable == pytest.approx(gemm.value) and b.fraction == pytest.approx(big.gflops / gemm.value)
-    low = min((m for m in run.measurements if m.suite == "sweep" and m.dtype == "fp32" and m.flops > 0),
-              key=lambda m: m.intensity)
+    low = min(
+        (m for m in run.measurements if m.suite == "sweep" and m.dtype == "fp32" and m.flops > 0),
+        key=lambda m: m.intensity,
+    )
     b = binding(low, run.ceilings, "measured")
     assert b is not None and b.ceiling == dram  # memory-bound: the slope binds
     assert b.compute.name == "FP32 vector"  # a sweep has no class: the best roof of its precision
@@ -75,6 +78,7 @@ def test_a_source_without_its_own_bandwidth_uses_the_measured_one() -> None:
 
 # -- the report's figure --------------------------------------------------------------------------
 
+
 def _roles(fig: Dict[str, Any], role: str) -> List[Dict[str, Any]]:
     return [t for t in fig["data"] if t["meta"]["role"] == role]
 
@@ -86,7 +90,10 @@ def test_report_figure_has_a_trace_per_ceiling_and_suite_and_the_view_buttons() 
     fig = roofline_figure(run, model)
     ceilings = _roles(fig, "ceiling")
     assert {(t["meta"]["source"], t["meta"]["name"]) for t in ceilings if t["meta"]["level"]} == {
-        ("measured", "L1d bandwidth"), ("measured", "L2 bandwidth"), ("measured", "L3 bandwidth")}
+        ("measured", "L1d bandwidth"),
+        ("measured", "L2 bandwidth"),
+        ("measured", "L3 bandwidth"),
+    }
     assert all(t["legendgroup"] == "levels" for t in ceilings if t["meta"]["level"])
     points = _roles(fig, "points")
     drawn = drawn_measurements(run.measurements)
@@ -96,8 +103,12 @@ def test_report_figure_has_a_trace_per_ceiling_and_suite_and_the_view_buttons() 
     assert fig["layout"]["legend"]["groupclick"] == "toggleitem"
     (menu,) = fig["layout"]["updatemenus"]
     labels = [b["label"] for b in menu["buttons"]]
-    assert labels == ["Measured ceilings, DRAM roofline", "Measured ceilings, cache-aware",
-                      "Theoretical ceilings, DRAM roofline", "Theoretical ceilings, cache-aware"]
+    assert labels == [
+        "Measured ceilings, DRAM roofline",
+        "Measured ceilings, cache-aware",
+        "Theoretical ceilings, DRAM roofline",
+        "Theoretical ceilings, cache-aware",
+    ]
     assert menu["active"] == 1 and [t["visible"] for t in fig["data"]] == menu["buttons"][1]["args"][0]["visible"]
     theo_dram = dict(zip((id(t) for t in fig["data"]), menu["buttons"][2]["args"][0]["visible"]))
     for t in fig["data"]:
@@ -163,6 +174,7 @@ def test_pages_without_plotly_say_how_to_get_it(monkeypatch: pytest.MonkeyPatch)
 
 # -- the comparison's figure ----------------------------------------------------------------------
 
+
 def test_compare_arrows_go_from_the_baseline_to_each_run() -> None:
     a, b = saved("run_h100.json"), saved("run_h100_power.json")
     fig = compare_figure(Comparison((a, b)))
@@ -204,6 +216,7 @@ def test_compare_arrows_against_the_median_start_at_the_median() -> None:
 
 
 # -- in a real browser ----------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
@@ -255,8 +268,10 @@ def _click_text(browser: Browser, selector: str, text: str) -> None:
 
 
 def _range(browser: Browser, div: str) -> List[List[float]]:
-    out: List[List[float]] = browser.eval(f"(() => {{ const l = document.getElementById('{div}')._fullLayout; "
-                                          "return [l.xaxis.range.slice(), l.yaxis.range.slice()]; })()")
+    out: List[List[float]] = browser.eval(
+        f"(() => {{ const l = document.getElementById('{div}')._fullLayout; "
+        "return [l.xaxis.range.slice(), l.yaxis.range.slice()]; })()"
+    )
     return out
 
 
@@ -283,8 +298,10 @@ def test_report_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
     theo = index[("ceiling", "theoretical", "FP64")]
     l1 = index[("ceiling", "measured", "L1d bandwidth")]
     _click_text(browser, "#roofline .updatemenu-button", "Theoretical ceilings, DRAM roofline")
-    browser.wait_for(f"(() => {{ const d = document.getElementById('roofline').data; return d[{theo}].visible === true "
-                     f"&& d[{fp64}].visible === false && d[{l1}].visible === false; }})()")
+    browser.wait_for(
+        f"(() => {{ const d = document.getElementById('roofline').data; return d[{theo}].visible === true "
+        f"&& d[{fp64}].visible === false && d[{l1}].visible === false; }})()"
+    )
     _click_text(browser, "#roofline .updatemenu-button", "Measured ceilings, cache-aware")
     browser.wait_for(f"document.getElementById('roofline').data[{l1}].visible === true")
 
@@ -300,8 +317,10 @@ def test_report_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
     (xa, xb), (ya, yb) = _range(browser, "roofline")
     assert xa < math.log10(ridge) < xb and ya < math.log10(top / per_y) < yb
     assert xb - xa < (home[0][1] - home[0][0]) / 2 and yb - ya < (home[1][1] - home[1][0]) / 2
-    rect = browser.eval("(() => { const r = document.querySelector('#roofline .modebar-btn[data-title=\"Reset axes\"]')"
-                        ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    rect = browser.eval(
+        "(() => { const r = document.querySelector('#roofline .modebar-btn[data-title=\"Reset axes\"]')"
+        ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+    )
     browser.mouse("mouseMoved", rect[0] - 30, rect[1] + 60)  # over the figure: the modebar shows
     browser.click(*rect)
     browser.wait_for(f"document.getElementById('roofline')._fullLayout.xaxis.range[0] === {home[0][0]!r}")
@@ -321,8 +340,10 @@ def test_report_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
 def test_static_figure_for_print_and_without_scripts(browser: Browser, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     page.write_text(to_html(saved("run_epyc_2vcpu.json")), encoding="utf-8")
-    shown = ("[...document.querySelectorAll('.static-figure, .interactive-figure')]"
-             ".map(e => [e.className, getComputedStyle(e).display !== 'none'])")
+    shown = (
+        "[...document.querySelectorAll('.static-figure, .interactive-figure')]"
+        ".map(e => [e.className, getComputedStyle(e).display !== 'none'])"
+    )
     _open(browser, page, "roofline")
     assert browser.eval(shown) == [["interactive-figure", True], ["static-figure", False]]  # on screen
     browser.send("Emulation.setEmulatedMedia", {"media": "print"}, session=True)

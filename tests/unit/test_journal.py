@@ -26,10 +26,12 @@ DEVICE = {"backend": "cpu", "name": "Test CPU"}
 OPTIONS = {"suites": ["stream"], "quick": True, "reps": 3}
 
 
-def _begin(path: Path, journal: Journal, device: Mapping[str, Any] = DEVICE,
-           options: Mapping[str, Any] = OPTIONS) -> Journal:
-    journal.begin(Run, created="2026-01-01T00:00:00+00:00", device=device, command=["apple-roofline", "run"],
-                  options=options)
+def _begin(
+    path: Path, journal: Journal, device: Mapping[str, Any] = DEVICE, options: Mapping[str, Any] = OPTIONS
+) -> Journal:
+    journal.begin(
+        Run, created="2026-01-01T00:00:00+00:00", device=device, command=["apple-roofline", "run"], options=options
+    )
     return journal
 
 
@@ -104,14 +106,19 @@ def test_truncated_last_line_is_dropped_with_a_warning_and_appending_resumes_aft
     assert again.dropped == "" and list(again.records) == ["k0", "k1", "k2"]
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("", "not an apple_roofline journal"),
-    ('{"kind": "roofline"', "not an apple_roofline journal"),
-    ("not json at all\n", "not an apple_roofline journal"),
-    ('{"journal": 1, "tool": {"name": "other_tool", "version": "1", "git_revision": null}}\n',
-     "not an apple_roofline journal"),
-    ('{"kind": "roofline", "schema_version": 1}\n', "not an apple_roofline journal"),  # a results file's start
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("", "not an apple_roofline journal"),
+        ('{"kind": "roofline"', "not an apple_roofline journal"),
+        ("not json at all\n", "not an apple_roofline journal"),
+        (
+            '{"journal": 1, "tool": {"name": "other_tool", "version": "1", "git_revision": null}}\n',
+            "not an apple_roofline journal",
+        ),
+        ('{"kind": "roofline", "schema_version": 1}\n', "not an apple_roofline journal"),  # a results file's start
+    ],
+)
 def test_refuses_what_is_not_this_tools_journal(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "run.journal.jsonl"
     path.write_text(text)
@@ -166,18 +173,34 @@ def test_no_journal_keeps_nothing_and_measures_everything(tmp_path: Path) -> Non
     assert j.resumed() is None and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("device, options, problem, reason", [
-    ({"backend": "cuda", "name": "NVIDIA H100"}, OPTIONS, "holds a study of another device",
-     "Test CPU (cpu) there, NVIDIA H100 (cuda) here"),
-    ({"backend": "cpu", "name": "Other CPU"}, OPTIONS, "holds a study of another device", "Other CPU (cpu) here"),
-    (DEVICE, {**OPTIONS, "reps": 4}, "holds a study with other options", "reps 3 there, 4 here"),
-    (DEVICE, {**OPTIONS, "suites": ["stream", "peak"]}, "holds a study with other options",
-     'suites ["stream"] there, ["stream", "peak"] here'),
-    (DEVICE, {k: v for k, v in OPTIONS.items() if k != "quick"}, "holds a study with other options",
-     "quick true there, null here"),
-])
+@pytest.mark.parametrize(
+    "device, options, problem, reason",
+    [
+        (
+            {"backend": "cuda", "name": "NVIDIA H100"},
+            OPTIONS,
+            "holds a study of another device",
+            "Test CPU (cpu) there, NVIDIA H100 (cuda) here",
+        ),
+        ({"backend": "cpu", "name": "Other CPU"}, OPTIONS, "holds a study of another device", "Other CPU (cpu) here"),
+        (DEVICE, {**OPTIONS, "reps": 4}, "holds a study with other options", "reps 3 there, 4 here"),
+        (
+            DEVICE,
+            {**OPTIONS, "suites": ["stream", "peak"]},
+            "holds a study with other options",
+            'suites ["stream"] there, ["stream", "peak"] here',
+        ),
+        (
+            DEVICE,
+            {k: v for k, v in OPTIONS.items() if k != "quick"},
+            "holds a study with other options",
+            "quick true there, null here",
+        ),
+    ],
+)
 def test_refuses_to_resume_onto_another_device_or_other_options(
-        tmp_path: Path, device: Mapping[str, Any], options: Mapping[str, Any], problem: str, reason: str) -> None:
+    tmp_path: Path, device: Mapping[str, Any], options: Mapping[str, Any], problem: str, reason: str
+) -> None:
     path = _new(tmp_path, 1)
     before = path.read_bytes()
     with pytest.raises(OptionError) as info:
@@ -188,39 +211,77 @@ def test_refuses_to_resume_onto_another_device_or_other_options(
 
 
 def _run_options(suites: List[str], quick: bool, budget: Any = None, **kw: Any) -> Dict[str, Any]:
-    return {"suites": suites, "quick": quick, "reps": 10, "array_bytes": 1 << 26, "sustain_s": 0.0,
-            "power_window": False, "budgets_s": suite_budgets(suites, quick, budget), "tune": None, **kw}
+    return {
+        "suites": suites,
+        "quick": quick,
+        "reps": 10,
+        "array_bytes": 1 << 26,
+        "sustain_s": 0.0,
+        "power_window": False,
+        "budgets_s": suite_budgets(suites, quick, budget),
+        "tune": None,
+        **kw,
+    }
 
 
-@pytest.mark.parametrize("then, now, reason", [
-    # budgets_s differs too, but it follows from --quick: the flag the user left out is named (issue 32)
-    (_run_options(["stream", "gemm"], True), _run_options(["stream", "gemm"], False),
-     "it was started with --quick; add --quick"),
-    (_run_options(["stream", "gemm"], False), _run_options(["stream", "gemm"], True),
-     "it was started without --quick; leave out --quick"),
-    (_run_options(["stream", "peak"], False), _run_options(["stream"], False),
-     "it was started with --suite stream,peak; give --suite stream,peak"),
-    (_run_options(["stream"], False, reps=3), _run_options(["stream"], False),
-     "it was started with --reps 3; give --reps 3"),
-    (_run_options(["stream", "gemm"], False, "gemm=120"), _run_options(["stream", "gemm"], False),
-     "it was started with --budget gemm=120,stream=30; give --budget gemm=120,stream=30"),
-    (_run_options(["stream"], False, "none"), _run_options(["stream"], False),
-     "it was started with --budget none; give --budget none"),
-    (_run_options(["stream"], False, sustain_s=2.5), _run_options(["stream"], False),
-     "it was started with --sustain 2.5; give --sustain 2.5"),
-    (_run_options(["stream"], False, tune={"mode": "quick"}), _run_options(["stream"], False),
-     'tune {"mode": "quick"} there, null here'),  # no flag to name: the option and both values
-])
+@pytest.mark.parametrize(
+    "then, now, reason",
+    [
+        # budgets_s differs too, but it follows from --quick: the flag the user left out is named (issue 32)
+        (
+            _run_options(["stream", "gemm"], True),
+            _run_options(["stream", "gemm"], False),
+            "it was started with --quick; add --quick",
+        ),
+        (
+            _run_options(["stream", "gemm"], False),
+            _run_options(["stream", "gemm"], True),
+            "it was started without --quick; leave out --quick",
+        ),
+        (
+            _run_options(["stream", "peak"], False),
+            _run_options(["stream"], False),
+            "it was started with --suite stream,peak; give --suite stream,peak",
+        ),
+        (
+            _run_options(["stream"], False, reps=3),
+            _run_options(["stream"], False),
+            "it was started with --reps 3; give --reps 3",
+        ),
+        (
+            _run_options(["stream", "gemm"], False, "gemm=120"),
+            _run_options(["stream", "gemm"], False),
+            "it was started with --budget gemm=120,stream=30; give --budget gemm=120,stream=30",
+        ),
+        (
+            _run_options(["stream"], False, "none"),
+            _run_options(["stream"], False),
+            "it was started with --budget none; give --budget none",
+        ),
+        (
+            _run_options(["stream"], False, sustain_s=2.5),
+            _run_options(["stream"], False),
+            "it was started with --sustain 2.5; give --sustain 2.5",
+        ),
+        (
+            _run_options(["stream"], False, tune={"mode": "quick"}),
+            _run_options(["stream"], False),
+            'tune {"mode": "quick"} there, null here',
+        ),  # no flag to name: the option and both values
+    ],
+)
 def test_a_resumed_run_names_the_flag_it_was_started_with(
-        tmp_path: Path, then: Dict[str, Any], now: Dict[str, Any], reason: str) -> None:
+    tmp_path: Path, then: Dict[str, Any], now: Dict[str, Any], reason: str
+) -> None:
     path = journal_path(tmp_path, "run")
     j = Journal(path)
     j.begin(Run, created="x", device=DEVICE, command=[], options=then, flags=OPTION_FLAGS)
     j.record("k", {"value": 1})
     j.close()
     with pytest.raises(OptionError) as info:
-        Journal(resume=read_journal(path, Run)).begin(Run, created="y", device=DEVICE, command=[], options=now,
-                                                      flags=OPTION_FLAGS)
+        Journal(resume=read_journal(path, Run)).begin(
+            Run, created="y", device=DEVICE, command=[], options=now, flags=OPTION_FLAGS
+        )
     assert info.value.problem == "holds a study with other options"
     assert info.value.reason == reason
     assert "budgets_s" not in str(info.value)
@@ -232,8 +293,9 @@ def test_same_device_same_options_tuples_or_lists_resume(tmp_path: Path) -> None
     and appended to, its header and records left as they were."""
     path = _new(tmp_path, 1)
     before = path.read_bytes()
-    j = _begin(path, Journal(resume=read_journal(path, Run)), {**DEVICE, "memory_bytes": 1},
-               {**OPTIONS, "suites": ("stream",)})
+    j = _begin(
+        path, Journal(resume=read_journal(path, Run)), {**DEVICE, "memory_bytes": 1}, {**OPTIONS, "suites": ("stream",)}
+    )
     assert path.read_bytes() == before  # beginning writes nothing
     assert j.stored("k0") == {"value": 0} and j.resumed_keys == ["k0"]
     j.record("k1", {"value": 1})
@@ -259,10 +321,13 @@ def test_a_record_that_is_not_finite_is_refused(tmp_path: Path) -> None:
 
 
 def test_resumed_round_trips_through_the_results_file_and_shows_in_the_report() -> None:
-    resumed = {"created": "2026-01-01T00:00:00+00:00", "host": {"hostname": "lab-7"},
-               "device": {"backend": "cpu", "name": "Test CPU"}, "measurements": ["a", "b"]}
-    run = Run(ToolInfo("apple_roofline", "0", None), "2026-01-02T00:00:00+00:00", {}, DEVICE, (),
-              resumed=resumed)
+    resumed = {
+        "created": "2026-01-01T00:00:00+00:00",
+        "host": {"hostname": "lab-7"},
+        "device": {"backend": "cpu", "name": "Test CPU"},
+        "measurements": ["a", "b"],
+    }
+    run = Run(ToolInfo("apple_roofline", "0", None), "2026-01-02T00:00:00+00:00", {}, DEVICE, (), resumed=resumed)
     back = Run.from_json(run.to_json())
     assert back.resumed == resumed
     row = [ln for ln in provenance_lines(back) if ln.startswith("| Resumed")]

@@ -51,8 +51,11 @@ def test_every_measurement_of_the_power_window_run_has_power_and_clocks(run: Run
 def test_the_matrix_ceilings_sit_below_cublas_of_the_same_inputs(run: Run) -> None:
     """What bench/README.md says: mma.sync reaches 0.88-0.96x of cuBLAS of the same input type."""
     ceilings = {c.name: c.value for c in run.ceilings if c.kind == "compute" and c.source == "measured"}
-    for matrix, gemm in (("Matrix FP16→FP32", "GEMM FP16"), ("Matrix BF16→FP32", "GEMM BF16"),
-                         ("Matrix INT8→INT32", "GEMM INT8")):
+    for matrix, gemm in (
+        ("Matrix FP16→FP32", "GEMM FP16"),
+        ("Matrix BF16→FP32", "GEMM BF16"),
+        ("Matrix INT8→INT32", "GEMM INT8"),
+    ):
         assert 0.8 < ceilings[matrix] / ceilings[gemm] < 1.0, (matrix, ceilings[matrix], ceilings[gemm])
 
 

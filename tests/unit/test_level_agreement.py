@@ -25,9 +25,10 @@ H200 = (Level("L1", 256 << 10), Level("L2", 60 * MiB))
 H200_HBM_PEAK = 4814.0
 
 
-def settled(points: Sequence[Tuple[int, float]], levels: Sequence[Level], full: bool = True,
-            cv: float = 0.0) -> List[Plateau]:
-    found = (find_plateaus(points, levels, min_points=2) if full else level_groups(points, levels))
+def settled(
+    points: Sequence[Tuple[int, float]], levels: Sequence[Level], full: bool = True, cv: float = 0.0
+) -> List[Plateau]:
+    found = find_plateaus(points, levels, min_points=2) if full else level_groups(points, levels)
     return settle(found, points, [cv] * len(points), levels)
 
 
@@ -35,17 +36,36 @@ def by_level(plateaus: Sequence[Plateau]) -> Dict[str, Plateau]:
     return {p.level: p for p in plateaus}
 
 
-def run_of(make_m: Callable[..., Measurement], levels: Sequence[Level], curves: Sequence[Tuple[str, Sequence[Tuple[int, float]]]],
-           form: str = "levels", noisy: bool = False) -> List[Measurement]:
+def run_of(
+    make_m: Callable[..., Measurement],
+    levels: Sequence[Level],
+    curves: Sequence[Tuple[str, Sequence[Tuple[int, float]]]],
+    form: str = "levels",
+    noisy: bool = False,
+) -> List[Measurement]:
     """Hierarchy measurements of each (kernel, points) curve, planned against ``levels``."""
     caches = [CacheLevel(lv.name, lv.capacity, "test") for lv in levels]
     ms = []
     for kernel, pts in curves:
         for ws, rate in pts:
             home = level_of(ws, caches)
-            ms.append(make_m("hierarchy", kernel, "u32", flops=0, bytes=ws * 16, gbps=rate, noisy=noisy,
-                             params={"working_set_bytes": ws, "level": home.name if home else DRAM,
-                                     "level_bytes": home.capacity if home else 0, "sweep": form}))
+            ms.append(
+                make_m(
+                    "hierarchy",
+                    kernel,
+                    "u32",
+                    flops=0,
+                    bytes=ws * 16,
+                    gbps=rate,
+                    noisy=noisy,
+                    params={
+                        "working_set_bytes": ws,
+                        "level": home.name if home else DRAM,
+                        "level_bytes": home.capacity if home else 0,
+                        "sweep": form,
+                    },
+                )
+            )
     return ms
 
 
@@ -112,12 +132,17 @@ def test_an_l3_of_two_disagreeing_points_could_not_be_told_apart(make_m: Callabl
     ms = run_of(make_m, XEON_VM, [("read", pts)])
     assert [c.name for c in level_ceilings(ms)] == ["L1d bandwidth", "L2 bandwidth"]
     why = by_level(level_curves(ms)[0].plateaus)["L3"].unresolved
-    assert "disagree" in why and level_warnings(ms) == [f"hierarchy/read/u32: the L3 level could not be told apart: {why}"]
+    assert "disagree" in why and level_warnings(ms) == [
+        f"hierarchy/read/u32: the L3 level could not be told apart: {why}"
+    ]
 
 
 def test_an_l3_below_dram_could_not_be_told_apart() -> None:
     """A --quick run: L3 22.3 GB/s at 130 MiB, DRAM 24.2 GB/s: the L3 is not faster than DRAM."""
-    dram = [(w, 24.2) for w in dram_points([CacheLevel(lv.name, lv.capacity, "t") for lv in XEON_VM], quick=True, limit=4 << 30)]
+    dram = [
+        (w, 24.2)
+        for w in dram_points([CacheLevel(lv.name, lv.capacity, "t") for lv in XEON_VM], quick=True, limit=4 << 30)
+    ]
     found = by_level(settled(xeon_default([(130 * MiB, 22.3)], dram), XEON_VM, full=False))
     assert found["L3"].unresolved.startswith("not faster than DRAM")
     assert found["L2"].resolved and found["L1d"].resolved
@@ -132,7 +157,9 @@ def test_rmw_in_dram_from_one_point_near_the_l3_could_not_be_told_apart(make_m: 
     point an octave below to show the curve flat, neither DRAM level is set."""
     old = [(24 << 10, 480.0), (1 * MiB, 284.0), (130 * MiB, 56.0), (1040 * MiB, 24.2)]
     rmw = [(w, g * 0.9) for w, g in old[:-1]] + [(1040 * MiB, 46.8)]
-    curves = {c.kernel: by_level(c.plateaus) for c in level_curves(run_of(make_m, XEON_VM, [("read", old), ("rmw", rmw)]))}
+    curves = {
+        c.kernel: by_level(c.plateaus) for c in level_curves(run_of(make_m, XEON_VM, [("read", old), ("rmw", rmw)]))
+    }
     assert "beyond the caches" in curves["read"][DRAM].unresolved
     assert "beyond the caches" in curves["rmw"][DRAM].unresolved
 
@@ -141,8 +168,15 @@ def test_a_noisy_machine_widens_the_tolerance_but_not_past_a_level_step(make_m: 
     """Two L2 points 24 % apart (11 % either side of their median) disagree on a quiet machine; where
     the samples spread by 13 % (their CV) they agree, but the L3's 40.4 and 23.5 GB/s never do."""
     dram = [(w, 24.2) for w in dram_points([CacheLevel(lv.name, lv.capacity, "t") for lv in XEON_VM], limit=4 << 30)]
-    pts = [(24 << 10, 480.0), (48 << 10, 470.0), (1 * MiB, 310.0), (2 * MiB, 250.0), (65 * MiB, 40.4),
-           (130 * MiB, 23.5), *dram]
+    pts = [
+        (24 << 10, 480.0),
+        (48 << 10, 470.0),
+        (1 * MiB, 310.0),
+        (2 * MiB, 250.0),
+        (65 * MiB, 40.4),
+        (130 * MiB, 23.5),
+        *dram,
+    ]
     quiet = level_curves(run_of(make_m, XEON_VM, [("read", pts)]))[0]
     noisy = level_curves(run_of(make_m, XEON_VM, [("read", pts)], noisy=True))[0]
     assert quiet.measurements[0].cv < FLOOR < noisy.measurements[0].cv < CAP
@@ -165,17 +199,39 @@ def test_the_recorded_xeon_sweep_keeps_its_levels_and_dram_starts_where_the_curv
 
 def test_the_recorded_h100_sweep_keeps_its_levels() -> None:
     levels = (Level("L1", 256 << 10), Level("L2", 50 * MiB))
-    pts = [(w, 32400.0 if w <= 230 << 10 else 19000.0 if w <= 1500 << 10 else 12000.0 if w < 2400 << 10
-            else 8000.0 if w <= 48 * MiB else 6000.0 if w <= 80 * MiB else 3200.0) for w in sweep_points(400 * MiB)]
+    pts = [
+        (
+            w,
+            32400.0
+            if w <= 230 << 10
+            else 19000.0
+            if w <= 1500 << 10
+            else 12000.0
+            if w < 2400 << 10
+            else 8000.0
+            if w <= 48 * MiB
+            else 6000.0
+            if w <= 80 * MiB
+            else 3200.0,
+        )
+        for w in sweep_points(400 * MiB)
+    ]
     found = settled(pts, levels, full=True)
-    assert [(p.level, round(p.gbps), p.resolved) for p in found] == [("L1", 32400, True), ("L2", 8000, True),
-                                                                       (DRAM, 3200, True)]
+    assert [(p.level, round(p.gbps), p.resolved) for p in found] == [
+        ("L1", 32400, True),
+        ("L2", 8000, True),
+        (DRAM, 3200, True),
+    ]
 
 
 @pytest.mark.parametrize("seed", [1, 4, 7])
 def test_the_epyc_curves_keep_their_levels_with_noise_and_disturbed_points(seed: int) -> None:
-    pts = curve([(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)], noise=0.02, seed=seed,
-                disturbed=(5, 22, 41))
+    pts = curve(
+        [(64 << 10, 440.0), (2 << 20, 236.0), (32 << 20, 197.0), (None, 20.0)],
+        noise=0.02,
+        seed=seed,
+        disturbed=(5, 22, 41),
+    )
     found = settled(pts, EPYC)
     assert [p.level for p in found] == ["L1d", "L2", "L3", DRAM] and all(p.resolved for p in found), found
     assert [round(p.gbps / g, 1) for p, g in zip(found, (440, 236, 197, 20))] == [1.0] * 4

@@ -45,12 +45,25 @@ def _timed(rate: float, per_launch: float, n: int = 5) -> Tuple[Tuple[float, ...
     return (t,) * n, max(1, round(_SAMPLE_S / t))
 
 
-def _bandwidth(suite: str, kernel: str, gbps: float, nbytes: int, *, cls: Optional[str] = None,
-               **params: Any) -> Measurement:
+def _bandwidth(
+    suite: str, kernel: str, gbps: float, nbytes: int, *, cls: Optional[str] = None, **params: Any
+) -> Measurement:
     samples, batch = _timed(gbps * 1e9, nbytes)
     flops = nbytes // 6 if kernel == "triad" else 0
-    return Measurement(suite, kernel, "fp32" if suite == "stream" else "u32x4", dict(params), flops, nbytes, samples,
-                       True, cls, "bandwidth" if cls else None, batch, "ok")
+    return Measurement(
+        suite,
+        kernel,
+        "fp32" if suite == "stream" else "u32x4",
+        dict(params),
+        flops,
+        nbytes,
+        samples,
+        True,
+        cls,
+        "bandwidth" if cls else None,
+        batch,
+        "ok",
+    )
 
 
 def _compute(suite: str, kernel: str, dtype: str, cls: str, gflops: float, **params: Any) -> Measurement:
@@ -60,8 +73,9 @@ def _compute(suite: str, kernel: str, dtype: str, cls: str, gflops: float, **par
 
 
 def _hierarchy(kernel: str, ws: int, gbps: float, level: str, level_bytes: int) -> Measurement:
-    return _bandwidth("hierarchy", kernel, gbps, 64 * ws, working_set_bytes=ws, level=level, level_bytes=level_bytes,
-                      sweep="levels")
+    return _bandwidth(
+        "hierarchy", kernel, gbps, 64 * ws, working_set_bytes=ws, level=level, level_bytes=level_bytes, sweep="levels"
+    )
 
 
 def _h200_run(measurements: List[Measurement]) -> Run:
@@ -71,11 +85,20 @@ def _h200_run(measurements: List[Measurement]) -> Run:
         Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "132 SMs x 128 x 2 x 1980 MHz"),
         Ceiling("GEMM BF16", "compute", H200_BF16, "GFLOP/s", "theoretical", "132 SMs x 4096 x 1980 MHz"),
     )
-    run = Run(tool=ToolInfo("apple_roofline", "0.1.0", None), created="2026-11-27T12:00:00+00:00",
-              host={"os": "Linux"}, device={"backend": "cuda", "name": "NVIDIA H200", "clock_hz": 1_980_000_000,
-                                            "theoretical": {"clock_hz": 1_980_000_000, "product_line": "other"}},
-              command=("apple-roofline", "run"), measurements=tuple(measurements),
-              ceilings=tuple(derive_ceilings(measurements)) + theoretical)
+    run = Run(
+        tool=ToolInfo("apple_roofline", "0.1.0", None),
+        created="2026-11-27T12:00:00+00:00",
+        host={"os": "Linux"},
+        device={
+            "backend": "cuda",
+            "name": "NVIDIA H200",
+            "clock_hz": 1_980_000_000,
+            "theoretical": {"clock_hz": 1_980_000_000, "product_line": "other"},
+        },
+        command=("apple-roofline", "run"),
+        measurements=tuple(measurements),
+        ceilings=tuple(derive_ceilings(measurements)) + theoretical,
+    )
     return Run.from_dict(json.loads(json.dumps(run.to_dict())), source="h200.json")
 
 
@@ -83,8 +106,12 @@ def _default_hierarchy() -> List[Measurement]:
     """The default run's hierarchy points on an H200 (issue 29): L2 (60 MiB) at C/4 and C/2, and DRAM
     at 240 MiB (still in L2: 5,130 GB/s) and 467 MiB (4,407 GB/s)."""
     l2 = 60 * MiB
-    return [_hierarchy("read", 15 * MiB, 10_900.0, "L2", l2), _hierarchy("read", 30 * MiB, 10_700.0, "L2", l2),
-            _hierarchy("read", 240 * MiB, 5_130.0, "DRAM", 0), _hierarchy("read", 467 * MiB, 4_407.0, "DRAM", 0)]
+    return [
+        _hierarchy("read", 15 * MiB, 10_900.0, "L2", l2),
+        _hierarchy("read", 30 * MiB, 10_700.0, "L2", l2),
+        _hierarchy("read", 240 * MiB, 5_130.0, "DRAM", 0),
+        _hierarchy("read", 467 * MiB, 4_407.0, "DRAM", 0),
+    ]
 
 
 def _percentages(text: str) -> List[float]:
@@ -96,8 +123,9 @@ def _percentages(text: str) -> List[float]:
 
 
 def test_a_cache_inflated_dram_point_is_flagged_and_makes_no_level() -> None:
-    run = _h200_run([_bandwidth("stream", "triad", 4_300.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1),
-                     *_default_hierarchy()])
+    run = _h200_run(
+        [_bandwidth("stream", "triad", 4_300.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1), *_default_hierarchy()]
+    )
     flagged = [m for m in run.measurements if m.over_limit is not None]
     assert [int(m.params["working_set_bytes"]) for m in flagged] == [240 * MiB]
     over = flagged[0].over_limit
@@ -122,9 +150,18 @@ def test_a_full_sweep_keeps_its_cache_resident_points_for_its_shape_but_not_its_
         # the L2's rate holds past its documented 50 MiB (an H100's edge was 76 MiB), then falls to DRAM's
         return 8_000.0 if ws <= 64 * MiB else 3_250.0 if ws >= 128 * MiB else 8_000.0 * (64 * MiB / ws) ** 1.3
 
-    ms = [dataclasses.replace(_hierarchy("read", ws, rate(ws), "L2" if ws <= l2 else "DRAM", l2 if ws <= l2 else 0),
-                              params={"working_set_bytes": ws, "level": "L2" if ws <= l2 else "DRAM",
-                                      "level_bytes": l2 if ws <= l2 else 0, "sweep": "full"}) for ws in sizes]
+    ms = [
+        dataclasses.replace(
+            _hierarchy("read", ws, rate(ws), "L2" if ws <= l2 else "DRAM", l2 if ws <= l2 else 0),
+            params={
+                "working_set_bytes": ws,
+                "level": "L2" if ws <= l2 else "DRAM",
+                "level_bytes": l2 if ws <= l2 else 0,
+                "sweep": "full",
+            },
+        )
+        for ws in sizes
+    ]
     run = _h200_run(ms)
     (curve,) = level_curves(run.measurements)
     over = [int(m.params["working_set_bytes"]) for m in curve.over_limit]
@@ -142,8 +179,10 @@ def test_a_full_sweep_keeps_its_cache_resident_points_for_its_shape_but_not_its_
 
 
 def test_a_stream_figure_above_the_interface_sets_no_ceiling() -> None:
-    ms = [_bandwidth("stream", "copy", 4_300.0, 2 * 256 * MiB, cls="DRAM bandwidth", n=1),
-          _bandwidth("stream", "triad", 5_000.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1)]
+    ms = [
+        _bandwidth("stream", "copy", 4_300.0, 2 * 256 * MiB, cls="DRAM bandwidth", n=1),
+        _bandwidth("stream", "triad", 5_000.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1),
+    ]
     run = _h200_run(ms)
     triad = next(m for m in run.measurements if m.kernel == "triad")
     assert triad.over_limit is not None and triad.over_limit.reason == "cache-resident working set"
@@ -158,10 +197,23 @@ def test_a_stream_figure_above_the_interface_sets_no_ceiling() -> None:
 def test_a_clock_that_gives_101_percent_of_the_pipe_is_flagged_not_a_ceiling() -> None:
     mhz = 1_762.8  # the effective clock read on an H200 (issue 29)
     pipe = H200_BF16 * mhz / H200_MHZ
-    ms = [_compute("matrix", "wgmma_64x256x16", "bf16→fp32", "Matrix BF16→FP32 (wgmma)", 1.01 * pipe,
-                   m=64, n=256, k=16, effective_clock_mhz=mhz, effective_clock_source="measured: probe"),
-          _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 1.01 * 66_908.0 * mhz / H200_MHZ,
-                   effective_clock_mhz=mhz)]
+    ms = [
+        _compute(
+            "matrix",
+            "wgmma_64x256x16",
+            "bf16→fp32",
+            "Matrix BF16→FP32 (wgmma)",
+            1.01 * pipe,
+            m=64,
+            n=256,
+            k=16,
+            effective_clock_mhz=mhz,
+            effective_clock_source="measured: probe",
+        ),
+        _compute(
+            "peak", "vec4_indep8", "fp32", "FP32 vector", 1.01 * 66_908.0 * mhz / H200_MHZ, effective_clock_mhz=mhz
+        ),
+    ]
     run = _h200_run(ms)
     for m in run.measurements:
         assert m.over_limit is not None and m.over_limit.reason == "clock misread"
@@ -173,8 +225,21 @@ def test_a_clock_that_gives_101_percent_of_the_pipe_is_flagged_not_a_ceiling() -
 def test_within_the_tolerance_a_figure_is_at_its_limit() -> None:
     mhz = 1_800.0
     pipe = H200_BF16 * mhz / H200_MHZ
-    run = _h200_run([_compute("matrix", "wgmma_64x256x16", "bf16→fp32", "Matrix BF16→FP32 (wgmma)",
-                              (1 + TOLERANCE / 2) * pipe, m=64, n=256, k=16, effective_clock_mhz=mhz)])
+    run = _h200_run(
+        [
+            _compute(
+                "matrix",
+                "wgmma_64x256x16",
+                "bf16→fp32",
+                "Matrix BF16→FP32 (wgmma)",
+                (1 + TOLERANCE / 2) * pipe,
+                m=64,
+                n=256,
+                k=16,
+                effective_clock_mhz=mhz,
+            )
+        ]
+    )
     assert run.measurements[0].over_limit is None
     assert [c.name for c in run.ceilings if c.source == "measured"] == ["Matrix BF16→FP32 (wgmma)"]
     summary = matrix_summary_table(run)
@@ -185,8 +250,11 @@ def test_short_samples_are_put_down_to_the_timer() -> None:
     ops = 10**9
     t = ops / (1.05 * 66_908.0e9)  # 15 µs launches, one per sample
     m = Measurement("peak", "vec4_indep8", "fp32", {}, ops, 10**6, (t,) * 3, True, "FP32 vector", "compute", 1, "ok")
-    (checked,) = check_limits([m], [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],
-                              {"theoretical": {"clock_hz": 1.98e9}})
+    (checked,) = check_limits(
+        [m],
+        [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],
+        {"theoretical": {"clock_hz": 1.98e9}},
+    )
     assert checked.over_limit is not None and checked.over_limit.reason == "timer error"
 
 
@@ -194,10 +262,14 @@ def test_what_has_no_documented_peak_is_not_checked() -> None:
     """No constant is invented: a cache level, shared memory and a CPU's DRAM (no theoretical bandwidth)
     are left unchecked, and a GeForce tile accumulating in FP16 (twice the FP32-accumulation rate the
     GEMM FP16 peak is) has no limit."""
-    theory = [Ceiling("GEMM FP16", "compute", 100_000.0, "GFLOP/s", "theoretical", "spec"),
-              Ceiling("DRAM bandwidth", "bandwidth", 1_000.0, "GB/s", "theoretical", "spec")]
+    theory = [
+        Ceiling("GEMM FP16", "compute", 100_000.0, "GFLOP/s", "theoretical", "spec"),
+        Ceiling("DRAM bandwidth", "bandwidth", 1_000.0, "GB/s", "theoretical", "spec"),
+    ]
     fast_l2 = _hierarchy("read", 8 * MiB, 9_000.0, "L2", 60 * MiB)
-    shared = _bandwidth("hierarchy", "shared", 30_000.0, 64 * MiB, cls="Shared memory bandwidth", working_set_bytes=16384)
+    shared = _bandwidth(
+        "hierarchy", "shared", 30_000.0, 64 * MiB, cls="Shared memory bandwidth", working_set_bytes=16384
+    )
     fp16acc = _compute("matrix", "mma_16x8x16", "fp16→fp16", "Matrix FP16→FP16 (mma.sync)", 180_000.0)
     fp32acc = _compute("matrix", "mma_16x8x16", "fp16→fp32", "Matrix FP16→FP32 (mma.sync)", 180_000.0)
     geforce = {"theoretical": {"clock_hz": 2.52e9, "product_line": "GeForce"}}
@@ -205,14 +277,19 @@ def test_what_has_no_documented_peak_is_not_checked() -> None:
     assert [m.over_limit is not None for m in checked] == [False, False, False, True]
     pro = check_limits([fp16acc], theory, {"theoretical": {"clock_hz": 2.52e9, "product_line": "other"}})
     assert pro[0].over_limit is not None
-    cpu = check_limits([_bandwidth("stream", "triad", 5_000.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1)],
-                       [c for c in theory if c.kind == "compute"], {})
+    cpu = check_limits(
+        [_bandwidth("stream", "triad", 5_000.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1)],
+        [c for c in theory if c.kind == "compute"],
+        {},
+    )
     assert cpu[0].over_limit is None
 
 
 def test_limits_hold_the_pipe_at_the_clock_it_ran_at() -> None:
-    limits = Limits.of([Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],
-                       {"theoretical": {"clock_hz": 1.98e9}})
+    limits = Limits.of(
+        [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],
+        {"theoretical": {"clock_hz": 1.98e9}},
+    )
     at = limits.limit(_compute("peak", "vec4_indep8", "fp32", "FP32 vector", 1.0, effective_clock_mhz=990.0))
     assert at is not None and at.value == pytest.approx(33_454.0) and at.mhz == 990.0
     unclocked = limits.limit(_compute("peak", "vec4_indep8", "fp32", "FP32 vector", 1.0))
@@ -234,9 +311,15 @@ def test_the_flag_is_written_and_derived_again_on_reading() -> None:
     run = _h200_run(_default_hierarchy())
     d = run.to_dict()
     written = [m["over_limit"] for m in d["measurements"] if "over_limit" in m]
-    assert written == [{"figure": pytest.approx(5_130.0), "limit": H200_DRAM, "unit": "GB/s",
-                        "against": "theoretical DRAM bandwidth (the memory interface's peak)",
-                        "reason": "cache-resident working set"}]
+    assert written == [
+        {
+            "figure": pytest.approx(5_130.0),
+            "limit": H200_DRAM,
+            "unit": "GB/s",
+            "against": "theoretical DRAM bandwidth (the memory interface's peak)",
+            "reason": "cache-resident working set",
+        }
+    ]
     # a stored flag is derived data: one on a point within its limit is dropped, a removed one comes back
     tampered = copy.deepcopy(d)
     tampered["measurements"][0]["over_limit"] = written[0]
@@ -260,18 +343,37 @@ def test_over_limit_records_refuse_what_is_not_above() -> None:
 
 def test_the_report_and_figures_show_the_flags() -> None:
     mhz = 1_762.8
-    ms = [_bandwidth("stream", "triad", 4_300.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1), *_default_hierarchy(),
-          _compute("matrix", "wgmma_64x256x16", "bf16→fp32", "Matrix BF16→FP32 (wgmma)",
-                   1.01 * H200_BF16 * mhz / H200_MHZ, m=64, n=256, k=16, effective_clock_mhz=mhz,
-                   instruction="wgmma.mma_async.sync.aligned.m64n256k16", scope="1 warpgroup"),
-          _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 55_000.0, effective_clock_mhz=mhz)]
+    ms = [
+        _bandwidth("stream", "triad", 4_300.0, 3 * 256 * MiB, cls="DRAM bandwidth", n=1),
+        *_default_hierarchy(),
+        _compute(
+            "matrix",
+            "wgmma_64x256x16",
+            "bf16→fp32",
+            "Matrix BF16→FP32 (wgmma)",
+            1.01 * H200_BF16 * mhz / H200_MHZ,
+            m=64,
+            n=256,
+            k=16,
+            effective_clock_mhz=mhz,
+            instruction="wgmma.mma_async.sync.aligned.m64n256k16",
+            scope="1 warpgroup",
+        ),
+        _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 55_000.0, effective_clock_mhz=mhz),
+    ]
     run = _h200_run(ms)
     md = to_markdown(run)
     # a warning line for each, with its limit and reason
-    assert re.search(r"hierarchy/read/u32x4 \(.*working_set_bytes=251658240.*\): 5,130 GB/s is above the theoretical "
-                     r"DRAM bandwidth .* 4,814 GB/s: cache-resident working set", md)
-    assert re.search(r"matrix/wgmma_64x256x16/bf16→fp32 .* is above the theoretical GEMM BF16 at 1,763 MHz.*: "
-                     r"clock misread .*sets no ceiling", md)
+    assert re.search(
+        r"hierarchy/read/u32x4 \(.*working_set_bytes=251658240.*\): 5,130 GB/s is above the theoretical "
+        r"DRAM bandwidth .* 4,814 GB/s: cache-resident working set",
+        md,
+    )
+    assert re.search(
+        r"matrix/wgmma_64x256x16/bf16→fp32 .* is above the theoretical GEMM BF16 at 1,763 MHz.*: "
+        r"clock misread .*sets no ceiling",
+        md,
+    )
     # the table cells: the hierarchy's point, the suite's rate, the matrix summary without a percentage
     hier = hierarchy_table(run)
     assert hier is not None
@@ -312,8 +414,10 @@ def test_a_recorded_h100_run_with_a_misread_clock_and_an_inflated_stream() -> No
     d = json.loads((DATA / "run_h100_power.json").read_text(encoding="utf-8"))
     run = Run.from_dict(copy.deepcopy(d), source="run_h100_power.json")
     assert not [m for m in run.measurements if m.over_limit is not None]  # as recorded: all within
-    bf16 = max((i for i, m in enumerate(run.measurements) if m.ceiling_class and "BF16→FP32" in m.ceiling_class),
-               key=lambda i: run.measurements[i].gflops)
+    bf16 = max(
+        (i for i, m in enumerate(run.measurements) if m.ceiling_class and "BF16→FP32" in m.ceiling_class),
+        key=lambda i: run.measurements[i].gflops,
+    )
     theory = {c.name: c.value for c in run.ceilings if c.source == "theoretical"}
     gflops = run.measurements[bf16].gflops
     d["measurements"][bf16]["params"]["effective_clock_mhz"] = gflops / 1.01 / theory["GEMM BF16"] * 1980.0
@@ -340,8 +444,9 @@ def test_a_recorded_h100_run_with_a_misread_clock_and_an_inflated_stream() -> No
 # -- the runner ------------------------------------------------------------------------------------------
 
 
-def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(fake: FakeBackend,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(
+    fake: FakeBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """run_roofline over the faked GPU of the tuning tests (STREAM at 1 ms a launch), with an interface
     slower than what it measured: every STREAM figure is flagged and warned about, none is a ceiling,
     and the file written says so."""
@@ -353,8 +458,9 @@ def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(fake: FakeBac
     monkeypatch.setattr(runner, "device_theoretical", lambda info: ({"theoretical": {"clock_hz": 1e9}}, [slow]))
     run = runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False)
     stream = [m for m in run.measurements if m.suite == "stream"]
-    assert stream and all(m.over_limit is not None and m.over_limit.reason == "cache-resident working set"
-                          for m in stream)
+    assert stream and all(
+        m.over_limit is not None and m.over_limit.reason == "cache-resident working set" for m in stream
+    )
     assert not [c for c in run.ceilings if c.source == "measured" and c.kind == "bandwidth"]
     assert sum("is above the theoretical DRAM bandwidth" in w for w in run.warnings) == len(stream)
     again = Run.from_dict(json.loads(json.dumps(run.to_dict())), source="run.json")

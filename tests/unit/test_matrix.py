@@ -30,22 +30,53 @@ from apple_roofline.text import DASH
 from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.suites.matrix import suite as matrix_suite
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
-from apple_roofline.suites.matrix.suite import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
-                                          wgmma_reason)
+from apple_roofline.suites.matrix.suite import (
+    BLOCK,
+    CPU_REASON,
+    GROUPS_QUICK,
+    LARGEST,
+    SHAPES_OPTION,
+    SWEEP,
+    MatrixSuite,
+    wgmma_reason,
+)
 from apple_roofline.suites.matrix.kernels import (
-    API_BY_NAME, ITERS, MAX_ACC_PER_THREAD, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS,
+    API_BY_NAME,
+    ITERS,
+    MAX_ACC_PER_THREAD,
+    PRECISION_BY_DTYPE,
+    PRECISIONS,
+    REPS,
+    TILE_SHAPES,
+    WGMMA_CONSTANTS,
     WGMMA_SHAPES,
-    bytes_per_launch, check_shape, check_tile_output, compose, from_storage, largest_shape, matrix_class, matrix_inputs,
-    matrix_reference, ops_per_group, parse_matrix_class, to_storage,
+    bytes_per_launch,
+    check_shape,
+    check_tile_output,
+    compose,
+    from_storage,
+    largest_shape,
+    matrix_class,
+    matrix_inputs,
+    matrix_reference,
+    ops_per_group,
+    parse_matrix_class,
+    to_storage,
 )
 
 from shader_twins import MMA_EPR, emulate_mma_tile, mma_a_index, mma_b_index, mma_c_index, ptx_a, ptx_b, ptx_c  # noqa: E402
 from shader_twins import (  # noqa: E402
-    emulate_wgmma_tile, ptx_desc_fields, ptx_wgmma_d, wg_c_index, wg_desc, wg_offset,
+    emulate_wgmma_tile,
+    ptx_desc_fields,
+    ptx_wgmma_d,
+    wg_c_index,
+    wg_desc,
+    wg_offset,
 )
 
-F16F32, F16F16, S8, BF16, E4M3, E5M2 = (PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32",
-                                                                      "bf16→fp32", "e4m3→fp32", "e5m2→fp32"))
+F16F32, F16F16, S8, BF16, E4M3, E5M2 = (
+    PRECISION_BY_DTYPE[d] for d in ("fp16→fp32", "fp16→fp16", "int8→int32", "bf16→fp32", "e4m3→fp32", "e5m2→fp32")
+)
 #: The precisions with no mma.sync or Metal instruction: one skip each per API.
 NO_MMA = (E4M3, E5M2)
 
@@ -98,7 +129,9 @@ def test_wgmma_composition_and_its_reasons() -> None:
     assert compose(wg, E5M2, 64, 64, 32).fragment == (64, 64, 32)
     assert compose(wg, E5M2, 64, 64, 16).reason == "K = 16 is not a multiple of the e5m2 wgmma K (32)"
     assert "M = 32" in compose(wg, F16F32, 32, 64, 32).reason and "64 rows" in compose(wg, F16F32, 32, 64, 32).reason
-    assert compose(wg, F16F32, 64, 96, 32).reason == "N = 96 is not one of the wgmma N this kernel builds (64, 128, 256)"
+    assert (
+        compose(wg, F16F32, 64, 96, 32).reason == "N = 96 is not one of the wgmma N this kernel builds (64, 128, 256)"
+    )
     assert compose(wg, S8, 64, 64, 16).reason == "K = 16 is not a multiple of the int8 wgmma K (32)"
     assert all(compose(wg, p, *s).ok for p in PRECISIONS for s in WGMMA_SHAPES)
     assert {s[1] for s in WGMMA_SHAPES} == {64, 128, 256} and {s[0] for s in WGMMA_SHAPES} == {64}
@@ -108,8 +141,12 @@ def test_wgmma_composition_and_its_reasons() -> None:
 
 def test_ceilings_are_named_by_instruction() -> None:
     names = {a.name: a.ceiling_class(F16F32) for a in API_BY_NAME.values()}
-    assert names == {"mma": "Matrix FP16→FP32 (mma.sync)", "wgmma": "Matrix FP16→FP32 (wgmma)",
-                     "simdgroup_matrix": "Matrix FP16→FP32 (simdgroup_matrix)", "mpp": "Matrix FP16→FP32 (matmul2d)"}
+    assert names == {
+        "mma": "Matrix FP16→FP32 (mma.sync)",
+        "wgmma": "Matrix FP16→FP32 (wgmma)",
+        "simdgroup_matrix": "Matrix FP16→FP32 (simdgroup_matrix)",
+        "mpp": "Matrix FP16→FP32 (matmul2d)",
+    }
     assert matrix_class("int8→int32", "wgmma") == "Matrix INT8→INT32 (wgmma)"
     assert parse_matrix_class("Matrix INT8→INT32 (wgmma)") == ("int8→int32", "wgmma")
     assert parse_matrix_class("Matrix BF16→FP32") == ("bf16→fp32", "")  # a run from before the names
@@ -170,7 +207,7 @@ class _Buf:
 
     def write(self, a: np.ndarray, offset: int = 0) -> None:
         b = np.ascontiguousarray(a).view(np.uint8)
-        self.data[offset:offset + b.size] = b
+        self.data[offset : offset + b.size] = b
 
     def view(self, dtype: str) -> np.ndarray:
         return self.data.view(dtype)
@@ -196,8 +233,11 @@ class _Backend:
 
 @pytest.fixture(autouse=True)
 def _no_native(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(matrix_suite, "wave_items",
-                        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items))
+    monkeypatch.setattr(
+        matrix_suite,
+        "wave_items",
+        lambda backend, src, consts: int(backend.compile(src[0], src[1], dict(consts)).wave_items),
+    )
 
 
 def _suite(backend_name: str, info: Dict[str, Any], wave: int = 0) -> "tuple[MatrixSuite, _Backend]":
@@ -215,7 +255,8 @@ def test_cuda_cases_cover_every_shape_and_precision() -> None:
     assert len(cases) == suite.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS)
     wg = [c for c in cases if c.kernel.name.startswith("wgmma")]
     assert len(wg) == len(PRECISIONS) and all(
-        _is_skip(c) and c.check()[1] == "wgmma needs an sm_90a (Hopper) GPU; this is sm_86" for c in wg)
+        _is_skip(c) and c.check()[1] == "wgmma needs an sm_90a (Hopper) GPU; this is sm_86" for c in wg
+    )
     fp8 = [c for c in cases if c.kernel.name == "mma"]  # the precision mma.sync lacks: one skip, not 45
     assert [c.kernel.dtype for c in fp8] == ["e4m3→fp32", "e5m2→fp32"]
     assert all(_is_skip(c) and "builds no FP8 mma.sync" in c.check()[1] for c in fp8)
@@ -263,16 +304,25 @@ def test_hopper_measures_wgmma_beside_mma_sync() -> None:
     assert all(c[name] == v for c in consts for name, v in WGMMA_CONSTANTS.items())
 
 
-@pytest.mark.parametrize("info,reason", [
-    ({"cc_major": 8, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_80"),
-    ({"cc_major": 10, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_100"),
-    ({}, "wgmma needs an sm_90a (Hopper) GPU; this is of unknown compute capability"),
-    ({"cc_major": 9, "cc_minor": 0, "nvrtc_arch_target": "unavailable: the arch-specific target sm_90a needs NVRTC "
-                                                          "12.0 or newer; this is 11.8"},
-     "wgmma needs NVRTC for the arch-specific target sm_90a: the arch-specific target sm_90a needs NVRTC 12.0 or "
-     "newer; this is 11.8"),
-    (HOPPER, ""),
-])
+@pytest.mark.parametrize(
+    "info,reason",
+    [
+        ({"cc_major": 8, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_80"),
+        ({"cc_major": 10, "cc_minor": 0}, "wgmma needs an sm_90a (Hopper) GPU; this is sm_100"),
+        ({}, "wgmma needs an sm_90a (Hopper) GPU; this is of unknown compute capability"),
+        (
+            {
+                "cc_major": 9,
+                "cc_minor": 0,
+                "nvrtc_arch_target": "unavailable: the arch-specific target sm_90a needs NVRTC "
+                "12.0 or newer; this is 11.8",
+            },
+            "wgmma needs NVRTC for the arch-specific target sm_90a: the arch-specific target sm_90a needs NVRTC 12.0 or "
+            "newer; this is 11.8",
+        ),
+        (HOPPER, ""),
+    ],
+)
 def test_wgmma_reason(info: Dict[str, Any], reason: str) -> None:
     assert wgmma_reason(info) == reason
 
@@ -282,10 +332,10 @@ def test_a_written_output_passes() -> None:
     case = next(c for c in suite.cases() if not _is_skip(c))
     p = PRECISION_BY_DTYPE[case.kernel.dtype]
     a, bb = matrix_inputs(p, case.params["m"], case.params["n"], case.params["k"])
-    assert np.array_equal(case.args[0].view("float16")[:a.size], a.ravel().astype(np.float16))
+    assert np.array_equal(case.args[0].view("float16")[: a.size], a.ravel().astype(np.float16))
     want = to_storage(matrix_reference(a, bb), p.acc)
     out = case.args[2].view({"fp32": "float32", "fp16": "float16"}[p.acc])
-    out[:want.size * case.params["groups"]] = np.tile(want.ravel(), case.params["groups"])
+    out[: want.size * case.params["groups"]] = np.tile(want.ravel(), case.params["groups"])
     assert case.check()[0]
     assert case.params["groups"] == GROUPS_QUICK
 
@@ -325,7 +375,11 @@ def test_largest_shape_is_the_rule_over_the_table() -> None:
     elements per thread; none for a precision the API lacks."""
     for api in API_BY_NAME.values():
         for p in PRECISIONS:
-            fit = [s for s in api.shapes if compose(api, p, *s).ok and s[0] * s[1] / api.group_threads <= MAX_ACC_PER_THREAD]
+            fit = [
+                s
+                for s in api.shapes
+                if compose(api, p, *s).ok and s[0] * s[1] / api.group_threads <= MAX_ACC_PER_THREAD
+            ]
             got = largest_shape(api, p)
             if not fit:
                 assert got is None
@@ -343,11 +397,17 @@ def test_default_run_measures_the_largest_tile_per_precision_and_instruction() -
     assert len(cases) == suite.total() == len(PRECISIONS) + len(PRECISIONS)  # wgmma 6; mma.sync 4 + 2 FP8 skips
     measured = [c for c in cases if not _is_skip(c)]
     assert sorted((c.kernel.name, c.kernel.dtype) for c in measured) == sorted(
-        [("wgmma_64x128x64", p.dtype) for p in PRECISIONS] + [("mma_32x32x128", p.dtype) for p in PRECISIONS
-                                                                if p not in NO_MMA])
+        [("wgmma_64x128x64", p.dtype) for p in PRECISIONS]
+        + [("mma_32x32x128", p.dtype) for p in PRECISIONS if p not in NO_MMA]
+    )
     assert all(c.params["shapes"] == "largest tile" for c in measured)
-    assert {(x[1], x[2].get("TN"), x[2].get("TK")) for x in b.compiled} == {  # only those tiles are compiled
-        *((f"wgmma_{p.suffix}", 128, 64) for p in PRECISIONS), *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4])}
+    assert (
+        {(x[1], x[2].get("TN"), x[2].get("TK")) for x in b.compiled}
+        == {  # only those tiles are compiled
+            *((f"wgmma_{p.suffix}", 128, 64) for p in PRECISIONS),
+            *((f"matrix_{p.suffix}", 32, 128) for p in PRECISIONS[:4]),
+        }
+    )
     sweep = MatrixSuite(SuiteContext(_Backend(5 * 132 * 128), "cuda", {"backend": "cuda", **HOPPER}, False, 1 << 20))
     assert sweep.total() == 4 * 45 + len(NO_MMA) + len(PRECISIONS) * len(WGMMA_SHAPES)  # the sweep stays the default
 
@@ -358,8 +418,9 @@ def test_matrix_is_a_default_suite_whose_sweep_is_named() -> None:
 
 
 @pytest.mark.parametrize("suites,want", [(None, LARGEST), (["matrix"], SWEEP)])
-def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypatch: pytest.MonkeyPatch,
-                                                                       suites: Any, want: str) -> None:
+def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
+    monkeypatch: pytest.MonkeyPatch, suites: Any, want: str
+) -> None:
     """A run with no suites named measures the matrix suite's largest tiles; ``--suite matrix`` its sweep."""
     from apple_roofline.roofline import runner
 
@@ -374,13 +435,20 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
             return iter(())
 
     native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
-    native._core = types.SimpleNamespace(UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
-                                         kernel_cache_stats=lambda: {"warnings": []})
+    native._core = types.SimpleNamespace(
+        UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
+        kernel_cache_stats=lambda: {"warnings": []},
+    )
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     monkeypatch.setattr(runner.registry, "spec", lambda name: types.SimpleNamespace(measure=Recording))
     monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
-    monkeypatch.setattr(runner, "open_device", lambda spec: types.SimpleNamespace(info=lambda: {
-        "backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}))
+    monkeypatch.setattr(
+        runner,
+        "open_device",
+        lambda spec: types.SimpleNamespace(
+            info=lambda: {"backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}
+        ),
+    )
     with pytest.raises(OptionError, match="cannot run on Fake GPU"):  # the recording suites measure nothing
         runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
     assert seen == {"matrix": want}
@@ -392,35 +460,66 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
 def _m(kernel: str, dtype: str, gflops: float, valid: bool = True, **params: Any) -> Measurement:
     ops = 10**9
     api = API_BY_NAME[kernel.split("_")[0]]
-    return Measurement("matrix", kernel, dtype, {"m": 16, "n": 8, "k": 16, "instruction": "mma.sync.aligned.m16n8k16",
-                                                 "scope": "1 warp", **params},
-                       ops, 1000, (ops / gflops / 1e9,) * 3, valid, api.ceiling_class(PRECISION_BY_DTYPE[dtype]),
-                       "compute", validation="ok" if valid else "3 of 128 elements differ")
+    return Measurement(
+        "matrix",
+        kernel,
+        dtype,
+        {"m": 16, "n": 8, "k": 16, "instruction": "mma.sync.aligned.m16n8k16", "scope": "1 warp", **params},
+        ops,
+        1000,
+        (ops / gflops / 1e9,) * 3,
+        valid,
+        api.ceiling_class(PRECISION_BY_DTYPE[dtype]),
+        "compute",
+        validation="ok" if valid else "3 of 128 elements differ",
+    )
 
 
 def _run() -> Run:
-    ms = [_m("mma_16x8x16", "fp16→fp32", 500e3), _m("mma_32x32x64", "fp16→fp32", 700e3),
-          _m("mma_32x32x128", "fp16→fp32", 9e6, valid=False), _m("mma_16x8x32", "int8→int32", 1.2e6),
-          _m("wgmma_64x256x64", "fp16→fp32", 850e3, sm_clock_mhz=1700.0), _m("wgmma_64x128x64", "fp16→fp32", 800e3)]
+    ms = [
+        _m("mma_16x8x16", "fp16→fp32", 500e3),
+        _m("mma_32x32x64", "fp16→fp32", 700e3),
+        _m("mma_32x32x128", "fp16→fp32", 9e6, valid=False),
+        _m("mma_16x8x32", "int8→int32", 1.2e6),
+        _m("wgmma_64x256x64", "fp16→fp32", 850e3, sm_clock_mhz=1700.0),
+        _m("wgmma_64x128x64", "fp16→fp32", 800e3),
+    ]
     ceilings = derive_ceilings(ms) + [
         Ceiling("GEMM FP16", "compute", 650e3, "GFLOP/s", "measured", "gemm/hgemm/fp16"),
         Ceiling("GEMM FP16", "compute", 1000e3, "GFLOP/s", "theoretical", "spec"),
-        Ceiling("DRAM bandwidth", "bandwidth", 3000, "GB/s", "measured", "stream")]
-    skipped = (Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),)
-    return Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000,
-                                                         "theoretical": {"clock_hz": 2_000_000_000}},
-               (), tuple(ms), tuple(ceilings), skipped)
+        Ceiling("DRAM bandwidth", "bandwidth", 3000, "GB/s", "measured", "stream"),
+    ]
+    skipped = (
+        Skipped("matrix", "mma_8x8x8", "fp16→fp32", "M = 8 is not a multiple of the m16n8k16 fragment's 16 rows"),
+    )
+    return Run(
+        ToolInfo("t", "1", None),
+        "2026-01-02",
+        {},
+        {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000, "theoretical": {"clock_hz": 2_000_000_000}},
+        (),
+        tuple(ms),
+        tuple(ceilings),
+        skipped,
+    )
 
 
 def test_fp8_stands_beside_the_fp8_peak() -> None:
     """Both FP8 formats' wgmma ceilings are set against "GEMM FP8" (one theoretical rate for E4M3 and
     E5M2); there is no vendor FP8 GEMM in a run."""
-    ms = [_m("wgmma_64x256x64", "e4m3→fp32", 1800e3, sm_clock_mhz=1800.0),
-          _m("wgmma_64x256x64", "e5m2→fp32", 1700e3, sm_clock_mhz=1800.0)]
-    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000,
-                                                         "theoretical": {"clock_hz": 2_000_000_000}},
-              (), tuple(ms), tuple(derive_ceilings(ms)) + (Ceiling("GEMM FP8", "compute", 2000e3, "GFLOP/s",
-                                                                    "theoretical", "spec"),))
+    ms = [
+        _m("wgmma_64x256x64", "e4m3→fp32", 1800e3, sm_clock_mhz=1800.0),
+        _m("wgmma_64x256x64", "e5m2→fp32", 1700e3, sm_clock_mhz=1800.0),
+    ]
+    run = Run(
+        ToolInfo("t", "1", None),
+        "2026-01-02",
+        {},
+        {"backend": "cuda", "name": "test", "clock_hz": 2_000_000_000, "theoretical": {"clock_hz": 2_000_000_000}},
+        (),
+        tuple(ms),
+        tuple(derive_ceilings(ms)) + (Ceiling("GEMM FP8", "compute", 2000e3, "GFLOP/s", "theoretical", "spec"),),
+    )
     summary = matrix_summary_table(run)
     assert summary is not None
     rows = {r[0]: r for r in summary.rows}
@@ -450,8 +549,11 @@ def test_report_lists_every_shape_and_the_ceiling_beside_the_gemm() -> None:
     assert skip[:5] == ("mma", "fp16→fp32", "8", "8", "8") and "16 rows" in skip[9]
     summary = matrix_summary_table(run)
     assert summary is not None
-    assert [r[0] for r in summary.rows] == ["Matrix FP16→FP32 (mma.sync)", "Matrix FP16→FP32 (wgmma)",
-                                            "Matrix INT8→INT32 (mma.sync)"]  # precision order, then instruction
+    assert [r[0] for r in summary.rows] == [
+        "Matrix FP16→FP32 (mma.sync)",
+        "Matrix FP16→FP32 (wgmma)",
+        "Matrix INT8→INT32 (mma.sync)",
+    ]  # precision order, then instruction
     row = next(r for r in summary.rows if r[0] == "Matrix FP16→FP32 (mma.sync)")
     assert row[4] == "1.08×" and row[6] == "70%" and "GEMM FP16" in row[3]
     assert row[7] == row[8] == DASH  # no SM clock sampled
@@ -500,8 +602,11 @@ def test_kernel_indices_equal_the_ptx_tables(ptype: str, fk: int) -> None:
     assert seen_c == {(r, c) for r in range(16) for c in range(8)}
 
 
-@pytest.mark.parametrize("p,shape", [(F16F32, (32, 16, 32)), (F16F16, (16, 32, 8)), (S8, (32, 8, 64)),
-                                     (S8, (16, 16, 16)), (BF16, (16, 8, 16))], ids=str)
+@pytest.mark.parametrize(
+    "p,shape",
+    [(F16F32, (32, 16, 32)), (F16F16, (16, 32, 8)), (S8, (32, 8, 64)), (S8, (16, 16, 16)), (BF16, (16, 8, 16))],
+    ids=str,
+)
 def test_emulated_warp_computes_the_reference(p: Any, shape: Tuple[int, int, int]) -> None:
     m, n, k = shape
     c = compose(API_BY_NAME["mma"], p, m, n, k)
@@ -529,8 +634,13 @@ def test_descriptor_encoding_follows_the_ptx_table() -> None:
     # in bits 32-45, no base offset, no swizzle
     assert wg_desc(0x400, 128, 1024) == 0x0000_0040_0008_0040
     for addr, lbo, sbo in [(0, 128, 256), (0xA470, 128, 1024), (0x3FFF0, 2048, 128), (0x20010, 128, 512)]:
-        assert ptx_desc_fields(wg_desc(addr, lbo, sbo)) == {"start": addr & 0x3FFF0, "lbo": lbo, "sbo": sbo, "base": 0,
-                                                             "swizzle": 0}
+        assert ptx_desc_fields(wg_desc(addr, lbo, sbo)) == {
+            "start": addr & 0x3FFF0,
+            "lbo": lbo,
+            "sbo": sbo,
+            "base": 0,
+            "swizzle": 0,
+        }
 
 
 def test_smem_layout_is_the_canonical_k_major_one() -> None:
@@ -554,8 +664,11 @@ def test_accumulator_store_equals_the_ptx_fragment() -> None:
         assert seen == {(r, c) for r in range(64) for c in range(n)}
 
 
-@pytest.mark.parametrize("p,shape", [(F16F32, (64, 64, 32)), (BF16, (64, 128, 64)), (S8, (64, 64, 64)),
-                                     (S8, (64, 64, 32)), (F16F16, (64, 64, 64))], ids=str)
+@pytest.mark.parametrize(
+    "p,shape",
+    [(F16F32, (64, 64, 32)), (BF16, (64, 128, 64)), (S8, (64, 64, 64)), (S8, (64, 64, 32)), (F16F16, (64, 64, 64))],
+    ids=str,
+)
 def test_emulated_warpgroup_computes_the_reference(p: Any, shape: Tuple[int, int, int]) -> None:
     m, n, k = shape
     a, b = matrix_inputs(p, m, n, k)
@@ -572,12 +685,14 @@ def test_emulated_fp8_warpgroup_decodes_the_stored_codes(p: Any, shape: Tuple[in
     a, b = matrix_inputs(p, m, n, k)
     ca, cb = to_storage(a, p.input), to_storage(b, p.input)
     assert ca.dtype == np.uint8 and ITEMSIZE[p.input] == 1
-    got = emulate_wgmma_tile(ca.astype(np.int64), cb.astype(np.int64), 1, chain=2,
-                             decode=lambda codes: from_storage(codes, p.input))
+    got = emulate_wgmma_tile(
+        ca.astype(np.int64), cb.astype(np.int64), 1, chain=2, decode=lambda codes: from_storage(codes, p.input)
+    )
     assert np.array_equal(got, 2.0 * (a @ b))
     other = "e5m2" if p.input == "e4m3" else "e4m3"
-    wrong = emulate_wgmma_tile(ca.astype(np.int64), cb.astype(np.int64), 1,
-                               decode=lambda codes: from_storage(codes, other))
+    wrong = emulate_wgmma_tile(
+        ca.astype(np.int64), cb.astype(np.int64), 1, decode=lambda codes: from_storage(codes, other)
+    )
     assert not np.array_equal(wrong, a @ b)
 
 

@@ -91,4 +91,3 @@ def test_min_window_is_sized_by_the_batched_launch_time() -> None:
 def test_rejects_reps_out_of_range(reps: int) -> None:
     with pytest.raises(ValueError, match="valid: 1 to 10000"):
         time_kernel(FakeKernel([1e-3]), [], 1, reps=reps)
-

@@ -183,11 +183,16 @@ def test_no_metal_file_uses_double() -> None:
         for cuda_only in ("__global__", "__shared__", "__syncthreads", "threadIdx", "blockIdx", "fmaf", "make_float4"):
             assert cuda_only not in code, f"{f} uses CUDA's {cuda_only}"
         # Metal 4's tensors and Performance Primitives (matrix_mpp.metal only, compiled as MSL 4.0)
-        extra = ["metal_tensor", "MetalPerformancePrimitives/MetalPerformancePrimitives.h"] if f in PREFIXED_TWINS else []
-        assert re.findall(r"#include\s*<([^>]+)>", code) == ["metal_stdlib", *extra], f"{f} includes more than <metal_stdlib>"
+        extra = (
+            ["metal_tensor", "MetalPerformancePrimitives/MetalPerformancePrimitives.h"] if f in PREFIXED_TWINS else []
+        )
+        assert re.findall(r"#include\s*<([^>]+)>", code) == ["metal_stdlib", *extra], (
+            f"{f} includes more than <metal_stdlib>"
+        )
 
 
 # ---- (e) the tiled GEMM's indexing ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("N", [16, 32, 48])
 def test_tiled16_mapping_is_a_bijection(N: int) -> None:
@@ -219,8 +224,11 @@ def test_matrix_twins_cover_the_table() -> None:
     from apple_roofline.suites.matrix.kernels import APIS, PRECISIONS
 
     for api in APIS:
-        kernels = cuda_entries(read_shader(api.source)) if api.source.endswith(".cu") else \
-            metal_kernels(read_shader(api.source))
+        kernels = (
+            cuda_entries(read_shader(api.source))
+            if api.source.endswith(".cu")
+            else metal_kernels(read_shader(api.source))
+        )
         for p in PRECISIONS:
             has = p.suffix not in api.missing
             assert (api.entry(p) in kernels) == has, f"{api.source}: {api.entry(p)} present {not has}, table says {has}"
@@ -228,10 +236,10 @@ def test_matrix_twins_cover_the_table() -> None:
     for metal_file, (cuda_file, cprefix, mprefix) in PREFIXED_TWINS.items():
         metal = metal_kernels(read_shader(metal_file))
         want = cuda_entries(read_shader(cuda_file))
-        assert {mprefix + n[len(cprefix):] for n in want} == set(metal), metal_file
+        assert {mprefix + n[len(cprefix) :] for n in want} == set(metal), metal_file
         for name, params in metal.items():
             got = [kind for _, kind in metal_args(params)]
-            assert got == [cuda_kind(p) for p in want[cprefix + name[len(mprefix):]]], name
+            assert got == [cuda_kind(p) for p in want[cprefix + name[len(mprefix) :]]], name
     simd = metal_kernels(read_shader("matrix.metal"))
     assert set(simd) == {n for n in cuda if n not in NO_METAL_TWIN}
 

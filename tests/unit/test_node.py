@@ -38,21 +38,37 @@ CPU_ARGS = ("run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", 
 
 # -- device lists and shares -----------------------------------------------------------
 
+
 def test_device_lists() -> None:
     counts = {"cuda": 4}
     assert parse_device_list("cuda:all", counts) == [DeviceSpec("cuda", i) for i in range(4)]
-    assert parse_device_list("cuda:0,2,3", counts) == [DeviceSpec("cuda", 0), DeviceSpec("cuda", 2), DeviceSpec("cuda", 3)]
+    assert parse_device_list("cuda:0,2,3", counts) == [
+        DeviceSpec("cuda", 0),
+        DeviceSpec("cuda", 2),
+        DeviceSpec("cuda", 3),
+    ]
     assert parse_device_list("CUDA:3,1,3", counts) == [DeviceSpec("cuda", 3), DeviceSpec("cuda", 1)]
 
 
-@pytest.mark.parametrize("text, counts, message", [
-    ("cpu:all", {"cpu": 1}, "--device 'cpu:all' is not a device list: a list names GPUs of one backend; cpu is one device"),
-    ("cuda:all", {"cuda": 0}, "--device 'cuda:all' names no device: no cuda device found"),
-    ("cuda:0,4", {"cuda": 4}, "--device 'cuda:0,4' is not a device list: 4 is no cuda device of the 4 found "
-                              "(valid: cuda indices 0 to 3, or cuda:all)"),
-    ("cuda:0,x", {"cuda": 2}, "x is no cuda device of the 2 found"),
-    ("vulkan:all", {}, "is not a device list"),
-])
+@pytest.mark.parametrize(
+    "text, counts, message",
+    [
+        (
+            "cpu:all",
+            {"cpu": 1},
+            "--device 'cpu:all' is not a device list: a list names GPUs of one backend; cpu is one device",
+        ),
+        ("cuda:all", {"cuda": 0}, "--device 'cuda:all' names no device: no cuda device found"),
+        (
+            "cuda:0,4",
+            {"cuda": 4},
+            "--device 'cuda:0,4' is not a device list: 4 is no cuda device of the 4 found "
+            "(valid: cuda indices 0 to 3, or cuda:all)",
+        ),
+        ("cuda:0,x", {"cuda": 2}, "x is no cuda device of the 2 found"),
+        ("vulkan:all", {}, "is not a device list"),
+    ],
+)
 def test_bad_device_lists(text: str, counts: Dict[str, int], message: str) -> None:
     with pytest.raises(OptionError) as err:
         parse_device_list(text, counts)
@@ -94,6 +110,7 @@ def test_host_pools_honour_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- the children: two CPU runs sharing this machine -------------------------------------
 
+
 def test_progress_ticks_show_each_childs_latest_line(tmp_path: Path) -> None:
     from apple_roofline.node.children import last_line, run_children
 
@@ -105,11 +122,12 @@ def test_progress_ticks_show_each_childs_latest_line(tmp_path: Path) -> None:
     assert ["[peak] 3/40 working"] * 2 in ticks
 
 
-
 def cpu_children(out: Path, args: Sequence[str] = CPU_ARGS) -> List[Child]:
     shares = split_cpus(usable_cpus(), 2)
-    return [Child(f"cpu{i}", python_child(*args, "--out", str(out / f"cpu{i}")), out / f"cpu{i}", shares[i])
-            for i in range(2)]
+    return [
+        Child(f"cpu{i}", python_child(*args, "--out", str(out / f"cpu{i}")), out / f"cpu{i}", shares[i])
+        for i in range(2)
+    ]
 
 
 def test_two_cpu_children_at_once(tmp_path: Path) -> None:
@@ -143,8 +161,9 @@ print("codes", [r.returncode for r in node.results], "stopped", [r.stopped for r
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_every_child_and_keeps_their_partial_results(tmp_path: Path, sig: int) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                              env=env)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, str(tmp_path)], stdout=subprocess.PIPE, text=True, env=env
+    )
     logs = [tmp_path / f"cpu{i}" / "child.log" for i in range(2)]
     deadline = time.monotonic() + 120.0
     while not all(p.exists() and "[stream] 1/" in p.read_text() for p in logs):  # both have measured something
@@ -163,9 +182,12 @@ def test_a_signal_stops_every_child_and_keeps_their_partial_results(tmp_path: Pa
 
 # -- node.md on saved runs ------------------------------------------------------------------
 
+
 def degraded(run: Run, name: str, factor: float, bus: str) -> Run:
-    ceilings = [dataclasses.replace(c, value=c.value * factor) if (c.name, c.source) == (name, "measured") else c
-                for c in run.ceilings]
+    ceilings = [
+        dataclasses.replace(c, value=c.value * factor) if (c.name, c.source) == (name, "measured") else c
+        for c in run.ceilings
+    ]
     return dataclasses.replace(run.with_ceilings(ceilings), device={**run.device, "pci_bus_id": bus})
 
 
@@ -203,14 +225,17 @@ def test_node_md_flags_the_gpu_with_a_ceiling_10_percent_low() -> None:
     md = node_markdown(members, 3.0, title="h100-node")
     (line,) = [ln for ln in md.splitlines() if ln.startswith("- ")]
     dram = next(c.value for c in members[0].doc.ceilings if c.name == "DRAM bandwidth")  # type: ignore[union-attr]
-    assert line == (f"- **cuda1** (cuda:1, PCI 0000:00:07.0, serial 1652321000002): DRAM bandwidth "
-                    f"{_sig(dram * 0.9)} GB/s is 5.3 % below the node's median {_sig(dram * 0.95)} GB/s")
+    assert line == (
+        f"- **cuda1** (cuda:1, PCI 0000:00:07.0, serial 1652321000002): DRAM bandwidth "
+        f"{_sig(dram * 0.9)} GB/s is 5.3 % below the node's median {_sig(dram * 0.95)} GB/s"
+    )
     row = next(ln for ln in md.splitlines() if ln.startswith("| DRAM bandwidth |"))
     assert "**" in row.split("|")[4] and "**" not in row.split("|")[3]  # cuda1's cell in bold, cuda0's not
     assert "| cuda0 | cuda:0 | NVIDIA H100 80GB HBM3 | 0000:00:06.0 | 1652321000001 | complete |" in md
     d = node_dict(members, 3.0)
-    assert [(x["gpu"], x["metric"], x["serial"]) for x in d["outliers"]] == [("cuda1", "DRAM bandwidth",
-                                                                             "1652321000002")]
+    assert [(x["gpu"], x["metric"], x["serial"]) for x in d["outliers"]] == [
+        ("cuda1", "DRAM bandwidth", "1652321000002")
+    ]
 
 
 def _sig(x: float) -> str:
@@ -229,11 +254,16 @@ def test_within_the_threshold_nothing_is_flagged() -> None:
 def test_a_gpu_without_results_or_a_ceiling_is_flagged() -> None:
     good = Run.load(H100)
     fewer = good.with_ceilings([c for c in good.ceilings if c.name != "GEMM INT8"])
-    members = [Member("cuda0", "cuda:0", good), Member("cuda1", "cuda:1", fewer),
-               Member("cuda2", "cuda:2", None, note="exit 1; see cuda2/child.log")]
+    members = [
+        Member("cuda0", "cuda:0", good),
+        Member("cuda1", "cuda:1", fewer),
+        Member("cuda2", "cuda:2", None, note="exit 1; see cuda2/child.log"),
+    ]
     lines = [o.sentence() for o in find_outliers(members)]
-    assert lines == ["**cuda1** (cuda:1, PCI 0000:00:06.0, serial unknown): no GEMM INT8, which the other GPUs have",
-                     "**cuda2** (cuda:2, PCI unknown, serial unknown): no results (exit 1; see cuda2/child.log)"]
+    assert lines == [
+        "**cuda1** (cuda:1, PCI 0000:00:06.0, serial unknown): no GEMM INT8, which the other GPUs have",
+        "**cuda2** (cuda:2, PCI unknown, serial unknown): no results (exit 1; see cuda2/child.log)",
+    ]
 
 
 def test_dispatch_node_flags_a_slower_gpu() -> None:
@@ -241,8 +271,9 @@ def test_dispatch_node_flags_a_slower_gpu() -> None:
 
     def study(us: float) -> DispatchStudy:
         s = LatencySeries("null", "round_trip", "native", "host", (us * 1e-6,) * 5)
-        return DispatchStudy(tool=base.tool, created=base.created, host=base.host, device=base.device,
-                             command=base.command, series=(s,))
+        return DispatchStudy(
+            tool=base.tool, created=base.created, host=base.host, device=base.device, command=base.command, series=(s,)
+        )
 
     members = [Member(f"cuda{i}", f"cuda:{i}", study(us)) for i, us in enumerate((10.0, 10.1, 12.0))]
     (o,) = find_outliers(members, 3.0)
@@ -261,12 +292,17 @@ def test_serials_without_nvml() -> None:
 
 # -- the command line ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("command, extra, results", [
-    ("run", ["--suite", "stream,peak", "--quick", "--reps", "3", "--budget", "none"], "run.json"),
-    ("dispatch", ["--reps", "20", "--no-peers"], "dispatch.json"),
-])
-def test_cli_device_list_starts_one_child_per_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
-                                                  extra: List[str], results: str) -> None:
+
+@pytest.mark.parametrize(
+    "command, extra, results",
+    [
+        ("run", ["--suite", "stream,peak", "--quick", "--reps", "3", "--budget", "none"], "run.json"),
+        ("dispatch", ["--reps", "20", "--no-peers"], "dispatch.json"),
+    ],
+)
+def test_cli_device_list_starts_one_child_per_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, extra: List[str], results: str
+) -> None:
     import apple_roofline.node as node_pkg
     import apple_roofline.node.devices as node_devices
 

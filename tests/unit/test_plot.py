@@ -20,8 +20,15 @@ from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
 from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
 from apple_roofline.roofline.compare_plot import plot_compare  # noqa: E402
 from apple_roofline.roofline.labels import rotated_boxes  # noqa: E402
-from apple_roofline.roofline.plot import (CLASS_COLORS, CLASS_ORDER, NEUTRAL, class_colors, equal_heights,  # noqa: E402
-                                          measurement_gid, plot_roofline)
+from apple_roofline.roofline.plot import (
+    CLASS_COLORS,
+    CLASS_ORDER,
+    NEUTRAL,
+    class_colors,
+    equal_heights,  # noqa: E402
+    measurement_gid,
+    plot_roofline,
+)
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings  # noqa: E402
@@ -59,8 +66,10 @@ def fig(m5_run: Run) -> Any:
 
 
 def test_import_does_not_load_matplotlib() -> None:
-    code = ("import sys, apple_roofline, apple_roofline.roofline, apple_roofline.figures; "
-            "print('matplotlib' in sys.modules)")
+    code = (
+        "import sys, apple_roofline, apple_roofline.roofline, apple_roofline.figures; "
+        "print('matplotlib' in sys.modules)"
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "False"
@@ -125,20 +134,27 @@ def test_class_colours_are_fixed_per_class_and_distinct() -> None:
 
 def test_one_label_per_class_with_value_ridge_and_theoretical(fig: Any) -> None:
     labels = {t.get_gid(): t.get_text() for t in _ann(fig, "label:")}
-    assert set(labels) == {"label:bandwidth:DRAM bandwidth", "label:compute:FP32 vector",
-                           "label:compute:FP32 scalar ILP", "label:compute:FP16 scalar ILP",
-                           "label:compute:GEMM FP32"}
+    assert set(labels) == {
+        "label:bandwidth:DRAM bandwidth",
+        "label:compute:FP32 vector",
+        "label:compute:FP32 scalar ILP",
+        "label:compute:FP16 scalar ILP",
+        "label:compute:GEMM FP32",
+    }
     assert labels["label:bandwidth:DRAM bandwidth"] == "DRAM bandwidth 122 GB/s (theoretical 154 GB/s)"
-    assert labels["label:compute:FP32 scalar ILP"] == \
-        "FP32 scalar ILP: 3,849 GFLOP/s\nridge 31.5 FLOP/B, theoretical 4,096 (94%)"
+    assert (
+        labels["label:compute:FP32 scalar ILP"]
+        == "FP32 scalar ILP: 3,849 GFLOP/s\nridge 31.5 FLOP/B, theoretical 4,096 (94%)"
+    )
     assert labels["label:compute:FP32 vector"] == "FP32 vector: 815 GFLOP/s\nridge 6.7 FLOP/B"
 
 
 def test_measurements_one_marker_each(fig: Any, m5_run: Run) -> None:
     markers = _lines(fig, "m-")
     drawn = {ln.get_gid() for ln in markers}
-    want = {measurement_gid(i) for i, m in enumerate(m5_run.measurements)
-            if m.valid and m.flops > 0 and m.suite != "stream"}
+    want = {
+        measurement_gid(i) for i, m in enumerate(m5_run.measurements) if m.valid and m.flops > 0 and m.suite != "stream"
+    }
     assert drawn == want
     invalid = [i for i, m in enumerate(m5_run.measurements) if not m.valid]
     assert invalid and not drawn & {measurement_gid(i) for i in invalid}  # never drawn
@@ -236,24 +252,42 @@ def test_layout_checker_catches_an_overlap(m5_run: Run) -> None:
 def _gpu_like_run(m5_run: Run) -> Run:
     """An H200-like roofline: TFLOP/s scale, six GEMM precisions and coincident theoretical lines
     (the figures of the H200 run in docs/report-h200.md)."""
+
     def c(name: str, kind: str, v: float, src: str) -> Ceiling:
         return Ceiling(name, kind, v, "GB/s" if kind == "bandwidth" else "GFLOP/s", src, "test")
 
-    measured = [c("DRAM bandwidth", "bandwidth", 4342, "measured"), c("GEMM INT8", "compute", 1.52e6, "measured"),
-                c("GEMM BF16", "compute", 801917, "measured"), c("GEMM FP16", "compute", 766779, "measured"),
-                c("GEMM TF32", "compute", 415706, "measured"), c("FP16 vector", "compute", 123693, "measured"),
-                c("FP16 scalar ILP", "compute", 102683, "measured"), c("FP32 vector", "compute", 64415, "measured"),
-                c("GEMM FP64", "compute", 61075, "measured"), c("FP32 scalar ILP", "compute", 58719, "measured"),
-                c("GEMM FP32", "compute", 51415, "measured"), c("FP64", "compute", 32685, "measured")]
-    theoretical = [c("DRAM bandwidth", "bandwidth", 4814, "theoretical"), c("GEMM INT8", "compute", 2.14e6, "theoretical"),
-                   c("GEMM FP16", "compute", 1.07e6, "theoretical"), c("GEMM BF16", "compute", 1.07e6, "theoretical"),
-                   c("GEMM TF32", "compute", 535265, "theoretical"), c("FP16 vector", "compute", 133816, "theoretical"),
-                   c("FP16 scalar ILP", "compute", 133816, "theoretical"), c("FP32 vector", "compute", 66908, "theoretical"),
-                   c("FP32 scalar ILP", "compute", 66908, "theoretical"), c("GEMM FP32", "compute", 66908, "theoretical"),
-                   c("GEMM FP64", "compute", 66908, "theoretical"), c("FP64", "compute", 33454, "theoretical")]
+    measured = [
+        c("DRAM bandwidth", "bandwidth", 4342, "measured"),
+        c("GEMM INT8", "compute", 1.52e6, "measured"),
+        c("GEMM BF16", "compute", 801917, "measured"),
+        c("GEMM FP16", "compute", 766779, "measured"),
+        c("GEMM TF32", "compute", 415706, "measured"),
+        c("FP16 vector", "compute", 123693, "measured"),
+        c("FP16 scalar ILP", "compute", 102683, "measured"),
+        c("FP32 vector", "compute", 64415, "measured"),
+        c("GEMM FP64", "compute", 61075, "measured"),
+        c("FP32 scalar ILP", "compute", 58719, "measured"),
+        c("GEMM FP32", "compute", 51415, "measured"),
+        c("FP64", "compute", 32685, "measured"),
+    ]
+    theoretical = [
+        c("DRAM bandwidth", "bandwidth", 4814, "theoretical"),
+        c("GEMM INT8", "compute", 2.14e6, "theoretical"),
+        c("GEMM FP16", "compute", 1.07e6, "theoretical"),
+        c("GEMM BF16", "compute", 1.07e6, "theoretical"),
+        c("GEMM TF32", "compute", 535265, "theoretical"),
+        c("FP16 vector", "compute", 133816, "theoretical"),
+        c("FP16 scalar ILP", "compute", 133816, "theoretical"),
+        c("FP32 vector", "compute", 66908, "theoretical"),
+        c("FP32 scalar ILP", "compute", 66908, "theoretical"),
+        c("GEMM FP32", "compute", 66908, "theoretical"),
+        c("GEMM FP64", "compute", 66908, "theoretical"),
+        c("FP64", "compute", 33454, "theoretical"),
+    ]
     sweeps = tuple(m for m in m5_run.measurements if m.suite == "sweep")
-    return dataclasses.replace(m5_run, device={"backend": "cuda", "name": "GPU"}, measurements=sweeps,
-                               ceilings=tuple(measured + theoretical))
+    return dataclasses.replace(
+        m5_run, device={"backend": "cuda", "name": "GPU"}, measurements=sweeps, ceilings=tuple(measured + theoretical)
+    )
 
 
 def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
@@ -273,8 +307,10 @@ def test_a_gpu_roofline_is_legible(m5_run: Run) -> None:
     assert {(_hex(ln.get_color()), ln.get_linestyle()) for ln in at} == {(NEUTRAL, "--")}
     shared = [t for t in _ann(f, "shared:theoretical:") if "66.9 TFLOP/s" in t.get_text()]
     assert len(shared) == 1
-    assert shared[0].get_text().replace("\n", " ") == \
-        "theoretical 66.9 TFLOP/s: FP32 vector, GEMM FP64, FP32 scalar ILP, GEMM FP32"
+    assert (
+        shared[0].get_text().replace("\n", " ")
+        == "theoretical 66.9 TFLOP/s: FP32 vector, GEMM FP64, FP32 scalar ILP, GEMM FP32"
+    )
     _assert_clean_layout(f)
 
 
@@ -301,15 +337,24 @@ def test_the_h100_run_by_default(m5_run: Run) -> None:
     run = Run.load(DATA / "run_h100.json")
     f = plot_roofline(_model(run))
     names = {ln.get_gid().split(":", 3)[3] for ln in _lines(f, "ceiling:measured:compute:")}
-    assert names == {"GEMM INT8", "GEMM BF16", "GEMM FP64", "GEMM FP32",
-                     "FP16 vector", "FP32 vector", "FP32 scalar ILP", "FP64"}
+    assert names == {
+        "GEMM INT8",
+        "GEMM BF16",
+        "GEMM FP64",
+        "GEMM FP32",
+        "FP16 vector",
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP64",
+    }
     colours = [_hex(ln.get_color()) for ln in _lines(f, "ceiling:measured:compute:")]
     assert len(set(colours)) == len(colours)
     ylo, yhi = f.axes[0].get_ylim()
     assert yhi / ylo <= 10**5.5 * 1.001
     below = [t.get_text() for t in f.axes[0].get_legend().get_texts() if "below the axis" in t.get_text()]
     assert below and int(below[0].split()[0]) == sum(
-        1 for m in run.measurements if m.valid and m.flops and m.suite != "stream" and m.gflops / 1e3 < ylo)
+        1 for m in run.measurements if m.valid and m.flops and m.suite != "stream" and m.gflops / 1e3 < ylo
+    )
 
 
 def test_theoretical_compute_without_theoretical_bandwidth(m5_run: Run) -> None:
@@ -337,9 +382,11 @@ def test_draws_into_given_axes(m5_run: Run) -> None:
 
 
 def test_default_selection_keeps_the_methodologys_classes(m5_run: Run) -> None:
-    extra = [Ceiling("Cache bandwidth", "bandwidth", 900.0, "GB/s", "measured", "x"),
-             Ceiling("FP8 something", "compute", 20000.0, "GFLOP/s", "measured", "x"),
-             Ceiling("GEMM INT8", "compute", 9000.0, "GFLOP/s", "theoretical", "x")]
+    extra = [
+        Ceiling("Cache bandwidth", "bandwidth", 900.0, "GB/s", "measured", "x"),
+        Ceiling("FP8 something", "compute", 20000.0, "GFLOP/s", "measured", "x"),
+        Ceiling("GEMM INT8", "compute", 9000.0, "GFLOP/s", "theoretical", "x"),
+    ]
     model = _model(m5_run.with_ceilings(m5_run.ceilings + tuple(extra)))
     names = default_names(model)
     assert names[0] == "Cache bandwidth"  # the highest measured bandwidth
@@ -369,8 +416,11 @@ def test_selection_errors(m5_run: Run) -> None:
     with pytest.raises(OptionError, match="names no ceiling") as info:
         parse_ceilings_option(" , ", valid)
     assert info.value.option == "ceilings"
-    with pytest.raises(OptionError, match=r"'FP99', 'nosuch' are not ceiling names \(valid: default, all, or names "
-                                          r"separated by commas of: FP64, GEMM FP32, DRAM bandwidth\)"):
+    with pytest.raises(
+        OptionError,
+        match=r"'FP99', 'nosuch' are not ceiling names \(valid: default, all, or names "
+        r"separated by commas of: FP64, GEMM FP32, DRAM bandwidth\)",
+    ):
         parse_ceilings_option("FP64,FP99,nosuch", valid)
 
 
@@ -386,9 +436,26 @@ def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run
     assert len(known) == len(known_ceiling_names())  # each once
     produced = {c.name for c in m5_run.ceilings} | set(cuda.COMPUTE_CLASSES) | set(cuda.GEMM_CLASSES)
     produced |= set(apple.COMPUTE_CLASSES) | set(apple.GEMM_CLASSES)
-    produced |= {"FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64", "GEMM FP32", "GEMM FP64"}  # CPU
-    produced |= {"L1d bandwidth", "L2 bandwidth", "L3 bandwidth", "SLC bandwidth", "Shared memory bandwidth",
-                 "CPU GEMM FP32", "Cache bandwidth", "Matrix FP16→FP32 (wgmma)", "Matrix INT8→INT32 (mma.sync)"}
+    produced |= {
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP16 vector",
+        "FP16 scalar ILP",
+        "FP64",
+        "GEMM FP32",
+        "GEMM FP64",
+    }  # CPU
+    produced |= {
+        "L1d bandwidth",
+        "L2 bandwidth",
+        "L3 bandwidth",
+        "SLC bandwidth",
+        "Shared memory bandwidth",
+        "CPU GEMM FP32",
+        "Cache bandwidth",
+        "Matrix FP16→FP32 (wgmma)",
+        "Matrix INT8→INT32 (mma.sync)",
+    }
     assert produced <= known, produced - known
     assert {api.ceiling_class(p) for api in APIS for p in PRECISIONS if p.suffix not in api.missing} <= known
     assert "Matrix E4M3→FP32 (mma.sync)" not in known and "CPU GEMM INT8" not in known  # no such kernel
@@ -398,8 +465,10 @@ def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run
 def test_plot_draws_only_the_chosen_ceilings(m5_run: Run) -> None:
     f = plot_roofline(_model(m5_run), ceilings=["FP32 vector", "DRAM bandwidth"])
     assert {ln.get_gid() for ln in _lines(f, "ceiling:")} == {
-        "ceiling:measured:compute:FP32 vector", "ceiling:measured:bandwidth:DRAM bandwidth",
-        "ceiling:theoretical:bandwidth:DRAM bandwidth"}
+        "ceiling:measured:compute:FP32 vector",
+        "ceiling:measured:bandwidth:DRAM bandwidth",
+        "ceiling:theoretical:bandwidth:DRAM bandwidth",
+    }
     # peak kernels of a class not shown are drawn, in grey
     grey = [i for i, m in enumerate(m5_run.measurements) if m.valid and m.ceiling_class == "FP16 scalar ILP"]
     assert _hex(_lines(f, measurement_gid(grey[0]))[0].get_markerfacecolor()) == "#b3b3b3"
@@ -422,14 +491,20 @@ def test_compare(m5_run: Run, m5_run_b: Run) -> None:
         (a,) = [ln for ln in _lines(f, "a:ceiling:measured:") if ln.get_gid().endswith(":" + name)]
         (b,) = [ln for ln in _lines(f, "b:ceiling:measured:") if ln.get_gid().endswith(":" + name)]
         assert a.get_color() == b.get_color() and a.get_linestyle() == "-" and b.get_linestyle() == "--"
-    assert sorted(_texts(f)) == sorted([  # one label per ceiling, each run's value and the theoretical where drawn
-        "DRAM bandwidth: A 122 GB/s, B 97.6 GB/s (theoretical A 154 GB/s)",
-        "FP16 scalar ILP: A 6,004 GFLOP/s, B 4,803 GFLOP/s (theoretical A 8,192 GFLOP/s)",
-        "FP32 vector: A 815 GFLOP/s, B 652 GFLOP/s",
-        "FP32 scalar ILP: A 3,849 GFLOP/s, B 3,079 GFLOP/s (theoretical A 4,096 GFLOP/s)",
-        "GEMM FP32: A 1,790 GFLOP/s, B 1,432 GFLOP/s"])
-    assert _legend_texts(f) == ["A: Apple M5 (metal) — 2026-11-20", "B: Apple M4 (metal) — 2026-11-20",
-                                "theoretical ceilings (faint)"]  # short: one entry per run
+    assert sorted(_texts(f)) == sorted(
+        [  # one label per ceiling, each run's value and the theoretical where drawn
+            "DRAM bandwidth: A 122 GB/s, B 97.6 GB/s (theoretical A 154 GB/s)",
+            "FP16 scalar ILP: A 6,004 GFLOP/s, B 4,803 GFLOP/s (theoretical A 8,192 GFLOP/s)",
+            "FP32 vector: A 815 GFLOP/s, B 652 GFLOP/s",
+            "FP32 scalar ILP: A 3,849 GFLOP/s, B 3,079 GFLOP/s (theoretical A 4,096 GFLOP/s)",
+            "GEMM FP32: A 1,790 GFLOP/s, B 1,432 GFLOP/s",
+        ]
+    )
+    assert _legend_texts(f) == [
+        "A: Apple M5 (metal) — 2026-11-20",
+        "B: Apple M4 (metal) — 2026-11-20",
+        "theoretical ceilings (faint)",
+    ]  # short: one entry per run
     _assert_clean_layout(f)
 
 
@@ -439,7 +514,9 @@ def test_compare(m5_run: Run, m5_run_b: Run) -> None:
 def test_sweep_figure(m5_run: Run) -> None:
     f = plot_sweep(m5_run.measurements, ceilings=m5_run.ceilings, title="T")
     compute, memory = f.axes
-    assert compute.get_xscale() == "log" and compute.get_ylabel() == COMPUTE_Y_LABEL == "GFLOP/s (FLOPs counted per lane)"
+    assert (
+        compute.get_xscale() == "log" and compute.get_ylabel() == COMPUTE_Y_LABEL == "GFLOP/s (FLOPs counted per lane)"
+    )
     assert memory.get_ylabel().startswith("Effective GB/s")
     vec = [ln for ln in compute.lines if ln.get_gid() == "sweep:vec4 (fp32)"][0]
     assert list(vec.get_xdata()) == [2**i for i in range(11)]
@@ -532,7 +609,7 @@ def test_compare_ridge_markers_are_the_models(m5_run: Run, m5_run_b: Run) -> Non
 
 def _lab(color: str) -> Tuple[float, float, float]:
     """CIELAB (D65) of an sRGB colour ``"#rrggbb"``."""
-    rgb = [int(color[i:i + 2], 16) / 255.0 for i in (1, 3, 5)]
+    rgb = [int(color[i : i + 2], 16) / 255.0 for i in (1, 3, 5)]
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
     m = ((0.4124, 0.3576, 0.1805), (0.2126, 0.7152, 0.0722), (0.0193, 0.1192, 0.9505))
     xyz = [sum(a * b for a, b in zip(row, lin)) / w for row, w in zip(m, (0.95047, 1.0, 1.08883))]

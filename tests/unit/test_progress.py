@@ -24,14 +24,30 @@ from apple_roofline.stats import CV_WARN, NOISY_CV
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 
-def _m(kernel: str = "triad", samples: Sequence[float] = (1.0,) * 10, flops: int = 0, bytes_: int = 1 << 20,
-       kind: str = "bandwidth", **params: Any) -> Measurement:
-    return Measurement(suite="stream", kernel=kernel, dtype="fp32", params={"n": 1024, **params}, flops=flops,
-                       bytes=bytes_, samples_s=tuple(samples), valid=True, ceiling_class="DRAM bandwidth",
-                       ceiling_kind=kind)
+def _m(
+    kernel: str = "triad",
+    samples: Sequence[float] = (1.0,) * 10,
+    flops: int = 0,
+    bytes_: int = 1 << 20,
+    kind: str = "bandwidth",
+    **params: Any,
+) -> Measurement:
+    return Measurement(
+        suite="stream",
+        kernel=kernel,
+        dtype="fp32",
+        params={"n": 1024, **params},
+        flops=flops,
+        bytes=bytes_,
+        samples_s=tuple(samples),
+        valid=True,
+        ceiling_class="DRAM bandwidth",
+        ceiling_kind=kind,
+    )
 
 
 # -- the time left and the plain lines ---------------------------------------------------------------
+
 
 def test_time_left_is_the_current_rate_capped_by_its_budget_plus_the_later_budgets() -> None:
     budgets = [30.0, 60.0, 90.0]
@@ -46,7 +62,8 @@ def test_time_left_is_the_current_rate_capped_by_its_budget_plus_the_later_budge
 
 
 def test_plain_progress_says_the_suite_of_the_plan_and_ends_at_the_steps_taken(
-        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(cli_progress.time, "monotonic", lambda: 100.0)  # no time passes
     with CliProgress(rich=False) as p:
         p.plan(["gemm", "hierarchy"], [30.0, 20.0])
@@ -62,8 +79,12 @@ def test_plain_progress_says_the_suite_of_the_plan_and_ends_at_the_steps_taken(
     assert lines[:2] == ["[all] suite 1 of 2: gemm, up to 0:50 left", "[gemm] up to 30 steps"]
     assert lines[2] == "[gemm] 1/30 gemm/sgemm/fp32 m=16: 1.0 GFLOP/s"
     assert lines[19] == "[gemm] done: 17 steps"  # not "17/30" as the last word on it
-    assert lines[20:] == ["[all] suite 2 of 2: hierarchy, up to 0:20 left", "[hierarchy] up to 9 steps",
-                          "[hierarchy] 1/9 hierarchy/read/u32 level=L1d: 400 GB/s", "[hierarchy] done: 1 step"]
+    assert lines[20:] == [
+        "[all] suite 2 of 2: hierarchy, up to 0:20 left",
+        "[hierarchy] up to 9 steps",
+        "[hierarchy] 1/9 hierarchy/read/u32 level=L1d: 400 GB/s",
+        "[hierarchy] done: 1 step",
+    ]
 
 
 def test_rich_bars_end_at_the_steps_taken_and_show_the_suite_of_the_plan() -> None:
@@ -89,6 +110,7 @@ def test_rich_bars_end_at_the_steps_taken_and_show_the_suite_of_the_plan() -> No
 
 # -- the rates that apply, and the warnings ----------------------------------------------------------
 
+
 def test_a_progress_line_names_only_the_rates_that_apply() -> None:
     assert rate_words(_m(samples=(1e-3,) * 10)) == "1.0 GB/s"  # a copy counts no FLOPs
     assert rate_words(_m(samples=(1e-3,) * 10, flops=10**6)) == "1.0 GB/s"  # a triad's are not its rate
@@ -104,13 +126,16 @@ def test_cv_warnings_and_their_one_summary_line(tmp_path: Path, m5_run: Run) -> 
     very = _m("add", samples=(1.0,) * 8 + (10.0, 10.0), **{REMEASURED_PARAM: 0.9})
     assert CV_WARN < noisy.cv <= NOISY_CV < very.cv and very.noisy and not noisy.noisy
     warnings = cv_warnings([steady, noisy, very])
-    assert warnings == [f"stream/scale/fp32 n=1024: CV {noisy.cv:.1%} > 5% (noisy samples)",
-                        f"stream/add/fp32 n=1024: CV {very.cv:.1%} > 50%, and 90.0% the first time "
-                        "(noisy even when measured twice)"]
+    assert warnings == [
+        f"stream/scale/fp32 n=1024: CV {noisy.cv:.1%} > 5% (noisy samples)",
+        f"stream/add/fp32 n=1024: CV {very.cv:.1%} > 50%, and 90.0% the first time (noisy even when measured twice)",
+    ]
     run = dataclasses.replace(m5_run, measurements=(steady, noisy, very), warnings=("other", *warnings))
     assert summed_warnings(run, tmp_path) == [
-        "other", f"2 measurements with noisy samples (CV > 5%), 1 of them above 50% even when measured twice "
-                 f"(marked noisy): see the Warnings table of {tmp_path / 'report.md'} or report.html"]
+        "other",
+        f"2 measurements with noisy samples (CV > 5%), 1 of them above 50% even when measured twice "
+        f"(marked noisy): see the Warnings table of {tmp_path / 'report.md'} or report.html",
+    ]
     # the ceiling it sets, and its row in the report, say so
     from apple_roofline.roofline.model import derive_ceilings
     from apple_roofline.roofline.tables import suite_tables
@@ -122,6 +147,7 @@ def test_cv_warnings_and_their_one_summary_line(tmp_path: Path, m5_run: Run) -> 
 
 
 # -- the runner: what it announces, and a noisy kernel measured again --------------------------------
+
 
 class Recorder:
     """A progress that keeps every call, with the optional plan and doing."""
@@ -146,8 +172,11 @@ class Recorder:
 
 
 @pytest.mark.parametrize("second_noisy", [False, True])
-def test_a_noisy_kernel_is_measured_once_more(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
-                                              second_noisy: bool) -> None:
+def test_a_noisy_kernel_is_measured_once_more(
+    fake: FakeBackend,
+    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    second_noisy: bool,
+) -> None:
     real = roofline_runner.measure_case
     made: Dict[str, int] = {}
 
@@ -163,8 +192,7 @@ def test_a_noisy_kernel_is_measured_once_more(fake: FakeBackend, monkeypatch: py
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024  # the stream table's CUDA block
     rec = Recorder()
-    run = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=10, telemetry=False,
-                                       progress=rec)
+    run = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=10, telemetry=False, progress=rec)
     assert made == {"copy": 2, "scale": 1, "add": 1, "triad": 1}  # copy once more, the others once
     copy = next(m for m in run.measurements if m.kernel == "copy")
     assert copy.params[REMEASURED_PARAM] > NOISY_CV and copy.noisy is second_noisy

@@ -23,8 +23,14 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not i
 
 def _git(cwd: Path, *args: str) -> str:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main",
-                           *args], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip()
 
 
@@ -52,8 +58,14 @@ def trees(tmp_path: Path) -> Dict[str, Any]:
     vendored = _source_copy(tmp_path / "monorepo" / "third_party" / "apple_roofline")
     own = _source_copy(tmp_path / "monorepo" / "checkout")
     own_head = _repo(own)  # a checkout of its own, nested in the other repository
-    return {"outer": tmp_path / "monorepo", "outer_head": outer_head, "vendored": vendored, "own": own,
-            "own_head": own_head, "plain": _source_copy(tmp_path / "plain")}
+    return {
+        "outer": tmp_path / "monorepo",
+        "outer_head": outer_head,
+        "vendored": vendored,
+        "own": own,
+        "own_head": own_head,
+        "plain": _source_copy(tmp_path / "plain"),
+    }
 
 
 @needs_git
@@ -68,8 +80,9 @@ def test_a_copy_inside_another_repository_has_no_revision(trees: Dict[str, Any])
 
 
 @needs_git
-def test_a_source_tree_without_a_build_record_asks_its_own_checkout_only(trees: Dict[str, Any],
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_source_tree_without_a_build_record_asks_its_own_checkout_only(
+    trees: Dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "apple_roofline._build_info", None)  # never built: import fails
     monkeypatch.setattr(provenance, "SOURCE_DIR", str(trees["vendored"]))
     assert provenance.git_revision() is None
@@ -83,8 +96,12 @@ def test_no_git_is_no_revision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def _cmake_revision(source_dir: Path) -> Optional[str]:
-    done = subprocess.run(["cmake", f"-DSOURCE_DIR={source_dir}", "-P", str(ROOT / "cmake" / "git_revision.cmake")],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["cmake", f"-DSOURCE_DIR={source_dir}", "-P", str(ROOT / "cmake" / "git_revision.cmake")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines: List[str] = [ln for ln in done.stderr.splitlines() if ln.startswith("GIT_REVISION=")]
     assert len(lines) == 1, done.stderr
     return lines[0].split("=", 1)[1] or None
@@ -95,7 +112,7 @@ def _cmake_revision(source_dir: Path) -> Optional[str]:
 def test_the_build_applies_the_same_rule(trees: Dict[str, Any]) -> None:
     """CMakeLists.txt writes _build_info.py from cmake/git_revision.cmake: run as a script, it gives
     what the Python rule gives for each tree."""
-    assert "ar_git_revision(\"${CMAKE_SOURCE_DIR}\" AR_GIT_REVISION)" in (ROOT / "CMakeLists.txt").read_text()
+    assert 'ar_git_revision("${CMAKE_SOURCE_DIR}" AR_GIT_REVISION)' in (ROOT / "CMakeLists.txt").read_text()
     for name in ("vendored", "plain", "outer", "own"):
         assert _cmake_revision(trees[name]) == provenance.checkout_revision(trees[name]), name
     assert _cmake_revision(trees["vendored"]) is None and _cmake_revision(trees["own"]) == trees["own_head"]

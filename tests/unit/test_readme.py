@@ -21,14 +21,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ci_command in readme
 
 
-
-
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-def test_every_example_takes_the_run_file_as_its_argument(name: str, monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: Any) -> None:
+def test_every_example_takes_the_run_file_as_its_argument(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
     """Issue 32: one convention, RUN.json as the first (optional) argument, as `plot RUN.json`; no
     example wants `--run` while another takes the file."""
     monkeypatch.setattr(sys, "argv", [name, "--help"])
@@ -49,8 +48,14 @@ def test_readme_lists_every_file_a_run_writes() -> None:
     from apple_roofline.study.journal import journal_path
     from apple_roofline.suites import registry
 
-    figures = [f"{sec.figure.stem}.{ext}" for s in registry.specs() if s.default for sec in s.sections
-               if sec.figure is not None for ext in ("png", "svg")]  # the default suites' figures
+    figures = [
+        f"{sec.figure.stem}.{ext}"
+        for s in registry.specs()
+        if s.default
+        for sec in s.sections
+        if sec.figure is not None
+        for ext in ("png", "svg")
+    ]  # the default suites' figures
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     intro = " ".join(readme.split("## The two commands", 1)[1].split("```sh", 1)[0].split())

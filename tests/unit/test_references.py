@@ -16,8 +16,15 @@ from typer.testing import CliRunner
 from apple_roofline.cli import app
 from apple_roofline.node.report import DEFAULT_OUTLIER_PCT
 from apple_roofline.references import (
-    BASES, PublishedReference, RunReference, health_flags, load_reference, published_table, reference_names,
-    reference_sections)
+    BASES,
+    PublishedReference,
+    RunReference,
+    health_flags,
+    load_reference,
+    published_table,
+    reference_names,
+    reference_sections,
+)
 from apple_roofline.roofline.compare import Comparison, compare_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.files import ResultsError
@@ -44,8 +51,10 @@ def run_reference(name: str) -> RunReference:
 def lowered(run: Run, ceiling: str, factor: float) -> Run:
     """The run with every measurement that sets ``ceiling`` slower by ``factor`` (its samples
     divided by it), so that the ceiling derived again on reading is ``factor`` of the original."""
-    ms = tuple(dataclasses.replace(m, samples_s=tuple(s / factor for s in m.samples_s))
-               if m.ceiling_class == ceiling else m for m in run.measurements)
+    ms = tuple(
+        dataclasses.replace(m, samples_s=tuple(s / factor for s in m.samples_s)) if m.ceiling_class == ceiling else m
+        for m in run.measurements
+    )
     return dataclasses.replace(run, measurements=ms)
 
 
@@ -54,6 +63,7 @@ def lines(text: str, prefix: str) -> List[str]:
 
 
 # -- the packaged data -------------------------------------------------------------------
+
 
 def test_the_catalog() -> None:
     names = reference_names()
@@ -93,11 +103,18 @@ def test_a_run_reference_keeps_its_provenance(name: str) -> None:
 
 
 def test_reading_checks_the_published_layout() -> None:
-    good = json.loads(resources.files("apple_roofline.references").joinpath("data").joinpath("m5-article.json")
-                      .read_text(encoding="utf-8"))
+    good = json.loads(
+        resources.files("apple_roofline.references")
+        .joinpath("data")
+        .joinpath("m5-article.json")
+        .read_text(encoding="utf-8")
+    )
     bad = dict(good, figures=[dict(good["figures"][0], basis="rumour")])
-    with pytest.raises(ResultsError, match=r"x.json: figures\[0\].basis must be one of benchmark, specification, "
-                                           r"estimate, not 'rumour'"):
+    with pytest.raises(
+        ResultsError,
+        match=r"x.json: figures\[0\].basis must be one of benchmark, specification, "
+        r"estimate, not 'rumour'",
+    ):
         PublishedReference.from_dict(bad, source="x.json")
     both = dict(good, figures=[dict(good["figures"][0], compare_to={"ceiling": "A", "device": "gpu_cores"})])
     with pytest.raises(ResultsError, match="must name a ceiling or a device field"):
@@ -108,6 +125,7 @@ def test_reading_checks_the_published_layout() -> None:
 
 
 # -- published figures beside a run ----------------------------------------------------------
+
 
 def test_a_matching_chip_shows_the_m5_article_with_sources(m5_run: Run) -> None:
     ref = published("m5-article")
@@ -145,20 +163,23 @@ def test_another_chip_lists_the_figures_for_reading(m5_run_b: Run) -> None:
     table = published_table(ref, [m5_run_b], ["A"])  # an Apple M4
     assert table.header[-2:] == ("Set beside", "Where")  # no run column: nothing set beside the M4
     assert len(table.rows) == len(ref.figures)
-    assert ("m5-article publishes figures for Apple M5; the runs are of another chip (Apple M4 (A)): its figures "
-            "are listed for reading, set beside no run.") in table.notes
+    assert (
+        "m5-article publishes figures for Apple M5; the runs are of another chip (Apple M4 (A)): its figures "
+        "are listed for reading, set beside no run."
+    ) in table.notes
 
 
 def test_two_runs_one_of_the_chip(m5_run: Run, m5_run_b: Run) -> None:
     sections, flags = reference_sections(published("m5-article"), [m5_run_b, m5_run], ["A", "B"])
-    (title, table), = sections
+    ((title, table),) = sections
     assert flags == [] and title.startswith("Published figures: m5-article")
     assert table.header[7:-1] == ("B",)  # only the M5 run gets a column
 
 
 def test_a_chip_is_matched_by_its_chip_field_too(m5_run_b: Run) -> None:
-    m1 = dataclasses.replace(m5_run_b, device={"backend": "metal", "name": "Apple GPU", "chip": "Apple M1 Max",
-                                               "gpu_cores": 24})
+    m1 = dataclasses.replace(
+        m5_run_b, device={"backend": "metal", "name": "Apple GPU", "chip": "Apple M1 Max", "gpu_cores": 24}
+    )
     table = published_table(published("metal-benchmarks"), [m1], ["A"])
     assert {r[0] for r in table.rows} == {"Apple M1 Max"}
     cores = next(r for r in table.rows if r[2] == "GPU cores")
@@ -172,18 +193,21 @@ def test_one_run_without_a_reference_is_refused(tmp_path: Path, m5_run: Run) -> 
     with pytest.raises(ValueError, match="two or more runs, got 1"):
         Comparison((m5_run,))
     assert compare_markdown(Comparison((m5_run,), reference="m5-article")).startswith(
-        "# Roofline comparison: 1 run of Apple M5 against the reference m5-article")
+        "# Roofline comparison: 1 run of Apple M5 against the reference m5-article"
+    )
 
 
 def test_a_figure_needs_two_runs(tmp_path: Path, m5_run: Run) -> None:
     m5_run.save(tmp_path / "run.json")
-    r = runner.invoke(app, ["compare", str(tmp_path / "run.json"), "--reference", "m5-article",
-                            "-o", str(tmp_path / "c.png")])
+    r = runner.invoke(
+        app, ["compare", str(tmp_path / "run.json"), "--reference", "m5-article", "-o", str(tmp_path / "c.png")]
+    )
     assert r.exit_code == 2 and "-o overlays two or more runs, got 1" in r.stderr
     assert not (tmp_path / "c.png").exists()
 
 
 # -- the command's options ---------------------------------------------------------------------
+
 
 def test_list_references() -> None:
     r = runner.invoke(app, ["compare", "--list-references"])
@@ -205,6 +229,7 @@ def test_an_unknown_reference_is_bad_usage() -> None:
 
 
 # -- a measured run as a health check ----------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", RUN_REFERENCES)
 def test_the_reference_run_itself_flags_nothing(tmp_path: Path, name: str) -> None:
@@ -229,8 +254,10 @@ def test_a_ceiling_lowered_10_percent_is_flagged(tmp_path: Path, name: str) -> N
     assert r.exit_code == 1, r.output
     outliers = lines(r.stderr, "outlier: ")
     assert len(outliers) == 1
-    assert outliers == [f"outlier: B: {target.name} {sig_figs(target.value * 0.9)} GFLOP/s is 10.0 % below the "
-                        f"reference {name}'s {sig_figs(target.value)} GFLOP/s"]
+    assert outliers == [
+        f"outlier: B: {target.name} {sig_figs(target.value * 0.9)} GFLOP/s is 10.0 % below the "
+        f"reference {name}'s {sig_figs(target.value)} GFLOP/s"
+    ]
     sec = r.stdout.split(f"## Health check against the reference {name}\n", 1)[1]
     assert len(lines(sec, f"| B | {target.name} | GFLOP/s |")) == 1 and "| 10.0 % |" in sec
     # a looser rule lets it pass
@@ -251,7 +278,9 @@ def test_health_flags_missing_ceilings_and_partial_runs() -> None:
     partial = dataclasses.replace(ref.run, complete=False)
     flags = health_flags(ref, [gone, partial], ["B", "C"])
     assert [f.sentence() for f in flags] == [
-        "B: no measured FP64, which the reference h100's run has", "C: INTERRUPTED — partial results"]
+        "B: no measured FP64, which the reference h100's run has",
+        "C: INTERRUPTED — partial results",
+    ]
     with pytest.raises(ValueError, match="out of range"):
         health_flags(ref, [gone], ["B"], outlier_pct=float("nan"))
 
@@ -260,13 +289,25 @@ def test_another_device_is_compared_but_not_checked(tmp_path: Path, m5_run: Run)
     m5_run.save(tmp_path / "run.json")
     r = runner.invoke(app, ["compare", str(tmp_path / "run.json"), "--reference", "h100"])
     assert r.exit_code == 0, r.output
-    assert "Not checked, another device than the reference's NVIDIA H100 80GB HBM3 (cuda): B (Apple M5, metal)" in r.stdout
+    assert (
+        "Not checked, another device than the reference's NVIDIA H100 80GB HBM3 (cuda): B (Apple M5, metal)" in r.stdout
+    )
     assert "## Ceilings: ratios" in r.stdout and "outlier:" not in r.stderr
 
 
 def test_baseline_stays_the_named_run_with_a_reference_run() -> None:
-    r = runner.invoke(app, ["compare", str(DATA / "run_h100.json"), str(DATA / "run_h100_power.json"),
-                            "--reference", "h100", "--baseline", str(DATA / "run_h100_power.json")])
+    r = runner.invoke(
+        app,
+        [
+            "compare",
+            str(DATA / "run_h100.json"),
+            str(DATA / "run_h100_power.json"),
+            "--reference",
+            "h100",
+            "--baseline",
+            str(DATA / "run_h100_power.json"),
+        ],
+    )
     assert "Baseline: C." in r.stdout  # the reference is A, the named file C
     assert "| C | NVIDIA H100 80GB HBM3 (cuda) — 2026-11-24 | run_h100_power.json |" in r.stdout
     assert not lines(r.stderr, "outlier: B: ")  # the reference's own run passes; C is judged on its own
@@ -276,8 +317,18 @@ def test_baseline_stays_the_named_run_with_a_reference_run() -> None:
 def test_the_page_carries_the_published_figures(tmp_path: Path, m5_run: Run, m5_run_b: Run) -> None:
     m5_run.save(tmp_path / "m5.json")
     m5_run_b.save(tmp_path / "m4.json")
-    r = runner.invoke(app, ["compare", str(tmp_path / "m5.json"), str(tmp_path / "m4.json"),
-                            "--reference", "m5-article", "-o", str(tmp_path / "c.html")])
+    r = runner.invoke(
+        app,
+        [
+            "compare",
+            str(tmp_path / "m5.json"),
+            str(tmp_path / "m4.json"),
+            "--reference",
+            "m5-article",
+            "-o",
+            str(tmp_path / "c.html"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     page = (tmp_path / "c.html").read_text(encoding="utf-8")
     assert "<h2>Published figures: m5-article (not measured by this tool)</h2>" in page

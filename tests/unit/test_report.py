@@ -126,9 +126,26 @@ def test_markdown_escapes_pipes(m5_run: Run) -> None:
 def test_csv(m5_run: Run) -> None:
     text = to_csv(m5_run)
     rows = list(csv.reader(io.StringIO(text)))
-    assert tuple(rows[0]) == CSV_COLUMNS == (
-        "suite", "kernel", "dtype", "params", "flops", "bytes", "intensity", "median_s", "min_s", "max_s",
-        "cv", "gflops", "gbps", "valid", "over_limit",
+    assert (
+        tuple(rows[0])
+        == CSV_COLUMNS
+        == (
+            "suite",
+            "kernel",
+            "dtype",
+            "params",
+            "flops",
+            "bytes",
+            "intensity",
+            "median_s",
+            "min_s",
+            "max_s",
+            "cv",
+            "gflops",
+            "gbps",
+            "valid",
+            "over_limit",
+        )
     )
     assert len(rows) == 1 + len(m5_run.measurements)
     for row, m in zip(rows[1:], m5_run.measurements):

@@ -19,15 +19,33 @@ from apple_roofline.study.document import ToolInfo
 from apple_roofline.text import sig_figs
 
 TOP_KEYS = {
-    "kind", "schema_version", "tool", "created", "host", "device", "command", "conventions",
-    "measurements", "ceilings", "skipped", "warnings", "complete", "status",
+    "kind",
+    "schema_version",
+    "tool",
+    "created",
+    "host",
+    "device",
+    "command",
+    "conventions",
+    "measurements",
+    "ceilings",
+    "skipped",
+    "warnings",
+    "complete",
+    "status",
 }
 
 
 def _m(**kw: Any) -> Measurement:
     base: Dict[str, Any] = dict(
-        suite="stream", kernel="triad", dtype="fp32", params={"n": 1000}, flops=2000,
-        bytes=12000, samples_s=(1e-6, 2e-6, 3e-6), valid=True,
+        suite="stream",
+        kernel="triad",
+        dtype="fp32",
+        params={"n": 1000},
+        flops=2000,
+        bytes=12000,
+        samples_s=(1e-6, 2e-6, 3e-6),
+        valid=True,
     )
     base.update(kw)
     return Measurement(**base)
@@ -145,8 +163,12 @@ def test_run_json_has_exact_top_level_keys(m5_run: Run) -> None:
     assert set(d["conventions"]) == {"flops", "bytes", "units"}
     assert d["device"]["backend"] == "metal"
     assert all(set(c) == {"name", "kind", "value", "unit", "source", "from"} for c in d["ceilings"])
-    assert d["skipped"][0] == {"suite": "peak", "kernel": "scalar_indep8", "dtype": "fp64",
-                               "reason": "no FP64 arithmetic on this GPU"}
+    assert d["skipped"][0] == {
+        "suite": "peak",
+        "kernel": "scalar_indep8",
+        "dtype": "fp64",
+        "reason": "no FP64 arithmetic on this GPU",
+    }
     assert d["complete"] is True and d["status"] == "complete"
 
 
@@ -249,10 +271,8 @@ def test_load_wrong_schema_version(m5_run: Run, tmp_path: Path) -> None:
         (lambda d: d.update(command="run"), "command must be an array"),
         (lambda d: d.update(complete="yes"), "complete must be true or false"),
         (lambda d: d["tool"].update(version=1), "tool.version must be a string"),
-        (lambda d: d["measurements"][2].update(flops=-1),
-         r"measurements\[2\]\.flops must be a non-negative integer"),
-        (lambda d: d["measurements"][2].update(flops=1.5),
-         r"measurements\[2\]\.flops must be a non-negative integer"),
+        (lambda d: d["measurements"][2].update(flops=-1), r"measurements\[2\]\.flops must be a non-negative integer"),
+        (lambda d: d["measurements"][2].update(flops=1.5), r"measurements\[2\]\.flops must be a non-negative integer"),
         (lambda d: d["measurements"][0].update(bytes=0), r"measurements\[0\]\.bytes must be a positive integer"),
         (lambda d: d["measurements"][1].update(samples_s=[]), r"measurements\[1\]\.samples_s must hold"),
         (lambda d: d["measurements"][1].update(samples_s=[1.0, 0]), r"measurements\[1\]\.samples_s\[1\]"),
@@ -260,14 +280,18 @@ def test_load_wrong_schema_version(m5_run: Run, tmp_path: Path) -> None:
         (lambda d: d["measurements"][1]["params"].update(x=None), r"measurements\[1\]\.params\.x"),
         (lambda d: d["measurements"][1].update(valid=1), r"measurements\[1\]\.valid must be true or false"),
         (lambda d: d["ceilings"][0].update(unit="GFLOP/s"), r"ceilings\[0\]"),
-        (lambda d: d["ceilings"][0].update(value="fast"), r"ceilings\[0\]\.value must be a positive number of GB/s, not .fast."),
+        (
+            lambda d: d["ceilings"][0].update(value="fast"),
+            r"ceilings\[0\]\.value must be a positive number of GB/s, not .fast.",
+        ),
         (lambda d: d["ceilings"][0].pop("from"), r"ceilings\[0\]\.from is missing"),
         (lambda d: d["skipped"][0].pop("reason"), r"skipped\[0\]\.reason is missing"),
         (lambda d: d.update(warnings=[1]), r"warnings\[0\] must be a string"),
     ],
 )
-def test_load_rejects_malformed(m5_run: Run, tmp_path: Path, mutate: Callable[[Dict[str, Any]], None],
-                                fragment: str) -> None:
+def test_load_rejects_malformed(
+    m5_run: Run, tmp_path: Path, mutate: Callable[[Dict[str, Any]], None], fragment: str
+) -> None:
     p = _write(tmp_path, _mutated(m5_run, mutate))
     with pytest.raises(ResultsError, match=fragment) as e:
         Run.load(p)

@@ -63,8 +63,14 @@ def test_point_from_measurement(m5_run: Run) -> None:
 def test_derive_ceilings_from_synthetic_m5(m5_run: Run) -> None:
     cs = derive_ceilings(m5_run.measurements)
     by_name = {c.name: c for c in cs}
-    assert set(by_name) == {"DRAM bandwidth", "FP32 vector", "FP32 scalar ILP", "FP16 vector",
-                            "FP16 scalar ILP", "GEMM FP32"}
+    assert set(by_name) == {
+        "DRAM bandwidth",
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP16 vector",
+        "FP16 scalar ILP",
+        "GEMM FP32",
+    }
     assert cs[0].kind == "bandwidth"
     assert by_name["DRAM bandwidth"].value == pytest.approx(122.0)
     assert by_name["DRAM bandwidth"].unit == "GB/s"
@@ -81,8 +87,17 @@ def test_derive_ceilings_from_synthetic_m5(m5_run: Run) -> None:
 
 def test_derive_ceilings_ignores_invalid_and_unclassed(make_m) -> None:  # type: ignore[no-untyped-def]
     ms: List[Measurement] = [
-        make_m("peak", "a", "fp32", flops=10**9, bytes=10**6, gflops=500.0, ceiling_class="FP32",
-               ceiling_kind="compute", valid=False),
+        make_m(
+            "peak",
+            "a",
+            "fp32",
+            flops=10**9,
+            bytes=10**6,
+            gflops=500.0,
+            ceiling_class="FP32",
+            ceiling_kind="compute",
+            valid=False,
+        ),
         make_m("sweep", "b", "fp32", flops=10**9, bytes=10**6, gflops=900.0),
     ]
     assert derive_ceilings(ms) == []
@@ -90,8 +105,17 @@ def test_derive_ceilings_ignores_invalid_and_unclassed(make_m) -> None:  # type:
 
 
 def test_derive_ceilings_uses_median_not_best(make_m) -> None:  # type: ignore[no-untyped-def]
-    m = make_m("stream", "copy", "fp32", flops=0, bytes=8 * 10**8, gbps=100.0, noisy=True,
-               ceiling_class="DRAM bandwidth", ceiling_kind="bandwidth")
+    m = make_m(
+        "stream",
+        "copy",
+        "fp32",
+        flops=0,
+        bytes=8 * 10**8,
+        gbps=100.0,
+        noisy=True,
+        ceiling_class="DRAM bandwidth",
+        ceiling_kind="bandwidth",
+    )
     (c,) = derive_ceilings([m])
     assert c.value == pytest.approx(100.0)
     assert m.best_gbps > 100.0
@@ -121,19 +145,27 @@ def test_article_summary_table_ridge_points() -> None:
     r = Roofline([bw(126.0), fl(815.0, "FP32 vector")])
     assert r.ridge_point() == pytest.approx(6.468, abs=1e-3)
     assert round(r.ridge_point(), 1) == 6.5
-    r2 = Roofline([bw(122.0), fl(815.0, "FP32 vector"), fl(3849.0, "FP32 scalar ILP"),
-                   fl(6004.0, "FP16 scalar ILP")])
+    r2 = Roofline([bw(122.0), fl(815.0, "FP32 vector"), fl(3849.0, "FP32 scalar ILP"), fl(6004.0, "FP16 scalar ILP")])
     assert r2.ridge_point("FP32 scalar ILP") == pytest.approx(31.55, abs=0.01)  # ~31 F/B
     assert r2.ridge_point("FP16 scalar ILP") == pytest.approx(49.2, abs=0.05)  # ~49 F/B
     assert r2.ridge_point("FP32 vector") == pytest.approx(815 / 122)
     assert r2.ridge_points() == pytest.approx(
-        {"FP16 scalar ILP": 6004 / 122, "FP32 scalar ILP": 3849 / 122, "FP32 vector": 815 / 122})
+        {"FP16 scalar ILP": 6004 / 122, "FP32 scalar ILP": 3849 / 122, "FP32 vector": 815 / 122}
+    )
     assert list(r2.ridge_points()) == ["FP16 scalar ILP", "FP32 scalar ILP", "FP32 vector"]
 
 
 def test_lookup_and_defaults() -> None:
-    r = Roofline([bw(100.0), bw(120.0, "L2"), fl(500.0, "a"), fl(2000.0, "b"),
-                  bw(150.0, source="theoretical"), fl(4000.0, "b", "theoretical")])
+    r = Roofline(
+        [
+            bw(100.0),
+            bw(120.0, "L2"),
+            fl(500.0, "a"),
+            fl(2000.0, "b"),
+            bw(150.0, source="theoretical"),
+            fl(4000.0, "b", "theoretical"),
+        ]
+    )
     assert r.bandwidth().value == 120.0
     assert r.bandwidth("theoretical").value == 150.0
     assert [c.value for c in r.compute()] == [2000.0, 500.0]

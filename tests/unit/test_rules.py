@@ -27,13 +27,19 @@ from apple_roofline.suites.occupancy.plot import plot_occupancy
 from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
 from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.suites.access.suite import level_bytes
-from apple_roofline.suites.access.kernels import (ACCESS_KERNELS, check_access, check_stride, expected_words,
-                                                  strided_index)
+from apple_roofline.suites.access.kernels import (
+    ACCESS_KERNELS,
+    check_access,
+    check_stride,
+    expected_words,
+    strided_index,
+)
 from apple_roofline.suites.dualissue.kernels import DUAL_BY_NAME, DUAL_KERNELS, int_reference, kind_reference
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source, tg_limit, tg_sizes
 
 
 # ---- access ----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("stride", [1, 2, 4, 8, 16, 32, 64])
 def test_strided_index_reads_every_element_once_stride_apart(stride: int) -> None:
@@ -75,6 +81,7 @@ def test_access_counts_and_levels() -> None:
 
 # ---- dual issue ------------------------------------------------------------------------------------
 
+
 def test_dual_counts_are_equal_between_mixed_and_alone() -> None:
     F = 512
     for a, b in (("fp32", "fp16"), ("fp32", "int32")):
@@ -108,6 +115,7 @@ def test_fp_references_depend_on_F() -> None:
 
 # ---- occupancy -------------------------------------------------------------------------------------
 
+
 def test_tg_sizes_stop_at_the_device_limit() -> None:
     assert tg_sizes(32 << 10) == [0, 4 << 10, 8 << 10, 12 << 10, 16 << 10, 24 << 10, 32 << 10]
     assert max(tg_sizes(48 << 10)) == 48 << 10
@@ -132,8 +140,10 @@ def test_rules_suites_are_opt_in() -> None:
 
 # ---- the report ------------------------------------------------------------------------------------
 
-def _m(suite: str, kernel: str, dtype: str, params: Dict[str, Any], flops: int, nbytes: int, t: float,
-       valid: bool = True) -> Measurement:
+
+def _m(
+    suite: str, kernel: str, dtype: str, params: Dict[str, Any], flops: int, nbytes: int, t: float, valid: bool = True
+) -> Measurement:
     return Measurement(suite, kernel, dtype, params, flops, nbytes, (t,) * 3, valid)
 
 
@@ -147,9 +157,17 @@ def _access_run() -> Run:
         for kernel, width, speed in (("scalar", 1, 1.0), ("vec4", 4, 1.9)):
             for stride in (1, 2, 32):
                 n = 1 << 20
-                ms.append(_m("access", kernel, "uint32", {"level": level, "stride": stride, "width": width,
-                                                          "n": n // width, "array_bytes": 4 * n},
-                             0, 8 * n, base * stride / speed))
+                ms.append(
+                    _m(
+                        "access",
+                        kernel,
+                        "uint32",
+                        {"level": level, "stride": stride, "width": width, "n": n // width, "array_bytes": 4 * n},
+                        0,
+                        8 * n,
+                        base * stride / speed,
+                    )
+                )
     return _run(ms)
 
 
@@ -158,8 +176,9 @@ def test_access_table_states_each_rule_as_a_ratio() -> None:
     t = access_table(run)
     assert t is not None
     rules = access_rules(run)
-    assert any(r.startswith("dram") and "vec4 loads 1.90× scalar" in r and "stride 32 reaches 0.0312×" in r
-               for r in rules), rules
+    assert any(
+        r.startswith("dram") and "vec4 loads 1.90× scalar" in r and "stride 32 reaches 0.0312×" in r for r in rules
+    ), rules
     row = next(r for r in t.rows if r[0] == "cache" and r[2] == "vec4" and r[3] == "1")
     assert row[5] == "1.9×"
     md = to_markdown(run)
@@ -167,9 +186,18 @@ def test_access_table_states_each_rule_as_a_ratio() -> None:
 
 
 def test_occupancy_table_beside_the_guide() -> None:
-    ms = [_m("occupancy", "occupancy_copy", "fp32", {"threadgroup_bytes": tg, "block": 256,
-                                                     "resident_blocks_per_sm": blocks}, 0, 32 << 20, t)
-          for tg, blocks, t in ((0, 8, 1e-3), (4096, 8, 1e-3), (16384, 3, 1.5e-3), (49152, 1, 4e-3))]
+    ms = [
+        _m(
+            "occupancy",
+            "occupancy_copy",
+            "fp32",
+            {"threadgroup_bytes": tg, "block": 256, "resident_blocks_per_sm": blocks},
+            0,
+            32 << 20,
+            t,
+        )
+        for tg, blocks, t in ((0, 8, 1e-3), (4096, 8, 1e-3), (16384, 3, 1.5e-3), (49152, 1, 4e-3))
+    ]
     t = occupancy_table(_run(ms))
     assert t is not None
     assert [r[0] for r in t.rows] == ["0", "4", "16", "48"]
@@ -188,8 +216,18 @@ def _dual_run(mixed_s: float, valid: bool = True) -> Run:
     for dk in DUAL_KERNELS:
         c = {k: v for k, v in dk.counts(512).items() if v}
         n = 750 if dk.mixed else 1000
-        ms.append(_m("dualissue", dk.name, dk.dtype, {"F": 512, "n": n, **c}, dk.flops_per_item(512) * n,
-                     dk.bytes_per_item() * n, times[dk.name] * n / 1000, valid or dk.mixed is False))
+        ms.append(
+            _m(
+                "dualissue",
+                dk.name,
+                dk.dtype,
+                {"F": 512, "n": n, **c},
+                dk.flops_per_item(512) * n,
+                dk.bytes_per_item() * n,
+                times[dk.name] * n / 1000,
+                valid or dk.mixed is False,
+            )
+        )
     return _run(ms)
 
 
@@ -204,8 +242,13 @@ def test_dualissue_verdicts() -> None:
 
 
 def test_figures_and_files(tmp_path: Path) -> None:
-    run = _run([*_access_run().measurements, *_dual_run(1.5e-3).measurements,
-                _m("occupancy", "occupancy_copy", "fp32", {"threadgroup_bytes": 0, "block": 256}, 0, 1 << 20, 1e-3)])
+    run = _run(
+        [
+            *_access_run().measurements,
+            *_dual_run(1.5e-3).measurements,
+            _m("occupancy", "occupancy_copy", "fp32", {"threadgroup_bytes": 0, "block": 256}, 0, 1 << 20, 1e-3),
+        ]
+    )
     for fig in (plot_access(run), plot_occupancy(run), plot_dualissue(run)):
         assert fig is not None
     written, _problems = write_run_files(run, tmp_path)
@@ -218,6 +261,7 @@ def test_figures_and_files(tmp_path: Path) -> None:
 
 
 # ---- the kept H100 run (tests/unit/data/run_h100_rules.json, 2026-11-26) ----------------------------
+
 
 def test_the_kept_h100_run_reads_back_into_every_section() -> None:
     """The three suites as an H100 ran them: every measurement valid, each section and figure built
@@ -241,13 +285,14 @@ def test_the_kept_h100_run_reads_back_into_every_section() -> None:
 
 # ---- planning on a fake device (no native code) ----------------------------------------------------
 
+
 class _Buf:
     def __init__(self, nbytes: int) -> None:
         self.mem = np.zeros(nbytes, np.uint8)
 
     def write(self, a: np.ndarray, offset: int) -> None:
         raw = np.ascontiguousarray(a).view(np.uint8)
-        self.mem[offset:offset + raw.size] = raw
+        self.mem[offset : offset + raw.size] = raw
 
     def view(self, dtype: str) -> np.ndarray:
         return self.mem.view(dtype)

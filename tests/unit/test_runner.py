@@ -15,8 +15,16 @@ GIB = 1 << 30
 
 
 def _gemm(n: int, seconds: float, dtype: str = "fp32") -> Measurement:
-    return Measurement(suite="gemm", kernel="sgemm", dtype=dtype, params={"m": n, "n": n, "k": n},
-                       flops=2 * n**3, bytes=12 * n * n, samples_s=(seconds,) * 10, valid=True)
+    return Measurement(
+        suite="gemm",
+        kernel="sgemm",
+        dtype=dtype,
+        params={"m": n, "n": n, "k": n},
+        flops=2 * n**3,
+        bytes=12 * n * n,
+        samples_s=(seconds,) * 10,
+        valid=True,
+    )
 
 
 def test_default_array_size_follows_the_cache_and_memory() -> None:
@@ -44,9 +52,16 @@ def test_gemm_ladder_flags_a_collapsed_size() -> None:
 
 
 def test_finished_timestamp_round_trips() -> None:
-    run = Run(tool=ToolInfo("apple_roofline", "0", None), created="2026-01-01T00:00:00+00:00",
-              host={}, device={"backend": "cpu", "name": "x"}, command=(), measurements=(), ceilings=(),
-              finished="2026-01-01T00:01:00+00:00")
+    run = Run(
+        tool=ToolInfo("apple_roofline", "0", None),
+        created="2026-01-01T00:00:00+00:00",
+        host={},
+        device={"backend": "cpu", "name": "x"},
+        command=(),
+        measurements=(),
+        ceilings=(),
+        finished="2026-01-01T00:01:00+00:00",
+    )
     again = Run.from_json(run.to_json())
     assert again.finished == "2026-01-01T00:01:00+00:00"
     import dataclasses
@@ -59,6 +74,14 @@ def test_finished_timestamp_round_trips() -> None:
 def test_gemm_ladder_compares_each_kernel_with_itself() -> None:
     """The tiled kernel's first size follows the library's largest: a new ladder, not a collapse."""
     library = [_gemm(4096, 2.0)]
-    tiled = Measurement(suite="gemm", kernel="sgemm_tiled16", dtype="fp32", params={"m": 16, "n": 16, "k": 16},
-                        flops=2 * 16**3, bytes=12 * 16 * 16, samples_s=(1e-5,) * 10, valid=True)
+    tiled = Measurement(
+        suite="gemm",
+        kernel="sgemm_tiled16",
+        dtype="fp32",
+        params={"m": 16, "n": 16, "k": 16},
+        flops=2 * 16**3,
+        bytes=12 * 16 * 16,
+        samples_s=(1e-5,) * 10,
+        valid=True,
+    )
     assert ladder_warnings(library + [tiled]) == []

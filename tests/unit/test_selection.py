@@ -33,8 +33,17 @@ def test_the_h100_default_is_fewer_than_all() -> None:
     default = select_ceilings(model, "default")
     every = select_ceilings(model, "all")
     assert len(_names(default)) < len(_names(every)) - 2
-    assert default_names(model) == ["DRAM bandwidth", "GEMM INT8", "GEMM BF16", "FP16 vector", "FP32 vector",
-                                     "GEMM FP64", "FP32 scalar ILP", "GEMM FP32", "FP64"]
+    assert default_names(model) == [
+        "DRAM bandwidth",
+        "GEMM INT8",
+        "GEMM BF16",
+        "FP16 vector",
+        "FP32 vector",
+        "GEMM FP64",
+        "FP32 scalar ILP",
+        "GEMM FP32",
+        "FP64",
+    ]
     # left out: the lower half-precision GEMM, the lower tensor precision, the lower FP16 class
     assert not {"GEMM FP16", "GEMM TF32", "FP16 scalar ILP"} & set(_names(default))
 
@@ -50,11 +59,16 @@ def test_theoretical_ceilings_follow_their_measured_class() -> None:
     assert "GEMM BF16" in theoretical and "GEMM FP16" not in theoretical
 
 
-@pytest.mark.parametrize("name, want", [
-    ("run_epyc_2vcpu.json", ["DRAM bandwidth", "FP32 vector", "FP32 scalar ILP", "GEMM FP32", "FP64", "GEMM FP64"]),
-    ("run_xeon_16vcpu.json", ["DRAM bandwidth", "FP16 scalar ILP", "FP32 scalar ILP", "FP32 vector", "GEMM FP32",
-                              "FP64", "GEMM FP64"]),
-])
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("run_epyc_2vcpu.json", ["DRAM bandwidth", "FP32 vector", "FP32 scalar ILP", "GEMM FP32", "FP64", "GEMM FP64"]),
+        (
+            "run_xeon_16vcpu.json",
+            ["DRAM bandwidth", "FP16 scalar ILP", "FP32 scalar ILP", "FP32 vector", "GEMM FP32", "FP64", "GEMM FP64"],
+        ),
+    ],
+)
 def test_cpu_runs_show_their_classes(name: str, want: List[str]) -> None:
     """Every class of a CPU run but the lower FP16 one (the Xeon's FP16 vector, below its FP16 scalar ILP)."""
     model = _model(name)
@@ -64,19 +78,42 @@ def test_cpu_runs_show_their_classes(name: str, want: List[str]) -> None:
 
 
 def test_gemm_choice() -> None:
-    compute = sorted([_c("GEMM TF32", 400.0), _c("GEMM INT8", 1400.0), _c("GEMM FP8", 1500.0),
-                      _c("GEMM FP16", 760.0), _c("GEMM BF16", 790.0), _c("GEMM FP32", 50.0),
-                      _c("GEMM FP64", 60.0), _c("CPU GEMM FP32", 2.0), _c("CPU GEMM FP16", 3.0),
-                      _c("CPU GEMM BF16", 1.0), _c("FP32 vector", 64.0)], key=lambda c: -c.value)
-    assert default_gemm_names(compute) == ["GEMM FP64", "GEMM FP32", "GEMM BF16", "GEMM FP8",
-                                           "CPU GEMM FP32", "CPU GEMM FP16"]
+    compute = sorted(
+        [
+            _c("GEMM TF32", 400.0),
+            _c("GEMM INT8", 1400.0),
+            _c("GEMM FP8", 1500.0),
+            _c("GEMM FP16", 760.0),
+            _c("GEMM BF16", 790.0),
+            _c("GEMM FP32", 50.0),
+            _c("GEMM FP64", 60.0),
+            _c("CPU GEMM FP32", 2.0),
+            _c("CPU GEMM FP16", 3.0),
+            _c("CPU GEMM BF16", 1.0),
+            _c("FP32 vector", 64.0),
+        ],
+        key=lambda c: -c.value,
+    )
+    assert default_gemm_names(compute) == [
+        "GEMM FP64",
+        "GEMM FP32",
+        "GEMM BF16",
+        "GEMM FP8",
+        "CPU GEMM FP32",
+        "CPU GEMM FP16",
+    ]
     assert default_gemm_names([_c("GEMM FP32", 50.0)]) == ["GEMM FP32"]
     assert default_gemm_names([_c("FP32 vector", 64.0)]) == []
 
 
 def test_the_best_fp16_class_wins() -> None:
-    ceilings = [_c("DRAM bandwidth", 100.0, kind="bandwidth"), _c("FP16 vector", 300.0), _c("FP16 scalar ILP", 200.0),
-                _c("FP32 vector", 150.0), _c("FP16 scalar ILP", 400.0, "theoretical")]
+    ceilings = [
+        _c("DRAM bandwidth", 100.0, kind="bandwidth"),
+        _c("FP16 vector", 300.0),
+        _c("FP16 scalar ILP", 200.0),
+        _c("FP32 vector", 150.0),
+        _c("FP16 scalar ILP", 400.0, "theoretical"),
+    ]
     names = default_names(RooflineModel(ceilings))
     assert names == ["DRAM bandwidth", "FP16 vector", "FP32 vector"]
     ceilings[1] = _c("FP16 vector", 100.0)

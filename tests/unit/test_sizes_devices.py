@@ -14,14 +14,27 @@ SUITES = suite_names()
 from apple_roofline.sizes import MAX_BYTES, format_size, parse_size
 
 
-@pytest.mark.parametrize("text,want", [("4096", 4096), ("256MiB", 256 << 20), ("1GiB", 1 << 30), ("512MB", 512_000_000),
-                                       ("64 KiB", 65536), ("1.5GiB", 3 << 29), ("2e3", 2000), ("7b", 7), ("3kB", 3000)])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("4096", 4096),
+        ("256MiB", 256 << 20),
+        ("1GiB", 1 << 30),
+        ("512MB", 512_000_000),
+        ("64 KiB", 65536),
+        ("1.5GiB", 3 << 29),
+        ("2e3", 2000),
+        ("7b", 7),
+        ("3kB", 3000),
+    ],
+)
 def test_parse_size_examples(text: str, want: int) -> None:
     assert parse_size(text) == want
 
 
-@pytest.mark.parametrize("text", ["", "lots", "-5MiB", "0", "0.1", "12 parsecs", "1e400GiB", "9EiB", "8e18GB", "MiB",
-                                  "nan", "inf"])
+@pytest.mark.parametrize(
+    "text", ["", "lots", "-5MiB", "0", "0.1", "12 parsecs", "1e400GiB", "9EiB", "8e18GB", "MiB", "nan", "inf"]
+)
 def test_parse_size_rejects(text: str) -> None:
     with pytest.raises(ValueError) as err:
         parse_size(text)

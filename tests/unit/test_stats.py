@@ -17,8 +17,21 @@ def test_cv_warn_is_five_percent() -> None:
 
 def test_single_sample() -> None:
     s = summarize([2.5e-3])
-    assert s == Summary(n=1, median=2.5e-3, min=2.5e-3, max=2.5e-3, q1=2.5e-3, q3=2.5e-3,
-                        iqr=0.0, mean=2.5e-3, stdev=0.0, cv=0.0, p10=2.5e-3, p90=2.5e-3, p99=2.5e-3)
+    assert s == Summary(
+        n=1,
+        median=2.5e-3,
+        min=2.5e-3,
+        max=2.5e-3,
+        q1=2.5e-3,
+        q3=2.5e-3,
+        iqr=0.0,
+        mean=2.5e-3,
+        stdev=0.0,
+        cv=0.0,
+        p10=2.5e-3,
+        p90=2.5e-3,
+        p99=2.5e-3,
+    )
 
 
 def test_hand_computed_values() -> None:

@@ -50,7 +50,7 @@ def _imports(modules: Dict[str, Path], *, load_time: bool = False) -> Tuple[Dict
     for m, p in modules.items():
         base = m.split(".") if p.name == "__init__.py" else m.split(".")[:-1]
         tree = ast.parse(p.read_text(encoding="utf-8"))
-        for node in (_load_time(tree) if load_time else ast.walk(tree)):
+        for node in _load_time(tree) if load_time else ast.walk(tree):
             if not isinstance(node, ast.ImportFrom):
                 continue
             if node.level:
@@ -81,7 +81,7 @@ def _cycles(graph: Dict[str, Set[str]], inits: Set[str]) -> List[List[str]]:
             if v in inits:
                 continue
             if v in path:
-                cycles.append(path[path.index(v):] + [v])
+                cycles.append(path[path.index(v) :] + [v])
             elif v not in seen:
                 visit(v, path)
         path.pop()
@@ -112,8 +112,21 @@ def test_no_private_names_across_modules() -> None:
     assert not private, "\n".join(private)
 
 
-VIEWS = ("plot", "compare_plot", "sweep_plot", "report", "html", "tables", "labels", "axes", "outputs", "interactive",
-         "compare_interactive", "compare_html", "plotly_embed")
+VIEWS = (
+    "plot",
+    "compare_plot",
+    "sweep_plot",
+    "report",
+    "html",
+    "tables",
+    "labels",
+    "axes",
+    "outputs",
+    "interactive",
+    "compare_interactive",
+    "compare_html",
+    "plotly_embed",
+)
 MODELS = ("model", "records", "run", "selection", "facade")
 
 
@@ -132,8 +145,10 @@ def test_reached_follows_edges_transitively() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": set(), "p": {"c"}, "d": {"p"}}
     assert _reached(graph, "a", set()) == {"b", "c"}
     assert _reached(graph, "d", {"p"}) == set()
-    tree = ast.parse("import x\nif TYPE_CHECKING:\n    from a import b\ndef f():\n    from c import d\n"
-                     "class K:\n    from e import g\n")
+    tree = ast.parse(
+        "import x\nif TYPE_CHECKING:\n    from a import b\ndef f():\n    from c import d\n"
+        "class K:\n    from e import g\n"
+    )
     found = {n.module for n in _load_time(tree) if isinstance(n, ast.ImportFrom)}
     assert found == {"e"}
 
@@ -150,8 +165,9 @@ def test_the_model_never_imports_a_view(model: str) -> None:
     assert views <= set(modules)
     # each suite folder's report table and figure (suites/<name>/table.py, plot.py): the model asks the
     # registry, which loads the suites only when first asked
-    suite_views = {m for m in modules
-                   if m.startswith("apple_roofline.suites.") and m.rsplit(".", 1)[1] in ("table", "plot")}
+    suite_views = {
+        m for m in modules if m.startswith("apple_roofline.suites.") and m.rsplit(".", 1)[1] in ("table", "plot")
+    }
     assert "apple_roofline.suites.hierarchy.plot" in suite_views
     views |= suite_views
     assert not reached & views, f"{name} reaches the views {sorted(reached & views)}"

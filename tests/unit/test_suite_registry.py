@@ -13,7 +13,7 @@ import pytest
 import apple_roofline.suites as suites_package
 from apple_roofline.suites import registry
 
-MINIMAL_SPEC = '''
+MINIMAL_SPEC = """
 from ..base import Suite
 from ..registry import SuiteSpec
 
@@ -29,7 +29,7 @@ class Nothing(Suite):
 
 
 SPEC = SuiteSpec(name="{spec_name}", measure=Nothing, order={order}, budget_s=5.0)
-'''
+"""
 
 
 @pytest.fixture
@@ -56,8 +56,9 @@ def test_every_folder_is_a_suite_in_run_order() -> None:
     orders = [s.order for s in registry.specs()]
     assert orders == sorted(orders) and set(registry.default_suites()) < set(names)
     assert list(registry.budgets_s()) == list(names) and all(b > 0 for b in registry.budgets_s().values())
-    assert [s.title for _spec, s in registry.sections()] == [s.title for s in sorted(
-        (sec for spec in registry.specs() for sec in spec.sections), key=lambda sec: sec.order)]
+    assert [s.title for _spec, s in registry.sections()] == [
+        s.title for s in sorted((sec for spec in registry.specs() for sec in spec.sections), key=lambda sec: sec.order)
+    ]
 
 
 def test_a_folder_added_to_the_path_is_found_in_its_order(extra: Path) -> None:
@@ -70,12 +71,18 @@ def test_a_folder_added_to_the_path_is_found_in_its_order(extra: Path) -> None:
         registry.spec("nope")
 
 
-@pytest.mark.parametrize("spec,error,match", [
-    ("", ImportError, "suites/xbad/ has no spec.py"),
-    ("SPEC = 3\n", TypeError, "xbad.spec defines no SPEC"),
-    (MINIMAL_SPEC.format(name="xbad", spec_name="other", order=5), ValueError,
-     "SPEC.name 'other' differs from its folder 'xbad'"),
-])
+@pytest.mark.parametrize(
+    "spec,error,match",
+    [
+        ("", ImportError, "suites/xbad/ has no spec.py"),
+        ("SPEC = 3\n", TypeError, "xbad.spec defines no SPEC"),
+        (
+            MINIMAL_SPEC.format(name="xbad", spec_name="other", order=5),
+            ValueError,
+            "SPEC.name 'other' differs from its folder 'xbad'",
+        ),
+    ],
+)
 def test_a_folder_that_is_no_suite_is_named(extra: Path, spec: str, error: type, match: str) -> None:
     _folder(extra, "xbad", spec)
     with pytest.raises(error, match=match):

@@ -24,10 +24,18 @@ def no_flags(key: str, bits: int) -> List[str]:
 
 # -- the window ------------------------------------------------------------
 
+
 def test_window_takes_the_samples_inside_and_the_first_after() -> None:
-    samples = [Sample(t, {"power_w": p, "sm_clock_mhz": c}) for t, p, c in
-               [(0.0, 900.0, 100.0), (1.0, 100.0, 1000.0), (2.0, 300.0, 2000.0), (3.0, 200.0, 1500.0),
-                (4.0, 999.0, 10.0)]]
+    samples = [
+        Sample(t, {"power_w": p, "sm_clock_mhz": c})
+        for t, p, c in [
+            (0.0, 900.0, 100.0),
+            (1.0, 100.0, 1000.0),
+            (2.0, 300.0, 2000.0),
+            (3.0, 200.0, 1500.0),
+            (4.0, 999.0, 10.0),
+        ]
+    ]
     s = summarize(samples, 0.5, 2.5, no_flags)
     assert s == {"power_w": 200.0, "power_max_w": 300.0, "sm_clock_mhz": 1500.0}
 
@@ -51,6 +59,7 @@ def test_a_value_missing_from_a_sample_is_left_out_of_its_mean() -> None:
 
 # -- the base sampler --------------------------------------------------------
 
+
 class Counting(Sampler):
     name = "counting"
 
@@ -72,6 +81,7 @@ class Counting(Sampler):
 def test_the_thread_samples_and_stops() -> None:
     with Counting() as s:
         import time
+
         time.sleep(0.05)
     n = len(s.samples())
     assert n >= 3 and not s.reason
@@ -99,7 +109,12 @@ def test_a_failing_open_is_a_reason_never_an_error() -> None:
 
     s = Broken().start()
     assert s.reason == "cannot open broken: no device" and not s.active
-    assert s.describe() == {"sampler": "broken", "period_s": 0.02, "samples": 0, "reason": "cannot open broken: no device"}
+    assert s.describe() == {
+        "sampler": "broken",
+        "period_s": 0.02,
+        "samples": 0,
+        "reason": "cannot open broken: no device",
+    }
 
 
 def test_window_polls_so_a_short_window_has_a_sample() -> None:
@@ -108,6 +123,7 @@ def test_window_polls_so_a_short_window_has_a_sample() -> None:
     s.start()
     try:
         from apple_roofline.telemetry import clock
+
         t0 = clock()
         t1 = clock()
         assert s.window(t0, t1) == {"power_w": 20.0, "power_max_w": 20.0}
@@ -124,6 +140,7 @@ def test_power_is_left_out_of_a_window_shorter_than_its_averaging() -> None:
     s.start()
     try:
         from apple_roofline.telemetry import clock
+
         t1 = clock()
         assert s.window(t1 - 0.01, t1) == {}
         longer = s.window(t1 - 2.0, t1 + 1e-6)
@@ -142,6 +159,7 @@ def test_nvml_power_averages_one_second() -> None:
 
 
 # -- NVML --------------------------------------------------------------------
+
 
 class NVMLError(Exception):
     pass
@@ -203,8 +221,13 @@ def test_nvml_reads_clocks_power_temperature_and_throttle_reasons() -> None:
     s.stop()
     assert not s.reason and s.notes == []
     values = s.samples()[0].values
-    assert values == {"sm_clock_mhz": 1755.0, "mem_clock_mhz": 2619.0, "power_w": 431.0, "temperature_c": 61.0,
-                      "throttle_bits": 36.0}
+    assert values == {
+        "sm_clock_mhz": 1755.0,
+        "mem_clock_mhz": 2619.0,
+        "power_w": 431.0,
+        "temperature_c": 61.0,
+        "throttle_bits": 36.0,
+    }
     assert nvml.calls["fields"][0] == [186]  # type: ignore[attr-defined]
     assert s.power_source == INSTANT and s.power_average_s == INSTANT_AVERAGE_S == 0.1
     assert s.describe()["power_source"] == INSTANT and s.describe()["power_average_s"] == 0.1
@@ -282,6 +305,7 @@ def test_nvml_through_sys_modules(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- RAPL --------------------------------------------------------------------
 
+
 def powercap(tmp: Path, energies: Mapping[str, int], max_range: int = 1000) -> Path:
     root = tmp / "powercap"
     for zone, e in energies.items():
@@ -307,10 +331,10 @@ def test_energy_delta_wraps_around_the_range() -> None:
     assert energy_delta_uj(900, 100, 1000) == 200
 
 
-def test_rapl_power_from_energy_deltas_and_clock_from_cpufreq(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    pc = powercap(tmp_path, {"intel-rapl:0": 900, "intel-rapl:1": 0, "intel-rapl:0:0": 5, "intel-rapl:9": 7},
-                  max_range=1_000_000)
+def test_rapl_power_from_energy_deltas_and_clock_from_cpufreq(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pc = powercap(
+        tmp_path, {"intel-rapl:0": 900, "intel-rapl:1": 0, "intel-rapl:0:0": 5, "intel-rapl:9": 7}, max_range=1_000_000
+    )
     s = RaplSampler(powercap=pc, cpus=cpus(tmp_path, [2_000_000, 3_000_000]))
     times = iter([10.0, 10.5])
     monkeypatch.setattr("apple_roofline.telemetry.rapl.clock", lambda: next(times))
@@ -352,12 +376,15 @@ def test_rapl_without_power_still_samples_the_clock(tmp_path: Path) -> None:
 
 # -- the choice and the runner -----------------------------------------------
 
+
 def test_sampler_for_each_device() -> None:
     assert isinstance(sampler_for("cuda", 1), NvmlSampler) and sampler_for("cuda", 1).index == 1  # type: ignore[attr-defined]
     assert isinstance(sampler_for("cpu", platform="linux"), RaplSampler)
     win = sampler_for("cpu", platform="win32").start()
     assert isinstance(win, NullSampler) and win.reason == "no clock or power sampler for cpu on win32"
-    assert sampler_for("metal", 0, platform="darwin", root=False).name == "ioreport"  # Apple: tests/unit/test_telemetry_apple.py
+    assert (
+        sampler_for("metal", 0, platform="darwin", root=False).name == "ioreport"
+    )  # Apple: tests/unit/test_telemetry_apple.py
 
 
 class Fixed(Sampler):
@@ -379,10 +406,20 @@ def test_runner_attaches_the_window_of_the_timed_samples() -> None:
     params = measurement_params({"n": 1024}, "counter timestamps", timing, s)
     assert s.windows == [(2.0, 3.0)]
     source = params.pop("effective_clock_source")
-    assert params == {"n": 1024, "timer": "counter timestamps", "power_w": 250.0, "power_max_w": 300.0,
-                      "sm_clock_mhz": 1980.0, "throttle": "none", "effective_clock_mhz": 1980.0}
+    assert params == {
+        "n": 1024,
+        "timer": "counter timestamps",
+        "power_w": 250.0,
+        "power_max_w": 300.0,
+        "sm_clock_mhz": 1980.0,
+        "throttle": "none",
+        "effective_clock_mhz": 1980.0,
+    }
     assert isinstance(source, str) and source.startswith("reported:")  # the backend measured none: labelled
     # no window, or no sampler: nothing sampled, and the clock's absence said (docs/design.md, "Clocks")
-    for got in (measurement_params({"n": 1}, "", Timing(1, (1e-3,), 3), s), measurement_params({"n": 1}, "", timing, None)):
+    for got in (
+        measurement_params({"n": 1}, "", Timing(1, (1e-3,), 3), s),
+        measurement_params({"n": 1}, "", timing, None),
+    ):
         assert got.pop("effective_clock_source").startswith("none:") and got == {"n": 1}
     assert s.windows == [(2.0, 3.0)]

@@ -17,8 +17,16 @@ import pytest
 
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, sampler_for
 from apple_roofline.telemetry.choose import graphics_sampler
-from apple_roofline.telemetry.dvfs import (GPU_KEYS, acc_cluster_keys, active_states, choose_table, cpu_cluster_kind,
-                                           cpu_keys, parse_dvfs, residency_clock)
+from apple_roofline.telemetry.dvfs import (
+    GPU_KEYS,
+    acc_cluster_keys,
+    active_states,
+    choose_table,
+    cpu_cluster_kind,
+    cpu_keys,
+    parse_dvfs,
+    residency_clock,
+)
 from apple_roofline.telemetry.ioreport import Channel, IOReport, IOReportSampler, channel_values, wanted
 from apple_roofline.telemetry.powermetrics import PowermetricsSampler, parse_plist, split_plists
 from apple_roofline.telemetry.window import Sample, summarize
@@ -28,25 +36,46 @@ from apple_roofline.telemetry.window import Sample, summarize
 #: SYNTHETIC: one interval as ``powermetrics --samplers gpu_power,cpu_power -f plist`` writes it.
 PLIST: Dict[str, Any] = {
     "elapsed_ns": 100_000_000,
-    "processor": {"cpu_power": 4321.0, "gpu_power": 12500.0, "ane_power": 0.0, "combined_power": 16821.0,
-                  "clusters": [{"name": "E-Cluster", "freq_hz": 1_000_000_000.0, "idle_ratio": 0.9},
-                               {"name": "P-Cluster", "freq_hz": 3_000_000_000.0, "idle_ratio": 0.5}]},
+    "processor": {
+        "cpu_power": 4321.0,
+        "gpu_power": 12500.0,
+        "ane_power": 0.0,
+        "combined_power": 16821.0,
+        "clusters": [
+            {"name": "E-Cluster", "freq_hz": 1_000_000_000.0, "idle_ratio": 0.9},
+            {"name": "P-Cluster", "freq_hz": 3_000_000_000.0, "idle_ratio": 0.5},
+        ],
+    },
     "gpu": {"freq_hz": 1398.0, "idle_ratio": 0.25},
 }
 
 
 def test_parse_plist_power_and_clocks() -> None:
     power = {"interval_s": 0.1, "cpu_power_w": 4.321, "gpu_power_w": 12.5, "ane_power_w": 0.0}
-    assert parse_plist(PLIST, "gpu") == pytest.approx(dict(power, power_w=12.5, gpu_clock_mhz=1398.0, gpu_busy_s=0.075,
-                                                           gpu_active_pct=75.0))
+    assert parse_plist(PLIST, "gpu") == pytest.approx(
+        dict(power, power_w=12.5, gpu_clock_mhz=1398.0, gpu_busy_s=0.075, gpu_active_pct=75.0)
+    )
     # the CPU clock weights each cluster by its busy time: E 10 % busy at 1000, P 50 % at 3000 MHz
     # (the plain mean over clusters would say 2000); each reading has the measured part's clock only
-    assert parse_plist(PLIST, "cpu") == pytest.approx(dict(
-        power, power_w=4.321, **{"cpu_cluster_mhz.E-Cluster": 1000.0, "cpu_cluster_busy_s.E-Cluster": 0.01,
-                                 "cpu_cluster_mhz.P-Cluster": 3000.0, "cpu_cluster_busy_s.P-Cluster": 0.05},
-        cpu_clock_mhz=(1000 * 0.1 + 3000 * 0.5) / 0.6, cpu_busy_s=0.06))
-    idle = dict(PLIST, processor={"clusters": [{"name": "E", "freq_hz": 6e8, "idle_ratio": 1.0}]},
-                gpu={"freq_hz": 389.0, "idle_ratio": 1.0})
+    assert parse_plist(PLIST, "cpu") == pytest.approx(
+        dict(
+            power,
+            power_w=4.321,
+            **{
+                "cpu_cluster_mhz.E-Cluster": 1000.0,
+                "cpu_cluster_busy_s.E-Cluster": 0.01,
+                "cpu_cluster_mhz.P-Cluster": 3000.0,
+                "cpu_cluster_busy_s.P-Cluster": 0.05,
+            },
+            cpu_clock_mhz=(1000 * 0.1 + 3000 * 0.5) / 0.6,
+            cpu_busy_s=0.06,
+        )
+    )
+    idle = dict(
+        PLIST,
+        processor={"clusters": [{"name": "E", "freq_hz": 6e8, "idle_ratio": 1.0}]},
+        gpu={"freq_hz": 389.0, "idle_ratio": 1.0},
+    )
     assert "cpu_clock_mhz" not in parse_plist(idle, "cpu") and "gpu_clock_mhz" not in parse_plist(idle)  # never busy
 
 
@@ -56,9 +85,21 @@ def test_powermetrics_window_per_cluster() -> None:
     s = PowermetricsSampler("cpu", interval_ms=100, is_root=True)
     s._open = True
     a = parse_plist(PLIST, "cpu")
-    b = parse_plist(dict(PLIST, elapsed_ns=300_000_000, processor=dict(
-        PLIST["processor"], cpu_power=1000.0, clusters=[{"name": "E-Cluster", "freq_hz": 2e9, "idle_ratio": 0.9},
-                                                       {"name": "P-Cluster", "freq_hz": 4e9, "idle_ratio": 0.0}])), "cpu")
+    b = parse_plist(
+        dict(
+            PLIST,
+            elapsed_ns=300_000_000,
+            processor=dict(
+                PLIST["processor"],
+                cpu_power=1000.0,
+                clusters=[
+                    {"name": "E-Cluster", "freq_hz": 2e9, "idle_ratio": 0.9},
+                    {"name": "P-Cluster", "freq_hz": 4e9, "idle_ratio": 0.0},
+                ],
+            ),
+        ),
+        "cpu",
+    )
     s.add(a, 1.0)
     s.add(b, 1.3)
     w = s.window(0.85, 1.3)  # both plists' intervals lie inside
@@ -70,8 +111,11 @@ def test_powermetrics_window_per_cluster() -> None:
 
 
 def test_parse_plist_older_energy_keys_and_hz() -> None:
-    old = {"elapsed_ns": 500_000_000, "processor": {"cpu_energy": 1000, "gpu_energy": 2500},
-           "gpu": {"freq_hz": 1_296_000_000.0}}
+    old = {
+        "elapsed_ns": 500_000_000,
+        "processor": {"cpu_energy": 1000, "gpu_energy": 2500},
+        "gpu": {"freq_hz": 1_296_000_000.0},
+    }
     v = parse_plist(old, "gpu")
     assert v["cpu_power_w"] == 2.0 and v["gpu_power_w"] == 5.0 and v["power_w"] == 5.0  # mJ over 0.5 s
     assert v["interval_s"] == 0.5
@@ -126,7 +170,11 @@ def test_powermetrics_sampler_reads_the_subprocess() -> None:
     s.stop()
     assert procs[0].terminated
     d = s.describe()
-    assert d["sampler"] == "powermetrics" and d["power_average_s"] == 0.1 and "powermetrics -i 100" in str(d["power_source"])
+    assert (
+        d["sampler"] == "powermetrics"
+        and d["power_average_s"] == 0.1
+        and "powermetrics -i 100" in str(d["power_source"])
+    )
 
 
 def test_powermetrics_needs_root() -> None:
@@ -146,6 +194,7 @@ def test_powermetrics_garbage_is_a_reason() -> None:
 
 # -- IOReport: the arithmetic ------------------------------------------------------
 
+
 def dvfs_bytes(hz: List[float]) -> bytes:
     """A ``voltage-states`` property: (frequency, voltage) little-endian uint32 pairs."""
     return b"".join(int(f).to_bytes(4, "little") + (700 + i).to_bytes(4, "little") for i, f in enumerate(hz))
@@ -153,22 +202,39 @@ def dvfs_bytes(hz: List[float]) -> bytes:
 
 def test_channel_values_energy_and_gpu_residency() -> None:
     states = (("OFF", 500), ("P1", 250), ("P2", 0), ("P3", 250))
-    chans = [Channel("Energy Model", "", "GPU Energy", "nJ", 2_000_000_000),
-             Channel("Energy Model", "", "DIE_0_CPU Energy", "mJ", 300), Channel("Energy Model", "", "DIE_1_CPU Energy", "mJ", 100),
-             Channel("Energy Model", "", "ANE0", "mJ", 50), Channel("Energy Model", "", "DRAM", "mJ", 999),
-             Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states)]
+    chans = [
+        Channel("Energy Model", "", "GPU Energy", "nJ", 2_000_000_000),
+        Channel("Energy Model", "", "DIE_0_CPU Energy", "mJ", 300),
+        Channel("Energy Model", "", "DIE_1_CPU Energy", "mJ", 100),
+        Channel("Energy Model", "", "ANE0", "mJ", 50),
+        Channel("Energy Model", "", "DRAM", "mJ", 999),
+        Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states),
+    ]
     v, notes = channel_values(chans, 0.5, "gpu", [400.0, 800.0, 1200.0])
     assert notes == []
-    assert v == pytest.approx({"interval_s": 0.5, "gpu_power_w": 4.0, "cpu_power_w": 0.8, "ane_power_w": 0.1,
-                               "power_w": 4.0, "gpu_clock_mhz": 800.0, "gpu_busy_s": 0.25, "gpu_active_pct": 50.0})
+    assert v == pytest.approx(
+        {
+            "interval_s": 0.5,
+            "gpu_power_w": 4.0,
+            "cpu_power_w": 0.8,
+            "ane_power_w": 0.1,
+            "power_w": 4.0,
+            "gpu_clock_mhz": 800.0,
+            "gpu_busy_s": 0.25,
+            "gpu_active_pct": 50.0,
+        }
+    )
     without_table, _ = channel_values(chans, 0.5, "cpu")
     assert "gpu_clock_mhz" not in without_table and without_table["gpu_active_pct"] == 50.0
     assert without_table["power_w"] == pytest.approx(0.8)
 
 
 def test_unknown_energy_unit_skips_that_channel_only() -> None:
-    chans = [Channel("Energy Model", "", "GPU Energy", "kWh", 1), Channel("Energy Model", "", "CPU Energy", "mJ", 500),
-             Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 1), ("P1", 1)))]
+    chans = [
+        Channel("Energy Model", "", "GPU Energy", "kWh", 1),
+        Channel("Energy Model", "", "CPU Energy", "mJ", 500),
+        Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 1), ("P1", 1))),
+    ]
     v, notes = channel_values(chans, 1.0, "gpu", [600.0])
     assert notes == ["channel 'GPU Energy' skipped: unknown energy unit 'kWh'"]
     assert "gpu_power_w" not in v and "power_w" not in v  # the target's power is unknown, never guessed
@@ -180,8 +246,10 @@ def test_residency_clock_pairs_the_first_states_on_a_count_mismatch() -> None:
     states = (("OFF", 100), ("P1", 100), ("P2", 100), ("P3", 100), ("P4", 100))
     r = residency_clock(states, [400.0, 800.0, 1200.0])
     assert r.mhz == pytest.approx(800.0) and r.busy == pytest.approx(0.8)  # the 4th's time counts as busy
-    assert r.note == ("4 active states for 3 DVFS steps: 25.0 % of the active time was in states beyond the table "
-                      "(P4 on), left out of the clock")
+    assert r.note == (
+        "4 active states for 3 DVFS steps: 25.0 % of the active time was in states beyond the table "
+        "(P4 on), left out of the clock"
+    )
     fewer = residency_clock((("OFF", 100), ("P1", 100)), [400.0, 800.0])  # fewer states than steps: a guess, said
     assert fewer.mhz == 400.0 and fewer.note == "1 active states for 2 DVFS steps: the first 1 paired"
     assert residency_clock((("OFF", 100),), [400.0]).mhz is None  # never active: no clock
@@ -200,9 +268,12 @@ def test_parse_dvfs_units() -> None:
 #: checks look for): ``voltage-states9`` no longer holds the GPU's table (a CPU-like table that does
 #: not start at the off state's 0), a 0-led table of the wrong length sits under ``voltage-states2``,
 #: and the GPU's — 0, then 6 rising steps — under ``voltage-states11``.
-M5_TABLES = {"voltage-states9": [912.0, 1284.0, 1752.0, 2100.0], "voltage-states2": [0.0, 500.0, 900.0],
-             "voltage-states11": [0.0, 338.0, 618.0, 796.0, 924.0, 952.0, 1470.0],
-             "voltage-states13": [0.0, 7.0, 12.0]}
+M5_TABLES = {
+    "voltage-states9": [912.0, 1284.0, 1752.0, 2100.0],
+    "voltage-states2": [0.0, 500.0, 900.0],
+    "voltage-states11": [0.0, 338.0, 618.0, 796.0, 924.0, 952.0, 1470.0],
+    "voltage-states13": [0.0, 7.0, 12.0],
+}
 
 
 def test_choose_gpu_table_in_an_m5_layout() -> None:
@@ -211,21 +282,35 @@ def test_choose_gpu_table_in_an_m5_layout() -> None:
     assert note == "voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 (the off state)"
     # the expected key, where it fits, is taken without a note
     assert choose_table({**M5_TABLES, "voltage-states9": [0.0, 400.0, 800.0]}, ("voltage-states9",), 2, gpu=True) == (
-        "voltage-states9", [0.0, 400.0, 800.0], "")
+        "voltage-states9",
+        [0.0, 400.0, 800.0],
+        "",
+    )
     # no table has 8 steps: the well-formed one nearest in length, its first steps paired, and said
     key, freqs, note = choose_table(M5_TABLES, ("voltage-states9",), 8, gpu=True)
-    assert key == "voltage-states11" and "the first steps are paired" in note and "has 6 steps for 8 active states" in note
+    assert (
+        key == "voltage-states11" and "the first steps are paired" in note and "has 6 steps for 8 active states" in note
+    )
     # none well-formed: no table and the reasons
     key, freqs, note = choose_table({"voltage-states9": [912.0, 1284.0]}, ("voltage-states9",), 2, gpu=True)
-    assert (key, freqs) == ("", []) and note == "no pmgr table fits (voltage-states9 starts at 912 MHz, not 0 (the off state))"
+    assert (key, freqs) == (
+        "",
+        [],
+    ) and note == "no pmgr table fits (voltage-states9 starts at 912 MHz, not 0 (the off state))"
     assert "has steps outside 100-3000 MHz" in choose_table({"voltage-states13": [0.0, 7.0]}, (), 1, gpu=True)[2]
     assert "does not rise" in choose_table({"voltage-states3": [0.0, 900.0, 500.0]}, (), 2, gpu=True)[2]
 
 
 def test_choose_cpu_table_by_cluster_and_length() -> None:
-    tables = {"voltage-states1-sram": [600.0, 972.0, 1332.0], "voltage-states5-sram": [660.0, 1500.0, 2500.0, 3500.0],
-              "voltage-states7-sram": [800.0, 1600.0, 2400.0, 3200.0, 4100.0]}
-    assert choose_table(tables, ("voltage-states5-sram",), 4, gpu=False)[:2] == ("voltage-states5-sram", tables["voltage-states5-sram"])
+    tables = {
+        "voltage-states1-sram": [600.0, 972.0, 1332.0],
+        "voltage-states5-sram": [660.0, 1500.0, 2500.0, 3500.0],
+        "voltage-states7-sram": [800.0, 1600.0, 2400.0, 3200.0, 4100.0],
+    }
+    assert choose_table(tables, ("voltage-states5-sram",), 4, gpu=False)[:2] == (
+        "voltage-states5-sram",
+        tables["voltage-states5-sram"],
+    )
     key, _f, note = choose_table(tables, (), 5, gpu=False)  # an M5 super cluster: no documented key
     assert key == "voltage-states7-sram" and note == "voltage-states7-sram used: no expected key (none known) present"
     assert [cpu_cluster_kind(n) for n in ("ECPU", "PCPU1", "DIE_1_PCPU", "MCPU0", "GPUPH")] == ["E", "P", "P", "E", ""]
@@ -261,8 +346,25 @@ M2_ULTRA_PMGR_HZ = {
     "voltage-states9-sram": [0, 444e6, 612e6, 808e6, 968e6, 1110e6, 1236e6, 1338e6, 1398e6],
     "voltage-states8": [600e6, 852e6, 1104e6, 1356e6, 1596e6, 1848e6, 2100e6],
     "voltage-states1-sram": [912e6, 1284e6, 1752e6, 2004e6, 2256e6, 2424e6],
-    "voltage-states5-sram": [702e6, 948e6, 1188e6, 1452e6, 1704e6, 1968e6, 2208e6, 2400e6, 2568e6, 2724e6, 2868e6,
-                             3000e6, 3132e6, 3264e6, 3360e6, 3408e6, 3504e6],
+    "voltage-states5-sram": [
+        702e6,
+        948e6,
+        1188e6,
+        1452e6,
+        1704e6,
+        1968e6,
+        2208e6,
+        2400e6,
+        2568e6,
+        2724e6,
+        2868e6,
+        3000e6,
+        3132e6,
+        3264e6,
+        3360e6,
+        3408e6,
+        3504e6,
+    ],
     "voltage-states20": [0] + [f * 1e6 for f in range(150, 1650, 100)],  # SYNTHETIC decoy
 }
 #: M1 Pro (14-core GPU): its six GPU steps as powermetrics prints them (MHz, rounded), from
@@ -275,40 +377,53 @@ def _gpu_clock(pmgr_hz: Dict[str, List[float]], residency: Dict[str, int]) -> An
     tables = {k: parse_dvfs(dvfs_bytes(v)) for k, v in pmgr_hz.items()}
     states = tuple((n, residency.get(n, 0)) for n in GPUPH_STATES)
     key, freqs, note = choose_table(tables, GPU_KEYS, len(active_states(states)), gpu=True)
-    v, notes = channel_values([Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states)], 1.0, "gpu", freqs[1:])
+    v, notes = channel_values(
+        [Channel("GPU Stats", "GPU Performance States", "GPUPH", states=states)], 1.0, "gpu", freqs[1:]
+    )
     return key, note, v, notes
 
 
-@pytest.mark.parametrize("pmgr,residency,mhz", [
-    # M2 Ultra: 1/5 of the active time at 444 MHz (P1), 4/5 at 1398 MHz (P8, the top step)
-    (M2_ULTRA_PMGR_HZ, {"OFF": 500, "P1": 100, "P8": 400}, (444 * 100 + 1398 * 400) / 500),
-    # M1 Pro: 1/4 at 389 MHz (P1), 3/4 at 1296 MHz (P6, the top step)
-    (M1_PRO_PMGR_HZ, {"OFF": 400, "P1": 100, "P6": 300}, (389 * 100 + 1296 * 300) / 400),
-], ids=["M2 Ultra", "M1 Pro"])
-def test_the_gpu_table_pairs_gpuph_states_in_order_without_a_note(pmgr: Dict[str, List[float]], residency: Dict[str, int],
-                                                                  mhz: float) -> None:
+@pytest.mark.parametrize(
+    "pmgr,residency,mhz",
+    [
+        # M2 Ultra: 1/5 of the active time at 444 MHz (P1), 4/5 at 1398 MHz (P8, the top step)
+        (M2_ULTRA_PMGR_HZ, {"OFF": 500, "P1": 100, "P8": 400}, (444 * 100 + 1398 * 400) / 500),
+        # M1 Pro: 1/4 at 389 MHz (P1), 3/4 at 1296 MHz (P6, the top step)
+        (M1_PRO_PMGR_HZ, {"OFF": 400, "P1": 100, "P6": 300}, (389 * 100 + 1296 * 300) / 400),
+    ],
+    ids=["M2 Ultra", "M1 Pro"],
+)
+def test_the_gpu_table_pairs_gpuph_states_in_order_without_a_note(
+    pmgr: Dict[str, List[float]], residency: Dict[str, int], mhz: float
+) -> None:
     """15 active states for 6 or 8 steps: voltage-states9 is taken (not the decoy whose length
     matches), P1.. pair with its steps in order, and nothing is noted."""
     key, note, v, notes = _gpu_clock(pmgr, residency)
     assert (key, note, notes) == ("voltage-states9", "", [])
     assert v["gpu_clock_mhz"] == pytest.approx(mhz)
-    assert v["gpu_active_pct"] == pytest.approx(100 * (sum(residency.values()) - residency["OFF"]) / sum(residency.values()))
+    assert v["gpu_active_pct"] == pytest.approx(
+        100 * (sum(residency.values()) - residency["OFF"]) / sum(residency.values())
+    )
 
 
 def test_time_in_a_gpu_state_beyond_the_table_is_noted() -> None:
     _key, note, v, notes = _gpu_clock(M1_PRO_PMGR_HZ, {"OFF": 100, "P6": 300, "P9": 100})
     assert note == "" and v["gpu_clock_mhz"] == pytest.approx(1296.0)  # P9 has no frequency: left out of the clock
-    assert notes == ["GPU clock: 15 active states for 6 DVFS steps: 25.0 % of the active time was in states beyond "
-                     "the table (P7 on), left out of the clock"]
+    assert notes == [
+        "GPU clock: 15 active states for 6 DVFS steps: 25.0 % of the active time was in states beyond "
+        "the table (P7 on), left out of the clock"
+    ]
 
 
 def test_window_power_is_joules_over_seconds_and_max_from_full_periods() -> None:
     """SYNTHETIC IOReport-like readings with unequal intervals: three 50-ms readings and the 1-ms
     one taken at the window's end, whose quotient is noise (a 1 mJ quantum over 1 ms)."""
-    samples = [Sample(0.00, {"interval_s": 0.05, "power_w": 10.0}),
-               Sample(0.05, {"interval_s": 0.05, "power_w": 10.0}),
-               Sample(0.10, {"interval_s": 0.05, "power_w": 12.0}),
-               Sample(0.101, {"interval_s": 0.001, "power_w": 40.0})]
+    samples = [
+        Sample(0.00, {"interval_s": 0.05, "power_w": 10.0}),
+        Sample(0.05, {"interval_s": 0.05, "power_w": 10.0}),
+        Sample(0.10, {"interval_s": 0.05, "power_w": 12.0}),
+        Sample(0.101, {"interval_s": 0.001, "power_w": 40.0}),
+    ]
     w = summarize(samples, 0.01, 0.1005, lambda k, b: [], period_s=0.05)
     assert w["power_w"] == round((10.0 * 0.05 + 12.0 * 0.05 + 40.0 * 0.001) / 0.101, 1)  # 11.3, not the mean 20.7
     assert w["power_max_w"] == 12.0  # the 1-ms reading is no full period
@@ -317,6 +432,7 @@ def test_window_power_is_joules_over_seconds_and_max_from_full_periods() -> None
 
 
 # -- IOReport: the ctypes layer against a fake library -------------------------------
+
 
 class Fn:
     """A fake C function: calls ``impl``, accepts ``restype``/``argtypes`` as ctypes functions do."""
@@ -331,6 +447,7 @@ class Fn:
 def _ns(fns: Dict[str, Any]) -> Any:
     class Lib:
         pass
+
     lib = Lib()
     for k, f in fns.items():
         setattr(lib, k, Fn(f))
@@ -351,45 +468,57 @@ class FakeLibs:
         self.buffers: List[Any] = []
         self.counter = 0
         self.subscribed: List[Channel] = []
-        self.lib = _ns({
-            "IOReportCopyChannelsInGroup": self.copy_group,
-            "IOReportMergeChannels": lambda a, b, n: self.objs[self.objs[a]["IOReportChannels"]].extend(
-                self.objs[self.objs[b]["IOReportChannels"]]),
-            "IOReportCreateSubscription": self.subscribe,
-            "IOReportCreateSamples": self.sample,
-            "IOReportCreateSamplesDelta": self.delta,
-            "IOReportChannelGetGroup": lambda ch: self.new(self.objs[ch].group),
-            "IOReportChannelGetSubGroup": lambda ch: self.new(self.objs[ch].subgroup),
-            "IOReportChannelGetChannelName": lambda ch: self.new(self.objs[ch].name),
-            "IOReportChannelGetUnitLabel": lambda ch: self.new(self.objs[ch].unit),
-            "IOReportSimpleGetIntegerValue": lambda ch, i: self.objs[ch].value,
-            "IOReportStateGetCount": lambda ch: len(self.objs[ch].states),
-            "IOReportStateGetNameForIndex": lambda ch, k: self.new(self.objs[ch].states[k][0]),
-            "IOReportStateGetResidency": lambda ch, k: self.objs[ch].states[k][1],
-        })
-        self.cf = _ns({
-            "CFStringCreateWithCString": lambda a, b, e: self.new(b.decode()),
-            "CFStringGetCString": self.get_cstring,
-            "CFDictionaryGetValue": lambda d, k: self.objs[d].get(self.objs[k]),
-            "CFDictionarySetValue": lambda d, k, v: self.objs[d].__setitem__(self.objs[k], v),
-            "CFDictionaryCreateMutableCopy": lambda a, n, d: self.new(dict(self.objs[d])),
-            "CFArrayGetCount": lambda a: len(self.objs[a]),
-            "CFArrayGetValueAtIndex": lambda a, i: self.new(self.objs[a][i]),
-            "CFArrayCreateMutableCopy": lambda a, n, arr: self.new(list(self.objs[arr])),
-            "CFArrayRemoveValueAtIndex": lambda a, i: self.objs[a].pop(i),
-            "CFDataGetLength": lambda d: len(self.objs[d]),
-            "CFDataGetBytePtr": self.byte_ptr,
-            "CFRelease": lambda r: self.released.append(self.objs[r]),
-        })
-        self.iokit = _ns({
-            "IOServiceMatching": lambda name: self.new(name),
-            "IOServiceGetMatchingServices": self.services,
-            "IOIteratorNext": lambda it: self.objs[it].pop(0) if self.objs[it] else 0,
-            "IORegistryEntryGetName": lambda e, buf: ctypes.memmove(buf, self.objs[e] + b"\0", len(self.objs[e]) + 1),
-            "IORegistryEntryCreateCFProperty": lambda e, key, a, o: (
-                self.new(self.pmgr[self.objs[key]]) if self.objs[e] == b"pmgr" and self.objs[key] in self.pmgr else None),
-            "IOObjectRelease": lambda r: 0,
-        })
+        self.lib = _ns(
+            {
+                "IOReportCopyChannelsInGroup": self.copy_group,
+                "IOReportMergeChannels": lambda a, b, n: self.objs[self.objs[a]["IOReportChannels"]].extend(
+                    self.objs[self.objs[b]["IOReportChannels"]]
+                ),
+                "IOReportCreateSubscription": self.subscribe,
+                "IOReportCreateSamples": self.sample,
+                "IOReportCreateSamplesDelta": self.delta,
+                "IOReportChannelGetGroup": lambda ch: self.new(self.objs[ch].group),
+                "IOReportChannelGetSubGroup": lambda ch: self.new(self.objs[ch].subgroup),
+                "IOReportChannelGetChannelName": lambda ch: self.new(self.objs[ch].name),
+                "IOReportChannelGetUnitLabel": lambda ch: self.new(self.objs[ch].unit),
+                "IOReportSimpleGetIntegerValue": lambda ch, i: self.objs[ch].value,
+                "IOReportStateGetCount": lambda ch: len(self.objs[ch].states),
+                "IOReportStateGetNameForIndex": lambda ch, k: self.new(self.objs[ch].states[k][0]),
+                "IOReportStateGetResidency": lambda ch, k: self.objs[ch].states[k][1],
+            }
+        )
+        self.cf = _ns(
+            {
+                "CFStringCreateWithCString": lambda a, b, e: self.new(b.decode()),
+                "CFStringGetCString": self.get_cstring,
+                "CFDictionaryGetValue": lambda d, k: self.objs[d].get(self.objs[k]),
+                "CFDictionarySetValue": lambda d, k, v: self.objs[d].__setitem__(self.objs[k], v),
+                "CFDictionaryCreateMutableCopy": lambda a, n, d: self.new(dict(self.objs[d])),
+                "CFArrayGetCount": lambda a: len(self.objs[a]),
+                "CFArrayGetValueAtIndex": lambda a, i: self.new(self.objs[a][i]),
+                "CFArrayCreateMutableCopy": lambda a, n, arr: self.new(list(self.objs[arr])),
+                "CFArrayRemoveValueAtIndex": lambda a, i: self.objs[a].pop(i),
+                "CFDataGetLength": lambda d: len(self.objs[d]),
+                "CFDataGetBytePtr": self.byte_ptr,
+                "CFRelease": lambda r: self.released.append(self.objs[r]),
+            }
+        )
+        self.iokit = _ns(
+            {
+                "IOServiceMatching": lambda name: self.new(name),
+                "IOServiceGetMatchingServices": self.services,
+                "IOIteratorNext": lambda it: self.objs[it].pop(0) if self.objs[it] else 0,
+                "IORegistryEntryGetName": lambda e, buf: ctypes.memmove(
+                    buf, self.objs[e] + b"\0", len(self.objs[e]) + 1
+                ),
+                "IORegistryEntryCreateCFProperty": lambda e, key, a, o: (
+                    self.new(self.pmgr[self.objs[key]])
+                    if self.objs[e] == b"pmgr" and self.objs[key] in self.pmgr
+                    else None
+                ),
+                "IOObjectRelease": lambda r: 0,
+            }
+        )
 
     def new(self, obj: Any) -> int:
         h = len(self.objs) + 1
@@ -425,26 +554,48 @@ class FakeLibs:
 
     def delta(self, a: int, b: int, n: Any) -> int:
         steps = self.objs[b][1] - self.objs[a][1]
-        chans = [Channel("Energy Model", "", "GPU Energy", "mJ", 1000 * steps),
-                 Channel("Energy Model", "", "CPU Energy", "mJ", 250 * steps),
-                 Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 10 * steps), ("P1", 10 * steps))),
-                 Channel("CPU Stats", "CPU Complex Performance States", "ECPU",
-                         states=(("IDLE", 30 * steps), ("V0P5", 10 * steps), ("V1P0", 0))),
-                 Channel("CPU Stats", "CPU Complex Performance States", "PCPU",
-                         states=(("IDLE", 0), ("DOWN", 0), ("V0P6", 10 * steps), ("V1P1", 30 * steps)))]
+        chans = [
+            Channel("Energy Model", "", "GPU Energy", "mJ", 1000 * steps),
+            Channel("Energy Model", "", "CPU Energy", "mJ", 250 * steps),
+            Channel("GPU Stats", "GPU Performance States", "GPUPH", states=(("OFF", 10 * steps), ("P1", 10 * steps))),
+            Channel(
+                "CPU Stats",
+                "CPU Complex Performance States",
+                "ECPU",
+                states=(("IDLE", 30 * steps), ("V0P5", 10 * steps), ("V1P0", 0)),
+            ),
+            Channel(
+                "CPU Stats",
+                "CPU Complex Performance States",
+                "PCPU",
+                states=(("IDLE", 0), ("DOWN", 0), ("V0P6", 10 * steps), ("V1P1", 30 * steps)),
+            ),
+        ]
         names = {c.name for c in self.subscribed}  # a delta holds the subscribed channels
         return self.new({"IOReportChannels": self.new([c for c in chans if c.name in names])})
 
 
-GROUPS = {"Energy Model": [Channel("Energy Model", "", "GPU Energy", "mJ"), Channel("Energy Model", "", "DRAM", "mJ"),
-                           Channel("Energy Model", "", "CPU Energy", "mJ")],
-          "GPU Stats": [Channel("GPU Stats", "GPU Performance States", "GPUPH"),
-                        Channel("GPU Stats", "GPU Performance States", "GPU_SRAM")],
-          "CPU Stats": [Channel("CPU Stats", "CPU Complex Performance States", "ECPU"),
-                        Channel("CPU Stats", "CPU Complex Performance States", "PCPU")]}
+GROUPS = {
+    "Energy Model": [
+        Channel("Energy Model", "", "GPU Energy", "mJ"),
+        Channel("Energy Model", "", "DRAM", "mJ"),
+        Channel("Energy Model", "", "CPU Energy", "mJ"),
+    ],
+    "GPU Stats": [
+        Channel("GPU Stats", "GPU Performance States", "GPUPH"),
+        Channel("GPU Stats", "GPU Performance States", "GPU_SRAM"),
+    ],
+    "CPU Stats": [
+        Channel("CPU Stats", "CPU Complex Performance States", "ECPU"),
+        Channel("CPU Stats", "CPU Complex Performance States", "PCPU"),
+    ],
+}
 #: SYNTHETIC pmgr tables: the GPU's (entry 0 the off state, in Hz) and the clusters' (kHz, as from the M4 on).
-PMGR = {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3, 2000e3]),
-        "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3])}
+PMGR = {
+    "voltage-states9": dvfs_bytes([0, 444e6]),
+    "voltage-states1-sram": dvfs_bytes([1020e3, 2000e3]),
+    "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3]),
+}
 
 
 def test_ioreport_subscribes_only_the_channels_read_and_decodes_deltas(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -464,8 +615,17 @@ def test_ioreport_subscribes_only_the_channels_read_and_decodes_deltas(monkeypat
     assert s.read_stamped() == (10.125, {})  # the first sample has nothing before it
     t, v = s.read_stamped()
     assert t == 10.625
-    assert v == pytest.approx({"interval_s": 0.5, "gpu_power_w": 2.0, "cpu_power_w": 0.5, "power_w": 2.0,
-                               "gpu_clock_mhz": 444.0, "gpu_busy_s": 0.25, "gpu_active_pct": 50.0})
+    assert v == pytest.approx(
+        {
+            "interval_s": 0.5,
+            "gpu_power_w": 2.0,
+            "cpu_power_w": 0.5,
+            "power_w": 2.0,
+            "gpu_clock_mhz": 444.0,
+            "gpu_busy_s": 0.25,
+            "gpu_active_pct": 50.0,
+        }
+    )
     s.close()
     for ref in (("sample", 2), "subscription", "subscribed dictionary"):
         assert ref in fake.released  # nothing leaks
@@ -487,7 +647,9 @@ def test_ioreport_cpu_clusters_give_the_cpu_clock(monkeypatch: pytest.MonkeyPatc
     v = second.values
     dt = v["interval_s"]
     # ECPU: 25 % busy, all at 1020 MHz; PCPU: 100 % busy, 1/4 at 1200 and 3/4 at 4000 MHz
-    assert v["cpu_cluster_mhz.ECPU"] == pytest.approx(1020.0) and v["cpu_cluster_busy_s.ECPU"] == pytest.approx(0.25 * dt)
+    assert v["cpu_cluster_mhz.ECPU"] == pytest.approx(1020.0) and v["cpu_cluster_busy_s.ECPU"] == pytest.approx(
+        0.25 * dt
+    )
     assert v["cpu_cluster_mhz.PCPU"] == pytest.approx(3300.0) and v["cpu_cluster_busy_s.PCPU"] == pytest.approx(dt)
     assert v["cpu_clock_mhz"] == pytest.approx((1020 * 0.25 + 3300) / 1.25)
     assert "gpu_clock_mhz" not in v and "gpu_active_pct" not in v
@@ -502,16 +664,20 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     table one step too long and the P cluster's absent, so the table whose length fits is used;
     then a count mismatch no table resolves: the first steps paired. Each said once in the notes;
     power reads throughout."""
-    pmgr = {"voltage-states9": dvfs_bytes([912e6, 1284e6]), "voltage-states11": dvfs_bytes([0, 444e6]),
-            "voltage-states1-sram": dvfs_bytes([1020e3, 1500e3, 2000e3])}
+    pmgr = {
+        "voltage-states9": dvfs_bytes([912e6, 1284e6]),
+        "voltage-states11": dvfs_bytes([0, 444e6]),
+        "voltage-states1-sram": dvfs_bytes([1020e3, 1500e3, 2000e3]),
+    }
     fake = FakeLibs(GROUPS, pmgr)
     gpu = IOReportSampler("gpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
     assert gpu.open() == ""
     gpu._open = True
     gpu.read()
     assert gpu.read()["gpu_clock_mhz"] == 444.0
-    assert gpu.notes == ["GPU clock: voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 "
-                         "(the off state)"]
+    assert gpu.notes == [
+        "GPU clock: voltage-states11 used: the expected voltage-states9 starts at 912 MHz, not 0 (the off state)"
+    ]
     s = IOReportSampler("cpu", library=IOReport(fake.lib, fake.cf, fake.iokit))
     assert s.open() == ""
     s._open = True
@@ -523,8 +689,11 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     assert v["cpu_cluster_mhz.PCPU"] == pytest.approx((912 + 3 * 1284) / 4)
     assert s.notes == [
         "CPU cluster ECPU clock: voltage-states9 used: the expected voltage-states1-sram has 3 steps for 2 active states",
-        "CPU cluster PCPU clock: voltage-states9 used: no expected key (voltage-states5-sram/voltage-states5) present"]
-    mismatch = FakeLibs(GROUPS, {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3])})
+        "CPU cluster PCPU clock: voltage-states9 used: no expected key (voltage-states5-sram/voltage-states5) present",
+    ]
+    mismatch = FakeLibs(
+        GROUPS, {"voltage-states9": dvfs_bytes([0, 444e6]), "voltage-states1-sram": dvfs_bytes([1020e3])}
+    )
     s = IOReportSampler("cpu", library=IOReport(mismatch.lib, mismatch.cf, mismatch.iokit))
     assert s.open() == ""
     s._open = True
@@ -533,11 +702,15 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     # ECPU: its busy time all in its first state, paired with the one step; PCPU: the first paired only
     assert v["cpu_cluster_mhz.ECPU"] == 1020.0 and v["cpu_cluster_mhz.PCPU"] == 1020.0
     for cluster in ("ECPU", "PCPU"):  # the nearest table, the expected one where it is among them
-        assert (f"CPU cluster {cluster} clock: no pmgr table has one step per active state (2); voltage-states1-sram "
-                "has 1 steps for 2 active states: the first steps are paired") in s.notes
+        assert (
+            f"CPU cluster {cluster} clock: no pmgr table has one step per active state (2); voltage-states1-sram "
+            "has 1 steps for 2 active states: the first steps are paired"
+        ) in s.notes
     # PCPU ran 3/4 of its busy time in its second state, which the table has no step for
-    assert ("CPU cluster PCPU clock: 2 active states for 1 DVFS steps: 75.0 % of the active time was in states "
-            "beyond the table (V1P1 on), left out of the clock") in s.notes
+    assert (
+        "CPU cluster PCPU clock: 2 active states for 1 DVFS steps: 75.0 % of the active time was in states "
+        "beyond the table (V1P1 on), left out of the clock"
+    ) in s.notes
 
 
 def test_ioreport_without_channels_or_library_is_a_reason() -> None:
@@ -556,6 +729,7 @@ def test_ioreport_without_channels_or_library_is_a_reason() -> None:
 
 # -- the choice ------------------------------------------------------------------
 
+
 def test_apple_choice_says_which() -> None:
     assert isinstance(sampler_for("metal", 0, platform="darwin", root=True), PowermetricsSampler)
     gpu = sampler_for("metal", 0, platform="darwin", root=False)
@@ -569,8 +743,9 @@ def test_graphics_sampler_per_adapter() -> None:
     assert isinstance(graphics_sampler("metal", {"name": "Apple M5"}, root=False), IOReportSampler)
     nv = graphics_sampler("wgpu", {"name": "NVIDIA H100 80GB HBM3", "vendor": "4318"}, platform="linux")
     assert isinstance(nv, NvmlSampler) and nv.device_name == "NVIDIA H100 80GB HBM3"
-    assert isinstance(graphics_sampler("wgpu", {"name": "llvmpipe", "adapter_type": "CPU"}, platform="linux"),
-                      RaplSampler)
+    assert isinstance(
+        graphics_sampler("wgpu", {"name": "llvmpipe", "adapter_type": "CPU"}, platform="linux"), RaplSampler
+    )
     other = graphics_sampler("wgpu", {"name": "Radeon", "vendor": "4098"}, platform="linux").start()
     assert other.reason == "no clock or power sampler for the wgpu adapter Radeon on linux"
 
@@ -579,8 +754,11 @@ def test_ioreport_takes_the_cpu_tables_acc_clusters_names() -> None:
     """An M5-style pmgr entry without the M1-M4 E-cluster key: acc-clusters (M5_MAX_ACC) names
     voltage-states23-sram for the tier below the top one, so ECPU's table is expected, not a
     fallback; the property itself is no DVFS table."""
-    pmgr = {"voltage-states23-sram": dvfs_bytes([1000e3, 2000e3]), "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3]),
-            "acc-clusters": M5_MAX_ACC}
+    pmgr = {
+        "voltage-states23-sram": dvfs_bytes([1000e3, 2000e3]),
+        "voltage-states5-sram": dvfs_bytes([1200e3, 4000e3]),
+        "acc-clusters": M5_MAX_ACC,
+    }
     fake = FakeLibs(GROUPS, pmgr)
     io_ = IOReport(fake.lib, fake.cf, fake.iokit)
     assert io_.pmgr_tables() == pmgr  # read with the tables

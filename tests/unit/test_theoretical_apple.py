@@ -126,8 +126,15 @@ def test_m5_10_cores_at_1578_mhz() -> None:
 def test_every_ceiling_is_theoretical_with_units_and_names_that_pair_with_measured_classes() -> None:
     _, ceilings = apple_theoretical(_info("Apple M2 Max", 38))
     c = _by_name(ceilings)
-    assert set(c) == {"DRAM bandwidth", "FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP",
-                      "GEMM FP32", "GEMM FP16"}
+    assert set(c) == {
+        "DRAM bandwidth",
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP16 vector",
+        "FP16 scalar ILP",
+        "GEMM FP32",
+        "GEMM FP16",
+    }
     assert set(c) - {"DRAM bandwidth"} <= set(COMPUTE_CLASSES + GEMM_CLASSES)
     for ceiling in ceilings:
         assert ceiling.source == "theoretical"
@@ -153,8 +160,9 @@ def test_description_is_json_and_names_its_sources() -> None:
         assert figures[key]["source"], key
     assert figures["gpu_clock_mhz"]["value"] == 1398.0
     assert "t602x-common.dtsi" in figures["gpu_clock_mhz"]["source"]
-    assert ("T. Zakharko, 'Investigating the GPU Neural Accelerators on Apple A19/M5', section 'A note on "
-            "terminology'") in figures["fp32_alus_per_core"]["source"]
+    assert (
+        "T. Zakharko, 'Investigating the GPU Neural Accelerators on Apple A19/M5', section 'A note on terminology'"
+    ) in figures["fp32_alus_per_core"]["source"]
     assert "'Apple Silicon GPU Optimization Guide'" in text
     assert "shared/reference" not in text  # sources cite the articles, not local copies
 
@@ -162,20 +170,23 @@ def test_description_is_json_and_names_its_sources() -> None:
 # ------------------------------------------------------------------ bandwidth per configuration
 
 
-@pytest.mark.parametrize("name, cores, gbps", [
-    ("Apple M3 Max", 30, 300.0),
-    ("Apple M3 Max", 40, 400.0),
-    ("Apple M4 Max", 32, 410.0),
-    ("Apple M4 Max", 40, 546.0),
-    ("Apple M4 Pro", 20, 273.0),
-    ("Apple M3 Pro", 14, 150.0),
-    ("Apple M3 Pro", 18, 150.0),
-    ("Apple M5 Max", 40, 614.0),
-    ("Apple M5 Pro", 20, 307.0),
-    ("Apple M1 Pro", 14, 200.0),
-    ("Apple M3 Ultra", 80, 819.0),
-    ("Apple M4", 8, 120.0),
-])
+@pytest.mark.parametrize(
+    "name, cores, gbps",
+    [
+        ("Apple M3 Max", 30, 300.0),
+        ("Apple M3 Max", 40, 400.0),
+        ("Apple M4 Max", 32, 410.0),
+        ("Apple M4 Max", 40, 546.0),
+        ("Apple M4 Pro", 20, 273.0),
+        ("Apple M3 Pro", 14, 150.0),
+        ("Apple M3 Pro", 18, 150.0),
+        ("Apple M5 Max", 40, 614.0),
+        ("Apple M5 Pro", 20, 307.0),
+        ("Apple M1 Pro", 14, 200.0),
+        ("Apple M3 Ultra", 80, 819.0),
+        ("Apple M4", 8, 120.0),
+    ],
+)
 def test_bandwidth_per_configuration(name: str, cores: int, gbps: float) -> None:
     c = _by_name(apple_theoretical(_info(name, cores))[1])
     assert c["DRAM bandwidth"].value == gbps
@@ -214,9 +225,17 @@ def test_m4_pro_has_fp32_but_no_fp16_ceiling() -> None:
 # ------------------------------------------------------------------ matching
 
 
-@pytest.mark.parametrize("name", [
-    "Apple M2 Max", "apple m2 max", "APPLE M2 MAX", "  Apple   M2\tMax  ", "M2 Max", "m2  max",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Apple M2 Max",
+        "apple m2 max",
+        "APPLE M2 MAX",
+        "  Apple   M2\tMax  ",
+        "M2 Max",
+        "m2  max",
+    ],
+)
 def test_name_matching_variants(name: str) -> None:
     chip = lookup_chip(name)
     assert chip is not None and chip.name == "Apple M2 Max"
@@ -260,14 +279,17 @@ def test_compute_units_is_used_when_gpu_cores_is_missing() -> None:
 # ------------------------------------------------------------------ unknown chips and malformed keys
 
 
-@pytest.mark.parametrize("info", [
-    {"backend": "metal", "name": "Apple A17 Pro GPU", "gpu_cores": 6},
-    {"backend": "metal", "name": "AMD Radeon Pro 5500M"},
-    {"backend": "metal"},
-    {},
-    {"name": None, "chip": None},
-    {"name": 3.5, "chip": ["Apple M2"], "gpu_cores": "ten"},
-])
+@pytest.mark.parametrize(
+    "info",
+    [
+        {"backend": "metal", "name": "Apple A17 Pro GPU", "gpu_cores": 6},
+        {"backend": "metal", "name": "AMD Radeon Pro 5500M"},
+        {"backend": "metal"},
+        {},
+        {"name": None, "chip": None},
+        {"name": 3.5, "chip": ["Apple M2"], "gpu_cores": "ten"},
+    ],
+)
 def test_unknown_chip_or_missing_keys_give_no_ceilings(info: Dict[str, object]) -> None:
     d, ceilings = apple_theoretical(info)
     assert ceilings == []
@@ -298,11 +320,24 @@ def test_malformed_core_count_gives_no_compute_ceiling_and_does_not_raise(cores:
 
 def test_table_covers_m1_to_m5() -> None:
     expected = {
-        "Apple M1", "Apple M1 Pro", "Apple M1 Max", "Apple M1 Ultra",
-        "Apple M2", "Apple M2 Pro", "Apple M2 Max", "Apple M2 Ultra",
-        "Apple M3", "Apple M3 Pro", "Apple M3 Max", "Apple M3 Ultra",
-        "Apple M4", "Apple M4 Pro", "Apple M4 Max",
-        "Apple M5", "Apple M5 Pro", "Apple M5 Max",
+        "Apple M1",
+        "Apple M1 Pro",
+        "Apple M1 Max",
+        "Apple M1 Ultra",
+        "Apple M2",
+        "Apple M2 Pro",
+        "Apple M2 Max",
+        "Apple M2 Ultra",
+        "Apple M3",
+        "Apple M3 Pro",
+        "Apple M3 Max",
+        "Apple M3 Ultra",
+        "Apple M4",
+        "Apple M4 Pro",
+        "Apple M4 Max",
+        "Apple M5",
+        "Apple M5 Pro",
+        "Apple M5 Max",
     }
     assert set(APPLE_CHIPS) == expected
     assert APPLE_CHIPS["Apple M1 Max"].core_counts == (24, 32)
@@ -336,8 +371,11 @@ def test_every_figure_has_a_source(chip: AppleChip) -> None:
         assert bw is not None and src
 
 
-@pytest.mark.parametrize("chip", [c for c in APPLE_CHIPS.values() if c.clock_mhz is not None],
-                         ids=[k for k, c in APPLE_CHIPS.items() if c.clock_mhz is not None])
+@pytest.mark.parametrize(
+    "chip",
+    [c for c in APPLE_CHIPS.values() if c.clock_mhz is not None],
+    ids=[k for k, c in APPLE_CHIPS.items() if c.clock_mhz is not None],
+)
 def test_stated_tflops_agree_with_the_clock(chip: AppleChip) -> None:
     """Every cited TFLOPS figure is within 1 % of cores x 128 x 2 x clock, except the M1 Max's
     (Apple's 10.4 is 2.1 % below the 1296 MHz product; see the module docstring)."""

@@ -21,8 +21,9 @@ SKX_FLAGS = "fpu sse sse2 ht constant_tsc fma avx avx2 avx512f avx512dq avx512cd
 N1_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs"
 
 
-def _x86_block(i: int, vendor: str, family: int, model: int, name: str, flags: str,
-               phys: int, core: int, mhz: str = "2596.120") -> str:
+def _x86_block(
+    i: int, vendor: str, family: int, model: int, name: str, flags: str, phys: int, core: int, mhz: str = "2596.120"
+) -> str:
     return (
         f"processor\t: {i}\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\n"
         f"model name\t: {name}\nstepping\t: 1\ncpu MHz\t\t: {mhz}\nphysical id\t: {phys}\n"
@@ -85,8 +86,15 @@ def test_zen5_kvm_measures_clock_and_computes_avx512_peak(zen5_kvm: str) -> None
 
 
 def test_zen5_with_native_features_avx2_build(zen5_kvm: str) -> None:
-    feats = {"arch": "x86_64", "isa": "avx2", "vector_bits": 256, "fma": True,
-             "fp16_arithmetic": False, "logical_cpus": 2, "threads": 2}
+    feats = {
+        "arch": "x86_64",
+        "isa": "avx2",
+        "vector_bits": 256,
+        "fma": True,
+        "fp16_arithmetic": False,
+        "logical_cpus": 2,
+        "threads": 2,
+    }
     s = host_cpu_spec(feats, measure_clock=lambda: 2.5e9, proc_root=zen5_kvm)
     assert "cpu_features()" in s.vector_bits.source and "isa=avx2" in s.vector_bits.source
     # 256-bit ops on 512-bit pipes: still 2 FMA/cycle, 8 FP32 lanes.
@@ -123,14 +131,19 @@ def test_clock_unknown_when_nothing_readable(tmp_path: Path) -> None:
 
 def _skx(tmp_path: Path, name: str) -> str:
     # 2 cores with Hyper-Threading: 4 logical CPUs.
-    info = "".join(
-        _x86_block(i, "GenuineIntel", 6, 85, name, SKX_FLAGS, 0, i % 2) for i in range(4)
-    )
+    info = "".join(_x86_block(i, "GenuineIntel", 6, 85, name, SKX_FLAGS, 0, i % 2) for i in range(4))
     return _tree(tmp_path, info, {0: 3700000})
 
 
-AVX512_FEATS = {"arch": "x86_64", "isa": "avx512", "vector_bits": 512, "fma": True,
-                "fp16_arithmetic": False, "logical_cpus": 4, "threads": 4}
+AVX512_FEATS = {
+    "arch": "x86_64",
+    "isa": "avx512",
+    "vector_bits": 512,
+    "fma": True,
+    "fp16_arithmetic": False,
+    "logical_cpus": 4,
+    "threads": 4,
+}
 
 
 def test_skylake_sp_gold_uses_cpufreq_and_two_fma_units(tmp_path: Path) -> None:
@@ -179,8 +192,15 @@ def test_neoverse_n1(tmp_path: Path) -> None:
     assert s.peak_gflops("fp64") == pytest.approx(4 * 2 * 2 * 2 * 2.5)
     assert s.peak_gflops("fp16") == pytest.approx(4 * 8 * 2 * 2 * 2.5)
     names = [c.name for c in theoretical_ceilings(s)]
-    assert names == ["FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP",
-                     "FP64", "GEMM FP32", "GEMM FP64"]
+    assert names == [
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP16 vector",
+        "FP16 scalar ILP",
+        "FP64",
+        "GEMM FP32",
+        "GEMM FP64",
+    ]
 
 
 def test_heterogeneous_arm_sums_groups(tmp_path: Path) -> None:
@@ -231,13 +251,20 @@ def _fake_sysctl(values: Dict[str, str]):  # type: ignore[no-untyped-def]
 
 
 def test_apple_m1_groups_and_unknown_e_clock() -> None:
-    sc = _fake_sysctl({
-        "machdep.cpu.brand_string": "Apple M1", "hw.logicalcpu": "8",
-        "hw.perflevel0.physicalcpu": "4", "hw.perflevel1.physicalcpu": "4",
-    })
-    s = host_cpu_spec({"arch": "arm64", "isa": "neon", "vector_bits": 128, "fma": True,
-                       "fp16_arithmetic": True, "logical_cpus": 8},
-                      measure_clock=lambda: 3.2e9, proc_root="/nonexistent", sysctl=sc)
+    sc = _fake_sysctl(
+        {
+            "machdep.cpu.brand_string": "Apple M1",
+            "hw.logicalcpu": "8",
+            "hw.perflevel0.physicalcpu": "4",
+            "hw.perflevel1.physicalcpu": "4",
+        }
+    )
+    s = host_cpu_spec(
+        {"arch": "arm64", "isa": "neon", "vector_bits": 128, "fma": True, "fp16_arithmetic": True, "logical_cpus": 8},
+        measure_clock=lambda: 3.2e9,
+        proc_root="/nonexistent",
+        sysctl=sc,
+    )
     assert s.vendor == "Apple" and s.arch == "arm64"
     p, e = s.groups()
     assert (p.name, p.cores.value, p.fma_pipes.value) == ("P", 4, 4)
@@ -251,8 +278,9 @@ def test_apple_m1_groups_and_unknown_e_clock() -> None:
 
 
 def test_apple_unverified_chip_is_unknown() -> None:
-    sc = _fake_sysctl({"machdep.cpu.brand_string": "Apple M3 Pro",
-                       "hw.perflevel0.physicalcpu": "6", "hw.perflevel1.physicalcpu": "6"})
+    sc = _fake_sysctl(
+        {"machdep.cpu.brand_string": "Apple M3 Pro", "hw.perflevel0.physicalcpu": "6", "hw.perflevel1.physicalcpu": "6"}
+    )
     s = host_cpu_spec(None, measure_clock=lambda: 4.0e9, proc_root="/nonexistent", sysctl=sc)
     assert "unknown microarchitecture: Apple M3" in s.fma_pipes.source
     assert s.peak_gflops("fp32") is None
@@ -263,10 +291,15 @@ def test_apple_unverified_chip_is_unknown() -> None:
 
 def _spec(clock: float = 2.6e9, fp16: bool = False) -> CpuSpec:
     return CpuSpec(
-        model="test", vendor="AMD", arch="x86_64",
-        physical_cores=Figure(2, "cores", "test"), logical_cpus=2,
-        clock_hz=Figure(clock, "Hz", "test clock"), vector_bits=Figure(512, "bits", "test"),
-        fma_pipes=Figure(2, "pipes", "test table"), fp16=fp16,
+        model="test",
+        vendor="AMD",
+        arch="x86_64",
+        physical_cores=Figure(2, "cores", "test"),
+        logical_cpus=2,
+        clock_hz=Figure(clock, "Hz", "test clock"),
+        vector_bits=Figure(512, "bits", "test"),
+        fma_pipes=Figure(2, "pipes", "test table"),
+        fp16=fp16,
     )
 
 
@@ -294,8 +327,15 @@ def test_theoretical_ceilings_pair_with_measured_names() -> None:
     pytest.importorskip("apple_roofline.roofline.records")
     cs = theoretical_ceilings(_spec(fp16=True))
     by = {c.name: c for c in cs}
-    assert set(by) == {"FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP",
-                       "FP64", "GEMM FP32", "GEMM FP64"}
+    assert set(by) == {
+        "FP32 vector",
+        "FP32 scalar ILP",
+        "FP16 vector",
+        "FP16 scalar ILP",
+        "FP64",
+        "GEMM FP32",
+        "GEMM FP64",
+    }
     assert all(c.source == "theoretical" and c.kind == "compute" and c.unit == "GFLOP/s" for c in cs)
     assert by["FP32 vector"].value == by["FP32 scalar ILP"].value == by["GEMM FP32"].value == pytest.approx(332.8)
     assert by["FP64"].value == by["GEMM FP64"].value == pytest.approx(166.4)

@@ -149,8 +149,9 @@ def test_a100() -> None:
     assert _close(c["GEMM INT8"].value, 624e3)
     assert c["GEMM FP16"].value == 108 * 2048 * 1.41e9 / 1e9
     omitted = cuda_theoretical(A100)[0]["theoretical"]["omitted"]  # type: ignore[index]
-    assert "GEMM FP8" not in c and omitted["GEMM FP8"] == ("tensor cores of cc 8.0 have no FP8 mode (introduced "
-                                                            "with Ada, cc 8.9, and Hopper, cc 9.0)")
+    assert "GEMM FP8" not in c and omitted["GEMM FP8"] == (
+        "tensor cores of cc 8.0 have no FP8 mode (introduced with Ada, cc 8.9, and Hopper, cc 9.0)"
+    )
 
 
 # ------------------------------------------------------------------ RTX 4090 (cc 8.9, GeForce)
@@ -291,8 +292,14 @@ def test_missing_memory_keys_omit_bandwidth_with_a_reason() -> None:
         {},
         {"backend": "cuda"},
         {"backend": "cuda", "compute_units": True, "clock_hz": "fast", "cc_major": None},
-        {"backend": "cuda", "compute_units": -3, "clock_hz": float("nan"), "memory_clock_hz": 0,
-         "memory_bus_bits": 12.5, "compute_capability": "nine"},
+        {
+            "backend": "cuda",
+            "compute_units": -3,
+            "clock_hz": float("nan"),
+            "memory_clock_hz": 0,
+            "memory_bus_bits": 12.5,
+            "compute_capability": "nine",
+        },
         {"backend": "cuda", "compute_units": 132.0, "clock_hz": 1.98e9, "compute_capability": "9.0"},
     ],
 )

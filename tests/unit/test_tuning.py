@@ -45,7 +45,7 @@ class FakeBuffer:
 
     def write(self, arr: np.ndarray, offset: int) -> None:
         b = np.ascontiguousarray(arr).view(np.uint8).ravel()
-        self.data[offset:offset + b.size] = b
+        self.data[offset : offset + b.size] = b
 
     def view(self, dtype: str) -> np.ndarray:
         return self.data.view(dtype)
@@ -66,8 +66,9 @@ class FakeKernel:
 
     timer = ""
 
-    def __init__(self, entry: str, block: int, broken: bool, constants: Dict[str, Any],
-                 memo: Dict[Tuple[str, int], np.ndarray]) -> None:
+    def __init__(
+        self, entry: str, block: int, broken: bool, constants: Dict[str, Any], memo: Dict[Tuple[str, int], np.ndarray]
+    ) -> None:
         self.entry, self.block, self.broken, self.constants, self.memo = entry, block, broken, constants, memo
         self.simd_width, self.max_block = SIMD, 1024
         self.wave_items = SMS * (2048 // block) * block
@@ -120,8 +121,15 @@ class FakeBackend:
         self.memo: Dict[Tuple[str, int], np.ndarray] = {}
 
     def info(self) -> Dict[str, Any]:
-        return {"backend": "cuda", "name": "Fake GPU", "index": 0, "compute_units": SMS,
-                "memory_bytes": 48 << 20, "max_threads_per_block": 1024, "llc_bytes": self.llc_bytes}
+        return {
+            "backend": "cuda",
+            "name": "Fake GPU",
+            "index": 0,
+            "compute_units": SMS,
+            "memory_bytes": 48 << 20,
+            "max_threads_per_block": 1024,
+            "llc_bytes": self.llc_bytes,
+        }
 
     def alloc(self, nbytes: int) -> FakeBuffer:
         self.allocs += 1
@@ -131,7 +139,9 @@ class FakeBackend:
         block = int(constants.get("BLOCK", 256))
         self.compiled.append((entry, block))
         if block > self.max_pipeline:
-            raise ValueError(f"constant BLOCK {block} exceeds the {self.max_pipeline} threads per block kernel '{entry}' allows")
+            raise ValueError(
+                f"constant BLOCK {block} exceeds the {self.max_pipeline} threads per block kernel '{entry}' allows"
+            )
         k = FakeKernel(entry, block, self.broken or block in self.broken_blocks, dict(constants), self.memo)
         if not self.simd:
             k.simd_width = k.max_block = k.block = k.wave_items = 0
@@ -155,9 +165,12 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     """The fake backend, opened for "cuda:0"; the extension's exception types stand in as a fake
     ``apple_roofline._native`` (the unit tier never loads the extension)."""
     native = types.ModuleType("apple_roofline._native")
-    native._core = types.SimpleNamespace(BackendError=_BackendError, CompileError=_CompileError,  # type: ignore[attr-defined]
-                                         UnsupportedError=_UnsupportedError,
-                                         kernel_cache_stats=lambda: {"warnings": []})
+    native._core = types.SimpleNamespace(
+        BackendError=_BackendError,
+        CompileError=_CompileError,  # type: ignore[attr-defined]
+        UnsupportedError=_UnsupportedError,
+        kernel_cache_stats=lambda: {"warnings": []},
+    )
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     backend = FakeBackend()
     monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
@@ -177,8 +190,9 @@ def test_candidates_are_multiples_of_the_simd_width() -> None:
     assert device_block_limit({"max_threads_per_block": 512}) == 512
 
 
-@pytest.mark.parametrize("bad, problem", [(48, "not a multiple of the SIMD width"), (2048, "out of range"),
-                                          ("x", "not an integer")])
+@pytest.mark.parametrize(
+    "bad, problem", [(48, "not a multiple of the SIMD width"), (2048, "out of range"), ("x", "not an integer")]
+)
 def test_bad_block_names_the_valid_range(bad: object, problem: str) -> None:
     with pytest.raises(OptionError, match=f"{problem}.*multiples of 32 from 32 to 1024"):
         check_blocks([64, bad], 32, 1024)
@@ -217,8 +231,11 @@ def test_every_size_rejected_is_nothing_measured(fake: FakeBackend, tmp_path: Pa
     exit 1) with the compiler's reason, and the command writes no tune.json."""
     from apple_roofline.cli.app import app
 
-    with pytest.raises(CannotMeasure, match=r"^nothing measured: Fake GPU ran no kernel at any block size: "
-                                            r"block 1024: constant BLOCK 1024 exceeds the 512 threads"):
+    with pytest.raises(
+        CannotMeasure,
+        match=r"^nothing measured: Fake GPU ran no kernel at any block size: "
+        r"block 1024: constant BLOCK 1024 exceeds the 512 threads",
+    ):
         _tune(blocks=[1024])
     out = tmp_path / "o"
     r = CliRunner().invoke(app, ["tune", "-d", "cuda:0", "-s", "stream", "--block", "1024", "-o", str(out)])
@@ -249,15 +266,18 @@ def test_results_file_round_trips_and_views(fake: FakeBackend, tmp_path: Path) -
     assert "best" in format_tune(study, "csv")
     d = json.loads((tmp_path / "tune.json").read_text())
     d["measurements"][0]["params"]["block"] = "big"
-    with pytest.raises(ValueError, match=r"measurements\[0\]\.params\.block must be a non-negative integer \(a count\), not 'big'"):
+    with pytest.raises(
+        ValueError, match=r"measurements\[0\]\.params\.block must be a non-negative integer \(a count\), not 'big'"
+    ):
         TuneStudy.from_dict(d)
 
 
 def test_run_tune_measures_each_suite_at_its_best_size(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
-    run = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False,
-                                       tuner=QuickTuner(2))
+    run = roofline_runner.run_roofline(
+        "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, tuner=QuickTuner(2)
+    )
     assert run.measurements and all(m.params["block"] == 128 for m in run.measurements)
     assert "quick tune" in str(run.device["tune"])
     fake.max_pipeline = 1024
@@ -269,16 +289,18 @@ def test_run_tune_file_uses_the_study(fake: FakeBackend, monkeypatch: pytest.Mon
     study = _tune(blocks=[64, 96])  # best of these: 96 (closer to 128)
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
-    run = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False,
-                                       tuner=FileTuner(study, "t.json"))
+    run = roofline_runner.run_roofline(
+        "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, tuner=FileTuner(study, "t.json")
+    )
     assert {m.params["block"] for m in run.measurements} == {96}
 
 
 def test_cli_tune_writes_files_and_rejects_bad_sizes(fake: FakeBackend, tmp_path: Path) -> None:
     from apple_roofline.cli.app import app
 
-    r = CliRunner().invoke(app, ["tune", "-d", "cuda:0", "-s", "stream", "--block", "64,128", "--reps", "2",
-                                 "-o", str(tmp_path)])
+    r = CliRunner().invoke(
+        app, ["tune", "-d", "cuda:0", "-s", "stream", "--block", "64,128", "--reps", "2", "-o", str(tmp_path)]
+    )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "tune.md").exists() and "best block 128" in r.output
     r = CliRunner().invoke(app, ["tune", "-d", "cuda:0", "-s", "stream", "--block", "48", "-o", str(tmp_path)])
@@ -300,6 +322,7 @@ class _Work:
             def ref(*args: Any) -> Any:
                 self.refs[f"stream/{sk.name}"] += 1
                 return sk.ref(*args)
+
             return dataclasses.replace(sk, ref=ref)
 
         def fma_reference(fk: FmaKernel, x: Any, F: int, dtype: str, *args: Any) -> Any:
@@ -333,8 +356,9 @@ class _Work:
 
 
 @pytest.mark.parametrize("suite, fixed_launch", [("stream", True), ("sweep", True), ("peak", False), ("idiv", False)])
-def test_work_per_kernel_does_not_grow_with_the_sizes(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch,
-                                                      suite: str, fixed_launch: bool) -> None:
+def test_work_per_kernel_does_not_grow_with_the_sizes(
+    fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, suite: str, fixed_launch: bool
+) -> None:
     """Buffers are allocated and references built once per kernel, whatever the number of sizes
     (the speed-up of rebinding a planned case, docs/design.md, "Threadgroup-size tuning"); where
     the launch does not depend on the block, the inputs are also written once. (The whole-wave
@@ -353,15 +377,16 @@ def test_work_per_kernel_does_not_grow_with_the_sizes(fake: FakeBackend, monkeyp
         assert fills_many == fills_few > 0
 
 
-@pytest.mark.parametrize("suite, kernel", [("stream", None), ("sweep", None), ("peak", "vec4_indep4"),
-                                           ("idiv", "idiv/div_argument/uint32")])
-def test_a_wrong_output_at_one_size_is_caught_after_a_correct_one(fake: FakeBackend, suite: str,
-                                                                  kernel: Any) -> None:
+@pytest.mark.parametrize(
+    "suite, kernel", [("stream", None), ("sweep", None), ("peak", "vec4_indep4"), ("idiv", "idiv/div_argument/uint32")]
+)
+def test_a_wrong_output_at_one_size_is_caught_after_a_correct_one(fake: FakeBackend, suite: str, kernel: Any) -> None:
     """The kernel built at 128 writes nothing: the output of the correct 64 before it must not pass
     for it (the output is poisoned again before every size), and the correct 256 after it passes."""
     fake.broken_blocks = {128}
-    study = runner.run_tune("cuda:0", [suite], array_bytes=64 << 10, reps=2, blocks=[64, 128, 256],
-                            kernels=[kernel] if kernel else None)
+    study = runner.run_tune(
+        "cuda:0", [suite], array_bytes=64 << 10, reps=2, blocks=[64, 128, 256], kernels=[kernel] if kernel else None
+    )
     assert study.kernels()
     for k in study.kernels():
         got = {int(m.params["block"]): m.valid for m in study.points(k)}
@@ -377,7 +402,9 @@ def test_quick_tune_uses_the_smallest_dram_arrays(fake: FakeBackend) -> None:
     assert dram_array_bytes({"llc_bytes": (50 << 20) + 1, "memory_bytes": 80 << 30}) == 201 << 20
     fake.llc_bytes = 1 << 20
     study = runner.run_tune("cuda:0", ["stream"], quick=True, blocks=[128], reps=2, kernels=["triad"])
-    assert study.params["array_bytes"] == 4 << 20 and study.points("stream/triad/fp32")[0].params["array_bytes"] == 4 << 20
+    assert (
+        study.params["array_bytes"] == 4 << 20 and study.points("stream/triad/fp32")[0].params["array_bytes"] == 4 << 20
+    )
     assert study.measurements[0].ceiling_class == "DRAM bandwidth"
     full = runner.run_tune("cuda:0", ["stream"], blocks=[128], reps=2, kernels=["triad"])
     assert full.params["array_bytes"] == (48 << 20) // 6  # a run's default (capped by the fake's memory)
@@ -414,8 +441,9 @@ def test_cli_plot_and_report_read_a_tuning_study(fake: FakeBackend, tmp_path: Pa
     assert r.exit_code == 1 and "no valid point" in r.output
 
 
-def test_resume_measures_only_the_points_its_journal_lacks(fake: FakeBackend, monkeypatch: pytest.MonkeyPatch,
-                                                           resume_check: Any) -> None:
+def test_resume_measures_only_the_points_its_journal_lacks(
+    fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, resume_check: Any
+) -> None:
     calls: List[int] = []
     measure = runner.measure_case
 
@@ -424,5 +452,6 @@ def test_resume_measures_only_the_points_its_journal_lacks(fake: FakeBackend, mo
         return measure(*a, **kw)
 
     monkeypatch.setattr(runner, "measure_case", counted)
-    resume_check("tune", TuneStudy, lambda j: _tune(blocks=[64, 128], journal=j), lambda s: s.measurements,
-                 lambda: len(calls))
+    resume_check(
+        "tune", TuneStudy, lambda j: _tune(blocks=[64, 128], journal=j), lambda s: s.measurements, lambda: len(calls)
+    )

@@ -41,10 +41,35 @@ def raw_table(path: Path) -> List[Dict[str, str]]:
     return [dict(zip(header, r), **{f"{h}|unit": u for h, u in zip(header, units)}) for r in rows[2:] if r]
 
 
-_SCALE = {"": 1.0, "byte": 1.0, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "byte/s": 1.0, "hz": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6,
-          "msecond": 1e-3, "second": 1.0, "inst": 1.0, "inst/cycle": 1.0, "cycle/nsecond": 1e9, "cycle/usecond": 1e6,
-          "cycle/second": 1.0, "Ghz": 1e9, "Mhz": 1e6, "byte/second": 1.0, "Kbyte/second": 1e3, "Mbyte/second": 1e6,
-          "Gbyte/second": 1e9, "Tbyte/second": 1e12}
+_SCALE = {
+    "": 1.0,
+    "byte": 1.0,
+    "ns": 1e-9,
+    "us": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "byte/s": 1.0,
+    "hz": 1.0,
+    "Kbyte": 1e3,
+    "Mbyte": 1e6,
+    "Gbyte": 1e9,
+    "nsecond": 1e-9,
+    "usecond": 1e-6,
+    "msecond": 1e-3,
+    "second": 1.0,
+    "inst": 1.0,
+    "inst/cycle": 1.0,
+    "cycle/nsecond": 1e9,
+    "cycle/usecond": 1e6,
+    "cycle/second": 1.0,
+    "Ghz": 1e9,
+    "Mhz": 1e6,
+    "byte/second": 1.0,
+    "Kbyte/second": 1e3,
+    "Mbyte/second": 1e6,
+    "Gbyte/second": 1e9,
+    "Tbyte/second": 1e12,
+}
 
 
 def value(row: Dict[str, str], metric: str) -> float:
@@ -56,10 +81,26 @@ def value(row: Dict[str, str], metric: str) -> float:
 # units and numbers
 
 
-@pytest.mark.parametrize("unit, scale", [
-    ("byte", 1.0), ("Kbyte", 1e3), ("Mbyte", 1e6), ("Gbyte", 1e9), ("nsecond", 1e-9), ("usecond", 1e-6),
-    ("msecond", 1e-3), ("inst", 1.0), ("inst/cycle", 1.0), ("cycle/nsecond", 1e9), ("Tbyte/second", 1e12),
-    ("Ghz", 1e9), ("%", 1.0), ("", 1.0), ("Kibyte", 1024.0)])
+@pytest.mark.parametrize(
+    "unit, scale",
+    [
+        ("byte", 1.0),
+        ("Kbyte", 1e3),
+        ("Mbyte", 1e6),
+        ("Gbyte", 1e9),
+        ("nsecond", 1e-9),
+        ("usecond", 1e-6),
+        ("msecond", 1e-3),
+        ("inst", 1.0),
+        ("inst/cycle", 1.0),
+        ("cycle/nsecond", 1e9),
+        ("Tbyte/second", 1e12),
+        ("Ghz", 1e9),
+        ("%", 1.0),
+        ("", 1.0),
+        ("Kibyte", 1024.0),
+    ],
+)
 def test_unit_scale(unit: str, scale: float) -> None:
     assert unit_scale(unit) == pytest.approx(scale)
 
@@ -80,20 +121,32 @@ def test_synthetic_export_dots_match_the_raw_metrics() -> None:
     kernels = load_kernels(SYNTHETIC)
     assert kernels.kind == "ncu" and kernels.device == "NVIDIA H200"
     rows = raw_table(SYNTHETIC)
-    for kernel in ("sgemm_128x64_nn", "hgemm_tensorop_f16", "stream_triad(float*, const float*, const float*, float, long)"):
+    for kernel in (
+        "sgemm_128x64_nn",
+        "hgemm_tensorop_f16",
+        "stream_triad(float*, const float*, const float*, float, long)",
+    ):
         mine = [r for r in rows if r["Kernel Name"] == kernel]
         seconds = sum(value(r, "gpu__time_duration.sum") for r in mine)
         # the sections' achieved work: FP32 (fadd + fmul + 2 ffma) per cycle x SM clock, plus the tensor ops
         flops = 0.0
         for r in mine:
             t = value(r, "gpu__time_duration.sum")
-            fp32 = sum(w * value(r, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
-                       for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2)))
+            fp32 = sum(
+                w * value(r, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum.per_cycle_elapsed")
+                for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2))
+            )
             flops += fp32 * value(r, "smsp__cycles_elapsed.avg.per_second") * t
-            flops += (value(r, "sm__ops_path_tensor_src_fp16.sum.per_cycle_elapsed")
-                      * value(r, "sm__cycles_elapsed.avg.per_second") * t)  # src_fp16_dst_fp32 is inside it
-        bytes_at = {"DRAM": "dram__bytes.sum.per_second", "L2": "derived__lts__lts2xbar_bytes.sum.per_second",
-                    "L1": "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second"}
+            flops += (
+                value(r, "sm__ops_path_tensor_src_fp16.sum.per_cycle_elapsed")
+                * value(r, "sm__cycles_elapsed.avg.per_second")
+                * t
+            )  # src_fp16_dst_fp32 is inside it
+        bytes_at = {
+            "DRAM": "dram__bytes.sum.per_second",
+            "L2": "derived__lts__lts2xbar_bytes.sum.per_second",
+            "L1": "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",
+        }
         dots = {d.level: d for d in kernels.dots if d.kernel == kernel}
         assert set(dots) == {"L1", "L2", "DRAM"}
         for level, metric in bytes_at.items():
@@ -130,10 +183,17 @@ def _csv(header: Sequence[str], units: Sequence[str], rows: Sequence[Sequence[st
 
 
 def test_simple_totals_and_counts() -> None:
-    text = _csv(["gpu__time_duration.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
-                 "dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"],
-                ["msecond", "inst", "Gbyte", "Mbyte", "byte"],
-                [["k", "2.5", "1,000,000,000", "1.5", "3,000", "9,000,000,000"]])
+    text = _csv(
+        [
+            "gpu__time_duration.sum",
+            "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            "dram__bytes.sum",
+            "lts__t_bytes.sum",
+            "l1tex__t_bytes.sum",
+        ],
+        ["msecond", "inst", "Gbyte", "Mbyte", "byte"],
+        [["k", "2.5", "1,000,000,000", "1.5", "3,000", "9,000,000,000"]],
+    )
     ks = read_ncu_csv(text, source="totals.csv")
     dots = {d.level: d for d in ks.dots}
     assert dots["DRAM"].flops == 2e9 and dots["DRAM"].bytes == 1.5e9 and dots["DRAM"].seconds == pytest.approx(2.5e-3)
@@ -143,8 +203,11 @@ def test_simple_totals_and_counts() -> None:
 
 
 def test_missing_metrics_are_named() -> None:
-    text = _csv(["gpu__time_duration.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum"],
-                ["usecond", "inst", "byte"], [["k", "10", "100", "400"]])
+    text = _csv(
+        ["gpu__time_duration.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum"],
+        ["usecond", "inst", "byte"],
+        [["k", "10", "100", "400"]],
+    )
     ks = read_ncu_csv(text)
     assert [d.level for d in ks.dots] == ["DRAM"]
     missing = {u.level: u for u in ks.unplaced}
@@ -158,11 +221,14 @@ def test_missing_metrics_are_named() -> None:
     assert "gpu__time_duration.sum" in no_time.unplaced[0].missing
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("a,b,c\n1,2,3\n", "not an Nsight Compute raw CSV"),
-    ('"ID","Process ID","Section Name","Metric Name","Metric Unit","Metric Value"\n', "--page raw"),
-    ('"ID","Kernel Name","dram__bytes.sum"\n"","","furlong"\n"0","k","1"\n', "furlong"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("a,b,c\n1,2,3\n", "not an Nsight Compute raw CSV"),
+        ('"ID","Process ID","Section Name","Metric Name","Metric Unit","Metric Value"\n', "--page raw"),
+        ('"ID","Kernel Name","dram__bytes.sum"\n"","","furlong"\n"0","k","1"\n', "furlong"),
+    ],
+)
 def test_not_an_export_is_one_line(text: str, needle: str) -> None:
     with pytest.raises(ResultsError, match="x.csv") as info:
         read_ncu_csv(text, source="x.csv")
@@ -187,61 +253,76 @@ def test_filter_by_name_and_share_keeps_the_file_shares() -> None:
 
 
 def _model() -> RooflineModel:
-    return RooflineModel([
-        Ceiling("DRAM bandwidth", "bandwidth", 4000.0, "GB/s", "measured", "t"),
-        Ceiling("L2 bandwidth", "bandwidth", 10000.0, "GB/s", "measured", "t", working_set=(1 << 20, 1 << 24)),
-        Ceiling("FP32 vector", "compute", 60000.0, "GFLOP/s", "measured", "t"),
-        Ceiling("GEMM FP32", "compute", 50000.0, "GFLOP/s", "measured", "t"),
-        Ceiling("GEMM FP16", "compute", 700000.0, "GFLOP/s", "measured", "t"),
-        Ceiling("FP16 vector", "compute", 120000.0, "GFLOP/s", "measured", "t"),
-        Ceiling("GEMM FP64", "compute", 90000.0, "GFLOP/s", "theoretical", "t"),
-    ])
+    return RooflineModel(
+        [
+            Ceiling("DRAM bandwidth", "bandwidth", 4000.0, "GB/s", "measured", "t"),
+            Ceiling("L2 bandwidth", "bandwidth", 10000.0, "GB/s", "measured", "t", working_set=(1 << 20, 1 << 24)),
+            Ceiling("FP32 vector", "compute", 60000.0, "GFLOP/s", "measured", "t"),
+            Ceiling("GEMM FP32", "compute", 50000.0, "GFLOP/s", "measured", "t"),
+            Ceiling("GEMM FP16", "compute", 700000.0, "GFLOP/s", "measured", "t"),
+            Ceiling("FP16 vector", "compute", 120000.0, "GFLOP/s", "measured", "t"),
+            Ceiling("GEMM FP64", "compute", 90000.0, "GFLOP/s", "theoretical", "t"),
+        ]
+    )
 
 
 def test_placement_binding_and_speedup() -> None:
-    dots = (KernelDot("mem", "DRAM", 1e9, 1e10, 0.01, precision="fp32"),      # 0.1 FLOP/B, 100 GFLOP/s
-            KernelDot("mem", "L2", 1e9, 2e10, 0.01, precision="fp32"),        # 0.05 FLOP/B
-            KernelDot("mem", "L1", 1e9, 4e10, 0.01, precision="fp32"),
-            KernelDot("mma", "DRAM", 1e15, 1e11, 2.0, precision="fp16", pipe="tensor"),  # 1e4 FLOP/B, 500 TFLOP/s
-            KernelDot("hfma", "DRAM", 1e14, 1e10, 2.0, precision="fp16", pipe="fma"),
-            KernelDot("dp", "DRAM", 1e12, 1e9, 1.0, precision="fp64"))
+    dots = (
+        KernelDot("mem", "DRAM", 1e9, 1e10, 0.01, precision="fp32"),  # 0.1 FLOP/B, 100 GFLOP/s
+        KernelDot("mem", "L2", 1e9, 2e10, 0.01, precision="fp32"),  # 0.05 FLOP/B
+        KernelDot("mem", "L1", 1e9, 4e10, 0.01, precision="fp32"),
+        KernelDot("mma", "DRAM", 1e15, 1e11, 2.0, precision="fp16", pipe="tensor"),  # 1e4 FLOP/B, 500 TFLOP/s
+        KernelDot("hfma", "DRAM", 1e14, 1e10, 2.0, precision="fp16", pipe="fma"),
+        KernelDot("dp", "DRAM", 1e12, 1e9, 1.0, precision="fp64"),
+    )
     placed = {(p.dot.kernel, p.dot.level): p for p in place(_model(), KernelSet(dots))}
     mem = placed[("mem", "DRAM")]
     assert mem.binding is not None and mem.binding.name == "DRAM bandwidth"
     assert mem.attainable == pytest.approx(400.0) and mem.speedup == pytest.approx(4.0)
-    assert mem.roof is not None and mem.roof.name == "FP32 vector"        # the highest FP32 ceiling
+    assert mem.roof is not None and mem.roof.name == "FP32 vector"  # the highest FP32 ceiling
     l2 = placed[("mem", "L2")]
     assert l2.binding is not None and l2.binding.name == "L2 bandwidth" and l2.attainable == pytest.approx(500.0)
     l1 = placed[("mem", "L1")]
-    assert l1.binding is None and "L1" in l1.note                         # no measured L1 ceiling: says so
+    assert l1.binding is None and "L1" in l1.note  # no measured L1 ceiling: says so
     mma = placed[("mma", "DRAM")]
     assert mma.binding is not None and mma.binding.name == "GEMM FP16" and mma.speedup == pytest.approx(1.4)
     hfma = placed[("hfma", "DRAM")]
-    assert hfma.roof is not None and hfma.roof.name == "FP16 vector"     # FMA-pipe work: not the tensor cores' roof
+    assert hfma.roof is not None and hfma.roof.name == "FP16 vector"  # FMA-pipe work: not the tensor cores' roof
     dp = placed[("dp", "DRAM")]
-    assert dp.binding is None and "FP64" in dp.note                       # only a theoretical FP64 roof
+    assert dp.binding is None and "FP64" in dp.note  # only a theoretical FP64 roof
     assert mem.share == pytest.approx(0.01 / 5.01)
 
 
 def test_roof_follows_the_dtype() -> None:
     model = _model()
-    p32 = ar.Point("matmul", 2e12, 1.2e10, 0.05, dtype="fp32")             # 40 TFLOP/s at 167 FLOP/B
+    p32 = ar.Point("matmul", 2e12, 1.2e10, 0.05, dtype="fp32")  # 40 TFLOP/s at 167 FLOP/B
     assert model.roof(p32).name == "FP32 vector"
     assert model.efficiency(p32) == pytest.approx(40000.0 / 60000.0)
     untyped = ar.Point("matmul", 2e12, 1.2e10, 0.05)
-    assert model.roof(untyped).name == "GEMM FP16"                         # the peak, as before
+    assert model.roof(untyped).name == "GEMM FP16"  # the peak, as before
     assert model.efficiency(untyped) == pytest.approx(40000.0 / (4000.0 * 2e12 / 1.2e10))  # under DRAM's slope
     assert model.classify(ar.Point("m", 1e9, 1e8, 1.0, dtype="fp32")) == "memory-bound"  # 10 < ridge 15
     fp64 = roof_for(model.ceilings, "fp64")
-    assert fp64 is not None and fp64.name == "GEMM FP64"                   # theoretical when nothing measured
+    assert fp64 is not None and fp64.name == "GEMM FP64"  # theoretical when nothing measured
     assert ceiling_precision("CPU GEMM FP32") == "fp32" and ceiling_precision("DRAM bandwidth") is None
     with pytest.raises(ValueError, match="dtype"):
         ar.Point("x", 1, 1, 1, dtype="float32")
 
 
-@pytest.mark.parametrize("dtype, want", [
-    ("fp32", "fp32"), (np.float32, "fp32"), (np.dtype("float16"), "fp16"), ("float64", "fp64"),
-    ("torch.bfloat16", "bf16"), ("mlx.core.float32", "fp32"), ("int8", "int8"), (np.int32, None), (None, None)])
+@pytest.mark.parametrize(
+    "dtype, want",
+    [
+        ("fp32", "fp32"),
+        (np.float32, "fp32"),
+        (np.dtype("float16"), "fp16"),
+        ("float64", "fp64"),
+        ("torch.bfloat16", "bf16"),
+        ("mlx.core.float32", "fp32"),
+        ("int8", "int8"),
+        (np.int32, None),
+        (None, None),
+    ],
+)
 def test_precision_of_dtype(dtype: object, want: object) -> None:
     assert precision_of_dtype(dtype) == want
 
@@ -293,19 +374,24 @@ def test_plot_and_report_with_kernels(tmp_path: Path) -> None:
     assert out.stat().st_size > 0
     md = runner.invoke(app, ["report", str(run), "--kernels", str(SYNTHETIC), "--kernels-match", "hgemm"])
     assert md.exit_code == 0, md.output
-    section = md.stdout[md.stdout.index("## Your kernels"):]
-    assert "hgemm_tensorop_f16" in section and "GEMM FP16 (compute)" in section and "sgemm" not in section.split("##")[1]
-    assert "another device than this run's NVIDIA H100" in section   # an H200 profile on an H100 run
+    section = md.stdout[md.stdout.index("## Your kernels") :]
+    assert (
+        "hgemm_tensorop_f16" in section and "GEMM FP16 (compute)" in section and "sgemm" not in section.split("##")[1]
+    )
+    assert "another device than this run's NVIDIA H100" in section  # an H200 profile on an H100 run
     html = runner.invoke(app, ["report", str(run), "-f", "html", "--kernels", str(SYNTHETIC)])
     assert html.exit_code == 0 and "<h2>Your kernels</h2>" in html.stdout
-    assert "left below" in html.stdout and "<title>" in html.stdout   # the hover text of the dots
+    assert "left below" in html.stdout and "<title>" in html.stdout  # the hover text of the dots
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--kernels", "README"], "neither a kernels file"),
-    (["--kernels", "SYNTH", "--kernels-min-share", "150"], "0 to 100"),
-    (["--kernels-match", "x"], "--kernels FILE"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--kernels", "README"], "neither a kernels file"),
+        (["--kernels", "SYNTH", "--kernels-min-share", "150"], "0 to 100"),
+        (["--kernels-match", "x"], "--kernels FILE"),
+    ],
+)
 def test_kernels_option_errors(tmp_path: Path, args: List[str], needle: str) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("# not an export\n")
@@ -326,17 +412,28 @@ def test_report_kernels_needs_md_or_html() -> None:
 
 
 REAL = DATA / "ncu_h200_raw.csv"
-_OPS = {"fp32": (("fadd", 1), ("fmul", 1), ("ffma", 2)), "fp64": (("dadd", 1), ("dmul", 1), ("dfma", 2)),
-        "fp16": (("hadd", 2), ("hmul", 2), ("hfma", 4))}
+_OPS = {
+    "fp32": (("fadd", 1), ("fmul", 1), ("ffma", 2)),
+    "fp64": (("dadd", 1), ("dmul", 1), ("dfma", 2)),
+    "fp16": (("hadd", 2), ("hmul", 2), ("hfma", 4)),
+}
 
 
 #: Per level, the traffic metrics of ncu's hierarchical sections (bytes per second, or active
 #: cycles per second × bytes per cycle), then the simple totals (bytes): (metric, factor, is a rate).
-_TRAFFIC = {"DRAM": (("dram__bytes.sum.per_second", 1, True), ("dram__bytes.sum", 1, False)),
-            "L2": (("derived__lts__lts2xbar_bytes.sum.per_second", 1, True),
-                   ("lts__lts2xbar_cycles_active.sum.per_second", 32, True), ("lts__t_bytes.sum", 1, False)),
-            "L1": (("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1, True),
-                   ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128, True), ("l1tex__t_bytes.sum", 1, False))}
+_TRAFFIC = {
+    "DRAM": (("dram__bytes.sum.per_second", 1, True), ("dram__bytes.sum", 1, False)),
+    "L2": (
+        ("derived__lts__lts2xbar_bytes.sum.per_second", 1, True),
+        ("lts__lts2xbar_cycles_active.sum.per_second", 32, True),
+        ("lts__t_bytes.sum", 1, False),
+    ),
+    "L1": (
+        ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1, True),
+        ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128, True),
+        ("l1tex__t_bytes.sum", 1, False),
+    ),
+}
 
 
 def _traffic(row: Dict[str, str], level: str) -> float:
@@ -364,8 +461,11 @@ def _ncu_chart_figures(rows: List[Dict[str, str]], kernel: str, level: str) -> D
             if all(n in r for n in names):
                 rate = sum(w * value(r, n) for (_op, w), n in zip(ops, names))
                 work[p] = work.get(p, 0.0) + rate * value(r, "smsp__cycles_elapsed.avg.per_second") * t
-        tensor = [c for c in r if c.startswith("sm__ops_path_tensor_src_") and c.endswith(".sum.per_cycle_elapsed")
-                  and "|" not in c]
+        tensor = [
+            c
+            for c in r
+            if c.startswith("sm__ops_path_tensor_src_") and c.endswith(".sum.per_cycle_elapsed") and "|" not in c
+        ]
         paths = [c[: -len(".sum.per_cycle_elapsed")] for c in tensor]
         for c, path in zip(tensor, paths):
             if any(path != q and path.startswith(q + "_") for q in paths):
@@ -418,9 +518,16 @@ def test_measured_samples_survive_the_file(tmp_path: Path) -> None:
 
 
 def test_a_metric_not_used_may_have_any_unit() -> None:
-    text = _csv(["launch__occupancy_per_block_size", "gpu__time_duration.sum",
-                 "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "dram__bytes.sum"],
-                ["smoot/parsec", "nsecond", "inst", "Kbyte"], [["k", "7", "1,000", "500", "2"]])
+    text = _csv(
+        [
+            "launch__occupancy_per_block_size",
+            "gpu__time_duration.sum",
+            "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            "dram__bytes.sum",
+        ],
+        ["smoot/parsec", "nsecond", "inst", "Kbyte"],
+        [["k", "7", "1,000", "500", "2"]],
+    )
     (dot,) = [d for d in read_ncu_csv(text).dots if d.level == "DRAM"]
     assert dot.bytes == 2000.0 and dot.seconds == pytest.approx(1e-6) and dot.flops == 1000.0
 
@@ -462,6 +569,6 @@ def test_real_h200_export_on_the_h200_run() -> None:
     assert hgemm.speedup is not None and 1.0 < hgemm.speedup < 2.0
     triad = placed[("stream_triad_f32", "DRAM")]
     assert triad.binding is not None and triad.binding.name == "DRAM bandwidth"
-    assert triad.speedup is not None and 0.9 < triad.speedup < 1.1   # STREAM runs at the STREAM ceiling
-    assert ceiling_precision("Matrix E4M3→FP32 (wgmma)") == "fp8"    # a matrix unit's input, not its accumulator
+    assert triad.speedup is not None and 0.9 < triad.speedup < 1.1  # STREAM runs at the STREAM ceiling
+    assert ceiling_precision("Matrix E4M3→FP32 (wgmma)") == "fp8"  # a matrix unit's input, not its accumulator
     assert ceiling_precision("Matrix INT8→INT32 (mma.sync)") == "int8"

@@ -25,6 +25,7 @@ from apple_roofline.telemetry import NullSampler
 
 from conftest import build_m5_run
 
+
 def test_the_bound_is_ten_times_the_prediction_between_the_floor_and_the_cap() -> None:
     assert W.bound_for(1.0) == 10.0
     assert W.bound_for(1e-6) == W.FLOOR_S == 2.0
@@ -63,7 +64,8 @@ def test_a_runners_partial_study_carries_the_stop_among_its_warnings() -> None:
 
 
 def test_the_command_line_writes_the_partial_study_and_exits_1_after_a_stop(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(signals, "_ending", [])
     stop = DeviceStopped("fillrate rgba8unorm F=0", 2.0)
     partial = StudyInterrupted(build_m5_run(complete=False), stop)

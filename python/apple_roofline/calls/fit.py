@@ -100,8 +100,15 @@ def fit_call_cost(path: str, flops: Sequence[float], seconds: Sequence[float]) -
     if inv * float(f.max()) <= 1e-9 * float(t.max()):
         inv = 0.0  # rounding noise of a flat fit, not a rate
     rel = (t0 + f * inv) / t - 1.0
-    return CallFit(path, t0, inv, float(math.sqrt(float(np.mean(rel * rel)))), float(np.max(np.abs(rel))),
-                   int(f.size), (float(f.min()), float(f.max())))
+    return CallFit(
+        path,
+        t0,
+        inv,
+        float(math.sqrt(float(np.mean(rel * rel)))),
+        float(np.max(np.abs(rel))),
+        int(f.size),
+        (float(f.min()), float(f.max())),
+    )
 
 
 @dataclass(frozen=True)

@@ -121,14 +121,22 @@ class CallMeasurement:
         """JSON-ready dict; ``distribution`` (:data:`DISTRIBUTION_KEYS`) is for readers, ignored on reading."""
         d = self.distribution
         return {
-            "path": self.path, "batch": self.batch, "n": self.n, "flops": self.flops, "bytes": self.bytes,
-            "rows": self.rows, "valid": self.valid, "validation": self.validation,
+            "path": self.path,
+            "batch": self.batch,
+            "n": self.n,
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "rows": self.rows,
+            "valid": self.valid,
+            "validation": self.validation,
             "samples_s": list(self.samples_s),
             "distribution": {k: getattr(d, k) for k in DISTRIBUTION_KEYS},
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "measurement") -> "CallMeasurement":
+    def from_dict(
+        cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "measurement"
+    ) -> "CallMeasurement":
         """Build from :meth:`to_dict` output; a stored ``distribution`` must be the samples' own
         (:meth:`~apple_roofline.study.reader.Reader.statistics`), ``flops`` 2·B·N² and ``bytes``
         positive. Raises :class:`ResultsError` naming the field."""
@@ -136,18 +144,26 @@ class CallMeasurement:
         d = r.obj(d, where)
         samples = r.samples(d, "samples_s", where)
         if "distribution" in d:  # written for other readers: it must be the samples' own
-            r.statistics(r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples,
-                         DISTRIBUTION_FIELDS)
+            r.statistics(
+                r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples, DISTRIBUTION_FIELDS
+            )
         batch, n = r.nonneg_int(d, "batch", where, positive=True), r.nonneg_int(d, "n", where, positive=True)
         flops = r.nonneg_int(d, "flops", where)
         if flops != gemm_flops(batch, n, n):  # the FLOPs of the shape asked for, whatever the path computed
-            r.fail(f"{where}.flops {flops} is not the FLOPs of a {batch}×{n}² call (valid: 2·B·N² = "
-                   f"{gemm_flops(batch, n, n)})")
+            r.fail(
+                f"{where}.flops {flops} is not the FLOPs of a {batch}×{n}² call (valid: 2·B·N² = "
+                f"{gemm_flops(batch, n, n)})"
+            )
         try:
             return cls(
-                path=r.string(d, "path", where), batch=batch, n=n, flops=flops,
-                bytes=r.nonneg_int(d, "bytes", where, positive=True), samples_s=samples,
-                rows=r.nonneg_int(d, "rows", where, positive=True), valid=r.boolean(d, "valid", where),
+                path=r.string(d, "path", where),
+                batch=batch,
+                n=n,
+                flops=flops,
+                bytes=r.nonneg_int(d, "bytes", where, positive=True),
+                samples_s=samples,
+                rows=r.nonneg_int(d, "rows", where, positive=True),
+                valid=r.boolean(d, "valid", where),
                 validation=r.string(d, "validation", where, default=""),
             )
         except ResultsError:
@@ -175,8 +191,12 @@ class CallPathInfo:
         """Build from :meth:`to_dict` output. Raises :class:`ResultsError` naming the field."""
         r = Reader(source)
         d = r.obj(d, where)
-        return cls(r.string(d, "name", where), r.string(d, "label", where), r.string(d, "call", where),
-                   r.string(d, "device", where))
+        return cls(
+            r.string(d, "name", where),
+            r.string(d, "label", where),
+            r.string(d, "call", where),
+            r.string(d, "device", where),
+        )
 
 
 @dataclass(frozen=True)
@@ -223,8 +243,10 @@ class CallsStudy(Document):
 
     def of_path(self, name: str, *, valid_only: bool = True) -> List[CallMeasurement]:
         """The measurements of path ``name`` (only the valid ones by default), in order of FLOPs."""
-        return sorted((m for m in self.measurements if m.path == name and (m.valid or not valid_only)),
-                      key=lambda m: (m.flops, m.n))
+        return sorted(
+            (m for m in self.measurements if m.path == name and (m.valid or not valid_only)),
+            key=lambda m: (m.flops, m.n),
+        )
 
     def fits(self) -> List[CallFit]:
         """The fit of every path with at least 2 valid measurements of different FLOP counts
@@ -248,8 +270,17 @@ class CallsStudy(Document):
             "paths": [p.to_dict() for p in self.paths],
             "measurements": [m.to_dict() for m in self.measurements],
             "skipped": [s.to_dict() for s in self.skipped],
-            "fits": [{"path": f.path, "t0_s": f.t0_s, "rate_gflops": None if f.rate is None else f.rate / 1e9,
-                      "rms_rel": f.rms_rel, "max_rel": f.max_rel, "points": f.points} for f in self.fits()],
+            "fits": [
+                {
+                    "path": f.path,
+                    "t0_s": f.t0_s,
+                    "rate_gflops": None if f.rate is None else f.rate / 1e9,
+                    "rms_rel": f.rms_rel,
+                    "max_rel": f.max_rel,
+                    "points": f.points,
+                }
+                for f in self.fits()
+            ],
         }
 
     @classmethod
@@ -263,18 +294,23 @@ class CallsStudy(Document):
         """
         r = Reader(source)
         header = cls.read_header(d, r)
-        paths = tuple(CallPathInfo.from_dict(p, source=source, where=f"paths[{i}]")
-                      for i, p in enumerate(r.array(d, "paths", "")))
+        paths = tuple(
+            CallPathInfo.from_dict(p, source=source, where=f"paths[{i}]") for i, p in enumerate(r.array(d, "paths", ""))
+        )
         for i, f in enumerate(r.array(d, "fits", "", required=False)):
             _check_fit(r, r.obj(f, f"fits[{i}]"), f"fits[{i}]", {p.name for p in paths})
         return cls(
             **header,
             params=r.params(d),
             paths=paths,
-            measurements=tuple(CallMeasurement.from_dict(m, source=source, where=f"measurements[{i}]")
-                               for i, m in enumerate(r.array(d, "measurements", ""))),
-            skipped=tuple(PathSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
-                          for i, s in enumerate(r.array(d, "skipped", "", required=False))),
+            measurements=tuple(
+                CallMeasurement.from_dict(m, source=source, where=f"measurements[{i}]")
+                for i, m in enumerate(r.array(d, "measurements", ""))
+            ),
+            skipped=tuple(
+                PathSkipped.from_dict(s, source=source, where=f"skipped[{i}]")
+                for i, s in enumerate(r.array(d, "skipped", "", required=False))
+            ),
         )
 
 

@@ -109,8 +109,9 @@ class CallPath:
     dtype: str = "fp32"
 
 
-def _gemm_call(ctx: PathContext, backend: Any, kernel: Any, batch: int, n: int, rows: int, launch: int,
-               extra: Sequence[Any] = ()) -> PreparedCall:
+def _gemm_call(
+    ctx: PathContext, backend: Any, kernel: Any, batch: int, n: int, rows: int, launch: int, extra: Sequence[Any] = ()
+) -> PreparedCall:
     """Buffers A (rows×N, rows past B zero), W (N×N) and C (rows×N, NaN) on ``backend``; ``run`` is
     the native round-trip loop of ``kernel`` over (A, W, C, *extra) and ``launch`` work items."""
     rng = np.random.default_rng(batch * 4099 + n)
@@ -195,26 +196,50 @@ _SYNC = {"cuda": "cuStreamSynchronize", "metal": "waitUntilCompleted"}
 
 def _registry() -> Dict[str, CallPath]:
     paths = [
-        CallPath("blas", ("cpu", "cuda", "metal"),
-                 "cblas_sgemm on the host CPU, returning when the product is done; inputs in host memory",
-                 _blas, lambda ctx: blas_label(ctx.host().info()), runs_on=lambda ctx: "cpu"),
-        CallPath("cublas", ("cuda",),
-                 "cublasGemmEx (FP32) enqueued on the stream, then cuStreamSynchronize; inputs already on the device",
-                 _library, lambda ctx: "cuBLAS cublasGemmEx FP32"),
-        CallPath("mps", ("metal",),
-                 "MPSMatrixMultiplication (FP32) in one command buffer, committed, then waitUntilCompleted; "
-                 "inputs already in shared memory",
-                 _library, lambda ctx: "MetalPerformanceShaders MPSMatrixMultiplication FP32"),
-        CallPath("kernel", ("cuda", "metal"),
-                 "the tool's 16×16 tiled kernel, one launch, then the device's wait (cuStreamSynchronize, "
-                 "waitUntilCompleted); B padded to a multiple of 16 rows; inputs already on the device",
-                 _tiled, lambda ctx: f"{TILED_GEMM.name} ({TILED_GEMM.sources[ctx.backend_name][0]})"),
+        CallPath(
+            "blas",
+            ("cpu", "cuda", "metal"),
+            "cblas_sgemm on the host CPU, returning when the product is done; inputs in host memory",
+            _blas,
+            lambda ctx: blas_label(ctx.host().info()),
+            runs_on=lambda ctx: "cpu",
+        ),
+        CallPath(
+            "cublas",
+            ("cuda",),
+            "cublasGemmEx (FP32) enqueued on the stream, then cuStreamSynchronize; inputs already on the device",
+            _library,
+            lambda ctx: "cuBLAS cublasGemmEx FP32",
+        ),
+        CallPath(
+            "mps",
+            ("metal",),
+            "MPSMatrixMultiplication (FP32) in one command buffer, committed, then waitUntilCompleted; "
+            "inputs already in shared memory",
+            _library,
+            lambda ctx: "MetalPerformanceShaders MPSMatrixMultiplication FP32",
+        ),
+        CallPath(
+            "kernel",
+            ("cuda", "metal"),
+            "the tool's 16×16 tiled kernel, one launch, then the device's wait (cuStreamSynchronize, "
+            "waitUntilCompleted); B padded to a multiple of 16 rows; inputs already on the device",
+            _tiled,
+            lambda ctx: f"{TILED_GEMM.name} ({TILED_GEMM.sources[ctx.backend_name][0]})",
+        ),
     ]
-    paths += [CallPath(f"coreml_{u}", ("metal",),
-                       f"one Core ML prediction (FP16 model, MLComputeUnits {u.upper()}), "
-                       "predictionFromFeatures returning the output; input already in an MLMultiArray",
-                       _coreml(u.upper()), lambda ctx: "Core ML (engines study's FP16 matmul model)", dtype="fp16")
-              for u in COREML_UNITS]
+    paths += [
+        CallPath(
+            f"coreml_{u}",
+            ("metal",),
+            f"one Core ML prediction (FP16 model, MLComputeUnits {u.upper()}), "
+            "predictionFromFeatures returning the output; input already in an MLMultiArray",
+            _coreml(u.upper()),
+            lambda ctx: "Core ML (engines study's FP16 matmul model)",
+            dtype="fp16",
+        )
+        for u in COREML_UNITS
+    ]
     return {p.name: p for p in paths}
 
 

@@ -71,8 +71,9 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
         if c.flops is not None and c.seconds is not None and lo <= c.flops <= hi:
             drawn += 1
             ax.plot([c.flops], [c.seconds * 1e6], marker="X", color="black", markersize=8, linestyle="none")
-            ax.annotate(f"{c.a}/{c.b}", (c.flops, c.seconds * 1e6), xytext=(4, -10), textcoords="offset points",
-                        fontsize=7)
+            ax.annotate(
+                f"{c.a}/{c.b}", (c.flops, c.seconds * 1e6), xytext=(4, -10), textcoords="offset points", fontsize=7
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("FLOPs per call (2·B·N²)")
@@ -81,8 +82,11 @@ def plot_calls(study: CallsStudy, path: Optional[Union[str, "os.PathLike[str]"]]
     ax.set_axisbelow(True)
     ax.legend(fontsize=8, loc="upper left")
     status = "" if study.complete else " — INTERRUPTED, partial results"
-    ax.set_title(f"Per-call cost of C[B×N] = A[B×N]·W[N×N] (fp32): {study.device_name} ({study.backend}) — "
-                 f"{date_of(study.created)}{status}", fontsize=10)
+    ax.set_title(
+        f"Per-call cost of C[B×N] = A[B×N]·W[N×N] (fp32): {study.device_name} ({study.backend}) — "
+        f"{date_of(study.created)}{status}",
+        fontsize=10,
+    )
     bad = len(study.measurements) - len(valid)
     foot = "X: crossover of two fitted paths." if drawn else ""
     if bad:

@@ -37,8 +37,16 @@ from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
 from .paths import PATHS, PathContext, check_paths
 from .shapes import grid
 
-__all__ = ["MIN_REPS", "DEFAULT_MAX_REPS", "MAX_REPS", "DEFAULT_BUDGET_S", "QUICK_BUDGET_S", "CallsInterrupted",
-           "check_max_reps", "run_calls"]
+__all__ = [
+    "MIN_REPS",
+    "DEFAULT_MAX_REPS",
+    "MAX_REPS",
+    "DEFAULT_BUDGET_S",
+    "QUICK_BUDGET_S",
+    "CallsInterrupted",
+    "check_max_reps",
+    "run_calls",
+]
 
 #: Fewest timed calls per shape (docs/design.md, "Measurement": at least 10 samples).
 MIN_REPS = 10
@@ -126,9 +134,16 @@ def run_calls(
     device_str = f"{name}:{int(info.get('index', 0) or 0)}" if name != "cpu" else "cpu"
     ctx = PathContext(core=core, backend=backend, backend_name=name, device=device_str)
     created = provenance.now()
-    params = {"batches": sorted({b for b, _n in shapes}), "sizes": sorted({n for _b, n in shapes}),
-              "quick": quick, "budget_s": budget, "min_reps": MIN_REPS, "max_reps": max_reps, "dtype": "fp32",
-              "paths": list(names)}
+    params = {
+        "batches": sorted({b for b, _n in shapes}),
+        "sizes": sorted({n for _b, n in shapes}),
+        "quick": quick,
+        "budget_s": budget,
+        "min_reps": MIN_REPS,
+        "max_reps": max_reps,
+        "dtype": "fp32",
+        "paths": list(names),
+    }
     journal = journal or Journal()
     journal.begin(CallsStudy, created=created, device=info, command=command, options=params)
     infos: List[CallPathInfo] = []
@@ -138,10 +153,19 @@ def run_calls(
     def assemble(complete: bool) -> CallsStudy:
         warns = [f"{m.path} {m.shape} failed validation: {m.validation}" for m in measured if not m.valid]
         return CallsStudy(
-            tool=ToolInfo.current(), created=created, finished=provenance.now(), host=provenance.host(), device=info,
-            command=tuple(command), params=params,
-            paths=tuple(infos), measurements=tuple(measured), skipped=tuple(skipped), warnings=tuple(warns),
-            complete=complete, resumed=journal.resumed(),
+            tool=ToolInfo.current(),
+            created=created,
+            finished=provenance.now(),
+            host=provenance.host(),
+            device=info,
+            command=tuple(command),
+            params=params,
+            paths=tuple(infos),
+            measurements=tuple(measured),
+            skipped=tuple(skipped),
+            warnings=tuple(warns),
+            complete=complete,
+            resumed=journal.resumed(),
         )
 
     runnable = []
@@ -156,9 +180,14 @@ def run_calls(
     if not runnable:  # nothing can be measured: say why, and return no empty study
         of_backend = [p for p in PATHS.values() if name in p.backends]
         if paths is not None and all(name not in PATHS[s.path].backends for s in skipped):
-            raise OptionError("paths", ",".join(names), f"paths of a {name} device: "
-                              f"{', '.join(p.name for p in of_backend)}", problem="cannot run on this device",
-                              shown=",".join(names), reason=f"{device_str} ({info.get('name', name)}) is a {name} device")
+            raise OptionError(
+                "paths",
+                ",".join(names),
+                f"paths of a {name} device: {', '.join(p.name for p in of_backend)}",
+                problem="cannot run on this device",
+                shown=",".join(names),
+                reason=f"{device_str} ({info.get('name', name)}) is a {name} device",
+            )
         raise nothing_measured(f"no path of the per-call study can run on {device_str}", [s.reason for s in skipped])
     if progress:
         progress.start("calls", len(runnable) * len(shapes))
@@ -196,8 +225,10 @@ def run_calls(
                 measured.append(m)
                 if progress:
                     mark = "" if m.valid else " INVALID"
-                    progress.advance(f"{p.name} {m.shape}: " + ("resumed" if stored is not None else
-                                                               f"{m.distribution.median * 1e6:.3g} µs{mark}"))
+                    progress.advance(
+                        f"{p.name} {m.shape}: "
+                        + ("resumed" if stored is not None else f"{m.distribution.median * 1e6:.3g} µs{mark}")
+                    )
     except (KeyboardInterrupt, DeviceStopped) as exc:
         raise CallsInterrupted(assemble(False), exc) from None
     finally:
@@ -205,8 +236,9 @@ def run_calls(
     if progress:
         progress.finish("calls")
     if not measured:
-        raise nothing_measured(f"every path of the per-call study was skipped on {device_str}",
-                               [s.reason for s in skipped])
+        raise nothing_measured(
+            f"every path of the per-call study was skipped on {device_str}", [s.reason for s in skipped]
+        )
     return assemble(True)
 
 
@@ -217,7 +249,14 @@ def _measure(prep: Any, path: str, dtype: str, b: int, n: int, budget: float, ma
     warm = prep.run(3) if prep.warms_up else warm_up(prep.run)
     samples = prep.run(_reps_for(min(warm[-3:]), budget, max_reps))
     ok, why = prep.check()
-    return CallMeasurement(path, b, n, gemm_flops(b, n, n), gemm_bytes(b, n, n, dtype), tuple(samples),
-                           rows=prep.rows, valid=ok, validation=why)
-
-
+    return CallMeasurement(
+        path,
+        b,
+        n,
+        gemm_flops(b, n, n),
+        gemm_bytes(b, n, n, dtype),
+        tuple(samples),
+        rows=prep.rows,
+        valid=ok,
+        validation=why,
+    )

@@ -12,8 +12,19 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..errors import OptionError, check_int
 
-__all__ = ["BATCHES", "SIZES", "QUICK_BATCHES", "QUICK_SIZES", "MAX_BATCH", "MIN_SIZE", "MAX_SIZE", "SIZE_STEP",
-           "check_batches", "check_sizes", "grid"]
+__all__ = [
+    "BATCHES",
+    "SIZES",
+    "QUICK_BATCHES",
+    "QUICK_SIZES",
+    "MAX_BATCH",
+    "MIN_SIZE",
+    "MAX_SIZE",
+    "SIZE_STEP",
+    "check_batches",
+    "check_sizes",
+    "grid",
+]
 
 #: Rows B of A per call (the batch).
 BATCHES: Tuple[int, ...] = (1, 4, 16, 64, 256)
@@ -68,8 +79,9 @@ def check_sizes(values: Sequence[object]) -> Tuple[int, ...]:
     return tuple(_unique_sorted(out))
 
 
-def grid(quick: bool = False, batches: Optional[Sequence[int]] = None,
-         sizes: Optional[Sequence[int]] = None) -> List[Tuple[int, int]]:
+def grid(
+    quick: bool = False, batches: Optional[Sequence[int]] = None, sizes: Optional[Sequence[int]] = None
+) -> List[Tuple[int, int]]:
     """The (B, N) shapes to measure, in order of FLOPs per call (smallest first): ``batches`` ×
     ``sizes``, each defaulting to the full grid or, with ``quick``, the quick one.
 

@@ -43,7 +43,9 @@ def _version_callback(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the package version and exit."),
+        typer.Option(
+            "--version", callback=_version_callback, is_eager=True, help="Print the package version and exit."
+        ),
     ] = False,
 ) -> None:
     """Measure the roofline of this machine: STREAM bandwidth, FMA peaks, arithmetic-intensity sweeps, GEMM."""

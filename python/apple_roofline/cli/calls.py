@@ -15,7 +15,17 @@ import typer
 
 from ..errors import OptionError
 from ..text import sig_figs, text_table
-from .common import (as_integer, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_skipped, print_written, real_command, write_outputs)
+from .common import (
+    as_integer,
+    fail_if_invalid,
+    fail_option,
+    measure_on_device,
+    prepare_out,
+    print_skipped,
+    print_written,
+    real_command,
+    write_outputs,
+)
 from .journal import RESUME_HELP, study_journal
 
 if TYPE_CHECKING:
@@ -29,8 +39,15 @@ def _split(text: Optional[str]) -> Optional[List[str]]:
 
 
 def _print_study(study: "CallsStudy") -> None:
-    rows = [[f.path, sig_figs(f.t0_s * 1e6), "no rate" if f.rate is None else sig_figs(f.rate / 1e9),
-             f"{f.rms_rel * 100:.3g} %"] for f in study.fits()]
+    rows = [
+        [
+            f.path,
+            sig_figs(f.t0_s * 1e6),
+            "no rate" if f.rate is None else sig_figs(f.rate / 1e9),
+            f"{f.rms_rel * 100:.3g} %",
+        ]
+        for f in study.fits()
+    ]
     typer.echo(f"{study.device_name} ({study.backend}): t(F) = t0 + F/R per call")
     for line in text_table(["path", "t0 (µs)", "R (GFLOP/s)", "RMS rel. error"], rows):
         typer.echo(line)
@@ -44,21 +61,32 @@ def _print_study(study: "CallsStudy") -> None:
 def calls(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available).")
+        Optional[str],
+        typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available)."),
     ] = None,
     path: Annotated[
-        Optional[str], typer.Option("--path", "-p", metavar="PATH,...", help="Comma-separated paths: blas, cublas, mps, kernel, "
-                                                         "coreml_* (default: every path of the device).")
+        Optional[str],
+        typer.Option(
+            "--path",
+            "-p",
+            metavar="PATH,...",
+            help="Comma-separated paths: blas, cublas, mps, kernel, coreml_* (default: every path of the device).",
+        ),
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="B 1, 16, 256 × N 64, 256, 1024 and a shorter budget.")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="B 1, 16, 256 × N 64, 256, 1024 and a shorter budget.")
+    ] = False,
     batch: Annotated[
-        Optional[str], typer.Option("--batches", metavar="B,...", help="Batch sizes B, each 1 to 256 (default 1,4,16,64,256).")
+        Optional[str],
+        typer.Option("--batches", metavar="B,...", help="Batch sizes B, each 1 to 256 (default 1,4,16,64,256)."),
     ] = None,
     n: Annotated[
-        Optional[str], typer.Option("--sizes", metavar="N,...",
-                                    help="Sizes N, multiples of 16 from 16 to 2048 (default 64 … 2048).")
+        Optional[str],
+        typer.Option("--sizes", metavar="N,...", help="Sizes N, multiples of 16 from 16 to 2048 (default 64 … 2048)."),
     ] = None,
-    max_reps: Annotated[str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")] = "200",
+    max_reps: Annotated[
+        str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")
+    ] = "200",
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
@@ -83,9 +111,22 @@ def calls(
 
     out, journal = study_journal(ctx, out, resume, "calls", CallsStudy)
     prepare_out(out)
-    study = measure_on_device(lambda progress: runner.run_calls(
-        str(spec), paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=reps, progress=progress,
-        command=real_command(), journal=journal), "calls.json", out, spec)
+    study = measure_on_device(
+        lambda progress: runner.run_calls(
+            str(spec),
+            paths=paths,
+            quick=quick,
+            batches=batches,
+            sizes=sizes,
+            max_reps=reps,
+            progress=progress,
+            command=real_command(),
+            journal=journal,
+        ),
+        "calls.json",
+        out,
+        spec,
+    )
     written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

@@ -26,10 +26,33 @@ from .progress import CliProgress
 from .signals import end_now, interrupted_code, interrupted_words
 
 __all__ = [
-    "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
-    "fail", "warn", "fail_option", "as_integer", "as_integers", "backend_error_type", "import_failure", "real_command",
-    "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "save_plot", "print_written", "load_results",
-    "measure_study", "measure_on_device", "interruption", "write_partial", "write_outputs", "print_skipped",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_USAGE",
+    "EXIT_INTERRUPTED",
+    "FLAGS",
+    "PLOT_SUFFIXES",
+    "fail",
+    "warn",
+    "fail_option",
+    "as_integer",
+    "as_integers",
+    "backend_error_type",
+    "import_failure",
+    "real_command",
+    "os_reason",
+    "check_writable_dir",
+    "prepare_out",
+    "check_plot_suffix",
+    "save_plot",
+    "print_written",
+    "load_results",
+    "measure_study",
+    "measure_on_device",
+    "interruption",
+    "write_partial",
+    "write_outputs",
+    "print_skipped",
     "fail_if_invalid",
 ]
 
@@ -44,12 +67,28 @@ EXIT_INTERRUPTED = 130
 
 #: The command-line flag of each library parameter an OptionError can name.
 FLAGS: Dict[str, str] = {
-    "device": "--device", "suites": "--suite", "reps": "--reps", "array_bytes": "--array-size",
-    "launches": "--launches", "warmup": "--warmup", "ceilings": "--ceilings", "overdraw": "--overdraw",
-    "f": "--f", "patterns": "--pattern", "resolution": "--resolution",
-    "paths": "--path", "max_reps": "--max-reps", "sustain_s": "--sustain",
-    "units": "--units", "sizes": "--sizes", "batches": "--batches", "precisions": "--precisions",
-    "budget": "--budget", "fetches": "--fetches", "filters": "--filter", "resume": "--resume",
+    "device": "--device",
+    "suites": "--suite",
+    "reps": "--reps",
+    "array_bytes": "--array-size",
+    "launches": "--launches",
+    "warmup": "--warmup",
+    "ceilings": "--ceilings",
+    "overdraw": "--overdraw",
+    "f": "--f",
+    "patterns": "--pattern",
+    "resolution": "--resolution",
+    "paths": "--path",
+    "max_reps": "--max-reps",
+    "sustain_s": "--sustain",
+    "units": "--units",
+    "sizes": "--sizes",
+    "batches": "--batches",
+    "precisions": "--precisions",
+    "budget": "--budget",
+    "fetches": "--fetches",
+    "filters": "--filter",
+    "resume": "--resume",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -156,8 +195,11 @@ def prepare_out(out: Path) -> bool:
 def check_plot_suffix(path: Path, option: str) -> None:
     """Exit 2 unless ``path`` ends in a figure suffix (.png, .svg, .pdf)."""
     if path.suffix.lower() not in PLOT_SUFFIXES:
-        fail(f"{option} {str(path)!r} has an unsupported suffix {path.suffix or '(none)'!r} "
-             f"(valid: {', '.join(PLOT_SUFFIXES)})", EXIT_USAGE)
+        fail(
+            f"{option} {str(path)!r} has an unsupported suffix {path.suffix or '(none)'!r} "
+            f"(valid: {', '.join(PLOT_SUFFIXES)})",
+            EXIT_USAGE,
+        )
 
 
 def save_plot(make: Callable[[], Any], target: Path, what: str) -> None:
@@ -221,8 +263,9 @@ def write_partial(partial: Any, path: Path, stopped: Optional[DeviceStopped] = N
     except (OSError, ValueError) as write_exc:
         why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
         fail(f"{words}, and the partial results could not be written to {path}: {why}", code)
-    typer.echo(f"{words}: partial results written to {path} (its report and figures: apple-roofline report, plot)",
-               err=True)
+    typer.echo(
+        f"{words}: partial results written to {path} (its report and figures: apple-roofline report, plot)", err=True
+    )
     raise typer.Exit(code) from None
 
 

@@ -87,11 +87,15 @@ def load_runs(paths: Sequence[Path]) -> Tuple[List["Run"], List[str]]:
             problems.append(str(exc))
             continue
         if not isinstance(doc, Run):
-            problems.append(f"{path}: a {doc.DESCRIPTION} (kind {doc.KIND!r}), not a roofline run "
-                            f"(kind {Run.KIND!r}); compare takes roofline runs")
+            problems.append(
+                f"{path}: a {doc.DESCRIPTION} (kind {doc.KIND!r}), not a roofline run "
+                f"(kind {Run.KIND!r}); compare takes roofline runs"
+            )
         elif runs and doc.schema_version != runs[0].schema_version:
-            problems.append(f"{path}: schema version {doc.schema_version}, the first run's is "
-                            f"{runs[0].schema_version}; runs of different schema versions are not compared")
+            problems.append(
+                f"{path}: schema version {doc.schema_version}, the first run's is "
+                f"{runs[0].schema_version}; runs of different schema versions are not compared"
+            )
         else:
             runs.append(doc)
     return runs, problems
@@ -108,8 +112,11 @@ def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
         return BASELINE_MEDIAN
     target = Path(option)
     if not target.is_file():
-        fail(f"--baseline {option!r} is neither a file nor {BASELINE_MEDIAN!r} (valid: a results file among "
-             f"the runs or another one, or {BASELINE_MEDIAN})", EXIT_USAGE)
+        fail(
+            f"--baseline {option!r} is neither a file nor {BASELINE_MEDIAN!r} (valid: a results file among "
+            f"the runs or another one, or {BASELINE_MEDIAN})",
+            EXIT_USAGE,
+        )
     for i, p in enumerate(paths):
         if p.resolve() == target.resolve():
             return i
@@ -135,8 +142,14 @@ def _reference(name: str) -> "Reference":
         fail(f"--reference: {exc}", EXIT_USAGE if not isinstance(exc, ResultsError) else EXIT_FAILED)
 
 
-def _comparison(loaded: List["Run"], paths: List[Path], base: "Baseline", base_given: bool,
-                ref: Optional["Reference"], outlier_pct: float) -> Tuple["Comparison", List["HealthFlag"]]:
+def _comparison(
+    loaded: List["Run"],
+    paths: List[Path],
+    base: "Baseline",
+    base_given: bool,
+    ref: Optional["Reference"],
+    outlier_pct: float,
+) -> Tuple["Comparison", List["HealthFlag"]]:
     """The comparison of the loaded runs with the reference's sections, and its health-check flags:
     a reference run goes first (its label ``reference NAME``), the baseline unless ``--baseline``
     named another."""
@@ -151,35 +164,65 @@ def _comparison(loaded: List["Run"], paths: List[Path], base: "Baseline", base_g
         tags = run_tags(len(runs))
         sections, flags = reference_sections(ref, loaded, tags[1:], outlier_pct)
         shifted = base + 1 if base_given and isinstance(base, int) else (base if base_given else 0)
-        return Comparison(tuple(runs), (f"reference {ref.name}",) + tuple(labels), shifted, ref.name,
-                          tuple(sections)), flags
+        return Comparison(
+            tuple(runs), (f"reference {ref.name}",) + tuple(labels), shifted, ref.name, tuple(sections)
+        ), flags
     sections, flags = reference_sections(ref, loaded, run_tags(len(loaded)), outlier_pct)
     return Comparison(tuple(loaded), tuple(labels), base, ref.name, tuple(sections)), flags
 
 
 def compare(
-    runs: Annotated[Optional[List[str]], typer.Argument(
-        metavar="RUN.json",
-        help="Two or more roofline runs (one is enough with --reference): files, folders (every run.json "
-             "under them) or glob patterns.")] = None,
-    baseline: Annotated[Optional[str], typer.Option(
-        "--baseline", metavar="FILE|median",
-        help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.")] = None,
-    output: Annotated[Optional[Path], typer.Option(
-        "--output", "-o", metavar="FILE", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
-                               "(.html: the interactive figure with arrows from the baseline, the static one, the tables).")] = None,
-    theoretical: Annotated[bool, typer.Option(
-        "--theoretical", help="Draw the theoretical ceilings too (faint); by default only measured ones.")] = False,
-    reference: Annotated[Optional[str], typer.Option(
-        "--reference", metavar="NAME",
-        help="Compare with a reference (see --list-references): published figures beside the runs of their chip, "
-             "or a known-good run of a GPU that the runs of its kind are checked against (exit 1 on an outlier).")] = None,
-    list_references: Annotated[bool, typer.Option(
-        "--list-references", help="List the references --reference takes, with their sources, and exit.")] = False,
-    outlier_pct: Annotated[float, typer.Option(
-        "--outlier-pct", metavar="PCT",
-        help="With a reference run: flag a measured ceiling more than this many percent below the "
-             "reference's.")] = DEFAULT_OUTLIER_PCT,
+    runs: Annotated[
+        Optional[List[str]],
+        typer.Argument(
+            metavar="RUN.json",
+            help="Two or more roofline runs (one is enough with --reference): files, folders (every run.json "
+            "under them) or glob patterns.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--baseline",
+            metavar="FILE|median",
+            help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.",
+        ),
+    ] = None,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
+            "(.html: the interactive figure with arrows from the baseline, the static one, the tables).",
+        ),
+    ] = None,
+    theoretical: Annotated[
+        bool,
+        typer.Option("--theoretical", help="Draw the theoretical ceilings too (faint); by default only measured ones."),
+    ] = False,
+    reference: Annotated[
+        Optional[str],
+        typer.Option(
+            "--reference",
+            metavar="NAME",
+            help="Compare with a reference (see --list-references): published figures beside the runs of their chip, "
+            "or a known-good run of a GPU that the runs of its kind are checked against (exit 1 on an outlier).",
+        ),
+    ] = None,
+    list_references: Annotated[
+        bool,
+        typer.Option("--list-references", help="List the references --reference takes, with their sources, and exit."),
+    ] = False,
+    outlier_pct: Annotated[
+        float,
+        typer.Option(
+            "--outlier-pct",
+            metavar="PCT",
+            help="With a reference run: flag a measured ceiling more than this many percent below the reference's.",
+        ),
+    ] = DEFAULT_OUTLIER_PCT,
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
@@ -199,8 +242,11 @@ def compare(
     runs = runs or []
 
     if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
-        fail(f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
-             f"(valid: {', '.join(PLOT_SUFFIXES + (HTML_SUFFIX,))})", EXIT_USAGE)
+        fail(
+            f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
+            f"(valid: {', '.join(PLOT_SUFFIXES + (HTML_SUFFIX,))})",
+            EXIT_USAGE,
+        )
     paths, problems = expand_paths(runs)
     base = _baseline(baseline, paths)
     loaded, bad = load_runs(paths)
@@ -213,8 +259,11 @@ def compare(
         need = "one run or more with --reference" if ref is not None else "two or more runs"
         fail(f"compare needs {need}, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})", EXIT_USAGE)
     if output is not None and len(loaded) < 2 and not isinstance(ref, RunReference):
-        fail("-o overlays two or more runs, got 1; published figures add no run to draw (without -o, the tables "
-             "set them beside the run)", EXIT_USAGE)
+        fail(
+            "-o overlays two or more runs, got 1; published figures add no run to draw (without -o, the tables "
+            "set them beside the run)",
+            EXIT_USAGE,
+        )
     if output is not None:
         check_writable_dir(output)
     comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, outlier_pct)
@@ -243,15 +292,23 @@ def compare(
             fail(f"cannot write {output}: {os_reason(exc)}", EXIT_FAILED)
     else:
         if missing:
-            fail(f"cannot plot the comparison: {', '.join(missing)} has no roofline "
-                 "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
+            fail(
+                f"cannot plot the comparison: {', '.join(missing)} has no roofline "
+                "(it needs a bandwidth and a compute ceiling)",
+                EXIT_FAILED,
+            )
         from ..figures import add_note
         from ..roofline.compare_plot import plot_compare
 
         models = [model_of(r) for r in loaded]
-        save_plot(lambda: add_note(plot_compare([m for m in models if m is not None], comparison.names(),
-                                                theoretical=theoretical), partial_note(comparison)),
-                  output, "cannot plot the comparison")
+        save_plot(
+            lambda: add_note(
+                plot_compare([m for m in models if m is not None], comparison.names(), theoretical=theoretical),
+                partial_note(comparison),
+            ),
+            output,
+            "cannot plot the comparison",
+        )
     typer.echo(f"wrote {output}", err=True)
     if flags:
         raise typer.Exit(EXIT_FAILED)

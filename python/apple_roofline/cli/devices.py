@@ -85,9 +85,16 @@ def devices(
             }
             for s in statuses
         ]
-        payload.append({"backend": "wgpu", "compiled": not wgpu_reason.startswith("the graphics suites need"),
-                        "devices": len(found), "name": found[0]["name"] if found else None, "reason": wgpu_reason,
-                        "details": {"adapters": found}})
+        payload.append(
+            {
+                "backend": "wgpu",
+                "compiled": not wgpu_reason.startswith("the graphics suites need"),
+                "devices": len(found),
+                "name": found[0]["name"] if found else None,
+                "reason": wgpu_reason,
+                "details": {"adapters": found},
+            }
+        )
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
     rows = []
@@ -104,12 +111,21 @@ def devices(
             ]
         )
     for i, a in enumerate(found):
-        rows.append([f"wgpu:{i}", "yes", "1", a["name"],
-                     f"api={a['backend']}, type={a['adapter_type']}, max_texture={a['max_texture_2d']}, "
-                     f"features={'+'.join(a['features']) or 'none'}", "graphics suites only"])
+        rows.append(
+            [
+                f"wgpu:{i}",
+                "yes",
+                "1",
+                a["name"],
+                f"api={a['backend']}, type={a['adapter_type']}, max_texture={a['max_texture_2d']}, "
+                f"features={'+'.join(a['features']) or 'none'}",
+                "graphics suites only",
+            ]
+        )
     if not found:
-        rows.append(["wgpu", "no" if wgpu_reason.startswith("the graphics suites need") else "yes", "0", "-", "-",
-                     wgpu_reason])
+        rows.append(
+            ["wgpu", "no" if wgpu_reason.startswith("the graphics suites need") else "yes", "0", "-", "-", wgpu_reason]
+        )
     typer.echo(devices_table(rows, shutil.get_terminal_size().columns), nl=False)
 
 
@@ -121,8 +137,9 @@ def devices_table(rows: Sequence[Sequence[str]], width: int) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True,
-                  padding=(0, 1, 0, 0))
+    table = Table(
+        box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, expand=False, collapse_padding=True, padding=(0, 1, 0, 0)
+    )
     for header in ("backend", "compiled", "devices"):
         table.add_column(header, no_wrap=True)
     table.add_column("name", overflow="fold")

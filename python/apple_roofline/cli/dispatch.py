@@ -52,25 +52,50 @@ def _print_study(study: "DispatchStudy") -> None:
         if s.measure == "step":
             continue
         d = s.distribution
-        rows.append([s.kernel, s.measure, s.path, s.clock, us(d.p10), us(d.p50), us(d.p99), us(d.max),
-                     "" if s.valid else "INVALID"])
+        rows.append(
+            [
+                s.kernel,
+                s.measure,
+                s.path,
+                s.clock,
+                us(d.p10),
+                us(d.p50),
+                us(d.p99),
+                us(d.max),
+                "" if s.valid else "INVALID",
+            ]
+        )
     typer.echo(f"{study.device_name} ({study.backend}): µs per launch")
     for line in text_table(["kernel", "measure", "path", "clock", "p10", "p50", "p99", "max", ""], rows):
         typer.echo(line)
     for c in binding_cost(study):
         peers = "".join(f", {name} {us(v)} µs" for name, v in sorted(c.peers.items()))
-        typer.echo(f"{c.kernel} {c.measure}: binding {cost_text(c)}; p50 Python {us(c.python_p50_s)} µs, "
-                   f"native {us(c.native_p50_s)} µs{peers}")
+        typer.echo(
+            f"{c.kernel} {c.measure}: binding {cost_text(c)}; p50 Python {us(c.python_p50_s)} µs, "
+            f"native {us(c.native_p50_s)} µs{peers}"
+        )
 
 
 def dispatch(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
-                                                           "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
+        Optional[str],
+        typer.Option(
+            "--device",
+            "-d",
+            metavar="DEVICE",
+            help="cpu, cuda:N or metal:N (default: the best available); "
+            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.",
+        ),
     ] = None,
-    reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per series, and pairs of the interleaved "
-                                                                  "native and Python loops (1 to 100000).")] = "200",
+    reps: Annotated[
+        str,
+        typer.Option(
+            "--reps",
+            metavar="N",
+            help="Samples per series, and pairs of the interleaved native and Python loops (1 to 100000).",
+        ),
+    ] = "200",
     launches: Annotated[
         str, typer.Option("--launches", metavar="N", help="Launches per throughput sample (1 to 100000).")
     ] = "100",
@@ -82,7 +107,9 @@ def dispatch(
     ] = True,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
-    outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
+    outlier_pct: Annotated[
+        float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
+    ] = DEFAULT_OUTLIER_PCT,
 ) -> None:
     """Measure what one kernel launch costs: throughput, round trip, start latency and each step,
     from native code and from Python; write DIR/dispatch.json, dispatch.md and dispatch.png."""
@@ -94,8 +121,11 @@ def dispatch(
     except ImportError as exc:
         import_failure(exc)
     try:
-        n_reps, n_launches, n_warmup = runner.check_counts(as_integer(reps), as_integer(launches),  # type: ignore[arg-type]
-                                                           as_integer(warmup))  # type: ignore[arg-type]
+        n_reps, n_launches, n_warmup = runner.check_counts(
+            as_integer(reps),
+            as_integer(launches),  # type: ignore[arg-type]
+            as_integer(warmup),
+        )  # type: ignore[arg-type]
         if is_device_list(device):
             prepare_out(out)
             return run_on_node(ctx, str(device), out, outlier_pct, "dispatch.json")
@@ -108,14 +138,29 @@ def dispatch(
 
     out, journal = study_journal(ctx, out, resume, "dispatch", DispatchStudy)
     prepare_out(out)
-    study = measure_on_device(lambda progress: runner.run_dispatch(
-        str(spec), reps=n_reps, launches=n_launches, warmup=n_warmup, peers=peers, progress=progress,
-        command=real_command(), journal=journal), "dispatch.json", out, spec)
+    study = measure_on_device(
+        lambda progress: runner.run_dispatch(
+            str(spec),
+            reps=n_reps,
+            launches=n_launches,
+            warmup=n_warmup,
+            peers=peers,
+            progress=progress,
+            command=real_command(),
+            journal=journal,
+        ),
+        "dispatch.json",
+        out,
+        spec,
+    )
     written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])
     print_skipped((s.path, s.reason) for s in study.skipped)
     invalid = [s for s in study.series if not s.valid]
     if invalid:
-        fail(f"{len(invalid)} series failed validation: {', '.join(s.label for s in invalid[:5])} "
-             f"(see {out / 'dispatch.md'})", EXIT_FAILED)
+        fail(
+            f"{len(invalid)} series failed validation: {', '.join(s.label for s in invalid[:5])} "
+            f"(see {out / 'dispatch.md'})",
+            EXIT_FAILED,
+        )

@@ -18,8 +18,17 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, as_integer, fail, fail_option, measure_study, prepare_out, print_written,
-                     real_command, write_outputs)
+from .common import (
+    EXIT_FAILED,
+    as_integer,
+    fail,
+    fail_option,
+    measure_study,
+    prepare_out,
+    print_written,
+    real_command,
+    write_outputs,
+)
 from .journal import RESUME_HELP, study_journal
 
 __all__ = ["engines"]
@@ -27,20 +36,42 @@ __all__ = ["engines"]
 
 def engines(
     ctx: typer.Context,
-    units: Annotated[Optional[str], typer.Option(
-        "--units", metavar="UNIT,...", help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).")] = None,
-    sizes: Annotated[Optional[str], typer.Option(
-        "--sizes", metavar="N,...", help="Weights: N (square), KxM or ffn (default 256,512,1024,2048,4096,2048x8192).")
+    units: Annotated[
+        Optional[str],
+        typer.Option(
+            "--units",
+            metavar="UNIT,...",
+            help="Compute units: CPU_ONLY,CPU_AND_GPU,CPU_AND_NE,ALL (default: all four).",
+        ),
     ] = None,
-    batches: Annotated[Optional[str], typer.Option(
-        "--batches", metavar="B,...", help="Batches, each 1 to 4096 (default 1,4,16,64,256).")] = None,
-    precisions: Annotated[Optional[str], typer.Option(
-        "--precisions", metavar="PRECISION,...", help="fp16,w8a16 (default both).")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Sizes 256 and 1024, batches 1 and 64, 20 predictions.")] = False,
-    reps: Annotated[Optional[str], typer.Option(
-        "--reps", metavar="N", help="Predictions timed per point and path (1 to 100000; default 100).")] = None,
-    cache_dir: Annotated[Optional[Path], typer.Option(
-        "--cache-dir", metavar="DIR", help="Where models are built (default ~/.cache/apple_roofline/coreml).")] = None,
+    sizes: Annotated[
+        Optional[str],
+        typer.Option(
+            "--sizes",
+            metavar="N,...",
+            help="Weights: N (square), KxM or ffn (default 256,512,1024,2048,4096,2048x8192).",
+        ),
+    ] = None,
+    batches: Annotated[
+        Optional[str],
+        typer.Option("--batches", metavar="B,...", help="Batches, each 1 to 4096 (default 1,4,16,64,256)."),
+    ] = None,
+    precisions: Annotated[
+        Optional[str], typer.Option("--precisions", metavar="PRECISION,...", help="fp16,w8a16 (default both).")
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Sizes 256 and 1024, batches 1 and 64, 20 predictions.")
+    ] = False,
+    reps: Annotated[
+        Optional[str],
+        typer.Option("--reps", metavar="N", help="Predictions timed per point and path (1 to 100000; default 100)."),
+    ] = None,
+    cache_dir: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--cache-dir", metavar="DIR", help="Where models are built (default ~/.cache/apple_roofline/coreml)."
+        ),
+    ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
@@ -55,8 +86,11 @@ def engines(
     try:
         unit_names = kernels.parse_units(units) if units is not None else None
         shapes = kernels.parse_shapes(sizes) if sizes is not None else None
-        batch_values = (kernels.check_batches([as_integer(v) for v in batches.split(",") if v.strip()])
-                        if batches is not None else None)
+        batch_values = (
+            kernels.check_batches([as_integer(v) for v in batches.split(",") if v.strip()])
+            if batches is not None
+            else None
+        )
         precision_names = kernels.parse_precisions(precisions) if precisions is not None else None
         n_reps = check_int(as_integer(reps), "reps", 1, MAX_REPS) if reps is not None else None
     except OptionError as exc:
@@ -66,9 +100,22 @@ def engines(
     out, journal = study_journal(ctx, out, resume, "engines", EnginesStudy)
     prepare_out(out)
     try:
-        study = measure_study(lambda progress: runner.run_engines(
-            unit_names, [s.name for s in shapes] if shapes else None, batch_values, precision_names, quick=quick,
-            reps=n_reps, cache_dir=cache_dir, progress=progress, command=real_command(), journal=journal), "engines.json", out)
+        study = measure_study(
+            lambda progress: runner.run_engines(
+                unit_names,
+                [s.name for s in shapes] if shapes else None,
+                batch_values,
+                precision_names,
+                quick=quick,
+                reps=n_reps,
+                cache_dir=cache_dir,
+                progress=progress,
+                command=real_command(),
+                journal=journal,
+            ),
+            "engines.json",
+            out,
+        )
     except OptionError as exc:
         fail_option(exc)
     except CoremltoolsMissing as exc:  # the machine: the coreml extra is not installed
@@ -79,10 +126,13 @@ def engines(
         fail(f"cannot build models in the cache: {exc}", EXIT_FAILED)
     written, problems = write_outputs(write_engines, study, out)
     measured = len(study.measured)
-    typer.echo(f"{study.device_name}: {len(study.models)} models built and checked, {len(study.points)} points, "
-               f"{measured} measured, {sum(p.status == 'skipped' for p in study.points)} skipped"
-               + (f" ({study.params['predictions']})" if study.params.get("predictions") else ""))
+    typer.echo(
+        f"{study.device_name}: {len(study.models)} models built and checked, {len(study.points)} points, "
+        f"{measured} measured, {sum(p.status == 'skipped' for p in study.points)} skipped"
+        + (f" ({study.params['predictions']})" if study.params.get("predictions") else "")
+    )
     print_written(written, [*problems, *study.warnings])
     if not study.valid:
-        fail(f"an output failed validation or a model's accounting did not hold (see {out / 'engines.md'})",
-             EXIT_FAILED)
+        fail(
+            f"an output failed validation or a model's accounting did not hold (see {out / 'engines.md'})", EXIT_FAILED
+        )

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, Optional
 import typer
 
 from ..text import text_table
-from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, fail_option, load_results, save_plot
+from .common import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    check_plot_suffix,
+    check_writable_dir,
+    fail,
+    fail_option,
+    load_results,
+    save_plot,
+)
 from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option, print_placements
 
 if TYPE_CHECKING:
@@ -49,8 +58,10 @@ def parse_point(text: str) -> "Point":
         except ValueError:
             v = math.nan
         if not math.isfinite(v) or (v < 0 if lo == ">= 0" else v <= 0):
-            fail(f"--point {text!r}: {field} must be a finite number {lo}, not {raw!r} (expected {POINT_FORM})",
-                 EXIT_USAGE)
+            fail(
+                f"--point {text!r}: {field} must be a finite number {lo}, not {raw!r} (expected {POINT_FORM})",
+                EXIT_USAGE,
+            )
         values.append(v)
     return Point(parts[0].strip(), values[0], values[1], values[2])
 
@@ -64,8 +75,16 @@ def _print_points(model: Any, points: Sequence["Point"], run_json: Path) -> None
             rows.append((p.name, "0", "0", "-", "-", "memory-bound (no FLOPs)"))
             continue
         try:
-            rows.append((p.name, f"{p.gflops:.4g}", f"{p.intensity:.4g}", f"{model.attainable(p.intensity):.4g}",
-                         f"{model.efficiency(p):.1%}", model.classify(p)))
+            rows.append(
+                (
+                    p.name,
+                    f"{p.gflops:.4g}",
+                    f"{p.intensity:.4g}",
+                    f"{model.attainable(p.intensity):.4g}",
+                    f"{model.efficiency(p):.1%}",
+                    model.classify(p),
+                )
+            )
         except (ValueError, LookupError) as exc:
             fail(f"{run_json}: cannot place point {p.name!r}: {exc}", EXIT_FAILED)
     for line in text_table(header, rows):
@@ -118,22 +137,33 @@ _REPORTS: Dict[str, Tuple[str, str, str]] = {
 
 
 def plot(
-    run_json: Annotated[Path, typer.Argument(
-        metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
+    run_json: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RUN.json",
+            help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).",
+        ),
+    ],
     output: Annotated[
         Optional[Path],
-        typer.Option("--output", "-o", metavar="FILE", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."),
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="Figure file; .png, .svg or .pdf (default: beside RUN.json)."
+        ),
     ] = None,
     point: Annotated[
         Optional[List[str]],
         typer.Option(
-            "--point", metavar="NAME:FLOPS:BYTES:SECONDS",
+            "--point",
+            metavar="NAME:FLOPS:BYTES:SECONDS",
             help="Put your own kernel on the roofline (repeatable): FLOPs, bytes moved and seconds of one run "
-                 "of it. Prints its GFLOP/s, intensity, attainable ceiling, efficiency and bound.",
+            "of it. Prints its GFLOP/s, intensity, attainable ceiling, efficiency and bound.",
         ),
     ] = None,
     ceilings: Annotated[
-        str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings to draw: default, all, or names separated by commas.")
+        str,
+        typer.Option(
+            "--ceilings", metavar="CEILINGS", help="Ceilings to draw: default, all, or names separated by commas."
+        ),
     ] = "default",
     kernels: KernelsOption = None,
     kernels_match: KernelsMatchOption = None,
@@ -156,9 +186,14 @@ def plot(
         from ..graphics.plot import plot_fill, plot_texture
 
         graphics_study = loaded
-        figures = [(name, draw) for name, draw, suites in (("graphics-fill.png", plot_fill, ("fillrate", "tilemem")),
-                                                           ("graphics-texture.png", plot_texture, ("texture",)))
-                   if any(graphics_study.suite(s) for s in suites)]
+        figures = [
+            (name, draw)
+            for name, draw, suites in (
+                ("graphics-fill.png", plot_fill, ("fillrate", "tilemem")),
+                ("graphics-texture.png", plot_texture, ("texture",)),
+            )
+            if any(graphics_study.suite(s) for s in suites)
+        ]
         if output is not None:  # -o names one figure: the fill figure, or the texture one if that is all there is
             figures = figures[:1]
         for name, draw in figures or [("graphics-fill.png", plot_fill)]:
@@ -169,8 +204,11 @@ def plot(
             typer.echo(f"wrote {target}")
         return
     if getattr(loaded, "KIND", None) == "kernels":  # nothing of its own to draw on
-        fail(f"{run_json} is a kernels file: it has no roofline of its own; draw it on a run's with "
-             f"`plot RUN.json --kernels {run_json}`", EXIT_FAILED)
+        fail(
+            f"{run_json} is a kernels file: it has no roofline of its own; draw it on a run's with "
+            f"`plot RUN.json --kernels {run_json}`",
+            EXIT_FAILED,
+        )
     for kind, name, noun, draw_one in _ONE_FIGURE:
         if getattr(loaded, "KIND", None) == kind:
             target = output if output is not None else run_json.parent / name
@@ -208,15 +246,25 @@ def plot(
     placed = place(model, kernel_set) if kernel_set is not None else []
     if kernel_set is not None:
         print_placements(model, kernel_set)
-    save_plot(lambda: roofline_figure(run, model, points=points, ceilings=which, kernels=placed), target,
-              f"{run_json}: cannot plot")
+    save_plot(
+        lambda: roofline_figure(run, model, points=points, ceilings=which, kernels=placed),
+        target,
+        f"{run_json}: cannot plot",
+    )
     typer.echo(f"wrote {target}")
 
 
 def report(
-    run_json: Annotated[Path, typer.Argument(
-        metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
-    fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md, csv, json or html (html: roofline runs).")] = "md",
+    run_json: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RUN.json",
+            help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).",
+        ),
+    ],
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", metavar="FORMAT", help="md, csv, json or html (html: roofline runs).")
+    ] = "md",
     kernels: KernelsOption = None,
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",

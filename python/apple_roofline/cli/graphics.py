@@ -17,7 +17,20 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import OptionError
-from .common import (EXIT_FAILED, EXIT_USAGE, as_integer, as_integers, fail, fail_if_invalid, fail_option, measure_on_device, prepare_out, print_written, real_command, write_outputs)
+from .common import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    as_integer,
+    as_integers,
+    fail,
+    fail_if_invalid,
+    fail_option,
+    measure_on_device,
+    prepare_out,
+    print_written,
+    real_command,
+    write_outputs,
+)
 from .journal import RESUME_HELP, study_journal
 
 __all__ = ["graphics"]
@@ -25,35 +38,59 @@ __all__ = ["graphics"]
 
 def graphics(
     ctx: typer.Context,
-    device: Annotated[str, typer.Option("--device", "-d", metavar="DEVICE", help="wgpu:N (a wgpu adapter) or metal:N (native).")] = "wgpu:0",
+    device: Annotated[
+        str, typer.Option("--device", "-d", metavar="DEVICE", help="wgpu:N (a wgpu adapter) or metal:N (native).")
+    ] = "wgpu:0",
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated: fillrate,tilemem,texture (default: all).")
+        Optional[str],
+        typer.Option(
+            "--suite", "-s", metavar="SUITE,...", help="Comma-separated: fillrate,tilemem,texture (default: all)."
+        ),
     ] = None,
     overdraw: Annotated[str, typer.Option("--overdraw", metavar="O", help="Layers per fill pass (1 to 4096).")] = "128",
     f: Annotated[
-        Optional[str], typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2,4 … 512).")
+        Optional[str],
+        typer.Option("--f", metavar="F,...", help="FMA iterations per pixel, each 0 to 512 (default 0,1,2,4 … 512)."),
     ] = None,
     pattern: Annotated[
-        Optional[str], typer.Option("--pattern", metavar="PATTERN,...", help="Texture patterns: coherent,random (default both).")
+        Optional[str],
+        typer.Option("--pattern", metavar="PATTERN,...", help="Texture patterns: coherent,random (default both)."),
     ] = None,
-    resolution: Annotated[str, typer.Option("--resolution", metavar="WIDTHxHEIGHT", help="Render target, WIDTHxHEIGHT.")] = "1920x1080",
+    resolution: Annotated[
+        str, typer.Option("--resolution", metavar="WIDTHxHEIGHT", help="Render target, WIDTHxHEIGHT.")
+    ] = "1920x1080",
     sizes: Annotated[
-        Optional[str], typer.Option("--sizes", metavar="S,...", help="Texture sizes, powers of two 4 to 16384 (default 64,128 … 8192).")
+        Optional[str],
+        typer.Option(
+            "--sizes", metavar="S,...", help="Texture sizes, powers of two 4 to 16384 (default 64,128 … 8192)."
+        ),
     ] = None,
     fetches: Annotated[
-        Optional[str], typer.Option("--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16; --quick 16).")
+        Optional[str],
+        typer.Option(
+            "--fetches", metavar="N,...", help="Texture fetches per pixel, 1 to 64 (default 1,16; --quick 16)."
+        ),
     ] = None,
     filter_: Annotated[
-        Optional[str], typer.Option("--filter", metavar="FILTER,...", help="Texture filters: nearest,bilinear (default both).")
+        Optional[str],
+        typer.Option("--filter", metavar="FILTER,...", help="Texture filters: nearest,bilinear (default both)."),
     ] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="A look in under 30 s: F = 0, 64, 512; four texture sizes at 16 fetches.")] = False,
-    full: Annotated[bool, typer.Option("--full", help="Every point: F = 0, 1, 2 … 512 both store actions, 1 … 16 fetches; no budgets.")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="A look in under 30 s: F = 0, 64, 512; four texture sizes at 16 fetches.")
+    ] = False,
+    full: Annotated[
+        bool,
+        typer.Option("--full", help="Every point: F = 0, 1, 2 … 512 both store actions, 1 … 16 fetches; no budgets."),
+    ] = False,
     budget: Annotated[
         Optional[str],
-        typer.Option("--budget", metavar="SUITE=SECONDS,...",
-                     help="Seconds each named suite may take, e.g. texture=60 (up to 3600), or none. A suite whose "
-                     "budget runs out stops before its next pass and the report says so. Default: fillrate 20, "
-                     "tilemem 15, texture 45 (--quick 6, 5, 12; --full none)."),
+        typer.Option(
+            "--budget",
+            metavar="SUITE=SECONDS,...",
+            help="Seconds each named suite may take, e.g. texture=60 (up to 3600), or none. A suite whose "
+            "budget runs out stops before its next pass and the report says so. Default: fillrate 20, "
+            "tilemem 15, texture 45 (--quick 6, 5, 12; --full none).",
+        ),
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
@@ -93,15 +130,36 @@ def graphics(
     out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
     prepare_out(out)
     try:
-        study = measure_on_device(lambda progress: runner.run_graphics(
-            f"{api}:{index}", suites, overdraw=layers, f_values=fs, patterns=pats, sizes=texture_sizes,
-            fetches=fetch_counts, filters=filters, width=width, height=height, grid=grid, reps=n_reps,
-            budget=budget, progress=progress, command=real_command(), journal=journal), "graphics.json", out, device)
+        study = measure_on_device(
+            lambda progress: runner.run_graphics(
+                f"{api}:{index}",
+                suites,
+                overdraw=layers,
+                f_values=fs,
+                patterns=pats,
+                sizes=texture_sizes,
+                fetches=fetch_counts,
+                filters=filters,
+                width=width,
+                height=height,
+                grid=grid,
+                reps=n_reps,
+                budget=budget,
+                progress=progress,
+                command=real_command(),
+                journal=journal,
+            ),
+            "graphics.json",
+            out,
+            device,
+        )
     except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
         fail(str(exc), EXIT_FAILED)
     written, problems = write_outputs(write_graphics, study, out)
-    typer.echo(f"{study.device_name} ({api}): {len(study.measurements)} passes, "
-               f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped")
+    typer.echo(
+        f"{study.device_name} ({api}): {len(study.measurements)} passes, "
+        f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped"
+    )
     for line in summary_lines(study):
         typer.echo(line)
     print_written(written, [*problems, *study.warnings])

@@ -15,8 +15,10 @@ from .common import EXIT_USAGE, fail, warn
 
 __all__ = ["RESUME_HELP", "study_journal"]
 
-RESUME_HELP = ("Continue the study in DIR from its journal (DIR/<study>.journal.jsonl): the measurements it holds "
-               "are kept, the rest measured. The device and options must be the ones it was started with.")
+RESUME_HELP = (
+    "Continue the study in DIR from its journal (DIR/<study>.journal.jsonl): the measurements it holds "
+    "are kept, the rest measured. The device and options must be the ones it was started with."
+)
 
 
 def _out_given(ctx: typer.Context) -> bool:
@@ -24,8 +26,9 @@ def _out_given(ctx: typer.Context) -> bool:
     return source is not None and source.name != "DEFAULT"
 
 
-def study_journal(ctx: typer.Context, out: Path, resume: Optional[Path], stem: str,
-                  kind: Type[Document]) -> Tuple[Path, Journal]:
+def study_journal(
+    ctx: typer.Context, out: Path, resume: Optional[Path], stem: str, kind: Type[Document]
+) -> Tuple[Path, Journal]:
     """The output directory and the journal of a study whose results file is ``<stem>.json``: a new
     journal ``out/<stem>.journal.jsonl``, or with ``resume`` the one in that directory, read back
     (its truncated last line dropped with a warning) and continued there.
@@ -37,8 +40,11 @@ def study_journal(ctx: typer.Context, out: Path, resume: Optional[Path], stem: s
     if resume is None:
         return out, Journal(journal_path(out, stem))
     if _out_given(ctx) and out.resolve() != resume.resolve():
-        fail(f"--out {str(out)!r} and --resume {str(resume)!r} name two directories (valid: --resume DIR alone, "
-             "which writes the results into DIR)", EXIT_USAGE)
+        fail(
+            f"--out {str(out)!r} and --resume {str(resume)!r} name two directories (valid: --resume DIR alone, "
+            "which writes the results into DIR)",
+            EXIT_USAGE,
+        )
     try:
         contents = read_journal(journal_path(resume, stem), kind)
     except ResultsError as exc:

@@ -22,15 +22,31 @@ if TYPE_CHECKING:
 
 __all__ = ["KernelsOption", "KernelsMatchOption", "KernelsMinShareOption", "load_kernels_option", "print_placements"]
 
-KernelsOption = Annotated[Optional[Path], typer.Option(
-    "--kernels", metavar="FILE",
-    help="Put your kernels on the roofline: a kernels file (apple_roofline.save_kernels) or an Nsight Compute "
-         "export (ncu --csv --page raw): one dot per kernel and level, sized by time, with the ceiling that binds it.")]
-KernelsMatchOption = Annotated[Optional[List[str]], typer.Option(
-    "--kernels-match", metavar="PATTERN",
-    help="Only the kernels whose name contains PATTERN (or matches it as a glob with * ? [); repeatable.")]
-KernelsMinShareOption = Annotated[str, typer.Option(
-    "--kernels-min-share", metavar="PCT", help="Only the kernels taking at least PCT % of the file's kernel time (0 to 100).")]
+KernelsOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--kernels",
+        metavar="FILE",
+        help="Put your kernels on the roofline: a kernels file (apple_roofline.save_kernels) or an Nsight Compute "
+        "export (ncu --csv --page raw): one dot per kernel and level, sized by time, with the ceiling that binds it.",
+    ),
+]
+KernelsMatchOption = Annotated[
+    Optional[List[str]],
+    typer.Option(
+        "--kernels-match",
+        metavar="PATTERN",
+        help="Only the kernels whose name contains PATTERN (or matches it as a glob with * ? [); repeatable.",
+    ),
+]
+KernelsMinShareOption = Annotated[
+    str,
+    typer.Option(
+        "--kernels-min-share",
+        metavar="PCT",
+        help="Only the kernels taking at least PCT % of the file's kernel time (0 to 100).",
+    ),
+]
 
 
 def load_kernels_option(path: Optional[Path], match: Optional[List[str]], min_share: str) -> "Optional[KernelSet]":

@@ -18,8 +18,10 @@ from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail, fail_option
 
 __all__ = ["OUTLIER_HELP", "child_args", "check_outlier_pct", "run_on_node"]
 
-OUTLIER_HELP = ("With a device list (cuda:all, cuda:0,2,3): flag a GPU more than this many percent worse than the "
-                "node's median on any ceiling.")
+OUTLIER_HELP = (
+    "With a device list (cuda:all, cuda:0,2,3): flag a GPU more than this many percent worse than the "
+    "node's median on any ceiling."
+)
 _NOT_PASSED = ("device", "out", "outlier_pct", "resume")
 
 
@@ -74,15 +76,22 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
         out = Path(resume)
     children = node_children(specs, command, child_args(ctx), out, resume=resume is not None)
     for c in children:
-        typer.echo(f"{c.name}: {command} on {c.argv[c.argv.index('--device') + 1]}, CPUs "
-                   f"{','.join(map(str, c.cpus))}, log {c.out / 'child.log'}", err=True)
+        typer.echo(
+            f"{c.name}: {command} on {c.argv[c.argv.index('--device') + 1]}, CPUs "
+            f"{','.join(map(str, c.cpus))}, log {c.out / 'child.log'}",
+            err=True,
+        )
 
     def done(r: object) -> None:
         from ..node import ChildResult
 
         assert isinstance(r, ChildResult)
-        typer.echo(f"{r.child.name}: exit {r.returncode} after {r.wall_s:.1f} s"
-                   + (" (stopped)" if r.stopped else "") + (" (killed)" if r.killed else ""), err=True)
+        typer.echo(
+            f"{r.child.name}: exit {r.returncode} after {r.wall_s:.1f} s"
+            + (" (stopped)" if r.stopped else "")
+            + (" (killed)" if r.killed else ""),
+            err=True,
+        )
 
     def tick(running: Sequence[object]) -> None:
         from ..node.children import Child, last_line
@@ -92,8 +101,15 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
             typer.echo(f"{c.name}: {last_line(c) or 'starting'}", err=True)
 
     try:
-        node = measure_node(children, results_file, out, devices=[str(s) for s in specs], outlier_pct=outlier_pct,
-                            on_exit=done, on_tick=tick)
+        node = measure_node(
+            children,
+            results_file,
+            out,
+            devices=[str(s) for s in specs],
+            outlier_pct=outlier_pct,
+            on_exit=done,
+            on_tick=tick,
+        )
     except OSError as exc:
         fail(f"node run in {out}: {os_reason(exc)}", EXIT_FAILED)
     typer.echo(f"{len(children)} GPUs in {node.wall_s:.1f} s")

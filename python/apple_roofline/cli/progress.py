@@ -30,7 +30,7 @@ def time_left(budgets_s: Sequence[float], index: int, elapsed_s: float, done: in
     bounds = [max(budget - elapsed_s, 0.0)] if budget > 0 else []
     if done > 0:
         bounds.append(elapsed_s / done * max(total - done, 0))
-    later = list(budgets_s[index + 1:])
+    later = list(budgets_s[index + 1 :])
     if not bounds or any(b <= 0 for b in later):
         return None
     return min(bounds) + sum(later)
@@ -106,10 +106,12 @@ class CliProgress:
         if stage is None or stage not in self._stages:
             return ""
         k = self._stages.index(stage)
-        left = time_left(self._budgets, k, time.monotonic() - self._started, self._done.get(stage, 0),
-                         self._totals.get(stage, 0))
-        return (f"suite {k + 1} of {len(self._stages)}: {stage}"
-                + (f", up to {clock_text(left)} left" if left is not None else ""))
+        left = time_left(
+            self._budgets, k, time.monotonic() - self._started, self._done.get(stage, 0), self._totals.get(stage, 0)
+        )
+        return f"suite {k + 1} of {len(self._stages)}: {stage}" + (
+            f", up to {clock_text(left)} left" if left is not None else ""
+        )
 
     def _show_overall(self) -> None:
         if self._bar is not None and self._overall is not None:
@@ -162,7 +164,11 @@ class CliProgress:
                 last = stage == self._stages[-1]
                 self._bar.update(self._overall, advance=1, **({"description": "done"} if last else {}))
         elif self._bar is None:
-            typer.echo(f"[{stage}] {done}/{total}, {note}" if note else
-                       f"[{stage}] done: {done} step{'s' if done != 1 else ''}", err=True)
+            typer.echo(
+                f"[{stage}] {done}/{total}, {note}"
+                if note
+                else f"[{stage}] done: {done} step{'s' if done != 1 else ''}",
+                err=True,
+            )
         if self._current == stage:
             self._current = None

@@ -50,8 +50,10 @@ def suite_help() -> str:
     """``run --suite``'s help, from the registry (:mod:`apple_roofline.suites.registry`): every suite in
     run order, the default ones, and what a suite measures differently when named."""
     forms = "; ".join(f"{s.name}: {s.summary}" for s in registry.specs() if s.summary)
-    return (f"Comma-separated suites: {','.join(registry.suite_names())} "
-            f"(default: {','.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ").")
+    return (
+        f"Comma-separated suites: {','.join(registry.suite_names())} "
+        f"(default: {','.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ")."
+    )
 
 
 def parse_count(text: str, check: Callable[[object], T]) -> T:
@@ -91,8 +93,10 @@ def ridge_summary(run: "Run") -> Tuple[List[str], List[List[str]]]:
 
 
 def _print_summary(run: "Run") -> None:
-    typer.echo(f"{run.device_name} ({run.backend}): {len(run.measurements)} measurements, "
-               f"{len(run.valid_measurements)} valid, {len(run.skipped)} skipped")
+    typer.echo(
+        f"{run.device_name} ({run.backend}): {len(run.measurements)} measurements, "
+        f"{len(run.valid_measurements)} valid, {len(run.skipped)} skipped"
+    )
     if run.ceilings:
         typer.echo("")
         rows = [[c.name, f"{sig_figs(c.value)} {c.unit}", c.source] for c in run.ceilings]
@@ -100,9 +104,14 @@ def _print_summary(run: "Run") -> None:
             typer.echo(ln)
     if run.suite_times:
         typer.echo("")
-        typer.echo("time per suite: " + ", ".join(
-            f"{t.suite} {t.seconds:.1f} s" + (" (cut short by its budget)" if t.cut else "") for t in run.suite_times)
-            + f"; total {sum(t.seconds for t in run.suite_times):.1f} s")
+        typer.echo(
+            "time per suite: "
+            + ", ".join(
+                f"{t.suite} {t.seconds:.1f} s" + (" (cut short by its budget)" if t.cut else "")
+                for t in run.suite_times
+            )
+            + f"; total {sum(t.seconds for t in run.suite_times):.1f} s"
+        )
     notes, rows = ridge_summary(run)
     typer.echo("")
     for note in notes:
@@ -115,12 +124,16 @@ def _print_summary(run: "Run") -> None:
 def run(
     ctx: typer.Context,
     device: Annotated[
-        Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cpu, cuda:N or metal:N (default: the best available); "
-                                                           "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
+        Optional[str],
+        typer.Option(
+            "--device",
+            "-d",
+            metavar="DEVICE",
+            help="cpu, cuda:N or metal:N (default: the best available); "
+            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.",
+        ),
     ] = None,
-    suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help=suite_help())
-    ] = None,
+    suite: Annotated[Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help=suite_help())] = None,
     quick: Annotated[
         bool,
         typer.Option(
@@ -129,21 +142,35 @@ def run(
             "(sweep launch budget, GEMM size ladder, warm-up). Array sizes are not changed.",
         ),
     ] = False,
-    reps: Annotated[str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")] = "10",
+    reps: Annotated[
+        str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")
+    ] = "10",
     array_size: Annotated[
-        Optional[str], typer.Option("--array-size", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB.")
+        Optional[str],
+        typer.Option("--array-size", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB."),
     ] = None,
     ceilings: Annotated[
-        str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings the roofline figure shows: default, all, or names separated by commas.")
+        str,
+        typer.Option(
+            "--ceilings",
+            metavar="CEILINGS",
+            help="Ceilings the roofline figure shows: default, all, or names separated by commas.",
+        ),
     ] = "default",
     tune: Annotated[
-        bool, typer.Option("--tune", help="Before each suite, a quick tune of its kernels' block size; measure at the best.")
+        bool,
+        typer.Option("--tune", help="Before each suite, a quick tune of its kernels' block size; measure at the best."),
     ] = False,
     tune_file: Annotated[
-        Optional[Path], typer.Option("--tune-file", metavar="FILE", help="With --tune: the best block sizes of this tune.json instead.")
+        Optional[Path],
+        typer.Option(
+            "--tune-file", metavar="FILE", help="With --tune: the best block sizes of this tune.json instead."
+        ),
     ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
-    outlier_pct: Annotated[float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)] = DEFAULT_OUTLIER_PCT,
+    outlier_pct: Annotated[
+        float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
+    ] = DEFAULT_OUTLIER_PCT,
     power_window: Annotated[
         bool,
         typer.Option(
@@ -156,7 +183,8 @@ def run(
     sustain: Annotated[
         Optional[str],
         typer.Option(
-            "--sustain", metavar="SECONDS",
+            "--sustain",
+            metavar="SECONDS",
             help="Time every measurement for at least SECONDS (0 to 60): the sustained rate, after the "
             "power and thermal limits have acted, not a short burst's. Much slower.",
         ),
@@ -164,7 +192,9 @@ def run(
     budget: Annotated[
         Optional[str],
         typer.Option(
-            "--budget", metavar="SUITE=SECONDS,...", help=budget_help(),
+            "--budget",
+            metavar="SUITE=SECONDS,...",
+            help=budget_help(),
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
@@ -223,9 +253,20 @@ def run(
     # -- measure
     try:
         with CliProgress() as progress:
-            result = runner.run_roofline(spec, suites, quick=quick, reps=n_reps, array_bytes=array_bytes,
-                                         progress=progress, command=real_command(), power_window=power_window,
-                                         tuner=tuner, sustain_s=sustain_s, budget=budget, journal=journal)
+            result = runner.run_roofline(
+                spec,
+                suites,
+                quick=quick,
+                reps=n_reps,
+                array_bytes=array_bytes,
+                progress=progress,
+                command=real_command(),
+                power_window=power_window,
+                tuner=tuner,
+                sustain_s=sustain_s,
+                budget=budget,
+                journal=journal,
+            )
     except runner.RunInterrupted as exc:
         write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
@@ -263,10 +304,13 @@ def summed_warnings(run: "Run", out: Path) -> List[str]:
     if not noisy:
         return others
     worst = sum(1 for m in run.valid_measurements if m.noisy)
-    return [*others, f"{len(noisy)} measurement{'s' if len(noisy) != 1 else ''} with noisy samples "
-            f"(CV > {CV_WARN:.0%})" + (f", {worst} of them above {NOISY_CV:.0%} even when measured twice "
-                                       "(marked noisy)" if worst else "")
-            + f": see the Warnings table of {out / 'report.md'} or report.html"]
+    return [
+        *others,
+        f"{len(noisy)} measurement{'s' if len(noisy) != 1 else ''} with noisy samples "
+        f"(CV > {CV_WARN:.0%})"
+        + (f", {worst} of them above {NOISY_CV:.0%} even when measured twice (marked noisy)" if worst else "")
+        + f": see the Warnings table of {out / 'report.md'} or report.html",
+    ]
 
 
 def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]":
@@ -287,8 +331,9 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
         fail(f"--tune-file: {exc}", EXIT_USAGE)
 
 
-def _write(result: "Run", out: Path, which: Union[str, List[str]],
-           kernels: "Optional[KernelSet]" = None) -> Tuple[List[Path], List[str]]:
+def _write(
+    result: "Run", out: Path, which: Union[str, List[str]], kernels: "Optional[KernelSet]" = None
+) -> Tuple[List[Path], List[str]]:
     from ..roofline.outputs import write_run_files
 
     try:

@@ -30,8 +30,17 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, Dict, Iterator, List, NoReturn, Optional
 
-__all__ = ["SIGNALS", "STUCK_S", "signals_as_interrupts", "received", "interrupted_code", "interrupted_words",
-           "end_now", "ending_now", "leave"]
+__all__ = [
+    "SIGNALS",
+    "STUCK_S",
+    "signals_as_interrupts",
+    "received",
+    "interrupted_code",
+    "interrupted_words",
+    "end_now",
+    "ending_now",
+    "leave",
+]
 
 #: The signals handled as Ctrl-C (SIGHUP where the platform has it).
 SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
@@ -78,8 +87,11 @@ def _watch(read_fd: int) -> None:
                 name = signal.Signals(mine[0]).name
             except ValueError:
                 name = str(mine[0])
-            os.write(2, f"error: interrupted by {name} while a device call did not return; exiting without "
-                        "writing the partial study (the journal holds every finished measurement)\n".encode())
+            os.write(
+                2,
+                f"error: interrupted by {name} while a device call did not return; exiting without "
+                "writing the partial study (the journal holds every finished measurement)\n".encode(),
+            )
             os._exit(128 + mine[0])
 
 

@@ -16,8 +16,16 @@ import typer
 
 from ..errors import OptionError
 from ..sizes import format_size
-from .common import (as_integer, fail_if_invalid, fail_option, measure_on_device,
-                     prepare_out, print_written, real_command, write_outputs)
+from .common import (
+    as_integer,
+    fail_if_invalid,
+    fail_option,
+    measure_on_device,
+    prepare_out,
+    print_written,
+    real_command,
+    write_outputs,
+)
 from .journal import RESUME_HELP, study_journal
 
 __all__ = ["tune"]
@@ -25,19 +33,41 @@ __all__ = ["tune"]
 
 def tune(
     ctx: typer.Context,
-    device: Annotated[Optional[str], typer.Option("--device", "-d", metavar="DEVICE", help="cuda:N or metal:N (default: the best available).")] = None,
+    device: Annotated[
+        Optional[str],
+        typer.Option("--device", "-d", metavar="DEVICE", help="cuda:N or metal:N (default: the best available)."),
+    ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated: stream,sweep,peak,idiv (default: all four).")
+        Optional[str],
+        typer.Option(
+            "--suite", "-s", metavar="SUITE,...", help="Comma-separated: stream,sweep,peak,idiv (default: all four)."
+        ),
     ] = None,
     kernel: Annotated[
-        Optional[str], typer.Option("--kernel", "-k", metavar="KERNEL,...", help="Only these kernels, comma-separated (triad, vec4_indep4, peak/scalar_indep8/fp64).")
+        Optional[str],
+        typer.Option(
+            "--kernel",
+            "-k",
+            metavar="KERNEL,...",
+            help="Only these kernels, comma-separated (triad, vec4_indep4, peak/scalar_indep8/fp64).",
+        ),
     ] = None,
     block: Annotated[
-        Optional[str], typer.Option("--block", metavar="B,...", help="Block sizes to try (default: every multiple of the SIMD width up to the device's limit).")
+        Optional[str],
+        typer.Option(
+            "--block",
+            metavar="B,...",
+            help="Block sizes to try (default: every multiple of the SIMD width up to the device's limit).",
+        ),
     ] = None,
-    quick: Annotated[bool, typer.Option(
-        "--quick", help="The SIMD width times powers of two only, shorter warm-up, STREAM and sweep arrays at 4x the "
-                        "last-level cache where it is known (the smallest that measures DRAM).")] = False,
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="The SIMD width times powers of two only, shorter warm-up, STREAM and sweep arrays at 4x the "
+            "last-level cache where it is known (the smallest that measures DRAM).",
+        ),
+    ] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
@@ -59,14 +89,29 @@ def tune(
 
     out, journal = study_journal(ctx, out, resume, "tune", TuneStudy)
     prepare_out(out)
-    study = measure_on_device(lambda progress: runner.run_tune(
-        device, suites, kernels=kernels, blocks=blocks, quick=quick, reps=n_reps, progress=progress,
-        command=real_command(), journal=journal), "tune.json", out, device)
+    study = measure_on_device(
+        lambda progress: runner.run_tune(
+            device,
+            suites,
+            kernels=kernels,
+            blocks=blocks,
+            quick=quick,
+            reps=n_reps,
+            progress=progress,
+            command=real_command(),
+            journal=journal,
+        ),
+        "tune.json",
+        out,
+        device,
+    )
     written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
-    typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "
-               f"{len(study.rejected)} rejected, {len(study.skipped)} skipped; "
-               f"STREAM and sweep arrays {format_size(int(study.params['array_bytes']))}")
+    typer.echo(
+        f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "
+        f"{len(study.rejected)} rejected, {len(study.skipped)} skipped; "
+        f"STREAM and sweep arrays {format_size(int(study.params['array_bytes']))}"
+    )
     for k, b in best.items():
         typer.echo(f"  {k}: best block {b}")
     print_written(written, [*problems, *study.warnings])

@@ -61,5 +61,7 @@ def check_tiny_counts(values: Any, count: int) -> Tuple[bool, str]:
     if bad.size == 0:
         return True, f"all {TINY_FLOATS} floats == {int(expected)} after {count} launches{saturated}"
     i = int(bad[0])
-    return False, (f"{bad.size} of {TINY_FLOATS} floats != {int(expected)} after {count} launches{saturated} "
-                   f"(first: x[{i}] == {float(v[i]):.9g})")
+    return False, (
+        f"{bad.size} of {TINY_FLOATS} floats != {int(expected)} after {count} launches{saturated} "
+        f"(first: x[{i}] == {float(v[i]):.9g})"
+    )

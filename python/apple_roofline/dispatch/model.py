@@ -154,8 +154,9 @@ class LatencySeries:
             if not math.isfinite(s):
                 raise ValueError(f"{where}: samples_s[{i}] is {s!r}, not finite")
             if s <= 0.0 and self.measure not in SIGNED_MEASURES:
-                raise ValueError(f"{where}: samples_s[{i}] is {s!r}; only start latencies and steps may be zero "
-                                 "or negative")
+                raise ValueError(
+                    f"{where}: samples_s[{i}] is {s!r}; only start latencies and steps may be zero or negative"
+                )
 
     @property
     def label(self) -> str:
@@ -198,8 +199,13 @@ class LatencySeries:
         signed = measure in SIGNED_MEASURES
         samples = r.samples(d, "samples_s", where, signed=signed)
         if "distribution" in d:  # written for other readers: it must be the samples' own
-            r.statistics(r.obj(d["distribution"], f"{where}.distribution"), f"{where}.distribution", samples,
-                         DISTRIBUTION_FIELDS, signed=signed)
+            r.statistics(
+                r.obj(d["distribution"], f"{where}.distribution"),
+                f"{where}.distribution",
+                samples,
+                DISTRIBUTION_FIELDS,
+                signed=signed,
+            )
         try:
             return cls(
                 kernel=r.string(d, "kernel", where),
@@ -261,8 +267,13 @@ class Pairing:
     def to_dict(self, difference: Optional[PairedDifference] = None) -> Dict[str, Any]:
         """JSON-ready dict: ``kernel``, ``measure``, ``clock`` (``"host"``), ``confidence``,
         ``first``, and ``difference`` (:meth:`~.paired.PairedDifference.to_dict`) when given."""
-        out: Dict[str, Any] = {"kernel": self.kernel, "measure": self.measure, "clock": "host",
-                               "confidence": self.confidence, "first": list(self.first)}
+        out: Dict[str, Any] = {
+            "kernel": self.kernel,
+            "measure": self.measure,
+            "clock": "host",
+            "confidence": self.confidence,
+            "first": list(self.first),
+        }
         if difference is not None:
             out["difference"] = difference.to_dict()
         return out
@@ -278,8 +289,12 @@ class Pairing:
         if clock != "host":
             r.fail(f"{join(where, 'clock')} {clock!r} is not the clock of a pairing (valid: host)")
         try:
-            return cls(kernel=r.string(d, "kernel", where), measure=r.string(d, "measure", where),
-                       first=r.strings(d, "first", where), confidence=r.number(d, "confidence", where))
+            return cls(
+                kernel=r.string(d, "kernel", where),
+                measure=r.string(d, "measure", where),
+                first=r.strings(d, "first", where),
+                confidence=r.number(d, "confidence", where),
+            )
         except ValueError as e:
             r.fail(str(e))
 
@@ -335,14 +350,20 @@ class DispatchStudy(Document):
         one of each and each holds one sample per pair."""
         out = []
         for path in ("python", "native"):
-            found = [s for s in self.series if (s.kernel, s.measure, s.path, s.clock, s.step)
-                     == (p.kernel, p.measure, path, "host", "")]
+            found = [
+                s
+                for s in self.series
+                if (s.kernel, s.measure, s.path, s.clock, s.step) == (p.kernel, p.measure, path, "host", "")
+            ]
             if len(found) != 1:
-                raise ValueError(f"pairing {p.kernel}/{p.measure}: {len(found)} {path} host-clock series "
-                                 "(valid: exactly one)")
+                raise ValueError(
+                    f"pairing {p.kernel}/{p.measure}: {len(found)} {path} host-clock series (valid: exactly one)"
+                )
             if len(found[0].samples_s) != len(p.first):
-                raise ValueError(f"pairing {p.kernel}/{p.measure}: {len(p.first)} pairs but "
-                                 f"{len(found[0].samples_s)} {path} samples (valid: one sample per pair)")
+                raise ValueError(
+                    f"pairing {p.kernel}/{p.measure}: {len(p.first)} pairs but "
+                    f"{len(found[0].samples_s)} {path} samples (valid: one sample per pair)"
+                )
             out.append(found[0])
         return out[0], out[1]
 
@@ -361,8 +382,9 @@ class DispatchStudy(Document):
         """Whether every series passed validation."""
         return all(s.valid for s in self.series)
 
-    def find(self, kernel: str, measure: str, path: str, clock: Optional[str] = None,
-             step: str = "") -> Optional[LatencySeries]:
+    def find(
+        self, kernel: str, measure: str, path: str, clock: Optional[str] = None, step: str = ""
+    ) -> Optional[LatencySeries]:
         """The first series matching the arguments (any clock when ``clock`` is None), or None."""
         for s in self.series:
             if (s.kernel, s.measure, s.path, s.step) == (kernel, measure, path, step) and clock in (None, s.clock):
@@ -414,8 +436,9 @@ class DispatchStudy(Document):
             if "difference" in item:
                 want = study.paired(p.kernel, p.measure)
                 assert want is not None
-                _check_difference(r, r.obj(item["difference"], f"pairings[{i}].difference"),
-                                  f"pairings[{i}].difference", want)
+                _check_difference(
+                    r, r.obj(item["difference"], f"pairings[{i}].difference"), f"pairings[{i}].difference", want
+                )
         return study
 
 
@@ -429,10 +452,17 @@ def _check_difference(r: Reader, d: Mapping[str, Any], where: str, want: PairedD
     for key in ("median_s", "low_s", "high_s", "confidence", "coverage"):
         if key in d:
             what = f"the {key.removesuffix('_s')} of the paired differences"
-            r.close(r.number(d, key, where), float(getattr(want, key)), join(where, key), what,
-                    scale=scale if key.endswith("_s") else 0.0)
+            r.close(
+                r.number(d, key, where),
+                float(getattr(want, key)),
+                join(where, key),
+                what,
+                scale=scale if key.endswith("_s") else 0.0,
+            )
     if "status" in d:
         status = r.string(d, "status", where)
         if status != want.status:
-            r.fail(f"{join(where, 'status')} {status!r} is not what the paired samples give "
-                   f"(valid: {want.status!r}; one of {', '.join(STATUSES)})")
+            r.fail(
+                f"{join(where, 'status')} {status!r} is not what the paired samples give "
+                f"(valid: {want.status!r}; one of {', '.join(STATUSES)})"
+            )

@@ -33,5 +33,6 @@ def write_study(study: DispatchStudy, out: Path) -> Tuple[List[Path], List[str]]
         ResultsError: the study holds a non-finite number (nothing is written).
     """
     text = study.to_json()  # checks the study before any file is touched
-    return write_study_files(out, "dispatch", text, lambda: format_dispatch(study, "md"),
-                             lambda p: plot_dispatch(study, p), what="plot")
+    return write_study_files(
+        out, "dispatch", text, lambda: format_dispatch(study, "md"), lambda p: plot_dispatch(study, p), what="plot"
+    )

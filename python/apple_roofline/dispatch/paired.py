@@ -114,19 +114,29 @@ class PairedDifference:
         if status == RESOLVED:
             return RESOLVED
         if status == "too_few_pairs":
-            return (f"not resolved: {self.n} pair{'s' if self.n != 1 else ''} cannot give a "
-                    f"{self.confidence * 100:g} % interval (coverage {self.coverage * 100:.1f} %)")
+            return (
+                f"not resolved: {self.n} pair{'s' if self.n != 1 else ''} cannot give a "
+                f"{self.confidence * 100:g} % interval (coverage {self.coverage * 100:.1f} %)"
+            )
         return f"not resolved: {STATUSES[status]}"
 
     def to_dict(self) -> Dict[str, object]:
         """JSON-ready dict: ``n``, ``median_s``, ``low_s``, ``high_s``, ``confidence``, ``coverage``
         and ``status`` (for readers; a reader recomputes them from the samples)."""
-        return {"n": self.n, "median_s": self.median_s, "low_s": self.low_s, "high_s": self.high_s,
-                "confidence": self.confidence, "coverage": self.coverage, "status": self.status}
+        return {
+            "n": self.n,
+            "median_s": self.median_s,
+            "low_s": self.low_s,
+            "high_s": self.high_s,
+            "confidence": self.confidence,
+            "coverage": self.coverage,
+            "status": self.status,
+        }
 
 
-def paired_difference(python_s: Sequence[float], native_s: Sequence[float],
-                      confidence: float = CONFIDENCE) -> PairedDifference:
+def paired_difference(
+    python_s: Sequence[float], native_s: Sequence[float], confidence: float = CONFIDENCE
+) -> PairedDifference:
     """The median of ``python_s[i] − native_s[i]`` over the pairs, with its distribution-free
     confidence interval (:func:`apple_roofline.stats.median_interval`; W. J. Conover, *Practical
     Nonparametric Statistics*, 3rd ed., 1999, section 3.2).
@@ -141,8 +151,10 @@ def paired_difference(python_s: Sequence[float], native_s: Sequence[float],
             of range (the message names which).
     """
     if len(python_s) != len(native_s):
-        raise ValueError(f"paired samples differ in length: {len(python_s)} python, {len(native_s)} native "
-                         "(valid: one of each per pair)")
+        raise ValueError(
+            f"paired samples differ in length: {len(python_s)} python, {len(native_s)} native "
+            "(valid: one of each per pair)"
+        )
     if not python_s:
         raise ValueError("paired samples must not be empty (valid: 1 or more pairs)")
     diff = np.asarray(python_s, dtype=np.float64) - np.asarray(native_s, dtype=np.float64)

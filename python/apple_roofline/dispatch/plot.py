@@ -83,8 +83,17 @@ def _bins(values: list[np.ndarray]) -> np.ndarray:
 
 
 def _not_measured(ax: Axes, text: str = _NOT_MEASURED) -> None:
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", fontsize=11, color="#808080",
-            gid="not-measured")
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=11,
+        color="#808080",
+        gid="not-measured",
+    )
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -97,8 +106,9 @@ def _log_axis(ax: Axes, lo: float, hi: float) -> None:
     """A log x axis from ``lo`` to ``hi`` (µs) with labelled ticks however narrow the range."""
     ticker = mpl("matplotlib.ticker")
     decades = math.log10(hi / lo)
-    subs: tuple[float, ...] = (1.0,) if decades > 2.5 else (1.0, 2.0, 5.0) if decades > 1.2 else tuple(
-        float(i) for i in range(1, 10))
+    subs: tuple[float, ...] = (
+        (1.0,) if decades > 2.5 else (1.0, 2.0, 5.0) if decades > 1.2 else tuple(float(i) for i in range(1, 10))
+    )
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
     ax.xaxis.set_major_locator(ticker.LogLocator(base=10.0, subs=subs))
@@ -147,23 +157,41 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
         width, alpha = _CLOCK_WIDTHS.get(s.clock, (1.2, 1.0))
         if pos.size:
             counts, _edges, _patches = ax.hist(
-                pos, bins=bins, weights=np.full(pos.size, 1.0 / us.size), histtype="step", color=color,
-                linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s), gid=f"hist:{_label(s)}")
+                pos,
+                bins=bins,
+                weights=np.full(pos.size, 1.0 / us.size),
+                histtype="step",
+                color=color,
+                linestyle=MEASURED,
+                linewidth=width,
+                alpha=alpha,
+                label=_label(s),
+                gid=f"hist:{_label(s)}",
+            )
             peak = max(peak, float(np.max(counts)))
         else:
             ax.plot([], [], color=color, linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s))
         p50 = s.distribution.p50 * 1e6
         if p50 > 0:  # a tick down from the top edge, a triangle on it: clear of the outlines' own edges
-            ax.plot([p50, p50], [1.0, 0.94], transform=ax.get_xaxis_transform(), color=color, linestyle=MEASURED,
-                    linewidth=1.2, marker="v", markevery=[0], markersize=6, clip_on=False,
-                    gid=f"p50:{_label(s)}")
+            ax.plot(
+                [p50, p50],
+                [1.0, 0.94],
+                transform=ax.get_xaxis_transform(),
+                color=color,
+                linestyle=MEASURED,
+                linewidth=1.2,
+                marker="v",
+                markevery=[0],
+                markersize=6,
+                clip_on=False,
+                gid=f"p50:{_label(s)}",
+            )
     ax.set_xlabel(X_LABEL_US)
     ax.set_ylabel("fraction of samples")
     ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
     ax.set_axisbelow(True)
     handles, names = ax.get_legend_handles_labels()
-    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle="none", marker="v",
-                                                  markersize=6))
+    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle="none", marker="v", markersize=6))
     names.append("p50 (median)")
     ncol = 2 if len(names) > 6 else 1
     ax.legend(handles, names, fontsize=7, loc="upper right", ncol=ncol, framealpha=0.85)
@@ -171,8 +199,16 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
     room = min(0.06 * math.ceil(len(names) / ncol) + 0.05, 0.6)
     ax.set_ylim(0.0, (peak or 1.0) / (1.0 - room))
     if hidden:
-        ax.text(0.01, 0.98, f"{hidden} sample{'s' if hidden != 1 else ''} <= 0 µs not drawn (log axis)",
-                transform=ax.transAxes, ha="left", va="top", fontsize=7, color="#4d4d4d")
+        ax.text(
+            0.01,
+            0.98,
+            f"{hidden} sample{'s' if hidden != 1 else ''} <= 0 µs not drawn (log axis)",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=7,
+            color="#4d4d4d",
+        )
 
 
 def _steps(ax: Axes, study: DispatchStudy) -> None:
@@ -197,17 +233,39 @@ def _steps(ax: Axes, study: DispatchStudy) -> None:
         for j, (s, p50) in enumerate(steps):
             us = p50 * 1e6
             width = max(us, 0.0)
-            ax.barh(y, width, left=left, height=height, color=palette[order[s.step]], edgecolor="white",
-                    linewidth=0.8, gid=f"step:{kernel}:{s.step}")
+            ax.barh(
+                y,
+                width,
+                left=left,
+                height=height,
+                color=palette[order[s.step]],
+                edgecolor="white",
+                linewidth=0.8,
+                gid=f"step:{kernel}:{s.step}",
+            )
             text = f"{s.step}\n{sig_figs(us)} µs" + ("\n(drawn as 0)" if us < 0 else "")
             ax.annotate(
-                text, xy=(left + 0.5 * width, y - 0.5 * height), xycoords="data",
-                xytext=((j + 0.5) / len(steps), y - 0.5 * height - 0.17), textcoords=("axes fraction", "data"),
-                ha="center", va="top", fontsize=7.5, arrowprops=arrow, gid=f"steplabel:{kernel}:{s.step}",
+                text,
+                xy=(left + 0.5 * width, y - 0.5 * height),
+                xycoords="data",
+                xytext=((j + 0.5) / len(steps), y - 0.5 * height - 0.17),
+                textcoords=("axes fraction", "data"),
+                ha="center",
+                va="top",
+                fontsize=7.5,
+                arrowprops=arrow,
+                gid=f"steplabel:{kernel}:{s.step}",
             )
             left += width
-        ax.annotate(f"sum of medians {sig_figs(sum(p for _s, p in steps) * 1e6)} µs", xy=(left, y), xytext=(4.0, 0.0),
-                    textcoords="offset points", ha="left", va="center", fontsize=8)
+        ax.annotate(
+            f"sum of medians {sig_figs(sum(p for _s, p in steps) * 1e6)} µs",
+            xy=(left, y),
+            xytext=(4.0, 0.0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize=8,
+        )
     ax.set_yticks([-float(i) for i in range(len(per_kernel))])
     ax.set_yticklabels([k for k, _steps in per_kernel])
     ax.set_ylim(-float(len(per_kernel) - 1) - 0.95, 0.4)
@@ -224,8 +282,11 @@ def _footnote(study: DispatchStudy) -> str:
         parts.append("Binding cost: " + "; ".join(f"{c.kernel} {c.measure}: {cost_text(c)}" for c in costs) + ".")
     bad = [s for s in study.series if not s.valid]
     if bad:
-        parts.append("Left out, failed validation: " + "; ".join(
-            s.label + (f" ({s.validation})" if s.validation else "") for s in bad) + ".")
+        parts.append(
+            "Left out, failed validation: "
+            + "; ".join(s.label + (f" ({s.validation})" if s.validation else "") for s in bad)
+            + "."
+        )
     if study.skipped:
         parts.append("Not measured: " + "; ".join(f"{s.path} ({s.reason})" for s in study.skipped) + ".")
     return "\n".join(textwrap.fill(p, _FOOT_WRAP) for p in parts)
@@ -278,8 +339,10 @@ def plot_dispatch(study: DispatchStudy, path: str | os.PathLike[str] | None = No
     _steps(axes[3], study)
 
     status = "" if study.complete else " — INTERRUPTED, partial results"
-    fig.suptitle(f"Dispatch latency per launch: {study.device_name} ({study.backend}) — "
-                 f"{date_of(study.created)}{status}", fontsize=13)
+    fig.suptitle(
+        f"Dispatch latency per launch: {study.device_name} ({study.backend}) — {date_of(study.created)}{status}",
+        fontsize=13,
+    )
     if foot:
         fig.text(0.06, 0.008, foot, ha="left", va="bottom", fontsize=7, color="#4d4d4d", gid="footnote")
     if path is not None:

@@ -46,18 +46,39 @@ __all__ = [
 FORMATS: tuple[str, ...] = ("md", "csv", "json")
 #: Header of :func:`latency_table` (the numeric columns in µs per launch).
 LATENCY_COLUMNS: tuple[str, ...] = (
-    "kernel", "measure", "path", "clock", "n",
-    "p10 (µs)", "p50 (µs)", "p90 (µs)", "p99 (µs)", "max (µs)", "valid",
+    "kernel",
+    "measure",
+    "path",
+    "clock",
+    "n",
+    "p10 (µs)",
+    "p50 (µs)",
+    "p90 (µs)",
+    "p99 (µs)",
+    "max (µs)",
+    "valid",
 )
 #: Header of the CSV form of :func:`format_dispatch` (the numeric columns in seconds per launch).
 LATENCY_CSV_COLUMNS: tuple[str, ...] = (
-    "kernel", "measure", "path", "clock", "n", "p10_s", "p50_s", "p90_s", "p99_s", "max_s", "valid",
+    "kernel",
+    "measure",
+    "path",
+    "clock",
+    "n",
+    "p10_s",
+    "p50_s",
+    "p90_s",
+    "p99_s",
+    "max_s",
+    "valid",
 )
 #: The measures :func:`binding_cost` compares (those measured interleaved).
 BINDING_MEASURES: tuple[str, ...] = PAIRED_MEASURES
 #: Why a study without a pairing gives no binding cost.
-NOT_PAIRED = ("not resolved: the paths were not measured interleaved, and a difference of two medians "
-              "taken apart carries the host's drift")
+NOT_PAIRED = (
+    "not resolved: the paths were not measured interleaved, and a difference of two medians "
+    "taken apart carries the host's drift"
+)
 
 _NATIVE = "native"
 _PYTHON = "python"
@@ -93,10 +114,21 @@ def latency_table(study: DispatchStudy) -> tuple[list[str], list[list[str]]]:
     rows: list[list[str]] = []
     for s in study.series:
         d = s.distribution
-        rows.append([
-            s.kernel, _measure(s), s.path, s.clock, str(d.n),
-            _us(d.p10), _us(d.p50), _us(d.p90), _us(d.p99), _us(d.max), _valid_text(s),
-        ])
+        rows.append(
+            [
+                s.kernel,
+                _measure(s),
+                s.path,
+                s.clock,
+                str(d.n),
+                _us(d.p10),
+                _us(d.p50),
+                _us(d.p90),
+                _us(d.p99),
+                _us(d.max),
+                _valid_text(s),
+            ]
+        )
     return list(LATENCY_COLUMNS), rows
 
 
@@ -177,11 +209,26 @@ def binding_cost(study: DispatchStudy) -> list[BindingCost]:
                 continue
             peers: dict[str, float] = {}
             for s in study.series:
-                if (s.valid and not s.step and s.kernel == kernel and s.measure == measure and s.clock == "host"
-                        and s.path not in (_NATIVE, _PYTHON) and s.path not in peers):
+                if (
+                    s.valid
+                    and not s.step
+                    and s.kernel == kernel
+                    and s.measure == measure
+                    and s.clock == "host"
+                    and s.path not in (_NATIVE, _PYTHON)
+                    and s.path not in peers
+                ):
                     peers[s.path] = s.distribution.p50
-            out.append(BindingCost(kernel, measure, python.distribution.p50, native.distribution.p50,
-                                   study.paired(kernel, measure), peers))
+            out.append(
+                BindingCost(
+                    kernel,
+                    measure,
+                    python.distribution.p50,
+                    native.distribution.p50,
+                    study.paired(kernel, measure),
+                    peers,
+                )
+            )
     return out
 
 
@@ -198,9 +245,11 @@ def cost_text(cost: BindingCost) -> str:
     p = cost.paired
     if p is None:
         return f"python − native: {cost.verdict}"
-    return (f"python − native = {_signed_us(p.median_s)} µs per launch (median of {p.n:,} paired "
-            f"difference{'s' if p.n != 1 else ''}, {p.confidence * 100:g} % interval {_signed_us(p.low_s)} to "
-            f"{_signed_us(p.high_s)} µs): {cost.verdict}")
+    return (
+        f"python − native = {_signed_us(p.median_s)} µs per launch (median of {p.n:,} paired "
+        f"difference{'s' if p.n != 1 else ''}, {p.confidence * 100:g} % interval {_signed_us(p.low_s)} to "
+        f"{_signed_us(p.high_s)} µs): {cost.verdict}"
+    )
 
 
 def step_medians(study: DispatchStudy) -> list[tuple[str, list[tuple[LatencySeries, float]]]]:
@@ -257,17 +306,21 @@ def _binding_lines(study: DispatchStudy) -> list[str]:
     if not costs:
         return ["Not available: no kernel has both a valid native and a valid python series on the host clock."]
     lines = [
-        ("What calling the public Python API once per launch adds to the C++ loop, on the host clock: "
-         "the two loops were measured interleaved, one sample of each back to back per pair, the first "
-         "alternating, and the cost is the median of the paired differences with its distribution-free "
-         "confidence interval (order statistics, binomial). It is resolved only when the interval lies "
-         "above zero and is no wider than the effect; a negative or unresolved cost is not a finding. "
-         "Each loop's own median follows."),
+        (
+            "What calling the public Python API once per launch adds to the C++ loop, on the host clock: "
+            "the two loops were measured interleaved, one sample of each back to back per pair, the first "
+            "alternating, and the cost is the median of the paired differences with its distribution-free "
+            "confidence interval (order statistics, binomial). It is resolved only when the interval lies "
+            "above zero and is no wider than the effect; a negative or unresolved cost is not a finding. "
+            "Each loop's own median follows."
+        ),
         "",
     ]
     for c in costs:
-        text = (f"- **{c.kernel} {c.measure}**: {cost_text(c)} "
-                f"(python p50 {_us(c.python_p50_s)} µs, native p50 {_us(c.native_p50_s)} µs)")
+        text = (
+            f"- **{c.kernel} {c.measure}**: {cost_text(c)} "
+            f"(python p50 {_us(c.python_p50_s)} µs, native p50 {_us(c.native_p50_s)} µs)"
+        )
         if c.peers:
             text += "; " + ", ".join(f"{p} p50 {_us(v)} µs" for p, v in c.peers.items())
         lines.append(text)
@@ -283,8 +336,13 @@ def _steps_lines(study: DispatchStudy) -> list[str]:
         for s, p50 in steps:
             rows.append([kernel, s.step, s.clock, _us(p50)])
         rows.append([kernel, "sum of medians", DASH, _us(sum(p for _s, p in steps))])
-    lines = [("Medians of the native path's steps, in round-trip order, µs per launch. A negative "
-              "median means the device started the work before the host's launch call returned."), ""]
+    lines = [
+        (
+            "Medians of the native path's steps, in round-trip order, µs per launch. A negative "
+            "median means the device started the work before the host's launch call returned."
+        ),
+        "",
+    ]
     return lines + markdown_table(["Kernel", "Step", "Clock", "Median (µs)"], rows, "lllr")
 
 
@@ -293,10 +351,12 @@ def _markdown(study: DispatchStudy) -> str:
     lines += ["", "## Parameters", "", key_value_pairs(study.params)]
     lines += ["", "## Distributions", ""]
     lines += [
-        ("Distributions are per launch, in µs (1e-6 s): order statistics of the samples (linear "
-         "interpolation). Round-trip, start-latency and step samples are one launch each; each "
-         "throughput sample is the mean of launches_per_sample back-to-back launches "
-         f"({_launches_note(study)}), so its spread is that of means, not of single launches."),
+        (
+            "Distributions are per launch, in µs (1e-6 s): order statistics of the samples (linear "
+            "interpolation). Round-trip, start-latency and step samples are one launch each; each "
+            "throughput sample is the mean of launches_per_sample back-to-back launches "
+            f"({_launches_note(study)}), so its spread is that of means, not of single launches."
+        ),
         "",
     ]
     header, rows = latency_table(study)
@@ -316,10 +376,21 @@ def _csv(study: DispatchStudy) -> str:
     w.writerow(LATENCY_CSV_COLUMNS)
     for s in study.series:
         d = s.distribution
-        w.writerow([
-            s.kernel, _measure(s), s.path, s.clock, d.n,
-            repr(d.p10), repr(d.p50), repr(d.p90), repr(d.p99), repr(d.max), _valid_text(s),
-        ])
+        w.writerow(
+            [
+                s.kernel,
+                _measure(s),
+                s.path,
+                s.clock,
+                d.n,
+                repr(d.p10),
+                repr(d.p50),
+                repr(d.p90),
+                repr(d.p99),
+                repr(d.max),
+                _valid_text(s),
+            ]
+        )
     return buf.getvalue()
 
 

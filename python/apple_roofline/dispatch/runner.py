@@ -52,7 +52,15 @@ from ..stats import CONFIDENCE
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
-from .kernels import FLOAT32_EXACT, KERNEL_SOURCES, NULL_VALIDATION, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
+from .kernels import (
+    FLOAT32_EXACT,
+    KERNEL_SOURCES,
+    NULL_VALIDATION,
+    TINY_BYTES,
+    TINY_FLOATS,
+    TINY_ITEMS,
+    check_tiny_counts,
+)
 from .model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
 from .paired import PAIRED_PATHS, pair_order
 from .peers import measure_peers
@@ -118,9 +126,14 @@ def check_counts(reps: int, launches: int, warmup: int) -> Tuple[int, int, int]:
     if reps > most:
         total = reps * launches + warmup
         raise OptionError(
-            "reps", reps, f"1 to {most} for {launches} launches and {warmup} warm-up",
-            reason=(f"{reps} × {launches} launches + {warmup} warm-up = {total:,} launches exceed 2^24 = "
-                    f"{FLOAT32_EXACT:,}, where the tiny kernel's float32 counts stop being exact"))
+            "reps",
+            reps,
+            f"1 to {most} for {launches} launches and {warmup} warm-up",
+            reason=(
+                f"{reps} × {launches} launches + {warmup} warm-up = {total:,} launches exceed 2^24 = "
+                f"{FLOAT32_EXACT:,}, where the tiny kernel's float32 counts stop being exact"
+            ),
+        )
     return reps, launches, warmup
 
 
@@ -182,8 +195,9 @@ def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
     return out
 
 
-def python_throughput(kernel: Any, backend: Any, args: Sequence[Any], launch: int, launches: int,
-                      reps: int) -> List[float]:
+def python_throughput(
+    kernel: Any, backend: Any, args: Sequence[Any], launch: int, launches: int, reps: int
+) -> List[float]:
     """Python's floor-plus-binding loop: ``reps`` samples of ``launches`` ``kernel.launch`` calls and
     one ``backend.synchronize()``; seconds per launch (host ``time.perf_counter_ns``).
 
@@ -259,14 +273,33 @@ def timeline_series(kernel: str, timeline: Any, valid: bool, validation: str) ->
     if not np.all(np.isfinite(rows)):
         ok, why = False, "the API returned no instant for some steps"
     elif early.any() or late.any():
-        ok, why = False, (f"{int(early.sum())} starts before the call and {int(late.sum())} after the wait returned "
-                          f"(beyond ±{unc * 1e6:.3g} µs): the device clock was not mapped onto the host's")
-    out = [LatencySeries(kernel, "start_latency", "native", "host", tuple(start.tolist()), valid=ok,
-                         validation=why, note=note)]
+        ok, why = (
+            False,
+            (
+                f"{int(early.sum())} starts before the call and {int(late.sum())} after the wait returned "
+                f"(beyond ±{unc * 1e6:.3g} µs): the device clock was not mapped onto the host's"
+            ),
+        )
+    out = [
+        LatencySeries(
+            kernel, "start_latency", "native", "host", tuple(start.tolist()), valid=ok, validation=why, note=note
+        )
+    ]
     for j in range(1, len(events)):
         step = rows[:, j] - rows[:, j - 1]
-        out.append(LatencySeries(kernel, "step", "native", "host", tuple(step.tolist()), step=events[j], valid=ok,
-                                 validation=why, note=f"'{events[j - 1]}' to '{events[j]}'; {clock}"))
+        out.append(
+            LatencySeries(
+                kernel,
+                "step",
+                "native",
+                "host",
+                tuple(step.tolist()),
+                step=events[j],
+                valid=ok,
+                validation=why,
+                note=f"'{events[j - 1]}' to '{events[j]}'; {clock}",
+            )
+        )
     return out
 
 
@@ -313,8 +346,14 @@ def run_dispatch(
     info = dict(backend.info())
     name = str(info["backend"])
     created = provenance.now()
-    params = {"reps": reps, "launches": launches, "warmup": warmup, "tiny_bytes": TINY_BYTES,
-              "tiny_items": TINY_ITEMS, "peers": peers}
+    params = {
+        "reps": reps,
+        "launches": launches,
+        "warmup": warmup,
+        "tiny_bytes": TINY_BYTES,
+        "tiny_items": TINY_ITEMS,
+        "peers": peers,
+    }
     journal = journal or Journal()
     journal.begin(DispatchStudy, created=created, device=info, command=command, options=params)
     series: List[LatencySeries] = []
@@ -326,9 +365,18 @@ def run_dispatch(
         warns = list(warnings) + [f"{s.label} failed validation: {s.validation}" for s in series if not s.valid]
         return DispatchStudy(
             tool=ToolInfo.current(),
-            created=created, finished=provenance.now(), host=provenance.host(), device=info, command=tuple(command),
-            params=params, series=tuple(series), skipped=tuple(skipped), warnings=tuple(warns), complete=complete,
-            resumed=journal.resumed(), pairings=tuple(pairings),
+            created=created,
+            finished=provenance.now(),
+            host=provenance.host(),
+            device=info,
+            command=tuple(command),
+            params=params,
+            series=tuple(series),
+            skipped=tuple(skipped),
+            warnings=tuple(warns),
+            complete=complete,
+            resumed=journal.resumed(),
+            pairings=tuple(pairings),
         )
 
     kernels = _native_kernels(backend, name)
@@ -355,12 +403,18 @@ def run_dispatch(
                 warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
             for key, text, run in _launch_steps(_core, backend, name, k, reps, launches):
                 step(key, run, lambda _: text)
-            step(record_key(k.name, "timeline"), lambda: _timeline(_core, k, reps),
-                 lambda _: f"{k.name} start latency and steps")
+            step(
+                record_key(k.name, "timeline"),
+                lambda: _timeline(_core, k, reps),
+                lambda _: f"{k.name} start latency and steps",
+            )
         if peers:
             index = int(info.get("index", 0) or 0)
-            step("peers", lambda: (*measure_peers(name, index, reps=reps, launches=launches, warmup=warmup), []),
-                 lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}")
+            step(
+                "peers",
+                lambda: (*measure_peers(name, index, reps=reps, launches=launches, warmup=warmup), []),
+                lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}",
+            )
     except (KeyboardInterrupt, DeviceStopped) as exc:
         raise DispatchInterrupted(assemble(False), exc) from None
     finally:
@@ -376,18 +430,31 @@ Step = Tuple[List[LatencySeries], List[PeerSkipped], List[Pairing]]
 
 
 def _dump_step(got: Step) -> Dict[str, Any]:
-    return {"series": [s.to_dict() for s in got[0]], "skipped": [s.to_dict() for s in got[1]],
-            "pairings": [p.to_dict() for p in got[2]]}
+    return {
+        "series": [s.to_dict() for s in got[0]],
+        "skipped": [s.to_dict() for s in got[1]],
+        "pairings": [p.to_dict() for p in got[2]],
+    }
 
 
 def _load_step(d: Mapping[str, Any], source: str) -> Step:
     from ..study.reader import Reader
 
     r = Reader(source)
-    return ([LatencySeries.from_dict(x, source=source, where=f"series[{i}]") for i, x in enumerate(r.array(d, "series", ""))],
-            [PeerSkipped.from_dict(x, source=source, where=f"skipped[{i}]") for i, x in enumerate(r.array(d, "skipped", ""))],
-            [Pairing.from_dict(x, source=source, where=f"pairings[{i}]")
-             for i, x in enumerate(r.array(d, "pairings", "", required=False))])
+    return (
+        [
+            LatencySeries.from_dict(x, source=source, where=f"series[{i}]")
+            for i, x in enumerate(r.array(d, "series", ""))
+        ],
+        [
+            PeerSkipped.from_dict(x, source=source, where=f"skipped[{i}]")
+            for i, x in enumerate(r.array(d, "skipped", ""))
+        ],
+        [
+            Pairing.from_dict(x, source=source, where=f"pairings[{i}]")
+            for i, x in enumerate(r.array(d, "pairings", "", required=False))
+        ],
+    )
 
 
 def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
@@ -401,8 +468,9 @@ def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
     return timeline_series(k.name, tl, ok, why), [], []
 
 
-def _launch_steps(core: Any, backend: Any, name: str, k: _NativeKernel, reps: int,
-                  launches: int) -> List[Tuple[str, str, Callable[[], Step]]]:
+def _launch_steps(
+    core: Any, backend: Any, name: str, k: _NativeKernel, reps: int, launches: int
+) -> List[Tuple[str, str, Callable[[], Step]]]:
     """The launch steps of one kernel, ``(journal key, progress text, run)``: throughput on the
     device clock (native), then throughput and round trip with the native and python paths
     interleaved on the host clock (:func:`interleave`, one :class:`~.model.Pairing` each). ``run()``
@@ -414,8 +482,15 @@ def _launch_steps(core: Any, backend: Any, name: str, k: _NativeKernel, reps: in
         samples = [t / per for t in k.kernel.time(k.args, k.launch, per, reps)]
         ok, why = k.check(reps * per)
         note = f"Kernel.time, batch {per}: {k.kernel.timer or DEVICE_CLOCKS.get(name, 'device clock')}"
-        return [LatencySeries(k.name, "throughput", "native", "device", tuple(samples), per, valid=ok,
-                              validation=why, note=note)], [], []
+        return (
+            [
+                LatencySeries(
+                    k.name, "throughput", "native", "device", tuple(samples), per, valid=ok, validation=why, note=note
+                )
+            ],
+            [],
+            [],
+        )
 
     def paired(measure: str, n: int, samplers: Dict[str, Callable[[], float]], notes: Dict[str, str]) -> Step:
         k.reset()
@@ -425,8 +500,9 @@ def _launch_steps(core: Any, backend: Any, name: str, k: _NativeKernel, reps: in
         for path in PAIRED_PATHS:
             ok, why = k.check(reps * n, python=path == "python")
             note = f"{notes[path]}; interleaved with the {PAIRED_PATHS[path == 'native']} path, {reps} pairs"
-            out.append(LatencySeries(k.name, measure, path, "host", tuple(got[path]), n, valid=ok, validation=why,
-                                     note=note))
+            out.append(
+                LatencySeries(k.name, measure, path, "host", tuple(got[path]), n, valid=ok, validation=why, note=note)
+            )
         return out, [], [Pairing(k.name, measure, order, CONFIDENCE)]
 
     py_args = k.python_args
@@ -438,17 +514,24 @@ def _launch_steps(core: Any, backend: Any, name: str, k: _NativeKernel, reps: in
         "native": lambda: core.launch_round_trip(backend, k.kernel, k.args, k.launch, 1)[0],
         "python": lambda: python_round_trip(k.kernel, backend, py_args, k.launch, 1)[0],
     }
-    loops = {"native": "C++ loop: Kernel::launch × launches, Backend::synchronize",
-             "python": "Python loop: Kernel.launch × launches, Backend.synchronize"}
-    trips = {"native": "C++ loop: Kernel::launch, Backend::synchronize",
-             "python": "Python loop: Kernel.launch, Backend.synchronize"}
+    loops = {
+        "native": "C++ loop: Kernel::launch × launches, Backend::synchronize",
+        "python": "Python loop: Kernel.launch × launches, Backend.synchronize",
+    }
+    trips = {
+        "native": "C++ loop: Kernel::launch, Backend::synchronize",
+        "python": "Python loop: Kernel.launch, Backend.synchronize",
+    }
     return [
-        (record_key(k.name, "throughput", "native", "device"),
-         f"{k.name} throughput (native, device clock)", device),
-        (record_key(k.name, "throughput", "paired", "host"),
-         f"{k.name} throughput (native and python interleaved, host clock)",
-         lambda: paired("throughput", per, throughput, loops)),
-        (record_key(k.name, "round_trip", "paired", "host"),
-         f"{k.name} round trip (native and python interleaved, host clock)",
-         lambda: paired("round_trip", 1, round_trip, trips)),
+        (record_key(k.name, "throughput", "native", "device"), f"{k.name} throughput (native, device clock)", device),
+        (
+            record_key(k.name, "throughput", "paired", "host"),
+            f"{k.name} throughput (native and python interleaved, host clock)",
+            lambda: paired("throughput", per, throughput, loops),
+        ),
+        (
+            record_key(k.name, "round_trip", "paired", "host"),
+            f"{k.name} round trip (native and python interleaved, host clock)",
+            lambda: paired("round_trip", 1, round_trip, trips),
+        ),
     ]

@@ -25,10 +25,31 @@ from typing import List, Sequence, Tuple, Union
 from ..errors import OptionError, check_int
 from ..suites.gemm.suite import gemm_flops
 
-__all__ = ["UNITS", "PRECISIONS", "FFN_SHAPE", "DEFAULT_SIZES", "DEFAULT_BATCHES", "QUICK_SIZES", "QUICK_BATCHES",
-           "MAX_DIM", "MAX_BATCH", "DECODE_BATCH", "PREFILL_BATCH", "Shape", "Point", "parse_shape", "parse_shapes",
-           "check_batches", "parse_units", "parse_precisions", "matmul_flops", "weight_bytes", "matmul_bytes",
-           "plan_points", "phase"]
+__all__ = [
+    "UNITS",
+    "PRECISIONS",
+    "FFN_SHAPE",
+    "DEFAULT_SIZES",
+    "DEFAULT_BATCHES",
+    "QUICK_SIZES",
+    "QUICK_BATCHES",
+    "MAX_DIM",
+    "MAX_BATCH",
+    "DECODE_BATCH",
+    "PREFILL_BATCH",
+    "Shape",
+    "Point",
+    "parse_shape",
+    "parse_shapes",
+    "check_batches",
+    "parse_units",
+    "parse_precisions",
+    "matmul_flops",
+    "weight_bytes",
+    "matmul_bytes",
+    "plan_points",
+    "phase",
+]
 
 #: Compute-unit settings, in the order the article's tables use.
 UNITS: Tuple[str, ...] = ("CPU_ONLY", "CPU_AND_GPU", "CPU_AND_NE", "ALL")
@@ -64,8 +85,14 @@ class Shape:
 
 
 #: The default sweep: N = 256 … 4096 and the FFN shape.
-DEFAULT_SIZES: Tuple[Shape, ...] = (Shape(256, 256), Shape(512, 512), Shape(1024, 1024), Shape(2048, 2048),
-                                    Shape(4096, 4096), Shape(*FFN_SHAPE))
+DEFAULT_SIZES: Tuple[Shape, ...] = (
+    Shape(256, 256),
+    Shape(512, 512),
+    Shape(1024, 1024),
+    Shape(2048, 2048),
+    Shape(4096, 4096),
+    Shape(*FFN_SHAPE),
+)
 #: The article's batches: 1 (decode) … 256 (prefill).
 DEFAULT_BATCHES: Tuple[int, ...] = (1, 4, 16, 64, 256)
 #: ``--quick``: two sizes, decode and prefill.
@@ -193,8 +220,9 @@ class Point:
         return f"{self.units} {self.precision} {self.shape.name} B={self.batch}"
 
 
-def plan_points(units: Sequence[str], precisions: Sequence[str], shapes: Sequence[Shape],
-                batches: Sequence[int]) -> List[Point]:
+def plan_points(
+    units: Sequence[str], precisions: Sequence[str], shapes: Sequence[Shape], batches: Sequence[int]
+) -> List[Point]:
     """Every point of the sweep, model by model (precision, shape, batch), each under every compute
     unit, so that a model is loaded once per setting in turn."""
     return [Point(u, p, s, b) for p in precisions for s in shapes for b in batches for u in units]

@@ -78,8 +78,15 @@ class PathTiming:
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict (derived statistics are recomputed on reading, never stored)."""
-        return {"path": self.path, "samples_s": list(self.samples_s), "valid": self.valid,
-                "validation": self.validation, "timer": self.timer, "warmup": self.warmup, "load_s": self.load_s}
+        return {
+            "path": self.path,
+            "samples_s": list(self.samples_s),
+            "valid": self.valid,
+            "validation": self.validation,
+            "timer": self.timer,
+            "warmup": self.warmup,
+            "load_s": self.load_s,
+        }
 
     @classmethod
     def from_dict(cls, d: Any, r: Reader, where: str) -> "PathTiming":
@@ -87,9 +94,15 @@ class PathTiming:
         d = r.obj(d, where)
         samples = r.samples(d, "samples_s", where)
         try:
-            return cls(path=r.string(d, "path", where), samples_s=samples, valid=r.boolean(d, "valid", where),
-                       validation=r.string(d, "validation", where), timer=r.string(d, "timer", where),
-                       warmup=r.nonneg_int(d, "warmup", where), load_s=r.nonneg(d, "load_s", where))
+            return cls(
+                path=r.string(d, "path", where),
+                samples_s=samples,
+                valid=r.boolean(d, "valid", where),
+                validation=r.string(d, "validation", where),
+                timer=r.string(d, "timer", where),
+                warmup=r.nonneg_int(d, "warmup", where),
+                load_s=r.nonneg(d, "load_s", where),
+            )
         except ResultsError:
             raise
         except ValueError as exc:
@@ -164,26 +177,43 @@ class EnginePoint:
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict."""
-        return {"units": self.units, "precision": self.precision, "k": self.k, "m": self.m, "batch": self.batch,
-                "flops": self.flops, "bytes": self.bytes, "model": self.model, "status": self.status,
-                "reason": self.reason, "plan": dict(self.plan),
-                "native": self.native.to_dict() if self.native else None,
-                "python": self.python.to_dict() if self.python else None}
+        return {
+            "units": self.units,
+            "precision": self.precision,
+            "k": self.k,
+            "m": self.m,
+            "batch": self.batch,
+            "flops": self.flops,
+            "bytes": self.bytes,
+            "model": self.model,
+            "status": self.status,
+            "reason": self.reason,
+            "plan": dict(self.plan),
+            "native": self.native.to_dict() if self.native else None,
+            "python": self.python.to_dict() if self.python else None,
+        }
 
     @classmethod
     def from_dict(cls, d: Any, r: Reader, where: str) -> "EnginePoint":
         """Build from :meth:`to_dict` output. Raises ResultsError naming ``where``."""
         d = r.obj(d, where)
-        timings = {p: (PathTiming.from_dict(d[p], r, f"{where}.{p}") if d.get(p) is not None else None)
-                   for p in PATHS}
+        timings = {p: (PathTiming.from_dict(d[p], r, f"{where}.{p}") if d.get(p) is not None else None) for p in PATHS}
         try:
-            return cls(units=r.string(d, "units", where), precision=r.string(d, "precision", where),
-                       k=r.nonneg_int(d, "k", where, positive=True), m=r.nonneg_int(d, "m", where, positive=True),
-                       batch=r.nonneg_int(d, "batch", where, positive=True), flops=r.nonneg_int(d, "flops", where),
-                       bytes=r.nonneg_int(d, "bytes", where, positive=True), model=r.string(d, "model", where),
-                       status=r.string(d, "status", where), reason=r.string(d, "reason", where, default=""),
-                       plan=dict(r.obj(d.get("plan", {}), f"{where}.plan")), native=timings["native"],
-                       python=timings["python"])
+            return cls(
+                units=r.string(d, "units", where),
+                precision=r.string(d, "precision", where),
+                k=r.nonneg_int(d, "k", where, positive=True),
+                m=r.nonneg_int(d, "m", where, positive=True),
+                batch=r.nonneg_int(d, "batch", where, positive=True),
+                flops=r.nonneg_int(d, "flops", where),
+                bytes=r.nonneg_int(d, "bytes", where, positive=True),
+                model=r.string(d, "model", where),
+                status=r.string(d, "status", where),
+                reason=r.string(d, "reason", where, default=""),
+                plan=dict(r.obj(d.get("plan", {}), f"{where}.plan")),
+                native=timings["native"],
+                python=timings["python"],
+            )
         except ResultsError:
             raise
         except ValueError as exc:
@@ -241,8 +271,12 @@ class EnginesStudy(Document):
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the header, ``params``, ``models``, ``points``."""
-        return {**self.header_dict(), "params": dict(self.params), "models": [dict(m) for m in self.models],
-                "points": [p.to_dict() for p in self.points]}
+        return {
+            **self.header_dict(),
+            "params": dict(self.params),
+            "models": [dict(m) for m in self.models],
+            "points": [p.to_dict() for p in self.points],
+        }
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "EnginesStudy":
@@ -251,10 +285,12 @@ class EnginesStudy(Document):
         :class:`~apple_roofline.study.files.ResultsError`."""
         r = Reader(source)
         header = cls.read_header(d, r)
-        return cls(**header, params=r.params(d),
-                   models=tuple(_read_model(r, m, f"models[{i}]") for i, m in enumerate(r.array(d, "models", ""))),
-                   points=tuple(EnginePoint.from_dict(p, r, f"points[{i}]")
-                                for i, p in enumerate(r.array(d, "points", ""))))
+        return cls(
+            **header,
+            params=r.params(d),
+            models=tuple(_read_model(r, m, f"models[{i}]") for i, m in enumerate(r.array(d, "models", ""))),
+            points=tuple(EnginePoint.from_dict(p, r, f"points[{i}]") for i, p in enumerate(r.array(d, "points", ""))),
+        )
 
 
 #: The counts of a model's summary (``models.model_summary``).
@@ -270,6 +306,8 @@ def _read_model(r: Reader, value: Any, where: str) -> Dict[str, Any]:
     if "accounting_ok" in m and "weight_bytes_counted" in m and "weight_bytes_in_model" in m:
         holds = m["weight_bytes_counted"] == m["weight_bytes_in_model"]
         if r.boolean(m, "accounting_ok", where) != holds:
-            r.fail(f"{where}.accounting_ok must be {str(holds).lower()}: the model holds {m['weight_bytes_in_model']} "
-                   f"weight bytes and {m['weight_bytes_counted']} are counted")
+            r.fail(
+                f"{where}.accounting_ok must be {str(holds).lower()}: the model holds {m['weight_bytes_in_model']} "
+                f"weight bytes and {m['weight_bytes_counted']} are counted"
+            )
     return dict(m)

@@ -34,9 +34,21 @@ import numpy as np
 from ..study.files import write_text_atomic
 from .kernels import Shape, weight_bytes
 
-__all__ = ["COREML_EXTRA", "CoremltoolsMissing", "ModelBuildError", "BuiltModel", "import_coremltools",
-           "default_cache_dir", "model_key", "weight_seed", "fp16_weights", "build_model", "load_built",
-           "INPUT_NAME", "OUTPUT_NAME"]
+__all__ = [
+    "COREML_EXTRA",
+    "CoremltoolsMissing",
+    "ModelBuildError",
+    "BuiltModel",
+    "import_coremltools",
+    "default_cache_dir",
+    "model_key",
+    "weight_seed",
+    "fp16_weights",
+    "build_model",
+    "load_built",
+    "INPUT_NAME",
+    "OUTPUT_NAME",
+]
 
 #: How to install coremltools.
 COREML_EXTRA = "pip install 'apple_roofline[coreml]' (coremltools)"
@@ -85,8 +97,16 @@ def model_key(shape: Shape, batch: int, precision: str, coremltools_version: str
     """The cache folder name of a model: its parameters, the coremltools and NumPy versions (the
     weights come from NumPy's generator) and the cache layout, hashed (SHA-256, 16 hex digits),
     after a readable prefix (``fp16-2048x2048-b64-<hash>``)."""
-    params = {"k": shape.k, "m": shape.m, "batch": batch, "precision": precision, "seed": weight_seed(shape),
-              "coremltools": coremltools_version, "numpy": np.__version__, "layout": _CACHE_LAYOUT}
+    params = {
+        "k": shape.k,
+        "m": shape.m,
+        "batch": batch,
+        "precision": precision,
+        "seed": weight_seed(shape),
+        "coremltools": coremltools_version,
+        "numpy": np.__version__,
+        "layout": _CACHE_LAYOUT,
+    }
     digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
     return f"{precision}-{shape.k}x{shape.m}-b{batch}-{digest}"
 
@@ -148,8 +168,9 @@ def _program(ct: Any, w: np.ndarray, batch: int) -> Any:
     def matmul(x: Any) -> Any:
         return mb.matmul(x=x, y=w, name=OUTPUT_NAME)
 
-    build: Any = mb.program(input_specs=[mb.TensorSpec(shape=(batch, w.shape[0]), dtype=types.fp16)],
-                            opset_version=ct.target.macOS13)
+    build: Any = mb.program(
+        input_specs=[mb.TensorSpec(shape=(batch, w.shape[0]), dtype=types.fp16)], opset_version=ct.target.macOS13
+    )
     return build(matmul)
 
 
@@ -170,8 +191,10 @@ def _quantized_reference(model: Any, w: np.ndarray) -> Tuple[np.ndarray, int]:
     scales = [a for a in arrays if a.dtype.kind == "f" and a.ndim <= 2 and a.size in (w.shape[0], w.shape[1])]
     zeros = [a for a in arrays if a.dtype == np.int8 and a.size in (w.shape[0], w.shape[1]) and a.shape != w.shape]
     if len(scales) != 1 or len(zeros) > 1:
-        raise ModelBuildError(f"the quantized model holds {len(scales)} scale and {len(zeros)} zero-point arrays, "
-                              "expected one of each per channel")
+        raise ModelBuildError(
+            f"the quantized model holds {len(scales)} scale and {len(zeros)} zero-point arrays, "
+            "expected one of each per channel"
+        )
     scale = scales[0].astype(np.float64).ravel()
     zero = zeros[0].astype(np.float64).ravel() if zeros else np.zeros_like(scale)
     w64 = w.astype(np.float64)
@@ -184,19 +207,25 @@ def _quantized_reference(model: Any, w: np.ndarray) -> Tuple[np.ndarray, int]:
         if np.all(np.abs(deq - w64) <= s / 2 * (1 + 2**-10) + np.abs(w64) * 2**-11):
             nbytes = int(sum(a.nbytes for a in arrays))
             return deq.astype(np.float16), nbytes
-    raise ModelBuildError("the quantized weights do not dequantize to within half a step of the FP16 weights "
-                          "along either axis")
+    raise ModelBuildError(
+        "the quantized weights do not dequantize to within half a step of the FP16 weights along either axis"
+    )
 
 
 def _build(ct: Any, shape: Shape, batch: int, precision: str, folder: Path) -> Tuple[np.ndarray, int]:
     w = fp16_weights(shape)
-    model = ct.convert(_program(ct, w, batch), convert_to="mlprogram", minimum_deployment_target=ct.target.macOS13,
-                       compute_precision=ct.precision.FLOAT16)
+    model = ct.convert(
+        _program(ct, w, batch),
+        convert_to="mlprogram",
+        minimum_deployment_target=ct.target.macOS13,
+        compute_precision=ct.precision.FLOAT16,
+    )
     if precision == "w8a16":
         from coremltools.optimize.coreml import OpLinearQuantizerConfig, OptimizationConfig, linear_quantize_weights
 
-        config = OptimizationConfig(global_config=OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8",
-                                                                          weight_threshold=0))
+        config = OptimizationConfig(
+            global_config=OpLinearQuantizerConfig(mode="linear_symmetric", dtype="int8", weight_threshold=0)
+        )
         model = linear_quantize_weights(model, config=config)
         reference, nbytes = _quantized_reference(model, w)
     else:
@@ -214,10 +243,17 @@ def load_built(folder: Path) -> Optional[BuiltModel]:
     """The model cached in ``folder``, or None when the folder is not a complete one."""
     try:
         meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-        model = BuiltModel(key=folder.name, folder=folder, shape=Shape(int(meta["k"]), int(meta["m"])),
-                           batch=int(meta["batch"]), precision=str(meta["precision"]),
-                           weight_bytes_in_model=int(meta["weight_bytes_in_model"]), build_s=0.0, cached=True,
-                           coremltools=str(meta["coremltools"]))
+        model = BuiltModel(
+            key=folder.name,
+            folder=folder,
+            shape=Shape(int(meta["k"]), int(meta["m"])),
+            batch=int(meta["batch"]),
+            precision=str(meta["precision"]),
+            weight_bytes_in_model=int(meta["weight_bytes_in_model"]),
+            build_s=0.0,
+            cached=True,
+            coremltools=str(meta["coremltools"]),
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not (model.package.is_dir() and model.reference_path.is_file()):
@@ -248,20 +284,46 @@ def build_model(shape: Shape, batch: int, precision: str, cache_dir: Path) -> Bu
     except ModelBuildError:
         raise
     except Exception as exc:  # noqa: BLE001 - coremltools raises many types; its message is what matters
-        raise ModelBuildError(f"coremltools cannot build the {precision} {shape.name} B={batch} model: "
-                              f"{type(exc).__name__}: {exc}") from exc
+        raise ModelBuildError(
+            f"coremltools cannot build the {precision} {shape.name} B={batch} model: {type(exc).__name__}: {exc}"
+        ) from exc
     build_s = time.perf_counter() - start
-    meta: Mapping[str, Any] = {"k": shape.k, "m": shape.m, "batch": batch, "precision": precision,
-                               "weight_bytes_in_model": nbytes, "coremltools": ct.__version__,
-                               "numpy": np.__version__, "seed": weight_seed(shape)}
+    meta: Mapping[str, Any] = {
+        "k": shape.k,
+        "m": shape.m,
+        "batch": batch,
+        "precision": precision,
+        "weight_bytes_in_model": nbytes,
+        "coremltools": ct.__version__,
+        "numpy": np.__version__,
+        "seed": weight_seed(shape),
+    }
     write_text_atomic(folder / "model.json", json.dumps(meta, indent=2) + "\n")
-    return BuiltModel(key=key, folder=folder, shape=shape, batch=batch, precision=precision,
-                      weight_bytes_in_model=nbytes, build_s=build_s, cached=False, coremltools=ct.__version__)
+    return BuiltModel(
+        key=key,
+        folder=folder,
+        shape=shape,
+        batch=batch,
+        precision=precision,
+        weight_bytes_in_model=nbytes,
+        build_s=build_s,
+        cached=False,
+        coremltools=ct.__version__,
+    )
 
 
 def model_summary(m: BuiltModel) -> Dict[str, Any]:
     """A built model as a JSON-ready dict for the results file."""
-    return {"key": m.key, "k": m.shape.k, "m": m.shape.m, "batch": m.batch, "precision": m.precision,
-            "weight_bytes_counted": weight_bytes(m.shape.k, m.shape.m, m.precision),
-            "weight_bytes_in_model": m.weight_bytes_in_model, "accounting_ok": m.accounting_ok,
-            "build_s": m.build_s, "cached": m.cached, "coremltools": m.coremltools}
+    return {
+        "key": m.key,
+        "k": m.shape.k,
+        "m": m.shape.m,
+        "batch": m.batch,
+        "precision": m.precision,
+        "weight_bytes_counted": weight_bytes(m.shape.k, m.shape.m, m.precision),
+        "weight_bytes_in_model": m.weight_bytes_in_model,
+        "accounting_ok": m.accounting_ok,
+        "build_s": m.build_s,
+        "cached": m.cached,
+        "coremltools": m.coremltools,
+    }

@@ -29,5 +29,6 @@ def write_engines(study: EnginesStudy, out: Path) -> Tuple[List[Path], List[str]
         ResultsError: the study holds a non-finite number (nothing is written).
     """
     text = study.to_json()
-    return write_study_files(out, "engines", text, lambda: format_engines(study, "md"),
-                             lambda p: save_figure(plot_engines(study), p))
+    return write_study_files(
+        out, "engines", text, lambda: format_engines(study, "md"), lambda p: save_figure(plot_engines(study), p)
+    )

@@ -53,10 +53,17 @@ def plot_engines(study: EnginesStudy) -> Figure:
         for (units, precision), ps in sorted(lines.items(), key=lambda kv: (UNITS.index(kv[0][0]), kv[0][1])):
             ps.sort(key=lambda p: p.batch)
             color = UNIT_COLORS.get(units, "#555555")
-            ax.plot([p.batch for p in ps], [p.gflops("native") or 0.0 for p in ps], marker="o", markersize=4.5,
-                    color=color, linestyle=MEASURED,
-                    markerfacecolor="white" if PRECISION_HOLLOW.get(precision, True) else color,
-                    label=f"{units} {precision}", gid=f"engines:{k}x{m}:{units}:{precision}")
+            ax.plot(
+                [p.batch for p in ps],
+                [p.gflops("native") or 0.0 for p in ps],
+                marker="o",
+                markersize=4.5,
+                color=color,
+                linestyle=MEASURED,
+                markerfacecolor="white" if PRECISION_HOLLOW.get(precision, True) else color,
+                label=f"{units} {precision}",
+                gid=f"engines:{k}x{m}:{units}:{precision}",
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
@@ -68,6 +75,7 @@ def plot_engines(study: EnginesStudy) -> Figure:
         ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
         ax.legend(fontsize=7, loc="best")
     status = "" if study.complete else " — INTERRUPTED, partial results"
-    fig.suptitle(f"Core ML matmul GFLOP/s by compute units: {study.device_name} — {date_of(study.created)}{status}",
-                 fontsize=11)
+    fig.suptitle(
+        f"Core ML matmul GFLOP/s by compute units: {study.device_name} — {date_of(study.created)}{status}", fontsize=11
+    )
     return fig

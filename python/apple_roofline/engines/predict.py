@@ -33,9 +33,20 @@ from .kernels import Shape, parse_units
 from .model import PathTiming
 from .models import INPUT_NAME, OUTPUT_NAME, BuiltModel, build_model, default_cache_dir
 
-__all__ = ["MACOS_ONLY", "MAX_REPS", "NATIVE_TIMER", "PYTHON_TIMER", "predictions_unavailable", "model_input",
-           "check_output", "compile_model", "native_timing", "python_timing", "compute_plan",
-           "matmul_call_seconds"]
+__all__ = [
+    "MACOS_ONLY",
+    "MAX_REPS",
+    "NATIVE_TIMER",
+    "PYTHON_TIMER",
+    "predictions_unavailable",
+    "model_input",
+    "check_output",
+    "compile_model",
+    "native_timing",
+    "python_timing",
+    "compute_plan",
+    "matmul_call_seconds",
+]
 
 #: Why predictions cannot run off macOS.
 MACOS_ONLY = "Core ML predictions need macOS"
@@ -52,7 +63,7 @@ def _core() -> Any:
 
 
 def predictions_unavailable() -> str:
-    """"" when Core ML predictions can run here, else why not (:data:`MACOS_ONLY` off macOS)."""
+    """ "" when Core ML predictions can run here, else why not (:data:`MACOS_ONLY` off macOS)."""
     if sys.platform != "darwin":
         return MACOS_ONLY
     try:
@@ -81,15 +92,18 @@ def check_output(x: np.ndarray, w: np.ndarray, y: np.ndarray) -> Tuple[bool, str
     return False, f"{msg}; nor as an FP16-accumulated product: {msg16}"
 
 
-def _check_all(x: np.ndarray, w: np.ndarray, first: np.ndarray, differing: int, last: Optional[np.ndarray],
-               reps: int) -> Tuple[bool, str]:
+def _check_all(
+    x: np.ndarray, w: np.ndarray, first: np.ndarray, differing: int, last: Optional[np.ndarray], reps: int
+) -> Tuple[bool, str]:
     ok, msg = check_output(x, w, first)
     if not differing:
         return ok, f"{msg}; all {reps} timed outputs identical"
     assert last is not None
     ok2, msg2 = check_output(x, w, last)
-    return ok and ok2, (f"{msg}; {differing} of {reps} timed outputs differ from the first: the last of them "
-                        f"{'passed' if ok2 else 'failed'} ({msg2})")
+    return ok and ok2, (
+        f"{msg}; {differing} of {reps} timed outputs differ from the first: the last of them "
+        f"{'passed' if ok2 else 'failed'} ({msg2})"
+    )
 
 
 def compile_model(model: BuiltModel) -> Path:
@@ -114,15 +128,15 @@ def native_timing(model: BuiltModel, units: str, reps: int, *, max_warmup_s: flo
     reps = check_int(reps, "reps", 1, MAX_REPS)
     compiled = compile_model(model)
     x = model_input(model)
-    out = _core().coreml_time(str(compiled), units, [(INPUT_NAME, list(x.shape), x.tobytes())], OUTPUT_NAME, reps,
-                              3, max_warmup_s)
+    out = _core().coreml_time(
+        str(compiled), units, [(INPUT_NAME, list(x.shape), x.tobytes())], OUTPUT_NAME, reps, 3, max_warmup_s
+    )
     dtype = np.dtype(str(out["output_dtype"]))
     shape = tuple(int(v) for v in out["output_shape"])
     first = np.frombuffer(out["first"], dtype=dtype).reshape(shape)
     last = np.frombuffer(out["last_differing"], dtype=dtype).reshape(shape) if out["differing"] else None
     ok, why = _check_all(x, model.reference(), first, int(out["differing"]), last, reps)
-    return PathTiming("native", tuple(out["seconds"]), ok, why, NATIVE_TIMER, int(out["warmup"]),
-                      float(out["load_s"]))
+    return PathTiming("native", tuple(out["seconds"]), ok, why, NATIVE_TIMER, int(out["warmup"]), float(out["load_s"]))
 
 
 def python_timing(model: BuiltModel, units: str, reps: int, *, max_warmup_s: float = 2.0) -> PathTiming:
@@ -155,8 +169,9 @@ def python_timing(model: BuiltModel, units: str, reps: int, *, max_warmup_s: flo
     return PathTiming("python", tuple(samples), ok, why, PYTHON_TIMER, warm, load_s)
 
 
-def _timed_loop(one: Callable[[], Tuple[float, np.ndarray]], reps: int, max_warmup_s: float
-                ) -> Tuple[list[float], np.ndarray, Optional[np.ndarray], int, int]:
+def _timed_loop(
+    one: Callable[[], Tuple[float, np.ndarray]], reps: int, max_warmup_s: float
+) -> Tuple[list[float], np.ndarray, Optional[np.ndarray], int, int]:
     warm, previous, start = 0, -1.0, time.perf_counter()
     while True:
         s, _ = one()
@@ -195,8 +210,9 @@ def compute_plan(model: BuiltModel, units: str) -> dict[str, Any]:
     return dict(_core().coreml_compute_plan(str(compile_model(model)), units))
 
 
-def matmul_call_seconds(batch: int, n: int, compute_units: str, *, reps: int = 100,
-                        cache_dir: Optional[Path] = None) -> Tuple[float, ...]:
+def matmul_call_seconds(
+    batch: int, n: int, compute_units: str, *, reps: int = 100, cache_dir: Optional[Path] = None
+) -> Tuple[float, ...]:
     """Seconds of each of ``reps`` Core ML predictions of the FP16 matmul (B × N by N × N) with
     ``compute_units``, on the native path (Objective-C++, host clock), after a warm-up; the output
     is validated against NumPy before anything is returned. For per-call cost studies.

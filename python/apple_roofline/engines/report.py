@@ -35,14 +35,18 @@ def _shape_key(p: EnginePoint) -> Tuple[int, int]:
     return (p.k, p.m)
 
 
-def gflops_table(study: EnginesStudy, precision: str, *, batch: Optional[int] = None,
-                 shape: Optional[str] = None) -> Tuple[List[str], List[List[str]]]:
+def gflops_table(
+    study: EnginesStudy, precision: str, *, batch: Optional[int] = None, shape: Optional[str] = None
+) -> Tuple[List[str], List[List[str]]]:
     """A GFLOP/s table of the native path, one column per compute unit: rows are the sizes at
     ``batch`` (the article's decode table) or the batches of ``shape`` (its batch-scaling table).
     Cells are blank where a point was not measured or failed validation. Returns (header, rows)."""
     units = [u for u in UNITS if any(p.units == u for p in study.points)]
-    pts = [p for p in study.points if p.precision == precision and (batch is None or p.batch == batch)
-           and (shape is None or p.shape == shape)]
+    pts = [
+        p
+        for p in study.points
+        if p.precision == precision and (batch is None or p.batch == batch) and (shape is None or p.shape == shape)
+    ]
     keys: List[Tuple[int, int, int]] = sorted({(p.k, p.m, p.batch) for p in pts})
     rows = []
     for k, m, b in keys:
@@ -83,12 +87,14 @@ def _speedups(study: EnginesStudy) -> List[str]:
         g = p.gflops("native")
         ref = fp16.get((p.units, p.k, p.m, p.batch))
         if p.precision == "w8a16" and g and ref:
-            rows.append([p.phase or DASH, p.shape, str(p.batch), p.units, sig_figs(ref), sig_figs(g),
-                         f"{g / ref:.2f}x"])
+            rows.append(
+                [p.phase or DASH, p.shape, str(p.batch), p.units, sig_figs(ref), sig_figs(g), f"{g / ref:.2f}x"]
+            )
     if not rows:
         return ["Not measured."]
-    return markdown_table(["Phase", "Size", "Batch", "Units", "FP16 GFLOP/s", "W8A16 GFLOP/s", "Speedup"], rows,
-                          "llrlrrr")
+    return markdown_table(
+        ["Phase", "Size", "Batch", "Units", "FP16 GFLOP/s", "W8A16 GFLOP/s", "Speedup"], rows, "llrlrrr"
+    )
 
 
 def _times(study: EnginesStudy) -> List[str]:
@@ -99,33 +105,87 @@ def _times(study: EnginesStudy) -> List[str]:
         s = n.summary
         over = _us(py.median_s - n.median_s) if py is not None else DASH
         g = p.gflops("native")
-        rows.append([p.units, p.precision, p.shape, str(p.batch), _us(s.median), _us(s.p10), _us(s.p90), _us(s.p99),
-                     str(s.n), _us(py.median_s) if py else DASH, over,
-                     sig_figs(g) if g else DASH, planned_devices(p.plan),
-                     "yes" if p.valid else "**NO**"])
+        rows.append(
+            [
+                p.units,
+                p.precision,
+                p.shape,
+                str(p.batch),
+                _us(s.median),
+                _us(s.p10),
+                _us(s.p90),
+                _us(s.p99),
+                str(s.n),
+                _us(py.median_s) if py else DASH,
+                over,
+                sig_figs(g) if g else DASH,
+                planned_devices(p.plan),
+                "yes" if p.valid else "**NO**",
+            ]
+        )
     if not rows:
         return ["Not measured."]
-    return markdown_table(["Units", "Precision", "Size", "Batch", "Native µs (median)", "p10", "p90", "p99",
-                           "Predictions", "Python µs (median)", "Python adds µs", "GFLOP/s", "Planned devices",
-                           "Valid"], rows, "lllrrrrrrrrrll")
+    return markdown_table(
+        [
+            "Units",
+            "Precision",
+            "Size",
+            "Batch",
+            "Native µs (median)",
+            "p10",
+            "p90",
+            "p99",
+            "Predictions",
+            "Python µs (median)",
+            "Python adds µs",
+            "GFLOP/s",
+            "Planned devices",
+            "Valid",
+        ],
+        rows,
+        "lllrrrrrrrrrll",
+    )
 
 
 def _models(study: EnginesStudy) -> List[str]:
     rows = []
     for m in study.models:
         b, k, n = int(m["batch"]), int(m["k"]), int(m["m"])
-        rows.append([str(m["precision"]), str(k) if k == n else f"{k}x{n}", str(b), str(2 * b * k * n),
-                     str(matmul_bytes(b, k, n, str(m["precision"]))),
-                     str(m["weight_bytes_counted"]), str(m["weight_bytes_in_model"]),
-                     "yes" if m.get("accounting_ok") else "**NO**",
-                     "cached" if m.get("cached") else f"{float(m.get('build_s', 0)):.2f} s"])
+        rows.append(
+            [
+                str(m["precision"]),
+                str(k) if k == n else f"{k}x{n}",
+                str(b),
+                str(2 * b * k * n),
+                str(matmul_bytes(b, k, n, str(m["precision"]))),
+                str(m["weight_bytes_counted"]),
+                str(m["weight_bytes_in_model"]),
+                "yes" if m.get("accounting_ok") else "**NO**",
+                "cached" if m.get("cached") else f"{float(m.get('build_s', 0)):.2f} s",
+            ]
+        )
     if not rows:
         return ["None."]
-    return ["FLOPs = 2·B·K·M per prediction; bytes = weights + 2·B·K input + 2·B·M output bytes; weights 2·K·M "
-            "(fp16) or K·M + 3·M (w8a16: INT8 data, FP16 scale and INT8 zero point per column). "
-            "\"In model\" is what coremltools says the built model holds.", ""] + markdown_table(
-        ["Precision", "Size", "Batch", "FLOPs", "Bytes", "Weight bytes counted", "Weight bytes in model", "Accounting",
-         "Built"], rows, "llrrrrrll")
+    return [
+        "FLOPs = 2·B·K·M per prediction; bytes = weights + 2·B·K input + 2·B·M output bytes; weights 2·K·M "
+        "(fp16) or K·M + 3·M (w8a16: INT8 data, FP16 scale and INT8 zero point per column). "
+        '"In model" is what coremltools says the built model holds.',
+        "",
+    ] + markdown_table(
+        [
+            "Precision",
+            "Size",
+            "Batch",
+            "FLOPs",
+            "Bytes",
+            "Weight bytes counted",
+            "Weight bytes in model",
+            "Accounting",
+            "Built",
+        ],
+        rows,
+        "llrrrrrll",
+    )
 
 
 def _not_measured(study: EnginesStudy) -> List[str]:
@@ -150,11 +210,15 @@ def _markdown(study: EnginesStudy) -> str:
     lines += provenance_lines(study)
     lines += ["", "## Settings", "", key_value_pairs(study.params)]
     lines += ["", "## Models", ""] + _models(study)
-    lines += ["", "## GFLOP/s (native path, median)", "",
-              "One matmul y = x·W per prediction, timed one prediction at a time from Objective-C++ after a "
-              "warm-up; GFLOP/s = 2·B·K·M / median seconds. CPU_AND_NE allows the CPU and the Neural Engine (not "
-              "the GPU) and does not force the Neural Engine: the planned devices below say where Core ML meant "
-              "to run each model. Batch 1 is the M5 article's decode, batch >= 64 its prefill."]
+    lines += [
+        "",
+        "## GFLOP/s (native path, median)",
+        "",
+        "One matmul y = x·W per prediction, timed one prediction at a time from Objective-C++ after a "
+        "warm-up; GFLOP/s = 2·B·K·M / median seconds. CPU_AND_NE allows the CPU and the Neural Engine (not "
+        "the GPU) and does not force the Neural Engine: the planned devices below say where Core ML meant "
+        "to run each model. Batch 1 is the M5 article's decode, batch >= 64 its prefill.",
+    ]
     lines += _tables(study) if study.measured else ["", "Not measured."]
     lines += ["", "## W8A16 against FP16", ""] + _speedups(study)
     lines += ["", "## Per-prediction times", ""] + _times(study)
@@ -165,14 +229,45 @@ def _markdown(study: EnginesStudy) -> str:
 def _csv(study: EnginesStudy) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["units", "precision", "k", "m", "batch", "flops", "bytes", "status", "native_median_s",
-                "python_median_s", "gflops", "planned", "valid", "reason"])
+    w.writerow(
+        [
+            "units",
+            "precision",
+            "k",
+            "m",
+            "batch",
+            "flops",
+            "bytes",
+            "status",
+            "native_median_s",
+            "python_median_s",
+            "gflops",
+            "planned",
+            "valid",
+            "reason",
+        ]
+    )
     for p in study.points:
         n, py = p.native, p.python
         g = p.gflops("native")
-        w.writerow([p.units, p.precision, p.k, p.m, p.batch, p.flops, p.bytes, p.status,
-                    repr(n.median_s) if n else "", repr(py.median_s) if py else "", repr(g) if g else "",
-                    planned_devices(p.plan), "true" if p.valid else "false", p.reason])
+        w.writerow(
+            [
+                p.units,
+                p.precision,
+                p.k,
+                p.m,
+                p.batch,
+                p.flops,
+                p.bytes,
+                p.status,
+                repr(n.median_s) if n else "",
+                repr(py.median_s) if py else "",
+                repr(g) if g else "",
+                planned_devices(p.plan),
+                "true" if p.valid else "false",
+                p.reason,
+            ]
+        )
     return buf.getvalue()
 
 
@@ -183,4 +278,3 @@ def format_engines(study: EnginesStudy, fmt: str = "md") -> str:
         OptionError: an unknown format (the message lists them).
     """
     return format_report(study, fmt, FORMATS, _markdown, _csv, option="format")
-

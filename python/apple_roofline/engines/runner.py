@@ -28,8 +28,20 @@ from ..study.document import ToolInfo
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
-from .kernels import (DEFAULT_BATCHES, DEFAULT_SIZES, PRECISIONS, QUICK_BATCHES, QUICK_SIZES, UNITS, Shape,
-                      check_batches, parse_precisions, parse_shapes, parse_units, plan_points)
+from .kernels import (
+    DEFAULT_BATCHES,
+    DEFAULT_SIZES,
+    PRECISIONS,
+    QUICK_BATCHES,
+    QUICK_SIZES,
+    UNITS,
+    Shape,
+    check_batches,
+    parse_precisions,
+    parse_shapes,
+    parse_units,
+    plan_points,
+)
 from .model import EnginePoint, EnginesStudy, PathTiming
 from .models import BuiltModel, build_model, default_cache_dir, import_coremltools, model_summary
 from .predict import MAX_REPS, compute_plan, native_timing, predictions_unavailable, python_timing
@@ -102,15 +114,18 @@ def run_engines(
     """
     unit_names = parse_units(units) if units is not None else UNITS
     shapes = parse_shapes(sizes) if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)
-    batch_values = check_batches(list(batches)) if batches is not None else (QUICK_BATCHES if quick else
-                                                                           DEFAULT_BATCHES)
+    batch_values = (
+        check_batches(list(batches)) if batches is not None else (QUICK_BATCHES if quick else DEFAULT_BATCHES)
+    )
     precision_names = parse_precisions(precisions) if precisions is not None else PRECISIONS
     n_reps = check_int(reps if reps is not None else (QUICK_REPS if quick else DEFAULT_REPS), "reps", 1, MAX_REPS)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     why_not = predictions_unavailable()
     if why_not:  # no prediction can be timed here: refuse before building anything (docs/design.md, "Exit codes")
-        raise CannotMeasure(f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
-                            "none can run on this machine")
+        raise CannotMeasure(
+            f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
+            "none can run on this machine"
+        )
     with quiet_coremltools():
         ct = import_coremltools()
     created = provenance.now()
@@ -118,12 +133,24 @@ def run_engines(
     built: Dict[tuple[str, Shape, int], BuiltModel] = {}
     results: List[EnginePoint] = []
     warnings: List[str] = []
-    params: Dict[str, Any] = {"units": list(unit_names), "precisions": list(precision_names),
-                              "sizes": [s.name for s in shapes], "batches": list(batch_values), "reps": n_reps,
-                              "quick": quick, "cache_dir": str(cache), "coremltools": str(ct.__version__),
-                              "python_path": python_path, "predictions": ""}
-    device = {"backend": "coreml", "name": f"Core ML on {platform.machine() or 'this machine'}",
-              "os": platform.platform(), "predictions": "available"}
+    params: Dict[str, Any] = {
+        "units": list(unit_names),
+        "precisions": list(precision_names),
+        "sizes": [s.name for s in shapes],
+        "batches": list(batch_values),
+        "reps": n_reps,
+        "quick": quick,
+        "cache_dir": str(cache),
+        "coremltools": str(ct.__version__),
+        "python_path": python_path,
+        "predictions": "",
+    }
+    device = {
+        "backend": "coreml",
+        "name": f"Core ML on {platform.machine() or 'this machine'}",
+        "os": platform.platform(),
+        "predictions": "available",
+    }
     journal = journal or Journal()
     journal.begin(EnginesStudy, created=created, device=device, command=command, options=params)
 
@@ -131,19 +158,30 @@ def run_engines(
         warns = list(warnings)
         for m in built.values():
             if not m.accounting_ok:
-                warns.append(f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
-                             f"counts {model_summary(m)['weight_bytes_counted']}")
+                warns.append(
+                    f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
+                    f"counts {model_summary(m)['weight_bytes_counted']}"
+                )
         for p in results:
             for t in (p.native, p.python):
                 if t is not None and not t.valid:
                     warns.append(f"{p.label} {t.path} failed validation: {t.validation}")
                 elif t is not None and t.summary.cv > CV_WARN:
                     warns.append(f"{p.label} {t.path}: CV {t.summary.cv:.1%} > {CV_WARN:.0%} (noisy predictions)")
-        return EnginesStudy(tool=ToolInfo.current(), created=created, host=provenance.host(), device=device,
-                            command=tuple(command), params=params,
-                            models=tuple(model_summary(m) for m in built.values()), points=tuple(results),
-                            warnings=tuple(warns), complete=complete, finished=provenance.now(),
-                            resumed=journal.resumed())
+        return EnginesStudy(
+            tool=ToolInfo.current(),
+            created=created,
+            host=provenance.host(),
+            device=device,
+            command=tuple(command),
+            params=params,
+            models=tuple(model_summary(m) for m in built.values()),
+            points=tuple(results),
+            warnings=tuple(warns),
+            complete=complete,
+            finished=provenance.now(),
+            resumed=journal.resumed(),
+        )
 
     try:
         models_needed = list(dict.fromkeys((p.precision, p.shape, p.batch) for p in points))
@@ -154,25 +192,47 @@ def run_engines(
                 m = build_model(shape, batch, precision, cache)
             built[(precision, shape, batch)] = m
             if progress:
-                progress.advance(f"{precision} {shape.name} B={batch}: "
-                                 + ("cached" if m.cached else f"built in {m.build_s:.1f} s")
-                                 + ("" if m.accounting_ok else " ACCOUNTING MISMATCH"))
+                progress.advance(
+                    f"{precision} {shape.name} B={batch}: "
+                    + ("cached" if m.cached else f"built in {m.build_s:.1f} s")
+                    + ("" if m.accounting_ok else " ACCOUNTING MISMATCH")
+                )
         if progress:
             progress.finish("build models")
             progress.start("predictions", len(points))
         for p in points:
             m = built[(p.precision, p.shape, p.batch)]
-            base: Dict[str, Any] = dict(units=p.units, precision=p.precision, k=p.shape.k, m=p.shape.m, batch=p.batch, flops=p.flops,
-                        bytes=p.bytes, model=m.key)
-            r = journal.keep(p.label, partial(_measure, p.label, base, m, p.units, n_reps, python_path),
-                             _load_point, EnginePoint.to_dict)
+            base: Dict[str, Any] = dict(
+                units=p.units,
+                precision=p.precision,
+                k=p.shape.k,
+                m=p.shape.m,
+                batch=p.batch,
+                flops=p.flops,
+                bytes=p.bytes,
+                model=m.key,
+            )
+            r = journal.keep(
+                p.label,
+                partial(_measure, p.label, base, m, p.units, n_reps, python_path),
+                _load_point,
+                EnginePoint.to_dict,
+            )
             results.append(r)
             if progress:
                 g = r.gflops("native")
-                progress.advance(f"{p.label}: " + ("resumed" if p.label in journal.resumed_keys else
-                                                   "skipped" if r.status == "skipped" else
-                                                   f"{g:.1f} GFLOP/s" if g is not None else
-                                                   r.status + (" INVALID" if not r.valid else "")))
+                progress.advance(
+                    f"{p.label}: "
+                    + (
+                        "resumed"
+                        if p.label in journal.resumed_keys
+                        else "skipped"
+                        if r.status == "skipped"
+                        else f"{g:.1f} GFLOP/s"
+                        if g is not None
+                        else r.status + (" INVALID" if not r.valid else "")
+                    )
+                )
         if progress:
             progress.finish("predictions")
     except (KeyboardInterrupt, DeviceStopped) as exc:

@@ -60,10 +60,12 @@ class Checks:
         """Forget reference ``key`` (its memory is freed once no check holds it)."""
         self._refs.pop(key, None)
 
-    def check(self, got: np.ndarray, want: Callable[[], Any],
-              compare: Callable[[np.ndarray, Any], Tuple[bool, str]]) -> "Future[Tuple[bool, str]]":
+    def check(
+        self, got: np.ndarray, want: Callable[[], Any], compare: Callable[[np.ndarray, Any], Tuple[bool, str]]
+    ) -> "Future[Tuple[bool, str]]":
         """``compare(got, want())`` on a worker; a failure to build the reference is an invalid pass
         with the reason, never a crash."""
+
         def run() -> Tuple[bool, str]:
             try:
                 ref = want()
@@ -83,8 +85,9 @@ class Checks:
         self.pool.shutdown(wait=True)
 
 
-def result_or(future: "Future[Tuple[bool, str]]", default: Optional[Tuple[bool, str]] = None
-              ) -> Optional[Tuple[bool, str]]:
+def result_or(
+    future: "Future[Tuple[bool, str]]", default: Optional[Tuple[bool, str]] = None
+) -> Optional[Tuple[bool, str]]:
     """A check's verdict, or ``default`` when it was cancelled."""
     if future.cancelled():
         return default

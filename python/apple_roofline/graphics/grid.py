@@ -43,8 +43,21 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 from ..study.budget import Budgets, parse_budgets
 from .kernels import FETCHES, FILL_F, FILL_FORMAT, FILTERS, FORMATS, MODES, PATTERNS, STORES, TEXTURE_SIZES, TILEMEM_F
 
-__all__ = ["GRIDS", "DEFAULT_F", "QUICK_F", "DISCARD_F", "DEFAULT_FETCHES", "QUICK_SIZES", "SUITE_BUDGET_S",
-           "QUICK_BUDGET_S", "FillCase", "TextureCase", "Grid", "build_grid", "graphics_budgets"]
+__all__ = [
+    "GRIDS",
+    "DEFAULT_F",
+    "QUICK_F",
+    "DISCARD_F",
+    "DEFAULT_FETCHES",
+    "QUICK_SIZES",
+    "SUITE_BUDGET_S",
+    "QUICK_BUDGET_S",
+    "FillCase",
+    "TextureCase",
+    "Grid",
+    "build_grid",
+    "graphics_budgets",
+]
 
 #: The grids by name.
 GRIDS: Tuple[str, ...] = ("default", "quick", "full")
@@ -93,9 +106,15 @@ def _stores(grid: str, F: int) -> Tuple[str, ...]:
     return STORES if grid == "full" or F in DISCARD_F else ("store",)
 
 
-def build_grid(name: str = "default", *, f_values: Optional[Sequence[int]] = None,
-               patterns: Optional[Sequence[str]] = None, sizes: Optional[Sequence[int]] = None,
-               fetches: Optional[Sequence[int]] = None, filters: Optional[Sequence[str]] = None) -> Grid:
+def build_grid(
+    name: str = "default",
+    *,
+    f_values: Optional[Sequence[int]] = None,
+    patterns: Optional[Sequence[str]] = None,
+    sizes: Optional[Sequence[int]] = None,
+    fetches: Optional[Sequence[int]] = None,
+    filters: Optional[Sequence[str]] = None,
+) -> Grid:
     """The grid ``name`` (:data:`GRIDS`), with any axis given replaced (values already checked).
 
     Raises:

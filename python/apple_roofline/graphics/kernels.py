@@ -33,10 +33,34 @@ from ..suites.base import EPS
 from ..suites.fma import FMA_KERNELS, tolerance
 
 __all__ = [
-    "WIDTH", "HEIGHT", "DEFAULT_OVERDRAW", "MAX_F", "FILL_F", "TILEMEM_F", "MODES", "STORES",
-    "FORMATS", "FILL_FORMAT", "TEXTURE_FORMAT", "TEXTURE_SIZES", "FETCHES", "PATTERNS", "FILTERS",
-    "SUITES", "STORAGE_DTYPES", "TABLE_TEXELS", "TargetFormat", "FLOPS_PER_ITERATION", "pixel_inputs", "fill_reference", "texture_noise",
-    "texel_indices", "texture_sums", "texture_reference", "check_target", "hash32",
+    "WIDTH",
+    "HEIGHT",
+    "DEFAULT_OVERDRAW",
+    "MAX_F",
+    "FILL_F",
+    "TILEMEM_F",
+    "MODES",
+    "STORES",
+    "FORMATS",
+    "FILL_FORMAT",
+    "TEXTURE_FORMAT",
+    "TEXTURE_SIZES",
+    "FETCHES",
+    "PATTERNS",
+    "FILTERS",
+    "SUITES",
+    "STORAGE_DTYPES",
+    "TABLE_TEXELS",
+    "TargetFormat",
+    "FLOPS_PER_ITERATION",
+    "pixel_inputs",
+    "fill_reference",
+    "texture_noise",
+    "texel_indices",
+    "texture_sums",
+    "texture_reference",
+    "check_target",
+    "hash32",
 ]
 
 WIDTH, HEIGHT = 1920, 1080
@@ -80,12 +104,15 @@ class TargetFormat:
 STORAGE_DTYPES: Dict[str, Any] = {"unorm8": np.uint8, "f16": np.float16, "f32": np.float32}
 
 
-FORMATS: Dict[str, TargetFormat] = {f.name: f for f in (
-    TargetFormat("r8unorm", 1, 1, "unorm8"),
-    TargetFormat("rgba8unorm", 4, 4, "unorm8"),
-    TargetFormat("rgba16float", 8, 4, "f16"),
-    TargetFormat("rgba32float", 16, 4, "f32"),
-)}
+FORMATS: Dict[str, TargetFormat] = {
+    f.name: f
+    for f in (
+        TargetFormat("r8unorm", 1, 1, "unorm8"),
+        TargetFormat("rgba8unorm", 4, 4, "unorm8"),
+        TargetFormat("rgba16float", 8, 4, "f16"),
+        TargetFormat("rgba32float", 16, 4, "f32"),
+    )
+}
 FILL_FORMAT = "rgba8unorm"
 #: The texture suite accumulates its fetches in fp32, so its target is rgba32float.
 TEXTURE_FORMAT = "rgba32float"
@@ -122,13 +149,14 @@ def fill_reference(width: int, height: int, F: int, fmt: str) -> np.ndarray:
     total = (lanes[..., 0] + lanes[..., 1]) + (lanes[..., 2] + lanes[..., 3])
     shared = (total * np.float32(0.0078125) + np.float32(0.5)).astype(np.float32)
     colour: np.ndarray = (lanes * np.float32(0.03125) + shared[..., None]).astype(np.float32)
-    return _store(colour[..., :target.channels], target.storage)
+    return _store(colour[..., : target.channels], target.storage)
 
 
 def _format(fmt: str) -> TargetFormat:
     if fmt not in FORMATS:
-        raise ValueError(f"format {fmt!r} is not a render-target format of the graphics suites "
-                         f"(valid: {', '.join(FORMATS)})")
+        raise ValueError(
+            f"format {fmt!r} is not a render-target format of the graphics suites (valid: {', '.join(FORMATS)})"
+        )
     return FORMATS[fmt]
 
 
@@ -172,13 +200,17 @@ def texel_indices(width: int, height: int, size: int, fetch: int, pattern: str) 
         raise ValueError(f"texture size {size} is not a power of two")
     p = np.arange(width * height, dtype=np.int64).reshape(height, width)
     mask = size * size - 1
-    out: np.ndarray = (hash32((p * 16 + fetch).astype(np.uint32)).astype(np.int64) if pattern == "random"
-                       else p + fetch * width * height) & mask
+    out: np.ndarray = (
+        hash32((p * 16 + fetch).astype(np.uint32)).astype(np.int64)
+        if pattern == "random"
+        else p + fetch * width * height
+    ) & mask
     return out
 
 
-def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, filter_: str,
-                 counts: Sequence[int]) -> Dict[int, np.ndarray]:
+def texture_sums(
+    texture: np.ndarray, width: int, height: int, pattern: str, filter_: str, counts: Sequence[int]
+) -> Dict[int, np.ndarray]:
     """What ``fs_texture`` writes after each fetch count of ``counts``, {N: array (height, width, 4)
     float32}: the sum over fetches 0 … N-1 of the texel read (nearest: the texel; bilinear: the mean
     of it and its neighbours right, below and below-right, repeat addressing), each texel's byte b
@@ -209,16 +241,20 @@ def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, fil
         flat = (((table + right) + (below + np.roll(below, -1, axis=1))) * np.float32(0.25)).reshape(-1, 4)
 
         def fetch(idx: np.ndarray) -> np.ndarray:
-            got: np.ndarray = np.take(flat, idx, axis=0)  # 6.7x faster than flat[idx] (1080p gathers of 1M rows, NumPy 2.4)
+            got: np.ndarray = np.take(
+                flat, idx, axis=0
+            )  # 6.7x faster than flat[idx] (1080p gathers of 1M rows, NumPy 2.4)
             return got
     else:
+
         def fetch(idx: np.ndarray) -> np.ndarray:
             if filter_ == "nearest":
                 return texels(idx)
             tx, ty = idx & (size - 1), idx >> shift
             x1, y1 = (tx + 1) & (size - 1), (ty + 1) & (size - 1)
-            value: np.ndarray = ((texels(idx) + texels((ty << shift) + x1))
-                                 + (texels((y1 << shift) + tx) + texels((y1 << shift) + x1))) * np.float32(0.25)
+            value: np.ndarray = (
+                (texels(idx) + texels((ty << shift) + x1)) + (texels((y1 << shift) + tx) + texels((y1 << shift) + x1))
+            ) * np.float32(0.25)
             return value
 
     total = np.zeros((height * width, 4), dtype=np.float32)
@@ -230,15 +266,17 @@ def texture_sums(texture: np.ndarray, width: int, height: int, pattern: str, fil
     return out
 
 
-def texture_reference(width: int, height: int, texture: np.ndarray, fetches: int, pattern: str,
-                      filter_: str) -> np.ndarray:
+def texture_reference(
+    width: int, height: int, texture: np.ndarray, fetches: int, pattern: str, filter_: str
+) -> np.ndarray:
     """What ``fs_texture`` writes with ``fetches`` per pixel (:func:`texture_sums`), shape
     (height, width, 4), float32. Raises ValueError as :func:`texture_sums`."""
     return texture_sums(texture, width, height, pattern, filter_, (fetches,))[fetches]
 
 
-def check_target(got: np.ndarray, want: np.ndarray, storage: str, *, fetches: int = 0,
-                 bilinear: bool = False) -> Tuple[bool, str]:
+def check_target(
+    got: np.ndarray, want: np.ndarray, storage: str, *, fetches: int = 0, bilinear: bool = False
+) -> Tuple[bool, str]:
     """Compare a read-back target with its reference, at the bound its storage allows.
 
     unorm8: within 1 (the device's float-to-unorm rounding); f16: within 1 ulp of fp16 and the FMA
@@ -265,7 +303,9 @@ def check_target(got: np.ndarray, want: np.ndarray, storage: str, *, fetches: in
     n = int(np.count_nonzero(bad))
     if n:
         y, x = (int(v) for v in np.argwhere(bad.reshape(bad.shape[0], bad.shape[1], -1).any(axis=2))[0])
-        return False, (f"{n} of {got.size} values differ from the NumPy reference; first at pixel ({x}, {y}): "
-                       f"got {got[y, x].tolist()}, want {want[y, x].tolist()}")
+        return False, (
+            f"{n} of {got.size} values differ from the NumPy reference; first at pixel ({x}, {y}): "
+            f"got {got[y, x].tolist()}, want {want[y, x].tolist()}"
+        )
     worst = float(np.max(err / np.maximum(bound, 1e-300))) if err.size else 0.0
     return True, f"{got.size} values match the NumPy reference (worst at {worst:.2f} of the bound)"

@@ -35,8 +35,17 @@ from ..study.document import Document
 from ..study.reader import Reader
 from ..study.timing import SuiteTime, read_suite_times
 
-__all__ = ["SCHEMA_VERSION", "GraphicsStudy", "drawn_rate", "shaded_rate", "texel_rate", "cliffs", "Cliff", "shaded_note",
-           "describe_case"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "GraphicsStudy",
+    "drawn_rate",
+    "shaded_rate",
+    "texel_rate",
+    "cliffs",
+    "Cliff",
+    "shaded_note",
+    "describe_case",
+]
 
 SCHEMA_VERSION = 1
 
@@ -142,10 +151,13 @@ class GraphicsStudy(Document):
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the header, ``params``, ``measurements``, ``skipped`` and, when recorded,
         ``suite_times``."""
-        return {**self.header_dict(), "params": dict(self.params),
-                "measurements": [m.to_dict() for m in self.measurements],
-                "skipped": [s.to_dict() for s in self.skipped],
-                **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {})}
+        return {
+            **self.header_dict(),
+            "params": dict(self.params),
+            "measurements": [m.to_dict() for m in self.measurements],
+            "skipped": [s.to_dict() for s in self.skipped],
+            **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {}),
+        }
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "GraphicsStudy":
@@ -155,10 +167,14 @@ class GraphicsStudy(Document):
         return cls(
             **header,
             params=r.params(d),
-            measurements=tuple(Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
-                               for i, m in enumerate(r.array(d, "measurements", ""))),
-            skipped=tuple(Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
-                          for i, s in enumerate(r.array(d, "skipped", "", required=False))),
+            measurements=tuple(
+                Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
+                for i, m in enumerate(r.array(d, "measurements", ""))
+            ),
+            skipped=tuple(
+                Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
+                for i, s in enumerate(r.array(d, "skipped", "", required=False))
+            ),
             suite_times=read_suite_times(d, source),
         )
 
@@ -166,10 +182,14 @@ class GraphicsStudy(Document):
 def shaded_note(m: Measurement) -> Optional[str]:
     """A sentence on how ``pixels_shaded`` was found, for reports."""
     by = m.params.get("shaded_by")
-    return {"counter": "fragment-shader invocations counted by the GPU (pipeline statistics)",
-            "blended": "every drawn layer: blending reads the destination, so no layer can be skipped",
-            "one layer at least": ("one layer per pixel, a lower bound: opaque identical layers, and no counter "
-                                   "to say whether the GPU removed hidden ones")}.get(str(by))
+    return {
+        "counter": "fragment-shader invocations counted by the GPU (pipeline statistics)",
+        "blended": "every drawn layer: blending reads the destination, so no layer can be skipped",
+        "one layer at least": (
+            "one layer per pixel, a lower bound: opaque identical layers, and no counter "
+            "to say whether the GPU removed hidden ones"
+        ),
+    }.get(str(by))
 
 
 def describe_case(params: Mapping[str, Any]) -> str:

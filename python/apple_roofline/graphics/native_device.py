@@ -78,10 +78,13 @@ class NativePass:
         data = bytes(self.native.read())
         want = self.width * self.height * fmt.bytes_per_pixel
         if len(data) != want:
-            raise ValueError(f"the {self.fmt} target read back {len(data)} bytes, not {want} "
-                             f"({self.width} x {self.height} x {fmt.bytes_per_pixel})")
-        image: np.ndarray = np.frombuffer(data, dtype=storage_dtype(self.fmt)).reshape(
-            self.height, self.width, fmt.channels).copy()
+            raise ValueError(
+                f"the {self.fmt} target read back {len(data)} bytes, not {want} "
+                f"({self.width} x {self.height} x {fmt.bytes_per_pixel})"
+            )
+        image: np.ndarray = (
+            np.frombuffer(data, dtype=storage_dtype(self.fmt)).reshape(self.height, self.width, fmt.channels).copy()
+        )
         return image
 
     def fragment_invocations(self) -> Optional[int]:
@@ -122,8 +125,9 @@ class NativeGraphicsDevice:
         """The device's name."""
         return str(self.info.get("name", ""))
 
-    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
-                  store: bool) -> NativePass:
+    def fill_pass(
+        self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
+    ) -> NativePass:
         """The fill shader (F chain iterations per pixel) drawn ``layers`` times into a ``fmt``
         target; ``blended`` turns on blend operation max (every layer shaded, the result exact).
 
@@ -132,13 +136,31 @@ class NativeGraphicsDevice:
             _core.CompileError, _core.UnsupportedError: the device cannot build the pipeline (e.g.
                 blending rgba32float).
         """
-        native = self.backend.render_pass(self.source, "vs_fullscreen", "fs_fill", constants={"F": int(F)},
-                                          format=fmt, width=width, height=height, instances=layers,
-                                          blend_max=blended, store=store)
+        native = self.backend.render_pass(
+            self.source,
+            "vs_fullscreen",
+            "fs_fill",
+            constants={"F": int(F)},
+            format=fmt,
+            width=width,
+            height=height,
+            instances=layers,
+            blend_max=blended,
+            store=store,
+        )
         return NativePass(native, fmt, width, height)
 
-    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool, layers: int = 1) -> NativePass:
+    def texture_pass(
+        self,
+        *,
+        width: int,
+        height: int,
+        texture: np.ndarray,
+        fetches: int,
+        random: bool,
+        bilinear: bool,
+        layers: int = 1,
+    ) -> NativePass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, S a power of
         two), coherent or random indices, nearest or bilinear filtering, into rgba32float, drawn
         ``layers`` times (the runner draws one where the device cannot count fragment invocations).
@@ -146,13 +168,26 @@ class NativeGraphicsDevice:
         Raises:
             ValueError: a texture that is not S x S x 4 uint8, or a size out of range.
         """
-        if texture.ndim != 3 or texture.shape[0] != texture.shape[1] or texture.shape[2] != 4 \
-                or texture.dtype != np.uint8:
+        if (
+            texture.ndim != 3
+            or texture.shape[0] != texture.shape[1]
+            or texture.shape[2] != 4
+            or texture.dtype != np.uint8
+        ):
             raise ValueError(f"texture of shape {texture.shape} and dtype {texture.dtype} is not S x S x 4 uint8")
         size = int(texture.shape[0])
         native = self.backend.render_pass(
-            self.source, "vs_fullscreen", "fs_texture",
+            self.source,
+            "vs_fullscreen",
+            "fs_texture",
             constants={"FETCHES": int(fetches), "RANDOM": int(bool(random)), "BILINEAR": int(bool(bilinear))},
-            format=TEXTURE_FORMAT, width=width, height=height, instances=int(layers), uniforms=[width, height, size, 0],
-            texture=np.ascontiguousarray(texture).reshape(-1), texture_size=size, linear=bool(bilinear))
+            format=TEXTURE_FORMAT,
+            width=width,
+            height=height,
+            instances=int(layers),
+            uniforms=[width, height, size, 0],
+            texture=np.ascontiguousarray(texture).reshape(-1),
+            texture_size=size,
+            linear=bool(bilinear),
+        )
         return NativePass(native, TEXTURE_FORMAT, width, height)

@@ -11,8 +11,16 @@ from typing import Any, Sequence, Tuple, Union
 from ..errors import OptionError, check_int, check_ints
 from .kernels import MAX_F
 
-__all__ = ["MAX_OVERDRAW", "MAX_FETCHES", "parse_graphics_device", "parse_resolution", "parse_choices",
-           "check_f_values", "check_sizes", "check_fetches"]
+__all__ = [
+    "MAX_OVERDRAW",
+    "MAX_FETCHES",
+    "parse_graphics_device",
+    "parse_resolution",
+    "parse_choices",
+    "check_f_values",
+    "check_sizes",
+    "check_fetches",
+]
 
 #: The most layers of overdraw.
 MAX_OVERDRAW = 4096
@@ -45,8 +53,9 @@ def parse_resolution(text: str) -> Tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-def parse_choices(text: Union[str, Sequence[str]], option: str, valid: Sequence[str],
-                  noun: str = "choice") -> Tuple[str, ...]:
+def parse_choices(
+    text: Union[str, Sequence[str]], option: str, valid: Sequence[str], noun: str = "choice"
+) -> Tuple[str, ...]:
     """A comma-separated list (or a sequence) of names from ``valid`` (each a ``noun``), in
     ``valid``'s order.
 

@@ -36,8 +36,19 @@ from ..telemetry.window import Summary
 from ..clocks import CLOCK_TOLERANCE, pass_clock
 from ..watchdog import watched
 
-__all__ = ["SPIN_UP_S", "MIN_LEAD_S", "MIN_SAMPLE_S", "MAX_BATCH", "PassRun", "PassTiming", "Pacer", "lead_seconds",
-           "batch_for", "passes_for", "limited"]
+__all__ = [
+    "SPIN_UP_S",
+    "MIN_LEAD_S",
+    "MIN_SAMPLE_S",
+    "MAX_BATCH",
+    "PassRun",
+    "PassTiming",
+    "Pacer",
+    "lead_seconds",
+    "batch_for",
+    "passes_for",
+    "limited",
+]
 
 #: Seconds of back-to-back passes before the samples after the GPU was idle (``quick``: a quarter).
 SPIN_UP_S = 0.25
@@ -125,9 +136,16 @@ class Pacer:
         clock: the host clock, seconds (tests replace it).
     """
 
-    def __init__(self, sampler: Sampler, *, reps: int, min_sample_s: float = MIN_SAMPLE_S,
-                 spin_up_s: float = SPIN_UP_S, tolerance: float = CLOCK_TOLERANCE,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(
+        self,
+        sampler: Sampler,
+        *,
+        reps: int,
+        min_sample_s: float = MIN_SAMPLE_S,
+        spin_up_s: float = SPIN_UP_S,
+        tolerance: float = CLOCK_TOLERANCE,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         self.sampler = sampler
         self.reps = reps
         self.min_sample_s = min_sample_s
@@ -157,8 +175,15 @@ class Pacer:
         with watched(f"{name} (probe)", None):
             return max(float(min(p.time((), 0, 1, 2))), 1e-9)
 
-    def measure(self, p: Any, shape: Hashable, per_pass_s: Optional[float] = None, *, count: bool = False,
-                name: str = "a render pass") -> Tuple[PassTiming, PassRun]:
+    def measure(
+        self,
+        p: Any,
+        shape: Hashable,
+        per_pass_s: Optional[float] = None,
+        *,
+        count: bool = False,
+        name: str = "a render pass",
+    ) -> Tuple[PassTiming, PassRun]:
         """Time pass ``p`` (its ``run(batch, reps, lead, count=, read=True)``): the per-pass time from
         the shape's calibration, else ``per_pass_s``, else a probe; one submission holding the count
         (``count``), the lead, the samples and the stored pass read back; re-timed once after a full
@@ -184,11 +209,16 @@ class Pacer:
 
     def _low(self, summary: Mapping[str, Any]) -> bool:
         clock = pass_clock(summary)
-        return (clock is not None and self.highest_clock is not None and not limited(summary)
-                and clock < (1.0 - self.tolerance) * self.highest_clock)
+        return (
+            clock is not None
+            and self.highest_clock is not None
+            and not limited(summary)
+            and clock < (1.0 - self.tolerance) * self.highest_clock
+        )
 
-    def _run(self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool,
-             name: str) -> Tuple[PassTiming, PassRun]:
+    def _run(
+        self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool, name: str
+    ) -> Tuple[PassTiming, PassRun]:
         lead = passes_for(lead_s, per_pass_s)
         # the submission: the counting pass, the lead, the samples and the stored pass
         predicted = (lead + batch * self.reps + (2 if count else 1)) * per_pass_s

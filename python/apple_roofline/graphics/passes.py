@@ -24,12 +24,27 @@ from ..study.journal import Journal, record_key
 from ..study.timing import SuiteClock
 from .checks import Checks, result_or
 from .grid import FillCase, TextureCase
-from .kernels import (FLOPS_PER_ITERATION, FORMATS, TEXTURE_FORMAT, check_target, fill_reference, texture_noise,
-                      texture_sums)
+from .kernels import (
+    FLOPS_PER_ITERATION,
+    FORMATS,
+    TEXTURE_FORMAT,
+    check_target,
+    fill_reference,
+    texture_noise,
+    texture_sums,
+)
 from .pacing import Pacer, PassRun, PassTiming
 
-__all__ = ["MIN_LAYERS", "MAX_TEXTURE_LAYERS", "TARGET_PASS_S", "AHEAD", "fill_layers", "texture_layers",
-           "fitting", "PassMeasurer"]
+__all__ = [
+    "MIN_LAYERS",
+    "MAX_TEXTURE_LAYERS",
+    "TARGET_PASS_S",
+    "AHEAD",
+    "fill_layers",
+    "texture_layers",
+    "fitting",
+    "PassMeasurer",
+]
 
 #: The fewest layers a long fill pass is reduced to (one layer of 1920 x 1080 is ample parallel work;
 #: on an H100, whose graphics run on two TPCs, one layer at F = 512 takes 34 ms).
@@ -78,8 +93,17 @@ class PassMeasurer:
             resume"; keys ``"SUITE FORMAT F=F MODE STORE"``, ``"texture SIZE PATTERN FILTER xFETCHES"``).
     """
 
-    def __init__(self, dev: Any, pacer: Pacer, checks: Checks, width: int, height: int, overdraw: int,
-                 max_pass_s: float, journal: Optional[Journal] = None) -> None:
+    def __init__(
+        self,
+        dev: Any,
+        pacer: Pacer,
+        checks: Checks,
+        width: int,
+        height: int,
+        overdraw: int,
+        max_pass_s: float,
+        journal: Optional[Journal] = None,
+    ) -> None:
         self.dev, self.pacer, self.checks = dev, pacer, checks
         self.journal = journal or Journal()
         self.width, self.height, self.overdraw, self.max_pass_s = width, height, overdraw, max_pass_s
@@ -108,13 +132,39 @@ class PassMeasurer:
             out.append(Measurement(**fields, valid=ok, validation=why))
         return tuple(out)
 
-    def _record(self, key: str, suite: str, kernel: str, dtype: str, case: Dict[str, Any], timing: PassTiming,
-                flops: int, nbytes: int, timer: str, got: np.ndarray, want: Callable[[], Any],
-                compare: Callable[[np.ndarray, Any], Tuple[bool, str]]) -> float:
-        params = {**case, "timer": timer, "batch": timing.batch, "lead_s": round(timing.lead_s, 4),
-                  **({"retried": True} if timing.retried else {}), **timing.summary}
-        fields: Dict[str, Any] = dict(suite=suite, kernel=kernel, dtype=dtype, params=params, flops=flops, bytes=max(nbytes, 1),
-                      samples_s=timing.samples_s, batch=timing.batch)
+    def _record(
+        self,
+        key: str,
+        suite: str,
+        kernel: str,
+        dtype: str,
+        case: Dict[str, Any],
+        timing: PassTiming,
+        flops: int,
+        nbytes: int,
+        timer: str,
+        got: np.ndarray,
+        want: Callable[[], Any],
+        compare: Callable[[np.ndarray, Any], Tuple[bool, str]],
+    ) -> float:
+        params = {
+            **case,
+            "timer": timer,
+            "batch": timing.batch,
+            "lead_s": round(timing.lead_s, 4),
+            **({"retried": True} if timing.retried else {}),
+            **timing.summary,
+        }
+        fields: Dict[str, Any] = dict(
+            suite=suite,
+            kernel=kernel,
+            dtype=dtype,
+            params=params,
+            flops=flops,
+            bytes=max(nbytes, 1),
+            samples_s=timing.samples_s,
+            batch=timing.batch,
+        )
         verdict = self.checks.check(got, want, compare)
         # the callback holds the journal, not the measurer: a future keeps its callbacks, so one that
         # held the measurer would make a cycle through it to the device, freed later by the cycle
@@ -165,24 +215,35 @@ class PassMeasurer:
                 per_pass: Optional[float] = None
                 if layers is None:
                     probe_layers = min(self.overdraw, MIN_LAYERS)
-                    probe = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=probe_layers,
-                                          blended=blended, store=store == "store")
+                    probe = dev.fill_pass(
+                        width=width,
+                        height=height,
+                        fmt=fmt,
+                        F=F,
+                        layers=probe_layers,
+                        blended=blended,
+                        store=store == "store",
+                    )
                     per_layer = self.pacer.probe(probe, name) / probe_layers
                     layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
                     per_pass = per_layer * layers
                     if layers < self.overdraw:
-                        self.warnings.append(f"{suite} {fmt} F={F} {mode}: {layers} layers instead of {self.overdraw} "
-                                             f"(one pass of {self.overdraw} would take about "
-                                             f"{per_layer * self.overdraw * 1e3:.0f} ms)")
-                p = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended,
-                                  store=store == "store")
+                        self.warnings.append(
+                            f"{suite} {fmt} F={F} {mode}: {layers} layers instead of {self.overdraw} "
+                            f"(one pass of {self.overdraw} would take about "
+                            f"{per_layer * self.overdraw * 1e3:.0f} ms)"
+                        )
+                p = dev.fill_pass(
+                    width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended, store=store == "store"
+                )
                 timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name)
                 invocations, got = run.invocations, _image(run)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
                 raise
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
-                self.skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: "
-                                                                f"{_first_line(exc)}"))
+                self.skipped.append(
+                    Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: {_first_line(exc)}")
+                )
                 yield f"{fmt} F={F} {mode} {store}: skipped"
                 continue
             pixels = width * height
@@ -195,21 +256,43 @@ class PassMeasurer:
                 shaded, shaded_by = pixels, "one layer at least"
             bpp = FORMATS[fmt].bytes_per_pixel * (2 if blended else 1)
             case: Dict[str, Any] = {
-                "F": F, "mode": mode, "store": store, "width": width, "height": height, "layers": layers,
-                "overdraw_requested": self.overdraw, "pixels_drawn": drawn, "pixels_shaded": shaded,
-                "shaded_by": shaded_by, "tile_bytes_per_pixel": bpp,
-                "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0}
+                "F": F,
+                "mode": mode,
+                "store": store,
+                "width": width,
+                "height": height,
+                "layers": layers,
+                "overdraw_requested": self.overdraw,
+                "pixels_drawn": drawn,
+                "pixels_shaded": shaded,
+                "shaded_by": shaded_by,
+                "tile_bytes_per_pixel": bpp,
+                "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0,
+            }
             if invocations is not None:
                 case["fragment_invocations"] = invocations
             want = self.checks.future(("fill", F, fmt))  # started ahead above
 
-            def compare(got: np.ndarray, want: np.ndarray, fmt: str = fmt,
-                        discard: bool = store == "discard") -> Tuple[bool, str]:
+            def compare(
+                got: np.ndarray, want: np.ndarray, fmt: str = fmt, discard: bool = store == "discard"
+            ) -> Tuple[bool, str]:
                 ok, why = check_target(got, want, FORMATS[fmt].storage)
                 return ok, (why + " (the pipeline, checked on one pass with store action store)" if discard else why)
 
-            median = self._record(key, suite, "fill", fmt, case, timing, shaded * FLOPS_PER_ITERATION * F, shaded * bpp,
-                                  p.timer, got, want, compare)
+            median = self._record(
+                key,
+                suite,
+                "fill",
+                fmt,
+                case,
+                timing,
+                shaded * FLOPS_PER_ITERATION * F,
+                shaded * bpp,
+                p.timer,
+                got,
+                want,
+                compare,
+            )
             clock.measured += 1
             yield f"{fmt} F={F} {mode} {store}: {drawn / median / 1e9:.1f} GPixel/s drawn"
 
@@ -221,8 +304,14 @@ class PassMeasurer:
         dev, width, height = self.dev, self.width, self.height
         fits = fitting(cases, dev)
         for size in sorted({c[0] for c in cases if c not in fits}):
-            self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
-                                        f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})"))
+            self.skipped.append(
+                Skipped(
+                    "texture",
+                    "texture",
+                    TEXTURE_FORMAT,
+                    f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})",
+                )
+            )
         lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
         counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
         last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}
@@ -235,9 +324,9 @@ class PassMeasurer:
             return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line])
 
         def start(i: int) -> None:
-            for line in lines[i:i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
+            for line in lines[i : i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
                 self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
-            for line in lines[i:i + AHEAD]:
+            for line in lines[i : i + AHEAD]:
                 if ("texture",) + line in self.checks:
                     continue
                 # The job holds the texture's own future, submitted before it: a worker never waits for
@@ -247,7 +336,7 @@ class PassMeasurer:
         def done(i: int, line: Tuple[int, str, str]) -> None:
             if i == last[line]:
                 self.checks.drop(("texture",) + line)
-            if not any(c[0] == line[0] for c in fits[i + 1:]):
+            if not any(c[0] == line[0] for c in fits[i + 1 :]):
                 self.checks.drop(("noise", line[0]))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
@@ -272,22 +361,41 @@ class PassMeasurer:
                 known = self.lines.get(shape[1:])
                 layers, per_pass = known if known is not None else (1, None)
                 if known is None and self.counting:
-                    one = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
-                                           random=random, bilinear=bilinear, layers=1)
+                    one = dev.texture_pass(
+                        width=width,
+                        height=height,
+                        texture=texture,
+                        fetches=fetches,
+                        random=random,
+                        bilinear=bilinear,
+                        layers=1,
+                    )
                     per_layer = self.pacer.probe(one, name)
                     layers = texture_layers(per_layer)
                     per_pass = per_layer * layers
-                p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches, random=random,
-                                     bilinear=bilinear, layers=layers)
+                p = dev.texture_pass(
+                    width=width,
+                    height=height,
+                    texture=texture,
+                    fetches=fetches,
+                    random=random,
+                    bilinear=bilinear,
+                    layers=layers,
+                )
                 timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name)
                 invocations, got = run.invocations, _image(run)
                 self.lines[shape[1:]] = (layers, timing.per_pass_s)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
-                self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
-                                            f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "
-                                            f"{_first_line(exc)}"))
+                self.skipped.append(
+                    Skipped(
+                        "texture",
+                        "texture",
+                        TEXTURE_FORMAT,
+                        f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: {_first_line(exc)}",
+                    )
+                )
                 yield f"{size}² {pattern} {filter_} x{fetches}: skipped"
                 continue
             pixels = width * height
@@ -296,17 +404,43 @@ class PassMeasurer:
             else:
                 shaded, shaded_by = pixels, "one layer"
             texels = shaded * fetches
-            case = {"size": size, "pattern": pattern, "filter": filter_, "fetches": fetches, "width": width,
-                    "height": height, "layers": layers, "pixels_shaded": shaded, "shaded_by": shaded_by,
-                    "texels": texels, "working_set_bytes": size * size * 4}
+            case = {
+                "size": size,
+                "pattern": pattern,
+                "filter": filter_,
+                "fetches": fetches,
+                "width": width,
+                "height": height,
+                "layers": layers,
+                "pixels_shaded": shaded,
+                "shaded_by": shaded_by,
+                "texels": texels,
+                "working_set_bytes": size * size * 4,
+            }
             want_line = self.checks.future(("texture",) + line)
 
-            def compare(got: np.ndarray, sums: Dict[int, np.ndarray], fetches: int = fetches,
-                        bilinear: bool = filter_ == "bilinear") -> Tuple[bool, str]:
+            def compare(
+                got: np.ndarray,
+                sums: Dict[int, np.ndarray],
+                fetches: int = fetches,
+                bilinear: bool = filter_ == "bilinear",
+            ) -> Tuple[bool, str]:
                 return check_target(got, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
 
-            median = self._record(key, "texture", "texture", TEXTURE_FORMAT, case, timing, 0,
-                                  texels * (16 if filter_ == "bilinear" else 4), p.timer, got, want_line, compare)
+            median = self._record(
+                key,
+                "texture",
+                "texture",
+                TEXTURE_FORMAT,
+                case,
+                timing,
+                0,
+                texels * (16 if filter_ == "bilinear" else 4),
+                p.timer,
+                got,
+                want_line,
+                compare,
+            )
             clock.measured += 1
             done(i, line)
             yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"

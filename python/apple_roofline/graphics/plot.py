@@ -74,22 +74,37 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     for m in fill:
         lines.setdefault((str(m.params["mode"]), str(m.params["store"])), []).append(m)
     ceilings = fill_ceilings(study)
-    for ax, value, unit, ceiling, short in ((axes[0], shaded_rate, "GPixel/s shaded", "fill rate", "GPixel/s"),
-                                            (axes[1], lambda m: m.gflops, "fragment GFLOP/s", "fragment ALU",
-                                             "GFLOP/s")):
+    for ax, value, unit, ceiling, short in (
+        (axes[0], shaded_rate, "GPixel/s shaded", "fill rate", "GPixel/s"),
+        (axes[1], lambda m: m.gflops, "fragment GFLOP/s", "fragment ALU", "GFLOP/s"),
+    ):
         for (mode, store), ms in lines.items():
             ms = sorted(ms, key=lambda m: int(m.params["F"]))
             pts = [(_x(int(m.params["F"])), value(m)) for m in ms if value(m) > 0]
             if pts:
                 color = _STORE_COLORS.get(store, PALETTE[2])
-                ax.plot(*zip(*pts), linestyle=MEASURED, marker="o", markersize=4.5, color=color,
-                        markerfacecolor="white" if _MODE_HOLLOW.get(mode, False) else color,
-                        label=f"{mode}, {store}", gid=f"fill:{mode}:{store}:{unit}")
+                ax.plot(
+                    *zip(*pts),
+                    linestyle=MEASURED,
+                    marker="o",
+                    markersize=4.5,
+                    color=color,
+                    markerfacecolor="white" if _MODE_HOLLOW.get(mode, False) else color,
+                    label=f"{mode}, {store}",
+                    gid=f"fill:{mode}:{store}:{unit}",
+                )
         if ceiling in ceilings:
             v, _m = ceilings[ceiling]
             ax.axhline(v, color="#555555", linestyle=MEASURED, linewidth=0.8)
-            ax.annotate(f"{ceiling} {sig_figs(v)} {short}", xy=(0.01, v), xycoords=("axes fraction", "data"),
-                        xytext=(0, 3), textcoords="offset points", fontsize=7.5, color="#333333")
+            ax.annotate(
+                f"{ceiling} {sig_figs(v)} {short}",
+                xy=(0.01, v),
+                xycoords=("axes fraction", "data"),
+                xytext=(0, 3),
+                textcoords="offset points",
+                fontsize=7.5,
+                color="#333333",
+            )
         if fill:
             _f_axis(ax, sorted({int(m.params["F"]) for m in fill}))
             _log_y(ax, [value(m) for m in fill if value(m) > 0])
@@ -98,8 +113,11 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     axes[0].set_title("(a) fill-rate roofline: pixels", fontsize=10, loc="left")
     axes[1].set_title("(b) fill-rate roofline: ALU", fontsize=10, loc="left")
     _tile_panel(axes[2], tile)
-    fig.suptitle(_title(study, "Fill rate and tile memory") + f" — {study.params.get('width')} x "
-                 f"{study.params.get('height')}, {study.params.get('overdraw')} layers", fontsize=11)
+    fig.suptitle(
+        _title(study, "Fill rate and tile memory") + f" — {study.params.get('width')} x "
+        f"{study.params.get('height')}, {study.params.get('overdraw')} layers",
+        fontsize=11,
+    )
     return add_note(fig, figure_status(study, ("fillrate", "tilemem")))  # what a partial study lacks
 
 
@@ -131,9 +149,16 @@ def _tile_panel(ax: Any, tile: List[Measurement]) -> None:
                 if hit:
                     xs.append(k - 0.4 + (2 * i + j + 0.5) * width)
                     ys.append(shaded_rate(hit[0]))
-            ax.bar(xs, ys, width=width, color=PALETTE[i + 2], hatch="//" if store == "discard" else None,
-                   edgecolor="white", label=f"{fmt} ({FORMATS[fmt].bytes_per_pixel} B)" if j == 0 else None,
-                   gid=f"tilemem:{fmt}:{store}")
+            ax.bar(
+                xs,
+                ys,
+                width=width,
+                color=PALETTE[i + 2],
+                hatch="//" if store == "discard" else None,
+                edgecolor="white",
+                label=f"{fmt} ({FORMATS[fmt].bytes_per_pixel} B)" if j == 0 else None,
+                gid=f"tilemem:{fmt}:{store}",
+            )
     ax.set_xticks(range(len(fs)))
     ax.set_xticklabels([f"F = {f}" for f in fs])
     _log_y(ax, [shaded_rate(m) for m in tile])
@@ -168,8 +193,15 @@ def plot_texture(study: GraphicsStudy) -> Figure:
         image = ax.imshow(heat, aspect="auto", cmap="viridis", origin="lower", gid=f"heatmap:{pattern}")
         for (i, j), v in np.ndenumerate(heat):
             if math.isfinite(v):
-                ax.text(j, i, sig_figs(v), ha="center", va="center", fontsize=7,
-                        color="white" if v < np.nanmax(heat) * 0.6 else "black")
+                ax.text(
+                    j,
+                    i,
+                    sig_figs(v),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if v < np.nanmax(heat) * 0.6 else "black",
+                )
         ax.set_xticks(range(len(sizes)))
         ax.set_xticklabels([f"{s}²" for s in sizes], fontsize=8)
         ax.set_yticks(range(len(fetches)))
@@ -181,13 +213,22 @@ def plot_texture(study: GraphicsStudy) -> Figure:
         ax = fig.add_subplot(len(patterns), 2, 2 * row + 2)
         for k, n in enumerate(fetches):
             for filter_, hollow in (("nearest", False), ("bilinear", True)):
-                ms = sorted((m for m in mine if m.params["filter"] == filter_ and m.params["fetches"] == n),
-                            key=lambda m: int(m.params["size"]))
+                ms = sorted(
+                    (m for m in mine if m.params["filter"] == filter_ and m.params["fetches"] == n),
+                    key=lambda m: int(m.params["size"]),
+                )
                 if ms:
-                    ax.plot([int(m.params["working_set_bytes"]) for m in ms], [texel_rate(m) for m in ms],
-                            linestyle=MEASURED, marker="o", markersize=4.0, color=PALETTE[k % len(PALETTE)],
-                            markerfacecolor="white" if hollow else PALETTE[k % len(PALETTE)],
-                            label=f"x{n} {filter_}", gid=f"texture:{pattern}:{filter_}:{n}")
+                    ax.plot(
+                        [int(m.params["working_set_bytes"]) for m in ms],
+                        [texel_rate(m) for m in ms],
+                        linestyle=MEASURED,
+                        marker="o",
+                        markersize=4.0,
+                        color=PALETTE[k % len(PALETTE)],
+                        markerfacecolor="white" if hollow else PALETTE[k % len(PALETTE)],
+                        label=f"x{n} {filter_}",
+                        gid=f"texture:{pattern}:{filter_}:{n}",
+                    )
         for c in found:
             if c.pattern == pattern:
                 ax.axvline(c.working_set_bytes, color="#999999", linestyle=MEASURED, linewidth=0.8)

@@ -25,8 +25,16 @@ from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
 from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 
-__all__ = ["FORMATS", "MODE_NOTE", "fill_ceilings", "tilemem_ratios", "clock_cell", "steady_note", "summary_lines",
-           "format_graphics"]
+__all__ = [
+    "FORMATS",
+    "MODE_NOTE",
+    "fill_ceilings",
+    "tilemem_ratios",
+    "clock_cell",
+    "steady_note",
+    "summary_lines",
+    "format_graphics",
+]
 
 #: Formats of :func:`format_graphics`.
 FORMATS: Tuple[str, ...] = ("md", "csv", "json")
@@ -56,8 +64,11 @@ def fill_ceilings(study: GraphicsStudy) -> Dict[str, Tuple[float, Measurement]]:
             continue
         if m.params.get("F") == 0 and ("fill rate" not in out or shaded_rate(m) > out["fill rate"][0]):
             out["fill rate"] = (shaded_rate(m), m)
-        if m.params.get("mode") == "blended" and m.flops and (
-                "fragment ALU" not in out or m.gflops > out["fragment ALU"][0]):
+        if (
+            m.params.get("mode") == "blended"
+            and m.flops
+            and ("fragment ALU" not in out or m.gflops > out["fragment ALU"][0])
+        ):
             out["fragment ALU"] = (m.gflops, m)
     return out
 
@@ -65,8 +76,11 @@ def fill_ceilings(study: GraphicsStudy) -> Dict[str, Tuple[float, Measurement]]:
 def tilemem_ratios(study: GraphicsStudy) -> Dict[Tuple[str, int, str], float]:
     """Each valid ``tilemem`` pass's shaded GPixel/s over R8's at the same F and store action
     ({(format, F, store): ratio}); the article compares R8 and RGBA8 at F = 128 (11.7x)."""
-    base = {(m.params["F"], m.params["store"]): shaded_rate(m) for m in study.suite("tilemem")
-            if m.valid and m.dtype == "r8unorm"}
+    base = {
+        (m.params["F"], m.params["store"]): shaded_rate(m)
+        for m in study.suite("tilemem")
+        if m.valid and m.dtype == "r8unorm"
+    }
     out: Dict[Tuple[str, int, str], float] = {}
     for m in study.suite("tilemem"):
         ref = base.get((m.params["F"], m.params["store"]))
@@ -97,14 +111,21 @@ def steady_note(study: GraphicsStudy) -> str:
         return "No clock was sampled during the passes, so none is marked steady or below it."
     tol = _tolerance(study)
     below = below_steady(study.measurements)
-    text = (f"Steady clock: {steady:.0f} MHz, the median of the {len(clocked)} passes' clocks (each the mean "
-            f"of the sampler's readings over that pass's timed samples); a pass more than {tol:.0%} under it "
-            f"(below {steady * (1 - tol):.0f} MHz) is marked below steady (**bold** in the Clock columns). ")
+    text = (
+        f"Steady clock: {steady:.0f} MHz, the median of the {len(clocked)} passes' clocks (each the mean "
+        f"of the sampler's readings over that pass's timed samples); a pass more than {tol:.0%} under it "
+        f"(below {steady * (1 - tol):.0f} MHz) is marked below steady (**bold** in the Clock columns). "
+    )
     if below:
-        text += (f"{len(below)} of {len(clocked)} passes ran below steady: "
-                 + "; ".join(f"{m.suite} {_short(m)} at {pass_clock(m.params):.0f} MHz"
-                             + (f" ({m.params['throttle']})" if m.params.get("throttle") not in (None, "none") else "")
-                             for m in below) + ".")
+        text += (
+            f"{len(below)} of {len(clocked)} passes ran below steady: "
+            + "; ".join(
+                f"{m.suite} {_short(m)} at {pass_clock(m.params):.0f} MHz"
+                + (f" ({m.params['throttle']})" if m.params.get("throttle") not in (None, "none") else "")
+                for m in below
+            )
+            + "."
+        )
     else:
         text += "Every pass ran at the steady clock."
     return text
@@ -125,18 +146,28 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
     says so) and the steady clock with the passes below it."""
     lines: List[str] = []
     if study.suite_times:
-        lines.append("time per suite: " + ", ".join(
-            f"{t.suite} {t.seconds:.1f} s of {t.budget_s:g}" if t.budget_s else f"{t.suite} {t.seconds:.1f} s"
-            for t in study.suite_times) + f"; total {sum(t.seconds for t in study.suite_times):.1f} s")
-        lines += [f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} "
-                  f"pass{'' if t.measured == 1 else 'es'}: the rest were not measured (--budget {t.suite}=SECONDS)"
-                  for t in study.suite_times if t.cut]
+        lines.append(
+            "time per suite: "
+            + ", ".join(
+                f"{t.suite} {t.seconds:.1f} s of {t.budget_s:g}" if t.budget_s else f"{t.suite} {t.seconds:.1f} s"
+                for t in study.suite_times
+            )
+            + f"; total {sum(t.seconds for t in study.suite_times):.1f} s"
+        )
+        lines += [
+            f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} "
+            f"pass{'' if t.measured == 1 else 'es'}: the rest were not measured (--budget {t.suite}=SECONDS)"
+            for t in study.suite_times
+            if t.cut
+        ]
     steady = study.params.get("steady_clock_mhz")
     if isinstance(steady, (int, float)):
         below = below_steady(study.measurements)
         clocked = sum(1 for m in study.measurements if pass_clock(m.params) is not None)
-        lines.append(f"steady clock {steady:.0f} MHz (median of {clocked} pass{'' if clocked == 1 else 'es'}); "
-                     f"{len(below)} below it by more than {_tolerance(study):.0%}")
+        lines.append(
+            f"steady clock {steady:.0f} MHz (median of {clocked} pass{'' if clocked == 1 else 'es'}); "
+            f"{len(below)} below it by more than {_tolerance(study):.0%}"
+        )
     return lines
 
 
@@ -144,19 +175,47 @@ def _fill_lines(study: GraphicsStudy) -> List[str]:
     ms = study.suite("fillrate")
     if not ms:
         return ["Not measured."]
-    rows = [[str(m.params["F"]), str(m.params["mode"]), str(m.params["store"]), str(m.params["layers"]),
-             sig_figs(drawn_rate(m)), sig_figs(shaded_rate(m)), str(m.params.get("shaded_by", DASH)),
-             sig_figs(m.gflops), clock_cell(m), _valid(m)] for m in ms]
+    rows = [
+        [
+            str(m.params["F"]),
+            str(m.params["mode"]),
+            str(m.params["store"]),
+            str(m.params["layers"]),
+            sig_figs(drawn_rate(m)),
+            sig_figs(shaded_rate(m)),
+            str(m.params.get("shaded_by", DASH)),
+            sig_figs(m.gflops),
+            clock_cell(m),
+            _valid(m),
+        ]
+        for m in ms
+    ]
     lines = [MODE_NOTE, ""]
-    lines += markdown_table(["F", "Mode", "Store", "Layers", "GPixel/s drawn", "GPixel/s shaded", "Shaded by",
-                             "GFLOP/s", "Clock (MHz)", "Valid"], rows, "rllrrrlrrl")
+    lines += markdown_table(
+        [
+            "F",
+            "Mode",
+            "Store",
+            "Layers",
+            "GPixel/s drawn",
+            "GPixel/s shaded",
+            "Shaded by",
+            "GFLOP/s",
+            "Clock (MHz)",
+            "Valid",
+        ],
+        rows,
+        "rllrrrlrrl",
+    )
     ceilings = fill_ceilings(study)
     if ceilings:
         lines += [""]
         for name, (value, m) in ceilings.items():
             unit = "GPixel/s" if name == "fill rate" else "GFLOP/s"
-            lines.append(f"- **{name}**: {sig_figs(value)} {unit} ({m.params['mode']}, {m.params['store']}, "
-                         f"F={m.params['F']}, {m.params['layers']} layers)")
+            lines.append(
+                f"- **{name}**: {sig_figs(value)} {unit} ({m.params['mode']}, {m.params['store']}, "
+                f"F={m.params['F']}, {m.params['layers']} layers)"
+            )
     notes = sorted({n for n in (shaded_note(m) for m in ms) if n})
     lines += [""] + [f"- shaded pixels: {n}" for n in notes]
     return lines
@@ -171,34 +230,90 @@ def _tilemem_lines(study: GraphicsStudy) -> List[str]:
     for m in ms:
         bpp = int(m.params["tile_bytes_per_pixel"])
         r = ratios.get((m.dtype, int(m.params["F"]), str(m.params["store"])))
-        rows.append([m.dtype, str(m.params["F"]), str(m.params["store"]), sig_figs(shaded_rate(m)), str(bpp),
-                     sig_figs(shaded_rate(m) * bpp), f"{r:.2f}x" if r else DASH, clock_cell(m), _valid(m)])
-    return ["Opaque passes; tile/ROP traffic is bytes per pixel x pixels shaded, the target's format size "
-            "(the R8-against-RGBA8 comparison of the M5 article: 11.7x at F = 128 on the M5).", ""] + markdown_table(
-        ["Format", "F", "Store", "GPixel/s shaded", "Tile bytes/pixel", "Tile GB/s", "vs r8unorm", "Clock (MHz)",
-         "Valid"], rows, "lrlrrrrrl")
+        rows.append(
+            [
+                m.dtype,
+                str(m.params["F"]),
+                str(m.params["store"]),
+                sig_figs(shaded_rate(m)),
+                str(bpp),
+                sig_figs(shaded_rate(m) * bpp),
+                f"{r:.2f}x" if r else DASH,
+                clock_cell(m),
+                _valid(m),
+            ]
+        )
+    return [
+        "Opaque passes; tile/ROP traffic is bytes per pixel x pixels shaded, the target's format size "
+        "(the R8-against-RGBA8 comparison of the M5 article: 11.7x at F = 128 on the M5).",
+        "",
+    ] + markdown_table(
+        [
+            "Format",
+            "F",
+            "Store",
+            "GPixel/s shaded",
+            "Tile bytes/pixel",
+            "Tile GB/s",
+            "vs r8unorm",
+            "Clock (MHz)",
+            "Valid",
+        ],
+        rows,
+        "lrlrrrrrl",
+    )
 
 
 def _texture_lines(study: GraphicsStudy) -> List[str]:
     ms = study.suite("texture")
     if not ms:
         return ["Not measured."]
-    rows = [[str(m.params["size"]), _bytes(int(m.params["working_set_bytes"])), str(m.params["pattern"]),
-             str(m.params["filter"]), str(m.params["fetches"]), str(m.params.get("layers", 1)), sig_figs(texel_rate(m)),
-             sig_figs(m.gbps), clock_cell(m), _valid(m)] for m in ms]
-    lines = ["RGBA8 noise textures; GTexel/s counts fetches (a bilinear fetch reads a 2 x 2 footprint, "
-             "16 bytes; a nearest one 4 bytes); the working set is the texture, S x S x 4 bytes. A pass draws "
-             "`Layers` identical layers where the GPU counts fragment-shader invocations (the count gives the "
-             "texels), else one.", ""]
-    lines += markdown_table(["Size", "Working set", "Pattern", "Filter", "Fetches", "Layers", "GTexel/s", "GB/s",
-                             "Clock (MHz)", "Valid"], rows, "rrllrrrrrl")
+    rows = [
+        [
+            str(m.params["size"]),
+            _bytes(int(m.params["working_set_bytes"])),
+            str(m.params["pattern"]),
+            str(m.params["filter"]),
+            str(m.params["fetches"]),
+            str(m.params.get("layers", 1)),
+            sig_figs(texel_rate(m)),
+            sig_figs(m.gbps),
+            clock_cell(m),
+            _valid(m),
+        ]
+        for m in ms
+    ]
+    lines = [
+        "RGBA8 noise textures; GTexel/s counts fetches (a bilinear fetch reads a 2 x 2 footprint, "
+        "16 bytes; a nearest one 4 bytes); the working set is the texture, S x S x 4 bytes. A pass draws "
+        "`Layers` identical layers where the GPU counts fragment-shader invocations (the count gives the "
+        "texels), else one.",
+        "",
+    ]
+    lines += markdown_table(
+        ["Size", "Working set", "Pattern", "Filter", "Fetches", "Layers", "GTexel/s", "GB/s", "Clock (MHz)", "Valid"],
+        rows,
+        "rrllrrrrrl",
+    )
     found = cliffs(study.measurements)
     lines += ["", "### Cliffs", ""]
     if found:
-        lines += markdown_table(["Pattern", "Filter", "Fetches", "From size", "Working set", "GTexel/s before",
-                                 "GTexel/s after"],
-                                [[c.pattern, c.filter, str(c.fetches), str(c.size), _bytes(c.working_set_bytes),
-                                  sig_figs(c.before), sig_figs(c.after)] for c in found], "llrrrrr")
+        lines += markdown_table(
+            ["Pattern", "Filter", "Fetches", "From size", "Working set", "GTexel/s before", "GTexel/s after"],
+            [
+                [
+                    c.pattern,
+                    c.filter,
+                    str(c.fetches),
+                    str(c.size),
+                    _bytes(c.working_set_bytes),
+                    sig_figs(c.before),
+                    sig_figs(c.after),
+                ]
+                for c in found
+            ],
+            "llrrrrr",
+        )
     else:
         lines += ["None: no texture line fell by more than a quarter from one size to the next."]
     return lines
@@ -224,26 +339,55 @@ def _markdown(study: GraphicsStudy) -> str:
         lines += (([""] if note else []) + table_lines(table)) if table is not None else []
     if study.suite_times:  # docs/design.md, "Time budgets"
         cut = [t.suite for t in study.suite_times if t.cut]
-        lines += ["", "## Time per suite", ""] + markdown_table(list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times)],
-                                                                 TIME_ALIGN)
+        lines += ["", "## Time per suite", ""] + markdown_table(
+            list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times)], TIME_ALIGN
+        )
         if cut:
             lines += ["", f"Cut short by its time budget: {', '.join(cut)} (the remaining passes were not measured)."]
     lines += [""] + skipped_lines(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped])
     warnings = header_warnings(study, "study")
-    warnings += [f"{m.label} ({format_params(m.params)}) failed validation: {m.validation}"
-                 for m in study.measurements if not m.valid and not any(m.validation in w for w in warnings)]
+    warnings += [
+        f"{m.label} ({format_params(m.params)}) failed validation: {m.validation}"
+        for m in study.measurements
+        if not m.valid and not any(m.validation in w for w in warnings)
+    ]
     return end_report(lines, warnings)
 
 
 def _csv(study: GraphicsStudy) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["suite", "format", "params", "median_s", "gpixels_drawn", "gpixels_shaded", "gflops", "gtexels",
-                "gbps", "cv", "valid"])
+    w.writerow(
+        [
+            "suite",
+            "format",
+            "params",
+            "median_s",
+            "gpixels_drawn",
+            "gpixels_shaded",
+            "gflops",
+            "gtexels",
+            "gbps",
+            "cv",
+            "valid",
+        ]
+    )
     for m in study.measurements:
-        w.writerow([m.suite, m.dtype, json.dumps(dict(m.params), separators=(",", ":")), repr(m.median_s),
-                    repr(drawn_rate(m)), repr(shaded_rate(m)), repr(m.gflops), repr(texel_rate(m)), repr(m.gbps),
-                    repr(m.cv), "true" if m.valid else "false"])
+        w.writerow(
+            [
+                m.suite,
+                m.dtype,
+                json.dumps(dict(m.params), separators=(",", ":")),
+                repr(m.median_s),
+                repr(drawn_rate(m)),
+                repr(shaded_rate(m)),
+                repr(m.gflops),
+                repr(texel_rate(m)),
+                repr(m.gbps),
+                repr(m.cv),
+                "true" if m.valid else "false",
+            ]
+        )
     return buf.getvalue()
 
 

@@ -38,14 +38,31 @@ from .checks import Checks
 from .grid import GRIDS, Grid, build_grid, graphics_budgets
 from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, PATTERNS, SUITES, WIDTH
 from .model import GraphicsStudy, describe_case
-from .options import (MAX_OVERDRAW, check_f_values, check_fetches, check_sizes, parse_choices, parse_graphics_device,
-                      parse_resolution)
+from .options import (
+    MAX_OVERDRAW,
+    check_f_values,
+    check_fetches,
+    check_sizes,
+    parse_choices,
+    parse_graphics_device,
+    parse_resolution,
+)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
 from .passes import PassMeasurer, fitting
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 
-__all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "parse_graphics_device", "parse_resolution", "parse_choices",
-           "check_f_values", "check_sizes", "check_fetches", "open_graphics_device", "run_graphics"]
+__all__ = [
+    "MAX_OVERDRAW",
+    "GraphicsInterrupted",
+    "parse_graphics_device",
+    "parse_resolution",
+    "parse_choices",
+    "check_f_values",
+    "check_sizes",
+    "check_fetches",
+    "open_graphics_device",
+    "run_graphics",
+]
 
 
 class GraphicsInterrupted(StudyInterrupted[GraphicsStudy]):
@@ -141,7 +158,8 @@ def run_graphics(
         patterns=parse_choices(patterns, "patterns", PATTERNS, "texture pattern") if patterns is not None else None,
         sizes=check_sizes(list(sizes)) if sizes is not None else None,
         fetches=check_fetches(list(fetches)) if fetches is not None else None,
-        filters=parse_choices(filters, "filters", FILTERS, "texture filter") if filters is not None else None)
+        filters=parse_choices(filters, "filters", FILTERS, "texture filter") if filters is not None else None,
+    )
     for name, v in (("width", width), ("height", height)):
         check_int(v, name, 16, 16384)
     reps = check_reps(reps)
@@ -149,20 +167,43 @@ def run_graphics(
     pass_limit = max_pass_s if max_pass_s is not None else (0.01 if quick else 0.02)
     gpu = open_graphics_device(api, index)
     created = provenance.now()
-    sampler = graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
-    pacer = Pacer(sampler, reps=reps, min_sample_s=MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S,
-                  spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S)
+    sampler = (
+        graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
+    )
+    pacer = Pacer(
+        sampler,
+        reps=reps,
+        min_sample_s=MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S,
+        spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S,
+    )
     journal = journal or Journal()
     measuring = PassMeasurer(gpu, pacer, Checks(), width, height, overdraw, pass_limit, journal)
     params: Dict[str, Any] = {
-        "suites": list(names), "grid": grid_name, "width": width, "height": height, "overdraw": overdraw,
-        "quick": quick, "api": api, "f": sorted({c[1] for c in plan.fillrate}),
-        "patterns": sorted({c[1] for c in plan.texture}), "sizes": sorted({c[0] for c in plan.texture}),
-        "fetches": sorted({c[3] for c in plan.texture}), "filters": sorted({c[2] for c in plan.texture}),
-        "reps": reps, "spin_up_s": pacer.spin_up_s, "min_sample_s": pacer.min_sample_s,
-        "budgets_s": dict(budgets), "clock_tolerance": CLOCK_TOLERANCE}
-    journal.begin(GraphicsStudy, created=created, device={"name": gpu.name, **gpu.info}, command=command,
-                  options={**params, "telemetry": telemetry, "max_pass_s": pass_limit})
+        "suites": list(names),
+        "grid": grid_name,
+        "width": width,
+        "height": height,
+        "overdraw": overdraw,
+        "quick": quick,
+        "api": api,
+        "f": sorted({c[1] for c in plan.fillrate}),
+        "patterns": sorted({c[1] for c in plan.texture}),
+        "sizes": sorted({c[0] for c in plan.texture}),
+        "fetches": sorted({c[3] for c in plan.texture}),
+        "filters": sorted({c[2] for c in plan.texture}),
+        "reps": reps,
+        "spin_up_s": pacer.spin_up_s,
+        "min_sample_s": pacer.min_sample_s,
+        "budgets_s": dict(budgets),
+        "clock_tolerance": CLOCK_TOLERANCE,
+    }
+    journal.begin(
+        GraphicsStudy,
+        created=created,
+        device={"name": gpu.name, **gpu.info},
+        command=command,
+        options={**params, "telemetry": telemetry, "max_pass_s": pass_limit},
+    )
     times: List[SuiteTime] = []
 
     def assemble(complete: bool) -> GraphicsStudy:
@@ -171,21 +212,37 @@ def run_graphics(
         warns += [w for w in map(cut_warning, times) if w]
         below = below_steady(measurements)
         if below:
-            warns.append(f"{len(below)} of {len(measurements)} passes ran below the steady clock "
-                         f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): {', '.join(m.label + ' ' + describe_case(m.params) for m in below[:6])}"
-                         + (" …" if len(below) > 6 else ""))
+            warns.append(
+                f"{len(below)} of {len(measurements)} passes ran below the steady clock "
+                f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): {', '.join(m.label + ' ' + describe_case(m.params) for m in below[:6])}"
+                + (" …" if len(below) > 6 else "")
+            )
         for m in measurements:
             if not m.valid:
                 warns.append(f"{m.label} {describe_case(m.params)} failed validation: {m.validation}")
             elif m.cv > CV_WARN:
                 warns.append(f"{m.label} {describe_case(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
-        study_params = {**params, **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
-                        "probes": pacer.probes, "retries": pacer.retries}
-        return GraphicsStudy(tool=ToolInfo.current(), created=created, host=provenance.host(),
-                             device={"name": gpu.name, **gpu.info, "telemetry": sampler.describe()},
-                             command=tuple(command), params=study_params, measurements=measurements,
-                             skipped=tuple(measuring.skipped), warnings=tuple(warns), complete=complete,
-                             finished=provenance.now(), suite_times=tuple(times), resumed=journal.resumed())
+        study_params = {
+            **params,
+            **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
+            "probes": pacer.probes,
+            "retries": pacer.retries,
+        }
+        return GraphicsStudy(
+            tool=ToolInfo.current(),
+            created=created,
+            host=provenance.host(),
+            device={"name": gpu.name, **gpu.info, "telemetry": sampler.describe()},
+            command=tuple(command),
+            params=study_params,
+            measurements=measurements,
+            skipped=tuple(measuring.skipped),
+            warnings=tuple(warns),
+            complete=complete,
+            finished=provenance.now(),
+            suite_times=tuple(times),
+            resumed=journal.resumed(),
+        )
 
     cases: Dict[str, Callable[[SuiteClock], Iterator[str]]] = {
         "fillrate": lambda clock: measuring.fill_cases("fillrate", plan.fillrate, clock),

@@ -16,10 +16,12 @@ __all__ = ["WEDGED_GPU_HINT", "wedged_gpu_suspected"]
 
 #: The sentence added to "the device stopped responding" when the study's first pass never ended on
 #: an NVIDIA GPU through Vulkan.
-WEDGED_GPU_HINT = ("on NVIDIA's Vulkan driver a GPU finishes no render pass after a process ended with one still "
-                   "running on it (a killed study, a shader that never ends): every later process hangs the same "
-                   "way until the GPU is reset (nvidia-smi -r, with no process on it) or the host restarts; "
-                   "docs/design.md, \"A GPU whose render passes never finish\"")
+WEDGED_GPU_HINT = (
+    "on NVIDIA's Vulkan driver a GPU finishes no render pass after a process ended with one still "
+    "running on it (a killed study, a shader that never ends): every later process hangs the same "
+    "way until the GPU is reset (nvidia-smi -r, with no process on it) or the host restarts; "
+    'docs/design.md, "A GPU whose render passes never finish"'
+)
 
 
 def wedged_gpu_suspected(info: Mapping[str, Any]) -> bool:

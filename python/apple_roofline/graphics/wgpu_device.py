@@ -37,8 +37,17 @@ from ..watchdog import wait_event
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
 
-__all__ = ["WGPU_EXTRA", "WgpuUnavailable", "WgpuDevice", "WgpuPass", "adapters", "import_wgpu", "open_wgpu_device",
-           "released_at_once", "timestamp_tick"]
+__all__ = [
+    "WGPU_EXTRA",
+    "WgpuUnavailable",
+    "WgpuDevice",
+    "WgpuPass",
+    "adapters",
+    "import_wgpu",
+    "open_wgpu_device",
+    "released_at_once",
+    "timestamp_tick",
+]
 
 #: What to install for this backend.
 WGPU_EXTRA = "pip install 'apple_roofline[graphics]' (the wgpu package)"
@@ -73,8 +82,10 @@ def _describe(a: Any) -> Dict[str, Any]:
     """One adapter's row of :func:`adapters`."""
     info = dict(a.info)
     return {
-        "name": str(info.get("device", "")), "backend": str(info.get("backend_type", "")),
-        "adapter_type": str(info.get("adapter_type", "")), "vendor": str(info.get("vendor", "")),
+        "name": str(info.get("device", "")),
+        "backend": str(info.get("backend_type", "")),
+        "adapter_type": str(info.get("adapter_type", "")),
+        "vendor": str(info.get("vendor", "")),
         "driver": str(info.get("description", "")),
         "features": sorted(f for f in _FEATURES if f in a.features),
         "max_texture_2d": int(a.limits.get("max-texture-dimension-2d", 0)),
@@ -156,8 +167,17 @@ class WgpuPass:
     timer: str = ""
     view: Optional[Any] = None
 
-    def _encode(self, encoder: Any, *, first: bool, last: bool, query: Optional[Any], index: int,
-                statistics: Optional[Any] = None, keep: bool = False) -> None:
+    def _encode(
+        self,
+        encoder: Any,
+        *,
+        first: bool,
+        last: bool,
+        query: Optional[Any],
+        index: int,
+        statistics: Optional[Any] = None,
+        keep: bool = False,
+    ) -> None:
         writes: Dict[str, Any] = {}
         if query is not None and (first or last):
             writes = {"query_set": query}
@@ -167,9 +187,15 @@ class WgpuPass:
                 writes["end_of_pass_write_index"] = index + 1
         if self.view is None:
             self.view = self.target.create_view()
-        attachment = {"view": self.view, "load_op": "clear", "clear_value": (0.0, 0.0, 0.0, 0.0),
-                      "store_op": "store" if self.store or keep else "discard"}
-        rp = encoder.begin_render_pass(color_attachments=[attachment], **({"timestamp_writes": writes} if writes else {}))
+        attachment = {
+            "view": self.view,
+            "load_op": "clear",
+            "clear_value": (0.0, 0.0, 0.0, 0.0),
+            "store_op": "store" if self.store or keep else "discard",
+        }
+        rp = encoder.begin_render_pass(
+            color_attachments=[attachment], **({"timestamp_writes": writes} if writes else {})
+        )
         if statistics is not None:
             _silenced(self.device.extras.begin_pipeline_statistics_query, rp, statistics, 0)
         rp.set_pipeline(self.pipeline)
@@ -225,8 +251,9 @@ class WgpuPass:
             dev.submit([tail.finish()])
         else:
             query = dev.device.create_query_set(type="timestamp", count=2 * reps)
-            resolve = dev.device.create_buffer(size=16 * reps,
-                                               usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            resolve = dev.device.create_buffer(
+                size=16 * reps, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+            )
             for r in range(reps):
                 enc = dev.device.create_command_encoder()
                 for b in range(batch):
@@ -238,8 +265,7 @@ class WgpuPass:
             ticks = np.frombuffer(dev.read_back(resolve), dtype=np.uint64).astype(np.int64)
             self.timer = dev.timestamp_note
             samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
-        invocations = (int(np.frombuffer(dev.read_back(stats), dtype=np.uint64)[0])
-                       if stats is not None else None)
+        invocations = int(np.frombuffer(dev.read_back(stats), dtype=np.uint64)[0]) if stats is not None else None
         image = self._image(image_buffer, row) if image_buffer is not None else None
         return PassRun(samples, invocations, image)
 
@@ -248,20 +274,26 @@ class WgpuPass:
         Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's bytesPerRow rule)."""
         wgpu = self.device.wgpu
         row = -(-self.width * FORMATS[self.fmt].bytes_per_pixel // 256) * 256
-        buffer = self.device.device.create_buffer(size=row * self.height,
-                                                  usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC)
+        buffer = self.device.device.create_buffer(
+            size=row * self.height, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
+        )
         self._encode(enc, first=False, last=False, query=None, index=0, keep=True)
-        enc.copy_texture_to_buffer({"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
-                                   {"buffer": buffer, "offset": 0, "bytes_per_row": row, "rows_per_image": self.height},
-                                   (self.width, self.height, 1))
+        enc.copy_texture_to_buffer(
+            {"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
+            {"buffer": buffer, "offset": 0, "bytes_per_row": row, "rows_per_image": self.height},
+            (self.width, self.height, 1),
+        )
         return buffer, row
 
     def _image(self, buffer: Any, row: int) -> np.ndarray:
         """The (height, width, channels) image in its storage dtype from a buffer of 256-byte rows."""
         fmt = FORMATS[self.fmt]
         raw = np.frombuffer(self.device.read_back(buffer), dtype=np.uint8).reshape(self.height, row)
-        image: np.ndarray = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
-            self.height, self.width, fmt.channels)
+        image: np.ndarray = (
+            np.ascontiguousarray(raw[:, : self.width * fmt.bytes_per_pixel])
+            .view(fmt.dtype)
+            .reshape(self.height, self.width, fmt.channels)
+        )
         return image
 
     @released_at_once
@@ -317,8 +349,14 @@ class WgpuDevice:
         if not found:
             raise WgpuUnavailable("wgpu finds no adapter on this machine (no Vulkan, Metal, D3D12 or OpenGL driver)")
         if not 0 <= index < len(found):  # the argument, not the machine (docs/design.md, "Exit codes")
-            raise OptionError("device", f"wgpu:{index}", f"wgpu:0 to wgpu:{len(found) - 1}", shown=f"wgpu:{index}",
-                              problem="is not an adapter", reason=f"wgpu finds {len(found)}")
+            raise OptionError(
+                "device",
+                f"wgpu:{index}",
+                f"wgpu:0 to wgpu:{len(found) - 1}",
+                shown=f"wgpu:{index}",
+                problem="is not an adapter",
+                reason=f"wgpu finds {len(found)}",
+            )
         self.adapter = found[index]
         features = [f for f in _FEATURES if f in self.adapter.features]
         self.device = self.adapter.request_device_sync(required_features=features)
@@ -327,8 +365,14 @@ class WgpuDevice:
         self.max_texture = int(self.adapter.limits.get("max-texture-dimension-2d", 0))
         self.tick_s, self.timestamp_note = timestamp_tick(self.device)
         row = _describe(self.adapter)
-        self.info: Dict[str, Any] = {**row, "backend": "wgpu", "wgpu_backend": row["backend"], "index": index,
-                                     "wgpu_version": str(self.wgpu.__version__), "features_enabled": features}
+        self.info: Dict[str, Any] = {
+            **row,
+            "backend": "wgpu",
+            "wgpu_backend": row["backend"],
+            "index": index,
+            "wgpu_version": str(self.wgpu.__version__),
+            "features_enabled": features,
+        }
         self.module = self.device.create_shader_module(code=shader_source("graphics.wgsl"))
         self._textures: Dict[int, Any] = {}
         self._targets: Dict[Tuple[int, int, str], Any] = {}
@@ -416,7 +460,10 @@ class WgpuDevice:
         if key not in self._targets:
             wgpu = self.wgpu
             self._targets[key] = self.device.create_texture(
-                size=(width, height, 1), format=fmt, usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+                size=(width, height, 1),
+                format=fmt,
+                usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC,
+            )
         return self._targets[key]
 
     def _pipeline(self, fragment: str, constants: Dict[str, Any], target: Dict[str, Any]) -> Any:
@@ -425,14 +472,17 @@ class WgpuDevice:
         key = (fragment, tuple(sorted(constants.items())), repr(sorted(target.items())))
         if key not in self._pipelines:
             self._pipelines[key] = self.device.create_render_pipeline(
-                layout="auto", vertex={"module": self.module, "entry_point": "vs_fullscreen"},
+                layout="auto",
+                vertex={"module": self.module, "entry_point": "vs_fullscreen"},
                 primitive={"topology": "triangle-list"},
-                fragment={"module": self.module, "entry_point": fragment, "constants": constants, "targets": [target]})
+                fragment={"module": self.module, "entry_point": fragment, "constants": constants, "targets": [target]},
+            )
         return self._pipelines[key]
 
     @released_at_once
-    def fill_pass(self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
-                  store: bool) -> WgpuPass:
+    def fill_pass(
+        self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
+    ) -> WgpuPass:
         """The fill shader (F chain iterations per pixel) drawn ``layers`` times into a ``fmt``
         target; ``blended`` turns on blend operation max (every layer shaded, the result exact)."""
         blend = {"operation": "max", "src_factor": "one", "dst_factor": "one"}
@@ -443,8 +493,17 @@ class WgpuDevice:
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     @released_at_once
-    def texture_pass(self, *, width: int, height: int, texture: np.ndarray, fetches: int, random: bool,
-                     bilinear: bool, layers: int = 1) -> WgpuPass:
+    def texture_pass(
+        self,
+        *,
+        width: int,
+        height: int,
+        texture: np.ndarray,
+        fetches: int,
+        random: bool,
+        bilinear: bool,
+        layers: int = 1,
+    ) -> WgpuPass:
         """The texture shader: ``fetches`` per pixel from ``texture`` (S x S x 4 uint8, uploaded once
         per size), coherent or random indices, nearest or bilinear filtering, into rgba32float, drawn
         ``layers`` times (identical opaque layers: the image is the same)."""
@@ -452,25 +511,48 @@ class WgpuDevice:
         size = int(texture.shape[0])
         tex = self._textures.get(size)
         if tex is None:
-            tex = self.device.create_texture(size=(size, size, 1), format="rgba8unorm",
-                                             usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST)
-            self.device.queue.write_texture({"texture": tex, "mip_level": 0, "origin": (0, 0, 0)},
-                                            np.ascontiguousarray(texture),
-                                            {"offset": 0, "bytes_per_row": size * 4}, (size, size, 1))
+            tex = self.device.create_texture(
+                size=(size, size, 1),
+                format="rgba8unorm",
+                usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+            )
+            self.device.queue.write_texture(
+                {"texture": tex, "mip_level": 0, "origin": (0, 0, 0)},
+                np.ascontiguousarray(texture),
+                {"offset": 0, "bytes_per_row": size * 4},
+                (size, size, 1),
+            )
             self._textures = {size: tex}  # one texture alive at a time
         mode = "linear" if bilinear else "nearest"
-        sampler = self.device.create_sampler(mag_filter=mode, min_filter=mode, address_mode_u="repeat",
-                                             address_mode_v="repeat")
+        sampler = self.device.create_sampler(
+            mag_filter=mode, min_filter=mode, address_mode_u="repeat", address_mode_v="repeat"
+        )
         frame = np.array([width, height, size, 0], dtype=np.uint32)
         uniform = self.device.create_buffer_with_data(data=frame, usage=wgpu.BufferUsage.UNIFORM)
-        pipeline = self._pipeline("fs_texture", {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
-                                  {"format": TEXTURE_FORMAT})
-        group = self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=[
-            {"binding": 0, "resource": {"buffer": uniform, "offset": 0, "size": 16}},
-            {"binding": 1, "resource": tex.create_view()},
-            {"binding": 2, "resource": sampler}])
-        return WgpuPass(self, pipeline, group, self._target(width, height, TEXTURE_FORMAT), TEXTURE_FORMAT,
-                        width, height, layers, True)
+        pipeline = self._pipeline(
+            "fs_texture",
+            {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
+            {"format": TEXTURE_FORMAT},
+        )
+        group = self.device.create_bind_group(
+            layout=pipeline.get_bind_group_layout(0),
+            entries=[
+                {"binding": 0, "resource": {"buffer": uniform, "offset": 0, "size": 16}},
+                {"binding": 1, "resource": tex.create_view()},
+                {"binding": 2, "resource": sampler},
+            ],
+        )
+        return WgpuPass(
+            self,
+            pipeline,
+            group,
+            self._target(width, height, TEXTURE_FORMAT),
+            TEXTURE_FORMAT,
+            width,
+            height,
+            layers,
+            True,
+        )
 
 
 _OPENED: Dict[int, WgpuDevice] = {}
@@ -497,4 +579,3 @@ def open_wgpu_device(index: int) -> WgpuDevice:
         if index not in _OPENED:
             _OPENED[index] = WgpuDevice(index)
         return _OPENED[index]
-

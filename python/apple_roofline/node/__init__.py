@@ -17,6 +17,21 @@ from .devices import child_name, is_device_list, parse_device_list
 from .report import DEFAULT_OUTLIER_PCT, Member, Outlier, find_outliers, node_markdown, write_node_report
 from .runner import NodeResult, measure_node, node_children
 
-__all__ = ["Child", "ChildResult", "run_children", "split_cpus", "child_name", "is_device_list",
-           "parse_device_list", "DEFAULT_OUTLIER_PCT", "Member", "Outlier", "find_outliers", "node_markdown",
-           "write_node_report", "NodeResult", "measure_node", "node_children"]
+__all__ = [
+    "Child",
+    "ChildResult",
+    "run_children",
+    "split_cpus",
+    "child_name",
+    "is_device_list",
+    "parse_device_list",
+    "DEFAULT_OUTLIER_PCT",
+    "Member",
+    "Outlier",
+    "find_outliers",
+    "node_markdown",
+    "write_node_report",
+    "NodeResult",
+    "measure_node",
+    "node_children",
+]

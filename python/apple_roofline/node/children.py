@@ -27,8 +27,18 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..cpus import POOL_ENVS, THREADS_ENV
 
-__all__ = ["Child", "ChildResult", "GRACE_S", "LOG_NAME", "TICK_S", "split_cpus", "child_env", "run_children",
-           "python_child", "last_line"]
+__all__ = [
+    "Child",
+    "ChildResult",
+    "GRACE_S",
+    "LOG_NAME",
+    "TICK_S",
+    "split_cpus",
+    "child_env",
+    "run_children",
+    "python_child",
+    "last_line",
+]
 
 #: Seconds a child has to write its partial results after the stop signal, before it is killed.
 GRACE_S = 60.0
@@ -80,7 +90,7 @@ def split_cpus(cpus: Sequence[int], n: int) -> List[List[int]]:
     out, start = [], 0
     for i in range(n):
         size = base + (1 if i < extra else 0)
-        out.append(list(cpus[start:start + size]))
+        out.append(list(cpus[start : start + size]))
         start += size
     return out
 
@@ -106,13 +116,25 @@ def _start(child: Child) -> "subprocess.Popen[bytes]":
             setaffinity(0, cpus)
 
     with open(child.out / LOG_NAME, "wb") as log:
-        return subprocess.Popen(list(child.argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=child_env(child.cpus), start_new_session=True, preexec_fn=pin)
+        return subprocess.Popen(
+            list(child.argv),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=child_env(child.cpus),
+            start_new_session=True,
+            preexec_fn=pin,
+        )
 
 
-def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
-                 on_exit: Optional[Callable[[ChildResult], None]] = None,
-                 on_tick: Optional[Callable[[Sequence[Child]], None]] = None, tick_s: float = TICK_S) -> List[ChildResult]:
+def run_children(
+    children: Sequence[Child],
+    *,
+    grace_s: float = GRACE_S,
+    on_exit: Optional[Callable[[ChildResult], None]] = None,
+    on_tick: Optional[Callable[[Sequence[Child]], None]] = None,
+    tick_s: float = TICK_S,
+) -> List[ChildResult]:
     """Run ``children`` at the same time and wait for all of them (module docstring: shares, logs,
     signals). ``on_exit`` is called as each one ends, ``on_tick`` every ``tick_s`` seconds with the
     children still running (for progress). Returns one result per child, in order.
@@ -147,8 +169,14 @@ def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
         while any(r is None for r in results):
             for i, p in enumerate(procs):
                 if results[i] is None and p.poll() is not None:
-                    r = ChildResult(children[i], int(p.returncode), time.monotonic() - starts[i],
-                                    stop_at[0] is not None, False, children[i].out / LOG_NAME)
+                    r = ChildResult(
+                        children[i],
+                        int(p.returncode),
+                        time.monotonic() - starts[i],
+                        stop_at[0] is not None,
+                        False,
+                        children[i].out / LOG_NAME,
+                    )
                     results[i] = r
                     if on_exit is not None:
                         on_exit(r)
@@ -157,8 +185,14 @@ def run_children(children: Sequence[Child], *, grace_s: float = GRACE_S,
                     if results[i] is None:
                         _send(p, signal.SIGKILL)
                         p.wait()
-                        r = ChildResult(children[i], int(p.returncode), time.monotonic() - starts[i], True, True,
-                                        children[i].out / LOG_NAME)
+                        r = ChildResult(
+                            children[i],
+                            int(p.returncode),
+                            time.monotonic() - starts[i],
+                            True,
+                            True,
+                            children[i].out / LOG_NAME,
+                        )
                         results[i] = r
                         if on_exit is not None:
                             on_exit(r)

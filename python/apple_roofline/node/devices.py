@@ -35,8 +35,13 @@ def parse_device_list(text: str, counts: Optional[Mapping[str, int]] = None) -> 
     backend, _, rest = raw.partition(":")
     gpus = [b for b in BACKENDS if b != "cpu"]
     if backend not in gpus:
-        raise OptionError("device", text, LIST_FORMS, problem="is not a device list",
-                          reason="a list names GPUs of one backend; cpu is one device" if backend == "cpu" else "")
+        raise OptionError(
+            "device",
+            text,
+            LIST_FORMS,
+            problem="is not a device list",
+            reason="a list names GPUs of one backend; cpu is one device" if backend == "cpu" else "",
+        )
     if counts is None:
         counts = {str(b["name"]): int(b["devices"]) for b in backend_registry() if b["compiled"]}
     found = int(counts.get(backend, 0))
@@ -49,9 +54,13 @@ def parse_device_list(text: str, counts: Optional[Mapping[str, int]] = None) -> 
         try:
             index = check_int(int(part) if part.strip().isdigit() else part, "device", 0, found - 1)
         except OptionError:
-            raise OptionError("device", text, f"{backend} indices 0 to {found - 1}, or {backend}:all",
-                              problem="is not a device list", reason=f"{part.strip() or 'an empty index'!s} is no "
-                              f"{backend} device of the {found} found") from None
+            raise OptionError(
+                "device",
+                text,
+                f"{backend} indices 0 to {found - 1}, or {backend}:all",
+                problem="is not a device list",
+                reason=f"{part.strip() or 'an empty index'!s} is no {backend} device of the {found} found",
+            ) from None
         if index not in indices:
             indices.append(index)
     return [DeviceSpec(backend, i) for i in indices]

@@ -29,8 +29,20 @@ from ..study.files import write_text_atomic
 from ..study.markdown import status_text
 from ..text import DASH, markdown_table, sig_figs
 
-__all__ = ["DEFAULT_OUTLIER_PCT", "Metric", "Member", "Outlier", "metrics_of", "find_outliers", "nvml_serials",
-           "node_markdown", "node_dict", "write_node_report", "with_serials", "NODE_FILES"]
+__all__ = [
+    "DEFAULT_OUTLIER_PCT",
+    "Metric",
+    "Member",
+    "Outlier",
+    "metrics_of",
+    "find_outliers",
+    "nvml_serials",
+    "node_markdown",
+    "node_dict",
+    "write_node_report",
+    "with_serials",
+    "NODE_FILES",
+]
 
 #: ``--outlier-pct``'s default: a GPU more than this many percent worse than the node's median is flagged.
 DEFAULT_OUTLIER_PCT = 3.0
@@ -99,8 +111,10 @@ class Outlier:
         if self.value is None:
             return f"{where}: no {self.metric.name}, which the other GPUs have"
         side = "below" if self.metric.higher_is_better else "above"
-        return (f"{where}: {self.metric.name} {sig_figs(self.value)} {self.metric.unit} is {self.worse_pct:.1f} % "
-                f"{side} the node's median {sig_figs(self.median or 0.0)} {self.metric.unit}")
+        return (
+            f"{where}: {self.metric.name} {sig_figs(self.value)} {self.metric.unit} is {self.worse_pct:.1f} % "
+            f"{side} the node's median {sig_figs(self.median or 0.0)} {self.metric.unit}"
+        )
 
 
 def metrics_of(doc: Document) -> Dict[Metric, float]:
@@ -110,8 +124,11 @@ def metrics_of(doc: Document) -> Dict[Metric, float]:
     series = getattr(doc, "series", None)
     if doc.KIND != "dispatch" or series is None:
         return {}
-    return {Metric(s.label, "µs", False): s.distribution.p50 * 1e6 for s in series
-            if s.valid and s.measure in _DISPATCH_MEASURES and s.path in _DISPATCH_PATHS}
+    return {
+        Metric(s.label, "µs", False): s.distribution.p50 * 1e6
+        for s in series
+        if s.valid and s.measure in _DISPATCH_MEASURES and s.path in _DISPATCH_PATHS
+    }
 
 
 def _table(members: Sequence[Member]) -> Tuple[List[Metric], List[Dict[Metric, float]]]:
@@ -187,24 +204,45 @@ def _wall(s: Optional[float]) -> str:
     return f"{s:.1f} s" if s is not None else DASH
 
 
-def node_markdown(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIER_PCT, *, title: str = "",
-                  wall_s: Optional[float] = None) -> str:
+def node_markdown(
+    members: Sequence[Member],
+    outlier_pct: float = DEFAULT_OUTLIER_PCT,
+    *,
+    title: str = "",
+    wall_s: Optional[float] = None,
+) -> str:
     """node.md (str ending in a newline): the GPUs, the metrics per GPU with each one's ratio to
     the node's median (outliers in bold), and the outliers, one line each."""
     metrics, values = _table(members)
     outliers = find_outliers(members, outlier_pct)
     flagged = {(o.member.name, o.metric) for o in outliers}
     lines = [f"# Node: {title or 'GPUs measured at once'}", ""]
-    lines += [f"{len(members)} GPUs, one process each, at the same time"
-              + (f"; {_wall(wall_s)} wall time in all." if wall_s is not None else ".")
-              + f" Outlier: more than {outlier_pct:g} % worse than the node's median on a metric "
-              "(below it for ceilings, above it for latencies), or without results.", ""]
+    lines += [
+        f"{len(members)} GPUs, one process each, at the same time"
+        + (f"; {_wall(wall_s)} wall time in all." if wall_s is not None else ".")
+        + f" Outlier: more than {outlier_pct:g} % worse than the node's median on a metric "
+        "(below it for ceilings, above it for latencies), or without results.",
+        "",
+    ]
     lines += ["## GPUs", ""]
     lines += markdown_table(
         ["GPU", "Device", "Name", "PCI bus id", "Serial", "Status", "Exit", "Wall time", "File"],
-        [[m.name, m.device, m.doc.device_name if m.doc is not None else DASH, m.pci_bus_id or DASH,
-          m.serial or "unknown", m.status, DASH if m.returncode is None else str(m.returncode), _wall(m.wall_s),
-          m.file or DASH] for m in members], "lllllllrl")
+        [
+            [
+                m.name,
+                m.device,
+                m.doc.device_name if m.doc is not None else DASH,
+                m.pci_bus_id or DASH,
+                m.serial or "unknown",
+                m.status,
+                DASH if m.returncode is None else str(m.returncode),
+                _wall(m.wall_s),
+                m.file or DASH,
+            ]
+            for m in members
+        ],
+        "lllllllrl",
+    )
     lines += ["", "## Metrics", ""]
     if metrics:
         rows = []
@@ -217,18 +255,25 @@ def node_markdown(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIE
                 cells.append(f"**{cell}**" if (member.name, metric) in flagged else cell)
             rows.append([metric.name, metric.unit, *cells, sig_figs(median) if median is not None else DASH])
         lines += ["Each value with its ratio to the node's median.", ""]
-        lines += markdown_table(["Metric", "Unit", *[m.name for m in members], "Median"], rows,
-                                "ll" + "r" * (len(members) + 1))
+        lines += markdown_table(
+            ["Metric", "Unit", *[m.name for m in members], "Median"], rows, "ll" + "r" * (len(members) + 1)
+        )
     else:
         lines.append("No GPU left results to compare.")
     lines += ["", "## Outliers", ""]
     lines += [f"- {o.sentence()}" for o in outliers] or [
-        f"None: every GPU is within {outlier_pct:g} % of the node's median on every metric."]
+        f"None: every GPU is within {outlier_pct:g} % of the node's median on every metric."
+    ]
     return "\n".join(lines) + "\n"
 
 
-def node_dict(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIER_PCT, *, title: str = "",
-              wall_s: Optional[float] = None) -> Dict[str, Any]:
+def node_dict(
+    members: Sequence[Member],
+    outlier_pct: float = DEFAULT_OUTLIER_PCT,
+    *,
+    title: str = "",
+    wall_s: Optional[float] = None,
+) -> Dict[str, Any]:
     """node.json as a dict: ``title``, ``outlier_pct``, ``wall_s``, ``gpus`` (name, device, device
     name, PCI bus id, serial, status, complete, returncode, wall_s, file, and ``metrics``:
     name -> value), ``median`` (name -> value), ``units`` and ``outliers`` (gpu, PCI bus id, serial,
@@ -238,23 +283,47 @@ def node_dict(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIER_PC
         "title": title,
         "outlier_pct": outlier_pct,
         "wall_s": wall_s,
-        "gpus": [{
-            "name": m.name, "device": m.device, "device_name": m.doc.device_name if m.doc is not None else None,
-            "pci_bus_id": m.pci_bus_id or None, "serial": m.serial or None, "status": m.status,
-            "complete": bool(m.doc is not None and not m.doc.partial), "returncode": m.returncode, "wall_s": m.wall_s,
-            "file": m.file or None, "metrics": {k.name: v for k, v in vals.items()},
-        } for m, vals in zip(members, values)],
+        "gpus": [
+            {
+                "name": m.name,
+                "device": m.device,
+                "device_name": m.doc.device_name if m.doc is not None else None,
+                "pci_bus_id": m.pci_bus_id or None,
+                "serial": m.serial or None,
+                "status": m.status,
+                "complete": bool(m.doc is not None and not m.doc.partial),
+                "returncode": m.returncode,
+                "wall_s": m.wall_s,
+                "file": m.file or None,
+                "metrics": {k.name: v for k, v in vals.items()},
+            }
+            for m, vals in zip(members, values)
+        ],
         "median": {k.name: baseline_value(values, k, BASELINE_MEDIAN) for k in metrics},
         "units": {k.name: k.unit for k in metrics},
-        "outliers": [{
-            "gpu": o.member.name, "pci_bus_id": o.member.pci_bus_id or None, "serial": o.member.serial or None,
-            "metric": o.metric.name, "value": o.value, "median": o.median, "worse_pct": o.worse_pct,
-        } for o in find_outliers(members, outlier_pct)],
+        "outliers": [
+            {
+                "gpu": o.member.name,
+                "pci_bus_id": o.member.pci_bus_id or None,
+                "serial": o.member.serial or None,
+                "metric": o.metric.name,
+                "value": o.value,
+                "median": o.median,
+                "worse_pct": o.worse_pct,
+            }
+            for o in find_outliers(members, outlier_pct)
+        ],
     }
 
 
-def write_node_report(out: Path, members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIER_PCT, *,
-                      title: str = "", wall_s: Optional[float] = None) -> List[Path]:
+def write_node_report(
+    out: Path,
+    members: Sequence[Member],
+    outlier_pct: float = DEFAULT_OUTLIER_PCT,
+    *,
+    title: str = "",
+    wall_s: Optional[float] = None,
+) -> List[Path]:
     """Write ``out``/node.md and ``out``/node.json (atomically); returns their paths.
 
     Raises:
@@ -262,8 +331,9 @@ def write_node_report(out: Path, members: Sequence[Member], outlier_pct: float =
     """
     md, js = out / NODE_FILES[0], out / NODE_FILES[1]
     write_text_atomic(md, node_markdown(members, outlier_pct, title=title, wall_s=wall_s))
-    write_text_atomic(js, json.dumps(node_dict(members, outlier_pct, title=title, wall_s=wall_s), indent=2,
-                                     ensure_ascii=False) + "\n")
+    write_text_atomic(
+        js, json.dumps(node_dict(members, outlier_pct, title=title, wall_s=wall_s), indent=2, ensure_ascii=False) + "\n"
+    )
     return [md, js]
 
 
@@ -273,6 +343,16 @@ def with_serials(members: Sequence[Member], serials: Mapping[str, str]) -> List[
     out = []
     for m in members:
         own = str(m.doc.device.get("serial", "") or "") if m.doc is not None else ""
-        out.append(Member(m.name, m.device, m.doc, m.file, m.returncode, m.wall_s,
-                          own or serials.get(m.pci_bus_id, "") or m.serial, m.note))
+        out.append(
+            Member(
+                m.name,
+                m.device,
+                m.doc,
+                m.file,
+                m.returncode,
+                m.wall_s,
+                own or serials.get(m.pci_bus_id, "") or m.serial,
+                m.note,
+            )
+        )
     return out

@@ -21,8 +21,7 @@ from ..devices import DeviceSpec
 from ..study.files import ResultsError
 from .children import Child, ChildResult, python_child, run_children, split_cpus
 from .devices import child_name
-from .report import DEFAULT_OUTLIER_PCT, Member, Outlier, find_outliers, nvml_serials, with_serials, \
-    write_node_report
+from .report import DEFAULT_OUTLIER_PCT, Member, Outlier, find_outliers, nvml_serials, with_serials, write_node_report
 
 __all__ = ["NodeResult", "node_children", "measure_node"]
 
@@ -39,16 +38,30 @@ class NodeResult:
     wall_s: float
 
 
-def node_children(specs: Sequence[DeviceSpec], command: str, args: Sequence[str], out: Path,
-                  cpus: Optional[Sequence[int]] = None, *, resume: bool = False) -> List[Child]:
+def node_children(
+    specs: Sequence[DeviceSpec],
+    command: str,
+    args: Sequence[str],
+    out: Path,
+    cpus: Optional[Sequence[int]] = None,
+    *,
+    resume: bool = False,
+) -> List[Child]:
     """One child per device of ``specs``: ``<python> -m apple_roofline <command> <args> --device
     <spec> --out <out>/<cuda0 ...>`` (``--resume <out>/<cuda0 ...>`` instead of ``--out`` with
     ``resume``: each child continues from its own journal), on its share of ``cpus`` (default: the
     usable CPUs)."""
     shares = split_cpus(list(cpus) if cpus is not None else usable_cpus(), len(specs))
     where = "--resume" if resume else "--out"
-    return [Child(child_name(s), python_child(command, *args, "--device", str(s), where, str(out / child_name(s))),
-                  out / child_name(s), share) for s, share in zip(specs, shares)]
+    return [
+        Child(
+            child_name(s),
+            python_child(command, *args, "--device", str(s), where, str(out / child_name(s))),
+            out / child_name(s),
+            share,
+        )
+        for s, share in zip(specs, shares)
+    ]
 
 
 def _member(child: Child, result: ChildResult, results_file: str, out: Path, device: str) -> Member:
@@ -61,8 +74,9 @@ def _member(child: Child, result: ChildResult, results_file: str, out: Path, dev
         rel = str(path)
     if not path.exists():
         why = "killed" if result.killed else f"exit {result.returncode}"
-        return Member(child.name, device, None, "", result.returncode, result.wall_s,
-                      note=f"{why}; see {child.out / 'child.log'}")
+        return Member(
+            child.name, device, None, "", result.returncode, result.wall_s, note=f"{why}; see {child.out / 'child.log'}"
+        )
     try:
         doc = load_results(path)
     except ResultsError as exc:
@@ -70,10 +84,17 @@ def _member(child: Child, result: ChildResult, results_file: str, out: Path, dev
     return Member(child.name, device, doc, rel, result.returncode, result.wall_s)
 
 
-def measure_node(children: Sequence[Child], results_file: str, out: Path, *, devices: Optional[Sequence[str]] = None,
-                 outlier_pct: float = DEFAULT_OUTLIER_PCT, title: str = "",
-                 on_exit: Optional[Callable[[ChildResult], None]] = None,
-                 on_tick: Optional[Callable[[Sequence[Child]], None]] = None) -> NodeResult:
+def measure_node(
+    children: Sequence[Child],
+    results_file: str,
+    out: Path,
+    *,
+    devices: Optional[Sequence[str]] = None,
+    outlier_pct: float = DEFAULT_OUTLIER_PCT,
+    title: str = "",
+    on_exit: Optional[Callable[[ChildResult], None]] = None,
+    on_tick: Optional[Callable[[Sequence[Child]], None]] = None,
+) -> NodeResult:
     """Run ``children`` at once (:func:`~.children.run_children`: Ctrl-C and SIGTERM stop them all,
     each keeping its partial results), read each one's ``results_file`` from its folder and write
     the node report into ``out`` (:func:`~.report.write_node_report`; serials from NVML by PCI bus

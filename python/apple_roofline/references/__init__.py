@@ -22,7 +22,24 @@ from .published_table import published_table, published_text, run_cell
 from .runs import RunReference
 from .sections import reference_sections
 
-__all__ = ["REFERENCE_KINDS", "Reference", "load_reference", "reference_names", "references_table",
-           "HealthFlag", "health_flags", "health_table",
-           "BASES", "ENGINE_BACKENDS", "PublishedFigure", "PublishedReference", "Source", "chip_names",
-           "published_table", "published_text", "run_cell", "RunReference", "reference_sections"]
+__all__ = [
+    "REFERENCE_KINDS",
+    "Reference",
+    "load_reference",
+    "reference_names",
+    "references_table",
+    "HealthFlag",
+    "health_flags",
+    "health_table",
+    "BASES",
+    "ENGINE_BACKENDS",
+    "PublishedFigure",
+    "PublishedReference",
+    "Source",
+    "chip_names",
+    "published_table",
+    "published_text",
+    "run_cell",
+    "RunReference",
+    "reference_sections",
+]

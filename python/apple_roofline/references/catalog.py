@@ -61,7 +61,9 @@ def load_reference(name: str) -> Reference:
             if ref.name != name:
                 raise ResultsError(f"{source}: name {ref.name!r} is not the index's {name!r}")
             return ref
-        return RunReference(name, str(e["description"]), str(e["provenance"]), Run.from_json(_data(file), source=source))
+        return RunReference(
+            name, str(e["description"]), str(e["provenance"]), Run.from_json(_data(file), source=source)
+        )
     raise ValueError(f"no reference is called {name!r} (valid: {', '.join(reference_names())})")
 
 
@@ -73,11 +75,24 @@ def references_table() -> Table:
     for name in reference_names():
         ref = load_reference(name)
         if isinstance(ref, PublishedReference):
-            rows.append((name, REFERENCE_KINDS[ref.KIND], ", ".join(ref.chips) or DASH,
-                         f"{ref.source.citation()}: {len(ref.figures)} figures. {ref.description}"))
+            rows.append(
+                (
+                    name,
+                    REFERENCE_KINDS[ref.KIND],
+                    ", ".join(ref.chips) or DASH,
+                    f"{ref.source.citation()}: {len(ref.figures)} figures. {ref.description}",
+                )
+            )
         else:
-            rows.append((name, REFERENCE_KINDS[ref.KIND], ref.device,
-                         f"{ref.recorded()}. {ref.description} {ref.provenance}"))
-    return Table(("Reference", "Kind", "For", "Source"), tuple(rows), "llll",
-                 ("Published figures are what their source states, never measured by this tool; a run "
-                  "reference is one of this project's own runs, kept as recorded.",))
+            rows.append(
+                (name, REFERENCE_KINDS[ref.KIND], ref.device, f"{ref.recorded()}. {ref.description} {ref.provenance}")
+            )
+    return Table(
+        ("Reference", "Kind", "For", "Source"),
+        tuple(rows),
+        "llll",
+        (
+            "Published figures are what their source states, never measured by this tool; a run "
+            "reference is one of this project's own runs, kept as recorded.",
+        ),
+    )

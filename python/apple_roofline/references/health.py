@@ -50,12 +50,15 @@ class HealthFlag:
             return f"{self.tag}: {self.status}"
         if self.value is None:
             return f"{self.tag}: no measured {self.ceiling}, which {ref} run has"
-        return (f"{self.tag}: {self.ceiling} {sig_figs(self.value)} {self.unit} is {self.below_pct:.1f} % below "
-                f"{ref} {sig_figs(self.reference or 0.0)} {self.unit}")
+        return (
+            f"{self.tag}: {self.ceiling} {sig_figs(self.value)} {self.unit} is {self.below_pct:.1f} % below "
+            f"{ref} {sig_figs(self.reference or 0.0)} {self.unit}"
+        )
 
 
-def health_flags(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
-                 outlier_pct: float = DEFAULT_OUTLIER_PCT) -> List[HealthFlag]:
+def health_flags(
+    ref: RunReference, runs: Sequence[Run], tags: Sequence[str], outlier_pct: float = DEFAULT_OUTLIER_PCT
+) -> List[HealthFlag]:
     """Every flag of the runs (module docstring), in run then ceiling order; runs of another kind
     of device are skipped.
 
@@ -79,13 +82,17 @@ def health_flags(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
             if value is None:
                 out.append(HealthFlag(tag, metric.name, metric.unit, target, None, None, ref.name))
             elif target and (target - value) / target * 100.0 > outlier_pct:
-                out.append(HealthFlag(tag, metric.name, metric.unit, target, value, (target - value) / target * 100.0,
-                                      ref.name))
+                out.append(
+                    HealthFlag(
+                        tag, metric.name, metric.unit, target, value, (target - value) / target * 100.0, ref.name
+                    )
+                )
     return out
 
 
-def health_table(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
-                 outlier_pct: float = DEFAULT_OUTLIER_PCT) -> Tuple[Table, List[HealthFlag]]:
+def health_table(
+    ref: RunReference, runs: Sequence[Run], tags: Sequence[str], outlier_pct: float = DEFAULT_OUTLIER_PCT
+) -> Tuple[Table, List[HealthFlag]]:
     """The health check as a table (one row per flag; its notes say the rule, which runs were
     checked and which were not, and "None" where nothing is flagged) and the flags themselves.
 
@@ -95,18 +102,32 @@ def health_table(ref: RunReference, runs: Sequence[Run], tags: Sequence[str],
     flags = health_flags(ref, runs, tags, outlier_pct)
     checked = [t for t, r in zip(tags, runs) if ref.matches(r)]
     others = [f"{t} ({r.device_name}, {r.backend})" for t, r in zip(tags, runs) if not ref.matches(r)]
-    notes = [f"Reference {ref.name}: {ref.device}, {ref.recorded()}. Outlier rule (as for a node run, cuda:all): "
-             f"a run's measured ceiling more than {outlier_pct:g} % below the reference's, or one the reference "
-             "has and the run lacks, or a partial run."]
+    notes = [
+        f"Reference {ref.name}: {ref.device}, {ref.recorded()}. Outlier rule (as for a node run, cuda:all): "
+        f"a run's measured ceiling more than {outlier_pct:g} % below the reference's, or one the reference "
+        "has and the run lacks, or a partial run."
+    ]
     if others:
-        notes.append(f"Not checked, another device than the reference's {ref.device}: {', '.join(others)}; "
-                     "their ratios to the reference are in the tables above.")
+        notes.append(
+            f"Not checked, another device than the reference's {ref.device}: {', '.join(others)}; "
+            "their ratios to the reference are in the tables above."
+        )
     if checked and not flags:
-        notes.append(f"None flagged: every measured ceiling of {', '.join(checked)} is within {outlier_pct:g} % "
-                     "of the reference's or above it.")
-    rows = tuple((f.tag, f.ceiling or "(the run)", f.unit or DASH,
-                  sig_figs(f.reference) if f.reference is not None else DASH,
-                  sig_figs(f.value) if f.value is not None else ("missing" if f.ceiling else f.status),
-                  f"{f.below_pct:.1f} %" if f.below_pct is not None else DASH) for f in flags)
-    return Table(("Run", "Ceiling", "Unit", "Reference", "Run's value", "Below by"), rows, "lllrrr",
-                 tuple(notes)), flags
+        notes.append(
+            f"None flagged: every measured ceiling of {', '.join(checked)} is within {outlier_pct:g} % "
+            "of the reference's or above it."
+        )
+    rows = tuple(
+        (
+            f.tag,
+            f.ceiling or "(the run)",
+            f.unit or DASH,
+            sig_figs(f.reference) if f.reference is not None else DASH,
+            sig_figs(f.value) if f.value is not None else ("missing" if f.ceiling else f.status),
+            f"{f.below_pct:.1f} %" if f.below_pct is not None else DASH,
+        )
+        for f in flags
+    )
+    return Table(
+        ("Run", "Ceiling", "Unit", "Reference", "Run's value", "Below by"), rows, "lllrrr", tuple(notes)
+    ), flags

@@ -54,8 +54,16 @@ class Source:
         fields the source does not state named (``"(no author, publisher, date or address
         stated)"``)."""
         parts = [f"'{self.title}'"] + [p for p in (self.author, self.publisher, self.date, self.url) if p]
-        missing = [w for w, v in (("author", self.author), ("publisher", self.publisher), ("date", self.date),
-                                  ("address", self.url)) if not v]
+        missing = [
+            w
+            for w, v in (
+                ("author", self.author),
+                ("publisher", self.publisher),
+                ("date", self.date),
+                ("address", self.url),
+            )
+            if not v
+        ]
         text = ", ".join(parts)
         if missing:
             listed = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " or " + missing[-1]
@@ -158,9 +166,14 @@ class PublishedReference:
         r = Reader(source)
         d = r.obj(d, "")
         s = r.obj(r.req(d, "source", ""), "source")
-        src = Source(r.string(s, "title", "source"), r.opt_string(s, "author", "source"),
-                     r.opt_string(s, "publisher", "source"), r.opt_string(s, "url", "source"),
-                     r.opt_string(s, "date", "source"), r.string(s, "note", "source", default=""))
+        src = Source(
+            r.string(s, "title", "source"),
+            r.opt_string(s, "author", "source"),
+            r.opt_string(s, "publisher", "source"),
+            r.opt_string(s, "url", "source"),
+            r.opt_string(s, "date", "source"),
+            r.string(s, "note", "source", default=""),
+        )
         figures = []
         for i, f in enumerate(r.array(d, "figures", "")):
             where = f"figures[{i}]"
@@ -174,10 +187,22 @@ class PublishedReference:
             if to and (ceiling is None) == (device_field is None):
                 r.fail(f"{join(where, 'compare_to')} must name a ceiling or a device field (one of them)")
             if ceiling_source not in CEILING_SOURCES:
-                r.fail(f"{join(where, 'compare_to.source')} must be one of {', '.join(CEILING_SOURCES)}, "
-                       f"not {ceiling_source!r}")
-            figures.append(PublishedFigure(
-                r.string(f, "chip", where), r.string(f, "engine", where), r.string(f, "figure", where),
-                r.number(f, "value", where), r.string(f, "unit", where), basis, r.string(f, "where", where),
-                ceiling, ceiling_source, device_field))
+                r.fail(
+                    f"{join(where, 'compare_to.source')} must be one of {', '.join(CEILING_SOURCES)}, "
+                    f"not {ceiling_source!r}"
+                )
+            figures.append(
+                PublishedFigure(
+                    r.string(f, "chip", where),
+                    r.string(f, "engine", where),
+                    r.string(f, "figure", where),
+                    r.number(f, "value", where),
+                    r.string(f, "unit", where),
+                    basis,
+                    r.string(f, "where", where),
+                    ceiling,
+                    ceiling_source,
+                    device_field,
+                )
+            )
         return cls(r.string(d, "name", ""), r.string(d, "description", ""), src, tuple(figures))

@@ -52,16 +52,24 @@ def published_table(ref: PublishedReference, runs: Sequence[Run], tags: Sequence
     notes: List[str] = [f"Source: {ref.source.citation()}." + (f" {ref.source.note}" if ref.source.note else "")]
     if matching:
         figures = [f for f in ref.figures if f.chip in chips]
-        notes.append("Published: what the source states (its own benchmark, a specification or an estimate), never "
-                      "measured by this tool. A run's column: its own figure of that kind (Set beside) and its ratio "
-                      "to the published one; — where it has none.")
+        notes.append(
+            "Published: what the source states (its own benchmark, a specification or an estimate), never "
+            "measured by this tool. A run's column: its own figure of that kind (Set beside) and its ratio "
+            "to the published one; — where it has none."
+        )
     else:
         figures = list(ref.figures)
         devices = ", ".join(dict.fromkeys(f"{r.device_name} ({t})" for t, r in zip(tags, runs)))
-        notes.append(f"{ref.name} publishes figures for {', '.join(ref.chips)}; the runs are of another chip "
-                     f"({devices}): its figures are listed for reading, set beside no run.")
+        notes.append(
+            f"{ref.name} publishes figures for {', '.join(ref.chips)}; the runs are of another chip "
+            f"({devices}): its figures are listed for reading, set beside no run."
+        )
     run_tags = [t for t, _ in matching]
-    rows = tuple((f.chip, f.engine, f.figure, published_text(f.value), f.unit, f.basis, f.counterpart() or DASH)
-                 + tuple(run_cell(f, r) for _, r in matching) + (f.where,) for f in figures)
+    rows = tuple(
+        (f.chip, f.engine, f.figure, published_text(f.value), f.unit, f.basis, f.counterpart() or DASH)
+        + tuple(run_cell(f, r) for _, r in matching)
+        + (f.where,)
+        for f in figures
+    )
     header = ("Chip", "Engine", "Figure", "Published", "Unit", "Basis", "Set beside") + tuple(run_tags) + ("Where",)
     return Table(header, rows, "lllrlll" + "r" * len(run_tags) + "l", tuple(notes))

@@ -17,8 +17,9 @@ from .published_table import published_table
 __all__ = ["reference_sections"]
 
 
-def reference_sections(ref: Reference, runs: Sequence[Run], tags: Sequence[str],
-                       outlier_pct: float = DEFAULT_OUTLIER_PCT) -> Tuple[List[Tuple[str, Table]], List[HealthFlag]]:
+def reference_sections(
+    ref: Reference, runs: Sequence[Run], tags: Sequence[str], outlier_pct: float = DEFAULT_OUTLIER_PCT
+) -> Tuple[List[Tuple[str, Table]], List[HealthFlag]]:
     """The comparison's sections for ``ref`` as (title, table), and the health check's flags
     (empty for published figures). ``runs`` and ``tags`` are the runs to set beside the reference
     (a run reference's own run left out).

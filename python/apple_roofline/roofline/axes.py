@@ -18,8 +18,18 @@ from ..figures import Axes, Figure, mpl, new_figure
 from ..text import sig_figs
 from .labels import Labels, renderer_of
 
-__all__ = ["FIGSIZE", "X_LABEL", "MAX_DECADES", "Scale", "scale_for", "new_roofline_figure", "axes_for", "setup_axes", "limits",
-           "finish"]
+__all__ = [
+    "FIGSIZE",
+    "X_LABEL",
+    "MAX_DECADES",
+    "Scale",
+    "scale_for",
+    "new_roofline_figure",
+    "axes_for",
+    "setup_axes",
+    "limits",
+    "finish",
+]
 
 #: Default figure size in inches (width, height): the axes, the ceiling-label column right of
 #: them and the legend below them.
@@ -109,8 +119,13 @@ def setup_axes(ax: Axes, lims: Tuple[float, float, float, float], scale: Scale) 
     ax.set_axisbelow(True)
 
 
-def limits(xs: Sequence[float], ys: Sequence[float], ridges: Sequence[float], tops: Sequence[float],
-           bandwidths: Sequence[float]) -> Tuple[float, float, float, float]:
+def limits(
+    xs: Sequence[float],
+    ys: Sequence[float],
+    ridges: Sequence[float],
+    tops: Sequence[float],
+    bandwidths: Sequence[float],
+) -> Tuple[float, float, float, float]:
     """(xlo, xhi, ylo, yhi) in FLOP/byte and GFLOP/s: x from 1/16 of the smallest intensity or
     ridge point to 4x the largest (at least two decades); y from below the lowest data point and the
     bandwidth roofs' start to well above the highest ceiling or point (at least two decades, at most
@@ -143,9 +158,18 @@ def finish(ax: Axes, labels: Labels, own_figure: bool, legend: Tuple[List[Any], 
         fig.subplots_adjust(right=right)
         if handles:
             left = fig.subplotpars.left
-            leg = ax.legend(handles, names, loc="lower center", bbox_to_anchor=(0.5 * (left + right), 0.01),
-                            bbox_transform=fig.transFigure, ncol=min(ncol, len(handles)), fontsize=8, frameon=False,
-                            columnspacing=1.6, handlelength=2.4)
+            leg = ax.legend(
+                handles,
+                names,
+                loc="lower center",
+                bbox_to_anchor=(0.5 * (left + right), 0.01),
+                bbox_transform=fig.transFigure,
+                ncol=min(ncol, len(handles)),
+                fontsize=8,
+                frameon=False,
+                columnspacing=1.6,
+                handlelength=2.4,
+            )
             leg_h = leg.get_window_extent(renderer).height if renderer is not None else 60.0
             fig.subplots_adjust(bottom=min((leg_h + 0.01 * height_px + 52.0) / height_px, 0.45))
     elif handles:

@@ -42,8 +42,10 @@ class Binding:
     @property
     def text(self) -> str:
         """``"bound by DRAM bandwidth (measured): 812 GFLOP/s here; reaches 93 %"``."""
-        return (f"bound by {self.ceiling.name} ({self.ceiling.source}): {sig_figs(self.attainable)} GFLOP/s here; "
-                f"reaches {percent(self.fraction)}")
+        return (
+            f"bound by {self.ceiling.name} ({self.ceiling.source}): {sig_figs(self.attainable)} GFLOP/s here; "
+            f"reaches {percent(self.fraction)}"
+        )
 
 
 def dram_bandwidth(ceilings: Sequence[Ceiling], source: str) -> Optional[Ceiling]:

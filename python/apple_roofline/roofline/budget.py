@@ -27,10 +27,12 @@ def default_budgets(quick: bool = False) -> Dict[str, float]:
 
 def budget_help() -> str:
     """``run --budget``'s help: the default of every suite (:func:`default_budgets`)."""
-    return ("Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to "
-            f"{MAX_BUDGET_S:g}), or none. A suite whose budget runs out stops before its next case and the "
-            f"report says so. Default seconds: {defaults_text(default_budgets())} (a third with --quick); none "
-            "with --sustain or --power-window.")
+    return (
+        "Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to "
+        f"{MAX_BUDGET_S:g}), or none. A suite whose budget runs out stops before its next case and the "
+        f"report says so. Default seconds: {defaults_text(default_budgets())} (a third with --quick); none "
+        "with --sustain or --power-window."
+    )
 
 
 def suite_budgets(suites: Sequence[str], quick: bool = False, budgets: Budgets = None) -> Dict[str, float]:

@@ -14,9 +14,9 @@ from .records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 __all__ = ["measurement_params", "measure_case"]
 
 
-
-def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Timing,
-                       sampler: Optional[Sampler] = None) -> Dict[str, ParamValue]:
+def measurement_params(
+    params: Mapping[str, ParamValue], timer: str, timing: Timing, sampler: Optional[Sampler] = None
+) -> Dict[str, ParamValue]:
     """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
     where the backend has more than one clock (Metal); the clocks and power ``sampler`` read over
     the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
@@ -38,8 +38,16 @@ def measurement_params(params: Mapping[str, ParamValue], timer: str, timing: Tim
     return out
 
 
-def measure_case(case: Case, kernel: Any, *, reps: int, max_warmup_s: float, sampler: Optional[Sampler] = None,
-                 extra: Optional[Mapping[str, ParamValue]] = None, min_window_s: float = 0.0) -> Measurement:
+def measure_case(
+    case: Case,
+    kernel: Any,
+    *,
+    reps: int,
+    max_warmup_s: float,
+    sampler: Optional[Sampler] = None,
+    extra: Optional[Mapping[str, ParamValue]] = None,
+    min_window_s: float = 0.0,
+) -> Measurement:
     """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with :func:`~apple_roofline.measure.time_kernel`,
     check its output with ``case.check()`` and return the Measurement (invalid when the check failed).
 
@@ -50,8 +58,9 @@ def measure_case(case: Case, kernel: Any, *, reps: int, max_warmup_s: float, sam
     Raises:
         _core.BackendError: subclasses, when the device fails.
     """
-    timing = time_kernel(kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s,
-                         min_window_s=min_window_s)
+    timing = time_kernel(
+        kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s, min_window_s=min_window_s
+    )
     ok, message = case.check()
     params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
     block = int(getattr(kernel, "block", 0) or 0)
@@ -60,8 +69,16 @@ def measure_case(case: Case, kernel: Any, *, reps: int, max_warmup_s: float, sam
     params.update(extra or {})
     k = case.kernel
     return Measurement(
-        suite=k.suite, kernel=k.name, dtype=k.dtype, params=params,
-        flops=int(case.flops), bytes=int(case.bytes), samples_s=timing.samples_s, valid=ok,
-        ceiling_class=k.ceiling_class, ceiling_kind=k.ceiling_kind, batch=timing.batch,
+        suite=k.suite,
+        kernel=k.name,
+        dtype=k.dtype,
+        params=params,
+        flops=int(case.flops),
+        bytes=int(case.bytes),
+        samples_s=timing.samples_s,
+        valid=ok,
+        ceiling_class=k.ceiling_class,
+        ceiling_kind=k.ceiling_kind,
+        batch=timing.batch,
         validation=message,
     )

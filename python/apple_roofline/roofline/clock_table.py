@@ -46,7 +46,9 @@ def clock_table(run: Run) -> Optional[Table]:
     rows: List[Tuple[str, ...]] = []
     # each measured ceiling, then each class whose every measurement lies above its limit, flagged
     over = classes_over_limit(run.measurements)
-    shown = [(c.name, c.value, setters.get(c.name)) for c in run.ceilings if c.source == "measured" and c.name in theory]
+    shown = [
+        (c.name, c.value, setters.get(c.name)) for c in run.ceilings if c.source == "measured" and c.name in theory
+    ]
     shown += [(name, m.gflops, m) for name, m in over.items() if name in theory]
     for name, value, m in sorted(shown, key=lambda s: -s[1]):
         t = theory[name]
@@ -54,31 +56,51 @@ def clock_table(run: Run) -> Optional[Table]:
         mhz = lim.mhz if lim is not None else None
         clocked = lim.value if lim is not None and mhz is not None else None
         why = m.over_limit.reason if m is not None and m.over_limit is not None else CLOCK_MISREAD
-        rows.append((name, flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
-                     f"{mhz:.0f} ({source_kind(m.params.get(EFFECTIVE_SOURCE)) if m is not None and EFFECTIVE in m.params else 'reported'})"
-                     if mhz is not None and m is not None else DASH,
-                     sig_figs(t.value), share_text(value / t.value, why),
-                     sig_figs(clocked) if clocked is not None else DASH,
-                     share_text(value / clocked, why) if clocked is not None else DASH,
-                     str(m.params.get(CLOCK_PARAM, DASH)) if m is not None else DASH))
+        rows.append(
+            (
+                name,
+                flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
+                f"{mhz:.0f} ({source_kind(m.params.get(EFFECTIVE_SOURCE)) if m is not None and EFFECTIVE in m.params else 'reported'})"
+                if mhz is not None and m is not None
+                else DASH,
+                sig_figs(t.value),
+                share_text(value / t.value, why),
+                sig_figs(clocked) if clocked is not None else DASH,
+                share_text(value / clocked, why) if clocked is not None else DASH,
+                str(m.params.get(CLOCK_PARAM, DASH)) if m is not None else DASH,
+            )
+        )
     if not rows:
         return None
     if all(r[2] == DASH for r in rows):
         return _without_clocks(rows, max_mhz, [setters[c] for c in (r[0] for r in rows) if c in setters])
     steady = run.device.get("steady_clock_mhz")
-    header = ("Ceiling", "GFLOP/s", "Effective MHz", f"Theoretical at {max_mhz:.0f} MHz", "of it",
-              "Theoretical at effective MHz", "of it", "Clock")
-    notes = (f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock); at the "
-             "clock the kernel ran at they are theoretical × effective MHz / maximum. Effective MHz is the mean "
-             "clock of the timed samples of the measurement that set the ceiling: measured by the device where "
-             "the backend can (CUDA: %clock64 / %globaltimer in the kernel, a probe kernel around cuBLAS; CPU: "
-             "perf_event_open cycles), else the clock the sampler reported; each measurement's "
-             "effective_clock_source says which.",
-             "No share is above 100 %: within the timer's tolerance above a limit it is shown as 100 %, beyond "
-             "it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling (docs/design.md, \"Physical limits\").",
-             "Clock: steady, or below steady when the effective clock is more than 5 % under the run's steady clock"
-             + (f" ({float(steady):.0f} MHz, the median of the measurements' clocks)." if isinstance(steady, (int, float))
-                else "."))
+    header = (
+        "Ceiling",
+        "GFLOP/s",
+        "Effective MHz",
+        f"Theoretical at {max_mhz:.0f} MHz",
+        "of it",
+        "Theoretical at effective MHz",
+        "of it",
+        "Clock",
+    )
+    notes = (
+        f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock); at the "
+        "clock the kernel ran at they are theoretical × effective MHz / maximum. Effective MHz is the mean "
+        "clock of the timed samples of the measurement that set the ceiling: measured by the device where "
+        "the backend can (CUDA: %clock64 / %globaltimer in the kernel, a probe kernel around cuBLAS; CPU: "
+        "perf_event_open cycles), else the clock the sampler reported; each measurement's "
+        "effective_clock_source says which.",
+        "No share is above 100 %: within the timer's tolerance above a limit it is shown as 100 %, beyond "
+        'it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling (docs/design.md, "Physical limits").',
+        "Clock: steady, or below steady when the effective clock is more than 5 % under the run's steady clock"
+        + (
+            f" ({float(steady):.0f} MHz, the median of the measurements' clocks)."
+            if isinstance(steady, (int, float))
+            else "."
+        ),
+    )
     return Table(header, tuple(rows), "lrrrrrrl", notes)
 
 
@@ -88,8 +110,14 @@ def _without_clocks(rows: List[Tuple[str, ...]], max_mhz: float, setters: List[M
     sentence saying why, from the measurements' ``effective_clock_source``."""
     reasons = [str(m.params.get(EFFECTIVE_SOURCE, "")).split(":", 1)[-1].strip() for m in setters]
     why = reasons_text(reasons) or "no measurement recorded one"
-    notes = (f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock). "
-             f"No effective clock is known for the measurements that set these ceilings, so the columns at "
-             f"the effective clock are left out: {why}.",)
-    return Table(("Ceiling", "GFLOP/s", f"Theoretical at {max_mhz:.0f} MHz", "of it"),
-                 tuple((r[0], r[1], r[3], r[4]) for r in rows), "lrrr", notes)
+    notes = (
+        f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock). "
+        f"No effective clock is known for the measurements that set these ceilings, so the columns at "
+        f"the effective clock are left out: {why}.",
+    )
+    return Table(
+        ("Ceiling", "GFLOP/s", f"Theoretical at {max_mhz:.0f} MHz", "of it"),
+        tuple((r[0], r[1], r[3], r[4]) for r in rows),
+        "lrrr",
+        notes,
+    )

@@ -24,8 +24,20 @@ from .report import table_lines
 from .run import Run
 from .tables import Table, model_of
 
-__all__ = ["BASELINE_MEDIAN", "Baseline", "Comparison", "run_tags", "path_labels", "ceiling_key",
-           "ceiling_values", "baseline_value", "ratio_text", "compare_tables", "compare_markdown", "partial_note"]
+__all__ = [
+    "BASELINE_MEDIAN",
+    "Baseline",
+    "Comparison",
+    "run_tags",
+    "path_labels",
+    "ceiling_key",
+    "ceiling_values",
+    "baseline_value",
+    "ratio_text",
+    "compare_tables",
+    "compare_markdown",
+    "partial_note",
+]
 
 #: ``--baseline median``: the per-ceiling median of the runs that have the ceiling.
 BASELINE_MEDIAN = "median"
@@ -138,8 +150,9 @@ def ceiling_key(source: str, kind: str, name: str) -> Tuple[str, str, str]:
     return (source, kind, name)
 
 
-def ceiling_values(runs: Sequence[Run]) -> Tuple[List[Tuple[str, str, str]], List[Dict[Tuple[str, str, str], float]],
-                                                 Dict[Tuple[str, str, str], str]]:
+def ceiling_values(
+    runs: Sequence[Run],
+) -> Tuple[List[Tuple[str, str, str]], List[Dict[Tuple[str, str, str], float]], Dict[Tuple[str, str, str], str]]:
     """Every ceiling of ``runs``: the keys (:func:`ceiling_key`; measured before theoretical,
     bandwidth before compute, highest first as in the first run that has it), each run's value by key
     (GB/s or GFLOP/s), and each key's unit."""
@@ -164,8 +177,13 @@ def ratio_text(value: Optional[float], ref: Optional[float]) -> str:
     return f"{value / ref:.2f}×" if value is not None and ref else DASH
 
 
-def _value_tables(c: Comparison, keys: Sequence[K], first: Sequence[Sequence[str]], values: Sequence[Dict[K, float]],
-                  head: Sequence[str]) -> Tuple[Table, Table]:
+def _value_tables(
+    c: Comparison,
+    keys: Sequence[K],
+    first: Sequence[Sequence[str]],
+    values: Sequence[Dict[K, float]],
+    head: Sequence[str],
+) -> Tuple[Table, Table]:
     """The values table (``head`` columns from ``first``, then one column per run) and the ratios
     table (the same with each value / the baseline's, and the median itself when that is the
     baseline)."""
@@ -174,13 +192,22 @@ def _value_tables(c: Comparison, keys: Sequence[K], first: Sequence[Sequence[str
     for key, lead in zip(keys, first):
         ref = baseline_value(values, key, c.baseline)
         vals.append(tuple(lead) + tuple(sig_figs(v[key]) if key in v else DASH for v in values))
-        ratios.append(tuple(lead) + tuple(ratio_text(v.get(key), ref) for v in values)
-                      + ((sig_figs(ref) if ref is not None else DASH,) if c.baseline == BASELINE_MEDIAN else ()))
+        ratios.append(
+            tuple(lead)
+            + tuple(ratio_text(v.get(key), ref) for v in values)
+            + ((sig_figs(ref) if ref is not None else DASH,) if c.baseline == BASELINE_MEDIAN else ())
+        )
     align = "l" * len(head)
     median = ("Median",) if c.baseline == BASELINE_MEDIAN else ()
-    return (Table(tuple(head) + tuple(tags), tuple(vals), align + "r" * len(tags)),
-            Table(tuple(head) + tuple(tags) + median, tuple(ratios), align + "r" * (len(tags) + len(median)),
-                  (f"Each run's value divided by {c.baseline_name}'s.",)))
+    return (
+        Table(tuple(head) + tuple(tags), tuple(vals), align + "r" * len(tags)),
+        Table(
+            tuple(head) + tuple(tags) + median,
+            tuple(ratios),
+            align + "r" * (len(tags) + len(median)),
+            (f"Each run's value divided by {c.baseline_name}'s.",),
+        ),
+    )
 
 
 def _ridges(run: Run) -> Dict[str, float]:
@@ -196,14 +223,21 @@ def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
     measured power at a ceiling, the per-watt figures and their ratios; then the reference's
     sections (:attr:`Comparison.sections`)."""
     tags, titles = c.tags, c.titles()
-    runs_rows = tuple((t, n, lab or DASH, f"{r.tool.name} {r.tool.version}", status_text(r))
-                      for t, n, lab, r in zip(tags, titles, c.labels, c.runs))
-    out = [("Runs", Table(("Run", "Device", "File", "Tool", "Status"), runs_rows, "lllll",
-                          (f"Baseline: {c.baseline_name}.",)))]
+    runs_rows = tuple(
+        (t, n, lab or DASH, f"{r.tool.name} {r.tool.version}", status_text(r))
+        for t, n, lab, r in zip(tags, titles, c.labels, c.runs)
+    )
+    out = [
+        (
+            "Runs",
+            Table(("Run", "Device", "File", "Tool", "Status"), runs_rows, "lllll", (f"Baseline: {c.baseline_name}.",)),
+        )
+    ]
     keys, values, units = ceiling_values(c.runs)
     if keys:
-        v, r = _value_tables(c, keys, [(k[2], k[1], k[0], units[k]) for k in keys], values,
-                             ("Ceiling", "Kind", "Source", "Unit"))
+        v, r = _value_tables(
+            c, keys, [(k[2], k[1], k[0], units[k]) for k in keys], values, ("Ceiling", "Kind", "Source", "Unit")
+        )
         out += [("Ceilings", v), ("Ceilings: ratios", r)]
     else:
         out.append(("Ceilings", Table((), (), "", ("No run has ceilings.",))))
@@ -217,10 +251,13 @@ def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
     if names_e:
         per_watt = [{n: e.per_watt for n, e in eff.items()} for eff in effs]
         unit = {n: next(eff[n].unit for eff in effs if n in eff) for n in names_e}
-        v, r = _value_tables(c, names_e, [(n, f"{unit[n]} per W") for n in names_e], per_watt,
-                             ("Ceiling", "Unit"))
-        v = Table(v.header, v.rows, v.align, ("Rate per watt: the mean power over the ceiling's timed samples "
-                                              "(a run without power there shows —).",))
+        v, r = _value_tables(c, names_e, [(n, f"{unit[n]} per W") for n in names_e], per_watt, ("Ceiling", "Unit"))
+        v = Table(
+            v.header,
+            v.rows,
+            v.align,
+            ("Rate per watt: the mean power over the ceiling's timed samples (a run without power there shows —).",),
+        )
         out += [("Energy efficiency (measured ceilings with power)", v), ("Energy efficiency: ratios", r)]
     return out + list(c.sections)
 
@@ -231,8 +268,10 @@ def compare_markdown(c: Comparison) -> str:
     :func:`compare_tables` as sections."""
     devices = list(dict.fromkeys(r.device_name for r in c.runs))
     against = f" against the reference {c.reference}" if c.reference else ""
-    lines = [f"# Roofline comparison: {len(c.runs)} run{'s' if len(c.runs) != 1 else ''} of {', '.join(devices)}{against}",
-             ""]
+    lines = [
+        f"# Roofline comparison: {len(c.runs)} run{'s' if len(c.runs) != 1 else ''} of {', '.join(devices)}{against}",
+        "",
+    ]
     for title, table in compare_tables(c):
         lines += [f"## {title}", ""] + table_lines(table, "") + [""]
     return "\n".join(lines)

@@ -20,8 +20,16 @@ from .compare import Comparison, baseline_value, ceiling_key, ceiling_values, co
 from .compare_interactive import compare_figure
 from .compare_plot import RUN_DASHES, plot_compare, svg_dash
 from .interactive import figure_data
-from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, SWITCH_STYLE, PlotlyFigures, data_link, \
-    plotly_available, static_block
+from .plotly_embed import (
+    INTERACTIVE_CLASS,
+    PLOTLY_MISSING,
+    SWITCH_SCRIPT,
+    SWITCH_STYLE,
+    PlotlyFigures,
+    data_link,
+    plotly_available,
+    static_block,
+)
 from .html import PAGE_STYLE, ceiling_tooltip, svg_with_tooltips, table_html
 from .tables import model_of
 
@@ -57,7 +65,8 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     devices = ", ".join(dict.fromkeys(r.device_name for r in c.runs))
     title = f"Roofline comparison: {len(c.runs)} runs of {devices}"
     parts: List[str] = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}{SWITCH_STYLE}"
         ".run { font-weight: 600; } ul.runs { list-style: none; padding-left: 0; columns: 2; }</style></head><body>",
@@ -69,27 +78,38 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     for i, (tag, name, label, run) in enumerate(zip(c.tags, c.titles(), c.labels, c.runs)):
         dash = svg_dash(RUN_DASHES[i % len(RUN_DASHES)])
         status = f" — {status_text(run)}" if run.partial else ""
-        parts.append(f'<li id="run-{tag}"><svg width="36" height="8" aria-hidden="true"><line x1="0" y1="4" x2="36" '
-                     f'y2="4" stroke="#333" stroke-width="2" stroke-dasharray="{dash}"/></svg> <span class="run">{tag}'
-                     "</span> "
-                     f"{html.escape(name)}{' — ' + html.escape(label) if label else ''}{html.escape(status)}</li>")
+        parts.append(
+            f'<li id="run-{tag}"><svg width="36" height="8" aria-hidden="true"><line x1="0" y1="4" x2="36" '
+            f'y2="4" stroke="#333" stroke-width="2" stroke-dasharray="{dash}"/></svg> <span class="run">{tag}'
+            "</span> "
+            f"{html.escape(name)}{' — ' + html.escape(label) if label else ''}{html.escape(status)}</li>"
+        )
     parts.append("</ul>")
     models = [model_of(r) for r in c.runs]
-    missing = [f"{tag} ({label or run.device_name})" for tag, label, run, m in zip(c.tags, c.labels, c.runs, models)
-               if m is None]
+    missing = [
+        f"{tag} ({label or run.device_name})"
+        for tag, label, run, m in zip(c.tags, c.labels, c.runs, models)
+        if m is None
+    ]
     drawn = [(m, n) for m, n in zip(models, names) if m is not None]
     if missing:
-        parts.append(f"<p>No roofline for {html.escape(', '.join(missing))}: a run needs a bandwidth and a compute "
-                     "ceiling.</p>")
+        parts.append(
+            f"<p>No roofline for {html.escape(', '.join(missing))}: a run needs a bandwidth and a compute ceiling.</p>"
+        )
     if len(drawn) == len(models):
         parts.append(_interactive(c, theoretical))
-        fig = add_note(plot_compare([m for m, _n in drawn], [n for _m, n in drawn], theoretical=theoretical),
-                       partial_note(c))
+        fig = add_note(
+            plot_compare([m for m, _n in drawn], [n for _m, n in drawn], theoretical=theoretical), partial_note(c)
+        )
         svg = figure_bytes(fig, "svg").decode("utf-8")
-        parts.append(static_block(f"<figure>{svg_with_tooltips(svg, compare_tooltips(c))}<figcaption>The rooflines "
-                                  "overlaid: a colour per ceiling, a line style per run"
-                                  + ("; theoretical ceilings faint" if theoretical else "")
-                                  + "; ridge points as circles.</figcaption></figure>"))
+        parts.append(
+            static_block(
+                f"<figure>{svg_with_tooltips(svg, compare_tooltips(c))}<figcaption>The rooflines "
+                "overlaid: a colour per ceiling, a line style per run"
+                + ("; theoretical ceilings faint" if theoretical else "")
+                + "; ridge points as circles.</figcaption></figure>"
+            )
+        )
     for heading, table in compare_tables(c):
         parts += [f"<h2>{html.escape(heading)}</h2>", table_html(table, "")]
     parts.append("</body></html>")
@@ -102,15 +122,25 @@ def _interactive(c: Comparison, theoretical: bool) -> str:
     figure = compare_figure(c, theoretical=theoretical)
     if figure is None:
         return ""
-    payload = {"runs": [{"tag": t, "name": n, "file": lab} for t, n, lab in zip(c.tags, c.names(), c.labels)],
-               "baseline": c.baseline_name, **figure_data(figure),
-               "arrows": [dict(a, run=t["meta"]["run"]) for t in figure["data"] if t["meta"]["role"] == "arrows"
-                          for a in t["meta"]["arrows"]]}
+    payload = {
+        "runs": [{"tag": t, "name": n, "file": lab} for t, n, lab in zip(c.tags, c.names(), c.labels)],
+        "baseline": c.baseline_name,
+        **figure_data(figure),
+        "arrows": [
+            dict(a, run=t["meta"]["run"])
+            for t in figure["data"]
+            if t["meta"]["role"] == "arrows"
+            for a in t["meta"]["arrows"]
+        ],
+    }
     link = data_link(payload, "compare-data.json", "Download the figure's data (JSON)")
     if not plotly_available():
         return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
-    return (f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{PlotlyFigures().div(figure, "compare")}'
-            f'<p class="sub">Arrows: each measured ceiling (at its ridge point; a bandwidth at one intensity) and each '
-            f"kernel both runs measured, from {html.escape(c.baseline_name)} to every other run; hover an arrow for "
-            "both ends. Click a legend entry to hide or show it; drag to zoom, double-click to reset. "
-            + link + "</p></div>")
+    return (
+        f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{PlotlyFigures().div(figure, "compare")}'
+        f'<p class="sub">Arrows: each measured ceiling (at its ridge point; a bandwidth at one intensity) and each '
+        f"kernel both runs measured, from {html.escape(c.baseline_name)} to every other run; hover an arrow for "
+        "both ends. Click a legend entry to hide or show it; drag to zoom, double-click to reset. "
+        + link
+        + "</p></div>"
+    )

@@ -97,8 +97,10 @@ def _arrow_text(tag: str, base: str, name: str, unit: str, tail: Point, head: Po
         return p[1] / p[0] if unit == "GB/s" else p[1]
 
     ratio = value(head) / value(tail)
-    return html.escape(f"{tag} vs {base}: {name}\n{sig_figs(value(tail))} → {sig_figs(value(head))} {unit} "
-                       f"({ratio:.2f}×), at {sig_figs(tail[0])} → {sig_figs(head[0])} FLOP/B").replace("\n", "<br>")
+    return html.escape(
+        f"{tag} vs {base}: {name}\n{sig_figs(value(tail))} → {sig_figs(value(head))} {unit} "
+        f"({ratio:.2f}×), at {sig_figs(tail[0])} → {sig_figs(head[0])} FLOP/B"
+    ).replace("\n", "<br>")
 
 
 def _arrow_traces(c: Comparison, x_bw: float) -> List[Dict[str, Any]]:
@@ -133,16 +135,28 @@ def _arrow_traces(c: Comparison, x_bw: float) -> List[Dict[str, Any]]:
                 arrows.append({"what": name, "tail": list(tail), "head": list(head)})
             if not arrows:
                 continue
-            traces.append({
-                "type": "scatter", "mode": "lines+markers", "x": xs, "y": ys,
-                "name": f"{tag} vs {c.baseline_name}: {what} ({len(arrows)})", "legendgroup": "arrows",
-                "legendgrouptitle": {"text": "Moves from the baseline"}, "connectgaps": False,
-                "line": {"color": "#222222" if what == "ceilings" else "#888888", "width": 1.4},
-                "marker": {"symbol": "arrow", "angleref": "previous", "size": sizes,
-                           "color": "#222222" if what == "ceilings" else "#888888"},
-                "hovertext": texts, "hoverinfo": "text",
-                "meta": {"role": "arrows", "run": tag, "what": what, "baseline": c.baseline_name, "arrows": arrows},
-            })
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "x": xs,
+                    "y": ys,
+                    "name": f"{tag} vs {c.baseline_name}: {what} ({len(arrows)})",
+                    "legendgroup": "arrows",
+                    "legendgrouptitle": {"text": "Moves from the baseline"},
+                    "connectgaps": False,
+                    "line": {"color": "#222222" if what == "ceilings" else "#888888", "width": 1.4},
+                    "marker": {
+                        "symbol": "arrow",
+                        "angleref": "previous",
+                        "size": sizes,
+                        "color": "#222222" if what == "ceilings" else "#888888",
+                    },
+                    "hovertext": texts,
+                    "hoverinfo": "text",
+                    "meta": {"role": "arrows", "run": tag, "what": what, "baseline": c.baseline_name, "arrows": arrows},
+                }
+            )
     return traces
 
 
@@ -156,11 +170,21 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     shown = [tuple(x for x in select_ceilings(m) if theoretical or x.source == "measured") for m in models if m]
     every = [x for s in shown for x in s]
     drawn = [drawn_measurements(r.measurements) for r in c.runs]
-    ridges = [e[0] for run, s in zip(c.runs, shown) for x in s if x.kind == "compute"
-              for e in [ceiling_anchor(x, run.ceilings, 1.0)] if e is not None]
-    xlo, xhi, ylo, yhi = limits([m.intensity for d in drawn for _i, m in d], [m.gflops for d in drawn for _i, m in d],
-                                ridges, [x.value for x in every if x.kind == "compute"],
-                                [x.value for x in every if x.kind == "bandwidth"])
+    ridges = [
+        e[0]
+        for run, s in zip(c.runs, shown)
+        for x in s
+        if x.kind == "compute"
+        for e in [ceiling_anchor(x, run.ceilings, 1.0)]
+        if e is not None
+    ]
+    xlo, xhi, ylo, yhi = limits(
+        [m.intensity for d in drawn for _i, m in d],
+        [m.gflops for d in drawn for _i, m in d],
+        ridges,
+        [x.value for x in every if x.kind == "compute"],
+        [x.value for x in every if x.kind == "bandwidth"],
+    )
     scale = scale_for(max([x.value for x in every if x.kind == "compute"] + [1.0]))
     bws, comps = ceiling_classes(every)
     color = {cls.name: cls.color for cls in bws + comps}
@@ -172,40 +196,75 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
             a, b = ceiling_segment(x, s, xlo, xhi)
             xs = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
             hover = html.escape(f"{tag}: {name}\n" + "\n".join(ceiling_hover(x))).replace("\n", "<br>")
-            traces.append({
-                "type": "scatter", "mode": "lines", "x": xs,
-                "y": [scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
-                "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else ""), **group,
-                "line": {"color": color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
-                "opacity": 1.0 if x.source == "measured" else 0.55, "hovertext": [hover] * len(xs),
-                "hoverinfo": "text", "meta": {"role": "ceiling", "run": tag, "source": x.source, "kind": x.kind,
-                                              "name": x.name, "value": x.value},
-            })
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "x": xs,
+                    "y": [scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
+                    "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else ""),
+                    **group,
+                    "line": {"color": color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
+                    "opacity": 1.0 if x.source == "measured" else 0.55,
+                    "hovertext": [hover] * len(xs),
+                    "hoverinfo": "text",
+                    "meta": {
+                        "role": "ceiling",
+                        "run": tag,
+                        "source": x.source,
+                        "kind": x.kind,
+                        "name": x.name,
+                        "value": x.value,
+                    },
+                }
+            )
         if drawn[i]:
-            traces.append({
-                "type": "scatter", "mode": "markers", "name": f"{tag}: kernels ({len(drawn[i])})", **group,
-                "x": [m.intensity for _j, m in drawn[i]], "y": [scale.y(m.gflops) for _j, m in drawn[i]],
-                "marker": {"size": 7, "symbol": ("circle", "diamond", "square", "triangle-up")[i % 4],
-                           "color": [color.get(m.ceiling_class or "", "#7f7f7f") for _j, m in drawn[i]],
-                           "line": {"width": 0.6, "color": "white"}},
-                "hovertext": [html.escape(f"{tag}: {name}\n" + "\n".join(measurement_hover(m, run))).replace("\n", "<br>")
-                              for _j, m in drawn[i]],
-                "hoverinfo": "text", "meta": {"role": "points", "run": tag},
-            })
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": f"{tag}: kernels ({len(drawn[i])})",
+                    **group,
+                    "x": [m.intensity for _j, m in drawn[i]],
+                    "y": [scale.y(m.gflops) for _j, m in drawn[i]],
+                    "marker": {
+                        "size": 7,
+                        "symbol": ("circle", "diamond", "square", "triangle-up")[i % 4],
+                        "color": [color.get(m.ceiling_class or "", "#7f7f7f") for _j, m in drawn[i]],
+                        "line": {"width": 0.6, "color": "white"},
+                    },
+                    "hovertext": [
+                        html.escape(f"{tag}: {name}\n" + "\n".join(measurement_hover(m, run))).replace("\n", "<br>")
+                        for _j, m in drawn[i]
+                    ],
+                    "hoverinfo": "text",
+                    "meta": {"role": "points", "run": tag},
+                }
+            )
     x_bw = xlo * (xhi / xlo) ** ARROW_X_FRACTION
     arrows = _arrow_traces(c, x_bw)
     for t in arrows:
         t["y"] = [None if y is None else scale.y(y) for y in t["y"]]
     traces += arrows
     layout = {
-        "xaxis": {"type": "log", "title": {"text": X_LABEL}, "range": [math.log10(xlo), math.log10(xhi)],
-                  "gridcolor": "#e6e6e6"},
-        "yaxis": {"type": "log", "title": {"text": scale.y_label}, "range": [math.log10(scale.y(ylo)),
-                                                                          math.log10(scale.y(yhi))],
-                  "gridcolor": "#e6e6e6"},
+        "xaxis": {
+            "type": "log",
+            "title": {"text": X_LABEL},
+            "range": [math.log10(xlo), math.log10(xhi)],
+            "gridcolor": "#e6e6e6",
+        },
+        "yaxis": {
+            "type": "log",
+            "title": {"text": scale.y_label},
+            "range": [math.log10(scale.y(ylo)), math.log10(scale.y(yhi))],
+            "gridcolor": "#e6e6e6",
+        },
         "meta": {"gflops_per_y": scale.factor},
-        "legend": {"groupclick": "toggleitem", "font": {"size": 11}}, "hovermode": "closest",
-        "hoverlabel": {"align": "left", "font": {"size": 11}}, "plot_bgcolor": "white", "height": 680,
+        "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left", "font": {"size": 11}},
+        "plot_bgcolor": "white",
+        "height": 680,
         "margin": {"t": 30, "r": 20},
     }
     return {"data": traces, "layout": layout}

@@ -36,8 +36,16 @@ __all__ = ["plot_compare", "RUN_DASHES", "LABELLED_RUNS", "mpl_dash", "plotly_da
 
 #: The dash pattern of run A, B, C … (on, off lengths in points; empty: solid): solid, dashed,
 #: dotted, dash-dotted, long-dashed, short-dashed, dash-dot-dotted, sparse dots.
-RUN_DASHES: Tuple[Tuple[float, ...], ...] = ((), (6.0, 3.0), (1.5, 2.0), (6.0, 2.0, 1.5, 2.0), (11.0, 3.0),
-                                             (3.0, 1.5), (6.0, 2.0, 1.5, 2.0, 1.5, 2.0), (1.5, 4.5))
+RUN_DASHES: Tuple[Tuple[float, ...], ...] = (
+    (),
+    (6.0, 3.0),
+    (1.5, 2.0),
+    (6.0, 2.0, 1.5, 2.0),
+    (11.0, 3.0),
+    (3.0, 1.5),
+    (6.0, 2.0, 1.5, 2.0, 1.5, 2.0),
+    (1.5, 4.5),
+)
 #: Up to this many runs each ceiling's label gives every run's value.
 LABELLED_RUNS = 2
 _LABEL_SIZE = 8.0
@@ -63,8 +71,9 @@ def svg_dash(dash: Tuple[float, ...]) -> str:
     return "none" if not dash else " ".join(f"{v:g}" for v in dash)
 
 
-def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]] = None, *,
-                 theoretical: bool = False) -> Figure:
+def plot_compare(
+    models: Sequence[RooflineModel], names: Optional[Sequence[str]] = None, *, theoretical: bool = False
+) -> Figure:
     """Overlay the rooflines of ``models`` (two or more), a colour per ceiling and a style per run
     (module docstring); ``names`` (one per model, default each model's title) name the runs in the
     legend. The title is ``"A: <name> vs B: <name>"`` for two runs, ``"<n> rooflines overlaid"`` for
@@ -85,15 +94,28 @@ def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]]
     titles = [t or f"roofline {tag}" for t, tag in zip(titles, tags)]
     labelled = len(models) <= LABELLED_RUNS
     fig, ax = new_roofline_figure()
-    runs = [(tag, model, tuple(c for c in select_ceilings(model) if theoretical or c.source == "measured"),
-             RUN_DASHES[i % len(RUN_DASHES)]) for i, (tag, model) in enumerate(zip(tags, models))]
+    runs = [
+        (
+            tag,
+            model,
+            tuple(c for c in select_ceilings(model) if theoretical or c.source == "measured"),
+            RUN_DASHES[i % len(RUN_DASHES)],
+        )
+        for i, (tag, model) in enumerate(zip(tags, models))
+    ]
     every = [c for _t, _m, shown, _d in runs for c in shown]
     bws, comps = ceiling_classes(every)
     colors = {cls.name: cls.color for cls in bws + comps}
     # ridge points from each model (against its highest bandwidth of the ceiling's source), as its report
     tables = [model.ridge_table() for _t, model, _s, _d in runs]
-    ridges = [r for table, (_t, _m, shown, _d) in zip(tables, runs) for c in shown if c.kind == "compute"
-              for r in [table.ridge(c)] if r is not None]
+    ridges = [
+        r
+        for table, (_t, _m, shown, _d) in zip(tables, runs)
+        for c in shown
+        if c.kind == "compute"
+        for r in [table.ridge(c)]
+        if r is not None
+    ]
     tops = [c.value for c in every if c.kind == "compute"]
     scale = scale_for(max(tops + [1.0]))
     xlo, xhi, ylo, yhi = limits([], [], ridges, tops, [c.value for c in every if c.kind == "bandwidth"])
@@ -119,16 +141,40 @@ def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]]
             if c.kind == "bandwidth":
                 top = max((t.value for t in shown if t.kind == "compute" and t.source == c.source), default=None)
                 x_end = min(max(top / c.value, xlo), xhi) if top is not None else xhi
-                ax.plot([xlo, x_end], [scale.y(c.value * xlo), scale.y(c.value * x_end)], linestyle=style,
-                        color=color, linewidth=width, alpha=alpha, zorder=3 + i / len(runs), gid=gid)
+                ax.plot(
+                    [xlo, x_end],
+                    [scale.y(c.value * xlo), scale.y(c.value * x_end)],
+                    linestyle=style,
+                    color=color,
+                    linewidth=width,
+                    alpha=alpha,
+                    zorder=3 + i / len(runs),
+                    gid=gid,
+                )
             else:
                 ridge = tables[i].ridge(c)
                 x_end = min(max(ridge, xlo), xhi) if ridge is not None else xlo
-                ax.plot([x_end, xhi], [scale.y(c.value)] * 2, linestyle=style, color=color, linewidth=width,
-                        alpha=alpha, zorder=3 + i / len(runs), gid=gid)
+                ax.plot(
+                    [x_end, xhi],
+                    [scale.y(c.value)] * 2,
+                    linestyle=style,
+                    color=color,
+                    linewidth=width,
+                    alpha=alpha,
+                    zorder=3 + i / len(runs),
+                    gid=gid,
+                )
                 if ridge is not None and measured:
-                    ax.plot([ridge], [scale.y(c.value)], linestyle="none", marker="o", markersize=2.5 + wide * 1.3,
-                            color=color, zorder=5, gid=f"{g}:ridge:{c.source}:{c.name}")
+                    ax.plot(
+                        [ridge],
+                        [scale.y(c.value)],
+                        linestyle="none",
+                        marker="o",
+                        markersize=2.5 + wide * 1.3,
+                        color=color,
+                        zorder=5,
+                        gid=f"{g}:ridge:{c.source}:{c.name}",
+                    )
                     labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.0)
             ends.setdefault((c.source, c.kind, c.name), []).append((tag, c.value, x_end))
     if theoretical and any(c.source != "measured" for c in every):
@@ -149,19 +195,44 @@ def plot_compare(models: Sequence[RooflineModel], names: Optional[Sequence[str]]
             text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x in faint) + ")"
         color = colors[name]
         if kind == "compute":
-            ann = ax.annotate(text, xy=(1.0, scale.y(top)), xycoords=ax.get_yaxis_transform(),
-                              xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left", va="center",
-                              fontsize=_LABEL_SIZE, color=text_color(color), zorder=6, annotation_clip=False,
-                              gid=f"label:compute:{name}",
-                              arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=color, linewidth=0.8,
-                                              shrinkA=2.0))
+            ann = ax.annotate(
+                text,
+                xy=(1.0, scale.y(top)),
+                xycoords=ax.get_yaxis_transform(),
+                xytext=(COLUMN_GAP_PT, 0.0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+                fontsize=_LABEL_SIZE,
+                color=text_color(color),
+                zorder=6,
+                annotation_clip=False,
+                gid=f"label:compute:{name}",
+                arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=color, linewidth=0.8, shrinkA=2.0),
+            )
             labels.add_column(ann, ax, scale.y(top))
         else:
-            ann = ax.annotate(text, xy=(x_end / 2.0, scale.y(top * x_end / 2.0)), xytext=(0.0, 3.0),
-                              textcoords="offset points", rotation_mode="anchor", ha="right", va="bottom",
-                              fontsize=_LABEL_SIZE, color=text_color(color), bbox=_BBOX, zorder=6,
-                              gid=f"label:bandwidth:{name}")
-            labels.add_diag(ann, ax, xlo, x_end, scale.y(top),
-                            [(max(x_end / f, xlo * 1.5), side) for f in _BW_POSITIONS for side in ("above", "below")])
+            ann = ax.annotate(
+                text,
+                xy=(x_end / 2.0, scale.y(top * x_end / 2.0)),
+                xytext=(0.0, 3.0),
+                textcoords="offset points",
+                rotation_mode="anchor",
+                ha="right",
+                va="bottom",
+                fontsize=_LABEL_SIZE,
+                color=text_color(color),
+                bbox=_BBOX,
+                zorder=6,
+                gid=f"label:bandwidth:{name}",
+            )
+            labels.add_diag(
+                ann,
+                ax,
+                xlo,
+                x_end,
+                scale.y(top),
+                [(max(x_end / f, xlo * 1.5), side) for f in _BW_POSITIONS for side in ("above", "below")],
+            )
     finish(ax, labels, True, (handles, legend_names), ncol=2)
     return fig

@@ -53,8 +53,9 @@ def ceiling_efficiency(measurements: Sequence[Measurement]) -> List[CeilingEffic
             continue
         bw = m.ceiling_kind == "bandwidth"
         rate = m.gbps if bw else m.gflops
-        out.append(CeilingEfficiency(name, "bandwidth" if bw else "compute", rate, "GB/s" if bw else "GFLOP/s", w,
-                                     rate / w))
+        out.append(
+            CeilingEfficiency(name, "bandwidth" if bw else "compute", rate, "GB/s" if bw else "GFLOP/s", w, rate / w)
+        )
     out.sort(key=lambda e: (e.kind != "bandwidth", -e.rate))
     return out
 

@@ -19,8 +19,15 @@ __all__ = ["Roofline"]
 class Roofline(RooflineModel):
     """A roofline model (see :class:`~.model.RooflineModel` for everything but :meth:`plot`)."""
 
-    def plot(self, points: Sequence[Point] = (), *, ax: Any = None, title: Optional[str] = None,
-             ceilings: Union[str, Sequence[str]] = "default", kernels: Any = None) -> Any:
+    def plot(
+        self,
+        points: Sequence[Point] = (),
+        *,
+        ax: Any = None,
+        title: Optional[str] = None,
+        ceilings: Union[str, Sequence[str]] = "default",
+        kernels: Any = None,
+    ) -> Any:
         """Draw this roofline with ``points`` (e.g. from :func:`apple_roofline.measure`) on it:
         :func:`~.plot.plot_roofline` of this model (its ceilings, and its measurements when it was
         made from a run). Zero-FLOP points cannot be placed on log axes and are left out.

@@ -32,10 +32,29 @@ from .interactive import interactive_roofline
 from .plotly_embed import SWITCH_STYLE, static_block
 from .limits import OVER_MARK
 from .run_figures import roofline_figure, suite_figure, sweep_figure
-from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
-    suite_tables, suite_time_table, telemetry_note, theoretical_table
+from .tables import (
+    Table,
+    ceilings_table,
+    efficiency_table,
+    model_of,
+    report_warnings,
+    ridge_table,
+    skipped_table,
+    suite_tables,
+    suite_time_table,
+    telemetry_note,
+    theoretical_table,
+)
 
-__all__ = ["to_html", "tooltips", "svg_with_tooltips", "measurement_tooltip", "ceiling_tooltip", "table_html", "PAGE_STYLE"]
+__all__ = [
+    "to_html",
+    "tooltips",
+    "svg_with_tooltips",
+    "measurement_tooltip",
+    "ceiling_tooltip",
+    "table_html",
+    "PAGE_STYLE",
+]
 
 PAGE_STYLE = """
 body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1180px;
@@ -68,8 +87,10 @@ def measurement_tooltip(m: Measurement) -> str:
     if m.over_limit is not None:
         lines.append(f"{OVER_MARK} {m.over_limit.text}; no ceiling, no level")
     if m.power_w is not None and m.gflops_per_watt is not None and m.gbps_per_watt is not None:
-        lines.append(f"{sig_figs(m.power_w)} W: {sig_figs(m.gflops_per_watt)} GFLOP/s per W, "
-                     f"{sig_figs(m.gbps_per_watt)} GB/s per W")
+        lines.append(
+            f"{sig_figs(m.power_w)} W: {sig_figs(m.gflops_per_watt)} GFLOP/s per W, "
+            f"{sig_figs(m.gbps_per_watt)} GB/s per W"
+        )
     return "\n".join(lines)
 
 
@@ -97,11 +118,12 @@ _G_OPEN = re.compile(r'<g id="([^"]+)">')
 def svg_with_tooltips(svg: str, tips: Mapping[str, str]) -> str:
     """matplotlib SVG text with a ``<title>`` (the hover text) as the first child of every group whose
     id is in ``tips``, the XML prolog removed and the size left to the page (``viewBox`` kept)."""
+
     def add(match: "re.Match[str]") -> str:
         tip = tips.get(html.unescape(match.group(1)))
         return match.group(0) + (f"<title>{html.escape(tip)}</title>" if tip is not None else "")
 
-    body = svg[svg.index("<svg"):]
+    body = svg[svg.index("<svg") :]
     body = re.sub(r'(<svg[^>]*?) width="[^"]*" height="[^"]*"', r"\1", body, count=1)
     return _G_OPEN.sub(add, body)
 
@@ -175,7 +197,8 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
     tips = tooltips(run)
     title = f"Roofline: {run.device_name} ({run.backend}) — {date_of(run.created)}"
     parts: List[str] = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}{SWITCH_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
@@ -191,15 +214,24 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
         placed = place(model, kernels) if kernels is not None else []
         parts.append(interactive_roofline(run, model, ceilings))
         svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings, kernels=placed), "svg").decode("utf-8")
-        parts.append(static_block(_figure(svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
-                             "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
-                             "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
-                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.")))
+        parts.append(
+            static_block(
+                _figure(
+                    svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
+                    "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
+                    "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
+                    "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.",
+                )
+            )
+        )
     sweep = sweep_figure(run, model)
     if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips),
-                             "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
+        parts.append(
+            _figure(
+                svg_with_tooltips(svg, tips), "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."
+            )
+        )
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
     if kernels is not None:
@@ -224,18 +256,31 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
         parts += ["<h2>Time per suite</h2>", table_html(times)]
     parts += ["<h2>Skipped</h2>", table_html(skipped_table(run))]
     warnings = report_warnings(run)
-    parts += ["<h2>Warnings</h2>",
-              ("<ul>" + "".join(f"<li>{_inline(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>"]
+    parts += [
+        "<h2>Warnings</h2>",
+        ("<ul>" + "".join(f"<li>{_inline(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>",
+    ]
     parts.append("<details><summary>Provenance, conventions and theoretical peaks</summary>")
-    parts.append(_kv_table([
-        ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
-        ("Host", key_value_pairs(run.host)), ("Device", key_value_pairs(run.device)),
-        ("Command", " ".join(run.command) or DASH), ("Status", status_text(run)),
-        *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
-        ("Schema version", run.schema_version),
-    ]))
-    parts.append("<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {_inline(v)}</li>"
-                                  for k, v in run.conventions.items()) + "</ul>")
+    parts.append(
+        _kv_table(
+            [
+                ("Tool", tool_line(run)),
+                ("Created", run.created),
+                ("Finished", run.finished or DASH),
+                ("Host", key_value_pairs(run.host)),
+                ("Device", key_value_pairs(run.device)),
+                ("Command", " ".join(run.command) or DASH),
+                ("Status", status_text(run)),
+                *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
+                ("Schema version", run.schema_version),
+            ]
+        )
+    )
+    parts.append(
+        "<ul>"
+        + "".join(f"<li><b>{html.escape(k)}</b>: {_inline(v)}</li>" for k, v in run.conventions.items())
+        + "</ul>"
+    )
     theoretical = theoretical_table(run.device)
     if theoretical is not None:
         parts.append(table_html(Table(theoretical.header, theoretical.rows, theoretical.align)))

@@ -39,8 +39,18 @@ from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 from .selection import select_ceilings
 
-__all__ = ["LINE_SAMPLES", "SOURCES", "roofline_figure", "figure_data", "measurement_hover", "ceiling_hover",
-           "ceiling_segment", "drawn_measurements", "view_buttons", "interactive_roofline"]
+__all__ = [
+    "LINE_SAMPLES",
+    "SOURCES",
+    "roofline_figure",
+    "figure_data",
+    "measurement_hover",
+    "ceiling_hover",
+    "ceiling_segment",
+    "drawn_measurements",
+    "view_buttons",
+    "interactive_roofline",
+]
 
 #: Points per ceiling line (log-spaced): where a hover can land on it.
 LINE_SAMPLES = 24
@@ -53,8 +63,11 @@ def drawn_measurements(measurements: Sequence[Measurement]) -> List[Tuple[int, M
     """The measurements the figure draws, with their index in the run: valid ones with FLOPs (zero
     intensity has no place on a log axis); STREAM's only above their physical limit (otherwise they
     are the bandwidth ceiling itself), as in :mod:`.plot`."""
-    return [(i, m) for i, m in enumerate(measurements)
-            if m.valid and m.flops > 0 and not (m.suite == "stream" and m.over_limit is None)]
+    return [
+        (i, m)
+        for i, m in enumerate(measurements)
+        if m.valid and m.flops > 0 and not (m.suite == "stream" and m.over_limit is None)
+    ]
 
 
 def _br(lines: Sequence[str]) -> str:
@@ -75,10 +88,12 @@ def measurement_hover(m: Measurement, run: Run) -> List[str]:
     (:func:`~.binding.binding`); validation; provenance (suite, timer, tool, run)."""
     params = format_params(m.params)
     clock = pass_clock(m.params)
-    lines = [f"{m.label}" + (f" ({params})" if params else ""),
-             f"{sig_figs(m.gflops)} GFLOP/s, {sig_figs(m.gbps)} GB/s, {sig_figs(m.intensity)} FLOP/B",
-             f"median {sig_figs(m.median_s * 1e6)} µs of {m.summary.n} samples, CV {percent(m.cv)}",
-             f"clock: {sig_figs(clock)} MHz" if clock is not None else "clock: not recorded"]
+    lines = [
+        f"{m.label}" + (f" ({params})" if params else ""),
+        f"{sig_figs(m.gflops)} GFLOP/s, {sig_figs(m.gbps)} GB/s, {sig_figs(m.intensity)} FLOP/B",
+        f"median {sig_figs(m.median_s * 1e6)} µs of {m.summary.n} samples, CV {percent(m.cv)}",
+        f"clock: {sig_figs(clock)} MHz" if clock is not None else "clock: not recorded",
+    ]
     for source in SOURCES:
         b = binding(m, run.ceilings, source)
         if b is not None:
@@ -87,8 +102,11 @@ def measurement_hover(m: Measurement, run: Run) -> List[str]:
         lines.append(f"above its physical limit: {m.over_limit.text}; no ceiling, no level")
     lines.append(f"validation: {m.validation or ('passed' if m.valid else 'failed')}")
     timer = m.params.get(TIMER_PARAM)
-    lines.append(f"provenance: {m.suite} suite" + (f", {timer} timer" if timer else "")
-                 + f"; {run.tool.name} {run.tool.version}, run of {run.created} on {run.device_name}")
+    lines.append(
+        f"provenance: {m.suite} suite"
+        + (f", {timer} timer" if timer else "")
+        + f"; {run.tool.name} {run.tool.version}, run of {run.created} on {run.device_name}"
+    )
     return lines
 
 
@@ -98,8 +116,9 @@ def ceiling_segment(c: Ceiling, ceilings: Sequence[Ceiling], xlo: float, xhi: fl
     the DRAM bandwidth of its source (:func:`~.binding.dram_bandwidth`) to ``xhi``; each clipped to
     ``[xlo, xhi]``."""
     if c.kind == "bandwidth":
-        tops = [t.value for t in ceilings if t.kind == "compute" and t.source == c.source] or \
-               [t.value for t in ceilings if t.kind == "compute"]
+        tops = [t.value for t in ceilings if t.kind == "compute" and t.source == c.source] or [
+            t.value for t in ceilings if t.kind == "compute"
+        ]
         end = max(tops) / c.value if tops else xhi
         return xlo, min(max(end, xlo * 1.01), xhi)
     bw = dram_bandwidth(ceilings, c.source)
@@ -113,8 +132,9 @@ def _line(c: Ceiling, ceilings: Sequence[Ceiling], xlo: float, xhi: float) -> Tu
     return xs, [c.value * x if c.kind == "bandwidth" else c.value for x in xs]
 
 
-def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, xhi: float,
-                    scale: Scale) -> List[Dict[str, Any]]:
+def _ceiling_traces(
+    model: RooflineModel, shown: Sequence[Ceiling], xlo: float, xhi: float, scale: Scale
+) -> List[Dict[str, Any]]:
     bws, comps = ceiling_classes(list(shown))
     color = {cls.name: cls.color for cls in bws + comps}
     traces: List[Dict[str, Any]] = []
@@ -128,42 +148,73 @@ def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, 
         if ridge is not None:
             texts[0] = hover + "<br>" + html.escape(f"ridge point {sig_figs(ridge)} FLOP/B")
         group = "levels" if c.is_level else c.source
-        title = {"levels": "Cache levels (cache-aware roofline)", "measured": "Measured ceilings",
-                 "theoretical": "Theoretical ceilings"}[group]
-        traces.append({
-            "type": "scatter", "mode": "lines+markers" if ridge is not None else "lines", "x": xs,
-            "y": [scale.y(y) for y in ys], "legendgroup": group,
-            "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}",
-            "legendgrouptitle": {"text": title},
-            "line": {"color": color[c.name], "width": 1.6 if c.is_level else 2.4,
-                     "dash": "solid" if c.source == "measured" else "dash"},
-            "marker": {"size": [9] + [0] * (len(xs) - 1), "color": color[c.name]},
-            "hovertext": texts, "hoverinfo": "text",
-            "meta": {"role": "ceiling", "source": c.source, "kind": c.kind, "name": c.name, "level": c.is_level,
-                     "value": c.value, "ridge": ridge},
-        })
+        title = {
+            "levels": "Cache levels (cache-aware roofline)",
+            "measured": "Measured ceilings",
+            "theoretical": "Theoretical ceilings",
+        }[group]
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers" if ridge is not None else "lines",
+                "x": xs,
+                "y": [scale.y(y) for y in ys],
+                "legendgroup": group,
+                "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}",
+                "legendgrouptitle": {"text": title},
+                "line": {
+                    "color": color[c.name],
+                    "width": 1.6 if c.is_level else 2.4,
+                    "dash": "solid" if c.source == "measured" else "dash",
+                },
+                "marker": {"size": [9] + [0] * (len(xs) - 1), "color": color[c.name]},
+                "hovertext": texts,
+                "hoverinfo": "text",
+                "meta": {
+                    "role": "ceiling",
+                    "source": c.source,
+                    "kind": c.kind,
+                    "name": c.name,
+                    "level": c.is_level,
+                    "value": c.value,
+                    "ridge": ridge,
+                },
+            }
+        )
     return traces
 
 
-def _point_traces(run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str],
-                  scale: Scale) -> List[Dict[str, Any]]:
+def _point_traces(
+    run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str], scale: Scale
+) -> List[Dict[str, Any]]:
     suites = list(dict.fromkeys(m.suite for _i, m in drawn))
     traces = []
     for k, suite in enumerate(suites):
         items = [(i, m) for i, m in drawn if m.suite == suite]
         fallback = PALETTE[(k + 3) % len(PALETTE)]
-        traces.append({
-            "type": "scatter", "mode": "markers", "name": f"{suite} ({len(items)})", "legendgroup": "suites",
-            "legendgrouptitle": {"text": "Suites"},
-            "x": [m.intensity for _i, m in items], "y": [scale.y(m.gflops) for _i, m in items],
-            "marker": {"symbol": [("x-open" if m.over_limit is not None else _SYMBOLS[k % len(_SYMBOLS)])
-                                  for _i, m in items],
-                       "size": 9, "color": [colors.get(m.ceiling_class or "", fallback) for _i, m in items],
-                       "line": {"width": 0.6, "color": "white"}},
-            "hovertext": [_br(measurement_hover(m, run)) for _i, m in items], "hoverinfo": "text",
-            "customdata": [i for i, _m in items],
-            "meta": {"role": "points", "suite": suite},
-        })
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{suite} ({len(items)})",
+                "legendgroup": "suites",
+                "legendgrouptitle": {"text": "Suites"},
+                "x": [m.intensity for _i, m in items],
+                "y": [scale.y(m.gflops) for _i, m in items],
+                "marker": {
+                    "symbol": [
+                        ("x-open" if m.over_limit is not None else _SYMBOLS[k % len(_SYMBOLS)]) for _i, m in items
+                    ],
+                    "size": 9,
+                    "color": [colors.get(m.ceiling_class or "", fallback) for _i, m in items],
+                    "line": {"width": 0.6, "color": "white"},
+                },
+                "hovertext": [_br(measurement_hover(m, run)) for _i, m in items],
+                "hoverinfo": "text",
+                "customdata": [i for i, _m in items],
+                "meta": {"role": "points", "suite": suite},
+            }
+        )
     return traces
 
 
@@ -175,12 +226,17 @@ def view_buttons(traces: Sequence[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]]
     metas = [t["meta"] for t in traces]
     sources = [s for s in SOURCES if any(m["role"] == "ceiling" and m["source"] == s for m in metas)]
     levels = any(m.get("level") for m in metas)
-    own_bw = {s: any(m["role"] == "ceiling" and m["source"] == s and m["kind"] == "bandwidth" and not m["level"]
-                     for m in metas) for s in sources}
+    own_bw = {
+        s: any(
+            m["role"] == "ceiling" and m["source"] == s and m["kind"] == "bandwidth" and not m["level"] for m in metas
+        )
+        for s in sources
+    }
     buttons: List[Dict[str, Any]] = []
     first = 0
     for source in sources:
-        for aware in ((False, True) if levels else (False,)):
+        for aware in (False, True) if levels else (False,):
+
             def shown(m: Dict[str, Any]) -> bool:
                 if m["role"] != "ceiling":
                     return True
@@ -188,8 +244,10 @@ def view_buttons(traces: Sequence[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]]
                     return aware and m["source"] == source
                 bw_here = m["source"] == source or (m["kind"] == "bandwidth" and not own_bw[source])
                 return bool(bw_here)
-            label = f"{source.capitalize()} ceilings" + ((", cache-aware" if aware else ", DRAM roofline") if levels
-                                                         else "")
+
+            label = f"{source.capitalize()} ceilings" + (
+                (", cache-aware" if aware else ", DRAM roofline") if levels else ""
+            )
             if source == "measured" and (aware or not levels):
                 first = len(buttons)
             buttons.append({"label": label, "method": "restyle", "args": [{"visible": [shown(m) for m in metas]}]})
@@ -207,8 +265,13 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
     drawn = drawn_measurements(run.measurements)
     tops = [c.value for c in shown if c.kind == "compute"]
     ridges = [r for r in model.ridge_points("measured").values()] if model.has("bandwidth", "measured") else []
-    xlo, xhi, ylo, yhi = limits([m.intensity for _i, m in drawn], [m.gflops for _i, m in drawn], ridges, tops,
-                                [c.value for c in shown if c.kind == "bandwidth"])
+    xlo, xhi, ylo, yhi = limits(
+        [m.intensity for _i, m in drawn],
+        [m.gflops for _i, m in drawn],
+        ridges,
+        tops,
+        [c.value for c in shown if c.kind == "bandwidth"],
+    )
     bws, comps = ceiling_classes(list(shown))
     colors = {cls.name: cls.color for cls in bws + comps}
     scale = scale_for(max(tops + [1.0]))
@@ -218,18 +281,43 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
         t["visible"] = visible
     layout: Dict[str, Any] = {
         "title": {"text": html.escape(f"{run.device_name} ({run.backend})"), "x": 0.01, "xanchor": "left"},
-        "xaxis": {"type": "log", "title": {"text": X_LABEL}, "range": [math.log10(xlo), math.log10(xhi)],
-                  "showgrid": True, "gridcolor": "#e6e6e6"},
-        "yaxis": {"type": "log", "title": {"text": scale.y_label}, "range": [math.log10(scale.y(ylo)),
-                                                                          math.log10(scale.y(yhi))],
-                  "showgrid": True, "gridcolor": "#e6e6e6"},
+        "xaxis": {
+            "type": "log",
+            "title": {"text": X_LABEL},
+            "range": [math.log10(xlo), math.log10(xhi)],
+            "showgrid": True,
+            "gridcolor": "#e6e6e6",
+        },
+        "yaxis": {
+            "type": "log",
+            "title": {"text": scale.y_label},
+            "range": [math.log10(scale.y(ylo)), math.log10(scale.y(yhi))],
+            "showgrid": True,
+            "gridcolor": "#e6e6e6",
+        },
         "meta": {"gflops_per_y": scale.factor},
         "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
-        "hovermode": "closest", "hoverlabel": {"align": "left", "font": {"size": 11}},
-        "plot_bgcolor": "white", "height": 660, "margin": {"t": 100, "r": 20},
-        "updatemenus": [{"type": "buttons", "direction": "right", "buttons": buttons, "active": first,
-                         "x": 0.0, "xanchor": "left", "y": 1.02, "yanchor": "bottom", "showactive": True,
-                         "pad": {"r": 4, "t": 2}}] if len(buttons) > 1 else [],
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left", "font": {"size": 11}},
+        "plot_bgcolor": "white",
+        "height": 660,
+        "margin": {"t": 100, "r": 20},
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "right",
+                "buttons": buttons,
+                "active": first,
+                "x": 0.0,
+                "xanchor": "left",
+                "y": 1.02,
+                "yanchor": "bottom",
+                "showactive": True,
+                "pad": {"r": 4, "t": 2},
+            }
+        ]
+        if len(buttons) > 1
+        else [],
     }
     return {"data": traces, "layout": layout}
 
@@ -254,9 +342,12 @@ def figure_data(figure: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-
-def interactive_roofline(run: Run, model: RooflineModel, ceilings: Union[str, Sequence[str]] = "default",
-                         figures: Optional[PlotlyFigures] = None) -> str:
+def interactive_roofline(
+    run: Run,
+    model: RooflineModel,
+    ceilings: Union[str, Sequence[str]] = "default",
+    figures: Optional[PlotlyFigures] = None,
+) -> str:
     """The HTML block of ``report.html``'s interactive roofline: the figure (:func:`roofline_figure`,
     written by ``figures``, a new :class:`~.plotly_embed.PlotlyFigures` by default: the page's
     first figure, carrying plotly.js), a line on how to use it, and a link to download its data
@@ -266,14 +357,23 @@ def interactive_roofline(run: Run, model: RooflineModel, ceilings: Union[str, Se
         ValueError: an unknown ceiling name in ``ceilings``.
     """
     figure = roofline_figure(run, model, ceilings)
-    payload = {"device": run.device_name, "backend": run.backend, "created": run.created,
-               "tool": f"{run.tool.name} {run.tool.version}", **figure_data(figure)}
+    payload = {
+        "device": run.device_name,
+        "backend": run.backend,
+        "created": run.created,
+        "tool": f"{run.tool.name} {run.tool.version}",
+        **figure_data(figure),
+    }
     link = data_link(payload, "roofline-data.json", "Download the figure's data (JSON)")
     if not plotly_available():
         return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
     div = (figures or PlotlyFigures()).div(figure, "roofline")
-    return (f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{div}<p class="sub">Click a legend entry to hide or '
-            "show a ceiling, cache level or suite; drag to zoom, double-click or the modebar's house to reset; the "
-            "buttons above switch between measured and theoretical ceilings"
-            + (" and between the DRAM and the cache-aware roofline" if any(c.is_level for c in run.ceilings) else "")
-            + ". " + link + "</p></div>")
+    return (
+        f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{div}<p class="sub">Click a legend entry to hide or '
+        "show a ceiling, cache level or suite; drag to zoom, double-click or the modebar's house to reset; the "
+        "buttons above switch between measured and theoretical ceilings"
+        + (" and between the DRAM and the cache-aware roofline" if any(c.is_level for c in run.ceilings) else "")
+        + ". "
+        + link
+        + "</p></div>"
+    )

@@ -16,8 +16,17 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ..figures import Axes, Figure, mpl
 
-__all__ = ["Labels", "COLUMN_GAP_PT", "LEADER_RELPOS", "DIAG_SPACING_PT", "text_extent", "renderer_of", "angle",
-           "rotated_boxes", "point_label_offsets"]
+__all__ = [
+    "Labels",
+    "COLUMN_GAP_PT",
+    "LEADER_RELPOS",
+    "DIAG_SPACING_PT",
+    "text_extent",
+    "renderer_of",
+    "angle",
+    "rotated_boxes",
+    "point_label_offsets",
+]
 
 Annotation = Any  # matplotlib.text.Annotation
 
@@ -70,9 +79,16 @@ def point_label_offsets(gap: float) -> List[Tuple[Tuple[float, float], str, str]
     """Candidate places for a point's label, nearest first: right, left, above and below the point,
     then the four corners, each ``gap`` points from its centre, then the same at twice and three
     times ``gap``; (offset in points, ha, va) as :meth:`Labels.add_free` takes them."""
-    ring = [((1.0, 0.0), "left", "center"), ((-1.0, 0.0), "right", "center"), ((0.0, 1.0), "center", "bottom"),
-            ((0.0, -1.0), "center", "top"), ((0.7, -0.7), "left", "top"), ((0.7, 0.7), "left", "bottom"),
-            ((-0.7, 0.7), "right", "bottom"), ((-0.7, -0.7), "right", "top")]
+    ring = [
+        ((1.0, 0.0), "left", "center"),
+        ((-1.0, 0.0), "right", "center"),
+        ((0.0, 1.0), "center", "bottom"),
+        ((0.0, -1.0), "center", "top"),
+        ((0.7, -0.7), "left", "top"),
+        ((0.7, 0.7), "left", "bottom"),
+        ((-0.7, 0.7), "right", "bottom"),
+        ((-0.7, -0.7), "right", "top"),
+    ]
     return [((dx * gap * k, dy * gap * k), ha, va) for k in (1.0, 2.0, 3.0) for (dx, dy), ha, va in ring]
 
 
@@ -138,8 +154,9 @@ class Labels:
         self.frees: List[_Free] = []
         self.markers: List[Tuple[Axes, float, float, float]] = []
 
-    def add_diag(self, ann: Annotation, ax: Axes, x0: float, x1: float, slope: float,
-                 positions: Sequence[Tuple[float, str]]) -> None:
+    def add_diag(
+        self, ann: Annotation, ax: Axes, x0: float, x1: float, slope: float, positions: Sequence[Tuple[float, str]]
+    ) -> None:
         self.diags.append(_Diag(ann, ax, x0, x1, slope, tuple(positions)))
 
     def add_column(self, ann: Annotation, ax: Axes, y: float) -> None:
@@ -210,8 +227,9 @@ class Labels:
                 d.ann.set_va("bottom" if side == "above" else "top")
                 extent = text_extent(d.ann, renderer)
                 boxes = rotated_boxes(extent, theta, Bbox)
-                inside = frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 \
-                    and extent.y1 <= frame.y1
+                inside = (
+                    frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 and extent.y1 <= frame.y1
+                )
                 hits = sum(1 for p in placed + diag_boxes if any(b.overlaps(p) for b in boxes))
                 if inside and hits == 0:
                     chosen = boxes
@@ -260,8 +278,9 @@ class Labels:
                 ann.set_ha(ha)
                 ann.set_va(va)
                 b = box(ann)
-                inside = inner is None or (inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0
-                                           and b.y1 <= inner.y1)
+                inside = inner is None or (
+                    inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0 and b.y1 <= inner.y1
+                )
                 score = (0 if inside else 1, sum(1 for p in placed if b.overlaps(p)))
                 if pick is None or score < pick[0]:
                     pick = (score, k)

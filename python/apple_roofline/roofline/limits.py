@@ -33,9 +33,25 @@ from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
 from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
-__all__ = ["TOLERANCE", "MIN_SAMPLE_S", "DRAM_CLASS", "OVER_MARK", "CACHE_RESIDENT", "CLOCK_MISREAD", "TIMER_ERROR", "Limit", "Limits", "check_limits",
-           "figure_of", "gemm_class_of", "share_text", "flagged_cell", "limit_warnings", "over_limit_text",
-           "classes_over_limit"]
+__all__ = [
+    "TOLERANCE",
+    "MIN_SAMPLE_S",
+    "DRAM_CLASS",
+    "OVER_MARK",
+    "CACHE_RESIDENT",
+    "CLOCK_MISREAD",
+    "TIMER_ERROR",
+    "Limit",
+    "Limits",
+    "check_limits",
+    "figure_of",
+    "gemm_class_of",
+    "share_text",
+    "flagged_cell",
+    "limit_warnings",
+    "over_limit_text",
+    "classes_over_limit",
+]
 
 #: How far (a fraction) a figure may lie above its limit and still count as at it: the timer's
 #: resolution. A timed sample lasts at least 1 ms (:data:`MIN_SAMPLE_S`); CUDA events resolve about
@@ -116,8 +132,9 @@ class Limits:
         """The limits of a run from its ceilings (the theoretical ones are used) and its device record."""
         spec = device.get("theoretical")
         line = spec.get("product_line") if isinstance(spec, Mapping) else None
-        return cls({c.name: c for c in ceilings if c.source == "theoretical"}, theoretical_clock_mhz(device),
-                   line == "GeForce")
+        return cls(
+            {c.name: c for c in ceilings if c.source == "theoretical"}, theoretical_clock_mhz(device), line == "GeForce"
+        )
 
     def pipe(self, ceiling_class: str) -> Optional[Ceiling]:
         """The theoretical peak of the pipe a compute class runs on: the theoretical ceiling of the same
@@ -142,8 +159,12 @@ class Limits:
             mhz = pass_clock(m.params)
             if mhz is None or self.max_mhz is None:
                 return Limit(t.value, t.unit, f"theoretical {t.name}")
-            return Limit(t.value * mhz / self.max_mhz, t.unit, f"theoretical {t.name} at {mhz:,.0f} MHz, the clock it ran at",
-                         mhz)
+            return Limit(
+                t.value * mhz / self.max_mhz,
+                t.unit,
+                f"theoretical {t.name} at {mhz:,.0f} MHz, the clock it ran at",
+                mhz,
+            )
         t = self.theoretical.get(DRAM_CLASS)
         if _is_dram(m) and t is not None and t.kind == "bandwidth":
             return Limit(t.value, t.unit, f"theoretical {t.name} (the memory interface's peak)")
@@ -162,12 +183,15 @@ class Limits:
         if lim is None or figure <= lim.value * (1.0 + TOLERANCE):
             return None
         sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
-        reason = TIMER_ERROR if sample_s < MIN_SAMPLE_S else CLOCK_MISREAD if m.ceiling_kind == "compute" else CACHE_RESIDENT
+        reason = (
+            TIMER_ERROR if sample_s < MIN_SAMPLE_S else CLOCK_MISREAD if m.ceiling_kind == "compute" else CACHE_RESIDENT
+        )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
 
 
-def check_limits(measurements: Sequence[Measurement], ceilings: Sequence[Ceiling],
-                 device: Mapping[str, object]) -> Tuple[Measurement, ...]:
+def check_limits(
+    measurements: Sequence[Measurement], ceilings: Sequence[Ceiling], device: Mapping[str, object]
+) -> Tuple[Measurement, ...]:
     """Every measurement with its :attr:`~.records.Measurement.over_limit` set afresh against the run's
     limits (:meth:`Limits.check`): from its theoretical ``ceilings`` and its ``device`` record (the
     clock the theoretical peaks are given at). Called where a run is assembled and where one is read,
@@ -204,8 +228,10 @@ def over_limit_text(m: Measurement) -> str:
     if o is None:
         return ""
     params = format_params(m.params)
-    return (f"{m.label}{f' ({params})' if params else ''}: {o.text} (beyond the {100 * TOLERANCE:g} % tolerance); "
-            "it sets no ceiling and no level")
+    return (
+        f"{m.label}{f' ({params})' if params else ''}: {o.text} (beyond the {100 * TOLERANCE:g} % tolerance); "
+        "it sets no ceiling and no level"
+    )
 
 
 def limit_warnings(measurements: Sequence[Measurement]) -> List[str]:

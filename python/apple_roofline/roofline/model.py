@@ -201,8 +201,12 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 value=value,
                 unit="GB/s" if kind == "bandwidth" else "GFLOP/s",
                 source="measured",
-                from_=f"{where} (median of {m.summary.n}" + (f"; noisy samples, CV {m.cv:.0%}" if m.noisy else "") + ")",
-                working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
+                from_=f"{where} (median of {m.summary.n}"
+                + (f"; noisy samples, CV {m.cv:.0%}" if m.noisy else "")
+                + ")",
+                working_set=(int(m.params[WORKING_SET]),) * 2
+                if kind == "bandwidth" and WORKING_SET in m.params
+                else None,
             )
         )
     out += suite_ceilings(measurements)
@@ -286,8 +290,14 @@ class RooflineModel:
             no compute ceiling at all.
     """
 
-    def __init__(self, ceilings: Sequence[Ceiling], *, measurements: Sequence[Measurement] = (),
-                 title: Optional[str] = None, theoretical_mhz: Optional[float] = None) -> None:
+    def __init__(
+        self,
+        ceilings: Sequence[Ceiling],
+        *,
+        measurements: Sequence[Measurement] = (),
+        title: Optional[str] = None,
+        theoretical_mhz: Optional[float] = None,
+    ) -> None:
         self.ceilings: Tuple[Ceiling, ...] = tuple(ceilings)
         #: the measurements behind the measured ceilings (a run's), drawn and tabled by the views
         self.measurements: Tuple[Measurement, ...] = tuple(measurements)
@@ -306,9 +316,12 @@ class RooflineModel:
         """The roofline of ``run``: its ceilings, its measurements (which the views draw) and the
         title ``"<device> (<backend>) — <date>"``. Returns an instance of ``cls``; raises
         ValueError as the constructor."""
-        return cls(run.ceilings, measurements=run.measurements,
-                   title=f"{run.device_name} ({run.backend}) — {date_of(run.created)}",
-                   theoretical_mhz=theoretical_clock_mhz(run.device))
+        return cls(
+            run.ceilings,
+            measurements=run.measurements,
+            title=f"{run.device_name} ({run.backend}) — {date_of(run.created)}",
+            theoretical_mhz=theoretical_clock_mhz(run.device),
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({list(self.ceilings)!r})"
@@ -316,8 +329,9 @@ class RooflineModel:
     def with_ceilings(self, ceilings: Sequence[Ceiling]) -> Any:
         """A roofline of the same class, measurements and title with ``ceilings`` instead.
         Raises ValueError as the constructor."""
-        return type(self)(ceilings, measurements=self.measurements, title=self.title,
-                          theoretical_mhz=self.theoretical_mhz)
+        return type(self)(
+            ceilings, measurements=self.measurements, title=self.title, theoretical_mhz=self.theoretical_mhz
+        )
 
     # -- lookup --------------------------------------------------------------
 
@@ -418,18 +432,30 @@ class RooflineModel:
         """Every ridge point of this roofline, computed here once for every view (the report's
         table, the CLI summary, the ridge markers of the plot). See :class:`RidgeTable`."""
         bw: Dict[str, Optional[Ceiling]] = {
-            s: next(iter(self._of("bandwidth", s)), None) for s in ("measured", "theoretical")}
+            s: next(iter(self._of("bandwidth", s)), None) for s in ("measured", "theoretical")
+        }
         measured = self._of("compute", "measured")
         theoretical = {c.name: c for c in self._of("compute", "theoretical")}
 
         def ratio(c: Optional[Ceiling], b: Optional[Ceiling]) -> Optional[float]:
             return ridge_point_of(c, b) if c is not None and b is not None else None
 
-        rows = [RidgeRow(c.name, c, theoretical.get(c.name), ratio(c, bw["measured"]),
-                         ratio(theoretical.get(c.name), bw["theoretical"])) for c in measured]
+        rows = [
+            RidgeRow(
+                c.name,
+                c,
+                theoretical.get(c.name),
+                ratio(c, bw["measured"]),
+                ratio(theoretical.get(c.name), bw["theoretical"]),
+            )
+            for c in measured
+        ]
         seen = {c.name for c in measured}
-        rows += [RidgeRow(t.name, None, t, None, ratio(t, bw["theoretical"]))
-                 for t in theoretical.values() if t.name not in seen]
+        rows += [
+            RidgeRow(t.name, None, t, None, ratio(t, bw["theoretical"]))
+            for t in theoretical.values()
+            if t.name not in seen
+        ]
         default_bw = bw[self._default_source("bandwidth")]
         default_compute = self._of("compute", self._default_source("compute")) if default_bw is not None else []
         default = tuple((c, ridge_point_of(c, default_bw)) for c in default_compute if default_bw is not None)

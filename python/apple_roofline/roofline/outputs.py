@@ -29,8 +29,15 @@ from .tables import missing_ceilings, model_of
 __all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
 
 #: The files :func:`write_run_files` writes of every run, in order (then the suites' figures).
-RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
-                              "sweep.svg")
+RUN_FILES: Tuple[str, ...] = (
+    "run.json",
+    "report.md",
+    "report.html",
+    "roofline.png",
+    "roofline.svg",
+    "sweep.png",
+    "sweep.svg",
+)
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
@@ -40,16 +47,19 @@ def no_ceilings_message(run: Run, source: object) -> str:
     if run.ceilings:
         have = len(run.ceilings)
         kinds = " and ".join(sorted({c.kind for c in run.ceilings}))
-        return (f"{source} has {' and '.join(missing_ceilings(run))} to draw its "
-                f"{have} {kinds} ceiling{'s' if have != 1 else ''} against")
+        return (
+            f"{source} has {' and '.join(missing_ceilings(run))} to draw its "
+            f"{have} {kinds} ceiling{'s' if have != 1 else ''} against"
+        )
     n = len(run.measurements)
     which = "none valid for a ceiling" if not run.valid_measurements else "none of which sets a ceiling"
     held = f"{n} measurement{'s' if n != 1 else ''}, {which}" if n else "no measurements"
     return f"{source} has no ceilings to draw (it holds {held})"
 
 
-def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default",
-                    kernels: Optional[KernelSet] = None) -> Tuple[List[Path], List[str]]:
+def write_run_files(
+    run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default", kernels: Optional[KernelSet] = None
+) -> Tuple[List[Path], List[str]]:
     """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, then each suite's figure
     (:func:`~apple_roofline.suites.registry.figures`) the run has something for, as
     ``<stem>.png`` and ``<stem>.svg``.
@@ -87,7 +97,9 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
     if model is None:
         files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
-        fig = roofline_figure(run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ())
+        fig = roofline_figure(
+            run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ()
+        )
         for name in ("roofline.png", "roofline.svg"):
             files.write(name, lambda p: save_figure(fig, p))
     sweep = sweep_figure(run, model)

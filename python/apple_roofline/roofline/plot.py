@@ -60,10 +60,25 @@ from .model import Point, RooflineModel
 from .records import Ceiling, Measurement, working_set_text
 from .selection import select_ceilings
 
-__all__ = ["plot_roofline", "clocked_theoretical", "draw_over_limit", "over_limit_legend", "OVER_LIMIT_COLOR", "CeilingClass",
-           "ceiling_classes", "class_colors", "measurement_gid", "equal_heights", "DISTURBED_SERIES",
-           "FIGSIZE",
-           "X_LABEL", "MERGE_RTOL", "CLASS_COLORS", "CLASS_ORDER", "NEUTRAL"]
+__all__ = [
+    "plot_roofline",
+    "clocked_theoretical",
+    "draw_over_limit",
+    "over_limit_legend",
+    "OVER_LIMIT_COLOR",
+    "CeilingClass",
+    "ceiling_classes",
+    "class_colors",
+    "measurement_gid",
+    "equal_heights",
+    "DISTURBED_SERIES",
+    "FIGSIZE",
+    "X_LABEL",
+    "MERGE_RTOL",
+    "CLASS_COLORS",
+    "CLASS_ORDER",
+    "NEUTRAL",
+]
 
 #: Ceilings of one source within this relative distance (3 %: closer lines overlap at their width) are
 #: drawn as one line (:func:`equal_heights`).
@@ -74,10 +89,20 @@ MERGE_RTOL: float = 0.03
 #: FP32, FP64, GEMM FP64 on a CPU), the tensor-core GEMMs (INT8, BF16 over FP16, TF32) and the FP16
 #: classes between them. Okabe & Ito's colours first, then Paul Tol's.
 CLASS_COLORS: Dict[str, str] = {
-    "FP32 vector": "#0072B2", "FP32 scalar ILP": "#D55E00", "FP16 vector": "#009E73",
-    "FP16 scalar ILP": "#CC79A7", "FP64": "#E69F00", "GEMM FP32": "#AA4499", "GEMM FP64": "#44AA99",
-    "GEMM FP16": "#882255", "GEMM BF16": "#999933", "GEMM TF32": "#332288", "GEMM INT8": "#56B4E9",
-    "CPU GEMM FP32": "#661100", "CPU GEMM FP64": "#117733", "CPU GEMM FP16": "#6699CC",
+    "FP32 vector": "#0072B2",
+    "FP32 scalar ILP": "#D55E00",
+    "FP16 vector": "#009E73",
+    "FP16 scalar ILP": "#CC79A7",
+    "FP64": "#E69F00",
+    "GEMM FP32": "#AA4499",
+    "GEMM FP64": "#44AA99",
+    "GEMM FP16": "#882255",
+    "GEMM BF16": "#999933",
+    "GEMM TF32": "#332288",
+    "GEMM INT8": "#56B4E9",
+    "CPU GEMM FP32": "#661100",
+    "CPU GEMM FP64": "#117733",
+    "CPU GEMM FP16": "#6699CC",
 }
 #: Known classes (those of :data:`CLASS_COLORS`), each keeping its colour in every figure; other
 #: classes take the palette's colours left.
@@ -107,14 +132,24 @@ def measurement_gid(index: int) -> str:
 def draw_over_limit(ax: Axes, x: float, y: float, size: float, index: int) -> None:
     """The cross over the (hollow) marker of ``measurements[index]`` at ``(x, y)``, which lies above
     the physical limit of what it is labelled with (docs/design.md, "Physical limits")."""
-    ax.plot([x], [y], linestyle="none", marker="x", markersize=size * 1.25, color=OVER_LIMIT_COLOR,
-            markeredgewidth=1.3, zorder=5, gid=f"over-limit:{measurement_gid(index)}")
+    ax.plot(
+        [x],
+        [y],
+        linestyle="none",
+        marker="x",
+        markersize=size * 1.25,
+        color=OVER_LIMIT_COLOR,
+        markeredgewidth=1.3,
+        zorder=5,
+        gid=f"over-limit:{measurement_gid(index)}",
+    )
 
 
 def over_limit_legend(count: int) -> Tuple[str, Any]:
     """The legend entry (text, handle) that says ``count`` drawn measurements lie above their limits."""
-    handle = mpl("matplotlib.lines").Line2D([], [], linestyle="none", marker="x", markersize=6.0,
-                                            color=OVER_LIMIT_COLOR, markeredgewidth=1.3)
+    handle = mpl("matplotlib.lines").Line2D(
+        [], [], linestyle="none", marker="x", markersize=6.0, color=OVER_LIMIT_COLOR, markeredgewidth=1.3
+    )
     return (f"above its physical limit ({count}): no ceiling, reason in the report", handle)
 
 
@@ -171,8 +206,10 @@ def ceiling_classes(ceilings: Sequence[Ceiling]) -> Tuple[List[CeilingClass], Li
 
     bws, comps = make("bandwidth"), make("compute")
     colors = class_colors([n for n, _ in comps] + [n for n, _ in bws[1:]])
-    bandwidth = [CeilingClass(n, "bandwidth", g.get("measured"), g.get("theoretical"),
-                              _BANDWIDTH if i == 0 else colors[n]) for i, (n, g) in enumerate(bws)]
+    bandwidth = [
+        CeilingClass(n, "bandwidth", g.get("measured"), g.get("theoretical"), _BANDWIDTH if i == 0 else colors[n])
+        for i, (n, g) in enumerate(bws)
+    ]
     compute = [CeilingClass(n, "compute", g.get("measured"), g.get("theoretical"), colors[n]) for n, g in comps]
     return bandwidth, compute
 
@@ -206,8 +243,13 @@ def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tup
     return (mhz, value) if mhz is not None and value is not None else None
 
 
-def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[float]],
-                   eff: Optional[CeilingEfficiency] = None, clocked: Optional[Tuple[float, float]] = None) -> str:
+def _compute_label(
+    cls: CeilingClass,
+    scale: Scale,
+    ridges: Dict[str, Optional[float]],
+    eff: Optional[CeilingEfficiency] = None,
+    clocked: Optional[Tuple[float, float]] = None,
+) -> str:
     """``"<name>: <value>"`` and a second line with the ridge point and the theoretical value (also
     at the effective clock, ``clocked``), and the measured ceiling's GFLOP/s per watt where its
     measurement had power."""
@@ -222,11 +264,15 @@ def _compute_label(cls: CeilingClass, scale: Scale, ridges: Dict[str, Optional[f
         parts.append(f"ridge {_ridge_text(ridge)} FLOP/B")
     if cls.theoretical is not None:
         # shares never above 100 % (docs/design.md, "Physical limits")
-        parts.append(f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
-                     f"({share_text(cls.measured.value / cls.theoretical.value, CLOCK_MISREAD, whole=True)})")
+        parts.append(
+            f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
+            f"({share_text(cls.measured.value / cls.theoretical.value, CLOCK_MISREAD, whole=True)})"
+        )
         if clocked is not None:
-            parts.append(f"at {clocked[0]:.0f} MHz {sig_figs(scale.y(clocked[1]))} "
-                         f"({share_text(cls.measured.value / clocked[1], CLOCK_MISREAD, whole=True)})")
+            parts.append(
+                f"at {clocked[0]:.0f} MHz {sig_figs(scale.y(clocked[1]))} "
+                f"({share_text(cls.measured.value / clocked[1], CLOCK_MISREAD, whole=True)})"
+            )
     if eff is not None:
         parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
     return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
@@ -239,9 +285,10 @@ def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEffic
     tail = f" (theoretical {scale.bandwidth(cls.theoretical.value)})" if cls.theoretical is not None else ""
     watts = f", {sig_figs(eff.per_watt)} GB/s per W" if eff is not None else ""
     ws = cls.measured.working_set
-    span = f"\nworking sets {working_set_text(ws)}" if ws is not None else ""  # own line: labels of close levels stagger
+    span = (
+        f"\nworking sets {working_set_text(ws)}" if ws is not None else ""
+    )  # own line: labels of close levels stagger
     return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}{watts}{span}"
-
 
 
 def _shared_label(head: str, names: Sequence[str], width: int = 46) -> str:
@@ -286,8 +333,9 @@ _NOT_DRAWN = {_GEMM_SERIES: "vendor GEMM of a ceiling not drawn", _PEAK_SERIES: 
 DISTURBED_SERIES = f"disturbed: > {LADDER_DROP:g}x below the size before"
 
 
-def _markers(model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str],
-             disturbed: Collection[int]) -> List[Tuple[int, Measurement, _Marker]]:
+def _markers(
+    model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str], disturbed: Collection[int]
+) -> List[Tuple[int, Measurement, _Marker]]:
     """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
     axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself, unless above
     its limit (then it is none, and drawn). Each sweep takes the next of ``sweep_colors``; the
@@ -301,12 +349,18 @@ def _markers(model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequenc
         if m.suite == "sweep":
             k = sweeps.setdefault(f"{m.kernel} ({m.dtype})", len(sweeps))
             color = sweep_colors[k % len(sweep_colors)]
-            style = _Marker(f"sweep {m.kernel} ({m.dtype})", _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], 4.5, color,
-                            legend_color=color)
+            style = _Marker(
+                f"sweep {m.kernel} ({m.dtype})", _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], 4.5, color, legend_color=color
+            )
         elif m.suite == "gemm" and cls:
             shown = cls in colors
-            style = _Marker(_GEMM_SERIES if shown else _NOT_DRAWN[_GEMM_SERIES], "o", 6.0, colors.get(cls, _UNSHOWN),
-                            legend_color=NEUTRAL if shown else _UNSHOWN)
+            style = _Marker(
+                _GEMM_SERIES if shown else _NOT_DRAWN[_GEMM_SERIES],
+                "o",
+                6.0,
+                colors.get(cls, _UNSHOWN),
+                legend_color=NEUTRAL if shown else _UNSHOWN,
+            )
         elif m.suite == "stream":  # drawn only above its limit (then it is no ceiling)
             style = _Marker("STREAM kernels", "o", 4.5, NEUTRAL)
         elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
@@ -314,8 +368,13 @@ def _markers(model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequenc
             style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
         else:
             shown = cls in colors
-            style = _Marker(_PEAK_SERIES if shown else _NOT_DRAWN[_PEAK_SERIES], "d", 4.5, colors.get(cls, _UNSHOWN),
-                            legend_color=NEUTRAL if shown else _UNSHOWN)
+            style = _Marker(
+                _PEAK_SERIES if shown else _NOT_DRAWN[_PEAK_SERIES],
+                "d",
+                4.5,
+                colors.get(cls, _UNSHOWN),
+                legend_color=NEUTRAL if shown else _UNSHOWN,
+            )
         if i in disturbed:
             style = _Marker(DISTURBED_SERIES, style.marker, style.size, _DISTURBED, True, _DISTURBED)
         out.append((i, m, style))
@@ -327,10 +386,16 @@ def _legend_handle(s: _Marker) -> Any:
     for a sweep."""
     sweep = s.series.startswith("sweep ")
     return mpl("matplotlib.lines").Line2D(
-        [], [], color=s.legend_color, linestyle=MEASURED if sweep else "none", marker=s.marker,
-        markersize=max(s.size, 5.5), markerfacecolor="white" if s.hollow else s.legend_color,
+        [],
+        [],
+        color=s.legend_color,
+        linestyle=MEASURED if sweep else "none",
+        marker=s.marker,
+        markersize=max(s.size, 5.5),
+        markerfacecolor="white" if s.hollow else s.legend_color,
         markeredgecolor=s.legend_color if s.hollow or sweep else "white",
-        markeredgewidth=1.1 if s.hollow else 0.6)
+        markeredgewidth=1.1 if s.hollow else 0.6,
+    )
 
 
 def plot_roofline(
@@ -370,25 +435,34 @@ def plot_roofline(
     # sweeps and user points take palette colours no ceiling has (no grey: that is for classes not shown)
     taken = set(colors.values()) | {c.color for c in bw_classes}
     # light ones (sand) last: a thin line with small markers in them is hard to see on white
-    spare = sorted((c for c in PALETTE if c not in taken and c != "#888888"), key=lambda c: text_color(c) != c) \
-        or list(PALETTE)
+    spare = sorted((c for c in PALETTE if c not in taken and c != "#888888"), key=lambda c: text_color(c) != c) or list(
+        PALETTE
+    )
     n_sweeps = len({(m.kernel, m.dtype) for m in model.measurements if m.suite == "sweep"})
-    drawn = _markers(model, colors, spare[:max(n_sweeps, 1)], disturbed_gemms(model.measurements))
+    drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], disturbed_gemms(model.measurements))
     users = [p for p in points if p.flops > 0]
 
     # ridge points from the model (against its highest bandwidth of each source, shown or not), so
     # that the figure and the report agree whatever ``ceilings`` hides
     rows = {row.name: row for row in model.ridge_table().rows}
     ridges: Dict[str, Dict[str, Optional[float]]] = {
-        cls.name: {"measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
-                   "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None}
-        for cls in comp_classes}
+        cls.name: {
+            "measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
+            "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None,
+        }
+        for cls in comp_classes
+    }
     xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users] + [k.dot.intensity for k in kernels]
     ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users] + [k.dot.gflops for k in kernels]
     tops = [c.value for c in shown if c.kind == "compute"]
     scale = scale_for(max(tops + ys + [1.0]))
-    xlo, xhi, ylo, yhi = limits(xs, ys, [r for d in ridges.values() for r in d.values() if r is not None], tops,
-                                [c.value for c in shown if c.kind == "bandwidth"])
+    xlo, xhi, ylo, yhi = limits(
+        xs,
+        ys,
+        [r for d in ridges.values() for r in d.values() if r is not None],
+        tops,
+        [c.value for c in shown if c.kind == "bandwidth"],
+    )
     setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
     ax.set_title(title if title is not None else (model.title or "Roofline"))
     labels = Labels(fig)
@@ -399,8 +473,12 @@ def plot_roofline(
     line_color: Dict[Tuple[str, str], str] = {}
     shared_lines: List[Tuple[str, List[Tuple[CeilingClass, Ceiling]]]] = []
     for source in ("measured", "theoretical"):
-        members = [(cls, c) for cls in comp_classes for c in [cls.measured if source == "measured" else cls.theoretical]
-                   if c is not None]
+        members = [
+            (cls, c)
+            for cls in comp_classes
+            for c in [cls.measured if source == "measured" else cls.theoretical]
+            if c is not None
+        ]
         for group in equal_heights(members, lambda it: it[1].value):
             for cls, _c in group:
                 line_color[(source, cls.name)] = group[0][0].color if len(group) == 1 else NEUTRAL
@@ -415,13 +493,28 @@ def plot_roofline(
             color = line_color[(source, cls.name)]
             ridge = ridges[cls.name][source]
             x0 = min(max(ridge, xlo), xhi) if ridge is not None else xlo
-            ax.plot([x0, xhi], [scale.y(c.value)] * 2, linestyle=MEASURED if source == "measured" else THEORETICAL,
-                    color=color, linewidth=1.9 if source == "measured" else 1.4, zorder=3,
-                    gid=f"ceiling:{source}:compute:{cls.name}")
+            ax.plot(
+                [x0, xhi],
+                [scale.y(c.value)] * 2,
+                linestyle=MEASURED if source == "measured" else THEORETICAL,
+                color=color,
+                linewidth=1.9 if source == "measured" else 1.4,
+                zorder=3,
+                gid=f"ceiling:{source}:compute:{cls.name}",
+            )
             if ridge is not None:
-                ax.plot([ridge], [scale.y(c.value)], linestyle="none", marker="o", markersize=5.5, zorder=5,
-                        markerfacecolor=color if source == "measured" else "white", markeredgecolor=color,
-                        markeredgewidth=1.2, gid=f"ridge:{source}:{cls.name}")
+                ax.plot(
+                    [ridge],
+                    [scale.y(c.value)],
+                    linestyle="none",
+                    marker="o",
+                    markersize=5.5,
+                    zorder=5,
+                    markerfacecolor=color if source == "measured" else "white",
+                    markeredgecolor=color,
+                    markeredgewidth=1.2,
+                    gid=f"ridge:{source}:{cls.name}",
+                )
                 labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.5)
                 ridge_sources.add(source)
         clocked = clocked_theoretical(model, cls)
@@ -429,19 +522,40 @@ def plot_roofline(
             ridge = ridges[cls.name]["theoretical"]
             scaled_ridge = ridge * clocked[1] / cls.theoretical.value if ridge is not None and cls.theoretical else None
             x0 = min(max(scaled_ridge, xlo), xhi) if scaled_ridge is not None else xlo
-            ax.plot([x0, xhi], [scale.y(clocked[1])] * 2, linestyle=AT_CLOCK, color=cls.color, linewidth=1.4, zorder=3,
-                    gid=f"ceiling:theoretical-at-clock:compute:{cls.name}")
+            ax.plot(
+                [x0, xhi],
+                [scale.y(clocked[1])] * 2,
+                linestyle=AT_CLOCK,
+                color=cls.color,
+                linewidth=1.4,
+                zorder=3,
+                gid=f"ceiling:theoretical-at-clock:compute:{cls.name}",
+            )
             any_clocked = True
         main = cls.main
         ann = ax.annotate(
             _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None, clocked),
             xy=(1.0, scale.y(main.value)),
-            xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0), textcoords="offset points", ha="left",
-            va="center", fontsize=_LABEL_SIZE, color=text_color(cls.color), zorder=6, annotation_clip=False,
-            linespacing=1.15, gid=f"label:compute:{cls.name}",
-            arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=cls.color, linewidth=0.8, shrinkA=2.0,
-                            shrinkB=0.0,
-                            linestyle=MEASURED if cls.measured is not None else THEORETICAL),
+            xycoords=ax.get_yaxis_transform(),
+            xytext=(COLUMN_GAP_PT, 0.0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize=_LABEL_SIZE,
+            color=text_color(cls.color),
+            zorder=6,
+            annotation_clip=False,
+            linespacing=1.15,
+            gid=f"label:compute:{cls.name}",
+            arrowprops=dict(
+                arrowstyle="-",
+                relpos=LEADER_RELPOS,
+                color=cls.color,
+                linewidth=0.8,
+                shrinkA=2.0,
+                shrinkB=0.0,
+                linestyle=MEASURED if cls.measured is not None else THEORETICAL,
+            ),
         )
         labels.add_column(ann, ax, scale.y(main.value))
     # a theoretical line several classes share: one label naming them all, in the column with the
@@ -452,17 +566,37 @@ def plot_roofline(
         names = ", ".join(cls.name for cls, _c in group)
         y = scale.y(group[0][1].value)
         text = _shared_label(f"theoretical {scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
-        ann = ax.annotate(text, xy=(1.0, y), xycoords=ax.get_yaxis_transform(), xytext=(COLUMN_GAP_PT, 0.0),
-                          textcoords="offset points", ha="left", va="center", fontsize=_LABEL_SIZE,
-                          color=text_color(NEUTRAL), zorder=6, annotation_clip=False, linespacing=1.15,
-                          gid=f"shared:{source}:{names}",
-                          arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=NEUTRAL, linewidth=0.8,
-                                          shrinkA=2.0, shrinkB=0.0, linestyle=THEORETICAL))
+        ann = ax.annotate(
+            text,
+            xy=(1.0, y),
+            xycoords=ax.get_yaxis_transform(),
+            xytext=(COLUMN_GAP_PT, 0.0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize=_LABEL_SIZE,
+            color=text_color(NEUTRAL),
+            zorder=6,
+            annotation_clip=False,
+            linespacing=1.15,
+            gid=f"shared:{source}:{names}",
+            arrowprops=dict(
+                arrowstyle="-",
+                relpos=LEADER_RELPOS,
+                color=NEUTRAL,
+                linewidth=0.8,
+                shrinkA=2.0,
+                shrinkB=0.0,
+                linestyle=THEORETICAL,
+            ),
+        )
         labels.add_column(ann, ax, y)
 
     # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
-    top = {s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
-           for s in ("measured", "theoretical")}
+    top = {
+        s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
+        for s in ("measured", "theoretical")
+    }
     for cls in bw_classes:
         for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
             if c is None:
@@ -470,21 +604,38 @@ def plot_roofline(
             t = top[source]
             x_end = min(max(t / c.value, xlo), xhi) if t is not None else xhi
             level = c.is_level  # a cache level's roof: thinner (the cache-aware roofline)
-            ax.plot([xlo, x_end], [scale.y(c.value * xlo), scale.y(c.value * x_end)], color=cls.color, zorder=3,
-                    linestyle=MEASURED if source == "measured" else THEORETICAL,
-                    linewidth=1.2 if level else 1.9 if source == "measured" else 1.4,
-                    gid=f"ceiling:{source}:bandwidth:{cls.name}")
+            ax.plot(
+                [xlo, x_end],
+                [scale.y(c.value * xlo), scale.y(c.value * x_end)],
+                color=cls.color,
+                zorder=3,
+                linestyle=MEASURED if source == "measured" else THEORETICAL,
+                linewidth=1.2 if level else 1.9 if source == "measured" else 1.4,
+                gid=f"ceiling:{source}:bandwidth:{cls.name}",
+            )
         main = cls.main
         t = top[main.source]
         x_end = min(max(t / main.value, xlo), xhi) if t is not None else xhi
         ann = ax.annotate(
-            _bandwidth_label(cls, scale, eff.get(cls.name) if cls.measured else None), xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)), xytext=(0.0, 3.0),
-            textcoords="offset points", rotation=0.0, rotation_mode="anchor", ha="left", va="bottom",
-            fontsize=_LABEL_SIZE, color=text_color(cls.color), bbox=_BBOX, zorder=6, linespacing=1.1,
+            _bandwidth_label(cls, scale, eff.get(cls.name) if cls.measured else None),
+            xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)),
+            xytext=(0.0, 3.0),
+            textcoords="offset points",
+            rotation=0.0,
+            rotation_mode="anchor",
+            ha="left",
+            va="bottom",
+            fontsize=_LABEL_SIZE,
+            color=text_color(cls.color),
+            bbox=_BBOX,
+            zorder=6,
+            linespacing=1.1,
             gid=f"label:bandwidth:{cls.name}",
         )
         sides = ("above", "below") if cls.theoretical is None or cls.measured is None else ("below", "above")
-        labels.add_diag(ann, ax, xlo, x_end, scale.y(main.value), [(xlo * f, side) for side in sides for f in _BW_POSITIONS])
+        labels.add_diag(
+            ann, ax, xlo, x_end, scale.y(main.value), [(xlo * f, side) for side in sides for f in _BW_POSITIONS]
+        )
 
     # measurements: sweep lines, then one marker per measurement
     handles: Dict[str, Any] = {}
@@ -492,15 +643,32 @@ def plot_roofline(
     for name in dict.fromkeys(s.series for _i, _m, s in drawn if s.series.startswith("sweep ")):
         ms = sorted((m for _i, m, s in drawn if s.series == name), key=lambda m: m.intensity)
         style = next(s for _i, _m, s in drawn if s.series == name)
-        ax.plot([m.intensity for m in ms], [scale.y(m.gflops) for m in ms], linestyle=MEASURED, color=style.color,
-                linewidth=1.3, zorder=4, gid=f"sweep:{name[len('sweep '):]}")
+        ax.plot(
+            [m.intensity for m in ms],
+            [scale.y(m.gflops) for m in ms],
+            linestyle=MEASURED,
+            color=style.color,
+            linewidth=1.3,
+            zorder=4,
+            gid=f"sweep:{name[len('sweep ') :]}",
+        )
     for i, m, s in drawn:
         hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
         face = "white" if hollow else s.color
         edge = s.color if hollow or s.series.startswith("sweep ") else "white"
-        ax.plot([m.intensity], [scale.y(m.gflops)], linestyle="none", marker=s.marker, markersize=s.size,
-                markerfacecolor=face, markeredgecolor=edge, markeredgewidth=0.6 if not hollow else 1.1,
-                color=s.color, zorder=4, gid=measurement_gid(i))
+        ax.plot(
+            [m.intensity],
+            [scale.y(m.gflops)],
+            linestyle="none",
+            marker=s.marker,
+            markersize=s.size,
+            markerfacecolor=face,
+            markeredgecolor=edge,
+            markeredgewidth=0.6 if not hollow else 1.1,
+            color=s.color,
+            zorder=4,
+            gid=measurement_gid(i),
+        )
         labels.add_markers(ax, [m.intensity], [scale.y(m.gflops)], s.size)
         if m.over_limit is not None:
             draw_over_limit(ax, m.intensity, scale.y(m.gflops), s.size, i)
@@ -510,26 +678,55 @@ def plot_roofline(
     user_colors = [c for c in spare[n_sweeps:] if c not in {s.color for _i, _m, s in drawn}] or list(PALETTE)
     for j, p in enumerate(users):
         color = user_colors[j % len(user_colors)]
-        ax.plot([p.intensity], [scale.y(p.gflops)], linestyle="none", marker=_USER_MARKERS[j % len(_USER_MARKERS)],
-                markersize=10, color=color, markeredgecolor="black", markeredgewidth=0.6, zorder=7,
-                gid=f"point:{p.name}")
-        handles[p.name] = Line2D([], [], linestyle="none", marker=_USER_MARKERS[j % len(_USER_MARKERS)],
-                                 markersize=10, color=color, markeredgecolor="black", markeredgewidth=0.6)
-        ann = ax.annotate(p.name, xy=(p.intensity, scale.y(p.gflops)), xytext=(7.0, -4.0), textcoords="offset points",
-                          ha="left", va="top", fontsize=_LABEL_SIZE, color=text_color(color), fontweight="bold",
-                          bbox=_BBOX, zorder=7, gid=f"pointlabel:{p.name}")
+        ax.plot(
+            [p.intensity],
+            [scale.y(p.gflops)],
+            linestyle="none",
+            marker=_USER_MARKERS[j % len(_USER_MARKERS)],
+            markersize=10,
+            color=color,
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+            zorder=7,
+            gid=f"point:{p.name}",
+        )
+        handles[p.name] = Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker=_USER_MARKERS[j % len(_USER_MARKERS)],
+            markersize=10,
+            color=color,
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+        )
+        ann = ax.annotate(
+            p.name,
+            xy=(p.intensity, scale.y(p.gflops)),
+            xytext=(7.0, -4.0),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=_LABEL_SIZE,
+            color=text_color(color),
+            fontweight="bold",
+            bbox=_BBOX,
+            zorder=7,
+            gid=f"pointlabel:{p.name}",
+        )
         labels.add_free(ann, point_label_offsets(7.0), order=(3.0, 0.0))
         labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
 
     if kernels:  # your kernels' dots, in the colours the user points left (the palette's when too few are)
-        kernel_colors = user_colors[len(users):]
+        kernel_colors = user_colors[len(users) :]
         if len(kernel_colors) < len({k.dot.kernel for k in kernels}):
             kernel_colors = [c for c in PALETTE if c not in kernel_colors] + kernel_colors
         handles.update(draw_kernels(ax, scale, kernels, labels, kernel_colors))
     below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
     if below:
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
-            [], [], linestyle="none", marker="v", color=_UNSHOWN)
+            [], [], linestyle="none", marker="v", color=_UNSHOWN
+        )
     # those that would have set a ceiling (a working-set point is the hierarchy figure's)
     over = sum(1 for m in model.measurements if m.valid and m.over_limit is not None and m.ceiling_class is not None)
     if over:
@@ -537,8 +734,9 @@ def plot_roofline(
         handles[text] = handle
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)
     if any(c.is_level for c in shown):
-        handles["cache level (working sets in its label)"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED,
-                                                                    linewidth=1.2)
+        handles["cache level (working sets in its label)"] = Line2D(
+            [], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.2
+        )
     if any(c.source == "theoretical" for c in shown):
         handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=THEORETICAL, linewidth=1.4)
     if any_clocked:
@@ -546,13 +744,24 @@ def plot_roofline(
     if shared_lines:
         measured_shared = any(source == "measured" for source, _g in shared_lines)
         handles["grey: classes of equal height"] = Line2D(
-            [], [], color=NEUTRAL, linestyle=MEASURED if measured_shared else THEORETICAL,
-            linewidth=1.9 if measured_shared else 1.4)
+            [],
+            [],
+            color=NEUTRAL,
+            linestyle=MEASURED if measured_shared else THEORETICAL,
+            linewidth=1.9 if measured_shared else 1.4,
+        )
     if "measured" in ridge_sources:
         handles["ridge point (measured)"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
     if "theoretical" in ridge_sources:
-        handles["ridge point (theoretical)"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5,
-                                                      markerfacecolor="white", markeredgecolor=NEUTRAL,
-                                                      markeredgewidth=1.2)
+        handles["ridge point (theoretical)"] = Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=5.5,
+            markerfacecolor="white",
+            markeredgecolor=NEUTRAL,
+            markeredgewidth=1.2,
+        )
     finish(ax, labels, own, (list(handles.values()), list(handles)), ncol=3)
     return fig

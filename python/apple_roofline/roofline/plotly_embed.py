@@ -21,12 +21,24 @@ import importlib.util
 import json
 from typing import Any, Dict, Mapping
 
-__all__ = ["PLOTLY_MISSING", "SWITCH_STYLE", "SWITCH_SCRIPT", "STATIC_CLASS", "INTERACTIVE_CLASS", "CONFIG",
-           "plotly_available", "PlotlyFigures", "data_link", "static_block"]
+__all__ = [
+    "PLOTLY_MISSING",
+    "SWITCH_STYLE",
+    "SWITCH_SCRIPT",
+    "STATIC_CLASS",
+    "INTERACTIVE_CLASS",
+    "CONFIG",
+    "plotly_available",
+    "PlotlyFigures",
+    "data_link",
+    "static_block",
+]
 
 #: The line a page shows where the interactive figure would be, when Plotly is not installed.
-PLOTLY_MISSING = ("The interactive figure needs Plotly: pip install 'apple_roofline[interactive]' "
-                  "(the static figure below shows the same ceilings and measurements).")
+PLOTLY_MISSING = (
+    "The interactive figure needs Plotly: pip install 'apple_roofline[interactive]' "
+    "(the static figure below shows the same ceilings and measurements)."
+)
 #: The class of the block holding a static SVG figure that has an interactive twin.
 STATIC_CLASS = "static-figure"
 #: The class of the block holding an interactive figure.
@@ -35,15 +47,22 @@ INTERACTIVE_CLASS = "interactive-figure"
 #: interactive figure on screen and the static one in print.
 SWITCH_SCRIPT = "<script>document.documentElement.classList.add('js');</script>"
 #: On screen with scripts: the interactive figure; in print or without scripts: the static one.
-SWITCH_STYLE = (f"html.js .{STATIC_CLASS} {{ display: none; }} html:not(.js) .{INTERACTIVE_CLASS} {{ display: none; }}"
-                f" @media print {{ html.js .{STATIC_CLASS} {{ display: block; }} .{INTERACTIVE_CLASS} "
-                "{ display: none; } }"
-                f" .{INTERACTIVE_CLASS} {{ margin: 1em 0; }} a.data {{ font-size: 0.9em; }}")
+SWITCH_STYLE = (
+    f"html.js .{STATIC_CLASS} {{ display: none; }} html:not(.js) .{INTERACTIVE_CLASS} {{ display: none; }}"
+    f" @media print {{ html.js .{STATIC_CLASS} {{ display: block; }} .{INTERACTIVE_CLASS} "
+    "{ display: none; } }"
+    f" .{INTERACTIVE_CLASS} {{ margin: 1em 0; }} a.data {{ font-size: 0.9em; }}"
+)
 #: Plotly's configuration: the modebar always shown (zoom, pan, reset axes, save as PNG), no logo,
 #: no "share" button (it would upload to Plotly's site), no selection tools, scroll-wheel zoom.
-CONFIG: Dict[str, Any] = {"displayModeBar": True, "displaylogo": False, "scrollZoom": True,
-                          "modeBarButtonsToRemove": ["sendChartToCloud", "sendDataToCloud", "select2d", "lasso2d"],
-                          "responsive": True, "toImageButtonOptions": {"format": "png", "scale": 2}}
+CONFIG: Dict[str, Any] = {
+    "displayModeBar": True,
+    "displaylogo": False,
+    "scrollZoom": True,
+    "modeBarButtonsToRemove": ["sendChartToCloud", "sendDataToCloud", "select2d", "lasso2d"],
+    "responsive": True,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
 
 
 def plotly_available() -> bool:
@@ -69,8 +88,15 @@ class PlotlyFigures:
 
         first = self.count == 0
         self.count += 1
-        out: str = pio.to_html(dict(figure), include_plotlyjs=first, full_html=False, div_id=div_id, config=CONFIG,
-                               validate=True, include_mathjax=False)
+        out: str = pio.to_html(
+            dict(figure),
+            include_plotlyjs=first,
+            full_html=False,
+            div_id=div_id,
+            config=CONFIG,
+            validate=True,
+            include_mathjax=False,
+        )
         return out
 
 
@@ -78,8 +104,10 @@ def data_link(payload: Mapping[str, Any], filename: str, text: str) -> str:
     """An ``<a download>`` whose ``data:`` URL holds ``payload`` as JSON (the data behind a figure,
     downloadable from the page without a server)."""
     blob = base64.b64encode(json.dumps(payload, indent=1, ensure_ascii=False).encode("utf-8")).decode("ascii")
-    return (f'<a class="data" download="{html.escape(filename)}" '
-            f'href="data:application/json;base64,{blob}">{html.escape(text)}</a>')
+    return (
+        f'<a class="data" download="{html.escape(filename)}" '
+        f'href="data:application/json;base64,{blob}">{html.escape(text)}</a>'
+    )
 
 
 def static_block(figure_html: str) -> str:

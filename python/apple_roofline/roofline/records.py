@@ -32,7 +32,11 @@ __all__ = [
     "CONVENTIONS",
     "CEILING_KINDS",
     "CEILING_SOURCES",
-    "TIMER_PARAM", "BLOCK_PARAM", "REMEASURED_PARAM", "WORKING_SET", "working_set_text",
+    "TIMER_PARAM",
+    "BLOCK_PARAM",
+    "REMEASURED_PARAM",
+    "WORKING_SET",
+    "working_set_text",
     "TELEMETRY_PARAMS",
     "COUNT_PARAMS",
     "STORED_STATISTICS",
@@ -89,9 +93,31 @@ def working_set_text(ws: Tuple[int, int]) -> str:
 #: texels, block sizes, bytes): each must be a non-negative integer. Every other integer parameter
 #: must be non-negative too (:meth:`~apple_roofline.study.reader.Reader.counts`).
 COUNT_PARAMS: Tuple[str, ...] = (
-    "F", "n", "m", "k", "block", "batch", "iters", "reps", "groups", "waves", "array_bytes", "working_set_bytes",
-    "width", "height", "layers", "size", "fetches", "pixels_drawn", "pixels_shaded", "texels",
-    "tile_bytes_per_pixel", "dram_bytes", "fragment_invocations", "wave_items", "resident_blocks_per_sm",
+    "F",
+    "n",
+    "m",
+    "k",
+    "block",
+    "batch",
+    "iters",
+    "reps",
+    "groups",
+    "waves",
+    "array_bytes",
+    "working_set_bytes",
+    "width",
+    "height",
+    "layers",
+    "size",
+    "fetches",
+    "pixels_drawn",
+    "pixels_shaded",
+    "texels",
+    "tile_bytes_per_pixel",
+    "dram_bytes",
+    "fragment_invocations",
+    "wave_items",
+    "resident_blocks_per_sm",
     "resident_threads_per_sm",
 )
 
@@ -148,13 +174,20 @@ class OverLimit:
     def text(self) -> str:
         """``"5,130 GB/s is above the theoretical DRAM bandwidth (...), 4,814 GB/s: cache-resident
         working set"``: no percentage, since none above 100 is shown."""
-        return (f"{sig_figs(self.figure)} {self.unit} is above the {self.against}, "
-                f"{sig_figs(self.limit)} {self.unit}: {self.reason}")
+        return (
+            f"{sig_figs(self.figure)} {self.unit} is above the {self.against}, "
+            f"{sig_figs(self.limit)} {self.unit}: {self.reason}"
+        )
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict with keys figure, limit, unit, against, reason."""
-        return {"figure": self.figure, "limit": self.limit, "unit": self.unit, "against": self.against,
-                "reason": self.reason}
+        return {
+            "figure": self.figure,
+            "limit": self.limit,
+            "unit": self.unit,
+            "against": self.against,
+            "reason": self.reason,
+        }
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>", where: str = "over_limit") -> "OverLimit":
@@ -175,8 +208,11 @@ def format_params(params: Mapping[str, object]) -> str:
     leaving out :data:`TIMER_PARAM` (a sentence, reported on its own) and the clocks and power
     (:data:`TELEMETRY_PARAMS` and the effective clock, :data:`~apple_roofline.clocks.CLOCK_PARAMS`,
     reported in their own sections)."""
-    return ", ".join(f"{k}={v}" for k, v in params.items()
-                     if k != TIMER_PARAM and k not in TELEMETRY_PARAMS and k not in CLOCK_PARAMS)
+    return ", ".join(
+        f"{k}={v}"
+        for k, v in params.items()
+        if k != TIMER_PARAM and k not in TELEMETRY_PARAMS and k not in CLOCK_PARAMS
+    )
 
 
 @dataclass(frozen=True)
@@ -248,9 +284,7 @@ class Measurement:
         if (self.ceiling_class is None) != (self.ceiling_kind is None):
             raise ValueError(f"{self.label}: ceiling_class and ceiling_kind must be given together")
         if self.ceiling_kind is not None and self.ceiling_kind not in CEILING_KINDS:
-            raise ValueError(
-                f"{self.label}: ceiling_kind must be 'bandwidth' or 'compute', not {self.ceiling_kind!r}"
-            )
+            raise ValueError(f"{self.label}: ceiling_kind must be 'bandwidth' or 'compute', not {self.ceiling_kind!r}")
         try:
             summarize(self.samples_s)
         except ValueError as e:
@@ -481,9 +515,7 @@ class Ceiling:
         if self.unit != want:
             raise ValueError(f"ceiling {self.name!r}: a {self.kind} ceiling is in {want}, not {self.unit!r}")
         if self.source not in CEILING_SOURCES:
-            raise ValueError(
-                f"ceiling {self.name!r}: source must be 'measured' or 'theoretical', not {self.source!r}"
-            )
+            raise ValueError(f"ceiling {self.name!r}: source must be 'measured' or 'theoretical', not {self.source!r}")
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             raise ValueError(f"ceiling {self.name!r}: value must be a positive finite number, not {v!r}")
@@ -491,8 +523,10 @@ class Ceiling:
         if self.working_set is not None:
             lo, hi = self.working_set
             if self.kind != "bandwidth" or not 0 < int(lo) <= int(hi):
-                raise ValueError(f"ceiling {self.name!r}: working_set must be two sizes 0 < smallest <= largest on a "
-                                 f"bandwidth ceiling, not {self.working_set!r}")
+                raise ValueError(
+                    f"ceiling {self.name!r}: working_set must be two sizes 0 < smallest <= largest on a "
+                    f"bandwidth ceiling, not {self.working_set!r}"
+                )
             object.__setattr__(self, "working_set", (int(lo), int(hi)))
 
     @property

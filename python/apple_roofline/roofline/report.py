@@ -24,15 +24,39 @@ from ..user_kernels.model import KernelSet
 from ..user_kernels.place import place
 from ..user_kernels.tables import placements_table, unplaced_table
 from .run import Run
-from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
-    suite_tables, suite_time_table, telemetry_note, theoretical_table
+from .tables import (
+    Table,
+    ceilings_table,
+    efficiency_table,
+    model_of,
+    report_warnings,
+    ridge_table,
+    skipped_table,
+    suite_tables,
+    suite_time_table,
+    telemetry_note,
+    theoretical_table,
+)
 
 __all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "table_lines", "CSV_COLUMNS"]
 
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
-    "suite", "kernel", "dtype", "params", "flops", "bytes", "intensity",
-    "median_s", "min_s", "max_s", "cv", "gflops", "gbps", "valid", "over_limit",
+    "suite",
+    "kernel",
+    "dtype",
+    "params",
+    "flops",
+    "bytes",
+    "intensity",
+    "median_s",
+    "min_s",
+    "max_s",
+    "cv",
+    "gflops",
+    "gbps",
+    "valid",
+    "over_limit",
 )
 
 
@@ -53,14 +77,19 @@ def kernels_section(run: Run, kernels: KernelSet) -> List[Tuple[str, Optional[Ta
     why (:func:`~apple_roofline.user_kernels.tables.unplaced_table`)."""
     model = model_of(run)
     what = f"{len(kernels.kernels())} kernel(s) from {kernels.source or 'the kernels given'}" + (
-        f" ({kernels.device})" if kernels.device else "")
+        f" ({kernels.device})" if kernels.device else ""
+    )
     theirs, ours = (kernels.device or "").lower(), run.device_name.lower()
-    other = (f" They ran on another device than this run's {run.device_name}: these ceilings are not their device's."
-             if theirs and theirs != "unknown" and theirs not in ours and ours not in theirs else "")
+    other = (
+        f" They ran on another device than this run's {run.device_name}: these ceilings are not their device's."
+        if theirs and theirs != "unknown" and theirs not in ours and ours not in theirs
+        else ""
+    )
     if model is None:
         return [(f"{what}: no roofline to place them on (the run needs a bandwidth and a compute ceiling).", None)]
-    parts: List[Tuple[str, Optional[Table]]] = [(f"{what}, on this run's measured ceilings.{other}",
-                                                 placements_table(place(model, kernels)))]
+    parts: List[Tuple[str, Optional[Table]]] = [
+        (f"{what}, on this run's measured ceilings.{other}", placements_table(place(model, kernels)))
+    ]
     if kernels.unplaced:
         parts.append(("Not placed:", unplaced_table(kernels)))
     return parts
@@ -147,9 +176,23 @@ def to_csv(run: Run) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for m in run.measurements:
-        w.writerow([
-            m.suite, m.kernel, m.dtype, json.dumps(dict(m.params), separators=(",", ":")), m.flops, m.bytes,
-            repr(m.intensity), repr(m.median_s), repr(m.min_s), repr(m.max_s), repr(m.cv), repr(m.gflops),
-            repr(m.gbps), "true" if m.valid else "false", m.over_limit.reason if m.over_limit is not None else "",
-        ])
+        w.writerow(
+            [
+                m.suite,
+                m.kernel,
+                m.dtype,
+                json.dumps(dict(m.params), separators=(",", ":")),
+                m.flops,
+                m.bytes,
+                repr(m.intensity),
+                repr(m.median_s),
+                repr(m.min_s),
+                repr(m.max_s),
+                repr(m.cv),
+                repr(m.gflops),
+                repr(m.gbps),
+                "true" if m.valid else "false",
+                m.over_limit.reason if m.over_limit is not None else "",
+            ]
+        )
     return buf.getvalue()

@@ -22,8 +22,16 @@ __all__ = ["PRECISIONS", "precision_of_dtype", "ceiling_precision", "is_matrix_u
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
 _IN_NAME = re.compile(r"\b(FP64|FP32|TF32|FP16|BF16|FP8|INT8)\b")
 #: Data-type names (as NumPy, PyTorch, CuPy and MLX print them) and their precision.
-_DTYPE_NAMES = (("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"), ("float32", "fp32"),
-                ("float64", "fp64"), ("double", "fp64"), ("float8", "fp8"), ("int8", "int8"))
+_DTYPE_NAMES = (
+    ("bfloat16", "bf16"),
+    ("float16", "fp16"),
+    ("half", "fp16"),
+    ("float32", "fp32"),
+    ("float64", "fp64"),
+    ("double", "fp64"),
+    ("float8", "fp8"),
+    ("int8", "int8"),
+)
 
 
 def precision_of_dtype(dtype: object) -> Optional[str]:
@@ -63,8 +71,9 @@ def is_matrix_unit(name: str) -> bool:
     return "GEMM" in upper or upper.startswith("MATRIX ")
 
 
-def roof_for(ceilings: Sequence[Ceiling], precision: str, source: Optional[str] = None, *,
-             scalar: bool = False) -> Optional[Ceiling]:
+def roof_for(
+    ceilings: Sequence[Ceiling], precision: str, source: Optional[str] = None, *, scalar: bool = False
+) -> Optional[Ceiling]:
     """The highest compute ceiling of ``precision`` among ``ceilings``: a measured one when there
     is one (or only of ``source`` when given), else a theoretical one; None when there is none.
 
@@ -72,7 +81,9 @@ def roof_for(ceilings: Sequence[Ceiling], precision: str, source: Optional[str] 
     are FFMA/HFMA/DFMA instructions), the matrix units' ceilings (:func:`is_matrix_unit`) are passed
     over where the precision has another (``FP16 vector`` for an HFMA kernel, not ``GEMM FP16``)."""
     for src in (source,) if source else ("measured", "theoretical"):
-        found = [c for c in ceilings if c.kind == "compute" and c.source == src and ceiling_precision(c.name) == precision]
+        found = [
+            c for c in ceilings if c.kind == "compute" and c.source == src and ceiling_precision(c.name) == precision
+        ]
         if scalar:
             found = [c for c in found if not is_matrix_unit(c.name)] or found
         if found:

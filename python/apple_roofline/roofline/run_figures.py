@@ -24,8 +24,14 @@ from .sweep_plot import plot_sweep, sweep_series
 __all__ = ["roofline_figure", "sweep_figure", "suite_figure", "suite_figures"]
 
 
-def roofline_figure(run: Run, model: RooflineModel, *, ceilings: Union[str, Sequence[str]] = "default",
-                    points: Sequence[Point] = (), kernels: Sequence[Placement] = ()) -> Figure:
+def roofline_figure(
+    run: Run,
+    model: RooflineModel,
+    *,
+    ceilings: Union[str, Sequence[str]] = "default",
+    points: Sequence[Point] = (),
+    kernels: Sequence[Placement] = (),
+) -> Figure:
     """The roofline of ``run`` (``model``: :func:`~.tables.model_of` of it) with ``ceilings``,
     ``points`` and your ``kernels``' dots (:func:`~.plot.plot_roofline`). Raises ValueError for an
     unknown ceiling name."""
@@ -40,8 +46,9 @@ def sweep_figure(run: Run, model: Optional[RooflineModel]) -> Optional[Figure]:
     """The arithmetic-intensity sweep (:func:`~.sweep_plot.plot_sweep`); None without valid sweep points."""
     if not sweep_series(run.measurements):
         return None
-    return add_note(plot_sweep(run.measurements, ceilings=run.ceilings, title=_title(run, model)),
-                    figure_status(run, ("sweep",)))
+    return add_note(
+        plot_sweep(run.measurements, ceilings=run.ceilings, title=_title(run, model)), figure_status(run, ("sweep",))
+    )
 
 
 def suite_figure(run: Run, suite: str, figure: SuiteFigure) -> Optional[Figure]:

@@ -38,14 +38,30 @@ from .model import derive_ceilings
 from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
-__all__ = ["OPTION_FLAGS", "cv_warnings", "rate_words", "MIN_ARRAY_BYTES", "RunInterrupted", "Tuner", "parse_suites", "default_array_bytes", "dram_array_bytes",
-           "array_bytes_range",
-           "check_array_bytes", "ladder_warnings", "params_summary", "measurement_params", "run_roofline",
-           "check_sustain", "MAX_SUSTAIN_S"]
+__all__ = [
+    "OPTION_FLAGS",
+    "cv_warnings",
+    "rate_words",
+    "MIN_ARRAY_BYTES",
+    "RunInterrupted",
+    "Tuner",
+    "parse_suites",
+    "default_array_bytes",
+    "dram_array_bytes",
+    "array_bytes_range",
+    "check_array_bytes",
+    "ladder_warnings",
+    "params_summary",
+    "measurement_params",
+    "run_roofline",
+    "check_sustain",
+    "MAX_SUSTAIN_S",
+]
 
 MIB = 1 << 20
 #: The smallest STREAM array accepted, bytes.
 MIN_ARRAY_BYTES = 4096
+
 
 class RunInterrupted(StudyInterrupted[Run]):
     """Raised when the run was interrupted (Ctrl-C); ``partial`` holds what was measured so far,
@@ -65,8 +81,9 @@ class Tuner(Protocol):
         """``"suite/kernel/dtype"`` to threads per block for the kernels of ``suite`` it has a size for."""
 
 
-def parse_suites(text: Union[str, Sequence[str]], choices: Optional[Sequence[str]] = None,
-                 unknown: str = "is not a suite") -> Tuple[str, ...]:
+def parse_suites(
+    text: Union[str, Sequence[str]], choices: Optional[Sequence[str]] = None, unknown: str = "is not a suite"
+) -> Tuple[str, ...]:
     """Parse ``"stream,peak"`` (or ``["stream", "peak"]``) into ``("stream", "peak")``: the order of
     ``choices`` (default: every suite, :func:`~apple_roofline.suites.registry.suite_names`),
     duplicates dropped. ``unknown`` is the problem a name outside ``choices`` is reported with.
@@ -129,9 +146,13 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
         return array_bytes
     mem = int(info.get("memory_bytes", 0) or 0)
     valid = f"{format_size(lo)} to {format_size(hi)}" if hi is not None else f"{format_size(lo)} or more"
-    raise OptionError("array_bytes", array_bytes, valid, shown=format_size(array_bytes),
-                      reason=f"three arrays must fit in half of the {format_size(mem)} memory of "
-                             f"{info.get('name', 'this device')}")
+    raise OptionError(
+        "array_bytes",
+        array_bytes,
+        valid,
+        shown=format_size(array_bytes),
+        reason=f"three arrays must fit in half of the {format_size(mem)} memory of {info.get('name', 'this device')}",
+    )
 
 
 #: The longest ``sustain_s`` (``run --sustain``): a minute of timed samples per measurement.
@@ -139,9 +160,15 @@ MAX_SUSTAIN_S = 60.0
 
 #: The options of a run's journal that a command-line flag sets, in the order a resumed run checks
 #: them: ``budgets_s`` follows from ``suites`` and ``quick``, so a difference there names them first.
-OPTION_FLAGS: Mapping[str, str] = {"suites": "--suite", "quick": "--quick", "reps": "--reps",
-                                   "array_bytes": "--array-size", "sustain_s": "--sustain",
-                                   "power_window": "--power-window", "budgets_s": "--budget"}
+OPTION_FLAGS: Mapping[str, str] = {
+    "suites": "--suite",
+    "quick": "--quick",
+    "reps": "--reps",
+    "array_bytes": "--array-size",
+    "sustain_s": "--sustain",
+    "power_window": "--power-window",
+    "budgets_s": "--budget",
+}
 
 
 def check_sustain(sustain_s: object) -> float:
@@ -153,16 +180,27 @@ def check_sustain(sustain_s: object) -> float:
     try:
         value = float(sustain_s)  # type: ignore[arg-type]  # any number, or its text
     except (TypeError, ValueError):
-        raise OptionError("sustain_s", sustain_s, f"0 to {MAX_SUSTAIN_S:g} seconds", problem="is not a number") from None
+        raise OptionError(
+            "sustain_s", sustain_s, f"0 to {MAX_SUSTAIN_S:g} seconds", problem="is not a number"
+        ) from None
     if not 0.0 <= value <= MAX_SUSTAIN_S:
         raise OptionError("sustain_s", sustain_s, f"0 to {MAX_SUSTAIN_S:g} seconds")
     return value
 
 
-def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List[Measurement],
-               skipped: List[Skipped], progress: Optional[Progress], sampler: Optional[Sampler] = None,
-               min_window_s: float = 0.0, clock: Optional[SuiteClock] = None,
-               journal: Optional[Journal] = None) -> None:
+def _run_suite(
+    suite: Any,
+    *,
+    reps: int,
+    max_warmup_s: float,
+    measurements: List[Measurement],
+    skipped: List[Skipped],
+    progress: Optional[Progress],
+    sampler: Optional[Sampler] = None,
+    min_window_s: float = 0.0,
+    clock: Optional[SuiteClock] = None,
+    journal: Optional[Journal] = None,
+) -> None:
     """Measure every case of ``suite``, appending to ``measurements`` and ``skipped``. The suite's
     buffers (held by its cases) are released when this returns, before the next suite allocates.
     ``min_window_s`` > 0 lengthens each measurement's timed samples to at least that long.
@@ -199,22 +237,31 @@ def _run_suite(suite: Any, *, reps: int, max_warmup_s: float, measurements: List
             if progress:
                 progress.advance(f"{label}: unsupported")
             continue
-        m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
-                         min_window_s=min_window_s)
+        m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler, min_window_s=min_window_s)
         if m.valid and m.noisy:  # docs/design.md, "Noisy samples": measured once more
             announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
             case.reset()
             first_cv = m.cv
-            m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler,
-                             min_window_s=min_window_s, extra={REMEASURED_PARAM: round(first_cv, 4)})
+            m = measure_case(
+                case,
+                kernel,
+                reps=reps,
+                max_warmup_s=max_warmup_s,
+                sampler=sampler,
+                min_window_s=min_window_s,
+                extra={REMEASURED_PARAM: round(first_cv, 4)},
+            )
         journal.record(key, m.to_dict())
         measurements.append(m)
         if clock is not None:
             clock.measured += 1
         suite.record(m)
         if progress:
-            progress.advance(f"{label}: {rate_words(m)}" + ("" if m.valid else " INVALID")
-                             + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else ""))
+            progress.advance(
+                f"{label}: {rate_words(m)}"
+                + ("" if m.valid else " INVALID")
+                + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else "")
+            )
 
 
 def run_roofline(
@@ -297,10 +344,24 @@ def run_roofline(
     device_desc, theoretical = cpu_clock.theoretical() if cpu_clock is not None else device_theoretical(info)
     created = provenance.now()
     journal = journal or Journal()
-    journal.begin(Run, created=created, device={**info, **device_desc}, command=command, options={
-        "suites": list(suite_names), "quick": quick, "reps": reps, "array_bytes": array_bytes, "sustain_s": sustain_s,
-        "power_window": power_window, "budgets_s": budgets, "tune": tuner.describe() if tuner is not None else None,
-        "telemetry": telemetry}, flags=OPTION_FLAGS)
+    journal.begin(
+        Run,
+        created=created,
+        device={**info, **device_desc},
+        command=command,
+        options={
+            "suites": list(suite_names),
+            "quick": quick,
+            "reps": reps,
+            "array_bytes": array_bytes,
+            "sustain_s": sustain_s,
+            "power_window": power_window,
+            "budgets_s": budgets,
+            "tune": tuner.describe() if tuner is not None else None,
+            "telemetry": telemetry,
+        },
+        flags=OPTION_FLAGS,
+    )
 
     measurements: List[Measurement] = []
     skipped: List[Skipped] = []
@@ -331,20 +392,29 @@ def run_roofline(
         warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
         below = below_steady(marked)
         if below and steady is not None:
-            warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
-                            f"clock of {steady:.0f} MHz (marked clock=below steady): "
-                            + ", ".join(sorted({m.label for m in below})[:8]) + (", ..." if len(below) > 8 else ""))
+            warnings.append(
+                f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
+                f"clock of {steady:.0f} MHz (marked clock=below steady): "
+                + ", ".join(sorted({m.label for m in below})[:8])
+                + (", ..." if len(below) > 8 else "")
+            )
         return Run(
             finished=provenance.now(),
             tool=ToolInfo.current(),
             created=created,
             host=provenance.host(),
-            device={**info, **desc, "array_bytes": array_bytes, "quick": quick, "reps": reps,
-                    "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
-                    **({"sustain_s": sustain_s} if sustain_s else {}),
-                    **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
-                    **registry.device_facts(suite_names, info),
-                    **({"tune": tuner.describe()} if tuner is not None else {})},
+            device={
+                **info,
+                **desc,
+                "array_bytes": array_bytes,
+                "quick": quick,
+                "reps": reps,
+                "telemetry": {**sampler.describe(), **({"power_window_s": window_s} if window_s else {})},
+                **({"sustain_s": sustain_s} if sustain_s else {}),
+                **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
+                **registry.device_facts(suite_names, info),
+                **({"tune": tuner.describe()} if tuner is not None else {}),
+            },
             command=tuple(command),
             measurements=marked,
             ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
@@ -369,9 +439,18 @@ def run_roofline(
                 progress.start(name, planned)
             clock = SuiteClock(name, budgets[name], planned)
             try:
-                _run_suite(suite, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                           skipped=skipped, progress=progress, sampler=sampler, min_window_s=window_s, clock=clock,
-                           journal=journal)
+                _run_suite(
+                    suite,
+                    reps=reps,
+                    max_warmup_s=max_warmup_s,
+                    measurements=measurements,
+                    skipped=skipped,
+                    progress=progress,
+                    sampler=sampler,
+                    min_window_s=window_s,
+                    clock=clock,
+                    journal=journal,
+                )
             finally:
                 times.append(clock.record())
             if cpu_clock is not None:
@@ -386,11 +465,20 @@ def run_roofline(
         journal.close()
     if not measurements:  # every kernel of the suites asked for is one this device cannot run
         cut = [t.suite for t in times if t.cut]
-        raise OptionError("suites", ",".join(suite_names), "suites with a kernel this device runs",
-                          problem=f"cannot run on {info.get('name', spec)}", shown=",".join(suite_names),
-                          reason=reasons_text([s.reason for s in skipped]) or (
-                              f"the time budget of {', '.join(cut)} ran out before its first case (raise it with "
-                              "--budget SUITE=SECONDS)" if cut else "no case to measure"))
+        raise OptionError(
+            "suites",
+            ",".join(suite_names),
+            "suites with a kernel this device runs",
+            problem=f"cannot run on {info.get('name', spec)}",
+            shown=",".join(suite_names),
+            reason=reasons_text([s.reason for s in skipped])
+            or (
+                f"the time budget of {', '.join(cut)} ran out before its first case (raise it with "
+                "--budget SUITE=SECONDS)"
+                if cut
+                else "no case to measure"
+            ),
+        )
     return assemble(True)
 
 

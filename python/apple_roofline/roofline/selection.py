@@ -14,8 +14,17 @@ from ..errors import OptionError
 from .model import RooflineModel
 from .records import Ceiling
 
-__all__ = ["CORE_CLASSES", "FP16_CLASSES", "MATRIX_PREFIX", "GEMM_CORE", "GEMM_HALF", "default_gemm_names", "default_names",
-           "select_ceilings", "parse_ceilings_option"]
+__all__ = [
+    "CORE_CLASSES",
+    "FP16_CLASSES",
+    "MATRIX_PREFIX",
+    "GEMM_CORE",
+    "GEMM_HALF",
+    "default_gemm_names",
+    "default_names",
+    "select_ceilings",
+    "parse_ceilings_option",
+]
 
 #: Compute classes the default figure shows where the roofline has them: every one of
 #: :data:`CORE_CLASSES`, the best one of :data:`FP16_CLASSES`, and the GEMM classes of
@@ -36,7 +45,7 @@ def _gemm_dtype(name: str) -> Optional[str]:
     """``"FP16"`` of ``"GEMM FP16"`` or ``"CPU GEMM FP16"``; None for a name that is not a GEMM class."""
     for prefix in ("GEMM ", "CPU GEMM "):
         if name.startswith(prefix):
-            return name[len(prefix):]
+            return name[len(prefix) :]
     return None
 
 
@@ -106,8 +115,13 @@ def parse_ceilings_option(text: str, valid: Sequence[str]) -> Union[str, List[st
         raise OptionError("ceilings", text, choices, problem="names no ceiling")
     unknown = [n for n in names if n not in valid]
     if unknown:
-        raise OptionError("ceilings", unknown, choices, shown=", ".join(repr(n) for n in unknown),
-                          problem="is not a ceiling name" if len(unknown) == 1 else "are not ceiling names")
+        raise OptionError(
+            "ceilings",
+            unknown,
+            choices,
+            shown=", ".join(repr(n) for n in unknown),
+            problem="is not a ceiling name" if len(unknown) == 1 else "are not ceiling names",
+        )
     return names
 
 

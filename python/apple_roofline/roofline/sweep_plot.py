@@ -69,12 +69,15 @@ def _ratio_note(series: Dict[str, List[Tuple[int, Measurement]]]) -> Optional[st
         return None
     f, s = common[-1]
     v = fv[f]
-    return (f"at F = {f}: {s.kernel} {sig_figs(s.gflops)} GFLOP/s, {v.kernel} {sig_figs(v.gflops)} GFLOP/s, "
-            f"ratio {s.gflops / v.gflops:.2f}x (FLOPs counted per lane)")
+    return (
+        f"at F = {f}: {s.kernel} {sig_figs(s.gflops)} GFLOP/s, {v.kernel} {sig_figs(v.gflops)} GFLOP/s, "
+        f"ratio {s.gflops / v.gflops:.2f}x (FLOPs counted per lane)"
+    )
 
 
-def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (),
-               title: Optional[str] = None) -> Figure:
+def plot_sweep(
+    measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (), title: Optional[str] = None
+) -> Figure:
     """Draw the sweep measurements of a run (module docstring).
 
     Args:
@@ -99,8 +102,11 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     classes = {name: sweep_class(ms[0][1]) for name, ms in series.items()}
     colors = class_colors(list(dict.fromkeys(classes.values())))
     measured = {c.name: c for c in ceilings if c.source == "measured"}
-    bandwidth = max((c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
-                    key=lambda c: c.value, default=None)  # DRAM's, not a cache level's
+    bandwidth = max(
+        (c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
+        key=lambda c: c.value,
+        default=None,
+    )  # DRAM's, not a cache level's
     fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
     labels = Labels(fig)
 
@@ -108,12 +114,29 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
         color = colors[classes[name]]
         f = [int(m.params["F"]) for _i, m in ms]
         for ax, values in ((compute_ax, [m.gflops for _i, m in ms]), (memory_ax, [m.gbps for _i, m in ms])):
-            ax.plot(f, values, color=color, linestyle=MEASURED, linewidth=1.5, zorder=3, label=f"{name}",
-                    gid=f"sweep:{name}")
+            ax.plot(
+                f,
+                values,
+                color=color,
+                linestyle=MEASURED,
+                linewidth=1.5,
+                zorder=3,
+                label=f"{name}",
+                gid=f"sweep:{name}",
+            )
             for (i, _m), x, y in zip(ms, f, values):
-                ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=5, color=color,
-                        markeredgecolor="white", markeredgewidth=0.5, zorder=4,
-                        gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"))
+                ax.plot(
+                    [x],
+                    [y],
+                    linestyle="none",
+                    marker=_MARKERS[k % len(_MARKERS)],
+                    markersize=5,
+                    color=color,
+                    markeredgecolor="white",
+                    markeredgewidth=0.5,
+                    zorder=4,
+                    gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"),
+                )
             labels.add_markers(ax, f, values, 5.0)
     refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
     # labels where the curves are not: at the left of the compute panel (the curves rise to the
@@ -122,9 +145,10 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     if bandwidth is not None:
         _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s", labels, right=True)
 
-    for ax, ylabel, heading in ((compute_ax, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F"),
-                                (memory_ax, "Effective GB/s (compulsory bytes / time)",
-                                 "Memory: effective GB/s against F")):
+    for ax, ylabel, heading in (
+        (compute_ax, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F"),
+        (memory_ax, "Effective GB/s (compulsory bytes / time)", "Memory: effective GB/s against F"),
+    ):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(fs)
@@ -143,9 +167,18 @@ def plot_sweep(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceilin
     fig.suptitle(f"Arithmetic-intensity sweep: {title}" if title else "Arithmetic-intensity sweep", fontsize=12)
     note = _ratio_note(series)
     if note:
-        compute_ax.text(0.98, 0.03, note.replace(", ratio", ",\nratio"), transform=compute_ax.transAxes, ha="right",
-                        va="bottom", fontsize=8, color="#333333", gid="sweep-ratio",
-                        bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"))
+        compute_ax.text(
+            0.98,
+            0.03,
+            note.replace(", ratio", ",\nratio"),
+            transform=compute_ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="#333333",
+            gid="sweep-ratio",
+            bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"),
+        )
     for ax in (compute_ax, memory_ax):
         ax.get_xlim()  # settle the autoscaled limits before measuring where labels go
     labels.layout()
@@ -164,13 +197,22 @@ def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, labels: 
             ax.axhline(v, color=color, linestyle=MEASURED, linewidth=1.0, zorder=2, gid=f"reference:{n}")
         text = " = ".join(n for n, _v, _c in group) + f" ceiling (measured) {sig_figs(value)} {unit}"
         above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
-        ann = ax.annotate(text, xy=(1.0 if right else 0.0, value), xycoords=("axes fraction", "data"),
-                          xytext=(-4.0 if right else 4.0, 3.0 if above else -3.0), textcoords="offset points",
-                          ha="right" if right else "left", va="bottom" if above else "top", fontsize=7.5,
-                          color=text_color(color), bbox=dict(boxstyle="square,pad=0.1", facecolor="white",
-                                                             edgecolor="none", alpha=0.85), zorder=5,
-                          gid=f"referencelabel:{name}")
+        ann = ax.annotate(
+            text,
+            xy=(1.0 if right else 0.0, value),
+            xycoords=("axes fraction", "data"),
+            xytext=(-4.0 if right else 4.0, 3.0 if above else -3.0),
+            textcoords="offset points",
+            ha="right" if right else "left",
+            va="bottom" if above else "top",
+            fontsize=7.5,
+            color=text_color(color),
+            bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
+            zorder=5,
+            gid=f"referencelabel:{name}",
+        )
         sides = ((3.0, "bottom"), (-3.0, "top")) if above else ((-3.0, "top"), (3.0, "bottom"))
         ha, step = ("right", -1.0) if right else ("left", 1.0)
-        labels.add_free(ann, [((step * (4.0 + 20.0 * j), dy), ha, va) for j in range(14) for dy, va in sides],
-                        order=(0.0, -value))
+        labels.add_free(
+            ann, [((step * (4.0 + 20.0 * j), dy), ha, va) for j in range(14) for dy, va in sides], order=(0.0, -value)
+        )

@@ -21,9 +21,23 @@ from .model import RooflineModel
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params, working_set_text
 from .run import Run
 
-__all__ = ["Table", "SuiteTable", "model_of", "missing_ceilings", "describe", "ceilings_table", "ridge_table", "suite_tables",
-           "skipped_table", "suite_time_table", "theoretical_table", "telemetry_note", "efficiency_table", "measurement_warnings",
-           "report_warnings"]
+__all__ = [
+    "Table",
+    "SuiteTable",
+    "model_of",
+    "missing_ceilings",
+    "describe",
+    "ceilings_table",
+    "ridge_table",
+    "suite_tables",
+    "skipped_table",
+    "suite_time_table",
+    "theoretical_table",
+    "telemetry_note",
+    "efficiency_table",
+    "measurement_warnings",
+    "report_warnings",
+]
 
 
 @dataclass(frozen=True)
@@ -64,11 +78,14 @@ def missing_ceilings(run: Run) -> List[str]:
     kinds = {c.kind for c in run.ceilings}
     out = []
     if "bandwidth" not in kinds:
-        out.append("no bandwidth ceiling (measured by the stream and hierarchy suites; "
-                   "no theoretical one is known for this device)")
+        out.append(
+            "no bandwidth ceiling (measured by the stream and hierarchy suites; "
+            "no theoretical one is known for this device)"
+        )
     if "compute" not in kinds:
-        out.append("no compute ceiling (measured by the peak and gemm suites; "
-                   "no theoretical one is known for this device)")
+        out.append(
+            "no compute ceiling (measured by the peak and gemm suites; no theoretical one is known for this device)"
+        )
     return out
 
 
@@ -82,8 +99,16 @@ def ceilings_table(ceilings: Sequence[Ceiling]) -> Table:
     """Every ceiling: measured before theoretical, bandwidth before compute, highest first; each with
     its value, source and where it came from; a cache level's kind gives its working sets."""
     ordered = sorted(ceilings, key=lambda c: (c.source != "measured", c.kind != "bandwidth", -c.value))
-    rows = tuple((c.name, c.kind if c.working_set is None else f"{c.kind}, working sets {working_set_text(c.working_set)}",
-                  f"{sig_figs(c.value)} {c.unit}", c.source, c.from_) for c in ordered)
+    rows = tuple(
+        (
+            c.name,
+            c.kind if c.working_set is None else f"{c.kind}, working sets {working_set_text(c.working_set)}",
+            f"{sig_figs(c.value)} {c.unit}",
+            c.source,
+            c.from_,
+        )
+        for c in ordered
+    )
     return Table(("Ceiling", "Kind", "Value", "Source", "From"), rows, "lllll")
 
 
@@ -99,8 +124,10 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
     mb, tb = table.measured_bandwidth, table.theoretical_bandwidth
     notes: List[str] = []
     if mb is not None:
-        notes.append(f"Against the measured bandwidth ceiling {mb.name}, {sig_figs(mb.value)} GB/s"
-                     + (f" (theoretical {sig_figs(tb.value)} GB/s)." if tb is not None else "."))
+        notes.append(
+            f"Against the measured bandwidth ceiling {mb.name}, {sig_figs(mb.value)} GB/s"
+            + (f" (theoretical {sig_figs(tb.value)} GB/s)." if tb is not None else ".")
+        )
     elif tb is not None:
         notes.append(f"No measured bandwidth ceiling; theoretical {tb.name} is {sig_figs(tb.value)} GB/s.")
     if tb is None and any(r.theoretical is not None for r in table.rows):
@@ -115,19 +142,44 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
     rows: List[Tuple[str, ...]] = []
     for row in table.rows:
         fraction = row.fraction_of_theoretical
-        rows.append((row.name, value(row.measured), ridge(row.measured_ridge), value(row.theoretical),
-                     ridge(row.theoretical_ridge),
-                     share_text(fraction, CLOCK_MISREAD) if fraction is not None else DASH))
+        rows.append(
+            (
+                row.name,
+                value(row.measured),
+                ridge(row.measured_ridge),
+                value(row.theoretical),
+                ridge(row.theoretical_ridge),
+                share_text(fraction, CLOCK_MISREAD) if fraction is not None else DASH,
+            )
+        )
     if mb is not None and tb is not None:
         # a cache's bandwidth (STREAM's small arrays) is no share of the DRAM interface's peak
         same = mb.name == tb.name == DRAM_CLASS
-        rows.append((f"{mb.name} (bandwidth)", f"{sig_figs(mb.value)} GB/s", DASH, f"{sig_figs(tb.value)} GB/s",
-                     DASH, share_text(mb.value / tb.value, CACHE_RESIDENT) if same else DASH))
-    header = ("Ceiling", "Measured", "Ridge, measured (FLOP/B)", "Theoretical", "Ridge, theoretical (FLOP/B)",
-              "Measured / theoretical")
+        rows.append(
+            (
+                f"{mb.name} (bandwidth)",
+                f"{sig_figs(mb.value)} GB/s",
+                DASH,
+                f"{sig_figs(tb.value)} GB/s",
+                DASH,
+                share_text(mb.value / tb.value, CACHE_RESIDENT) if same else DASH,
+            )
+        )
+    header = (
+        "Ceiling",
+        "Measured",
+        "Ridge, measured (FLOP/B)",
+        "Theoretical",
+        "Ridge, theoretical (FLOP/B)",
+        "Measured / theoretical",
+    )
     keep = [i for i in range(len(header)) if not (i == 4 and tb is None)]  # no theoretical bandwidth: no column
-    return Table(tuple(header[i] for i in keep), tuple(tuple(r[i] for i in keep) for r in rows),
-                 "".join("lrrrrr"[i] for i in keep), tuple(notes))
+    return Table(
+        tuple(header[i] for i in keep),
+        tuple(tuple(r[i] for i in keep) for r in rows),
+        "".join("lrrrrr"[i] for i in keep),
+        tuple(notes),
+    )
 
 
 def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
@@ -140,18 +192,32 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
         suites.setdefault(m.suite, []).append(m)
     out: List[SuiteTable] = []
     for suite, ms in suites.items():
-        rows = tuple((m.kernel, m.dtype, format_params(m.params) or DASH, sig_figs(m.intensity),
-                      flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"), flagged_cell(m, sig_figs(m.gbps), "GB/s"),
-                      percent(m.cv) + (" (noisy)" if m.valid and m.noisy else ""), "yes" if m.valid else "**NO**")
-                     for m in ms)
+        rows = tuple(
+            (
+                m.kernel,
+                m.dtype,
+                format_params(m.params) or DASH,
+                sig_figs(m.intensity),
+                flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"),
+                flagged_cell(m, sig_figs(m.gbps), "GB/s"),
+                percent(m.cv) + (" (noisy)" if m.valid and m.noisy else ""),
+                "yes" if m.valid else "**NO**",
+            )
+            for m in ms
+        )
         timers: Dict[str, int] = {}
         for m in ms:
             t = m.params.get(TIMER_PARAM)
             if t:
                 timers[str(t)] = timers.get(str(t), 0) + 1
-        out.append(SuiteTable(suite, Table(("Kernel", "dtype", "Params", "FLOP/B", "GFLOP/s", "GB/s", "CV", "Valid"),
-                                           rows, "lllrrrrl"), tuple(ms),
-                              tuple(f"Timed by {t} ({n} of {len(ms)} measurements)." for t, n in timers.items())))
+        out.append(
+            SuiteTable(
+                suite,
+                Table(("Kernel", "dtype", "Params", "FLOP/B", "GFLOP/s", "GB/s", "CV", "Valid"), rows, "lllrrrrl"),
+                tuple(ms),
+                tuple(f"Timed by {t} ({n} of {len(ms)} measurements)." for t, n in timers.items()),
+            )
+        )
     return out
 
 
@@ -161,8 +227,7 @@ def suite_time_table(run: Run) -> Optional[Table]:
     if not run.suite_times:
         return None
     cut = [t.suite for t in run.suite_times if t.cut]
-    notes = ((f"Cut short by its time budget: {', '.join(cut)} (the remaining cases were not measured).",)
-             if cut else ())
+    notes = (f"Cut short by its time budget: {', '.join(cut)} (the remaining cases were not measured).",) if cut else ()
     return Table(TIME_HEADER, tuple(time_rows(run.suite_times)), TIME_ALIGN, notes)
 
 
@@ -197,8 +262,13 @@ def theoretical_table(device: Mapping[str, object]) -> Optional[Table]:
 
 #: The efficiency table's optional columns: (parameter, header), shown when any measurement has it.
 _TELEMETRY_COLUMNS: Tuple[Tuple[str, str], ...] = (
-    ("power_max_w", "Max W"), ("sm_clock_mhz", "SM MHz"), ("mem_clock_mhz", "Memory MHz"),
-    ("cpu_clock_mhz", "CPU MHz"), ("cpu_cluster_clocks", "CPU clusters"), ("temperature_c", "°C"), ("throttle", "Throttle"),
+    ("power_max_w", "Max W"),
+    ("sm_clock_mhz", "SM MHz"),
+    ("mem_clock_mhz", "Memory MHz"),
+    ("cpu_clock_mhz", "CPU MHz"),
+    ("cpu_cluster_clocks", "CPU clusters"),
+    ("temperature_c", "°C"),
+    ("throttle", "Throttle"),
 )
 
 
@@ -221,8 +291,10 @@ def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
         text += f" Power from {source}."
     average = t.get("power_average_s")
     if isinstance(average, (int, float)) and average > 0 and not t.get("reason"):
-        text += (f" A power reading is the average of the last {average:g} s, so only measurements whose timed "
-                 f"samples last at least that long have power and per-watt figures.")
+        text += (
+            f" A power reading is the average of the last {average:g} s, so only measurements whose timed "
+            f"samples last at least that long have power and per-watt figures."
+        )
     window = t.get("power_window_s")
     if isinstance(window, (int, float)) and window > 0 and not t.get("reason"):
         text += f" Timed samples were lengthened to at least {window:g} s per measurement (--power-window)."
@@ -248,8 +320,16 @@ def efficiency_table(measurements: Sequence[Measurement]) -> Optional[Table]:
         return sig_figs(float(v)) if isinstance(v, (int, float)) else str(v)
 
     rows = tuple(
-        (m.label, format_params(m.params) or DASH, sig_figs(m.gflops), sig_figs(m.gbps), cell(m.power_w),
-         cell(m.gflops_per_watt), cell(m.gbps_per_watt)) + tuple(cell(m.params.get(k)) for k, _h in extra)
+        (
+            m.label,
+            format_params(m.params) or DASH,
+            sig_figs(m.gflops),
+            sig_figs(m.gbps),
+            cell(m.power_w),
+            cell(m.gflops_per_watt),
+            cell(m.gbps_per_watt),
+        )
+        + tuple(cell(m.params.get(k)) for k, _h in extra)
         for m in ms
     )
     header = ("Kernel", "Params", "GFLOP/s", "GB/s", "W", "GFLOP/s per W", "GB/s per W") + tuple(h for _k, h in extra)

@@ -33,8 +33,10 @@ def parse_budgets(suites: Sequence[str], defaults: Mapping[str, float], budgets:
     out = {s: float(defaults.get(s, 0.0)) for s in suites}
     if budgets is None:
         return out
-    valid = (f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SECONDS in (0, {MAX_BUDGET_S:g}] and SUITE one of "
-             f"this run's suites (default seconds): {defaults_text(defaults, suites)}")
+    valid = (
+        f"none, or SUITE=SECONDS[,SUITE=SECONDS...] with SECONDS in (0, {MAX_BUDGET_S:g}] and SUITE one of "
+        f"this run's suites (default seconds): {defaults_text(defaults, suites)}"
+    )
     if isinstance(budgets, str):
         if budgets.strip().lower() == "none":
             return {s: 0.0 for s in suites}
@@ -54,8 +56,13 @@ def parse_budgets(suites: Sequence[str], defaults: Mapping[str, float], budgets:
             raise OptionError("budget", name, valid, problem="is not a suite of this run", shown=repr(name))
         seconds = _seconds(value)
         if seconds is None or not 0 < seconds <= MAX_BUDGET_S:
-            raise OptionError("budget", f"{name}={value}", valid, shown=repr(f"{name}={value}"),
-                              problem="is not a number of seconds" if seconds is None else "is out of range")
+            raise OptionError(
+                "budget",
+                f"{name}={value}",
+                valid,
+                shown=repr(f"{name}={value}"),
+                problem="is not a number of seconds" if seconds is None else "is out of range",
+            )
         out[name] = seconds
     return out
 

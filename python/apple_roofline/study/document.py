@@ -257,10 +257,15 @@ class Document:
             return None
         d = r.obj(value, "resumed")
         device = r.obj(r.req(d, "device", "resumed"), "resumed.device")
-        return {"created": r.string(d, "created", "resumed"), "host": dict(r.obj(r.req(d, "host", "resumed"), "resumed.host")),
-                "device": {"backend": r.string(device, "backend", "resumed.device"),
-                           "name": r.string(device, "name", "resumed.device")},
-                "measurements": list(r.strings(d, "measurements", "resumed"))}
+        return {
+            "created": r.string(d, "created", "resumed"),
+            "host": dict(r.obj(r.req(d, "host", "resumed"), "resumed.host")),
+            "device": {
+                "backend": r.string(device, "backend", "resumed.device"),
+                "name": r.string(device, "name", "resumed.device"),
+            },
+            "measurements": list(r.strings(d, "measurements", "resumed")),
+        }
 
     # -- the whole document --------------------------------------------------
 

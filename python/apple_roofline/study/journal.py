@@ -33,8 +33,16 @@ from .document import Document, ToolInfo
 from .files import ResultsError, read_results_text
 from .reader import Reader
 
-__all__ = ["JOURNAL_VERSION", "SUFFIX", "journal_path", "JournalContents", "read_journal", "Journal", "JournalWriteError",
-           "record_key"]
+__all__ = [
+    "JOURNAL_VERSION",
+    "SUFFIX",
+    "journal_path",
+    "JournalContents",
+    "read_journal",
+    "Journal",
+    "JournalWriteError",
+    "record_key",
+]
 
 #: The ``journal`` key of a journal's first line: the layout version of the journal itself.
 JOURNAL_VERSION = 1
@@ -114,8 +122,12 @@ def read_journal(path: PathLike, kind: Type[Document]) -> JournalContents:
         head = json.loads(lines[0])
     except json.JSONDecodeError:
         head = None
-    if (not isinstance(head, dict) or head.get("journal") != JOURNAL_VERSION
-            or not isinstance(head.get("tool"), dict) or head["tool"].get("name") != provenance.TOOL_NAME):
+    if (
+        not isinstance(head, dict)
+        or head.get("journal") != JOURNAL_VERSION
+        or not isinstance(head.get("tool"), dict)
+        or head["tool"].get("name") != provenance.TOOL_NAME
+    ):
         r.fail(f"line 1 is not an apple_roofline journal header (journal version {JOURNAL_VERSION})")
     kind.read_header(head, Reader(f"{source} line 1"))
     r.obj(r.req(head, "options", "line 1"), "line 1.options")
@@ -131,8 +143,9 @@ def read_journal(path: PathLike, kind: Type[Document]) -> JournalContents:
         records.setdefault(key, r.obj(r.req(entry, "record", where), f"{where}.record"))
     dropped = ""
     if tail:
-        dropped = (f"{source}: line {len(lines) + 1} is truncated (the measurement in flight when the study "
-                   "stopped): dropped")
+        dropped = (
+            f"{source}: line {len(lines) + 1} is truncated (the measurement in flight when the study stopped): dropped"
+        )
     end = len(text.encode("utf-8")) - len(tail.encode("utf-8"))
     return JournalContents(Path(path), head, records, end, dropped)
 
@@ -168,8 +181,16 @@ class Journal:
 
     # -- starting -----------------------------------------------------------------------------------
 
-    def begin(self, kind: Type[Document], *, created: str, device: Mapping[str, Any], command: Sequence[str],
-              options: Mapping[str, Any], flags: Optional[Mapping[str, str]] = None) -> None:
+    def begin(
+        self,
+        kind: Type[Document],
+        *,
+        created: str,
+        device: Mapping[str, Any],
+        command: Sequence[str],
+        options: Mapping[str, Any],
+        flags: Optional[Mapping[str, str]] = None,
+    ) -> None:
         """Start the journal: a new one gets its header (kind, schema version, tool, ``created``,
         host, ``device``, ``command``, ``options``), written with its first record; a resumed one is checked against this study and
         reopened for appending, its truncated last line cut off.
@@ -198,9 +219,17 @@ class Journal:
             self._file = fh
             return
         header = {
-            "kind": kind.KIND, "schema_version": kind.SCHEMA_VERSION, "tool": ToolInfo.current().to_dict(),
-            "created": created, "host": provenance.host(), "device": dict(device), "command": list(command),
-            "warnings": [], "complete": False, "journal": JOURNAL_VERSION, "options": options,
+            "kind": kind.KIND,
+            "schema_version": kind.SCHEMA_VERSION,
+            "tool": ToolInfo.current().to_dict(),
+            "created": created,
+            "host": provenance.host(),
+            "device": dict(device),
+            "command": list(command),
+            "warnings": [],
+            "complete": False,
+            "journal": JOURNAL_VERSION,
+            "options": options,
         }
         # Written with the first record: a study that measures nothing (refused, or killed before
         # its first measurement) leaves no header-only journal behind ("no empty study files").
@@ -212,16 +241,26 @@ class Journal:
         shown = str(self.path.parent if self.path is not None else "")
         valid = "a directory whose journal was made on this device with these options"
         if not _same_device(head["device"], device):
-            raise OptionError("resume", shown, valid, shown=repr(shown), problem="holds a study of another device",
-                              reason=f"{_device_words(head['device'])} there, {_device_words(device)} here")
+            raise OptionError(
+                "resume",
+                shown,
+                valid,
+                shown=repr(shown),
+                problem="holds a study of another device",
+                reason=f"{_device_words(head['device'])} there, {_device_words(device)} here",
+            )
         before = head["options"]
         keys = set(before) | set(options)
         for key in [k for k in flags if k in keys] + sorted(keys - set(flags)):
             if before.get(key) != options.get(key):
-                reason = (_flag_change(flags[key], before.get(key)) if key in flags else
-                          f"{key} {json.dumps(before.get(key))} there, {json.dumps(options.get(key))} here")
-                raise OptionError("resume", shown, valid, shown=repr(shown), problem="holds a study with other options",
-                                  reason=reason)
+                reason = (
+                    _flag_change(flags[key], before.get(key))
+                    if key in flags
+                    else f"{key} {json.dumps(before.get(key))} there, {json.dumps(options.get(key))} here"
+                )
+                raise OptionError(
+                    "resume", shown, valid, shown=repr(shown), problem="holds a study with other options", reason=reason
+                )
 
     # -- measuring ----------------------------------------------------------------------------------
 
@@ -245,8 +284,13 @@ class Journal:
         if self.path is not None:
             self._write({"key": key, "record": record})
 
-    def keep(self, key: str, measure: Callable[[], R], load: Callable[[Mapping[str, Any], str], R],
-             dump: Callable[[R], Mapping[str, Any]]) -> R:
+    def keep(
+        self,
+        key: str,
+        measure: Callable[[], R],
+        load: Callable[[Mapping[str, Any], str], R],
+        dump: Callable[[R], Mapping[str, Any]],
+    ) -> R:
         """The measurement ``key``: loaded with ``load(record, where)`` when the resumed journal holds
         it, else ``measure()``, appended as ``dump(result)`` (:meth:`record`) and returned.
 
@@ -267,9 +311,12 @@ class Journal:
         if self.previous is None:
             return None
         head = self.previous.header
-        return {"created": head["created"], "host": dict(head["host"]),
-                "device": {"backend": head["device"]["backend"], "name": head["device"]["name"]},
-                "measurements": list(self.resumed_keys)}
+        return {
+            "created": head["created"],
+            "host": dict(head["host"]),
+            "device": {"backend": head["device"]["backend"], "name": head["device"]["name"]},
+            "measurements": list(self.resumed_keys),
+        }
 
     def close(self) -> None:
         """Close the file (idempotent)."""
@@ -346,4 +393,3 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
-

@@ -11,8 +11,21 @@ from ..text import DASH, date_of, key_value_pairs, markdown_table
 from .document import CUT_BY_BUDGET, INTERRUPTED_STATUS, Document
 from .timing import cut_note
 
-__all__ = ["INTERRUPTED", "PARTIAL", "status_text", "figure_status", "title_lines", "provenance_lines", "resumed_line", "warnings_lines", "tool_line", "header_warnings",
-           "skipped_lines", "end_report", "format_report"]
+__all__ = [
+    "INTERRUPTED",
+    "PARTIAL",
+    "status_text",
+    "figure_status",
+    "title_lines",
+    "provenance_lines",
+    "resumed_line",
+    "warnings_lines",
+    "tool_line",
+    "header_warnings",
+    "skipped_lines",
+    "end_report",
+    "format_report",
+]
 
 D = TypeVar("D", bound=Document)
 
@@ -87,9 +100,11 @@ def resumed_line(resumed: Mapping[str, Any]) -> str:
     ``resumed`` header key in words."""
     n = len(resumed["measurements"])
     device = resumed["device"]
-    return (f"{n} measurement{'s' if n != 1 else ''} kept from the journal of "
-            f"{resumed['host'].get('hostname', 'an unknown host')}, {device['name']} ({device['backend']}), "
-            f"started {resumed['created']}")
+    return (
+        f"{n} measurement{'s' if n != 1 else ''} kept from the journal of "
+        f"{resumed['host'].get('hostname', 'an unknown host')}, {device['name']} ({device['backend']}), "
+        f"started {resumed['created']}"
+    )
 
 
 def warnings_lines(warnings: Sequence[str]) -> List[str]:
@@ -120,8 +135,14 @@ def end_report(lines: Sequence[str], warnings: Sequence[str]) -> str:
     return "\n".join([*lines, ""] + warnings_lines(warnings)) + "\n"
 
 
-def format_report(study: D, fmt: str, formats: Sequence[str], markdown: Callable[[D], str],
-                  csv: Callable[[D], str], option: str = "fmt") -> str:
+def format_report(
+    study: D,
+    fmt: str,
+    formats: Sequence[str],
+    markdown: Callable[[D], str],
+    csv: Callable[[D], str],
+    option: str = "fmt",
+) -> str:
     """``study`` as text in the format ``fmt``: ``"md"`` (``markdown(study)``), ``"csv"``
     (``csv(study)``) or ``"json"`` (:meth:`~.document.Document.to_json`).
 

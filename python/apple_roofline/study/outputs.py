@@ -58,8 +58,15 @@ class OutputFiles:
             self.skip(f"no {what or name}: {exc}")
 
 
-def write_study_files(out: Path, stem: str, json_text: str, markdown: Callable[[], str],
-                      draw: Callable[[Path], None], *, what: Optional[str] = None) -> Tuple[List[Path], List[str]]:
+def write_study_files(
+    out: Path,
+    stem: str,
+    json_text: str,
+    markdown: Callable[[], str],
+    draw: Callable[[Path], None],
+    *,
+    what: Optional[str] = None,
+) -> Tuple[List[Path], List[str]]:
     """Write ``<stem>.json`` (``json_text``), ``<stem>.md`` (``markdown()``) and the figure
     ``<stem>.png`` (``draw(path)``, skipped as in :meth:`OutputFiles.figure`) into ``out``, in order.
 

@@ -24,8 +24,17 @@ from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 from ..stats import Summary, summarize
 from .files import ResultsError
 
-__all__ = ["Reader", "json_type", "join", "unit_of", "REL_TOL", "ORDER_STATISTICS", "MAX_COUNT", "SAMPLE_SECONDS",
-           "UNIT_SUFFIXES"]
+__all__ = [
+    "Reader",
+    "json_type",
+    "join",
+    "unit_of",
+    "REL_TOL",
+    "ORDER_STATISTICS",
+    "MAX_COUNT",
+    "SAMPLE_SECONDS",
+    "UNIT_SUFFIXES",
+]
 
 #: How far a statistic stored beside its samples may lie from the one recomputed from them, as a
 #: fraction of it. JSON holds a float exactly, so a file this tool wrote agrees to the last bit; the
@@ -259,8 +268,16 @@ class Reader:
         v = self.positive(d, key, where, unit) if want > 0 else self.nonneg(d, key, where, unit)
         self.close(v, want, join(where, key), what)
 
-    def statistics(self, d: Mapping[str, Any], where: str, samples: Sequence[float], keys: Mapping[str, str],
-                   *, samples_key: str = "samples_s", signed: bool = False) -> Summary:
+    def statistics(
+        self,
+        d: Mapping[str, Any],
+        where: str,
+        samples: Sequence[float],
+        keys: Mapping[str, str],
+        *,
+        samples_key: str = "samples_s",
+        signed: bool = False,
+    ) -> Summary:
         """Check the statistics stored in ``d`` beside ``samples`` (each key optional) and return
         the samples' :class:`~apple_roofline.stats.Summary`.
 

@@ -17,8 +17,17 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .reader import Reader
 
-__all__ = ["SuiteTime", "SuiteClock", "time_rows", "read_suite_times", "cut_warning", "cut_note", "CUT_STATUS",
-           "TIME_HEADER", "TIME_ALIGN"]
+__all__ = [
+    "SuiteTime",
+    "SuiteClock",
+    "time_rows",
+    "read_suite_times",
+    "cut_warning",
+    "cut_note",
+    "CUT_STATUS",
+    "TIME_HEADER",
+    "TIME_ALIGN",
+]
 
 #: Columns of :func:`time_rows`.
 TIME_HEADER: Tuple[str, ...] = ("suite", "measured", "seconds", "budget (s)", "status")
@@ -56,9 +65,15 @@ class SuiteTime:
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict with keys suite, seconds, budget_s, measured, cut, planned and, in a cut
         suite, stopped_before."""
-        return {"suite": self.suite, "seconds": self.seconds, "budget_s": self.budget_s,
-                "measured": self.measured, "cut": self.cut, "planned": self.planned,
-                **({"stopped_before": self.stopped_before} if self.stopped_before else {})}
+        return {
+            "suite": self.suite,
+            "seconds": self.seconds,
+            "budget_s": self.budget_s,
+            "measured": self.measured,
+            "cut": self.cut,
+            "planned": self.planned,
+            **({"stopped_before": self.stopped_before} if self.stopped_before else {}),
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "SuiteTime":
@@ -67,17 +82,24 @@ class SuiteTime:
         r = Reader(source)
         d = r.obj(d, where or "suite_times")
         seconds, budget = r.nonneg(d, "seconds", where), r.nonneg(d, "budget_s", where)
-        return cls(suite=r.string(d, "suite", where), seconds=seconds, budget_s=budget,
-                   measured=r.nonneg_int(d, "measured", where), cut=r.boolean(d, "cut", where),
-                   planned=r.nonneg_int(d, "planned", where) if "planned" in d else 0,
-                   stopped_before=r.string(d, "stopped_before", where, default=""))
+        return cls(
+            suite=r.string(d, "suite", where),
+            seconds=seconds,
+            budget_s=budget,
+            measured=r.nonneg_int(d, "measured", where),
+            cut=r.boolean(d, "cut", where),
+            planned=r.nonneg_int(d, "planned", where) if "planned" in d else 0,
+            stopped_before=r.string(d, "stopped_before", where, default=""),
+        )
 
 
 def read_suite_times(d: Mapping[str, Any], source: str) -> Tuple[SuiteTime, ...]:
     """The optional ``suite_times`` array of a results file (empty in files written before it)."""
     r = Reader(source)
-    return tuple(SuiteTime.from_dict(t, source=source, where=f"suite_times[{i}]")
-                 for i, t in enumerate(r.array(d, "suite_times", "", required=False)))
+    return tuple(
+        SuiteTime.from_dict(t, source=source, where=f"suite_times[{i}]")
+        for i, t in enumerate(r.array(d, "suite_times", "", required=False))
+    )
 
 
 class SuiteClock:
@@ -116,14 +138,25 @@ class SuiteClock:
 
     def record(self) -> SuiteTime:
         """The suite's :class:`SuiteTime` as of now."""
-        return SuiteTime(self.suite, time.perf_counter() - self.start, self.budget_s, self.measured, self.cut,
-                         self.planned, self.stopped_before)
+        return SuiteTime(
+            self.suite,
+            time.perf_counter() - self.start,
+            self.budget_s,
+            self.measured,
+            self.cut,
+            self.planned,
+            self.stopped_before,
+        )
 
 
 def _not_measured(t: SuiteTime) -> str:
     """``"3 of 4 planned cases measured; not measured from stream/triad/fp32 n=… on"``: what a cut
     suite lacks."""
-    done = f"{t.measured} of {t.planned} planned cases" if t.planned else f"{t.measured} case{'' if t.measured == 1 else 's'}"
+    done = (
+        f"{t.measured} of {t.planned} planned cases"
+        if t.planned
+        else f"{t.measured} case{'' if t.measured == 1 else 's'}"
+    )
     rest = f"not measured from {t.stopped_before} on" if t.stopped_before else "its remaining cases not measured"
     return f"{done} measured; {rest}"
 
@@ -138,8 +171,10 @@ def cut_warning(t: SuiteTime) -> Optional[str]:
     """The warning a suite cut short by its budget gets (None when it was not)."""
     if not t.cut:
         return None
-    return (f"suite {t.suite} was cut short by its {t.budget_s:g} s time budget: {_not_measured(t)} "
-            f"(raise it with --budget {t.suite}=SECONDS)")
+    return (
+        f"suite {t.suite} was cut short by its {t.budget_s:g} s time budget: {_not_measured(t)} "
+        f"(raise it with --budget {t.suite}=SECONDS)"
+    )
 
 
 def time_rows(times: Sequence[SuiteTime]) -> List[Tuple[str, ...]]:

@@ -16,23 +16,67 @@ import numpy as np
 from ..shaders import resolve
 
 __all__ = [
-    "KernelDef", "Case", "SuiteContext", "Suite", "EPS", "NUMPY_DTYPE", "ITEMSIZE", "pattern",
-    "fill", "poison", "read", "check_close", "check_tiled", "tiled_within", "BLOCKS_OPTION", "TUNE_OPTION", "ANY_KERNEL",
-    "kernel_key", "Constants", "rebindable", "BufferPair", "prebuild", "PREBUILD_WORKERS", "HostScratch",
+    "KernelDef",
+    "Case",
+    "SuiteContext",
+    "Suite",
+    "EPS",
+    "NUMPY_DTYPE",
+    "ITEMSIZE",
+    "pattern",
+    "fill",
+    "poison",
+    "read",
+    "check_close",
+    "check_tiled",
+    "tiled_within",
+    "BLOCKS_OPTION",
+    "TUNE_OPTION",
+    "ANY_KERNEL",
+    "kernel_key",
+    "Constants",
+    "rebindable",
+    "BufferPair",
+    "prebuild",
+    "PREBUILD_WORKERS",
+    "HostScratch",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
 #: explicit mantissa bits (2^-10), bf16 7 (2^-7).
-EPS: Dict[str, float] = {"fp16": float(np.finfo(np.float16).eps), "fp32": float(np.finfo(np.float32).eps),
-                         "fp64": float(np.finfo(np.float64).eps), "tf32": 2.0**-10, "bf16": 2.0**-7}
+EPS: Dict[str, float] = {
+    "fp16": float(np.finfo(np.float16).eps),
+    "fp32": float(np.finfo(np.float32).eps),
+    "fp64": float(np.finfo(np.float64).eps),
+    "tf32": 2.0**-10,
+    "bf16": 2.0**-7,
+}
 #: NumPy dtype a suite dtype is stored as: tf32 in float32 words, bf16 as raw uint16 bit patterns
 #: (the upper half of a float32; NumPy has no bfloat16), int32 is the int8 GEMM's output, the FP8
 #: formats as their byte codes.
-NUMPY_DTYPE: Dict[str, str] = {"fp16": "float16", "fp32": "float32", "fp64": "float64", "tf32": "float32",
-                               "bf16": "uint16", "int8": "int8", "int32": "int32", "e4m3": "uint8", "e5m2": "uint8"}
+NUMPY_DTYPE: Dict[str, str] = {
+    "fp16": "float16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "tf32": "float32",
+    "bf16": "uint16",
+    "int8": "int8",
+    "int32": "int32",
+    "e4m3": "uint8",
+    "e5m2": "uint8",
+}
 #: Bytes of one element; the FP8 formats (e4m3, e5m2: byte codes, :mod:`.fp8`) are the matrix suite's.
-ITEMSIZE: Dict[str, int] = {"fp16": 2, "fp32": 4, "fp64": 8, "tf32": 4, "bf16": 2, "int8": 1, "int32": 4, "e4m3": 1,
-                            "e5m2": 1}
+ITEMSIZE: Dict[str, int] = {
+    "fp16": 2,
+    "fp32": 4,
+    "fp64": 8,
+    "tf32": 4,
+    "bf16": 2,
+    "int8": 1,
+    "int32": 4,
+    "e4m3": 1,
+    "e5m2": 1,
+}
 
 #: ``SuiteContext.options`` key: threads per block / threadgroup by kernel (:func:`kernel_key`, or
 #: :data:`ANY_KERNEL` for every kernel of the suite), replacing the kernel table's BLOCK
@@ -304,8 +348,10 @@ def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
     rel = float(np.max(err / np.maximum(bound, np.finfo(np.float64).tiny), initial=0.0)) if err.size else 0.0
     if nbad:
         i = int(np.argmax(bad))
-        return False, (f"{nbad} of {got.size} elements wrong; first at {i}: got {got.flat[i]!r}, "
-                       f"want {want.flat[i]!r} (tol {atol:.2g} + {rtol:.2g}·|want|)")
+        return False, (
+            f"{nbad} of {got.size} elements wrong; first at {i}: got {got.flat[i]!r}, "
+            f"want {want.flat[i]!r} (tol {atol:.2g} + {rtol:.2g}·|want|)"
+        )
     return True, f"{got.size} elements within tolerance (worst at {rel:.2f} of it)"
 
 
@@ -324,20 +370,21 @@ def tiled_within(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: flo
     w = period_ref.astype(np.float64)
     bound = atol + rtol * np.abs(w)
     rows = got.size // p
-    parts = [got[:rows * p].reshape(rows, p)] if rows else []
+    parts = [got[: rows * p].reshape(rows, p)] if rows else []
     if got.size > rows * p:
-        parts.append(got[rows * p:].reshape(1, -1))
+        parts.append(got[rows * p :].reshape(1, -1))
     for part in parts:
         lo, hi = part.min(axis=0).astype(np.float64), part.max(axis=0).astype(np.float64)
-        cols = w[:part.shape[1]]
+        cols = w[: part.shape[1]]
         err = np.maximum(np.abs(lo - cols), np.abs(hi - cols))
-        if not bool(np.all(err <= bound[:part.shape[1]])):
+        if not bool(np.all(err <= bound[: part.shape[1]])):
             return False
     return True
 
 
-def check_tiled(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float,
-                chunk: int = PERIOD * 64) -> Tuple[bool, str]:
+def check_tiled(
+    got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float, chunk: int = PERIOD * 64
+) -> Tuple[bool, str]:
     """Check an output whose element i must equal ``period_ref[i % len(period_ref)]``: every element
     within ``atol + rtol·|want|`` (:func:`check_close`'s test). A floating-point output is decided by
     :func:`tiled_within`; an output that fails it (or is not floating point) is checked again in
@@ -352,8 +399,8 @@ def check_tiled(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: floa
     chunk = max(p, chunk - chunk % p)
     tiled = np.resize(period_ref, min(chunk, got.size))  # every chunk starts on a period boundary
     for start in range(0, got.size, chunk):
-        part = got[start:start + chunk]
-        ok, msg = check_close(part, tiled[:part.size], rtol, atol)
+        part = got[start : start + chunk]
+        ok, msg = check_close(part, tiled[: part.size], rtol, atol)
         if not ok:
             ok_all = False
             nbad_total += int(msg.split(" ", 1)[0])

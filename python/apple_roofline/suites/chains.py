@@ -31,11 +31,20 @@ def chain_reference(fk: FmaKernel, F: int, dtype: str) -> Callable[[], np.ndarra
     return get
 
 
-def chain_case(kdef: KernelDef, fk: FmaKernel, F: int, items: int, bufs: Tuple[Any, Any],
-               src: Tuple[str, str], backend: Any, extra: dict,  # type: ignore[type-arg]
-               constants: Optional[Mapping[str, Union[int, float]]] = None,
-               reference: Optional[Callable[[], np.ndarray]] = None, fill_input: bool = True,
-               scratch: Optional[HostScratch] = None) -> Case:
+def chain_case(
+    kdef: KernelDef,
+    fk: FmaKernel,
+    F: int,
+    items: int,
+    bufs: Tuple[Any, Any],
+    src: Tuple[str, str],
+    backend: Any,
+    extra: dict,  # type: ignore[type-arg]
+    constants: Optional[Mapping[str, Union[int, float]]] = None,
+    reference: Optional[Callable[[], np.ndarray]] = None,
+    fill_input: bool = True,
+    scratch: Optional[HostScratch] = None,
+) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``fk`` at F iterations; the check compares every element with the NumPy reference
     (``reference``, else :func:`chain_reference`'s). The kernel is compiled with ``{"F": F}`` plus

@@ -127,9 +127,11 @@ class FmaKernel:
             return v.astype(t).astype(np.float64)
 
         if dtype == "fp64":
+
             def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
                 return _fma64(p, q, s)
         else:
+
             def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
                 return r(p * q + s)  # exact in float64, then one rounding to the dtype
 
@@ -171,12 +173,15 @@ def tolerance(dtype: str) -> Tuple[float, float]:
 
 
 #: Every FMA-chain kernel, by name.
-FMA_KERNELS: Dict[str, FmaKernel] = {k.name: k for k in (
-    FmaKernel("vec4_cross4", 4, 4, cross=True),
-    FmaKernel("vec4_indep4", 4, 4),
-    FmaKernel("vec4_indep8", 4, 8),
-    FmaKernel("scalar_indep4", 1, 4),
-    FmaKernel("scalar_indep8", 1, 8),
-    FmaKernel("scalar_indep16", 1, 16),
-    FmaKernel("scalar_indep32", 1, 32),
-)}
+FMA_KERNELS: Dict[str, FmaKernel] = {
+    k.name: k
+    for k in (
+        FmaKernel("vec4_cross4", 4, 4, cross=True),
+        FmaKernel("vec4_indep4", 4, 4),
+        FmaKernel("vec4_indep8", 4, 8),
+        FmaKernel("scalar_indep4", 1, 4),
+        FmaKernel("scalar_indep8", 1, 8),
+        FmaKernel("scalar_indep16", 1, 16),
+        FmaKernel("scalar_indep32", 1, 32),
+    )
+}

@@ -28,9 +28,26 @@ if TYPE_CHECKING:
 #: matplotlib Figure) and imports no view.
 RunOf = Any
 
-__all__ = ["SuiteSpec", "Section", "SuiteFigure", "specs", "spec", "suite_names", "default_suites", "budgets_s",
-           "sections", "figures", "suite_ceilings", "suite_ceiling_names", "suite_warnings", "suite_options", "device_facts", "refresh",
-           "SPEC_MODULE", "optional_tables"]
+__all__ = [
+    "SuiteSpec",
+    "Section",
+    "SuiteFigure",
+    "specs",
+    "spec",
+    "suite_names",
+    "default_suites",
+    "budgets_s",
+    "sections",
+    "figures",
+    "suite_ceilings",
+    "suite_ceiling_names",
+    "suite_warnings",
+    "suite_options",
+    "device_facts",
+    "refresh",
+    "SPEC_MODULE",
+    "optional_tables",
+]
 
 #: The module of a suite's folder that defines its ``SPEC``.
 SPEC_MODULE = "spec"
@@ -85,6 +102,7 @@ class Section:
 def optional_tables(build: Callable[[RunOf], Optional[Any]]) -> Callable[[RunOf], Sequence[Any]]:
     """A :attr:`Section.tables` of one table builder that returns None when the run has nothing for
     it: that table, or none."""
+
     def tables(run: RunOf) -> Sequence[Any]:
         table = build(run)
         return (table,) if table is not None else ()
@@ -144,8 +162,10 @@ def _discover() -> Tuple[SuiteSpec, ...]:
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
-            raise ImportError(f"suites/{info.name}/ has no {SPEC_MODULE}.py: every folder of suites/ is a suite, "
-                              "registered by SPEC in its spec.py (docs/design.md, \"Adding a suite\")") from None
+            raise ImportError(
+                f"suites/{info.name}/ has no {SPEC_MODULE}.py: every folder of suites/ is a suite, "
+                'registered by SPEC in its spec.py (docs/design.md, "Adding a suite")'
+            ) from None
         entry = getattr(module, "SPEC", None)
         if not isinstance(entry, SuiteSpec):
             raise TypeError(f"{name} defines no SPEC (a SuiteSpec): every folder of suites/ is a suite")

@@ -10,5 +10,18 @@ from .powermetrics import PowermetricsSampler
 from .rapl import RaplSampler
 from .window import PARAMS, POWER, Summary, summarize
 
-__all__ = ["Sample", "Sampler", "NullSampler", "NvmlSampler", "RaplSampler", "IOReportSampler", "PowermetricsSampler",
-           "Summary", "PARAMS", "POWER", "clock", "sampler_for", "summarize"]
+__all__ = [
+    "Sample",
+    "Sampler",
+    "NullSampler",
+    "NvmlSampler",
+    "RaplSampler",
+    "IOReportSampler",
+    "PowermetricsSampler",
+    "Summary",
+    "PARAMS",
+    "POWER",
+    "clock",
+    "sampler_for",
+    "summarize",
+]

@@ -176,8 +176,9 @@ class Sampler:
             return {}
         if not self.pushes:
             self.poll()
-        summary = summarize(self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s,
-                            period_s=self.period_s)
+        summary = summarize(
+            self.samples(), t0, t1, self.flag_names, power_after=self.power_average_s, period_s=self.period_s
+        )
         if t1 - t0 < self.power_average_s:
             for key in POWER_VALUES + ("power_max_w",):
                 summary.pop(key, None)

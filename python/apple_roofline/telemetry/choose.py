@@ -29,8 +29,14 @@ def apple_sampler(target: str, *, root: Optional[bool] = None) -> Sampler:
     return PowermetricsSampler(target, is_root=True) if root else IOReportSampler(target)
 
 
-def sampler_for(backend: str, index: int = 0, info: Optional[Mapping[str, Any]] = None, *,
-                platform: str = "", root: Optional[bool] = None) -> Sampler:
+def sampler_for(
+    backend: str,
+    index: int = 0,
+    info: Optional[Mapping[str, Any]] = None,
+    *,
+    platform: str = "",
+    root: Optional[bool] = None,
+) -> Sampler:
     """A sampler (not started) for device ``index`` of ``backend`` ("cpu", "cuda", "metal");
     ``info`` is the backend's description (a CUDA GPU's ``pci_bus_id`` picks the NVML device);
     ``platform`` replaces ``sys.platform`` and ``root`` the effective-uid check (tests). Never

@@ -23,9 +23,24 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["INACTIVE", "GPU_KEYS", "CPU_KEYS", "ACC_CLUSTERS", "GPU_RANGE_MHZ", "CPU_RANGE_MHZ", "parse_dvfs",
-           "active_states", "gpu_table_problem", "cpu_table_problem", "choose_table", "residency_clock",
-           "ResidencyClock", "cpu_cluster_kind", "acc_cluster_keys", "cpu_keys"]
+__all__ = [
+    "INACTIVE",
+    "GPU_KEYS",
+    "CPU_KEYS",
+    "ACC_CLUSTERS",
+    "GPU_RANGE_MHZ",
+    "CPU_RANGE_MHZ",
+    "parse_dvfs",
+    "active_states",
+    "gpu_table_problem",
+    "cpu_table_problem",
+    "choose_table",
+    "residency_clock",
+    "ResidencyClock",
+    "cpu_cluster_kind",
+    "acc_cluster_keys",
+    "cpu_keys",
+]
 
 #: Performance states in which the block does not run.
 INACTIVE = ("OFF", "IDLE", "DOWN")
@@ -96,8 +111,9 @@ def cpu_table_problem(freqs_mhz: Sequence[float], n_active: int) -> str:
     return ""
 
 
-def choose_table(tables: Mapping[str, Sequence[float]], preferred: Sequence[str], n_active: int, *,
-                 gpu: bool) -> Tuple[str, List[float], str]:
+def choose_table(
+    tables: Mapping[str, Sequence[float]], preferred: Sequence[str], n_active: int, *, gpu: bool
+) -> Tuple[str, List[float], str]:
     """``(key, MHz, note)``: the table of ``tables`` (pmgr key -> MHz) for a block with ``n_active``
     active states.
 
@@ -117,7 +133,8 @@ def choose_table(tables: Mapping[str, Sequence[float]], preferred: Sequence[str]
             return key, list(tables[key]), ""
     others = sorted(k for k in tables if k not in preferred)
     why_not = "; ".join(f"the expected {k} {problem(tables[k], -1 if gpu else n_active)}" for k in present) or (
-        f"no expected key ({'/'.join(preferred) or 'none known'}) present")
+        f"no expected key ({'/'.join(preferred) or 'none known'}) present"
+    )
     for key in others:
         if not problem(tables[key], n_active):
             return key, list(tables[key]), f"{key} used: {why_not}"
@@ -125,8 +142,14 @@ def choose_table(tables: Mapping[str, Sequence[float]], preferred: Sequence[str]
     if formed:
         off = 1 if gpu else 0  # the GPU's entry 0 is the off state, no step
         key = min(formed, key=lambda k: abs(len(tables[k]) - off - n_active))
-        return key, list(tables[key]), (f"no pmgr table has one step per active state ({n_active}); "
-                                        f"{key} {problem(tables[key], n_active)}: the first steps are paired")
+        return (
+            key,
+            list(tables[key]),
+            (
+                f"no pmgr table has one step per active state ({n_active}); "
+                f"{key} {problem(tables[key], n_active)}: the first steps are paired"
+            ),
+        )
     why = "; ".join(f"{k} {problem(tables[k], -1)}" for k in present + others) or "no voltage-states key"
     return "", [], f"no pmgr table fits ({why})"
 
@@ -161,14 +184,16 @@ def residency_clock(states: Sequence[Tuple[str, int]], steps_mhz: Sequence[float
     if steps_mhz and len(active) < len(steps_mhz):
         note = f"{len(active)} active states for {len(steps_mhz)} DVFS steps: the first {len(active)} paired"
     elif steps_mhz and busy_time > weight:
-        note = (f"{len(active)} active states for {len(steps_mhz)} DVFS steps: "
-                f"{100 * (busy_time - weight) / busy_time:.1f} % of the active time was in states beyond the table "
-                f"({active[len(steps_mhz)][0]} on), left out of the clock")
+        note = (
+            f"{len(active)} active states for {len(steps_mhz)} DVFS steps: "
+            f"{100 * (busy_time - weight) / busy_time:.1f} % of the active time was in states beyond the table "
+            f"({active[len(steps_mhz)][0]} on), left out of the clock"
+        )
     return ResidencyClock(mhz, busy, note)
 
 
 def cpu_cluster_kind(channel: str) -> str:
-    """"E" or "P" for a ``CPU Complex Performance States`` channel, "" for one that names no
+    """ "E" or "P" for a ``CPU Complex Performance States`` channel, "" for one that names no
     cluster: "P" for the top tier (``PCPU``, ``PCPU1``, ``DIE_1_PCPU``; the M5's super cores), "E"
     for the tier below it (``ECPU``; the M5 Pro's and Max's ``MCPU0``/``MCPU1``, which take the
     efficiency cores' place, as macmon reads them and as ``acc-clusters`` orders them). Only picks

@@ -40,11 +40,31 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Sampler, clock, one_line
-from .dvfs import ACC_CLUSTERS, GPU_KEYS, active_states, choose_table, cpu_cluster_kind, cpu_keys, parse_dvfs, residency_clock
+from .dvfs import (
+    ACC_CLUSTERS,
+    GPU_KEYS,
+    active_states,
+    choose_table,
+    cpu_cluster_kind,
+    cpu_keys,
+    parse_dvfs,
+    residency_clock,
+)
 from .window import CLUSTER_BUSY, CLUSTER_MHZ
 
-__all__ = ["IOReportSampler", "Channel", "channel_values", "wanted", "IOReport", "LIBRARY", "CORE_FOUNDATION",
-           "IOKIT", "ENERGY_UNITS", "GPU_SUBGROUP", "CPU_SUBGROUP"]
+__all__ = [
+    "IOReportSampler",
+    "Channel",
+    "channel_values",
+    "wanted",
+    "IOReport",
+    "LIBRARY",
+    "CORE_FOUNDATION",
+    "IOKIT",
+    "ENERGY_UNITS",
+    "GPU_SUBGROUP",
+    "CPU_SUBGROUP",
+]
 
 LIBRARY = "/usr/lib/libIOReport.dylib"
 CORE_FOUNDATION = "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation"
@@ -72,27 +92,40 @@ class Channel:
 
 
 def energy_part(name: str) -> str:
-    """"gpu", "cpu", "ane" for an ``"Energy Model"`` channel read, "" for one that is not."""
-    return ("gpu" if name == "GPU Energy" else "cpu" if name.endswith("CPU Energy")
-            else "ane" if name.startswith("ANE") else "")
+    """ "gpu", "cpu", "ane" for an ``"Energy Model"`` channel read, "" for one that is not."""
+    return (
+        "gpu"
+        if name == "GPU Energy"
+        else "cpu"
+        if name.endswith("CPU Energy")
+        else "ane"
+        if name.startswith("ANE")
+        else ""
+    )
 
 
 def wanted(target: str) -> Callable[[str, str, str], bool]:
     """Whether a channel (group, subgroup, name) is read for ``target`` ("gpu" or "cpu"): the
     energies and the measured part's performance states (``GPUPH`` for the GPU, the clusters' for
     the CPU), so that a reading's clock is always the measured part's."""
+
     def keep(group: str, subgroup: str, name: str) -> bool:
         if group == "Energy Model":
             return bool(energy_part(name))
         if group == "GPU Stats":
             return target == "gpu" and subgroup == GPU_SUBGROUP and name == "GPUPH"
         return target == "cpu" and group == "CPU Stats" and subgroup == CPU_SUBGROUP and bool(cpu_cluster_kind(name))
+
     return keep
 
 
-def channel_values(channels: Sequence[Channel], seconds: float, target: str = "gpu",
-                   gpu_steps_mhz: Sequence[float] = (),
-                   cpu_steps_mhz: Optional[Mapping[str, Sequence[float]]] = None) -> Tuple[Dict[str, float], List[str]]:
+def channel_values(
+    channels: Sequence[Channel],
+    seconds: float,
+    target: str = "gpu",
+    gpu_steps_mhz: Sequence[float] = (),
+    cpu_steps_mhz: Optional[Mapping[str, Sequence[float]]] = None,
+) -> Tuple[Dict[str, float], List[str]]:
     """``(values, notes)`` of one delta sample ``seconds`` long. Values: ``interval_s``;
     ``gpu_power_w``, ``cpu_power_w``, ``ane_power_w`` (joules over ``seconds``), ``power_w`` (the
     ``target``'s); from ``GPUPH`` ``gpu_active_pct`` and, over the GPU's DVFS steps ``gpu_steps_mhz``
@@ -155,10 +188,13 @@ class IOReport:
             "IOReportCreateSubscription": (vp, [vp, vp, ctypes.POINTER(vp), u64, vp]),
             "IOReportCreateSamples": (vp, [vp, vp, vp]),
             "IOReportCreateSamplesDelta": (vp, [vp, vp, vp]),
-            "IOReportChannelGetGroup": (vp, [vp]), "IOReportChannelGetSubGroup": (vp, [vp]),
-            "IOReportChannelGetChannelName": (vp, [vp]), "IOReportChannelGetUnitLabel": (vp, [vp]),
+            "IOReportChannelGetGroup": (vp, [vp]),
+            "IOReportChannelGetSubGroup": (vp, [vp]),
+            "IOReportChannelGetChannelName": (vp, [vp]),
+            "IOReportChannelGetUnitLabel": (vp, [vp]),
             "IOReportSimpleGetIntegerValue": (i64, [vp, i32]),
-            "IOReportStateGetCount": (i32, [vp]), "IOReportStateGetNameForIndex": (vp, [vp, i32]),
+            "IOReportStateGetCount": (i32, [vp]),
+            "IOReportStateGetNameForIndex": (vp, [vp, i32]),
             "IOReportStateGetResidency": (i64, [vp, i32]),
         }
         for name, (res, args) in protos.items():
@@ -170,10 +206,12 @@ class IOReport:
             "CFDictionaryGetValue": (vp, [vp, vp]),
             "CFDictionaryCreateMutableCopy": (vp, [vp, ctypes.c_long, vp]),
             "CFDictionarySetValue": (None, [vp, vp, vp]),
-            "CFArrayGetCount": (ctypes.c_long, [vp]), "CFArrayGetValueAtIndex": (vp, [vp, ctypes.c_long]),
+            "CFArrayGetCount": (ctypes.c_long, [vp]),
+            "CFArrayGetValueAtIndex": (vp, [vp, ctypes.c_long]),
             "CFArrayCreateMutableCopy": (vp, [vp, ctypes.c_long, vp]),
             "CFArrayRemoveValueAtIndex": (None, [vp, ctypes.c_long]),
-            "CFDataGetLength": (ctypes.c_long, [vp]), "CFDataGetBytePtr": (vp, [vp]),
+            "CFDataGetLength": (ctypes.c_long, [vp]),
+            "CFDataGetBytePtr": (vp, [vp]),
             "CFRelease": (None, [vp]),
         }
         for name, (res, args) in cf_protos.items():
@@ -204,11 +242,15 @@ class IOReport:
 
     def names(self, ch: Any) -> Tuple[str, str, str]:
         """A channel's (group, subgroup, name)."""
-        return (self.text(self.lib.IOReportChannelGetGroup(ch)), self.text(self.lib.IOReportChannelGetSubGroup(ch)),
-                self.text(self.lib.IOReportChannelGetChannelName(ch)))
+        return (
+            self.text(self.lib.IOReportChannelGetGroup(ch)),
+            self.text(self.lib.IOReportChannelGetSubGroup(ch)),
+            self.text(self.lib.IOReportChannelGetChannelName(ch)),
+        )
 
-    def subscribe(self, groups: Sequence[Tuple[str, Optional[str]]],
-                  keep: Optional[Callable[[str, str, str], bool]] = None) -> Tuple[Any, Any, Any]:
+    def subscribe(
+        self, groups: Sequence[Tuple[str, Optional[str]]], keep: Optional[Callable[[str, str, str], bool]] = None
+    ) -> Tuple[Any, Any, Any]:
         """(subscription, channels, subscribed) of ``groups`` ((group, subgroup or None) each), only
         the channels ``keep(group, subgroup, name)`` accepts (all without it); release all three.
         Raises RuntimeError when no channel is left or the subscription fails."""
@@ -284,12 +326,24 @@ class IOReport:
                 ch = self.cf.CFArrayGetValueAtIndex(array, i)
                 group, sub, name = self.names(ch)
                 if group == "Energy Model":
-                    out.append(Channel(group, sub, name, self.text(self.lib.IOReportChannelGetUnitLabel(ch)).strip(),
-                                       int(self.lib.IOReportSimpleGetIntegerValue(ch, 0))))
+                    out.append(
+                        Channel(
+                            group,
+                            sub,
+                            name,
+                            self.text(self.lib.IOReportChannelGetUnitLabel(ch)).strip(),
+                            int(self.lib.IOReportSimpleGetIntegerValue(ch, 0)),
+                        )
+                    )
                 elif group in ("GPU Stats", "CPU Stats"):
                     n = int(self.lib.IOReportStateGetCount(ch))
-                    states = tuple((self.text(self.lib.IOReportStateGetNameForIndex(ch, k)) or f"S{k}",
-                                    int(self.lib.IOReportStateGetResidency(ch, k))) for k in range(n))
+                    states = tuple(
+                        (
+                            self.text(self.lib.IOReportStateGetNameForIndex(ch, k)) or f"S{k}",
+                            int(self.lib.IOReportStateGetResidency(ch, k)),
+                        )
+                        for k in range(n)
+                    )
                     out.append(Channel(group, sub, name, states=states))
             return out
         finally:
@@ -304,11 +358,14 @@ class IOReport:
         if io is None:
             return {}
         vp, u32 = ctypes.c_void_p, ctypes.c_uint32
-        for name, res, args in (("IOServiceMatching", vp, [ctypes.c_char_p]),
-                                ("IOServiceGetMatchingServices", ctypes.c_int, [u32, vp, ctypes.POINTER(u32)]),
-                                ("IOIteratorNext", u32, [u32]), ("IORegistryEntryGetName", ctypes.c_int, [u32, ctypes.c_char_p]),
-                                ("IORegistryEntryCreateCFProperty", vp, [u32, vp, vp, u32]),
-                                ("IOObjectRelease", ctypes.c_int, [u32])):
+        for name, res, args in (
+            ("IOServiceMatching", vp, [ctypes.c_char_p]),
+            ("IOServiceGetMatchingServices", ctypes.c_int, [u32, vp, ctypes.POINTER(u32)]),
+            ("IOIteratorNext", u32, [u32]),
+            ("IORegistryEntryGetName", ctypes.c_int, [u32, ctypes.c_char_p]),
+            ("IORegistryEntryCreateCFProperty", vp, [u32, vp, vp, u32]),
+            ("IOObjectRelease", ctypes.c_int, [u32]),
+        ):
             fn = getattr(io, name)
             fn.restype, fn.argtypes = res, args
         it = u32(0)
@@ -352,8 +409,11 @@ class IOReportSampler(Sampler):
 
     name = "ioreport"
     #: The groups subscribed (:meth:`groups`; of them only the channels :func:`wanted` reads).
-    GROUPS: Tuple[Tuple[str, Optional[str]], ...] = (("Energy Model", None), ("GPU Stats", GPU_SUBGROUP),
-                                                      ("CPU Stats", CPU_SUBGROUP))
+    GROUPS: Tuple[Tuple[str, Optional[str]], ...] = (
+        ("Energy Model", None),
+        ("GPU Stats", GPU_SUBGROUP),
+        ("CPU Stats", CPU_SUBGROUP),
+    )
 
     def __init__(self, target: str = "gpu", *, library: Optional[IOReport] = None, period_s: float = 0.05) -> None:
         super().__init__(period_s=period_s)

@@ -18,8 +18,16 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .base import Sampler, flags_of, one_line
 
-__all__ = ["NvmlSampler", "MISSING", "THROTTLE_REASONS", "INSTANT", "AVERAGE", "INSTANT_AVERAGE_S",
-           "USAGE_AVERAGE_S", "field_value"]
+__all__ = [
+    "NvmlSampler",
+    "MISSING",
+    "THROTTLE_REASONS",
+    "INSTANT",
+    "AVERAGE",
+    "INSTANT_AVERAGE_S",
+    "USAGE_AVERAGE_S",
+    "field_value",
+]
 
 #: :attr:`NvmlSampler.power_source` when power is NVML's instantaneous field.
 INSTANT = "nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT)"
@@ -62,8 +70,15 @@ class NvmlSampler(Sampler):
     #: power rather than the preceding work's.
     power_average_s = USAGE_AVERAGE_S
 
-    def __init__(self, index: int = 0, *, pci_bus_id: str = "", device_name: str = "", module: Optional[Any] = None,
-                 period_s: float = 0.02) -> None:
+    def __init__(
+        self,
+        index: int = 0,
+        *,
+        pci_bus_id: str = "",
+        device_name: str = "",
+        module: Optional[Any] = None,
+        period_s: float = 0.02,
+    ) -> None:
         super().__init__(period_s=period_s)
         self.index = index
         self.pci_bus_id = pci_bus_id
@@ -115,8 +130,10 @@ class NvmlSampler(Sampler):
         self.notes = [f"NVML cannot read {f}" for f in failed]
         if "power_w" in self._readers and not self.power_source:
             self.power_source = AVERAGE
-            self.notes.append(f"NVML's instantaneous power field is not read ({instant_failed}): power is "
-                              f"nvmlDeviceGetPowerUsage, a {USAGE_AVERAGE_S:g}-s average")
+            self.notes.append(
+                f"NVML's instantaneous power field is not read ({instant_failed}): power is "
+                f"nvmlDeviceGetPowerUsage, a {USAGE_AVERAGE_S:g}-s average"
+            )
         return ""
 
     def _find(self, nvml: Any) -> Any:
@@ -143,8 +160,9 @@ class NvmlSampler(Sampler):
 
     @staticmethod
     def _all_readers(nvml: Any, h: Any) -> Dict[str, Callable[[], float]]:
-        reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
-            getattr(nvml, "nvmlDeviceGetCurrentClocksThrottleReasons")
+        reasons = getattr(nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+            nvml, "nvmlDeviceGetCurrentClocksThrottleReasons"
+        )
         return {
             "sm_clock_mhz": lambda: float(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM)),
             "mem_clock_mhz": lambda: float(nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM)),

@@ -121,8 +121,14 @@ class PowermetricsSampler(Sampler):
     name = "powermetrics"
     pushes = True
 
-    def __init__(self, target: str = "gpu", *, interval_ms: int = DEFAULT_INTERVAL_MS,
-                 popen: Optional[Callable[..., Any]] = None, is_root: Optional[bool] = None) -> None:
+    def __init__(
+        self,
+        target: str = "gpu",
+        *,
+        interval_ms: int = DEFAULT_INTERVAL_MS,
+        popen: Optional[Callable[..., Any]] = None,
+        is_root: Optional[bool] = None,
+    ) -> None:
         super().__init__(period_s=interval_ms / 1000.0)
         self.target = target
         self.interval_ms = int(interval_ms)
@@ -159,8 +165,9 @@ class PowermetricsSampler(Sampler):
         """Start ``powermetrics`` (:meth:`open`) and the thread that reads its plists."""
         super().start()
         if self.active and self._proc is not None:
-            self._reader = threading.Thread(target=self._read_stream, args=(self._proc.stdout,),
-                                            name="telemetry-powermetrics", daemon=True)
+            self._reader = threading.Thread(
+                target=self._read_stream, args=(self._proc.stdout,), name="telemetry-powermetrics", daemon=True
+            )
             self._reader.start()
         return self
 

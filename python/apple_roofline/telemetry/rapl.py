@@ -33,8 +33,9 @@ class RaplSampler(Sampler):
 
     name = "rapl"
 
-    def __init__(self, *, powercap: Union[str, Path] = POWERCAP, cpus: Union[str, Path] = CPUS,
-                 period_s: float = 0.02) -> None:
+    def __init__(
+        self, *, powercap: Union[str, Path] = POWERCAP, cpus: Union[str, Path] = CPUS, period_s: float = 0.02
+    ) -> None:
         super().__init__(period_s=period_s)
         self.powercap = Path(powercap)
         self.cpus = Path(cpus)

@@ -25,8 +25,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["Sample", "Summary", "POWER", "POWER_VALUES", "PARAMS", "WEIGHTS", "CLUSTER_MHZ", "CLUSTER_BUSY",
-           "FULL_PERIOD", "select", "summarize"]
+__all__ = [
+    "Sample",
+    "Summary",
+    "POWER",
+    "POWER_VALUES",
+    "PARAMS",
+    "WEIGHTS",
+    "CLUSTER_MHZ",
+    "CLUSTER_BUSY",
+    "FULL_PERIOD",
+    "select",
+    "summarize",
+]
 
 #: A window's summary: parameter name -> mean (float) or flag names (str, comma-separated, "none").
 Summary = Dict[str, Union[float, str]]
@@ -36,15 +47,32 @@ POWER = "power_w"
 
 #: Every parameter a summary can hold: the values the samplers read, power's maximum and the
 #: decoded flags. Reports list them apart from a kernel's own parameters.
-PARAMS = ("sm_clock_mhz", "mem_clock_mhz", "cpu_clock_mhz", "gpu_clock_mhz", "gpu_active_pct", "power_w", "power_max_w",
-          "gpu_power_w", "cpu_power_w", "ane_power_w", "temperature_c", "throttle", "cpu_cluster_clocks")
+PARAMS = (
+    "sm_clock_mhz",
+    "mem_clock_mhz",
+    "cpu_clock_mhz",
+    "gpu_clock_mhz",
+    "gpu_active_pct",
+    "power_w",
+    "power_max_w",
+    "gpu_power_w",
+    "cpu_power_w",
+    "ane_power_w",
+    "temperature_c",
+    "throttle",
+    "cpu_cluster_clocks",
+)
 
 #: Values that are power readings (watts), subject to ``power_after``.
 POWER_VALUES = ("power_w", "gpu_power_w", "cpu_power_w", "ane_power_w")
 
 #: Value -> the value that weights its mean over a window, where a reading has it (module docstring).
-WEIGHTS: Dict[str, str] = {**{k: "interval_s" for k in POWER_VALUES}, "gpu_active_pct": "interval_s",
-                           "gpu_clock_mhz": "gpu_busy_s", "cpu_clock_mhz": "cpu_busy_s"}
+WEIGHTS: Dict[str, str] = {
+    **{k: "interval_s" for k in POWER_VALUES},
+    "gpu_active_pct": "interval_s",
+    "gpu_clock_mhz": "gpu_busy_s",
+    "cpu_clock_mhz": "cpu_busy_s",
+}
 #: Prefixes of a CPU cluster's clock and its busy seconds; the cluster's name follows.
 CLUSTER_MHZ, CLUSTER_BUSY = "cpu_cluster_mhz.", "cpu_cluster_busy_s."
 #: A reading counts as a full period when its interval is at least this share of the period (the
@@ -55,7 +83,7 @@ _WEIGHT_VALUES = frozenset(WEIGHTS.values())
 
 def _weight_of(key: str) -> str:
     if key.startswith(CLUSTER_MHZ):
-        return CLUSTER_BUSY + key[len(CLUSTER_MHZ):]
+        return CLUSTER_BUSY + key[len(CLUSTER_MHZ) :]
     return WEIGHTS.get(key, "")
 
 
@@ -84,9 +112,14 @@ def select(samples: Sequence[Sample], t0: float, t1: float) -> List[Sample]:
     return out
 
 
-def summarize(samples: Sequence[Sample], t0: float, t1: float,
-              flag_names: Callable[[str, int], List[str]], power_after: float = 0.0,
-              period_s: float = 0.0) -> Summary:
+def summarize(
+    samples: Sequence[Sample],
+    t0: float,
+    t1: float,
+    flag_names: Callable[[str, int], List[str]],
+    power_after: float = 0.0,
+    period_s: float = 0.0,
+) -> Summary:
     """Each value's mean over the samples of ``[t0, t1]`` (:func:`select`), rounded to 0.1 —
     weighted by its weight (:data:`WEIGHTS`) where every sample holding the value holds its weight,
     else plain; ``power_max_w`` the largest power of the readings at least :data:`FULL_PERIOD` of
@@ -128,7 +161,7 @@ def summarize(samples: Sequence[Sample], t0: float, t1: float,
         else:
             mean = sum(vs) / len(vs)
         if k.startswith(CLUSTER_MHZ):
-            clusters.append(f"{k[len(CLUSTER_MHZ):]} {mean:.0f} MHz")
+            clusters.append(f"{k[len(CLUSTER_MHZ) :]} {mean:.0f} MHz")
             continue
         out[k] = round(mean, 1)
         if k == POWER and peaks:

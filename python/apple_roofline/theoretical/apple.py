@@ -128,7 +128,8 @@ _FP16_M5_FAMILY = (
 )
 _ALU_SOURCE = (
     _A19 + ", section 'A note on terminology': 'A single Apple GPU core contains 128 FP32 \"shader "
-    "cores\"'; section 'Apple GPU Architecture': 128 FP32 FMA units or 256 FLOPS per cycle per core; " + _MB
+    "cores\"'; section 'Apple GPU Architecture': 128 FP32 FMA units or 256 FLOPS per cycle per core; "
+    + _MB
     + ": 'Apple described each GPU core as having 128 ALUs' (line 214), 256 F32 OPs (FMA) per core-cycle on "
     "M1 (line 127)"
 )
@@ -259,10 +260,13 @@ class AppleChip:
             f"{c.cores}-core {_num(c.bandwidth_gbps)} GB/s" for c in self.configs if c.bandwidth_gbps is not None
         )
         if cores is None:
-            return None, (f"the {self.name}'s bandwidth depends on the GPU configuration ({known}) and the "
-                          "GPU core count is unknown")
-        return None, (f"the {self.name}'s bandwidth depends on the GPU configuration ({known}); none is known "
-                      f"for {cores} cores")
+            return None, (
+                f"the {self.name}'s bandwidth depends on the GPU configuration ({known}) and the "
+                "GPU core count is unknown"
+            )
+        return None, (
+            f"the {self.name}'s bandwidth depends on the GPU configuration ({known}); none is known for {cores} cores"
+        )
 
 
 def _asahi(file: str, opp: str, hz: int, commit: str) -> str:
@@ -276,14 +280,18 @@ _M1_CLOCK = (
 )
 _T600X_CLOCK = (
     _asahi("t600x-common.dtsi (T6000/T6001/T6002 = M1 Pro/Max/Ultra)", "opp06", 1296000000, "2b46e194")
-    + "; " + _MB + " table (lines 71-73): M1 Pro/Max/Ultra at 1.296 GHz"
+    + "; "
+    + _MB
+    + " table (lines 71-73): M1 Pro/Max/Ultra at 1.296 GHz"
 )
 _T8112_CLOCK = (
     _asahi("t8112.dtsi (M2)", "opp08", 1398000000, "0006d098") + "; " + _MB + " table (line 75): M2 at 1.398 GHz"
 )
 _T602X_CLOCK = (
     _asahi("t602x-common.dtsi (T6020/T6021/T6022 = M2 Pro/Max/Ultra)", "opp08", 1398000000, "50e1cf81")
-    + "; " + _MB + " table (lines 76-77): M2 Pro/Max at 1.398 GHz"
+    + "; "
+    + _MB
+    + " table (lines 76-77): M2 Pro/Max at 1.398 GHz"
 )
 _M4PRO_CLOCK = (
     "H. Oakley, 'M4 Pro full on: when CPU and GPU draw over 50 W, and how Low Power mode changes that', "
@@ -301,11 +309,15 @@ _ULTRA_819 = (
     "search=%23m3%2Bultra): 819.2 GB/s for the 1024-bit LPDDR5-6400 Ultra parts"
 )
 _BW_GUIDE_BASE = _GUIDE + ", table 'Base Chips', row 'Memory BW' (M1 68, M2 100, M3 100, M4 120 GB/s)"
-_BW_GUIDE_PROMAX = (_GUIDE + ", table 'Pro/Max/Ultra Chips', row 'Memory BW' (M1 Pro 200, M1 Max 400, M2 Max 400, "
-                    "M3 Max 400, M4 Pro 273, M4 Max 546 GB/s)")
+_BW_GUIDE_PROMAX = (
+    _GUIDE + ", table 'Pro/Max/Ultra Chips', row 'Memory BW' (M1 Pro 200, M1 Max 400, M2 Max 400, "
+    "M3 Max 400, M4 Pro 273, M4 Max 546 GB/s)"
+)
 _CORES_GUIDE_BASE = _GUIDE + ", table 'Base Chips', row 'GPU Cores' (GPU cores M1 7-8, M2 8-10, M3 10, M4 10)"
-_CORES_GUIDE_PROMAX = (_GUIDE + ", table 'Pro/Max/Ultra Chips', row 'GPU Cores' (GPU cores M1 Pro 14-16, M1 Max "
-                       "24-32, M2 Max 30-38, M3 Max 40, M4 Pro 20, M4 Max 40)")
+_CORES_GUIDE_PROMAX = (
+    _GUIDE + ", table 'Pro/Max/Ultra Chips', row 'GPU Cores' (GPU cores M1 Pro 14-16, M1 Max "
+    "24-32, M2 Max 30-38, M3 Max 40, M4 Pro 20, M4 Max 40)"
+)
 _M1_PRO_MAX_NOTE = (
     "Apple's M1 Pro/Max/Ultra TFLOPS (5.2 / 10.4 / 21) equal cores x 256 x 1.278 GHz (the base M1's "
     "clock) rounded down; the T600x GPU's top state is 1296 MHz, so the clock-derived peak is 1.4 % higher "
@@ -319,42 +331,69 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
         # ---------------------------------------------------------------- M1 (Apple GPU family 7)
         AppleChip(
             "Apple M1",
-            (GpuConfig(7), GpuConfig(8, stated_fp32_tflops=2.6, stated_fp32_source=(
-                _M5 + ", " + _M5_PEAK + ": 'Apple announced 2.6 TFLOPS for the M1's 8-core GPU'"))),
+            (
+                GpuConfig(7),
+                GpuConfig(
+                    8,
+                    stated_fp32_tflops=2.6,
+                    stated_fp32_source=(
+                        _M5 + ", " + _M5_PEAK + ": 'Apple announced 2.6 TFLOPS for the M1's 8-core GPU'"
+                    ),
+                ),
+            ),
             _CORES_GUIDE_BASE,
-            1278.0, _M1_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1278.0,
+            _M1_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=68.25,
             bandwidth_source=(
                 "LPDDR4X-4266 on a 128-bit bus, 68.25 GB/s as listed at https://gist.github.com/kellyshephard "
-                "(chips_table.md); " + _BW_GUIDE_BASE + " rounds it to 68 GB/s (Apple states no figure for M1)"),
+                "(chips_table.md); " + _BW_GUIDE_BASE + " rounds it to 68 GB/s (Apple states no figure for M1)"
+            ),
             bus_math="4266 MT/s x 128 bit / 8 = 68.3 GB/s (LPDDR4X-4266: 'The M1 uses 4,266 MT/s LPDDR4X SDRAM', "
-                     "Wikipedia 'Apple M1' text as quoted at https://yogabas.blogg.se/2022/october/"
-                     "large-clock-for-mac-desktop.html)",
+            "Wikipedia 'Apple M1' text as quoted at https://yogabas.blogg.se/2022/october/"
+            "large-clock-for-mac-desktop.html)",
         ),
         AppleChip(
             "Apple M1 Pro",
             (GpuConfig(14), GpuConfig(16)),
             _CORES_GUIDE_PROMAX,
-            1296.0, _T600X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1296.0,
+            _T600X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=200.0,
-            bandwidth_source=(_BW_GUIDE_PROMAX + "; Apple newsroom 2021-10-18 ('M1 Pro offers up to 200GB/s of "
-                              "memory bandwidth', as reported at https://en.trend.az/world/3500298.html)"),
+            bandwidth_source=(
+                _BW_GUIDE_PROMAX + "; Apple newsroom 2021-10-18 ('M1 Pro offers up to 200GB/s of "
+                "memory bandwidth', as reported at https://en.trend.az/world/3500298.html)"
+            ),
             notes=(_M1_PRO_MAX_NOTE,),
         ),
         AppleChip(
             "Apple M1 Max",
-            (GpuConfig(24), GpuConfig(32, stated_fp32_tflops=10.4, stated_fp32_source=(
-                _MLX + ", " + _MLX_SCRIPT + " roof table: 'Apple M1 Max': 10.4 TFLOPS (citing "
-                "https://en.wikipedia.org/wiki/Apple_M1#GPU)"))),
+            (
+                GpuConfig(24),
+                GpuConfig(
+                    32,
+                    stated_fp32_tflops=10.4,
+                    stated_fp32_source=(
+                        _MLX + ", " + _MLX_SCRIPT + " roof table: 'Apple M1 Max': 10.4 TFLOPS (citing "
+                        "https://en.wikipedia.org/wiki/Apple_M1#GPU)"
+                    ),
+                ),
+            ),
             _CORES_GUIDE_PROMAX,
-            1296.0, _T600X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1296.0,
+            _T600X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=400.0,
-            bandwidth_source=(_BW_GUIDE_PROMAX + "; " + _MLX + ", " + _MLX_SCRIPT + " bandwidth table ('Apple M1 "
-                              "Max': 400 GB/s, citing https://en.wikipedia.org/wiki/Apple_M1#Memory); Apple newsroom 2021-10-18 "
-                              "('up to 400GB/s', https://en.trend.az/world/3500298.html)"),
+            bandwidth_source=(
+                _BW_GUIDE_PROMAX + "; " + _MLX + ", " + _MLX_SCRIPT + " bandwidth table ('Apple M1 "
+                "Max': 400 GB/s, citing https://en.wikipedia.org/wiki/Apple_M1#Memory); Apple newsroom 2021-10-18 "
+                "('up to 400GB/s', https://en.trend.az/world/3500298.html)"
+            ),
             bus_math="LPDDR5-6400 x 512 bit / 8 = 409.6 GB/s (" + _LPDDR5_6400_512 + "); Apple states 400 GB/s",
             notes=(_M1_PRO_MAX_NOTE,),
         ),
@@ -362,12 +401,16 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
             "Apple M1 Ultra",
             (GpuConfig(48), GpuConfig(64)),
             "https://www.cpu-monkey.com/en/cpu-apple_m1_ultra_48_gpu (M1 Ultra with 48 and with 64 GPU cores)",
-            1296.0, _T600X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1296.0,
+            _T600X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=800.0,
-            bandwidth_source=("Apple's M1 Ultra specification, 'Maximum memory bandwidth: 800' GB/s, as listed at "
-                              "https://www.somagnews.com/from-the-m1-to-the-m1-ultra-see-the-specifications-of-"
-                              "apples-chips/"),
+            bandwidth_source=(
+                "Apple's M1 Ultra specification, 'Maximum memory bandwidth: 800' GB/s, as listed at "
+                "https://www.somagnews.com/from-the-m1-to-the-m1-ultra-see-the-specifications-of-"
+                "apples-chips/"
+            ),
             bus_math="LPDDR5-6400 x 1024 bit / 8 = 819.2 GB/s (" + _ULTRA_819 + "); Apple states 800 GB/s",
             notes=(_M1_PRO_MAX_NOTE,),
         ),
@@ -376,171 +419,281 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
             "Apple M2",
             (GpuConfig(8), GpuConfig(10)),
             _CORES_GUIDE_BASE,
-            1398.0, _T8112_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1398.0,
+            _T8112_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=100.0,
-            bandwidth_source=(_BW_GUIDE_BASE + "; Apple Mac mini (2023) specification, 'memory bandwidth of "
-                              "100 GB/s' (https://newatlas.com/computers/apple-mac-mini-m2-pro/)"),
+            bandwidth_source=(
+                _BW_GUIDE_BASE + "; Apple Mac mini (2023) specification, 'memory bandwidth of "
+                "100 GB/s' (https://newatlas.com/computers/apple-mac-mini-m2-pro/)"
+            ),
         ),
         AppleChip(
             "Apple M2 Pro",
             (GpuConfig(16), GpuConfig(19)),
-            ("https://iphonelife.com/node/281525 ('M2 Pro ... 16 or 19 graphics processing cores'); "
-             "https://pocketnow.com/m2-pro-mac-mini/ ('16-core GPU, Configurable to 19-core GPU')"),
-            1398.0, _T602X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            (
+                "https://iphonelife.com/node/281525 ('M2 Pro ... 16 or 19 graphics processing cores'); "
+                "https://pocketnow.com/m2-pro-mac-mini/ ('16-core GPU, Configurable to 19-core GPU')"
+            ),
+            1398.0,
+            _T602X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=200.0,
-            bandwidth_source=("Apple Mac mini (2023) specification, 'Memory Bandwidth ... 200GB/s' for the M2 Pro "
-                              "(https://pocketnow.com/m2-pro-mac-mini/)"),
+            bandwidth_source=(
+                "Apple Mac mini (2023) specification, 'Memory Bandwidth ... 200GB/s' for the M2 Pro "
+                "(https://pocketnow.com/m2-pro-mac-mini/)"
+            ),
         ),
         AppleChip(
             "Apple M2 Max",
             (GpuConfig(30), GpuConfig(38)),
             _CORES_GUIDE_PROMAX,
-            1398.0, _T602X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1398.0,
+            _T602X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=400.0,
             bandwidth_source=_BW_GUIDE_PROMAX,
         ),
         AppleChip(
             "Apple M2 Ultra",
-            (GpuConfig(60), GpuConfig(76, stated_fp32_tflops=27.2, stated_fp32_source=(
-                _MLX + ", section 'Roofline Analysis' ('the peak performance ... is 27.199 teraflops') and "
-                + _MLX_SCRIPT + " roof table ('Apple M2 Ultra': 27.2 TFLOPS, citing "
-                "https://en.wikipedia.org/wiki/Apple_M2#GPU)"))),
+            (
+                GpuConfig(60),
+                GpuConfig(
+                    76,
+                    stated_fp32_tflops=27.2,
+                    stated_fp32_source=(
+                        _MLX
+                        + ", section 'Roofline Analysis' ('the peak performance ... is 27.199 teraflops') and "
+                        + _MLX_SCRIPT
+                        + " roof table ('Apple M2 Ultra': 27.2 TFLOPS, citing "
+                        "https://en.wikipedia.org/wiki/Apple_M2#GPU)"
+                    ),
+                ),
+            ),
             "https://myapplechat.com/apples-m2-ultra-chip-is-the-most-powerful-yet/ ('60 or 76 core GPU')",
-            1398.0, _T602X_CLOCK,
-            1.0, _FP16_FAMILY78,
+            1398.0,
+            _T602X_CLOCK,
+            1.0,
+            _FP16_FAMILY78,
             bandwidth_gbps=800.0,
-            bandwidth_source=(_MLX + ", section 'Roofline Analysis' ('its peak memory bandwidth ... is 800GB/s') and "
-                              + _MLX_SCRIPT + " bandwidth table (Apple newsroom "
-                              "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra)"),
+            bandwidth_source=(
+                _MLX
+                + ", section 'Roofline Analysis' ('its peak memory bandwidth ... is 800GB/s') and "
+                + _MLX_SCRIPT
+                + " bandwidth table (Apple newsroom "
+                "https://www.apple.com/newsroom/2023/06/apple-introduces-m2-ultra)"
+            ),
             bus_math="LPDDR5-6400 x 1024 bit / 8 = 819.2 GB/s (" + _ULTRA_819 + "); Apple states 800 GB/s",
         ),
         # ---------------------------------------------------------------- M3 (Apple GPU family 9)
         AppleChip(
             "Apple M3",
             (GpuConfig(8), GpuConfig(10)),
-            (_CORES_GUIDE_BASE + "; the 8-core configuration: https://gist.github.com/kellyshephard "
-             "(chips_table.md: M3, 8-core GPU)"),
-            None, _NO_CLOCK.format(chip="M3"),
-            None, _FP16_FAMILY9,
+            (
+                _CORES_GUIDE_BASE + "; the 8-core configuration: https://gist.github.com/kellyshephard "
+                "(chips_table.md: M3, 8-core GPU)"
+            ),
+            None,
+            _NO_CLOCK.format(chip="M3"),
+            None,
+            _FP16_FAMILY9,
             bandwidth_gbps=100.0,
             bandwidth_source=_BW_GUIDE_BASE,
         ),
         AppleChip(
             "Apple M3 Pro",
             (GpuConfig(14), GpuConfig(18)),
-            ("https://gigazine.net/gsc_news/en/20231101-apple-m3-pro-memory-bandwidth (Apple's MacBook Pro "
-             "specifications: M3 Pro with 14 or 18 GPU cores)"),
-            None, _NO_CLOCK.format(chip="M3 Pro"),
-            None, _FP16_FAMILY9,
+            (
+                "https://gigazine.net/gsc_news/en/20231101-apple-m3-pro-memory-bandwidth (Apple's MacBook Pro "
+                "specifications: M3 Pro with 14 or 18 GPU cores)"
+            ),
+            None,
+            _NO_CLOCK.format(chip="M3 Pro"),
+            None,
+            _FP16_FAMILY9,
             bandwidth_gbps=150.0,
-            bandwidth_source=("Apple's MacBook Pro specifications: both M3 Pro models (14- and 18-core GPU) have "
-                              "150GB/s (https://gigazine.net/gsc_news/en/20231101-apple-m3-pro-memory-bandwidth)"),
+            bandwidth_source=(
+                "Apple's MacBook Pro specifications: both M3 Pro models (14- and 18-core GPU) have "
+                "150GB/s (https://gigazine.net/gsc_news/en/20231101-apple-m3-pro-memory-bandwidth)"
+            ),
         ),
         AppleChip(
             "Apple M3 Max",
             (
-                GpuConfig(30, 300.0, (
-                    "Apple MacBook Pro (Nov 2023) technical specifications: M3 Max with 14-core CPU and 30-core "
-                    "GPU, 300GB/s (figure as given in the project issue; the page was not retrieved here)")),
-                GpuConfig(40, 400.0, (
-                    _BW_GUIDE_PROMAX + "; https://macmegasite.com/2024/10/30/m4-max-chip-has-16-core-cpu-40-core-"
-                    "gpu-and-35-increase-in-memory-bandwidth ('M3 Max ... 40-core GPU and 400 GB/s')")),
+                GpuConfig(
+                    30,
+                    300.0,
+                    (
+                        "Apple MacBook Pro (Nov 2023) technical specifications: M3 Max with 14-core CPU and 30-core "
+                        "GPU, 300GB/s (figure as given in the project issue; the page was not retrieved here)"
+                    ),
+                ),
+                GpuConfig(
+                    40,
+                    400.0,
+                    (
+                        _BW_GUIDE_PROMAX + "; https://macmegasite.com/2024/10/30/m4-max-chip-has-16-core-cpu-40-core-"
+                        "gpu-and-35-increase-in-memory-bandwidth ('M3 Max ... 40-core GPU and 400 GB/s')"
+                    ),
+                ),
             ),
-            (_CORES_GUIDE_PROMAX + "; the 30-core configuration: https://hmc-tech.com/gpu/"
-             "apple-8-core-m4-fl-vs-apple-30-core-m3-max (30-Core M3 Max, 3840 shaders)"),
-            None, _NO_CLOCK.format(chip="M3 Max"),
-            None, _FP16_FAMILY9,
-            bus_math=("40-core: LPDDR5-6400 x 512 bit / 8 = 409.6 GB/s (https://applemagazine.com/apples-m3-max-"
-                      "surpasses-m2-ultra-in-new-performance-benchmarks/61719/m3-max-specs); Apple states 400 GB/s"),
+            (
+                _CORES_GUIDE_PROMAX + "; the 30-core configuration: https://hmc-tech.com/gpu/"
+                "apple-8-core-m4-fl-vs-apple-30-core-m3-max (30-Core M3 Max, 3840 shaders)"
+            ),
+            None,
+            _NO_CLOCK.format(chip="M3 Max"),
+            None,
+            _FP16_FAMILY9,
+            bus_math=(
+                "40-core: LPDDR5-6400 x 512 bit / 8 = 409.6 GB/s (https://applemagazine.com/apples-m3-max-"
+                "surpasses-m2-ultra-in-new-performance-benchmarks/61719/m3-max-specs); Apple states 400 GB/s"
+            ),
         ),
         AppleChip(
             "Apple M3 Ultra",
             (GpuConfig(60), GpuConfig(80)),
             _ULTRA_819 + " (M3 Ultra with 60 and with 80 GPU cores)",
-            None, _NO_CLOCK.format(chip="M3 Ultra"),
-            None, _FP16_FAMILY9,
+            None,
+            _NO_CLOCK.format(chip="M3 Ultra"),
+            None,
+            _FP16_FAMILY9,
             bandwidth_gbps=819.0,
-            bandwidth_source=("Apple's Mac Studio (2025) specification, 'memory bandwidth of 819 GB/s' "
-                              "(https://techpowerup.com/news-tags/Mac%20Studio); Apple newsroom 2025-03-05: 'over "
-                              "800GB/s' (https://bgr.com/tech/inside-apples-new-m3-ultra-processor/)"),
+            bandwidth_source=(
+                "Apple's Mac Studio (2025) specification, 'memory bandwidth of 819 GB/s' "
+                "(https://techpowerup.com/news-tags/Mac%20Studio); Apple newsroom 2025-03-05: 'over "
+                "800GB/s' (https://bgr.com/tech/inside-apples-new-m3-ultra-processor/)"
+            ),
             bus_math="LPDDR5-6400 x 1024 bit / 8 = 819.2 GB/s (" + _ULTRA_819 + ")",
         ),
         # ---------------------------------------------------------------- M4 (Apple GPU family 9)
         AppleChip(
             "Apple M4",
             (GpuConfig(8), GpuConfig(10)),
-            ("https://appleosophy.com/?p=130556 (Apple's iMac and MacBook Air specifications: M4 with an "
-             "8-core or a 10-core GPU)"),
-            None, _NO_CLOCK.format(chip="M4"),
-            None, _FP16_FAMILY9,
+            (
+                "https://appleosophy.com/?p=130556 (Apple's iMac and MacBook Air specifications: M4 with an "
+                "8-core or a 10-core GPU)"
+            ),
+            None,
+            _NO_CLOCK.format(chip="M4"),
+            None,
+            _FP16_FAMILY9,
             bandwidth_gbps=120.0,
-            bandwidth_source=(_BW_GUIDE_BASE + "; https://shopsavvy.com/versus/macbook-air-m4-8-core-vs-10-core-gpu "
-                              "(120 GB/s for both the 8- and the 10-core GPU)"),
+            bandwidth_source=(
+                _BW_GUIDE_BASE + "; https://shopsavvy.com/versus/macbook-air-m4-8-core-vs-10-core-gpu "
+                "(120 GB/s for both the 8- and the 10-core GPU)"
+            ),
         ),
         AppleChip(
             "Apple M4 Pro",
             (GpuConfig(20),),
-            (_CORES_GUIDE_PROMAX + "; Apple press release 2024-10-30 ('M4 Pro: Up to 20-core GPU', "
-             "https://sianzzz.com/apple-announces-m4-max-chip-debuting-on-the-macbook-pro)"),
-            1578.0, _M4PRO_CLOCK,
-            None, _FP16_FAMILY9,
+            (
+                _CORES_GUIDE_PROMAX + "; Apple press release 2024-10-30 ('M4 Pro: Up to 20-core GPU', "
+                "https://sianzzz.com/apple-announces-m4-max-chip-debuting-on-the-macbook-pro)"
+            ),
+            1578.0,
+            _M4PRO_CLOCK,
+            None,
+            _FP16_FAMILY9,
             bandwidth_gbps=273.0,
-            bandwidth_source=(_BW_GUIDE_PROMAX + "; Apple press release 2024-10-30 ('M4 Pro ... 273GB/s unified "
-                              "memory bandwidth', https://sianzzz.com/apple-announces-m4-max-chip-debuting-on-the-"
-                              "macbook-pro)"),
+            bandwidth_source=(
+                _BW_GUIDE_PROMAX + "; Apple press release 2024-10-30 ('M4 Pro ... 273GB/s unified "
+                "memory bandwidth', https://sianzzz.com/apple-announces-m4-max-chip-debuting-on-the-"
+                "macbook-pro)"
+            ),
         ),
         AppleChip(
             "Apple M4 Max",
             (
-                GpuConfig(32, 410.0, (
-                    "Apple MacBook Pro (2024) technical specifications: M4 Max with 14-core CPU and 32-core GPU, "
-                    "410GB/s (figure as given in the project issue; the page was not retrieved here)")),
-                GpuConfig(40, 546.0, (
-                    _BW_GUIDE_PROMAX + "; Apple newsroom 2024-10-30 ('M4 Max supports up to 128GB of unified "
-                    "memory with up to 546GB/s', https://www.macrumors.com/2024/10/30/apple-announces-m4-max-chip/)")),
+                GpuConfig(
+                    32,
+                    410.0,
+                    (
+                        "Apple MacBook Pro (2024) technical specifications: M4 Max with 14-core CPU and 32-core GPU, "
+                        "410GB/s (figure as given in the project issue; the page was not retrieved here)"
+                    ),
+                ),
+                GpuConfig(
+                    40,
+                    546.0,
+                    (
+                        _BW_GUIDE_PROMAX + "; Apple newsroom 2024-10-30 ('M4 Max supports up to 128GB of unified "
+                        "memory with up to 546GB/s', https://www.macrumors.com/2024/10/30/apple-announces-m4-max-chip/)"
+                    ),
+                ),
             ),
-            ("http://www.notebookcheck.net/Apple-M4-Max-official-with-incremental-upgrades-over-the-M3-Max."
-             "911098.0.html ('one with a 14-core CPU + 32-core GPU and the other with a 16-core CPU and a 40-core GPU')"),
-            None, _NO_CLOCK.format(chip="M4 Max"),
-            None, _FP16_FAMILY9,
+            (
+                "http://www.notebookcheck.net/Apple-M4-Max-official-with-incremental-upgrades-over-the-M3-Max."
+                "911098.0.html ('one with a 14-core CPU + 32-core GPU and the other with a 16-core CPU and a 40-core GPU')"
+            ),
+            None,
+            _NO_CLOCK.format(chip="M4 Max"),
+            None,
+            _FP16_FAMILY9,
         ),
         # ---------------------------------------------------------------- M5
         AppleChip(
             "Apple M5",
             (GpuConfig(10),),
-            (_M5 + ", system description ('GPU: Apple M5 (10 cores, Apple GPU family)'); Apple newsroom "
-             "2025-10-15 ('10-core "
-             "GPU', https://www.lowyat.net/2025/369913/apple-m5)"),
-            1578.0, _M5_CLOCK,
-            2.0, _FP16_M5,
+            (
+                _M5 + ", system description ('GPU: Apple M5 (10 cores, Apple GPU family)'); Apple newsroom "
+                "2025-10-15 ('10-core "
+                "GPU', https://www.lowyat.net/2025/369913/apple-m5)"
+            ),
+            1578.0,
+            _M5_CLOCK,
+            2.0,
+            _FP16_M5,
             bandwidth_gbps=153.0,
-            bandwidth_source=("Apple newsroom 2025-10-15: unified memory bandwidth 'to 153GB/s' "
-                              "(https://www.lowyat.net/2025/369913/apple-m5; https://the-decoder.com/apples-m5-chip-"
-                              "brings-faster-ai-to-macbook-ipad-and-vision-pro/)"),
-            bus_math=("LPDDR5X-9600 x 128 bit / 8 = 153.6 GB/s (" + _M5 + ", section 'Bandwidth Results (256 MB "
-                      "buffers)': 'The M5 Air's LPDDR5X-9600 "
-                      "delivers 153.6 GB/s of theoretical bandwidth'); Apple states 153 GB/s"),
+            bandwidth_source=(
+                "Apple newsroom 2025-10-15: unified memory bandwidth 'to 153GB/s' "
+                "(https://www.lowyat.net/2025/369913/apple-m5; https://the-decoder.com/apples-m5-chip-"
+                "brings-faster-ai-to-macbook-ipad-and-vision-pro/)"
+            ),
+            bus_math=(
+                "LPDDR5X-9600 x 128 bit / 8 = 153.6 GB/s (" + _M5 + ", section 'Bandwidth Results (256 MB "
+                "buffers)': 'The M5 Air's LPDDR5X-9600 "
+                "delivers 153.6 GB/s of theoretical bandwidth'); Apple states 153 GB/s"
+            ),
         ),
         AppleChip(
             "Apple M5 Pro",
-            (GpuConfig(20, 307.0, (
-                "Apple press release 2026-03-03: 'M5 Pro ... up to 20 GPU cores ... 307GB/s of memory bandwidth' "
-                "(https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/)")),),
+            (
+                GpuConfig(
+                    20,
+                    307.0,
+                    (
+                        "Apple press release 2026-03-03: 'M5 Pro ... up to 20 GPU cores ... 307GB/s of memory bandwidth' "
+                        "(https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/)"
+                    ),
+                ),
+            ),
             "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/ (Apple press release: 'up to 20 GPU cores')",
-            None, _NO_CLOCK.format(chip="M5 Pro"),
-            2.0, _FP16_M5_FAMILY,
+            None,
+            _NO_CLOCK.format(chip="M5 Pro"),
+            2.0,
+            _FP16_M5_FAMILY,
         ),
         AppleChip(
             "Apple M5 Max",
-            (GpuConfig(40, 614.0, (
-                "Apple press release 2026-03-03: 'M5 Max ... a maximum of 40 GPU cores ... 614GB/s of memory "
-                "bandwidth' (https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/)")),),
+            (
+                GpuConfig(
+                    40,
+                    614.0,
+                    (
+                        "Apple press release 2026-03-03: 'M5 Max ... a maximum of 40 GPU cores ... 614GB/s of memory "
+                        "bandwidth' (https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/)"
+                    ),
+                ),
+            ),
             "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/ (Apple press release: 'a maximum of 40 GPU cores')",
-            None, _NO_CLOCK.format(chip="M5 Max"),
-            2.0, _FP16_M5_FAMILY,
+            None,
+            _NO_CLOCK.format(chip="M5 Max"),
+            2.0,
+            _FP16_M5_FAMILY,
         ),
     )
 }
@@ -570,8 +723,12 @@ GPU_CACHES: Dict[str, Tuple[Optional[int], Optional[int], str]] = {
     "Apple M2": (1536 << 10, 8 << 20, _MB_CACHES + ": M2 ~1.5M (approximate), 8M"),
     "Apple M2 Pro": (512 << 10, 24 << 20, _MB_CACHES + ": M2P ~512K (approximate), 24M"),
     "Apple M2 Max": (1 << 20, 48 << 20, _MB_CACHES + ": M2M ~1M (approximate), 48M"),
-    "Apple M5": (None, 32 << 20, _M5 + ", section 'Test 3: Texture Cache Hierarchy': 'System Level Cache (SLC): ~32 MB "
-                 "shared across CPU and GPU' (the GPU's L2 is not given)"),
+    "Apple M5": (
+        None,
+        32 << 20,
+        _M5 + ", section 'Test 3: Texture Cache Hierarchy': 'System Level Cache (SLC): ~32 MB "
+        "shared across CPU and GPU' (the GPU's L2 is not given)",
+    ),
 }
 #: An Apple GPU core's L1 data cache, bytes, on Apple GPU families 7 and 8 (M1, M2).
 GPU_L1_BYTES = 8 << 10
@@ -632,11 +789,15 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
         matched_from = "chip"
     if entry is None:
         shown = name if isinstance(name, str) and name.strip() else (chip_str if isinstance(chip_str, str) else None)
-        return {"theoretical": {
-            "chip": shown,
-            "note": (f"not in the chip table (theoretical.apple.APPLE_CHIPS: M1 to M5 families; name={name!r}, "
-                     f"chip={chip_str!r}); no theoretical ceiling rather than a guess"),
-        }}, []
+        return {
+            "theoretical": {
+                "chip": shown,
+                "note": (
+                    f"not in the chip table (theoretical.apple.APPLE_CHIPS: M1 to M5 families; name={name!r}, "
+                    f"chip={chip_str!r}); no theoretical ceiling rather than a guess"
+                ),
+            }
+        }, []
 
     cores, cores_why = _cores(info)
     collected = CeilingCollector()
@@ -649,17 +810,23 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
     elif cores in known:
         configuration = f"{cores}-core {entry.name}, a known configuration ({_cores_list(known)} cores)"
     else:
-        configuration = (f"the reported {cores} GPU cores are not a configuration in the table for the {entry.name} "
-                         f"({_cores_list(known)} cores); computed with the reported count")
+        configuration = (
+            f"the reported {cores} GPU cores are not a configuration in the table for the {entry.name} "
+            f"({_cores_list(known)} cores); computed with the reported count"
+        )
 
     # ---- DRAM bandwidth
     bw, bw_src = entry.bandwidth(cores)
     if bw is not None:
         extra = f"; bus math: {entry.bus_math}" if entry.bus_math else ""
-        add("DRAM bandwidth", "bandwidth", bw,
+        add(
+            "DRAM bandwidth",
+            "bandwidth",
+            bw,
             f"{_num(bw)} GB/s, Apple's stated unified-memory bandwidth of the {entry.name}"
             f"{'' if cores is None else f' ({cores}-core GPU)'} ({bw_src}){extra}; the interface's peak, shared "
-            "with the CPU, which STREAM stays below")
+            "with the CPU, which STREAM stays below",
+        )
     else:
         omitted["DRAM bandwidth"] = bw_src
 
@@ -671,8 +838,10 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
             omitted[cname] = why
     else:
         clock = entry.clock_mhz
-        base = (f"{cores} GPU cores x {entry.alus_per_core} FP32 ALUs/core ({entry.alus_source}) x 2 FLOP per FMA x "
-                f"{_num(clock)} MHz top GPU clock ({entry.clock_source})")
+        base = (
+            f"{cores} GPU cores x {entry.alus_per_core} FP32 ALUs/core ({entry.alus_source}) x 2 FLOP per FMA x "
+            f"{_num(clock)} MHz top GPU clock ({entry.clock_source})"
+        )
         fp32_d = f"{base} = {_num(fp32)} GFLOP/s; an upper bound at the top DVFS state"
         add("FP32 vector", "compute", fp32, fp32_d + " (float4 FMAs are four scalar FMAs: the GPU is scalar)")
         add("FP32 scalar ILP", "compute", fp32, fp32_d)
@@ -680,8 +849,10 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
         if fp16 is None or entry.fp16_ratio is None:
             omitted["FP16 vector"] = omitted["FP16 scalar ILP"] = "FP16 rate " + entry.fp16_source
         else:
-            fp16_d = (f"{base} x {_num(entry.fp16_ratio)} FP16/FP32 FMA rate ({entry.fp16_source}) = "
-                      f"{_num(fp16)} GFLOP/s; an upper bound at the top DVFS state")
+            fp16_d = (
+                f"{base} x {_num(entry.fp16_ratio)} FP16/FP32 FMA rate ({entry.fp16_source}) = "
+                f"{_num(fp16)} GFLOP/s; an upper bound at the top DVFS state"
+            )
             add("FP16 vector", "compute", fp16, fp16_d)
             add("FP16 scalar ILP", "compute", fp16, fp16_d)
         add("GEMM FP32", "compute", fp32, f"= FP32 ALU peak ({_GEMM_ON_ALUS}): {fp32_d}")
@@ -690,7 +861,9 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
         elif fp16 is None:
             omitted["GEMM FP16"] = "FP16 rate " + entry.fp16_source
         else:
-            add("GEMM FP16", "compute", fp16, f"= FP16 ALU peak ({_GEMM_ON_ALUS}): {peaks['FP16 vector']['derivation']}")
+            add(
+                "GEMM FP16", "compute", fp16, f"= FP16 ALU peak ({_GEMM_ON_ALUS}): {peaks['FP16 vector']['derivation']}"
+            )
     omitted["FP64"] = _NO_FP64
 
     # ---- stated cross-check
@@ -702,8 +875,7 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
             stated["clock_derived_over_stated"] = round(fp32 / 1e3 / cfg.stated_fp32_tflops, 4)
 
     figures: Dict[str, Dict[str, object]] = {
-        "gpu_cores": {"value": cores, "unit": "cores",
-                      "source": cores_why if cores is None else _cores_source(info)},
+        "gpu_cores": {"value": cores, "unit": "cores", "source": cores_why if cores is None else _cores_source(info)},
         "known_configurations": {"value": list(known), "unit": "cores", "source": entry.cores_source},
         "fp32_alus_per_core": {"value": entry.alus_per_core, "unit": "ALUs", "source": entry.alus_source},
         "gpu_clock_mhz": {"value": entry.clock_mhz, "unit": "MHz", "source": entry.clock_source},
@@ -715,8 +887,10 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
 
     notes = [
         "compute ceilings use the GPU's top DVFS clock: upper bounds, not sustained rates under every load",
-        ("the bandwidth is Apple's stated figure (bus math in the derivation where known); unified memory is "
-         "shared with the CPU and other engines"),
+        (
+            "the bandwidth is Apple's stated figure (bus math in the derivation where known); unified memory is "
+            "shared with the CPU and other engines"
+        ),
         "no FP64 ceiling: " + _NO_FP64,
     ] + list(entry.notes)
     desc: Dict[str, object] = {
@@ -752,8 +926,10 @@ def _cores(info: Mapping[str, object]) -> Tuple[Optional[int], str]:
         n = _pos_int(info.get(key))
         if n is not None:
             return n, ""
-    return None, (f"GPU core count unknown (gpu_cores={info.get('gpu_cores')!r}, "
-                  f"compute_units={info.get('compute_units')!r}: not a positive integer)")
+    return None, (
+        f"GPU core count unknown (gpu_cores={info.get('gpu_cores')!r}, "
+        f"compute_units={info.get('compute_units')!r}: not a positive integer)"
+    )
 
 
 def _cores_source(info: Mapping[str, object]) -> str:

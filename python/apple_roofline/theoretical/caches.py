@@ -39,8 +39,19 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, lookup_chip
 
-__all__ = ["CACHE_INFLATION", "CacheLevel", "CUDA_L1_KIB", "DRAM_LEVEL", "SHARED_LEVEL", "cache_levels", "cpu_cache_levels",
-           "dram_start", "hierarchy_facts", "level_of", "slc_level"]
+__all__ = [
+    "CACHE_INFLATION",
+    "CacheLevel",
+    "CUDA_L1_KIB",
+    "DRAM_LEVEL",
+    "SHARED_LEVEL",
+    "cache_levels",
+    "cpu_cache_levels",
+    "dram_start",
+    "hierarchy_facts",
+    "level_of",
+    "slc_level",
+]
 
 #: The name of the shared (threadgroup) memory level in the list of levels.
 SHARED_LEVEL = "Shared memory"
@@ -55,18 +66,33 @@ _TUNING = "NVIDIA {guide} Tuning Guide, section '{section}'"
 CUDA_L1_KIB: Dict[str, Tuple[int, str]] = {
     "7.0": (128, _TUNING.format(guide="Volta", section="Unified Shared Memory/L1/Texture Cache") + ": 128 KB per SM"),
     "7.5": (96, _TUNING.format(guide="Turing", section="Unified Shared Memory/L1/Texture Cache") + ": 96 KB per SM"),
-    "8.0": (192, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
-            + ": 192 KB per SM on compute capability 8.0"),
-    "8.6": (128, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
-            + ": 128 KB per SM on compute capability 8.6"),
-    "8.7": (192, _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
-            + ": 192 KB per SM on compute capability 8.7"),
+    "8.0": (
+        192,
+        _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+        + ": 192 KB per SM on compute capability 8.0",
+    ),
+    "8.6": (
+        128,
+        _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+        + ": 128 KB per SM on compute capability 8.6",
+    ),
+    "8.7": (
+        192,
+        _TUNING.format(guide="NVIDIA Ampere GPU Architecture", section="Unified Shared Memory/L1/Texture Cache")
+        + ": 192 KB per SM on compute capability 8.7",
+    ),
     "8.9": (128, _TUNING.format(guide="Ada", section="Unified Shared Memory/L1/Texture Cache") + ": 128 KB per SM"),
     "9.0": (256, _TUNING.format(guide="Hopper", section="Unified Shared Memory/L1/Texture Cache") + ": 256 KB per SM"),
-    "10.0": (256, _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
-             + ": 256 KB per SM on compute capability 10.0"),
-    "12.0": (128, _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
-             + ": 128 KB per SM on compute capability 12.0"),
+    "10.0": (
+        256,
+        _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
+        + ": 256 KB per SM on compute capability 10.0",
+    ),
+    "12.0": (
+        128,
+        _TUNING.format(guide="Blackwell", section="Unified Shared Memory/L1/Texture Cache")
+        + ": 128 KB per SM on compute capability 12.0",
+    ),
 }
 
 
@@ -149,7 +175,9 @@ def _cuda_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
         notes.append("the driver reports no L2 size")
     shared = int(info.get("shared_memory_per_sm_bytes", 0) or 0)
     if shared:
-        levels.append(CacheLevel(SHARED_LEVEL, shared, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR (per SM)"))
+        levels.append(
+            CacheLevel(SHARED_LEVEL, shared, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR (per SM)")
+        )
     return levels, notes
 
 
@@ -200,7 +228,7 @@ def _pool_cpus(threads: int) -> List[int]:
         cpus = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = list(range(os.cpu_count() or 1))
-    return cpus[:max(1, threads)]
+    return cpus[: max(1, threads)]
 
 
 def cpu_cache_levels(threads: int) -> Tuple[List[CacheLevel], List[str]]:
@@ -229,10 +257,17 @@ def _linux_levels(cpus: List[int]) -> Tuple[List[CacheLevel], List[str]]:
         inst = found[name]
         each = sorted(set(inst.values()))
         sizes = " + ".join(_kib(s) for s in inst.values())
-        levels.append(CacheLevel(name, sum(inst.values()), (
-            f"/sys/devices/system/cpu/cpuN/cache (Linux sysfs): {len(inst)} instance{'s' if len(inst) != 1 else ''} "
-            f"among the pool's {len(cpus)} CPU{'s' if len(cpus) != 1 else ''} ({sizes}"
-            + (")" if len(each) == 1 else ", sizes differ)"))))
+        levels.append(
+            CacheLevel(
+                name,
+                sum(inst.values()),
+                (
+                    f"/sys/devices/system/cpu/cpuN/cache (Linux sysfs): {len(inst)} instance{'s' if len(inst) != 1 else ''} "
+                    f"among the pool's {len(cpus)} CPU{'s' if len(cpus) != 1 else ''} ({sizes}"
+                    + (")" if len(each) == 1 else ", sizes differ)")
+                ),
+            )
+        )
     return levels, ([] if levels else ["sysfs lists no data caches"])
 
 
@@ -256,11 +291,19 @@ def _sysctl_levels(threads: int) -> Tuple[List[CacheLevel], List[str]]:
     l1, l2, per_l2 = (_sysctl(f"hw.perflevel0.{k}") for k in ("l1dcachesize", "l2cachesize", "cpusperl2"))
     levels: List[CacheLevel] = []
     if l1:
-        levels.append(CacheLevel("L1d", l1 * threads, f"sysctl hw.perflevel0.l1dcachesize ({_kib(l1)}) × {threads} threads"))
+        levels.append(
+            CacheLevel("L1d", l1 * threads, f"sysctl hw.perflevel0.l1dcachesize ({_kib(l1)}) × {threads} threads")
+        )
     if l2:
         shared = -(-threads // per_l2) if per_l2 else 1
-        levels.append(CacheLevel("L2", l2 * shared, f"sysctl hw.perflevel0.l2cachesize ({_kib(l2)}) × {shared} "
-                                 f"cluster{'s' if shared != 1 else ''} (hw.perflevel0.cpusperl2 = {per_l2})"))
+        levels.append(
+            CacheLevel(
+                "L2",
+                l2 * shared,
+                f"sysctl hw.perflevel0.l2cachesize ({_kib(l2)}) × {shared} "
+                f"cluster{'s' if shared != 1 else ''} (hw.perflevel0.cpusperl2 = {per_l2})",
+            )
+        )
     slc = slc_level(_sysctl_text("machdep.cpu.brand_string"))
     if levels and slc is not None:
         levels.append(slc)

@@ -32,8 +32,9 @@ class CeilingCollector:
         """
         unit = "GB/s" if kind == "bandwidth" else "GFLOP/s"
         try:
-            self.ceilings.append(Ceiling(name=name, kind=kind, value=value, unit=unit, source="theoretical",
-                                         from_=derivation))
+            self.ceilings.append(
+                Ceiling(name=name, kind=kind, value=value, unit=unit, source="theoretical", from_=derivation)
+            )
         except ValueError as e:
             self.omitted[name] = str(e)
             return

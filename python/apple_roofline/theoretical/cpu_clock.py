@@ -33,8 +33,17 @@ from ..roofline.records import Ceiling
 from .cpu import CpuSpec, Figure, describe, theoretical_ceilings
 from .cpu_probe import native_clock_hz
 
-__all__ = ["MAD_SCALE", "OUTLIER_FLOOR", "OUTLIER_Z", "ClockEstimate", "RunClock", "clock_warnings", "effective_readings_hz",
-           "robust_clock", "with_clock"]
+__all__ = [
+    "MAD_SCALE",
+    "OUTLIER_FLOOR",
+    "OUTLIER_Z",
+    "ClockEstimate",
+    "RunClock",
+    "clock_warnings",
+    "effective_readings_hz",
+    "robust_clock",
+    "with_clock",
+]
 
 #: A reading further than this many scaled MADs from the median is an outlier (Iglewicz and Hoaglin's
 #: modified z-score bound).
@@ -71,20 +80,31 @@ class ClockEstimate:
         (more than 0.125 GHz from the median of all, the larger of 3.5 scaled MADs and 2%)"``."""
         lo, hi = self.spread
         n = len(self.kept) + len(self.dropped)
-        out = (f"median of {len(self.kept)} of {n} {what} readings" if self.dropped
-               else f"median of {n} {what} reading{'s' if n != 1 else ''}")
+        out = (
+            f"median of {len(self.kept)} of {n} {what} readings"
+            if self.dropped
+            else f"median of {n} {what} reading{'s' if n != 1 else ''}"
+        )
         out += f", {lo / 1e9:.3f} to {hi / 1e9:.3f} GHz" if n > 1 else ""
         if self.dropped:
-            out += (f"; dropped {', '.join(f'{d / 1e9:.3f}' for d in self.dropped)} GHz (more than "
-                    f"{self.threshold_hz / 1e9:.3f} GHz from the median of all, the larger of {OUTLIER_Z:g} "
-                    f"scaled MADs and {OUTLIER_FLOOR:.0%})")
+            out += (
+                f"; dropped {', '.join(f'{d / 1e9:.3f}' for d in self.dropped)} GHz (more than "
+                f"{self.threshold_hz / 1e9:.3f} GHz from the median of all, the larger of {OUTLIER_Z:g} "
+                f"scaled MADs and {OUTLIER_FLOOR:.0%})"
+            )
         return out
 
     def to_dict(self) -> Dict[str, Any]:
         """``{"hz", "min_hz", "max_hz", "kept_hz", "dropped_hz", "threshold_hz"}`` (JSON-ready)."""
         lo, hi = self.spread
-        return {"hz": self.hz, "min_hz": lo, "max_hz": hi, "kept_hz": list(self.kept),
-                "dropped_hz": list(self.dropped), "threshold_hz": self.threshold_hz}
+        return {
+            "hz": self.hz,
+            "min_hz": lo,
+            "max_hz": hi,
+            "kept_hz": list(self.kept),
+            "dropped_hz": list(self.dropped),
+            "threshold_hz": self.threshold_hz,
+        }
 
 
 def robust_clock(readings_hz: Sequence[float], *, z: float = OUTLIER_Z, floor: float = OUTLIER_FLOOR) -> ClockEstimate:
@@ -133,8 +153,12 @@ def effective_readings_hz(measurements: Sequence[Any]) -> List[float]:
     for m in measurements:
         params: Mapping[str, Any] = getattr(m, "params", {})
         mhz = params.get(EFFECTIVE)
-        if (str(params.get(EFFECTIVE_SOURCE, "")).startswith("measured") and isinstance(mhz, (int, float))
-                and not isinstance(mhz, bool) and mhz > 0):
+        if (
+            str(params.get(EFFECTIVE_SOURCE, "")).startswith("measured")
+            and isinstance(mhz, (int, float))
+            and not isinstance(mhz, bool)
+            and mhz > 0
+        ):
             out.append(float(mhz) * 1e6)
     return out
 
@@ -142,6 +166,7 @@ def effective_readings_hz(measurements: Sequence[Any]) -> List[float]:
 def with_clock(spec: CpuSpec, hz: float, source: str) -> CpuSpec:
     """``spec`` with every measured clock (a figure whose source starts with ``"measured"``: the
     spec's and its core groups') set to ``hz`` with ``source``; the other figures unchanged."""
+
     def swap(f: Figure) -> Figure:
         return Figure(hz, "Hz", source) if f.source.startswith("measured") else f
 
@@ -162,10 +187,16 @@ def clock_warnings(desc: Mapping[str, Any]) -> List[str]:
         est = readings.get(kind)
         if isinstance(est, Mapping) and est.get("dropped_hz"):
             dropped = ", ".join(f"{float(d) / 1e9:.3f}" for d in est["dropped_hz"])
-            used = (f"; the theoretical peaks use {float(est['hz']) / 1e9:.3f} GHz, the median of the "
-                    f"{len(est['kept_hz'])} kept" if readings.get("used") == kind else "")
-            out.append(f"CPU clock: dropped the {kind} reading(s) {dropped} GHz, more than "
-                       f"{float(est['threshold_hz']) / 1e9:.3f} GHz from the median of all{used}")
+            used = (
+                f"; the theoretical peaks use {float(est['hz']) / 1e9:.3f} GHz, the median of the "
+                f"{len(est['kept_hz'])} kept"
+                if readings.get("used") == kind
+                else ""
+            )
+            out.append(
+                f"CPU clock: dropped the {kind} reading(s) {dropped} GHz, more than "
+                f"{float(est['threshold_hz']) / 1e9:.3f} GHz from the median of all{used}"
+            )
     return out
 
 
@@ -213,14 +244,26 @@ class RunClock:
         eff_readings = effective_readings_hz(measurements)
         effective = robust_clock(eff_readings) if eff_readings else None
         use_effective = effective is not None and effective.hz > chain.hz
-        source = ("measured: " + chain.text("dependent integer-add chain (apple_roofline._core.measure_cpu_clock_hz, "
-                                            "50 ms each, one thread per usable CPU, at the start and after each suite)")
-                  + (f"; the effective clock of the CPU measurements (perf events), {effective.text('effective-clock')}"
-                     if effective is not None else "")
-                  + ("; the peaks use the effective clock, the higher" if use_effective else ""))
+        source = (
+            "measured: "
+            + chain.text(
+                "dependent integer-add chain (apple_roofline._core.measure_cpu_clock_hz, "
+                "50 ms each, one thread per usable CPU, at the start and after each suite)"
+            )
+            + (
+                f"; the effective clock of the CPU measurements (perf events), {effective.text('effective-clock')}"
+                if effective is not None
+                else ""
+            )
+            + ("; the peaks use the effective clock, the higher" if use_effective else "")
+        )
         hz = effective.hz if use_effective and effective is not None else chain.hz
         spec = with_clock(self.spec, hz, source)
         desc = describe(spec)
-        desc["clock_readings"] = {"chain": chain.to_dict(), "effective": effective.to_dict() if effective else None,
-                                  "used": "effective" if use_effective else "chain", "failed": list(self.failures)}
+        desc["clock_readings"] = {
+            "chain": chain.to_dict(),
+            "effective": effective.to_dict() if effective else None,
+            "used": "effective" if use_effective else "chain",
+            "failed": list(self.failures),
+        }
         return {"theoretical": desc}, theoretical_ceilings(spec)

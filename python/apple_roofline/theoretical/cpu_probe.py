@@ -137,7 +137,8 @@ def _feature_figures(
         bits = features["vector_bits"]
         assert isinstance(bits, int)
         vb = Figure(
-            float(bits), "bits",
+            float(bits),
+            "bits",
             f"apple_roofline._core.cpu_features(): isa={features.get('isa')!s}, vector_bits={bits}",
         )
         return vb, bool(features.get("fma", False)), bool(features.get("fp16_arithmetic", False))
@@ -188,7 +189,8 @@ def _clock_figure(
         mhz = math.nan
     if math.isfinite(mhz) and mhz > 0:
         return Figure(
-            mhz * 1e6, "Hz",
+            mhz * 1e6,
+            "Hz",
             f"/proc/cpuinfo 'cpu MHz': a CURRENT reading, not a maximum (no cpufreq max, no sysctl, "
             f"and {_strip_unknown(measured.source)}){why}",
         )
@@ -196,7 +198,7 @@ def _clock_figure(
 
 
 def _strip_unknown(source: str) -> str:
-    return source[len("unknown: "):] if source.startswith("unknown: ") else source
+    return source[len("unknown: ") :] if source.startswith("unknown: ") else source
 
 
 def native_clock_hz() -> float:
@@ -230,7 +232,8 @@ def _measure(measure_clock: Optional[Callable[[], float]]) -> Figure:
     if not (math.isfinite(hz) and hz > 0):
         return Figure.unknown("Hz", f"clock measurement returned {hz!r}")
     return Figure(
-        hz, "Hz",
+        hz,
+        "Hz",
         f"{what}, {ms:.0f} ms, one thread per usable CPU at once (the all-core clock under a scalar integer load; vector FMA loads may run slower)",
     )
 
@@ -299,9 +302,17 @@ def _linux_spec(
         pipes = uarch.figure(int(vector_bits.value))
     group = CoreGroup("all", uarch.name if uarch else "", cores, clock, pipes)
     return CpuSpec(
-        model=model, vendor=vendor, arch=arch, physical_cores=cores, logical_cpus=logical,
-        clock_hz=clock, vector_bits=vector_bits, fma_pipes=pipes, fp16=fp16,
-        core_groups=(group,), notes=tuple(notes),
+        model=model,
+        vendor=vendor,
+        arch=arch,
+        physical_cores=cores,
+        logical_cpus=logical,
+        clock_hz=clock,
+        vector_bits=vector_bits,
+        fma_pipes=pipes,
+        fp16=fp16,
+        core_groups=(group,),
+        notes=tuple(notes),
     )
 
 
@@ -317,9 +328,7 @@ def _norm_machine(m: str) -> str:
 def _x86_cores(blocks: Sequence[Mapping[str, str]], proc_root: str) -> Figure:
     pairs = {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
     if pairs:
-        return Figure(
-            float(len(pairs)), "cores", "/proc/cpuinfo: distinct ('physical id', 'core id') pairs"
-        )
+        return Figure(float(len(pairs)), "cores", "/proc/cpuinfo: distinct ('physical id', 'core id') pairs")
     # Fallback: sysfs topology.
     ids = set()
     cpu = 0
@@ -362,7 +371,8 @@ def _linux_arm_spec(
         entry = arm_uarch(impl, part)
         ident = f"CPU implementer {impl:#x} part {part:#05x}"
         cores = Figure(
-            float(len(members[key])), "cores",
+            float(len(members[key])),
+            "cores",
             f"/proc/cpuinfo: 'processor' entries with {ident} (no SMT)",
         )
         clock = _clock_figure(proc_root, members[key][0], measure_clock, sysctl, None, False)
@@ -386,14 +396,24 @@ def _linux_arm_spec(
         first = groups[0]
     else:
         phys = Figure.unknown("cores", "/proc/cpuinfo is unreadable")
-        first = CoreGroup("all", "", phys, Figure.unknown("Hz", "no CPU found"), Figure.unknown("pipes", "no CPU found"))
+        first = CoreGroup(
+            "all", "", phys, Figure.unknown("Hz", "no CPU found"), Figure.unknown("pipes", "no CPU found")
+        )
     impl0 = order[0][0] if order else 0
     vendor = arm_vendor(impl0)
     model = " + ".join(g.uarch or "unknown core" for g in groups) or "unknown CPU"
     return CpuSpec(
-        model=model, vendor=vendor, arch="arm64", physical_cores=phys, logical_cpus=logical,
-        clock_hz=first.clock_hz, vector_bits=vector_bits, fma_pipes=first.fma_pipes, fp16=fp16,
-        core_groups=tuple(groups), notes=tuple(notes),
+        model=model,
+        vendor=vendor,
+        arch="arm64",
+        physical_cores=phys,
+        logical_cpus=logical,
+        clock_hz=first.clock_hz,
+        vector_bits=vector_bits,
+        fma_pipes=first.fma_pipes,
+        fp16=fp16,
+        core_groups=tuple(groups),
+        notes=tuple(notes),
     )
 
 
@@ -415,7 +435,8 @@ def _macos_spec(
         vector_bits, fma, fp16 = _feature_figures(features, flags.replace(".", "_").split(), arch)
         ncores = _int(sysctl("hw.physicalcpu"))
         cores = (
-            Figure(float(ncores), "cores", "sysctl hw.physicalcpu") if ncores
+            Figure(float(ncores), "cores", "sysctl hw.physicalcpu")
+            if ncores
             else Figure.unknown("cores", "sysctl hw.physicalcpu unreadable")
         )
         clock = _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False)
@@ -423,12 +444,20 @@ def _macos_spec(
         model_no = _int(sysctl("machdep.cpu.model"))
         uarch = x86_uarch("GenuineIntel", family, model_no)
         pipes = (
-            uarch.figure(int(vector_bits.value)) if uarch and fma and vector_bits.known
+            uarch.figure(int(vector_bits.value))
+            if uarch and fma and vector_bits.known
             else Figure.unknown("pipes", f"unknown microarchitecture: Intel family {family} model {model_no}")
         )
         return CpuSpec(
-            model=brand, vendor="Intel", arch=arch, physical_cores=cores, logical_cpus=logical,
-            clock_hz=clock, vector_bits=vector_bits, fma_pipes=pipes, fp16=fp16,
+            model=brand,
+            vendor="Intel",
+            arch=arch,
+            physical_cores=cores,
+            logical_cpus=logical,
+            clock_hz=clock,
+            vector_bits=vector_bits,
+            fma_pipes=pipes,
+            fp16=fp16,
             core_groups=(CoreGroup("all", uarch.name if uarch else "", cores, clock, pipes),),
         )
 
@@ -440,8 +469,10 @@ def _macos_spec(
         fma = True
         fp16 = sysctl("hw.optional.arm.FEAT_FP16") == "1"
     entries = apple_uarchs(chip)
-    notes = ["Apple Silicon exposes no CPU frequency sysctl; the P-core clock is measured and assumes "
-             "the measuring thread ran on a P core"]
+    notes = [
+        "Apple Silicon exposes no CPU frequency sysctl; the P-core clock is measured and assumes "
+        "the measuring thread ran on a P core"
+    ]
     groups: List[CoreGroup] = []
     for level, name in ((0, "P"), (1, "E")):
         n = _int(sysctl(f"hw.perflevel{level}.physicalcpu"))
@@ -466,13 +497,26 @@ def _macos_spec(
         n = _int(sysctl("hw.physicalcpu"))
         cores = Figure(float(n), "cores", "sysctl hw.physicalcpu") if n else Figure.unknown("cores", "no sysctl")
         groups.append(
-            CoreGroup("all", "", cores, _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False),
-                      Figure.unknown("pipes", "core types unknown (no hw.perflevel sysctls)"))
+            CoreGroup(
+                "all",
+                "",
+                cores,
+                _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False),
+                Figure.unknown("pipes", "core types unknown (no hw.perflevel sysctls)"),
+            )
         )
     total = sum(g.cores.value for g in groups)
     phys = Figure(total, "cores", "sysctl hw.perflevel0/1.physicalcpu")
     return CpuSpec(
-        model=brand, vendor="Apple", arch="arm64", physical_cores=phys, logical_cpus=logical,
-        clock_hz=groups[0].clock_hz, vector_bits=vector_bits, fma_pipes=groups[0].fma_pipes, fp16=fp16,
-        core_groups=tuple(groups), notes=tuple(notes),
+        model=brand,
+        vendor="Apple",
+        arch="arm64",
+        physical_cores=phys,
+        logical_cpus=logical,
+        clock_hz=groups[0].clock_hz,
+        vector_bits=vector_bits,
+        fma_pipes=groups[0].fma_pipes,
+        fp16=fp16,
+        core_groups=tuple(groups),
+        notes=tuple(notes),
     )

@@ -66,51 +66,71 @@ class Uarch:
 
 
 _AMD_ZEN1 = Uarch(
-    "AMD Zen/Zen+", 2, 256,
+    "AMD Zen/Zen+",
+    2,
+    256,
     "AMD Software Optimization Guide for Family 17h, #55723: 128-bit FP datapath, FMA on pipes 0 and 1; "
     "256-bit AVX ops split into two 128-bit ops",
 )
 _AMD_ZEN2 = Uarch(
-    "AMD Zen 2", 2, 512,
+    "AMD Zen 2",
+    2,
+    512,
     "AMD Software Optimization Guide for Family 17h Models 30h+, #56305: 256-bit FP datapath, 2 FMA pipes",
 )
 _AMD_ZEN3 = Uarch(
-    "AMD Zen 3", 2, 512,
+    "AMD Zen 3",
+    2,
+    512,
     "AMD Software Optimization Guide for Family 19h, #56665: 256-bit FP datapath, 2 FMA pipes",
 )
 _AMD_ZEN4 = Uarch(
-    "AMD Zen 4", 2, 512,
+    "AMD Zen 4",
+    2,
+    512,
     "AMD Software Optimization Guide for Zen 4, #57647: 2 × 256-bit FMA pipes; 512-bit ops are "
     "double-pumped (A. Yee, 'Zen4 AVX512 teardown', numberworld.org 2022)",
 )
 _AMD_ZEN5 = Uarch(
-    "AMD Zen 5 (desktop/server)", 2, 1024,
+    "AMD Zen 5 (desktop/server)",
+    2,
+    1024,
     "AMD Software Optimization Guide for Zen 5, #58455: 2 × 512-bit FMA pipes on the full 512-bit "
     "datapath of server and desktop parts (A. Yee, 'Zen5's AVX512 Teardown', numberworld.org 2024)",
 )
 _AMD_ZEN5_MOBILE = Uarch(
-    "AMD Zen 5 (Strix Point)", 2, 512,
+    "AMD Zen 5 (Strix Point)",
+    2,
+    512,
     "mobile Zen 5 keeps a 256-bit FP datapath: 512-bit ops are double-pumped as on Zen 4 "
     "(A. Yee, 'Zen5's AVX512 Teardown', numberworld.org 2024; Chips and Cheese, 'AMD's Strix Point: "
     "Zen 5 Hits Mobile', 2024)",
 )
 
 _INTEL_CLIENT_AVX2 = Uarch(
-    "Intel Haswell..Comet Lake", 2, 512,
+    "Intel Haswell..Comet Lake",
+    2,
+    512,
     "Intel 64 and IA-32 Architectures Optimization Reference Manual: 256-bit FMA on ports 0 and 1",
 )
 _INTEL_CLIENT_AVX512 = Uarch(
-    "Intel Sunny Cove/Willow Cove/Cypress Cove client", 2, 512,
+    "Intel Sunny Cove/Willow Cove/Cypress Cove client",
+    2,
+    512,
     "Intel Optimization Reference Manual: 256-bit FMA on ports 0 and 1, fused into one 512-bit FMA "
     "for AVX-512 (no port-5 FMA on client parts)",
 )
 _INTEL_SERVER_2FMA = Uarch(
-    "Intel Xeon Scalable, 2 AVX-512 FMA units", 2, 1024,
+    "Intel Xeon Scalable, 2 AVX-512 FMA units",
+    2,
+    1024,
     "Intel Optimization Reference Manual: 512-bit FMA on ports 0+1 and port 5; Intel ARK "
     "'# of AVX-512 FMA Units' = 2 on Gold 6xxx/Platinum (caveat: some lower SKUs have 1)",
 )
 _INTEL_SERVER_1FMA = Uarch(
-    "Intel Xeon Scalable, 1 AVX-512 FMA unit", 2, 512,
+    "Intel Xeon Scalable, 1 AVX-512 FMA unit",
+    2,
+    512,
     "Intel ARK '# of AVX-512 FMA Units' = 1 on Bronze, Silver and most Gold 5xxx Skylake-SP/"
     "Cascade Lake SKUs (and Core i7-7800X/7820X): one 512-bit FMA per cycle, two 256-bit",
 )
@@ -160,29 +180,40 @@ _ONE_FMA_SKU = re.compile(
 )
 
 _NEOVERSE_N1 = Uarch(
-    "Arm Neoverse N1", 2, 256,
+    "Arm Neoverse N1",
+    2,
+    256,
     "Arm Neoverse N1 Software Optimization Guide: two 128-bit FP/ASIMD pipelines (V0, V1), "
     "ASIMD FMLA throughput 2/cycle",
 )
 _CORTEX_A76 = Uarch(
-    "Arm Cortex-A76", 2, 256,
+    "Arm Cortex-A76",
+    2,
+    256,
     "Arm Cortex-A76 Software Optimization Guide: two 128-bit FP/ASIMD pipelines (V0, V1)",
 )
 _NEOVERSE_V1 = Uarch(
-    "Arm Neoverse V1", 4, 512,
+    "Arm Neoverse V1",
+    4,
+    512,
     "Arm Neoverse V1 Software Optimization Guide: 4 × 128-bit ASIMD FMA pipes or 2 × 256-bit SVE",
 )
 _NEOVERSE_V2 = Uarch(
-    "Arm Neoverse V2", 4, 512,
+    "Arm Neoverse V2",
+    4,
+    512,
     "Arm Neoverse V2 Software Optimization Guide: 4 × 128-bit FP/ASIMD/SVE2 pipelines (V0-V3)",
 )
 _APPLE_FIRESTORM = Uarch(
-    "Apple Firestorm (M1 P-core)", 4, 512,
-    "D. Johnson, 'Apple Microarchitecture Research' (dougallj.github.io/applecpu): 4 FP/SIMD units, "
-    "128-bit NEON",
+    "Apple Firestorm (M1 P-core)",
+    4,
+    512,
+    "D. Johnson, 'Apple Microarchitecture Research' (dougallj.github.io/applecpu): 4 FP/SIMD units, 128-bit NEON",
 )
 _APPLE_ICESTORM = Uarch(
-    "Apple Icestorm (M1 E-core)", 2, 256,
+    "Apple Icestorm (M1 E-core)",
+    2,
+    256,
     "D. Johnson, 'Apple Microarchitecture Research' (dougallj.github.io/applecpu/icestorm.html): "
     "2 FP/SIMD units, 128-bit NEON",
 )
@@ -212,8 +243,9 @@ _ARM_VENDORS = {0x41: "Arm", 0x61: "Apple", 0x51: "Qualcomm", 0x48: "HiSilicon",
 _X86_VENDORS = {"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}
 
 
-def x86_uarch(vendor_id: str, family: Optional[int], model: Optional[int],
-              model_name: Optional[str] = None) -> Optional[Uarch]:
+def x86_uarch(
+    vendor_id: str, family: Optional[int], model: Optional[int], model_name: Optional[str] = None
+) -> Optional[Uarch]:
     """The ``_X86_TABLE`` entry of an x86 core: ``vendor_id`` (``"AuthenticAMD"``,
     ``"GenuineIntel"``), CPUID ``family`` and ``model`` as in ``/proc/cpuinfo`` or
     ``machdep.cpu.family`` / ``machdep.cpu.model``; None when not in the table (or family or model
@@ -233,8 +265,7 @@ def x86_uarch(vendor_id: str, family: Optional[int], model: Optional[int],
         if vid == vendor_id and fam == family and lo <= model <= hi:
             uarch = entry
             break
-    if (model_name is not None and uarch is _INTEL_SERVER_2FMA and model == 0x55
-            and _ONE_FMA_SKU.search(model_name)):
+    if model_name is not None and uarch is _INTEL_SERVER_2FMA and model == 0x55 and _ONE_FMA_SKU.search(model_name):
         uarch = _INTEL_SERVER_1FMA
     return uarch
 

@@ -131,29 +131,43 @@ class CoreRates:
 CUDA_CORE_RATES: Dict[Tuple[int, int], CoreRates] = {
     (7, 0): CoreRates(64, 32, 128, _CPG.format(sec="7.x", n32=64, n64=32), _ARITH.format(n=128, cc="7.x")),
     (7, 5): CoreRates(
-        64, 2, 128,
+        64,
+        2,
+        128,
         _CPG.format(sec="7.x", n32=64, n64=32) + "; footnote: '2 FP64 cores ... for devices of compute capability 7.5'",
         _ARITH.format(n=128, cc="7.x"),
     ),
     (8, 0): CoreRates(64, 32, 256, _CPG.format(sec="8.x", n32=64, n64=32), _ARITH.format(n=256, cc="8.0")),
     (8, 6): CoreRates(
-        128, 2, 256, _CPG.format(sec="8.x", n32=128, n64=2),
+        128,
+        2,
+        256,
+        _CPG.format(sec="8.x", n32=128, n64=2),
         _ARITH.format(n=256, cc="8.6") + " (the GA102 whitepaper lists GeForce RTX 30 non-tensor FP16 "
         "at the FP32 rate, i.e. 128; the table's larger figure is kept as the upper bound)",
     ),
     (8, 7): CoreRates(
-        128, 2, None, _CPG.format(sec="8.x", n32=128, n64=2),
+        128,
+        2,
+        None,
+        _CPG.format(sec="8.x", n32=128, n64=2),
         "no FP16 rate for cc 8.7 in the sources used (the arithmetic-instruction table has no 8.7 column)",
     ),
     (8, 9): CoreRates(128, 2, 128, _CPG.format(sec="8.x", n32=128, n64=2), _ARITH.format(n=128, cc="8.9")),
     (9, 0): CoreRates(128, 64, 256, _CPG.format(sec="9.0", n32=128, n64=64), _ARITH.format(n=256, cc="9.0")),
     (10, 0): CoreRates(
-        128, 64, None, _CPG.format(sec="10.0", n32=128, n64=64),
+        128,
+        64,
+        None,
+        _CPG.format(sec="10.0", n32=128, n64=64),
         "no verified FP16 (half2) rate for cc 10.0: no whitepaper lists a non-tensor FP16 figure for "
         "B200/GB200 to check the CUDA 13 Best Practices Guide table against",
     ),
     (12, 0): CoreRates(
-        128, 2, 128, _CPG.format(sec="12.0", n32=128, n64=2),
+        128,
+        2,
+        128,
+        _CPG.format(sec="12.0", n32=128, n64=2),
         "CUDA C++ Best Practices Guide 13.x, 'Throughput of Native Arithmetic Instructions': 64 "
         "add/mul/fma.f16x2 per clock per SM for cc 12.0 = 128 results; NVIDIA RTX Blackwell GPU "
         "Architecture whitepaper: non-tensor FP16 = FP32 rate (the CUDA 12.9 programming guide had 256)",
@@ -197,7 +211,8 @@ _NO_FP64_RATE = (
 #: Tensor-core rates by (cc_major, cc_minor). Check: rate × SMs × published clock = published peak.
 TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
     (7, 0): TensorRates(
-        {"FP16": 1024}, None,
+        {"FP16": 1024},
+        None,
         "NVIDIA Tesla V100 GPU Architecture whitepaper: 8 Tensor Cores per SM x 64 FP16 FMA per clock; "
         "Tesla V100 SXM2 125 TFLOPS = 80 SMs x 1024 x 1.530 GHz",
         {
@@ -209,7 +224,8 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         fp64_on_cuda_cores=True,
     ),
     (7, 5): TensorRates(
-        {"FP16": 1024, "INT8": 2048}, {"FP16": 512, "INT8": 2048},
+        {"FP16": 1024, "INT8": 2048},
+        {"FP16": 512, "INT8": 2048},
         "NVIDIA Turing GPU Architecture whitepaper: Tesla T4 65 TFLOPS FP16 / 130 INT8 TOPS = 40 SMs x "
         "1024 / 2048 x 1.590 GHz; GeForce RTX 2080 Ti Founders Edition FP16 with FP32 accumulate 56.9 "
         "TFLOPS = 68 SMs x 512 x 1.635 GHz (half its 113.8 TFLOPS with FP16 accumulate), INT8 227.7 TOPS "
@@ -222,7 +238,8 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         fp64_on_cuda_cores=True,
     ),
     (8, 0): TensorRates(
-        {"FP64": 128, "TF32": 1024, "FP16": 2048, "BF16": 2048, "INT8": 4096}, None,
+        {"FP64": 128, "TF32": 1024, "FP16": 2048, "BF16": 2048, "INT8": 4096},
+        None,
         "NVIDIA A100 Tensor Core GPU Architecture whitepaper: A100 FP64 Tensor 19.5, TF32 156, FP16 and "
         "BF16 312 TFLOPS, INT8 624 TOPS (dense) = 108 SMs x 128 / 1024 / 2048 / 4096 x 1.410 GHz",
         {"FP8": _NO_FP8.format(cc="8.0")},
@@ -245,13 +262,15 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
         {"FP64": _NO_FP64_RATE.format(cc="8.9", sec="8.x")},
     ),
     (9, 0): TensorRates(
-        {"FP64": 256, "TF32": 2048, "FP16": 4096, "BF16": 4096, "FP8": 8192, "INT8": 8192}, None,
+        {"FP64": 256, "TF32": 2048, "FP16": 4096, "BF16": 4096, "FP8": 8192, "INT8": 8192},
+        None,
         "NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 TF32 494.7, FP16/BF16 989.4, FP8 "
         "1978.9 TFLOPS (2x FP16), INT8 1978.9 TOPS (dense) = 132 SMs x 2048 / 4096 / 8192 / 8192 x 1.830 "
         "GHz; FP64 Tensor 66.9 TFLOPS = 132 x 256 x 1.980 GHz",
     ),
     (12, 0): TensorRates(
-        {}, {"TF32": 256, "FP16": 512, "BF16": 512, "INT8": 2048},
+        {},
+        {"TF32": 256, "FP16": 512, "BF16": 512, "INT8": 2048},
         "NVIDIA RTX Blackwell GPU Architecture whitepaper: GeForce RTX 5090 TF32 104.8, FP16/BF16 with "
         "FP32 accumulate 209.5 TFLOPS, INT8 838 TOPS (dense) = 170 SMs x 256 / 512 / 2048 x 2.407 GHz",
         {"FP64": _NO_FP64_RATE.format(cc="12.0", sec="12.0")},
@@ -263,8 +282,15 @@ TENSOR_CORE_RATES: Dict[Tuple[int, int], TensorRates] = {
 #: The CUDA-core ceilings, in order, each paired with the measured ceiling of the same name.
 COMPUTE_CLASSES: Tuple[str, ...] = ("FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64")
 #: The GEMM ceilings, in order.
-GEMM_CLASSES: Tuple[str, ...] = ("GEMM FP32", "GEMM FP64", "GEMM TF32", "GEMM FP16", "GEMM BF16", "GEMM FP8",
-                                 "GEMM INT8")
+GEMM_CLASSES: Tuple[str, ...] = (
+    "GEMM FP32",
+    "GEMM FP64",
+    "GEMM TF32",
+    "GEMM FP16",
+    "GEMM BF16",
+    "GEMM FP8",
+    "GEMM INT8",
+)
 
 _TENSOR_KEYS: Tuple[str, ...] = ("FP64", "TF32", "FP16", "BF16", "FP8", "INT8")
 
@@ -320,10 +346,14 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
     bw_why = "; ".join(w for w in (mem_clock_why, bus_why) if w) or None
     if mem_clock is not None and bus is not None:
         gbps = 2.0 * mem_clock * bus / 8.0 / 1e9
-        add("DRAM bandwidth", "bandwidth", gbps,
+        add(
+            "DRAM bandwidth",
+            "bandwidth",
+            gbps,
             f"2 (double data rate) x {_mhz(mem_clock)} MHz peak memory clock x {bus}-bit bus / 8 bits per byte "
             f"= {_num(gbps)} GB/s (CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH); "
-            "the interface's peak, which STREAM stays below")
+            "the interface's peak, which STREAM stays below",
+        )
     else:
         omitted["DRAM bandwidth"] = bw_why or "memory clock or bus width unknown"
 
@@ -346,7 +376,8 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
 
     notes = [
         "compute ceilings use the maximum SM clock (clock_hz): " + _CLOCK_NOTE,
-        "tensor-core ceilings are " + _TENSOR_CLOCK_NOTE
+        "tensor-core ceilings are "
+        + _TENSOR_CLOCK_NOTE
         + " (H100 SXM5: 1830 MHz for FP16/BF16/TF32/INT8, 1980 MHz for FP64), so they exceed the published ones",
         "DRAM bandwidth: the driver's peak memory clock is the double-data-rate clock, hence the factor 2 "
         "(H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s)",
@@ -376,8 +407,12 @@ _Add = Callable[[str, str, float, str], None]
 
 
 def _core_ceilings(
-    cc: Tuple[int, int], core: CoreRates, sms: int, clock: float,
-    add: _Add, omitted: Dict[str, str],
+    cc: Tuple[int, int],
+    core: CoreRates,
+    sms: int,
+    clock: float,
+    add: _Add,
+    omitted: Dict[str, str],
 ) -> Dict[str, object]:
     ccs = _cc_str(cc)
 
@@ -395,32 +430,53 @@ def _core_ceilings(
     add("FP32 scalar ILP", "compute", peak(core.fp32), fp32)
     if core.fp16 is not None:
         add("FP16 vector", "compute", peak(core.fp16), deriv(core.fp16, "FP16 (half2)", core.fp16_source))
-        add("FP16 scalar ILP", "compute", peak(core.fp16), deriv(
-            core.fp16, "FP16", core.fp16_source,
-            " (the table counts results of half2 instructions; no NVIDIA source gives a scalar-half rate, "
-            "and scalar half FMAs may issue at half of it)"))
+        add(
+            "FP16 scalar ILP",
+            "compute",
+            peak(core.fp16),
+            deriv(
+                core.fp16,
+                "FP16",
+                core.fp16_source,
+                " (the table counts results of half2 instructions; no NVIDIA source gives a scalar-half rate, "
+                "and scalar half FMAs may issue at half of it)",
+            ),
+        )
     else:
         omitted["FP16 vector"] = omitted["FP16 scalar ILP"] = core.fp16_source
     add("FP64", "compute", peak(core.fp64), deriv(core.fp64, "FP64", core.source))
-    add("GEMM FP32", "compute", peak(core.fp32),
+    add(
+        "GEMM FP32",
+        "compute",
+        peak(core.fp32),
         "= FP32 CUDA-core peak (cuBLAS SGEMM with CUBLAS_COMPUTE_32F runs on the CUDA cores, not the "
-        "tensor cores): " + fp32)
+        "tensor cores): " + fp32,
+    )
     return {
-        "fp32_fma": core.fp32, "fp64_fma": core.fp64, "fp16_results": core.fp16,
-        "cuda_core_source": core.source, "fp16_source": core.fp16_source,
+        "fp32_fma": core.fp32,
+        "fp64_fma": core.fp64,
+        "fp16_results": core.fp16,
+        "cuda_core_source": core.source,
+        "fp16_source": core.fp16_source,
     }
 
 
 def _tensor_ceilings(
-    cc: Tuple[int, int], core: CoreRates, sms: int, clock: float, geforce: Optional[bool],
-    add: _Add, omitted: Dict[str, str],
+    cc: Tuple[int, int],
+    core: CoreRates,
+    sms: int,
+    clock: float,
+    geforce: Optional[bool],
+    add: _Add,
+    omitted: Dict[str, str],
 ) -> Dict[str, object]:
     ccs = _cc_str(cc)
     entry = TENSOR_CORE_RATES.get(cc)
     fp64_core = sms * core.fp64 * 2.0 * clock / 1e9
     if entry is None:
-        why = (f"no tensor-core rates for cc {ccs} in TENSOR_CORE_RATES (no whitepaper figure verified for a "
-               "per-SM rate)")
+        why = (
+            f"no tensor-core rates for cc {ccs} in TENSOR_CORE_RATES (no whitepaper figure verified for a per-SM rate)"
+        )
         for k in _TENSOR_KEYS:
             omitted["GEMM " + k] = why
         return {}
@@ -431,10 +487,14 @@ def _tensor_ceilings(
             omitted[cname] = entry.missing[k]
             continue
         if k == "FP64" and entry.fp64_on_cuda_cores:
-            add(cname, "compute", fp64_core,
+            add(
+                cname,
+                "compute",
+                fp64_core,
                 f"= FP64 CUDA-core peak: cc {ccs} tensor cores have no FP64 mode, so cuBLAS DGEMM runs on the FP64 "
                 f"units: {sms} SMs x {core.fp64} FP64 FMA results/clk/SM ({core.source}) x 2 FLOP per FMA x "
-                f"{_mhz(clock)} MHz max SM clock = {_num(fp64_core)} GFLOP/s; {_CLOCK_NOTE}")
+                f"{_mhz(clock)} MHz max SM clock = {_num(fp64_core)} GFLOP/s; {_CLOCK_NOTE}",
+            )
             continue
         pro = entry.rates.get(k)
         gf = pro if entry.geforce is None else entry.geforce.get(k)
@@ -442,8 +502,9 @@ def _tensor_ceilings(
         if pro == gf:
             rate = pro  # the product line does not matter
         elif geforce is None:
-            omitted[cname] = (f"cc {ccs} GeForce and professional parts differ in {k} tensor-core rate and the "
-                              "device name is unknown")
+            omitted[cname] = (
+                f"cc {ccs} GeForce and professional parts differ in {k} tensor-core rate and the device name is unknown"
+            )
             continue
         elif geforce:
             rate, line = gf, ", GeForce rate"
@@ -457,12 +518,21 @@ def _tensor_ceilings(
             continue
         value = sms * rate * clock / 1e9
         used[k] = rate
-        acc = (" with FP32 accumulation (CUBLAS_COMPUTE_32F)" if k in ("FP16", "BF16") else
-               " (E4M3 or E5M2 inputs) with FP32 accumulation" if k == "FP8" else "")
+        acc = (
+            " with FP32 accumulation (CUBLAS_COMPUTE_32F)"
+            if k in ("FP16", "BF16")
+            else " (E4M3 or E5M2 inputs) with FP32 accumulation"
+            if k == "FP8"
+            else ""
+        )
         unit = "integer OP (2 per multiply-add; GOP/s, reported as GFLOP/s)" if k == "INT8" else "FLOP"
-        add(cname, "compute", value,
+        add(
+            cname,
+            "compute",
+            value,
             f"{sms} SMs x {rate} {k}{acc} tensor-core {unit}/clk/SM (cc {ccs}{line}; {entry.source}) x "
-            f"{_mhz(clock)} MHz max SM clock = {_num(value)} GFLOP/s; {_TENSOR_CLOCK_NOTE}")
+            f"{_mhz(clock)} MHz max SM clock = {_num(value)} GFLOP/s; {_TENSOR_CLOCK_NOTE}",
+        )
     return {"tensor_per_sm": used, "tensor_source": entry.source}
 
 
@@ -494,8 +564,7 @@ def _compute_capability(info: Mapping[str, object]) -> Tuple[Optional[Tuple[int,
         parts = text.strip().split(".")
         if len(parts) == 2 and all(p.isdigit() for p in parts):
             return (int(parts[0]), int(parts[1])), None
-    return None, (f"compute capability unknown (cc_major={major!r}, cc_minor={minor!r}, "
-                  f"compute_capability={text!r})")
+    return None, (f"compute capability unknown (cc_major={major!r}, cc_minor={minor!r}, compute_capability={text!r})")
 
 
 def _is_nonneg_int(v: object) -> bool:

@@ -20,8 +20,18 @@ from ..roofline.records import BLOCK_PARAM, Measurement, Skipped
 from ..study.document import Document
 from ..study.reader import Reader
 
-__all__ = ["SCHEMA_VERSION", "MAX_BLOCK", "Rejected", "TuneStudy", "rate", "rate_unit", "candidates",
-           "check_blocks", "device_block_limit", "best_blocks"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "MAX_BLOCK",
+    "Rejected",
+    "TuneStudy",
+    "rate",
+    "rate_unit",
+    "candidates",
+    "check_blocks",
+    "device_block_limit",
+    "best_blocks",
+]
 
 SCHEMA_VERSION = 1
 #: The largest BLOCK the backends accept (core/checks.h: multiples of 32 from 32 to 1024).
@@ -120,17 +130,26 @@ class Rejected:
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict with keys suite, kernel, dtype, block, message."""
-        return {"suite": self.suite, "kernel": self.kernel, "dtype": self.dtype, "block": self.block,
-                "message": self.message}
+        return {
+            "suite": self.suite,
+            "kernel": self.kernel,
+            "dtype": self.dtype,
+            "block": self.block,
+            "message": self.message,
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Rejected":
         """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`."""
         r = Reader(source)
         d = r.obj(d, where or "rejected")
-        return cls(suite=r.string(d, "suite", where), kernel=r.string(d, "kernel", where),
-                   dtype=r.string(d, "dtype", where), block=r.nonneg_int(d, "block", where, positive=True),
-                   message=r.string(d, "message", where))
+        return cls(
+            suite=r.string(d, "suite", where),
+            kernel=r.string(d, "kernel", where),
+            dtype=r.string(d, "dtype", where),
+            block=r.nonneg_int(d, "block", where, positive=True),
+            message=r.string(d, "message", where),
+        )
 
 
 @dataclass(frozen=True)
@@ -195,18 +214,23 @@ class TuneStudy(Document):
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the header, ``params``, ``measurements``, ``rejected``, ``skipped``."""
-        return {**self.header_dict(), "params": dict(self.params),
-                "measurements": [m.to_dict() for m in self.measurements],
-                "rejected": [x.to_dict() for x in self.rejected],
-                "skipped": [s.to_dict() for s in self.skipped]}
+        return {
+            **self.header_dict(),
+            "params": dict(self.params),
+            "measurements": [m.to_dict() for m in self.measurements],
+            "rejected": [x.to_dict() for x in self.rejected],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
 
     @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "TuneStudy":
         """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`."""
         r = Reader(source)
         header = cls.read_header(d, r)
-        measurements = tuple(Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
-                             for i, m in enumerate(r.array(d, "measurements", "")))
+        measurements = tuple(
+            Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
+            for i, m in enumerate(r.array(d, "measurements", ""))
+        )
         for i, m in enumerate(measurements):
             b = m.params.get(BLOCK_PARAM)
             if isinstance(b, bool) or not isinstance(b, int) or b < 1:
@@ -215,8 +239,12 @@ class TuneStudy(Document):
             **header,
             params=r.params(d),
             measurements=measurements,
-            rejected=tuple(Rejected.from_dict(x, source=source, where=f"rejected[{i}]")
-                           for i, x in enumerate(r.array(d, "rejected", "", required=False))),
-            skipped=tuple(Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
-                          for i, s in enumerate(r.array(d, "skipped", "", required=False))),
+            rejected=tuple(
+                Rejected.from_dict(x, source=source, where=f"rejected[{i}]")
+                for i, x in enumerate(r.array(d, "rejected", "", required=False))
+            ),
+            skipped=tuple(
+                Skipped.from_dict(s, source=source, where=f"skipped[{i}]")
+                for i, s in enumerate(r.array(d, "skipped", "", required=False))
+            ),
         )

@@ -28,5 +28,6 @@ def write_tune(study: TuneStudy, out: Path) -> Tuple[List[Path], List[str]]:
         ResultsError: the study holds a non-finite number (nothing is written).
     """
     text = study.to_json()
-    return write_study_files(out, "tune", text, lambda: format_tune(study, "md"),
-                             lambda p: save_figure(plot_tune(study), p))
+    return write_study_files(
+        out, "tune", text, lambda: format_tune(study, "md"), lambda p: save_figure(plot_tune(study), p)
+    )

@@ -34,8 +34,15 @@ def plot_tune(study: TuneStudy) -> Figure:
             color = PALETTE[i % len(PALETTE)]
             top = rate(best[kernel])
             pts = [m for m in study.points(kernel) if m.valid]
-            ax.plot([int(m.params["block"]) for m in pts], [rate(m) / top for m in pts], "-o", ms=3, lw=1.2,
-                    color=color, label=f"{kernel.split('/', 1)[1]} (best {best[kernel].params['block']})")
+            ax.plot(
+                [int(m.params["block"]) for m in pts],
+                [rate(m) / top for m in pts],
+                "-o",
+                ms=3,
+                lw=1.2,
+                color=color,
+                label=f"{kernel.split('/', 1)[1]} (best {best[kernel].params['block']})",
+            )
             ax.plot([int(best[kernel].params["block"])], [1.0], "*", ms=12, color=color, mec="black", mew=0.6)
             rej = [x.block for x in study.rejected if x.label == kernel]
             if rej:

@@ -41,8 +41,16 @@ def summary_rows(study: TuneStudy) -> List[List[str]]:
             continue
         w = min(valid, key=rate)
         unit = rate_unit(b)
-        rows.append([kernel, str(b.params["block"]), f"{sig_figs(rate(b))} {unit}", str(w.params["block"]),
-                     f"{sig_figs(rate(w))} {unit}", f"{rate(b) / rate(w):.2f}x"])
+        rows.append(
+            [
+                kernel,
+                str(b.params["block"]),
+                f"{sig_figs(rate(b))} {unit}",
+                str(w.params["block"]),
+                f"{sig_figs(rate(w))} {unit}",
+                f"{rate(b) / rate(w):.2f}x",
+            ]
+        )
     return rows
 
 
@@ -51,12 +59,22 @@ def _point_rows(study: TuneStudy, kernel: str) -> List[List[str]]:
     rows: List[Tuple[int, List[str]]] = []
     for m in study.points(kernel):
         p = m.params
-        rows.append((int(p["block"]), [
-            f"**{p['block']}** (best)" if m is best else str(p["block"]),
-            sig_figs(m.median_s * 1e3), f"{sig_figs(rate(m))}", f"{sig_figs(_best_rate(m))}", percent(m.cv),
-            sig_figs(m.iqr_s * 1e3), str(p.get("resident_blocks_per_sm", DASH)),
-            str(p.get("resident_threads_per_sm", DASH)), "valid" if m.valid else f"INVALID: {m.validation}",
-        ]))
+        rows.append(
+            (
+                int(p["block"]),
+                [
+                    f"**{p['block']}** (best)" if m is best else str(p["block"]),
+                    sig_figs(m.median_s * 1e3),
+                    f"{sig_figs(rate(m))}",
+                    f"{sig_figs(_best_rate(m))}",
+                    percent(m.cv),
+                    sig_figs(m.iqr_s * 1e3),
+                    str(p.get("resident_blocks_per_sm", DASH)),
+                    str(p.get("resident_threads_per_sm", DASH)),
+                    "valid" if m.valid else f"INVALID: {m.validation}",
+                ],
+            )
+        )
     for x in study.rejected:
         if x.label == kernel:
             rows.append((x.block, [str(x.block), DASH, DASH, DASH, DASH, DASH, DASH, DASH, f"rejected: {x.message}"]))
@@ -67,19 +85,36 @@ def _markdown(study: TuneStudy) -> str:
     p = study.params
     lines = title_lines("Threadgroup-size tuning", study)
     lines += provenance_lines(study, [("Settings", ", ".join(f"{k}={v}" for k, v in p.items()))]) + [""]
-    lines += ["## Best block size per kernel", "",
-              "Throughput at the median time: GB/s for bandwidth kernels, GFLOP/s (integer operations for "
-              "idiv) for the others; FLOPs and bytes per launch from the kernel tables. Sizes are multiples "
-              f"of the SIMD width ({p.get('simd_width', DASH)}) up to the device's limit "
-              f"({p.get('max_block', DASH)} threads).", ""]
-    lines += markdown_table(["Kernel", "Best block", "Throughput", "Worst block", "Throughput", "Best / worst"],
-                            summary_rows(study)) + [""]
+    lines += [
+        "## Best block size per kernel",
+        "",
+        "Throughput at the median time: GB/s for bandwidth kernels, GFLOP/s (integer operations for "
+        "idiv) for the others; FLOPs and bytes per launch from the kernel tables. Sizes are multiples "
+        f"of the SIMD width ({p.get('simd_width', DASH)}) up to the device's limit "
+        f"({p.get('max_block', DASH)} threads).",
+        "",
+    ]
+    lines += markdown_table(
+        ["Kernel", "Best block", "Throughput", "Worst block", "Throughput", "Best / worst"], summary_rows(study)
+    ) + [""]
     for kernel in study.kernels():
         pts = study.points(kernel)
         unit = rate_unit(pts[0]) if pts else "GFLOP/s"
         lines += [f"## {kernel}", ""]
-        lines += markdown_table(["Block", "Median ms", f"{unit} (median)", f"{unit} (best)", "CV", "IQR ms",
-                                 "Blocks / SM", "Threads / SM", "Validation"], _point_rows(study, kernel)) + [""]
+        lines += markdown_table(
+            [
+                "Block",
+                "Median ms",
+                f"{unit} (median)",
+                f"{unit} (best)",
+                "CV",
+                "IQR ms",
+                "Blocks / SM",
+                "Threads / SM",
+                "Validation",
+            ],
+            _point_rows(study, kernel),
+        ) + [""]
     if study.skipped:
         lines += ["## Skipped", ""] + [f"- {s.label}: {s.reason}" for s in study.skipped] + [""]
     lines += warnings_lines(header_warnings(study, "tuning study"))
@@ -89,15 +124,41 @@ def _markdown(study: TuneStudy) -> str:
 def _csv(study: TuneStudy) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["kernel", "block", "valid", "median_s", "rate", "unit", "best_rate", "cv", "iqr_s",
-                "resident_blocks_per_sm", "resident_threads_per_sm", "message"])
+    w.writerow(
+        [
+            "kernel",
+            "block",
+            "valid",
+            "median_s",
+            "rate",
+            "unit",
+            "best_rate",
+            "cv",
+            "iqr_s",
+            "resident_blocks_per_sm",
+            "resident_threads_per_sm",
+            "message",
+        ]
+    )
     best = study.best()
     for kernel in study.kernels():
         for m in study.points(kernel):
-            w.writerow([kernel, m.params["block"], m.valid, repr(m.median_s), repr(rate(m)), rate_unit(m),
-                        repr(_best_rate(m)), repr(m.cv), repr(m.iqr_s), m.params.get("resident_blocks_per_sm", ""),
-                        m.params.get("resident_threads_per_sm", ""),
-                        "best" if best.get(kernel) is m else ("" if m.valid else m.validation)])
+            w.writerow(
+                [
+                    kernel,
+                    m.params["block"],
+                    m.valid,
+                    repr(m.median_s),
+                    repr(rate(m)),
+                    rate_unit(m),
+                    repr(_best_rate(m)),
+                    repr(m.cv),
+                    repr(m.iqr_s),
+                    m.params.get("resident_blocks_per_sm", ""),
+                    m.params.get("resident_threads_per_sm", ""),
+                    "best" if best.get(kernel) is m else ("" if m.valid else m.validation),
+                ]
+            )
         for x in study.rejected:
             if x.label == kernel:
                 w.writerow([kernel, x.block, False, "", "", "", "", "", "", "", "", f"rejected: {x.message}"])

@@ -34,8 +34,16 @@ from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
 from ..text import one_line, sig_figs
 from .model import Rejected, TuneStudy, best_blocks, candidates, check_blocks, device_block_limit, rate, rate_unit
 
-__all__ = ["TUNE_SUITES", "TuneInterrupted", "parse_tune_suites", "probe_suite", "tune_suite", "run_tune",
-           "QuickTuner", "FileTuner"]
+__all__ = [
+    "TUNE_SUITES",
+    "TuneInterrupted",
+    "parse_tune_suites",
+    "probe_suite",
+    "tune_suite",
+    "run_tune",
+    "QuickTuner",
+    "FileTuner",
+]
 
 #: The block size kernels are first built at to read the device's SIMD width: the smallest the
 #: backends accept (core/checks.h), which no pipeline rejects.
@@ -102,10 +110,20 @@ def _occupancy(kernel: Any, block: int, compute_units: int) -> Dict[str, ParamVa
     return {"wave_items": wave, "resident_blocks_per_sm": per_sm, "resident_threads_per_sm": per_sm * block}
 
 
-def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int, max_warmup_s: float,
-               measurements: List[Measurement], rejected: List[Rejected], skipped: List[Skipped],
-               kernels: Optional[Set[str]] = None, progress: Optional[Progress] = None,
-               journal: Optional[Journal] = None) -> None:
+def tune_suite(
+    ctx: SuiteContext,
+    name: str,
+    blocks: Sequence[int],
+    *,
+    reps: int,
+    max_warmup_s: float,
+    measurements: List[Measurement],
+    rejected: List[Rejected],
+    skipped: List[Skipped],
+    kernels: Optional[Set[str]] = None,
+    progress: Optional[Progress] = None,
+    journal: Optional[Journal] = None,
+) -> None:
     """Measure every kernel of suite ``name`` (only those ``kernels`` names, by kernel name or
     ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, appending to ``measurements``
     (each with ``block`` and the occupancy parameters), ``rejected`` (a size the compiler or the
@@ -178,9 +196,14 @@ def _limits(ctx: SuiteContext, suite_names: Sequence[str], device: str) -> Tuple
         if simd <= 0:
             break
         return simd, device_block_limit(ctx.info) or max_block
-    raise OptionError("device", device, "a GPU: cuda:N or metal:N", shown=device,
-                      problem="has no threadgroup size to tune",
-                      reason="its kernels run as chunks of work items on a thread pool")
+    raise OptionError(
+        "device",
+        device,
+        "a GPU: cuda:N or metal:N",
+        shown=device,
+        problem="has no threadgroup size to tune",
+        reason="its kernels run as chunks of work items on a thread pool",
+    )
 
 
 def run_tune(
@@ -233,9 +256,16 @@ def run_tune(
     sizes = check_blocks(list(blocks), simd, limit) if blocks is not None else candidates(simd, limit, quick)
     wanted = {k.strip() for k in kernels or () if k.strip()}
     created = provenance.now()
-    params: Dict[str, Any] = {"suites": list(suite_names), "kernels": sorted(wanted), "candidates": sizes,
-                              "simd_width": simd, "max_block": limit, "quick": quick, "reps": reps,
-                              "array_bytes": array_bytes}
+    params: Dict[str, Any] = {
+        "suites": list(suite_names),
+        "kernels": sorted(wanted),
+        "candidates": sizes,
+        "simd_width": simd,
+        "max_block": limit,
+        "quick": quick,
+        "reps": reps,
+        "array_bytes": array_bytes,
+    }
     journal = journal or Journal()
     journal.begin(TuneStudy, created=created, device=info, command=command, options=params)
     measurements: List[Measurement] = []
@@ -243,35 +273,65 @@ def run_tune(
     skipped: List[Skipped] = []
 
     def assemble(complete: bool) -> TuneStudy:
-        warnings = [f"{m.label} block={m.params['block']} failed validation: {m.validation}"
-                    for m in measurements if not m.valid]
-        warnings += [f"{m.label} block={m.params['block']}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)"
-                     for m in measurements if m.valid and m.cv > CV_WARN]
+        warnings = [
+            f"{m.label} block={m.params['block']} failed validation: {m.validation}"
+            for m in measurements
+            if not m.valid
+        ]
+        warnings += [
+            f"{m.label} block={m.params['block']}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)"
+            for m in measurements
+            if m.valid and m.cv > CV_WARN
+        ]
         return TuneStudy(
-            tool=ToolInfo.current(), created=created, host=provenance.host(),
+            tool=ToolInfo.current(),
+            created=created,
+            host=provenance.host(),
             device={**info, "array_bytes": array_bytes, "quick": quick, "reps": reps},
             command=tuple(command),
-            params=params, measurements=tuple(measurements), rejected=tuple(rejected), skipped=tuple(skipped),
-            warnings=tuple(warnings), complete=complete, finished=provenance.now(), resumed=journal.resumed(),
+            params=params,
+            measurements=tuple(measurements),
+            rejected=tuple(rejected),
+            skipped=tuple(skipped),
+            warnings=tuple(warnings),
+            complete=complete,
+            finished=provenance.now(),
+            resumed=journal.resumed(),
         )
 
     max_warmup_s = 0.05 if quick else 0.5
     try:
         for name in suite_names:
-            tune_suite(ctx, name, sizes, reps=reps, max_warmup_s=max_warmup_s, measurements=measurements,
-                       rejected=rejected, skipped=skipped, kernels=wanted or None, progress=progress,
-                       journal=journal)
+            tune_suite(
+                ctx,
+                name,
+                sizes,
+                reps=reps,
+                max_warmup_s=max_warmup_s,
+                measurements=measurements,
+                rejected=rejected,
+                skipped=skipped,
+                kernels=wanted or None,
+                progress=progress,
+                journal=journal,
+            )
     except (KeyboardInterrupt, DeviceStopped) as exc:
         raise TuneInterrupted(assemble(False), exc) from None
     finally:
         journal.close()
     if wanted and not (measurements or rejected or skipped):
-        raise OptionError("kernels", ",".join(sorted(wanted)), "kernel names of the suites "
-                          f"{', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
-                          problem="names no kernel", shown=",".join(sorted(wanted)))
+        raise OptionError(
+            "kernels",
+            ",".join(sorted(wanted)),
+            f"kernel names of the suites {', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
+            problem="names no kernel",
+            shown=",".join(sorted(wanted)),
+        )
     if not measurements:  # every size rejected, or every kernel one the device cannot run
-        raise nothing_measured(f"{info.get('name', spec)} ran no kernel at any block size",
-                               [f"block {x.block}: {x.message}" for x in rejected] + [s.reason for s in skipped])
+        raise nothing_measured(
+            f"{info.get('name', spec)} ran no kernel at any block size",
+            [f"block {x.block}: {x.message}" for x in rejected] + [s.reason for s in skipped],
+        )
     return assemble(True)
 
 
@@ -297,8 +357,17 @@ class QuickTuner:
             return {}
         simd, limit = _limits(ctx, (suite,), ctx.backend_name)
         measurements: List[Measurement] = []
-        tune_suite(ctx, suite, candidates(simd, limit, True), reps=self.reps, max_warmup_s=0.05,
-                   measurements=measurements, rejected=[], skipped=[], progress=progress)
+        tune_suite(
+            ctx,
+            suite,
+            candidates(simd, limit, True),
+            reps=self.reps,
+            max_warmup_s=0.05,
+            measurements=measurements,
+            rejected=[],
+            skipped=[],
+            progress=progress,
+        )
         return {k: int(m.params["block"]) for k, m in best_blocks(measurements).items()}
 
 

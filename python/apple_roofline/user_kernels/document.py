@@ -57,20 +57,39 @@ class KernelsFile(Document):
         unplaced: List[Unplaced] = []
         for p in self.points:
             if p.flops <= 0:
-                unplaced.append(Unplaced(p.name, "no FLOPs counted (flops = 0): no arithmetic intensity", ("flops",),
-                                         seconds=p.seconds))
+                unplaced.append(
+                    Unplaced(
+                        p.name, "no FLOPs counted (flops = 0): no arithmetic intensity", ("flops",), seconds=p.seconds
+                    )
+                )
                 continue
-            dots.append(KernelDot(p.name, "DRAM", float(p.flops), float(p.bytes), float(p.seconds), 1, p.dtype,
-                                  {p.dtype: float(p.flops)} if p.dtype else {}, "measure",
-                                  ("apple_roofline.measure",)))
+            dots.append(
+                KernelDot(
+                    p.name,
+                    "DRAM",
+                    float(p.flops),
+                    float(p.bytes),
+                    float(p.seconds),
+                    1,
+                    p.dtype,
+                    {p.dtype: float(p.flops)} if p.dtype else {},
+                    "measure",
+                    ("apple_roofline.measure",),
+                )
+            )
         return KernelSet(tuple(dots), tuple(unplaced), source, "measure", self.device_name)
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the header and ``kernels`` (module docstring)."""
         rows = []
         for p in self.points:
-            row: Dict[str, Any] = {"name": p.name, "flops": float(p.flops), "bytes": float(p.bytes),
-                                   "seconds": float(p.seconds), "dtype": p.dtype}
+            row: Dict[str, Any] = {
+                "name": p.name,
+                "flops": float(p.flops),
+                "bytes": float(p.bytes),
+                "seconds": float(p.seconds),
+                "dtype": p.dtype,
+            }
             if p.samples:
                 row.update(samples_s=list(p.samples), n=len(p.samples))
             rows.append(row)
@@ -100,14 +119,23 @@ class KernelsFile(Document):
                 seconds = summary.median
             else:
                 seconds = r.positive(k, "seconds", where)
-            points.append(Point(r.string(k, "name", where), r.nonneg(k, "flops", where, ""),
-                                r.positive(k, "bytes", where, "bytes"), seconds, summary=summary, dtype=dtype,
-                                samples=samples))
+            points.append(
+                Point(
+                    r.string(k, "name", where),
+                    r.nonneg(k, "flops", where, ""),
+                    r.positive(k, "bytes", where, "bytes"),
+                    seconds,
+                    summary=summary,
+                    dtype=dtype,
+                    samples=samples,
+                )
+            )
         return cls(**header, points=tuple(points))
 
 
-def save_kernels(path: Union[str, "os.PathLike[str]"], points: Sequence[Point], *,
-                 device: Optional[Mapping[str, Any]] = None) -> KernelsFile:
+def save_kernels(
+    path: Union[str, "os.PathLike[str]"], points: Sequence[Point], *, device: Optional[Mapping[str, Any]] = None
+) -> KernelsFile:
     """Write ``points`` (from :func:`apple_roofline.measure`) as a kernels file at ``path``, for
     ``apple-roofline plot RUN.json --kernels FILE`` (and ``report``, ``run``).
 
@@ -131,7 +159,14 @@ def save_kernels(path: Union[str, "os.PathLike[str]"], points: Sequence[Point], 
     for p in items:
         if not isinstance(p, Point):
             raise TypeError(f"save_kernels takes Points (from apple_roofline.measure), not {type(p).__name__}: {p!r}")
-    doc = KernelsFile(ToolInfo.current(), provenance.now(), provenance.host(), dict(device or UNKNOWN_DEVICE),
-                      tuple(sys.argv), points=tuple(items), finished=provenance.now())
+    doc = KernelsFile(
+        ToolInfo.current(),
+        provenance.now(),
+        provenance.host(),
+        dict(device or UNKNOWN_DEVICE),
+        tuple(sys.argv),
+        points=tuple(items),
+        finished=provenance.now(),
+    )
     doc.save(path)
     return doc

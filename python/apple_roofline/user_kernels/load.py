@@ -28,6 +28,8 @@ def load_kernels(path: Union[str, "os.PathLike[str]"]) -> KernelSet:
     if text.lstrip("\ufeff \t\r\n").startswith("{"):
         return KernelsFile.from_json(text, source=source).kernel_set(source)
     if not looks_like_ncu(text):
-        raise ResultsError(f"{source}: neither a kernels file (JSON, from apple_roofline.save_kernels) nor an "
-                           f"Nsight Compute raw CSV export (`ncu --csv --page raw`)")
+        raise ResultsError(
+            f"{source}: neither a kernels file (JSON, from apple_roofline.save_kernels) nor an "
+            f"Nsight Compute raw CSV export (`ncu --csv --page raw`)"
+        )
     return read_ncu_csv(text, source=source)

@@ -69,10 +69,13 @@ class KernelDot:
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
                 raise ValueError(f"kernel {self.kernel!r} ({self.level}): {key} must be a finite number > 0, not {v!r}")
         if self.level not in LEVELS:
-            raise ValueError(f"kernel {self.kernel!r}: level {self.level!r} is not a memory level (valid: {', '.join(LEVELS)})")
+            raise ValueError(
+                f"kernel {self.kernel!r}: level {self.level!r} is not a memory level (valid: {', '.join(LEVELS)})"
+            )
         if self.precision is not None and self.precision not in PRECISIONS:
-            raise ValueError(f"kernel {self.kernel!r}: precision {self.precision!r} is unknown "
-                             f"(valid: {', '.join(PRECISIONS)})")
+            raise ValueError(
+                f"kernel {self.kernel!r}: precision {self.precision!r} is unknown (valid: {', '.join(PRECISIONS)})"
+            )
         if self.launches < 1:
             raise ValueError(f"kernel {self.kernel!r}: launches must be >= 1, not {self.launches!r}")
 
@@ -164,14 +167,19 @@ class KernelSet:
 
         def keep(kernel: str) -> bool:
             low = kernel.lower()
-            named = not match or any(fnmatch.fnmatch(low, n.lower()) if any(c in n for c in "*?[") else n.lower() in low
-                                     for n in match)
+            named = not match or any(
+                fnmatch.fnmatch(low, n.lower()) if any(c in n for c in "*?[") else n.lower() in low for n in match
+            )
             return named and shares.get(kernel, 0.0) >= min_share
 
-        return KernelSet(tuple(d for d in self.dots if keep(d.kernel)),
-                         tuple(u for u in self.unplaced if keep(u.kernel) or (u.seconds is None and not match)),
-                         self.source, self.kind, self.device, sum(self.kernel_seconds().values())
-                         if self.total_seconds is None else self.total_seconds)
+        return KernelSet(
+            tuple(d for d in self.dots if keep(d.kernel)),
+            tuple(u for u in self.unplaced if keep(u.kernel) or (u.seconds is None and not match)),
+            self.source,
+            self.kind,
+            self.device,
+            sum(self.kernel_seconds().values()) if self.total_seconds is None else self.total_seconds,
+        )
 
     def kernels(self) -> List[str]:
         """The kernels named, placed or not, in first-seen order."""

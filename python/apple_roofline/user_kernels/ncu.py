@@ -50,26 +50,48 @@ __all__ = ["read_ncu_csv", "looks_like_ncu", "FP_OPS", "LEVEL_BYTES", "TIME", "T
 TIME = "gpu__time_duration.sum"
 #: (precision, operation, weight): the sections' FLOPs per predicated-on thread instruction.
 FP_OPS: Tuple[Tuple[str, str, float], ...] = (
-    ("fp32", "fadd", 1.0), ("fp32", "fmul", 1.0), ("fp32", "ffma", 2.0),
-    ("fp64", "dadd", 1.0), ("fp64", "dmul", 1.0), ("fp64", "dfma", 2.0),
-    ("fp16", "hadd", 2.0), ("fp16", "hmul", 2.0), ("fp16", "hfma", 4.0),
+    ("fp32", "fadd", 1.0),
+    ("fp32", "fmul", 1.0),
+    ("fp32", "ffma", 2.0),
+    ("fp64", "dadd", 1.0),
+    ("fp64", "dmul", 1.0),
+    ("fp64", "dfma", 2.0),
+    ("fp16", "hadd", 2.0),
+    ("fp16", "hmul", 2.0),
+    ("fp16", "hfma", 4.0),
 )
 TENSOR_PREFIX = "sm__ops_path_tensor_src_"
 _SM_CLOCK = {"smsp": "smsp__cycles_elapsed.avg.per_second", "sm": "sm__cycles_elapsed.avg.per_second"}
 #: Per level, the metrics of its bytes, first found wins: (metric, factor to bytes, is a rate).
 LEVEL_BYTES: Mapping[str, Tuple[Tuple[str, float, bool], ...]] = {
     "DRAM": (("dram__bytes.sum.per_second", 1.0, True), ("dram__bytes.sum", 1.0, False)),
-    "L2": (("derived__lts__lts2xbar_bytes.sum.per_second", 1.0, True),
-           ("lts__lts2xbar_cycles_active.sum.per_second", 32.0, True),
-           ("lts__t_bytes.sum", 1.0, False), ("lts__t_bytes.sum.per_second", 1.0, True)),
-    "L1": (("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0, True),
-           ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0, True),
-           ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128.0, True),
-           ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128.0, True),
-           ("l1tex__t_bytes.sum", 1.0, False), ("l1tex__t_bytes.sum.per_second", 1.0, True)),
+    "L2": (
+        ("derived__lts__lts2xbar_bytes.sum.per_second", 1.0, True),
+        ("lts__lts2xbar_cycles_active.sum.per_second", 32.0, True),
+        ("lts__t_bytes.sum", 1.0, False),
+        ("lts__t_bytes.sum.per_second", 1.0, True),
+    ),
+    "L1": (
+        ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second", 1.0, True),
+        ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second", 1.0, True),
+        ("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128.0, True),
+        ("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128.0, True),
+        ("l1tex__t_bytes.sum", 1.0, False),
+        ("l1tex__t_bytes.sum.per_second", 1.0, True),
+    ),
 }
-_TENSOR_PRECISION = (("bf16", "bf16"), ("tf32", "tf32"), ("fp16", "fp16"), ("fp64", "fp64"), ("fp8", "fp8"),
-                     ("fp4", "fp8"), ("fp6", "fp8"), ("int8", "int8"), ("int4", "int8"), ("int1", "int8"))
+_TENSOR_PRECISION = (
+    ("bf16", "bf16"),
+    ("tf32", "tf32"),
+    ("fp16", "fp16"),
+    ("fp64", "fp64"),
+    ("fp8", "fp8"),
+    ("fp4", "fp8"),
+    ("fp6", "fp8"),
+    ("int8", "int8"),
+    ("int4", "int8"),
+    ("int1", "int8"),
+)
 _NAME = "Kernel Name"
 #: The key under which a launch's work also sums its tensor-pipe operations (not a precision).
 _TENSOR = "tensor pipe"
@@ -80,12 +102,16 @@ _USED = ("gpu__time_duration", "dram__", "lts__", "l1tex__", "derived__l1tex__",
 def _fp_metrics(op: str) -> Tuple[Tuple[str, bool], ...]:
     """The metrics of one instruction's count, as (name, is a rate per cycle), first found wins."""
     base = f"sass_thread_inst_executed_op_{op}_pred_on.sum"
-    return ((f"smsp__{base}.per_cycle_elapsed", True), (f"sm__{base}.per_cycle_elapsed", True),
-            (f"sm__{base}", False), (f"smsp__{base}", False))
+    return (
+        (f"smsp__{base}.per_cycle_elapsed", True),
+        (f"sm__{base}.per_cycle_elapsed", True),
+        (f"sm__{base}", False),
+        (f"smsp__{base}", False),
+    )
 
 
 def _tensor_precision(path: str) -> str:
-    src = path[len(TENSOR_PREFIX):].split("_dst_")[0]
+    src = path[len(TENSOR_PREFIX) :].split("_dst_")[0]
     for token, precision in _TENSOR_PRECISION:
         if token in src.split("_"):
             return precision
@@ -134,10 +160,15 @@ def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]
     lines = text.splitlines()
     start = _header_index(lines)
     if start is None:
-        what = ("ncu's details page (export with --page raw)" if '"Metric Name"' in text
-                else "no header row starting \"ID\" with a \"Kernel Name\" column")
-        raise ResultsError(f"{source}: not an Nsight Compute raw CSV export ({what}); "
-                           f"write one with `ncu --csv --page raw ...` or `ncu --import REPORT --csv --page raw`")
+        what = (
+            "ncu's details page (export with --page raw)"
+            if '"Metric Name"' in text
+            else 'no header row starting "ID" with a "Kernel Name" column'
+        )
+        raise ResultsError(
+            f"{source}: not an Nsight Compute raw CSV export ({what}); "
+            f"write one with `ncu --csv --page raw ...` or `ncu --import REPORT --csv --page raw`"
+        )
     rows = list(csv.reader(io.StringIO("\n".join(l for l in lines[start:] if not l.startswith("==")))))
     header = [h.strip() for h in rows[0]]
     body = rows[1:]
@@ -157,8 +188,10 @@ def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]
         if not row or not any(c.strip() for c in row):
             continue
         if len(row) != len(header):
-            raise ResultsError(f"{source}: launch row {n + 1} has {len(row)} cells, the header {len(header)} "
-                               f"(a truncated or edited export?)")
+            raise ResultsError(
+                f"{source}: launch row {n + 1} has {len(row)} cells, the header {len(header)} "
+                f"(a truncated or edited export?)"
+            )
         launch = _Launch({})
         for h, cell, scale in zip(header, row, scales):
             if h == _DEVICE:
@@ -175,8 +208,9 @@ def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]
 
 
 def _bad_unit(source: str, column: str, exc: Exception) -> float:
-    raise ResultsError(f"{source}: column {column}: {exc} (ncu writes byte, Kbyte ..., nsecond ..., "
-                       f"inst, cycle/second ...)")
+    raise ResultsError(
+        f"{source}: column {column}: {exc} (ncu writes byte, Kbyte ..., nsecond ..., inst, cycle/second ...)"
+    )
 
 
 def _first(launch: _Launch, names: Sequence[str]) -> Optional[str]:
@@ -196,7 +230,9 @@ class _Totals:
     level_missing: Optional[Dict[str, str]] = None
 
 
-def _work(launch: _Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool]]) -> Tuple[Dict[str, float], List[str], List[str]]:
+def _work(
+    launch: _Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool]]
+) -> Tuple[Dict[str, float], List[str], List[str]]:
     """FLOPs of one launch per precision, the metrics used and those missing."""
     work: Dict[str, float] = {}
     used: List[str] = []
@@ -249,7 +285,12 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
     totals: Dict[str, _Totals] = {}
     for kernel, launch in launches:
         t = totals.setdefault(kernel, _Totals(work={}, level_bytes={}, level_metric={}, level_missing={}))
-        assert t.work is not None and t.level_bytes is not None and t.level_metric is not None and t.level_missing is not None
+        assert (
+            t.work is not None
+            and t.level_bytes is not None
+            and t.level_metric is not None
+            and t.level_missing is not None
+        )
         t.launches += 1
         seconds = launch.values.get(TIME)
         if seconds is None or seconds <= 0:
@@ -274,41 +315,86 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
     dots: List[KernelDot] = []
     unplaced: List[Unplaced] = []
     for kernel, t in totals.items():
-        assert t.work is not None and t.level_bytes is not None and t.level_metric is not None and t.level_missing is not None
+        assert (
+            t.work is not None
+            and t.level_bytes is not None
+            and t.level_metric is not None
+            and t.level_missing is not None
+        )
         if t.missing_time or t.seconds <= 0:
-            unplaced.append(Unplaced(kernel, f"no duration: {TIME} is missing or 0 for a launch", (TIME,),
-                                     launches=t.launches))
+            unplaced.append(
+                Unplaced(kernel, f"no duration: {TIME} is missing or 0 for a launch", (TIME,), launches=t.launches)
+            )
             continue
         if not t.work_metrics:
-            unplaced.append(Unplaced(
-                kernel, "no FLOP metrics: collect the hierarchical roofline sections "
-                "(--section SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
-                "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)", t.missing_work,
-                seconds=t.seconds, launches=t.launches))
+            unplaced.append(
+                Unplaced(
+                    kernel,
+                    "no FLOP metrics: collect the hierarchical roofline sections "
+                    "(--section SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
+                    "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)",
+                    t.missing_work,
+                    seconds=t.seconds,
+                    launches=t.launches,
+                )
+            )
             continue
         tensor = t.work.pop(_TENSOR, 0.0)
         flops = sum(t.work.values())
         if flops <= 0:
-            unplaced.append(Unplaced(
-                kernel, "no floating-point operations: its FADD/FMUL/FFMA, DADD/DMUL/DFMA, HADD/HMUL/HFMA and "
-                "tensor-pipe counts are all 0 (an integer-only kernel has no FLOPs, so no arithmetic intensity)",
-                (), seconds=t.seconds, launches=t.launches))
+            unplaced.append(
+                Unplaced(
+                    kernel,
+                    "no floating-point operations: its FADD/FMUL/FFMA, DADD/DMUL/DFMA, HADD/HMUL/HFMA and "
+                    "tensor-pipe counts are all 0 (an integer-only kernel has no FLOPs, so no arithmetic intensity)",
+                    (),
+                    seconds=t.seconds,
+                    launches=t.launches,
+                )
+            )
             continue
         precision = max(t.work, key=lambda p: t.work[p] if t.work else 0.0)
         for level in ("L1", "L2", "DRAM"):
             if level in t.level_missing and level not in t.level_bytes:
-                unplaced.append(Unplaced(kernel, f"no {level} bytes: the export lacks {t.level_missing[level]}",
-                                         (t.level_missing[level],), level, t.seconds, t.launches))
+                unplaced.append(
+                    Unplaced(
+                        kernel,
+                        f"no {level} bytes: the export lacks {t.level_missing[level]}",
+                        (t.level_missing[level],),
+                        level,
+                        t.seconds,
+                        t.launches,
+                    )
+                )
                 continue
             b = t.level_bytes.get(level, 0.0)
             if b <= 0:
-                unplaced.append(Unplaced(kernel, f"0 bytes at {level} ({t.level_metric.get(level, '?')} = 0): "
-                                         "no arithmetic intensity there", (), level, t.seconds, t.launches))
+                unplaced.append(
+                    Unplaced(
+                        kernel,
+                        f"0 bytes at {level} ({t.level_metric.get(level, '?')} = 0): no arithmetic intensity there",
+                        (),
+                        level,
+                        t.seconds,
+                        t.launches,
+                    )
+                )
                 continue
-            dots.append(KernelDot(kernel, level, flops, b, t.seconds, t.launches, precision,
-                                  {p: f for p, f in t.work.items() if f > 0}, "ncu",
-                                  t.work_metrics + (t.level_metric[level], TIME),
-                                  "tensor" if tensor > flops / 2 else "fma"))
+            dots.append(
+                KernelDot(
+                    kernel,
+                    level,
+                    flops,
+                    b,
+                    t.seconds,
+                    t.launches,
+                    precision,
+                    {p: f for p, f in t.work.items() if f > 0},
+                    "ncu",
+                    t.work_metrics + (t.level_metric[level], TIME),
+                    "tensor" if tensor > flops / 2 else "fma",
+                )
+            )
     device = next((l.device for _k, l in launches if l.device), None)
     return KernelSet(tuple(dots), tuple(unplaced), source, "ncu", device)
 

@@ -71,7 +71,9 @@ def level_bandwidth(model: RooflineModel, level: str) -> Optional[Ceiling]:
     if level == "DRAM":
         return model.bandwidth("measured") if model.has("bandwidth", "measured") else None
     name = level_ceiling_name(level)
-    return next((c for c in model.ceilings if c.kind == "bandwidth" and c.source == "measured" and c.name == name), None)
+    return next(
+        (c for c in model.ceilings if c.kind == "bandwidth" and c.source == "measured" and c.name == name), None
+    )
 
 
 def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
@@ -89,8 +91,10 @@ def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
         if roof is None:
             missing.append(f"no measured {d.precision.upper() if d.precision else 'compute'} ceiling")
         if bw is None:
-            missing.append(f"no measured {d.level} bandwidth ceiling" + ("" if d.level == "DRAM" else
-                                                                          " (the hierarchy suite measures it)"))
+            missing.append(
+                f"no measured {d.level} bandwidth ceiling"
+                + ("" if d.level == "DRAM" else " (the hierarchy suite measures it)")
+            )
         if roof is None or bw is None:
             out.append(Placement(d, shares.get(d.kernel, 0.0), roof, bw, None, None, "; ".join(missing)))
             continue

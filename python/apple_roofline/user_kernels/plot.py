@@ -54,8 +54,9 @@ def speedup_text(p: Placement) -> str:
     return f"×{p.speedup:.3g} left below {p.binding.name}"
 
 
-def draw_kernels(ax: Axes, scale: Scale, placements: Sequence[Placement], labels: Labels,
-                 colors: Sequence[str] = PALETTE) -> Dict[str, Any]:
+def draw_kernels(
+    ax: Axes, scale: Scale, placements: Sequence[Placement], labels: Labels, colors: Sequence[str] = PALETTE
+) -> Dict[str, Any]:
     """Draw ``placements`` into ``ax`` (module docstring) and return their legend entries (label ->
     handle): one per kernel, and one per level marker used."""
     Line2D = mpl("matplotlib.lines").Line2D
@@ -67,26 +68,60 @@ def draw_kernels(ax: Axes, scale: Scale, placements: Sequence[Placement], labels
         color = colors[k % len(colors)]
         items.sort(key=lambda it: LEVELS.index(it[1].dot.level))
         if len(items) > 1:
-            ax.plot([p.dot.intensity for _i, p in items], [scale.y(p.dot.gflops) for _i, p in items], color=color,
-                    linewidth=0.9, linestyle=":", zorder=6, gid=f"kernelline:{kernel}")
+            ax.plot(
+                [p.dot.intensity for _i, p in items],
+                [scale.y(p.dot.gflops) for _i, p in items],
+                color=color,
+                linewidth=0.9,
+                linestyle=":",
+                zorder=6,
+                gid=f"kernelline:{kernel}",
+            )
         for i, p in items:
             size = dot_size(p.share)
-            ax.plot([p.dot.intensity], [scale.y(p.dot.gflops)], linestyle="none", marker=LEVEL_MARKERS[p.dot.level],
-                    markersize=size, color=color, markeredgecolor="black", markeredgewidth=0.5, alpha=0.9, zorder=7,
-                    gid=dot_gid(i))
+            ax.plot(
+                [p.dot.intensity],
+                [scale.y(p.dot.gflops)],
+                linestyle="none",
+                marker=LEVEL_MARKERS[p.dot.level],
+                markersize=size,
+                color=color,
+                markeredgecolor="black",
+                markeredgewidth=0.5,
+                alpha=0.9,
+                zorder=7,
+                gid=dot_gid(i),
+            )
             labels.add_markers(ax, [p.dot.intensity], [scale.y(p.dot.gflops)], size)
         _i, outer = items[-1]
         text = f"{short_name(kernel, 28)}\n{speedup_text(outer)}"
-        ann = ax.annotate(text, xy=(outer.dot.intensity, scale.y(outer.dot.gflops)), xytext=(7.0, -4.0),
-                          textcoords="offset points", ha="left", va="top", fontsize=7.0, color=text_color(color),
-                          bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
-                          zorder=7, gid=f"kernellabel:{kernel}")
+        ann = ax.annotate(
+            text,
+            xy=(outer.dot.intensity, scale.y(outer.dot.gflops)),
+            xytext=(7.0, -4.0),
+            textcoords="offset points",
+            ha="left",
+            va="top",
+            fontsize=7.0,
+            color=text_color(color),
+            bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
+            zorder=7,
+            gid=f"kernellabel:{kernel}",
+        )
         labels.add_free(ann, point_label_offsets(7.0), order=(2.0, 0.0))
         handles[f"{short_name(kernel)} ({outer.share:.0%} of time)"] = Line2D(
-            [], [], linestyle="none", marker="o", markersize=7, color=color, markeredgecolor="black",
-            markeredgewidth=0.5)
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=7,
+            color=color,
+            markeredgecolor="black",
+            markeredgewidth=0.5,
+        )
     for level in LEVELS:
         if any(p.dot.level == level for p in placements):
             handles[f"your kernels at {level} (size: time share)"] = Line2D(
-                [], [], linestyle="none", marker=LEVEL_MARKERS[level], markersize=7, color="#4d4d4d")
+                [], [], linestyle="none", marker=LEVEL_MARKERS[level], markersize=7, color="#4d4d4d"
+            )
     return handles

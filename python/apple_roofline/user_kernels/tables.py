@@ -21,15 +21,46 @@ def placements_table(placements: Sequence[Placement]) -> Table:
     rows = []
     for p in placements:
         d = p.dot
-        rows.append((d.kernel, d.level, d.precision or "-", f"{p.share:.1%}", sig_figs(d.intensity), sig_figs(d.gflops),
-                     sig_figs(d.gbps), p.roof.name if p.roof else "-", p.bound,
-                     sig_figs(p.attainable) if p.attainable else "-",
-                     f"{p.fraction:.0%}" if p.fraction is not None else "-", speedup_text(p)))
-    notes = ("Each kernel's FLOPs, bytes at the level and time over all its launches; its roof is the highest "
-             "measured compute ceiling of its precision, its bandwidth the level's measured ceiling; the lower of "
-             "the two at its intensity binds it.",)
-    return Table(("kernel", "level", "precision", "time", "FLOP/B", "GFLOP/s", "GB/s", "roof", "bound by",
-                  "attainable GFLOP/s", "of attainable", "speedup left"), tuple(rows), "llllrrrllrrl", notes)
+        rows.append(
+            (
+                d.kernel,
+                d.level,
+                d.precision or "-",
+                f"{p.share:.1%}",
+                sig_figs(d.intensity),
+                sig_figs(d.gflops),
+                sig_figs(d.gbps),
+                p.roof.name if p.roof else "-",
+                p.bound,
+                sig_figs(p.attainable) if p.attainable else "-",
+                f"{p.fraction:.0%}" if p.fraction is not None else "-",
+                speedup_text(p),
+            )
+        )
+    notes = (
+        "Each kernel's FLOPs, bytes at the level and time over all its launches; its roof is the highest "
+        "measured compute ceiling of its precision, its bandwidth the level's measured ceiling; the lower of "
+        "the two at its intensity binds it.",
+    )
+    return Table(
+        (
+            "kernel",
+            "level",
+            "precision",
+            "time",
+            "FLOP/B",
+            "GFLOP/s",
+            "GB/s",
+            "roof",
+            "bound by",
+            "attainable GFLOP/s",
+            "of attainable",
+            "speedup left",
+        ),
+        tuple(rows),
+        "llllrrrllrrl",
+        notes,
+    )
 
 
 def unplaced_table(kernels: KernelSet) -> Table:
@@ -45,11 +76,13 @@ def kernel_tooltips(placements: Sequence[Placement]) -> Dict[str, str]:
     tips: Dict[str, str] = {}
     for i, p in enumerate(placements):
         d = p.dot
-        lines = [f"{d.kernel} at {d.level}" + (f" ({d.precision})" if d.precision else ""),
-                 f"{sig_figs(d.flops)} FLOP, {sig_figs(d.bytes)} B, {sig_figs(d.seconds * 1e3)} ms over "
-                 f"{d.launches} launch{'es' if d.launches != 1 else ''} ({p.share:.1%} of the time)",
-                 f"{sig_figs(d.intensity)} FLOP/B, {sig_figs(d.gflops)} GFLOP/s, {sig_figs(d.gbps)} GB/s",
-                 f"roof: {p.roof.name if p.roof else '-'}; bound by {p.bound}: {speedup_text(p)}",
-                 f"from {d.source}: {', '.join(d.metrics)}"]
+        lines = [
+            f"{d.kernel} at {d.level}" + (f" ({d.precision})" if d.precision else ""),
+            f"{sig_figs(d.flops)} FLOP, {sig_figs(d.bytes)} B, {sig_figs(d.seconds * 1e3)} ms over "
+            f"{d.launches} launch{'es' if d.launches != 1 else ''} ({p.share:.1%} of the time)",
+            f"{sig_figs(d.intensity)} FLOP/B, {sig_figs(d.gflops)} GFLOP/s, {sig_figs(d.gbps)} GB/s",
+            f"roof: {p.roof.name if p.roof else '-'}; bound by {p.bound}: {speedup_text(p)}",
+            f"from {d.source}: {', '.join(d.metrics)}",
+        ]
         tips[dot_gid(i)] = "\n".join(lines)
     return tips

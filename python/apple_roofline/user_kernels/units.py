@@ -18,15 +18,45 @@ from typing import Dict, Optional
 __all__ = ["unit_scale", "parse_number", "UnitError"]
 
 #: Decimal and sub-unit prefixes (``K`` and ``k`` alike; ``u`` and ``µ`` for micro).
-_PREFIX: Dict[str, float] = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-                             "m": 1e-3, "u": 1e-6, "\u00b5": 1e-6, "n": 1e-9, "p": 1e-12}
+_PREFIX: Dict[str, float] = {
+    "": 1.0,
+    "K": 1e3,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "m": 1e-3,
+    "u": 1e-6,
+    "\u00b5": 1e-6,
+    "n": 1e-9,
+    "p": 1e-12,
+}
 _BINARY: Dict[str, float] = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
 #: Base units, each with the factor to the unit it is counted in (hertz is cycles per second).
-_BASE: Dict[str, float] = {"byte": 1.0, "B": 1.0, "second": 1.0, "s": 1.0, "cycle": 1.0, "inst": 1.0,
-                           "warp": 1.0, "thread": 1.0, "request": 1.0, "sector": 1.0, "hz": 1.0, "Hz": 1.0,
-                           "op": 1.0, "flop": 1.0, "block": 1.0, "register": 1.0, "wavefront": 1.0}
-_PART = re.compile(r"^(Ki|Mi|Gi|Ti|[KkMGTPmu\u00b5np]?)(byte|B|second|s|cycle|inst|warp|thread|request|sector|hz|Hz|op|flop"
-                   r"|block|register|wavefront)$")
+_BASE: Dict[str, float] = {
+    "byte": 1.0,
+    "B": 1.0,
+    "second": 1.0,
+    "s": 1.0,
+    "cycle": 1.0,
+    "inst": 1.0,
+    "warp": 1.0,
+    "thread": 1.0,
+    "request": 1.0,
+    "sector": 1.0,
+    "hz": 1.0,
+    "Hz": 1.0,
+    "op": 1.0,
+    "flop": 1.0,
+    "block": 1.0,
+    "register": 1.0,
+    "wavefront": 1.0,
+}
+_PART = re.compile(
+    r"^(Ki|Mi|Gi|Ti|[KkMGTPmu\u00b5np]?)(byte|B|second|s|cycle|inst|warp|thread|request|sector|hz|Hz|op|flop"
+    r"|block|register|wavefront)$"
+)
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 

@@ -88,8 +88,17 @@ def inject_cuda(early: bool) -> None:
             def make() -> Any:
                 return Announced(backend.compile(source, "hang_spin", {}))
 
-            yield Case(kernel=kdef, params={"n": 1}, launch=1, flops=1, bytes=8, args=[ctl], make_kernel=make,
-                       check=lambda: (True, "test kernel"), reset=lambda: None)
+            yield Case(
+                kernel=kdef,
+                params={"n": 1},
+                launch=1,
+                flops=1,
+                bytes=8,
+                args=[ctl],
+                make_kernel=make,
+                check=lambda: (True, "test kernel"),
+                reset=lambda: None,
+            )
 
     found = registry.spec
 
@@ -116,19 +125,25 @@ def inject_wgpu(early: bool) -> None:
                 started()
             return super().run(batch, reps, lead, count=count, read=read)
 
-    def fill_pass(self: Any, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool,
-                  store: bool) -> HangPass:
+    def fill_pass(
+        self: Any, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
+    ) -> HangPass:
         if not hasattr(self, "hang_uniform"):
             wgpu = self.wgpu
             self.hang_module = self.device.create_shader_module(code=(HERE / "hang.wgsl").read_text())
             self.hang_uniform = self.device.create_buffer(
-                size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST)
+                size=16, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+            )
         pipeline = self.device.create_render_pipeline(
-            layout="auto", vertex={"module": self.hang_module, "entry_point": "vs_fullscreen"},
+            layout="auto",
+            vertex={"module": self.hang_module, "entry_point": "vs_fullscreen"},
             primitive={"topology": "triangle-list"},
-            fragment={"module": self.hang_module, "entry_point": "fs_hang", "targets": [{"format": fmt}]})
-        group = self.device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=[
-            {"binding": 0, "resource": {"buffer": self.hang_uniform, "offset": 0, "size": 16}}])
+            fragment={"module": self.hang_module, "entry_point": "fs_hang", "targets": [{"format": fmt}]},
+        )
+        group = self.device.create_bind_group(
+            layout=pipeline.get_bind_group_layout(0),
+            entries=[{"binding": 0, "resource": {"buffer": self.hang_uniform, "offset": 0, "size": 16}}],
+        )
         return HangPass(self, pipeline, group, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     W.WgpuDevice.fill_pass = W.released_at_once(fill_pass)  # type: ignore[method-assign]

@@ -145,8 +145,16 @@ def round_trip_samples(k: PeerKernel, *, reps: int, warmup: int) -> List[float]:
     return samples
 
 
-def measure_kernel(path: str, k: PeerKernel, out: List[LatencySeries], *, reps: int, launches: int, warmup: int,
-                   progress: Callable[[str], None] | None) -> None:
+def measure_kernel(
+    path: str,
+    k: PeerKernel,
+    out: List[LatencySeries],
+    *,
+    reps: int,
+    launches: int,
+    warmup: int,
+    progress: Callable[[str], None] | None,
+) -> None:
     """Append ``k``'s throughput and round-trip series to ``out``, each as soon as it is measured
     (so that a later exception keeps it); the output is zeroed before each and checked after it."""
     if progress:
@@ -154,12 +162,22 @@ def measure_kernel(path: str, k: PeerKernel, out: List[LatencySeries], *, reps: 
     k.reset()
     samples = throughput_samples(k, reps=reps, launches=launches, warmup=warmup)
     ok, message = k.check(warmup + reps * launches)
-    out.append(LatencySeries(
-        kernel=k.kernel, measure="throughput", path=path, clock="host", samples_s=tuple(samples),
-        launches_per_sample=launches, valid=ok, validation=message,
-        note=(f"{k.what}. {CLOCK_NOTE}; per sample {launches} launches back to back, then one wait, "
-              f"divided by {launches}. Launch: {k.launch_calls}. Wait: {k.wait_calls}."),
-    ))
+    out.append(
+        LatencySeries(
+            kernel=k.kernel,
+            measure="throughput",
+            path=path,
+            clock="host",
+            samples_s=tuple(samples),
+            launches_per_sample=launches,
+            valid=ok,
+            validation=message,
+            note=(
+                f"{k.what}. {CLOCK_NOTE}; per sample {launches} launches back to back, then one wait, "
+                f"divided by {launches}. Launch: {k.launch_calls}. Wait: {k.wait_calls}."
+            ),
+        )
+    )
 
     if progress:
         progress(f"{path} {k.kernel} round_trip")
@@ -167,15 +185,24 @@ def measure_kernel(path: str, k: PeerKernel, out: List[LatencySeries], *, reps: 
     samples = round_trip_samples(k, reps=reps, warmup=warmup)
     ok, message = k.check(warmup + reps)
     timed = k.round_trip_calls or f"{k.launch_calls}, then {k.wait_calls}"
-    out.append(LatencySeries(
-        kernel=k.kernel, measure="round_trip", path=path, clock="host", samples_s=tuple(samples),
-        launches_per_sample=1, valid=ok, validation=message,
-        note=f"{k.what}. {CLOCK_NOTE}; per sample one launch and its wait: {timed}.",
-    ))
+    out.append(
+        LatencySeries(
+            kernel=k.kernel,
+            measure="round_trip",
+            path=path,
+            clock="host",
+            samples_s=tuple(samples),
+            launches_per_sample=1,
+            valid=ok,
+            validation=message,
+            note=f"{k.what}. {CLOCK_NOTE}; per sample one launch and its wait: {timed}.",
+        )
+    )
 
 
 def no_output_check(library: str) -> Callable[[int], Tuple[bool, str]]:
     """The check of a kernel without output (null): valid when the launches raised no error."""
+
     def check(count: int) -> Tuple[bool, str]:
         return True, f"no output: the launch completed without an error from {library}"
 

@@ -58,8 +58,10 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
                 kernel="null",
                 launch=functools.partial(null, (1,), (BLOCK,), (cp.uint64(1),)),
                 wait=wait,
-                what=(f"{lib}: RawKernel over shaders/cuda/dispatch.cu dispatch_null (NVRTC, -DBLOCK={BLOCK}), "
-                      f"grid (1,), block ({BLOCK},), n = 1"),
+                what=(
+                    f"{lib}: RawKernel over shaders/cuda/dispatch.cu dispatch_null (NVRTC, -DBLOCK={BLOCK}), "
+                    f"grid (1,), block ({BLOCK},), n = 1"
+                ),
                 launch_calls=f"RawKernel.__call__((1,), ({BLOCK},), (uint64(1),))",
                 wait_calls=sync,
                 check=no_output_check(lib),
@@ -68,8 +70,10 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
                 kernel="tiny",
                 launch=functools.partial(tiny, (1,), (BLOCK,), (x, cp.uint64(TINY_ITEMS))),
                 wait=wait,
-                what=(f"{lib}: RawKernel over shaders/cuda/dispatch.cu dispatch_tiny (NVRTC, -DBLOCK={BLOCK}), "
-                      f"grid (1,), block ({BLOCK},), n = {TINY_ITEMS}: {TINY_ITEMS} float4 += 1.0 in place"),
+                what=(
+                    f"{lib}: RawKernel over shaders/cuda/dispatch.cu dispatch_tiny (NVRTC, -DBLOCK={BLOCK}), "
+                    f"grid (1,), block ({BLOCK},), n = {TINY_ITEMS}: {TINY_ITEMS} float4 += 1.0 in place"
+                ),
                 launch_calls=f"RawKernel.__call__((1,), ({BLOCK},), (x, uint64({TINY_ITEMS})))",
                 wait_calls=sync,
                 check=check_tiny,

@@ -62,18 +62,26 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
     eval_ = mx.eval
     async_eval = getattr(mx, "async_eval", None)
     null = mx.fast.metal_kernel(name="apple_roofline_dispatch_null", input_names=[], output_names=["out"], source="")
-    tiny = mx.fast.metal_kernel(name="apple_roofline_dispatch_tiny", input_names=["inp"], output_names=["out"],
-                                source=TINY_BODY)
+    tiny = mx.fast.metal_kernel(
+        name="apple_roofline_dispatch_tiny", input_names=["inp"], output_names=["out"], source=TINY_BODY
+    )
     chain = TinyChain(mx.zeros((TINY_FLOATS,), dtype=f32))
     eval_(chain.x)
 
     def build_null() -> Any:
-        return null(inputs=[], grid=(1, 1, 1), threadgroup=(1, 1, 1), output_shapes=[(1,)],
-                    output_dtypes=[f32], stream=gpu)[0]
+        return null(
+            inputs=[], grid=(1, 1, 1), threadgroup=(1, 1, 1), output_shapes=[(1,)], output_dtypes=[f32], stream=gpu
+        )[0]
 
     def build_tiny() -> Any:
-        chain.x = tiny(inputs=[chain.x], grid=(TINY_ITEMS, 1, 1), threadgroup=(TINY_ITEMS, 1, 1),
-                       output_shapes=[(TINY_FLOATS,)], output_dtypes=[f32], stream=gpu)[0]
+        chain.x = tiny(
+            inputs=[chain.x],
+            grid=(TINY_ITEMS, 1, 1),
+            threadgroup=(TINY_ITEMS, 1, 1),
+            output_shapes=[(TINY_FLOATS,)],
+            output_dtypes=[f32],
+            stream=gpu,
+        )[0]
         return chain.x
 
     submit = async_eval if async_eval is not None else eval_
@@ -111,8 +119,10 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             kernel="null",
             launch=launch_null,
             wait=wait,
-            what=(f"{lib}: mx.fast.metal_kernel with an empty body and one float32 output of shape (1,) "
-                  f"(not written), grid (1,1,1), threadgroup (1,1,1)"),
+            what=(
+                f"{lib}: mx.fast.metal_kernel with an empty body and one float32 output of shape (1,) "
+                f"(not written), grid (1,1,1), threadgroup (1,1,1)"
+            ),
             launch_calls=f"{build}, then {submit_name}",
             wait_calls="mx.eval(out) of the last launch",
             check=no_output_check(lib),
@@ -123,10 +133,12 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             kernel="tiny",
             launch=launch_tiny,
             wait=wait,
-            what=(f"{lib}: mx.fast.metal_kernel, grid ({TINY_ITEMS},1,1), threadgroup ({TINY_ITEMS},1,1): each of "
-                  f"{TINY_ITEMS} threads adds 1.0 to 4 consecutive floats with scalar loads and stores (16 bytes, "
-                  f"as dispatch.metal's float4), out of place: out = kernel(prev) reads 4 KiB and writes a new "
-                  f"4 KiB array, chained so that after k launches every float is k"),
+            what=(
+                f"{lib}: mx.fast.metal_kernel, grid ({TINY_ITEMS},1,1), threadgroup ({TINY_ITEMS},1,1): each of "
+                f"{TINY_ITEMS} threads adds 1.0 to 4 consecutive floats with scalar loads and stores (16 bytes, "
+                f"as dispatch.metal's float4), out of place: out = kernel(prev) reads 4 KiB and writes a new "
+                f"4 KiB array, chained so that after k launches every float is k"
+            ),
             launch_calls=f"{build}, then {submit_name}",
             wait_calls="mx.eval(out) of the last launch",
             check=check_tiny,

@@ -122,8 +122,10 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
         cb.waitUntilCompleted()
         status = int(cb.status())
         if status != completed:
-            errors.append(f"a command buffer ended with status {status}, not {completed} (Completed): "
-                          f"{describe_ns_error(cb.error())}")
+            errors.append(
+                f"a command buffer ended with status {status}, not {completed} (Completed): "
+                f"{describe_ns_error(cb.error())}"
+            )
 
     def reset_null() -> None:
         errors.clear()
@@ -142,16 +144,20 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             return False, f"{len(errors)} failed wait(s); first: {errors[0]}"
         return check_tiny_counts(x.copy(), count)
 
-    encode = ("queue.commandBuffer(), computeCommandEncoder(), setComputePipelineState_, {args}"
-              "dispatchThreads_threadsPerThreadgroup_({n}, {g}), endEncoding(), commit(): one command buffer")
+    encode = (
+        "queue.commandBuffer(), computeCommandEncoder(), setComputePipelineState_, {args}"
+        "dispatchThreads_threadsPerThreadgroup_({n}, {g}), endEncoding(), commit(): one command buffer"
+    )
     waited = "waitUntilCompleted() of the last command buffer, status() == Completed"
     kernels = [
         PeerKernel(
             kernel="null",
             launch=launch_null,
             wait=wait,
-            what=(f"{lib}: shaders/metal/dispatch.metal dispatch_null (newLibraryWithSource, default options), "
-                  f"dispatchThreads 1, threadgroup 1, n = 1; an autorelease pool per sample (untimed)"),
+            what=(
+                f"{lib}: shaders/metal/dispatch.metal dispatch_null (newLibraryWithSource, default options), "
+                f"dispatchThreads 1, threadgroup 1, n = 1; an autorelease pool per sample (untimed)"
+            ),
             launch_calls=encode.format(args="setBytes_length_atIndex_(n, 8, 0), ", n=1, g=1),
             wait_calls=waited,
             check=check_null,
@@ -162,11 +168,16 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             kernel="tiny",
             launch=launch_tiny,
             wait=wait,
-            what=(f"{lib}: shaders/metal/dispatch.metal dispatch_tiny (newLibraryWithSource, default options), "
-                  f"dispatchThreads {TINY_ITEMS}, threadgroup {TINY_ITEMS}, n = {TINY_ITEMS}: {TINY_ITEMS} float4 "
-                  f"+= 1.0 in a 4 KiB shared-storage buffer; an autorelease pool per sample (untimed)"),
-            launch_calls=encode.format(args="setBuffer_offset_atIndex_(x, 0, 0), setBytes_length_atIndex_(n, 8, 1), ",
-                                       n=TINY_ITEMS, g=TINY_ITEMS),
+            what=(
+                f"{lib}: shaders/metal/dispatch.metal dispatch_tiny (newLibraryWithSource, default options), "
+                f"dispatchThreads {TINY_ITEMS}, threadgroup {TINY_ITEMS}, n = {TINY_ITEMS}: {TINY_ITEMS} float4 "
+                f"+= 1.0 in a 4 KiB shared-storage buffer; an autorelease pool per sample (untimed)"
+            ),
+            launch_calls=encode.format(
+                args="setBuffer_offset_atIndex_(x, 0, 0), setBytes_length_atIndex_(n, 8, 1), ",
+                n=TINY_ITEMS,
+                g=TINY_ITEMS,
+            ),
             wait_calls=waited,
             check=check_tiny,
             reset=reset_tiny,

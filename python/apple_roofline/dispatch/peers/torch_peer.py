@@ -55,8 +55,10 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             kernel="tiny",
             launch=functools.partial(x.add_, 1.0),
             wait=wait,
-            what=(f"{lib}: x.add_(1.0) on a float32 tensor of {TINY_FLOATS} elements (4 KiB) on cuda:{device_index}, "
-                  f"one elementwise kernel of PyTorch's choosing (not dispatch.cu)"),
+            what=(
+                f"{lib}: x.add_(1.0) on a float32 tensor of {TINY_FLOATS} elements (4 KiB) on cuda:{device_index}, "
+                f"one elementwise kernel of PyTorch's choosing (not dispatch.cu)"
+            ),
             launch_calls="Tensor.add_(1.0)",
             wait_calls=f"torch.cuda.synchronize(cuda:{device_index})",
             check=check_tiny,

@@ -28,8 +28,17 @@ import numpy as np
 
 from ..base import KernelDef
 
-__all__ = ["AccessKernel", "ACCESS_KERNELS", "ACCESS_STRIDES", "ACCESS_BY_NAME", "check_stride", "strided_index",
-           "identity_words", "expected_words", "check_access"]
+__all__ = [
+    "AccessKernel",
+    "ACCESS_KERNELS",
+    "ACCESS_STRIDES",
+    "ACCESS_BY_NAME",
+    "check_stride",
+    "strided_index",
+    "identity_words",
+    "expected_words",
+    "check_access",
+]
 
 #: Strides in elements (of the kernel's width) the suite measures.
 ACCESS_STRIDES: Tuple[int, ...] = (1, 2, 4, 8, 16, 32)
@@ -43,8 +52,13 @@ def check_stride(stride: object, n: int) -> int:
     """
     if n < 1 or n & (n - 1):
         raise ValueError(f"access: {n} elements is not a power of two")
-    if isinstance(stride, bool) or not isinstance(stride, (int, np.integer)) or stride < 1 or stride > n \
-            or int(stride) & (int(stride) - 1):
+    if (
+        isinstance(stride, bool)
+        or not isinstance(stride, (int, np.integer))
+        or stride < 1
+        or stride > n
+        or int(stride) & (int(stride) - 1)
+    ):
         raise ValueError(f"access: stride {stride!r} must be a power of two from 1 to {n}")
     return int(stride)
 
@@ -85,9 +99,13 @@ class AccessKernel:
         """The suite's KernelDef: the CPU's built-in kernel, ``access.cu`` and ``access.metal``,
         never a ceiling (the rules are ratios between kernels, not ceilings)."""
         e = self.entry
-        return KernelDef("access", self.name, "uint32",
-                         {"cpu": ("builtin", e), "cuda": ("access.cu", e), "metal": ("access.metal", e)},
-                         constants={"cuda": {"BLOCK": 256}})
+        return KernelDef(
+            "access",
+            self.name,
+            "uint32",
+            {"cpu": ("builtin", e), "cuda": ("access.cu", e), "metal": ("access.metal", e)},
+            constants={"cuda": {"BLOCK": 256}},
+        )
 
 
 #: Every access kernel, scalar first.

@@ -28,12 +28,23 @@ def plot_access(run: Run) -> Optional[Figure]:
     kernels = list(dict.fromkeys(m.kernel for _i, m in pts))
     for ax, level in zip(axes, levels):
         for c, kernel in enumerate(kernels):
-            line = sorted(((int(m.params.get("stride", 0)), m.gbps, i) for i, m in pts
-                           if m.kernel == kernel and m.params.get("level") == level))
+            line = sorted(
+                (
+                    (int(m.params.get("stride", 0)), m.gbps, i)
+                    for i, m in pts
+                    if m.kernel == kernel and m.params.get("level") == level
+                )
+            )
             if not line:
                 continue
-            ax.plot([s for s, _g, _i in line], [g for _s, g, _i in line], "-", color=PALETTE[c % len(PALETTE)],
-                    label=kernel, lw=1.5)
+            ax.plot(
+                [s for s, _g, _i in line],
+                [g for _s, g, _i in line],
+                "-",
+                color=PALETTE[c % len(PALETTE)],
+                label=kernel,
+                lw=1.5,
+            )
             for s, g, i in line:
                 ax.plot([s], [g], "o", color=PALETTE[c % len(PALETTE)], ms=5, gid=measurement_gid(i))
         mib = next((int(m.params.get("array_bytes", 0)) / 2**20 for _i, m in pts if m.params.get("level") == level), 0)

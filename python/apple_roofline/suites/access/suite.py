@@ -37,8 +37,10 @@ LEVELS: Tuple[str, ...] = ("dram", "cache")
 #: The output fill before each case: no element index equals it.
 POISON_WORD = 0xFFFFFFFF
 #: Why a device without a reported cache size has no cache-level cases.
-NO_CACHE_REASON = ("the device reports no last-level cache size (an Apple GPU's system-level cache is not "
-                   "reported), so no working set is known to be cache-resident")
+NO_CACHE_REASON = (
+    "the device reports no last-level cache size (an Apple GPU's system-level cache is not "
+    "reported), so no working set is known to be cache-resident"
+)
 
 
 def _pow2_floor(x: int) -> int:
@@ -56,8 +58,17 @@ def level_bytes(level: str, array_bytes: int, info: Any) -> int:
 
 def skip_case(kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
     """A case the runner records as skipped with ``reason`` (its kernel raises UnsupportedError)."""
-    return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
-                make_kernel=lambda: unsupported(reason), check=lambda: (False, reason), reset=lambda: None)
+    return Case(
+        kernel=kdef,
+        params=params,
+        launch=1,
+        flops=0,
+        bytes=0,
+        args=[],
+        make_kernel=lambda: unsupported(reason),
+        check=lambda: (False, reason),
+        reset=lambda: None,
+    )
 
 
 class AccessSuite(Suite):
@@ -93,8 +104,16 @@ class AccessSuite(Suite):
                     yield self._case(ak, src, level, stride, bufs, words, scratch)
             del bufs
 
-    def _case(self, ak: AccessKernel, src: Tuple[str, str], level: str, stride: int, bufs: Tuple[Any, Any],
-              words: int, scratch: HostScratch) -> Case:
+    def _case(
+        self,
+        ak: AccessKernel,
+        src: Tuple[str, str],
+        level: str,
+        stride: int,
+        bufs: Tuple[Any, Any],
+        words: int,
+        scratch: HostScratch,
+    ) -> Case:
         n = words // ak.width
         kdef = ak.kernel_def()
         reset: Callable[[], None] = partial(fill, bufs[1], np.array([POISON_WORD], np.uint32), words)
@@ -105,12 +124,17 @@ class AccessSuite(Suite):
             return check_access(got, n, ak.width, stride)
 
         def plan(consts: Dict[str, Any]) -> Case:
-            case = Case(kernel=kdef,
-                        params={"level": level, "stride": stride, "width": ak.width, "n": n,
-                                "array_bytes": words * 4},
-                        launch=n, flops=0, bytes=ak.bytes_per_item() * n, args=[bufs[0], bufs[1], stride],
-                        make_kernel=partial(self.ctx.backend.compile, src[0], src[1], consts),
-                        check=check, reset=reset)
+            case = Case(
+                kernel=kdef,
+                params={"level": level, "stride": stride, "width": ak.width, "n": n, "array_bytes": words * 4},
+                launch=n,
+                flops=0,
+                bytes=ak.bytes_per_item() * n,
+                args=[bufs[0], bufs[1], stride],
+                make_kernel=partial(self.ctx.backend.compile, src[0], src[1], consts),
+                check=check,
+                reset=reset,
+            )
             case.rebind = lambda block: plan({**consts, "BLOCK": block})
             return case
 

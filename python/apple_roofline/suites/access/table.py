@@ -24,8 +24,11 @@ ACCESS_SUITE = "access"
 
 def _access_rates(ms: Sequence[Measurement]) -> Dict[Tuple[str, str, int], float]:
     """Valid GB/s by (level, kernel, stride)."""
-    return {(str(m.params.get("level")), m.kernel, int(m.params.get("stride", 0))): m.gbps
-            for m in ms if m.valid and m.gbps > 0}
+    return {
+        (str(m.params.get("level")), m.kernel, int(m.params.get("stride", 0))): m.gbps
+        for m in ms
+        if m.valid and m.gbps > 0
+    }
 
 
 def access_rules(run: Run) -> List[str]:
@@ -37,8 +40,9 @@ def access_rules(run: Run) -> List[str]:
         base = rates.get((level, "scalar", 1))
         if base is None:
             continue
-        widths = [f"{k} loads {rates[(level, k, 1)] / base:.2f}× scalar"
-                  for k in ("vec2", "vec4") if (level, k, 1) in rates]
+        widths = [
+            f"{k} loads {rates[(level, k, 1)] / base:.2f}× scalar" for k in ("vec2", "vec4") if (level, k, 1) in rates
+        ]
         strides = sorted(s for (lv, k, s) in rates if lv == level and k == "scalar" and s > 1)
         worst = strides[-1] if strides else None
         parts = widths[:]
@@ -63,11 +67,23 @@ def access_table(run: Run) -> Optional[Table]:
         base = rates.get((level, "scalar", 1))
         rel = ratio_text(m.gbps, base) if m.valid else DASH
         mib = int(m.params.get("array_bytes", 0)) / 2**20
-        rows.append((level, f"{mib:g} MiB", m.kernel, str(stride), sig_figs(m.gbps) if m.valid else DASH, rel,
-                     "yes" if m.valid else "**NO**"))
-    notes = ("Effective GB/s = compulsory bytes (each element read once and written once) / median time. "
-             "Stride S: adjacent work items read elements S apart, every element read once (a transposed "
-             "read); widths are 32-bit words per load (scalar, vec2, vec4). × scalar = GB/s over the scalar "
-             "kernel's at stride 1 of the same level.",) + tuple(access_rules(run))
-    return Table(("Level", "Array", "Kernel", "Stride", "GB/s", "× scalar stride 1", "Valid"), tuple(rows),
-                 "lrlrrrl", notes)
+        rows.append(
+            (
+                level,
+                f"{mib:g} MiB",
+                m.kernel,
+                str(stride),
+                sig_figs(m.gbps) if m.valid else DASH,
+                rel,
+                "yes" if m.valid else "**NO**",
+            )
+        )
+    notes = (
+        "Effective GB/s = compulsory bytes (each element read once and written once) / median time. "
+        "Stride S: adjacent work items read elements S apart, every element read once (a transposed "
+        "read); widths are 32-bit words per load (scalar, vec2, vec4). × scalar = GB/s over the scalar "
+        "kernel's at stride 1 of the same level.",
+    ) + tuple(access_rules(run))
+    return Table(
+        ("Level", "Array", "Kernel", "Stride", "GB/s", "× scalar stride 1", "Valid"), tuple(rows), "lrlrrrl", notes
+    )

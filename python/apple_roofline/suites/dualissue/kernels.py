@@ -42,8 +42,19 @@ import numpy as np
 from ..base import KernelDef, pattern
 from ..fma import CHAIN_A, FMA_KERNELS, FmaKernel, tolerance
 
-__all__ = ["DualKernel", "DUAL_KERNELS", "DUAL_BY_NAME", "DUAL_PAIRS", "DUAL_F", "STEP", "dual_input",
-           "int_reference", "kind_reference", "kind_tolerance", "CHAINS"]
+__all__ = [
+    "DualKernel",
+    "DUAL_KERNELS",
+    "DUAL_BY_NAME",
+    "DUAL_PAIRS",
+    "DUAL_F",
+    "STEP",
+    "dual_input",
+    "int_reference",
+    "kind_reference",
+    "kind_tolerance",
+    "CHAINS",
+]
 
 #: Steps per chain (even: the loop runs F/2 iterations of two steps).
 DUAL_F = 512
@@ -78,9 +89,11 @@ class DualKernel:
     def counts(self, F: int) -> Dict[str, int]:
         """Operations per work item by name: ``fp32_flops``, ``fp16_flops`` (2 per FMA per lane),
         ``int_ops`` (one per add)."""
-        return {"fp32_flops": 2 * CHAINS * F if "fp32" in self.kinds else 0,
-                "fp16_flops": 2 * CHAINS * F if "fp16" in self.kinds else 0,
-                "int_ops": CHAINS * F if "int32" in self.kinds else 0}
+        return {
+            "fp32_flops": 2 * CHAINS * F if "fp32" in self.kinds else 0,
+            "fp16_flops": 2 * CHAINS * F if "fp16" in self.kinds else 0,
+            "int_ops": CHAINS * F if "int32" in self.kinds else 0,
+        }
 
     def flops_per_item(self, F: int) -> int:
         """The ``flops`` field per work item: the FP FLOPs, or the integer ops where there are none."""
@@ -106,9 +119,13 @@ class DualKernel:
         never a ceiling. On CUDA 512 threads per block and the chain constant as literals, as the peak
         suite's chains (:meth:`.fma.FmaKernel.constants`)."""
         e = self.entry
-        return KernelDef("dualissue", self.name, self.dtype,
-                         {"cpu": ("builtin", e), "cuda": ("dualissue.cu", e), "metal": ("dualissue.metal", e)},
-                         constants=FmaKernel.constants())
+        return KernelDef(
+            "dualissue",
+            self.name,
+            self.dtype,
+            {"cpu": ("builtin", e), "cuda": ("dualissue.cu", e), "metal": ("dualissue.metal", e)},
+            constants=FmaKernel.constants(),
+        )
 
 
 def dual_input(seed: int = 7) -> np.ndarray:
@@ -146,8 +163,11 @@ def kind_tolerance(kind: str) -> Tuple[float, float]:
 
 #: Every dual-issue kernel, in measurement order: each kind alone, then the mixed pairs.
 DUAL_KERNELS: Tuple[DualKernel, ...] = (
-    DualKernel(("fp32",)), DualKernel(("fp16",)), DualKernel(("int32",)),
-    DualKernel(("fp32", "fp16")), DualKernel(("fp32", "int32")),
+    DualKernel(("fp32",)),
+    DualKernel(("fp16",)),
+    DualKernel(("int32",)),
+    DualKernel(("fp32", "fp16")),
+    DualKernel(("fp32", "int32")),
 )
 DUAL_BY_NAME: Dict[str, DualKernel] = {k.name: k for k in DUAL_KERNELS}
 #: The pairs the report compares: (A alone, B alone, mixed).

@@ -32,13 +32,25 @@ def plot_dualissue(run: Run) -> Optional[Figure]:
         values = (ta, tb, ta + tb, tm)
         names: Sequence[Optional[str]] = (a, b, None, mix)
         for k, (v, name) in enumerate(zip(values, names)):
-            bar = ax.bar(p + (k - 1.5) * width, v * 1e9, width, color=PALETTE[k % len(PALETTE)],
-                         hatch="//" if name is None else None, alpha=0.55 if name is None else 1.0,
-                         label=labels[k] if p == 0 else None)
+            bar = ax.bar(
+                p + (k - 1.5) * width,
+                v * 1e9,
+                width,
+                color=PALETTE[k % len(PALETTE)],
+                hatch="//" if name is None else None,
+                alpha=0.55 if name is None else 1.0,
+                label=labels[k] if p == 0 else None,
+            )
             if name is not None and name in gid:
                 bar[0].set_gid(measurement_gid(gid[name]))
-        ax.text(p + 1.5 * width, tm * 1e9, f"/max {tm / max(ta, tb):.2f}\n/sum {tm / (ta + tb):.2f}", ha="center",
-                va="bottom", fontsize=7)
+        ax.text(
+            p + 1.5 * width,
+            tm * 1e9,
+            f"/max {tm / max(ta, tb):.2f}\n/sum {tm / (ta + tb):.2f}",
+            ha="center",
+            va="bottom",
+            fontsize=7,
+        )
     ax.set_xticks(range(len(ratios)))
     ax.set_xticklabels([f"{a.upper()} + {b.upper()}" for a, b, *_rest in ratios])
     ax.set_ylabel("median time per work item (ns)")

@@ -25,8 +25,17 @@ from ..peak.suite import MIN_WAVES, PEAK_BUFFER_BYTES, wave_items
 __all__ = ["DualIssueSuite", "dual_case"]
 
 
-def dual_case(dk: DualKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tuple[str, str], backend: Any,
-              constants: Constants, extra: Dict[str, Any], refs: Dict[str, np.ndarray]) -> Case:
+def dual_case(
+    dk: DualKernel,
+    F: int,
+    items: int,
+    bufs: Tuple[Any, Any],
+    src: Tuple[str, str],
+    backend: Any,
+    constants: Constants,
+    extra: Dict[str, Any],
+    refs: Dict[str, np.ndarray],
+) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
     items of ``dk`` at F steps per chain; ``refs`` maps each kind to its reference over one period
     of :func:`.kernels.dual_input` (filled here where missing)."""
@@ -44,7 +53,7 @@ def dual_case(dk: DualKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
         got = read(bufs[1], "fp32", out_words)
         msgs = []
         for p, kind in enumerate(dk.kinds):
-            plane = got[p * words:(p + 1) * words]
+            plane = got[p * words : (p + 1) * words]
             if kind == "int32":
                 ok, msg = check_exact(plane.view(np.uint32), refs[kind])
             else:
@@ -55,12 +64,17 @@ def dual_case(dk: DualKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tu
         return True, "; ".join(msgs)
 
     counts = dk.counts(F)
-    return Case(kernel=dk.kernel_def(),
-                params={"F": F, "n": items, **{k: v for k, v in counts.items() if v}, **extra},
-                launch=items, flops=dk.flops_per_item(F) * items, bytes=dk.bytes_per_item() * items,
-                args=[bufs[0], bufs[1], CHAIN_A],
-                make_kernel=partial(backend.compile, src[0], src[1], {**constants, "F": F}),
-                check=check, reset=reset)
+    return Case(
+        kernel=dk.kernel_def(),
+        params={"F": F, "n": items, **{k: v for k, v in counts.items() if v}, **extra},
+        launch=items,
+        flops=dk.flops_per_item(F) * items,
+        bytes=dk.bytes_per_item() * items,
+        args=[bufs[0], bufs[1], CHAIN_A],
+        make_kernel=partial(backend.compile, src[0], src[1], {**constants, "F": F}),
+        check=check,
+        reset=reset,
+    )
 
 
 class DualIssueSuite(Suite):
@@ -79,8 +93,9 @@ class DualIssueSuite(Suite):
         for dk, src in kernels:
             yield self._case(dk, src, self.constants(dk.kernel_def()), pair, refs)
 
-    def _case(self, dk: DualKernel, src: Tuple[str, str], consts: Constants, pair: BufferPair,
-              refs: Dict[str, np.ndarray]) -> Case:
+    def _case(
+        self, dk: DualKernel, src: Tuple[str, str], consts: Constants, pair: BufferPair, refs: Dict[str, np.ndarray]
+    ) -> Case:
         """The case of ``dk``, in whole waves where the kernel reports them; rebound to another
         BLOCK, planned again here (its waves depend on the block)."""
         items = PEAK_BUFFER_BYTES // (4 * CHAINS)
@@ -89,7 +104,16 @@ class DualIssueSuite(Suite):
         if wave:
             waves = max(MIN_WAVES, -(-items // wave))
             items, extra = waves * wave, {"waves": waves}
-        case = dual_case(dk, DUAL_F, items, pair.get(items * 4 * max(CHAINS, dk.words_out())), src,
-                         self.ctx.backend, consts, extra, refs)
+        case = dual_case(
+            dk,
+            DUAL_F,
+            items,
+            pair.get(items * 4 * max(CHAINS, dk.words_out())),
+            src,
+            self.ctx.backend,
+            consts,
+            extra,
+            refs,
+        )
         case.rebind = lambda block: self._case(dk, src, {**consts, "BLOCK": block}, pair, refs)
         return case

@@ -62,8 +62,17 @@ def dualissue_table(run: Run) -> Optional[Table]:
         return None
     rows: List[Tuple[str, ...]] = []
     for a, b, mix, ta, tb, tm in dual_ratios(run):
-        rows.append((f"{a.upper()} + {b.upper()}", sig_figs(ta * 1e9), sig_figs(tb * 1e9), sig_figs(tm * 1e9),
-                     f"{tm / (ta + tb):.3g}", f"{tm / max(ta, tb):.3g}", dual_verdict(tm / max(ta, tb), tm / (ta + tb))))
+        rows.append(
+            (
+                f"{a.upper()} + {b.upper()}",
+                sig_figs(ta * 1e9),
+                sig_figs(tb * 1e9),
+                sig_figs(tm * 1e9),
+                f"{tm / (ta + tb):.3g}",
+                f"{tm / max(ta, tb):.3g}",
+                dual_verdict(tm / max(ta, tb), tm / (ta + tb)),
+            )
+        )
     rates = []
     for m in ms:
         n = int(m.params.get("n", 0))
@@ -72,16 +81,32 @@ def dualissue_table(run: Run) -> Optional[Table]:
             per = int(m.params.get(key, 0))
             if per and m.valid and m.median_s > 0:
                 parts.append(f"{sig_figs(per * n / m.median_s / 1e9)} {unit}")
-        rates.append(f"{m.kernel}: " + (", ".join(parts) if parts else ("invalid" if not m.valid else DASH))
-                     + ("" if m.valid else " (**NO**: " + m.validation + ")"))
-    notes = (f"Eight independent chains of each kind per work item, F = {ms[0].params.get('F', DASH)} steps each; a "
-             f"mixed kernel runs exactly the operations of its two kernels alone, interleaved, so times are compared per "
-             f"work item (median time per launch / work items: launches are whole waves of each kernel's own "
-             f"occupancy). mixed / max(A, B) near 1: "
-             f"the core issues both kinds together; mixed / (A + B) near 1: one at a time. Verdict: issued together "
-             f"at mixed / max ≤ {DUAL_VERDICT_MAX}, one at a time at mixed / sum ≥ {DUAL_VERDICT_SUM}, else partly "
-             f"overlapped. FLOPs per lane (an FMA is 2); integer adds are counted as integer operations.",
-             "Rates: " + "; ".join(rates) + ".")
-    return Table(("Pair", "A alone (ns/item)", "B alone (ns/item)", "Mixed (ns/item)", "Mixed / (A + B)",
-                  "Mixed / max(A, B)",
-                  "Verdict"), tuple(rows), "lrrrrrl", notes)
+        rates.append(
+            f"{m.kernel}: "
+            + (", ".join(parts) if parts else ("invalid" if not m.valid else DASH))
+            + ("" if m.valid else " (**NO**: " + m.validation + ")")
+        )
+    notes = (
+        f"Eight independent chains of each kind per work item, F = {ms[0].params.get('F', DASH)} steps each; a "
+        f"mixed kernel runs exactly the operations of its two kernels alone, interleaved, so times are compared per "
+        f"work item (median time per launch / work items: launches are whole waves of each kernel's own "
+        f"occupancy). mixed / max(A, B) near 1: "
+        f"the core issues both kinds together; mixed / (A + B) near 1: one at a time. Verdict: issued together "
+        f"at mixed / max ≤ {DUAL_VERDICT_MAX}, one at a time at mixed / sum ≥ {DUAL_VERDICT_SUM}, else partly "
+        f"overlapped. FLOPs per lane (an FMA is 2); integer adds are counted as integer operations.",
+        "Rates: " + "; ".join(rates) + ".",
+    )
+    return Table(
+        (
+            "Pair",
+            "A alone (ns/item)",
+            "B alone (ns/item)",
+            "Mixed (ns/item)",
+            "Mixed / (A + B)",
+            "Mixed / max(A, B)",
+            "Verdict",
+        ),
+        tuple(rows),
+        "lrrrrrl",
+        notes,
+    )

@@ -17,5 +17,4 @@ def _ceiling_names() -> List[str]:
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="gemm", measure=GemmSuite, order=40, budget_s=90.0, default=True,
-                 ceiling_names=_ceiling_names)
+SPEC = SuiteSpec(name="gemm", measure=GemmSuite, order=40, budget_s=90.0, default=True, ceiling_names=_ceiling_names)

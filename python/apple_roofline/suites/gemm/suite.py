@@ -39,9 +39,23 @@ from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Sui
 from ..blocks import map_row_blocks
 
 __all__ = [
-    "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "TILED_GEMM", "UNDOCUMENTED_FP16_ACCUMULATOR",
-    "gemm_flops", "gemm_bytes", "check_fp16_accumulation",
-    "gemm_kernel_def", "gemm_inputs", "uniform_pair", "check_gemm", "round_tf32", "round_bf16", "bf16_bits", "bf16_values",
+    "GemmSuite",
+    "GemmPrecision",
+    "GEMM_PRECISIONS",
+    "GEMM_DTYPES",
+    "TILED_GEMM",
+    "UNDOCUMENTED_FP16_ACCUMULATOR",
+    "gemm_flops",
+    "gemm_bytes",
+    "check_fp16_accumulation",
+    "gemm_kernel_def",
+    "gemm_inputs",
+    "uniform_pair",
+    "check_gemm",
+    "round_tf32",
+    "round_bf16",
+    "bf16_bits",
+    "bf16_values",
 ]
 
 
@@ -72,19 +86,37 @@ class GemmPrecision:
 
 #: dtype -> precision, in measurement order (fp32 and fp64 first: the CPU's order is unchanged).
 GEMM_PRECISIONS: Dict[str, GemmPrecision] = {
-    "fp32": GemmPrecision("sgemm", "GEMM FP32", "fp32", "fp32", EPS["fp32"],
-                          libraries={"cpu": "blas", "cuda": "cublas", "metal": "mps"}),
-    "fp64": GemmPrecision("dgemm", "GEMM FP64", "fp64", "fp64", EPS["fp64"], libraries={"cpu": "blas", "cuda": "cublas"}),
+    "fp32": GemmPrecision(
+        "sgemm", "GEMM FP32", "fp32", "fp32", EPS["fp32"], libraries={"cpu": "blas", "cuda": "cublas", "metal": "mps"}
+    ),
+    "fp64": GemmPrecision(
+        "dgemm", "GEMM FP64", "fp64", "fp64", EPS["fp64"], libraries={"cpu": "blas", "cuda": "cublas"}
+    ),
     # TF32 inputs: 10 explicit mantissa bits. Tensor cores may read only the top bits of an fp32
     # operand (round toward zero, relative error < 2^-10) or round to nearest (<= 2^-11): allow eps.
-    "tf32": GemmPrecision("tf32gemm", "GEMM TF32", "fp32", "fp32", EPS["fp32"], in_u=EPS["tf32"],
-                          libraries={"cuda": "cublas"}),
-    "fp16": GemmPrecision("hgemm", "GEMM FP16", "fp16", "fp16", EPS["fp32"], out_eps=EPS["fp16"],
-                          out_eta=2.0**-25,  # half fp16's smallest subnormal, 2^-24
-                          libraries={"cpu": "bnns", "cuda": "cublas", "metal": "mps"}),
-    "bf16": GemmPrecision("bf16gemm", "GEMM BF16", "bf16", "bf16", EPS["fp32"], out_eps=EPS["bf16"],
-                          out_eta=2.0**-134,  # half bf16's smallest subnormal, 2^-133
-                          libraries={"cuda": "cublas"}),
+    "tf32": GemmPrecision(
+        "tf32gemm", "GEMM TF32", "fp32", "fp32", EPS["fp32"], in_u=EPS["tf32"], libraries={"cuda": "cublas"}
+    ),
+    "fp16": GemmPrecision(
+        "hgemm",
+        "GEMM FP16",
+        "fp16",
+        "fp16",
+        EPS["fp32"],
+        out_eps=EPS["fp16"],
+        out_eta=2.0**-25,  # half fp16's smallest subnormal, 2^-24
+        libraries={"cpu": "bnns", "cuda": "cublas", "metal": "mps"},
+    ),
+    "bf16": GemmPrecision(
+        "bf16gemm",
+        "GEMM BF16",
+        "bf16",
+        "bf16",
+        EPS["fp32"],
+        out_eps=EPS["bf16"],
+        out_eta=2.0**-134,  # half bf16's smallest subnormal, 2^-133
+        libraries={"cuda": "cublas"},
+    ),
     "int8": GemmPrecision("i8gemm", "GEMM INT8", "int8", "int32", 0.0, b_transposed=True, libraries={"cuda": "cublas"}),
 }
 
@@ -99,9 +131,13 @@ FP16_ACC_TAU = 4.0
 #: The M5 article's hand-written comparison kernel: 16×16 tiles in threadgroup (shared) memory,
 #: one thread per element of C, fp32 accumulation. Arguments A, B, C, N; N·N work items in
 #: threadgroups (blocks) of 256. Plotted beside the library GEMMs, never a ceiling.
-TILED_GEMM = KernelDef("gemm", "sgemm_tiled16", "fp32",
-                       {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")},
-                       constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}})
+TILED_GEMM = KernelDef(
+    "gemm",
+    "sgemm_tiled16",
+    "fp32",
+    {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")},
+    constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}},
+)
 TILE = 16
 
 #: dtype -> (kernel name, ceiling class).
@@ -285,25 +321,36 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
         worst = float(np.max(err / bound))
         if bad:
             i, j = np.unravel_index(int(np.argmax(err / bound)), err.shape)
-            msg = (f"{bad} of {c.size} elements exceed the bound {formula} (worst {worst:.3g}× the bound, at "
-                   f"[{i}, {j}]: got {float(c64[i, j])!r}, want {float(want[i, j])!r})")
+            msg = (
+                f"{bad} of {c.size} elements exceed the bound {formula} (worst {worst:.3g}× the bound, at "
+                f"[{i}, {j}]: got {float(c64[i, j])!r}, want {float(want[i, j])!r})"
+            )
             if p.out_eps and np.all(err <= bound + LOW_PRECISION_SUM_HINT * p.out_eps * (np.abs(a64) @ np.abs(b64))):
-                msg += (f"; every error is within {LOW_PRECISION_SUM_HINT}·{dtype} eps·|A||B|: partial sums were "
-                        f"rounded to {dtype} (accumulation, or a split-K reduction, in {dtype})")
+                msg += (
+                    f"; every error is within {LOW_PRECISION_SUM_HINT}·{dtype} eps·|A||B|: partial sums were "
+                    f"rounded to {dtype} (accumulation, or a split-K reduction, in {dtype})"
+                )
             return False, msg
         if dtype == "fp32":
-            sig = _tf32_signature(c64 - want, tuple(
-                round_tf32(a, mode).astype(np.float64) @ round_tf32(b, mode).astype(np.float64) - want
-                for mode in ("nearest", "zero")))
+            sig = _tf32_signature(
+                c64 - want,
+                tuple(
+                    round_tf32(a, mode).astype(np.float64) @ round_tf32(b, mode).astype(np.float64) - want
+                    for mode in ("nearest", "zero")
+                ),
+            )
             if sig >= TF32_SIGNATURE_MAX:
-                return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it): the library "
-                               "computed this FP32 GEMM with TF32 inputs")
+                return False, (
+                    f"C carries the TF32 input-rounding signature ({sig:.2f} of it): the library "
+                    "computed this FP32 GEMM with TF32 inputs"
+                )
         return True, f"all {c.size} elements within {formula} of NumPy float64 (worst {worst:.3g} of the bound)"
     return _freivalds(a, b, c, p, dtype, rel, formula, seed)
 
 
-def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float,
-               formula: str, seed: int) -> Tuple[bool, str]:
+def _freivalds(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float, formula: str, seed: int
+) -> Tuple[bool, str]:
     """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
     three passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the
     blocks on several cores): C (finiteness, C·x, row sums and norms), B (B·x, row sums of |B|,
@@ -316,8 +363,12 @@ def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dt
 
     def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         blk = c[rows].astype(np.float64)
-        return (int(np.count_nonzero(~np.isfinite(blk))), blk @ x, np.abs(blk).sum(axis=1),
-                np.sqrt(np.einsum("ij,ij->i", blk, blk)))
+        return (
+            int(np.count_nonzero(~np.isfinite(blk))),
+            blk @ x,
+            np.abs(blk).sum(axis=1),
+            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+        )
 
     cp = map_row_blocks(c_rows_pass, m, n)
     nonfinite = sum(r[0] for r in cp)
@@ -329,8 +380,12 @@ def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dt
 
     def b_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, float, Tuple[np.ndarray, ...]]:
         blk = b[rows].astype(np.float64)
-        return (blk @ x, np.abs(blk).sum(axis=1), float(np.einsum("ij,ij->", blk, blk)),
-                tuple(round_tf32(b[rows], mode).astype(np.float64) @ x for mode in modes))
+        return (
+            blk @ x,
+            np.abs(blk).sum(axis=1),
+            float(np.einsum("ij,ij->", blk, blk)),
+            tuple(round_tf32(b[rows], mode).astype(np.float64) @ x for mode in modes),
+        )
 
     bp = map_row_blocks(b_rows_pass, k, n)
     bx = np.concatenate([r[0] for r in bp])
@@ -340,8 +395,12 @@ def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dt
 
     def a_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]:
         blk = a[rows].astype(np.float64)
-        return (blk @ bx, np.abs(blk) @ b_abs_rows, np.sqrt(np.einsum("ij,ij->i", blk, blk)),
-                tuple(round_tf32(a[rows], mode).astype(np.float64) @ tbx[j] for j, mode in enumerate(modes)))
+        return (
+            blk @ bx,
+            np.abs(blk) @ b_abs_rows,
+            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+            tuple(round_tf32(a[rows], mode).astype(np.float64) @ tbx[j] for j, mode in enumerate(modes)),
+        )
 
     ap = map_row_blocks(a_rows_pass, m, k)
     want = np.concatenate([r[0] for r in ap])
@@ -349,23 +408,31 @@ def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dt
     a_norms = np.concatenate([r[2] for r in ap])
     worst_case = rel * ab_rows + p.out_eps * c_rows + n * p.out_eta
     row_norm = rel * a_norms * b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
-    bound = (np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows
-             + (k + n) * _EPS64 * ab_rows + _TINY64)
+    bound = (
+        np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows + (k + n) * _EPS64 * ab_rows + _TINY64
+    )
     err = np.abs(got - want)
     ratio = err / bound[:, None]
     worst = float(np.max(ratio))
     if worst > 1.0:
         bad = int(np.count_nonzero(np.any(ratio > 1.0, axis=1)))
-        return False, (f"Freivalds check failed: C·x differs from A·(B·x) by {worst:.3g}× the bound in "
-                       f"{bad} of {m} rows (element bound {formula})")
+        return False, (
+            f"Freivalds check failed: C·x differs from A·(B·x) by {worst:.3g}× the bound in "
+            f"{bad} of {m} rows (element bound {formula})"
+        )
     if modes:
-        sig = _tf32_signature(got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want
-                                                for j in range(len(modes))))
+        sig = _tf32_signature(
+            got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want for j in range(len(modes)))
+        )
         if sig >= TF32_SIGNATURE_MAX:
-            return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
-                           "library computed this FP32 GEMM with TF32 inputs")
-    return True, (f"Freivalds check ({FREIVALDS_VECTORS} random ±1 vectors) passed: worst {worst:.3g} of the "
-                  f"bound (element bound {formula})")
+            return False, (
+                f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
+                "library computed this FP32 GEMM with TF32 inputs"
+            )
+    return True, (
+        f"Freivalds check ({FREIVALDS_VECTORS} random ±1 vectors) passed: worst {worst:.3g} of the "
+        f"bound (element bound {formula})"
+    )
 
 
 def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> Tuple[bool, str]:
@@ -376,8 +443,10 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
     limit = int(np.max(np.abs(a64), initial=0)) * int(np.max(np.abs(b64), initial=0)) * k
     out = int(np.count_nonzero(np.abs(c64) > limit))
     if out:
-        return False, (f"{out} of {c.size} elements of C lie outside ±max|A|·max|B|·K = ±{limit} "
-                       "(never written, overflowed or garbage)")
+        return False, (
+            f"{out} of {c.size} elements of C lie outside ±max|A|·max|B|·K = ±{limit} "
+            "(never written, overflowed or garbage)"
+        )
     if m <= EXACT_CHECK_MAX_N:
         if limit < 2**53:  # float64 BLAS is exact: every partial sum is an integer below 2^53
             want = np.rint(a64.astype(np.float64) @ b64.astype(np.float64)).astype(np.int64)
@@ -387,7 +456,10 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
         bad = int(np.count_nonzero(wrong))
         if bad:
             i, j = np.unravel_index(int(np.argmax(wrong)), wrong.shape)
-            return False, f"{bad} of {c.size} elements differ from A·B (first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})"
+            return (
+                False,
+                f"{bad} of {c.size} elements differ from A·B (first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})",
+            )
         return True, f"all {c.size} elements equal the exact integer product"
     # |x| ≤ xmax keeps C·x and A·(B·x) inside int64: limit·n·xmax < 2^62.
     xmax = max(1, min(2**16, (2**62) // max(1, limit * max(n, 1))))
@@ -533,8 +605,9 @@ class GemmSuite(Suite):
         src = self.source(TILED_GEMM)
         if src is not None:
             consts = self.constants(TILED_GEMM)
-            yield from self._ladder(TILED_GEMM, "fp32", "", lambda N: partial(backend.compile, src[0], src[1], consts),
-                                    compiled=True)
+            yield from self._ladder(
+                TILED_GEMM, "fp32", "", lambda N: partial(backend.compile, src[0], src[1], consts), compiled=True
+            )
         yield from self._host_gemm()
 
     def _host_gemm(self) -> Iterator[Case]:
@@ -553,13 +626,21 @@ class GemmSuite(Suite):
             lib = p.libraries.get("cpu")
             if lib is None:
                 continue
-            kdef = KernelDef("gemm", f"cpu_{p.kernel}", dtype, {self.ctx.backend_name: (lib, p.kernel)},
-                             ceiling_class=f"CPU {p.ceiling_class}", ceiling_kind="compute")
-            yield from self._ladder(kdef, dtype, lib, lambda N, dtype=dtype: partial(host.gemm, dtype, N, N, N),
-                                    backend=host)
+            kdef = KernelDef(
+                "gemm",
+                f"cpu_{p.kernel}",
+                dtype,
+                {self.ctx.backend_name: (lib, p.kernel)},
+                ceiling_class=f"CPU {p.ceiling_class}",
+                ceiling_kind="compute",
+            )
+            yield from self._ladder(
+                kdef, dtype, lib, lambda N, dtype=dtype: partial(host.gemm, dtype, N, N, N), backend=host
+            )
 
-    def _ladder(self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False,
-                backend: Any = None) -> Iterator[Case]:
+    def _ladder(
+        self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False, backend: Any = None
+    ) -> Iterator[Case]:
         """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
         ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
         Buffers come from ``backend`` (default: the suite's)."""
@@ -572,22 +653,28 @@ class GemmSuite(Suite):
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
             a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
-            bufs = [backend.alloc(N * N * ITEMSIZE[p.in_dtype]), backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
-                    backend.alloc(N * N * ITEMSIZE[p.out_dtype])]
+            bufs = [
+                backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
+                backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
+                backend.alloc(N * N * ITEMSIZE[p.out_dtype]),
+            ]
             bufs[0].write(a_st.ravel())
             # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout).
             bufs[1].write((np.ascontiguousarray(b_st.T) if p.b_transposed else b_st).ravel())
             _poison_output(bufs[2], dtype, N * N)
 
-            def check(a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype,
-                      out: str = p.out_dtype) -> Tuple[bool, str]:
+            def check(
+                a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype, out: str = p.out_dtype
+            ) -> Tuple[bool, str]:
                 c = _output_values(read(cbuf, out, N * N, self.scratch), dtype).reshape(N, N)
                 ok, msg = check_gemm(a, b, c, dtype)
                 if not ok and dtype == "fp16" and library in UNDOCUMENTED_FP16_ACCUMULATOR:
                     ok16, msg16 = check_fp16_accumulation(a, b, c)
                     if ok16:
-                        return True, (f"{msg16}; not within the FP32-accumulation bound ({msg}): {library} "
-                                      "accumulates this FP16 GEMM in FP16")
+                        return True, (
+                            f"{msg16}; not within the FP32-accumulation bound ({msg}): {library} "
+                            "accumulates this FP16 GEMM in FP16"
+                        )
                     msg += f"; nor as an FP16-accumulated product: {msg16}"
                 return ok, msg
 

@@ -71,8 +71,9 @@ def _rates(ws: Sequence[int], rate: Mapping[int, float]) -> str:
     return shown + (f" and {len(ws) - 4} more" if len(ws) > 4 else "")
 
 
-def _dram_points(members: Sequence[int], rate: Mapping[int, float], beyond: Sequence[int], start: int,
-                 tol: float) -> List[int]:
+def _dram_points(
+    members: Sequence[int], rate: Mapping[int, float], beyond: Sequence[int], start: int, tol: float
+) -> List[int]:
     """The members that count toward DRAM (module docstring): from ``start`` on, or within ``tol``
     of the point an octave below (``beyond``: the curve's working sets beyond every cache,
     ascending)."""
@@ -84,8 +85,14 @@ def _dram_points(members: Sequence[int], rate: Mapping[int, float], beyond: Sequ
     return out
 
 
-def settle(plateaus: Sequence[Plateau], points: Sequence[Tuple[int, float]], spreads: Sequence[float],
-           levels: Sequence[Level], *, inflation: float = CACHE_INFLATION) -> List[Plateau]:
+def settle(
+    plateaus: Sequence[Plateau],
+    points: Sequence[Tuple[int, float]],
+    spreads: Sequence[float],
+    levels: Sequence[Level],
+    *,
+    inflation: float = CACHE_INFLATION,
+) -> List[Plateau]:
     """The ``plateaus`` of one curve with their rates from agreeing points, or marked unresolved
     (module docstring).
 
@@ -115,29 +122,37 @@ def settle(plateaus: Sequence[Plateau], points: Sequence[Tuple[int, float]], spr
     beyond = sorted(w for w in rate if w > top)
     out: List[Plateau] = []
     for p in plateaus:
-        members = ([w for w in p.members if w in rate] if p.members
-                   else [w for w in sorted(rate) if p.lo <= w <= p.hi])
+        members = [w for w in p.members if w in rate] if p.members else [w for w in sorted(rate) if p.lo <= w <= p.hi]
         tol = level_tolerance([cv.get(w, 0.0) for w in members])
         use = members
         why = ""
         if p.level == DRAM:
             use = _dram_points(members, rate, beyond, start, inflation)
             if not use:
-                why = (f"no point lies far enough beyond the caches ({format_size(sum(caps))} together) to rule out "
-                       f"their hits: from {format_size(start)} they add at most {inflation:.0%}, and no point agrees "
-                       f"within {inflation:.0%} with the point an octave below it ({_rates(members, rate)})")
+                why = (
+                    f"no point lies far enough beyond the caches ({format_size(sum(caps))} together) to rule out "
+                    f"their hits: from {format_size(start)} they add at most {inflation:.0%}, and no point agrees "
+                    f"within {inflation:.0%} with the point an octave below it ({_rates(members, rate)})"
+                )
         kept = [w for w in use if _within(rate[w], statistics.median(rate[x] for x in use), tol)] if use else []
         if use and 2 * len(kept) <= len(use):
             why = f"its points disagree by more than {tol:.0%} from their median ({_rates(use, rate)})"
         if why or not kept:
             out.append(dataclasses.replace(p, unresolved=why or "no point"))
         else:
-            out.append(dataclasses.replace(p, gbps=statistics.median(rate[w] for w in kept),
-                                           dropped=len(members) - len(kept), unresolved=""))
+            out.append(
+                dataclasses.replace(
+                    p, gbps=statistics.median(rate[w] for w in kept), dropped=len(members) - len(kept), unresolved=""
+                )
+            )
     for k in range(len(out) - 2, -1, -1):
         p, nxt = out[k], out[k + 1]
         if p.resolved and not p.gbps > nxt.gbps * (1.0 + MARGIN):
-            out[k] = dataclasses.replace(p, unresolved=(
-                f"not faster than {nxt.level} beyond it by more than {MARGIN:.0%} ({sig_figs(p.gbps)} against "
-                f"{sig_figs(nxt.gbps)} GB/s)"))
+            out[k] = dataclasses.replace(
+                p,
+                unresolved=(
+                    f"not faster than {nxt.level} beyond it by more than {MARGIN:.0%} ({sig_figs(p.gbps)} against "
+                    f"{sig_figs(nxt.gbps)} GB/s)"
+                ),
+            )
     return out

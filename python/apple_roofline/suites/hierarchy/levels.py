@@ -29,8 +29,17 @@ from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 from ...roofline.records import WORKING_SET, Ceiling, Measurement
 
-__all__ = ["HIERARCHY_SUITE", "LEVEL_KERNEL", "LevelCurve", "level_curves", "level_ceilings", "without_over_limit",
-           "level_ceiling_name", "level_warnings", "min_points"]
+__all__ = [
+    "HIERARCHY_SUITE",
+    "LEVEL_KERNEL",
+    "LevelCurve",
+    "level_curves",
+    "level_ceilings",
+    "without_over_limit",
+    "level_ceiling_name",
+    "level_warnings",
+    "min_points",
+]
 
 #: The suite whose measurements make the curves.
 HIERARCHY_SUITE = "hierarchy"
@@ -107,8 +116,11 @@ def level_curves(measurements: Sequence[Measurement]) -> List[LevelCurve]:
         levels = tuple(sorted((Level(n, c) for n, c in caps.items()), key=lambda lv: lv.capacity))
         sweep = "levels" if any(m.params.get("sweep") == "levels" for m in ms) else "full"
         points = tuple((int(m.params[WORKING_SET]), m.best_gbps) for m in ms)
-        found = (level_groups(points, levels) if sweep == "levels"
-                 else find_plateaus(points, levels, min_points=min_points(points)))
+        found = (
+            level_groups(points, levels)
+            if sweep == "levels"
+            else find_plateaus(points, levels, min_points=min_points(points))
+        )
         over = tuple(m for m in ms if not m.usable)
         found = [q for q in (without_over_limit(p, ms) for p in found) if q is not None]
         # the levels from the usable points alone (an over-limit point is no octave partner either)
@@ -130,8 +142,14 @@ def without_over_limit(p: Plateau, measurements: Sequence[Measurement]) -> Optio
     if not kept:
         return None
     ws = [int(m.params[WORKING_SET]) for m in kept]
-    return dataclasses.replace(p, gbps=statistics.median(m.best_gbps for m in kept), lo=min(ws), hi=max(ws),
-                               points=len(kept), members=tuple(sorted(ws)))
+    return dataclasses.replace(
+        p,
+        gbps=statistics.median(m.best_gbps for m in kept),
+        lo=min(ws),
+        hi=max(ws),
+        points=len(kept),
+        members=tuple(sorted(ws)),
+    )
 
 
 def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
@@ -154,11 +172,20 @@ def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 continue
             label = f"{HIERARCHY_SUITE}/{curve.kernel}/{curve.dtype}"
             edge = f", edge {format_size(int(p.edge))}" if p.edge is not None else ""
-            out.append(Ceiling(
-                name=level_ceiling_name(p.level), kind="bandwidth", value=p.gbps, unit="GB/s", source="measured",
-                from_=(f"{label}: plateau of {p.points} point{'s' if p.points != 1 else ''} at working sets "
-                       f"{format_size(p.lo)} to {format_size(p.hi)}{edge} (median over the points of each one's best sample)"),
-                working_set=(max(1, lo), max(max(1, lo), hi))))
+            out.append(
+                Ceiling(
+                    name=level_ceiling_name(p.level),
+                    kind="bandwidth",
+                    value=p.gbps,
+                    unit="GB/s",
+                    source="measured",
+                    from_=(
+                        f"{label}: plateau of {p.points} point{'s' if p.points != 1 else ''} at working sets "
+                        f"{format_size(p.lo)} to {format_size(p.hi)}{edge} (median over the points of each one's best sample)"
+                    ),
+                    working_set=(max(1, lo), max(max(1, lo), hi)),
+                )
+            )
     out.sort(key=lambda c: -c.value)
     return out
 
@@ -166,5 +193,9 @@ def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
 def level_warnings(measurements: Sequence[Measurement]) -> List[str]:
     """One line for each level a hierarchy curve could not tell apart: ``"hierarchy/read/u32: the L3
     level could not be told apart: <why>"``."""
-    return [f"{HIERARCHY_SUITE}/{c.kernel}/{c.dtype}: the {p.level} level could not be told apart: {p.unresolved}"
-            for c in level_curves(measurements) for p in c.plateaus if not p.resolved]
+    return [
+        f"{HIERARCHY_SUITE}/{c.kernel}/{c.dtype}: the {p.level} level could not be told apart: {p.unresolved}"
+        for c in level_curves(measurements)
+        for p in c.plateaus
+        if not p.resolved
+    ]

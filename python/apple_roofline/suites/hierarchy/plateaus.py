@@ -22,8 +22,17 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["DRAM", "DRAM_SPAN", "Level", "Plateau", "TOLERANCE", "TRANSITION_SPAN", "find_plateaus", "level_groups",
-           "nominal_level"]
+__all__ = [
+    "DRAM",
+    "DRAM_SPAN",
+    "Level",
+    "Plateau",
+    "TOLERANCE",
+    "TRANSITION_SPAN",
+    "find_plateaus",
+    "level_groups",
+    "nominal_level",
+]
 
 #: Working sets up to this factor above a level's capacity are the transition to the next level (on
 #: an H100 the L1 hits of a read thin out from 256 KiB to 2 MiB): an unnamed run there is no plateau.
@@ -104,8 +113,19 @@ def level_groups(points: Sequence[Tuple[int, float]], levels: Sequence[Level]) -
     for w, g in sorted(points):
         if g > 0 and w > 0:
             groups.setdefault(nominal_level(int(w), levels), []).append((int(w), float(g)))
-    out = [Plateau(lv.name, statistics.median(g for _w, g in ps), ps[0][0], ps[-1][0], None, len(ps),
-                   lv.capacity if lv.name != DRAM else None, tuple(w for w, _g in ps)) for lv, ps in groups.items()]
+    out = [
+        Plateau(
+            lv.name,
+            statistics.median(g for _w, g in ps),
+            ps[0][0],
+            ps[-1][0],
+            None,
+            len(ps),
+            lv.capacity if lv.name != DRAM else None,
+            tuple(w for w, _g in ps),
+        )
+        for lv, ps in groups.items()
+    ]
     return sorted(out, key=lambda p: p.lo)
 
 
@@ -131,8 +151,9 @@ def _edge(ws: Sequence[float], ys: Sequence[float], a: int, b: int, target: floa
     return math.sqrt(ws[a] * ws[b])
 
 
-def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], *, tolerance: float = TOLERANCE,
-                  min_points: int = 2) -> List[Plateau]:
+def find_plateaus(
+    points: Sequence[Tuple[int, float]], levels: Sequence[Level], *, tolerance: float = TOLERANCE, min_points: int = 2
+) -> List[Plateau]:
     """The plateaus of a bandwidth curve, smallest working set first, each named by ``levels``.
 
     Args:
@@ -173,13 +194,16 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     raw = [math.log(g) for _w, g in pts]
     # each point's rate as the median of itself and its neighbours: one disturbed point neither
     # breaks a plateau nor makes one; the plateaus' rates below are medians of the measured ones
-    ys = [statistics.median(raw[max(0, i - 1):i + 2]) if len(raw) >= 3 else raw[i] for i in range(len(raw))]
+    ys = [statistics.median(raw[max(0, i - 1) : i + 2]) if len(raw) >= 3 else raw[i] for i in range(len(raw))]
     tol = math.log(tolerance)
     runs = [r for r in _segments(ys, tol) if r[1] - r[0] >= min_points]
     # merge neighbours of one bandwidth (a transition point between two halves of one plateau)
     merged: List[Tuple[int, int]] = []
     for r in runs:
-        if merged and abs(statistics.median(ys[r[0]:r[1]]) - statistics.median(ys[merged[-1][0]:merged[-1][1]])) <= tol:
+        if (
+            merged
+            and abs(statistics.median(ys[r[0] : r[1]]) - statistics.median(ys[merged[-1][0] : merged[-1][1]])) <= tol
+        ):
             merged[-1] = (merged[-1][0], r[1])
         else:
             merged.append(r)
@@ -191,12 +215,14 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     for k, (a, b) in enumerate(merged):
         if k + 1 < len(merged):
             nxt = merged[k + 1]
-            edges.append(_edge(ws, ys, b - 1, nxt[0],
-                               (statistics.median(ys[a:b]) + statistics.median(ys[nxt[0]:nxt[1]])) / 2))
+            edges.append(
+                _edge(ws, ys, b - 1, nxt[0], (statistics.median(ys[a:b]) + statistics.median(ys[nxt[0] : nxt[1]])) / 2)
+            )
         else:
             edges.append(None)
-    in_cache = [k for k, (a, _b) in enumerate(merged)
-                if pts[a][0] <= top and not (last_is_dram and k == len(merged) - 1)]
+    in_cache = [
+        k for k, (a, _b) in enumerate(merged) if pts[a][0] <= top and not (last_is_dram and k == len(merged) - 1)
+    ]
     match = _match([(pts[merged[k][0]][0], edges[k]) for k in in_cache], caches)
     groups: List[Tuple[str, Optional[int], List[int]]] = []  # (level, capacity, run indices)
     pending: List[int] = []
@@ -217,9 +243,18 @@ def find_plateaus(points: Sequence[Tuple[int, float]], levels: Sequence[Level], 
     out: List[Plateau] = []
     for name, cap, ks in groups:
         members = [i for k in ks for i in range(*merged[k])]
-        out.append(Plateau(name, math.exp(statistics.median(raw[i] for i in members)), pts[merged[ks[0]][0]][0],
-                           pts[merged[ks[-1]][1] - 1][0], edges[ks[-1]], len(members), cap,
-                           tuple(pts[i][0] for i in members)))
+        out.append(
+            Plateau(
+                name,
+                math.exp(statistics.median(raw[i] for i in members)),
+                pts[merged[ks[0]][0]][0],
+                pts[merged[ks[-1]][1] - 1][0],
+                edges[ks[-1]],
+                len(members),
+                cap,
+                tuple(pts[i][0] for i in members),
+            )
+        )
     return out
 
 
@@ -250,7 +285,9 @@ def _match(runs: Sequence[Tuple[int, Optional[float]]], caches: Sequence[Level])
         best[0][j] = 0.0
     for i in range(1, m + 1):
         for j in range(k + 1):
-            options: List[Tuple[float, Tuple[int, int, Optional[int]]]] = [(best[i - 1][j] + _SKIP_OCTAVES, (i - 1, j, None))]
+            options: List[Tuple[float, Tuple[int, int, Optional[int]]]] = [
+                (best[i - 1][j] + _SKIP_OCTAVES, (i - 1, j, None))
+            ]
             if j > 0:
                 options.append((best[i][j - 1], (i, j - 1, None)))
                 options.append((best[i - 1][j - 1] + cost(i - 1, j - 1), (i - 1, j - 1, j - 1)))

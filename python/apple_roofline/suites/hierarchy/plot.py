@@ -46,8 +46,9 @@ LABEL_GAP_PT = 5.0
 def _above_others(curves: Sequence[LevelCurve], k: int, x: float, y: float) -> bool:
     """Whether curve ``k`` at working set ``x`` (rate ``y``) lies at or above the other curves there
     (their nearest point in log working set): its label then goes above, else below."""
-    others = [min(c.points, key=lambda p: abs(math.log(p[0] / x)))[1] for j, c in enumerate(curves)
-              if j != k and c.points]
+    others = [
+        min(c.points, key=lambda p: abs(math.log(p[0] / x)))[1] for j, c in enumerate(curves) if j != k and c.points
+    ]
     return all(y >= o for o in others)
 
 
@@ -56,15 +57,16 @@ def _label_candidates(above: bool) -> List[Tuple[Tuple[float, float], str, str]]
     either side, on the preferred side first, then the other, then twice as far."""
     out: List[Tuple[Tuple[float, float], str, str]] = []
     for far in (1.0, 2.5):
-        for up in ((True, False) if above else (False, True)):
+        for up in (True, False) if above else (False, True):
             dy = LABEL_GAP_PT * far * (1.0 if up else -1.0)
             va = "bottom" if up else "top"
             out += [((0.0, dy), "center", va), ((-2.0, dy), "right", va), ((2.0, dy), "left", va)]
     return out
 
 
-def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (),
-                   title: Optional[str] = None) -> Figure:
+def plot_hierarchy(
+    measurements: Sequence[Measurement], *, ceilings: Sequence[Ceiling] = (), title: Optional[str] = None
+) -> Figure:
     """Draw a run's working-set sweep (module docstring).
 
     Args:
@@ -97,10 +99,19 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
         ax.plot(xs, ys, color=color, linewidth=1.3, zorder=3, label=name, gid=f"hierarchy:{name}")
         for m, x, y in zip(curve.measurements, xs, ys):
             over = m.over_limit is not None  # above its limit: hollow under a cross, in no plateau
-            ax.plot([x], [y], linestyle="none", marker=_MARKERS[k % len(_MARKERS)], markersize=_MARKER_SIZE,
-                    color=color, markerfacecolor="white" if over else color,
-                    markeredgecolor=color if over else "white", markeredgewidth=1.1 if over else 0.5, zorder=4,
-                    gid=measurement_gid(index[id(m)]))
+            ax.plot(
+                [x],
+                [y],
+                linestyle="none",
+                marker=_MARKERS[k % len(_MARKERS)],
+                markersize=_MARKER_SIZE,
+                color=color,
+                markerfacecolor="white" if over else color,
+                markeredgecolor=color if over else "white",
+                markeredgewidth=1.1 if over else 0.5,
+                zorder=4,
+                gid=measurement_gid(index[id(m)]),
+            )
             if over:
                 draw_over_limit(ax, x, y, _MARKER_SIZE, index[id(m)])
         labels.add_markers(ax, xs, ys, _MARKER_SIZE)
@@ -108,28 +119,69 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
             if not p.resolved:
                 continue
             lo, hi = (p.lo / 1.05, p.hi * 1.05) if p.lo == p.hi else (p.lo, p.hi)
-            ax.plot([lo, hi], [p.gbps, p.gbps], color=color, linewidth=5.0, alpha=0.35, solid_capstyle="butt",
-                    zorder=2, gid=f"plateau:{curve.kernel}:{p.level}")
+            ax.plot(
+                [lo, hi],
+                [p.gbps, p.gbps],
+                color=color,
+                linewidth=5.0,
+                alpha=0.35,
+                solid_capstyle="butt",
+                zorder=2,
+                gid=f"plateau:{curve.kernel}:{p.level}",
+            )
             mid = (lo * hi) ** 0.5
-            ann = ax.annotate(f"{p.level} {sig_figs(p.gbps)} GB/s", xy=(mid, p.gbps), xytext=(0.0, LABEL_GAP_PT),
-                              textcoords="offset points", ha="center", va="bottom", fontsize=7.5,
-                              color=text_color(color), zorder=5, gid=f"plateaulabel:{curve.kernel}:{p.level}",
-                              bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85))
+            ann = ax.annotate(
+                f"{p.level} {sig_figs(p.gbps)} GB/s",
+                xy=(mid, p.gbps),
+                xytext=(0.0, LABEL_GAP_PT),
+                textcoords="offset points",
+                ha="center",
+                va="bottom",
+                fontsize=7.5,
+                color=text_color(color),
+                zorder=5,
+                gid=f"plateaulabel:{curve.kernel}:{p.level}",
+                bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
+            )
             labels.add_free(ann, _label_candidates(_above_others(curves, k, mid, p.gbps)), order=(float(k), mid))
     levels = {lv.name: lv.capacity for curve in curves for lv in curve.levels}
     for name, cap in levels.items():
         ax.axvline(cap, color="#777777", linestyle=THEORETICAL, linewidth=0.9, zorder=1, gid=f"level:{name}")
-        ax.annotate(f"{name}\n{format_size(cap)}", xy=(cap, 1.0), xycoords=("data", "axes fraction"),
-                    xytext=(0.0, 3.0), textcoords="offset points", ha="center", va="bottom", fontsize=7.5,
-                    color="#444444")
-    shared = max((c for c in ceilings if c.source == "measured" and c.name == "Shared memory bandwidth"),
-                 key=lambda c: c.value, default=None)
+        ax.annotate(
+            f"{name}\n{format_size(cap)}",
+            xy=(cap, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(0.0, 3.0),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=7.5,
+            color="#444444",
+        )
+    shared = max(
+        (c for c in ceilings if c.source == "measured" and c.name == "Shared memory bandwidth"),
+        key=lambda c: c.value,
+        default=None,
+    )
     if shared is not None:
-        ax.axhline(shared.value, color="#000000", linestyle=MEASURED, linewidth=1.0, zorder=2,
-                   gid="reference:Shared memory bandwidth")
-        ax.annotate(f"shared memory {sig_figs(shared.value)} GB/s", xy=(1.0, shared.value),
-                    xycoords=("axes fraction", "data"), xytext=(-4.0, 3.0), textcoords="offset points",
-                    ha="right", va="bottom", fontsize=7.5)
+        ax.axhline(
+            shared.value,
+            color="#000000",
+            linestyle=MEASURED,
+            linewidth=1.0,
+            zorder=2,
+            gid="reference:Shared memory bandwidth",
+        )
+        ax.annotate(
+            f"shared memory {sig_figs(shared.value)} GB/s",
+            xy=(1.0, shared.value),
+            xycoords=("axes fraction", "data"),
+            xytext=(-4.0, 3.0),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            fontsize=7.5,
+        )
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: format_size(int(v)) if v >= 1 else ""))
     ax.set_xlabel("Working set (bytes, all lanes together)")
     ax.set_ylabel("GB/s (best sample; bytes through the level / time)")
@@ -140,9 +192,18 @@ def plot_hierarchy(measurements: Sequence[Measurement], *, ceilings: Sequence[Ce
     log_ticks(ax.yaxis, lo / 1.3, hi * 1.6)
     apart = [f"{c.kernel} {p.level}" for c in curves for p in c.plateaus if not p.resolved]
     if apart:
-        ax.annotate("could not be told apart (no level drawn): " + ", ".join(apart), xy=(0.0, 0.0),
-                    xycoords="axes fraction", xytext=(4.0, 4.0), textcoords="offset points", ha="left",
-                    va="bottom", fontsize=7.5, color="#444444", gid="hierarchy:unresolved")
+        ax.annotate(
+            "could not be told apart (no level drawn): " + ", ".join(apart),
+            xy=(0.0, 0.0),
+            xycoords="axes fraction",
+            xytext=(4.0, 4.0),
+            textcoords="offset points",
+            ha="left",
+            va="bottom",
+            fontsize=7.5,
+            color="#444444",
+            gid="hierarchy:unresolved",
+        )
     handles, names = ax.get_legend_handles_labels()
     flagged = sum(len(c.over_limit) for c in curves)
     if flagged:

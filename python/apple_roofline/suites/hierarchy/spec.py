@@ -37,13 +37,29 @@ def _facts(info: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 SPEC = SuiteSpec(
-    name="hierarchy", measure=HierarchySuite, order=100, budget_s=90.0, default=True,
+    name="hierarchy",
+    measure=HierarchySuite,
+    order=100,
+    budget_s=90.0,
+    default=True,
     summary="a few working sets per cache level by default, the whole working-set sweep when named",
-    options=_form, device_facts=_facts, ceilings=level_ceilings, ceiling_names=_ceiling_names,
+    options=_form,
+    device_facts=_facts,
+    ceilings=level_ceilings,
+    ceiling_names=_ceiling_names,
     warnings=level_warnings,
-    sections=(Section("Memory hierarchy", optional_tables(hierarchy_table), order=20,
-                      figure=SuiteFigure("hierarchy", hierarchy_figure,
-                                         "Bandwidth against working set: each kernel's points (best sample), its "
-                                         "plateaus as bars over their working sets, the documented cache sizes as "
-                                         "vertical lines.")),),
+    sections=(
+        Section(
+            "Memory hierarchy",
+            optional_tables(hierarchy_table),
+            order=20,
+            figure=SuiteFigure(
+                "hierarchy",
+                hierarchy_figure,
+                "Bandwidth against working set: each kernel's points (best sample), its "
+                "plateaus as bars over their working sets, the documented cache sizes as "
+                "vertical lines.",
+            ),
+        ),
+    ),
 )

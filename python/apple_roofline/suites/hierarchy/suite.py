@@ -54,9 +54,27 @@ import numpy as np
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, dram_start, level_of
 from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild
 
-__all__ = ["HierarchySuite", "HIERARCHY_KERNELS", "SHARED_KERNEL", "SWEEP_OPTION", "STEPS_PER_OCTAVE", "LAUNCH_S",
-           "MIN_WORKING_SET", "WORD", "MASK", "TILE_WORDS", "SHARED_PASSES", "sweep_points", "dram_points", "level_points",
-           "passes_for", "plan_lanes", "read_total", "rmw_total", "word_sums"]
+__all__ = [
+    "HierarchySuite",
+    "HIERARCHY_KERNELS",
+    "SHARED_KERNEL",
+    "SWEEP_OPTION",
+    "STEPS_PER_OCTAVE",
+    "LAUNCH_S",
+    "MIN_WORKING_SET",
+    "WORD",
+    "MASK",
+    "TILE_WORDS",
+    "SHARED_PASSES",
+    "sweep_points",
+    "dram_points",
+    "level_points",
+    "passes_for",
+    "plan_lanes",
+    "read_total",
+    "rmw_total",
+    "word_sums",
+]
 
 #: ``SuiteContext.options`` key: ``"full"`` (the whole sweep) or ``"levels"`` (a few points per
 #: documented level: the default run's form). The runner sets ``"full"`` when the suite is named.
@@ -103,17 +121,29 @@ class HierKernel:
     def kernel_def(self) -> KernelDef:
         gpu = {"BLOCK": BLOCK}
         if self.shared:
-            return KernelDef("hierarchy", self.name, "u32",
-                             {"cuda": ("hierarchy.cu", self.entry), "metal": ("hierarchy.metal", self.entry)},
-                             constants={"cuda": gpu, "metal": gpu},
-                             ceiling_class=f"{SHARED_LEVEL} bandwidth", ceiling_kind="bandwidth")
+            return KernelDef(
+                "hierarchy",
+                self.name,
+                "u32",
+                {"cuda": ("hierarchy.cu", self.entry), "metal": ("hierarchy.metal", self.entry)},
+                constants={"cuda": gpu, "metal": gpu},
+                ceiling_class=f"{SHARED_LEVEL} bandwidth",
+                ceiling_kind="bandwidth",
+            )
         # ROTATE (hier_read only): every GPU core's L1 then sees the whole working set; the CPU's
         # threads each keep their own slice (it has no ROTATE: 0)
         extra = {} if self.rmw else {"ROTATE": 1}
-        return KernelDef("hierarchy", self.name, "u32",
-                         {"cpu": ("builtin", self.entry), "cuda": ("hierarchy.cu", self.entry),
-                          "metal": ("hierarchy.metal", self.entry)},
-                         constants={"cuda": {**gpu, **extra}, "metal": {**gpu, **extra}})
+        return KernelDef(
+            "hierarchy",
+            self.name,
+            "u32",
+            {
+                "cpu": ("builtin", self.entry),
+                "cuda": ("hierarchy.cu", self.entry),
+                "metal": ("hierarchy.metal", self.entry),
+            },
+            constants={"cuda": {**gpu, **extra}, "metal": {**gpu, **extra}},
+        )
 
 
 #: The working-set sweep's kernels, in the order each point measures them.
@@ -231,7 +261,9 @@ class WordSums:
         end = starts + part
         inside = end <= n
         a = self.upto(starts)
-        out += np.where(inside[:, None], self.upto(np.minimum(end, n)) - a, whole[None, :] - a + self.upto(end - n * (~inside)))
+        out += np.where(
+            inside[:, None], self.upto(np.minimum(end, n)) - a, whole[None, :] - a + self.upto(end - n * (~inside))
+        )
         result: np.ndarray = out
         return result
 
@@ -310,8 +342,12 @@ class HierarchySuite(Suite):
             # DRAM's points even with --quick, since a plateau of the sweep needs two (an H200's
             # quick sweep, tree 3fb74b1, found no DRAM level from W0 alone)
             top = min(8 * max((lv.capacity for lv in caches), default=32 << 20), limit)
-            self.points = sorted(set(sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
-                                     + dram_points(caches, False, limit)))
+            self.points = sorted(
+                set(
+                    sweep_points(top, STEPS_PER_OCTAVE // 2 if ctx.quick else STEPS_PER_OCTAVE)
+                    + dram_points(caches, False, limit)
+                )
+            )
         else:
             self.points = [p for p in level_points(caches, ctx.quick, limit) if p <= limit] or [MIN_WORKING_SET]
         self.gbps: Dict[str, float] = {}
@@ -348,8 +384,9 @@ class HierarchySuite(Suite):
         defs = [(hk, hk.kernel_def()) for hk in HIERARCHY_KERNELS]
         kernels = [(hk, kd, src) for hk, kd in defs for src in [self.source(kd)] if src is not None]
         if kernels:
-            prebuild(backend, [(*src, {**self.constants(kd), "F": 1 << k}) for _hk, kd, src in kernels
-                               for k in range(1, 15)])
+            prebuild(
+                backend, [(*src, {**self.constants(kd), "F": 1 << k}) for _hk, kd, src in kernels for k in range(1, 15)]
+            )
             lanes = {hk.name: self._lanes(src, {**self.constants(kd), "F": 2}) for hk, kd, src in kernels}
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
@@ -365,15 +402,28 @@ class HierarchySuite(Suite):
                     if filled[hk.name] < 4 * words:
                         _fill_u32(bufs[hk.name], pat, 4 * words, filled[hk.name])
                         filled[hk.name] = 4 * words
-                    yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat,
-                                           plain, masked, scratch)
+                    yield self._sweep_case(
+                        hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat, plain, masked, scratch
+                    )
         shared = SHARED_KERNEL.kernel_def()
         shared_src = self.source(shared)
         if shared_src is not None:
             yield self._shared_case(shared, shared_src, pat, plain, scratch)
 
-    def _sweep_case(self, hk: HierKernel, kd: KernelDef, src: Tuple[str, str], ws: int, wave: int, buf: Any,
-                    out: Any, pat: np.ndarray, plain: WordSums, masked: WordSums, scratch: HostScratch) -> Case:
+    def _sweep_case(
+        self,
+        hk: HierKernel,
+        kd: KernelDef,
+        src: Tuple[str, str],
+        ws: int,
+        wave: int,
+        buf: Any,
+        out: Any,
+        pat: np.ndarray,
+        plain: WordSums,
+        masked: WordSums,
+        scratch: HostScratch,
+    ) -> Case:
         n, lanes, e = plan_lanes(ws // WORD, wave, hk.rmw)
         consts = self.constants(kd)
         if hk.name not in self.gbps:
@@ -394,23 +444,33 @@ class HierarchySuite(Suite):
             got32 = (got & np.uint64(_U32)).astype(np.uint32)
             want = rmw_total(plain, masked, n, passes) if hk.rmw else read_total(plain, n, lanes, passes, rotate)
             if not np.array_equal(got32, want):
-                return False, (f"the lanes' sums add up to {got32.tolist()}, the NumPy reference to {want.tolist()} "
-                               f"(uint32 per component; {lanes} lanes, {passes} passes over {n} words)")
+                return False, (
+                    f"the lanes' sums add up to {got32.tolist()}, the NumPy reference to {want.tolist()} "
+                    f"(uint32 per component; {lanes} lanes, {passes} passes over {n} words)"
+                )
             if hk.rmw:
                 ok, msg = _restored(buf, pat, 4 * n, scratch)
                 if not ok:
                     reset()
                     return False, msg
-            return True, (f"the {lanes} lanes' sums match the NumPy reference ({passes} passes over {n} words"
-                          + (", and the buffer holds its input again)" if hk.rmw else ")"))
+            return True, (
+                f"the {lanes} lanes' sums match the NumPy reference ({passes} passes over {n} words"
+                + (", and the buffer holds its input again)" if hk.rmw else ")")
+            )
 
         reset_out = partial(out.write, poison, 0)
         reset_out()
         read_words = passes * lanes * e * (2 if hk.rmw else 1)
         return Case(
             kernel=kd,
-            params={"working_set_bytes": n * WORD, "level": home.name if home else DRAM_LEVEL, "level_bytes": home.capacity if home else 0,
-                    "passes": passes, "lanes": lanes, "sweep": self.form},
+            params={
+                "working_set_bytes": n * WORD,
+                "level": home.name if home else DRAM_LEVEL,
+                "level_bytes": home.capacity if home else 0,
+                "passes": passes,
+                "lanes": lanes,
+                "sweep": self.form,
+            },
             launch=lanes,
             flops=0,
             bytes=WORD * (read_words + lanes),
@@ -420,8 +480,16 @@ class HierarchySuite(Suite):
             reset=reset,
         )
 
-    def _probe(self, kd: KernelDef, src: Tuple[str, str], consts: Constants, args: List[Any], lanes: int,
-               pass_bytes: int, rmw: bool) -> float:
+    def _probe(
+        self,
+        kd: KernelDef,
+        src: Tuple[str, str],
+        consts: Constants,
+        args: List[Any],
+        lanes: int,
+        pass_bytes: int,
+        rmw: bool,
+    ) -> float:
         """GB/s of three launches (the shortest) moving about :data:`FIRST_LAUNCH_BYTES`: what sets
         the passes of a kernel's first point (no measurement; the point is measured as every other).
         0 where the kernel cannot be built (the runner meets the error again and records it)."""
@@ -435,8 +503,9 @@ class HierarchySuite(Suite):
             return 0.0
         return pass_bytes * passes * (2 if rmw else 1) / seconds / 1e9 if seconds > 0 else 0.0
 
-    def _shared_case(self, kd: KernelDef, src: Tuple[str, str], pat: np.ndarray, plain: WordSums,
-                     scratch: HostScratch) -> Case:
+    def _shared_case(
+        self, kd: KernelDef, src: Tuple[str, str], pat: np.ndarray, plain: WordSums, scratch: HostScratch
+    ) -> Case:
         consts = {**self.constants(kd), "F": SHARED_PASSES}
         block = int(consts.get("BLOCK", BLOCK))
         wave = self._lanes(src, consts)
@@ -454,12 +523,19 @@ class HierarchySuite(Suite):
             want = ((plain.upto(np.array([n]))[0] * np.uint64(SHARED_PASSES)) & np.uint64(_U32)).astype(np.uint32)
             if not np.array_equal(got32, want):
                 return False, f"the lanes' sums add up to {got32.tolist()}, the NumPy reference to {want.tolist()}"
-            return True, f"the {lanes} lanes' sums match the NumPy reference ({SHARED_PASSES} passes over {TILE_WORDS}-word tiles)"
+            return (
+                True,
+                f"the {lanes} lanes' sums match the NumPy reference ({SHARED_PASSES} passes over {TILE_WORDS}-word tiles)",
+            )
 
         return Case(
             kernel=kd,
-            params={"working_set_bytes": TILE_WORDS * WORD, "passes": SHARED_PASSES, "lanes": lanes,
-                    "threadgroups": lanes // block},
+            params={
+                "working_set_bytes": TILE_WORDS * WORD,
+                "passes": SHARED_PASSES,
+                "lanes": lanes,
+                "threadgroups": lanes // block,
+            },
             launch=lanes,
             flops=0,
             bytes=WORD * n * (SHARED_PASSES + 1),
@@ -476,10 +552,12 @@ def _restored(buf: Any, pat: np.ndarray, count: int, scratch: HostScratch) -> Tu
     step = pat.size * 1024
     block = np.resize(pat, min(step, count))
     for start in range(0, count, step):
-        part = got[start:start + step]
-        bad = np.flatnonzero(part != block[:part.size])
+        part = got[start : start + step]
+        bad = np.flatnonzero(part != block[: part.size])
         if bad.size:
             i = start + int(bad[0])
-            return False, f"the buffer differs from its input at uint32 {i}: {int(got[i]):#x}, want {int(pat[i % pat.size]):#x}"
+            return (
+                False,
+                f"the buffer differs from its input at uint32 {i}: {int(got[i]):#x}, want {int(pat[i % pat.size]):#x}",
+            )
     return True, ""
-

@@ -37,8 +37,11 @@ def _sources(device: Mapping[str, Any]) -> List[str]:
     facts = device.get("cache_levels")
     if not isinstance(facts, Mapping):
         return []
-    out = [f"{lv.get('name')}: {format_size(int(lv.get('bytes', 0)))} ({lv.get('source')})"
-           for lv in facts.get("levels", []) if isinstance(lv, Mapping)]
+    out = [
+        f"{lv.get('name')}: {format_size(int(lv.get('bytes', 0)))} ({lv.get('source')})"
+        for lv in facts.get("levels", [])
+        if isinstance(lv, Mapping)
+    ]
     return out + [str(n) for n in facts.get("notes", [])]
 
 
@@ -55,33 +58,70 @@ def hierarchy_table(run: Run) -> Optional[Table]:
         for p in curve.plateaus:
             made = p.resolved and curve.kernel == LEVEL_KERNEL and level_ceiling_name(p.level) in ceilings
             used = str(p.points) if p.unresolved or not p.dropped else f"{p.points - p.dropped} of {p.points}"
-            rows.append((curve.kernel, p.level, format_size(p.capacity) if p.capacity else DASH,
-                         f"{format_size(p.lo)} to {format_size(p.hi)}", used,
-                         format_size(int(p.edge)) if p.edge is not None else DASH,
-                         sig_figs(p.gbps) if p.resolved else "could not be told apart",
-                         level_ceiling_name(p.level) if made else DASH))
+            rows.append(
+                (
+                    curve.kernel,
+                    p.level,
+                    format_size(p.capacity) if p.capacity else DASH,
+                    f"{format_size(p.lo)} to {format_size(p.hi)}",
+                    used,
+                    format_size(int(p.edge)) if p.edge is not None else DASH,
+                    sig_figs(p.gbps) if p.resolved else "could not be told apart",
+                    level_ceiling_name(p.level) if made else DASH,
+                )
+            )
             if not p.resolved:
                 apart.append(f"{curve.kernel} {p.level}: {p.unresolved}")
         for m in curve.over_limit:
             ws = int(m.params.get("working_set_bytes", 0))
-            rows.append((curve.kernel, f"{m.params.get('level', DASH)} (no level)", DASH, format_size(ws), "1", DASH,
-                         flagged_cell(m, sig_figs(m.best_gbps), "GB/s"), DASH))
+            rows.append(
+                (
+                    curve.kernel,
+                    f"{m.params.get('level', DASH)} (no level)",
+                    DASH,
+                    format_size(ws),
+                    "1",
+                    DASH,
+                    flagged_cell(m, sig_figs(m.best_gbps), "GB/s"),
+                    DASH,
+                )
+            )
     for m in shared:
-        rows.append((m.kernel, "Shared memory", DASH, format_size(int(m.params.get("working_set_bytes", 0))), "1", DASH,
-                     sig_figs(m.best_gbps) if m.valid else "**invalid**",
-                     "Shared memory bandwidth" if m.valid else DASH))
+        rows.append(
+            (
+                m.kernel,
+                "Shared memory",
+                DASH,
+                format_size(int(m.params.get("working_set_bytes", 0))),
+                "1",
+                DASH,
+                sig_figs(m.best_gbps) if m.valid else "**invalid**",
+                "Shared memory bandwidth" if m.valid else DASH,
+            )
+        )
     form = {c.sweep for c in curves}
-    notes = ["Bandwidth against working set (the cache-aware roofline): each plateau of the working-set "
-             "sweep is named by the documented level whose size lies nearest its edge; the read kernel's "
-             "plateaus below DRAM are the roofline's level ceilings (DRAM's stays STREAM's)."
-             + (" The default run measures a few working sets inside each documented level "
-                "(`--suite hierarchy` sweeps them all), so its plateaus are the levels' points and have no edge."
-                if "levels" in form else "")
-             + (" A point marked ⚠ lies above the physical limit of the level it was planned in and makes no level "
-                "(the reason follows its GB/s; the warnings give the limit)." if any(c.over_limit for c in curves) else "")]
-    notes.append("A level is set only from points that agree within their noise (its rate the median of "
-                 "those; Points says how many, of how many), faster than the level beyond it, DRAM's clear of "
-                 "the caches' reach.")
+    notes = [
+        "Bandwidth against working set (the cache-aware roofline): each plateau of the working-set "
+        "sweep is named by the documented level whose size lies nearest its edge; the read kernel's "
+        "plateaus below DRAM are the roofline's level ceilings (DRAM's stays STREAM's)."
+        + (
+            " The default run measures a few working sets inside each documented level "
+            "(`--suite hierarchy` sweeps them all), so its plateaus are the levels' points and have no edge."
+            if "levels" in form
+            else ""
+        )
+        + (
+            " A point marked ⚠ lies above the physical limit of the level it was planned in and makes no level "
+            "(the reason follows its GB/s; the warnings give the limit)."
+            if any(c.over_limit for c in curves)
+            else ""
+        )
+    ]
+    notes.append(
+        "A level is set only from points that agree within their noise (its rate the median of "
+        "those; Points says how many, of how many), faster than the level beyond it, DRAM's clear of "
+        "the caches' reach."
+    )
     notes += [f"Levels that could not be told apart (no rate, no ceiling): {'; '.join(apart)}."] if apart else []
     notes += [f"Documented sizes: {'; '.join(_sources(run.device))}."] if _sources(run.device) else []
     header = ("Kernel", "Level", "Documented", "Working sets", "Points", "Edge", "GB/s (best)", "Ceiling")

@@ -41,8 +41,19 @@ import numpy as np
 
 from ..base import PERIOD, KernelDef
 
-__all__ = ["IdivKernel", "IDIV_KERNELS", "IDIV_VARIANTS", "IDIV_DIVISOR", "POW2_DIVISOR", "IDIV_F", "STEP",
-           "check_divisor", "idiv_input", "check_exact", "IDIV_BY_LABEL"]
+__all__ = [
+    "IdivKernel",
+    "IDIV_KERNELS",
+    "IDIV_VARIANTS",
+    "IDIV_DIVISOR",
+    "POW2_DIVISOR",
+    "IDIV_F",
+    "STEP",
+    "check_divisor",
+    "idiv_input",
+    "check_exact",
+    "IDIV_BY_LABEL",
+]
 
 #: Operations per chain (the F constant every backend compiles the kernels with).
 IDIV_F = 256
@@ -85,7 +96,7 @@ class IdivKernel:
 
     @property
     def dtype(self) -> str:
-        """"int32" or "uint32" (the measurement's dtype)."""
+        """ "int32" or "uint32" (the measurement's dtype)."""
         return "int32" if self.signed else "uint32"
 
     @property
@@ -126,9 +137,13 @@ class IdivKernel:
         parameter (native/cpu/idiv.cpp)."""
         d = check_divisor(d)
         e = self.entry
-        return KernelDef("idiv", self.name, self.dtype,
-                         {"cpu": ("builtin", e), "cuda": ("idiv.cu", e), "metal": ("idiv.metal", e)},
-                         constants={"cuda": {"BLOCK": 256, "DIVISOR": d}, "metal": {"DIVISOR": d}})
+        return KernelDef(
+            "idiv",
+            self.name,
+            self.dtype,
+            {"cpu": ("builtin", e), "cuda": ("idiv.cu", e), "metal": ("idiv.metal", e)},
+            constants={"cuda": {"BLOCK": 256, "DIVISOR": d}, "metal": {"DIVISOR": d}},
+        )
 
     def args(self, d: int = IDIV_DIVISOR) -> List[Union[int, float]]:
         """The scalar arguments after the two buffers: the divisor for ``argument``, else none."""
@@ -169,7 +184,7 @@ def check_exact(got: np.ndarray, period_ref: np.ndarray, chunk: int = PERIOD * 4
     chunk -= chunk % p
     nbad, first = 0, ""
     for start in range(0, got.size, chunk):
-        part = np.asarray(got[start:start + chunk])
+        part = np.asarray(got[start : start + chunk])
         want = np.resize(period_ref, part.size)
         bad = part != want
         n = int(np.count_nonzero(bad))
@@ -184,8 +199,7 @@ def check_exact(got: np.ndarray, period_ref: np.ndarray, chunk: int = PERIOD * 4
 
 #: Every idiv kernel, in measurement order: unsigned then signed, divide then modulo, each variant.
 IDIV_KERNELS: Tuple[IdivKernel, ...] = tuple(
-    IdivKernel(op, variant, signed)
-    for signed in (False, True) for op in ("div", "mod") for variant in IDIV_VARIANTS
+    IdivKernel(op, variant, signed) for signed in (False, True) for op in ("div", "mod") for variant in IDIV_VARIANTS
 )
 
 #: Lookup by (name, dtype).

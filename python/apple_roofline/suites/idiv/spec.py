@@ -9,5 +9,10 @@ from .table import idiv_table
 __all__ = ["SPEC"]
 
 #: Opt-in (``--suite idiv``): it sets no ceiling.
-SPEC = SuiteSpec(name="idiv", measure=IdivSuite, order=50, budget_s=60.0,
-                 sections=(Section("Integer divide", optional_tables(idiv_table), order=10),))
+SPEC = SuiteSpec(
+    name="idiv",
+    measure=IdivSuite,
+    order=50,
+    budget_s=60.0,
+    sections=(Section("Integer divide", optional_tables(idiv_table), order=10),),
+)

@@ -32,9 +32,18 @@ IDIV_ITEMS = 1 << 20
 IDIV_ITEMS_QUICK = 1 << 18
 
 
-def idiv_case(ik: IdivKernel, F: int, items: int, bufs: Tuple[Any, Any], src: Tuple[str, str], backend: Any,
-              constants: Any, d: int = IDIV_DIVISOR, extra: Optional[Dict[str, Any]] = None,
-              ref: Optional[np.ndarray] = None) -> Case:
+def idiv_case(
+    ik: IdivKernel,
+    F: int,
+    items: int,
+    bufs: Tuple[Any, Any],
+    src: Tuple[str, str],
+    backend: Any,
+    constants: Any,
+    d: int = IDIV_DIVISOR,
+    extra: Optional[Dict[str, Any]] = None,
+    ref: Optional[np.ndarray] = None,
+) -> Case:
     """Write the input pattern, fill the output with the reference's complement and describe one
     timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``. ``ref`` is the
     reference over one period of :func:`.kernels.idiv_input` when already computed (a case
@@ -84,8 +93,7 @@ class IdivSuite(Suite):
                 continue
             yield self._case(ik, src, self.constants(kdef), pair, ik.reference(idiv_input(), IDIV_F))
 
-    def _case(self, ik: IdivKernel, src: Tuple[str, str], consts: Constants, pair: BufferPair,
-              ref: np.ndarray) -> Case:
+    def _case(self, ik: IdivKernel, src: Tuple[str, str], consts: Constants, pair: BufferPair, ref: np.ndarray) -> Case:
         """The case of ``ik`` built with ``consts``, in whole waves where the kernel reports them;
         rebound to another BLOCK, planned again here (its waves depend on the block)."""
         items: int = IDIV_ITEMS_QUICK if self.ctx.quick else IDIV_ITEMS

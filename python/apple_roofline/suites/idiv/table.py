@@ -32,8 +32,12 @@ __all__ = ["IDIV_SUITE", "idiv_table", "fma_lane_cycles_per_s"]
 #: The suite whose measurements the table shows.
 IDIV_SUITE = "idiv"
 #: Where the divisor comes from, by the kernel name's suffix (apple_roofline.suites.idiv.kernels).
-_SOURCES = {"pow2_literal": "power-of-two literal", "literal": "literal", "constant": "specialisation constant",
-            "argument": "kernel argument"}
+_SOURCES = {
+    "pow2_literal": "power-of-two literal",
+    "literal": "literal",
+    "constant": "specialisation constant",
+    "argument": "kernel argument",
+}
 
 
 def _split(kernel: str) -> Tuple[str, str]:
@@ -58,18 +62,24 @@ def _clock_hz(device: Mapping[str, object]) -> Optional[float]:
 
 
 def _notes(run: Run, rate: Optional[float]) -> Tuple[str, ...]:
-    notes = ["ns/op: median time per launch / divides per launch (every lane busy). "
-             "argument / constant: the same divide with the divisor as a kernel argument, over the "
-             "specialisation constant (how many times slower)."]
+    notes = [
+        "ns/op: median time per launch / divides per launch (every lane busy). "
+        "argument / constant: the same divide with the divisor as a kernel argument, over the "
+        "specialisation constant (how many times slower)."
+    ]
     if rate is None:
-        notes.append("cycles/op/lane: blank, because the run has no theoretical FP32 vector peak, so "
-                     "neither its clock nor its FMA lane count is known.")
+        notes.append(
+            "cycles/op/lane: blank, because the run has no theoretical FP32 vector peak, so "
+            "neither its clock nor its FMA lane count is known."
+        )
         return tuple(notes)
     clock = _clock_hz(run.device)
-    how = (f" ({rate / clock:.4g} lanes at {sig_figs(clock / 1e9)} GHz)" if clock is not None else "")
-    notes.append(f"cycles/op/lane = ns/op × clock × lanes, where clock × lanes = the theoretical FP32 vector "
-                 f"peak / 2 = {sig_figs(rate / 1e9)} G FMA lane-cycles/s{how}: the cost of one divide "
-                 f"in FMA issue slots of one lane.")
+    how = f" ({rate / clock:.4g} lanes at {sig_figs(clock / 1e9)} GHz)" if clock is not None else ""
+    notes.append(
+        f"cycles/op/lane = ns/op × clock × lanes, where clock × lanes = the theoretical FP32 vector "
+        f"peak / 2 = {sig_figs(rate / 1e9)} G FMA lane-cycles/s{how}: the cost of one divide "
+        f"in FMA issue slots of one lane."
+    )
     return tuple(notes)
 
 
@@ -96,7 +106,17 @@ def idiv_table(run: Run) -> Optional[Table]:
         arg, const = ns.get((op, "argument", m.dtype)), ns.get((op, "constant", m.dtype))
         if variant == "argument" and m.valid and arg is not None and const:
             ratio = f"{arg / const:.3g}×"
-        rows.append((op, m.dtype, _SOURCES.get(variant, variant), str(m.params.get("divisor", DASH)),
-                     sig_figs(t) if t is not None else DASH, cycles, ratio, "yes" if m.valid else "**NO**"))
+        rows.append(
+            (
+                op,
+                m.dtype,
+                _SOURCES.get(variant, variant),
+                str(m.params.get("divisor", DASH)),
+                sig_figs(t) if t is not None else DASH,
+                cycles,
+                ratio,
+                "yes" if m.valid else "**NO**",
+            )
+        )
     header = ("Op", "dtype", "Divisor from", "d", "ns/op", "cycles/op/lane", "argument / constant", "Valid")
     return Table(header, tuple(rows), "lllrrrrl", _notes(run, rate))

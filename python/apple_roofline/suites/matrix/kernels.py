@@ -64,11 +64,39 @@ from ..base import ITEMSIZE, KernelDef
 from ..fp8 import FORMATS as FP8_FORMATS, decode as fp8_decode, encode as fp8_encode
 
 __all__ = [
-    "REPS", "ITERS", "GROUP_THREADS", "M_SIZES", "N_SIZES", "K_SIZES", "TILE_SHAPES", "WARPGROUP_THREADS",
-    "WGMMA_SHAPES", "WGMMA_N", "WGMMA_CONSTANTS", "MatrixPrecision", "PRECISIONS", "PRECISION_BY_DTYPE",
-    "MatrixApi", "APIS", "API_BY_NAME", "Composition", "compose", "matrix_class", "parse_matrix_class",
-    "ops_per_group", "bytes_per_launch", "matrix_inputs", "matrix_reference", "to_storage", "from_storage",
-    "check_tile_output", "check_shape", "kernel_def", "MPP_MIN_FAMILY", "FP8", "largest_shape",
+    "REPS",
+    "ITERS",
+    "GROUP_THREADS",
+    "M_SIZES",
+    "N_SIZES",
+    "K_SIZES",
+    "TILE_SHAPES",
+    "WARPGROUP_THREADS",
+    "WGMMA_SHAPES",
+    "WGMMA_N",
+    "WGMMA_CONSTANTS",
+    "MatrixPrecision",
+    "PRECISIONS",
+    "PRECISION_BY_DTYPE",
+    "MatrixApi",
+    "APIS",
+    "API_BY_NAME",
+    "Composition",
+    "compose",
+    "matrix_class",
+    "parse_matrix_class",
+    "ops_per_group",
+    "bytes_per_launch",
+    "matrix_inputs",
+    "matrix_reference",
+    "to_storage",
+    "from_storage",
+    "check_tile_output",
+    "check_shape",
+    "kernel_def",
+    "MPP_MIN_FAMILY",
+    "FP8",
+    "largest_shape",
     "MAX_ACC_PER_THREAD",
 ]
 
@@ -221,14 +249,15 @@ def parse_matrix_class(name: str) -> Optional[Tuple[str, str]]:
     m = _CLASS.match(name)
     if m:
         return m.group(1).lower(), m.group(2)
-    if name.startswith("Matrix ") and "→" in name and " " not in name[len("Matrix "):]:
-        return name[len("Matrix "):].lower(), ""
+    if name.startswith("Matrix ") and "→" in name and " " not in name[len("Matrix ") :]:
+        return name[len("Matrix ") :].lower(), ""
     return None
 
 
 _MMA_F16 = ((16, 8, 16, "mma.sync.aligned.m16n8k16"), (16, 8, 8, "mma.sync.aligned.m16n8k8"))
-_NO_FP8_MMA = ("matrix.cu builds no FP8 mma.sync (m16n8k32 .e4m3/.e5m2 needs sm_89 or newer); on Hopper the "
-               "FP8 ceiling is wgmma's")
+_NO_FP8_MMA = (
+    "matrix.cu builds no FP8 mma.sync (m16n8k32 .e4m3/.e5m2 needs sm_89 or newer); on Hopper the FP8 ceiling is wgmma's"
+)
 _NO_FP8_METAL = "MSL has no 8-bit floating-point type"
 _MMA_S8 = ((16, 8, 32, "mma.sync.aligned.m16n8k32"), (16, 8, 16, "mma.sync.aligned.m16n8k16"))
 _SG = ((8, 8, 8, "simdgroup_multiply_accumulate 8x8x8"),)
@@ -237,24 +266,67 @@ _WG = "wgmma.mma_async.sync.aligned.m64n{n}"
 #: The APIs, in measurement order per backend (wgmma before mma.sync: a suite cut short by its time
 #: budget keeps the Hopper ceiling).
 APIS: Tuple[MatrixApi, ...] = (
-    MatrixApi("wgmma", "cuda", "wgmma.cu", "wgmma", "1 warpgroup",
-              {"f16_f32": ((64, 0, 16, _WG + "k16.f32.f16.f16"),), "f16_f16": ((64, 0, 16, _WG + "k16.f16.f16.f16"),),
-               "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),), "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),),
-               "e4m3_f32": ((64, 0, 32, _WG + "k32.f32.e4m3.e4m3"),), "e5m2_f32": ((64, 0, 32, _WG + "k32.f32.e5m2.e5m2"),)},
-              {}, "wgmma", whole_n=WGMMA_N, shapes=WGMMA_SHAPES, max_dim=256, group_threads=WARPGROUP_THREADS,
-              block=WARPGROUP_THREADS, groups=(1024, 256), constants=WGMMA_CONSTANTS),
-    MatrixApi("mma", "cuda", "matrix.cu", "matrix", "1 warp",
-              {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8},
-              {"e4m3_f32": _NO_FP8_MMA, "e5m2_f32": _NO_FP8_MMA}, "mma.sync"),
-    MatrixApi("simdgroup_matrix", "metal", "matrix.metal", "matrix", "1 simdgroup",
-              {"f16_f32": _SG, "f16_f16": _SG},
-              {"s8_s32": "MSL has no integer simdgroup_matrix (its element types are half, float and, from "
-                         "MSL 3.1, bfloat)",
-               "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)",
-               "e4m3_f32": _NO_FP8_METAL, "e5m2_f32": _NO_FP8_METAL},
-              "simdgroup_matrix"),
-    MatrixApi("mpp", "metal", "matrix_mpp.metal", "mpp", "1 simdgroup (execution_simdgroup)",
-              {}, {"e4m3_f32": _NO_FP8_METAL, "e5m2_f32": _NO_FP8_METAL}, "matmul2d", whole_tile=True),
+    MatrixApi(
+        "wgmma",
+        "cuda",
+        "wgmma.cu",
+        "wgmma",
+        "1 warpgroup",
+        {
+            "f16_f32": ((64, 0, 16, _WG + "k16.f32.f16.f16"),),
+            "f16_f16": ((64, 0, 16, _WG + "k16.f16.f16.f16"),),
+            "bf16_f32": ((64, 0, 16, _WG + "k16.f32.bf16.bf16"),),
+            "s8_s32": ((64, 0, 32, _WG + "k32.s32.s8.s8"),),
+            "e4m3_f32": ((64, 0, 32, _WG + "k32.f32.e4m3.e4m3"),),
+            "e5m2_f32": ((64, 0, 32, _WG + "k32.f32.e5m2.e5m2"),),
+        },
+        {},
+        "wgmma",
+        whole_n=WGMMA_N,
+        shapes=WGMMA_SHAPES,
+        max_dim=256,
+        group_threads=WARPGROUP_THREADS,
+        block=WARPGROUP_THREADS,
+        groups=(1024, 256),
+        constants=WGMMA_CONSTANTS,
+    ),
+    MatrixApi(
+        "mma",
+        "cuda",
+        "matrix.cu",
+        "matrix",
+        "1 warp",
+        {"f16_f32": _MMA_F16, "f16_f16": _MMA_F16, "bf16_f32": _MMA_F16, "s8_s32": _MMA_S8},
+        {"e4m3_f32": _NO_FP8_MMA, "e5m2_f32": _NO_FP8_MMA},
+        "mma.sync",
+    ),
+    MatrixApi(
+        "simdgroup_matrix",
+        "metal",
+        "matrix.metal",
+        "matrix",
+        "1 simdgroup",
+        {"f16_f32": _SG, "f16_f16": _SG},
+        {
+            "s8_s32": "MSL has no integer simdgroup_matrix (its element types are half, float and, from "
+            "MSL 3.1, bfloat)",
+            "bf16_f32": "simdgroup_bfloat8x8 needs MSL 3.1; the backend compiles MSL 3.0 (macOS 13)",
+            "e4m3_f32": _NO_FP8_METAL,
+            "e5m2_f32": _NO_FP8_METAL,
+        },
+        "simdgroup_matrix",
+    ),
+    MatrixApi(
+        "mpp",
+        "metal",
+        "matrix_mpp.metal",
+        "mpp",
+        "1 simdgroup (execution_simdgroup)",
+        {},
+        {"e4m3_f32": _NO_FP8_METAL, "e5m2_f32": _NO_FP8_METAL},
+        "matmul2d",
+        whole_tile=True,
+    ),
 )
 API_BY_NAME: Dict[str, MatrixApi] = {a.name: a for a in APIS}
 
@@ -295,21 +367,26 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
         if m != fm:
             return Composition(reason=f"M = {m}: {api.name} tiles have the instruction's M = {fm} rows (one warpgroup)")
         if n not in api.whole_n:
-            return Composition(reason=f"N = {n} is not one of the {api.name} N this kernel builds "
-                                      f"({', '.join(map(str, api.whole_n))})")
+            return Composition(
+                reason=f"N = {n} is not one of the {api.name} N this kernel builds ({', '.join(map(str, api.whole_n))})"
+            )
         if k % fk:
             return Composition(reason=f"K = {k} is not a multiple of the {p.input} {api.name} K ({fk})")
         return Composition((fm, n, fk), name.format(n=n))
     fm, fn, _, name = frags[0]
     if m % fm or n % fn:
-        return Composition(reason=f"{'M' if m % fm else 'N'} = {m if m % fm else n} is not a multiple of the "
-                                  f"{name.rsplit('.', 1)[-1]} fragment's {fm if m % fm else fn} "
-                                  f"{'rows' if m % fm else 'columns'}")
+        return Composition(
+            reason=f"{'M' if m % fm else 'N'} = {m if m % fm else n} is not a multiple of the "
+            f"{name.rsplit('.', 1)[-1]} fragment's {fm if m % fm else fn} "
+            f"{'rows' if m % fm else 'columns'}"
+        )
     for fm, fn, fk, name in frags:
         if k % fk == 0:
             return Composition((fm, fn, fk), name)
-    return Composition(reason=f"K = {k} is not a multiple of the smallest {p.input} fragment K "
-                              f"({min(f[2] for f in frags)}, {frags[-1][3]})")
+    return Composition(
+        reason=f"K = {k} is not a multiple of the smallest {p.input} fragment K "
+        f"({min(f[2] for f in frags)}, {frags[-1][3]})"
+    )
 
 
 def largest_shape(api: MatrixApi, p: MatrixPrecision) -> Optional[Tuple[int, int, int]]:
@@ -366,8 +443,9 @@ def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
         return fp8_encode(values, dtype)
     if dtype == "bf16":
         return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return np.asarray(values).astype({"fp16": np.float16, "fp32": np.float32, "int8": np.int8,
-                                      "int32": np.int32}[dtype])
+    return np.asarray(values).astype(
+        {"fp16": np.float16, "fp32": np.float32, "int8": np.int8, "int32": np.int32}[dtype]
+    )
 
 
 def from_storage(stored: np.ndarray, dtype: str) -> np.ndarray:
@@ -391,15 +469,29 @@ def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[b
     if nbad:
         gi, ei = np.unravel_index(int(np.argmax(bad)), bad.shape)
         n_cols = want.shape[1] if want.ndim == 2 else mn
-        return False, (f"{nbad} of {g.size} elements differ from the NumPy reference; first in work group {gi} "
-                       f"at row {ei // n_cols}, column {ei % n_cols}: got {g[gi, ei]!r}, want {w[0, ei]!r}")
+        return False, (
+            f"{nbad} of {g.size} elements differ from the NumPy reference; first in work group {gi} "
+            f"at row {ei // n_cols}, column {ei % n_cols}: got {g[gi, ei]!r}, want {w[0, ei]!r}"
+        )
     return True, f"{g.size} elements ({groups} tiles) equal the NumPy reference exactly"
 
 
-def kernel_def(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int,
-               constants: Optional[Mapping[str, Union[int, float]]] = None) -> KernelDef:
+def kernel_def(
+    api: MatrixApi,
+    p: MatrixPrecision,
+    m: int,
+    n: int,
+    k: int,
+    constants: Optional[Mapping[str, Union[int, float]]] = None,
+) -> KernelDef:
     """The KernelDef of one tile shape: kernel ``<api>_<M>x<N>x<K>``, dtype ``p.dtype``, the compute
     ceiling class ``api.ceiling_class(p)`` ("Matrix FP16→FP32 (mma.sync)")."""
-    return KernelDef("matrix", f"{api.name}_{m}x{n}x{k}", p.dtype, {api.backend: (api.source, api.entry(p))},
-                     ceiling_class=api.ceiling_class(p), ceiling_kind="compute",
-                     constants={api.backend: dict(constants or {})})
+    return KernelDef(
+        "matrix",
+        f"{api.name}_{m}x{n}x{k}",
+        p.dtype,
+        {api.backend: (api.source, api.entry(p))},
+        ceiling_class=api.ceiling_class(p),
+        ceiling_kind="compute",
+        constants={api.backend: dict(constants or {})},
+    )

@@ -23,6 +23,14 @@ def _ceiling_names() -> List[str]:
     return [api.ceiling_class(p) for api in APIS for p in PRECISIONS if p.suffix not in api.missing]
 
 
-SPEC = SuiteSpec(name="matrix", measure=MatrixSuite, order=60, budget_s=120.0, default=True,
-                 summary="one tile per precision and instruction by default, every tile shape when named",
-                 options=_shapes, ceiling_names=_ceiling_names, sections=(Section("Matrix units", matrix_tables, order=30),))
+SPEC = SuiteSpec(
+    name="matrix",
+    measure=MatrixSuite,
+    order=60,
+    budget_s=120.0,
+    default=True,
+    summary="one tile per precision and instruction by default, every tile shape when named",
+    options=_shapes,
+    ceiling_names=_ceiling_names,
+    sections=(Section("Matrix units", matrix_tables, order=30),),
+)

@@ -30,13 +30,39 @@ import numpy as np
 from ...shaders import resolve
 from ..base import Case, KernelDef, Suite, poison, prebuild, read
 from .kernels import (
-    API_BY_NAME, APIS, ITERS, MPP_MIN_FAMILY, PRECISIONS, REPS, MatrixApi, MatrixPrecision, bytes_per_launch,
-    compose, kernel_def, largest_shape, matrix_inputs, matrix_reference, ops_per_group, to_storage, check_tile_output,
+    API_BY_NAME,
+    APIS,
+    ITERS,
+    MPP_MIN_FAMILY,
+    PRECISIONS,
+    REPS,
+    MatrixApi,
+    MatrixPrecision,
+    bytes_per_launch,
+    compose,
+    kernel_def,
+    largest_shape,
+    matrix_inputs,
+    matrix_reference,
+    ops_per_group,
+    to_storage,
+    check_tile_output,
 )
 from ..peak.suite import MIN_WAVES, wave_items
 
-__all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_reason", "wgmma_reason",
-           "unsupported", "SHAPES_OPTION", "SWEEP", "LARGEST"]
+__all__ = [
+    "MatrixSuite",
+    "GROUPS",
+    "GROUPS_QUICK",
+    "BLOCK",
+    "CPU_REASON",
+    "mpp_reason",
+    "wgmma_reason",
+    "unsupported",
+    "SHAPES_OPTION",
+    "SWEEP",
+    "LARGEST",
+]
 
 #: Work groups per launch of the mma.sync and Metal APIs before rounding to whole waves, and with
 #: ``--quick`` (each API's :attr:`~.kernels.MatrixApi.groups`).
@@ -49,8 +75,10 @@ BLOCK = API_BY_NAME["mma"].block
 SHAPES_OPTION = "matrix_shapes"
 SWEEP, LARGEST = "sweep", "largest"
 #: Why the CPU measures nothing here.
-CPU_REASON = ("the CPU has no matrix unit this tool programs portably (AMX, SME and AVX-512 tiles each need "
-              "their own intrinsics): the matrix suite measures GPUs only")
+CPU_REASON = (
+    "the CPU has no matrix unit this tool programs portably (AMX, SME and AVX-512 tiles each need "
+    "their own intrinsics): the matrix suite measures GPUs only"
+)
 
 
 def unsupported(reason: str) -> NoReturn:
@@ -68,8 +96,10 @@ def mpp_reason(info: Any) -> str:
     if raw >= MPP_MIN_FAMILY:
         return ""
     have = str(info.get("gpu_family") or "no Apple GPU family")
-    return (f"matmul2d (Metal 4 Performance Primitives, MSL 4.0) runs on the Neural Accelerators of Apple10-family "
-            f"GPUs (M5, A19) under macOS 26; this GPU is {have}")
+    return (
+        f"matmul2d (Metal 4 Performance Primitives, MSL 4.0) runs on the Neural Accelerators of Apple10-family "
+        f"GPUs (M5, A19) under macOS 26; this GPU is {have}"
+    )
 
 
 def wgmma_reason(info: Any) -> str:
@@ -82,7 +112,7 @@ def wgmma_reason(info: Any) -> str:
         return f"wgmma needs an sm_90a (Hopper) GPU; this is {have}"
     target = str(info.get("nvrtc_arch_target", "sm_90a"))
     if target != "sm_90a":
-        why = target[len("unavailable: "):] if target.startswith("unavailable: ") else f"NVRTC targets {target}"
+        why = target[len("unavailable: ") :] if target.startswith("unavailable: ") else f"NVRTC targets {target}"
         return f"wgmma needs NVRTC for the arch-specific target sm_90a: {why}"
     return ""
 
@@ -118,8 +148,9 @@ def _compile(backend: Any, src: Tuple[str, str], constants: Dict[str, Union[int,
 def _mpp_source(text: str, m: int, n: int, k: int) -> str:
     """matrix_mpp.metal with the tile as macros: matmul2d_descriptor is a template argument, so M, N
     and K must be compile-time constants, which function constants are not."""
-    head = "".join(f"#define {name} {v}\n" for name, v in (("TM", m), ("TN", n), ("TK", k), ("ITERS", ITERS),
-                                                             ("REPS", REPS)))
+    head = "".join(
+        f"#define {name} {v}\n" for name, v in (("TM", m), ("TN", n), ("TK", k), ("ITERS", ITERS), ("REPS", REPS))
+    )
     return head + text
 
 
@@ -131,8 +162,14 @@ class MatrixSuite(Suite):
 
     def total(self) -> int:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
-        return max(1, sum(1 if _gate(a, self.ctx.info) or _lacks(a, p) else len(self._shapes(a, p)) for a in apis
-                          for p in PRECISIONS))
+        return max(
+            1,
+            sum(
+                1 if _gate(a, self.ctx.info) or _lacks(a, p) else len(self._shapes(a, p))
+                for a in apis
+                for p in PRECISIONS
+            ),
+        )
 
     def _shapes(self, api: MatrixApi, p: MatrixPrecision) -> Tuple[Tuple[int, int, int], ...]:
         """The tiles of ``api`` measured for ``p``: all of its sweep, or with :data:`LARGEST` the one
@@ -145,15 +182,29 @@ class MatrixSuite(Suite):
         return api.shapes
 
     def _skip(self, kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
-        return Case(kernel=kdef, params=params, launch=1, flops=0, bytes=0, args=[],
-                    make_kernel=lambda: unsupported(reason), check=lambda: (False, reason), reset=lambda: None)
+        return Case(
+            kernel=kdef,
+            params=params,
+            launch=1,
+            flops=0,
+            bytes=0,
+            args=[],
+            make_kernel=lambda: unsupported(reason),
+            check=lambda: (False, reason),
+            reset=lambda: None,
+        )
 
     def cases(self) -> Iterator[Case]:
         apis = [a for a in APIS if a.backend == self.ctx.backend_name]
         if not apis:
             kdef = KernelDef("matrix", "tile_products", "all", {})
-            yield self._skip(kdef, {}, CPU_REASON if self.ctx.backend_name == "cpu" else
-                             f"no matrix API is known for the {self.ctx.backend_name} backend")
+            yield self._skip(
+                kdef,
+                {},
+                CPU_REASON
+                if self.ctx.backend_name == "cpu"
+                else f"no matrix API is known for the {self.ctx.backend_name} backend",
+            )
             return
         self._out: Optional[Any] = None
         self._capacity = 0
@@ -180,8 +231,13 @@ class MatrixSuite(Suite):
         program per shape and precision)."""
         if api.backend != "cuda":
             return
-        builds = [(*resolve(api.source, api.entry(p)), self._constants(api, *shape)) for p in PRECISIONS
-                  if not _lacks(api, p) for shape in self._shapes(api, p) if compose(api, p, *shape).ok]
+        builds = [
+            (*resolve(api.source, api.entry(p)), self._constants(api, *shape))
+            for p in PRECISIONS
+            if not _lacks(api, p)
+            for shape in self._shapes(api, p)
+            if compose(api, p, *shape).ok
+        ]
         prebuild(self.ctx.backend, builds)
 
     def _case(self, api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Case:
@@ -223,10 +279,17 @@ class MatrixSuite(Suite):
         def check() -> Tuple[bool, str]:
             return check_tile_output(read(out, p.acc, count), want, groups)
 
-        return Case(kernel=kdef, params=params, launch=items, flops=ops_per_group(m, n, k) * groups,
-                    bytes=bytes_per_launch(p, m, n, k, groups), args=[abuf, bbuf, out],
-                    make_kernel=lambda: _compile(backend, src, consts), check=check,
-                    reset=partial(_poison, out, p.acc, count))
+        return Case(
+            kernel=kdef,
+            params=params,
+            launch=items,
+            flops=ops_per_group(m, n, k) * groups,
+            bytes=bytes_per_launch(p, m, n, k, groups),
+            args=[abuf, bbuf, out],
+            make_kernel=lambda: _compile(backend, src, consts),
+            check=check,
+            reset=partial(_poison, out, p.acc, count),
+        )
 
 
 def _poison(buf: Any, acc: str, count: int) -> None:

@@ -36,21 +36,37 @@ def matrix_shapes_table(run: Run) -> Optional[Table]:
     for m in ms:
         api = m.kernel.rsplit("_", 1)[0]
         p = m.params
-        rows.append((api, m.dtype, str(p.get("m", DASH)), str(p.get("n", DASH)), str(p.get("k", DASH)),
-                     str(p.get("instruction", DASH)), str(p.get("scope", DASH)),
-                     flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"),
-                     "yes" if m.valid else "**NO**", DASH if m.valid else m.validation))
+        rows.append(
+            (
+                api,
+                m.dtype,
+                str(p.get("m", DASH)),
+                str(p.get("n", DASH)),
+                str(p.get("k", DASH)),
+                str(p.get("instruction", DASH)),
+                str(p.get("scope", DASH)),
+                flagged_cell(m, sig_figs(m.gflops), "GFLOP/s"),
+                "yes" if m.valid else "**NO**",
+                DASH if m.valid else m.validation,
+            )
+        )
     for s in skips:
         api, _, shape = s.kernel.rpartition("_")
         dims = shape.split("x") if shape.count("x") == 2 else [DASH] * 3
         rows.append((api or s.kernel, s.dtype, *dims, DASH, DASH, DASH, "skipped", s.reason))
     header = ("API", "dtype", "M", "N", "K", "Instruction", "Scope", "GFLOP/s", "Valid", "Error or reason")
-    notes = ("One tile product per work group (a warp, a warpgroup or a simdgroup), repeated with the operands "
-             "in registers (wgmma: in shared memory) and the accumulator in registers: "
-             "GFLOP/s = repetitions × 2·M·N·K × work groups / median time (GOP/s for INT8). Invalid shapes "
-             "computed a wrong product and set no ceiling; skipped ones could not be built."
-             + (" ⚠ marks a shape above its pipe's peak at the clock it ran at, with the reason: it sets no ceiling "
-                "(docs/design.md, \"Physical limits\")." if any(m.over_limit for m in ms) else ""),)
+    notes = (
+        "One tile product per work group (a warp, a warpgroup or a simdgroup), repeated with the operands "
+        "in registers (wgmma: in shared memory) and the accumulator in registers: "
+        "GFLOP/s = repetitions × 2·M·N·K × work groups / median time (GOP/s for INT8). Invalid shapes "
+        "computed a wrong product and set no ceiling; skipped ones could not be built."
+        + (
+            " ⚠ marks a shape above its pipe's peak at the clock it ran at, with the reason: it sets no ceiling "
+            '(docs/design.md, "Physical limits").'
+            if any(m.over_limit for m in ms)
+            else ""
+        ),
+    )
     return Table(header, tuple(rows), "llrrrllrll", notes)
 
 
@@ -82,8 +98,9 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
     No share is above 100 % (:func:`~.limits.share_text`). A precision whose every shape lies above
     that limit has no ceiling and is shown flagged in its place (:func:`~.limits.classes_over_limit`).
     None without a matrix ceiling or such a precision."""
-    best: Dict[str, Ceiling] = {c.name: c for c in run.ceilings
-                                if c.source == "measured" and parse_matrix_class(c.name) is not None}
+    best: Dict[str, Ceiling] = {
+        c.name: c for c in run.ceilings if c.source == "measured" and parse_matrix_class(c.name) is not None
+    }
     over = {name: m for name, m in classes_over_limit(run.measurements).items() if parse_matrix_class(name) is not None}
     if not best and not over:
         return None
@@ -101,25 +118,44 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         lim = limits.limit(m) if m is not None else None
         clocked = lim.value if lim is not None and lim.mhz is not None else None
         why = m.over_limit.reason if m is not None and m.over_limit is not None else CLOCK_MISREAD
-        rows.append((name, flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
-                     c.from_ if c is not None else f"{m.label} m={m.params.get('m')}, n={m.params.get('n')}, k={m.params.get('k')}"
-                     if m is not None else DASH,
-                     f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
-                     f"{value / gemm.value:.2f}×" if gemm else DASH,
-                     f"{sig_figs(theory.value)}" if theory else DASH,
-                     share_text(value / theory.value, why, whole=True) if theory else DASH,
-                     f"{lim.mhz:g}" if lim is not None and lim.mhz is not None else DASH,
-                     share_text(value / clocked, why, whole=True) if clocked is not None else DASH))
-    header = ("Ceiling", "GFLOP/s", "Best shape", "Vendor GEMM GFLOP/s", "Matrix / GEMM", "Theoretical",
-              "of theoretical", "Effective MHz", "of theoretical at effective MHz")
-    notes = ("The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
-             "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",
-             "The theoretical peak is at the device's maximum SM clock; effective MHz is the clock the best "
-             "shape's timed samples ran at (measured in the kernel, %clock64 / %globaltimer; where not, the "
-             "SM clock sampled: its effective_clock_source says which), and the last column compares with "
-             "the peak at that clock (theoretical × effective MHz / maximum clock). No share is above 100 %: a "
-             "shape above its pipe at its clock (by more than the timer's tolerance) is marked ⚠ with the reason "
-             "and sets no ceiling (docs/design.md, \"Physical limits\"); a precision with no other shape is shown so.")
+        rows.append(
+            (
+                name,
+                flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
+                c.from_
+                if c is not None
+                else f"{m.label} m={m.params.get('m')}, n={m.params.get('n')}, k={m.params.get('k')}"
+                if m is not None
+                else DASH,
+                f"{sig_figs(gemm.value)} ({gemm_name})" if gemm else DASH,
+                f"{value / gemm.value:.2f}×" if gemm else DASH,
+                f"{sig_figs(theory.value)}" if theory else DASH,
+                share_text(value / theory.value, why, whole=True) if theory else DASH,
+                f"{lim.mhz:g}" if lim is not None and lim.mhz is not None else DASH,
+                share_text(value / clocked, why, whole=True) if clocked is not None else DASH,
+            )
+        )
+    header = (
+        "Ceiling",
+        "GFLOP/s",
+        "Best shape",
+        "Vendor GEMM GFLOP/s",
+        "Matrix / GEMM",
+        "Theoretical",
+        "of theoretical",
+        "Effective MHz",
+        "of theoretical at effective MHz",
+    )
+    notes = (
+        "The vendor GEMM and the theoretical peak are those of the same input type (FP16 with FP32 "
+        "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",
+        "The theoretical peak is at the device's maximum SM clock; effective MHz is the clock the best "
+        "shape's timed samples ran at (measured in the kernel, %clock64 / %globaltimer; where not, the "
+        "SM clock sampled: its effective_clock_source says which), and the last column compares with "
+        "the peak at that clock (theoretical × effective MHz / maximum clock). No share is above 100 %: a "
+        "shape above its pipe at its clock (by more than the timer's tolerance) is marked ⚠ with the reason "
+        'and sets no ceiling (docs/design.md, "Physical limits"); a precision with no other shape is shown so.',
+    )
     return Table(header, tuple(rows), "lrlrrrrrr", notes)
 
 

@@ -28,8 +28,17 @@ def plot_occupancy(run: Run) -> Optional[Figure]:
     ax = fig.subplots()
     for kib, text in GUIDE_OCCUPANCY:  # the guide's rows, as the sizes it names
         ax.axvline(kib, color="0.55", ls=THEORETICAL, lw=0.9)  # published: dashed, as in every figure
-        ax.text(kib, 0.02, f" {kib} KB: {text.split(' (')[0]}", transform=ax.get_xaxis_transform(), ha="left",
-                va="bottom", fontsize=7, color="0.35", rotation=90)
+        ax.text(
+            kib,
+            0.02,
+            f" {kib} KB: {text.split(' (')[0]}",
+            transform=ax.get_xaxis_transform(),
+            ha="left",
+            va="bottom",
+            fontsize=7,
+            color="0.35",
+            rotation=90,
+        )
     xs = [int(m.params.get("threadgroup_bytes", 0)) / 1024 for _i, m in pts]
     ax.plot(xs, [m.gbps for _i, m in pts], "-", color=PALETTE[0], lw=1.5, label="GB/s")
     for (i, m), x in zip(pts, xs):
@@ -38,12 +47,21 @@ def plot_occupancy(run: Run) -> Optional[Figure]:
     ax.set_ylabel("GB/s", color=PALETTE[0])
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    resident = [(x, int(m.params["resident_blocks_per_sm"])) for (_i, m), x in zip(pts, xs)
-                if "resident_blocks_per_sm" in m.params]
+    resident = [
+        (x, int(m.params["resident_blocks_per_sm"]))
+        for (_i, m), x in zip(pts, xs)
+        if "resident_blocks_per_sm" in m.params
+    ]
     if resident:
         ax2 = ax.twinx()
-        ax2.step([x for x, _r in resident], [r for _x, r in resident], where="post", color=PALETTE[1], lw=1.2,
-                 label="resident blocks per SM")
+        ax2.step(
+            [x for x, _r in resident],
+            [r for _x, r in resident],
+            where="post",
+            color=PALETTE[1],
+            lw=1.2,
+            label="resident blocks per SM",
+        )
         ax2.set_ylabel("resident blocks per SM (occupancy calculator)", color=PALETTE[1])
         ax2.set_ylim(bottom=0)
     fig.suptitle(figure_title(run, "throughput against threadgroup memory"), fontsize=11)

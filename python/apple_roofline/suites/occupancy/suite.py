@@ -34,8 +34,19 @@ import numpy as np
 from ..access.suite import skip_case
 from ..base import Case, HostScratch, KernelDef, Suite, check_tiled, fill, pattern, poison, read
 
-__all__ = ["OccupancySuite", "OCCUPANCY_BLOCK", "TG_KIB", "tg_sizes", "tg_limit", "occupancy_source",
-           "CPU_REASON", "REGISTERS_REASON", "occupancy_reference", "KERNEL", "REGISTERS_KERNEL"]
+__all__ = [
+    "OccupancySuite",
+    "OCCUPANCY_BLOCK",
+    "TG_KIB",
+    "tg_sizes",
+    "tg_limit",
+    "occupancy_source",
+    "CPU_REASON",
+    "REGISTERS_REASON",
+    "occupancy_reference",
+    "KERNEL",
+    "REGISTERS_KERNEL",
+]
 
 #: Threads per threadgroup of every case (the guide's "start with 256").
 OCCUPANCY_BLOCK = 256
@@ -44,12 +55,18 @@ TG_KIB: Tuple[int, ...] = (0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128, 160, 19
 #: Why the CPU has no points.
 CPU_REASON = "the CPU has no threadgroup memory: the threadgroup-memory rule does not apply to it"
 #: Why no register sweep.
-REGISTERS_REASON = ("registers per thread are not swept: the backend interface does not report a kernel's register "
-                    "count (CUDA's CU_FUNC_ATTRIBUTE_NUM_REGS), so a register-capped build could not say what it capped")
+REGISTERS_REASON = (
+    "registers per thread are not swept: the backend interface does not report a kernel's register "
+    "count (CUDA's CU_FUNC_ATTRIBUTE_NUM_REGS), so a register-capped build could not say what it capped"
+)
 
-KERNEL = KernelDef("occupancy", "occupancy_copy", "fp32",
-                   {"cuda": ("occupancy.cu", "occupancy_copy"), "metal": ("occupancy.metal", "occupancy_copy")},
-                   constants={"cuda": {"BLOCK": OCCUPANCY_BLOCK}, "metal": {"BLOCK": OCCUPANCY_BLOCK}})
+KERNEL = KernelDef(
+    "occupancy",
+    "occupancy_copy",
+    "fp32",
+    {"cuda": ("occupancy.cu", "occupancy_copy"), "metal": ("occupancy.metal", "occupancy_copy")},
+    constants={"cuda": {"BLOCK": OCCUPANCY_BLOCK}, "metal": {"BLOCK": OCCUPANCY_BLOCK}},
+)
 REGISTERS_KERNEL = KernelDef("occupancy", "registers", "fp32", {})
 
 
@@ -77,8 +94,10 @@ def occupancy_source(text: str, tg_bytes: int, block: int = OCCUPANCY_BLOCK) -> 
         ValueError: ``tg_bytes`` is not 0 or a positive multiple of 16 · block.
     """
     if tg_bytes < 0 or tg_bytes % (16 * block):
-        raise ValueError(f"occupancy: {tg_bytes} bytes of threadgroup memory is not 0 or a multiple of "
-                         f"{16 * block} (one float4 per thread)")
+        raise ValueError(
+            f"occupancy: {tg_bytes} bytes of threadgroup memory is not 0 or a multiple of "
+            f"{16 * block} (one float4 per thread)"
+        )
     f4 = tg_bytes // 16
     return f"#define AR_TG_FLOAT4S {f4}\n#define AR_TG_SPREAD {f4 // block}\n" + text
 
@@ -116,8 +135,18 @@ class OccupancySuite(Suite):
         for tg in tg_sizes(tg_limit(self.ctx.info), block):
             yield self._case(src, tg, consts, block, items, bufs, ref, scratch, units)
 
-    def _case(self, src: Tuple[str, str], tg: int, consts: Dict[str, Any], block: int, items: int,
-              bufs: Tuple[Any, Any], ref: np.ndarray, scratch: HostScratch, units: int) -> Case:
+    def _case(
+        self,
+        src: Tuple[str, str],
+        tg: int,
+        consts: Dict[str, Any],
+        block: int,
+        items: int,
+        bufs: Tuple[Any, Any],
+        ref: np.ndarray,
+        scratch: HostScratch,
+        units: int,
+    ) -> Case:
         words = 4 * items
         text = occupancy_source(src[0], tg, block)
         reset = partial(poison, bufs[1], "fp32", words)
@@ -136,5 +165,14 @@ class OccupancySuite(Suite):
         def check() -> Tuple[bool, str]:
             return check_tiled(read(bufs[1], "fp32", words, scratch), ref, 0.0, 0.0)
 
-        return Case(kernel=KERNEL, params=params, launch=items, flops=0, bytes=32 * items,
-                    args=[bufs[0], bufs[1]], make_kernel=make_kernel, check=check, reset=reset)
+        return Case(
+            kernel=KERNEL,
+            params=params,
+            launch=items,
+            flops=0,
+            bytes=32 * items,
+            args=[bufs[0], bufs[1]],
+            make_kernel=make_kernel,
+            check=check,
+            reset=reset,
+        )

@@ -22,7 +22,10 @@ OCCUPANCY_SUITE = "occupancy"
 #: The optimization guide's "Occupancy Impact" table: threadgroup memory (KiB, upper bound of the
 #: row) and its "approximate concurrent TGs per core".
 GUIDE_OCCUPANCY: Tuple[Tuple[int, str], ...] = (
-    (4, "high (limited by registers/threads)"), (8, "moderate"), (16, "reduced"), (32, "1 threadgroup per core"),
+    (4, "high (limited by registers/threads)"),
+    (8, "moderate"),
+    (16, "reduced"),
+    (32, "1 threadgroup per core"),
 )
 
 
@@ -52,16 +55,37 @@ def occupancy_table(run: Run) -> Optional[Table]:
     rows = []
     for m in ms:
         tg = int(m.params.get("threadgroup_bytes", 0))
-        rows.append((f"{tg / 1024:g}", guide_row(tg), str(m.params.get("resident_blocks_per_sm", DASH)),
-                     str(m.params.get("max_threads_per_threadgroup", DASH)),
-                     sig_figs(m.gbps) if m.valid else DASH, ratio_text(m.gbps, base) if m.valid else DASH,
-                     "yes" if m.valid else "**NO**"))
+        rows.append(
+            (
+                f"{tg / 1024:g}",
+                guide_row(tg),
+                str(m.params.get("resident_blocks_per_sm", DASH)),
+                str(m.params.get("max_threads_per_threadgroup", DASH)),
+                sig_figs(m.gbps) if m.valid else DASH,
+                ratio_text(m.gbps, base) if m.valid else DASH,
+                "yes" if m.valid else "**NO**",
+            )
+        )
     block = next((m.params.get("block") for m in ms if "block" in m.params), DASH)
-    notes = (f"The fixed kernel: a float4 copy over the run's array size whose threads pass elements to their "
-             f"neighbours through threadgroup memory, {block} threads per threadgroup; the threadgroup declares "
-             f"the bytes in the first column (0: no threadgroup memory, the neighbour read directly). The guide's "
-             f"column is its approximate table (concurrent threadgroups per Apple GPU core); resident blocks per SM "
-             f"is CUDA's occupancy calculator (cuOccupancyMaxActiveBlocksPerMultiprocessor) for this build; Metal "
-             f"reports no resident count, only the pipeline's maxTotalThreadsPerThreadgroup.",)
-    return Table(("Threadgroup KiB", "Guide: concurrent TGs per core", "Resident blocks per SM",
-                  "Max threads per TG", "GB/s", "× 0 KiB", "Valid"), tuple(rows), "llrrrrl", notes)
+    notes = (
+        f"The fixed kernel: a float4 copy over the run's array size whose threads pass elements to their "
+        f"neighbours through threadgroup memory, {block} threads per threadgroup; the threadgroup declares "
+        f"the bytes in the first column (0: no threadgroup memory, the neighbour read directly). The guide's "
+        f"column is its approximate table (concurrent threadgroups per Apple GPU core); resident blocks per SM "
+        f"is CUDA's occupancy calculator (cuOccupancyMaxActiveBlocksPerMultiprocessor) for this build; Metal "
+        f"reports no resident count, only the pipeline's maxTotalThreadsPerThreadgroup.",
+    )
+    return Table(
+        (
+            "Threadgroup KiB",
+            "Guide: concurrent TGs per core",
+            "Resident blocks per SM",
+            "Max threads per TG",
+            "GB/s",
+            "× 0 KiB",
+            "Valid",
+        ),
+        tuple(rows),
+        "llrrrrl",
+        notes,
+    )

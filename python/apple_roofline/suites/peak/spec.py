@@ -15,5 +15,4 @@ def _ceiling_names() -> List[str]:
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="peak", measure=PeakSuite, order=30, budget_s=30.0, default=True,
-                 ceiling_names=_ceiling_names)
+SPEC = SuiteSpec(name="peak", measure=PeakSuite, order=30, budget_s=30.0, default=True, ceiling_names=_ceiling_names)

@@ -41,10 +41,18 @@ MIN_WAVES = 4
 
 #: (dtype, variant) in the order they are measured.
 PEAK_VARIANTS: Tuple[Tuple[str, str], ...] = (
-    ("fp32", "vec4_cross4"), ("fp32", "vec4_indep4"), ("fp32", "vec4_indep8"),
-    ("fp32", "scalar_indep4"), ("fp32", "scalar_indep8"), ("fp32", "scalar_indep16"),
-    ("fp16", "vec4_cross4"), ("fp16", "vec4_indep4"), ("fp16", "vec4_indep8"),
-    ("fp16", "scalar_indep8"), ("fp16", "scalar_indep16"), ("fp16", "scalar_indep32"),
+    ("fp32", "vec4_cross4"),
+    ("fp32", "vec4_indep4"),
+    ("fp32", "vec4_indep8"),
+    ("fp32", "scalar_indep4"),
+    ("fp32", "scalar_indep8"),
+    ("fp32", "scalar_indep16"),
+    ("fp16", "vec4_cross4"),
+    ("fp16", "vec4_indep4"),
+    ("fp16", "vec4_indep8"),
+    ("fp16", "scalar_indep8"),
+    ("fp16", "scalar_indep16"),
+    ("fp16", "scalar_indep32"),
     ("fp64", "scalar_indep8"),
 )
 
@@ -58,8 +66,15 @@ def ceiling_class(dtype: str, variant: str) -> str:
 
 def kernel_def(dtype: str, variant: str) -> KernelDef:
     fk = FMA_KERNELS[variant]
-    return KernelDef("peak", variant, dtype, fk.sources(dtype), constants=fk.constants(),
-                     ceiling_class=ceiling_class(dtype, variant), ceiling_kind="compute")
+    return KernelDef(
+        "peak",
+        variant,
+        dtype,
+        fk.sources(dtype),
+        constants=fk.constants(),
+        ceiling_class=ceiling_class(dtype, variant),
+        ceiling_kind="compute",
+    )
 
 
 class PeakSuite(Suite):
@@ -73,15 +88,26 @@ class PeakSuite(Suite):
 
     def cases(self) -> Iterator[Case]:
         pair = BufferPair(self.ctx.backend)
-        kernels = [(kdef, src) for kdef in (kernel_def(d, v) for d, v in PEAK_VARIANTS)
-                   for src in [self.source(kdef)] if src is not None]
+        kernels = [
+            (kdef, src)
+            for kdef in (kernel_def(d, v) for d, v in PEAK_VARIANTS)
+            for src in [self.source(kdef)]
+            if src is not None
+        ]
         prebuild(self.ctx.backend, [(*src, {**self.constants(kdef), "F": PEAK_F}) for kdef, src in kernels])
         for kdef, src in kernels:
-            yield self._case(kdef, src, self.constants(kdef), pair,
-                             chain_reference(FMA_KERNELS[kdef.name], PEAK_F, kdef.dtype))
+            yield self._case(
+                kdef, src, self.constants(kdef), pair, chain_reference(FMA_KERNELS[kdef.name], PEAK_F, kdef.dtype)
+            )
 
-    def _case(self, kdef: KernelDef, src: Tuple[str, str], consts: Constants, pair: BufferPair,
-              reference: Callable[[], np.ndarray]) -> Case:
+    def _case(
+        self,
+        kdef: KernelDef,
+        src: Tuple[str, str],
+        consts: Constants,
+        pair: BufferPair,
+        reference: Callable[[], np.ndarray],
+    ) -> Case:
         """The case of ``kdef`` built with ``consts``, in whole waves where the kernel reports them;
         rebound to another BLOCK, planned again here (its waves depend on the block)."""
         fk = FMA_KERNELS[kdef.name]
@@ -93,8 +119,9 @@ class PeakSuite(Suite):
             waves = max(MIN_WAVES, -(-items // wave))
             items = waves * wave
             extra["waves"] = waves
-        case = chain_case(kdef, fk, PEAK_F, items, pair.get(items * item_bytes), src, self.ctx.backend, extra,
-                          consts, reference)
+        case = chain_case(
+            kdef, fk, PEAK_F, items, pair.get(items * item_bytes), src, self.ctx.backend, extra, consts, reference
+        )
         case.rebind = lambda block: self._case(kdef, src, {**consts, "BLOCK": block}, pair, reference)
         return case
 

@@ -15,5 +15,6 @@ def _ceiling_names() -> Tuple[str, ...]:
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="stream", measure=StreamSuite, order=10, budget_s=30.0, default=True,
-                 ceiling_names=_ceiling_names)
+SPEC = SuiteSpec(
+    name="stream", measure=StreamSuite, order=10, budget_s=30.0, default=True, ceiling_names=_ceiling_names
+)

@@ -17,8 +17,22 @@ from typing import Any, Callable, Iterator, List, Tuple
 
 import numpy as np
 
-from ..base import EPS, ITEMSIZE, PERIOD, Case, Constants, HostScratch, KernelDef, Suite, check_tiled, fill, pattern, \
-    poison, read, rebindable
+from ..base import (
+    EPS,
+    ITEMSIZE,
+    PERIOD,
+    Case,
+    Constants,
+    HostScratch,
+    KernelDef,
+    Suite,
+    check_tiled,
+    fill,
+    pattern,
+    poison,
+    read,
+    rebindable,
+)
 
 __all__ = ["StreamSuite", "STREAM_KERNELS", "Q", "VECTOR", "BLOCK_ELEMENTS", "bandwidth_class", "array_elements"]
 
@@ -46,14 +60,19 @@ class StreamKernel:
         entry = f"stream_{self.name}_f32"
         # 1024 threads per block on CUDA: on an H100 the triad reached 91.2 % of the theoretical
         # bandwidth with 1024 against 90.6 % with 256 (256 MiB arrays).
-        return KernelDef("stream", self.name, "fp32",
-                         {"cpu": ("builtin", entry), "cuda": ("stream.cu", entry), "metal": ("stream.metal", entry)},
-                         constants={"cuda": {"BLOCK": 1024}},
-                         ceiling_class=ceiling_class, ceiling_kind="bandwidth")
+        return KernelDef(
+            "stream",
+            self.name,
+            "fp32",
+            {"cpu": ("builtin", entry), "cuda": ("stream.cu", entry), "metal": ("stream.metal", entry)},
+            constants={"cuda": {"BLOCK": 1024}},
+            ceiling_class=ceiling_class,
+            ceiling_kind="bandwidth",
+        )
 
 
 def bandwidth_class(array_bytes: int, llc_bytes: int) -> str:
-    """"DRAM bandwidth" when each array is at least 4× the last-level cache (docs/design.md,
+    """ "DRAM bandwidth" when each array is at least 4× the last-level cache (docs/design.md,
     "Measurement") or the
     cache size is unknown, else "Cache bandwidth": small arrays measure the caches, not DRAM."""
     return "Cache bandwidth" if llc_bytes and array_bytes < 4 * llc_bytes else "DRAM bandwidth"
@@ -106,8 +125,18 @@ class StreamSuite(Suite):
             want = sk.ref(pats[0], pats[1], pats[2], q).astype(np.float32)
             yield rebindable(partial(self._case, sk, kdef, src, bufs, n, want, rtol, scratch), self.constants(kdef))
 
-    def _case(self, sk: StreamKernel, kdef: KernelDef, src: Tuple[str, str], bufs: List[Any], n: int,
-              want: np.ndarray, rtol: float, scratch: HostScratch, constants: Constants) -> Case:
+    def _case(
+        self,
+        sk: StreamKernel,
+        kdef: KernelDef,
+        src: Tuple[str, str],
+        bufs: List[Any],
+        n: int,
+        want: np.ndarray,
+        rtol: float,
+        scratch: HostScratch,
+        constants: Constants,
+    ) -> Case:
         out = bufs[sk.output]
 
         def check() -> Tuple[bool, str]:

@@ -69,7 +69,9 @@ class SweepSuite(Suite):
         bufs = (backend.alloc(buf_bytes), backend.alloc(buf_bytes))
         max_launch_s = float(self.ctx.options.get("max_launch_s", 0.05))
         kernels = self._kernels()
-        prebuild(backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()])
+        prebuild(
+            backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()]
+        )
         filled = 0  # elements of bufs[0] holding the input pattern: the same for every case, written once
         scratch = HostScratch()
         for kdef, fk, src in kernels:
@@ -88,7 +90,17 @@ class SweepSuite(Suite):
                         items = max(1024, int(prev_items * max_launch_s / t_next) // 64 * 64)
                 items = min(items, full_items)
                 count = items * fk.elems_per_item
-                yield chain_case(kdef, fk, F, items, bufs, src, backend,
-                                 {"shrunk": items < full_items}, self.constants(kdef), fill_input=count > filled,
-                                 scratch=scratch)
+                yield chain_case(
+                    kdef,
+                    fk,
+                    F,
+                    items,
+                    bufs,
+                    src,
+                    backend,
+                    {"shrunk": items < full_items},
+                    self.constants(kdef),
+                    fill_input=count > filled,
+                    scratch=scratch,
+                )
                 filled = max(filled, count)
