@@ -116,8 +116,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     date = dt.date.today().isoformat()
     name = f"{device_names['graphics']} ({args.graphics}; compute {args.compute or 'default'})"
     print(
-        f"\n| date | device | rounds | fragment GFLOP/s (F=512, blended) | compute vec4_cross4 | ratio | "
-        f"best compute fp32 | ratio | fill GPixel/s (F=0 opaque / blended) |"
+        "\n| date | device | rounds | fragment GFLOP/s (F=512, blended) | compute vec4_cross4 | ratio | "
+        "best compute fp32 | ratio | fill GPixel/s (F=0 opaque / blended) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     print(

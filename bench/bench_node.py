@@ -73,8 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         singles[name] = timed(cli("run", "--device", str(spec), *options, "--out", str(out / "single" / name)))
     node_out = out / "node"
     if shared:
-        from apple_roofline.node import Child, measure_node, split_cpus
         from apple_roofline.cpus import usable_cpus
+        from apple_roofline.node import Child, measure_node, split_cpus
 
         shares = split_cpus(usable_cpus(), len(specs))
         children = [

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._version import __version__
 from . import flops_bytes
+from ._version import __version__
 from .embed import measure
 from .errors import OptionError
 from .roofline.facade import Roofline

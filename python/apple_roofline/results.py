@@ -11,9 +11,9 @@ import os
 from typing import Dict, Type, Union
 
 from .calls.model import CallsStudy
+from .dispatch.model import DispatchStudy
 from .engines.model import EnginesStudy
 from .graphics.model import GraphicsStudy
-from .dispatch.model import DispatchStudy
 from .roofline.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text

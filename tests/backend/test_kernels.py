@@ -9,15 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from apple_roofline.suites.base import SuiteContext
+from apple_roofline.shaders import resolve
+from apple_roofline.suites.base import KernelDef, SuiteContext
 from apple_roofline.suites.chains import chain_case
 from apple_roofline.suites.fma import FMA_KERNELS
 from apple_roofline.suites.gemm.suite import GemmSuite
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import StreamSuite
 from apple_roofline.suites.sweep.suite import SWEEP_KERNELS
-from apple_roofline.suites.base import KernelDef
-from apple_roofline.shaders import resolve
 
 
 def _ctx(backend: Any, array_bytes: int = 1 << 16, **options: Any) -> SuiteContext:

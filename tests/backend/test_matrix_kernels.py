@@ -70,8 +70,8 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> Non
     kernel with the descriptors' two byte offsets swapped (WG_SWAP_LBO_SBO) computes a product the
     check rejects. Elsewhere: skipped with the suite's reason."""
     from apple_roofline.shaders import resolve
-    from apple_roofline.suites.matrix.suite import wgmma_reason
     from apple_roofline.suites.matrix.kernels import PRECISIONS
+    from apple_roofline.suites.matrix.suite import wgmma_reason
 
     b = _backend("cuda")
     info = dict(b.info())

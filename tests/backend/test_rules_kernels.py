@@ -9,11 +9,11 @@ from typing import Any, Dict
 import numpy as np
 import pytest
 
-from apple_roofline.suites.access.suite import AccessSuite
 from apple_roofline.suites.access.kernels import ACCESS_KERNELS, AccessKernel, check_access
+from apple_roofline.suites.access.suite import AccessSuite
 from apple_roofline.suites.base import SuiteContext, read
-from apple_roofline.suites.dualissue.suite import DualIssueSuite, dual_case
 from apple_roofline.suites.dualissue.kernels import CHAINS, DUAL_KERNELS, DualKernel
+from apple_roofline.suites.dualissue.suite import DualIssueSuite, dual_case
 from apple_roofline.suites.occupancy.suite import CPU_REASON, OccupancySuite
 
 

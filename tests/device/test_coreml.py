@@ -15,8 +15,8 @@ if sys.platform != "darwin":
 if importlib.util.find_spec("coremltools") is None:
     pytest.skip("coremltools is not installed (pip install 'apple_roofline[coreml]')", allow_module_level=True)
 
-from apple_roofline.engines import matmul_call_seconds, run_engines  # noqa: E402
 from apple_roofline.engines import kernels as K  # noqa: E402
+from apple_roofline.engines import matmul_call_seconds, run_engines  # noqa: E402
 from apple_roofline.engines.models import build_model  # noqa: E402
 from apple_roofline.engines.predict import compute_plan, native_timing, python_timing  # noqa: E402
 

@@ -38,8 +38,8 @@ def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: py
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_full_sweep_finds_the_last_cache_and_dram(device: str) -> None:
-    from apple_roofline.suites.hierarchy.levels import level_curves
     from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.suites.hierarchy.levels import level_curves
 
     run = run_roofline(device, ["hierarchy"], quick=True, telemetry=False)
     assert all(m.valid for m in run.measurements)

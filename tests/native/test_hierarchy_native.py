@@ -17,9 +17,9 @@ import math
 
 import pytest
 
+from apple_roofline.sizes import format_size
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plateaus import DRAM
-from apple_roofline.sizes import format_size
 from apple_roofline.suites.hierarchy.suite import STEPS_PER_OCTAVE
 from apple_roofline.theoretical.caches import cache_levels
 
@@ -34,9 +34,8 @@ def _print(curve) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
-    from apple_roofline.roofline.runner import run_roofline
-
     from apple_roofline.devices import open_device
+    from apple_roofline.roofline.runner import run_roofline
 
     documented, _notes = cache_levels(open_device("cpu").info())
     names = [lv.name for lv in documented]

@@ -29,7 +29,6 @@ from apple_roofline.calls.model import CallsStudy
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.document import Document
 from apple_roofline.study.journal import journal_path, read_journal
-
 from journal_lines import assert_each_key_once
 
 #: Each study: its command (short, but with many measurements), its results stem and document kind.

@@ -5,9 +5,9 @@ functions what Metal returned (docs/design.md, "The Metal backend")."""
 
 from __future__ import annotations
 
+import struct
 import threading
 import time
-import struct
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np

@@ -14,9 +14,9 @@ is built, as a folder dropped into ``suites/`` is found."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-import os
 import textwrap
 from pathlib import Path
 from typing import Dict, List

@@ -182,9 +182,8 @@ def test_reports_say_partial_and_name_what_was_not_measured(m5_run: Run) -> None
 
 
 def test_progress_line_says_the_steps_done_and_why_it_ended() -> None:
-    from typer.testing import CliRunner
-
     import typer
+    from typer.testing import CliRunner
 
     from apple_roofline.cli.progress import CliProgress
 

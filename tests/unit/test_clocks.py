@@ -11,10 +11,10 @@ import pytest
 
 from apple_roofline import clocks as C
 from apple_roofline.measure import Timing
+from apple_roofline.results import load_results
 from apple_roofline.roofline.cases import measurement_params
 from apple_roofline.roofline.clock_table import clock_table
 from apple_roofline.roofline.run import Run
-from apple_roofline.results import load_results
 from apple_roofline.telemetry import Sampler
 from apple_roofline.text import DASH
 

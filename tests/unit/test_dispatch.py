@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from apple_roofline.errors import OptionError
+
 from apple_roofline.dispatch import (
     CLOCKS,
     KERNELS,
@@ -41,6 +41,7 @@ from apple_roofline.dispatch.report import (
     latency_table,
     step_medians,
 )
+from apple_roofline.errors import OptionError
 from apple_roofline.stats import summarize
 from apple_roofline.study import ResultsError, ToolInfo
 

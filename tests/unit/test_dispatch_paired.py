@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List
 
 import numpy as np
 import pytest
+
 from apple_roofline.dispatch import (
     DispatchStudy,
     LatencySeries,

@@ -23,10 +23,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from apple_roofline.errors import OptionError
+
 from apple_roofline.dispatch import LatencySeries, PeerSkipped
 from apple_roofline.dispatch.kernels import check_tiny_counts
 from apple_roofline.dispatch.peers import PEERS, cupy_peer, measure_peers, mlx_peer, pyobjc_peer, torch_peer
+from apple_roofline.errors import OptionError
 from apple_roofline.roofline import Run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ from apple_roofline.engines.plot import plot_engines
 from apple_roofline.engines.predict import MACOS_ONLY, check_output, predictions_unavailable
 from apple_roofline.engines.report import format_engines, gflops_table
 from apple_roofline.errors import CannotMeasure, OptionError
-from apple_roofline.study import ResultsError, ToolInfo
 from apple_roofline.results import load_results
+from apple_roofline.study import ResultsError, ToolInfo
 
 cli = CliRunner()
 needs_coremltools = pytest.mark.skipif(

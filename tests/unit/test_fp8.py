@@ -11,7 +11,6 @@ import pytest
 
 from apple_roofline.suites.fp8 import FORMATS, decode, encode
 
-
 # (code, value) worked out from sign | exponent | mantissa by hand
 E4M3_POINTS = [
     (0x00, 0.0),

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.records import Measurement
-from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
+from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.gemm.suite import (
     GEMM_DTYPES,
     GEMM_PRECISIONS,

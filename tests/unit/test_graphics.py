@@ -383,7 +383,7 @@ def test_figures_and_files(study: GraphicsStudy, tmp_path: Path) -> None:
     assert [p.name for p in written] == list(GRAPHICS_FILES) and problems == []
     only_fill = dataclasses.replace(study, measurements=study.suite("fillrate"))
     written, problems = write_graphics(only_fill, tmp_path)
-    assert problems == [f"no graphics-texture.png: graphics study of Fake GPU has no valid texture pass"]
+    assert problems == ["no graphics-texture.png: graphics study of Fake GPU has no valid texture pass"]
 
 
 def test_cli(fake: FakeDevice, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from apple_roofline import clocks as S
 from apple_roofline.cli import app
 from apple_roofline.errors import OptionError
 from apple_roofline.graphics import grid as G
@@ -18,7 +19,6 @@ from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import pacing as P
 from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
-from apple_roofline import clocks as S
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.telemetry import NullSampler, Sampler

@@ -11,7 +11,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
+from apple_roofline.roofline import Ceiling, Measurement, RooflineModel, Run
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
 from apple_roofline.suites.hierarchy.suite import (

@@ -11,16 +11,13 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.html import to_html
-from apple_roofline.suites.idiv.table import idiv_table
 from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.suites.registry import default_suites, suite_names
-from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.idiv.suite import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
+from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.idiv.kernels import (
     IDIV_DIVISOR,
     IDIV_F,
@@ -31,6 +28,9 @@ from apple_roofline.suites.idiv.kernels import (
     check_exact,
     idiv_input,
 )
+from apple_roofline.suites.idiv.suite import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
+from apple_roofline.suites.idiv.table import idiv_table
+from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.text import DASH
 
 # ---- the reference ----------------------------------------------------------------------------------

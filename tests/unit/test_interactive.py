@@ -19,6 +19,8 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("plotly")
 
+from browser_cdp import Browser, find_browser  # noqa: E402
+
 from apple_roofline.roofline import compare_html as compare_page  # noqa: E402
 from apple_roofline.roofline import interactive  # noqa: E402
 from apple_roofline.roofline.binding import binding  # noqa: E402
@@ -29,8 +31,6 @@ from apple_roofline.roofline.interactive import drawn_measurements, roofline_fig
 from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING, PlotlyFigures  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.tables import model_of  # noqa: E402
-
-from browser_cdp import Browser, find_browser  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 BUNDLE = re.compile(r"plotly\.js v\d+\.\d+\.\d+")  # the banner at the head of plotly.js
@@ -332,7 +332,7 @@ def test_report_in_a_headless_browser(browser: Browser, tmp_path: Path) -> None:
     text = _hover(browser, "roofline", m.intensity, m.gflops)
     b = binding(m, run.ceilings, "measured")
     assert b is not None
-    assert text.startswith(m.label) and b.text in text and f"provenance: gemm suite" in text, text
+    assert text.startswith(m.label) and b.text in text and "provenance: gemm suite" in text, text
 
     _no_network(browser, page)
 

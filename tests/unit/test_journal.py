@@ -19,7 +19,6 @@ from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.journal import SUFFIX, Journal, JournalWriteError, journal_path, read_journal, record_key
 from apple_roofline.study.markdown import provenance_lines
-
 from journal_lines import journal_keys
 
 DEVICE = {"backend": "cpu", "name": "Test CPU"}

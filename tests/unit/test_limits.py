@@ -12,22 +12,21 @@ from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
 import pytest
-
 from test_tuning import FakeBackend, fake  # noqa: F401 (the fixture) — tests/unit, on the path as every test's folder is
 
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
-from apple_roofline.suites.hierarchy.plot import plot_hierarchy
-from apple_roofline.suites.hierarchy.table import hierarchy_table
 from apple_roofline.roofline.html import to_html
-from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.roofline.limits import TOLERANCE, Limits, check_limits, share_text
-from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.roofline.plot import plot_roofline
 from apple_roofline.roofline.records import OverLimit
 from apple_roofline.roofline.report import to_csv, to_markdown
 from apple_roofline.study import ToolInfo
 from apple_roofline.study.files import ResultsError
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.plot import plot_hierarchy
+from apple_roofline.suites.hierarchy.table import hierarchy_table
+from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 
 DATA = Path(__file__).resolve().parent / "data"
 MiB = 1 << 20

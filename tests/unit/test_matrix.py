@@ -15,31 +15,16 @@ import numpy as np
 import pytest
 
 from apple_roofline.errors import OptionError
-
 from apple_roofline.roofline.html import to_html
-from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
-from apple_roofline.roofline.model import derive_ceilings
+from apple_roofline.roofline.model import RooflineModel, derive_ceilings
 from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.roofline.selection import default_names
-from apple_roofline.roofline.model import RooflineModel
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.text import DASH
-from apple_roofline.suites.registry import default_suites, suite_names
-from apple_roofline.suites.matrix import suite as matrix_suite
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
-from apple_roofline.suites.matrix.suite import (
-    BLOCK,
-    CPU_REASON,
-    GROUPS_QUICK,
-    LARGEST,
-    SHAPES_OPTION,
-    SWEEP,
-    MatrixSuite,
-    wgmma_reason,
-)
+from apple_roofline.suites.matrix import suite as matrix_suite
 from apple_roofline.suites.matrix.kernels import (
     API_BY_NAME,
     ITERS,
@@ -63,10 +48,29 @@ from apple_roofline.suites.matrix.kernels import (
     parse_matrix_class,
     to_storage,
 )
-
-from shader_twins import MMA_EPR, emulate_mma_tile, mma_a_index, mma_b_index, mma_c_index, ptx_a, ptx_b, ptx_c  # noqa: E402
-from shader_twins import (  # noqa: E402
+from apple_roofline.suites.matrix.suite import (
+    BLOCK,
+    CPU_REASON,
+    GROUPS_QUICK,
+    LARGEST,
+    SHAPES_OPTION,
+    SWEEP,
+    MatrixSuite,
+    wgmma_reason,
+)
+from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
+from apple_roofline.suites.registry import default_suites, suite_names
+from apple_roofline.text import DASH
+from shader_twins import (  # noqa: E402  # noqa: E402
+    MMA_EPR,
+    emulate_mma_tile,
     emulate_wgmma_tile,
+    mma_a_index,
+    mma_b_index,
+    mma_c_index,
+    ptx_a,
+    ptx_b,
+    ptx_c,
     ptx_desc_fields,
     ptx_wgmma_d,
     wg_c_index,

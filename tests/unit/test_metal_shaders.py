@@ -26,41 +26,40 @@ from typing import List, Optional, Set
 import numpy as np
 import pytest
 
-from apple_roofline.suites.gemm import suite as gemm_suite
-from apple_roofline.suites.base import KernelDef
 from apple_roofline.suites.access.kernels import ACCESS_KERNELS
+from apple_roofline.suites.base import KernelDef
 from apple_roofline.suites.dualissue.kernels import DUAL_KERNELS
+from apple_roofline.suites.gemm import suite as gemm_suite
+from apple_roofline.suites.gemm.suite import check_gemm
 from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
 from apple_roofline.suites.occupancy.suite import KERNEL as OCCUPANCY_KERNEL
-from apple_roofline.suites.gemm.suite import check_gemm
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS
-
 from shader_twins import (  # noqa: E402
+    GROUP,
     NO_METAL_TWIN,
-    PREPENDED_MACROS,
-    TWIN_STEMS,
     PREFIXED_TWINS,
+    PREPENDED_MACROS,
+    TILE,
+    TWIN_STEMS,
     WGSL_TWINS,
-    metal_compute_files,
-    metal_stage_functions,
-    wgsl_overrides,
-    wgsl_stage_functions,
     cuda_entries,
     cuda_kind,
+    emulate_tiled16,
     function_constants,
     metal_args,
+    metal_compute_files,
     metal_files,
     metal_kernels,
+    metal_stage_functions,
     read_shader,
     required_macros,
     strip_comments,
-    twins,
     tiled16_element,
-    emulate_tiled16,
-    TILE,
-    GROUP,
+    twins,
+    wgsl_overrides,
+    wgsl_stage_functions,
 )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
+from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 from apple_roofline.cli import progress as cli_progress
 from apple_roofline.cli.progress import CliProgress, clock_text, time_left
@@ -20,8 +21,6 @@ from apple_roofline.roofline.records import REMEASURED_PARAM, Measurement
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import cv_warnings, rate_words
 from apple_roofline.stats import CV_WARN, NOISY_CV
-
-from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 
 def _m(

@@ -19,14 +19,6 @@ from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.suites.access.plot import plot_access
-from apple_roofline.suites.access.table import access_rules, access_table
-from apple_roofline.suites.dualissue.plot import plot_dualissue
-from apple_roofline.suites.dualissue.table import dual_verdict, dualissue_table
-from apple_roofline.suites.occupancy.plot import plot_occupancy
-from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
-from apple_roofline.suites.registry import default_suites, suite_names
-from apple_roofline.suites.access.suite import level_bytes
 from apple_roofline.suites.access.kernels import (
     ACCESS_KERNELS,
     check_access,
@@ -34,9 +26,16 @@ from apple_roofline.suites.access.kernels import (
     expected_words,
     strided_index,
 )
+from apple_roofline.suites.access.plot import plot_access
+from apple_roofline.suites.access.suite import level_bytes
+from apple_roofline.suites.access.table import access_rules, access_table
 from apple_roofline.suites.dualissue.kernels import DUAL_BY_NAME, DUAL_KERNELS, int_reference, kind_reference
+from apple_roofline.suites.dualissue.plot import plot_dualissue
+from apple_roofline.suites.dualissue.table import dual_verdict, dualissue_table
+from apple_roofline.suites.occupancy.plot import plot_occupancy
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source, tg_limit, tg_sizes
-
+from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
+from apple_roofline.suites.registry import default_suites, suite_names
 
 # ---- access ----------------------------------------------------------------------------------------
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 
 from apple_roofline.roofline.records import Measurement
-
 from apple_roofline.roofline.run import Run
-
+from apple_roofline.roofline.runner import check_array_bytes, default_array_bytes, ladder_warnings
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.roofline.runner import check_array_bytes, ladder_warnings, default_array_bytes
 
 GIB = 1 << 30
 

@@ -22,7 +22,6 @@ from apple_roofline.graphics import pacing as P
 from apple_roofline.roofline import Run
 from apple_roofline.study.progress import StudyInterrupted
 from apple_roofline.telemetry import NullSampler
-
 from conftest import build_m5_run
 
 

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import OptionError
 from ..shaders import resolve
 from ..suites.base import poison, read
-from ..suites.gemm.suite import TILED_GEMM, TILE, check_gemm
+from ..suites.gemm.suite import TILE, TILED_GEMM, check_gemm
 
 __all__ = ["CallPath", "PathContext", "PreparedCall", "PATHS", "COREML_UNITS", "check_paths", "blas_label"]
 

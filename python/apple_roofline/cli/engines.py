@@ -78,10 +78,10 @@ def engines(
     """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs
     and bytes, time predictions on macOS; write DIR/engines.json, engines.md and engines.png."""
     from ..engines import kernels, runner
-    from ..engines.predict import MAX_REPS
-    from ..errors import check_int
     from ..engines.models import CoremltoolsMissing, ModelBuildError
     from ..engines.outputs import write_engines
+    from ..engines.predict import MAX_REPS
+    from ..errors import check_int
 
     try:
         unit_names = kernels.parse_units(units) if units is not None else None

@@ -11,10 +11,10 @@ import typer
 
 from ..errors import OptionError
 from ..measure import MAX_REPS
-from ..stats import CV_WARN, NOISY_CV
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.budget import budget_help, suite_budgets
+from ..stats import CV_WARN, NOISY_CV
 from ..suites import registry
 from ..text import sig_figs, text_table
 from .common import (
@@ -38,8 +38,8 @@ from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..roofline.run import Run
-    from ..user_kernels.model import KernelSet
     from ..roofline.runner import Tuner
+    from ..user_kernels.model import KernelSet
 
 __all__ = ["run", "parse_count", "ridge_summary", "summed_warnings", "suite_help"]
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from .kernels import FLOAT32_EXACT, KERNELS, TINY_BYTES, TINY_FLOATS, TINY_ITEMS, check_tiny_counts
 from .model import CLOCKS, MEASURES, DispatchStudy, LatencySeries, Pairing, PeerSkipped
+from .outputs import STUDY_FILES, write_study
 from .paired import PairedDifference, pair_order, paired_difference
 from .peers import PEERS, measure_peers
-from .outputs import STUDY_FILES, write_study
 from .plot import plot_dispatch
 from .report import (
     LATENCY_COLUMNS,

@@ -23,10 +23,10 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 from .. import provenance
 from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
 from ..stats import CV_WARN
-from ..study.reader import Reader
 from ..study.document import ToolInfo
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
+from ..study.reader import Reader
 from ..text import one_line
 from .kernels import (
     DEFAULT_BATCHES,

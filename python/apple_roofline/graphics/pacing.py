@@ -31,9 +31,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
 
+from ..clocks import CLOCK_TOLERANCE, pass_clock
 from ..telemetry import Sampler
 from ..telemetry.window import Summary
-from ..clocks import CLOCK_TOLERANCE, pass_clock
 from ..watchdog import watched
 
 __all__ = [

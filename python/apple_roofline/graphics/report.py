@@ -16,6 +16,7 @@ import io
 import json
 from typing import Dict, List, Tuple
 
+from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 from ..roofline.records import Measurement, format_params
 from ..roofline.report import table_lines
 from ..roofline.tables import efficiency_table, telemetry_note
@@ -23,7 +24,6 @@ from ..study.markdown import end_report, format_report, header_warnings, provena
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
-from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 
 __all__ = [
     "FORMATS",

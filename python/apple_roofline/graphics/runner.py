@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
 
 from .. import provenance
+from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..errors import DeviceStopped, check_int, nothing_measured
-from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 from ..measure import check_reps
 from ..stats import CV_WARN
 from ..study.budget import Budgets
@@ -49,7 +49,7 @@ from .options import (
 )
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
 from .passes import PassMeasurer, fitting
-from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
+from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 
 __all__ = [
     "MAX_OVERDRAW",

@@ -13,9 +13,9 @@ Methodology: Williams, Waterman and Patterson 2009 and the M5 GPU roofline analy
 
 from __future__ import annotations
 
+from .compare_plot import plot_compare
 from .facade import Roofline
 from .model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
-from .compare_plot import plot_compare
 from .plot import plot_roofline
 from .records import CONVENTIONS, Ceiling, Measurement, Skipped
 from .run import Run

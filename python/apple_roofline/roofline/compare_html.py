@@ -19,6 +19,7 @@ from ..study.markdown import status_text
 from .compare import Comparison, baseline_value, ceiling_key, ceiling_values, compare_tables, partial_note, ratio_text
 from .compare_interactive import compare_figure
 from .compare_plot import RUN_DASHES, plot_compare, svg_dash
+from .html import PAGE_STYLE, ceiling_tooltip, svg_with_tooltips, table_html
 from .interactive import figure_data
 from .plotly_embed import (
     INTERACTIVE_CLASS,
@@ -30,7 +31,6 @@ from .plotly_embed import (
     plotly_available,
     static_block,
 )
-from .html import PAGE_STYLE, ceiling_tooltip, svg_with_tooltips, table_html
 from .tables import model_of
 
 __all__ = ["compare_tooltips", "compare_html"]

@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..figures import Figure, mpl, text_color
-from .compare import run_tags
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
+from .compare import run_tags
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
 from .model import RooflineModel
 from .plot import ceiling_classes

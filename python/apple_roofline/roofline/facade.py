@@ -48,8 +48,8 @@ class Roofline(RooflineModel):
         Raises:
             ValueError: an unknown ceiling name in ``ceilings``.
         """
-        from .plot import plot_roofline  # the view, imported on use (see the module docstring)
         from ..user_kernels.place import place
+        from .plot import plot_roofline  # the view, imported on use (see the module docstring)
 
         placed = place(self, kernels) if kernels is not None else []
         return plot_roofline(self, points=points, ax=ax, title=title, ceilings=ceilings, kernels=placed)

@@ -18,19 +18,19 @@ from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..figures import figure_bytes
 from ..study.markdown import resumed_line, status_text, tool_line
+from ..suites import registry
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
-from .plot import measurement_gid
-from .records import Ceiling, Measurement, format_params
 from ..user_kernels.model import KernelSet
 from ..user_kernels.place import place
 from ..user_kernels.tables import kernel_tooltips
-from .report import kernels_section
-from .run import Run
-from ..suites import registry
 from .clock_table import clock_table
 from .interactive import interactive_roofline
-from .plotly_embed import SWITCH_STYLE, static_block
 from .limits import OVER_MARK
+from .plot import measurement_gid
+from .plotly_embed import SWITCH_STYLE, static_block
+from .records import Ceiling, Measurement, format_params
+from .report import kernels_section
+from .run import Run
 from .run_figures import roofline_figure, suite_figure, sweep_figure
 from .tables import (
     Table,

@@ -33,8 +33,8 @@ from ..text import percent, sig_figs
 from .axes import X_LABEL, Scale, limits, scale_for
 from .binding import binding, dram_bandwidth
 from .model import RooflineModel
-from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
 from .plot import ceiling_classes
+from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 from .selection import select_ceilings

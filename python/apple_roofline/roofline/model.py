@@ -25,8 +25,8 @@ import numpy.typing as npt
 
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
-from ..text import date_of
 from ..suites.registry import suite_ceilings
+from ..text import date_of
 from .records import WORKING_SET, Ceiling, Measurement, format_params
 from .roofs import PRECISIONS, roof_for
 

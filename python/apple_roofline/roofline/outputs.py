@@ -17,10 +17,10 @@ from typing import List, Optional, Sequence, Tuple, Union
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from .html import to_html
-from .report import to_markdown
 from ..user_kernels.model import KernelSet
 from ..user_kernels.place import place
+from .html import to_html
+from .report import to_markdown
 from .run import Run
 from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .selection import select_ceilings

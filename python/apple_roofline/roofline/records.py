@@ -22,10 +22,10 @@ from typing import Any, Dict, Mapping, Optional, Tuple, Union
 from ..clocks import CLOCK_PARAMS
 from ..sizes import format_size
 from ..stats import NOISY_CV, Summary, summarize
-from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
-from ..telemetry.window import POWER
 from ..study.files import ResultsError
 from ..study.reader import Reader, join, json_type
+from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
+from ..telemetry.window import POWER
 from ..text import sig_figs
 
 __all__ = [

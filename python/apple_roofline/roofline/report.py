@@ -17,12 +17,12 @@ import json
 from typing import List, Optional, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
-from ..text import markdown_table
 from ..suites import registry
-from .clock_table import clock_table
+from ..text import markdown_table
 from ..user_kernels.model import KernelSet
 from ..user_kernels.place import place
 from ..user_kernels.tables import placements_table, unplaced_table
+from .clock_table import clock_table
 from .run import Run
 from .tables import (
     Table,

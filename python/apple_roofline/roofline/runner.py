@@ -24,12 +24,11 @@ from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
-from ..suites import SuiteContext
+from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
-from ..suites import registry
 from .budget import Budgets, suite_budgets
 from .cases import measure_case, measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms

@@ -22,8 +22,7 @@ from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import measure_case
-from ..roofline.records import BLOCK_PARAM
-from ..roofline.records import Measurement, ParamValue, Skipped
+from ..roofline.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
 from ..study.document import ToolInfo

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ..suites.hierarchy.levels import level_ceiling_name
 from ..roofline.model import RooflineModel
 from ..roofline.records import Ceiling
 from ..roofline.roofs import roof_for
+from ..suites.hierarchy.levels import level_ceiling_name
 from .model import KernelDot, KernelSet
 
 __all__ = ["Placement", "place", "level_bandwidth"]

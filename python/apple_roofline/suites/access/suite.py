@@ -24,9 +24,9 @@ from typing import Any, Callable, Dict, Iterator, Tuple
 
 import numpy as np
 
-from .kernels import ACCESS_KERNELS, ACCESS_STRIDES, AccessKernel, check_access, identity_words
 from ..base import Case, HostScratch, KernelDef, Suite, fill, prebuild, read
 from ..matrix.suite import unsupported
+from .kernels import ACCESS_KERNELS, ACCESS_STRIDES, AccessKernel, check_access, identity_words
 
 __all__ = ["AccessSuite", "LEVELS", "QUICK_STRIDES", "level_bytes", "NO_CACHE_REASON", "POISON_WORD", "skip_case"]
 

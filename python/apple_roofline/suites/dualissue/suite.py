@@ -17,10 +17,10 @@ from typing import Any, Dict, Iterator, Tuple
 import numpy as np
 
 from ..base import BufferPair, Case, Constants, Suite, check_tiled, fill, poison, prebuild, read
-from .kernels import DUAL_F, DUAL_KERNELS, CHAINS, DualKernel, dual_input, kind_reference, kind_tolerance
 from ..fma import CHAIN_A
 from ..idiv.kernels import check_exact
 from ..peak.suite import MIN_WAVES, PEAK_BUFFER_BYTES, wave_items
+from .kernels import CHAINS, DUAL_F, DUAL_KERNELS, DualKernel, dual_input, kind_reference, kind_tolerance
 
 __all__ = ["DualIssueSuite", "dual_case"]
 

@@ -24,10 +24,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ...roofline.records import WORKING_SET, Ceiling, Measurement
 from ...sizes import format_size
 from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
-from ...roofline.records import WORKING_SET, Ceiling, Measurement
 
 __all__ = [
     "HIERARCHY_SUITE",

@@ -23,14 +23,14 @@ import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...figures import MEASURED, PALETTE, THEORETICAL, Figure, log_ticks, mpl, new_figure, text_color
-from ...sizes import format_size
-from ...text import sig_figs
 from ...roofline.labels import Labels
-from .levels import LevelCurve, level_curves
 from ...roofline.plot import draw_over_limit, measurement_gid, over_limit_legend
 from ...roofline.records import Ceiling, Measurement
 from ...roofline.run import Run
 from ...roofline.tables import model_of
+from ...sizes import format_size
+from ...text import sig_figs
+from .levels import LevelCurve, level_curves
 
 __all__ = ["plot_hierarchy", "hierarchy_figure", "HIERARCHY_FIGSIZE"]
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ...sizes import format_size
-from ...text import DASH, sig_figs
-from .levels import LEVEL_KERNEL, level_ceiling_name, level_curves
 from ...roofline.limits import flagged_cell
 from ...roofline.run import Run
 from ...roofline.tables import Table
+from ...sizes import format_size
+from ...text import DASH, sig_figs
+from .levels import LEVEL_KERNEL, level_ceiling_name, level_curves
 
 __all__ = ["hierarchy_table"]
 

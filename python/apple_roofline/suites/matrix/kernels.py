@@ -53,15 +53,16 @@ Ceiling names say the instruction that set them (:meth:`MatrixApi.ceiling_class`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, Mapping, Optional, Tuple, Union
-
-import re
 
 import numpy as np
 
 from ..base import ITEMSIZE, KernelDef
-from ..fp8 import FORMATS as FP8_FORMATS, decode as fp8_decode, encode as fp8_encode
+from ..fp8 import FORMATS as FP8_FORMATS
+from ..fp8 import decode as fp8_decode
+from ..fp8 import encode as fp8_encode
 
 __all__ = [
     "REPS",

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...shaders import resolve
 from ..base import Case, KernelDef, Suite, poison, prebuild, read
+from ..peak.suite import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
     APIS,
@@ -39,6 +40,7 @@ from .kernels import (
     MatrixApi,
     MatrixPrecision,
     bytes_per_launch,
+    check_tile_output,
     compose,
     kernel_def,
     largest_shape,
@@ -46,9 +48,7 @@ from .kernels import (
     matrix_reference,
     ops_per_group,
     to_storage,
-    check_tile_output,
 )
-from ..peak.suite import MIN_WAVES, wave_items
 
 __all__ = [
     "MatrixSuite",

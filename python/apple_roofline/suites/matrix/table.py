@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from .kernels import PRECISIONS, parse_matrix_class
-from ...text import DASH, sig_figs
 from ...roofline.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
 from ...roofline.records import Ceiling, Measurement
 from ...roofline.run import Run
 from ...roofline.tables import Table
+from ...text import DASH, sig_figs
+from .kernels import PRECISIONS, parse_matrix_class
 
 __all__ = ["MATRIX_SUITE", "matrix_shapes_table", "matrix_summary_table", "matrix_tables"]
 
