@@ -12,10 +12,10 @@ import pytest
 
 pytest.importorskip("apple_roofline._native")
 
-from typer.testing import CliRunner  # noqa: E402
+from typer.testing import CliRunner
 
-from apple_roofline.calls import CallsStudy, run_calls  # noqa: E402
-from apple_roofline.cli import app  # noqa: E402
+from apple_roofline.calls import CallsStudy, run_calls
+from apple_roofline.cli import app
 
 #: The paths each backend's study measures (Core ML needs macOS: skipped elsewhere).
 EXPECTED: Dict[str, List[str]] = {

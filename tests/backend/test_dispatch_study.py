@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("apple_roofline._native")
 
-from typer.testing import CliRunner  # noqa: E402
+from typer.testing import CliRunner
 
-from apple_roofline.cli import app  # noqa: E402
-from apple_roofline.dispatch import DispatchStudy, binding_cost, pair_order, run_dispatch  # noqa: E402
-from apple_roofline.dispatch import runner as dispatch_runner  # noqa: E402
-from apple_roofline.errors import OptionError  # noqa: E402
+from apple_roofline.cli import app
+from apple_roofline.dispatch import DispatchStudy, binding_cost, pair_order, run_dispatch
+from apple_roofline.dispatch import runner as dispatch_runner
+from apple_roofline.errors import OptionError
 
 #: The steps each backend's timeline names (core/backend.h, Timeline).
 STEPS: Dict[str, tuple] = {

@@ -15,10 +15,10 @@ if sys.platform != "darwin":
 if importlib.util.find_spec("coremltools") is None:
     pytest.skip("coremltools is not installed (pip install 'apple_roofline[coreml]')", allow_module_level=True)
 
-from apple_roofline.engines import kernels as K  # noqa: E402
-from apple_roofline.engines import matmul_call_seconds, run_engines  # noqa: E402
-from apple_roofline.engines.models import build_model  # noqa: E402
-from apple_roofline.engines.predict import compute_plan, native_timing, python_timing  # noqa: E402
+from apple_roofline.engines import kernels as K
+from apple_roofline.engines import matmul_call_seconds, run_engines
+from apple_roofline.engines.models import build_model
+from apple_roofline.engines.predict import compute_plan, native_timing, python_timing
 
 
 @pytest.mark.parametrize("precision", ["fp16", "w8a16"])

@@ -17,7 +17,7 @@ from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERN
 from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS
-from shader_twins import NVCC, TWIN_STEMS, cuda_entries, read_shader  # noqa: E402
+from shader_twins import NVCC, TWIN_STEMS, cuda_entries, read_shader
 
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 

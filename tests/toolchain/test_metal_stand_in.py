@@ -28,7 +28,7 @@ from apple_roofline.suites.hierarchy.suite import MASK, TILE_WORDS, read_total, 
 from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source
 from apple_roofline.suites.stream.suite import STREAM_KERNELS, Q
-from shader_twins import emulate_tiled16, metal_kernels, read_shader  # noqa: E402
+from shader_twins import emulate_tiled16, metal_kernels, read_shader
 
 # ---- the .metal files on the host, through a C++ stand-in for <metal_stdlib> ------------------------
 

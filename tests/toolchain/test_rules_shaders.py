@@ -17,7 +17,7 @@ from apple_roofline.suites.access.kernels import ACCESS_KERNELS
 from apple_roofline.suites.dualissue.kernels import DUAL_KERNELS
 from apple_roofline.suites.fma import FmaKernel
 from apple_roofline.suites.occupancy.suite import OCCUPANCY_BLOCK, occupancy_source, tg_sizes
-from shader_twins import NVCC  # noqa: E402
+from shader_twins import NVCC
 
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 pytest.importorskip("matplotlib")
 
-from apple_roofline.cli import app  # noqa: E402
-from apple_roofline.dispatch.model import DispatchStudy  # noqa: E402
-from apple_roofline.roofline.compare import (  # noqa: E402
+from apple_roofline.cli import app
+from apple_roofline.dispatch.model import DispatchStudy
+from apple_roofline.roofline.compare import (
     BASELINE_MEDIAN,
     Comparison,
     compare_markdown,
@@ -28,12 +28,12 @@ from apple_roofline.roofline.compare import (  # noqa: E402
     path_labels,
     run_tags,
 )
-from apple_roofline.roofline.compare_html import compare_html, compare_tooltips  # noqa: E402
-from apple_roofline.roofline.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash  # noqa: E402
-from apple_roofline.roofline.plot import CLASS_COLORS  # noqa: E402
-from apple_roofline.roofline.run import Run  # noqa: E402
-from apple_roofline.roofline.tables import model_of  # noqa: E402
-from apple_roofline.study.timing import SuiteTime  # noqa: E402
+from apple_roofline.roofline.compare_html import compare_html, compare_tooltips
+from apple_roofline.roofline.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash
+from apple_roofline.roofline.plot import CLASS_COLORS
+from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.tables import model_of
+from apple_roofline.study.timing import SuiteTime
 
 DATA = Path(__file__).parent / "data"
 SAVED = ("run_h100.json", "run_xeon_16vcpu.json", "run_epyc_2vcpu.json", "run_h100_power.json")

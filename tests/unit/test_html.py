@@ -14,16 +14,16 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from apple_roofline.roofline import (
-    RooflineModel,  # noqa: E402
-    interactive,  # noqa: E402
+    RooflineModel,
+    interactive,
 )
-from apple_roofline.roofline.html import measurement_tooltip, svg_with_tooltips, table_html, to_html, tooltips  # noqa: E402
-from apple_roofline.roofline.plot import measurement_gid  # noqa: E402
-from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING  # noqa: E402
-from apple_roofline.roofline.records import Ceiling  # noqa: E402
-from apple_roofline.roofline.run import Run  # noqa: E402
-from apple_roofline.roofline.tables import Table  # noqa: E402
-from apple_roofline.text import percent, sig_figs  # noqa: E402
+from apple_roofline.roofline.html import measurement_tooltip, svg_with_tooltips, table_html, to_html, tooltips
+from apple_roofline.roofline.plot import measurement_gid
+from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING
+from apple_roofline.roofline.records import Ceiling
+from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.tables import Table
+from apple_roofline.text import percent, sig_figs
 
 
 class _Page(HTMLParser):

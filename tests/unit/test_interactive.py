@@ -19,18 +19,18 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("plotly")
 
-from browser_cdp import Browser, find_browser  # noqa: E402
+from browser_cdp import Browser, find_browser
 
-from apple_roofline.roofline import compare_html as compare_page  # noqa: E402
-from apple_roofline.roofline import interactive  # noqa: E402
-from apple_roofline.roofline.binding import binding  # noqa: E402
-from apple_roofline.roofline.compare import BASELINE_MEDIAN, Comparison  # noqa: E402
-from apple_roofline.roofline.compare_interactive import ceiling_anchor, compare_figure  # noqa: E402
-from apple_roofline.roofline.html import to_html  # noqa: E402
-from apple_roofline.roofline.interactive import drawn_measurements, roofline_figure, view_buttons  # noqa: E402
-from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING, PlotlyFigures  # noqa: E402
-from apple_roofline.roofline.run import Run  # noqa: E402
-from apple_roofline.roofline.tables import model_of  # noqa: E402
+from apple_roofline.roofline import compare_html as compare_page
+from apple_roofline.roofline import interactive
+from apple_roofline.roofline.binding import binding
+from apple_roofline.roofline.compare import BASELINE_MEDIAN, Comparison
+from apple_roofline.roofline.compare_interactive import ceiling_anchor, compare_figure
+from apple_roofline.roofline.html import to_html
+from apple_roofline.roofline.interactive import drawn_measurements, roofline_figure, view_buttons
+from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING, PlotlyFigures
+from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.tables import model_of
 
 DATA = Path(__file__).parent / "data"
 BUNDLE = re.compile(r"plotly\.js v\d+\.\d+\.\d+")  # the banner at the head of plotly.js

@@ -61,7 +61,7 @@ from apple_roofline.suites.matrix.suite import (
 from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.text import DASH
-from shader_twins import (  # noqa: E402  # noqa: E402
+from shader_twins import (
     MMA_EPR,
     emulate_mma_tile,
     emulate_wgmma_tile,

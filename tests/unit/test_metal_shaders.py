@@ -36,7 +36,7 @@ from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
 from apple_roofline.suites.occupancy.suite import KERNEL as OCCUPANCY_KERNEL
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS
-from shader_twins import (  # noqa: E402
+from shader_twins import (
     GROUP,
     NO_METAL_TWIN,
     PREFIXED_TWINS,

@@ -14,25 +14,25 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from apple_roofline.errors import OptionError  # noqa: E402
-from apple_roofline.figures import PALETTE, save_figure  # noqa: E402
-from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
-from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
-from apple_roofline.roofline.compare_plot import plot_compare  # noqa: E402
-from apple_roofline.roofline.labels import rotated_boxes  # noqa: E402
+from apple_roofline.errors import OptionError
+from apple_roofline.figures import PALETTE, save_figure
+from apple_roofline.roofline import Point, RooflineModel
+from apple_roofline.roofline.axes import FIGSIZE, X_LABEL
+from apple_roofline.roofline.compare_plot import plot_compare
+from apple_roofline.roofline.labels import rotated_boxes
 from apple_roofline.roofline.plot import (
     CLASS_COLORS,
     CLASS_ORDER,
     NEUTRAL,
     class_colors,
-    equal_heights,  # noqa: E402
+    equal_heights,
     measurement_gid,
     plot_roofline,
 )
-from apple_roofline.roofline.records import Ceiling  # noqa: E402
-from apple_roofline.roofline.run import Run  # noqa: E402
-from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings  # noqa: E402
-from apple_roofline.roofline.sweep_plot import COMPUTE_Y_LABEL, plot_sweep  # noqa: E402
+from apple_roofline.roofline.records import Ceiling
+from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings
+from apple_roofline.roofline.sweep_plot import COMPUTE_Y_LABEL, plot_sweep
 
 DATA = Path(__file__).parent / "data"
 
