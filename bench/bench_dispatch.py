@@ -141,7 +141,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(
                 f"| {date} | {device} | study {i + 1} of {a.studies}: {a.reps} pairs × {a.launches} launches | "
                 f"{kernel} throughput, Python − native (median of paired differences, 95 % interval "
-                f"{us(c['low_s'], True)} to {us(c['high_s'], True)} µs; {c['verdict']}) | native {us(c['native'])} µs | "
+                f"{us(c['low_s'], True)} to {us(c['high_s'], True)} µs; {c['verdict']}) | "
+                f"native {us(c['native'])} µs | "
                 f"Python {us(c['python'])} µs ({us(c['median_s'], True)} µs) | {target} | "
                 f"{target_verdict(c) if kernel == 'null' else 'INFO'} |"
             )

@@ -192,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             points.append(p)
             gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
             print(
-                f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=gemm):>10.1f}  "
+                f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
+                f"{model.attainable(p.intensity, compute=gemm):>10.1f}  "
                 f"{model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}"
             )
 

@@ -244,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                 gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
                 print(
                     f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
-                    f"{model.attainable(p.intensity, compute=gemm):>10.1f}  {model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}"
+                    f"{model.attainable(p.intensity, compute=gemm):>10.1f}  "
+                    f"{model.efficiency(p, compute=gemm):>10.1%}  "
+                    f"{model.classify(p, compute=gemm)}"
                 )
     if not points:
         print("nothing was measured (CuPy has no bf16: add fp32 or fp16 to --dtypes)", file=sys.stderr)

@@ -44,7 +44,8 @@ def parse_size(text: str) -> int:
     unit = m.group(2).lower() if m else ""
     if not m or unit not in _UNITS:
         raise ValueError(
-            f"'{text}' is not a size (valid: a positive number with an optional unit B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)"
+            f"'{text}' is not a size "
+            "(valid: a positive number with an optional unit B, KiB, MiB, GiB, TiB, kB, MB, GB, TB)"
         )
     mantissa = m.group(1)
     if abs(int(m.group(1).lower().partition("e")[2] or 0)) > 30:

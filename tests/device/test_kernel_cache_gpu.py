@@ -36,7 +36,8 @@ CHILD = textwrap.dedent("""
                 ' if (i < n) y[i] = (float)a + SHIFT; }',
         "metal": '#include <metal_stdlib>\\nusing namespace metal;\\nconstant float SHIFT [[function_constant(0)]];\\n'
                  'kernel void fill(device float* y [[buffer(0)]], constant float& a [[buffer(1)]],'
-                 ' constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) { if (i < n) y[i] = a + SHIFT; }',
+                 ' constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]])'
+                 ' { if (i < n) y[i] = a + SHIFT; }',
     }[device]
     b = _core.Backend(device, 0)
     k = b.compile(src, "fill", {"SHIFT": 0.5} if device == "metal" else {"SHIFT": 1})

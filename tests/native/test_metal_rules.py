@@ -93,8 +93,8 @@ def test_the_1_ns_snap_holds_just_inside_the_calibration_error_and_not_just_outs
 
 
 def test_a_period_outside_its_error_of_1_ns_is_kept() -> None:
-    """On a GPU outside the Apple families: a 41.67 ns tick, and a period 1 % off 1 ns with a 0.1 % calibration error, stay
-    as calibrated."""
+    """On a GPU outside the Apple families: a 41.67 ns tick, and a period 1 % off 1 ns with a 0.1 %
+    calibration error, stay as calibrated."""
     p = _core.metal_tick_period(*_clocks(2e-3, 48_000), False)
     assert p["ok"] and not p["snapped"] and p["seconds"] == p["calibrated"] == pytest.approx(41.6667e-9, rel=1e-4)
     q = _core.metal_tick_period(*_clocks(2.02e-3, 2_000_000), False)

@@ -3,13 +3,13 @@ measured by ``run --suite``, kept in run.json, shown in report.md and report.htm
 and named in the command line's help.
 
 The toy suite is written into a temporary folder that is put on the suites package's path
-(:mod:`apple_roofline.suites.registry` discovers the subpackages of ``apple_roofline.suites.__path__``),
-so the repository's files stay as they are. Its kernel is one the CPU backend already has built in
-(STREAM's copy); the rest is the toy's own: a kernel table with named fields, FLOP and byte formulas,
-a NumPy reference and check, two sweep forms (the default one and the one a run that names its suites
-takes), a rule that makes a ceiling of its measurements (a name ``run --ceilings`` accepts), a
-warning, a device fact, a report table, a figure and a budget. The command runs in a child process that adds the folder before the command line
-is built, as a folder dropped into ``suites/`` is found."""
+(:mod:`apple_roofline.suites.registry` discovers the subpackages of ``apple_roofline.suites.__path__``), so
+the repository's files stay as they are. Its kernel is one the CPU backend already has built in (STREAM's
+copy); the rest is the toy's own: a kernel table with named fields, FLOP and byte formulas, a NumPy reference
+and check, two sweep forms (the default one and the one a run that names its suites takes), a rule that makes
+a ceiling of its measurements (a name ``run --ceilings`` accepts), a warning, a device fact, a report table, a
+figure and a budget. The command runs in a child process that adds the folder before the command line is
+built, as a folder dropped into ``suites/`` is found."""
 
 from __future__ import annotations
 
@@ -109,7 +109,9 @@ TOY: Dict[str, str] = {
             if not ms:
                 return []
             best = max(ms, key=lambda m: m.gbps)
-            return [Ceiling("Toy copy bandwidth", "bandwidth", best.gbps, "GB/s", "measured", f"{best.label} (toy rule)")]
+            return [
+                Ceiling("Toy copy bandwidth", "bandwidth", best.gbps, "GB/s", "measured", f"{best.label} (toy rule)")
+            ]
 
 
         def toy_warnings(measurements):

@@ -204,14 +204,15 @@ def test_matrix_fragment_indices_on_the_host_equal_the_model(tmp_path: "os.PathL
         {"TM": 16, "TN": 8, "TK": 32, "ITERS": 1, "REPS": 1},
         "for (int l = 0; l < 32; ++l) for (int r = 0; r < 4; ++r) for (int e = 0; e < 4; ++e)\n"
         '  for (int epr = 2; epr <= 4; epr += 2) std::printf("%d %d %d %d %d %d %d %d %d %d\\n", l, r, e, epr,\n'
-        "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l), ar_c_row(l, r), ar_c_col(l, r));\n",
+        "    ar_a_row(l, r), ar_a_col(l, r, e, epr), ar_b_row(l, r, e, epr), ar_b_col(l),\n"
+        "    ar_c_row(l, r), ar_c_col(l, r));\n",
         tmp_path,
     )
     rows = [list(map(int, line.split())) for line in lines if line.strip()]
     assert len(rows) == 32 * 4 * 4 * 2
-    for l, r, e, epr, ar, ac, br, bc, cr, cc in rows:
-        assert (ar, ac) == mma_a_index(l, r, e, epr) and (br, bc) == mma_b_index(l, r, e, epr)
-        assert (cr, cc) == mma_c_index(l, r)
+    for lane, r, e, epr, ar, ac, br, bc, cr, cc in rows:
+        assert (ar, ac) == mma_a_index(lane, r, e, epr) and (br, bc) == mma_b_index(lane, r, e, epr)
+        assert (cr, cc) == mma_c_index(lane, r)
 
 
 # ---- wgmma.cu: every entry at sm_90a, none elsewhere, and its layout functions on the host -------------
@@ -292,7 +293,8 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
         "wgmma.cu",
         "-gencode=arch=compute_90a,code=sm_90a",
         {"TN": 64, "TK": 32, "ITERS": 1, "REPS": 1},
-        "for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5) for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
+        "for (int r = 0; r < 256; r += 3) for (int kb = 0; kb < 128; kb += 5)\n"
+        "  for (int kbytes = 32; kbytes <= 128; kbytes *= 2)\n"
         '  std::printf("o %d %d %d %u\\n", r, kb, kbytes, wg_offset(r, kb, kbytes));\n'
         'for (unsigned a = 0; a < 0x40000; a += 0x1230) std::printf("d %u %llu %llu\\n", a, wg_desc(a, 128, 1024),\n'
         "  wg_desc(a, 2048, 128));\n"

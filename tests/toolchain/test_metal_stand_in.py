@@ -70,7 +70,9 @@ typedef vec4<half> half4;
 typedef vec2<uint> uint2;
 typedef vec4<uint> uint4;
 template <class T> T ctz(T x) { return T(__builtin_ctzll((unsigned long long)x)); }
-template <class T, class U> T as_type(U u) { static_assert(sizeof(T) == sizeof(U)); T t; __builtin_memcpy(&t, &u, sizeof t); return t; }
+template <class T, class U> T as_type(U u) {
+  static_assert(sizeof(T) == sizeof(U)); T t; __builtin_memcpy(&t, &u, sizeof t); return t;
+}
 inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
 /* exact in double for the bounded values of the chains, then one rounding */
 inline half fma(half a, half b, half c) { return half(double(a) * double(b) + double(c)); }

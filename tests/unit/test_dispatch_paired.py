@@ -303,7 +303,8 @@ def _edited(edit: Callable[[Dict[str, Any]], None]) -> Dict[str, Any]:
         (lambda d: d["pairings"][0]["difference"].update(low_s=0.0), r"pairings\[0\]\.difference\.low_s"),
         (
             lambda d: d["pairings"][0]["difference"].update(status="includes_zero"),
-            r"pairings\[0\]\.difference\.status 'includes_zero' is not what the paired samples give \(valid: 'resolved'",
+            r"pairings\[0\]\.difference\.status 'includes_zero' is not what the paired samples give "
+            r"\(valid: 'resolved'",
         ),
         (
             lambda d: d["pairings"][0]["difference"].update(n=7),

@@ -87,7 +87,8 @@ def test_a_file_of_one_kind_is_not_read_as_another(tmp_path: Path, m5_run: Run) 
         DispatchStudy.from_dict({k: v for k, v in _study(m5_run).to_dict().items() if k != "kind"})
     with pytest.raises(
         ResultsError,
-        match=r"x\.json: kind 'render' is not a kind of results file \(valid: roofline, dispatch, graphics, calls, engines, tune\)",
+        match=r"x\.json: kind 'render' is not a kind of results file "
+        r"\(valid: roofline, dispatch, graphics, calls, engines, tune\)",
     ):
         parse_results({**d, "kind": "render"}, source="x.json")
 

@@ -11,11 +11,11 @@ import weakref
 from typing import Any, Iterator, List
 
 import pytest
-from test_graphics import FakeDevice  # tests/unit, on the path as every test's folder is
 
 from apple_roofline.dispatch.peers.common import gc_paused
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.wgpu_device import released_at_once
+from test_graphics import FakeDevice  # tests/unit, on the path as every test's folder is
 
 
 class _Resource:

@@ -106,7 +106,10 @@ def test_tooltip_text(m5_run: Run) -> None:
 
 
 def test_svg_with_tooltips_escapes_and_strips_the_prolog() -> None:
-    svg = '<?xml version="1.0"?>\n<!DOCTYPE svg>\n<svg width="10pt" height="5pt" viewBox="0 0 10 5"><g id="a&amp;b"></g><g id="c"></g></svg>'
+    svg = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg>\n'
+        '<svg width="10pt" height="5pt" viewBox="0 0 10 5"><g id="a&amp;b"></g><g id="c"></g></svg>'
+    )
     out = svg_with_tooltips(svg, {"a&b": "x < y & z"})
     assert out.startswith("<svg") and 'width="10pt"' not in out and 'viewBox="0 0 10 5"' in out
     assert '<g id="a&amp;b"><title>x &lt; y &amp; z</title></g><g id="c"></g>' in out

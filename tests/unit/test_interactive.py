@@ -19,8 +19,6 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("plotly")
 
-from browser_cdp import Browser, find_browser
-
 from apple_roofline.roofline import compare_html as compare_page
 from apple_roofline.roofline import interactive
 from apple_roofline.roofline.binding import binding
@@ -31,6 +29,7 @@ from apple_roofline.roofline.interactive import drawn_measurements, roofline_fig
 from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING, PlotlyFigures
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.tables import model_of
+from browser_cdp import Browser, find_browser
 
 DATA = Path(__file__).parent / "data"
 BUNDLE = re.compile(r"plotly\.js v\d+\.\d+\.\d+")  # the banner at the head of plotly.js

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import pytest
-from test_hierarchy import EPYC, XEON_VM, XEON_VM_READ, curve  # tests/unit, on the path as every test's folder is
 
 from apple_roofline.roofline import Measurement, Run
 from apple_roofline.suites.hierarchy.agreement import CAP, FLOOR, MARGIN, level_tolerance, settle
@@ -16,6 +15,7 @@ from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, Plateau, find_
 from apple_roofline.suites.hierarchy.suite import dram_points, sweep_points
 from apple_roofline.suites.hierarchy.table import hierarchy_table
 from apple_roofline.theoretical.caches import CacheLevel, dram_start, level_of
+from test_hierarchy import EPYC, XEON_VM, XEON_VM_READ, curve  # tests/unit, on the path as every test's folder is
 
 MiB = 1 << 20
 #: An H200's documented levels: one SM's 256 KiB L1, the 60 MiB L2.

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
 import pytest
-from test_tuning import FakeBackend, fake  # noqa: F401 (the fixture) — tests/unit, on the path as every test's folder is
 
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
@@ -27,6 +26,7 @@ from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plot import plot_hierarchy
 from apple_roofline.suites.hierarchy.table import hierarchy_table
 from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
+from test_tuning import FakeBackend, fake  # noqa: F401 (the fixture) — tests/unit, on the path as every test's folder is
 
 DATA = Path(__file__).resolve().parent / "data"
 MiB = 1 << 20
@@ -444,7 +444,8 @@ def test_a_recorded_h100_run_with_a_misread_clock_and_an_inflated_stream() -> No
 
 
 def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(
-    fake: FakeBackend, monkeypatch: pytest.MonkeyPatch
+    fake: FakeBackend,  # noqa: F811 (pytest's fixture, imported from test_tuning above to be found)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """run_roofline over the faked GPU of the tuning tests (STREAM at 1 ms a launch), with an interface
     slower than what it measured: every STREAM figure is flagged and warned about, none is a ceiling,

@@ -321,8 +321,8 @@ def test_hopper_measures_wgmma_beside_mma_sync() -> None:
                 "nvrtc_arch_target": "unavailable: the arch-specific target sm_90a needs NVRTC "
                 "12.0 or newer; this is 11.8",
             },
-            "wgmma needs NVRTC for the arch-specific target sm_90a: the arch-specific target sm_90a needs NVRTC 12.0 or "
-            "newer; this is 11.8",
+            "wgmma needs NVRTC for the arch-specific target sm_90a: the arch-specific target sm_90a needs "
+            "NVRTC 12.0 or newer; this is 11.8",
         ),
         (HOPPER, ""),
     ],

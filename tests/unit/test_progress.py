@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
-from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 from apple_roofline.cli import progress as cli_progress
 from apple_roofline.cli.progress import CliProgress, clock_text, time_left
@@ -21,6 +20,7 @@ from apple_roofline.roofline.records import REMEASURED_PARAM, Measurement
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import cv_warnings, rate_words
 from apple_roofline.stats import CV_WARN, NOISY_CV
+from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 
 def _m(
@@ -172,8 +172,8 @@ class Recorder:
 
 @pytest.mark.parametrize("second_noisy", [False, True])
 def test_a_noisy_kernel_is_measured_once_more(
-    fake: FakeBackend,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    fake: FakeBackend,  # noqa: F811 (pytest's fixture, imported from test_tuning above to be found)
+    monkeypatch: pytest.MonkeyPatch,
     second_noisy: bool,
 ) -> None:
     real = roofline_runner.measure_case

@@ -688,7 +688,8 @@ def test_ioreport_table_problems_are_notes_not_failures(monkeypatch: pytest.Monk
     assert v["cpu_cluster_mhz.ECPU"] == 912.0  # all its time in its first state
     assert v["cpu_cluster_mhz.PCPU"] == pytest.approx((912 + 3 * 1284) / 4)
     assert s.notes == [
-        "CPU cluster ECPU clock: voltage-states9 used: the expected voltage-states1-sram has 3 steps for 2 active states",
+        "CPU cluster ECPU clock: voltage-states9 used: the expected voltage-states1-sram has 3 steps "
+        "for 2 active states",
         "CPU cluster PCPU clock: voltage-states9 used: no expected key (voltage-states5-sram/voltage-states5) present",
     ]
     mismatch = FakeLibs(

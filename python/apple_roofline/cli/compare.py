@@ -1,10 +1,10 @@
 """``apple-roofline compare RUN.json...``: two or more saved runs side by side (:mod:`..roofline.compare`).
 
-Arguments are files, folders (every ``run.json`` under them, the file ``run`` writes) or glob
-patterns (``'results/**/run.json'``, expanded here too, so that a quoted pattern works on every
-shell). A file named twice is compared twice: a run against itself is a check of the comparison
-(every ratio 1.00), its second copy labelled ``run.json (2)``. Every file is read before anything is printed; each one that is not a roofline run, or whose
-schema version differs from the first run's, is named on its own line and the command exits 2.
+Arguments are files, folders (every ``run.json`` under them, the file ``run`` writes) or glob patterns
+(``'results/**/run.json'``, expanded here too, so that a quoted pattern works on every shell). A file named
+twice is compared twice: a run against itself is a check of the comparison (every ratio 1.00), its second copy
+labelled ``run.json (2)``. Every file is read before anything is printed; each one that is not a roofline run,
+or whose schema version differs from the first run's, is named on its own line and the command exits 2.
 
 ``--reference NAME`` (one of ``--list-references``, :mod:`..references`) compares one run or more
 with a reference: published figures are set beside the runs of their chip; a measured reference run

@@ -1,12 +1,12 @@
 """``apple-roofline graphics``: the render-pass and texture paths of a GPU (the graphics study).
 
-Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the
-rule of docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the
-device failed, wgpu is not installed or finds no adapter, or the device ran none of the passes
-(nothing is written); 2 for bad usage (an unknown device, adapter, suite or pattern, ``--overdraw
-0``, a negative F, a malformed ``--budget``), 130 when interrupted (the partial study is written). After the counts it prints
-the time per suite against its budget (a suite cut short by its budget says so) and the steady
-clock with how many passes ran below it.
+Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the rule of
+docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the device failed,
+wgpu is not installed or finds no adapter, or the device ran none of the passes (nothing is written); 2 for
+bad usage (an unknown device, adapter, suite or pattern, ``--overdraw 0``, a negative F, a malformed
+``--budget``), 130 when interrupted (the partial study is written). After the counts it prints the time per
+suite against its budget (a suite cut short by its budget says so) and the steady clock with how many passes
+ran below it.
 """
 
 from __future__ import annotations

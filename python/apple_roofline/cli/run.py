@@ -202,8 +202,9 @@ def run(
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
-    each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg
+    and the figures of the suites that have one (hierarchy.png/.svg ...); each measurement is also kept in
+    DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     from ..devices import resolve_device
     from ..measure import check_reps
     from ..sizes import parse_size

@@ -22,8 +22,8 @@ Three grids, each a list of cases per suite:
     pass runs at 1.8 GTexel/s at every size, so a line that stays flat at 1 fetch and falls at 16
     shows the cache, not the target).
 
-* ``quick`` — a look in under half a minute (16–18 s on that H100): F = 0, 64, 512; every format at F = 0 and 128, stored;
-  texture sizes 64², 256², 1024², 4096² at 16 fetches.
+* ``quick`` — a look in under half a minute (16–18 s on that H100): F = 0, 64, 512; every format at F = 0 and
+  128, stored; texture sizes 64², 256², 1024², 4096² at 16 fetches.
 * ``full`` — every point of before: F = 0, 1, 2 … 512 in both modes and both store actions, tile
   memory at F = 0, 16, 128, 512 both stored and discarded, texture sizes 64² … 8192² × 1, 2, 4, 8, 16
   fetches.

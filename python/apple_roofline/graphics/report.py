@@ -1,12 +1,12 @@
 """Text report of a graphics study: Markdown (and CSV/JSON through the shared formats).
 
-Sections: provenance and settings; the fill-rate roofline (per F, mode and store action: GPixel/s
-drawn and shaded, fragment GFLOP/s, how shaded pixels were found) with its two ceilings (the
-rasteriser/ROP rate at F = 0 and the fragment ALU rate at the largest F); tile memory (per format:
-GPixel/s, tile/ROP bytes per pixel and GB/s, each format against R8 at the same F); the texture cache
-(GTexel/s and effective GB/s per size, pattern, filter and fetch count, and the cliffs with their
-working sets); clocks and power where sampled; skipped passes; warnings. What the modes mean on a tile-based deferred renderer and
-on an immediate-mode GPU is stated in the report itself (docs/design.md, "The graphics study").
+Sections: provenance and settings; the fill-rate roofline (per F, mode and store action: GPixel/s drawn and
+shaded, fragment GFLOP/s, how shaded pixels were found) with its two ceilings (the rasteriser/ROP rate at
+F = 0 and the fragment ALU rate at the largest F); tile memory (per format: GPixel/s, tile/ROP bytes per pixel
+and GB/s, each format against R8 at the same F); the texture cache (GTexel/s and effective GB/s per size,
+pattern, filter and fetch count, and the cliffs with their working sets); clocks and power where sampled;
+skipped passes; warnings. What the modes mean on a tile-based deferred renderer and on an immediate-mode GPU
+is stated in the report itself (docs/design.md, "The graphics study").
 """
 
 from __future__ import annotations

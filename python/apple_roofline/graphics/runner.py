@@ -212,10 +212,10 @@ def run_graphics(
         warns += [w for w in map(cut_warning, times) if w]
         below = below_steady(measurements)
         if below:
+            named = ", ".join(m.label + " " + describe_case(m.params) for m in below[:6])
             warns.append(
                 f"{len(below)} of {len(measurements)} passes ran below the steady clock "
-                f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): {', '.join(m.label + ' ' + describe_case(m.params) for m in below[:6])}"
-                + (" …" if len(below) > 6 else "")
+                f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): {named}" + (" …" if len(below) > 6 else "")
             )
         for m in measurements:
             if not m.valid:

@@ -8,15 +8,14 @@ time_kernel`) times render passes as it times kernels.
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
-``timestampWrites``). :meth:`WgpuPass.run` puts a counting pass, ``lead`` untimed passes, every
-sample of one measurement and the stored pass read back for validation into **one queue submission**, so the GPU runs them back to back with no host gap
-(docs/design.md, "The graphics study", "Timing"). wgpu-native reports timestamps in the backend's
-ticks, converted with the queue's timestamp period (:func:`timestamp_tick`). Without the feature, a
-sample is the host's clock around its own submission and the wait for it, and the pass's ``timer``
-says so. Pipelines and render targets are built once per device and shared by the passes that use
-them. Shaded pixels: where the adapter has wgpu-native's
-``pipeline-statistics-query``, one pass counts ``fragment-shader-invocations`` (which may include
-helper invocations along the triangle's edges).
+``timestampWrites``). :meth:`WgpuPass.run` puts a counting pass, ``lead`` untimed passes, every sample of one
+measurement and the stored pass read back for validation into **one queue submission**, so the GPU runs them
+back to back with no host gap (docs/design.md, "The graphics study", "Timing"). wgpu-native reports timestamps
+in the backend's ticks, converted with the queue's timestamp period (:func:`timestamp_tick`). Without the
+feature, a sample is the host's clock around its own submission and the wait for it, and the pass's ``timer``
+says so. Pipelines and render targets are built once per device and shared by the passes that use them. Shaded
+pixels: where the adapter has wgpu-native's ``pipeline-statistics-query``, one pass counts
+``fragment-shader-invocations`` (which may include helper invocations along the triangle's edges).
 """
 
 from __future__ import annotations

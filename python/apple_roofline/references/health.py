@@ -2,12 +2,12 @@
 (``--device cuda:all``, :mod:`~apple_roofline.node.report`) with the reference in place of the
 node's median.
 
-A run of the reference's kind of device (:meth:`~.runs.RunReference.matches`) is flagged on each
-measured ceiling of the reference that is more than ``outlier_pct`` % below the reference's value
-(default :data:`~apple_roofline.node.report.DEFAULT_OUTLIER_PCT`, the node's), on each the run
-lacks, and when it is partial (interrupted, or a suite cut by its budget). Ceilings the run has beyond the reference's are not judged. A run
-of another device is not checked: the rule holds a GPU to one of its kind, and an H100's ceilings
-say nothing about an Apple M5's health.
+A run of the reference's kind of device (:meth:`~.runs.RunReference.matches`) is flagged on each measured
+ceiling of the reference that is more than ``outlier_pct`` % below the reference's value (default
+:data:`~apple_roofline.node.report.DEFAULT_OUTLIER_PCT`, the node's), on each the run lacks, and when it is
+partial (interrupted, or a suite cut by its budget). Ceilings the run has beyond the reference's are not
+judged. A run of another device is not checked: the rule holds a GPU to one of its kind, and an H100's
+ceilings say nothing about an Apple M5's health.
 """
 
 from __future__ import annotations

@@ -56,13 +56,16 @@ def clock_table(run: Run) -> Optional[Table]:
         mhz = lim.mhz if lim is not None else None
         clocked = lim.value if lim is not None and mhz is not None else None
         why = m.over_limit.reason if m is not None and m.over_limit is not None else CLOCK_MISREAD
+        if mhz is not None and m is not None:
+            kind = source_kind(m.params.get(EFFECTIVE_SOURCE)) if EFFECTIVE in m.params else "reported"
+            clock = f"{mhz:.0f} ({kind})"
+        else:
+            clock = DASH
         rows.append(
             (
                 name,
                 flagged_cell(m, sig_figs(value), "GFLOP/s") if m is not None else sig_figs(value),
-                f"{mhz:.0f} ({source_kind(m.params.get(EFFECTIVE_SOURCE)) if m is not None and EFFECTIVE in m.params else 'reported'})"
-                if mhz is not None and m is not None
-                else DASH,
+                clock,
                 sig_figs(t.value),
                 share_text(value / t.value, why),
                 sig_figs(clocked) if clocked is not None else DASH,
@@ -93,7 +96,8 @@ def clock_table(run: Run) -> Optional[Table]:
         "perf_event_open cycles), else the clock the sampler reported; each measurement's "
         "effective_clock_source says which.",
         "No share is above 100 %: within the timer's tolerance above a limit it is shown as 100 %, beyond "
-        'it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling (docs/design.md, "Physical limits").',
+        "it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling "
+        '(docs/design.md, "Physical limits").',
         "Clock: steady, or below steady when the effective clock is more than 5 % under the run's steady clock"
         + (
             f" ({float(steady):.0f} MHz, the median of the measurements' clocks)."

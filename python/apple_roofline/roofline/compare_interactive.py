@@ -7,17 +7,16 @@ run's ceilings are one legend group (its title names the run), each ceiling a le
 click hides or shows. Each run's drawn measurements (:func:`~.interactive.drawn_measurements`) are
 one trace of dots, hovered like the report's.
 
-The arrows (Intel Advisor's comparison of two results): for every run but the baseline, one trace of
-arrows from the baseline to that run — a measured compute ceiling from the baseline's ridge point
-(its value over its run's DRAM bandwidth) to the run's, a measured bandwidth from its height at
-:data:`ARROW_X_FRACTION` along the x axis to the run's, and a kernel both runs measured (the same
-label, FLOPs and bytes per launch) from the baseline's dot to the run's. Against ``--baseline
-median`` an arrow starts at the median of the runs that have the ceiling or kernel. A move too
-small to see (under :data:`MIN_MOVE`, relative, on both axes) gets no arrow. Hovering either end of an arrow
-names both ends and the ratio. Performance in GFLOP/s or TFLOP/s as the report's figure (``layout.meta["gflops_per_y"]``; the
-arrows' ``meta`` stays in GFLOP/s). Every trace carries ``meta`` for :func:`~.interactive.figure_data`
-and the page's tests: an arrow trace's ``meta["arrows"]`` lists each arrow's ``what``, ``tail`` and
-``head``.
+The arrows (Intel Advisor's comparison of two results): for every run but the baseline, one trace of arrows
+from the baseline to that run — a measured compute ceiling from the baseline's ridge point (its value over its
+run's DRAM bandwidth) to the run's, a measured bandwidth from its height at :data:`ARROW_X_FRACTION` along the
+x axis to the run's, and a kernel both runs measured (the same label, FLOPs and bytes per launch) from the
+baseline's dot to the run's. Against ``--baseline median`` an arrow starts at the median of the runs that have
+the ceiling or kernel. A move too small to see (under :data:`MIN_MOVE`, relative, on both axes) gets no arrow.
+Hovering either end of an arrow names both ends and the ratio. Performance in GFLOP/s or TFLOP/s as the
+report's figure (``layout.meta["gflops_per_y"]``; the arrows' ``meta`` stays in GFLOP/s). Every trace carries
+``meta`` for :func:`~.interactive.figure_data` and the page's tests: an arrow trace's ``meta["arrows"]`` lists
+each arrow's ``what``, ``tail`` and ``head``.
 """
 
 from __future__ import annotations

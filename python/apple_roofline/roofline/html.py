@@ -1,12 +1,12 @@
 """The interactive report of a run: one self-contained HTML file (no server, no CDN, nothing fetched).
 
-``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed;
-the static one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
-the figures of the suites' sections (:mod:`apple_roofline.suites.registry`) as inline SVG, and the
-report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
-kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
-its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'
-gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
+``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed; the static
+one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the
+sweep figure (:mod:`.sweep_plot`) and the figures of the suites' sections
+(:mod:`apple_roofline.suites.registry`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a
+measurement's marker shows its kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation;
+hovering a ceiling shows its value and where it came from — the tooltips are SVG ``<title>`` elements hung on
+the artists' gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
 inspect a roofline. Text in the figures is drawn as paths, so no font is fetched.
 """
 
@@ -59,15 +59,18 @@ __all__ = [
 PAGE_STYLE = """
 body { font: 14px/1.45 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1180px;
        color: #1a1a1a; padding: 0 1em; }
-h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
-.sub { color: #555; margin-top: 0; } .banner { background: #fde8e8; color: #8a1c1c; padding: 0.5em 1em; font-weight: 600; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+.sub { color: #555; margin-top: 0; }
+.banner { background: #fde8e8; color: #8a1c1c; padding: 0.5em 1em; font-weight: 600; }
 figure { margin: 1em 0; } figure svg { width: 100%; height: auto; } figcaption { color: #555; font-size: 0.9em; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 th, td { border: 1px solid #d6d6d6; padding: 0.25em 0.55em; vertical-align: top; }
 th { background: #f3f3f3; text-align: left; } td.r { text-align: right; font-variant-numeric: tabular-nums; }
 td:not(:last-child) { white-space: nowrap; }
 td.bad { color: #b00020; font-weight: 600; }
-code { font: 0.92em ui-monospace, Menlo, Consolas, monospace; } details { margin: 0.6em 0; } summary { cursor: pointer; color: #333; }
+code { font: 0.92em ui-monospace, Menlo, Consolas, monospace; } details { margin: 0.6em 0; }
+summary { cursor: pointer; color: #333; }
 svg g[id^="m-"] { cursor: crosshair; } svg g[id^="m-"]:hover { filter: drop-shadow(0 0 2px #000); }
 svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 """

@@ -1,16 +1,15 @@
 """The interactive roofline of ``report.html``: a Plotly figure (a plain dict) built from a run.
 
-The same ceilings (:func:`~.selection.select_ceilings`) and measurements as the static figure
-(:mod:`.plot`), on log-log axes (Williams, Waterman and Patterson 2009), in the same colours
-(:func:`~.plot.ceiling_classes`): each ceiling one trace (legend entry), in a legend group of its
-source, the cache levels (the cache-aware roofline) in their own group; the measurements one trace
-per suite. Performance is drawn in GFLOP/s, or TFLOP/s above 10,000 (:func:`~.axes.scale_for`, as the
-static figure; ``layout.meta["gflops_per_y"]`` says which). Clicking a legend entry hides or shows that ceiling, level or suite
-(``legend.groupclick = "toggleitem"``), a group title the whole group. Plotly's modebar zooms, pans
-and resets the axes (a double click resets too). The buttons above the plot switch between the
-measured and the theoretical ceilings and, where the run measured cache levels, between the DRAM
-roofline and the cache-aware one; they set every ceiling trace's visibility, and never hide a
-measurement.
+The same ceilings (:func:`~.selection.select_ceilings`) and measurements as the static figure (:mod:`.plot`),
+on log-log axes (Williams, Waterman and Patterson 2009), in the same colours (:func:`~.plot.ceiling_classes`):
+each ceiling one trace (legend entry), in a legend group of its source, the cache levels (the cache-aware
+roofline) in their own group; the measurements one trace per suite. Performance is drawn in GFLOP/s, or
+TFLOP/s above 10,000 (:func:`~.axes.scale_for`, as the static figure; ``layout.meta["gflops_per_y"]`` says
+which). Clicking a legend entry hides or shows that ceiling, level or suite
+(``legend.groupclick = "toggleitem"``), a group title the whole group. Plotly's modebar zooms, pans and resets
+the axes (a double click resets too). The buttons above the plot switch between the measured and the
+theoretical ceilings and, where the run measured cache levels, between the DRAM roofline and the cache-aware
+one; they set every ceiling trace's visibility, and never hide a measurement.
 
 Hovering a ceiling gives its value, source and where it came from (the ridge point on a compute
 ceiling's first point); hovering a measurement gives its kernel and parameters, rates and intensity,

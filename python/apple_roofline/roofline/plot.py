@@ -33,10 +33,10 @@ analysis. A figure a reader can take in at a glance:
   says how many there are; user points as large markers, each labelled beside it;
 * every kind of mark and line in the legend below the axes.
 
-Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted line), ``ridge:<source>:<name>``,
-``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a sweep),
-``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``over-limit:m-<i>`` (the
-cross on one above its limit), ``point:<name>`` and ``pointlabel:<name>``, ``shared:<source>:<names>``
+Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted
+line), ``ridge:<source>:<name>``, ``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a
+sweep), ``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``over-limit:m-<i>``
+(the cross on one above its limit), ``point:<name>`` and ``pointlabel:<name>``, ``shared:<source>:<names>``
 (the label of a line several classes share); :mod:`.html` hangs hover text on them.
 """
 

@@ -74,13 +74,13 @@ def default_names(model: RooflineModel) -> List[str]:
     """The ceiling names the default figure shows, highest first within each kind.
 
     The default bandwidth ceiling (DRAM's: measured, else theoretical) and every measured cache level's
-    (:attr:`~.records.Ceiling.is_level`); of the compute ceilings (measured,
-    or, when nothing of compute was measured (``--suite stream``), theoretical): FP32 vector, FP32
-    scalar ILP and FP64 (:data:`CORE_CLASSES`), the highest FP16 class (:data:`FP16_CLASSES`) and
-    the GEMM classes of :func:`default_gemm_names` (FP32, FP64, the best half precision and the top
-    other precision), and the highest matrix-unit class where the run measured the matrix suite. A shown name brings both its measured and its theoretical ceiling, so a
-    theoretical ceiling is shown exactly when its measured class is. On an H100 that is 9 of the
-    12 classes ``"all"`` shows; on a CPU, every class but the lower FP16 one.
+    (:attr:`~.records.Ceiling.is_level`); of the compute ceilings (measured, or, when nothing of compute was
+    measured (``--suite stream``), theoretical): FP32 vector, FP32 scalar ILP and FP64 (:data:`CORE_CLASSES`),
+    the highest FP16 class (:data:`FP16_CLASSES`) and the GEMM classes of :func:`default_gemm_names` (FP32,
+    FP64, the best half precision and the top other precision), and the highest matrix-unit class where the
+    run measured the matrix suite. A shown name brings both its measured and its theoretical ceiling, so a
+    theoretical ceiling is shown exactly when its measured class is. On an H100 that is 9 of the 12 classes
+    ``"all"`` shows; on a CPU, every class but the lower FP16 one.
     """
     names: List[str] = []
     source = "measured" if model.has("bandwidth", "measured") else "theoretical"

@@ -195,11 +195,11 @@ class Document:
 
         Checks, in order: a JSON object; every number in it finite; ``kind`` (required when
         :attr:`KIND_REQUIRED`, and equal to :attr:`KIND` when present); ``schema_version`` equal to
-        :attr:`SCHEMA_VERSION`; then the header keys' types, and that the integers of ``device`` and ``host`` are counts and their
-        quantities not negative (:meth:`~.reader.Reader.counts`). ``warnings`` may be absent;
-        ``finished`` and ``resumed`` may be absent or null; ``status``, one of the three, may be
-        absent (then ``complete`` false means interrupted), and where present it gives the
-        ``complete`` field (not interrupted), the file's ``complete`` being ``not partial``.
+        :attr:`SCHEMA_VERSION`; then the header keys' types, and that the integers of ``device`` and ``host``
+        are counts and their quantities not negative (:meth:`~.reader.Reader.counts`). ``warnings`` may be
+        absent; ``finished`` and ``resumed`` may be absent or null; ``status``, one of the three, may be
+        absent (then ``complete`` false means interrupted), and where present it gives the ``complete`` field
+        (not interrupted), the file's ``complete`` being ``not partial``.
 
         Raises:
             ResultsError: one line naming the source and the field.

@@ -191,9 +191,9 @@ class Journal:
         options: Mapping[str, Any],
         flags: Optional[Mapping[str, str]] = None,
     ) -> None:
-        """Start the journal: a new one gets its header (kind, schema version, tool, ``created``,
-        host, ``device``, ``command``, ``options``), written with its first record; a resumed one is checked against this study and
-        reopened for appending, its truncated last line cut off.
+        """Start the journal: a new one gets its header (kind, schema version, tool, ``created``, host,
+        ``device``, ``command``, ``options``), written with its first record; a resumed one is checked against
+        this study and reopened for appending, its truncated last line cut off.
 
         ``flags`` maps an option to the command-line flag that sets it (``{"quick": "--quick"}``),
         in the order the user would fix them (an option that follows from another, as a run's

@@ -249,8 +249,9 @@ PREBUILD_WORKERS = 8
 
 
 def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
-    """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
-    threads (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by one (docs/design.md, "Time budgets").
+    """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS` threads
+    (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by one
+    (docs/design.md, "Time budgets").
 
     ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
     own ``make_kernel`` later finds each kernel built; on CUDA the NVRTC compiles of a suite run in

@@ -627,7 +627,8 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
             ),
             (
                 "http://www.notebookcheck.net/Apple-M4-Max-official-with-incremental-upgrades-over-the-M3-Max."
-                "911098.0.html ('one with a 14-core CPU + 32-core GPU and the other with a 16-core CPU and a 40-core GPU')"
+                "911098.0.html ('one with a 14-core CPU + 32-core GPU and the other with a 16-core CPU and a "
+                "40-core GPU')"
             ),
             None,
             _NO_CLOCK.format(chip="M4 Max"),
@@ -666,7 +667,8 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
                     20,
                     307.0,
                     (
-                        "Apple press release 2026-03-03: 'M5 Pro ... up to 20 GPU cores ... 307GB/s of memory bandwidth' "
+                        "Apple press release 2026-03-03: 'M5 Pro ... up to 20 GPU cores ... 307GB/s of memory "
+                        "bandwidth' "
                         "(https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/)"
                     ),
                 ),
@@ -689,7 +691,10 @@ APPLE_CHIPS: Dict[str, AppleChip] = {
                     ),
                 ),
             ),
-            "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/ (Apple press release: 'a maximum of 40 GPU cores')",
+            (
+                "https://www.lowyat.net/2026/385170/apple-m5-pro-m5-max/ "
+                "(Apple press release: 'a maximum of 40 GPU cores')"
+            ),
             None,
             _NO_CLOCK.format(chip="M5 Max"),
             2.0,

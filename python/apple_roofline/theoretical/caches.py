@@ -262,7 +262,8 @@ def _linux_levels(cpus: List[int]) -> Tuple[List[CacheLevel], List[str]]:
                 name,
                 sum(inst.values()),
                 (
-                    f"/sys/devices/system/cpu/cpuN/cache (Linux sysfs): {len(inst)} instance{'s' if len(inst) != 1 else ''} "
+                    "/sys/devices/system/cpu/cpuN/cache (Linux sysfs): "
+                    f"{len(inst)} instance{'s' if len(inst) != 1 else ''} "
                     f"among the pool's {len(cpus)} CPU{'s' if len(cpus) != 1 else ''} ({sizes}"
                     + (")" if len(each) == 1 else ", sizes differ)")
                 ),

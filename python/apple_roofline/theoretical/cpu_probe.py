@@ -234,7 +234,8 @@ def _measure(measure_clock: Optional[Callable[[], float]]) -> Figure:
     return Figure(
         hz,
         "Hz",
-        f"{what}, {ms:.0f} ms, one thread per usable CPU at once (the all-core clock under a scalar integer load; vector FMA loads may run slower)",
+        f"{what}, {ms:.0f} ms, one thread per usable CPU at once "
+        "(the all-core clock under a scalar integer load; vector FMA loads may run slower)",
     )
 
 

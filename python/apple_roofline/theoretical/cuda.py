@@ -351,7 +351,8 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
             "bandwidth",
             gbps,
             f"2 (double data rate) x {_mhz(mem_clock)} MHz peak memory clock x {bus}-bit bus / 8 bits per byte "
-            f"= {_num(gbps)} GB/s (CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH); "
+            f"= {_num(gbps)} GB/s "
+            "(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH); "
             "the interface's peak, which STREAM stays below",
         )
     else:

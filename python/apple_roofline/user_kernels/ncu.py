@@ -169,7 +169,7 @@ def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]
             f"{source}: not an Nsight Compute raw CSV export ({what}); "
             f"write one with `ncu --csv --page raw ...` or `ncu --import REPORT --csv --page raw`"
         )
-    rows = list(csv.reader(io.StringIO("\n".join(l for l in lines[start:] if not l.startswith("==")))))
+    rows = list(csv.reader(io.StringIO("\n".join(line for line in lines[start:] if not line.startswith("==")))))
     header = [h.strip() for h in rows[0]]
     body = rows[1:]
     units: List[str] = [""] * len(header)
@@ -395,7 +395,7 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
                     "tensor" if tensor > flops / 2 else "fma",
                 )
             )
-    device = next((l.device for _k, l in launches if l.device), None)
+    device = next((launch.device for _k, launch in launches if launch.device), None)
     return KernelSet(tuple(dots), tuple(unplaced), source, "ncu", device)
 
 

@@ -12,9 +12,9 @@ Levels (``params.level``):
   that reports no cache size (an Apple GPU's system-level cache is not reported) gets one skip
   saying so.
 
-Every width at every stride: 3 × 6 cases per level (``--quick``: strides QUICK_STRIDES, 3 × 3). Opt-in (``--suite access``): it sets no
-ceiling. The input is written once per level (the identity; the kernels only read it); the output
-is filled with 0xFFFFFFFF before each case, a word no element can hold.
+Every width at every stride: 3 × 6 cases per level (``--quick``: strides QUICK_STRIDES, 3 × 3). Opt-in
+(``--suite access``): it sets no ceiling. The input is written once per level (the identity; the kernels only
+read it); the output is filled with 0xFFFFFFFF before each case, a word no element can hold.
 """
 
 from __future__ import annotations

@@ -458,7 +458,8 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
             i, j = np.unravel_index(int(np.argmax(wrong)), wrong.shape)
             return (
                 False,
-                f"{bad} of {c.size} elements differ from A·B (first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})",
+                f"{bad} of {c.size} elements differ from A·B "
+                f"(first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})",
             )
         return True, f"all {c.size} elements equal the exact integer product"
     # |x| ≤ xmax keeps C·x and A·(B·x) inside int64: limit·n·xmax < 2^62.

@@ -181,7 +181,8 @@ def level_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                     source="measured",
                     from_=(
                         f"{label}: plateau of {p.points} point{'s' if p.points != 1 else ''} at working sets "
-                        f"{format_size(p.lo)} to {format_size(p.hi)}{edge} (median over the points of each one's best sample)"
+                        f"{format_size(p.lo)} to {format_size(p.hi)}{edge} "
+                        "(median over the points of each one's best sample)"
                     ),
                     working_set=(max(1, lo), max(max(1, lo), hi)),
                 )

@@ -165,20 +165,18 @@ def find_plateaus(
             (a quick sweep measures one or two points per level: pass 1 there).
 
     Returns:
-        The plateaus. Runs of points within ``tolerance`` are found on the median-of-three
-        filtered curve (a single disturbed point neither breaks nor makes a plateau), adjacent runs
-        of one rate merged. The last run is DRAM when its smallest working set exceeds every
-        capacity, or its largest exceeds them by :data:`DRAM_SPAN` (no cache's plateau reaches
-        that far: a run that does began in the transition to DRAM, as where a VM gets part of a
-        host's L3, or shows a last cache as fast as DRAM, which then gets no plateau); the other
-        runs beyond every capacity are the transition to it (a working set a little larger than
-        the last cache still hits it in part). The others are named in order by the documented levels, each level at most once,
-        by the assignment that puts every named run's edge nearest its level's capacity
-        (:func:`_match`). A run left unnamed (the gradual transition between two levels, a
-        disturbed stretch, a level the documentation does not list) is no plateau where it starts
-        within :data:`TRANSITION_SPAN` of the capacity of the level below (the transition); else
-        it joins the next named run, whose level holds it. A plateau's rate is the median of its
-        points' measured rates.
+        The plateaus. Runs of points within ``tolerance`` are found on the median-of-three filtered curve (a
+        single disturbed point neither breaks nor makes a plateau), adjacent runs of one rate merged. The last
+        run is DRAM when its smallest working set exceeds every capacity, or its largest exceeds them by
+        :data:`DRAM_SPAN` (no cache's plateau reaches that far: a run that does began in the transition to
+        DRAM, as where a VM gets part of a host's L3, or shows a last cache as fast as DRAM, which then gets
+        no plateau); the other runs beyond every capacity are the transition to it (a working set a little
+        larger than the last cache still hits it in part). The others are named in order by the documented
+        levels, each level at most once, by the assignment that puts every named run's edge nearest its
+        level's capacity (:func:`_match`). A run left unnamed (the gradual transition between two levels, a
+        disturbed stretch, a level the documentation does not list) is no plateau where it starts within
+        :data:`TRANSITION_SPAN` of the capacity of the level below (the transition); else it joins the next
+        named run, whose level holds it. A plateau's rate is the median of its points' measured rates.
 
     Raises:
         ValueError: ``tolerance`` not above 1, or ``min_points`` below 1.

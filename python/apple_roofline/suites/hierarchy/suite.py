@@ -26,11 +26,11 @@ few points inside each documented level and DRAM's (:func:`level_points`). Every
 that holds it by the documented sizes (:mod:`apple_roofline.theoretical.caches`), which name the
 plateaus found on reading (:mod:`apple_roofline.suites.hierarchy.levels`).
 
-Passes per launch: a power of two, at least 2, chosen so that a launch lasts about
-:data:`LAUNCH_S` at the bandwidth the kernel reached at the previous working set (before the first
-point, at that of three probe launches moving :data:`FIRST_LAUNCH_BYTES`): the timing is of the
-level, not of the first pass's misses or the launch. Lanes (work items): a whole wave of the device where the backend reports one (CUDA),
-else the CPU's threads, else 2048 per GPU core.
+Passes per launch: a power of two, at least 2, chosen so that a launch lasts about :data:`LAUNCH_S` at the
+bandwidth the kernel reached at the previous working set (before the first point, at that of three probe
+launches moving :data:`FIRST_LAUNCH_BYTES`): the timing is of the level, not of the first pass's misses or the
+launch. Lanes (work items): a whole wave of the device where the backend reports one (CUDA), else the CPU's
+threads, else 2048 per GPU core.
 
 Counting: no FLOPs (integer adds are not counted); bytes = 16 × (words read, and for ``rmw``
 written, by all lanes over all passes) + 16 × lanes (the sums written): the bytes that pass through
@@ -525,7 +525,8 @@ class HierarchySuite(Suite):
                 return False, f"the lanes' sums add up to {got32.tolist()}, the NumPy reference to {want.tolist()}"
             return (
                 True,
-                f"the {lanes} lanes' sums match the NumPy reference ({SHARED_PASSES} passes over {TILE_WORDS}-word tiles)",
+                f"the {lanes} lanes' sums match the NumPy reference "
+                f"({SHARED_PASSES} passes over {TILE_WORDS}-word tiles)",
             )
 
         return Case(
