@@ -5,5 +5,7 @@
 
 namespace ar {
 BackendStatus cuda_status() { return {"cuda", false, 0, "CUDA toolkit not found when this package was built"}; }
-std::shared_ptr<Backend> make_cuda_backend(int) { throw UnsupportedError("[cuda] backend not built: CUDA toolkit not found when this package was built"); }
+std::shared_ptr<Backend> make_cuda_backend(int) {
+  throw UnsupportedError("[cuda] backend not built: CUDA toolkit not found when this package was built");
+}
 }  // namespace ar

@@ -5,5 +5,7 @@
 
 namespace ar {
 BackendStatus metal_status() { return {"metal", false, 0, "the Metal backend is built on macOS only"}; }
-std::shared_ptr<Backend> make_metal_backend(int) { throw UnsupportedError("[metal] backend not built: the Metal backend is built on macOS only"); }
+std::shared_ptr<Backend> make_metal_backend(int) {
+  throw UnsupportedError("[metal] backend not built: the Metal backend is built on macOS only");
+}
 }  // namespace ar

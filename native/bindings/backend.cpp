@@ -21,7 +21,11 @@ namespace {
 
 nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
   using nb::dlpack::dtype_code;
-  struct D { const char* name; dtype_code code; uint8_t bits; };
+  struct D {
+    const char* name;
+    dtype_code code;
+    uint8_t bits;
+  };
   static const D table[] = {{"float16", dtype_code::Float, 16}, {"float32", dtype_code::Float, 32},
                             {"float64", dtype_code::Float, 64}, {"int8", dtype_code::Int, 8},
                             {"int16", dtype_code::Int, 16},     {"int32", dtype_code::Int, 32},
@@ -31,7 +35,8 @@ nb::dlpack::dtype parse_dtype(const std::string& s, size_t* size) {
       *size = d.bits / 8;
       return {uint8_t(d.code), d.bits, 1};
     }
-  throw std::invalid_argument("unknown dtype '" + s + "' (valid: float16, float32, float64, int8, int16, int32, uint8, uint16)");
+  throw std::invalid_argument("unknown dtype '" + s +
+                              "' (valid: float16, float32, float64, int8, int16, int32, uint8, uint16)");
 }
 
 // A DLPack-capable 1-D array of `dtype` over the whole buffer (no copy), keeping it alive.
@@ -113,18 +118,22 @@ std::vector<uint8_t> to_texels(nb::handle h) {
 
 uint32_t u32(int64_t v, const char* what) {
   if (v < 0 || v > int64_t(0xffffffffll))
-    throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 0 to 4294967295)");
+    throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) +
+                                " is out of range (valid: 0 to 4294967295)");
   return uint32_t(v);
 }
 
 uint64_t positive(int64_t v, const char* what) {
-  if (v < 1) throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 1 or more)");
+  if (v < 1)
+    throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range (valid: 1 or more)");
   return uint64_t(v);
 }
 
 }  // namespace
 
-nb::bytes to_bytes(const std::vector<uint8_t>& v) { return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size()); }
+nb::bytes to_bytes(const std::vector<uint8_t>& v) {
+  return nb::bytes(reinterpret_cast<const char*>(v.data()), v.size());
+}
 
 nb::dict to_dict(const Info& info) {
   nb::dict d;
@@ -220,8 +229,7 @@ void init_backend(nb::module_& m) {
           nb::sig("def __dlpack__(self, **kwargs: object) -> object"),
           "DLPack export of the buffer's bytes (uint8); see dlpack() for typed views.")
       .def(
-          "__dlpack_device__",
-          [](std::shared_ptr<Buffer> b) { return b->dlpack_device(); },
+          "__dlpack_device__", [](std::shared_ptr<Buffer> b) { return b->dlpack_device(); },
           // No wait for the launches in flight (address() waits; __dlpack__ does that): the device is
           // a constant of the buffer, and a consumer asks for it before it asks for the memory.
           "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory; never\n"
@@ -362,11 +370,14 @@ void init_backend(nb::module_& m) {
            "name"_a, "index"_a = 0,
            "Open device `index` of backend `name`. Raises ValueError (unknown name), UnsupportedError\n"
            "(backend not built) or DeviceError (no such device).")
-      .def("info", [](const Backend& b) { return to_dict(b.info()); }, "Device description as a dict.")
+      .def(
+          "info", [](const Backend& b) { return to_dict(b.info()); }, "Device description as a dict.")
       .def(
           "alloc",
           [](Backend& b, int64_t nbytes) {
-            if (nbytes < 1) throw std::invalid_argument("buffer size " + std::to_string(nbytes) + " is out of range (valid: 1 byte or more)");
+            if (nbytes < 1)
+              throw std::invalid_argument("buffer size " + std::to_string(nbytes) +
+                                          " is out of range (valid: 1 byte or more)");
             nb::gil_scoped_release r;
             return b.alloc(size_t(nbytes));
           },
@@ -411,8 +422,8 @@ void init_backend(nb::module_& m) {
             return b.render_pass(spec);
           },
           "source"_a, "vertex"_a, "fragment"_a, nb::kw_only(), "constants"_a = nb::dict(), "format"_a, "width"_a,
-          "height"_a, "instances"_a = 1, "blend_max"_a = false, "store"_a = true,
-          "uniforms"_a = std::vector<int64_t>(), "texture"_a = nb::none(), "texture_size"_a = 0, "linear"_a = false,
+          "height"_a, "instances"_a = 1, "blend_max"_a = false, "store"_a = true, "uniforms"_a = std::vector<int64_t>(),
+          "texture"_a = nb::none(), "texture_size"_a = 0, "linear"_a = false,
           nb::sig("def render_pass(self, source: str, vertex: str, fragment: str, *, constants: dict = {}, "
                   "format: str, width: int, height: int, instances: int = 1, blend_max: bool = False, "
                   "store: bool = True, uniforms: Sequence[int] = [], "
@@ -435,7 +446,8 @@ void init_backend(nb::module_& m) {
       "launch_throughput",
       [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t launches, int64_t reps) {
         std::vector<Arg> a = to_args(args);
-        const uint64_t w = positive(work_items, "launch"), n = positive(launches, "launches"), r = positive(reps, "reps");
+        const uint64_t w = positive(work_items, "launch"), n = positive(launches, "launches"),
+                       r = positive(reps, "reps");
         nb::gil_scoped_release release;
         return launch_throughput(b, k, a, w, n, r);
       },

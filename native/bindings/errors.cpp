@@ -31,7 +31,8 @@ void raise(PyObject* type, const char* what) { PyErr_SetString(type, what); }
 
 void init_errors(nb::module_& m) {
   g_backend = make_type(m, "BackendError", PyExc_RuntimeError, "An error raised by a backend (a RuntimeError).");
-  g_device = make_type(m, "DeviceError", g_backend, "The device is missing, lost, out of memory, or a runtime call on it failed.");
+  g_device = make_type(m, "DeviceError", g_backend,
+                       "The device is missing, lost, out of memory, or a runtime call on it failed.");
   g_compile = make_type(m, "CompileError", g_backend, "A kernel failed to compile; `log` holds the compiler's output.");
   g_unsupported = make_type(m, "UnsupportedError", g_backend, "The backend or device lacks an optional capability.");
   // Class-level default so `CompileError.log` exists (and is typed in the stub) even when raised

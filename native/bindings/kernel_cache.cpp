@@ -68,8 +68,9 @@ void init_kernel_cache(nb::module_& m) {
       "Test hook: the entry of `key` ((name, value) parts) where it is valid, else `payload` (counted\n"
       "as a compile) written as its entry; the fields read or built.");
   m.def(
-      "kernel_cache_path", [](const std::vector<std::pair<std::string, std::string>>& key) { return kc::cache().path(key); },
-      "key"_a, "Test hook: the file of `key`'s entry, or \"\" where the cache is off or unwritable.");
+      "kernel_cache_path",
+      [](const std::vector<std::pair<std::string, std::string>>& key) { return kc::cache().path(key); }, "key"_a,
+      "Test hook: the file of `key`'s entry, or \"\" where the cache is off or unwritable.");
 }
 
 }  // namespace ar::bind

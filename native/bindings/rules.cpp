@@ -86,7 +86,8 @@ void init_rules(nb::module_& m) {
         d["counters"] = s.counters;
         return d;
       },
-      "command_buffer_s"_a, "wanted"_a, "unavailable"_a, "ticks"_a, "before"_a, "after"_a, "what"_a = "kernel", "apple_family"_a = false,
+      "command_buffer_s"_a, "wanted"_a, "unavailable"_a, "ticks"_a, "before"_a, "after"_a, "what"_a = "kernel",
+      "apple_family"_a = false,
       "The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's\n"
       "GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError\n"
       "when a command buffer reports no positive GPU time.");
@@ -94,7 +95,8 @@ void init_rules(nb::module_& m) {
       "metal_constant_bytes",
       [](int64_t type, const std::string& name, std::variant<int64_t, double> value, const std::string& entry) {
         const int64_t* i = std::get_if<int64_t>(&value);
-        return to_bytes(mr::constant_bytes(type, name, i ? *i : 0, i ? 0.0 : std::get<double>(value), i != nullptr, entry));
+        return to_bytes(
+            mr::constant_bytes(type, name, i ? *i : 0, i ? 0.0 : std::get<double>(value), i != nullptr, entry));
       },
       "type"_a, "name"_a, "value"_a, "entry"_a = "kernel",
       "The bytes the Metal backend sets for function constant `name` = `value` declared with MTLDataType\n"

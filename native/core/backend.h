@@ -181,19 +181,19 @@ class Kernel {
 
 // A render pass of the graphics study (Backend::render_pass).
 struct RenderSpec {
-  std::string source;      // shader source (MSL on Metal)
-  std::string vertex;      // vertex function: a fullscreen triangle from the vertex index, no vertex buffer
-  std::string fragment;    // fragment function
-  Constants constants;     // function constants (set by name with the declared type, as compute kernels)
-  std::string format;      // render-target format, WebGPU name: r8unorm, rgba8unorm, rgba16float, rgba32float
+  std::string source;    // shader source (MSL on Metal)
+  std::string vertex;    // vertex function: a fullscreen triangle from the vertex index, no vertex buffer
+  std::string fragment;  // fragment function
+  Constants constants;   // function constants (set by name with the declared type, as compute kernels)
+  std::string format;    // render-target format, WebGPU name: r8unorm, rgba8unorm, rgba16float, rgba32float
   uint32_t width = 0, height = 0;
-  uint32_t instances = 1;  // layers: the triangle drawn `instances` times in one instanced draw
-  bool blend_max = false;  // blending on: operation max, source and destination factors one (colour and alpha)
-  bool store = true;       // store action store; false: don't care
+  uint32_t instances = 1;          // layers: the triangle drawn `instances` times in one instanced draw
+  bool blend_max = false;          // blending on: operation max, source and destination factors one (colour and alpha)
+  bool store = true;               // store action store; false: don't care
   std::vector<uint32_t> uniforms;  // the fragment function's [[buffer(0)]] bytes; empty: none bound
   std::vector<uint8_t> texture;    // RGBA8 texels, texture_size^2 * 4 bytes, bound at [[texture(0)]]; empty: none
   uint32_t texture_size = 0;
-  bool linear = false;     // [[sampler(0)]]: linear or nearest filtering, repeat addressing, normalized coords
+  bool linear = false;  // [[sampler(0)]]: linear or nearest filtering, repeat addressing, normalized coords
 };
 
 class RenderPass {
@@ -256,9 +256,9 @@ std::shared_ptr<Backend> make_metal_backend(int index);
 //    each of `work_items` work items, then one backend.synchronize(); seconds per sample.
 //  * launch_round_trip: `reps` samples of one kernel.launch(args, work_items) and one
 //    backend.synchronize(); seconds each.
-std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
-                                      uint64_t launches, uint64_t reps);
-std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
-                                      uint64_t reps);
+std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args,
+                                      uint64_t work_items, uint64_t launches, uint64_t reps);
+std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args,
+                                      uint64_t work_items, uint64_t reps);
 
 }  // namespace ar

@@ -55,8 +55,7 @@ inline int check_block(const std::variant<int64_t, double>& value, const char* g
 template <class Concrete, class Base, class Dev>
 Concrete& buffer_arg_of(Base* b, const Dev& dev, size_t position, const char* backend) {
   auto* c = dynamic_cast<Concrete*>(b);
-  if (!c)
-    throw std::invalid_argument("argument " + std::to_string(position) + " is not a " + backend + " buffer");
+  if (!c) throw std::invalid_argument("argument " + std::to_string(position) + " is not a " + backend + " buffer");
   if (c->device() != &dev)
     throw std::invalid_argument("argument " + std::to_string(position) + " is a buffer of another " + backend +
                                 " device");

@@ -18,13 +18,13 @@ struct CoreMLInput {
 
 // What coreml_time measured.
 struct CoreMLTiming {
-  std::vector<double> seconds;     // host-clock seconds of each timed prediction, in order
-  uint64_t warmup = 0;             // predictions run before the timed ones
-  double load_s = 0.0;             // seconds to load the compiled model with its configuration
-  std::string output_dtype;        // "float16", "float32", "float64" or "int32"
+  std::vector<double> seconds;  // host-clock seconds of each timed prediction, in order
+  uint64_t warmup = 0;          // predictions run before the timed ones
+  double load_s = 0.0;          // seconds to load the compiled model with its configuration
+  std::string output_dtype;     // "float16", "float32", "float64" or "int32"
   std::vector<int64_t> output_shape;
-  std::vector<uint8_t> first;      // the first timed prediction's output, dense row-major bytes
-  uint64_t differing = 0;          // timed predictions whose output bytes differ from the first's
+  std::vector<uint8_t> first;           // the first timed prediction's output, dense row-major bytes
+  uint64_t differing = 0;               // timed predictions whose output bytes differ from the first's
   std::vector<uint8_t> last_differing;  // the last such output (empty when none differ)
 };
 
@@ -49,8 +49,8 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
                          uint64_t min_warmup, double max_warmup_s);
 
 // One ML-program operation of a compute plan: the operator, the device Core ML prefers for it
-// ("cpu", "gpu", "neural_engine", "unknown", or "none" for constants that run on no device), the devices that could run it and the estimated
-// relative cost (a fraction of the model's, or -1 when Core ML gives none).
+// ("cpu", "gpu", "neural_engine", "unknown", or "none" for constants that run on no device), the devices that could run
+// it and the estimated relative cost (a fraction of the model's, or -1 when Core ML gives none).
 struct CoreMLOpUsage {
   std::string op;
   std::string preferred;

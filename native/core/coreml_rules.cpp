@@ -37,7 +37,8 @@ std::vector<std::vector<int64_t>> check_time_args(const std::vector<CoreMLInput>
     size_t count = 1;
     for (int64_t d : in.shape) {
       if (d <= 0)
-        throw std::invalid_argument("input '" + in.name + "' has a dimension " + std::to_string(d) + " (valid: 1 or more)");
+        throw std::invalid_argument("input '" + in.name + "' has a dimension " + std::to_string(d) +
+                                    " (valid: 1 or more)");
       count *= size_t(d);
     }
     if (count != in.data.size())

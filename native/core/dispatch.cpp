@@ -32,8 +32,8 @@ void check_counts(uint64_t work_items, uint64_t launches, uint64_t reps) {
 
 }  // namespace
 
-std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
-                                      uint64_t launches, uint64_t reps) {
+std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const std::vector<Arg>& args,
+                                      uint64_t work_items, uint64_t launches, uint64_t reps) {
   check_counts(work_items, launches, reps);
   backend.synchronize();  // start from an idle device
   std::vector<double> out(reps);
@@ -46,8 +46,8 @@ std::vector<double> launch_throughput(Backend& backend, Kernel& kernel, const st
   return out;
 }
 
-std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args, uint64_t work_items,
-                                      uint64_t reps) {
+std::vector<double> launch_round_trip(Backend& backend, Kernel& kernel, const std::vector<Arg>& args,
+                                      uint64_t work_items, uint64_t reps) {
   return launch_throughput(backend, kernel, args, work_items, 1, reps);
 }
 

@@ -280,7 +280,8 @@ void Cache::put(const Key& key, const Fields& payload) {
     return;
   }
   if (broken_dirs_.insert(where.dir).second)
-    warn("cannot write " + where.dir + " (" + why + "); kernels are compiled without a cache (set APPLE_ROOFLINE_CACHE "
+    warn("cannot write " + where.dir + " (" + why +
+         "); kernels are compiled without a cache (set APPLE_ROOFLINE_CACHE "
          "to a writable folder, or to off)");
 }
 

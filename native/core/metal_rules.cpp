@@ -48,8 +48,8 @@ TickPeriod tick_period(const ClockPair& before, const ClockPair& after, bool app
     return p;
   }
   if (!advanced || !long_enough) {
-    p.problem = "the GPU tick could not be calibrated (" + window + "; at least " + fixed(kMinCalibrationSpan * 1e6, 0) +
-                " us and one tick are needed)";
+    p.problem = "the GPU tick could not be calibrated (" + window + "; at least " +
+                fixed(kMinCalibrationSpan * 1e6, 0) + " us and one tick are needed)";
     return p;
   }
   p.calibrated = span / double(ticks);
@@ -73,11 +73,13 @@ PassVerdict judge_pass(uint64_t start, uint64_t end, double period_s, double com
   const double pass = double(end - start) * period_s;
   if (pass_s) *pass_s = pass;
   if (pass > command_buffer_s * kLongerFactor + kLongerSlack_s) return PassVerdict::longer;
-  if (pass < command_buffer_s * kShorterFraction && command_buffer_s - pass > kMaxOverhead_s) return PassVerdict::shorter;
+  if (pass < command_buffer_s * kShorterFraction && command_buffer_s - pass > kMaxOverhead_s)
+    return PassVerdict::shorter;
   return PassVerdict::ok;
 }
 
-SampleSet choose_samples(const std::vector<double>& command_buffer_s, const CounterRun& counters, const std::string& what) {
+SampleSet choose_samples(const std::vector<double>& command_buffer_s, const CounterRun& counters,
+                         const std::string& what) {
   const size_t n = command_buffer_s.size();
   for (double t : command_buffer_s)
     if (!(t > 0.0))
@@ -101,17 +103,20 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
   std::vector<double> pass_s(n);
   size_t invalid = 0, longer = 0, shorter = 0;
   for (size_t r = 0; r < n; ++r) {
-    switch (judge_pass(counters.ticks[2 * r], counters.ticks[2 * r + 1], period.seconds, command_buffer_s[r], &pass_s[r])) {
+    switch (
+        judge_pass(counters.ticks[2 * r], counters.ticks[2 * r + 1], period.seconds, command_buffer_s[r], &pass_s[r])) {
       case PassVerdict::ok: break;
       case PassVerdict::invalid: ++invalid; break;
       case PassVerdict::longer: ++longer; break;
       case PassVerdict::shorter: ++shorter; break;
     }
   }
-  const std::string tick = period.snapped ? "tick period 1 ns" : "tick period " + fixed(period.seconds * 1e9, 3) + " ns";
+  const std::string tick =
+      period.snapped ? "tick period 1 ns" : "tick period " + fixed(period.seconds * 1e9, 3) + " ns";
   if (invalid) return fall_back(of(invalid, n) + " counter samples were zero, MTLCounterErrorValue or end <= start");
   if (longer)
-    return fall_back(of(longer, n) + " passes timed by the counters were longer than their command buffers (" + tick + ")");
+    return fall_back(of(longer, n) + " passes timed by the counters were longer than their command buffers (" + tick +
+                     ")");
   if (shorter)
     return fall_back(of(shorter, n) + " passes timed by the counters were under " + fixed(kShorterFraction * 100, 0) +
                      " % of their command buffers' time and more than " + fixed(kMaxOverhead_s * 1e6, 0) +
@@ -120,7 +125,7 @@ SampleSet choose_samples(const std::vector<double>& command_buffer_s, const Coun
   out.counters = true;
   // No per-run figure in the text: measurements timed the same way share one timer sentence.
   out.timer = std::string("counter timestamps at the compute pass boundaries (") +
-              (!period.snapped ? "tick period calibrated against the host clock over the run"
+              (!period.snapped   ? "tick period calibrated against the host clock over the run"
                : !period.checked ? "tick period 1 ns, as on every Apple-family GPU; the run was too short to check it "
                                    "against the host clock"
                : counters.apple_family ? "tick period 1 ns, as on every Apple-family GPU: the host-clock calibration "
@@ -137,10 +142,10 @@ uint16_t half_bits(float f) {
   const uint32_t exponent = (x >> 23) & 0xffu;
   uint32_t mantissa = x & 0x7fffffu;
   if (exponent == 0xffu) return uint16_t(sign | 0x7c00u | (mantissa ? 0x200u : 0u));  // infinity, NaN
-  const int32_t e = int32_t(exponent) - 127 + 15;  // the half's biased exponent
-  if (e >= 31) return uint16_t(sign | 0x7c00u);    // beyond the largest half: infinity
-  if (e <= 0) {                                    // a half subnormal, or zero
-    if (e < -10) return uint16_t(sign);            // under half the smallest subnormal
+  const int32_t e = int32_t(exponent) - 127 + 15;                                     // the half's biased exponent
+  if (e >= 31) return uint16_t(sign | 0x7c00u);  // beyond the largest half: infinity
+  if (e <= 0) {                                  // a half subnormal, or zero
+    if (e < -10) return uint16_t(sign);          // under half the smallest subnormal
     mantissa |= 0x800000u;
     const uint32_t shift = uint32_t(14 - e);
     uint32_t h = mantissa >> shift;
@@ -176,7 +181,9 @@ std::vector<uint8_t> constant_bytes(int64_t type, const std::string& name, int64
   };
   const double as_double = is_int ? double(int_value) : float_value;
   switch (type) {
-    case kInt: return bytes_of(int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
+    case kInt:
+      return bytes_of(
+          int32_t(integer(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "int")));
     case kUInt: return bytes_of(uint32_t(integer(0, std::numeric_limits<uint32_t>::max(), "uint")));
     case kShort: return bytes_of(int16_t(integer(-32768, 32767, "short")));
     case kUShort: return bytes_of(uint16_t(integer(0, 65535, "ushort")));
@@ -224,12 +231,13 @@ ConstantPlan constant_plan(const std::string& stage, const std::string& entry, b
     }
     if (!has(in_source, name))
       throw std::invalid_argument(stage + " function '" + entry + "' declares no function constant '" + name +
-                                  "' and no function of its source does (declared by '" + entry + "': " + listed(declared) +
-                                  "; by the source's functions: " + listed(in_source) + ")");
+                                  "' and no function of its source does (declared by '" + entry +
+                                  "': " + listed(declared) + "; by the source's functions: " + listed(in_source) + ")");
     plan.skipped.push_back(name);
   }
   if (compute && has(declared, "BLOCK") && !has(passed, "BLOCK"))
-    throw std::invalid_argument("kernel '" + entry + "' declares the function constant BLOCK: pass it (threads per threadgroup)");
+    throw std::invalid_argument("kernel '" + entry +
+                                "' declares the function constant BLOCK: pass it (threads per threadgroup)");
   return plan;
 }
 
@@ -253,12 +261,14 @@ std::string error_text(const std::string& description, const std::string& domain
 InFlight::InFlight(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
 void InFlight::acquire() {
-  wait_until([&] {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (in_flight_ >= capacity_) return false;
-    ++in_flight_;
-    return true;
-  }, "a launch slot (" + std::to_string(capacity_) + " launches in flight)");
+  wait_until(
+      [&] {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (in_flight_ >= capacity_) return false;
+        ++in_flight_;
+        return true;
+      },
+      "a launch slot (" + std::to_string(capacity_) + " launches in flight)");
 }
 
 void InFlight::complete(const std::string& error) {

@@ -52,21 +52,20 @@ constexpr double kMinCalibrationSpan = 1e-3;
 // Seconds per GPU tick from two clock readings taken around a run.
 struct TickPeriod {
   bool ok = false;
-  std::string problem;     // why there is no period, when !ok
-  double seconds = 0.0;    // the period used: exactly 1e-9 when snapped, else `calibrated`
-  double calibrated = 0.0; // host span / GPU ticks (0 when the window was too short to calibrate)
-  double error = 0.0;      // relative error bound of `calibrated`: both readings' half widths over the
-                           // span, plus one tick in the count
-  bool snapped = false;    // the period is exactly 1 ns
-  bool checked = false;    // a calibration was made and, where snapped, agreed with 1 ns within its error
+  std::string problem;      // why there is no period, when !ok
+  double seconds = 0.0;     // the period used: exactly 1e-9 when snapped, else `calibrated`
+  double calibrated = 0.0;  // host span / GPU ticks (0 when the window was too short to calibrate)
+  double error = 0.0;       // relative error bound of `calibrated`: both readings' half widths over the
+                            // span, plus one tick in the count
+  bool snapped = false;     // the period is exactly 1 ns
+  bool checked = false;     // a calibration was made and, where snapped, agreed with 1 ns within its error
 };
 // On an Apple-family GPU (`apple_family`: MTLGPUFamilyApple7 or later, every Apple-silicon Mac) the
 // resolved timestamps are nanoseconds (MoltenVK and wgpu use a timestamp period of 1.0 there; wgpu
-// found the CPU and GPU stamps equal on an M1): the period is exactly 1 ns whatever the window, and a window of at least
-// kMinCalibrationSpan calibrates it as a check: not ok (with the reason) when the GPU ticks did not
-// advance over such a window, or when 1 ns lies outside calibrated × (1 ± error). A shorter window
-// is not checked (checked = false) and still uses 1 ns.
-// On another GPU: not ok when the GPU ticks did not advance or the host span is under
+// found the CPU and GPU stamps equal on an M1): the period is exactly 1 ns whatever the window, and a window of at
+// least kMinCalibrationSpan calibrates it as a check: not ok (with the reason) when the GPU ticks did not advance over
+// such a window, or when 1 ns lies outside calibrated × (1 ± error). A shorter window is not checked (checked = false)
+// and still uses 1 ns. On another GPU: not ok when the GPU ticks did not advance or the host span is under
 // kMinCalibrationSpan; a period within its own error of 1 ns is taken as exactly 1 ns (a
 // calibration over ~1 ms against the host clock would otherwise scale every sample by its own
 // noise, up to ~0.5 %); any other period is kept as calibrated.
@@ -96,24 +95,25 @@ PassVerdict judge_pass(uint64_t start, uint64_t end, double period_s, double com
 
 // What the counters gave for a run of samples.
 struct CounterRun {
-  bool wanted = false;        // counters were asked for (compute kernels; not MPS or render passes)
-  std::string unavailable;    // why some sample has no counter reading ("" when every one has)
+  bool wanted = false;          // counters were asked for (compute kernels; not MPS or render passes)
+  std::string unavailable;      // why some sample has no counter reading ("" when every one has)
   std::vector<uint64_t> ticks;  // 2 per sample, in order: its pass's start and end, resolved
-  ClockPair before, after;    // clock readings before the first and after the last sample
-  bool apple_family = false;  // the device is an Apple-family GPU: 1 ns ticks (tick_period)
+  ClockPair before, after;      // clock readings before the first and after the last sample
+  bool apple_family = false;    // the device is an Apple-family GPU: 1 ns ticks (tick_period)
 };
 
 struct SampleSet {
   std::vector<double> seconds;
-  std::string timer;       // which clock, and why a fallback happened
-  bool counters = false;   // seconds are the counters' pass times
+  std::string timer;      // which clock, and why a fallback happened
+  bool counters = false;  // seconds are the counters' pass times
 };
 
 // The samples a run reports: the counters' pass times when they were wanted, every sample has a
 // valid reading, the period calibrates and every pass lies within the bounds above; otherwise the
 // command buffers' times, the whole set, with the reason in `timer`. DeviceError (naming `what`)
 // when a command buffer reports no positive GPU time.
-SampleSet choose_samples(const std::vector<double>& command_buffer_s, const CounterRun& counters, const std::string& what);
+SampleSet choose_samples(const std::vector<double>& command_buffer_s, const CounterRun& counters,
+                         const std::string& what);
 
 // The timer of command-buffer times.
 extern const char* const kCommandBufferTimer;

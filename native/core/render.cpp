@@ -40,8 +40,7 @@ void check_render_spec(const RenderSpec& spec) {
   };
   side(spec.width, "width");
   side(spec.height, "height");
-  if (spec.instances < 1)
-    throw std::invalid_argument("instances 0 is out of range (valid: 1 or more layers)");
+  if (spec.instances < 1) throw std::invalid_argument("instances 0 is out of range (valid: 1 or more layers)");
   if (spec.uniforms.size() * sizeof(uint32_t) > kMaxUniformBytes)
     throw std::invalid_argument("uniforms of " + std::to_string(spec.uniforms.size() * sizeof(uint32_t)) +
                                 " bytes are out of range (valid: 0 to " + std::to_string(kMaxUniformBytes) + " bytes)");
@@ -53,13 +52,13 @@ void check_render_spec(const RenderSpec& spec) {
   }
   const uint32_t s = spec.texture_size;
   if (s < 1 || s > kMaxSide || (s & (s - 1)) != 0)
-    throw std::invalid_argument("texture_size " + std::to_string(s) + " is out of range (valid: a power of two from 1 to " +
-                                std::to_string(kMaxSide) + ")");
+    throw std::invalid_argument("texture_size " + std::to_string(s) +
+                                " is out of range (valid: a power of two from 1 to " + std::to_string(kMaxSide) + ")");
   const size_t want = size_t(s) * size_t(s) * 4;
   if (spec.texture.size() != want)
-    throw std::invalid_argument("texture of " + std::to_string(spec.texture.size()) + " bytes does not match texture_size " +
-                                std::to_string(s) + " (valid: texture_size^2 * 4 = " + std::to_string(want) +
-                                " bytes of RGBA8 texels)");
+    throw std::invalid_argument("texture of " + std::to_string(spec.texture.size()) +
+                                " bytes does not match texture_size " + std::to_string(s) +
+                                " (valid: texture_size^2 * 4 = " + std::to_string(want) + " bytes of RGBA8 texels)");
 }
 
 std::shared_ptr<RenderPass> Backend::render_pass(const RenderSpec&) {

@@ -51,10 +51,8 @@ void wait_until(const std::function<bool()>& done, const std::string& what) {
       next_check = now + std::chrono::duration<double>(kInterruptSliceS);
       if (InterruptHook hook = g_hook.load()) hook();
     }
-    if (now < spin_end)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::duration<double>(kPollSleepS));
+    if (now < spin_end) std::this_thread::yield();
+    else std::this_thread::sleep_for(std::chrono::duration<double>(kPollSleepS));
   }
 }
 

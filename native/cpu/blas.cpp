@@ -65,7 +65,8 @@ BNNSNDArrayDescriptor fp16_matrix(const void* data, int rows, int cols) {
 long long blas_hgemm_workspace(int m, int n, int k) {
 #if defined(__APPLE__)
   // BNNSMatMulWorkspaceSize is the feature probe: negative for unsupported parameters (bnns.h).
-  const BNNSNDArrayDescriptor a = fp16_matrix(nullptr, m, k), b = fp16_matrix(nullptr, k, n), c = fp16_matrix(nullptr, m, n);
+  const BNNSNDArrayDescriptor a = fp16_matrix(nullptr, m, k), b = fp16_matrix(nullptr, k, n),
+                              c = fp16_matrix(nullptr, m, n);
   const ssize_t ws = BNNSMatMulWorkspaceSize(false, false, 1.0f, &a, &b, &c, nullptr);
   return ws < 0 ? -1 : (long long)ws;
 #else

@@ -1,14 +1,14 @@
 // The CPU backend: every usable core through a persistent, pinned thread pool; buffers page-aligned
 // and first-touched by the worker that owns each slice; kernels timed by a steady clock around a
 // barrier-synchronised parallel region (docs/design.md, "The backend interface").
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <unistd.h>
 #include <vector>
 
 #include "../core/backend.h"
@@ -82,8 +82,7 @@ class BuiltinKernel final : public Kernel {
       : pool_(std::move(pool)), k_(k), F_(F) {}
   std::string entry() const override { return k_->name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
-                           uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
     check_launch(work_items, batch, reps);
     const KernelArgs ka = bind(args, work_items);
     std::vector<double> out(reps);
@@ -230,8 +229,7 @@ class GemmKernel final : public Kernel {
     if (dtype_ == "fp16") workspace_.resize(size_t(std::max(0LL, blas_hgemm_workspace(m_, n_, k_))) + 64);
   }
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : dtype_ == "fp64" ? "dgemm" : "hgemm"; }
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
-                           uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
     check_launch(work_items, batch, reps);
     Operands p = bind(args, work_items);
     std::vector<double> out(reps);
@@ -258,7 +256,8 @@ class GemmKernel final : public Kernel {
   // The three buffers checked: A m×k, B k×n, C m×n of the kernel's element size.
   Operands bind(const std::vector<Arg>& args, uint64_t work_items) const {
     check_gemm_launch(work_items);
-    if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
+    if (args.size() != 3)
+      throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const size_t es = dtype_ == "fp32" ? 4 : dtype_ == "fp64" ? 8 : 2;
     const size_t need[3] = {size_t(m_) * k_ * es, size_t(k_) * n_ * es, size_t(m_) * n_ * es};
     Operands o;
@@ -266,8 +265,8 @@ class GemmKernel final : public Kernel {
     for (size_t i = 0; i < 3; ++i) {
       Buffer* b = buffer_arg(args, i, "gemm");
       if (b->nbytes() < need[i])
-        throw std::invalid_argument("gemm: buffer " + std::string(1, "ABC"[i]) + " holds " + std::to_string(b->nbytes()) +
-                                    " bytes, needs " + std::to_string(need[i]));
+        throw std::invalid_argument("gemm: buffer " + std::string(1, "ABC"[i]) + " holds " +
+                                    std::to_string(b->nbytes()) + " bytes, needs " + std::to_string(need[i]));
       o.p[i] = b->host_ptr();
     }
     return o;
@@ -276,8 +275,10 @@ class GemmKernel final : public Kernel {
   void run(const Operands& o) {
     const size_t es = o.es;
     void* const* p = o.p;
-    if (es == 4) blas_sgemm(m_, n_, k_, static_cast<float*>(p[0]), static_cast<float*>(p[1]), static_cast<float*>(p[2]));
-    else if (es == 8) blas_dgemm(m_, n_, k_, static_cast<double*>(p[0]), static_cast<double*>(p[1]), static_cast<double*>(p[2]));
+    if (es == 4)
+      blas_sgemm(m_, n_, k_, static_cast<float*>(p[0]), static_cast<float*>(p[1]), static_cast<float*>(p[2]));
+    else if (es == 8)
+      blas_dgemm(m_, n_, k_, static_cast<double*>(p[0]), static_cast<double*>(p[1]), static_cast<double*>(p[2]));
     else if (!blas_hgemm(m_, n_, k_, p[0], p[1], p[2], workspace_.data()))
       throw BackendError("[cpu::BNNSMatMul] FP16 GEMM " + std::to_string(m_) + "x" + std::to_string(n_) + "x" +
                          std::to_string(k_) + " failed");
@@ -335,8 +336,7 @@ class CpuBackend final : public Backend {
       if (name != "F" || !k->uses_F)
         throw std::invalid_argument(std::string(k->name) + " has no constant '" + name + "'" +
                                     (k->uses_F ? " (valid: F)" : " (it takes none)"));
-      if (!std::holds_alternative<int64_t>(value))
-        throw std::invalid_argument("constant F must be an integer");
+      if (!std::holds_alternative<int64_t>(value)) throw std::invalid_argument("constant F must be an integer");
       F = std::get<int64_t>(value);
       if (F < 1 || F > (int64_t(1) << 24))
         throw std::invalid_argument("constant F = " + std::to_string(F) + " is out of range (valid: 1 to 16777216)");
@@ -352,15 +352,17 @@ class CpuBackend final : public Backend {
 
   std::shared_ptr<Kernel> gemm(const std::string& dtype, int64_t m, int64_t n, int64_t k) override {
     if (dtype != "fp32" && dtype != "fp64" && dtype != "fp16")
-      throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype + " is not available on the CPU backend (valid: fp32, fp64; fp16 on macOS)");
+      throw UnsupportedError("[cpu::gemm] BLAS GEMM in " + dtype +
+                             " is not available on the CPU backend (valid: fp32, fp64; fp16 on macOS)");
     const int64_t lim = int64_t(1) << 20;
     for (int64_t d : {m, n, k})
       if (d < 1 || d > lim)
         throw std::invalid_argument("GEMM dimension " + std::to_string(d) + " is out of range (valid: 1 to 1048576)");
     if (dtype == "fp16") {
       if (blas_hgemm_workspace(int(m), int(n), int(k)) < 0)
-        throw UnsupportedError("[cpu::gemm] FP16 GEMM needs BNNSMatMul (Accelerate, macOS 13 or newer), which this "
-                               "build or this shape does not have");
+        throw UnsupportedError(
+            "[cpu::gemm] FP16 GEMM needs BNNSMatMul (Accelerate, macOS 13 or newer), which this "
+            "build or this shape does not have");
     } else if (const char* why = blas_unavailable()) {
       throw UnsupportedError(std::string("[cpu::gemm] ") + why);
     }

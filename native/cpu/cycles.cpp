@@ -45,7 +45,8 @@ CycleCounter::CycleCounter() {
     const int e = errno;
     why_ = std::string("perf_event_open(PERF_COUNT_HW_CPU_CYCLES) failed: ") + std::strerror(e) +
            (e == ENOENT || e == EOPNOTSUPP ? " (no hardware cycle counter here: a VM or container without a PMU)"
-                                           : e == EACCES || e == EPERM ? " (not permitted)" : "") +
+            : e == EACCES || e == EPERM    ? " (not permitted)"
+                                           : "") +
            paranoid();
     return;
   }

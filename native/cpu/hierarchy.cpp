@@ -31,7 +31,7 @@ namespace ar::cpu {
 namespace {
 
 constexpr int kLanes = kSimdBytes / 4;  // uint32 per vector: a multiple of 4, so lane j holds component j % 4
-constexpr int kAcc = 4;             // independent accumulators: loads in flight per core
+constexpr int kAcc = 4;                 // independent accumulators: loads in flight per core
 constexpr uint32_t kMask = 0x5A5A5A5Au;
 typedef uint32_t VecU __attribute__((vector_size(kSimdBytes)));
 

@@ -1,13 +1,13 @@
 #include "host.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <thread>
 #include <vector>
-#include <stdexcept>
-#include <unistd.h>
 
 #if defined(__APPLE__)
 #include <sys/sysctl.h>

@@ -29,10 +29,10 @@ namespace ar::cpu {
 
 namespace {
 
-constexpr int kBytes = kSimdBytes;  // the vector width of every kernel file (simd.h)
-constexpr uint32_t kStep = 0x9E3779B9u;       // the recurrence's additive constant
-constexpr uint32_t kConstantDivisor = 255;    // idiv_kernels.IDIV_DIVISOR (validation proves they agree)
-constexpr int kChains = 4;                     // independent vectors per block
+constexpr int kBytes = kSimdBytes;          // the vector width of every kernel file (simd.h)
+constexpr uint32_t kStep = 0x9E3779B9u;     // the recurrence's additive constant
+constexpr uint32_t kConstantDivisor = 255;  // idiv_kernels.IDIV_DIVISOR (validation proves they agree)
+constexpr int kChains = 4;                  // independent vectors per block
 constexpr int kLanes = kBytes / 4;
 
 #define AR_IDIV_INLINE inline __attribute__((always_inline))

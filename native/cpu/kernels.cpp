@@ -255,8 +255,8 @@ const char* isa_mismatch() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   // Every extension -march=native may have used in these kernels (or their loops' vectorised code).
   __builtin_cpu_init();
-#define AR_NEED(macro_defined, feature)                                                          \
-  if (macro_defined && !__builtin_cpu_supports(feature))                                         \
+#define AR_NEED(macro_defined, feature)                  \
+  if (macro_defined && !__builtin_cpu_supports(feature)) \
     return "the kernels were compiled for " feature " but this CPU lacks it";
 #if defined(__AVX512F__)
   AR_NEED(1, "avx512f")

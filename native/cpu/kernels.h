@@ -27,14 +27,14 @@ struct KernelArgs {
 using RangeFn = void (*)(const KernelArgs&, uint64_t begin, uint64_t end);
 
 struct KernelEntry {
-  const char* name;       // the entry point, e.g. "scalar_indep8_f32"
-  RangeFn fn;             // nullptr when not compiled for this host (see unsupported_reason)
-  int buffers;            // buffer arguments, in order
-  bool scalar;            // takes one scalar argument after the buffers
-  bool uses_F;            // reads the constant F
-  int elem_size;          // bytes per element of every buffer
-  int elems_per_item;     // elements of each buffer one work item touches
-  uint64_t grain;         // work items per full vector block (partition unit)
+  const char* name;                // the entry point, e.g. "scalar_indep8_f32"
+  RangeFn fn;                      // nullptr when not compiled for this host (see unsupported_reason)
+  int buffers;                     // buffer arguments, in order
+  bool scalar;                     // takes one scalar argument after the buffers
+  bool uses_F;                     // reads the constant F
+  int elem_size;                   // bytes per element of every buffer
+  int elems_per_item;              // elements of each buffer one work item touches
+  uint64_t grain;                  // work items per full vector block (partition unit)
   const char* unsupported_reason;  // non-null when fn is null
 };
 
@@ -54,8 +54,8 @@ std::vector<std::string> kernel_names();
 
 // What the kernels were compiled for: full-width vector FMAs on the host ISA, the width specs.py's
 // CPU peak is computed at (docs/design.md, "Theoretical ceilings").
-const char* compiled_isa();     // "avx512", "avx2", "sse2", "neon", "generic"
-int compiled_vector_bits();     // 512, 256, 128
+const char* compiled_isa();  // "avx512", "avx2", "sse2", "neon", "generic"
+int compiled_vector_bits();  // 512, 256, 128
 bool compiled_fma();
 bool compiled_fp16_arithmetic();
 // nullptr when the running CPU supports the ISA the kernels were compiled for; else why not.

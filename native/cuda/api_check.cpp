@@ -2,15 +2,15 @@
 // the fallback declarations used on header-less toolkits match the real API. Enum values are
 // compared with static_assert; each fallback function is redeclared after the real header, which
 // the compiler rejects ("conflicting declaration of C function") if a signature differs.
-#include <nvrtc.h>
 #include <cublas_v2.h>
+#include <nvrtc.h>
 
 #include "loader.h"
 
 namespace fb {
 #define AR_FALLBACK_TYPES_ONLY
-#include "nvrtc_fallback.h"
 #include "cublas_fallback.h"
+#include "nvrtc_fallback.h"
 #undef AR_FALLBACK_TYPES_ONLY
 }  // namespace fb
 
@@ -38,8 +38,8 @@ static_assert(sizeof(fb::cublasComputeType_t) == sizeof(::cublasComputeType_t), 
 static_assert(sizeof(fb::cublasGemmAlgo_t) == sizeof(::cublasGemmAlgo_t), "cublasGemmAlgo_t size");
 
 #define AR_FALLBACK_FUNCTIONS_ONLY
-#include "nvrtc_fallback.h"
 #include "cublas_fallback.h"
+#include "nvrtc_fallback.h"
 
 // The overload loader.h spells out is the one the real header declares.
 static_assert(sizeof(static_cast<ar::cuda::CublasGemmExFn>(&::cublasGemmEx)) > 0, "cublasGemmEx overload");

@@ -121,16 +121,17 @@ ClockReading ClockSlots::reading(const Device& dev) const {
 ClockProbe::ClockProbe(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {
   dev_->make_current();
   try {
-    CompiledImage img = nvrtc_compile(kProbeSource, "ar_clock_spin",
-                                      {"-DAR_CLOCK_SLOTS=" + std::to_string(kClockSlots),
-                                       "-DAR_CLOCK_SMS=" + std::to_string(kClockSms)},
-                                      dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                                      dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    CompiledImage img = nvrtc_compile(
+        kProbeSource, "ar_clock_spin",
+        {"-DAR_CLOCK_SLOTS=" + std::to_string(kClockSlots), "-DAR_CLOCK_SMS=" + std::to_string(kClockSms)},
+        dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+        dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     check(driver().cuModuleLoadData(&module_, img.image.data()), "cuModuleLoadData");
     check(driver().cuModuleGetFunction(&function_, module_, "ar_clock_spin"), "cuModuleGetFunction");
-    slots_ = ClockSlots(module_, "probe kernel on the same stream before and after each probed sample (" +
-                                     std::to_string(kProbeNs / 1000) +
-                                     " us of %clock64 / %globaltimer each): the library's kernels cannot be instrumented");
+    slots_ =
+        ClockSlots(module_, "probe kernel on the same stream before and after each probed sample (" +
+                                std::to_string(kProbeNs / 1000) +
+                                " us of %clock64 / %globaltimer each): the library's kernels cannot be instrumented");
   } catch (const std::exception& e) {
     reason_ = std::string("not measured: the clock probe kernel could not be built (") + e.what() + ")";
   }

@@ -50,7 +50,8 @@ extern "C" __global__ void ar_globaltimer_ping(volatile unsigned int* flag, vola
 }  // namespace
 
 int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 GlobalTimerSync::GlobalTimerSync(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {

@@ -90,8 +90,8 @@ std::string nvrtc_target(int cc_major, int cc_minor, std::string* why, bool arch
 namespace {
 
 // One NVRTC compile of `source` with the full option list `opts` (target first).
-CompiledImage compile_uncached(const std::string& source, const std::string& entry, const std::vector<std::string>& opts,
-                               const std::string& target) {
+CompiledImage compile_uncached(const std::string& source, const std::string& entry,
+                               const std::vector<std::string>& opts, const std::string& target) {
   const NvrtcApi& n = nvrtc();
   CompiledImage out;
   out.target = target;

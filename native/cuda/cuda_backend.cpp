@@ -42,7 +42,8 @@ constexpr const char* kProbeSuffix = "_ar_clock";
 
 bool check_flag(const std::variant<int64_t, double>& value, const char* name) {
   const int64_t* b = std::get_if<int64_t>(&value);
-  if (!b || (*b != 0 && *b != 1)) throw std::invalid_argument(std::string("constant ") + name + " must be the int 0 or 1");
+  if (!b || (*b != 0 && *b != 1))
+    throw std::invalid_argument(std::string("constant ") + name + " must be the int 0 or 1");
   return *b == 1;
 }
 
@@ -67,7 +68,10 @@ class CudaKernel final : public Kernel {
   // timed samples to read the clock (null: `probe_reason` says why there is none).
   CudaKernel(std::shared_ptr<Module> m, std::string entry, int block, std::shared_ptr<Module> probe,
              std::string probe_reason)
-      : m_(std::move(m)), probe_(std::move(probe)), entry_(std::move(entry)), block_(block),
+      : m_(std::move(m)),
+        probe_(std::move(probe)),
+        entry_(std::move(entry)),
+        block_(block),
         probe_reason_(std::move(probe_reason)) {
     // cuda.h: CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK is "the maximum number of threads per block,
     // beyond which a launch of the function would fail" (registers, __launch_bounds__).
@@ -89,10 +93,11 @@ class CudaKernel final : public Kernel {
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
     if (probe_)
-      clock_slots_ = ClockSlots(probe_->module,
-                                "%clock64 / %globaltimer per SM, from its first block's entry to its last block's exit, in "
-                                "probed launches of the kernel's probed build between the timed samples, which carry no "
-                                "probe (shaders/cuda/clock.cuh)");
+      clock_slots_ =
+          ClockSlots(probe_->module,
+                     "%clock64 / %globaltimer per SM, from its first block's entry to its last block's exit, in "
+                     "probed launches of the kernel's probed build between the timed samples, which carry no "
+                     "probe (shaders/cuda/clock.cuh)");
   }
   // Kernel parameters by core/backend.h's convention: one 8-byte slot per argument (pointer, long
   // long or double), then the work-item count.
@@ -139,7 +144,8 @@ class CudaKernel final : public Kernel {
   unsigned grid(uint64_t work_items) const {
     const uint64_t blocks = (work_items + uint64_t(block_) - 1) / uint64_t(block_);
     if (work_items == 0 || blocks > 0x7fffffffull)
-      throw std::invalid_argument("launch of " + std::to_string(work_items) + " work items is out of range (valid: 1 to " +
+      throw std::invalid_argument("launch of " + std::to_string(work_items) +
+                                  " work items is out of range (valid: 1 to " +
                                   std::to_string(0x7fffffffull * uint64_t(block_)) + ", 2^31-1 blocks)");
     return unsigned(blocks);
   }
@@ -205,7 +211,8 @@ class CudaKernel final : public Kernel {
     const DriverApi& d = driver();
     dev->make_current();
     if (args.empty() || !std::holds_alternative<Buffer*>(args[0]))
-      throw std::invalid_argument(entry_ + ": a CUDA timeline needs the kernel to write %globaltimer into its first "
+      throw std::invalid_argument(entry_ +
+                                  ": a CUDA timeline needs the kernel to write %globaltimer into its first "
                                   "argument, a buffer (dispatch.cu's *_stamp kernels)");
     CudaBuffer& stamp = buffer_arg(std::get<Buffer*>(args[0]), *dev, 0);
     if (stamp.nbytes() < sizeof(uint64_t)) throw std::invalid_argument(entry_ + ": the stamp buffer needs 8 bytes");
@@ -226,7 +233,8 @@ class CudaKernel final : public Kernel {
       check(d.cuMemcpyDtoHAsync(&start[r], stamp.ptr(), sizeof(uint64_t), dev->stream()), "cuMemcpyDtoHAsync");
       dev->sync("reading the stamp");
       if (start[r] == 0)
-        throw std::invalid_argument(entry_ + " wrote no %globaltimer stamp into its first argument (a CUDA timeline "
+        throw std::invalid_argument(entry_ +
+                                    " wrote no %globaltimer stamp into its first argument (a CUDA timeline "
                                     "needs a kernel that does: dispatch.cu's *_stamp kernels)");
     }
     const TimerOffset after = sync.measure(64);
@@ -239,20 +247,23 @@ class CudaKernel final : public Kernel {
     tl.uncertainty_s = 1e-9 * double(std::max(before.half_width_ns, after.half_width_ns) + sync.resolution_ns()) +
                        1e-9 * std::abs(drift) / 2;
     for (uint64_t r = 0; r < reps; ++r) {
-      const double offset = double(before.offset_ns) + (span > 0 ? drift * double(call[r] - before.host_ns) / span : 0.0);
+      const double offset =
+          double(before.offset_ns) + (span > 0 ? drift * double(call[r] - before.host_ns) / span : 0.0);
       const double start_ns = double(start[r]) - offset;
       // A start more than 1 ms outside its own call..complete window is no %globaltimer stamp.
       if (start_ns < double(call[r]) - 1e6 || start_ns > double(done[r]) + 1e6)
-        throw std::invalid_argument(entry_ + ": the first 8 bytes of its first argument are not a %globaltimer stamp "
+        throw std::invalid_argument(entry_ +
+                                    ": the first 8 bytes of its first argument are not a %globaltimer stamp "
                                     "taken during the launch (a CUDA timeline needs dispatch.cu's *_stamp kernels)");
       tl.t.push_back({0.0, 1e-9 * double(launched[r] - call[r]), 1e-9 * (start_ns - double(call[r])),
                       1e-9 * double(done[r] - call[r])});
     }
-    tl.clock = "host std::chrono::steady_clock; kernel start from %globaltimer, mapped by pinging a kernel through "
-               "mapped host memory before and after (best of 64 pings: +-" +
-               std::to_string(before.half_width_ns) + " / " + std::to_string(after.half_width_ns) + " ns; drift " +
-               std::to_string(int64_t(drift)) + " ns over the launches; timer step " +
-               std::to_string(sync.resolution_ns()) + " ns)";
+    tl.clock =
+        "host std::chrono::steady_clock; kernel start from %globaltimer, mapped by pinging a kernel through "
+        "mapped host memory before and after (best of 64 pings: +-" +
+        std::to_string(before.half_width_ns) + " / " + std::to_string(after.half_width_ns) + " ns; drift " +
+        std::to_string(int64_t(drift)) + " ns over the launches; timer step " + std::to_string(sync.resolution_ns()) +
+        " ns)";
     return tl;
   }
 
@@ -310,7 +321,11 @@ class CudaBackend final : public Backend {
     i["compute_capability"] = std::to_string(cc_major_) + "." + std::to_string(cc_minor_);
     i["driver_version"] = version_string(driver_version);
     i["driver_library"] = loaded_path("driver");
-    struct A { const char* key; CUdevice_attribute attr; int64_t scale; };
+    struct A {
+      const char* key;
+      CUdevice_attribute attr;
+      int64_t scale;
+    };
     // cuda.h: CLOCK_RATE is "typical clock frequency in kilohertz" (the maximum boost clock on
     // data-centre parts), MEMORY_CLOCK_RATE the "peak memory clock frequency in kilohertz".
     static const A attrs[] = {
@@ -331,7 +346,8 @@ class CudaBackend final : public Backend {
       if (d.cuDeviceGetAttribute(&v, a.attr, dev_->device()) == CUDA_SUCCESS && v > 0) i[a.key] = int64_t(v) * a.scale;
     }
     int ecc = 0;
-    if (d.cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, dev_->device()) == CUDA_SUCCESS) i["ecc"] = ecc != 0;
+    if (d.cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, dev_->device()) == CUDA_SUCCESS)
+      i["ecc"] = ecc != 0;
     std::string why;
     std::string v = nvrtc_version(&why);
     i["nvrtc_version"] = v.empty() ? "unavailable: " + why : v;

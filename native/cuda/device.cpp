@@ -56,17 +56,18 @@ void Device::sync(const char* after) const {
   CUresult r = d.cuStreamQuery(stream_);
   if (r == CUDA_ERROR_NOT_READY) {  // (the wait's description is built only when there is a wait)
     try {
-      wait_until([&] {
-        r = d.cuStreamQuery(stream_);
-        return r != CUDA_ERROR_NOT_READY;
-      }, std::string("the CUDA stream after ") + after);
+      wait_until(
+          [&] {
+            r = d.cuStreamQuery(stream_);
+            return r != CUDA_ERROR_NOT_READY;
+          },
+          std::string("the CUDA stream after ") + after);
     } catch (...) {
       abandoned_.store(true);
       throw;
     }
   }
-  if (r != CUDA_SUCCESS)
-    throw DeviceError(std::string("[cuda::cuStreamQuery] after ") + after + ": " + cu_error(r));
+  if (r != CUDA_SUCCESS) throw DeviceError(std::string("[cuda::cuStreamQuery] after ") + after + ": " + cu_error(r));
 }
 
 CudaBuffer::CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::move(dev)), nbytes_(nbytes) {

@@ -105,9 +105,9 @@ class SampleEvents {
 // estimate, Mills, RFC 5905 §8). The tightest of `rounds` pings gives the offset, ± half its
 // width. The first pass also measures the timer's resolution (its smallest step).
 struct TimerOffset {
-  int64_t host_ns = 0;         // steady-clock ns of the best ping's midpoint
-  int64_t offset_ns = 0;       // %globaltimer - steady clock, ns
-  int64_t half_width_ns = 0;   // half the best ping's round trip: the offset's uncertainty
+  int64_t host_ns = 0;        // steady-clock ns of the best ping's midpoint
+  int64_t offset_ns = 0;      // %globaltimer - steady clock, ns
+  int64_t half_width_ns = 0;  // half the best ping's round trip: the offset's uncertainty
 };
 class GlobalTimerSync {
  public:
@@ -115,7 +115,7 @@ class GlobalTimerSync {
   ~GlobalTimerSync();
   GlobalTimerSync(const GlobalTimerSync&) = delete;
   GlobalTimerSync& operator=(const GlobalTimerSync&) = delete;
-  TimerOffset measure(unsigned rounds);  // DeviceError when the kernel does not answer within 2 s
+  TimerOffset measure(unsigned rounds);                     // DeviceError when the kernel does not answer within 2 s
   int64_t resolution_ns() const { return resolution_ns_; }  // 0 until measured, or when no step was seen
 
  private:
@@ -149,10 +149,10 @@ class ClockSlots {
   bool present() const { return ptr_ != 0; }
   // Resets the slots; `reps` samples, `per_sample` probed launches after (or around) each probed one.
   void begin(const Device& dev, uint64_t reps, unsigned per_sample);
-  bool probed(uint64_t r) const;          // whether sample r is followed by probed launches
-  unsigned slot(uint64_t r, unsigned j) const;  // the slot of sample r's j-th probed launch
+  bool probed(uint64_t r) const;                       // whether sample r is followed by probed launches
+  unsigned slot(uint64_t r, unsigned j) const;         // the slot of sample r's j-th probed launch
   void point(const Device& dev, unsigned slot) const;  // the next probed launch writes `slot`
-  ClockReading reading(const Device& dev) const;  // after the samples completed
+  ClockReading reading(const Device& dev) const;       // after the samples completed
 
  private:
   CUdeviceptr ptr_ = 0;
@@ -193,8 +193,8 @@ std::shared_ptr<ClockProbe> clock_probe_for(const std::shared_ptr<Device>& dev);
 int64_t steady_ns();
 
 // cuBLAS GEMM (gemm.cpp): the Kernel returned by CudaBackend::gemm.
-std::shared_ptr<Kernel> make_cublas_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m,
-                                         int64_t n, int64_t k);
+std::shared_ptr<Kernel> make_cublas_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m, int64_t n,
+                                         int64_t k);
 // cuBLAS's version ("13.1.0"), or "" with *why set when cuBLAS cannot be loaded.
 std::string cublas_version(std::string* why);
 
@@ -207,8 +207,9 @@ struct CompiledImage {
 };
 // arch_specific: compile for the arch-specific target sm_XYa (e.g. sm_90a, whose wgmma no other
 // architecture runs) instead of sm_XY; a CompileError saying why where NVRTC cannot.
-CompiledImage nvrtc_compile(const std::string& source, const std::string& entry, const std::vector<std::string>& options,
-                            int cc_major, int cc_minor, bool arch_specific = false);
+CompiledImage nvrtc_compile(const std::string& source, const std::string& entry,
+                            const std::vector<std::string>& options, int cc_major, int cc_minor,
+                            bool arch_specific = false);
 // The target NVRTC would compile for on this device ("sm_90", or "sm_90a" with arch_specific), or
 // "" with *why set.
 std::string nvrtc_target(int cc_major, int cc_minor, std::string* why, bool arch_specific = false);

@@ -64,8 +64,8 @@ struct Precision {
   cudaDataType in, out;
   size_t in_size, out_size;
   cublasComputeType_t compute;
-  int scalar;          // 0: float alpha/beta, 1: double, 2: int32
-  bool b_transposed;   // B given n×k (see the top of this file)
+  int scalar;         // 0: float alpha/beta, 1: double, 2: int32
+  bool b_transposed;  // B given n×k (see the top of this file)
 };
 
 const Precision kPrecisions[] = {
@@ -80,12 +80,19 @@ const Precision kPrecisions[] = {
 class CublasGemm final : public Kernel {
  public:
   CublasGemm(std::shared_ptr<Device> dev, std::shared_ptr<CublasState> st, const Precision& p, int m, int n, int k)
-      : dev_(std::move(dev)), st_(std::move(st)), p_(p), m_(m), n_(n), k_(k), call_(std::string("cublasGemmEx ") + p.name),
+      : dev_(std::move(dev)),
+        st_(std::move(st)),
+        p_(p),
+        m_(m),
+        n_(n),
+        k_(k),
+        call_(std::string("cublasGemmEx ") + p.name),
         probe_(clock_probe_for(dev_)) {}
 
   std::string entry() const override { return std::string("cublasGemmEx_") + p_.name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch,
+                           uint64_t reps) override {
     const Operands o = bind(args);
     std::lock_guard<std::mutex> lock(st_->mutex);
     dev_->make_current();
@@ -132,7 +139,8 @@ class CublasGemm final : public Kernel {
 
   // The three buffers checked (A m×k, B k×n or n×k, C m×n) and their device pointers.
   Operands bind(const std::vector<Arg>& args) const {
-    if (args.size() != 3) throw std::invalid_argument("a GEMM takes 3 arguments (A, B, C), got " + std::to_string(args.size()));
+    if (args.size() != 3)
+      throw std::invalid_argument("a GEMM takes 3 arguments (A, B, C), got " + std::to_string(args.size()));
     Operands o;
     const size_t need[3] = {size_t(m_) * size_t(k_) * p_.in_size, size_t(k_) * size_t(n_) * p_.in_size,
                             size_t(m_) * size_t(n_) * p_.out_size};
@@ -141,8 +149,8 @@ class CublasGemm final : public Kernel {
       if (!b) throw std::invalid_argument("GEMM argument " + std::to_string(i) + " must be a Buffer");
       CudaBuffer& cb = buffer_arg(*b, *dev_, i);
       if (cb.nbytes() < need[i])
-        throw std::invalid_argument("GEMM argument " + std::string(1, "ABC"[i]) + " has " + std::to_string(cb.nbytes()) +
-                                    " bytes; " + std::to_string(need[i]) + " needed");
+        throw std::invalid_argument("GEMM argument " + std::string(1, "ABC"[i]) + " has " +
+                                    std::to_string(cb.nbytes()) + " bytes; " + std::to_string(need[i]) + " needed");
       o.ptr[i] = cb.ptr();
     }
     return o;
@@ -153,14 +161,19 @@ class CublasGemm final : public Kernel {
     float f1 = 1.0f, f0 = 0.0f;
     double d1 = 1.0, d0 = 0.0;
     int32_t i1 = 1, i0 = 0;
-    const void* alpha = p_.scalar == 1 ? static_cast<const void*>(&d1) : p_.scalar == 2 ? static_cast<const void*>(&i1) : &f1;
-    const void* beta = p_.scalar == 1 ? static_cast<const void*>(&d0) : p_.scalar == 2 ? static_cast<const void*>(&i0) : &f0;
+    const void* alpha = p_.scalar == 1   ? static_cast<const void*>(&d1)
+                        : p_.scalar == 2 ? static_cast<const void*>(&i1)
+                                         : &f1;
+    const void* beta = p_.scalar == 1   ? static_cast<const void*>(&d0)
+                       : p_.scalar == 2 ? static_cast<const void*>(&i0)
+                                        : &f0;
     const CUdeviceptr* ptr = o.ptr;
-    check_cublas(cublas().cublasGemmEx(st_->handle, p_.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n_, m_,
-                                       k_, alpha, reinterpret_cast<const void*>(ptr[1]), p_.in, p_.b_transposed ? k_ : n_,
-                                       reinterpret_cast<const void*>(ptr[0]), p_.in, k_, beta,
-                                       reinterpret_cast<void*>(ptr[2]), p_.out, n_, p_.compute, CUBLAS_GEMM_DEFAULT),
-                 call_.c_str());
+    check_cublas(
+        cublas().cublasGemmEx(st_->handle, p_.b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n_, m_, k_, alpha,
+                              reinterpret_cast<const void*>(ptr[1]), p_.in, p_.b_transposed ? k_ : n_,
+                              reinterpret_cast<const void*>(ptr[0]), p_.in, k_, beta, reinterpret_cast<void*>(ptr[2]),
+                              p_.out, n_, p_.compute, CUBLAS_GEMM_DEFAULT),
+        call_.c_str());
   }
 
   std::shared_ptr<Device> dev_;
@@ -192,7 +205,8 @@ std::shared_ptr<Kernel> make_cublas_gemm(std::shared_ptr<Device> dev, const std:
   const Precision* p = nullptr;
   for (const Precision& q : kPrecisions)
     if (dtype == q.name) p = &q;
-  if (!p) throw std::invalid_argument("unknown GEMM precision '" + dtype + "' (valid: fp64, fp32, tf32, fp16, bf16, int8)");
+  if (!p)
+    throw std::invalid_argument("unknown GEMM precision '" + dtype + "' (valid: fp64, fp32, tf32, fp16, bf16, int8)");
   for (int64_t d : {m, n, k})
     if (d < 1 || d > INT_MAX)
       throw std::invalid_argument("GEMM dimension " + std::to_string(d) + " is out of range (valid: 1 to 2^31-1)");

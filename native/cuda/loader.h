@@ -13,27 +13,34 @@ namespace ar::cuda {
 
 // The driver API functions this backend uses. Members are declared with the header's macros, so
 // `cuMemAlloc` is the `cuMemAlloc_v2` the header maps it to, and the symbol looked up is the same.
+// The X-macro lists of the three structs are laid out by hand, between clang-format off and on:
+// clang-format reads each line of X(name) X(name) as a chain of declarations and indents every next
+// line further than the last.
 struct DriverApi {
-#define AR_CU_FUNCTIONS(X)                                                                              \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
-  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                   \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)          \
+  // clang-format off
+#define AR_CU_FUNCTIONS(X)                                                                           \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)          \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                      \
+  X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)   \
-  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer) \
-  X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload)      \
-  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuMemsetD32Async) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)              \
-  X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)              \
-  X(cuEventElapsedTime)
+  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer) X(cuMemsetD8Async)                 \
+  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload)                    \
+  X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuMemsetD32Async) X(cuFuncGetAttribute)              \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel) X(cuEventCreate)                  \
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventElapsedTime)
+  // clang-format on
 #define AR_MEMBER(f) decltype(&::f) f = nullptr;
   AR_CU_FUNCTIONS(AR_MEMBER)
 #undef AR_MEMBER
 };
 
 struct NvrtcApi {
-#define AR_NVRTC_FUNCTIONS(X)                                                                         \
-  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)         \
-  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) \
-  X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)
+  // clang-format off
+#define AR_NVRTC_FUNCTIONS(X)                                                                        \
+  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)      \
+  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetCUBINSize)           \
+  X(nvrtcGetCUBIN) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)
+  // clang-format on
 #define AR_MEMBER(f) decltype(&::f) f = nullptr;
   AR_NVRTC_FUNCTIONS(AR_MEMBER)
 #undef AR_MEMBER
@@ -42,14 +49,15 @@ struct NvrtcApi {
 // cublasGemmEx with a cublasComputeType_t: cublas_api.h also declares a C++ overload taking the
 // pre-CUDA-11 cudaDataType compute type, so its type is spelled out rather than taken by decltype.
 using CublasGemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                          const void*, const void*, cudaDataType, int, const void*, cudaDataType,
-                                          int, const void*, void*, cudaDataType, int, cublasComputeType_t,
-                                          cublasGemmAlgo_t);
+                                          const void*, const void*, cudaDataType, int, const void*, cudaDataType, int,
+                                          const void*, void*, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
 
 struct CublasApi {
-#define AR_CUBLAS_FUNCTIONS(X)                                                                          \
-  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetMathMode) X(cublasSetWorkspace_v2) \
-  X(cublasGetProperty) X(cublasGetStatusName) X(cublasGetStatusString)
+  // clang-format off
+#define AR_CUBLAS_FUNCTIONS(X)                                                                  \
+  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetMathMode)             \
+  X(cublasSetWorkspace_v2) X(cublasGetProperty) X(cublasGetStatusName) X(cublasGetStatusString)
+  // clang-format on
 #define AR_MEMBER(f) decltype(&::f) f = nullptr;
   AR_CUBLAS_FUNCTIONS(AR_MEMBER)
 #undef AR_MEMBER

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -63,11 +63,10 @@ static_assert(int64_t(MTLDataTypeFloat) == metal_rules::kFloat && int64_t(MTLDat
 void set_constant(MTLFunctionConstantValues* cv, MTLFunctionConstant* fc, const std::string& name,
                   const std::variant<int64_t, double>& value, const std::string& entry) {
   const int64_t* i = std::get_if<int64_t>(&value);
-  const std::vector<uint8_t> bytes = metal_rules::constant_bytes(int64_t(fc.type), name, i ? *i : 0,
-                                                                 i ? 0.0 : std::get<double>(value), i != nullptr, entry);
+  const std::vector<uint8_t> bytes = metal_rules::constant_bytes(
+      int64_t(fc.type), name, i ? *i : 0, i ? 0.0 : std::get<double>(value), i != nullptr, entry);
   [cv setConstantValue:bytes.data() type:fc.type withName:ns(name)];
 }
-
 
 // A fresh file URL in the temporary folder: MTLBinaryArchive reads and writes files only.
 NSURL* temporary_url() {
@@ -155,7 +154,8 @@ id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction
   desc.computeFunction = fn;
   if (std::optional<kc::Fields> hit = cache.get(key)) {
     std::string why = "not a binary archive";
-    id<MTLComputePipelineState> state = hit->size() == 1 ? pipeline_from_archive(device, desc, hit->front(), &why) : nil;
+    id<MTLComputePipelineState> state =
+        hit->size() == 1 ? pipeline_from_archive(device, desc, hit->front(), &why) : nil;
     if (state) return state;
     cache.reject(key, why);
   }
@@ -254,8 +254,8 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   // A successful compile may still carry warnings in `err`: check the object
   // (docs/design.md, "The Metal backend").
   if (!lib)
-    throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for '" + entry + "': " +
-                           (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
+    throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for '" + entry +
+                           "': " + (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),
                        err ? std::string(err.localizedDescription.UTF8String) : "");
   libraries_.emplace(source, lib);
   return lib;
@@ -266,7 +266,8 @@ std::vector<std::string> Compiler::source_constants(id<MTLLibrary> lib) {
   if (auto hit = source_constants_.find(key); hit != source_constants_.end()) return hit->second;
   std::vector<std::string> names;
   for (NSString* function in lib.functionNames)
-    for (NSString* name in [lib newFunctionWithName:function].functionConstantsDictionary) names.push_back(name.UTF8String);
+    for (NSString* name in [lib newFunctionWithName:function].functionConstantsDictionary)
+      names.push_back(name.UTF8String);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   source_constants_.emplace(key, names);
@@ -278,8 +279,8 @@ id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entr
   const char* stage = stage_word(type);
   id<MTLFunction> base = [lib newFunctionWithName:ns(entry)];
   if (!base)
-    throw CompileError("[metal::newFunctionWithName] no function '" + entry + "' in the compiled source (functions: " +
-                           joined(lib.functionNames) + ")",
+    throw CompileError("[metal::newFunctionWithName] no function '" + entry +
+                           "' in the compiled source (functions: " + joined(lib.functionNames) + ")",
                        "");
   if (base.functionType != type)
     throw CompileError("[metal::newFunctionWithName] '" + entry + "' is not a `" + stage + "` function", "");
@@ -298,8 +299,9 @@ id<MTLFunction> Compiler::specialise(id<MTLLibrary> lib, const std::string& entr
   NSError* err = nil;
   id<MTLFunction> fn = [lib newFunctionWithName:ns(entry) constantValues:cv error:&err];
   if (!fn)
-    throw CompileError("[metal::newFunctionWithName:constantValues:] could not specialise '" + entry + "': " + describe(err),
-                       err ? std::string(err.localizedDescription.UTF8String) : "");
+    throw CompileError(
+        "[metal::newFunctionWithName:constantValues:] could not specialise '" + entry + "': " + describe(err),
+        err ? std::string(err.localizedDescription.UTF8String) : "");
   return fn;
 }
 
@@ -336,8 +338,9 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
     const NSUInteger max_tg = state.maxTotalThreadsPerThreadgroup;
     const NSUInteger width = state.threadExecutionWidth ? state.threadExecutionWidth : 32;
     if (block && block > max_tg)
-      throw std::invalid_argument("constant BLOCK " + std::to_string(block) + " exceeds the " + std::to_string(max_tg) +
-                                  " threads per threadgroup this pipeline allows (its registers and threadgroup memory)");
+      throw std::invalid_argument(
+          "constant BLOCK " + std::to_string(block) + " exceeds the " + std::to_string(max_tg) +
+          " threads per threadgroup this pipeline allows (its registers and threadgroup memory)");
     p = std::make_shared<Pipeline>();
     p->state = state;
     p->entry = entry;

@@ -65,7 +65,8 @@ NSURL* file_url(const std::string& path) {
 // The array's elements, dense and row-major, whatever its strides (coreml_rules::dense_copy); "" or
 // the problem, which the caller raises after Core ML's block has returned (nothing throws through
 // Objective-C frames; pooled() then carries it out of the autorelease pool).
-std::string dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out, std::vector<uint8_t>* out) {
+std::string dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t>* shape_out,
+                        std::vector<uint8_t>* out) {
   size_t es = 0;
   *dtype = rules::dtype_name(int64_t(a.dataType), &es);
   if (dtype->empty()) return "the output has an unknown MLMultiArray data type " + std::to_string(long(a.dataType));
@@ -78,8 +79,8 @@ std::string dense_bytes(MLMultiArray* a, std::string* dtype, std::vector<int64_t
   if (shape_out) *shape_out = shape;
   __block std::string problem;
   [a getBytesWithHandler:^(const void* bytes, NSInteger size) {
-    problem = rules::dense_copy(static_cast<const uint8_t*>(bytes), size_t(std::max<NSInteger>(size, 0)), shape, strides,
-                                es, out);
+    problem = rules::dense_copy(static_cast<const uint8_t*>(bytes), size_t(std::max<NSInteger>(size, 0)), shape,
+                                strides, es, out);
   }];
   return problem;
 }
@@ -159,7 +160,8 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
       features[[NSString stringWithUTF8String:in.name.c_str()]] = [MLFeatureValue featureValueWithMultiArray:a];
     }
     NSError* err = nil;
-    MLDictionaryFeatureProvider* provider = [[MLDictionaryFeatureProvider alloc] initWithDictionary:features error:&err];
+    MLDictionaryFeatureProvider* provider = [[MLDictionaryFeatureProvider alloc] initWithDictionary:features
+                                                                                              error:&err];
     if (!provider) throw DeviceError("[coreml::time] cannot make the input features: " + describe(err));
     NSString* out_name = [NSString stringWithUTF8String:output.c_str()];
 
@@ -250,7 +252,8 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
         plan.reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
         return;
       }
-      if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
+      if (!loaded)
+        throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
       id program = property(property(loaded, @"modelStructure"), @"program");
       NSDictionary* functions = property(program, @"functions");
       id main = functions[@"main"];
@@ -271,7 +274,8 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
         id usage = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, usage_sel, op);
         // nil for constants and compile-time decompressions (constexpr_*), which run on no device.
         u.preferred = usage ? device_kind(property(usage, @"preferredComputeDevice")) : "none";
-        for (id d in static_cast<NSArray*>(property(usage, @"supportedComputeDevices"))) u.supported.push_back(device_kind(d));
+        for (id d in static_cast<NSArray*>(property(usage, @"supportedComputeDevices")))
+          u.supported.push_back(device_kind(d));
         if ([loaded respondsToSelector:cost_sel]) {
           id cost = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, cost_sel, op);
           NSNumber* weight = property(cost, @"weight");

@@ -64,8 +64,8 @@ NSArray<id<MTLDevice>>* all_devices() {
 MetalBuffer::MetalBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::move(dev)), nbytes_(nbytes) {
   const NSUInteger max_len = dev_->device.maxBufferLength;
   if (nbytes > max_len)
-    throw std::invalid_argument("buffer of " + std::to_string(nbytes) + " bytes exceeds this device's maxBufferLength (" +
-                                std::to_string(max_len) + " bytes)");
+    throw std::invalid_argument("buffer of " + std::to_string(nbytes) +
+                                " bytes exceeds this device's maxBufferLength (" + std::to_string(max_len) + " bytes)");
   pooled([&] {
     // A zero-byte request still gets a (one-byte) buffer, so contents is a valid pointer.
     buffer_ = [dev_->device newBufferWithLength:std::max<size_t>(nbytes, 1)
@@ -176,7 +176,8 @@ id<MTLCounterSampleBuffer> sample_buffer(Device& dev, uint64_t samples, std::str
   d.sampleCount = NSUInteger(samples);  // at most metal_rules::kMaxSamplesPerBuffer
   NSError* err = nil;
   id<MTLCounterSampleBuffer> b = [dev.device newCounterSampleBufferWithDescriptor:d error:&err];
-  if (!b) *why = "newCounterSampleBufferWithDescriptor (" + std::to_string(samples) + " samples) failed: " + describe(err);
+  if (!b)
+    *why = "newCounterSampleBufferWithDescriptor (" + std::to_string(samples) + " samples) failed: " + describe(err);
   return b;
 }
 
@@ -195,10 +196,10 @@ void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb
       // The handler runs on a Metal thread; it only hands a string to the InFlight under its mutex.
       const std::string entry = what;
       [cb addCompletedHandler:^(id<MTLCommandBuffer> done) {
-        launches->complete(done.status == MTLCommandBufferStatusCompleted
-                               ? std::string()
-                               : metal_rules::command_buffer_failure("launch", entry, int64_t(done.status),
-                                                                     describe(done.error)));
+        launches->complete(
+            done.status == MTLCommandBufferStatusCompleted
+                ? std::string()
+                : metal_rules::command_buffer_failure("launch", entry, int64_t(done.status), describe(done.error)));
       }];
       [cb commit];
       committed = true;
@@ -235,7 +236,8 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
   // sample buffer at 4096 timestamps), resolved once the chunk's command buffers completed.
   for (const metal_rules::SampleChunk& chunk : metal_rules::sample_chunks(reps)) {
     id<MTLCounterSampleBuffer> samples = nil;
-    if (sampling && run.unavailable.empty()) pooled([&] { samples = sample_buffer(dev, 2 * chunk.reps, &run.unavailable); });
+    if (sampling && run.unavailable.empty())
+      pooled([&] { samples = sample_buffer(dev, 2 * chunk.reps, &run.unavailable); });
     for (uint64_t i = 0; i < chunk.reps; ++i) {
       pooled([&] {
         MTLComputePassDescriptor* pass = nil;

@@ -24,7 +24,10 @@ class MpsGemm final : public Kernel {
     pooled([&] {
       // MPSMatrixMultiplication.h: "unit scaling of the product, and no accumulation of the
       // result. The scaling factors alpha and beta are taken to be 1.0 and 0.0".
-      mm_ = [[MPSMatrixMultiplication alloc] initWithDevice:dev_->device resultRows:m_ resultColumns:n_ interiorColumns:k_];
+      mm_ = [[MPSMatrixMultiplication alloc] initWithDevice:dev_->device
+                                                 resultRows:m_
+                                              resultColumns:n_
+                                            interiorColumns:k_];
     });
     if (!mm_) throw DeviceError("[metal::MPSMatrixMultiplication] could not create a " + dtype_ + " GEMM");
   }
@@ -48,9 +51,12 @@ class MpsGemm final : public Kernel {
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     Matrices m = bind(args, work_items);
     MPSMatrixMultiplication* mm = mm_;
-    commit_launch(*dev_, [&](id<MTLCommandBuffer> cb) {
-      [mm encodeToCommandBuffer:cb leftMatrix:m.mats[0] rightMatrix:m.mats[1] resultMatrix:m.mats[2]];
-    }, dtype_ == "fp32" ? "MPS sgemm" : "MPS hgemm");
+    commit_launch(
+        *dev_,
+        [&](id<MTLCommandBuffer> cb) {
+          [mm encodeToCommandBuffer:cb leftMatrix:m.mats[0] rightMatrix:m.mats[1] resultMatrix:m.mats[2]];
+        },
+        dtype_ == "fp32" ? "MPS sgemm" : "MPS hgemm");
   }
 
  private:
@@ -61,7 +67,8 @@ class MpsGemm final : public Kernel {
   // The three buffers checked (A m×k, B k×n, C m×n) and wrapped as row-major MPSMatrix objects.
   Matrices bind(const std::vector<Arg>& args, uint64_t work_items) {
     check_gemm_launch(work_items);
-    if (args.size() != 3) throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
+    if (args.size() != 3)
+      throw std::invalid_argument("gemm takes 3 buffers (A, B, C), got " + std::to_string(args.size()));
     const MPSDataType type = dtype_ == "fp32" ? MPSDataTypeFloat32 : MPSDataTypeFloat16;
     const NSUInteger es = dtype_ == "fp32" ? 4 : 2;
     const NSUInteger rows[3] = {m_, k_, m_}, cols[3] = {k_, n_, n_};
@@ -72,8 +79,8 @@ class MpsGemm final : public Kernel {
       MetalBuffer& mb = buffer_arg(*b, *dev_, i);
       const size_t need = size_t(rows[i]) * cols[i] * es;
       if (mb.nbytes() < need)
-        throw std::invalid_argument("gemm: buffer " + std::string(1, "ABC"[i]) + " holds " + std::to_string(mb.nbytes()) +
-                                    " bytes, needs " + std::to_string(need));
+        throw std::invalid_argument("gemm: buffer " + std::string(1, "ABC"[i]) + " holds " +
+                                    std::to_string(mb.nbytes()) + " bytes, needs " + std::to_string(need));
       bufs[i] = mb.buffer();
     }
     // The wrappers of the last three buffers are kept (strongly, so an address cannot be reused by
@@ -111,7 +118,8 @@ class MpsGemm final : public Kernel {
 std::shared_ptr<Kernel> make_mps_gemm(std::shared_ptr<Device> dev, const std::string& dtype, int64_t m, int64_t n,
                                       int64_t k) {
   if (dtype != "fp32" && dtype != "fp16")
-    throw UnsupportedError("[metal::gemm] MPS GEMM in " + dtype + " is not available on the Metal backend (valid: fp32, fp16)");
+    throw UnsupportedError("[metal::gemm] MPS GEMM in " + dtype +
+                           " is not available on the Metal backend (valid: fp32, fp16)");
   const int64_t lim = int64_t(1) << 20;
   for (int64_t d : {m, n, k})
     if (d < 1 || d > lim)

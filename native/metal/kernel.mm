@@ -36,7 +36,8 @@ class MetalKernel final : public Kernel {
     if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
     const std::vector<Bound> bound = bind(args, work_items);
     const Encode encode = [&](id<MTLCommandBuffer> cb, MTLComputePassDescriptor* pass) {
-      id<MTLComputeCommandEncoder> enc = pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
+      id<MTLComputeCommandEncoder> enc =
+          pass ? [cb computeCommandEncoderWithDescriptor:pass] : [cb computeCommandEncoder];
       this->encode(enc, bound, work_items, batch);
     };
     std::string how;
@@ -52,8 +53,8 @@ class MetalKernel final : public Kernel {
   // waits for it and raises the first launch that ended in error.
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     const std::vector<Bound> bound = bind(args, work_items);
-    commit_launch(*dev_, [&](id<MTLCommandBuffer> cb) { encode([cb computeCommandEncoder], bound, work_items, 1); },
-                  p_->entry);
+    commit_launch(
+        *dev_, [&](id<MTLCommandBuffer> cb) { encode([cb computeCommandEncoder], bound, work_items, 1); }, p_->entry);
   }
 
   // The steps of `reps` round trips as a user's code takes them: call -> create (commandBuffer
@@ -106,10 +107,12 @@ class MetalKernel final : public Kernel {
     // dispatchThreads takes the grid as NSUInteger, but the kernels index with a 32-bit
     // thread_position_in_grid: keep the grid below 2^32 threads.
     if (work_items > 0xffffffffull)
-      throw std::invalid_argument("launch of " + std::to_string(work_items) + " work items is out of range (valid: 1 to 4294967295 on Metal)");
+      throw std::invalid_argument("launch of " + std::to_string(work_items) +
+                                  " work items is out of range (valid: 1 to 4294967295 on Metal)");
     std::vector<Bound> bound(args.size() + 1);
     if (bound.size() > 31)
-      throw std::invalid_argument("a Metal kernel takes at most 30 arguments plus the work-item count (buffer indices 0..30)");
+      throw std::invalid_argument(
+          "a Metal kernel takes at most 30 arguments plus the work-item count (buffer indices 0..30)");
     for (size_t i = 0; i < args.size(); ++i) {
       if (auto* b = std::get_if<Buffer*>(&args[i])) {
         if (!*b) throw std::invalid_argument("argument " + std::to_string(i) + " is a null buffer");
@@ -129,7 +132,8 @@ class MetalKernel final : public Kernel {
   }
 
   // Encodes `batch` dispatches of `work_items` threads into `enc` and ends it.
-  void encode(id<MTLComputeCommandEncoder> enc, const std::vector<Bound>& bound, uint64_t work_items, uint64_t batch) const {
+  void encode(id<MTLComputeCommandEncoder> enc, const std::vector<Bound>& bound, uint64_t work_items,
+              uint64_t batch) const {
     if (!enc) throw DeviceError("[metal::computeCommandEncoder] no encoder for " + p_->entry);
     [enc setComputePipelineState:p_->state];
     for (size_t i = 0; i < bound.size(); ++i) {

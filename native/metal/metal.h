@@ -47,7 +47,8 @@ struct Device {
   // shared_ptr).
   id<MTLCommandBuffer> last_launch = nil;
   std::string last_launch_what;
-  std::shared_ptr<metal_rules::InFlight> launches = std::make_shared<metal_rules::InFlight>(metal_rules::kLaunchesInFlight);
+  std::shared_ptr<metal_rules::InFlight> launches =
+      std::make_shared<metal_rules::InFlight>(metal_rules::kLaunchesInFlight);
 };
 
 // Waits for every command buffer Kernel::launch committed: the last one, whose own status and
@@ -166,9 +167,9 @@ class Compiler {
 
   std::shared_ptr<Device> dev_;
   std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<Pipeline>> cache_;  // (entry, constants, source) -> pipeline
-  std::map<std::string, id<MTLFunction>> functions_;        // (stage, entry, constants, source) -> function
-  std::map<std::string, id<MTLLibrary>> libraries_;           // source -> library
+  std::map<std::string, std::shared_ptr<Pipeline>> cache_;            // (entry, constants, source) -> pipeline
+  std::map<std::string, id<MTLFunction>> functions_;                  // (stage, entry, constants, source) -> function
+  std::map<std::string, id<MTLLibrary>> libraries_;                   // source -> library
   std::map<const void*, std::vector<std::string>> source_constants_;  // library -> its constants
 };
 

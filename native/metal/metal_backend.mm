@@ -1,7 +1,7 @@
 // The Metal backend (docs/design.md, "The Metal backend"): a Metal device and one command queue,
 // shared-storage buffers exposed without a copy, MSL compiled at run time and cached, one command
-// buffer per sample timed on the GPU, MPS GEMM, the graphics study's render passes. Every Metal failure becomes an exception naming the
-// call.
+// buffer per sample timed on the GPU, MPS GEMM, the graphics study's render passes. Every Metal failure becomes an
+// exception naming the call.
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
@@ -41,7 +41,8 @@ class MetalBackend final : public Backend {
       // the dispatch study launches before it synchronizes: the queue is sized for them
       // (metal_rules::kQueueDepth), and commit_launch never waits on it while holding the mutex.
       dev_->queue = [dev_->device newCommandQueueWithMaxCommandBufferCount:metal_rules::kQueueDepth];
-      if (!dev_->queue) throw DeviceError("[metal::newCommandQueueWithMaxCommandBufferCount] could not create a command queue");
+      if (!dev_->queue)
+        throw DeviceError("[metal::newCommandQueueWithMaxCommandBufferCount] could not create a command queue");
       dev_->timestamps = timestamp_counters(dev_->device);
     });
     compiler_ = std::make_unique<Compiler>(dev_);

@@ -97,7 +97,8 @@ class MetalRenderPass final : public RenderPass {
       state_ = [device newRenderPipelineStateWithDescriptor:d error:&err];
       if (!state_) {
         const std::string why = "[metal::newRenderPipelineStateWithDescriptor] " + spec.vertex + " + " + spec.fragment +
-                                " into " + spec.format + (spec.blend_max ? " with blending" : "") + ": " + describe(err);
+                                " into " + spec.format + (spec.blend_max ? " with blending" : "") + ": " +
+                                describe(err);
         // Blending a 32-bit float target is not supported by every GPU (Apple's feature set tables).
         if (spec.blend_max && format == MTLPixelFormatRGBA32Float) throw UnsupportedError(why);
         throw CompileError(why, err ? std::string(err.localizedDescription.UTF8String) : "");

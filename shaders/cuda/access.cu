@@ -22,19 +22,20 @@ __device__ __forceinline__ unsigned long long strided_index(unsigned long long i
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-access_u32(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long stride, unsigned long long n) {
+    access_u32(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long stride,
+               unsigned long long n) {
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = in[strided_index(i, n, stride)];
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-access_u32x2(const uint2* __restrict__ in, uint2* __restrict__ out, long long stride, unsigned long long n) {
+    access_u32x2(const uint2* __restrict__ in, uint2* __restrict__ out, long long stride, unsigned long long n) {
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = in[strided_index(i, n, stride)];
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-access_u32x4(const uint4* __restrict__ in, uint4* __restrict__ out, long long stride, unsigned long long n) {
+    access_u32x4(const uint4* __restrict__ in, uint4* __restrict__ out, long long stride, unsigned long long n) {
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = in[strided_index(i, n, stride)];
 }

@@ -25,7 +25,7 @@
 #define AR_CLOCK_SMS 256
 
 struct ArClock {
-  unsigned long long slot;                                  // the current probed launch's slot
+  unsigned long long slot;                                    // the current probed launch's slot
   unsigned long long first[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];  // per SM: min %clock64, min %globaltimer at entry
   unsigned long long last[AR_CLOCK_SLOTS][AR_CLOCK_SMS][2];   // per SM: max %clock64, max %globaltimer at exit
 };

@@ -46,7 +46,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) dispatch_null_stamp(unsigned
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dispatch_tiny_stamp(unsigned long long* t, float4* __restrict__ x, unsigned long long n) {
+    dispatch_tiny_stamp(unsigned long long* t, float4* __restrict__ x, unsigned long long n) {
   ar_stamp(t);
   ar_tiny(x, n);
 }

@@ -93,26 +93,26 @@ __device__ __forceinline__ void dual(const float* __restrict__ in, unsigned int*
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dual_fp32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
+    dual_fp32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
   dual<AR_FP32>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dual_fp16(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
+    dual_fp16(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
   dual<AR_FP16>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dual_int32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
+    dual_int32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
   dual<AR_INT>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dual_fp32_fp16(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
+    dual_fp32_fp16(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
   dual<AR_FP32 | AR_FP16>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-dual_fp32_int32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
+    dual_fp32_int32(const float* __restrict__ in, unsigned int* __restrict__ out, double a, unsigned long long n) {
   dual<AR_FP32 | AR_INT>(in, out, (float)AR_A(a), n);
 }

@@ -56,7 +56,7 @@ __device__ __forceinline__ float4 add4(float4 a, float4 b) {
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_cross4_f32(const float4* __restrict__ in, float4* __restrict__ out, unsigned long long n) {
+    vec4_cross4_f32(const float4* __restrict__ in, float4* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
@@ -97,13 +97,13 @@ __device__ __forceinline__ void vec4_indep(const float4* __restrict__ in, float4
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_indep4_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
+    vec4_indep4_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   vec4_indep<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_indep8_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
+    vec4_indep8_f32(const float4* __restrict__ in, float4* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   vec4_indep<8>(in, out, (float)AR_A(a), n);
 }
@@ -119,7 +119,10 @@ __device__ __forceinline__ void scalar_indep_f32(const float* __restrict__ in, f
 #pragma unroll
   for (int v = 0; v < K / 4; ++v) {
     const float4 x = src[v];
-    c[4 * v] = x.x; c[4 * v + 1] = x.y; c[4 * v + 2] = x.z; c[4 * v + 3] = x.w;
+    c[4 * v] = x.x;
+    c[4 * v + 1] = x.y;
+    c[4 * v + 2] = x.z;
+    c[4 * v + 3] = x.w;
   }
 #pragma unroll 512 / K  // K FMAs an iteration: 512 a loop body
   for (int it = 0; it < F; ++it) {
@@ -132,19 +135,19 @@ __device__ __forceinline__ void scalar_indep_f32(const float* __restrict__ in, f
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep4_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep4_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep8_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep8_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<8>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep16_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep16_f32(const float* __restrict__ in, float* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f32<16>(in, out, (float)AR_A(a), n);
 }
@@ -182,7 +185,7 @@ __device__ __forceinline__ half4 hfma4(half4 a, half4 b, half4 c) {
 __device__ __forceinline__ half4 hadd4(half4 a, half4 b) { return {hadd2(a.lo, b.lo), hadd2(a.hi, b.hi)}; }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_cross4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, unsigned long long n) {
+    vec4_cross4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
@@ -210,7 +213,7 @@ __device__ __forceinline__ void vec4_indep_f16(const uint2* __restrict__ in, uin
   if (i >= n) return;
   const uint2 x = in[i];
   const half4 xv = {x.x, x.y};
-  #ifdef CHAIN_A_F16
+#ifdef CHAIN_A_F16
   const unsigned short ah = (unsigned short)(CHAIN_A_F16);
 #else
   const unsigned short ah = float_to_half(a);
@@ -236,13 +239,13 @@ __device__ __forceinline__ void vec4_indep_f16(const uint2* __restrict__ in, uin
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_indep4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
+    vec4_indep4_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   vec4_indep_f16<4>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-vec4_indep8_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
+    vec4_indep8_f16(const uint2* __restrict__ in, uint2* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   vec4_indep_f16<8>(in, out, (float)AR_A(a), n);
 }
@@ -254,7 +257,7 @@ __device__ __forceinline__ void scalar_indep_f16(const uint4* __restrict__ in, u
                                                  unsigned long long n) {
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;
-  #ifdef CHAIN_A_F16
+#ifdef CHAIN_A_F16
   const unsigned short ah = (unsigned short)(CHAIN_A_F16);
 #else
   const unsigned short ah = float_to_half(a);
@@ -285,19 +288,19 @@ __device__ __forceinline__ void scalar_indep_f16(const uint4* __restrict__ in, u
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep8_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep8_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<8>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep16_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep16_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<16>(in, out, (float)AR_A(a), n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep32_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep32_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   scalar_indep_f16<32>(in, out, (float)AR_A(a), n);
 }
@@ -305,7 +308,7 @@ scalar_indep32_f16(const uint4* __restrict__ in, uint4* __restrict__ out, double
 // ---- fp64 ------------------------------------------------------------------------------------------
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-scalar_indep8_f64(const double2* __restrict__ in, double2* __restrict__ out, double a, unsigned long long n) {
+    scalar_indep8_f64(const double2* __restrict__ in, double2* __restrict__ out, double a, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i >= n) return;

@@ -23,7 +23,7 @@
 #endif
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-gemm_tiled16_f32(const float* A, const float* B, float* C, long long N, unsigned long long n) {
+    gemm_tiled16_f32(const float* A, const float* B, float* C, long long N, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   __shared__ float As[16][16];
   __shared__ float Bs[16][16];

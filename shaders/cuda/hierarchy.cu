@@ -51,15 +51,15 @@ __device__ __forceinline__ void ar_add(uint4& acc, const uint4 v) {
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+    hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   // 32-bit index arithmetic: the suite keeps n below 2^31 words, so i + stride never wraps
   const unsigned n = (unsigned)n_words;
   const unsigned e = (unsigned)(((u64)n_words + lanes - 1) / lanes);  // words per lane per pass
-  const unsigned stride = (unsigned)(lanes % (u64)n);                  // the step between a lane's words
+  const unsigned stride = (unsigned)(lanes % (u64)n);                 // the step between a lane's words
   const unsigned step = ROTATE ? ar_step(n) : 0u;
-  unsigned base = (unsigned)(t % (u64)n);                              // this lane's first word of pass 0
+  unsigned base = (unsigned)(t % (u64)n);  // this lane's first word of pass 0
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
   if (e == 1) {  // one word per lane per pass (working sets below a word per lane): passes unrolled
 #pragma unroll 4
@@ -86,7 +86,7 @@ hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_wor
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+    hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   const u64 n = (u64)n_words;
@@ -106,7 +106,7 @@ hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, uns
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-hier_shared(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+    hier_shared(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
   __shared__ uint4 tile[AR_TILE];
   const unsigned tid = threadIdx.x;
   const u64 first = (u64)blockIdx.x * AR_TILE;  // the suite launches whole blocks, n = blocks × TILE

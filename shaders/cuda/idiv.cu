@@ -41,56 +41,60 @@ __device__ __forceinline__ unsigned int idiv_chain(unsigned int x, T d) {
 // ---- unsigned (unsigned int) ----------------------------------------------------------------------
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_u32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_u32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out,
+                              unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, false>(in[i], 256u);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_u32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_u32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, false>(in[i], 255u);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_u32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_u32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, false>(in[i], (unsigned int)(DIVISOR));
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_u32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d, unsigned long long n) {
+    idiv_div_u32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d,
+                          unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, false>(in[i], (unsigned int)d);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_u32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_u32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out,
+                              unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, true>(in[i], 256u);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_u32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_u32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, true>(in[i], 255u);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_u32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_u32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, true>(in[i], (unsigned int)(DIVISOR));
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_u32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d, unsigned long long n) {
+    idiv_mod_u32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d,
+                          unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<unsigned int, true>(in[i], (unsigned int)d);
@@ -99,56 +103,60 @@ idiv_mod_u32_argument(const unsigned int* __restrict__ in, unsigned int* __restr
 // ---- signed (int) ----------------------------------------------------------------------
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_i32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_i32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out,
+                              unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, false>(in[i], 256);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_i32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_i32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, false>(in[i], 255);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_i32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_div_i32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, false>(in[i], (int)(DIVISOR));
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_div_i32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d, unsigned long long n) {
+    idiv_div_i32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d,
+                          unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, false>(in[i], (int)d);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_i32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_i32_pow2_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out,
+                              unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, true>(in[i], 256);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_i32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_i32_literal(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, true>(in[i], 255);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_i32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
+    idiv_mod_i32_constant(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, true>(in[i], (int)(DIVISOR));
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-idiv_mod_i32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d, unsigned long long n) {
+    idiv_mod_i32_argument(const unsigned int* __restrict__ in, unsigned int* __restrict__ out, long long d,
+                          unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) out[i] = idiv_chain<int, true>(in[i], (int)d);

@@ -59,70 +59,91 @@ __host__ __device__ inline int ar_c_col(int lane, int i) { return 2 * (lane & 3)
 // T: the stored input element (16-bit bits or signed char); EPR elements per register; AREGS, BREGS
 // registers of A and B per fragment; Acc the accumulator element as stored; CREGS its registers.
 
-template <int FK> struct F16F32 {
-  typedef unsigned short T; typedef float Acc; typedef float Reg;
+template <int FK>
+struct F16F32 {
+  typedef unsigned short T;
+  typedef float Acc;
+  typedef float Reg;
   static const int EPR = 2, AREGS = FK / 4, BREGS = FK / 8, CREGS = 4;
   __device__ static inline void mma(Reg* c, const unsigned* a, const unsigned* b);
   __device__ static inline Acc out(const Reg* c, int i) { return c[i]; }
 };
-template <> __device__ inline void F16F32<16>::mma(float* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void F16F32<16>::mma(float* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-template <> __device__ inline void F16F32<8>::mma(float* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void F16F32<8>::mma(float* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(b[0]));
 }
 
-template <int FK> struct BF16F32 {
-  typedef unsigned short T; typedef float Acc; typedef float Reg;
+template <int FK>
+struct BF16F32 {
+  typedef unsigned short T;
+  typedef float Acc;
+  typedef float Reg;
   static const int EPR = 2, AREGS = FK / 4, BREGS = FK / 8, CREGS = 4;
   __device__ static inline void mma(Reg* c, const unsigned* a, const unsigned* b);
   __device__ static inline Acc out(const Reg* c, int i) { return c[i]; }
 };
-template <> __device__ inline void BF16F32<16>::mma(float* c, const unsigned* a, const unsigned* b) {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+template <>
+__device__ inline void BF16F32<16>::mma(float* c, const unsigned* a, const unsigned* b) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-template <> __device__ inline void BF16F32<8>::mma(float* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void BF16F32<8>::mma(float* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(b[0]));
 }
 
 // FP16 accumulator: two f16x2 registers hold elements (0, 1) and (2, 3), the lower index in the low half.
-template <int FK> struct F16F16 {
-  typedef unsigned short T; typedef unsigned short Acc; typedef unsigned Reg;
+template <int FK>
+struct F16F16 {
+  typedef unsigned short T;
+  typedef unsigned short Acc;
+  typedef unsigned Reg;
   static const int EPR = 2, AREGS = FK / 4, BREGS = FK / 8, CREGS = 2;
   __device__ static inline void mma(Reg* c, const unsigned* a, const unsigned* b);
   __device__ static inline Acc out(const Reg* c, int i) { return (unsigned short)(c[i >> 1] >> (16 * (i & 1))); }
 };
-template <> __device__ inline void F16F16<16>::mma(unsigned* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void F16F16<16>::mma(unsigned* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
                : "+r"(c[0]), "+r"(c[1])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-template <> __device__ inline void F16F16<8>::mma(unsigned* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void F16F16<8>::mma(unsigned* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%0,%1};"
                : "+r"(c[0]), "+r"(c[1])
                : "r"(a[0]), "r"(a[1]), "r"(b[0]));
 }
 
-template <int FK> struct S8S32 {
-  typedef signed char T; typedef int Acc; typedef int Reg;
+template <int FK>
+struct S8S32 {
+  typedef signed char T;
+  typedef int Acc;
+  typedef int Reg;
   static const int EPR = 4, AREGS = FK / 8, BREGS = FK / 16, CREGS = 4;
   __device__ static inline void mma(Reg* c, const unsigned* a, const unsigned* b);
   __device__ static inline Acc out(const Reg* c, int i) { return c[i]; }
 };
-template <> __device__ inline void S8S32<32>::mma(int* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void S8S32<32>::mma(int* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
-template <> __device__ inline void S8S32<16>::mma(int* c, const unsigned* a, const unsigned* b) {
+template <>
+__device__ inline void S8S32<16>::mma(int* c, const unsigned* a, const unsigned* b) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
                : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(b[0]));
@@ -134,7 +155,8 @@ template <typename T, int EPR>
 __device__ inline unsigned ar_pack(const T* v) {
   unsigned r = 0;
 #pragma unroll
-  for (int e = 0; e < EPR; ++e) r |= (unsigned)(sizeof(T) == 1 ? (unsigned char)v[e] : (unsigned short)v[e]) << (e * (32 / EPR));
+  for (int e = 0; e < EPR; ++e)
+    r |= (unsigned)(sizeof(T) == 1 ? (unsigned char)v[e] : (unsigned short)v[e]) << (e * (32 / EPR));
   return r;
 }
 
@@ -180,8 +202,7 @@ __device__ inline void ar_tile(const void* A_, const void* B_, void* C_, unsigne
       for (int r = 0; r < Op::BREGS; ++r) {
         T v[EPR];
 #pragma unroll
-        for (int e = 0; e < EPR; ++e)
-          v[e] = B[(kf * FK + ar_b_row(lane, r, e, EPR)) * TN + nf * 8 + ar_b_col(lane)];
+        for (int e = 0; e < EPR; ++e) v[e] = B[(kf * FK + ar_b_row(lane, r, e, EPR)) * TN + nf * 8 + ar_b_col(lane)];
         b[kf][nf][r] = ar_pack<T, EPR>(v);
       }
 #pragma unroll
@@ -217,21 +238,21 @@ __device__ inline void ar_tile(const void* A_, const void* B_, void* C_, unsigne
 #define AR_FK8 ((TK % 32) == 0 ? 32 : 16)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-matrix_f16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
+    matrix_f16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
   ar_tile<F16F32, AR_FK16>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-matrix_f16_f16(const unsigned short* A, const unsigned short* B, unsigned short* C, unsigned long long n) {
+    matrix_f16_f16(const unsigned short* A, const unsigned short* B, unsigned short* C, unsigned long long n) {
   ar_tile<F16F16, AR_FK16>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-matrix_s8_s32(const signed char* A, const signed char* B, int* C, unsigned long long n) {
+    matrix_s8_s32(const signed char* A, const signed char* B, int* C, unsigned long long n) {
   ar_tile<S8S32, AR_FK8>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-matrix_bf16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
+    matrix_bf16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
   ar_tile<BF16F32, AR_FK16>(A, B, C, n);
 }

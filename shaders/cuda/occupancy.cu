@@ -21,7 +21,7 @@
 #define AR_INDEX (blockIdx.x * (unsigned long long)BLOCK + threadIdx.x)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-occupancy_copy(const float4* __restrict__ in, float4* __restrict__ out, unsigned long long n) {
+    occupancy_copy(const float4* __restrict__ in, float4* __restrict__ out, unsigned long long n) {
   const unsigned long long i = AR_INDEX;
 #if AR_TG_FLOAT4S > 0
   __shared__ float4 tg[AR_TG_FLOAT4S];

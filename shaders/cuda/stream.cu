@@ -11,16 +11,16 @@
 #define AR_INDEX (blockIdx.x * (unsigned long long)BLOCK + threadIdx.x)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-stream_copy_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
-                unsigned long long n) {
+    stream_copy_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
+                    unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) c[i] = a[i];  // c = a
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-stream_scale_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
-                 unsigned long long n) {
+    stream_scale_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
+                     unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   const float s = (float)q;
@@ -31,8 +31,8 @@ stream_scale_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restr
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-stream_add_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
-               unsigned long long n) {
+    stream_add_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
+                   unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   if (i < n) {  // c = a + b
@@ -42,8 +42,8 @@ stream_add_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restric
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-stream_triad_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
-                 unsigned long long n) {
+    stream_triad_f32(float4* __restrict__ a, float4* __restrict__ b, float4* __restrict__ c, double q,
+                     unsigned long long n) {
   AR_CLOCK_PROBE_HERE();
   const unsigned long long i = AR_INDEX;
   const float s = (float)q;

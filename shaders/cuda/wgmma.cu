@@ -109,6 +109,8 @@ __host__ __device__ inline int wg_c_col(int t, int i) { return 8 * (i >> 2) + 2 
 // The accumulator is an array d of NREG registers; the asm operands name each one (read-write), so
 // the chain stays in registers and every wgmma reads what the previous one wrote.
 
+// clang-format off: the PTX operand lists sixteen to a line and the asm template of WG_MMA as PTX reads;
+// clang-format would split the template between string pieces and fold the lists.
 #define WG_D16 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15"
 #define WG_D32 WG_D16 ",%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
 #define WG_D64 WG_D32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47" \
@@ -142,40 +144,62 @@ __host__ __device__ inline int wg_c_col(int t, int i) { return 8 * (i >> 2) + 2 
                  : WG_O##NR(C, 0)                                                                      \
                  : "l"(a), "l"(b), "r"(1));                                                            \
   }
+// clang-format on
 
-template <int N> struct WgF16F32 {
-  typedef unsigned short T; typedef float Acc; typedef float Reg;
+template <int N>
+struct WgF16F32 {
+  typedef unsigned short T;
+  typedef float Acc;
+  typedef float Reg;
   static const int KSTEP = 16, NREG = N / 2;
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
-template <int N> struct WgBF16F32 {
-  typedef unsigned short T; typedef float Acc; typedef float Reg;
+template <int N>
+struct WgBF16F32 {
+  typedef unsigned short T;
+  typedef float Acc;
+  typedef float Reg;
   static const int KSTEP = 16, NREG = N / 2;
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
-template <int N> struct WgF16F16 {
-  typedef unsigned short T; typedef unsigned short Acc; typedef unsigned Reg;
+template <int N>
+struct WgF16F16 {
+  typedef unsigned short T;
+  typedef unsigned short Acc;
+  typedef unsigned Reg;
   static const int KSTEP = 16, NREG = N / 4;
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return (unsigned short)(d[i >> 1] >> (16 * (i & 1))); }
 };
-template <int N> struct WgS8S32 {
-  typedef signed char T; typedef int Acc; typedef int Reg;
+template <int N>
+struct WgS8S32 {
+  typedef signed char T;
+  typedef int Acc;
+  typedef int Reg;
   static const int KSTEP = 32, NREG = N / 2;
   __device__ static inline void mma(Reg* d, wg_u64 a, wg_u64 b);
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
 // FP8 inputs (one byte each: the OCP 8-bit formats E4M3 and E5M2) into FP32 accumulators: one
 // layout, one instruction per format.
-template <int N> struct WgFp8F32 {
-  typedef unsigned char T; typedef float Acc; typedef float Reg;
+template <int N>
+struct WgFp8F32 {
+  typedef unsigned char T;
+  typedef float Acc;
+  typedef float Reg;
   static const int KSTEP = 32, NREG = N / 2;
   __device__ static inline Acc out(const Reg* d, int i) { return d[i]; }
 };
-template <int N> struct WgE4M3F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
-template <int N> struct WgE5M2F32 : WgFp8F32<N> { __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b); };
+template <int N>
+struct WgE4M3F32 : WgFp8F32<N> {
+  __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b);
+};
+template <int N>
+struct WgE5M2F32 : WgFp8F32<N> {
+  __device__ static inline void mma(float* d, wg_u64 a, wg_u64 b);
+};
 
 #define WG_F16 ", 1, 1, 0, 0"
 WG_MMA(WgF16F32, 64, 32, "+f", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", WG_F16)
@@ -231,7 +255,7 @@ __device__ inline void wg_tile(const void* A_, const void* B_, void* C_, unsigne
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
   const unsigned long long wg = (blockIdx.x * (unsigned long long)BLOCK + threadIdx.x) / 128;
-  if (wg * 128 >= n) return;  // whole warpgroups: n is a multiple of 128
+  if (wg * 128 >= n) return;        // whole warpgroups: n is a multiple of 128
   if (TK % Op::KSTEP != 0) return;  // a shape the suite skips: nothing written, the check fails
   const unsigned lbo = WG_SWAP_LBO_SBO ? 8u * KB : 128u, sbo = WG_SWAP_LBO_SBO ? 128u : 8u * KB;
   const unsigned a0 = wg_smem_addr(sa), b0 = wg_smem_addr(sb);
@@ -269,31 +293,31 @@ __device__ inline void wg_tile(const void* A_, const void* B_, void* C_, unsigne
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_f16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
+    wgmma_f16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
   wg_tile<WgF16F32>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_f16_f16(const unsigned short* A, const unsigned short* B, unsigned short* C, unsigned long long n) {
+    wgmma_f16_f16(const unsigned short* A, const unsigned short* B, unsigned short* C, unsigned long long n) {
   wg_tile<WgF16F16>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_s8_s32(const signed char* A, const signed char* B, int* C, unsigned long long n) {
+    wgmma_s8_s32(const signed char* A, const signed char* B, int* C, unsigned long long n) {
   wg_tile<WgS8S32>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_bf16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
+    wgmma_bf16_f32(const unsigned short* A, const unsigned short* B, float* C, unsigned long long n) {
   wg_tile<WgBF16F32>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_e4m3_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
+    wgmma_e4m3_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
   wg_tile<WgE4M3F32>(A, B, C, n);
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
-wgmma_e5m2_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
+    wgmma_e5m2_f32(const unsigned char* A, const unsigned char* B, float* C, unsigned long long n) {
   wg_tile<WgE5M2F32>(A, B, C, n);
 }

@@ -19,9 +19,9 @@ using namespace metal;
 
 // n < 2^32 (Metal dispatches fewer than 2^32 threads), so log2 is taken on 32-bit words.
 inline ulong strided_index(ulong i, ulong n, long s) {
-  const uint sh = ctz(uint(s));   // log2 S
-  const ulong m = n >> sh;        // M
-  const uint lm = ctz(uint(m));   // log2 M
+  const uint sh = ctz(uint(s));  // log2 S
+  const ulong m = n >> sh;       // M
+  const uint lm = ctz(uint(m));  // log2 M
   return ((i & (m - 1)) << sh) | (i >> lm);
 }
 

@@ -37,7 +37,7 @@ constant bool BILINEAR [[function_constant(3)]];  // fs_texture: corner coordina
 struct Frame {
   uint width;  // target width in pixels (P = width * height)
   uint height;
-  uint size;   // texture size S (fs_texture)
+  uint size;  // texture size S (fs_texture)
   uint pad;
 };
 
@@ -49,8 +49,9 @@ vertex float4 vs_fullscreen(uint i [[vertex_id]]) {
 
 inline float4 pixel_input(uint px, uint py) {
   const uint base = 7u * px + 13u * py;
-  return float4(float(base % 32u), float((base + 5u) % 32u), float((base + 10u) % 32u), float((base + 15u) % 32u)) /
-             64.0f - float4(0.25f);
+  const float4 v =
+      float4(float(base % 32u), float((base + 5u) % 32u), float((base + 10u) % 32u), float((base + 15u) % 32u));
+  return v / 64.0f - float4(0.25f);
 }
 
 fragment float4 fs_fill(float4 pos [[position]]) {

@@ -32,7 +32,7 @@ kernel void hier_read(const device uint4* in [[buffer(0)]], device uint4* out [[
                       constant long& n_words [[buffer(2)]], constant ulong& lanes [[buffer(3)]],
                       uint t [[thread_position_in_grid]]) {
   if (ulong(t) >= lanes) return;
-  const uint n = uint(n_words);  // 32-bit index arithmetic, as hierarchy.cu's
+  const uint n = uint(n_words);                               // 32-bit index arithmetic, as hierarchy.cu's
   const uint e = uint((ulong(n_words) + lanes - 1) / lanes);  // words per lane per pass
   const uint stride = uint(lanes % ulong(n));                 // the step between a lane's words
   const uint step = ROTATE ? ar_step(n) : 0u;

@@ -43,20 +43,17 @@ inline uint idiv_chain(uint x, T d) {
 // ---- unsigned (uint) ----------------------------------------------------------------------
 
 kernel void idiv_div_u32_pow2_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                      constant ulong& n [[buffer(2)]],
-                                      uint i [[thread_position_in_grid]]) {
+                                      constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, false>(in[i], 256u);
 }
 
 kernel void idiv_div_u32_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                 constant ulong& n [[buffer(2)]],
-                                 uint i [[thread_position_in_grid]]) {
+                                 constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, false>(in[i], 255u);
 }
 
 kernel void idiv_div_u32_constant(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                  constant ulong& n [[buffer(2)]],
-                                  uint i [[thread_position_in_grid]]) {
+                                  constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, false>(in[i], uint(DIVISOR));
 }
 
@@ -67,20 +64,17 @@ kernel void idiv_div_u32_argument(const device uint* in [[buffer(0)]], device ui
 }
 
 kernel void idiv_mod_u32_pow2_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                      constant ulong& n [[buffer(2)]],
-                                      uint i [[thread_position_in_grid]]) {
+                                      constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, true>(in[i], 256u);
 }
 
 kernel void idiv_mod_u32_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                 constant ulong& n [[buffer(2)]],
-                                 uint i [[thread_position_in_grid]]) {
+                                 constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, true>(in[i], 255u);
 }
 
 kernel void idiv_mod_u32_constant(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                  constant ulong& n [[buffer(2)]],
-                                  uint i [[thread_position_in_grid]]) {
+                                  constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<uint, true>(in[i], uint(DIVISOR));
 }
 
@@ -93,20 +87,17 @@ kernel void idiv_mod_u32_argument(const device uint* in [[buffer(0)]], device ui
 // ---- signed (int) ----------------------------------------------------------------------
 
 kernel void idiv_div_i32_pow2_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                      constant ulong& n [[buffer(2)]],
-                                      uint i [[thread_position_in_grid]]) {
+                                      constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, false>(in[i], 256);
 }
 
 kernel void idiv_div_i32_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                 constant ulong& n [[buffer(2)]],
-                                 uint i [[thread_position_in_grid]]) {
+                                 constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, false>(in[i], 255);
 }
 
 kernel void idiv_div_i32_constant(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                  constant ulong& n [[buffer(2)]],
-                                  uint i [[thread_position_in_grid]]) {
+                                  constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, false>(in[i], int(DIVISOR));
 }
 
@@ -117,20 +108,17 @@ kernel void idiv_div_i32_argument(const device uint* in [[buffer(0)]], device ui
 }
 
 kernel void idiv_mod_i32_pow2_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                      constant ulong& n [[buffer(2)]],
-                                      uint i [[thread_position_in_grid]]) {
+                                      constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, true>(in[i], 256);
 }
 
 kernel void idiv_mod_i32_literal(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                 constant ulong& n [[buffer(2)]],
-                                 uint i [[thread_position_in_grid]]) {
+                                 constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, true>(in[i], 255);
 }
 
 kernel void idiv_mod_i32_constant(const device uint* in [[buffer(0)]], device uint* out [[buffer(1)]],
-                                  constant ulong& n [[buffer(2)]],
-                                  uint i [[thread_position_in_grid]]) {
+                                  constant ulong& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
   if (i < n) out[i] = idiv_chain<int, true>(in[i], int(DIVISOR));
 }
 

@@ -22,9 +22,9 @@
 // relaxed_precision is false: the result must equal the exact reference.
 
 #define AR_MSL_VERSION_4_0 1
+#include <MetalPerformancePrimitives/MetalPerformancePrimitives.h>
 #include <metal_stdlib>
 #include <metal_tensor>
-#include <MetalPerformancePrimitives/MetalPerformancePrimitives.h>
 using namespace metal;
 using namespace mpp::tensor_ops;
 
@@ -37,8 +37,8 @@ inline void ar_mpp_tile(const device T* A, const device T* B, device Acc* C, ulo
   In tA(const_cast<device T*>(A), dextents<int32_t, 2>(TK, TM));
   In tB(const_cast<device T*>(B), dextents<int32_t, 2>(TN, TK));
   Out tC(C + group * ulong(TM * TN), dextents<int32_t, 2>(TN, TM));
-  constexpr auto desc = matmul2d_descriptor(TM, TN, TK, false, false, false,
-                                            matmul2d_descriptor::mode::multiply_accumulate);
+  constexpr auto desc =
+      matmul2d_descriptor(TM, TN, TK, false, false, false, matmul2d_descriptor::mode::multiply_accumulate);
   matmul2d<desc, execution_simdgroup> op;
   auto c = op.template get_destination_cooperative_tensor<decltype(tA), decltype(tB), Acc>();
 #pragma unroll full
