@@ -65,7 +65,7 @@ def test_readme_lists_every_file_a_run_writes() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     test_extra = re.search(r"^test = \[(.*?)\]", pyproject, re.M)
     assert test_extra is not None
-    packages = [re.split(r"[<>=\[;]", p.strip().strip('"'))[0] for p in test_extra.group(1).split(",")]
+    packages = [re.split(r"[<>=!~\[;]", p.strip().strip('"'))[0] for p in test_extra.group(1).split(",")]
     said = " ".join(readme.split("`.[test]` adds", 1)[1].split("\n\n", 1)[0].split())
     for package in packages:
         assert package in said, package
