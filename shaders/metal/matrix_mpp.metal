@@ -22,9 +22,10 @@
 // relaxed_precision is false: the result must equal the exact reference.
 
 #define AR_MSL_VERSION_4_0 1
-#include <MetalPerformancePrimitives/MetalPerformancePrimitives.h>
 #include <metal_stdlib>
 #include <metal_tensor>
+// after the two it builds on (its own block: clang-format sorts within a block, capitals first)
+#include <MetalPerformancePrimitives/MetalPerformancePrimitives.h>
 using namespace metal;
 using namespace mpp::tensor_ops;
 
