@@ -439,8 +439,8 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
             return iter(())
 
     native = types.ModuleType("apple_roofline._native")  # the unit tier never loads the extension
-    native._core = types.SimpleNamespace(
-        UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
+    native._core = types.SimpleNamespace(  # type: ignore[attr-defined]
+        UnsupportedError=RuntimeError,
         kernel_cache_stats=lambda: {"warnings": []},
     )
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)

@@ -164,9 +164,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     """The fake backend, opened for "cuda:0"; the extension's exception types stand in as a fake
     ``apple_roofline._native`` (the unit tier never loads the extension)."""
     native = types.ModuleType("apple_roofline._native")
-    native._core = types.SimpleNamespace(
+    native._core = types.SimpleNamespace(  # type: ignore[attr-defined]
         BackendError=_BackendError,
-        CompileError=_CompileError,  # type: ignore[attr-defined]
+        CompileError=_CompileError,
         UnsupportedError=_UnsupportedError,
         kernel_cache_stats=lambda: {"warnings": []},
     )

@@ -121,11 +121,8 @@ def dispatch(
     except ImportError as exc:
         import_failure(exc)
     try:
-        n_reps, n_launches, n_warmup = runner.check_counts(
-            as_integer(reps),
-            as_integer(launches),  # type: ignore[arg-type]
-            as_integer(warmup),
-        )  # type: ignore[arg-type]
+        counts = as_integer(reps), as_integer(launches), as_integer(warmup)
+        n_reps, n_launches, n_warmup = runner.check_counts(*counts)  # type: ignore[arg-type]
         if is_device_list(device):
             prepare_out(out)
             return run_on_node(ctx, str(device), out, outlier_pct, "dispatch.json")
