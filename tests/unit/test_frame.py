@@ -59,7 +59,7 @@ def test_header_fields_after_command_are_keyword_only(m5_run: Run) -> None:
 
 
 def test_load_results_reads_every_kind(tmp_path: Path, m5_run: Run) -> None:
-    assert set(KINDS) == {"roofline", "dispatch", "graphics", "calls", "engines", "tune"}
+    assert set(KINDS) == {"roofline", "dispatch", "graphics", "calls", "engines", "tune", "kernels"}
     m5_run.save(tmp_path / "run.json")
     _study(m5_run).save(tmp_path / "dispatch.json")
     assert load_results(tmp_path / "run.json") == m5_run
@@ -88,7 +88,7 @@ def test_a_file_of_one_kind_is_not_read_as_another(tmp_path: Path, m5_run: Run) 
     with pytest.raises(
         ResultsError,
         match=r"x\.json: kind 'render' is not a kind of results file "
-        r"\(valid: roofline, dispatch, graphics, calls, engines, tune\)",
+        r"\(valid: roofline, dispatch, graphics, calls, engines, tune, kernels\)",
     ):
         parse_results({**d, "kind": "render"}, source="x.json")
 
