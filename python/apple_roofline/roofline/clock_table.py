@@ -92,9 +92,9 @@ def clock_table(run: Run) -> Optional[Table]:
         f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock); at the "
         "clock the kernel ran at they are theoretical × effective MHz / maximum. Effective MHz is the mean "
         "clock of the timed samples of the measurement that set the ceiling: measured by the device where "
-        "the backend can (CUDA: %clock64 / %globaltimer in the kernel, a probe kernel around cuBLAS; CPU: "
-        "perf_event_open cycles), else the clock the sampler reported; each measurement's "
-        "effective_clock_source says which.",
+        "the backend can (CUDA: %clock64 / %globaltimer per SM in probed launches between the samples, a "
+        "probe kernel around cuBLAS; CPU: perf_event_open cycles), else the clock the sampler reported; each "
+        "measurement's effective_clock_source says which.",
         "No share is above 100 %: within the timer's tolerance above a limit it is shown as 100 %, beyond "
         "it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling "
         '(docs/design.md, "Physical limits").',
