@@ -15,7 +15,7 @@ from apple_roofline.roofline.idiv_table import idiv_table
 from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import parse_suites
+from apple_roofline.roofline.options import parse_suites
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites import idiv as idiv_suite

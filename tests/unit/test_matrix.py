@@ -22,7 +22,7 @@ from apple_roofline.roofline.model import derive_ceilings
 from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import parse_suites
+from apple_roofline.roofline.options import parse_suites
 from apple_roofline.roofline.selection import default_names
 from apple_roofline.roofline.model import RooflineModel
 from apple_roofline.study.document import ToolInfo

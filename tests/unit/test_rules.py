@@ -20,7 +20,7 @@ from apple_roofline.roofline.rules_plot import plot_access, plot_dualissue, plot
 from apple_roofline.roofline.rules_tables import (access_rules, access_table, dual_verdict, dualissue_table,
                                                   guide_row, occupancy_table)
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import parse_suites
+from apple_roofline.roofline.options import parse_suites
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.suites import DEFAULT_SUITES, SUITES
 from apple_roofline.suites.access import level_bytes
