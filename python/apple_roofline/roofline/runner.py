@@ -73,8 +73,8 @@ class CaseSettings:
 
 def _run_suite(suite: Any, settings: CaseSettings, clock: SuiteClock, journal: Journal,
                progress: Optional[Progress] = None) -> Iterator[Outcome]:
-    """Measure every case of ``suite``, yielding each outcome as it finishes (so that an interrupted
-    run keeps what was measured). The suite's buffers (held by its cases) are released when this
+    """Measure every case of ``suite``, yielding each outcome as soon as it is known (so that an
+    interrupted run keeps all that its journal keeps). The suite's buffers (held by its cases) are released when this
     ends, before the next suite allocates. ``clock`` counts the measured cases and is checked before
     each case: once its budget is spent the remaining cases are not measured and it is marked
     ``cut`` (docs/design.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
@@ -89,10 +89,11 @@ def _run_suite(suite: Any, settings: CaseSettings, clock: SuiteClock, journal: J
         outcome, words = _run_case(suite, case, label, settings, journal, progress)
         if isinstance(outcome, Measurement):
             clock.measured += 1
+        yield outcome  # kept by the caller before anything else runs: what the journal holds, the run holds
+        if isinstance(outcome, Measurement):
             suite.record(outcome)
         if progress:
             progress.advance(f"{label}: {words}")
-        yield outcome
 
 
 def _run_case(suite: Any, case: Any, label: str, settings: CaseSettings, journal: Journal,

@@ -20,7 +20,8 @@ from .base import BufferPair, Case, Constants, Suite, check_tiled, fill, poison,
 from .dualissue_kernels import DUAL_F, DUAL_KERNELS, CHAINS, DualKernel, dual_input, kind_reference, kind_tolerance
 from .fma import CHAIN_A
 from .idiv_kernels import check_exact
-from .peak import MIN_WAVES, PEAK_BUFFER_BYTES, wave_items
+from .peak import PEAK_BUFFER_BYTES
+from .waves import MIN_WAVES, wave_items
 
 __all__ = ["DualIssueSuite", "dual_case"]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .base import BufferPair, Case, Constants, Suite, fill, read
 from .idiv_kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
-from .peak import MIN_WAVES, wave_items
+from .waves import MIN_WAVES, wave_items
 
 __all__ = ["IdivSuite", "IDIV_ITEMS", "IDIV_ITEMS_QUICK", "idiv_case"]
 

@@ -33,7 +33,7 @@ from .matrix_kernels import (
     API_BY_NAME, APIS, ITERS, MPP_MIN_FAMILY, PRECISIONS, REPS, MatrixApi, MatrixPrecision, bytes_per_launch,
     compose, kernel_def, largest_shape, matrix_inputs, matrix_reference, ops_per_group, to_storage, check_tile_output,
 )
-from .peak import MIN_WAVES, wave_items
+from .waves import MIN_WAVES, wave_items
 
 __all__ = ["MatrixSuite", "GROUPS", "GROUPS_QUICK", "BLOCK", "CPU_REASON", "mpp_reason", "wgmma_reason",
            "unsupported", "SHAPES_OPTION", "SWEEP", "LARGEST"]
