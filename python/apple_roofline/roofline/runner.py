@@ -74,8 +74,8 @@ class CaseSettings:
 def _run_suite(suite: Any, settings: CaseSettings, clock: SuiteClock, journal: Journal,
                progress: Optional[Progress] = None) -> Iterator[Outcome]:
     """Measure every case of ``suite``, yielding each outcome as soon as it is known (so that an
-    interrupted run keeps all that its journal keeps). The suite's buffers (held by its cases) are released when this
-    ends, before the next suite allocates. ``clock`` counts the measured cases and is checked before
+    interrupted run keeps all that its journal keeps). The suite's buffers (held by its cases) are
+    released when this ends, before the next suite allocates. ``clock`` counts the measured cases and is checked before
     each case: once its budget is spent the remaining cases are not measured and it is marked
     ``cut`` (docs/design.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
     case its resumed journal holds is taken from it, not measured (:meth:`Journal.keep`,
@@ -129,13 +129,16 @@ def _measure(case: Any, label: str, settings: CaseSettings, progress: Optional[P
         _core.UnsupportedError: the device cannot run the kernel.
     """
     kernel = case.make_kernel()
-    timed = dict(reps=settings.reps, max_warmup_s=settings.max_warmup_s, sampler=settings.sampler,
-                 min_window_s=settings.min_window_s)
-    m = measure_case(case, kernel, **timed)
+
+    def timed(extra: Optional[Mapping[str, Any]] = None) -> Measurement:
+        return measure_case(case, kernel, reps=settings.reps, max_warmup_s=settings.max_warmup_s,
+                            sampler=settings.sampler, min_window_s=settings.min_window_s, extra=extra)
+
+    m = timed()
     if m.valid and m.noisy:
         announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
         case.reset()
-        m = measure_case(case, kernel, **timed, extra={REMEASURED_PARAM: round(m.cv, 4)})
+        m = timed({REMEASURED_PARAM: round(m.cv, 4)})
     return m
 
 
