@@ -86,19 +86,21 @@ def resume_check(tmp_path: Any) -> Callable[..., Any]:
     counts the measurements made), the journal ends with every key once, and the result says which
     were kept (docs/design.md, "Journal and resume"). Returns the resumed study."""
     from apple_roofline.study.journal import Journal, journal_path, read_journal
+    from journal_lines import assert_each_key_once
 
     def check(stem: str, kind: Any, study: Callable[[Journal], Any], records: Callable[[Any], Any],
               measured: Callable[[], int]) -> Any:
         path = journal_path(tmp_path, stem)
         first = study(Journal(path))
-        keys = list(read_journal(path, kind).records)
+        keys = assert_each_key_once(path)
+        assert list(read_journal(path, kind).records) == keys
         assert first.resumed is None and len(keys) == len(records(first)) >= 2
         half = len(keys) // 2
         path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:1 + half]))
         before = measured()
         second = study(Journal(resume=read_journal(path, kind)))
         assert measured() - before == len(keys) - half
-        again = list(read_journal(path, kind).records)
+        again = assert_each_key_once(path)  # the file's own lines: the reader would merge a key written twice
         assert sorted(again) == sorted(keys) and again[:half] == keys[:half]
         assert sorted(second.resumed["measurements"]) == sorted(keys[:half])
         assert second.resumed["device"] == {"backend": first.backend, "name": first.device_name}

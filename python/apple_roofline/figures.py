@@ -12,14 +12,15 @@ import importlib
 import io
 import math
 import os
+import textwrap
 from pathlib import Path
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from .study.files import write_bytes_atomic
 
 __all__ = ["DPI", "FORMATS", "PALETTE", "Figure", "Axes", "mpl", "new_figure", "check_suffix", "figure_bytes",
            "legend", "save_figure", "text_color", "plain_number", "log_ticks", "MEASURED", "THEORETICAL",
-           "AT_CLOCK"]
+           "AT_CLOCK", "add_note", "NOTE_GID"]
 
 # matplotlib types, as Any: matplotlib is imported lazily, so that importing a module of the
 # package (and type-checking it against any installed matplotlib) never loads it.
@@ -104,6 +105,26 @@ def save_figure(fig: Figure, path: Union[str, "os.PathLike[str]"]) -> None:
         OSError: if the file cannot be written.
     """
     write_bytes_atomic(path, figure_bytes(fig, check_suffix(path)))
+
+
+#: The SVG id of the note :func:`add_note` draws (so that a test or a page can find it).
+NOTE_GID = "figure-note"
+
+
+def add_note(fig: Figure, note: Optional[str]) -> Figure:
+    """Write ``note`` under everything ``fig`` holds (its axes, labels and a legend below them), in
+    dark red and wrapped to the figure's width: what the figure lacks (a partial study's cases that
+    were not measured). ``None`` or "" leaves ``fig`` as it is. Returns ``fig``."""
+    if note:
+        width = max(40, int(fig.get_figwidth() * 14))  # characters of 8-point text per line
+        # a figure legend is anchored to the figure's edge, which the tight crop of figure_bytes moves
+        # to the note's: pin it to where it is drawn now, so that the note stays below it
+        for figure_legend in fig.legends:
+            figure_legend.set_bbox_to_anchor((0, 0, 1, 1), transform=fig.transFigure)
+        drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, from the figure's lower left
+        fig.text(max(0.0, drawn.x0 / fig.get_figwidth()), drawn.y0 / fig.get_figheight() - 0.01,
+                 textwrap.fill(note, width), ha="left", va="top", fontsize=8, color="#A00000", gid=NOTE_GID)
+    return fig
 
 
 def text_color(color: str) -> str:

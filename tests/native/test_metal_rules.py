@@ -54,7 +54,39 @@ def test_a_nanosecond_period_is_snapped_to_exactly_one_ns() -> None:
     p = _core.metal_tick_period(*_clocks(2.001e-3, 2_000_000), False)
     assert p["ok"] and p["snapped"] and p["checked"] and p["seconds"] == 1e-9
     assert p["calibrated"] == pytest.approx(1.0005e-9)
-    assert p["error"] == pytest.approx(2e-6 / 2.001e-3 + 1 / 2_000_000)
+    # 2 us of host uncertainty over 2.001 ms (0.09995 %) plus one tick in two million (0.00005 %)
+    assert p["error"] == pytest.approx(1.00000025e-3, rel=1e-8)
+
+
+#: Ticks over 4 ms with 2 us of host uncertainty at each end: the calibration's error is 4 us / 4 ms
+#: plus one tick, 0.1000250 %. Each period is 0.975 or 1.025 times that error away from 1 ns:
+#: (ticks, calibrated ns per tick, snapped). Worked out by hand, not with the product's formula.
+NEAR_THRESHOLD = [
+    (3_996_100, 1.000975951553, True),   # 0.0975951553 % slow: 0.975 of the error, snapped
+    (3_995_900, 1.001026051703, False),  # 0.1026051703 % slow: 1.025 of the error, kept as calibrated
+    (4_003_900, 0.999025949699, True),   # 0.0974050301 % fast: 0.975 of the error, snapped
+    (4_004_100, 0.998976049549, False),  # 0.1023950451 % fast: 1.025 of the error, kept as calibrated
+]
+
+
+@pytest.mark.parametrize("ticks, ns, snapped", NEAR_THRESHOLD)
+def test_the_1_ns_snap_holds_just_inside_the_calibration_error_and_not_just_outside(
+        ticks: int, ns: float, snapped: bool) -> None:
+    """2.5 % of the error either side of the threshold: a tolerance 5 % wider snaps the outside
+    periods, one 5 % narrower keeps the inside ones."""
+    clocks = _clocks(4e-3, ticks, half_width_s=2e-6)
+    p = _core.metal_tick_period(*clocks, False)
+    assert p["ok"] and p["checked"] and p["snapped"] is snapped
+    assert p["calibrated"] == pytest.approx(ns * 1e-9, rel=1e-10)
+    assert p["error"] == pytest.approx(1.000250e-3, rel=1e-6)
+    assert p["seconds"] == (1e-9 if snapped else p["calibrated"])
+    apple = _core.metal_tick_period(*clocks, True)  # an Apple-family GPU: 1 ns, or no period and why
+    assert apple["ok"] is snapped and apple["checked"]
+    if snapped:
+        assert apple["seconds"] == 1e-9 and apple["problem"] == ""
+    else:
+        assert apple["problem"] == ("this Apple-family GPU's timestamps did not advance at 1 ns per tick "
+                                    f"({ticks} ticks in 4000 us: {ns:.3f} ns per tick, +/- 0.10 %)")
 
 
 def test_a_period_outside_its_error_of_1_ns_is_kept() -> None:

@@ -88,3 +88,117 @@ def test_clock_spends_only_a_budget() -> None:
     assert clock.cut_here() and clock.record().cut  # asked before a case: the suite is cut there
     unlimited = SuiteClock("y", 0.0)
     assert not unlimited.cut_here() and not unlimited.record().cut
+
+
+# -- a suite cut by its budget makes the study partial everywhere it is shown (issue 29) -----------
+
+CUT = SuiteTime("sweep", 61.0, 60.0, 9, True, 12, "sweep/scalar8/fp32 F=1 n=8")
+
+
+def _cut(run: Run) -> Run:
+    import dataclasses
+
+    return dataclasses.replace(run, suite_times=(SuiteTime("stream", 1.5, 30.0, 4, False, 4), CUT))
+
+
+def test_clock_records_the_plan_and_the_case_it_stopped_before() -> None:
+    clock = SuiteClock("sweep", 1e-9, planned=12)
+    assert clock.cut_here("sweep/scalar8/fp32 F=1 n=8")
+    rec = clock.record()
+    assert rec.cut and rec.planned == 12 and rec.stopped_before == "sweep/scalar8/fp32 F=1 n=8"
+    assert clock.progress_note() == "cut short by its 1e-09 s budget"
+    assert SuiteClock("x", 0.0, planned=3).progress_note() == ""
+    assert SuiteTime.from_dict(json.loads(json.dumps(CUT.to_dict()))) == CUT
+    assert "stopped_before" not in SuiteTime("x", 1.0, 2.0, 3, False, 3).to_dict()
+
+
+def test_a_cut_suite_makes_the_run_partial_in_its_file(m5_run: Run) -> None:
+    from apple_roofline.study.document import COMPLETE, CUT_BY_BUDGET, INTERRUPTED_STATUS
+
+    assert m5_run.status == COMPLETE and not m5_run.partial and m5_run.to_dict()["status"] == "complete"
+    cut = _cut(m5_run)
+    assert cut.status == CUT_BY_BUDGET and cut.partial and cut.budget_cuts() == (CUT,)
+    d = json.loads(cut.to_json())
+    assert d["complete"] is False and d["status"] == "cut by budget"
+    assert d["suite_times"][1] == {"suite": "sweep", "seconds": 61.0, "budget_s": 60.0, "measured": 9, "cut": True,
+                                   "planned": 12, "stopped_before": "sweep/scalar8/fp32 F=1 n=8"}
+    again = Run.from_json(cut.to_json())
+    assert again.complete and again.status == CUT_BY_BUDGET  # cut, not interrupted: the field round-trips
+    import dataclasses
+
+    stopped = dataclasses.replace(cut, complete=False)
+    assert stopped.status == INTERRUPTED_STATUS and Run.from_json(stopped.to_json()).status == INTERRUPTED_STATUS
+    old = {k: v for k, v in stopped.to_dict().items() if k != "status"}  # a file from before "status"
+    assert Run.from_dict(old).status == INTERRUPTED_STATUS
+
+
+@pytest.mark.parametrize("change, problem", [({"status": "half done"}, "status 'half done' is not a study status"),
+                                             ({"status": "complete", "complete": False}, "complete is false but status")])
+def test_a_status_that_is_none_or_disagrees_is_a_bad_file(m5_run: Run, change: dict, problem: str) -> None:
+    with pytest.raises(ResultsError, match=problem):
+        Run.from_dict({**m5_run.to_dict(), **change}, source="run.json")
+
+
+def test_reports_say_partial_and_name_what_was_not_measured(m5_run: Run) -> None:
+    from apple_roofline.roofline.html import to_html
+    from apple_roofline.study.markdown import figure_status, status_text
+
+    cut = _cut(m5_run)
+    words = ("PARTIAL — cut by budget: sweep cut by its 60 s budget (9 of 12 planned cases measured; not measured "
+             "from sweep/scalar8/fp32 F=1 n=8 on)")
+    assert status_text(cut) == words and status_text(m5_run) == "complete"
+    md = to_markdown(cut)
+    assert md.splitlines()[2] == f"**{words}.**"
+    assert f"| Status | {words} |" in md
+    page = to_html(cut)
+    assert f'class="banner">{words}.' in page and f"<tr><td>Status</td><td>{words}</td></tr>" in page
+    assert figure_status(cut, ("sweep",)) == f"PARTIAL, not every case drawn: {words.split(': ', 1)[1]}."
+    assert figure_status(cut, ("hierarchy",)) is None and figure_status(m5_run) is None
+
+
+def test_progress_line_says_the_steps_done_and_why_it_ended() -> None:
+    from typer.testing import CliRunner
+
+    import typer
+
+    from apple_roofline.cli.progress import CliProgress
+
+    app = typer.Typer()
+
+    @app.command()
+    def main() -> None:
+        with CliProgress(rich=False) as p:
+            for stage, note in (("stream", "cut short by its 10 s budget"), ("peak", "")):
+                p.start(stage, 4)
+                for _ in range(3 if note else 4):
+                    p.advance("x")
+                p.finish(stage, note)
+
+    err = CliRunner().invoke(app, []).stderr.splitlines()
+    assert "[stream] 3/4, cut short by its 10 s budget" in err and "[stream] done" not in err
+    assert err[-1] == "[peak] done: 4 steps"
+
+
+def test_figures_of_a_cut_run_say_what_they_lack(tmp_path, m5_run: Run) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from apple_roofline.cli import app
+    from apple_roofline.figures import NOTE_GID
+    from apple_roofline.roofline.outputs import write_run_files
+
+    cut = _cut(m5_run)
+    write_run_files(cut, tmp_path)
+    assert f'id="{NOTE_GID}"' in (tmp_path / "sweep.svg").read_text()  # the sweep lacks scalar8
+    assert f'id="{NOTE_GID}"' in (tmp_path / "roofline.svg").read_text()
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    write_run_files(m5_run, whole)
+    assert NOTE_GID not in (whole / "sweep.svg").read_text() + (whole / "roofline.svg").read_text()
+    cut.save(tmp_path / "cut.json")
+    result = CliRunner().invoke(app, ["plot", str(tmp_path / "cut.json"), "-o", str(tmp_path / "p.svg")])
+    assert result.exit_code == 0, result.output
+    assert f'id="{NOTE_GID}"' in (tmp_path / "p.svg").read_text()
+    svg = (tmp_path / "p.svg").read_text()
+    note = svg.split(f'id="{NOTE_GID}"', 1)[1]
+    assert "<!-- PARTIAL, not every case drawn: sweep cut by its 60 s budget" in note
+

@@ -143,7 +143,7 @@ def test_budget_help_and_error_name_every_suite_with_its_default() -> None:
     result = invoke(["run", "--help"])
     text = " ".join(result.output.replace("│", " ").split())
     assert "Default seconds: " + ", ".join(f"{k} {v:g}" for k, v in SUITE_BUDGET_S.items()) + " (a third" in text
-    assert "hierarchy 60" in text and "idiv 60" in text
+    assert f"hierarchy {SUITE_BUDGET_S['hierarchy']:g}" in text and f"idiv {SUITE_BUDGET_S['idiv']:g}" in text
     bad = invoke(["run", "--budget", "gemm=abc"])
     assert_usage_error(bad, "--budget 'gemm=abc' is not a number of seconds",
                        "this run's suites (default seconds): "
@@ -453,9 +453,8 @@ def test_compare_writes_png(tmp_path: Path, saved_run: Path, saved_run_b: Path) 
     assert target.read_bytes()[:8] == PNG_MAGIC
 
 
-@pytest.mark.parametrize("n_measurements", [0, 3])
-def test_plot_run_without_ceilings_exits_1(tmp_path: Path, m5_run: Run, n_measurements: int) -> None:
-    invalid = tuple(dataclasses.replace(m, valid=False) for m in m5_run.measurements[:n_measurements])
+def test_plot_run_without_ceilings_exits_1(tmp_path: Path, m5_run: Run) -> None:
+    invalid = tuple(dataclasses.replace(m, valid=False) for m in m5_run.measurements[:3])
     path = tmp_path / "run.json"
     dataclasses.replace(m5_run, measurements=invalid, ceilings=()).save(path)
     target = tmp_path / "fig.png"
@@ -463,10 +462,21 @@ def test_plot_run_without_ceilings_exits_1(tmp_path: Path, m5_run: Run, n_measur
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    held = "3 measurements, none valid for a ceiling" if n_measurements else "no measurements"
-    assert lines == [f"error: {path} has no ceilings to draw (it holds {held})"], lines
+    assert lines == [f"error: {path} has no ceilings to draw (it holds 3 measurements, none valid for a ceiling)"], lines
     assert not target.exists()
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize("theoretical", [False, True])
+def test_plot_of_a_file_without_measurements_is_a_bad_file(tmp_path: Path, m5_run: Run, theoretical: bool) -> None:
+    """Exit 2 (a bad results file), not 1: with or without the theoretical ceilings it could draw."""
+    kept = tuple(c for c in m5_run.ceilings if c.source == "theoretical") if theoretical else ()
+    path = tmp_path / "run.json"
+    dataclasses.replace(m5_run, measurements=(), ceilings=kept).save(path)
+    target = tmp_path / "fig.png"
+    result = invoke(["plot", str(path), "-o", str(target)])
+    assert_usage_error(result, f"{path} holds no measurements: nothing to plot")
+    assert not target.exists() and result.stdout == ""
 
 
 # --------------------------------------------------------------------------
@@ -690,10 +700,34 @@ def test_run_ceilings_option(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5
     assert 'id="ceiling:measured:compute:FP32 scalar ILP"' not in svg
     result = invoke(["run", "--device", "cpu", "--ceilings", ",", "--out", str(tmp_path / "o2")])
     assert_usage_error(result, "--ceilings", "valid: default, all")
-    result = invoke(["run", "--device", "cpu", "--ceilings", "FP99", "--out", str(tmp_path / "o3")])
-    assert result.exit_code == 0, result.output  # known only after measuring: a warning, nothing lost
-    assert "warning: ceilings: no ceiling named 'FP99'" in result.stderr and "default ceilings" in result.stderr
+    # a name a run can hold but this one lacks (known only after measuring): a warning, nothing lost
+    result = invoke(["run", "--device", "cpu", "--ceilings", "GEMM INT8", "--out", str(tmp_path / "o3")])
+    assert result.exit_code == 0, result.output
+    assert "warning: ceilings: no ceiling named 'GEMM INT8'" in result.stderr and "default ceilings" in result.stderr
     assert 'id="ceiling:measured:compute:FP32 scalar ILP"' in (tmp_path / "o3" / "roofline.svg").read_text()
+
+
+@pytest.mark.parametrize("name", ["nosuch", "FP99"])
+def test_run_rejects_an_unknown_ceiling_before_measuring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         m5_run: Run, name: str) -> None:
+    calls = _patch_runner(monkeypatch, lambda _m: m5_run)
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--ceilings", f"FP32 vector,{name}", "--out", str(out)])
+    assert_usage_error(result, f"--ceilings {name!r} is not a ceiling name (valid: default, all, or names separated "
+                               "by commas of: DRAM bandwidth, ", "FP32 vector", "GEMM FP64", "Matrix FP16→FP32 (wgmma)")
+    assert calls == [] and not out.exists()  # nothing measured, no folder made
+
+
+def test_run_and_plot_check_ceilings_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, saved_run: Path,
+                                           m5_run: Run) -> None:
+    """The same check and message for both (issue 32), each against the names it can know: every name
+    a run can hold before `run` measures, the run's own in `plot`."""
+    _patch_runner(monkeypatch, lambda _m: m5_run)
+    run_err = invoke(["run", "--device", "cpu", "--ceilings", "FP99", "--out", str(tmp_path / "o")]).stderr
+    plot_err = invoke(["plot", str(saved_run), "--ceilings", "FP99", "-o", str(tmp_path / "p.png")]).stderr
+    prefix = "error: --ceilings 'FP99' is not a ceiling name (valid: default, all, or names separated by commas of: "
+    assert run_err.startswith(prefix) and plot_err.startswith(prefix)
+    assert "Matrix FP16→FP32 (wgmma)" in run_err and "Matrix FP16→FP32 (wgmma)" not in plot_err
 
 
 def test_plot_ceilings(tmp_path: Path, saved_run: Path) -> None:
@@ -702,7 +736,8 @@ def test_plot_ceilings(tmp_path: Path, saved_run: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.read_text().count('id="ceiling:') == 9
     result = invoke(["plot", str(saved_run), "--ceilings", "FP99", "-o", str(out)])
-    assert_usage_error(result, "--ceilings: no ceiling named 'FP99' (valid: DRAM bandwidth")
+    assert_usage_error(result, "--ceilings 'FP99' is not a ceiling name (valid: default, all, or names separated by "
+                               "commas of: DRAM bandwidth, FP16 scalar ILP, FP16 vector")
 
 
 def test_report_html(saved_run: Path) -> None:

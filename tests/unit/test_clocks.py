@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, List, Mapping, Optional
 
 import pytest
 
@@ -53,13 +53,17 @@ def test_nvml_is_preferred_to_the_other_reported_clocks_and_nothing_reported_say
 
 
 class _Sampler(Sampler):
-    name = "nvml"
+    """A sampler named ``name`` whose every reading is ``values`` (NVML's SM clock by default)."""
+
+    def __init__(self, name: str = "nvml", values: Optional[Mapping[str, float]] = None) -> None:
+        super().__init__()
+        self.name, self.values = name, dict(values or {"sm_clock_mhz": 1980.0})
 
     def open(self) -> str:
         return ""
 
     def read(self) -> Mapping[str, float]:
-        return {"sm_clock_mhz": 1980.0}
+        return self.values
 
 
 def test_measurement_params_keep_both_clocks_named_apart() -> None:
@@ -148,3 +152,81 @@ def test_the_figure_draws_the_theoretical_ceiling_at_the_effective_clock_too() -
     line = lines["ceiling:theoretical-at-clock:compute:GEMM FP64"]
     assert line.get_linestyle() == ":"
     assert "at 1756 MHz" in labels["label:compute:GEMM FP64"]
+
+
+# ---- the CPU's measured clock (perf_event_open) -----------------------------------------------------
+
+#: What the CPU backend's ``Kernel.clock`` says after ``time()`` where the OS lets a thread count its
+#: cycles: the method in native/cpu/cpu_backend.cpp's words (two workers, both counted), one MHz value
+#: per timed sample (Σ cycles / Σ time on the CPU of the counting workers). No machine the tests run on
+#: allows perf_event_open (VMs without a PMU: tests/device/test_cpu.py takes its "not measured"
+#: branch), so this reading stands in for the measured branch. The values are not a recording of one
+#: machine: they are set near the kept 2-vCPU EPYC run's measured all-core clock (3601 MHz).
+PERF_METHOD = ("core cycles / time on the CPU of 2 of 2 workers per sample (perf_event_open: "
+               "PERF_COUNT_HW_CPU_CYCLES and PERF_COUNT_SW_TASK_CLOCK, user mode)")
+PERF_TIMED = {"mhz": [3588.2, 3594.6, 3600.4], "method": PERF_METHOD}
+#: The warm-up's reading (the clock still ramping): never the measurement's.
+PERF_WARMUP = {"mhz": [1204.7, 2411.9, 3387.0], "method": PERF_METHOD}
+EPYC = Path(__file__).parent / "data" / "run_epyc_2vcpu.json"
+
+
+def test_the_perf_event_method_is_the_cpu_backends_own_text() -> None:
+    """PERF_METHOD as native/cpu/cpu_backend.cpp builds it (its literals and counts, 2 of 2 workers)."""
+    import re
+
+    source = (Path(__file__).parents[2] / "native" / "cpu" / "cpu_backend.cpp").read_text()
+    statement = re.search(r'clock_\.method = ("core cycles.*?);', source, re.S)
+    assert statement is not None, "the measured method's text is no longer built in cpu_backend.cpp"
+    parts = re.findall(r'"((?:[^"\\]|\\.)*)"|std::to_string\((\w+)\)', statement.group(1))
+    assert "".join(text if not var else "2" for text, var in parts) == PERF_METHOD
+
+
+class _PerfCountingKernel:
+    """A CPU kernel where perf_event_open counts: each ``time()`` call's samples last 1 ms a launch,
+    and ``clock`` then holds that call's reading (the warm-up's, then the timed samples')."""
+
+    def __init__(self) -> None:
+        self.readings = [PERF_WARMUP, PERF_TIMED]
+        self.clock: Mapping[str, Any] = {"mhz": [], "method": "not measured: nothing timed yet"}
+        self.calls = 0
+
+    def time(self, args: Any, launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+        reading = self.readings[self.calls]
+        self.calls += 1
+        assert len(reading["mhz"]) == reps  # one value per sample, as the backend gives
+        self.clock = reading
+        return [1e-3 * batch] * reps
+
+
+def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_reports() -> None:
+    """The CPU's measured-clock branch end to end without a PMU: time_kernel keeps the timed samples'
+    reading (not the warm-up's), the measurement's effective clock is its mean 3594.4 MHz, spread
+    3588.2 to 3600.4, labelled measured with the backend's method, beside cpufreq's reported clock;
+    and the report's ceilings-at-the-clock table shows it as measured."""
+    from apple_roofline.roofline.cases import measure_case
+    from apple_roofline.suites import Case, KernelDef
+
+    kernel = _PerfCountingKernel()
+    kdef = KernelDef("peak", "vec4_indep8", "fp32", {"cpu": ("builtin", "peak_vec4_indep8_f32")},
+                     ceiling_class="FP32 vector", ceiling_kind="compute")
+    case = Case(kdef, {"F": 512}, 1 << 20, 1 << 30, 1 << 23, [], lambda: kernel, lambda: (True, "ok"), lambda: None)
+    # Linux's CPU sampler (RAPL, with cpufreq's clock): a reported clock the measured one must win over
+    with _Sampler("rapl", {"cpu_clock_mhz": 2450.0}).start() as sampler:
+        m = measure_case(case, kernel, reps=3, max_warmup_s=0.0, sampler=sampler)
+    assert kernel.calls == 2  # one warm-up call (its 3 launches agree), then the 3 timed samples
+    assert m.params[C.EFFECTIVE] == 3594.4
+    assert (m.params[C.EFFECTIVE_MIN], m.params[C.EFFECTIVE_MAX]) == (3588.2, 3600.4)
+    assert m.params[C.EFFECTIVE_SOURCE] == f"measured: {PERF_METHOD}"
+    assert m.params["cpu_clock_mhz"] == 2450.0  # cpufreq's reported clock over the window, named apart
+
+    run = load_results(EPYC)
+    assert isinstance(run, Run)
+    vec4 = next(x for x in run.measurements if x.kernel == "vec4_indep8" and x.params["F"] == 512)
+    clocked = dataclasses.replace(vec4, params={**vec4.params, **{k: m.params[k] for k in C.CLOCK_PARAMS
+                                                                    if k in m.params}})
+    table = clock_table(dataclasses.replace(run, measurements=tuple(
+        clocked if x is vec4 else x for x in run.measurements)))
+    assert table is not None
+    row = next(r for r in table.rows if r[0] == "FP32 vector")
+    # 414.0 GFLOP/s of 460.9 at the 3601 MHz all-core clock (89.8 %), of 460.1 at 3594.4 MHz (90.0 %)
+    assert row[2] == "3594 (measured)" and row[4] == "89.8 %" and row[6] == "90.0 %"

@@ -26,6 +26,7 @@ from apple_roofline.roofline.compare_html import compare_html, compare_tooltips 
 from apple_roofline.roofline.compare_plot import RUN_COLORS, plot_compare  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.tables import model_of  # noqa: E402
+from apple_roofline.study.timing import SuiteTime  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 SAVED = ("run_h100.json", "run_xeon_16vcpu.json", "run_epyc_2vcpu.json", "run_h100_power.json")
@@ -76,6 +77,10 @@ def test_path_labels(tmp_path: Path) -> None:
     assert path_labels([tmp_path / "a/run.json", tmp_path / "b/x.json"]) == ["a/run.json", "b/x.json"]
     assert path_labels([tmp_path / "n1/cuda0/run.json", tmp_path / "n2/cuda0/run.json"]) == ["n1/cuda0", "n2/cuda0"]
     assert path_labels([tmp_path / "run.json"]) == ["run.json"]
+    # a file given again keeps its place, labelled with its count
+    assert path_labels([tmp_path / "a.json", tmp_path / "a.json"]) == ["a.json", "a.json (2)"]
+    assert path_labels([tmp_path / "n1/run.json", tmp_path / "n2/run.json", tmp_path / "n1/run.json"]) == [
+        "n1", "n2", "n1 (2)"]
 
 
 def test_comparison_checks_its_input(m5_run: Run) -> None:
@@ -104,7 +109,7 @@ def test_two_runs(m5_run: Run, m5_run_b: Run) -> None:
 def test_a_partial_run_and_a_run_without_ceilings(m5_run: Run) -> None:
     b = dataclasses.replace(m5_run.with_ceilings([]), complete=False)
     md = compare_markdown(Comparison((m5_run, b)))
-    assert row(section(md, "Runs"), "B")[-1] == "INTERRUPTED, partial results"
+    assert row(section(md, "Runs"), "B")[-1] == "INTERRUPTED — partial results"
     assert row(section(md, "Ceilings"), "FP32 vector")[-1] == "—"
     assert row(section(md, "Ridge points: ratios"), "FP32 vector")[-1] == "—"
 
@@ -295,6 +300,43 @@ def test_cli_needs_two_runs(tmp_path: Path, m5_run: Run) -> None:
     assert r.exit_code == 2 and errors(r) == [f"error: compare needs two or more runs, got 1 ({tmp_path / 'run.json'})"]
     r = invoke(["compare", str(tmp_path / "nothing*.json"), str(tmp_path / "run.json")])
     assert r.exit_code == 2 and "the pattern matches no file" in errors(r)[0]
+
+
+def test_cli_compares_a_run_with_itself(tmp_path: Path, m5_run: Run) -> None:
+    """``compare a.json a.json`` (and a folder beside a file it holds): every ratio 1.00, the second copy named."""
+    path = tmp_path / "a.json"
+    m5_run.save(path)
+    r = invoke(["compare", str(path), str(path)])
+    assert r.exit_code == 0, r.output
+    runs = section(r.stdout, "Runs")
+    assert row(runs, "A")[2] == "a.json" and row(runs, "B")[2] == "a.json (2)"
+    ratios = section(r.stdout, "Ceilings: ratios")
+    cells = [ln.split("|")[-2].strip() for ln in ratios.splitlines() if ln.startswith("| ") and "×" in ln]
+    assert cells and set(cells) == {"1.00×"}
+    (tmp_path / "d").mkdir()
+    m5_run.save(tmp_path / "d" / "run.json")
+    r = invoke(["compare", str(tmp_path / "d"), str(tmp_path / "d" / "run.json")])
+    assert r.exit_code == 0, r.output
+    assert row(section(r.stdout, "Runs"), "B")[2] == "run.json (2)"
+
+
+def test_cli_lists_a_partial_run_as_partial(tmp_path: Path, m5_run: Run) -> None:
+    cut = dataclasses.replace(m5_run, suite_times=(SuiteTime("stream", 3.0, 2.0, 3, True, 4, "stream/triad/fp32 n=8"),))
+    a, b = write_runs(tmp_path, [m5_run, cut])
+    r = invoke(["compare", str(a), str(b), "-o", str(tmp_path / "c.html")])
+    assert r.exit_code == 0, r.output
+    runs = section(r.stdout, "Runs")
+    assert row(runs, "A")[-1] == "complete"
+    assert row(runs, "B")[-1] == ("PARTIAL — cut by budget: stream cut by its 2 s budget (3 of 4 planned cases "
+                                  "measured; not measured from stream/triad/fp32 n=8 on)")
+    page = (tmp_path / "c.html").read_text()
+    assert "PARTIAL — cut by budget: stream cut by its 2 s budget" in page and 'id="figure-note"' in page
+    r = invoke(["compare", str(a), str(b), "-o", str(tmp_path / "c.svg")])
+    assert r.exit_code == 0, r.output
+    note = (tmp_path / "c.svg").read_text().split('id="figure-note"', 1)[1]
+    assert "<!-- Partial runs, not every case drawn: B: PARTIAL — cut by budget: stream cut by its 2 s" in note
+    r = invoke(["compare", str(a), str(a), "-o", str(tmp_path / "whole.svg")])
+    assert r.exit_code == 0 and 'id="figure-note"' not in (tmp_path / "whole.svg").read_text()
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".html", b"<!DOCTYPE")])

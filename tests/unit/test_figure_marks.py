@@ -195,7 +195,11 @@ def test_hierarchy_labels_beside_their_plateaus(quick: Run) -> None:
     f = plot_hierarchy(quick.measurements, ceilings=quick.ceilings)
     f.canvas.draw()
     labels = _texts(f, "plateaulabel:")
-    assert len(labels) == 8  # read and rmw: L1d, L2, L3, DRAM
+    # read: L1d, L2, L3; rmw: L2, L3. This quick run's DRAM points lie short of where DRAM's working
+    # sets start (docs/design.md, "The memory hierarchy") and rmw's L1d points do not agree: no
+    # level is told apart there, so no label (the note under the axes names them).
+    assert sorted(a.get_text().split()[0] for a in labels) == ["L1d", "L2", "L2", "L3", "L3"]
+    assert "could not be told apart" in " ".join(t.get_text() for t in f.axes[0].texts)
     for ann in labels:
         assert _gap_pt(f, ann) <= 2.5 * 5.0 + 1.0, ann.get_text()
     r = f.canvas.get_renderer()

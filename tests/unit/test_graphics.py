@@ -390,6 +390,23 @@ def test_the_kept_h100_study_reads_strictly_and_is_whole() -> None:
     assert study.params["spin_up_s"] > 0  # measured with the clock spin-up (pacing.SPIN_UP_S)
 
 
+def test_a_study_cut_by_its_budget_is_partial_and_its_figure_says_so() -> None:
+    from apple_roofline.figures import NOTE_GID
+    from apple_roofline.study.timing import SuiteTime
+
+    kept = load_results(H100)
+    assert isinstance(kept, GraphicsStudy) and kept.status == "complete"
+    cut = SuiteTime("texture", 5.0, 4.0, 2, True, 6, "texture 64x64 random nearest x4")
+    study = dataclasses.replace(kept, suite_times=(*kept.suite_times, cut))
+    assert study.status == "cut by budget" and json.loads(study.to_json())["complete"] is False
+    assert GraphicsStudy.from_json(study.to_json()).status == "cut by budget"
+    assert "PARTIAL — cut by budget: texture cut by its 4 s budget" in format_graphics(study, "md").splitlines()[2]
+    notes = [" ".join(t.get_text().split()) for t in plot_texture(study).texts if t.get_gid() == NOTE_GID]
+    assert notes == ["PARTIAL, not every case drawn: texture cut by its 4 s budget (2 of 6 planned cases measured; "
+                     "not measured from texture 64x64 random nearest x4 on)."]
+    assert not [t for t in plot_fill(study).texts if t.get_gid() == NOTE_GID]  # the fill figure lacks nothing
+
+
 def test_the_docs_report_is_the_kept_study_rendered(tmp_path: Path) -> None:
     """docs/report-graphics-h100.md is what `apple-roofline report` prints for the kept study; the
     figures it names render from it."""

@@ -214,7 +214,10 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
                            sizes=[64], budget="fillrate=5,texture=5")
     assert [(t.suite, t.measured, t.cut) for t in study.suite_times] == [("fillrate", 2, True), ("texture", 2, True)]
     assert len(study.suite("fillrate")) == 2 and study.params["budgets_s"] == {"fillrate": 5.0, "texture": 5.0}
-    assert any("suite texture was cut short by its 5 s time budget after 2 cases" in w for w in study.warnings)
+    assert any(w.startswith("suite texture was cut short by its 5 s time budget: 2 of ") and
+               "planned cases measured; not measured from texture 64x64 " in w for w in study.warnings)
+    assert study.status == "cut by budget" and study.suite_times[0].stopped_before.startswith("fillrate ")
+    assert study.suite_times[0].planned > 2
     md = format_graphics(study, "md")
     assert "## Time per suite" in md and "| fillrate | 2 |" in md and "cut short by its budget" in md
     assert "Cut short by its time budget: fillrate, texture" in md

@@ -20,6 +20,8 @@ from apple_roofline.study.files import ResultsError
 from apple_roofline.study.journal import SUFFIX, Journal, JournalWriteError, journal_path, read_journal, record_key
 from apple_roofline.study.markdown import provenance_lines
 
+from journal_lines import journal_keys
+
 DEVICE = {"backend": "cpu", "name": "Test CPU"}
 OPTIONS = {"suites": ["stream"], "quick": True, "reps": 3}
 
@@ -150,7 +152,10 @@ def test_keep_measures_only_what_the_resumed_journal_lacks(tmp_path: Path) -> No
     assert resumed is not None
     assert resumed["measurements"] == ["a", "b"] and resumed["device"] == DEVICE
     assert resumed["created"] == "2026-01-01T00:00:00+00:00" and "hostname" in resumed["host"]
-    assert list(read_journal(path, Run).records) == ["a", "b", "c"]  # each key once
+    # each key on one line of the file: a, b kept (not written again), c appended; the reader would
+    # merge a key written twice, so the lines are counted
+    assert journal_keys(path) == ["a", "b", "c"]
+    assert list(read_journal(path, Run).records) == ["a", "b", "c"]
 
 
 def test_no_journal_keeps_nothing_and_measures_everything(tmp_path: Path) -> None:
@@ -222,10 +227,23 @@ def test_a_resumed_run_names_the_flag_it_was_started_with(
 
 
 def test_same_device_same_options_tuples_or_lists_resume(tmp_path: Path) -> None:
+    """Options compare as JSON reads them back (a tuple equals the list written) and the device by
+    backend and name only (other facts, as ``memory_bytes``, may differ): the journal is reopened
+    and appended to, its header and records left as they were."""
     path = _new(tmp_path, 1)
+    before = path.read_bytes()
     j = _begin(path, Journal(resume=read_journal(path, Run)), {**DEVICE, "memory_bytes": 1},
                {**OPTIONS, "suites": ("stream",)})
+    assert path.read_bytes() == before  # beginning writes nothing
+    assert j.stored("k0") == {"value": 0} and j.resumed_keys == ["k0"]
+    j.record("k1", {"value": 1})
     j.close()
+    assert path.read_bytes() == before + b'{"key":"k1","record":{"value":1}}\n'
+    assert json.loads(before.splitlines()[0])["options"] == OPTIONS  # the first study's header, as written
+    resumed = j.resumed()
+    assert resumed is not None and resumed["measurements"] == ["k0"] and resumed["device"] == DEVICE
+    with pytest.raises(OptionError, match=r'suites \["stream"\] there, \["peak"\] here'):
+        _begin(path, Journal(resume=read_journal(path, Run)), DEVICE, {**OPTIONS, "suites": ("peak",)})
 
 
 def test_a_record_that_is_not_finite_is_refused(tmp_path: Path) -> None:

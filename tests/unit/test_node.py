@@ -158,7 +158,7 @@ def test_a_signal_stops_every_child_and_keeps_their_partial_results(tmp_path: Pa
         run = Run.load(tmp_path / f"cpu{i}" / "run.json")
         assert not run.complete and run.measurements  # the partial results each child had
     gpus = json.loads((tmp_path / "node.json").read_text())["gpus"]
-    assert [g["status"] for g in gpus] == ["INTERRUPTED, partial results"] * 2
+    assert [g["status"] for g in gpus] == ["INTERRUPTED — partial results"] * 2
 
 
 # -- node.md on saved runs ------------------------------------------------------------------

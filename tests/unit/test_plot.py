@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from apple_roofline.errors import OptionError  # noqa: E402
 from apple_roofline.figures import PALETTE, save_figure  # noqa: E402
 from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
 from apple_roofline.roofline.axes import FIGSIZE, X_LABEL  # noqa: E402
@@ -362,10 +363,36 @@ def test_selection_errors(m5_run: Run) -> None:
         select_ceilings(_model(m5_run), ["nope"])
     with pytest.raises(ValueError, match="not a choice"):
         select_ceilings(_model(m5_run), "most")
-    assert parse_ceilings_option(" ALL ") == "all"
-    assert parse_ceilings_option("FP64, GEMM FP32") == ["FP64", "GEMM FP32"]
-    with pytest.raises(ValueError, match="no ceiling named"):
-        parse_ceilings_option(" , ")
+    valid = ["FP64", "GEMM FP32", "DRAM bandwidth"]
+    assert parse_ceilings_option(" ALL ", valid) == "all"
+    assert parse_ceilings_option("FP64, GEMM FP32", valid) == ["FP64", "GEMM FP32"]
+    with pytest.raises(OptionError, match="names no ceiling") as info:
+        parse_ceilings_option(" , ", valid)
+    assert info.value.option == "ceilings"
+    with pytest.raises(OptionError, match=r"'FP99', 'nosuch' are not ceiling names \(valid: default, all, or names "
+                                          r"separated by commas of: FP64, GEMM FP32, DRAM bandwidth\)"):
+        parse_ceilings_option("FP64,FP99,nosuch", valid)
+
+
+def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run) -> None:
+    """``run --ceilings`` is checked against :func:`known_ceiling_names` before measuring: it must hold
+    every name a run can have: the theoretical tables' of a CUDA GPU, an Apple GPU and a CPU, the
+    suites' classes and the cache levels."""
+    from apple_roofline.roofline.ceiling_names import known_ceiling_names
+    from apple_roofline.suites.matrix_kernels import APIS, PRECISIONS
+    from apple_roofline.theoretical import apple, cuda
+
+    known = set(known_ceiling_names())
+    assert len(known) == len(known_ceiling_names())  # each once
+    produced = {c.name for c in m5_run.ceilings} | set(cuda.COMPUTE_CLASSES) | set(cuda.GEMM_CLASSES)
+    produced |= set(apple.COMPUTE_CLASSES) | set(apple.GEMM_CLASSES)
+    produced |= {"FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "FP64", "GEMM FP32", "GEMM FP64"}  # CPU
+    produced |= {"L1d bandwidth", "L2 bandwidth", "L3 bandwidth", "SLC bandwidth", "Shared memory bandwidth",
+                 "CPU GEMM FP32", "Cache bandwidth", "Matrix FP16→FP32 (wgmma)", "Matrix INT8→INT32 (mma.sync)"}
+    assert produced <= known, produced - known
+    assert {api.ceiling_class(p) for api in APIS for p in PRECISIONS if p.suffix not in api.missing} <= known
+    assert "Matrix E4M3→FP32 (mma.sync)" not in known and "CPU GEMM INT8" not in known  # no such kernel
+    assert "FP99" not in known and "nosuch" not in known
 
 
 def test_plot_draws_only_the_chosen_ceilings(m5_run: Run) -> None:

@@ -141,7 +141,7 @@ class Recorder:
     def advance(self, description: str) -> None:
         self.calls.append(("advance", description))
 
-    def finish(self, stage: str) -> None:
+    def finish(self, stage: str, note: str = "") -> None:
         self.calls.append(("finish", stage))
 
 

@@ -20,7 +20,7 @@ from apple_roofline.text import sig_figs
 
 TOP_KEYS = {
     "kind", "schema_version", "tool", "created", "host", "device", "command", "conventions",
-    "measurements", "ceilings", "skipped", "warnings", "complete",
+    "measurements", "ceilings", "skipped", "warnings", "complete", "status",
 }
 
 
@@ -147,7 +147,7 @@ def test_run_json_has_exact_top_level_keys(m5_run: Run) -> None:
     assert all(set(c) == {"name", "kind", "value", "unit", "source", "from"} for c in d["ceilings"])
     assert d["skipped"][0] == {"suite": "peak", "kernel": "scalar_indep8", "dtype": "fp64",
                                "reason": "no FP64 arithmetic on this GPU"}
-    assert d["complete"] is True
+    assert d["complete"] is True and d["status"] == "complete"
 
 
 def test_run_round_trip(m5_run: Run, tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ One module per command group (:mod:`.devices`, :mod:`.run`, :mod:`.files` for pl
 :mod:`.progress`. Each command parses its options, calls library functions, prints, and maps
 errors to exit codes (:mod:`.common`): 0 success; 1 a measurement failed validation, a device
 error, a run with no ceilings to plot, a file that could not be written; 2 bad usage (the library's
-:class:`~apple_roofline.errors.OptionError` or a bad results file, one line naming the value and the
-valid range); 130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (partial results written,
+:class:`~apple_roofline.errors.OptionError` or a bad results file, one with no measurements given to
+``plot`` included, one line naming the value and the valid range); 130 interrupted by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (partial results written,
 :mod:`.signals`). Every study command takes ``--resume DIR`` (:mod:`.journal`). Progress goes to stderr, summaries and
 reports to stdout. The library is imported inside the commands, so ``--help`` and the file commands
 work without the native extension.

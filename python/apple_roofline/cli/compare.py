@@ -2,7 +2,8 @@
 
 Arguments are files, folders (every ``run.json`` under them, the file ``run`` writes) or glob
 patterns (``'results/**/run.json'``, expanded here too, so that a quoted pattern works on every
-shell). Every file is read before anything is printed; each one that is not a roofline run, or whose
+shell). A file named twice is compared twice: a run against itself is a check of the comparison
+(every ratio 1.00), its second copy labelled ``run.json (2)``. Every file is read before anything is printed; each one that is not a roofline run, or whose
 schema version differs from the first run's, is named on its own line and the command exits 2.
 """
 
@@ -32,13 +33,16 @@ _GLOB = set("*?[")
 
 
 def expand_paths(args: Sequence[str], name: str = RUN_FILE) -> Tuple[List[Path], List[str]]:
-    """The files named by ``args`` in order, each once: a file as given; a folder as every ``name``
-    under it (sorted); a pattern with ``*``, ``?`` or ``[`` that is not a path as its matches
-    (``**`` spans folders; folders among them expanded as above). Also one line per argument that
-    names nothing (no such file, a folder without ``name``, a pattern without a match)."""
+    """The files named by ``args`` in order: a file as given; a folder as every ``name`` under it
+    (sorted); a pattern with ``*``, ``?`` or ``[`` that is not a path as its matches (``**`` spans
+    folders; folders among them expanded as above), each file once per argument. A file that two
+    arguments name is kept twice (``compare a.json a.json`` compares a run with itself). Also one
+    line per argument that names nothing (no such file, a folder without ``name``, a pattern
+    without a match)."""
     out: List[Path] = []
     problems: List[str] = []
     for arg in args:
+        mine: List[Path] = []
         path = Path(arg)
         if path.exists():
             matches = [path]
@@ -53,7 +57,8 @@ def expand_paths(args: Sequence[str], name: str = RUN_FILE) -> Tuple[List[Path],
             files = sorted(m.rglob(name)) if m.is_dir() else [m]
             if m.is_dir() and not files:
                 problems.append(f"{m}: the folder holds no {name}")
-            out += [f for f in files if f.resolve() not in {o.resolve() for o in out}]
+            mine += [f for f in files if f.resolve() not in {o.resolve() for o in mine}]
+        out += mine
     return out, problems
 
 
@@ -118,7 +123,7 @@ def compare(
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (one colour per run)."""
-    from ..roofline.compare import Comparison, compare_markdown, path_labels
+    from ..roofline.compare import Comparison, compare_markdown, partial_note, path_labels
 
     if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
         fail(f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
@@ -126,7 +131,7 @@ def compare(
     paths, problems = expand_paths(runs)
     base = _baseline(baseline, paths)
     loaded, bad = load_runs(paths)
-    problems += bad
+    problems = list(dict.fromkeys(problems + bad))  # a file named twice has its problem said once
     if problems:  # every one named, each on its own line
         for line in problems[:-1]:
             typer.echo(f"error: {one_line(line)}", err=True)
@@ -160,9 +165,11 @@ def compare(
         if missing:
             fail(f"cannot plot the comparison: {', '.join(missing)} has no roofline "
                  "(it needs a bandwidth and a compute ceiling)", EXIT_FAILED)
+        from ..figures import add_note
         from ..roofline.compare_plot import plot_compare
 
         models = [model_of(r) for r in loaded]
-        save_plot(lambda: plot_compare([m for m in models if m is not None], comparison.names(),
-                                       theoretical=theoretical), output, "cannot plot the comparison")
+        save_plot(lambda: add_note(plot_compare([m for m in models if m is not None], comparison.names(),
+                                                theoretical=theoretical), partial_note(comparison)),
+                  output, "cannot plot the comparison")
     typer.echo(f"wrote {output}", err=True)

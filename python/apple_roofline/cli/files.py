@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Dict, List, Optional
 import typer
 
 from ..text import text_table
-from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, load_results, save_plot
+from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, fail_option, load_results, save_plot
 
 if TYPE_CHECKING:
     from ..roofline.model import Point
@@ -139,13 +139,7 @@ def plot(
     tile memory, texture cache: both beside graphics.json, or the first with -o); or the figure of
     an engines study (engines.png), a per-call cost study (calls.png) or a tuning study (tune.png:
     throughput against block size)."""
-    from ..roofline.selection import parse_ceilings_option
-
     points = [parse_point(text) for text in point or ()]
-    try:
-        which = parse_ceilings_option(ceilings)
-    except ValueError as exc:
-        fail(f"--ceilings: {exc}", EXIT_USAGE)
     loaded = load_results(run_json)
     from ..graphics.model import GraphicsStudy
 
@@ -178,27 +172,29 @@ def plot(
             typer.echo(f"wrote {target}")
             return
     run = load_run(run_json)
+    from ..errors import OptionError
+    from ..roofline.outputs import no_ceilings_message
+    from ..roofline.selection import parse_ceilings_option
+    from ..roofline.tables import model_of
+
+    if not run.measurements:  # a results file of nothing: no figure of it, and the file is at fault
+        fail(f"{run_json} holds no measurements: nothing to plot (a run that measured something has them)", EXIT_USAGE)
+    try:
+        which = parse_ceilings_option(ceilings, sorted({c.name for c in run.ceilings}))  # the check `run` makes
+    except OptionError as exc:
+        fail_option(exc)
     target = output if output is not None else run_json.parent / "roofline.png"
     check_plot_suffix(target, "-o")
     check_writable_dir(target)
-    from ..roofline.outputs import no_ceilings_message
-    from ..roofline.tables import model_of
-
     model = model_of(run)
     if model is None:
         # a figure without ceilings would be empty axes; say why there is nothing to draw
         fail(no_ceilings_message(run, run_json), EXIT_FAILED)
-    from ..roofline.selection import select_ceilings
-
-    try:
-        select_ceilings(model, which)
-    except ValueError as exc:
-        fail(f"--ceilings: {exc}", EXIT_USAGE)
     if points:
         _print_points(model, points, run_json)
-    from ..roofline.plot import plot_roofline
+    from ..roofline.run_figures import roofline_figure
 
-    save_plot(lambda: plot_roofline(model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
+    save_plot(lambda: roofline_figure(run, model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
     typer.echo(f"wrote {target}")
 
 

@@ -147,16 +147,22 @@ class CliProgress:
         else:
             typer.echo(f"[{stage}] {self._done[stage]}/{self._totals.get(stage, 0)} {description}", err=True)
 
-    def finish(self, stage: str) -> None:
+    def finish(self, stage: str, note: str = "") -> None:
         """The stage is over: its bar ends at the steps it took (fewer than its total where an
-        adaptive suite stopped early or its budget ran out)."""
-        done = self._done.get(stage, 0)
+        adaptive suite stopped early), "done"; a stage ended before its planned steps for a reason
+        (``note``: ``"cut short by its 10 s budget"``) keeps its total and says why
+        (``"[stream] 3/4, cut short by its 10 s budget"``): a count never claims steps not made."""
+        done, total = self._done.get(stage, 0), self._totals.get(stage, 0)
         if self._bar is not None and stage in self._tasks:
-            self._bar.update(self._tasks[stage], total=done, completed=done, description="done")
+            if note:
+                self._bar.update(self._tasks[stage], completed=done, description=note)
+            else:
+                self._bar.update(self._tasks[stage], total=done, completed=done, description="done")
             if self._overall is not None and stage in self._stages:
                 last = stage == self._stages[-1]
                 self._bar.update(self._overall, advance=1, **({"description": "done"} if last else {}))
         elif self._bar is None:
-            typer.echo(f"[{stage}] done: {done} step{'s' if done != 1 else ''}", err=True)
+            typer.echo(f"[{stage}] {done}/{total}, {note}" if note else
+                       f"[{stage}] done: {done} step{'s' if done != 1 else ''}", err=True)
         if self._current == stage:
             self._current = None

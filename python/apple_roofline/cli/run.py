@@ -214,13 +214,17 @@ def _run_options(suite: Optional[str], quick: bool, reps: str, array_size: Optio
 
 
 def _ceilings(ceilings: str) -> Union[str, List[str]]:
-    """``--ceilings`` parsed (:func:`~apple_roofline.roofline.selection.parse_ceilings_option`); exits 2 when malformed."""
-    from ..roofline.selection import parse_ceilings_option
-
+    """``--ceilings`` parsed (:func:`~apple_roofline.roofline.selection.parse_ceilings_option`) against
+    every ceiling name a run can hold, before measuring; exits 2 with the library's message."""
     try:
-        return parse_ceilings_option(ceilings)
-    except ValueError as exc:
-        fail(f"--ceilings: {exc}", EXIT_USAGE)
+        from ..roofline.ceiling_names import known_ceiling_names
+        from ..roofline.selection import parse_ceilings_option
+    except ImportError as exc:
+        import_failure(exc)
+    try:
+        return parse_ceilings_option(ceilings, known_ceiling_names())
+    except OptionError as exc:
+        fail_option(exc)
 
 
 def _device_spec(device: Optional[str]) -> "DeviceSpec":

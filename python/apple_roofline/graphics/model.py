@@ -125,6 +125,11 @@ class GraphicsStudy(Document):
         object.__setattr__(self, "skipped", tuple(self.skipped))
         object.__setattr__(self, "suite_times", tuple(self.suite_times))
 
+    def budget_cuts(self) -> Tuple[SuiteTime, ...]:
+        """The suites of :attr:`suite_times` cut short by their budget: they make the study partial
+        (:attr:`~apple_roofline.study.document.Document.status`)."""
+        return tuple(t for t in self.suite_times if t.cut)
+
     @property
     def valid(self) -> bool:
         """Whether every measurement passed validation."""

@@ -149,7 +149,7 @@ class PassMeasurer:
         for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
             self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
         for fmt, F, mode, store in cases:
-            if clock.cut_here():
+            if clock.cut_here(f"{suite} {fmt} F={F} {mode} {store}"):
                 return
             key = record_key(suite, fmt, f"F={F}", mode, store)
             if self._resumed(key):
@@ -247,7 +247,7 @@ class PassMeasurer:
                 self.checks.drop(("noise", line[0]))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
-            if clock.cut_here():
+            if clock.cut_here(f"texture {size}x{size} {pattern} {filter_} x{fetches}"):
                 return
             line = (size, pattern, filter_)
             key = record_key("texture", size, pattern, filter_, f"x{fetches}")

@@ -20,8 +20,9 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from ..figures import MEASURED, PALETTE, Figure, legend, mpl, new_figure
+from ..figures import MEASURED, PALETTE, Figure, add_note, legend, mpl, new_figure
 from ..roofline.records import Measurement
+from ..study.markdown import figure_status
 from ..text import date_of, sig_figs
 from .kernels import FORMATS
 from .model import GraphicsStudy, cliffs, shaded_rate, texel_rate
@@ -53,8 +54,7 @@ def _f_axis(ax: Any, fs: List[int]) -> None:
 
 
 def _title(study: GraphicsStudy, what: str) -> str:
-    status = "" if study.complete else " — INTERRUPTED, partial results"
-    return f"{what}: {study.device_name} ({study.params.get('api', study.backend)}) — {date_of(study.created)}{status}"
+    return f"{what}: {study.device_name} ({study.params.get('api', study.backend)}) — {date_of(study.created)}"
 
 
 def plot_fill(study: GraphicsStudy) -> Figure:
@@ -100,7 +100,7 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     _tile_panel(axes[2], tile)
     fig.suptitle(_title(study, "Fill rate and tile memory") + f" — {study.params.get('width')} x "
                  f"{study.params.get('height')}, {study.params.get('overdraw')} layers", fontsize=11)
-    return fig
+    return add_note(fig, figure_status(study, ("fillrate", "tilemem")))  # what a partial study lacks
 
 
 def _log_y(ax: Any, values: List[float]) -> None:
@@ -202,7 +202,7 @@ def plot_texture(study: GraphicsStudy) -> Figure:
         ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
         legend(ax, fontsize=7, ncol=2, loc="best")
     fig.suptitle(_title(study, "Texture cache"), fontsize=11)
-    return fig
+    return add_note(fig, figure_status(study, ("texture",)))  # what a partial study lacks
 
 
 def _bytes_label(v: float) -> str:

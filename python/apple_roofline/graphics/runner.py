@@ -126,9 +126,10 @@ class GraphicsRunner:
         """Measure the passes of the suite ``name`` until its budget is spent; its seconds (which
         include checking its passes) are kept even when it is interrupted."""
         plan, measuring, progress = self.options.plan, self.measuring, self.progress
+        planned = _count(plan, name, self.gpu)
         if progress:
-            progress.start(name, _count(plan, name, self.gpu))
-        clock = SuiteClock(name, self.options.budgets_s[name])
+            progress.start(name, planned)
+        clock = SuiteClock(name, self.options.budgets_s[name], planned)
         try:
             cases = (measuring.texture_cases(plan.texture, clock) if name == "texture" else
                      measuring.fill_cases(name, plan.fillrate if name == "fillrate" else plan.tilemem, clock))
@@ -139,7 +140,7 @@ class GraphicsRunner:
         finally:
             self.times.append(clock.record())
         if progress:
-            progress.finish(name)
+            progress.finish(name, clock.progress_note())
 
     def assemble(self, complete: bool) -> GraphicsStudy:
         """The study of what was measured so far: the passes marked against the steady clock, the warnings."""

@@ -26,6 +26,7 @@ from ..roofline.compare import BASELINE_MEDIAN, baseline_value, ratio_text
 from ..roofline.run import Run
 from ..study.document import Document
 from ..study.files import write_text_atomic
+from ..study.markdown import status_text
 from ..text import DASH, markdown_table, sig_figs
 
 __all__ = ["DEFAULT_OUTLIER_PCT", "Metric", "Member", "Outlier", "metrics_of", "find_outliers", "nvml_serials",
@@ -71,10 +72,11 @@ class Member:
 
     @property
     def status(self) -> str:
-        """``complete``, ``INTERRUPTED, partial results``, or ``no results (<note>)``."""
+        """``complete``, the partial study's status (:func:`~apple_roofline.study.markdown.status_text`:
+        interrupted, or cut by a budget), or ``no results (<note>)``."""
         if self.doc is None:
             return f"no results ({self.note})" if self.note else "no results"
-        return "complete" if self.doc.complete else "INTERRUPTED, partial results"
+        return status_text(self.doc)
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def find_outliers(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIE
     metrics, values = _table(members)
     out: List[Outlier] = []
     for member, vals in zip(members, values):
-        if member.doc is None or not member.doc.complete:
+        if member.doc is None or member.doc.partial:
             out.append(Outlier(member, Metric("", ""), None, None, None))
         if member.doc is None:
             continue
@@ -239,7 +241,7 @@ def node_dict(members: Sequence[Member], outlier_pct: float = DEFAULT_OUTLIER_PC
         "gpus": [{
             "name": m.name, "device": m.device, "device_name": m.doc.device_name if m.doc is not None else None,
             "pci_bus_id": m.pci_bus_id or None, "serial": m.serial or None, "status": m.status,
-            "complete": bool(m.doc is not None and m.doc.complete), "returncode": m.returncode, "wall_s": m.wall_s,
+            "complete": bool(m.doc is not None and not m.doc.partial), "returncode": m.returncode, "wall_s": m.wall_s,
             "file": m.file or None, "metrics": {k.name: v for k, v in vals.items()},
         } for m, vals in zip(members, values)],
         "median": {k.name: baseline_value(values, k, BASELINE_MEDIAN) for k in metrics},

@@ -17,6 +17,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, Hashable, List, Optional, Sequence, Tuple, TypeVar, Union
 
+from ..study.markdown import status_text
 from ..text import DASH, date_of, sig_figs
 from .efficiency import ceiling_efficiency
 from .report import table_lines
@@ -24,7 +25,7 @@ from .run import Run
 from .tables import Table, model_of
 
 __all__ = ["BASELINE_MEDIAN", "Baseline", "Comparison", "run_tags", "path_labels", "ceiling_key",
-           "ceiling_values", "baseline_value", "ratio_text", "compare_tables", "compare_markdown"]
+           "ceiling_values", "baseline_value", "ratio_text", "compare_tables", "compare_markdown", "partial_note"]
 
 #: ``--baseline median``: the per-ceiling median of the runs that have the ceiling.
 BASELINE_MEDIAN = "median"
@@ -49,9 +50,21 @@ def run_tags(n: int) -> List[str]:
 def path_labels(paths: Sequence[Union[str, "os.PathLike[str]"]]) -> List[str]:
     """What tells each file apart: the path without the folders every path shares and without a
     file name they all share (``node1/cuda0/run.json``, ``node1/cuda1/run.json`` -> ``cuda0``,
-    ``cuda1``); the file name alone for a single path."""
+    ``cuda1``); the file name alone for a single path. A file given again is labelled with its
+    count (``a.json``, ``a.json (2)``): a run compared with itself."""
     parts = [os.path.normpath(os.path.abspath(os.fspath(p))).split(os.sep) for p in paths]
-    if len(parts) < 2:
+    labels = _distinct_labels(parts)
+    seen: Dict[str, int] = {}
+    out: List[str] = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
+def _distinct_labels(parts: Sequence[List[str]]) -> List[str]:
+    """:func:`path_labels` of the split absolute paths ``parts``, before repeats are counted."""
+    if len({tuple(p) for p in parts}) < 2:  # one file, perhaps given more than once: its name
         return [p[-1] for p in parts]
     common = 0
     while all(len(p) > common + 1 for p in parts) and len({p[common] for p in parts}) == 1:
@@ -106,6 +119,13 @@ class Comparison:
         same."""
         titles = self.titles()
         return [f"{t} [{lab}]" if lab and titles.count(t) > 1 else t for t, lab in zip(titles, self.labels)]
+
+
+def partial_note(c: Comparison) -> Optional[str]:
+    """The note under the overlaid rooflines when a run is partial: each such run's tag and status
+    (:func:`~apple_roofline.study.markdown.status_text`); None when every run is complete."""
+    parts = [f"{tag}: {status_text(r)}" for tag, r in zip(c.tags, c.runs) if r.partial]
+    return "Partial runs, not every case drawn: " + "; ".join(parts) + "." if parts else None
 
 
 def ceiling_key(source: str, kind: str, name: str) -> Tuple[str, str, str]:
@@ -170,8 +190,8 @@ def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
     to the baseline; the measured ridge points (FLOP/byte) and their ratios; and, where any run
     measured power at a ceiling, the per-watt figures and their ratios."""
     tags, titles = c.tags, c.titles()
-    runs_rows = tuple((t, n, lab or DASH, f"{r.tool.name} {r.tool.version}", "complete" if r.complete else
-                       "INTERRUPTED, partial results") for t, n, lab, r in zip(tags, titles, c.labels, c.runs))
+    runs_rows = tuple((t, n, lab or DASH, f"{r.tool.name} {r.tool.version}", status_text(r))
+                      for t, n, lab, r in zip(tags, titles, c.labels, c.runs))
     out = [("Runs", Table(("Run", "Device", "File", "Tool", "Status"), runs_rows, "lllll",
                           (f"Baseline: {c.baseline_name}.",)))]
     keys, values, units = ceiling_values(c.runs)

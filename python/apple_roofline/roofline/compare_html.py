@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 from typing import Dict, List
 
-from ..figures import figure_bytes
-from .compare import Comparison, baseline_value, ceiling_key, ceiling_values, compare_tables, ratio_text
+from ..figures import add_note, figure_bytes
+from ..study.markdown import status_text
+from .compare import Comparison, baseline_value, ceiling_key, ceiling_values, compare_tables, partial_note, ratio_text
 from .compare_plot import RUN_COLORS, plot_compare
 from .html import PAGE_STYLE, ceiling_tooltip, svg_with_tooltips, table_html
 from .tables import model_of
@@ -60,9 +61,9 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     ]
     for i, (tag, name, label, run) in enumerate(zip(c.tags, c.titles(), c.labels, c.runs)):
         color = RUN_COLORS[i % len(RUN_COLORS)]
-        status = "" if run.complete else " — INTERRUPTED, partial results"
+        status = f" — {status_text(run)}" if run.partial else ""
         parts.append(f'<li id="run-{tag}"><span class="run" style="color:{color}">{tag}</span> '
-                     f"{html.escape(name)}{' — ' + html.escape(label) if label else ''}{status}</li>")
+                     f"{html.escape(name)}{' — ' + html.escape(label) if label else ''}{html.escape(status)}</li>")
     parts.append("</ul>")
     models = [model_of(r) for r in c.runs]
     missing = [f"{tag} ({label or run.device_name})" for tag, label, run, m in zip(c.tags, c.labels, c.runs, models)
@@ -72,7 +73,8 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
         parts.append(f"<p>No roofline for {html.escape(', '.join(missing))}: a run needs a bandwidth and a compute "
                      "ceiling.</p>")
     if len(drawn) == len(models):
-        fig = plot_compare([m for m, _n in drawn], [n for _m, n in drawn], theoretical=theoretical)
+        fig = add_note(plot_compare([m for m, _n in drawn], [n for _m, n in drawn], theoretical=theoretical),
+                       partial_note(c))
         svg = figure_bytes(fig, "svg").decode("utf-8")
         parts.append(f"<figure>{svg_with_tooltips(svg, compare_tooltips(c))}<figcaption>The rooflines overlaid, one "
                      "colour per run: measured ceilings solid"

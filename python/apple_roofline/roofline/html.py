@@ -15,21 +15,19 @@ import re
 from typing import Dict, List, Mapping, Sequence, Union
 
 from ..figures import figure_bytes
-from ..study.markdown import INTERRUPTED, resumed_line, tool_line
+from ..study.markdown import resumed_line, status_text, tool_line
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
-from .plot import measurement_gid, plot_roofline
+from .plot import measurement_gid
 from .records import Ceiling, Measurement, format_params
 from .run import Run
-from .sweep_plot import plot_sweep, sweep_series
-from .hierarchy_plot import plot_hierarchy
 from .hierarchy_table import hierarchy_table
 from .idiv_table import idiv_table
 from .clock_table import clock_table
-from .levels import level_curves
 from .limits import OVER_MARK
 from .matrix_table import matrix_shapes_table, matrix_summary_table
 from .rules_plot import RULE_FIGURES
 from .rules_tables import RULE_SECTIONS
+from .run_figures import hierarchy_figure, roofline_figure, rule_figures, sweep_figure
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
@@ -140,7 +138,8 @@ def _kv_table(rows: Sequence[Sequence[object]]) -> str:
 def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
     """The run as one self-contained HTML page (str).
 
-    Holds: the title and, for an interrupted run, a banner; the roofline figure (the ``ceilings``
+    Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
+    with its status; the roofline figure (the ``ceilings``
     chosen, :func:`~.selection.select_ceilings`) and the sweep figure as inline SVG with hover text
     on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
     suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
@@ -159,19 +158,19 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
     ]
-    if not run.complete:
-        parts.append(f'<p class="banner">{INTERRUPTED}.</p>')
+    if run.partial:
+        parts.append(f'<p class="banner">{html.escape(status_text(run))}.</p>')
     model = model_of(run)
     if model is None:
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
-        svg = figure_bytes(plot_roofline(model, ceilings=ceilings), "svg").decode("utf-8")
+        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings), "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
                              "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
-    if sweep_series(run.measurements):
-        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+    sweep = sweep_figure(run, model)
+    if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
         parts.append(_figure(svg_with_tooltips(svg, tips),
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
@@ -189,9 +188,9 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     hierarchy = hierarchy_table(run)
     if hierarchy is not None:
         parts += ["<h2>Memory hierarchy</h2>"] + [f"<p>{_inline(n)}</p>" for n in hierarchy.notes]
-        if level_curves(run.measurements):
-            svg = figure_bytes(plot_hierarchy(run.measurements, ceilings=run.ceilings,
-                                              title=model.title if model else run.device_name), "svg").decode("utf-8")
+        levels = hierarchy_figure(run, model)
+        if levels is not None:
+            svg = figure_bytes(levels, "svg").decode("utf-8")
             parts.append(_figure(svg_with_tooltips(svg, tips), "Bandwidth against working set: each kernel's "
                                  "points (best sample), its plateaus as bars over their working sets, the documented "
                                  "cache sizes as vertical lines."))
@@ -201,12 +200,13 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
         summary = matrix_summary_table(run)
         parts += ["<h2>Matrix units</h2>"] + ([table_html(summary)] if summary is not None else [])
         parts += [table_html(shapes)]
-    for (title, build), (_stem, draw, caption) in zip(RULE_SECTIONS, RULE_FIGURES):
+    drawn = {stem: (fig, caption) for stem, fig, caption in rule_figures(run)}
+    for (title, build), (stem, _draw, _caption) in zip(RULE_SECTIONS, RULE_FIGURES):
         rule = build(run)
         if rule is not None:
             parts += [f"<h2>{html.escape(title)}</h2>", table_html(rule)]
-            fig = draw(run)
-            if fig is not None:
+            if stem in drawn:
+                fig, caption = drawn[stem]
                 parts.append(_figure(svg_with_tooltips(figure_bytes(fig, "svg").decode("utf-8"), tips), caption))
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
@@ -224,7 +224,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts.append(_kv_table([
         ("Tool", tool_line(run)), ("Created", run.created), ("Finished", run.finished or DASH),
         ("Host", key_value_pairs(run.host)), ("Device", key_value_pairs(run.device)),
-        ("Command", " ".join(run.command) or DASH), ("Status", "complete" if run.complete else INTERRUPTED),
+        ("Command", " ".join(run.command) or DASH), ("Status", status_text(run)),
         *([("Resumed", resumed_line(run.resumed))] if run.resumed is not None else []),
         ("Schema version", run.schema_version),
     ]))

@@ -3,8 +3,8 @@
 :func:`write_run_files` writes every file atomically into a directory and says which it wrote and
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
 figure needs sweep measurements; the memory-hierarchy figure, written only for a run that measured
-the hierarchy suite, its working-set points). A file that fails to write raises OSError naming it; what was
-written before stays.
+the hierarchy suite, its working-set points). A figure of a partial run says under its axes what it lacks
+(:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was written before stays.
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ from typing import List, Sequence, Tuple, Union
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from .hierarchy_plot import plot_hierarchy
 from .html import to_html
-from .levels import level_curves
-from .plot import plot_roofline
 from .report import to_markdown
 from .rules_plot import RULE_FIGURES
 from .run import Run
+from .run_figures import hierarchy_figure, roofline_figure, rule_figures, sweep_figure
 from .selection import select_ceilings
-from .sweep_plot import plot_sweep, sweep_series
 from .tables import missing_ceilings, model_of
 
 __all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
@@ -85,23 +82,20 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
     if model is None:
         files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
-        fig = plot_roofline(model, ceilings=ceilings)
+        fig = roofline_figure(run, model, ceilings=ceilings)
         for name in ("roofline.png", "roofline.svg"):
             files.write(name, lambda p: save_figure(fig, p))
-    if sweep_series(run.measurements):
-        sweep = plot_sweep(run.measurements, ceilings=run.ceilings, title=model.title if model else run.device_name)
+    sweep = sweep_figure(run, model)
+    if sweep is not None:
         for name in ("sweep.png", "sweep.svg"):
             files.write(name, lambda p: save_figure(sweep, p))
     else:
         files.skip("no sweep plot: the run has no valid sweep measurements")
-    for stem, draw, _caption in RULE_FIGURES:
-        fig = draw(run)
-        if fig is not None:
-            for name in (f"{stem}.png", f"{stem}.svg"):
-                files.write(name, lambda p: save_figure(fig, p))
-    if level_curves(run.measurements):
-        hierarchy = plot_hierarchy(run.measurements, ceilings=run.ceilings,
-                                   title=model.title if model else run.device_name)
+    for stem, rule, _caption in rule_figures(run):
+        for name in (f"{stem}.png", f"{stem}.svg"):
+            files.write(name, lambda p: save_figure(rule, p))
+    hierarchy = hierarchy_figure(run, model)
+    if hierarchy is not None:
         for name in ("hierarchy.png", "hierarchy.svg"):
             files.write(name, lambda p: save_figure(hierarchy, p))
     return files.written, files.problems

@@ -56,8 +56,9 @@ def to_markdown(run: Run) -> str:
     idiv suite (:func:`~.idiv_table.idiv_table`), the memory hierarchy where it measured the hierarchy
     suite (:func:`~.hierarchy_table.hierarchy_table`), the matrix units where it measured the matrix suite
     (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
-    GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. An interrupted run
-    (``complete`` false) says "INTERRUPTED — partial results" under the title. Never raises for a
+    GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. A partial run
+    (interrupted, or a suite cut by its budget) says so under the title and in its status
+    (:func:`~apple_roofline.study.markdown.status_text`). Never raises for a
     well-formed :class:`~.run.Run`; sections with nothing to show say so.
     """
     lines: List[str] = title_lines("Roofline", run)

@@ -79,6 +79,11 @@ class Run(Document):
                 f"run: schema_version {self.schema_version!r} is not supported (this tool writes {SCHEMA_VERSION})"
             )
 
+    def budget_cuts(self) -> Tuple[SuiteTime, ...]:
+        """The suites of :attr:`suite_times` cut short by their budget: they make the study partial
+        (:attr:`~apple_roofline.study.document.Document.status`)."""
+        return tuple(t for t in self.suite_times if t.cut)
+
     @property
     def valid_measurements(self) -> Tuple[Measurement, ...]:
         """The measurements that passed validation, in order."""

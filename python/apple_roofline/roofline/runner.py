@@ -82,10 +82,10 @@ def _run_suite(suite: Any, settings: CaseSettings, clock: SuiteClock, journal: J
     docs/design.md, "Journal and resume")."""
     announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
     for case in suite.cases():
-        if clock.cut_here():
-            return
         k = case.kernel
         label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+        if clock.cut_here(label.strip()):
+            return
         outcome, words = _run_case(suite, case, label, settings, journal, progress)
         if isinstance(outcome, Measurement):
             clock.measured += 1
@@ -219,9 +219,12 @@ class RooflineRunner:
             self.journal.close()
         if not self.measurements:  # every kernel of the suites asked for is one this device cannot run
             names = ",".join(opts.suite_names)
+            cut = [t.suite for t in self.times if t.cut]
             raise OptionError("suites", names, "suites with a kernel this device runs",
                               problem=f"cannot run on {self.info.get('name', self.spec)}", shown=names,
-                              reason=reasons_text([s.reason for s in self.skipped]) or "no case to measure")
+                              reason=reasons_text([s.reason for s in self.skipped]) or (
+                                  f"the time budget of {', '.join(cut)} ran out before its first case (raise it "
+                                  "with --budget SUITE=SECONDS)" if cut else "no case to measure"))
         return self.assemble(True)
 
     def measure_suite(self, name: str) -> None:
@@ -231,9 +234,10 @@ class RooflineRunner:
         blocks = tuner.blocks(self.ctx, name, progress) if tuner is not None else {}
         suite_options = {**self.ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else self.ctx.options
         suite = SUITES[name](dataclasses.replace(self.ctx, options=suite_options))
+        planned = suite.total()
         if progress:
-            progress.start(name, suite.total())
-        clock = SuiteClock(name, self.options.budgets_s[name])
+            progress.start(name, planned)
+        clock = SuiteClock(name, self.options.budgets_s[name], planned)
         settings = CaseSettings(self.options.reps, self.options.max_warmup_s, self.sampler, self.window_s)
         try:
             for outcome in _run_suite(suite, settings, clock, self.journal, progress):
@@ -246,7 +250,7 @@ class RooflineRunner:
         if self.cpu_clock is not None:
             self.cpu_clock.take()  # between suites, and after the last one (about 50 ms)
         if progress:
-            progress.finish(name)
+            progress.finish(name, clock.progress_note())
 
     def assemble(self, complete: bool) -> Run:
         """The Run of what was measured so far: measurements marked against the steady clock and

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
+from ..errors import OptionError
 from .model import RooflineModel
 from .records import Ceiling
 
@@ -86,14 +87,27 @@ def default_names(model: RooflineModel) -> List[str]:
     return names
 
 
-def parse_ceilings_option(text: str) -> Union[str, List[str]]:
-    """``"default"``, ``"all"`` or a comma-separated list of ceiling names (``--ceilings``)."""
+def parse_ceilings_option(text: str, valid: Sequence[str]) -> Union[str, List[str]]:
+    """``--ceilings`` of ``run`` and ``plot``, checked alike before anything is measured or drawn:
+    ``"default"``, ``"all"`` or a comma-separated list of names, each one of ``valid`` (``plot``:
+    the names the run holds; ``run``, before measuring: every name a run can hold,
+    :func:`~.ceiling_names.known_ceiling_names`).
+
+    Raises:
+        OptionError: (option ``ceilings``) a list that names nothing, or a name not in ``valid``;
+            one line naming them and listing the valid names.
+    """
     t = text.strip()
     if t.lower() in ("default", "all"):
         return t.lower()
     names = [n.strip() for n in t.split(",") if n.strip()]
+    choices = f"default, all, or names separated by commas of: {', '.join(valid)}"
     if not names:
-        raise ValueError(f"no ceiling named in {text!r} (valid: default, all, or names separated by commas)")
+        raise OptionError("ceilings", text, choices, problem="names no ceiling")
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise OptionError("ceilings", unknown, choices, shown=", ".join(repr(n) for n in unknown),
+                          problem="is not a ceiling name" if len(unknown) == 1 else "are not ceiling names")
     return names
 
 

@@ -12,7 +12,13 @@ Every results file is one JSON object whose header keys are the same for every k
     device           object: must contain "backend" and "name"
     command          [str]: the command line
     warnings         [str]
-    complete         bool: false when the study was interrupted
+    complete         bool: false when the study is partial: interrupted, or a suite cut by its
+                     time budget (``status`` says which)
+    status           str: the study's status (:attr:`Document.status`): "complete";
+                     "interrupted" (partial results); "cut by budget" (partial results: a
+                     suite's time budget ran out before its last case; its ``suite_times``
+                     record says which cases were not measured). Absent in files written
+                     before it, where ``complete`` false meant interrupted.
     resumed          object, only in a resumed study (docs/design.md, "Journal and resume"): where
                      the kept measurements were made (created, host, device {backend, name}) and
                      their keys (measurements: [str])
@@ -31,8 +37,18 @@ from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type, TypeVar,
 from .. import provenance
 from .files import check_finite, dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
+from .timing import SuiteTime
 
-__all__ = ["ToolInfo", "Document", "Skipped"]
+__all__ = ["ToolInfo", "Document", "Skipped", "COMPLETE", "INTERRUPTED_STATUS", "CUT_BY_BUDGET", "STATUSES"]
+
+#: :attr:`Document.status` of a study that measured everything it planned.
+COMPLETE = "complete"
+#: :attr:`Document.status` of a study stopped by a signal (Ctrl-C, SIGTERM, SIGHUP): partial results.
+INTERRUPTED_STATUS = "interrupted"
+#: :attr:`Document.status` of a study one of whose suites was cut short by its time budget: partial results.
+CUT_BY_BUDGET = "cut by budget"
+#: Every :attr:`Document.status`.
+STATUSES = (COMPLETE, INTERRUPTED_STATUS, CUT_BY_BUDGET)
 
 D = TypeVar("D", bound="Document")
 
@@ -77,7 +93,9 @@ class Document:
         device: the device's description; must contain ``"backend"`` and ``"name"``.
         command: the command line, one string per argument.
         warnings: human-readable warnings collected while measuring.
-        complete: False when the study was interrupted (partial results).
+        complete: False when the study was interrupted (partial results): the runner's flag.
+            Whether the study is whole is :attr:`status` (and :attr:`partial`), which a suite cut
+            by its time budget also makes partial; the file's ``complete`` key is ``not partial``.
         finished: ISO 8601 time it ended, or None.
         resumed: in a study resumed from its journal, where its kept measurements were made and
             their keys (:meth:`~.journal.Journal.resumed`); None otherwise.
@@ -120,6 +138,26 @@ class Document:
             if key not in self.device:
                 raise ValueError(f"{self.DESCRIPTION}: device must contain {key!r}")
 
+    def budget_cuts(self) -> Tuple[SuiteTime, ...]:
+        """The suites cut short by their time budget, in the order measured (none for a kind
+        without budgets; a kind with them overrides this)."""
+        return ()
+
+    @property
+    def status(self) -> str:
+        """The study's status, derived here and nowhere else (docs/design.md, "Time budgets"):
+        :data:`INTERRUPTED_STATUS` when it was interrupted (``complete`` False), else
+        :data:`CUT_BY_BUDGET` when a suite was cut short by its budget (:meth:`budget_cuts`), else
+        :data:`COMPLETE`."""
+        if not self.complete:
+            return INTERRUPTED_STATUS
+        return CUT_BY_BUDGET if self.budget_cuts() else COMPLETE
+
+    @property
+    def partial(self) -> bool:
+        """True when the study lacks cases it planned: interrupted, or a suite cut by its budget."""
+        return self.status != COMPLETE
+
     @property
     def backend(self) -> str:
         """``str(device["backend"])``, e.g. ``"metal"``, ``"cpu"``, ``"cuda"``."""
@@ -145,7 +183,8 @@ class Document:
             "device": dict(self.device),
             "command": list(self.command),
             "warnings": list(self.warnings),
-            "complete": self.complete,
+            "complete": not self.partial,
+            "status": self.status,
             **({"resumed": dict(self.resumed)} if self.resumed is not None else {}),
         }
 
@@ -157,7 +196,9 @@ class Document:
         :attr:`KIND_REQUIRED`, and equal to :attr:`KIND` when present); ``schema_version`` equal to
         :attr:`SCHEMA_VERSION`; then the header keys' types, and that the integers of ``device`` and ``host`` are counts and their
         quantities not negative (:meth:`~.reader.Reader.counts`). ``warnings`` may be absent;
-        ``finished`` and ``resumed`` may be absent or null.
+        ``finished`` and ``resumed`` may be absent or null; ``status``, one of the three, may be
+        absent (then ``complete`` false means interrupted), and where present it gives the
+        ``complete`` field (not interrupted), the file's ``complete`` being ``not partial``.
 
         Raises:
             ResultsError: one line naming the source and the field.
@@ -190,9 +231,22 @@ class Document:
             "device": dict(device),
             "command": r.strings(d, "command", ""),
             "warnings": r.strings(d, "warnings", "", required=False),
-            "complete": r.boolean(d, "complete", ""),
+            "complete": cls._read_complete(d, r),
             "resumed": cls._read_resumed(d.get("resumed"), r),
         }
+
+    @staticmethod
+    def _read_complete(d: Mapping[str, Any], r: Reader) -> bool:
+        """The ``complete`` field (not interrupted) of the header keys ``complete`` and ``status``."""
+        whole = r.boolean(d, "complete", "")
+        if "status" not in d:
+            return whole
+        status = r.string(d, "status", "")
+        if status not in STATUSES:
+            r.fail(f"status {status!r} is not a study status (valid: {', '.join(STATUSES)})")
+        if whole != (status == COMPLETE):
+            r.fail(f"complete is {str(whole).lower()} but status is {status!r}")
+        return status != INTERRUPTED_STATUS
 
     @staticmethod
     def _read_resumed(value: Any, r: Reader) -> Optional[Dict[str, Any]]:

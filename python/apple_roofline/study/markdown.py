@@ -1,22 +1,50 @@
-"""What every report shares: the title line, the interrupted banner, the provenance table of the
+"""What every report shares: the title line, the partial-results banner, the provenance table of the
 header (:class:`~.document.Document`), the skipped and warnings sections that end it, and the choice
 of a report's format."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Mapping, Sequence, Tuple, TypeVar
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ..errors import OptionError
 from ..text import DASH, date_of, key_value_pairs, markdown_table
-from .document import Document
+from .document import CUT_BY_BUDGET, INTERRUPTED_STATUS, Document
+from .timing import cut_note
 
-__all__ = ["INTERRUPTED", "title_lines", "provenance_lines", "resumed_line", "warnings_lines", "tool_line", "header_warnings",
+__all__ = ["INTERRUPTED", "PARTIAL", "status_text", "figure_status", "title_lines", "provenance_lines", "resumed_line", "warnings_lines", "tool_line", "header_warnings",
            "skipped_lines", "end_report", "format_report"]
 
 D = TypeVar("D", bound=Document)
 
 #: How a report marks an interrupted study.
 INTERRUPTED = "INTERRUPTED — partial results"
+#: How a report marks a study with a suite cut short by its time budget.
+PARTIAL = "PARTIAL — cut by budget"
+
+
+def status_text(doc: Document) -> str:
+    """:attr:`~.document.Document.status` in words, for reports, figures, ``compare`` and a node's
+    table: ``"complete"``; :data:`INTERRUPTED`; or :data:`PARTIAL` with each cut suite and the cases
+    it lacks (``"PARTIAL — cut by budget: stream cut by its 10 s budget (3 of 4 planned cases
+    measured; not measured from stream/triad/fp32 n=1048576 on)"``). An interrupted study names its
+    cut suites too."""
+    cuts = "; ".join(cut_note(t) for t in doc.budget_cuts())
+    if doc.status == INTERRUPTED_STATUS:
+        return INTERRUPTED + (f"; {cuts}" if cuts else "")
+    if doc.status == CUT_BY_BUDGET:
+        return f"{PARTIAL}: {cuts}"
+    return doc.status
+
+
+def figure_status(doc: Document, suites: Optional[Sequence[str]] = None) -> Optional[str]:
+    """The note a figure of ``doc`` carries when it lacks cases (:func:`~apple_roofline.figures.add_note`):
+    that the study was interrupted, and each suite among ``suites`` (every suite when None) cut by
+    its budget, with the cases it lacks; None when the figure lacks nothing."""
+    parts = [INTERRUPTED] if doc.status == INTERRUPTED_STATUS else []
+    cuts = [cut_note(t) for t in doc.budget_cuts() if suites is None or t.suite in suites]
+    if cuts:
+        parts.append("PARTIAL, not every case drawn: " + "; ".join(cuts))
+    return ". ".join(parts) + "." if parts else None
 
 
 def tool_line(doc: Document) -> str:
@@ -26,10 +54,11 @@ def tool_line(doc: Document) -> str:
 
 
 def title_lines(what: str, doc: Document) -> List[str]:
-    """``# <what>: <device> (<backend>) — <date>``, then a bold banner when the study was interrupted."""
+    """``# <what>: <device> (<backend>) — <date>``, then a bold banner when the study is partial
+    (interrupted, or a suite cut by its budget: :func:`status_text`)."""
     lines = [f"# {what}: {doc.device_name} ({doc.backend}) — {date_of(doc.created)}", ""]
-    if not doc.complete:
-        lines += [f"**{INTERRUPTED}.**", ""]
+    if doc.partial:
+        lines += [f"**{status_text(doc)}.**", ""]
     return lines
 
 
@@ -45,7 +74,7 @@ def provenance_lines(doc: Document, extra: Sequence[Tuple[str, object]] = ()) ->
         ["Host", key_value_pairs(doc.host)],
         ["Device", key_value_pairs(doc.device)],
         ["Command", f"`{' '.join(doc.command)}`" if doc.command else DASH],
-        ["Status", "complete" if doc.complete else INTERRUPTED],
+        ["Status", status_text(doc)],
     ]
     if doc.resumed is not None:
         rows.append(["Resumed", resumed_line(doc.resumed)])

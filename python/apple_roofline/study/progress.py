@@ -20,8 +20,9 @@ class Progress(Protocol):
     def advance(self, description: str) -> None:
         """One step of the current stage is done; ``description`` says which, with its result."""
 
-    def finish(self, stage: str) -> None:
-        """The stage is over."""
+    def finish(self, stage: str, note: str = "") -> None:
+        """The stage is over; ``note`` says why it ended before its total (``"cut short by its 10 s
+        budget"``), "" when it ran to its end."""
 
 
 def announce_plan(progress: object, stages: Sequence[str], budgets_s: Sequence[float]) -> None:
