@@ -15,6 +15,7 @@ void init_host(nanobind::module_& m);
 void init_coreml(nanobind::module_& m);
 void init_rules(nanobind::module_& m);
 void init_kernel_cache(nanobind::module_& m);
+void init_waits(nanobind::module_& m);
 // An Info as a Python dict (backend.cpp): bool, int, float or str values.
 nanobind::dict to_dict(const Info& info);
 // Bytes as a Python bytes object (backend.cpp), copied.

@@ -1,7 +1,9 @@
 // C++ errors -> Python exceptions. BackendError derives from RuntimeError; DeviceError,
 // CompileError (with a `log` attribute holding the compiler output) and UnsupportedError derive
-// from it. std::invalid_argument stays nanobind's ValueError.
+// from it. std::invalid_argument stays nanobind's ValueError. DeviceStopped (a wait outlasted its
+// bound, core/waits.h) becomes apple_roofline.errors.DeviceStopped.
 #include <Python.h>
+#include <nanobind/stl/string.h>
 
 #include "../core/errors.h"
 #include "bindings.h"
@@ -51,6 +53,15 @@ void init_errors(nb::module_& m) {
       }
       PyErr_SetObject(g_compile, inst);
       Py_DECREF(inst);
+    } catch (const ar::DeviceStopped& e) {
+      // apple_roofline.errors.DeviceStopped (not a BackendError: no caller that skips a failed case
+      // may catch it and go on measuring on a device that stopped answering).
+      try {
+        nb::object type = nb::module_::import_("apple_roofline.errors").attr("DeviceStopped");
+        PyErr_SetObject(type.ptr(), type(e.pass(), e.bound_s()).ptr());
+      } catch (nb::python_error& failed) {  // the package cannot be imported: the same words, as a DeviceError
+        raise(g_device, e.what());
+      }
     } catch (const ar::DeviceError& e) {
       raise(g_device, e.what());
     } catch (const ar::UnsupportedError& e) {

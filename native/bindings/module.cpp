@@ -8,4 +8,5 @@ NB_MODULE(_core, m) {
   ar::bind::init_coreml(m);
   ar::bind::init_rules(m);
   ar::bind::init_kernel_cache(m);
+  ar::bind::init_waits(m);
 }

@@ -120,12 +120,14 @@ void init_rules(nb::module_& m) {
                            "The Metal backend's bookkeeping of launches committed and not waited for.")
       .def(nb::init<size_t>(), "capacity"_a)
       .def("acquire", &mr::InFlight::acquire, nb::call_guard<nb::gil_scoped_release>(),
-           "Block while `capacity` launches are in flight, then count one more.")
+           "Wait while `capacity` launches are in flight, then count one more (a device wait: DeviceStopped\n"
+           "past the thread's wait limit, signals handled meanwhile).")
       .def("complete", &mr::InFlight::complete, "error"_a, nb::call_guard<nb::gil_scoped_release>(),
            "A launch completed: \"\" or its failure (the first failure is kept).")
       .def("abandon", &mr::InFlight::abandon, "A slot whose command buffer was never committed.")
       .def("wait_idle", &mr::InFlight::wait_idle, nb::call_guard<nb::gil_scoped_release>(),
-           "Block until none is in flight; return the first failure since the last call (\"\" if none).")
+           "Wait until none is in flight (a device wait, as acquire); return the first failure since the\n"
+           "last call (\"\" if none).")
       .def_prop_ro("in_flight", &mr::InFlight::in_flight)
       .def_prop_ro("capacity", &mr::InFlight::capacity);
 

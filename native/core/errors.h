@@ -21,6 +21,20 @@ class DeviceError : public BackendError {
   using BackendError::BackendError;
 };
 
+// A device wait outlasted its bound (core/waits.h): the device stopped responding while running
+// pass(), which was given bound_s() seconds (Python: apple_roofline.errors.DeviceStopped).
+class DeviceStopped : public DeviceError {
+ public:
+  DeviceStopped(const std::string& what, std::string pass, double bound_s)
+      : DeviceError(what), pass_(std::move(pass)), bound_s_(bound_s) {}
+  const std::string& pass() const noexcept { return pass_; }
+  double bound_s() const noexcept { return bound_s_; }
+
+ private:
+  std::string pass_;
+  double bound_s_;
+};
+
 // A kernel failed to compile; log() carries the compiler's full output (Python: CompileError.log).
 class CompileError : public BackendError {
  public:

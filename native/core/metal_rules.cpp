@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/waits.h"
 
 namespace ar::metal_rules {
 
@@ -252,25 +253,25 @@ std::string error_text(const std::string& description, const std::string& domain
 InFlight::InFlight(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
 void InFlight::acquire() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return in_flight_ < capacity_; });
-  ++in_flight_;
+  wait_until([&] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (in_flight_ >= capacity_) return false;
+    ++in_flight_;
+    return true;
+  }, "a launch slot (" + std::to_string(capacity_) + " launches in flight)");
 }
 
 void InFlight::complete(const std::string& error) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!error.empty() && error_.empty()) error_ = error;
-    if (in_flight_) --in_flight_;
-  }
-  changed_.notify_all();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error.empty() && error_.empty()) error_ = error;
+  if (in_flight_) --in_flight_;
 }
 
 void InFlight::abandon() { complete(""); }
 
 std::string InFlight::wait_idle() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  changed_.wait(lock, [&] { return in_flight_ == 0; });
+  wait_until([&] { return in_flight() == 0; }, "the launches in flight");
+  std::lock_guard<std::mutex> lock(mutex_);
   std::string e;
   e.swap(error_);
   return e;

@@ -6,7 +6,6 @@
 // calls and hands what Metal returned to these functions. No Metal types cross this header.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -190,14 +189,15 @@ constexpr size_t kQueueDepth = kLaunchesInFlight + 4;
 class InFlight {
  public:
   explicit InFlight(size_t capacity);
-  // Blocks while `capacity` launches are in flight, then counts one more.
+  // Waits while `capacity` launches are in flight, then counts one more. The waits here poll
+  // through wait_until (core/waits.h): DeviceStopped past the thread's bound, signals handled.
   void acquire();
   // A launch's completed handler: "" when it completed, else its failure. The first failure since
   // the last take_error() is kept.
   void complete(const std::string& error);
   // A slot taken by acquire() whose command buffer was never committed (its handler will not run).
   void abandon();
-  // Blocks until no launch is in flight; returns the first failure since the last call and forgets it.
+  // Waits until no launch is in flight; returns the first failure since the last call and forgets it.
   std::string wait_idle();
   size_t in_flight() const;
   size_t capacity() const { return capacity_; }
@@ -205,7 +205,6 @@ class InFlight {
  private:
   const size_t capacity_;
   mutable std::mutex mutex_;
-  std::condition_variable changed_;
   size_t in_flight_ = 0;
   std::string error_;
 };

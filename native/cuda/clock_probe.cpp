@@ -137,6 +137,7 @@ ClockProbe::ClockProbe(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {
 }
 
 ClockProbe::~ClockProbe() {
+  if (dev_->abandoned()) return;  // the unload could wait for the work still running
   try {
     dev_->make_current();
     if (module_) driver().cuModuleUnload(module_);

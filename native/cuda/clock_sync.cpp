@@ -70,6 +70,7 @@ GlobalTimerSync::GlobalTimerSync(std::shared_ptr<Device> dev) : dev_(std::move(d
 }
 
 GlobalTimerSync::~GlobalTimerSync() {
+  if (dev_->abandoned()) return;  // the frees could wait for the work still running
   try {
     dev_->make_current();
     if (host_) driver().cuMemFreeHost(host_);

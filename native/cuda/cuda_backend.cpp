@@ -52,7 +52,7 @@ struct Module {
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   ~Module() {
-    if (!module) return;
+    if (!module || dev->abandoned()) return;  // the unload could wait for the work still running
     try {
       dev->make_current();
       driver().cuModuleUnload(module);

@@ -5,6 +5,7 @@
 
 #include "core/checks.h"
 #include "core/errors.h"
+#include "core/waits.h"
 
 namespace ar::cuda {
 
@@ -27,6 +28,13 @@ Device::Device(int index) : index_(index) {
 }
 
 Device::~Device() {
+  if (abandoned()) {
+    // Work is still running: cuBLAS's teardown, the stream's and the context's release could wait
+    // for it. They are left to the process's exit (the library state deliberately leaked).
+    new std::shared_ptr<void>(std::move(library_state));
+    new std::shared_ptr<void>(std::move(clock_probe));
+    return;
+  }
   const DriverApi& d = driver();
   if (d.cuCtxSetCurrent(ctx_) == CUDA_SUCCESS) library_state.reset();  // cuBLAS needs its context
   if (d.cuCtxSetCurrent(ctx_) == CUDA_SUCCESS && stream_) d.cuStreamDestroy(stream_);
@@ -42,9 +50,23 @@ int Device::attribute(CUdevice_attribute a) const {
 void Device::make_current() const { CU_CHECK(driver().cuCtxSetCurrent(ctx_)); }
 
 void Device::sync(const char* after) const {
-  CUresult r = driver().cuStreamSynchronize(stream_);
+  // cuStreamQuery polled through wait_until (core/waits.h), not cuStreamSynchronize: a stream that
+  // never finishes ends in DeviceStopped after the thread's bound, and a signal is handled meanwhile.
+  const DriverApi& d = driver();
+  CUresult r = d.cuStreamQuery(stream_);
+  if (r == CUDA_ERROR_NOT_READY) {  // (the wait's description is built only when there is a wait)
+    try {
+      wait_until([&] {
+        r = d.cuStreamQuery(stream_);
+        return r != CUDA_ERROR_NOT_READY;
+      }, std::string("the CUDA stream after ") + after);
+    } catch (...) {
+      abandoned_.store(true);
+      throw;
+    }
+  }
   if (r != CUDA_SUCCESS)
-    throw DeviceError(std::string("[cuda::cuStreamSynchronize] after ") + after + ": " + cu_error(r));
+    throw DeviceError(std::string("[cuda::cuStreamQuery] after ") + after + ": " + cu_error(r));
 }
 
 CudaBuffer::CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::move(dev)), nbytes_(nbytes) {
@@ -54,14 +76,20 @@ CudaBuffer::CudaBuffer(std::shared_ptr<Device> dev, size_t nbytes) : dev_(std::m
   if (r != CUDA_SUCCESS)
     throw DeviceError("[cuda::cuMemAlloc] " + cu_error(r) + " (allocating " + std::to_string(nbytes_) + " bytes)");
   r = d.cuMemsetD8Async(ptr_, 0, nbytes_, dev_->stream());
-  if (r == CUDA_SUCCESS) r = d.cuStreamSynchronize(dev_->stream());
   if (r != CUDA_SUCCESS) {
     d.cuMemFree(ptr_);
     check(r, "cuMemsetD8Async");
   }
+  try {
+    dev_->sync("cuMemsetD8Async");
+  } catch (...) {
+    d.cuMemFree(ptr_);
+    throw;
+  }
 }
 
 CudaBuffer::~CudaBuffer() {
+  if (dev_->abandoned()) return;  // cuMemFree could wait for the work still running (Device::abandoned)
   const DriverApi& d = driver();
   try {
     dev_->make_current();

@@ -3,6 +3,7 @@
 // the RAII handles the other files share. Vendor types stay in native/cuda/.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -30,8 +31,14 @@ class Device {
   // Makes the context current on the calling thread (every entry point calls this first: Python
   // may call from any thread).
   void make_current() const;
-  // Waits for the stream and turns an asynchronous fault into DeviceError naming `after`.
+  // Waits for the stream (core/waits.h: bounded, signals handled) and turns an asynchronous fault
+  // into DeviceError naming `after`. A wait that ends otherwise (DeviceStopped, an interruption)
+  // leaves work running on the stream and marks the device abandoned.
   void sync(const char* after) const;
+  // Whether a wait was abandoned with work still running: the destructors of this device's objects
+  // then skip the driver calls that could wait for that work (cuMemFree, cuModuleUnload, the
+  // stream's and the context's release) and leave them to the process's exit.
+  bool abandoned() const { return abandoned_.load(); }
 
   // Per-device state of an optional library (gemm.cpp keeps its cuBLAS handle and workspace here),
   // created on first use under `library_mutex`; released before the context is.
@@ -45,6 +52,7 @@ class Device {
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
   CUstream stream_ = nullptr;
+  mutable std::atomic<bool> abandoned_{false};
 };
 
 // Device memory; zero-filled on allocation. Copies go through the device's stream, so they are

@@ -18,12 +18,12 @@ struct DriverApi {
 #define AR_CU_FUNCTIONS(X)                                                                              \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                   \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize)          \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)   \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)          \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamQuery) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo)   \
   X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer) \
   X(cuMemsetD8Async) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload)      \
   X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuMemsetD32Async) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)              \
-  X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \
+  X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)              \
   X(cuEventElapsedTime)
 #define AR_MEMBER(f) decltype(&::f) f = nullptr;
   AR_CU_FUNCTIONS(AR_MEMBER)

@@ -16,6 +16,7 @@
 
 #include "core/checks.h"
 #include "core/errors.h"
+#include "core/waits.h"
 #include "metal.h"
 
 namespace ar::metal {
@@ -29,6 +30,15 @@ std::string describe(NSError* error) {
   if (!error) return "no error object";
   return metal_rules::error_text(error.localizedDescription ? std::string(error.localizedDescription.UTF8String) : "",
                                  error.domain ? std::string(error.domain.UTF8String) : "?", int64_t(error.code));
+}
+
+void wait_completed(id<MTLCommandBuffer> cb, const std::string& what) {
+  // MTLCommandBuffer.h: status reaches Completed or Error (the last two stages) once the command
+  // buffer has ended. It is polled through wait_until (core/waits.h) rather than blocked on, so a
+  // command buffer that never ends gives DeviceStopped after the thread's bound; then
+  // waitUntilCompleted, which returns at once, keeps the point at which GPUEndTime is read the same.
+  wait_until([&] { return cb.status >= MTLCommandBufferStatusCompleted; }, what);
+  [cb waitUntilCompleted];
 }
 
 void check_completed(id<MTLCommandBuffer> cb, const std::string& call, const std::string& what) {
@@ -110,7 +120,7 @@ void synchronize_launches(Device& dev) {
   std::string own;
   if (last) {
     pooled([&] {
-      [last waitUntilCompleted];
+      wait_completed(last, "the launches of " + what);
       // MTLCommandBuffer.h: at Completed "any blocks set with -addCompletedHandler: may now be
       // called": the handler may not have run yet, so the command buffer's own status and error
       // are read here, and every handler is waited for below.
@@ -152,7 +162,7 @@ id<MTLCommandBuffer> commit_and_wait(Device& dev, const std::function<void(id<MT
   if (!cb) throw DeviceError(std::string("[metal::commandBuffer] no command buffer for ") + what);
   encode(cb);
   [cb commit];
-  [cb waitUntilCompleted];
+  wait_completed(cb, what);
   check_completed(cb, "waitUntilCompleted", what);
   return cb;
 }

@@ -82,7 +82,7 @@ class MetalKernel final : public Kernel {
         const double t2 = mach_seconds();
         [cb commit];
         const double t3 = mach_seconds();
-        [cb waitUntilCompleted];
+        wait_completed(cb, p_->entry);
         const double t6 = mach_seconds();
         check_completed(cb, "waitUntilCompleted", p_->entry);  // GPUStartTime / GPUEndTime are valid once Completed
         tl.t.push_back({0.0, t1 - t0, t2 - t0, t3 - t0, cb.GPUStartTime - t0, cb.GPUEndTime - t0, t6 - t0});

@@ -119,6 +119,11 @@ void commit_launch(Device& dev, const std::function<void(id<MTLCommandBuffer> cb
 // unless it completed. Takes dev.mutex.
 void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& encode, const char* what);
 
+// Waits until `cb` has completed or failed, polling its status through wait_until (core/waits.h):
+// DeviceStopped naming `what` (or the thread's pass) after the thread's bound; signals are handled
+// meanwhile. Never blocks in waitUntilCompleted on a command buffer that has not ended.
+void wait_completed(id<MTLCommandBuffer> cb, const std::string& what);
+
 // DeviceError naming `what` (metal_rules::command_buffer_failure) unless `cb` completed; call after
 // waiting for it.
 void check_completed(id<MTLCommandBuffer> cb, const std::string& call, const std::string& what);

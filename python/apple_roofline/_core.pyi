@@ -343,7 +343,10 @@ class MetalInFlight:
     def __init__(self, capacity: int) -> None: ...
 
     def acquire(self) -> None:
-        """Block while `capacity` launches are in flight, then count one more."""
+        """
+        Wait while `capacity` launches are in flight, then count one more (a device wait: DeviceStopped
+        past the thread's wait limit, signals handled meanwhile).
+        """
 
     def complete(self, error: str) -> None:
         """A launch completed: "" or its failure (the first failure is kept)."""
@@ -353,7 +356,8 @@ class MetalInFlight:
 
     def wait_idle(self) -> str:
         """
-        Block until none is in flight; return the first failure since the last call ("" if none).
+        Wait until none is in flight (a device wait, as acquire); return the first failure since the
+        last call ("" if none).
         """
 
     @property
@@ -413,3 +417,18 @@ def kernel_cache_path(key: Sequence[tuple[str, str]]) -> str:
     """
     Test hook: the file of `key`'s entry, or "" where the cache is off or unwritable.
     """
+
+WAIT_CAP_S: float = 60.0
+
+WAIT_INTERRUPT_SLICE_S: float = 0.05
+
+def set_wait_limit(seconds: float, pass_name: str) -> tuple[float, str]:
+    """
+    Sets the calling thread's device-wait limit: its native waits (CUDA stream waits, Metal command
+    buffers) that last longer than `seconds` raise apple_roofline.errors.DeviceStopped naming
+    `pass_name`. seconds <= 0 means WAIT_CAP_S. Returns the previous
+    (seconds, pass_name), to restore it.
+    """
+
+def wait_limit() -> tuple[float, str]:
+    """The calling thread's device-wait limit: (seconds, pass_name)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
-__all__ = ["OptionError", "CannotMeasure", "nothing_measured", "reasons_text", "check_int", "check_ints"]
+__all__ = ["OptionError", "CannotMeasure", "DeviceStopped", "nothing_measured", "reasons_text", "check_int", "check_ints"]
 
 
 class OptionError(ValueError):
@@ -54,6 +54,30 @@ class CannotMeasure(Exception):
     device that runs none of the points asked for). The message is one line saying why; the command
     line exits 1 and writes no study file. Arguments that cannot be measured anywhere as given (a
     path of another backend than the device's) are an :class:`OptionError` instead."""
+
+
+class DeviceStopped(RuntimeError):
+    """A device wait outlasted its bound: the device stopped responding while running a pass
+    (docs/design.md, "A watchdog on every device wait"). Raised by the native backends' waits (CUDA
+    streams, Metal command buffers) and by the wgpu read-backs; the pass's work may still be on the
+    device. The command line ends the study with this message, writes the partial study and exits 1.
+
+    Deliberately not a ``_core.BackendError``: code that skips a failed case and goes on must not
+    catch it and keep measuring on a device that no longer answers.
+
+    Attributes:
+        pass_name: the pass (or the wait) that did not finish, e.g. ``"stream triad"``.
+        bound_s: the seconds it was given.
+    """
+
+    def __init__(self, pass_name: str, bound_s: float) -> None:
+        self.pass_name = pass_name
+        self.bound_s = float(bound_s)
+        super().__init__(f"the device stopped responding: {pass_name} did not finish within {self.bound_s:.3g} s "
+                         "(still running on the device)")
+
+    def __reduce__(self) -> Tuple[type, Tuple[str, float]]:
+        return (type(self), (self.pass_name, self.bound_s))
 
 
 def reasons_text(reasons: Sequence[str]) -> str:

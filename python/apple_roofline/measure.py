@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import check_int
+from .watchdog import watched
 
 __all__ = ["Timing", "time_kernel", "warm_up", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
 
@@ -84,24 +85,43 @@ def time_kernel(kernel: Any, args: Sequence[Any], launch: int, *, reps: int = DE
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch, and whose
     ``clock`` is the kernel's measured clock of those samples (``kernel.clock``, where it has one).
-    Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1; backend
-    errors propagate.
+    Every call waits within the bound of its predicted seconds (:func:`apple_roofline.watchdog.
+    bound_for`; the first launch, whose time is not known, within the longest).
+
+    Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1;
+    :class:`~apple_roofline.errors.DeviceStopped` when a call outlasts its bound (the device stopped
+    responding); backend errors propagate.
     """
     reps = check_reps(reps)
     warmup = check_int(warmup, "warmup", 1)
-    times = warm_up(lambda count: list(kernel.time(args, launch, 1, count)), warmup, max_warmup_s)
+    name = f"kernel {getattr(kernel, 'entry', '') or '?'}"
+    seen: List[float] = []
+
+    def launches(count: int) -> List[float]:
+        # the first launch's time is unknown (the longest bound); later ones are predicted from the
+        # slowest of the last three (docs/design.md, "A watchdog on every device wait")
+        with watched(name, max(seen[-3:]) * count if seen else None):
+            got = list(kernel.time(args, launch, 1, count))
+        seen.extend(got)
+        return got
+
+    times = warm_up(launches, warmup, max_warmup_s)
     per_launch = max(min(times[-3:]), 1e-9)
     batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
     if min_window_s > 0:
         # A launch in a batch can be much shorter than one timed alone (a 16x16 DGEMM on an H100:
         # about 7x, launch latency overlapping); the window is sized from one calibrated sample.
-        probe = kernel.time(args, launch, batch, 1)[0] / batch
+        with watched(name, batch * per_launch):
+            probe = kernel.time(args, launch, batch, 1)[0] / batch
         per_launch = max(min(per_launch, probe), 1e-9)
         batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
-        kernel.time(args, launch, int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch)))), 1)
+        spin = int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch))))
+        with watched(name, spin * per_launch):
+            kernel.time(args, launch, spin, 1)
     start = time.perf_counter()
-    samples = kernel.time(args, launch, batch, reps)
+    with watched(name, batch * reps * per_launch):
+        samples = kernel.time(args, launch, batch, reps)
     end = time.perf_counter()
     clock = getattr(kernel, "clock", None)  # the timed samples' measured clock, read after them
     return Timing(batch, tuple(s / batch for s in samples), len(times), (start, end),

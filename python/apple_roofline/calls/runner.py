@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import provenance
 from ..devices import default_device, open_device
-from ..errors import OptionError, check_int, nothing_measured
+from ..errors import DeviceStopped, OptionError, check_int, nothing_measured
 from ..measure import warm_up
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -159,8 +159,8 @@ class CallsRunner:
         try:
             for p in runnable:
                 self.measure_path(p)
-        except KeyboardInterrupt:
-            raise CallsInterrupted(self.assemble(False)) from None
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise CallsInterrupted(self.assemble(False), exc) from None
         finally:
             self.journal.close()
         if self.progress:
@@ -291,7 +291,8 @@ def run_calls(
         CannotMeasure: no path can run here (each missing from this build, or unsupported by the
             device at every shape): nothing was measured; the message gives the reasons.
         _core.BackendError: the device failed.
-        CallsInterrupted: on KeyboardInterrupt, with the partial study.
+        CallsInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     options = CallsOptions(paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=max_reps,
                            budget_s=budget_s, command=command)

@@ -17,9 +17,9 @@ from . import files as files_cmd
 from . import graphics as graphics_cmd
 from . import run as run_cmd
 from . import tune as tune_cmd
-from .common import EXIT_OK
+from .common import EXIT_FAILED, EXIT_OK
 from .readable import ReadableCommand, ReadableGroup
-from .signals import interrupted_code, received, signals_as_interrupts
+from .signals import ending_now, interrupted_code, leave, received, signals_as_interrupts
 
 __all__ = ["app", "main"]
 
@@ -63,11 +63,16 @@ app.command("tune", cls=ReadableCommand)(tune_cmd.tune)
 
 def main() -> None:
     """Entry point of the ``apple-roofline`` script. SIGTERM and SIGHUP end a command as Ctrl-C does
-    (:mod:`.signals`); a command a signal ended exits 128 + its number, whatever it was doing."""
+    (:mod:`.signals`); a command a signal ended exits 128 + its number, whatever it was doing. A
+    command that was interrupted or whose device stopped responding, its partial study written,
+    ends the process at once (:func:`.signals.leave`): the interpreter's exit could wait on the device."""
     with signals_as_interrupts():
         try:
             app()
         except SystemExit as exc:
+            code = interrupted_code() if received() is not None else exc.code
+            if ending_now():
+                leave(code if isinstance(code, int) else EXIT_FAILED)
             if received() is not None:
-                raise SystemExit(interrupted_code()) from None
+                raise SystemExit(code) from None
             raise

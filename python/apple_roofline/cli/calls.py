@@ -84,7 +84,7 @@ def calls(
     out, journal = study_journal(ctx, out, resume, "calls", CallsStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.CallsRunner(
-        str(spec), options, progress=progress, journal=journal).run(), write_calls, out, spec)
+        str(spec), options, progress=progress, journal=journal).run(), "calls.json", out, spec)
     written, problems = write_outputs(write_calls, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

@@ -14,22 +14,23 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, NoReturn, Sequence, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, Type, TypeVar
 
 import typer
 
-from ..errors import CannotMeasure, OptionError
+from ..errors import CannotMeasure, DeviceStopped, OptionError
 from ..figures import save_figure
 from ..study.progress import Progress, StudyInterrupted
 from ..text import one_line
 from .progress import CliProgress
-from .signals import interrupted_code, interrupted_words
+from .signals import end_now, interrupted_code, interrupted_words
 
 __all__ = [
     "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "FLAGS", "PLOT_SUFFIXES",
     "fail", "warn", "fail_option", "as_integer", "as_integers", "backend_error_type", "import_failure", "real_command",
     "os_reason", "check_writable_dir", "prepare_out", "check_plot_suffix", "save_plot", "print_written", "load_results",
-    "measure_study", "measure_on_device", "write_partial", "write_outputs", "print_skipped", "fail_if_invalid",
+    "measure_study", "measure_on_device", "interruption", "write_partial", "write_outputs", "print_skipped",
+    "fail_if_invalid",
 ]
 
 S = TypeVar("S")
@@ -194,26 +195,45 @@ def load_results(path: Path) -> object:
         fail(str(exc), EXIT_USAGE)
 
 
-def write_partial(write: Callable[[S, Path], object], partial: S, out: Path) -> NoReturn:
-    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`): write the ``partial`` study
-    into ``out`` with ``write``, say so on stderr and exit 128 + the signal (130 for Ctrl-C; with an
-    error when it cannot be written)."""
-    words = interrupted_words()
+def interruption(stopped: Optional[DeviceStopped]) -> Tuple[str, int]:
+    """How a study that ended early ends: the start of its last line and the exit status. A device
+    that stopped responding (``stopped``): its message and 1; else the interruption's words and
+    128 + the signal (:mod:`.signals`). Either way the process then leaves at once
+    (:func:`.signals.end_now`)."""
+    end_now()
+    if stopped is not None:
+        return f"error: {stopped}", EXIT_FAILED
+    return interrupted_words(), interrupted_code()
+
+
+def write_partial(partial: Any, path: Path, stopped: Optional[DeviceStopped] = None) -> NoReturn:
+    """The study was interrupted (Ctrl-C, SIGTERM, SIGHUP: :mod:`.signals`) or its device stopped
+    responding (``stopped``): write the ``partial`` study (a results document, ``complete`` false) to
+    ``path``, say so on stderr and exit 128 + the signal (130 for Ctrl-C), or 1 after a device stop
+    (:func:`interruption`; with an error when it cannot be written). Only the results file is written,
+    not the report and figures, which take seconds to draw where a signal's end must take less than
+    two (docs/design.md, "A watchdog on every device wait"): ``report`` and ``plot`` make them from it."""
+    from ..study.files import write_text_atomic
+
+    words, code = interruption(stopped)
     try:
-        write(partial, out)
+        write_text_atomic(path, partial.to_json())
     except (OSError, ValueError) as write_exc:
-        fail(f"{words}, and the partial study could not be written to {out}: {write_exc}", interrupted_code())
-    typer.echo(f"{words}: partial study written to {out}", err=True)
-    raise typer.Exit(interrupted_code()) from None
+        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
+        fail(f"{words}, and the partial results could not be written to {path}: {why}", code)
+    typer.echo(f"{words}: partial results written to {path} (its report and figures: apple-roofline report, plot)",
+               err=True)
+    raise typer.Exit(code) from None
 
 
-def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path) -> S:
-    """``run(progress)`` with the command line's progress drawn; on Ctrl-C (the runner's
-    :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial study is written with
-    ``write`` and the command exits 128 + the signal (:func:`write_partial`); when the machine cannot
-    measure anything asked (:class:`~apple_roofline.errors.CannotMeasure`) it exits 1 with the reason
-    and writes nothing; a record of a resumed journal that cannot be read (a ResultsError naming the
-    journal) exits 2, a journal that cannot be written exits 1. The runner's other errors pass."""
+def measure_study(run: Callable[[Progress], S], results: str, out: Path) -> S:
+    """``run(progress)`` with the command line's progress drawn; on Ctrl-C or a device that stopped
+    responding (the runner's :class:`~apple_roofline.study.progress.StudyInterrupted`) the partial
+    study is written to ``out/results`` and the command exits 128 + the signal, or 1
+    (:func:`write_partial`); when the machine cannot measure anything asked
+    (:class:`~apple_roofline.errors.CannotMeasure`) it exits 1 with the reason and writes nothing; a
+    record of a resumed journal that cannot be read (a ResultsError naming the journal) exits 2, a
+    journal that cannot be written exits 1. The runner's other errors pass."""
     from ..study.files import ResultsError
     from ..study.journal import JournalWriteError
 
@@ -221,7 +241,7 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
         with CliProgress() as progress:
             return run(progress)
     except StudyInterrupted as exc:
-        write_partial(write, exc.partial, out)
+        write_partial(exc.partial, out / results, exc.stopped)
     except ResultsError as exc:
         fail(str(exc), EXIT_USAGE)
     except JournalWriteError as exc:
@@ -230,13 +250,12 @@ def measure_study(run: Callable[[Progress], S], write: Callable[[S, Path], objec
         fail(str(exc), EXIT_FAILED)
 
 
-def measure_on_device(run: Callable[[Progress], S], write: Callable[[S, Path], object], out: Path,
-                      device: object) -> S:
+def measure_on_device(run: Callable[[Progress], S], results: str, out: Path, device: object) -> S:
     """:func:`measure_study`, exiting 1 with ``device DEVICE: MESSAGE`` when the device fails
     (``_core.BackendError``) and 2 for an option the runner rejects (:func:`fail_option`)."""
     backend_error = backend_error_type()
     try:
-        return measure_study(run, write, out)
+        return measure_study(run, results, out)
     except backend_error as exc:
         fail(f"device {device}: {exc}", EXIT_FAILED)
     except OptionError as exc:

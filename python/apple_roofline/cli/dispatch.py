@@ -110,7 +110,7 @@ def dispatch(
     out, journal = study_journal(ctx, out, resume, "dispatch", DispatchStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.DispatchRunner(
-        str(spec), options, progress=progress, journal=journal).run(), write_study, out, spec)
+        str(spec), options, progress=progress, journal=journal).run(), "dispatch.json", out, spec)
     written, problems = write_outputs(write_study, study, out)
     _print_study(study)
     print_written(written, [*problems, *study.warnings])

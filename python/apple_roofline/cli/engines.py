@@ -64,7 +64,7 @@ def engines(
     prepare_out(out)
     try:
         study = measure_study(lambda progress: runner.EnginesRunner(
-            options, progress=progress, journal=journal).run(), write_engines, out)
+            options, progress=progress, journal=journal).run(), "engines.json", out)
     except OptionError as exc:
         fail_option(exc)
     except CoremltoolsMissing as exc:  # the machine: the coreml extra is not installed

@@ -77,7 +77,7 @@ def graphics(
     prepare_out(out)
     try:
         study = measure_on_device(lambda progress: runner.GraphicsRunner(
-            options, progress=progress, journal=journal).run(), write_graphics, out, device)
+            options, progress=progress, journal=journal).run(), "graphics.json", out, device)
     except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
         fail(str(exc), EXIT_FAILED)
     written, problems = write_outputs(write_graphics, study, out)

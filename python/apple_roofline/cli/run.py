@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Callable, List, NoReturn, Optional, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, TypeVar, Union
 
 import typer
 
@@ -28,12 +28,11 @@ from .common import (
     prepare_out,
     print_written,
     real_command,
-    warn,
+    write_partial,
 )
 from .journal import RESUME_HELP, study_journal
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
-from .signals import interrupted_code, interrupted_words
 
 if TYPE_CHECKING:
     from ..devices import DeviceSpec
@@ -174,7 +173,7 @@ def run(
 
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
-    result = _measure(spec, options, journal, out, created_out, which)
+    result = _measure(spec, options, journal, out, created_out)
     # -- write and summarise
     written, problems = _write(result, out, which)
     _print_summary(result)
@@ -239,10 +238,9 @@ def _device_spec(device: Optional[str]) -> "DeviceSpec":
         import_failure(exc)
 
 
-def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out: Path, created_out: bool,
-             which: Union[str, List[str]]) -> "Run":
-    """The Run of ``options`` on ``spec``, with a progress display; an interrupted run's partial
-    results are written to ``out`` (exit 130); a device failure exits 1, an option the device
+def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out: Path, created_out: bool) -> "Run":
+    """The Run of ``options`` on ``spec``, with a progress display; an interrupted (or stopped) run's
+    partial results are written to ``out``/run.json (:func:`~.common.write_partial`); a device failure exits 1, an option the device
     refuses (the array size) or an unreadable resumed journal 2, removing ``out`` if this run made it empty."""
     from ..study.files import ResultsError
     from ..study.journal import JournalWriteError
@@ -256,7 +254,7 @@ def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out:
         with CliProgress() as progress:
             return runner.measure_device(spec, options, progress=progress, journal=journal)
     except runner.RunInterrupted as exc:
-        _write_interrupted(exc.partial, out, which)
+        write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
         fail(f"device {spec}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
@@ -316,18 +314,3 @@ def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:
         fail(f"cannot write results to {out}: {exc}", EXIT_FAILED)
-
-
-def _write_interrupted(partial: "Run", out: Path, which: Union[str, List[str]]) -> NoReturn:
-    from ..roofline.outputs import write_run_files
-
-    words = interrupted_words()
-    try:
-        _, problems = write_run_files(partial, out, ceilings=which)
-    except (OSError, ValueError) as write_exc:
-        why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
-        fail(f"{words}, and the partial results could not be written to {out}: {why}", interrupted_code())
-    for p in problems:
-        warn(p)
-    typer.echo(f"{words}: partial results written to {out}", err=True)
-    raise typer.Exit(interrupted_code())

@@ -60,7 +60,7 @@ def tune(
     out, journal = study_journal(ctx, out, resume, "tune", TuneStudy)
     prepare_out(out)
     study = measure_on_device(lambda progress: runner.TuneRunner(
-        device, options, progress=progress, journal=journal).run(), write_tune, out, device)
+        device, options, progress=progress, journal=journal).run(), "tune.json", out, device)
     written, problems = write_outputs(write_tune, study, out)
     best = study.blocks()
     typer.echo(f"{study.device_name}: {len(study.measurements)} points, {sum(m.valid for m in study.measurements)} valid, "

@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import provenance
 from ..devices import default_device, open_device
-from ..errors import OptionError, check_int
+from ..errors import DeviceStopped, OptionError, check_int
 from ..stats import CONFIDENCE
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -306,7 +306,8 @@ def run_dispatch(
             and the range), or a malformed device name; (option ``resume``) a resumed journal of
             another device or other options.
         _core.BackendError: the device failed or does not exist (subclasses name the call).
-        DispatchInterrupted: on KeyboardInterrupt, with the partial study.
+        DispatchInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     options = DispatchOptions(reps=reps, launches=launches, warmup=warmup, peers=peers, command=command)
     return DispatchRunner(device, options, progress=progress, journal=journal).run()
@@ -381,8 +382,8 @@ class DispatchRunner:
                 self.step("peers", lambda: (*measure_peers(self.name, index, reps=opts.reps, launches=opts.launches,
                                                            warmup=opts.warmup), []),
                           lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}")
-        except KeyboardInterrupt:
-            raise DispatchInterrupted(self.assemble(False)) from None
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise DispatchInterrupted(self.assemble(False), exc) from None
         finally:
             self.journal.close()
         if self.progress:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .. import provenance
-from ..errors import CannotMeasure, check_int, nothing_measured
+from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
 from ..stats import CV_WARN
 from ..study.reader import Reader
 from ..study.document import ToolInfo
@@ -154,8 +154,8 @@ class EnginesRunner:
         try:
             self.build_models()
             self.measure_points()
-        except KeyboardInterrupt:
-            raise EnginesInterrupted(self.assemble(False)) from None
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise EnginesInterrupted(self.assemble(False), exc) from None
         finally:
             self.journal.close()
         if not any(p.status == "measured" for p in self.results):
@@ -257,7 +257,8 @@ def run_engines(
         ModelBuildError: coremltools could not build a model (its message).
         OSError: the cache cannot be written.
         CannotMeasure: Core ML predictions cannot run here (off macOS), or Core ML refused every point.
-        EnginesInterrupted: on KeyboardInterrupt, with the partial study.
+        EnginesInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     options = EnginesOptions(units=units, sizes=sizes, batches=batches, precisions=precisions, quick=quick,
                              reps=reps, cache_dir=cache_dir, python_path=python_path, command=command)

@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
 from ..telemetry import Sampler
 from ..telemetry.window import Summary
 from ..clocks import CLOCK_TOLERANCE, pass_clock
+from ..watchdog import watched
 
 __all__ = ["SPIN_UP_S", "MIN_LEAD_S", "MIN_SAMPLE_S", "MAX_BATCH", "PassRun", "PassTiming", "Pacer", "lead_seconds",
            "batch_for", "passes_for", "limited"]
@@ -147,25 +148,33 @@ class Pacer:
         """Seconds since the last submission finished (None before the first)."""
         return None if self.last_end is None else self.clock() - self.last_end
 
-    def probe(self, p: Any) -> float:
+    def probe(self, p: Any, name: str = "a render pass") -> float:
         """Seconds of one lone pass of ``p`` (the faster of two); a probe is GPU work, so it does not
-        reset the idle gap."""
+        reset the idle gap. Its time is not known yet: its waits have the longest bound
+        (:data:`~apple_roofline.watchdog.CAP_S`), and :class:`~apple_roofline.errors.DeviceStopped`
+        names ``name``."""
         self.probes += 1
-        return max(float(min(p.time((), 0, 1, 2))), 1e-9)
+        with watched(f"{name} (probe)", None):
+            return max(float(min(p.time((), 0, 1, 2))), 1e-9)
 
-    def measure(self, p: Any, shape: Hashable, per_pass_s: Optional[float] = None, *, count: bool = False
-                ) -> Tuple[PassTiming, PassRun]:
+    def measure(self, p: Any, shape: Hashable, per_pass_s: Optional[float] = None, *, count: bool = False,
+                name: str = "a render pass") -> Tuple[PassTiming, PassRun]:
         """Time pass ``p`` (its ``run(batch, reps, lead, count=, read=True)``): the per-pass time from
         the shape's calibration, else ``per_pass_s``, else a probe; one submission holding the count
         (``count``), the lead, the samples and the stored pass read back; re-timed once after a full
         spin-up when its clock came out low (module docstring). Returns the timing and the run (its
-        invocations and image)."""
-        per = self.per_pass.get(shape) or per_pass_s or self.probe(p)
+        invocations and image).
+
+        Raises:
+            DeviceStopped: the submission did not finish within the bound of its predicted seconds
+                (:func:`~apple_roofline.watchdog.bound_for`), naming ``name``.
+        """
+        per = self.per_pass.get(shape) or per_pass_s or self.probe(p, name)
         batch = batch_for(per, self.min_sample_s)
-        timing, run = self._run(p, batch, lead_seconds(self.gap(), self.spin_up_s), per, count)
+        timing, run = self._run(p, batch, lead_seconds(self.gap(), self.spin_up_s), per, count, name)
         if self._low(timing.summary):
             self.retries += 1
-            again, run = self._run(p, batch, self.spin_up_s, per, count)
+            again, run = self._run(p, batch, self.spin_up_s, per, count, name)
             timing = dataclasses.replace(again, retried=True)
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
@@ -178,9 +187,13 @@ class Pacer:
         return (clock is not None and self.highest_clock is not None and not limited(summary)
                 and clock < (1.0 - self.tolerance) * self.highest_clock)
 
-    def _run(self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool) -> Tuple[PassTiming, PassRun]:
+    def _run(self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool,
+             name: str) -> Tuple[PassTiming, PassRun]:
         lead = passes_for(lead_s, per_pass_s)
-        run: PassRun = p.run(batch, self.reps, lead, count=count, read=True)
+        # the submission: the counting pass, the lead, the samples and the stored pass
+        predicted = (lead + batch * self.reps + (2 if count else 1)) * per_pass_s
+        with watched(name, predicted):
+            run: PassRun = p.run(batch, self.reps, lead, count=count, read=True)
         end = self.clock()
         self.last_end = end
         # The samples end the submission but for one stored pass and a copy: their window is the

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequ
 
 import numpy as np
 
+from ..errors import DeviceStopped
 from ..roofline.records import Measurement, Skipped
 from ..study.journal import Journal, record_key
 from ..study.timing import SuiteClock
@@ -158,6 +159,7 @@ class PassMeasurer:
                 continue
             blended = mode == "blended"
             shape = (fmt, F, mode)
+            name = f"{suite} {fmt} F={F} {mode} {store}"  # the pass, as a device stop names it
             try:
                 layers = self.layers.get(shape)
                 per_pass: Optional[float] = None
@@ -165,7 +167,7 @@ class PassMeasurer:
                     probe_layers = min(self.overdraw, MIN_LAYERS)
                     probe = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=probe_layers,
                                           blended=blended, store=store == "store")
-                    per_layer = self.pacer.probe(probe) / probe_layers
+                    per_layer = self.pacer.probe(probe, name) / probe_layers
                     layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
                     per_pass = per_layer * layers
                     if layers < self.overdraw:
@@ -174,8 +176,10 @@ class PassMeasurer:
                                              f"{per_layer * self.overdraw * 1e3:.0f} ms)")
                 p = dev.fill_pass(width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended,
                                   store=store == "store")
-                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True)
+                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name)
                 invocations, got = run.invocations, _image(run)
+            except DeviceStopped:  # the device, not this pass: the study ends (the runner)
+                raise
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
                 self.skipped.append(Skipped(suite, "fill", fmt, f"{mode}, {store}, F={F}: {type(exc).__name__}: "
                                                                 f"{_first_line(exc)}"))
@@ -257,6 +261,7 @@ class PassMeasurer:
                 yield f"{size}² {pattern} {filter_} x{fetches}: resumed"
                 continue
             start(lines.index(line))
+            name = f"texture {size}x{size} {pattern} {filter_} x{fetches}"  # the pass, as a device stop names it
             try:
                 texture = noise(size)
                 bilinear, random = filter_ == "bilinear", pattern == "random"
@@ -269,14 +274,16 @@ class PassMeasurer:
                 if known is None and self.counting:
                     one = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches,
                                            random=random, bilinear=bilinear, layers=1)
-                    per_layer = self.pacer.probe(one)
+                    per_layer = self.pacer.probe(one, name)
                     layers = texture_layers(per_layer)
                     per_pass = per_layer * layers
                 p = dev.texture_pass(width=width, height=height, texture=texture, fetches=fetches, random=random,
                                      bilinear=bilinear, layers=layers)
-                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting)
+                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name)
                 invocations, got = run.invocations, _image(run)
                 self.lines[shape[1:]] = (layers, timing.per_pass_s)
+            except DeviceStopped:  # the device, not this pass: the study ends (the runner)
+                raise
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
                 self.skipped.append(Skipped("texture", "texture", TEXTURE_FORMAT,
                                             f"{size}x{size} {pattern} {filter_} x{fetches}: {type(exc).__name__}: "

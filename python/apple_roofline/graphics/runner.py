@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence
 
 from .. import provenance
-from ..errors import nothing_measured
+from ..errors import DeviceStopped, nothing_measured
 from ..stats import CV_WARN
 from ..study.budget import Budgets
 from ..study.document import ToolInfo
@@ -108,11 +108,11 @@ class GraphicsRunner:
         try:
             for name in opts.names:
                 self.measure_suite(name)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, DeviceStopped) as exc:
             self.sampler.stop()
             measuring.checks.close(finish=False)
             journal.close()
-            raise GraphicsInterrupted(self.assemble(False)) from None
+            raise GraphicsInterrupted(self.assemble(False), exc) from None
         finally:
             self.sampler.stop()
         measuring.checks.close()
@@ -227,7 +227,8 @@ def run_graphics(
             ``resume``) a resumed journal of another device or other options.
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
         CannotMeasure: the device ran none of the passes (each skipped, with its reason).
-        GraphicsInterrupted: on KeyboardInterrupt, with the partial study.
+        GraphicsInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     options = GraphicsOptions(device=device, suites=suites, overdraw=overdraw, f_values=f_values, patterns=patterns,
                               sizes=sizes, fetches=fetches, filters=filters, width=width, height=height, quick=quick,

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..shaders import shader_source
+from ..watchdog import wait_event
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
 
@@ -210,7 +211,7 @@ class WgpuPass:
             image_buffer, row = self._encode_readback(tail)
         if not dev.timestamps:
             self.timer = "host clock around submit and the wait for it (no timestamp-query)"
-            dev.device.queue.submit(commands)
+            dev.submit(commands)
             samples = []
             for _ in range(reps):
                 enc = dev.device.create_command_encoder()
@@ -218,10 +219,10 @@ class WgpuPass:
                     self._encode(enc, first=False, last=False, query=None, index=0)
                 command = enc.finish()
                 t0 = time.perf_counter()
-                dev.device.queue.submit([command])
+                dev.device.queue.submit([command])  # timed by the host: direct
                 dev.wait()
                 samples.append(time.perf_counter() - t0)
-            dev.device.queue.submit([tail.finish()])
+            dev.submit([tail.finish()])
         else:
             query = dev.device.create_query_set(type="timestamp", count=2 * reps)
             resolve = dev.device.create_buffer(size=16 * reps,
@@ -233,11 +234,11 @@ class WgpuPass:
                 commands.append(enc.finish())
             tail.resolve_query_set(query, 0, 2 * reps, resolve, 0)
             commands.append(tail.finish())
-            dev.device.queue.submit(commands)
-            ticks = np.frombuffer(dev.device.queue.read_buffer(resolve), dtype=np.uint64).astype(np.int64)
+            dev.submit(commands)
+            ticks = np.frombuffer(dev.read_back(resolve), dtype=np.uint64).astype(np.int64)
             self.timer = dev.timestamp_note
             samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
-        invocations = (int(np.frombuffer(dev.device.queue.read_buffer(stats), dtype=np.uint64)[0])
+        invocations = (int(np.frombuffer(dev.read_back(stats), dtype=np.uint64)[0])
                        if stats is not None else None)
         image = self._image(image_buffer, row) if image_buffer is not None else None
         return PassRun(samples, invocations, image)
@@ -258,7 +259,7 @@ class WgpuPass:
     def _image(self, buffer: Any, row: int) -> np.ndarray:
         """The (height, width, channels) image in its storage dtype from a buffer of 256-byte rows."""
         fmt = FORMATS[self.fmt]
-        raw = np.frombuffer(self.device.device.queue.read_buffer(buffer), dtype=np.uint8).reshape(self.height, row)
+        raw = np.frombuffer(self.device.read_back(buffer), dtype=np.uint8).reshape(self.height, row)
         image: np.ndarray = np.ascontiguousarray(raw[:, :self.width * fmt.bytes_per_pixel]).view(fmt.dtype).reshape(
             self.height, self.width, fmt.channels)
         return image
@@ -272,7 +273,7 @@ class WgpuPass:
         ``_sync_wait`` for over 6 minutes), while the buffer path is what every measured pass uses."""
         enc = self.device.device.create_command_encoder()
         buffer, row = self._encode_readback(enc)
-        self.device.device.queue.submit([enc.finish()])
+        self.device.submit([enc.finish()])
         return self._image(buffer, row)
 
     @released_at_once
@@ -287,8 +288,8 @@ class WgpuPass:
         enc = dev.device.create_command_encoder()
         self._encode(enc, first=False, last=False, query=None, index=0, statistics=qs)
         enc.resolve_query_set(qs, 0, 1, buf, 0)
-        dev.device.queue.submit([enc.finish()])
-        return int(np.frombuffer(dev.device.queue.read_buffer(buf), dtype=np.uint64)[0])
+        dev.submit([enc.finish()])
+        return int(np.frombuffer(dev.read_back(buf), dtype=np.uint64)[0])
 
 
 class WgpuDevice:
@@ -341,11 +342,74 @@ class WgpuDevice:
 
     @released_at_once
     def wait(self) -> None:
-        """Wait for everything submitted to finish: a 4-byte read-back, which the queue orders after
-        all earlier work (wgpu 0.32's ``on_submitted_work_done_sync`` fails on its own callback type)."""
+        """Wait for everything submitted to finish: a 4-byte read-back (:meth:`read_back`, bounded),
+        which the queue orders after all earlier work (wgpu 0.32's ``on_submitted_work_done_sync``
+        fails on its own callback type).
+
+        Raises:
+            DeviceStopped: the device did not finish within the calling thread's bound.
+        """
         if self._fence is None:
             self._fence = self.device.create_buffer(size=4, usage=self.wgpu.BufferUsage.COPY_SRC)
-        self.device.queue.read_buffer(self._fence)
+        self.read_back(self._fence)
+
+    def submit(self, commands: List[Any]) -> None:
+        """``queue.submit(commands)``, waited for within the calling thread's bound: on wgpu-native's
+        OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
+        statistics) reads them back inside the call, so the call lasts as long as the passes before
+        them, in native code where no signal handler runs. It runs on a helper thread, which holds
+        the only other reference to ``commands`` and drops it before it says it is done (the GPU
+        objects stay released on the calling thread).
+
+        Raises:
+            DeviceStopped: the call did not return within the bound; it stays on its thread.
+        """
+        done = threading.Event()
+        box = [commands]
+        failure: List[BaseException] = []
+
+        def call() -> None:
+            try:
+                self.device.queue.submit(box.pop())
+            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+                exc.__traceback__ = None
+                failure.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=call, name="wgpu-submit", daemon=True).start()
+        wait_event(done, "a wgpu submission")
+        if failure:
+            raise failure[0]
+
+    def read_back(self, buffer: Any) -> memoryview:
+        """The bytes of ``buffer`` (a COPY_SRC buffer) once every earlier submission has finished:
+        copied into a mappable buffer in a new submission and mapped. What ``queue.read_buffer`` does,
+        with the map's wait bounded (docs/design.md, "A watchdog on every device wait"): wgpu 0.32's
+        ``sync_wait`` has no timeout, and waits for ever on a device that stopped answering.
+
+        Raises:
+            DeviceStopped: the map did not complete within the calling thread's bound
+                (:func:`apple_roofline.watchdog.limit`); the copy stays queued on the device.
+        """
+        wgpu = self.wgpu
+        size = int(buffer.size)
+        staging = self.device.create_buffer(size=size, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.MAP_READ)
+        encoder = self.device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size)
+        self.device.queue.submit([encoder.finish()])
+        promise = staging.map_async(wgpu.MapMode.READ)
+        # wgpu-native resolves a map on its per-device polling thread, which sets the promise's
+        # threading.Event (``_thread_event``: what wgpu's own ``sync_wait`` blocks on, without a
+        # timeout). Waiting for that event with a bound, then resolving, is the same wait, bounded.
+        event = getattr(promise, "_thread_event", None)
+        if isinstance(event, threading.Event):
+            wait_event(event, "a wgpu read-back")
+        promise.sync_wait()
+        data: memoryview = staging.read_mapped()  # a copy
+        staging.unmap()
+        staging.destroy()
+        return data
 
     def _target(self, width: int, height: int, fmt: str) -> Any:
         key = (width, height, fmt)

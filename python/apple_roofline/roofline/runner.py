@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError, reasons_text
+from ..errors import DeviceStopped, OptionError, reasons_text
 from ..kernel_cache import CacheWarnings
 from ..measure import DEFAULT_REPS, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
@@ -199,7 +199,8 @@ class RooflineRunner:
         Raises:
             OptionError: (option ``resume``) a resumed journal of another device or other options;
                 after measuring, suites of which this device runs no kernel: nothing was measured.
-            RunInterrupted: on KeyboardInterrupt, with the partial Run.
+            RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial Run.
         """
         opts = self.options
         self.journal.begin(Run, created=self.created, device={**self.info, **self.device_desc}, command=opts.command,
@@ -211,9 +212,9 @@ class RooflineRunner:
         try:
             for name in opts.suite_names:
                 self.measure_suite(name)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, DeviceStopped) as exc:
             self.sampler.stop()
-            raise RunInterrupted(self.assemble(False)) from None
+            raise RunInterrupted(self.assemble(False), exc) from None
         finally:
             self.sampler.stop()
             self.journal.close()
@@ -318,7 +319,8 @@ def measure_device(device: Union[str, DeviceSpec, None], options: RunOptions, *,
     Raises:
         OptionError: as :class:`RooflineRunner` and :meth:`RooflineRunner.run`.
         _core.BackendError: subclasses, for device failures.
-        RunInterrupted: on KeyboardInterrupt, with the partial Run.
+        RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial Run.
     """
     return RooflineRunner(device, options, progress=progress, journal=journal).run()
 
@@ -377,7 +379,8 @@ def run_roofline(
             after measuring, suites of which this device runs no kernel (``matrix`` on a CPU):
             nothing was measured.
         _core.BackendError: subclasses, for device failures.
-        RunInterrupted: on KeyboardInterrupt, with the partial Run.
+        RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial Run.
     """
     options = RunOptions(suites=suites, quick=quick, reps=reps,
                          array_bytes=array_bytes, telemetry=telemetry, power_window=power_window,

@@ -43,7 +43,8 @@ __all__ = ["ToolInfo", "Document", "Skipped", "COMPLETE", "INTERRUPTED_STATUS", 
 
 #: :attr:`Document.status` of a study that measured everything it planned.
 COMPLETE = "complete"
-#: :attr:`Document.status` of a study stopped by a signal (Ctrl-C, SIGTERM, SIGHUP): partial results.
+#: :attr:`Document.status` of a study stopped by a signal (Ctrl-C, SIGTERM, SIGHUP) or by a device that
+#: stopped responding (its warnings say so): partial results.
 INTERRUPTED_STATUS = "interrupted"
 #: :attr:`Document.status` of a study one of whose suites was cut short by its time budget: partial results.
 CUT_BY_BUDGET = "cut by budget"

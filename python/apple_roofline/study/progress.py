@@ -1,9 +1,13 @@
 """What every runner shares: the progress protocol it reports to (the CLI draws it; the Python API may
-pass None) and the exception it raises on Ctrl-C, carrying the partial document."""
+pass None) and the exception it raises on Ctrl-C or a device that stopped responding, carrying the
+partial document."""
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, Sequence, TypeVar
+import dataclasses
+from typing import Any, Generic, Optional, Protocol, Sequence, TypeVar, cast
+
+from ..errors import DeviceStopped
 
 __all__ = ["Progress", "StudyInterrupted", "announce_plan", "announce_doing"]
 
@@ -44,12 +48,19 @@ def announce_doing(progress: object, description: str) -> None:
 
 
 class StudyInterrupted(Exception, Generic[D]):
-    """Raised by a runner on KeyboardInterrupt; ``partial`` holds the document so far (``complete``
-    False). Each study subclasses it with its document type and its :attr:`MESSAGE`."""
+    """Raised by a runner on KeyboardInterrupt, or when the device stopped responding
+    (:class:`~apple_roofline.errors.DeviceStopped`, given as ``cause``); ``partial`` holds the
+    document so far (``complete`` False; after a device stop, with the stop's message among its
+    ``warnings``), ``stopped`` the device stop (None for an interruption). Each study subclasses it
+    with its document type and its :attr:`MESSAGE`."""
 
     #: The exception's message.
     MESSAGE = "study interrupted"
 
-    def __init__(self, partial: D) -> None:
+    def __init__(self, partial: D, cause: Optional[BaseException] = None) -> None:
         super().__init__(self.MESSAGE)
+        self.stopped = cause if isinstance(cause, DeviceStopped) else None
+        if self.stopped is not None and dataclasses.is_dataclass(partial) and hasattr(partial, "warnings"):
+            warnings = (*getattr(partial, "warnings"), str(self.stopped))
+            partial = cast(D, dataclasses.replace(cast(Any, partial), warnings=warnings))
         self.partial = partial

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
-from ..errors import OptionError, nothing_measured
+from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import measure_case
 from ..roofline.records import BLOCK_PARAM
@@ -219,7 +219,8 @@ def run_tune(
             ``resume``) a resumed journal of another device or other options.
         CannotMeasure: no point was timed (every size rejected, every kernel unsupported).
         _core.BackendError: subclasses, for device failures.
-        TuneInterrupted: on KeyboardInterrupt, with the partial study.
+        TuneInterrupted: on KeyboardInterrupt, or when the device stopped responding
+            (its ``stopped``: the DeviceStopped), with the partial study.
     """
     options = TuneOptions(suites=suites, kernels=kernels, blocks=blocks, quick=quick, reps=reps,
                           array_bytes=array_bytes, command=command)
@@ -322,8 +323,8 @@ class TuneRunner:
                 tune_suite(self.ctx, name, self.sizes, reps=opts.reps, max_warmup_s=0.05 if opts.quick else 0.5,
                            measurements=self.measurements, rejected=self.rejected, skipped=self.skipped,
                            kernels=opts.wanted or None, progress=self.progress, journal=self.journal)
-        except KeyboardInterrupt:
-            raise TuneInterrupted(self.assemble(False)) from None
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise TuneInterrupted(self.assemble(False), exc) from None
         finally:
             self.journal.close()
         wanted = sorted(opts.wanted)

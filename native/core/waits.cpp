@@ -1,0 +1,61 @@
+#include "waits.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "errors.h"
+
+namespace ar {
+
+namespace {
+thread_local WaitLimit t_limit;
+std::atomic<InterruptHook> g_hook{nullptr};
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+}  // namespace
+
+WaitLimit wait_limit() { return t_limit; }
+
+WaitLimit set_wait_limit(double seconds, std::string pass) {
+  WaitLimit previous = t_limit;
+  t_limit.seconds = seconds > 0.0 ? seconds : kWaitCapS;
+  t_limit.pass = std::move(pass);
+  return previous;
+}
+
+void set_interrupt_hook(InterruptHook hook) { g_hook.store(hook); }
+
+void wait_until(const std::function<bool()>& done, const std::string& what) {
+  if (done()) return;  // most waits: nothing to set up
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const WaitLimit limit = t_limit;
+  const auto deadline = start + std::chrono::duration<double>(limit.seconds);
+  const auto spin_end = start + std::chrono::duration<double>(kSpinS);
+  auto next_check = start + std::chrono::duration<double>(kInterruptSliceS);
+  while (!done()) {
+    const auto now = clock::now();
+    if (now >= deadline) {
+      const std::string pass = limit.pass.empty() ? what : limit.pass;
+      throw DeviceStopped("the device stopped responding: " + pass + " did not finish within " +
+                              seconds_text(limit.seconds) + " (still running on the device)",
+                          pass, limit.seconds);
+    }
+    if (now >= next_check) {
+      next_check = now + std::chrono::duration<double>(kInterruptSliceS);
+      if (InterruptHook hook = g_hook.load()) hook();
+    }
+    if (now < spin_end)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::duration<double>(kPollSleepS));
+  }
+}
+
+}  // namespace ar

@@ -1,0 +1,144 @@
+"""The native device waits (native/core/waits.h; docs/design.md, "A watchdog on every device wait")
+on any machine: the waits of the Metal backend's launches in flight (core/metal_rules.cpp, built
+everywhere), with a launch that never completes, stand in for a device that stopped responding.
+
+* A wait past the calling thread's bound raises DeviceStopped naming the pass; the limit is the
+  thread's own and watched() restores it.
+* SIGTERM during a native wait (the GIL released) is handled within the wait's slice: the process
+  exits 143 within 2 s.
+* A signal that finds the main thread inside a native call that never returns (no handler can run)
+  still ends the command: 143 after the watcher's STUCK_S, saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+import apple_roofline
+from apple_roofline import watchdog as W
+from apple_roofline.cli.signals import STUCK_S
+from apple_roofline.errors import DeviceStopped
+
+core = pytest.importorskip("apple_roofline._native")._core
+_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(Path(apple_roofline.__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
+#: Seconds from SIGTERM to the process's end that the exit-code rule allows.
+SIGNAL_S = 2.0
+#: Seconds any subprocess may take at most.
+LIMIT_S = 120
+
+
+def test_the_python_cap_and_slice_are_the_extensions() -> None:
+    assert W.CAP_S == core.WAIT_CAP_S and W.INTERRUPT_SLICE_S == core.WAIT_INTERRUPT_SLICE_S
+
+
+def test_watched_sets_the_threads_limit_python_and_native_and_restores_it() -> None:
+    def both() -> Tuple[Tuple[float, str], Tuple[float, str]]:
+        return W.limit(), core.wait_limit()
+
+    assert both() == ((W.CAP_S, ""),) * 2
+    seen: List[Tuple[Tuple[float, str], Tuple[float, str]]] = []
+    with W.watched("stream triad", 0.5) as bound:
+        assert bound == 5.0 and both() == ((5.0, "stream triad"),) * 2
+        with W.watched("inner", None):
+            assert both() == ((W.CAP_S, "inner"),) * 2
+        assert both() == ((5.0, "stream triad"),) * 2
+        other = threading.Thread(target=lambda: seen.append(both()))
+        other.start()
+        other.join()
+    assert seen == [((W.CAP_S, ""),) * 2]  # another thread keeps its own
+    assert both() == ((W.CAP_S, ""),) * 2
+    assert core.set_wait_limit(-1.0, "x") == (W.CAP_S, "")  # none given: the cap
+    assert core.set_wait_limit(90.0, "") == (W.CAP_S, "x") and core.wait_limit() == (90.0, "")
+    core.set_wait_limit(0.0, "")
+    assert core.wait_limit() == (W.CAP_S, "")
+
+
+def test_a_native_wait_past_its_bound_raises_device_stopped_naming_the_pass() -> None:
+    slots = core.MetalInFlight(1)
+    slots.acquire()  # a launch that never completes
+    began = time.monotonic()
+    with W.watched("stream triad", 1e-6):
+        with pytest.raises(DeviceStopped) as info:
+            slots.wait_idle()
+        with pytest.raises(DeviceStopped):
+            slots.acquire()  # no free slot either
+    assert time.monotonic() - began >= 2 * W.FLOOR_S  # each wait lasted its whole bound
+    assert info.value.pass_name == "stream triad" and info.value.bound_s == W.FLOOR_S
+    assert str(info.value) == ("the device stopped responding: stream triad did not finish within 2 s "
+                               "(still running on the device)")
+    assert not isinstance(info.value, core.BackendError)  # no skip-and-go-on path catches it
+    slots.complete("")
+    assert slots.wait_idle() == ""  # once it completes, the wait returns
+
+
+def _run_until(script: str, marker: str) -> Tuple[int, float, str]:
+    """Run ``script``; SIGTERM once it prints ``marker`` on stdout, then half a second more. Returns
+    the exit status, the seconds from the signal to the end, and stderr."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_ENV)
+    killer = threading.Timer(LIMIT_S, proc.kill)
+    killer.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith(marker):
+                break
+        time.sleep(0.5)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate()
+        return proc.returncode, time.monotonic() - sent, err
+    finally:
+        killer.cancel()
+
+
+def test_sigterm_during_a_native_wait_ends_the_process_with_143_within_2_s() -> None:
+    script = """
+import sys
+from apple_roofline._native import _core
+from apple_roofline.cli.signals import interrupted_code, signals_as_interrupts
+with signals_as_interrupts():
+    slots = _core.MetalInFlight(1)
+    slots.acquire()
+    print("waiting", flush=True)
+    try:
+        slots.wait_idle()  # the cap: 60 s
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(interrupted_code())
+"""
+    rc, took, err = _run_until(script, "waiting")
+    assert rc == 128 + signal.SIGTERM, err
+    assert "interrupted" in err and "Traceback" not in err, err
+    assert took < SIGNAL_S, took
+
+
+def test_a_signal_that_finds_the_main_thread_stuck_in_native_code_still_ends_the_process() -> None:
+    """A call that never returns and never lets a handler run (a mutex locked twice: not
+    interruptible by signals): the watcher ends the process with 128 + N after STUCK_S."""
+    script = """
+import ctypes
+from apple_roofline.cli.signals import signals_as_interrupts
+libc = ctypes.CDLL(None)
+mutex = ctypes.create_string_buffer(64)  # zeroed: PTHREAD_MUTEX_INITIALIZER, a normal (non-recursive) mutex
+with signals_as_interrupts():
+    libc.pthread_mutex_lock(mutex)
+    print("stuck", flush=True)
+    libc.pthread_mutex_lock(mutex)  # deadlocks, the GIL released
+"""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the zeroed mutex is glibc's PTHREAD_MUTEX_INITIALIZER")
+    rc, took, err = _run_until(script, "stuck")
+    assert rc == 128 + signal.SIGTERM, err
+    assert "interrupted by SIGTERM while a device call did not return" in err, err
+    assert STUCK_S <= took < STUCK_S + SIGNAL_S, took
