@@ -19,9 +19,9 @@ if not _GPUS:
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
+    from apple_roofline.roofline import options, runner
 
-    monkeypatch.setattr(runner, "DEFAULT_SUITES", ("stream", "hierarchy"))
+    monkeypatch.setattr(options, "DEFAULT_SUITES", ("stream", "hierarchy"))  # RunOptions' default suites
     # STREAM at its default size (4x the last-level cache or more): DRAM, the model's default bandwidth
     # (64 MiB arrays on an H100, whose L2 is 50 MiB, made STREAM's ceiling "Cache bandwidth")
     run = runner.run_roofline(device, None, quick=True, telemetry=False)

@@ -61,10 +61,10 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
 
 
 def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
+    from apple_roofline.roofline import options, runner
     from apple_roofline.roofline.report import to_markdown
 
-    monkeypatch.setattr(runner, "DEFAULT_SUITES", ("hierarchy",))
+    monkeypatch.setattr(options, "DEFAULT_SUITES", ("hierarchy",))  # RunOptions' default suites
     run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
     assert all(m.valid for m in run.measurements)
     assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
