@@ -82,9 +82,9 @@ def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[
     """(label, Case) of every target this GPU can run (wgmma only on Hopper); with ``only``, of the
     target whose label it starts with (the ncu child builds no other kernel)."""
     from apple_roofline.suites import SuiteContext
-    from apple_roofline.suites import matrix as matrix_suite
-    from apple_roofline.suites.matrix_kernels import API_BY_NAME
-    from apple_roofline.suites.peak import PeakSuite
+    from apple_roofline.suites.matrix import suite as matrix_suite
+    from apple_roofline.suites.matrix.kernels import API_BY_NAME
+    from apple_roofline.suites.peak.suite import PeakSuite
 
     ctx = SuiteContext(backend, "cuda", info, False, 1 << 26)
     for label, suite, sel in TARGETS:

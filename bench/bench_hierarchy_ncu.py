@@ -7,7 +7,7 @@ Targets (issue 24, reference GPU H100 / H200):
 
 * **bytes per level**: for the read kernel at one working set inside each level — a quarter of one
   SM's L1, a quarter of the L2, 8× the L2 — and for read-modify-write at 8× the L2, the bytes the
-  tool claims per launch (the kernel table's count, :mod:`apple_roofline.suites.hierarchy`) over the
+  tool claims per launch (the kernel table's count, :mod:`apple_roofline.suites.hierarchy.suite`) over the
   bytes Nsight Compute counts at that level in one launch: ``l1tex__t_bytes.sum`` (L1), ``lts__t_bytes.sum``
   (L2), ``dram__bytes.sum`` (DRAM). Target: every ratio within 5 % of 1. Beside the L2's, the bytes
   of the L2 sectors L1TEX requested (``lts__t_sectors_srcunit_tex.sum`` × 32), since ``lts__t_bytes``
@@ -117,7 +117,7 @@ def verdicts(cases: Sequence[Mapping[str, Any]], counters: Sequence[Mapping[str,
 def child(device: str, claims_path: str) -> None:
     from apple_roofline.devices import open_device
     from apple_roofline.suites import SuiteContext
-    from apple_roofline.suites.hierarchy import SWEEP_OPTION, HierarchySuite
+    from apple_roofline.suites.hierarchy.suite import SWEEP_OPTION, HierarchySuite
     from apple_roofline.theoretical.caches import cache_levels
 
     backend = open_device(device)
@@ -154,7 +154,7 @@ def _nearest(ws: int, want: Mapping[Tuple[str, int], str]) -> int:
 
 def sweep(device: str, out: Path) -> Dict[str, Any]:
     """The tool's full sweep; its run files in ``out``; the shared-memory ceiling's verdict."""
-    from apple_roofline.roofline.levels import level_curves
+    from apple_roofline.suites.hierarchy.levels import level_curves
     from apple_roofline.roofline.outputs import write_run_files
     from apple_roofline.roofline.runner import run_roofline
 

@@ -23,6 +23,13 @@ _HERE = Path(__file__).resolve().parent
 #: in one process, the default run (or its stream, peak, hierarchy, matrix or gemm suite alone)
 #: then a graphics study passed every time (H100, the same day); something of the test tier's own
 #: is the trigger. First, it meets a GPU no other test has used.
+#: What the trigger does (two H200s, 2026-11-27): a process that ends while its Vulkan queue still
+#: runs a render pass leaves that GPU unable to finish any later pass, in every later process, until
+#: it is reset; the other GPU, the control, is untouched. Reproduced with the smallest case there is
+#: (tests/device/hang: a shader that never ends, the process killed by SIGTERM, then `graphics
+#: --device wgpu:0 --quick`); after the GPU tier the same (the tier's own such pass not found:
+#: docs/design.md, "A GPU whose render passes never finish"). The watchdog ends such a study within
+#: its bound and the message says what is known.
 FIRST = ("test_graphics_wgpu.py",)
 
 

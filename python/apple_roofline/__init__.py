@@ -55,7 +55,9 @@ __all__ = [
     "flops_bytes",
     "measure",
     "list_devices",
+    "load_kernels",
     "load_results",
+    "save_kernels",
     "run_dispatch",
     "run_roofline",
     "measure_device",
@@ -75,6 +77,8 @@ _LAZY = {
     "run_dispatch": (".dispatch.runner", None),
     "DispatchStudy": (".dispatch.model", None),
     "load_results": (".results", None),
+    "load_kernels": (".user_kernels.load", None),
+    "save_kernels": (".user_kernels.document", None),
 }
 
 

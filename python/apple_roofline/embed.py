@@ -15,6 +15,7 @@ import numpy as np
 
 from .measure import MAX_REPS
 from .roofline.model import Point
+from .roofline.roofs import PRECISIONS, precision_of_dtype
 from .stats import summarize
 
 __all__ = ["measure", "MAX_CALLS"]
@@ -51,6 +52,7 @@ def measure(
     reps: int = 10,
     name: Optional[str] = None,
     min_sample_s: float = 1e-3,
+    dtype: Any = None,
 ) -> Point:
     """Time ``fn()`` and return it as a roofline :class:`Point`.
 
@@ -63,7 +65,8 @@ def measure(
     Methodology (docs/design.md, "Measurement", as the suites' ``measure.time_kernel`` but timed with the host
     clock, :func:`time.perf_counter`):
 
-    1. warm-up: ``fn()`` is called ``warmup`` times, then ``sync()``;
+    1. warm-up: ``fn()`` is called ``warmup`` times (what the first call returns gives the
+       default ``dtype``), then ``sync()``;
     2. calibration: the number of calls per sample is doubled (or scaled from the last
        estimate) until one sample — ``calls`` back-to-back calls followed by ``sync()`` —
        lasts at least ``min_sample_s`` (at most :data:`MAX_CALLS` calls), amortising the
@@ -90,16 +93,24 @@ def measure(
         reps: samples, 1 to 10000.
         name: the point's label (default ``fn.__name__``, else the type's name).
         min_sample_s: minimum duration of one sample in seconds, finite and > 0.
+        dtype: the precision the work is done in: ``"fp32"``, ``"fp16"``, ``"bf16"``, ``"tf32"``,
+            ``"fp64"``, ``"fp8"``, ``"int8"`` or a data type naming one (``np.float32``,
+            ``torch.float16``). Default: read from what the first warm-up call of ``fn()``
+            returns (its ``.dtype``: a NumPy, PyTorch, CuPy or MLX array), else unknown (also with
+            ``warmup=0``). It chooses the roof the point is judged
+            against (:meth:`~apple_roofline.roofline.model.RooflineModel.roof`: the highest ceiling
+            of that precision, not the roofline's peak).
 
     Returns:
-        ``Point(name, flops, bytes, seconds=median seconds per call, summary=...)``; its
-        ``intensity``, ``gflops`` and ``gbps`` follow.
+        ``Point(name, flops, bytes, seconds=median seconds per call, summary=..., dtype=...,
+        samples=...)``; its ``intensity``, ``gflops`` and ``gbps`` follow.
 
     Raises:
         TypeError: if ``fn`` or ``sync`` is not callable (checked before anything is called).
         ValueError: for ``flops`` < 0, ``bytes`` <= 0, a non-finite or non-numeric count,
-            ``warmup`` < 0, ``reps`` outside 1..10000 or ``min_sample_s`` <= 0; the message
-            names the argument and its valid range. Nothing is called.
+            ``warmup`` < 0, ``reps`` outside 1..10000, ``min_sample_s`` <= 0 or a ``dtype`` that
+            names no precision; the message names the argument and its valid range. Nothing is
+            called.
         Exception: whatever ``fn`` or ``sync`` raises propagates unchanged; nothing is
             measured (no partial result).
     """
@@ -118,6 +129,10 @@ def measure(
     min_s = _count(min_sample_s, "min_sample_s", "> 0 seconds")
     if min_s <= 0:
         raise ValueError(f"min_sample_s must be > 0 seconds, not {min_sample_s!r}")
+    precision = precision_of_dtype(dtype) if dtype is not None else None
+    if dtype is not None and precision is None:
+        raise ValueError(f"dtype {dtype!r} names no precision (valid: {', '.join(PRECISIONS)}, or a data type "
+                         f"such as numpy.float32)")
     if name is None:
         name = str(getattr(fn, "__name__", type(fn).__name__))
     wait: Callable[[], Any] = sync if sync is not None else (lambda: None)
@@ -131,9 +146,12 @@ def measure(
         wait()
         return clock() - t0
 
-    for _ in range(warmup):
+    result = fn() if warmup > 0 else None  # the first warm-up call; what it returns tells the dtype
+    for _ in range(warmup - 1):
         fn()
     wait()
+    if precision is None:
+        precision = precision_of_dtype(getattr(result, "dtype", None))
     calls = 1
     while True:
         elapsed = sample(calls)
@@ -143,4 +161,5 @@ def measure(
         calls = min(MAX_CALLS, max(calls * 2, guess))
     samples: List[float] = [max(sample(calls), floor) / calls for _ in range(reps)]
     summary = summarize(samples)
-    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary)
+    return Point(name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision,
+                 samples=tuple(samples))

@@ -68,16 +68,18 @@ class DeviceStopped(RuntimeError):
     Attributes:
         pass_name: the pass (or the wait) that did not finish, e.g. ``"stream triad"``.
         bound_s: the seconds it was given.
+        hint: what is known of why, where something is ("" where nothing is).
     """
 
-    def __init__(self, pass_name: str, bound_s: float) -> None:
+    def __init__(self, pass_name: str, bound_s: float, hint: str = "") -> None:
         self.pass_name = pass_name
         self.bound_s = float(bound_s)
+        self.hint = hint
         super().__init__(f"the device stopped responding: {pass_name} did not finish within {self.bound_s:.3g} s "
-                         "(still running on the device)")
+                         "(still running on the device)" + (f"; {hint}" if hint else ""))
 
-    def __reduce__(self) -> Tuple[type, Tuple[str, float]]:
-        return (type(self), (self.pass_name, self.bound_s))
+    def __reduce__(self) -> Tuple[type, Tuple[str, float, str]]:
+        return (type(self), (self.pass_name, self.bound_s, self.hint))
 
 
 def reasons_text(reasons: Sequence[str]) -> str:

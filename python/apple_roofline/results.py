@@ -18,6 +18,7 @@ from .roofline.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text
 from .tuning.model import TuneStudy
+from .user_kernels.document import KernelsFile
 
 __all__ = ["KINDS", "load_results", "parse_results"]
 
@@ -26,6 +27,7 @@ KINDS: Dict[str, Type[Document]] = {Run.KIND: Run, DispatchStudy.KIND: DispatchS
 KINDS[CallsStudy.KIND] = CallsStudy
 KINDS[EnginesStudy.KIND] = EnginesStudy
 KINDS[TuneStudy.KIND] = TuneStudy
+KINDS[KernelsFile.KIND] = KernelsFile
 
 
 def parse_results(data: object, *, source: str = "<dict>") -> Document:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, MASK, HierarchySuite, read_total, rmw_total, word_sums
+from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, MASK, HierarchySuite, read_total, rmw_total, word_sums
 
 _PATTERN = np.random.default_rng(11).integers(0, 1 << 32, 41, dtype=np.uint64).astype(np.uint32)
 

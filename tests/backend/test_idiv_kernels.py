@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites.base import SuiteContext, read
-from apple_roofline.suites.idiv import IdivSuite, idiv_case
-from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS, IdivKernel, check_exact, idiv_input
+from apple_roofline.suites.idiv.suite import IdivSuite, idiv_case
+from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS, IdivKernel, check_exact, idiv_input
 
 
 def _ctx(backend: Any) -> SuiteContext:

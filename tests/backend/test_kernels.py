@@ -12,10 +12,10 @@ import pytest
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.chains import chain_case
 from apple_roofline.suites.fma import FMA_KERNELS
-from apple_roofline.suites.gemm import GemmSuite
-from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
-from apple_roofline.suites.stream import StreamSuite
-from apple_roofline.suites.sweep import SWEEP_KERNELS
+from apple_roofline.suites.gemm.suite import GemmSuite
+from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
+from apple_roofline.suites.stream.suite import StreamSuite
+from apple_roofline.suites.sweep.suite import SWEEP_KERNELS
 from apple_roofline.suites.base import KernelDef
 from apple_roofline.shaders import resolve
 
@@ -98,7 +98,7 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
     from apple_roofline._native import _core
     from apple_roofline.roofline.records import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
-    from apple_roofline.suites.gemm import (
+    from apple_roofline.suites.gemm.suite import (
         GEMM_PRECISIONS, TILED_GEMM, bf16_bits, bf16_values, gemm_kernel_def, round_bf16)
 
     name = str(backend.info()["backend"])

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.matrix import CPU_REASON, MatrixSuite
+from apple_roofline.suites.matrix.suite import CPU_REASON, MatrixSuite
 
 
 def _backend(name: str) -> Any:
@@ -65,8 +65,8 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> Non
     kernel with the descriptors' two byte offsets swapped (WG_SWAP_LBO_SBO) computes a product the
     check rejects. Elsewhere: skipped with the suite's reason."""
     from apple_roofline.shaders import resolve
-    from apple_roofline.suites.matrix import wgmma_reason
-    from apple_roofline.suites.matrix_kernels import PRECISIONS
+    from apple_roofline.suites.matrix.suite import wgmma_reason
+    from apple_roofline.suites.matrix.kernels import PRECISIONS
 
     b = _backend("cuda")
     info = dict(b.info())

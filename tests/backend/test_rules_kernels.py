@@ -9,12 +9,12 @@ from typing import Any, Dict
 import numpy as np
 import pytest
 
-from apple_roofline.suites.access import AccessSuite
-from apple_roofline.suites.access_kernels import ACCESS_KERNELS, AccessKernel, check_access
+from apple_roofline.suites.access.suite import AccessSuite
+from apple_roofline.suites.access.kernels import ACCESS_KERNELS, AccessKernel, check_access
 from apple_roofline.suites.base import SuiteContext, read
-from apple_roofline.suites.dualissue import DualIssueSuite, dual_case
-from apple_roofline.suites.dualissue_kernels import CHAINS, DUAL_KERNELS, DualKernel
-from apple_roofline.suites.occupancy import CPU_REASON, OccupancySuite
+from apple_roofline.suites.dualissue.suite import DualIssueSuite, dual_case
+from apple_roofline.suites.dualissue.kernels import CHAINS, DUAL_KERNELS, DualKernel
+from apple_roofline.suites.occupancy.suite import CPU_REASON, OccupancySuite
 
 
 def _ctx(backend: Any, array_bytes: int = 1 << 20) -> SuiteContext:

@@ -55,6 +55,14 @@ def _cuda_reason() -> Optional[str]:
     return None if row["compiled"] and row["devices"] > 0 else f"no CUDA device: {row['reason']}"
 
 
+def _nvidia_vulkan() -> bool:
+    """Whether wgpu:0 is an NVIDIA GPU through Vulkan (a hardware queue, released by the driver)."""
+    from apple_roofline.graphics.wgpu_device import adapters
+
+    found = adapters()
+    return bool(found) and found[0]["backend"] == "Vulkan" and "NVIDIA" in found[0]["name"].upper()
+
+
 def _wgpu_reason() -> Optional[str]:
     try:
         from apple_roofline.graphics.wgpu_device import WgpuUnavailable, adapters
@@ -65,7 +73,16 @@ def _wgpu_reason() -> Optional[str]:
         found = adapters()
     except WgpuUnavailable as exc:
         return str(exc)
-    return None if found else "wgpu finds no adapter (no Vulkan, Metal, D3D12 or OpenGL driver)"
+    if not found:
+        return "wgpu finds no adapter (no Vulkan, Metal, D3D12 or OpenGL driver)"
+    if _nvidia_vulkan():
+        # Tests leave every GPU as they found it, and this one cannot there: a process that ends with
+        # a render pass still running leaves an NVIDIA GPU unable to finish any later pass until it
+        # is reset (H200, driver 580.159.04: docs/design.md, "A GPU whose render passes never finish").
+        return ("a shader that never ends, killed, leaves an NVIDIA GPU's Vulkan unable to finish any later pass "
+                "until the GPU is reset (docs/design.md, \"A GPU whose render passes never finish\"): "
+                "this test runs on software adapters (lavapipe, llvmpipe)")
+    return None
 
 
 #: backend -> (the command's arguments before --out, the results file, the journal).
@@ -86,10 +103,11 @@ def _start(backend: str, when: str, out: Path) -> "subprocess.Popen[str]":
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_ENV)
 
 
-def _hang(backend: str, when: str, out: Path, *, sigterm: bool) -> Tuple[int, float, str]:
+def _hang(backend: str, when: str, out: Path, *, sigterm: bool) -> Tuple[int, float, str, float]:
     """Run the command with a pass made to hang (``when``: ``late`` or ``early``); with ``sigterm``,
     SIGTERM half a second into the hang. Returns the exit status, the seconds from the hang's start
-    (or the signal) to the end, and stderr."""
+    (or the signal) to the end, stderr, and the seconds from then to the command's last line (its
+    answer: the error or the interruption)."""
     proc = _start(backend, when, out)
     killer = threading.Timer(LIMIT_S, proc.kill)
     killer.start()
@@ -104,9 +122,12 @@ def _hang(backend: str, when: str, out: Path, *, sigterm: bool) -> Tuple[int, fl
             time.sleep(0.5)  # inside the wait
             proc.send_signal(signal.SIGTERM)
         began = time.monotonic()
-        lines.extend(proc.stderr)
+        answered = 0.0
+        for line in proc.stderr:
+            lines.append(line)
+            answered = time.monotonic() - began
         rc = proc.wait()
-        return rc, time.monotonic() - began, "".join(lines)
+        return rc, time.monotonic() - began, "".join(lines), answered
     finally:
         killer.cancel()
 
@@ -120,7 +141,7 @@ def _partial(out: Path, backend: str) -> Tuple[dict, Path]:
 
 @pytest.mark.parametrize("backend", sorted(COMMANDS))
 def test_a_hung_pass_ends_the_study_within_its_bound(backend: str, tmp_path: Path) -> None:
-    rc, took, err = _hang(backend, "late", tmp_path, sigterm=False)
+    rc, took, err, _ = _hang(backend, "late", tmp_path, sigterm=False)
     assert "hang: started" in err, err
     assert rc == 1, err
     assert "error: the device stopped responding: " in err, err
@@ -142,9 +163,14 @@ def test_a_hung_pass_ends_the_study_within_its_bound(backend: str, tmp_path: Pat
 @pytest.mark.parametrize("backend", sorted(COMMANDS))
 def test_sigterm_during_a_hung_pass_exits_143_within_2_s(backend: str, tmp_path: Path) -> None:
     """The hang begins at the first launch or pass: its time is not known, its bound the longest."""
-    rc, took, err = _hang(backend, "early", tmp_path, sigterm=True)
+    rc, took, err, answered = _hang(backend, "early", tmp_path, sigterm=True)
     assert "hang: started" in err, err
     assert rc == 128 + signal.SIGTERM, err
-    assert took < SIGNAL_S, (took, err)
+    print(f"{backend}: answered {answered:.2f} s, exited {took:.2f} s after SIGTERM")
+    assert answered < SIGNAL_S, (answered, err)  # the partial file written and said, the exit called
+    # The process is gone when the kernel has released its files. (On NVIDIA's Vulkan driver that
+    # release waited about 4 s for the queue of a shader that never ends, H200, driver 580.159.04:
+    # answered in 0.00 s, gone after 4.09 s; that GPU is not used here, _wgpu_reason.)
+    assert took < SIGNAL_S, (took, answered, err)
     assert "interrupted by SIGTERM: partial" in err, err
     _partial(tmp_path, backend)

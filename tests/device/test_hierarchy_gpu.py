@@ -19,9 +19,9 @@ if not _GPUS:
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import options, runner
+    from apple_roofline.roofline import runner
 
-    monkeypatch.setattr(options, "DEFAULT_SUITES", ("stream", "hierarchy"))  # RunOptions' default suites
+    monkeypatch.setattr(runner.registry, "default_suites", lambda: ("stream", "hierarchy"))
     # STREAM at its default size (4x the last-level cache or more): DRAM, the model's default bandwidth
     # (64 MiB arrays on an H100, whose L2 is 50 MiB, made STREAM's ceiling "Cache bandwidth")
     run = runner.run_roofline(device, None, quick=True, telemetry=False)
@@ -37,7 +37,7 @@ def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: py
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_full_sweep_finds_the_last_cache_and_dram(device: str) -> None:
-    from apple_roofline.roofline.levels import level_curves
+    from apple_roofline.suites.hierarchy.levels import level_curves
     from apple_roofline.roofline.runner import run_roofline
 
     run = run_roofline(device, ["hierarchy"], quick=True, telemetry=False)

@@ -17,10 +17,10 @@ import math
 
 import pytest
 
-from apple_roofline.roofline.levels import level_ceilings, level_curves
-from apple_roofline.roofline.plateaus import DRAM
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.plateaus import DRAM
 from apple_roofline.sizes import format_size
-from apple_roofline.suites.hierarchy import STEPS_PER_OCTAVE
+from apple_roofline.suites.hierarchy.suite import STEPS_PER_OCTAVE
 from apple_roofline.theoretical.caches import cache_levels
 
 
@@ -61,10 +61,10 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
 
 
 def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import options, runner
+    from apple_roofline.roofline import runner
     from apple_roofline.roofline.report import to_markdown
 
-    monkeypatch.setattr(options, "DEFAULT_SUITES", ("hierarchy",))  # RunOptions' default suites
+    monkeypatch.setattr(runner.registry, "default_suites", lambda: ("hierarchy",))
     run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
     assert all(m.valid for m in run.measurements)
     assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}

@@ -330,7 +330,7 @@ def test_only_the_functions_that_declare_a_constant_are_given_it() -> None:
     """The idiv suite's kernel table: every kernel is built with F and DIVISOR, but only the four
     `_constant` kernels read DIVISOR, and Metal lists only the constants a function uses: the others
     are given F alone, DIVISOR skipped, not an error."""
-    from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
+    from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
     source = ["DIVISOR", "F"]
     seen = set()
     for k in IDIV_KERNELS:

@@ -13,10 +13,10 @@ import pytest
 
 from apple_roofline.shaders import shader_path
 from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
-from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, SHARED_KERNEL
-from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS
-from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
-from apple_roofline.suites.stream import STREAM_KERNELS
+from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
+from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS
+from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
+from apple_roofline.suites.stream.suite import STREAM_KERNELS
 
 from shader_twins import NVCC, TWIN_STEMS, cuda_entries, read_shader  # noqa: E402
 
@@ -146,7 +146,7 @@ def _run_on_host(name: str, arch: str, defines: Dict[str, object], body: str, tm
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 @pytest.mark.parametrize("shape", [(16, 8, 16), (32, 32, 128), (16, 16, 8), (32, 8, 32)], ids=str)
 def test_matrix_entries_compile(tmp_path: "os.PathLike[str]", arch: str, shape: "tuple[int, int, int]") -> None:
-    from apple_roofline.suites.matrix_kernels import ITERS, REPS
+    from apple_roofline.suites.matrix.kernels import ITERS, REPS
 
     m, n, k = shape
     out = os.path.join(str(tmp_path), "matrix.ptx")
@@ -185,7 +185,7 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
     """wgmma.cu's six entries at sm_90a, each chain one commit group of WG_BATCH x K / 16 (K / 32 for
     s8 and the FP8 types) wgmma.mma_async of the tile's N; for plain sm_90 the source refuses with its
     reason."""
-    from apple_roofline.suites.matrix_kernels import ITERS, REPS, WGMMA_CONSTANTS
+    from apple_roofline.suites.matrix.kernels import ITERS, REPS, WGMMA_CONSTANTS
 
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
     out = os.path.join(str(tmp_path), "wgmma.ptx")
@@ -211,7 +211,7 @@ def test_wgmma_entries_compile_for_sm90a_only(tmp_path: "os.PathLike[str]", n: i
 def test_wgmma_assembles_for_sm90a(tmp_path: "os.PathLike[str]") -> None:
     """ptxas accepts every wgmma.cu entry for sm_90a (the operand lists of each type, the FP8 ones
     without the transpose immediates), at the largest N: a cubin holding all six kernels."""
-    from apple_roofline.suites.matrix_kernels import ITERS, REPS, WGMMA_CONSTANTS
+    from apple_roofline.suites.matrix.kernels import ITERS, REPS, WGMMA_CONSTANTS
 
     consts = {k: v for k, v in WGMMA_CONSTANTS.items() if k != "AR_ARCH_SPECIFIC"}
     out = os.path.join(str(tmp_path), "wgmma.cubin")

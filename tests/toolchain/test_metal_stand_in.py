@@ -21,13 +21,13 @@ import pytest
 from apple_roofline.graphics import kernels as G
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
-from apple_roofline.suites.gemm import check_gemm
-from apple_roofline.suites.access_kernels import ACCESS_KERNELS, check_access
-from apple_roofline.suites.dualissue_kernels import CHAINS, DUAL_KERNELS, dual_input, kind_reference, kind_tolerance
-from apple_roofline.suites.hierarchy import MASK, TILE_WORDS, read_total, rmw_total, word_sums
-from apple_roofline.suites.idiv_kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
-from apple_roofline.suites.occupancy import occupancy_reference, occupancy_source
-from apple_roofline.suites.stream import Q, STREAM_KERNELS
+from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.access.kernels import ACCESS_KERNELS, check_access
+from apple_roofline.suites.dualissue.kernels import CHAINS, DUAL_KERNELS, dual_input, kind_reference, kind_tolerance
+from apple_roofline.suites.hierarchy.suite import MASK, TILE_WORDS, read_total, rmw_total, word_sums
+from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
+from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source
+from apple_roofline.suites.stream.suite import Q, STREAM_KERNELS
 
 from shader_twins import emulate_tiled16, metal_kernels, read_shader  # noqa: E402
 

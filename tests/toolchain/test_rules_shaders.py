@@ -13,10 +13,10 @@ from typing import Dict
 import pytest
 
 from apple_roofline.shaders import shader_path
-from apple_roofline.suites.access_kernels import ACCESS_KERNELS
-from apple_roofline.suites.dualissue_kernels import DUAL_KERNELS
+from apple_roofline.suites.access.kernels import ACCESS_KERNELS
+from apple_roofline.suites.dualissue.kernels import DUAL_KERNELS
 from apple_roofline.suites.fma import FmaKernel
-from apple_roofline.suites.occupancy import OCCUPANCY_BLOCK, occupancy_source, tg_sizes
+from apple_roofline.suites.occupancy.suite import OCCUPANCY_BLOCK, occupancy_source, tg_sizes
 
 from shader_twins import NVCC  # noqa: E402
 

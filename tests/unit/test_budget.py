@@ -8,7 +8,7 @@ import json
 import pytest
 
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline.budget import MAX_BUDGET_S, QUICK_BUDGET_S, SUITE_BUDGET_S, suite_budgets
+from apple_roofline.roofline.budget import MAX_BUDGET_S, default_budgets, suite_budgets
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.files import ResultsError
@@ -18,7 +18,10 @@ SUITES = ("stream", "sweep", "peak", "gemm")
 
 
 def test_defaults_cover_every_suite_and_quick_is_shorter() -> None:
-    from apple_roofline.suites import SUITES as ALL
+    from apple_roofline.suites.registry import suite_names
+
+    ALL = suite_names()
+    SUITE_BUDGET_S, QUICK_BUDGET_S = default_budgets(), default_budgets(quick=True)
 
     assert set(SUITE_BUDGET_S) == set(ALL)
     assert all(0 < QUICK_BUDGET_S[s] < SUITE_BUDGET_S[s] <= MAX_BUDGET_S for s in ALL)
@@ -28,7 +31,7 @@ def test_defaults_cover_every_suite_and_quick_is_shorter() -> None:
 
 def test_overrides_as_text_or_mapping_and_none() -> None:
     got = suite_budgets(SUITES, False, " GEMM=120 , sweep=7.5 ")
-    assert got["gemm"] == 120 and got["sweep"] == 7.5 and got["stream"] == SUITE_BUDGET_S["stream"]
+    assert got["gemm"] == 120 and got["sweep"] == 7.5 and got["stream"] == default_budgets()["stream"]
     assert suite_budgets(SUITES, False, {"peak": 3})["peak"] == 3.0
     assert suite_budgets(SUITES, True, "none") == {s: 0.0 for s in SUITES}
 

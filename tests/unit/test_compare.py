@@ -23,7 +23,8 @@ from apple_roofline.dispatch.model import DispatchStudy  # noqa: E402
 from apple_roofline.roofline.compare import (  # noqa: E402
     BASELINE_MEDIAN, Comparison, compare_markdown, compare_tables, path_labels, run_tags)
 from apple_roofline.roofline.compare_html import compare_html, compare_tooltips  # noqa: E402
-from apple_roofline.roofline.compare_plot import RUN_COLORS, plot_compare  # noqa: E402
+from apple_roofline.roofline.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash  # noqa: E402
+from apple_roofline.roofline.plot import CLASS_COLORS  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.tables import model_of  # noqa: E402
 from apple_roofline.study.timing import SuiteTime  # noqa: E402
@@ -154,22 +155,45 @@ def _lines(fig: Any, prefix: str) -> List[Any]:
 
 
 def test_figure_of_eight_runs() -> None:
+    """A colour per ceiling (the same in every run), a line style per run (the same for all its
+    ceilings), one label per ceiling at its end, and a legend of one entry per run."""
+    import matplotlib.colors
+
     runs = eight_runs()
     models = [model_of(r) for r in runs]
     fig = plot_compare([m for m in models if m is not None])
-    assert fig.axes[0].get_title() == "8 rooflines overlaid"
-    colours = []
+    ax = fig.axes[0]
+    assert ax.get_title() == "8 rooflines overlaid"
     for tag in "abcdefgh":
         lines = _lines(fig, f"{tag}:ceiling:")
         assert lines and all(":measured:" in ln.get_gid() for ln in lines)  # measured only by default
-        assert len({ln.get_color() for ln in lines}) == 1
-        colours.append(lines[0].get_color())
-    assert len(set(colours)) == 8 and colours == list(RUN_COLORS)
-    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert len({str(ln._unscaled_dash_pattern) for ln in lines}) == 1
+    drawn = [_lines(fig, f"{tag}:ceiling:")[0]._unscaled_dash_pattern[1] for tag in "abcdefgh"]
+    assert drawn[0] is None and len({tuple(d) for d in drawn[1:]}) == 7  # A solid, each other run its own style
+    by_name: dict = {}
+    for ln in _lines(fig, ""):
+        if ":ceiling:" in ln.get_gid():
+            by_name.setdefault(ln.get_gid().split(":", 4)[4], set()).add(matplotlib.colors.to_hex(ln.get_color()))
+    assert all(len(c) == 1 for c in by_name.values()), by_name  # one colour per ceiling across the runs
+    assert by_name["FP32 vector"] == {CLASS_COLORS["FP32 vector"].lower()} and by_name["DRAM bandwidth"] == {"#000000"}
+    assert len({next(iter(c)) for c in by_name.values()}) == len(by_name)  # and no two ceilings share one
+    labels = sorted(t.get_gid() for t in ax.texts if (t.get_gid() or "").startswith("label:"))
+    assert labels == sorted(f"label:{k}:{n}" for n in by_name
+                            for k in ["bandwidth" if "bandwidth" in n else "compute"])  # one label per ceiling
+    assert all(not t.get_text().startswith("A: ") for t in ax.texts)  # 8 runs: names only, values in the tables
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(legend) == 8 and legend[0].startswith("A: NVIDIA H100") and legend[7].startswith("H: NVIDIA H100")
-    assert [t for t in fig.axes[0].texts] == []  # no labels on the plot: the legend names the runs
     # nested widths: a run of the same device drawn later is narrower, so both show
     assert _lines(fig, "a:ceiling:")[0].get_linewidth() > _lines(fig, "e:ceiling:")[0].get_linewidth()
+
+
+def test_two_run_figure_labels_each_ceiling_with_both_values(m5_run: Run, m5_run_b: Run) -> None:
+    fig = plot_compare([model_of(m5_run), model_of(m5_run_b)])  # type: ignore[list-item]
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if (t.get_gid() or "").startswith("label:")}
+    assert texts["label:compute:FP32 scalar ILP"] == "FP32 scalar ILP: A 3,849 GFLOP/s, B 3,079 GFLOP/s"
+    assert texts["label:bandwidth:DRAM bandwidth"] == "DRAM bandwidth: A 122 GB/s, B 97.6 GB/s"
+    assert [mpl_dash(d, 2.0) for d in RUN_DASHES[:2]] == ["-", (0, (3.0, 1.5))]  # in points at any width
+    assert svg_dash(RUN_DASHES[0]) == "none" and svg_dash(RUN_DASHES[1]) == "6 3"
 
 
 def test_figure_with_theoretical_ceilings(m5_run: Run, m5_run_b: Run) -> None:
@@ -187,10 +211,11 @@ def test_html_page_names_every_run_and_hangs_hover_text() -> None:
     c = Comparison(tuple(runs), tuple(f"n{i}" for i in range(8)), BASELINE_MEDIAN)
     page = compare_html(c)
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    assert "<script" not in page
-    assert not re.search(r"""(src|href)=["'](https?:|//)""", page)  # self-contained: nothing fetched
-    for i, tag in enumerate("ABCDEFGH"):
-        assert f'<li id="run-{tag}"><span class="run" style="color:{RUN_COLORS[i]}">{tag}</span>' in page
+    outside_scripts = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # plotly.js names its site in strings
+    assert not re.search(r"""(src|href)=["'](https?:|//)""", outside_scripts)  # self-contained: nothing fetched
+    for i, tag in enumerate("ABCDEFGH"):  # each run's line style beside its tag
+        assert re.search(rf'<li id="run-{tag}"><svg [^>]*><line [^>]*stroke-dasharray="{svg_dash(RUN_DASHES[i])}"/>'
+                         rf'</svg> <span class="run">{tag}</span>', page)
     tips = compare_tooltips(c)
     dram_e = tips["e:ceiling:measured:bandwidth:DRAM bandwidth"]
     assert dram_e.startswith("E: NVIDIA H100 80GB HBM3 (cuda)") and "of the median" in dram_e
@@ -216,8 +241,8 @@ def _near(pixels: Any, color: str, tolerance: int = 24) -> int:
 
 def test_eight_run_page_in_a_headless_browser(tmp_path: Path) -> None:
     """Chromium renders the 8-run page: every run's list entry is in the rendered DOM, and the
-    screenshot of the figure holds every run's colour (the page's only coloured pixels besides the
-    tags, which are a few letters)."""
+    screenshot of the figure holds the colour of every ceiling all eight runs share (the page's only
+    coloured pixels)."""
     browser = _browser()
     paths = write_runs(tmp_path / "runs", eight_runs())
     page = tmp_path / "compare.html"
@@ -238,8 +263,9 @@ def test_eight_run_page_in_a_headless_browser(tmp_path: Path) -> None:
 
     pixels = (matplotlib.image.imread(shot) * 255).round()
     assert pixels.shape[:2] == (1300, 1200)
-    counts = {tag: _near(pixels, color) for tag, color in zip("ABCDEFGH", RUN_COLORS)}
-    assert all(n > 300 for n in counts.values()), counts  # a tag letter is < 100 pixels; lines are thousands
+    shared = ("FP32 vector", "FP64", "GEMM FP32", "GEMM FP64")
+    counts = {name: _near(pixels, CLASS_COLORS[name]) for name in shared}
+    assert all(n > 300 for n in counts.values()), counts  # lines are thousands of pixels
 
 
 # -- the command --------------------------------------------------------------------------

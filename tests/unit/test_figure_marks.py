@@ -19,7 +19,7 @@ pytest.importorskip("matplotlib")
 
 from apple_roofline.figures import log_ticks, new_figure, plain_number  # noqa: E402
 from apple_roofline.roofline import Point, RooflineModel  # noqa: E402
-from apple_roofline.roofline.hierarchy_plot import plot_hierarchy  # noqa: E402
+from apple_roofline.suites.hierarchy.plot import plot_hierarchy  # noqa: E402
 from apple_roofline.roofline.labels import DIAG_SPACING_PT, point_label_offsets, rotated_boxes  # noqa: E402
 from apple_roofline.roofline.ladder import disturbed_gemms  # noqa: E402
 from apple_roofline.roofline.plot import DISTURBED_SERIES, NEUTRAL, measurement_gid, plot_roofline  # noqa: E402

@@ -144,7 +144,7 @@ def test_fp64_reference_is_fused() -> None:
 
 
 def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
-    from apple_roofline.suites.stream import bandwidth_class
+    from apple_roofline.suites.stream.suite import bandwidth_class
 
     assert bandwidth_class(128 << 20, 32 << 20) == "DRAM bandwidth"
     assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.records import Measurement
-from apple_roofline.suites import gemm
+from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
-from apple_roofline.suites.gemm import (
+from apple_roofline.suites.gemm.suite import (
     GEMM_DTYPES, GEMM_PRECISIONS, GemmSuite, bf16_bits, bf16_values, check_gemm, gemm_bytes, gemm_flops,
     gemm_inputs, gemm_kernel_def, round_bf16, round_tf32,
 )

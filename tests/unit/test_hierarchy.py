@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline import Ceiling, Measurement, Run, RooflineModel
-from apple_roofline.roofline.levels import level_ceilings, level_curves
-from apple_roofline.roofline.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
-from apple_roofline.suites.hierarchy import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, find_plateaus, level_groups, nominal_level
+from apple_roofline.suites.hierarchy.suite import (MASK, MIN_WORKING_SET, STEPS_PER_OCTAVE, WORD, dram_points, level_points,
                                              passes_for, plan_lanes, read_total, rmw_total, sweep_points, word_sums)
 from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, level_of, slc_level
 
@@ -375,3 +375,18 @@ def test_rmw_total_matches_the_kernels_and_restores_the_buffer(interleaved: bool
     assert np.array_equal(work, words)
     # a kernel that never stored would read the input on every pass: a different total
     assert not np.array_equal(emulate(words.copy(), n, lanes, passes, False, interleaved, False), got)
+
+
+def test_the_full_sweep_measures_both_of_drams_points_even_quick() -> None:
+    """A plateau of the full sweep needs two points: with W0 alone an H200's quick sweep found no
+    DRAM level (tree 3fb74b1), so the full form plans W0 and 2 W0 with --quick too."""
+    from apple_roofline.suites import SuiteContext
+    from apple_roofline.suites.hierarchy.suite import SWEEP_OPTION, HierarchySuite
+
+    info = {"backend": "cuda", "llc_bytes": 60 << 20, "memory_bytes": 140 << 30, "compute_units": 132,
+            "shared_memory_per_sm_bytes": 228 << 10, "cc_major": 9, "cc_minor": 0}
+    caches = [lv for lv in cache_levels(info)[0] if lv.name != "Shared memory"]
+    w0 = dram_start(sum(lv.capacity for lv in caches))
+    for quick in (True, False):
+        suite = HierarchySuite(SuiteContext(None, "cuda", info, quick, 0, {SWEEP_OPTION: "full"}))
+        assert suite.points[-2:] == [w0, 2 * w0], quick

@@ -5,8 +5,8 @@ figure, no report. Every other hostile value a reader accepts must still be draw
 without a traceback.
 
 The files are tests/unit/data's: real runs (run_epyc_2vcpu, graphics_h100, dispatch_paired_epyc_2vcpu,
-calls_epyc_2vcpu) and two synthetic studies marked as test data (tune_synthetic, engines_synthetic:
-the tune study needs a GPU, the engines study macOS).
+calls_epyc_2vcpu) and three synthetic files marked as test data (tune_synthetic, engines_synthetic:
+the tune study needs a GPU, the engines study macOS; kernels_synthetic, the embedding API's file).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ FILES: Dict[str, str] = {
     "calls": "calls_epyc_2vcpu.json",
     "engines": "engines_synthetic.json",
     "tune": "tune_synthetic.json",
+    "kernels": "kernels_synthetic.json",
 }
 
 #: Per kind, where its first timed record lives, its samples, a stored median (None where the kind
@@ -58,6 +59,8 @@ FIELDS: Dict[str, Dict[str, Any]] = {
     "tune": dict(samples=("measurements", 0, "samples_s"), median=("measurements", 0, "median_s"),
                  time=("measurements", 0, "max_s"), count=("rejected", 0, "block"),
                  integer=("measurements", 0, "params", "block")),
+    "kernels": dict(samples=("kernels", 0, "samples_s"), median=("kernels", 0, "seconds"),
+                    time=("kernels", 0, "seconds"), count=("kernels", 0, "n"), integer=("kernels", 0, "n")),
 }
 
 
@@ -217,7 +220,7 @@ def _first_records(d: Dict[str, Any]) -> Dict[str, Any]:
 REPORTS: Dict[str, Tuple[str, str]] = {
     "dispatch": ("dispatch.report", "format_dispatch"), "graphics": ("graphics.report", "format_graphics"),
     "calls": ("calls.report", "format_calls"), "engines": ("engines.report", "format_engines"),
-    "tune": ("tuning.report", "format_tune"),
+    "tune": ("tuning.report", "format_tune"), "kernels": ("user_kernels.report", "format_kernels"),
 }
 HOSTILE: Tuple[Any, ...] = (-1, 0, 2.5, 1e-320, 1e308, 10**19, -1e-9)
 
@@ -263,7 +266,7 @@ def test_the_extreme_samples_a_reader_accepts_are_drawn_and_reported(kind: str, 
     d = _first_records(_original(kind))
     samples = _get(d, FIELDS[kind]["samples"])
     samples[:] = [1e-15] * (len(samples) - 1) + [1e9]
-    for key in ("median_s", "min_s", "max_s", "iqr_s", "cv", "gflops", "gbps", "distribution"):
+    for key in ("median_s", "min_s", "max_s", "iqr_s", "cv", "gflops", "gbps", "distribution", "seconds"):
         _get(d, FIELDS[kind]["samples"][:-1]).pop(key, None)  # derived: recomputed from the samples
     d.pop("fits", None)
     path = tmp_path / FILES[kind]

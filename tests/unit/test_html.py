@@ -4,6 +4,7 @@ the ridge table every view reads."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 from html.parser import HTMLParser
 from typing import Dict, List
@@ -18,6 +19,8 @@ from apple_roofline.roofline.plot import measurement_gid  # noqa: E402
 from apple_roofline.roofline.records import Ceiling  # noqa: E402
 from apple_roofline.roofline.run import Run  # noqa: E402
 from apple_roofline.roofline.tables import Table  # noqa: E402
+from apple_roofline.roofline import interactive  # noqa: E402
+from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING  # noqa: E402
 from apple_roofline.text import percent, sig_figs  # noqa: E402
 
 
@@ -60,12 +63,17 @@ def _page(text: str) -> _Page:
     return p
 
 
-def test_html_is_self_contained_with_both_figures(m5_run: Run) -> None:
+def test_html_is_self_contained_with_both_figures(m5_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Plotly: no script at all, the static figures, and one line on how to get the
+    interactive one (tests/unit/test_interactive.py covers the page with Plotly)."""
+    monkeypatch.setattr(interactive, "plotly_available", lambda: False)
     text = to_html(m5_run)
     page = _page(text)
     assert text.startswith("<!DOCTYPE html>") and page.tags.count("svg") == 2
-    assert page.external == []  # no fetch: no CDN, no font, no image
+    # no fetch: no CDN, no font, no image; the one link is the figure's data, inside the page
+    assert len(page.external) == 1 and page.external[0].startswith("data:application/json;base64,")
     assert "script" not in page.tags
+    assert text.count(html.escape(PLOTLY_MISSING)) == 1
     assert "<title>Roofline: Apple M5 (metal) — 2026-11-20</title>" in text
     for heading in ("Ceilings", "Ridge points", "Suite: stream", "Suite: gemm", "Skipped", "Warnings"):
         assert f"<h2>{heading}</h2>" in text, heading
@@ -121,7 +129,7 @@ def test_markdown_code_spans_are_rendered_in_every_sentence(m5_run: Run) -> None
     run = dataclasses.replace(m5_run, warnings=(*m5_run.warnings, "re-run with `--reps 50` for a steadier `CV`"))
     page = to_html(run)
     assert "<li>re-run with <code>--reps 50</code> for a steadier <code>CV</code></li>" in page
-    body = re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+    body = re.sub(r"<svg.*?</svg>|<script.*?</script>", "", page, flags=re.S)  # plotly.js has backticks
     assert "`" not in body  # no Markdown left unrendered anywhere on the page
 
 

@@ -11,17 +11,17 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.idiv_table import idiv_table
+from apple_roofline.suites.idiv.table import idiv_table
 from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.options import parse_suites
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.suites import DEFAULT_SUITES, SUITES
-from apple_roofline.suites import idiv as idiv_suite
+from apple_roofline.suites.registry import default_suites, suite_names
+from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.base import SuiteContext
-from apple_roofline.suites.idiv import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
-from apple_roofline.suites.idiv_kernels import (IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, STEP, IdivKernel, check_divisor,
+from apple_roofline.suites.idiv.suite import IDIV_ITEMS_QUICK, IdivSuite, idiv_case
+from apple_roofline.suites.idiv.kernels import (IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, STEP, IdivKernel, check_divisor,
                                                 check_exact, idiv_input)
 from apple_roofline.text import DASH
 
@@ -198,8 +198,8 @@ def test_zero_divisor_refused_before_anything_is_written() -> None:
 
 
 def test_idiv_is_opt_in() -> None:
-    assert "idiv" in SUITES and "idiv" not in DEFAULT_SUITES
-    assert set(DEFAULT_SUITES) == set(SUITES) - {"idiv", "access", "occupancy", "dualissue"}  # all opt-in
+    assert "idiv" in suite_names() and "idiv" not in default_suites()
+    assert set(default_suites()) == set(suite_names()) - {"idiv", "access", "occupancy", "dualissue"}  # all opt-in
     assert parse_suites("idiv") == ("idiv",)
     assert parse_suites("peak,idiv") == ("peak", "idiv")
 

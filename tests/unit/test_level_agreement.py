@@ -9,11 +9,11 @@ from typing import Callable, Dict, List, Sequence, Tuple
 import pytest
 
 from apple_roofline.roofline import Measurement, Run
-from apple_roofline.roofline.agreement import CAP, FLOOR, MARGIN, level_tolerance, settle
-from apple_roofline.roofline.hierarchy_table import hierarchy_table
-from apple_roofline.roofline.levels import level_ceilings, level_curves, level_warnings
-from apple_roofline.roofline.plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
-from apple_roofline.suites.hierarchy import dram_points, sweep_points
+from apple_roofline.suites.hierarchy.agreement import CAP, FLOOR, MARGIN, level_tolerance, settle
+from apple_roofline.suites.hierarchy.table import hierarchy_table
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves, level_warnings
+from apple_roofline.suites.hierarchy.plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
+from apple_roofline.suites.hierarchy.suite import dram_points, sweep_points
 from apple_roofline.theoretical.caches import CacheLevel, dram_start, level_of
 
 from test_hierarchy import EPYC, XEON_VM, XEON_VM_READ, curve  # tests/unit, on the path as every test's folder is
@@ -194,7 +194,7 @@ def test_an_unresolved_level_is_said_in_the_report_not_printed(make_m: Callable[
 
 
 def test_the_figure_draws_no_bar_for_an_unresolved_level(make_m: Callable[..., Measurement]) -> None:
-    from apple_roofline.roofline.hierarchy_plot import plot_hierarchy
+    from apple_roofline.suites.hierarchy.plot import plot_hierarchy
 
     dram = [(w, 24.2) for w in dram_points([CacheLevel(lv.name, lv.capacity, "t") for lv in XEON_VM], limit=4 << 30)]
     fig = plot_hierarchy(run_of(make_m, XEON_VM, [("read", xeon_default([(65 * MiB, 40.4), (130 * MiB, 23.5)], dram))]))

@@ -17,12 +17,12 @@ from test_tuning import FakeBackend, fake  # noqa: F401 (the fixture) — tests/
 
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
-from apple_roofline.roofline.hierarchy_plot import plot_hierarchy
-from apple_roofline.roofline.hierarchy_table import hierarchy_table
+from apple_roofline.suites.hierarchy.plot import plot_hierarchy
+from apple_roofline.suites.hierarchy.table import hierarchy_table
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.roofline.limits import TOLERANCE, Limits, check_limits, share_text
-from apple_roofline.roofline.matrix_table import matrix_shapes_table, matrix_summary_table
+from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.roofline.plot import plot_roofline
 from apple_roofline.roofline.records import OverLimit
 from apple_roofline.roofline.report import to_csv, to_markdown

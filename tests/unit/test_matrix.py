@@ -17,7 +17,7 @@ import pytest
 from apple_roofline.errors import OptionError
 
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.matrix_table import matrix_shapes_table, matrix_summary_table
+from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.roofline.model import derive_ceilings
 from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
 from apple_roofline.roofline.report import to_markdown
@@ -27,12 +27,12 @@ from apple_roofline.roofline.selection import default_names
 from apple_roofline.roofline.model import RooflineModel
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.text import DASH
-from apple_roofline.suites import DEFAULT_SUITES, SUITES
-from apple_roofline.suites import matrix as matrix_suite
+from apple_roofline.suites.registry import default_suites, suite_names
+from apple_roofline.suites.matrix import suite as matrix_suite
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
-from apple_roofline.suites.matrix import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
+from apple_roofline.suites.matrix.suite import (BLOCK, CPU_REASON, GROUPS_QUICK, LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite,
                                           wgmma_reason)
-from apple_roofline.suites.matrix_kernels import (
+from apple_roofline.suites.matrix.kernels import (
     API_BY_NAME, ITERS, MAX_ACC_PER_THREAD, PRECISION_BY_DTYPE, PRECISIONS, REPS, TILE_SHAPES, WGMMA_CONSTANTS,
     WGMMA_SHAPES,
     bytes_per_launch, check_shape, check_tile_output, compose, from_storage, largest_shape, matrix_class, matrix_inputs,
@@ -353,7 +353,7 @@ def test_default_run_measures_the_largest_tile_per_precision_and_instruction() -
 
 
 def test_matrix_is_a_default_suite_whose_sweep_is_named() -> None:
-    assert "matrix" in SUITES and "matrix" in DEFAULT_SUITES
+    assert "matrix" in suite_names() and "matrix" in default_suites()
     assert parse_suites("matrix,gemm") == ("gemm", "matrix")
 
 
@@ -377,7 +377,7 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(monkeypat
     native._core = types.SimpleNamespace(UnsupportedError=RuntimeError,  # type: ignore[attr-defined]
                                          kernel_cache_stats=lambda: {"warnings": []})
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
-    monkeypatch.setattr(runner, "SUITES", {name: Recording for name in runner.SUITES})
+    monkeypatch.setattr(runner.registry, "spec", lambda name: types.SimpleNamespace(measure=Recording))
     monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
     monkeypatch.setattr(runner, "open_device", lambda spec: types.SimpleNamespace(info=lambda: {
         "backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}))

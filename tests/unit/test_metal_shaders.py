@@ -26,16 +26,16 @@ from typing import List, Optional, Set
 import numpy as np
 import pytest
 
-from apple_roofline.suites import gemm as gemm_suite
+from apple_roofline.suites.gemm import suite as gemm_suite
 from apple_roofline.suites.base import KernelDef
-from apple_roofline.suites.access_kernels import ACCESS_KERNELS
-from apple_roofline.suites.dualissue_kernels import DUAL_KERNELS
-from apple_roofline.suites.hierarchy import HIERARCHY_KERNELS, SHARED_KERNEL
-from apple_roofline.suites.idiv_kernels import IDIV_KERNELS
-from apple_roofline.suites.occupancy import KERNEL as OCCUPANCY_KERNEL
-from apple_roofline.suites.gemm import check_gemm
-from apple_roofline.suites.peak import PEAK_VARIANTS, kernel_def
-from apple_roofline.suites.stream import STREAM_KERNELS
+from apple_roofline.suites.access.kernels import ACCESS_KERNELS
+from apple_roofline.suites.dualissue.kernels import DUAL_KERNELS
+from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
+from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
+from apple_roofline.suites.occupancy.suite import KERNEL as OCCUPANCY_KERNEL
+from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
+from apple_roofline.suites.stream.suite import STREAM_KERNELS
 
 from shader_twins import (  # noqa: E402
     NO_METAL_TWIN,
@@ -216,7 +216,7 @@ def test_matrix_twins_cover_the_table() -> None:
     """Every API's entry for every precision it has exists in its file; matrix_mpp.metal's kernels are
     matrix.cu's under the mpp_ prefix, with the same arguments; matrix.metal lacks exactly the
     precisions the table says simdgroup_matrix lacks."""
-    from apple_roofline.suites.matrix_kernels import APIS, PRECISIONS
+    from apple_roofline.suites.matrix.kernels import APIS, PRECISIONS
 
     for api in APIS:
         kernels = cuda_entries(read_shader(api.source)) if api.source.endswith(".cu") else \

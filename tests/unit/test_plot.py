@@ -379,7 +379,7 @@ def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run
     every name a run can have: the theoretical tables' of a CUDA GPU, an Apple GPU and a CPU, the
     suites' classes and the cache levels."""
     from apple_roofline.roofline.ceiling_names import known_ceiling_names
-    from apple_roofline.suites.matrix_kernels import APIS, PRECISIONS
+    from apple_roofline.suites.matrix.kernels import APIS, PRECISIONS
     from apple_roofline.theoretical import apple, cuda
 
     known = set(known_ceiling_names())
@@ -417,15 +417,19 @@ def test_compare(m5_run: Run, m5_run_b: Run) -> None:
     assert f.axes[0].get_title() == "A: Apple M5 (metal) — 2026-11-20 vs B: Apple M4 (metal) — 2026-11-20"
     assert len(_lines(f, "a:ceiling:measured:")) == 5 and len(_lines(f, "b:ceiling:measured:")) == 5
     assert len(_lines(f, "a:ceiling:theoretical:")) == 3 and _lines(f, "b:ceiling:theoretical:") == []
-    ca = _lines(f, "a:ceiling:measured:")[0].get_color()
-    cb = _lines(f, "b:ceiling:measured:")[0].get_color()
-    assert ca != cb
-    assert sorted(_texts(f)) == sorted(["A: DRAM bandwidth 122 GB/s", "A: FP16 scalar ILP 6,004 GFLOP/s",
-                                        "B: DRAM bandwidth 97.6 GB/s", "B: FP16 scalar ILP 4,803 GFLOP/s"])
-    legend = _legend_texts(f)
-    assert "A: Apple M5 (metal) — 2026-11-20" in legend and "B: Apple M4 (metal) — 2026-11-20" in legend
-    assert "A: FP32 scalar ILP 3,849 GFLOP/s" in legend and "B: FP32 scalar ILP 3,079 GFLOP/s" in legend
-    assert "A: DRAM bandwidth 154 GB/s (theoretical)" in legend
+    # a colour per ceiling, the same in both runs; a line style per run
+    for name in ("DRAM bandwidth", "FP32 scalar ILP"):
+        (a,) = [ln for ln in _lines(f, "a:ceiling:measured:") if ln.get_gid().endswith(":" + name)]
+        (b,) = [ln for ln in _lines(f, "b:ceiling:measured:") if ln.get_gid().endswith(":" + name)]
+        assert a.get_color() == b.get_color() and a.get_linestyle() == "-" and b.get_linestyle() == "--"
+    assert sorted(_texts(f)) == sorted([  # one label per ceiling, each run's value and the theoretical where drawn
+        "DRAM bandwidth: A 122 GB/s, B 97.6 GB/s (theoretical A 154 GB/s)",
+        "FP16 scalar ILP: A 6,004 GFLOP/s, B 4,803 GFLOP/s (theoretical A 8,192 GFLOP/s)",
+        "FP32 vector: A 815 GFLOP/s, B 652 GFLOP/s",
+        "FP32 scalar ILP: A 3,849 GFLOP/s, B 3,079 GFLOP/s (theoretical A 4,096 GFLOP/s)",
+        "GEMM FP32: A 1,790 GFLOP/s, B 1,432 GFLOP/s"])
+    assert _legend_texts(f) == ["A: Apple M5 (metal) — 2026-11-20", "B: Apple M4 (metal) — 2026-11-20",
+                                "theoretical ceilings (faint)"]  # short: one entry per run
     _assert_clean_layout(f)
 
 

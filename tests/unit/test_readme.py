@@ -47,10 +47,14 @@ def test_readme_lists_every_file_a_run_writes() -> None:
     included), and what `.[test]` installs, read from pyproject.toml."""
     from apple_roofline.roofline.outputs import RUN_FILES
     from apple_roofline.study.journal import journal_path
+    from apple_roofline.suites import registry
+
+    figures = [f"{sec.figure.stem}.{ext}" for s in registry.specs() if s.default for sec in s.sections
+               if sec.figure is not None for ext in ("png", "svg")]  # the default suites' figures
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     intro = " ".join(readme.split("## The two commands", 1)[1].split("```sh", 1)[0].split())
-    for name in (*RUN_FILES, journal_path(".", "run").name):
+    for name in (*RUN_FILES, *figures, journal_path(".", "run").name):
         stem, _, ext = name.rpartition(".")
         assert f"`out/{name}`" in intro or (ext == "svg" and f"`out/{stem}.png`/`.svg`" in intro), name
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")

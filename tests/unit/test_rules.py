@@ -13,21 +13,24 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.outputs import RULE_FILES, write_run_files
+from apple_roofline.roofline.outputs import write_run_files
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.rules_plot import plot_access, plot_dualissue, plot_occupancy
-from apple_roofline.roofline.rules_tables import (access_rules, access_table, dual_verdict, dualissue_table,
-                                                  guide_row, occupancy_table)
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.options import parse_suites
 from apple_roofline.study.document import ToolInfo
-from apple_roofline.suites import DEFAULT_SUITES, SUITES
-from apple_roofline.suites.access import level_bytes
-from apple_roofline.suites.access_kernels import (ACCESS_KERNELS, check_access, check_stride, expected_words,
+from apple_roofline.suites.access.plot import plot_access
+from apple_roofline.suites.access.table import access_rules, access_table
+from apple_roofline.suites.dualissue.plot import plot_dualissue
+from apple_roofline.suites.dualissue.table import dual_verdict, dualissue_table
+from apple_roofline.suites.occupancy.plot import plot_occupancy
+from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
+from apple_roofline.suites.registry import default_suites, suite_names
+from apple_roofline.suites.access.suite import level_bytes
+from apple_roofline.suites.access.kernels import (ACCESS_KERNELS, check_access, check_stride, expected_words,
                                                   strided_index)
-from apple_roofline.suites.dualissue_kernels import DUAL_BY_NAME, DUAL_KERNELS, int_reference, kind_reference
-from apple_roofline.suites.occupancy import occupancy_reference, occupancy_source, tg_limit, tg_sizes
+from apple_roofline.suites.dualissue.kernels import DUAL_BY_NAME, DUAL_KERNELS, int_reference, kind_reference
+from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source, tg_limit, tg_sizes
 
 
 # ---- access ----------------------------------------------------------------------------------------
@@ -123,7 +126,7 @@ def test_occupancy_source_and_reference() -> None:
 
 def test_rules_suites_are_opt_in() -> None:
     for name in ("access", "occupancy", "dualissue"):
-        assert name in SUITES and name not in DEFAULT_SUITES
+        assert name in suite_names() and name not in default_suites()
     assert parse_suites("access,dualissue") == ("access", "dualissue")
 
 
@@ -207,7 +210,7 @@ def test_figures_and_files(tmp_path: Path) -> None:
         assert fig is not None
     written, _problems = write_run_files(run, tmp_path)
     names = {p.name for p in written}
-    assert set(RULE_FILES) <= names
+    assert {f"{n}.{e}" for n in ("access", "occupancy", "dualissue") for e in ("png", "svg")} <= names
     assert 'id="m-0"' in (tmp_path / "report.html").read_text(), "hover ids on the access markers"
     empty = _run([])
     assert plot_access(empty) is None and plot_occupancy(empty) is None and plot_dualissue(empty) is None
@@ -268,7 +271,7 @@ class _Backend:
 
 
 def test_access_without_a_cache_size_skips_the_cache_level() -> None:
-    from apple_roofline.suites.access import NO_CACHE_REASON, AccessSuite
+    from apple_roofline.suites.access.suite import NO_CACHE_REASON, AccessSuite
     from apple_roofline.suites.base import SuiteContext
 
     suite = AccessSuite(SuiteContext(_Backend(), "metal", {}, True, 1 << 16))
@@ -281,7 +284,7 @@ def test_access_without_a_cache_size_skips_the_cache_level() -> None:
 
 def test_occupancy_plans_every_size_to_the_metal_limit() -> None:
     from apple_roofline.suites.base import SuiteContext
-    from apple_roofline.suites.occupancy import REGISTERS_REASON, OccupancySuite
+    from apple_roofline.suites.occupancy.suite import REGISTERS_REASON, OccupancySuite
 
     backend = _Backend()
     info = {"max_threadgroup_memory_bytes": 32768}

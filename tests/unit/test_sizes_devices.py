@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 
 from apple_roofline.devices import parse_device
 from apple_roofline.roofline.options import parse_suites
-from apple_roofline.suites import SUITES
+from apple_roofline.suites.registry import suite_names
+
+SUITES = suite_names()
 from apple_roofline.sizes import MAX_BYTES, format_size, parse_size
 
 

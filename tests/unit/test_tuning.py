@@ -24,11 +24,12 @@ from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.results import load_results
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.roofline.options import dram_array_bytes
-from apple_roofline.suites import SuiteContext, chains, stream
+from apple_roofline.suites import SuiteContext, chains
+from apple_roofline.suites.stream import suite as stream
 from apple_roofline.suites.base import NUMPY_DTYPE, PERIOD
 from apple_roofline.suites.fma import FMA_KERNELS, FmaKernel
-from apple_roofline.suites.idiv_kernels import IDIV_KERNELS, IdivKernel
-from apple_roofline.suites.stream import Q
+from apple_roofline.suites.idiv.kernels import IDIV_KERNELS, IdivKernel
+from apple_roofline.suites.stream.suite import Q
 from apple_roofline.tuning import FileTuner, QuickTuner, TuneStudy
 from apple_roofline.tuning import runner
 from apple_roofline.tuning.model import candidates, check_blocks, device_block_limit

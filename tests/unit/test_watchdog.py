@@ -101,3 +101,21 @@ def test_a_pass_waits_within_the_bound_of_its_predicted_submission() -> None:
     pacer.measure(Pass(), "shape", None, count=True, name="fill F=0")
     assert limits[0] == (W.CAP_S, "fill F=0 (probe)") and limits[1][1] == "fill F=0"
     assert W.limit() == (W.CAP_S, "")
+
+
+def test_a_first_pass_that_never_ends_on_nvidia_vulkan_says_what_is_known() -> None:
+    """The hint is for an NVIDIA GPU through Vulkan only, and travels in the error's message and
+    through pickling (node children send their errors to the parent)."""
+    import pickle
+
+    from apple_roofline.errors import DeviceStopped
+    from apple_roofline.graphics.wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
+
+    assert wedged_gpu_suspected({"wgpu_backend": "Vulkan", "name": "NVIDIA H200"})
+    assert not wedged_gpu_suspected({"wgpu_backend": "Vulkan", "name": "llvmpipe (LLVM 15.0.6, 256 bits)"})
+    assert not wedged_gpu_suspected({"wgpu_backend": "Metal", "name": "Apple M4"})
+    exc = DeviceStopped("fillrate rgba8unorm F=0 opaque store (probe)", 60.0, WEDGED_GPU_HINT)
+    assert str(exc).endswith("(still running on the device); " + WEDGED_GPU_HINT)
+    again = pickle.loads(pickle.dumps(exc))
+    assert str(again) == str(exc) and again.hint == WEDGED_GPU_HINT
+    assert str(DeviceStopped("p", 2.0)).endswith("(still running on the device)")

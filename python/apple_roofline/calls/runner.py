@@ -33,7 +33,7 @@ from ..measure import warm_up
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
-from ..suites.gemm import gemm_bytes, gemm_flops
+from ..suites.gemm.suite import gemm_bytes, gemm_flops
 from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
 from .paths import PATHS, CallPath, PathContext, check_paths
 from .shapes import grid

@@ -4,14 +4,14 @@ Commands::
 
     apple-roofline devices [--json]
     apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-size SIZE] [--ceilings C] [--out DIR]
-    apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...] [--ceilings C]
-    apple-roofline report RUN.json [--format md|csv|json|html]
+    apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...] [--ceilings C] [--kernels FILE]
+    apple-roofline report RUN.json [--format md|csv|json|html] [--kernels FILE]
     apple-roofline compare RUN.json... [--baseline FILE|median] [-o FILE|compare.html] [--theoretical]
     apple-roofline dispatch [--device D] [--reps N] [--launches N] [--warmup N] [--no-peers] [--out DIR]
     apple-roofline --version
 
 One module per command group (:mod:`.devices`, :mod:`.run`, :mod:`.files` for plot/report, :mod:`.compare`,
-:mod:`.dispatch`), their shared helpers in :mod:`.common` and the progress display in
+:mod:`.dispatch`; :mod:`.kernels` the ``--kernels`` options of plot, report and run), their shared helpers in :mod:`.common` and the progress display in
 :mod:`.progress`. Each command parses its options, calls library functions, prints, and maps
 errors to exit codes (:mod:`.common`): 0 success; 1 a measurement failed validation, a device
 error, a run with no ceilings to plot, a file that could not be written; 2 bad usage (the library's

@@ -5,6 +5,12 @@ patterns (``'results/**/run.json'``, expanded here too, so that a quoted pattern
 shell). A file named twice is compared twice: a run against itself is a check of the comparison
 (every ratio 1.00), its second copy labelled ``run.json (2)``. Every file is read before anything is printed; each one that is not a roofline run, or whose
 schema version differs from the first run's, is named on its own line and the command exits 2.
+
+``--reference NAME`` (one of ``--list-references``, :mod:`..references`) compares one run or more
+with a reference: published figures are set beside the runs of their chip; a measured reference run
+joins the comparison as its baseline (unless ``--baseline`` says otherwise) and the runs of its kind
+of device are checked against it with the node run's outlier rule: each flag is also a line on
+stderr, and the command exits 1 when there is one.
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ from typing import TYPE_CHECKING, Annotated, List, Optional, Sequence, Tuple
 
 import typer
 
+from ..node.report import DEFAULT_OUTLIER_PCT
 from ..study.files import ResultsError
 from ..text import one_line
 from .common import EXIT_FAILED, EXIT_USAGE, PLOT_SUFFIXES, check_writable_dir, fail, os_reason, save_plot
+from .node import check_outlier_pct
 
 if TYPE_CHECKING:
-    from ..roofline.compare import Baseline
+    from ..references import HealthFlag, Reference
+    from ..roofline.compare import Baseline, Comparison
     from ..roofline.run import Run
 
 __all__ = ["compare", "expand_paths", "load_runs", "RUN_FILE", "HTML_SUFFIX"]
@@ -108,22 +117,86 @@ def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
     return 0
 
 
+def _list_references() -> None:
+    """``--list-references``: the references as a Markdown table on stdout."""
+    from ..references import references_table
+    from ..roofline.report import table_lines
+
+    typer.echo("\n".join(["# References", ""] + table_lines(references_table())))
+
+
+def _reference(name: str) -> "Reference":
+    """``--reference NAME`` loaded; exits 2 naming the valid names for an unknown one."""
+    from ..references import load_reference
+
+    try:
+        return load_reference(name)
+    except ValueError as exc:  # unknown name (ResultsError, a broken installation, is one too)
+        fail(f"--reference: {exc}", EXIT_USAGE if not isinstance(exc, ResultsError) else EXIT_FAILED)
+
+
+def _comparison(loaded: List["Run"], paths: List[Path], base: "Baseline", base_given: bool,
+                ref: Optional["Reference"], outlier_pct: float) -> Tuple["Comparison", List["HealthFlag"]]:
+    """The comparison of the loaded runs with the reference's sections, and its health-check flags:
+    a reference run goes first (its label ``reference NAME``), the baseline unless ``--baseline``
+    named another."""
+    from ..references import RunReference, reference_sections
+    from ..roofline.compare import Comparison, path_labels, run_tags
+
+    labels = path_labels(paths)
+    if ref is None:
+        return Comparison(tuple(loaded), tuple(labels), base), []
+    if isinstance(ref, RunReference):
+        runs = [ref.run] + loaded
+        tags = run_tags(len(runs))
+        sections, flags = reference_sections(ref, loaded, tags[1:], outlier_pct)
+        shifted = base + 1 if base_given and isinstance(base, int) else (base if base_given else 0)
+        return Comparison(tuple(runs), (f"reference {ref.name}",) + tuple(labels), shifted, ref.name,
+                          tuple(sections)), flags
+    sections, flags = reference_sections(ref, loaded, run_tags(len(loaded)), outlier_pct)
+    return Comparison(tuple(loaded), tuple(labels), base, ref.name, tuple(sections)), flags
+
+
 def compare(
-    runs: Annotated[List[str], typer.Argument(
+    runs: Annotated[Optional[List[str]], typer.Argument(
         metavar="RUN.json",
-        help="Two or more roofline runs: files, folders (every run.json under them) or glob patterns.")],
+        help="Two or more roofline runs (one is enough with --reference): files, folders (every run.json "
+             "under them) or glob patterns.")] = None,
     baseline: Annotated[Optional[str], typer.Option(
         "--baseline", metavar="FILE|median",
         help="The run the ratios are to (default: the first), or `median`: the median of the runs, per ceiling.")] = None,
     output: Annotated[Optional[Path], typer.Option(
         "--output", "-o", metavar="FILE", help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
-                               "(.html: the figure with hover text and the tables).")] = None,
+                               "(.html: the interactive figure with arrows from the baseline, the static one, the tables).")] = None,
     theoretical: Annotated[bool, typer.Option(
-        "--theoretical", help="Draw the theoretical ceilings too (dashed); by default only measured ones.")] = False,
+        "--theoretical", help="Draw the theoretical ceilings too (faint); by default only measured ones.")] = False,
+    reference: Annotated[Optional[str], typer.Option(
+        "--reference", metavar="NAME",
+        help="Compare with a reference (see --list-references): published figures beside the runs of their chip, "
+             "or a known-good run of a GPU that the runs of its kind are checked against (exit 1 on an outlier).")] = None,
+    list_references: Annotated[bool, typer.Option(
+        "--list-references", help="List the references --reference takes, with their sources, and exit.")] = False,
+    outlier_pct: Annotated[float, typer.Option(
+        "--outlier-pct", metavar="PCT",
+        help="With a reference run: flag a measured ceiling more than this many percent below the "
+             "reference's.")] = DEFAULT_OUTLIER_PCT,
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
-    and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (one colour per run)."""
-    from ..roofline.compare import Comparison, compare_markdown, partial_note, path_labels
+    and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
+    style per run).
+    With --reference, one run is enough: published figures are set beside it, or it is checked
+    against a reference run."""
+    from ..references import RunReference
+    from ..roofline.compare import compare_markdown, partial_note
+
+    if list_references:
+        if runs or reference is not None:
+            fail("--list-references takes no runs and no --reference", EXIT_USAGE)
+        _list_references()
+        return
+    check_outlier_pct(outlier_pct)
+    ref = _reference(reference) if reference is not None else None
+    runs = runs or []
 
     if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
         fail(f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
@@ -136,16 +209,23 @@ def compare(
         for line in problems[:-1]:
             typer.echo(f"error: {one_line(line)}", err=True)
         fail(problems[-1], EXIT_USAGE)
-    if len(loaded) < 2:
-        fail(f"compare needs two or more runs, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})",
-             EXIT_USAGE)
+    if len(loaded) < (1 if ref is not None else 2):
+        need = "one run or more with --reference" if ref is not None else "two or more runs"
+        fail(f"compare needs {need}, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})", EXIT_USAGE)
+    if output is not None and len(loaded) < 2 and not isinstance(ref, RunReference):
+        fail("-o overlays two or more runs, got 1; published figures add no run to draw (without -o, the tables "
+             "set them beside the run)", EXIT_USAGE)
     if output is not None:
         check_writable_dir(output)
-    comparison = Comparison(tuple(loaded), tuple(path_labels(paths)), base)
+    comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, outlier_pct)
     text = compare_markdown(comparison)
     typer.echo(text, nl=not text.endswith("\n"))
+    for flag in flags:
+        typer.echo(f"outlier: {flag.sentence()}", err=True)
+    if len(comparison.runs) > len(loaded):  # a reference run joined the comparison, first
+        paths, loaded = [Path(comparison.labels[0])] + paths, list(comparison.runs)
     if output is None:
-        return
+        raise typer.Exit(EXIT_FAILED if flags else 0)
     from ..roofline.tables import model_of
 
     missing = [str(p) for p, r in zip(paths, loaded) if model_of(r) is None]
@@ -173,3 +253,5 @@ def compare(
                                                 theoretical=theoretical), partial_note(comparison)),
                   output, "cannot plot the comparison")
     typer.echo(f"wrote {output}", err=True)
+    if flags:
+        raise typer.Exit(EXIT_FAILED)

@@ -12,6 +12,7 @@ import typer
 
 from ..text import text_table
 from .common import EXIT_FAILED, EXIT_USAGE, check_plot_suffix, check_writable_dir, fail, fail_option, load_results, save_plot
+from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option, print_placements
 
 if TYPE_CHECKING:
     from ..roofline.model import Point
@@ -112,6 +113,7 @@ _REPORTS: Dict[str, Tuple[str, str, str]] = {
     "tune": ("a tuning study", "tuning.report", "format_tune"),
     "calls": ("a per-call cost study", "calls.report", "format_calls"),
     "dispatch": ("a dispatch study", "dispatch.report", "format_dispatch"),
+    "kernels": ("a kernels file", "user_kernels.report", "format_kernels"),
 }
 
 
@@ -133,19 +135,24 @@ def plot(
     ceilings: Annotated[
         str, typer.Option("--ceilings", metavar="CEILINGS", help="Ceilings to draw: default, all, or names separated by commas.")
     ] = "default",
+    kernels: KernelsOption = None,
+    kernels_match: KernelsMatchOption = None,
+    kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
-    """Draw the roofline of a saved run, with your own kernels (--point) on it; or the latency
+    """Draw the roofline of a saved run, with your own kernels (--point, --kernels) on it; or the latency
     histograms of a dispatch study (dispatch.json); or the figures of a graphics study (fill rate and
     tile memory, texture cache: both beside graphics.json, or the first with -o); or the figure of
     an engines study (engines.png), a per-call cost study (calls.png) or a tuning study (tune.png:
     throughput against block size)."""
     points = [parse_point(text) for text in point or ()]
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
+    points_given = bool(points) or kernel_set is not None
     loaded = load_results(run_json)
     from ..graphics.model import GraphicsStudy
 
     if isinstance(loaded, GraphicsStudy):
-        if points:
-            fail("--point places kernels on a roofline; a graphics study has none", EXIT_USAGE)
+        if points_given:
+            fail("--point and --kernels place kernels on a roofline; a graphics study has none", EXIT_USAGE)
         from ..graphics.plot import plot_fill, plot_texture
 
         graphics_study = loaded
@@ -161,12 +168,15 @@ def plot(
             save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
         return
+    if getattr(loaded, "KIND", None) == "kernels":  # nothing of its own to draw on
+        fail(f"{run_json} is a kernels file: it has no roofline of its own; draw it on a run's with "
+             f"`plot RUN.json --kernels {run_json}`", EXIT_FAILED)
     for kind, name, noun, draw_one in _ONE_FIGURE:
         if getattr(loaded, "KIND", None) == kind:
             target = output if output is not None else run_json.parent / name
             check_plot_suffix(target, "-o")
-            if points:
-                fail(f"--point places kernels on a roofline; {noun} has none", EXIT_USAGE)
+            if points_given:
+                fail(f"--point and --kernels place kernels on a roofline; {noun} has none", EXIT_USAGE)
             check_writable_dir(target)
             save_plot(partial(draw_one, loaded), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
@@ -193,8 +203,13 @@ def plot(
     if points:
         _print_points(model, points, run_json)
     from ..roofline.run_figures import roofline_figure
+    from ..user_kernels.place import place
 
-    save_plot(lambda: roofline_figure(run, model, points=points, ceilings=which), target, f"{run_json}: cannot plot")
+    placed = place(model, kernel_set) if kernel_set is not None else []
+    if kernel_set is not None:
+        print_placements(model, kernel_set)
+    save_plot(lambda: roofline_figure(run, model, points=points, ceilings=which, kernels=placed), target,
+              f"{run_json}: cannot plot")
     typer.echo(f"wrote {target}")
 
 
@@ -202,13 +217,22 @@ def report(
     run_json: Annotated[Path, typer.Argument(
         metavar="RUN.json", help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md, csv, json or html (html: roofline runs).")] = "md",
+    kernels: KernelsOption = None,
+    kernels_match: KernelsMatchOption = None,
+    kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
     """Print a saved run, dispatch, graphics, per-call cost, engines or tuning study as Markdown,
-    CSV, JSON (or, for a run, self-contained HTML) on stdout."""
+    CSV, JSON (or, for a run, self-contained HTML) on stdout; with --kernels (md and html), your
+    kernels on the run's roofline."""
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
+    if kernel_set is not None and fmt not in ("md", "html"):
+        fail(f"--kernels adds a section to the md and html reports, not to --format {fmt}", EXIT_USAGE)
     loaded = load_results(run_json)
     kind = getattr(loaded, "KIND", None)
+    if kind in _REPORTS and kernel_set is not None:
+        fail(f"--kernels places kernels on a roofline; {_REPORTS[kind][0]} has none", EXIT_USAGE)
     if kind in _REPORTS:
         noun, module, name = _REPORTS[kind]
         if fmt == "html":
@@ -219,5 +243,10 @@ def report(
         from ..roofline.report import to_csv, to_markdown
 
         run = load_run(run_json)
-        text = {"md": to_markdown, "csv": to_csv, "html": to_html}[fmt](run) if fmt != "json" else run.to_json()
+        if fmt == "md":
+            text = to_markdown(run, kernels=kernel_set)
+        elif fmt == "html":
+            text = to_html(run, kernels=kernel_set)
+        else:
+            text = to_csv(run) if fmt == "csv" else run.to_json()
     typer.echo(text, nl=not text.endswith("\n"))

@@ -14,7 +14,8 @@ from ..measure import MAX_REPS
 from ..stats import CV_WARN, NOISY_CV
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
-from ..roofline.budget import BUDGET_HELP
+from ..roofline.budget import budget_help
+from ..suites import registry
 from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
@@ -31,6 +32,7 @@ from .common import (
     write_partial,
 )
 from .journal import RESUME_HELP, study_journal
+from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 
@@ -39,10 +41,19 @@ if TYPE_CHECKING:
     from ..roofline.options import RunOptions, Tuner
     from ..roofline.run import Run
     from ..study.journal import Journal
+    from ..user_kernels.model import KernelSet
 
-__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings"]
+__all__ = ["run", "parse_count", "ridge_summary", "summed_warnings", "suite_help"]
 
 T = TypeVar("T")
+
+
+def suite_help() -> str:
+    """``run --suite``'s help, from the registry (:mod:`apple_roofline.suites.registry`): every suite in
+    run order, the default ones, and what a suite measures differently when named."""
+    forms = "; ".join(f"{s.name}: {s.summary}" for s in registry.specs() if s.summary)
+    return (f"Comma-separated suites: {','.join(registry.suite_names())} "
+            f"(default: {','.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ").")
 
 
 def parse_count(text: str, check: Callable[[object], T]) -> T:
@@ -110,7 +121,7 @@ def run(
                                                            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.")
     ] = None,
     suite: Annotated[
-        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help="Comma-separated suites: stream,sweep,peak,gemm,matrix,hierarchy,idiv,access,occupancy,dualissue (default: stream,sweep,peak,gemm,matrix,hierarchy, with one matrix tile per precision and instruction and a few working sets per cache level; named, matrix and hierarchy run their full sweeps).")
+        Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help=suite_help())
     ] = None,
     quick: Annotated[
         bool,
@@ -155,16 +166,20 @@ def run(
     budget: Annotated[
         Optional[str],
         typer.Option(
-            "--budget", metavar="SUITE=SECONDS,...", help=BUDGET_HELP,
+            "--budget", metavar="SUITE=SECONDS,...", help=budget_help(),
         ),
     ] = None,
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
+    kernels: KernelsOption = None,
+    kernels_match: KernelsMatchOption = None,
+    kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and, with the hierarchy suite, hierarchy.png/.svg;
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     # -- validate everything before measuring: the library's checks, its messages
     options = _run_options(suite, quick, reps, array_size, tune, tune_file, power_window, sustain, budget)
     which = _ceilings(ceilings)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
     if is_device_list(device):
         prepare_out(out)
         return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
@@ -175,7 +190,7 @@ def run(
     created_out = prepare_out(out)
     result = _measure(spec, options, journal, out, created_out)
     # -- write and summarise
-    written, problems = _write(result, out, which)
+    written, problems = _write(result, out, which, kernel_set)
     _print_summary(result)
     print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
@@ -305,11 +320,12 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
         fail(f"--tune-file: {exc}", EXIT_USAGE)
 
 
-def _write(result: "Run", out: Path, which: Union[str, List[str]]) -> Tuple[List[Path], List[str]]:
+def _write(result: "Run", out: Path, which: Union[str, List[str]],
+           kernels: "Optional[KernelSet]" = None) -> Tuple[List[Path], List[str]]:
     from ..roofline.outputs import write_run_files
 
     try:
-        return write_run_files(result, out, ceilings=which)
+        return write_run_files(result, out, ceilings=which, kernels=kernels)
     except OSError as exc:
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:

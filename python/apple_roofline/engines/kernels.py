@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import List, Sequence, Tuple, Union
 
 from ..errors import OptionError, check_int
-from ..suites.gemm import gemm_flops
+from ..suites.gemm.suite import gemm_flops
 
 __all__ = ["UNITS", "PRECISIONS", "FFN_SHAPE", "DEFAULT_SIZES", "DEFAULT_BATCHES", "QUICK_SIZES", "QUICK_BATCHES",
            "MAX_DIM", "MAX_BATCH", "DECODE_BATCH", "PREFILL_BATCH", "Shape", "Point", "parse_shape", "parse_shapes",

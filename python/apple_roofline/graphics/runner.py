@@ -40,6 +40,7 @@ from .options import (MAX_OVERDRAW, GraphicsOptions, check_f_values, check_fetch
                       parse_graphics_device, parse_resolution)
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
 from .passes import PassMeasurer, fitting
+from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 
 __all__ = ["MAX_OVERDRAW", "GraphicsInterrupted", "GraphicsRunner", "parse_graphics_device", "parse_resolution", "parse_choices",
@@ -112,7 +113,10 @@ class GraphicsRunner:
             self.sampler.stop()
             measuring.checks.close(finish=False)
             journal.close()
-            raise GraphicsInterrupted(self.assemble(False), exc) from None
+            partial = self.assemble(False)
+            if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(self.gpu.info):
+                exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
+            raise GraphicsInterrupted(partial, exc) from None
         finally:
             self.sampler.stop()
         measuring.checks.close()

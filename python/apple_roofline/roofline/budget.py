@@ -10,32 +10,36 @@ an H100 and on a 2-core CPU, so a default run is never cut; ``--budget`` sets th
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Sequence
+from typing import Dict, Sequence
 
 from ..study.budget import MAX_BUDGET_S, Budgets, defaults_text, parse_budgets
+from ..suites import registry
 
-__all__ = ["SUITE_BUDGET_S", "QUICK_BUDGET_S", "MAX_BUDGET_S", "Budgets", "suite_budgets", "BUDGET_HELP"]
+__all__ = ["MAX_BUDGET_S", "Budgets", "default_budgets", "suite_budgets", "budget_help"]
 
-#: Seconds per suite of a default run (an H100 takes about a fifth of each, docs/design.md).
-SUITE_BUDGET_S: Mapping[str, float] = {"stream": 30.0, "sweep": 60.0, "peak": 30.0, "gemm": 90.0, "idiv": 60.0,
-                                       "matrix": 120.0, "access": 120.0, "occupancy": 60.0, "dualissue": 30.0,
-                                       "hierarchy": 90.0}
-#: Seconds per suite with ``quick``.
-QUICK_BUDGET_S: Mapping[str, float] = {k: v / 3 for k, v in SUITE_BUDGET_S.items()}
 
-#: ``run --budget``'s help: the default of every suite, from :data:`SUITE_BUDGET_S`.
-BUDGET_HELP = ("Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to "
-               f"{MAX_BUDGET_S:g}), or none. A suite whose budget runs out stops before its next case and the "
-               f"report says so. Default seconds: {defaults_text(SUITE_BUDGET_S)} (a third with --quick); none "
-               "with --sustain or --power-window.")
+def default_budgets(quick: bool = False) -> Dict[str, float]:
+    """Seconds per suite of a default run, from each suite's registration
+    (:attr:`~apple_roofline.suites.registry.SuiteSpec.budget_s`; an H100 takes about a fifth of each,
+    docs/design.md), a third of that with ``quick``; in run order."""
+    return {name: seconds / 3 if quick else seconds for name, seconds in registry.budgets_s().items()}
+
+
+def budget_help() -> str:
+    """``run --budget``'s help: the default of every suite (:func:`default_budgets`)."""
+    return ("Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to "
+            f"{MAX_BUDGET_S:g}), or none. A suite whose budget runs out stops before its next case and the "
+            f"report says so. Default seconds: {defaults_text(default_budgets())} (a third with --quick); none "
+            "with --sustain or --power-window.")
+
 
 def suite_budgets(suites: Sequence[str], quick: bool = False, budgets: Budgets = None) -> Dict[str, float]:
-    """Seconds of budget for each of ``suites`` (0 for none): the defaults (:data:`SUITE_BUDGET_S`,
-    :data:`QUICK_BUDGET_S` with ``quick``), with ``budgets`` applied: ``"none"`` (no budget for any
+    """Seconds of budget for each of ``suites`` (0 for none): the defaults (:func:`default_budgets`,
+    with ``quick`` a third), with ``budgets`` applied: ``"none"`` (no budget for any
     suite), ``"gemm=120,sweep=30"`` or a mapping of suite to seconds; a suite named there but not in
     ``suites`` is an error, so is a value of 0 or less or above :data:`MAX_BUDGET_S`.
 
     Raises:
         OptionError: (option ``budget``) malformed text, an unknown suite, or a value out of range.
     """
-    return parse_budgets(suites, QUICK_BUDGET_S if quick else SUITE_BUDGET_S, budgets)
+    return parse_budgets(suites, default_budgets(quick), budgets)

@@ -77,20 +77,25 @@ def _distinct_labels(parts: Sequence[List[str]]) -> List[str]:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Runs to compare: ``runs`` (two or more), ``labels`` (one per run: what tells its file apart,
-    :func:`path_labels`; empty strings for none) and the ``baseline`` (a run's index, or
-    :data:`BASELINE_MEDIAN`).
+    """Runs to compare: ``runs`` (two or more; one is enough against a ``reference``), ``labels``
+    (one per run: what tells its file apart, :func:`path_labels`; empty strings for none) and the
+    ``baseline`` (a run's index, or :data:`BASELINE_MEDIAN`). ``reference``: the name of the
+    reference the runs are compared with (``--reference``, :mod:`apple_roofline.references`; ""
+    for none), whose ``sections`` (title, table) follow the comparison's own.
 
     Raises:
-        ValueError: fewer than two runs, labels not one per run, or a baseline index out of range.
+        ValueError: fewer than two runs (one with a reference), labels not one per run, or a
+            baseline index out of range.
     """
 
     runs: Tuple[Run, ...]
     labels: Tuple[str, ...] = ()
     baseline: Baseline = 0
+    reference: str = ""
+    sections: Tuple[Tuple[str, Table], ...] = ()
 
     def __post_init__(self) -> None:
-        if len(self.runs) < 2:
+        if len(self.runs) < (1 if self.reference else 2):
             raise ValueError(f"a comparison needs two or more runs, got {len(self.runs)}")
         if not self.labels:
             object.__setattr__(self, "labels", ("",) * len(self.runs))
@@ -188,7 +193,8 @@ def _ridges(run: Run) -> Dict[str, float]:
 def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
     """The comparison's sections as (title, table): the runs; the ceilings' values and their ratios
     to the baseline; the measured ridge points (FLOP/byte) and their ratios; and, where any run
-    measured power at a ceiling, the per-watt figures and their ratios."""
+    measured power at a ceiling, the per-watt figures and their ratios; then the reference's
+    sections (:attr:`Comparison.sections`)."""
     tags, titles = c.tags, c.titles()
     runs_rows = tuple((t, n, lab or DASH, f"{r.tool.name} {r.tool.version}", status_text(r))
                       for t, n, lab, r in zip(tags, titles, c.labels, c.runs))
@@ -216,14 +222,17 @@ def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
         v = Table(v.header, v.rows, v.align, ("Rate per watt: the mean power over the ceiling's timed samples "
                                               "(a run without power there shows —).",))
         out += [("Energy efficiency (measured ceilings with power)", v), ("Energy efficiency: ratios", r)]
-    return out
+    return out + list(c.sections)
 
 
 def compare_markdown(c: Comparison) -> str:
-    """The comparison as Markdown (str ending in a newline): a title naming the runs' devices, then
+    """The comparison as Markdown (str ending in a newline): a title naming the runs' devices (and
+    the reference), then
     :func:`compare_tables` as sections."""
     devices = list(dict.fromkeys(r.device_name for r in c.runs))
-    lines = [f"# Roofline comparison: {len(c.runs)} runs of {', '.join(devices)}", ""]
+    against = f" against the reference {c.reference}" if c.reference else ""
+    lines = [f"# Roofline comparison: {len(c.runs)} run{'s' if len(c.runs) != 1 else ''} of {', '.join(devices)}{against}",
+             ""]
     for title, table in compare_tables(c):
         lines += [f"## {title}", ""] + table_lines(table, "") + [""]
     return "\n".join(lines)

@@ -20,7 +20,7 @@ class Roofline(RooflineModel):
     """A roofline model (see :class:`~.model.RooflineModel` for everything but :meth:`plot`)."""
 
     def plot(self, points: Sequence[Point] = (), *, ax: Any = None, title: Optional[str] = None,
-             ceilings: Union[str, Sequence[str]] = "default") -> Any:
+             ceilings: Union[str, Sequence[str]] = "default", kernels: Any = None) -> Any:
         """Draw this roofline with ``points`` (e.g. from :func:`apple_roofline.measure`) on it:
         :func:`~.plot.plot_roofline` of this model (its ceilings, and its measurements when it was
         made from a run). Zero-FLOP points cannot be placed on log axes and are left out.
@@ -31,6 +31,9 @@ class Roofline(RooflineModel):
             title: default the model's title (``"<device> (<backend>) — <date>"`` for a run).
             ceilings: which ceilings to draw: ``"default"``, ``"all"`` or names
                 (:func:`~.selection.select_ceilings`).
+            kernels: a :class:`~apple_roofline.user_kernels.model.KernelSet` (from
+                :func:`apple_roofline.load_kernels`: a kernels file or an Nsight Compute export), its
+                dots drawn on this roofline's measured ceilings; or None.
 
         Returns:
             The :class:`matplotlib.figure.Figure` (save it with :func:`apple_roofline.figures.save_figure`).
@@ -39,5 +42,7 @@ class Roofline(RooflineModel):
             ValueError: an unknown ceiling name in ``ceilings``.
         """
         from .plot import plot_roofline  # the view, imported on use (see the module docstring)
+        from ..user_kernels.place import place
 
-        return plot_roofline(self, points=points, ax=ax, title=title, ceilings=ceilings)
+        placed = place(self, kernels) if kernels is not None else []
+        return plot_roofline(self, points=points, ax=ax, title=title, ceilings=ceilings, kernels=placed)

@@ -1,7 +1,9 @@
-"""The interactive report of a run: one self-contained HTML file (no server, no CDN, no script).
+"""The interactive report of a run: one self-contained HTML file (no server, no CDN, nothing fetched).
 
-``report.html`` holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
-the memory hierarchy's (:mod:`.hierarchy_plot`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
+``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed;
+the static one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the sweep figure (:mod:`.sweep_plot`) and
+the figures of the suites' sections (:mod:`apple_roofline.suites.registry`) as inline SVG, and the
+report's tables (:mod:`.tables`). Hovering a measurement's marker shows its
 kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation; hovering a ceiling shows
 its value and where it came from — the tooltips are SVG ``<title>`` elements hung on the artists'
 gids, which every browser shows without a script, the way Nsight Compute and Intel Advisor users
@@ -12,22 +14,24 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Dict, List, Mapping, Sequence, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Union
 
 from ..figures import figure_bytes
 from ..study.markdown import resumed_line, status_text, tool_line
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
 from .plot import measurement_gid
 from .records import Ceiling, Measurement, format_params
+from ..user_kernels.model import KernelSet
+from ..user_kernels.place import place
+from ..user_kernels.tables import kernel_tooltips
+from .report import kernels_section
 from .run import Run
-from .hierarchy_table import hierarchy_table
-from .idiv_table import idiv_table
+from ..suites import registry
 from .clock_table import clock_table
+from .interactive import interactive_roofline
+from .plotly_embed import SWITCH_STYLE, static_block
 from .limits import OVER_MARK
-from .matrix_table import matrix_shapes_table, matrix_summary_table
-from .rules_plot import RULE_FIGURES
-from .rules_tables import RULE_SECTIONS
-from .run_figures import hierarchy_figure, roofline_figure, rule_figures, sweep_figure
+from .run_figures import roofline_figure, suite_figure, sweep_figure
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
 
@@ -131,11 +135,29 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
+def _section_html(run: Run, suite: str, section: registry.Section, tips: Mapping[str, str]) -> List[str]:
+    """A section of ``suite`` (:class:`~apple_roofline.suites.registry.Section`): its heading and its
+    tables; in a section with a figure, its first table's notes, the figure where the run has one
+    (:func:`~.run_figures.suite_figure`), then the tables. Nothing when it has no table."""
+    tables = section.tables(run)
+    if not tables:
+        return []
+    parts = [f"<h2>{html.escape(section.title)}</h2>"]
+    figure, first = section.figure, tables[0]
+    if figure is not None:
+        parts += [f"<p>{_inline(n)}</p>" for n in first.notes]
+        drawn = suite_figure(run, suite, figure)
+        if drawn is not None:
+            parts.append(_figure(svg_with_tooltips(figure_bytes(drawn, "svg").decode("utf-8"), tips), figure.caption))
+        first = Table(first.header, first.rows, first.align)
+    return parts + [table_html(t) for t in (first, *tables[1:])]
+
+
 def _kv_table(rows: Sequence[Sequence[object]]) -> str:
     return table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
 
 
-def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str:
+def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernels: Optional[KernelSet] = None) -> str:
     """The run as one self-contained HTML page (str).
 
     Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
@@ -144,6 +166,8 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     on every measurement and ceiling (:func:`tooltips`); the ceilings and ridge points; one table per
     suite; skipped kernels; warnings; then, folded, the provenance, conventions and theoretical
     peaks. A run without a roofline or without sweep measurements says so where the figure would be.
+    With ``kernels``, their dots are on the roofline figure (hover: the ceiling that binds each and
+    the speedup left) and a section "Your kernels" follows the ridge points.
 
     Raises:
         ValueError: an unknown ceiling name in ``ceilings``.
@@ -153,7 +177,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     parts: List[str] = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}</style></head><body>",
+        f"<title>{html.escape(title)}</title><style>{PAGE_STYLE}{SWITCH_STYLE}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="sub">{html.escape(tool_line(run))}; {len(run.measurements)} measurements, '
         f"{len(run.valid_measurements)} valid. Hover a point or a ceiling for its numbers.</p>",
@@ -164,11 +188,13 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
     if model is None:
         parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
     else:
-        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings), "svg").decode("utf-8")
-        parts.append(_figure(svg_with_tooltips(svg, tips),
+        placed = place(model, kernels) if kernels is not None else []
+        parts.append(interactive_roofline(run, model, ceilings))
+        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings, kernels=placed), "svg").decode("utf-8")
+        parts.append(static_block(_figure(svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
                              "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
                              "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
-                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow."))
+                             "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.")))
     sweep = sweep_figure(run, model)
     if sweep is not None:
         svg = figure_bytes(sweep, "svg").decode("utf-8")
@@ -176,38 +202,18 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default") -> str
                              "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."))
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
+    if kernels is not None:
+        parts.append("<h2>Your kernels</h2>")
+        for sentence, table in kernels_section(run, kernels):
+            parts += [f"<p>{_inline(sentence)}</p>"] + ([table_html(table)] if table is not None else [])
     clocked = clock_table(run)
     if clocked is not None:
         parts += ["<h2>Ceilings at the clock</h2>", table_html(clocked, "")]
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
-    idiv = idiv_table(run)
-    if idiv is not None:
-        parts += ["<h2>Integer divide</h2>", table_html(idiv)]
-    hierarchy = hierarchy_table(run)
-    if hierarchy is not None:
-        parts += ["<h2>Memory hierarchy</h2>"] + [f"<p>{_inline(n)}</p>" for n in hierarchy.notes]
-        levels = hierarchy_figure(run, model)
-        if levels is not None:
-            svg = figure_bytes(levels, "svg").decode("utf-8")
-            parts.append(_figure(svg_with_tooltips(svg, tips), "Bandwidth against working set: each kernel's "
-                                 "points (best sample), its plateaus as bars over their working sets, the documented "
-                                 "cache sizes as vertical lines."))
-        parts.append(table_html(Table(hierarchy.header, hierarchy.rows, hierarchy.align)))
-    shapes = matrix_shapes_table(run)
-    if shapes is not None:
-        summary = matrix_summary_table(run)
-        parts += ["<h2>Matrix units</h2>"] + ([table_html(summary)] if summary is not None else [])
-        parts += [table_html(shapes)]
-    drawn = {stem: (fig, caption) for stem, fig, caption in rule_figures(run)}
-    for (title, build), (stem, _draw, _caption) in zip(RULE_SECTIONS, RULE_FIGURES):
-        rule = build(run)
-        if rule is not None:
-            parts += [f"<h2>{html.escape(title)}</h2>", table_html(rule)]
-            if stem in drawn:
-                fig, caption = drawn[stem]
-                parts.append(_figure(svg_with_tooltips(figure_bytes(fig, "svg").decode("utf-8"), tips), caption))
+    for spec, section in registry.sections():
+        parts += _section_html(run, spec.name, section, tips)
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..clocks import pass_clock, theoretical_clock_mhz
-from ..suites.matrix_kernels import PRECISION_BY_DTYPE, parse_matrix_class
+from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
 from ..text import percent
-from .levels import HIERARCHY_SUITE, WORKING_SET
-from .plateaus import DRAM
-from .records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
+from ..suites.hierarchy.levels import HIERARCHY_SUITE
+from ..suites.hierarchy.plateaus import DRAM
+from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
 __all__ = ["TOLERANCE", "MIN_SAMPLE_S", "DRAM_CLASS", "OVER_MARK", "CACHE_RESIDENT", "CLOCK_MISREAD", "TIMER_ERROR", "Limit", "Limits", "check_limits",
            "figure_of", "gemm_class_of", "share_text", "flagged_cell", "limit_warnings", "over_limit_text",
@@ -60,7 +60,7 @@ CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
 def gemm_class_of(dtype: str) -> str:
     """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
     (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
-    formats -> ``"GEMM FP8"`` (the precision's :attr:`~.matrix_kernels.MatrixPrecision.gemm`)."""
+    formats -> ``"GEMM FP8"`` (the precision's :attr:`~apple_roofline.suites.matrix.kernels.MatrixPrecision.gemm`)."""
     p = PRECISION_BY_DTYPE.get(dtype)
     return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
 
@@ -81,7 +81,7 @@ class Limit:
 def figure_of(m: Measurement) -> float:
     """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
     for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
-    (as its curve is drawn and its level found, :mod:`.levels`), else at the median."""
+    (as its curve is drawn and its level found, :mod:`apple_roofline.suites.hierarchy.levels`), else at the median."""
     if m.ceiling_kind == "compute":
         return m.gflops
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps

@@ -26,8 +26,9 @@ import numpy.typing as npt
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..text import date_of
-from .levels import WORKING_SET, level_ceilings
-from .records import Ceiling, Measurement, format_params
+from ..suites.registry import suite_ceilings
+from .records import WORKING_SET, Ceiling, Measurement, format_params
+from .roofs import PRECISIONS, roof_for
 
 __all__ = [
     "COMPUTE_BOUND",
@@ -86,10 +87,15 @@ class Point:
         summary: optional statistics of the timing samples (seconds per call)
             behind ``seconds`` — set by :func:`apple_roofline.measure`, ``None``
             otherwise; not part of equality.
+        dtype: the precision the work is done in (``"fp32"``, ``"fp16"`` ...:
+            :data:`~.roofs.PRECISIONS`), or None when unknown; it chooses the roof the point is
+            judged against by default (:meth:`RooflineModel.roof`).
+        samples: the timing samples (seconds per call) ``summary`` is of, where known (set by
+            :func:`apple_roofline.measure`; a kernels file keeps them); not part of equality.
 
     Raises:
         ValueError: on construction, for non-finite values, negative
-            ``flops``, ``bytes <= 0`` or ``seconds <= 0``.
+            ``flops``, ``bytes <= 0``, ``seconds <= 0`` or an unknown ``dtype``.
     """
 
     name: str
@@ -97,8 +103,11 @@ class Point:
     bytes: float
     seconds: float
     summary: Optional[Summary] = field(default=None, compare=False, repr=False)
+    dtype: Optional[str] = None
+    samples: Tuple[float, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
         for attr in ("flops", "bytes", "seconds"):
             v = getattr(self, attr)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -111,6 +120,8 @@ class Point:
             raise ValueError(f"point {self.name!r}: bytes must be > 0, not {self.bytes!r}")
         if self.seconds <= 0:
             raise ValueError(f"point {self.name!r}: seconds must be > 0, not {self.seconds!r}")
+        if self.dtype is not None and self.dtype not in PRECISIONS:
+            raise ValueError(f"point {self.name!r}: dtype {self.dtype!r} is unknown (valid: {', '.join(PRECISIONS)})")
 
     @classmethod
     def from_measurement(cls, m: Measurement, *, name: Optional[str] = None) -> "Point":
@@ -152,10 +163,10 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
         class, with ``from_`` the winner's label, its parameters and the sample
         count, e.g. ``"stream/triad/fp32 n=67108864 (median of 10)"``; a class whose
         winner records a working set (``working_set_bytes``: threadgroup memory) is a level
-        ceiling of that working set. Then the ceilings of the cache levels the ``hierarchy``
-        suite's working-set sweep shows (:func:`~.levels.level_ceilings`, docs/design.md,
-        "The memory hierarchy"). Bandwidth ceilings come first, each kind sorted by
-        descending value. Empty when nothing qualifies.
+        ceiling of that working set. Then the ceilings the suites' own rules make
+        (:func:`~apple_roofline.suites.registry.suite_ceilings`: the cache levels the ``hierarchy``
+        suite's working-set sweep shows, docs/design.md, "The memory hierarchy"). Bandwidth
+        ceilings come first, each kind sorted by descending value. Empty when nothing qualifies.
 
     Raises:
         ValueError: if one ``ceiling_class`` is used with both kinds.
@@ -194,7 +205,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
                 working_set=(int(m.params[WORKING_SET]),) * 2 if kind == "bandwidth" and WORKING_SET in m.params else None,
             )
         )
-    out += level_ceilings(measurements)
+    out += suite_ceilings(measurements)
     out.sort(key=lambda c: (c.kind != "bandwidth", -c.value))
     return out
 
@@ -472,18 +483,32 @@ class RooflineModel:
             return float(out)
         return out
 
+    def roof(self, point: Point) -> Ceiling:
+        """The compute ceiling ``point`` is judged against by default: the highest ceiling of its
+        ``dtype``'s precision (measured, else theoretical; :func:`~.roofs.roof_for`) — an FP32
+        matmul against an FP32 ceiling, not the FP16 peak — or, for a point without a dtype or a
+        dtype the roofline has no ceiling of, the default peak (:meth:`peak`).
+
+        Raises:
+            LookupError: the roofline has no compute ceiling of either source.
+        """
+        found = roof_for(self.ceilings, point.dtype) if point.dtype is not None else None
+        return found if found is not None else self._resolve(None, "compute")
+
     def classify(self, point: Point, compute: CeilingRef = None) -> str:
         """``"memory-bound"`` if the point's intensity is below the ridge point
-        of ``compute`` (against the default bandwidth), else ``"compute-bound"``."""
-        ridge = self.ridge_point(compute)
+        of ``compute`` (default: :meth:`roof`, the ceiling of the point's precision) against the
+        default bandwidth, else ``"compute-bound"``."""
+        ridge = self.ridge_point(compute if compute is not None else self.roof(point))
         return MEMORY_BOUND if point.intensity < ridge else COMPUTE_BOUND
 
     def efficiency(self, point: Point, compute: CeilingRef = None) -> float:
-        """Achieved GFLOP/s of ``point`` / attainable GFLOP/s at its intensity.
+        """Achieved GFLOP/s of ``point`` / attainable GFLOP/s at its intensity under ``compute``
+        (default: :meth:`roof`, the ceiling of the point's precision).
 
         A fraction; <= 1 for points on or under the roof.
 
         Raises:
             ValueError: for a zero-FLOP point (intensity 0 has no attainable rate).
         """
-        return point.gflops / self.attainable(point.intensity, compute)
+        return point.gflops / self.attainable(point.intensity, compute if compute is not None else self.roof(point))

@@ -15,7 +15,7 @@ from ..errors import OptionError
 from ..measure import DEFAULT_REPS, check_reps
 from ..sizes import format_size
 from ..study.progress import Progress
-from ..suites import DEFAULT_SUITES, SUITES, SuiteContext
+from ..suites import SuiteContext, registry
 from .budget import Budgets, suite_budgets
 
 __all__ = ["RunOptions", "Tuner", "OPTION_FLAGS", "MIN_ARRAY_BYTES", "MAX_SUSTAIN_S", "parse_suites",
@@ -52,10 +52,10 @@ class RunOptions:
     run's options are validated).
 
     Attributes:
-        suites: the suites named, in :data:`~apple_roofline.suites.SUITES` order, duplicates dropped
-            (a comma-separated text or a sequence when built); None: the default run
-            (:data:`~apple_roofline.suites.DEFAULT_SUITES`, matrix's largest tiles and hierarchy's
-            few points per level).
+        suites: the suites named, in the registry's order, duplicates dropped (a comma-separated
+            text or a sequence when built); None: the default run
+            (:func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed,
+            e.g. matrix's largest tiles and hierarchy's few points per level).
         quick: a fast look: the sweep trimmed, shorter launch budgets, warm-up and time budgets.
         reps: timed samples per measurement, 1 to :data:`~apple_roofline.measure.MAX_REPS`.
         array_bytes: bytes per STREAM array; None: :func:`default_array_bytes` of the device. Its
@@ -103,8 +103,8 @@ class RunOptions:
 
     @property
     def suite_names(self) -> Tuple[str, ...]:
-        """The suites the run measures: :attr:`suites`, or :data:`~apple_roofline.suites.DEFAULT_SUITES`."""
-        return DEFAULT_SUITES if self.suites is None else tuple(self.suites)
+        """The suites the run measures: :attr:`suites`, or the registry's default suites."""
+        return registry.default_suites() if self.suites is None else tuple(self.suites)
 
     @property
     def max_warmup_s(self) -> float:
@@ -135,16 +135,17 @@ class RunOptions:
                 **{k: rec[k] for k in ("sustain_s", "tune") if rec[k]}}
 
 
-def parse_suites(text: Union[str, Sequence[str]], choices: Sequence[str] = tuple(SUITES),
+def parse_suites(text: Union[str, Sequence[str]], choices: Optional[Sequence[str]] = None,
                  unknown: str = "is not a suite") -> Tuple[str, ...]:
     """Parse ``"stream,peak"`` (or ``["stream", "peak"]``) into ``("stream", "peak")``: the order of
-    ``choices`` (default SUITES), duplicates dropped. ``unknown`` is the problem a name outside
-    ``choices`` is reported with.
+    ``choices`` (default: every suite, :func:`~apple_roofline.suites.registry.suite_names`),
+    duplicates dropped. ``unknown`` is the problem a name outside ``choices`` is reported with.
 
     Raises:
         OptionError: (option ``suites``) an unknown suite, or an empty list; the message names the
             valid suites.
     """
+    choices = registry.suite_names() if choices is None else choices
     items = text.split(",") if isinstance(text, str) else list(text)
     names = [s.strip().lower() for s in items if s.strip()]
     valid = ", ".join(choices)

@@ -2,34 +2,35 @@
 
 :func:`write_run_files` writes every file atomically into a directory and says which it wrote and
 which it could not make (a roofline figure needs a bandwidth and a compute ceiling; the sweep
-figure needs sweep measurements; the memory-hierarchy figure, written only for a run that measured
-the hierarchy suite, its working-set points). A figure of a partial run says under its axes what it lacks
-(:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was written before stays.
+figure needs sweep measurements; the figures of the suites' sections,
+:func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
+them, e.g. the memory hierarchy's working-set points). A figure of a partial run says under its axes
+what it lacks (:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was
+written before stays.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
 from .html import to_html
 from .report import to_markdown
-from .rules_plot import RULE_FIGURES
+from ..user_kernels.model import KernelSet
+from ..user_kernels.place import place
 from .run import Run
-from .run_figures import hierarchy_figure, roofline_figure, rule_figures, sweep_figure
+from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .selection import select_ceilings
 from .tables import missing_ceilings, model_of
 
-__all__ = ["RUN_FILES", "RULE_FILES", "write_run_files", "no_ceilings_message"]
+__all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
 
-#: The files :func:`write_run_files` writes, in order.
+#: The files :func:`write_run_files` writes of every run, in order (then the suites' figures).
 RUN_FILES: Tuple[str, ...] = ("run.json", "report.md", "report.html", "roofline.png", "roofline.svg", "sweep.png",
-                              "sweep.svg", "hierarchy.png", "hierarchy.svg")
-#: The figures of the opt-in access, occupancy and dualissue suites, written when the run has them.
-RULE_FILES: Tuple[str, ...] = tuple(f"{stem}.{ext}" for stem, _draw, _caption in RULE_FIGURES for ext in ("png", "svg"))
+                              "sweep.svg")
 
 
 def no_ceilings_message(run: Run, source: object) -> str:
@@ -47,14 +48,18 @@ def no_ceilings_message(run: Run, source: object) -> str:
     return f"{source} has no ceilings to draw (it holds {held})"
 
 
-def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default") -> Tuple[List[Path], List[str]]:
-    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, and :data:`RULE_FILES` whose suites
-    the run measured.
+def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default",
+                    kernels: Optional[KernelSet] = None) -> Tuple[List[Path], List[str]]:
+    """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, then each suite's figure
+    (:func:`~apple_roofline.suites.registry.figures`) the run has something for, as
+    ``<stem>.png`` and ``<stem>.svg``.
 
     Args:
         run: the run.
         out: an existing, writable directory.
         ceilings: which ceilings the roofline figure shows (:func:`~.selection.select_ceilings`).
+        kernels: your kernels (``run --kernels FILE``), drawn on the roofline figure and tabled in
+            the reports; None for none.
 
     Returns:
         ``(written, problems)``: the paths written, in order, and one sentence per file that could
@@ -77,12 +82,12 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
             files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
     files.write("run.json", lambda p: write_text_atomic(p, text))
-    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run)))
-    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings)))
+    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run, kernels=kernels)))
+    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings, kernels=kernels)))
     if model is None:
         files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
-        fig = roofline_figure(run, model, ceilings=ceilings)
+        fig = roofline_figure(run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ())
         for name in ("roofline.png", "roofline.svg"):
             files.write(name, lambda p: save_figure(fig, p))
     sweep = sweep_figure(run, model)
@@ -91,11 +96,7 @@ def write_run_files(run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] 
             files.write(name, lambda p: save_figure(sweep, p))
     else:
         files.skip("no sweep plot: the run has no valid sweep measurements")
-    for stem, rule, _caption in rule_figures(run):
+    for stem, fig in suite_figures(run):
         for name in (f"{stem}.png", f"{stem}.svg"):
-            files.write(name, lambda p: save_figure(rule, p))
-    hierarchy = hierarchy_figure(run, model)
-    if hierarchy is not None:
-        for name in ("hierarchy.png", "hierarchy.svg"):
-            files.write(name, lambda p: save_figure(hierarchy, p))
+            files.write(name, lambda p: save_figure(fig, p))
     return files.written, files.problems

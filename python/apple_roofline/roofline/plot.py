@@ -49,14 +49,15 @@ from typing import Any, Callable, Collection, Dict, Iterator, List, Optional, Se
 from ..clocks import at_clock, pass_clock
 from ..figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
 from ..text import sig_figs
+from ..user_kernels.place import Placement
+from ..user_kernels.plot import draw_kernels
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
-from .levels import working_set_text
 from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
-from .records import Ceiling, Measurement
+from .records import Ceiling, Measurement, working_set_text
 from .selection import select_ceilings
 
 __all__ = ["plot_roofline", "clocked_theoretical", "draw_over_limit", "over_limit_legend", "OVER_LIMIT_COLOR", "CeilingClass",
@@ -339,6 +340,7 @@ def plot_roofline(
     ax: Optional[Axes] = None,
     title: Optional[str] = None,
     ceilings: Union[str, Sequence[str]] = "default",
+    kernels: Sequence[Placement] = (),
 ) -> Figure:
     """Draw ``model`` (its ceilings and measurements) and ``points`` as a publication-style figure.
 
@@ -350,6 +352,9 @@ def plot_roofline(
             Agg canvas, with the label column and the legend below.
         title: default the model's title (``"<device> (<backend>) — <date>"``), else "Roofline".
         ceilings: which ceilings to draw (:func:`~.selection.select_ceilings`).
+        kernels: your kernels' dots placed on this model (:func:`apple_roofline.user_kernels.place.place`),
+            one marker per kernel and level, sized by time share, each kernel labelled with the
+            ceiling that binds it and the speedup left (:func:`~apple_roofline.user_kernels.plot.draw_kernels`).
 
     Returns:
         The :class:`matplotlib.figure.Figure` (the caller saves or closes it, e.g. with
@@ -378,8 +383,8 @@ def plot_roofline(
         cls.name: {"measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
                    "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None}
         for cls in comp_classes}
-    xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users]
-    ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users]
+    xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users] + [k.dot.intensity for k in kernels]
+    ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users] + [k.dot.gflops for k in kernels]
     tops = [c.value for c in shown if c.kind == "compute"]
     scale = scale_for(max(tops + ys + [1.0]))
     xlo, xhi, ylo, yhi = limits(xs, ys, [r for d in ridges.values() for r in d.values() if r is not None], tops,
@@ -516,6 +521,11 @@ def plot_roofline(
         labels.add_free(ann, point_label_offsets(7.0), order=(3.0, 0.0))
         labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
 
+    if kernels:  # your kernels' dots, in the colours the user points left (the palette's when too few are)
+        kernel_colors = user_colors[len(users):]
+        if len(kernel_colors) < len({k.dot.kernel for k in kernels}):
+            kernel_colors = [c for c in PALETTE if c not in kernel_colors] + kernel_colors
+        handles.update(draw_kernels(ax, scale, kernels, labels, kernel_colors))
     below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
     if below:
         handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ..clocks import CLOCK_PARAMS
+from ..sizes import format_size
 from ..stats import NOISY_CV, Summary, summarize
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
@@ -31,7 +32,7 @@ __all__ = [
     "CONVENTIONS",
     "CEILING_KINDS",
     "CEILING_SOURCES",
-    "TIMER_PARAM", "BLOCK_PARAM", "REMEASURED_PARAM",
+    "TIMER_PARAM", "BLOCK_PARAM", "REMEASURED_PARAM", "WORKING_SET", "working_set_text",
     "TELEMETRY_PARAMS",
     "COUNT_PARAMS",
     "STORED_STATISTICS",
@@ -73,6 +74,15 @@ REMEASURED_PARAM = "remeasured_cv"
 #: The parameter in which a measurement records the threads per block / threadgroup its kernel
 #: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
 BLOCK_PARAM = "block"
+#: The parameter holding a measurement's working set, bytes (a bandwidth class whose winner records
+#: one is a level ceiling of that working set: the hierarchy's levels, threadgroup memory).
+WORKING_SET = "working_set_bytes"
+
+
+def working_set_text(ws: Tuple[int, int]) -> str:
+    """``"4 KiB–71.2 KiB"`` (one size when both ends are equal): a level ceiling's working sets."""
+    lo, hi = ws
+    return format_size(lo) if lo == hi else f"{format_size(lo)}–{format_size(hi)}"
 
 
 #: Parameters that are counts wherever a suite or study writes them (problem sizes, launches, pixels,

@@ -14,15 +14,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
 from ..text import markdown_table
-from .hierarchy_table import hierarchy_table
-from .idiv_table import idiv_table
+from ..suites import registry
 from .clock_table import clock_table
-from .matrix_table import matrix_shapes_table, matrix_summary_table
-from .rules_tables import RULE_SECTIONS
+from ..user_kernels.model import KernelSet
+from ..user_kernels.place import place
+from ..user_kernels.tables import placements_table, unplaced_table
 from .run import Run
 from .tables import Table, ceilings_table, efficiency_table, model_of, report_warnings, ridge_table, skipped_table, \
     suite_tables, suite_time_table, telemetry_note, theoretical_table
@@ -47,19 +47,39 @@ def table_lines(table: Table, empty: str = "None.") -> List[str]:
     return lines
 
 
-def to_markdown(run: Run) -> str:
+def kernels_section(run: Run, kernels: KernelSet) -> List[Tuple[str, Optional[Table]]]:
+    """Your kernels as report parts: (sentence, table) pairs — the placed dots
+    (:func:`~apple_roofline.user_kernels.tables.placements_table`) and the kernels not placed with
+    why (:func:`~apple_roofline.user_kernels.tables.unplaced_table`)."""
+    model = model_of(run)
+    what = f"{len(kernels.kernels())} kernel(s) from {kernels.source or 'the kernels given'}" + (
+        f" ({kernels.device})" if kernels.device else "")
+    theirs, ours = (kernels.device or "").lower(), run.device_name.lower()
+    other = (f" They ran on another device than this run's {run.device_name}: these ceilings are not their device's."
+             if theirs and theirs != "unknown" and theirs not in ours and ours not in theirs else "")
+    if model is None:
+        return [(f"{what}: no roofline to place them on (the run needs a bandwidth and a compute ceiling).", None)]
+    parts: List[Tuple[str, Optional[Table]]] = [(f"{what}, on this run's measured ceilings.{other}",
+                                                 placements_table(place(model, kernels)))]
+    if kernels.unplaced:
+        parts.append(("Not placed:", unplaced_table(kernels)))
+    return parts
+
+
+def to_markdown(run: Run, *, kernels: Optional[KernelSet] = None) -> str:
     """The run as a Markdown report (str ending in a newline).
 
     Sections: title (device name, backend, date), provenance, theoretical peaks (where the run has
     them), conventions, ceilings, ridge points, one table per suite (kernel, dtype, parameters,
-    FLOP/B, median GFLOP/s, GB/s, CV, valid), the integer-divide table where the run measured the
-    idiv suite (:func:`~.idiv_table.idiv_table`), the memory hierarchy where it measured the hierarchy
-    suite (:func:`~.hierarchy_table.hierarchy_table`), the matrix units where it measured the matrix suite
-    (:mod:`.matrix_table`: the best tile per precision beside the vendor GEMM, every tile shape), clocks and power (where the run sampled them: power,
+    FLOP/B, median GFLOP/s, GB/s, CV, valid), the sections of the suites that have one where the run
+    measured them (:func:`~apple_roofline.suites.registry.sections`: integer divide, memory hierarchy,
+    matrix units, the rules), clocks and power (where the run sampled them: power,
     GFLOP/s and GB/s per watt, clocks), time per suite against its budget, skipped kernels, warnings. A partial run
     (interrupted, or a suite cut by its budget) says so under the title and in its status
     (:func:`~apple_roofline.study.markdown.status_text`). Never raises for a
-    well-formed :class:`~.run.Run`; sections with nothing to show say so.
+    well-formed :class:`~.run.Run`; sections with nothing to show say so. With ``kernels`` (a file's
+    :class:`~apple_roofline.user_kernels.model.KernelSet`), a section "Your kernels" after the ridge
+    points: each dot, the ceiling that binds it and the speedup left; the kernels not placed and why.
     """
     lines: List[str] = title_lines("Roofline", run)
     lines += provenance_lines(run, [("Schema version", run.schema_version)])
@@ -72,6 +92,11 @@ def to_markdown(run: Run) -> str:
     lines += [f"- **{k}**: {v}" for k, v in run.conventions.items()] or ["- none recorded"]
     lines += ["", "## Ceilings", ""] + table_lines(ceilings_table(run.ceilings), "No ceilings.")
     lines += ["", "## Ridge points", ""] + table_lines(ridge_table(model_of(run)), "")
+    if kernels is not None:
+        lines += ["", "## Your kernels", ""]
+        for sentence, table in kernels_section(run, kernels):
+            lines += [sentence, ""] + (table_lines(table) + [""] if table is not None else [])
+        lines.pop()
     clocked = clock_table(run)
     if clocked is not None:
         lines += ["", "## Ceilings at the clock", ""] + table_lines(clocked, "")
@@ -79,21 +104,12 @@ def to_markdown(run: Run) -> str:
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:
             lines += ["", timer]
-    idiv = idiv_table(run)
-    if idiv is not None:
-        lines += ["", "## Integer divide", ""] + table_lines(idiv)
-    hierarchy = hierarchy_table(run)
-    if hierarchy is not None:
-        lines += ["", "## Memory hierarchy", ""] + table_lines(hierarchy)
-    shapes = matrix_shapes_table(run)
-    if shapes is not None:
-        summary = matrix_summary_table(run)
-        lines += ["", "## Matrix units", ""] + (table_lines(summary) + [""] if summary is not None else [])
-        lines += table_lines(shapes)
-    for title, build in RULE_SECTIONS:
-        rule = build(run)
-        if rule is not None:
-            lines += ["", f"## {title}", ""] + table_lines(rule)
+    for _suite, section in registry.sections():
+        tables = section.tables(run)
+        if tables:
+            lines += ["", f"## {section.title}", ""]
+            for i, table in enumerate(tables):
+                lines += ([""] if i else []) + table_lines(table)
     if not run.measurements:
         lines += ["", "No measurements."]
     lines += clocks_and_power_lines(run)

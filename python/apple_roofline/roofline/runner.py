@@ -25,25 +25,21 @@ from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
-from ..suites import SUITES, SuiteContext
+from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
-from ..suites.hierarchy import SWEEP_OPTION
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
-from ..theoretical.caches import hierarchy_facts
-from ..suites.matrix import LARGEST as MATRIX_LARGEST, SHAPES_OPTION as MATRIX_SHAPES, SWEEP as MATRIX_SWEEP
 from .budget import Budgets
 from .cases import measure_case, measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
-from .levels import level_warnings
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
 from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
-__all__ = ["SUITES", "cv_warnings", "rate_words", "RunInterrupted", "RooflineRunner", "ladder_warnings",
+__all__ = ["cv_warnings", "rate_words", "RunInterrupted", "RooflineRunner", "ladder_warnings",
            "params_summary", "measurement_params", "run_roofline", "measure_device"]
 
 
@@ -187,10 +183,7 @@ class RooflineRunner:
         return {
             "max_launch_s": 0.01 if quick else 0.05,
             "gemm_max_launch_s": 0.03 if quick else 0.25,
-            # the hierarchy suite's full working-set sweep when named, its few points per level in a
-            # default run (docs/design.md, "The memory hierarchy")
-            SWEEP_OPTION: "full" if named else "levels",
-            MATRIX_SHAPES: MATRIX_SWEEP if named else MATRIX_LARGEST,  # docs/design.md, "Matrix units"
+            **registry.suite_options(named),  # each suite's sweep form, named or default (its spec)
         }
 
     def run(self) -> Run:
@@ -234,7 +227,7 @@ class RooflineRunner:
         tuner, progress = self.options.tuner, self.progress
         blocks = tuner.blocks(self.ctx, name, progress) if tuner is not None else {}
         suite_options = {**self.ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else self.ctx.options
-        suite = SUITES[name](dataclasses.replace(self.ctx, options=suite_options))
+        suite = registry.spec(name).measure(dataclasses.replace(self.ctx, options=suite_options))
         planned = suite.total()
         if progress:
             progress.start(name, planned)
@@ -282,7 +275,7 @@ class RooflineRunner:
         telemetry = {**self.sampler.describe(), **({"power_window_s": self.window_s} if self.window_s else {})}
         return {**self.info, **desc, **self.options.header(self.array_bytes), "telemetry": telemetry,
                 **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
-                **({"cache_levels": hierarchy_facts(self.info)} if "hierarchy" in self.options.suite_names else {})}
+                **registry.device_facts(self.options.suite_names, self.info)}
 
     def _warnings(self, marked: Sequence[Measurement], steady: Optional[float], desc: Mapping[str, Any]) -> List[str]:
         measured = self.measurements
@@ -301,7 +294,7 @@ class RooflineRunner:
         warnings += self.cache_warnings.new()  # docs/design.md, "The kernel cache"
         warnings += clock_warnings(desc)
         warnings += limit_warnings(marked)
-        warnings += level_warnings(marked)  # docs/design.md, "The memory hierarchy"
+        warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(f"{len(below)} measurement(s) ran more than {CLOCK_TOLERANCE:.0%} under the run's steady "
@@ -342,9 +335,11 @@ def run_roofline(
     journal: Optional[Journal] = None,
 ) -> Run:
     """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: DEFAULT_SUITES, stream, sweep, peak, gemm and matrix's largest tile per
-    precision and instruction; idiv and matrix's whole sweep only when named) and return the Run with
-    its ceilings: :func:`measure_device` with the :class:`~.options.RunOptions` these keywords build.
+    with ``suites`` (default: the registry's default suites,
+    :func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed, e.g.
+    matrix's largest tile per precision and instruction; the opt-in suites and the named forms only
+    when named) and return the Run with its ceilings: :func:`measure_device` with the
+    :class:`~.options.RunOptions` these keywords build.
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
     ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
@@ -362,7 +357,7 @@ def run_roofline(
     chooses each kernel's block size before its suite is measured (docs/design.md, "Threadgroup-size
     tuning"); every measurement records the size its kernel ran at as the parameter ``block`` (where
     it has one). ``budget`` sets the seconds each suite may take (:func:`~.budget.suite_budgets`:
-    ``"none"``, ``"gemm=120"`` or a mapping; default :data:`~.budget.SUITE_BUDGET_S`, none when
+    ``"none"``, ``"gemm=120"`` or a mapping; default :func:`~.budget.default_budgets`, none when
     ``sustain_s`` or ``power_window`` lengthen every measurement): checked before each case, a spent
     budget leaves the suite's remaining cases unmeasured, warned about and marked in the run's
     ``suite_times`` (docs/design.md, "Time budgets"), which record every suite's seconds.

@@ -16,10 +16,9 @@ from ..stats import CV_WARN
 from ..study.markdown import header_warnings
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
 from ..text import DASH, format_value, percent, sig_figs
-from .levels import working_set_text
 from .limits import CACHE_RESIDENT, CLOCK_MISREAD, DRAM_CLASS, flagged_cell, over_limit_text, share_text
 from .model import RooflineModel
-from .records import TIMER_PARAM, Ceiling, Measurement, format_params
+from .records import TIMER_PARAM, Ceiling, Measurement, format_params, working_set_text
 from .run import Run
 
 __all__ = ["Table", "SuiteTable", "model_of", "missing_ceilings", "describe", "ceilings_table", "ridge_table", "suite_tables",

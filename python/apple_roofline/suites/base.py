@@ -41,7 +41,7 @@ BLOCKS_OPTION = "blocks"
 #: The key of :data:`BLOCKS_OPTION` that applies to every kernel without a key of its own.
 ANY_KERNEL = "*"
 #: ``SuiteContext.options`` key: when true, a suite yields only the cases a block size is tuned on
-#: (all of them, except the sweep's: one F, :data:`~apple_roofline.suites.sweep.SWEEP_TUNE_F`).
+#: (all of them, except the sweep's: one F, :data:`~apple_roofline.suites.sweep.suite.SWEEP_TUNE_F`).
 TUNE_OPTION = "tune"
 
 #: Input patterns repeat with a prime period, so that a reference over one period, tiled, checks

@@ -2,7 +2,7 @@
 "The memory hierarchy").
 
 The ``hierarchy`` suite sweeps working sets across these levels and names the plateaus it finds by
-them (:mod:`apple_roofline.roofline.plateaus`). Sizes are given in the sweep's terms: the working
+them (:mod:`apple_roofline.suites.hierarchy.plateaus`). Sizes are given in the sweep's terms: the working
 set that still fits the level when the suite's kernels sweep it.
 
 * **CPU** (every thread sweeps its own slice): a level's capacity is the sum of its instances

@@ -30,7 +30,7 @@ from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
-from ..suites import SUITES, SuiteContext
+from ..suites import SuiteContext, registry
 from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
 from ..text import one_line, sig_figs
 from .model import Rejected, TuneStudy, best_blocks, candidates, check_blocks, device_block_limit, rate, rate_unit
@@ -83,7 +83,7 @@ def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
     small = dataclasses.replace(ctx, array_bytes=MIN_ARRAY_BYTES)  # kernels do not depend on it
     for block in (None, PROBE_BLOCK):
         try:
-            for case in SUITES[name](_context(small, block)).cases():
+            for case in registry.spec(name).measure(_context(small, block)).cases():
                 try:
                     kernel = case.make_kernel()
                 except (_core.BackendError, ValueError):
@@ -119,7 +119,7 @@ def tune_suite(ctx: SuiteContext, name: str, blocks: Sequence[int], *, reps: int
 
     journal = journal or Journal()
     compute_units = int(ctx.info.get("compute_units", 0) or 0)
-    suite = SUITES[name](_context(ctx, blocks[0] if blocks else None))
+    suite = registry.spec(name).measure(_context(ctx, blocks[0] if blocks else None))
     if progress:
         progress.start(f"tune {name}", suite.total() * len(blocks))
     for planned in suite.cases() if blocks else ():

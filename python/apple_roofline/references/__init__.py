@@ -1,0 +1,28 @@
+"""References to compare runs with (``apple-roofline compare RUN --reference NAME``; docs/design.md,
+"References"), shipped as package data:
+
+* **published figures** (:class:`PublishedReference`): what articles and public tables state about
+  Apple chips (the M5 article's STREAM bandwidths, FP32 and FP16 peaks, fill rate, AMX and Neural
+  Engine figures; the MLX article's chip peaks; the A19 article's matrix-unit figures; per-chip GPU
+  clock, core count and FLOPS from philipturner/metal-benchmarks), each figure with its source and
+  the section it stands in; a run of a matching chip shows them beside its own figures, labelled
+  published, never measured;
+* **measured runs** (:class:`RunReference`): this project's own default runs of GPUs it has run
+  on, kept as recorded, so that ``compare out/ --reference h100`` checks a GPU against a known-good
+  one of its kind with the node run's outlier rule (:mod:`.health`).
+
+:func:`reference_names` lists them, :func:`load_reference` loads one, :func:`reference_sections`
+gives its sections of a comparison.
+"""
+
+from .catalog import REFERENCE_KINDS, Reference, load_reference, reference_names, references_table
+from .health import HealthFlag, health_flags, health_table
+from .published import BASES, ENGINE_BACKENDS, PublishedFigure, PublishedReference, Source, chip_names
+from .published_table import published_table, published_text, run_cell
+from .runs import RunReference
+from .sections import reference_sections
+
+__all__ = ["REFERENCE_KINDS", "Reference", "load_reference", "reference_names", "references_table",
+           "HealthFlag", "health_flags", "health_table",
+           "BASES", "ENGINE_BACKENDS", "PublishedFigure", "PublishedReference", "Source", "chip_names",
+           "published_table", "published_text", "run_cell", "RunReference", "reference_sections"]

@@ -1,0 +1,279 @@
+"""The interactive roofline of ``report.html``: a Plotly figure (a plain dict) built from a run.
+
+The same ceilings (:func:`~.selection.select_ceilings`) and measurements as the static figure
+(:mod:`.plot`), on log-log axes (Williams, Waterman and Patterson 2009), in the same colours
+(:func:`~.plot.ceiling_classes`): each ceiling one trace (legend entry), in a legend group of its
+source, the cache levels (the cache-aware roofline) in their own group; the measurements one trace
+per suite. Performance is drawn in GFLOP/s, or TFLOP/s above 10,000 (:func:`~.axes.scale_for`, as the
+static figure; ``layout.meta["gflops_per_y"]`` says which). Clicking a legend entry hides or shows that ceiling, level or suite
+(``legend.groupclick = "toggleitem"``), a group title the whole group. Plotly's modebar zooms, pans
+and resets the axes (a double click resets too). The buttons above the plot switch between the
+measured and the theoretical ceilings and, where the run measured cache levels, between the DRAM
+roofline and the cache-aware one; they set every ceiling trace's visibility, and never hide a
+measurement.
+
+Hovering a ceiling gives its value, source and where it came from (the ridge point on a compute
+ceiling's first point); hovering a measurement gives its kernel and parameters, rates and intensity,
+samples, the clock it ran at, validation, its provenance (suite, timer, tool, run) and the ceiling
+that binds it with the percentage of that roof it reaches, for the measured and the theoretical roof
+(:mod:`.binding`). Every trace carries ``meta`` (``{"role": "ceiling" | "points", ...}``) that
+:func:`figure_data` and the page's tests read. Ceiling lines are sampled at
+:data:`LINE_SAMPLES` points, so that a hover finds one anywhere along a line.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from ..clocks import pass_clock
+from ..figures import PALETTE
+from ..text import percent, sig_figs
+from .axes import X_LABEL, Scale, limits, scale_for
+from .binding import binding, dram_bandwidth
+from .model import RooflineModel
+from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
+from .plot import ceiling_classes
+from .records import TIMER_PARAM, Ceiling, Measurement, format_params
+from .run import Run
+from .selection import select_ceilings
+
+__all__ = ["LINE_SAMPLES", "SOURCES", "roofline_figure", "figure_data", "measurement_hover", "ceiling_hover",
+           "ceiling_segment", "drawn_measurements", "view_buttons", "interactive_roofline"]
+
+#: Points per ceiling line (log-spaced): where a hover can land on it.
+LINE_SAMPLES = 24
+#: The ceilings' sources, in the order of the view buttons.
+SOURCES: Tuple[str, ...] = ("measured", "theoretical")
+_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "cross", "star", "pentagon")
+
+
+def drawn_measurements(measurements: Sequence[Measurement]) -> List[Tuple[int, Measurement]]:
+    """The measurements the figure draws, with their index in the run: valid ones with FLOPs (zero
+    intensity has no place on a log axis); STREAM's only above their physical limit (otherwise they
+    are the bandwidth ceiling itself), as in :mod:`.plot`."""
+    return [(i, m) for i, m in enumerate(measurements)
+            if m.valid and m.flops > 0 and not (m.suite == "stream" and m.over_limit is None)]
+
+
+def _br(lines: Sequence[str]) -> str:
+    return "<br>".join(html.escape(ln) for ln in lines)
+
+
+def ceiling_hover(c: Ceiling) -> List[str]:
+    """The hover lines of a ceiling: name, source, value, where it came from, working sets of a level."""
+    lines = [f"{c.name} ({c.source}): {sig_figs(c.value)} {c.unit}", f"from {c.from_}"]
+    if c.working_set is not None:
+        lines.append(f"working sets {c.working_set[0]:,} to {c.working_set[1]:,} bytes")
+    return lines
+
+
+def measurement_hover(m: Measurement, run: Run) -> List[str]:
+    """The hover lines of a measurement: kernel and parameters; GFLOP/s, GB/s, FLOP/B; samples; the
+    clock it ran at; the roof that binds it in each source with the percentage it reaches
+    (:func:`~.binding.binding`); validation; provenance (suite, timer, tool, run)."""
+    params = format_params(m.params)
+    clock = pass_clock(m.params)
+    lines = [f"{m.label}" + (f" ({params})" if params else ""),
+             f"{sig_figs(m.gflops)} GFLOP/s, {sig_figs(m.gbps)} GB/s, {sig_figs(m.intensity)} FLOP/B",
+             f"median {sig_figs(m.median_s * 1e6)} µs of {m.summary.n} samples, CV {percent(m.cv)}",
+             f"clock: {sig_figs(clock)} MHz" if clock is not None else "clock: not recorded"]
+    for source in SOURCES:
+        b = binding(m, run.ceilings, source)
+        if b is not None:
+            lines.append(b.text)
+    if m.over_limit is not None:
+        lines.append(f"above its physical limit: {m.over_limit.text}; no ceiling, no level")
+    lines.append(f"validation: {m.validation or ('passed' if m.valid else 'failed')}")
+    timer = m.params.get(TIMER_PARAM)
+    lines.append(f"provenance: {m.suite} suite" + (f", {timer} timer" if timer else "")
+                 + f"; {run.tool.name} {run.tool.version}, run of {run.created} on {run.device_name}")
+    return lines
+
+
+def ceiling_segment(c: Ceiling, ceilings: Sequence[Ceiling], xlo: float, xhi: float) -> Tuple[float, float]:
+    """Where ceiling ``c``'s line runs on the x axis (FLOP/byte): a bandwidth from ``xlo`` to where
+    it meets the highest compute ceiling of its source; a compute ceiling from its ridge point against
+    the DRAM bandwidth of its source (:func:`~.binding.dram_bandwidth`) to ``xhi``; each clipped to
+    ``[xlo, xhi]``."""
+    if c.kind == "bandwidth":
+        tops = [t.value for t in ceilings if t.kind == "compute" and t.source == c.source] or \
+               [t.value for t in ceilings if t.kind == "compute"]
+        end = max(tops) / c.value if tops else xhi
+        return xlo, min(max(end, xlo * 1.01), xhi)
+    bw = dram_bandwidth(ceilings, c.source)
+    start = c.value / bw.value if bw is not None else xlo
+    return min(max(start, xlo), xhi / 1.01), xhi
+
+
+def _line(c: Ceiling, ceilings: Sequence[Ceiling], xlo: float, xhi: float) -> Tuple[List[float], List[float]]:
+    a, b = ceiling_segment(c, ceilings, xlo, xhi)
+    xs = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
+    return xs, [c.value * x if c.kind == "bandwidth" else c.value for x in xs]
+
+
+def _ceiling_traces(model: RooflineModel, shown: Sequence[Ceiling], xlo: float, xhi: float,
+                    scale: Scale) -> List[Dict[str, Any]]:
+    bws, comps = ceiling_classes(list(shown))
+    color = {cls.name: cls.color for cls in bws + comps}
+    traces: List[Dict[str, Any]] = []
+    ridges = model.ridge_points("measured") if model.has("bandwidth", "measured") else {}
+    order = sorted(shown, key=lambda c: (c.source != "measured", c.is_level, c.kind != "bandwidth", -c.value))
+    for c in order:
+        xs, ys = _line(c, shown, xlo, xhi)
+        hover = _br(ceiling_hover(c))
+        texts = [hover] * len(xs)
+        ridge = ridges.get(c.name) if c.kind == "compute" and c.source == "measured" else None
+        if ridge is not None:
+            texts[0] = hover + "<br>" + html.escape(f"ridge point {sig_figs(ridge)} FLOP/B")
+        group = "levels" if c.is_level else c.source
+        title = {"levels": "Cache levels (cache-aware roofline)", "measured": "Measured ceilings",
+                 "theoretical": "Theoretical ceilings"}[group]
+        traces.append({
+            "type": "scatter", "mode": "lines+markers" if ridge is not None else "lines", "x": xs,
+            "y": [scale.y(y) for y in ys], "legendgroup": group,
+            "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}",
+            "legendgrouptitle": {"text": title},
+            "line": {"color": color[c.name], "width": 1.6 if c.is_level else 2.4,
+                     "dash": "solid" if c.source == "measured" else "dash"},
+            "marker": {"size": [9] + [0] * (len(xs) - 1), "color": color[c.name]},
+            "hovertext": texts, "hoverinfo": "text",
+            "meta": {"role": "ceiling", "source": c.source, "kind": c.kind, "name": c.name, "level": c.is_level,
+                     "value": c.value, "ridge": ridge},
+        })
+    return traces
+
+
+def _point_traces(run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str],
+                  scale: Scale) -> List[Dict[str, Any]]:
+    suites = list(dict.fromkeys(m.suite for _i, m in drawn))
+    traces = []
+    for k, suite in enumerate(suites):
+        items = [(i, m) for i, m in drawn if m.suite == suite]
+        fallback = PALETTE[(k + 3) % len(PALETTE)]
+        traces.append({
+            "type": "scatter", "mode": "markers", "name": f"{suite} ({len(items)})", "legendgroup": "suites",
+            "legendgrouptitle": {"text": "Suites"},
+            "x": [m.intensity for _i, m in items], "y": [scale.y(m.gflops) for _i, m in items],
+            "marker": {"symbol": [("x-open" if m.over_limit is not None else _SYMBOLS[k % len(_SYMBOLS)])
+                                  for _i, m in items],
+                       "size": 9, "color": [colors.get(m.ceiling_class or "", fallback) for _i, m in items],
+                       "line": {"width": 0.6, "color": "white"}},
+            "hovertext": [_br(measurement_hover(m, run)) for _i, m in items], "hoverinfo": "text",
+            "customdata": [i for i, _m in items],
+            "meta": {"role": "points", "suite": suite},
+        })
+    return traces
+
+
+def view_buttons(traces: Sequence[Dict[str, Any]]) -> Tuple[List[Dict[str, Any]], int]:
+    """The buttons that switch the figure's ceilings (one per view: a source, and DRAM or
+    cache-aware where a trace is a cache level), each setting every trace's ``visible``; and the
+    index of the view shown first (measured, cache-aware where there are levels). A source without
+    a DRAM bandwidth of its own shows the measured one in its view."""
+    metas = [t["meta"] for t in traces]
+    sources = [s for s in SOURCES if any(m["role"] == "ceiling" and m["source"] == s for m in metas)]
+    levels = any(m.get("level") for m in metas)
+    own_bw = {s: any(m["role"] == "ceiling" and m["source"] == s and m["kind"] == "bandwidth" and not m["level"]
+                     for m in metas) for s in sources}
+    buttons: List[Dict[str, Any]] = []
+    first = 0
+    for source in sources:
+        for aware in ((False, True) if levels else (False,)):
+            def shown(m: Dict[str, Any]) -> bool:
+                if m["role"] != "ceiling":
+                    return True
+                if m["level"]:
+                    return aware and m["source"] == source
+                bw_here = m["source"] == source or (m["kind"] == "bandwidth" and not own_bw[source])
+                return bool(bw_here)
+            label = f"{source.capitalize()} ceilings" + ((", cache-aware" if aware else ", DRAM roofline") if levels
+                                                         else "")
+            if source == "measured" and (aware or not levels):
+                first = len(buttons)
+            buttons.append({"label": label, "method": "restyle", "args": [{"visible": [shown(m) for m in metas]}]})
+    return buttons, first
+
+
+def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequence[str]] = "default") -> Dict[str, Any]:
+    """The interactive roofline of ``run`` (module docstring) as a Plotly figure dict, the
+    ``ceilings`` chosen as :func:`~.selection.select_ceilings` (``model`` is the run's).
+
+    Raises:
+        ValueError: an unknown ceiling name in ``ceilings``.
+    """
+    shown = select_ceilings(model, ceilings)
+    drawn = drawn_measurements(run.measurements)
+    tops = [c.value for c in shown if c.kind == "compute"]
+    ridges = [r for r in model.ridge_points("measured").values()] if model.has("bandwidth", "measured") else []
+    xlo, xhi, ylo, yhi = limits([m.intensity for _i, m in drawn], [m.gflops for _i, m in drawn], ridges, tops,
+                                [c.value for c in shown if c.kind == "bandwidth"])
+    bws, comps = ceiling_classes(list(shown))
+    colors = {cls.name: cls.color for cls in bws + comps}
+    scale = scale_for(max(tops + [1.0]))
+    traces = _ceiling_traces(model, shown, xlo, xhi, scale) + _point_traces(run, drawn, colors, scale)
+    buttons, first = view_buttons(traces)
+    for t, visible in zip(traces, buttons[first]["args"][0]["visible"] if buttons else []):
+        t["visible"] = visible
+    layout: Dict[str, Any] = {
+        "title": {"text": html.escape(f"{run.device_name} ({run.backend})"), "x": 0.01, "xanchor": "left"},
+        "xaxis": {"type": "log", "title": {"text": X_LABEL}, "range": [math.log10(xlo), math.log10(xhi)],
+                  "showgrid": True, "gridcolor": "#e6e6e6"},
+        "yaxis": {"type": "log", "title": {"text": scale.y_label}, "range": [math.log10(scale.y(ylo)),
+                                                                          math.log10(scale.y(yhi))],
+                  "showgrid": True, "gridcolor": "#e6e6e6"},
+        "meta": {"gflops_per_y": scale.factor},
+        "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
+        "hovermode": "closest", "hoverlabel": {"align": "left", "font": {"size": 11}},
+        "plot_bgcolor": "white", "height": 660, "margin": {"t": 100, "r": 20},
+        "updatemenus": [{"type": "buttons", "direction": "right", "buttons": buttons, "active": first,
+                         "x": 0.0, "xanchor": "left", "y": 1.02, "yanchor": "bottom", "showactive": True,
+                         "pad": {"r": 4, "t": 2}}] if len(buttons) > 1 else [],
+    }
+    return {"data": traces, "layout": layout}
+
+
+def figure_data(figure: Dict[str, Any]) -> Dict[str, Any]:
+    """The data behind a figure of :func:`roofline_figure` (or :mod:`.compare_interactive`), as a
+    JSON-ready dict: each ceiling (source, kind, name, value) and each mark (its trace's meta, its
+    intensity in FLOP/byte, GFLOP/s and hover text without markup)."""
+    factor = float(figure["layout"].get("meta", {}).get("gflops_per_y", 1.0))
+    out: Dict[str, Any] = {"ceilings": [], "marks": []}
+    for t in figure["data"]:
+        meta = dict(t["meta"])
+        if meta["role"] == "ceiling":
+            out["ceilings"].append(meta)
+            continue
+        texts: Sequence[Optional[str]] = t.get("hovertext") or [None] * len(t["x"])
+        for x, y, text in zip(t["x"], t["y"], texts):
+            if x is None or y is None:
+                continue
+            plain = html.unescape(text.replace("<br>", "\n")) if text else None
+            out["marks"].append({**meta, "intensity": x, "gflops": y * factor, "text": plain})
+    return out
+
+
+
+def interactive_roofline(run: Run, model: RooflineModel, ceilings: Union[str, Sequence[str]] = "default",
+                         figures: Optional[PlotlyFigures] = None) -> str:
+    """The HTML block of ``report.html``'s interactive roofline: the figure (:func:`roofline_figure`,
+    written by ``figures``, a new :class:`~.plotly_embed.PlotlyFigures` by default: the page's
+    first figure, carrying plotly.js), a line on how to use it, and a link to download its data
+    (:func:`figure_data`, JSON); without Plotly, the one line that says how to get it.
+
+    Raises:
+        ValueError: an unknown ceiling name in ``ceilings``.
+    """
+    figure = roofline_figure(run, model, ceilings)
+    payload = {"device": run.device_name, "backend": run.backend, "created": run.created,
+               "tool": f"{run.tool.name} {run.tool.version}", **figure_data(figure)}
+    link = data_link(payload, "roofline-data.json", "Download the figure's data (JSON)")
+    if not plotly_available():
+        return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
+    div = (figures or PlotlyFigures()).div(figure, "roofline")
+    return (f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{div}<p class="sub">Click a legend entry to hide or '
+            "show a ceiling, cache level or suite; drag to zoom, double-click or the modebar's house to reset; the "
+            "buttons above switch between measured and theoretical ceilings"
+            + (" and between the DRAM and the cache-aware roofline" if any(c.is_level for c in run.ceilings) else "")
+            + ". " + link + "</p></div>")

@@ -1,0 +1,21 @@
+"""The ``gemm`` suite's entry in the registry (:mod:`apple_roofline.suites.registry`)."""
+
+from __future__ import annotations
+
+from typing import List
+
+from ..registry import SuiteSpec
+from .suite import GEMM_PRECISIONS, GemmSuite
+
+
+def _ceiling_names() -> List[str]:
+    """Each precision's vendor GEMM, and the CPU's beside a unified-memory GPU's (the precisions its
+    libraries run)."""
+    names = [p.ceiling_class for p in GEMM_PRECISIONS.values()]
+    return names + [f"CPU {p.ceiling_class}" for p in GEMM_PRECISIONS.values() if "cpu" in p.libraries]
+
+
+__all__ = ["SPEC"]
+
+SPEC = SuiteSpec(name="gemm", measure=GemmSuite, order=40, budget_s=90.0, default=True,
+                 ceiling_names=_ceiling_names)

@@ -1,0 +1,611 @@
+"""The ``gemm`` suite: vendor GEMM libraries on square N = 16, 32 … (docs/design.md, "Counting FLOPs and bytes").
+
+C[M×N] = A[M×K]·B[K×N], row-major, no transpose, alpha 1, beta 0, in six precisions
+(:data:`GEMM_PRECISIONS`): fp64, fp32 (FP32 arithmetic, never TF32), tf32 (fp32 storage, inputs
+rounded to TF32 by the library, FP32 accumulate), fp16 and bf16 (16-bit storage, FP32 accumulate, C
+rounded once) and int8 (int8 A and B, exact int32 C; B is written transposed, N×K row-major, the
+"TN" layout integer tensor-core GEMMs take, as torch._int_mm takes it — the product is the same
+C = A·B). CPU: BLAS sgemm and dgemm (Accelerate on macOS,
+OpenBLAS elsewhere) and, on macOS, FP16 through BNNSMatMul (the M5 article's AMX measurements);
+CUDA: cuBLAS, all six; Metal: MetalPerformanceShaders fp32 and fp16. A backend without a precision
+in its kernel table is skipped silently; one whose ``gemm`` raises ``UnsupportedError`` is recorded
+as skipped.
+
+Besides the vendor libraries, :data:`TILED_GEMM` is the M5 article's comparison: a plain 16×16
+threadgroup-tiled MSL kernel (``shaders/metal/gemm.metal``, CUDA twin ``shaders/cuda/gemm.cu``),
+fp32, never a ceiling ("the difference between portable GPU code and Apple-tuned kernels").
+
+Counting: 2·M·N·K operations for every precision (one multiply and one add per term; for int8 these
+are integer operations, reported in the same GFLOP/s column), and bytes (M·K + K·N) × input element
+size + M·N × output element size (the MLX roofline article's formula, with C in its own format:
+fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
+
+N doubles from 16 until the next size would exceed the time budget (a launch of about
+``max_launch_s``; --quick: less), the memory cap, or 8192. Every product is validated against NumPy,
+elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test above it; see
+:func:`check_gemm` for the bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Dict, Iterator, Mapping, Tuple
+
+import numpy as np
+
+from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
+from ..blocks import map_row_blocks
+
+__all__ = [
+    "GemmSuite", "GemmPrecision", "GEMM_PRECISIONS", "GEMM_DTYPES", "TILED_GEMM", "UNDOCUMENTED_FP16_ACCUMULATOR",
+    "gemm_flops", "gemm_bytes", "check_fp16_accumulation",
+    "gemm_kernel_def", "gemm_inputs", "uniform_pair", "check_gemm", "round_tf32", "round_bf16", "bf16_bits", "bf16_values",
+]
+
+
+@dataclass(frozen=True)
+class GemmPrecision:
+    """One precision of the gemm suite: its kernel, storage formats and the terms of its bound.
+
+    ``in_dtype`` / ``out_dtype`` are suite dtypes (keys of ``base.NUMPY_DTYPE`` and ``ITEMSIZE``) of
+    the stored A and B, and of C. The bound terms (see :func:`check_gemm`): ``acc_eps``, the
+    accumulator's machine epsilon (0: exact integer accumulation); ``in_u``, the relative error of
+    the conversion the library applies to the inputs (0: none); ``out_eps``, the relative error
+    allowed for rounding the accumulator to C's format once (0: C is the accumulator's format);
+    ``out_eta``, the absolute error of that rounding in the subnormal range. ``libraries`` maps a
+    backend to the library that has this precision there ("blas", "bnns", "cublas", "mps").
+    """
+
+    kernel: str
+    ceiling_class: str
+    in_dtype: str
+    out_dtype: str
+    acc_eps: float
+    in_u: float = 0.0
+    out_eps: float = 0.0
+    out_eta: float = 0.0
+    libraries: Mapping[str, str] = field(default_factory=dict)
+    b_transposed: bool = False  # B is passed N×K (transposed), as the backend's gemm takes it
+
+
+#: dtype -> precision, in measurement order (fp32 and fp64 first: the CPU's order is unchanged).
+GEMM_PRECISIONS: Dict[str, GemmPrecision] = {
+    "fp32": GemmPrecision("sgemm", "GEMM FP32", "fp32", "fp32", EPS["fp32"],
+                          libraries={"cpu": "blas", "cuda": "cublas", "metal": "mps"}),
+    "fp64": GemmPrecision("dgemm", "GEMM FP64", "fp64", "fp64", EPS["fp64"], libraries={"cpu": "blas", "cuda": "cublas"}),
+    # TF32 inputs: 10 explicit mantissa bits. Tensor cores may read only the top bits of an fp32
+    # operand (round toward zero, relative error < 2^-10) or round to nearest (<= 2^-11): allow eps.
+    "tf32": GemmPrecision("tf32gemm", "GEMM TF32", "fp32", "fp32", EPS["fp32"], in_u=EPS["tf32"],
+                          libraries={"cuda": "cublas"}),
+    "fp16": GemmPrecision("hgemm", "GEMM FP16", "fp16", "fp16", EPS["fp32"], out_eps=EPS["fp16"],
+                          out_eta=2.0**-25,  # half fp16's smallest subnormal, 2^-24
+                          libraries={"cpu": "bnns", "cuda": "cublas", "metal": "mps"}),
+    "bf16": GemmPrecision("bf16gemm", "GEMM BF16", "bf16", "bf16", EPS["fp32"], out_eps=EPS["bf16"],
+                          out_eta=2.0**-134,  # half bf16's smallest subnormal, 2^-133
+                          libraries={"cuda": "cublas"}),
+    "int8": GemmPrecision("i8gemm", "GEMM INT8", "int8", "int32", 0.0, b_transposed=True, libraries={"cuda": "cublas"}),
+}
+
+#: Libraries whose FP16 GEMM does not document its accumulator (MPSMatrixMultiplication.h and
+#: bnns.h say nothing about it). Their fp16 results are checked against the FP32-accumulation
+#: bound first and, failing that, against :func:`check_fp16_accumulation`'s bound; the validation
+#: message says which one held.
+UNDOCUMENTED_FP16_ACCUMULATOR = frozenset({"mps", "bnns"})
+#: Norm-wise tolerance of an FP16-accumulated product, in units of u16·√K (see check_fp16_accumulation).
+FP16_ACC_TAU = 4.0
+
+#: The M5 article's hand-written comparison kernel: 16×16 tiles in threadgroup (shared) memory,
+#: one thread per element of C, fp32 accumulation. Arguments A, B, C, N; N·N work items in
+#: threadgroups (blocks) of 256. Plotted beside the library GEMMs, never a ceiling.
+TILED_GEMM = KernelDef("gemm", "sgemm_tiled16", "fp32",
+                       {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")},
+                       constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}})
+TILE = 16
+
+#: dtype -> (kernel name, ceiling class).
+GEMM_DTYPES: Dict[str, Tuple[str, str]] = {d: (p.kernel, p.ceiling_class) for d, p in GEMM_PRECISIONS.items()}
+MAX_N = 8192
+EXACT_CHECK_MAX_N = 512
+#: Random ±1 vectors per Freivalds test, and the Hoeffding multiplier of its row bound: a correct
+#: row fails one vector with probability at most 2·exp(-λ²/2) = 2.5e-14.
+FREIVALDS_VECTORS = 4
+FREIVALDS_LAMBDA = 8.0
+#: An "fp32" result whose error is this much (or more) of the TF32 input-rounding signature
+#: (least-squares coefficient) was computed with TF32 inputs; a true FP32 result scores ~0.
+TF32_SIGNATURE_MAX = 0.5
+#: An fp16/bf16 failure whose errors all lie within this many eps_out·|A||B| is reported as
+#: partial sums rounded to the output format (fp16 accumulation, or cuBLAS's reduced-precision
+#: split-K reduction, which the "C rounded once" contract excludes).
+LOW_PRECISION_SUM_HINT = 16
+#: int8 inputs are drawn from [-INT8_MAX_ABS, INT8_MAX_ABS].
+INT8_MAX_ABS = 127
+_EPS64 = float(np.finfo(np.float64).eps)
+_TINY64 = float(np.finfo(np.float64).tiny)
+#: Poison values for outputs that cannot hold a float NaN (read back, they fail every check).
+_BF16_NAN = 0x7FC0
+_INT32_POISON = -(2**31)
+
+
+def gemm_flops(m: int, n: int, k: int) -> int:
+    """2·M·N·K: one multiply and one add per term of every dot product (integer operations for
+    int8, counted the same way)."""
+    return 2 * m * n * k
+
+
+def gemm_bytes(m: int, n: int, k: int, dtype: str) -> int:
+    """(M·K + K·N) × input element size + M·N × output element size: A and B read once, C written
+    once (fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4 bytes). Raises KeyError for a
+    dtype not in :data:`GEMM_PRECISIONS`."""
+    p = GEMM_PRECISIONS[dtype]
+    return (m * k + k * n) * ITEMSIZE[p.in_dtype] + m * n * ITEMSIZE[p.out_dtype]
+
+
+def gemm_kernel_def(dtype: str) -> KernelDef:
+    """The kernel table entry of ``dtype``: ``(library, name)`` for every backend whose library has
+    it (``GemmPrecision.libraries``: CPU BLAS fp32/fp64 and BNNS fp16, cuBLAS all six, MPS fp32/fp16).
+    Raises KeyError for an unknown dtype."""
+    p = GEMM_PRECISIONS[dtype]
+    sources = {backend: (lib, p.kernel) for backend, lib in p.libraries.items()}
+    return KernelDef("gemm", p.kernel, dtype, sources, ceiling_class=p.ceiling_class, ceiling_kind="compute")
+
+
+# --- reduced-precision formats in NumPy --------------------------------------------------------
+
+
+def round_tf32(x: np.ndarray, mode: str = "nearest") -> np.ndarray:
+    """``x`` (any float array of finite values) rounded to TF32 (10 explicit mantissa bits), as
+    float32: ``mode`` "nearest" (ties to even) or "zero" (the low 13 bits of the fp32 value
+    dropped). Raises ValueError for another mode."""
+    if mode not in ("nearest", "zero"):
+        raise ValueError(f"unknown rounding mode {mode!r} (valid: nearest, zero)")
+    bits = np.array(x, dtype=np.float32, order="C").view(np.uint32)  # a copy: rounded in place
+    if mode == "nearest":  # finite values cannot carry out of 32 bits
+        bits += np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))
+    bits &= np.uint32(0xFFFFE000)
+    out: np.ndarray = bits.view(np.float32)
+    return out
+
+
+def round_bf16(x: np.ndarray) -> np.ndarray:
+    """``x`` (finite values) rounded to bfloat16, to nearest with ties to even, as float32."""
+    bits = np.array(x, dtype=np.float32, order="C").view(np.uint32)
+    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    bits &= np.uint32(0xFFFF0000)
+    out: np.ndarray = bits.view(np.float32)
+    return out
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """The bf16 bit patterns (uint16, the upper half of each float32) of ``x``; exact when ``x`` is
+    representable in bf16 (else truncated: round with :func:`round_bf16` first)."""
+    return (np.ascontiguousarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits: np.ndarray) -> np.ndarray:
+    """float32 values of bf16 bit patterns (uint16), exact."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def _pow2(x: float) -> str:
+    e = math.log2(x)
+    return f"2^{round(e)}" if e == round(e) else f"{x:.3g}"
+
+
+def _bound_formula(p: GemmPrecision) -> str:
+    """The elementwise bound of ``p`` as text, e.g. "(2·K·2^-23)·|A||B| + 2^-10·|C| + 2^-25"."""
+    rel = f"2·K·{_pow2(p.acc_eps)}" + (f" + 2·{_pow2(p.in_u)} + {_pow2(p.in_u * p.in_u)}" if p.in_u else "")
+    terms = [f"({rel})·|A||B|"]
+    if p.out_eps:
+        terms.append(f"{_pow2(p.out_eps)}·|C|")
+    if p.out_eta:
+        terms.append(_pow2(p.out_eta))
+    return " + ".join(terms)
+
+
+def _tf32_signature(r: np.ndarray, signatures: Tuple[np.ndarray, ...]) -> float:
+    """The largest least-squares coefficient of ``r`` on each signature (0 where it is zero)."""
+    best = 0.0
+    for d in signatures:
+        dd = float(np.vdot(d, d))
+        if dd > 0.0:
+            best = max(best, float(np.vdot(r, d)) / dd)
+    return best
+
+
+def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: int = 11) -> Tuple[bool, str]:
+    """Validate a device's C = A·B in precision ``dtype`` (a key of :data:`GEMM_PRECISIONS`).
+
+    ``a`` (M×K), ``b`` (K×N) are the inputs' values as the device stored them and ``c`` (M×N) the
+    output's values: float16/float32/float64 arrays (bf16 decoded to float32 with
+    :func:`bf16_values`), or int8 inputs and an int32 (or int64) output for "int8". Returns
+    ``(ok, message)``; never raises for well-shaped arrays (KeyError for an unknown dtype).
+
+    **Bound** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.5):
+    an inner product of length K evaluated in any order with unit roundoff u = eps/2 satisfies
+    |s − ŝ| ≤ γ_K Σ|a_k||b_k|, γ_K = K·u/(1 − K·u), so a computed product obeys
+    |C − Ĉ| ≤ γ_K |A||B|. Each element must satisfy
+
+        |Ĉ − C| ≤ (2·K·eps_acc + 2·u_in + u_in²)·(|A||B|) + eps_out·|C| + η_out
+
+    with C the exact product (NumPy, float64):
+
+    - 2·K·eps_acc = 4·K·u: γ_K of the accumulator (fp64 for fp64, fp32 for fp32/tf32/fp16/bf16)
+      with a factor 4 of room for the float64 reference's own γ_K, for accumulators that truncate
+      (tensor cores align addends by truncation: error unit eps, not u) and for any blocked or
+      split-K order (those have γ_{K/s+s} ≤ γ_K).
+    - 2·u_in + u_in² (tf32 only, u_in = 2^-10): A' = A + ΔA with |ΔA| ≤ u_in|A|, likewise B, so
+      |A'B' − AB| ≤ (2u_in + u_in²)|A||B|. 2^-10 covers round-toward-zero (only the top mantissa
+      bits read) as well as round-to-nearest (2^-11).
+    - eps_out·|C| + η_out (fp16, bf16): C is rounded once from the fp32 accumulator,
+      |fl(x) − x| ≤ u_out|x| + η_out (η_out half the smallest subnormal); eps_out = 2·u_out leaves
+      room for |x| ≠ |C| (second order).
+    - int8: exact. The float64 reference is exact (every partial sum is an integer below 2^53).
+
+    Per precision: fp64 2K·2^-52·|A||B|; fp32 2K·2^-23·|A||B|; tf32 (2K·2^-23 + 2^-9 + 2^-20)·|A||B|;
+    fp16 2K·2^-23·|A||B| + 2^-10·|C| + 2^-25; bf16 2K·2^-23·|A||B| + 2^-7·|C| + 2^-134; int8 C = A·B.
+
+    **Up to M = EXACT_CHECK_MAX_N** every element is checked against that bound (int8: equality).
+
+    **Above**, Freivalds' test with FREIVALDS_VECTORS random x ∈ {−1, +1}^N: r = Ĉx − A(Bx) in
+    float64, O(N²). With E = Ĉ − C and β its elementwise bound, row i of r is Σ_j E_ij x_j plus the
+    float64 evaluation errors (≤ N·eps64·(|Ĉ|·1) + (K+N)·eps64·(|A||B|·1)). For a correct result
+    |Σ_j E_ij x_j| ≤ min(Σ_j β_ij, λ·‖β_i‖₂): the first always, the second by Hoeffding's
+    inequality with probability ≥ 1 − 2·exp(−λ²/2) over x alone (λ = FREIVALDS_LAMBDA = 8), whatever
+    the device's errors; ‖β_i‖₂ ≤ (2K·eps_acc + …)·‖a_i‖₂·‖B‖_F + eps_out·‖ĉ_i‖₂ + η_out·√N
+    (Cauchy–Schwarz; |Ĉ| stands in for |C|). It catches an error pattern whose r exceeds that: a
+    transposed operand or a wrong tile at every N ≤ 8192, a single element off by more than about
+    λ·‖β_i‖₂ (≈ λ·√N times its own bound). int8: x has integer entries in [−2^16, 2^16] and
+    r must be exactly 0 (int64); a wrong C passes one vector with probability ≤ 2^-17.
+
+    **fp32 only**, the TF32 signature: the error is regressed on D = Ã·B̃ − A·B (Ã, B̃ the inputs
+    rounded to TF32, to nearest and toward zero; for Freivalds on D·x). A TF32 result scores ≈ 1, an
+    FP32 one ≈ 0 (its error is ~100× smaller and unrelated); ≥ TF32_SIGNATURE_MAX fails. The bound
+    alone separates TF32 from FP32 only up to N ≈ 256 (TF32's error grows like √K, the bound like
+    K²); the signature does so at every N.
+    """
+    p = GEMM_PRECISIONS[dtype]
+    if p.acc_eps == 0.0:
+        return _check_exact_int(a, b, c, seed)
+    m, k = a.shape
+    rel = 2.0 * k * p.acc_eps + 2.0 * p.in_u + p.in_u * p.in_u
+    formula = _bound_formula(p)
+    if m <= EXACT_CHECK_MAX_N:
+        a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+        if not np.all(np.isfinite(c64)):
+            return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
+        want = a64 @ b64
+        bound = rel * (np.abs(a64) @ np.abs(b64)) + p.out_eps * np.abs(want) + p.out_eta + _TINY64
+        err = np.abs(c64 - want)
+        bad = int(np.count_nonzero(err > bound))
+        worst = float(np.max(err / bound))
+        if bad:
+            i, j = np.unravel_index(int(np.argmax(err / bound)), err.shape)
+            msg = (f"{bad} of {c.size} elements exceed the bound {formula} (worst {worst:.3g}× the bound, at "
+                   f"[{i}, {j}]: got {float(c64[i, j])!r}, want {float(want[i, j])!r})")
+            if p.out_eps and np.all(err <= bound + LOW_PRECISION_SUM_HINT * p.out_eps * (np.abs(a64) @ np.abs(b64))):
+                msg += (f"; every error is within {LOW_PRECISION_SUM_HINT}·{dtype} eps·|A||B|: partial sums were "
+                        f"rounded to {dtype} (accumulation, or a split-K reduction, in {dtype})")
+            return False, msg
+        if dtype == "fp32":
+            sig = _tf32_signature(c64 - want, tuple(
+                round_tf32(a, mode).astype(np.float64) @ round_tf32(b, mode).astype(np.float64) - want
+                for mode in ("nearest", "zero")))
+            if sig >= TF32_SIGNATURE_MAX:
+                return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it): the library "
+                               "computed this FP32 GEMM with TF32 inputs")
+        return True, f"all {c.size} elements within {formula} of NumPy float64 (worst {worst:.3g} of the bound)"
+    return _freivalds(a, b, c, p, dtype, rel, formula, seed)
+
+
+def _freivalds(a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float,
+               formula: str, seed: int) -> Tuple[bool, str]:
+    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
+    three passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the
+    blocks on several cores): C (finiteness, C·x, row sums and norms), B (B·x, row sums of |B|,
+    ‖B‖_F, the TF32-rounded B·x for fp32), then A (A·(B·x), |A|·(|B|·1), row norms, the
+    TF32-rounded products)."""
+    m, k = a.shape
+    n = b.shape[1]
+    x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
+    modes = ("nearest", "zero") if dtype == "fp32" else ()
+
+    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        blk = c[rows].astype(np.float64)
+        return (int(np.count_nonzero(~np.isfinite(blk))), blk @ x, np.abs(blk).sum(axis=1),
+                np.sqrt(np.einsum("ij,ij->i", blk, blk)))
+
+    cp = map_row_blocks(c_rows_pass, m, n)
+    nonfinite = sum(r[0] for r in cp)
+    if nonfinite:
+        return False, f"{nonfinite} of {c.size} elements of C are not finite"
+    got = np.concatenate([r[1] for r in cp])
+    c_rows = np.concatenate([r[2] for r in cp])
+    c_norms = np.concatenate([r[3] for r in cp])
+
+    def b_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, float, Tuple[np.ndarray, ...]]:
+        blk = b[rows].astype(np.float64)
+        return (blk @ x, np.abs(blk).sum(axis=1), float(np.einsum("ij,ij->", blk, blk)),
+                tuple(round_tf32(b[rows], mode).astype(np.float64) @ x for mode in modes))
+
+    bp = map_row_blocks(b_rows_pass, k, n)
+    bx = np.concatenate([r[0] for r in bp])
+    b_abs_rows = np.concatenate([r[1] for r in bp])
+    b_norm = math.sqrt(sum(r[2] for r in bp))
+    tbx = [np.concatenate([r[3][j] for r in bp]) for j in range(len(modes))]
+
+    def a_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[np.ndarray, ...]]:
+        blk = a[rows].astype(np.float64)
+        return (blk @ bx, np.abs(blk) @ b_abs_rows, np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+                tuple(round_tf32(a[rows], mode).astype(np.float64) @ tbx[j] for j, mode in enumerate(modes)))
+
+    ap = map_row_blocks(a_rows_pass, m, k)
+    want = np.concatenate([r[0] for r in ap])
+    ab_rows = np.concatenate([r[1] for r in ap])  # (|A||B|)·1, O(N²)
+    a_norms = np.concatenate([r[2] for r in ap])
+    worst_case = rel * ab_rows + p.out_eps * c_rows + n * p.out_eta
+    row_norm = rel * a_norms * b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
+    bound = (np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows
+             + (k + n) * _EPS64 * ab_rows + _TINY64)
+    err = np.abs(got - want)
+    ratio = err / bound[:, None]
+    worst = float(np.max(ratio))
+    if worst > 1.0:
+        bad = int(np.count_nonzero(np.any(ratio > 1.0, axis=1)))
+        return False, (f"Freivalds check failed: C·x differs from A·(B·x) by {worst:.3g}× the bound in "
+                       f"{bad} of {m} rows (element bound {formula})")
+    if modes:
+        sig = _tf32_signature(got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want
+                                                for j in range(len(modes))))
+        if sig >= TF32_SIGNATURE_MAX:
+            return False, (f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
+                           "library computed this FP32 GEMM with TF32 inputs")
+    return True, (f"Freivalds check ({FREIVALDS_VECTORS} random ±1 vectors) passed: worst {worst:.3g} of the "
+                  f"bound (element bound {formula})")
+
+
+def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> Tuple[bool, str]:
+    """int8 × int8 → int32: C must equal A·B exactly (elementwise, or Freivalds with integer x)."""
+    m, k = a.shape
+    n = b.shape[1]
+    a64, b64, c64 = (np.asarray(x).astype(np.int64) for x in (a, b, c))
+    limit = int(np.max(np.abs(a64), initial=0)) * int(np.max(np.abs(b64), initial=0)) * k
+    out = int(np.count_nonzero(np.abs(c64) > limit))
+    if out:
+        return False, (f"{out} of {c.size} elements of C lie outside ±max|A|·max|B|·K = ±{limit} "
+                       "(never written, overflowed or garbage)")
+    if m <= EXACT_CHECK_MAX_N:
+        if limit < 2**53:  # float64 BLAS is exact: every partial sum is an integer below 2^53
+            want = np.rint(a64.astype(np.float64) @ b64.astype(np.float64)).astype(np.int64)
+        else:
+            want = a64 @ b64
+        wrong = c64 != want
+        bad = int(np.count_nonzero(wrong))
+        if bad:
+            i, j = np.unravel_index(int(np.argmax(wrong)), wrong.shape)
+            return False, f"{bad} of {c.size} elements differ from A·B (first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})"
+        return True, f"all {c.size} elements equal the exact integer product"
+    # |x| ≤ xmax keeps C·x and A·(B·x) inside int64: limit·n·xmax < 2^62.
+    xmax = max(1, min(2**16, (2**62) // max(1, limit * max(n, 1))))
+    x = np.random.default_rng(seed).integers(-xmax, xmax + 1, size=(n, FREIVALDS_VECTORS), dtype=np.int64)
+    diff = c64 @ x - a64 @ (b64 @ x)
+    bad = int(np.count_nonzero(np.any(diff != 0, axis=1)))
+    if bad:
+        return False, f"Freivalds check failed: C·x ≠ A·(B·x) exactly in {bad} of {m} rows"
+    return True, f"Freivalds check ({FREIVALDS_VECTORS} random integer vectors) passed: C·x = A·(B·x) exactly"
+
+
+def check_fp16_accumulation(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 11) -> Tuple[bool, str]:
+    """Norm-wise check of an FP16 product C = A·B that may have been accumulated in FP16.
+
+    ``a`` (M×K), ``b`` (K×N), ``c`` (M×N) as for :func:`check_gemm`. Returns ``(ok, message)``.
+
+    Accumulating K terms in fp16 (unit roundoff u = 2^-11) makes the elementwise worst-case bound
+    (K·u·|A||B|) larger than C itself at large K, so a worst-case check would pass garbage. Instead,
+    with Higham and Mary's probabilistic model (*A New Approach to Probabilistic Rounding Error
+    Analysis*, SIAM J. Sci. Comput. 41(5), 2019: rounding errors independent, mean zero, |δ| ≤ u),
+    the error of a recursive sum is Σ_k δ_k·s_k (s_k the partial sums), of variance ≤ u²·Σ_k s_k².
+    The suite's inputs are independent and uniform in [−1, 1), so s_k is a random walk with
+    E s_k² = k/9 and E C_ij² = K/9; hence ‖Ĉ − C‖_F / ‖C‖_F ≲ u·√(K/2), smaller still for blocked
+    or pairwise orders. The check accepts a relative Frobenius error up to FP16_ACC_TAU·u·√K (about
+    5× that, which also covers rounding C to fp16). A transposed or missing operand, a wrong tile or
+    an unwritten C gives a relative error near 1 or more; the largest tolerance, at K = 8192, is 0.18.
+    Above EXACT_CHECK_MAX_N the norms are estimated from Freivalds products with random ±1 vectors
+    (E‖E·x‖² = ‖E‖_F²).
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+    if not np.all(np.isfinite(c64)):
+        return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
+    tol = FP16_ACC_TAU * (EPS["fp16"] / 2.0) * math.sqrt(k)
+    if m <= EXACT_CHECK_MAX_N:
+        want = a64 @ b64
+        err, ref = float(np.linalg.norm(c64 - want)), float(np.linalg.norm(want))
+        how = "‖Ĉ − C‖_F / ‖C‖_F"
+    else:
+        x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
+        want_x = a64 @ (b64 @ x)
+        err, ref = float(np.linalg.norm(c64 @ x - want_x)), float(np.linalg.norm(want_x))
+        how = f"‖(Ĉ − C)x‖ / ‖Cx‖ ({FREIVALDS_VECTORS} random ±1 vectors)"
+    ratio = err / max(ref, _TINY64)
+    bound = f"{FP16_ACC_TAU:g}·2^-11·√K = {tol:.3g}"
+    if ratio > tol:
+        return False, f"{how} = {ratio:.3g} exceeds the FP16-accumulation tolerance {bound}"
+    return True, f"{how} = {ratio:.3g} within the FP16-accumulation tolerance {bound}"
+
+
+# --- the suite ---------------------------------------------------------------------------------
+
+
+def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Square n×n inputs for ``dtype``: ``(a, b, a_stored, b_stored)``, the values (what
+    :func:`check_gemm` takes) and the arrays written to the device. Floats are uniform in [−1, 1)
+    rounded to the storage format (bf16: the low 16 bits of float32 values cleared, so exact); tf32
+    inputs are full fp32 values (the library rounds them); int8 are integers in ±INT8_MAX_ABS."""
+    p = GEMM_PRECISIONS[dtype]
+    if p.in_dtype == "int8":
+        ai = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
+        bi = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
+        return ai, bi, ai, bi
+    if p.in_dtype == "bf16":
+        a32, b32 = uniform_pair(rng, n, np.float32)
+        af, bf = bf16_values(bf16_bits(a32)), bf16_values(bf16_bits(b32))
+        return af, bf, bf16_bits(af), bf16_bits(bf)
+    a, b = uniform_pair(rng, n, np.dtype(NUMPY_DTYPE[p.in_dtype]))
+    return a, b, a, b
+
+
+def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """Two n×n arrays of ``dtype``: the values of two consecutive ``rng.uniform(-1.0, 1.0, (n, n))``
+    draws cast to ``dtype``, drawn a block of rows at a time on the thread pool
+    (:func:`~.blocks.map_row_blocks`). Each block draws from a copy of ``rng``'s bit generator
+    advanced to the block's first value (``advance``, PCG64's jump ahead), so the values are the
+    serial draws' bit for bit whatever the number of threads; ``rng`` is left advanced past both, as
+    after the serial draws. A bit generator without ``advance`` draws serially. An 8192×8192 pair
+    took about 1 s serially on an H100's host (docs/design.md, "Time budgets")."""
+    bitgen = rng.bit_generator
+    if not hasattr(bitgen, "advance"):
+        return (rng.uniform(-1.0, 1.0, (n, n)).astype(dtype), rng.uniform(-1.0, 1.0, (n, n)).astype(dtype))
+    state = bitgen.state
+
+    def draw(first: int, out: np.ndarray, rows: slice) -> None:
+        block_gen = type(bitgen)()
+        block_gen.state = state
+        block_gen.advance(first + rows.start * n)  # type: ignore[attr-defined]  # checked above
+        out[rows] = np.random.Generator(block_gen).uniform(-1.0, 1.0, (rows.stop - rows.start, n))
+
+    pair = (np.empty((n, n), dtype), np.empty((n, n), dtype))
+    for i, out in enumerate(pair):
+        map_row_blocks(partial(draw, i * n * n, out), n, n)
+    bitgen.advance(2 * n * n)
+    return pair
+
+
+def _poison_output(buf: Any, dtype: str, count: int) -> None:
+    """Fill C so that an unwritten element fails the check: NaN (bf16: its bit pattern) or, for
+    int32, −2^31 (outside every int8 product's range)."""
+    out = GEMM_PRECISIONS[dtype].out_dtype
+    if out == "bf16":
+        fill(buf, np.array([_BF16_NAN], dtype=np.uint16), count)
+    elif out == "int32":
+        fill(buf, np.array([_INT32_POISON], dtype=np.int32), count)
+    else:
+        poison(buf, out, count)
+
+
+def _output_values(raw: np.ndarray, dtype: str) -> np.ndarray:
+    """C as read from the device (its storage dtype) -> its values (bf16 decoded to float32)."""
+    return bf16_values(raw) if GEMM_PRECISIONS[dtype].out_dtype == "bf16" else raw
+
+
+class GemmSuite(Suite):
+    """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_PRECISIONS that the
+    backend's kernel table names, then the tiled comparison kernel where the backend has it, on
+    square sizes doubling from 16 while the next size fits the time budget and memory (device
+    memory ≥ 4× the three matrices)."""
+
+    name = "gemm"
+
+    def __init__(self, ctx: SuiteContext) -> None:
+        super().__init__(ctx)
+        self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
+
+    def total(self) -> int:
+        kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
+        n = sum(self.source(k) is not None for k in kernels)
+        if self.ctx.backend_name != "cpu" and self.ctx.info.get("unified_memory"):
+            n += sum("cpu" in p.libraries for p in GEMM_PRECISIONS.values())
+        return n * 10
+
+    def cases(self) -> Iterator[Case]:
+        backend = self.ctx.backend
+        for dtype, p in GEMM_PRECISIONS.items():
+            kdef = gemm_kernel_def(dtype)
+            if self.source(kdef) is None:
+                continue
+            library = kdef.sources[self.ctx.backend_name][0]
+            yield from self._ladder(kdef, dtype, library, lambda N, dtype=dtype: partial(backend.gemm, dtype, N, N, N))
+        src = self.source(TILED_GEMM)
+        if src is not None:
+            consts = self.constants(TILED_GEMM)
+            yield from self._ladder(TILED_GEMM, "fp32", "", lambda N: partial(backend.compile, src[0], src[1], consts),
+                                    compiled=True)
+        yield from self._host_gemm()
+
+    def _host_gemm(self) -> Iterator[Case]:
+        """On a GPU that shares the host's memory (``info["unified_memory"]``: Apple silicon), the
+        CPU's library GEMMs too — on Apple silicon Accelerate's sgemm/dgemm and BNNS FP16 run on the
+        AMX matrix units (the M5 article measures them beside the GPU) — as ``cpu_<kernel>`` with the
+        ceiling classes "CPU GEMM <dtype>", timed on the CPU backend with its own buffers."""
+        if self.ctx.backend_name == "cpu" or not self.ctx.info.get("unified_memory"):
+            return
+        host = self.ctx.options.get("host_backend")
+        if host is None:
+            from ..._native import _core
+
+            host = _core.Backend("cpu", 0)
+        for dtype, p in GEMM_PRECISIONS.items():
+            lib = p.libraries.get("cpu")
+            if lib is None:
+                continue
+            kdef = KernelDef("gemm", f"cpu_{p.kernel}", dtype, {self.ctx.backend_name: (lib, p.kernel)},
+                             ceiling_class=f"CPU {p.ceiling_class}", ceiling_kind="compute")
+            yield from self._ladder(kdef, dtype, lib, lambda N, dtype=dtype: partial(host.gemm, dtype, N, N, N),
+                                    backend=host)
+
+    def _ladder(self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False,
+                backend: Any = None) -> Iterator[Case]:
+        """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
+        ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
+        Buffers come from ``backend`` (default: the suite's)."""
+        backend = self.ctx.backend if backend is None else backend
+        p = GEMM_PRECISIONS[dtype]
+        max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
+        mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
+        N = 16
+        while N <= MAX_N:
+            if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
+                break
+            a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
+            bufs = [backend.alloc(N * N * ITEMSIZE[p.in_dtype]), backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
+                    backend.alloc(N * N * ITEMSIZE[p.out_dtype])]
+            bufs[0].write(a_st.ravel())
+            # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout).
+            bufs[1].write((np.ascontiguousarray(b_st.T) if p.b_transposed else b_st).ravel())
+            _poison_output(bufs[2], dtype, N * N)
+
+            def check(a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype,
+                      out: str = p.out_dtype) -> Tuple[bool, str]:
+                c = _output_values(read(cbuf, out, N * N, self.scratch), dtype).reshape(N, N)
+                ok, msg = check_gemm(a, b, c, dtype)
+                if not ok and dtype == "fp16" and library in UNDOCUMENTED_FP16_ACCUMULATOR:
+                    ok16, msg16 = check_fp16_accumulation(a, b, c)
+                    if ok16:
+                        return True, (f"{msg16}; not within the FP32-accumulation bound ({msg}): {library} "
+                                      "accumulates this FP16 GEMM in FP16")
+                    msg += f"; nor as an FP16-accumulated product: {msg16}"
+                return ok, msg
+
+            self.last = None  # set by record(); stays None when the case was skipped
+            yield Case(
+                kernel=kdef,
+                params={"m": N, "n": N, "k": N},
+                launch=N * N if compiled else 1,
+                flops=gemm_flops(N, N, N),
+                bytes=gemm_bytes(N, N, N, dtype),
+                args=[*bufs, N] if compiled else bufs,
+                make_kernel=make(N),
+                check=check,
+                reset=partial(_poison_output, bufs[2], dtype, N * N),
+            )
+            # The next size costs about 8x this one; predict from the best sample, so one
+            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
+            last: Any = self.last
+            if last is None or not last.valid or last.min_s * 8 > max_launch_s:
+                break
+            N *= 2

@@ -1,0 +1,99 @@
+"""The ``peak`` suite: compute ceilings from FMA chains on a small cache-resident buffer
+(docs/design.md, "Counting FLOPs and bytes").
+
+F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer). FP32: the M5 article's
+six variants ``vec4_cross4``, ``vec4_indep4``, ``vec4_indep8``, ``scalar_indep4``, ``scalar_indep8``,
+``scalar_indep16``; FP16: its four, ``vec4_cross4``, ``scalar_indep8``, ``scalar_indep16``,
+``scalar_indep32``, plus ``vec4_indep4`` and ``vec4_indep8`` as in FP32 (on an H200 the
+cross-dependent half2 chains of ``vec4_cross4`` reached 73 TFLOP/s where independent half2 chains
+reached 124 of the 134 theoretical, so without them the FP16 vector ceiling would measure the
+kernel's dependencies, not the hardware); FP64: ``scalar_indep8``. Vector variants set the
+"<dtype> vector" ceiling, scalar ones the "<dtype> scalar ILP" ceiling (FP64: "FP64"). A variant the
+device cannot run (FP16 on a CPU without FP16 arithmetic, FP64 on a GPU without it) is reported as
+skipped with the backend's reason.
+
+Whole waves on GPUs: where a kernel reports ``wave_items`` (the work items the device runs at once:
+on CUDA, SMs × resident blocks per SM × block size), the launch is rounded up to a whole number of
+waves, at least MIN_WAVES (:mod:`..waves`). A launch that ends in a partial wave leaves SMs idle while the others
+finish: on an H100, 4 MiB of FP64 chains is a quarter of a wave and reached 28.1 TFLOP/s where 4
+whole waves reached 32.6. Such launches record ``waves`` in their parameters, and their buffers grow
+to fit (tens of MiB: still compute-bound at F = 512). A case rebound to another block size
+(:meth:`~.base.Case.for_block`, when tuning) is sized again in whole waves of that size, on the
+same buffers where they hold it and with the same NumPy reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, Tuple
+
+import numpy as np
+
+from ..base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, prebuild
+from ..chains import chain_case, chain_reference
+from ..fma import FMA_KERNELS
+from ..waves import MIN_WAVES, wave_items
+
+__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES"]
+
+PEAK_F = 512
+PEAK_BUFFER_BYTES = 4 << 20
+
+#: (dtype, variant) in the order they are measured.
+PEAK_VARIANTS: Tuple[Tuple[str, str], ...] = (
+    ("fp32", "vec4_cross4"), ("fp32", "vec4_indep4"), ("fp32", "vec4_indep8"),
+    ("fp32", "scalar_indep4"), ("fp32", "scalar_indep8"), ("fp32", "scalar_indep16"),
+    ("fp16", "vec4_cross4"), ("fp16", "vec4_indep4"), ("fp16", "vec4_indep8"),
+    ("fp16", "scalar_indep8"), ("fp16", "scalar_indep16"), ("fp16", "scalar_indep32"),
+    ("fp64", "scalar_indep8"),
+)
+
+
+def ceiling_class(dtype: str, variant: str) -> str:
+    """The ceiling a peak variant can set: "FP32 vector", "FP32 scalar ILP", "FP16 …", "FP64"."""
+    if dtype == "fp64":
+        return "FP64"
+    return f"{dtype.upper()} {'vector' if variant.startswith('vec4') else 'scalar ILP'}"
+
+
+def kernel_def(dtype: str, variant: str) -> KernelDef:
+    fk = FMA_KERNELS[variant]
+    return KernelDef("peak", variant, dtype, fk.sources(dtype), constants=fk.constants(),
+                     ceiling_class=ceiling_class(dtype, variant), ceiling_kind="compute")
+
+
+class PeakSuite(Suite):
+    """Every PEAK_VARIANTS kernel at F = PEAK_F on PEAK_BUFFER_BYTES input and output buffers, or
+    whole waves of work items on GPUs (module docstring)."""
+
+    name = "peak"
+
+    def total(self) -> int:
+        return len(PEAK_VARIANTS)
+
+    def cases(self) -> Iterator[Case]:
+        pair = BufferPair(self.ctx.backend)
+        kernels = [(kdef, src) for kdef in (kernel_def(d, v) for d, v in PEAK_VARIANTS)
+                   for src in [self.source(kdef)] if src is not None]
+        prebuild(self.ctx.backend, [(*src, {**self.constants(kdef), "F": PEAK_F}) for kdef, src in kernels])
+        for kdef, src in kernels:
+            yield self._case(kdef, src, self.constants(kdef), pair,
+                             chain_reference(FMA_KERNELS[kdef.name], PEAK_F, kdef.dtype))
+
+    def _case(self, kdef: KernelDef, src: Tuple[str, str], consts: Constants, pair: BufferPair,
+              reference: Callable[[], np.ndarray]) -> Case:
+        """The case of ``kdef`` built with ``consts``, in whole waves where the kernel reports them;
+        rebound to another BLOCK, planned again here (its waves depend on the block)."""
+        fk = FMA_KERNELS[kdef.name]
+        item_bytes = fk.elems_per_item * ITEMSIZE[kdef.dtype]
+        items = PEAK_BUFFER_BYTES // item_bytes
+        extra: Dict[str, Any] = {}
+        wave = wave_items(self.ctx.backend, src, {**consts, "F": PEAK_F})
+        if wave:
+            waves = max(MIN_WAVES, -(-items // wave))
+            items = waves * wave
+            extra["waves"] = waves
+        case = chain_case(kdef, fk, PEAK_F, items, pair.get(items * item_bytes), src, self.ctx.backend, extra,
+                          consts, reference)
+        case.rebind = lambda block: self._case(kdef, src, {**consts, "BLOCK": block}, pair, reference)
+        return case
+

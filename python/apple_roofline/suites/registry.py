@@ -1,0 +1,245 @@
+"""The one registry of the roofline study's suites (docs/design.md, "Adding a suite").
+
+A suite is a folder: a subpackage of :mod:`apple_roofline.suites` whose ``spec`` module defines
+``SPEC``, a :class:`SuiteSpec` naming everything the rest of the tool needs of it: its measuring
+class, its place in a run, its budget, the options its sweep forms take, the ceilings and warnings
+its rules make of a run's measurements, and its report sections with their figures. The runner, the model,
+the Markdown and HTML reports, the figures writer and the command line's help ask this registry and
+name no suite. Discovery walks the package's ``__path__`` (:func:`pkgutil.iter_modules`), so a folder
+dropped into ``suites/`` is found, and a test can put another folder on that path (then call
+:func:`refresh`). The suites are imported on the first question, never when this module is, so
+importing the model imports no suite.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+
+if TYPE_CHECKING:
+    from ..roofline.records import Ceiling, Measurement
+    from .base import Suite
+
+#: What a section's tables and a figure are built from: a run (:class:`~apple_roofline.roofline.run.Run`).
+#: The registry is imported by the model, which the run and the tables import, so it names their
+#: types loosely here (a report table is a :class:`~apple_roofline.roofline.tables.Table`, a figure a
+#: matplotlib Figure) and imports no view.
+RunOf = Any
+
+__all__ = ["SuiteSpec", "Section", "SuiteFigure", "specs", "spec", "suite_names", "default_suites", "budgets_s",
+           "sections", "figures", "suite_ceilings", "suite_ceiling_names", "suite_warnings", "suite_options", "device_facts", "refresh",
+           "SPEC_MODULE", "optional_tables"]
+
+#: The module of a suite's folder that defines its ``SPEC``.
+SPEC_MODULE = "spec"
+
+
+def _none(*_args: object) -> Tuple[()]:
+    return ()
+
+
+def _no_options(_named: bool) -> Mapping[str, Any]:
+    return {}
+
+
+def _no_facts(_info: Mapping[str, Any]) -> Mapping[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True)
+class SuiteFigure:
+    """A figure of a suite's section: written as ``<stem>.png`` and ``<stem>.svg`` beside the report
+    and shown in report.html in its section, between the section's notes and its first table.
+
+    Attributes:
+        stem: the file name without extension (``"hierarchy"``).
+        draw: the figure of a run, or None when the run has nothing to draw (then no file).
+        caption: the HTML caption.
+    """
+
+    stem: str
+    draw: Callable[[RunOf], Optional[Any]]
+    caption: str
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section a suite adds to report.md and report.html, after the per-suite tables.
+
+    Attributes:
+        title: the section's heading (``"Memory hierarchy"``).
+        tables: the section's tables of a run, in order; empty when the run has nothing for it (then
+            the section is left out).
+        order: its place among the suites' sections (ascending; suites' run order breaks a tie).
+        figure: its figure, if it has one.
+    """
+
+    title: str
+    tables: Callable[[RunOf], Sequence[Any]]
+    order: int
+    figure: Optional[SuiteFigure] = None
+
+
+def optional_tables(build: Callable[[RunOf], Optional[Any]]) -> Callable[[RunOf], Sequence[Any]]:
+    """A :attr:`Section.tables` of one table builder that returns None when the run has nothing for
+    it: that table, or none."""
+    def tables(run: RunOf) -> Sequence[Any]:
+        table = build(run)
+        return (table,) if table is not None else ()
+
+    return tables
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """Everything the tool knows of one suite (the BabelStream-style table entry of a suite).
+
+    Attributes:
+        name: the suite's name (``--suite NAME``), the name of its folder.
+        measure: the :class:`~.base.Suite` subclass that yields its cases.
+        order: its place in a run (ascending) and in the reports.
+        budget_s: seconds a default run gives it (a third with ``--quick``; docs/design.md, "Time budgets").
+        default: measured by a run that names no suite.
+        summary: a few words for the command line's ``--suite`` help (may be empty).
+        options: the options of its sweep forms, by whether the suites were named (``--suite``) or
+            are the default ones: added to every suite context of the run.
+        device_facts: facts recorded in the run's ``device`` when the suite is measured, from the
+            device's info (the hierarchy's documented cache sizes).
+        ceilings: the ceilings its rules make of a run's measurements, beside the one each kernel's
+            ``ceiling_class`` sets (the hierarchy's level ceilings).
+        ceiling_names: every measured ceiling name its kernels and rules can set on any device
+            (``run --ceilings`` is checked against them before anything is measured).
+        warnings: the warnings its rules give about a run's measurements.
+        sections: what it adds to the reports (and, through their figures, the figures written).
+    """
+
+    name: str
+    measure: Type["Suite"]
+    order: int
+    budget_s: float
+    default: bool = False
+    summary: str = ""
+    options: Callable[[bool], Mapping[str, Any]] = _no_options
+    device_facts: Callable[[Mapping[str, Any]], Mapping[str, Any]] = _no_facts
+    ceilings: Callable[[Sequence["Measurement"]], Sequence["Ceiling"]] = _none
+    ceiling_names: Callable[[], Sequence[str]] = _none
+    warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
+    sections: Tuple[Section, ...] = ()
+
+
+_FOUND: List[Tuple["SuiteSpec", ...]] = []
+
+
+def _discover() -> Tuple[SuiteSpec, ...]:
+    package = importlib.import_module(__package__ or "apple_roofline.suites")
+    found: Dict[str, SuiteSpec] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg or info.name in found:
+            continue
+        name = f"{package.__name__}.{info.name}.{SPEC_MODULE}"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            raise ImportError(f"suites/{info.name}/ has no {SPEC_MODULE}.py: every folder of suites/ is a suite, "
+                              "registered by SPEC in its spec.py (docs/design.md, \"Adding a suite\")") from None
+        entry = getattr(module, "SPEC", None)
+        if not isinstance(entry, SuiteSpec):
+            raise TypeError(f"{name} defines no SPEC (a SuiteSpec): every folder of suites/ is a suite")
+        if entry.name != info.name:
+            raise ValueError(f"{name}: SPEC.name {entry.name!r} differs from its folder {info.name!r}")
+        found[entry.name] = entry
+    return tuple(sorted(found.values(), key=lambda s: (s.order, s.name)))
+
+
+def specs() -> Tuple[SuiteSpec, ...]:
+    """Every suite, in run order (discovered on the first call).
+
+    Raises:
+        ImportError: a folder of suites/ has no spec.py.
+        TypeError: its spec.py defines no SPEC.
+        ValueError: its SPEC names another suite than the folder.
+    """
+    if not _FOUND:
+        _FOUND.append(_discover())
+    return _FOUND[0]
+
+
+def refresh() -> None:
+    """Forget the suites found, so the next question discovers them again (after a folder was added
+    to the package's path)."""
+    _FOUND.clear()
+
+
+def spec(name: str) -> SuiteSpec:
+    """The suite named ``name``.
+
+    Raises:
+        KeyError: no such suite (the message names the suites).
+    """
+    for s in specs():
+        if s.name == name:
+            return s
+    raise KeyError(f"no suite {name!r} (suites: {', '.join(suite_names())})")
+
+
+def suite_names() -> Tuple[str, ...]:
+    """Every suite's name, in run order."""
+    return tuple(s.name for s in specs())
+
+
+def default_suites() -> Tuple[str, ...]:
+    """The suites a run measures when none are named, in run order."""
+    return tuple(s.name for s in specs() if s.default)
+
+
+def budgets_s() -> Dict[str, float]:
+    """Each suite's default budget, seconds, in run order."""
+    return {s.name: s.budget_s for s in specs()}
+
+
+def suite_options(named: bool) -> Dict[str, Any]:
+    """The sweep-form options of every suite, for a run whose suites were named (``named``) or not."""
+    out: Dict[str, Any] = {}
+    for s in specs():
+        out.update(s.options(named))
+    return out
+
+
+def device_facts(names: Sequence[str], info: Mapping[str, Any]) -> Dict[str, Any]:
+    """The device facts the suites ``names`` record (:attr:`SuiteSpec.device_facts`)."""
+    out: Dict[str, Any] = {}
+    for s in specs():
+        if s.name in names:
+            out.update(s.device_facts(info))
+    return out
+
+
+def suite_ceilings(measurements: Sequence["Measurement"]) -> List["Ceiling"]:
+    """The ceilings every suite's rules make of ``measurements``."""
+    return [c for s in specs() for c in s.ceilings(measurements)]
+
+
+def suite_ceiling_names() -> List[str]:
+    """Every measured ceiling name any suite can set (:attr:`SuiteSpec.ceiling_names`), in run order."""
+    return [n for s in specs() for n in s.ceiling_names()]
+
+
+def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:
+    """The warnings every suite's rules give about ``measurements``."""
+    return [w for s in specs() for w in s.warnings(measurements)]
+
+
+def sections() -> List[Tuple[SuiteSpec, Section]]:
+    """Every suite's report sections with their suite, in report order (:attr:`Section.order`, then
+    run order)."""
+    ranked = [(sec.order, i, s, sec) for i, s in enumerate(specs()) for sec in s.sections]
+    return [(s, sec) for _order, _i, s, sec in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def figures() -> List[Tuple[SuiteSpec, SuiteFigure]]:
+    """Every suite's figures with their suite, in report order."""
+    return [(s, sec.figure) for s, sec in sections() if sec.figure is not None]

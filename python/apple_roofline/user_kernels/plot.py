@@ -1,0 +1,92 @@
+"""Your kernels on the roofline figure (docs/design.md, "Your kernels on the roofline"); their
+tables and hover text are :mod:`.tables`'.
+
+On the figure each kernel has one colour; its dots (L1 ``^``, L2 ``s``, DRAM ``o``) are joined by a
+thin line, as in the cache-aware roofline of Intel Advisor, and sized by the kernel's share of the
+file's time (area in proportion). The outermost dot of each kernel is labelled with its name, the
+ceiling that binds it and the speedup left below it. Artists carry the gids ``kernel:<i>`` (the
+dot of ``placements[i]``) and ``kernellabel:<kernel>``, on which :func:`.tables.kernel_tooltips` hangs text.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Sequence, Tuple
+
+from ..figures import PALETTE, Axes, mpl, text_color
+from ..roofline.axes import Scale
+from ..roofline.labels import Labels, point_label_offsets
+from .model import LEVELS
+from .place import Placement
+
+__all__ = ["LEVEL_MARKERS", "draw_kernels", "dot_size", "dot_gid", "short_name", "speedup_text"]
+
+#: The marker of each level's dots.
+LEVEL_MARKERS: Dict[str, str] = {"L1": "^", "L2": "s", "DRAM": "o"}
+_NAME_WIDTH = 40
+
+
+def dot_gid(index: int) -> str:
+    """The gid of ``placements[index]``'s marker."""
+    return f"kernel:{index}"
+
+
+def short_name(name: str, width: int = _NAME_WIDTH) -> str:
+    """A kernel name cut to ``width`` characters (its argument list first: ``triad(float*, ...)`` ->
+    ``triad(…)``)."""
+    head = name.split("(")[0] + "(…)" if "(" in name and len(name) > width else name
+    return head if len(head) <= width else head[: width - 1] + "…"
+
+
+def dot_size(share: float) -> float:
+    """A dot's marker size (points) for its kernel's time share: area in proportion, 5 to 18 points."""
+    return 5.0 + 13.0 * math.sqrt(max(0.0, min(1.0, share)))
+
+
+def speedup_text(p: Placement) -> str:
+    """``"×2.3 left below L2 bandwidth"``, ``"at L2 bandwidth"``, ``"12% above GEMM FP16"`` or why nothing binds."""
+    if p.binding is None or p.speedup is None:
+        return p.note or "not bound"
+    if p.speedup < 1.0:
+        return f"{1.0 / p.speedup - 1.0:.0%} above {p.binding.name}"
+    if p.speedup < 1.005:
+        return f"at {p.binding.name}"
+    return f"×{p.speedup:.3g} left below {p.binding.name}"
+
+
+def draw_kernels(ax: Axes, scale: Scale, placements: Sequence[Placement], labels: Labels,
+                 colors: Sequence[str] = PALETTE) -> Dict[str, Any]:
+    """Draw ``placements`` into ``ax`` (module docstring) and return their legend entries (label ->
+    handle): one per kernel, and one per level marker used."""
+    Line2D = mpl("matplotlib.lines").Line2D
+    handles: Dict[str, Any] = {}
+    kernels: Dict[str, List[Tuple[int, Placement]]] = {}
+    for i, p in enumerate(placements):
+        kernels.setdefault(p.dot.kernel, []).append((i, p))
+    for k, (kernel, items) in enumerate(kernels.items()):
+        color = colors[k % len(colors)]
+        items.sort(key=lambda it: LEVELS.index(it[1].dot.level))
+        if len(items) > 1:
+            ax.plot([p.dot.intensity for _i, p in items], [scale.y(p.dot.gflops) for _i, p in items], color=color,
+                    linewidth=0.9, linestyle=":", zorder=6, gid=f"kernelline:{kernel}")
+        for i, p in items:
+            size = dot_size(p.share)
+            ax.plot([p.dot.intensity], [scale.y(p.dot.gflops)], linestyle="none", marker=LEVEL_MARKERS[p.dot.level],
+                    markersize=size, color=color, markeredgecolor="black", markeredgewidth=0.5, alpha=0.9, zorder=7,
+                    gid=dot_gid(i))
+            labels.add_markers(ax, [p.dot.intensity], [scale.y(p.dot.gflops)], size)
+        _i, outer = items[-1]
+        text = f"{short_name(kernel, 28)}\n{speedup_text(outer)}"
+        ann = ax.annotate(text, xy=(outer.dot.intensity, scale.y(outer.dot.gflops)), xytext=(7.0, -4.0),
+                          textcoords="offset points", ha="left", va="top", fontsize=7.0, color=text_color(color),
+                          bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
+                          zorder=7, gid=f"kernellabel:{kernel}")
+        labels.add_free(ann, point_label_offsets(7.0), order=(2.0, 0.0))
+        handles[f"{short_name(kernel)} ({outer.share:.0%} of time)"] = Line2D(
+            [], [], linestyle="none", marker="o", markersize=7, color=color, markeredgecolor="black",
+            markeredgewidth=0.5)
+    for level in LEVELS:
+        if any(p.dot.level == level for p in placements):
+            handles[f"your kernels at {level} (size: time share)"] = Line2D(
+                [], [], linestyle="none", marker=LEVEL_MARKERS[level], markersize=7, color="#4d4d4d")
+    return handles
