@@ -14,7 +14,7 @@ from apple_roofline.errors import OptionError
 from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.roofline.options import OPTION_FLAGS, RunOptions
 from apple_roofline.study.journal import Journal
-from apple_roofline.suites import DEFAULT_SUITES
+from apple_roofline.suites import registry
 
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
@@ -24,7 +24,7 @@ def test_options_are_checked_and_normalised_when_built() -> None:
     assert opts.suites == ("stream", "peak") and opts.suite_names == ("stream", "peak")
     assert opts.sustain_s == 1.5 and opts.command == ("apple-roofline", "run")
     assert opts.budgets_s == {"stream": 0.0, "peak": 0.0}  # --sustain lengthens every measurement: no budget
-    assert RunOptions().suite_names == DEFAULT_SUITES and RunOptions().suites is None
+    assert RunOptions().suite_names == registry.default_suites() and RunOptions().suites is None
     assert RunOptions(quick=True).max_warmup_s < RunOptions().max_warmup_s
     for kw, match in [({"reps": 0}, r"reps 0 is out of range \(valid: 1 to 10000\)"),
                       ({"suites": "stream,foo"}, r"suites 'foo' is not a suite"),
