@@ -71,8 +71,8 @@ void ClockSlots::begin(const Device& dev, uint64_t reps, unsigned per_sample) {
   groups_ = reps < most ? reps : most;
   if (!ptr_) return;
   // first: all ones (atomicMin's identity), last: zeros (atomicMax's); both on the stream.
-  check(driver().cuMemsetD8Async(ptr_ + kFirstOffset, 0xff, kWindowBytes, dev.stream()), "cuMemsetD8Async");
-  check(driver().cuMemsetD8Async(ptr_ + kLastOffset, 0, kWindowBytes, dev.stream()), "cuMemsetD8Async");
+  CU_CHECK(driver().cuMemsetD8Async(ptr_ + kFirstOffset, 0xff, kWindowBytes, dev.stream()));
+  CU_CHECK(driver().cuMemsetD8Async(ptr_ + kLastOffset, 0, kWindowBytes, dev.stream()));
 }
 
 // Sample r belongs to group r·groups/reps; the first sample of each group is probed.
@@ -86,7 +86,7 @@ unsigned ClockSlots::slot(uint64_t r, unsigned j) const {
 }
 
 void ClockSlots::point(const Device& dev, unsigned slot) const {
-  check(driver().cuMemsetD32Async(ptr_, slot, 1, dev.stream()), "cuMemsetD32Async");
+  CU_CHECK(driver().cuMemsetD32Async(ptr_, slot, 1, dev.stream()));
 }
 
 ClockReading ClockSlots::reading(const Device& dev) const {
@@ -96,8 +96,8 @@ ClockReading ClockSlots::reading(const Device& dev) const {
     return out;
   }
   std::vector<uint64_t> first(2 * kClockSlots * kClockSms), last(2 * kClockSlots * kClockSms);
-  check(driver().cuMemcpyDtoHAsync(first.data(), ptr_ + kFirstOffset, kWindowBytes, dev.stream()), "cuMemcpyDtoHAsync");
-  check(driver().cuMemcpyDtoHAsync(last.data(), ptr_ + kLastOffset, kWindowBytes, dev.stream()), "cuMemcpyDtoHAsync");
+  CU_CHECK(driver().cuMemcpyDtoHAsync(first.data(), ptr_ + kFirstOffset, kWindowBytes, dev.stream()));
+  CU_CHECK(driver().cuMemcpyDtoHAsync(last.data(), ptr_ + kLastOffset, kWindowBytes, dev.stream()));
   dev.sync("reading the clock probe");
   for (uint64_t g = 0; g < groups_; ++g) {
     double cycles = 0, ns = 0;
@@ -126,8 +126,8 @@ ClockProbe::ClockProbe(std::shared_ptr<Device> dev) : dev_(std::move(dev)) {
         {"-DAR_CLOCK_SLOTS=" + std::to_string(kClockSlots), "-DAR_CLOCK_SMS=" + std::to_string(kClockSms)},
         dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
         dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-    check(driver().cuModuleLoadData(&module_, img.image.data()), "cuModuleLoadData");
-    check(driver().cuModuleGetFunction(&function_, module_, "ar_clock_spin"), "cuModuleGetFunction");
+    CU_CHECK(driver().cuModuleLoadData(&module_, img.image.data()));
+    CU_CHECK(driver().cuModuleGetFunction(&function_, module_, "ar_clock_spin"));
     slots_ =
         ClockSlots(module_, "probe kernel on the same stream before and after each probed sample (" +
                                 std::to_string(kProbeNs / 1000) +
@@ -149,7 +149,7 @@ ClockProbe::~ClockProbe() {
 void ClockProbe::run() {
   unsigned long long ns = kProbeNs;
   void* params[] = {&ns};
-  check(driver().cuLaunchKernel(function_, 1, 1, 1, 1, 1, 1, 0, dev_->stream(), params, nullptr), "cuLaunchKernel");
+  CU_CHECK(driver().cuLaunchKernel(function_, 1, 1, 1, 1, 1, 1, 0, dev_->stream(), params, nullptr));
 }
 
 std::shared_ptr<ClockProbe> clock_probe_for(const std::shared_ptr<Device>& dev) {

@@ -60,14 +60,14 @@ GlobalTimerSync::GlobalTimerSync(std::shared_ptr<Device> dev) : dev_(std::move(d
   CompiledImage img = nvrtc_compile(kPingSource, "ar_globaltimer_ping", {},
                                     dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                                     dev_->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-  check(d.cuModuleLoadData(&module_, img.image.data()), "cuModuleLoadData");
-  check(d.cuModuleGetFunction(&function_, module_, "ar_globaltimer_ping"), "cuModuleGetFunction");
+  CU_CHECK(d.cuModuleLoadData(&module_, img.image.data()));
+  CU_CHECK(d.cuModuleGetFunction(&function_, module_, "ar_globaltimer_ping"));
   // cuda.h: CU_MEMHOSTALLOC_DEVICEMAP maps the pinned memory into the device's address space;
   // cuMemHostGetDevicePointer gives the device's pointer to it (Flags must be 0).
   const size_t bytes = kStampOffset + sizeof(uint64_t) * (kMaxRounds + 1);
-  check(d.cuMemHostAlloc(&host_, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+  CU_CHECK(d.cuMemHostAlloc(&host_, bytes, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
   std::memset(host_, 0, bytes);
-  check(d.cuMemHostGetDevicePointer(&device_, host_, 0), "cuMemHostGetDevicePointer");
+  CU_CHECK(d.cuMemHostGetDevicePointer(&device_, host_, 0));
 }
 
 GlobalTimerSync::~GlobalTimerSync() {
@@ -94,7 +94,7 @@ TimerOffset GlobalTimerSync::measure(unsigned rounds) {
   CUdeviceptr dflag = device_, dstamp = device_ + kStampOffset;
   unsigned r = rounds;
   void* params[] = {&dflag, &dstamp, &r};
-  check(d.cuLaunchKernel(function_, 1, 1, 1, 1, 1, 1, 0, dev_->stream(), params, nullptr), "cuLaunchKernel");
+  CU_CHECK(d.cuLaunchKernel(function_, 1, 1, 1, 1, 1, 1, 0, dev_->stream(), params, nullptr));
 
   std::vector<int64_t> t0(rounds + 1), t1(rounds + 1);
   for (unsigned k = 1; k <= rounds; ++k) {

@@ -16,9 +16,9 @@ namespace {
 std::vector<int> supported_archs() {
   const NvrtcApi& n = nvrtc();
   int count = 0;
-  check_nvrtc(n.nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  NVRTC_CHECK(n.nvrtcGetNumSupportedArchs(&count));
   std::vector<int> archs(size_t(std::max(count, 0)));
-  if (count > 0) check_nvrtc(n.nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
+  if (count > 0) NVRTC_CHECK(n.nvrtcGetSupportedArchs(archs.data()));
   std::sort(archs.begin(), archs.end());
   return archs;
 }
@@ -100,7 +100,7 @@ CompiledImage compile_uncached(const std::string& source, const std::string& ent
 
   Program prog;
   const std::string name = entry + ".cu";
-  check_nvrtc(n.nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
+  NVRTC_CHECK(n.nvrtcCreateProgram(&prog.p, source.c_str(), name.c_str(), 0, nullptr, nullptr));
   nvrtcResult r = n.nvrtcCompileProgram(prog.p, int(argv.size()), argv.data());
   size_t log_size = 0;
   if (n.nvrtcGetProgramLogSize(prog.p, &log_size) == NVRTC_SUCCESS && log_size > 1) {
@@ -116,13 +116,13 @@ CompiledImage compile_uncached(const std::string& source, const std::string& ent
   }
   size_t size = 0;
   if (out.target.rfind("sm_", 0) == 0) {
-    check_nvrtc(n.nvrtcGetCUBINSize(prog.p, &size), "nvrtcGetCUBINSize");
+    NVRTC_CHECK(n.nvrtcGetCUBINSize(prog.p, &size));
     out.image.resize(size);
-    check_nvrtc(n.nvrtcGetCUBIN(prog.p, out.image.data()), "nvrtcGetCUBIN");
+    NVRTC_CHECK(n.nvrtcGetCUBIN(prog.p, out.image.data()));
   } else {
-    check_nvrtc(n.nvrtcGetPTXSize(prog.p, &size), "nvrtcGetPTXSize");
+    NVRTC_CHECK(n.nvrtcGetPTXSize(prog.p, &size));
     out.image.resize(size);  // NUL-terminated, as cuModuleLoadData wants PTX
-    check_nvrtc(n.nvrtcGetPTX(prog.p, out.image.data()), "nvrtcGetPTX");
+    NVRTC_CHECK(n.nvrtcGetPTX(prog.p, out.image.data()));
   }
   return out;
 }

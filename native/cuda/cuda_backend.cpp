@@ -77,8 +77,7 @@ class CudaKernel final : public Kernel {
     // beyond which a launch of the function would fail" (registers, __launch_bounds__).
     m_->dev->make_current();
     int max_threads = 0;
-    check(driver().cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m_->function),
-          "cuFuncGetAttribute");
+    CU_CHECK(driver().cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, m_->function));
     max_block_ = uint32_t(max_threads);
     warp_ = uint32_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE));
     if (uint32_t(block_) > max_block_)
@@ -88,8 +87,7 @@ class CudaKernel final : public Kernel {
     // cuda.h: cuOccupancyMaxActiveBlocksPerMultiprocessor gives the resident blocks per SM for
     // this function at this block size (registers, shared memory and the SM's limits).
     int blocks_per_sm = 0;
-    check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, m_->function, block_, 0),
-          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    CU_CHECK(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, m_->function, block_, 0));
     wave_ = uint64_t(blocks_per_sm) * uint64_t(block_) *
             uint64_t(m_->dev->attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
     if (probe_)
@@ -150,9 +148,8 @@ class CudaKernel final : public Kernel {
     return unsigned(blocks);
   }
   void submit(unsigned blocks, Params& p, const Module& m) const {
-    check(driver().cuLaunchKernel(m.function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs,
-                                  nullptr),
-          "cuLaunchKernel");
+    CU_CHECK(driver().cuLaunchKernel(m.function, blocks, 1, 1, unsigned(block_), 1, 1, 0, m_->dev->stream(), p.ptrs,
+                                     nullptr));
   }
   void submit(unsigned blocks, Params& p) const { submit(blocks, p, *m_); }
 
@@ -223,14 +220,14 @@ class CudaKernel final : public Kernel {
     std::vector<int64_t> call(reps), launched(reps), done(reps);
     std::vector<uint64_t> start(reps);
     for (uint64_t r = 0; r < reps; ++r) {
-      check(d.cuMemsetD8Async(stamp.ptr(), 0, sizeof(uint64_t), dev->stream()), "cuMemsetD8Async");
+      CU_CHECK(d.cuMemsetD8Async(stamp.ptr(), 0, sizeof(uint64_t), dev->stream()));
       dev->sync("clearing the stamp");
       call[r] = steady_ns();
       submit(blocks, p);
       launched[r] = steady_ns();
       dev->sync(entry_.c_str());
       done[r] = steady_ns();
-      check(d.cuMemcpyDtoHAsync(&start[r], stamp.ptr(), sizeof(uint64_t), dev->stream()), "cuMemcpyDtoHAsync");
+      CU_CHECK(d.cuMemcpyDtoHAsync(&start[r], stamp.ptr(), sizeof(uint64_t), dev->stream()));
       dev->sync("reading the stamp");
       if (start[r] == 0)
         throw std::invalid_argument(entry_ +
@@ -305,11 +302,11 @@ class CudaBackend final : public Backend {
     dev_->make_current();
     Info i;
     char name[256] = {0};
-    check(d.cuDeviceGetName(name, sizeof name - 1, dev_->device()), "cuDeviceGetName");
+    CU_CHECK(d.cuDeviceGetName(name, sizeof name - 1, dev_->device()));
     size_t total = 0;
-    check(d.cuDeviceTotalMem(&total, dev_->device()), "cuDeviceTotalMem");
+    CU_CHECK(d.cuDeviceTotalMem(&total, dev_->device()));
     int driver_version = 0;
-    check(d.cuDriverGetVersion(&driver_version), "cuDriverGetVersion");
+    CU_CHECK(d.cuDriverGetVersion(&driver_version));
     char bus[32] = {0};
     if (d.cuDeviceGetPCIBusId(bus, sizeof bus - 1, dev_->device()) == CUDA_SUCCESS) i["pci_bus_id"] = std::string(bus);
     i["backend"] = std::string("cuda");
@@ -456,7 +453,7 @@ class CudaBackend final : public Backend {
     dev_->make_current();
     auto m = std::make_shared<Module>();
     m->dev = dev_;
-    check(driver().cuModuleLoadData(&m->module, img.image.data()), "cuModuleLoadData");
+    CU_CHECK(driver().cuModuleLoadData(&m->module, img.image.data()));
     CUresult r = driver().cuModuleGetFunction(&m->function, m->module, entry.c_str());
     if (r == CUDA_ERROR_NOT_FOUND)
       throw CompileError("[cuda::cuModuleGetFunction] no kernel '" + entry +

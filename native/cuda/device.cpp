@@ -11,8 +11,8 @@ namespace ar::cuda {
 
 Device::Device(int index) : index_(index) {
   const DriverApi& d = driver();
-  check(d.cuDeviceGet(&dev_, index), "cuDeviceGet");
-  check(d.cuDevicePrimaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain");
+  CU_CHECK(d.cuDeviceGet(&dev_, index));
+  CU_CHECK(d.cuDevicePrimaryCtxRetain(&ctx_, dev_));
   const char* call = "cuCtxSetCurrent";
   CUresult r = d.cuCtxSetCurrent(ctx_);
   // A blocking stream (CU_STREAM_DEFAULT): it also orders against the legacy default stream, which
@@ -43,11 +43,11 @@ Device::~Device() {
 
 int Device::attribute(CUdevice_attribute a) const {
   int v = 0;
-  check(driver().cuDeviceGetAttribute(&v, a, dev_), "cuDeviceGetAttribute");
+  CU_CHECK(driver().cuDeviceGetAttribute(&v, a, dev_));
   return v;
 }
 
-void Device::make_current() const { check(driver().cuCtxSetCurrent(ctx_), "cuCtxSetCurrent"); }
+void Device::make_current() const { CU_CHECK(driver().cuCtxSetCurrent(ctx_)); }
 
 void Device::sync(const char* after) const {
   // cuStreamQuery polled through wait_until (core/waits.h), not cuStreamSynchronize: a stream that
@@ -104,7 +104,7 @@ void CudaBuffer::write(const void* src, size_t n, size_t offset) {
   check_range(n, offset, nbytes_, "write");
   if (!n) return;
   dev_->make_current();
-  check(driver().cuMemcpyHtoDAsync(ptr_ + offset, src, n, dev_->stream()), "cuMemcpyHtoDAsync");
+  CU_CHECK(driver().cuMemcpyHtoDAsync(ptr_ + offset, src, n, dev_->stream()));
   dev_->sync("cuMemcpyHtoDAsync");
 }
 
@@ -112,7 +112,7 @@ void CudaBuffer::read(void* dst, size_t n, size_t offset) const {
   check_range(n, offset, nbytes_, "read");
   if (!n) return;
   dev_->make_current();
-  check(driver().cuMemcpyDtoHAsync(dst, ptr_ + offset, n, dev_->stream()), "cuMemcpyDtoHAsync");
+  CU_CHECK(driver().cuMemcpyDtoHAsync(dst, ptr_ + offset, n, dev_->stream()));
   dev_->sync("cuMemcpyDtoHAsync");
 }
 
@@ -128,9 +128,9 @@ SampleEvents::SampleEvents(const Device& dev, size_t samples) : dev_(dev) {
   stop_.reserve(samples);
   for (size_t i = 0; i < samples; ++i) {
     CUevent a = nullptr, b = nullptr;
-    check(d.cuEventCreate(&a, CU_EVENT_DEFAULT), "cuEventCreate");
+    CU_CHECK(d.cuEventCreate(&a, CU_EVENT_DEFAULT));
     start_.push_back(a);
-    check(d.cuEventCreate(&b, CU_EVENT_DEFAULT), "cuEventCreate");
+    CU_CHECK(d.cuEventCreate(&b, CU_EVENT_DEFAULT));
     stop_.push_back(b);
   }
 }
@@ -141,8 +141,8 @@ SampleEvents::~SampleEvents() {
   for (CUevent e : stop_) d.cuEventDestroy(e);
 }
 
-void SampleEvents::start(size_t i) { check(driver().cuEventRecord(start_[i], dev_.stream()), "cuEventRecord"); }
-void SampleEvents::stop(size_t i) { check(driver().cuEventRecord(stop_[i], dev_.stream()), "cuEventRecord"); }
+void SampleEvents::start(size_t i) { CU_CHECK(driver().cuEventRecord(start_[i], dev_.stream())); }
+void SampleEvents::stop(size_t i) { CU_CHECK(driver().cuEventRecord(stop_[i], dev_.stream())); }
 
 std::vector<double> SampleEvents::elapsed(const char* what) {
   const DriverApi& d = driver();
@@ -151,7 +151,7 @@ std::vector<double> SampleEvents::elapsed(const char* what) {
   out.reserve(start_.size());
   for (size_t i = 0; i < start_.size(); ++i) {
     float ms = 0.0f;
-    check(d.cuEventElapsedTime(&ms, start_[i], stop_[i]), "cuEventElapsedTime");
+    CU_CHECK(d.cuEventElapsedTime(&ms, start_[i], stop_[i]));
     out.push_back(double(ms) * 1e-3);
   }
   return out;

@@ -47,14 +47,13 @@ std::shared_ptr<CublasState> state_for(const std::shared_ptr<Device>& dev) {
   const CublasApi& c = cublas();
   dev->make_current();
   auto s = std::make_shared<CublasState>();
-  check_cublas(c.cublasCreate_v2(&s->handle), "cublasCreate");
-  check_cublas(c.cublasSetStream_v2(s->handle, dev->stream()), "cublasSetStream");
-  check(driver().cuMemAlloc(&s->workspace, kWorkspaceBytes), "cuMemAlloc");
-  check_cublas(c.cublasSetWorkspace_v2(s->handle, reinterpret_cast<void*>(s->workspace), kWorkspaceBytes),
-               "cublasSetWorkspace");
+  CUBLAS_CHECK(c.cublasCreate_v2(&s->handle));
+  CUBLAS_CHECK(c.cublasSetStream_v2(s->handle, dev->stream()));
+  CU_CHECK(driver().cuMemAlloc(&s->workspace, kWorkspaceBytes));
+  CUBLAS_CHECK(c.cublasSetWorkspace_v2(s->handle, reinterpret_cast<void*>(s->workspace), kWorkspaceBytes));
   // CUBLAS_DEFAULT_MATH: FP32 GEMM stays FP32 (TF32 only where the compute type asks for it), and
   // FP16/BF16 may use reduced-precision split-K reductions, as PyTorch allows by default.
-  check_cublas(c.cublasSetMathMode(s->handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  CUBLAS_CHECK(c.cublasSetMathMode(s->handle, CUBLAS_DEFAULT_MATH));
   dev->library_state = s;
   return s;
 }

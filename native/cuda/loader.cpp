@@ -199,27 +199,61 @@ std::string cu_error(CUresult r) {
   return std::string(name ? name : "CUDA error " + std::to_string(int(r))) + ": " + (msg ? msg : "unknown");
 }
 
-void check(CUresult r, const char* call) {
-  if (r == CUDA_SUCCESS) return;
-  throw DeviceError(std::string("[cuda::") + call + "] " + cu_error(r));
+namespace {
+
+static_assert(api_call("driver().cuMemsetD8Async(ptr_, 0, n, dev.stream())") == "cuMemsetD8Async");
+static_assert(api_call("d.cuCtxSynchronize()") == "cuCtxSynchronize");
+static_assert(api_call("c.cublasCreate_v2(&s->handle)") == "cublasCreate");
+static_assert(api_call("cublas().cublasGemmEx(h, CUBLAS_OP_N)") == "cublasGemmEx");
+static_assert(api_call("n.nvrtcGetPTX(prog.p, out.image.data())") == "nvrtcGetPTX");
+static_assert(api_call("r") == "r");
+
+// "[cuda::<call>] " for a call by name; for a call site, its API function's name.
+std::string prefix(const char* call) { return std::string("[cuda::") + call + "] "; }
+std::string prefix(const CallSite& site) { return "[cuda::" + std::string(api_call(site.expr)) + "] "; }
+
+// "" for a call by name; " (<expression> at <file>:<line>)" for a call site, the file's name without its folders.
+std::string suffix(const char*) { return ""; }
+std::string suffix(const CallSite& site) {
+  std::string_view file = site.file;
+  size_t slash = file.find_last_of("/\\");
+  if (slash != std::string_view::npos) file = file.substr(slash + 1);
+  return " (" + std::string(site.expr) + " at " + std::string(file) + ":" + std::to_string(site.line) + ")";
 }
 
-void check_nvrtc(nvrtcResult r, const char* call) {
+template <class Where>
+void check_cu(CUresult r, const Where& where) {
+  if (r == CUDA_SUCCESS) return;
+  throw DeviceError(prefix(where) + cu_error(r) + suffix(where));
+}
+
+template <class Where>
+void check_nvrtc_at(nvrtcResult r, const Where& where) {
   if (r == NVRTC_SUCCESS) return;
   std::string why;
   const NvrtcApi* n = nvrtc_api(&why);
   const char* msg = n ? n->nvrtcGetErrorString(r) : nullptr;
-  throw BackendError(std::string("[cuda::") + call + "] " + (msg ? msg : "NVRTC error " + std::to_string(int(r))));
+  throw BackendError(prefix(where) + (msg ? msg : "NVRTC error " + std::to_string(int(r))) + suffix(where));
 }
 
-void check_cublas(cublasStatus_t r, const char* call) {
+template <class Where>
+void check_cublas_at(cublasStatus_t r, const Where& where) {
   if (r == CUBLAS_STATUS_SUCCESS) return;
   std::string why;
   const CublasApi* c = cublas_api(&why);
   std::string msg = c ? std::string(c->cublasGetStatusName(r)) + ": " + c->cublasGetStatusString(r)
                       : "cuBLAS status " + std::to_string(int(r));
-  if (r == CUBLAS_STATUS_NOT_SUPPORTED) throw UnsupportedError(std::string("[cuda::") + call + "] " + msg);
-  throw DeviceError(std::string("[cuda::") + call + "] " + msg);
+  if (r == CUBLAS_STATUS_NOT_SUPPORTED) throw UnsupportedError(prefix(where) + msg + suffix(where));
+  throw DeviceError(prefix(where) + msg + suffix(where));
 }
+
+}  // namespace
+
+void check(CUresult r, const char* call) { check_cu(r, call); }
+void check(CUresult r, const CallSite& site) { check_cu(r, site); }
+void check_nvrtc(nvrtcResult r, const char* call) { check_nvrtc_at(r, call); }
+void check_nvrtc(nvrtcResult r, const CallSite& site) { check_nvrtc_at(r, site); }
+void check_cublas(cublasStatus_t r, const char* call) { check_cublas_at(r, call); }
+void check_cublas(cublasStatus_t r, const CallSite& site) { check_cublas_at(r, site); }
 
 }  // namespace ar::cuda

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vendor.h"
@@ -79,9 +80,61 @@ const CublasApi& cublas();
 std::string loaded_path(const char* library);  // "driver", "nvrtc" or "cublas"
 
 // Throw DeviceError("[cuda::<call>] CUDA_ERROR_X: message") / CompileError / BackendError on failure.
+// For a status kept in a variable and looked at first; a call checked where it is made uses CU_CHECK.
 void check(CUresult r, const char* call);
 void check_nvrtc(nvrtcResult r, const char* call);
 void check_cublas(cublasStatus_t r, const char* call);
 std::string cu_error(CUresult r);  // "CUDA_ERROR_X: message"
 
+// Where a checked call was made: its expression as written, the source file and the line.
+struct CallSite {
+  const char* expr;
+  const char* file;
+  int line;
+};
+
+// The API function an expression calls: the first name followed by '(' that is "cu", "cublas" or
+// "nvrtc" and then a capital, less a "_v2" suffix: "driver().cuMemsetD8Async(p, 0, n, s)" ->
+// "cuMemsetD8Async", "cublas().cublasCreate_v2(&h)" -> "cublasCreate"; the whole expression when none.
+constexpr std::string_view api_call(std::string_view expr) {
+  auto ident = [](char c) {
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  };
+  for (size_t i = 0; i < expr.size();) {
+    if (!ident(expr[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < expr.size() && ident(expr[end])) ++end;
+    std::string_view name = expr.substr(i, end - i);
+    auto upper_after = [&](std::string_view prefix) {
+      return name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix && name[prefix.size()] >= 'A' &&
+             name[prefix.size()] <= 'Z';
+    };
+    bool api = upper_after("cu") || upper_after("cublas") || upper_after("nvrtc");
+    if (api && end < expr.size() && expr[end] == '(') {
+      constexpr std::string_view v2 = "_v2";
+      bool versioned = name.size() > v2.size() && name.substr(name.size() - v2.size()) == v2;
+      return versioned ? name.substr(0, name.size() - v2.size()) : name;
+    }
+    i = end;
+  }
+  return expr;
+}
+
+// The same checks, the message also naming the expression and where it is:
+// "[cuda::cuMemsetD8Async] CUDA_ERROR_X: message (driver().cuMemsetD8Async(...) at clock_probe.cpp:74)".
+void check(CUresult r, const CallSite& site);
+void check_nvrtc(nvrtcResult r, const CallSite& site);
+void check_cublas(cublasStatus_t r, const CallSite& site);
+
 }  // namespace ar::cuda
+
+// A vendor call's status checked where it is made, after BabelStream's CU(EXPR): the failing
+// expression and its line go into the exception's message (ar::cuda::check's CallSite overloads).
+#define CU_CHECK(expr) ::ar::cuda::check((expr), ::ar::cuda::CallSite{#expr, __FILE__, __LINE__})
+#define NVRTC_CHECK(expr) ::ar::cuda::check_nvrtc((expr), ::ar::cuda::CallSite{#expr, __FILE__, __LINE__})
+#define CUBLAS_CHECK(expr) ::ar::cuda::check_cublas((expr), ::ar::cuda::CallSite{#expr, __FILE__, __LINE__})
+
+namespace ar::cuda {}  // namespace ar::cuda

@@ -49,6 +49,7 @@ __all__ = [
     "Roofline",
     "Run",
     "RunInterrupted",
+    "RunOptions",
     "Skipped",
     "derive_ceilings",
     "flops_bytes",
@@ -59,6 +60,7 @@ __all__ = [
     "save_kernels",
     "run_dispatch",
     "run_roofline",
+    "measure_device",
     "DispatchStudy",
 ]
 
@@ -69,6 +71,8 @@ _LAZY = {
     "UnsupportedError": ("._native", "_core"),
     "run_roofline": (".roofline.runner", None),
     "RunInterrupted": (".roofline.runner", None),
+    "RunOptions": (".roofline.options", None),
+    "measure_device": (".roofline.runner", None),
     "list_devices": (".devices", None),
     "run_dispatch": (".dispatch.runner", None),
     "DispatchStudy": (".dispatch.model", None),

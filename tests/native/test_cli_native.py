@@ -25,7 +25,7 @@ def invoke(args: Sequence[str]) -> Result:
 def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> None:
     import apple_roofline.roofline.runner as runner_mod
 
-    monkeypatch.setattr(runner_mod, "run_roofline", lambda *a, **kw: behaviour(runner_mod))
+    monkeypatch.setattr(runner_mod, "measure_device", lambda *a, **kw: behaviour(runner_mod))
 
 
 def test_devices_table() -> None:

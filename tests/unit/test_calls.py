@@ -3,6 +3,7 @@ model's JSON, the runner over a fake backend, the report, the plot and the CLI."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -428,11 +429,14 @@ def test_the_cli_writes_the_files_and_prints_the_fits(
 ) -> None:
     seen: Dict[str, Any] = {}
 
-    def fake_run(device: str, **kw: Any) -> CallsStudy:
-        seen.update(kw, device=device)
-        return _study({"cublas": (12e-6, 4e13), "blas": (1e-6, 5e11)})
+    class FakeRunner:
+        def __init__(self, device: str, options: calls_runner.CallsOptions, **kw: Any) -> None:
+            seen.update(device=device, quick=options.quick, paths=options.names, batches=tuple(options.batches or ()))
 
-    monkeypatch.setattr(calls_runner, "run_calls", fake_run)
+        def run(self) -> CallsStudy:
+            return _study({"cublas": (12e-6, 4e13), "blas": (1e-6, 5e11)})
+
+    monkeypatch.setattr(calls_runner, "CallsRunner", FakeRunner)
     out = tmp_path / "o"
     result = _cli(["--device", "cpu", "--quick", "--path", "blas", "--batches", "1,4", "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -466,15 +470,16 @@ def test_the_cli_refuses_a_study_that_measures_nothing(
 ) -> None:
     """``calls --device cpu --path cublas`` exited 0 with files that held nothing measured: now one
     line, 2 (the arguments) or 1 (the machine), and no study file."""
-    real = calls_runner.run_calls
+    real = calls_runner.CallsRunner
     monkeypatch.setattr(
         calls_runner,
-        "run_calls",
-        lambda dev, **kw: real(
+        "CallsRunner",
+        lambda dev, options, **kw: real(
             dev,
+            dataclasses.replace(options, budget_s=1e-3),
             open_backend=lambda _d: FakeBackend(device),
             core=FakeCore(FakeBackend("cpu")),
-            **{**kw, "budget_s": 1e-3},
+            **kw,
         ),
     )
     out = tmp_path / "o"

@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -503,8 +503,9 @@ def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
 
     calls: List[Dict[str, Any]] = []
 
-    def fake_run_roofline(device: Optional[str] = None, suites: Optional[Sequence[str]] = None, **kw: Any) -> Run:
-        calls.append({"device": device, "suites": suites, **kw})
+    def fake_measure_device(device: Any, options: Any, **kw: Any) -> Run:
+        fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+        calls.append({"device": device, **fields, **kw})
         progress = kw.get("progress")
         if progress is not None:
             progress.start("stream", 2)
@@ -513,7 +514,7 @@ def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
             progress.finish("stream")
         return behaviour(runner_mod)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(runner_mod, "run_roofline", fake_run_roofline)
+    monkeypatch.setattr(runner_mod, "measure_device", fake_measure_device)
     return calls
 
 

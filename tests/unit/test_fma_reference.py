@@ -89,6 +89,24 @@ def test_check_tiled_catches_a_single_wrong_element() -> None:
     assert not check_tiled(out, ref, rtol, atol)[0]
 
 
+def test_check_close_counts_what_it_finds_and_check_tiled_adds_the_counts_up() -> None:
+    """check_close's result is structured (bad, first, worst); check_tiled sums the bad elements of
+    its chunks from it, so bad elements in several chunks are counted, not read back from a message."""
+    want = np.linspace(1.0, 2.0, 64, dtype=np.float32)
+    got = want.copy()
+    got[[5, 40]] *= 1.5
+    result = check_close(got, want, 1e-6, 0.0)
+    assert not result.ok and (result.total, result.bad, result.first) == (64, 2, 5)
+    assert result.worst > 1e5 and result.message.startswith("2 of 64 elements wrong; first at 5")
+    fine = check_close(want, want, 1e-6, 0.0)
+    assert fine.ok and fine.bad == 0 and fine.first == -1 and fine.worst == 0.0
+    ref = np.arange(1, 9, dtype=np.float32)
+    tiled = np.resize(ref, 8 * 40)
+    tiled[[3, 100, 250, 251]] = -1.0  # four bad elements in three chunks of 64
+    ok, msg = check_tiled(tiled, ref, 1e-6, 0.0, chunk=64)
+    assert not ok and msg.startswith("4 of 320 elements differ from the NumPy reference; chunk at 0: 1 of 64")
+
+
 def test_tolerance_scales_with_epsilon() -> None:
     r32, _ = tolerance("fp32")
     r16, _ = tolerance("fp16")
@@ -166,5 +184,5 @@ def test_tiled_within_decides_as_check_close(
     elif wrong == "sign":
         got[i] = -got[i]
     want = np.resize(ref, n)
-    assert tiled_within(got, ref, rtol, atol) == check_close(got, want, rtol, atol)[0]
-    assert check_tiled(got, ref, rtol, atol)[0] == check_close(got, want, rtol, atol)[0]
+    assert tiled_within(got, ref, rtol, atol) == check_close(got, want, rtol, atol).ok
+    assert check_tiled(got, ref, rtol, atol)[0] == check_close(got, want, rtol, atol).ok

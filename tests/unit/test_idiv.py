@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline.html import to_html
+from apple_roofline.roofline.options import parse_suites
 from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.idiv import suite as idiv_suite

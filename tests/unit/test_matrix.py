@@ -17,10 +17,10 @@ import pytest
 from apple_roofline.errors import OptionError
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.model import RooflineModel, derive_ceilings
+from apple_roofline.roofline.options import parse_suites
 from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import parse_suites
 from apple_roofline.roofline.selection import default_names
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext

@@ -9,7 +9,7 @@ out of range), 130 when interrupted (the partial study is written).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, List, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Dict, List, Optional
 
 import typer
 
@@ -95,15 +95,17 @@ def calls(
     DIR/calls.json, calls.md and calls.png."""
     from ..calls import runner
     from ..calls.outputs import write_calls
-    from ..calls.paths import check_paths
-    from ..calls.shapes import check_batches, check_sizes
     from ..devices import resolve_device
 
-    try:
-        paths = check_paths(_split(path) or []) if path is not None else None
-        batches = check_batches([as_integer(v) for v in _split(batch) or []]) if batch is not None else None
-        sizes = check_sizes([as_integer(v) for v in _split(n) or []]) if n is not None else None
-        reps = runner.check_max_reps(as_integer(max_reps))
+    try:  # the options built and checked once (CallsOptions); numbers as their text where no integer
+        numbers: Dict[str, Any] = {
+            "batches": [as_integer(v) for v in _split(batch) or []] if batch is not None else None,
+            "sizes": [as_integer(v) for v in _split(n) or []] if n is not None else None,
+            "max_reps": as_integer(max_reps),
+        }
+        options = runner.CallsOptions(
+            paths=_split(path) or [] if path is not None else None, quick=quick, command=real_command(), **numbers
+        )
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
@@ -112,17 +114,7 @@ def calls(
     out, journal = study_journal(ctx, out, resume, "calls", CallsStudy)
     prepare_out(out)
     study = measure_on_device(
-        lambda progress: runner.run_calls(
-            str(spec),
-            paths=paths,
-            quick=quick,
-            batches=batches,
-            sizes=sizes,
-            max_reps=reps,
-            progress=progress,
-            command=real_command(),
-            journal=journal,
-        ),
+        lambda progress: runner.CallsRunner(str(spec), options, progress=progress, journal=journal).run(),
         "calls.json",
         out,
         spec,

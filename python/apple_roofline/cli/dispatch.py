@@ -11,7 +11,7 @@ GPU at once, one process each, and DIR/node.md, node.json (:mod:`.node`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Dict, Optional
 
 import typer
 
@@ -120,9 +120,13 @@ def dispatch(
         from ..dispatch.outputs import write_study
     except ImportError as exc:
         import_failure(exc)
-    try:
-        counts = as_integer(reps), as_integer(launches), as_integer(warmup)
-        n_reps, n_launches, n_warmup = runner.check_counts(*counts)  # type: ignore[arg-type]
+    try:  # the options built and checked once (DispatchOptions); numbers as their text where no integer
+        counts: Dict[str, Any] = {
+            "reps": as_integer(reps),
+            "launches": as_integer(launches),
+            "warmup": as_integer(warmup),
+        }
+        options = runner.DispatchOptions(peers=peers, command=real_command(), **counts)
         if is_device_list(device):
             prepare_out(out)
             return run_on_node(ctx, str(device), out, outlier_pct, "dispatch.json")
@@ -136,16 +140,7 @@ def dispatch(
     out, journal = study_journal(ctx, out, resume, "dispatch", DispatchStudy)
     prepare_out(out)
     study = measure_on_device(
-        lambda progress: runner.run_dispatch(
-            str(spec),
-            reps=n_reps,
-            launches=n_launches,
-            warmup=n_warmup,
-            peers=peers,
-            progress=progress,
-            command=real_command(),
-            journal=journal,
-        ),
+        lambda progress: runner.DispatchRunner(str(spec), options, progress=progress, journal=journal).run(),
         "dispatch.json",
         out,
         spec,

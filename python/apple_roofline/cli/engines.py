@@ -13,7 +13,7 @@ or precision, a bad size or batch); 130 when interrupted (the partial study is w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Dict, Optional
 
 import typer
 
@@ -77,22 +77,24 @@ def engines(
 ) -> None:
     """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs
     and bytes, time predictions on macOS; write DIR/engines.json, engines.md and engines.png."""
-    from ..engines import kernels, runner
+    from ..engines import runner
     from ..engines.models import CoremltoolsMissing, ModelBuildError
     from ..engines.outputs import write_engines
-    from ..engines.predict import MAX_REPS
-    from ..errors import check_int
 
-    try:
-        unit_names = kernels.parse_units(units) if units is not None else None
-        shapes = kernels.parse_shapes(sizes) if sizes is not None else None
-        batch_values = (
-            kernels.check_batches([as_integer(v) for v in batches.split(",") if v.strip()])
-            if batches is not None
-            else None
+    try:  # the options built and checked once (EnginesOptions); numbers as their text where no integer
+        numbers: Dict[str, Any] = {
+            "batches": [as_integer(v) for v in batches.split(",") if v.strip()] if batches is not None else None,
+            "reps": as_integer(reps) if reps is not None else None,
+        }
+        options = runner.EnginesOptions(
+            units=units,
+            sizes=sizes,
+            precisions=precisions,
+            quick=quick,
+            cache_dir=cache_dir,
+            command=real_command(),
+            **numbers,
         )
-        precision_names = kernels.parse_precisions(precisions) if precisions is not None else None
-        n_reps = check_int(as_integer(reps), "reps", 1, MAX_REPS) if reps is not None else None
     except OptionError as exc:
         fail_option(exc)
     from ..engines.model import EnginesStudy
@@ -101,18 +103,7 @@ def engines(
     prepare_out(out)
     try:
         study = measure_study(
-            lambda progress: runner.run_engines(
-                unit_names,
-                [s.name for s in shapes] if shapes else None,
-                batch_values,
-                precision_names,
-                quick=quick,
-                reps=n_reps,
-                cache_dir=cache_dir,
-                progress=progress,
-                command=real_command(),
-                journal=journal,
-            ),
+            lambda progress: runner.EnginesRunner(options, progress=progress, journal=journal).run(),
             "engines.json",
             out,
         )

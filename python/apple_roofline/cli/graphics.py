@@ -1,18 +1,18 @@
 """``apple-roofline graphics``: the render-pass and texture paths of a GPU (the graphics study).
 
-Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the rule of
-docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the device failed,
-wgpu is not installed or finds no adapter, or the device ran none of the passes (nothing is written); 2 for
-bad usage (an unknown device, adapter, suite or pattern, ``--overdraw 0``, a negative F, a malformed
-``--budget``), 130 when interrupted (the partial study is written). After the counts it prints the time per
-suite against its budget (a suite cut short by its budget says so) and the steady clock with how many passes
-ran below it.
+Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the
+rule of docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the
+device failed, wgpu is not installed or finds no adapter, or the device ran none of the passes
+(nothing is written); 2 for bad usage (an unknown device, adapter, suite or pattern, ``--overdraw
+0``, a negative F, a malformed ``--budget``), 130 when interrupted (the partial study is written).
+After the counts it prints the time per suite against its budget (a suite cut short by its budget
+says so) and the steady clock with how many passes ran below it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Dict, Optional
 
 import typer
 
@@ -32,6 +32,9 @@ from .common import (
     write_outputs,
 )
 from .journal import RESUME_HELP, study_journal
+
+if TYPE_CHECKING:
+    from ..graphics.options import GraphicsOptions
 
 __all__ = ["graphics"]
 
@@ -98,57 +101,21 @@ def graphics(
 ) -> None:
     """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write
     DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png."""
-    from ..errors import check_int
     from ..graphics import runner
-    from ..graphics.grid import graphics_budgets
-    from ..graphics.kernels import FILTERS, PATTERNS, SUITES
     from ..graphics.outputs import write_graphics
     from ..graphics.report import summary_lines
     from ..graphics.wgpu_device import WgpuUnavailable
-    from ..measure import check_reps
 
-    if quick and full:
-        fail("--quick and --full ask for two grids (valid: one of them, or neither)", EXIT_USAGE)
-    try:
-        api, index = runner.parse_graphics_device(device)
-        suites = runner.parse_choices(suite, "suites", SUITES, "graphics suite") if suite is not None else None
-        layers = check_int(as_integer(overdraw), "overdraw", 1, runner.MAX_OVERDRAW)
-        fs = runner.check_f_values(as_integers(f)) if f is not None else None
-        pats = runner.parse_choices(pattern, "patterns", PATTERNS, "texture pattern") if pattern is not None else None
-        width, height = runner.parse_resolution(resolution)
-        n_reps = check_reps(as_integer(reps))
-        texture_sizes = runner.check_sizes(as_integers(sizes)) if sizes is not None else None
-        fetch_counts = runner.check_fetches(as_integers(fetches)) if fetches is not None else None
-        filters = runner.parse_choices(filter_, "filters", FILTERS, "texture filter") if filter_ is not None else None
-        grid = "full" if full else ("quick" if quick else "default")
-        if budget is not None:
-            graphics_budgets(suites or SUITES, grid, budget)
-    except OptionError as exc:
-        fail_option(exc)
+    options = _graphics_options(
+        device, suite, overdraw, f, pattern, resolution, sizes, fetches, filter_, quick, full, budget, reps
+    )
     from ..graphics.model import GraphicsStudy
 
     out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
     prepare_out(out)
     try:
         study = measure_on_device(
-            lambda progress: runner.run_graphics(
-                f"{api}:{index}",
-                suites,
-                overdraw=layers,
-                f_values=fs,
-                patterns=pats,
-                sizes=texture_sizes,
-                fetches=fetch_counts,
-                filters=filters,
-                width=width,
-                height=height,
-                grid=grid,
-                reps=n_reps,
-                budget=budget,
-                progress=progress,
-                command=real_command(),
-                journal=journal,
-            ),
+            lambda progress: runner.GraphicsRunner(options, progress=progress, journal=journal).run(),
             "graphics.json",
             out,
             device,
@@ -157,10 +124,58 @@ def graphics(
         fail(str(exc), EXIT_FAILED)
     written, problems = write_outputs(write_graphics, study, out)
     typer.echo(
-        f"{study.device_name} ({api}): {len(study.measurements)} passes, "
+        f"{study.device_name} ({options.api}): {len(study.measurements)} passes, "
         f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped"
     )
     for line in summary_lines(study):
         typer.echo(line)
     print_written(written, [*problems, *study.warnings])
     fail_if_invalid(sum(not m.valid for m in study.measurements), "pass(es)", out / "graphics.md")
+
+
+def _graphics_options(
+    device: str,
+    suite: Optional[str],
+    overdraw: str,
+    f: Optional[str],
+    pattern: Optional[str],
+    resolution: str,
+    sizes: Optional[str],
+    fetches: Optional[str],
+    filter_: Optional[str],
+    quick: bool,
+    full: bool,
+    budget: Optional[str],
+    reps: str,
+) -> "GraphicsOptions":
+    """The study's options from its flags, built and checked once
+    (:class:`~apple_roofline.graphics.options.GraphicsOptions`); exits 2 with the library's message
+    naming the flag and its valid range. Numbers go to it as the integers they are, or as their text
+    for its checks to reject."""
+    from ..graphics.options import GraphicsOptions, parse_resolution
+
+    if quick and full:
+        fail("--quick and --full ask for two grids (valid: one of them, or neither)", EXIT_USAGE)
+    try:
+        width, height = parse_resolution(resolution)
+        numbers: Dict[str, Any] = {
+            "overdraw": as_integer(overdraw),
+            "reps": as_integer(reps),
+            "f_values": as_integers(f) if f is not None else None,
+            "sizes": as_integers(sizes) if sizes is not None else None,
+            "fetches": as_integers(fetches) if fetches is not None else None,
+        }
+        return GraphicsOptions(
+            device=device,
+            suites=suite,
+            patterns=pattern,
+            filters=filter_,
+            width=width,
+            height=height,
+            grid="full" if full else ("quick" if quick else "default"),
+            budget=budget,
+            command=real_command(),
+            **numbers,
+        )
+    except OptionError as exc:
+        fail_option(exc)

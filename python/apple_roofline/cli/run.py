@@ -13,7 +13,7 @@ from ..errors import OptionError
 from ..measure import MAX_REPS
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
-from ..roofline.budget import budget_help, suite_budgets
+from ..roofline.budget import budget_help
 from ..stats import CV_WARN, NOISY_CV
 from ..suites import registry
 from ..text import sig_figs, text_table
@@ -37,8 +37,10 @@ from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 
 if TYPE_CHECKING:
+    from ..devices import DeviceSpec
+    from ..roofline.options import RunOptions, Tuner
     from ..roofline.run import Run
-    from ..roofline.runner import Tuner
+    from ..study.journal import Journal
     from ..user_kernels.model import KernelSet
 
 __all__ = ["run", "parse_count", "ridge_summary", "summed_warnings", "suite_help"]
@@ -202,17 +204,50 @@ def run(
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",
 ) -> None:
-    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg, sweep.png/.svg
-    and the figures of the suites that have one (hierarchy.png/.svg ...); each measurement is also kept in
-    DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
-    from ..devices import resolve_device
+    """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg,
+    sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
+    each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
+    # -- validate everything before measuring: the library's checks, its messages
+    options = _run_options(suite, quick, reps, array_size, tune, tune_file, power_window, sustain, budget)
+    which = _ceilings(ceilings)
+    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
+    if is_device_list(device):
+        prepare_out(out)
+        return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
+    spec = _device_spec(device)
+    from ..roofline.run import Run
+
+    out, journal = study_journal(ctx, out, resume, "run", Run)
+    created_out = prepare_out(out)
+    result = _measure(spec, options, journal, out, created_out)
+    # -- write and summarise
+    written, problems = _write(result, out, which, kernel_set)
+    _print_summary(result)
+    print_written(written, [*problems, *summed_warnings(result, out)])
+    invalid = [m for m in result.measurements if not m.valid]
+    if invalid:
+        names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
+        fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
+
+
+def _run_options(
+    suite: Optional[str],
+    quick: bool,
+    reps: str,
+    array_size: Optional[str],
+    tune: bool,
+    tune_file: Optional[Path],
+    power_window: bool,
+    sustain: Optional[str],
+    budget: Optional[str],
+) -> "RunOptions":
+    """The run's options from its flags, built and checked once (:class:`~apple_roofline.roofline.options.RunOptions`);
+    exits 2 with the library's message naming the flag and its valid range."""
     from ..measure import check_reps
     from ..sizes import parse_size
 
-    # -- validate everything before measuring: the library's checks, its messages
-    n_reps = parse_count(reps, check_reps)
+    n_reps = parse_count(reps, check_reps)  # the text as the number RunOptions checks
     tuner = _tuner(tune, tune_file, n_reps)
-
     array_bytes: Optional[int] = None
     if array_size is not None:
         try:
@@ -220,54 +255,67 @@ def run(
         except ValueError as exc:  # names the text and the accepted form
             fail(f"--array-size: {exc}", EXIT_USAGE)
     try:
-        from ..roofline import runner
+        from ..roofline.options import RunOptions, check_sustain
+
+        return RunOptions(
+            suites=suite,
+            quick=quick,
+            reps=n_reps,
+            array_bytes=array_bytes,
+            power_window=power_window,
+            sustain_s=check_sustain(sustain) if sustain is not None else 0.0,
+            budget=budget,
+            tuner=tuner,
+            command=real_command(),
+        )
+    except OptionError as exc:
+        fail_option(exc)
+    except ImportError as exc:
+        import_failure(exc)
+
+
+def _ceilings(ceilings: str) -> Union[str, List[str]]:
+    """``--ceilings`` parsed (:func:`~apple_roofline.roofline.selection.parse_ceilings_option`) against
+    every ceiling name a run can hold, before measuring; exits 2 with the library's message."""
+    try:
         from ..roofline.ceiling_names import known_ceiling_names
         from ..roofline.selection import parse_ceilings_option
     except ImportError as exc:
         import_failure(exc)
     try:
-        which = parse_ceilings_option(ceilings, known_ceiling_names())  # before measuring: every name a run can hold
+        return parse_ceilings_option(ceilings, known_ceiling_names())
     except OptionError as exc:
         fail_option(exc)
-    kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
-    backend_error = backend_error_type()
+
+
+def _device_spec(device: Optional[str]) -> "DeviceSpec":
+    """``--device`` resolved (the best available when None); exits 2 when malformed or not available."""
+    from ..devices import resolve_device
+
     try:
-        suites = runner.parse_suites(suite) if suite is not None else None
-        sustain_s = runner.check_sustain(sustain) if sustain is not None else 0.0
-        if budget is not None:
-            suite_budgets(suites or registry.default_suites(), quick, budget)
-        if is_device_list(device):
-            prepare_out(out)
-            return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
-        spec = resolve_device(device)
+        return resolve_device(device)
     except OptionError as exc:
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
-    from ..roofline.run import Run
+
+
+def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out: Path, created_out: bool) -> "Run":
+    """The Run of ``options`` on ``spec``, with a progress display; an interrupted (or stopped) run's
+    partial results are written to ``out``/run.json (:func:`~.common.write_partial`); a device
+    failure exits 1, an option the device refuses (the array size) or an unreadable resumed journal 2,
+    removing ``out`` if this run made it empty."""
     from ..study.files import ResultsError
     from ..study.journal import JournalWriteError
 
-    out, journal = study_journal(ctx, out, resume, "run", Run)
-    created_out = prepare_out(out)
-
-    # -- measure
+    try:
+        from ..roofline import runner
+    except ImportError as exc:
+        import_failure(exc)
+    backend_error = backend_error_type()
     try:
         with CliProgress() as progress:
-            result = runner.run_roofline(
-                spec,
-                suites,
-                quick=quick,
-                reps=n_reps,
-                array_bytes=array_bytes,
-                progress=progress,
-                command=real_command(),
-                power_window=power_window,
-                tuner=tuner,
-                sustain_s=sustain_s,
-                budget=budget,
-                journal=journal,
-            )
+            return runner.measure_device(spec, options, progress=progress, journal=journal)
     except runner.RunInterrupted as exc:
         write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
@@ -283,15 +331,6 @@ def run(
         fail(str(exc), EXIT_USAGE)
     except JournalWriteError as exc:
         fail(exc.strerror or str(exc), EXIT_FAILED)
-
-    # -- write and summarise
-    written, problems = _write(result, out, which, kernel_set)
-    _print_summary(result)
-    print_written(written, [*problems, *summed_warnings(result, out)])
-    invalid = [m for m in result.measurements if not m.valid]
-    if invalid:
-        names = ", ".join(m.label for m in invalid[:5]) + (f" and {len(invalid) - 5} more" if len(invalid) > 5 else "")
-        fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
 
 
 def summed_warnings(run: "Run", out: Path) -> List[str]:

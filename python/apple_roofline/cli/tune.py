@@ -10,7 +10,7 @@ SIMD width or above the device's limit), 130 when interrupted (the partial study
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Dict, Optional
 
 import typer
 
@@ -74,15 +74,19 @@ def tune(
 ) -> None:
     """Measure each kernel's throughput against its threadgroup / block size; write DIR/tune.json,
     tune.md and tune.png (the best size of each kernel marked)."""
-    from ..measure import check_reps
     from ..tuning import runner
     from ..tuning.outputs import write_tune
 
-    try:
-        suites = runner.parse_tune_suites(suite) if suite is not None else None
-        blocks = [as_integer(v) for v in block.split(",") if v.strip()] if block is not None else None
-        kernels = [k for k in kernel.split(",") if k.strip()] if kernel is not None else None
-        n_reps = check_reps(as_integer(reps))
+    try:  # the options built and checked once (TuneOptions); numbers as their text where no integer
+        numbers: Dict[str, Any] = {"reps": as_integer(reps)}
+        options = runner.TuneOptions(
+            suites=suite,
+            kernels=[k for k in kernel.split(",") if k.strip()] if kernel is not None else None,
+            blocks=[as_integer(v) for v in block.split(",") if v.strip()] if block is not None else None,
+            quick=quick,
+            command=real_command(),
+            **numbers,
+        )
     except OptionError as exc:
         fail_option(exc)
     from ..tuning.model import TuneStudy
@@ -90,17 +94,7 @@ def tune(
     out, journal = study_journal(ctx, out, resume, "tune", TuneStudy)
     prepare_out(out)
     study = measure_on_device(
-        lambda progress: runner.run_tune(
-            device,
-            suites,
-            kernels=kernels,
-            blocks=blocks,
-            quick=quick,
-            reps=n_reps,
-            progress=progress,
-            command=real_command(),
-            journal=journal,
-        ),
+        lambda progress: runner.TuneRunner(device, options, progress=progress, journal=journal).run(),
         "tune.json",
         out,
         device,

@@ -74,6 +74,8 @@ __all__ = [
     "MAX_LAUNCHES",
     "MAX_WARMUP",
     "DispatchInterrupted",
+    "DispatchOptions",
+    "DispatchRunner",
     "check_counts",
     "interleave",
     "run_dispatch",
@@ -315,7 +317,8 @@ def run_dispatch(
     journal: Optional[Journal] = None,
 ) -> DispatchStudy:
     """Measure the launch costs of ``device`` ("cpu", "cuda:0", "metal:0"; default: the best
-    available) and return the :class:`~.model.DispatchStudy`.
+    available) and return the :class:`~.model.DispatchStudy`: :class:`DispatchRunner` with the
+    :class:`DispatchOptions` these keywords build.
 
     Args:
         reps: samples per series (1 to 100000); for the interleaved native and python loops, the
@@ -339,89 +342,156 @@ def run_dispatch(
         DispatchInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    reps, launches, warmup = check_counts(reps, launches, warmup)
-    from .._native import _core
+    options = DispatchOptions(reps=reps, launches=launches, warmup=warmup, peers=peers, command=command)
+    return DispatchRunner(device, options, progress=progress, journal=journal).run()
 
-    backend = open_device(device or default_device())
-    info = dict(backend.info())
-    name = str(info["backend"])
-    created = provenance.now()
-    params = {
-        "reps": reps,
-        "launches": launches,
-        "warmup": warmup,
-        "tiny_bytes": TINY_BYTES,
-        "tiny_items": TINY_ITEMS,
-        "peers": peers,
-    }
-    journal = journal or Journal()
-    journal.begin(DispatchStudy, created=created, device=info, command=command, options=params)
-    series: List[LatencySeries] = []
-    skipped: List[PeerSkipped] = []
-    pairings: List[Pairing] = []
-    warnings: List[str] = []
 
-    def assemble(complete: bool) -> DispatchStudy:
-        warns = list(warnings) + [f"{s.label} failed validation: {s.validation}" for s in series if not s.valid]
-        return DispatchStudy(
-            tool=ToolInfo.current(),
-            created=created,
-            finished=provenance.now(),
-            host=provenance.host(),
-            device=info,
-            command=tuple(command),
-            params=params,
-            series=tuple(series),
-            skipped=tuple(skipped),
-            warnings=tuple(warns),
-            complete=complete,
-            resumed=journal.resumed(),
-            pairings=tuple(pairings),
+@dataclass(frozen=True)
+class DispatchOptions:
+    """The dispatch study's options, checked when built (:func:`check_counts`, the one place) and
+    recorded once, as the study's ``params`` and its journal's options (:meth:`recorded`). The
+    fields are :func:`run_dispatch`'s keywords.
+
+    Raises:
+        OptionError: a count out of range (the message names the parameter and the range).
+    """
+
+    reps: int = DEFAULT_REPS
+    launches: int = DEFAULT_LAUNCHES
+    warmup: int = DEFAULT_WARMUP
+    peers: bool = True
+    command: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        reps, launches, warmup = check_counts(self.reps, self.launches, self.warmup)
+        for name, value in (
+            ("reps", reps),
+            ("launches", launches),
+            ("warmup", warmup),
+            ("command", tuple(self.command)),
+        ):
+            object.__setattr__(self, name, value)  # frozen: normalised once, here
+
+    def recorded(self) -> Dict[str, Any]:
+        """The study's ``params``, as its results and its journal record them."""
+        return {
+            "reps": self.reps,
+            "launches": self.launches,
+            "warmup": self.warmup,
+            "tiny_bytes": TINY_BYTES,
+            "tiny_items": TINY_ITEMS,
+            "peers": self.peers,
+        }
+
+
+class DispatchRunner:
+    """One dispatch study of ``options`` on ``device``, in small steps: the device opened when
+    built, then :meth:`run` measures each kernel (:meth:`measure_kernel`) and the peers, each step
+    kept by the journal (:meth:`step`), and assembles the study (:meth:`assemble`) from what it
+    holds so far."""
+
+    def __init__(
+        self,
+        device: Optional[str],
+        options: DispatchOptions,
+        *,
+        progress: Optional[Progress] = None,
+        journal: Optional[Journal] = None,
+    ) -> None:
+        from .._native import _core
+
+        self.core, self.options, self.progress = _core, options, progress
+        self.backend = open_device(device or default_device())
+        self.info: Dict[str, Any] = dict(self.backend.info())
+        self.name = str(self.info["backend"])
+        self.created = provenance.now()
+        self.journal = journal or Journal()
+        self.series: List[LatencySeries] = []
+        self.skipped: List[PeerSkipped] = []
+        self.pairings: List[Pairing] = []
+        self.warnings: List[str] = []
+
+    def run(self) -> DispatchStudy:
+        """Every step of the study; the study.
+
+        Raises:
+            As :func:`run_dispatch`.
+        """
+        opts = self.options
+        self.journal.begin(
+            DispatchStudy, created=self.created, device=self.info, command=opts.command, options=opts.recorded()
+        )
+        kernels = _native_kernels(self.backend, self.name)
+        if self.progress:
+            self.progress.start("dispatch", len(kernels) * 4 + (1 if opts.peers else 0))
+        try:
+            for k in kernels:
+                self.measure_kernel(k)
+            if opts.peers:
+                index = int(self.info.get("index", 0) or 0)
+                self.step(
+                    "peers",
+                    lambda: (
+                        *measure_peers(self.name, index, reps=opts.reps, launches=opts.launches, warmup=opts.warmup),
+                        [],
+                    ),
+                    lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}",
+                )
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise DispatchInterrupted(self.assemble(False), exc) from None
+        finally:
+            self.journal.close()
+        if self.progress:
+            self.progress.finish("dispatch")
+        return self.assemble(True)
+
+    def measure_kernel(self, k: _NativeKernel) -> None:
+        """Warm ``k`` up (its output checked), then its launch steps and its timeline."""
+        opts = self.options
+        k.reset()
+        for _ in range(opts.warmup):
+            k.kernel.launch(k.args, k.launch)
+        self.backend.synchronize()
+        ok, why = k.check(opts.warmup)
+        if not ok:
+            self.warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
+        for key, text, run in _launch_steps(self.core, self.backend, self.name, k, opts.reps, opts.launches):
+            self.step(key, run, lambda _: text)
+        self.step(
+            record_key(k.name, "timeline"),
+            lambda: _timeline(self.core, k, opts.reps),
+            lambda _: f"{k.name} start latency and steps",
         )
 
-    kernels = _native_kernels(backend, name)
-    total = len(kernels) * 4 + (1 if peers else 0)
-    if progress:
-        progress.start("dispatch", total)
+    def step(self, key: str, measure: Callable[[], Step], desc: Callable[[Step], str]) -> None:
+        """The step ``key``: kept from the resumed journal, or measured and kept."""
+        got = self.journal.keep(key, measure, _load_step, _dump_step)
+        self.series.extend(got[0])
+        self.skipped.extend(got[1])
+        self.pairings.extend(got[2])
+        if self.progress:
+            self.progress.advance(desc(got) + (": resumed" if key in self.journal.resumed_keys else ""))
 
-    def step(key: str, measure: Callable[[], Step], desc: Callable[[Step], str]) -> None:
-        got = journal.keep(key, measure, _load_step, _dump_step)
-        series.extend(got[0])
-        skipped.extend(got[1])
-        pairings.extend(got[2])
-        if progress:
-            progress.advance(desc(got) + (": resumed" if key in journal.resumed_keys else ""))
-
-    try:
-        for k in kernels:
-            k.reset()
-            for _ in range(warmup):
-                k.kernel.launch(k.args, k.launch)
-            backend.synchronize()
-            ok, why = k.check(warmup)
-            if not ok:
-                warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
-            for key, text, run in _launch_steps(_core, backend, name, k, reps, launches):
-                step(key, run, lambda _: text)
-            step(
-                record_key(k.name, "timeline"),
-                lambda: _timeline(_core, k, reps),
-                lambda _: f"{k.name} start latency and steps",
-            )
-        if peers:
-            index = int(info.get("index", 0) or 0)
-            step(
-                "peers",
-                lambda: (*measure_peers(name, index, reps=reps, launches=launches, warmup=warmup), []),
-                lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}",
-            )
-    except (KeyboardInterrupt, DeviceStopped) as exc:
-        raise DispatchInterrupted(assemble(False), exc) from None
-    finally:
-        journal.close()
-    if progress:
-        progress.finish("dispatch")
-    return assemble(True)
+    def assemble(self, complete: bool) -> DispatchStudy:
+        """The study of what was measured so far."""
+        warns = list(self.warnings) + [
+            f"{s.label} failed validation: {s.validation}" for s in self.series if not s.valid
+        ]
+        return DispatchStudy(
+            tool=ToolInfo.current(),
+            created=self.created,
+            finished=provenance.now(),
+            host=provenance.host(),
+            device=self.info,
+            command=tuple(self.options.command),
+            params=self.options.recorded(),
+            series=tuple(self.series),
+            skipped=tuple(self.skipped),
+            warnings=tuple(warns),
+            complete=complete,
+            resumed=self.journal.resumed(),
+            pairings=tuple(self.pairings),
+        )
 
 
 #: What one step of the study gives: its series, what it could not measure, and the pairings of

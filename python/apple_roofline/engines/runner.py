@@ -16,9 +16,10 @@ import contextlib
 import io
 import logging
 import platform
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .. import provenance
 from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
@@ -46,7 +47,15 @@ from .model import EnginePoint, EnginesStudy, PathTiming
 from .models import BuiltModel, build_model, default_cache_dir, import_coremltools, model_summary
 from .predict import MAX_REPS, compute_plan, native_timing, predictions_unavailable, python_timing
 
-__all__ = ["DEFAULT_REPS", "QUICK_REPS", "EnginesInterrupted", "run_engines", "quiet_coremltools"]
+__all__ = [
+    "DEFAULT_REPS",
+    "QUICK_REPS",
+    "EnginesInterrupted",
+    "EnginesOptions",
+    "EnginesRunner",
+    "run_engines",
+    "quiet_coremltools",
+]
 
 #: Predictions timed per point and path (``quick``: :data:`QUICK_REPS`).
 DEFAULT_REPS = 100
@@ -73,6 +82,224 @@ def quiet_coremltools() -> Iterator[None]:
         logger.setLevel(level)
 
 
+@dataclass(frozen=True)
+class EnginesOptions:
+    """The engines study's options, checked when built (the one place) and recorded once, as the
+    study's ``params`` and its journal's options (:meth:`recorded`).
+
+    Attributes:
+        units, sizes, batches, precisions, quick, reps, cache_dir, python_path: as :func:`run_engines`
+            takes them (None: the default, or the quick one).
+        command: the command line to record.
+        unit_names, shapes, batch_values, precision_names, n_reps, cache: (derived) the checked values.
+
+    Raises:
+        OptionError: a bad option (the message names the parameter and its range).
+    """
+
+    units: Optional[Union[str, Sequence[str]]] = None
+    sizes: Optional[Union[str, Sequence[Union[str, int]]]] = None
+    batches: Optional[Sequence[object]] = None
+    precisions: Optional[Union[str, Sequence[str]]] = None
+    quick: bool = False
+    reps: Optional[int] = None
+    cache_dir: Optional[Path] = None
+    python_path: bool = True
+    command: Sequence[str] = ()
+    unit_names: Tuple[str, ...] = field(init=False, repr=False, compare=False)
+    shapes: Tuple[Shape, ...] = field(init=False, repr=False, compare=False)
+    batch_values: Tuple[int, ...] = field(init=False, repr=False, compare=False)
+    precision_names: Tuple[str, ...] = field(init=False, repr=False, compare=False)
+    n_reps: int = field(init=False, repr=False, compare=False)
+    cache: Path = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)  # frozen: normalised once, here
+
+        quick = self.quick
+        put("unit_names", tuple(parse_units(self.units) if self.units is not None else UNITS))
+        put(
+            "shapes",
+            tuple(parse_shapes(self.sizes) if self.sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)),
+        )
+        put(
+            "batch_values",
+            tuple(
+                check_batches(list(self.batches))
+                if self.batches is not None
+                else (QUICK_BATCHES if quick else DEFAULT_BATCHES)
+            ),
+        )
+        put("precision_names", tuple(parse_precisions(self.precisions) if self.precisions is not None else PRECISIONS))
+        put(
+            "n_reps",
+            check_int(
+                self.reps if self.reps is not None else (QUICK_REPS if quick else DEFAULT_REPS), "reps", 1, MAX_REPS
+            ),
+        )
+        put("cache", Path(self.cache_dir) if self.cache_dir is not None else default_cache_dir())
+        put("command", tuple(self.command))
+
+    def recorded(self, coremltools_version: str) -> Dict[str, Any]:
+        """The study's ``params``, as its results and its journal record them."""
+        return {
+            "units": list(self.unit_names),
+            "precisions": list(self.precision_names),
+            "sizes": [s.name for s in self.shapes],
+            "batches": list(self.batch_values),
+            "reps": self.n_reps,
+            "quick": self.quick,
+            "cache_dir": str(self.cache),
+            "coremltools": coremltools_version,
+            "python_path": self.python_path,
+            "predictions": "",
+        }
+
+
+class EnginesRunner:
+    """One engines study of ``options``, in small steps: :meth:`run` refuses where no prediction can
+    run, then builds the models (:meth:`build_models`), times every point (:meth:`measure_points`)
+    and assembles the study (:meth:`assemble`) from what it holds so far."""
+
+    def __init__(
+        self, options: EnginesOptions, *, progress: Optional[Progress] = None, journal: Optional[Journal] = None
+    ) -> None:
+        self.options, self.progress = options, progress
+        self.journal = journal or Journal()
+        self.points = plan_points(options.unit_names, options.precision_names, options.shapes, options.batch_values)
+        self.device = {
+            "backend": "coreml",
+            "name": f"Core ML on {platform.machine() or 'this machine'}",
+            "os": platform.platform(),
+            "predictions": "available",
+        }
+        self.created = ""
+        self.params: Dict[str, Any] = {}
+        self.built: Dict[tuple[str, Shape, int], BuiltModel] = {}
+        self.results: List[EnginePoint] = []
+
+    def run(self) -> EnginesStudy:
+        """Build, check and time every point; the study.
+
+        Raises:
+            As :func:`run_engines`.
+        """
+        why_not = predictions_unavailable()
+        if why_not:  # no prediction can be timed here: refuse before building anything (docs/design.md, "Exit codes")
+            raise CannotMeasure(
+                f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
+                "none can run on this machine"
+            )
+        with quiet_coremltools():
+            ct = import_coremltools()
+        self.created = provenance.now()
+        self.params = self.options.recorded(str(ct.__version__))
+        self.journal.begin(
+            EnginesStudy, created=self.created, device=self.device, command=self.options.command, options=self.params
+        )
+        try:
+            self.build_models()
+            self.measure_points()
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise EnginesInterrupted(self.assemble(False), exc) from None
+        finally:
+            self.journal.close()
+        if not any(p.status == "measured" for p in self.results):
+            raise nothing_measured("Core ML refused every point", [p.reason for p in self.results])
+        return self.assemble(True)
+
+    def build_models(self) -> None:
+        """Build (or find in the cache) the model of every (precision, shape, batch) the points need."""
+        progress = self.progress
+        models_needed = list(dict.fromkeys((p.precision, p.shape, p.batch) for p in self.points))
+        if progress:
+            progress.start("build models", len(models_needed))
+        for precision, shape, batch in models_needed:
+            with quiet_coremltools():
+                m = build_model(shape, batch, precision, self.options.cache)
+            self.built[(precision, shape, batch)] = m
+            if progress:
+                progress.advance(
+                    f"{precision} {shape.name} B={batch}: "
+                    + ("cached" if m.cached else f"built in {m.build_s:.1f} s")
+                    + ("" if m.accounting_ok else " ACCOUNTING MISMATCH")
+                )
+        if progress:
+            progress.finish("build models")
+
+    def measure_points(self) -> None:
+        """Time every point (a point its resumed journal holds is kept, not measured)."""
+        progress, journal, opts = self.progress, self.journal, self.options
+        if progress:
+            progress.start("predictions", len(self.points))
+        for p in self.points:
+            m = self.built[(p.precision, p.shape, p.batch)]
+            base: Dict[str, Any] = dict(
+                units=p.units,
+                precision=p.precision,
+                k=p.shape.k,
+                m=p.shape.m,
+                batch=p.batch,
+                flops=p.flops,
+                bytes=p.bytes,
+                model=m.key,
+            )
+            r = journal.keep(
+                p.label,
+                partial(_measure, p.label, base, m, p.units, opts.n_reps, opts.python_path),
+                _load_point,
+                EnginePoint.to_dict,
+            )
+            self.results.append(r)
+            if progress:
+                g = r.gflops("native")
+                progress.advance(
+                    f"{p.label}: "
+                    + (
+                        "resumed"
+                        if p.label in journal.resumed_keys
+                        else "skipped"
+                        if r.status == "skipped"
+                        else f"{g:.1f} GFLOP/s"
+                        if g is not None
+                        else r.status + (" INVALID" if not r.valid else "")
+                    )
+                )
+        if progress:
+            progress.finish("predictions")
+
+    def assemble(self, complete: bool) -> EnginesStudy:
+        """The study of what was built and measured so far, with its warnings."""
+        warns: List[str] = []
+        for m in self.built.values():
+            if not m.accounting_ok:
+                warns.append(
+                    f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
+                    f"counts {model_summary(m)['weight_bytes_counted']}"
+                )
+        for p in self.results:
+            for t in (p.native, p.python):
+                if t is not None and not t.valid:
+                    warns.append(f"{p.label} {t.path} failed validation: {t.validation}")
+                elif t is not None and t.summary.cv > CV_WARN:
+                    warns.append(f"{p.label} {t.path}: CV {t.summary.cv:.1%} > {CV_WARN:.0%} (noisy predictions)")
+        return EnginesStudy(
+            tool=ToolInfo.current(),
+            created=self.created,
+            host=provenance.host(),
+            device=self.device,
+            command=tuple(self.options.command),
+            params=self.params,
+            models=tuple(model_summary(m) for m in self.built.values()),
+            points=tuple(self.results),
+            warnings=tuple(warns),
+            complete=complete,
+            finished=provenance.now(),
+            resumed=self.journal.resumed(),
+        )
+
+
 def run_engines(
     units: Optional[Union[str, Sequence[str]]] = None,
     sizes: Optional[Union[str, Sequence[Union[str, int]]]] = None,
@@ -87,7 +314,8 @@ def run_engines(
     command: Sequence[str] = (),
     journal: Optional[Journal] = None,
 ) -> EnginesStudy:
-    """Build, check and (on macOS) time the Core ML matmul sweep.
+    """Build, check and (on macOS) time the Core ML matmul sweep: :class:`EnginesRunner` with the
+    :class:`EnginesOptions` these keywords build.
 
     Args:
         units: compute units (default all four: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL).
@@ -112,136 +340,18 @@ def run_engines(
         EnginesInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    unit_names = parse_units(units) if units is not None else UNITS
-    shapes = parse_shapes(sizes) if sizes is not None else (QUICK_SIZES if quick else DEFAULT_SIZES)
-    batch_values = (
-        check_batches(list(batches)) if batches is not None else (QUICK_BATCHES if quick else DEFAULT_BATCHES)
+    options = EnginesOptions(
+        units=units,
+        sizes=sizes,
+        batches=batches,
+        precisions=precisions,
+        quick=quick,
+        reps=reps,
+        cache_dir=cache_dir,
+        python_path=python_path,
+        command=command,
     )
-    precision_names = parse_precisions(precisions) if precisions is not None else PRECISIONS
-    n_reps = check_int(reps if reps is not None else (QUICK_REPS if quick else DEFAULT_REPS), "reps", 1, MAX_REPS)
-    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    why_not = predictions_unavailable()
-    if why_not:  # no prediction can be timed here: refuse before building anything (docs/design.md, "Exit codes")
-        raise CannotMeasure(
-            f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
-            "none can run on this machine"
-        )
-    with quiet_coremltools():
-        ct = import_coremltools()
-    created = provenance.now()
-    points = plan_points(unit_names, precision_names, shapes, batch_values)
-    built: Dict[tuple[str, Shape, int], BuiltModel] = {}
-    results: List[EnginePoint] = []
-    warnings: List[str] = []
-    params: Dict[str, Any] = {
-        "units": list(unit_names),
-        "precisions": list(precision_names),
-        "sizes": [s.name for s in shapes],
-        "batches": list(batch_values),
-        "reps": n_reps,
-        "quick": quick,
-        "cache_dir": str(cache),
-        "coremltools": str(ct.__version__),
-        "python_path": python_path,
-        "predictions": "",
-    }
-    device = {
-        "backend": "coreml",
-        "name": f"Core ML on {platform.machine() or 'this machine'}",
-        "os": platform.platform(),
-        "predictions": "available",
-    }
-    journal = journal or Journal()
-    journal.begin(EnginesStudy, created=created, device=device, command=command, options=params)
-
-    def assemble(complete: bool) -> EnginesStudy:
-        warns = list(warnings)
-        for m in built.values():
-            if not m.accounting_ok:
-                warns.append(
-                    f"model {m.key}: it holds {m.weight_bytes_in_model} weight bytes, the kernel table "
-                    f"counts {model_summary(m)['weight_bytes_counted']}"
-                )
-        for p in results:
-            for t in (p.native, p.python):
-                if t is not None and not t.valid:
-                    warns.append(f"{p.label} {t.path} failed validation: {t.validation}")
-                elif t is not None and t.summary.cv > CV_WARN:
-                    warns.append(f"{p.label} {t.path}: CV {t.summary.cv:.1%} > {CV_WARN:.0%} (noisy predictions)")
-        return EnginesStudy(
-            tool=ToolInfo.current(),
-            created=created,
-            host=provenance.host(),
-            device=device,
-            command=tuple(command),
-            params=params,
-            models=tuple(model_summary(m) for m in built.values()),
-            points=tuple(results),
-            warnings=tuple(warns),
-            complete=complete,
-            finished=provenance.now(),
-            resumed=journal.resumed(),
-        )
-
-    try:
-        models_needed = list(dict.fromkeys((p.precision, p.shape, p.batch) for p in points))
-        if progress:
-            progress.start("build models", len(models_needed))
-        for precision, shape, batch in models_needed:
-            with quiet_coremltools():
-                m = build_model(shape, batch, precision, cache)
-            built[(precision, shape, batch)] = m
-            if progress:
-                progress.advance(
-                    f"{precision} {shape.name} B={batch}: "
-                    + ("cached" if m.cached else f"built in {m.build_s:.1f} s")
-                    + ("" if m.accounting_ok else " ACCOUNTING MISMATCH")
-                )
-        if progress:
-            progress.finish("build models")
-            progress.start("predictions", len(points))
-        for p in points:
-            m = built[(p.precision, p.shape, p.batch)]
-            base: Dict[str, Any] = dict(
-                units=p.units,
-                precision=p.precision,
-                k=p.shape.k,
-                m=p.shape.m,
-                batch=p.batch,
-                flops=p.flops,
-                bytes=p.bytes,
-                model=m.key,
-            )
-            r = journal.keep(
-                p.label,
-                partial(_measure, p.label, base, m, p.units, n_reps, python_path),
-                _load_point,
-                EnginePoint.to_dict,
-            )
-            results.append(r)
-            if progress:
-                g = r.gflops("native")
-                progress.advance(
-                    f"{p.label}: "
-                    + (
-                        "resumed"
-                        if p.label in journal.resumed_keys
-                        else "skipped"
-                        if r.status == "skipped"
-                        else f"{g:.1f} GFLOP/s"
-                        if g is not None
-                        else r.status + (" INVALID" if not r.valid else "")
-                    )
-                )
-        if progress:
-            progress.finish("predictions")
-    except (KeyboardInterrupt, DeviceStopped) as exc:
-        raise EnginesInterrupted(assemble(False), exc) from None
-    finally:
-        journal.close()
-    if not any(p.status == "measured" for p in results):
-        raise nothing_measured("Core ML refused every point", [p.reason for p in results])
-    return assemble(True)
+    return EnginesRunner(options, progress=progress, journal=journal).run()
 
 
 def _load_point(d: Mapping[str, Any], source: str) -> EnginePoint:

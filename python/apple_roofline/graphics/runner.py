@@ -20,12 +20,11 @@ render passes, is built on macOS only (docs/design.md, "The graphics study").
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
-from ..errors import DeviceStopped, check_int, nothing_measured
-from ..measure import check_reps
+from ..errors import DeviceStopped, nothing_measured
 from ..stats import CV_WARN
 from ..study.budget import Budgets
 from ..study.document import ToolInfo
@@ -35,11 +34,12 @@ from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
 from .checks import Checks
-from .grid import GRIDS, Grid, build_grid, graphics_budgets
-from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, PATTERNS, SUITES, WIDTH
+from .grid import Grid
+from .kernels import DEFAULT_OVERDRAW, HEIGHT, WIDTH
 from .model import GraphicsStudy, describe_case
 from .options import (
     MAX_OVERDRAW,
+    GraphicsOptions,
     check_f_values,
     check_fetches,
     check_sizes,
@@ -54,6 +54,7 @@ from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 __all__ = [
     "MAX_OVERDRAW",
     "GraphicsInterrupted",
+    "GraphicsRunner",
     "parse_graphics_device",
     "parse_resolution",
     "parse_choices",
@@ -89,6 +90,148 @@ def open_graphics_device(api: str, index: int) -> Any:
     return NativeGraphicsDevice(index)
 
 
+class GraphicsRunner:
+    """One graphics study of ``options``, in small steps: the device opened and the pacer and pass
+    measurer made when built, then :meth:`run` measures suite after suite (:meth:`measure_suite`)
+    and assembles the study (:meth:`assemble`) from what it holds so far.
+
+    Raises:
+        WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
+    """
+
+    def __init__(
+        self, options: GraphicsOptions, *, progress: Optional[Progress] = None, journal: Optional[Journal] = None
+    ) -> None:
+        self.options, self.progress = options, progress
+        self.gpu = open_graphics_device(options.api, options.index)
+        self.created = provenance.now()
+        self.sampler = (
+            graphics_sampler(options.api, {"name": self.gpu.name, **self.gpu.info})
+            if options.telemetry
+            else NullSampler("telemetry turned off")
+        )
+        quick = options.quick
+        self.pacer = Pacer(
+            self.sampler,
+            reps=options.reps,
+            min_sample_s=MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S,
+            spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S,
+        )
+        self.journal = journal or Journal()
+        self.measuring = PassMeasurer(
+            self.gpu,
+            self.pacer,
+            Checks(),
+            options.width,
+            options.height,
+            options.overdraw,
+            options.pass_limit,
+            self.journal,
+        )
+        self.params = options.params(self.pacer.spin_up_s, self.pacer.min_sample_s)
+        self.times: List[SuiteTime] = []
+
+    def run(self) -> GraphicsStudy:
+        """Measure every suite of the options; the study.
+
+        Raises:
+            As :func:`run_graphics`.
+        """
+        opts, journal, measuring = self.options, self.journal, self.measuring
+        journal.begin(
+            GraphicsStudy,
+            created=self.created,
+            device={"name": self.gpu.name, **self.gpu.info},
+            command=opts.command,
+            options=opts.recorded(self.pacer.spin_up_s, self.pacer.min_sample_s),
+        )
+        self.sampler.start()
+        try:
+            for name in opts.names:
+                self.measure_suite(name)
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            self.sampler.stop()
+            measuring.checks.close(finish=False)
+            journal.close()
+            partial = self.assemble(False)
+            if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(self.gpu.info):
+                exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
+            raise GraphicsInterrupted(partial, exc) from None
+        finally:
+            self.sampler.stop()
+        measuring.checks.close()
+        journal.close()
+        study = self.assemble(True)
+        if not study.measurements:  # the device drew none of the passes asked for
+            raise nothing_measured(f"{self.gpu.name} ran none of the passes", [s.reason for s in study.skipped])
+        return study
+
+    def measure_suite(self, name: str) -> None:
+        """Measure the passes of the suite ``name`` until its budget is spent; its seconds (which
+        include checking its passes) are kept even when it is interrupted."""
+        plan, measuring, progress = self.options.plan, self.measuring, self.progress
+        planned = _count(plan, name, self.gpu)
+        if progress:
+            progress.start(name, planned)
+        clock = SuiteClock(name, self.options.budgets_s[name], planned)
+        try:
+            cases = (
+                measuring.texture_cases(plan.texture, clock)
+                if name == "texture"
+                else measuring.fill_cases(name, plan.fillrate if name == "fillrate" else plan.tilemem, clock)
+            )
+            for desc in cases:
+                if progress:
+                    progress.advance(desc)
+            measuring.settle()  # a suite's seconds include checking its passes
+        finally:
+            self.times.append(clock.record())
+        if progress:
+            progress.finish(name, clock.progress_note())
+
+    def assemble(self, complete: bool) -> GraphicsStudy:
+        """The study of what was measured so far: the passes marked against the steady clock, the warnings."""
+        measurements, steady = mark_steady(self.measuring.collect())
+        return GraphicsStudy(
+            tool=ToolInfo.current(),
+            created=self.created,
+            host=provenance.host(),
+            device={"name": self.gpu.name, **self.gpu.info, "telemetry": self.sampler.describe()},
+            command=tuple(self.options.command),
+            params={
+                **self.params,
+                **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
+                "probes": self.pacer.probes,
+                "retries": self.pacer.retries,
+            },
+            measurements=measurements,
+            skipped=tuple(self.measuring.skipped),
+            warnings=tuple(self._warnings(measurements, steady)),
+            complete=complete,
+            finished=provenance.now(),
+            suite_times=tuple(self.times),
+            resumed=self.journal.resumed(),
+        )
+
+    def _warnings(self, measurements: Sequence[Any], steady: Optional[float]) -> List[str]:
+        warns = list(self.measuring.warnings)
+        warns += [w for w in map(cut_warning, self.times) if w]
+        below = below_steady(measurements)
+        if below:
+            warns.append(
+                f"{len(below)} of {len(measurements)} passes ran below the steady clock "
+                f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): "
+                f"{', '.join(m.label + ' ' + describe_case(m.params) for m in below[:6])}"
+                + (" …" if len(below) > 6 else "")
+            )
+        for m in measurements:
+            if not m.valid:
+                warns.append(f"{m.label} {describe_case(m.params)} failed validation: {m.validation}")
+            elif m.cv > CV_WARN:
+                warns.append(f"{m.label} {describe_case(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
+        return warns
+
+
 def run_graphics(
     device: str = "wgpu:0",
     suites: Optional[Sequence[str]] = None,
@@ -111,7 +254,8 @@ def run_graphics(
     telemetry: bool = True,
     journal: Optional[Journal] = None,
 ) -> GraphicsStudy:
-    """Measure the graphics suites (``fillrate``, ``tilemem``, ``texture``; default all) on ``device``.
+    """Measure the graphics suites (``fillrate``, ``tilemem``, ``texture``; default all) on ``device``:
+    :class:`GraphicsRunner` with the :class:`~.options.GraphicsOptions` these keywords build.
 
     Args:
         device: ``"wgpu:N"`` or ``"metal:N"`` (:func:`parse_graphics_device`).
@@ -147,142 +291,26 @@ def run_graphics(
         GraphicsInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    api, index = parse_graphics_device(device)
-    names = parse_choices(suites or SUITES, "suites", SUITES, "graphics suite")
-    overdraw = check_int(overdraw, "overdraw", 1, MAX_OVERDRAW)
-    grid_name = parse_choices(grid, "grid", GRIDS, "graphics grid")[0] if grid else ("quick" if quick else "default")
-    quick = quick or grid_name == "quick"
-    plan = build_grid(
-        grid_name,
-        f_values=check_f_values(list(f_values)) if f_values is not None else None,
-        patterns=parse_choices(patterns, "patterns", PATTERNS, "texture pattern") if patterns is not None else None,
-        sizes=check_sizes(list(sizes)) if sizes is not None else None,
-        fetches=check_fetches(list(fetches)) if fetches is not None else None,
-        filters=parse_choices(filters, "filters", FILTERS, "texture filter") if filters is not None else None,
-    )
-    for name, v in (("width", width), ("height", height)):
-        check_int(v, name, 16, 16384)
-    reps = check_reps(reps)
-    budgets = graphics_budgets(names, grid_name, budget)
-    pass_limit = max_pass_s if max_pass_s is not None else (0.01 if quick else 0.02)
-    gpu = open_graphics_device(api, index)
-    created = provenance.now()
-    sampler = (
-        graphics_sampler(api, {"name": gpu.name, **gpu.info}) if telemetry else NullSampler("telemetry turned off")
-    )
-    pacer = Pacer(
-        sampler,
+    options = GraphicsOptions(
+        device=device,
+        suites=suites,
+        overdraw=overdraw,
+        f_values=f_values,
+        patterns=patterns,
+        sizes=sizes,
+        fetches=fetches,
+        filters=filters,
+        width=width,
+        height=height,
+        quick=quick,
+        grid=grid,
         reps=reps,
-        min_sample_s=MIN_SAMPLE_S / 5 if quick else MIN_SAMPLE_S,
-        spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S,
-    )
-    journal = journal or Journal()
-    measuring = PassMeasurer(gpu, pacer, Checks(), width, height, overdraw, pass_limit, journal)
-    params: Dict[str, Any] = {
-        "suites": list(names),
-        "grid": grid_name,
-        "width": width,
-        "height": height,
-        "overdraw": overdraw,
-        "quick": quick,
-        "api": api,
-        "f": sorted({c[1] for c in plan.fillrate}),
-        "patterns": sorted({c[1] for c in plan.texture}),
-        "sizes": sorted({c[0] for c in plan.texture}),
-        "fetches": sorted({c[3] for c in plan.texture}),
-        "filters": sorted({c[2] for c in plan.texture}),
-        "reps": reps,
-        "spin_up_s": pacer.spin_up_s,
-        "min_sample_s": pacer.min_sample_s,
-        "budgets_s": dict(budgets),
-        "clock_tolerance": CLOCK_TOLERANCE,
-    }
-    journal.begin(
-        GraphicsStudy,
-        created=created,
-        device={"name": gpu.name, **gpu.info},
+        max_pass_s=max_pass_s,
+        budget=budget,
+        telemetry=telemetry,
         command=command,
-        options={**params, "telemetry": telemetry, "max_pass_s": pass_limit},
     )
-    times: List[SuiteTime] = []
-
-    def assemble(complete: bool) -> GraphicsStudy:
-        measurements, steady = mark_steady(measuring.collect())
-        warns = list(measuring.warnings)
-        warns += [w for w in map(cut_warning, times) if w]
-        below = below_steady(measurements)
-        if below:
-            named = ", ".join(m.label + " " + describe_case(m.params) for m in below[:6])
-            warns.append(
-                f"{len(below)} of {len(measurements)} passes ran below the steady clock "
-                f"({steady:.0f} MHz less {CLOCK_TOLERANCE:.0%}): {named}" + (" …" if len(below) > 6 else "")
-            )
-        for m in measurements:
-            if not m.valid:
-                warns.append(f"{m.label} {describe_case(m.params)} failed validation: {m.validation}")
-            elif m.cv > CV_WARN:
-                warns.append(f"{m.label} {describe_case(m.params)}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
-        study_params = {
-            **params,
-            **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
-            "probes": pacer.probes,
-            "retries": pacer.retries,
-        }
-        return GraphicsStudy(
-            tool=ToolInfo.current(),
-            created=created,
-            host=provenance.host(),
-            device={"name": gpu.name, **gpu.info, "telemetry": sampler.describe()},
-            command=tuple(command),
-            params=study_params,
-            measurements=measurements,
-            skipped=tuple(measuring.skipped),
-            warnings=tuple(warns),
-            complete=complete,
-            finished=provenance.now(),
-            suite_times=tuple(times),
-            resumed=journal.resumed(),
-        )
-
-    cases: Dict[str, Callable[[SuiteClock], Iterator[str]]] = {
-        "fillrate": lambda clock: measuring.fill_cases("fillrate", plan.fillrate, clock),
-        "tilemem": lambda clock: measuring.fill_cases("tilemem", plan.tilemem, clock),
-        "texture": lambda clock: measuring.texture_cases(plan.texture, clock),
-    }
-    sampler.start()
-    clock: Optional[SuiteClock] = None
-    try:
-        for name in names:
-            planned = _count(plan, name, gpu)
-            if progress:
-                progress.start(name, planned)
-            clock = SuiteClock(name, budgets[name], planned)
-            for desc in cases[name](clock):
-                if progress:
-                    progress.advance(desc)
-            measuring.settle()  # a suite's seconds include checking its passes
-            times.append(clock.record())
-            note, clock = clock.progress_note(), None
-            if progress:
-                progress.finish(name, note)
-    except (KeyboardInterrupt, DeviceStopped) as exc:
-        if clock is not None:
-            times.append(clock.record())
-        sampler.stop()
-        measuring.checks.close(finish=False)
-        journal.close()
-        partial = assemble(False)
-        if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(gpu.info):
-            exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
-        raise GraphicsInterrupted(partial, exc) from None
-    finally:
-        sampler.stop()
-    measuring.checks.close()
-    journal.close()
-    study = assemble(True)
-    if not study.measurements:  # the device drew none of the passes asked for
-        raise nothing_measured(f"{gpu.name} ran none of the passes", [s.reason for s in study.skipped])
-    return study
+    return GraphicsRunner(options, progress=progress, journal=journal).run()
 
 
 def _count(plan: Grid, suite: str, dev: Any) -> int:

@@ -27,6 +27,7 @@ __all__ = [
     "fill",
     "poison",
     "read",
+    "ElementCheck",
     "check_close",
     "check_tiled",
     "tiled_within",
@@ -249,9 +250,9 @@ PREBUILD_WORKERS = 8
 
 
 def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
-    """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS` threads
-    (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by one
-    (docs/design.md, "Time budgets").
+    """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
+    threads (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by
+    one (docs/design.md, "Time budgets").
 
     ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
     own ``make_kernel`` later finds each kernel built; on CUDA the NVRTC compiles of a suite run in
@@ -338,8 +339,28 @@ def read(buf: Any, dtype: str, count: int, scratch: Optional[HostScratch] = None
     return out
 
 
-def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> Tuple[bool, str]:
-    """Elementwise ``|got - want| <= atol + rtol·|want|``, NaN never close. Returns (ok, message)."""
+@dataclass(frozen=True)
+class ElementCheck:
+    """The result of an elementwise check (:func:`check_close`): ``bad`` of ``total`` elements
+    outside the tolerance, the first of them at flat index ``first`` (-1 when none), ``worst`` the
+    largest error as a multiple of its element's tolerance (NaN when an element is NaN), and the
+    message a report shows."""
+
+    total: int
+    bad: int
+    first: int
+    worst: float
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        """Whether every element is within the tolerance."""
+        return self.bad == 0
+
+
+def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> ElementCheck:
+    """Elementwise ``|got - want| <= atol + rtol·|want|``, NaN never close; ``got`` and ``want`` of
+    the same shape, any numeric dtype (compared in float64)."""
     g = got.astype(np.float64)
     w = want.astype(np.float64)
     err = np.abs(g - w)
@@ -349,11 +370,18 @@ def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
     rel = float(np.max(err / np.maximum(bound, np.finfo(np.float64).tiny), initial=0.0)) if err.size else 0.0
     if nbad:
         i = int(np.argmax(bad))
-        return False, (
-            f"{nbad} of {got.size} elements wrong; first at {i}: got {got.flat[i]!r}, "
-            f"want {want.flat[i]!r} (tol {atol:.2g} + {rtol:.2g}·|want|)"
+        return ElementCheck(
+            got.size,
+            nbad,
+            i,
+            rel,
+            (
+                f"{nbad} of {got.size} elements wrong; first at {i}: got "
+                f"{got.flat[i]!r}, want {want.flat[i]!r} (tol {atol:.2g} + "
+                f"{rtol:.2g}·|want|)"
+            ),
         )
-    return True, f"{got.size} elements within tolerance (worst at {rel:.2f} of it)"
+    return ElementCheck(got.size, 0, -1, rel, f"{got.size} elements within tolerance (worst at {rel:.2f} of it)")
 
 
 def tiled_within(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float) -> bool:
@@ -401,12 +429,12 @@ def check_tiled(
     tiled = np.resize(period_ref, min(chunk, got.size))  # every chunk starts on a period boundary
     for start in range(0, got.size, chunk):
         part = got[start : start + chunk]
-        ok, msg = check_close(part, tiled[: part.size], rtol, atol)
-        if not ok:
+        result = check_close(part, tiled[: part.size], rtol, atol)
+        if not result.ok:
             ok_all = False
-            nbad_total += int(msg.split(" ", 1)[0])
+            nbad_total += result.bad
             if not worst_msg:
-                worst_msg = f"chunk at {start}: {msg}"
+                worst_msg = f"chunk at {start}: {result.message}"
     if ok_all:
         return True, f"{got.size} elements match the NumPy reference (rtol {rtol:.2g}, atol {atol:.2g})"
     return False, f"{nbad_total} of {got.size} elements differ from the NumPy reference; {worst_msg}"

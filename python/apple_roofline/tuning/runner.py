@@ -15,6 +15,7 @@ case's output is poisoned again (``Case.reset``), so each point is validated on 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from .. import provenance
@@ -22,8 +23,8 @@ from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import measure_case
+from ..roofline.options import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..roofline.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
-from ..roofline.runner import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..stats import CV_WARN
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
@@ -36,6 +37,8 @@ from .model import Rejected, TuneStudy, best_blocks, candidates, check_blocks, d
 __all__ = [
     "TUNE_SUITES",
     "TuneInterrupted",
+    "TuneOptions",
+    "TuneRunner",
     "parse_tune_suites",
     "probe_suite",
     "tune_suite",
@@ -61,7 +64,7 @@ class TuneInterrupted(StudyInterrupted[TuneStudy]):
 
 def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
     """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order
-    (:func:`~apple_roofline.roofline.runner.parse_suites` over :data:`TUNE_SUITES`).
+    (:func:`~apple_roofline.roofline.options.parse_suites` over :data:`TUNE_SUITES`).
 
     Raises:
         OptionError: (option ``suites``) an unknown suite or none; the message names the valid ones.
@@ -81,7 +84,7 @@ def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
     block size, else at the smallest every GPU backend accepts (:data:`PROBE_BLOCK`)
     (``Kernel.simd_width``, ``Kernel.max_block``), or None when none does. A SIMD width of 0 means
     the device has no threadgroup (the CPU, whose kernels take no BLOCK). The suite is planned on
-    the smallest arrays (:data:`~apple_roofline.roofline.runner.MIN_ARRAY_BYTES`): only its kernels
+    the smallest arrays (:data:`~apple_roofline.roofline.options.MIN_ARRAY_BYTES`): only its kernels
     are built."""
     from .._native import _core
 
@@ -219,14 +222,15 @@ def run_tune(
     journal: Optional[Journal] = None,
 ) -> TuneStudy:
     """Tune the block size of the kernels of ``suites`` (default :data:`TUNE_SUITES`) on ``device``
-    ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`).
+    ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`):
+    :class:`TuneRunner` with the :class:`TuneOptions` these keywords build.
 
     ``blocks`` are the sizes to try (default: every multiple of the SIMD width up to the device's
     limit, or with ``quick`` the SIMD width times powers of two); ``kernels`` restricts the kernels
     (names such as ``triad`` or ``peak/vec4_indep4/fp16``); ``quick`` also shortens the warm-up;
     ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
-    :func:`~apple_roofline.roofline.runner.default_array_bytes`; with ``quick``, the smallest that
-    still measures DRAM, :func:`~apple_roofline.roofline.runner.dram_array_bytes`: 4× the
+    :func:`~apple_roofline.roofline.options.default_array_bytes`; with ``quick``, the smallest that
+    still measures DRAM, :func:`~apple_roofline.roofline.options.dram_array_bytes`: 4× the
     last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design.md,
     "Journal and resume"); a point its resumed journal holds is kept, not measured again.
 
@@ -241,97 +245,187 @@ def run_tune(
         TuneInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    suite_names = TUNE_SUITES if suites is None else parse_tune_suites(suites)
-    reps = check_reps(reps)
-    spec = resolve_device(device)
-    backend = open_device(spec)
-    info = dict(backend.info())
-    if array_bytes is None:
-        array_bytes = dram_array_bytes(info) if quick else default_array_bytes(info)
-    array_bytes = check_array_bytes(array_bytes, info)
-    options = {"max_launch_s": 0.01 if quick else 0.05}
-    ctx = SuiteContext(backend, str(info["backend"]), info, quick, array_bytes, options)
-    simd, limit = _limits(ctx, suite_names, str(spec))
-    sizes = check_blocks(list(blocks), simd, limit) if blocks is not None else candidates(simd, limit, quick)
-    wanted = {k.strip() for k in kernels or () if k.strip()}
-    created = provenance.now()
-    params: Dict[str, Any] = {
-        "suites": list(suite_names),
-        "kernels": sorted(wanted),
-        "candidates": sizes,
-        "simd_width": simd,
-        "max_block": limit,
-        "quick": quick,
-        "reps": reps,
-        "array_bytes": array_bytes,
-    }
-    journal = journal or Journal()
-    journal.begin(TuneStudy, created=created, device=info, command=command, options=params)
-    measurements: List[Measurement] = []
-    rejected: List[Rejected] = []
-    skipped: List[Skipped] = []
+    options = TuneOptions(
+        suites=suites, kernels=kernels, blocks=blocks, quick=quick, reps=reps, array_bytes=array_bytes, command=command
+    )
+    return TuneRunner(device, options, progress=progress, journal=journal).run()
 
-    def assemble(complete: bool) -> TuneStudy:
+
+@dataclass(frozen=True)
+class TuneOptions:
+    """The tuning study's options, checked when built (the one place; the block sizes and the array
+    size, whose ranges depend on the device, by :meth:`sizes_for` and :meth:`array_bytes_for`) and
+    recorded once, as the study's ``params`` and its journal's options (:meth:`recorded`). The
+    fields are :func:`run_tune`'s keywords; ``suite_names`` and ``wanted`` are the suites and the
+    kernel names, checked.
+
+    Raises:
+        OptionError: an unknown suite, ``reps`` outside 1 to 10000.
+    """
+
+    suites: Optional[Sequence[str]] = None
+    kernels: Optional[Sequence[str]] = None
+    blocks: Optional[Sequence[object]] = None
+    quick: bool = False
+    reps: int = DEFAULT_REPS
+    array_bytes: Optional[int] = None
+    command: Sequence[str] = ()
+    suite_names: Tuple[str, ...] = field(init=False, repr=False, compare=False)
+    wanted: Set[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)  # frozen: normalised once, here
+
+        put("suite_names", TUNE_SUITES if self.suites is None else parse_tune_suites(self.suites))
+        put("reps", check_reps(self.reps))
+        put("wanted", {k.strip() for k in self.kernels or () if k.strip()})
+        put("command", tuple(self.command))
+
+    def array_bytes_for(self, info: Mapping[str, Any]) -> int:
+        """Bytes per STREAM / sweep array on the device ``info`` describes (:attr:`array_bytes`, or a
+        run's default, or with ``quick`` the smallest that still measures DRAM), checked.
+
+        Raises:
+            OptionError: (option ``array_bytes``) out of range for this device.
+        """
+        array_bytes = self.array_bytes
+        if array_bytes is None:
+            array_bytes = dram_array_bytes(info) if self.quick else default_array_bytes(info)
+        return check_array_bytes(array_bytes, info)
+
+    def sizes_for(self, simd: int, limit: int) -> List[int]:
+        """The block sizes to try on a device of SIMD width ``simd`` and largest block ``limit``.
+
+        Raises:
+            OptionError: (option ``blocks``) a size that is no multiple of ``simd`` or above ``limit``.
+        """
+        return (
+            check_blocks(list(self.blocks), simd, limit)
+            if self.blocks is not None
+            else candidates(simd, limit, self.quick)
+        )
+
+    def recorded(self, sizes: Sequence[int], simd: int, limit: int, array_bytes: int) -> Dict[str, Any]:
+        """The study's ``params``, as its results and its journal record them."""
+        return {
+            "suites": list(self.suite_names),
+            "kernels": sorted(self.wanted),
+            "candidates": list(sizes),
+            "simd_width": simd,
+            "max_block": limit,
+            "quick": self.quick,
+            "reps": self.reps,
+            "array_bytes": array_bytes,
+        }
+
+
+class TuneRunner:
+    """One tuning study of ``options`` on ``device``, in small steps: the device opened and the
+    device-dependent options checked when built, then :meth:`run` tunes suite after suite and
+    assembles the study (:meth:`assemble`) from what it holds so far."""
+
+    def __init__(
+        self,
+        device: Union[str, DeviceSpec, None],
+        options: TuneOptions,
+        *,
+        progress: Optional[Progress] = None,
+        journal: Optional[Journal] = None,
+    ) -> None:
+        self.options, self.progress = options, progress
+        self.spec = resolve_device(device)
+        backend = open_device(self.spec)
+        self.info: Dict[str, Any] = dict(backend.info())
+        self.array_bytes = options.array_bytes_for(self.info)
+        self.ctx = SuiteContext(
+            backend,
+            str(self.info["backend"]),
+            self.info,
+            options.quick,
+            self.array_bytes,
+            {"max_launch_s": 0.01 if options.quick else 0.05},
+        )
+        simd, limit = _limits(self.ctx, options.suite_names, str(self.spec))
+        self.sizes = options.sizes_for(simd, limit)
+        self.params = options.recorded(self.sizes, simd, limit, self.array_bytes)
+        self.created = provenance.now()
+        self.journal = journal or Journal()
+        self.measurements: List[Measurement] = []
+        self.rejected: List[Rejected] = []
+        self.skipped: List[Skipped] = []
+
+    def run(self) -> TuneStudy:
+        """Tune every suite of the options; the study.
+
+        Raises:
+            As :func:`run_tune`.
+        """
+        opts = self.options
+        self.journal.begin(TuneStudy, created=self.created, device=self.info, command=opts.command, options=self.params)
+        try:
+            for name in opts.suite_names:
+                tune_suite(
+                    self.ctx,
+                    name,
+                    self.sizes,
+                    reps=opts.reps,
+                    max_warmup_s=0.05 if opts.quick else 0.5,
+                    measurements=self.measurements,
+                    rejected=self.rejected,
+                    skipped=self.skipped,
+                    kernels=opts.wanted or None,
+                    progress=self.progress,
+                    journal=self.journal,
+                )
+        except (KeyboardInterrupt, DeviceStopped) as exc:
+            raise TuneInterrupted(self.assemble(False), exc) from None
+        finally:
+            self.journal.close()
+        wanted = sorted(opts.wanted)
+        if wanted and not (self.measurements or self.rejected or self.skipped):
+            raise OptionError(
+                "kernels",
+                ",".join(wanted),
+                "kernel names of the suites "
+                f"{', '.join(opts.suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
+                problem="names no kernel",
+                shown=",".join(wanted),
+            )
+        if not self.measurements:  # every size rejected, or every kernel one the device cannot run
+            raise nothing_measured(
+                f"{self.info.get('name', self.spec)} ran no kernel at any block size",
+                [f"block {x.block}: {x.message}" for x in self.rejected] + [s.reason for s in self.skipped],
+            )
+        return self.assemble(True)
+
+    def assemble(self, complete: bool) -> TuneStudy:
+        """The study of what was measured so far."""
+        measured = self.measurements
         warnings = [
-            f"{m.label} block={m.params['block']} failed validation: {m.validation}"
-            for m in measurements
-            if not m.valid
+            f"{m.label} block={m.params['block']} failed validation: {m.validation}" for m in measured if not m.valid
         ]
         warnings += [
             f"{m.label} block={m.params['block']}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)"
-            for m in measurements
+            for m in measured
             if m.valid and m.cv > CV_WARN
         ]
+        opts = self.options
         return TuneStudy(
             tool=ToolInfo.current(),
-            created=created,
+            created=self.created,
             host=provenance.host(),
-            device={**info, "array_bytes": array_bytes, "quick": quick, "reps": reps},
-            command=tuple(command),
-            params=params,
-            measurements=tuple(measurements),
-            rejected=tuple(rejected),
-            skipped=tuple(skipped),
+            device={**self.info, "array_bytes": self.array_bytes, "quick": opts.quick, "reps": opts.reps},
+            command=tuple(opts.command),
+            params=self.params,
+            measurements=tuple(measured),
+            rejected=tuple(self.rejected),
+            skipped=tuple(self.skipped),
             warnings=tuple(warnings),
             complete=complete,
             finished=provenance.now(),
-            resumed=journal.resumed(),
+            resumed=self.journal.resumed(),
         )
-
-    max_warmup_s = 0.05 if quick else 0.5
-    try:
-        for name in suite_names:
-            tune_suite(
-                ctx,
-                name,
-                sizes,
-                reps=reps,
-                max_warmup_s=max_warmup_s,
-                measurements=measurements,
-                rejected=rejected,
-                skipped=skipped,
-                kernels=wanted or None,
-                progress=progress,
-                journal=journal,
-            )
-    except (KeyboardInterrupt, DeviceStopped) as exc:
-        raise TuneInterrupted(assemble(False), exc) from None
-    finally:
-        journal.close()
-    if wanted and not (measurements or rejected or skipped):
-        raise OptionError(
-            "kernels",
-            ",".join(sorted(wanted)),
-            f"kernel names of the suites {', '.join(suite_names)} (e.g. triad, vec4_indep4, peak/scalar_indep8/fp64)",
-            problem="names no kernel",
-            shown=",".join(sorted(wanted)),
-        )
-    if not measurements:  # every size rejected, or every kernel one the device cannot run
-        raise nothing_measured(
-            f"{info.get('name', spec)} ran no kernel at any block size",
-            [f"block {x.block}: {x.message}" for x in rejected] + [s.reason for s in skipped],
-        )
-    return assemble(True)
 
 
 class QuickTuner:

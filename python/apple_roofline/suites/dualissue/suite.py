@@ -19,7 +19,8 @@ import numpy as np
 from ..base import BufferPair, Case, Constants, Suite, check_tiled, fill, poison, prebuild, read
 from ..fma import CHAIN_A
 from ..idiv.kernels import check_exact
-from ..peak.suite import MIN_WAVES, PEAK_BUFFER_BYTES, wave_items
+from ..peak.suite import PEAK_BUFFER_BYTES
+from ..waves import MIN_WAVES, wave_items
 from .kernels import CHAINS, DUAL_F, DUAL_KERNELS, DualKernel, dual_input, kind_reference, kind_tolerance
 
 __all__ = ["DualIssueSuite", "dual_case"]

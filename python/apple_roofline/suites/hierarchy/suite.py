@@ -365,7 +365,7 @@ class HierarchySuite(Suite):
     def _lanes(self, src: Tuple[str, str], consts: Constants) -> int:
         """A whole wave of the device where the backend reports one, else the CPU's threads, else
         2048 per GPU core (a multiple of BLOCK)."""
-        from ..peak.suite import wave_items
+        from ..waves import wave_items
 
         wave = wave_items(self.ctx.backend, src, consts)
         if wave:

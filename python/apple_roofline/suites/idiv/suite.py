@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 import numpy as np
 
 from ..base import BufferPair, Case, Constants, Suite, fill, read
-from ..peak.suite import MIN_WAVES, wave_items
+from ..waves import MIN_WAVES, wave_items
 from .kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
 
 __all__ = ["IdivSuite", "IDIV_ITEMS", "IDIV_ITEMS_QUICK", "idiv_case"]

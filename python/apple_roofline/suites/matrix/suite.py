@@ -29,7 +29,7 @@ import numpy as np
 
 from ...shaders import resolve
 from ..base import Case, KernelDef, Suite, poison, prebuild, read
-from ..peak.suite import MIN_WAVES, wave_items
+from ..waves import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
     APIS,

@@ -14,7 +14,7 @@ skipped with the backend's reason.
 
 Whole waves on GPUs: where a kernel reports ``wave_items`` (the work items the device runs at once:
 on CUDA, SMs × resident blocks per SM × block size), the launch is rounded up to a whole number of
-waves, at least MIN_WAVES. A launch that ends in a partial wave leaves SMs idle while the others
+waves, at least MIN_WAVES (:mod:`..waves`). A launch that ends in a partial wave leaves SMs idle while the others
 finish: on an H100, 4 MiB of FP64 chains is a quarter of a wave and reached 28.1 TFLOP/s where 4
 whole waves reached 32.6. Such launches record ``waves`` in their parameters, and their buffers grow
 to fit (tens of MiB: still compute-bound at F = 512). A case rebound to another block size
@@ -24,20 +24,19 @@ same buffers where they hold it and with the same NumPy reference.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, Mapping, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, Tuple
 
 import numpy as np
 
 from ..base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, prebuild
 from ..chains import chain_case, chain_reference
 from ..fma import FMA_KERNELS
+from ..waves import MIN_WAVES, wave_items
 
-__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "MIN_WAVES", "wave_items"]
+__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES"]
 
 PEAK_F = 512
 PEAK_BUFFER_BYTES = 4 << 20
-#: Fewest whole waves a GPU peak launch runs (see the module docstring).
-MIN_WAVES = 4
 
 #: (dtype, variant) in the order they are measured.
 PEAK_VARIANTS: Tuple[Tuple[str, str], ...] = (
@@ -124,15 +123,3 @@ class PeakSuite(Suite):
         )
         case.rebind = lambda block: self._case(kdef, src, {**consts, "BLOCK": block}, pair, reference)
         return case
-
-
-def wave_items(backend: Any, src: Tuple[str, str], constants: Mapping[str, Union[int, float]]) -> int:
-    """The compiled kernel's ``wave_items`` (0 when unknown). A kernel that fails to compile or is
-    unsupported, or whose BLOCK the device rejects (ValueError), reports 0 here; the runner meets the
-    same error again and records it (skipped, or a rejected size when tuning)."""
-    from ..._native import _core
-
-    try:
-        return int(backend.compile(src[0], src[1], dict(constants)).wave_items)
-    except (_core.BackendError, ValueError):
-        return 0

@@ -1,0 +1,110 @@
+"""A roofline run's options in one object (roofline/options.py): checked when built, recorded once
+(the journal's header and the results header come from it), and the runner that takes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apple_roofline.devices import DeviceSpec
+from apple_roofline.errors import OptionError
+from apple_roofline.roofline import runner as roofline_runner
+from apple_roofline.roofline.options import OPTION_FLAGS, RunOptions
+from apple_roofline.study.journal import Journal
+from apple_roofline.suites import registry
+from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
+
+
+def test_options_are_checked_and_normalised_when_built() -> None:
+    opts = RunOptions(suites="peak, stream,peak", reps=3, sustain_s="1.5", command=["apple-roofline", "run"])  # type: ignore[arg-type]
+    assert opts.suites == ("stream", "peak") and opts.suite_names == ("stream", "peak")
+    assert opts.sustain_s == 1.5 and opts.command == ("apple-roofline", "run")
+    assert opts.budgets_s == {"stream": 0.0, "peak": 0.0}  # --sustain lengthens every measurement: no budget
+    assert RunOptions().suite_names == registry.default_suites() and RunOptions().suites is None
+    assert RunOptions(quick=True).max_warmup_s < RunOptions().max_warmup_s
+    for kw, match in [
+        ({"reps": 0}, r"reps 0 is out of range \(valid: 1 to 10000\)"),
+        ({"suites": "stream,foo"}, r"suites 'foo' is not a suite"),
+        ({"sustain_s": 61}, r"sustain_s 61 is out of range \(valid: 0 to 60 seconds\)"),
+        ({"suites": ["stream"], "budget": "gemm=1"}, r"'gemm' is not a suite of this run"),
+    ]:
+        with pytest.raises(OptionError, match=match):
+            RunOptions(**kw)
+
+
+def test_the_results_header_takes_its_options_from_what_the_journal_records() -> None:
+    opts = RunOptions(suites=["stream"], quick=True, reps=7, sustain_s=2.0)
+    recorded = opts.recorded(1 << 20)
+    assert set(OPTION_FLAGS) <= set(recorded) and recorded["suites"] == ["stream"] and recorded["reps"] == 7
+    assert opts.header(1 << 20) == {"array_bytes": 1 << 20, "quick": True, "reps": 7, "sustain_s": 2.0}
+    assert "sustain_s" not in RunOptions().header(4096) and "tune" not in RunOptions().header(4096)
+
+
+def test_a_run_writes_the_options_once_into_its_journal_and_its_header(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    fake.max_pipeline = 1024
+    opts = RunOptions(suites=["stream"], reps=2, array_bytes=4096, telemetry=False)
+    path = tmp_path / "run.journal.jsonl"
+    run = roofline_runner.measure_device("cuda:0", opts, journal=Journal(path))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["options"] == json.loads(json.dumps(opts.recorded(4096)))
+    assert {k: run.device[k] for k in opts.header(4096)} == opts.header(4096)
+    keys = [json.loads(ln)["key"] for ln in lines[1:]]
+    assert len(keys) == len(run.measurements) == len(set(keys)) == 4  # each measurement once, as measured
+
+
+def test_a_runner_assembles_before_it_has_measured_anything(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The power window is the runner's own state, set to 0 until the sampler starts: a run
+    interrupted before its first suite still assembles (its closure once read it before assignment)."""
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    r = roofline_runner.RooflineRunner(
+        "cuda:0", RunOptions(suites=["stream"], reps=2, array_bytes=4096, telemetry=False, power_window=True)
+    )
+    partial = r.assemble(False)
+    assert partial.complete is False and partial.measurements == ()
+    assert "power_window_s" not in partial.device["telemetry"] and partial.device["reps"] == 2
+
+
+def test_an_interrupt_inside_a_suite_keeps_what_the_journal_kept(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """_run_suite yields each measurement before its progress line: a Ctrl-C in the progress
+    display after the journal kept a measurement leaves it in the partial run too."""
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    fake.max_pipeline = 1024
+
+    class Interrupting:
+        def start(self, stage: str, total: int) -> None:
+            pass
+
+        def advance(self, description: str) -> None:
+            if "scale" in description:
+                raise KeyboardInterrupt
+
+        def finish(self, stage: str) -> None:
+            pass
+
+    path = tmp_path / "run.journal.jsonl"
+    progress: Any = Interrupting()
+    with pytest.raises(roofline_runner.RunInterrupted) as exc:
+        roofline_runner.run_roofline(
+            "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, progress=progress, journal=Journal(path)
+        )
+    kept = [json.loads(ln)["key"] for ln in path.read_text(encoding="utf-8").splitlines()[1:]]
+    assert [m.kernel for m in exc.value.partial.measurements] == ["copy", "scale"] and len(kept) == 2
