@@ -185,17 +185,28 @@ def plot_sweep(
     return fig
 
 
+#: Measured ceilings closer than this (relative) share one label in the sweep figure.
+LABEL_RTOL = 0.10
+
+
 def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, labels: Labels, *, right: bool) -> None:
     """Thin solid horizontal lines of measured ceilings (name, value, colour), labelled from their
     right or left end, above or below alternately, slid along the line until clear of the markers
     and of each other (``labels``); lines within 1 % of each other are one grey line with one label
-    naming them all (:func:`.plot.equal_heights`)."""
-    for k, group in enumerate(equal_heights(refs, lambda r: r[1], 0.01)):
+    naming them all (:func:`.plot.equal_heights`), and lines within :data:`LABEL_RTOL` of each other
+    keep their colours but share one label that gives each value (two labels a few points apart
+    cannot both find room beside the curves)."""
+    for k, group in enumerate(equal_heights(refs, lambda r: r[1], LABEL_RTOL)):
         name, value, color = group[0]
+        same = group[-1][1] >= value * (1.0 - 0.01)
         color = color if len(group) == 1 else NEUTRAL
-        for n, v, _c in group:
-            ax.axhline(v, color=color, linestyle=MEASURED, linewidth=1.0, zorder=2, gid=f"reference:{n}")
-        text = " = ".join(n for n, _v, _c in group) + f" ceiling (measured) {sig_figs(value)} {unit}"
+        for n, v, c in group:
+            line = color if same else c
+            ax.axhline(v, color=line, linestyle=MEASURED, linewidth=1.0, zorder=2, gid=f"reference:{n}")
+        if same:
+            text = " = ".join(n for n, _v, _c in group) + f" ceiling (measured) {sig_figs(value)} {unit}"
+        else:
+            text = ", ".join(f"{n} {sig_figs(v)}" for n, v, _c in group) + f" {unit}: ceilings (measured)"
         above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
         ann = ax.annotate(
             text,
