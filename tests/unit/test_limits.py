@@ -16,7 +16,7 @@ import pytest
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.limits import TOLERANCE, Limits, check_limits, share_text
+from apple_roofline.roofline.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
 from apple_roofline.roofline.plot import plot_roofline
 from apple_roofline.roofline.records import OverLimit
 from apple_roofline.roofline.report import to_csv, to_markdown
@@ -465,3 +465,20 @@ def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(
     assert sum("is above the theoretical DRAM bandwidth" in w for w in run.warnings) == len(stream)
     again = Run.from_dict(json.loads(json.dumps(run.to_dict())), source="run.json")
     assert [m.over_limit for m in again.measurements] == [m.over_limit for m in run.measurements]
+
+
+def test_a_sweep_point_is_held_against_the_fma_pipe_its_chains_run_on() -> None:
+    """A sweep point has no ceiling class of its own, but its chains run on the FP32 pipe: one above
+    the FP32 vector peak at its clock is flagged "clock misread" (a 2-vCPU guest's wall-clock chain
+    once read the clock low enough for a sweep point to show 155 % of it); one below is not."""
+
+    def point(kernel: str, gflops: float) -> Measurement:
+        ops = 10**12
+        samples, batch = _timed(gflops * 1e9, ops)
+        return Measurement("sweep", kernel, "fp32", {"F": 256}, ops, 10**9, samples, True, None, None, batch, "ok")
+
+    run = _h200_run([point("vec4", 70_000.0), point("vec4", 60_000.0)])
+    over = [m.over_limit for m in run.measurements]
+    assert over[1] is None and over[0] is not None
+    assert over[0].reason == CLOCK_MISREAD and over[0].figure == pytest.approx(70_000.0)
+    assert over[0].limit == pytest.approx(66_908.0) and "FP32 vector" in over[0].against

@@ -30,6 +30,7 @@ from ..clocks import pass_clock, theoretical_clock_mhz
 from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
 from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
+from ..suites.sweep.suite import SWEEP_SUITE, sweep_compute_class
 from ..text import percent
 from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
@@ -98,7 +99,7 @@ def figure_of(m: Measurement) -> float:
     """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
     for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
     (as its curve is drawn and its level found, :mod:`apple_roofline.suites.hierarchy.levels`), else at the median."""
-    if m.ceiling_kind == "compute":
+    if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE:
         return m.gflops
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
 
@@ -152,8 +153,11 @@ class Limits:
 
     def limit(self, m: Measurement) -> Optional[Limit]:
         """The limit of ``m``'s figure (:func:`figure_of`), or None where nothing bounds it here."""
-        if m.ceiling_kind == "compute" and m.ceiling_class is not None:
-            t = self.pipe(m.ceiling_class)
+        compute = m.ceiling_class if m.ceiling_kind == "compute" else None
+        if m.suite == SWEEP_SUITE:  # no ceiling class of its own: the FMA pipe its chains run on
+            compute = sweep_compute_class(m.kernel, m.dtype)
+        if compute is not None:
+            t = self.pipe(compute)
             if t is None or t.kind != "compute":
                 return None
             mhz = pass_clock(m.params)
@@ -184,7 +188,11 @@ class Limits:
             return None
         sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
         reason = (
-            TIMER_ERROR if sample_s < MIN_SAMPLE_S else CLOCK_MISREAD if m.ceiling_kind == "compute" else CACHE_RESIDENT
+            TIMER_ERROR
+            if sample_s < MIN_SAMPLE_S
+            else CLOCK_MISREAD
+            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE
+            else CACHE_RESIDENT
         )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
 

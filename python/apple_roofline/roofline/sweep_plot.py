@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
+from ..suites.sweep.suite import sweep_compute_class
 from ..text import sig_figs
 from .labels import Labels
 from .plot import NEUTRAL, class_colors, equal_heights, measurement_gid
@@ -40,8 +41,7 @@ COMPUTE_Y_LABEL = "GFLOP/s (FLOPs counted per lane)"
 def sweep_class(m: Measurement) -> str:
     """The ceiling class a sweep kernel belongs with: ``"FP32 vector"`` for vector kernels
     (``vec4``), ``"FP32 scalar ILP"`` for scalar ones (``scalar8``), by kernel name and dtype."""
-    kind = "vector" if m.kernel.startswith("vec") else "scalar ILP"
-    return f"{m.dtype.upper()} {kind}"
+    return sweep_compute_class(m.kernel, m.dtype)
 
 
 def sweep_series(measurements: Sequence[Measurement]) -> Dict[str, List[Tuple[int, Measurement]]]:

@@ -21,7 +21,18 @@ from ..base import ITEMSIZE, TUNE_OPTION, Case, HostScratch, KernelDef, Suite, p
 from ..chains import chain_case
 from ..fma import FMA_KERNELS, FmaKernel
 
-__all__ = ["SweepSuite", "SWEEP_KERNELS", "SWEEP_TUNE_F", "sweep_F"]
+__all__ = ["SweepSuite", "SWEEP_KERNELS", "SWEEP_SUITE", "SWEEP_TUNE_F", "sweep_F", "sweep_compute_class"]
+
+#: The suite's name, as its measurements carry it.
+SWEEP_SUITE = "sweep"
+
+
+def sweep_compute_class(kernel: str, dtype: str) -> str:
+    """The compute ceiling class a sweep kernel runs on and is held against: ``"FP32 vector"`` for
+    the vector kernels (``vec4``), ``"FP32 scalar ILP"`` for the scalar ones (``scalar8``)."""
+    kind = "vector" if kernel.startswith("vec") else "scalar ILP"
+    return f"{dtype.upper()} {kind}"
+
 
 #: (measurement name, FMA kernel) of the sweep, in docs/design.md's terms.
 SWEEP_KERNELS: Tuple[Tuple[str, FmaKernel], ...] = (
