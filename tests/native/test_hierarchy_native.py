@@ -14,6 +14,7 @@ plateaus are printed (``-s``)."""
 from __future__ import annotations
 
 import math
+from typing import Any, Optional
 
 import pytest
 
@@ -41,33 +42,47 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
     names = [lv.name for lv in documented]
     if names[:3] != ["L1d", "L2", "L3"]:
         pytest.skip(f"this host reports the caches {names}, not L1d, L2 and L3")
-    expected = (["L1d", "L2", "L3", DRAM], ["L1d", "L2", DRAM])
-    # A sweep is a measurement: on a 2-core machine another process can blur one level into the
-    # next (seen once in CI's own tree, L2 lost while a quick run shared the cores), so a sweep that
+    # A sweep is a measurement: on a 2-core virtual machine a neighbour can blur one level into the
+    # next (seen in CI's own tree: L2 lost once, an L3 edge 1.46x its size once), so a sweep that
     # does not show the levels is measured once more, and the second one is judged.
     for attempt in range(2):
         run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
         assert run.measurements and all(m.valid for m in run.measurements), [
             m.validation for m in run.measurements if not m.valid
         ]
-        read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
         print()
         for curve in level_curves(run.measurements):
             _print(curve)
-        found = [p.level for p in read.plateaus]
-        if found in expected:
+        wrong = _levels_wrong(run, documented)
+        if wrong is None:
             break
+    assert wrong is None, wrong
+
+
+def _levels_wrong(run: Any, documented: Any) -> Optional[str]:
+    """Why the quick sweep's read curve does not show the documented levels (None when it does):
+    private levels end within a step of their size, a shared L3 at or below its size and above the
+    L2, DRAM last, and the level ceilings are those of the plateaus found."""
+    read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
     step = 2 ** (2 / STEPS_PER_OCTAVE)  # quick: two points per octave
-    assert found in expected, found
+    found = [p.level for p in read.plateaus]
+    if found not in (["L1d", "L2", "L3", DRAM], ["L1d", "L2", DRAM]):
+        return f"levels {found}"
     for p, nxt in zip(read.plateaus, read.plateaus[1:]):
-        assert p.capacity is not None and p.edge is not None, p
+        if p.capacity is None or p.edge is None:
+            return f"no size or edge: {p}"
         if p.level == "L3":  # shared: all of it or a share, never more
-            assert p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step, (p, nxt)
+            if not (p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step):
+                return f"L3 edge: {p}, {nxt}"
             continue
         # the documented size lies between the plateau's last point and the next one's first, within a step
-        assert p.hi / step <= p.capacity <= nxt.lo * step, (p, nxt)
-        assert abs(math.log(p.edge / p.capacity)) <= math.log(step) + math.log(nxt.lo / p.hi), p
-    assert {c.name for c in level_ceilings(run.measurements)} == {f"{n} bandwidth" for n in found[:-1]}
+        if not p.hi / step <= p.capacity <= nxt.lo * step:
+            return f"size outside the plateau's reach: {p}, {nxt}"
+        if abs(math.log(p.edge / p.capacity)) > math.log(step) + math.log(nxt.lo / p.hi):
+            return f"edge: {p}"
+    got = {c.name for c in level_ceilings(run.measurements)}
+    want = {f"{n} bandwidth" for n in found[:-1]}
+    return None if got == want else f"level ceilings {sorted(got)}, not {sorted(want)}"
 
 
 def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
