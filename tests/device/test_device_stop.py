@@ -61,11 +61,13 @@ def _cuda_reason() -> Optional[str]:
 
 
 def _nvidia_vulkan() -> bool:
-    """Whether wgpu:0 is an NVIDIA GPU through Vulkan (a hardware queue, released by the driver)."""
+    """Whether wgpu:0 is an NVIDIA GPU through Vulkan: the product's own test
+    (:func:`~apple_roofline.graphics.wedged.wedged_gpu_suspected`) on its adapter row."""
+    from apple_roofline.graphics.wedged import wedged_gpu_suspected
     from apple_roofline.graphics.wgpu_device import adapters
 
     found = adapters()
-    return bool(found) and found[0]["backend"] == "Vulkan" and "NVIDIA" in found[0]["name"].upper()
+    return bool(found) and wedged_gpu_suspected({"wgpu_backend": found[0]["backend"], "name": found[0]["name"]})
 
 
 def _wgpu_reason() -> Optional[str]:

@@ -29,19 +29,13 @@ from .labels import Labels
 from .plot import NEUTRAL, class_colors, equal_heights, measurement_gid
 from .records import Ceiling, Measurement
 
-__all__ = ["plot_sweep", "sweep_series", "sweep_class", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
+__all__ = ["plot_sweep", "sweep_series", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
 
 #: Figure size in inches (width, height).
 SWEEP_FIGSIZE: Tuple[float, float] = (11.0, 4.8)
 _MARKERS = ("o", "s", "^", "v")
 #: The compute panel's y label: a rate of the whole kernel, each lane's FLOPs counted.
 COMPUTE_Y_LABEL = "GFLOP/s (FLOPs counted per lane)"
-
-
-def sweep_class(m: Measurement) -> str:
-    """The ceiling class a sweep kernel belongs with: ``"FP32 vector"`` for vector kernels
-    (``vec4``), ``"FP32 scalar ILP"`` for scalar ones (``scalar8``), by kernel name and dtype."""
-    return sweep_compute_class(m.kernel, m.dtype)
 
 
 def sweep_series(measurements: Sequence[Measurement]) -> Dict[str, List[Tuple[int, Measurement]]]:
@@ -99,7 +93,7 @@ def plot_sweep(
     fig = new_figure(SWEEP_FIGSIZE)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.19, wspace=0.22)
     compute_ax, memory_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
-    classes = {name: sweep_class(ms[0][1]) for name, ms in series.items()}
+    classes = {name: sweep_compute_class(ms[0][1].kernel, ms[0][1].dtype) for name, ms in series.items()}
     colors = class_colors(list(dict.fromkeys(classes.values())))
     measured = {c.name: c for c in ceilings if c.source == "measured"}
     bandwidth = max(
