@@ -55,3 +55,22 @@ def test_budgets_are_off_for_sustained_runs_and_recorded() -> None:
     assert t.budget_s == 50
     with pytest.raises(ValueError, match="budget 'idiv' is not a suite of this run"):
         run_roofline("cpu", ["stream"], budget="idiv=3")
+
+
+def test_a_quick_run_plans_its_budgets_from_rates_measured_on_the_cpu() -> None:
+    """The probe runs on the real CPU backend and the plan reaches the suites' clocks: each
+    described suite's budget is at least its default quick one and at least twice its prediction."""
+    from apple_roofline.roofline.budget import default_budgets
+    from apple_roofline.roofline.quick_plan import QUICK_MARGIN
+    from apple_roofline.roofline.runner import run_roofline
+
+    run = run_roofline("cpu", ["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False)
+    plan = run.device["quick_plan"]
+    assert set(plan["rates"]) == {"device_gbps", "device_gflops", "host_write_gbps", "host_check_gbps"}
+    assert all(v > 0 for v in plan["rates"].values()) and set(plan["predicted_s"]) == {"stream", "peak"}
+    for t in run.suite_times:
+        assert t.budget_s >= default_budgets(quick=True)[t.suite]
+        assert t.budget_s >= QUICK_MARGIN * plan["predicted_s"][t.suite] - 0.01  # the record rounds
+    assert not any(t.cut for t in run.suite_times) and run.suite_times[0].measured == 4
+    # a default run neither probes nor plans
+    assert "quick_plan" not in run_roofline("cpu", ["stream"], reps=3, array_bytes=1 << 20, telemetry=False).device

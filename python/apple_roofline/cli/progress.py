@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import typer
 
-__all__ = ["CliProgress", "stderr_is_terminal", "time_left", "clock_text"]
+__all__ = ["CliProgress", "stderr_is_terminal", "time_left", "clock_text", "plan_words"]
 
 
 def stderr_is_terminal() -> bool:
@@ -41,6 +41,19 @@ def clock_text(seconds: float) -> str:
     s = int(-(-seconds // 1))
     h, rest = divmod(s, 3600)
     return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def plan_words(stages: Sequence[str], budgets_s: Sequence[float], predicted_s: Sequence[float]) -> str:
+    """``"[all] predicted about 12 s: stream 2.1 s (budget 10), sweep 4.0 s (budget 20), …"``: each
+    stage with a predicted time (above 0) and its budget; "" when none has one."""
+    parts = [
+        f"{stage} {p:.1f} s" + (f" (budget {b:g})" if b > 0 else "")
+        for stage, b, p in zip(stages, budgets_s, predicted_s)
+        if p > 0
+    ]
+    if not parts:
+        return ""
+    return f"[all] predicted about {sum(p for p in predicted_s if p > 0):.0f} s: " + ", ".join(parts)
 
 
 class CliProgress:
@@ -94,9 +107,17 @@ class CliProgress:
         if self._bar is not None:
             self._bar.stop()
 
-    def plan(self, stages: Sequence[str], budgets_s: Sequence[float]) -> None:
-        """The study will run ``stages`` in this order, each within its budget (seconds; 0: none)."""
+    def plan(self, stages: Sequence[str], budgets_s: Sequence[float], predicted_s: Sequence[float] = ()) -> None:
+        """The study will run ``stages`` in this order, each within its budget (seconds; 0: none);
+        where ``predicted_s`` gives a stage's predicted seconds (above 0), one line says them with
+        the budgets (:func:`plan_words`)."""
         self._stages, self._budgets = list(stages), [float(b) for b in budgets_s]
+        words = plan_words(self._stages, self._budgets, predicted_s)
+        if words:
+            if self._bar is not None:
+                self._bar.console.print(words, markup=False, highlight=False)
+            else:
+                typer.echo(words, err=True)
         if self._bar is not None and len(self._stages) > 1:
             self._overall = self._bar.add_task("", total=len(self._stages), suite="all")
 

@@ -5,7 +5,9 @@ Every suite already bounds its own cases (a GEMM ladder stops before a launch wo
 the device. The budget is the backstop: seconds of wall time a suite may spend, checked before each
 case; once spent, its remaining cases are not measured, the run warns, and the report's "Time per
 suite" table says "cut short by its budget". The defaults are several times what a suite takes on
-an H100 and on a 2-core CPU, so a default run is never cut; ``--budget`` sets them.
+an H100 and on a 2-core CPU, so a default run is never cut; ``--budget`` sets them. A ``--quick``
+run sizes its budgets from a prediction of its time on the machine at hand, never below a third of
+these (:mod:`.quick_plan`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def budget_help() -> str:
     return (
         "Seconds each named suite may take, e.g. gemm=120,sweep=30 (up to "
         f"{MAX_BUDGET_S:g}), or none. A suite whose budget runs out stops before its next case and the "
-        f"report says so. Default seconds: {defaults_text(default_budgets())} (a third with --quick); none "
+        f"report says so. Default seconds: {defaults_text(default_budgets())} (a third with --quick, or twice "
+        "the time predicted on this machine where that is more); none "
         "with --sustain or --power-window."
     )
 

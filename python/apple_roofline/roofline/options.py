@@ -73,7 +73,9 @@ class RunOptions:
             text or a sequence when built); None: the default run
             (:func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed,
             e.g. matrix's largest tiles and hierarchy's few points per level).
-        quick: a fast look: the sweep trimmed, shorter launch budgets, warm-up and time budgets.
+        quick: a fast look: the sweep trimmed, shorter launch budgets, warm-up and time budgets (the
+            runner sizes those from a prediction of their time where no ``budget`` is given;
+            :attr:`budgets_s` holds the defaults it starts from).
         reps: timed samples per measurement, 1 to :data:`~apple_roofline.measure.MAX_REPS`.
         array_bytes: bytes per STREAM array; None: :func:`default_array_bytes` of the device. Its
             range depends on the device's memory, so :meth:`array_bytes_for` checks it.

@@ -27,6 +27,7 @@ from ..study.progress import Progress, StudyInterrupted, announce_doing, announc
 from ..study.timing import SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
+from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
@@ -36,6 +37,9 @@ from .ladder import LADDER_DROP, disturbed_gemms
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
+from .predict import Policy
+from .probe import probe_rates
+from .quick_plan import plan_quick
 from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
@@ -207,6 +211,42 @@ class RooflineRunner:
         self.measurements: List[Measurement] = []
         self.skipped: List[Skipped] = []
         self.times: List[SuiteTime] = []
+        #: seconds of budget per suite: the options', or a quick run's planned ones (:meth:`plan_quick`)
+        self.budgets_s: Dict[str, float] = dict(options.budgets_s)
+        #: a quick run's plan as the results header records it (empty: none was made)
+        self.quick_plan: Dict[str, Any] = {}
+
+    def plan_quick(self) -> None:
+        """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): measure the
+        machine's rates (:func:`.probe.probe_rates`), predict each suite's time and size its budget
+        and the grid from it (:func:`.quick_plan.plan_quick`, docs/design.md, "Time budgets"). A
+        device the probe cannot run keeps the default budgets and grid.
+
+        Raises:
+            DeviceStopped: the probe's launches outlasted their bound.
+        """
+        opts = self.options
+        if not opts.quick or opts.budget is not None or opts.sustain_s or opts.power_window:
+            return
+        announce_doing(self.progress, "measuring this machine's rates to plan the quick run")
+        rates = probe_rates(self.ctx)
+        if rates is None:
+            return
+        ctx = self.ctx
+        plan = plan_quick(
+            opts.suite_names,
+            lambda shrink: dataclasses.replace(ctx, options={**ctx.options, QUICK_SHRINK_OPTION: shrink}),
+            rates,
+            Policy(opts.reps, opts.max_warmup_s),
+            opts.budgets_s,
+        )
+        self.ctx = dataclasses.replace(ctx, options={**ctx.options, QUICK_SHRINK_OPTION: plan.shrink})
+        self.budgets_s = dict(plan.budgets_s)
+        self.quick_plan = {
+            "predicted_s": {name: round(s, 2) for name, s in plan.predicted_s.items()},
+            "shrink_steps": list(SHRINK_STEPS[: plan.shrink]),
+            "rates": {k: round(v, 3) for k, v in dataclasses.asdict(rates).items()},
+        }
 
     def _suite_options(self) -> Dict[str, Any]:
         quick, named = self.options.quick, self.options.suites is not None
@@ -238,8 +278,14 @@ class RooflineRunner:
         self.window_s = max(
             self.sampler.power_window_s if opts.power_window and self.sampler.active else 0.0, opts.sustain_s
         )
-        announce_plan(self.progress, opts.suite_names, [opts.budgets_s[name] for name in opts.suite_names])
         try:
+            self.plan_quick()
+            announce_plan(
+                self.progress,
+                opts.suite_names,
+                [self.budgets_s[name] for name in opts.suite_names],
+                [self.quick_plan.get("predicted_s", {}).get(name, 0.0) for name in opts.suite_names],
+            )
             for name in opts.suite_names:
                 self.measure_suite(name)
         except (KeyboardInterrupt, DeviceStopped) as exc:
@@ -277,7 +323,7 @@ class RooflineRunner:
         planned = suite.total()
         if progress:
             progress.start(name, planned)
-        clock = SuiteClock(name, self.options.budgets_s[name], planned)
+        clock = SuiteClock(name, self.budgets_s[name], planned)
         settings = CaseSettings(self.options.reps, self.options.max_warmup_s, self.sampler, self.window_s)
         try:
             for outcome in _run_suite(suite, settings, clock, self.journal, progress):
@@ -327,6 +373,7 @@ class RooflineRunner:
             "telemetry": telemetry,
             **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
             **registry.device_facts(self.options.suite_names, self.info),
+            **({"quick_plan": self.quick_plan} if self.quick_plan else {}),
         }
 
     def _warnings(self, marked: Sequence[Measurement], steady: Optional[float], desc: Mapping[str, Any]) -> List[str]:
@@ -401,29 +448,31 @@ def run_roofline(
     when named) and return the Run with its ceilings: :func:`measure_device` with the
     :class:`~.options.RunOptions` these keywords build.
 
-    ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes);
-    ``quick`` trims the sweep to F = 1, 4 … 1024 and shortens time budgets (under a minute on a
-    2-core machine); ``reps`` is the samples per measurement; ``progress`` receives one stage per
-    suite; ``command`` is the command line to record. ``telemetry`` samples clocks and power in the
-    background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and cpufreq on Linux
-    CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the sampler, or why
-    none read. A sampler that cannot read never fails the run. ``power_window`` lengthens every
-    measurement's timed samples to the sampler's :attr:`~apple_roofline.telemetry.Sampler.power_window_s`
-    (twice its power averaging), so that each gets power; off by default, as it slows a run (with
-    NVML's 1-s average, by about 2 s per measurement). ``sustain_s`` > 0 (at most
-    :data:`~.options.MAX_SUSTAIN_S`) makes every measurement's timed samples last at least that many
-    seconds, so that it reports the sustained rate, after the power and thermal controllers have
-    acted, not the burst a short measurement sees (docs/design.md, "Clocks and power"). ``tuner``
-    chooses each kernel's block size before its suite is measured (docs/design.md, "Threadgroup-size
-    tuning"); every measurement records the size its kernel ran at as the parameter ``block`` (where
-    it has one). ``budget`` sets the seconds each suite may take (:func:`~.budget.suite_budgets`:
-    ``"none"``, ``"gemm=120"`` or a mapping; default :func:`~.budget.default_budgets`, none when
-    ``sustain_s`` or ``power_window`` lengthen every measurement): checked before each case, a spent
-    budget leaves the suite's remaining cases unmeasured, warned about and marked in the run's
-    ``suite_times`` (docs/design.md, "Time budgets"), which record every suite's seconds.
-    ``journal`` keeps each measurement as it finishes (:class:`~apple_roofline.study.journal.Journal`,
-    docs/design.md, "Journal and resume"); a measurement its resumed journal holds is kept, not
-    measured again, and the run's ``resumed`` says which.
+    ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes); ``quick``
+    trims the sweep to F = 1, 4 … 1024 and shortens time budgets, sized from a prediction of each
+    suite's time on the machine at hand (:meth:`RooflineRunner.plan_quick`, docs/design.md, "Time
+    budgets": under a minute on a 2-core machine); ``reps`` is the samples per measurement; ``progress``
+    receives one stage per suite; ``command`` is the command line to record. ``telemetry`` samples
+    clocks and power in the background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and
+    cpufreq on Linux CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the
+    sampler, or why none read. A sampler that cannot read never fails the run. ``power_window``
+    lengthens every measurement's timed samples to the sampler's
+    :attr:`~apple_roofline.telemetry.Sampler.power_window_s` (twice its power averaging), so that each
+    gets power; off by default, as it slows a run (with NVML's 1-s average, by about 2 s per
+    measurement). ``sustain_s`` > 0 (at most :data:`~.options.MAX_SUSTAIN_S`) makes every measurement's
+    timed samples last at least that many seconds, so that it reports the sustained rate, after the
+    power and thermal controllers have acted, not the burst a short measurement sees (docs/design.md,
+    "Clocks and power"). ``tuner`` chooses each kernel's block size before its suite is measured
+    (docs/design.md, "Threadgroup-size tuning"); every measurement records the size its kernel ran at as
+    the parameter ``block`` (where it has one). ``budget`` sets the seconds each suite may take
+    (:func:`~.budget.suite_budgets`: ``"none"``, ``"gemm=120"`` or a mapping; default
+    :func:`~.budget.default_budgets`, none when ``sustain_s`` or ``power_window`` lengthen every
+    measurement): checked before each case, a spent budget leaves the suite's remaining cases
+    unmeasured, warned about and marked in the run's ``suite_times`` (docs/design.md, "Time budgets"),
+    which record every suite's seconds. ``journal`` keeps each measurement as it finishes
+    (:class:`~apple_roofline.study.journal.Journal`, docs/design.md, "Journal and resume"); a
+    measurement its resumed journal holds is kept, not measured again, and the run's ``resumed`` says
+    which.
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed

@@ -29,13 +29,20 @@ class Progress(Protocol):
         budget"``), "" when it ran to its end."""
 
 
-def announce_plan(progress: object, stages: Sequence[str], budgets_s: Sequence[float]) -> None:
+def announce_plan(
+    progress: object, stages: Sequence[str], budgets_s: Sequence[float], predicted_s: Sequence[float] = ()
+) -> None:
     """Tell ``progress`` the stages a study will run, in order, and the seconds of budget of each
     (0: none), where it listens (a ``plan(stages, budgets_s)`` method, as the command line's
-    display has: an overall "suite k of n" with the time left): a :class:`Progress` need not."""
+    display has: an overall "suite k of n" with the time left): a :class:`Progress` need not.
+    ``predicted_s``, where given (a ``--quick`` run's prediction, 0 for a stage without one), is
+    passed as ``plan``'s third argument only when one is above 0."""
     plan = getattr(progress, "plan", None)
     if callable(plan):
-        plan(list(stages), list(budgets_s))
+        if any(p > 0 for p in predicted_s):
+            plan(list(stages), list(budgets_s), list(predicted_s))
+        else:
+            plan(list(stages), list(budgets_s))
 
 
 def announce_doing(progress: object, description: str) -> None:

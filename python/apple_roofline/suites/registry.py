@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 if TYPE_CHECKING:
     from ..roofline.records import Ceiling, Measurement
-    from .base import Suite
+    from .base import Suite, SuiteContext
+    from .work import CaseWork
 
 #: What a section's tables and a figure are built from: a run (:class:`~apple_roofline.roofline.run.Run`).
 #: The registry is imported by the model, which the run and the tables import, so it names their
@@ -44,6 +45,7 @@ __all__ = [
     "suite_warnings",
     "suite_options",
     "device_facts",
+    "case_work",
     "refresh",
     "SPEC_MODULE",
     "optional_tables",
@@ -131,6 +133,10 @@ class SuiteSpec:
             (``run --ceilings`` is checked against them before anything is measured).
         warnings: the warnings its rules give about a run's measurements.
         sections: what it adds to the reports (and, through their figures, the figures written).
+        work: the work of each case it would measure in a context (:class:`~.work.CaseWork`, from
+            the same planning as its cases, nothing allocated), for the time prediction of a
+            ``--quick`` run (docs/design.md, "Time budgets"); empty: not described (its budget is
+            then the default).
     """
 
     name: str
@@ -145,6 +151,7 @@ class SuiteSpec:
     ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
     sections: Tuple[Section, ...] = ()
+    work: Callable[["SuiteContext"], Sequence["CaseWork"]] = _none
 
 
 _FOUND: List[Tuple["SuiteSpec", ...]] = []
@@ -236,6 +243,16 @@ def device_facts(names: Sequence[str], info: Mapping[str, Any]) -> Dict[str, Any
         if s.name in names:
             out.update(s.device_facts(info))
     return out
+
+
+def case_work(name: str, ctx: "SuiteContext") -> Tuple["CaseWork", ...]:
+    """The work of each case the suite ``name`` would measure in ``ctx`` (:attr:`SuiteSpec.work`);
+    empty where the suite does not describe it.
+
+    Raises:
+        KeyError: no such suite.
+    """
+    return tuple(spec(name).work(ctx))
 
 
 def suite_ceilings(measurements: Sequence["Measurement"]) -> List["Ceiling"]:

@@ -10,6 +10,7 @@ from .levels import level_ceiling_name, level_ceilings, level_warnings
 from .plot import hierarchy_figure
 from .suite import SWEEP_OPTION, HierarchySuite
 from .table import hierarchy_table
+from .work import hierarchy_work
 
 __all__ = ["SPEC", "CACHE_LEVELS"]
 
@@ -48,6 +49,7 @@ SPEC = SuiteSpec(
     ceilings=level_ceilings,
     ceiling_names=_ceiling_names,
     warnings=level_warnings,
+    work=hierarchy_work,
     sections=(
         Section(
             "Memory hierarchy",

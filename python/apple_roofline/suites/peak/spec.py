@@ -6,6 +6,7 @@ from typing import List
 
 from ..registry import SuiteSpec
 from .suite import PEAK_VARIANTS, PeakSuite, ceiling_class
+from .work import peak_work
 
 
 def _ceiling_names() -> List[str]:
@@ -15,4 +16,6 @@ def _ceiling_names() -> List[str]:
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="peak", measure=PeakSuite, order=30, budget_s=30.0, default=True, ceiling_names=_ceiling_names)
+SPEC = SuiteSpec(
+    name="peak", measure=PeakSuite, order=30, budget_s=30.0, default=True, ceiling_names=_ceiling_names, work=peak_work
+)

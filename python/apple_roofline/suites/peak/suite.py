@@ -1,7 +1,8 @@
 """The ``peak`` suite: compute ceilings from FMA chains on a small cache-resident buffer
 (docs/design.md, "Counting FLOPs and bytes").
 
-F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer). FP32: the M5 article's
+F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer; 1 MiB in a ``--quick`` run
+shrunk for time, :func:`peak_buffer_bytes`). FP32: the M5 article's
 six variants ``vec4_cross4``, ``vec4_indep4``, ``vec4_indep8``, ``scalar_indep4``, ``scalar_indep8``,
 ``scalar_indep16``; FP16: its four, ``vec4_cross4``, ``scalar_indep8``, ``scalar_indep16``,
 ``scalar_indep32``, plus ``vec4_indep4`` and ``vec4_indep8`` as in FP32 (on an H200 the
@@ -32,11 +33,21 @@ from ..base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, preb
 from ..chains import chain_case, chain_reference
 from ..fma import FMA_KERNELS
 from ..waves import MIN_WAVES, wave_items
+from ..work import shrink_level
 
-__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES"]
+__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "peak_buffer_bytes"]
 
 PEAK_F = 512
 PEAK_BUFFER_BYTES = 4 << 20
+
+
+def peak_buffer_bytes(ctx: Any) -> int:
+    """Bytes of the input (and of the output) of a peak case in a suite context: PEAK_BUFFER_BYTES,
+    a quarter of it in a quick run shrunk for time (its first step,
+    :data:`~apple_roofline.suites.work.SHRINK_STEPS`: 1 MiB of FMA chains at F = PEAK_F is still
+    compute-bound and cache-resident; GPUs still run whole waves, at least MIN_WAVES)."""
+    return PEAK_BUFFER_BYTES // 4 if ctx.quick and shrink_level(ctx.options) >= 1 else PEAK_BUFFER_BYTES
+
 
 #: (dtype, variant) in the order they are measured.
 PEAK_VARIANTS: Tuple[Tuple[str, str], ...] = (
@@ -111,7 +122,7 @@ class PeakSuite(Suite):
         rebound to another BLOCK, planned again here (its waves depend on the block)."""
         fk = FMA_KERNELS[kdef.name]
         item_bytes = fk.elems_per_item * ITEMSIZE[kdef.dtype]
-        items = PEAK_BUFFER_BYTES // item_bytes
+        items = peak_buffer_bytes(self.ctx) // item_bytes
         extra: Dict[str, Any] = {}
         wave = wave_items(self.ctx.backend, src, {**consts, "F": PEAK_F})
         if wave:

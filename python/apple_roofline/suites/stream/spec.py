@@ -6,6 +6,7 @@ from typing import Tuple
 
 from ..registry import SuiteSpec
 from .suite import StreamSuite
+from .work import stream_work
 
 
 def _ceiling_names() -> Tuple[str, ...]:
@@ -16,5 +17,11 @@ def _ceiling_names() -> Tuple[str, ...]:
 __all__ = ["SPEC"]
 
 SPEC = SuiteSpec(
-    name="stream", measure=StreamSuite, order=10, budget_s=30.0, default=True, ceiling_names=_ceiling_names
+    name="stream",
+    measure=StreamSuite,
+    order=10,
+    budget_s=30.0,
+    default=True,
+    ceiling_names=_ceiling_names,
+    work=stream_work,
 )

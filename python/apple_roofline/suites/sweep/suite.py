@@ -4,7 +4,9 @@
 ``vec4`` (the M5 article's float4 kernel: four cross-dependent 4-wide chains, 32·F FLOPs and 32 B
 per work item, arithmetic intensity F FLOP/B) and ``scalar8`` (eight independent scalar chains,
 16·F FLOPs and 64 B per work item, F/4 FLOP/B), F = 1, 2, 4 … 1024 (1, 4 … 1024 with --quick).
-Buffers: the run's array size each (input and output), as large as a STREAM array.
+Buffers: the run's array size each (input and output), as large as a STREAM array (in a quick run
+shrunk for time, :data:`~apple_roofline.suites.work.SHRINK_STEPS`, 4x the last-level cache where
+that is smaller: :func:`sweep_buffer_bytes`).
 
 Time budget: once a kernel is clearly compute-bound — its effective bandwidth at the previous F fell
 below half of its bandwidth at F = 1 — the working set of the next points shrinks so that one
@@ -20,8 +22,17 @@ from typing import Any, Iterator, List, Optional, Tuple
 from ..base import ITEMSIZE, TUNE_OPTION, Case, HostScratch, KernelDef, Suite, prebuild
 from ..chains import chain_case
 from ..fma import FMA_KERNELS, FmaKernel
+from ..work import shrink_level
 
-__all__ = ["SweepSuite", "SWEEP_KERNELS", "SWEEP_SUITE", "SWEEP_TUNE_F", "sweep_F", "sweep_compute_class"]
+__all__ = [
+    "SweepSuite",
+    "SWEEP_KERNELS",
+    "SWEEP_SUITE",
+    "SWEEP_TUNE_F",
+    "sweep_F",
+    "sweep_compute_class",
+    "sweep_buffer_bytes",
+]
 
 #: The suite's name, as its measurements carry it.
 SWEEP_SUITE = "sweep"
@@ -52,6 +63,19 @@ def sweep_F(quick: bool) -> List[int]:
     return [4**i for i in range(6)] if quick else [2**i for i in range(11)]
 
 
+def sweep_buffer_bytes(ctx: Any) -> int:
+    """Bytes of each of the sweep's two buffers in a suite context: ``ctx.array_bytes`` (at least
+    4 KiB); with a quick run's second shrink step (:data:`~apple_roofline.suites.work.SHRINK_STEPS`),
+    4x the last-level cache rounded up to a MiB (the smallest working set that measures DRAM) where
+    the cache size is known and that is smaller."""
+    full = max(4096, int(ctx.array_bytes))
+    llc = int(ctx.info.get("llc_bytes", 0) or 0)
+    if not (ctx.quick and shrink_level(ctx.options) >= 2 and llc):
+        return full
+    mib = 1 << 20
+    return min(full, -(-4 * llc // mib) * mib)
+
+
 class SweepSuite(Suite):
     """The ``vec4`` and ``scalar8`` FMA sweeps over F (sweep_F), one input and one output buffer."""
 
@@ -64,7 +88,7 @@ class SweepSuite(Suite):
         """The F of this run: :func:`sweep_F`, or only :data:`SWEEP_TUNE_F` when tuning."""
         return [SWEEP_TUNE_F] if self.ctx.options.get(TUNE_OPTION) else sweep_F(self.ctx.quick)
 
-    def _kernels(self) -> List[Tuple[KernelDef, FmaKernel, Tuple[str, str]]]:
+    def kernels(self) -> List[Tuple[KernelDef, FmaKernel, Tuple[str, str]]]:
         """(kernel table entry, FMA kernel, source) of each sweep kernel this backend has."""
         out = []
         for name, fk in SWEEP_KERNELS:
@@ -75,11 +99,11 @@ class SweepSuite(Suite):
         return out
 
     def cases(self) -> Iterator[Case]:
-        buf_bytes = max(4096, self.ctx.array_bytes)
+        buf_bytes = sweep_buffer_bytes(self.ctx)
         backend = self.ctx.backend
         bufs = (backend.alloc(buf_bytes), backend.alloc(buf_bytes))
         max_launch_s = float(self.ctx.options.get("max_launch_s", 0.05))
-        kernels = self._kernels()
+        kernels = self.kernels()
         prebuild(
             backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()]
         )
