@@ -180,7 +180,8 @@ def test_a_sampler_started_on_a_thread_is_the_same_sampler() -> None:
 
 
 def test_a_run_records_its_start_up_and_the_time_between_suites(
-    fake: FakeBackend, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    fake: FakeBackend,  # noqa: F811 (pytest's fixture, imported from test_tuning above to be found)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from apple_roofline.devices import DeviceSpec
     from apple_roofline.roofline import runner

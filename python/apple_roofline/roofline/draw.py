@@ -31,7 +31,17 @@ from .run import Run
 from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .tables import missing_ceilings, model_of
 
-__all__ = ["Drawn", "DrawJob", "DrawPool", "draw_jobs", "drawing_pool", "run_jobs", "no_ceilings_message", "PRELOAD", "MIN_CORES"]
+__all__ = [
+    "Drawn",
+    "DrawJob",
+    "DrawPool",
+    "draw_jobs",
+    "drawing_pool",
+    "run_jobs",
+    "no_ceilings_message",
+    "PRELOAD",
+    "MIN_CORES",
+]
 
 #: What a job gives back: the paths it wrote, in order, and one sentence per file it could not make.
 Drawn = Tuple[List[Path], List[str]]

@@ -228,7 +228,12 @@ def suite_time_table(run: Run) -> Optional[Table]:
     (:func:`~apple_roofline.study.timing.time_rows`); None for a run that predates them."""
     if not run.suite_times:
         return None
-    return Table(TIME_HEADER, tuple(time_rows(run.suite_times, run.phase_times)), TIME_ALIGN, time_notes(run.suite_times, run.phase_times))
+    return Table(
+        TIME_HEADER,
+        tuple(time_rows(run.suite_times, run.phase_times)),
+        TIME_ALIGN,
+        time_notes(run.suite_times, run.phase_times),
+    )
 
 
 def skipped_table(run: Run) -> Table:

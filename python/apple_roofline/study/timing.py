@@ -177,7 +177,8 @@ class PhaseTime:
     def label(self) -> str:
         """The phase as the table names it: ``"start-up (from process start)"``, ``"end (until this
         report)"`` for one still under way, else the phase."""
-        return self.phase + (f" (from {self.since})" if self.since else "") + (f" (until {self.until})" if self.until else "")
+        since = f" (from {self.since})" if self.since else ""
+        return self.phase + since + (f" (until {self.until})" if self.until else "")
 
 
 def read_phase_times(d: Mapping[str, Any], source: str) -> Tuple[PhaseTime, ...]:
