@@ -119,7 +119,15 @@ def test_timed_files_record_the_end_phase_last(tmp_path: Path, m5_run: Run) -> N
     final, written, problems = write_timed_run_files(run, tmp_path, origin)
     assert [p.name for p in written[:3]] == ["run.json", "report.md", "report.html"] and not problems
     (end,) = [p for p in final.phase_times if p.phase == END]
-    assert end.until == "" and [name for name, _ in end.parts] == ["run.json", "reports and figures"]
+    assert end.until == "" and [name for name, _ in end.parts] == [
+        "assemble",
+        "run.json",
+        "report.md",
+        "report.html",
+        "roofline",
+        "sweep",
+        "suite figures",
+    ]
     assert Run.load(tmp_path / "run.json").phase_times == final.phase_times  # written again, with the end
     report = (tmp_path / "report.md").read_text()
     assert "| end (until this report) |" in report and "| wall |" in report

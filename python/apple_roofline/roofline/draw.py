@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ __all__ = [
 
 #: What a job gives back: the paths it wrote, in order, and one sentence per file it could not make.
 Drawn = Tuple[List[Path], List[str]]
+#: A job's :data:`Drawn` and its seconds.
+Timed = Tuple[Drawn, float]
 
 #: Modules a pool's processes import before their first job: the drawing stack.
 PRELOAD: Tuple[str, ...] = (
@@ -185,6 +188,15 @@ class DrawPool:
         self.close()
 
 
+def _timed(
+    job: DrawJob, run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]
+) -> Timed:
+    """``job`` drawn, with its seconds of wall time (where it ran: in a pool's process, its own)."""
+    t = time.perf_counter()
+    drawn = job.draw(run, out, ceilings, kernels)
+    return drawn, time.perf_counter() - t
+
+
 def run_jobs(
     jobs: Sequence[DrawJob],
     run: Run,
@@ -192,9 +204,10 @@ def run_jobs(
     ceilings: Union[str, Sequence[str]],
     kernels: Optional[KernelSet],
     pool: Optional[DrawPool] = None,
-) -> Drawn:
+) -> Tuple[List[Path], List[str], List[Tuple[str, float]]]:
     """Run ``jobs`` for ``run`` into ``out``, on ``pool``'s processes side by side where given (and
-    started), else one after another; the paths written and the problems, in the jobs' order.
+    started), else one after another: the paths written and the problems, in the jobs' order, and
+    each job's seconds (``(what, seconds)``; side by side, they overlap).
 
     A pool whose process died (killed, out of memory) has its jobs drawn again in this process:
     each file is written atomically, so drawing one twice leaves it whole.
@@ -206,16 +219,17 @@ def run_jobs(
     """
     executor = pool.executor if pool is not None else None
     if executor is None:
-        done = [job.draw(run, out, ceilings, kernels) for job in jobs]
+        done = [_timed(job, run, out, ceilings, kernels) for job in jobs]
     else:
         try:
-            futures = [executor.submit(job.draw, run, out, ceilings, kernels) for job in jobs]
+            futures = [executor.submit(_timed, job, run, out, ceilings, kernels) for job in jobs]
             wait(futures)  # every job ends before an error is raised, so none writes after
             done = [f.result() for f in futures]
         except BrokenExecutor:  # a process of the pool died (killed, out of memory): draw here
-            done = [job.draw(run, out, ceilings, kernels) for job in jobs]
-    written = [p for w, _ in done for p in w]
-    return written, [q for _, qs in done for q in qs]
+            done = [_timed(job, run, out, ceilings, kernels) for job in jobs]
+    written = [p for (w, _), _s in done for p in w]
+    problems = [q for (_, qs), _s in done for q in qs]
+    return written, problems, [(job.what, s) for job, (_, s) in zip(jobs, done)]
 
 
 def drawing_pool(backend: str, cores: Optional[int] = None) -> DrawPool:

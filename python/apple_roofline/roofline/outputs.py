@@ -125,8 +125,8 @@ def _write(
         except ValueError as exc:
             files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
-    parts: List[Tuple[str, float]] = []
     t = time.perf_counter()
+    parts: List[Tuple[str, float]] = [("assemble", max(0.0, t - end_start))] if end_start is not None else []
     files.write("run.json", lambda p: write_text_atomic(p, text))
     parts.append(("run.json", time.perf_counter() - t))
 
@@ -137,9 +137,8 @@ def _write(
 
     shown = end("this report") if end_start is not None else run
     reports, figures = draw_jobs()
-    t = time.perf_counter()
-    written, problems = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
-    parts.append(("reports and figures", time.perf_counter() - t))
+    written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
+    parts += seconds
     files.written += written
     files.problems += problems
     if end_start is None:
