@@ -14,7 +14,7 @@ Three grids, each a list of cases per suite:
     to the blended one on an immediate-mode GPU, keeps its knee within a factor of four); store
     action ``store``, and at F = 0 also ``discard`` (what writing the target to memory costs: on a
     tile-based GPU a discarded tile never leaves tile memory; once ALU-bound the store action changes
-    nothing).
+    nothing). At each F the blended pass comes first: a budget cut takes the opaque one first.
   - tile memory: every format at F = 0 stored and discarded (bytes per pixel against the ROP and
     memory path) and at F = 128 stored (the M5 article's R8-against-RGBA8 comparison).
   - texture cache: every size from 64² to 8192² (16 KiB to 256 MiB: below a first-level texture cache,
@@ -142,6 +142,11 @@ class Grid:
         return reps if self.ceiling(suite, case) else curve_samples(self.name, reps)
 
 
+#: Blended before opaque at each F: the blended pass could set the fragment ALU ceiling, so a suite cut
+#: by its budget loses the opaque one first.
+_MODE_ORDER: Tuple[str, ...] = tuple(sorted(MODES, key=lambda m: m != "blended"))
+
+
 def _stores(grid: str, F: int) -> Tuple[str, ...]:
     return STORES if grid == "full" or F in DISCARD_F else ("store",)
 
@@ -167,7 +172,7 @@ def build_grid(
     fill = tuple(
         (FILL_FORMAT, F, mode, store)
         for F in fs
-        for mode in MODES
+        for mode in _MODE_ORDER
         if mode != "opaque" or F in opaque
         for store in _stores(name, F)
     )
