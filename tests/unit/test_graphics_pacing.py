@@ -414,3 +414,26 @@ def test_default_fill_ladder_probes_once_per_ladder_and_thins_curve_samples(
     assert gpu["samples"] == pytest.approx(sum(sum(m.samples_s) * m.batch for m in study.measurements), rel=1e-3)
     assert any(line.startswith("of which on the GPU: samples ") for line in summary_lines(study))
     assert "Of which on the GPU: samples " in format_graphics(study, "md")
+
+
+def test_tile_memory_keeps_the_fill_rate_suites_passes(fake: FakeDevice) -> None:
+    """rgba8unorm at F = 0 (stored, discarded) and F = 128 (stored) are fillrate passes of the default
+    grid too: measured once, kept in both suites."""
+    alone = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, reps=2)
+    both = R.run_graphics("wgpu:0", ["fillrate", "tilemem"], width=W, height=H, overdraw=4, reps=2)
+    tile = both.suite("tilemem")
+    shared = [m for m in tile if "measured_in" in m.params]
+    assert sorted((m.dtype, m.params["F"], m.params["store"]) for m in shared) == [
+        ("rgba8unorm", 0, "discard"),
+        ("rgba8unorm", 0, "store"),
+        ("rgba8unorm", 128, "store"),
+    ]
+    for m in shared:
+        twin = next(
+            f
+            for f in both.suite("fillrate")
+            if (f.params["F"], f.params["mode"], f.params["store"]) == (m.params["F"], "opaque", m.params["store"])
+        )
+        assert m.params["measured_in"] == "fillrate" and m.samples_s == twin.samples_s and m.valid == twin.valid
+    assert len(tile) == 12 and both.suite_times[1].measured == 12 and not any("measured_in" in m.params for m in alone.measurements)
+    assert all(m.valid for m in tile) and len(alone.measurements) == 12

@@ -1,6 +1,8 @@
 """Measuring the passes of one graphics study (docs/design.md, "The graphics study"):
 :class:`PassMeasurer` builds each fill and texture pass, chooses its layers, times it through the
 study's :class:`~.pacing.Pacer`, and queues its check against the NumPy reference (:mod:`.checks`).
+A tile-memory pass the fill-rate suite already measured in the study (rgba8unorm, opaque) is kept from
+there, its ``measured_in`` parameter saying so, not drawn again.
 
 Layers: a fill pass draws ``overdraw`` layers unless one pass would take longer than ``max_pass_s``;
 then fewer (a power of two, at least :data:`MIN_LAYERS`), said in its ``layers`` parameter and a
@@ -133,6 +135,7 @@ class PassMeasurer:
         self.layers: Dict[Hashable, int] = {}  # layers chosen per shape, shared by the passes of that shape
         self.layer_s: Dict[Tuple[str, str], Dict[int, float]] = {}  # (format, mode) -> {F: s per layer}
         self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
+        self.kept: Dict[str, Tuple[Dict[str, Any], Any]] = {}  # journal key -> (fields, check) of this study's passes
 
     def settle(self) -> None:
         """Wait for every check submitted so far."""
@@ -185,7 +188,11 @@ class PassMeasurer:
             samples_s=timing.samples_s,
             batch=timing.batch,
         )
-        verdict = self.checks.check(got, want, compare)
+        self._keep(key, fields, self.checks.check(got, want, compare))
+        return timing.per_pass_s
+
+    def _keep(self, key: str, fields: Dict[str, Any], verdict: "Future[Tuple[bool, str]]") -> None:
+        """Keep pass ``key`` (its Measurement's ``fields`` and its check), journaled once checked."""
         # the callback holds the journal, not the measurer: a future keeps its callbacks, so one that
         # held the measurer would make a cycle through it to the device, freed later by the cycle
         # collector on whichever thread runs it (see wgpu_device.released_at_once for why that matters)
@@ -198,7 +205,19 @@ class PassMeasurer:
 
         verdict.add_done_callback(journal)
         self.pending.append((fields, verdict))
-        return timing.per_pass_s
+        self.kept[key] = (fields, verdict)
+
+    def _shared(self, key: str, suite: str, twin: str) -> bool:
+        """Whether pass ``twin`` (a journal key) was measured in this study; if so it is kept as pass
+        ``key`` of ``suite`` too (the same pass: a tile-memory case the fill-rate suite measured),
+        its ``measured_in`` parameter naming the suite that measured it."""
+        done = self.kept.get(twin)
+        if done is None:
+            return False
+        fields, verdict = done
+        params = {**fields["params"], "measured_in": fields["suite"]}
+        self._keep(key, {**fields, "suite": suite, "params": params}, verdict)
+        return True
 
     def _resumed(self, key: str) -> bool:
         """Whether the resumed journal holds pass ``key``; if so the pass is kept in its place."""
@@ -240,6 +259,10 @@ class PassMeasurer:
             if self._resumed(key):
                 clock.measured += 1
                 yield f"{fmt} F={F} {mode} {store}: resumed"
+                continue
+            if suite != "fillrate" and self._shared(key, suite, record_key("fillrate", fmt, f"F={F}", mode, store)):
+                clock.measured += 1
+                yield f"{fmt} F={F} {mode} {store}: the fillrate pass"
                 continue
             blended = mode == "blended"
             shape = (fmt, F, mode)
