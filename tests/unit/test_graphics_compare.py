@@ -37,7 +37,9 @@ def edge_images(rng: np.random.Generator, rtol: float, atol: float) -> Tuple[np.
     return got, want
 
 
-@pytest.mark.parametrize("rtol, atol", [(16 * 4 * 2.0**-23, 0.0), (16 * 4 * 2.0**-23, 16 / 255), (0.0, 1.0), (1e-3, 0.0)])
+@pytest.mark.parametrize(
+    "rtol, atol", [(16 * 4 * 2.0**-23, 0.0), (16 * 4 * 2.0**-23, 16 / 255), (0.0, 1.0), (1e-3, 0.0)]
+)
 def test_the_same_verdict_as_float64_at_the_bound(rtol: float, atol: float) -> None:
     rng = np.random.default_rng(11)
     got, want = edge_images(rng, rtol, atol)

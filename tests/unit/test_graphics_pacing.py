@@ -435,5 +435,9 @@ def test_tile_memory_keeps_the_fill_rate_suites_passes(fake: FakeDevice) -> None
             if (f.params["F"], f.params["mode"], f.params["store"]) == (m.params["F"], "opaque", m.params["store"])
         )
         assert m.params["measured_in"] == "fillrate" and m.samples_s == twin.samples_s and m.valid == twin.valid
-    assert len(tile) == 12 and both.suite_times[1].measured == 12 and not any("measured_in" in m.params for m in alone.measurements)
+    assert (
+        len(tile) == 12
+        and both.suite_times[1].measured == 12
+        and not any("measured_in" in m.params for m in alone.measurements)
+    )
     assert all(m.valid for m in tile) and len(alone.measurements) == 12

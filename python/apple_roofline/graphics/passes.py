@@ -9,9 +9,9 @@ then fewer (a power of two, at least :data:`MIN_LAYERS`), said in its ``layers``
 warning: rates per pixel do not depend on the layer count. The seconds of one layer come from a probe
 for the first F of a (format, mode) ladder, and from the ladder's last measured F after it
 (:func:`ladder_layer_s`, an upper bound, so no pass is planned longer than ``max_pass_s``). A texture
-pass draws as many identical layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about :data:`TARGET_PASS_S` long,
-where the device counts fragment-shader invocations (the count, not the layer count, gives the
-texels fetched); elsewhere one layer.
+pass draws as many identical layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about
+:data:`TARGET_PASS_S` long, where the device counts fragment-shader invocations (the count, not the
+layer count, gives the texels fetched); elsewhere one layer.
 """
 
 from __future__ import annotations
