@@ -22,9 +22,9 @@ fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
 
 N doubles from 16 until the ladder has settled (two quiet sizes agree within 3 %: :mod:`.settle`),
 the next size would exceed the time budget (a launch of about ``max_launch_s``; --quick: less), the
-memory cap, or 8192; the last size records why (docs/design.md, "The GEMM ladder"). Every product is validated against NumPy,
-elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test above it; see
-:func:`check_gemm` for the bounds.
+memory cap, or 8192; the last size records why (docs/design.md, "The GEMM ladder"). Every product
+is validated against NumPy, elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test
+above it; see :func:`check_gemm` for the bounds.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Any, Dict, Iterator, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ...stats import summarize
+from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
 from .settle import LADDER_PARAM, few_reps, settle_note
 
