@@ -58,6 +58,7 @@ def test_few_reps_only_for_sizes_predicted_short() -> None:
     assert few_reps(None) is None  # the first size: nothing to predict from
     assert few_reps(5e-6) == FEW_REPS  # 40 us predicted
     assert few_reps(1e-5) is None  # 80 us predicted
+    assert few_reps(5e-6, 0.05) == FEW_REPS and few_reps(5e-6, 0.08) is None  # after a noisy size: all
 
 
 # --- the ladder ------------------------------------------------------------------------------------
@@ -102,8 +103,8 @@ class StubBackend:
 
 def _samples(kernel: str, n: int, count: int) -> Tuple[float, ...]:
     """``count`` samples (seconds per launch) with the recorded median rate and about its CV; sizes
-    below the table's are launch-latency bound (6 us)."""
-    rate, cv = H200[kernel].get(n, (gemm_flops(n, n, n) / 6e-6 / 1e9, 0.05))
+    below the table's are launch-latency bound (6 us, CV 2 %)."""
+    rate, cv = H200[kernel].get(n, (gemm_flops(n, n, n) / 6e-6 / 1e9, 0.02))
     median = gemm_flops(n, n, n) / rate / 1e9
     spread = np.linspace(-1.0, 1.0, count) * cv * 1.5
     return tuple(float(median * (1.0 + s)) for s in spread)
@@ -160,7 +161,7 @@ def test_small_sizes_take_few_samples_first(monkeypatch: pytest.MonkeyPatch) -> 
     seen = _drive(monkeypatch)
     sgemm = {n: few for name, n, few, _ in seen if name == "sgemm"}
     assert sgemm[16] is None  # nothing to predict from
-    assert all(sgemm[n] == FEW_REPS for n in (32, 64, 128, 256))  # predicted 8 x 6 us = 48 us
+    assert all(sgemm[n] == FEW_REPS for n in (32, 64, 128, 256))  # predicted 8 x 6 us = 48 us, after a quiet size
     assert all(sgemm[n] is None for n in (1024, 2048, 4096))
 
 

@@ -18,13 +18,16 @@ allows. Noisy samples (CV above 1 %: the medians could be off by more than the t
 never settle a ladder, nor do cheap sizes, where measuring one more costs little.
 
 A small size also draws the curve without setting the ceiling: :func:`few_reps` says when a size is
-measured with :data:`FEW_REPS` samples first (the runner keeps them when their CV is at most
-:data:`~apple_roofline.stats.CV_WARN`, else measures the case again with the full count).
+measured with :data:`FEW_REPS` samples first (short, after a quiet size; the runner keeps them when
+their CV is at most :data:`~apple_roofline.stats.CV_WARN`, else measures the case again with the
+full count).
 """
 
 from __future__ import annotations
 
 from typing import Optional
+
+from ...stats import CV_WARN
 
 __all__ = [
     "LADDER_PARAM",
@@ -74,10 +77,13 @@ def settle_note(
     )
 
 
-def few_reps(fastest_before_s: Optional[float]) -> Optional[int]:
+def few_reps(fastest_before_s: Optional[float], cv_before: float = 0.0) -> Optional[int]:
     """The samples to take first for the next size, given the size before's fastest launch
-    ``fastest_before_s`` (seconds; None for the first size): :data:`FEW_REPS` where the next launch
-    is predicted (8×) below :data:`FEW_REPS_MAX_LAUNCH_S`, else None (the run's ``reps``)."""
-    if fastest_before_s is None or 8.0 * fastest_before_s >= FEW_REPS_MAX_LAUNCH_S:
+    ``fastest_before_s`` (seconds; None for the first size) and its samples' CV ``cv_before``:
+    :data:`FEW_REPS` where the next launch is predicted (8×) below :data:`FEW_REPS_MAX_LAUNCH_S` and
+    the size before was quiet (CV at most :data:`~apple_roofline.stats.CV_WARN`: a noisy one
+    predicts a noisy next size, whose few samples would be measured again), else None (the run's
+    ``reps``)."""
+    if fastest_before_s is None or 8.0 * fastest_before_s >= FEW_REPS_MAX_LAUNCH_S or cv_before > CV_WARN:
         return None
     return FEW_REPS

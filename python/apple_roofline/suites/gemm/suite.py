@@ -726,7 +726,7 @@ class GemmSuite(Suite):
                 make_kernel=make(N),
                 check=check,
                 reset=partial(_poison_output, bufs[2], dtype, N * N),
-                few_reps=few_reps(None if before is None else before.min_s),
+                few_reps=None if before is None else few_reps(before.min_s, before.cv),
                 note=partial(self._end_note, N, dtype, before, max_launch_s, mem),
             )
             last: Any = self.last
