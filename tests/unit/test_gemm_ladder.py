@@ -28,7 +28,7 @@ from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
 
 def test_two_quiet_sizes_within_three_percent_settle_where_the_next_is_costly() -> None:
     note = settle_note(2048, 50038.0, 0.002, 4096, 51122.0, 0.001, 2.69e-3)
-    assert note is not None and note.startswith("settled at 4096: +2.2% from 2048, within the 3% tolerance")
+    assert note is not None and note == "settled: +2.2% from 2048, within 3%"
     # a size that ran a little slower agrees too (a power cap)
     assert settle_note(4096, 60604.0, 0.001, 8192, 59000.0, 0.001, 0.02) is not None
 
@@ -138,10 +138,10 @@ def test_h200_ladders_settle_at_4096_where_the_rate_stopped_rising(monkeypatch: 
     tops = {name: n for name, n, _, _ in seen}
     assert tops == {"sgemm": 4096, "dgemm": 4096, "tf32gemm": 8192, "sgemm_tiled16": 4096}
     notes = {name: note for name, n, _, note in seen if note}
-    assert notes["sgemm"].startswith("settled at 4096: +2.2% from 2048")
-    assert notes["dgemm"].startswith("settled at 4096: +2.6% from 2048")
-    assert notes["sgemm_tiled16"].startswith("settled at 4096: -0.3% from 2048")
-    assert notes["tf32gemm"].startswith("settled at 8192: +2.9% from 4096")  # and the largest size
+    assert notes["sgemm"] == "settled: +2.2% from 2048, within 3%"
+    assert notes["dgemm"] == "settled: +2.6% from 2048, within 3%"
+    assert notes["sgemm_tiled16"] == "settled: -0.3% from 2048, within 3%"
+    assert notes["tf32gemm"] == "settled: +2.9% from 4096, within 3%"  # and the largest size
     assert [n for name, n, _, note in seen if note] == [4096, 4096, 8192, 4096]  # only the last size says why
     # the ceiling each would give is the recorded run's within 1 %: the best size it measured
     for name, top in tops.items():
@@ -154,7 +154,7 @@ def test_the_time_budget_still_ends_a_ladder_and_says_so(monkeypatch: pytest.Mon
     notes = {name: (n, note) for name, n, _, note in seen if note}
     # 2.1 ms x 8 > 10 ms: the budget ends it (+4.9 % from 1024 did not agree)
     assert notes["sgemm_tiled16"][0] == 2048
-    assert notes["sgemm_tiled16"][1].startswith("time budget: the next size's launch is predicted at 0.0")
+    assert notes["sgemm_tiled16"][1].startswith("time budget: next launch predicted 0.0")
 
 
 def test_small_sizes_take_few_samples_first(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,12 +6,13 @@ it, whether the ladder has **settled**: the two rates agree within :data:`SETTLE
 sets of samples are quiet (CV at most :data:`SETTLE_MAX_CV`) and the next size would be costly (its
 launch, predicted as 8× this one's fastest, at least :data:`SETTLE_MIN_NEXT_S`).
 
-Why 3 % bounds the ceiling to about 1 %: a library GEMM's rate falls short of its plateau by the
+Why 3 % bounds the ceiling to about 1 %: near its plateau a library GEMM's rate falls short by the
 partial last wave of tiles (a share that shrinks like 1/N², as the tiles grow like N²) and the fixed
-launch cost (like 1/N³), so each doubling removes at least three quarters of the remaining shortfall.
-When one doubling gained g, every later one together gains at most g·(1/4 + 1/16 + …) = g/3: at
-most 1 % for g ≤ 3 %. The recorded ladders agree: on an H200 the gain after the last doubling was at
-most 0.18 of the one before it (cuBLAS TF32 2048 → 4096 +16 %, 4096 → 8192 +2.9 %). A size that ran
+launch cost (like 1/N³), so each doubling removes about three quarters of the remaining shortfall.
+When one doubling gained g, every later one together gains about g·(1/4 + 1/16 + …) = g/3: 1 % for
+g = 3 %. The recorded H200 cuBLAS ladders agree: a doubling that gained at most 16 % was followed by
+one that gained at most 0.2 of it (TF32 2048 → 4096 +16 %, 4096 → 8192 +2.9 %), a miss of at most
+0.75 % at the tolerance (docs/design.md, "The GEMM ladder", has the numbers). A size that ran
 slower than the one before (a power cap, as FP64 at 8192 on an H200) also settles the ladder when
 within the tolerance; one further below did not agree, so the ladder goes on while the time budget
 allows. Noisy samples (CV above 1 %: the medians could be off by more than the tolerance's margin)
@@ -62,8 +63,8 @@ def settle_note(
 
     ``rate_before`` and ``rate`` are the median rates (GFLOP/s, any one unit) of sizes ``n_before``
     and ``n``, ``cv_before`` and ``cv`` their samples' CVs (fractions), ``fastest_s`` the fastest
-    launch of size ``n`` (seconds). Settled (a sentence such as "settled at 4096: +2.2% from 2048,
-    within the 3% tolerance …") when the rates agree within :data:`SETTLE_TOL`, both CVs are at most
+    launch of size ``n`` (seconds). Settled (a phrase such as "settled: +2.2% from 2048, within 3%")
+    when the rates agree within :data:`SETTLE_TOL`, both CVs are at most
     :data:`SETTLE_MAX_CV` and the next size's predicted launch (8 × ``fastest_s``) is at least
     :data:`SETTLE_MIN_NEXT_S`. Raises ValueError for a rate that is not positive."""
     if rate_before <= 0 or rate <= 0:
@@ -71,10 +72,7 @@ def settle_note(
     change = rate / rate_before - 1.0
     if abs(change) > SETTLE_TOL or max(cv_before, cv) > SETTLE_MAX_CV or 8.0 * fastest_s < SETTLE_MIN_NEXT_S:
         return None
-    return (
-        f"settled at {n}: {change:+.1%} from {n_before}, within the {SETTLE_TOL:.0%} tolerance (a larger "
-        "size could add at most a third of it)"
-    )
+    return f"settled: {change:+.1%} from {n_before}, within {SETTLE_TOL:.0%}"
 
 
 def few_reps(fastest_before_s: Optional[float], cv_before: float = 0.0) -> Optional[int]:

@@ -753,9 +753,9 @@ class GemmSuite(Suite):
             rate = gemm_flops(N, N, N) / s.median / 1e9
             why = settle_note(N // 2, before.gflops, before.cv, N, rate, s.cv, s.min)
         if why is None and nxt > max_launch_s:
-            why = f"time budget: the next size's launch is predicted at {nxt:.3g} s > {max_launch_s:g} s"
+            why = f"time budget: next launch predicted {nxt:.3g} s > {max_launch_s:g} s"
         if why is None and 2 * N > MAX_N:
-            why = f"largest size ({MAX_N})"
+            why = "largest size"
         if why is None and mem and gemm_bytes(2 * N, 2 * N, 2 * N, dtype) * 4 > mem:
-            why = f"memory: size {2 * N} needs more than a quarter of the device's {mem} bytes"
+            why = f"memory: {2 * N} needs over a quarter of {mem} bytes"
         return {} if why is None else {LADDER_PARAM: why}
