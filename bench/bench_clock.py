@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The CUDA effective clock against Nsight Compute's, and what the probed launches cost.
 
-    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 4] [--ncu PATH] [--no-ncu] [--out DIR]
+    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 12] [--ncu PATH] [--no-ncu] [--out DIR]
 
 For the FP32 peak kernels (the peak suite's FP32 variants), one mma.sync shape (32×32×32 FP16→FP32)
 and two wgmma shapes (64×64×32 and 64×256×64 FP16→FP32, Hopper only), each built through the
@@ -11,8 +11,9 @@ suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
   from probed launches of a second build between the samples (shaders/cuda/clock.cuh); the same
   kernel with ``AR_CLOCK_PROBE=0`` (no probed launches at all) and with them are timed alternately
   ``--rounds`` times in this run (ABBA order, so a drift of the clock weighs on both alike), each
-  timing validated against NumPy; the row is the ratio of the median GFLOP/s without / with (1.000:
-  free; the target is within 0.5 %).
+  timing validated against NumPy; the row is the median of the rounds' paired ratios GFLOP/s
+  without / with (1.000: free) with its 95 % distribution-free interval; the target is met when the
+  whole interval lies within 0.5 % of 1 (``cost_of_probe``).
 * **effective clock vs Nsight Compute**: ``ncu --clock-control none --metrics
   sm__cycles_elapsed.avg.per_second`` on the probed launches (``<entry>_ar_clock``) in a child process
   (this script with ``--child``: the same case, warmed by 200 launches of the build without the probe,
@@ -106,6 +107,34 @@ def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[
             matrix_suite.APIS = saved
 
 
+#: The probe's cost target: the paired ratio's whole interval within this fraction of 1.
+COST_TARGET = 0.005
+
+
+def cost_of_probe(with_probe: List[float], without: List[float]) -> Dict[str, Any]:
+    """The probe's cost from paired rounds: round ``i``'s GFLOP/s without ÷ with (the two timed back
+    to back), the median of those ratios and its 95 % distribution-free interval
+    (``apple_roofline.stats.median_interval``), and the verdict against :data:`COST_TARGET`:
+    "within" when the whole interval lies within it of 1, "above" when it lies wholly outside,
+    "not resolved" otherwise. A kernel whose rate moves between rounds (vec4_cross4 sits at one of
+    two rates about 2 % apart, whichever build runs) cancels out of a pair only when both samples of
+    the pair share the rate, so its interval is what says whether the cost is resolved."""
+    from apple_roofline.stats import median_interval
+
+    ratios = [w / p for p, w in zip(with_probe, without)]
+    ci = median_interval(ratios)
+    lo, hi = 1 - COST_TARGET, 1 + COST_TARGET
+    verdict = "within" if lo <= ci.low and ci.high <= hi else "above" if ci.high < lo or ci.low > hi else "not resolved"
+    return {
+        "cost_ratio": ci.median,
+        "cost_ratio_low": ci.low,
+        "cost_ratio_high": ci.high,
+        "cost_coverage": ci.coverage,
+        "cost_ratios": ratios,
+        "cost_verdict": verdict,
+    }
+
+
 def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any]]:
     """Median GFLOP/s of ``kernel`` on ``case`` (validated) and its effective-clock parameters."""
     from apple_roofline.clocks import effective_clock
@@ -196,7 +225,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--ncu", default=None)
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
@@ -253,7 +282,7 @@ def main() -> int:
             "entry": case.kernel.name,
             "gflops_with_probe": statistics.median(with_probe),
             "gflops_without_probe": statistics.median(without),
-            "cost_ratio": statistics.median(without) / statistics.median(with_probe),
+            **cost_of_probe(with_probe, without),
             "gflops_with_probe_rounds": with_probe,
             "gflops_without_probe_rounds": without,
             "effective_clock_mhz": eff,
@@ -298,8 +327,8 @@ def main() -> int:
 
     print(f"\n{info.get('name')} ({a.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
     print(
-        "| kernel | GFLOP/s with probe | without | without / with | effective MHz, timed samples | "
-        "effective MHz, profiled launches | ncu MHz | tool / ncu |"
+        "| kernel | GFLOP/s with probe | without | without / with (paired, 95 % interval) | "
+        "effective MHz, timed samples | effective MHz, profiled launches | ncu MHz | tool / ncu |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
@@ -313,7 +342,8 @@ def main() -> int:
         eff = "/".join(f"{e:.0f}" if isinstance(e, float) else "—" for e in r["effective_clock_mhz"])
         print(
             f"| {r['kernel']} | {r['gflops_with_probe']:,.0f} | {r['gflops_without_probe']:,.0f} | "
-            f"{r['cost_ratio']:.4f} | {eff} | {same} | {ncu_text} | {ratio} |"
+            f"{r['cost_ratio']:.4f} ({r['cost_ratio_low']:.4f} to {r['cost_ratio_high']:.4f}, "
+            f"{r['cost_verdict']}) | {eff} | {same} | {ncu_text} | {ratio} |"
         )
     print(f"\n{save()}", file=sys.stderr)
     return 0

@@ -144,6 +144,7 @@ def test_inputs_per_precision() -> None:
             np.testing.assert_array_equal(bf16_values(a_st), a)
         elif dtype == "int8":
             assert a.min() >= -127 and a.max() <= 127 and len(np.unique(a)) > 100
+            assert b_st.flags.c_contiguous and np.array_equal(b_st, b.T)  # written N×K, as the backend takes B
         else:
             assert a is a_st and np.all(np.abs(a) <= 1)
         if dtype == "tf32":  # full fp32 values: the library's rounding to TF32 must matter
@@ -335,6 +336,9 @@ def test_int8_freivalds_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
     c = device_result("int8", a, b)
     assert check_gemm(a, b, c, "int8")[0]
     assert check_gemm(a, b, c.astype(np.int64), "int8")[0]
+    assert not b.flags.c_contiguous  # B as drawn: a view of the N×K array written to the device
+    assert check_gemm(a, np.ascontiguousarray(b), c, "int8")[0]  # B's rows, not its columns, in blocks
+    assert not check_gemm(a, np.ascontiguousarray(b.T), c, "int8")[0]
     for i in range(16):
         bad = c.copy()
         bad[i, (3 * i) % 16] -= 1

@@ -133,11 +133,28 @@ def test_steady_clock_is_the_median_and_marks_passes_below_it() -> None:
 
 def test_grids() -> None:
     d = G.build_grid("default")
-    assert len(d.fillrate) == len(G.DEFAULT_F) * 2 + 2 and ("rgba8unorm", 0, "blended", "discard") in d.fillrate
-    assert ("rgba8unorm", 64, "opaque", "discard") not in d.fillrate
+    blended = [c[1] for c in d.fillrate if c[2] == "blended" and c[3] == "store"]
+    opaque = [c[1] for c in d.fillrate if c[2] == "opaque" and c[3] == "store"]
+    assert blended == list(K.FILL_F)  # every power of two: the knee within a factor of two
+    assert opaque == [0, 2, 8, 32, 128, 512] == list(G.OPAQUE_F)  # every other one
+    assert [c for c in d.fillrate if c[3] == "discard"] == [
+        ("rgba8unorm", 0, "blended", "discard"),
+        ("rgba8unorm", 0, "opaque", "discard"),
+    ]
+    assert [c[2] for c in d.fillrate if c[1] == 512] == ["blended", "opaque"]  # a budget cut takes opaque first
+    assert len(d.fillrate) == 11 + 6 + 2 and len(set(d.fillrate)) == len(d.fillrate)
     assert len(d.tilemem) == 4 * 3 and {c[1] for c in d.tilemem} == {0, 128}
-    assert len(d.texture) == len(K.TEXTURE_SIZES) * 2 * 2 * 2 and {c[3] for c in d.texture} == {1, 16}
-    assert {c[1] for c in d.fillrate} == set(K.FILL_F)  # every power of two: the knee within a factor of two
+    sixteen = [c for c in d.texture if c[3] == 16]
+    floor = [c for c in d.texture if c[3] == 1]
+    assert len(sixteen) == len(K.TEXTURE_SIZES) * 2 * 2 and sorted({c[0] for c in sixteen}) == list(K.TEXTURE_SIZES)
+    assert sorted({c[0] for c in floor}) == [64, 256, 1024, 4096] and len(floor) == 4 * 2 * 2
+    assert len(d.texture) == 32 + 16
+    # an axis given is measured whole: both modes at every F, every fetch count at every size
+    f = G.build_grid("default", f_values=(0, 4))
+    both = [(c[1], c[2]) for c in f.fillrate if c[3] == "store"]
+    assert both == [(0, "blended"), (0, "opaque"), (4, "blended"), (4, "opaque")]
+    assert len(G.build_grid("default", sizes=(64, 128)).texture) == 2 * 2 * 2 * 2
+    assert len(G.build_grid("default", fetches=(1, 16)).texture) == len(K.TEXTURE_SIZES) * 2 * 2 * 2
     full = G.build_grid("full")
     assert len(full.fillrate) == len(K.FILL_F) * 4 and len(full.tilemem) == 32 and len(full.texture) == 160
     q = G.build_grid("quick", sizes=(64,), fetches=(1, 4), patterns=("random",))
@@ -149,6 +166,35 @@ def test_grids() -> None:
     )
     with pytest.raises(ValueError, match="not a graphics grid"):
         G.build_grid("huge")
+
+
+def test_ceiling_passes_take_every_sample() -> None:
+    d, q, full = G.build_grid("default"), G.build_grid("quick"), G.build_grid("full")
+    for case in d.fillrate:  # F = 0 (the fill rate) and blended at 256 and 512 (the fragment ALU rate)
+        ceiling = case[1] == 0 or (case[2] == "blended" and case[1] in (256, 512))
+        assert d.ceiling("fillrate", case) is ceiling
+        assert d.samples("fillrate", case, 10) == (10 if ceiling else 5)
+    assert [c for c in d.tilemem if d.ceiling("tilemem", c)] == [c for c in d.tilemem if c[1] == 0]
+    assert not any(d.ceiling("texture", c) for c in d.texture) and d.samples("texture", d.texture[0], 10) == 5
+    assert q.ceiling("fillrate", ("rgba8unorm", 64, "blended", "store"))  # quick's two largest F: 64 and 512
+    assert not q.ceiling("fillrate", ("rgba8unorm", 64, "opaque", "store"))
+    assert full.samples("texture", full.texture[0], 10) == 10 and full.samples("fillrate", full.fillrate[5], 7) == 7
+    assert [G.curve_samples("default", n) for n in (1, 2, 3, 10)] == [1, 1, 2, 5] and G.curve_samples("full", 3) == 3
+
+
+def test_ladder_predicts_a_layer_from_the_f_below() -> None:
+    assert M.ladder_layer_s({}, 8) is None and M.ladder_layer_s({0: 1e-4}, 8) is None  # probed
+    assert M.ladder_layer_s({0: 1e-4, 16: 1e-3}, 8) is None  # one point below: probed
+    a, b = 1.5e-4, 6.6e-5  # an H100's fill layer: a + b F seconds
+    line = {F: a + b * F for F in (0, 1, 2, 4)}
+    assert M.ladder_layer_s(line, 64) == pytest.approx(a + b * 64)  # exact on a line
+    assert M.ladder_layer_s({**line, 128: 1.0}, 8) == pytest.approx(a + b * 8)  # from the two largest below
+    assert M.ladder_layer_s({0: 2e-4, 1: 1e-4}, 2) == 1e-4  # never below the last measured
+    h100 = {0: 0.148, 1: 0.228, 2: 0.295, 4: 0.429, 8: 0.687, 16: 1.217, 32: 2.270, 64: 4.374, 128: 8.558}
+    h100.update({256: 16.93, 512: 33.69})  # ms per blended layer, tests/unit/data/graphics_h100.json
+    for F in list(h100)[2:]:  # from F = 2 on: within 5 %
+        got = M.ladder_layer_s({f: v for f, v in h100.items() if f < F}, F)
+        assert got == pytest.approx(h100[F], rel=0.05), F
 
 
 def test_graphics_budgets() -> None:
@@ -351,3 +397,52 @@ def test_cli_budget_and_grid_errors(fake: FakeDevice, tmp_path: Any) -> None:
     )
     assert r.exit_code == 0, r.output
     assert "time per suite: tilemem" in r.stdout and "of 15;" in r.stdout
+
+
+def test_default_fill_ladder_probes_once_per_ladder_and_thins_curve_samples(
+    fake: FakeDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: List[Any] = []
+    monkeypatch.setattr(fake, "prepare_fill", lambda **kw: built.append(kw), raising=False)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=4)
+    grid = G.build_grid("default")
+    shapes = list(dict.fromkeys((c[0], c[1], c[2]) for c in grid.fillrate))
+    assert built == [{"fmt": f, "F": F, "blended": m == "blended"} for f, F, m in shapes]  # every pipeline ahead
+    # probed: the first two F of each mode; every later F is predicted from the two below it
+    assert study.params["probes"] == 4 and study.valid
+    for m in study.measurements:
+        case = ("rgba8unorm", m.params["F"], m.params["mode"], m.params["store"])
+        assert len(m.samples_s) == (4 if grid.ceiling("fillrate", case) else 2)
+    assert study.params["curve_reps"] == 2 and study.params["reps"] == 4
+    gpu = study.params["gpu_seconds"]
+    assert set(gpu) == {"samples", "lead", "probes"} and gpu["samples"] > 0 and gpu["probes"] > 0
+    assert gpu["samples"] == pytest.approx(sum(sum(m.samples_s) * m.batch for m in study.measurements), rel=1e-3)
+    assert any(line.startswith("of which on the GPU: samples ") for line in summary_lines(study))
+    assert "Of which on the GPU: samples " in format_graphics(study, "md")
+
+
+def test_tile_memory_keeps_the_fill_rate_suites_passes(fake: FakeDevice) -> None:
+    """rgba8unorm at F = 0 (stored, discarded) and F = 128 (stored) are fillrate passes of the default
+    grid too: measured once, kept in both suites."""
+    alone = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, reps=2)
+    both = R.run_graphics("wgpu:0", ["fillrate", "tilemem"], width=W, height=H, overdraw=4, reps=2)
+    tile = both.suite("tilemem")
+    shared = [m for m in tile if "measured_in" in m.params]
+    assert sorted((m.dtype, m.params["F"], m.params["store"]) for m in shared) == [
+        ("rgba8unorm", 0, "discard"),
+        ("rgba8unorm", 0, "store"),
+        ("rgba8unorm", 128, "store"),
+    ]
+    for m in shared:
+        twin = next(
+            f
+            for f in both.suite("fillrate")
+            if (f.params["F"], f.params["mode"], f.params["store"]) == (m.params["F"], "opaque", m.params["store"])
+        )
+        assert m.params["measured_in"] == "fillrate" and m.samples_s == twin.samples_s and m.valid == twin.valid
+    assert (
+        len(tile) == 12
+        and both.suite_times[1].measured == 12
+        and not any("measured_in" in m.params for m in alone.measurements)
+    )
+    assert all(m.valid for m in tile) and len(alone.measurements) == 12

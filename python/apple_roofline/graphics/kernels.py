@@ -31,6 +31,7 @@ import numpy as np
 
 from ..suites.base import EPS
 from ..suites.fma import FMA_KERNELS, tolerance
+from .compare import beyond_bound
 
 __all__ = [
     "WIDTH",
@@ -289,7 +290,6 @@ def check_target(
     """
     if got.shape != want.shape:
         return False, f"the target read back has shape {got.shape}, not {want.shape}"
-    g, w = got.astype(np.float64), want.astype(np.float64)
     rtol, atol = tolerance("fp32")
     if fetches:
         rtol, atol = fetches * 4 * EPS["fp32"], fetches * ((1.0 / 255.0) if bilinear else 0.0)
@@ -297,9 +297,7 @@ def check_target(
         rtol, atol = 0.0, 1.0
     elif storage == "f16":
         rtol += EPS["fp16"]
-    bound = atol + rtol * np.abs(w)
-    err = np.abs(g - w)
-    bad = ~(err <= bound)
+    bad, worst = beyond_bound(got, want, rtol, atol)
     n = int(np.count_nonzero(bad))
     if n:
         y, x = (int(v) for v in np.argwhere(bad.reshape(bad.shape[0], bad.shape[1], -1).any(axis=2))[0])
@@ -307,5 +305,4 @@ def check_target(
             f"{n} of {got.size} values differ from the NumPy reference; first at pixel ({x}, {y}): "
             f"got {got[y, x].tolist()}, want {want[y, x].tolist()}"
         )
-    worst = float(np.max(err / np.maximum(bound, 1e-300))) if err.size else 0.0
     return True, f"{got.size} values match the NumPy reference (worst at {worst:.2f} of the bound)"

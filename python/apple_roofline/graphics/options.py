@@ -13,7 +13,7 @@ from ..clocks import CLOCK_TOLERANCE
 from ..errors import OptionError, check_int, check_ints
 from ..measure import check_reps
 from ..study.budget import Budgets
-from .grid import GRIDS, Grid, build_grid, graphics_budgets
+from .grid import GRIDS, Grid, build_grid, curve_samples, graphics_budgets
 from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, MAX_F, PATTERNS, SUITES, WIDTH
 
 __all__ = [
@@ -133,6 +133,7 @@ class GraphicsOptions:
             "fetches": sorted({c[3] for c in plan.texture}),
             "filters": sorted({c[2] for c in plan.texture}),
             "reps": self.reps,
+            "curve_reps": curve_samples(self.grid_name, self.reps),
             "spin_up_s": spin_up_s,
             "min_sample_s": min_sample_s,
             "budgets_s": dict(self.budgets_s),

@@ -2,9 +2,9 @@
 
 A GPU left idle lowers its clock within milliseconds and raises it again only under sustained work
 (on an H100 through Vulkan, 1980 MHz fell to 345 MHz between Python-paced passes; texture passes came
-out up to 5.7x slow). So each measurement is **one submission**: a pass that counts fragment-shader
-invocations, ``lead`` untimed passes, then ``reps`` samples of ``batch`` passes each, then one stored
-pass whose target is copied out for validation, back to back in the same queue submission, every sample
+out up to 5.7x slow). So each measurement is **one submission**: ``lead`` untimed passes, then ``reps``
+samples of ``batch`` passes each, then one stored pass whose target is copied out for validation and
+whose fragment-shader invocations are counted, back to back in the same queue submission, every sample
 timed by GPU timestamps at its first pass's beginning and its last pass's end and divided by
 ``batch`` (as the compute suites divide a batch of launches). The lead lasts :func:`lead_seconds`: the
 full :data:`SPIN_UP_S` after the GPU was idle (the study's first pass, or a host gap as long as a
@@ -161,6 +161,9 @@ class Pacer:
         #: Passes probed (one lone pass timed to size the batch), passes re-timed after a spin-up.
         self.probes = 0
         self.retries = 0
+        #: GPU seconds so far: timed ``samples``, planned ``lead`` passes, ``probes`` (where the
+        #: study's time went, beside the host's work between submissions).
+        self.gpu_s: Dict[str, float] = {"samples": 0.0, "lead": 0.0, "probes": 0.0}
 
     def gap(self) -> Optional[float]:
         """Seconds since the last submission finished (None before the first)."""
@@ -173,7 +176,9 @@ class Pacer:
         names ``name``."""
         self.probes += 1
         with watched(f"{name} (probe)", None):
-            return max(float(min(p.time((), 0, 1, 2))), 1e-9)
+            samples = [float(t) for t in p.time((), 0, 1, 2)]
+        self.gpu_s["probes"] += sum(samples)
+        return max(min(samples), 1e-9)
 
     def measure(
         self,
@@ -183,12 +188,13 @@ class Pacer:
         *,
         count: bool = False,
         name: str = "a render pass",
+        reps: Optional[int] = None,
     ) -> Tuple[PassTiming, PassRun]:
         """Time pass ``p`` (its ``run(batch, reps, lead, count=, read=True)``): the per-pass time from
         the shape's calibration, else ``per_pass_s``, else a probe; one submission holding the count
-        (``count``), the lead, the samples and the stored pass read back; re-timed once after a full
-        spin-up when its clock came out low (module docstring). Returns the timing and the run (its
-        invocations and image).
+        (``count``), the lead, ``reps`` samples (default :attr:`reps`) and the stored pass read back;
+        re-timed once after a full spin-up when its clock came out low (module docstring). Returns the
+        timing and the run (its invocations and image).
 
         Raises:
             DeviceStopped: the submission did not finish within the bound of its predicted seconds
@@ -196,10 +202,11 @@ class Pacer:
         """
         per = self.per_pass.get(shape) or per_pass_s or self.probe(p, name)
         batch = batch_for(per, self.min_sample_s)
-        timing, run = self._run(p, batch, lead_seconds(self.gap(), self.spin_up_s), per, count, name)
+        n = self.reps if reps is None else reps
+        timing, run = self._run(p, batch, n, lead_seconds(self.gap(), self.spin_up_s), per, count, name)
         if self._low(timing.summary):
             self.retries += 1
-            again, run = self._run(p, batch, self.spin_up_s, per, count, name)
+            again, run = self._run(p, batch, n, self.spin_up_s, per, count, name)
             timing = dataclasses.replace(again, retried=True)
         clock = pass_clock(timing.summary)
         if clock is not None and (self.highest_clock is None or clock > self.highest_clock):
@@ -217,15 +224,17 @@ class Pacer:
         )
 
     def _run(
-        self, p: Any, batch: int, lead_s: float, per_pass_s: float, count: bool, name: str
+        self, p: Any, batch: int, reps: int, lead_s: float, per_pass_s: float, count: bool, name: str
     ) -> Tuple[PassTiming, PassRun]:
         lead = passes_for(lead_s, per_pass_s)
-        # the submission: the counting pass, the lead, the samples and the stored pass
-        predicted = (lead + batch * self.reps + (2 if count else 1)) * per_pass_s
+        # the submission: the lead, the samples, the stored pass and (on some devices) a counting pass
+        predicted = (lead + batch * reps + (2 if count else 1)) * per_pass_s
         with watched(name, predicted):
-            run: PassRun = p.run(batch, self.reps, lead, count=count, read=True)
+            run: PassRun = p.run(batch, reps, lead, count=count, read=True)
         end = self.clock()
         self.last_end = end
+        self.gpu_s["samples"] += sum(run.samples_s)
+        self.gpu_s["lead"] += lead * per_pass_s
         # The samples end the submission but for one stored pass and a copy: their window is the
         # samples' own seconds before the host saw it done.
         start = end - sum(run.samples_s)

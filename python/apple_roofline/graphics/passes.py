@@ -1,13 +1,17 @@
 """Measuring the passes of one graphics study (docs/design.md, "The graphics study"):
 :class:`PassMeasurer` builds each fill and texture pass, chooses its layers, times it through the
 study's :class:`~.pacing.Pacer`, and queues its check against the NumPy reference (:mod:`.checks`).
+A tile-memory pass the fill-rate suite already measured in the study (rgba8unorm, opaque) is kept from
+there, its ``measured_in`` parameter saying so, not drawn again.
 
 Layers: a fill pass draws ``overdraw`` layers unless one pass would take longer than ``max_pass_s``;
 then fewer (a power of two, at least :data:`MIN_LAYERS`), said in its ``layers`` parameter and a
-warning: rates per pixel do not depend on the layer count. A texture pass draws as many identical
-layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about :data:`TARGET_PASS_S` long,
-where the device counts fragment-shader invocations (the count, not the layer count, gives the
-texels fetched); elsewhere one layer.
+warning: rates per pixel do not depend on the layer count. The seconds of one layer come from a probe
+for the first two F of a (format, mode) ladder, and after them from the line through the last two
+measured (:func:`ladder_layer_s`): no probe leaves the GPU idle between passes. A texture
+pass draws as many identical layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about
+:data:`TARGET_PASS_S` long, where the device counts fragment-shader invocations (the count, not the
+layer count, gives the texels fetched); elsewhere one layer.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ __all__ = [
     "TARGET_PASS_S",
     "AHEAD",
     "fill_layers",
+    "ladder_layer_s",
     "texture_layers",
     "fitting",
     "PassMeasurer",
@@ -72,6 +77,21 @@ def fill_layers(overdraw: int, per_layer_s: float, max_pass_s: float) -> int:
     return min(overdraw, max(MIN_LAYERS, _pow2_floor(max_pass_s / max(per_layer_s, 1e-12))))
 
 
+def ladder_layer_s(measured: Dict[int, float], F: int) -> Optional[float]:
+    """The seconds of one fill layer at ``F`` predicted from the seconds per layer ``measured`` at
+    smaller F of the same format and mode ({F: seconds}, F = 0 included): a layer costs a + b·F (the
+    chains' iterations after a fixed cost), so the line through the two largest measured F below ``F``,
+    and never less than the larger of them (a layer does not get cheaper with more work); None with
+    fewer than two (the pass is probed). On an H100 it comes within 5 % of the recorded layer times
+    (tests/unit/data/graphics_h100.json) at every F from 2 to 512."""
+    below = sorted(f for f in measured if f < F)
+    if len(below) < 2:
+        return None
+    f0, f1 = below[-2:]
+    t0, t1 = measured[f0], measured[f1]
+    return max(t1, t1 + (t1 - t0) / (f1 - f0) * (F - f1))
+
+
 def texture_layers(per_layer_s: float, target_s: float = TARGET_PASS_S, cap: int = MAX_TEXTURE_LAYERS) -> int:
     """Layers of a texture pass: the largest power of two whose pass lasts at most ``target_s`` at
     ``per_layer_s`` per layer, 1 to ``cap``."""
@@ -88,6 +108,8 @@ class PassMeasurer:
         width, height: the render target, pixels.
         overdraw: layers requested per fill pass.
         max_pass_s: the longest fill pass before its layers are reduced, seconds.
+        samples: samples of a pass, given its suite and case (the grid's :meth:`~.grid.Grid.samples`);
+            default the pacer's ``reps`` for every pass.
         journal: gets each pass once its check has given its verdict (from the checking thread);
             a pass its resumed journal holds is kept, not measured (docs/design.md, "Journal and
             resume"; keys ``"SUITE FORMAT F=F MODE STORE"``, ``"texture SIZE PATTERN FILTER xFETCHES"``).
@@ -103,8 +125,10 @@ class PassMeasurer:
         overdraw: int,
         max_pass_s: float,
         journal: Optional[Journal] = None,
+        samples: Optional[Callable[[str, Tuple[Any, ...]], int]] = None,
     ) -> None:
         self.dev, self.pacer, self.checks = dev, pacer, checks
+        self.samples = samples or (lambda suite, case: pacer.reps)
         self.journal = journal or Journal()
         self.width, self.height, self.overdraw, self.max_pass_s = width, height, overdraw, max_pass_s
         self.counting = bool(getattr(dev, "statistics", False))
@@ -112,7 +136,9 @@ class PassMeasurer:
         self.skipped: List[Skipped] = []
         self.warnings: List[str] = []
         self.layers: Dict[Hashable, int] = {}  # layers chosen per shape, shared by the passes of that shape
+        self.layer_s: Dict[Tuple[str, str], Dict[int, float]] = {}  # (format, mode) -> {F: s per layer}
         self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
+        self.kept: Dict[str, Tuple[Dict[str, Any], Any]] = {}  # journal key -> (fields, check) of this study's passes
 
     def settle(self) -> None:
         """Wait for every check submitted so far."""
@@ -165,7 +191,11 @@ class PassMeasurer:
             samples_s=timing.samples_s,
             batch=timing.batch,
         )
-        verdict = self.checks.check(got, want, compare)
+        self._keep(key, fields, self.checks.check(got, want, compare))
+        return timing.per_pass_s
+
+    def _keep(self, key: str, fields: Dict[str, Any], verdict: "Future[Tuple[bool, str]]") -> None:
+        """Keep pass ``key`` (its Measurement's ``fields`` and its check), journaled once checked."""
         # the callback holds the journal, not the measurer: a future keeps its callbacks, so one that
         # held the measurer would make a cycle through it to the device, freed later by the cycle
         # collector on whichever thread runs it (see wgpu_device.released_at_once for why that matters)
@@ -178,7 +208,19 @@ class PassMeasurer:
 
         verdict.add_done_callback(journal)
         self.pending.append((fields, verdict))
-        return timing.per_pass_s
+        self.kept[key] = (fields, verdict)
+
+    def _shared(self, key: str, suite: str, twin: str) -> bool:
+        """Whether pass ``twin`` (a journal key) was measured in this study; if so it is kept as pass
+        ``key`` of ``suite`` too (the same pass: a tile-memory case the fill-rate suite measured),
+        its ``measured_in`` parameter naming the suite that measured it."""
+        done = self.kept.get(twin)
+        if done is None:
+            return False
+        fields, verdict = done
+        params = {**fields["params"], "measured_in": fields["suite"]}
+        self._keep(key, {**fields, "suite": suite, "params": params}, verdict)
+        return True
 
     def _resumed(self, key: str) -> bool:
         """Whether the resumed journal holds pass ``key``; if so the pass is kept in its place."""
@@ -192,6 +234,19 @@ class PassMeasurer:
         self.pending.append((fields, verdict))
         return True
 
+    def _prepare(self, cases: Sequence[FillCase]) -> None:
+        """Build the pipelines of ``cases`` before the first pass (the device's ``prepare_fill``, where
+        it has one): a pipeline is a shader compile, and compiled between two passes it would leave
+        the GPU idle, and the next pass would pay twice that idle time in lead passes (:mod:`.pacing`)."""
+        prepare = getattr(self.dev, "prepare_fill", None)
+        if prepare is None:
+            return
+        for fmt, F, mode in dict.fromkeys((c[0], c[1], c[2]) for c in cases):
+            try:
+                prepare(fmt=fmt, F=F, blended=mode == "blended")
+            except Exception:  # noqa: BLE001 - the pass itself raises it again and is skipped with its reason
+                continue
+
     # -- fill rate and tile memory ------------------------------------------------------------
 
     def fill_cases(self, suite: str, cases: Sequence[FillCase], clock: SuiteClock) -> Iterator[str]:
@@ -199,6 +254,7 @@ class PassMeasurer:
         width, height, dev = self.width, self.height, self.dev
         for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
             self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
+        self._prepare(cases)
         for fmt, F, mode, store in cases:
             if clock.cut_here(f"{suite} {fmt} F={F} {mode} {store}"):
                 return
@@ -207,24 +263,31 @@ class PassMeasurer:
                 clock.measured += 1
                 yield f"{fmt} F={F} {mode} {store}: resumed"
                 continue
+            if suite != "fillrate" and self._shared(key, suite, record_key("fillrate", fmt, f"F={F}", mode, store)):
+                clock.measured += 1
+                yield f"{fmt} F={F} {mode} {store}: the fillrate pass"
+                continue
             blended = mode == "blended"
             shape = (fmt, F, mode)
             name = f"{suite} {fmt} F={F} {mode} {store}"  # the pass, as a device stop names it
+            ladder = self.layer_s.setdefault((fmt, mode), {})
             try:
                 layers = self.layers.get(shape)
                 per_pass: Optional[float] = None
                 if layers is None:
-                    probe_layers = min(self.overdraw, MIN_LAYERS)
-                    probe = dev.fill_pass(
-                        width=width,
-                        height=height,
-                        fmt=fmt,
-                        F=F,
-                        layers=probe_layers,
-                        blended=blended,
-                        store=store == "store",
-                    )
-                    per_layer = self.pacer.probe(probe, name) / probe_layers
+                    per_layer = ladder_layer_s(ladder, F)
+                    if per_layer is None:
+                        probe_layers = min(self.overdraw, MIN_LAYERS)
+                        probe = dev.fill_pass(
+                            width=width,
+                            height=height,
+                            fmt=fmt,
+                            F=F,
+                            layers=probe_layers,
+                            blended=blended,
+                            store=store == "store",
+                        )
+                        per_layer = self.pacer.probe(probe, name) / probe_layers
                     layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
                     per_pass = per_layer * layers
                     if layers < self.overdraw:
@@ -236,8 +299,16 @@ class PassMeasurer:
                 p = dev.fill_pass(
                     width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended, store=store == "store"
                 )
-                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name)
+                timing, run = self.pacer.measure(
+                    p,
+                    (shape, layers),
+                    per_pass,
+                    count=True,
+                    name=name,
+                    reps=self.samples(suite, (fmt, F, mode, store)),
+                )
                 invocations, got = run.invocations, _image(run)
+                ladder[F] = timing.per_pass_s / layers
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
                 raise
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
@@ -382,7 +453,14 @@ class PassMeasurer:
                     bilinear=bilinear,
                     layers=layers,
                 )
-                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name)
+                timing, run = self.pacer.measure(
+                    p,
+                    shape,
+                    per_pass,
+                    count=self.counting,
+                    name=name,
+                    reps=self.samples("texture", (size, pattern, filter_, fetches)),
+                )
                 invocations, got = run.invocations, _image(run)
                 self.lines[shape[1:]] = (layers, timing.per_pass_s)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)

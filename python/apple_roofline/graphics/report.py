@@ -32,6 +32,7 @@ __all__ = [
     "tilemem_ratios",
     "clock_cell",
     "steady_note",
+    "gpu_note",
     "summary_lines",
     "format_graphics",
 ]
@@ -143,7 +144,8 @@ def _short(m: Measurement) -> str:
 
 def summary_lines(study: GraphicsStudy) -> List[str]:
     """Lines for the command line after a study: time per suite against its budget (a suite cut short
-    says so) and the steady clock with the passes below it."""
+    says so), the GPU's share of it where recorded (:func:`gpu_note`) and the steady clock with the
+    passes below it."""
     lines: List[str] = []
     if study.suite_times:
         lines.append(
@@ -154,6 +156,9 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
             )
             + f"; total {sum(t.seconds for t in study.suite_times):.1f} s"
         )
+        note = gpu_note(study)
+        if note:
+            lines.append(note)
         lines += [
             f"suite {t.suite} was cut short by its {t.budget_s:g} s budget after {t.measured} "
             f"pass{'' if t.measured == 1 else 'es'}: the rest were not measured (--budget {t.suite}=SECONDS)"
@@ -169,6 +174,24 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
             f"{len(below)} below it by more than {_tolerance(study):.0%}"
         )
     return lines
+
+
+def gpu_note(study: GraphicsStudy) -> str:
+    """Where the suites' seconds went on the GPU (``params["gpu_seconds"]``: timed samples, lead passes,
+    probes) and the rest, the host's (building passes, reading targets back, waiting for checks); ""
+    for a study that did not record it."""
+    gpu = study.params.get("gpu_seconds")
+    if not isinstance(gpu, dict) or not study.suite_times:
+        return ""
+    total = sum(t.seconds for t in study.suite_times)
+    parts = {k: float(v) for k, v in gpu.items() if isinstance(v, (int, float))}
+    rest = max(total - sum(parts.values()), 0.0)
+    return (
+        "of which on the GPU: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
+        + f"; the rest ({rest:.1f} s) the stored passes, building passes, reading targets back and waiting "
+        "for checks"
+    )
 
 
 def _fill_lines(study: GraphicsStudy) -> List[str]:
@@ -344,6 +367,8 @@ def _markdown(study: GraphicsStudy) -> str:
         )
         if cut:
             lines += ["", f"Cut short by its time budget: {', '.join(cut)} (the remaining passes were not measured)."]
+        note = gpu_note(study)
+        lines += ["", note[0].upper() + note[1:] + "."] if note else []
     lines += [""] + skipped_lines(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped])
     warnings = header_warnings(study, "study")
     warnings += [

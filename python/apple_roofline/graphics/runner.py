@@ -127,6 +127,7 @@ class GraphicsRunner:
             options.overdraw,
             options.pass_limit,
             self.journal,
+            lambda suite, case: options.plan.samples(suite, case, options.reps),
         )
         self.params = options.params(self.pacer.spin_up_s, self.pacer.min_sample_s)
         self.times: List[SuiteTime] = []
@@ -203,6 +204,7 @@ class GraphicsRunner:
                 **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
                 "probes": self.pacer.probes,
                 "retries": self.pacer.retries,
+                "gpu_seconds": {k: round(v, 6) for k, v in self.pacer.gpu_s.items()},
             },
             measurements=measurements,
             skipped=tuple(self.measuring.skipped),

@@ -213,27 +213,32 @@ class WgpuPass:
 
     @released_at_once
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
-        """One measurement in **one queue submission**: a pass that counts fragment-shader invocations
-        (``count``, where the adapter can), ``lead`` untimed passes, ``reps`` samples of ``batch``
-        passes (GPU timestamps at each sample's first beginning and last end), then (``read``) one pass
-        with store action store and a copy of the target to a buffer. Without timestamps, each sample
-        is its own submission timed by the host clock (:attr:`timer` says which)."""
+        """One measurement in **one queue submission**: ``lead`` untimed passes, ``reps`` samples of
+        ``batch`` passes (GPU timestamps at each sample's first beginning and last end), then (``read``)
+        one pass with store action store and a copy of the target to a buffer. ``count`` (where the
+        adapter can) counts the fragment-shader invocations of one pass: of the stored pass when there
+        is one (the store action does not change what is shaded), else of a pass before the lead.
+        Without timestamps, each sample is its own submission timed by the host clock (:attr:`timer`
+        says which)."""
         dev = self.device
         wgpu = dev.wgpu
         head = dev.device.create_command_encoder()
-        stats = None
+        stats, qs = None, None
         if count and dev.statistics:
             qs = dev.extras.create_statistics_query_set(dev.device, count=1, statistics=["fragment-shader-invocations"])
             stats = dev.device.create_buffer(size=8, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
-            self._encode(head, first=False, last=False, query=None, index=0, statistics=qs)
-            head.resolve_query_set(qs, 0, 1, stats, 0)
+            if not read:  # no stored pass to count: a pass of its own
+                self._encode(head, first=False, last=False, query=None, index=0, statistics=qs)
+                head.resolve_query_set(qs, 0, 1, stats, 0)
         for _ in range(lead):
             self._encode(head, first=False, last=False, query=None, index=0)
         commands = [head.finish()]
         tail = dev.device.create_command_encoder()
         image_buffer, row = None, 0
         if read:
-            image_buffer, row = self._encode_readback(tail)
+            image_buffer, row = self._encode_readback(tail, qs)
+            if qs is not None:
+                tail.resolve_query_set(qs, 0, 1, stats, 0)
         if not dev.timestamps:
             self.timer = "host clock around submit and the wait for it (no timestamp-query)"
             dev.submit(commands)
@@ -268,15 +273,17 @@ class WgpuPass:
         image = self._image(image_buffer, row) if image_buffer is not None else None
         return PassRun(samples, invocations, image)
 
-    def _encode_readback(self, enc: Any) -> Tuple[Any, int]:
-        """Encode one storing pass and a copy of the target into a new buffer; (buffer, bytes per row).
-        Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's bytesPerRow rule)."""
+    def _encode_readback(self, enc: Any, statistics: Optional[Any] = None) -> Tuple[Any, int]:
+        """Encode one storing pass (counting its fragment-shader invocations into ``statistics``, a
+        pipeline-statistics query set, when given) and a copy of the target into a new buffer;
+        (buffer, bytes per row). Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's
+        bytesPerRow rule)."""
         wgpu = self.device.wgpu
         row = -(-self.width * FORMATS[self.fmt].bytes_per_pixel // 256) * 256
         buffer = self.device.device.create_buffer(
             size=row * self.height, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
         )
-        self._encode(enc, first=False, last=False, query=None, index=0, keep=True)
+        self._encode(enc, first=False, last=False, query=None, index=0, statistics=statistics, keep=True)
         enc.copy_texture_to_buffer(
             {"texture": self.target, "mip_level": 0, "origin": (0, 0, 0)},
             {"buffer": buffer, "offset": 0, "bytes_per_row": row, "rows_per_image": self.height},
@@ -479,16 +486,28 @@ class WgpuDevice:
         return self._pipelines[key]
 
     @released_at_once
+    def prepare_fill(self, *, fmt: str, F: int, blended: bool) -> None:
+        """Build the pipeline of a fill pass ahead of it (:meth:`fill_pass` then finds it built).
+
+        Raises:
+            GPUValidationError: the adapter cannot build it (e.g. blending a format it cannot blend).
+        """
+        self._fill_pipeline(fmt, F, blended)
+
+    def _fill_pipeline(self, fmt: str, F: int, blended: bool) -> Any:
+        blend = {"operation": "max", "src_factor": "one", "dst_factor": "one"}
+        target: Dict[str, Any] = {"format": fmt}
+        if blended:
+            target["blend"] = {"color": blend, "alpha": blend}
+        return self._pipeline("fs_fill", {"F": F}, target)
+
+    @released_at_once
     def fill_pass(
         self, *, width: int, height: int, fmt: str, F: int, layers: int, blended: bool, store: bool
     ) -> WgpuPass:
         """The fill shader (F chain iterations per pixel) drawn ``layers`` times into a ``fmt``
         target; ``blended`` turns on blend operation max (every layer shaded, the result exact)."""
-        blend = {"operation": "max", "src_factor": "one", "dst_factor": "one"}
-        target: Dict[str, Any] = {"format": fmt}
-        if blended:
-            target["blend"] = {"color": blend, "alpha": blend}
-        pipeline = self._pipeline("fs_fill", {"F": F}, target)
+        pipeline = self._fill_pipeline(fmt, F, blended)
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     @released_at_once

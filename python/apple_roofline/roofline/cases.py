@@ -52,8 +52,9 @@ def measure_case(
     check its output with ``case.check()`` and return the Measurement (invalid when the check failed).
 
     Its parameters are :func:`measurement_params` plus :data:`BLOCK_PARAM` (``kernel.block``, where
-    non-zero) and ``extra``. FLOPs and bytes are the case's, from the kernel table. ``min_window_s`` > 0
-    lengthens the timed samples to at least that long in all (``run --power-window``).
+    non-zero), ``extra`` and, for a valid measurement, ``case.note(samples)`` where the case has one.
+    FLOPs and bytes are the case's, from the kernel table. ``min_window_s`` > 0 lengthens the timed
+    samples to at least that long in all (``run --power-window``).
 
     Raises:
         _core.BackendError: subclasses, when the device fails.
@@ -67,6 +68,9 @@ def measure_case(
     if block:
         params[BLOCK_PARAM] = block
     params.update(extra or {})
+    note = getattr(case, "note", None)
+    if ok and note is not None:
+        params.update(note(timing.samples_s))
     k = case.kernel
     return Measurement(
         suite=k.suite,

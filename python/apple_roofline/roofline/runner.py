@@ -138,24 +138,32 @@ def _run_case(
 
 def _measure(case: Any, label: str, settings: CaseSettings, progress: Optional[Progress]) -> Measurement:
     """Build ``case``'s kernel, time and validate it; a noisy measurement is made once more
-    (docs/design.md, "Noisy samples").
+    (docs/design.md, "Noisy samples"). A case with ``few_reps`` below the run's ``reps`` is timed
+    with that many samples first and kept when valid with a CV at most ``CV_WARN``; otherwise it
+    is measured again with the run's count (docs/design.md, "The GEMM ladder").
 
     Raises:
         _core.UnsupportedError: the device cannot run the kernel.
     """
     kernel = case.make_kernel()
 
-    def timed(extra: Optional[Mapping[str, Any]] = None) -> Measurement:
+    def timed(extra: Optional[Mapping[str, Any]] = None, reps: int = settings.reps) -> Measurement:
         return measure_case(
             case,
             kernel,
-            reps=settings.reps,
+            reps=reps,
             max_warmup_s=settings.max_warmup_s,
             sampler=settings.sampler,
             min_window_s=settings.min_window_s,
             extra=extra,
         )
 
+    few = getattr(case, "few_reps", None)
+    if few is not None and few < settings.reps:
+        m = timed(reps=few)  # a size that draws the curve: fewer samples when they are quiet
+        if m.valid and m.cv <= CV_WARN:
+            return m
+        case.reset()
     m = timed()
     if m.valid and m.noisy:
         announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")

@@ -146,6 +146,13 @@ class Case:
     check: Callable[[], Tuple[bool, str]]
     reset: Callable[[], None]
     rebind: Optional[Callable[[int], "Case"]] = None
+    #: Samples to take first where fewer than the run's suffice (a small GEMM size): the runner keeps
+    #: them when their CV is at most ``stats.CV_WARN`` and measures again with the run's count
+    #: otherwise (docs/design.md, "The GEMM ladder"). None: the run's count.
+    few_reps: Optional[int] = None
+    #: Extra parameters from the case's own samples (seconds per launch), recorded with a valid
+    #: measurement of it (the GEMM ladder's reason for ending at this size). None: none.
+    note: Optional[Callable[[Sequence[float]], Dict[str, Any]]] = None
 
     def for_block(self, block: int) -> "Case":
         """This case with its kernel built at BLOCK = ``block`` threads per block / threadgroup: the

@@ -20,10 +20,11 @@ are integer operations, reported in the same GFLOP/s column), and bytes (M·K + 
 size + M·N × output element size (the MLX roofline article's formula, with C in its own format:
 fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
 
-N doubles from 16 until the next size would exceed the time budget (a launch of about
-``max_launch_s``; --quick: less), the memory cap, or 8192. Every product is validated against NumPy,
-elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test above it; see
-:func:`check_gemm` for the bounds.
+N doubles from 16 until the ladder has settled (two quiet sizes agree within 3 %: :mod:`.settle`),
+the next size would exceed the time budget (a launch of about ``max_launch_s``; --quick: less), the
+memory cap, or 8192; the last size records why (docs/design.md, "The GEMM ladder"). Every product
+is validated against NumPy, elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test
+above it; see :func:`check_gemm` for the bounds.
 """
 
 from __future__ import annotations
@@ -31,12 +32,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, Mapping, Tuple
+from typing import Any, Dict, Iterator, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from ...stats import summarize
 from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
+from .settle import LADDER_PARAM, few_reps, settle_note
 
 __all__ = [
     "GemmSuite",
@@ -436,18 +439,18 @@ def _freivalds(
 
 
 def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> Tuple[bool, str]:
-    """int8 × int8 → int32: C must equal A·B exactly (elementwise, or Freivalds with integer x)."""
+    """int8 × int8 → int32: C must equal A·B exactly (elementwise, or Freivalds with integer x). Above
+    EXACT_CHECK_MAX_N the int64 copies are made a block of rows at a time (:func:`~.blocks.
+    map_row_blocks`), of B's columns where B is a transposed (Fortran-ordered) view."""
     m, k = a.shape
     n = b.shape[1]
-    a64, b64, c64 = (np.asarray(x).astype(np.int64) for x in (a, b, c))
-    limit = int(np.max(np.abs(a64), initial=0)) * int(np.max(np.abs(b64), initial=0)) * k
-    out = int(np.count_nonzero(np.abs(c64) > limit))
-    if out:
-        return False, (
-            f"{out} of {c.size} elements of C lie outside ±max|A|·max|B|·K = ±{limit} "
-            "(never written, overflowed or garbage)"
-        )
+    amax, bmax = (max(abs(int(np.max(x, initial=0))), abs(int(np.min(x, initial=0)))) for x in (a, b))
+    limit = amax * bmax * k
     if m <= EXACT_CHECK_MAX_N:
+        a64, b64, c64 = (np.asarray(x).astype(np.int64) for x in (a, b, c))
+        out = int(np.count_nonzero(np.abs(c64) > limit))
+        if out:
+            return False, _outside(out, c.size, limit)
         if limit < 2**53:  # float64 BLAS is exact: every partial sum is an integer below 2^53
             want = np.rint(a64.astype(np.float64) @ b64.astype(np.float64)).astype(np.int64)
         else:
@@ -465,11 +468,34 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
     # |x| ≤ xmax keeps C·x and A·(B·x) inside int64: limit·n·xmax < 2^62.
     xmax = max(1, min(2**16, (2**62) // max(1, limit * max(n, 1))))
     x = np.random.default_rng(seed).integers(-xmax, xmax + 1, size=(n, FREIVALDS_VECTORS), dtype=np.int64)
-    diff = c64 @ x - a64 @ (b64 @ x)
-    bad = int(np.count_nonzero(np.any(diff != 0, axis=1)))
+
+    def c_pass(rows: slice) -> Tuple[int, np.ndarray]:
+        blk = c[rows].astype(np.int64)
+        return int(np.count_nonzero(np.abs(blk) > limit)), blk @ x
+
+    cp = map_row_blocks(c_pass, m, n)
+    out = sum(r[0] for r in cp)
+    if out:
+        return False, _outside(out, c.size, limit)
+    got = np.concatenate([r[1] for r in cp])
+    if b.flags.f_contiguous and not b.flags.c_contiguous:  # B = Bᵀᵀ: blocks of B's columns
+        bt = b.T
+        bx = sum(map_row_blocks(lambda cols: bt[cols].astype(np.int64).T @ x[cols], n, k))
+    else:
+        bx = np.concatenate(map_row_blocks(lambda rows: b[rows].astype(np.int64) @ x, k, n))
+    want = np.concatenate(map_row_blocks(lambda rows: a[rows].astype(np.int64) @ bx, m, k))
+    bad = int(np.count_nonzero(np.any(got != want, axis=1)))
     if bad:
         return False, f"Freivalds check failed: C·x ≠ A·(B·x) exactly in {bad} of {m} rows"
     return True, f"Freivalds check ({FREIVALDS_VECTORS} random integer vectors) passed: C·x = A·(B·x) exactly"
+
+
+def _outside(count: int, size: int, limit: int) -> str:
+    """The message for ``count`` of ``size`` int8-product elements outside ±``limit``."""
+    return (
+        f"{count} of {size} elements of C lie outside ±max|A|·max|B|·K = ±{limit} "
+        "(never written, overflowed or garbage)"
+    )
 
 
 def check_fp16_accumulation(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int = 11) -> Tuple[bool, str]:
@@ -517,18 +543,24 @@ def check_fp16_accumulation(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: i
 
 def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Square n×n inputs for ``dtype``: ``(a, b, a_stored, b_stored)``, the values (what
-    :func:`check_gemm` takes) and the arrays written to the device. Floats are uniform in [−1, 1)
-    rounded to the storage format (bf16: the low 16 bits of float32 values cleared, so exact); tf32
-    inputs are full fp32 values (the library rounds them); int8 are integers in ±INT8_MAX_ABS."""
+    :func:`check_gemm` takes) and the arrays written to the device (C-contiguous). Floats are uniform
+    in [−1, 1) rounded to the storage format (bf16: the low 16 bits of float32 values cleared, so
+    exact); tf32 inputs are full fp32 values (the library rounds them); int8 are integers in
+    ±INT8_MAX_ABS, with B stored transposed (``b_stored`` is N×K, ``b`` its transposed view: the
+    layout the backend takes, drawn so rather than transposed afterwards)."""
     p = GEMM_PRECISIONS[dtype]
     if p.in_dtype == "int8":
         ai = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
         bi = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
-        return ai, bi, ai, bi
+        return (ai, bi.T, ai, bi) if p.b_transposed else (ai, bi, ai, bi)
     if p.in_dtype == "bf16":
-        a32, b32 = uniform_pair(rng, n, np.float32)
-        af, bf = bf16_values(bf16_bits(a32)), bf16_values(bf16_bits(b32))
-        return af, bf, bf16_bits(af), bf16_bits(bf)
+        pair = uniform_pair(rng, n, np.float32)
+        out = []
+        for x in pair:  # truncated in place to bf16 (values exact), and the bit patterns
+            bits = x.view(np.uint32)
+            bits &= np.uint32(0xFFFF0000)
+            out.append((bits >> np.uint32(16)).astype(np.uint16))
+        return pair[0], pair[1], out[0], out[1]
     a, b = uniform_pair(rng, n, np.dtype(NUMPY_DTYPE[p.in_dtype]))
     return a, b, a, b
 
@@ -579,8 +611,8 @@ def _output_values(raw: np.ndarray, dtype: str) -> np.ndarray:
 class GemmSuite(Suite):
     """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_PRECISIONS that the
     backend's kernel table names, then the tiled comparison kernel where the backend has it, on
-    square sizes doubling from 16 while the next size fits the time budget and memory (device
-    memory ≥ 4× the three matrices)."""
+    square sizes doubling from 16 until the ladder settles (:mod:`.settle`) or the next size would
+    not fit the time budget or memory (device memory ≥ 4× the three matrices)."""
 
     name = "gemm"
 
@@ -644,12 +676,15 @@ class GemmSuite(Suite):
     ) -> Iterator[Case]:
         """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
         ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
-        Buffers come from ``backend`` (default: the suite's)."""
+        Buffers come from ``backend`` (default: the suite's). The ladder ends where the size's
+        :data:`~.settle.LADDER_PARAM` says why (:meth:`_end_note`), at an invalid size, or where the
+        next launch is predicted over the budget (a journal's measurement from before that parameter)."""
         backend = self.ctx.backend if backend is None else backend
         p = GEMM_PRECISIONS[dtype]
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
         N = 16
+        before: Any = None  # the valid measurement of the size before
         while N <= MAX_N:
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
@@ -660,8 +695,9 @@ class GemmSuite(Suite):
                 backend.alloc(N * N * ITEMSIZE[p.out_dtype]),
             ]
             bufs[0].write(a_st.ravel())
-            # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout).
-            bufs[1].write((np.ascontiguousarray(b_st.T) if p.b_transposed else b_st).ravel())
+            # int8: the backend takes B transposed (core/backend.h: the tensor cores' layout), and
+            # gemm_inputs already gives it so.
+            bufs[1].write(b_st.ravel())
             _poison_output(bufs[2], dtype, N * N)
 
             def check(
@@ -690,10 +726,36 @@ class GemmSuite(Suite):
                 make_kernel=make(N),
                 check=check,
                 reset=partial(_poison_output, bufs[2], dtype, N * N),
+                few_reps=None if before is None else few_reps(before.min_s, before.cv),
+                note=partial(self._end_note, N, dtype, before, max_launch_s, mem),
             )
-            # The next size costs about 8x this one; predict from the best sample, so one
-            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
             last: Any = self.last
-            if last is None or not last.valid or last.min_s * 8 > max_launch_s:
+            # The next size costs about 8x this one; predicted from the best sample, so one
+            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
+            if last is None or not last.valid or LADDER_PARAM in last.params or last.min_s * 8 > max_launch_s:
                 break
+            before = last
             N *= 2
+
+    @staticmethod
+    def _end_note(
+        N: int, dtype: str, before: Any, max_launch_s: float, mem: int, samples_s: Sequence[float]
+    ) -> Dict[str, Any]:
+        """``{LADDER_PARAM: why}`` where the ladder ends at size ``N`` (whose valid measurement has
+        ``samples_s``, seconds per launch; ``before`` the size before's Measurement or None), else
+        ``{}``: settled (:func:`~.settle.settle_note`), the next launch predicted (8× this one's
+        fastest) over ``max_launch_s``, N the largest size, or the next size's matrices (4× their
+        bytes) over the device memory ``mem`` (0: unknown)."""
+        s = summarize(samples_s)
+        nxt = 8.0 * s.min
+        why = None
+        if before is not None:
+            rate = gemm_flops(N, N, N) / s.median / 1e9
+            why = settle_note(N // 2, before.gflops, before.cv, N, rate, s.cv, s.min)
+        if why is None and nxt > max_launch_s:
+            why = f"time budget: next launch predicted {nxt:.3g} s > {max_launch_s:g} s"
+        if why is None and 2 * N > MAX_N:
+            why = "largest size"
+        if why is None and mem and gemm_bytes(2 * N, 2 * N, 2 * N, dtype) * 4 > mem:
+            why = f"memory: {2 * N} needs over a quarter of {mem} bytes"
+        return {} if why is None else {LADDER_PARAM: why}
