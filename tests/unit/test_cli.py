@@ -916,3 +916,25 @@ def test_run_sustain_is_passed_and_checked(tmp_path: Path, monkeypatch: pytest.M
         assert result.exit_code == 2, result.output
         assert f"--sustain '{bad}' {problem} (valid: 0 to 60 seconds)" in result.stderr, result.stderr
         assert not (tmp_path / "x").exists()
+
+
+def test_run_summary_shows_the_phases_and_the_wall_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run
+) -> None:
+    from apple_roofline.study.timing import BETWEEN, START_UP, PhaseTime, SuiteTime
+
+    times = (SuiteTime("stream", 2.0, 10.0, 4, False, 4),)
+    phases = (PhaseTime(START_UP, 1.0, since="process start"), PhaseTime(BETWEEN, 0.5))
+    ok = dataclasses.replace(
+        m5_run, measurements=tuple(m for m in m5_run.measurements if m.valid), suite_times=times, phase_times=phases
+    )
+    _patch_runner(monkeypatch, lambda _m: ok)
+    out = tmp_path / "out"
+    result = invoke(["run", "--device", "cpu", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (line,) = [ln for ln in result.stdout.splitlines() if ln.startswith("time per suite: ")]
+    assert line.startswith("time per suite: start-up (from process start) 1.0 s, stream 2.0 s; total 2.0 s; ")
+    assert "; between suites 0.5 s; end " in line and "; wall " in line
+    saved = Run.load(out / "run.json").phase_times
+    assert [p.phase for p in saved] == ["start-up", "between suites", "end"] and not saved[-1].until
+    assert "| end (until this report) |" in (out / "report.md").read_text()

@@ -221,7 +221,7 @@ def plot(
             return
     run = load_run(run_json)
     from ..errors import OptionError
-    from ..roofline.outputs import no_ceilings_message
+    from ..roofline.draw import no_ceilings_message
     from ..roofline.selection import parse_ceilings_option
     from ..roofline.tables import model_of
 

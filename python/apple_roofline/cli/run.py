@@ -15,6 +15,7 @@ from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.budget import budget_help
 from ..stats import CV_WARN, NOISY_CV
+from ..study.timing import process_start, time_line
 from ..suites import registry
 from ..text import sig_figs, text_table
 from .common import (
@@ -38,6 +39,7 @@ from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..devices import DeviceSpec
+    from ..roofline.draw import DrawPool
     from ..roofline.options import RunOptions, Tuner
     from ..roofline.run import Run
     from ..study.journal import Journal
@@ -106,14 +108,7 @@ def _print_summary(run: "Run") -> None:
             typer.echo(ln)
     if run.suite_times:
         typer.echo("")
-        typer.echo(
-            "time per suite: "
-            + ", ".join(
-                f"{t.suite} {t.seconds:.1f} s" + (" (cut short by its budget)" if t.cut else "")
-                for t in run.suite_times
-            )
-            + f"; total {sum(t.seconds for t in run.suite_times):.1f} s"
-        )
+        typer.echo("time per suite: " + time_line(run.suite_times, run.phase_times))
     notes, rows = ridge_summary(run)
     typer.echo("")
     for note in notes:
@@ -215,13 +210,15 @@ def run(
         prepare_out(out)
         return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
     spec = _device_spec(device)
+    from ..roofline.draw import drawing_pool
     from ..roofline.run import Run
 
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
-    result = _measure(spec, options, journal, out, created_out)
-    # -- write and summarise
-    written, problems = _write(result, out, which, kernel_set)
+    with drawing_pool(spec.backend) as pool:  # docs/design.md, "Where the time goes"
+        result = _measure(spec, options, journal, out, created_out)
+        # -- write and summarise
+        result, written, problems = _write(result, out, which, kernel_set, pool)
     _print_summary(result)
     print_written(written, [*problems, *summed_warnings(result, out)])
     invalid = [m for m in result.measurements if not m.valid]
@@ -315,7 +312,7 @@ def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out:
     backend_error = backend_error_type()
     try:
         with CliProgress() as progress:
-            return runner.measure_device(spec, options, progress=progress, journal=journal)
+            return runner.measure_device(spec, options, progress=progress, journal=journal, started=process_start())
     except runner.RunInterrupted as exc:
         write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
@@ -372,12 +369,14 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
 
 
 def _write(
-    result: "Run", out: Path, which: Union[str, List[str]], kernels: "Optional[KernelSet]" = None
-) -> Tuple[List[Path], List[str]]:
-    from ..roofline.outputs import write_run_files
+    result: "Run", out: Path, which: Union[str, List[str]], kernels: "Optional[KernelSet]", pool: "DrawPool"
+) -> Tuple["Run", List[Path], List[str]]:
+    """The run's files (:func:`~apple_roofline.roofline.outputs.write_timed_run_files`, its end
+    phase timed from the process's start); exits 1 when one cannot be written."""
+    from ..roofline.outputs import write_timed_run_files
 
     try:
-        return write_run_files(result, out, ceilings=which, kernels=kernels)
+        return write_timed_run_files(result, out, process_start()[0], ceilings=which, kernels=kernels, pool=pool)
     except OSError as exc:
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:

@@ -6,27 +6,28 @@ figure needs sweep measurements; the figures of the suites' sections,
 :func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
 them, e.g. the memory hierarchy's working-set points). A figure of a partial run says under its axes
 what it lacks (:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was
-written before stays.
+written before stays. The reports and figures are drawing jobs (:mod:`.draw`), on a pool of
+processes side by side when one is given. :func:`write_timed_run_files` also measures the run's
+end phase (docs/design.md, "Where the time goes").
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
-from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
+from ..study.timing import END, START_UP, PhaseTime, wall_seconds
 from ..user_kernels.model import KernelSet
-from ..user_kernels.place import place
-from .html import to_html
-from .report import to_markdown
+from .draw import DrawPool, draw_jobs, run_jobs
 from .run import Run
-from .run_figures import roofline_figure, suite_figures, sweep_figure
 from .selection import select_ceilings
-from .tables import missing_ceilings, model_of
+from .tables import model_of
 
-__all__ = ["RUN_FILES", "write_run_files", "no_ceilings_message"]
+__all__ = ["RUN_FILES", "write_run_files", "write_timed_run_files"]
 
 #: The files :func:`write_run_files` writes of every run, in order (then the suites' figures).
 RUN_FILES: Tuple[str, ...] = (
@@ -40,25 +41,13 @@ RUN_FILES: Tuple[str, ...] = (
 )
 
 
-def no_ceilings_message(run: Run, source: object) -> str:
-    """Why ``run`` (named ``source``) has no roofline to draw: with no ceiling at all, what it holds
-    instead; with ceilings of one kind only, the kind that is missing and which suite measures it
-    (:func:`~.tables.missing_ceilings`)."""
-    if run.ceilings:
-        have = len(run.ceilings)
-        kinds = " and ".join(sorted({c.kind for c in run.ceilings}))
-        return (
-            f"{source} has {' and '.join(missing_ceilings(run))} to draw its "
-            f"{have} {kinds} ceiling{'s' if have != 1 else ''} against"
-        )
-    n = len(run.measurements)
-    which = "none valid for a ceiling" if not run.valid_measurements else "none of which sets a ceiling"
-    held = f"{n} measurement{'s' if n != 1 else ''}, {which}" if n else "no measurements"
-    return f"{source} has no ceilings to draw (it holds {held})"
-
-
 def write_run_files(
-    run: Run, out: Path, *, ceilings: Union[str, Sequence[str]] = "default", kernels: Optional[KernelSet] = None
+    run: Run,
+    out: Path,
+    *,
+    ceilings: Union[str, Sequence[str]] = "default",
+    kernels: Optional[KernelSet] = None,
+    pool: Optional[DrawPool] = None,
 ) -> Tuple[List[Path], List[str]]:
     """Write ``run`` into the directory ``out``: :data:`RUN_FILES`, then each suite's figure
     (:func:`~apple_roofline.suites.registry.figures`) the run has something for, as
@@ -70,6 +59,8 @@ def write_run_files(
         ceilings: which ceilings the roofline figure shows (:func:`~.selection.select_ceilings`).
         kernels: your kernels (``run --kernels FILE``), drawn on the roofline figure and tabled in
             the reports; None for none.
+        pool: draws the reports and figures side by side (:class:`~.draw.DrawPool`); None: one
+            after another, in this process. The files are the same.
 
     Returns:
         ``(written, problems)``: the paths written, in order, and one sentence per file that could
@@ -82,6 +73,49 @@ def write_run_files(
     A ceiling name the run does not have (known only once it is measured) is a problem, not an
     error: the figures then show the default ceilings, so the measurements are never lost.
     """
+    _, written, problems = _write(run, out, ceilings, kernels, pool, None)
+    return written, problems
+
+
+def write_timed_run_files(
+    run: Run,
+    out: Path,
+    origin: float,
+    *,
+    ceilings: Union[str, Sequence[str]] = "default",
+    kernels: Optional[KernelSet] = None,
+    pool: Optional[DrawPool] = None,
+) -> Tuple[Run, List[Path], List[str]]:
+    """:func:`write_run_files` of a run just measured, timing its end phase
+    (:class:`~apple_roofline.study.timing.PhaseTime` ``"end"``): from the last suite's end (``origin``,
+    the :func:`time.perf_counter` time its start-up phase counts from, plus the run's suites and
+    phases) to the last file written. run.json is written first, as measured (a run killed while
+    drawing keeps its measurements), the reports show the end phase until they were drawn, and
+    run.json is written again, atomically, with the whole end phase once the last file is. A run
+    without a start-up phase (none of its suites started) gets no end phase.
+
+    Returns:
+        ``(run, written, problems)``: the run with its end phase (as run.json holds it), then as
+        :func:`write_run_files`.
+
+    Raises:
+        as :func:`write_run_files`.
+    """
+    timed = any(p.phase == START_UP for p in run.phase_times)  # else nothing to count the end from
+    end_start = origin + wall_seconds(run.suite_times, run.phase_times) if timed else None
+    return _write(run, out, ceilings, kernels, pool, end_start)
+
+
+def _write(
+    run: Run,
+    out: Path,
+    ceilings: Union[str, Sequence[str]],
+    kernels: Optional[KernelSet],
+    pool: Optional[DrawPool],
+    end_start: Optional[float],
+) -> Tuple[Run, List[Path], List[str]]:
+    """The files of ``run``; with ``end_start`` (perf_counter) the end phase from it, as
+    :func:`write_timed_run_files`."""
     files = OutputFiles(out)
     text = run.to_json()  # checks the run before any file is touched
     model = model_of(run)
@@ -91,24 +125,24 @@ def write_run_files(
         except ValueError as exc:
             files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
+    t = time.perf_counter()
+    parts: List[Tuple[str, float]] = [("assemble", max(0.0, t - end_start))] if end_start is not None else []
     files.write("run.json", lambda p: write_text_atomic(p, text))
-    files.write("report.md", lambda p: write_text_atomic(p, to_markdown(run, kernels=kernels)))
-    files.write("report.html", lambda p: write_text_atomic(p, to_html(run, ceilings=ceilings, kernels=kernels)))
-    if model is None:
-        files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
-    else:
-        fig = roofline_figure(
-            run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ()
-        )
-        for name in ("roofline.png", "roofline.svg"):
-            files.write(name, lambda p: save_figure(fig, p))
-    sweep = sweep_figure(run, model)
-    if sweep is not None:
-        for name in ("sweep.png", "sweep.svg"):
-            files.write(name, lambda p: save_figure(sweep, p))
-    else:
-        files.skip("no sweep plot: the run has no valid sweep measurements")
-    for stem, fig in suite_figures(run):
-        for name in (f"{stem}.png", f"{stem}.svg"):
-            files.write(name, lambda p: save_figure(fig, p))
-    return files.written, files.problems
+    parts.append(("run.json", time.perf_counter() - t))
+
+    def end(until: str = "") -> Run:
+        assert end_start is not None
+        phase = PhaseTime(END, max(0.0, time.perf_counter() - end_start), tuple(parts), until=until)
+        return dataclasses.replace(run, phase_times=(*run.phase_times, phase))
+
+    shown = end("this report") if end_start is not None else run
+    reports, figures = draw_jobs()
+    written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
+    parts += seconds
+    files.written += written
+    files.problems += problems
+    if end_start is None:
+        return run, files.written, files.problems
+    final = end()
+    OutputFiles(out).write("run.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
+    return final, files.written, files.problems

@@ -10,6 +10,8 @@ The JSON written by :meth:`Run.save` is a contract other tools read: the header 
     skipped          [{suite, kernel, dtype, reason}]
     suite_times      [{suite, seconds, budget_s, measured, cut}]: each suite's wall time against its
                      budget (:class:`~apple_roofline.study.timing.SuiteTime`; absent in older files)
+    phase_times      [{phase, seconds, parts, since}]: the time outside the suites, start-up, between
+                     suites and end (:class:`~apple_roofline.study.timing.PhaseTime`; absent in older files)
 
 Files written before ``kind`` was added lack it and are read as roofline runs. Measured ceilings are
 derived data: they are recomputed from the valid measurements on reading (:func:`~.model.derive_ceilings`),
@@ -27,7 +29,7 @@ from typing import Any, ClassVar, Dict, Mapping, Sequence, Tuple
 from ..study.document import Document
 from ..study.files import ResultsError
 from ..study.reader import Reader, json_type
-from ..study.timing import SuiteTime, read_suite_times
+from ..study.timing import PhaseTime, SuiteTime, read_phase_times, read_suite_times
 from .facade import Roofline
 from .limits import check_limits
 from .model import derive_ceilings
@@ -49,6 +51,8 @@ class Run(Document):
         skipped: kernels unsupported on this device, with reasons.
         suite_times: each suite's seconds against its time budget, in run order (empty in files
             written before they were recorded).
+        phase_times: the time outside the suites (start-up, between suites, end), in run order
+            (empty in files written before they were recorded).
         conventions: counting conventions, default :data:`~.records.CONVENTIONS`.
         schema_version: must equal :data:`SCHEMA_VERSION`.
 
@@ -66,13 +70,14 @@ class Run(Document):
     ceilings: Tuple[Ceiling, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
     suite_times: Tuple[SuiteTime, ...] = ()
+    phase_times: Tuple[PhaseTime, ...] = ()
     conventions: Mapping[str, str] = field(default_factory=lambda: dict(CONVENTIONS), hash=False)
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
         super().__post_init__()
         object.__setattr__(self, "conventions", dict(self.conventions))
-        for name in ("measurements", "ceilings", "skipped", "suite_times"):
+        for name in ("measurements", "ceilings", "skipped", "suite_times", "phase_times"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         if self.schema_version != SCHEMA_VERSION:
             raise ValueError(
@@ -115,6 +120,7 @@ class Run(Document):
             "skipped": [s.to_dict() for s in self.skipped],
             # optional, as "finished": written when recorded, absent from older files
             **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {}),
+            **({"phase_times": [t.to_dict() for t in self.phase_times]} if self.phase_times else {}),
         }
 
     @classmethod
@@ -123,7 +129,7 @@ class Run(Document):
 
         The header is checked first (:meth:`Document.read_header`: ``schema_version``, ``kind``
         when present, then the shared keys). Required here: conventions, measurements, ceilings;
-        ``skipped`` and ``suite_times`` default to empty. Unknown keys are ignored.
+        ``skipped``, ``suite_times`` and ``phase_times`` default to empty. Unknown keys are ignored.
 
         Raises:
             ResultsError: one line naming ``source``, the field and what was expected, e.g.
@@ -162,4 +168,5 @@ class Run(Document):
             skipped=skipped,
             conventions=conventions,
             suite_times=read_suite_times(d, source),
+            phase_times=read_phase_times(d, source),
         )

@@ -9,7 +9,9 @@ only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofli
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -24,11 +26,12 @@ from ..stats import CV_WARN, NOISY_CV
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
-from ..study.timing import SuiteClock, SuiteTime, cut_warning
+from ..study.timing import BETWEEN, START_UP, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
 from ..telemetry import NullSampler, Sampler, sampler_for
+from ..telemetry.starting import SamplerStart
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
 from .budget import Budgets
@@ -174,7 +177,8 @@ class RooflineRunner:
     BenchmarkRunner): opening the device and checking the device-dependent options when built,
     then :meth:`run` measures suite after suite (:meth:`measure_suite`) and assembles the Run
     (:meth:`assemble`). What it measured so far is in :attr:`measurements`, :attr:`skipped` and
-    :attr:`times`, so an interrupted run still assembles.
+    :attr:`times`, so an interrupted run still assembles. ``started`` is where the start-up phase
+    begins (:meth:`phase_times`), ``(perf_counter time, what it is)``; default: this construction.
 
     Raises:
         OptionError: ``device`` malformed or not available; ``options.array_bytes`` outside
@@ -189,12 +193,19 @@ class RooflineRunner:
         *,
         progress: Optional[Progress] = None,
         journal: Optional[Journal] = None,
+        started: Optional[Tuple[float, str]] = None,
     ) -> None:
+        #: the start-up's origin (perf_counter) and what it is: ``started``, else this call
+        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
+        self.startup_parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
+        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
+        self.suites_start = self.suites_end = 0.0
         self.options = options
         self.progress = progress
         self.journal = journal or Journal()
         self.spec = resolve_device(device)
-        backend = open_device(self.spec)
+        with self.step("device"):
+            backend = open_device(self.spec)
         self.info: Dict[str, Any] = dict(backend.info())
         self.array_bytes = options.array_bytes_for(self.info)
         self.ctx = SuiteContext(
@@ -204,7 +215,8 @@ class RooflineRunner:
         # robust estimate (docs/design.md, "Theoretical ceilings")
         self.cpu_clock = RunClock(host_cpu_spec()) if self.info.get("backend") == "cpu" else None
         if self.cpu_clock is not None:
-            self.cpu_clock.take()  # a second at the start: a one-suite run still has three readings
+            with self.step("clock"):
+                self.cpu_clock.take()  # a second at the start: a one-suite run still has three readings
         self.device_desc, self.theoretical = (
             self.cpu_clock.theoretical() if self.cpu_clock is not None else device_theoretical(self.info)
         )
@@ -214,6 +226,9 @@ class RooflineRunner:
             if options.telemetry
             else NullSampler("telemetry turned off")
         )
+        # a GPU's sampler opens (NVML) while the rest starts up; a CPU's is quick to open and a
+        # thread would take a core from what is measured
+        self.sampler_start = SamplerStart(self.sampler, background=self.spec.backend != "cpu")
         self.window_s = 0.0  # set once the sampler has started (:meth:`run`)
         self.cache_warnings = CacheWarnings()
         self.measurements: List[Measurement] = []
@@ -223,6 +238,26 @@ class RooflineRunner:
         self.budgets_s: Dict[str, float] = dict(options.budgets_s)
         #: a quick run's plan as the results header records it (empty: none was made)
         self.quick_plan: Dict[str, Any] = {}
+
+    @contextlib.contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time a step of the start-up as its part ``name``."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.startup_parts.append((name, time.perf_counter() - t))
+
+    def phase_times(self) -> Tuple[PhaseTime, ...]:
+        """The start-up (to the first suite's start) and the time between suites, as far as known:
+        none before the first suite; the time between suites once the last one ended."""
+        if not self.suites_start:
+            return ()
+        startup = PhaseTime(START_UP, self.suites_start - self.origin, tuple(self.startup_parts), since=self.since)
+        if not self.suites_end:
+            return (startup,)
+        between = self.suites_end - self.suites_start - sum(t.seconds for t in self.times)
+        return (startup, PhaseTime(BETWEEN, max(0.0, between)))
 
     def plan_quick(self) -> None:
         """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): measure the
@@ -282,24 +317,30 @@ class RooflineRunner:
             options=opts.recorded(self.array_bytes),
             flags=OPTION_FLAGS,
         )
-        self.sampler.start()
-        self.window_s = max(
-            self.sampler.power_window_s if opts.power_window and self.sampler.active else 0.0, opts.sustain_s
-        )
         try:
-            self.plan_quick()
+            with self.step("plan"):
+                self.plan_quick()
+            with self.step("telemetry"):  # where it opened on a thread, the wait for it
+                self.sampler_start.wait()
+            self.window_s = max(
+                self.sampler.power_window_s if opts.power_window and self.sampler.active else 0.0, opts.sustain_s
+            )
             announce_plan(
                 self.progress,
                 opts.suite_names,
                 [self.budgets_s[name] for name in opts.suite_names],
                 [self.quick_plan.get("predicted_s", {}).get(name, 0.0) for name in opts.suite_names],
             )
+            self.suites_start = time.perf_counter()
             for name in opts.suite_names:
                 self.measure_suite(name)
+            self.suites_end = time.perf_counter()
         except (KeyboardInterrupt, DeviceStopped) as exc:
+            self.sampler_start.join()  # never stopped while it opens
             self.sampler.stop()
             raise RunInterrupted(self.assemble(False), exc) from None
         finally:
+            self.sampler_start.join()
             self.sampler.stop()
             self.journal.close()
         if not self.measurements:  # every kernel of the suites asked for is one this device cannot run
@@ -369,6 +410,7 @@ class RooflineRunner:
             complete=complete,
             conventions=CONVENTIONS,
             suite_times=tuple(self.times),
+            phase_times=self.phase_times(),
             resumed=self.journal.resumed(),
         )
 
@@ -419,10 +461,13 @@ def measure_device(
     *,
     progress: Optional[Progress] = None,
     journal: Optional[Journal] = None,
+    started: Optional[Tuple[float, str]] = None,
 ) -> Run:
     """Measure ``device`` with ``options`` (:class:`RooflineRunner`; ``run``'s entry point): the
     device opened, the device-dependent options checked, every suite measured, the Run assembled.
     ``progress`` receives one stage per suite; ``journal`` keeps each measurement as it finishes.
+    ``started`` is where the run's start-up phase begins, ``(perf_counter time, what it is)``
+    (:func:`~apple_roofline.study.timing.process_start`); default: this call.
 
     Raises:
         OptionError: as :class:`RooflineRunner` and :meth:`RooflineRunner.run`.
@@ -430,7 +475,7 @@ def measure_device(
         RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial Run.
     """
-    return RooflineRunner(device, options, progress=progress, journal=journal).run()
+    return RooflineRunner(device, options, progress=progress, journal=journal, started=started).run()
 
 
 def run_roofline(

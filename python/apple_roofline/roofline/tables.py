@@ -14,7 +14,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..stats import CV_WARN
 from ..study.markdown import header_warnings
-from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
+from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows
 from ..text import DASH, format_value, percent, sig_figs
 from .limits import CACHE_RESIDENT, CLOCK_MISREAD, DRAM_CLASS, flagged_cell, over_limit_text, share_text
 from .model import RooflineModel
@@ -223,12 +223,17 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
 
 def suite_time_table(run: Run) -> Optional[Table]:
     """Each suite's wall time against its budget (:class:`~apple_roofline.study.timing.SuiteTime`,
-    docs/design.md, "Time budgets"), with a total; None for a run that predates them."""
+    docs/design.md, "Time budgets"), with a total, and the time outside the suites (start-up, between
+    suites, end: :class:`~apple_roofline.study.timing.PhaseTime`) with the wall total where recorded
+    (:func:`~apple_roofline.study.timing.time_rows`); None for a run that predates them."""
     if not run.suite_times:
         return None
-    cut = [t.suite for t in run.suite_times if t.cut]
-    notes = (f"Cut short by its time budget: {', '.join(cut)} (the remaining cases were not measured).",) if cut else ()
-    return Table(TIME_HEADER, tuple(time_rows(run.suite_times)), TIME_ALIGN, notes)
+    return Table(
+        TIME_HEADER,
+        tuple(time_rows(run.suite_times, run.phase_times)),
+        TIME_ALIGN,
+        time_notes(run.suite_times, run.phase_times),
+    )
 
 
 def skipped_table(run: Run) -> Table:

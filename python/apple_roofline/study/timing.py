@@ -7,10 +7,18 @@ whether the budget ran out before its last case (``cut``) and the case it stoppe
 print them as the "Time per suite" table (:func:`time_rows`); a cut suite makes the whole study
 partial (:attr:`~.document.Document.status`), so a suite cut short by its budget is said wherever
 the study is shown, never silent.
+
+The time outside the suites is a :class:`PhaseTime` per phase (:data:`PHASES`: ``start-up`` from the
+process's start to the first suite, ``between suites``, ``end`` from the last suite to the last file
+written), measured on one clock from :func:`process_start`; the table then ends with the ``wall``
+total, so that it accounts for the whole run.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -19,8 +27,18 @@ from .reader import Reader
 
 __all__ = [
     "SuiteTime",
+    "PhaseTime",
+    "PHASES",
+    "START_UP",
+    "BETWEEN",
+    "END",
+    "process_start",
+    "read_phase_times",
+    "wall_seconds",
     "SuiteClock",
     "time_rows",
+    "time_line",
+    "time_notes",
     "read_suite_times",
     "cut_warning",
     "cut_note",
@@ -32,6 +50,14 @@ __all__ = [
 #: Columns of :func:`time_rows`.
 TIME_HEADER: Tuple[str, ...] = ("suite", "measured", "seconds", "budget (s)", "status")
 TIME_ALIGN = "lrrrl"
+#: The phases outside the suites, in the order a run passes them (:class:`PhaseTime`).
+START_UP, BETWEEN, END = "start-up", "between suites", "end"
+PHASES: Tuple[str, ...] = (START_UP, BETWEEN, END)
+
+#: ``time.perf_counter()`` when this module was imported: the package's import, the start-up's
+#: origin where the OS does not tell the process's start (:func:`process_start`).
+IMPORTED_AT = time.perf_counter()
+
 #: The "status" of a suite cut by its budget, in the table and the progress line.
 CUT_STATUS = "cut short by its budget"
 
@@ -91,6 +117,102 @@ class SuiteTime:
             planned=r.nonneg_int(d, "planned", where) if "planned" in d else 0,
             stopped_before=r.string(d, "stopped_before", where, default=""),
         )
+
+
+@dataclass(frozen=True)
+class PhaseTime:
+    """The wall time of one phase of a study outside its suites (:data:`PHASES`).
+
+    Attributes:
+        phase: ``"start-up"`` (from :attr:`since` to the first suite's start: imports, opening the
+            device, loading its libraries, telemetry, a quick run's plan), ``"between suites"``
+            (tuning, clock readings and preparing a suite, between one suite's end and the next
+            one's start) or ``"end"`` (from the last suite's end to the last file written:
+            assembling the results, the reports and figures).
+        seconds: its wall time, in seconds (>= 0).
+        parts: named steps within it, ``(name, seconds)`` in order (may be empty; steps that ran
+            side by side overlap, so they need not add up to :attr:`seconds`).
+        since: where a start-up begins: ``"process start"`` (told by the OS), ``"package import"``
+            (:func:`process_start`) or, measured by a library call, ``"the runner's start"``; "" for
+            the other phases.
+        until: where a phase still under way was read: ``"this report"`` in the reports, which are
+            drawn before the end phase ends; "" for a finished phase (the results file's).
+    """
+
+    phase: str
+    seconds: float
+    parts: Tuple[Tuple[str, float], ...] = ()
+    since: str = ""
+    until: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        """JSON-ready dict with keys phase, seconds and, where set, parts ({name: seconds}), since,
+        until."""
+        return {
+            "phase": self.phase,
+            "seconds": self.seconds,
+            **({"parts": dict(self.parts)} if self.parts else {}),
+            **({"since": self.since} if self.since else {}),
+            **({"until": self.until} if self.until else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "PhaseTime":
+        """Build from :meth:`to_dict` output. Raises :class:`~.files.ResultsError` naming the field
+        (a phase not in :data:`PHASES`, a negative number)."""
+        r = Reader(source)
+        d = r.obj(d, where or "phase_times")
+        phase = r.string(d, "phase", where)
+        if phase not in PHASES:
+            r.fail(f"{where}.phase must be one of {', '.join(PHASES)}, not {phase!r}")
+        parts = r.obj(d["parts"], f"{where}.parts") if "parts" in d else {}
+        return cls(
+            phase=phase,
+            seconds=r.nonneg(d, "seconds", where),
+            parts=tuple((str(k), r.nonneg(parts, str(k), f"{where}.parts")) for k in parts),
+            since=r.string(d, "since", where, default=""),
+            until=r.string(d, "until", where, default=""),
+        )
+
+    def label(self) -> str:
+        """The phase as the table names it: ``"start-up (from process start)"``, ``"end (until this
+        report)"`` for one still under way, else the phase."""
+        since = f" (from {self.since})" if self.since else ""
+        return self.phase + since + (f" (until {self.until})" if self.until else "")
+
+
+def read_phase_times(d: Mapping[str, Any], source: str) -> Tuple[PhaseTime, ...]:
+    """The optional ``phase_times`` array of a results file (empty in files written before it)."""
+    r = Reader(source)
+    return tuple(
+        PhaseTime.from_dict(t, source=source, where=f"phase_times[{i}]")
+        for i, t in enumerate(r.array(d, "phase_times", "", required=False))
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def process_start() -> Tuple[float, str]:
+    """``(t, since)``: when this process started on :func:`time.perf_counter`'s clock, and what
+    that is: ``"process start"`` where the OS tells it (Linux: ``/proc/self/stat``'s start time
+    against ``CLOCK_BOOTTIME``, to the kernel's clock tick, 10 ms), else ``"package import"``
+    (:data:`IMPORTED_AT`, which misses the interpreter's own start-up, about 20-50 ms, and the
+    imports before the package's)."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/self/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time after boot
+            age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
+            if 0 <= age:
+                return time.perf_counter() - age, "process start"
+        except (OSError, ValueError, IndexError, AttributeError):
+            pass
+    return IMPORTED_AT, "package import"
+
+
+def wall_seconds(times: Sequence[SuiteTime], phases: Sequence[PhaseTime]) -> float:
+    """The study's wall time: its suites' and its phases' seconds, which follow one another."""
+    return sum(t.seconds for t in times) + sum(p.seconds for p in phases)
 
 
 def read_suite_times(d: Mapping[str, Any], source: str) -> Tuple[SuiteTime, ...]:
@@ -177,12 +299,55 @@ def cut_warning(t: SuiteTime) -> Optional[str]:
     )
 
 
-def time_rows(times: Sequence[SuiteTime]) -> List[Tuple[str, ...]]:
-    """Rows of the "Time per suite" table (columns :data:`TIME_HEADER`), with a total row."""
+def time_rows(times: Sequence[SuiteTime], phases: Sequence[PhaseTime] = ()) -> List[Tuple[str, ...]]:
+    """Rows of the "Time per suite" table (columns :data:`TIME_HEADER`): the start-up phase, each
+    suite, the total of the suites (when more than one), the phases after them and, with any
+    phase, the ``wall`` total of all rows (:func:`wall_seconds`)."""
     rows: List[Tuple[str, ...]] = []
+
+    def phase_rows(which: Sequence[str]) -> None:
+        rows.extend((p.label(), "", f"{p.seconds:.1f}", "", "") for p in phases if p.phase in which)
+
+    phase_rows((START_UP,))
     for t in times:
         status = CUT_STATUS if t.cut else "complete"
         rows.append((t.suite, str(t.measured), f"{t.seconds:.1f}", f"{t.budget_s:g}" if t.budget_s else "none", status))
     if len(times) > 1:
         rows.append(("total", str(sum(t.measured for t in times)), f"{sum(t.seconds for t in times):.1f}", "", ""))
+    phase_rows((BETWEEN, END))
+    if phases:
+        rows.append(("wall", "", f"{wall_seconds(times, phases):.1f}", "", ""))
     return rows
+
+
+def time_notes(times: Sequence[SuiteTime], phases: Sequence[PhaseTime] = ()) -> Tuple[str, ...]:
+    """The notes under the time table of :func:`time_rows`: the suites cut by their budget; with
+    phases, what they hold; for an end phase read before it ended, where the whole one is."""
+    cut = [t.suite for t in times if t.cut]
+    notes = [f"Cut short by its time budget: {', '.join(cut)} (the remaining cases were not measured)."] if cut else []
+    if phases:
+        notes.append(
+            "Outside the suites: start-up (imports, opening the device, loading its libraries, telemetry, "
+            "a quick run's plan), between suites (tuning, clock readings, preparing a suite) and end "
+            "(the reports and figures, drawn side by side where the machine has the cores)."
+        )
+    if any(p.until for p in phases):
+        notes.append("The end phase is shown until this report was drawn; the results file holds it to the last file.")
+    return tuple(notes)
+
+
+def time_line(times: Sequence[SuiteTime], phases: Sequence[PhaseTime] = ()) -> str:
+    """The time table in one line, for a terminal: ``"start-up 2.1 s, stream 3.4 s, …, sweep 4.5 s
+    (cut short by its budget); total 7.9 s; end 2.4 s; wall 12.4 s"``."""
+
+    def phase_text(which: Sequence[str]) -> List[str]:
+        return [f"{p.label()} {p.seconds:.1f} s" for p in phases if p.phase in which]
+
+    suites = ", ".join(
+        [*phase_text((START_UP,))]
+        + [f"{t.suite} {t.seconds:.1f} s" + (" (cut short by its budget)" if t.cut else "") for t in times]
+    )
+    return "; ".join(
+        [suites, f"total {sum(t.seconds for t in times):.1f} s", *phase_text((BETWEEN, END))]
+        + ([f"wall {wall_seconds(times, phases):.1f} s"] if phases else [])
+    )

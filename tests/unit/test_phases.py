@@ -1,0 +1,210 @@
+"""The time outside the suites (study/timing.py's PhaseTime) and where it is shown, and the drawing
+jobs that overlap the end phase (roofline/draw.py): the records' round trip (old files without them
+still read), the time table's rows and the CLI's line, the end phase a run's files record, the
+runner's start-up and between-suites phases, and the same files drawn on a pool of processes as in
+one process, with a file that cannot be written named as before."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from apple_roofline.roofline.draw import DrawPool, drawing_pool
+from apple_roofline.roofline.outputs import write_run_files, write_timed_run_files
+from apple_roofline.roofline.report import to_markdown
+from apple_roofline.roofline.run import Run
+from apple_roofline.study.files import ResultsError
+from apple_roofline.study.timing import (
+    BETWEEN,
+    END,
+    START_UP,
+    PhaseTime,
+    SuiteTime,
+    process_start,
+    read_phase_times,
+    time_line,
+    time_rows,
+    wall_seconds,
+)
+from apple_roofline.telemetry import NullSampler
+from apple_roofline.telemetry.starting import SamplerStart
+from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
+
+TIMES = (SuiteTime("stream", 2.0, 10.0, 4, False, 4), SuiteTime("sweep", 3.5, 20.0, 12, False, 12))
+PHASES = (
+    PhaseTime(START_UP, 1.25, (("imports", 0.5), ("device", 0.25)), since="process start"),
+    PhaseTime(BETWEEN, 0.25),
+    PhaseTime(END, 2.0, (("run.json", 0.01),)),
+)
+
+
+def test_phase_times_round_trip_and_old_files_read_without_them(m5_run: Run) -> None:
+    for p in PHASES:
+        assert PhaseTime.from_dict(p.to_dict()) == p
+    assert PHASES[0].to_dict() == {
+        "phase": "start-up",
+        "seconds": 1.25,
+        "parts": {"imports": 0.5, "device": 0.25},
+        "since": "process start",
+    }
+    timed = dataclasses.replace(m5_run, suite_times=TIMES, phase_times=PHASES)
+    again = Run.from_json(timed.to_json())
+    assert again.phase_times == PHASES
+    old = json.loads(timed.to_json())
+    del old["phase_times"]
+    assert Run.from_dict(old).phase_times == () and Run.from_dict(old).suite_times == TIMES
+    assert read_phase_times({}, "x.json") == ()
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"phase": "warm-up"}, r"phase_times\[0\]\.phase must be one of start-up, between suites, end, not 'warm-up'"),
+        ({"seconds": -1.0}, r"phase_times\[0\].*seconds.*non-negative"),
+        ({"parts": {"imports": -2}}, r"phase_times\[0\]\.parts.*imports.*non-negative"),
+        ({"parts": [1]}, r"phase_times\[0\]\.parts must be an object"),
+    ],
+)
+def test_a_bad_phase_names_the_field(change: dict, problem: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(ResultsError, match=problem):
+        read_phase_times({"phase_times": [{**PHASES[0].to_dict(), **change}]}, "run.json")
+
+
+def test_rows_put_the_phases_around_the_suites_and_end_with_the_wall_time() -> None:
+    rows = time_rows(TIMES, PHASES)
+    assert [r[0] for r in rows] == [
+        "start-up (from process start)",
+        "stream",
+        "sweep",
+        "total",
+        "between suites",
+        "end",
+        "wall",
+    ]
+    assert rows[-1][2] == "9.0" == f"{wall_seconds(TIMES, PHASES):.1f}"  # 1.25 + 2 + 3.5 + 0.25 + 2
+    assert time_rows(TIMES) == [r for r in rows if r[0] in ("stream", "sweep", "total")]  # a file without phases
+    assert time_line(TIMES, PHASES) == (
+        "start-up (from process start) 1.2 s, stream 2.0 s, sweep 3.5 s; total 5.5 s; between suites 0.2 s; "
+        "end 2.0 s; wall 9.0 s"
+    )
+    assert time_line(TIMES) == "stream 2.0 s, sweep 3.5 s; total 5.5 s"
+
+
+def test_the_reports_table_shows_the_phases(m5_run: Run) -> None:
+    shown = (*PHASES[:2], dataclasses.replace(PHASES[2], until="this report"))
+    md = to_markdown(dataclasses.replace(m5_run, suite_times=TIMES, phase_times=shown))
+    table = md.split("## Time per suite", 1)[1].split("\n## ", 1)[0]
+    assert "| start-up (from process start) |  | 1.2 |" in table
+    assert "| end (until this report) |  | 2.0 |" in table and "| wall |  | 9.0 |" in table
+    assert "the results file holds it to the last file" in table
+    plain = to_markdown(dataclasses.replace(m5_run, suite_times=TIMES))
+    assert "| wall |" not in plain and "start-up" not in plain
+
+
+def test_process_start_is_before_now() -> None:
+    start, since = process_start()
+    assert since in ("process start", "package import")
+    assert start <= time.perf_counter()
+
+
+def test_timed_files_record_the_end_phase_last(tmp_path: Path, m5_run: Run) -> None:
+    run = dataclasses.replace(m5_run, suite_times=TIMES, phase_times=PHASES[:2])  # 1.25 + 5.5 + 0.25 s
+    origin = time.perf_counter() - wall_seconds(TIMES, PHASES[:2])
+    final, written, problems = write_timed_run_files(run, tmp_path, origin)
+    assert [p.name for p in written[:3]] == ["run.json", "report.md", "report.html"] and not problems
+    (end,) = [p for p in final.phase_times if p.phase == END]
+    assert end.until == "" and [name for name, _ in end.parts] == [
+        "assemble",
+        "run.json",
+        "report.md",
+        "report.html",
+        "roofline",
+        "sweep",
+        "suite figures",
+    ]
+    assert Run.load(tmp_path / "run.json").phase_times == final.phase_times  # written again, with the end
+    report = (tmp_path / "report.md").read_text()
+    assert "| end (until this report) |" in report and "| wall |" in report
+    assert "end (until this report)" in (tmp_path / "report.html").read_text()
+
+
+def _normalized(path: Path) -> bytes:
+    """A file with matplotlib's random SVG ids and Plotly's random div ids made equal."""
+    data = path.read_bytes()
+    if path.suffix in (".svg", ".html"):
+        data = re.sub(rb"\b([pm])[0-9a-f]{10}\b", rb"\1ID", data)
+        data = re.sub(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", b"UUID", data)
+    return data
+
+
+def test_a_pool_draws_the_same_files(tmp_path: Path, m5_run: Run) -> None:
+    serial, pooled = tmp_path / "serial", tmp_path / "pooled"
+    serial.mkdir()
+    pooled.mkdir()
+    one = write_run_files(m5_run, serial)
+    with DrawPool(2) as pool:
+        assert pool.executor is not None  # Linux and macOS have a fork server
+        two = write_run_files(m5_run, pooled, pool=pool)
+    assert [p.name for p in one[0]] == [p.name for p in two[0]] and one[1] == two[1]
+    for p in one[0]:
+        assert _normalized(p) == _normalized(pooled / p.name), p.name
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_file_that_cannot_be_written_is_named_as_before(tmp_path: Path, m5_run: Run, workers: int) -> None:
+    (tmp_path / "roofline.png").mkdir()  # a directory where the figure goes
+    with DrawPool(workers) as pool, pytest.raises(OSError, match=r"cannot write .*roofline\.png"):
+        write_run_files(m5_run, tmp_path, pool=pool)
+    assert (tmp_path / "report.html").exists()  # the other jobs ended and wrote theirs
+
+
+def test_the_cpu_backend_draws_in_its_own_process() -> None:
+    assert drawing_pool("cpu", cores=64).executor is None
+    with drawing_pool("cuda", cores=2) as small:  # too few cores: drawn in-process
+        assert small.executor is None
+
+
+def test_a_sampler_started_on_a_thread_is_the_same_sampler() -> None:
+    opened: List[Any] = []
+
+    class Counting(NullSampler):
+        def open(self) -> str:
+            opened.append(1)
+            return "nothing to read"
+
+    for background in (False, True):
+        s = Counting("x")
+        start = SamplerStart(s, background)
+        start.join()
+        assert start.wait() is s and start.wait() is s
+        assert s.reason == "nothing to read" and not s.active
+    assert len(opened) == 2  # each opened once
+
+
+def test_a_run_records_its_start_up_and_the_time_between_suites(
+    fake: FakeBackend,  # noqa: F811 (pytest's fixture, imported from test_tuning above to be found)
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from apple_roofline.devices import DeviceSpec
+    from apple_roofline.roofline import runner
+    from apple_roofline.roofline.options import RunOptions
+    from apple_roofline.roofline.runner import measure_device
+
+    monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(runner, "open_device", lambda spec: fake)
+    fake.max_pipeline = 1024  # the stream table's CUDA block
+    started = (time.perf_counter() - 1.0, "process start")  # as if the process had started 1 s ago
+    options = RunOptions(suites="stream", reps=2, array_bytes=4096, telemetry=False)
+    run = measure_device("cuda:0", options, started=started)
+    startup, between = run.phase_times
+    assert (startup.phase, startup.since, between.phase) == (START_UP, "process start", BETWEEN)
+    assert [name for name, _ in startup.parts] == ["imports", "device", "plan", "telemetry"]
+    assert startup.seconds >= 1.0 and dict(startup.parts)["imports"] >= 1.0
+    assert [t.suite for t in run.suite_times] == ["stream"]
+    assert measure_device("cuda:0", options).phase_times[0].since == "the runner's start"
