@@ -258,9 +258,9 @@ def test_short_samples_are_put_down_to_the_timer() -> None:
 
 
 def test_what_has_no_documented_peak_is_not_checked() -> None:
-    """No constant is invented: a cache level, shared memory and a CPU's DRAM (no theoretical bandwidth)
-    are left unchecked, and a GeForce tile accumulating in FP16 (twice the FP32-accumulation rate the
-    GEMM FP16 peak is) has no limit."""
+    """No constant is invented: a cache level, shared memory (without an NVIDIA GPU's SM count) and a
+    CPU's DRAM (no theoretical bandwidth) are left unchecked, and a GeForce tile accumulating in FP16
+    (twice the FP32-accumulation rate the GEMM FP16 peak is) has no limit."""
     theory = [
         Ceiling("GEMM FP16", "compute", 100_000.0, "GFLOP/s", "theoretical", "spec"),
         Ceiling("DRAM bandwidth", "bandwidth", 1_000.0, "GB/s", "theoretical", "spec"),
@@ -282,6 +282,29 @@ def test_what_has_no_documented_peak_is_not_checked() -> None:
         {},
     )
     assert cpu[0].over_limit is None
+
+
+def test_shared_memory_and_l1_points_are_held_against_the_on_chip_data_path() -> None:
+    """On an NVIDIA GPU shared memory and the hierarchy's L1 points are held against 128 B per clock
+    per SM at the clock they ran at: an H100's L1 read at 33,893 GB/s at 1,980 MHz (a run on
+    2026-11-27, kernel loaded from the on-disk cache) is 101.3 % of 128 B × 132 SMs × 1,980 MHz =
+    33,454 GB/s and is flagged as a misread clock; the first run's 32,720 GB/s and shared memory's
+    33,001 GB/s are within it; an L2 point is not checked."""
+    h100 = {"backend": "cuda", "compute_units": 132, "theoretical": {"clock_hz": 1.98e9}}
+    l1_over = _hierarchy("read", 128 * 1024, 33_893.0, "L1", 256 * 1024)
+    l1_ok = _hierarchy("read", 128 * 1024, 32_720.0, "L1", 256 * 1024)
+    shared = _bandwidth(
+        "hierarchy", "shared", 33_001.0, 64 * MiB, cls="Shared memory bandwidth", working_set_bytes=16384
+    )
+    l2 = _hierarchy("read", 8 * MiB, 40_000.0, "L2", 50 * MiB)
+    checked = check_limits([l1_over, l1_ok, shared, l2], [], h100)
+    assert [m.over_limit is not None for m in checked] == [True, False, False, False]
+    over = checked[0].over_limit
+    assert over is not None and over.reason == "clock misread" and over.limit == pytest.approx(33_454.08)
+    assert "128 B per clock per SM × 132 SMs at 1,980 MHz" in over.against
+    slow = check_limits([dataclasses.replace(l1_ok, params={**l1_ok.params, "effective_clock_mhz": 1800.0})], [], h100)
+    assert slow[0].over_limit is not None  # 32,720 GB/s is above the path at 1,800 MHz (30,413 GB/s)
+    assert check_limits([l1_over], [], {"backend": "metal", "compute_units": 10})[0].over_limit is None
 
 
 def test_limits_hold_the_pipe_at_the_clock_it_ran_at() -> None:

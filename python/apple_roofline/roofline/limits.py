@@ -11,8 +11,13 @@ views only show its verdict.
   inputs, :func:`gemm_class_of`) at the clock the measurement ran at
   (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one):
   theoretical × that clock ÷ the clock the theoretical is given at.
-* Cache levels, shared memory and STREAM's ``"Cache bandwidth"``: the project has no documented or
-  derived peak for them, so they are not checked (no constant is invented).
+* On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
+  suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
+  per SM (32 banks of 32 bits per clock, the CUDA C++ Programming Guide's shared-memory section for
+  compute capability 5.x and later; L1 hits are served by the same unified L1/shared-memory array,
+  the tuning guides' "Unified Shared Memory/L1/Texture Cache") × SMs × the clock it ran at.
+* Other cache levels (L2, a CPU's caches, Apple's) and STREAM's ``"Cache bandwidth"``: the project has
+  no documented or derived peak for them, so they are not checked (no constant is invented).
 
 A figure above its limit by more than :data:`TOLERANCE` gets an :class:`~.records.OverLimit` with
 the reason (:func:`check_limits`); such a measurement sets no ceiling and no level
@@ -42,6 +47,8 @@ __all__ = [
     "CACHE_RESIDENT",
     "CLOCK_MISREAD",
     "TIMER_ERROR",
+    "ONCHIP_BYTES_PER_CLOCK",
+    "ONCHIP_CLASS",
     "Limit",
     "Limits",
     "check_limits",
@@ -67,6 +74,14 @@ TOLERANCE = 0.005
 MIN_SAMPLE_S = 1e-3
 #: The ceiling class of DRAM bandwidth, measured (STREAM) and theoretical (the interface's peak).
 DRAM_CLASS = "DRAM bandwidth"
+#: Bytes per clock per SM of an NVIDIA GPU's shared memory: 32 banks, each 32 bits per clock cycle
+#: (CUDA C++ Programming Guide, compute capability 5.x and later, "Shared Memory"); L1 hits go through
+#: the same unified L1/shared-memory array, so the hierarchy's L1 points are held against it too.
+ONCHIP_BYTES_PER_CLOCK = 128
+#: The ceiling class of shared memory bandwidth (the hierarchy suite's ``shared`` kernel).
+ONCHIP_CLASS = "Shared memory bandwidth"
+#: The hierarchy level whose points are held against the on-chip data path.
+_L1 = "L1"
 #: The mark a view puts beside a figure above its limit.
 OVER_MARK = "⚠"
 
@@ -122,19 +137,43 @@ class Limits:
         geforce: whether the device is an NVIDIA GeForce part, whose tensor cores accumulate FP16 in
             FP16 at twice the FP32-accumulation rate the GEMM FP16 peak is (docs/design.md, "Physical
             limits"): there an FP16-accumulating tile has no limit.
+        sms: an NVIDIA GPU's SM count (``compute_units`` of a CUDA device record), for the on-chip
+            data path's limit (:data:`ONCHIP_BYTES_PER_CLOCK`); 0 elsewhere (not checked).
     """
 
     theoretical: Mapping[str, Ceiling]
     max_mhz: Optional[float]
     geforce: bool
+    sms: int = 0
 
     @classmethod
     def of(cls, ceilings: Sequence[Ceiling], device: Mapping[str, object]) -> "Limits":
         """The limits of a run from its ceilings (the theoretical ones are used) and its device record."""
         spec = device.get("theoretical")
         line = spec.get("product_line") if isinstance(spec, Mapping) else None
+        units = device.get("compute_units") if device.get("backend") == "cuda" else 0
         return cls(
-            {c.name: c for c in ceilings if c.source == "theoretical"}, theoretical_clock_mhz(device), line == "GeForce"
+            {c.name: c for c in ceilings if c.source == "theoretical"},
+            theoretical_clock_mhz(device),
+            line == "GeForce",
+            units if isinstance(units, int) and not isinstance(units, bool) and units > 0 else 0,
+        )
+
+    def onchip(self, m: Measurement) -> Optional[Limit]:
+        """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
+        (module docstring) at the clock ``m`` ran at (else the maximum clock); None where it does not
+        apply or the SM count or every clock is unknown."""
+        l1 = m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == _L1
+        if not self.sms or not (l1 or m.ceiling_class == ONCHIP_CLASS):
+            return None
+        mhz = pass_clock(m.params) or self.max_mhz
+        if mhz is None:
+            return None
+        return Limit(
+            ONCHIP_BYTES_PER_CLOCK * self.sms * mhz * 1e6 / 1e9,
+            "GB/s",
+            f"the on-chip data path ({ONCHIP_BYTES_PER_CLOCK} B per clock per SM × {self.sms} SMs at {mhz:,.0f} MHz)",
+            mhz,
         )
 
     def pipe(self, ceiling_class: str) -> Optional[Ceiling]:
@@ -169,6 +208,9 @@ class Limits:
                 f"theoretical {t.name} at {mhz:,.0f} MHz, the clock it ran at",
                 mhz,
             )
+        onchip = self.onchip(m)
+        if onchip is not None:
+            return onchip
         t = self.theoretical.get(DRAM_CLASS)
         if _is_dram(m) and t is not None and t.kind == "bandwidth":
             return Limit(t.value, t.unit, f"theoretical {t.name} (the memory interface's peak)")
@@ -179,7 +221,7 @@ class Limits:
         more than :data:`TOLERANCE`, else None. The reason: a timer error where its timed sample was
         shorter than :data:`MIN_SAMPLE_S`; else a cache-resident working set for a bandwidth (only a
         cache delivers bytes faster than the memory interface) and a misread clock for a compute figure
-        (at the true clock no pipe exceeds its peak)."""
+        and for an on-chip figure (at the true clock neither a pipe nor the data path exceeds its peak)."""
         if not m.valid:
             return None
         lim = self.limit(m)
@@ -191,7 +233,7 @@ class Limits:
             TIMER_ERROR
             if sample_s < MIN_SAMPLE_S
             else CLOCK_MISREAD
-            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE
+            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.against.startswith("the on-chip")
             else CACHE_RESIDENT
         )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
