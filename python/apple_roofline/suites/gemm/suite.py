@@ -20,9 +20,10 @@ are integer operations, reported in the same GFLOP/s column), and bytes (M·K + 
 size + M·N × output element size (the MLX roofline article's formula, with C in its own format:
 fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
 
-N doubles from 16 until the ladder has settled (two quiet sizes agree within 3 %: :mod:`.settle`),
-the next size would exceed the time budget (a launch of about ``max_launch_s``; --quick: less), the
-memory cap, or 8192; the last size records why (docs/design.md, "The GEMM ladder"). Every product
+N doubles from 16 (--quick: N = 64, 256, 1024, 4096, :mod:`.sizes`) until the ladder has settled
+(two quiet sizes agree within 3 %: :mod:`.settle`), the next size would exceed the time budget (a
+launch of about ``max_launch_s``; --quick: less), the memory cap, or the last size (8192; --quick:
+4096); the last size measured records why (docs/design.md, "The GEMM ladder"). Every product
 is validated against NumPy, elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test
 above it; see :func:`check_gemm` for the bounds.
 """
@@ -40,6 +41,7 @@ from ...stats import summarize
 from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
 from .settle import LADDER_PARAM, few_reps, settle_note
+from .sizes import SIZES_OPTION, growth, ladder_sizes
 
 __all__ = [
     "GemmSuite",
@@ -145,7 +147,6 @@ TILE = 16
 
 #: dtype -> (kernel name, ceiling class).
 GEMM_DTYPES: Dict[str, Tuple[str, str]] = {d: (p.kernel, p.ceiling_class) for d, p in GEMM_PRECISIONS.items()}
-MAX_N = 8192
 EXACT_CHECK_MAX_N = 512
 #: Random ±1 vectors per Freivalds test, and the Hoeffding multiplier of its row bound: a correct
 #: row fails one vector with probability at most 2·exp(-λ²/2) = 2.5e-14.
@@ -611,21 +612,26 @@ def _output_values(raw: np.ndarray, dtype: str) -> np.ndarray:
 class GemmSuite(Suite):
     """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_PRECISIONS that the
     backend's kernel table names, then the tiled comparison kernel where the backend has it, on
-    square sizes doubling from 16 until the ladder settles (:mod:`.settle`) or the next size would
-    not fit the time budget or memory (device memory ≥ 4× the three matrices)."""
+    square sizes doubling from 16 (the context's :data:`~.sizes.SIZES_OPTION`: others, as a
+    ``--quick`` run's) until the ladder settles (:mod:`.settle`) or the next size would not fit the
+    time budget or memory (device memory ≥ 4× the three matrices).
+
+    Raises ValueError (when built) for a :data:`~.sizes.SIZES_OPTION` that :func:`~.sizes.ladder_sizes`
+    refuses."""
 
     name = "gemm"
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
         self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
+        self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
 
     def total(self) -> int:
         kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
         n = sum(self.source(k) is not None for k in kernels)
         if self.ctx.backend_name != "cpu" and self.ctx.info.get("unified_memory"):
             n += sum("cpu" in p.libraries for p in GEMM_PRECISIONS.values())
-        return n * 10
+        return n * len(self.sizes)
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
@@ -674,7 +680,8 @@ class GemmSuite(Suite):
     def _ladder(
         self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False, backend: Any = None
     ) -> Iterator[Case]:
-        """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
+        """Cases of one kernel at the ladder's sizes (:attr:`sizes`: N = 16, 32 … by default):
+        ``make(N)`` gives the case's ``make_kernel``; a
         ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
         Buffers come from ``backend`` (default: the suite's). The ladder ends where the size's
         :data:`~.settle.LADDER_PARAM` says why (:meth:`_end_note`), at an invalid size, or where the
@@ -683,9 +690,8 @@ class GemmSuite(Suite):
         p = GEMM_PRECISIONS[dtype]
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
-        N = 16
         before: Any = None  # the valid measurement of the size before
-        while N <= MAX_N:
+        for i, N in enumerate(self.sizes):
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
             a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
@@ -726,36 +732,46 @@ class GemmSuite(Suite):
                 make_kernel=make(N),
                 check=check,
                 reset=partial(_poison_output, bufs[2], dtype, N * N),
-                few_reps=None if before is None else few_reps(before.min_s, before.cv),
-                note=partial(self._end_note, N, dtype, before, max_launch_s, mem),
+                few_reps=None if before is None else few_reps(before.min_s, before.cv, growth(self.sizes, i - 1)),
+                note=partial(self._end_note, self.sizes, i, dtype, before, max_launch_s, mem),
             )
             last: Any = self.last
-            # The next size costs about 8x this one; predicted from the best sample, so one
-            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
-            if last is None or not last.valid or LADDER_PARAM in last.params or last.min_s * 8 > max_launch_s:
+            # The next size costs about growth (8 for a doubling) times this one; predicted from
+            # the best sample, so one disturbed size (a noisy neighbour, a BLAS thread wake-up)
+            # does not end the ladder.
+            if last is None or not last.valid or LADDER_PARAM in last.params:
+                break
+            if last.min_s * growth(self.sizes, i) > max_launch_s:
                 break
             before = last
-            N *= 2
 
     @staticmethod
     def _end_note(
-        N: int, dtype: str, before: Any, max_launch_s: float, mem: int, samples_s: Sequence[float]
+        sizes: Sequence[int],
+        i: int,
+        dtype: str,
+        before: Any,
+        max_launch_s: float,
+        mem: int,
+        samples_s: Sequence[float],
     ) -> Dict[str, Any]:
-        """``{LADDER_PARAM: why}`` where the ladder ends at size ``N`` (whose valid measurement has
-        ``samples_s``, seconds per launch; ``before`` the size before's Measurement or None), else
-        ``{}``: settled (:func:`~.settle.settle_note`), the next launch predicted (8× this one's
-        fastest) over ``max_launch_s``, N the largest size, or the next size's matrices (4× their
-        bytes) over the device memory ``mem`` (0: unknown)."""
+        """``{LADDER_PARAM: why}`` where the ladder ``sizes`` ends at size ``N = sizes[i]`` (whose
+        valid measurement has ``samples_s``, seconds per launch; ``before`` the Measurement of the
+        size before, ``sizes[i - 1]``, or None), else ``{}``: settled
+        (:func:`~.settle.settle_note`), N the ladder's last size, the next launch predicted (this
+        one's fastest times :func:`~.sizes.growth`, 8 for a doubling) over ``max_launch_s``, or the
+        next size's matrices (4× their bytes) over the device memory ``mem`` (0: unknown)."""
+        N = sizes[i]
         s = summarize(samples_s)
-        nxt = 8.0 * s.min
+        nxt = growth(sizes, i) * s.min
         why = None
         if before is not None:
             rate = gemm_flops(N, N, N) / s.median / 1e9
-            why = settle_note(N // 2, before.gflops, before.cv, N, rate, s.cv, s.min)
+            why = settle_note(sizes[i - 1], before.gflops, before.cv, N, rate, s.cv, s.min, growth(sizes, i))
+        if why is None and i + 1 == len(sizes):
+            why = "largest size"
         if why is None and nxt > max_launch_s:
             why = f"time budget: next launch predicted {nxt:.3g} s > {max_launch_s:g} s"
-        if why is None and 2 * N > MAX_N:
-            why = "largest size"
-        if why is None and mem and gemm_bytes(2 * N, 2 * N, 2 * N, dtype) * 4 > mem:
-            why = f"memory: {2 * N} needs over a quarter of {mem} bytes"
+        if why is None and mem and gemm_bytes(sizes[i + 1], sizes[i + 1], sizes[i + 1], dtype) * 4 > mem:
+            why = f"memory: {sizes[i + 1]} needs over a quarter of {mem} bytes"
         return {} if why is None else {LADDER_PARAM: why}

@@ -1,0 +1,52 @@
+"""The sizes a GEMM ladder may run (docs/design.md, "The GEMM ladder").
+
+A default run's ladder doubles N from 16 to :data:`MAX_N` (:data:`DEFAULT_SIZES`); a ``--quick``
+run's steps N by 4 from 64 to 4096 (:data:`QUICK_SIZES`), which the runner passes as the suite
+context's :data:`SIZES_OPTION`. A ladder ends before its last size where :mod:`.settle` or the time
+budget say so; both predict the next size's launch from this one's, scaled by the FLOPs' ratio
+(:func:`growth`: 8 for a doubling, 64 for a ×4 step).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence, Tuple
+
+__all__ = ["SIZES_OPTION", "MAX_N", "TILE", "DEFAULT_SIZES", "QUICK_SIZES", "ladder_sizes", "growth"]
+
+#: ``SuiteContext.options`` key: the ladder's sizes (default :data:`DEFAULT_SIZES`).
+SIZES_OPTION = "gemm_sizes"
+#: The largest size a ladder runs.
+MAX_N = 8192
+#: Every size is a multiple of the tiled kernel's tile (16×16 tiles, no edge handling).
+TILE = 16
+#: A default run's ladder: N = 16, 32 … 8192.
+DEFAULT_SIZES: Tuple[int, ...] = tuple(TILE << i for i in range((MAX_N // TILE).bit_length()))
+#: A ``--quick`` run's ladder: fewer, coarser steps and no 8192 (its host work, drawing, writing
+#: and checking the inputs, is about 4× 4096's).
+QUICK_SIZES: Tuple[int, ...] = (64, 256, 1024, 4096)
+
+
+def ladder_sizes(option: Any = None) -> Tuple[int, ...]:
+    """The sizes of :data:`SIZES_OPTION`'s value ``option`` (None: :data:`DEFAULT_SIZES`), as a tuple.
+
+    Raises ValueError for an empty sequence, or one that is not strictly increasing integer
+    multiples of :data:`TILE` from :data:`TILE` to :data:`MAX_N`."""
+    if option is None:
+        return DEFAULT_SIZES
+    sizes = tuple(option)
+    valid = all(isinstance(n, int) and not isinstance(n, bool) and TILE <= n <= MAX_N and n % TILE == 0 for n in sizes)
+    if not sizes or not valid or any(b <= a for a, b in zip(sizes, sizes[1:])):
+        raise ValueError(
+            f"GEMM sizes must be increasing multiples of {TILE} from {TILE} to {MAX_N}, not {list(sizes)!r}"
+        )
+    return sizes
+
+
+def growth(sizes: Sequence[int], i: int) -> float:
+    """How many times longer the launch after ``sizes[i]`` is predicted to take: the FLOPs' ratio
+    (N_next / N)³ to the next size, or past the last size that of the last step (8 where there is
+    one size). Raises IndexError for ``i`` outside ``sizes``."""
+    n = sizes[i]
+    if i + 1 < len(sizes):
+        return float((sizes[i + 1] / n) ** 3)
+    return float((n / sizes[i - 1]) ** 3) if i > 0 else 8.0
