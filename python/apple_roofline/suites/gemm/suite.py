@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
@@ -41,6 +41,7 @@ from ...stats import summarize
 from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
 from .settle import LADDER_PARAM, few_reps, settle_note
+from .reuse import SharedDraws
 from .sizes import SIZES_OPTION, growth, ladder_sizes
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "check_fp16_accumulation",
     "gemm_kernel_def",
     "gemm_inputs",
+    "input_kind",
     "uniform_pair",
     "check_gemm",
     "round_tf32",
@@ -566,6 +568,23 @@ def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarra
     return a, b, a, b
 
 
+def input_kind(dtype: str) -> str:
+    """The first precision of :data:`GEMM_PRECISIONS` whose inputs :func:`gemm_inputs` draws as it
+    draws ``dtype``'s (the same storage format and layout): "fp32" for "tf32", else ``dtype``.
+    Raises KeyError for an unknown dtype."""
+    p = GEMM_PRECISIONS[dtype]
+    return next(d for d, q in GEMM_PRECISIONS.items() if (q.in_dtype, q.b_transposed) == (p.in_dtype, p.b_transposed))
+
+
+def _draw_inputs(dtype: str, n: int) -> Tuple[np.ndarray, ...]:
+    """:func:`gemm_inputs` of ``dtype`` at size ``n``, seeded by ``n``, read-only (they may be shared
+    by several ladders, :class:`~.reuse.SharedDraws`)."""
+    arrays = gemm_inputs(dtype, n, np.random.default_rng(n))
+    for x in arrays:
+        x.flags.writeable = False
+    return arrays
+
+
 def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
     """Two n×n arrays of ``dtype``: the values of two consecutive ``rng.uniform(-1.0, 1.0, (n, n))``
     draws cast to ``dtype``, drawn a block of rows at a time on the thread pool
@@ -625,15 +644,37 @@ class GemmSuite(Suite):
         super().__init__(ctx)
         self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
         self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
+        #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
+        self.inputs: SharedDraws[str, Tuple[np.ndarray, ...]] = SharedDraws(_draw_inputs, ())
+
+    def _host_ladders(self) -> bool:
+        """Whether the CPU's library GEMMs run too (:meth:`_host_gemm`: a GPU sharing the host's memory)."""
+        return self.ctx.backend_name != "cpu" and bool(self.ctx.info.get("unified_memory"))
+
+    def ladder_dtypes(self) -> List[str]:
+        """The dtype of each ladder :meth:`cases` runs, in order: each library precision the
+        backend has, "fp32" for the tiled kernel where it has it, then the CPU's library
+        precisions beside a unified-memory GPU."""
+        out = [d for d in GEMM_PRECISIONS if self.source(gemm_kernel_def(d)) is not None]
+        if self.source(TILED_GEMM) is not None:
+            out.append(TILED_GEMM.dtype)
+        if self._host_ladders():
+            out += [d for d, p in GEMM_PRECISIONS.items() if "cpu" in p.libraries]
+        return out
 
     def total(self) -> int:
-        kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
-        n = sum(self.source(k) is not None for k in kernels)
-        if self.ctx.backend_name != "cpu" and self.ctx.info.get("unified_memory"):
-            n += sum("cpu" in p.libraries for p in GEMM_PRECISIONS.values())
-        return n * len(self.sizes)
+        return len(self.ladder_dtypes()) * len(self.sizes)
 
     def cases(self) -> Iterator[Case]:
+        """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
+        ladders take are drawn once (:attr:`inputs`) and released when the cases end."""
+        self.inputs = SharedDraws(_draw_inputs, [input_kind(d) for d in self.ladder_dtypes()])
+        try:
+            yield from self._ladders()
+        finally:
+            self.inputs.clear()
+
+    def _ladders(self) -> Iterator[Case]:
         backend = self.ctx.backend
         for dtype, p in GEMM_PRECISIONS.items():
             kdef = gemm_kernel_def(dtype)
@@ -654,7 +695,7 @@ class GemmSuite(Suite):
         CPU's library GEMMs too — on Apple silicon Accelerate's sgemm/dgemm and BNNS FP16 run on the
         AMX matrix units (the M5 article measures them beside the GPU) — as ``cpu_<kernel>`` with the
         ceiling classes "CPU GEMM <dtype>", timed on the CPU backend with its own buffers."""
-        if self.ctx.backend_name == "cpu" or not self.ctx.info.get("unified_memory"):
+        if not self._host_ladders():
             return
         host = self.ctx.options.get("host_backend")
         if host is None:
@@ -691,10 +732,12 @@ class GemmSuite(Suite):
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
         before: Any = None  # the valid measurement of the size before
+        kind = input_kind(dtype)
+        self.inputs.start(kind)
         for i, N in enumerate(self.sizes):
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
-            a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
+            a, b, a_st, b_st = self.inputs.get(kind, N)
             bufs = [
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
@@ -744,6 +787,7 @@ class GemmSuite(Suite):
             if last.min_s * growth(self.sizes, i) > max_launch_s:
                 break
             before = last
+        self.inputs.end(kind)
 
     @staticmethod
     def _end_note(
