@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -259,13 +259,24 @@ def _tf32_signature(r: np.ndarray, signatures: Tuple[np.ndarray, ...]) -> float:
     return best
 
 
-def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: int = 11) -> Tuple[bool, str]:
+def check_gemm(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    dtype: str,
+    seed: int = 11,
+    memo: Optional[MutableMapping[Any, Any]] = None,
+) -> Tuple[bool, str]:
     """Validate a device's C = A·B in precision ``dtype`` (a key of :data:`GEMM_PRECISIONS`).
 
     ``a`` (M×K), ``b`` (K×N) are the inputs' values as the device stored them and ``c`` (M×N) the
     output's values: float16/float32/float64 arrays (bf16 decoded to float32 with
     :func:`bf16_values`), or int8 inputs and an int32 (or int64) output for "int8". Returns
     ``(ok, message)``; never raises for well-shaped arrays (KeyError for an unknown dtype).
+    ``memo``, a mapping kept beside ``a`` and ``b`` (left unchanged between calls), keeps the inputs'
+    side of Freivalds' test (A·(B·x), the row sums and norms, the TF32-rounded products), which does
+    not depend on C: a later check of the same arrays with the same seed (the fp32, tf32 and tiled
+    products of one pair) reuses it, with the same result as computing it again.
 
     **Bound** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.5):
     an inner product of length K evaluated in any order with unit roundoff u = eps/2 satisfies
@@ -351,38 +362,29 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
                     "computed this FP32 GEMM with TF32 inputs"
                 )
         return True, f"all {c.size} elements within {formula} of NumPy float64 (worst {worst:.3g} of the bound)"
-    return _freivalds(a, b, c, p, dtype, rel, formula, seed)
+    return _freivalds(a, b, c, p, dtype, rel, formula, seed, memo)
 
 
-def _freivalds(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float, formula: str, seed: int
-) -> Tuple[bool, str]:
-    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
-    three passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the
-    blocks on several cores): C (finiteness, C·x, row sums and norms), B (B·x, row sums of |B|,
-    ‖B‖_F, the TF32-rounded B·x for fp32), then A (A·(B·x), |A|·(|B|·1), row norms, the
+@dataclass(frozen=True)
+class _Reference:
+    """The inputs' side of Freivalds' test (:func:`_reference`): A·(B·x) (M×FREIVALDS_VECTORS),
+    (|A||B|)·1 and A's row norms (M), ‖B‖_F, and for each TF32 rounding mode of ``modes`` the
+    TF32-rounded A·(B·x)."""
+
+    want: np.ndarray
+    ab_rows: np.ndarray
+    a_norms: np.ndarray
+    b_norm: float
+    modes: Tuple[str, ...]
+    tf32_want: Tuple[np.ndarray, ...]
+
+
+def _reference(a: np.ndarray, b: np.ndarray, x: np.ndarray, modes: Tuple[str, ...]) -> _Reference:
+    """Two passes over blocks of rows (:func:`~.blocks.map_row_blocks`): B (B·x, row sums of |B|,
+    ‖B‖_F, the TF32-rounded B·x for each of ``modes``), then A (A·(B·x), |A|·(|B|·1), row norms, the
     TF32-rounded products)."""
     m, k = a.shape
     n = b.shape[1]
-    x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
-    modes = ("nearest", "zero") if dtype == "fp32" else ()
-
-    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        blk = c[rows].astype(np.float64)
-        return (
-            int(np.count_nonzero(~np.isfinite(blk))),
-            blk @ x,
-            np.abs(blk).sum(axis=1),
-            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
-        )
-
-    cp = map_row_blocks(c_rows_pass, m, n)
-    nonfinite = sum(r[0] for r in cp)
-    if nonfinite:
-        return False, f"{nonfinite} of {c.size} elements of C are not finite"
-    got = np.concatenate([r[1] for r in cp])
-    c_rows = np.concatenate([r[2] for r in cp])
-    c_norms = np.concatenate([r[3] for r in cp])
 
     def b_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, float, Tuple[np.ndarray, ...]]:
         blk = b[rows].astype(np.float64)
@@ -409,11 +411,63 @@ def _freivalds(
         )
 
     ap = map_row_blocks(a_rows_pass, m, k)
-    want = np.concatenate([r[0] for r in ap])
-    ab_rows = np.concatenate([r[1] for r in ap])  # (|A||B|)·1, O(N²)
-    a_norms = np.concatenate([r[2] for r in ap])
+    return _Reference(
+        want=np.concatenate([r[0] for r in ap]),
+        ab_rows=np.concatenate([r[1] for r in ap]),  # (|A||B|)·1, O(N²)
+        a_norms=np.concatenate([r[2] for r in ap]),
+        b_norm=b_norm,
+        modes=modes,
+        tf32_want=tuple(np.concatenate([r[3][j] for r in ap]) for j in range(len(modes))),
+    )
+
+
+def _freivalds(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    p: GemmPrecision,
+    dtype: str,
+    rel: float,
+    formula: str,
+    seed: int,
+    memo: Optional[MutableMapping[Any, Any]] = None,
+) -> Tuple[bool, str]:
+    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
+    passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the blocks on
+    several cores): C (finiteness, C·x, row sums and norms), then the inputs' side
+    (:func:`_reference`, taken from ``memo`` where it holds one for these arrays, this seed and at
+    least these TF32 modes; kept there otherwise)."""
+    m, k = a.shape
+    n = b.shape[1]
+    x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
+    modes = ("nearest", "zero") if dtype == "fp32" else ()
+
+    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        blk = c[rows].astype(np.float64)
+        return (
+            int(np.count_nonzero(~np.isfinite(blk))),
+            blk @ x,
+            np.abs(blk).sum(axis=1),
+            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+        )
+
+    cp = map_row_blocks(c_rows_pass, m, n)
+    nonfinite = sum(r[0] for r in cp)
+    if nonfinite:
+        return False, f"{nonfinite} of {c.size} elements of C are not finite"
+    got = np.concatenate([r[1] for r in cp])
+    c_rows = np.concatenate([r[2] for r in cp])
+    c_norms = np.concatenate([r[3] for r in cp])
+
+    key = (id(a), id(b), seed)  # the memo holds a and b alive beside it: ids are not reused meanwhile
+    ref = memo.get(key) if memo is not None else None
+    if not isinstance(ref, _Reference) or not set(modes) <= set(ref.modes):
+        ref = _reference(a, b, x, modes)
+        if memo is not None:
+            memo[key] = ref
+    want, ab_rows = ref.want, ref.ab_rows
     worst_case = rel * ab_rows + p.out_eps * c_rows + n * p.out_eta
-    row_norm = rel * a_norms * b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
+    row_norm = rel * ref.a_norms * ref.b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
     bound = (
         np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows + (k + n) * _EPS64 * ab_rows + _TINY64
     )
@@ -427,9 +481,8 @@ def _freivalds(
             f"{bad} of {m} rows (element bound {formula})"
         )
     if modes:
-        sig = _tf32_signature(
-            got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want for j in range(len(modes)))
-        )
+        tf32_want = dict(zip(ref.modes, ref.tf32_want))
+        sig = _tf32_signature(got - want, tuple(tf32_want[mode] - want for mode in modes))
         if sig >= TF32_SIGNATURE_MAX:
             return False, (
                 f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
@@ -576,13 +629,25 @@ def input_kind(dtype: str) -> str:
     return next(d for d, q in GEMM_PRECISIONS.items() if (q.in_dtype, q.b_transposed) == (p.in_dtype, p.b_transposed))
 
 
-def _draw_inputs(dtype: str, n: int) -> Tuple[np.ndarray, ...]:
+@dataclass(frozen=True)
+class _Drawn:
+    """One size's inputs (:func:`gemm_inputs`' four arrays) and the memo of their checks
+    (:func:`check_gemm`'s ``memo``), as the ladders that take them share them."""
+
+    a: np.ndarray
+    b: np.ndarray
+    a_stored: np.ndarray
+    b_stored: np.ndarray
+    memo: Dict[Any, Any] = field(default_factory=dict)
+
+
+def _draw_inputs(dtype: str, n: int) -> _Drawn:
     """:func:`gemm_inputs` of ``dtype`` at size ``n``, seeded by ``n``, read-only (they may be shared
     by several ladders, :class:`~.reuse.SharedDraws`)."""
     arrays = gemm_inputs(dtype, n, np.random.default_rng(n))
     for x in arrays:
         x.flags.writeable = False
-    return arrays
+    return _Drawn(*arrays)
 
 
 def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
@@ -645,7 +710,7 @@ class GemmSuite(Suite):
         self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
         self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
         #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
-        self.inputs: SharedDraws[str, Tuple[np.ndarray, ...]] = SharedDraws(_draw_inputs, ())
+        self.inputs: SharedDraws[str, _Drawn] = SharedDraws(_draw_inputs, ())
 
     def _host_ladders(self) -> bool:
         """Whether the CPU's library GEMMs run too (:meth:`_host_gemm`: a GPU sharing the host's memory)."""
@@ -737,7 +802,8 @@ class GemmSuite(Suite):
         for i, N in enumerate(self.sizes):
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
-            a, b, a_st, b_st = self.inputs.get(kind, N)
+            drawn = self.inputs.get(kind, N)
+            a, b, a_st, b_st = drawn.a, drawn.b, drawn.a_stored, drawn.b_stored
             bufs = [
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
@@ -750,10 +816,11 @@ class GemmSuite(Suite):
             _poison_output(bufs[2], dtype, N * N)
 
             def check(
-                a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype, out: str = p.out_dtype
+                drawn: _Drawn = drawn, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype, out: str = p.out_dtype
             ) -> Tuple[bool, str]:
+                a, b = drawn.a, drawn.b
                 c = _output_values(read(cbuf, out, N * N, self.scratch), dtype).reshape(N, N)
-                ok, msg = check_gemm(a, b, c, dtype)
+                ok, msg = check_gemm(a, b, c, dtype, memo=drawn.memo)
                 if not ok and dtype == "fp16" and library in UNDOCUMENTED_FP16_ACCUMULATOR:
                     ok16, msg16 = check_fp16_accumulation(a, b, c)
                     if ok16:
