@@ -40,8 +40,8 @@ import numpy as np
 from ...stats import summarize
 from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
-from .settle import LADDER_PARAM, few_reps, settle_note
 from .reuse import SharedDraws
+from .settle import LADDER_PARAM, few_reps, settle_note
 from .sizes import SIZES_OPTION, growth, ladder_sizes
 
 __all__ = [
@@ -803,7 +803,7 @@ class GemmSuite(Suite):
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
             drawn = self.inputs.get(kind, N)
-            a, b, a_st, b_st = drawn.a, drawn.b, drawn.a_stored, drawn.b_stored
+            a_st, b_st = drawn.a_stored, drawn.b_stored
             bufs = [
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
