@@ -28,6 +28,7 @@ from apple_roofline.suites.gemm.sizes import (
     SIZES_OPTION,
     growth,
     ladder_sizes,
+    next_size,
 )
 from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
 
@@ -222,7 +223,9 @@ def test_the_runner_keeps_few_samples_only_when_quiet(few: Optional[int], spread
 
 def test_the_default_ladder_doubles_from_16_to_8192() -> None:
     assert ladder_sizes() == DEFAULT_SIZES == (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
-    assert all(growth(DEFAULT_SIZES, i) == 8.0 for i in range(len(DEFAULT_SIZES)))  # past 8192: the last step's
+    for n in DEFAULT_SIZES[:-1]:  # the next size is the doubling, whatever the budget
+        assert next_size(DEFAULT_SIZES, n, 1.0, 1e-9) == 2 * n and growth(n, 2 * n) == 8.0
+    assert next_size(DEFAULT_SIZES, 8192, 0.0, 1.0) is None
     info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
     suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 0.03}))
     assert suite.sizes == DEFAULT_SIZES  # the quick flag alone does not change it: the option does
@@ -231,8 +234,30 @@ def test_the_default_ladder_doubles_from_16_to_8192() -> None:
 
 def test_quick_sizes_step_by_four_to_4096() -> None:
     assert ladder_sizes(QUICK_SIZES) == QUICK_SIZES == (64, 256, 1024, 4096)
-    assert [growth(QUICK_SIZES, i) for i in range(4)] == [64.0] * 4
-    assert growth((256,), 0) == 8.0  # one size: a doubling's
+    assert growth(1024, 4096) == 64.0
+    assert [next_size(QUICK_SIZES, n, 1e-6, 0.03) for n in QUICK_SIZES] == [256, 1024, 4096, None]
+
+
+def test_a_coarse_ladder_doubles_where_its_step_would_not_fit() -> None:
+    """Where the ×4 step is predicted over the budget but a doubling is not, the next size is the
+    doubling, and from it the ladder's own sizes again: the 2-core EPYC's DGEMM (fastest 0.54 ms at
+    256, 3.0 ms at 512, tests/unit/data/run_epyc_2vcpu.json) reaches 1024 with --quick's budget, as a
+    doubling ladder does, where ×4 steps alone would stop at 256 (64 × 0.54 ms = 35 ms > 30 ms)."""
+    assert next_size(QUICK_SIZES, 256, 5.4e-4, 0.03) == 512
+    assert next_size(QUICK_SIZES, 512, 3.0e-3, 0.03) == 1024  # 8 × 3 ms = 24 ms: fits
+    assert next_size(QUICK_SIZES, 1024, 2.2e-2, 0.03) == 2048  # returned; the caller finds 0.18 s over
+    assert next_size(QUICK_SIZES, 256, 1e-4, 0.03) == 1024  # 6.4 ms: the ×4 step fits
+
+
+def test_the_time_budget_ends_a_quick_ladder_where_a_doubling_one_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of 0.01 s the tiled kernel's ×4 step from 1024 (64 × 0.28 ms) does not fit: it
+    measures 2048 instead and ends there, as the default ladder does."""
+    seen = _drive(monkeypatch, budget=0.01, sizes=QUICK_SIZES)
+    tiled = [(n, note) for k, n, _, note in seen if k == "sgemm_tiled16"]
+    assert [n for n, _ in tiled] == [64, 256, 1024, 2048]
+    assert tiled[-1][1].startswith("time budget: next launch predicted 0.0")
+    default = _drive(monkeypatch, budget=0.01)
+    assert max(n for k, n, _, _ in default if k == "sgemm_tiled16") == 2048
 
 
 @pytest.mark.parametrize("sizes", [(), (64, 32), (64, 64), (8,), (100,), (16384,), (64.0,), (True,)])
@@ -261,12 +286,15 @@ def test_the_settle_note_names_the_size_before() -> None:
     before = Measurement("gemm", "sgemm", "fp32", {"m": 1024}, flops, 3 * 1024**2 * 4, (4.3e-5,) * 10, True)
     samples = (gemm_flops(4096, 4096, 4096) / (before.gflops * 1.01) / 1e9,) * 10  # +1 % from 1024
     sizes = (256, 1024, 4096, 8192)
-    assert GemmSuite._end_note(sizes, 2, "fp32", before, 10.0, 0, samples) == {
+    assert GemmSuite._end_note(sizes, 4096, 1024, "fp32", before, 10.0, 0, samples) == {
         LADDER_PARAM: "settled: +1.0% from 1024, within 3%"
     }
-    assert GemmSuite._end_note(QUICK_SIZES, 3, "fp32", None, 1e-9, 0, samples) == {LADDER_PARAM: "largest size"}
-    assert GemmSuite._end_note(QUICK_SIZES, 2, "fp32", None, 1e-9, 0, samples) == {
-        LADDER_PARAM: f"time budget: next launch predicted {64 * samples[0]:.3g} s > 1e-09 s"
+    assert GemmSuite._end_note(QUICK_SIZES, 4096, 1024, "fp32", None, 1e-9, 0, samples) == {
+        LADDER_PARAM: "largest size"
+    }
+    # over the budget for the ×4 step and the doubling: the doubling (8192) is the one predicted
+    assert GemmSuite._end_note(sizes, 4096, 1024, "fp32", None, 1e-9, 0, samples) == {
+        LADDER_PARAM: f"time budget: next launch predicted {8 * samples[0]:.3g} s > 1e-09 s"
     }
     assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5, growth=64.0) is not None  # 1.3 ms next
     assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5) is None  # 8 × 20 µs: cheap

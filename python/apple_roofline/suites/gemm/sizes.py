@@ -4,14 +4,17 @@ A default run's ladder doubles N from 16 to :data:`MAX_N` (:data:`DEFAULT_SIZES`
 run's steps N by 4 from 64 to 4096 (:data:`QUICK_SIZES`), which the runner passes as the suite
 context's :data:`SIZES_OPTION`. A ladder ends before its last size where :mod:`.settle` or the time
 budget say so; both predict the next size's launch from this one's, scaled by the FLOPs' ratio
-(:func:`growth`: 8 for a doubling, 64 for a ×4 step).
+(:func:`growth`: 8 for a doubling, 64 for a ×4 step). Where a ×4 step would not fit the time budget
+but a doubling would, the ladder measures the doubling (:func:`next_size`), so a coarse ladder never
+ends below where a doubling one would under the same budget (a CPU's BLAS, whose launches reach the
+budget long before 4096).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
-__all__ = ["SIZES_OPTION", "MAX_N", "TILE", "DEFAULT_SIZES", "QUICK_SIZES", "ladder_sizes", "growth"]
+__all__ = ["SIZES_OPTION", "MAX_N", "TILE", "DEFAULT_SIZES", "QUICK_SIZES", "ladder_sizes", "growth", "next_size"]
 
 #: ``SuiteContext.options`` key: the ladder's sizes (default :data:`DEFAULT_SIZES`).
 SIZES_OPTION = "gemm_sizes"
@@ -42,11 +45,22 @@ def ladder_sizes(option: Any = None) -> Tuple[int, ...]:
     return sizes
 
 
-def growth(sizes: Sequence[int], i: int) -> float:
-    """How many times longer the launch after ``sizes[i]`` is predicted to take: the FLOPs' ratio
-    (N_next / N)³ to the next size, or past the last size that of the last step (8 where there is
-    one size). Raises IndexError for ``i`` outside ``sizes``."""
-    n = sizes[i]
-    if i + 1 < len(sizes):
-        return float((sizes[i + 1] / n) ** 3)
-    return float((n / sizes[i - 1]) ** 3) if i > 0 else 8.0
+def growth(n: int, n_next: int) -> float:
+    """How many times longer a launch of size ``n_next`` is predicted to take than one of ``n``: the
+    FLOPs' ratio (n_next / n)³ (8 for a doubling, 64 for a ×4 step). Raises ZeroDivisionError for
+    ``n`` = 0."""
+    return float((n_next / n) ** 3)
+
+
+def next_size(sizes: Sequence[int], n: int, fastest_s: float, max_launch_s: float) -> Optional[int]:
+    """The size a ladder of ``sizes`` measures after ``n`` (whose fastest launch took ``fastest_s``
+    seconds), given a time budget of ``max_launch_s`` seconds per launch: the first of ``sizes``
+    above ``n``, or 2·``n`` where that one's launch is predicted (:func:`growth`) over the budget
+    and 2·``n`` lies below it (a doubling ladder would measure it); None past the last size. The
+    caller still checks the returned size's prediction against the budget."""
+    later = [m for m in sizes if m > n]
+    if not later:
+        return None
+    if 2 * n < later[0] and fastest_s * growth(n, later[0]) > max_launch_s:
+        return 2 * n
+    return later[0]

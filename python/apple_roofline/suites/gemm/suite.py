@@ -42,7 +42,7 @@ from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Sui
 from ..blocks import map_row_blocks
 from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
-from .sizes import SIZES_OPTION, growth, ladder_sizes
+from .sizes import SIZES_OPTION, growth, ladder_sizes, next_size
 
 __all__ = [
     "GemmSuite",
@@ -799,7 +799,8 @@ class GemmSuite(Suite):
         before: Any = None  # the valid measurement of the size before
         kind = input_kind(dtype)
         self.inputs.start(kind)
-        for i, N in enumerate(self.sizes):
+        N, n_before = self.sizes[0], 0
+        while True:
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
             drawn = self.inputs.get(kind, N)
@@ -842,8 +843,8 @@ class GemmSuite(Suite):
                 make_kernel=make(N),
                 check=check,
                 reset=partial(_poison_output, bufs[2], dtype, N * N),
-                few_reps=None if before is None else few_reps(before.min_s, before.cv, growth(self.sizes, i - 1)),
-                note=partial(self._end_note, self.sizes, i, dtype, before, max_launch_s, mem),
+                few_reps=None if before is None else few_reps(before.min_s, before.cv, growth(n_before, N)),
+                note=partial(self._end_note, self.sizes, N, n_before, dtype, before, max_launch_s, mem),
             )
             last: Any = self.last
             # The next size costs about growth (8 for a doubling) times this one; predicted from
@@ -851,38 +852,40 @@ class GemmSuite(Suite):
             # does not end the ladder.
             if last is None or not last.valid or LADDER_PARAM in last.params:
                 break
-            if last.min_s * growth(self.sizes, i) > max_launch_s:
+            nxt = next_size(self.sizes, N, last.min_s, max_launch_s)
+            if nxt is None or last.min_s * growth(N, nxt) > max_launch_s:
                 break
-            before = last
+            before, n_before, N = last, N, nxt
         self.inputs.end(kind)
 
     @staticmethod
     def _end_note(
         sizes: Sequence[int],
-        i: int,
+        N: int,
+        n_before: int,
         dtype: str,
         before: Any,
         max_launch_s: float,
         mem: int,
         samples_s: Sequence[float],
     ) -> Dict[str, Any]:
-        """``{LADDER_PARAM: why}`` where the ladder ``sizes`` ends at size ``N = sizes[i]`` (whose
-        valid measurement has ``samples_s``, seconds per launch; ``before`` the Measurement of the
-        size before, ``sizes[i - 1]``, or None), else ``{}``: settled
-        (:func:`~.settle.settle_note`), N the ladder's last size, the next launch predicted (this
-        one's fastest times :func:`~.sizes.growth`, 8 for a doubling) over ``max_launch_s``, or the
-        next size's matrices (4× their bytes) over the device memory ``mem`` (0: unknown)."""
-        N = sizes[i]
+        """``{LADDER_PARAM: why}`` where a ladder of ``sizes`` ends at size ``N`` (whose valid
+        measurement has ``samples_s``, seconds per launch; ``before`` the Measurement of the size
+        before, ``n_before``, or None), else ``{}``: settled (:func:`~.settle.settle_note`), N the
+        ladder's last size, the next size's launch (:func:`~.sizes.next_size`) predicted (this one's
+        fastest times :func:`~.sizes.growth`, 8 for a doubling) over ``max_launch_s``, or the next
+        size's matrices (4× their bytes) over the device memory ``mem`` (0: unknown)."""
         s = summarize(samples_s)
-        nxt = growth(sizes, i) * s.min
+        n_next = next_size(sizes, N, s.min, max_launch_s)
         why = None
         if before is not None:
             rate = gemm_flops(N, N, N) / s.median / 1e9
-            why = settle_note(sizes[i - 1], before.gflops, before.cv, N, rate, s.cv, s.min, growth(sizes, i))
-        if why is None and i + 1 == len(sizes):
+            grow = growth(N, n_next if n_next is not None else 2 * N)
+            why = settle_note(n_before, before.gflops, before.cv, N, rate, s.cv, s.min, grow)
+        if why is None and n_next is None:
             why = "largest size"
-        if why is None and nxt > max_launch_s:
-            why = f"time budget: next launch predicted {nxt:.3g} s > {max_launch_s:g} s"
-        if why is None and mem and gemm_bytes(sizes[i + 1], sizes[i + 1], sizes[i + 1], dtype) * 4 > mem:
-            why = f"memory: {sizes[i + 1]} needs over a quarter of {mem} bytes"
+        if why is None and n_next is not None and growth(N, n_next) * s.min > max_launch_s:
+            why = f"time budget: next launch predicted {growth(N, n_next) * s.min:.3g} s > {max_launch_s:g} s"
+        if why is None and mem and n_next is not None and gemm_bytes(n_next, n_next, n_next, dtype) * 4 > mem:
+            why = f"memory: {n_next} needs over a quarter of {mem} bytes"
         return {} if why is None else {LADDER_PARAM: why}
