@@ -28,6 +28,7 @@ from apple_roofline.suites.gemm.sizes import (
     SIZES_OPTION,
     growth,
     ladder_sizes,
+    most_sizes,
     next_size,
 )
 from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
@@ -230,12 +231,18 @@ def test_the_default_ladder_doubles_from_16_to_8192() -> None:
     suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 0.03}))
     assert suite.sizes == DEFAULT_SIZES  # the quick flag alone does not change it: the option does
     assert suite.total() == 10 * len(suite.ladder_dtypes())
+    quick = GemmSuite(
+        SuiteContext(StubBackend(), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 0.03, SIZES_OPTION: QUICK_SIZES})
+    )
+    assert quick.sizes == QUICK_SIZES and quick.total() == 7 * len(quick.ladder_dtypes())  # up to 64, 128 … 4096
 
 
 def test_quick_sizes_step_by_four_to_4096() -> None:
     assert ladder_sizes(QUICK_SIZES) == QUICK_SIZES == (64, 256, 1024, 4096)
     assert growth(1024, 4096) == 64.0
     assert [next_size(QUICK_SIZES, n, 1e-6, 0.03) for n in QUICK_SIZES] == [256, 1024, 4096, None]
+    # the most a ladder may measure, with a doubling between each two (the progress bar's bound)
+    assert most_sizes(QUICK_SIZES) == 7 and most_sizes(DEFAULT_SIZES) == 10 and most_sizes((16, 48)) == 3
 
 
 def test_a_coarse_ladder_doubles_where_its_step_would_not_fit() -> None:

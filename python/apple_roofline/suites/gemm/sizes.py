@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple
 
-__all__ = ["SIZES_OPTION", "MAX_N", "TILE", "DEFAULT_SIZES", "QUICK_SIZES", "ladder_sizes", "growth", "next_size"]
+__all__ = [
+    "SIZES_OPTION",
+    "MAX_N",
+    "TILE",
+    "DEFAULT_SIZES",
+    "QUICK_SIZES",
+    "ladder_sizes",
+    "growth",
+    "next_size",
+    "most_sizes",
+]
 
 #: ``SuiteContext.options`` key: the ladder's sizes (default :data:`DEFAULT_SIZES`).
 SIZES_OPTION = "gemm_sizes"
@@ -64,3 +74,15 @@ def next_size(sizes: Sequence[int], n: int, fastest_s: float, max_launch_s: floa
     if 2 * n < later[0] and fastest_s * growth(n, later[0]) > max_launch_s:
         return 2 * n
     return later[0]
+
+
+def most_sizes(sizes: Sequence[int]) -> int:
+    """The most sizes a ladder of ``sizes`` measures: each of them and the doublings
+    :func:`next_size` may measure between two of them (7 for :data:`QUICK_SIZES`, 64 … 4096)."""
+    out = set(sizes)
+    for a, b in zip(sizes, sizes[1:]):
+        n = 2 * a
+        while n < b:
+            out.add(n)
+            n *= 2
+    return len(out)

@@ -42,7 +42,7 @@ from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Sui
 from ..blocks import map_row_blocks
 from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
-from .sizes import SIZES_OPTION, growth, ladder_sizes, next_size
+from .sizes import SIZES_OPTION, growth, ladder_sizes, most_sizes, next_size
 
 __all__ = [
     "GemmSuite",
@@ -728,7 +728,7 @@ class GemmSuite(Suite):
         return out
 
     def total(self) -> int:
-        return len(self.ladder_dtypes()) * len(self.sizes)
+        return len(self.ladder_dtypes()) * most_sizes(self.sizes)
 
     def cases(self) -> Iterator[Case]:
         """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
