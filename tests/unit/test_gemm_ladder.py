@@ -1,7 +1,8 @@
 """The GEMM ladder's end (docs/design.md, "The GEMM ladder"): the settle rule on its own, the ladder a
 fake CUDA backend gets from recorded H200 rates (sgemm, dgemm and the tiled kernel settle at 4096,
-TF32 goes on to 8192), the reason recorded with the last size, fewer samples for small sizes, and
-the runner keeping those samples only when they are quiet."""
+TF32 goes on to 8192), the reason recorded with the last size, fewer samples for small sizes, the
+runner keeping those samples only when they are quiet, and the sizes: the default ladder's and a
+--quick run's coarser one (64, 256, 1024, 4096), which the runner passes to the suite."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ from apple_roofline.suites.gemm.settle import (
     SETTLE_MIN_NEXT_S,
     few_reps,
     settle_note,
+)
+from apple_roofline.suites.gemm.sizes import (
+    DEFAULT_SIZES,
+    QUICK_SIZES,
+    SIZES_OPTION,
+    growth,
+    ladder_sizes,
+    most_sizes,
+    next_size,
 )
 from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
 
@@ -110,14 +120,18 @@ def _samples(kernel: str, n: int, count: int) -> Tuple[float, ...]:
     return tuple(float(median * (1.0 + s)) for s in spread)
 
 
-def _drive(monkeypatch: pytest.MonkeyPatch, budget: float = 0.25) -> List[Tuple[str, int, Optional[int], str]]:
+def _drive(
+    monkeypatch: pytest.MonkeyPatch, budget: float = 0.25, sizes: Optional[Tuple[int, ...]] = None
+) -> List[Tuple[str, int, Optional[int], str]]:
     """The runner's loop over the suite's cases without a device: each case's samples from
-    :data:`H200`, its note recorded as measure_case records it; (kernel, N, few_reps, ladder note)."""
+    :data:`H200`, its note recorded as measure_case records it; (kernel, N, few_reps, ladder note).
+    ``sizes``: the ladder's (the context's SIZES_OPTION), None for the default."""
     monkeypatch.setattr(
         gemm, "gemm_inputs", lambda dtype, n, rng: (np.zeros((n, n)),) * 4
     )  # no draws: nothing is checked here
     info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
-    suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, False, 1 << 16, {"gemm_max_launch_s": budget}))
+    options: Dict[str, Any] = {"gemm_max_launch_s": budget, **({SIZES_OPTION: sizes} if sizes else {})}
+    suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, False, 1 << 16, options))
     seen = []
     for case in suite.cases():
         k = case.kernel
@@ -203,3 +217,91 @@ def test_the_runner_keeps_few_samples_only_when_quiet(few: Optional[int], spread
     m = roofline_runner._measure(case, "gemm/sgemm/fp32 m=64", settings, None)
     assert kernel.timed == timed  # samples per timed set: the few kept, or the run's count after them
     assert len(m.samples_s) == timed[-1] and m.valid
+
+
+# --- the sizes: default and --quick ----------------------------------------------------------------
+
+
+def test_the_default_ladder_doubles_from_16_to_8192() -> None:
+    assert ladder_sizes() == DEFAULT_SIZES == (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192)
+    for n in DEFAULT_SIZES[:-1]:  # the next size is the doubling, whatever the budget
+        assert next_size(DEFAULT_SIZES, n, 1.0, 1e-9) == 2 * n and growth(n, 2 * n) == 8.0
+    assert next_size(DEFAULT_SIZES, 8192, 0.0, 1.0) is None
+    info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
+    suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 0.03}))
+    assert suite.sizes == DEFAULT_SIZES  # the quick flag alone does not change it: the option does
+    assert suite.total() == 10 * len(suite.ladder_dtypes())
+    quick = GemmSuite(
+        SuiteContext(StubBackend(), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 0.03, SIZES_OPTION: QUICK_SIZES})
+    )
+    assert quick.sizes == QUICK_SIZES and quick.total() == 7 * len(quick.ladder_dtypes())  # up to 64, 128 … 4096
+
+
+def test_quick_sizes_step_by_four_to_4096() -> None:
+    assert ladder_sizes(QUICK_SIZES) == QUICK_SIZES == (64, 256, 1024, 4096)
+    assert growth(1024, 4096) == 64.0
+    assert [next_size(QUICK_SIZES, n, 1e-6, 0.03) for n in QUICK_SIZES] == [256, 1024, 4096, None]
+    # the most a ladder may measure, with a doubling between each two (the progress bar's bound)
+    assert most_sizes(QUICK_SIZES) == 7 and most_sizes(DEFAULT_SIZES) == 10 and most_sizes((16, 48)) == 3
+
+
+def test_a_coarse_ladder_doubles_where_its_step_would_not_fit() -> None:
+    """Where the ×4 step is predicted over the budget but a doubling is not, the next size is the
+    doubling, and from it the ladder's own sizes again: the 2-core EPYC's DGEMM (fastest 0.54 ms at
+    256, 3.0 ms at 512, tests/unit/data/run_epyc_2vcpu.json) reaches 1024 with --quick's budget, as a
+    doubling ladder does, where ×4 steps alone would stop at 256 (64 × 0.54 ms = 35 ms > 30 ms)."""
+    assert next_size(QUICK_SIZES, 256, 5.4e-4, 0.03) == 512
+    assert next_size(QUICK_SIZES, 512, 3.0e-3, 0.03) == 1024  # 8 × 3 ms = 24 ms: fits
+    assert next_size(QUICK_SIZES, 1024, 2.2e-2, 0.03) == 2048  # returned; the caller finds 0.18 s over
+    assert next_size(QUICK_SIZES, 256, 1e-4, 0.03) == 1024  # 6.4 ms: the ×4 step fits
+
+
+def test_the_time_budget_ends_a_quick_ladder_where_a_doubling_one_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of 0.01 s the tiled kernel's ×4 step from 1024 (64 × 0.28 ms) does not fit: it
+    measures 2048 instead and ends there, as the default ladder does."""
+    seen = _drive(monkeypatch, budget=0.01, sizes=QUICK_SIZES)
+    tiled = [(n, note) for k, n, _, note in seen if k == "sgemm_tiled16"]
+    assert [n for n, _ in tiled] == [64, 256, 1024, 2048]
+    assert tiled[-1][1].startswith("time budget: next launch predicted 0.0")
+    default = _drive(monkeypatch, budget=0.01)
+    assert max(n for k, n, _, _ in default if k == "sgemm_tiled16") == 2048
+
+
+@pytest.mark.parametrize("sizes", [(), (64, 32), (64, 64), (8,), (100,), (16384,), (64.0,), (True,)])
+def test_bad_sizes_are_refused(sizes: Tuple[Any, ...]) -> None:
+    with pytest.raises(ValueError, match="increasing multiples of 16 from 16 to 8192"):
+        ladder_sizes(sizes)
+
+
+def test_the_quick_ladder_on_h200_rates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --quick's sizes and launch budget every ladder runs 64, 256, 1024 and 4096 (none of the
+    ×4 steps agrees within 3 %; the tiled kernel's 4096, predicted 64 × 0.28 ms = 18 ms, fits the
+    0.03 s budget) and its last size says it is the largest; TF32's best is then 4096's, 2.8 % below
+    the default ladder's 8192."""
+    seen = _drive(monkeypatch, budget=0.03, sizes=QUICK_SIZES)
+    for name in H200:
+        assert [n for k, n, _, _ in seen if k == name] == list(QUICK_SIZES), name
+    assert [(k, n, note) for k, n, _, note in seen if note] == [(k, 4096, "largest size") for k in H200]
+    assert all(few is None for _, _, few, _ in seen)  # 64 x 6 us: no size is predicted under 50 us
+    assert H200["tf32gemm"][4096][0] / H200["tf32gemm"][8192][0] == pytest.approx(0.972, abs=0.001)
+
+
+def test_the_settle_note_names_the_size_before() -> None:
+    """A ×4 ladder's settle note names the size before (1024), not N/2; the next launch it predicts
+    is 64× this one's fastest. Past a ladder's last size nothing is predicted: "largest size"."""
+    flops = gemm_flops(1024, 1024, 1024)
+    before = Measurement("gemm", "sgemm", "fp32", {"m": 1024}, flops, 3 * 1024**2 * 4, (4.3e-5,) * 10, True)
+    samples = (gemm_flops(4096, 4096, 4096) / (before.gflops * 1.01) / 1e9,) * 10  # +1 % from 1024
+    sizes = (256, 1024, 4096, 8192)
+    assert GemmSuite._end_note(sizes, 4096, 1024, "fp32", before, 10.0, 0, samples) == {
+        LADDER_PARAM: "settled: +1.0% from 1024, within 3%"
+    }
+    assert GemmSuite._end_note(QUICK_SIZES, 4096, 1024, "fp32", None, 1e-9, 0, samples) == {
+        LADDER_PARAM: "largest size"
+    }
+    # over the budget for the ×4 step and the doubling: the doubling (8192) is the one predicted
+    assert GemmSuite._end_note(sizes, 4096, 1024, "fp32", None, 1e-9, 0, samples) == {
+        LADDER_PARAM: f"time budget: next launch predicted {8 * samples[0]:.3g} s > 1e-09 s"
+    }
+    assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5, growth=64.0) is not None  # 1.3 ms next
+    assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5) is None  # 8 × 20 µs: cheap

@@ -1,7 +1,8 @@
 """The gemm suite without a device: its kernel table and counting, and its validation, fed with
 device results simulated in NumPy (correct ones must pass, corrupted ones fail) for every precision,
-on both paths (elementwise up to EXACT_CHECK_MAX_N, Freivalds above); and the cases it plans on a
-fake CPU backend (only sgemm and dgemm, as before) and a fake CUDA backend (all six)."""
+on both paths (elementwise up to EXACT_CHECK_MAX_N, Freivalds above); the cases it plans on a
+fake CPU backend (only sgemm and dgemm, as before) and a fake CUDA backend (all six); and the inputs
+drawn once for the ladders that take the same ones (fp32, tf32, tiled), with their checks' memo."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
 from apple_roofline.suites.gemm import suite as gemm
+from apple_roofline.suites.gemm.reuse import SharedDraws
 from apple_roofline.suites.gemm.suite import (
     GEMM_DTYPES,
     GEMM_PRECISIONS,
@@ -25,6 +27,7 @@ from apple_roofline.suites.gemm.suite import (
     gemm_flops,
     gemm_inputs,
     gemm_kernel_def,
+    input_kind,
     round_bf16,
     round_tf32,
 )
@@ -754,3 +757,141 @@ def test_unified_memory_gpu_also_measures_the_cpu_library_gemm() -> None:
         SuiteContext(FakeBackend("cuda", ("fp32",)), "cuda", info, True, 1 << 16, {"gemm_max_launch_s": 1e-12})
     )
     assert not any(c.kernel.name.startswith("cpu_") for c in suite.cases())
+
+
+# --- inputs drawn once for the ladders that take the same ones ------------------------------------
+
+
+def test_shared_draws_keep_only_what_a_later_ladder_takes() -> None:
+    drawn: List[Tuple[str, int]] = []
+
+    def draw(kind: str, n: int) -> object:
+        drawn.append((kind, n))
+        return object()
+
+    shared = SharedDraws(draw, ["fp32", "fp64", "fp32", "fp32"])
+    shared.start("fp32")  # two fp32 ladders still to come: keep
+    first = [shared.get("fp32", n) for n in (16, 32)]
+    shared.end("fp32")
+    assert shared.held() == 2
+    shared.start("fp64")  # no later fp64 ladder: handed out, not kept
+    shared.get("fp64", 16)
+    shared.end("fp64")
+    assert shared.held() == 2 and drawn == [("fp32", 16), ("fp32", 32), ("fp64", 16)]
+    shared.start("fp32")
+    assert shared.get("fp32", 16) is first[0] and shared.get("fp32", 64) is not None
+    shared.end("fp32")
+    assert shared.held() == 3  # one fp32 ladder to come
+    shared.start("fp32")  # the last: takes its sizes out, and its end releases the rest
+    assert shared.get("fp32", 32) is first[1] and shared.held() == 2
+    shared.end("fp32")
+    assert shared.held() == 0 and shared.draws == len(drawn) == 4
+
+
+def test_input_kinds() -> None:
+    assert {d: input_kind(d) for d in DTYPES} == {
+        "fp32": "fp32",
+        "fp64": "fp64",
+        "tf32": "fp32",  # the same fp32 storage: the library rounds
+        "fp16": "fp16",
+        "bf16": "bf16",
+        "int8": "int8",
+    }
+
+
+def test_fp32_tf32_and_tiled_ladders_share_inputs_and_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CUDA backend the fp32, tf32 and tiled ladders take one draw of each size's inputs (the
+    same read-only arrays), the tf32 and tiled checks reuse the fp32 check's Freivalds reference,
+    every product still validates, and nothing is kept once the tiled ladder (the last fp32 one)
+    ends."""
+    monkeypatch.setattr(gemm, "EXACT_CHECK_MAX_N", 16)  # N = 32 and 64 take Freivalds' path
+    draws: List[Tuple[str, int]] = []
+    real_inputs, real_reference, real_check = gemm.gemm_inputs, gemm._reference, gemm.check_gemm
+
+    def counted_inputs(dtype: str, n: int, rng: np.random.Generator) -> Any:
+        draws.append((dtype, n))
+        return real_inputs(dtype, n, rng)
+
+    references: List[Tuple[int, Tuple[str, ...]]] = []
+
+    def counted_reference(a: np.ndarray, b: np.ndarray, x: np.ndarray, modes: Tuple[str, ...]) -> Any:
+        references.append((a.shape[0], modes))
+        return real_reference(a, b, x, modes)
+
+    checked: Dict[Tuple[str, int], int] = {}
+
+    def seen_check(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, **kw: Any) -> Tuple[bool, str]:
+        assert not a.flags.writeable and not b.flags.writeable
+        checked[dtype, a.shape[0]] = id(a)
+        return real_check(a, b, c, dtype, **kw)
+
+    monkeypatch.setattr(gemm, "gemm_inputs", counted_inputs)
+    monkeypatch.setattr(gemm, "_reference", counted_reference)
+    monkeypatch.setattr(gemm, "check_gemm", seen_check)
+    mem = 4 * gemm_bytes(64, 64, 64, "fp32")  # every fp32 ladder ends at 64
+    backend = FakeBackend("cuda", tuple(DTYPES))
+    suite = GemmSuite(_ctx(backend, mem=mem, budget=1.0))
+    held: List[Tuple[str, int]] = []
+    seen = []
+    for case in suite.cases():
+        if case.kernel.dtype in ("fp32", "tf32"):
+            held.append((case.kernel.name, suite.inputs.held()))
+        case.make_kernel().time(case.args, case.launch, 1, 1)
+        ok, msg = case.check()
+        seen.append((case.kernel.name, case.params["m"], ok, msg))
+        suite.record(
+            Measurement("gemm", case.kernel.name, case.kernel.dtype, case.params, case.flops, case.bytes, (1e-6,), ok)
+        )
+    assert all(ok for _, _, ok, _ in seen), seen
+    fp32 = [(k, n) for k, n, _, _ in seen if k in ("sgemm", "tf32gemm", "sgemm_tiled16")]
+    assert fp32 == [(k, n) for k in ("sgemm", "tf32gemm", "sgemm_tiled16") for n in (16, 32, 64)]
+    assert [n for d, n in draws if d == "fp32"] == [16, 32, 64]  # once, for three ladders
+    assert [n for d, n in draws if d == "fp16"] == [16, 32, 64]  # a ladder of its own: drawn for it
+    for n in (16, 32, 64):
+        assert checked["fp32", n] == checked["tf32", n], n  # the same arrays
+    # the fp32 check computed the reference with its TF32 products; tf32 and the tiled kernel reused
+    # it (fp64, fp16 and bf16 have pairs of their own)
+    fp32_refs = [r for r in references if r[1]]
+    assert fp32_refs == [(32, ("nearest", "zero")), (64, ("nearest", "zero"))]
+    assert len(references) - len(fp32_refs) == 1 + 2 + 2  # fp64 at 32; fp16 and bf16 at 32 and 64
+    # kept while a later ladder takes them, then taken out by the tiled ladder, one size at a time
+    # (nothing else is kept: no other kind has a second ladder)
+    assert held == [("sgemm", 1), ("sgemm", 2), ("sgemm", 3), ("tf32gemm", 3), ("tf32gemm", 3), ("tf32gemm", 3)] + [
+        ("sgemm_tiled16", 2),
+        ("sgemm_tiled16", 1),
+        ("sgemm_tiled16", 0),
+    ]
+    assert suite.inputs.held() == 0
+
+
+def test_a_suite_cut_short_releases_its_inputs() -> None:
+    backend = FakeBackend("cuda", ("fp32", "tf32"))
+    suite = GemmSuite(_ctx(backend, budget=1.0))
+    cases = suite.cases()
+    next(cases)  # sgemm at 16: kept for tf32 and the tiled kernel
+    assert suite.inputs.held() == 1
+    cases.close()  # the runner stops asking (a budget cut, an interrupt)
+    assert suite.inputs.held() == 0
+
+
+@pytest.mark.parametrize("first", ["fp32", "tf32"])
+def test_a_shared_freivalds_reference_gives_the_same_verdicts(first: str) -> None:
+    """A memo filled by one check serves the next exactly: the same messages for correct products,
+    and wrong ones still fail (a TF32 product as fp32, whichever precision filled the memo first;
+    a transposed product)."""
+    n = 2 * gemm.EXACT_CHECK_MAX_N
+    a, b = inputs("fp32", n)
+    memo: Dict[Any, Any] = {}
+    tf32_product = round_tf32(a) @ round_tf32(b)
+    check_gemm(a, b, device_result(first, a, b), first, memo=memo)
+    assert len(memo) == 1
+    for dtype in ("fp32", "tf32"):
+        c = device_result(dtype, a, b)
+        assert check_gemm(a, b, c, dtype, memo=memo) == check_gemm(a, b, c, dtype)
+        assert check_gemm(a, b, c.T.copy(), dtype, memo=memo) == check_gemm(a, b, c.T.copy(), dtype)
+        assert not check_gemm(a, b, c.T.copy(), dtype, memo=memo)[0]
+    ok, msg = check_gemm(a, b, tf32_product, "fp32", memo=memo)
+    assert not ok and "TF32" in msg and (ok, msg) == check_gemm(a, b, tf32_product, "fp32")
+    other = inputs("fp32", n // 2)  # another pair: the memo's entry is not theirs
+    c = device_result("fp32", *other)
+    assert check_gemm(*other, c, "fp32", memo=memo) == check_gemm(*other, c, "fp32")

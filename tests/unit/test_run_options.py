@@ -15,6 +15,7 @@ from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.roofline.options import OPTION_FLAGS, RunOptions
 from apple_roofline.study.journal import Journal
 from apple_roofline.suites import registry
+from apple_roofline.suites.gemm.sizes import QUICK_SIZES, SIZES_OPTION
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 
@@ -108,3 +109,18 @@ def test_an_interrupt_inside_a_suite_keeps_what_the_journal_kept(
         )
     kept = [json.loads(ln)["key"] for ln in path.read_text(encoding="utf-8").splitlines()[1:]]
     assert [m.kernel for m in exc.value.partial.measurements] == ["copy", "scale"] and len(kept) == 2
+
+
+def test_a_quick_run_gives_the_gemm_suite_its_coarser_ladder(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--quick passes the GEMM suite the sizes 64, 256, 1024, 4096 and its shorter launch budget;
+    a default run passes no sizes (the suite's own ladder, 16 … 8192)."""
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    for quick in (False, True):
+        opts = RunOptions(suites=["gemm"], quick=quick, reps=2, array_bytes=4096, telemetry=False, budget="none")
+        options = roofline_runner.RooflineRunner("cuda:0", opts).ctx.options
+        assert options.get(SIZES_OPTION) == (QUICK_SIZES if quick else None)
+        assert options["gemm_max_launch_s"] == (0.03 if quick else 0.25)

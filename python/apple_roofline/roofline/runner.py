@@ -29,6 +29,8 @@ from ..study.progress import Progress, StudyInterrupted, announce_doing, announc
 from ..study.timing import BETWEEN, START_UP, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
+from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
+from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
 from ..telemetry import NullSampler, Sampler, sampler_for
 from ..telemetry.starting import SamplerStart
@@ -296,6 +298,7 @@ class RooflineRunner:
         return {
             "max_launch_s": 0.01 if quick else 0.05,
             "gemm_max_launch_s": 0.03 if quick else 0.25,
+            **({GEMM_SIZES_OPTION: QUICK_GEMM_SIZES} if quick else {}),  # coarser, to 4096 ("The GEMM ladder")
             **registry.suite_options(named),  # each suite's sweep form, named or default (its spec)
         }
 

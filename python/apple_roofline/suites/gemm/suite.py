@@ -20,9 +20,10 @@ are integer operations, reported in the same GFLOP/s column), and bytes (M·K + 
 size + M·N × output element size (the MLX roofline article's formula, with C in its own format:
 fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
 
-N doubles from 16 until the ladder has settled (two quiet sizes agree within 3 %: :mod:`.settle`),
-the next size would exceed the time budget (a launch of about ``max_launch_s``; --quick: less), the
-memory cap, or 8192; the last size records why (docs/design.md, "The GEMM ladder"). Every product
+N doubles from 16 (--quick: N = 64, 256, 1024, 4096, :mod:`.sizes`) until the ladder has settled
+(two quiet sizes agree within 3 %: :mod:`.settle`), the next size would exceed the time budget (a
+launch of about ``max_launch_s``; --quick: less), the memory cap, or the last size (8192; --quick:
+4096); the last size measured records why (docs/design.md, "The GEMM ladder"). Every product
 is validated against NumPy, elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test
 above it; see :func:`check_gemm` for the bounds.
 """
@@ -32,14 +33,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ...stats import summarize
 from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
 from ..blocks import map_row_blocks
+from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
+from .sizes import SIZES_OPTION, growth, ladder_sizes, most_sizes, next_size
 
 __all__ = [
     "GemmSuite",
@@ -53,6 +56,7 @@ __all__ = [
     "check_fp16_accumulation",
     "gemm_kernel_def",
     "gemm_inputs",
+    "input_kind",
     "uniform_pair",
     "check_gemm",
     "round_tf32",
@@ -145,7 +149,6 @@ TILE = 16
 
 #: dtype -> (kernel name, ceiling class).
 GEMM_DTYPES: Dict[str, Tuple[str, str]] = {d: (p.kernel, p.ceiling_class) for d, p in GEMM_PRECISIONS.items()}
-MAX_N = 8192
 EXACT_CHECK_MAX_N = 512
 #: Random ±1 vectors per Freivalds test, and the Hoeffding multiplier of its row bound: a correct
 #: row fails one vector with probability at most 2·exp(-λ²/2) = 2.5e-14.
@@ -256,13 +259,24 @@ def _tf32_signature(r: np.ndarray, signatures: Tuple[np.ndarray, ...]) -> float:
     return best
 
 
-def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: int = 11) -> Tuple[bool, str]:
+def check_gemm(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    dtype: str,
+    seed: int = 11,
+    memo: Optional[MutableMapping[Any, Any]] = None,
+) -> Tuple[bool, str]:
     """Validate a device's C = A·B in precision ``dtype`` (a key of :data:`GEMM_PRECISIONS`).
 
     ``a`` (M×K), ``b`` (K×N) are the inputs' values as the device stored them and ``c`` (M×N) the
     output's values: float16/float32/float64 arrays (bf16 decoded to float32 with
     :func:`bf16_values`), or int8 inputs and an int32 (or int64) output for "int8". Returns
     ``(ok, message)``; never raises for well-shaped arrays (KeyError for an unknown dtype).
+    ``memo``, a mapping kept beside ``a`` and ``b`` (left unchanged between calls), keeps the inputs'
+    side of Freivalds' test (A·(B·x), the row sums and norms, the TF32-rounded products), which does
+    not depend on C: a later check of the same arrays with the same seed (the fp32, tf32 and tiled
+    products of one pair) reuses it, with the same result as computing it again.
 
     **Bound** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.5):
     an inner product of length K evaluated in any order with unit roundoff u = eps/2 satisfies
@@ -348,38 +362,29 @@ def check_gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, dtype: str, seed: in
                     "computed this FP32 GEMM with TF32 inputs"
                 )
         return True, f"all {c.size} elements within {formula} of NumPy float64 (worst {worst:.3g} of the bound)"
-    return _freivalds(a, b, c, p, dtype, rel, formula, seed)
+    return _freivalds(a, b, c, p, dtype, rel, formula, seed, memo)
 
 
-def _freivalds(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, p: GemmPrecision, dtype: str, rel: float, formula: str, seed: int
-) -> Tuple[bool, str]:
-    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
-    three passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the
-    blocks on several cores): C (finiteness, C·x, row sums and norms), B (B·x, row sums of |B|,
-    ‖B‖_F, the TF32-rounded B·x for fp32), then A (A·(B·x), |A|·(|B|·1), row norms, the
+@dataclass(frozen=True)
+class _Reference:
+    """The inputs' side of Freivalds' test (:func:`_reference`): A·(B·x) (M×FREIVALDS_VECTORS),
+    (|A||B|)·1 and A's row norms (M), ‖B‖_F, and for each TF32 rounding mode of ``modes`` the
+    TF32-rounded A·(B·x)."""
+
+    want: np.ndarray
+    ab_rows: np.ndarray
+    a_norms: np.ndarray
+    b_norm: float
+    modes: Tuple[str, ...]
+    tf32_want: Tuple[np.ndarray, ...]
+
+
+def _reference(a: np.ndarray, b: np.ndarray, x: np.ndarray, modes: Tuple[str, ...]) -> _Reference:
+    """Two passes over blocks of rows (:func:`~.blocks.map_row_blocks`): B (B·x, row sums of |B|,
+    ‖B‖_F, the TF32-rounded B·x for each of ``modes``), then A (A·(B·x), |A|·(|B|·1), row norms, the
     TF32-rounded products)."""
     m, k = a.shape
     n = b.shape[1]
-    x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
-    modes = ("nearest", "zero") if dtype == "fp32" else ()
-
-    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        blk = c[rows].astype(np.float64)
-        return (
-            int(np.count_nonzero(~np.isfinite(blk))),
-            blk @ x,
-            np.abs(blk).sum(axis=1),
-            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
-        )
-
-    cp = map_row_blocks(c_rows_pass, m, n)
-    nonfinite = sum(r[0] for r in cp)
-    if nonfinite:
-        return False, f"{nonfinite} of {c.size} elements of C are not finite"
-    got = np.concatenate([r[1] for r in cp])
-    c_rows = np.concatenate([r[2] for r in cp])
-    c_norms = np.concatenate([r[3] for r in cp])
 
     def b_rows_pass(rows: slice) -> Tuple[np.ndarray, np.ndarray, float, Tuple[np.ndarray, ...]]:
         blk = b[rows].astype(np.float64)
@@ -406,11 +411,63 @@ def _freivalds(
         )
 
     ap = map_row_blocks(a_rows_pass, m, k)
-    want = np.concatenate([r[0] for r in ap])
-    ab_rows = np.concatenate([r[1] for r in ap])  # (|A||B|)·1, O(N²)
-    a_norms = np.concatenate([r[2] for r in ap])
+    return _Reference(
+        want=np.concatenate([r[0] for r in ap]),
+        ab_rows=np.concatenate([r[1] for r in ap]),  # (|A||B|)·1, O(N²)
+        a_norms=np.concatenate([r[2] for r in ap]),
+        b_norm=b_norm,
+        modes=modes,
+        tf32_want=tuple(np.concatenate([r[3][j] for r in ap]) for j in range(len(modes))),
+    )
+
+
+def _freivalds(
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    p: GemmPrecision,
+    dtype: str,
+    rel: float,
+    formula: str,
+    seed: int,
+    memo: Optional[MutableMapping[Any, Any]] = None,
+) -> Tuple[bool, str]:
+    """The Freivalds branch of :func:`check_gemm` (its docstring gives the test and the bound), in
+    passes over blocks of rows (:func:`~.blocks.map_row_blocks`: no N×N float64 copy, the blocks on
+    several cores): C (finiteness, C·x, row sums and norms), then the inputs' side
+    (:func:`_reference`, taken from ``memo`` where it holds one for these arrays, this seed and at
+    least these TF32 modes; kept there otherwise)."""
+    m, k = a.shape
+    n = b.shape[1]
+    x = np.random.default_rng(seed).choice(np.array([-1.0, 1.0]), size=(n, FREIVALDS_VECTORS))
+    modes = ("nearest", "zero") if dtype == "fp32" else ()
+
+    def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        blk = c[rows].astype(np.float64)
+        return (
+            int(np.count_nonzero(~np.isfinite(blk))),
+            blk @ x,
+            np.abs(blk).sum(axis=1),
+            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
+        )
+
+    cp = map_row_blocks(c_rows_pass, m, n)
+    nonfinite = sum(r[0] for r in cp)
+    if nonfinite:
+        return False, f"{nonfinite} of {c.size} elements of C are not finite"
+    got = np.concatenate([r[1] for r in cp])
+    c_rows = np.concatenate([r[2] for r in cp])
+    c_norms = np.concatenate([r[3] for r in cp])
+
+    key = (id(a), id(b), seed)  # the memo holds a and b alive beside it: ids are not reused meanwhile
+    ref = memo.get(key) if memo is not None else None
+    if not isinstance(ref, _Reference) or not set(modes) <= set(ref.modes):
+        ref = _reference(a, b, x, modes)
+        if memo is not None:
+            memo[key] = ref
+    want, ab_rows = ref.want, ref.ab_rows
     worst_case = rel * ab_rows + p.out_eps * c_rows + n * p.out_eta
-    row_norm = rel * a_norms * b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
+    row_norm = rel * ref.a_norms * ref.b_norm + p.out_eps * c_norms + p.out_eta * math.sqrt(n)
     bound = (
         np.minimum(worst_case, FREIVALDS_LAMBDA * row_norm) + n * _EPS64 * c_rows + (k + n) * _EPS64 * ab_rows + _TINY64
     )
@@ -424,9 +481,8 @@ def _freivalds(
             f"{bad} of {m} rows (element bound {formula})"
         )
     if modes:
-        sig = _tf32_signature(
-            got - want, tuple(np.concatenate([r[3][j] for r in ap]) - want for j in range(len(modes)))
-        )
+        tf32_want = dict(zip(ref.modes, ref.tf32_want))
+        sig = _tf32_signature(got - want, tuple(tf32_want[mode] - want for mode in modes))
         if sig >= TF32_SIGNATURE_MAX:
             return False, (
                 f"C carries the TF32 input-rounding signature ({sig:.2f} of it, Freivalds): the "
@@ -565,6 +621,35 @@ def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarra
     return a, b, a, b
 
 
+def input_kind(dtype: str) -> str:
+    """The first precision of :data:`GEMM_PRECISIONS` whose inputs :func:`gemm_inputs` draws as it
+    draws ``dtype``'s (the same storage format and layout): "fp32" for "tf32", else ``dtype``.
+    Raises KeyError for an unknown dtype."""
+    p = GEMM_PRECISIONS[dtype]
+    return next(d for d, q in GEMM_PRECISIONS.items() if (q.in_dtype, q.b_transposed) == (p.in_dtype, p.b_transposed))
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """One size's inputs (:func:`gemm_inputs`' four arrays) and the memo of their checks
+    (:func:`check_gemm`'s ``memo``), as the ladders that take them share them."""
+
+    a: np.ndarray
+    b: np.ndarray
+    a_stored: np.ndarray
+    b_stored: np.ndarray
+    memo: Dict[Any, Any] = field(default_factory=dict)
+
+
+def _draw_inputs(dtype: str, n: int) -> _Drawn:
+    """:func:`gemm_inputs` of ``dtype`` at size ``n``, seeded by ``n``, read-only (they may be shared
+    by several ladders, :class:`~.reuse.SharedDraws`)."""
+    arrays = gemm_inputs(dtype, n, np.random.default_rng(n))
+    for x in arrays:
+        x.flags.writeable = False
+    return _Drawn(*arrays)
+
+
 def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
     """Two n×n arrays of ``dtype``: the values of two consecutive ``rng.uniform(-1.0, 1.0, (n, n))``
     draws cast to ``dtype``, drawn a block of rows at a time on the thread pool
@@ -611,23 +696,50 @@ def _output_values(raw: np.ndarray, dtype: str) -> np.ndarray:
 class GemmSuite(Suite):
     """Vendor GEMM (the backend's ``gemm`` routine) for every precision of GEMM_PRECISIONS that the
     backend's kernel table names, then the tiled comparison kernel where the backend has it, on
-    square sizes doubling from 16 until the ladder settles (:mod:`.settle`) or the next size would
-    not fit the time budget or memory (device memory ≥ 4× the three matrices)."""
+    square sizes doubling from 16 (the context's :data:`~.sizes.SIZES_OPTION`: others, as a
+    ``--quick`` run's) until the ladder settles (:mod:`.settle`) or the next size would not fit the
+    time budget or memory (device memory ≥ 4× the three matrices).
+
+    Raises ValueError (when built) for a :data:`~.sizes.SIZES_OPTION` that :func:`~.sizes.ladder_sizes`
+    refuses."""
 
     name = "gemm"
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
         self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
+        self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
+        #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
+        self.inputs: SharedDraws[str, _Drawn] = SharedDraws(_draw_inputs, ())
+
+    def _host_ladders(self) -> bool:
+        """Whether the CPU's library GEMMs run too (:meth:`_host_gemm`: a GPU sharing the host's memory)."""
+        return self.ctx.backend_name != "cpu" and bool(self.ctx.info.get("unified_memory"))
+
+    def ladder_dtypes(self) -> List[str]:
+        """The dtype of each ladder :meth:`cases` runs, in order: each library precision the
+        backend has, "fp32" for the tiled kernel where it has it, then the CPU's library
+        precisions beside a unified-memory GPU."""
+        out = [d for d in GEMM_PRECISIONS if self.source(gemm_kernel_def(d)) is not None]
+        if self.source(TILED_GEMM) is not None:
+            out.append(TILED_GEMM.dtype)
+        if self._host_ladders():
+            out += [d for d, p in GEMM_PRECISIONS.items() if "cpu" in p.libraries]
+        return out
 
     def total(self) -> int:
-        kernels = [gemm_kernel_def(d) for d in GEMM_PRECISIONS] + [TILED_GEMM]
-        n = sum(self.source(k) is not None for k in kernels)
-        if self.ctx.backend_name != "cpu" and self.ctx.info.get("unified_memory"):
-            n += sum("cpu" in p.libraries for p in GEMM_PRECISIONS.values())
-        return n * 10
+        return len(self.ladder_dtypes()) * most_sizes(self.sizes)
 
     def cases(self) -> Iterator[Case]:
+        """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
+        ladders take are drawn once (:attr:`inputs`) and released when the cases end."""
+        self.inputs = SharedDraws(_draw_inputs, [input_kind(d) for d in self.ladder_dtypes()])
+        try:
+            yield from self._ladders()
+        finally:
+            self.inputs.clear()
+
+    def _ladders(self) -> Iterator[Case]:
         backend = self.ctx.backend
         for dtype, p in GEMM_PRECISIONS.items():
             kdef = gemm_kernel_def(dtype)
@@ -648,7 +760,7 @@ class GemmSuite(Suite):
         CPU's library GEMMs too — on Apple silicon Accelerate's sgemm/dgemm and BNNS FP16 run on the
         AMX matrix units (the M5 article measures them beside the GPU) — as ``cpu_<kernel>`` with the
         ceiling classes "CPU GEMM <dtype>", timed on the CPU backend with its own buffers."""
-        if self.ctx.backend_name == "cpu" or not self.ctx.info.get("unified_memory"):
+        if not self._host_ladders():
             return
         host = self.ctx.options.get("host_backend")
         if host is None:
@@ -674,7 +786,8 @@ class GemmSuite(Suite):
     def _ladder(
         self, kdef: KernelDef, dtype: str, library: str, make: Any, compiled: bool = False, backend: Any = None
     ) -> Iterator[Case]:
-        """Cases of one kernel at N = 16, 32 …: ``make(N)`` gives the case's ``make_kernel``; a
+        """Cases of one kernel at the ladder's sizes (:attr:`sizes`: N = 16, 32 … by default):
+        ``make(N)`` gives the case's ``make_kernel``; a
         ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
         Buffers come from ``backend`` (default: the suite's). The ladder ends where the size's
         :data:`~.settle.LADDER_PARAM` says why (:meth:`_end_note`), at an invalid size, or where the
@@ -683,12 +796,15 @@ class GemmSuite(Suite):
         p = GEMM_PRECISIONS[dtype]
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
-        N = 16
         before: Any = None  # the valid measurement of the size before
-        while N <= MAX_N:
+        kind = input_kind(dtype)
+        self.inputs.start(kind)
+        N, n_before = self.sizes[0], 0
+        while True:
             if mem and gemm_bytes(N, N, N, dtype) * 4 > mem:
                 break
-            a, b, a_st, b_st = gemm_inputs(dtype, N, np.random.default_rng(N))
+            drawn = self.inputs.get(kind, N)
+            a_st, b_st = drawn.a_stored, drawn.b_stored
             bufs = [
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
                 backend.alloc(N * N * ITEMSIZE[p.in_dtype]),
@@ -701,10 +817,11 @@ class GemmSuite(Suite):
             _poison_output(bufs[2], dtype, N * N)
 
             def check(
-                a: Any = a, b: Any = b, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype, out: str = p.out_dtype
+                drawn: _Drawn = drawn, cbuf: Any = bufs[2], N: int = N, dtype: str = dtype, out: str = p.out_dtype
             ) -> Tuple[bool, str]:
+                a, b = drawn.a, drawn.b
                 c = _output_values(read(cbuf, out, N * N, self.scratch), dtype).reshape(N, N)
-                ok, msg = check_gemm(a, b, c, dtype)
+                ok, msg = check_gemm(a, b, c, dtype, memo=drawn.memo)
                 if not ok and dtype == "fp16" and library in UNDOCUMENTED_FP16_ACCUMULATOR:
                     ok16, msg16 = check_fp16_accumulation(a, b, c)
                     if ok16:
@@ -726,36 +843,49 @@ class GemmSuite(Suite):
                 make_kernel=make(N),
                 check=check,
                 reset=partial(_poison_output, bufs[2], dtype, N * N),
-                few_reps=None if before is None else few_reps(before.min_s, before.cv),
-                note=partial(self._end_note, N, dtype, before, max_launch_s, mem),
+                few_reps=None if before is None else few_reps(before.min_s, before.cv, growth(n_before, N)),
+                note=partial(self._end_note, self.sizes, N, n_before, dtype, before, max_launch_s, mem),
             )
             last: Any = self.last
-            # The next size costs about 8x this one; predicted from the best sample, so one
-            # disturbed size (a noisy neighbour, a BLAS thread wake-up) does not end the ladder.
-            if last is None or not last.valid or LADDER_PARAM in last.params or last.min_s * 8 > max_launch_s:
+            # The next size costs about growth (8 for a doubling) times this one; predicted from
+            # the best sample, so one disturbed size (a noisy neighbour, a BLAS thread wake-up)
+            # does not end the ladder.
+            if last is None or not last.valid or LADDER_PARAM in last.params:
                 break
-            before = last
-            N *= 2
+            nxt = next_size(self.sizes, N, last.min_s, max_launch_s)
+            if nxt is None or last.min_s * growth(N, nxt) > max_launch_s:
+                break
+            before, n_before, N = last, N, nxt
+        self.inputs.end(kind)
 
     @staticmethod
     def _end_note(
-        N: int, dtype: str, before: Any, max_launch_s: float, mem: int, samples_s: Sequence[float]
+        sizes: Sequence[int],
+        N: int,
+        n_before: int,
+        dtype: str,
+        before: Any,
+        max_launch_s: float,
+        mem: int,
+        samples_s: Sequence[float],
     ) -> Dict[str, Any]:
-        """``{LADDER_PARAM: why}`` where the ladder ends at size ``N`` (whose valid measurement has
-        ``samples_s``, seconds per launch; ``before`` the size before's Measurement or None), else
-        ``{}``: settled (:func:`~.settle.settle_note`), the next launch predicted (8× this one's
-        fastest) over ``max_launch_s``, N the largest size, or the next size's matrices (4× their
-        bytes) over the device memory ``mem`` (0: unknown)."""
+        """``{LADDER_PARAM: why}`` where a ladder of ``sizes`` ends at size ``N`` (whose valid
+        measurement has ``samples_s``, seconds per launch; ``before`` the Measurement of the size
+        before, ``n_before``, or None), else ``{}``: settled (:func:`~.settle.settle_note`), N the
+        ladder's last size, the next size's launch (:func:`~.sizes.next_size`) predicted (this one's
+        fastest times :func:`~.sizes.growth`, 8 for a doubling) over ``max_launch_s``, or the next
+        size's matrices (4× their bytes) over the device memory ``mem`` (0: unknown)."""
         s = summarize(samples_s)
-        nxt = 8.0 * s.min
+        n_next = next_size(sizes, N, s.min, max_launch_s)
         why = None
         if before is not None:
             rate = gemm_flops(N, N, N) / s.median / 1e9
-            why = settle_note(N // 2, before.gflops, before.cv, N, rate, s.cv, s.min)
-        if why is None and nxt > max_launch_s:
-            why = f"time budget: next launch predicted {nxt:.3g} s > {max_launch_s:g} s"
-        if why is None and 2 * N > MAX_N:
+            grow = growth(N, n_next if n_next is not None else 2 * N)
+            why = settle_note(n_before, before.gflops, before.cv, N, rate, s.cv, s.min, grow)
+        if why is None and n_next is None:
             why = "largest size"
-        if why is None and mem and gemm_bytes(2 * N, 2 * N, 2 * N, dtype) * 4 > mem:
-            why = f"memory: {2 * N} needs over a quarter of {mem} bytes"
+        if why is None and n_next is not None and growth(N, n_next) * s.min > max_launch_s:
+            why = f"time budget: next launch predicted {growth(N, n_next) * s.min:.3g} s > {max_launch_s:g} s"
+        if why is None and mem and n_next is not None and gemm_bytes(n_next, n_next, n_next, dtype) * 4 > mem:
+            why = f"memory: {n_next} needs over a quarter of {mem} bytes"
         return {} if why is None else {LADDER_PARAM: why}
