@@ -10,6 +10,7 @@ import dataclasses
 import json
 import re
 import time
+from concurrent.futures import wait
 from pathlib import Path
 from typing import Any, List
 
@@ -162,6 +163,18 @@ def test_a_file_that_cannot_be_written_is_named_as_before(tmp_path: Path, m5_run
     with DrawPool(workers) as pool, pytest.raises(OSError, match=r"cannot write .*roofline\.png"):
         write_run_files(m5_run, tmp_path, pool=pool)
     assert (tmp_path / "report.html").exists()  # the other jobs ended and wrote theirs
+
+
+def test_a_pool_warms_on_a_thread_and_its_process_runs() -> None:
+    with DrawPool(1) as pool:
+        ready = pool.warm()
+        assert ready is not None and ready.result(timeout=120) is True
+    assert DrawPool(0).warm() is None
+    closed = DrawPool(1)
+    started = closed.warm()
+    closed.close()  # closed before or after the thread submitted: the future ends either way
+    assert started is not None
+    assert wait([started], timeout=120).done == {started}
 
 
 def test_the_cpu_backend_draws_in_its_own_process() -> None:

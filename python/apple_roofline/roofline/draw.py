@@ -154,6 +154,28 @@ def _ready() -> bool:
     return True
 
 
+def _start(executor: Executor, ready: "Future[bool]") -> None:
+    """Submit :func:`_ready` to ``executor`` (which starts its first process) and pass its outcome
+    on to ``ready``."""
+    try:
+        inner = executor.submit(_ready)
+    except Exception as exc:  # closed before the thread ran, or the pool is broken
+        ready.set_exception(exc)
+        return
+    inner.add_done_callback(lambda f: _settle(f, ready))
+
+
+def _settle(inner: "Future[bool]", ready: "Future[bool]") -> None:
+    if inner.cancelled():  # the pool closed before its process ran it
+        ready.cancel()
+        return
+    exc = inner.exception()
+    if exc is not None:
+        ready.set_exception(exc)
+    else:
+        ready.set_result(inner.result())
+
+
 class DrawPool:
     """A pool of ``workers`` processes that draw a run's files (:func:`run_jobs`), started from a
     fork server that has imported :data:`PRELOAD` (so a process starts with the drawing stack
@@ -171,9 +193,16 @@ class DrawPool:
         self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_quiet)
 
     def warm(self) -> Optional["Future[bool]"]:
-        """Start the fork server (which imports :data:`PRELOAD`) and one process, in the
-        background; None without a pool."""
-        return self.executor.submit(_ready) if self.executor is not None else None
+        """Start the fork server (which imports :data:`PRELOAD`) and one process, on a thread: a
+        process's start waits until the server has imported :data:`PRELOAD` (a second or more), so
+        the caller goes on at once. The future is done (True) once that process has run; cancelled,
+        or with the error, where the pool was closed first or could not start. None without a pool."""
+        executor = self.executor
+        if executor is None:
+            return None
+        ready: "Future[bool]" = Future()
+        threading.Thread(target=_start, args=(executor, ready), name="drawing pool start", daemon=True).start()
+        return ready
 
     def close(self) -> None:
         """Stop the pool's processes (jobs not started are cancelled)."""
