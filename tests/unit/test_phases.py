@@ -16,7 +16,7 @@ from typing import Any, List
 
 import pytest
 
-from apple_roofline.roofline.draw import DrawPool, drawing_pool
+from apple_roofline.roofline.draw import DrawPool, draw_jobs, drawing_pool, run_jobs
 from apple_roofline.roofline.outputs import write_run_files, write_timed_run_files
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
@@ -155,6 +155,23 @@ def test_a_pool_draws_the_same_files(tmp_path: Path, m5_run: Run) -> None:
     assert [p.name for p in one[0]] == [p.name for p in two[0]] and one[1] == two[1]
     for p in one[0]:
         assert _normalized(p) == _normalized(pooled / p.name), p.name
+
+
+def test_the_roofline_split_in_two_jobs_writes_the_same_files(tmp_path: Path, m5_run: Run) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    whole = [j for j in draw_jobs()[1] if j.what.startswith("roofline")]
+    split = [j for j in draw_jobs(split=True)[1] if j.what.startswith("roofline")]
+    assert [j.what for j in whole] == ["roofline"] and [j.what for j in split] == ["roofline.png", "roofline.svg"]
+    drawn_once = run_jobs(whole, m5_run, one, "default", None)
+    drawn_twice = run_jobs(split, m5_run, two, "default", None)
+    assert [p.name for p in drawn_once[0]] == [p.name for p in drawn_twice[0]] == ["roofline.png", "roofline.svg"]
+    for p in drawn_once[0]:  # the SVG drawn from a figure that saved no PNG before is the same
+        assert _normalized(p) == _normalized(two / p.name), p.name
+    bare = dataclasses.replace(m5_run, ceilings=(), measurements=())
+    problems = run_jobs(split, bare, tmp_path, "default", None)[1]
+    assert len(problems) == 1 and problems[0].startswith("no roofline plot")  # said once, not per job
 
 
 @pytest.mark.parametrize("workers", [0, 2])

@@ -102,18 +102,41 @@ def _html(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Opt
     return files.written, files.problems
 
 
-def _roofline(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]) -> Drawn:
+def _roofline_files(
+    names: Sequence[str],
+    run: Run,
+    out: Path,
+    ceilings: Union[str, Sequence[str]],
+    kernels: Optional[KernelSet],
+    *,
+    say_why_not: bool = True,
+) -> Drawn:
+    """The roofline figure drawn once and saved as each of ``names``; with no ceilings, the reason
+    as a problem where ``say_why_not`` (one job of a split pair says it)."""
     files = OutputFiles(out)
     model = model_of(run)
     if model is None:
-        files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
+        if say_why_not:
+            files.skip(f"no roofline plot: {no_ceilings_message(run, 'the run')}")
     else:
         fig = roofline_figure(
             run, model, ceilings=ceilings, kernels=place(model, kernels) if kernels is not None else ()
         )
-        for name in ("roofline.png", "roofline.svg"):
+        for name in names:
             files.write(name, lambda p: save_figure(fig, p))
     return files.written, files.problems
+
+
+def _roofline(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]) -> Drawn:
+    return _roofline_files(("roofline.png", "roofline.svg"), run, out, ceilings, kernels)
+
+
+def _roofline_png(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]) -> Drawn:
+    return _roofline_files(("roofline.png",), run, out, ceilings, kernels)
+
+
+def _roofline_svg(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]) -> Drawn:
+    return _roofline_files(("roofline.svg",), run, out, ceilings, kernels, say_why_not=False)
 
 
 def _sweep(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: Optional[KernelSet]) -> Drawn:
@@ -135,12 +158,22 @@ def _suites(run: Run, out: Path, ceilings: Union[str, Sequence[str]], kernels: O
     return files.written, files.problems
 
 
-def draw_jobs() -> Tuple[Tuple[DrawJob, ...], Tuple[DrawJob, ...]]:
+def draw_jobs(split: bool = False) -> Tuple[Tuple[DrawJob, ...], Tuple[DrawJob, ...]]:
     """``(reports, figures)``: the jobs that write report.md and report.html, and those that write
     the roofline, the sweep and the suites' figures (:func:`~.run_figures.suite_figures`), each in
-    the order the files are listed."""
+    the order the files are listed.
+
+    With ``split`` (side by side on a pool), the roofline's PNG and SVG are two jobs
+    (``"roofline.png"``, ``"roofline.svg"``), each drawing the figure and saving one format, so the
+    pool's longest job is shorter; one after another, one job (``"roofline"``) draws it once and
+    saves both. The files are the same: a figure's SVG does not depend on a PNG saved before it."""
     reports = (DrawJob("report.md", _markdown), DrawJob("report.html", _html))
-    figures = (DrawJob("roofline", _roofline), DrawJob("sweep", _sweep), DrawJob("suite figures", _suites))
+    roofline = (
+        (DrawJob("roofline.png", _roofline_png), DrawJob("roofline.svg", _roofline_svg))
+        if split
+        else (DrawJob("roofline", _roofline),)
+    )
+    figures = (*roofline, DrawJob("sweep", _sweep), DrawJob("suite figures", _suites))
     return reports, figures
 
 
@@ -273,7 +306,7 @@ def drawing_pool(backend: str, cores: Optional[int] = None) -> DrawPool:
     cores = (os.cpu_count() or 1) if cores is None else cores
     if backend == "cpu":
         return DrawPool(0)
-    reports, figures = draw_jobs()
+    reports, figures = draw_jobs(split=True)
     pool = DrawPool(min(len(reports) + len(figures), cores - 1) if cores >= MIN_CORES else 0)
     if pool.warm() is None:  # drawn in this process: its imports on a thread meanwhile
         threading.Thread(target=_preload, name="drawing imports", daemon=True).start()
