@@ -174,6 +174,26 @@ def test_the_roofline_split_in_two_jobs_writes_the_same_files(tmp_path: Path, m5
     assert len(problems) == 1 and problems[0].startswith("no roofline plot")  # said once, not per job
 
 
+def test_report_html_shows_the_figures_the_figure_jobs_saved(
+    tmp_path: Path, m5_run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apple_roofline.roofline import html
+
+    def not_again(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("report.html drew a figure the figure jobs had saved")
+
+    for name in ("roofline_figure", "sweep_figure", "suite_figure"):
+        monkeypatch.setattr(html, name, not_again)
+    reports, figures = draw_jobs()
+    written = run_jobs((*reports, *figures), m5_run, tmp_path, "default", None)[0]
+    page = (tmp_path / "report.html").read_text()
+    assert tmp_path / "report.html" in written
+    for p in written:
+        if p.suffix == ".svg":  # the file's drawing, as the page shows it (its random ids included)
+            ids = set(re.findall(r'id="(p[0-9a-f]{10})"', p.read_text()))
+            assert ids and ids <= set(re.findall(r'id="(p[0-9a-f]{10})"', page)), p.name
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_file_that_cannot_be_written_is_named_as_before(tmp_path: Path, m5_run: Run, workers: int) -> None:
     (tmp_path / "roofline.png").mkdir()  # a directory where the figure goes
