@@ -125,7 +125,8 @@ def _roofline_files(
 ) -> Drawn:
     """The roofline figure drawn once and saved in each of ``formats``; with no ceilings, the reason
     as a problem where ``say_why_not`` (one job of a split pair says it)."""
-    files, svgs = OutputFiles(out), {}
+    files = OutputFiles(out)
+    svgs: Dict[str, str] = {}
     model = model_of(run)
     if model is None:
         if say_why_not:
@@ -155,7 +156,8 @@ def _roofline_svg(
 
 
 def _sweep(run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]) -> Drawn:
-    files, drawn = OutputFiles(out), {}
+    files = OutputFiles(out)
+    drawn: Dict[str, str] = {}
     sweep = sweep_figure(run, model_of(run))
     if sweep is not None:
         _save(files, sweep, "sweep", ("png", "svg"), drawn)
@@ -165,7 +167,8 @@ def _sweep(run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet]
 
 
 def _suites(run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]) -> Drawn:
-    files, drawn = OutputFiles(out), {}
+    files = OutputFiles(out)
+    drawn: Dict[str, str] = {}
     for stem, fig in suite_figures(run):
         _save(files, fig, stem, ("png", "svg"), drawn)
     return files.written, files.problems, drawn
