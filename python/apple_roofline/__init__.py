@@ -23,17 +23,19 @@ holds the spec models; :mod:`.cli` the command line; :mod:`.suites` the kernel t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import flops_bytes
 from ._version import __version__
-from .embed import measure
-from .errors import OptionError
-from .roofline.facade import Roofline
-from .roofline.model import Point, derive_ceilings
-from .roofline.records import Ceiling, Measurement, Skipped
-from .roofline.run import Run
-from .study.files import ResultsError
+from .embed import measure  # eager: the submodule :mod:`.measure` would otherwise shadow it
+
+if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command line starts quickly
+    from . import flops_bytes
+    from .errors import OptionError
+    from .roofline.facade import Roofline
+    from .roofline.model import Point, derive_ceilings
+    from .roofline.records import Ceiling, Measurement, Skipped
+    from .roofline.run import Run
+    from .study.files import ResultsError
 
 __all__ = [
     "__version__",
@@ -65,6 +67,16 @@ __all__ = [
 ]
 
 _LAZY = {
+    "flops_bytes": (".flops_bytes", ""),
+    "OptionError": (".errors", None),
+    "Roofline": (".roofline.facade", None),
+    "Point": (".roofline.model", None),
+    "derive_ceilings": (".roofline.model", None),
+    "Ceiling": (".roofline.records", None),
+    "Measurement": (".roofline.records", None),
+    "Skipped": (".roofline.records", None),
+    "Run": (".roofline.run", None),
+    "ResultsError": (".study.files", None),
     "BackendError": ("._native", "_core"),
     "CompileError": ("._native", "_core"),
     "DeviceError": ("._native", "_core"),
@@ -83,14 +95,15 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """Import the native extension and the runner on first use, so that ``import apple_roofline``
-    stays cheap and works for reading results without the extension."""
+    """Import every public name on first use (a submodule where ``attr`` is ""), so that
+    ``import apple_roofline`` (and so the command line's start) stays cheap and works for reading
+    results without the extension."""
     if name not in _LAZY:
         raise AttributeError(f"module 'apple_roofline' has no attribute '{name}'")
     import importlib
 
     module_name, attr = _LAZY[name]
     module = importlib.import_module(module_name, __name__)
-    value = getattr(getattr(module, attr), name) if attr else getattr(module, name)
+    value = module if attr == "" else getattr(getattr(module, attr), name) if attr else getattr(module, name)
     globals()[name] = value
     return value

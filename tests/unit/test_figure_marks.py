@@ -13,13 +13,14 @@ import math
 from pathlib import Path
 from typing import Any, List, Tuple
 
+import numpy as np
 import pytest
 
 pytest.importorskip("matplotlib")
 
 from apple_roofline.figures import log_ticks, new_figure, plain_number
 from apple_roofline.roofline import Point, RooflineModel
-from apple_roofline.roofline.labels import DIAG_SPACING_PT, point_label_offsets, rotated_boxes
+from apple_roofline.roofline.labels import DIAG_SPACING_PT, extents, overlap_count, point_label_offsets, rotated_boxes
 from apple_roofline.roofline.ladder import disturbed_gemms
 from apple_roofline.roofline.plot import DISTURBED_SERIES, NEUTRAL, measurement_gid, plot_roofline
 from apple_roofline.roofline.run import Run
@@ -317,3 +318,17 @@ def test_sweep_ceilings_a_few_percent_apart_share_one_label(quick: Run) -> None:
     far = [replace(vec, value=40.0), replace(ilp, value=84.9)]
     f = plot_sweep(quick.measurements, ceilings=far)
     assert len([t for t in _texts(f, "referencelabel:") if "GFLOP/s" in t.get_text()]) == 2
+
+
+def test_overlap_count_counts_as_matplotlibs_bbox_overlaps() -> None:
+    from matplotlib.transforms import Bbox
+
+    rng = np.random.default_rng(7)
+    # reversed corners, touching edges (integer grid) and a NaN box among them
+    placed = [Bbox.from_extents(*rng.integers(0, 10, 4).astype(float)) for _ in range(40)]
+    placed.append(Bbox.from_extents(float("nan"), 0.0, 1.0, 1.0))
+    for _ in range(50):
+        boxes = [Bbox.from_extents(*rng.integers(0, 10, 4).astype(float)) for _ in range(int(rng.integers(1, 4)))]
+        want = sum(1 for p in placed if any(b.overlaps(p) for b in boxes))
+        assert overlap_count(extents(placed), extents(boxes)) == want
+    assert overlap_count(extents([]), extents(placed)) == 0

@@ -10,12 +10,13 @@ import dataclasses
 import json
 import re
 import time
+from concurrent.futures import wait
 from pathlib import Path
 from typing import Any, List
 
 import pytest
 
-from apple_roofline.roofline.draw import DrawPool, drawing_pool
+from apple_roofline.roofline.draw import DrawPool, draw_jobs, drawing_pool, run_jobs
 from apple_roofline.roofline.outputs import write_run_files, write_timed_run_files
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
@@ -156,12 +157,61 @@ def test_a_pool_draws_the_same_files(tmp_path: Path, m5_run: Run) -> None:
         assert _normalized(p) == _normalized(pooled / p.name), p.name
 
 
+def test_the_roofline_split_in_two_jobs_writes_the_same_files(tmp_path: Path, m5_run: Run) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    whole = [j for j in draw_jobs()[1] if j.what.startswith("roofline")]
+    split = [j for j in draw_jobs(split=True)[1] if j.what.startswith("roofline")]
+    assert [j.what for j in whole] == ["roofline"] and [j.what for j in split] == ["roofline.png", "roofline.svg"]
+    drawn_once = run_jobs(whole, m5_run, one, "default", None)
+    drawn_twice = run_jobs(split, m5_run, two, "default", None)
+    assert [p.name for p in drawn_once[0]] == [p.name for p in drawn_twice[0]] == ["roofline.png", "roofline.svg"]
+    for p in drawn_once[0]:  # the SVG drawn from a figure that saved no PNG before is the same
+        assert _normalized(p) == _normalized(two / p.name), p.name
+    bare = dataclasses.replace(m5_run, ceilings=(), measurements=())
+    problems = run_jobs(split, bare, tmp_path, "default", None)[1]
+    assert len(problems) == 1 and problems[0].startswith("no roofline plot")  # said once, not per job
+
+
+def test_report_html_shows_the_figures_the_figure_jobs_saved(
+    tmp_path: Path, m5_run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from apple_roofline.roofline import html
+
+    def not_again(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("report.html drew a figure the figure jobs had saved")
+
+    for name in ("roofline_figure", "sweep_figure", "suite_figure"):
+        monkeypatch.setattr(html, name, not_again)
+    reports, figures = draw_jobs()
+    written = run_jobs((*reports, *figures), m5_run, tmp_path, "default", None)[0]
+    page = (tmp_path / "report.html").read_text()
+    assert tmp_path / "report.html" in written
+    for p in written:
+        if p.suffix == ".svg":  # the file's drawing, as the page shows it (its random ids included)
+            ids = set(re.findall(r'id="(p[0-9a-f]{10})"', p.read_text()))
+            assert ids and ids <= set(re.findall(r'id="(p[0-9a-f]{10})"', page)), p.name
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_a_file_that_cannot_be_written_is_named_as_before(tmp_path: Path, m5_run: Run, workers: int) -> None:
     (tmp_path / "roofline.png").mkdir()  # a directory where the figure goes
     with DrawPool(workers) as pool, pytest.raises(OSError, match=r"cannot write .*roofline\.png"):
         write_run_files(m5_run, tmp_path, pool=pool)
     assert (tmp_path / "report.html").exists()  # the other jobs ended and wrote theirs
+
+
+def test_a_pool_warms_on_a_thread_and_its_process_runs() -> None:
+    with DrawPool(1) as pool:
+        ready = pool.warm()
+        assert ready is not None and ready.result(timeout=120) is True
+    assert DrawPool(0).warm() is None
+    closed = DrawPool(1)
+    started = closed.warm()
+    closed.close()  # closed before or after the thread submitted: the future ends either way
+    assert started is not None
+    assert wait([started], timeout=120).done == {started}
 
 
 def test_the_cpu_backend_draws_in_its_own_process() -> None:

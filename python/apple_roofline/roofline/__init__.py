@@ -13,12 +13,16 @@ Methodology: Williams, Waterman and Patterson 2009 and the M5 GPU roofline analy
 
 from __future__ import annotations
 
-from .compare_plot import plot_compare
-from .facade import Roofline
-from .model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
-from .plot import plot_roofline
-from .records import CONVENTIONS, Ceiling, Measurement, Skipped
-from .run import Run
+import importlib
+from typing import TYPE_CHECKING, Any, Dict
+
+if TYPE_CHECKING:  # imported on first use (``__getattr__``), so that importing one module is cheap
+    from .compare_plot import plot_compare
+    from .facade import Roofline
+    from .model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
+    from .plot import plot_roofline
+    from .records import CONVENTIONS, Ceiling, Measurement, Skipped
+    from .run import Run
 
 __all__ = [
     "COMPUTE_BOUND",
@@ -37,3 +41,32 @@ __all__ = [
     "plot_compare",
     "plot_roofline",
 ]
+
+#: Where each public name lives (module relative to this package).
+_HOME: Dict[str, str] = {
+    "COMPUTE_BOUND": ".model",
+    "CONVENTIONS": ".records",
+    "MEMORY_BOUND": ".model",
+    "Ceiling": ".records",
+    "Measurement": ".records",
+    "Point": ".model",
+    "RidgeRow": ".model",
+    "RidgeTable": ".model",
+    "Roofline": ".facade",
+    "RooflineModel": ".model",
+    "Run": ".run",
+    "Skipped": ".records",
+    "derive_ceilings": ".model",
+    "plot_compare": ".compare_plot",
+    "plot_roofline": ".plot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use: a run's start imports only the modules that
+    measuring needs, not the views (the plots, the comparison, the reports)."""
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    globals()[name] = value
+    return value

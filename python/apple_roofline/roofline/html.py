@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Dict, List, Mapping, Optional, Sequence, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from ..figures import figure_bytes
+from ..figures import Figure, figure_bytes
 from ..study.markdown import resumed_line, status_text, tool_line
 from ..suites import registry
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
@@ -160,10 +160,22 @@ def _figure(svg: str, caption: str) -> str:
     return f"<figure>{svg}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
-def _section_html(run: Run, suite: str, section: registry.Section, tips: Mapping[str, str]) -> List[str]:
+def _svg_of(stem: str, svgs: Mapping[str, str], draw: Callable[[], Optional[Figure]]) -> Optional[str]:
+    """The SVG text of the figure ``stem``: ``svgs[stem]`` where given (drawn for its file), else
+    ``draw()`` rendered; None where ``draw()`` has no figure."""
+    if stem in svgs:
+        return svgs[stem]
+    fig = draw()
+    return figure_bytes(fig, "svg").decode("utf-8") if fig is not None else None
+
+
+def _section_html(
+    run: Run, suite: str, section: registry.Section, tips: Mapping[str, str], svgs: Mapping[str, str]
+) -> List[str]:
     """A section of ``suite`` (:class:`~apple_roofline.suites.registry.Section`): its heading and its
     tables; in a section with a figure, its first table's notes, the figure where the run has one
-    (:func:`~.run_figures.suite_figure`), then the tables. Nothing when it has no table."""
+    (:func:`~.run_figures.suite_figure`; its SVG text from ``svgs`` where there), then the tables.
+    Nothing when it has no table."""
     tables = section.tables(run)
     if not tables:
         return []
@@ -171,9 +183,9 @@ def _section_html(run: Run, suite: str, section: registry.Section, tips: Mapping
     figure, first = section.figure, tables[0]
     if figure is not None:
         parts += [f"<p>{_inline(n)}</p>" for n in first.notes]
-        drawn = suite_figure(run, suite, figure)
-        if drawn is not None:
-            parts.append(_figure(svg_with_tooltips(figure_bytes(drawn, "svg").decode("utf-8"), tips), figure.caption))
+        svg = _svg_of(figure.stem, svgs, lambda: suite_figure(run, suite, figure))
+        if svg is not None:
+            parts.append(_figure(svg_with_tooltips(svg, tips), figure.caption))
         first = Table(first.header, first.rows, first.align)
     return parts + [table_html(t) for t in (first, *tables[1:])]
 
@@ -182,7 +194,13 @@ def _kv_table(rows: Sequence[Sequence[object]]) -> str:
     return table_html(Table(("Field", "Value"), tuple((str(k), str(v)) for k, v in rows), "ll"))
 
 
-def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernels: Optional[KernelSet] = None) -> str:
+def to_html(
+    run: Run,
+    *,
+    ceilings: Union[str, Sequence[str]] = "default",
+    kernels: Optional[KernelSet] = None,
+    svgs: Optional[Mapping[str, str]] = None,
+) -> str:
     """The run as one self-contained HTML page (str).
 
     Holds: the title and, for a partial run (interrupted, or a suite cut by its budget), a banner
@@ -194,10 +212,15 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
     With ``kernels``, their dots are on the roofline figure (hover: the ceiling that binds each and
     the speedup left) and a section "Your kernels" follows the ridge points.
 
+    ``svgs``: the SVG text of figures already drawn for their files, by file stem (``"roofline"``,
+    ``"sweep"``, a suite figure's stem), the same ``ceilings`` and ``kernels``; those missing are
+    drawn here.
+
     Raises:
         ValueError: an unknown ceiling name in ``ceilings``.
     """
     tips = tooltips(run)
+    svgs = svgs or {}
     title = f"Roofline: {run.device_name} ({run.backend}) — {date_of(run.created)}"
     parts: List[str] = [
         "<!DOCTYPE html>",
@@ -216,7 +239,8 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
     else:
         placed = place(model, kernels) if kernels is not None else []
         parts.append(interactive_roofline(run, model, ceilings))
-        svg = figure_bytes(roofline_figure(run, model, ceilings=ceilings, kernels=placed), "svg").decode("utf-8")
+        svg = _svg_of("roofline", svgs, lambda: roofline_figure(run, model, ceilings=ceilings, kernels=placed))
+        assert svg is not None  # a model always has its roofline figure
         parts.append(
             static_block(
                 _figure(
@@ -227,12 +251,11 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
                 )
             )
         )
-    sweep = sweep_figure(run, model)
+    sweep = _svg_of("sweep", svgs, lambda: sweep_figure(run, model))
     if sweep is not None:
-        svg = figure_bytes(sweep, "svg").decode("utf-8")
         parts.append(
             _figure(
-                svg_with_tooltips(svg, tips), "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."
+                svg_with_tooltips(sweep, tips), "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."
             )
         )
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
@@ -248,7 +271,7 @@ def to_html(run: Run, *, ceilings: Union[str, Sequence[str]] = "default", kernel
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
     for spec, section in registry.sections():
-        parts += _section_html(run, spec.name, section, tips)
+        parts += _section_html(run, spec.name, section, tips, svgs)
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")

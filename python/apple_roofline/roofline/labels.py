@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from ..figures import Axes, Figure, mpl
 
 __all__ = [
@@ -26,6 +28,8 @@ __all__ = [
     "angle",
     "rotated_boxes",
     "point_label_offsets",
+    "extents",
+    "overlap_count",
 ]
 
 Annotation = Any  # matplotlib.text.Annotation
@@ -218,6 +222,7 @@ class Labels:
             nx, ny = -math.sin(math.radians(theta)), math.cos(math.radians(theta))
             best: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), position)
             chosen: Optional[List[Any]] = None
+            against = extents(placed + diag_boxes)
             for k, (x, side) in enumerate(d.positions):
                 if not d.x0 <= x < d.x1:
                     continue
@@ -230,7 +235,7 @@ class Labels:
                 inside = (
                     frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 and extent.y1 <= frame.y1
                 )
-                hits = sum(1 for p in placed + diag_boxes if any(b.overlaps(p) for b in boxes))
+                hits = overlap_count(against, extents(boxes))
                 if inside and hits == 0:
                     chosen = boxes
                     break
@@ -273,6 +278,7 @@ class Labels:
             # inside with a margin: text rendered at another resolution is a little wider or narrower
             inner = frame.padded(-FREE_MARGIN_PT * px_per_pt) if frame is not None else None
             pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
+            taken = extents(placed)
             for k, (offset, ha, va) in enumerate(f.candidates):
                 ann.xyann = offset
                 ann.set_ha(ha)
@@ -281,7 +287,7 @@ class Labels:
                 inside = inner is None or (
                     inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0 and b.y1 <= inner.y1
                 )
-                score = (0 if inside else 1, sum(1 for p in placed if b.overlaps(p)))
+                score = (0 if inside else 1, overlap_count(taken, extents([b])))
                 if pick is None or score < pick[0]:
                     pick = (score, k)
                 if score == (0, 0):
@@ -296,6 +302,24 @@ class Labels:
             if frame is not None:
                 tops.append(b.y1 - frame.y1)
         return max(tops) if tops else 0.0
+
+
+def extents(boxes: Sequence[Any]) -> "np.ndarray[Any, np.dtype[np.float64]]":
+    """``boxes`` (:class:`matplotlib.transforms.Bbox`) as an (n, 4) array of (x0, y0, x1, y1), each
+    box's corners ordered (x0 <= x1, y0 <= y1), as :meth:`~matplotlib.transforms.Bbox.overlaps` orders them."""
+    e = np.array([b.extents for b in boxes], dtype=np.float64).reshape(-1, 4)
+    return np.concatenate([np.minimum(e[:, :2], e[:, 2:]), np.maximum(e[:, :2], e[:, 2:])], axis=1)
+
+
+def overlap_count(placed: "np.ndarray[Any, np.dtype[np.float64]]", boxes: "np.ndarray[Any, np.dtype[np.float64]]") -> int:
+    """How many of ``placed`` ((n, 4), :func:`extents`) overlap any of ``boxes`` ((m, 4)): the count
+    of matplotlib's ``Bbox.overlaps`` (edges that touch overlap; NaN overlaps nothing), on arrays
+    rather than box by box (a label's layout tries each candidate against every placed box)."""
+    if not len(placed) or not len(boxes):
+        return 0
+    p, b = placed[:, None, :], boxes[None, :, :]
+    hit = (b[..., 0] <= p[..., 2]) & (p[..., 0] <= b[..., 2]) & (b[..., 1] <= p[..., 3]) & (p[..., 1] <= b[..., 3])
+    return int(np.count_nonzero(hit.any(axis=1)))
 
 
 def rotated_boxes(b: Any, angle_deg: float, bbox_cls: Any) -> List[Any]:

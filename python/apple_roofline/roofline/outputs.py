@@ -136,7 +136,7 @@ def _write(
         return dataclasses.replace(run, phase_times=(*run.phase_times, phase))
 
     shown = end("this report") if end_start is not None else run
-    reports, figures = draw_jobs()
+    reports, figures = draw_jobs(split=pool is not None and pool.executor is not None)
     written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
     parts += seconds
     files.written += written
