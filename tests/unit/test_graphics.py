@@ -541,3 +541,22 @@ def test_resume_measures_only_the_passes_its_journal_lacks(
         lambda: len(calls),
     )
     assert study.valid and {m.suite for m in study.measurements} == {"fillrate", "tilemem", "texture"}
+
+
+def test_closing_the_checks_drops_references_nobody_waits_for() -> None:
+    """A reference asked for ahead of a pass that never ran (a suite cut by its budget) is not
+    built at the end; one a check waits for is, and the check gets it."""
+    import threading
+
+    from apple_roofline.graphics.checks import Checks
+
+    gate, built = threading.Event(), []
+    checks = Checks(workers=1)
+    checks.ahead("busy", lambda: gate.wait(10))  # holds the only worker
+    checks.ahead("used", lambda: built.append("used") or 1)
+    checks.ahead("unused", lambda: built.append("unused") or 2)
+    verdict = checks.check(np.zeros(1), checks.future("used"), lambda got, want: (want == 1, ""))
+    gate.set()
+    checks.close()
+    assert built == ["used"]
+    assert verdict.result() == (True, "")

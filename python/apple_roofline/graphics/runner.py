@@ -152,7 +152,7 @@ class GraphicsRunner:
                 self.measure_suite(name)
         except (KeyboardInterrupt, DeviceStopped) as exc:
             self.sampler.stop()
-            measuring.checks.close(finish=False)
+            measuring.checks.close()
             journal.close()
             partial = self.assemble(False)
             if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(self.gpu.info):
