@@ -20,7 +20,8 @@ render passes, is built on macOS only (docs/design.md, "The graphics study").
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+import time
+from typing import Any, List, Optional, Sequence, Tuple
 
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
@@ -30,7 +31,7 @@ from ..study.budget import Budgets
 from ..study.document import ToolInfo
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
-from ..study.timing import SuiteClock, SuiteTime, cut_warning
+from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
 from .checks import Checks
@@ -93,17 +94,32 @@ def open_graphics_device(api: str, index: int) -> Any:
 class GraphicsRunner:
     """One graphics study of ``options``, in small steps: the device opened and the pacer and pass
     measurer made when built, then :meth:`run` measures suite after suite (:meth:`measure_suite`)
-    and assembles the study (:meth:`assemble`) from what it holds so far.
+    and assembles the study (:meth:`assemble`) from what it holds so far. ``started`` is where the
+    start-up phase begins (``(perf_counter time, what it is)``, as
+    :func:`~apple_roofline.study.timing.process_start` gives it); default: this construction. The
+    study records its start-up and the time between suites (``phase_times``); its end is the
+    writer's (:func:`~.outputs.write_timed_graphics`).
 
     Raises:
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
     """
 
     def __init__(
-        self, options: GraphicsOptions, *, progress: Optional[Progress] = None, journal: Optional[Journal] = None
+        self,
+        options: GraphicsOptions,
+        *,
+        progress: Optional[Progress] = None,
+        journal: Optional[Journal] = None,
+        started: Optional[Tuple[float, str]] = None,
     ) -> None:
+        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
+        self.startup_parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
+        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
+        self.suites_start = self.suites_end = 0.0
         self.options, self.progress = options, progress
+        t = time.perf_counter()
         self.gpu = open_graphics_device(options.api, options.index)
+        self.startup_parts.append(("device", time.perf_counter() - t))
         self.created = provenance.now()
         self.sampler = (
             graphics_sampler(options.api, {"name": self.gpu.name, **self.gpu.info})
@@ -146,10 +162,14 @@ class GraphicsRunner:
             command=opts.command,
             options=opts.recorded(self.pacer.spin_up_s, self.pacer.min_sample_s),
         )
+        t = time.perf_counter()
         self.sampler.start()
+        self.startup_parts.append(("telemetry", time.perf_counter() - t))
         try:
+            self.suites_start = time.perf_counter()
             for name in opts.names:
                 self.measure_suite(name)
+            self.suites_end = time.perf_counter()
         except (KeyboardInterrupt, DeviceStopped) as exc:
             self.sampler.stop()
             measuring.checks.close()
@@ -212,7 +232,15 @@ class GraphicsRunner:
             complete=complete,
             finished=provenance.now(),
             suite_times=tuple(self.times),
+            phase_times=self.phase_times(),
             resumed=self.journal.resumed(),
+        )
+
+    def phase_times(self) -> Tuple[PhaseTime, ...]:
+        """The start-up (parts: ``imports``, ``device``, ``telemetry``) and the time between suites,
+        as far as known (:func:`~apple_roofline.study.timing.outside_phases`)."""
+        return outside_phases(
+            self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
         )
 
     def _warnings(self, measurements: Sequence[Any], steady: Optional[float]) -> List[str]:
