@@ -159,7 +159,7 @@ def test_every_c_type_warmed_ahead_is_one_this_wgpu_knows() -> None:
     silently be parsed on the measuring thread again."""
     from wgpu.backends.wgpu_native import ffi
 
-    from apple_roofline.graphics.wgpu_device import C_TYPES, warm_c_types
+    from apple_roofline.graphics.wgpu_types import C_TYPES, warm_c_types
 
     assert warm_c_types(ffi) == len(C_TYPES)
     assert warm_c_types(ffi, ["WGPUNoSuchThing *"]) == 0

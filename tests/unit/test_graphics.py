@@ -576,7 +576,7 @@ def test_the_time_outside_the_suites_is_recorded_and_shown(study: GraphicsStudy,
 
     assert [p.phase for p in study.phase_times] == ["start-up", "between suites"]
     startup = study.phase_times[0]
-    assert startup.since == "the runner's start" and [k for k, _ in startup.parts] == ["imports", "device", "telemetry"]
+    assert startup.since == "the runner's start" and [k for k, _ in startup.parts] == ["imports", "device"]
     origin = time.perf_counter() - wall_seconds(study.suite_times, study.phase_times)  # the suites just ended
     final, written, problems = write_timed_graphics(study, tmp_path, origin)
     assert [p.name for p in written] == list(GRAPHICS_FILES) and problems == []
@@ -609,3 +609,32 @@ def test_a_pool_draws_the_graphics_figures_as_in_process(study: GraphicsStudy, t
         assert p.read_bytes() == (pooled / p.name).read_bytes(), p.name
     with figure_pool(len(FIGURE_JOBS), GRAPHICS_PRELOAD, cores=2) as small:  # too few cores: in-process
         assert small.executor is None
+
+
+def test_the_first_pass_waits_for_a_sampler_opening_on_its_thread(
+    fake: FakeDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GPU's sampler opens on a thread while the first suite prepares; the first pass is timed
+    only once it samples, so it carries the clocks as every later pass does."""
+    import time
+
+    from apple_roofline.telemetry import Sampler
+
+    class Slow(Sampler):
+        name = "slow"
+
+        def __init__(self) -> None:
+            super().__init__(period_s=3600.0)
+
+        def open(self) -> str:
+            time.sleep(0.3)  # NVML's initialisation, say
+            return ""
+
+        def read(self) -> Dict[str, float]:
+            return {"gpu_clock_mhz": 1400.0}
+
+    s = Slow()
+    monkeypatch.setattr(R, "graphics_sampler", lambda api, info: s)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[0, 4], reps=2)
+    assert all(m.params["gpu_clock_mhz"] == 1400.0 for m in study.measurements)
+    assert not s.active  # stopped

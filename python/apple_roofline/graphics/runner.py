@@ -34,6 +34,7 @@ from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
+from ..telemetry.starting import SamplerStart
 from .checks import Checks
 from .grid import Grid
 from .kernels import DEFAULT_OVERDRAW, HEIGHT, WIDTH
@@ -162,15 +163,18 @@ class GraphicsRunner:
             command=opts.command,
             options=opts.recorded(self.pacer.spin_up_s, self.pacer.min_sample_s),
         )
-        t = time.perf_counter()
-        self.sampler.start()
-        self.startup_parts.append(("telemetry", time.perf_counter() - t))
+        # a GPU's sampler (NVML's initialisation) opens on a thread; the first pass waits for it, so
+        # the first suite's references and pipelines are prepared meanwhile (a CPU adapter's RAPL,
+        # quick to open, starts there too, with no thread beside the cores it measures)
+        started = SamplerStart(self.sampler, background=str(self.gpu.info.get("adapter_type", "")).lower() != "cpu")
+        self.pacer.ready = started.wait
         try:
             self.suites_start = time.perf_counter()
             for name in opts.names:
                 self.measure_suite(name)
             self.suites_end = time.perf_counter()
         except (KeyboardInterrupt, DeviceStopped) as exc:
+            started.join()  # never stopped while it opens
             self.sampler.stop()
             measuring.checks.close()
             journal.close()
@@ -179,6 +183,7 @@ class GraphicsRunner:
                 exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
             raise GraphicsInterrupted(partial, exc) from None
         finally:
+            started.join()
             self.sampler.stop()
         measuring.checks.close()
         journal.close()
@@ -237,7 +242,7 @@ class GraphicsRunner:
         )
 
     def phase_times(self) -> Tuple[PhaseTime, ...]:
-        """The start-up (parts: ``imports``, ``device``, ``telemetry``) and the time between suites,
+        """The start-up (parts: ``imports``, ``device``) and the time between suites,
         as far as known (:func:`~apple_roofline.study.timing.outside_phases`)."""
         return outside_phases(
             self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
