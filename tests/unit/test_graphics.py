@@ -638,3 +638,25 @@ def test_the_first_pass_waits_for_a_sampler_opening_on_its_thread(
     study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[0, 4], reps=2)
     assert all(m.params["gpu_clock_mhz"] == 1400.0 for m in study.measurements)
     assert not s.active  # stopped
+
+
+def test_texture_pipelines_are_built_before_the_first_texture_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the fill suites' pipelines are: one per pattern, filter and fetch count, all before the
+    first pass, so that no compile leaves the GPU idle between two passes."""
+
+    class Preparing(FakeDevice):
+        def prepare_texture(self, *, fetches: int, random: bool, bilinear: bool) -> None:
+            self.calls.append({"prepare": (fetches, random, bilinear)})
+
+    device = Preparing()
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, quick=True, reps=2)
+    assert study.valid and study.suite("texture")
+    prepared = [i for i, c in enumerate(device.calls) if "prepare" in c]
+    first_pass = next(i for i, c in enumerate(device.calls) if "size" in c)
+    lines = {
+        (m.params["fetches"], m.params["pattern"] == "random", m.params["filter"] == "bilinear")
+        for m in study.measurements
+    }
+    assert {device.calls[i]["prepare"] for i in prepared} == lines
+    assert len(prepared) == len(lines) == 4 and max(prepared) < first_pass

@@ -523,6 +523,23 @@ class WgpuDevice:
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     @released_at_once
+    def prepare_texture(self, *, fetches: int, random: bool, bilinear: bool) -> None:
+        """Build the pipeline of a texture line ahead of its passes (:meth:`texture_pass` then finds
+        it built; it does not depend on the texture's size).
+
+        Raises:
+            GPUValidationError: the adapter cannot build it (e.g. it cannot render into rgba32float).
+        """
+        self._texture_pipeline(fetches, random, bilinear)
+
+    def _texture_pipeline(self, fetches: int, random: bool, bilinear: bool) -> Any:
+        return self._pipeline(
+            "fs_texture",
+            {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
+            {"format": TEXTURE_FORMAT},
+        )
+
+    @released_at_once
     def texture_pass(
         self,
         *,
@@ -559,11 +576,7 @@ class WgpuDevice:
         )
         frame = np.array([width, height, size, 0], dtype=np.uint32)
         uniform = self.device.create_buffer_with_data(data=frame, usage=wgpu.BufferUsage.UNIFORM)
-        pipeline = self._pipeline(
-            "fs_texture",
-            {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
-            {"format": TEXTURE_FORMAT},
-        )
+        pipeline = self._texture_pipeline(fetches, random, bilinear)
         group = self.device.create_bind_group(
             layout=pipeline.get_bind_group_layout(0),
             entries=[
