@@ -152,3 +152,14 @@ def test_studies_share_one_device_and_survive_a_collector_on_another_thread(gpu:
     finally:
         stop.set()
         collector.join()
+
+
+def test_every_c_type_warmed_ahead_is_one_this_wgpu_knows() -> None:
+    """The types parsed ahead on a thread (:func:`warm_c_types`) are wgpu's own: a renamed one would
+    silently be parsed on the measuring thread again."""
+    from wgpu.backends.wgpu_native import ffi
+
+    from apple_roofline.graphics.wgpu_types import C_TYPES, warm_c_types
+
+    assert warm_c_types(ffi) == len(C_TYPES)
+    assert warm_c_types(ffi, ["WGPUNoSuchThing *"]) == 0

@@ -394,6 +394,8 @@ def test_cli(fake: FakeDevice, tmp_path: Path) -> None:
     )
     assert r.exit_code == 0, r.output
     assert all((out / n).exists() for n in GRAPHICS_FILES)
+    phases = json.loads((out / "graphics.json").read_text())["phase_times"]
+    assert [p["phase"] for p in phases] == ["start-up", "between suites", "end"] and "; wall " in r.stdout
     assert cli.invoke(app, ["report", str(out / "graphics.json")]).stdout.startswith("# Graphics: Fake GPU")
     r = cli.invoke(app, ["plot", str(out / "graphics.json"), "-o", str(tmp_path / "f.png")])
     assert r.exit_code == 0 and (tmp_path / "f.png").exists()
@@ -541,3 +543,120 @@ def test_resume_measures_only_the_passes_its_journal_lacks(
         lambda: len(calls),
     )
     assert study.valid and {m.suite for m in study.measurements} == {"fillrate", "tilemem", "texture"}
+
+
+def test_closing_the_checks_drops_references_nobody_waits_for() -> None:
+    """A reference asked for ahead of a pass that never ran (a suite cut by its budget) is not
+    built at the end; one a check waits for is, and the check gets it."""
+    import threading
+
+    from apple_roofline.graphics.checks import Checks
+
+    gate, built = threading.Event(), []
+    checks = Checks(workers=1)
+    checks.ahead("busy", lambda: gate.wait(10))  # holds the only worker
+    checks.ahead("used", lambda: built.append("used") or 1)
+    checks.ahead("unused", lambda: built.append("unused") or 2)
+    verdict = checks.check(np.zeros(1), checks.future("used"), lambda got, want: (want == 1, ""))
+    gate.set()
+    checks.close()
+    assert built == ["used"]
+    assert verdict.result() == (True, "")
+
+
+def test_the_time_outside_the_suites_is_recorded_and_shown(study: GraphicsStudy, tmp_path: Path) -> None:
+    """The runner records the start-up and the time between suites; the timed writer adds the end
+    (its parts: assembling, each file), graphics.json holds it whole, the report up to its drawing,
+    and the time line and table end with the wall total of them all."""
+    import time
+
+    from apple_roofline.graphics.outputs import write_timed_graphics
+    from apple_roofline.graphics.report import summary_lines
+    from apple_roofline.study.timing import wall_seconds
+
+    assert [p.phase for p in study.phase_times] == ["start-up", "between suites"]
+    startup = study.phase_times[0]
+    assert startup.since == "the runner's start" and [k for k, _ in startup.parts] == ["imports", "device"]
+    origin = time.perf_counter() - wall_seconds(study.suite_times, study.phase_times)  # the suites just ended
+    final, written, problems = write_timed_graphics(study, tmp_path, origin)
+    assert [p.name for p in written] == list(GRAPHICS_FILES) and problems == []
+    end = final.phase_times[-1]
+    assert end.phase == "end" and not end.until
+    assert [k for k, _ in end.parts] == ["assemble", *GRAPHICS_FILES]
+    assert GraphicsStudy.load(tmp_path / "graphics.json") == final  # rewritten with the whole end
+    md = (tmp_path / "graphics.md").read_text()
+    assert "| end (until this report) |" in md and "| start-up (from the runner's start) |" in md
+    assert "The end phase is shown until this report was drawn" in md
+    line = summary_lines(final)[0]
+    assert line.endswith(f"; end {end.seconds:.1f} s; wall {wall_seconds(final.suite_times, final.phase_times):.1f} s")
+    assert write_graphics(study, tmp_path)[0] == written  # untimed: the same files, no end phase
+    assert GraphicsStudy.load(tmp_path / "graphics.json") == study
+
+
+def test_a_pool_draws_the_graphics_figures_as_in_process(study: GraphicsStudy, tmp_path: Path) -> None:
+    from apple_roofline.graphics.outputs import FIGURE_JOBS, GRAPHICS_PRELOAD
+    from apple_roofline.roofline.draw import figure_pool
+
+    serial, pooled = tmp_path / "serial", tmp_path / "pooled"
+    serial.mkdir()
+    pooled.mkdir()
+    one = write_graphics(study, serial)
+    with figure_pool(len(FIGURE_JOBS), GRAPHICS_PRELOAD, cores=4) as pool:
+        assert pool.executor is not None  # Linux and macOS have a fork server
+        two = write_graphics(study, pooled, pool)
+    assert [p.name for p in one[0]] == [p.name for p in two[0]] and one[1] == two[1]
+    for p in one[0]:
+        assert p.read_bytes() == (pooled / p.name).read_bytes(), p.name
+    with figure_pool(len(FIGURE_JOBS), GRAPHICS_PRELOAD, cores=2) as small:  # too few cores: in-process
+        assert small.executor is None
+
+
+def test_the_first_pass_waits_for_a_sampler_opening_on_its_thread(
+    fake: FakeDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GPU's sampler opens on a thread while the first suite prepares; the first pass is timed
+    only once it samples, so it carries the clocks as every later pass does."""
+    import time
+
+    from apple_roofline.telemetry import Sampler
+
+    class Slow(Sampler):
+        name = "slow"
+
+        def __init__(self) -> None:
+            super().__init__(period_s=3600.0)
+
+        def open(self) -> str:
+            time.sleep(0.3)  # NVML's initialisation, say
+            return ""
+
+        def read(self) -> Dict[str, float]:
+            return {"gpu_clock_mhz": 1400.0}
+
+    s = Slow()
+    monkeypatch.setattr(R, "graphics_sampler", lambda api, info: s)
+    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[0, 4], reps=2)
+    assert all(m.params["gpu_clock_mhz"] == 1400.0 for m in study.measurements)
+    assert not s.active  # stopped
+
+
+def test_texture_pipelines_are_built_before_the_first_texture_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the fill suites' pipelines are: one per pattern, filter and fetch count, all before the
+    first pass, so that no compile leaves the GPU idle between two passes."""
+
+    class Preparing(FakeDevice):
+        def prepare_texture(self, *, fetches: int, random: bool, bilinear: bool) -> None:
+            self.calls.append({"prepare": (fetches, random, bilinear)})
+
+    device = Preparing()
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, quick=True, reps=2)
+    assert study.valid and study.suite("texture")
+    prepared = [i for i, c in enumerate(device.calls) if "prepare" in c]
+    first_pass = next(i for i, c in enumerate(device.calls) if "size" in c)
+    lines = {
+        (m.params["fetches"], m.params["pattern"] == "random", m.params["filter"] == "bilinear")
+        for m in study.measurements
+    }
+    assert {device.calls[i]["prepare"] for i in prepared} == lines
+    assert len(prepared) == len(lines) == 4 and max(prepared) < first_pass

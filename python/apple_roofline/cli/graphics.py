@@ -29,7 +29,6 @@ from .common import (
     prepare_out,
     print_written,
     real_command,
-    write_outputs,
 )
 from .journal import RESUME_HELP, study_journal
 
@@ -102,9 +101,11 @@ def graphics(
     """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write
     DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png."""
     from ..graphics import runner
-    from ..graphics.outputs import write_graphics
+    from ..graphics.outputs import FIGURE_JOBS, GRAPHICS_PRELOAD, write_timed_graphics
     from ..graphics.report import summary_lines
     from ..graphics.wgpu_device import WgpuUnavailable
+    from ..roofline.draw import figure_pool
+    from ..study.timing import process_start
 
     options = _graphics_options(
         device, suite, overdraw, f, pattern, resolution, sizes, fetches, filter_, quick, full, budget, reps
@@ -113,16 +114,25 @@ def graphics(
 
     out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
     prepare_out(out)
-    try:
-        study = measure_on_device(
-            lambda progress: runner.GraphicsRunner(options, progress=progress, journal=journal).run(),
-            "graphics.json",
-            out,
-            device,
-        )
-    except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
-        fail(str(exc), EXIT_FAILED)
-    written, problems = write_outputs(write_graphics, study, out)
+    started = process_start()
+    # the figures' processes import the plotting stack while the study measures (docs/design.md,
+    # "Where the time goes")
+    with figure_pool(len(FIGURE_JOBS), GRAPHICS_PRELOAD) as pool:
+        try:
+            study = measure_on_device(
+                lambda progress: runner.GraphicsRunner(
+                    options, progress=progress, journal=journal, started=started
+                ).run(),
+                "graphics.json",
+                out,
+                device,
+            )
+        except WgpuUnavailable as exc:  # the machine: wgpu not installed, or no adapter at all
+            fail(str(exc), EXIT_FAILED)
+        try:
+            study, written, problems = write_timed_graphics(study, out, started[0], pool)
+        except (OSError, ValueError) as exc:
+            fail(str(exc), EXIT_FAILED)
     typer.echo(
         f"{study.device_name} ({options.api}): {len(study.measurements)} passes, "
         f"{sum(m.valid for m in study.measurements)} valid, {len(study.skipped)} skipped"

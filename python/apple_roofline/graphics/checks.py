@@ -77,13 +77,14 @@ class Checks:
 
         return self.pool.submit(run)
 
-    def close(self, finish: bool = True) -> None:
-        """Stop the workers after the queued checks; unless ``finish``, references built only ahead
-        (no check waits for them) and not yet started are dropped first (an interrupted study)."""
-        if not finish:
-            for key, future in self._refs.items():
-                if key not in self._used:
-                    future.cancel()
+    def close(self) -> None:
+        """Stop the workers after the queued checks. References built only ahead (no check or the
+        measuring thread waits for them) and not yet started are dropped first: after the last pass
+        nothing would use them (a suite cut by its budget, an interrupted study), and building them
+        would only delay the study's end."""
+        for key, future in self._refs.items():
+            if key not in self._used:
+                future.cancel()
         self.pool.shutdown(wait=True)
 
 

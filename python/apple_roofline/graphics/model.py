@@ -33,7 +33,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 from ..roofline.records import Measurement, Skipped
 from ..study.document import Document
 from ..study.reader import Reader
-from ..study.timing import SuiteTime, read_suite_times
+from ..study.timing import PhaseTime, SuiteTime, read_phase_times, read_suite_times
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -116,6 +116,9 @@ class GraphicsStudy(Document):
             reason.
         suite_times: each suite's seconds against its time budget, in order (empty in files
             written before budgets; written only when recorded).
+        phase_times: the time outside the suites (start-up, between suites, end:
+            :class:`~apple_roofline.study.timing.PhaseTime`), in order (empty in files written
+            before it was recorded).
     """
 
     KIND: ClassVar[str] = "graphics"
@@ -126,6 +129,7 @@ class GraphicsStudy(Document):
     measurements: Tuple[Measurement, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
     suite_times: Tuple[SuiteTime, ...] = ()
+    phase_times: Tuple[PhaseTime, ...] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -133,6 +137,7 @@ class GraphicsStudy(Document):
         object.__setattr__(self, "measurements", tuple(self.measurements))
         object.__setattr__(self, "skipped", tuple(self.skipped))
         object.__setattr__(self, "suite_times", tuple(self.suite_times))
+        object.__setattr__(self, "phase_times", tuple(self.phase_times))
 
     def budget_cuts(self) -> Tuple[SuiteTime, ...]:
         """The suites of :attr:`suite_times` cut short by their budget: they make the study partial
@@ -150,13 +155,14 @@ class GraphicsStudy(Document):
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict: the header, ``params``, ``measurements``, ``skipped`` and, when recorded,
-        ``suite_times``."""
+        ``suite_times`` and ``phase_times``."""
         return {
             **self.header_dict(),
             "params": dict(self.params),
             "measurements": [m.to_dict() for m in self.measurements],
             "skipped": [s.to_dict() for s in self.skipped],
             **({"suite_times": [t.to_dict() for t in self.suite_times]} if self.suite_times else {}),
+            **({"phase_times": [t.to_dict() for t in self.phase_times]} if self.phase_times else {}),
         }
 
     @classmethod
@@ -176,6 +182,7 @@ class GraphicsStudy(Document):
                 for i, s in enumerate(r.array(d, "skipped", "", required=False))
             ),
             suite_times=read_suite_times(d, source),
+            phase_times=read_phase_times(d, source),
         )
 
 

@@ -161,6 +161,9 @@ class Pacer:
         #: Passes probed (one lone pass timed to size the batch), passes re-timed after a spin-up.
         self.probes = 0
         self.retries = 0
+        #: Called before a pass is timed (:meth:`probe`, :meth:`measure`): the runner's wait for its
+        #: sampler opening on a thread (it must sample the first pass's timed samples).
+        self.ready: Callable[[], object] = lambda: None
         #: GPU seconds so far: timed ``samples``, planned ``lead`` passes, ``probes`` (where the
         #: study's time went, beside the host's work between submissions).
         self.gpu_s: Dict[str, float] = {"samples": 0.0, "lead": 0.0, "probes": 0.0}
@@ -174,6 +177,7 @@ class Pacer:
         reset the idle gap. Its time is not known yet: its waits have the longest bound
         (:data:`~apple_roofline.watchdog.CAP_S`), and :class:`~apple_roofline.errors.DeviceStopped`
         names ``name``."""
+        self.ready()
         self.probes += 1
         with watched(f"{name} (probe)", None):
             samples = [float(t) for t in p.time((), 0, 1, 2)]
@@ -200,6 +204,7 @@ class Pacer:
             DeviceStopped: the submission did not finish within the bound of its predicted seconds
                 (:func:`~apple_roofline.watchdog.bound_for`), naming ``name``.
         """
+        self.ready()
         per = self.per_pass.get(shape) or per_pass_s or self.probe(p, name)
         batch = batch_for(per, self.min_sample_s)
         n = self.reps if reps is None else reps

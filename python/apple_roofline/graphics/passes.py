@@ -247,6 +247,21 @@ class PassMeasurer:
             except Exception:  # noqa: BLE001 - the pass itself raises it again and is skipped with its reason
                 continue
 
+    def _prepare_texture(self, cases: Sequence[TextureCase]) -> None:
+        """Build the pipelines of the texture ``cases`` (one per pattern, filter and fetch count)
+        before the first pass (the device's ``prepare_texture``, where it has one), as
+        :meth:`_prepare` does for the fill suites: compiled before the first pass of its line, a
+        pipeline would leave the GPU idle between two passes, and the next lead would pay twice
+        that."""
+        prepare = getattr(self.dev, "prepare_texture", None)
+        if prepare is None:
+            return
+        for pattern, filter_, fetches in dict.fromkeys((c[1], c[2], c[3]) for c in cases):
+            try:
+                prepare(fetches=fetches, random=pattern == "random", bilinear=filter_ == "bilinear")
+            except Exception:  # noqa: BLE001 - the pass itself raises it again and is skipped with its reason
+                continue
+
     # -- fill rate and tile memory ------------------------------------------------------------
 
     def fill_cases(self, suite: str, cases: Sequence[FillCase], clock: SuiteClock) -> Iterator[str]:
@@ -383,6 +398,7 @@ class PassMeasurer:
                     f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})",
                 )
             )
+        self._prepare_texture(fits)
         lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
         counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
         last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}

@@ -21,7 +21,7 @@ from ..roofline.records import Measurement, format_params
 from ..roofline.report import table_lines
 from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
-from ..study.timing import TIME_ALIGN, TIME_HEADER, time_rows
+from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows, wall_seconds
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
 from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
 
@@ -144,7 +144,7 @@ def _short(m: Measurement) -> str:
 
 def summary_lines(study: GraphicsStudy) -> List[str]:
     """Lines for the command line after a study: time per suite against its budget (a suite cut short
-    says so), the GPU's share of it where recorded (:func:`gpu_note`) and the steady clock with the
+    says so), then the phases outside the suites and the wall total where recorded, the GPU's share of it where recorded (:func:`gpu_note`) and the steady clock with the
     passes below it."""
     lines: List[str] = []
     if study.suite_times:
@@ -155,6 +155,8 @@ def summary_lines(study: GraphicsStudy) -> List[str]:
                 for t in study.suite_times
             )
             + f"; total {sum(t.seconds for t in study.suite_times):.1f} s"
+            + "".join(f"; {p.label()} {p.seconds:.1f} s" for p in study.phase_times)
+            + (f"; wall {wall_seconds(study.suite_times, study.phase_times):.1f} s" if study.phase_times else "")
         )
         note = gpu_note(study)
         if note:
@@ -363,10 +365,12 @@ def _markdown(study: GraphicsStudy) -> str:
     if study.suite_times:  # docs/design.md, "Time budgets"
         cut = [t.suite for t in study.suite_times if t.cut]
         lines += ["", "## Time per suite", ""] + markdown_table(
-            list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times)], TIME_ALIGN
+            list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times, study.phase_times)], TIME_ALIGN
         )
         if cut:
             lines += ["", f"Cut short by its time budget: {', '.join(cut)} (the remaining passes were not measured)."]
+        for note in time_notes((), study.phase_times):  # what the phases hold (the cut suites: above)
+            lines += ["", note]
         note = gpu_note(study)
         lines += ["", note[0].upper() + note[1:] + "."] if note else []
     lines += [""] + skipped_lines(["Pass", "Reason"], [[s.label, s.reason] for s in study.skipped])

@@ -20,7 +20,8 @@ render passes, is built on macOS only (docs/design.md, "The graphics study").
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+import time
+from typing import Any, List, Optional, Sequence, Tuple
 
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
@@ -30,9 +31,10 @@ from ..study.budget import Budgets
 from ..study.document import ToolInfo
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
-from ..study.timing import SuiteClock, SuiteTime, cut_warning
+from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
+from ..telemetry.starting import SamplerStart
 from .checks import Checks
 from .grid import Grid
 from .kernels import DEFAULT_OVERDRAW, HEIGHT, WIDTH
@@ -93,17 +95,32 @@ def open_graphics_device(api: str, index: int) -> Any:
 class GraphicsRunner:
     """One graphics study of ``options``, in small steps: the device opened and the pacer and pass
     measurer made when built, then :meth:`run` measures suite after suite (:meth:`measure_suite`)
-    and assembles the study (:meth:`assemble`) from what it holds so far.
+    and assembles the study (:meth:`assemble`) from what it holds so far. ``started`` is where the
+    start-up phase begins (``(perf_counter time, what it is)``, as
+    :func:`~apple_roofline.study.timing.process_start` gives it); default: this construction. The
+    study records its start-up and the time between suites (``phase_times``); its end is the
+    writer's (:func:`~.outputs.write_timed_graphics`).
 
     Raises:
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
     """
 
     def __init__(
-        self, options: GraphicsOptions, *, progress: Optional[Progress] = None, journal: Optional[Journal] = None
+        self,
+        options: GraphicsOptions,
+        *,
+        progress: Optional[Progress] = None,
+        journal: Optional[Journal] = None,
+        started: Optional[Tuple[float, str]] = None,
     ) -> None:
+        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
+        self.startup_parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
+        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
+        self.suites_start = self.suites_end = 0.0
         self.options, self.progress = options, progress
+        t = time.perf_counter()
         self.gpu = open_graphics_device(options.api, options.index)
+        self.startup_parts.append(("device", time.perf_counter() - t))
         self.created = provenance.now()
         self.sampler = (
             graphics_sampler(options.api, {"name": self.gpu.name, **self.gpu.info})
@@ -146,19 +163,27 @@ class GraphicsRunner:
             command=opts.command,
             options=opts.recorded(self.pacer.spin_up_s, self.pacer.min_sample_s),
         )
-        self.sampler.start()
+        # a GPU's sampler (NVML's initialisation) opens on a thread; the first pass waits for it, so
+        # the first suite's references and pipelines are prepared meanwhile (a CPU adapter's RAPL,
+        # quick to open, starts there too, with no thread beside the cores it measures)
+        started = SamplerStart(self.sampler, background=str(self.gpu.info.get("adapter_type", "")).lower() != "cpu")
+        self.pacer.ready = started.wait
         try:
+            self.suites_start = time.perf_counter()
             for name in opts.names:
                 self.measure_suite(name)
+            self.suites_end = time.perf_counter()
         except (KeyboardInterrupt, DeviceStopped) as exc:
+            started.join()  # never stopped while it opens
             self.sampler.stop()
-            measuring.checks.close(finish=False)
+            measuring.checks.close()
             journal.close()
             partial = self.assemble(False)
             if isinstance(exc, DeviceStopped) and not partial.measurements and wedged_gpu_suspected(self.gpu.info):
                 exc = DeviceStopped(exc.pass_name, exc.bound_s, WEDGED_GPU_HINT)
             raise GraphicsInterrupted(partial, exc) from None
         finally:
+            started.join()
             self.sampler.stop()
         measuring.checks.close()
         journal.close()
@@ -212,7 +237,15 @@ class GraphicsRunner:
             complete=complete,
             finished=provenance.now(),
             suite_times=tuple(self.times),
+            phase_times=self.phase_times(),
             resumed=self.journal.resumed(),
+        )
+
+    def phase_times(self) -> Tuple[PhaseTime, ...]:
+        """The start-up (parts: ``imports``, ``device``) and the time between suites,
+        as far as known (:func:`~apple_roofline.study.timing.outside_phases`)."""
+        return outside_phases(
+            self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
         )
 
     def _warnings(self, measurements: Sequence[Any], steady: Optional[float]) -> List[str]:

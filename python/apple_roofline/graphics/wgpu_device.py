@@ -35,6 +35,7 @@ from ..shaders import shader_source
 from ..watchdog import wait_event
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
+from .wgpu_types import warm_c_types
 
 __all__ = [
     "WGPU_EXTRA",
@@ -275,13 +276,13 @@ class WgpuPass:
 
     def _encode_readback(self, enc: Any, statistics: Optional[Any] = None) -> Tuple[Any, int]:
         """Encode one storing pass (counting its fragment-shader invocations into ``statistics``, a
-        pipeline-statistics query set, when given) and a copy of the target into a new buffer;
-        (buffer, bytes per row). Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's
-        bytesPerRow rule)."""
+        pipeline-statistics query set, when given) and a copy of the target into a new mappable
+        buffer, read by :meth:`WgpuDevice.read_mapped` with no further copy; (buffer, bytes per row).
+        Rows of a texture-to-buffer copy are 256-byte aligned (WebGPU's bytesPerRow rule)."""
         wgpu = self.device.wgpu
         row = -(-self.width * FORMATS[self.fmt].bytes_per_pixel // 256) * 256
         buffer = self.device.device.create_buffer(
-            size=row * self.height, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
+            size=row * self.height, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.MAP_READ
         )
         self._encode(enc, first=False, last=False, query=None, index=0, statistics=statistics, keep=True)
         enc.copy_texture_to_buffer(
@@ -292,9 +293,10 @@ class WgpuPass:
         return buffer, row
 
     def _image(self, buffer: Any, row: int) -> np.ndarray:
-        """The (height, width, channels) image in its storage dtype from a buffer of 256-byte rows."""
+        """The (height, width, channels) image in its storage dtype from a mappable buffer of 256-byte
+        rows (:meth:`_encode_readback`), once the submission that fills it has finished."""
         fmt = FORMATS[self.fmt]
-        raw = np.frombuffer(self.device.read_back(buffer), dtype=np.uint8).reshape(self.height, row)
+        raw = np.frombuffer(self.device.read_mapped(buffer), dtype=np.uint8).reshape(self.height, row)
         image: np.ndarray = (
             np.ascontiguousarray(raw[:, : self.width * fmt.bytes_per_pixel])
             .view(fmt.dtype)
@@ -348,8 +350,9 @@ class WgpuDevice:
     @released_at_once
     def __init__(self, index: int) -> None:
         self.wgpu = import_wgpu()
-        from wgpu.backends.wgpu_native import extras
+        from wgpu.backends.wgpu_native import extras, ffi
 
+        threading.Thread(target=warm_c_types, args=(ffi,), name="wgpu C types", daemon=True).start()
         self.extras = extras
         found = self.wgpu.gpu.enumerate_adapters_sync()
         if not found:
@@ -448,7 +451,16 @@ class WgpuDevice:
         encoder = self.device.create_command_encoder()
         encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size)
         self.device.queue.submit([encoder.finish()])
-        promise = staging.map_async(wgpu.MapMode.READ)
+        return self.read_mapped(staging)
+
+    def read_mapped(self, staging: Any) -> memoryview:
+        """The bytes of ``staging`` (a MAP_READ buffer), mapped once every earlier submission has
+        finished, with the wait bounded as in :meth:`read_back`; the buffer is destroyed after.
+
+        Raises:
+            DeviceStopped: the map did not complete within the calling thread's bound.
+        """
+        promise = staging.map_async(self.wgpu.MapMode.READ)
         # wgpu-native resolves a map on its per-device polling thread, which sets the promise's
         # threading.Event (``_thread_event``: what wgpu's own ``sync_wait`` blocks on, without a
         # timeout). Waiting for that event with a bound, then resolving, is the same wait, bounded.
@@ -511,6 +523,23 @@ class WgpuDevice:
         return WgpuPass(self, pipeline, None, self._target(width, height, fmt), fmt, width, height, layers, store)
 
     @released_at_once
+    def prepare_texture(self, *, fetches: int, random: bool, bilinear: bool) -> None:
+        """Build the pipeline of a texture line ahead of its passes (:meth:`texture_pass` then finds
+        it built; it does not depend on the texture's size).
+
+        Raises:
+            GPUValidationError: the adapter cannot build it (e.g. it cannot render into rgba32float).
+        """
+        self._texture_pipeline(fetches, random, bilinear)
+
+    def _texture_pipeline(self, fetches: int, random: bool, bilinear: bool) -> Any:
+        return self._pipeline(
+            "fs_texture",
+            {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
+            {"format": TEXTURE_FORMAT},
+        )
+
+    @released_at_once
     def texture_pass(
         self,
         *,
@@ -547,11 +576,7 @@ class WgpuDevice:
         )
         frame = np.array([width, height, size, 0], dtype=np.uint32)
         uniform = self.device.create_buffer_with_data(data=frame, usage=wgpu.BufferUsage.UNIFORM)
-        pipeline = self._pipeline(
-            "fs_texture",
-            {"FETCHES": fetches, "RANDOM": bool(random), "BILINEAR": bool(bilinear)},
-            {"format": TEXTURE_FORMAT},
-        )
+        pipeline = self._texture_pipeline(fetches, random, bilinear)
         group = self.device.create_bind_group(
             layout=pipeline.get_bind_group_layout(0),
             entries=[

@@ -39,6 +39,7 @@ __all__ = [
     "DrawPool",
     "draw_jobs",
     "drawing_pool",
+    "figure_pool",
     "run_jobs",
     "no_ceilings_message",
     "PRELOAD",
@@ -228,18 +229,18 @@ def _settle(inner: "Future[bool]", ready: "Future[bool]") -> None:
 
 class DrawPool:
     """A pool of ``workers`` processes that draw a run's files (:func:`run_jobs`), started from a
-    fork server that has imported :data:`PRELOAD` (so a process starts with the drawing stack
+    fork server that has imported ``preload`` (default :data:`PRELOAD`; so a process starts with the drawing stack
     imported, and none inherits the measuring process's threads or device). :meth:`warm` starts
     the server and one process ahead of use. Where the platform has no fork server (Windows),
     :attr:`executor` is None and the jobs run in-process. Use as a context manager, or call
     :meth:`close`."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, preload: Sequence[str] = PRELOAD) -> None:
         self.executor: Optional[Executor] = None
         if workers < 1 or "forkserver" not in multiprocessing.get_all_start_methods():
             return
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(list(PRELOAD))
+        ctx.set_forkserver_preload(list(preload))
         self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_quiet)
 
     def warm(self) -> Optional["Future[bool]"]:
@@ -366,9 +367,22 @@ def drawing_pool(backend: str, cores: Optional[int] = None) -> DrawPool:
     return pool
 
 
-def _preload() -> None:
-    """Import :data:`PRELOAD` (those installed), as a pool's fork server does."""
-    for name in PRELOAD:
+def figure_pool(jobs: int, preload: Sequence[str], cores: Optional[int] = None) -> DrawPool:
+    """The pool another GPU study (the graphics study) draws its ``jobs`` figures on: as
+    :func:`drawing_pool` for a GPU backend, one process per job, at most ``cores`` - 1 (default:
+    :func:`os.cpu_count`), its fork server importing the modules ``preload`` names (not
+    :data:`PRELOAD`); below :data:`MIN_CORES` cores a pool without processes, ``preload`` imported
+    on a thread at once instead. Started at once (:meth:`DrawPool.warm`)."""
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    pool = DrawPool(min(jobs, cores - 1) if cores >= MIN_CORES else 0, preload)
+    if pool.warm() is None:  # drawn in this process: its imports on a thread meanwhile
+        threading.Thread(target=_preload, args=(preload,), name="drawing imports", daemon=True).start()
+    return pool
+
+
+def _preload(names: Sequence[str] = PRELOAD) -> None:
+    """Import ``names`` (:data:`PRELOAD`; those installed), as a pool's fork server does."""
+    for name in names:
         try:
             importlib.import_module(name)
         except ImportError:  # plotly is optional; the report says so when drawn

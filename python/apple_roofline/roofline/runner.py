@@ -26,7 +26,7 @@ from ..stats import CV_WARN, NOISY_CV
 from ..study.document import ToolInfo
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
-from ..study.timing import BETWEEN, START_UP, PhaseTime, SuiteClock, SuiteTime, cut_warning
+from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
@@ -253,13 +253,9 @@ class RooflineRunner:
     def phase_times(self) -> Tuple[PhaseTime, ...]:
         """The start-up (to the first suite's start) and the time between suites, as far as known:
         none before the first suite; the time between suites once the last one ended."""
-        if not self.suites_start:
-            return ()
-        startup = PhaseTime(START_UP, self.suites_start - self.origin, tuple(self.startup_parts), since=self.since)
-        if not self.suites_end:
-            return (startup,)
-        between = self.suites_end - self.suites_start - sum(t.seconds for t in self.times)
-        return (startup, PhaseTime(BETWEEN, max(0.0, between)))
+        return outside_phases(
+            self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
+        )
 
     def plan_quick(self) -> None:
         """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): measure the

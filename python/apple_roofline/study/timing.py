@@ -34,6 +34,7 @@ __all__ = [
     "END",
     "process_start",
     "read_phase_times",
+    "outside_phases",
     "wall_seconds",
     "SuiteClock",
     "time_rows",
@@ -208,6 +209,28 @@ def process_start() -> Tuple[float, str]:
         except (OSError, ValueError, IndexError, AttributeError):
             pass
     return IMPORTED_AT, "package import"
+
+
+def outside_phases(
+    origin: float,
+    since: str,
+    parts: Sequence[Tuple[str, float]],
+    suites_start: float,
+    suites_end: float,
+    times: Sequence[SuiteTime],
+) -> Tuple[PhaseTime, ...]:
+    """The start-up and the time between suites of a study whose start-up began at ``origin``
+    (:func:`time.perf_counter`; ``since`` says what that is, ``parts`` its named steps) and whose
+    first suite started at ``suites_start`` and last ended at ``suites_end`` (0: not yet), as far as
+    known: none before the first suite; the time between suites (the suites' span less their
+    ``times``) once the last one ended."""
+    if not suites_start:
+        return ()
+    startup = PhaseTime(START_UP, max(0.0, suites_start - origin), tuple(parts), since=since)
+    if not suites_end:
+        return (startup,)
+    between = suites_end - suites_start - sum(t.seconds for t in times)
+    return (startup, PhaseTime(BETWEEN, max(0.0, between)))
 
 
 def wall_seconds(times: Sequence[SuiteTime], phases: Sequence[PhaseTime]) -> float:
