@@ -144,8 +144,8 @@ def _short(m: Measurement) -> str:
 
 def summary_lines(study: GraphicsStudy) -> List[str]:
     """Lines for the command line after a study: time per suite against its budget (a suite cut short
-    says so), then the phases outside the suites and the wall total where recorded, the GPU's share of it where recorded (:func:`gpu_note`) and the steady clock with the
-    passes below it."""
+    says so), then the phases outside the suites and the wall total where recorded, the GPU's share
+    of it where recorded (:func:`gpu_note`) and the steady clock with the passes below it."""
     lines: List[str] = []
     if study.suite_times:
         lines.append(

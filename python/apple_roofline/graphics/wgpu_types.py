@@ -87,10 +87,11 @@ C_TYPES: Tuple[str, ...] = (
 def warm_c_types(ffi: Any, names: Sequence[str] = C_TYPES) -> int:
     """Have cffi parse and cache the C types ``names`` (:data:`C_TYPES`; a function type is a
     callback's) of ``ffi``, wgpu-native's FFI, so that the calls naming them later find them
-    parsed; the number it knows (a name it does not know is skipped). It only fills cffi's cache of parsed types, under cffi's own lock: what is
-    built and measured is unchanged. Run on a thread (:class:`WgpuDevice` starts one): the parses
-    are pure Python, and they overlap the device's opening and the first passes, where the
-    measuring thread waits in native code without the interpreter lock."""
+    parsed; the number it knows (a name it does not know is skipped). It only fills cffi's cache of
+    parsed types, under cffi's own lock: what is built and measured is unchanged. Run on a thread
+    (:class:`WgpuDevice` starts one): the parses are pure Python, and they overlap the device's
+    opening and the first passes, where the measuring thread waits in native code without the
+    interpreter lock."""
     known = 0
     for name in names:
         try:  # a function type is a callback's, parsed as ``ffi.callback`` parses it (no callback made)

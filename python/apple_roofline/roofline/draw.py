@@ -277,7 +277,9 @@ def _timed(
     return drawn, time.perf_counter() - t
 
 
-def _here(job: DrawJob, run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]) -> "Future[Timed]":
+def _here(
+    job: DrawJob, run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]
+) -> "Future[Timed]":
     """``job`` drawn in this process, its outcome (result or error) as a done future."""
     done: "Future[Timed]" = Future()
     try:

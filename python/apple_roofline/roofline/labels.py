@@ -311,7 +311,9 @@ def extents(boxes: Sequence[Any]) -> "np.ndarray[Any, np.dtype[np.float64]]":
     return np.concatenate([np.minimum(e[:, :2], e[:, 2:]), np.maximum(e[:, :2], e[:, 2:])], axis=1)
 
 
-def overlap_count(placed: "np.ndarray[Any, np.dtype[np.float64]]", boxes: "np.ndarray[Any, np.dtype[np.float64]]") -> int:
+def overlap_count(
+    placed: "np.ndarray[Any, np.dtype[np.float64]]", boxes: "np.ndarray[Any, np.dtype[np.float64]]"
+) -> int:
     """How many of ``placed`` ((n, 4), :func:`extents`) overlap any of ``boxes`` ((m, 4)): the count
     of matplotlib's ``Bbox.overlaps`` (edges that touch overlap; NaN overlaps nothing), on arrays
     rather than box by box (a label's layout tries each candidate against every placed box)."""
