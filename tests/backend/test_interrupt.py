@@ -16,6 +16,10 @@ import pytest
 pytest.importorskip("apple_roofline._native")
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT semantics")
 def test_sigint_writes_partial_run(tmp_path: Path) -> None:
     out = tmp_path / "out"
@@ -38,6 +42,10 @@ def test_sigint_writes_partial_run(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Ctrl-C as a terminal delivers it: a test run started as a background job of a shell
+        # (SIGINT ignored, which children inherit and Python then keeps) would otherwise see the
+        # command ignore it, as it should there
+        preexec_fn=_sigint_default,
     )
     assert proc.stderr is not None
     # Wait until the first measurement is reported, then interrupt.

@@ -61,8 +61,9 @@ def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
 
 def _levels_wrong(run: Any, documented: Any) -> Optional[str]:
     """Why the quick sweep's read curve does not show the documented levels (None when it does):
-    private levels end within a step of their size, a shared L3 at or below its size and above the
-    L2, DRAM last, and the level ceilings are those of the plateaus found."""
+    private levels end within a step of their size, a shared L3's plateau at or below its size and
+    its edge above the L2 and within two steps of its size, DRAM last, and the level ceilings are
+    those of the plateaus found."""
     read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
     step = 2 ** (2 / STEPS_PER_OCTAVE)  # quick: two points per octave
     found = [p.level for p in read.plateaus]
@@ -71,8 +72,12 @@ def _levels_wrong(run: Any, documented: Any) -> Optional[str]:
     for p, nxt in zip(read.plateaus, read.plateaus[1:]):
         if p.capacity is None or p.edge is None:
             return f"no size or edge: {p}"
-        if p.level == "L3":  # shared: all of it or a share, never more
-            if not (p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step):
+        if p.level == "L3":  # shared: all of it or a share; its edge within two steps of its size
+            # (on the 2-vCPU EPYC guest under CI's own load the edge, the curve's midpoint crossing
+            # between L3 and DRAM, came out at 1.46x and 1.62x the documented 32 MiB: AMD's L3 is a
+            # victim of the L2s and a neighbour's share of it moves; two steps, 2x, still tell it from
+            # DRAM and from the L2)
+            if not (p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step * step):
                 return f"L3 edge: {p}, {nxt}"
             continue
         # the documented size lies between the plateau's last point and the next one's first, within a step
