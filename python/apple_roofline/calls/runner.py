@@ -30,7 +30,7 @@ from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import DeviceStopped, OptionError, check_int, nothing_measured
 from ..measure import warm_up
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..suites.gemm.suite import gemm_bytes, gemm_flops
@@ -286,19 +286,18 @@ class CallsRunner:
         """The study of what was measured so far."""
         warns = [f"{m.path} {m.shape} failed validation: {m.validation}" for m in self.measured if not m.valid]
         return CallsStudy(
-            tool=ToolInfo.current(),
-            created=self.created,
-            finished=provenance.now(),
-            host=provenance.host(),
-            device=self.info,
-            command=tuple(self.options.command),
             params=self.options.recorded(),
             paths=tuple(self.infos),
             measurements=tuple(self.measured),
             skipped=tuple(self.skipped),
             warnings=tuple(warns),
-            complete=complete,
-            resumed=self.journal.resumed(),
+            **finished_header(
+                created=self.created,
+                device=self.info,
+                command=self.options.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
 

@@ -49,7 +49,7 @@ from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import DeviceStopped, OptionError, check_int
 from ..stats import CONFIDENCE
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from .kernels import (
@@ -478,19 +478,18 @@ class DispatchRunner:
             f"{s.label} failed validation: {s.validation}" for s in self.series if not s.valid
         ]
         return DispatchStudy(
-            tool=ToolInfo.current(),
-            created=self.created,
-            finished=provenance.now(),
-            host=provenance.host(),
-            device=self.info,
-            command=tuple(self.options.command),
             params=self.options.recorded(),
             series=tuple(self.series),
             skipped=tuple(self.skipped),
             warnings=tuple(warns),
-            complete=complete,
-            resumed=self.journal.resumed(),
             pairings=tuple(self.pairings),
+            **finished_header(
+                created=self.created,
+                device=self.info,
+                command=self.options.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
 

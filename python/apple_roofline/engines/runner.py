@@ -24,7 +24,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 from .. import provenance
 from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
 from ..stats import CV_WARN
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..study.reader import Reader
@@ -285,18 +285,17 @@ class EnginesRunner:
                 elif t is not None and t.summary.cv > CV_WARN:
                     warns.append(f"{p.label} {t.path}: CV {t.summary.cv:.1%} > {CV_WARN:.0%} (noisy predictions)")
         return EnginesStudy(
-            tool=ToolInfo.current(),
-            created=self.created,
-            host=provenance.host(),
-            device=self.device,
-            command=tuple(self.options.command),
             params=self.params,
             models=tuple(model_summary(m) for m in self.built.values()),
             points=tuple(self.results),
             warnings=tuple(warns),
-            complete=complete,
-            finished=provenance.now(),
-            resumed=self.journal.resumed(),
+            **finished_header(
+                created=self.created,
+                device=self.device,
+                command=self.options.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
 

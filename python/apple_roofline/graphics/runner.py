@@ -28,7 +28,7 @@ from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..errors import DeviceStopped, nothing_measured
 from ..stats import CV_WARN
 from ..study.budget import Budgets
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
@@ -219,11 +219,6 @@ class GraphicsRunner:
         """The study of what was measured so far: the passes marked against the steady clock, the warnings."""
         measurements, steady = mark_steady(self.measuring.collect())
         return GraphicsStudy(
-            tool=ToolInfo.current(),
-            created=self.created,
-            host=provenance.host(),
-            device={"name": self.gpu.name, **self.gpu.info, "telemetry": self.sampler.describe()},
-            command=tuple(self.options.command),
             params={
                 **self.params,
                 **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
@@ -234,11 +229,15 @@ class GraphicsRunner:
             measurements=measurements,
             skipped=tuple(self.measuring.skipped),
             warnings=tuple(self._warnings(measurements, steady)),
-            complete=complete,
-            finished=provenance.now(),
             suite_times=tuple(self.times),
             phase_times=self.phase_times(),
-            resumed=self.journal.resumed(),
+            **finished_header(
+                created=self.created,
+                device={"name": self.gpu.name, **self.gpu.info, "telemetry": self.sampler.describe()},
+                command=self.options.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
     def phase_times(self) -> Tuple[PhaseTime, ...]:

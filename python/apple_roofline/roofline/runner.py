@@ -23,7 +23,7 @@ from ..kernel_cache import CacheWarnings
 from ..measure import DEFAULT_REPS, time_kernel  # noqa: F401  (still runner.time_kernel)
 from ..sizes import format_size
 from ..stats import CV_WARN, NOISY_CV
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
@@ -396,21 +396,20 @@ class RooflineRunner:
         # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
         marked = check_limits(marked, peaks, {**self.info, **desc})
         return Run(
-            finished=provenance.now(),
-            tool=ToolInfo.current(),
-            created=self.created,
-            host=provenance.host(),
-            device=self._device_header(desc, steady),
-            command=tuple(self.options.command),
             measurements=marked,
             ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
             skipped=tuple(self.skipped),
             warnings=tuple(self._warnings(marked, steady, desc)),
-            complete=complete,
             conventions=CONVENTIONS,
             suite_times=tuple(self.times),
             phase_times=self.phase_times(),
-            resumed=self.journal.resumed(),
+            **finished_header(
+                created=self.created,
+                device=self._device_header(desc, steady),
+                command=self.options.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
     def _device_header(self, desc: Mapping[str, Any], steady: Optional[float]) -> Dict[str, Any]:

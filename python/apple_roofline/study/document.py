@@ -26,20 +26,30 @@ Every results file is one JSON object whose header keys are the same for every k
 A kind adds its own keys beside these. Subclasses of :class:`Document` set :attr:`Document.KIND`
 and :attr:`Document.SCHEMA_VERSION`, write their keys in ``to_dict`` after :meth:`header_dict`, and
 read them in ``from_dict`` after :meth:`read_header`; saving, loading and the JSON text are shared.
+A study's runner builds its document from its own fields and :func:`finished_header`.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple, Type, TypeVar, Union
+from typing import Any, ClassVar, Dict, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from .. import provenance
 from .files import check_finite, dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
 from .timing import SuiteTime
 
-__all__ = ["ToolInfo", "Document", "Skipped", "COMPLETE", "INTERRUPTED_STATUS", "CUT_BY_BUDGET", "STATUSES"]
+__all__ = [
+    "ToolInfo",
+    "Document",
+    "Skipped",
+    "finished_header",
+    "COMPLETE",
+    "INTERRUPTED_STATUS",
+    "CUT_BY_BUDGET",
+    "STATUSES",
+]
 
 #: :attr:`Document.status` of a study that measured everything it planned.
 COMPLETE = "complete"
@@ -314,6 +324,44 @@ class Document:
                 truncated JSON, another kind, wrong ``schema_version``, missing keys or wrong types.
         """
         return cls.from_json(read_results_text(path), source=os.fspath(path))
+
+
+def finished_header(
+    *,
+    created: str,
+    device: Mapping[str, Any],
+    command: Sequence[str],
+    complete: bool,
+    resumed: Optional[Mapping[str, Any]],
+) -> Dict[str, Any]:
+    """The header fields of a study that ends now, as :class:`Document` constructor keywords.
+
+    A runner's ``assemble`` passes these beside its kind's own fields (``warnings`` is the kind's:
+    each kind collects its own).
+
+    Args:
+        created: ISO 8601 time the study started (``provenance.now()`` when it began).
+        device: the device's description, with ``"backend"`` and ``"name"``.
+        command: the command line, one string per argument.
+        complete: False when the study was interrupted (partial results).
+        resumed: the journal's :meth:`~.journal.Journal.resumed` (None when not resumed).
+
+    Returns:
+        A dict with keys ``tool`` (:meth:`ToolInfo.current`), ``created``, ``finished``
+        (``provenance.now()``, read when called), ``host`` (``provenance.host()``), ``device``,
+        ``command`` (a tuple), ``complete`` and ``resumed``. Nothing is checked here: the document's
+        constructor raises ValueError for a device without ``backend`` or ``name``.
+    """
+    return {
+        "tool": ToolInfo.current(),
+        "created": created,
+        "finished": provenance.now(),
+        "host": provenance.host(),
+        "device": device,
+        "command": tuple(command),
+        "complete": complete,
+        "resumed": resumed,
+    }
 
 
 _S = TypeVar("_S", bound="Skipped")

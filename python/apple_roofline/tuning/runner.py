@@ -26,7 +26,7 @@ from ..roofline.cases import measure_case
 from ..roofline.options import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..roofline.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..stats import CV_WARN
-from ..study.document import ToolInfo
+from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..suites import SuiteContext, registry
@@ -412,19 +412,18 @@ class TuneRunner:
         ]
         opts = self.options
         return TuneStudy(
-            tool=ToolInfo.current(),
-            created=self.created,
-            host=provenance.host(),
-            device={**self.info, "array_bytes": self.array_bytes, "quick": opts.quick, "reps": opts.reps},
-            command=tuple(opts.command),
             params=self.params,
             measurements=tuple(measured),
             rejected=tuple(self.rejected),
             skipped=tuple(self.skipped),
             warnings=tuple(warnings),
-            complete=complete,
-            finished=provenance.now(),
-            resumed=self.journal.resumed(),
+            **finished_header(
+                created=self.created,
+                device={**self.info, "array_bytes": self.array_bytes, "quick": opts.quick, "reps": opts.reps},
+                command=opts.command,
+                complete=complete,
+                resumed=self.journal.resumed(),
+            ),
         )
 
 
