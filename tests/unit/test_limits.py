@@ -307,6 +307,25 @@ def test_shared_memory_and_l1_points_are_held_against_the_on_chip_data_path() ->
     assert check_limits([l1_over], [], {"backend": "metal", "compute_units": 10})[0].over_limit is None
 
 
+def test_a_clock_read_above_a_data_centre_gpus_maximum_does_not_raise_its_limit() -> None:
+    """An H100's cuBLAS runs read 1,995–2,010 MHz through the spin probe, above the 1,980 MHz maximum
+    (2026-11-27): a limit taken at such a clock would let a figure up to 1.5 % above the pipe through.
+    On an NVIDIA data-centre part the clock a limit is taken at is held to the maximum; a GeForce part
+    boosts beyond its reported clock, so there the clock it read stands."""
+    theory = [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")]
+    fast = _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 67_300.0, effective_clock_mhz=2010.0)
+    h100 = {"backend": "cuda", "compute_units": 132, "theoretical": {"clock_hz": 1.98e9, "product_line": "other"}}
+    (checked,) = check_limits([fast], theory, h100)
+    over = checked.over_limit
+    assert over is not None and over.limit == pytest.approx(66_908.0) and over.reason == "clock misread"
+    assert "the device's maximum (its clock read 2,010 MHz, above it)" in over.against
+    geforce = {**h100, "theoretical": {"clock_hz": 1.98e9, "product_line": "GeForce"}}
+    assert check_limits([fast], theory, geforce)[0].over_limit is None  # 67,300 < 66,908 x 2010/1980
+    slow = _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 60_000.0, effective_clock_mhz=1800.0)
+    at = Limits.of(theory, h100).limit(slow)
+    assert at is not None and at.mhz == 1800.0 and "1,800 MHz, the clock it ran at" in at.against
+
+
 def test_limits_hold_the_pipe_at_the_clock_it_ran_at() -> None:
     limits = Limits.of(
         [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],

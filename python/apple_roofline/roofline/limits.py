@@ -10,7 +10,8 @@ views only show its verdict.
   of its pipe (the theoretical ceiling of the same class; a matrix tile's is the GEMM peak of its
   inputs, :func:`gemm_class_of`) at the clock the measurement ran at
   (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one):
-  theoretical × that clock ÷ the clock the theoretical is given at.
+  theoretical × that clock ÷ the clock the theoretical is given at. On an NVIDIA data-centre part a
+  clock read above the device's maximum is held to the maximum (:meth:`Limits.clock_of`).
 * On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
   suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
   per SM (32 banks of 32 bits per clock, the CUDA C++ Programming Guide's shared-memory section for
@@ -139,25 +140,47 @@ class Limits:
             limits"): there an FP16-accumulating tile has no limit.
         sms: an NVIDIA GPU's SM count (``compute_units`` of a CUDA device record), for the on-chip
             data path's limit (:data:`ONCHIP_BYTES_PER_CLOCK`); 0 elsewhere (not checked).
+        capped: whether ``max_mhz`` is the most the device's clock can run at, so that a clock read
+            above it is held to it (:meth:`clock_of`): an NVIDIA data-centre part, whose
+            ``CU_DEVICE_ATTRIBUTE_CLOCK_RATE`` is its maximum boost clock (a GeForce part boosts
+            beyond it; a CPU's peaks rest on its measured clock).
     """
 
     theoretical: Mapping[str, Ceiling]
     max_mhz: Optional[float]
     geforce: bool
     sms: int = 0
+    capped: bool = False
 
     @classmethod
     def of(cls, ceilings: Sequence[Ceiling], device: Mapping[str, object]) -> "Limits":
         """The limits of a run from its ceilings (the theoretical ones are used) and its device record."""
         spec = device.get("theoretical")
         line = spec.get("product_line") if isinstance(spec, Mapping) else None
-        units = device.get("compute_units") if device.get("backend") == "cuda" else 0
+        cuda = device.get("backend") == "cuda"
+        units = device.get("compute_units") if cuda else 0
         return cls(
             {c.name: c for c in ceilings if c.source == "theoretical"},
             theoretical_clock_mhz(device),
             line == "GeForce",
             units if isinstance(units, int) and not isinstance(units, bool) and units > 0 else 0,
+            cuda and line != "GeForce",
         )
+
+    def clock_of(self, m: Measurement) -> Tuple[Optional[float], str]:
+        """The clock (MHz) ``m``'s limit is taken at, and words on it: the clock it ran at
+        (:func:`~apple_roofline.clocks.pass_clock`); where that reads above a :attr:`capped`
+        device's maximum, the maximum, since no pipe runs faster than the clock can go (a clock read
+        1.5 % high would otherwise raise the limit with it and let a figure above the pipe through).
+        None where no clock is known."""
+        mhz = pass_clock(m.params)
+        if mhz is None:
+            return None, ""
+        if self.capped and self.max_mhz is not None and mhz > self.max_mhz:
+            return self.max_mhz, (
+                f"{self.max_mhz:,.0f} MHz, the device's maximum (its clock read {mhz:,.0f} MHz, above it)"
+            )
+        return mhz, f"{mhz:,.0f} MHz, the clock it ran at"
 
     def onchip(self, m: Measurement) -> Optional[Limit]:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
@@ -166,13 +189,15 @@ class Limits:
         l1 = m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == _L1
         if not self.sms or not (l1 or m.ceiling_class == ONCHIP_CLASS):
             return None
-        mhz = pass_clock(m.params) or self.max_mhz
+        mhz, words = self.clock_of(m)
+        if mhz is None:
+            mhz, words = self.max_mhz, f"{self.max_mhz:,.0f} MHz" if self.max_mhz is not None else ""
         if mhz is None:
             return None
         return Limit(
             ONCHIP_BYTES_PER_CLOCK * self.sms * mhz * 1e6 / 1e9,
             "GB/s",
-            f"the on-chip data path ({ONCHIP_BYTES_PER_CLOCK} B per clock per SM × {self.sms} SMs at {mhz:,.0f} MHz)",
+            f"the on-chip data path ({ONCHIP_BYTES_PER_CLOCK} B per clock per SM × {self.sms} SMs at {words})",
             mhz,
         )
 
@@ -199,15 +224,10 @@ class Limits:
             t = self.pipe(compute)
             if t is None or t.kind != "compute":
                 return None
-            mhz = pass_clock(m.params)
+            mhz, words = self.clock_of(m)
             if mhz is None or self.max_mhz is None:
                 return Limit(t.value, t.unit, f"theoretical {t.name}")
-            return Limit(
-                t.value * mhz / self.max_mhz,
-                t.unit,
-                f"theoretical {t.name} at {mhz:,.0f} MHz, the clock it ran at",
-                mhz,
-            )
+            return Limit(t.value * mhz / self.max_mhz, t.unit, f"theoretical {t.name} at {words}", mhz)
         onchip = self.onchip(m)
         if onchip is not None:
             return onchip
