@@ -10,7 +10,6 @@ also measures the study's end phase (docs/design.md, "Where the time goes").
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from concurrent.futures import BrokenExecutor, Future, wait
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 from ..figures import save_figure
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from ..study.timing import END, START_UP, PhaseTime, wall_seconds
+from ..study.timing import EndClock
 from .model import GraphicsStudy
 from .plot import plot_fill, plot_texture
 from .report import format_graphics
@@ -107,7 +106,7 @@ def write_graphics(study: GraphicsStudy, out: Path, pool: Optional["DrawPool"] =
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    _, written, problems = _write(study, out, pool, None)
+    _, written, problems = _write(study, out, pool, EndClock(0.0, (), ()))
     return written, problems
 
 
@@ -130,41 +129,28 @@ def write_timed_graphics(
     Raises:
         as :func:`write_graphics`.
     """
-    timed = any(p.phase == START_UP for p in study.phase_times)
-    end_start = origin + wall_seconds(study.suite_times, study.phase_times) if timed else None
-    return _write(study, out, pool, end_start)
+    return _write(study, out, pool, EndClock(origin, study.suite_times, study.phase_times))
 
 
 def _write(
-    study: GraphicsStudy, out: Path, pool: Optional["DrawPool"], end_start: Optional[float]
+    study: GraphicsStudy, out: Path, pool: Optional["DrawPool"], clock: EndClock
 ) -> Tuple[GraphicsStudy, List[Path], List[str]]:
     files = OutputFiles(out)
     text = study.to_json()  # checks the study before any file is touched
-    parts: List[Tuple[str, float]] = []
-
-    def step(name: str, t: float) -> None:
-        parts.append((name, max(0.0, time.perf_counter() - t)))
-
-    def end(until: str = "") -> GraphicsStudy:
-        assert end_start is not None
-        phase = PhaseTime(END, max(0.0, time.perf_counter() - end_start), tuple(parts), until=until)
-        return dataclasses.replace(study, phase_times=(*study.phase_times, phase))
-
-    if end_start is not None:
-        step("assemble", end_start)
+    clock.part("assemble", clock.start)
     figures = _figures(study, out, pool)  # drawn meanwhile where the pool has processes
     t = time.perf_counter()
     files.write("graphics.json", lambda p: write_text_atomic(p, text))
-    step("graphics.json", t)
+    clock.part("graphics.json", t)
     t = time.perf_counter()
-    files.text("graphics.md", format_graphics(end("this report") if end_start is not None else study, "md"))
-    step("graphics.md", t)
+    files.text("graphics.md", format_graphics(clock.with_end(study, "this report"), "md"))
+    clock.part("graphics.md", t)
     for (what, _), ((written, problems), seconds) in zip(FIGURE_JOBS, figures()):
         files.written += written
         files.problems += problems
-        parts.append((what, seconds))
-    if end_start is None:
+        clock.add(what, seconds)
+    if not clock.active:
         return study, files.written, files.problems
-    final = end()
+    final = clock.with_end(study)
     OutputFiles(out).write("graphics.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
     return final, files.written, files.problems

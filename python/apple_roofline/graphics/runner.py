@@ -20,7 +20,6 @@ render passes, is built on macOS only (docs/design.md, "The graphics study").
 
 from __future__ import annotations
 
-import time
 from typing import Any, List, Optional, Sequence, Tuple
 
 from .. import provenance
@@ -31,7 +30,7 @@ from ..study.budget import Budgets
 from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
-from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
+from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
 from ..telemetry.starting import SamplerStart
@@ -113,14 +112,11 @@ class GraphicsRunner:
         journal: Optional[Journal] = None,
         started: Optional[Tuple[float, str]] = None,
     ) -> None:
-        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
-        self.startup_parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
-        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
-        self.suites_start = self.suites_end = 0.0
+        #: the time outside the suites: the start-up from ``started`` (else this call), between suites
+        self.outside = OutsideClock(started)
         self.options, self.progress = options, progress
-        t = time.perf_counter()
-        self.gpu = open_graphics_device(options.api, options.index)
-        self.startup_parts.append(("device", time.perf_counter() - t))
+        with self.outside.step("device"):
+            self.gpu = open_graphics_device(options.api, options.index)
         self.created = provenance.now()
         self.sampler = (
             graphics_sampler(options.api, {"name": self.gpu.name, **self.gpu.info})
@@ -169,10 +165,10 @@ class GraphicsRunner:
         started = SamplerStart(self.sampler, background=str(self.gpu.info.get("adapter_type", "")).lower() != "cpu")
         self.pacer.ready = started.wait
         try:
-            self.suites_start = time.perf_counter()
+            self.outside.suites_begin()
             for name in opts.names:
                 self.measure_suite(name)
-            self.suites_end = time.perf_counter()
+            self.outside.suites_done()
         except (KeyboardInterrupt, DeviceStopped) as exc:
             started.join()  # never stopped while it opens
             self.sampler.stop()
@@ -241,11 +237,9 @@ class GraphicsRunner:
         )
 
     def phase_times(self) -> Tuple[PhaseTime, ...]:
-        """The start-up (parts: ``imports``, ``device``) and the time between suites,
-        as far as known (:func:`~apple_roofline.study.timing.outside_phases`)."""
-        return outside_phases(
-            self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
-        )
+        """The start-up and the time between suites as far as known
+        (:meth:`~apple_roofline.study.timing.OutsideClock.phases`)."""
+        return self.outside.phases(self.times)
 
     def _warnings(self, measurements: Sequence[Any], steady: Optional[float]) -> List[str]:
         warns = list(self.measuring.warnings)

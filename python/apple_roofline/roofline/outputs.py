@@ -13,14 +13,13 @@ end phase (docs/design.md, "Where the time goes").
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
 from ..study.files import write_text_atomic
 from ..study.outputs import OutputFiles
-from ..study.timing import END, START_UP, PhaseTime, wall_seconds
+from ..study.timing import EndClock
 from ..user_kernels.model import KernelSet
 from .draw import DrawPool, draw_jobs, run_jobs
 from .run import Run
@@ -73,7 +72,7 @@ def write_run_files(
     A ceiling name the run does not have (known only once it is measured) is a problem, not an
     error: the figures then show the default ceilings, so the measurements are never lost.
     """
-    _, written, problems = _write(run, out, ceilings, kernels, pool, None)
+    _, written, problems = _write(run, out, ceilings, kernels, pool, EndClock(0.0, (), ()))
     return written, problems
 
 
@@ -101,9 +100,7 @@ def write_timed_run_files(
     Raises:
         as :func:`write_run_files`.
     """
-    timed = any(p.phase == START_UP for p in run.phase_times)  # else nothing to count the end from
-    end_start = origin + wall_seconds(run.suite_times, run.phase_times) if timed else None
-    return _write(run, out, ceilings, kernels, pool, end_start)
+    return _write(run, out, ceilings, kernels, pool, EndClock(origin, run.suite_times, run.phase_times))
 
 
 def _write(
@@ -112,10 +109,9 @@ def _write(
     ceilings: Union[str, Sequence[str]],
     kernels: Optional[KernelSet],
     pool: Optional[DrawPool],
-    end_start: Optional[float],
+    clock: EndClock,
 ) -> Tuple[Run, List[Path], List[str]]:
-    """The files of ``run``; with ``end_start`` (perf_counter) the end phase from it, as
-    :func:`write_timed_run_files`."""
+    """The files of ``run``; with an active ``clock`` its end phase, as :func:`write_timed_run_files`."""
     files = OutputFiles(out)
     text = run.to_json()  # checks the run before any file is touched
     model = model_of(run)
@@ -126,23 +122,18 @@ def _write(
             files.skip(f"ceilings: {exc}; the figures show the default ceilings")
             ceilings = "default"
     t = time.perf_counter()
-    parts: List[Tuple[str, float]] = [("assemble", max(0.0, t - end_start))] if end_start is not None else []
+    clock.part("assemble", clock.start)
     files.write("run.json", lambda p: write_text_atomic(p, text))
-    parts.append(("run.json", time.perf_counter() - t))
-
-    def end(until: str = "") -> Run:
-        assert end_start is not None
-        phase = PhaseTime(END, max(0.0, time.perf_counter() - end_start), tuple(parts), until=until)
-        return dataclasses.replace(run, phase_times=(*run.phase_times, phase))
-
-    shown = end("this report") if end_start is not None else run
+    clock.part("run.json", t)
     reports, figures = draw_jobs(split=pool is not None and pool.executor is not None)
+    shown = clock.with_end(run, "this report")
     written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
-    parts += seconds
+    for name, sec in seconds:
+        clock.add(name, sec)
     files.written += written
     files.problems += problems
-    if end_start is None:
+    if not clock.active:
         return run, files.written, files.problems
-    final = end()
+    final = clock.with_end(run)
     OutputFiles(out).write("run.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
     return final, files.written, files.problems

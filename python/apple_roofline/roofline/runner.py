@@ -9,9 +9,7 @@ only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofli
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -26,7 +24,7 @@ from ..stats import CV_WARN, NOISY_CV
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
-from ..study.timing import PhaseTime, SuiteClock, SuiteTime, cut_warning, outside_phases
+from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, kernel_key
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
@@ -197,16 +195,13 @@ class RooflineRunner:
         journal: Optional[Journal] = None,
         started: Optional[Tuple[float, str]] = None,
     ) -> None:
-        #: the start-up's origin (perf_counter) and what it is: ``started``, else this call
-        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
-        self.startup_parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
-        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
-        self.suites_start = self.suites_end = 0.0
+        #: the time outside the suites: the start-up from ``started`` (else this call), between suites
+        self.outside = OutsideClock(started)
         self.options = options
         self.progress = progress
         self.journal = journal or Journal()
         self.spec = resolve_device(device)
-        with self.step("device"):
+        with self.outside.step("device"):
             backend = open_device(self.spec)
         self.info: Dict[str, Any] = dict(backend.info())
         self.array_bytes = options.array_bytes_for(self.info)
@@ -217,7 +212,7 @@ class RooflineRunner:
         # robust estimate (docs/design.md, "Theoretical ceilings")
         self.cpu_clock = RunClock(host_cpu_spec()) if self.info.get("backend") == "cpu" else None
         if self.cpu_clock is not None:
-            with self.step("clock"):
+            with self.outside.step("clock"):
                 self.cpu_clock.take()  # a second at the start: a one-suite run still has three readings
         self.device_desc, self.theoretical = (
             self.cpu_clock.theoretical() if self.cpu_clock is not None else device_theoretical(self.info)
@@ -241,21 +236,10 @@ class RooflineRunner:
         #: a quick run's plan as the results header records it (empty: none was made)
         self.quick_plan: Dict[str, Any] = {}
 
-    @contextlib.contextmanager
-    def step(self, name: str) -> Iterator[None]:
-        """Time a step of the start-up as its part ``name``."""
-        t = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.startup_parts.append((name, time.perf_counter() - t))
-
     def phase_times(self) -> Tuple[PhaseTime, ...]:
-        """The start-up (to the first suite's start) and the time between suites, as far as known:
-        none before the first suite; the time between suites once the last one ended."""
-        return outside_phases(
-            self.origin, self.since, self.startup_parts, self.suites_start, self.suites_end, self.times
-        )
+        """The start-up (to the first suite's start) and the time between suites, as far as known
+        (:meth:`~apple_roofline.study.timing.OutsideClock.phases`)."""
+        return self.outside.phases(self.times)
 
     def plan_quick(self) -> None:
         """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): measure the
@@ -317,9 +301,9 @@ class RooflineRunner:
             flags=OPTION_FLAGS,
         )
         try:
-            with self.step("plan"):
+            with self.outside.step("plan"):
                 self.plan_quick()
-            with self.step("telemetry"):  # where it opened on a thread, the wait for it
+            with self.outside.step("telemetry"):  # where it opened on a thread, the wait for it
                 self.sampler_start.wait()
             self.window_s = max(
                 self.sampler.power_window_s if opts.power_window and self.sampler.active else 0.0, opts.sustain_s
@@ -330,10 +314,10 @@ class RooflineRunner:
                 [self.budgets_s[name] for name in opts.suite_names],
                 [self.quick_plan.get("predicted_s", {}).get(name, 0.0) for name in opts.suite_names],
             )
-            self.suites_start = time.perf_counter()
+            self.outside.suites_begin()
             for name in opts.suite_names:
                 self.measure_suite(name)
-            self.suites_end = time.perf_counter()
+            self.outside.suites_done()
         except (KeyboardInterrupt, DeviceStopped) as exc:
             self.sampler_start.join()  # never stopped while it opens
             self.sampler.stop()

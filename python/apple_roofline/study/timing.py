@@ -16,14 +16,27 @@ total, so that it accounts for the whole run.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar
 
 from .reader import Reader
+
+
+class _Phased(Protocol):
+    """A study document (a dataclass) with its phases outside the suites."""
+
+    @property
+    def phase_times(self) -> Tuple["PhaseTime", ...]: ...
+
+
+#: A study document with ``phase_times`` (:meth:`EndClock.with_end`).
+D = TypeVar("D", bound=_Phased)
 
 __all__ = [
     "SuiteTime",
@@ -34,7 +47,8 @@ __all__ = [
     "END",
     "process_start",
     "read_phase_times",
-    "outside_phases",
+    "OutsideClock",
+    "EndClock",
     "wall_seconds",
     "SuiteClock",
     "time_rows",
@@ -211,26 +225,85 @@ def process_start() -> Tuple[float, str]:
     return IMPORTED_AT, "package import"
 
 
-def outside_phases(
-    origin: float,
-    since: str,
-    parts: Sequence[Tuple[str, float]],
-    suites_start: float,
-    suites_end: float,
-    times: Sequence[SuiteTime],
-) -> Tuple[PhaseTime, ...]:
-    """The start-up and the time between suites of a study whose start-up began at ``origin``
-    (:func:`time.perf_counter`; ``since`` says what that is, ``parts`` its named steps) and whose
-    first suite started at ``suites_start`` and last ended at ``suites_end`` (0: not yet), as far as
-    known: none before the first suite; the time between suites (the suites' span less their
-    ``times``) once the last one ended."""
-    if not suites_start:
-        return ()
-    startup = PhaseTime(START_UP, max(0.0, suites_start - origin), tuple(parts), since=since)
-    if not suites_end:
-        return (startup,)
-    between = suites_end - suites_start - sum(t.seconds for t in times)
-    return (startup, PhaseTime(BETWEEN, max(0.0, between)))
+class OutsideClock:
+    """The time a study spends outside its suites, kept as it goes: its start-up from ``started``
+    (``(time.perf_counter() time, what it is)``, e.g. :func:`process_start`'s; default: this
+    construction, "the runner's start"), whose first part, ``imports``, runs to this construction,
+    and whose further parts :meth:`step` times; and the span of its suites (:meth:`suites_begin`,
+    :meth:`suites_done`). :meth:`phases` gives the :class:`PhaseTime` records, in seconds."""
+
+    def __init__(self, started: Optional[Tuple[float, str]] = None) -> None:
+        self.origin, self.since = started or (time.perf_counter(), "the runner's start")
+        self.parts: List[Tuple[str, float]] = [("imports", time.perf_counter() - self.origin)]
+        #: when the first suite started and the last one ended (perf_counter; 0: not yet)
+        self.suites_start = self.suites_end = 0.0
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time a step of the start-up as its part ``name`` (seconds, kept even when it raises)."""
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.parts.append((name, time.perf_counter() - t))
+
+    def suites_begin(self) -> None:
+        """The first suite starts now: the start-up ends."""
+        self.suites_start = time.perf_counter()
+
+    def suites_done(self) -> None:
+        """The last suite has ended."""
+        self.suites_end = time.perf_counter()
+
+    def phases(self, times: Sequence[SuiteTime]) -> Tuple[PhaseTime, ...]:
+        """The start-up and the time between suites, as far as known: none before the first suite;
+        the time between suites (the suites' span less their ``times``) once the last one ended."""
+        if not self.suites_start:
+            return ()
+        startup = PhaseTime(START_UP, max(0.0, self.suites_start - self.origin), tuple(self.parts), since=self.since)
+        if not self.suites_end:
+            return (startup,)
+        between = self.suites_end - self.suites_start - sum(t.seconds for t in times)
+        return (startup, PhaseTime(BETWEEN, max(0.0, between)))
+
+
+class EndClock:
+    """A study's end phase as its files are written: from the last suite's end (``origin``, the
+    :func:`time.perf_counter` time its start-up counts from, plus its suites and phases, seconds)
+    with named parts. :attr:`active` is False for a study without a start-up phase (none of its
+    suites started): there is nothing to count the end from, and it gets no end phase."""
+
+    def __init__(self, origin: float, times: Sequence[SuiteTime], phases: Sequence[PhaseTime]) -> None:
+        self.active = any(p.phase == START_UP for p in phases)
+        self.start = origin + wall_seconds(times, phases) if self.active else 0.0
+        self.parts: List[Tuple[str, float]] = []
+
+    def part(self, name: str, since: float) -> None:
+        """Keep the part ``name``: the seconds from ``since`` (perf_counter) to now (none when inactive)."""
+        if self.active:
+            self.parts.append((name, max(0.0, time.perf_counter() - since)))
+
+    def add(self, name: str, seconds: float) -> None:
+        """Keep the part ``name`` of ``seconds`` measured elsewhere (a drawing job's)."""
+        if self.active:
+            self.parts.append((name, seconds))
+
+    def phase(self, until: str = "") -> PhaseTime:
+        """The end phase as of now (``until``: what it is shown up to, "" for the whole).
+
+        Raises:
+            ValueError: the clock is not :attr:`active`.
+        """
+        if not self.active:
+            raise ValueError("a study without a start-up phase has no end phase")
+        return PhaseTime(END, max(0.0, time.perf_counter() - self.start), tuple(self.parts), until=until)
+
+    def with_end(self, doc: D, until: str = "") -> D:
+        """``doc`` (a study with ``phase_times``) with its end phase as of now added (:meth:`phase`);
+        ``doc`` itself when the clock is not :attr:`active`."""
+        if not self.active:
+            return doc
+        return dataclasses.replace(doc, phase_times=(*doc.phase_times, self.phase(until)))  # type: ignore[type-var]
 
 
 def wall_seconds(times: Sequence[SuiteTime], phases: Sequence[PhaseTime]) -> float:
