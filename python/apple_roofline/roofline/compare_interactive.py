@@ -22,16 +22,22 @@ each arrow's ``what``, ``tail`` and ``head``.
 from __future__ import annotations
 
 import html
-import math
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..text import sig_figs
-from .axes import X_LABEL, limits, scale_for
+from .axes import limits, scale_for
 from .binding import dram_bandwidth
 from .compare import BASELINE_MEDIAN, Comparison
 from .compare_plot import RUN_DASHES, plotly_dash
-from .interactive import LINE_SAMPLES, ceiling_hover, ceiling_segment, drawn_measurements, measurement_hover
+from .interactive import (
+    LINE_SAMPLES,
+    axes_layout,
+    ceiling_hover,
+    ceiling_segment,
+    drawn_measurements,
+    measurement_hover,
+)
 from .plot import ceiling_classes
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
@@ -245,25 +251,5 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     for t in arrows:
         t["y"] = [None if y is None else scale.y(y) for y in t["y"]]
     traces += arrows
-    layout = {
-        "xaxis": {
-            "type": "log",
-            "title": {"text": X_LABEL},
-            "range": [math.log10(xlo), math.log10(xhi)],
-            "gridcolor": "#e6e6e6",
-        },
-        "yaxis": {
-            "type": "log",
-            "title": {"text": scale.y_label},
-            "range": [math.log10(scale.y(ylo)), math.log10(scale.y(yhi))],
-            "gridcolor": "#e6e6e6",
-        },
-        "meta": {"gflops_per_y": scale.factor},
-        "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
-        "hovermode": "closest",
-        "hoverlabel": {"align": "left", "font": {"size": 11}},
-        "plot_bgcolor": "white",
-        "height": 680,
-        "margin": {"t": 30, "r": 20},
-    }
+    layout = axes_layout(scale, (xlo, xhi), (ylo, yhi), height=680, top=30)
     return {"data": traces, "layout": layout}

@@ -48,6 +48,7 @@ __all__ = [
     "ceiling_segment",
     "drawn_measurements",
     "view_buttons",
+    "axes_layout",
     "interactive_roofline",
 ]
 
@@ -280,27 +281,7 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
         t["visible"] = visible
     layout: Dict[str, Any] = {
         "title": {"text": html.escape(f"{run.device_name} ({run.backend})"), "x": 0.01, "xanchor": "left"},
-        "xaxis": {
-            "type": "log",
-            "title": {"text": X_LABEL},
-            "range": [math.log10(xlo), math.log10(xhi)],
-            "showgrid": True,
-            "gridcolor": "#e6e6e6",
-        },
-        "yaxis": {
-            "type": "log",
-            "title": {"text": scale.y_label},
-            "range": [math.log10(scale.y(ylo)), math.log10(scale.y(yhi))],
-            "showgrid": True,
-            "gridcolor": "#e6e6e6",
-        },
-        "meta": {"gflops_per_y": scale.factor},
-        "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
-        "hovermode": "closest",
-        "hoverlabel": {"align": "left", "font": {"size": 11}},
-        "plot_bgcolor": "white",
-        "height": 660,
-        "margin": {"t": 100, "r": 20},
+        **axes_layout(scale, (xlo, xhi), (ylo, yhi), height=660, top=100),
         "updatemenus": [
             {
                 "type": "buttons",
@@ -319,6 +300,35 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
         else [],
     }
     return {"data": traces, "layout": layout}
+
+
+def axes_layout(scale: Any, x: Tuple[float, float], y: Tuple[float, float], *, height: int, top: int) -> Dict[str, Any]:
+    """The layout keys every interactive roofline shares: log axes over intensities ``x`` (FLOP/byte)
+    and rates ``y`` (GFLOP/s, shown in ``scale``'s unit, :func:`~.axes.scale_for`), the legend, the
+    hover, the figure's ``height`` and top margin ``top`` (pixels)."""
+    return {
+        "xaxis": {
+            "type": "log",
+            "title": {"text": X_LABEL},
+            "range": [math.log10(x[0]), math.log10(x[1])],
+            "showgrid": True,
+            "gridcolor": "#e6e6e6",
+        },
+        "yaxis": {
+            "type": "log",
+            "title": {"text": scale.y_label},
+            "range": [math.log10(scale.y(y[0])), math.log10(scale.y(y[1]))],
+            "showgrid": True,
+            "gridcolor": "#e6e6e6",
+        },
+        "meta": {"gflops_per_y": scale.factor},
+        "legend": {"groupclick": "toggleitem", "font": {"size": 11}},
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left", "font": {"size": 11}},
+        "plot_bgcolor": "white",
+        "height": height,
+        "margin": {"t": top, "r": 20},
+    }
 
 
 def figure_data(figure: Dict[str, Any]) -> Dict[str, Any]:
