@@ -243,6 +243,35 @@ def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tup
     return (mhz, value) if mhz is not None and value is not None else None
 
 
+def _column_label(ax: Any, text: str, y: float, color: str, gid: str, linestyle: Any) -> Any:
+    """A compute ceiling's label in the column right of the axes at height ``y`` (data units), its
+    text in ``color``'s readable shade and a leader to the line in ``color`` and ``linestyle``."""
+    return ax.annotate(
+        text,
+        xy=(1.0, y),
+        xycoords=ax.get_yaxis_transform(),
+        xytext=(COLUMN_GAP_PT, 0.0),
+        textcoords="offset points",
+        ha="left",
+        va="center",
+        fontsize=_LABEL_SIZE,
+        color=text_color(color),
+        zorder=6,
+        annotation_clip=False,
+        linespacing=1.15,
+        gid=gid,
+        arrowprops=dict(
+            arrowstyle="-",
+            relpos=LEADER_RELPOS,
+            color=color,
+            linewidth=0.8,
+            shrinkA=2.0,
+            shrinkB=0.0,
+            linestyle=linestyle,
+        ),
+    )
+
+
 def _compute_label(
     cls: CeilingClass,
     scale: Scale,
@@ -533,29 +562,13 @@ def plot_roofline(
             )
             any_clocked = True
         main = cls.main
-        ann = ax.annotate(
+        ann = _column_label(
+            ax,
             _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None, clocked),
-            xy=(1.0, scale.y(main.value)),
-            xycoords=ax.get_yaxis_transform(),
-            xytext=(COLUMN_GAP_PT, 0.0),
-            textcoords="offset points",
-            ha="left",
-            va="center",
-            fontsize=_LABEL_SIZE,
-            color=text_color(cls.color),
-            zorder=6,
-            annotation_clip=False,
-            linespacing=1.15,
-            gid=f"label:compute:{cls.name}",
-            arrowprops=dict(
-                arrowstyle="-",
-                relpos=LEADER_RELPOS,
-                color=cls.color,
-                linewidth=0.8,
-                shrinkA=2.0,
-                shrinkB=0.0,
-                linestyle=MEASURED if cls.measured is not None else THEORETICAL,
-            ),
+            scale.y(main.value),
+            cls.color,
+            f"label:compute:{cls.name}",
+            MEASURED if cls.measured is not None else THEORETICAL,
         )
         labels.add_column(ann, ax, scale.y(main.value))
     # a theoretical line several classes share: one label naming them all, in the column with the
@@ -566,30 +579,7 @@ def plot_roofline(
         names = ", ".join(cls.name for cls, _c in group)
         y = scale.y(group[0][1].value)
         text = _shared_label(f"theoretical {scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
-        ann = ax.annotate(
-            text,
-            xy=(1.0, y),
-            xycoords=ax.get_yaxis_transform(),
-            xytext=(COLUMN_GAP_PT, 0.0),
-            textcoords="offset points",
-            ha="left",
-            va="center",
-            fontsize=_LABEL_SIZE,
-            color=text_color(NEUTRAL),
-            zorder=6,
-            annotation_clip=False,
-            linespacing=1.15,
-            gid=f"shared:{source}:{names}",
-            arrowprops=dict(
-                arrowstyle="-",
-                relpos=LEADER_RELPOS,
-                color=NEUTRAL,
-                linewidth=0.8,
-                shrinkA=2.0,
-                shrinkB=0.0,
-                linestyle=THEORETICAL,
-            ),
-        )
+        ann = _column_label(ax, text, y, NEUTRAL, f"shared:{source}:{names}", THEORETICAL)
         labels.add_column(ann, ax, y)
 
     # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
