@@ -16,6 +16,7 @@ from apple_roofline.cli import app
 from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
+from apple_roofline.graphics import options as O
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.model import GraphicsStudy, cliffs, drawn_rate, shaded_rate, texel_rate
 from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
@@ -309,18 +310,18 @@ def test_a_pass_the_device_cannot_build_is_skipped(fake: FakeDevice, monkeypatch
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: R.parse_graphics_device("cuda:0"), "device 'cuda:0' is not a graphics device"),
-        (lambda: R.parse_resolution("1920*1080"), "is not a resolution (valid: WIDTHxHEIGHT"),
-        (lambda: R.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
-        (lambda: R.check_f_values([]), "names no value"),
-        (lambda: R.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
+        (lambda: O.parse_graphics_device("cuda:0"), "device 'cuda:0' is not a graphics device"),
+        (lambda: O.parse_resolution("1920*1080"), "is not a resolution (valid: WIDTHxHEIGHT"),
+        (lambda: O.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
+        (lambda: O.check_f_values([]), "names no value"),
+        (lambda: O.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
         (lambda: R.run_graphics("wgpu:0", overdraw=0), "overdraw 0 is out of range (valid: 1 to 4096)"),
     ],
 )
 def test_bad_options(call: Any, message: str) -> None:
     with pytest.raises(OptionError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")):
         call()
-    assert R.parse_graphics_device("WGPU") == ("wgpu", 0) and R.parse_resolution("64x32") == (64, 32)
+    assert O.parse_graphics_device("WGPU") == ("wgpu", 0) and O.parse_resolution("64x32") == (64, 32)
 
 
 # -- the study, its report and its figures --------------------------------------------------------

@@ -16,6 +16,7 @@ from apple_roofline.cli import app
 from apple_roofline.errors import OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
+from apple_roofline.graphics import options as O
 from apple_roofline.graphics import pacing as P
 from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
@@ -214,11 +215,11 @@ def test_graphics_budgets() -> None:
 
 
 def test_sizes_and_fetches_options() -> None:
-    assert R.check_sizes([256, 64, 64]) == (64, 256) and R.check_fetches([16, 1]) == (1, 16)
+    assert O.check_sizes([256, 64, 64]) == (64, 256) and O.check_fetches([16, 1]) == (1, 16)
     with pytest.raises(OptionError, match="sizes 48 is not a power of two"):
-        R.check_sizes([48])
+        O.check_sizes([48])
     with pytest.raises(OptionError, match="fetches 65 is out of range"):
-        R.check_fetches([65])
+        O.check_fetches([65])
 
 
 # -- the runner: budgets cut, clocks marked ---------------------------------------------------------

@@ -38,30 +38,14 @@ from .checks import Checks
 from .grid import Grid
 from .kernels import DEFAULT_OVERDRAW, HEIGHT, WIDTH
 from .model import GraphicsStudy, describe_case
-from .options import (
-    MAX_OVERDRAW,
-    GraphicsOptions,
-    check_f_values,
-    check_fetches,
-    check_sizes,
-    parse_choices,
-    parse_graphics_device,
-    parse_resolution,
-)
+from .options import GraphicsOptions
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
 from .passes import PassMeasurer, fitting
 from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 
 __all__ = [
-    "MAX_OVERDRAW",
     "GraphicsInterrupted",
     "GraphicsRunner",
-    "parse_graphics_device",
-    "parse_resolution",
-    "parse_choices",
-    "check_f_values",
-    "check_sizes",
-    "check_fetches",
     "open_graphics_device",
     "run_graphics",
 ]
@@ -286,8 +270,8 @@ def run_graphics(
     :class:`GraphicsRunner` with the :class:`~.options.GraphicsOptions` these keywords build.
 
     Args:
-        device: ``"wgpu:N"`` or ``"metal:N"`` (:func:`parse_graphics_device`).
-        overdraw: layers per fill pass (1 to :data:`MAX_OVERDRAW`).
+        device: ``"wgpu:N"`` or ``"metal:N"`` (:func:`~.options.parse_graphics_device`).
+        overdraw: layers per fill pass (1 to :data:`~.options.MAX_OVERDRAW`).
         f_values, patterns, sizes, fetches, filters: replace that axis of the grid (F 0 to 512;
             ``coherent``/``random``; texture sides, powers of two 4 to 16384; fetches 1 to
             :data:`MAX_FETCHES`; ``nearest``/``bilinear``).
