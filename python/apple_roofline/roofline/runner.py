@@ -18,7 +18,7 @@ from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, reasons_text
 from ..kernel_cache import CacheWarnings
-from ..measure import DEFAULT_REPS, time_kernel  # noqa: F401  (still runner.time_kernel)
+from ..measure import DEFAULT_REPS
 from ..sizes import format_size
 from ..stats import CV_WARN, NOISY_CV
 from ..study.document import finished_header
