@@ -12,30 +12,8 @@ TIERS = ("unit", "native", "backend", "device", "toolchain", "typecheck")
 _HERE = Path(__file__).resolve().parent
 
 
-#: Test files that run before every other test of the session: the wgpu render passes. In one
-#: process after the whole CUDA tier, wgpu's buffer read never returned on an H100 through Vulkan
-#: (driver 580.159.04), while the same file passed in 7 s on its own and after any one of the CUDA
-#: test files. The cause was not established. It is not Python's cycle collector freeing wgpu
-#: objects on another thread: with that fixed (2026-11-26, tree 103081c) the first fill pass
-#: (64x32, r8unorm, F=37, 4 layers) still never finished. nvidia-smi showed the GPU idle (0-1 %)
-#: through the CUDA tier, then 100 % busy at 1980 MHz from the moment wgpu opened its device
-#: (+225 MiB), for minutes: the pass runs on the GPU and does not end. What users do does not hang:
-#: in one process, the default run (or its stream, peak, hierarchy, matrix or gemm suite alone)
-#: then a graphics study passed every time (H100, the same day); something of the test tier's own
-#: is the trigger. First, it meets a GPU no other test has used.
-#: What the trigger does (two H200s, 2026-11-27): a process that ends while its Vulkan queue still
-#: runs a render pass leaves that GPU unable to finish any later pass, in every later process, until
-#: it is reset; the other GPU, the control, is untouched. Reproduced with the smallest case there is
-#: (tests/device/hang: a shader that never ends, the process killed by SIGTERM, then `graphics
-#: --device wgpu:0 --quick`); after the GPU tier the same (the tier's own such pass not found:
-#: docs/design.md, "A GPU whose render passes never finish"). The watchdog ends such a study within
-#: its bound and the message says what is known.
-FIRST = ("test_graphics_wgpu.py",)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
-    """Mark every test with its tier: the first directory under tests/; run :data:`FIRST` first."""
-    items.sort(key=lambda item: Path(str(item.fspath)).name not in FIRST)  # stable: the rest keep their order
+    """Mark every test with its tier: the first directory under tests/."""
     for item in items:
         try:
             tier = Path(str(item.fspath)).resolve().relative_to(_HERE).parts[0]

@@ -4,6 +4,7 @@ build has no CUDA device."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -106,9 +107,23 @@ def test_shader_sources_compile_for_this_device(cuda: Any) -> None:
         assert cuda.compile(shader_source(name), entry, consts).entry == entry
 
 
+#: Opt-in for :func:`test_device_fault_is_a_device_error_not_a_crash` (set to 1).
+FAULT_OPT_IN = "APPLE_ROOFLINE_TEST_GPU_FAULT"
+
+
+@pytest.mark.skipif(
+    os.environ.get(FAULT_OPT_IN) != "1",
+    reason=(
+        "a kernel that faults (an illegal address) leaves an NVIDIA GPU unable to finish any later Vulkan "
+        "render pass, in every process, until the GPU is reset (H200, driver 580.159.04: docs/design.md, "
+        f'"A GPU whose render passes never finish"); tests leave every GPU as they found it: {FAULT_OPT_IN}=1 '
+        "runs it on a GPU whose graphics may be lost"
+    ),
+)
 def test_device_fault_is_a_device_error_not_a_crash() -> None:
     """An illegal address inside a kernel surfaces as DeviceError naming the synchronising call. It
-    poisons the context, so it runs in a child process."""
+    poisons the context, so it runs in a child process. Opt-in (:data:`FAULT_OPT_IN`): the fault
+    breaks the GPU's Vulkan render passes until it is reset."""
     code = textwrap.dedent(r"""
         from apple_roofline._native import _core
         b = _core.Backend("cuda", 0)
