@@ -107,9 +107,11 @@ def whole_image_fill(width: int, height: int, F: int, fmt: str) -> np.ndarray:
     colour = (lanes * np.float32(0.03125) + shared[:, None]).astype(np.float32)
     target = K.FORMATS[fmt]
     colour = colour[:, : target.channels].reshape(height, width, target.channels)
-    if target.storage == "unorm8":
-        return np.rint(np.clip(colour, 0.0, 1.0).astype(np.float64) * 255.0).astype(np.uint8)
-    out: np.ndarray = colour.astype(target.dtype)
+    out: np.ndarray = (
+        np.rint(np.clip(colour, 0.0, 1.0).astype(np.float64) * 255.0).astype(np.uint8)
+        if target.storage == "unorm8"
+        else colour.astype(target.dtype)
+    )
     return out
 
 
@@ -134,7 +136,7 @@ def float64_verdict(got: np.ndarray, want: np.ndarray, rtol: float, atol: float)
 def test_the_chunked_comparison_decides_as_float64(dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(C, "CHUNK_VALUES", 97)  # many chunks, the last one short
     rng = np.random.default_rng(5)
-    want = (rng.random((23, 37, 4)) * 200).astype(dtype)
+    want: np.ndarray = (rng.random((23, 37, 4)) * 200).astype(dtype)
     got = want.copy()
     got[rng.random(want.shape) < 0.01] += 2  # beyond a bound of 1
     got[rng.random(want.shape) < 0.01] += 1  # at it

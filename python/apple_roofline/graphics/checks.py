@@ -19,8 +19,9 @@ import numpy as np
 __all__ = ["Checks", "WORKERS", "result_or"]
 
 #: Worker threads (at most 8, and at most the host's cores less one, at least 1). The default texture
-#: grid's references and checks are about 40 s of one core of a 2-core x86 host against about 6 s of
-#: passes on an H100: with 4 workers the study waited for its checks after its last pass.
+#: grid's references and checks were about 40 s of one core of a 2-core x86 host against about 6 s of
+#: passes on an H100, and with 4 workers the study waited for its checks after its last pass; computed
+#: in cache-sized chunks (:mod:`.kernels`, :mod:`.compare`) they are 11-15 s there.
 WORKERS = max(1, min(8, (os.cpu_count() or 2) - 1))
 
 

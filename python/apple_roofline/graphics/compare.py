@@ -50,16 +50,14 @@ def beyond_bound(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
         raise ValueError(f"got has shape {got.shape}, want {want.shape}: they must match")
     flat_got, flat_want = got.reshape(-1), want.reshape(-1)
     bad = np.empty(flat_got.shape, dtype=bool)
-    worst = [
-        _decide(flat_got[start : start + CHUNK_VALUES], flat_want[start : start + CHUNK_VALUES], rtol, atol, bad[start:])
-        for start in range(0, flat_got.size, CHUNK_VALUES)
-    ]
+    chunks = (slice(start, start + CHUNK_VALUES) for start in range(0, flat_got.size, CHUNK_VALUES))
+    worst = [_decide(flat_got[part], flat_want[part], rtol, atol, bad[part]) for part in chunks]
     return bad.reshape(got.shape), float(np.max(worst)) if worst else 0.0  # NaN stays NaN, as in float64
 
 
 def _decide(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, bad: np.ndarray) -> float:
-    """:func:`beyond_bound` of one chunk (1-D), its verdicts written into the start of ``bad``; the
-    worst ratio."""
+    """:func:`beyond_bound` of one chunk (1-D), its verdicts written into ``bad`` (of its length);
+    the worst ratio."""
     with np.errstate(invalid="ignore", over="ignore"):  # NaN and infinities are values beyond any bound
         g, w = got.astype(np.float32, copy=False), want.astype(np.float32, copy=False)
         err = np.abs(g - w)
@@ -67,7 +65,7 @@ def _decide(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, bad: np
         bound *= np.float32(rtol)
         bound += np.float32(atol)
         ok = err <= bound * np.float32(1.0 - MARGIN)
-        bad = np.greater(err, bound * np.float32(1.0 + MARGIN), out=bad[: err.size])
+        np.greater(err, bound * np.float32(1.0 + MARGIN), out=bad)
         unsure = ~(ok | bad) | ((bound < _TINY) & (err > 0))
         if unsure.any():  # float64 decides these, as it would all of them
             idx = np.nonzero(unsure)

@@ -221,9 +221,12 @@ def _check_texture(size: int, pattern: str) -> None:
 
 def _indices(p: np.ndarray, fetch: int, pixels: int, mask: int, pattern: str) -> np.ndarray:
     """:func:`texel_indices` of the pixels ``p`` (1-D int64), as the shaders compute them in uint32."""
-    if pattern == "random":
-        return hash32(p.astype(np.uint32) * np.uint32(16) + np.uint32(fetch)) & np.uint32(mask)
-    return (p + fetch * pixels) & mask
+    index: np.ndarray = (
+        hash32(p.astype(np.uint32) * np.uint32(16) + np.uint32(fetch)) & np.uint32(mask)
+        if pattern == "random"
+        else (p + fetch * pixels) & mask
+    )
+    return index
 
 
 def texture_sums(
@@ -295,7 +298,7 @@ def _bilinear(texture: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         tx, ty = index & (size - 1), index >> shift
         x1, y1 = (tx + 1) & (size - 1), ((ty + 1) & (size - 1)) << shift
         ty <<= shift
-        value = (texels(index) + texels(ty + x1)) + (texels(y1 + tx) + texels(y1 + x1))
+        value: np.ndarray = (texels(index) + texels(ty + x1)) + (texels(y1 + tx) + texels(y1 + x1))
         value *= np.float32(0.25)
         return value
 
