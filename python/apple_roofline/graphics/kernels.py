@@ -309,11 +309,12 @@ def _filtered(texture: np.ndarray) -> np.ndarray:
     """Every texel's bilinear value (:func:`_bilinear`), shape (S, S, 4) float32, built a band of
     rows at a time: a row's horizontal pair sums serve the band's row and the one above."""
     size = texture.shape[0]
+    texels = np.ascontiguousarray(texture, dtype=np.uint8)
     out = np.empty((size, size, 4), dtype=np.float32)
     rows = max(1, CHUNK_PIXELS // size)
     for y0 in range(0, size, rows):
         y1 = min(size, y0 + rows)
-        band = _unorm(texture[np.arange(y0, y1 + 1) % size])
+        band = _unorm(texels[np.arange(y0, y1 + 1) % size])
         pairs = band + np.roll(band, -1, axis=1)  # t[y,x] + t[y,x+1]
         np.add(pairs[:-1], pairs[1:], out=out[y0:y1])
         out[y0:y1] *= np.float32(0.25)
