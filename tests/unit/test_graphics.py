@@ -17,6 +17,7 @@ from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.graphics import grid as G
 from apple_roofline.graphics import kernels as K
 from apple_roofline.graphics import options as O
+from apple_roofline.graphics import passes as P
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.model import GraphicsStudy, cliffs, drawn_rate, shaded_rate, texel_rate
 from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
@@ -661,3 +662,22 @@ def test_texture_pipelines_are_built_before_the_first_texture_pass(monkeypatch: 
     }
     assert {device.calls[i]["prepare"] for i in prepared} == lines
     assert len(prepared) == len(lines) == 4 and max(prepared) < first_pass
+
+
+def test_the_bilinear_lines_of_one_size_share_one_table(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both patterns' bilinear lines of a size gather from one table of filtered texels, built once,
+    and every pass is still checked against it (a wrong table fails the passes it serves)."""
+    built: List[int] = []
+
+    def counted(texture: np.ndarray) -> np.ndarray:
+        built.append(texture.shape[0])
+        return K.bilinear_texels(texture)
+
+    monkeypatch.setattr(P, "bilinear_texels", counted)
+    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[8, 16], fetches=[1, 3], reps=2)
+    assert study.valid and len(study.suite("texture")) == 2 * 2 * 2 * 2
+    assert sorted(built) == [8, 16]  # one per size, for both patterns
+    monkeypatch.setattr(P, "bilinear_texels", lambda texture: K.bilinear_texels(texture) + np.float32(0.5))
+    wrong = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[8], fetches=[3], reps=2)
+    assert {m.params["filter"] for m in wrong.measurements if not m.valid} == {"bilinear"}
+    assert all(m.valid for m in wrong.measurements if m.params["filter"] == "nearest")

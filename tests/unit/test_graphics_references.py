@@ -80,6 +80,21 @@ def test_texture_sums_are_the_whole_image_sums(
     assert not np.array_equal(got[3], got[9])  # the counts differ: the comparison can fail
 
 
+def test_a_table_given_is_the_table_texture_sums_builds() -> None:
+    tex = K.texture_noise(16, seed=2)
+    table = K.bilinear_texels(tex)
+    assert table.shape == (16, 16, 4) and table.dtype == np.float32
+    t = tex.astype(np.float32) / np.float32(255.0)
+    corner = ((t[15, 15] + t[15, 0]) + (t[0, 15] + t[0, 0])) * np.float32(0.25)  # repeat addressing
+    assert np.array_equal(table[15, 15], corner)
+    for pattern in K.PATTERNS:
+        given = K.texture_sums(tex, 37, 23, pattern, "bilinear", (2, 5), table)
+        built = K.texture_sums(tex, 37, 23, pattern, "bilinear", (2, 5))
+        assert all(np.array_equal(given[n], built[n]) for n in (2, 5))
+    with pytest.raises(ValueError, match="bilinear table has shape"):
+        K.texture_sums(tex, 37, 23, "random", "bilinear", (2,), table[:8])
+
+
 def test_texel_indices_are_the_formula() -> None:
     width, height = SHAPES[1]
     p = np.arange(width * height, dtype=np.int64).reshape(height, width)

@@ -25,7 +25,7 @@ texels it reads. Twins: ``shaders/wgsl/graphics.wgsl`` and ``shaders/metal/graph
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -60,6 +60,7 @@ __all__ = [
     "texture_noise",
     "texel_indices",
     "texture_sums",
+    "bilinear_texels",
     "texture_reference",
     "check_target",
     "hash32",
@@ -230,7 +231,13 @@ def _indices(p: np.ndarray, fetch: int, pixels: int, mask: int, pattern: str) ->
 
 
 def texture_sums(
-    texture: np.ndarray, width: int, height: int, pattern: str, filter_: str, counts: Sequence[int]
+    texture: np.ndarray,
+    width: int,
+    height: int,
+    pattern: str,
+    filter_: str,
+    counts: Sequence[int],
+    table: Optional[np.ndarray] = None,
 ) -> Dict[int, np.ndarray]:
     """What ``fs_texture`` writes after each fetch count of ``counts``, {N: array (height, width, 4)
     float32}: the sum over fetches 0 … N-1 of the texel read (nearest: the texel; bilinear: the mean
@@ -241,9 +248,13 @@ def texture_sums(
     chunk, so that the chunk's arrays stay in the core's cache (each pixel's sum is the same
     arithmetic in the same order, so the chunk size does not change a bit of it).
 
+    ``table``: the texture's :func:`bilinear_texels` where already computed (bilinear filtering of a
+    texture of at most :data:`TABLE_TEXELS` texels, which gathers from it; computed here otherwise),
+    so that the lines of one texture share it.
+
     Raises:
-        ValueError: an unknown pattern or filter, a size that is not a power of two, or a count
-            below 1.
+        ValueError: an unknown pattern or filter, a size that is not a power of two, a count below 1,
+            or a ``table`` of another shape than (S, S, 4).
     """
     if filter_ not in FILTERS:
         raise ValueError(f"filter {filter_!r} is not a texture filter (valid: {', '.join(FILTERS)})")
@@ -251,7 +262,9 @@ def texture_sums(
         raise ValueError(f"fetch counts {list(counts)} must each be 1 or more")
     size = texture.shape[0]
     _check_texture(size, pattern)
-    fetch = _bilinear(texture) if filter_ == "bilinear" else _nearest(texture)
+    if table is not None and table.shape != (size, size, 4):
+        raise ValueError(f"the bilinear table has shape {table.shape}, not ({size}, {size}, 4)")
+    fetch = _bilinear(texture, table) if filter_ == "bilinear" else _nearest(texture)
     pixels, mask = width * height, size * size - 1
     out = {n: np.empty((pixels, 4), dtype=np.float32) for n in sorted(set(counts))}
     for start in range(0, pixels, CHUNK_PIXELS):
@@ -282,15 +295,15 @@ def _nearest(texture: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return fetch
 
 
-def _bilinear(texture: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+def _bilinear(texture: np.ndarray, table: Optional[np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     """Fetch: texel indices (1-D) -> the filtered values there, shape (n, 4) float32:
     ``((t[y,x] + t[y,x+1]) + (t[y+1,x] + t[y+1,x+1])) · 0.25``, repeat addressing. A texture of at
-    most :data:`TABLE_TEXELS` texels gets every texel's filtered value once (the same arithmetic),
-    so that a fetch is one gather instead of four."""
+    most :data:`TABLE_TEXELS` texels gets every texel's filtered value once (``table``, else
+    :func:`bilinear_texels`: the same arithmetic), so that a fetch is one gather instead of four."""
     size = texture.shape[0]
     shift = size.bit_length() - 1
     if size * size <= TABLE_TEXELS:
-        flat = _filtered(texture).reshape(-1, 4)
+        flat = (bilinear_texels(texture) if table is None else table).reshape(-1, 4)
         return lambda index: np.take(flat, index, axis=0)  # 6.7x faster than flat[index] (NumPy 2.4)
     texels = _nearest(texture)
 
@@ -305,9 +318,11 @@ def _bilinear(texture: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return fetch
 
 
-def _filtered(texture: np.ndarray) -> np.ndarray:
-    """Every texel's bilinear value (:func:`_bilinear`), shape (S, S, 4) float32, built a band of
-    rows at a time: a row's horizontal pair sums serve the band's row and the one above."""
+def bilinear_texels(texture: np.ndarray) -> np.ndarray:
+    """Every texel's bilinear value, ``((t[y,x] + t[y,x+1]) + (t[y+1,x] + t[y+1,x+1])) · 0.25`` in
+    fp32 with repeat addressing (t: the bytes read as b/255), for an S x S RGBA8 ``texture``; shape
+    (S, S, 4) float32. Built a band of rows at a time: a row's horizontal pair sums serve the band's
+    row and the one above."""
     size = texture.shape[0]
     texels = np.ascontiguousarray(texture, dtype=np.uint8)
     out = np.empty((size, size, 4), dtype=np.float32)

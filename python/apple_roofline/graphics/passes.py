@@ -31,7 +31,9 @@ from .grid import FillCase, TextureCase
 from .kernels import (
     FLOPS_PER_ITERATION,
     FORMATS,
+    TABLE_TEXELS,
     TEXTURE_FORMAT,
+    bilinear_texels,
     check_target,
     fill_reference,
     texture_noise,
@@ -386,7 +388,8 @@ class PassMeasurer:
 
     def texture_cases(self, cases: Sequence[TextureCase], clock: SuiteClock) -> Iterator[str]:
         """Measure the texture ``cases`` (size, pattern, filter, fetches) the device allows; yields one
-        line per pass. References are built a few (size, pattern, filter) lines ahead."""
+        line per pass. References are built a few (size, pattern, filter) lines ahead; the bilinear
+        lines of one size share its table of filtered texels (:func:`~.kernels.bilinear_texels`)."""
         dev, width, height = self.dev, self.width, self.height
         fits = fitting(cases, dev)
         for size in sorted({c[0] for c in cases if c not in fits}):
@@ -407,8 +410,10 @@ class PassMeasurer:
             image: np.ndarray = self.checks.reference(("noise", size), _noise_job(size))
             return image
 
-        def sums_job(line: Tuple[int, str, str], texture: Callable[[], Any]) -> Callable[[], Dict[int, np.ndarray]]:
-            return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line])
+        def sums_job(
+            line: Tuple[int, str, str], texture: Callable[[], Any], table: Callable[[], Any]
+        ) -> Callable[[], Dict[int, np.ndarray]]:
+            return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line], table())
 
         def start(i: int) -> None:
             for line in lines[i : i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
@@ -416,15 +421,22 @@ class PassMeasurer:
             for line in lines[i : i + AHEAD]:
                 if ("texture",) + line in self.checks:
                     continue
-                # The job holds the texture's own future, submitted before it: a worker never waits for
-                # work queued behind it.
-                self.checks.ahead(("texture",) + line, sums_job(line, self.checks.future(("noise", line[0]))))
+                # A job holds the futures of the texture and of its bilinear table, each submitted
+                # before it: a worker never waits for work queued behind it.
+                texture = self.checks.future(("noise", line[0]))
+                table: Callable[[], Any] = _no_table  # nearest, or a texture too large for a table
+                if line[2] == "bilinear" and line[0] ** 2 <= TABLE_TEXELS:  # one table per size, for both patterns
+                    self.checks.ahead(("table", line[0]), _table_job(texture))
+                    table = self.checks.future(("table", line[0]))
+                self.checks.ahead(("texture",) + line, sums_job(line, texture, table))
 
         def done(i: int, line: Tuple[int, str, str]) -> None:
             if i == last[line]:
                 self.checks.drop(("texture",) + line)
             if not any(c[0] == line[0] for c in fits[i + 1 :]):
                 self.checks.drop(("noise", line[0]))
+            if not any(c[0] == line[0] and c[2] == "bilinear" for c in fits[i + 1 :]):
+                self.checks.drop(("table", line[0]))
 
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
             if clock.cut_here(f"texture {size}x{size} {pattern} {filter_} x{fetches}"):
@@ -564,6 +576,14 @@ def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndar
 
 def _noise_job(size: int) -> Callable[[], np.ndarray]:
     return lambda: texture_noise(size)
+
+
+def _table_job(texture: Callable[[], Any]) -> Callable[[], np.ndarray]:
+    return lambda: bilinear_texels(texture())
+
+
+def _no_table() -> None:
+    return None
 
 
 def _first_line(exc: BaseException) -> str:
