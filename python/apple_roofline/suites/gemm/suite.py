@@ -38,7 +38,20 @@ from typing import Any, Dict, Iterator, List, Mapping, MutableMapping, Optional,
 import numpy as np
 
 from ...stats import summarize
-from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
+from ..base import (
+    EPS,
+    ITEMSIZE,
+    NUMPY_DTYPE,
+    Case,
+    HostScratch,
+    KernelDef,
+    Suite,
+    SuiteContext,
+    constant_block,
+    poison,
+    read,
+    write_constant,
+)
 from ..blocks import map_row_blocks
 from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
@@ -681,9 +694,9 @@ def _poison_output(buf: Any, dtype: str, count: int) -> None:
     int32, −2^31 (outside every int8 product's range)."""
     out = GEMM_PRECISIONS[dtype].out_dtype
     if out == "bf16":
-        fill(buf, np.array([_BF16_NAN], dtype=np.uint16), count)
+        write_constant(buf, constant_block("uint16", _BF16_NAN), count)
     elif out == "int32":
-        fill(buf, np.array([_INT32_POISON], dtype=np.int32), count)
+        write_constant(buf, constant_block("int32", _INT32_POISON), count)
     else:
         poison(buf, out, count)
 
