@@ -255,3 +255,25 @@ def test_poison_writes_nan_over_exactly_count_elements_from_one_kept_block(dtype
     block = constant_block(t.name, float("nan"))
     assert block is constant_block(t.name, float("nan")) and not block.flags.writeable
     assert constant_block("int32", -(2.0**31))[0] == np.iinfo(np.int32).min
+
+
+def test_exact_gemm_checks_sharing_a_memo_give_the_memo_less_verdicts_and_messages() -> None:
+    """The fp32, tf32 and tiled ladders check one pair of inputs at each N <= EXACT_CHECK_MAX_N:
+    A·B, |A|·|B| and the TF32 signature products are kept in the pair's memo, with the same
+    verdicts and messages as computing them for every check."""
+    from apple_roofline.suites.gemm.suite import check_gemm, gemm_inputs, round_tf32
+
+    a, b, _, _ = gemm_inputs("fp32", 64, np.random.default_rng(64))
+    right = a @ b
+    tf32 = round_tf32(a) @ round_tf32(b)
+    off = right.copy()
+    off[5, 7] = np.nextafter(off[5, 7] * np.float32(1 + 2e-4), np.float32(np.inf))
+    nan = right.copy()
+    nan[63, 0] = np.nan
+    memo: Dict[Any, Any] = {}
+    seen = set()
+    for c, dtype in [(right, "fp32"), (tf32, "tf32"), (tf32, "fp32"), (off, "fp32"), (nan, "tf32"), (right, "fp32")]:
+        want = check_gemm(a, b, c, dtype)
+        assert check_gemm(a, b, c, dtype, memo=memo) == want, dtype
+        seen.add(want[0])
+    assert seen == {True, False} and memo  # both verdicts met, and the memo was used
