@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .base import Case, Constants, HostScratch, KernelDef, check_tiled, fill, pattern, poison, read, rebindable
 from .fma import CHAIN_A, FmaKernel, tolerance
 
-__all__ = ["chain_case", "chain_input", "chain_reference"]
+__all__ = ["chain_case", "chain_input", "chain_reference", "chain_references"]
 
 
 def chain_input(dtype: str) -> np.ndarray:
@@ -21,14 +21,21 @@ def chain_input(dtype: str) -> np.ndarray:
 def chain_reference(fk: FmaKernel, F: int, dtype: str) -> Callable[[], np.ndarray]:
     """The NumPy reference of ``fk`` at F over one period of :func:`chain_input`, computed on first
     use and then kept: a case and every block size it is rebound to share one."""
-    memo: List[np.ndarray] = []
+    return chain_references(fk, [F], dtype)[F]
 
-    def get() -> np.ndarray:
+
+def chain_references(fk: FmaKernel, Fs: Sequence[int], dtype: str) -> Dict[int, Callable[[], np.ndarray]]:
+    """:func:`chain_reference` at every F of ``Fs`` (non-negative), by F: the first use of any of them
+    computes them all in one pass of max(Fs) iterations (:meth:`~.fma.FmaKernel.references`) and
+    keeps them, so a sweep over F runs the chains once."""
+    memo: Dict[int, np.ndarray] = {}
+
+    def get(F: int) -> np.ndarray:
         if not memo:
-            memo.append(fk.reference(np.asarray(chain_input(dtype)), F, dtype))
-        return memo[0]
+            memo.update(fk.references(np.asarray(chain_input(dtype)), Fs, dtype))
+        return memo[F]
 
-    return get
+    return {int(F): partial(get, int(F)) for F in Fs}
 
 
 def chain_case(

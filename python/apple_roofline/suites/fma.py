@@ -32,13 +32,13 @@ fusing device's trajectory to the last bit or within an ulp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple, Union
+from typing import Dict, Iterable, Tuple, Union
 
 import numpy as np
 
 from .base import EPS, ITEMSIZE, NUMPY_DTYPE
 
-__all__ = ["FmaKernel", "FMA_KERNELS", "CHAIN_A", "tolerance"]
+__all__ = ["FmaKernel", "FMA_KERNELS", "CHAIN_A", "FP16_MAX", "round_to_fp16", "tolerance"]
 
 #: The additive constant of the self-dependent chains (see the module docstring).
 CHAIN_A = -0.75
@@ -64,6 +64,36 @@ def _fma64(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     bb = s - p
     t = (p - (s - bb)) + (z - bb)  # s + t == p + z exactly
     out: np.ndarray = s + (t + e)
+    return out
+
+
+#: The largest finite fp16 value; a value rounded beyond it is infinite.
+FP16_MAX = float(np.finfo(np.float16).max)
+_EXPONENT_BITS = np.int64(0x7FF << 52)  # a float64's exponent field
+_FP16_MIN_EXPONENT = np.int64((1023 - 14) << 52)  # 2^-14, fp16's smallest normal, as float64 bits
+_TEN_BITS = np.int64(10 << 52)  # 2^-10 as a change of exponent: fp16's spacing at 1.0
+
+
+def round_to_fp16(v: np.ndarray) -> np.ndarray:
+    """``v`` (float64) rounded to fp16, to nearest with ties to even, as float64: the values of
+    ``v.astype(np.float16).astype(np.float64)`` bit for bit (NaN stays NaN; beyond ±FP16_MAX after
+    rounding is ±inf), without its cost on values in fp16's subnormal range (NumPy's conversion
+    raises the underflow flag element by element there: the fp16 FMA chains' products fall in it,
+    and rounding them took 10–30× as long as other values).
+
+    Each element is divided by fp16's spacing at its magnitude, 2^(e − 10) for 2^e ≤ |v| (at least
+    2^-24, the subnormals' spacing; a power of two, so the division is exact), rounded to an
+    integer with :func:`numpy.rint` (ties to even) and multiplied back (exact)."""
+    spacing = np.bitwise_and(v.view(np.int64), _EXPONENT_BITS)
+    np.maximum(spacing, _FP16_MIN_EXPONENT, out=spacing)
+    spacing -= _TEN_BITS
+    sp = spacing.view(np.float64)
+    out: np.ndarray = np.divide(v, sp)
+    np.rint(out, out=out)
+    out *= sp
+    if not (out.max(initial=0.0) <= FP16_MAX and out.min(initial=0.0) >= -FP16_MAX):
+        big = np.abs(out) > FP16_MAX
+        out[big] = np.copysign(np.inf, v[big])
     return out
 
 
@@ -121,10 +151,20 @@ class FmaKernel:
 
     def reference(self, x: np.ndarray, F: int, dtype: str, a: float = CHAIN_A) -> np.ndarray:
         """What the kernel writes for input elements ``x`` (1-D), rounded as the device rounds."""
+        return self.references(x, [F], dtype, a)[F]
+
+    def references(self, x: np.ndarray, Fs: Iterable[int], dtype: str, a: float = CHAIN_A) -> Dict[int, np.ndarray]:
+        """:meth:`reference` at every F of ``Fs`` (non-negative), from one pass of max(Fs) iterations:
+        the chains' state after F iterations is the same whatever number follows, so each F's output
+        is taken from the state as the pass goes by it (the sweep's F = 1, 4 … 1024 cost 1024
+        iterations, not 1365). Returns {F: output}."""
+        wanted = sorted(set(int(F) for F in Fs))
+        if wanted and wanted[0] < 0:
+            raise ValueError(f"F must be non-negative, not {wanted[0]}")
         t = NUMPY_DTYPE[dtype]
 
         def r(v: np.ndarray) -> np.ndarray:
-            return v.astype(t).astype(np.float64)
+            return round_to_fp16(v) if dtype == "fp16" else v.astype(t).astype(np.float64)
 
         if dtype == "fp64":
 
@@ -136,16 +176,20 @@ class FmaKernel:
                 return r(p * q + s)  # exact in float64, then one rounding to the dtype
 
         x64 = x.astype(t).astype(np.float64)
+        out: Dict[int, np.ndarray] = {}
         if self.cross:
             c, e = x64.copy(), x64.copy()
             d = np.full_like(x64, -1.0)
             f = np.full_like(x64, -1.0)
-            for _ in range(F):
-                c = fma(c, d, e)
-                d = fma(d, e, f)
-                e = fma(e, f, c)
-                f = fma(f, c, d)
-            out: np.ndarray = r(r(r(c + d) + e) + f).astype(t)
+            done = 0
+            for F in wanted:
+                for _ in range(F - done):
+                    c = fma(c, d, e)
+                    d = fma(d, e, f)
+                    e = fma(e, f, c)
+                    f = fma(f, c, d)
+                done = F
+                out[F] = r(r(r(c + d) + e) + f).astype(t)
             return out
         a64 = float(np.asarray(a, dtype=t))
         if self.width == 4:
@@ -153,15 +197,18 @@ class FmaKernel:
         else:
             cs = x64[None, :]
         a_arr = np.full_like(cs, a64)
-        for _ in range(F):
-            cs = fma(cs, cs, a_arr)
-        if self.width == 4:
-            s = cs[0]
-            for k in range(1, self.chains):
-                s = r(s + cs[k])
-            out = s.astype(t)
-        else:
-            out = cs[0].astype(t)
+        done = 0
+        for F in wanted:
+            for _ in range(F - done):
+                cs = fma(cs, cs, a_arr)
+            done = F
+            if self.width == 4:
+                s = cs[0]
+                for k in range(1, self.chains):
+                    s = r(s + cs[k])
+                out[F] = s.astype(t)
+            else:
+                out[F] = cs[0].astype(t)
         return out
 
 

@@ -33,16 +33,31 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Dict, Iterator, List, Mapping, MutableMapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, MutableMapping, Optional, Sequence, Tuple, TypeVar
 
 import numpy as np
 
 from ...stats import summarize
-from ..base import EPS, ITEMSIZE, NUMPY_DTYPE, Case, HostScratch, KernelDef, Suite, SuiteContext, fill, poison, read
+from ..base import (
+    EPS,
+    ITEMSIZE,
+    NUMPY_DTYPE,
+    Case,
+    HostScratch,
+    KernelDef,
+    Suite,
+    SuiteContext,
+    constant_block,
+    poison,
+    read,
+    write_constant,
+)
 from ..blocks import map_row_blocks
 from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
 from .sizes import SIZES_OPTION, growth, ladder_sizes, most_sizes, next_size
+
+T = TypeVar("T")
 
 __all__ = [
     "GemmSuite",
@@ -259,6 +274,22 @@ def _tf32_signature(r: np.ndarray, signatures: Tuple[np.ndarray, ...]) -> float:
     return best
 
 
+def _exact_products(a: np.ndarray, b: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """A·B and |A|·|B| in float64 (the exact check's reference and the scale of its bound)."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    return a64 @ b64, np.abs(a64) @ np.abs(b64)
+
+
+def _memoized(memo: Optional[MutableMapping[Any, Any]], key: Any, compute: Callable[[], T]) -> T:
+    """``memo[key]``, computed (and kept there) where ``memo`` lacks it; ``compute()`` where no memo."""
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    value: T = memo[key]
+    return value
+
+
 def check_gemm(
     a: np.ndarray,
     b: np.ndarray,
@@ -274,9 +305,10 @@ def check_gemm(
     :func:`bf16_values`), or int8 inputs and an int32 (or int64) output for "int8". Returns
     ``(ok, message)``; never raises for well-shaped arrays (KeyError for an unknown dtype).
     ``memo``, a mapping kept beside ``a`` and ``b`` (left unchanged between calls), keeps the inputs'
-    side of Freivalds' test (A·(B·x), the row sums and norms, the TF32-rounded products), which does
-    not depend on C: a later check of the same arrays with the same seed (the fp32, tf32 and tiled
-    products of one pair) reuses it, with the same result as computing it again.
+    side of Freivalds' test (A·(B·x), the row sums and norms, the TF32-rounded products) and of the
+    exact check (A·B, |A|·|B|, the TF32 signature products), which do not depend on C: a later check
+    of the same arrays with the same seed (the fp32, tf32 and tiled products of one pair) reuses
+    them, with the same result as computing them again.
 
     **Bound** (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.5):
     an inner product of length K evaluated in any order with unit roundoff u = eps/2 satisfies
@@ -328,11 +360,12 @@ def check_gemm(
     rel = 2.0 * k * p.acc_eps + 2.0 * p.in_u + p.in_u * p.in_u
     formula = _bound_formula(p)
     if m <= EXACT_CHECK_MAX_N:
-        a64, b64, c64 = (x.astype(np.float64) for x in (a, b, c))
+        c64 = c.astype(np.float64)
         if not np.all(np.isfinite(c64)):
             return False, f"{int(np.count_nonzero(~np.isfinite(c64)))} of {c.size} elements of C are not finite"
-        want = a64 @ b64
-        bound = rel * (np.abs(a64) @ np.abs(b64)) + p.out_eps * np.abs(want) + p.out_eta + _TINY64
+        key = (id(a), id(b))  # the memo holds a and b alive beside it: ids are not reused meanwhile
+        want, ab = _memoized(memo, (*key, "exact"), lambda: _exact_products(a, b))
+        bound = rel * ab + p.out_eps * np.abs(want) + p.out_eta + _TINY64
         err = np.abs(c64 - want)
         bad = int(np.count_nonzero(err > bound))
         worst = float(np.max(err / bound))
@@ -342,20 +375,22 @@ def check_gemm(
                 f"{bad} of {c.size} elements exceed the bound {formula} (worst {worst:.3g}× the bound, at "
                 f"[{i}, {j}]: got {float(c64[i, j])!r}, want {float(want[i, j])!r})"
             )
-            if p.out_eps and np.all(err <= bound + LOW_PRECISION_SUM_HINT * p.out_eps * (np.abs(a64) @ np.abs(b64))):
+            if p.out_eps and np.all(err <= bound + LOW_PRECISION_SUM_HINT * p.out_eps * ab):
                 msg += (
                     f"; every error is within {LOW_PRECISION_SUM_HINT}·{dtype} eps·|A||B|: partial sums were "
                     f"rounded to {dtype} (accumulation, or a split-K reduction, in {dtype})"
                 )
             return False, msg
         if dtype == "fp32":
-            sig = _tf32_signature(
-                c64 - want,
-                tuple(
+            signatures = _memoized(
+                memo,
+                (*key, "tf32 signatures"),
+                lambda: tuple(
                     round_tf32(a, mode).astype(np.float64) @ round_tf32(b, mode).astype(np.float64) - want
                     for mode in ("nearest", "zero")
                 ),
             )
+            sig = _tf32_signature(c64 - want, signatures)
             if sig >= TF32_SIGNATURE_MAX:
                 return False, (
                     f"C carries the TF32 input-rounding signature ({sig:.2f} of it): the library "
@@ -681,9 +716,9 @@ def _poison_output(buf: Any, dtype: str, count: int) -> None:
     int32, −2^31 (outside every int8 product's range)."""
     out = GEMM_PRECISIONS[dtype].out_dtype
     if out == "bf16":
-        fill(buf, np.array([_BF16_NAN], dtype=np.uint16), count)
+        write_constant(buf, constant_block("uint16", _BF16_NAN), count)
     elif out == "int32":
-        fill(buf, np.array([_INT32_POISON], dtype=np.int32), count)
+        write_constant(buf, constant_block("int32", _INT32_POISON), count)
     else:
         poison(buf, out, count)
 

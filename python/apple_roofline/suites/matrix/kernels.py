@@ -60,6 +60,7 @@ from typing import Dict, Mapping, Optional, Tuple, Union
 import numpy as np
 
 from ..base import ITEMSIZE, KernelDef
+from ..blocks import map_row_blocks
 from ..fp8 import FORMATS as FP8_FORMATS
 from ..fp8 import decode as fp8_decode
 from ..fp8 import encode as fp8_encode
@@ -458,11 +459,39 @@ def from_storage(stored: np.ndarray, dtype: str) -> np.ndarray:
     return np.asarray(stored).astype(np.float64)
 
 
+def _all_equal_natively(got: np.ndarray, want: np.ndarray) -> bool:
+    """Whether each row of ``got`` (groups × M·N, a numeric dtype) equals ``want`` (M·N) exactly,
+    compared in ``got``'s dtype; False also where some element of ``want`` is not exactly a value of
+    that dtype (the caller then compares in float64)."""
+    w64 = want.astype(np.float64)
+    if not np.all(np.isfinite(w64)):
+        return False
+    dt = got.dtype
+    if np.issubdtype(dt, np.integer):
+        info = np.iinfo(dt)
+        if not np.all((w64 >= info.min) & (w64 <= info.max)):
+            return False
+    elif not np.issubdtype(dt, np.floating):
+        return False
+    w = w64.astype(dt)
+    if not np.array_equal(w.astype(np.float64), w64):
+        return False
+    return all(map_row_blocks(lambda rows: bool((got[rows] == w).all()), got.shape[0], got.shape[1]))
+
+
 def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[bool, str]:
     """Whether each of ``groups`` M×N tiles in ``got`` (flat, accumulator storage) equals ``want``
     exactly. NaN and unwritten (poisoned) elements never pass. Returns (ok, message naming the count
-    of wrong elements and the first one, with its group, row and column)."""
+    of wrong elements and the first one, with its group, row and column).
+
+    Where every element of ``want`` is exactly a value of ``got``'s dtype, the tiles are compared in
+    that dtype, a block of groups at a time on threads (:func:`~..blocks.map_row_blocks`): the
+    conversion to float64 is exact and keeps (in)equality, so the decision is the float64
+    comparison's without its float64 copy of ``got``. A failing output is compared again in float64
+    for the message."""
     mn = want.size
+    if _all_equal_natively(np.asarray(got).reshape(groups, mn), want.reshape(mn)):
+        return True, f"{groups * mn} elements ({groups} tiles) equal the NumPy reference exactly"
     g = np.asarray(got, dtype=np.float64).reshape(groups, mn)
     w = want.reshape(1, mn).astype(np.float64)
     bad = ~(g == w)

@@ -110,6 +110,9 @@ class StreamSuite(Suite):
         rtol = 4 * EPS["fp32"]
         cclass = bandwidth_class(nbytes, int(self.ctx.info.get("llc_bytes", 0) or 0))
         scratch = HostScratch()
+        # Whether each array holds its input pattern: the kernels only read their inputs, so an
+        # array is written again only after it was a kernel's output.
+        holds_pattern = [False] * len(bufs)
         for sk in STREAM_KERNELS:
             kdef = sk.kernel_def(cclass)
             src = self.source(kdef)
@@ -118,8 +121,10 @@ class StreamSuite(Suite):
             for i, buf in enumerate(bufs):
                 if i == sk.output:
                     poison(buf, "fp32", n)
-                else:
+                    holds_pattern[i] = False
+                elif not holds_pattern[i]:
                     fill(buf, pats[i], n)
+                    holds_pattern[i] = True
             # Element i of every input is its pattern's element i % PERIOD, so one period of the
             # reference, tiled, is the whole output's (computed once per kernel).
             want = sk.ref(pats[0], pats[1], pats[2], q).astype(np.float32)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Optional, Tuple
 
 from ..base import ITEMSIZE, TUNE_OPTION, Case, HostScratch, KernelDef, Suite, prebuild
-from ..chains import chain_case
+from ..chains import chain_case, chain_references
 from ..fma import FMA_KERNELS, FmaKernel
 from ..work import shrink_level
 
@@ -114,6 +114,7 @@ class SweepSuite(Suite):
             items = full_items
             first_gbps: Optional[float] = None
             self.last = None
+            refs = chain_references(fk, self.f_values(), kdef.dtype)  # one pass of the chains for every F
             for F in self.f_values():
                 prev: Any = self.last
                 if prev is not None and prev.valid:
@@ -135,6 +136,7 @@ class SweepSuite(Suite):
                     backend,
                     {"shrunk": items < full_items},
                     self.constants(kdef),
+                    reference=refs[F],
                     fill_input=count > filled,
                     scratch=scratch,
                 )
