@@ -28,7 +28,7 @@ __all__ = [
     "fill",
     "poison",
     "constant_block",
-    "write_constant",
+    "write_tiled",
     "read",
     "ElementCheck",
     "check_close",
@@ -301,10 +301,7 @@ def fill(buf: Any, values: np.ndarray, count: int) -> None:
     """Write ``values`` tiled to ``count`` elements into ``buf``, a chunk at a time (so filling an
     array costs one chunk of extra memory, not a second array)."""
     step = CHUNK - CHUNK % len(values)  # chunks start on a period boundary
-    block = np.resize(values, min(step, count))
-    for start in range(0, count, step):
-        n = min(step, count - start)
-        buf.write(block[:n], start * block.itemsize)
+    write_tiled(buf, np.resize(values, min(step, count)), count)
 
 
 #: :func:`constant_block`'s blocks, by NumPy dtype, the value's float64 bits (NaN is not equal to
@@ -325,9 +322,9 @@ def constant_block(dtype: str, value: float) -> np.ndarray:
     return block
 
 
-def write_constant(buf: Any, block: np.ndarray, count: int) -> None:
-    """Write the first ``count`` elements of ``buf`` from ``block`` (all its elements alike, e.g.
-    :func:`constant_block`'s), a block at a time."""
+def write_tiled(buf: Any, block: np.ndarray, count: int) -> None:
+    """Write ``block`` repeated over the first ``count`` elements of ``buf`` (of ``block``'s dtype), one
+    ``block.size`` chunk at a time: :func:`fill`'s whole periods, :func:`constant_block`'s poison."""
     for start in range(0, count, block.size):
         n = min(block.size, count - start)
         buf.write(block[:n], start * block.itemsize)
@@ -335,7 +332,7 @@ def write_constant(buf: Any, block: np.ndarray, count: int) -> None:
 
 def poison(buf: Any, dtype: str, count: int) -> None:
     """Fill the first ``count`` elements of ``buf`` with NaN, so an unwritten output cannot pass."""
-    write_constant(buf, constant_block(NUMPY_DTYPE[dtype], float("nan")), count)
+    write_tiled(buf, constant_block(NUMPY_DTYPE[dtype], float("nan")), count)
 
 
 class HostScratch:

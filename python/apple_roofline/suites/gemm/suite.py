@@ -50,7 +50,7 @@ from ..base import (
     constant_block,
     poison,
     read,
-    write_constant,
+    write_tiled,
 )
 from ..blocks import map_row_blocks
 from .reuse import SharedDraws
@@ -716,9 +716,9 @@ def _poison_output(buf: Any, dtype: str, count: int) -> None:
     int32, −2^31 (outside every int8 product's range)."""
     out = GEMM_PRECISIONS[dtype].out_dtype
     if out == "bf16":
-        write_constant(buf, constant_block("uint16", _BF16_NAN), count)
+        write_tiled(buf, constant_block("uint16", _BF16_NAN), count)
     elif out == "int32":
-        write_constant(buf, constant_block("int32", _INT32_POISON), count)
+        write_tiled(buf, constant_block("int32", _INT32_POISON), count)
     else:
         poison(buf, out, count)
 
