@@ -27,7 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..figures import Figure, mpl, text_color
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
 from .compare import run_tags
-from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels
+from .labels import Labels
 from .model import RooflineModel
 from .plot import ceiling_classes
 from .selection import select_ceilings
@@ -195,22 +195,7 @@ def plot_compare(
             text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x in faint) + ")"
         color = colors[name]
         if kind == "compute":
-            ann = ax.annotate(
-                text,
-                xy=(1.0, scale.y(top)),
-                xycoords=ax.get_yaxis_transform(),
-                xytext=(COLUMN_GAP_PT, 0.0),
-                textcoords="offset points",
-                ha="left",
-                va="center",
-                fontsize=_LABEL_SIZE,
-                color=text_color(color),
-                zorder=6,
-                annotation_clip=False,
-                gid=f"label:compute:{name}",
-                arrowprops=dict(arrowstyle="-", relpos=LEADER_RELPOS, color=color, linewidth=0.8, shrinkA=2.0),
-            )
-            labels.add_column(ann, ax, scale.y(top))
+            labels.add_column(ax, text, scale.y(top), color, f"label:compute:{name}", fontsize=_LABEL_SIZE)
         else:
             ann = ax.annotate(
                 text,

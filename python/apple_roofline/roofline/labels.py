@@ -16,7 +16,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..figures import Axes, Figure, mpl
+from ..figures import Axes, Figure, mpl, text_color
 
 __all__ = [
     "Labels",
@@ -163,8 +163,38 @@ class Labels:
     ) -> None:
         self.diags.append(_Diag(ann, ax, x0, x1, slope, tuple(positions)))
 
-    def add_column(self, ann: Annotation, ax: Axes, y: float) -> None:
+    def add_column(
+        self, ax: Axes, text: str, y: float, color: str, gid: str, *, fontsize: float, linestyle: Any = "-"
+    ) -> Annotation:
+        """A compute ceiling's label in the column right of ``ax`` at height ``y`` (data units): its
+        text in ``color``'s readable shade (``fontsize`` points) and a leader to the line in ``color``
+        and ``linestyle``; placed with the column's other labels by :meth:`place`. Returns it."""
+        ann: Annotation = ax.annotate(
+            text,
+            xy=(1.0, y),
+            xycoords=ax.get_yaxis_transform(),
+            xytext=(COLUMN_GAP_PT, 0.0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize=fontsize,
+            color=text_color(color),
+            zorder=6,
+            annotation_clip=False,
+            linespacing=1.15,
+            gid=gid,
+            arrowprops=dict(
+                arrowstyle="-",
+                relpos=LEADER_RELPOS,
+                color=color,
+                linewidth=0.8,
+                shrinkA=2.0,
+                shrinkB=0.0,
+                linestyle=linestyle,
+            ),
+        )
         self.columns.append(_Column(ann, ax, y))
+        return ann
 
     def add_free(
         self,

@@ -53,7 +53,7 @@ from ..user_kernels.place import Placement
 from ..user_kernels.plot import draw_kernels
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
-from .labels import COLUMN_GAP_PT, LEADER_RELPOS, Labels, point_label_offsets
+from .labels import Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
 from .limits import CLOCK_MISREAD, share_text
 from .model import Point, RooflineModel
@@ -241,35 +241,6 @@ def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tup
     mhz = pass_clock(m.params) if m is not None else None
     value = at_clock(cls.theoretical.value, model.theoretical_mhz, mhz)
     return (mhz, value) if mhz is not None and value is not None else None
-
-
-def _column_label(ax: Any, text: str, y: float, color: str, gid: str, linestyle: Any) -> Any:
-    """A compute ceiling's label in the column right of the axes at height ``y`` (data units), its
-    text in ``color``'s readable shade and a leader to the line in ``color`` and ``linestyle``."""
-    return ax.annotate(
-        text,
-        xy=(1.0, y),
-        xycoords=ax.get_yaxis_transform(),
-        xytext=(COLUMN_GAP_PT, 0.0),
-        textcoords="offset points",
-        ha="left",
-        va="center",
-        fontsize=_LABEL_SIZE,
-        color=text_color(color),
-        zorder=6,
-        annotation_clip=False,
-        linespacing=1.15,
-        gid=gid,
-        arrowprops=dict(
-            arrowstyle="-",
-            relpos=LEADER_RELPOS,
-            color=color,
-            linewidth=0.8,
-            shrinkA=2.0,
-            shrinkB=0.0,
-            linestyle=linestyle,
-        ),
-    )
 
 
 def _compute_label(
@@ -562,15 +533,15 @@ def plot_roofline(
             )
             any_clocked = True
         main = cls.main
-        ann = _column_label(
+        labels.add_column(
             ax,
             _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None, clocked),
             scale.y(main.value),
             cls.color,
             f"label:compute:{cls.name}",
-            MEASURED if cls.measured is not None else THEORETICAL,
+            fontsize=_LABEL_SIZE,
+            linestyle=MEASURED if cls.measured is not None else THEORETICAL,
         )
-        labels.add_column(ann, ax, scale.y(main.value))
     # a theoretical line several classes share: one label naming them all, in the column with the
     # classes' own (the column never covers a line or another label), its leader dashed
     for source, group in shared_lines:
@@ -579,8 +550,7 @@ def plot_roofline(
         names = ", ".join(cls.name for cls, _c in group)
         y = scale.y(group[0][1].value)
         text = _shared_label(f"theoretical {scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
-        ann = _column_label(ax, text, y, NEUTRAL, f"shared:{source}:{names}", THEORETICAL)
-        labels.add_column(ann, ax, y)
+        labels.add_column(ax, text, y, NEUTRAL, f"shared:{source}:{names}", fontsize=_LABEL_SIZE, linestyle=THEORETICAL)
 
     # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
     top = {
