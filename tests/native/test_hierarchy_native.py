@@ -95,13 +95,20 @@ def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.Monk
     from apple_roofline.roofline.report import to_markdown
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("hierarchy",))
-    run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
-    assert all(m.valid for m in run.measurements)
-    assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
-    documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]
-    points = [m for m in run.measurements if m.kernel == "read"]
-    assert len(points) == len(documented) + 1  # quick: one point per level and one beyond the last
-    assert {c.name for c in run.ceilings if c.is_level} == {f"{n} bandwidth" for n in documented}
+    # As above: a neighbour on a 2-core virtual machine can blur one level into the next (CI's own
+    # tree, 2026-11-27: L2 "could not be told apart" once), so a run that lacks a level is measured
+    # once more and the second one is judged.
+    for attempt in range(2):
+        run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
+        assert all(m.valid for m in run.measurements)
+        assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
+        documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]
+        points = [m for m in run.measurements if m.kernel == "read"]
+        assert len(points) == len(documented) + 1  # quick: one point per level and one beyond the last
+        levels = {c.name for c in run.ceilings if c.is_level}
+        if levels == {f"{n} bandwidth" for n in documented}:
+            break
+    assert levels == {f"{n} bandwidth" for n in documented}
     assert "## Memory hierarchy" in to_markdown(run)
     (t,) = run.suite_times
     assert t.suite == "hierarchy" and not t.cut
