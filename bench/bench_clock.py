@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The CUDA effective clock against Nsight Compute's, and what the probed launches cost.
 
-    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 12] [--ncu PATH] [--no-ncu] [--out DIR]
+    python bench/bench_clock.py [--device cuda:0] [--reps 10] [--rounds 12] [--pairs 32] [--ncu PATH] [--no-ncu]
+                                [--out DIR]
 
 For the FP32 peak kernels (the peak suite's FP32 variants), one mma.sync shape (32×32×32 FP16→FP32)
 and two wgmma shapes (64×64×32 and 64×256×64 FP16→FP32, Hopper only), each built through the
@@ -9,11 +10,18 @@ suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
 
 * **cost of the probe**: the backend times every kernel's build without the probe and reads the clock
   from probed launches of a second build between the samples (shaders/cuda/clock.cuh); the same
-  kernel with ``AR_CLOCK_PROBE=0`` (no probed launches at all) and with them are timed alternately
-  ``--rounds`` times in this run (ABBA order, so a drift of the clock weighs on both alike), each
-  timing validated against NumPy; the row is the median of the rounds' paired ratios GFLOP/s
-  without / with (1.000: free) with its 95 % distribution-free interval; the target is met when the
-  whole interval lies within 0.5 % of 1 (``cost_of_probe``).
+  kernel with ``AR_CLOCK_PROBE=0`` (no probed launches at all) and with them are compared in
+  **sample pairs**: each pair is two calls back to back, one per build, of two samples each (ABAB
+  order, alternating which build goes first); the second sample of the probed call follows its first
+  sample's probed launches, as every sample of ``run`` after the first does, and the second sample
+  of the other call follows a sample directly. The pair's ratio is GFLOP/s without ÷ with of those
+  two samples (1.000: free). A pair lasts a few milliseconds, so a rate that moves between levels
+  over longer times (vec4_cross4 sits at one of two about 2 % apart, whichever build runs) weighs on
+  both samples of a pair alike. ``--pairs`` pairs follow each of ``--rounds`` rounds; the row is
+  the median of every pair's ratio with its 95 % distribution-free interval; the target is met when
+  the whole interval lies within 0.5 % of 1 (``cost_of_probe``). Each round also times both builds
+  as ``run`` does (ABBA order, the GFLOP/s columns); every round's output is validated against
+  NumPy after its pairs, the build that ran last alternating by round.
 * **effective clock vs Nsight Compute**: ``ncu --clock-control none --metrics
   sm__cycles_elapsed.avg.per_second`` on the probed launches (``<entry>_ar_clock``) in a child process
   (this script with ``--child``: the same case, warmed by 200 launches of the build without the probe,
@@ -111,17 +119,14 @@ def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[
 COST_TARGET = 0.005
 
 
-def cost_of_probe(with_probe: List[float], without: List[float]) -> Dict[str, Any]:
-    """The probe's cost from paired rounds: round ``i``'s GFLOP/s without ÷ with (the two timed back
-    to back), the median of those ratios and its 95 % distribution-free interval
-    (``apple_roofline.stats.median_interval``), and the verdict against :data:`COST_TARGET`:
-    "within" when the whole interval lies within it of 1, "above" when it lies wholly outside,
-    "not resolved" otherwise. A kernel whose rate moves between rounds (vec4_cross4 sits at one of
-    two rates about 2 % apart, whichever build runs) cancels out of a pair only when both samples of
-    the pair share the rate, so its interval is what says whether the cost is resolved."""
+def cost_of_probe(ratios: List[float]) -> Dict[str, Any]:
+    """The probe's cost from sample pairs (:func:`paired_ratios`: GFLOP/s without ÷ with, each of two
+    samples timed back to back): the median of the ratios and its 95 % distribution-free interval
+    (``apple_roofline.stats.median_interval``), and the verdict against :data:`COST_TARGET`: "within"
+    when the whole interval lies within it of 1, "above" when it lies wholly outside, "not resolved"
+    otherwise."""
     from apple_roofline.stats import median_interval
 
-    ratios = [w / p for p, w in zip(with_probe, without)]
     ci = median_interval(ratios)
     lo, hi = 1 - COST_TARGET, 1 + COST_TARGET
     verdict = "within" if lo <= ci.low and ci.high <= hi else "above" if ci.high < lo or ci.low > hi else "not resolved"
@@ -130,22 +135,48 @@ def cost_of_probe(with_probe: List[float], without: List[float]) -> Dict[str, An
         "cost_ratio_low": ci.low,
         "cost_ratio_high": ci.high,
         "cost_coverage": ci.coverage,
+        "cost_pairs": len(ratios),
         "cost_ratios": ratios,
         "cost_verdict": verdict,
     }
 
 
-def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any]]:
-    """Median GFLOP/s of ``kernel`` on ``case`` (validated) and its effective-clock parameters."""
+def paired_ratios(case: Any, kernels: Dict[bool, Any], batch: int, pairs: int) -> List[float]:
+    """``pairs`` sample pairs of ``case`` (module docstring, "cost of the probe"): for each, both
+    builds (``kernels[False]`` with the probed launches, ``kernels[True]`` without) make one call of
+    two samples of ``batch`` launches, back to back, the first build alternating; the ratio is the
+    second samples' seconds, with ÷ without (= GFLOP/s without ÷ with). Every call waits within the
+    watchdog's bound of its predicted time."""
+    from apple_roofline.watchdog import watched
+
+    ratios = []
+    per_sample = None
+    for i in range(pairs):
+        second: Dict[bool, float] = {}
+        for off in (False, True) if i % 2 == 0 else (True, False):
+            with watched(f"kernel {case.kernel.name} (sample pairs)", None if per_sample is None else 4 * per_sample):
+                got = kernels[off].time(case.args, case.launch, batch, 2)
+            per_sample = max(got)
+            second[off] = got[1]
+        ratios.append(second[False] / second[True])
+    return ratios
+
+
+def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any], int]:
+    """Median GFLOP/s of ``kernel`` on ``case`` as ``run`` times it, its effective-clock parameters
+    and its launches per sample."""
     from apple_roofline.clocks import effective_clock
     from apple_roofline.measure import time_kernel
 
-    case.reset()
     t = time_kernel(kernel, case.args, case.launch, reps=reps, spin_up_s=0.2)
+    return case.flops / statistics.median(t.samples_s) / 1e9, effective_clock(t.clock, {}), t.batch
+
+
+def validated(case: Any) -> None:
+    """Raise SystemExit naming the kernel where ``case``'s output does not match NumPy."""
     ok, msg = case.check()
     if not ok:
         raise SystemExit(f"{case.kernel.name}: invalid output: {msg}")
-    return case.flops / statistics.median(t.samples_s) / 1e9, effective_clock(t.clock, {})
 
 
 def find_ncu(given: Optional[str]) -> Optional[str]:
@@ -226,6 +257,7 @@ def main() -> int:
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("--pairs", type=int, default=32, help="sample pairs after each round")
     ap.add_argument("--ncu", default=None)
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
@@ -268,21 +300,27 @@ def main() -> int:
         with_probe: List[float] = []
         without: List[float] = []
         clocks: List[Dict[str, Any]] = []
+        ratios: List[float] = []
         for i in range(a.rounds):  # ABBA: with, without, without, with, ...
-            for off in (False, True) if i % 2 == 0 else (True, False):
-                rate, clock = timed(case, kernels[off], a.reps)
+            order = (False, True) if i % 2 == 0 else (True, False)
+            case.reset()
+            batch = 1
+            for off in order:
+                rate, clock, batch = timed(case, kernels[off], a.reps)
                 if off:
                     without.append(rate)
                 else:
                     with_probe.append(rate)
                     clocks.append(clock)
+            ratios += paired_ratios(case, kernels, batch, a.pairs)
+            validated(case)
         eff = [c.get("effective_clock_mhz") for c in clocks]
         row: Dict[str, Any] = {
             "kernel": label,
             "entry": case.kernel.name,
             "gflops_with_probe": statistics.median(with_probe),
             "gflops_without_probe": statistics.median(without),
-            **cost_of_probe(with_probe, without),
+            **cost_of_probe(ratios),
             "gflops_with_probe_rounds": with_probe,
             "gflops_without_probe_rounds": without,
             "effective_clock_mhz": eff,
@@ -327,7 +365,7 @@ def main() -> int:
 
     print(f"\n{info.get('name')} ({a.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
     print(
-        "| kernel | GFLOP/s with probe | without | without / with (paired, 95 % interval) | "
+        "| kernel | GFLOP/s with probe | without | without / with (sample pairs: median, 95 % interval) | "
         "effective MHz, timed samples | effective MHz, profiled launches | ncu MHz | tool / ncu |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

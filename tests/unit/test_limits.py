@@ -302,6 +302,7 @@ def test_shared_memory_and_l1_points_are_held_against_the_on_chip_data_path() ->
     over = checked[0].over_limit
     assert over is not None and over.reason == "clock misread" and over.limit == pytest.approx(33_454.08)
     assert "128 B per clock per SM × 132 SMs at 1,980 MHz" in over.against
+    assert " is above the on-chip data path (" in over.text and "the the" not in over.text
     slow = check_limits([dataclasses.replace(l1_ok, params={**l1_ok.params, "effective_clock_mhz": 1800.0})], [], h100)
     assert slow[0].over_limit is not None  # 32,720 GB/s is above the path at 1,800 MHz (30,413 GB/s)
     assert check_limits([l1_over], [], {"backend": "metal", "compute_units": 10})[0].over_limit is None

@@ -197,7 +197,7 @@ class Limits:
         return Limit(
             ONCHIP_BYTES_PER_CLOCK * self.sms * mhz * 1e6 / 1e9,
             "GB/s",
-            f"the on-chip data path ({ONCHIP_BYTES_PER_CLOCK} B per clock per SM × {self.sms} SMs at {words})",
+            f"on-chip data path ({ONCHIP_BYTES_PER_CLOCK} B per clock per SM × {self.sms} SMs at {words})",
             mhz,
         )
 
@@ -253,7 +253,7 @@ class Limits:
             TIMER_ERROR
             if sample_s < MIN_SAMPLE_S
             else CLOCK_MISREAD
-            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.against.startswith("the on-chip")
+            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.against.startswith("on-chip")
             else CACHE_RESIDENT
         )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
