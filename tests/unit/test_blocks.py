@@ -139,3 +139,17 @@ def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None
     plain = read(a, "fp32", 4)  # no scratch: Buffer.read, a new array
     assert plain.tolist() == [0, 1, 2, 3] and a.reads == 1
     assert not np.shares_memory(plain, big)
+
+
+def test_row_blocks_take_a_block_size_of_their_own() -> None:
+    """A pass may ask for smaller blocks (blocks.CACHE_BLOCK_BYTES, the GEMM checks'): the same rows in
+    order, more blocks, each within the size asked for."""
+    rows, cols = 4096, 4096
+    small = blocks.row_blocks(rows, cols, blocks.CACHE_BLOCK_BYTES)
+    default = blocks.row_blocks(rows, cols)
+    assert [r for s in small for r in range(s.start, s.stop)] == list(range(rows))
+    assert len(small) == blocks.BLOCK_BYTES // blocks.CACHE_BLOCK_BYTES * len(default)
+    assert all((s.stop - s.start) * cols * 8 <= blocks.CACHE_BLOCK_BYTES for s in small)
+    assert blocks.map_row_blocks(lambda s: s.stop - s.start, rows, cols, blocks.CACHE_BLOCK_BYTES) == [
+        s.stop - s.start for s in small
+    ]

@@ -127,8 +127,9 @@ def _drive(
     :data:`H200`, its note recorded as measure_case records it; (kernel, N, few_reps, ladder note).
     ``sizes``: the ladder's (the context's SIZES_OPTION), None for the default."""
     monkeypatch.setattr(
-        gemm, "gemm_inputs", lambda dtype, n, rng: (np.zeros((n, n)),) * 4
+        gemm, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4
     )  # no draws: nothing is checked here
+    monkeypatch.setattr(gemm, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
     info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
     options: Dict[str, Any] = {"gemm_max_launch_s": budget, **({SIZES_OPTION: sizes} if sizes else {})}
     suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, False, 1 << 16, options))

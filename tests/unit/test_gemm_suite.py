@@ -332,9 +332,14 @@ def test_freivalds_catches_a_transposed_operand_at_large_n() -> None:
     assert worst > 10, msg
 
 
-def test_int8_freivalds_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above the exact size, int8 C·x must equal A·(B·x) exactly: off by one in one element fails."""
+@pytest.mark.parametrize("accumulate", ["float64", "int64"])
+def test_int8_freivalds_is_exact(accumulate: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the exact size, int8 C·x must equal A·(B·x) exactly: off by one in one element fails,
+    whether the products run in float64 BLAS (exact: every partial sum an integer below 2^53) or,
+    where the vectors' bound would be too small for that, in int64."""
     monkeypatch.setattr(gemm, "EXACT_CHECK_MAX_N", 8)
+    if accumulate == "int64":
+        monkeypatch.setattr(gemm, "INT8_FREIVALDS_MIN_XMAX", 2**60)
     a, b = inputs("int8", 16)
     c = device_result("int8", a, b)
     assert check_gemm(a, b, c, "int8")[0]
@@ -808,9 +813,9 @@ def test_fp32_tf32_and_tiled_ladders_share_inputs_and_checks(monkeypatch: pytest
     draws: List[Tuple[str, int]] = []
     real_inputs, real_reference, real_check = gemm.gemm_inputs, gemm._reference, gemm.check_gemm
 
-    def counted_inputs(dtype: str, n: int, rng: np.random.Generator) -> Any:
+    def counted_inputs(dtype: str, n: int, rng: np.random.Generator, uniform: Any = None) -> Any:
         draws.append((dtype, n))
-        return real_inputs(dtype, n, rng)
+        return real_inputs(dtype, n, rng, uniform)
 
     references: List[Tuple[int, Tuple[str, ...]]] = []
 
@@ -895,3 +900,48 @@ def test_a_shared_freivalds_reference_gives_the_same_verdicts(first: str) -> Non
     other = inputs("fp32", n // 2)  # another pair: the memo's entry is not theirs
     c = device_result("fp32", *other)
     assert check_gemm(*other, c, "fp32", memo=memo) == check_gemm(*other, c, "fp32")
+
+
+# --- one draw of float64 values for every floating-point precision ---------------------------------
+
+
+@pytest.mark.parametrize("n", [16, 64, 257])
+def test_inputs_rounded_from_one_float64_pair_are_the_drawn_ones(n: int) -> None:
+    """Every floating-point precision's inputs rounded from uniform_pair64(n) are the arrays drawn
+    for it from the generator seeded by n, bit for bit (a draw rounds the same float64 values on
+    assignment as a cast does); fp64 shares the pair itself."""
+    uniform = gemm.uniform_pair64(n)
+    assert not uniform[0].flags.writeable and not uniform[1].flags.writeable
+    for dtype in DTYPES:
+        if dtype == "int8":
+            continue
+        drawn = gemm_inputs(dtype, n, np.random.default_rng(n))
+        rounded = gemm_inputs(dtype, n, np.random.default_rng(12345), uniform)  # the generator is not used
+        for x, y in zip(drawn, rounded):
+            assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x.view(np.uint8), y.view(np.uint8))
+    assert gemm_inputs("fp64", n, np.random.default_rng(0), uniform)[0] is uniform[0]
+
+
+def test_the_suite_draws_each_sizes_float64_values_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CUDA suite draws the float64 values of each size once for fp32, fp64, tf32, fp16, bf16 and
+    the tiled kernel (int8 draws its integers), up to UNIFORM_KEEP_MAX_N, above it per precision;
+    the verdicts are those of inputs drawn per precision, and nothing is kept once the cases end."""
+    pairs: List[int] = []
+    real = gemm.uniform_pair64
+
+    def counted(n: int) -> Any:
+        pairs.append(n)
+        return real(n)
+
+    mem = 4 * gemm_bytes(64, 64, 64, "fp64")
+    before = _drive(GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0)), seconds=1e-6)
+    assert all(s[3] for s in before), before
+    monkeypatch.setattr(gemm, "uniform_pair64", counted)
+    suite = GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0))
+    assert _drive(suite, seconds=1e-6) == before
+    assert sorted(pairs) == sorted(set(pairs)) and set(pairs) == {s[2] for s in before if s[1] != "int8"}
+    assert suite.uniform == {}
+    pairs.clear()
+    monkeypatch.setattr(gemm, "UNIFORM_KEEP_MAX_N", 16)
+    assert _drive(GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0)), seconds=1e-6) == before
+    assert pairs == [16]  # larger sizes drawn per precision

@@ -52,7 +52,7 @@ from ..base import (
     read,
     write_tiled,
 )
-from ..blocks import map_row_blocks
+from ..blocks import CACHE_BLOCK_BYTES, map_row_blocks
 from .reuse import SharedDraws
 from .settle import LADDER_PARAM, few_reps, settle_note
 from .sizes import SIZES_OPTION, growth, ladder_sizes, most_sizes, next_size
@@ -71,6 +71,7 @@ __all__ = [
     "check_fp16_accumulation",
     "gemm_kernel_def",
     "gemm_inputs",
+    "uniform_pair64",
     "input_kind",
     "uniform_pair",
     "check_gemm",
@@ -168,6 +169,10 @@ EXACT_CHECK_MAX_N = 512
 #: Random ±1 vectors per Freivalds test, and the Hoeffding multiplier of its row bound: a correct
 #: row fails one vector with probability at most 2·exp(-λ²/2) = 2.5e-14.
 FREIVALDS_VECTORS = 4
+#: The smallest bound on int8 Freivalds vectors' entries for which the test runs in float64 BLAS
+#: (exact below 2^53); with a smaller one (N above about 16,000) it runs in int64. A wrong C passes
+#: one vector with probability at most 1/(2·xmax + 1).
+INT8_FREIVALDS_MIN_XMAX = 2**12
 FREIVALDS_LAMBDA = 8.0
 #: An "fp32" result whose error is this much (or more) of the TF32 input-rounding signature
 #: (least-squares coefficient) was computed with TF32 inputs; a true FP32 result scores ~0.
@@ -344,8 +349,11 @@ def check_gemm(
     the device's errors; ‖β_i‖₂ ≤ (2K·eps_acc + …)·‖a_i‖₂·‖B‖_F + eps_out·‖ĉ_i‖₂ + η_out·√N
     (Cauchy–Schwarz; |Ĉ| stands in for |C|). It catches an error pattern whose r exceeds that: a
     transposed operand or a wrong tile at every N ≤ 8192, a single element off by more than about
-    λ·‖β_i‖₂ (≈ λ·√N times its own bound). int8: x has integer entries in [−2^16, 2^16] and
-    r must be exactly 0 (int64); a wrong C passes one vector with probability ≤ 2^-17.
+    λ·‖β_i‖₂ (≈ λ·√N times its own bound). int8: x has integer entries in [−xmax, xmax], xmax the
+    largest bound (at most 2^16) that keeps every partial sum an integer below 2^53, so float64 BLAS
+    computes r exactly (int64 where that bound would fall below INT8_FREIVALDS_MIN_XMAX), and r must
+    be exactly 0; a wrong C passes one vector with probability ≤ 1/(2·xmax + 1) (at N = 8192 with
+    |A|, |B| ≤ 127, xmax = 8,322: below 2^-14 a vector, 2^-56 for the four).
 
     **fp32 only**, the TF32 signature: the error is regressed on D = Ã·B̃ − A·B (Ã, B̃ the inputs
     rounded to TF32, to nearest and toward zero; for Freivalds on D·x). A TF32 result scores ≈ 1, an
@@ -430,7 +438,7 @@ def _reference(a: np.ndarray, b: np.ndarray, x: np.ndarray, modes: Tuple[str, ..
             tuple(round_tf32(b[rows], mode).astype(np.float64) @ x for mode in modes),
         )
 
-    bp = map_row_blocks(b_rows_pass, k, n)
+    bp = map_row_blocks(b_rows_pass, k, n, CACHE_BLOCK_BYTES)
     bx = np.concatenate([r[0] for r in bp])
     b_abs_rows = np.concatenate([r[1] for r in bp])
     b_norm = math.sqrt(sum(r[2] for r in bp))
@@ -445,7 +453,7 @@ def _reference(a: np.ndarray, b: np.ndarray, x: np.ndarray, modes: Tuple[str, ..
             tuple(round_tf32(a[rows], mode).astype(np.float64) @ tbx[j] for j, mode in enumerate(modes)),
         )
 
-    ap = map_row_blocks(a_rows_pass, m, k)
+    ap = map_row_blocks(a_rows_pass, m, k, CACHE_BLOCK_BYTES)
     return _Reference(
         want=np.concatenate([r[0] for r in ap]),
         ab_rows=np.concatenate([r[1] for r in ap]),  # (|A||B|)·1, O(N²)
@@ -479,14 +487,11 @@ def _freivalds(
 
     def c_rows_pass(rows: slice) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         blk = c[rows].astype(np.float64)
-        return (
-            int(np.count_nonzero(~np.isfinite(blk))),
-            blk @ x,
-            np.abs(blk).sum(axis=1),
-            np.sqrt(np.einsum("ij,ij->i", blk, blk)),
-        )
+        abs_rows = np.abs(blk).sum(axis=1)  # NaN or ±inf where its row holds one: counted only then
+        nonfinite = 0 if np.isfinite(abs_rows).all() else int(np.count_nonzero(~np.isfinite(blk)))
+        return nonfinite, blk @ x, abs_rows, np.sqrt(np.einsum("ij,ij->i", blk, blk))
 
-    cp = map_row_blocks(c_rows_pass, m, n)
+    cp = map_row_blocks(c_rows_pass, m, n, CACHE_BLOCK_BYTES)
     nonfinite = sum(r[0] for r in cp)
     if nonfinite:
         return False, f"{nonfinite} of {c.size} elements of C are not finite"
@@ -556,25 +561,30 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
                 f"(first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})",
             )
         return True, f"all {c.size} elements equal the exact integer product"
-    # |x| ≤ xmax keeps C·x and A·(B·x) inside int64: limit·n·xmax < 2^62.
-    xmax = max(1, min(2**16, (2**62) // max(1, limit * max(n, 1))))
-    x = np.random.default_rng(seed).integers(-xmax, xmax + 1, size=(n, FREIVALDS_VECTORS), dtype=np.int64)
+    # |x| ≤ xmax bounds every partial sum of C·x and A·(B·x) by limit·max(n, k)·xmax: below 2^53 they
+    # are integers float64 holds exactly (so BLAS computes them exactly, in any order), else below
+    # 2^62 in int64 (NumPy's integer product, much slower)
+    reach = limit * max(n, 1)
+    exact64 = (2**53) // max(1, reach)
+    acc = np.float64 if exact64 >= INT8_FREIVALDS_MIN_XMAX else np.int64
+    xmax = max(1, min(2**16, exact64 if acc is np.float64 else (2**62) // max(1, reach)))
+    x = np.random.default_rng(seed).integers(-xmax, xmax + 1, size=(n, FREIVALDS_VECTORS), dtype=np.int64).astype(acc)
 
     def c_pass(rows: slice) -> Tuple[int, np.ndarray]:
-        blk = c[rows].astype(np.int64)
+        blk = c[rows].astype(acc)
         return int(np.count_nonzero(np.abs(blk) > limit)), blk @ x
 
-    cp = map_row_blocks(c_pass, m, n)
+    cp = map_row_blocks(c_pass, m, n, CACHE_BLOCK_BYTES)
     out = sum(r[0] for r in cp)
     if out:
         return False, _outside(out, c.size, limit)
     got = np.concatenate([r[1] for r in cp])
     if b.flags.f_contiguous and not b.flags.c_contiguous:  # B = Bᵀᵀ: blocks of B's columns
         bt = b.T
-        bx = sum(map_row_blocks(lambda cols: bt[cols].astype(np.int64).T @ x[cols], n, k))
+        bx = sum(map_row_blocks(lambda cols: bt[cols].astype(acc).T @ x[cols], n, k, CACHE_BLOCK_BYTES))
     else:
-        bx = np.concatenate(map_row_blocks(lambda rows: b[rows].astype(np.int64) @ x, k, n))
-    want = np.concatenate(map_row_blocks(lambda rows: a[rows].astype(np.int64) @ bx, m, k))
+        bx = np.concatenate(map_row_blocks(lambda rows: b[rows].astype(acc) @ x, k, n, CACHE_BLOCK_BYTES))
+    want = np.concatenate(map_row_blocks(lambda rows: a[rows].astype(acc) @ bx, m, k, CACHE_BLOCK_BYTES))
     bad = int(np.count_nonzero(np.any(got != want, axis=1)))
     if bad:
         return False, f"Freivalds check failed: C·x ≠ A·(B·x) exactly in {bad} of {m} rows"
@@ -632,28 +642,57 @@ def check_fp16_accumulation(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: i
 # --- the suite ---------------------------------------------------------------------------------
 
 
-def gemm_inputs(dtype: str, n: int, rng: np.random.Generator) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def gemm_inputs(
+    dtype: str, n: int, rng: np.random.Generator, uniform: Optional[Tuple[np.ndarray, np.ndarray]] = None
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Square n×n inputs for ``dtype``: ``(a, b, a_stored, b_stored)``, the values (what
     :func:`check_gemm` takes) and the arrays written to the device (C-contiguous). Floats are uniform
     in [−1, 1) rounded to the storage format (bf16: the low 16 bits of float32 values cleared, so
     exact); tf32 inputs are full fp32 values (the library rounds them); int8 are integers in
     ±INT8_MAX_ABS, with B stored transposed (``b_stored`` is N×K, ``b`` its transposed view: the
-    layout the backend takes, drawn so rather than transposed afterwards)."""
+    layout the backend takes, drawn so rather than transposed afterwards).
+
+    ``uniform``, for a floating-point ``dtype``: ``uniform_pair(rng, n, np.float64)`` drawn before
+    (:func:`uniform_pair64`), whose values are rounded to the storage format instead of drawing them
+    again from ``rng`` (which is then not used): the same arrays bit for bit, since a draw rounds the
+    same float64 values on assignment as a cast does. Read-only arrays of it are shared, not copied
+    (fp64)."""
     p = GEMM_PRECISIONS[dtype]
     if p.in_dtype == "int8":
         ai = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
         bi = rng.integers(-INT8_MAX_ABS, INT8_MAX_ABS + 1, (n, n), dtype=np.int8)
         return (ai, bi.T, ai, bi) if p.b_transposed else (ai, bi, ai, bi)
+
+    def pair(dt: Any) -> Tuple[np.ndarray, np.ndarray]:
+        if uniform is None:
+            return uniform_pair(rng, n, dt)
+        return uniform[0].astype(dt, copy=False), uniform[1].astype(dt, copy=False)
+
     if p.in_dtype == "bf16":
-        pair = uniform_pair(rng, n, np.float32)
+        pair32 = pair(np.float32)
         out = []
-        for x in pair:  # truncated in place to bf16 (values exact), and the bit patterns
+        for x in pair32:  # truncated in place to bf16 (values exact), and the bit patterns
             bits = x.view(np.uint32)
             bits &= np.uint32(0xFFFF0000)
             out.append((bits >> np.uint32(16)).astype(np.uint16))
-        return pair[0], pair[1], out[0], out[1]
-    a, b = uniform_pair(rng, n, np.dtype(NUMPY_DTYPE[p.in_dtype]))
+        return pair32[0], pair32[1], out[0], out[1]
+    a, b = pair(np.dtype(NUMPY_DTYPE[p.in_dtype]))
     return a, b, a, b
+
+
+#: The largest size whose float64 values the suite keeps for every floating-point precision
+#: (:attr:`GemmSuite.uniform`: two 4096² float64 arrays are 256 MiB; an 8192² pair, 1 GiB, is drawn
+#: per precision instead).
+UNIFORM_KEEP_MAX_N = 4096
+
+
+def uniform_pair64(n: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The float64 values every floating-point precision's inputs at size ``n`` are rounded from
+    (:func:`gemm_inputs`' ``uniform``): :func:`uniform_pair` of the generator seeded by ``n``, as
+    the suite seeds it, read-only."""
+    a, b = uniform_pair(np.random.default_rng(n), n, np.float64)
+    a.flags.writeable = b.flags.writeable = False
+    return a, b
 
 
 def input_kind(dtype: str) -> str:
@@ -676,10 +715,11 @@ class _Drawn:
     memo: Dict[Any, Any] = field(default_factory=dict)
 
 
-def _draw_inputs(dtype: str, n: int) -> _Drawn:
-    """:func:`gemm_inputs` of ``dtype`` at size ``n``, seeded by ``n``, read-only (they may be shared
-    by several ladders, :class:`~.reuse.SharedDraws`)."""
-    arrays = gemm_inputs(dtype, n, np.random.default_rng(n))
+def _draw_inputs(dtype: str, n: int, uniform: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> _Drawn:
+    """:func:`gemm_inputs` of ``dtype`` at size ``n``, seeded by ``n`` (or rounded from ``uniform``,
+    :func:`uniform_pair64` ``(n)``), read-only (they may be shared by several ladders,
+    :class:`~.reuse.SharedDraws`)."""
+    arrays = gemm_inputs(dtype, n, np.random.default_rng(n), uniform)
     for x in arrays:
         x.flags.writeable = False
     return _Drawn(*arrays)
@@ -746,6 +786,9 @@ class GemmSuite(Suite):
         self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
         #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
         self.inputs: SharedDraws[str, _Drawn] = SharedDraws(_draw_inputs, ())
+        #: the float64 values of each size up to UNIFORM_KEEP_MAX_N, which every floating-point
+        #: precision's inputs are rounded from (:func:`uniform_pair64`): drawn once for all of them
+        self.uniform: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
 
     def _host_ladders(self) -> bool:
         """Whether the CPU's library GEMMs run too (:meth:`_host_gemm`: a GPU sharing the host's memory)."""
@@ -768,11 +811,21 @@ class GemmSuite(Suite):
     def cases(self) -> Iterator[Case]:
         """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
         ladders take are drawn once (:attr:`inputs`) and released when the cases end."""
-        self.inputs = SharedDraws(_draw_inputs, [input_kind(d) for d in self.ladder_dtypes()])
+        self.inputs = SharedDraws(self._draw, [input_kind(d) for d in self.ladder_dtypes()])
         try:
             yield from self._ladders()
         finally:
             self.inputs.clear()
+            self.uniform.clear()
+
+    def _draw(self, kind: str, n: int) -> _Drawn:
+        """``kind``'s inputs at size ``n``: a floating-point kind's rounded from :attr:`uniform`
+        (drawn on first use) up to UNIFORM_KEEP_MAX_N, the same arrays as drawn (:func:`gemm_inputs`)."""
+        if GEMM_PRECISIONS[kind].in_dtype == "int8" or n > UNIFORM_KEEP_MAX_N:
+            return _draw_inputs(kind, n)
+        if n not in self.uniform:
+            self.uniform[n] = uniform_pair64(n)
+        return _draw_inputs(kind, n, self.uniform[n])
 
     def _ladders(self) -> Iterator[Case]:
         backend = self.ctx.backend
