@@ -3,25 +3,13 @@ in which order, and the verdict against the 0.5 % target). No GPU or ncu is need
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
 from typing import Any, List, Tuple
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench_scripts import load_bench
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_clock", ROOT / "bench" / "bench_clock.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bench_clock = _load()
+bench_clock = load_bench("bench_clock")
 
 
 class Kernel:

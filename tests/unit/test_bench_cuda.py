@@ -10,30 +10,16 @@ mixbench-cuda's ``printf`` formats in lcutil.h ``StoreDeviceInfo`` and mix_kerne
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Dict, List, Optional
 
 import pytest
 
 from apple_roofline.roofline.records import Measurement
+from bench_scripts import load_bench
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_cuda", ROOT / "bench" / "bench_cuda.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_cuda"] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-bc = _load()
+bc = load_bench("bench_cuda")
 
 BABELSTREAM_DOUBLE = """\
 Using CUDA device NVIDIA H100 80GB HBM3

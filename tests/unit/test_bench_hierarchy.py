@@ -4,13 +4,9 @@ counts."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from bench_scripts import load_bench
 
 _PAGE = """==PROF== Connected to process 4242 (/usr/bin/python3)
 ==PROF== Profiling "hier_read": 0%....50%....100% - 9 passes
@@ -22,16 +18,8 @@ _PAGE = """==PROF== Connected to process 4242 (/usr/bin/python3)
 """
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_hierarchy_ncu", ROOT / "bench" / "bench_hierarchy_ncu.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_the_csv_page_gives_one_dict_per_launch() -> None:
-    b = _load()
+    b = load_bench("bench_hierarchy_ncu")
     got = b.parse_ncu_csv(_PAGE)
     assert got == [
         {"dram__bytes.sum": 1024.0, "l1tex__t_bytes.sum": 73400320.0, "lts__t_bytes.sum": 4325376.0},
@@ -41,7 +29,7 @@ def test_the_csv_page_gives_one_dict_per_launch() -> None:
 
 
 def test_each_case_is_judged_by_the_counter_of_its_level() -> None:
-    b = _load()
+    b = load_bench("bench_hierarchy_ncu")
     cases = [
         {"kernel": "read", "level": "L1", "bytes": 73400320, "working_set_bytes": 65536, "valid": True},
         {"kernel": "read", "level": "L2", "bytes": 440000000, "working_set_bytes": 13 << 20, "valid": True},
