@@ -102,8 +102,9 @@ def gemm_class_of(dtype: str) -> str:
 class Limit:
     """The limit of one measured figure: ``value`` in ``unit`` at the clock the measurement ran at,
     ``against``, what it is (``"theoretical GEMM BF16 at 1,763 MHz, the clock it ran at"``), and
-    ``mhz``, that clock (None for a bandwidth, and for a compute peak left at the clock it is given at
-    where either clock is unknown)."""
+    ``mhz``, that clock (None for the memory interface's peak, which no clock scales, and for a compute
+    peak left at the clock it is given at where either clock is unknown). A figure above a clocked
+    limit means its clock was misread (:meth:`Limits.check`)."""
 
     value: float
     unit: str
@@ -253,7 +254,7 @@ class Limits:
             TIMER_ERROR
             if sample_s < MIN_SAMPLE_S
             else CLOCK_MISREAD
-            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.against.startswith("on-chip")
+            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.mhz is not None
             else CACHE_RESIDENT
         )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)
