@@ -415,9 +415,11 @@ def check_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> 
 
 
 def tiled_within(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: float) -> bool:
-    """Whether every element i of ``got`` (1-D, floating point) lies within ``atol + rtol·|w|`` of
-    ``w = period_ref[i % len(period_ref)]``, NaN never within: the decision of :func:`check_close`
-    over the tiled reference, made from the extremes of each column of the (rows, period) view.
+    """Whether every element i of ``got`` (1-D, floating point or an integer dtype of at most 32 bits,
+    whose values float64 holds exactly; with ``rtol`` = ``atol`` = 0, equality) lies within
+    ``atol + rtol·|w|`` of ``w = period_ref[i % len(period_ref)]``, NaN never within: the decision of
+    :func:`check_close` over the tiled reference, made from the extremes of each column of the
+    (rows, period) view.
 
     For any x in [lo, hi], |x − w| ≤ max(|lo − w|, |hi − w|) (|x − w| is convex in x), so the largest
     error of a column is that of its minimum or its maximum, compared with the bound in float64 as

@@ -52,8 +52,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, dram_start, level_of
-from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild
-from ..blocks import map_row_blocks
+from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild, tiled_within
 
 __all__ = [
     "HierarchySuite",
@@ -548,23 +547,13 @@ class HierarchySuite(Suite):
         )
 
 
-def _tiles_equal(got: np.ndarray, pat: np.ndarray) -> bool:
-    """Whether element i of ``got`` (1-D) equals ``pat[i % pat.size]`` for every i."""
-    p = pat.size
-    rows = got.size // p
-    view = got[: rows * p].reshape(rows, p)
-    tail = got[rows * p :]
-    if not np.array_equal(tail, pat[: tail.size]):
-        return False
-    return all(map_row_blocks(lambda block: bool((view[block] == pat).all()), rows, p))
-
-
 def _restored(buf: Any, pat: np.ndarray, count: int, scratch: HostScratch) -> Tuple[bool, str]:
-    """Whether the first ``count`` uint32 of ``buf`` hold the tiled pattern again: compared a block of
-    whole periods at a time on threads (:func:`~..blocks.map_row_blocks`), and, where that finds a
-    difference, again in order for the message naming the first one."""
+    """Whether the first ``count`` uint32 of ``buf`` hold the tiled pattern again: decided from each
+    period column's extremes a block of whole periods at a time on threads (:func:`~..base.
+    tiled_within` with no tolerance), and, where that finds a difference, compared again in order
+    for the message naming the first one."""
     got = _read_u32(buf, count, scratch)
-    if _tiles_equal(got, pat):
+    if tiled_within(got, pat, 0.0, 0.0):  # equal to the tiled pattern (integers: a zero tolerance is equality)
         return True, ""
     step = pat.size * 1024
     block = np.resize(pat, min(step, count))

@@ -59,8 +59,7 @@ from typing import Dict, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from ..base import ITEMSIZE, KernelDef
-from ..blocks import map_row_blocks
+from ..base import ITEMSIZE, KernelDef, tiled_within
 from ..fp8 import FORMATS as FP8_FORMATS
 from ..fp8 import decode as fp8_decode
 from ..fp8 import encode as fp8_encode
@@ -476,7 +475,7 @@ def _all_equal_natively(got: np.ndarray, want: np.ndarray) -> bool:
     w = w64.astype(dt)
     if not np.array_equal(w.astype(np.float64), w64):
         return False
-    return all(map_row_blocks(lambda rows: bool((got[rows] == w).all()), got.shape[0], got.shape[1]))
+    return tiled_within(got.reshape(-1), w, 0.0, 0.0)  # every row equals w: no tolerance is equality
 
 
 def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[bool, str]:
@@ -485,10 +484,10 @@ def check_tile_output(got: np.ndarray, want: np.ndarray, groups: int) -> Tuple[b
     of wrong elements and the first one, with its group, row and column).
 
     Where every element of ``want`` is exactly a value of ``got``'s dtype, the tiles are compared in
-    that dtype, a block of groups at a time on threads (:func:`~..blocks.map_row_blocks`): the
-    conversion to float64 is exact and keeps (in)equality, so the decision is the float64
-    comparison's without its float64 copy of ``got``. A failing output is compared again in float64
-    for the message."""
+    that dtype, from each column's extremes a block of groups at a time on threads
+    (:func:`~..base.tiled_within` with no tolerance): the conversion to float64 is exact and keeps
+    (in)equality, so the decision is the float64 comparison's without its float64 copy of ``got``. A
+    failing output is compared again in float64 for the message."""
     mn = want.size
     if _all_equal_natively(np.asarray(got).reshape(groups, mn), want.reshape(mn)):
         return True, f"{groups * mn} elements ({groups} tiles) equal the NumPy reference exactly"
