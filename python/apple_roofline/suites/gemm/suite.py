@@ -170,8 +170,8 @@ EXACT_CHECK_MAX_N = 512
 #: row fails one vector with probability at most 2·exp(-λ²/2) = 2.5e-14.
 FREIVALDS_VECTORS = 4
 #: The smallest bound on int8 Freivalds vectors' entries for which the test runs in float64 BLAS
-#: (exact below 2^53); with a smaller one (N above about 16,000) it runs in int64. A wrong C passes
-#: one vector with probability at most 1/(2·xmax + 1).
+#: (exact below 2^53); with a smaller one (N above about 11,700 for entries of ±127) it runs in int64.
+#: A wrong C passes one vector with probability at most 1/(2·xmax + 1).
 INT8_FREIVALDS_MIN_XMAX = 2**12
 FREIVALDS_LAMBDA = 8.0
 #: An "fp32" result whose error is this much (or more) of the TF32 input-rounding signature
@@ -561,7 +561,7 @@ def _check_exact_int(a: np.ndarray, b: np.ndarray, c: np.ndarray, seed: int) -> 
                 f"(first at [{i}, {j}]: got {int(c64[i, j])}, want {int(want[i, j])})",
             )
         return True, f"all {c.size} elements equal the exact integer product"
-    # |x| ≤ xmax bounds every partial sum of C·x and A·(B·x) by limit·max(n, k)·xmax: below 2^53 they
+    # |x| ≤ xmax bounds every partial sum of C·x and A·(B·x) by limit·n·xmax (limit = max|A|·max|B|·K): below 2^53 they
     # are integers float64 holds exactly (so BLAS computes them exactly, in any order), else below
     # 2^62 in int64 (NumPy's integer product, much slower)
     reach = limit * max(n, 1)
