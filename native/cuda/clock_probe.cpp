@@ -1,6 +1,7 @@
 // The effective SM clock of each timed sample (device.h, ClockSlots and ClockProbe; docs/design.md,
 // "Clocks"). The kernels' half is shaders/cuda/clock.cuh; the probe kernel for cuBLAS is the
 // backend's own (not a benchmark kernel), so its source lives here, with the same `ar_clock` layout.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -64,11 +65,19 @@ ClockSlots::ClockSlots(CUmodule module, std::string method) : method_(std::move(
   ptr_ = p;
 }
 
-void ClockSlots::begin(const Device& dev, uint64_t reps, unsigned per_sample) {
+uint64_t probed_samples(uint64_t reps, uint64_t batch, unsigned per_sample) {
+  const unsigned each = per_sample < 1 ? 1 : per_sample;
+  const uint64_t share = uint64_t(kProbeShare * double(reps) * double(batch) / double(each));
+  const uint64_t least = reps < kMinProbedSamples ? reps : kMinProbedSamples;
+  const uint64_t slots = kClockSlots / each;
+  const uint64_t n = share > least ? share : least;
+  return std::min(std::min(n, reps), slots);
+}
+
+void ClockSlots::begin(const Device& dev, uint64_t reps, unsigned per_sample, uint64_t most) {
   reps_ = reps;
   per_sample_ = per_sample < 1 ? 1 : per_sample > kClockSlots ? kClockSlots : per_sample;
-  const uint64_t most = kClockSlots / per_sample_;
-  groups_ = reps < most ? reps : most;
+  groups_ = std::min({reps, uint64_t(kClockSlots / per_sample_), most});
   if (!ptr_) return;
   // first: all ones (atomicMin's identity), last: zeros (atomicMax's); both on the stream.
   CU_CHECK(driver().cuMemsetD8Async(ptr_ + kFirstOffset, 0xff, kWindowBytes, dev.stream()));

@@ -165,7 +165,7 @@ class CudaKernel final : public Kernel {
     Params p(args, work_items, dev);
     const unsigned blocks = grid(work_items);
     const unsigned per_sample = probes_per_sample(launch_s_);
-    clock_slots_.begin(dev, reps, per_sample);
+    clock_slots_.begin(dev, reps, per_sample, probed_samples(reps, batch, per_sample));
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
       ev.start(size_t(r));

@@ -147,8 +147,9 @@ class ClockSlots {
   ClockSlots() = default;
   ClockSlots(CUmodule module, std::string method);  // finds `ar_clock` (none: no values)
   bool present() const { return ptr_ != 0; }
-  // Resets the slots; `reps` samples, `per_sample` probed launches after (or around) each probed one.
-  void begin(const Device& dev, uint64_t reps, unsigned per_sample);
+  // Resets the slots; `reps` samples, `per_sample` probed launches after (or around) each probed
+  // one, at most `most` samples probed (spread evenly over the call).
+  void begin(const Device& dev, uint64_t reps, unsigned per_sample, uint64_t most = UINT64_MAX);
   bool probed(uint64_t r) const;                       // whether sample r is followed by probed launches
   unsigned slot(uint64_t r, unsigned j) const;         // the slot of sample r's j-th probed launch
   void point(const Device& dev, unsigned slot) const;  // the next probed launch writes `slot`
@@ -159,11 +160,21 @@ class ClockSlots {
   std::string method_;
   uint64_t reps_ = 0;
   unsigned per_sample_ = 1;
-  uint64_t groups_ = 0;  // probed samples: min(reps, kClockSlots / per_sample)
+  uint64_t groups_ = 0;  // probed samples: min(reps, kClockSlots / per_sample, most)
 };
 // How many probed launches follow a probed sample: enough to last kClockWindowS at `launch_s`
 // seconds per launch (the previous call's; 0: unknown, one launch), at most kClockMaxPerSample.
 unsigned probes_per_sample(double launch_s);
+// The most work the probed launches of a call may add to its samples (launches after probed samples
+// over launches in all samples), and the fewest samples probed (all where a call has fewer). A
+// probed launch is the kernel's whole work again: after every sample of one launch it doubles what
+// the GPU does, and a kernel at its power limit then steps its clock down sooner.
+constexpr double kProbeShare = 0.25;
+constexpr uint64_t kMinProbedSamples = 3;
+// How many of `reps` samples of `batch` launches are probed, `per_sample` probed launches after
+// each: within kProbeShare of the samples' launches, at least kMinProbedSamples (or `reps`), at most
+// kClockSlots / per_sample.
+uint64_t probed_samples(uint64_t reps, uint64_t batch, unsigned per_sample);
 
 // A probe for kernels that cannot be instrumented (cuBLAS): one block spinning about kProbeNs on
 // %clock64 / %globaltimer into the same slots, launched before and after each sample on the same

@@ -218,21 +218,30 @@ def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtyp
 def test_kernel_clock_is_read_in_the_kernel_per_sample(cuda: Any) -> None:
     """A project kernel (its source includes shaders/cuda/clock.cuh) has its clock read by probed
     launches of its probed build between the timed samples (docs/design.md, "Clocks"): one value per
-    sample while 64 slots hold 1 to 8 probed launches after each (5 samples: always 5 values), one
-    per group of samples beyond; each a possible SM clock (above idle, at most the maximum clock
-    plus rounding)."""
+    probed sample. Samples are probed while their probed launches add at most a quarter of the
+    samples' launches, at least three of them (all where there are fewer), at most as many as 64
+    slots hold at 1 to 8 probed launches each. Each value is a possible SM clock (above idle, at most
+    the maximum clock plus rounding)."""
     from apple_roofline.shaders import shader_source
 
     k = cuda.compile(shader_source("fma.cu"), "vec4_indep8_f32", {"F": 256})
-    n = 1 << 20
+    n = 1 << 22  # about a millisecond a launch on an H100: one probed launch after a probed sample
     x, y = cuda.alloc(n * 16), cuda.alloc(n * 16)
-    k.time([x, y, 0.5], n, 4, 5)
+    k.time([x, y, 0.5], n, 4, 5)  # a quarter of 20 launches: all 5 samples
     c = k.clock
     top = cuda.info()["clock_hz"] / 1e6
     assert len(c["mhz"]) == 5 and all(100 < v < 1.02 * top for v in c["mhz"]), (c, top)
     assert "%clock64 / %globaltimer per SM" in c["method"] and "probed launches" in c["method"]
-    k.time([x, y, 0.5], n, 1, 100)
-    assert 64 // 8 <= len(k.clock["mhz"]) <= 64  # 64 slots, 1 to 8 probed launches a probed sample
+    k.time([x, y, 0.5], n, 1, 12)  # a quarter of 12 launches: 3 samples
+    assert len(k.clock["mhz"]) == 3, k.clock
+    k.time([x, y, 0.5], n, 2, 12)  # a quarter of 24 launches: 6 samples
+    assert len(k.clock["mhz"]) == 6, k.clock
+    k.time([x, y, 0.5], n, 1, 2)  # fewer than three samples: all of them
+    assert len(k.clock["mhz"]) == 2, k.clock
+    small = 1 << 12  # a short launch: 1 to 8 probed launches after a probed sample, 50 launches a sample
+    k.time([x, y, 0.5], small, 1, 3)
+    k.time([x, y, 0.5], small, 50, 100)
+    assert 64 // 8 <= len(k.clock["mhz"]) <= 64, k.clock
     off = cuda.compile(shader_source("fma.cu"), "vec4_indep8_f32", {"F": 256, "AR_CLOCK_PROBE": 0})
     off.time([x, y, 0.5], n, 4, 5)
     assert off.clock == {"mhz": [], "method": "not measured: the clock probe was turned off (AR_CLOCK_PROBE=0)"}
