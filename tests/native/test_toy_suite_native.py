@@ -61,7 +61,7 @@ TOY: Dict[str, str] = {
 
         import numpy as np
 
-        from ..base import PERIOD, Case, HostScratch, Suite, check_tiled, fill, pattern, poison, read
+        from ..base import PERIOD, Case, Suite, check_tiled, fill, pattern, poison, read
         from .kernels import FORM_OPTION, FORMS, TOY_KERNELS
 
 
@@ -76,7 +76,7 @@ TOY: Dict[str, str] = {
 
             def cases(self):
                 backend = self.ctx.backend
-                scratch = HostScratch()
+                scratch = self.ctx.scratch
                 for tk in TOY_KERNELS:
                     kdef = tk.kernel_def()
                     src = self.source(kdef)

@@ -3,6 +3,8 @@ the blocks cover the rows once, in order, and the verdicts do not depend on the 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -139,6 +141,45 @@ def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None
     plain = read(a, "fp32", 4)  # no scratch: Buffer.read, a new array
     assert plain.tolist() == [0, 1, 2, 3] and a.reads == 1
     assert not np.shares_memory(plain, big)
+
+
+def test_a_reserved_scratch_is_grown_ahead_and_read_into_without_growing_again() -> None:
+    """HostScratch.reserve grows the scratch on a thread of its own: the first read after it, however
+    small, lands in the reserved memory, and a read up to the reserved size lands in the same memory
+    (without the reservation the small read's memory would not hold the large one). A reservation
+    no larger than the scratch does nothing."""
+    from apple_roofline.suites.base import HostScratch
+
+    for reserved in (True, False):
+        scratch = HostScratch()
+        if reserved:
+            scratch.reserve(1 << 20)
+        small = scratch.array("fp32", 10)
+        large = scratch.array("fp32", (1 << 20) // 4)
+        assert large.size == (1 << 20) // 4 and np.shares_memory(small, large) == reserved
+    scratch.reserve(1 << 10)  # smaller than it is: nothing to do
+    assert np.shares_memory(scratch.array("fp32", 16), large)
+
+
+def test_reads_copy_where_a_buffer_has_no_host_view() -> None:
+    from apple_roofline.suites.base import reads_copy
+
+    class Backend:
+        def __init__(self, visible: bool) -> None:
+            self.visible = visible
+
+        def alloc(self, nbytes: int) -> Any:
+            visible = self.visible
+
+            class Buffer:
+                def view(self, dtype: str) -> np.ndarray:
+                    if not visible:
+                        raise ValueError("not host-visible")
+                    return np.zeros(nbytes, dtype)
+
+            return Buffer()
+
+    assert reads_copy(Backend(False)) and not reads_copy(Backend(True))
 
 
 def test_row_blocks_take_a_block_size_of_their_own() -> None:

@@ -450,7 +450,8 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
         runner,
         "open_device",
         lambda spec: types.SimpleNamespace(
-            info=lambda: {"backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0}
+            info=lambda: {"backend": "cuda", "name": "Fake GPU", "index": 0, "memory_bytes": 48 << 20, "llc_bytes": 0},
+            alloc=lambda nbytes: types.SimpleNamespace(view=lambda dtype: np.zeros(nbytes, dtype)),  # host-visible
         ),
     )
     with pytest.raises(OptionError, match="cannot run on Fake GPU"):  # the recording suites measure nothing

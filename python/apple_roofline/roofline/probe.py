@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Optional
 
-from ..suites.base import HostScratch, KernelDef, Suite, SuiteContext
+from ..suites.base import KernelDef, Suite, SuiteContext
 from ..suites.chains import chain_case
 from ..suites.fma import FMA_KERNELS
 from ..watchdog import watched
@@ -54,7 +54,7 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
     consts = plain.constants(kdef)
     try:
         bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
-        scratch = HostScratch()
+        scratch = ctx.scratch
         start = time.perf_counter()
         memory = chain_case(kdef, fk, 1, items, bufs, src, backend, {}, consts, scratch=scratch)
         write_s = time.perf_counter() - start  # the input written, the output poisoned

@@ -26,7 +26,7 @@ from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
-from ..suites.base import BLOCKS_OPTION, kernel_key
+from ..suites.base import BLOCKS_OPTION, kernel_key, reads_copy
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
 from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
@@ -349,6 +349,8 @@ class RooflineRunner:
         """Measure the suite ``name`` (its block sizes from the tuner, where one is given), keeping
         its outcomes and its time as they come; read a CPU's clock after it."""
         tuner, progress = self.options.tuner, self.progress
+        if reads_copy(self.ctx.backend):  # the host memory outputs are read into, faulted in while the device works
+            self.ctx.scratch.reserve(self.array_bytes)
         blocks = tuner.blocks(self.ctx, name, progress) if tuner is not None else {}
         suite_options = {**self.ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else self.ctx.options
         suite = registry.spec(name).measure(dataclasses.replace(self.ctx, options=suite_options))

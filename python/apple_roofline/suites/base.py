@@ -8,6 +8,7 @@ branches on the backend's name to decide what a kernel means: the tables do.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -44,6 +45,8 @@ __all__ = [
     "prebuild",
     "PREBUILD_WORKERS",
     "HostScratch",
+    "PAGE_BYTES",
+    "reads_copy",
 ]
 
 #: Machine epsilon of each dtype the suites use (spacing of the format at 1.0): tf32 has 10
@@ -200,11 +203,75 @@ class BufferPair:
         return self.bufs
 
 
+#: Bytes between the writes that fault in a reserved scratch's pages (the smallest page size of the
+#: hosts the project runs on; a larger page is touched more than once, which costs nothing).
+PAGE_BYTES = 4096
+
+
+class HostScratch:
+    """Host memory the suites read their outputs into, one read after another (docs/design.md, "Time
+    budgets"): from an H100, ``Buffer.read`` of 256 MiB into a new array ran at 1.0–1.2 GB/s (its
+    pages fault in during the copy), ``Buffer.read_into`` an array already touched at 9–11 GB/s, so
+    a run keeps one array (:attr:`SuiteContext.scratch`, shared by its suites). It grows to the
+    largest read; the array a read returns is valid until the next read through the same scratch.
+    :meth:`reserve` grows it ahead, on a thread of its own, while the device measures."""
+
+    def __init__(self) -> None:
+        self._mem = np.empty(0, np.uint8)
+        self._growing: Optional[threading.Thread] = None
+        self._grown: List[np.ndarray] = []
+
+    def reserve(self, nbytes: int) -> None:
+        """Grow to at least ``nbytes`` on a thread of its own, touching one byte of every page so that
+        the pages fault in there and not during the read that needs them; :meth:`array` waits for it.
+        Nothing happens where the scratch (or a growth under way) is already that large. Call it only
+        where reads copy (:func:`reads_copy`): on a host-visible backend the thread would compete with
+        the measurement for the CPU and the memory, for nothing."""
+        if nbytes <= max([self._mem.size] + [m.size for m in self._grown]) or self._growing is not None:
+            return
+
+        def grow() -> None:
+            mem = np.empty(nbytes, np.uint8)
+            mem[::PAGE_BYTES] = 0
+            self._grown.append(mem)
+
+        self._growing = threading.Thread(target=grow, name="host scratch", daemon=True)
+        self._growing.start()
+
+    def array(self, dtype: str, count: int) -> np.ndarray:
+        """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch."""
+        if self._growing is not None:
+            self._growing.join()
+            self._growing = None
+            if self._grown and self._grown[-1].size > self._mem.size:
+                self._mem = self._grown[-1]
+            self._grown.clear()
+        np_dtype = np.dtype(NUMPY_DTYPE[dtype])
+        nbytes = count * np_dtype.itemsize
+        if self._mem.size < nbytes:
+            self._mem = np.empty(nbytes, np.uint8)
+        out: np.ndarray = self._mem[:nbytes].view(np_dtype)
+        return out
+
+
+def reads_copy(backend: Any) -> bool:
+    """Whether reading ``backend``'s buffers copies them to the host (a discrete GPU's memory), so
+    that :class:`HostScratch` is used and worth reserving; False where a buffer is host-visible and
+    :func:`read` returns a view of it (the CPU, Apple's unified memory)."""
+    buf = backend.alloc(16)
+    try:
+        buf.view("uint8")
+    except ValueError:
+        return True
+    return False
+
+
 @dataclass(frozen=True)
 class SuiteContext:
     """What a suite needs to plan its cases: the opened ``_core.Backend``, its backend name and info,
     quick mode, the array size in bytes per array, and the runner's time budgets in ``options``
-    (``max_launch_s``: seconds per sweep launch; ``gemm_max_launch_s``: seconds per GEMM launch)."""
+    (``max_launch_s``: seconds per sweep launch; ``gemm_max_launch_s``: seconds per GEMM launch), and
+    the host memory its suites read their outputs into (``scratch``)."""
 
     backend: Any
     backend_name: str
@@ -212,6 +279,8 @@ class SuiteContext:
     quick: bool
     array_bytes: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: The host memory every suite of the run reads its outputs into (:class:`HostScratch`).
+    scratch: HostScratch = field(default_factory=HostScratch, compare=False)
 
 
 class Suite:
@@ -333,26 +402,6 @@ def write_tiled(buf: Any, block: np.ndarray, count: int) -> None:
 def poison(buf: Any, dtype: str, count: int) -> None:
     """Fill the first ``count`` elements of ``buf`` with NaN, so an unwritten output cannot pass."""
     write_tiled(buf, constant_block(NUMPY_DTYPE[dtype], float("nan")), count)
-
-
-class HostScratch:
-    """Host memory a suite reads its outputs into, one read after another (docs/design.md, "Time
-    budgets"): from an H100, ``Buffer.read`` of 256 MiB into a new array ran at 1.0–1.2 GB/s (its
-    pages fault in during the copy), ``Buffer.read_into`` an array already touched at 9–11 GB/s, so
-    a suite that reads 256 MiB per case keeps one array. It grows to the largest read; the array a
-    read returns is valid until the next read through the same scratch."""
-
-    def __init__(self) -> None:
-        self._mem = np.empty(0, np.uint8)
-
-    def array(self, dtype: str, count: int) -> np.ndarray:
-        """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch."""
-        np_dtype = np.dtype(NUMPY_DTYPE[dtype])
-        nbytes = count * np_dtype.itemsize
-        if self._mem.size < nbytes:
-            self._mem = np.empty(nbytes, np.uint8)
-        out: np.ndarray = self._mem[:nbytes].view(np_dtype)
-        return out
 
 
 def read(buf: Any, dtype: str, count: int, scratch: Optional[HostScratch] = None) -> np.ndarray:

@@ -86,7 +86,7 @@ class AccessSuite(Suite):
     def cases(self) -> Iterator[Case]:
         kernels = [(ak, src) for ak in ACCESS_KERNELS for src in [self.source(ak.kernel_def())] if src is not None]
         prebuild(self.ctx.backend, [(*src, self.constants(ak.kernel_def())) for ak, src in kernels])
-        scratch = HostScratch()
+        scratch = self.ctx.scratch
         for level in LEVELS:
             nbytes = level_bytes(level, self.ctx.array_bytes, self.ctx.info)
             if nbytes == 0:

@@ -43,7 +43,6 @@ from ..base import (
     ITEMSIZE,
     NUMPY_DTYPE,
     Case,
-    HostScratch,
     KernelDef,
     Suite,
     SuiteContext,
@@ -782,7 +781,7 @@ class GemmSuite(Suite):
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
-        self.scratch = HostScratch()  # every check reads C into it (docs/design.md, "Time budgets")
+        self.scratch = ctx.scratch  # every check reads C into it (docs/design.md, "Time budgets")
         self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
         #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
         self.inputs: SharedDraws[str, _Drawn] = SharedDraws(_draw_inputs, ())

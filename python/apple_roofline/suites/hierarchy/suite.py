@@ -52,7 +52,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, dram_start, level_of
-from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild, tiled_within
+from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild, reads_copy, tiled_within
 
 __all__ = [
     "HierarchySuite",
@@ -380,7 +380,7 @@ class HierarchySuite(Suite):
         rng = np.random.default_rng(24)
         pat = rng.integers(0, 1 << 32, PERIOD, dtype=np.uint64).astype(np.uint32)
         plain, masked = word_sums(pat), word_sums(pat, MASK)
-        scratch = HostScratch()
+        scratch = self.ctx.scratch
         defs = [(hk, hk.kernel_def()) for hk in HIERARCHY_KERNELS]
         kernels = [(hk, kd, src) for hk, kd in defs for src in [self.source(kd)] if src is not None]
         if kernels:
@@ -390,6 +390,8 @@ class HierarchySuite(Suite):
             lanes = {hk.name: self._lanes(src, {**self.constants(kd), "F": 2}) for hk, kd, src in kernels}
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
+            if any(hk.rmw for hk, _kd, _src in kernels) and reads_copy(backend):
+                scratch.reserve(top_words * WORD)  # the largest buffer read back, faulted in during the caches' points
             outs = {hk.name: backend.alloc(max(lanes.values()) * WORD) for hk, _kd, _src in kernels}
             filled = {hk.name: 0 for hk, _kd, _src in kernels}
             for ws in self.points:

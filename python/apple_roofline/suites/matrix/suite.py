@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 import numpy as np
 
 from ...shaders import resolve
-from ..base import Case, HostScratch, KernelDef, Suite, constant_block, poison, prebuild, read, write_tiled
+from ..base import Case, KernelDef, Suite, constant_block, poison, prebuild, read, write_tiled
 from ..waves import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
@@ -208,7 +208,7 @@ class MatrixSuite(Suite):
             return
         self._out: Optional[Any] = None
         self._capacity = 0
-        self._scratch = HostScratch()  # every check reads its output into it (docs/design.md, "Time budgets")
+        self._scratch = self.ctx.scratch  # every check reads its output into it (docs/design.md, "Time budgets")
         for api in apis:
             gate = _gate(api, self.ctx.info)
             if not gate:

@@ -130,7 +130,7 @@ class OccupancySuite(Suite):
         words = 4 * items
         bufs = (self.ctx.backend.alloc(16 * items), self.ctx.backend.alloc(16 * items))
         fill(bufs[0], period, words)
-        scratch = HostScratch()
+        scratch = self.ctx.scratch
         units = int(self.ctx.info.get("compute_units", 0) or 0)
         for tg in tg_sizes(tg_limit(self.ctx.info), block):
             yield self._case(src, tg, consts, block, items, bufs, ref, scratch, units)

@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterator, Tuple
 
 import numpy as np
 
-from ..base import ITEMSIZE, BufferPair, Case, Constants, HostScratch, KernelDef, Suite, SuiteContext, prebuild
+from ..base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, SuiteContext, prebuild
 from ..chains import chain_case, chain_reference
 from ..fma import FMA_KERNELS
 from ..waves import MIN_WAVES, wave_items
@@ -95,7 +95,7 @@ class PeakSuite(Suite):
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
-        self.scratch = HostScratch()  # every check reads its output into it (docs/design.md, "Time budgets")
+        self.scratch = ctx.scratch  # every check reads its output into it (docs/design.md, "Time budgets")
 
     def total(self) -> int:
         return len(PEAK_VARIANTS)

@@ -109,7 +109,7 @@ class StreamSuite(Suite):
         q = np.float32(Q)
         rtol = 4 * EPS["fp32"]
         cclass = bandwidth_class(nbytes, int(self.ctx.info.get("llc_bytes", 0) or 0))
-        scratch = HostScratch()
+        scratch = self.ctx.scratch
         # Whether each array holds its input pattern: the kernels only read their inputs, so an
         # array is written again only after it was a kernel's output.
         holds_pattern = [False] * len(bufs)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional, Tuple
 
-from ..base import ITEMSIZE, TUNE_OPTION, Case, HostScratch, KernelDef, Suite, prebuild
+from ..base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite, prebuild
 from ..chains import chain_case, chain_references
 from ..fma import FMA_KERNELS, FmaKernel
 from ..work import shrink_level
@@ -108,7 +108,7 @@ class SweepSuite(Suite):
             backend, [(*src, {**self.constants(kdef), "F": F}) for kdef, _, src in kernels for F in self.f_values()]
         )
         filled = 0  # elements of bufs[0] holding the input pattern: the same for every case, written once
-        scratch = HostScratch()
+        scratch = self.ctx.scratch
         for kdef, fk, src in kernels:
             full_items = buf_bytes // (fk.elems_per_item * ITEMSIZE[kdef.dtype])
             items = full_items
