@@ -144,10 +144,11 @@ def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None
 
 
 def test_a_reserved_scratch_is_grown_ahead_and_read_into_without_growing_again() -> None:
-    """HostScratch.reserve grows the scratch on a thread of its own: the first read after it, however
-    small, lands in the reserved memory, and a read up to the reserved size lands in the same memory
-    (without the reservation the small read's memory would not hold the large one). A reservation
-    no larger than the scratch does nothing."""
+    """HostScratch.reserve grows the scratch on a thread of its own: a read the scratch cannot hold as
+    it is (here the first, into an empty scratch) waits for it and lands in the reserved memory, and
+    a read up to the reserved size lands in the same memory (without the reservation the small
+    read's memory would not hold the large one). A reservation no larger than the scratch does
+    nothing; a read the scratch holds as it is need not wait for one under way."""
     from apple_roofline.suites.base import HostScratch
 
     for reserved in (True, False):
@@ -159,6 +160,10 @@ def test_a_reserved_scratch_is_grown_ahead_and_read_into_without_growing_again()
         assert large.size == (1 << 20) // 4 and np.shares_memory(small, large) == reserved
     scratch.reserve(1 << 10)  # smaller than it is: nothing to do
     assert np.shares_memory(scratch.array("fp32", 16), large)
+    scratch.reserve(1 << 22)  # a read that fits the scratch as it is need not wait for the growth ...
+    assert scratch.array("fp32", 16).size == 16
+    grown = scratch.array("fp32", (1 << 22) // 4)  # ... one that does not takes the grown memory
+    assert grown.size == (1 << 22) // 4 and np.shares_memory(scratch.array("fp32", 16), grown)
 
 
 def test_reads_copy_where_a_buffer_has_no_host_view() -> None:

@@ -239,15 +239,16 @@ class HostScratch:
         self._growing.start()
 
     def array(self, dtype: str, count: int) -> np.ndarray:
-        """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch."""
-        if self._growing is not None:
+        """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch:
+        a reservation under way is waited for only where the scratch is too small without it."""
+        np_dtype = np.dtype(NUMPY_DTYPE[dtype])
+        nbytes = count * np_dtype.itemsize
+        if self._growing is not None and (nbytes > self._mem.size or not self._growing.is_alive()):
             self._growing.join()
             self._growing = None
             if self._grown and self._grown[-1].size > self._mem.size:
                 self._mem = self._grown[-1]
             self._grown.clear()
-        np_dtype = np.dtype(NUMPY_DTYPE[dtype])
-        nbytes = count * np_dtype.itemsize
         if self._mem.size < nbytes:
             self._mem = np.empty(nbytes, np.uint8)
         out: np.ndarray = self._mem[:nbytes].view(np_dtype)
