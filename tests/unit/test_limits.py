@@ -327,6 +327,33 @@ def test_a_clock_read_above_a_data_centre_gpus_maximum_does_not_raise_its_limit(
     assert at is not None and at.mhz == 1800.0 and "1,800 MHz, the clock it ran at" in at.against
 
 
+def test_a_clock_that_stepped_down_within_the_samples_is_held_at_its_highest_reading() -> None:
+    """An H100's FP16→FP32 wgmma tile (2026-11-27): five samples at 983 TFLOP/s, then the GPU stepped
+    its clock down and five ran at 855; its probed samples read 1,590–1,830 MHz, 1,671 on average.
+    The median, 911 TFLOP/s, is above the pipe at the average but not at the highest reading, the
+    clock the first samples ran at: no misread. Above the pipe at the highest reading it still is
+    one, and a clock that held still keeps "the clock it ran at"."""
+    theory = [Ceiling("GEMM FP16", "compute", H200_BF16, "GFLOP/s", "theoretical", "spec")]
+    h100 = {"backend": "cuda", "compute_units": 132, "theoretical": {"clock_hz": 1.98e9, "product_line": "other"}}
+    clock = dict(effective_clock_mhz=1671.4, effective_clock_min_mhz=1590.4, effective_clock_max_mhz=1830.3)
+    at_top = H200_BF16 * 1830.3 / H200_MHZ
+
+    def tile(gflops: float, **params: Any) -> Measurement:
+        return _compute("matrix", "wgmma_64x128x64", "fp16→fp32", "Matrix FP16→FP32 (wgmma)", gflops, **params)
+
+    stepped = tile(911_200.0, **clock)
+    assert 911_200.0 > (1 + TOLERANCE) * H200_BF16 * 1671.4 / H200_MHZ  # above the pipe at the average
+    lim = Limits.of(theory, h100).limit(stepped)
+    assert lim is not None and lim.mhz == 1830.3 and lim.value == pytest.approx(at_top)
+    assert "1,830 MHz, the highest clock read over its samples (1,590 to 1,830 MHz)" in lim.against
+    assert check_limits([stepped], theory, h100)[0].over_limit is None
+    (above,) = check_limits([tile(1.01 * at_top, **clock)], theory, h100)
+    assert above.over_limit is not None and above.over_limit.reason == CLOCK_MISREAD
+    held = tile(800_000.0, effective_clock_mhz=1671.4, effective_clock_min_mhz=1668.0, effective_clock_max_mhz=1675.0)
+    lim = Limits.of(theory, h100).limit(held)
+    assert lim is not None and lim.mhz == 1671.4 and "1,671 MHz, the clock it ran at" in lim.against
+
+
 def test_limits_hold_the_pipe_at_the_clock_it_ran_at() -> None:
     limits = Limits.of(
         [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")],

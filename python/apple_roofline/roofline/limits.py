@@ -9,9 +9,10 @@ views only show its verdict.
 * A compute figure (a peak kernel, a vendor GEMM, a matrix-unit tile) against the theoretical peak
   of its pipe (the theoretical ceiling of the same class; a matrix tile's is the GEMM peak of its
   inputs, :func:`gemm_class_of`) at the clock the measurement ran at
-  (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one):
-  theoretical × that clock ÷ the clock the theoretical is given at. On an NVIDIA data-centre part a
-  clock read above the device's maximum is held to the maximum (:meth:`Limits.clock_of`).
+  (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one; the
+  highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
+  theoretical is given at. On an NVIDIA data-centre part a clock read above the device's maximum is
+  held to the maximum (:meth:`Limits.clock_of`).
 * On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
   suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
   per SM (32 banks of 32 bits per clock, the CUDA C++ Programming Guide's shared-memory section for
@@ -32,7 +33,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..clocks import pass_clock, theoretical_clock_mhz
+from ..clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock_mhz
 from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
 from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
@@ -121,6 +122,11 @@ def figure_of(m: Measurement) -> float:
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
 
 
+def _number(v: object) -> bool:
+    """Whether ``v`` is a number of a measurement's parameters (an int or float, not a bool)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def _is_dram(m: Measurement) -> bool:
     """Whether ``m`` is labelled DRAM: STREAM's DRAM class, or a working-set point planned beyond every cache."""
     if m.ceiling_class == DRAM_CLASS:
@@ -170,18 +176,26 @@ class Limits:
 
     def clock_of(self, m: Measurement) -> Tuple[Optional[float], str]:
         """The clock (MHz) ``m``'s limit is taken at, and words on it: the clock it ran at
-        (:func:`~apple_roofline.clocks.pass_clock`); where that reads above a :attr:`capped`
-        device's maximum, the maximum, since no pipe runs faster than the clock can go (a clock read
-        1.5 % high would otherwise raise the limit with it and let a figure above the pipe through).
-        None where no clock is known."""
+        (:func:`~apple_roofline.clocks.pass_clock`); where the clock measured over its samples moved
+        (the highest reading, :data:`~apple_roofline.clocks.EFFECTIVE_MAX`, above their mean by more
+        than :data:`TOLERANCE`), the highest reading, since a GPU that steps its clock down within the
+        samples ran the samples before the step at that clock, and their median may be one of them;
+        where that reads above a :attr:`capped` device's maximum, the maximum, since no pipe runs
+        faster than the clock can go (a clock read 1.5 % high would otherwise raise the limit with it
+        and let a figure above the pipe through). None where no clock is known."""
         mhz = pass_clock(m.params)
         if mhz is None:
             return None, ""
+        words = f"{mhz:,.0f} MHz, the clock it ran at"
+        top, low = m.params.get(EFFECTIVE_MAX), m.params.get(EFFECTIVE_MIN)
+        if _number(top) and top > mhz * (1.0 + TOLERANCE):
+            span = f"{low:,.0f} to {top:,.0f} MHz" if _number(low) else f"up to {top:,.0f} MHz"
+            mhz, words = float(top), f"{top:,.0f} MHz, the highest clock read over its samples ({span})"
         if self.capped and self.max_mhz is not None and mhz > self.max_mhz:
             return self.max_mhz, (
                 f"{self.max_mhz:,.0f} MHz, the device's maximum (its clock read {mhz:,.0f} MHz, above it)"
             )
-        return mhz, f"{mhz:,.0f} MHz, the clock it ran at"
+        return mhz, words
 
     def onchip(self, m: Measurement) -> Optional[Limit]:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
