@@ -91,7 +91,8 @@ def clock_table(run: Run) -> Optional[Table]:
     notes = (
         f"The theoretical compute ceilings are given at {max_mhz:.0f} MHz (the device's maximum clock); at the "
         "clock the kernel ran at they are theoretical × effective MHz / maximum. Effective MHz is the mean "
-        "clock of the timed samples of the measurement that set the ceiling: measured by the device where "
+        "clock of the timed samples of the measurement that set the ceiling (the highest reading where the "
+        "GPU stepped its clock down within them): measured by the device where "
         "the backend can (CUDA: %clock64 / %globaltimer per SM in probed launches between the samples, a "
         "probe kernel around cuBLAS; CPU: perf_event_open cycles), else the clock the sampler reported; each "
         "measurement's effective_clock_source says which.",

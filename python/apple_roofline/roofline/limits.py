@@ -59,6 +59,7 @@ __all__ = [
     "share_text",
     "flagged_cell",
     "limit_warnings",
+    "run_clock",
     "over_limit_text",
     "classes_over_limit",
 ]
@@ -122,6 +123,26 @@ def figure_of(m: Measurement) -> float:
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
 
 
+def run_clock(params: Mapping[str, object]) -> Tuple[Optional[float], str]:
+    """The clock (MHz) a measurement with ``params`` ran its samples at, for its limit, and words on
+    it: :func:`~apple_roofline.clocks.pass_clock`'s; where the clock measured over the samples moved
+    (the highest reading, :data:`~apple_roofline.clocks.EFFECTIVE_MAX`, above their mean by more than
+    :data:`TOLERANCE`), the highest reading, which the samples before the GPU stepped its clock down
+    ran at. ``(None, "")`` where no clock is known."""
+    mhz = pass_clock(params)
+    if mhz is None:
+        return None, ""
+    top, low = params.get(EFFECTIVE_MAX), params.get(EFFECTIVE_MIN)
+    if isinstance(top, (int, float)) and _number(top) and top > mhz * (1.0 + TOLERANCE):
+        span = (
+            f"{low:,.0f} to {top:,.0f} MHz"
+            if isinstance(low, (int, float)) and _number(low)
+            else f"up to {top:,.0f} MHz"
+        )
+        return float(top), f"{top:,.0f} MHz, the highest clock read over its samples ({span})"
+    return mhz, f"{mhz:,.0f} MHz, the clock it ran at"
+
+
 def _number(v: object) -> bool:
     """Whether ``v`` is a number of a measurement's parameters (an int or float, not a bool)."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -175,22 +196,15 @@ class Limits:
         )
 
     def clock_of(self, m: Measurement) -> Tuple[Optional[float], str]:
-        """The clock (MHz) ``m``'s limit is taken at, and words on it: the clock it ran at
-        (:func:`~apple_roofline.clocks.pass_clock`); where the clock measured over its samples moved
-        (the highest reading, :data:`~apple_roofline.clocks.EFFECTIVE_MAX`, above their mean by more
-        than :data:`TOLERANCE`), the highest reading, since a GPU that steps its clock down within the
-        samples ran the samples before the step at that clock, and their median may be one of them;
-        where that reads above a :attr:`capped` device's maximum, the maximum, since no pipe runs
+        """The clock (MHz) ``m``'s limit is taken at, and words on it: the clock it ran its samples at
+        (:func:`run_clock`: where the clock moved within them, the highest reading, since the samples
+        before the GPU stepped it down ran at that clock and their median may be one of them); where
+        that reads above a :attr:`capped` device's maximum, the maximum, since no pipe runs
         faster than the clock can go (a clock read 1.5 % high would otherwise raise the limit with it
         and let a figure above the pipe through). None where no clock is known."""
-        mhz = pass_clock(m.params)
+        mhz, words = run_clock(m.params)
         if mhz is None:
             return None, ""
-        words = f"{mhz:,.0f} MHz, the clock it ran at"
-        top, low = m.params.get(EFFECTIVE_MAX), m.params.get(EFFECTIVE_MIN)
-        if _number(top) and top > mhz * (1.0 + TOLERANCE):
-            span = f"{low:,.0f} to {top:,.0f} MHz" if _number(low) else f"up to {top:,.0f} MHz"
-            mhz, words = float(top), f"{top:,.0f} MHz, the highest clock read over its samples ({span})"
         if self.capped and self.max_mhz is not None and mhz > self.max_mhz:
             return self.max_mhz, (
                 f"{self.max_mhz:,.0f} MHz, the device's maximum (its clock read {mhz:,.0f} MHz, above it)"

@@ -46,7 +46,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, Collection, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from ..clocks import at_clock, pass_clock
+from ..clocks import at_clock
 from ..figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
 from ..text import sig_figs
 from ..user_kernels.place import Placement
@@ -55,7 +55,7 @@ from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, 
 from .efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from .labels import Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
-from .limits import CLOCK_MISREAD, share_text
+from .limits import CLOCK_MISREAD, run_clock, share_text
 from .model import Point, RooflineModel
 from .records import Ceiling, Measurement, working_set_text
 from .selection import select_ceilings
@@ -232,13 +232,14 @@ def equal_heights(items: Sequence[_T], value: Callable[[_T], float], rtol: float
 
 
 def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tuple[float, float]]:
-    """``(MHz, GFLOP/s)``: the theoretical compute ceiling of ``cls`` at the effective clock of the
-    measurement that set its measured ceiling (docs/design.md, "Clocks"); None where the class lacks
+    """``(MHz, GFLOP/s)``: the theoretical compute ceiling of ``cls`` at the clock of the measurement
+    that set its measured ceiling (its effective clock, or the highest reading where that moved within
+    the samples: :func:`~.limits.run_clock`; docs/design.md, "Clocks"); None where the class lacks
     either ceiling, the model the theoretical clock, or the measurement a clock."""
     if cls.kind != "compute" or cls.measured is None or cls.theoretical is None:
         return None
     m = ceiling_measurements(model.measurements).get(cls.name)
-    mhz = pass_clock(m.params) if m is not None else None
+    mhz = run_clock(m.params)[0] if m is not None else None  # the clock its limit is taken at
     value = at_clock(cls.theoretical.value, model.theoretical_mhz, mhz)
     return (mhz, value) if mhz is not None and value is not None else None
 

@@ -93,7 +93,8 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
     ceiling), the measured vendor GEMM ceiling of the same inputs where the run has it, their ratio,
     the theoretical GEMM peak of the same inputs where known, and that peak scaled to the effective
     clock of the best shape's samples (:func:`~apple_roofline.clocks.pass_clock`: measured by the
-    kernel, else the SM clock sampled; where the theoretical peak's clock is known): theoretical ×
+    kernel, else the SM clock sampled; the highest reading where the clock moved within the samples,
+    :func:`~apple_roofline.roofline.limits.run_clock`; where the theoretical peak's clock is known): theoretical ×
     effective clock / maximum clock — the pipe's limit at that clock (:meth:`~.limits.Limits.limit`).
     No share is above 100 % (:func:`~.limits.share_text`). A precision whose every shape lies above
     that limit has no ceiling and is shown flagged in its place (:func:`~.limits.classes_over_limit`).
@@ -151,7 +152,8 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         "accumulation for both FP16 pairs: cuBLAS's compute type and NVIDIA's published rate).",
         "The theoretical peak is at the device's maximum SM clock; effective MHz is the clock the best "
         "shape's timed samples ran at (measured in the kernel, %clock64 / %globaltimer; where not, the "
-        "SM clock sampled: its effective_clock_source says which), and the last column compares with "
+        "SM clock sampled: its effective_clock_source says which; where the GPU stepped its clock down "
+        "within the samples, the highest reading), and the last column compares with "
         "the peak at that clock (theoretical × effective MHz / maximum clock). No share is above 100 %: a "
         "shape above its pipe at its clock (by more than the timer's tolerance) is marked ⚠ with the reason "
         'and sets no ceiling (docs/design.md, "Physical limits"); a precision with no other shape is shown so.',
