@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""How much a vendor GEMM's rate moves with where its buffers land and how its inputs are laid out.
+
+    python bench/bench_gemm_placement.py [--device cuda:0] [--dtype int8] [--n 4096] [--pads 0,1,17,100]
+                                         [--rounds 2] [--repeats 5] [--reps 10] [--out DIR]
+
+The GEMM suite's ``run`` times the library's GEMM (``Backend.gemm``) on inputs drawn by the suite
+(``suites.gemm.suite.gemm_inputs``, seeded by N) in buffers allocated where the run's earlier work left
+the allocator. Two trees that allocate differently, or draw an input in another layout, put the same
+product's buffers at other addresses; this script measures what that alone does to the rate
+(docs/design.md, "The GEMM ladder"). For each round, each ``--pads`` size (MiB allocated before the
+three buffers, held while they are timed) and each layout:
+
+* **as drawn**: the suite's inputs, B stored as ``gemm_inputs`` draws it (for int8, the N×K array the
+  library takes, B its transpose);
+* **transposed on the host** (precisions whose B the library takes transposed, int8): B drawn K×N with
+  the same generator and written transposed, as the suite did before it drew the stored layout.
+
+each configuration is timed ``--repeats`` times as ``run`` times a case (``measure.time_kernel``,
+``--reps`` samples) and its output checked once against NumPy with the suite's own check
+(``check_gemm``); a configuration whose output fails is reported and exits non-zero. The table gives
+each configuration's median TFLOP/s (TOPS for int8) over its ``rounds × repeats`` measurements, its
+spread (lowest and highest over the median) and its ratio to the reference configuration measured in
+the same run (no pad, as drawn); a measurement below three quarters of its configuration's median is
+counted apart as an outlier and left out of the spread. Writes bench_gemm_placement-<timestamp>.json to
+``--out`` (default bench/results) after every configuration. Needs a backend with a GEMM routine of
+``--dtype`` (int8: CUDA); another says so and exits with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import statistics
+import sys
+from typing import Any, Dict, Iterator, List, Sequence, Tuple
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: The layouts (module docstring), the reference first.
+AS_DRAWN, TRANSPOSED = "as drawn", "transposed on the host"
+#: A measurement below this fraction of its configuration's median is an outlier (a measurement that
+#: ran at about half the rate: 790 of 1,440 TOPS once on an H100), counted apart.
+OUTLIER_FRACTION = 0.75
+
+
+def parse_pads(text: str) -> List[int]:
+    """``--pads`` as MiB sizes: comma-separated integers from 0 to 65536, 0 first if given.
+
+    Raises:
+        ValueError: naming the entry that is not such an integer, and the valid range.
+    """
+    out = []
+    for part in text.split(","):
+        try:
+            mib = int(part)
+        except ValueError:
+            raise ValueError(f"--pads: {part!r} is not an integer number of MiB (valid: 0 to 65536)") from None
+        if not 0 <= mib <= 65536:
+            raise ValueError(f"--pads: {mib} MiB is outside 0 to 65536")
+        out.append(mib)
+    if not out:
+        raise ValueError("--pads: no size given (valid: comma-separated MiB, 0 to 65536)")
+    return out
+
+
+def layouts(dtype: str, n: int) -> Dict[str, Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """The layouts of ``dtype``'s n×n inputs (module docstring): name -> ``(a, b, a_stored, b_stored)``
+    as ``gemm_inputs`` returns them. Only "as drawn" where the library takes B as drawn."""
+    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, gemm_inputs
+
+    out = {AS_DRAWN: gemm_inputs(dtype, n, np.random.default_rng(n))}
+    if GEMM_PRECISIONS[dtype].b_transposed:
+        a, b_stored = out[AS_DRAWN][0], out[AS_DRAWN][3]
+        b = b_stored  # drawn K×N: the values the product takes
+        out[TRANSPOSED] = (a, b, a, np.ascontiguousarray(b.T))
+    return out
+
+
+def summarize(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """One line per configuration (``(pad_mib, layout)``, in first-seen order) from ``rows`` (each with
+    ``pad_mib``, ``layout`` and ``rates``, a list of measured rates): the median of every rate above
+    :data:`OUTLIER_FRACTION` of the median of all of them, ``low`` and ``high`` (the lowest and
+    highest such rate over that median), ``outliers`` (how many were left out) and ``ratio`` to the
+    first configuration's median."""
+    groups: Dict[Tuple[int, str], List[float]] = {}
+    for r in rows:
+        groups.setdefault((int(r["pad_mib"]), str(r["layout"])), []).extend(float(v) for v in r["rates"])
+    out: List[Dict[str, Any]] = []
+    for (pad, layout), rates in groups.items():
+        whole = statistics.median(rates)
+        kept = [v for v in rates if v >= OUTLIER_FRACTION * whole]
+        med = statistics.median(kept)
+        out.append(
+            {
+                "pad_mib": pad,
+                "layout": layout,
+                "median": med,
+                "low": min(kept) / med,
+                "high": max(kept) / med,
+                "measurements": len(kept),
+                "outliers": len(rates) - len(kept),
+            }
+        )
+    for line in out:
+        line["ratio"] = line["median"] / out[0]["median"]
+    return out
+
+
+def table(lines: Sequence[Dict[str, Any]], unit: str) -> str:
+    """The Markdown table of :func:`summarize`'s lines."""
+    head = f"| pad before (MiB) | layout | median {unit} | spread | outliers | ratio to no pad, as drawn |\n"
+    head += "| ---: | --- | ---: | --- | ---: | ---: |\n"
+    return head + "".join(
+        f"| {x['pad_mib']} | {x['layout']} | {x['median']:,.4g} | {100 * (x['low'] - 1):+.1f} to "
+        f"{100 * (x['high'] - 1):+.1f} % | {x['outliers']} | {x['ratio']:.4f} |\n"
+        for x in lines
+    )
+
+
+def configurations(pads: Sequence[int], names: Sequence[str], rounds: int) -> Iterator[Tuple[int, int, str]]:
+    """``(round, pad_mib, layout)`` in the order they are measured: every pad and layout in each round."""
+    for rnd in range(rounds):
+        for pad in pads:
+            for name in names:
+                yield rnd, pad, name
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cuda:0")
+    ap.add_argument("--dtype", default="int8")
+    ap.add_argument("--n", type=int, default=4096)
+    ap.add_argument("--pads", default="0,1,17,100")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    args = ap.parse_args()
+    from apple_roofline.devices import open_device
+    from apple_roofline.measure import check_reps, time_kernel
+    from apple_roofline.suites.base import ITEMSIZE, read
+    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, bf16_values, check_gemm, gemm_flops
+
+    if args.dtype not in GEMM_PRECISIONS:
+        ap.error(f"--dtype {args.dtype!r} is not a GEMM precision (valid: {', '.join(GEMM_PRECISIONS)})")
+    if not 16 <= args.n <= 16384:
+        ap.error(f"--n {args.n} is outside 16 to 16384")
+    if not (1 <= args.rounds <= 100 and 1 <= args.repeats <= 100):
+        ap.error("--rounds and --repeats must each be 1 to 100")
+    try:
+        pads, reps = parse_pads(args.pads), check_reps(args.reps)
+    except ValueError as exc:
+        ap.error(str(exc))
+    p = GEMM_PRECISIONS[args.dtype]
+    n = args.n
+    backend = open_device(args.device)
+    info = dict(backend.info())
+    inputs = layouts(args.dtype, n)
+    unit = "TOPS" if p.in_dtype == "int8" else "TFLOP/s"
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"bench_gemm_placement-{stamp}.json")
+    rows: List[Dict[str, Any]] = []
+    failed = False
+    for rnd, pad_mib, name in configurations(pads, list(inputs), args.rounds):
+        a, b, a_stored, b_stored = inputs[name]
+        pad = backend.alloc(pad_mib << 20) if pad_mib else None
+        bufs = [
+            backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
+            backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
+            backend.alloc(n * n * ITEMSIZE[p.out_dtype]),
+        ]
+        bufs[0].write(np.ascontiguousarray(a_stored).ravel())
+        bufs[1].write(np.ascontiguousarray(b_stored).ravel())
+        try:
+            kernel = backend.gemm(args.dtype, n, n, n)
+        except Exception as exc:  # the backend's UnsupportedError: no such GEMM here
+            print(f"{args.device} cannot run a {args.dtype} GEMM: {exc}", file=sys.stderr)
+            return 2
+        rates = []
+        for _ in range(args.repeats):
+            t = time_kernel(kernel, bufs, 1, reps=reps)
+            rates.append(gemm_flops(n, n, n) / statistics.median(t.samples_s) / 1e12)
+        c = read(bufs[2], p.out_dtype, n * n).reshape(n, n)
+        if p.out_dtype == "bf16":  # stored as bit patterns: their values
+            c = bf16_values(c)
+        ok, message = check_gemm(a, b, c, args.dtype)
+        failed |= not ok
+        clock = (t.clock or {}).get("mhz") or []
+        row = {
+            "round": rnd,
+            "pad_mib": pad_mib,
+            "layout": name,
+            "rates": rates,
+            "valid": ok,
+            "validation": message,
+            "effective_clock_mhz": statistics.fmean(clock) if clock else None,
+        }
+        rows.append(row)
+        print(
+            f"round {rnd} pad {pad_mib} MiB {name}: {', '.join(f'{r:,.4g}' for r in rates)} {unit}"
+            + ("" if ok else f" INVALID: {message}"),
+            flush=True,
+        )
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"device": info, "dtype": args.dtype, "n": n, "unit": unit, "rows": rows}, f, indent=1)
+        del bufs, pad, kernel
+    lines = summarize([r for r in rows if r["valid"]])
+    print(
+        f"\n{info.get('name', args.device)} ({args.device}); {args.dtype} GEMM, N = {n}; "
+        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+    )
+    print(table(lines, unit))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(
+            {"device": info, "dtype": args.dtype, "n": n, "unit": unit, "rows": rows, "summary": lines}, f, indent=1
+        )
+    print(path)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
