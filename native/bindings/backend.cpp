@@ -160,6 +160,18 @@ void init_backend(nb::module_& m) {
           "Copy a C-contiguous array's bytes into the buffer at a byte offset, after the backend's\n"
           "outstanding launches (raising their error).")
       .def(
+          "fill32",
+          [](Buffer& b, uint32_t value, int64_t nbytes, int64_t offset) {
+            if (nbytes < 0 || offset < 0) throw std::invalid_argument("fill32: nbytes and offset must be >= 0");
+            nb::gil_scoped_release r;
+            b.fill32(value, size_t(nbytes), size_t(offset));
+          },
+          "value"_a, "nbytes"_a, "offset"_a = 0,
+          "Fill nbytes at a byte offset with the 32-bit word value repeated, as it lies in memory (any\n"
+          "element of 1, 2 or 4 bytes whose repetition it is), after the backend's outstanding launches;\n"
+          "on CUDA on the device, without a copy. ValueError unless nbytes and offset are multiples of 4\n"
+          "within the buffer.")
+      .def(
           "read",
           [](Buffer& b, const std::string& dtype, int64_t count, int64_t offset) {
             size_t es = 0;

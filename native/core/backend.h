@@ -123,6 +123,13 @@ class Buffer {
   // above); std::invalid_argument when out of range.
   virtual void write(const void* src, size_t n, size_t offset) = 0;
   virtual void read(void* dst, size_t n, size_t offset) const = 0;
+  // Fill n bytes at a byte offset with the 32-bit word `value` repeated, as it lies in memory (so
+  // any element type of 1, 2 or 4 bytes whose repetition it is), after the backend's outstanding
+  // work: the poison an output gets before it is computed. n and offset multiples of 4;
+  // std::invalid_argument otherwise or when out of range. The default (core/buffer.cpp) fills a
+  // host-visible buffer in place and writes any other from host memory a chunk at a time; CUDA
+  // fills on the device (cuMemsetD32Async), without the copy.
+  virtual void fill32(uint32_t value, size_t n, size_t offset);
 };
 
 // A kernel argument: a buffer, an integer or a floating-point scalar.

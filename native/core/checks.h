@@ -27,6 +27,15 @@ inline void check_range(size_t n, size_t offset, size_t nbytes, const char* what
                                 " bytes");
 }
 
+// A Buffer::fill32 span: n bytes at a byte offset, whole 32-bit words within nbytes;
+// std::invalid_argument naming what is wrong otherwise.
+inline void check_fill32(size_t n, size_t offset, size_t nbytes) {
+  if (n % 4 != 0 || offset % 4 != 0)
+    throw std::invalid_argument("fill32: " + std::to_string(n) + " bytes at offset " + std::to_string(offset) +
+                                " are not whole 32-bit words (both must be multiples of 4)");
+  check_range(n, offset, nbytes, "fill32");
+}
+
 // The work-item count of one launch (Kernel::time / launch / timeline): std::invalid_argument when
 // it is 0. The message keeps the Python keyword's name, `launch`.
 inline void check_work_items(uint64_t work_items) {

@@ -116,6 +116,16 @@ void CudaBuffer::read(void* dst, size_t n, size_t offset) const {
   dev_->sync("cuMemcpyDtoHAsync");
 }
 
+// cuda.h: cuMemsetD32Async sets N 32-bit values at a 4-byte-aligned device pointer, on the stream;
+// the wait after it keeps write()'s contract (done when the call returns).
+void CudaBuffer::fill32(uint32_t value, size_t n, size_t offset) {
+  check_fill32(n, offset, nbytes_);
+  if (!n) return;
+  dev_->make_current();
+  CU_CHECK(driver().cuMemsetD32Async(ptr_ + offset, value, n / 4, dev_->stream()));
+  dev_->sync("cuMemsetD32Async");
+}
+
 Buffer::Address CudaBuffer::address() {
   dev_->make_current();
   dev_->sync("the launches before a DLPack export");

@@ -66,6 +66,7 @@ class CudaBuffer final : public Buffer {
   size_t nbytes() const override { return nbytes_; }
   void write(const void* src, size_t n, size_t offset) override;
   void read(void* dst, size_t n, size_t offset) const override;
+  void fill32(uint32_t value, size_t n, size_t offset) override;  // cuMemsetD32Async on the device
   Address address() override;
   std::pair<int, int> dlpack_device() const override { return {Address::kCUDA, dev_->index()}; }
   CUdeviceptr ptr() const { return ptr_; }

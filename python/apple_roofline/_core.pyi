@@ -39,6 +39,14 @@ class Buffer:
         outstanding launches (raising their error).
         """
 
+    def fill32(self, value: int, nbytes: int, offset: int = 0) -> None:
+        """
+        Fill nbytes at a byte offset with the 32-bit word value repeated, as it lies in memory (any
+        element of 1, 2 or 4 bytes whose repetition it is), after the backend's outstanding launches;
+        on CUDA on the device, without a copy. ValueError unless nbytes and offset are multiples of 4
+        within the buffer.
+        """
+
     def read(self, dtype: str, count: int = -1, offset: int = 0) -> NDArray:
         """
         Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array, after

@@ -61,6 +61,21 @@ def test_write_after_launch_lands_after_it(backend: Any) -> None:
     _expect(x.read("float32"), 0.0)
 
 
+def test_fill32_after_launch_lands_after_it_and_only_where_asked(backend: Any) -> None:
+    """Buffer.fill32 waits for the launches before it (on CUDA it fills on the device, on the stream),
+    sets exactly the words asked for, and refuses a span that is not whole words within the buffer."""
+    x = _launched(backend)
+    nan = 0x7FC00000  # a float32 NaN
+    x.fill32(nan, 4 * (FLOATS - 8), 16)
+    got = x.read("float32")
+    assert np.all(got[:4] == LAUNCHES) and np.all(got[-4:] == LAUNCHES)
+    assert np.all(np.isnan(got[4:-4])) and got[4:-4].view(np.uint32)[0] == nan
+    with pytest.raises(ValueError, match="whole 32-bit words"):
+        x.fill32(0, 6, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        x.fill32(0, 4 * FLOATS, 4)
+
+
 def _host_visible(backend: Any) -> bool:
     return _name(backend) != "cuda"
 

@@ -3,7 +3,7 @@ the blocks cover the rows once, in order, and the verdicts do not depend on the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, List, Tuple
 
 import numpy as np
 import pytest
@@ -185,6 +185,58 @@ def test_reads_copy_where_a_buffer_has_no_host_view() -> None:
             return Buffer()
 
     assert reads_copy(Backend(False)) and not reads_copy(Backend(True))
+
+
+class _Device:
+    """A discrete GPU's buffer of ``nbytes``: write() and, with ``fill``, fill32() (recorded)."""
+
+    def __init__(self, nbytes: int, fill: bool) -> None:
+        self.mem = np.zeros(nbytes, np.uint8)
+        self.fills: List[Tuple[int, int, int]] = []
+        if fill:
+            self.fill32 = self._fill32
+
+    def write(self, a: np.ndarray, offset: int = 0) -> None:
+        raw = np.ascontiguousarray(a).view(np.uint8).ravel()
+        self.mem[offset : offset + raw.size] = raw
+
+    def _fill32(self, value: int, nbytes: int, offset: int = 0) -> None:
+        self.fills.append((value, nbytes, offset))
+        self.mem[offset : offset + nbytes].view(np.uint32)[:] = value
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "count"),
+    [
+        ("float32", float("nan"), 1001),
+        ("float16", float("nan"), 1001),
+        ("float64", float("nan"), 7),
+        ("uint16", 0x7FC0, 9),
+        ("int32", -(2**31), 5),
+        ("uint8", 0xA5, 7),
+    ],
+)
+def test_a_constant_fill_sets_every_element_with_or_without_a_device_fill(dtype: str, value: float, count: int) -> None:
+    """fill_constant gives the same elements through Buffer.fill32 (a word repeated, the last partial
+    word written) as through host writes: NaN stays NaN (float64's as another NaN, whose 32-bit
+    halves repeat), integers exact; nothing beyond ``count`` is touched."""
+    from apple_roofline.suites.base import fill_constant, fill_word
+
+    itemsize = np.dtype(dtype).itemsize
+    got = {}
+    for fill in (True, False):
+        buf = _Device(itemsize * (count + 3), fill)
+        fill_constant(buf, dtype, value, count)
+        assert bool(buf.fills) == fill
+        assert not buf.mem[itemsize * count :].any()
+        got[fill] = buf.mem[: itemsize * count].view(dtype)
+    for values in got.values():
+        if np.isnan(value):
+            assert np.isnan(values).all()
+        else:
+            assert (values == np.array([value]).astype(dtype)).all()
+    assert fill_word("float32", float("nan")) == 0x7FC00000 and fill_word("float16", float("nan")) == 0x7E007E00
+    assert fill_word("float64", 1.5) is None  # halves differ and not a NaN: host writes
 
 
 def test_row_blocks_take_a_block_size_of_their_own() -> None:

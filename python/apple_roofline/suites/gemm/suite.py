@@ -46,10 +46,9 @@ from ..base import (
     KernelDef,
     Suite,
     SuiteContext,
-    constant_block,
+    fill_constant,
     poison,
     read,
-    write_tiled,
 )
 from ..blocks import CACHE_BLOCK_BYTES, map_row_blocks
 from .reuse import SharedDraws
@@ -755,9 +754,9 @@ def _poison_output(buf: Any, dtype: str, count: int) -> None:
     int32, −2^31 (outside every int8 product's range)."""
     out = GEMM_PRECISIONS[dtype].out_dtype
     if out == "bf16":
-        write_tiled(buf, constant_block("uint16", _BF16_NAN), count)
+        fill_constant(buf, "uint16", _BF16_NAN, count)
     elif out == "int32":
-        write_tiled(buf, constant_block("int32", _INT32_POISON), count)
+        fill_constant(buf, "int32", _INT32_POISON, count)
     else:
         poison(buf, out, count)
 

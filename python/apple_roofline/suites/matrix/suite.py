@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 import numpy as np
 
 from ...shaders import resolve
-from ..base import Case, KernelDef, Suite, constant_block, poison, prebuild, read, write_tiled
+from ..base import Case, KernelDef, Suite, fill_constant, poison, prebuild, read
 from ..waves import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
@@ -296,6 +296,6 @@ class MatrixSuite(Suite):
 def _poison(buf: Any, acc: str, count: int) -> None:
     """NaN for a float accumulator; for int32, a value no tile can hold (|C| < 2^31 - 1)."""
     if acc == "int32":
-        write_tiled(buf, constant_block("int32", float(np.iinfo(np.int32).min)), count)
+        fill_constant(buf, "int32", float(np.iinfo(np.int32).min), count)
     else:
         poison(buf, acc, count)
