@@ -3,6 +3,7 @@ the blocks cover the rows once, in order, and the verdicts do not depend on the 
 
 from __future__ import annotations
 
+import types
 from typing import Any, List, Tuple
 
 import numpy as np
@@ -144,26 +145,56 @@ def test_reads_reuse_the_scratch_and_copy_into_a_new_array_without_one() -> None
 
 
 def test_a_reserved_scratch_is_grown_ahead_and_read_into_without_growing_again() -> None:
-    """HostScratch.reserve grows the scratch on a thread of its own: a read the scratch cannot hold as
-    it is (here the first, into an empty scratch) waits for it and lands in the reserved memory, and
-    a read up to the reserved size lands in the same memory (without the reservation the small
-    read's memory would not hold the large one). A reservation no larger than the scratch does
-    nothing; a read the scratch holds as it is need not wait for one under way."""
+    """HostScratch.reserve grows a scratch that grows ``ahead`` on a thread of its own: a read the
+    scratch cannot hold as it is (here the first, into an empty scratch) waits for it and lands in
+    the reserved memory, and a read up to the reserved size lands in the same memory (without the
+    reservation the small read's memory would not hold the large one). A reservation no larger than
+    the scratch, or of a scratch that does not grow ahead, does nothing."""
     from apple_roofline.suites.base import HostScratch
 
     for reserved in (True, False):
-        scratch = HostScratch()
-        if reserved:
-            scratch.reserve(1 << 20)
+        scratch = HostScratch(ahead=reserved)
+        scratch.reserve(1 << 20)
         small = scratch.array("fp32", 10)
         large = scratch.array("fp32", (1 << 20) // 4)
         assert large.size == (1 << 20) // 4 and np.shares_memory(small, large) == reserved
+    scratch = HostScratch(ahead=True)
+    big = scratch.array("fp32", (1 << 20) // 4)
     scratch.reserve(1 << 10)  # smaller than it is: nothing to do
-    assert np.shares_memory(scratch.array("fp32", 16), large)
-    scratch.reserve(1 << 22)  # a read that fits the scratch as it is need not wait for the growth ...
-    assert scratch.array("fp32", 16).size == 16
-    grown = scratch.array("fp32", (1 << 22) // 4)  # ... one that does not takes the grown memory
-    assert grown.size == (1 << 22) // 4 and np.shares_memory(scratch.array("fp32", 16), grown)
+    assert np.shares_memory(scratch.array("fp32", 16), big)
+
+
+def test_a_read_the_scratch_holds_does_not_wait_for_a_growth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a growth is under way (a thread that has not run yet), a read the scratch holds as it is
+    takes the memory it has; a larger read waits for the growth (joins the thread) and takes the new
+    memory."""
+    from apple_roofline.suites import base
+
+    made: List["Held"] = []
+
+    class Held:  # a thread that runs its target only when joined
+        def __init__(self, target: Any, name: str, daemon: bool) -> None:
+            self.target, self.ran = target, False
+            made.append(self)
+
+        def start(self) -> None:
+            pass
+
+        def is_alive(self) -> bool:
+            return not self.ran
+
+        def join(self) -> None:
+            self.target()
+            self.ran = True
+
+    monkeypatch.setattr(base, "threading", types.SimpleNamespace(Thread=Held))
+    scratch = base.HostScratch(ahead=True)
+    old = scratch.array("fp32", 1024)
+    scratch.reserve(1 << 20)
+    (growth,) = made
+    assert np.shares_memory(scratch.array("fp32", 16), old) and not growth.ran  # fits: no wait
+    grown = scratch.array("fp32", (1 << 20) // 4)
+    assert growth.ran and not np.shares_memory(grown, old)
 
 
 def test_reads_copy_where_a_buffer_has_no_host_view() -> None:

@@ -26,7 +26,7 @@ from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
-from ..suites.base import BLOCKS_OPTION, kernel_key, reads_copy
+from ..suites.base import BLOCKS_OPTION, HostScratch, kernel_key, reads_copy
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
 from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
@@ -206,7 +206,13 @@ class RooflineRunner:
         self.info: Dict[str, Any] = dict(backend.info())
         self.array_bytes = options.array_bytes_for(self.info)
         self.ctx = SuiteContext(
-            backend, str(self.info["backend"]), self.info, options.quick, self.array_bytes, self._suite_options()
+            backend,
+            str(self.info["backend"]),
+            self.info,
+            options.quick,
+            self.array_bytes,
+            self._suite_options(),
+            HostScratch(ahead=reads_copy(backend)),  # outputs read into host memory faulted in ahead
         )
         # a CPU's measured clock is read again after each suite and the peaks rest on the readings'
         # robust estimate (docs/design.md, "Theoretical ceilings")
@@ -349,8 +355,7 @@ class RooflineRunner:
         """Measure the suite ``name`` (its block sizes from the tuner, where one is given), keeping
         its outcomes and its time as they come; read a CPU's clock after it."""
         tuner, progress = self.options.tuner, self.progress
-        if reads_copy(self.ctx.backend):  # the host memory outputs are read into, faulted in while the device works
-            self.ctx.scratch.reserve(self.array_bytes)
+        self.ctx.scratch.reserve(self.array_bytes)  # faulted in while the device works, where reads copy
         blocks = tuner.blocks(self.ctx, name, progress) if tuner is not None else {}
         suite_options = {**self.ctx.options, BLOCKS_OPTION: dict(blocks)} if blocks else self.ctx.options
         suite = registry.spec(name).measure(dataclasses.replace(self.ctx, options=suite_options))

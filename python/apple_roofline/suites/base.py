@@ -216,41 +216,43 @@ class HostScratch:
     pages fault in during the copy), ``Buffer.read_into`` an array already touched at 9–11 GB/s, so
     a run keeps one array (:attr:`SuiteContext.scratch`, shared by its suites). It grows to the
     largest read; the array a read returns is valid until the next read through the same scratch.
-    :meth:`reserve` grows it ahead, on a thread of its own, while the device measures."""
+    With ``ahead`` (reads copy: :func:`reads_copy`), :meth:`reserve` grows it ahead, on a thread of its
+    own, while the device measures."""
 
-    def __init__(self) -> None:
+    def __init__(self, ahead: bool = False) -> None:
+        self.ahead = ahead
         self._mem = np.empty(0, np.uint8)
         self._growing: Optional[threading.Thread] = None
-        self._grown: List[np.ndarray] = []
+        self._grown: Optional[np.ndarray] = None  # what the growing thread made
 
     def reserve(self, nbytes: int) -> None:
-        """Grow to at least ``nbytes`` on a thread of its own, touching one byte of every page so that
-        the pages fault in there and not during the read that needs them; :meth:`array` waits for it.
-        Nothing happens where the scratch (or a growth under way) is already that large. Call it only
-        where reads copy (:func:`reads_copy`): on a host-visible backend the thread would compete with
-        the measurement for the CPU and the memory, for nothing."""
-        if nbytes <= max([self._mem.size] + [m.size for m in self._grown]) or self._growing is not None:
+        """Grow to at least ``nbytes`` bytes on a thread of its own, touching one byte of every page so
+        that the pages fault in there and not during the read that needs them; :meth:`array` waits
+        for it where it needs the memory. Nothing happens without :attr:`ahead` (on a host-visible
+        backend the thread would compete with the measurement for the CPU and the memory, for
+        nothing), where the scratch is that large already, or while a growth is under way."""
+        if not self.ahead or self._growing is not None or nbytes <= self._mem.size:
             return
 
         def grow() -> None:
             mem = np.empty(nbytes, np.uint8)
             mem[::PAGE_BYTES] = 0
-            self._grown.append(mem)
+            self._grown = mem
 
         self._growing = threading.Thread(target=grow, name="host scratch", daemon=True)
         self._growing.start()
 
     def array(self, dtype: str, count: int) -> np.ndarray:
         """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch:
-        a reservation under way is waited for only where the scratch is too small without it."""
+        a growth under way is waited for only where the scratch is too small without it."""
         np_dtype = np.dtype(NUMPY_DTYPE[dtype])
         nbytes = count * np_dtype.itemsize
         if self._growing is not None and (nbytes > self._mem.size or not self._growing.is_alive()):
             self._growing.join()
             self._growing = None
-            if self._grown and self._grown[-1].size > self._mem.size:
-                self._mem = self._grown[-1]
-            self._grown.clear()
+            if self._grown is not None and self._grown.size > self._mem.size:
+                self._mem = self._grown
+            self._grown = None
         if self._mem.size < nbytes:
             self._mem = np.empty(nbytes, np.uint8)
         out: np.ndarray = self._mem[:nbytes].view(np_dtype)
@@ -259,8 +261,8 @@ class HostScratch:
 
 def reads_copy(backend: Any) -> bool:
     """Whether reading ``backend``'s buffers copies them to the host (a discrete GPU's memory), so
-    that :class:`HostScratch` is used and worth reserving; False where a buffer is host-visible and
-    :func:`read` returns a view of it (the CPU, Apple's unified memory)."""
+    that :class:`HostScratch` is used and worth growing ahead; False where a buffer is host-visible
+    and :func:`read` returns a view of it (the CPU, Apple's unified memory). Allocates 16 bytes."""
     buf = backend.alloc(16)
     try:
         buf.view("uint8")
@@ -282,7 +284,8 @@ class SuiteContext:
     quick: bool
     array_bytes: int
     options: Mapping[str, Any] = field(default_factory=dict)
-    #: The host memory every suite of the run reads its outputs into (:class:`HostScratch`).
+    #: The host memory every suite of the run reads its outputs into (:class:`HostScratch`; the
+    #: runner's grows ahead where reads copy).
     scratch: HostScratch = field(default_factory=HostScratch, compare=False)
 
 

@@ -52,7 +52,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, CacheLevel, cache_levels, dram_start, level_of
-from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild, reads_copy, tiled_within
+from ..base import PERIOD, Case, Constants, HostScratch, KernelDef, Suite, prebuild, tiled_within
 
 __all__ = [
     "HierarchySuite",
@@ -390,7 +390,7 @@ class HierarchySuite(Suite):
             lanes = {hk.name: self._lanes(src, {**self.constants(kd), "F": 2}) for hk, kd, src in kernels}
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
-            if any(hk.rmw for hk, _kd, _src in kernels) and reads_copy(backend):
+            if any(hk.rmw for hk, _kd, _src in kernels):
                 scratch.reserve(top_words * WORD)  # the largest buffer read back, faulted in during the caches' points
             outs = {hk.name: backend.alloc(max(lanes.values()) * WORD) for hk, _kd, _src in kernels}
             filled = {hk.name: 0 for hk, _kd, _src in kernels}
