@@ -83,7 +83,8 @@ def layouts(dtype: str, n: int) -> Dict[str, Tuple[np.ndarray, np.ndarray, np.nd
 
 def summarize(rows: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """One line per configuration (``(pad_mib, layout)``, in first-seen order) from ``rows`` (each with
-    ``pad_mib``, ``layout`` and ``rates``, a list of measured rates): the median of every rate above
+    ``pad_mib``, ``layout`` and ``rates``, the measurements' median rates in TFLOP/s, TOPS for int8;
+    the summary keeps their unit): the median of every rate above
     :data:`OUTLIER_FRACTION` of the median of all of them, ``low`` and ``high`` (the lowest and
     highest such rate over that median), ``outliers`` (how many were left out) and ``ratio`` to the
     first configuration's median."""

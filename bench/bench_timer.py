@@ -76,15 +76,12 @@ def mean_mhz(clock: Optional[Dict[str, Any]]) -> Optional[float]:
 
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
-    """The Markdown table of the rows."""
+    """The Markdown table of the rows (a dash where the probe read no clock)."""
     head = "| kernel | launches | device timer (s) | host perf_counter (s) | host / device | verdict | probe MHz |\n"
     head += "| --- | ---: | ---: | ---: | ---: | --- | ---: |\n"
     return head + "".join(
         f"| {r['kernel']} | {r['batch']} | {r['event_s']:.6f} | {r['host_s']:.6f} | {r['host_over_event']:.5f} | "
-        f"{r['verdict']} | {r['probe_mhz']:.1f} |\n"
-        if r.get("probe_mhz") is not None
-        else f"| {r['kernel']} | {r['batch']} | {r['event_s']:.6f} | {r['host_s']:.6f} | {r['host_over_event']:.5f} | "
-        f"{r['verdict']} | — |\n"
+        f"{r['verdict']} | {'—' if r.get('probe_mhz') is None else format(r['probe_mhz'], '.1f')} |\n"
         for r in rows
     )
 
