@@ -127,8 +127,8 @@ class Buffer {
   // any element type of 1, 2 or 4 bytes whose repetition it is), after the backend's outstanding
   // work: the poison an output gets before it is computed. n and offset multiples of 4;
   // std::invalid_argument otherwise or when out of range. The default (core/buffer.cpp) fills a
-  // host-visible buffer in place and writes any other from host memory a chunk at a time; CUDA
-  // fills on the device (cuMemsetD32Async), without the copy.
+  // host-visible buffer in place (UnsupportedError for any other); CUDA fills on the device
+  // (cuMemsetD32Async), without a copy.
   virtual void fill32(uint32_t value, size_t n, size_t offset);
 };
 
