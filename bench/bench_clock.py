@@ -13,7 +13,7 @@ suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
   kernel with ``AR_CLOCK_PROBE=0`` (no probed launches at all) and with them are compared in
   **sample pairs**: each pair is two calls back to back, one per build, of two samples each (ABAB
   order, alternating which build goes first); the second sample of the probed call follows its first
-  sample's probed launches, as every sample of ``run`` after the first does, and the second sample
+  sample's probed launches, as a sample of ``run`` that follows a probed sample does, and the second sample
   of the other call follows a sample directly. The pair's ratio is GFLOP/s without ÷ with of those
   two samples (1.000: free). A pair lasts a few milliseconds, so a rate that moves between levels
   over longer times (vec4_cross4 sits at one of two about 2 % apart, whichever build runs) weighs on
