@@ -166,8 +166,8 @@ def test_a_reserved_scratch_is_grown_ahead_and_read_into_without_growing_again()
 
 def test_a_read_the_scratch_holds_does_not_wait_for_a_growth(monkeypatch: pytest.MonkeyPatch) -> None:
     """While a growth is under way (a thread that has not run yet), a read the scratch holds as it is
-    takes the memory it has; a larger read waits for the growth (joins the thread) and takes the new
-    memory."""
+    takes the memory it has; a larger reservation replaces the growth; a larger read waits for the
+    growth under way (joins its thread) and takes its memory."""
     from apple_roofline.suites import base
 
     made: List["Held"] = []
@@ -193,8 +193,13 @@ def test_a_read_the_scratch_holds_does_not_wait_for_a_growth(monkeypatch: pytest
     scratch.reserve(1 << 20)
     (growth,) = made
     assert np.shares_memory(scratch.array("fp32", 16), old) and not growth.ran  # fits: no wait
+    scratch.reserve(1 << 22)  # larger than the growth under way: replaces it
+    first, larger = made
     grown = scratch.array("fp32", (1 << 20) // 4)
-    assert growth.ran and not np.shares_memory(grown, old)
+    assert larger.ran and not first.ran and not np.shares_memory(grown, old)
+    assert scratch.array("fp32", (1 << 22) // 4).size == (1 << 22) // 4 and np.shares_memory(
+        scratch.array("fp32", 16), grown
+    )  # the larger growth's memory: the read of its whole size did not grow the scratch again
 
 
 def test_reads_copy_where_a_buffer_has_no_host_view() -> None:

@@ -222,37 +222,42 @@ class HostScratch:
     def __init__(self, ahead: bool = False) -> None:
         self.ahead = ahead
         self._mem = np.empty(0, np.uint8)
-        self._growing: Optional[threading.Thread] = None
-        self._grown: Optional[np.ndarray] = None  # what the growing thread made
+        # the growth under way: its thread and the list its array is put in, and the size it grows to
+        self._growth: Optional[Tuple[threading.Thread, List[np.ndarray]]] = None
+        self._target = 0
 
     def reserve(self, nbytes: int) -> None:
         """Grow to at least ``nbytes`` bytes on a thread of its own, touching one byte of every page so
         that the pages fault in there and not during the read that needs them; :meth:`array` waits
-        for it where it needs the memory. Nothing happens without :attr:`ahead` (on a host-visible
-        backend the thread would compete with the measurement for the CPU and the memory, for
-        nothing), where the scratch is that large already, or while a growth is under way."""
-        if not self.ahead or self._growing is not None or nbytes <= self._mem.size:
+        for it where it needs the memory. A larger reservation than one under way replaces it (the
+        smaller one's array is dropped when its thread ends). Nothing happens without :attr:`ahead`
+        (on a host-visible backend the thread would compete with the measurement for the CPU and the
+        memory, for nothing) or where the scratch, or the growth under way, is that large already."""
+        if not self.ahead or nbytes <= max(self._mem.size, self._target):
             return
+        made: List[np.ndarray] = []
 
         def grow() -> None:
             mem = np.empty(nbytes, np.uint8)
             mem[::PAGE_BYTES] = 0
-            self._grown = mem
+            made.append(mem)
 
-        self._growing = threading.Thread(target=grow, name="host scratch", daemon=True)
-        self._growing.start()
+        thread = threading.Thread(target=grow, name="host scratch", daemon=True)
+        self._growth, self._target = (thread, made), nbytes
+        thread.start()
 
     def array(self, dtype: str, count: int) -> np.ndarray:
         """``count`` elements of suite dtype ``dtype`` (a key of :data:`NUMPY_DTYPE`) over the scratch:
         a growth under way is waited for only where the scratch is too small without it."""
         np_dtype = np.dtype(NUMPY_DTYPE[dtype])
         nbytes = count * np_dtype.itemsize
-        if self._growing is not None and (nbytes > self._mem.size or not self._growing.is_alive()):
-            self._growing.join()
-            self._growing = None
-            if self._grown is not None and self._grown.size > self._mem.size:
-                self._mem = self._grown
-            self._grown = None
+        if self._growth is not None:
+            thread, made = self._growth
+            if nbytes > self._mem.size or not thread.is_alive():
+                thread.join()
+                if made and made[0].size > self._mem.size:
+                    self._mem = made[0]
+                self._growth, self._target = None, 0
         if self._mem.size < nbytes:
             self._mem = np.empty(nbytes, np.uint8)
         out: np.ndarray = self._mem[:nbytes].view(np_dtype)
