@@ -27,6 +27,8 @@
 //                each thread reads TILE / BLOCK words of it at (tid + pass) mod BLOCK + k × BLOCK
 //                (conflict-free: consecutive threads read consecutive 16-byte words), out[t] = acc.
 
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+
 #ifndef ROTATE
 #define ROTATE 1
 #endif
@@ -52,6 +54,7 @@ __device__ __forceinline__ void ar_add(uint4& acc, const uint4 v) {
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
     hier_read(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+  AR_CLOCK_PROBE_HERE();
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   // 32-bit index arithmetic: the suite keeps n below 2^31 words, so i + stride never wraps
@@ -87,6 +90,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
     hier_rmw(uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+  AR_CLOCK_PROBE_HERE();
   const u64 t = blockIdx.x * (u64)BLOCK + threadIdx.x;
   if (t >= lanes) return;
   const u64 n = (u64)n_words;
@@ -107,6 +111,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 
 extern "C" __global__ void __launch_bounds__(BLOCK)
     hier_shared(const uint4* __restrict__ in, uint4* __restrict__ out, long long n_words, unsigned long long lanes) {
+  AR_CLOCK_PROBE_HERE();
   __shared__ uint4 tile[AR_TILE];
   const unsigned tid = threadIdx.x;
   const u64 first = (u64)blockIdx.x * AR_TILE;  // the suite launches whole blocks, n = blocks × TILE
