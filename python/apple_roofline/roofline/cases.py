@@ -3,7 +3,8 @@ the threadgroup-size tuning study, docs/design.md, "Measurement" and "Validation
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional
+import dataclasses
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..clocks import effective_clock
 from ..measure import Timing, time_kernel
@@ -11,7 +12,7 @@ from ..suites import Case
 from ..telemetry import Sampler
 from .records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 
-__all__ = ["measurement_params", "measure_case"]
+__all__ = ["measurement_params", "time_case", "judge", "measure_case"]
 
 
 def measurement_params(
@@ -38,6 +39,61 @@ def measurement_params(
     return out
 
 
+def time_case(
+    case: Case,
+    kernel: Any,
+    *,
+    reps: int,
+    max_warmup_s: float,
+    sampler: Optional[Sampler] = None,
+    extra: Optional[Mapping[str, ParamValue]] = None,
+    min_window_s: float = 0.0,
+) -> Measurement:
+    """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with :func:`~apple_roofline.measure.time_kernel`:
+    its Measurement before the check (``valid`` True, no ``validation``, no ``case.note``; give it the
+    check's verdict with :func:`judge`). Its parameters are :func:`measurement_params` plus
+    :data:`BLOCK_PARAM` (``kernel.block``, where non-zero) and ``extra``. FLOPs and bytes are the
+    case's, from the kernel table. ``min_window_s`` > 0 lengthens the timed samples to at least that
+    long in all (``run --power-window``).
+
+    Raises:
+        _core.BackendError: subclasses, when the device fails.
+    """
+    timing = time_kernel(
+        kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s, min_window_s=min_window_s
+    )
+    params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
+    block = int(getattr(kernel, "block", 0) or 0)
+    if block:
+        params[BLOCK_PARAM] = block
+    params.update(extra or {})
+    k = case.kernel
+    return Measurement(
+        suite=k.suite,
+        kernel=k.name,
+        dtype=k.dtype,
+        params=params,
+        flops=int(case.flops),
+        bytes=int(case.bytes),
+        samples_s=timing.samples_s,
+        valid=True,
+        ceiling_class=k.ceiling_class,
+        ceiling_kind=k.ceiling_kind,
+        batch=timing.batch,
+    )
+
+
+def judge(case: Case, timed: Measurement, verdict: Tuple[bool, str]) -> Measurement:
+    """``timed`` (:func:`time_case`'s) with ``case``'s check verdict ``(ok, message)``: invalid when
+    the check failed; valid with ``case.note(samples)`` added to its parameters where the case has one."""
+    ok, message = verdict
+    params = dict(timed.params)
+    note = getattr(case, "note", None)
+    if ok and note is not None:
+        params.update(note(timed.samples_s))
+    return dataclasses.replace(timed, params=params, valid=bool(ok), validation=message)
+
+
 def measure_case(
     case: Case,
     kernel: Any,
@@ -48,41 +104,13 @@ def measure_case(
     extra: Optional[Mapping[str, ParamValue]] = None,
     min_window_s: float = 0.0,
 ) -> Measurement:
-    """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with :func:`~apple_roofline.measure.time_kernel`,
-    check its output with ``case.check()`` and return the Measurement (invalid when the check failed).
-
-    Its parameters are :func:`measurement_params` plus :data:`BLOCK_PARAM` (``kernel.block``, where
-    non-zero), ``extra`` and, for a valid measurement, ``case.note(samples)`` where the case has one.
-    FLOPs and bytes are the case's, from the kernel table. ``min_window_s`` > 0 lengthens the timed
-    samples to at least that long in all (``run --power-window``).
+    """:func:`time_case`, then ``case.check()`` on its output: the Measurement with the verdict
+    (:func:`judge`), invalid when the check failed.
 
     Raises:
         _core.BackendError: subclasses, when the device fails.
     """
-    timing = time_kernel(
-        kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s, min_window_s=min_window_s
+    timed = time_case(
+        case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler, extra=extra, min_window_s=min_window_s
     )
-    ok, message = case.check()
-    params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
-    block = int(getattr(kernel, "block", 0) or 0)
-    if block:
-        params[BLOCK_PARAM] = block
-    params.update(extra or {})
-    note = getattr(case, "note", None)
-    if ok and note is not None:
-        params.update(note(timing.samples_s))
-    k = case.kernel
-    return Measurement(
-        suite=k.suite,
-        kernel=k.name,
-        dtype=k.dtype,
-        params=params,
-        flops=int(case.flops),
-        bytes=int(case.bytes),
-        samples_s=timing.samples_s,
-        valid=ok,
-        ceiling_class=k.ceiling_class,
-        ceiling_kind=k.ceiling_kind,
-        batch=timing.batch,
-        validation=message,
-    )
+    return judge(case, timed, case.check())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
@@ -26,7 +26,7 @@ from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
-from ..suites.base import BLOCKS_OPTION, HostScratch, kernel_key, reads_copy
+from ..suites.base import BLOCKS_OPTION, HostScratch, OutputCheck, kernel_key, reads_copy
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
 from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
@@ -35,8 +35,9 @@ from ..telemetry.starting import SamplerStart
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
 from .budget import Budgets
-from .cases import measure_case, measurement_params
+from .cases import judge, measure_case, measurement_params, time_case
 from .ladder import LADDER_DROP, disturbed_gemms
+from .later import LaterChecks
 from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
@@ -75,12 +76,14 @@ Outcome = Union[Measurement, Skipped]
 class CaseSettings:
     """How every case of a run is timed: ``reps`` samples after at most ``max_warmup_s`` of warm-up,
     each sample at least ``min_window_s`` long in all (0: as short as the measurement loop makes
-    it), power and clocks read by ``sampler``."""
+    it), power and clocks read by ``sampler``; ``later``, where given, compares the outputs of the
+    cases whose check is an OutputCheck while the next case measures (:mod:`.later`)."""
 
     reps: int
     max_warmup_s: float
     sampler: Optional[Sampler] = None
     min_window_s: float = 0.0
+    later: Optional[LaterChecks] = None
 
 
 def _run_suite(
@@ -92,14 +95,24 @@ def _run_suite(
     each case: once its budget is spent the remaining cases are not measured and it is marked
     ``cut`` (docs/design.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
     case its resumed journal holds is taken from it, not measured (:meth:`Journal.keep`,
-    docs/design.md, "Journal and resume")."""
-    announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
-    for case in suite.cases():
-        k = case.kernel
-        label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
-        if clock.cut_here(label.strip()):
-            return
-        outcome, words = _run_case(suite, case, label, settings, journal, progress)
+    docs/design.md, "Journal and resume").
+
+    With ``settings.later`` and a suite that does not plan from its measurements (``adaptive``), a
+    case whose check is an OutputCheck is compared on the worker while the next case measures; it is
+    journaled and yielded once settled (before the next read of an output, at the suite's end, and
+    on an interrupt or a device error, which it then re-raises)."""
+    later = settings.later if settings.later is not None and not getattr(suite, "adaptive", False) else None
+    settled: List[Measurement] = []
+    labels: Dict[int, str] = {}
+
+    def settle() -> None:  # before any read of an output: the comparison under way reads the scratch
+        got = later.settle() if later is not None else None
+        if got is not None:
+            journal.record(got.key, Measurement.to_dict(got.measurement))
+            settled.append(got.measurement)
+            labels[id(got.measurement)] = got.label
+
+    def kept(outcome: Outcome, label: str, words: str) -> Iterator[Outcome]:
         if isinstance(outcome, Measurement):
             clock.measured += 1
         yield outcome  # kept by the caller before anything else runs: what the journal holds, the run holds
@@ -108,39 +121,90 @@ def _run_suite(
         if progress:
             progress.advance(f"{label}: {words}")
 
+    def flush() -> Iterator[Outcome]:
+        while settled:
+            m = settled.pop(0)
+            yield from kept(m, labels.pop(id(m)), outcome_words(m))
+
+    try:
+        announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
+        for case in suite.cases():
+            k = case.kernel
+            label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+            if clock.cut_here(label.strip()):
+                break
+            outcome, words = _run_case(suite, case, label, settings, journal, progress, later, settle)
+            yield from flush()
+            if outcome is not None:
+                yield from kept(outcome, label, words)
+        settle()
+        yield from flush()
+    except GeneratorExit:
+        settle()  # journaled, though the caller takes nothing more
+        raise
+    except BaseException:
+        settle()  # an interrupt or a device error: the case being compared is host work, kept
+        yield from flush()
+        raise
+
+
+def outcome_words(m: Measurement) -> str:
+    """The words a measured case's progress line ends with: its rate, INVALID, or noisy with its CV."""
+    return rate_words(m) + ("" if m.valid else " INVALID") + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else "")
+
 
 def _run_case(
-    suite: Any, case: Any, label: str, settings: CaseSettings, journal: Journal, progress: Optional[Progress]
-) -> Tuple[Outcome, str]:
-    """One case's outcome and the words its progress line ends with."""
+    suite: Any,
+    case: Any,
+    label: str,
+    settings: CaseSettings,
+    journal: Journal,
+    progress: Optional[Progress],
+    later: Optional[LaterChecks] = None,
+    settle: Callable[[], None] = lambda: None,
+) -> Tuple[Optional[Outcome], str]:
+    """One case's outcome and the words its progress line ends with; ``(None, "")`` where ``later``
+    compares it (``settle`` hands it over once it has its verdict)."""
     from .._native import _core
 
     k = case.kernel
     block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
     key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
-    resumed: List[bool] = []
-
-    def load(record: Mapping[str, Any], where: str) -> Measurement:
-        resumed.append(True)
-        return Measurement.from_dict(record, source=str(journal.path), where=key)
-
+    stored = journal.stored(key)
+    if stored is not None:  # docs/design.md, "Journal and resume"
+        return Measurement.from_dict(stored, source=str(journal.path), where=key), "resumed"
     announce_doing(progress, f"{label}: measuring and validating")
+
+    def defer(timed: Measurement) -> None:
+        assert later is not None
+        later.defer(case, timed, key, label)
+
     try:
-        m = journal.keep(key, lambda: _measure(case, label, settings, progress), load, Measurement.to_dict)
+        m = _measure(case, label, settings, progress, defer if later is not None else None, settle)
     except _core.UnsupportedError as exc:
         return Skipped(k.suite, k.name, k.dtype, str(exc)), "unsupported"
-    if resumed:
-        return m, "resumed"
-    return m, (
-        rate_words(m) + ("" if m.valid else " INVALID") + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else "")
-    )
+    if m is None:
+        return None, ""
+    journal.record(key, Measurement.to_dict(m))
+    return m, outcome_words(m)
 
 
-def _measure(case: Any, label: str, settings: CaseSettings, progress: Optional[Progress]) -> Measurement:
+def _measure(
+    case: Any,
+    label: str,
+    settings: CaseSettings,
+    progress: Optional[Progress],
+    defer: Optional[Callable[[Measurement], None]] = None,
+    settle: Callable[[], None] = lambda: None,
+) -> Optional[Measurement]:
     """Build ``case``'s kernel, time and validate it; a noisy measurement is made once more
     (docs/design.md, "Noisy samples"). A case with ``few_reps`` below the run's ``reps`` is timed
     with that many samples first and kept when valid with a CV at most ``CV_WARN``; otherwise it
     is measured again with the run's count (docs/design.md, "The GEMM ladder").
+
+    With ``defer``, a case whose check is an OutputCheck and whose samples are not noisy is handed
+    to it after its timing (its output read, compared later): None is returned. ``settle`` is called
+    before any output is read (the comparison under way is then done).
 
     Raises:
         _core.UnsupportedError: the device cannot run the kernel.
@@ -159,12 +223,28 @@ def _measure(case: Any, label: str, settings: CaseSettings, progress: Optional[P
         )
 
     few = getattr(case, "few_reps", None)
-    if few is not None and few < settings.reps:
-        m = timed(reps=few)  # a size that draws the curve: fewer samples when they are quiet
-        if m.valid and m.cv <= CV_WARN:
-            return m
-        case.reset()
-    m = timed()
+    if defer is not None and few is None and isinstance(case.check, OutputCheck):
+        m = time_case(
+            case,
+            kernel,
+            reps=settings.reps,
+            max_warmup_s=settings.max_warmup_s,
+            sampler=settings.sampler,
+            min_window_s=settings.min_window_s,
+        )
+        settle()
+        if not m.noisy:
+            defer(m)
+            return None
+        m = judge(case, m, case.check())
+    else:
+        settle()
+        if few is not None and few < settings.reps:
+            m = timed(reps=few)  # a size that draws the curve: fewer samples when they are quiet
+            if m.valid and m.cv <= CV_WARN:
+                return m
+            case.reset()
+        m = timed()
     if m.valid and m.noisy:
         announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
         case.reset()
@@ -241,6 +321,9 @@ class RooflineRunner:
         self.budgets_s: Dict[str, float] = dict(options.budgets_s)
         #: a quick run's plan as the results header records it (empty: none was made)
         self.quick_plan: Dict[str, Any] = {}
+        #: where reads copy (a discrete GPU), the worker that compares outputs while the next case
+        #: measures (:mod:`.later`); made by :meth:`run`, stopped when it ends
+        self.later: Optional[LaterChecks] = None
 
     def phase_times(self) -> Tuple[PhaseTime, ...]:
         """The start-up (to the first suite's start) and the time between suites, as far as known
@@ -306,6 +389,7 @@ class RooflineRunner:
             options=opts.recorded(self.array_bytes),
             flags=OPTION_FLAGS,
         )
+        self.later = LaterChecks() if self.ctx.scratch.ahead else None
         try:
             with self.outside.step("plan"):
                 self.plan_quick()
@@ -332,6 +416,8 @@ class RooflineRunner:
             self.sampler_start.join()
             self.sampler.stop()
             self.journal.close()
+            if self.later is not None:
+                self.later.close()
         if not self.measurements:  # every kernel of the suites asked for is one this device cannot run
             names = ",".join(opts.suite_names)
             cut = [t.suite for t in self.times if t.cut]
@@ -363,7 +449,7 @@ class RooflineRunner:
         if progress:
             progress.start(name, planned)
         clock = SuiteClock(name, self.budgets_s[name], planned)
-        settings = CaseSettings(self.options.reps, self.options.max_warmup_s, self.sampler, self.window_s)
+        settings = CaseSettings(self.options.reps, self.options.max_warmup_s, self.sampler, self.window_s, self.later)
         try:
             for outcome in _run_suite(suite, settings, clock, self.journal, progress):
                 if isinstance(outcome, Measurement):

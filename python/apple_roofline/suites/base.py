@@ -20,6 +20,7 @@ from .blocks import map_row_blocks
 __all__ = [
     "KernelDef",
     "Case",
+    "OutputCheck",
     "SuiteContext",
     "Suite",
     "EPS",
@@ -133,12 +134,32 @@ def kernel_key(k: "KernelDef") -> str:
 Constants = Mapping[str, Union[int, float]]
 
 
+@dataclass(frozen=True)
+class OutputCheck:
+    """A case's check in two steps: ``read()`` copies the kernel's output to the host (a device read,
+    on the measuring thread) and ``compare(got)`` decides on what it read, on any thread:
+    ``(ok, message)``. Called, it is the whole check (``compare(read())``), as any ``Case.check``.
+
+    Where reads copy (a discrete GPU, :func:`reads_copy`), the roofline runner compares on a worker
+    thread while the next case measures (docs/design.md, "Time budgets"), so a case may give one only
+    where ``read()``'s array stays valid until the next case's read (:class:`HostScratch`, whose reads
+    the runner keeps in order) and where the suite plans its next case without this one's
+    measurement (:meth:`Suite.record` comes after the next case is yielded)."""
+
+    read: Callable[[], Any]
+    compare: Callable[[Any], Tuple[bool, str]]
+
+    def __call__(self) -> Tuple[bool, str]:
+        return self.compare(self.read())
+
+
 @dataclass
 class Case:
     """One measurement to make: a kernel, its parameters, its launch size and its FLOPs and bytes per
     launch (from the table's closed forms), the arguments, how to get the kernel, how to check its
     output after the timed launches, and how to poison that output again (``reset``) so that a
-    second timing of the case is checked on its own output, not on an earlier one's.
+    second timing of the case is checked on its own output, not on an earlier one's. A ``check``
+    that is an :class:`OutputCheck` may be compared after the next case has begun.
 
     ``rebind`` (None for kernels without a block size: library routines, CPU-only cases) gives the
     same case with its kernel built at another BLOCK (:meth:`for_block`), for the threadgroup-size
@@ -299,6 +320,10 @@ class Suite:
     so adaptive suites (gemm sizes, sweep working sets) can plan the next."""
 
     name = ""
+    #: Whether :meth:`cases` plans a case from the measurement of the one before (:meth:`record`):
+    #: the runner then settles every case, its check included, before it asks for the next (none of
+    #: its checks is compared later, :class:`OutputCheck`).
+    adaptive = False
 
     def __init__(self, ctx: SuiteContext) -> None:
         self.ctx = ctx

@@ -7,7 +7,19 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Unio
 
 import numpy as np
 
-from .base import Case, Constants, HostScratch, KernelDef, check_tiled, fill, pattern, poison, read, rebindable
+from .base import (
+    Case,
+    Constants,
+    HostScratch,
+    KernelDef,
+    OutputCheck,
+    check_tiled,
+    fill,
+    pattern,
+    poison,
+    read,
+    rebindable,
+)
 from .fma import CHAIN_A, FmaKernel, tolerance
 
 __all__ = ["chain_case", "chain_input", "chain_reference", "chain_references"]
@@ -68,9 +80,7 @@ def chain_case(
     ref = reference or chain_reference(fk, F, dtype)
     rtol, atol = tolerance(dtype)
 
-    def check() -> Tuple[bool, str]:
-        return check_tiled(read(bufs[1], dtype, count, scratch), ref(), rtol, atol)
-
+    check = OutputCheck(partial(read, bufs[1], dtype, count, scratch), lambda got: check_tiled(got, ref(), rtol, atol))
     args = [bufs[0], bufs[1]] + ([CHAIN_A] if fk.takes_a else [])
 
     def plan(consts: Constants) -> Case:

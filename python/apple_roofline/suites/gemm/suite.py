@@ -777,6 +777,7 @@ class GemmSuite(Suite):
     refuses."""
 
     name = "gemm"
+    adaptive = True  # the ladder's next size follows from the last size's measurement
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)

@@ -328,6 +328,7 @@ class HierarchySuite(Suite):
     kernel (module docstring)."""
 
     name = "hierarchy"
+    adaptive = True  # a point's passes follow from the bandwidth of the point before
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)

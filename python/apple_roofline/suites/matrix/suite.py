@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 import numpy as np
 
 from ...shaders import resolve
-from ..base import Case, KernelDef, Suite, fill_constant, poison, prebuild, read
+from ..base import Case, KernelDef, OutputCheck, Suite, fill_constant, poison, prebuild, read
 from ..waves import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
@@ -277,9 +277,7 @@ class MatrixSuite(Suite):
         out, scratch = self._out, self._scratch
         _poison(out, p.acc, count)
 
-        def check() -> Tuple[bool, str]:
-            return check_tile_output(read(out, p.acc, count, scratch), want, groups)
-
+        check = OutputCheck(partial(read, out, p.acc, count, scratch), lambda got: check_tile_output(got, want, groups))
         return Case(
             kernel=kdef,
             params=params,

@@ -25,6 +25,7 @@ from ..base import (
     Constants,
     HostScratch,
     KernelDef,
+    OutputCheck,
     Suite,
     check_tiled,
     fill,
@@ -144,9 +145,7 @@ class StreamSuite(Suite):
     ) -> Case:
         out = bufs[sk.output]
 
-        def check() -> Tuple[bool, str]:
-            return check_tiled(read(out, "fp32", n, scratch), want, rtol, 0.0)
-
+        check = OutputCheck(partial(read, out, "fp32", n, scratch), lambda got: check_tiled(got, want, rtol, 0.0))
         return Case(
             kernel=kdef,
             params={"n": n, "array_bytes": n * _ELEMENT, "q": Q},

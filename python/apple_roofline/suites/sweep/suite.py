@@ -80,6 +80,7 @@ class SweepSuite(Suite):
     """The ``vec4`` and ``scalar8`` FMA sweeps over F (sweep_F), one input and one output buffer."""
 
     name = "sweep"
+    adaptive = True  # a compute-bound point's items follow from the point before
 
     def total(self) -> int:
         return len(SWEEP_KERNELS) * len(self.f_values())
