@@ -16,7 +16,14 @@ import pytest
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
 from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
+from apple_roofline.roofline.limits import (
+    CLOCK_MISREAD,
+    TOLERANCE,
+    Limits,
+    above_maximum_warnings,
+    check_limits,
+    share_text,
+)
 from apple_roofline.roofline.plot import plot_roofline
 from apple_roofline.roofline.records import OverLimit
 from apple_roofline.roofline.report import to_csv, to_markdown
@@ -311,20 +318,47 @@ def test_shared_memory_and_l1_points_are_held_against_the_on_chip_data_path() ->
 def test_a_clock_read_above_a_data_centre_gpus_maximum_does_not_raise_its_limit() -> None:
     """An H100's cuBLAS runs read 1,995–2,010 MHz through the spin probe, above the 1,980 MHz maximum
     (2026-11-27): a limit taken at such a clock would let a figure up to 1.5 % above the pipe through.
-    On an NVIDIA data-centre part the clock a limit is taken at is held to the maximum; a GeForce part
-    boosts beyond its reported clock, so there the clock it read stands."""
+    On an NVIDIA data-centre part the clock a limit is taken at is held to the maximum, and a figure
+    above it is put down to the timer the clock was read against; a GeForce part boosts beyond its
+    reported clock, so there the clock it read stands."""
     theory = [Ceiling("FP32 vector", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")]
     fast = _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 67_300.0, effective_clock_mhz=2010.0)
     h100 = {"backend": "cuda", "compute_units": 132, "theoretical": {"clock_hz": 1.98e9, "product_line": "other"}}
     (checked,) = check_limits([fast], theory, h100)
     over = checked.over_limit
-    assert over is not None and over.limit == pytest.approx(66_908.0) and over.reason == "clock misread"
+    assert over is not None and over.limit == pytest.approx(66_908.0) and over.reason == "timer error"
     assert "the device's maximum (its clock read 2,010 MHz, above it)" in over.against
     geforce = {**h100, "theoretical": {"clock_hz": 1.98e9, "product_line": "GeForce"}}
     assert check_limits([fast], theory, geforce)[0].over_limit is None  # 67,300 < 66,908 x 2010/1980
     slow = _compute("peak", "vec4_indep8", "fp32", "FP32 vector", 60_000.0, effective_clock_mhz=1800.0)
     at = Limits.of(theory, h100).limit(slow)
     assert at is not None and at.mhz == 1800.0 and "1,800 MHz, the clock it ran at" in at.against
+
+
+def test_a_clock_read_above_the_maximum_is_a_slow_timer_and_warned_of() -> None:
+    """An H100 (2026-11-27) ran the hierarchy's L1 point at 34,050 GB/s with its kernel's clock read
+    at 2,083 MHz, and the same kernel alone at 32,250 GB/s and 1,979 MHz: 123.6 and 123.4 B per SM
+    cycle, the same work per cycle. The SM cannot run above its 1,980 MHz maximum, so the timer both
+    readings rest on ran slow: the point is above the data path at the maximum, put down to the
+    timer, and the run warns of every measurement whose clock read above it (a GEMM at 1,995 MHz,
+    within its pipe, may read 0.76 % high). Within the tolerance of the maximum nothing is said."""
+    h100 = {"backend": "cuda", "compute_units": 132, "theoretical": {"clock_hz": 1.98e9, "product_line": "other"}}
+    l1 = _hierarchy("read", 128 * 1024, 34_050.0, "L1", 256 * 1024)
+    l1 = dataclasses.replace(l1, params={**l1.params, "effective_clock_mhz": 2083.3})
+    theory = [Ceiling("GEMM FP32", "compute", 66_908.0, "GFLOP/s", "theoretical", "spec")]
+    gemm = _compute("gemm", "sgemm", "fp32", "GEMM FP32", 50_000.0, effective_clock_mhz=1995.0)
+    near = _compute("gemm", "dgemm", "fp64", "GEMM FP32", 50_000.0, effective_clock_mhz=1989.0)
+    checked = check_limits([l1, gemm, near], theory, h100)
+    over = checked[0].over_limit
+    assert over is not None and over.reason == "timer error" and over.limit == pytest.approx(33_454.08)
+    assert checked[1].over_limit is None and checked[2].over_limit is None
+    (warning,) = above_maximum_warnings(checked, h100)
+    assert warning.startswith("2 measurement(s) read their clock above the device's 1,980 MHz maximum")
+    assert "up to 2,083 MHz, 5.22 % above" in warning and "read up to 5.22 % high" in warning
+    assert "gemm/sgemm/fp32" in warning and "hierarchy/read" in warning and "dgemm" not in warning
+    geforce = {**h100, "theoretical": {"clock_hz": 1.98e9, "product_line": "GeForce"}}
+    assert above_maximum_warnings(check_limits([l1, gemm], theory, geforce), geforce) == []
+    assert above_maximum_warnings([near], h100) == []
 
 
 def test_a_clock_that_stepped_down_within_the_samples_is_held_at_its_highest_reading() -> None:

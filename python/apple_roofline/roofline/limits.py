@@ -59,6 +59,7 @@ __all__ = [
     "share_text",
     "flagged_cell",
     "limit_warnings",
+    "above_maximum_warnings",
     "run_clock",
     "over_limit_text",
     "classes_over_limit",
@@ -88,6 +89,8 @@ _L1 = "L1"
 #: The mark a view puts beside a figure above its limit.
 OVER_MARK = "⚠"
 
+#: How many measurements :func:`above_maximum_warnings` names.
+NAMED = 6
 #: The reasons, each by name (:data:`~.records.OVER_LIMIT_REASONS`).
 CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
 
@@ -211,6 +214,18 @@ class Limits:
             )
         return mhz, words
 
+    def above_maximum(self, m: Measurement) -> Optional[float]:
+        """The clock (MHz) ``m`` read over its samples (:func:`run_clock`) where a :attr:`capped`
+        device's maximum lies below it by more than :data:`TOLERANCE`, else None. A CUDA kernel's
+        clock is its SM cycles over the GPU's nanosecond timer, and the CUDA events that time its
+        samples run on that timer too: since the SM cannot run above its maximum, such a reading says
+        the timer ran slow there, and the measurement's rate reads high by as much (docs/design.md,
+        "Physical limits")."""
+        mhz, _ = run_clock(m.params)
+        if not self.capped or self.max_mhz is None or mhz is None or mhz <= self.max_mhz * (1.0 + TOLERANCE):
+            return None
+        return mhz
+
     def onchip(self, m: Measurement) -> Optional[Limit]:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
         (module docstring) at the clock ``m`` ran at (else the maximum clock); None where it does not
@@ -268,8 +283,10 @@ class Limits:
     def check(self, m: Measurement) -> Optional[OverLimit]:
         """``m``'s :class:`~.records.OverLimit` when it is valid and its figure lies above its limit by
         more than :data:`TOLERANCE`, else None. The reason: a timer error where its timed sample was
-        shorter than :data:`MIN_SAMPLE_S`; else a cache-resident working set for a bandwidth (only a
-        cache delivers bytes faster than the memory interface) and a misread clock for a compute figure
+        shorter than :data:`MIN_SAMPLE_S`, or where its clock read above a :attr:`capped` device's
+        maximum (:meth:`above_maximum`: the clock is measured against the GPU's own timer, which
+        also times the samples); else a cache-resident working set for a bandwidth (only a cache
+        delivers bytes faster than the memory interface) and a misread clock for a compute figure
         and for an on-chip figure (at the true clock neither a pipe nor the data path exceeds its peak)."""
         if not m.valid:
             return None
@@ -280,7 +297,7 @@ class Limits:
         sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
         reason = (
             TIMER_ERROR
-            if sample_s < MIN_SAMPLE_S
+            if sample_s < MIN_SAMPLE_S or self.above_maximum(m) is not None
             else CLOCK_MISREAD
             if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.mhz is not None
             else CACHE_RESIDENT
@@ -336,6 +353,26 @@ def over_limit_text(m: Measurement) -> str:
 def limit_warnings(measurements: Sequence[Measurement]) -> List[str]:
     """One warning per measurement above its limit (:func:`over_limit_text`), in order."""
     return [over_limit_text(m) for m in measurements if m.over_limit is not None]
+
+
+def above_maximum_warnings(measurements: Sequence[Measurement], device: Mapping[str, object]) -> List[str]:
+    """One warning, where valid measurements read their clock above the ``device``'s maximum
+    (:meth:`Limits.above_maximum`): how many, how far, and which (at most :data:`NAMED`), since their
+    rates may read high by as much; none where no clock did."""
+    limits = Limits.of((), device)
+    over = [(m, mhz) for m in measurements if m.valid for mhz in [limits.above_maximum(m)] if mhz is not None]
+    if not over or limits.max_mhz is None:
+        return []
+    top = max(mhz for _, mhz in over)
+    labels = sorted({m.label for m, _ in over})
+    named = ", ".join(labels[:NAMED]) + (f" and {len(labels) - NAMED} more" if len(labels) > NAMED else "")
+    return [
+        f"{len(over)} measurement(s) read their clock above the device's {limits.max_mhz:,.0f} MHz maximum "
+        f"(up to {top:,.0f} MHz, {percent(top / limits.max_mhz - 1.0)} above): {named}. Their clock is SM "
+        "cycles over the GPU's timer, which also times their samples, so the timer ran slow there and their "
+        f"rates may read up to {percent(top / limits.max_mhz - 1.0)} high; their limits are held at the maximum "
+        "clock and a figure above one is put down to the timer"
+    ]
 
 
 def classes_over_limit(measurements: Sequence[Measurement]) -> Dict[str, Measurement]:

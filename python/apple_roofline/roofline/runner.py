@@ -38,7 +38,7 @@ from .budget import Budgets
 from .cases import judge, measure_case, measurement_params, time_case
 from .ladder import LADDER_DROP, disturbed_gemms
 from .later import LaterChecks
-from .limits import check_limits, limit_warnings
+from .limits import above_maximum_warnings, check_limits, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
 from .predict import Policy
@@ -518,6 +518,7 @@ class RooflineRunner:
         warnings += self.cache_warnings.new()  # docs/design.md, "The kernel cache"
         warnings += clock_warnings(desc)
         warnings += limit_warnings(marked)
+        warnings += above_maximum_warnings(marked, {**self.info, **desc})
         warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
         below = below_steady(marked)
         if below and steady is not None:
