@@ -60,6 +60,8 @@ __all__ = [
     "flagged_cell",
     "limit_warnings",
     "above_maximum_warnings",
+    "hold_to_maximum",
+    "TIMER_HELD",
     "run_clock",
     "over_limit_text",
     "classes_over_limit",
@@ -89,6 +91,8 @@ _L1 = "L1"
 #: The mark a view puts beside a figure above its limit.
 OVER_MARK = "⚠"
 
+#: The parameter of a measurement whose samples :func:`hold_to_maximum` lengthened: by what factor.
+TIMER_HELD = "timer_held"
 #: How many measurements :func:`above_maximum_warnings` names.
 NAMED = 6
 #: The reasons, each by name (:data:`~.records.OVER_LIMIT_REASONS`).
@@ -355,23 +359,57 @@ def limit_warnings(measurements: Sequence[Measurement]) -> List[str]:
     return [over_limit_text(m) for m in measurements if m.over_limit is not None]
 
 
-def above_maximum_warnings(measurements: Sequence[Measurement], device: Mapping[str, object]) -> List[str]:
-    """One warning, where valid measurements read their clock above the ``device``'s maximum
-    (:meth:`Limits.above_maximum`): how many, how far, and which (at most :data:`NAMED`), since their
-    rates may read high by as much; none where no clock did."""
+def hold_to_maximum(measurements: Sequence[Measurement], device: Mapping[str, object]) -> Tuple[Measurement, ...]:
+    """Each valid measurement whose clock, measured over its samples (the effective clock's mean,
+    :func:`~apple_roofline.clocks.pass_clock`), read above a :attr:`Limits.capped` ``device``'s
+    maximum by more than :data:`TOLERANCE`, with its samples held to its SM cycles at that maximum:
+    lengthened by the reading over the maximum, and :data:`TIMER_HELD` set to that factor. The
+    reading is SM cycles over the GPU's timer, which also times the samples; the SM runs at most at
+    its maximum, so the samples lasted at least that much longer than the timer said, and the rate
+    as timed lies above what the cycles allow (docs/design.md, "Physical limits"). Held once: a
+    measurement with :data:`TIMER_HELD` is left as it is, so reading a saved run holds nothing again.
+    The others are returned as they are."""
     limits = Limits.of((), device)
-    over = [(m, mhz) for m in measurements if m.valid for mhz in [limits.above_maximum(m)] if mhz is not None]
-    if not over or limits.max_mhz is None:
+    out: List[Measurement] = []
+    for m in measurements:
+        mhz = pass_clock(m.params)
+        top = limits.max_mhz
+        if (
+            not m.valid
+            or TIMER_HELD in m.params
+            or not limits.capped
+            or top is None
+            or mhz is None
+            or mhz <= top * (1.0 + TOLERANCE)
+        ):
+            out.append(m)
+            continue
+        k = mhz / top
+        out.append(
+            dataclasses.replace(
+                m, samples_s=tuple(s * k for s in m.samples_s), params={**m.params, TIMER_HELD: round(k, 6)}
+            )
+        )
+    return tuple(out)
+
+
+def above_maximum_warnings(measurements: Sequence[Measurement], device: Mapping[str, object]) -> List[str]:
+    """One warning, where measurements had their samples held to the ``device``'s maximum clock
+    (:func:`hold_to_maximum`): how many, by how much at most, and which (at most :data:`NAMED`);
+    none where none was."""
+    held = [(m, float(k)) for m in measurements for k in [m.params.get(TIMER_HELD)] if isinstance(k, (int, float))]
+    limits = Limits.of((), device)
+    if not held or limits.max_mhz is None:
         return []
-    top = max(mhz for _, mhz in over)
-    labels = sorted({m.label for m, _ in over})
+    top = max(k for _, k in held)
+    labels = sorted({m.label for m, _ in held})
     named = ", ".join(labels[:NAMED]) + (f" and {len(labels) - NAMED} more" if len(labels) > NAMED else "")
     return [
-        f"{len(over)} measurement(s) read their clock above the device's {limits.max_mhz:,.0f} MHz maximum "
-        f"(up to {top:,.0f} MHz, {percent(top / limits.max_mhz - 1.0)} above): {named}. Their clock is SM "
-        "cycles over the GPU's timer, which also times their samples, so the timer ran slow there and their "
-        f"rates may read up to {percent(top / limits.max_mhz - 1.0)} high; their limits are held at the maximum "
-        "clock and a figure above one is put down to the timer"
+        f"{len(held)} measurement(s) read their clock above the device's {limits.max_mhz:,.0f} MHz maximum "
+        f"(up to {top * limits.max_mhz:,.0f} MHz, {percent(top - 1.0)} above): {named}. Their clock is SM "
+        "cycles over the GPU's timer, which also times their samples, so that timer ran slow: their samples "
+        f"are held to their cycles at the maximum clock, lengthened by up to {percent(top - 1.0)} "
+        f"({TIMER_HELD}), and their rates are at most what the SM can do at that clock"
     ]
 
 
