@@ -37,7 +37,7 @@ from ..theoretical.cpu_clock import RunClock, clock_warnings
 from .budget import Budgets
 from .cases import judge, measure_case, measurement_params, time_case
 from .ladder import LADDER_DROP, disturbed_gemms
-from .later import LaterChecks
+from .later import LaterChecks, Settled
 from .limits import above_maximum_warnings, check_limits, hold_to_maximum, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
@@ -102,15 +102,13 @@ def _run_suite(
     journaled and yielded once settled (before the next read of an output, at the suite's end, and
     on an interrupt or a device error, which it then re-raises)."""
     later = settings.later if settings.later is not None and not getattr(suite, "adaptive", False) else None
-    settled: List[Measurement] = []
-    labels: Dict[int, str] = {}
+    settled: List[Settled] = []
 
     def settle() -> None:  # before any read of an output: the comparison under way reads the scratch
         got = later.settle() if later is not None else None
         if got is not None:
             journal.record(got.key, Measurement.to_dict(got.measurement))
-            settled.append(got.measurement)
-            labels[id(got.measurement)] = got.label
+            settled.append(got)
 
     def kept(outcome: Outcome, label: str, words: str) -> Iterator[Outcome]:
         if isinstance(outcome, Measurement):
@@ -123,8 +121,8 @@ def _run_suite(
 
     def flush() -> Iterator[Outcome]:
         while settled:
-            m = settled.pop(0)
-            yield from kept(m, labels.pop(id(m)), outcome_words(m))
+            got = settled.pop(0)
+            yield from kept(got.measurement, got.label, outcome_words(got.measurement))
 
     try:
         announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
