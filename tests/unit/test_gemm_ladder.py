@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.roofline import runner as roofline_runner
+from apple_roofline.roofline import case_loop
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.suites.base import Case, KernelDef, SuiteContext
 from apple_roofline.suites.gemm import suite as gemm
@@ -214,8 +214,8 @@ def test_the_runner_keeps_few_samples_only_when_quiet(few: Optional[int], spread
     kernel = SpreadKernel(spread)
     case = _case(few)
     case.make_kernel = lambda: kernel
-    settings = roofline_runner.CaseSettings(reps=10, max_warmup_s=0.0)
-    m = roofline_runner._measure(case, "gemm/sgemm/fp32 m=64", settings, None)
+    settings = case_loop.CaseSettings(reps=10, max_warmup_s=0.0)
+    m = case_loop._measure(case, "gemm/sgemm/fp32 m=64", settings, None)
     assert kernel.timed == timed  # samples per timed set: the few kept, or the run's count after them
     assert len(m.samples_s) == timed[-1] and m.valid
 

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pytest
 
-from apple_roofline.roofline import runner as roofline_runner
+from apple_roofline.roofline import case_loop
 from apple_roofline.roofline.later import LaterChecks
 from apple_roofline.roofline.records import Measurement
 from apple_roofline.study.timing import SuiteClock
@@ -128,11 +128,11 @@ def _case(i: int, events: Events, last: int, ok: bool = True, plain: bool = Fals
 
 
 def _drive(suite: Suite, later: Optional[LaterChecks]) -> Tuple[List[Measurement], FakeJournal]:
-    settings = roofline_runner.CaseSettings(reps=10, max_warmup_s=0.0, later=later)
+    settings = case_loop.CaseSettings(reps=10, max_warmup_s=0.0, later=later)
     journal = FakeJournal()
     got: List[Measurement] = []
     try:
-        for outcome in roofline_runner._run_suite(suite, settings, SuiteClock("fake", 0.0), journal):  # type: ignore[arg-type]
+        for outcome in case_loop.measure_suite_cases(suite, settings, SuiteClock("fake", 0.0), journal):  # type: ignore[arg-type]
             assert isinstance(outcome, Measurement)
             got.append(outcome)
     finally:
@@ -192,9 +192,9 @@ def test_an_interrupt_keeps_the_case_being_compared() -> None:
     got: List[Measurement] = []
     journal = FakeJournal()
     later = LaterChecks()
-    settings = roofline_runner.CaseSettings(reps=10, max_warmup_s=0.0, later=later)
+    settings = case_loop.CaseSettings(reps=10, max_warmup_s=0.0, later=later)
     with pytest.raises(KeyboardInterrupt):
-        for outcome in roofline_runner._run_suite(suite, settings, SuiteClock("fake", 0.0), journal):  # type: ignore[arg-type]
+        for outcome in case_loop.measure_suite_cases(suite, settings, SuiteClock("fake", 0.0), journal):  # type: ignore[arg-type]
             assert isinstance(outcome, Measurement)
             got.append(outcome)
     later.close()

@@ -15,10 +15,12 @@ from apple_roofline.cli import progress as cli_progress
 from apple_roofline.cli.progress import CliProgress, clock_text, time_left
 from apple_roofline.cli.run import summed_warnings
 from apple_roofline.devices import DeviceSpec
+from apple_roofline.roofline import case_loop
 from apple_roofline.roofline import runner as roofline_runner
+from apple_roofline.roofline.case_loop import rate_words
 from apple_roofline.roofline.records import REMEASURED_PARAM, Measurement
 from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import cv_warnings, rate_words
+from apple_roofline.roofline.runner import cv_warnings
 from apple_roofline.stats import CV_WARN, NOISY_CV
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
@@ -176,7 +178,7 @@ def test_a_noisy_kernel_is_measured_once_more(
     monkeypatch: pytest.MonkeyPatch,
     second_noisy: bool,
 ) -> None:
-    real = roofline_runner.measure_case
+    real = case_loop.measure_case
     made: Dict[str, int] = {}
 
     def measure_case(case: Any, kernel: Any, **kw: Any) -> Measurement:
@@ -186,7 +188,7 @@ def test_a_noisy_kernel_is_measured_once_more(
             m = dataclasses.replace(m, samples_s=m.samples_s[:-2] + (m.samples_s[0] * 10,) * 2)
         return m
 
-    monkeypatch.setattr(roofline_runner, "measure_case", measure_case)
+    monkeypatch.setattr(case_loop, "measure_case", measure_case)
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024  # the stream table's CUDA block

@@ -84,7 +84,7 @@ def test_an_interrupt_inside_a_suite_keeps_what_the_journal_kept(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    """_run_suite yields each measurement before its progress line: a Ctrl-C in the progress
+    """measure_suite_cases yields each measurement before its progress line: a Ctrl-C in the progress
     display after the journal kept a measurement leaves it in the partial run too."""
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)

@@ -10,8 +10,7 @@ only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofli
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
@@ -22,22 +21,23 @@ from ..measure import DEFAULT_REPS
 from ..sizes import format_size
 from ..stats import CV_WARN, NOISY_CV
 from ..study.document import finished_header
-from ..study.journal import Journal, record_key
+from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
-from ..suites.base import BLOCKS_OPTION, HostScratch, OutputCheck, kernel_key, reads_copy
+from ..suites.base import BLOCKS_OPTION, HostScratch, reads_copy
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
 from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
-from ..telemetry import NullSampler, Sampler, sampler_for
+from ..telemetry import NullSampler, sampler_for
 from ..telemetry.starting import SamplerStart
 from ..theoretical import device_theoretical, host_cpu_spec
 from ..theoretical.cpu_clock import RunClock, clock_warnings
 from .budget import Budgets
-from .cases import judge, measure_case, measurement_params, time_case
+from .case_loop import CaseSettings, measure_suite_cases, params_summary
+from .cases import measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
-from .later import LaterChecks, Settled
+from .later import LaterChecks
 from .limits import above_maximum_warnings, check_limits, hold_to_maximum, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
@@ -49,11 +49,9 @@ from .run import Run
 
 __all__ = [
     "cv_warnings",
-    "rate_words",
     "RunInterrupted",
     "RooflineRunner",
     "ladder_warnings",
-    "params_summary",
     "measurement_params",
     "run_roofline",
     "measure_device",
@@ -65,189 +63,6 @@ class RunInterrupted(StudyInterrupted[Run]):
     with ``complete=False``."""
 
     MESSAGE = "run interrupted"
-
-
-#: What measuring one case gives: its Measurement (measured, or kept by a resumed journal), or why
-#: the device cannot run its kernel.
-Outcome = Union[Measurement, Skipped]
-
-
-@dataclass(frozen=True)
-class CaseSettings:
-    """How every case of a run is timed: ``reps`` samples after at most ``max_warmup_s`` of warm-up,
-    each sample at least ``min_window_s`` long in all (0: as short as the measurement loop makes
-    it), power and clocks read by ``sampler``; ``later``, where given, compares the outputs of the
-    cases whose check is an OutputCheck while the next case measures (:mod:`.later`)."""
-
-    reps: int
-    max_warmup_s: float
-    sampler: Optional[Sampler] = None
-    min_window_s: float = 0.0
-    later: Optional[LaterChecks] = None
-
-
-def _run_suite(
-    suite: Any, settings: CaseSettings, clock: SuiteClock, journal: Journal, progress: Optional[Progress] = None
-) -> Iterator[Outcome]:
-    """Measure every case of ``suite``, yielding each outcome as soon as it is known (so that an
-    interrupted run keeps all that its journal keeps). The suite's buffers (held by its cases) are
-    released when this ends, before the next suite allocates. ``clock`` counts the measured cases and is checked before
-    each case: once its budget is spent the remaining cases are not measured and it is marked
-    ``cut`` (docs/design.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
-    case its resumed journal holds is taken from it, not measured (:meth:`Journal.keep`,
-    docs/design.md, "Journal and resume").
-
-    With ``settings.later`` and a suite that does not plan from its measurements (``adaptive``), a
-    case whose check is an OutputCheck is compared on the worker while the next case measures; it is
-    journaled and yielded once settled (before the next read of an output, at the suite's end, and
-    on an interrupt or a device error, which it then re-raises)."""
-    later = settings.later if settings.later is not None and not getattr(suite, "adaptive", False) else None
-    settled: List[Settled] = []
-
-    def settle() -> None:  # before any read of an output: the comparison under way reads the scratch
-        got = later.settle() if later is not None else None
-        if got is not None:
-            journal.record(got.key, Measurement.to_dict(got.measurement))
-            settled.append(got)
-
-    def kept(outcome: Outcome, label: str, words: str) -> Iterator[Outcome]:
-        if isinstance(outcome, Measurement):
-            clock.measured += 1
-        yield outcome  # kept by the caller before anything else runs: what the journal holds, the run holds
-        if isinstance(outcome, Measurement):
-            suite.record(outcome)
-        if progress:
-            progress.advance(f"{label}: {words}")
-
-    def flush() -> Iterator[Outcome]:
-        while settled:
-            got = settled.pop(0)
-            yield from kept(got.measurement, got.label, outcome_words(got.measurement))
-
-    try:
-        announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
-        for case in suite.cases():
-            k = case.kernel
-            label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
-            if clock.cut_here(label.strip()):
-                break
-            outcome, words = _run_case(suite, case, label, settings, journal, progress, later, settle)
-            yield from flush()
-            if outcome is not None:
-                yield from kept(outcome, label, words)
-        settle()
-        yield from flush()
-    except GeneratorExit:
-        settle()  # journaled, though the caller takes nothing more
-        raise
-    except BaseException:
-        settle()  # an interrupt or a device error: the case being compared is host work, kept
-        yield from flush()
-        raise
-
-
-def outcome_words(m: Measurement) -> str:
-    """The words a measured case's progress line ends with: its rate, INVALID, or noisy with its CV."""
-    return rate_words(m) + ("" if m.valid else " INVALID") + (f" (noisy: CV {m.cv:.0%})" if m.valid and m.noisy else "")
-
-
-def _run_case(
-    suite: Any,
-    case: Any,
-    label: str,
-    settings: CaseSettings,
-    journal: Journal,
-    progress: Optional[Progress],
-    later: Optional[LaterChecks] = None,
-    settle: Callable[[], None] = lambda: None,
-) -> Tuple[Optional[Outcome], str]:
-    """One case's outcome and the words its progress line ends with; ``(None, "")`` where ``later``
-    compares it (``settle`` hands it over once it has its verdict)."""
-    from .._native import _core
-
-    k = case.kernel
-    block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
-    key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
-    stored = journal.stored(key)
-    if stored is not None:  # docs/design.md, "Journal and resume"
-        return Measurement.from_dict(stored, source=str(journal.path), where=key), "resumed"
-    announce_doing(progress, f"{label}: measuring and validating")
-
-    def defer(timed: Measurement) -> None:
-        assert later is not None
-        later.defer(case, timed, key, label)
-
-    try:
-        m = _measure(case, label, settings, progress, defer if later is not None else None, settle)
-    except _core.UnsupportedError as exc:
-        return Skipped(k.suite, k.name, k.dtype, str(exc)), "unsupported"
-    if m is None:
-        return None, ""
-    journal.record(key, Measurement.to_dict(m))
-    return m, outcome_words(m)
-
-
-def _measure(
-    case: Any,
-    label: str,
-    settings: CaseSettings,
-    progress: Optional[Progress],
-    defer: Optional[Callable[[Measurement], None]] = None,
-    settle: Callable[[], None] = lambda: None,
-) -> Optional[Measurement]:
-    """Build ``case``'s kernel, time and validate it; a noisy measurement is made once more
-    (docs/design.md, "Noisy samples"). A case with ``few_reps`` below the run's ``reps`` is timed
-    with that many samples first and kept when valid with a CV at most ``CV_WARN``; otherwise it
-    is measured again with the run's count (docs/design.md, "The GEMM ladder").
-
-    With ``defer``, a case whose check is an OutputCheck and whose samples are not noisy is handed
-    to it after its timing (its output read, compared later): None is returned. ``settle`` is called
-    before any output is read (the comparison under way is then done).
-
-    Raises:
-        _core.UnsupportedError: the device cannot run the kernel.
-    """
-    kernel = case.make_kernel()
-
-    def timed(extra: Optional[Mapping[str, Any]] = None, reps: int = settings.reps) -> Measurement:
-        return measure_case(
-            case,
-            kernel,
-            reps=reps,
-            max_warmup_s=settings.max_warmup_s,
-            sampler=settings.sampler,
-            min_window_s=settings.min_window_s,
-            extra=extra,
-        )
-
-    few = getattr(case, "few_reps", None)
-    if defer is not None and few is None and isinstance(case.check, OutputCheck):
-        m = time_case(
-            case,
-            kernel,
-            reps=settings.reps,
-            max_warmup_s=settings.max_warmup_s,
-            sampler=settings.sampler,
-            min_window_s=settings.min_window_s,
-        )
-        settle()
-        if not m.noisy:
-            defer(m)
-            return None
-        m = judge(case, m, case.check())
-    else:
-        settle()
-        if few is not None and few < settings.reps:
-            m = timed(reps=few)  # a size that draws the curve: fewer samples when they are quiet
-            if m.valid and m.cv <= CV_WARN:
-                return m
-            case.reset()
-        m = timed()
-    if m.valid and m.noisy:
-        announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
-        case.reset()
-        m = timed({REMEASURED_PARAM: round(m.cv, 4)})
-    return m
 
 
 class RooflineRunner:
@@ -449,7 +264,7 @@ class RooflineRunner:
         clock = SuiteClock(name, self.budgets_s[name], planned)
         settings = CaseSettings(self.options.reps, self.options.max_warmup_s, self.sampler, self.window_s, self.later)
         try:
-            for outcome in _run_suite(suite, settings, clock, self.journal, progress):
+            for outcome in measure_suite_cases(suite, settings, clock, self.journal, progress):
                 if isinstance(outcome, Measurement):
                     self.measurements.append(outcome)
                 else:
@@ -648,19 +463,6 @@ def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
     return out
 
 
-def rate_words(m: Measurement) -> str:
-    """A measurement's rates for a progress line: GFLOP/s where it counts FLOPs and is no bandwidth
-    kernel, GB/s where it counts bytes and is no compute kernel (a peak kernel's few bytes say
-    nothing, nor a STREAM triad's two FLOPs an element), power where sampled: ``"113.0 GFLOP/s"``,
-    ``"21.2 GB/s"``, ``"2.3 GFLOP/s, 13.8 GB/s, 41 W"`` (a sweep point)."""
-    parts = [f"{m.gflops:.1f} GFLOP/s"] if m.flops > 0 and m.ceiling_kind != "bandwidth" else []
-    if m.bytes > 0 and (m.ceiling_kind != "compute" or not parts):
-        parts.append(f"{m.gbps:.1f} GB/s")
-    if m.power_w is not None:
-        parts.append(f"{m.power_w:.0f} W")
-    return ", ".join(parts)
-
-
 def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
     """One warning per disturbed GEMM size (:func:`.ladder.disturbed_gemms`): one that ran more than
     :data:`.ladder.LADDER_DROP` times below the rate of the size before it. The point stays in the
@@ -673,10 +475,3 @@ def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
             f"{params_summary(before.params)} ({before.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
         )
     return out
-
-
-def params_summary(params: Mapping[str, Any]) -> str:
-    """The size parameters of a measurement for messages: ``"F=64 n=1048576"`` (F, m and n, and the
-    rule suites' level, stride and threadgroup_bytes)."""
-    keys = [k for k in ("F", "m", "n", "level", "stride", "threadgroup_bytes") if k in params]
-    return " ".join(f"{k}={params[k]}" for k in keys)
