@@ -178,17 +178,17 @@ def test_a_noisy_kernel_is_measured_once_more(
     monkeypatch: pytest.MonkeyPatch,
     second_noisy: bool,
 ) -> None:
-    real = case_loop.measure_case
+    real = case_loop.time_case
     made: Dict[str, int] = {}
 
-    def measure_case(case: Any, kernel: Any, **kw: Any) -> Measurement:
+    def time_case(case: Any, kernel: Any, **kw: Any) -> Measurement:
         m = real(case, kernel, **kw)
         made[m.kernel] = made.get(m.kernel, 0) + 1
         if m.kernel == "copy" and (made["copy"] == 1 or second_noisy):
             m = dataclasses.replace(m, samples_s=m.samples_s[:-2] + (m.samples_s[0] * 10,) * 2)
         return m
 
-    monkeypatch.setattr(case_loop, "measure_case", measure_case)
+    monkeypatch.setattr(case_loop, "time_case", time_case)
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024  # the stream table's CUDA block

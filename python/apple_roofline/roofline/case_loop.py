@@ -16,7 +16,7 @@ from ..study.progress import Progress, announce_doing
 from ..study.timing import SuiteClock
 from ..suites.base import OutputCheck, kernel_key
 from ..telemetry import Sampler
-from .cases import judge, measure_case, time_case
+from .cases import judge, time_case
 from .later import LaterChecks, Settled
 from .records import REMEASURED_PARAM, Measurement, Skipped
 
@@ -166,7 +166,7 @@ def _measure(
     kernel = case.make_kernel()
 
     def timed(extra: Optional[Mapping[str, Any]] = None, reps: int = settings.reps) -> Measurement:
-        return measure_case(
+        return time_case(
             case,
             kernel,
             reps=reps,
@@ -176,33 +176,26 @@ def _measure(
             extra=extra,
         )
 
+    def checked(m: Measurement) -> Measurement:  # the comparison under way settled before this read
+        settle()
+        return judge(case, m, case.check())
+
     few = getattr(case, "few_reps", None)
-    if defer is not None and few is None and isinstance(case.check, OutputCheck):
-        m = time_case(
-            case,
-            kernel,
-            reps=settings.reps,
-            max_warmup_s=settings.max_warmup_s,
-            sampler=settings.sampler,
-            min_window_s=settings.min_window_s,
-        )
+    if few is not None and few < settings.reps:
+        m = checked(timed(reps=few))  # a size that draws the curve: fewer samples when they are quiet
+        if m.valid and m.cv <= CV_WARN:
+            return m
+        case.reset()
+    m = timed()
+    if defer is not None and few is None and isinstance(case.check, OutputCheck) and not m.noisy:
         settle()
-        if not m.noisy:
-            defer(m)
-            return None
-        m = judge(case, m, case.check())
-    else:
-        settle()
-        if few is not None and few < settings.reps:
-            m = timed(reps=few)  # a size that draws the curve: fewer samples when they are quiet
-            if m.valid and m.cv <= CV_WARN:
-                return m
-            case.reset()
-        m = timed()
+        defer(m)
+        return None
+    m = checked(m)
     if m.valid and m.noisy:
         announce_doing(progress, f"{label}: CV {m.cv:.0%}, measuring again")
         case.reset()
-        m = timed({REMEASURED_PARAM: round(m.cv, 4)})
+        m = checked(timed({REMEASURED_PARAM: round(m.cv, 4)}))
     return m
 
 
