@@ -59,9 +59,6 @@ __all__ = [
     "share_text",
     "flagged_cell",
     "limit_warnings",
-    "above_maximum_warnings",
-    "hold_to_maximum",
-    "TIMER_HELD",
     "run_clock",
     "over_limit_text",
     "classes_over_limit",
@@ -91,10 +88,6 @@ _L1 = "L1"
 #: The mark a view puts beside a figure above its limit.
 OVER_MARK = "⚠"
 
-#: The parameter of a measurement whose samples :func:`hold_to_maximum` lengthened: by what factor.
-TIMER_HELD = "timer_held"
-#: How many measurements :func:`above_maximum_warnings` names.
-NAMED = 6
 #: The reasons, each by name (:data:`~.records.OVER_LIMIT_REASONS`).
 CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
 
@@ -218,18 +211,6 @@ class Limits:
             )
         return mhz, words
 
-    def above_maximum(self, m: Measurement) -> Optional[float]:
-        """The clock (MHz) ``m`` read over its samples (:func:`run_clock`) where a :attr:`capped`
-        device's maximum lies below it by more than :data:`TOLERANCE`, else None. A CUDA kernel's
-        clock is its SM cycles over the GPU's nanosecond timer, and the CUDA events that time its
-        samples run on that timer too: since the SM cannot run above its maximum, such a reading says
-        the timer ran slow there, and the measurement's rate reads high by as much (docs/design.md,
-        "Physical limits")."""
-        mhz, _ = run_clock(m.params)
-        if not self.capped or self.max_mhz is None or mhz is None or mhz <= self.max_mhz * (1.0 + TOLERANCE):
-            return None
-        return mhz
-
     def onchip(self, m: Measurement) -> Optional[Limit]:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
         (module docstring) at the clock ``m`` ran at (else the maximum clock); None where it does not
@@ -287,10 +268,8 @@ class Limits:
     def check(self, m: Measurement) -> Optional[OverLimit]:
         """``m``'s :class:`~.records.OverLimit` when it is valid and its figure lies above its limit by
         more than :data:`TOLERANCE`, else None. The reason: a timer error where its timed sample was
-        shorter than :data:`MIN_SAMPLE_S`, or where its clock read above a :attr:`capped` device's
-        maximum (:meth:`above_maximum`: the clock is measured against the GPU's own timer, which
-        also times the samples); else a cache-resident working set for a bandwidth (only a cache
-        delivers bytes faster than the memory interface) and a misread clock for a compute figure
+        shorter than :data:`MIN_SAMPLE_S`; else a cache-resident working set for a bandwidth (only a
+        cache delivers bytes faster than the memory interface) and a misread clock for a compute figure
         and for an on-chip figure (at the true clock neither a pipe nor the data path exceeds its peak)."""
         if not m.valid:
             return None
@@ -301,7 +280,7 @@ class Limits:
         sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
         reason = (
             TIMER_ERROR
-            if sample_s < MIN_SAMPLE_S or self.above_maximum(m) is not None
+            if sample_s < MIN_SAMPLE_S
             else CLOCK_MISREAD
             if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.mhz is not None
             else CACHE_RESIDENT
@@ -357,60 +336,6 @@ def over_limit_text(m: Measurement) -> str:
 def limit_warnings(measurements: Sequence[Measurement]) -> List[str]:
     """One warning per measurement above its limit (:func:`over_limit_text`), in order."""
     return [over_limit_text(m) for m in measurements if m.over_limit is not None]
-
-
-def hold_to_maximum(measurements: Sequence[Measurement], device: Mapping[str, object]) -> Tuple[Measurement, ...]:
-    """Each valid measurement whose clock, measured over its samples (the effective clock's mean,
-    :func:`~apple_roofline.clocks.pass_clock`), read above a :attr:`Limits.capped` ``device``'s
-    maximum by more than :data:`TOLERANCE`, with its samples held to its SM cycles at that maximum:
-    lengthened by the reading over the maximum, and :data:`TIMER_HELD` set to that factor. The
-    reading is SM cycles over the GPU's timer, which also times the samples; the SM runs at most at
-    its maximum, so the samples lasted at least that much longer than the timer said, and the rate
-    as timed lies above what the cycles allow (docs/design.md, "Physical limits"). Held once: a
-    measurement with :data:`TIMER_HELD` is left as it is, so reading a saved run holds nothing again.
-    The others are returned as they are."""
-    limits = Limits.of((), device)
-    out: List[Measurement] = []
-    for m in measurements:
-        mhz = pass_clock(m.params)
-        top = limits.max_mhz
-        if (
-            not m.valid
-            or TIMER_HELD in m.params
-            or not limits.capped
-            or top is None
-            or mhz is None
-            or mhz <= top * (1.0 + TOLERANCE)
-        ):
-            out.append(m)
-            continue
-        k = mhz / top
-        out.append(
-            dataclasses.replace(
-                m, samples_s=tuple(s * k for s in m.samples_s), params={**m.params, TIMER_HELD: round(k, 6)}
-            )
-        )
-    return tuple(out)
-
-
-def above_maximum_warnings(measurements: Sequence[Measurement], device: Mapping[str, object]) -> List[str]:
-    """One warning, where measurements had their samples held to the ``device``'s maximum clock
-    (:func:`hold_to_maximum`): how many, by how much at most, and which (at most :data:`NAMED`);
-    none where none was."""
-    held = [(m, float(k)) for m in measurements for k in [m.params.get(TIMER_HELD)] if isinstance(k, (int, float))]
-    limits = Limits.of((), device)
-    if not held or limits.max_mhz is None:
-        return []
-    top = max(k for _, k in held)
-    labels = sorted({m.label for m, _ in held})
-    named = ", ".join(labels[:NAMED]) + (f" and {len(labels) - NAMED} more" if len(labels) > NAMED else "")
-    return [
-        f"{len(held)} measurement(s) read their clock above the device's {limits.max_mhz:,.0f} MHz maximum "
-        f"(up to {top * limits.max_mhz:,.0f} MHz, {percent(top - 1.0)} above): {named}. Their clock is SM "
-        "cycles over the GPU's timer, which also times their samples, so that timer ran slow: their samples "
-        f"are held to their cycles at the maximum clock, lengthened by up to {percent(top - 1.0)} "
-        f"({TIMER_HELD}), and their rates are at most what the SM can do at that clock"
-    ]
 
 
 def classes_over_limit(measurements: Sequence[Measurement]) -> Dict[str, Measurement]:

@@ -38,7 +38,7 @@ from .case_loop import CaseSettings, measure_suite_cases, params_summary
 from .cases import measurement_params
 from .ladder import LADDER_DROP, disturbed_gemms
 from .later import LaterChecks
-from .limits import above_maximum_warnings, check_limits, hold_to_maximum, limit_warnings
+from .limits import check_limits, limit_warnings
 from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
 from .predict import Policy
@@ -283,10 +283,8 @@ class RooflineRunner:
         desc, peaks = (
             self.cpu_clock.theoretical(marked) if self.cpu_clock is not None else (self.device_desc, self.theoretical)
         )
-        # every figure against the physical limit of what it is labelled with, a slow GPU timer (a clock
-        # read above the maximum) held to the cycles first (docs/design.md, "Physical limits")
-        device = {**self.info, **desc}
-        marked = check_limits(hold_to_maximum(marked, device), peaks, device)
+        # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
+        marked = check_limits(marked, peaks, {**self.info, **desc})
         return Run(
             measurements=marked,
             ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
@@ -333,7 +331,6 @@ class RooflineRunner:
         warnings += self.cache_warnings.new()  # docs/design.md, "The kernel cache"
         warnings += clock_warnings(desc)
         warnings += limit_warnings(marked)
-        warnings += above_maximum_warnings(marked, {**self.info, **desc})
         warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
         below = below_steady(marked)
         if below and steady is not None:
