@@ -243,9 +243,8 @@ class HostScratch:
     def __init__(self, ahead: bool = False) -> None:
         self.ahead = ahead
         self._mem = np.empty(0, np.uint8)
-        # the growth under way: its thread and the list its array is put in, and the size it grows to
-        self._growth: Optional[Tuple[threading.Thread, List[np.ndarray]]] = None
-        self._target = 0
+        # the growth under way: its thread, the list its array is put in, and the size it grows to
+        self._growth: Optional[Tuple[threading.Thread, List[np.ndarray], int]] = None
 
     def reserve(self, nbytes: int) -> None:
         """Grow to at least ``nbytes`` bytes on a thread of its own, touching one byte of every page so
@@ -254,7 +253,7 @@ class HostScratch:
         smaller one's array is dropped when its thread ends). Nothing happens without :attr:`ahead`
         (on a host-visible backend the thread would compete with the measurement for the CPU and the
         memory, for nothing) or where the scratch, or the growth under way, is that large already."""
-        if not self.ahead or nbytes <= max(self._mem.size, self._target):
+        if not self.ahead or nbytes <= max(self._mem.size, self._growth[2] if self._growth else 0):
             return
         made: List[np.ndarray] = []
 
@@ -264,7 +263,7 @@ class HostScratch:
             made.append(mem)
 
         thread = threading.Thread(target=grow, name="host scratch", daemon=True)
-        self._growth, self._target = (thread, made), nbytes
+        self._growth = (thread, made, nbytes)
         thread.start()
 
     def array(self, dtype: str, count: int) -> np.ndarray:
@@ -273,12 +272,12 @@ class HostScratch:
         np_dtype = np.dtype(NUMPY_DTYPE[dtype])
         nbytes = count * np_dtype.itemsize
         if self._growth is not None:
-            thread, made = self._growth
+            thread, made, _ = self._growth
             if nbytes > self._mem.size or not thread.is_alive():
                 thread.join()
                 if made and made[0].size > self._mem.size:
                     self._mem = made[0]
-                self._growth, self._target = None, 0
+                self._growth = None
         if self._mem.size < nbytes:
             self._mem = np.empty(nbytes, np.uint8)
         out: np.ndarray = self._mem[:nbytes].view(np_dtype)
