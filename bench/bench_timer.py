@@ -1,24 +1,36 @@
 #!/usr/bin/env python3
 """The device's timer against the host's clock, and the clock the probe reads over the same samples.
 
-    python bench/bench_timer.py [--device cuda:0] [--seconds 1.0] [--repeats 3] [--out DIR]
+    python bench/bench_timer.py [--device cuda:0] [--seconds 1.0] [--repeats 3] [--load-s 0]
+                                [--out DIR]
 
 Every rate the tool reports is work over a time its backend's timer measured (CUDA events on
 NVIDIA, docs/design.md, "Measurement"), and every clock it reports is cycles over the GPU's own
 nanosecond timer (docs/design.md, "Clocks"). A timer that ran slow would raise both alike: a figure
-above its pipe would then look like a misread clock. This script times one long sample (about
-``--seconds`` of back-to-back launches) of two kernels, cuBLAS SGEMM at 4096 and the peak suite's FP32
-``vec4_indep8`` case (built without the clock probe, so nothing runs but the timed launches), by the
-backend's timer and by the host's ``time.perf_counter`` around the same synchronous call, and reads
-the probe's clock over ten samples of the same kernel (``vec4_indep8``'s probed build; the SGEMM's
-spin probe around its sample). The host's time includes the call's launch and synchronisation, so
-host ÷ device is at least 1: the row "agrees" when it lies within 1 to 1 + :data:`TOLERANCE`.
-The SGEMM's output is checked against NumPy (Freivalds, the GEMM suite's check) and the peak
-kernel's with its case's check (the FMA-chain reference) after its samples; an invalid output ends
-the script with 1 before any table.
+above its pipe would then look like a misread clock, and a clock read above the device's maximum
+would look like a faster SM. This script times one long sample (about ``--seconds`` of back-to-back
+launches) of three kernels, cuBLAS SGEMM at 4096, the peak suite's FP32 ``vec4_indep8`` case (its
+rate follows the SM clock) and the stream suite's copy at 1 GiB arrays (DRAM-bound: its rate does
+not follow the SM clock), each built without the clock probe, so nothing runs but the timed
+launches, by the backend's timer and by the host's ``time.perf_counter`` around the same synchronous
+call, and reads the probe's clock over ten samples of the same kernel right after (the probed
+build; the SGEMM's spin probe around its sample). The host's time includes the call's launch and
+synchronisation, so host ÷ device is at least 1: the row "agrees" when it lies within 1 to
+1 + :data:`TOLERANCE`. Each repeat times the three kernels in turn.
 
-Writes bench_timer-<timestamp>.json to ``--out`` (default bench/results) after every row. Needs a
-CUDA GPU (cuBLAS for the SGEMM row).
+``--load-s`` drives cuBLAS HGEMM at 8192 back to back for that many seconds before each repeat:
+the tensor cores at their power limit, after which an H100's SM was seen running at 15 MHz steps
+above the maximum clock its driver reports (bench/README.md). The load is not a reported figure and
+its output is not checked. The summary then sets, for each kernel, the rows whose probe read above
+the maximum (by more than :data:`TOLERANCE`) against the rows at or below it: the ratio of their
+median clocks beside the ratio of their median rates, and their median host ÷ device. A slow timer
+would raise every kernel's rate with the clock and lower host ÷ device below 1; an SM that runs
+faster raises only the SM-bound rates, and the host keeps the device's time.
+
+Every output is checked after its kernel's samples: the SGEMM against NumPy (Freivalds, the GEMM
+suite's check), the peak and copy kernels with their case's check; an invalid output ends the
+script with 1 before any table. Writes bench_timer-<timestamp>.json to ``--out`` (default
+bench/results) after every row. Needs a CUDA GPU (cuBLAS for the SGEMM row and the load).
 """
 
 from __future__ import annotations
@@ -26,6 +38,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import statistics
 import sys
@@ -41,6 +54,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOLERANCE = 0.005
 #: The longest sample asked for, in seconds.
 MAX_SECONDS = 30.0
+#: The longest load before a repeat, in seconds.
+MAX_LOAD_S = 60.0
 
 
 def verdict(event_s: float, host_s: float) -> Dict[str, Any]:
@@ -77,12 +92,66 @@ def mean_mhz(clock: Optional[Dict[str, Any]]) -> Optional[float]:
 
 def table(rows: Sequence[Dict[str, Any]]) -> str:
     """The Markdown table of the rows (a dash where the probe read no clock)."""
-    head = "| kernel | launches | device timer (s) | host perf_counter (s) | host / device | verdict | probe MHz |\n"
-    head += "| --- | ---: | ---: | ---: | ---: | --- | ---: |\n"
+    head = "| kernel | launches | device timer (s) | host perf_counter (s) | host / device | verdict | rate "
+    head += "| probe MHz |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n"
     return head + "".join(
         f"| {r['kernel']} | {r['batch']} | {r['event_s']:.6f} | {r['host_s']:.6f} | {r['host_over_event']:.5f} | "
-        f"{r['verdict']} | {'—' if r.get('probe_mhz') is None else format(r['probe_mhz'], '.1f')} |\n"
+        f"{r['verdict']} | {r['rate']:,.0f} {r['unit']} | "
+        f"{'—' if r.get('probe_mhz') is None else format(r['probe_mhz'], '.1f')} |\n"
         for r in rows
+    )
+
+
+def above_the_maximum(rows: Sequence[Dict[str, Any]], max_mhz: float) -> List[Dict[str, Any]]:
+    """Per kernel (in the order of first appearance), its rows whose probe read above ``max_mhz`` by
+    more than :data:`TOLERANCE` set against its rows at or below it: the count of each, the ratio of
+    their median probe clocks, of their median rates, and each group's median host ÷ device. A
+    kernel with no row in one of the groups gets None ratios. Rows without a probe reading count in
+    neither group.
+
+    Raises:
+        ValueError: ``max_mhz`` not positive.
+    """
+    if not max_mhz > 0:
+        raise ValueError(f"the maximum clock must be a positive MHz (got {max_mhz!r})")
+    out: List[Dict[str, Any]] = []
+    for name in dict.fromkeys(r["kernel"] for r in rows):
+        mine = [r for r in rows if r["kernel"] == name and r.get("probe_mhz") is not None]
+        high = [r for r in mine if r["probe_mhz"] > max_mhz * (1.0 + TOLERANCE)]
+        at = [r for r in mine if r["probe_mhz"] <= max_mhz * (1.0 + TOLERANCE)]
+
+        def med(group: Sequence[Dict[str, Any]], key: str) -> float:
+            return statistics.median(r[key] for r in group)
+
+        both = bool(high and at)
+        out.append(
+            {
+                "kernel": name,
+                "at": len(at),
+                "above": len(high),
+                "clock_ratio": med(high, "probe_mhz") / med(at, "probe_mhz") if both else None,
+                "rate_ratio": med(high, "rate") / med(at, "rate") if both else None,
+                "host_over_event_at": med(at, "host_over_event") if at else None,
+                "host_over_event_above": med(high, "host_over_event") if high else None,
+            }
+        )
+    return out
+
+
+def summary_table(summary: Sequence[Dict[str, Any]], max_mhz: float) -> str:
+    """The Markdown table of :func:`above_the_maximum`'s rows (a dash where a group is empty)."""
+
+    def num(v: Optional[float], digits: int) -> str:
+        return "—" if v is None else f"{v:.{digits}f}"
+
+    head = (
+        f"| kernel | rows at or below {max_mhz:,.0f} MHz | rows above | clock above ÷ at | rate above ÷ at | "
+        "host / device at | host / device above |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    )
+    return head + "".join(
+        f"| {s['kernel']} | {s['at']} | {s['above']} | {num(s['clock_ratio'], 4)} | {num(s['rate_ratio'], 4)} | "
+        f"{num(s['host_over_event_at'], 5)} | {num(s['host_over_event_above'], 5)} |\n"
+        for s in summary
     )
 
 
@@ -91,12 +160,15 @@ def main() -> int:
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--load-s", type=float, default=0.0)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = ap.parse_args()
     if not 0.01 <= args.seconds <= MAX_SECONDS:
         ap.error(f"--seconds {args.seconds} is outside 0.01 to {MAX_SECONDS:g}")
     if not 1 <= args.repeats <= 100:
         ap.error(f"--repeats {args.repeats} is outside 1 to 100")
+    if not 0 <= args.load_s <= MAX_LOAD_S:
+        ap.error(f"--load-s {args.load_s} is outside 0 to {MAX_LOAD_S:g}")
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     from bench_clock import ProbeSwitch  # the suites' own cases, built without the probe and with it
 
@@ -105,53 +177,85 @@ def main() -> int:
     from apple_roofline.suites.base import read
     from apple_roofline.suites.gemm.suite import check_gemm, gemm_inputs
     from apple_roofline.suites.peak.suite import PeakSuite
+    from apple_roofline.suites.stream.suite import StreamSuite
 
     switch = ProbeSwitch(open_device(args.device))
     info = dict(switch.info())
     if info.get("backend") != "cuda":
         ap.error(f"{args.device} is not a CUDA device: the script compares CUDA events with the host's clock")
+    max_mhz = float(info.get("clock_hz") or 0) / 1e6
     n = 4096
     a, b, a_st, b_st = gemm_inputs("fp32", n, np.random.default_rng(n))
     gbufs = [switch.alloc(n * n * 4) for _ in range(3)]
     gbufs[0].write(a_st.ravel())
     gbufs[1].write(b_st.ravel())
     sgemm = switch.gemm("fp32", n, n, n)
-    peak_cases = PeakSuite(SuiteContext(switch, "cuda", info, False, 1 << 26)).cases()
-    case = next(c for c in peak_cases if c.kernel.name == "vec4_indep8" and c.kernel.dtype == "fp32")
-    switch.off = True
-    peak = case.make_kernel()
-    switch.off = False
-    probed = case.make_kernel()
+    ctx = SuiteContext(switch, "cuda", info, False, 1 << 30)
+    peak_case = next(c for c in PeakSuite(ctx).cases() if c.kernel.name == "vec4_indep8" and c.kernel.dtype == "fp32")
+    copy_case = next(c for c in StreamSuite(ctx).cases() if c.kernel.name == "copy")
 
     def sgemm_check() -> Tuple[bool, str]:
         return check_gemm(a, b, read(gbufs[2], "fp32", n * n).reshape(n, n), "fp32")
 
+    targets = [("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, 2.0 * n**3, "FLOP")]
+    for label, case in (
+        (f"FP32 peak vec4_indep8, {peak_case.launch} lanes", peak_case),
+        (f"STREAM copy, {copy_case.bytes // 2 >> 20} MiB arrays", copy_case),
+    ):
+        switch.off = True
+        bare = case.make_kernel()
+        switch.off = False
+        work, unit = (case.flops, "FLOP") if case.flops else (case.bytes, "B")
+        targets.append((label, bare, case.args, case.launch, case.make_kernel(), case.check, float(work), unit))
+    load = None
+    if args.load_s > 0:  # random inputs: the tensor cores draw their full power only on real data
+        m = 8192
+        _, _, la, lb = gemm_inputs("fp16", m, np.random.default_rng(m))
+        lbufs = [switch.alloc(m * m * 2) for _ in range(3)]
+        lbufs[0].write(la.ravel())
+        lbufs[1].write(lb.ravel())
+        hgemm = switch.gemm("fp16", m, m, m)
+        pieces = math.ceil(args.load_s)  # one-second samples: no single wait longer than a sample usually is
+        load = (hgemm, lbufs, pieces, batch_for(args.load_s / pieces, min(hgemm.time(lbufs, 1, 1, 3))))
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"bench_timer-{stamp}.json")
+    batches = [batch_for(args.seconds, min(k.time(argv, items, 1, 5))) for _, k, argv, items, *_ in targets]
     rows: List[Dict[str, Any]] = []
-    for name, kernel, argv, items, clocked, check in (
-        ("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check),
-        (f"FP32 peak vec4_indep8, {case.launch} lanes", peak, case.args, case.launch, probed, case.check),
-    ):
-        launch_s = min(kernel.time(argv, items, 1, 5))
-        batch = batch_for(args.seconds, launch_s)
-        for _ in range(args.repeats):
+    for repeat in range(args.repeats):
+        if load is not None:
+            hgemm, lbufs, pieces, lbatch = load
+            hgemm.time(lbufs, 1, lbatch, pieces)
+        for (name, kernel, argv, items, clocked, _, work, unit), batch in zip(targets, batches):
             start = time.perf_counter()
             event_s = kernel.time(argv, items, batch, 1)[0]
             host_s = time.perf_counter() - start
             if clocked is not kernel:
                 clocked.time(argv, items, max(1, batch // 10), 10)
-            row = {"kernel": name, "batch": batch, **verdict(event_s, host_s), "probe_mhz": mean_mhz(clocked.clock)}
-            rows.append(row)
+            rows.append(
+                {
+                    "kernel": name,
+                    "repeat": repeat,
+                    "batch": batch,
+                    **verdict(event_s, host_s),
+                    "rate": work * batch / event_s / 1e9,
+                    "unit": "GFLOP/s" if unit == "FLOP" else "GB/s",
+                    "probe_mhz": mean_mhz(clocked.clock),
+                }
+            )
             with open(path, "w", encoding="utf-8") as f:
-                json.dump({"device": info, "rows": rows}, f, indent=1)
+                json.dump({"device": info, "load_s": args.load_s, "rows": rows}, f, indent=1)
+    for name, *_, check, _, _ in targets:
         ok, message = check()
         if not ok:
             print(f"{name}: invalid output: {message}", file=sys.stderr)
             return 1
+    summary = above_the_maximum(rows, max_mhz)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"device": info, "load_s": args.load_s, "rows": rows, "summary": summary}, f, indent=1)
     print(f"\n{info.get('name', args.device)} ({args.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
     print(table(rows))
+    print(summary_table(summary, max_mhz))
     print(path)
     return 0 if all(r["verdict"] == "agrees" for r in rows) else 1
 

@@ -11,8 +11,9 @@ views only show its verdict.
   inputs, :func:`gemm_class_of`) at the clock the measurement ran at
   (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one; the
   highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
-  theoretical is given at. On an NVIDIA data-centre part a clock read above the device's maximum is
-  held to the maximum (:meth:`Limits.clock_of`).
+  theoretical is given at. A clock measured above the device's maximum stands: an H100's SM runs at
+  15 MHz steps above the 1,980 MHz its driver gives as the maximum, by its own kernels' rates and the
+  host's clock (docs/design.md, "Physical limits").
 * On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
   suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
   per SM (32 banks of 32 bits per clock, the CUDA C++ Programming Guide's shared-memory section for
@@ -128,7 +129,8 @@ def run_clock(params: Mapping[str, object]) -> Tuple[Optional[float], str]:
     it: :func:`~apple_roofline.clocks.pass_clock`'s; where the clock measured over the samples moved
     (the highest reading, :data:`~apple_roofline.clocks.EFFECTIVE_MAX`, above their mean by more than
     :data:`TOLERANCE`), the highest reading, which the samples before the GPU stepped its clock down
-    ran at. ``(None, "")`` where no clock is known."""
+    ran at. A reading above the device's maximum stands (module docstring). ``(None, "")`` where no
+    clock is known."""
     mhz = pass_clock(params)
     if mhz is None:
         return None, ""
@@ -168,17 +170,12 @@ class Limits:
             limits"): there an FP16-accumulating tile has no limit.
         sms: an NVIDIA GPU's SM count (``compute_units`` of a CUDA device record), for the on-chip
             data path's limit (:data:`ONCHIP_BYTES_PER_CLOCK`); 0 elsewhere (not checked).
-        capped: whether ``max_mhz`` is the most the device's clock can run at, so that a clock read
-            above it is held to it (:meth:`clock_of`): an NVIDIA data-centre part, whose
-            ``CU_DEVICE_ATTRIBUTE_CLOCK_RATE`` is its maximum boost clock (a GeForce part boosts
-            beyond it; a CPU's peaks rest on its measured clock).
     """
 
     theoretical: Mapping[str, Ceiling]
     max_mhz: Optional[float]
     geforce: bool
     sms: int = 0
-    capped: bool = False
 
     @classmethod
     def of(cls, ceilings: Sequence[Ceiling], device: Mapping[str, object]) -> "Limits":
@@ -192,24 +189,7 @@ class Limits:
             theoretical_clock_mhz(device),
             line == "GeForce",
             units if isinstance(units, int) and not isinstance(units, bool) and units > 0 else 0,
-            cuda and line != "GeForce",
         )
-
-    def clock_of(self, m: Measurement) -> Tuple[Optional[float], str]:
-        """The clock (MHz) ``m``'s limit is taken at, and words on it: the clock it ran its samples at
-        (:func:`run_clock`: where the clock moved within them, the highest reading, since the samples
-        before the GPU stepped it down ran at that clock and their median may be one of them); where
-        that reads above a :attr:`capped` device's maximum, the maximum, since no pipe runs
-        faster than the clock can go (a clock read 1.5 % high would otherwise raise the limit with it
-        and let a figure above the pipe through). None where no clock is known."""
-        mhz, words = run_clock(m.params)
-        if mhz is None:
-            return None, ""
-        if self.capped and self.max_mhz is not None and mhz > self.max_mhz:
-            return self.max_mhz, (
-                f"{self.max_mhz:,.0f} MHz, the device's maximum (its clock read {mhz:,.0f} MHz, above it)"
-            )
-        return mhz, words
 
     def onchip(self, m: Measurement) -> Optional[Limit]:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
@@ -218,7 +198,7 @@ class Limits:
         l1 = m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == _L1
         if not self.sms or not (l1 or m.ceiling_class == ONCHIP_CLASS):
             return None
-        mhz, words = self.clock_of(m)
+        mhz, words = run_clock(m.params)
         if mhz is None:
             mhz, words = self.max_mhz, f"{self.max_mhz:,.0f} MHz" if self.max_mhz is not None else ""
         if mhz is None:
@@ -253,7 +233,7 @@ class Limits:
             t = self.pipe(compute)
             if t is None or t.kind != "compute":
                 return None
-            mhz, words = self.clock_of(m)
+            mhz, words = run_clock(m.params)
             if mhz is None or self.max_mhz is None:
                 return Limit(t.value, t.unit, f"theoretical {t.name}")
             return Limit(t.value * mhz / self.max_mhz, t.unit, f"theoretical {t.name} at {words}", mhz)
