@@ -14,9 +14,9 @@ rate follows the SM clock) and the stream suite's copy at 1 GiB arrays (DRAM-bou
 not follow the SM clock), each built without the clock probe, so nothing runs but the timed
 launches, by the backend's timer and by the host's ``time.perf_counter`` around the same synchronous
 call, and reads the probe's clock over ten samples of the same kernel right after (the probed
-build; the SGEMM's spin probe around its sample). The host's time includes the call's launch and
-synchronisation, so host ÷ device is at least 1: the row "agrees" when it lies within 1 to
-1 + :data:`TOLERANCE`. Each repeat times the three kernels in turn.
+build; the SGEMM's spin probe around its sample), whose rate is the one set beside that clock. The
+host's time includes the call's launch and synchronisation, so host ÷ device is at least 1: the row
+"agrees" when it lies within 1 to 1 + :data:`TOLERANCE`. Each repeat times the three kernels in turn.
 
 ``--load-s`` drives cuBLAS HGEMM at 8192 back to back for that many seconds before each repeat:
 the tensor cores at their power limit, after which an H100's SM was seen running at 15 MHz steps
@@ -105,7 +105,9 @@ def table(rows: Sequence[Dict[str, Any]]) -> str:
 def above_the_maximum(rows: Sequence[Dict[str, Any]], max_mhz: float) -> List[Dict[str, Any]]:
     """Per kernel (in the order of first appearance), its rows whose probe read above ``max_mhz`` by
     more than :data:`TOLERANCE` set against its rows at or below it: the count of each, the ratio of
-    their median probe clocks, of their median rates, and each group's median host ÷ device. A
+    their median probe clocks, of their median rates over the probed samples (``probed_rate``: the
+    samples between which the probe read, so the clock and the rate are of the same moment; the long
+    sample's own rate comes before them), and each group's median host ÷ device. A
     kernel with no row in one of the groups gets None ratios. Rows without a probe reading count in
     neither group.
 
@@ -130,7 +132,7 @@ def above_the_maximum(rows: Sequence[Dict[str, Any]], max_mhz: float) -> List[Di
                 "at": len(at),
                 "above": len(high),
                 "clock_ratio": med(high, "probe_mhz") / med(at, "probe_mhz") if both else None,
-                "rate_ratio": med(high, "rate") / med(at, "rate") if both else None,
+                "rate_ratio": med(high, "probed_rate") / med(at, "probed_rate") if both else None,
                 "host_over_event_at": med(at, "host_over_event") if at else None,
                 "host_over_event_above": med(high, "host_over_event") if high else None,
             }
@@ -230,8 +232,10 @@ def main() -> int:
             start = time.perf_counter()
             event_s = kernel.time(argv, items, batch, 1)[0]
             host_s = time.perf_counter() - start
-            if clocked is not kernel:
-                clocked.time(argv, items, max(1, batch // 10), 10)
+            probed_rate = work * batch / event_s / 1e9
+            if clocked is not kernel:  # the probed build's samples: the same time as its clock readings
+                few = max(1, batch // 10)
+                probed_rate = work * few / statistics.median(clocked.time(argv, items, few, 10)) / 1e9
             rows.append(
                 {
                     "kernel": name,
@@ -239,6 +243,7 @@ def main() -> int:
                     "batch": batch,
                     **verdict(event_s, host_s),
                     "rate": work * batch / event_s / 1e9,
+                    "probed_rate": probed_rate,
                     "unit": "GFLOP/s" if unit == "FLOP" else "GB/s",
                     "probe_mhz": mean_mhz(clocked.clock),
                 }

@@ -37,7 +37,13 @@ def test_the_table_gives_every_row_and_a_dash_without_a_clock() -> None:
 
 
 def _row(kernel: str, mhz: float | None, rate: float, host_over_event: float = 1.001) -> dict:
-    return {"kernel": kernel, "probe_mhz": mhz, "rate": rate, "host_over_event": host_over_event}
+    return {
+        "kernel": kernel,
+        "probe_mhz": mhz,
+        "rate": rate * 0.9,
+        "probed_rate": rate,
+        "host_over_event": host_over_event,
+    }
 
 
 def test_rows_above_the_maximum_are_set_against_the_rows_at_it() -> None:

@@ -26,7 +26,7 @@ def _ceiling_names() -> List[str]:
 SPEC = SuiteSpec(
     name="matrix",
     measure=MatrixSuite,
-    order=60,
+    order=110,
     budget_s=120.0,
     default=True,
     summary="one tile per precision and instruction by default, every tile shape when named",
