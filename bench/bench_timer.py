@@ -107,9 +107,8 @@ def above_the_maximum(rows: Sequence[Dict[str, Any]], max_mhz: float) -> List[Di
     more than :data:`TOLERANCE` set against its rows at or below it: the count of each, the ratio of
     their median probe clocks, of their median rates over the probed samples (``probed_rate``: the
     samples between which the probe read, so the clock and the rate are of the same moment; the long
-    sample's own rate comes before them), and each group's median host ÷ device. A
-    kernel with no row in one of the groups gets None ratios. Rows without a probe reading count in
-    neither group.
+    sample's own rate comes before them), and each group's median host ÷ device. A kernel with no
+    row in one of the groups gets None ratios. Rows without a probe reading count in neither group.
 
     Raises:
         ValueError: ``max_mhz`` not positive.
@@ -186,6 +185,8 @@ def main() -> int:
     if info.get("backend") != "cuda":
         ap.error(f"{args.device} is not a CUDA device: the script compares CUDA events with the host's clock")
     max_mhz = float(info.get("clock_hz") or 0) / 1e6
+    if not max_mhz > 0:
+        ap.error(f"{args.device} reports no maximum SM clock (clock_hz): rows cannot be set against it")
     n = 4096
     a, b, a_st, b_st = gemm_inputs("fp32", n, np.random.default_rng(n))
     gbufs = [switch.alloc(n * n * 4) for _ in range(3)]
