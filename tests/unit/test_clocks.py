@@ -218,7 +218,7 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
     reading (not the warm-up's), the measurement's effective clock is its mean 3594.4 MHz, spread
     3588.2 to 3600.4, labelled measured with the backend's method, beside cpufreq's reported clock;
     and the report's ceilings-at-the-clock table shows it as measured."""
-    from apple_roofline.roofline.cases import measure_case
+    from apple_roofline.roofline.cases import judge, time_case
     from apple_roofline.suites import Case, KernelDef
 
     kernel = _PerfCountingKernel()
@@ -233,7 +233,7 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
     case = Case(kdef, {"F": 512}, 1 << 20, 1 << 30, 1 << 23, [], lambda: kernel, lambda: (True, "ok"), lambda: None)
     # Linux's CPU sampler (RAPL, with cpufreq's clock): a reported clock the measured one must win over
     with _Sampler("rapl", {"cpu_clock_mhz": 2450.0}).start() as sampler:
-        m = measure_case(case, kernel, reps=3, max_warmup_s=0.0, sampler=sampler)
+        m = judge(case, time_case(case, kernel, reps=3, max_warmup_s=0.0, sampler=sampler), case.check())
     assert kernel.calls == 2  # one warm-up call (its 3 launches agree), then the 3 timed samples
     assert m.params[C.EFFECTIVE] == 3594.4
     assert (m.params[C.EFFECTIVE_MIN], m.params[C.EFFECTIVE_MAX]) == (3588.2, 3600.4)

@@ -124,7 +124,7 @@ def _drive(
     monkeypatch: pytest.MonkeyPatch, budget: float = 0.25, sizes: Optional[Tuple[int, ...]] = None
 ) -> List[Tuple[str, int, Optional[int], str]]:
     """The runner's loop over the suite's cases without a device: each case's samples from
-    :data:`H200`, its note recorded as measure_case records it; (kernel, N, few_reps, ladder note).
+    :data:`H200`, its note recorded as judge records it; (kernel, N, few_reps, ladder note).
     ``sizes``: the ladder's (the context's SIZES_OPTION), None for the default."""
     monkeypatch.setattr(
         gemm, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4

@@ -445,13 +445,13 @@ def test_resume_measures_only_the_points_its_journal_lacks(
     fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, resume_check: Any
 ) -> None:
     calls: List[int] = []
-    measure = runner.measure_case
+    measure = runner.time_case
 
     def counted(*a: Any, **kw: Any) -> Any:
         calls.append(1)
         return measure(*a, **kw)
 
-    monkeypatch.setattr(runner, "measure_case", counted)
+    monkeypatch.setattr(runner, "time_case", counted)
     resume_check(
         "tune", TuneStudy, lambda j: _tune(blocks=[64, 128], journal=j), lambda s: s.measurements, lambda: len(calls)
     )

@@ -12,7 +12,7 @@ from ..suites import Case
 from ..telemetry import Sampler
 from .records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 
-__all__ = ["measurement_params", "time_case", "judge", "measure_case"]
+__all__ = ["measurement_params", "time_case", "judge"]
 
 
 def measurement_params(
@@ -49,12 +49,13 @@ def time_case(
     extra: Optional[Mapping[str, ParamValue]] = None,
     min_window_s: float = 0.0,
 ) -> Measurement:
-    """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with :func:`~apple_roofline.measure.time_kernel`:
-    its Measurement before the check (``valid`` True, no ``validation``, no ``case.note``; give it the
-    check's verdict with :func:`judge`). Its parameters are :func:`measurement_params` plus
+    """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with
+    :func:`~apple_roofline.measure.time_kernel`: its Measurement before the check (``valid`` True, no
+    ``validation``, no ``case.note``); :func:`judge` gives it the check's verdict,
+    ``judge(case, time_case(...), case.check())``. Its parameters are :func:`measurement_params` plus
     :data:`BLOCK_PARAM` (``kernel.block``, where non-zero) and ``extra``. FLOPs and bytes are the
-    case's, from the kernel table. ``min_window_s`` > 0 lengthens the timed samples to at least that
-    long in all (``run --power-window``).
+    case's, from the kernel table. ``min_window_s`` > 0 (seconds) lengthens the timed samples to at
+    least that long in all (``run --power-window``).
 
     Raises:
         _core.BackendError: subclasses, when the device fails.
@@ -92,25 +93,3 @@ def judge(case: Case, timed: Measurement, verdict: Tuple[bool, str]) -> Measurem
     if ok and note is not None:
         params.update(note(timed.samples_s))
     return dataclasses.replace(timed, params=params, valid=bool(ok), validation=message)
-
-
-def measure_case(
-    case: Case,
-    kernel: Any,
-    *,
-    reps: int,
-    max_warmup_s: float,
-    sampler: Optional[Sampler] = None,
-    extra: Optional[Mapping[str, ParamValue]] = None,
-    min_window_s: float = 0.0,
-) -> Measurement:
-    """:func:`time_case`, then ``case.check()`` on its output: the Measurement with the verdict
-    (:func:`judge`), invalid when the check failed.
-
-    Raises:
-        _core.BackendError: subclasses, when the device fails.
-    """
-    timed = time_case(
-        case, kernel, reps=reps, max_warmup_s=max_warmup_s, sampler=sampler, extra=extra, min_window_s=min_window_s
-    )
-    return judge(case, timed, case.check())

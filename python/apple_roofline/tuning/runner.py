@@ -7,8 +7,9 @@ Each suite plans its cases once, at the first candidate size (``SuiteContext.opt
 (:meth:`~apple_roofline.suites.base.Case.for_block`): the same buffers, inputs and NumPy reference,
 only the kernel built at that BLOCK, and the launch re-sized where it depends on the block (the
 peak and idiv suites' whole waves, from the occupancy calculator). Before every size's timing the
-case's output is poisoned again (``Case.reset``), so each point is validated on its own output by
-:func:`~apple_roofline.roofline.cases.measure_case`. :func:`run_tune` is the ``tune`` study;
+case's output is poisoned again (``Case.reset``), so each point is validated on its own output
+(:func:`~apple_roofline.roofline.cases.time_case`, then :func:`~apple_roofline.roofline.cases.judge`).
+:func:`run_tune` is the ``tune`` study;
 :class:`QuickTuner` and :class:`FileTuner` give ``run --tune`` a size per kernel.
 """
 
@@ -22,7 +23,7 @@ from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
-from ..roofline.cases import measure_case
+from ..roofline.cases import judge, time_case
 from ..roofline.options import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
 from ..roofline.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..stats import CV_WARN
@@ -173,7 +174,7 @@ def tune_suite(
             if not int(getattr(kernel, "block", 0) or 0):
                 extra[BLOCK_PARAM] = block
             case.reset()  # this size's output alone is checked, never an earlier size's
-            m = measure_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra)
+            m = judge(case, time_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra), case.check())
             journal.record(key, m.to_dict())
             measurements.append(m)
             suite.record(m)
