@@ -156,6 +156,21 @@ def summary_table(summary: Sequence[Dict[str, Any]], max_mhz: float) -> str:
     )
 
 
+def library_gemm(backend: Any, dtype: str, n: int) -> Tuple[Any, List[Any], np.ndarray, np.ndarray]:
+    """The library's n×n×n GEMM of ``dtype`` on ``backend`` with the GEMM suite's inputs written
+    (:func:`~apple_roofline.suites.gemm.suite.gemm_inputs`, seeded by ``n``): ``(kernel, [A, B, C]
+    buffers, a, b)``, ``a`` and ``b`` the input values the suite's check takes."""
+    from apple_roofline.suites.base import ITEMSIZE
+    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, gemm_inputs
+
+    p = GEMM_PRECISIONS[dtype]
+    a, b, a_stored, b_stored = gemm_inputs(dtype, n, np.random.default_rng(n))
+    bufs = [backend.alloc(n * n * ITEMSIZE[t]) for t in (p.in_dtype, p.in_dtype, p.out_dtype)]
+    bufs[0].write(a_stored.ravel())
+    bufs[1].write(b_stored.ravel())
+    return backend.gemm(dtype, n, n, n), bufs, a, b
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
@@ -176,7 +191,7 @@ def main() -> int:
     from apple_roofline.devices import open_device
     from apple_roofline.suites import SuiteContext
     from apple_roofline.suites.base import read
-    from apple_roofline.suites.gemm.suite import check_gemm, gemm_inputs
+    from apple_roofline.suites.gemm.suite import check_gemm, gemm_flops
     from apple_roofline.suites.peak.suite import PeakSuite
     from apple_roofline.suites.stream.suite import StreamSuite
 
@@ -188,11 +203,7 @@ def main() -> int:
     if not max_mhz > 0:
         ap.error(f"{args.device} reports no maximum SM clock (clock_hz): rows cannot be set against it")
     n = 4096
-    a, b, a_st, b_st = gemm_inputs("fp32", n, np.random.default_rng(n))
-    gbufs = [switch.alloc(n * n * 4) for _ in range(3)]
-    gbufs[0].write(a_st.ravel())
-    gbufs[1].write(b_st.ravel())
-    sgemm = switch.gemm("fp32", n, n, n)
+    sgemm, gbufs, a, b = library_gemm(switch, "fp32", n)
     ctx = SuiteContext(switch, "cuda", info, False, 1 << 30)
     peak_case = next(c for c in PeakSuite(ctx).cases() if c.kernel.name == "vec4_indep8" and c.kernel.dtype == "fp32")
     copy_case = next(c for c in StreamSuite(ctx).cases() if c.kernel.name == "copy")
@@ -200,7 +211,7 @@ def main() -> int:
     def sgemm_check() -> Tuple[bool, str]:
         return check_gemm(a, b, read(gbufs[2], "fp32", n * n).reshape(n, n), "fp32")
 
-    targets = [("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, 2.0 * n**3, "FLOP")]
+    targets = [("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, float(gemm_flops(n, n, n)), "FLOP")]
     for label, case in (
         (f"FP32 peak vec4_indep8, {peak_case.launch} lanes", peak_case),
         (f"STREAM copy, {copy_case.bytes // 2 >> 20} MiB arrays", copy_case),
@@ -212,12 +223,7 @@ def main() -> int:
         targets.append((label, bare, case.args, case.launch, case.make_kernel(), case.check, float(work), unit))
     load = None
     if args.load_s > 0:  # random inputs: the tensor cores draw their full power only on real data
-        m = 8192
-        _, _, la, lb = gemm_inputs("fp16", m, np.random.default_rng(m))
-        lbufs = [switch.alloc(m * m * 2) for _ in range(3)]
-        lbufs[0].write(la.ravel())
-        lbufs[1].write(lb.ravel())
-        hgemm = switch.gemm("fp16", m, m, m)
+        hgemm, lbufs, _, _ = library_gemm(switch, "fp16", 8192)
         pieces = math.ceil(args.load_s)  # one-second samples: no single wait longer than a sample usually is
         load = (hgemm, lbufs, pieces, batch_for(args.load_s / pieces, min(hgemm.time(lbufs, 1, 1, 3))))
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
