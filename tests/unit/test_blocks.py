@@ -224,19 +224,17 @@ def test_reads_copy_where_a_buffer_has_no_host_view() -> None:
 
 
 class _Device:
-    """A discrete GPU's buffer of ``nbytes``: write() and, with ``fill``, fill32() (recorded)."""
+    """A discrete GPU's buffer of ``nbytes``: write() and fill32() (its fills recorded)."""
 
-    def __init__(self, nbytes: int, fill: bool) -> None:
+    def __init__(self, nbytes: int) -> None:
         self.mem = np.zeros(nbytes, np.uint8)
         self.fills: List[Tuple[int, int, int]] = []
-        if fill:
-            self.fill32 = self._fill32
 
     def write(self, a: np.ndarray, offset: int = 0) -> None:
         raw = np.ascontiguousarray(a).view(np.uint8).ravel()
         self.mem[offset : offset + raw.size] = raw
 
-    def _fill32(self, value: int, nbytes: int, offset: int = 0) -> None:
+    def fill32(self, value: int, nbytes: int, offset: int = 0) -> None:
         self.fills.append((value, nbytes, offset))
         self.mem[offset : offset + nbytes].view(np.uint32)[:] = value
 
@@ -254,15 +252,18 @@ class _Device:
 )
 def test_a_constant_fill_sets_every_element_with_or_without_a_device_fill(dtype: str, value: float, count: int) -> None:
     """fill_constant gives the same elements through Buffer.fill32 (a word repeated, the last partial
-    word written) as through host writes: NaN stays NaN (float64's as another NaN, whose 32-bit
-    halves repeat), integers exact; nothing beyond ``count`` is touched."""
-    from apple_roofline.suites.base import fill_constant, fill_word
+    word written) as host writes of the constant block do: NaN stays NaN (float64's as another NaN,
+    whose 32-bit halves repeat), integers exact; nothing beyond ``count`` is touched."""
+    from apple_roofline.suites.base import constant_block, fill_constant, fill_word, write_tiled
 
     itemsize = np.dtype(dtype).itemsize
     got = {}
     for fill in (True, False):
-        buf = _Device(itemsize * (count + 3), fill)
-        fill_constant(buf, dtype, value, count)
+        buf = _Device(itemsize * (count + 3))
+        if fill:
+            fill_constant(buf, dtype, value, count)
+        else:
+            write_tiled(buf, constant_block(dtype, value), count)
         assert bool(buf.fills) == fill
         assert not buf.mem[itemsize * count :].any()
         got[fill] = buf.mem[: itemsize * count].view(dtype)

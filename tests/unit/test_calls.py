@@ -35,6 +35,7 @@ from apple_roofline.cli import app
 from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.results import load_results
 from apple_roofline.study import ResultsError, ToolInfo
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 # --- the fit -------------------------------------------------------------------------------------
 
@@ -142,7 +143,7 @@ class FakeUnsupported(RuntimeError):
     pass
 
 
-class FakeBuffer:
+class FakeBuffer(WriteFill32):
     def __init__(self, nbytes: int) -> None:
         self.data = np.zeros(nbytes, dtype=np.uint8)
 

@@ -23,9 +23,11 @@ from apple_roofline.suites.base import (
     pattern,
     poison,
     tiled_within,
+    write_tiled,
 )
 from apple_roofline.suites.chains import chain_input, chain_reference, chain_references
 from apple_roofline.suites.fma import FMA_KERNELS, FP16_MAX, round_to_fp16, tolerance
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 
 @pytest.fixture
@@ -231,7 +233,7 @@ def test_round_to_fp16_is_numpys_conversion_bit_for_bit() -> None:
         assert same.all(), v[~same][:5]
 
 
-class _Recorder:
+class _Recorder(WriteFill32):
     """A buffer that keeps what is written to it."""
 
     def __init__(self, nbytes: int) -> None:
@@ -244,17 +246,23 @@ class _Recorder:
 
 
 @pytest.mark.parametrize("dtype", ["fp16", "fp32", "fp64"])
-def test_poison_writes_nan_over_exactly_count_elements_from_one_kept_block(dtype: str) -> None:
+def test_host_writes_set_nan_over_exactly_count_elements_from_one_kept_block(dtype: str) -> None:
+    """The host path of a constant fill (``fill_constant`` where no 32-bit word repeats to the
+    value): one kept, read-only block written over ``count`` elements in pieces, nothing beyond."""
     t = np.dtype(NUMPY_DTYPE[dtype])
     count = CHUNK + 5
     buf = _Recorder((count + 3) * t.itemsize)
-    poison(buf, dtype, count)
+    write_tiled(buf, constant_block(t.name, float("nan")), count)
     values = buf.mem.view(t)
     assert np.isnan(values[:count]).all() and not values[count:].any()
     assert buf.writes == 2
     block = constant_block(t.name, float("nan"))
     assert block is constant_block(t.name, float("nan")) and not block.flags.writeable
     assert constant_block("int32", -(2.0**31))[0] == np.iinfo(np.int32).min
+    poisoned = _Recorder((count + 3) * t.itemsize)  # poison: the same NaN, through fill32 where a word repeats
+    poison(poisoned, dtype, count)
+    got = poisoned.mem.view(t)
+    assert np.isnan(got[:count]).all() and not got[count:].any()
 
 
 def test_exact_gemm_checks_sharing_a_memo_give_the_memo_less_verdicts_and_messages() -> None:

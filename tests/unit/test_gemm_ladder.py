@@ -32,6 +32,7 @@ from apple_roofline.suites.gemm.sizes import (
     next_size,
 )
 from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 # --- the rule ------------------------------------------------------------------------------------
 
@@ -86,7 +87,7 @@ H200: Dict[str, Dict[int, Tuple[float, float]]] = {
 }  # fmt: skip
 
 
-class StubBuffer:
+class StubBuffer(WriteFill32):
     def __init__(self, nbytes: int) -> None:
         self.nbytes = nbytes
 

@@ -31,10 +31,10 @@ from apple_roofline.suites.gemm.suite import (
     round_bf16,
     round_tf32,
 )
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 DTYPES = list(GEMM_PRECISIONS)
 F32 = np.float32
-
 
 # --- simulated devices -------------------------------------------------------------------------
 
@@ -371,7 +371,7 @@ def test_failure_messages_name_the_bound() -> None:
 # --- the suite on fake backends ----------------------------------------------------------------
 
 
-class FakeBuffer:
+class FakeBuffer(WriteFill32):
     """Host memory with the Buffer API; ``host_visible`` False makes view() raise (as on a GPU)."""
 
     def __init__(self, nbytes: int, host_visible: bool) -> None:

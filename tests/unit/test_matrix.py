@@ -61,6 +61,7 @@ from apple_roofline.suites.matrix.suite import (
 from apple_roofline.suites.matrix.table import matrix_shapes_table, matrix_summary_table
 from apple_roofline.suites.registry import default_suites, suite_names
 from apple_roofline.text import DASH
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 from shader_twins import (
     MMA_EPR,
     emulate_mma_tile,
@@ -83,7 +84,6 @@ F16F32, F16F16, S8, BF16, E4M3, E5M2 = (
 )
 #: The precisions with no mma.sync or Metal instruction: one skip each per API.
 NO_MMA = (E4M3, E5M2)
-
 
 # ---- composition ------------------------------------------------------------------------------------
 
@@ -205,7 +205,7 @@ def test_counting() -> None:
 # ---- cases over a fake backend ----------------------------------------------------------------------
 
 
-class _Buf:
+class _Buf(WriteFill32):
     def __init__(self, nbytes: int) -> None:
         self.data = np.zeros(nbytes, np.uint8)
 

@@ -36,6 +36,7 @@ from apple_roofline.suites.occupancy.plot import plot_occupancy
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source, tg_limit, tg_sizes
 from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
 from apple_roofline.suites.registry import default_suites, suite_names
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 # ---- access ----------------------------------------------------------------------------------------
 
@@ -285,7 +286,7 @@ def test_the_kept_h100_run_reads_back_into_every_section() -> None:
 # ---- planning on a fake device (no native code) ----------------------------------------------------
 
 
-class _Buf:
+class _Buf(WriteFill32):
     def __init__(self, nbytes: int) -> None:
         self.mem = np.zeros(nbytes, np.uint8)
 

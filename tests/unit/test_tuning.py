@@ -34,11 +34,12 @@ from apple_roofline.tuning import FileTuner, QuickTuner, TuneStudy, runner
 from apple_roofline.tuning.model import candidates, check_blocks, device_block_limit
 from apple_roofline.tuning.outputs import write_tune
 from apple_roofline.tuning.report import format_tune
+from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 SIMD, MAX_PIPELINE, SMS = 32, 512, 4
 
 
-class FakeBuffer:
+class FakeBuffer(WriteFill32):
     def __init__(self, nbytes: int) -> None:
         self.data = np.zeros(nbytes, dtype=np.uint8)
 

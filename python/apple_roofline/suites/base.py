@@ -458,14 +458,13 @@ def fill_constant(buf: Any, dtype: str, value: float, count: int) -> None:
     time. The poison of an output: written from the host, the poisons took 0.37 s of a quick run on an
     H100 (docs/design.md, "Where the time goes")."""
     word = fill_word(dtype, value)
-    fill32 = getattr(buf, "fill32", None)  # a backend's Buffer has it; a test's stand-in may not
-    if word is None or fill32 is None:
+    if word is None:
         write_tiled(buf, constant_block(dtype, value), count)
         return
     itemsize = np.dtype(dtype).itemsize
     nbytes = count * itemsize
     whole = nbytes - nbytes % 4
-    fill32(word, whole, 0)
+    buf.fill32(word, whole, 0)
     if whole < nbytes:
         buf.write(constant_block(dtype, value)[: (nbytes - whole) // itemsize], whole)
 
