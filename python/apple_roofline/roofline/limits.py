@@ -12,7 +12,7 @@ views only show its verdict.
   (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one; the
   highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
   theoretical is given at. A clock measured above the device's maximum stands: an H100's SM runs at
-  15 MHz steps above the 1,980 MHz its driver gives as the maximum, by its own kernels' rates and the
+  up to 2,083 MHz, above the 1,980 MHz its driver gives as the maximum, by its own kernels' rates and the
   host's clock (docs/design.md, "Physical limits").
 * On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
   suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
