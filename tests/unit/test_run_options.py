@@ -124,3 +124,51 @@ def test_a_quick_run_gives_the_gemm_suite_its_coarser_ladder(
         options = roofline_runner.RooflineRunner("cuda:0", opts).ctx.options
         assert options.get(SIZES_OPTION) == (QUICK_SIZES if quick else None)
         assert options["gemm_max_launch_s"] == (0.03 if quick else 0.25)
+
+
+def test_each_suite_starts_after_the_cyclic_garbage_of_the_suites_before_is_collected(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An object the first suite left in a reference cycle (here one that holds a buffer of the
+    device) is gone when the second suite is built, with Python's automatic collector off: the
+    runner collects it between the suites, not whenever the collector's thresholds fall."""
+    import gc
+    import weakref
+
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    fake.max_pipeline = 1024
+    left: list = []
+    alive_when_built: list = []
+    original = registry.spec
+
+    class Cycle:
+        def __init__(self, suite: Any) -> None:
+            self.suite, self.buffer = suite, fake.alloc(64)
+            suite.cycle = self  # suite -> Cycle -> suite
+
+    def spec(name: str) -> Any:
+        real = original(name)
+
+        def measure(ctx: Any) -> Any:
+            alive_when_built.append([ref() is not None for ref in left])
+            suite = real.measure(ctx)
+            left.append(weakref.ref(Cycle(suite)))
+            return suite
+
+        return type("Spec", (), {"measure": staticmethod(measure), "name": name})()
+
+    monkeypatch.setattr(roofline_runner.registry, "spec", spec)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        r = roofline_runner.RooflineRunner(
+            "cuda:0", RunOptions(suites=["stream", "peak"], reps=2, array_bytes=4096, telemetry=False, budget="none")
+        )
+        r.run()
+        assert alive_when_built == [[], [False]]
+        assert left[0]() is None and left[1]() is not None  # the last suite's cycle waits for the next collection
+    finally:
+        if was_enabled:
+            gc.enable()
