@@ -254,9 +254,9 @@ class RooflineRunner:
     def measure_suite(self, name: str) -> None:
         """Measure the suite ``name`` (its block sizes from the tuner, where one is given), keeping
         its outcomes and its time as they come; read a CPU's clock after it. Python's cyclic
-        garbage is collected first (docs/design.md, "Each suite starts clean"): what the suites before
-        left in reference cycles is released before this one allocates, at the same point in every
-        run, not whenever the collector's thresholds happen to fall."""
+        garbage is collected first (docs/design.md, "Measurement", "Each suite starts clean"): what
+        the suites before left in reference cycles is released before this one allocates, at the
+        same point in every run, not whenever the collector's thresholds happen to fall."""
         gc.collect()
         tuner, progress = self.options.tuner, self.progress
         self.ctx.scratch.reserve(self.array_bytes)  # faulted in while the device works, where reads copy
