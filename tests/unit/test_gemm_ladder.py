@@ -307,3 +307,35 @@ def test_the_settle_note_names_the_size_before() -> None:
     }
     assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5, growth=64.0) is not None  # 1.3 ms next
     assert settle_note(1024, 100.0, 0.0, 4096, 101.0, 0.0, 2e-5) is None  # 8 × 20 µs: cheap
+
+
+def test_a_suite_whose_cases_ended_is_released_without_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draws a GEMM suite shares between its ladders call a plain function of its kept values,
+    not the suite's own method: no reference cycle keeps the suite, and what it holds, alive until
+    Python's collector runs (docs/design.md, "Measurement", "Each suite starts clean")."""
+    import gc
+    import weakref
+
+    monkeypatch.setattr(gemm, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4)
+    monkeypatch.setattr(gemm, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
+    info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, False, 1 << 16, {SIZES_OPTION: (64, 256)}))
+        measured = 0
+        for case in suite.cases():
+            if case.kernel.dtype in ("fp32", "fp64", "tf32"):
+                samples = _samples(case.kernel.name, case.params["m"], 10)
+                k = case.kernel
+                suite.record(
+                    Measurement("gemm", k.name, k.dtype, dict(case.params), case.flops, case.bytes, samples, True)
+                )
+                measured += 1
+        assert measured > 0
+        released = weakref.ref(suite)
+        del suite, case, k
+        assert released() is None
+    finally:
+        if was_enabled:
+            gc.enable()

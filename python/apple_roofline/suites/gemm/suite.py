@@ -723,6 +723,17 @@ def _draw_inputs(dtype: str, n: int, uniform: Optional[Tuple[np.ndarray, np.ndar
     return _Drawn(*arrays)
 
 
+def _draw_kind(uniform: Dict[int, Tuple[np.ndarray, np.ndarray]], kind: str, n: int) -> _Drawn:
+    """``kind``'s inputs at size ``n``: a floating-point kind's rounded from ``uniform`` (the suite's
+    :attr:`GemmSuite.uniform`, drawn into it on first use) up to UNIFORM_KEEP_MAX_N, the same arrays
+    as drawn (:func:`gemm_inputs`)."""
+    if GEMM_PRECISIONS[kind].in_dtype == "int8" or n > UNIFORM_KEEP_MAX_N:
+        return _draw_inputs(kind, n)
+    if n not in uniform:
+        uniform[n] = uniform_pair64(n)
+    return _draw_inputs(kind, n, uniform[n])
+
+
 def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarray, np.ndarray]:
     """Two n×n arrays of ``dtype``: the values of two consecutive ``rng.uniform(-1.0, 1.0, (n, n))``
     draws cast to ``dtype``, drawn a block of rows at a time on the thread pool
@@ -810,21 +821,14 @@ class GemmSuite(Suite):
     def cases(self) -> Iterator[Case]:
         """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
         ladders take are drawn once (:attr:`inputs`) and released when the cases end."""
-        self.inputs = SharedDraws(self._draw, [input_kind(d) for d in self.ladder_dtypes()])
+        # a function of the uniform values, not a bound method: the suite and its draws hold no
+        # reference cycle, so the suite is released as its cases end (docs/design.md, "Measurement")
+        self.inputs = SharedDraws(partial(_draw_kind, self.uniform), [input_kind(d) for d in self.ladder_dtypes()])
         try:
             yield from self._ladders()
         finally:
             self.inputs.clear()
             self.uniform.clear()
-
-    def _draw(self, kind: str, n: int) -> _Drawn:
-        """``kind``'s inputs at size ``n``: a floating-point kind's rounded from :attr:`uniform`
-        (drawn on first use) up to UNIFORM_KEEP_MAX_N, the same arrays as drawn (:func:`gemm_inputs`)."""
-        if GEMM_PRECISIONS[kind].in_dtype == "int8" or n > UNIFORM_KEEP_MAX_N:
-            return _draw_inputs(kind, n)
-        if n not in self.uniform:
-            self.uniform[n] = uniform_pair64(n)
-        return _draw_inputs(kind, n, self.uniform[n])
 
     def _ladders(self) -> Iterator[Case]:
         backend = self.ctx.backend
