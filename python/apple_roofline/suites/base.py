@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -151,6 +152,19 @@ class OutputCheck:
 
     def __call__(self) -> Tuple[bool, str]:
         return self.compare(self.read())
+
+    @classmethod
+    def of_output(
+        cls,
+        buf: Any,
+        dtype: str,
+        count: int,
+        scratch: Optional["HostScratch"],
+        compare: Callable[[Any], Tuple[bool, str]],
+    ) -> "OutputCheck":
+        """The check that reads ``count`` elements of suite dtype ``dtype`` from ``buf`` through
+        ``scratch`` (:func:`read`) and gives them to ``compare``."""
+        return cls(partial(read, buf, dtype, count, scratch), compare)
 
 
 @dataclass

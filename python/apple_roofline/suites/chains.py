@@ -17,7 +17,6 @@ from .base import (
     fill,
     pattern,
     poison,
-    read,
     rebindable,
 )
 from .fma import CHAIN_A, FmaKernel, tolerance
@@ -80,7 +79,7 @@ def chain_case(
     ref = reference or chain_reference(fk, F, dtype)
     rtol, atol = tolerance(dtype)
 
-    check = OutputCheck(partial(read, bufs[1], dtype, count, scratch), lambda got: check_tiled(got, ref(), rtol, atol))
+    check = OutputCheck.of_output(bufs[1], dtype, count, scratch, lambda got: check_tiled(got, ref(), rtol, atol))
     args = [bufs[0], bufs[1]] + ([CHAIN_A] if fk.takes_a else [])
 
     def plan(consts: Constants) -> Case:

@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterator, NoReturn, Optional, Tuple, Union
 import numpy as np
 
 from ...shaders import resolve
-from ..base import Case, KernelDef, OutputCheck, Suite, fill_constant, poison, prebuild, read
+from ..base import Case, KernelDef, OutputCheck, Suite, fill_constant, poison, prebuild
 from ..waves import MIN_WAVES, wave_items
 from .kernels import (
     API_BY_NAME,
@@ -277,7 +277,7 @@ class MatrixSuite(Suite):
         out, scratch = self._out, self._scratch
         _poison(out, p.acc, count)
 
-        check = OutputCheck(partial(read, out, p.acc, count, scratch), lambda got: check_tile_output(got, want, groups))
+        check = OutputCheck.of_output(out, p.acc, count, scratch, lambda got: check_tile_output(got, want, groups))
         return Case(
             kernel=kdef,
             params=params,

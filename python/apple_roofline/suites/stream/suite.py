@@ -31,7 +31,6 @@ from ..base import (
     fill,
     pattern,
     poison,
-    read,
     rebindable,
 )
 
@@ -145,7 +144,7 @@ class StreamSuite(Suite):
     ) -> Case:
         out = bufs[sk.output]
 
-        check = OutputCheck(partial(read, out, "fp32", n, scratch), lambda got: check_tiled(got, want, rtol, 0.0))
+        check = OutputCheck.of_output(out, "fp32", n, scratch, lambda got: check_tiled(got, want, rtol, 0.0))
         return Case(
             kernel=kdef,
             params={"n": n, "array_bytes": n * _ELEMENT, "q": Q},
