@@ -47,7 +47,7 @@ def _row(kernel: str, mhz: float | None, rate: float, host_over_event: float = 1
 
 
 def test_rows_above_the_maximum_are_set_against_the_rows_at_it() -> None:
-    """The 2026-11-28 H100 pattern: an L1-bound kernel's rate follows the probe's 1,995 MHz (a 15 MHz
+    """The 2026-11-28 H100 pattern: an SM-bound kernel's rate follows the probe's 1,995 MHz (a 15 MHz
     step above 1,980) while the DRAM-bound copy's does not, and host ÷ device stays the same. A
     reading within the tolerance above the maximum counts as at it; a row without a reading counts in
     neither group; a kernel never above gets no ratios."""
