@@ -284,15 +284,17 @@ void init_backend(nb::module_& m) {
           "on the CPU (perf_event_open), where allowed; empty \"mhz\" where not measured.")
       .def(
           "time",
-          [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps) {
+          [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps, bool clock) {
             std::vector<Arg> a = to_args(args);
             uint64_t w = positive(work_items, "launch"), b = positive(batch, "batch"), r = positive(reps, "reps");
             nb::gil_scoped_release release;
-            return k.time(a, w, b, r);
+            return k.time(a, w, b, r, clock);
           },
-          "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1,
+          "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1, "clock"_a = true,
           "Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the\n"
-          "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.")
+          "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.\n"
+          "`clock` False: the samples' clock is not wanted (warm-up, calibration, spin-up), so no clock\n"
+          "probe runs among them and `clock` then says it was not measured.")
       .def(
           "launch",
           [](Kernel& k, nb::sequence args, int64_t work_items) {

@@ -28,9 +28,12 @@
 //    work items of one launch: GPU threads, or CPU kernel-table items shared among the workers.
 //    Python passes it as the keyword `launch`, and error messages call it that (check_work_items
 //    in checks.h rejects 0 with std::invalid_argument).
-//  * Kernel::time(args, work_items, batch, reps) blocks, runs `reps` samples of `batch`
+//  * Kernel::time(args, work_items, batch, reps, clock) blocks, runs `reps` samples of `batch`
 //    back-to-back launches of `work_items` work items each, and returns the device-timed seconds
-//    of each sample (seconds per sample, not per launch). CPU: steady clock around a
+//    of each sample (seconds per sample, not per launch). `clock` false: the samples' clock is not
+//    wanted (warm-up, calibration, spin-up), so no probe runs among them (on CUDA the probed
+//    launches would add GPU time, a third as much again for a 3-ms tile; docs/design.md, "Clocks")
+//    and clock() then says it was not measured. CPU: steady clock around a
 //    barrier-synchronised parallel region; CUDA: events around the batch on one stream; Metal:
 //    GPUEndTime - GPUStartTime of one command buffer per sample. The caller releases the GIL. GPU
 //    kernels receive `args` in order (a Buffer as a device pointer, an int as `long long`, a float
@@ -154,6 +157,8 @@ struct ClockReading {
   std::vector<double> mhz;  // one per sample or group of consecutive samples; empty: not measured
   std::string method;       // how it was measured, or why not
 };
+// ClockReading::method after a time() call made with clock false.
+inline constexpr const char* kClockNotAsked = "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)";
 
 class Kernel {
  public:
@@ -177,7 +182,7 @@ class Kernel {
   virtual std::string timer() const { return ""; }
   virtual ClockReading clock() const { return {}; }
   virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
-                                   uint64_t reps) = 0;
+                                   uint64_t reps, bool clock) = 0;
   virtual void launch(const std::vector<Arg>& args, uint64_t work_items);
   // True where launch() only hands the work to the device's queue and returns without waiting for
   // it (CUDA: cuLaunchKernel on the backend's stream), so a caller may keep a lock such as Python's

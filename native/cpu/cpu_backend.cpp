@@ -82,14 +82,15 @@ class BuiltinKernel final : public Kernel {
       : pool_(std::move(pool)), k_(k), F_(F) {}
   std::string entry() const override { return k_->name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                           bool clock) override {
     check_launch(work_items, batch, reps);
     const KernelArgs ka = bind(args, work_items);
     std::vector<double> out(reps);
     ThreadPool& pool = *pool_;
     const KernelEntry* k = k_;
     // Each worker's cycles and time on the CPU per sample (cycles.h), read outside the timed barriers.
-    const bool count = CycleCounter::reason().empty();
+    const bool count = clock && CycleCounter::reason().empty();
     const size_t workers = pool.size();
     std::vector<uint64_t> cycles(count ? workers * reps : 0), ns(count ? workers * reps : 0);
     std::vector<char> counted(workers, 0);
@@ -121,7 +122,9 @@ class BuiltinKernel final : public Kernel {
       counted[w] = good ? 1 : 0;
     });
     clock_ = ClockReading{};
-    if (!count) {
+    if (!clock) {
+      clock_.method = kClockNotAsked;
+    } else if (!count) {
       clock_.method = "not measured: " + CycleCounter::reason();
     } else {
       for (uint64_t r = 0; r < reps; ++r) {
@@ -229,7 +232,8 @@ class GemmKernel final : public Kernel {
     if (dtype_ == "fp16") workspace_.resize(size_t(std::max(0LL, blas_hgemm_workspace(m_, n_, k_))) + 64);
   }
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : dtype_ == "fp64" ? "dgemm" : "hgemm"; }
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                           bool /*clock: BLAS runs its own threads, whose cycles are not counted*/) override {
     check_launch(work_items, batch, reps);
     Operands p = bind(args, work_items);
     std::vector<double> out(reps);

@@ -159,13 +159,15 @@ class CudaKernel final : public Kernel {
   uint32_t simd_width() const override { return warp_; }
   uint32_t max_block() const override { return max_block_; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                           bool clock) override {
     const Device& dev = *m_->dev;
     dev.make_current();
     Params p(args, work_items, dev);
     const unsigned blocks = grid(work_items);
     const unsigned per_sample = probes_per_sample(launch_s_);
-    clock_slots_.begin(dev, reps, per_sample, probed_samples(reps, batch, per_sample));
+    // clock false: no probed launch at all (begin with 0 samples to probe leaves probed() false)
+    clock_slots_.begin(dev, reps, per_sample, clock ? probed_samples(reps, batch, per_sample) : 0);
     SampleEvents ev(dev, size_t(reps));
     for (uint64_t r = 0; r < reps; ++r) {
       ev.start(size_t(r));
@@ -178,7 +180,9 @@ class CudaKernel final : public Kernel {
       }
     }
     std::vector<double> out = ev.elapsed(entry_.c_str());
-    if (probe_) {
+    if (!clock) {
+      clock_ = ClockReading{{}, kClockNotAsked};
+    } else if (probe_) {
       clock_ = clock_slots_.reading(dev);
     } else {
       clock_ = ClockReading{{}, probe_reason_};

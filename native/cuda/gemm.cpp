@@ -90,13 +90,13 @@ class CublasGemm final : public Kernel {
 
   std::string entry() const override { return std::string("cublasGemmEx_") + p_.name; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch,
-                           uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t /*work_items*/, uint64_t batch, uint64_t reps,
+                           bool clock) override {
     const Operands o = bind(args);
     std::lock_guard<std::mutex> lock(st_->mutex);
     dev_->make_current();
     // The clock: a probe kernel before and after each probed sample, outside its events (device.h, ClockProbe).
-    ClockProbe* probe = probe_->reason().empty() ? probe_.get() : nullptr;
+    ClockProbe* probe = clock && probe_->reason().empty() ? probe_.get() : nullptr;
     // Two probed launches per probed sample, each in its own slot: one before, one after.
     if (probe) probe->slots().begin(*dev_, reps, 2);
     SampleEvents ev(*dev_, size_t(reps));
@@ -115,7 +115,7 @@ class CublasGemm final : public Kernel {
       }
     }
     std::vector<double> out = ev.elapsed("cublasGemmEx");
-    clock_ = probe ? probe->slots().reading(*dev_) : ClockReading{{}, probe_->reason()};
+    clock_ = probe ? probe->slots().reading(*dev_) : ClockReading{{}, clock ? probe_->reason() : kClockNotAsked};
     return out;
   }
 

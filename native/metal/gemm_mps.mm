@@ -34,7 +34,8 @@ class MpsGemm final : public Kernel {
   std::string entry() const override { return dtype_ == "fp32" ? "sgemm" : "hgemm"; }
   std::string timer() const override { return "command buffer GPUEndTime - GPUStartTime (MPS encodes its own passes)"; }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                           bool /*clock: Metal measures none per sample*/) override {
     if (batch == 0 || reps == 0) throw std::invalid_argument("batch and reps must be at least 1");
     Matrices m = bind(args, work_items);
     MPSMatrixMultiplication* mm = mm_;

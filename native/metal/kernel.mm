@@ -31,7 +31,8 @@ class MetalKernel final : public Kernel {
     return timer_;
   }
 
-  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps) override {
+  std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                           bool /*clock: Metal measures none per sample*/) override {
     if (batch == 0) throw std::invalid_argument("batch must be at least 1 launch per sample");
     if (reps == 0) throw std::invalid_argument("reps must be at least 1 sample");
     const std::vector<Bound> bound = bind(args, work_items);

@@ -140,10 +140,12 @@ class Kernel:
         on the CPU (perf_event_open), where allowed; empty "mhz" where not measured.
         """
 
-    def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1) -> list[float]:
+    def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> list[float]:
         """
         Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the
         device-timed seconds of each sample (not per launch). Blocks; releases the GIL.
+        `clock` False: the samples' clock is not wanted (warm-up, calibration, spin-up), so no clock
+        probe runs among them and `clock` then says it was not measured.
         """
 
     def launch(self, args: Sequence, launch: int = 1) -> None:

@@ -6,7 +6,10 @@
    (1 ms by default) of device time, amortising the timer's own cost.
 3. ``reps`` samples (at least 10 by default) of ``batch`` back-to-back launches, each timed by the
    backend's device clock (Kernel.time); returned as seconds per launch.
-Statistics are in stats.py; this module only produces samples.
+Only step 3 measures the clock (``Kernel.time(..., clock=True)``): the warm-up, the calibration and
+the spin-up time their launches with ``clock=False``, so that no clock probe adds to the load before
+the samples (docs/design.md, "Clocks": a probed launch of a 3-ms tensor-core tile is another 3 ms at
+the power limit). Statistics are in stats.py; this module only produces samples.
 """
 
 from __future__ import annotations
@@ -112,7 +115,7 @@ def time_kernel(
         # the first launch's time is unknown (the longest bound); later ones are predicted from the
         # slowest of the last three (docs/design.md, "A watchdog on every device wait")
         with watched(name, max(seen[-3:]) * count if seen else None):
-            got = list(kernel.time(args, launch, 1, count))
+            got = list(kernel.time(args, launch, 1, count, clock=False))
         seen.extend(got)
         return got
 
@@ -123,13 +126,13 @@ def time_kernel(
         # A launch in a batch can be much shorter than one timed alone (a 16x16 DGEMM on an H100:
         # about 7x, launch latency overlapping); the window is sized from one calibrated sample.
         with watched(name, batch * per_launch):
-            probe = kernel.time(args, launch, batch, 1)[0] / batch
+            probe = kernel.time(args, launch, batch, 1, clock=False)[0] / batch
         per_launch = max(min(per_launch, probe), 1e-9)
         batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
         spin = int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch))))
         with watched(name, spin * per_launch):
-            kernel.time(args, launch, spin, 1)
+            kernel.time(args, launch, spin, 1, clock=False)
     start = time.perf_counter()
     with watched(name, batch * reps * per_launch):
         samples = kernel.time(args, launch, batch, reps)

@@ -59,3 +59,8 @@ def test_kernel_clock_is_counted_cycles_or_says_why_not() -> None:
         assert "perf_event_open" in c["method"] and not c["method"].startswith("not measured")
     else:
         assert c["method"].startswith("not measured: perf_event_open") or "Linux's" in c["method"]
+    k.time([*bufs, 3.0], n, 2, 3, clock=False)  # the measurement loop's warm-up: no counters read
+    assert k.clock == {
+        "mhz": [],
+        "method": "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)",
+    }

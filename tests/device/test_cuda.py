@@ -247,6 +247,28 @@ def test_kernel_clock_is_read_in_the_kernel_per_sample(cuda: Any) -> None:
     assert off.clock == {"mhz": [], "method": "not measured: the clock probe was turned off (AR_CLOCK_PROBE=0)"}
 
 
+def test_samples_timed_without_their_clock_run_no_probe(cuda: Any) -> None:
+    """``time(..., clock=False)`` (the measurement loop's warm-up, calibration and spin-up): no
+    probed launch among the samples and no clock, saying why, for a probed kernel and for cuBLAS; the
+    next call with the clock measures it again."""
+    from apple_roofline.shaders import shader_source
+
+    why = "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)"
+    k = cuda.compile(shader_source("fma.cu"), "vec4_indep8_f32", {"F": 256})
+    n = 1 << 20
+    x, y = cuda.alloc(n * 16), cuda.alloc(n * 16)
+    assert len(k.time([x, y, 0.5], n, 1, 4, clock=False)) == 4
+    assert k.clock == {"mhz": [], "method": why}
+    k.time([x, y, 0.5], n, 1, 4)
+    assert len(k.clock["mhz"]) == 3, k.clock
+    g = cuda.gemm("fp16", 512, 512, 512)
+    a, b, c = cuda.alloc(512 * 512 * 2), cuda.alloc(512 * 512 * 2), cuda.alloc(512 * 512 * 2)
+    g.time([a, b, c], 1, 2, 3, clock=False)
+    assert g.clock == {"mhz": [], "method": why}
+    g.time([a, b, c], 1, 2, 3)
+    assert len(g.clock["mhz"]) == 3, g.clock
+
+
 def test_kernels_without_the_probe_and_cublas_say_how_their_clock_was_obtained(cuda: Any) -> None:
     """A kernel that does not include the probe says so; cuBLAS, which cannot be instrumented, gets
     a probe kernel before and after each probed sample on the same stream."""

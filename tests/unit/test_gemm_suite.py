@@ -403,7 +403,7 @@ class FakeKernel:
     def __init__(self, dtype: str, m: int, n: int, k: int, fault: Optional[Callable[[np.ndarray], np.ndarray]]) -> None:
         self.dtype, self.m, self.n, self.k, self.fault = dtype, m, n, k, fault
 
-    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         p = GEMM_PRECISIONS[self.dtype]
         A, B, C = args
         assert A.nbytes == self.m * self.k * gemm.ITEMSIZE[p.in_dtype]
@@ -428,7 +428,7 @@ class FakeTiledKernel:
     def __init__(self, entry: str, constants: Dict[str, Any]) -> None:
         assert entry == "gemm_tiled16_f32" and constants == {"BLOCK": 256}
 
-    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         A, B, C, n = args
         assert launch == n * n and n % 16 == 0
         a = A.read("float32", n * n).reshape(n, n)

@@ -15,6 +15,7 @@ class FakeKernel:
     def __init__(self, times: Sequence[float]) -> None:
         self.times = list(times)
         self.calls: List[tuple] = []  # type: ignore[type-arg]
+        self.clocks: List[bool] = []  # each call's ``clock``
         self.launches = 0
 
     def _next(self) -> float:
@@ -22,8 +23,9 @@ class FakeKernel:
         self.launches += 1
         return t
 
-    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
         self.calls.append((launch, batch, reps))
+        self.clocks.append(clock)
         return [sum(self._next() for _ in range(batch)) for _ in range(reps)]
 
 
@@ -56,6 +58,18 @@ def test_spin_up_runs_one_long_batch_right_before_the_samples() -> None:
     assert (8, 2500, 1) not in k0.calls and len(k0.calls) == len(k.calls) - 1  # off by default
 
 
+def test_only_the_timed_samples_measure_the_clock() -> None:
+    """The warm-up, the calibration and the spin-up call ``Kernel.time`` with ``clock=False`` (no
+    clock probe among their launches, docs/design.md, "Clocks"); the timed samples, the last call,
+    with the clock."""
+    ramp = [8e-3, 6e-3, 4e-3, 3e-3, 2e-3, 2e-3]
+    k = FakeKernel(ramp)
+    time_kernel(k, [], 8, reps=5, spin_up_s=0.01, min_window_s=0.05)
+    assert len(k.calls) >= 5  # warm-up (two calls or more), calibration, spin-up, samples
+    assert k.clocks[-1] is True and k.calls[-1][2] == 5
+    assert not any(k.clocks[:-1]), list(zip(k.calls, k.clocks))
+
+
 def test_min_window_lengthens_samples_not_their_number() -> None:
     """``run --power-window``: the timed samples together last at least ``min_window_s``, by more
     launches per sample; the number of samples stays ``reps``; off by default."""
@@ -74,7 +88,7 @@ class BatchedKernel(FakeKernel):
         super().__init__([alone])
         self.batched = batched
 
-    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
         self.calls.append((launch, batch, reps))
         return [self.times[0] if batch == 1 else batch * self.batched for _ in range(reps)]
 

@@ -84,7 +84,7 @@ class FakeKernel:
                 self.memo[key] = IDIV_REFERENCE(IDIV_ENTRIES[self.entry], x[:PERIOD].copy(), F)
         out[:count] = np.resize(self.memo[key], count)
 
-    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
+    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         if self.broken:
             pass
         elif self.entry in CHAIN_ENTRIES:

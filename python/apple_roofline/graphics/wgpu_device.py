@@ -206,10 +206,10 @@ class WgpuPass:
             self.device.extras.end_pipeline_statistics_query(rp)
         rp.end()
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
-        ignored (``Kernel.time``'s signature)."""
+        ignored, and ``clock`` too: a pass measures no clock of its own (``Kernel.time``'s signature)."""
         return self.run(batch, reps, 0).samples_s
 
     @released_at_once

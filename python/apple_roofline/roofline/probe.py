@@ -60,7 +60,7 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
         write_s = time.perf_counter() - start  # the input written, the output poisoned
         kernel = memory.make_kernel()
         with watched("the time probe's memory kernel", None):  # docs/design.md, "A watchdog on every device wait"
-            launch_s = min(kernel.time(memory.args, memory.launch, 1, PROBE_LAUNCHES))
+            launch_s = min(kernel.time(memory.args, memory.launch, 1, PROBE_LAUNCHES, clock=False))
         start = time.perf_counter()
         memory.check()
         check_s = time.perf_counter() - start
@@ -68,7 +68,7 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
             kdef, fk, PROBE_COMPUTE_F, max(1024, items // 16), bufs, src, backend, {}, consts, fill_input=False
         )
         with watched("the time probe's compute kernel", None):
-            compute_s = min(compute.make_kernel().time(compute.args, compute.launch, 1, PROBE_LAUNCHES))
+            compute_s = min(compute.make_kernel().time(compute.args, compute.launch, 1, PROBE_LAUNCHES, clock=False))
     except (_core.BackendError, ValueError):
         return None
     if min(write_s, launch_s, check_s, compute_s) <= 0:

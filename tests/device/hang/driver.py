@@ -57,11 +57,11 @@ class Announced:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.kernel, name)
 
-    def time(self, *args: Any) -> Any:
+    def time(self, *args: Any, **kw: Any) -> Any:
         if not self.told:
             self.told = True
             started()
-        return self.kernel.time(*args)
+        return self.kernel.time(*args, **kw)
 
 
 def inject_cuda(early: bool) -> None:
