@@ -2,9 +2,9 @@
 render passes, GPU timestamps, fragment-shader invocation counts, read-back targets.
 
 Only this module touches the ``wgpu`` package (the ``graphics`` extra); the runner sees
-:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps)`` has the
-signature of ``_core.Kernel.time``, so the suites' measurement loop (:func:`apple_roofline.measure.
-time_kernel`) times render passes as it times kernels.
+:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps, clock)`` has the
+signature of ``_core.Kernel.time``, as the native render pass's has (the pacer's probe,
+:meth:`~.pacing.Pacer.probe`, times either).
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
