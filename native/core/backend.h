@@ -158,7 +158,8 @@ struct ClockReading {
   std::string method;       // how it was measured, or why not
 };
 // ClockReading::method after a time() call made with clock false.
-inline constexpr const char* kClockNotAsked = "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)";
+inline constexpr const char* kClockNotAsked =
+    "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)";
 
 class Kernel {
  public:
@@ -181,8 +182,8 @@ class Kernel {
   virtual uint32_t max_block() const { return 0; }
   virtual std::string timer() const { return ""; }
   virtual ClockReading clock() const { return {}; }
-  virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch,
-                                   uint64_t reps, bool clock) = 0;
+  virtual std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
+                                   bool clock) = 0;
   virtual void launch(const std::vector<Arg>& args, uint64_t work_items);
   // True where launch() only hands the work to the device's queue and returns without waiting for
   // it (CUDA: cuLaunchKernel on the backend's stream), so a caller may keep a lock such as Python's
