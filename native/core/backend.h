@@ -31,9 +31,9 @@
 //  * Kernel::time(args, work_items, batch, reps, clock) blocks, runs `reps` samples of `batch`
 //    back-to-back launches of `work_items` work items each, and returns the device-timed seconds
 //    of each sample (seconds per sample, not per launch). `clock` false: the samples' clock is not
-//    wanted (warm-up, calibration, spin-up), so no probe runs among them (on CUDA the probed
-//    launches would add GPU time, a third as much again for a 3-ms tile; docs/design.md, "Clocks")
-//    and clock() then says it was not measured. CPU: steady clock around a
+//    wanted (warm-up, calibration, spin-up), so no probe runs among them (on CUDA a warm-up of
+//    one-launch samples would run a probed launch after each, twice the work at a power limit;
+//    docs/design.md, "Clocks") and clock() then says it was not measured. CPU: steady clock around a
 //    barrier-synchronised parallel region; CUDA: events around the batch on one stream; Metal:
 //    GPUEndTime - GPUStartTime of one command buffer per sample. The caller releases the GIL. GPU
 //    kernels receive `args` in order (a Buffer as a device pointer, an int as `long long`, a float
