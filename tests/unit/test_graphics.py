@@ -144,7 +144,7 @@ class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, ""
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         return self.run(batch, reps, 0).samples_s
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:

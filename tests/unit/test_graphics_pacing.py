@@ -51,7 +51,7 @@ class Pass:
     def __init__(self, seconds: float) -> None:
         self.seconds, self.runs, self.times = seconds, [], []  # type: ignore[var-annotated]
 
-    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
         self.times.append((batch, reps))
         return [self.seconds * batch] * reps
 
@@ -229,7 +229,7 @@ class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, "fake"
 
-    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
         return [self.seconds * batch] * reps
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> P.PassRun:

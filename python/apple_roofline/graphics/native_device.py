@@ -51,9 +51,9 @@ class NativePass:
         self.height = height
         self.timer = ""
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (device-timed).
-        ``args``, ``launch`` and ``clock`` are ignored (``Kernel.time``'s signature)."""
+        ``args`` and ``launch`` are ignored (``Kernel.time``'s signature)."""
         out = [float(t) for t in self.native.time(batch, reps)]
         self.timer = str(self.native.timer)
         return out

@@ -2,9 +2,9 @@
 render passes, GPU timestamps, fragment-shader invocation counts, read-back targets.
 
 Only this module touches the ``wgpu`` package (the ``graphics`` extra); the runner sees
-:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps, clock)`` has the
-signature of ``_core.Kernel.time``, as the native render pass's has (the pacer's probe,
-:meth:`~.pacing.Pacer.probe`, times either).
+:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps)`` is called as
+``_core.Kernel.time`` is, as the native render pass's is (the pacer's probe,
+:meth:`~.pacing.Pacer.probe`, times either; a pass measures no clock, so it takes no ``clock``).
 
 Timing: a sample is ``batch`` render passes in one command encoder; the GPU writes a timestamp at the
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
@@ -206,10 +206,10 @@ class WgpuPass:
             self.device.extras.end_pipeline_statistics_query(rp)
         rp.end()
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
         the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
-        ignored, and ``clock`` too: a pass measures no clock of its own (``Kernel.time``'s signature)."""
+        ignored (``Kernel.time``'s signature)."""
         return self.run(batch, reps, 0).samples_s
 
     @released_at_once
