@@ -78,7 +78,9 @@ void ClockSlots::begin(const Device& dev, uint64_t reps, unsigned per_sample, ui
   reps_ = reps;
   per_sample_ = per_sample < 1 ? 1 : per_sample > kClockSlots ? kClockSlots : per_sample;
   groups_ = std::min({reps, uint64_t(kClockSlots / per_sample_), most});
-  if (!ptr_) return;
+  // A call that probes nothing (Kernel::time with clock false: most 0) resets nothing: the windows
+  // are 2 x 256 KiB of memsets on the stream, before every warm-up launch otherwise.
+  if (!ptr_ || groups_ == 0) return;
   // first: all ones (atomicMin's identity), last: zeros (atomicMax's); both on the stream.
   CU_CHECK(driver().cuMemsetD8Async(ptr_ + kFirstOffset, 0xff, kWindowBytes, dev.stream()));
   CU_CHECK(driver().cuMemsetD8Async(ptr_ + kLastOffset, 0, kWindowBytes, dev.stream()));
