@@ -164,6 +164,33 @@ def test_keep_measures_only_what_the_resumed_journal_lacks(tmp_path: Path) -> No
     assert list(read_journal(path, Run).records) == ["a", "b", "c"]
 
 
+def test_a_decision_is_kept_in_the_header_and_taken_from_it_on_resume(tmp_path: Path) -> None:
+    """decided(): a new journal's header keeps what decide() gave; a resumed one returns the header's,
+    without deciding again; one whose header holds no such key decides; a malformed one is refused."""
+    path = journal_path(tmp_path, "run")
+    first = _begin(path, Journal(path))
+    assert first.decided("quick_plan", lambda: {"budgets_s": {"stream": 12.0}, "steps": ("a",)}) == {
+        "budgets_s": {"stream": 12.0},
+        "steps": ["a"],
+    }
+    first.record("k0", {"value": 0})
+    first.close()
+    assert json.loads(path.read_text().splitlines()[0])["quick_plan"] == {"budgets_s": {"stream": 12.0}, "steps": ["a"]}
+
+    def again() -> Dict[str, Any]:
+        raise AssertionError("decided again")
+
+    resumed = _begin(path, Journal(resume=read_journal(path, Run)))
+    assert resumed.decided("quick_plan", again) == {"budgets_s": {"stream": 12.0}, "steps": ["a"]}
+    assert resumed.decided("other", lambda: {"n": 1}) == {"n": 1}
+    resumed.close()
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([json.dumps({**json.loads(lines[0]), "quick_plan": [1]}), *lines[1:]]) + "\n")
+    with pytest.raises(ResultsError, match="line 1.quick_plan must be a JSON object"):
+        _begin(path, Journal(resume=read_journal(path, Run))).decided("quick_plan", again)
+    assert Journal().decided("quick_plan", lambda: {"n": 2}) == {"n": 2}  # no journal: only decides
+
+
 def test_no_journal_keeps_nothing_and_measures_everything(tmp_path: Path) -> None:
     j, counter = Journal(), Counter()
     j.begin(Run, created="x", device=DEVICE, command=[], options={})

@@ -4,6 +4,7 @@ budgets"). Rates are given, never measured, so every number here is the same on 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -24,7 +25,8 @@ from apple_roofline.roofline.predict import (
     timing_seconds,
 )
 from apple_roofline.roofline.quick_plan import QUICK_MARGIN, plan_quick, quick_budget
-from apple_roofline.study.journal import Journal
+from apple_roofline.roofline.run import Run
+from apple_roofline.study.journal import Journal, journal_path, read_journal
 from apple_roofline.study.timing import SuiteClock
 from apple_roofline.suites import SuiteContext, registry
 from apple_roofline.suites.peak.suite import PEAK_BUFFER_BYTES, peak_buffer_bytes
@@ -193,3 +195,77 @@ def test_every_default_suite_with_kernels_on_a_cpu_describes_its_cases() -> None
     keep their default budgets; every other default suite is predicted."""
     described = {s.name for s in registry.specs() if s.default and registry.case_work(s.name, context()) != ()}
     assert described >= {"stream", "sweep", "peak"}
+
+
+def test_a_resumed_quick_run_keeps_its_plan_and_every_kept_measurement(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """``run --quick``, Ctrl-C, ``--resume`` (issue 45): the resumed run's probe would read a machine
+    so slow that the grid shrinks (the sweep's n falls, the peak's buffers too), but the plan is the
+    journal's: no probe runs, every measurement the journal holds is kept, none is measured again,
+    and no warning says one was dropped."""
+    fake.max_pipeline, fake.llc_bytes = 1024, 64 << 10
+    rates = [Rates(1e3, 1e5, 1e3, 1e3)]  # what each probe reads, the last one again
+    probes: List[Rates] = []
+
+    def probe(ctx: Any) -> Rates:
+        probes.append(rates[min(len(probes), len(rates) - 1)])
+        return probes[-1]
+
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    monkeypatch.setattr(roofline_runner, "probe_rates", probe)
+    opts = RunOptions(suites=["stream", "sweep", "peak"], quick=True, reps=2, array_bytes=2 << 20, telemetry=False)
+    measure_suite = roofline_runner.RooflineRunner.measure_suite
+
+    def interrupted(self: Any, name: str) -> None:  # Ctrl-C as the peak suite starts
+        if name == "peak":
+            raise KeyboardInterrupt
+        measure_suite(self, name)
+
+    monkeypatch.setattr(roofline_runner.RooflineRunner, "measure_suite", interrupted)
+    with pytest.raises(roofline_runner.RunInterrupted) as info:
+        roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(journal_path(tmp_path, "run"))).run()
+    first = info.value.partial
+    assert first.device["quick_plan"]["shrink_steps"] == []
+    kept = read_journal(journal_path(tmp_path, "run"), Run)
+    assert len(kept.records) == len(first.measurements) == 4 + 12  # stream's four, the sweep's twelve
+    rates.append(Rates(1e-6, 1e-3, 1e-6, 1e-6))  # a probe now would shrink the grid: the sweep's n falls
+    monkeypatch.setattr(roofline_runner.RooflineRunner, "measure_suite", measure_suite)
+    again = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(resume=kept)).run()
+    assert again.resumed is not None and again.resumed["measurements"] == list(kept.records)
+    assert again.device["quick_plan"] == first.device["quick_plan"]
+    assert [m.params["n"] for m in again.measurements if m.suite == "sweep"] == [
+        m.params["n"] for m in first.measurements if m.suite == "sweep"
+    ]
+    assert not [w for w in again.warnings if "were not used" in w]
+    assert len(probes) == 1  # the resumed run measured no rates
+
+
+def test_a_resumed_run_names_the_kept_measurements_it_did_not_use(
+    fake: FakeBackend,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """A journal holding a measurement this run has no case for (a journal without a quick plan,
+    planned again onto another grid): the run says how many it did not use, which, and why."""
+    fake.max_pipeline = 1024
+    monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
+    monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
+    monkeypatch.setattr(roofline_runner, "probe_rates", lambda ctx: Rates(1e3, 1e5, 1e3, 1e3))
+    opts = RunOptions(suites=["stream"], quick=True, reps=2, array_bytes=4096, telemetry=False)
+    path = journal_path(tmp_path, "run")
+    roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(path)).run()
+    lines = path.read_text().splitlines()
+    head = json.loads(lines[0])
+    del head["quick_plan"]  # an earlier version's journal
+    moved = json.loads(lines[1])
+    moved["key"] = moved["key"].replace('"n":', '"n":7')  # a case of another grid
+    path.write_text("\n".join([json.dumps(head), json.dumps(moved), *lines[2:]]) + "\n")
+    again = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(resume=read_journal(path, Run))).run()
+    (warning,) = [w for w in again.warnings if "were not used" in w]
+    assert warning.startswith("1 of the 4 measurements the resumed journal holds were not used")
+    assert "holds no quick plan" in warning and moved["key"] in warning
+    assert again.device["quick_plan"]["budgets_s"]["stream"] > 0  # planned again, and recorded

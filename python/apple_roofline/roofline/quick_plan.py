@@ -13,16 +13,21 @@ prediction can still cut its suite, said as any cut. Where the predicted total p
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Callable, Dict, Mapping, Sequence
+from typing import Any, Callable, Dict, Mapping, Sequence
 
 from ..suites import SuiteContext, registry
 from ..suites.work import SHRINK_STEPS
 from .budget import MAX_BUDGET_S
 from .predict import Policy, Rates, suite_seconds
 
-__all__ = ["QuickPlan", "plan_quick", "quick_budget", "QUICK_MARGIN", "QUICK_TARGET_S"]
+__all__ = ["QuickPlan", "plan_quick", "quick_budget", "QUICK_MARGIN", "QUICK_TARGET_S", "PLAN_KEY"]
+
+#: The key of a quick run's plan in its journal's header and its results' ``device``
+#: (:meth:`QuickPlan.record`): a resumed quick run measures the grid it started with, at its budgets.
+PLAN_KEY = "quick_plan"
 
 #: A suite's quick budget is this many times its predicted seconds (at least its default).
 QUICK_MARGIN = 2.0
@@ -49,6 +54,42 @@ class QuickPlan:
     def total_s(self) -> float:
         """Predicted seconds of the suites that describe their cases, together."""
         return sum(self.predicted_s.values())
+
+    def record(self, rates: Rates) -> Dict[str, Any]:
+        """The plan as the journal's header and the results' ``device.quick_plan`` hold it: predicted
+        seconds per suite (to 0.01 s), budgets in seconds, the shrink steps taken (their words,
+        :data:`~apple_roofline.suites.work.SHRINK_STEPS`) and the probe's ``rates``."""
+        return {
+            "predicted_s": {name: round(s, 2) for name, s in self.predicted_s.items()},
+            "budgets_s": dict(self.budgets_s),
+            "shrink_steps": list(SHRINK_STEPS[: self.shrink]),
+            "rates": {k: round(v, 3) for k, v in dataclasses.asdict(rates).items()},
+        }
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], suites: Sequence[str]) -> "QuickPlan":
+        """The plan of a quick run of ``suites`` that :meth:`record` gave (a resumed journal's).
+
+        Raises:
+            ValueError: one line naming what does not hold: a budget of a suite of ``suites`` missing
+                or not a number of seconds, shrink steps that are not this version's first steps.
+        """
+        budgets, predicted, steps = record.get("budgets_s"), record.get("predicted_s", {}), record.get("shrink_steps")
+        if not isinstance(budgets, Mapping) or not isinstance(predicted, Mapping) or not isinstance(steps, list):
+            raise ValueError("quick_plan needs budgets_s, predicted_s and shrink_steps")
+        for name in suites:
+            value = budgets.get(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_BUDGET_S:
+                raise ValueError(f"quick_plan.budgets_s.{name} must be 0 to {MAX_BUDGET_S:g} seconds, not {value!r}")
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in predicted.values()):
+            raise ValueError("quick_plan.predicted_s must map suites to seconds")
+        if steps != list(SHRINK_STEPS[: len(steps)]):
+            raise ValueError("quick_plan.shrink_steps are not this version's shrink steps (another version's journal)")
+        return cls(
+            len(steps),
+            {str(k): float(v) for k, v in predicted.items()},
+            {name: float(budgets[name]) for name in suites},
+        )
 
 
 def quick_budget(predicted_s: float, default_s: float) -> float:

@@ -22,6 +22,7 @@ from ..measure import DEFAULT_REPS
 from ..sizes import format_size
 from ..stats import CV_WARN, NOISY_CV
 from ..study.document import finished_header
+from ..study.files import ResultsError
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
@@ -29,7 +30,7 @@ from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, HostScratch, reads_copy
 from ..suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
 from ..suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
-from ..suites.work import QUICK_SHRINK_OPTION, SHRINK_STEPS
+from ..suites.work import QUICK_SHRINK_OPTION
 from ..telemetry import NullSampler, sampler_for
 from ..telemetry.starting import SamplerStart
 from ..theoretical import device_theoretical, host_cpu_spec
@@ -44,7 +45,7 @@ from .model import derive_ceilings
 from .options import OPTION_FLAGS, RunOptions, Tuner
 from .predict import Policy
 from .probe import probe_rates
-from .quick_plan import plan_quick
+from .quick_plan import PLAN_KEY, QuickPlan, plan_quick
 from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
@@ -135,6 +136,8 @@ class RooflineRunner:
         self.budgets_s: Dict[str, float] = dict(options.budgets_s)
         #: a quick run's plan as the results header records it (empty: none was made)
         self.quick_plan: Dict[str, Any] = {}
+        #: a resumed quick run whose journal held no plan (made by an earlier version): planned again
+        self.replanned = False
         #: where reads copy (a discrete GPU), the worker that compares outputs while the next case
         #: measures (:mod:`.later`); made by :meth:`run`, stopped when it ends
         self.later: Optional[LaterChecks] = None
@@ -145,21 +148,50 @@ class RooflineRunner:
         return self.outside.phases(self.times)
 
     def plan_quick(self) -> None:
-        """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): measure the
-        machine's rates (:func:`.probe.probe_rates`), predict each suite's time and size its budget
-        and the grid from it (:func:`.quick_plan.plan_quick`, docs/design.md, "Time budgets"). A
-        device the probe cannot run keeps the default budgets and grid.
+        """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): the quick run's
+        budgets and grid. A new run measures the machine's rates (:func:`.probe.probe_rates`), predicts
+        each suite's time and sizes its budget and the grid from it (:func:`.quick_plan.plan_quick`,
+        docs/design.md, "Time budgets"), and keeps the plan in its journal's header; a resumed run
+        takes that plan (:meth:`~apple_roofline.study.journal.Journal.decided`), so it measures the
+        grid it started with at its budgets and keeps what it measured. A device the probe cannot
+        run keeps the default budgets and grid.
 
         Raises:
             DeviceStopped: the probe's launches outlasted their bound.
+            ResultsError: the resumed journal's plan cannot be read (names the journal).
         """
         opts = self.options
         if not opts.quick or opts.budget is not None or opts.sustain_s or opts.power_window:
             return
+        made: List[bool] = []
+
+        def make() -> Dict[str, Any]:
+            made.append(True)
+            return self._new_quick_plan()
+
+        record = self.journal.decided(PLAN_KEY, make)
+        if self.journal.previous is not None:
+            self.replanned = bool(made)
+            if not made:
+                announce_doing(self.progress, "planning the quick run as its journal's plan says")
+        if not record:
+            return
+        try:
+            plan = QuickPlan.from_record(record, opts.suite_names)
+        except ValueError as exc:
+            raise ResultsError(f"{self.journal.path}: line 1: {exc}") from None
+        self.ctx = dataclasses.replace(self.ctx, options={**self.ctx.options, QUICK_SHRINK_OPTION: plan.shrink})
+        self.budgets_s = dict(plan.budgets_s)
+        self.quick_plan = record
+
+    def _new_quick_plan(self) -> Dict[str, Any]:
+        """A new quick plan's record (:meth:`.quick_plan.QuickPlan.record`) from this machine's rates;
+        empty where the probe cannot run."""
+        opts = self.options
         announce_doing(self.progress, "measuring this machine's rates to plan the quick run")
         rates = probe_rates(self.ctx)
         if rates is None:
-            return
+            return {}
         ctx = self.ctx
         plan = plan_quick(
             opts.suite_names,
@@ -168,13 +200,7 @@ class RooflineRunner:
             Policy(opts.reps, opts.max_warmup_s),
             opts.budgets_s,
         )
-        self.ctx = dataclasses.replace(ctx, options={**ctx.options, QUICK_SHRINK_OPTION: plan.shrink})
-        self.budgets_s = dict(plan.budgets_s)
-        self.quick_plan = {
-            "predicted_s": {name: round(s, 2) for name, s in plan.predicted_s.items()},
-            "shrink_steps": list(SHRINK_STEPS[: plan.shrink]),
-            "rates": {k: round(v, 3) for k, v in dataclasses.asdict(rates).items()},
-        }
+        return plan.record(rates)
 
     def _suite_options(self) -> Dict[str, Any]:
         quick, named = self.options.quick, self.options.suites is not None
@@ -294,7 +320,7 @@ class RooflineRunner:
             measurements=marked,
             ceilings=tuple(derive_ceilings(marked)) + tuple(peaks),
             skipped=tuple(self.skipped),
-            warnings=tuple(self._warnings(marked, steady, desc)),
+            warnings=tuple(self._warnings(marked, steady, desc)) + (tuple(self.unused_warnings()) if complete else ()),
             conventions=CONVENTIONS,
             suite_times=tuple(self.times),
             phase_times=self.phase_times(),
@@ -307,6 +333,32 @@ class RooflineRunner:
             ),
         )
 
+    def unused_warnings(self) -> List[str]:
+        """Where this run was resumed: one warning naming the measurements its journal holds that the
+        run did not take (their keys are not in its plan, or lie past a budget's cut), and why the
+        plan differs where that is known; none when every kept measurement was used."""
+        previous = self.journal.previous
+        used = set(self.journal.resumed_keys)
+        unused = [k for k in previous.records if k not in used] if previous is not None else []
+        if not unused:
+            return []
+        assert previous is not None
+        why = []
+        if self.replanned:
+            why.append("the journal holds no quick plan (an earlier version's), so this run planned its grid again")
+        if self.options.tuner is not None:
+            why.append("--tune chose the block sizes again (a kernel whose size changed is measured at it)")
+        if any(t.cut for t in self.times):
+            why.append("a budget cut a suite before them")
+        return [
+            f"{len(unused)} of the {len(previous.records)} measurements the resumed journal holds were not used: "
+            "this run reached no case with their key"
+            + (f" ({'; '.join(why)})" if why else "")
+            + ": "
+            + ", ".join(unused[:5])
+            + (f" and {len(unused) - 5} more" if len(unused) > 5 else "")
+        ]
+
     def _device_header(self, desc: Mapping[str, Any], steady: Optional[float]) -> Dict[str, Any]:
         telemetry = {**self.sampler.describe(), **({"power_window_s": self.window_s} if self.window_s else {})}
         return {
@@ -316,7 +368,7 @@ class RooflineRunner:
             "telemetry": telemetry,
             **({"steady_clock_mhz": round(steady, 1)} if steady is not None else {}),
             **registry.device_facts(self.options.suite_names, self.info),
-            **({"quick_plan": self.quick_plan} if self.quick_plan else {}),
+            **({PLAN_KEY: self.quick_plan} if self.quick_plan else {}),
         }
 
     def _warnings(self, marked: Sequence[Measurement], steady: Optional[float], desc: Mapping[str, Any]) -> List[str]:

@@ -5,7 +5,8 @@ Every study writes ``DIR/<stem>.journal.jsonl`` beside its results file ``DIR/<s
 (:func:`journal_path`): JSON Lines, one object a line. The first line is the results header
 (:meth:`~.document.Document.header_dict`'s keys, ``complete`` false) with two more keys,
 ``journal`` (:data:`JOURNAL_VERSION`) and ``options`` (the study's options, which a resumed study
-must repeat); then one line ``{"key": KEY, "record": {...}}`` per finished measurement, ``KEY``
+must repeat), and where the study made one, a decision a resume repeats (:meth:`Journal.decided`: a
+quick run's ``quick_plan``); then one line ``{"key": KEY, "record": {...}}`` per finished measurement, ``KEY``
 the measurement's stable name in its study (suite/kernel/dtype and parameters, a path and a shape)
 and ``record`` what the results file holds for it. Each line is written in one call, then flushed
 and fsync'ed before the study goes on, so a study that dies in any way (SIGKILL, out of memory, a
@@ -234,6 +235,27 @@ class Journal:
         # Written with the first record: a study that measures nothing (refused, or killed before
         # its first measurement) leaves no header-only journal behind ("no empty study files").
         self._header = header
+
+    def decided(self, key: str, decide: Callable[[], Mapping[str, Any]]) -> Dict[str, Any]:
+        """A decision the study makes once, before its first measurement, from what it measured then (a
+        quick run's plan, from the machine's rates), which a resume must repeat, not make again: the
+        resumed journal's header's ``key`` where it holds one, else ``decide()`` (a JSON object),
+        kept under ``key`` in a new journal's header (written with its first record). Call after
+        :meth:`begin`. Returns the decision as JSON reads it back.
+
+        Raises:
+            ResultsError: the resumed journal's ``key`` is not a JSON object.
+        """
+        if self.previous is not None and key in self.previous.header:
+            kept = self.previous.header[key]
+            if not isinstance(kept, Mapping):
+                raise ResultsError(f"{self.path}: line 1.{key} must be a JSON object")
+            return dict(_plain(kept))
+        decision: Dict[str, Any] = _plain(dict(decide()))
+        with self._lock:
+            if self._header is not None:
+                self._header[key] = decision
+        return decision
 
     def _check(self, device: Mapping[str, Any], options: Mapping[str, Any], flags: Mapping[str, str]) -> None:
         assert self.previous is not None
