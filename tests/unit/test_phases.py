@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import subprocess
+import sys
 import time
 from concurrent.futures import wait
 from pathlib import Path
@@ -29,6 +31,7 @@ from apple_roofline.study.timing import (
     SuiteTime,
     process_start,
     read_phase_times,
+    start_of,
     time_line,
     time_rows,
     wall_seconds,
@@ -112,6 +115,30 @@ def test_process_start_is_before_now() -> None:
     start, since = process_start()
     assert since in ("process start", "package import")
     assert start <= time.perf_counter()
+
+
+def test_the_start_up_counts_from_the_interpreter_not_what_its_process_ran_before() -> None:
+    """``bash -c "pip install . && apple-roofline run"`` (issue 45): bash exec's the tool into its own
+    process, whose start (the OS's) is before the install; a process that waited that long before
+    the package's import is not the interpreter's own, so the start-up counts from the import."""
+    assert start_of(239.1, 0.3, 1000.0) == (1000.0, "package import")  # 239 s of pip before the import
+    assert start_of(0.25, 0.2, 1000.0) == (999.75, "process start")  # an interpreter of its own process
+    assert start_of(0.2, 0.4, 1000.0) == (999.8, "process start")  # threads' CPU above the age
+    assert start_of(None, 0.2, 1000.0) == (1000.0, "package import")  # the OS tells no start
+    assert start_of(-1.0, 0.2, 1000.0) == (1000.0, "package import")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the OS's process start is read on Linux")
+def test_a_shell_that_waited_before_exec_ing_the_tool_is_not_its_start_up(tmp_path: Path) -> None:
+    """The case as a shell runs it: a command before the tool (a 2-s sleep: no CPU, as the install
+    is none of the process's own), then the tool exec'd into the shell's process."""
+    code = (
+        "from apple_roofline.study.timing import IMPORTED_AT, process_start; "
+        "t, since = process_start(); print(since, t == IMPORTED_AT)"
+    )
+    shell = f"sleep 2; exec {sys.executable} -c '{code}'"
+    out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.split() == ["package", "import", "True"]
 
 
 def test_timed_files_record_the_end_phase_last(tmp_path: Path, m5_run: Run) -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "BETWEEN",
     "END",
     "process_start",
+    "start_of",
     "read_phase_times",
     "OutsideClock",
     "EndClock",
@@ -70,8 +71,16 @@ START_UP, BETWEEN, END = "start-up", "between suites", "end"
 PHASES: Tuple[str, ...] = (START_UP, BETWEEN, END)
 
 #: ``time.perf_counter()`` when this module was imported: the package's import, the start-up's
-#: origin where the OS does not tell the process's start (:func:`process_start`).
+#: origin where the OS does not tell the process's start, or its start is not this interpreter's
+#: (:func:`process_start`).
 IMPORTED_AT = time.perf_counter()
+#: The process's CPU seconds (every thread) when this module was imported (:func:`start_of`).
+IMPORTED_CPU_S = time.process_time()
+#: Seconds a process may have waited (its age less its CPU time) before the package's import and
+#: still be this interpreter's own: an interpreter's start-up computes, it does not wait seconds.
+#: A shell that ran other commands first (``bash -c "pip install . && apple-roofline run"``
+#: exec's the tool into its own process) waited for them longer.
+MAX_WAIT_BEFORE_IMPORT_S = 1.0
 
 #: The "status" of a suite cut by its budget, in the table and the progress line.
 CUT_STATUS = "cut short by its budget"
@@ -207,22 +216,35 @@ def read_phase_times(d: Mapping[str, Any], source: str) -> Tuple[PhaseTime, ...]
 
 @functools.lru_cache(maxsize=1)
 def process_start() -> Tuple[float, str]:
-    """``(t, since)``: when this process started on :func:`time.perf_counter`'s clock, and what
-    that is: ``"process start"`` where the OS tells it (Linux: ``/proc/self/stat``'s start time
-    against ``CLOCK_BOOTTIME``, to the kernel's clock tick, 10 ms), else ``"package import"``
-    (:data:`IMPORTED_AT`, which misses the interpreter's own start-up, about 20-50 ms, and the
-    imports before the package's)."""
+    """``(t, since)``: when this interpreter started on :func:`time.perf_counter`'s clock, and what
+    that is: ``"process start"`` where the OS tells the process's start (Linux: ``/proc/self/stat``'s
+    start time against ``CLOCK_BOOTTIME``, to the kernel's clock tick, 10 ms) and it is this
+    interpreter's (:func:`start_of`), else ``"package import"`` (:data:`IMPORTED_AT`, which misses
+    the interpreter's own start-up, about 20-50 ms, and the imports before the package's)."""
+    age: Optional[float] = None
     if sys.platform.startswith("linux"):
         try:
             with open("/proc/self/stat", encoding="ascii") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
             started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: start time after boot
-            age = time.clock_gettime(time.CLOCK_BOOTTIME) - started
-            if 0 <= age:
-                return time.perf_counter() - age, "process start"
+            now = time.perf_counter()
+            age = time.clock_gettime(time.CLOCK_BOOTTIME) - started - (now - IMPORTED_AT)
         except (OSError, ValueError, IndexError, AttributeError):
             pass
-    return IMPORTED_AT, "package import"
+    return start_of(age, IMPORTED_CPU_S, IMPORTED_AT)
+
+
+def start_of(age_s: Optional[float], cpu_s: float, imported_at: float) -> Tuple[float, str]:
+    """``(t, since)`` of :func:`process_start` from the process's age at the package's import
+    (``age_s`` seconds, the OS's; None where it tells none), its CPU seconds by then and the import's
+    :func:`time.perf_counter` time: the process's start, ``imported_at - age_s``, where its age is
+    not negative and it waited at most :data:`MAX_WAIT_BEFORE_IMPORT_S` of it; else the package's
+    import. A process that waited longer ran something before this interpreter: a shell keeps its
+    process, and its start, when it exec's its last command, so ``bash -c "pip install . &&
+    apple-roofline run"`` would count the install as the tool's start-up."""
+    if age_s is not None and 0 <= age_s and age_s - cpu_s <= MAX_WAIT_BEFORE_IMPORT_S:
+        return imported_at - age_s, "process start"
+    return imported_at, "package import"
 
 
 class OutsideClock:
