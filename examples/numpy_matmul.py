@@ -5,7 +5,8 @@
 
 Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, counts its FLOPs
 and bytes with :func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each
-size's GFLOP/s, intensity, attainable ceiling, efficiency and bound, and writes the roofline with
+size's GFLOP/s, intensity, the roof that binds it (``model.judge``), the share of it reached and the
+verdict, and writes the roofline with
 the points on it (default: numpy_matmul.png beside RUN.json).
 """
 
@@ -59,19 +60,21 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     rng = np.random.default_rng(0)
     points = []
-    gemm = model.gemm_ceiling("fp32")  # its own precision and operation, not the highest ceiling
-    roof = gemm if gemm is not None else model.roof(ar.Point("fp32", 1.0, 1.0, 1.0, dtype="fp32"))
-    print(f"judged against {roof.source} {roof.name} ({roof.value:.4g} {roof.unit})")
-    print(f"{'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  {'efficiency':>10}  bound")
+    # a matmul runs on the matrix units (pipe "tensor": the GEMM ceilings of its precision), on arrays of
+    # 3N² floats that may fit a cache (working_set: the level whose roof it is judged against)
+    print(f"{'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'bound by':>20}  {'attainable':>10}  {'share':>8}  verdict")
     for n in sizes:
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
         flops, nbytes = ar.flops_bytes.matmul(n, n, n, "fp32")
-        p = ar.measure(lambda: a @ b, flops=flops, bytes=nbytes, name=f"matmul N={n}", reps=5)
+        p = ar.measure(
+            lambda: a @ b, flops=flops, bytes=nbytes, name=f"matmul N={n}", reps=5, pipe="tensor", working_set=nbytes
+        )
         points.append(p)
+        judged = model.judge(p)
         print(
-            f"{n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {model.attainable(p.intensity, compute=roof):>10.1f}  "
-            f"{model.efficiency(p, compute=roof):>10.1%}  {model.classify(p, compute=roof)}"
+            f"{n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {judged.ceiling.name:>20}  {judged.attainable:>10.1f}  "
+            f"{judged.share_text:>8}  {judged.verdict}"
         )
 
     out = Path(args.output) if args.output else run_path.parent / "numpy_matmul.png"

@@ -16,8 +16,8 @@ fp16, and bf16 for PyTorch: CuPy has no bfloat16) with :func:`apple_roofline.mea
 :func:`apple_roofline.flops_bytes.matmul` counts 2N³ FLOPs and 3N² elements of traffic. fp32 is
 whatever the library does by default: PyTorch uses TF32 tensor cores for it only when
 ``torch.backends.cuda.matmul.allow_tf32`` is set, CuPy only under ``CUPY_TF32=1``. Prints each
-size's GFLOP/s, intensity, attainable ceiling, efficiency and bound, and writes the roofline with
-the points on it (default: torch_cupy_matmul.png beside the run).
+size's GFLOP/s, intensity, the roof that binds it, the share of it reached and the verdict, and
+writes the roofline with the points on it (default: torch_cupy_matmul.png beside the run).
 """
 
 from __future__ import annotations
@@ -226,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
 
     points = []
     print(
-        f"{'library':>7}  {'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  "
-        f"{'efficiency':>10}  bound"
+        f"{'library':>7}  {'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'bound by':>20}  {'attainable':>10}  "
+        f"{'share':>8}  verdict"
     )
     for lib, make in libraries.items():
         for dtype in dtypes:
@@ -238,15 +238,22 @@ def main(argv: list[str] | None = None) -> int:
                 fn, sync = make(n, dtype)
                 flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
                 p = ar.measure(
-                    fn, flops=flops, bytes=nbytes, sync=sync, name=f"{lib} {dtype} N={n}", reps=args.reps, warmup=2
+                    fn,
+                    flops=flops,
+                    bytes=nbytes,
+                    sync=sync,
+                    name=f"{lib} {dtype} N={n}",
+                    reps=args.reps,
+                    warmup=2,
+                    dtype=dtype,
+                    pipe="tensor",  # a matmul: judged against the GEMM ceilings of its precision
+                    working_set=nbytes,
                 )
                 points.append(p)
-                gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
+                judged = model.judge(p)
                 print(
                     f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
-                    f"{model.attainable(p.intensity, compute=gemm):>10.1f}  "
-                    f"{model.efficiency(p, compute=gemm):>10.1%}  "
-                    f"{model.classify(p, compute=gemm)}"
+                    f"{judged.ceiling.name:>20}  {judged.attainable:>10.1f}  {judged.share_text:>8}  {judged.verdict}"
                 )
     if not points:
         print("nothing was measured (CuPy has no bf16: add fp32 or fp16 to --dtypes)", file=sys.stderr)

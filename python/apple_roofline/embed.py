@@ -15,7 +15,7 @@ import numpy as np
 
 from .measure import MAX_REPS
 from .roofline.model import Point
-from .roofline.roofs import PRECISIONS, precision_of_dtype
+from .roofline.roofs import PIPES, PRECISIONS, precision_of_dtype
 from .stats import summarize
 
 __all__ = ["measure", "MAX_CALLS"]
@@ -53,6 +53,8 @@ def measure(
     name: Optional[str] = None,
     min_sample_s: float = 1e-3,
     dtype: Any = None,
+    pipe: Optional[str] = None,
+    working_set: Optional[float] = None,
 ) -> Point:
     """Time ``fn()`` and return it as a roofline :class:`Point`.
 
@@ -97,19 +99,27 @@ def measure(
             ``"fp64"``, ``"fp8"``, ``"int8"`` or a data type naming one (``np.float32``,
             ``torch.float16``). Default: read from what the first warm-up call of ``fn()``
             returns (its ``.dtype``: a NumPy, PyTorch, CuPy or MLX array), else unknown (also with
-            ``warmup=0``). It chooses the roof the point is judged
-            against (:meth:`~apple_roofline.roofline.model.RooflineModel.roof`: the highest ceiling
-            of that precision, not the roofline's peak).
+            ``warmup=0``). It chooses the compute ceiling the point is judged against
+            (:meth:`~apple_roofline.roofline.model.RooflineModel.judge`: the highest ceiling of that
+            precision, not the roofline's peak).
+        pipe: what does the work: ``"fma"`` (elementwise and FMA work, judged against the vector
+            and scalar ceilings) or ``"tensor"`` (a matmul, judged against the GEMM ceilings); None:
+            the highest ceiling of the precision.
+        working_set: the bytes one call touches (its arrays' total size), where it may fit a cache:
+            the memory level whose working-set range holds it sets the bandwidth the point is judged
+            against (a 1 MiB array in L2, not DRAM); None: DRAM's, and a point above the DRAM roof is
+            judged against the cache level whose roof holds it.
 
     Returns:
         ``Point(name, flops, bytes, seconds=median seconds per call, summary=..., dtype=...,
-        samples=...)``; its ``intensity``, ``gflops`` and ``gbps`` follow.
+        samples=..., pipe=..., working_set=...)``; its ``intensity``, ``gflops`` and ``gbps`` follow.
 
     Raises:
         TypeError: if ``fn`` or ``sync`` is not callable (checked before anything is called).
         ValueError: for ``flops`` < 0, ``bytes`` <= 0, a non-finite or non-numeric count,
-            ``warmup`` < 0, ``reps`` outside 1..10000, ``min_sample_s`` <= 0 or a ``dtype`` that
-            names no precision; the message names the argument and its valid range. Nothing is
+            ``warmup`` < 0, ``reps`` outside 1..10000, ``min_sample_s`` <= 0, a ``dtype`` that
+            names no precision, a ``pipe`` other than "fma" and "tensor" or a ``working_set`` that is
+            not a finite number > 0; the message names the argument and its valid range. Nothing is
             called.
         Exception: whatever ``fn`` or ``sync`` raises propagates unchanged; nothing is
             measured (no partial result).
@@ -134,6 +144,11 @@ def measure(
         raise ValueError(
             f"dtype {dtype!r} names no precision (valid: {', '.join(PRECISIONS)}, or a data type such as numpy.float32)"
         )
+    if pipe is not None and pipe not in PIPES:
+        raise ValueError(f"pipe must be one of {', '.join(PIPES)} or None, not {pipe!r}")
+    ws = _count(working_set, "working_set", "> 0 bytes") if working_set is not None else None
+    if ws is not None and ws <= 0:
+        raise ValueError(f"working_set must be > 0 bytes, not {working_set!r}")
     if name is None:
         name = str(getattr(fn, "__name__", type(fn).__name__))
     wait: Callable[[], Any] = sync if sync is not None else (lambda: None)
@@ -163,5 +178,13 @@ def measure(
     samples: List[float] = [max(sample(calls), floor) / calls for _ in range(reps)]
     summary = summarize(samples)
     return Point(
-        name=name, flops=f, bytes=b, seconds=summary.median, summary=summary, dtype=precision, samples=tuple(samples)
+        name=name,
+        flops=f,
+        bytes=b,
+        seconds=summary.median,
+        summary=summary,
+        dtype=precision,
+        samples=tuple(samples),
+        pipe=pipe,
+        working_set=ws,
     )

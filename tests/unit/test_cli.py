@@ -853,9 +853,9 @@ def test_plot_points_table_and_figure(tmp_path: Path, saved_run: Path) -> None:
     svg = out.read_text()
     assert "point:mem" in svg and "point:my:gemm" in svg
     lines = result.stdout.splitlines()
-    assert "efficiency" in lines[0] and "attainable" in lines[0]
+    assert "bound by" in lines[0] and "attainable" in lines[0] and "share" in lines[0]
     mem = next(ln for ln in lines if ln.startswith("mem "))
-    assert "memory-bound" in mem and " 50 " in f" {mem} " and "41.0%" in mem  # 50 / 122
+    assert "memory-bound" in mem and " 50 " in f" {mem} " and "41.0 %" in mem  # 50 / 122
     gemm = next(ln for ln in lines if ln.startswith("my:gemm"))
     assert "compute-bound" in gemm and " 500 " in f" {gemm} " and " 100 " in f" {gemm} "
 

@@ -63,30 +63,37 @@ def parse_point(text: str) -> "Point":
                 EXIT_USAGE,
             )
         values.append(v)
-    return Point(parts[0].strip(), values[0], values[1], values[2])
+    try:
+        return Point(parts[0].strip(), values[0], values[1], values[2])
+    except ValueError as exc:
+        fail(f"--point {text!r}: {exc}", EXIT_USAGE)
 
 
 def _print_points(model: Any, points: Sequence["Point"], run_json: Path) -> None:
-    """One line per point: GFLOP/s, intensity, attainable GFLOP/s, efficiency and bound."""
-    header = ("point", "GFLOP/s", "FLOP/B", "attainable GFLOP/s", "efficiency", "bound")
+    """One line per point: GFLOP/s, intensity, the one roof that binds it (:meth:`RooflineModel.judge`),
+    its attainable GFLOP/s, the share of it reached and the verdict (a point above every roof has no
+    share and says why)."""
+    header = ("point", "GFLOP/s", "FLOP/B", "bound by", "attainable GFLOP/s", "share", "verdict")
     rows: List[Tuple[str, ...]] = []
     for p in points:
         if p.flops <= 0:
-            rows.append((p.name, "0", "0", "-", "-", "memory-bound (no FLOPs)"))
+            rows.append((p.name, "0", "0", "-", "-", "-", "memory-bound (no FLOPs)"))
             continue
         try:
-            rows.append(
-                (
-                    p.name,
-                    f"{p.gflops:.4g}",
-                    f"{p.intensity:.4g}",
-                    f"{model.attainable(p.intensity):.4g}",
-                    f"{model.efficiency(p):.1%}",
-                    model.classify(p),
-                )
-            )
+            b = model.judge(p)
         except (ValueError, LookupError) as exc:
             fail(f"{run_json}: cannot place point {p.name!r}: {exc}", EXIT_FAILED)
+        rows.append(
+            (
+                p.name,
+                f"{p.gflops:.4g}",
+                f"{p.intensity:.4g}",
+                f"{b.ceiling.name} ({b.source})",
+                f"{b.attainable:.4g}",
+                b.share_text,
+                b.verdict,
+            )
+        )
     for line in text_table(header, rows):
         typer.echo(line)
 
@@ -156,7 +163,7 @@ def plot(
             "--point",
             metavar="NAME:FLOPS:BYTES:SECONDS",
             help="Put your own kernel on the roofline (repeatable): FLOPs, bytes moved and seconds of one run "
-            "of it. Prints its GFLOP/s, intensity, attainable ceiling, efficiency and bound.",
+            "of it. Prints its GFLOP/s, intensity, the roof that binds it, the share of it reached and the verdict.",
         ),
     ] = None,
     ceilings: Annotated[

@@ -38,7 +38,7 @@ from ..clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock
 from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
 from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
-from ..suites.sweep.suite import SWEEP_SUITE, sweep_compute_class
+from ..suites.registry import roof_class
 from ..text import percent
 from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
@@ -119,7 +119,7 @@ def figure_of(m: Measurement) -> float:
     """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
     for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
     (as its curve is drawn and its level found, :mod:`apple_roofline.suites.hierarchy.levels`), else at the median."""
-    if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE:
+    if roof_class(m) is not None:
         return m.gflops
     return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
 
@@ -226,9 +226,7 @@ class Limits:
 
     def limit(self, m: Measurement) -> Optional[Limit]:
         """The limit of ``m``'s figure (:func:`figure_of`), or None where nothing bounds it here."""
-        compute = m.ceiling_class if m.ceiling_kind == "compute" else None
-        if m.suite == SWEEP_SUITE:  # no ceiling class of its own: the FMA pipe its chains run on
-            compute = sweep_compute_class(m.kernel, m.dtype)
+        compute = roof_class(m)  # the sweep's: the FMA pipe its chains run on
         if compute is not None:
             t = self.pipe(compute)
             if t is None or t.kind != "compute":
@@ -262,7 +260,7 @@ class Limits:
             TIMER_ERROR
             if sample_s < MIN_SAMPLE_S
             else CLOCK_MISREAD
-            if m.ceiling_kind == "compute" or m.suite == SWEEP_SUITE or lim.mhz is not None
+            if roof_class(m) is not None or lim.mhz is not None
             else CACHE_RESIDENT
         )
         return OverLimit(figure, lim.value, lim.unit, lim.against, reason)

@@ -27,8 +27,9 @@ from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
 from ..suites.registry import suite_ceilings
 from ..text import date_of
+from .binding import Binding, compute_roof, judge, judged_source
 from .records import WORKING_SET, Ceiling, Measurement, format_params
-from .roofs import PRECISIONS, roof_for
+from .roofs import PIPES, PRECISIONS
 
 __all__ = [
     "COMPUTE_BOUND",
@@ -92,10 +93,19 @@ class Point:
             judged against by default (:meth:`RooflineModel.roof`).
         samples: the timing samples (seconds per call) ``summary`` is of, where known (set by
             :func:`apple_roofline.measure`; a kernels file keeps them); not part of equality.
+        pipe: what does the work, where known: ``"fma"`` (the FMA pipes: an elementwise or FMA
+            kernel, judged against the vector and scalar ceilings of its precision) or ``"tensor"``
+            (the matrix units: a GEMM, judged against the GEMM ceilings), else None (the highest
+            ceiling of its precision).
+        working_set: the bytes the work touches (its arrays' size), where known: the memory level
+            whose working-set range holds it sets the bandwidth it is judged against (the
+            cache-aware roofline); None: DRAM's.
 
     Raises:
         ValueError: on construction, for non-finite values, negative
-            ``flops``, ``bytes <= 0``, ``seconds <= 0`` or an unknown ``dtype``.
+            ``flops``, ``bytes <= 0``, ``seconds <= 0``, an unknown ``dtype`` or ``pipe``, or a
+            ``working_set`` that is not a finite number > 0; also for a FLOP/s or FLOP/byte that is
+            not finite (1e308 FLOPs in 1e-3 s).
     """
 
     name: str
@@ -105,6 +115,8 @@ class Point:
     summary: Optional[Summary] = field(default=None, compare=False, repr=False)
     dtype: Optional[str] = None
     samples: Tuple[float, ...] = field(default=(), compare=False, repr=False)
+    pipe: Optional[str] = None
+    working_set: Optional[float] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
@@ -120,8 +132,21 @@ class Point:
             raise ValueError(f"point {self.name!r}: bytes must be > 0, not {self.bytes!r}")
         if self.seconds <= 0:
             raise ValueError(f"point {self.name!r}: seconds must be > 0, not {self.seconds!r}")
+        for what, v in (("FLOP/s", float(self.flops) / float(self.seconds)), ("FLOP/byte", self.intensity)):
+            if not math.isfinite(v):
+                raise ValueError(
+                    f"point {self.name!r}: {what} = {v} is not finite "
+                    f"(flops {self.flops!r}, bytes {self.bytes!r}, seconds {self.seconds!r})"
+                )
         if self.dtype is not None and self.dtype not in PRECISIONS:
             raise ValueError(f"point {self.name!r}: dtype {self.dtype!r} is unknown (valid: {', '.join(PRECISIONS)})")
+        if self.pipe is not None and self.pipe not in PIPES:
+            raise ValueError(f"point {self.name!r}: pipe {self.pipe!r} is unknown (valid: {', '.join(PIPES)})")
+        ws = self.working_set
+        if ws is not None and (
+            isinstance(ws, bool) or not isinstance(ws, (int, float, np.integer, np.floating)) or not 0 < ws < math.inf
+        ):
+            raise ValueError(f"point {self.name!r}: working_set must be a finite number of bytes > 0, not {ws!r}")
 
     @classmethod
     def from_measurement(cls, m: Measurement, *, name: Optional[str] = None) -> "Point":
@@ -509,32 +534,72 @@ class RooflineModel:
             return float(out)
         return out
 
-    def roof(self, point: Point) -> Ceiling:
-        """The compute ceiling ``point`` is judged against by default: the highest ceiling of its
-        ``dtype``'s precision (measured, else theoretical; :func:`~.roofs.roof_for`) — an FP32
-        matmul against an FP32 ceiling, not the FP16 peak — or, for a point without a dtype or a
-        dtype the roofline has no ceiling of, the default peak (:meth:`peak`).
+    def _judged(self, point: Point, compute: CeilingRef, source: Optional[str]) -> Binding:
+        if point.flops <= 0:
+            raise ValueError(f"point {point.name!r} has no FLOPs: intensity 0 has no place on the roofline")
+        ref = self._resolve(compute, "compute") if compute is not None else None
+        src = ref.source if ref is not None else (source if source is not None else judged_source(self.ceilings))
+        if ref is None:
+            ref = compute_roof(self.ceilings, src, precision=point.dtype, pipe=point.pipe)
+        found = judge(
+            self.ceilings,
+            src,
+            gflops=point.gflops,
+            intensity=point.intensity,
+            compute=ref,
+            working_set=point.working_set,
+        )
+        if found is None:
+            raise LookupError(f"point {point.name!r}: this roofline has no {src} compute ceiling and bandwidth")
+        return found
+
+    def judge(self, point: Point, compute: CeilingRef = None, *, source: Optional[str] = None) -> Binding:
+        """The one roof that binds ``point`` (docs/design.md, "One roof per point";
+        :mod:`.binding`): the compute ceiling of its kind (``compute`` where given, else the highest of
+        its ``dtype`` and ``pipe``, else the roofline's peak) against the bandwidth of the level its
+        ``working_set`` lives in (DRAM's without one). A point above that level's roof is judged
+        against the faster level whose roof holds it (:attr:`~.binding.Binding.reading`: "consistent
+        with L2-resident data"); a point above every roof is flagged
+        (:attr:`~.binding.Binding.above`) and has no share (``fraction`` None). ``source``: the roofs of
+        ``"measured"`` or ``"theoretical"`` ceilings (default: measured where the roofline has both
+        kinds measured; a ``compute`` Ceiling's own source when one is given).
+
+        Every view (the CLI's ``--point`` line, :meth:`roof`, :meth:`classify`, :meth:`efficiency`,
+        the tables and the hover) gives this verdict.
 
         Raises:
-            LookupError: the roofline has no compute ceiling of either source.
+            ValueError: a point without FLOPs, or an unknown ``source``.
+            LookupError: a named ``compute`` ceiling that does not exist, or no compute ceiling and
+                bandwidth in the source judged.
         """
-        found = roof_for(self.ceilings, point.dtype) if point.dtype is not None else None
-        return found if found is not None else self._resolve(None, "compute")
+        return self._judged(point, compute, source)
+
+    def roof(self, point: Point) -> Ceiling:
+        """The ceiling that binds ``point`` (:meth:`judge`): a bandwidth ceiling where it is
+        memory-bound (the level its data lives in), else the compute ceiling of its kind (an FP32
+        matmul under an FP32 GEMM ceiling, not the FP16 peak).
+
+        Raises:
+            ValueError, LookupError: as :meth:`judge`.
+        """
+        return self._judged(point, None, None).ceiling
 
     def classify(self, point: Point, compute: CeilingRef = None) -> str:
-        """``"memory-bound"`` if the point's intensity is below the ridge point
-        of ``compute`` (default: :meth:`roof`, the ceiling of the point's precision) against the
-        default bandwidth, else ``"compute-bound"``."""
-        ridge = self.ridge_point(compute if compute is not None else self.roof(point))
-        return MEMORY_BOUND if point.intensity < ridge else COMPUTE_BOUND
+        """``"memory-bound"`` where the bandwidth of the point's level gives the lower roof at its
+        intensity (:meth:`judge`, ``compute`` as there), else ``"compute-bound"``.
 
-    def efficiency(self, point: Point, compute: CeilingRef = None) -> float:
-        """Achieved GFLOP/s of ``point`` / attainable GFLOP/s at its intensity under ``compute``
-        (default: :meth:`roof`, the ceiling of the point's precision).
+        Raises:
+            ValueError, LookupError: as :meth:`judge`.
+        """
+        return self._judged(point, compute, None).bound
 
-        A fraction; <= 1 for points on or under the roof.
+    def efficiency(self, point: Point, compute: CeilingRef = None) -> Optional[float]:
+        """The share of the binding roof ``point`` reaches (:meth:`judge`, ``compute`` as there):
+        its GFLOP/s over the attainable GFLOP/s there, a fraction in (0, 1]; None for a point above
+        every roof (:attr:`~.binding.Binding.above` says why: no share above 100 % is a result).
 
         Raises:
             ValueError: for a zero-FLOP point (intensity 0 has no attainable rate).
+            LookupError: as :meth:`judge`.
         """
-        return point.gflops / self.attainable(point.intensity, compute if compute is not None else self.roof(point))
+        return self._judged(point, compute, None).fraction

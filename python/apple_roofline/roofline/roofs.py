@@ -16,10 +16,13 @@ from typing import Optional, Sequence
 
 from .records import Ceiling
 
-__all__ = ["PRECISIONS", "precision_of_dtype", "ceiling_precision", "is_matrix_unit", "roof_for"]
+__all__ = ["PIPES", "PRECISIONS", "precision_of_dtype", "ceiling_precision", "is_matrix_unit", "roof_for"]
 
 #: The precisions a kernel's work is counted in, as ceilings name them (lower case).
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+#: What does a kernel's work: the FMA pipes (``"fma"``: elementwise and FMA kernels, FADD/FMUL/FFMA
+#: instructions) or the matrix units (``"tensor"``: GEMMs, tensor-core or AMX instructions).
+PIPES = ("fma", "tensor")
 _IN_NAME = re.compile(r"\b(FP64|FP32|TF32|FP16|BF16|FP8|INT8)\b")
 #: Data-type names (as NumPy, PyTorch, CuPy and MLX print them) and their precision.
 _DTYPE_NAMES = (
@@ -72,20 +75,27 @@ def is_matrix_unit(name: str) -> bool:
 
 
 def roof_for(
-    ceilings: Sequence[Ceiling], precision: str, source: Optional[str] = None, *, scalar: bool = False
+    ceilings: Sequence[Ceiling],
+    precision: str,
+    source: Optional[str] = None,
+    *,
+    scalar: bool = False,
+    matrix: bool = False,
 ) -> Optional[Ceiling]:
     """The highest compute ceiling of ``precision`` among ``ceilings``: a measured one when there
     is one (or only of ``source`` when given), else a theoretical one; None when there is none.
 
     With ``scalar`` (work done by the FMA pipes, not the matrix units: a profiled kernel whose FLOPs
     are FFMA/HFMA/DFMA instructions), the matrix units' ceilings (:func:`is_matrix_unit`) are passed
-    over where the precision has another (``FP16 vector`` for an HFMA kernel, not ``GEMM FP16``)."""
+    over where the precision has another (``FP16 vector`` for an HFMA kernel, not ``GEMM FP16``); with
+    ``matrix`` (work done by the matrix units: a GEMM, a tensor-pipe kernel) only theirs are, where the
+    precision has one (``GEMM FP32`` for an SGEMM, not ``FP32 vector``)."""
     for src in (source,) if source else ("measured", "theoretical"):
         found = [
             c for c in ceilings if c.kind == "compute" and c.source == src and ceiling_precision(c.name) == precision
         ]
-        if scalar:
-            found = [c for c in found if not is_matrix_unit(c.name)] or found
+        if scalar or matrix:
+            found = [c for c in found if is_matrix_unit(c.name) == matrix] or found
         if found:
             return max(found, key=lambda c: c.value)
     return None

@@ -43,6 +43,7 @@ __all__ = [
     "suite_ceilings",
     "suite_ceiling_names",
     "suite_warnings",
+    "roof_class",
     "suite_options",
     "device_facts",
     "case_work",
@@ -65,6 +66,10 @@ def _no_options(_named: bool) -> Mapping[str, Any]:
 
 def _no_facts(_info: Mapping[str, Any]) -> Mapping[str, Any]:
     return {}
+
+
+def _no_roof_class(_m: "Measurement") -> Optional[str]:
+    return None
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,9 @@ class SuiteSpec:
         ceiling_names: every measured ceiling name its kernels and rules can set on any device
             (``run --ceilings`` is checked against them before anything is measured).
         warnings: the warnings its rules give about a run's measurements.
+        roof_class: the compute ceiling class a measurement of the suite that sets no compute ceiling
+            itself is judged against (the sweep's FMA kernels: the vector or scalar ceiling their chains
+            run on), or None for none of its own (:func:`roof_class`).
         sections: what it adds to the reports (and, through their figures, the figures written).
         work: the work of each case it would measure in a context (:class:`~.work.CaseWork`, from
             the same planning as its cases, nothing allocated), for the time prediction of a
@@ -150,6 +158,7 @@ class SuiteSpec:
     ceilings: Callable[[Sequence["Measurement"]], Sequence["Ceiling"]] = _none
     ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
+    roof_class: Callable[["Measurement"], Optional[str]] = _no_roof_class
     sections: Tuple[Section, ...] = ()
     work: Callable[["SuiteContext"], Sequence["CaseWork"]] = _none
 
@@ -263,6 +272,15 @@ def suite_ceilings(measurements: Sequence["Measurement"]) -> List["Ceiling"]:
 def suite_ceiling_names() -> List[str]:
     """Every measured ceiling name any suite can set (:attr:`SuiteSpec.ceiling_names`), in run order."""
     return [n for s in specs() for n in s.ceiling_names()]
+
+
+def roof_class(m: "Measurement") -> Optional[str]:
+    """The compute ceiling class ``m`` is judged against: the one it sets (a compute ``ceiling_class``),
+    else its suite's :attr:`SuiteSpec.roof_class` (None for a suite not registered here)."""
+    if m.ceiling_kind == "compute" and m.ceiling_class is not None:
+        return m.ceiling_class
+    found = [s for s in specs() if s.name == m.suite]
+    return found[0].roof_class(m) if found else None
 
 
 def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:

@@ -7,8 +7,10 @@ measured compute ceiling of p (:func:`~apple_roofline.roofline.roofs.roof_for`; 
 GEMM's, for a profiled kernel whose FLOPs are FMA-pipe instructions; the model's peak for a dot of
 unknown precision), ``B_L`` the measured bandwidth of L (DRAM's for DRAM, the
 hierarchy suite's ``"L2 bandwidth"`` for L2 ...). The smaller of the two binds the dot; the
-speedup left is that attainable rate over the dot's own. Where the run measured no ceiling of the
-dot's precision or level, nothing binds it and the placement says what is missing.
+speedup left is that attainable rate over the dot's own (:mod:`~apple_roofline.roofline.binding`, the
+one verdict every view gives). A dot above every roof has no share and no speedup, and says why.
+Where the run measured no ceiling of the dot's precision or level, nothing binds it and the placement
+says what is missing.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
+from ..roofline.binding import Binding, compute_roof, judge
 from ..roofline.model import RooflineModel
 from ..roofline.records import Ceiling
-from ..roofline.roofs import roof_for
 from ..suites.hierarchy.levels import level_ceiling_name
 from .model import KernelDot, KernelSet
 
@@ -34,8 +36,8 @@ class Placement:
         share: its kernel's share of the file's kernel time (0 to 1).
         roof: the compute ceiling of its precision (GFLOP/s), or None.
         bandwidth: its level's measured bandwidth ceiling (GB/s), or None.
-        binding: the one of the two that bounds it at its intensity, or None without both.
-        attainable: ``min(roof, bandwidth × intensity)`` in GFLOP/s, or None.
+        judged: the one roof that binds it (:func:`~apple_roofline.roofline.binding.judge`), or None
+            without both ceilings.
         note: why nothing binds it ("" when something does).
     """
 
@@ -43,21 +45,36 @@ class Placement:
     share: float
     roof: Optional[Ceiling]
     bandwidth: Optional[Ceiling]
-    binding: Optional[Ceiling]
-    attainable: Optional[float]
+    judged: Optional[Binding]
     note: str = ""
 
     @property
+    def binding(self) -> Optional[Ceiling]:
+        """The ceiling that gives the lower roof at its intensity, or None without both."""
+        return self.judged.ceiling if self.judged is not None else None
+
+    @property
+    def attainable(self) -> Optional[float]:
+        """``min(roof, bandwidth × intensity)`` in GFLOP/s, or None."""
+        return self.judged.attainable if self.judged is not None else None
+
+    @property
+    def above(self) -> str:
+        """Why the dot lies above every roof (then it has no share and no speedup), or ""."""
+        return self.judged.above if self.judged is not None else ""
+
+    @property
     def fraction(self) -> Optional[float]:
-        """The dot's GFLOP/s over the attainable (a fraction; above 1 for a dot above the
-        measured ceiling), or None."""
-        return self.dot.gflops / self.attainable if self.attainable else None
+        """The dot's GFLOP/s over the attainable (a fraction, never above 1), or None (nothing binds
+        it, or it lies above every roof: :attr:`above`)."""
+        return self.judged.fraction if self.judged is not None else None
 
     @property
     def speedup(self) -> Optional[float]:
         """How many times faster the kernel could run below the ceiling that binds it
-        (attainable / achieved; below 1 for a dot above it), or None."""
-        return self.attainable / self.dot.gflops if self.attainable else None
+        (attainable / achieved, >= 1), or None (as :attr:`fraction`)."""
+        fraction = self.fraction
+        return 1.0 / fraction if fraction else None
 
     @property
     def bound(self) -> str:
@@ -76,29 +93,39 @@ def level_bandwidth(model: RooflineModel, level: str) -> Optional[Ceiling]:
     )
 
 
+def _missing(d: KernelDot, roof: Optional[Ceiling], bw: Optional[Ceiling]) -> str:
+    missing = []
+    if roof is None:
+        missing.append(f"no measured {d.precision.upper() if d.precision else 'compute'} ceiling")
+    if bw is None:
+        missing.append(
+            f"no measured {d.level} bandwidth ceiling"
+            + ("" if d.level == "DRAM" else " (the hierarchy suite measures it)")
+        )
+    return "; ".join(missing)
+
+
 def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
     """Every dot of ``kernels`` on ``model``'s measured ceilings (module docstring), in the set's
-    order."""
+    order. A profiled dot (bytes counted at its level) and a dot of a cache level are held to their
+    level's roof alone; a measured DRAM dot (compulsory bytes) above the DRAM roof is judged against
+    the cache level whose roof holds it."""
     shares = kernels.shares()
     out: List[Placement] = []
     for d in kernels.dots:
-        if d.precision is not None:
-            roof = roof_for(model.ceilings, d.precision, "measured", scalar=d.pipe == "fma")
-        else:
-            roof = model.peak("measured") if model.has("compute", "measured") else None
+        roof = compute_roof(model.ceilings, "measured", precision=d.precision, pipe=d.pipe, fallback=False)
         bw = level_bandwidth(model, d.level)
-        missing = []
-        if roof is None:
-            missing.append(f"no measured {d.precision.upper() if d.precision else 'compute'} ceiling")
-        if bw is None:
-            missing.append(
-                f"no measured {d.level} bandwidth ceiling"
-                + ("" if d.level == "DRAM" else " (the hierarchy suite measures it)")
-            )
+        share = shares.get(d.kernel, 0.0)
         if roof is None or bw is None:
-            out.append(Placement(d, shares.get(d.kernel, 0.0), roof, bw, None, None, "; ".join(missing)))
+            out.append(Placement(d, share, roof, bw, None, _missing(d, roof, bw)))
             continue
-        memory = bw.value * d.intensity
-        binding = bw if memory < roof.value else roof
-        out.append(Placement(d, shares.get(d.kernel, 0.0), roof, bw, binding, min(memory, roof.value)))
+        judged = judge(
+            model.ceilings,
+            "measured",
+            gflops=d.gflops,
+            intensity=d.intensity,
+            compute=roof,
+            level=d.level if d.source == "ncu" or d.level != "DRAM" else None,
+        )
+        out.append(Placement(d, share, roof, bw, judged))
     return out

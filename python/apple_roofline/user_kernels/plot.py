@@ -43,15 +43,18 @@ def dot_size(share: float) -> float:
     return 5.0 + 13.0 * math.sqrt(max(0.0, min(1.0, share)))
 
 
-def speedup_text(p: Placement) -> str:
-    """``"×2.3 left below L2 bandwidth"``, ``"at L2 bandwidth"``, ``"12% above GEMM FP16"`` or why nothing binds."""
+def speedup_text(p: Placement, *, short: bool = False) -> str:
+    """``"×2.3 left below L2 bandwidth"``, ``"at L2 bandwidth"``, ``"consistent with L2-resident data"``
+    after either, why the dot lies above every roof (``short``: ``"above every roof"``, for a figure's
+    label), or why nothing binds it."""
+    if p.above:
+        return "above every roof" if short else p.above
     if p.binding is None or p.speedup is None:
         return p.note or "not bound"
-    if p.speedup < 1.0:
-        return f"{1.0 / p.speedup - 1.0:.0%} above {p.binding.name}"
+    reading = f"; {p.judged.reading}" if p.judged is not None and p.judged.reading else ""
     if p.speedup < 1.005:
-        return f"at {p.binding.name}"
-    return f"×{p.speedup:.3g} left below {p.binding.name}"
+        return f"at {p.binding.name}{reading}"
+    return f"×{p.speedup:.3g} left below {p.binding.name}{reading}"
 
 
 def draw_kernels(
@@ -94,7 +97,7 @@ def draw_kernels(
             )
             labels.add_markers(ax, [p.dot.intensity], [scale.y(p.dot.gflops)], size)
         _i, outer = items[-1]
-        text = f"{short_name(kernel, 28)}\n{speedup_text(outer)}"
+        text = f"{short_name(kernel, 28)}\n{speedup_text(outer, short=True)}"
         ann = ax.annotate(
             text,
             xy=(outer.dot.intensity, scale.y(outer.dot.gflops)),

@@ -31,7 +31,7 @@ def placements_table(placements: Sequence[Placement]) -> Table:
                 sig_figs(d.gflops),
                 sig_figs(d.gbps),
                 p.roof.name if p.roof else "-",
-                p.bound,
+                p.bound if not p.above else "above every roof",
                 sig_figs(p.attainable) if p.attainable else "-",
                 f"{p.fraction:.0%}" if p.fraction is not None else "-",
                 speedup_text(p),

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 from ..registry import SuiteSpec
-from .suite import SweepSuite
+from .suite import SweepSuite, sweep_compute_class
 from .work import sweep_work
+
+if TYPE_CHECKING:
+    from ...roofline.records import Measurement
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="sweep", measure=SweepSuite, order=20, budget_s=60.0, default=True, work=sweep_work)
+
+def _roof_class(m: "Measurement") -> Optional[str]:
+    return sweep_compute_class(m.kernel, m.dtype)
+
+
+SPEC = SuiteSpec(
+    name="sweep", measure=SweepSuite, order=20, budget_s=60.0, default=True, work=sweep_work, roof_class=_roof_class
+)
