@@ -96,7 +96,7 @@ def test_report_figure_has_a_trace_per_ceiling_and_suite_and_the_view_buttons() 
     assert all(t["legendgroup"] == "levels" for t in ceilings if t["meta"]["level"])
     points = _roles(fig, "points")
     drawn = drawn_measurements(run.measurements)
-    assert sorted(t["meta"]["suite"] for t in points) == sorted({m.suite for _i, m in drawn})
+    assert {t["meta"]["suite"] for t in points} == {m.suite for _i, m in drawn}
     assert sum(len(t["x"]) for t in points) == len(drawn)
     assert fig["layout"]["xaxis"]["type"] == fig["layout"]["yaxis"]["type"] == "log"
     assert fig["layout"]["legend"]["groupclick"] == "toggleitem"

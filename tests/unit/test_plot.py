@@ -667,3 +667,86 @@ def test_leaders_never_cross_other_labels(name: str, which: str) -> None:
             box = Text.get_window_extent(other, r)
             hits = [p for p in points if box.contains(*p)]
             assert not hits, f"the leader of {ann.get_gid()} crosses {other.get_gid()}"
+
+
+# -- noisy ceilings (issue 45) ------------------------------------------------------------------
+
+
+def _noisy(c: Ceiling, cv: str) -> Ceiling:
+    """``c`` as derive_ceilings writes a ceiling whose measurement stayed noisy when measured twice."""
+    return dataclasses.replace(c, from_=c.from_.rstrip(")") + f"; noisy samples, CV {cv})")
+
+
+def _busy_run() -> Run:
+    """The quick run of a 2-vCPU guest whose GEMM FP32 and FP64 ceilings were set by samples of CV
+    90 % and 87 % (their From text says so, as the measurements' samples do)."""
+    return Run.load(DATA / "run_epyc_quick.json")
+
+
+def test_a_ceiling_knows_it_was_set_by_noisy_samples() -> None:
+    run = _busy_run()
+    noisy = {c.name: c.noise for c in run.ceilings if c.noisy}
+    assert noisy == {"GEMM FP32": "noisy samples, CV 90%", "GEMM FP64": "noisy samples, CV 87%"}
+    assert all(c.noise is None for c in run.ceilings if c.source == "theoretical")
+    saved = Run.from_dict(run.to_dict())  # run.json's save and load: derived again, the same marks
+    assert {c.name: c.noise for c in saved.ceilings if c.noisy} == noisy
+
+
+def test_noisy_ceilings_are_marked_in_the_roofline_figure() -> None:
+    run = _busy_run()
+    noisy = {c.name: c for c in run.ceilings if c.noisy}
+    f = plot_roofline(_model(run))
+    labels = {t.get_gid()[len("label:compute:") :]: t.get_text() for t in _ann(f, "label:compute:")}
+    assert {"GEMM FP32", "GEMM FP64", "FP32 vector"} <= set(labels)
+    for name, text in labels.items():
+        head = text.splitlines()[0]
+        assert ("noisy samples" in head) == (name in noisy), text
+    assert labels["GEMM FP32"].startswith("GEMM FP32: 113 GFLOP/s (noisy samples, CV 90%)")
+    assert labels["GEMM FP64"].startswith("GEMM FP64: 97.2 GFLOP/s (noisy samples, CV 87%)")
+    for ln in _lines(f, "ceiling:measured:"):
+        name = ln.get_gid().split(":", 3)[3]
+        assert ln.get_linestyle() == ("-." if name in noisy else "-"), ln.get_gid()
+    assert all(ln.get_linestyle() == "--" for ln in _lines(f, "ceiling:theoretical:compute:"))
+    assert "measured, noisy samples (CV in its label)" in _legend_texts(f)
+    quiet = plot_roofline(_model(Run.load(DATA / "run_h100.json")))  # no noisy ceiling: no such entry
+    assert not [t for t in _texts(quiet) if "noisy" in t]
+    assert "-." not in {ln.get_linestyle() for ln in quiet.axes[0].lines}
+    assert "measured, noisy samples (CV in its label)" not in _legend_texts(quiet)
+    _assert_clean_layout(f)
+
+
+def test_a_noisy_bandwidth_and_the_sweep_figures_references_are_marked(m5_run: Run) -> None:
+    # the CVs of the issue's busy machine, on the ceilings the sweep figure draws
+    marked = {"FP32 vector": "189%", "DRAM bandwidth": "202%"}
+    ceilings = [
+        _noisy(c, marked[c.name]) if c.source == "measured" and c.name in marked else c for c in m5_run.ceilings
+    ]
+    f = plot_sweep(m5_run.measurements, ceilings=ceilings, title="T")
+    compute, memory = f.axes
+    refs = {ln.get_gid(): ln.get_linestyle() for ax in f.axes for ln in ax.lines if "reference:" in ln.get_gid()}
+    assert refs == {"reference:FP32 vector": "-.", "reference:FP32 scalar ILP": "-", "reference:DRAM bandwidth": "-."}
+    texts = [t.get_text() for ax in f.axes for t in ax.texts if (t.get_gid() or "").startswith("referencelabel:")]
+    assert any("FP32 vector" in t and "(noisy samples, CV 189%)" in t for t in texts), texts
+    assert any("DRAM bandwidth (noisy samples, CV 202%)" in t for t in texts), texts
+    assert not any("FP32 scalar ILP" in t and "noisy" in t.split("FP32 scalar ILP")[1][:12] for t in texts), texts
+    roof = plot_roofline(_model(m5_run.with_ceilings(ceilings)))
+    (dram,) = [t.get_text() for t in _ann(roof, "label:bandwidth:DRAM bandwidth")]
+    assert dram.startswith("DRAM bandwidth 122 GB/s (noisy samples, CV 202%)"), dram
+    (line,) = _lines(roof, "ceiling:measured:bandwidth:DRAM bandwidth")
+    assert line.get_linestyle() == "-."
+
+
+def test_noisy_ceilings_are_marked_in_the_comparison() -> None:
+    busy, other = _busy_run(), Run.load(DATA / "run_epyc_2vcpu.json")  # GEMM FP32 noisy in both, FP64 in A
+    f = plot_compare([_model(busy), _model(other)])
+    labels = {t.get_gid(): t.get_text() for t in _ann(f, "label:compute:")}
+    fp32 = labels["label:compute:GEMM FP32"]
+    assert fp32.startswith("GEMM FP32: A 113 GFLOP/s (noisy samples, CV 90%), B ") and fp32.endswith(
+        "(noisy samples, CV 87%)"
+    ), fp32
+    assert "noisy" not in labels["label:compute:FP32 vector"]
+    three = plot_compare([_model(busy), _model(other), _model(Run.load(DATA / "run_xeon_16vcpu.json"))])
+    names = {t.get_gid(): t.get_text() for t in _ann(three, "label:compute:")}
+    assert names["label:compute:GEMM FP32"] == "GEMM FP32 (noisy samples in A, B)"
+    assert names["label:compute:GEMM FP64"] == "GEMM FP64 (noisy samples in A)"
+    assert names["label:compute:FP32 vector"] == "FP32 vector"

@@ -4,8 +4,9 @@ from the baseline to the other runs (a Plotly figure dict, :mod:`.plotly_embed` 
 Like the static figure (:mod:`.compare_plot`): one colour per ceiling (:func:`~.plot.ceiling_classes`
 over every run's shown ceilings), one line style per run (:data:`~.compare_plot.RUN_DASHES`); each
 run's ceilings are one legend group (its title names the run), each ceiling a legend entry that a
-click hides or shows. Each run's drawn measurements (:func:`~.interactive.drawn_measurements`) are
-one trace of dots, hovered like the report's.
+click hides or shows, named with "noisy samples, CV N %" where noisy samples set it (:func:`~.plot.noise_mark`).
+Each run's drawn measurements (:func:`~.interactive.drawn_measurements`) are one trace of dots, hovered like the
+report's.
 
 The arrows (Intel Advisor's comparison of two results): for every run but the baseline, one trace of arrows
 from the baseline to that run — a measured compute ceiling from the baseline's ridge point (its value over its
@@ -38,7 +39,7 @@ from .interactive import (
     drawn_measurements,
     measurement_hover,
 )
-from .plot import ceiling_classes
+from .plot import ceiling_classes, noise_mark
 from .records import Ceiling, Measurement
 from .selection import select_ceilings
 from .tables import model_of
@@ -207,7 +208,7 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
                     "mode": "lines",
                     "x": xs,
                     "y": [scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
-                    "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else ""),
+                    "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else noise_mark(x)),
                     **group,
                     "line": {"color": color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
                     "opacity": 1.0 if x.source == "measured" else 0.55,
@@ -220,6 +221,7 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
                         "kind": x.kind,
                         "name": x.name,
                         "value": x.value,
+                        "noisy": x.noisy,
                     },
                 }
             )

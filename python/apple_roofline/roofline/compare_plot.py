@@ -14,7 +14,9 @@ ceiling is labelled once, at its end (a compute ceiling in the column right of t
 along its diagonal near where it meets the compute roof), in its colour; with up to
 :data:`LABELLED_RUNS` runs the label gives each run's value (``"FP32 vector: A 64.4, B 59.9
 TFLOP/s"``, and the theoretical values in brackets where drawn), with more the comparison's
-tables do. The legend is short: one entry per run (its line
+tables do; a ceiling set by noisy samples says so after its run's value (``"A 113 GFLOP/s (noisy
+samples, CV 90%)"``, :func:`~.plot.noise_mark`), with more runs after its name (``"(noisy samples in
+A, C)"``). The legend is short: one entry per run (its line
 style), and one for the theoretical ceilings where drawn. Every line has a gid
 ``<tag>:ceiling:<source>:<kind>:<name>`` (tag in lower case), every ridge point
 ``<tag>:ridge:<source>:<name>``, for the HTML page's hover text. Axes and units as :mod:`.plot`.
@@ -29,7 +31,7 @@ from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
 from .compare import run_tags
 from .labels import Labels
 from .model import RooflineModel
-from .plot import ceiling_classes
+from .plot import ceiling_classes, noise_mark
 from .selection import select_ceilings
 
 __all__ = ["plot_compare", "RUN_DASHES", "LABELLED_RUNS", "mpl_dash", "plotly_dash", "svg_dash"]
@@ -125,8 +127,8 @@ def plot_compare(
     Line2D = mpl("matplotlib.lines").Line2D
     handles: List[Any] = []
     legend_names: List[str] = []
-    # each ceiling's (source, kind, name) -> [(tag, value, x_end)] for its one label
-    ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float]]] = {}
+    # each ceiling's (source, kind, name) -> [(tag, value, x_end, noise mark)] for its one label
+    ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float, str]]] = {}
     for i, (tag, model, shown, dash) in enumerate(runs):
         wide = 1.3 + 1.6 * (len(runs) - 1 - i) / (len(runs) - 1)
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.6, linestyle=mpl_dash(dash, 1.6)))
@@ -176,7 +178,7 @@ def plot_compare(
                         gid=f"{g}:ridge:{c.source}:{c.name}",
                     )
                     labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.0)
-            ends.setdefault((c.source, c.kind, c.name), []).append((tag, c.value, x_end))
+            ends.setdefault((c.source, c.kind, c.name), []).append((tag, c.value, x_end, noise_mark(c)))
     if theoretical and any(c.source != "measured" for c in every):
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.0, alpha=0.45))
         legend_names.append("theoretical ceilings (faint)")
@@ -185,14 +187,15 @@ def plot_compare(
         if name in named:  # one label per ceiling: the measured one's, else the theoretical one's
             continue
         named.add(name)
-        _tag, top, x_end = max(at, key=lambda a: a[1])
+        _tag, top, x_end, _noise = max(at, key=lambda a: a[1])
         unit = scale.bandwidth if kind == "bandwidth" else scale.rate
-        values = ", ".join(f"{t} {unit(v)}" for t, v, _x in at)
-        text = f"{name}: {values}" if labelled else name
+        values = ", ".join(f"{t} {unit(v)}{noise}" for t, v, _x, noise in at)
+        noisy = [t for t, _v, _x, noise in at if noise]
+        text = f"{name}: {values}" if labelled else name + (f" (noisy samples in {', '.join(noisy)})" if noisy else "")
         text += "" if source == "measured" else " (theoretical)"
         faint = ends.get(("theoretical", kind, name), []) if source == "measured" else []
         if labelled and faint:
-            text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x in faint) + ")"
+            text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x, _n in faint) + ")"
         color = colors[name]
         if kind == "compute":
             labels.add_column(ax, text, scale.y(top), color, f"label:compute:{name}", fontsize=_LABEL_SIZE)

@@ -3,7 +3,11 @@
 The same ceilings (:func:`~.selection.select_ceilings`) and measurements as the static figure (:mod:`.plot`),
 on log-log axes (Williams, Waterman and Patterson 2009), in the same colours (:func:`~.plot.ceiling_classes`):
 each ceiling one trace (legend entry), in a legend group of its source, the cache levels (the cache-aware
-roofline) in their own group; the measurements one trace per suite. Performance is drawn in GFLOP/s, or
+roofline) in their own group, a ceiling set by noisy samples dash-dotted and named so (:func:`~.plot.noise_mark`);
+the measurements one trace per sweep kernel (``vec4``, ``scalar8``: a line each) and per other suite, the GEMM
+sizes the ladder check flags as disturbed a trace of their own, hollow and grey (:func:`point_series`), a point
+above its physical limit an open cross. Both axes label their decades and mark every digit between them with a
+shorter minor tick (:data:`LOG_TICKS`). Performance is drawn in GFLOP/s, or
 TFLOP/s above 10,000 (:func:`~.axes.scale_for`, as the static figure; ``layout.meta["gflops_per_y"]`` says
 which). Clicking a legend entry hides or shows that ceiling, level or suite
 (``legend.groupclick = "toggleitem"``), a group title the whole group. Plotly's modebar zooms, pans and resets
@@ -27,12 +31,12 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..clocks import pass_clock
-from ..figures import PALETTE
 from ..text import percent, sig_figs
 from .axes import X_LABEL, Scale, limits, scale_for
 from .binding import binding, dram_bandwidth
+from .ladder import disturbed_gemms
 from .model import RooflineModel
-from .plot import ceiling_classes
+from .plot import DISTURBED, DISTURBED_SERIES, OVER_LIMIT_COLOR, ceiling_classes, noise_mark, spare_colors
 from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
 from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
@@ -40,6 +44,7 @@ from .selection import select_ceilings
 
 __all__ = [
     "LINE_SAMPLES",
+    "LOG_TICKS",
     "SOURCES",
     "roofline_figure",
     "figure_data",
@@ -47,6 +52,7 @@ __all__ = [
     "ceiling_hover",
     "ceiling_segment",
     "drawn_measurements",
+    "point_series",
     "view_buttons",
     "axes_layout",
     "interactive_roofline",
@@ -56,6 +62,20 @@ __all__ = [
 LINE_SAMPLES = 24
 #: The ceilings' sources, in the order of the view buttons.
 SOURCES: Tuple[str, ...] = ("measured", "theoretical")
+#: The ticks of both log axes, as in the static figure (:func:`~.axes.setup_axes`): each decade labelled
+#: at full size with a long tick and a grid line; Plotly's ticks between decades (its 2 and 5, where the
+#: axis spans few decades) labelled in small digits (``minorloglabels``, three quarters of the decade
+#: labels' size); a short unlabelled minor tick and a fainter grid line at every digit. Zoomed within
+#: a decade, Plotly labels the ticks in full.
+LOG_TICKS: Dict[str, Any] = {
+    "ticks": "outside",
+    "ticklen": 7,
+    "tickfont": {"size": 12},
+    "minorloglabels": "small digits",
+    "showgrid": True,
+    "gridcolor": "#d9d9d9",
+    "minor": {"dtick": "D1", "ticks": "outside", "ticklen": 3, "showgrid": True, "gridcolor": "#f0f0f0"},
+}
 _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "cross", "star", "pentagon")
 
 
@@ -160,12 +180,13 @@ def _ceiling_traces(
                 "x": xs,
                 "y": [scale.y(y) for y in ys],
                 "legendgroup": group,
-                "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}",
+                "name": f"{c.name} {scale.bandwidth(c.value) if c.kind == 'bandwidth' else scale.rate(c.value)}"
+                + noise_mark(c),
                 "legendgrouptitle": {"text": title},
                 "line": {
                     "color": color[c.name],
                     "width": 1.6 if c.is_level else 2.4,
-                    "dash": "solid" if c.source == "measured" else "dash",
+                    "dash": ("dashdot" if c.noisy else "solid") if c.source == "measured" else "dash",
                 },
                 "marker": {"size": [9] + [0] * (len(xs) - 1), "color": color[c.name]},
                 "hovertext": texts,
@@ -178,43 +199,80 @@ def _ceiling_traces(
                     "level": c.is_level,
                     "value": c.value,
                     "ridge": ridge,
+                    "noisy": c.noisy,
                 },
             }
         )
     return traces
 
 
+def point_series(
+    measurements: Sequence[Measurement], drawn: Sequence[Tuple[int, Measurement]]
+) -> Dict[Tuple[str, ...], List[Tuple[int, Measurement]]]:
+    """The point traces of the figure: ``drawn`` (:func:`drawn_measurements` of ``measurements``)
+    by series, in the order first drawn: ``("sweep", kernel, dtype)`` for each sweep kernel (a line,
+    as in :mod:`.plot`), ``("suite", name)`` for each other suite, and last ``("disturbed",)``, the
+    GEMM sizes the ladder check flags (:func:`~.ladder.disturbed_gemms`), apart from the valid ones."""
+    disturbed = disturbed_gemms(measurements)
+    series: Dict[Tuple[str, ...], List[Tuple[int, Measurement]]] = {}
+    for i, m in drawn:
+        key = ("sweep", m.kernel, m.dtype) if m.suite == "sweep" else ("suite", m.suite)
+        series.setdefault(key, []).append((i, m))
+    flagged = [(i, m) for i, m in drawn if i in disturbed]
+    out = {k: [(i, m) for i, m in v if i not in disturbed] for k, v in series.items()}
+    out = {k: v for k, v in out.items() if v}
+    if flagged:
+        out[("disturbed",)] = flagged
+    return out
+
+
 def _point_traces(
     run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str], scale: Scale
 ) -> List[Dict[str, Any]]:
-    suites = list(dict.fromkeys(m.suite for _i, m in drawn))
+    """One trace per :func:`point_series`: a sweep kernel's points joined by a line in a colour no
+    ceiling has (:func:`~.plot.spare_colors`), another suite's coloured by their ceiling class, the
+    disturbed GEMM sizes hollow and grey; a point above its physical limit an open cross in
+    :data:`~.plot.OVER_LIMIT_COLOR` in its series."""
+    spare = spare_colors(set(colors.values()))
     traces = []
-    for k, suite in enumerate(suites):
-        items = [(i, m) for i, m in drawn if m.suite == suite]
-        fallback = PALETTE[(k + 3) % len(PALETTE)]
-        traces.append(
+    for k, (key, items) in enumerate(point_series(run.measurements, drawn).items()):
+        own = spare[k % len(spare)]
+        symbol = _SYMBOLS[k % len(_SYMBOLS)]
+        line = {"width": 0.6, "color": "white"}
+        trace: Dict[str, Any] = {"type": "scatter", "mode": "markers"}
+        if key[0] == "sweep":
+            items = sorted(items, key=lambda it: it[1].intensity)
+            name = f"sweep {key[1]} ({key[2]}, {len(items)})"
+            meta = {"suite": "sweep", "kernel": key[1], "dtype": key[2]}
+            trace.update(mode="lines+markers", line={"color": own, "width": 1.6})
+            fills = [own] * len(items)
+        elif key[0] == "disturbed":
+            name, meta = f"{DISTURBED_SERIES} ({len(items)})", {"suite": "gemm", "flag": "disturbed"}
+            symbol, fills, line = "circle-open", [DISTURBED] * len(items), {"width": 1.4, "color": DISTURBED}
+        else:
+            name, meta = f"{key[1]} ({len(items)})", {"suite": key[1]}
+            fills = [colors.get(m.ceiling_class or "", own) for _i, m in items]
+        over = [m.over_limit is not None for _i, m in items]
+        trace.update(
             {
-                "type": "scatter",
-                "mode": "markers",
-                "name": f"{suite} ({len(items)})",
+                "name": name,
                 "legendgroup": "suites",
                 "legendgrouptitle": {"text": "Suites"},
                 "x": [m.intensity for _i, m in items],
                 "y": [scale.y(m.gflops) for _i, m in items],
                 "marker": {
-                    "symbol": [
-                        ("x-open" if m.over_limit is not None else _SYMBOLS[k % len(_SYMBOLS)]) for _i, m in items
-                    ],
+                    "symbol": ["x-open" if o else symbol for o in over],
                     "size": 9,
-                    "color": [colors.get(m.ceiling_class or "", fallback) for _i, m in items],
-                    "line": {"width": 0.6, "color": "white"},
+                    "color": [OVER_LIMIT_COLOR if o else f for o, f in zip(over, fills)],
+                    "line": line,
                 },
                 "hovertext": [_br(measurement_hover(m, run)) for _i, m in items],
                 "hoverinfo": "text",
                 "customdata": [i for i, _m in items],
-                "meta": {"role": "points", "suite": suite},
+                "meta": {"role": "points", **meta},
             }
         )
+        traces.append(trace)
     return traces
 
 
@@ -304,22 +362,20 @@ def roofline_figure(run: Run, model: RooflineModel, ceilings: Union[str, Sequenc
 
 def axes_layout(scale: Any, x: Tuple[float, float], y: Tuple[float, float], *, height: int, top: int) -> Dict[str, Any]:
     """The layout keys every interactive roofline shares: log axes over intensities ``x`` (FLOP/byte)
-    and rates ``y`` (GFLOP/s, shown in ``scale``'s unit, :func:`~.axes.scale_for`), the legend, the
-    hover, the figure's ``height`` and top margin ``top`` (pixels)."""
+    and rates ``y`` (GFLOP/s, shown in ``scale``'s unit, :func:`~.axes.scale_for`) with the ticks of
+    :data:`LOG_TICKS`, the legend, the hover, the figure's ``height`` and top margin ``top`` (pixels)."""
     return {
         "xaxis": {
             "type": "log",
             "title": {"text": X_LABEL},
             "range": [math.log10(x[0]), math.log10(x[1])],
-            "showgrid": True,
-            "gridcolor": "#e6e6e6",
+            **LOG_TICKS,
         },
         "yaxis": {
             "type": "log",
             "title": {"text": scale.y_label},
             "range": [math.log10(scale.y(y[0])), math.log10(scale.y(y[1]))],
-            "showgrid": True,
-            "gridcolor": "#e6e6e6",
+            **LOG_TICKS,
         },
         "meta": {"gflops_per_y": scale.factor},
         "legend": {"groupclick": "toggleitem", "font": {"size": 11}},

@@ -10,7 +10,9 @@ analysis. A figure a reader can take in at a glance:
   figure (:data:`~apple_roofline.figures.MEASURED` and the others): the measured ceiling solid, its
   theoretical counterpart dashed in the same colour, and dotted at the effective clock the measured
   ceiling's kernel ran at (:func:`clocked_theoretical`, where the run knows both clocks;
-  docs/design.md, "Clocks");
+  docs/design.md, "Clocks"); a measured ceiling set by noisy samples (:attr:`~.records.Ceiling.noisy`)
+  dash-dotted (:data:`NOISY_LINE`), its label saying "noisy samples, CV N %" (docs/design.md, "Noisy
+  samples");
 * one line per height: ceilings of one source within :data:`MERGE_RTOL` of each other
   (:func:`equal_heights`) are drawn as one line, grey (:data:`NEUTRAL`) when it stands for several
   classes; a theoretical one gets its own label in the column naming them all (the measured ones are
@@ -69,15 +71,19 @@ __all__ = [
     "CeilingClass",
     "ceiling_classes",
     "class_colors",
+    "spare_colors",
     "measurement_gid",
     "equal_heights",
     "DISTURBED_SERIES",
+    "DISTURBED",
     "FIGSIZE",
     "X_LABEL",
     "MERGE_RTOL",
     "CLASS_COLORS",
     "CLASS_ORDER",
     "NEUTRAL",
+    "NOISY_LINE",
+    "noise_mark",
 ]
 
 #: Ceilings of one source within this relative distance (3 %: closer lines overlap at their width) are
@@ -112,12 +118,30 @@ NEUTRAL = "#4d4d4d"
 _UNSHOWN = "#b3b3b3"
 _BANDWIDTH = "#000000"
 _SWEEP_MARKERS = ("o", "s", "^", "v", "D", "P")
-_DISTURBED = "#7a7a7a"
+#: The colour of a GEMM size the ladder check flags as disturbed (:func:`.ladder.disturbed_gemms`).
+DISTURBED = "#7a7a7a"
 _USER_MARKERS = ("*", "D", "P", "X", "^", "v", "s", "p")
 _LABEL_SIZE = 8.0
 _BBOX = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85)
 _BW_POSITIONS = tuple(1.5 * 2 ** (k / 2) for k in range(15))  # along the diagonal, times xlo: 1.5 .. 192
 _T = TypeVar("_T")
+
+
+#: The line style of a measured ceiling set by noisy samples (:attr:`~.records.Ceiling.noisy`), beside
+#: the styles every figure shares (:data:`~apple_roofline.figures.MEASURED` and the others).
+NOISY_LINE = "-."
+
+
+def noise_mark(c: Optional[Ceiling]) -> str:
+    """``" (noisy samples, CV 189%)"`` after the value of a ceiling set by noisy samples
+    (:attr:`~.records.Ceiling.noise`), else ``""``: how every figure's label marks one."""
+    noise = c.noise if c is not None else None
+    return f" ({noise})" if noise is not None else ""
+
+
+def _measured_style(c: Ceiling) -> str:
+    """The line style of measured ceiling ``c``: solid, dash-dotted where noisy."""
+    return NOISY_LINE if c.noisy else MEASURED
 
 
 #: The colour of the cross drawn over a measurement above its physical limit.
@@ -219,6 +243,14 @@ def _main(group: Dict[str, Ceiling]) -> Ceiling:
     return group.get("measured") or group["theoretical"]
 
 
+def spare_colors(taken: Collection[str]) -> List[str]:
+    """The palette's colours that no ceiling drawn has (``taken``), for sweeps and user points: no
+    grey (that is for classes not shown), the light ones (sand) last, since a thin line with small
+    markers in them is hard to see on white; the whole palette where none is left."""
+    spare = sorted((c for c in PALETTE if c not in taken and c != "#888888"), key=lambda c: text_color(c) != c)
+    return spare or list(PALETTE)
+
+
 def equal_heights(items: Sequence[_T], value: Callable[[_T], float], rtol: float = MERGE_RTOL) -> List[List[_T]]:
     """``items`` grouped by height, highest first: each group holds the items whose ``value`` lies
     within ``rtol`` (relative) of its highest, the ones a figure draws as one line."""
@@ -276,7 +308,8 @@ def _compute_label(
             )
     if eff is not None:
         parts.append(f"{sig_figs(eff.per_watt)} GFLOP/s per W")
-    return f"{cls.name}: {scale.rate(cls.measured.value)}" + ("\n" + ", ".join(parts) if parts else "")
+    head = f"{cls.name}: {scale.rate(cls.measured.value)}{noise_mark(cls.measured)}"
+    return head + ("\n" + ", ".join(parts) if parts else "")
 
 
 def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEfficiency] = None) -> str:
@@ -289,7 +322,7 @@ def _bandwidth_label(cls: CeilingClass, scale: Scale, eff: Optional[CeilingEffic
     span = (
         f"\nworking sets {working_set_text(ws)}" if ws is not None else ""
     )  # own line: labels of close levels stagger
-    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{tail}{watts}{span}"
+    return f"{cls.name} {scale.bandwidth(cls.measured.value)}{noise_mark(cls.measured)}{tail}{watts}{span}"
 
 
 def _shared_label(head: str, names: Sequence[str], width: int = 46) -> str:
@@ -377,7 +410,7 @@ def _markers(
                 legend_color=NEUTRAL if shown else _UNSHOWN,
             )
         if i in disturbed:
-            style = _Marker(DISTURBED_SERIES, style.marker, style.size, _DISTURBED, True, _DISTURBED)
+            style = _Marker(DISTURBED_SERIES, style.marker, style.size, DISTURBED, True, DISTURBED)
         out.append((i, m, style))
     return out
 
@@ -433,12 +466,7 @@ def plot_roofline(
     fig, ax, own = axes_for(ax)
     bw_classes, comp_classes = ceiling_classes(shown)
     colors = {c.name: c.color for c in comp_classes}
-    # sweeps and user points take palette colours no ceiling has (no grey: that is for classes not shown)
-    taken = set(colors.values()) | {c.color for c in bw_classes}
-    # light ones (sand) last: a thin line with small markers in them is hard to see on white
-    spare = sorted((c for c in PALETTE if c not in taken and c != "#888888"), key=lambda c: text_color(c) != c) or list(
-        PALETTE
-    )
+    spare = spare_colors(set(colors.values()) | {c.color for c in bw_classes})
     n_sweeps = len({(m.kernel, m.dtype) for m in model.measurements if m.suite == "sweep"})
     drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], disturbed_gemms(model.measurements))
     users = [p for p in points if p.flops > 0]
@@ -497,7 +525,7 @@ def plot_roofline(
             ax.plot(
                 [x0, xhi],
                 [scale.y(c.value)] * 2,
-                linestyle=MEASURED if source == "measured" else THEORETICAL,
+                linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
                 color=color,
                 linewidth=1.9 if source == "measured" else 1.4,
                 zorder=3,
@@ -541,7 +569,7 @@ def plot_roofline(
             cls.color,
             f"label:compute:{cls.name}",
             fontsize=_LABEL_SIZE,
-            linestyle=MEASURED if cls.measured is not None else THEORETICAL,
+            linestyle=_measured_style(cls.measured) if cls.measured is not None else THEORETICAL,
         )
     # a theoretical line several classes share: one label naming them all, in the column with the
     # classes' own (the column never covers a line or another label), its leader dashed
@@ -570,7 +598,7 @@ def plot_roofline(
                 [scale.y(c.value * xlo), scale.y(c.value * x_end)],
                 color=cls.color,
                 zorder=3,
-                linestyle=MEASURED if source == "measured" else THEORETICAL,
+                linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
                 linewidth=1.2 if level else 1.9 if source == "measured" else 1.4,
                 gid=f"ceiling:{source}:bandwidth:{cls.name}",
             )
@@ -694,6 +722,10 @@ def plot_roofline(
         text, handle = over_limit_legend(over)
         handles[text] = handle
     handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)
+    if any(c.noisy for c in shown):
+        handles["measured, noisy samples (CV in its label)"] = Line2D(
+            [], [], color=NEUTRAL, linestyle=NOISY_LINE, linewidth=1.9
+        )
     if any(c.is_level for c in shown):
         handles["cache level (working sets in its label)"] = Line2D(
             [], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.2

@@ -15,6 +15,7 @@ never trusted.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
@@ -43,6 +44,7 @@ __all__ = [
     "ParamValue",
     "Measurement",
     "Ceiling",
+    "NOISY_SAMPLES",
     "OverLimit",
     "OVER_LIMIT_REASONS",
     "Skipped",
@@ -75,6 +77,11 @@ TIMER_PARAM = "timer"
 #: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design.md,
 #: "Noisy samples"); its samples are the second set's.
 REMEASURED_PARAM = "remeasured_cv"
+#: The words a measured ceiling's provenance (``from_``) holds, with the CV, where the measurement that
+#: set it is noisy (:attr:`Measurement.noisy`): ``"...(median of 10; noisy samples, CV 189%)"``
+#: (:func:`~.model.derive_ceilings`; docs/design.md, "Noisy samples"). :attr:`Ceiling.noisy` reads it.
+NOISY_SAMPLES = "noisy samples"
+_NOISY_NOTE = re.compile(re.escape(NOISY_SAMPLES) + r", CV [0-9][0-9.,]*%")
 #: The parameter in which a measurement records the threads per block / threadgroup its kernel
 #: launched with (where the kernel has one: not CPU kernels or vendor-library routines).
 BLOCK_PARAM = "block"
@@ -538,6 +545,23 @@ class Ceiling:
     def label(self) -> str:
         """``"<name> <value> <unit>"`` with the value to 3 significant figures."""
         return f"{self.name} {sig_figs(self.value)} {self.unit}"
+
+    @property
+    def noise(self) -> Optional[str]:
+        """``"noisy samples, CV 189%"`` where this measured ceiling was set by a noisy measurement
+        (its ``from_`` says so, :data:`NOISY_SAMPLES`), else None. Every figure marks such a ceiling
+        with these words, as the report's From column does. Measured ceilings are derived again
+        from the measurements on reading (:mod:`.run`), so the mark follows the samples, never a
+        stored flag."""
+        if self.source != "measured":
+            return None
+        found = _NOISY_NOTE.search(self.from_)
+        return found.group(0) if found else None
+
+    @property
+    def noisy(self) -> bool:
+        """Whether this is a measured ceiling set by a noisy measurement (:attr:`noise`)."""
+        return self.noise is not None
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready dict with keys name, kind, value, unit, source, from."""

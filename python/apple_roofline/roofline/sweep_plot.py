@@ -6,7 +6,8 @@ Two panels against F, the FMA iterations per work item (log 2 axis), one line pe
 * left, compute: GFLOP/s of all lanes together, each lane's FLOPs counted (docs/design.md, "Counting
   FLOPs and bytes"), with the measured peak ceilings of the kernels' classes as thin solid lines
   (the line styles of every figure: :data:`~apple_roofline.figures.MEASURED`; "FP32 vector",
-  "FP32 scalar ILP"; equal ones one grey line, :func:`.plot.equal_heights`) and
+  "FP32 scalar ILP"; equal ones one grey line, :func:`.plot.equal_heights`; one set by noisy samples
+  dash-dotted, :data:`.plot.NOISY_LINE`, its label saying so, :func:`.plot.noise_mark`) and
   the ratio of the two kernels at the largest F both reached, the number the article's "float4 is
   4x slower" is about;
 * right, memory: effective GB/s (compulsory bytes / time), with the measured bandwidth ceiling: where
@@ -26,7 +27,7 @@ from ..figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
 from ..suites.sweep.suite import sweep_compute_class
 from ..text import sig_figs
 from .labels import Labels
-from .plot import NEUTRAL, class_colors, equal_heights, measurement_gid
+from .plot import NEUTRAL, NOISY_LINE, class_colors, equal_heights, measurement_gid, noise_mark
 from .records import Ceiling, Measurement
 
 __all__ = ["plot_sweep", "sweep_series", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
@@ -135,9 +136,9 @@ def plot_sweep(
     refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
     # labels where the curves are not: at the left of the compute panel (the curves rise to the
     # right), at the right of the memory panel (they fall to the right)
-    _references(compute_ax, [(c.name, c.value, colors[c.name]) for c in refs], "GFLOP/s", labels, right=False)
+    _references(compute_ax, [(c, colors[c.name]) for c in refs], "GFLOP/s", labels, right=False)
     if bandwidth is not None:
-        _references(memory_ax, [(bandwidth.name, bandwidth.value, "#000000")], "GB/s", labels, right=True)
+        _references(memory_ax, [(bandwidth, "#000000")], "GB/s", labels, right=True)
 
     for ax, ylabel, heading in (
         (compute_ax, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F"),
@@ -183,24 +184,28 @@ def plot_sweep(
 LABEL_RTOL = 0.10
 
 
-def _references(ax: Any, refs: List[Tuple[str, float, str]], unit: str, labels: Labels, *, right: bool) -> None:
-    """Thin solid horizontal lines of measured ceilings (name, value, colour), labelled from their
+def _references(ax: Any, refs: List[Tuple[Ceiling, str]], unit: str, labels: Labels, *, right: bool) -> None:
+    """Thin solid horizontal lines of measured ceilings (ceiling, colour; dash-dotted and marked in the
+    label where set by noisy samples, :func:`.plot.noise_mark`), labelled from their
     right or left end, above or below alternately, slid along the line until clear of the markers
     and of each other (``labels``); lines within 1 % of each other are one grey line with one label
     naming them all (:func:`.plot.equal_heights`), and lines within :data:`LABEL_RTOL` of each other
     keep their colours but share one label that gives each value (two labels a few points apart
     cannot both find room beside the curves)."""
-    for k, group in enumerate(equal_heights(refs, lambda r: r[1], LABEL_RTOL)):
-        name, value, color = group[0]
-        same = group[-1][1] >= value * (1.0 - 0.01)
+    for k, group in enumerate(equal_heights(refs, lambda r: r[0].value, LABEL_RTOL)):
+        name, value, color = group[0][0].name, group[0][0].value, group[0][1]
+        same = group[-1][0].value >= value * (1.0 - 0.01)
         color = color if len(group) == 1 else NEUTRAL
-        for n, v, c in group:
-            line = color if same else c
-            ax.axhline(v, color=line, linestyle=MEASURED, linewidth=1.0, zorder=2, gid=f"reference:{n}")
+        for c, own in group:
+            line = color if same else own
+            style = NOISY_LINE if c.noisy else MEASURED
+            ax.axhline(c.value, color=line, linestyle=style, linewidth=1.0, zorder=2, gid=f"reference:{c.name}")
         if same:
-            text = " = ".join(n for n, _v, _c in group) + f" ceiling (measured) {sig_figs(value)} {unit}"
+            names = " = ".join(c.name + noise_mark(c) for c, _own in group)
+            text = f"{names} ceiling (measured) {sig_figs(value)} {unit}"
         else:
-            text = ", ".join(f"{n} {sig_figs(v)}" for n, v, _c in group) + f" {unit}: ceilings (measured)"
+            values = ", ".join(f"{c.name} {sig_figs(c.value)}{noise_mark(c)}" for c, _own in group)
+            text = f"{values} {unit}: ceilings (measured)"
         above = k % 2 == 0  # alternate sides, so labels of close lines do not meet
         ann = ax.annotate(
             text,
