@@ -132,9 +132,11 @@ def devices(
 def devices_table(rows: Sequence[Sequence[str]], width: int) -> str:
     """The rows of ``devices`` (backend, compiled, devices, name, figures, reason) as a table of at
     most ``width`` characters a line: Rich wraps the name, figures and reason within their columns
-    (at spaces, a word longer than its column folded), so no line runs past the terminal."""
+    (at spaces, a word longer than its column folded), so no line runs past the terminal. The cells are
+    text, not Rich markup: a reason's ``pip install 'apple_roofline[graphics]'`` shows whole."""
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(
@@ -146,7 +148,7 @@ def devices_table(rows: Sequence[Sequence[str]], width: int) -> str:
     table.add_column("figures", overflow="fold")
     table.add_column("reason", overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(escape, row))  # package and device text, not markup: "apple_roofline[graphics]" whole
     buffer = io.StringIO()
     Console(file=buffer, width=max(width, 40), no_color=True, highlight=False, soft_wrap=False).print(table)
     return "\n".join(ln.rstrip() for ln in buffer.getvalue().splitlines()) + "\n"

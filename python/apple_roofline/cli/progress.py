@@ -85,11 +85,11 @@ class CliProgress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self._bar = Progress(
-                TextColumn("{task.fields[suite]:<9}"),
+                TextColumn("{task.fields[suite]:<9}", markup=False),  # names and messages: text, not markup
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
-                TextColumn("{task.description}"),
+                TextColumn("{task.description}", markup=False),
                 console=Console(stderr=True),
                 transient=False,
             )

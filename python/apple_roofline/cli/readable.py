@@ -1,15 +1,18 @@
-"""Help a person reads: Typer's command and group classes with three changes to what ``--help``
-shows (issue 32). A flag (``--quick``, ``--version``, ``--help``) shows no ``<bool>`` placeholder,
-since it takes no value; an argument with a metavar (``RUN.json``) shows that alone, not also its
-Python type (``<path>``, ``<list[str]>``); the usage line writes a required argument as
-``RUN.json``, not ``{RUN.json}``. Options that take a value name it with their own ``metavar=``
-(``--out DIR``, ``--suite SUITE,...``), where each is defined.
+"""Help a person reads: Typer's command and group classes with four changes to what ``--help``
+shows (issues 32 and 45). Help is plain text, never Rich markup: each command's and option's help
+is escaped once, when the command is built (:func:`rich.markup.escape`), so ``pip install
+'apple_roofline[graphics]'`` in a help text shows whole. A flag (``--quick``, ``--version``,
+``--help``) shows no ``<bool>`` placeholder, since it takes no value; an argument with a metavar
+(``RUN.json``) shows that alone, not also its Python type (``<path>``, ``<list[str]>``); the usage
+line writes a required argument as ``RUN.json``, not ``{RUN.json}``. Options that take a value name
+it with their own ``metavar=`` (``--out DIR``, ``--suite SUITE,...``), where each is defined.
 """
 
 from __future__ import annotations
 
 from typing import Any, List
 
+from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
 __all__ = ["ReadableCommand", "ReadableGroup"]
@@ -33,8 +36,22 @@ def _usage(pieces: List[str]) -> List[str]:
     return [piece.replace("{", "").replace("}", "") for piece in pieces]
 
 
+def _plain(command: Any) -> None:
+    """Escape the Rich markup of ``command``'s help texts (its own and its parameters'), once."""
+    for owner in (command, *command.params):
+        for attr in ("help", "short_help", "epilog"):
+            text = getattr(owner, attr, None)
+            if isinstance(text, str) and text:
+                setattr(owner, attr, escape(text))
+
+
 class ReadableCommand(TyperCommand):
-    """A Typer command whose help shows no type placeholders for flags and named arguments."""
+    """A Typer command whose help shows no type placeholders for flags and named arguments, and its
+    help texts as written (no Rich markup)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain(self)
 
     def get_params(self, ctx: Any) -> List[Any]:
         return _readable(super().get_params(ctx))
@@ -45,6 +62,10 @@ class ReadableCommand(TyperCommand):
 
 class ReadableGroup(TyperGroup):
     """The application's group, with :class:`ReadableCommand`'s help (``--version``, ``--help``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _plain(self)
 
     def get_params(self, ctx: Any) -> List[Any]:
         return _readable(super().get_params(ctx))
