@@ -518,6 +518,41 @@ def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
     return calls
 
 
+def test_ctrl_c_names_the_command_that_resumes_the_run_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run
+) -> None:
+    """Issue 45: Ctrl-C during ``run --quick``, once a measurement is in the journal: the one next
+    step, ``apple-roofline run --quick --resume DIR`` with the real folder, comes first."""
+    import apple_roofline.roofline.runner as runner_mod
+
+    partial = dataclasses.replace(m5_run, complete=False)
+
+    def interrupted(device: Any, options: Any, **kw: Any) -> Run:
+        kw["journal"].path.write_text("{}\n")  # a measurement kept before the Ctrl-C
+        raise runner_mod.RunInterrupted(partial)
+
+    monkeypatch.setattr(runner_mod, "measure_device", interrupted)
+    out = tmp_path / "my results"
+    argv = ["apple-roofline", "run", "--quick", "--device", "cpu", "-o", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
+    result = invoke(argv[1:])
+    assert result.exit_code == 130, result.output
+    (line,) = [ln for ln in result.stderr.splitlines() if ln.startswith("interrupted")]
+    assert line.startswith(f"interrupted: continue with: apple-roofline run --quick --device cpu --resume '{out}'; ")
+    assert f"partial results written to {out / 'run.json'}" in line
+
+
+def test_the_resume_command_replaces_the_output_directory() -> None:
+    from apple_roofline.cli.common import resume_command
+
+    for given in (["--out", "x"], ["-o", "x"], ["--out=x"], ["-ox"], ["--resume", "x"], ["--resume=x"], []):
+        argv = ["apple-roofline", "run", *given, "--quick", "--reps", "3"]
+        assert resume_command(argv, Path("d")) == "apple-roofline run --quick --reps 3 --resume d", given
+    assert resume_command(["python", "-m", "apple_roofline", "tune"], Path("a b")) == (
+        "python -m apple_roofline tune --resume 'a b'"
+    )
+
+
 def test_run_interrupted_writes_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     partial = dataclasses.replace(m5_run, complete=False)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, Type, TypeVar
@@ -40,6 +41,7 @@ __all__ = [
     "backend_error_type",
     "import_failure",
     "real_command",
+    "resume_command",
     "os_reason",
     "check_writable_dir",
     "prepare_out",
@@ -158,6 +160,25 @@ def real_command() -> List[str]:
     return [prog, *argv[1:]]
 
 
+#: The flags that name a study's output directory, which ``--resume DIR`` replaces.
+_DIR_FLAGS = ("--out", "-o", "--resume")
+
+
+def resume_command(argv: Sequence[str], out: Path) -> str:
+    """The command that continues the study ``argv`` ran (:func:`real_command`) from its journal in
+    ``out``: the same command and options with ``--out DIR`` (``-o DIR``, ``--out=DIR``, ``-oDIR``)
+    or an earlier ``--resume DIR`` replaced by ``--resume out``, quoted for a POSIX shell
+    (``apple-roofline run --quick --resume out``)."""
+    kept: List[str] = []
+    args = iter(argv)
+    for arg in args:
+        if arg in _DIR_FLAGS:
+            next(args, None)  # its value
+        elif not arg.startswith(tuple(f"{f}=" for f in _DIR_FLAGS)) and not (arg.startswith("-o") and len(arg) > 2):
+            kept.append(arg)
+    return shlex.join([*kept, "--resume", str(out)])
+
+
 def os_reason(exc: OSError) -> str:
     """Why an OSError happened, without the file name it carries (maybe a temporary file)."""
     return exc.strerror or one_line(exc) or type(exc).__name__
@@ -254,8 +275,11 @@ def write_partial(partial: Any, path: Path, stopped: Optional[DeviceStopped] = N
     ``path``, say so on stderr and exit 128 + the signal (130 for Ctrl-C), or 1 after a device stop
     (:func:`interruption`; with an error when it cannot be written). Only the results file is written,
     not the report and figures, which take seconds to draw where a signal's end must take less than
-    two (docs/design.md, "A watchdog on every device wait"): ``report`` and ``plot`` make them from it."""
+    two (docs/design.md, "A watchdog on every device wait"): ``report`` and ``plot`` make them from it.
+    Where the study's journal is beside ``path``, the line names first the command that continues it
+    (:func:`resume_command`: ``continue with: apple-roofline run --quick --resume out``)."""
     from ..study.files import write_text_atomic
+    from ..study.journal import journal_path
 
     words, code = interruption(stopped)
     try:
@@ -263,8 +287,11 @@ def write_partial(partial: Any, path: Path, stopped: Optional[DeviceStopped] = N
     except (OSError, ValueError) as write_exc:
         why = os_reason(write_exc) if isinstance(write_exc, OSError) else str(write_exc)
         fail(f"{words}, and the partial results could not be written to {path}: {why}", code)
+    journal = journal_path(path.parent, path.stem)
+    resume = f"continue with: {resume_command(real_command(), path.parent)}; " if journal.exists() else ""
     typer.echo(
-        f"{words}: partial results written to {path} (its report and figures: apple-roofline report, plot)", err=True
+        f"{words}: {resume}partial results written to {path} (its report and figures: apple-roofline report, plot)",
+        err=True,
     )
     raise typer.Exit(code) from None
 
