@@ -1,18 +1,30 @@
-"""MLX matmul sizes on a measured Metal GPU roofline: the MLX matmul roofline article's sweep.
+"""MLX matmul sizes on a measured roofline of the device MLX runs on: the MLX matmul roofline article's sweep.
 
-    python examples/mlx_matmul_sweep.py [RUN.json] [--sizes 256,512,...] [--dtypes fp32,fp16] [-o FILE.png]
+    python examples/mlx_matmul_sweep.py [RUN.json] [--device gpu|cpu] [--sizes 256,512,...] [--dtypes fp32,fp16]
+                                        [-o FILE.png] [--save-kernels FILE.json]
 
-Needs a Mac with Apple silicon and MLX (``pip install mlx``); exits 2 with a message otherwise.
-The roofline is ``RUN.json`` (a Metal run of ``apple-roofline run --device metal``) or, without
-it, measured first with :func:`apple_roofline.run_roofline` on ``metal`` (minutes; saved to
-``--save-run``, default out/metal_run.json, to pass as ``RUN.json`` next time).
+Needs MLX: on a Mac with Apple silicon (``pip install mlx``) it runs on the Metal GPU by default;
+on Linux (``pip install "mlx[cpu]"``), or with ``--device cpu``, on MLX's CPU device. It exits 2
+with a message when MLX, or the device asked for, is missing, and says which device it ran on. The
+roofline is ``RUN.json`` (a run of ``apple-roofline run --device metal``, or ``--device cpu`` for
+the CPU) or, without it, measured first with :func:`apple_roofline.run_roofline` on that backend
+(minutes; saved to ``--save-run``, default out/metal_run.json or out/cpu_run.json, to pass as
+``RUN.json`` next time).
 
-Times ``a @ b`` (N×N, N = 256 … 8192 doubling, fp32 and fp16) with :func:`apple_roofline.measure`:
-each call builds the product and submits it (``mx.async_eval``; ``mx.eval`` where MLX has no
-``async_eval``), and ``sync`` is ``mx.eval`` of the last product, so a sample is back-to-back
-products followed by one wait. :func:`apple_roofline.flops_bytes.matmul` counts 2N³ FLOPs and
-3N² elements of traffic. Prints each size's GFLOP/s, intensity, attainable ceiling, efficiency and
-bound, and writes the roofline with the points on it (default: mlx_matmul.png beside the run).
+Times ``mx.matmul(a, b, stream=device)`` (N×N, N = 256 … 8192 doubling, fp32 and fp16; bf16 too)
+with :func:`apple_roofline.measure`: each call builds the product and submits it (``mx.async_eval``;
+``mx.eval`` where MLX has no ``async_eval``), and ``sync`` is ``mx.eval`` of the last product, so a
+sample is back-to-back products followed by one wait. The last product is then checked against
+NumPy float64 (:func:`apple_roofline.suites.gemm.suite.check_gemm`: every element within the
+accumulation bound up to N = 512, Freivalds' test above) before its number is printed; an invalid
+product is reported and not placed (exit 1). :func:`apple_roofline.flops_bytes.matmul` counts 2N³
+FLOPs and 3N² elements of traffic, and the point's working set (A, B and C) picks the memory level it
+is judged at. Prints each size's GFLOP/s, intensity, and the model's verdict
+(:meth:`~apple_roofline.roofline.model.RooflineModel.judge`: the one roof that binds it, the GEMM
+ceiling of its precision where the run has one, its attainable rate there and the share reached; a
+point above every roof is flagged and shows no share), and writes the roofline with the points on it
+(default: mlx_matmul.png beside the run) and, with ``--save-kernels``, the points as a kernels file
+for ``apple-roofline plot RUN.json --kernels FILE``.
 """
 
 from __future__ import annotations
@@ -23,14 +35,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import apple_roofline as ar
+from apple_roofline.dispatch.peers.mlx_peer import device_text
 from apple_roofline.figures import save_figure
+from apple_roofline.suites.gemm.suite import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")
 #: dtype names (apple_roofline.flops_bytes) -> MLX dtype attribute.
 MLX_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
-EXIT_MISSING = 2  # MLX or a Mac is missing
+#: --device -> the apple-roofline backend whose run it is placed on.
+BACKENDS = {"gpu": "metal", "cpu": "cpu"}
+EXIT_MISSING = 2  # MLX or the device asked for is missing
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
 
@@ -48,32 +66,46 @@ class _Progress:
 
 
 def _load_mlx() -> Any:
-    """``mlx.core`` on a Mac whose Metal device MLX can use, else None (a message is printed)."""
+    """``mlx.core``, else None (a message is printed)."""
     try:
         import mlx.core as mx
     except ImportError as exc:
         print(
-            f"MLX is not installed ({exc}): this example needs MLX on a Mac with Apple silicon\n    pip install mlx",
-            file=sys.stderr,
-        )
-        return None
-    if not mx.metal.is_available():  # False off macOS (MLX's Linux builds) and on Intel Macs
-        print(
-            f"MLX's Metal backend is not available here ({sys.platform}: mlx.core.metal.is_available() is "
-            f"False): this example needs a Mac with Apple silicon",
+            f"MLX is not installed ({exc}): pip install mlx (a Mac with Apple silicon) or pip install "
+            f'"mlx[cpu]" (Linux)',
             file=sys.stderr,
         )
         return None
     return mx
 
 
-def _timed_matmul(mx: Any, a: Any, b: Any) -> tuple[Callable[[], None], Callable[[], None]]:
-    """``(fn, sync)`` for apple_roofline.measure: fn submits ``a @ b``, sync waits for the last one."""
+def _device(mx: Any, asked: str | None) -> tuple[str, str] | None:
+    """``(kind, why)``: the MLX device to run on, ``"gpu"`` or ``"cpu"`` (``asked``, else the GPU where
+    MLX has Metal and the CPU elsewhere), and why it is that one; None when the GPU was asked for and
+    MLX has no Metal (a message is printed)."""
+    metal = bool(mx.metal.is_available())  # False off macOS (MLX's Linux builds) and on Intel Macs
+    if asked == "gpu" and not metal:
+        print(
+            f"MLX's Metal backend is not available here ({sys.platform}: mlx.core.metal.is_available() is "
+            f"False): --device gpu needs a Mac with Apple silicon; --device cpu runs on MLX's CPU device",
+            file=sys.stderr,
+        )
+        return None
+    if asked:
+        return asked, f"as --device {asked} asks"
+    if metal:
+        return "gpu", "the Metal GPU, MLX's default here"
+    return "cpu", "the CPU, since mlx.core.metal.is_available() is False here"
+
+
+def _timed_matmul(mx: Any, a: Any, b: Any, device: Any) -> tuple[Callable[[], None], Callable[[], None], list[Any]]:
+    """``(fn, sync, last)`` for apple_roofline.measure: fn submits ``a @ b`` on ``device``, sync waits
+    for the last one, ``last`` holds it."""
     submit = getattr(mx, "async_eval", None) or mx.eval
     last: list[Any] = []
 
     def fn() -> None:
-        out = mx.matmul(a, b)
+        out = mx.matmul(a, b, stream=device)
         submit(out)
         last[:] = [out]
 
@@ -81,7 +113,12 @@ def _timed_matmul(mx: Any, a: Any, b: Any) -> tuple[Callable[[], None], Callable
         if last:
             mx.eval(last[0])
 
-    return fn, sync
+    return fn, sync, last
+
+
+def _host(mx: Any, x: Any, dtype: str) -> np.ndarray:
+    """An MLX array's values as check_gemm takes them: float16/float32 as stored, bf16 decoded to float32."""
+    return np.array(x.astype(mx.float32) if dtype == "bf16" else x, copy=True)
 
 
 def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[str]:
@@ -91,13 +128,21 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
     return items
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
-        "run", nargs="?", metavar="RUN.json", help="a Metal run.json to draw the roofline from (default: measure one)"
+        "run",
+        nargs="?",
+        metavar="RUN.json",
+        help="a run.json of the device to draw the roofline from (default: measure one)",
     )
     parser.add_argument(
-        "--save-run", default="out/metal_run.json", help="where a measured run is saved (default: out/metal_run.json)"
+        "--device",
+        choices=tuple(BACKENDS),
+        help="MLX's device (default: gpu where MLX has Metal, else cpu); the run must be of its backend (metal, cpu)",
+    )
+    parser.add_argument(
+        "--save-run", help="where a measured run is saved (default: out/metal_run.json, or out/cpu_run.json)"
     )
     parser.add_argument("--quick", action="store_true", help="a quick roofline run when measuring one")
     parser.add_argument(
@@ -112,6 +157,56 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--reps", type=int, default=5, help="samples per size (default: 5)")
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
+    parser.add_argument("--save-kernels", metavar="FILE.json", help="also write the points as a kernels file")
+    return parser
+
+
+def _load_run(path: Path, backend: str) -> Any:
+    """The run at ``path`` if it is one of ``backend``, else None (a message is printed)."""
+    if not path.exists():
+        print(
+            f"{path} not found: measure the roofline with\n    apple-roofline run --device {backend}\n"
+            f"or leave out RUN.json to measure one here.",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        run = ar.Run.load(path)
+    except ar.ResultsError as exc:
+        print(str(exc), file=sys.stderr)
+        return None
+    if run.backend != backend:
+        print(
+            f"{path} is a {run.backend} run ({run.device_name}); MLX runs here on the {backend} backend's device: "
+            f"pass a run of apple-roofline run --device {backend}",
+            file=sys.stderr,
+        )
+        return None
+    return run
+
+
+def _measure_run(backend: str, args: argparse.Namespace, argv: list[str] | None) -> tuple[Any, Path] | None:
+    """A run of ``backend`` measured here and saved (``--save-run``), or None (a message is printed)."""
+    print(f"measuring the {backend} roofline first (minutes; pass RUN.json to reuse one) ...", file=sys.stderr)
+    try:
+        run = ar.run_roofline(
+            backend,
+            quick=args.quick,
+            progress=_Progress(),
+            command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])),
+        )
+    except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no such backend, bad options
+        print(f"cannot measure the {backend} roofline: {exc}", file=sys.stderr)
+        return None
+    save = Path(args.save_run or f"out/{backend}_run.json")
+    save.parent.mkdir(parents=True, exist_ok=True)
+    run.save(save)
+    print(f"wrote {save}")
+    return run, save
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         sizes = [int(s) for s in _parse_list(args.sizes, "--sizes", parser)]
@@ -129,80 +224,76 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"-o {args.output}: the plot must be one of {', '.join(PLOT_SUFFIXES)}")
 
     mx = _load_mlx()
-    if mx is None:
+    chosen = _device(mx, args.device) if mx is not None else None
+    if mx is None or chosen is None:
         return EXIT_MISSING
+    kind, why = chosen
+    device, backend = mx.Device(getattr(mx, kind), 0), BACKENDS[kind]
+    print(f"MLX {getattr(mx, '__version__', '(version unknown)')} on {device_text(mx, device)}: {why}")
 
     if args.run:
-        run_path = Path(args.run)
-        if not run_path.exists():
-            print(
-                f"{run_path} not found: measure the GPU's roofline with\n"
-                f"    apple-roofline run --device metal\n"
-                f"or leave out RUN.json to measure one here.",
-                file=sys.stderr,
-            )
+        run = _load_run(Path(args.run), backend)
+        if run is None:
             return 1
-        try:
-            run = ar.Run.load(run_path)
-        except ar.ResultsError as exc:
-            print(str(exc), file=sys.stderr)
-            return 1
-        if run.backend != "metal":
-            print(
-                f"{run_path} is a {run.backend} run ({run.device_name}); MLX runs on the Metal GPU: "
-                f"pass a run of apple-roofline run --device metal",
-                file=sys.stderr,
-            )
-            return 1
-        plot_dir = run_path.parent
+        plot_dir = Path(args.run).parent
     else:
-        print(
-            "measuring the Metal GPU's roofline first (minutes; pass RUN.json to reuse one) ...",
-            file=sys.stderr,
-            flush=True,
-        )
-        try:
-            run = ar.run_roofline(
-                "metal",
-                quick=args.quick,
-                progress=_Progress(),
-                command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])),
-            )
-        except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no Metal backend, bad options
-            print(f"cannot measure the Metal roofline: {exc}", file=sys.stderr)
+        measured = _measure_run(backend, args, argv)
+        if measured is None:
             return 1
-        save = Path(args.save_run)
-        save.parent.mkdir(parents=True, exist_ok=True)
-        run.save(save)
-        print(f"wrote {save}")
-        plot_dir = save.parent
+        run, plot_dir = measured[0], measured[1].parent
     model = ar.Roofline.from_run(run)
+    print(f"roofline: {model.title}")
 
-    points = []
-    print(f"{'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  {'efficiency':>10}  bound")
+    points, invalid = [], 0
+    print(
+        f"{'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  {'efficiency':>10}  roof: verdict"
+    )
     for dtype in dtypes:
         mx_dtype = getattr(mx, MLX_DTYPES[dtype])
         for n in sizes:
-            a = mx.random.normal((n, n)).astype(mx_dtype)
-            b = mx.random.normal((n, n)).astype(mx_dtype)
+            ka, kb = mx.random.split(mx.random.key(n))
+            a = mx.random.normal((n, n), dtype=mx_dtype, key=ka, stream=device)
+            b = mx.random.normal((n, n), dtype=mx_dtype, key=kb, stream=device)
             mx.eval(a, b)
-            fn, sync = _timed_matmul(mx, a, b)
+            fn, sync, last = _timed_matmul(mx, a, b, device)
             flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
-            p = ar.measure(fn, flops=flops, bytes=nbytes, sync=sync, name=f"{dtype} N={n}", reps=args.reps, warmup=2)
-            points.append(p)
-            gemm = model.gemm_ceiling(dtype)  # its own precision, not the highest ceiling
-            print(
-                f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
-                f"{model.attainable(p.intensity, compute=gemm):>10.1f}  "
-                f"{model.efficiency(p, compute=gemm):>10.1%}  {model.classify(p, compute=gemm)}"
+            p = ar.measure(
+                fn,
+                flops=flops,
+                bytes=nbytes,
+                sync=sync,
+                name=f"{dtype} N={n}",
+                reps=args.reps,
+                warmup=2,
+                dtype=dtype,
+                pipe="tensor",  # a matmul: judged against the GEMM ceiling of its precision
+                working_set=nbytes,  # A, B and C: the memory level they fit in sets the bandwidth
             )
+            ok, message = check_gemm(_host(mx, a, dtype), _host(mx, b, dtype), _host(mx, last[0], dtype), dtype)
+            if not ok:
+                invalid += 1
+                print(f"{dtype:>5}  {n:>6}  invalid, not placed: {message}")
+                continue
+            points.append(p)
+            v = model.judge(p)  # the one roof that binds it; no share above 100 %
+            share = "-" if v.fraction is None else f"{v.fraction:.1%}"
+            roof = "" if v.above else f"{v.ceiling.name}: "  # a flag names the roof it lies above
+            print(
+                f"{dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  {v.attainable:>10.1f}  {share:>10}  "
+                f"{roof}{v.verdict}"
+            )
+            print(f"{'':>15}valid: {message}")
 
-    out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
-    fig = model.plot(points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_figure(fig, out)
-    print(f"wrote {out}")
-    return 0
+    if points:
+        out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
+        fig = model.plot(points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name} ({device})")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        save_figure(fig, out)
+        print(f"wrote {out}")
+        if args.save_kernels:
+            ar.save_kernels(args.save_kernels, points, device=run.device)
+            print(f"wrote {args.save_kernels}")
+    return 1 if invalid else 0
 
 
 if __name__ == "__main__":

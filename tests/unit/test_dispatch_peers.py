@@ -28,7 +28,7 @@ from apple_roofline.dispatch import LatencySeries, PeerSkipped
 from apple_roofline.dispatch.kernels import check_tiny_counts
 from apple_roofline.dispatch.peers import PEERS, cupy_peer, measure_peers, mlx_peer, pyobjc_peer, torch_peer
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline import Run
+from apple_roofline.roofline import Run, derive_ceilings
 
 ROOT = Path(__file__).resolve().parents[2]
 REPS, LAUNCHES, WARMUP = 3, 5, 2
@@ -173,18 +173,39 @@ class FakeMxArray:
         return FakeMxArray(self.data.astype(np.float32))
 
 
-def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleType, types.ModuleType]:
+class FakeMxDevice:
+    """``mx.Device(type, index)``; prints as MLX's does."""
+
+    def __init__(self, kind: str, index: int = 0) -> None:
+        self.type, self.index = kind, index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FakeMxDevice) and (self.type, self.index) == (other.type, other.index)
+
+    def __str__(self) -> str:
+        return f"Device({self.type}, {self.index})"
+
+
+def fake_mlx(
+    *, metal: bool = True, skip_every: int = 0, wrong_product: bool = False
+) -> tuple[types.ModuleType, types.ModuleType]:
     """``mlx`` and ``mlx.core`` with metal.is_available, fast.metal_kernel (documented signature;
-    runs the tiny body on NumPy), zeros, eval, async_eval, gpu, float32 (and random.normal, matmul,
-    float16/bfloat16 for the matmul example)."""
+    runs the tiny body on NumPy, and raises as MLX does without Metal), add, zeros, eval, async_eval,
+    Device, gpu, cpu, float32 (and random.key/split/normal, matmul, float16/bfloat16 for the matmul
+    example). ``skip_every``: every k-th tiny launch (a metal_kernel call or an add) does nothing;
+    ``wrong_product``: matmul returns A·B + 1."""
     mx = types.ModuleType("mlx.core")
     mx.__version__ = "0.25.0+fake"  # type: ignore[attr-defined]
     for name in ("float32", "float16", "bfloat16"):
         setattr(mx, name, name)
-    mx.gpu = "gpu"  # type: ignore[attr-defined]
+    mx.gpu, mx.cpu = "gpu", "cpu"  # type: ignore[attr-defined]
+    mx.Device = FakeMxDevice  # type: ignore[attr-defined]
     mx.metal = types.SimpleNamespace(is_available=lambda: metal)  # type: ignore[attr-defined]
-    log: dict[str, Any] = {"calls": 0, "evals": 0, "async_evals": 0}
+    log: dict[str, Any] = {"calls": 0, "adds": 0, "evals": 0, "async_evals": 0, "streams": []}
     mx.log = log  # type: ignore[attr-defined]
+
+    def dropped(count: int) -> bool:
+        return bool(skip_every and count % skip_every == 0)
 
     def metal_kernel(
         name: str,
@@ -209,6 +230,8 @@ def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleTy
             verbose: bool = False,
             stream: Any = None,
         ) -> list[FakeMxArray]:
+            if not metal:
+                raise RuntimeError("[metal_kernel] No Metal back-end.")
             assert len(inputs) == len(input_names) and len(output_shapes) == len(output_names)
             assert len(output_dtypes) == len(output_names) and stream == "gpu"
             log["calls"] += 1
@@ -216,7 +239,7 @@ def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleTy
             if "inp[j] + 1.0f" in source:
                 assert "thread_position_in_grid" in source and grid == (256, 1, 1) and threadgroup == (256, 1, 1)
                 outs[0].data[:] = inputs[0].data
-                if not (skip_every and log["calls"] % skip_every == 0):
+                if not dropped(log["calls"]):
                     _tiny(outs[0].data, grid[0], 256)
             else:
                 assert source.strip() == "" and grid == (1, 1, 1)
@@ -224,20 +247,41 @@ def fake_mlx(*, metal: bool = True, skip_every: int = 0) -> tuple[types.ModuleTy
 
         return call
 
+    def add(a: FakeMxArray, b: float, *, stream: Any = None) -> FakeMxArray:
+        log["adds"] += 1
+        log["streams"].append(stream)
+        out = a.data.copy()
+        if not dropped(log["adds"]):
+            out += np.float32(b)
+        return FakeMxArray(out)
+
     def eval_(*arrays: Any) -> None:
         log["evals"] += 1
 
     def async_eval(*arrays: Any) -> None:
         log["async_evals"] += 1
 
+    def zeros(shape: Any, dtype: Any = None, *, stream: Any = None) -> FakeMxArray:
+        log["streams"].append(stream)
+        return FakeMxArray(np.zeros(shape, dtype=np.float32))
+
+    def normal(shape: Any, dtype: Any = "float32", *, key: Any = None, stream: Any = None) -> FakeMxArray:
+        log["streams"].append(stream)
+        return FakeMxArray(np.asarray(np.random.default_rng(key).standard_normal(shape), dtype=np.float32))
+
+    def matmul(a: FakeMxArray, b: FakeMxArray, *, stream: Any = None) -> FakeMxArray:
+        log["streams"].append(stream)
+        return FakeMxArray(a.data @ b.data + (np.float32(1.0) if wrong_product else np.float32(0.0)))
+
     mx.fast = types.SimpleNamespace(metal_kernel=metal_kernel)  # type: ignore[attr-defined]
-    mx.zeros = lambda shape, dtype=None: FakeMxArray(np.zeros(shape, dtype=np.float32))  # type: ignore[attr-defined]
+    mx.add = add  # type: ignore[attr-defined]
+    mx.zeros = zeros  # type: ignore[attr-defined]
     mx.eval = eval_  # type: ignore[attr-defined]
     mx.async_eval = async_eval  # type: ignore[attr-defined]
     mx.random = types.SimpleNamespace(  # type: ignore[attr-defined]
-        normal=lambda shape: FakeMxArray(np.asarray(np.random.default_rng(0).standard_normal(shape), dtype=np.float32))
+        key=lambda seed: seed, split=lambda key: (2 * key, 2 * key + 1), normal=normal
     )
-    mx.matmul = lambda a, b: FakeMxArray(a.data @ b.data)  # type: ignore[attr-defined]
+    mx.matmul = matmul  # type: ignore[attr-defined]
     mlx = types.ModuleType("mlx")
     mlx.core = mx  # type: ignore[attr-defined]
     return mlx, mx
@@ -384,15 +428,17 @@ def by_key(series: list[LatencySeries]) -> dict[tuple[str, str, str], LatencySer
 
 
 def test_peers_table() -> None:
-    assert PEERS == {"cupy": "cuda", "torch": "cuda", "mlx": "metal", "pyobjc": "metal"}
+    assert PEERS == {"cupy": ("cuda",), "torch": ("cuda",), "mlx": ("metal", "cpu"), "pyobjc": ("metal",)}
     assert list(PEERS) == ["cupy", "torch", "mlx", "pyobjc"]  # the order the peers are measured in
     for module in (cupy_peer, torch_peer, mlx_peer, pyobjc_peer):
-        assert PEERS[module.NAME] == module.BACKEND
+        assert PEERS[module.NAME] == tuple(module.OPENERS)
         # named so that they never shadow the libraries they drive
         assert module.__name__ == f"apple_roofline.dispatch.peers.{module.NAME}_peer"
 
 
-@pytest.mark.parametrize("backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc"))])
+@pytest.mark.parametrize(
+    "backend,names", [("cuda", ("cupy", "torch")), ("metal", ("mlx", "pyobjc")), ("cpu", ("mlx",))]
+)
 def test_missing_library_is_skipped_naming_it(
     monkeypatch: pytest.MonkeyPatch, backend: str, names: tuple[str, ...]
 ) -> None:
@@ -496,7 +542,7 @@ def test_no_device(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_backend_filtering(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cuda study never imports MLX or PyObjC, a metal study never CuPy or PyTorch."""
+    """A cuda study never imports MLX or PyObjC, a metal study never CuPy or PyTorch, a cpu study MLX alone."""
     requested: list[str] = []
 
     class Recorder:
@@ -518,8 +564,9 @@ def test_backend_filtering(monkeypatch: pytest.MonkeyPatch) -> None:
     assert {"mlx", "Metal"} <= set(requested)
     assert not {"cupy", "torch"} & set(requested)
     requested.clear()
-    assert run("cpu") == ([], [])
-    assert requested == []
+    assert run("cpu") == ([], [PeerSkipped("mlx", "mlx is not installed (import mlx.core: No module named 'mlx')")])
+    assert {"mlx"} <= set(requested)  # a cpu study imports MLX alone
+    assert not {"cupy", "torch", "Metal", "objc"} & set(requested)
 
 
 def test_mlx_and_pyobjc_series(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -546,6 +593,7 @@ def test_mlx_and_pyobjc_series(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert "scalar" in keys["mlx", "tiny", "throughput"].note  # the MLX body's deviation from float4 is stated
     assert "async_eval" in keys["mlx", "null", "throughput"].note
+    assert keys["mlx", "tiny", "throughput"].note.startswith("MLX 0.25.0+fake on Device(gpu, 0): mx.fast.metal_kernel")
     assert "commandBuffer()" in keys["pyobjc", "null", "round_trip"].note
     # MLX: throughput submits each launch with async_eval; round trips eval each one
     assert mx.log["async_evals"] == 2 * THROUGHPUT_COUNT
@@ -562,6 +610,40 @@ def test_mlx_dropped_launch_and_device_index(monkeypatch: pytest.MonkeyPatch) ->
     install(monkeypatch, mlx=mlx, mlx__core=mx)
     series, skipped = run("metal")
     assert series == [] and "no Metal device" in {s.path: s.reason for s in skipped}["mlx"]
+
+
+def test_mlx_cpu_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the CPU backend MLX runs the tiny kernel as mx.add on its CPU device, says so, and skips null."""
+    mlx, mx = fake_mlx(metal=False)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    series, skipped = run("cpu")
+    assert skipped == [PeerSkipped("mlx", mlx_peer.CPU_NULL_SKIP)]
+    keys = by_key(series)
+    assert sorted(keys) == [("mlx", "tiny", "round_trip"), ("mlx", "tiny", "throughput")]
+    for s in series:
+        assert s.valid, (s.label, s.validation)
+        assert len(s.samples_s) == REPS and s.clock == "host"
+        assert s.note.startswith("MLX 0.25.0+fake on Device(cpu, 0): mx.add(x, 1.0)")
+        assert LatencySeries.from_dict(s.to_dict()) == s
+    assert keys["mlx", "tiny", "throughput"].validation == (
+        f"all 1024 floats == {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches"
+    )
+    assert keys["mlx", "tiny", "round_trip"].validation == (
+        f"all 1024 floats == {ROUND_TRIP_COUNT} after {ROUND_TRIP_COUNT} launches"
+    )
+    assert mx.log["calls"] == 0 and mx.log["adds"] == THROUGHPUT_COUNT + ROUND_TRIP_COUNT
+    assert mx.log["async_evals"] == THROUGHPUT_COUNT  # throughput submits each launch; round trips eval
+    assert {str(d) for d in mx.log["streams"]} == {"Device(cpu, 0)"}
+
+
+def test_mlx_cpu_dropped_launch_and_device_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    mlx, mx = fake_mlx(metal=False, skip_every=4)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    series, _ = run("cpu")
+    tiny = by_key(series)["mlx", "tiny", "throughput"]
+    assert not tiny.valid and f"!= {THROUGHPUT_COUNT} after {THROUGHPUT_COUNT} launches" in tiny.validation
+    series, skipped = run("cpu", device_index=1)
+    assert series == [] and skipped == [PeerSkipped("mlx", "MLX 0.25.0+fake has one CPU device; cpu:1 was asked for")]
 
 
 def test_pyobjc_failed_command_buffer_is_invalid(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -642,11 +724,17 @@ def test_mlx_example_without_mlx(monkeypatch: pytest.MonkeyPatch, capsys: Any) -
     assert "MLX is not installed" in capsys.readouterr().err
 
 
-def test_mlx_example_without_metal(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+def test_mlx_example_gpu_without_metal(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     mlx, mx = fake_mlx(metal=False)
     install(monkeypatch, mlx=mlx, mlx__core=mx)
-    assert run_example("mlx_matmul_sweep.py", monkeypatch, []) == 2
-    assert "needs a Mac" in capsys.readouterr().err
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, ["--device", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert "needs a Mac" in err and "--device cpu" in err
+
+
+def example_rows(out: str) -> list[list[str]]:
+    """The example's table rows: dtype, N, GFLOP/s, FLOP/B, attainable, efficiency, roof: verdict."""
+    return [ln.split() for ln in out.splitlines() if ln.split()[:1] in (["fp32"], ["fp16"], ["bf16"])]
 
 
 def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run) -> None:
@@ -657,10 +745,63 @@ def test_mlx_example_places_points(monkeypatch: pytest.MonkeyPatch, capsys: Any,
     code = run_example("mlx_matmul_sweep.py", monkeypatch, [str(run_json), "--sizes", "16,32", "--reps", "2"])
     assert code == 0
     out = capsys.readouterr().out
-    rows = [ln.split() for ln in out.splitlines() if ln.split()[:1] in (["fp32"], ["fp16"])]
+    assert out.startswith("MLX 0.25.0+fake on Device(gpu, 0): the Metal GPU")  # the device it ran on
+    rows = example_rows(out)
     assert [(r[0], r[1]) for r in rows] == [("fp32", "16"), ("fp32", "32"), ("fp16", "16"), ("fp16", "32")]
     assert all(r[-1].endswith("-bound") for r in rows)
+    assert out.count("valid: all ") == 4  # each product checked against NumPy before its row
+    assert {str(s) for s in mx.log["streams"]} == {"Device(gpu, 0)"}
     assert (tmp_path / "mlx_matmul.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mlx_example_on_the_cpu(monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run) -> None:
+    """Without Metal the example runs on MLX's CPU device, says so, and takes a CPU run only."""
+    mlx, mx = fake_mlx(metal=False)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    metal_json, cpu_json = tmp_path / "metal.json", tmp_path / "cpu.json"
+    m5_run.save(metal_json)
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, [str(metal_json)]) == 1
+    assert "is a metal run" in capsys.readouterr().err
+    dataclasses.replace(m5_run, device={**m5_run.device, "backend": "cpu", "name": "Fake CPU"}).save(cpu_json)
+    plot = tmp_path / "mm.svg"
+    code = run_example(
+        "mlx_matmul_sweep.py", monkeypatch, [str(cpu_json), "--sizes", "16", "--dtypes", "bf16", "-o", str(plot)]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("MLX 0.25.0+fake on Device(cpu, 0): the CPU, since mlx.core.metal.is_available() is False")
+    assert [(r[0], r[1]) for r in example_rows(out)] == [("bf16", "16")]
+    assert {str(s) for s in mx.log["streams"]} == {"Device(cpu, 0)"}
+    assert plot.read_text().lstrip().startswith("<?xml")
+
+
+def test_mlx_example_invalid_product_is_not_placed(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run
+) -> None:
+    mlx, mx = fake_mlx(wrong_product=True)
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    run_json = tmp_path / "run.json"
+    m5_run.save(run_json)
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, [str(run_json), "--sizes", "16", "--dtypes", "fp32"]) == 1
+    out = capsys.readouterr().out
+    assert "fp32      16  invalid, not placed: 256 of 256 elements exceed the bound" in out
+    assert [r[:3] for r in example_rows(out)] == [["fp32", "16", "invalid,"]]  # no rate reported
+    assert "valid: " not in out and not (tmp_path / "mlx_matmul.png").exists()  # no figure of no valid point
+
+
+def test_mlx_example_flags_a_point_above_every_roof(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run
+) -> None:
+    """A roofline a billion times too low: every point lies above every roof and shows no share."""
+    mlx, mx = fake_mlx()
+    install(monkeypatch, mlx=mlx, mlx__core=mx)
+    slow = tuple(dataclasses.replace(m, samples_s=tuple(t * 1e9 for t in m.samples_s)) for m in m5_run.measurements)
+    run_json = tmp_path / "run.json"
+    dataclasses.replace(m5_run, measurements=slow, ceilings=tuple(derive_ceilings(slow))).save(run_json)
+    assert run_example("mlx_matmul_sweep.py", monkeypatch, [str(run_json), "--sizes", "16", "--dtypes", "fp32"]) == 0
+    (row,) = example_rows(capsys.readouterr().out)
+    flag = " ".join(row[6:])
+    assert row[5] == "-" and flag.startswith("above every roof: ") and "GEMM FP32 ceiling" in flag  # no share
 
 
 def test_torch_cupy_example_without_either(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:

@@ -103,7 +103,10 @@ def dispatch(
         str, typer.Option("--warmup", metavar="N", help="Untimed launches before each kernel (0 to 100000).")
     ] = "50",
     peers: Annotated[
-        bool, typer.Option("--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX/PyObjC (Metal) if installed.")
+        bool,
+        typer.Option(
+            "--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX (Metal, CPU), PyObjC (Metal) if installed."
+        ),
     ] = True,
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,

@@ -7,7 +7,7 @@ through the peer libraries (docs/design.md, "Adding a study").
 * :mod:`.paired` — the binding's cost from interleaved samples: :func:`paired_difference` and its
   confidence interval;
 * :mod:`.runner` — measuring a device (:func:`run_dispatch`);
-* :mod:`.peers` — CuPy and PyTorch on CUDA, MLX and PyObjC on Metal, one module each;
+* :mod:`.peers` — CuPy and PyTorch on CUDA, MLX and PyObjC on Metal, MLX on the CPU, one module each;
 * :mod:`.report`, :mod:`.plot` — the views: tables, the binding's cost, the histograms;
 * :mod:`.outputs` — the files a study is written as (:func:`write_study`).
 

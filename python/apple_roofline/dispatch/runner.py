@@ -25,7 +25,8 @@ backend's built-in twins), :func:`run_dispatch` measures:
   native code only: the GPU's start is not visible to Python, and Python's own cost sits before the
   submit, where the ``python`` round trip shows it.
 * peers (optional imports, :mod:`.peers`): CuPy ``RawKernel`` and PyTorch on CUDA, MLX
-  ``metal_kernel`` and PyObjC Metal on macOS, timed like the ``python`` path.
+  ``metal_kernel`` and PyObjC Metal on macOS, MLX (``mx.add``) on the CPU, timed like the ``python``
+  path.
 
 Every measure of the tiny kernel is validated: the buffer is zeroed before it and must hold exactly
 the number of launches made after it (:func:`~.kernels.check_tiny_counts`). The null kernel has no

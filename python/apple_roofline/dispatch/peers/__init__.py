@@ -17,32 +17,32 @@ measure and checked after it: every float must equal the number of launches that
 (docs/design.md, "Validation").
 
 One module per peer (:mod:`.cupy_peer`, :mod:`.torch_peer`, :mod:`.mlx_peer`, :mod:`.pyobjc_peer`;
-what they share is in :mod:`.common`). Every library is optional and imported only inside its
-module's ``open_kernels``: a peer that is not installed, fails to import, finds no device or raises
-while being measured becomes a :class:`~apple_roofline.dispatch.model.PeerSkipped` with the reason,
-and the other peers still run.
+what they share is in :mod:`.common`): CuPy and PyTorch on CUDA, MLX on Metal and on the CPU, PyObjC
+on Metal (:data:`PEERS`). Every library is optional and imported only inside its module's openers
+(``OPENERS``, one per backend): a peer that is not installed, fails to import, finds no device or
+raises while being measured becomes a :class:`~apple_roofline.dispatch.model.PeerSkipped` with the
+reason, and the other peers still run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import Dict, List, Tuple
 
 from ...errors import OptionError, check_int
 from ..kernels import KERNEL_SOURCES
 from ..model import LatencySeries, PeerSkipped
 from . import cupy_peer, mlx_peer, pyobjc_peer, torch_peer
-from .common import OpenedKernels, PeerUnavailable, measure_kernel
+from .common import Opener, PeerUnavailable, measure_kernel
 
 __all__ = ["PEERS", "measure_peers"]
 
 _MODULES = (cupy_peer, torch_peer, mlx_peer, pyobjc_peer)
 
-#: Peer name -> the backend whose devices it drives, in the order the peers are measured.
-PEERS: Dict[str, str] = {m.NAME: m.BACKEND for m in _MODULES}
+#: Peer name -> the backends whose devices it drives, in the order the peers are measured.
+PEERS: Dict[str, Tuple[str, ...]] = {m.NAME: tuple(m.OPENERS) for m in _MODULES}
 
-_OPENERS: Dict[str, Callable[[int], AbstractContextManager[OpenedKernels]]] = {m.NAME: m.open_kernels for m in _MODULES}
+_OPENERS: Dict[Tuple[str, str], Opener] = {(m.NAME, b): o for m in _MODULES for b, o in m.OPENERS.items()}
 
 
 def measure_peers(
@@ -56,7 +56,7 @@ def measure_peers(
 ) -> Tuple[List[LatencySeries], List[PeerSkipped]]:
     """Measure every peer library of ``backend`` on device ``device_index``.
 
-    For each peer of :data:`PEERS` whose backend is ``backend`` (in that order), and each kernel
+    For each peer of :data:`PEERS` that drives ``backend`` (in that order), and each kernel
     the peer can express (``null``, ``tiny``): a ``throughput`` series (``reps`` samples of
     ``launches`` back-to-back launches and one wait, in seconds per launch,
     ``launches_per_sample = launches``) and a ``round_trip`` series (``reps`` samples of one
@@ -65,8 +65,9 @@ def measure_peers(
     made since the output was zeroed); ``null`` series only record that no error was raised.
 
     Args:
-        backend: ``"cuda"``, ``"metal"`` or ``"cpu"`` (no peers).
-        device_index: the device's index within the backend (``cuda:N``, ``metal:N``), >= 0.
+        backend: ``"cuda"``, ``"metal"`` or ``"cpu"`` (MLX only).
+        device_index: the device's index within the backend (``cuda:N``, ``metal:N``; 0 for
+            ``cpu``), >= 0.
         reps: samples per series, >= 1.
         launches: launches per ``throughput`` sample, >= 1.
         warmup: untimed launches before each series, >= 0.
@@ -100,11 +101,11 @@ def measure_peers(
         if progress:
             progress(f"{path}: skipped, {reason}")
 
-    for path, peer_backend in PEERS.items():
-        if peer_backend != backend:
+    for path, backends in PEERS.items():
+        if backend not in backends:
             continue
         try:
-            with _OPENERS[path](device_index) as (kernels, kernel_skips):
+            with _OPENERS[path, backend](device_index) as (kernels, kernel_skips):
                 for s in kernel_skips:
                     skip(s.path, s.reason)
                 for k in kernels:

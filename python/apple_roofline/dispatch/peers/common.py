@@ -2,11 +2,11 @@
 kernel, and importing the library.
 
 A peer module (:mod:`.cupy_peer`, :mod:`.torch_peer`, :mod:`.mlx_peer`, :mod:`.pyobjc_peer`) has a
-``NAME`` (the series' path), a ``BACKEND`` (the devices it drives) and ``open_kernels(device_index)``:
-a context manager yielding the :class:`PeerKernel` list it can launch and the kernels it cannot
-express (:class:`~apple_roofline.dispatch.model.PeerSkipped`). It imports its library only inside
-``open_kernels``, through :func:`import_library`, and raises :class:`PeerUnavailable` when the
-library or the device is missing.
+``NAME`` (the series' path) and ``OPENERS``: for each backend whose devices it drives, an
+:data:`Opener`, ``open(device_index)``, a context manager yielding the :class:`PeerKernel` list it
+can launch there and the kernels it cannot express (:class:`~apple_roofline.dispatch.model.PeerSkipped`).
+It imports its library only inside an opener, through :func:`import_library`, and raises
+:class:`PeerUnavailable` when the library or the device is missing.
 
 Timed loops take :func:`time.perf_counter_ns` differences with the garbage collector disabled
 (:func:`gc_paused`, as :mod:`timeit` does); warm-up launches run untimed before each measure, with the
@@ -29,6 +29,7 @@ from ..model import LatencySeries, PeerSkipped
 __all__ = [
     "CLOCK_NOTE",
     "OpenedKernels",
+    "Opener",
     "PeerKernel",
     "PeerUnavailable",
     "gc_paused",
@@ -85,6 +86,8 @@ class PeerKernel:
 
 #: What a peer's ``open_kernels`` yields: the kernels it launches, and those it cannot express.
 OpenedKernels = Tuple[List[PeerKernel], List[PeerSkipped]]
+#: How a peer opens its kernels on one device of a backend: ``open(device_index)``, a context manager.
+Opener = Callable[[int], AbstractContextManager[OpenedKernels]]
 
 
 @contextlib.contextmanager

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator
 
 from ...shaders import shader_source
 from ..kernels import TINY_FLOATS, TINY_ITEMS, check_tiny_counts
-from .common import OpenedKernels, PeerKernel, import_library, library_version, no_output_check
+from .common import OpenedKernels, Opener, PeerKernel, import_library, library_version, no_output_check
 
-__all__ = ["NAME", "BACKEND", "BLOCK", "open_kernels"]
+__all__ = ["NAME", "OPENERS", "BLOCK", "open_kernels"]
 
 #: The peer's name: the path of its series.
 NAME = "cupy"
-#: The backend whose devices it drives.
-BACKEND = "cuda"
 #: Threads per block, compiled into dispatch.cu as ``-DBLOCK``.
 BLOCK = 256
 
@@ -81,3 +79,7 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             ),
         ]
         yield kernels, []
+
+
+#: Backend -> how the peer opens its kernels on a device of that backend (its index).
+OPENERS: Dict[str, Opener] = {"cuda": open_kernels}

@@ -13,20 +13,18 @@ import contextlib
 import struct
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator
 
 import numpy as np
 
 from ...shaders import shader_source
 from ..kernels import TINY_FLOATS, TINY_ITEMS, check_tiny_counts
-from .common import OpenedKernels, PeerKernel, PeerUnavailable, import_library, library_version
+from .common import OpenedKernels, Opener, PeerKernel, PeerUnavailable, import_library, library_version
 
-__all__ = ["NAME", "BACKEND", "describe_ns_error", "metal_device", "open_kernels"]
+__all__ = ["NAME", "OPENERS", "describe_ns_error", "metal_device", "open_kernels"]
 
 #: The peer's name: the path of its series.
 NAME = "pyobjc"
-#: The backend whose devices it drives.
-BACKEND = "metal"
 
 
 def describe_ns_error(err: Any) -> str:
@@ -185,3 +183,7 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
         ),
     ]
     yield kernels, []
+
+
+#: Backend -> how the peer opens its kernels on a device of that backend (its index).
+OPENERS: Dict[str, Opener] = {"metal": open_kernels}

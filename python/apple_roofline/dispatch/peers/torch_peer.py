@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator
 
 from ..kernels import TINY_FLOATS, check_tiny_counts
 from ..model import PeerSkipped
-from .common import OpenedKernels, PeerKernel, PeerUnavailable, import_library, library_version
+from .common import OpenedKernels, Opener, PeerKernel, PeerUnavailable, import_library, library_version
 
-__all__ = ["NAME", "BACKEND", "open_kernels"]
+__all__ = ["NAME", "OPENERS", "open_kernels"]
 
 #: The peer's name: the path of its series.
 NAME = "torch"
-#: The backend whose devices it drives.
-BACKEND = "cuda"
 
 
 @contextlib.contextmanager
@@ -67,3 +65,7 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
     ]
     skipped = [PeerSkipped(path=NAME, reason="null kernel: PyTorch has no public API that launches an empty kernel")]
     yield kernels, skipped
+
+
+#: Backend -> how the peer opens its kernels on a device of that backend (its index).
+OPENERS: Dict[str, Opener] = {"cuda": open_kernels}
