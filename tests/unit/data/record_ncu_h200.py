@@ -1,0 +1,176 @@
+"""Record the Nsight Compute fixtures ``ncu_h200_{totals,roofline,hierarchical}_raw.csv`` (and
+``ncu_h200_details.csv``) on a CUDA machine: ``python3 record_ncu_h200.py OUTDIR``.
+
+The workload (``--workload``, profiled between cudaProfilerStart and Stop, two launches of each
+kernel after two unprofiled warm-ups): a cuBLAS SGEMM and HGEMM (torch.matmul, 4096³, TF32 off),
+a STREAM triad (CuPy, 2^25 floats), an integer-only kernel (CuPy, int32) and a kernel doing FP32
+and FP64 work (CuPy). Each output is checked after profiling. The profile is collected three ways:
+the totals (instruction counts, the tensor pipe's instruction count but no
+``sm__ops_path_tensor_src_*``, and the simple byte totals), ``--set roofline``, and the
+hierarchical roofline sections with the totals README.md names; each is exported with
+``ncu --import X.ncu-rep --page raw --csv``, and the details page of the roofline set once.
+Needs ncu, PyTorch and CuPy; writes OUTDIR/progress.log as it goes and OUTDIR/ncu_fixtures.tar.gz.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+
+N = 4096
+ELEMENTS = 1 << 25
+OPS = ("fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma")
+TOTALS = ",".join(
+    ["gpu__time_duration.sum", "dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"]
+    + [f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum" for op in OPS]
+    + ["sm__inst_executed_pipe_tensor.sum"]
+)
+HIERARCHICAL = [
+    a
+    for s in ("Single", "Half", "Double", "Tensor")
+    for a in ("--section", f"SpeedOfLight_Hierarchical{s}RooflineChart")
+] + ["--metrics", "gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum"]
+#: The raw page's metrics the reader uses (a filter for the import, where ncu takes one).
+USED = "regex:^(gpu__time_duration.sum|device__attribute_display_name|dram__bytes.sum.*|lts__t_bytes.sum.*|l1tex__t_bytes.sum.*|derived__lts__lts2xbar_bytes.sum.per_second|derived__l1tex__lsu_writeback_bytes_mem_lgds?.sum.per_second|(sm|smsp)__cycles_elapsed.avg.per_second|(sm|smsp)__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on.sum.*|sm__inst_executed_pipe_tensor.*|lts__lts2xbar_cycles_active.sum.per_second|l1tex__lsu_writeback_active_mem_lgds?.sum.per_second|sm__ops_path_tensor_src_.*sum.*)$"
+WAYS = {
+    "totals": ["--metrics", TOTALS],
+    "roofline": ["--set", "roofline"],
+    "hierarchical": HIERARCHICAL,
+}
+
+
+def workload() -> None:
+    import cupy as cp
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    a32 = torch.randn(N, N, device="cuda")
+    b32 = torch.randn(N, N, device="cuda")
+    a16, b16 = a32.half(), b32.half()
+    b = cp.random.rand(ELEMENTS, dtype=cp.float32)
+    c = cp.random.rand(ELEMENTS, dtype=cp.float32)
+    a = cp.empty_like(b)
+    m = cp.empty_like(b)
+    xi = cp.arange(ELEMENTS, dtype=cp.int32)
+    yi = xi[::-1].copy()
+    zi = cp.empty_like(xi)
+    triad = cp.ElementwiseKernel("float32 b, float32 c, float32 s", "float32 a", "a = b + s * c", "stream_triad")
+    imix = cp.ElementwiseKernel("int32 x, int32 y", "int32 z", "z = (x * 7 + y) ^ (x >> 3)", "int_mix")
+    mixed = cp.ElementwiseKernel(
+        "float32 x, float32 y",
+        "float32 z",
+        "float t = x; for (int i = 0; i < 8; ++i) t = t * y + x; double d = (double)x * 1.0000001 + (double)y;"
+        " z = t + (float)d;",
+        "mixed_f32_f64",
+    )
+
+    def work() -> tuple:
+        c32 = a32 @ b32
+        c16 = a16 @ b16
+        triad(b, c, cp.float32(3.0), a)
+        imix(xi, yi, zi)
+        mixed(b, c, m)
+        return c32, c16
+
+    for _ in range(2):
+        work()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    for _ in range(2):
+        c32, c16 = work()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+    ref = (a32.double() @ b32.double()).float()
+    err32 = ((c32 - ref).abs().max() / ref.abs().max()).item()
+    err16 = ((c16.float() - ref).abs().max() / ref.abs().max()).item()
+    assert err32 < 1e-5 and err16 < 1e-2, (err32, err16)
+    assert bool(cp.allclose(a, b + 3 * c)), "triad"
+    x, y = xi.astype(cp.int64), yi.astype(cp.int64)
+    assert bool(cp.all(zi == ((x * 7 + y) ^ (x >> 3)).astype(cp.int32))), "int_mix"
+    assert bool(cp.all(cp.isfinite(m))), "mixed"
+    print(f"workload checked: SGEMM max rel err {err32:.2e}, HGEMM {err16:.2e}, triad, int_mix, mixed", flush=True)
+
+
+def find_ncu() -> str:
+    found = shutil.which("ncu") or next(
+        iter(sorted(glob.glob("/usr/local/cuda*/bin/ncu") + glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None
+    )
+    if found is None:
+        raise SystemExit("no ncu found")
+    return found
+
+
+def main(out: str) -> None:
+    os.makedirs(out, exist_ok=True)
+    work = os.path.join(out, "work")
+    os.makedirs(work, exist_ok=True)
+    log = open(os.path.join(out, "progress.log"), "a", buffering=1)
+
+    def say(msg: str) -> None:
+        line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+        print(line, flush=True)
+        log.write(line + "\n")
+
+    def sh(cmd: list, dest: str | None = None, timeout: float = 300) -> int:
+        say("$ " + " ".join(cmd) + (f" > {os.path.basename(dest)}" if dest else ""))
+        t0 = time.time()
+        with open(dest, "w") if dest else open(os.devnull, "w") as f:
+            p = subprocess.run(cmd, stdout=f if dest else subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        tail = (p.stderr or "")[-1500:] + ("" if dest else (p.stdout or "")[-1500:])
+        say(f"  rc {p.returncode} in {time.time() - t0:.1f} s" + (f"\n{tail}" if p.returncode or not dest else ""))
+        return p.returncode
+
+    def pack() -> None:  # after each step, so that a run cut short still brings back what it made
+        with tarfile.open(os.path.join(out, "ncu_fixtures.tar.gz"), "w:gz") as tar:
+            for f in sorted(os.listdir(work)):
+                if not f.endswith(".ncu-rep"):
+                    tar.add(os.path.join(work, f), arcname=f)
+
+    ncu = find_ncu()
+    sh([ncu, "--version"], os.path.join(work, "ncu_version.txt"))
+    sh(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total", "--format=csv"],
+       os.path.join(work, "nvidia_smi.csv"))
+    sh([sys.executable, "-c", "import torch, cupy; print(torch.__version__, torch.version.cuda, cupy.__version__)"],
+       os.path.join(work, "versions.txt"))
+    sh([ncu, "--list-sets"], os.path.join(work, "ncu_sets.txt"))
+    me = os.path.abspath(__file__)
+    for way, args in WAYS.items():
+        rep = os.path.join(work, f"ncu_h200_{way}")
+        rc = sh([ncu, "--clock-control", "none", "--profile-from-start", "off", *args, "-f", "-o", rep,
+                 sys.executable, me, "--workload"], os.path.join(work, f"{way}_profile.log"), timeout=150)
+        if rc and way == "roofline":  # an ncu without the set: the chart section itself
+            sh([ncu, "--clock-control", "none", "--profile-from-start", "off", "--section", "SpeedOfLight",
+                "--section", "SpeedOfLight_RooflineChart", "-f", "-o", rep, sys.executable, me, "--workload"],
+               os.path.join(work, f"{way}_profile2.log"), timeout=150)
+        sh([ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv"], os.path.join(work, f"ncu_h200_{way}_raw.csv"))
+        sh([ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv", "--metrics", USED],
+           os.path.join(work, f"ncu_h200_{way}_raw_used.csv"))
+        sh([ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv"],
+           os.path.join(work, f"ncu_h200_{way}_details.csv"))
+        sh([ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv", "--print-details", "all"],
+           os.path.join(work, f"ncu_h200_{way}_details_all.csv"))
+        pack()
+    roots = [os.path.dirname(os.path.dirname(os.path.realpath(ncu))), "/usr/local", "/opt/nvidia", "/root"]
+    sections = {
+        os.path.basename(s): s
+        for r in roots
+        for s in glob.glob(os.path.join(r, "**", "SpeedOfLight*Roofline*.section"), recursive=True)
+    }
+    say(f"sections: {sorted(sections.values())}")
+    for sec in sections.values():
+        shutil.copy(sec, work)
+    pack()
+    shutil.rmtree(work)
+    say("done")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--workload"]:
+        workload()
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "ncu_out")
