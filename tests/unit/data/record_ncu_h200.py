@@ -10,10 +10,17 @@ the totals (instruction counts, the tensor pipe's instruction count but no
 hierarchical roofline sections with the totals README.md names; each is exported with
 ``ncu --import X.ncu-rep --page raw --csv``, and the details page of the roofline set once.
 Needs ncu, PyTorch and CuPy; writes OUTDIR/progress.log as it goes and OUTDIR/ncu_fixtures.tar.gz.
+
+The fixtures are, of that archive: ``ncu_h200_{way}_raw_used.csv`` (the raw page filtered by ncu's
+own ``--metrics`` to the columns the import reads) as ``ncu_h200_{way}_raw.csv``,
+``ncu_h200_hierarchical_details.csv`` as ``ncu_h200_details.csv``, and
+``python3 record_ncu_h200.py --chart ncu_h200_roofline_details_all.csv ncu_h200_roofline_chart.csv``:
+ncu's own chart rows (each achieved value with any work, and each launch's duration).
 """
 
 from __future__ import annotations
 
+import csv
 import glob
 import os
 import shutil
@@ -169,8 +176,32 @@ def main(out: str) -> None:
     say("done")
 
 
+def chart(details_all: str, out: str) -> None:
+    """ncu's chart rows of a ``--page details --csv --print-details all`` export (module docstring)."""
+    with open(details_all, newline="") as f:
+        rows = list(csv.reader(f))
+    h = rows[0]
+    cols = ["ID", "Section Name", "Body Item Label", "Metric Name", "Metric Unit", "Metric Value"]
+    idx = [h.index(c) for c in cols]
+    groups: dict = {}
+    for r in rows[1:]:
+        item, metric = r[h.index("Body Item Label")], r[h.index("Metric Name")]
+        if "Achieved Value" in item or metric == "Duration":
+            groups.setdefault((r[0], r[h.index("Section Name")], item), []).append(r)
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(cols)
+        for (_id, _section, item), g in groups.items():
+            work = [r for r in g if "Per Cycle" in r[h.index("Metric Name")]]
+            if item and all(float(r[h.index("Metric Value")].replace(",", "") or 0) == 0 for r in work):
+                continue
+            w.writerows([r[i] for i in idx] for r in g)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--workload"]:
         workload()
+    elif sys.argv[1:2] == ["--chart"]:
+        chart(sys.argv[2], sys.argv[3])
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else "ncu_out")
