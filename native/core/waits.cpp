@@ -2,7 +2,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "errors.h"
@@ -30,6 +33,46 @@ WaitLimit set_wait_limit(double seconds, std::string pass) {
 }
 
 void set_interrupt_hook(InterruptHook hook) { g_hook.store(hook); }
+
+void check_interrupt() {
+  if (InterruptHook hook = g_hook.load()) hook();
+}
+
+void run_interruptible(const std::function<void(const std::atomic<bool>& stop)>& body) {
+  std::atomic<bool> stop{false};
+  std::exception_ptr failed, interrupted;
+  std::mutex m;
+  std::condition_variable cv;
+  bool finished = false;
+  std::thread helper([&] {
+    try {
+      body(stop);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(m);
+    finished = true;
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    const auto slice = std::chrono::duration<double>(kInterruptSliceS);
+    while (!cv.wait_for(lock, slice, [&] { return finished; })) {
+      if (interrupted) continue;  // asked to stop: wait for the body to see it
+      lock.unlock();
+      try {
+        check_interrupt();
+      } catch (...) {
+        interrupted = std::current_exception();
+        stop.store(true, std::memory_order_relaxed);
+      }
+      lock.lock();
+    }
+  }
+  helper.join();
+  if (interrupted) std::rethrow_exception(interrupted);
+  if (failed) std::rethrow_exception(failed);
+}
 
 void wait_until(const std::function<bool()>& done, const std::string& what) {
   if (done()) return;  // most waits: nothing to set up

@@ -8,6 +8,7 @@
 // Plain C++: no vendor and no Python types, so every backend can use it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -40,6 +41,17 @@ WaitLimit set_wait_limit(double seconds, std::string pass);
 // the wait (the exception leaves wait_until unchanged). nullptr (the default): no hook.
 using InterruptHook = void (*)();
 void set_interrupt_hook(InterruptHook hook);
+
+// Calls the interrupt hook once, if one is installed: returns, or throws what the hook threw (a
+// signal's handler raised). For native work that runs long on the calling thread outside a device
+// wait: a CPU timing loop checks it between kernel calls.
+void check_interrupt();
+
+// Runs `body` on a helper thread while the calling thread waits for it, calling the interrupt hook
+// every kInterruptSliceS (a blocking call, such as a host BLAS GEMM, cannot call it itself). When the
+// hook throws, `stop` is set for `body` to see between its steps and return early, and once it has
+// returned the hook's exception is rethrown; an exception from `body` is rethrown as it is.
+void run_interruptible(const std::function<void(const std::atomic<bool>& stop)>& body);
 
 // Polls `done` until it returns true: spinning for kSpinS, then sleeping kPollSleepS between polls,
 // calling the interrupt hook every kInterruptSliceS. Throws DeviceStopped (core/errors.h) once the

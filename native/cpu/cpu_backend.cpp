@@ -3,6 +3,7 @@
 // barrier-synchronised parallel region (docs/design.md, "The backend interface").
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "../core/backend.h"
 #include "../core/checks.h"
 #include "../core/errors.h"
+#include "../core/waits.h"
 #include "blas.h"
 #include "cycles.h"
 #include "host.h"
@@ -42,10 +44,15 @@ class CpuBuffer final : public Buffer {
     // as the kernels (ThreadPool::share in units of 64 bytes).
     char* base = static_cast<char*>(ptr_);
     const uint64_t lines = padded / 64;
-    pool.run([&](unsigned w) {
-      auto [b, e] = pool.share(w, lines);
-      if (e > b) std::memset(base + b * 64, 0, (e - b) * 64);
-    });
+    try {
+      pool.run([&](unsigned w) {
+        auto [b, e] = pool.share(w, lines);
+        if (e > b) std::memset(base + b * 64, 0, (e - b) * 64);
+      });
+    } catch (...) {  // a signal during the first touch: the constructor ends, so free here
+      std::free(ptr_);
+      throw;
+    }
   }
   ~CpuBuffer() override { std::free(ptr_); }
   size_t nbytes() const override { return nbytes_; }
@@ -104,14 +111,15 @@ class BuiltinKernel final : public Kernel {
       }
       uint64_t c0 = 0, n0 = 0, c1 = 0, n1 = 0;
       bool good = ctr != nullptr;
+      // barrier_stop(): a signal ends the call at the next kernel call's end, every worker at once
       for (uint64_t r = 0; r < reps; ++r) {
         if (ctr) good = ctr->read(c0, n0) && good;
-        pool.barrier();
+        if (pool.barrier_stop()) return;
         clk::time_point t0;
         if (w == 0) t0 = clk::now();
         for (uint64_t i = 0; i < batch; ++i) {
           if (e > b) k->fn(ka, b, e);
-          pool.barrier();
+          if (pool.barrier_stop()) return;
         }
         if (w == 0) out[r] = std::chrono::duration<double>(clk::now() - t0).count();
         if (ctr && (good = ctr->read(c1, n1) && good)) {
@@ -237,11 +245,18 @@ class GemmKernel final : public Kernel {
     check_launch(work_items, batch, reps);
     Operands p = bind(args, work_items);
     std::vector<double> out(reps);
-    for (uint64_t r = 0; r < reps; ++r) {
-      auto t0 = clk::now();
-      for (uint64_t i = 0; i < batch; ++i) run(p);
-      out[r] = std::chrono::duration<double>(clk::now() - t0).count();
-    }
+    // BLAS blocks its calling thread: the products run on a helper thread while this one answers
+    // signals (core/waits.h), and a signal ends the call at the end of the product in flight
+    run_interruptible([&](const std::atomic<bool>& stop) {
+      for (uint64_t r = 0; r < reps; ++r) {
+        auto t0 = clk::now();
+        for (uint64_t i = 0; i < batch; ++i) {
+          if (stop.load(std::memory_order_relaxed)) return;
+          run(p);
+        }
+        out[r] = std::chrono::duration<double>(clk::now() - t0).count();
+      }
+    });
     return out;
   }
 

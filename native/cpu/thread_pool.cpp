@@ -1,6 +1,9 @@
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "../core/waits.h"
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -113,10 +116,27 @@ void ThreadPool::run(const std::function<void(unsigned)>& fn) {
   error_ = nullptr;
   pending_ = size();
   arrived_.store(0, std::memory_order_relaxed);
+  interrupted_.store(false, std::memory_order_relaxed);
   ++generation_;
   wake_.notify_all();
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+  std::exception_ptr interruption;
+  const auto slice = std::chrono::duration<double>(kInterruptSliceS);
+  while (!done_cv_.wait_for(lock, slice, [&] { return pending_ == 0; })) {
+    if (interruption) continue;  // the workers leave at their next barrier_stop()
+    lock.unlock();
+    try {
+      check_interrupt();
+    } catch (...) {
+      interruption = std::current_exception();
+      interrupted_.store(true, std::memory_order_release);
+    }
+    lock.lock();
+  }
   job_ = nullptr;
+  if (interruption) {
+    error_ = nullptr;
+    std::rethrow_exception(interruption);
+  }
   if (error_) {
     std::exception_ptr e = error_;
     error_ = nullptr;
@@ -136,6 +156,24 @@ void ThreadPool::barrier() {
     if (++spins < 4096) cpu_relax();
     else std::this_thread::yield();
   }
+}
+
+bool ThreadPool::barrier_stop() {
+  const uint32_t my_sense = sense_.load(std::memory_order_relaxed);
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == size()) {
+    const bool stop = interrupted_.load(std::memory_order_acquire);
+    stop_seen_.store(stop, std::memory_order_relaxed);  // published by the release of sense_ below
+    arrived_.store(0, std::memory_order_relaxed);
+    sense_.store(my_sense + 1, std::memory_order_release);
+    return stop;
+  }
+  unsigned spins = 0;
+  while (sense_.load(std::memory_order_acquire) == my_sense) {
+    if (++spins < 4096) cpu_relax();
+    else std::this_thread::yield();
+  }
+  // no later barrier can overwrite it before this read: its last arrival needs this worker too
+  return stop_seen_.load(std::memory_order_relaxed);
 }
 
 std::pair<uint64_t, uint64_t> ThreadPool::share(unsigned w, uint64_t total, uint64_t grain) const {

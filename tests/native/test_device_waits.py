@@ -148,3 +148,45 @@ with signals_as_interrupts():
     assert rc == 128 + signal.SIGTERM, err
     assert "interrupted by SIGTERM while a device call did not return" in err, err
     assert STUCK_S <= took < STUCK_S + SIGNAL_S, took
+
+
+#: A CPU kernel's timing call made to run far longer than the signal rule allows: one sample of a
+#: STREAM copy of 64 MiB repeated ``batch`` times, ``batch`` sized from a first call to last ~30 s.
+_LONG_CPU_CALL = """
+import sys, time
+from apple_roofline._native import _core
+from apple_roofline.cli.signals import interrupted_code, signals_as_interrupts
+cpu = _core.Backend("cpu", 0)
+n = 16 << 20
+a, c = cpu.alloc(4 * n), cpu.alloc(4 * n)
+{setup}
+t0 = time.perf_counter(); k.time(args, launch, 1, 1, clock=False); one = time.perf_counter() - t0
+batch = max(2, int(30.0 / max(one, 1e-6)))
+with signals_as_interrupts():
+    print("timing", flush=True)
+    began = time.perf_counter()
+    try:
+        k.time(args, launch, batch, 1, clock=False)
+    except KeyboardInterrupt:
+        print(f"interrupted after {{time.perf_counter() - began:.2f}} s of {{batch * one:.1f}}", file=sys.stderr)
+        sys.exit(interrupted_code())
+    print("not interrupted", file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        'k = cpu.compile("", "stream_copy_f32"); args, launch = [a, a, c, 1.0], n // 4',  # the pool's timing loop
+        'k = cpu.gemm("fp32", 512, 512, 512); args, launch = [a, a, c], 1',  # BLAS on its calling thread
+    ],
+    ids=["builtin", "gemm"],
+)
+def test_sigterm_during_a_long_cpu_timing_call_ends_it_within_2_s(setup: str) -> None:
+    """A timing call that would run ~30 s (issue 46: `--sustain 5`, a default CPU run on 2 cores) ends
+    at its next kernel call's end once SIGTERM arrives, through the path that writes the partial
+    study: KeyboardInterrupt out of the call, exit 143 within 2 s; not the watcher's 'did not return'."""
+    rc, took, err = _run_until(_LONG_CPU_CALL.format(setup=setup), "timing")
+    assert rc == 128 + signal.SIGTERM, err
+    assert "interrupted after" in err and "did not return" not in err and "Traceback" not in err, err
+    assert took < SIGNAL_S, (took, err)
