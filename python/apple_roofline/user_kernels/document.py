@@ -99,7 +99,8 @@ class KernelsFile(Document):
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "KernelsFile":
         """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`
         naming the field: a count that is negative (FLOPs) or not positive (bytes, seconds), an
-        unknown dtype, samples out of range or a ``seconds`` that is not their median."""
+        unknown dtype, samples out of range, a ``seconds`` that is not their median, or counts whose
+        rates (FLOP/s, B/s) or intensity are not finite."""
         r = Reader(source)
         header = cls.read_header(d, r)
         points: List[Point] = []
@@ -119,17 +120,15 @@ class KernelsFile(Document):
                 seconds = summary.median
             else:
                 seconds = r.positive(k, "seconds", where)
-            points.append(
-                Point(
-                    r.string(k, "name", where),
-                    r.nonneg(k, "flops", where, ""),
-                    r.positive(k, "bytes", where, "bytes"),
-                    seconds,
-                    summary=summary,
-                    dtype=dtype,
-                    samples=samples,
-                )
+            name, flops, nbytes = (
+                r.string(k, "name", where),
+                r.nonneg(k, "flops", where, ""),
+                r.positive(k, "bytes", where, "bytes"),
             )
+            try:  # finite counts can still make a rate that is not (1e308 FLOPs in a millisecond)
+                points.append(Point(name, flops, nbytes, seconds, summary=summary, dtype=dtype, samples=samples))
+            except ValueError as exc:
+                r.fail(f"{where}: {exc} (valid: FLOPs, bytes and seconds whose rates are finite)")
         return cls(**header, points=tuple(points))
 
 

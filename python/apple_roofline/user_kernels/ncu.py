@@ -1,9 +1,8 @@
 """An Nsight Compute export as dots on the roofline: one per kernel and memory level.
 
-Input: ``ncu --csv --page raw`` (or ``ncu --import REPORT --csv --page raw``): a header row
-(``"ID"``, ..., ``"Kernel Name"``, ..., one column per metric), a row of units, then one row per
-launch. Lines before the header (ncu's ``==PROF==`` log, the application's output) are skipped.
-Units and thousands separators are read by :mod:`.units`.
+Input: ``ncu --csv --page raw`` (or ``ncu --import REPORT --csv --page raw``), read into launches
+by :mod:`.ncu_page` (the details page, a cell that is no finite number: errors); units and
+thousands separators by :mod:`.units`.
 
 The metrics are those of ncu's own hierarchical roofline sections
 (``SpeedOfLight_HierarchicalSingleRooflineChart``, ``..DoubleRooflineChart``,
@@ -28,22 +27,34 @@ The metrics are those of ncu's own hierarchical roofline sections
   A rate is turned into bytes by the launch's duration;
 * time: ``gpu__time_duration.sum``.
 
+The exports people make most are read alike: ``--set roofline`` (the hierarchical sections and
+``SpeedOfLight_RooflineChart``, whose FP32 and FP64 work and DRAM traffic are the same metrics),
+the hierarchical sections alone, and the totals (counts and byte totals).
+
 The launches of one kernel name are summed: FLOPs, bytes and time, so its performance is its FLOPs
-over its total time. A kernel without FLOPs (integer-only: every floating-point and tensor count is
-0), without the work metrics, without a duration, or a level without its bytes (or with 0 bytes) is
-an :class:`~.model.Unplaced` naming what it lacks.
+over its total time; its precision is the one most of its FLOPs were done in (the others stay in
+:attr:`~.model.KernelDot.work`, shown beside it). A launch that lacks a metric its kernel's other
+launches have makes the kernel (or that level) unplaced, never a sum with a 0 in it; a sum, rate or
+intensity that is not finite is an error. A kernel is an :class:`~.model.Unplaced` naming the
+metric it lacks: without a duration; without the work metrics; with tensor-pipe instructions
+(``sm__inst_executed_pipe_tensor.sum``, collected with the totals) beyond what its HFMAs account
+for (the compiler issues HFMA2 to that pipe: one per thread in the CuPy kernels recorded in
+``tests/unit/data``, counted as HFMA by ncu and its half-precision chart) but no
+``sm__ops_path_tensor_src_*`` to count their operations (a cuBLAS HGEMM collected with the totals);
+with no FP instruction and neither tensor count (a tensor-core kernel cannot be told from an
+integer one); or integer-only (every FP count 0 and the tensor pipe idle: the lacks column names
+those counts). A level without its bytes, or with 0, is unplaced for that level.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..study.files import ResultsError
 from .model import KernelDot, KernelSet, Unplaced
-from .units import UnitError, parse_number, unit_scale
+from .ncu_page import Launch, header_index, read_page
 
 __all__ = ["read_ncu_csv", "looks_like_ncu", "FP_OPS", "LEVEL_BYTES", "TIME", "TENSOR_PREFIX"]
 
@@ -92,11 +103,16 @@ _TENSOR_PRECISION = (
     ("int4", "int8"),
     ("int1", "int8"),
 )
-_NAME = "Kernel Name"
 #: The key under which a launch's work also sums its tensor-pipe operations (not a precision).
 _TENSOR = "tensor pipe"
-#: The metrics this reader uses start so (others, with units such as ``register/thread``, are left out).
-_USED = ("gpu__time_duration", "dram__", "lts__", "l1tex__", "derived__l1tex__", "derived__lts__", "sm__", "smsp__")
+#: The tensor pipe's warp instructions (the totals' ``sm__inst_executed_pipe_tensor.sum``; or its parts).
+PIPE_TENSOR = "sm__inst_executed_pipe_tensor"
+#: Where the tensor pipe's operations come from, for a kernel that lacks them.
+TENSOR_HINT = (
+    "collect them with --section SpeedOfLight_HierarchicalTensorRooflineChart (or --set roofline), or "
+    "--metrics sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,"
+    "sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp64.sum,..."
+)
 
 
 def _fp_metrics(op: str) -> Tuple[Tuple[str, bool], ...]:
@@ -132,271 +148,262 @@ def _tensor_paths(columns: Sequence[str]) -> Dict[str, Tuple[str, bool]]:
     return {p: v for p, v in found.items() if not any(p != q and p.startswith(q + "_") for q in found)}
 
 
+def _pipe_metrics(columns: Sequence[str]) -> Tuple[str, ...]:
+    """The tensor pipe's instruction counts the export has: the total, else its parts."""
+    if f"{PIPE_TENSOR}.sum" in columns:
+        return (f"{PIPE_TENSOR}.sum",)
+    return tuple(c for c in columns if c.startswith(PIPE_TENSOR + "_") and c.endswith(".sum"))
+
+
 def looks_like_ncu(text: str) -> bool:
-    """Whether ``text`` holds an ncu raw CSV header (a row starting ``"ID"`` naming ``Kernel Name``)."""
-    return _header_index(text.splitlines()) is not None
-
-
-def _header_index(lines: Sequence[str]) -> Optional[int]:
-    for i, line in enumerate(lines):
-        s = line.lstrip("\ufeff").strip()
-        if s.startswith('"ID"') or s.startswith("ID,"):
-            row = next(csv.reader([s]), [])
-            if _NAME in row:
-                return i
-    return None
-
-
-_DEVICE = "device__attribute_display_name"
+    """Whether ``text`` holds an ncu CSV header (a row starting ``"ID"`` naming ``Kernel Name``):
+    the raw page, or the details page that :func:`read_ncu_csv` refuses with the command to use."""
+    return header_index(text.splitlines()) is not None
 
 
 @dataclass
-class _Launch:
-    values: Dict[str, float]
-    device: Optional[str] = None
+class _Reading:
+    """What one launch gives: time, FLOPs per precision (and the tensor pipe's), HFMA thread
+    instructions, tensor-pipe warp instructions (None: not collected), bytes per level."""
+
+    seconds: float
+    work: Dict[str, float] = field(default_factory=dict)
+    used: Tuple[str, ...] = ()
+    missing: Tuple[str, ...] = ()
+    hfma: float = 0.0
+    pipe: Optional[float] = None
+    level_bytes: Dict[str, float] = field(default_factory=dict)
+    level_metric: Dict[str, str] = field(default_factory=dict)
 
 
-def _rows(text: str, source: str) -> Tuple[List[str], List[Tuple[str, _Launch]]]:
-    lines = text.splitlines()
-    start = _header_index(lines)
-    if start is None:
-        what = (
-            "ncu's details page (export with --page raw)"
-            if '"Metric Name"' in text
-            else 'no header row starting "ID" with a "Kernel Name" column'
-        )
-        raise ResultsError(
-            f"{source}: not an Nsight Compute raw CSV export ({what}); "
-            f"write one with `ncu --csv --page raw ...` or `ncu --import REPORT --csv --page raw`"
-        )
-    rows = list(csv.reader(io.StringIO("\n".join(line for line in lines[start:] if not line.startswith("==")))))
-    header = [h.strip() for h in rows[0]]
-    body = rows[1:]
-    units: List[str] = [""] * len(header)
-    if body and (not body[0] or not body[0][0].strip()):  # the row of units has no launch ID
-        units = [u.strip() for u in body[0]] + [""] * (len(header) - len(body[0]))
-        body = body[1:]
-    scales: List[Optional[float]] = []
-    for h, u in zip(header, units):
-        try:
-            scales.append(unit_scale(u))
-        except UnitError as exc:  # a metric this reader uses must be readable; any other is left out
-            scales.append(_bad_unit(source, h, exc) if h.startswith(_USED) else None)
-    name_col = header.index(_NAME)
-    out: List[Tuple[str, _Launch]] = []
-    for n, row in enumerate(body):
-        if not row or not any(c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise ResultsError(
-                f"{source}: launch row {n + 1} has {len(row)} cells, the header {len(header)} "
-                f"(a truncated or edited export?)"
-            )
-        launch = _Launch({})
-        for h, cell, scale in zip(header, row, scales):
-            if h == _DEVICE:
-                launch.device = cell.strip() or None
-            if "__" not in h:
-                continue
-            v = parse_number(cell)
-            if v is not None and scale is not None:
-                launch.values[h] = v * scale
-        out.append((row[name_col].strip(), launch))
-    if not out:
-        raise ResultsError(f"{source}: an Nsight Compute export without launches (no rows after the header)")
-    return header, out
-
-
-def _bad_unit(source: str, column: str, exc: Exception) -> float:
-    raise ResultsError(
-        f"{source}: column {column}: {exc} (ncu writes byte, Kbyte ..., nsecond ..., inst, cycle/second ...)"
-    )
-
-
-def _first(launch: _Launch, names: Sequence[str]) -> Optional[str]:
-    return next((n for n in names if n in launch.values), None)
-
-
-@dataclass
-class _Totals:
-    launches: int = 0
-    seconds: float = 0.0
-    work: Optional[Dict[str, float]] = None
-    work_metrics: Tuple[str, ...] = ()
-    missing_work: Tuple[str, ...] = ()
-    missing_time: bool = False
-    level_bytes: Optional[Dict[str, float]] = None
-    level_metric: Optional[Dict[str, str]] = None
-    level_missing: Optional[Dict[str, str]] = None
-
-
-def _work(
-    launch: _Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool]]
-) -> Tuple[Dict[str, float], List[str], List[str]]:
-    """FLOPs of one launch per precision, the metrics used and those missing."""
-    work: Dict[str, float] = {}
+def _read_launch(
+    launch: Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool]], pipes: Sequence[str]
+) -> _Reading:
+    r = _Reading(seconds)
     used: List[str] = []
     missing: List[str] = []
     for precision, op, weight in FP_OPS:
         options = _fp_metrics(op)
-        name = _first(launch, [n for n, _r in options])
+        name = launch.first([n for n, _r in options])
         if name is None:
             missing.append(options[0][0])
             continue
-        rate = dict(options)[name]
-        count = launch.values[name]
-        if rate:
-            clock_name = _SM_CLOCK[name.split("__")[0]]
-            if clock_name not in launch.values:
-                missing.append(clock_name)
+        count = launch.value(name)
+        if dict(options)[name]:
+            clock = _SM_CLOCK[name.split("__")[0]]
+            if not launch.has(clock):
+                missing.append(clock)
                 continue
-            count *= launch.values[clock_name] * seconds
-            used.append(clock_name)
-        work[precision] = work.get(precision, 0.0) + weight * count
+            count *= launch.value(clock) * seconds
+            used.append(clock)
+        r.work[precision] = r.work.get(precision, 0.0) + weight * count
+        r.hfma += count if op == "hfma" else 0.0
         used.append(name)
     for path, (name, rate) in tensors.items():
-        if name not in launch.values:
+        if not launch.has(name):
+            missing.append(name)
             continue
-        count = launch.values[name]
+        count = launch.value(name)
         if rate:
-            if _SM_CLOCK["sm"] not in launch.values:
+            if not launch.has(_SM_CLOCK["sm"]):
                 missing.append(_SM_CLOCK["sm"])
                 continue
-            count *= launch.values[_SM_CLOCK["sm"]] * seconds
+            count *= launch.value(_SM_CLOCK["sm"]) * seconds
             used.append(_SM_CLOCK["sm"])
         p = _tensor_precision(path)
-        work[p] = work.get(p, 0.0) + count
-        work[_TENSOR] = work.get(_TENSOR, 0.0) + count
+        r.work[p] = r.work.get(p, 0.0) + count
+        r.work[_TENSOR] = r.work.get(_TENSOR, 0.0) + count
         used.append(name)
-    return work, used, missing
+    if pipes and all(launch.has(m) for m in pipes):
+        r.pipe = sum(launch.value(m) for m in pipes)
+    r.used, r.missing = tuple(dict.fromkeys(used)), tuple(dict.fromkeys(missing))
+    for level, ways in LEVEL_BYTES.items():
+        name = launch.first([n for n, _f, _r in ways])
+        if name is not None:
+            factor, rate = next((f, ra) for n, f, ra in ways if n == name)
+            r.level_bytes[level] = launch.value(name) * factor * (seconds if rate else 1.0)
+            r.level_metric[level] = name
+    return r
+
+
+def _finite(source: str, kernel: str, what: str, *values: float) -> None:
+    if not all(math.isfinite(v) for v in values):
+        raise ResultsError(
+            f"{source}: kernel {kernel!r}: its {what} is not a finite number (a cell out of range; valid: FLOPs, "
+            f"bytes and seconds whose sums and ratios are finite)"
+        )
 
 
 def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
     """The dots of an ncu raw CSV export (module docstring): per kernel name, one
     :class:`~.model.KernelDot` per level (L1, L2, DRAM) it has bytes at, and an
-    :class:`~.model.Unplaced` for each kernel or level that cannot be placed.
+    :class:`~.model.Unplaced` naming the metric it lacks for each kernel or level that cannot be placed.
 
     Raises:
         ResultsError: one line naming ``source``: not an ncu raw export (no header row with ``ID``
-            and ``Kernel Name``), a unit ncu does not write, a row of the wrong length, no launches.
+            and ``Kernel Name``; ncu's details page), a unit ncu does not write, a row of the wrong
+            length, no launches; a cell that is no finite number (the kernel, metric and cell named);
+            a kernel whose FLOPs, bytes, time or rates are not finite.
     """
-    header, launches = _rows(text, source)
+    header, launches = read_page(text, source)
     tensors = _tensor_paths(header)
-    totals: Dict[str, _Totals] = {}
-    for kernel, launch in launches:
-        t = totals.setdefault(kernel, _Totals(work={}, level_bytes={}, level_metric={}, level_missing={}))
-        assert (
-            t.work is not None
-            and t.level_bytes is not None
-            and t.level_metric is not None
-            and t.level_missing is not None
-        )
-        t.launches += 1
-        seconds = launch.values.get(TIME)
-        if seconds is None or seconds <= 0:
-            t.missing_time = True
-            continue
-        t.seconds += seconds
-        work, used, missing = _work(launch, seconds, tensors)
-        if not used:
-            t.missing_work = tuple(dict.fromkeys(t.missing_work + tuple(missing)))
-        for p, f in work.items():
-            t.work[p] = t.work.get(p, 0.0) + f
-        t.work_metrics = tuple(dict.fromkeys(t.work_metrics + tuple(used)))
-        for level, options in LEVEL_BYTES.items():
-            name = _first(launch, [n for n, _f, _r in options])
-            if name is None:
-                t.level_missing[level] = _level_wanted(options)
-                continue
-            factor, rate = next((f, r) for n, f, r in options if n == name)
-            b = launch.values[name] * factor * (seconds if rate else 1.0)
-            t.level_bytes[level] = t.level_bytes.get(level, 0.0) + b
-            t.level_metric[level] = name
+    pipes = _pipe_metrics(header) if not tensors else ()
+    by_kernel: Dict[str, List[Launch]] = {}
+    for launch in launches:
+        by_kernel.setdefault(launch.kernel, []).append(launch)
     dots: List[KernelDot] = []
     unplaced: List[Unplaced] = []
-    for kernel, t in totals.items():
-        assert (
-            t.work is not None
-            and t.level_bytes is not None
-            and t.level_metric is not None
-            and t.level_missing is not None
-        )
-        if t.missing_time or t.seconds <= 0:
-            unplaced.append(
-                Unplaced(kernel, f"no duration: {TIME} is missing or 0 for a launch", (TIME,), launches=t.launches)
-            )
-            continue
-        if not t.work_metrics:
-            unplaced.append(
-                Unplaced(
-                    kernel,
-                    "no FLOP metrics: collect the hierarchical roofline sections "
-                    "(--section SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
-                    "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)",
-                    t.missing_work,
-                    seconds=t.seconds,
-                    launches=t.launches,
-                )
-            )
-            continue
-        tensor = t.work.pop(_TENSOR, 0.0)
-        flops = sum(t.work.values())
-        if flops <= 0:
-            unplaced.append(
-                Unplaced(
-                    kernel,
-                    "no floating-point operations: its FADD/FMUL/FFMA, DADD/DMUL/DFMA, HADD/HMUL/HFMA and "
-                    "tensor-pipe counts are all 0 (an integer-only kernel has no FLOPs, so no arithmetic intensity)",
-                    (),
-                    seconds=t.seconds,
-                    launches=t.launches,
-                )
-            )
-            continue
-        precision = max(t.work, key=lambda p: t.work[p] if t.work else 0.0)
-        for level in ("L1", "L2", "DRAM"):
-            if level in t.level_missing and level not in t.level_bytes:
-                unplaced.append(
-                    Unplaced(
-                        kernel,
-                        f"no {level} bytes: the export lacks {t.level_missing[level]}",
-                        (t.level_missing[level],),
-                        level,
-                        t.seconds,
-                        t.launches,
-                    )
-                )
-                continue
-            b = t.level_bytes.get(level, 0.0)
-            if b <= 0:
-                unplaced.append(
-                    Unplaced(
-                        kernel,
-                        f"0 bytes at {level} ({t.level_metric.get(level, '?')} = 0): no arithmetic intensity there",
-                        (),
-                        level,
-                        t.seconds,
-                        t.launches,
-                    )
-                )
-                continue
-            dots.append(
-                KernelDot(
-                    kernel,
-                    level,
-                    flops,
-                    b,
-                    t.seconds,
-                    t.launches,
-                    precision,
-                    {p: f for p, f in t.work.items() if f > 0},
-                    "ncu",
-                    t.work_metrics + (t.level_metric[level], TIME),
-                    "tensor" if tensor > flops / 2 else "fma",
-                )
-            )
-    device = next((launch.device for _k, launch in launches if launch.device), None)
+    for kernel, mine in by_kernel.items():
+        d, u = _kernel(source, kernel, mine, tensors, pipes)
+        dots += d
+        unplaced += u
+    device = next((launch.device for launch in launches if launch.device), None)
     return KernelSet(tuple(dots), tuple(unplaced), source, "ncu", device)
+
+
+def _kernel(
+    source: str, kernel: str, mine: Sequence[Launch], tensors: Mapping[str, Tuple[str, bool]], pipes: Sequence[str]
+) -> Tuple[List[KernelDot], List[Unplaced]]:
+    """One kernel's dots and unplaced levels (or the kernel itself unplaced), over its launches."""
+    n = len(mine)
+    untimed = [la.row for la in mine if not (la.has(TIME) and la.value(TIME) > 0)]
+    if untimed:
+        return [], [
+            Unplaced(
+                kernel,
+                f"no duration: {TIME} is missing or 0 for launch row {untimed[0]} (the SpeedOfLight section, "
+                f"or --metrics {TIME}, collects it)",
+                (TIME,),
+                launches=n,
+            )
+        ]
+    readings = [_read_launch(la, la.value(TIME), tensors, pipes) for la in mine]
+    seconds = sum(r.seconds for r in readings)
+    _finite(source, kernel, "time", seconds)
+    union = tuple(dict.fromkeys(m for r in readings for m in r.used))
+    for la, r in zip(mine, readings):
+        lacking = [m for m in union if m not in r.used]
+        if lacking:
+            return [], [
+                Unplaced(
+                    kernel,
+                    f"launch row {la.row} lacks {lacking[0]}, which its other launches have (summed, it would "
+                    f"count as 0)",
+                    (lacking[0],),
+                    seconds=seconds,
+                    launches=n,
+                )
+            ]
+    if not union:
+        return [], [
+            Unplaced(
+                kernel,
+                "no FLOP metrics: collect the hierarchical roofline sections (--set roofline, or --section "
+                "SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
+                "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)",
+                readings[0].missing,
+                seconds=seconds,
+                launches=n,
+            )
+        ]
+    work: Dict[str, float] = {}
+    for r in readings:
+        for p, f in r.work.items():
+            work[p] = work.get(p, 0.0) + f
+    tensor = work.pop(_TENSOR, 0.0)
+    flops = sum(work.values())
+    _finite(source, kernel, "FLOP count", flops, flops / seconds)
+    lacks = _lacks_tensor_ops(kernel, readings, flops, bool(tensors), seconds)
+    if lacks is not None:
+        return [], [lacks]
+    precision = max(work, key=lambda p: work[p])
+    dots: List[KernelDot] = []
+    unplaced: List[Unplaced] = []
+    for level in ("L1", "L2", "DRAM"):
+        options = LEVEL_BYTES[level]
+        without = [la.row for la, r in zip(mine, readings) if level not in r.level_bytes]
+        if without:
+            wanted = _level_wanted(options)
+            some = "" if len(without) == n else f" for launch row {without[0]} (its other launches have it)"
+            unplaced.append(
+                Unplaced(kernel, f"no {level} bytes: the export lacks {wanted}{some}", (wanted,), level, seconds, n)
+            )
+            continue
+        b = sum(r.level_bytes[level] for r in readings)
+        metric = readings[0].level_metric[level]
+        _finite(source, kernel, f"{level} byte count", b, b / seconds, flops / b if b > 0 else 0.0)
+        if b <= 0:
+            unplaced.append(
+                Unplaced(
+                    kernel,
+                    f"0 bytes at {level} ({metric} = 0): no arithmetic intensity there",
+                    (f"{metric} (0)",),
+                    level,
+                    seconds,
+                    n,
+                )
+            )
+            continue
+        dots.append(
+            KernelDot(
+                kernel,
+                level,
+                flops,
+                b,
+                seconds,
+                n,
+                precision,
+                {p: f for p, f in work.items() if f > 0},
+                "ncu",
+                union + (metric, TIME),
+                "tensor" if tensor > flops / 2 else "fma",
+            )
+        )
+    return dots, unplaced
+
+
+def _lacks_tensor_ops(
+    kernel: str, readings: Sequence[_Reading], flops: float, has_tensor_ops: bool, seconds: float
+) -> Optional[Unplaced]:
+    """The kernel unplaced when its FLOPs cannot be told (module docstring), else None."""
+    n = len(readings)
+    wanted = TENSOR_PREFIX + "*"
+    if not has_tensor_ops:
+        pipes = [r.pipe for r in readings]
+        hfma = sum(r.hfma for r in readings)
+        if all(p is not None for p in pipes):
+            pipe = sum(p for p in pipes if p is not None)
+            extra = pipe - hfma / 32.0
+            if extra > 1e-3 * pipe:
+                return Unplaced(
+                    kernel,
+                    f"lacks the tensor pipe's operations: it ran {pipe:,.0f} tensor-pipe warp instructions "
+                    f"({extra:,.0f} beyond its HFMAs) that the export does not count; {TENSOR_HINT}",
+                    (wanted,),
+                    seconds=seconds,
+                    launches=n,
+                )
+        elif flops <= 0:
+            return Unplaced(
+                kernel,
+                "no floating-point instructions, and the export has neither the tensor pipe's operations nor its "
+                f"instruction count, so a tensor-core kernel cannot be told from one without FLOPs; {TENSOR_HINT}",
+                (wanted,),
+                seconds=seconds,
+                launches=n,
+            )
+    if flops <= 0:
+        zero = ["sm__sass_thread_inst_executed_op_*_pred_on (0)"]
+        zero.append(f"{wanted} (0)" if has_tensor_ops else f"{PIPE_TENSOR}.sum (0)")
+        return Unplaced(
+            kernel,
+            "no floating-point operations: its FADD/FMUL/FFMA, DADD/DMUL/DFMA, HADD/HMUL/HFMA and tensor-pipe "
+            "counts are all 0 (an integer-only kernel has no FLOPs, so no arithmetic intensity)",
+            tuple(zero),
+            seconds=seconds,
+            launches=n,
+        )
+    return None
 
 
 def _level_wanted(options: Sequence[Tuple[str, float, bool]]) -> str:

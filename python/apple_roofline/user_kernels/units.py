@@ -6,7 +6,8 @@
 (``1,073,741,824``). :func:`unit_scale` turns a unit into the factor to its base unit (bytes,
 seconds, cycles, instructions, and their ratios); :func:`parse_number` a cell into a float.
 Prefixes are decimal (ncu prints 256 MiB as ``268.44 Mbyte``); the binary ``Kibyte``/``KiB``
-forms are read as powers of 1024.
+forms are read as powers of 1024. A cell that is no number, or not finite, is an error
+(:class:`NumberError`), never read as a metric not collected.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import math
 import re
 from typing import Dict, Optional
 
-__all__ = ["unit_scale", "parse_number", "UnitError"]
+__all__ = ["unit_scale", "parse_number", "UnitError", "NumberError"]
 
 #: Decimal and sub-unit prefixes (``K`` and ``k`` alike; ``u`` and ``µ`` for micro).
 _PREFIX: Dict[str, float] = {
@@ -64,6 +65,10 @@ class UnitError(ValueError):
     """A unit ncu's raw page does not write."""
 
 
+class NumberError(ValueError):
+    """A cell that is neither a finite number nor ncu's mark of a metric not collected."""
+
+
 def _part(text: str) -> float:
     if text == "":
         return 1.0
@@ -95,13 +100,20 @@ def unit_scale(unit: str) -> float:
 
 def parse_number(cell: str) -> Optional[float]:
     """A cell as a finite float, thousands separators dropped (``"1,234.5"`` -> 1234.5); None for
-    an empty cell or ncu's ``n/a`` (a metric not collected for that launch)."""
+    an empty cell or ncu's ``n/a`` or ``-`` (a metric not collected for that launch).
+
+    Raises:
+        NumberError: a cell that is no number (``"12abc"``) or not finite (``"inf"``, ``"nan"``,
+            ``"1e999"``).
+    """
     text = cell.strip().replace(",", "")
     if text.startswith("(!)"):
         text = text[3:].strip()
-    if not text or text.lower() in ("n/a", "nan", "-"):
+    if not text or text.lower() in ("n/a", "-"):
         return None
     if not _NUMBER.match(text):
-        return None
+        raise NumberError(f"{cell.strip()!r} is not a number")
     v = float(text)
-    return v if math.isfinite(v) else None
+    if not math.isfinite(v):
+        raise NumberError(f"{cell.strip()!r} is not a finite number")
+    return v
