@@ -681,3 +681,81 @@ def test_the_bilinear_lines_of_one_size_share_one_table(fake: FakeDevice, monkey
     wrong = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[8], fetches=[3], reps=2)
     assert {m.params["filter"] for m in wrong.measurements if not m.valid} == {"bilinear"}
     assert all(m.valid for m in wrong.measurements if m.params["filter"] == "nearest")
+
+
+# -- titles that say what ran, budgets that hold (issue 45) ------------------------------------
+
+
+def test_the_fill_figure_is_titled_with_the_layers_its_passes_drew(monkeypatch: pytest.MonkeyPatch) -> None:
+    from apple_roofline.graphics.model import layers_text
+
+    # a software adapter: one layer already takes longer than a pass may, so every pass draws one
+    device = FakeDevice(per_layer=1e-2)
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    slow = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=128, quick=True, reps=2, budget="none")
+    assert {m.params["layers"] for m in slow.measurements} == {1} and slow.params["overdraw"] == 128
+    title = plot_fill(slow)._suptitle.get_text()
+    assert title.endswith(f"— {W} x {H}, 1 layer a pass (128 requested)") and "128 layers" not in title, title
+    kept = load_results(H100)  # an H100: 128 layers at small F, fewer above
+    assert isinstance(kept, GraphicsStudy)
+    fill = [m for m in kept.measurements if m.suite in ("fillrate", "tilemem") and m.valid]
+    ran = sorted({int(m.params["layers"]) for m in fill})
+    assert ran[0] < ran[-1] == 128
+    assert plot_fill(kept)._suptitle.get_text().endswith(f", {ran[0]} to 128 layers a pass (128 requested)")
+    whole = [m for m in fill if m.params["layers"] == 128]
+    assert layers_text(whole, 128) == "128 layers" and layers_text(whole[:1]) == "128 layers"
+    assert layers_text([], 128) == ""
+
+
+def test_a_pass_predicted_past_the_budget_is_not_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    # F = 0 passes take 0.25 s (as the fake says; it does not wait), F = 64 ones 16 s: F = 64's lead,
+    # samples and stored passes would take over a minute, past the suite's 30 s
+    device = FakeDevice(per_layer=0.25)
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics(
+        "wgpu:0", ["fillrate"], width=W, height=H, overdraw=1, quick=True, reps=3, budget="fillrate=30"
+    )
+    assert {m.params["F"] for m in study.measurements} == {0} and len(study.measurements) == 4
+    (t,) = study.suite_times
+    assert t.cut and t.stopped_before == "fillrate rgba8unorm F=64 blended store" and t.seconds < 30
+    (why,) = [w for w in study.warnings if "not started" in w]
+    assert why.startswith("fillrate rgba8unorm F=64 blended store: not started: its passes would take about ")
+    assert why.endswith("s of the suite's 30 s budget were left") and not any("over its" in w for w in study.warnings)
+
+
+def test_a_suite_that_ran_over_its_budget_says_by_how_much(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from apple_roofline.study.timing import SuiteTime
+
+    assert R.over_budget(SuiteTime("fillrate", 15.1, 6.0, 6, True, 8, "")) == (
+        "suite fillrate ran 9.1 s over its 6 s budget (15.1 s): a pass is never interrupted, one can take "
+        "longer than predicted, and the suite waits for its passes' checks"
+    )
+    assert R.over_budget(SuiteTime("fillrate", 6.02, 6.0, 6, False, 8, "")) is None  # within the clock's grain
+    assert R.over_budget(SuiteTime("fillrate", 99.0, 0.0, 6, False, 8, "")) is None  # no budget
+    # a pass that says it takes a microsecond and takes half a second: predicted to fit, run over
+    device = FakeDevice()
+    real = device.fill_pass
+
+    def slow(**kw: Any) -> FakePass:
+        p = real(**kw)
+        run = p.run
+
+        def run_slowly(batch: int, reps: int, lead: int = 0, **more: Any) -> PassRun:
+            time.sleep(0.5)
+            return run(batch, reps, lead, **more)
+
+        p.time = lambda args, launch, batch, reps: run(batch, reps, 0).samples_s  # type: ignore[method-assign]
+        p.run = run_slowly  # type: ignore[method-assign]  # the probe quick, the measurement slow
+        return p
+
+    monkeypatch.setattr(device, "fill_pass", slow)
+    monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
+    study = R.run_graphics(
+        "wgpu:0", ["fillrate"], width=W, height=H, overdraw=1, f_values=[0], reps=2, budget="fillrate=0.2"
+    )
+    (t,) = study.suite_times
+    assert t.seconds >= 0.5 and t.measured == 1 and t.cut
+    (over,) = [w for w in study.warnings if "over its" in w]
+    assert over.startswith(f"suite fillrate ran {t.seconds - 0.2:.1f} s over its 0.2 s budget ({t.seconds:.1f} s)")

@@ -89,6 +89,19 @@ def test_one_submission_per_measurement_divided_by_its_batch() -> None:
     assert pacer.probes == 1 and again.lead_s == P.MIN_LEAD_S  # the shape's calibration is shared, no new spin-up
 
 
+def test_the_predicted_seconds_are_those_of_the_submission() -> None:
+    pacer = P.Pacer(NullSampler("none"), reps=5, min_sample_s=0.01, spin_up_s=0.25)
+    # idle GPU: a 0.25 s lead of 125 passes, 5 samples of 5 passes, the stored and the counting pass
+    assert pacer.predict_s(2e-3, count=True) == pytest.approx((125 + 25 + 2) * 2e-3)
+    assert pacer.predict_s(2e-3, 3) == pytest.approx((125 + 15 + 1) * 2e-3)
+    assert pacer.predict_s(0.5, 3) == pytest.approx((1 + 3 + 1) * 0.5)  # a sample of one pass, a lead of one
+    p = Pass(2e-3)
+    pacer.measure(p, "shape", count=True)
+    (batch, reps, lead, _count, _read) = p.runs[0]
+    assert pacer.gap() is not None and (lead + batch * reps + 2) * 2e-3 == pytest.approx((125 + 25 + 2) * 2e-3)
+    assert pacer.predict_s(2e-3) < (125 + 25 + 1) * 2e-3  # right after a submission: a short lead
+
+
 def test_a_pass_below_the_highest_clock_is_timed_again_after_a_spin_up() -> None:
     sampler = Clocks().start()
     try:

@@ -28,7 +28,7 @@ its 2 x 2 footprint). Rates: GPixel/s drawn and shaded, GFLOP/s, GTexel/s, effec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..roofline.records import Measurement, Skipped
 from ..study.document import Document
@@ -45,6 +45,7 @@ __all__ = [
     "Cliff",
     "shaded_note",
     "describe_case",
+    "layers_text",
 ]
 
 SCHEMA_VERSION = 1
@@ -58,6 +59,21 @@ def drawn_rate(m: Measurement) -> float:
 def shaded_rate(m: Measurement) -> float:
     """Pixels shaded per second, in GPixel/s, at the median time (see ``shaded_by``)."""
     return float(m.params.get("pixels_shaded", 0)) / m.median_s / 1e9
+
+
+def layers_text(measurements: Sequence[Measurement], requested: Optional[int] = None) -> str:
+    """The layers the fill passes of ``measurements`` drew, for a title: ``"128 layers"`` where each
+    drew the ``requested`` overdraw; ``"1 layer a pass (128 requested)"`` or ``"1 to 64 layers a pass
+    (128 requested)"`` where a pass's layers were reduced (a pass longer than ``max_pass_s``,
+    :mod:`.passes`); ``""`` where none records its layers."""
+    ran = sorted({int(m.params["layers"]) for m in measurements if "layers" in m.params})
+    if not ran:
+        return ""
+    lo, hi = ran[0], ran[-1]
+    counted = f"{lo} layer{'' if lo == 1 else 's'}" if lo == hi else f"{lo} to {hi} layers"
+    if requested is None or ran == [requested]:
+        return counted
+    return f"{counted} a pass ({requested} requested)"
 
 
 def texel_rate(m: Measurement) -> float:

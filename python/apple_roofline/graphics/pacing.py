@@ -172,6 +172,16 @@ class Pacer:
         """Seconds since the last submission finished (None before the first)."""
         return None if self.last_end is None else self.clock() - self.last_end
 
+    def predict_s(self, per_pass_s: float, reps: Optional[int] = None, *, count: bool = False) -> float:
+        """Seconds the submission of :meth:`measure` would take now for a pass of ``per_pass_s``: its
+        lead (after the gap since the last submission), ``reps`` samples (default :attr:`reps`) of
+        their batch, the stored pass and the counting pass (``count``); a re-timing after a low clock
+        not included."""
+        per = max(per_pass_s, 1e-9)
+        lead = passes_for(lead_seconds(self.gap(), self.spin_up_s), per)
+        n = self.reps if reps is None else reps
+        return (lead + batch_for(per, self.min_sample_s) * n + (2 if count else 1)) * per
+
     def probe(self, p: Any, name: str = "a render pass") -> float:
         """Seconds of one lone pass of ``p`` (the faster of two); a probe is GPU work, so it does not
         reset the idle gap. Its time is not known yet: its waits have the longest bound

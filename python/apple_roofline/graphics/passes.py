@@ -12,11 +12,17 @@ measured (:func:`ladder_layer_s`): no probe leaves the GPU idle between passes. 
 pass draws as many identical layers (a power of two up to :data:`MAX_TEXTURE_LAYERS`) as make it about
 :data:`TARGET_PASS_S` long, where the device counts fragment-shader invocations (the count, not the
 layer count, gives the texels fetched); elsewhere one layer.
+
+Budgets: besides the suite's check before each pass (:meth:`~apple_roofline.study.timing.SuiteClock.cut_here`),
+a pass whose submission is predicted (:meth:`~.pacing.Pacer.predict_s`, once its seconds per pass are
+known: from the shape's calibration, the ladder or its probe) to end past the suite's budget is not
+started: the suite is cut before it, and a warning gives the seconds it would have taken and those left.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
 
@@ -141,6 +147,23 @@ class PassMeasurer:
         self.layer_s: Dict[Tuple[str, str], Dict[int, float]] = {}  # (format, mode) -> {F: s per layer}
         self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
         self.kept: Dict[str, Tuple[Dict[str, Any], Any]] = {}  # journal key -> (fields, check) of this study's passes
+
+    def fits(self, clock: SuiteClock, name: str, per_pass_s: Optional[float], reps: int, count: bool) -> bool:
+        """Whether pass ``name`` (``per_pass_s`` seconds a pass, ``reps`` samples, counted or not) is
+        predicted to end within ``clock``'s budget (always, without a budget or a per-pass time); if
+        not, ``clock`` is marked cut before it and a warning says what it would have taken."""
+        if clock.budget_s <= 0 or per_pass_s is None:
+            return True
+        left = clock.budget_s - (time.perf_counter() - clock.start)
+        need = self.pacer.predict_s(per_pass_s, reps, count=count)
+        if need <= left:
+            return True
+        clock.cut, clock.stopped_before = True, name
+        self.warnings.append(
+            f"{name}: not started: its passes would take about {need:.1f} s, and {max(left, 0.0):.1f} s of "
+            f"the suite's {clock.budget_s:g} s budget were left"
+        )
+        return False
 
     def settle(self) -> None:
         """Wait for every check submitted so far."""
@@ -309,21 +332,18 @@ class PassMeasurer:
                     per_pass = per_layer * layers
                     if layers < self.overdraw:
                         self.warnings.append(
-                            f"{suite} {fmt} F={F} {mode}: {layers} layers instead of {self.overdraw} "
+                            f"{suite} {fmt} F={F} {mode}: {layers} layer{'' if layers == 1 else 's'} instead of "
+                            f"{self.overdraw} "
                             f"(one pass of {self.overdraw} would take about "
                             f"{per_layer * self.overdraw * 1e3:.0f} ms)"
                         )
+                reps = self.samples(suite, (fmt, F, mode, store))
+                if not self.fits(clock, name, self.pacer.per_pass.get((shape, layers)) or per_pass, reps, True):
+                    return
                 p = dev.fill_pass(
                     width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended, store=store == "store"
                 )
-                timing, run = self.pacer.measure(
-                    p,
-                    (shape, layers),
-                    per_pass,
-                    count=True,
-                    name=name,
-                    reps=self.samples(suite, (fmt, F, mode, store)),
-                )
+                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name, reps=reps)
                 invocations, got = run.invocations, _image(run)
                 ladder[F] = timing.per_pass_s / layers
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
@@ -481,14 +501,11 @@ class PassMeasurer:
                     bilinear=bilinear,
                     layers=layers,
                 )
-                timing, run = self.pacer.measure(
-                    p,
-                    shape,
-                    per_pass,
-                    count=self.counting,
-                    name=name,
-                    reps=self.samples("texture", (size, pattern, filter_, fetches)),
-                )
+                per_pass = self.pacer.per_pass.get(shape) or per_pass or self.pacer.probe(p, name)
+                reps = self.samples("texture", (size, pattern, filter_, fetches))
+                if not self.fits(clock, name, per_pass, reps, self.counting):
+                    return
+                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name, reps=reps)
                 invocations, got = run.invocations, _image(run)
                 self.lines[shape[1:]] = (layers, timing.per_pass_s)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
@@ -549,7 +566,8 @@ class PassMeasurer:
             )
             clock.measured += 1
             done(i, line)
-            yield f"{size}² {pattern} {filter_} x{fetches} ({layers} layers): {texels / median / 1e9:.1f} GTexel/s"
+            drew = f"{layers} layer{'' if layers == 1 else 's'}"
+            yield f"{size}² {pattern} {filter_} x{fetches} ({drew}): {texels / median / 1e9:.1f} GTexel/s"
 
 
 def fitting(cases: Sequence[TextureCase], dev: Any) -> List[TextureCase]:

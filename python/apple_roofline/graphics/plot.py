@@ -25,7 +25,7 @@ from ..roofline.records import Measurement
 from ..study.markdown import figure_status
 from ..text import date_of, sig_figs
 from .kernels import FORMATS
-from .model import GraphicsStudy, cliffs, shaded_rate, texel_rate
+from .model import GraphicsStudy, cliffs, layers_text, shaded_rate, texel_rate
 from .report import fill_ceilings
 
 __all__ = ["plot_fill", "plot_texture", "FILL_FIGSIZE", "TEXTURE_FIGSIZE"]
@@ -58,7 +58,8 @@ def _title(study: GraphicsStudy, what: str) -> str:
 
 
 def plot_fill(study: GraphicsStudy) -> Figure:
-    """Panels (a) to (c) of the module docstring.
+    """Panels (a) to (c) of the module docstring, titled with the layers the passes drew
+    (:func:`~.model.layers_text`: the overdraw asked for where a pass drew fewer).
 
     Raises:
         ValueError: the study has no valid fillrate or tilemem pass.
@@ -113,9 +114,12 @@ def plot_fill(study: GraphicsStudy) -> Figure:
     axes[0].set_title("(a) fill-rate roofline: pixels", fontsize=10, loc="left")
     axes[1].set_title("(b) fill-rate roofline: ALU", fontsize=10, loc="left")
     _tile_panel(axes[2], tile)
+    requested = study.params.get("overdraw")
+    layers = layers_text(fill + tile, int(requested) if requested is not None else None)
     fig.suptitle(
-        _title(study, "Fill rate and tile memory") + f" — {study.params.get('width')} x "
-        f"{study.params.get('height')}, {study.params.get('overdraw')} layers",
+        _title(study, "Fill rate and tile memory")
+        + f" — {study.params.get('width')} x {study.params.get('height')}"
+        + (f", {layers}" if layers else ""),
         fontsize=11,
     )
     return add_note(fig, figure_status(study, ("fillrate", "tilemem")))  # what a partial study lacks

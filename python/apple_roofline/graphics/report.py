@@ -23,7 +23,16 @@ from ..roofline.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows, wall_seconds
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
-from .model import GraphicsStudy, cliffs, describe_case, drawn_rate, shaded_note, shaded_rate, texel_rate
+from .model import (
+    GraphicsStudy,
+    cliffs,
+    describe_case,
+    drawn_rate,
+    layers_text,
+    shaded_note,
+    shaded_rate,
+    texel_rate,
+)
 
 __all__ = [
     "FORMATS",
@@ -239,7 +248,7 @@ def _fill_lines(study: GraphicsStudy) -> List[str]:
             unit = "GPixel/s" if name == "fill rate" else "GFLOP/s"
             lines.append(
                 f"- **{name}**: {sig_figs(value)} {unit} ({m.params['mode']}, {m.params['store']}, "
-                f"F={m.params['F']}, {m.params['layers']} layers)"
+                f"F={m.params['F']}, {layers_text([m])})"
             )
     notes = sorted({n for n in (shaded_note(m) for m in ms) if n})
     lines += [""] + [f"- shaded pixels: {n}" for n in notes]

@@ -1,9 +1,11 @@
 """Runs the graphics suites on one GPU and assembles a :class:`~.model.GraphicsStudy`.
 
 The passes come from a grid (:mod:`.grid`: ``default``, ``quick`` or ``full``, any axis replaceable).
-Each suite runs against a time budget (:func:`~.grid.graphics_budgets`, checked before each pass:
-a spent budget leaves the suite's remaining passes unmeasured, recorded in ``suite_times`` and
-warned about). Each pass is timed at the GPU's loaded clock by :class:`~.pacing.Pacer` (one
+Each suite runs against a time budget (:func:`~.grid.graphics_budgets`, checked before each pass,
+and a pass predicted to end past it not started, :mod:`.passes`: a spent budget leaves the suite's
+remaining passes unmeasured, recorded in ``suite_times`` and warned about; a suite that still ran over,
+by a pass longer than predicted or the checks it waits for at its end, says by how much,
+:func:`over_budget`). Each pass is timed at the GPU's loaded clock by :class:`~.pacing.Pacer` (one
 submission of lead passes and samples; batches divided by their count; calibration shared by passes
 of the same shape), then its target is read back and compared with the NumPy reference
 (:mod:`.kernels`) on a worker thread (:mod:`.checks`) while the next pass runs; a pass that fails is
@@ -44,11 +46,30 @@ from .passes import PassMeasurer, fitting
 from .wedged import WEDGED_GPU_HINT, wedged_gpu_suspected
 
 __all__ = [
+    "OVER_BUDGET_S",
+    "over_budget",
     "GraphicsInterrupted",
     "GraphicsRunner",
     "open_graphics_device",
     "run_graphics",
 ]
+
+
+#: Seconds past its budget from which a suite's time is said to have run over it (below, the clock's
+#: own granularity and the progress line's).
+OVER_BUDGET_S = 0.05
+
+
+def over_budget(t: SuiteTime) -> Optional[str]:
+    """The warning of a suite that ran :data:`OVER_BUDGET_S` or more past its budget: ``"suite fillrate
+    ran 2.0 s over its 6 s budget (8.0 s): ..."``; None within it or without one."""
+    over = t.seconds - t.budget_s
+    if t.budget_s <= 0 or over < OVER_BUDGET_S:
+        return None
+    return (
+        f"suite {t.suite} ran {over:.1f} s over its {t.budget_s:g} s budget ({t.seconds:.1f} s): a pass is never "
+        "interrupted, one can take longer than predicted, and the suite waits for its passes' checks"
+    )
 
 
 class GraphicsInterrupted(StudyInterrupted[GraphicsStudy]):
@@ -228,6 +249,7 @@ class GraphicsRunner:
     def _warnings(self, measurements: Sequence[Any], steady: Optional[float]) -> List[str]:
         warns = list(self.measuring.warnings)
         warns += [w for w in map(cut_warning, self.times) if w]
+        warns += [w for w in map(over_budget, self.times) if w]
         below = below_steady(measurements)
         if below:
             warns.append(
