@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import List
@@ -21,6 +22,7 @@ from apple_roofline.references import (
     RunReference,
     health_flags,
     load_reference,
+    published_lines,
     published_table,
     reference_names,
     reference_sections,
@@ -197,12 +199,58 @@ def test_one_run_without_a_reference_is_refused(tmp_path: Path, m5_run: Run) -> 
     )
 
 
-def test_a_figure_needs_two_runs(tmp_path: Path, m5_run: Run) -> None:
+def test_one_run_is_drawn_beside_the_published_ceilings(tmp_path: Path, m5_run: Run) -> None:
+    """Issue 45: ``compare RUN --reference m5-article -o page.html`` was refused ("-o overlays two or
+    more runs, got 1"); the run is drawn beside the article's ceilings, each labelled published, in the
+    page's interactive figure and its static one, and in a figure file."""
+    m5_run.save(tmp_path / "run.json")
+    page_path = tmp_path / "page.html"
+    r = runner.invoke(app, ["compare", str(tmp_path / "run.json"), "--reference", "m5-article", "-o", str(page_path)])
+    assert r.exit_code == 0, r.output
+    page = page_path.read_text(encoding="utf-8")
+    assert "<title>Roofline comparison: 1 run of Apple M5 beside the published figures of m5-article</title>" in page
+    drawn = {(p.source, p.kind, p.name) for p in published_lines(published("m5-article"), [m5_run])}
+    assert ("measured", "bandwidth", "DRAM bandwidth") in drawn and ("measured", "compute", "FP32 vector") in drawn
+    static = {tuple(g.split(":")[2:]) for g in re.findall(r'id="(published:ceiling:[^"]*)"', page)}
+    assert static == {d for d in drawn if d[0] == "measured"}  # the measured ones, as the runs' ceilings
+    assert "<title>DRAM bandwidth, published (Apple M5 GPU): 125 GB/s" in page
+    assert "not measured by this tool" in page
+    from apple_roofline.roofline.compare_interactive import compare_figure
+
+    comparison = Comparison(
+        (m5_run,), reference="m5-article", published=published_lines(published("m5-article"), [m5_run])
+    )
+    figure = compare_figure(comparison)
+    assert figure is not None
+    names = {t["name"] for t in figure["data"] if t["meta"]["role"] == "published"}
+    assert names == {f"{name}, published (Apple M5 GPU)" for s_, _k, name in drawn if s_ == "measured"}
+    svg_path = tmp_path / "c.svg"
+    r = runner.invoke(app, ["compare", str(tmp_path / "run.json"), "--reference", "m5-article", "-o", str(svg_path)])
+    assert r.exit_code == 0, r.output
+    svg = svg_path.read_text(encoding="utf-8")
+    assert 'id="published:ceiling:measured:bandwidth:DRAM bandwidth"' in svg
+    assert "published: m5-article (Apple M5 GPU), not measured by this tool" in svg
+
+
+def test_the_published_lines_are_the_highest_figure_of_each_ceiling(m5_run: Run, m5_run_b: Run) -> None:
+    lines_ = {(p.where, p.source, p.name): p for p in published_lines(published("m5-article"), [m5_run])}
+    dram = lines_[("Apple M5 GPU", "measured", "DRAM bandwidth")]
+    assert dram.value == 125.0 and "the highest of 4 figures" in dram.note and "STREAM triad" in dram.note
+    assert not any(where.endswith("CPU (AMX)") for where, _s, _n in lines_)  # a Metal run: the GPU's figures
+    other = published_lines(published("m5-article"), [m5_run_b])  # an Apple M4: the one chip's, for reading
+    assert {p.where for p in other} == {"Apple M5 GPU", "Apple M5 CPU (AMX)"}
+
+
+def test_a_figure_needs_published_ceilings_for_its_one_run(tmp_path: Path, m5_run: Run) -> None:
+    """A reference of several chips, none the run's: nothing published to draw beside it."""
     m5_run.save(tmp_path / "run.json")
     r = runner.invoke(
-        app, ["compare", str(tmp_path / "run.json"), "--reference", "m5-article", "-o", str(tmp_path / "c.png")]
+        app, ["compare", str(tmp_path / "run.json"), "--reference", "metal-benchmarks", "-o", str(tmp_path / "c.png")]
     )
-    assert r.exit_code == 2 and "-o overlays two or more runs, got 1" in r.stderr
+    assert r.exit_code == 2, r.output
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert line.startswith("error: -o draws the run beside the published ceilings of metal-benchmarks, which has none")
+    assert "valid: a run of Apple M1," in line
     assert not (tmp_path / "c.png").exists()
 
 

@@ -7,7 +7,8 @@ labelled ``run.json (2)``. Every file is read before anything is printed; each o
 or whose schema version differs from the first run's, is named on its own line and the command exits 2.
 
 ``--reference NAME`` (one of ``--list-references``, :mod:`..references`) compares one run or more
-with a reference: published figures are set beside the runs of their chip; a measured reference run
+with a reference: published figures are set beside the runs of their chip (and with ``-o`` drawn as
+ceilings beside them, labelled published: :func:`~..references.published_lines`); a measured reference run
 joins the comparison as its baseline (unless ``--baseline`` says otherwise) and the runs of its kind
 of device are checked against it with the node run's outlier rule: each flag is also a line on
 stderr, and the command exits 1 when there is one.
@@ -15,6 +16,7 @@ stderr, and the command exits 1 when there is one.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, List, Optional, Sequence, Tuple
@@ -195,7 +197,8 @@ def compare(
             "-o",
             metavar="FILE",
             help="Also write the overlaid rooflines: a figure (.png, .svg, .pdf) or an HTML page "
-            "(.html: the interactive figure with arrows from the baseline, the static one, the tables).",
+            "(.html: the interactive figure with arrows from the baseline, the static one, the tables); with "
+            "--reference of published figures, their ceilings beside the runs (one run is enough), labelled published.",
         ),
     ] = None,
     theoretical: Annotated[
@@ -227,9 +230,9 @@ def compare(
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
     style per run).
-    With --reference, one run is enough: published figures are set beside it, or it is checked
-    against a reference run."""
-    from ..references import RunReference
+    With --reference, one run is enough: published figures are set beside it (and drawn beside it with -o),
+    or it is checked against a reference run."""
+    from ..references import PublishedReference, RunReference, published_lines
     from ..roofline.compare import compare_markdown, partial_note
 
     if list_references:
@@ -258,15 +261,19 @@ def compare(
     if len(loaded) < (1 if ref is not None else 2):
         need = "one run or more with --reference" if ref is not None else "two or more runs"
         fail(f"compare needs {need}, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})", EXIT_USAGE)
-    if output is not None and len(loaded) < 2 and not isinstance(ref, RunReference):
+    published = published_lines(ref, loaded) if isinstance(ref, PublishedReference) else ()
+    if output is not None and len(loaded) < 2 and not isinstance(ref, RunReference) and not published:
+        assert ref is not None
         fail(
-            "-o overlays two or more runs, got 1; published figures add no run to draw (without -o, the tables "
-            "set them beside the run)",
+            f"-o draws the run beside the published ceilings of {ref.name}, which has none for "
+            f"{loaded[0].device_name} ({loaded[0].backend}) (valid: a run of {', '.join(ref.chips)}; without -o "
+            "the tables list its figures)",
             EXIT_USAGE,
         )
     if output is not None:
         check_writable_dir(output)
     comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, outlier_pct)
+    comparison = dataclasses.replace(comparison, published=published)
     text = compare_markdown(comparison)
     typer.echo(text, nl=not text.endswith("\n"))
     for flag in flags:
@@ -303,7 +310,13 @@ def compare(
         models = [model_of(r) for r in loaded]
         save_plot(
             lambda: add_note(
-                plot_compare([m for m in models if m is not None], comparison.names(), theoretical=theoretical),
+                plot_compare(
+                    [m for m in models if m is not None],
+                    comparison.names(),
+                    theoretical=theoretical,
+                    published=comparison.published,
+                    reference=comparison.reference,
+                ),
                 partial_note(comparison),
             ),
             output,

@@ -12,12 +12,13 @@
   one of its kind with the node run's outlier rule (:mod:`.health`).
 
 :func:`reference_names` lists them, :func:`load_reference` loads one, :func:`reference_sections`
-gives its sections of a comparison.
+gives its sections of a comparison and :func:`published_lines` the published ceilings its figures draw.
 """
 
 from .catalog import REFERENCE_KINDS, Reference, load_reference, reference_names, references_table
 from .health import HealthFlag, health_flags, health_table
 from .published import BASES, ENGINE_BACKENDS, PublishedFigure, PublishedReference, Source, chip_names
+from .published_lines import published_lines
 from .published_table import published_table, published_text, run_cell
 from .runs import RunReference
 from .sections import reference_sections
@@ -37,6 +38,7 @@ __all__ = [
     "PublishedReference",
     "Source",
     "chip_names",
+    "published_lines",
     "published_table",
     "published_text",
     "run_cell",

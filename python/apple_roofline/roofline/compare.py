@@ -20,6 +20,7 @@ from typing import Dict, Hashable, List, Optional, Sequence, Tuple, TypeVar, Uni
 from ..study.markdown import status_text
 from ..text import DASH, date_of, sig_figs
 from .efficiency import ceiling_efficiency
+from .records import CEILING_KINDS
 from .report import table_lines
 from .run import Run
 from .tables import Table, model_of
@@ -28,6 +29,7 @@ __all__ = [
     "BASELINE_MEDIAN",
     "Baseline",
     "Comparison",
+    "PublishedLine",
     "run_tags",
     "path_labels",
     "ceiling_key",
@@ -88,12 +90,57 @@ def _distinct_labels(parts: Sequence[List[str]]) -> List[str]:
 
 
 @dataclass(frozen=True)
+class PublishedLine:
+    """A published figure drawn as a ceiling beside the runs (``compare RUN --reference NAME -o``,
+    :func:`apple_roofline.references.published_lines`): published, never measured by this tool, and
+    labelled so in every figure.
+
+    Attributes:
+        name: the run's ceiling it is set beside (``"FP32 vector"``).
+        kind: ``"bandwidth"`` (``value`` in GB/s) or ``"compute"`` (GFLOP/s).
+        value: the figure, > 0 and finite.
+        source: ``"measured"`` or ``"theoretical"``: the kind of the run's ceiling it is set beside
+            (a benchmark's figure beside a measured one, a specification beside a theoretical one).
+        where: the chip and engine it is for (``"Apple M5 GPU"``).
+        note: what it is and where it stands, for the hover (the figure, its basis, the section of
+            the source, the citation).
+
+    Raises:
+        ValueError: an unknown kind, or a value that is not positive and finite.
+    """
+
+    name: str
+    kind: str
+    value: float
+    source: str
+    where: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CEILING_KINDS:
+            raise ValueError(f"published {self.name!r}: kind must be 'bandwidth' or 'compute', not {self.kind!r}")
+        if not 0 < self.value < float("inf"):
+            raise ValueError(f"published {self.name!r}: value must be positive and finite, not {self.value!r}")
+
+    @property
+    def unit(self) -> str:
+        """``"GB/s"`` or ``"GFLOP/s"``."""
+        return CEILING_KINDS[self.kind]
+
+    @property
+    def label(self) -> str:
+        """``"FP32 vector, published (Apple M5 GPU)"``."""
+        return f"{self.name}, published ({self.where})"
+
+
+@dataclass(frozen=True)
 class Comparison:
     """Runs to compare: ``runs`` (two or more; one is enough against a ``reference``), ``labels``
     (one per run: what tells its file apart, :func:`path_labels`; empty strings for none) and the
     ``baseline`` (a run's index, or :data:`BASELINE_MEDIAN`). ``reference``: the name of the
     reference the runs are compared with (``--reference``, :mod:`apple_roofline.references`; ""
-    for none), whose ``sections`` (title, table) follow the comparison's own.
+    for none), whose ``sections`` (title, table) follow the comparison's own; ``published``: the
+    reference's figures the figures draw beside the runs (:class:`PublishedLine`; empty for none).
 
     Raises:
         ValueError: fewer than two runs (one with a reference), labels not one per run, or a
@@ -105,6 +152,7 @@ class Comparison:
     baseline: Baseline = 0
     reference: str = ""
     sections: Tuple[Tuple[str, Table], ...] = ()
+    published: Tuple[PublishedLine, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.runs) < (1 if self.reference else 2):

@@ -16,9 +16,10 @@ from typing import Dict, List
 
 from ..figures import add_note, figure_bytes
 from ..study.markdown import status_text
+from ..text import sig_figs
 from .compare import Comparison, baseline_value, ceiling_key, ceiling_values, compare_tables, partial_note, ratio_text
 from .compare_interactive import compare_figure
-from .compare_plot import RUN_DASHES, plot_compare, svg_dash
+from .compare_plot import PUBLISHED_DASH, RUN_DASHES, plot_compare, svg_dash
 from .html import PAGE_STYLE, ceiling_tooltip, svg_with_tooltips, table_html
 from .interactive import figure_data
 from .plotly_embed import (
@@ -39,7 +40,8 @@ __all__ = ["compare_tooltips", "compare_html"]
 def compare_tooltips(c: Comparison) -> Dict[str, str]:
     """Hover text by gid (:mod:`.compare_plot`'s ``<tag>:ceiling:<source>:<kind>:<name>`` and
     ``<tag>:ridge:<source>:<name>``): the run, the ceiling (:func:`~.html.ceiling_tooltip`) and its
-    ratio to the baseline."""
+    ratio to the baseline; a published line's (``published:ceiling:<source>:<kind>:<name>``) names the
+    figure, its basis and its source."""
     _keys, values, _units = ceiling_values(c.runs)
     out: Dict[str, str] = {}
     for tag, name, run, vals in zip(c.tags, c.names(), c.runs, values):
@@ -49,6 +51,8 @@ def compare_tooltips(c: Comparison) -> Dict[str, str]:
             text = f"{tag}: {name}\n{ceiling_tooltip(ceiling)}\n{ratio} of {c.baseline_name}"
             out[f"{tag.lower()}:ceiling:{ceiling.source}:{ceiling.kind}:{ceiling.name}"] = text
             out[f"{tag.lower()}:ridge:{ceiling.source}:{ceiling.name}"] = text
+    for p in c.published:
+        out[f"published:ceiling:{p.source}:{p.kind}:{p.name}"] = f"{p.label}: {sig_figs(p.value)} {p.unit}\n{p.note}"
     return out
 
 
@@ -63,7 +67,10 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     """
     names = c.names()
     devices = ", ".join(dict.fromkeys(r.device_name for r in c.runs))
-    title = f"Roofline comparison: {len(c.runs)} runs of {devices}"
+    runs = f"{len(c.runs)} run{'s' if len(c.runs) != 1 else ''}"
+    title = f"Roofline comparison: {runs} of {devices}" + (
+        f" beside the published figures of {c.reference}" if c.published else ""
+    )
     parts: List[str] = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -84,6 +91,14 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
             "</span> "
             f"{html.escape(name)}{' — ' + html.escape(label) if label else ''}{html.escape(status)}</li>"
         )
+    if c.published:
+        where = ", ".join(dict.fromkeys(p.where for p in c.published))
+        parts.append(
+            f'<li id="published"><svg width="36" height="8" aria-hidden="true"><line x1="0" y1="4" x2="36" '
+            f'y2="4" stroke="#333" stroke-width="2" stroke-dasharray="{svg_dash(PUBLISHED_DASH)}"/></svg> '
+            f'<span class="run">published</span> {html.escape(f"{c.reference} ({where}), not measured by this tool")}'
+            "</li>"
+        )
     parts.append("</ul>")
     models = [model_of(r) for r in c.runs]
     missing = [
@@ -99,7 +114,14 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     if len(drawn) == len(models):
         parts.append(_interactive(c, theoretical))
         fig = add_note(
-            plot_compare([m for m, _n in drawn], [n for _m, n in drawn], theoretical=theoretical), partial_note(c)
+            plot_compare(
+                [m for m, _n in drawn],
+                [n for _m, n in drawn],
+                theoretical=theoretical,
+                published=c.published,
+                reference=c.reference,
+            ),
+            partial_note(c),
         )
         svg = figure_bytes(fig, "svg").decode("utf-8")
         parts.append(
@@ -107,6 +129,7 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
                 f"<figure>{svg_with_tooltips(svg, compare_tooltips(c))}<figcaption>The rooflines "
                 "overlaid: a colour per ceiling, a line style per run"
                 + ("; theoretical ceilings faint" if theoretical else "")
+                + ("; published figures dash-dotted, labelled published" if c.published else "")
                 + "; ridge points as circles.</figcaption></figure>"
             )
         )
@@ -125,7 +148,8 @@ def _interactive(c: Comparison, theoretical: bool) -> str:
     payload = {
         "runs": [{"tag": t, "name": n, "file": lab} for t, n, lab in zip(c.tags, c.names(), c.labels)],
         "baseline": c.baseline_name,
-        **figure_data(figure),
+        **figure_data({**figure, "data": [t for t in figure["data"] if t["meta"]["role"] != "published"]}),
+        "published": [t["meta"] for t in figure["data"] if t["meta"]["role"] == "published"],
         "arrows": [
             dict(a, run=t["meta"]["run"])
             for t in figure["data"]
@@ -138,9 +162,15 @@ def _interactive(c: Comparison, theoretical: bool) -> str:
         return f'<p class="{INTERACTIVE_CLASS}-missing">{html.escape(PLOTLY_MISSING)} {link}</p>'
     return (
         f'{SWITCH_SCRIPT}<div class="{INTERACTIVE_CLASS}">{PlotlyFigures().div(figure, "compare")}'
-        f'<p class="sub">Arrows: each measured ceiling (at its ridge point; a bandwidth at one intensity) and each '
-        f"kernel both runs measured, from {html.escape(c.baseline_name)} to every other run; hover an arrow for "
-        "both ends. Click a legend entry to hide or show it; drag to zoom, double-click to reset. "
+        + (
+            f'<p class="sub">Arrows: each measured ceiling (at its ridge point; a bandwidth at one intensity) and '
+            f"each kernel both runs measured, from {html.escape(c.baseline_name)} to every other run; hover an "
+            "arrow for both ends. "
+            if len(c.runs) > 1
+            else '<p class="sub">'
+        )
+        + ("Published figures: dash-dotted, labelled published; hover one for its source. " if c.published else "")
+        + "Click a legend entry to hide or show it; drag to zoom, double-click to reset. "
         + link
         + "</p></div>"
     )

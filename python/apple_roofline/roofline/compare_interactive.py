@@ -14,7 +14,10 @@ run's DRAM bandwidth) to the run's, a measured bandwidth from its height at :dat
 x axis to the run's, and a kernel both runs measured (the same label, FLOPs and bytes per launch) from the
 baseline's dot to the run's. Against ``--baseline median`` an arrow starts at the median of the runs that have
 the ceiling or kernel. A move too small to see (under :data:`MIN_MOVE`, relative, on both axes) gets no arrow.
-Hovering either end of an arrow names both ends and the ratio. Performance in GFLOP/s or TFLOP/s as the
+Hovering either end of an arrow names both ends and the ratio. A published reference's figures
+(:attr:`~.compare.Comparison.published`) are ceilings of their own legend group, labelled published, in
+:data:`~.compare_plot.PUBLISHED_DASH`, their hover naming the figure and its source (``meta`` role
+``"published"``). Performance in GFLOP/s or TFLOP/s as the
 report's figure (``layout.meta["gflops_per_y"]``; the arrows' ``meta`` stays in GFLOP/s). Every trace carries
 ``meta`` for :func:`~.interactive.figure_data` and the page's tests: an arrow trace's ``meta["arrows"]`` lists
 each arrow's ``what``, ``tail`` and ``head``.
@@ -29,8 +32,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..text import sig_figs
 from .axes import limits, scale_for
 from .binding import dram_bandwidth
-from .compare import BASELINE_MEDIAN, Comparison
-from .compare_plot import RUN_DASHES, plotly_dash
+from .compare import BASELINE_MEDIAN, Comparison, PublishedLine
+from .compare_plot import PUBLISHED_DASH, RUN_DASHES, plotly_dash, published_ceilings, shown_published
 from .interactive import (
     LINE_SAMPLES,
     axes_layout,
@@ -174,7 +177,8 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     if any(m is None for m in models):
         return None
     shown = [tuple(x for x in select_ceilings(m) if theoretical or x.source == "measured") for m in models if m]
-    every = [x for s in shown for x in s]
+    pub = shown_published(c.published, theoretical)
+    every = [x for s in shown for x in s] + published_ceilings(pub)
     drawn = [drawn_measurements(r.measurements) for r in c.runs]
     ridges = [
         e[0]
@@ -248,6 +252,7 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
                     "meta": {"role": "points", "run": tag},
                 }
             )
+    traces += _published_traces(pub, c.reference, color, scale, (xlo, xhi))
     x_bw = xlo * (xhi / xlo) ** ARROW_X_FRACTION
     arrows = _arrow_traces(c, x_bw)
     for t in arrows:
@@ -255,3 +260,44 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     traces += arrows
     layout = axes_layout(scale, (xlo, xhi), (ylo, yhi), height=680, top=30)
     return {"data": traces, "layout": layout}
+
+
+def _published_traces(
+    pub: Sequence[PublishedLine], reference: str, color: Dict[str, str], scale: Any, xs: Tuple[float, float]
+) -> List[Dict[str, Any]]:
+    """One trace per published line (:func:`~.compare_plot.shown_published`), a legend group of
+    their own: a bandwidth up to the highest published compute figure of its source, a compute figure
+    from its ridge point against the highest published bandwidth of its source."""
+    as_ceilings = published_ceilings(pub)
+    group = {
+        "legendgroup": "published",
+        "legendgrouptitle": {"text": html.escape(f"published: {reference or 'reference'}, not measured by this tool")},
+    }
+    traces = []
+    for p, x in zip(pub, as_ceilings):
+        a, b = ceiling_segment(x, [q for q in as_ceilings if q.source == x.source], *xs)
+        points = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
+        hover = html.escape(f"{p.label}: {sig_figs(p.value)} {p.unit}\n{p.note}").replace("\n", "<br>")
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": points,
+                "y": [scale.y(p.value * v if p.kind == "bandwidth" else p.value) for v in points],
+                "name": p.label + (" (theoretical)" if p.source != "measured" else ""),
+                **group,
+                "line": {"color": color[p.name], "dash": plotly_dash(PUBLISHED_DASH), "width": 1.4},
+                "opacity": 1.0 if p.source == "measured" else 0.55,
+                "hovertext": [hover] * len(points),
+                "hoverinfo": "text",
+                "meta": {
+                    "role": "published",
+                    "source": p.source,
+                    "kind": p.kind,
+                    "name": p.name,
+                    "value": p.value,
+                    "where": p.where,
+                },
+            }
+        )
+    return traces

@@ -20,6 +20,13 @@ A, C)"``). The legend is short: one entry per run (its line
 style), and one for the theoretical ceilings where drawn. Every line has a gid
 ``<tag>:ceiling:<source>:<kind>:<name>`` (tag in lower case), every ridge point
 ``<tag>:ridge:<source>:<name>``, for the HTML page's hover text. Axes and units as :mod:`.plot`.
+
+A published reference's figures (``published``, :class:`~.compare.PublishedLine`) are drawn as
+ceilings too, in their ceiling's colour, thinner and in their own line style
+(:data:`PUBLISHED_DASH`), with one legend entry that says they are published, not measured; each
+ceiling's label gives the published value beside the runs' (``"FP32 vector: A 778, published 815
+GFLOP/s"``); their gids are ``published:ceiling:<source>:<kind>:<name>``. With them, one run is
+enough.
 """
 
 from __future__ import annotations
@@ -28,13 +35,24 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..figures import Figure, mpl, text_color
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
-from .compare import run_tags
+from .compare import PublishedLine, run_tags
 from .labels import Labels
 from .model import RooflineModel
 from .plot import ceiling_classes, noise_mark
+from .records import Ceiling
 from .selection import select_ceilings
 
-__all__ = ["plot_compare", "RUN_DASHES", "LABELLED_RUNS", "mpl_dash", "plotly_dash", "svg_dash"]
+__all__ = [
+    "plot_compare",
+    "RUN_DASHES",
+    "PUBLISHED_DASH",
+    "LABELLED_RUNS",
+    "mpl_dash",
+    "plotly_dash",
+    "svg_dash",
+    "published_ceilings",
+    "shown_published",
+]
 
 #: The dash pattern of run A, B, C … (on, off lengths in points; empty: solid): solid, dashed,
 #: dotted, dash-dotted, long-dashed, short-dashed, dash-dot-dotted, sparse dots.
@@ -48,6 +66,8 @@ RUN_DASHES: Tuple[Tuple[float, ...], ...] = (
     (6.0, 2.0, 1.5, 2.0, 1.5, 2.0),
     (1.5, 4.5),
 )
+#: The dash pattern of a published reference's ceilings: long dashes between two dots.
+PUBLISHED_DASH: Tuple[float, ...] = (8.0, 2.0, 1.0, 2.0, 1.0, 2.0)
 #: Up to this many runs each ceiling's label gives every run's value.
 LABELLED_RUNS = 2
 _LABEL_SIZE = 8.0
@@ -73,21 +93,40 @@ def svg_dash(dash: Tuple[float, ...]) -> str:
     return "none" if not dash else " ".join(f"{v:g}" for v in dash)
 
 
+def shown_published(published: Sequence[PublishedLine], theoretical: bool) -> List[PublishedLine]:
+    """The published lines a figure draws: those set beside measured ceilings, and with
+    ``theoretical`` those beside theoretical ones too (as the runs' ceilings are shown)."""
+    return [p for p in published if theoretical or p.source == "measured"]
+
+
+def published_ceilings(published: Sequence[PublishedLine]) -> List[Ceiling]:
+    """The published lines as ceilings of their name, kind, value and source, for the figures' colours
+    and axes only (:func:`~.plot.ceiling_classes`): never shown as a run's."""
+    return [Ceiling(p.name, p.kind, p.value, p.unit, p.source, p.note or "published") for p in published]
+
+
 def plot_compare(
-    models: Sequence[RooflineModel], names: Optional[Sequence[str]] = None, *, theoretical: bool = False
+    models: Sequence[RooflineModel],
+    names: Optional[Sequence[str]] = None,
+    *,
+    theoretical: bool = False,
+    published: Sequence[PublishedLine] = (),
+    reference: str = "",
 ) -> Figure:
-    """Overlay the rooflines of ``models`` (two or more), a colour per ceiling and a style per run
-    (module docstring); ``names`` (one per model, default each model's title) name the runs in the
-    legend. The title is ``"A: <name> vs B: <name>"`` for two runs, ``"<n> rooflines overlaid"`` for
-    more.
+    """Overlay the rooflines of ``models`` (two or more; one with ``published`` lines), a colour per
+    ceiling and a style per run (module docstring); ``names`` (one per model, default each model's
+    title) name the runs in the legend; ``published`` are a published reference's figures (named
+    ``reference``) drawn beside them, labelled published. The title is ``"A: <name> vs B: <name>"``
+    for two runs, ``"A: <name> vs published figures"`` for one, ``"<n> rooflines overlaid"`` for more.
 
     Returns:
         A new :class:`matplotlib.figure.Figure` on the Agg canvas.
 
     Raises:
-        ValueError: fewer than two models, or names not one per model.
+        ValueError: fewer than two models (and no published line), or names not one per model.
     """
-    if len(models) < 2:
+    pub = shown_published(published, theoretical)
+    if len(models) < (1 if pub else 2):
         raise ValueError(f"a comparison needs two or more rooflines, got {len(models)}")
     titles = list(names) if names is not None else [m.title or "" for m in models]
     if len(titles) != len(models):
@@ -105,7 +144,7 @@ def plot_compare(
         )
         for i, (tag, model) in enumerate(zip(tags, models))
     ]
-    every = [c for _t, _m, shown, _d in runs for c in shown]
+    every = [c for _t, _m, shown, _d in runs for c in shown] + published_ceilings(pub)
     bws, comps = ceiling_classes(every)
     colors = {cls.name: cls.color for cls in bws + comps}
     # ridge points from each model (against its highest bandwidth of the ceiling's source), as its report
@@ -122,7 +161,11 @@ def plot_compare(
     scale = scale_for(max(tops + [1.0]))
     xlo, xhi, ylo, yhi = limits([], [], ridges, tops, [c.value for c in every if c.kind == "bandwidth"])
     setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
-    ax.set_title(f"A: {titles[0]} vs B: {titles[1]}" if len(models) == 2 else f"{len(models)} rooflines overlaid")
+    ax.set_title(
+        f"A: {titles[0]} vs B: {titles[1]}"
+        if len(models) == 2
+        else (f"A: {titles[0]} vs published figures" if len(models) == 1 else f"{len(models)} rooflines overlaid")
+    )
     labels = Labels(fig)
     Line2D = mpl("matplotlib.lines").Line2D
     handles: List[Any] = []
@@ -130,7 +173,7 @@ def plot_compare(
     # each ceiling's (source, kind, name) -> [(tag, value, x_end, noise mark)] for its one label
     ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float, str]]] = {}
     for i, (tag, model, shown, dash) in enumerate(runs):
-        wide = 1.3 + 1.6 * (len(runs) - 1 - i) / (len(runs) - 1)
+        wide = 1.3 + 1.6 * (len(runs) - 1 - i) / max(len(runs) - 1, 1)
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.6, linestyle=mpl_dash(dash, 1.6)))
         legend_names.append(f"{tag}: {titles[i]}")
         g = tag.lower()
@@ -179,6 +222,11 @@ def plot_compare(
                     )
                     labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.0)
             ends.setdefault((c.source, c.kind, c.name), []).append((tag, c.value, x_end, noise_mark(c)))
+    if pub:
+        _draw_published(ax, pub, colors, scale, (xlo, xhi), ends)
+        handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.1, linestyle=mpl_dash(PUBLISHED_DASH, 1.1)))
+        where = ", ".join(dict.fromkeys(p.where for p in pub))
+        legend_names.append(f"published: {reference or 'reference'} ({where}), not measured by this tool")
     if theoretical and any(c.source != "measured" for c in every):
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.0, alpha=0.45))
         legend_names.append("theoretical ceilings (faint)")
@@ -224,3 +272,39 @@ def plot_compare(
             )
     finish(ax, labels, True, (handles, legend_names), ncol=2)
     return fig
+
+
+def _draw_published(
+    ax: Any,
+    pub: Sequence[PublishedLine],
+    colors: Dict[str, str],
+    scale: Any,
+    xs: Tuple[float, float],
+    ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float, str]]],
+) -> None:
+    """The published lines on ``ax``, each in its ceiling's colour and :data:`PUBLISHED_DASH`: a
+    bandwidth up to the highest published compute figure of its source, a compute figure from its
+    ridge point against the highest published bandwidth of its source; each joins its ceiling's label
+    (``ends``) as ``published``."""
+    xlo, xhi = xs
+    for p in pub:
+        tops = [q.value for q in pub if q.kind == "compute" and q.source == p.source]
+        bws = [q.value for q in pub if q.kind == "bandwidth" and q.source == p.source]
+        if p.kind == "bandwidth":
+            a, b = xlo, min(max(max(tops) / p.value, xlo), xhi) if tops else xhi
+            ys = [scale.y(p.value * a), scale.y(p.value * b)]
+        else:
+            a, b = (min(max(p.value / max(bws), xlo), xhi) if bws else xlo), xhi
+            ys = [scale.y(p.value)] * 2
+        measured = p.source == "measured"
+        ax.plot(
+            [a, b],
+            ys,
+            linestyle=mpl_dash(PUBLISHED_DASH, 1.1),
+            color=colors[p.name],
+            linewidth=1.1,
+            alpha=0.9 if measured else 0.45,
+            zorder=2.5,
+            gid=f"published:ceiling:{p.source}:{p.kind}:{p.name}",
+        )
+        ends.setdefault((p.source, p.kind, p.name), []).append(("published", p.value, b, ""))
