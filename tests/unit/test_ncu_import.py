@@ -191,6 +191,54 @@ def test_a_kernels_file_with_infinite_rates_is_an_error(tmp_path: Path, flops: f
     assert result.exit_code == 2 and len(lines) == 1 and "not finite" in lines[0] and "kernels[0]" in lines[0]
 
 
+def test_another_devices_profile_is_refused_or_placed_with_a_banner(tmp_path: Path) -> None:
+    for cmd in (["plot", str(H100_RUN), "-o", str(tmp_path / "x.png")], ["report", str(H100_RUN)]):
+        result = runner.invoke(app, [*cmd, "--kernels", str(ROOFLINE)])
+        lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        assert result.exit_code == 2 and len(lines) == 1, result.output
+        assert "NVIDIA H200" in lines[0] and "NVIDIA H100" in lines[0] and "--kernels-any-device" in lines[0]
+    assert not (tmp_path / "x.png").exists()
+    svg = tmp_path / "x.svg"
+    result = runner.invoke(
+        app, ["plot", str(H100_RUN), "-o", str(svg), "--kernels", str(ROOFLINE), "--kernels-any-device"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("warning: These kernels ran on another device (NVIDIA H200)")
+    assert "not this run's device" in svg.read_text()  # the figure's legend
+    md = runner.invoke(app, ["report", str(H100_RUN), "--kernels", str(ROOFLINE), "--kernels-any-device"])
+    assert md.exit_code == 0 and "These kernels ran on another device (NVIDIA H200)" in md.stdout
+    # the run's own device: no banner, no option needed
+    same = runner.invoke(app, ["plot", str(H200_RUN), "-o", str(tmp_path / "y.png"), "--kernels", str(ROOFLINE)])
+    assert same.exit_code == 0 and "another device" not in same.stdout
+    alone = runner.invoke(app, ["plot", str(H200_RUN), "-o", str(tmp_path / "z.png"), "--kernels-any-device"])
+    assert alone.exit_code == 2 and "--kernels FILE" in alone.stderr
+
+
+def test_a_mix_of_precisions_is_placed_by_most_and_shown() -> None:
+    from apple_roofline.user_kernels.tables import precision_text
+
+    (dot,) = [d for d in load_kernels(HIERARCHICAL).dots if d.kernel == "mixed_f32_f64" and d.level == "DRAM"]
+    assert dot.precision == "fp32" and set(dot.work) == {"fp32", "fp64", "fp16"}
+    assert precision_text(dot) == "fp32 (76%; fp16 16%, fp64 8%)"
+    # most of the FLOPs, not the first precision found: 10 DFMA against 1 FFMA is an FP64 kernel
+    text = _one_row(
+        {
+            "gpu__time_duration.sum": ("usecond", "1"),
+            FFMA: ("inst", "1"),
+            "sm__sass_thread_inst_executed_op_dfma_pred_on.sum": ("inst", "10"),
+            "dram__bytes.sum": ("byte", "8"),
+        }
+    )
+    (dot,) = read_ncu_csv(text).dots
+    assert dot.precision == "fp64" and precision_text(dot) == "fp64 (91%; fp32 9%)"
+    result = runner.invoke(app, ["plot", str(H200_RUN), "-o", "/dev/null.png", "--kernels", str(HIERARCHICAL)])
+    assert "fp32 (76%; fp16 16%, fp64 8%)" in result.stdout
+
+
+# --------------------------------------------------------------------------
+# the recorded exports: every kernel at ncu's own figures, or listed with the metric it lacks
+
+
 def _chart() -> Dict[Tuple[str, str, str], Dict[str, float]]:
     """ncu's chart rows: per (launch ID, precision chart, level) its achieved work (FLOP/s) and
     traffic (B/s), and per launch ID its duration (s) under ``(id, "", "")``."""

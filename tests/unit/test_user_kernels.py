@@ -368,20 +368,25 @@ def test_kernels_file_round_trip(tmp_path: Path) -> None:
 def test_plot_and_report_with_kernels(tmp_path: Path) -> None:
     run = DATA / "run_h100.json"
     out = tmp_path / "r.png"
-    result = runner.invoke(app, ["plot", str(run), "--kernels", str(SYNTHETIC), "-o", str(out)])
+    anywhere = ["--kernels-any-device"]  # an H200 profile on an H100 run
+    result = runner.invoke(app, ["plot", str(run), "--kernels", str(SYNTHETIC), "-o", str(out), *anywhere])
     assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("warning: These kernels ran on another device (NVIDIA H200)")
     assert "bound by" in result.stdout and "FP32 vector (compute)" in result.stdout
     assert "not placed: idiv_chain(int*, long)" in result.stdout and "integer-only" in result.stdout
     assert out.stat().st_size > 0
-    md = runner.invoke(app, ["report", str(run), "--kernels", str(SYNTHETIC), "--kernels-match", "hgemm"])
+    md = runner.invoke(app, ["report", str(run), "--kernels", str(SYNTHETIC), "--kernels-match", "hgemm", *anywhere])
     assert md.exit_code == 0, md.output
     section = md.stdout[md.stdout.index("## Your kernels") :]
     assert (
         "hgemm_tensorop_f16" in section and "GEMM FP16 (compute)" in section and "sgemm" not in section.split("##")[1]
     )
     assert "another device than this run's NVIDIA H100" in section  # an H200 profile on an H100 run
-    html = runner.invoke(app, ["report", str(run), "-f", "html", "--kernels", str(SYNTHETIC)])
+    assert "These kernels ran on another device (NVIDIA H200)" in section
+    html = runner.invoke(app, ["report", str(run), "-f", "html", "--kernels", str(SYNTHETIC), *anywhere])
     assert html.exit_code == 0 and "<h2>Your kernels</h2>" in html.stdout
+    assert "These kernels ran on another device (NVIDIA H200)" in html.stdout
+    assert "ran on NVIDIA H200, another device than this run&#x27;s" in html.stdout  # each dot's hover
     assert "left below" in html.stdout and "<title>" in html.stdout  # the hover text of the dots
 
 

@@ -21,7 +21,15 @@ from .common import (
     load_results,
     save_plot,
 )
-from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option, print_placements
+from .kernels import (
+    KernelsAnyDeviceOption,
+    KernelsMatchOption,
+    KernelsMinShareOption,
+    KernelsOption,
+    kernels_for_run,
+    load_kernels_option,
+    print_placements,
+)
 
 if TYPE_CHECKING:
     from ..roofline.model import Point
@@ -175,6 +183,7 @@ def plot(
     kernels: KernelsOption = None,
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",
+    kernels_any_device: KernelsAnyDeviceOption = False,
 ) -> None:
     """Draw the roofline of a saved run, with your own kernels (--point, --kernels) on it; or the latency
     histograms of a dispatch study (dispatch.json); or the figures of a graphics study (fill rate and
@@ -227,6 +236,7 @@ def plot(
             typer.echo(f"wrote {target}")
             return
     run = load_run(run_json)
+    kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)
     from ..errors import OptionError
     from ..roofline.draw import no_ceilings_message
     from ..roofline.selection import parse_ceilings_option
@@ -275,6 +285,7 @@ def report(
     kernels: KernelsOption = None,
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",
+    kernels_any_device: KernelsAnyDeviceOption = False,
 ) -> None:
     """Print a saved run, dispatch, graphics, per-call cost, engines or tuning study as Markdown,
     CSV, JSON (or, for a run, self-contained HTML) on stdout; with --kernels (md and html), your
@@ -298,6 +309,7 @@ def report(
         from ..roofline.report import to_csv, to_markdown
 
         run = load_run(run_json)
+        kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)
         if fmt == "md":
             text = to_markdown(run, kernels=kernel_set)
         elif fmt == "html":

@@ -3,7 +3,9 @@
 The three options every such command takes (:data:`KernelsOption`, :data:`KernelsMatchOption`,
 :data:`KernelsMinShareOption`), the file read once before anything is measured or drawn
 (:func:`load_kernels_option`: exit 2 for a file that is neither a kernels file nor an Nsight
-Compute raw CSV export, with one line), and the table ``plot`` prints (:func:`print_placements`).
+Compute raw CSV export, with one line), the check that the file's device is the run's
+(:func:`kernels_for_run`, ``--kernels-any-device``: :data:`KernelsAnyDeviceOption`), and the table
+``plot`` prints (:func:`print_placements`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ from .common import EXIT_USAGE, fail, warn
 if TYPE_CHECKING:
     from ..user_kernels.model import KernelSet
 
-__all__ = ["KernelsOption", "KernelsMatchOption", "KernelsMinShareOption", "load_kernels_option", "print_placements"]
+__all__ = [
+    "KernelsOption",
+    "KernelsMatchOption",
+    "KernelsMinShareOption",
+    "KernelsAnyDeviceOption",
+    "load_kernels_option",
+    "kernels_for_run",
+    "print_placements",
+]
 
 KernelsOption = Annotated[
     Optional[Path],
@@ -45,6 +55,14 @@ KernelsMinShareOption = Annotated[
         "--kernels-min-share",
         metavar="PCT",
         help="Only the kernels taking at least PCT % of the file's kernel time (0 to 100).",
+    ),
+]
+KernelsAnyDeviceOption = Annotated[
+    bool,
+    typer.Option(
+        "--kernels-any-device",
+        help="Place the kernels of --kernels FILE even when it was profiled on another device than the run's "
+        "(every view then says so); without it such a file is refused.",
     ),
 ]
 
@@ -77,15 +95,40 @@ def load_kernels_option(path: Optional[Path], match: Optional[List[str]], min_sh
     return picked
 
 
+def kernels_for_run(kernels: "Optional[KernelSet]", device_name: str, any_device: bool) -> "Optional[KernelSet]":
+    """The kernels to place on a run of ``device_name``: refused (exit 2, one line naming both
+    devices) when the file names another device, unless ``any_device`` (``--kernels-any-device``):
+    then marked so that every view says they ran elsewhere
+    (:meth:`~apple_roofline.user_kernels.model.KernelSet.on_other_device`). Exits 2 for
+    ``--kernels-any-device`` without ``--kernels``."""
+    if kernels is None:
+        if any_device:
+            fail("--kernels-any-device places the kernels of --kernels FILE; give it", EXIT_USAGE)
+        return None
+    if not kernels.ran_elsewhere(device_name):
+        return kernels
+    if not any_device:
+        fail(
+            f"--kernels: {kernels.source} ran on {kernels.device}, this run on {device_name}: its kernels would be "
+            f"judged against another device's ceilings (place them anyway with --kernels-any-device)",
+            EXIT_USAGE,
+        )
+    return kernels.on_other_device()
+
+
 def print_placements(model: Any, kernels: "KernelSet") -> None:
     """One line per dot (kernel, level, precision, time share, FLOP/B, GFLOP/s, the ceiling that
     binds it, the share of the attainable reached, the speedup left), then the kernels not placed
     and why."""
     from ..user_kernels.place import place
     from ..user_kernels.plot import short_name
-    from ..user_kernels.tables import placements_table, unplaced_table
+    from ..user_kernels.tables import device_banner, placements_table, unplaced_table
 
-    table = placements_table(place(model, kernels))
+    placed = place(model, kernels)
+    banner = device_banner(placed)
+    if banner:  # on stdout, above the numbers it qualifies
+        typer.echo(f"warning: {banner}")
+    table = placements_table(placed)
     keep = (0, 1, 2, 3, 4, 5, 8, 10, 11)
     rows = [[short_name(r[0])] + [r[i] for i in keep[1:]] for r in table.rows]
     for line in text_table([table.header[i] for i in keep], rows):

@@ -11,6 +11,7 @@ them: the embedding API's measurements (:func:`apple_roofline.measure`, saved as
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import math
 from dataclasses import dataclass, field
@@ -44,6 +45,8 @@ class KernelDot:
         pipe: ``"tensor"`` where most FLOPs ran on the matrix units (ncu's tensor pipe),
             ``"fma"`` where most were FP instructions (FADD/FMUL/FFMA ...), None when unknown;
             it chooses between a precision's GEMM and vector roofs (:func:`~apple_roofline.roofline.roofs.roof_for`).
+        other_device: the device the kernel ran on where that is not the device of the run it is
+            placed on (placed anyway: ``--kernels-any-device``, :meth:`KernelSet.on_other_device`), else None.
 
     Raises:
         ValueError: a count that is not finite and positive, an unknown level or precision.
@@ -60,6 +63,7 @@ class KernelDot:
     source: str = "measure"
     metrics: Tuple[str, ...] = ()
     pipe: Optional[str] = None
+    other_device: Optional[str] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "work", dict(self.work))
@@ -180,6 +184,19 @@ class KernelSet:
             self.device,
             sum(self.kernel_seconds().values()) if self.total_seconds is None else self.total_seconds,
         )
+
+    def ran_elsewhere(self, device_name: str) -> bool:
+        """Whether the set names a device (not ``"unknown"``) other than ``device_name``: compared
+        without case, one name holding the other counting as the same (``"NVIDIA H200"`` and
+        ``"NVIDIA H200 (cuda:0)"``)."""
+        theirs, ours = (self.device or "").strip().lower(), device_name.strip().lower()
+        return bool(theirs) and theirs != "unknown" and theirs not in ours and ours not in theirs
+
+    def on_other_device(self) -> "KernelSet":
+        """The set with every dot marked as run on :attr:`device` (:attr:`KernelDot.other_device`),
+        for placing them on another device's roofline with that said in every view."""
+        dots = tuple(dataclasses.replace(d, other_device=self.device or "another device") for d in self.dots)
+        return dataclasses.replace(self, dots=dots)
 
     def kernels(self) -> List[str]:
         """The kernels named, placed or not, in first-seen order."""

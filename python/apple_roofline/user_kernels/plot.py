@@ -3,9 +3,11 @@ tables and hover text are :mod:`.tables`'.
 
 On the figure each kernel has one colour; its dots (L1 ``^``, L2 ``s``, DRAM ``o``) are joined by a
 thin line, as in the cache-aware roofline of Intel Advisor, and sized by the kernel's share of the
-file's time (area in proportion). The outermost dot of each kernel is labelled with its name, the
-ceiling that binds it and the speedup left below it. Artists carry the gids ``kernel:<i>`` (the
-dot of ``placements[i]``) and ``kernellabel:<kernel>``, on which :func:`.tables.kernel_tooltips` hangs text.
+file's time (area in proportion); kernels that ran on another device than the run's
+(:attr:`~.model.KernelDot.other_device`) add a legend entry saying so. The outermost dot of each
+kernel is labelled with its name, the ceiling that binds it and the speedup left below it.
+Artists carry the gids ``kernel:<i>`` (the dot of ``placements[i]``) and
+``kernellabel:<kernel>``, on which :func:`.tables.kernel_tooltips` hangs text.
 """
 
 from __future__ import annotations
@@ -121,6 +123,11 @@ def draw_kernels(
             color=color,
             markeredgecolor="black",
             markeredgewidth=0.5,
+        )
+    other = next((p.dot.other_device for p in placements if p.dot.other_device), None)
+    if other is not None:  # the banner of kernels placed on another device's roofline
+        handles[f"your kernels ran on {other}, not this run's device: these ceilings are not theirs"] = Line2D(
+            [], [], linestyle="none", marker="x", markersize=7, color="#b2182b"
         )
     for level in LEVELS:
         if any(p.dot.level == level for p in placements):

@@ -7,11 +7,38 @@ from typing import Dict, Sequence
 
 from ..roofline.tables import Table
 from ..text import sig_figs
-from .model import KernelSet
+from .model import KernelDot, KernelSet
 from .place import Placement
 from .plot import dot_gid, speedup_text
 
-__all__ = ["placements_table", "unplaced_table", "kernel_tooltips"]
+__all__ = ["placements_table", "unplaced_table", "kernel_tooltips", "precision_text", "device_banner"]
+
+
+def precision_text(dot: KernelDot) -> str:
+    """The dot's precision, with the mix where its FLOPs come from several: ``"fp32"``, or
+    ``"fp32 (76%; fp16 16%, fp64 8%)"`` (each precision's share of its FLOPs, largest first;
+    shares under 0.5 % are left out); ``"-"`` when unknown."""
+    if dot.precision is None:
+        return "-"
+    total = sum(dot.work.values())
+    shares = sorted(((f / total, p) for p, f in dot.work.items() if total > 0 and f / total >= 0.005), reverse=True)
+    if len(shares) < 2:
+        return dot.precision
+    mine = next((s for s, p in shares if p == dot.precision), 0.0)
+    rest = ", ".join(f"{p} {s:.0%}" for s, p in shares if p != dot.precision)
+    return f"{dot.precision} ({mine:.0%}; {rest})"
+
+
+def device_banner(placements: Sequence[Placement]) -> str:
+    """One sentence where the dots ran on another device than the run's (placed with
+    ``--kernels-any-device``), else ``""``."""
+    other = next((p.dot.other_device for p in placements if p.dot.other_device), None)
+    if other is None:
+        return ""
+    return (
+        f"These kernels ran on another device ({other}) than this run's: the ceilings are not their device's, "
+        f"so the bounds and speedups are not theirs either."
+    )
 
 
 def placements_table(placements: Sequence[Placement]) -> Table:
@@ -25,7 +52,7 @@ def placements_table(placements: Sequence[Placement]) -> Table:
             (
                 d.kernel,
                 d.level,
-                d.precision or "-",
+                precision_text(d),
                 f"{p.share:.1%}",
                 sig_figs(d.intensity),
                 sig_figs(d.gflops),
@@ -37,11 +64,13 @@ def placements_table(placements: Sequence[Placement]) -> Table:
                 speedup_text(p),
             )
         )
+    banner = device_banner(placements)
     notes = (
         "Each kernel's FLOPs, bytes at the level and time over all its launches; its roof is the highest "
         "measured compute ceiling of its precision, its bandwidth the level's measured ceiling; the lower of "
-        "the two at its intensity binds it.",
-    )
+        "the two at its intensity binds it; a kernel whose FLOPs come from several precisions is judged by the "
+        "precision of most of them (the others' shares beside it).",
+    ) + ((banner,) if banner else ())
     return Table(
         (
             "kernel",
@@ -77,12 +106,12 @@ def kernel_tooltips(placements: Sequence[Placement]) -> Dict[str, str]:
     for i, p in enumerate(placements):
         d = p.dot
         lines = [
-            f"{d.kernel} at {d.level}" + (f" ({d.precision})" if d.precision else ""),
+            f"{d.kernel} at {d.level}" + (f" ({precision_text(d)})" if d.precision else ""),
             f"{sig_figs(d.flops)} FLOP, {sig_figs(d.bytes)} B, {sig_figs(d.seconds * 1e3)} ms over "
             f"{d.launches} launch{'es' if d.launches != 1 else ''} ({p.share:.1%} of the time)",
             f"{sig_figs(d.intensity)} FLOP/B, {sig_figs(d.gflops)} GFLOP/s, {sig_figs(d.gbps)} GB/s",
             f"roof: {p.roof.name if p.roof else '-'}; bound by {p.bound}: {speedup_text(p)}",
             f"from {d.source}: {', '.join(d.metrics)}",
-        ]
+        ] + ([f"ran on {d.other_device}, another device than this run's"] if d.other_device else [])
         tips[dot_gid(i)] = "\n".join(lines)
     return tips
