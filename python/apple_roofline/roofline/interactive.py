@@ -18,8 +18,8 @@ one; they set every ceiling trace's visibility, and never hide a measurement.
 Hovering a ceiling gives its value, source and where it came from (the ridge point on a compute
 ceiling's first point); hovering a measurement gives its kernel and parameters, rates and intensity,
 samples, the clock it ran at, validation, its provenance (suite, timer, tool, run) and the ceiling
-that binds it with the percentage of that roof it reaches, for the measured and the theoretical roof
-(:mod:`.binding`). Every trace carries ``meta`` (``{"role": "ceiling" | "points", ...}``) that
+that binds it with the share of that roof it reaches (one roof: the measured ones where the run has them,
+:mod:`.binding`), or why it lies above every roof. Every trace carries ``meta`` (``{"role": "ceiling" | "points", ...}``) that
 :func:`figure_data` and the page's tests read. Ceiling lines are sampled at
 :data:`LINE_SAMPLES` points, so that a hover finds one anywhere along a line.
 """
@@ -104,8 +104,8 @@ def ceiling_hover(c: Ceiling) -> List[str]:
 
 def measurement_hover(m: Measurement, run: Run) -> List[str]:
     """The hover lines of a measurement: kernel and parameters; GFLOP/s, GB/s, FLOP/B; samples; the
-    clock it ran at; the roof that binds it in each source with the percentage it reaches
-    (:func:`~.binding.binding`); validation; provenance (suite, timer, tool, run)."""
+    clock it ran at; the one roof that binds it with the share of it reached, or why it lies above
+    every roof (:func:`~.binding.binding`); validation; provenance (suite, timer, tool, run)."""
     params = format_params(m.params)
     clock = pass_clock(m.params)
     lines = [
@@ -114,10 +114,9 @@ def measurement_hover(m: Measurement, run: Run) -> List[str]:
         f"median {sig_figs(m.median_s * 1e6)} µs of {m.summary.n} samples, CV {percent(m.cv)}",
         f"clock: {sig_figs(clock)} MHz" if clock is not None else "clock: not recorded",
     ]
-    for source in SOURCES:
-        b = binding(m, run.ceilings, source)
-        if b is not None:
-            lines.append(b.text)
+    b = binding(m, run.ceilings)
+    if b is not None:
+        lines.append(b.text)
     if m.over_limit is not None:
         lines.append(f"above its physical limit: {m.over_limit.text}; no ceiling, no level")
     lines.append(f"validation: {m.validation or ('passed' if m.valid else 'failed')}")
