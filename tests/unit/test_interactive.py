@@ -124,8 +124,8 @@ def test_report_figure_has_a_trace_per_ceiling_and_suite_and_the_view_buttons() 
     for t in points:
         for text in t["hovertext"]:
             assert "provenance: " in text and "clock: " in text, text
-                # one verdict: the roof that binds it, or why it lies above every roof
-                assert text.count("bound by ") + text.count("above every roof") == 1, text
+            # one verdict: the roof that binds it, or why it lies above every roof
+            assert text.count("bound by ") + text.count("above every roof") == 1, text
 
 
 def test_view_buttons_without_levels_switch_the_source_only() -> None:

@@ -3,9 +3,9 @@
 A figure is a plain dict (Plotly's JSON figure: ``data``, ``layout``) built by :mod:`.interactive`
 or :mod:`.compare_interactive`; :class:`PlotlyFigures` writes each as a ``<div>`` with its script.
 The first figure of a page carries the one inlined copy of plotly.js, every later one refers to it,
-so a page works offline (no CDN, no network request) however many figures it holds. Plotly is an
-optional extra (``pip install 'apple_roofline[interactive]'``): without it the page says so in one
-line (:data:`PLOTLY_MISSING`) and shows the static SVG figures alone.
+so a page works offline (no CDN, no network request) however many figures it holds. Plotly is a
+dependency of the package; where an installation lacks it all the same, the page says so in one line
+(:data:`PLOTLY_MISSING`) and shows the static SVG figures alone.
 
 The static SVG stays on the page for print and for a browser with scripts off: :data:`SWITCH_STYLE`
 hides it on screen once a script has marked the page (:data:`SWITCH_SCRIPT`), and hides the
@@ -34,10 +34,10 @@ __all__ = [
     "static_block",
 ]
 
-#: The line a page shows where the interactive figure would be, when Plotly is not installed.
+#: The line a page shows where the interactive figure would be, when Plotly (a dependency) is missing.
 PLOTLY_MISSING = (
-    "The interactive figure needs Plotly: pip install 'apple_roofline[interactive]' "
-    "(the static figure below shows the same ceilings and measurements)."
+    "The interactive figure needs Plotly, a dependency of apple_roofline missing from this installation: "
+    "pip install 'plotly>=5.11' (the static figure below shows the same ceilings and measurements)."
 )
 #: The class of the block holding a static SVG figure that has an interactive twin.
 STATIC_CLASS = "static-figure"
