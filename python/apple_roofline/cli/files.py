@@ -169,9 +169,10 @@ def plot(
         Optional[List[str]],
         typer.Option(
             "--point",
-            metavar="NAME:FLOPS:BYTES:SECONDS",
-            help="Put your own kernel on the roofline (repeatable): FLOPs, bytes moved and seconds of one run "
-            "of it. Prints its GFLOP/s, intensity, the roof that binds it, the share of it reached and the verdict.",
+            metavar="POINT",
+            help=f"Put your own kernel on the roofline (repeatable): POINT is {POINT_FORM}, its FLOPs, bytes "
+            "moved and seconds of one run of it. Prints its GFLOP/s, intensity, the roof that binds it, the share "
+            "of it reached and the verdict.",
         ),
     ] = None,
     ceilings: Annotated[

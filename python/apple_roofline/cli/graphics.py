@@ -88,7 +88,7 @@ def graphics(
         Optional[str],
         typer.Option(
             "--budget",
-            metavar="SUITE=SECONDS,...",
+            metavar="SUITE=SEC,...",  # short: the help column keeps room for its longest word
             help="Seconds each named suite may take, e.g. texture=60 (up to 3600), or none. A suite whose "
             "budget runs out stops before its next pass and the report says so. Default: fillrate 20, "
             "tilemem 15, texture 45 (--quick 6, 5, 12; --full none).",

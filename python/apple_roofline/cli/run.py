@@ -54,9 +54,9 @@ def suite_help() -> str:
     """``run --suite``'s help, from the registry (:mod:`apple_roofline.suites.registry`): every suite in
     run order, the default ones, and what a suite measures differently when named."""
     forms = "; ".join(f"{s.name}: {s.summary}" for s in registry.specs() if s.summary)
-    return (
-        f"Comma-separated suites: {','.join(registry.suite_names())} "
-        f"(default: {','.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ")."
+    return (  # the names apart, so that a narrow terminal wraps the lists instead of cutting them
+        f"Comma-separated suites: {', '.join(registry.suite_names())} "
+        f"(default: {', '.join(registry.default_suites())}" + (f"; {forms}" if forms else "") + ")."
     )
 
 
@@ -190,7 +190,7 @@ def run(
         Optional[str],
         typer.Option(
             "--budget",
-            metavar="SUITE=SECONDS,...",
+            metavar="SUITE=SEC,...",  # short: the help column keeps room for its longest word
             help=budget_help(),
         ),
     ] = None,
