@@ -267,3 +267,16 @@ def test_no_path_shows_a_share_above_100_or_two_binding_roofs(
     m = Measurement("sweep", "vec4", dtype or "fp32", {}, int(max(flops, 1)), int(max(nbytes, 1)), (seconds,), True)
     hb = judge(ceilings, "measured", gflops=m.gflops, intensity=m.intensity, compute=b.compute)
     assert hb is not None and (hb.fraction is None or hb.fraction <= 1)
+
+
+def test_a_kernels_file_keeps_the_pipe_and_the_working_set_the_verdict_reads(tmp_path: Path) -> None:
+    """A point saved and placed from its kernels file is judged as it was in Python: against the GEMM
+    ceilings (pipe "tensor") at the level of its working set."""
+    model = RooflineModel(CPU + (_c("FP32 vector fast", "compute", 500.0),))
+    p = Point("matmul", 2e9, 1.5e6, 0.05, dtype="fp32", pipe="tensor", working_set=1.5e6)  # 40 GFLOP/s
+    ar.save_kernels(tmp_path / "k.json", [p], device={"backend": "cpu", "name": "test"})
+    (back,) = ar.load_results(tmp_path / "k.json").points
+    assert (back.pipe, back.working_set) == ("tensor", 1.5e6)
+    (placed,) = place(model, ar.load_kernels(tmp_path / "k.json"))
+    assert placed.judged is not None and placed.judged == model.judge(p)
+    assert placed.roof is not None and placed.roof.name == "GEMM FP32"  # not the faster FP32 vector one

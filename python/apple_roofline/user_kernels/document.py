@@ -5,11 +5,12 @@
 draw them on a measured roofline, one DRAM dot each (docs/design.md, "Your kernels on the
 roofline"). Besides the header every results file has (:mod:`apple_roofline.study.document`)::
 
-    kernels   [{name, flops, bytes, seconds, dtype, samples_s, n}]: FLOPs (>= 0) and bytes (> 0)
-              of one call, its median seconds (> 0), the precision it computes in (or null) and,
-              where measured, the samples (seconds per call) and their count: ``seconds`` is
-              then their median (recomputed on reading; where stored it must equal it,
-              :meth:`~apple_roofline.study.reader.Reader.statistics`)
+    kernels   [{name, flops, bytes, seconds, dtype, pipe, working_set, samples_s, n}]: FLOPs (>= 0)
+              and bytes (> 0) of one call, its median seconds (> 0), the precision it computes in
+              (or null), where given the pipe doing the work ("fma" or "tensor") and the bytes it
+              touches (> 0; both absent otherwise) and, where measured, the samples (seconds per
+              call) and their count: ``seconds`` is then their median (recomputed on reading; where
+              stored it must equal it, :meth:`~apple_roofline.study.reader.Reader.statistics`)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .. import provenance
 from ..roofline.model import Point
-from ..roofline.roofs import PRECISIONS
+from ..roofline.roofs import PIPES, PRECISIONS
 from ..study.document import Document, ToolInfo
 from ..study.reader import Reader
 from .model import KernelDot, KernelSet, Unplaced
@@ -75,6 +76,8 @@ class KernelsFile(Document):
                     {p.dtype: float(p.flops)} if p.dtype else {},
                     "measure",
                     ("apple_roofline.measure",),
+                    p.pipe,
+                    working_set=p.working_set,
                 )
             )
         return KernelSet(tuple(dots), tuple(unplaced), source, "measure", self.device_name)
@@ -90,6 +93,10 @@ class KernelsFile(Document):
                 "seconds": float(p.seconds),
                 "dtype": p.dtype,
             }
+            if p.pipe is not None:
+                row["pipe"] = p.pipe
+            if p.working_set is not None:
+                row["working_set"] = float(p.working_set)
             if p.samples:
                 row.update(samples_s=list(p.samples), n=len(p.samples))
             rows.append(row)
@@ -125,8 +132,24 @@ class KernelsFile(Document):
                 r.nonneg(k, "flops", where, ""),
                 r.positive(k, "bytes", where, "bytes"),
             )
+            pipe = r.opt_string(k, "pipe", where)
+            if pipe is not None and pipe not in PIPES:
+                r.fail(f"{where}.pipe {pipe!r} is unknown (valid: {', '.join(PIPES)} or absent)")
+            working_set = r.positive(k, "working_set", where, "bytes") if "working_set" in k else None
             try:  # finite counts can still make a rate that is not (1e308 FLOPs in a millisecond)
-                points.append(Point(name, flops, nbytes, seconds, summary=summary, dtype=dtype, samples=samples))
+                points.append(
+                    Point(
+                        name,
+                        flops,
+                        nbytes,
+                        seconds,
+                        summary=summary,
+                        dtype=dtype,
+                        samples=samples,
+                        pipe=pipe,
+                        working_set=working_set,
+                    )
+                )
             except ValueError as exc:
                 r.fail(f"{where}: {exc} (valid: FLOPs, bytes and seconds whose rates are finite)")
         return cls(**header, points=tuple(points))

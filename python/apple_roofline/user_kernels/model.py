@@ -45,6 +45,8 @@ class KernelDot:
         pipe: ``"tensor"`` where most FLOPs ran on the matrix units (ncu's tensor pipe),
             ``"fma"`` where most were FP instructions (FADD/FMUL/FFMA ...), None when unknown;
             it chooses between a precision's GEMM and vector roofs (:func:`~apple_roofline.roofline.roofs.roof_for`).
+        working_set: the bytes a measured callable touches (``measure(..., working_set=)``), where
+            given: the level it is judged at (:func:`~apple_roofline.roofline.binding.judge`); None.
         other_device: the device the kernel ran on where that is not the device of the run it is
             placed on (placed anyway: ``--kernels-any-device``, :meth:`KernelSet.on_other_device`), else None.
 
@@ -64,6 +66,7 @@ class KernelDot:
     metrics: Tuple[str, ...] = ()
     pipe: Optional[str] = None
     other_device: Optional[str] = None
+    working_set: Optional[float] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "work", dict(self.work))

@@ -125,6 +125,7 @@ def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
             gflops=d.gflops,
             intensity=d.intensity,
             compute=roof,
+            working_set=d.working_set,
             level=d.level if d.source == "ncu" or d.level != "DRAM" else None,
         )
         out.append(Placement(d, share, roof, bw, judged))
