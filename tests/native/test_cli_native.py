@@ -155,3 +155,20 @@ def test_a_wgpu_adapter_that_is_not_there_is_an_argument_error(tmp_path: Path) -
     assert (
         line.startswith("error: --device wgpu:99 is not an adapter: wgpu finds ") and "(valid: wgpu:0 to wgpu:" in line
     )
+
+
+def test_run_kernels_of_another_device_is_refused_before_measuring(tmp_path: Path) -> None:
+    """``run --kernels`` with an H200's profile on this CPU: exit 2, one line naming both devices,
+    before anything is measured (issue 45)."""
+    import apple_roofline as ar
+
+    kernels = tmp_path / "k.json"
+    ar.save_kernels(kernels, [ar.Point("k", 1e9, 1e8, 1e-3)], device={"backend": "cuda", "name": "NVIDIA H200"})
+    out = tmp_path / "o"
+    result = invoke(
+        ["run", "--device", "cpu", "--suite", "stream", "--quick", "--out", str(out), "--kernels", str(kernels)]
+    )
+    assert result.exit_code == 2, result.output
+    (line,) = _errors(result)
+    assert "ran on NVIDIA H200, this run on " in line and "--kernels-any-device" in line
+    assert not out.exists()

@@ -33,7 +33,14 @@ from .common import (
     write_partial,
 )
 from .journal import RESUME_HELP, study_journal
-from .kernels import KernelsMatchOption, KernelsMinShareOption, KernelsOption, load_kernels_option
+from .kernels import (
+    KernelsAnyDeviceOption,
+    KernelsMatchOption,
+    KernelsMinShareOption,
+    KernelsOption,
+    kernels_for_run,
+    load_kernels_option,
+)
 from .node import OUTLIER_HELP, run_on_node
 from .progress import CliProgress
 
@@ -198,6 +205,7 @@ def run(
     kernels: KernelsOption = None,
     kernels_match: KernelsMatchOption = None,
     kernels_min_share: KernelsMinShareOption = "0",
+    kernels_any_device: KernelsAnyDeviceOption = False,
 ) -> None:
     """Measure the device and write DIR/run.json, report.md, report.html, roofline.png/.svg,
     sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
@@ -210,6 +218,7 @@ def run(
         prepare_out(out)
         return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
     spec = _device_spec(device)
+    kernel_set = _kernels_for_device(kernel_set, spec, kernels_any_device)
     from ..roofline.draw import drawing_pool
     from ..roofline.run import Run
 
@@ -295,6 +304,22 @@ def _device_spec(device: Optional[str]) -> "DeviceSpec":
         fail_option(exc)
     except ImportError as exc:
         import_failure(exc)
+
+
+def _kernels_for_device(kernels: "Optional[KernelSet]", spec: "DeviceSpec", any_device: bool) -> "Optional[KernelSet]":
+    """``--kernels`` checked against the device about to be measured, by the name its backend gives
+    (the run's device name), before anything is measured (:func:`~.kernels.kernels_for_run`: another
+    device's profile exits 2 unless ``--kernels-any-device``). A device that cannot be opened is left
+    to the measurement, which says why."""
+    if kernels is None:
+        return kernels_for_run(None, "", any_device)
+    from ..devices import open_device
+
+    try:
+        name = str(open_device(spec).info().get("name") or "")
+    except (ImportError, backend_error_type()):
+        return kernels
+    return kernels_for_run(kernels, name, any_device) if name else kernels
 
 
 def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out: Path, created_out: bool) -> "Run":
