@@ -48,6 +48,45 @@ void init_waits(nb::module_& m) {
         return std::make_pair(now.seconds, now.pass);
       },
       "The calling thread's device-wait limit: (seconds, pass_name).");
+  m.attr("WAIT_SPIN_S") = ar::kSpinS;
+  m.attr("WAIT_POLL_MAX_S") = ar::kPollMaxS;
+  m.def(
+      "wait_in_slices",
+      [](nb::callable wait_slice, double limit_s, nb::callable now) {
+        // The GIL is held throughout: both callables are Python's (the interrupt hook takes it again).
+        return ar::wait_in_slices([&](double s) { return nb::cast<bool>(wait_slice(s)); }, limit_s,
+                                  [&] { return nb::cast<double>(now()); });
+      },
+      nb::arg("wait_slice"), nb::arg("limit_s"), nb::arg("now"),
+      "The loop behind every native device wait, on the clock `now()` (seconds): calls wait_slice(s),\n"
+      "which blocks at most s seconds and returns True once done, with s at most WAIT_INTERRUPT_SLICE_S\n"
+      "and the last slice cut to `limit_s` after the start; runs Python's signal handlers between\n"
+      "slices (what they raise propagates). Returns True when done, False once `limit_s` passed.");
+  nb::class_<ar::Completion>(m, "DeviceCompletion",
+                             "A one-shot event a device's callback signals (core/waits.h): what a Metal command\n"
+                             "buffer's completed handler and Core ML's completion handler signal, waited on\n"
+                             "in slices as the backends wait on it.")
+      .def(nb::init<>())
+      .def("signal", &ar::Completion::signal, nb::call_guard<nb::gil_scoped_release>(), "Signal it (any thread).")
+      .def_prop_ro("signalled", &ar::Completion::signalled)
+      .def(
+          "wait", [](ar::Completion& c, const std::string& what) { ar::wait_for(c, what); }, nb::arg("what"),
+          nb::call_guard<nb::gil_scoped_release>(),
+          "Sleep until signalled, within the calling thread's wait limit: DeviceStopped naming the pass\n"
+          "(or `what`) past it; signals handled meanwhile.")
+      .def(
+          "wait_within", [](ar::Completion& c, double limit_s) { return ar::wait_for(c, limit_s); }, nb::arg("limit_s"),
+          nb::call_guard<nb::gil_scoped_release>(),
+          "Sleep until signalled or `limit_s` seconds passed: True when signalled.")
+      .def(
+          "poll",
+          [](ar::Completion& c, const std::string& what, double spin_s) {
+            ar::wait_until([&] { return c.signalled(); }, what, spin_s);
+          },
+          nb::arg("what"), nb::arg("spin_s") = 0.0, nb::call_guard<nb::gil_scoped_release>(),
+          "Wait as a device that can only be polled is waited for (a CUDA stream): poll `signalled`,\n"
+          "yielding for `spin_s` (WAIT_SPIN_S for a host-timed wait), then sleeping between polls; the\n"
+          "thread's limit and signals as wait().");
 }
 
 }  // namespace ar::bind

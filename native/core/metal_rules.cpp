@@ -2,6 +2,7 @@
 #include "core/metal_rules.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -260,28 +261,49 @@ std::string error_text(const std::string& description, const std::string& domain
 
 InFlight::InFlight(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
-void InFlight::acquire() {
-  wait_until(
-      [&] {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (in_flight_ >= capacity_) return false;
-        ++in_flight_;
-        return true;
+namespace {
+
+// Waits until `ready` (read under `lock`'s mutex) holds, woken by `changed`, in slices (core/waits.h:
+// the calling thread's limit, then DeviceStopped naming `what`; the interrupt hook runs between
+// slices without the mutex). Returns with the mutex held.
+void wait_state(std::unique_lock<std::mutex>& lock, std::condition_variable& changed,
+                const std::function<bool()>& ready, const std::string& what) {
+  const WaitLimit limit = wait_limit();
+  const bool got = wait_in_slices(
+      [&](double s) {
+        if (!lock.owns_lock()) lock.lock();
+        if (changed.wait_for(lock, std::chrono::duration<double>(s), ready)) return true;
+        lock.unlock();
+        return false;
       },
-      "a launch slot (" + std::to_string(capacity_) + " launches in flight)");
+      limit.seconds);
+  if (!got) throw_stopped(limit, what);
+}
+
+}  // namespace
+
+void InFlight::acquire() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto free = [&] { return in_flight_ < capacity_; };
+  if (!free()) wait_state(lock, changed_, free, "a launch slot (" + std::to_string(capacity_) + " launches in flight)");
+  ++in_flight_;
 }
 
 void InFlight::complete(const std::string& error) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!error.empty() && error_.empty()) error_ = error;
-  if (in_flight_) --in_flight_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error.empty() && error_.empty()) error_ = error;
+    if (in_flight_) --in_flight_;
+  }
+  changed_.notify_all();
 }
 
 void InFlight::abandon() { complete(""); }
 
 std::string InFlight::wait_idle() {
-  wait_until([&] { return in_flight() == 0; }, "the launches in flight");
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto idle = [&] { return in_flight_ == 0; };
+  if (!idle()) wait_state(lock, changed_, idle, "the launches in flight");
   std::string e;
   e.swap(error_);
   return e;

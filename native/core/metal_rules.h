@@ -6,6 +6,7 @@
 // calls and hands what Metal returned to these functions. No Metal types cross this header.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -189,8 +190,9 @@ constexpr size_t kQueueDepth = kLaunchesInFlight + 4;
 class InFlight {
  public:
   explicit InFlight(size_t capacity);
-  // Waits while `capacity` launches are in flight, then counts one more. The waits here poll
-  // through wait_until (core/waits.h): DeviceStopped past the thread's bound, signals handled.
+  // Waits while `capacity` launches are in flight, then counts one more. The waits here sleep until a
+  // handler's complete() wakes them, in slices (core/waits.h): DeviceStopped past the thread's
+  // bound, signals handled, no CPU used meanwhile.
   void acquire();
   // A launch's completed handler: "" when it completed, else its failure. The first failure since
   // the last take_error() is kept.
@@ -205,6 +207,7 @@ class InFlight {
  private:
   const size_t capacity_;
   mutable std::mutex mutex_;
+  std::condition_variable changed_;  // notified by complete()
   size_t in_flight_ = 0;
   std::string error_;
 };

@@ -229,7 +229,7 @@ class CudaKernel final : public Kernel {
       call[r] = steady_ns();
       submit(blocks, p);
       launched[r] = steady_ns();
-      dev->sync(entry_.c_str());
+      dev->sync(entry_.c_str(), true);
       done[r] = steady_ns();
       CU_CHECK(d.cuMemcpyDtoHAsync(&start[r], stamp.ptr(), sizeof(uint64_t), dev->stream()));
       dev->sync("reading the stamp");
@@ -473,7 +473,7 @@ class CudaBackend final : public Backend {
 
   void synchronize() override {
     dev_->make_current();
-    dev_->sync("synchronize");
+    dev_->sync("synchronize", true);
   }
 
  private:

@@ -49,9 +49,10 @@ int Device::attribute(CUdevice_attribute a) const {
 
 void Device::make_current() const { CU_CHECK(driver().cuCtxSetCurrent(ctx_)); }
 
-void Device::sync(const char* after) const {
+void Device::sync(const char* after, bool host_timed) const {
   // cuStreamQuery polled through wait_until (core/waits.h), not cuStreamSynchronize: a stream that
   // never finishes ends in DeviceStopped after the thread's bound, and a signal is handled meanwhile.
+  // The poll sleeps between queries; only a host-timed wait spins first.
   const DriverApi& d = driver();
   CUresult r = d.cuStreamQuery(stream_);
   if (r == CUDA_ERROR_NOT_READY) {  // (the wait's description is built only when there is a wait)
@@ -61,7 +62,7 @@ void Device::sync(const char* after) const {
             r = d.cuStreamQuery(stream_);
             return r != CUDA_ERROR_NOT_READY;
           },
-          std::string("the CUDA stream after ") + after);
+          std::string("the CUDA stream after ") + after, host_timed ? kSpinS : 0.0);
     } catch (...) {
       abandoned_.store(true);
       throw;

@@ -33,8 +33,10 @@ class Device {
   void make_current() const;
   // Waits for the stream (core/waits.h: bounded, signals handled) and turns an asynchronous fault
   // into DeviceError naming `after`. A wait that ends otherwise (DeviceStopped, an interruption)
-  // leaves work running on the stream and marks the device abandoned.
-  void sync(const char* after) const;
+  // leaves work running on the stream and marks the device abandoned. The stream is polled, sleeping
+  // between polls (no busy core while a sample runs); `host_timed` (a wait whose end the host's clock
+  // times: synchronize and timeline) spins for kSpinS first.
+  void sync(const char* after, bool host_timed = false) const;
   // Whether a wait was abandoned with work still running: the destructors of this device's objects
   // then skip the driver calls that could wait for that work (cuMemFree, cuModuleUnload, the
   // stream's and the context's release) and leave them to the process's exit.

@@ -35,9 +35,10 @@ std::string describe(NSError* error) {
 void wait_completed(id<MTLCommandBuffer> cb, const std::string& what) {
   // MTLCommandBuffer.h: status reaches Completed or Error (the last two stages) once the command
   // buffer has ended. It is polled through wait_until (core/waits.h) rather than blocked on, so a
-  // command buffer that never ends gives DeviceStopped after the thread's bound; then
+  // command buffer that never ends gives DeviceStopped after the thread's bound; the host times this
+  // wait's end (timeline, synchronize), so it spins for kSpinS before sleeping between polls. Then
   // waitUntilCompleted, which returns at once, keeps the point at which GPUEndTime is read the same.
-  wait_until([&] { return cb.status >= MTLCommandBufferStatusCompleted; }, what);
+  wait_until([&] { return cb.status >= MTLCommandBufferStatusCompleted; }, what, kSpinS);
   [cb waitUntilCompleted];
 }
 
@@ -156,13 +157,26 @@ metal_rules::ClockPair sample_clocks(id<MTLDevice> device) {
 // MTLCommandBufferErrorOptionEncoderExecutionStatus "may increase CPU, GPU, and/or memory
 // overhead", and nothing here reads the per-encoder status it buys, so every path of the backend
 // times identically configured command buffers.
+//
+// The GPU's own clock times these samples, so the wait sleeps: the command buffer's completed
+// handler signals a Completion, waited on in slices (core/waits.h: the thread's bound, signals), and
+// no core spins while the GPU runs. The handler holds `keep` (the sample's counter sample buffer)
+// until the command buffer has completed, so a wait abandoned by DeviceStopped or a signal never
+// releases memory the pass may still write.
 id<MTLCommandBuffer> commit_and_wait(Device& dev, const std::function<void(id<MTLCommandBuffer>)>& encode,
-                                     const char* what) {
+                                     const char* what, id keep = nil) {
   id<MTLCommandBuffer> cb = [dev.queue commandBuffer];
   if (!cb) throw DeviceError(std::string("[metal::commandBuffer] no command buffer for ") + what);
   encode(cb);
+  auto done = std::make_shared<Completion>();
+  [cb addCompletedHandler:^(id<MTLCommandBuffer>) {
+    (void)keep;  // captured, so retained by the block until the handler has run
+    done->signal();
+  }];
   [cb commit];
-  wait_completed(cb, what);
+  wait_for(*done, what);
+  // MTLCommandBuffer.h: at Completed "any blocks set with -addCompletedHandler: may now be called";
+  // the handler has run, so the status is final and GPUStartTime / GPUEndTime are set.
   check_completed(cb, "waitUntilCompleted", what);
   return cb;
 }
@@ -248,7 +262,7 @@ std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const
           a.startOfEncoderSampleIndex = NSUInteger(2 * i);
           a.endOfEncoderSampleIndex = NSUInteger(2 * i + 1);
         }
-        id<MTLCommandBuffer> cb = commit_and_wait(dev, [&](id<MTLCommandBuffer> c) { encode(c, pass); }, what);
+        id<MTLCommandBuffer> cb = commit_and_wait(dev, [&](id<MTLCommandBuffer> c) { encode(c, pass); }, what, samples);
         cb_s[chunk.first + i] = cb.GPUEndTime - cb.GPUStartTime;
       });
     }

@@ -122,7 +122,9 @@ void run_once(Device& dev, const std::function<void(id<MTLCommandBuffer> cb)>& e
 
 // Waits until `cb` has completed or failed, polling its status through wait_until (core/waits.h):
 // DeviceStopped naming `what` (or the thread's pass) after the thread's bound; signals are handled
-// meanwhile. Never blocks in waitUntilCompleted on a command buffer that has not ended.
+// meanwhile. Never blocks in waitUntilCompleted on a command buffer that has not ended. For waits the
+// host's clock times (timeline, synchronize_launches): it spins for kSpinS before sleeping between
+// polls. run_samples' waits sleep on the command buffer's completed handler instead.
 void wait_completed(id<MTLCommandBuffer> cb, const std::string& what);
 
 // DeviceError naming `what` (metal_rules::command_buffer_failure) unless `cb` completed; call after
