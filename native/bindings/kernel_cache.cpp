@@ -68,6 +68,23 @@ void init_kernel_cache(nb::module_& m) {
       "Test hook: the entry of `key` ((name, value) parts) where it is valid, else `payload` (counted\n"
       "as a compile) written as its entry; the fields read or built.");
   m.def(
+      "kernel_cache_prune",
+      [](nb::callable stale) {
+        return kc::cache().prune([&](const kc::Key& key) { return nb::cast<bool>(stale(key)); });
+      },
+      "stale"_a,
+      "Removes the cache folder's entries for whose key ((name, value) parts) stale(key) is True;\n"
+      "returns how many. (The Metal backend removes its archives of other OS builds so.)");
+  m.def(
+      "kernel_cache_reject",
+      [](const std::vector<std::pair<std::string, std::string>>& key, const std::string& why) {
+        kc::cache().reject(key, why);
+      },
+      "key"_a, "why"_a, "Test hook: the backend found `key`'s valid entry unusable (as Metal rejects an archive).");
+  m.def(
+      "kernel_cache_note", [](const std::string& line, const std::string& tag) { kc::cache().note(line, tag); },
+      "line"_a, "tag"_a = "", "Test hook: a backend's warning; a later one with the same non-empty tag replaces it.");
+  m.def(
       "kernel_cache_path",
       [](const std::vector<std::pair<std::string, std::string>>& key) { return kc::cache().path(key); }, "key"_a,
       "Test hook: the file of `key`'s entry, or \"\" where the cache is off or unwritable.");

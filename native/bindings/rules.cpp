@@ -133,6 +133,25 @@ void init_rules(nb::module_& m) {
       .def_prop_ro("in_flight", &mr::InFlight::in_flight)
       .def_prop_ro("capacity", &mr::InFlight::capacity);
 
+  m.def("metal_msl_version", &mr::msl_version, "source"_a,
+        "The Metal Shading Language version the Metal backend compiles `source` with: \"4.0\" or \"3.0\".");
+  m.def("metal_msl_versions", &mr::msl_versions, "os_major"_a, "The device info's msl_version on macOS `os_major`.");
+  m.attr("METAL_MPP_BFLOAT_MACRO") = mr::kMppBfloatMacro;
+  m.def("metal_mpp_bfloat", &mr::mpp_bfloat, "os_major"_a, "os_minor"_a,
+        "Whether matmul2d on bfloat tensors is built on macOS os_major.os_minor (26.1 and later).");
+  m.def("metal_mpp_unsupported", &mr::mpp_unsupported, "entry"_a, "os_major"_a, "os_minor"_a,
+        "Why the Metal 4 tensor-op kernel `entry` is not built on this macOS (one line), or \"\".");
+  nb::class_<mr::ArchivePolicy>(m, "MetalArchivePolicy",
+                                "Whether a process archives Metal compute pipelines (core/metal_rules.h).")
+      .def(nb::init<>())
+      .def_prop_ro("archiving", &mr::ArchivePolicy::archiving)
+      .def("check_next", &mr::ArchivePolicy::check_next,
+           "True once: reload the first archive serialized before storing it.")
+      .def("checked", &mr::ArchivePolicy::checked, "reloaded"_a, "The reload's outcome.")
+      .def("compiled", &mr::ArchivePolicy::compiled, "function"_a, "why"_a,
+           "A compiled pipeline: archived (why \"\") or not.")
+      .def("summary", &mr::ArchivePolicy::summary, "\"\" or the one note on pipelines not archived.");
+
   namespace cr = coreml_rules;
   m.def("coreml_compute_units", &cr::compute_units, "name"_a,
         "MLComputeUnits' raw value for a coremltools name (CPU_ONLY, CPU_AND_GPU, ALL, CPU_AND_NE).");

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -146,6 +147,20 @@ std::string serialize_key(const Key& key) {
   return out;
 }
 
+std::optional<Key> parse_key(const std::string& bytes) {
+  if (bytes.size() < 8) return std::nullopt;
+  // serialize_key's count is of pairs: the same layout as a payload of twice as many fields
+  std::string doubled = bytes;
+  const uint64_t pairs = get_le(bytes, 0, 8);
+  if (pairs > bytes.size()) return std::nullopt;
+  for (int i = 0; i < 8; ++i) doubled[size_t(i)] = char(((2 * pairs) >> (8 * i)) & 0xff);
+  Fields parts;
+  if (!decode_fields(doubled, &parts)) return std::nullopt;
+  Key key;
+  for (size_t i = 0; i + 1 < parts.size(); i += 2) key.emplace_back(parts[i], parts[i + 1]);
+  return key;
+}
+
 std::string entry_name(const Key& key) { return hex16(fnv1a(serialize_key(key))) + ".arkc"; }
 
 std::string encode_entry(const std::string& key, const Fields& payload) {
@@ -222,7 +237,10 @@ Location location() {
 }
 
 void Cache::warn(const std::string& line) {
-  if (stats_.warnings.size() < kMaxWarnings) stats_.warnings.push_back("kernel cache: " + line);
+  if (stats_.warnings.size() < kMaxWarnings) {
+    stats_.warnings.push_back("kernel cache: " + line);
+    note_tags_.emplace_back();
+  }
 }
 
 std::string Cache::path(const Key& key) {
@@ -259,6 +277,7 @@ std::optional<Fields> Cache::get(const Key& key) {
 
 void Cache::reject(const Key& key, const std::string& why) {
   const std::string file = path(key);
+  if (!file.empty()) std::remove(file.c_str());  // unusable: not read again
   std::lock_guard<std::mutex> lock(mutex_);
   if (stats_.hits) --stats_.hits;
   ++stats_.rebuilt;
@@ -285,9 +304,40 @@ void Cache::put(const Key& key, const Fields& payload) {
          "to a writable folder, or to off)");
 }
 
-void Cache::note(const std::string& line) {
+void Cache::note(const std::string& line, const std::string& tag) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!tag.empty())
+    for (size_t i = 0; i < note_tags_.size(); ++i)
+      if (note_tags_[i] == tag) {
+        stats_.warnings[i] = "kernel cache: " + line;
+        return;
+      }
+  const size_t before = stats_.warnings.size();
   warn(line);
+  if (stats_.warnings.size() > before) note_tags_.back() = tag;
+}
+
+size_t Cache::prune(const std::function<bool(const Key&)>& stale) {
+  const std::string dir = location().dir;
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return 0;
+  size_t removed = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
+    if (file.path().extension() != ".arkc") continue;
+    std::FILE* f = std::fopen(file.path().c_str(), "rb");
+    if (!f) continue;
+    std::string head(kHeader, '\0');
+    std::optional<Key> key;
+    if (std::fread(head.data(), 1, kHeader, f) == kHeader &&
+        head.compare(0, sizeof kMagic, kMagic, sizeof kMagic) == 0 && get_le(head, sizeof kMagic, 4) == kFormat) {
+      const uint64_t key_n = get_le(head, sizeof kMagic + 4, 8);
+      std::string bytes(size_t(std::min<uint64_t>(key_n, 1 << 24)), '\0');
+      if (key_n == bytes.size() && std::fread(bytes.data(), 1, bytes.size(), f) == bytes.size()) key = parse_key(bytes);
+    }
+    std::fclose(f);
+    if (key && stale(*key) && std::filesystem::remove(file.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 void Cache::count_compile() {

@@ -44,6 +44,8 @@ Location location();
 
 // The key as stored in an entry (length-prefixed parts: unambiguous for any bytes) and its file name.
 std::string serialize_key(const Key& key);
+// The key serialize_key wrote, or nothing for bytes that are not one.
+std::optional<Key> parse_key(const std::string& bytes);
 std::string entry_name(const Key& key);  // 16 hex digits of FNV-1a 64 of serialize_key, then ".arkc"
 uint64_t fnv1a(const std::string& bytes, uint64_t h = 14695981039346656037ull);
 
@@ -72,11 +74,16 @@ class Cache {
   // with one warning.
   void put(const Key& key, const Fields& payload);
   // The backend found a valid entry unusable (e.g. Metal rejected the archive): counted as a rebuild
-  // instead of a hit, with a warning naming `why`.
+  // instead of a hit, with a warning naming `why`, and the entry's file removed.
   void reject(const Key& key, const std::string& why);
   void count_compile();
-  // A warning of the backend's about the cache (e.g. an archive it could not write).
-  void note(const std::string& line);
+  // A warning of the backend's about the cache (e.g. pipelines it could not archive). A non-empty
+  // `tag` names the warning: a later note with the same tag replaces it (a count kept up to date).
+  void note(const std::string& line, const std::string& tag = "");
+  // Removes the entries of the cache's folder whose key `stale` says are stale (e.g. archives of
+  // another OS build, which never hit again); unreadable files and others' entries are left. Returns
+  // how many were removed.
+  size_t prune(const std::function<bool(const Key&)>& stale);
   // get(), else build() (counted as a compile) and put(); build()'s exceptions propagate and store nothing.
   Fields fetch(const Key& key, const std::function<Fields()>& build);
   // The entry's path for `key` where the cache is on, else "".
@@ -87,7 +94,8 @@ class Cache {
   void warn(const std::string& line);  // mutex_ held
   std::mutex mutex_;
   Stats stats_;
-  std::set<std::string> broken_dirs_;  // folders that could not be written: left alone
+  std::set<std::string> broken_dirs_;   // folders that could not be written: left alone
+  std::vector<std::string> note_tags_;  // the tag of each warning ("" for none), in order
 };
 
 Cache& cache();

@@ -242,6 +242,57 @@ ConstantPlan constant_plan(const std::string& stage, const std::string& entry, b
   return plan;
 }
 
+std::string msl_version(const std::string& source) {
+  return source.find("AR_MSL_VERSION_4_0") != std::string::npos ? "4.0" : "3.0";
+}
+
+std::string msl_versions(int os_major) { return os_major >= 26 ? "3.0; 4.0 for Metal 4 tensor-op kernels" : "3.0"; }
+
+const char* const kMppBfloatMacro = "AR_MPP_BFLOAT";
+
+bool mpp_bfloat(int os_major, int os_minor) {
+  return os_major > kMppBfloatMajor || (os_major == kMppBfloatMajor && os_minor >= kMppBfloatMinor);
+}
+
+std::string mpp_unsupported(const std::string& entry, int os_major, int os_minor) {
+  if (entry.rfind("mpp_bf16", 0) != 0 || mpp_bfloat(os_major, os_minor)) return "";
+  return "matmul2d on bfloat tensors needs macOS " + std::to_string(kMppBfloatMajor) + "." +
+         std::to_string(kMppBfloatMinor) + " (MetalPerformancePrimitives before it have no bfloat x bfloat); this is " +
+         std::to_string(os_major) + "." + std::to_string(os_minor);
+}
+
+bool ArchivePolicy::archiving() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return state_ != State::broken;
+}
+
+bool ArchivePolicy::check_next() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != State::unproven) return false;
+  state_ = State::checking;
+  return true;
+}
+
+void ArchivePolicy::checked(bool reloaded) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ == State::broken || state_ == State::works) return;
+  state_ = reloaded ? State::works : State::broken;
+}
+
+void ArchivePolicy::compiled(const std::string& function, const std::string& why) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++compiled_;
+  if (why.empty()) return;
+  if (!failed_++) first_ = "'" + function + "': " + why;
+}
+
+std::string ArchivePolicy::summary() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!failed_) return "";
+  return of(failed_, compiled_) + " compute pipelines not archived (first: " + first_ +
+         "); they are compiled in every run";
+}
+
 std::string status_name(int64_t status) {
   static const char* const names[] = {"NotEnqueued", "Enqueued", "Committed", "Scheduled", "Completed", "Error"};
   if (status >= 0 && status < int64_t(sizeof names / sizeof names[0])) return names[status];

@@ -158,6 +158,56 @@ ConstantPlan constant_plan(const std::string& stage, const std::string& entry, b
 // IEEE binary16 bits of `f`, rounded to nearest even (overflow to infinity, NaN kept a quiet NaN).
 uint16_t half_bits(float f);
 
+// ---- Metal Shading Language versions and Metal 4 tensor ops ---------------------------------------
+
+// The MSL version a source is compiled with: "4.0" for one that defines AR_MSL_VERSION_4_0 (Metal 4's
+// tensors and Performance Primitives, macOS 26: shaders/metal/matrix_mpp.metal), else "3.0" (macOS
+// 13, the deployment target).
+std::string msl_version(const std::string& source);
+// What the device info's msl_version says on macOS `os_major`: the versions sources are compiled with.
+std::string msl_versions(int os_major);
+
+// The first macOS whose MetalPerformancePrimitives declare matmul2d on bfloat x bfloat -> float
+// (MPPTensorOpsMatMul2d.h's type table: absent in macOS 26.0's, present in 26.1's; MLX gates its
+// bfloat tensor ops on 26.1 too).
+constexpr int kMppBfloatMajor = 26, kMppBfloatMinor = 1;
+// The macro that makes matrix_mpp.metal declare its bfloat kernels, defined where mpp_bfloat holds.
+extern const char* const kMppBfloatMacro;
+bool mpp_bfloat(int os_major, int os_minor);
+// Why MSL 4.0 kernel `entry` is not built on macOS `os_major`.`os_minor`, or "": an mpp_bf16_* kernel
+// before kMppBfloatMajor.kMppBfloatMinor (one line, for the skip).
+std::string mpp_unsupported(const std::string& entry, int os_major, int os_minor);
+
+// ---- binary archives ----------------------------------------------------------------------------
+
+// Whether this process archives compute pipelines (docs/design.md, "The kernel cache"). Serializing
+// specialised functions (every kernel here has function constants) into an MTLBinaryArchive needs
+// macOS 15: on 13 and 14 an archive is written but never gives its pipeline back. So the first
+// archive a process writes is reloaded with MTLPipelineOptionFailOnBinaryArchiveMiss before it is
+// stored; if that fails, the process stops archiving (and reading archives) with one note. An archive
+// read from the cache that gave its pipeline counts as that proof. Thread-safe.
+class ArchivePolicy {
+ public:
+  // Whether to read archives from the cache and archive newly compiled pipelines.
+  bool archiving() const;
+  // True once per process, for the first archive serialized before any proof: reload it first.
+  bool check_next();
+  // The outcome of that reload (or of an archive read from the cache: reloaded = true); a failure
+  // turns archiving off.
+  void checked(bool reloaded);
+  // A compiled pipeline: archived (`why` empty) or not, and why.
+  void compiled(const std::string& function, const std::string& why);
+  // "" while every compiled pipeline was archived; else one line: "N of M compute pipelines not
+  // archived (first: 'f': why); they are compiled in every run".
+  std::string summary() const;
+
+ private:
+  mutable std::mutex mutex_;
+  enum class State { unproven, checking, works, broken } state_ = State::unproven;
+  size_t compiled_ = 0, failed_ = 0;
+  std::string first_;
+};
+
 // ---- error text ---------------------------------------------------------------------------------
 
 // MTLCommandBufferStatus by raw value (MTLCommandBuffer.h: NotEnqueued = 0 ... Error = 5), or

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -137,26 +138,62 @@ std::string serialized(id<MTLBinaryArchive> archive, std::string* why) {
   return out;
 }
 
+constexpr const char* kProducer = "apple_roofline metal binary archive 1";
+
+metal_rules::ArchivePolicy& archive_policy() {
+  static metal_rules::ArchivePolicy policy;  // the process's
+  return policy;
+}
+
+std::string os_build() { return NSProcessInfo.processInfo.operatingSystemVersionString.UTF8String; }
+
+// Once per process: the archives of other OS builds are removed (an archive is for one OS build,
+// MTLBinaryArchive.h, and the OS is part of the key: they never hit again).
+void prune_other_builds(kernel_cache::Cache& cache) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    const std::string os = os_build();
+    cache.prune([&](const kernel_cache::Key& key) {
+      bool ours = false, other_os = false;
+      for (const auto& [name, value] : key) {
+        if (name == "producer") ours = value == kProducer;
+        if (name == "os") other_os = value != os;
+      }
+      return ours && other_os;
+    });
+  });
+}
+
 // The compute pipeline of `fn` through the kernel cache: from the binary archive an earlier process
 // stored where it is there and Metal takes it, else compiled and its archive stored. The key holds
 // the OS version and the device's name: an archive is for one device and one OS build (MTLBinaryArchive.h).
+// metal_rules::ArchivePolicy decides whether this process archives at all: the first archive it
+// writes is reloaded with MTLPipelineOptionFailOnBinaryArchiveMiss before it is stored, and where
+// that fails (specialised functions need macOS 15 to serialize) nothing more is archived or read.
 id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction> fn, const std::string& function_key,
-                                            NSError** err) {
+                                            const std::string& language, NSError** err) {
   namespace kc = kernel_cache;
-  const kc::Key key = {{"producer", "apple_roofline metal binary archive 1"},
-                       {"os", NSProcessInfo.processInfo.operatingSystemVersionString.UTF8String},
+  const kc::Key key = {{"producer", kProducer},
+                       {"os", os_build()},
                        {"device", device.name.UTF8String},
-                       {"language", Compiler::language_version()},
+                       {"language", language},
                        {"math", Compiler::math_mode()},
                        {"function", function_key}};
   kc::Cache& cache = kc::cache();
+  metal_rules::ArchivePolicy& policy = archive_policy();
+  prune_other_builds(cache);
   MTLComputePipelineDescriptor* desc = [MTLComputePipelineDescriptor new];
   desc.computeFunction = fn;
-  if (std::optional<kc::Fields> hit = cache.get(key)) {
+  const bool cache_on = !cache.path(key).empty();
+  const bool archiving = cache_on && policy.archiving();
+  if (std::optional<kc::Fields> hit = archiving ? cache.get(key) : std::nullopt) {
     std::string why = "not a binary archive";
     id<MTLComputePipelineState> state =
         hit->size() == 1 ? pipeline_from_archive(device, desc, hit->front(), &why) : nil;
-    if (state) return state;
+    if (state) {
+      policy.checked(true);  // an archive gave its pipeline back: archiving works here
+      return state;
+    }
     cache.reject(key, why);
   }
   // A miss: the functions are compiled into a new archive and the pipeline made with it, so that
@@ -164,7 +201,7 @@ id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction
   // the archive is stored.
   cache.count_compile();
   std::string why;
-  id<MTLBinaryArchive> archive = cache.path(key).empty() ? nil : filled_archive(device, desc, &why);
+  id<MTLBinaryArchive> archive = archiving ? filled_archive(device, desc, &why) : nil;
   if (archive) desc.binaryArchives = @[ archive ];
   id<MTLComputePipelineState> state = [device newComputePipelineStateWithDescriptor:desc
                                                                             options:MTLPipelineOptionNone
@@ -173,19 +210,30 @@ id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction
   desc.binaryArchives = nil;
   if (!state) return nil;
   if (archive) {
-    const std::string bytes = serialized(archive, &why);
+    std::string bytes = serialized(archive, &why);
+    if (!bytes.empty() && policy.check_next()) {
+      const bool reloaded = pipeline_from_archive(device, desc, bytes, &why) != nil;
+      policy.checked(reloaded);
+      if (!reloaded) {
+        why = "the first archive written did not reload (" + why + "); archiving is off for this process";
+        bytes.clear();
+      }
+    }
     if (!bytes.empty()) cache.put(key, {bytes});
   }
-  static std::atomic<bool> noted{false};  // once per process: the cause is the same for every pipeline
-  if (!why.empty() && !noted.exchange(true))
-    cache.note("cannot archive compute pipelines (first: '" + std::string(fn.name.UTF8String) + "': " + why +
-               "); they are compiled in every run");
+  if (cache_on) {
+    if (!archiving && why.empty()) why = "archiving is off for this process";
+    policy.compiled(fn.name.UTF8String, why);
+    if (!why.empty()) cache.note(policy.summary(), "metal archives");  // one line, its count kept current
+  }
   return state;
 }
 
 }  // namespace
 
-std::string Compiler::language_version() { return "3.0"; }
+std::string Compiler::language_versions() {
+  return metal_rules::msl_versions(int(NSProcessInfo.processInfo.operatingSystemVersion.majorVersion));
+}
 
 std::string Compiler::math_mode() {
 #if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
@@ -241,9 +289,14 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   // Performance Primitives) needs MSL 4.0, macOS 26 (docs/design.md, "Matrix units").
   // MTLLanguageVersion4_0 is not in the macOS 14 SDK; MTLLibrary.h encodes every version as
   // (major << 16) + minor (MTLLanguageVersion3_0 = (3 << 16) + 0), so 4.0 is (4 << 16).
-  if (source.find("AR_MSL_VERSION_4_0") != std::string::npos) {
+  if (metal_rules::msl_version(source) == "4.0") {
     if (@available(macOS 26.0, *)) {
       opts.languageVersion = MTLLanguageVersion(4 << 16);
+      // Its bfloat kernels only where MetalPerformancePrimitives declare bfloat matmul2d
+      // (metal_rules::mpp_bfloat): elsewhere they would fail the whole source's compile.
+      const NSOperatingSystemVersion os = NSProcessInfo.processInfo.operatingSystemVersion;
+      if (metal_rules::mpp_bfloat(int(os.majorVersion), int(os.minorVersion)))
+        opts.preprocessorMacros = @{ns(metal_rules::kMppBfloatMacro) : @1};
     } else {
       throw UnsupportedError("[metal::newLibraryWithSource] '" + entry +
                              "' needs Metal Shading Language 4.0, which macOS 26 introduced; this macOS is older");
@@ -329,9 +382,15 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
 
   std::shared_ptr<Pipeline> p;
   pooled([&] {
+    const std::string language = metal_rules::msl_version(source);
+    if (language == "4.0") {  // a Metal 4 tensor-op kernel this macOS's Performance Primitives lack
+      const NSOperatingSystemVersion os = NSProcessInfo.processInfo.operatingSystemVersion;
+      const std::string why = metal_rules::mpp_unsupported(entry, int(os.majorVersion), int(os.minorVersion));
+      if (!why.empty()) throw UnsupportedError(why);
+    }
     id<MTLFunction> fn = specialise(library(source, entry), entry, constants, MTLFunctionTypeKernel);
     NSError* err = nil;
-    id<MTLComputePipelineState> state = cached_pipeline(dev_->device, fn, key, &err);
+    id<MTLComputePipelineState> state = cached_pipeline(dev_->device, fn, key, language, &err);
     if (!state)
       throw CompileError("[metal::newComputePipelineStateWithDescriptor] " + entry + ": " + describe(err),
                          err ? std::string(err.localizedDescription.UTF8String) : "");

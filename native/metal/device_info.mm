@@ -110,7 +110,7 @@ Info device_info(const Device& dev) {
     i["os_version"] = std::to_string(long(v.majorVersion)) + "." + std::to_string(long(v.minorVersion)) + "." +
                       std::to_string(long(v.patchVersion));
     i["timestamp_counters"] = bool(dev.timestamps != nil);
-    i["msl_version"] = Compiler::language_version();
+    i["msl_version"] = Compiler::language_versions();
     i["math_mode"] = Compiler::math_mode();
   });
   return i;

@@ -154,9 +154,11 @@ class Compiler {
   // Throws as pipeline() does, and CompileError when `entry` is a function of another stage.
   id<MTLFunction> function(const std::string& source, const std::string& entry, const Constants& constants,
                            MTLFunctionType type);
-  // "safe (fastMathEnabled = NO)" or "safe (mathMode = MTLMathModeSafe)", and "3.0".
+  // "safe (fastMathEnabled = NO)" or "safe (mathMode = MTLMathModeSafe)"; the MSL versions sources
+  // are compiled with on this macOS (metal_rules::msl_versions; each library's own is
+  // metal_rules::msl_version of its source, which is also part of its archive's cache key).
   static std::string math_mode();
-  static std::string language_version();
+  static std::string language_versions();
 
  private:
   // Both called with mutex_ held.

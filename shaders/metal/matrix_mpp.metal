@@ -16,10 +16,15 @@
 // Written against MetalPerformancePrimitives/MPPTensorOpsMatMul2d.h (macOS 26 SDK): the descriptor
 // matmul2d_descriptor(m, n, k, transpose_left, transpose_right, relaxed_precision, mode); tensor
 // extents are (columns, rows), the innermost first; tensor_inline tensors over device pointers; the
-// destination cooperative tensor from get_destination_cooperative_tensor, whose elements are guarded
-// by get_mask; "all the threads in this execution scope must enter the run method". The header's
-// pairs used here: half x half -> float and half, int8_t x int8_t -> int32_t, bfloat x bfloat -> float.
-// relaxed_precision is false: the result must equal the exact reference.
+// destination cooperative tensor from get_destination_cooperative_tensor; "all the threads in this
+// execution scope must enter the run method". The cooperative tensor's elements are guarded with
+// is_valid_element(i) over get_capacity(), as public Metal 4 kernels guard them (the header's own
+// example calls a get_mask that those kernels never use; tests/unit/test_metal_shaders.py holds
+// the members named here to those). The header's pairs used here: half x half -> float and half,
+// int8_t x int8_t -> int32_t, bfloat x bfloat -> float; the last is absent from macOS 26.0's table, so
+// mpp_bf16_f32 is declared only where the backend defines AR_MPP_BFLOAT (macOS 26.1 and later,
+// native/core/metal_rules.h, mpp_bfloat). relaxed_precision is false: the result must equal the
+// exact reference.
 
 #define AR_MSL_VERSION_4_0 1
 #include <metal_stdlib>
@@ -44,7 +49,7 @@ inline void ar_mpp_tile(const device T* A, const device T* B, device Acc* C, ulo
   auto c = op.template get_destination_cooperative_tensor<decltype(tA), decltype(tB), Acc>();
 #pragma unroll full
   for (uint16_t e = 0; e < c.get_capacity(); ++e)
-    if (c.get_mask(e)) c[e] = Acc(0);
+    if (c.is_valid_element(e)) c[e] = Acc(0);
   for (int it = 0; it < ITERS; ++it)
     for (int rep = 0; rep < REPS; ++rep) op.run(tA, tB, c);
   c.store(tC);
@@ -68,8 +73,10 @@ kernel void mpp_s8_s32(const device int8_t* A [[buffer(0)]], const device int8_t
   ar_mpp_tile<int8_t, int>(A, B, C, n, i);
 }
 
+#if defined(AR_MPP_BFLOAT)
 kernel void mpp_bf16_f32(const device bfloat* A [[buffer(0)]], const device bfloat* B [[buffer(1)]],
                          device float* C [[buffer(2)]], constant ulong& n [[buffer(3)]],
                          uint i [[thread_position_in_grid]]) {
   ar_mpp_tile<bfloat, float>(A, B, C, n, i);
 }
+#endif

@@ -223,3 +223,45 @@ def test_a_run_reports_the_warnings_raised_during_it(cache_dir: Path) -> None:
     _core.kernel_cache_fetch(KEY, PAYLOAD)
     new = during.new()
     assert len(new) == 1 and new[0] == cache_stats()["warnings"][-1] and str(path) in new[0]
+
+
+def test_an_entry_the_backend_rejects_is_removed(cache_dir: Path) -> None:
+    """An archive Metal will not take is not read (and warned about) again in the next run."""
+    path = _stored(cache_dir)
+    before = _core.kernel_cache_stats()
+    _core.kernel_cache_reject(KEY, "Metal finds no usable pipeline in the binary archive")
+    assert not path.exists()
+    assert _delta(before)["warnings"] == [
+        f"kernel cache: {path}: Metal finds no usable pipeline in the binary archive; rebuilt"
+    ]
+
+
+def test_prune_removes_only_the_entries_its_rule_calls_stale(cache_dir: Path) -> None:
+    """The Metal backend's rule: its own archives of another OS build go; entries of the current build
+    and another producer's stay."""
+
+    def key(producer: str, os: str) -> List[Tuple[str, str]]:
+        return [("producer", producer), ("os", os), ("function", "k")]
+
+    keys = [key("metal", "14.6 (23G80)"), key("metal", "15.1 (24B83)"), key("nvrtc", "14.6 (23G80)")]
+    for k in keys:
+        _core.kernel_cache_fetch(k, PAYLOAD)
+    (cache_dir / "not-an-entry.arkc").write_bytes(b"junk")  # unreadable as an entry: left
+
+    def stale(k: List[Tuple[str, str]]) -> bool:
+        d = dict(k)
+        return d.get("producer") == "metal" and d.get("os") != "15.1 (24B83)"
+
+    assert _core.kernel_cache_prune(stale) == 1
+    assert [Path(_core.kernel_cache_path(k)).exists() for k in keys] == [False, True, True]
+    assert (cache_dir / "not-an-entry.arkc").exists()
+    assert _core.kernel_cache_prune(stale) == 0
+
+
+def test_a_tagged_note_is_replaced_by_the_next_with_its_tag() -> None:
+    """The archive note keeps one line whose count stays current ('N of M not archived')."""
+    before = _core.kernel_cache_stats()
+    _core.kernel_cache_note("1 of 3 not archived", "test tag")
+    _core.kernel_cache_note("an untagged note")
+    _core.kernel_cache_note("2 of 5 not archived", "test tag")
+    assert _delta(before)["warnings"] == ["kernel cache: 2 of 5 not archived", "kernel cache: an untagged note"]

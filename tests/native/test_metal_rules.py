@@ -412,3 +412,65 @@ def test_block_is_the_threadgroup_size_unless_declared() -> None:
     # outside compute kernels BLOCK is an ordinary constant
     with pytest.raises(ValueError, match="fragment function 'fs' declares no function constant 'BLOCK'"):
         _core.metal_constant_plan("fragment", "fs", False, ["BLOCK"], [], [])
+
+
+# ---- MSL versions and Metal 4 tensor ops (issue 47 rows 2 and 7) ------------------------------------
+
+
+def test_each_source_is_compiled_with_its_own_language_version() -> None:
+    from apple_roofline.shaders import shader_source
+
+    assert _core.metal_msl_version(shader_source("matrix_mpp.metal")) == "4.0"
+    assert _core.metal_msl_version(shader_source("matrix.metal")) == "3.0"
+    assert _core.metal_msl_versions(14) == "3.0"
+    assert _core.metal_msl_versions(26) == "3.0; 4.0 for Metal 4 tensor-op kernels"
+
+
+@pytest.mark.parametrize(
+    "os_, bfloat", [((26, 0), False), ((26, 1), True), ((26, 2), True), ((27, 0), True), ((15, 7), False)]
+)
+def test_bfloat_tensor_ops_are_built_from_macos_26_1(os_: Tuple[int, int], bfloat: bool) -> None:
+    assert _core.metal_mpp_bfloat(*os_) is bfloat
+    why = _core.metal_mpp_unsupported("mpp_bf16_f32", *os_)
+    assert (why == "") is bfloat
+    if not bfloat:
+        assert why == (
+            "matmul2d on bfloat tensors needs macOS 26.1 (MetalPerformancePrimitives before it have no "
+            f"bfloat x bfloat); this is {os_[0]}.{os_[1]}"
+        )
+    for other in ("mpp_f16_f32", "mpp_f16_f16", "mpp_s8_s32"):
+        assert _core.metal_mpp_unsupported(other, *os_) == ""
+    assert _core.METAL_MPP_BFLOAT_MACRO == "AR_MPP_BFLOAT"  # what matrix_mpp.metal's #if tests
+
+
+# ---- binary archives (issue 47 rows 4 and 8) --------------------------------------------------------
+
+
+def test_the_first_archive_is_checked_once_and_a_failed_reload_stops_archiving() -> None:
+    """macOS 13 and 14 write archives of specialised functions that never reload: the first one a
+    process writes is reloaded; where that fails, nothing more is archived, with one note that counts."""
+    p = _core.MetalArchivePolicy()
+    assert p.archiving and p.check_next() and not p.check_next()  # once per process
+    p.checked(False)
+    assert not p.archiving
+    p.compiled("stream_copy_f32", "the first archive written did not reload (x)")
+    for _ in range(2):
+        p.compiled("stream_add_f32", "archiving is off for this process")
+    p.compiled("fma_f32", "")
+    assert p.summary() == (
+        "3 of 4 compute pipelines not archived (first: 'stream_copy_f32': the first archive written did "
+        "not reload (x)); they are compiled in every run"
+    )
+
+
+def test_an_archive_that_reloads_keeps_archiving_without_another_check() -> None:
+    p = _core.MetalArchivePolicy()
+    assert p.check_next()
+    p.checked(True)
+    assert p.archiving and not p.check_next() and p.summary() == ""
+    q = _core.MetalArchivePolicy()
+    q.checked(True)  # an archive read from the cache gave its pipeline back: proof enough
+    assert q.archiving and not q.check_next()
+    q.compiled("a", "")
+    q.compiled("b", "serializeToURL: failed (MTLBinaryArchiveDomain 1)")
+    assert q.summary().startswith("1 of 2 compute pipelines not archived (first: 'b': serializeToURL")

@@ -251,3 +251,31 @@ def test_matrix_mpp_asks_for_msl_4_and_the_tile_as_macros() -> None:
     assert not function_constants(src)
     for macro in ("TM", "TN", "TK", "ITERS", "REPS"):
         assert re.search(rf"\b{macro}\b", code), macro
+
+
+#: The members of Metal 4's tensor ops and cooperative tensors that public Metal 4 kernels call
+#: (matmul, flash-attention and MoE kernels built on MetalPerformancePrimitives): what
+#: matrix_mpp.metal may name. MPPTensorOpsMatMul2d.h's doc-comment example guards elements with a
+#: get_mask that no such kernel calls; they call is_valid_element(i) over get_capacity().
+PUBLIC_MPP_MEMBERS = {"get_destination_cooperative_tensor", "get_capacity", "is_valid_element", "run", "load", "store"}
+
+
+def test_matrix_mpp_names_only_members_public_metal4_kernels_use() -> None:
+    """Issue 47 row 1: a member that does not exist fails newLibraryWithSource: for every mpp_ kernel
+    at once (MSL cannot be compiled off a Mac), so the source keeps to members known to exist."""
+    code = strip_comments(read_shader("matrix_mpp.metal"))
+    members = set(re.findall(r"\.\s*(?:template\s+)?([A-Za-z_]\w*)\s*[<(]", code))
+    assert members and members <= PUBLIC_MPP_MEMBERS, sorted(members - PUBLIC_MPP_MEMBERS)
+    assert "is_valid_element(" in code and "get_capacity()" in code
+
+
+def test_matrix_mpp_declares_its_bfloat_kernel_only_where_the_backend_defines_the_macro() -> None:
+    """Issue 47 row 2: bfloat x bfloat -> float is missing from macOS 26.0's MetalPerformancePrimitives,
+    and one kernel that does not compile fails the whole source: mpp_bf16_f32 sits inside
+    #if defined(AR_MPP_BFLOAT) (metal_rules::kMppBfloatMacro: tests/native/test_metal_rules.py holds the
+    two equal), every other kernel outside it."""
+    code = strip_comments(read_shader("matrix_mpp.metal"))
+    guarded = re.findall(r"#if defined\(AR_MPP_BFLOAT\)\n(.*?)#endif", code, re.S)
+    assert len(guarded) == 1 and set(metal_kernels(guarded[0])) == {"mpp_bf16_f32"}
+    outside = code.replace(guarded[0], "")
+    assert "mpp_bf16_f32" not in outside and {"mpp_f16_f32", "mpp_f16_f16", "mpp_s8_s32"} <= set(metal_kernels(outside))
