@@ -3,11 +3,12 @@
     apple-roofline run --device cpu            # once: measures the CPU's ceilings -> out/run.json
     python examples/numpy_matmul.py [RUN.json] [--sizes 64,128,...] [-o FILE.png]
 
-Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, counts its FLOPs
-and bytes with :func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each
-size's GFLOP/s, intensity, the roof that binds it (``model.judge``), the share of it reached and the
-verdict, and writes the roofline with
-the points on it (default: numpy_matmul.png beside RUN.json).
+Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, checks its product
+against NumPy float64 (:func:`~apple_roofline.suites.gemm.suite.check_gemm`: a size that fails is
+reported, not placed, and the exit status is 1), counts its FLOPs and bytes with
+:func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each size's GFLOP/s,
+intensity, the roof that binds it (``model.judge``), the share of it reached and the verdict, and
+writes the roofline with the points on it (default: numpy_matmul.png beside RUN.json).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 import apple_roofline as ar
 from apple_roofline.figures import save_figure
+from apple_roofline.suites.gemm.suite import check_gemm
 
 DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
 
@@ -60,6 +62,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     rng = np.random.default_rng(0)
     points = []
+    failed = 0
     # a matmul runs on the matrix units (pipe "tensor": the GEMM ceilings of its precision), on arrays of
     # 3N² floats that may fit a cache (working_set: the level whose roof it is judged against)
     print(f"{'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'bound by':>20}  {'attainable':>10}  {'share':>8}  verdict")
@@ -70,6 +73,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         p = ar.measure(
             lambda: a @ b, flops=flops, bytes=nbytes, name=f"matmul N={n}", reps=5, pipe="tensor", working_set=nbytes
         )
+        ok, message = check_gemm(a, b, a @ b, "fp32")  # validated before its number is reported
+        if not ok:
+            print(f"{n:>6}  matmul N={n} failed validation: {message}; not placed", file=sys.stderr)
+            failed += 1
+            continue
         points.append(p)
         judged = model.judge(p)
         print(
@@ -81,7 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     fig = model.plot(points=points, title=f"NumPy float32 matmul on {run.device_name}")
     save_figure(fig, out)
     print(f"wrote {out}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from typing import Any
 import apple_roofline as ar
 from apple_roofline.devices import parse_device
 from apple_roofline.figures import save_figure
+from apple_roofline.suites.gemm.suite import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")
@@ -42,7 +43,8 @@ NAMES = {"torch": "PyTorch", "cupy": "CuPy"}
 EXIT_MISSING = 2  # the library (or its CUDA device) is missing
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
-MatmulFactory = Callable[[int, str], tuple[Callable[[], Any], Callable[[], Any]]]
+#: (n, dtype) -> (the timed call, its sync, the check of its product against NumPy float64)
+MatmulFactory = Callable[[int, str], tuple[Callable[[], Any], Callable[[], Any], Callable[[], tuple[bool, str]]]]
 
 
 class _Progress:
@@ -70,11 +72,16 @@ def _torch(index: int) -> tuple[MatmulFactory | None, str]:
         return None, f"PyTorch sees {torch.cuda.device_count()} CUDA device(s); cuda:{index} is not one of them"
     device = torch.device(f"cuda:{index}")
 
-    def make(n: int, dtype: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    def make(n: int, dtype: str) -> tuple[Callable[[], Any], Callable[[], Any], Callable[[], tuple[bool, str]]]:
         dt = getattr(torch, TORCH_DTYPES[dtype])
         a = torch.randn(n, n, device=device, dtype=dt)
         b = torch.randn(n, n, device=device, dtype=dt)
-        return (lambda: torch.matmul(a, b)), (lambda: torch.cuda.synchronize(device))
+
+        def check() -> tuple[bool, str]:
+            host = [t.float().cpu().numpy() if dtype == "bf16" else t.cpu().numpy() for t in (a, b, torch.matmul(a, b))]
+            return check_gemm(*host, dtype)
+
+        return (lambda: torch.matmul(a, b)), (lambda: torch.cuda.synchronize(device)), check
 
     return make, ""
 
@@ -94,11 +101,15 @@ def _cupy(index: int) -> tuple[MatmulFactory | None, str]:
     device = cupy.cuda.Device(index)
     device.use()  # this thread's current device: arrays are made, and matmuls run, there
 
-    def make(n: int, dtype: str) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    def make(n: int, dtype: str) -> tuple[Callable[[], Any], Callable[[], Any], Callable[[], tuple[bool, str]]]:
         dt = getattr(cupy, str(CUPY_DTYPES[dtype]))
         a = cupy.random.standard_normal((n, n), dtype=cupy.float32).astype(dt)
         b = cupy.random.standard_normal((n, n), dtype=cupy.float32).astype(dt)
-        return (lambda: cupy.matmul(a, b)), device.synchronize
+
+        def check() -> tuple[bool, str]:
+            return check_gemm(cupy.asnumpy(a), cupy.asnumpy(b), cupy.asnumpy(cupy.matmul(a, b)), dtype)
+
+        return (lambda: cupy.matmul(a, b)), device.synchronize, check
 
     return make, ""
 
@@ -225,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     model = ar.Roofline.from_run(run)
 
     points = []
+    failed = 0
     print(
         f"{'library':>7}  {'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'bound by':>20}  {'attainable':>10}  "
         f"{'share':>8}  verdict"
@@ -235,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"note: CuPy has no {dtype}; skipped", file=sys.stderr)
                 continue
             for n in sizes:
-                fn, sync = make(n, dtype)
+                fn, sync, check = make(n, dtype)
                 flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
                 p = ar.measure(
                     fn,
@@ -249,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
                     pipe="tensor",  # a matmul: judged against the GEMM ceilings of its precision
                     working_set=nbytes,
                 )
+                ok, message = check()  # validated before its number is reported
+                if not ok:
+                    print(f"{lib} {dtype} N={n} failed validation: {message}; not placed", file=sys.stderr)
+                    failed += 1
+                    continue
                 points.append(p)
                 judged = model.judge(p)
                 print(
@@ -265,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, out)
     print(f"wrote {out}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

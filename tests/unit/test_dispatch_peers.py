@@ -136,8 +136,11 @@ class FakeTensor:
     def numpy(self) -> np.ndarray:
         return self.data
 
+    def float(self) -> FakeTensor:
+        return FakeTensor(self.data.astype(np.float32))
 
-def fake_torch(*, fail: bool = False, cuda: bool = True) -> types.ModuleType:
+
+def fake_torch(*, fail: bool = False, cuda: bool = True, wrong_product: bool = False) -> types.ModuleType:
     """``torch`` with cuda.{is_available, device_count, synchronize}, device, zeros, float32 (and
     randn, matmul and float16/bfloat16 for the matmul example)."""
     torch = types.ModuleType("torch")
@@ -158,7 +161,7 @@ def fake_torch(*, fail: bool = False, cuda: bool = True) -> types.ModuleType:
 
     torch.zeros = zeros  # type: ignore[attr-defined]
     torch.randn = randn  # type: ignore[attr-defined]
-    torch.matmul = lambda a, b: FakeTensor(a.data @ b.data)  # type: ignore[attr-defined]
+    torch.matmul = lambda a, b: FakeTensor(a.data @ b.data + (1.0 if wrong_product else 0.0))  # type: ignore[attr-defined]
     return torch
 
 
@@ -835,6 +838,19 @@ def test_torch_cupy_example_places_points(
     assert [(r[1], r[2]) for r in rows] == [("fp32", "16"), ("bf16", "16")]
     assert "CuPy is not installed" in captured.err  # named, and the example went on with PyTorch
     assert plot.read_text().lstrip().startswith("<?xml")
+
+
+def test_torch_cupy_example_reports_an_invalid_product_and_places_none(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path, m5_run: Run
+) -> None:
+    """Every timed product is checked against NumPy float64 before its number is reported."""
+    install(monkeypatch, torch=fake_torch(wrong_product=True), cupy=None)
+    run_json = tmp_path / "cuda.json"
+    dataclasses.replace(m5_run, device={**m5_run.device, "backend": "cuda", "name": "Fake GPU"}).save(run_json)
+    code = run_example("torch_cupy_matmul.py", monkeypatch, [str(run_json), "--sizes", "16", "--dtypes", "fp32"])
+    captured = capsys.readouterr()
+    assert code == 1 and "torch fp32 N=16 failed validation: " in captured.err
+    assert not [ln for ln in captured.out.splitlines() if ln.split()[:1] == ["torch"]]  # no rate reported
 
 
 def test_torch_cupy_example_rejects_a_metal_run(
