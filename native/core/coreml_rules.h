@@ -36,8 +36,8 @@ bool warmup_done(uint64_t done, uint64_t min_warmup, double previous_s, double c
 
 // The longest coreml_compute_plan waits for +[MLComputePlan loadContentsOfURL:configuration:
 // completionHandler:] to call back. Loading a plan compiles the model for the chosen compute units,
-// seconds for the engines study's models; a handler that never runs must not hang the study (the
-// wait holds no GIL but blocks the calling thread), so the wait is bounded well above that.
+// seconds for the engines study's models; a handler that never runs must not hang the study, so the
+// wait (in slices, signals handled: core/waits.h) is bounded well above that.
 constexpr double kComputePlanWait_s = 120.0;
 // The plan's reason when the handler had not run after `waited_s` seconds: which engines Core ML uses
 // is then not known.

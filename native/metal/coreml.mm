@@ -7,8 +7,9 @@
 // MLMultiArrays that wrap memory allocated once before the loop
 // (-initWithDataPointer:shape:dataType:strides:deallocator:error:, MLMultiArray.h; a nil
 // deallocator leaves the memory to us). Each prediction (-predictionFromFeatures:error:, MLModel.h)
-// is timed alone on the host's steady clock (mach_absolute_time on macOS), so the distribution of
-// per-prediction times is kept and Python's own overhead is not in it.
+// runs on a serial queue while the calling thread waits for it as for any device (core/waits.h:
+// bounded, signals handled), and is timed alone there on the host's steady clock (mach_absolute_time
+// on macOS), so the distribution of per-prediction times is kept and Python's own overhead is not in it.
 //
 // MLComputePlan (which engine Core ML plans for each operation) is macOS 14.4 API and the macOS 14.0
 // SDK does not declare it, so it is reached through the Objective-C runtime: the class by name, each
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +34,7 @@
 #include "core/coreml.h"
 #include "core/coreml_rules.h"
 #include "core/errors.h"
+#include "core/waits.h"
 #include "pool.h"
 
 namespace ar {
@@ -138,6 +141,10 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
     const auto load_start = clock::now();
     MLModel* m = load(model, units, "time");
     t.load_s = std::chrono::duration<double>(clock::now() - load_start).count();
+    // The inputs' values, copied once into memory the prediction blocks share: a prediction whose
+    // wait was abandoned (DeviceStopped, a signal) may still read them after this call returned.
+    auto owned = std::make_shared<std::vector<std::vector<uint16_t>>>();
+    for (const CoreMLInput& in : inputs) owned->push_back(in.data);
     NSMutableDictionary<NSString*, id>* features = [NSMutableDictionary dictionary];
     for (size_t k = 0; k < inputs.size(); ++k) {
       const CoreMLInput& in = inputs[k];
@@ -147,10 +154,10 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
         [shape addObject:@(in.shape[d])];
         [stride addObject:@(strides[k][d])];
       }
-      // The caller's memory, wrapped without a copy: `inputs` outlives every prediction here, the nil
-      // deallocator leaves it to its owner, and Core ML only reads input features.
+      // `owned`'s copy, wrapped without another: the nil deallocator leaves it to `owned`, which every
+      // prediction block holds, and Core ML only reads input features.
       NSError* err = nil;
-      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:const_cast<uint16_t*>(in.data.data())
+      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:(*owned)[k].data()
                                                             shape:shape
                                                          dataType:MLMultiArrayDataTypeFloat16
                                                           strides:stride
@@ -165,14 +172,32 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
     if (!provider) throw DeviceError("[coreml::time] cannot make the input features: " + describe(err));
     NSString* out_name = [NSString stringWithUTF8String:output.c_str()];
 
-    // One prediction; its host-clock seconds, and its output when `keep`.
+    // One prediction; its host-clock seconds, and its output when `keep`. It runs on `queue` while
+    // this thread waits for it as for any device (core/waits.h: the thread's bound, then
+    // DeviceStopped; signals handled), and is timed there, around the call alone.
+    dispatch_queue_t queue = dispatch_queue_create("apple_roofline.coreml", DISPATCH_QUEUE_SERIAL);
+    const std::string what = "a Core ML prediction of " + model + " (" + compute_units + ")";
     auto predict = [&](MLMultiArray* __strong* keep) -> double {
       double s = 0.0;
       pooled([&] {
-        NSError* perr = nil;
-        const auto start = clock::now();
-        id<MLFeatureProvider> result = [m predictionFromFeatures:provider error:&perr];
-        s = std::chrono::duration<double>(clock::now() - start).count();
+        auto done = std::make_shared<Completion>();
+        auto seconds = std::make_shared<double>(0.0);
+        __block id<MLFeatureProvider> result = nil;
+        __block NSError* perr = nil;
+        dispatch_async(queue, ^{
+          (void)owned;  // captured: the inputs outlive the prediction
+          @autoreleasepool {
+            NSError* e = nil;
+            const auto start = clock::now();
+            id<MLFeatureProvider> r = [m predictionFromFeatures:provider error:&e];
+            *seconds = std::chrono::duration<double>(clock::now() - start).count();
+            result = r;
+            perr = e;
+          }
+          done->signal();
+        });
+        wait_for(*done, what);
+        s = *seconds;
         if (!result) throw DeviceError("[coreml::predictionFromFeatures] " + describe(perr));
         if (keep) {
           MLMultiArray* a = [result featureValueForName:out_name].multiArrayValue;
@@ -233,22 +258,21 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
       cfg.computeUnits = units;
       __block id loaded = nil;
       __block NSError* failure = nil;
-      dispatch_semaphore_t done = dispatch_semaphore_create(0);
+      auto done = std::make_shared<Completion>();
       // +[MLComputePlan loadContentsOfURL:configuration:completionHandler:] (macOS 14.4): the handler
-      // receives the plan or an error, on another queue.
+      // receives the plan or an error, on another queue. It holds `done` and the __block variables,
+      // should it run after the wait below gave up.
       void (^handler)(id, NSError*) = ^(id p, NSError* e) {
         loaded = p;
         failure = e;
-        dispatch_semaphore_signal(done);
+        done->signal();
       };
       using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
       reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
-      // Bounded (coreml_rules::kComputePlanWait_s): a handler that never runs must not hang the
-      // study. dispatch_semaphore_wait returns non-zero on timeout (dispatch/semaphore.h); the block
-      // keeps `done` and the __block variables alive should the handler run later.
-      const dispatch_time_t deadline =
-          dispatch_time(DISPATCH_TIME_NOW, int64_t(rules::kComputePlanWait_s * double(NSEC_PER_SEC)));
-      if (dispatch_semaphore_wait(done, deadline) != 0) {
+      // Bounded (coreml_rules::kComputePlanWait_s) and signal-aware, as every device wait
+      // (core/waits.h): a handler that never runs must not hang the study, and Ctrl-C ends the wait
+      // within a slice with the study's partial results written.
+      if (!wait_for(*done, rules::kComputePlanWait_s)) {
         plan.reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
         return;
       }
