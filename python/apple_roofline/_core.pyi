@@ -2,7 +2,7 @@
 apple_roofline native core: backends (CPU, CUDA, Metal), buffers and timed kernels
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from numpy.typing import NDArray
@@ -376,6 +376,48 @@ class MetalInFlight:
     @property
     def capacity(self) -> int: ...
 
+def metal_msl_version(source: str) -> str:
+    """
+    The Metal Shading Language version the Metal backend compiles `source` with: "4.0" or "3.0".
+    """
+
+def metal_msl_versions(os_major: int) -> str:
+    """The device info's msl_version on macOS `os_major`."""
+
+METAL_MPP_BFLOAT_MACRO: str = 'AR_MPP_BFLOAT'
+
+def metal_mpp_bfloat(os_major: int, os_minor: int) -> bool:
+    """
+    Whether matmul2d on bfloat tensors is built on macOS os_major.os_minor (26.1 and later).
+    """
+
+def metal_mpp_unsupported(entry: str, os_major: int, os_minor: int) -> str:
+    """
+    Why the Metal 4 tensor-op kernel `entry` is not built on this macOS (one line), or "".
+    """
+
+class MetalArchivePolicy:
+    """
+    Whether a process archives Metal compute pipelines (core/metal_rules.h).
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def archiving(self) -> bool: ...
+
+    def check_next(self) -> bool:
+        """True once: reload the first archive serialized before storing it."""
+
+    def checked(self, reloaded: bool) -> None:
+        """The reload's outcome."""
+
+    def compiled(self, function: str, why: str) -> None:
+        """A compiled pipeline: archived (why "") or not."""
+
+    def summary(self) -> str:
+        """"" or the one note on pipelines not archived."""
+
 def coreml_compute_units(name: str) -> int:
     """
     MLComputeUnits' raw value for a coremltools name (CPU_ONLY, CPU_AND_GPU, ALL, CPU_AND_NE).
@@ -423,6 +465,22 @@ def kernel_cache_fetch(key: Sequence[tuple[str, str]], payload: Sequence[bytes])
     as a compile) written as its entry; the fields read or built.
     """
 
+def kernel_cache_prune(stale: Callable) -> int:
+    """
+    Removes the cache folder's entries for whose key ((name, value) parts) stale(key) is True;
+    returns how many. (The Metal backend removes its archives of other OS builds so.)
+    """
+
+def kernel_cache_reject(key: Sequence[tuple[str, str]], why: str) -> None:
+    """
+    Test hook: the backend found `key`'s valid entry unusable (as Metal rejects an archive).
+    """
+
+def kernel_cache_note(line: str, tag: str = '') -> None:
+    """
+    Test hook: a backend's warning; a later one with the same non-empty tag replaces it.
+    """
+
 def kernel_cache_path(key: Sequence[tuple[str, str]]) -> str:
     """
     Test hook: the file of `key`'s entry, or "" where the cache is off or unwritable.
@@ -442,3 +500,48 @@ def set_wait_limit(seconds: float, pass_name: str) -> tuple[float, str]:
 
 def wait_limit() -> tuple[float, str]:
     """The calling thread's device-wait limit: (seconds, pass_name)."""
+
+WAIT_SPIN_S: float = 0.002
+
+WAIT_POLL_MAX_S: float = 0.001
+
+def wait_in_slices(wait_slice: Callable, limit_s: float, now: Callable) -> bool:
+    """
+    The loop behind every native device wait, on the clock `now()` (seconds): calls wait_slice(s),
+    which blocks at most s seconds and returns True once done, with s at most WAIT_INTERRUPT_SLICE_S
+    and the last slice cut to `limit_s` after the start; runs Python's signal handlers between
+    slices (what they raise propagates). Returns True when done, False once `limit_s` passed.
+    """
+
+class DeviceCompletion:
+    """
+    A one-shot event a device's callback signals (core/waits.h): what a Metal command
+    buffer's completed handler and Core ML's completion handler signal, waited on
+    in slices as the backends wait on it.
+    """
+
+    def __init__(self) -> None: ...
+
+    def signal(self) -> None:
+        """Signal it (any thread)."""
+
+    @property
+    def signalled(self) -> bool: ...
+
+    def wait(self, what: str) -> None:
+        """
+        Sleep until signalled, within the calling thread's wait limit: DeviceStopped naming the pass
+        (or `what`) past it; signals handled meanwhile.
+        """
+
+    def wait_within(self, limit_s: float) -> bool:
+        """
+        Sleep until signalled or `limit_s` seconds passed: True when signalled.
+        """
+
+    def poll(self, what: str, spin_s: float = 0.0) -> None:
+        """
+        Wait as a device that can only be polled is waited for (a CUDA stream): poll `signalled`,
+        yielding for `spin_s` (WAIT_SPIN_S for a host-timed wait), then sleeping between polls; the
+        thread's limit and signals as wait().
+        """
