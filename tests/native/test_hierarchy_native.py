@@ -1,27 +1,21 @@
 """The hierarchy suite on this machine's CPU (docs/design.md, "The memory hierarchy"): every point
-validated, and the plateau finder on the measured curve finds the levels where the host's cache
-facts (sysfs, as lscpu totals them) put them.
+validated, and what the tool says of each level consistent with what it found: each plateau a
+documented level (or DRAM) in working-set order, told apart with its ceiling at the plateau's rate or
+named in a warning as not told apart, and no other level ceiling.
 
-What a core gets of each level is the machine's, not the code's, so the assertions hold on any
-host: the per-core levels (L1d, L2) end within one step of the sweep of their documented sizes;
-a shared last level ends at or below its documented size (within a step) and above the L2's, since
-a guest or a busy host may get only part of it (a 2-vCPU KVM guest of a Xeon with 260 MiB of L3
-leaves it between 128 and 181 MiB), and it may serve two cores no faster than DRAM, and then has no
-plateau; DRAM is last. The curve is measured, so a machine busy with other work can disturb it; the
-finder works on each point's best sample and a median-of-three filter for that reason. The measured
-plateaus are printed (``-s``)."""
+What a core gets of each level is the machine's, not the code's, and a busy 2-core machine blurs one
+level into the next, so no test here asserts where a level ends or that it was told apart; that is a
+benchmark, bench/bench_hierarchy_cpu.py. The measured plateaus are printed (``-s``)."""
 
 from __future__ import annotations
 
-import math
-from typing import Any, Optional
+from typing import Any, List, Sequence
 
 import pytest
 
 from apple_roofline.sizes import format_size
-from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
+from apple_roofline.suites.hierarchy.levels import level_curves
 from apple_roofline.suites.hierarchy.plateaus import DRAM
-from apple_roofline.suites.hierarchy.suite import STEPS_PER_OCTAVE
 from apple_roofline.theoretical.caches import cache_levels
 
 
@@ -34,81 +28,65 @@ def _print(curve) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def test_the_quick_sweep_finds_every_cpu_level_at_its_documented_size() -> None:
+def _level_words(run: Any) -> List[str]:
+    """Every documented level or DRAM each tool output of ``run`` speaks of: the ceilings and the
+    warnings (what the tool says; whether a level was told apart is the machine's)."""
+    return [c.name for c in run.ceilings if c.is_level] + list(run.warnings)
+
+
+def _says_each_level(run: Any, documented: Sequence[str]) -> None:
+    """Every plateau the read curve found is a documented level or DRAM, in working-set order; a level
+    told apart has its ceiling at the plateau's rate, one not told apart is named in a warning and
+    sets no ceiling; and every level ceiling is such a plateau's."""
+    read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
+    names = [p.level for p in read.plateaus]
+    order = [*documented, DRAM]
+    assert all(n in order for n in names) and names == sorted(names, key=order.index), names
+    ceilings = {c.name: c for c in run.ceilings if c.is_level}
+    for p in read.plateaus:
+        if p.level == DRAM:
+            continue
+        if p.resolved:
+            assert ceilings[f"{p.level} bandwidth"].value == p.gbps, p
+        else:
+            assert f"{p.level} bandwidth" not in ceilings, p
+            assert any(f"the {p.level} level could not be told apart: " in w for w in run.warnings), run.warnings
+    told = {f"{p.level} bandwidth" for p in read.plateaus if p.resolved and p.level != DRAM}
+    assert set(ceilings) == told, (sorted(ceilings), sorted(told))
+
+
+def test_the_quick_sweep_says_of_each_cpu_level_whether_it_told_it_apart() -> None:
+    """What a sweep shows is the machine's (a neighbour on a 2-core virtual machine blurs one level into
+    the next); what the tool says of it is the code's: each level it found is a documented one, told
+    apart with its ceiling or named as not told apart. Whether the levels land at their documented
+    sizes is a benchmark: bench/bench_hierarchy_cpu.py."""
     from apple_roofline.devices import open_device
     from apple_roofline.roofline.runner import run_roofline
 
     documented, _notes = cache_levels(open_device("cpu").info())
-    names = [lv.name for lv in documented]
-    if names[:3] != ["L1d", "L2", "L3"]:
-        pytest.skip(f"this host reports the caches {names}, not L1d, L2 and L3")
-    # A sweep is a measurement: on a 2-core virtual machine a neighbour can blur one level into the
-    # next (seen in CI's own tree: L2 lost once, an L3 edge 1.46x its size once), so a sweep that
-    # does not show the levels is measured once more, and the second one is judged.
-    for attempt in range(2):
-        run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
-        assert run.measurements and all(m.valid for m in run.measurements), [
-            m.validation for m in run.measurements if not m.valid
-        ]
-        print()
-        for curve in level_curves(run.measurements):
-            _print(curve)
-        wrong = _levels_wrong(run, documented)
-        if wrong is None:
-            break
-    assert wrong is None, wrong
+    run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
+    assert run.measurements and all(m.valid for m in run.measurements), [
+        m.validation for m in run.measurements if not m.valid
+    ]
+    print()
+    for curve in level_curves(run.measurements):
+        _print(curve)
+    _says_each_level(run, [lv.name for lv in documented])
 
 
-def _levels_wrong(run: Any, documented: Any) -> Optional[str]:
-    """Why the quick sweep's read curve does not show the documented levels (None when it does):
-    private levels end within a step of their size, a shared L3's plateau at or below its size and
-    its edge above the L2 and within two steps of its size, DRAM last, and the level ceilings are
-    those of the plateaus found."""
-    read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
-    step = 2 ** (2 / STEPS_PER_OCTAVE)  # quick: two points per octave
-    found = [p.level for p in read.plateaus]
-    if found not in (["L1d", "L2", "L3", DRAM], ["L1d", "L2", DRAM]):
-        return f"levels {found}"
-    for p, nxt in zip(read.plateaus, read.plateaus[1:]):
-        if p.capacity is None or p.edge is None:
-            return f"no size or edge: {p}"
-        if p.level == "L3":  # shared: all of it or a share; its edge within two steps of its size
-            # (on the 2-vCPU EPYC guest under CI's own load the edge, the curve's midpoint crossing
-            # between L3 and DRAM, came out at 1.46x and 1.62x the documented 32 MiB: AMD's L3 is a
-            # victim of the L2s and a neighbour's share of it moves; two steps, 2x, still tell it from
-            # DRAM and from the L2)
-            if not (p.hi / step <= p.capacity and documented[1].capacity < p.edge <= p.capacity * step * step):
-                return f"L3 edge: {p}, {nxt}"
-            continue
-        # the documented size lies between the plateau's last point and the next one's first, within a step
-        if not p.hi / step <= p.capacity <= nxt.lo * step:
-            return f"size outside the plateau's reach: {p}, {nxt}"
-        if abs(math.log(p.edge / p.capacity)) > math.log(step) + math.log(nxt.lo / p.hi):
-            return f"edge: {p}"
-    got = {c.name for c in level_ceilings(run.measurements)}
-    want = {f"{n} bandwidth" for n in found[:-1]}
-    return None if got == want else f"level ceilings {sorted(got)}, not {sorted(want)}"
-
-
-def test_the_default_run_measures_one_ceiling_per_level(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_run_says_of_each_level_whether_it_told_it_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     from apple_roofline.roofline import runner
     from apple_roofline.roofline.report import to_markdown
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("hierarchy",))
-    # As above: a neighbour on a 2-core virtual machine can blur one level into the next (CI's own
-    # tree, 2026-11-27: L2 "could not be told apart" once), so a run that lacks a level is measured
-    # once more and the second one is judged.
-    for attempt in range(2):
-        run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
-        assert all(m.valid for m in run.measurements)
-        assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
-        documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]
-        points = [m for m in run.measurements if m.kernel == "read"]
-        assert len(points) == len(documented) + 1  # quick: one point per level and one beyond the last
-        levels = {c.name for c in run.ceilings if c.is_level}
-        if levels == {f"{n} bandwidth" for n in documented}:
-            break
-    assert levels == {f"{n} bandwidth" for n in documented}
+    run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
+    assert all(m.valid for m in run.measurements)
+    assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
+    documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]
+    points = [m for m in run.measurements if m.kernel == "read"]
+    # a few points inside each documented level and DRAM's beyond them all (how many: the sizes')
+    assert {m.params["level"] for m in points} == {*documented, DRAM}
+    _says_each_level(run, documented)
     assert "## Memory hierarchy" in to_markdown(run)
     (t,) = run.suite_times
     assert t.suite == "hierarchy" and not t.cut
