@@ -1,6 +1,8 @@
 // The on-disk kernel cache (kernel_cache.h; docs/design.md, "The kernel cache").
 #include "kernel_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -85,22 +87,51 @@ std::string make_dirs(const std::string& dir) {
   return "";
 }
 
-// The whole file, or nothing (absent: *absent set; unreadable: *why set).
-std::optional<std::string> read_file(const std::string& path, bool* absent, std::string* why) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
+// The largest entry read: a compiled library of every kernel of a source with its binary archive is
+// a few MiB; anything far larger (a link to /dev/zero) is not an entry, and is not read into memory.
+constexpr uint64_t kMaxEntryBytes = uint64_t(256) << 20;
+
+// `path` opened for reading if it is a regular file (links followed) of at most kMaxEntryBytes, else
+// nullptr with *why set (and *absent where there is no such file). Opened without blocking, so a
+// FIFO in its place is refused at once instead of waiting for a writer.
+std::FILE* open_entry(const std::string& path, bool* absent, std::string* why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     *absent = errno == ENOENT || errno == ENOTDIR;  // no entry, or no folder for it
     *why = errno_text(errno);
-    return std::nullopt;
+    return nullptr;
   }
+  struct stat st;
+  *why = ::fstat(fd, &st) != 0  ? errno_text(errno)
+         : !S_ISREG(st.st_mode) ? "not a regular file"
+         : uint64_t(st.st_size) > kMaxEntryBytes
+             ? "larger than " + std::to_string(kMaxEntryBytes >> 20) + " MiB (not an entry)"
+             : "";
+  if (!why->empty()) {
+    ::close(fd);
+    return nullptr;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    *why = errno_text(errno);
+    ::close(fd);
+  }
+  return f;
+}
+
+// The whole file, or nothing (absent: *absent set; unreadable or not an entry: *why set).
+std::optional<std::string> read_file(const std::string& path, bool* absent, std::string* why) {
+  std::FILE* f = open_entry(path, absent, why);
+  if (!f) return std::nullopt;
   std::string out;
   char buf[1 << 16];
   size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out.size() <= kMaxEntryBytes) out.append(buf, n);
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
-  if (failed) {
-    *why = "read error";
+  if (failed || out.size() > kMaxEntryBytes) {
+    *why = failed ? "read error" : "grew past " + std::to_string(kMaxEntryBytes >> 20) + " MiB while read";
     return std::nullopt;
   }
   return out;
@@ -324,7 +355,9 @@ size_t Cache::prune(const std::function<bool(const Key&)>& stale) {
   size_t removed = 0;
   for (const auto& file : std::filesystem::directory_iterator(dir, ec)) {
     if (file.path().extension() != ".arkc") continue;
-    std::FILE* f = std::fopen(file.path().c_str(), "rb");
+    bool absent = false;
+    std::string why;
+    std::FILE* f = open_entry(file.path().string(), &absent, &why);  // a FIFO here must not block
     if (!f) continue;
     std::string head(kHeader, '\0');
     std::optional<Key> key;

@@ -265,3 +265,44 @@ def test_a_tagged_note_is_replaced_by_the_next_with_its_tag() -> None:
     _core.kernel_cache_note("an untagged note")
     _core.kernel_cache_note("2 of 5 not archived", "test tag")
     assert _delta(before)["warnings"] == ["kernel cache: 2 of 5 not archived", "kernel cache: an untagged note"]
+
+
+_SPECIAL_ENTRY = """
+import os, sys, time
+from apple_roofline._native import _core
+key = [("source", "k"), ("entry", "k")]
+path = _core.kernel_cache_path(key)
+os.makedirs(os.path.dirname(path), exist_ok=True)
+{make}
+began = time.monotonic()
+got = _core.kernel_cache_fetch(key, [b"built"])
+took = time.monotonic() - began
+stats = _core.kernel_cache_stats()
+again = _core.kernel_cache_fetch(key, [b"other"])  # the entry was rewritten as a regular file
+print(took, got == [b"built"], again == [b"built"], os.path.isfile(path) and not os.path.islink(path))
+print(stats["warnings"][-1] if stats["warnings"] else "")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero")
+@pytest.mark.parametrize(
+    "make, why",
+    [("os.mkfifo(path)", "not a regular file"), ('os.symlink("/dev/zero", path)', "not a regular file")],
+    ids=["fifo", "dev-zero"],
+)
+def test_an_entry_that_is_no_regular_file_is_rebuilt_at_once(tmp_path: Path, make: str, why: str) -> None:
+    """A FIFO in an entry's place blocked the lookup for ever, a link to /dev/zero read until
+    std::bad_alloc (issue 46): each is refused without being read, rebuilt with a warning, and
+    replaced by a regular entry. In a subprocess, so that a regression fails instead of hanging."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "APPLE_ROOFLINE_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", _SPECIAL_ENTRY.format(make=make)], capture_output=True, text=True, env=env, timeout=30
+    )
+    assert done.returncode == 0, done.stderr
+    took, got, again, regular = done.stdout.split("\n")[0].split()
+    assert float(took) < 1.0 and (got, again, regular) == ("True", "True", "True"), done.stdout
+    warning = done.stdout.split("\n")[1]
+    assert why in warning and "rebuilt" in warning, warning
