@@ -31,7 +31,6 @@ def write_calls(study: CallsStudy, out: Path) -> Tuple[List[Path], List[str]]:
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    text = study.to_json()  # checks the study before any file is touched
     return write_study_files(
-        out, "calls", text, lambda: format_calls(study, "md"), lambda p: plot_calls(study, p), what="plot"
+        out, "calls", study, lambda: format_calls(study, "md"), lambda p: plot_calls(study, p), what="plot"
     )

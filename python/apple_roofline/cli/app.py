@@ -20,6 +20,7 @@ from . import tune as tune_cmd
 from .common import EXIT_FAILED, EXIT_OK
 from .readable import ReadableCommand, ReadableGroup
 from .signals import ending_now, interrupted_code, leave, received, signals_as_interrupts
+from .streams import guarded_streams
 
 __all__ = ["app", "main"]
 
@@ -67,8 +68,9 @@ def main() -> None:
     """Entry point of the ``apple-roofline`` script. SIGTERM and SIGHUP end a command as Ctrl-C does
     (:mod:`.signals`); a command a signal ended exits 128 + its number, whatever it was doing. A
     command that was interrupted or whose device stopped responding, its partial study written,
-    ends the process at once (:func:`.signals.leave`): the interpreter's exit could wait on the device."""
-    with signals_as_interrupts():
+    ends the process at once (:func:`.signals.leave`): the interpreter's exit could wait on the device.
+    A stdout or stderr that is closed or full stops the printing, not the command (:mod:`.streams`)."""
+    with signals_as_interrupts(), guarded_streams():
         try:
             app()
         except SystemExit as exc:

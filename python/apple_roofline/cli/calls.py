@@ -16,6 +16,7 @@ import typer
 from ..errors import OptionError
 from ..text import sig_figs, text_table
 from .common import (
+    OutOption,
     as_integer,
     fail_if_invalid,
     fail_option,
@@ -87,7 +88,7 @@ def calls(
     max_reps: Annotated[
         str, typer.Option("--max-reps", metavar="N", help="Most timed calls per shape (10 to 10000).")
     ] = "200",
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure time per call against FLOPs per call of C[B×N] = A[B×N]·W[N×N] through every path

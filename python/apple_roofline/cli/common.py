@@ -15,7 +15,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, Type, TypeVar
+from typing import Annotated, Any, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence, Tuple, Type, TypeVar
 
 import typer
 
@@ -44,6 +44,9 @@ __all__ = [
     "resume_command",
     "os_reason",
     "check_writable_dir",
+    "check_out_name",
+    "OutOption",
+    "hold_folder",
     "prepare_out",
     "check_plot_suffix",
     "save_plot",
@@ -54,6 +57,7 @@ __all__ = [
     "interruption",
     "write_partial",
     "write_outputs",
+    "files_interrupted",
     "print_skipped",
     "fail_if_invalid",
 ]
@@ -91,6 +95,7 @@ FLAGS: Dict[str, str] = {
     "fetches": "--fetches",
     "filters": "--filter",
     "resume": "--resume",
+    "outlier_pct": "--outlier-pct",
 }
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -185,8 +190,10 @@ def os_reason(exc: OSError) -> str:
 
 
 def check_writable_dir(target: Path) -> None:
-    """Exit 2 unless ``target``'s parent directory exists and is writable (nothing is written)."""
+    """Exit 2 unless ``target``'s parent directory exists and is writable (nothing is written), and
+    no other command is writing a study there (:func:`hold_folder`, its lock taken where it has one)."""
     parent = target.parent if str(target.parent) else Path(".")
+    check_out_name(str(target), "cannot write")
     if not parent.exists():
         why = f"directory {str(parent)!r} does not exist"
     elif not parent.is_dir():
@@ -194,23 +201,92 @@ def check_writable_dir(target: Path) -> None:
     elif not os.access(parent, os.W_OK | os.X_OK):
         why = f"directory {str(parent)!r} is not writable"
     else:
+        hold_folder(parent, f"cannot write {str(target)!r}:", create=False)
         return
     fail(f"cannot write {str(target)!r}: {why}", EXIT_USAGE)
 
 
-def prepare_out(out: Path) -> bool:
-    """Create the --out directory if needed (exit 2 when it is a file, cannot be created or is not
-    writable); whether it was created here."""
-    if out.exists() and not out.is_dir():
-        fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
-    created = not out.exists()
+def _name_max(path: Path) -> int:
+    """The longest file name the folder that would hold ``path`` takes (NAME_MAX; 255 where unknown)."""
+    here = path
+    while True:
+        try:
+            return int(os.pathconf(here, "PC_NAME_MAX"))
+        except (OSError, ValueError, AttributeError):
+            if here == here.parent:
+                return 255
+            here = here.parent
+
+
+def check_out_name(text: str, what: str = "--out") -> str:
+    """``text`` if it can name a folder or file here; else exit 2 with one line: empty, a component
+    longer than the file system's NAME_MAX (255 bytes on most), the whole longer than PATH_MAX
+    (``os.pathconf``; 4096 where unknown) or holding a NUL byte."""
+    if not text.strip():
+        fail(f"{what} {text!r} is empty (valid: a folder's path)", EXIT_USAGE)
+    if "\x00" in text:
+        fail(f"{what} {text!r} holds a NUL byte (valid: a folder's path)", EXIT_USAGE)
+    path = Path(text)
+    longest = max((len(os.fsencode(part)) for part in path.parts), default=0)
+    name_max = _name_max(path.parent if str(path.parent) else Path("."))
+    if longest > name_max:
+        fail(f"{what} {text[:40]!r}...: a name of {longest} bytes (valid: at most {name_max} bytes a name)", EXIT_USAGE)
+    path_max = 4096
     try:
+        path_max = int(os.pathconf(".", "PC_PATH_MAX"))
+    except (OSError, ValueError, AttributeError):
+        pass
+    if len(os.fsencode(text)) >= path_max:
+        fail(f"{what} {text[:40]!r}...: {len(os.fsencode(text))} bytes (valid: under {path_max} bytes)", EXIT_USAGE)
+    return text
+
+
+def _out_path(value: Any) -> Path:
+    """``--out``'s text as a Path, checked by :func:`check_out_name` (Click gives the default as a Path)."""
+    text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+    return Path(check_out_name(text))
+
+
+#: The ``--out DIR`` option of every study command, its name checked as it is parsed (:func:`check_out_name`).
+OutOption = Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.", parser=_out_path)]
+
+
+def hold_folder(folder: Path, what: str, *, create: bool = True) -> None:
+    """Hold ``folder``'s lock until the command ends (:func:`apple_roofline.study.folder_lock.hold`,
+    released by :class:`~.readable.ReadableCommand`;
+    without ``create``, only where it has a lock file); exit 2 with one line naming the process that
+    holds it, ``what`` first (``"--out 'o'"``)."""
+    from ..study.folder_lock import FolderBusy, hold
+
+    try:
+        hold(folder, create=create)
+    except FolderBusy as exc:
+        who = f"process {exc.pid}" if exc.pid is not None else "another process"
+        fail(
+            f"{what} {str(folder)!r} is in use: {who} is writing a study there (valid: a folder no other "
+            "apple-roofline command is writing; wait for it to end, or name another)",
+            EXIT_USAGE,
+        )
+    except OSError as exc:
+        fail(f"{what} {str(folder)!r}: its lock file cannot be written ({os_reason(exc)})", EXIT_USAGE)
+
+
+def prepare_out(out: Path) -> bool:
+    """Create the --out directory if needed (exit 2 when its name cannot be a folder's, it is a file,
+    cannot be created or is not writable) and hold its lock for the whole command (:func:`hold_folder`:
+    exit 2 naming the process that holds it); whether it was created here."""
+    check_out_name(str(out))
+    try:
+        exists = out.exists()
+        if exists and not out.is_dir():
+            fail(f"--out {str(out)!r} is a file, not a directory", EXIT_USAGE)
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         fail(f"--out {str(out)!r} cannot be created ({exc.strerror or exc})", EXIT_USAGE)
     if not os.access(out, os.W_OK | os.X_OK):
         fail(f"--out {str(out)!r} is not writable", EXIT_USAGE)
-    return created
+    hold_folder(out, "--out")
+    return not exists
 
 
 def check_plot_suffix(path: Path, option: str) -> None:
@@ -333,11 +409,39 @@ def measure_on_device(run: Callable[[Progress], S], results: str, out: Path, dev
 
 
 def write_outputs(write: Callable[[S, Path], Written], study: S, out: Path) -> Written:
-    """``write(study, out)``: the study's files; exit 1 with its message when one cannot be written."""
+    """``write(study, out)``: the study's files; exit 1 with its message when one cannot be written,
+    128 + N when a signal cut the write phase (:func:`files_interrupted`)."""
+    from ..study.outputs import FilesInterrupted
+
     try:
         return write(study, out)
+    except FilesInterrupted as exc:
+        files_interrupted(exc)
     except (OSError, ValueError) as exc:
         fail(str(exc), EXIT_FAILED)
+
+
+def files_interrupted(exc: Any) -> NoReturn:
+    """A signal cut a study's write phase (:class:`~apple_roofline.study.outputs.FilesInterrupted`):
+    one line naming the files not written, the results file that lists them and the command that
+    makes them (``apple-roofline report DIR``), and exit 128 + the signal; the process then leaves at
+    once (:func:`interruption`)."""
+    from ..study.outputs import MAKE_MISSING
+
+    words, code = interruption(None)
+    folder = exc.path.parent
+    if exc.error is not None:
+        fail(f"{words} while writing {folder}, and {exc.path} could not be written again: {os_reason(exc.error)}", code)
+    if not exc.missing:
+        typer.echo(f"{words}: every file of {folder} was written", err=True)
+        raise typer.Exit(code)
+    make = MAKE_MISSING.format(folder=shlex.quote(str(folder)))
+    typer.echo(
+        f"{words} while writing {folder}: not written: {', '.join(exc.missing)} ({exc.path} lists them); "
+        f"make them with: {make}",
+        err=True,
+    )
+    raise typer.Exit(code)
 
 
 def print_skipped(skipped: Iterable[Tuple[str, str]]) -> None:

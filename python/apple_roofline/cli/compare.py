@@ -27,7 +27,7 @@ from ..node.report import DEFAULT_OUTLIER_PCT
 from ..study.files import ResultsError
 from ..text import one_line
 from .common import EXIT_FAILED, EXIT_USAGE, PLOT_SUFFIXES, check_writable_dir, fail, os_reason, save_plot
-from .node import check_outlier_pct
+from .node import parse_outlier_pct
 
 if TYPE_CHECKING:
     from ..references import HealthFlag, Reference
@@ -219,13 +219,13 @@ def compare(
         typer.Option("--list-references", help="List the references --reference takes, with their sources, and exit."),
     ] = False,
     outlier_pct: Annotated[
-        float,
+        str,
         typer.Option(
             "--outlier-pct",
             metavar="PCT",
             help="With a reference run: flag a measured ceiling more than this many percent below the reference's.",
         ),
-    ] = DEFAULT_OUTLIER_PCT,
+    ] = f"{DEFAULT_OUTLIER_PCT:g}",
 ) -> None:
     """Compare two or more saved runs, of any devices: a Markdown table of every ceiling in every run
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
@@ -240,7 +240,7 @@ def compare(
             fail("--list-references takes no runs and no --reference", EXIT_USAGE)
         _list_references()
         return
-    check_outlier_pct(outlier_pct)
+    pct = parse_outlier_pct(outlier_pct)
     ref = _reference(reference) if reference is not None else None
     runs = runs or []
 
@@ -272,7 +272,7 @@ def compare(
         )
     if output is not None:
         check_writable_dir(output)
-    comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, outlier_pct)
+    comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, pct)
     comparison = dataclasses.replace(comparison, published=published)
     text = compare_markdown(comparison)
     typer.echo(text, nl=not text.endswith("\n"))

@@ -21,6 +21,7 @@ from ..node.report import DEFAULT_OUTLIER_PCT
 from ..text import text_table
 from .common import (
     EXIT_FAILED,
+    OutOption,
     as_integer,
     fail,
     fail_option,
@@ -33,7 +34,7 @@ from .common import (
     write_outputs,
 )
 from .journal import RESUME_HELP, study_journal
-from .node import OUTLIER_HELP, run_on_node
+from .node import OUTLIER_HELP, parse_outlier_pct, run_on_node
 
 if TYPE_CHECKING:
     from ..dispatch.model import DispatchStudy
@@ -108,11 +109,11 @@ def dispatch(
             "--peers/--no-peers", help="Also time CuPy/PyTorch (CUDA), MLX (Metal, CPU), PyObjC (Metal) if installed."
         ),
     ] = True,
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
     outlier_pct: Annotated[
-        float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
-    ] = DEFAULT_OUTLIER_PCT,
+        str, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
+    ] = f"{DEFAULT_OUTLIER_PCT:g}",
 ) -> None:
     """Measure what one kernel launch costs: throughput, round trip, start latency and each step,
     from native code and from Python; write DIR/dispatch.json, dispatch.md and dispatch.png."""
@@ -130,9 +131,10 @@ def dispatch(
             "warmup": as_integer(warmup),
         }
         options = runner.DispatchOptions(peers=peers, command=real_command(), **counts)
+        pct = parse_outlier_pct(outlier_pct)
         if is_device_list(device):
             prepare_out(out)
-            return run_on_node(ctx, str(device), out, outlier_pct, "dispatch.json")
+            return run_on_node(ctx, str(device), out, pct, "dispatch.json")
         spec = resolve_device(device)
     except OptionError as exc:
         fail_option(exc)

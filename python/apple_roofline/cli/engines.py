@@ -20,6 +20,7 @@ import typer
 from ..errors import OptionError
 from .common import (
     EXIT_FAILED,
+    OutOption,
     as_integer,
     fail,
     fail_option,
@@ -72,7 +73,7 @@ def engines(
             "--cache-dir", metavar="DIR", help="Where models are built (default ~/.cache/apple_roofline/coreml)."
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Core ML matmuls per compute unit (CPU, GPU, Neural Engine): build the models, check their FLOPs

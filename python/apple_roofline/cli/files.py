@@ -18,8 +18,11 @@ from .common import (
     check_writable_dir,
     fail,
     fail_option,
+    hold_folder,
     load_results,
+    print_written,
     save_plot,
+    write_outputs,
 )
 from .kernels import (
     KernelsAnyDeviceOption,
@@ -272,12 +275,44 @@ def plot(
     typer.echo(f"wrote {target}")
 
 
+#: The results file of each study's folder and the module and function that write its files:
+#: what ``report DIR`` looks for, in this order.
+_WRITERS: Tuple[Tuple[str, str, str], ...] = (
+    ("run.json", "roofline.outputs", "write_run_files"),
+    ("graphics.json", "graphics.outputs", "write_graphics"),
+    ("dispatch.json", "dispatch.outputs", "write_study"),
+    ("calls.json", "calls.outputs", "write_calls"),
+    ("engines.json", "engines.outputs", "write_engines"),
+    ("tune.json", "tuning.outputs", "write_tune"),
+)
+
+
+def _write_again(folder: Path) -> None:
+    """``report DIR``: the files of the study in ``folder`` written again from its results file (the
+    first of :data:`_WRITERS` there), the folder's lock held meanwhile: what a run whose write phase
+    was cut lists as missing (status "files missing"), and its results file then says none is. Exit
+    2 for a folder without a results file, or one another command is writing."""
+    hold_folder(folder, "report")
+    for name, module, function in _WRITERS:
+        if (folder / name).is_file():
+            break
+    else:
+        fail(
+            f"{folder} holds no results file (valid: a folder holding one of {', '.join(n for n, _, _ in _WRITERS)})",
+            EXIT_USAGE,
+        )
+    study = load_results(folder / name)
+    written, problems = write_outputs(getattr(import_module(f"..{module}", __package__), function), study, folder)
+    print_written(written, problems)
+
+
 def report(
     run_json: Annotated[
         Path,
         typer.Argument(
             metavar="RUN.json",
-            help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`).",
+            help="Results file of any study (`run`, `dispatch`, `graphics`, `calls`, `engines`, `tune`); or a "
+            "study's folder, whose files are then written again from its results file.",
         ),
     ],
     fmt: Annotated[
@@ -290,7 +325,13 @@ def report(
 ) -> None:
     """Print a saved run, dispatch, graphics, per-call cost, engines or tuning study as Markdown,
     CSV, JSON (or, for a run, self-contained HTML) on stdout; with --kernels (md and html), your
-    kernels on the run's roofline."""
+    kernels on the run's roofline. Given a study's folder (DIR), write its files again from its
+    results file: the files a cut write phase left missing."""
+    if run_json.is_dir():
+        if kernels is not None or fmt != "md":
+            fail("report DIR writes the study's files again; --format and --kernels are for a results file", EXIT_USAGE)
+        _write_again(run_json)
+        return
     if fmt not in REPORT_FORMATS:
         fail(f"--format {fmt!r} is not a report format (valid: {', '.join(REPORT_FORMATS)})", EXIT_USAGE)
     kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)

@@ -20,11 +20,13 @@ from ..errors import OptionError
 from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
+    OutOption,
     as_integer,
     as_integers,
     fail,
     fail_if_invalid,
     fail_option,
+    files_interrupted,
     measure_on_device,
     prepare_out,
     print_written,
@@ -95,7 +97,7 @@ def graphics(
         ),
     ] = None,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Samples per pass (1 to 10000).")] = "10",
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure the fill-rate roofline, tile memory and the texture cache of a GPU; write
@@ -105,6 +107,7 @@ def graphics(
     from ..graphics.report import summary_lines
     from ..graphics.wgpu_device import WgpuUnavailable
     from ..roofline.draw import figure_pool
+    from ..study.outputs import FilesInterrupted
     from ..study.timing import process_start
 
     options = _graphics_options(
@@ -131,6 +134,8 @@ def graphics(
             fail(str(exc), EXIT_FAILED)
         try:
             study, written, problems = write_timed_graphics(study, out, started[0], pool)
+        except FilesInterrupted as exc:  # graphics.json lists the files not written
+            files_interrupted(exc)
         except (OSError, ValueError) as exc:
             fail(str(exc), EXIT_FAILED)
     typer.echo(

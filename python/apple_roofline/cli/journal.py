@@ -11,7 +11,7 @@ import typer
 from ..study.document import Document
 from ..study.files import ResultsError
 from ..study.journal import Journal, journal_path, read_journal
-from .common import EXIT_USAGE, fail, warn
+from .common import EXIT_USAGE, check_out_name, fail, hold_folder, warn
 
 __all__ = ["RESUME_HELP", "study_journal"]
 
@@ -35,7 +35,8 @@ def study_journal(
 
     Exits 2 with one line when ``--out`` (given on the command line ``ctx`` parses) names another
     directory than ``--resume``, or the journal is
-    missing or not this tool's journal of this kind of study.
+    missing or not this tool's journal of this kind of study, or another command holds the folder's
+    lock (:func:`~.common.hold_folder`, taken before the journal is read and held to the end).
     """
     if resume is None:
         return out, Journal(journal_path(out, stem))
@@ -45,6 +46,9 @@ def study_journal(
             "which writes the results into DIR)",
             EXIT_USAGE,
         )
+    check_out_name(str(resume), "--resume")
+    if resume.is_dir():
+        hold_folder(resume, "--resume")
     try:
         contents = read_journal(journal_path(resume, stem), kind)
     except ResultsError as exc:

@@ -7,16 +7,15 @@ are exactly what this process checked — and ``--device <GPU> --out DIR/<cuda0 
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import List, Sequence
 
 import typer
 
 from ..errors import OptionError
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail, fail_option, os_reason
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, fail, fail_option, os_reason
 
-__all__ = ["OUTLIER_HELP", "child_args", "check_outlier_pct", "run_on_node"]
+__all__ = ["OUTLIER_HELP", "child_args", "parse_outlier_pct", "run_on_node"]
 
 OUTLIER_HELP = (
     "With a device list (cuda:all, cuda:0,2,3): flag a GPU more than this many percent worse than the "
@@ -49,11 +48,16 @@ def child_args(ctx: typer.Context, skip: Sequence[str] = _NOT_PASSED) -> List[st
     return args
 
 
-def check_outlier_pct(value: float) -> float:
-    """``--outlier-pct`` checked: a finite number, 0 or more; exits 2 otherwise."""
-    if not (math.isfinite(value) and value >= 0.0):
-        fail(f"--outlier-pct {value!r} is out of range (valid: 0 or more)", EXIT_USAGE)
-    return value
+def parse_outlier_pct(text: str) -> float:
+    """``--outlier-pct``'s text as the library checks it (:func:`~apple_roofline.node.report.check_outlier_pct`:
+    a finite number, 0 or more); exits 2 with its one line otherwise. Every command that takes the option
+    calls this before anything is measured, with or without a device list."""
+    from ..node.report import check_outlier_pct
+
+    try:
+        return check_outlier_pct(text)
+    except OptionError as exc:
+        fail_option(exc)
 
 
 def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, results_file: str) -> None:
@@ -63,7 +67,6 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
     a line per GPU as it starts and ends, and each running GPU's latest progress line every 30 s."""
     from ..node import measure_node, node_children, parse_device_list
 
-    check_outlier_pct(outlier_pct)
     try:
         specs = parse_device_list(device)
     except OptionError as exc:

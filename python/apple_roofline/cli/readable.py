@@ -47,7 +47,8 @@ def _plain(command: Any) -> None:
 
 class ReadableCommand(TyperCommand):
     """A Typer command whose help shows no type placeholders for flags and named arguments, and its
-    help texts as written (no Rich markup)."""
+    help texts as written (no Rich markup); the folders' locks it took
+    (:mod:`apple_roofline.study.folder_lock`) are released when it ends."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -58,6 +59,14 @@ class ReadableCommand(TyperCommand):
 
     def collect_usage_pieces(self, ctx: Any) -> List[str]:
         return _usage(super().collect_usage_pieces(ctx))
+
+    def invoke(self, ctx: Any) -> Any:
+        from ..study.folder_lock import release
+
+        try:
+            return super().invoke(ctx)
+        finally:
+            release()
 
 
 class ReadableGroup(TyperGroup):

@@ -21,10 +21,12 @@ from ..text import sig_figs, text_table
 from .common import (
     EXIT_FAILED,
     EXIT_USAGE,
+    OutOption,
     as_integer,
     backend_error_type,
     fail,
     fail_option,
+    files_interrupted,
     import_failure,
     os_reason,
     prepare_out,
@@ -41,7 +43,7 @@ from .kernels import (
     kernels_for_run,
     load_kernels_option,
 )
-from .node import OUTLIER_HELP, run_on_node
+from .node import OUTLIER_HELP, parse_outlier_pct, run_on_node
 from .progress import CliProgress
 
 if TYPE_CHECKING:
@@ -171,10 +173,10 @@ def run(
             "--tune-file", metavar="FILE", help="With --tune: the best block sizes of this tune.json instead."
         ),
     ] = None,
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     outlier_pct: Annotated[
-        float, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
-    ] = DEFAULT_OUTLIER_PCT,
+        str, typer.Option("--outlier-pct", metavar="PCT", help=OUTLIER_HELP)
+    ] = f"{DEFAULT_OUTLIER_PCT:g}",
     power_window: Annotated[
         bool,
         typer.Option(
@@ -214,9 +216,10 @@ def run(
     options = _run_options(suite, quick, reps, array_size, tune, tune_file, power_window, sustain, budget)
     which = _ceilings(ceilings)
     kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
+    pct = parse_outlier_pct(outlier_pct)
     if is_device_list(device):
         prepare_out(out)
-        return run_on_node(ctx, str(device), out, outlier_pct, "run.json")
+        return run_on_node(ctx, str(device), out, pct, "run.json")
     spec = _device_spec(device)
     kernel_set = _kernels_for_device(kernel_set, spec, kernels_any_device)
     from ..roofline.draw import drawing_pool
@@ -397,11 +400,15 @@ def _write(
     result: "Run", out: Path, which: Union[str, List[str]], kernels: "Optional[KernelSet]", pool: "DrawPool"
 ) -> Tuple["Run", List[Path], List[str]]:
     """The run's files (:func:`~apple_roofline.roofline.outputs.write_timed_run_files`, its end
-    phase timed from the process's start); exits 1 when one cannot be written."""
+    phase timed from the process's start); exits 1 when one cannot be written, 128 + N when a signal
+    cut the write phase (run.json lists what was not written: :func:`~.common.files_interrupted`)."""
     from ..roofline.outputs import write_timed_run_files
+    from ..study.outputs import FilesInterrupted
 
     try:
         return write_timed_run_files(result, out, process_start()[0], ceilings=which, kernels=kernels, pool=pool)
+    except FilesInterrupted as exc:  # run.json lists the files not written
+        files_interrupted(exc)
     except OSError as exc:
         fail(os_reason(exc), EXIT_FAILED)
     except ValueError as exc:

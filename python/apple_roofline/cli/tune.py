@@ -17,6 +17,7 @@ import typer
 from ..errors import OptionError
 from ..sizes import format_size
 from .common import (
+    OutOption,
     as_integer,
     fail_if_invalid,
     fail_option,
@@ -69,7 +70,7 @@ def tune(
         ),
     ] = False,
     reps: Annotated[str, typer.Option("--reps", metavar="N", help="Timed samples per point (1 to 10000).")] = "10",
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output directory.")] = Path("out"),
+    out: OutOption = Path("out"),
     resume: Annotated[Optional[Path], typer.Option("--resume", metavar="DIR", help=RESUME_HELP)] = None,
 ) -> None:
     """Measure each kernel's throughput against its threadgroup / block size; write DIR/tune.json,

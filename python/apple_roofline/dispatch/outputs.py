@@ -32,7 +32,6 @@ def write_study(study: DispatchStudy, out: Path) -> Tuple[List[Path], List[str]]
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    text = study.to_json()  # checks the study before any file is touched
     return write_study_files(
-        out, "dispatch", text, lambda: format_dispatch(study, "md"), lambda p: plot_dispatch(study, p), what="plot"
+        out, "dispatch", study, lambda: format_dispatch(study, "md"), lambda p: plot_dispatch(study, p), what="plot"
     )

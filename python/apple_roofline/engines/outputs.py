@@ -28,7 +28,6 @@ def write_engines(study: EnginesStudy, out: Path) -> Tuple[List[Path], List[str]
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    text = study.to_json()
     return write_study_files(
-        out, "engines", text, lambda: format_engines(study, "md"), lambda p: save_figure(plot_engines(study), p)
+        out, "engines", study, lambda: format_engines(study, "md"), lambda p: save_figure(plot_engines(study), p)
     )

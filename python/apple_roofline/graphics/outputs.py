@@ -5,7 +5,9 @@ Each figure is a drawing job (:data:`FIGURE_JOBS`) that writes its own file atom
 can be drawn side by side on a pool of processes (:func:`~apple_roofline.roofline.draw.figure_pool`,
 started with the study so that its processes import :data:`GRAPHICS_PRELOAD` while it measures) or
 one after the other in this process; the files are the same either way. :func:`write_timed_graphics`
-also measures the study's end phase (docs/design.md, "Where the time goes").
+also measures the study's end phase (docs/design.md, "Where the time goes"). The write phase is
+atomic as a whole (:mod:`apple_roofline.study.outputs`): graphics.json lists the files not yet
+written until the last one is.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from ..figures import save_figure
 from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import OutputFiles, begin_files, files_cut, whole
 from ..study.timing import EndClock
 from .model import GraphicsStudy
 from .plot import plot_fill, plot_texture
@@ -26,10 +28,29 @@ from .report import format_graphics
 if TYPE_CHECKING:
     from ..roofline.draw import DrawPool
 
-__all__ = ["GRAPHICS_FILES", "GRAPHICS_PRELOAD", "FIGURE_JOBS", "write_graphics", "write_timed_graphics"]
+__all__ = [
+    "GRAPHICS_FILES",
+    "GRAPHICS_PRELOAD",
+    "FIGURE_JOBS",
+    "planned_graphics",
+    "write_graphics",
+    "write_timed_graphics",
+]
 
 #: The files :func:`write_graphics` writes, in order.
 GRAPHICS_FILES: Tuple[str, ...] = ("graphics.json", "graphics.md", "graphics-fill.png", "graphics-texture.png")
+
+
+def planned_graphics(study: GraphicsStudy) -> Tuple[str, ...]:
+    """The files :func:`write_graphics` writes of ``study``: graphics.json and graphics.md, the fill
+    figure where fillrate or tilemem was measured, the texture figure where texture was."""
+    names = ["graphics.json", "graphics.md"]
+    if study.suite("fillrate") or study.suite("tilemem"):
+        names.append("graphics-fill.png")
+    if study.suite("texture"):
+        names.append("graphics-texture.png")
+    return tuple(names)
+
 
 #: Modules a drawing process imports before its first job: matplotlib's figure and Agg modules and
 #: the figures' own.
@@ -136,21 +157,27 @@ def _write(
     study: GraphicsStudy, out: Path, pool: Optional["DrawPool"], clock: EndClock
 ) -> Tuple[GraphicsStudy, List[Path], List[str]]:
     files = OutputFiles(out)
-    text = study.to_json()  # checks the study before any file is touched
+    study = whole(study)
+    planned = planned_graphics(study)
+    study.to_json()  # checks the study before any file is touched
     clock.part("assemble", clock.start)
-    figures = _figures(study, out, pool)  # drawn meanwhile where the pool has processes
-    t = time.perf_counter()
-    files.write("graphics.json", lambda p: write_text_atomic(p, text))
-    clock.part("graphics.json", t)
-    t = time.perf_counter()
-    files.text("graphics.md", format_graphics(clock.with_end(study, "this report"), "md"))
-    clock.part("graphics.md", t)
-    for (what, _), ((written, problems), seconds) in zip(FIGURE_JOBS, figures()):
-        files.written += written
-        files.problems += problems
-        clock.add(what, seconds)
-    if not clock.active:
-        return study, files.written, files.problems
-    final = clock.with_end(study)
-    OutputFiles(out).write("graphics.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
+    try:
+        t = time.perf_counter()
+        files.write("graphics.json", lambda p: begin_files(study, out, "graphics.json", planned, GRAPHICS_FILES))
+        clock.part("graphics.json", t)
+        figures = _figures(study, out, pool)  # drawn meanwhile where the pool has processes
+        t = time.perf_counter()
+        files.text("graphics.md", format_graphics(clock.with_end(study, "this report"), "md"))
+        clock.part("graphics.md", t)
+        for (what, _), ((written, problems), seconds) in zip(FIGURE_JOBS, figures()):
+            files.written += written
+            files.problems += problems
+            clock.add(what, seconds)
+        final = clock.with_end(study) if clock.active else study
+        OutputFiles(out).write("graphics.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
+    except KeyboardInterrupt:
+        raise files_cut(clock.with_end(study) if clock.active else study, out, "graphics.json", planned) from None
+    except OSError:
+        files_cut(study, out, "graphics.json", planned)
+        raise
     return final, files.written, files.problems

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..errors import OptionError
 from ..roofline.compare import BASELINE_MEDIAN, baseline_value, ratio_text
 from ..roofline.run import Run
 from ..study.document import Document
@@ -31,6 +33,8 @@ from ..text import DASH, markdown_table, sig_figs
 
 __all__ = [
     "DEFAULT_OUTLIER_PCT",
+    "OUTLIER_PCT_RANGE",
+    "check_outlier_pct",
     "Metric",
     "Member",
     "Outlier",
@@ -46,10 +50,29 @@ __all__ = [
 
 #: ``--outlier-pct``'s default: a GPU more than this many percent worse than the node's median is flagged.
 DEFAULT_OUTLIER_PCT = 3.0
+#: ``outlier_pct``'s valid values, in words.
+OUTLIER_PCT_RANGE = "a finite number of percent, 0 or more"
 #: The files of a node report, in the node's folder.
 NODE_FILES: Tuple[str, ...] = ("node.md", "node.json")
 _DISPATCH_MEASURES = ("throughput", "round_trip")
 _DISPATCH_PATHS = ("native", "python")
+
+
+def check_outlier_pct(value: object) -> float:
+    """``value`` (a number, or its text: ``"5"``, ``" 2.5 "``) as the percent a GPU may be worse than
+    the node's median, or a run than its reference, before it is flagged: finite and 0 or more.
+
+    Raises:
+        OptionError: (option ``outlier_pct``) not a number (``"abc"``), or out of range (``nan``,
+            ``inf``, ``-5``).
+    """
+    try:
+        pct = float(value.strip() if isinstance(value, str) else value)  # type: ignore[arg-type]  # a number or text
+    except (TypeError, ValueError):
+        raise OptionError("outlier_pct", value, OUTLIER_PCT_RANGE, problem="is not a number") from None
+    if isinstance(value, bool) or not (math.isfinite(pct) and pct >= 0.0):
+        raise OptionError("outlier_pct", value, OUTLIER_PCT_RANGE)
+    return pct
 
 
 @dataclass(frozen=True)

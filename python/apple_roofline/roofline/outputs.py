@@ -5,9 +5,14 @@ which it could not make (a roofline figure needs a bandwidth and a compute ceili
 figure needs sweep measurements; the figures of the suites' sections,
 :func:`~apple_roofline.suites.registry.figures`, are written only where the run has something for
 them, e.g. the memory hierarchy's working-set points). A figure of a partial run says under its axes
-what it lacks (:mod:`.run_figures`). A file that fails to write raises OSError naming it; what was
-written before stays. The reports and figures are drawing jobs (:mod:`.draw`), on a pool of
-processes side by side when one is given. :func:`write_timed_run_files` also measures the run's
+what it lacks (:mod:`.run_figures`). The write phase is atomic as a whole
+(:mod:`apple_roofline.study.outputs`): run.json is written first listing every other file the run
+will have as missing (:func:`planned_files`; status "files missing"), those an earlier run left are
+removed, and run.json is written again once the last file is. A signal in between raises
+:class:`~apple_roofline.study.outputs.FilesInterrupted` after run.json is written listing the files
+not written; a file that fails to write raises OSError naming it, run.json listing those not
+written. The reports and figures are drawing jobs (:mod:`.draw`), on a pool of processes side by
+side when one is given. :func:`write_timed_run_files` also measures the run's
 end phase (docs/design.md, "Where the time goes").
 """
 
@@ -18,15 +23,17 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
 from ..study.files import write_text_atomic
-from ..study.outputs import OutputFiles
+from ..study.outputs import OutputFiles, begin_files, files_cut, whole
 from ..study.timing import EndClock
+from ..suites import registry
 from ..user_kernels.model import KernelSet
 from .draw import DrawPool, draw_jobs, run_jobs
 from .run import Run
 from .selection import select_ceilings
+from .sweep_plot import sweep_series
 from .tables import model_of
 
-__all__ = ["RUN_FILES", "write_run_files", "write_timed_run_files"]
+__all__ = ["RUN_FILES", "planned_files", "known_files", "write_run_files", "write_timed_run_files"]
 
 #: The files :func:`write_run_files` writes of every run, in order (then the suites' figures).
 RUN_FILES: Tuple[str, ...] = (
@@ -38,6 +45,29 @@ RUN_FILES: Tuple[str, ...] = (
     "sweep.png",
     "sweep.svg",
 )
+
+
+def known_files() -> Tuple[str, ...]:
+    """Every file name the write phase of any run can write: :data:`RUN_FILES` and each suite's figure."""
+    return (*RUN_FILES, *(f"{fig.stem}.{fmt}" for _, fig in registry.figures() for fmt in ("png", "svg")))
+
+
+def planned_files(run: Run) -> Tuple[str, ...]:
+    """The files :func:`write_run_files` writes of ``run``, in order: run.json, report.md and
+    report.html; the roofline figure where the run has a bandwidth and a compute ceiling; the sweep
+    figure where it has valid sweep points; each suite's figure where the run has a valid
+    measurement of that suite (as ``.png`` and ``.svg``). What run.json lists as missing while they
+    are written."""
+    names = ["run.json", "report.md", "report.html"]
+    if model_of(run) is not None:
+        names += ["roofline.png", "roofline.svg"]
+    if sweep_series(run.measurements):
+        names += ["sweep.png", "sweep.svg"]
+    measured = {m.suite for m in run.valid_measurements}
+    for spec, fig in registry.figures():
+        if spec.name in measured:
+            names += [f"{fig.stem}.png", f"{fig.stem}.svg"]
+    return tuple(names)
 
 
 def write_run_files(
@@ -66,6 +96,8 @@ def write_run_files(
         not be made (no ceilings, no sweep).
 
     Raises:
+        FilesInterrupted: a signal came before the last file was written; run.json lists those not
+            written (module docstring).
         OSError: a file could not be written (the message names it).
         ResultsError: the run holds a non-finite number (nothing is written).
 
@@ -89,8 +121,9 @@ def write_timed_run_files(
     (:class:`~apple_roofline.study.timing.PhaseTime` ``"end"``): from the last suite's end (``origin``,
     the :func:`time.perf_counter` time its start-up phase counts from, plus the run's suites and
     phases) to the last file written. run.json is written first, as measured (a run killed while
-    drawing keeps its measurements), the reports show the end phase until they were drawn, and
-    run.json is written again, atomically, with the whole end phase once the last file is. A run
+    drawing keeps its measurements, its other files listed missing), the reports show the end phase
+    until they were drawn, and run.json is written again, atomically, with the whole end phase and
+    no file missing once the last file is. A run
     without a start-up phase (none of its suites started) gets no end phase.
 
     Returns:
@@ -113,7 +146,8 @@ def _write(
 ) -> Tuple[Run, List[Path], List[str]]:
     """The files of ``run``; with an active ``clock`` its end phase, as :func:`write_timed_run_files`."""
     files = OutputFiles(out)
-    text = run.to_json()  # checks the run before any file is touched
+    run = whole(run)
+    planned = planned_files(run)
     model = model_of(run)
     if model is not None and ceilings != "default":
         try:
@@ -123,17 +157,22 @@ def _write(
             ceilings = "default"
     t = time.perf_counter()
     clock.part("assemble", clock.start)
-    files.write("run.json", lambda p: write_text_atomic(p, text))
-    clock.part("run.json", t)
-    reports, figures = draw_jobs(split=pool is not None and pool.executor is not None)
-    shown = clock.with_end(run, "this report")
-    written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
-    for name, sec in seconds:
-        clock.add(name, sec)
-    files.written += written
-    files.problems += problems
-    if not clock.active:
-        return run, files.written, files.problems
-    final = clock.with_end(run)
-    OutputFiles(out).write("run.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
+    run.to_json()  # checks the run before any file is touched
+    try:
+        files.write("run.json", lambda p: begin_files(run, out, "run.json", planned, known_files()))
+        clock.part("run.json", t)
+        reports, figures = draw_jobs(split=pool is not None and pool.executor is not None)
+        shown = clock.with_end(run, "this report")
+        written, problems, seconds = run_jobs((*reports, *figures), shown, out, ceilings, kernels, pool)
+        for name, sec in seconds:
+            clock.add(name, sec)
+        files.written += written
+        files.problems += problems
+        final = clock.with_end(run) if clock.active else run
+        OutputFiles(out).write("run.json", lambda p: write_text_atomic(p, final.to_json()))  # replaces the first
+    except KeyboardInterrupt:
+        raise files_cut(clock.with_end(run) if clock.active else run, out, "run.json", planned) from None
+    except OSError:
+        files_cut(run, out, "run.json", planned)
+        raise
     return final, files.written, files.problems

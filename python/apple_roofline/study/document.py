@@ -18,7 +18,10 @@ Every results file is one JSON object whose header keys are the same for every k
                      "interrupted" (partial results); "cut by budget" (partial results: a
                      suite's time budget ran out before its last case; its ``suite_times``
                      record says which cases were not measured). Absent in files written
-                     before it, where ``complete`` false meant interrupted.
+                     before it, where ``complete`` false meant interrupted; "files missing":
+                     measured, but the files ``missing_files`` names were not written (the write
+                     phase was cut: ``apple-roofline report DIR`` makes them)
+    missing_files    [str], only while files of the study are missing: their names in its folder
     resumed          object, only in a resumed study (docs/design.md, "Journal and resume"): where
                      the kept measurements were made (created, host, device {backend, name}) and
                      their keys (measurements: [str])
@@ -48,6 +51,7 @@ __all__ = [
     "COMPLETE",
     "INTERRUPTED_STATUS",
     "CUT_BY_BUDGET",
+    "FILES_MISSING",
     "STATUSES",
 ]
 
@@ -58,8 +62,11 @@ COMPLETE = "complete"
 INTERRUPTED_STATUS = "interrupted"
 #: :attr:`Document.status` of a study one of whose suites was cut short by its time budget: partial results.
 CUT_BY_BUDGET = "cut by budget"
+#: :attr:`Document.status` of a study whose files were not all written (:attr:`Document.missing`): its
+#: measurements are whole, the files it lists missing are made from it by ``apple-roofline report DIR``.
+FILES_MISSING = "files missing"
 #: Every :attr:`Document.status`.
-STATUSES = (COMPLETE, INTERRUPTED_STATUS, CUT_BY_BUDGET)
+STATUSES = (COMPLETE, INTERRUPTED_STATUS, CUT_BY_BUDGET, FILES_MISSING)
 
 D = TypeVar("D", bound="Document")
 
@@ -110,9 +117,11 @@ class Document:
         finished: ISO 8601 time it ended, or None.
         resumed: in a study resumed from its journal, where its kept measurements were made and
             their keys (:meth:`~.journal.Journal.resumed`); None otherwise.
+        missing: the names of the study's files (in its folder) not written: while the write phase
+            runs, and where it was cut (:data:`FILES_MISSING`); empty once every file is written.
 
-    ``warnings``, ``complete``, ``finished`` and ``resumed`` are keyword-only, so that a kind's own fields come
-    right after ``command`` when a document is built positionally.
+    ``warnings``, ``complete``, ``finished``, ``resumed`` and ``missing`` are keyword-only, so that a
+    kind's own fields come right after ``command`` when a document is built positionally.
 
     Raises:
         ValueError: on construction, when ``device`` lacks ``backend`` or ``name``.
@@ -137,9 +146,11 @@ class Document:
     complete: bool = field(default=True, kw_only=True)
     finished: Optional[str] = field(default=None, kw_only=True)
     resumed: Optional[Mapping[str, Any]] = field(default=None, kw_only=True, hash=False)
+    missing: Tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "host", dict(self.host))
+        object.__setattr__(self, "missing", tuple(self.missing))
         if self.resumed is not None:
             object.__setattr__(self, "resumed", dict(self.resumed))
         object.__setattr__(self, "device", dict(self.device))
@@ -158,15 +169,19 @@ class Document:
     def status(self) -> str:
         """The study's status, derived here and nowhere else (docs/design.md, "Time budgets"):
         :data:`INTERRUPTED_STATUS` when it was interrupted (``complete`` False), else
+        :data:`FILES_MISSING` when files of it were not written (:attr:`missing`), else
         :data:`CUT_BY_BUDGET` when a suite was cut short by its budget (:meth:`budget_cuts`), else
         :data:`COMPLETE`."""
         if not self.complete:
             return INTERRUPTED_STATUS
+        if self.missing:
+            return FILES_MISSING
         return CUT_BY_BUDGET if self.budget_cuts() else COMPLETE
 
     @property
     def partial(self) -> bool:
-        """True when the study lacks cases it planned: interrupted, or a suite cut by its budget."""
+        """True when the study lacks cases it planned (interrupted, or a suite cut by its budget) or
+        files (:attr:`missing`)."""
         return self.status != COMPLETE
 
     @property
@@ -197,6 +212,7 @@ class Document:
             "complete": not self.partial,
             "status": self.status,
             **({"resumed": dict(self.resumed)} if self.resumed is not None else {}),
+            **({"missing_files": list(self.missing)} if self.missing else {}),
         }
 
     @classmethod
@@ -244,6 +260,7 @@ class Document:
             "warnings": r.strings(d, "warnings", "", required=False),
             "complete": cls._read_complete(d, r),
             "resumed": cls._read_resumed(d.get("resumed"), r),
+            "missing": cls._read_missing(d, r),
         }
 
     @staticmethod
@@ -258,6 +275,18 @@ class Document:
         if whole != (status == COMPLETE):
             r.fail(f"complete is {str(whole).lower()} but status is {status!r}")
         return status != INTERRUPTED_STATUS
+
+    @staticmethod
+    def _read_missing(d: Mapping[str, Any], r: Reader) -> Tuple[str, ...]:
+        """``missing_files`` checked against ``status``: "files missing" lists one file or more, and a
+        complete study (or one cut by its budget) lists none."""
+        missing = r.strings(d, "missing_files", "", required=False)
+        status = d.get("status")
+        if status == FILES_MISSING and not missing:
+            r.fail(f"status is {FILES_MISSING!r} but missing_files names no file")
+        if missing and status in (COMPLETE, CUT_BY_BUDGET):
+            r.fail(f"missing_files names {len(missing)} file(s) but status is {status!r} (valid: {FILES_MISSING!r})")
+        return tuple(missing)
 
     @staticmethod
     def _read_resumed(value: Any, r: Reader) -> Optional[Dict[str, Any]]:

@@ -8,12 +8,13 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Type
 
 from ..errors import OptionError
 from ..text import DASH, date_of, key_value_pairs, markdown_table
-from .document import CUT_BY_BUDGET, INTERRUPTED_STATUS, Document
+from .document import CUT_BY_BUDGET, FILES_MISSING, INTERRUPTED_STATUS, Document
 from .timing import cut_note
 
 __all__ = [
     "INTERRUPTED",
     "PARTIAL",
+    "FILES_NOT_WRITTEN",
     "status_text",
     "figure_status",
     "title_lines",
@@ -33,6 +34,8 @@ D = TypeVar("D", bound=Document)
 INTERRUPTED = "INTERRUPTED — partial results"
 #: How a report marks a study with a suite cut short by its time budget.
 PARTIAL = "PARTIAL — cut by budget"
+#: How a report marks a study whose files were not all written.
+FILES_NOT_WRITTEN = "FILES MISSING — not written"
 
 
 def status_text(doc: Document) -> str:
@@ -46,6 +49,10 @@ def status_text(doc: Document) -> str:
         return INTERRUPTED + (f"; {cuts}" if cuts else "")
     if doc.status == CUT_BY_BUDGET:
         return f"{PARTIAL}: {cuts}"
+    if doc.status == FILES_MISSING:
+        return f"{FILES_NOT_WRITTEN}: {', '.join(doc.missing)} (apple-roofline report DIR makes them)" + (
+            f"; {PARTIAL}: {cuts}" if cuts else ""
+        )
     return doc.status
 
 

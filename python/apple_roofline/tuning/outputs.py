@@ -27,7 +27,6 @@ def write_tune(study: TuneStudy, out: Path) -> Tuple[List[Path], List[str]]:
         OSError: a file could not be written (the message names it).
         ResultsError: the study holds a non-finite number (nothing is written).
     """
-    text = study.to_json()
     return write_study_files(
-        out, "tune", text, lambda: format_tune(study, "md"), lambda p: save_figure(plot_tune(study), p)
+        out, "tune", study, lambda: format_tune(study, "md"), lambda p: save_figure(plot_tune(study), p)
     )
