@@ -550,12 +550,13 @@ def test_a_sweep_point_is_held_against_the_fma_pipe_its_chains_run_on() -> None:
     the FP32 vector peak at its clock is flagged "clock misread" (a 2-vCPU guest's wall-clock chain
     once read the clock low enough for a sweep point to show 155 % of it); one below is not."""
 
-    def point(kernel: str, gflops: float) -> Measurement:
+    def point(kernel: str, gflops: float, F: int) -> Measurement:
         ops = 10**12
         samples, batch = _timed(gflops * 1e9, ops)
-        return Measurement("sweep", kernel, "fp32", {"F": 256}, ops, 10**9, samples, True, None, None, batch, "ok")
+        return Measurement("sweep", kernel, "fp32", {"F": F}, ops, 10**9, samples, True, None, None, batch, "ok")
 
-    run = _h200_run([point("vec4", 70_000.0), point("vec4", 60_000.0)])
+    # two points of the sweep (one F each: a run holds a measurement once)
+    run = _h200_run([point("vec4", 70_000.0, 256), point("vec4", 60_000.0, 512)])
     over = [m.over_limit for m in run.measurements]
     assert over[1] is None and over[0] is not None
     assert over[0].reason == CLOCK_MISREAD and over[0].figure == pytest.approx(70_000.0)

@@ -262,7 +262,8 @@ def test_a_resumed_run_names_the_kept_measurements_it_did_not_use(
     head = json.loads(lines[0])
     del head["quick_plan"]  # an earlier version's journal
     moved = json.loads(lines[1])
-    moved["key"] = moved["key"].replace('"n":', '"n":7')  # a case of another grid
+    moved["key"] = moved["key"].replace('"n":', '"n":7')  # a case of another grid, and its record
+    moved["record"]["params"]["n"] = int("7" + str(moved["record"]["params"]["n"]))
     path.write_text("\n".join([json.dumps(head), json.dumps(moved), *lines[2:]]) + "\n")
     again = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(resume=read_journal(path, Run))).run()
     (warning,) = [w for w in again.warnings if "were not used" in w]

@@ -9,13 +9,12 @@ project's runs, :class:`~.runs.RunReference`, with its ``description`` and ``pro
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Union
 
 from ..roofline.run import Run
 from ..roofline.tables import Table
-from ..study.files import ResultsError, parse_results_json
+from ..study.files import REFERENCE_CAP, ResultsError, parse_results_json, read_results_text
 from ..text import DASH
 from .published import PublishedReference
 from .runs import RunReference
@@ -30,11 +29,14 @@ _INDEX = "references.json"
 
 
 def _data(name: str) -> str:
-    return resources.files(__package__).joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    """The text of the package's reference file ``name``, read as every input file is
+    (:func:`~apple_roofline.study.files.read_results_text`, capped at :data:`REFERENCE_CAP`)."""
+    with resources.as_file(resources.files(__package__).joinpath("data").joinpath(name)) as path:
+        return read_results_text(path, REFERENCE_CAP, "reference file")
 
 
 def _index() -> List[Mapping[str, Any]]:
-    entries: List[Mapping[str, Any]] = json.loads(_data(_INDEX))["references"]
+    entries: List[Mapping[str, Any]] = parse_results_json(_data(_INDEX), source=_INDEX)["references"]
     return entries
 
 

@@ -191,13 +191,15 @@ class PublishedReference:
                     f"{join(where, 'compare_to.source')} must be one of {', '.join(CEILING_SOURCES)}, "
                     f"not {ceiling_source!r}"
                 )
+            value, unit = r.number(f, "value", where), r.string(f, "unit", where)
+            r.within_rate(value, join(where, "value"), unit)  # a GB/s or GFLOP/s figure within any device's
             figures.append(
                 PublishedFigure(
                     r.string(f, "chip", where),
                     r.string(f, "engine", where),
                     r.string(f, "figure", where),
-                    r.number(f, "value", where),
-                    r.string(f, "unit", where),
+                    value,
+                    unit,
                     basis,
                     r.string(f, "where", where),
                     ceiling,

@@ -14,17 +14,20 @@ never trusted.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 from ..clocks import CLOCK_PARAMS
 from ..sizes import format_size
 from ..stats import NOISY_CV, Summary, summarize
 from ..study.files import ResultsError
+from ..study.journal import record_key
 from ..study.reader import Reader, join, json_type
+from ..suites.gemm.settle import LADDER_PARAM
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
 from ..text import sig_figs
@@ -40,6 +43,10 @@ __all__ = [
     "working_set_text",
     "TELEMETRY_PARAMS",
     "COUNT_PARAMS",
+    "CONDITION_PARAMS",
+    "measurement_key",
+    "record_mismatch",
+    "check_repeats",
     "STORED_STATISTICS",
     "ParamValue",
     "Measurement",
@@ -127,6 +134,64 @@ COUNT_PARAMS: Tuple[str, ...] = (
     "resident_blocks_per_sm",
     "resident_threads_per_sm",
 )
+
+#: The parameters that say what a measurement was measured at or how its measuring went, not which
+#: case it measured: the timer, the clocks and power sampled over its samples, the CV of a first set
+#: measured again, the GEMM ladder's note. Every other parameter (the case's own, its launch block)
+#: identifies it (:func:`measurement_key`).
+CONDITION_PARAMS: Tuple[str, ...] = (TIMER_PARAM, REMEASURED_PARAM, LADDER_PARAM, *TELEMETRY_PARAMS, *CLOCK_PARAMS)
+
+
+def measurement_key(label: str, params: Mapping[str, Any]) -> str:
+    """What identifies a measurement of ``label`` (``"suite/kernel/dtype"``) with ``params`` in its
+    run, as the journal's key names it (:func:`~apple_roofline.study.journal.record_key`): the label,
+    then the parameters but :data:`CONDITION_PARAMS` as compact JSON with sorted keys
+    (``'stream/copy/fp32 {"array_bytes":8388608,"n":1048576,"q":1.0}'``). A run holds one
+    measurement of each."""
+    return record_key(label, params={k: v for k, v in params.items() if k not in CONDITION_PARAMS})
+
+
+def record_mismatch(key: str, record: Mapping[str, Any], *, params: bool = True) -> str:
+    """The :func:`measurement_key` of the measurement a journal ``record`` holds where it is not the
+    one its ``key`` names (``record_key(label, ..., params=...)``: the label first, the parameters'
+    JSON last), else "": the key's label (suite/kernel/dtype) must be the record's, and with
+    ``params`` each of the key's parameters the record's parameter of that name (a tuning study's key
+    holds the parameters of the case as planned, which a case rebuilt at another block re-sizes:
+    it passes ``params=False``). The words between them (a tuning study's ``block=256``) and the
+    key's ``BLOCK`` (a kernel's compile-time block constant, which a record does not hold: its
+    ``block`` is the launch's) are not compared. A record that names no measurement (no suite,
+    kernel and dtype strings) is its reader's to refuse (:meth:`Measurement.from_dict`, when the
+    study takes it), not this check's."""
+    names = [record.get(k) for k in ("suite", "kernel", "dtype")]
+    if not all(isinstance(n, str) for n in names):
+        return ""
+    label, _, rest = key.partition(" ")
+    start = rest.find("{")
+    try:
+        want = json.loads(rest[start:]) if start >= 0 else {}
+    except ValueError:
+        want = None
+    held = record.get("params")
+    held = held if isinstance(held, Mapping) else {}
+    got = "/".join(str(n) for n in names)
+    same = isinstance(want, dict) and got == label
+    if same and params and isinstance(want, dict):
+        same = all(k == "BLOCK" or (k in held and held[k] == v) for k, v in want.items())
+    return "" if same else measurement_key(got, held)
+
+
+def check_repeats(measurements: Sequence["Measurement"], r: Reader, where: str = "measurements") -> None:
+    """Fail (``r``'s :class:`ResultsError`) naming both places where two of ``measurements`` (read
+    from the array ``where``) are one case: one :attr:`Measurement.key`."""
+    seen: Dict[str, int] = {}
+    for i, m in enumerate(measurements):
+        first = seen.setdefault(m.key, i)
+        if first != i:
+            r.fail(
+                f"{where}[{i}] repeats {where}[{first}], {m.key} (valid: each measurement once, by its "
+                "kernel and parameters)"
+            )
+
 
 #: The statistics a measurement's JSON holds beside ``samples_s`` (key -> field of
 #: :class:`~apple_roofline.stats.Summary`), checked on reading.
@@ -305,6 +370,11 @@ class Measurement:
         return f"{self.suite}/{self.kernel}/{self.dtype}"
 
     @property
+    def key(self) -> str:
+        """What identifies this measurement in its run (:func:`measurement_key`)."""
+        return measurement_key(self.label, self.params)
+
+    @property
     def usable(self) -> bool:
         """Whether this measurement may set a ceiling or a level: valid and not above its physical
         limit (docs/design.md, "Physical limits")."""
@@ -434,7 +504,9 @@ class Measurement:
         again from the run's limits (:func:`~.limits.check_limits`).
 
         Raises:
-            ResultsError: one line ``"<source>: <where>.<field> must be ..."``.
+            ResultsError: one line ``"<source>: <where>.<field> must be ..."``; FLOPs or bytes at the
+                fastest sample beyond any device's rate (:data:`~apple_roofline.study.reader.MAX_RATE`)
+                name ``samples_s``.
         """
         r = Reader(source)
         d = r.obj(d, where or "measurement")
@@ -455,6 +527,9 @@ class Measurement:
             OverLimit.from_dict(d["over_limit"], source=source, where=join(where, "over_limit"))
         flops = r.nonneg_int(d, "flops", where)
         nbytes = r.nonneg_int(d, "bytes", where, positive=True)
+        fastest = min(samples)  # the highest rate any view derives: every other is at a slower sample
+        for count, name, unit in ((flops, "flops", "GFLOP/s"), (nbytes, "bytes", "GB/s")):
+            r.within_rate(count / fastest / 1e9, join(where, "samples_s"), unit, f"{name} at its fastest sample")
         # the derived values written for other readers must be the samples' own
         median = r.statistics(d, where, samples, STORED_STATISTICS).median
         r.derived(d, "gflops", where, flops / median / 1e9, "flops / median_s / 1e9", "GFLOP/s")
@@ -577,7 +652,8 @@ class Ceiling:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Ceiling":
-        """Build from :meth:`to_dict` output. Raises :class:`ResultsError`."""
+        """Build from :meth:`to_dict` output. Raises :class:`ResultsError`, for a value beyond any
+        device's (:data:`~apple_roofline.study.reader.MAX_RATE`) too."""
         r = Reader(source)
         d = r.obj(d, where or "ceiling")
         kind = r.string(d, "kind", where)
@@ -585,7 +661,7 @@ class Ceiling:
             return cls(
                 name=r.string(d, "name", where),
                 kind=kind,
-                value=r.positive(d, "value", where, CEILING_KINDS.get(kind, "GB/s or GFLOP/s")),
+                value=r.rate(d, "value", where, CEILING_KINDS.get(kind, "GB/s or GFLOP/s")),
                 unit=r.string(d, "unit", where),
                 source=r.string(d, "source", where),
                 from_=r.string(d, "from", where),

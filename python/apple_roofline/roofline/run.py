@@ -33,7 +33,7 @@ from ..study.timing import PhaseTime, SuiteTime, read_phase_times, read_suite_ti
 from .facade import Roofline
 from .limits import check_limits
 from .model import derive_ceilings
-from .records import CONVENTIONS, Ceiling, Measurement, Skipped
+from .records import CONVENTIONS, Ceiling, Measurement, Skipped, check_repeats, record_mismatch
 
 __all__ = ["SCHEMA_VERSION", "Run"]
 
@@ -134,7 +134,8 @@ class Run(Document):
         Raises:
             ResultsError: one line naming ``source``, the field and what was expected, e.g.
                 ``"run.json: measurements[2].flops must be a non-negative integer, not -1 (valid: 0 to
-                2**63 - 1)"``.
+                2**63 - 1)"``; a measurement given twice (:attr:`~.records.Measurement.key`) names
+                both places.
         """
         r = Reader(source)
         header = cls.read_header(d, r)
@@ -147,6 +148,7 @@ class Run(Document):
             Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
             for i, m in enumerate(r.array(d, "measurements", ""))
         )
+        check_repeats(measurements, r)
         stored = tuple(
             Ceiling.from_dict(c, source=source, where=f"ceilings[{i}]")
             for i, c in enumerate(r.array(d, "ceilings", ""))
@@ -170,3 +172,9 @@ class Run(Document):
             suite_times=read_suite_times(d, source),
             phase_times=read_phase_times(d, source),
         )
+
+    @classmethod
+    def journal_mismatch(cls, key: str, record: Mapping[str, Any]) -> str:
+        """The measurement ``record`` holds where it is not the one its journal ``key`` names, else
+        "" (:func:`~.records.record_mismatch`)."""
+        return record_mismatch(key, record)

@@ -31,7 +31,7 @@ from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, T
 from .. import provenance
 from ..errors import OptionError
 from .document import Document, ToolInfo
-from .files import ResultsError, read_results_text
+from .files import JOURNAL_CAP, RepeatedKey, ResultsError, decode_json, decode_text, read_capped
 from .reader import Reader
 
 __all__ = [
@@ -108,21 +108,21 @@ def read_journal(path: PathLike, kind: Type[Document]) -> JournalContents:
     is dropped, and :attr:`JournalContents.dropped` says so.
 
     Raises:
-        ResultsError: one line naming ``path``: no such file, not UTF-8, a first line that is not
-            this tool's journal header (another tool, a results file, another kind of study, another
-            journal or schema version), or a complete line that is not a record.
+        ResultsError: one line naming ``path``: no such file, not a regular file, larger than
+            :data:`~.files.JOURNAL_CAP`, not UTF-8, a first line that is not this tool's journal
+            header (another tool, a results file, another kind of study, another journal or schema
+            version), a complete line that is not a record, a key given twice in a line's object, or a
+            record that is not the measurement of its key (:meth:`~.document.Document.journal_mismatch`).
     """
     source = os.fspath(path)
-    text = read_results_text(path)
+    raw = read_capped(path, JOURNAL_CAP, "journal")
+    text = decode_text(raw, source)
     r = Reader(source)
     lines = text.split("\n")
     tail = lines.pop()  # "" when the file ends with a newline; else the line in flight
     if not lines:
         r.fail("empty or truncated first line: not an apple_roofline journal")
-    try:
-        head = json.loads(lines[0])
-    except json.JSONDecodeError:
-        head = None
+    head = _line(lines[0], 1, r)
     if (
         not isinstance(head, dict)
         or head.get("journal") != JOURNAL_VERSION
@@ -134,21 +134,35 @@ def read_journal(path: PathLike, kind: Type[Document]) -> JournalContents:
     r.obj(r.req(head, "options", "line 1"), "line 1.options")
     records: Dict[str, Any] = {}
     for n, line in enumerate(lines[1:], start=2):
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
+        entry = _line(line, n, r)
+        if entry is None:
             r.fail(f"line {n} is not JSON: not a journal record")
         where = f"line {n}"
         entry = r.obj(entry, where)
         key = r.string(entry, "key", where)
-        records.setdefault(key, r.obj(r.req(entry, "record", where), f"{where}.record"))
+        record = r.obj(r.req(entry, "record", where), f"{where}.record")
+        mismatch = kind.journal_mismatch(key, record)
+        if mismatch:
+            r.fail(f"{where}.record holds {mismatch}, not the measurement of its key {key!r} (valid: the key's own)")
+        records.setdefault(key, record)
     dropped = ""
     if tail:
         dropped = (
             f"{source}: line {len(lines) + 1} is truncated (the measurement in flight when the study stopped): dropped"
         )
-    end = len(text.encode("utf-8")) - len(tail.encode("utf-8"))
+    end = len(raw) - len(tail.encode("utf-8"))  # the bytes on disk: a byte-order mark included
     return JournalContents(Path(path), head, records, end, dropped)
+
+
+def _line(line: str, n: int, r: Reader) -> Any:
+    """Line ``n`` of a journal parsed (:func:`~.files.decode_json`), None when it is not JSON; a key
+    given twice in one of its objects fails naming the line and the place."""
+    try:
+        return decode_json(line)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    except RepeatedKey as e:
+        r.fail(e.message(f"line {n}"))
 
 
 def _same_device(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

@@ -33,6 +33,7 @@ __all__ = [
     "ORDER_STATISTICS",
     "MAX_COUNT",
     "SAMPLE_SECONDS",
+    "MAX_RATE",
     "UNIT_SUFFIXES",
 ]
 
@@ -49,6 +50,14 @@ MAX_COUNT = 2**63 - 1
 #: The range of a sample, in seconds: below a femtosecond no clock resolves, above 1e9 s (31
 #: years) no study runs; outside it the statistics and rates derived from samples would overflow.
 SAMPLE_SECONDS: Tuple[float, float] = (1e-15, 1e9)
+
+#: The largest rate a results file may hold, by unit: beyond any device's physical limit by orders of
+#: magnitude, so a figure above it comes of a corrupted or edited file, never of a measurement. The
+#: fastest chips of 2025 peak below 1e7 GFLOP/s (a B200's dense FP4 tensor rate, 9e6), near 1e4 GB/s
+#: from DRAM (HBM3e, 8e3) and below 1e6 GB/s on chip (an H100's L1 and shared memory summed over its
+#: SMs, about 3e4): the bounds are 100 times these and more. A rate at a sample's time counts too,
+#: so a bound holds every figure a view derives (:meth:`Reader.rate`, :meth:`Reader.within_rate`).
+MAX_RATE: Dict[str, float] = {"GFLOP/s": 1e9, "GB/s": 1e8}
 
 #: The order statistics of :class:`~apple_roofline.stats.Summary`, smallest first: a stored one
 #: must lie within its samples' range.
@@ -193,6 +202,23 @@ class Reader:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
             self.fail(f"{join(where, key)} must be a positive number{' of ' + unit if unit else ''}, not {v!r}")
         return float(v)
+
+    def rate(self, d: Mapping[str, Any], key: str, where: str, unit: str) -> float:
+        """``d[key]`` as a positive rate in ``unit`` (:meth:`positive`) within :data:`MAX_RATE`
+        where it bounds ``unit``."""
+        v = self.positive(d, key, where, unit)
+        self.within_rate(v, join(where, key), unit)
+        return v
+
+    def within_rate(self, value: float, path: str, unit: str, what: str = "") -> None:
+        """Fail unless the rate ``value`` (in ``unit``; ``what``: how it was derived, named in the
+        message) is at most :data:`MAX_RATE`'s bound of ``unit`` (a unit it does not bound passes)."""
+        bound = MAX_RATE.get(unit)
+        if bound is None or value <= bound:
+            return
+        limit = f"{bound:.0e}".replace("e+0", "e").replace("e+", "e")
+        shown = f"gives {value:.3g} {unit} ({what})," if what else f"{value!r} {unit} is"
+        self.fail(f"{path} {shown} beyond any device's physical limit (valid: at most {limit} {unit})")
 
     def nonneg(self, d: Mapping[str, Any], key: str, where: str, unit: str = "seconds") -> float:
         """``d[key]`` as a finite number >= 0, in ``unit`` (named in the message; "" for a pure number)."""

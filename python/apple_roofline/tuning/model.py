@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import OptionError
-from ..roofline.records import BLOCK_PARAM, Measurement, Skipped
+from ..roofline.records import BLOCK_PARAM, Measurement, Skipped, check_repeats, record_mismatch
 from ..study.document import Document
 from ..study.reader import Reader
 
@@ -223,14 +223,23 @@ class TuneStudy(Document):
         }
 
     @classmethod
+    def journal_mismatch(cls, key: str, record: Mapping[str, Any]) -> str:
+        """The measurement ``record`` holds where it is not of the kernel its journal ``key`` names,
+        else "" (:func:`~apple_roofline.roofline.records.record_mismatch`; the key's parameters are
+        the case's as planned, which a case rebuilt at another block re-sizes: not compared)."""
+        return record_mismatch(key, record, params=False)
+
+    @classmethod
     def from_dict(cls, d: Any, *, source: str = "<dict>") -> "TuneStudy":
-        """Build from :meth:`to_dict` output. Raises :class:`~apple_roofline.study.files.ResultsError`."""
+        """Build from :meth:`to_dict` output (a measurement given twice is refused, naming both).
+        Raises :class:`~apple_roofline.study.files.ResultsError`."""
         r = Reader(source)
         header = cls.read_header(d, r)
         measurements = tuple(
             Measurement.from_dict(m, source=source, where=f"measurements[{i}]")
             for i, m in enumerate(r.array(d, "measurements", ""))
         )
+        check_repeats(measurements, r)
         for i, m in enumerate(measurements):
             b = m.params.get(BLOCK_PARAM)
             if isinstance(b, bool) or not isinstance(b, int) or b < 1:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from typing import Union
 
-from ..study.files import ResultsError, read_results_text
+from ..sizes import format_size
+from ..study.files import KERNELS_CAP, NCU_CAP, ResultsError, decode_text, read_capped
 from .document import KernelsFile
 from .model import KernelSet
 from .ncu import looks_like_ncu, read_ncu_csv
@@ -19,13 +20,20 @@ def load_kernels(path: Union[str, "os.PathLike[str]"]) -> KernelSet:
     apart by their content.
 
     Raises:
-        ResultsError: one line naming ``path``: missing, unreadable, not UTF-8; a JSON file that is
-            no kernels file (another kind, a bad field); or text that is neither (not an ncu raw
-            export).
+        ResultsError: one line naming ``path``: missing, unreadable, not a regular file, larger than
+            :data:`~apple_roofline.study.files.NCU_CAP` (a kernels file: than
+            :data:`~apple_roofline.study.files.KERNELS_CAP`), not UTF-8; a JSON file that is no
+            kernels file (another kind, a bad field); or text that is neither (not an ncu raw export).
     """
     source = os.fspath(path)
-    text = read_results_text(path)
-    if text.lstrip("\ufeff \t\r\n").startswith("{"):
+    raw = read_capped(path, NCU_CAP, "kernels file or Nsight Compute export")
+    text = decode_text(raw, source)
+    if text.lstrip(" \t\r\n").startswith("{"):
+        if len(raw) > KERNELS_CAP:
+            raise ResultsError(
+                f"{source}: {len(raw):,} bytes ({format_size(len(raw))}) is larger than a kernels file can be "
+                f"(valid: at most {KERNELS_CAP:,} bytes, {format_size(KERNELS_CAP)})"
+            )
         return KernelsFile.from_json(text, source=source).kernel_set(source)
     if not looks_like_ncu(text):
         raise ResultsError(
