@@ -6,7 +6,7 @@
 
 For the FP32 peak kernels (the peak suite's FP32 variants), one mma.sync shape (32×32×32 FP16→FP32)
 and two wgmma shapes (64×64×32 and 64×256×64 FP16→FP32, Hopper only), each built through the
-suites exactly as ``run`` builds it (docs/design.md, "Clocks"):
+suites exactly as ``run`` builds it (docs/design/clocks.md, "Clocks"):
 
 * **cost of the probe**: the backend times every kernel's build without the probe and reads the clock
   from probed launches of a second build between the samples (shaders/cuda/clock.cuh); the same

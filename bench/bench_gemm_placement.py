@@ -8,7 +8,7 @@ The GEMM suite's ``run`` times the library's GEMM (``Backend.gemm``) on inputs d
 (``suites.gemm.suite.gemm_inputs``, seeded by N) in buffers allocated where the run's earlier work left
 the allocator. Two trees that allocate differently, or draw an input in another layout, put the same
 product's buffers at other addresses; this script measures what that alone does to the rate
-(docs/design.md, "The GEMM ladder"). For each round, each ``--pads`` size (MiB allocated before the
+(docs/design/matrix.md, "The GEMM ladder"). For each round, each ``--pads`` size (MiB allocated before the
 three buffers, held while they are timed) and each layout:
 
 * **as drawn**: the suite's inputs, B stored as ``gemm_inputs`` draws it (for int8, the N×K array the

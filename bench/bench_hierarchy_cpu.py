@@ -5,7 +5,7 @@
 
 A benchmark, not a test: what a core gets of each level is the machine's, and a neighbour on a small
 virtual machine blurs one level into the next. Each round runs ``run_roofline("cpu", ["hierarchy"],
-quick=True)`` and judges its read curve as docs/design.md, "The memory hierarchy", expects it on a quiet
+quick=True)`` and judges its read curve as docs/design/hierarchy.md, "The memory hierarchy", expects it on a quiet
 host: the private levels (L1d, L2) end within a step of their documented sizes; a shared L3 ends at or
 below its size (within a step) and above the L2's, its edge within two steps; DRAM last; the level
 ceilings those of the plateaus found. Prints each round's plateaus and verdict and writes

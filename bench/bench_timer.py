@@ -5,8 +5,8 @@
                                 [--out DIR]
 
 Every rate the tool reports is work over a time its backend's timer measured (CUDA events on
-NVIDIA, docs/design.md, "Measurement"), and every clock it reports is cycles over the GPU's own
-nanosecond timer (docs/design.md, "Clocks"). A timer that ran slow would raise both alike: a figure
+NVIDIA, docs/design/measurement.md, "Measurement"), and every clock it reports is cycles over the GPU's own
+nanosecond timer (docs/design/clocks.md, "Clocks"). A timer that ran slow would raise both alike: a figure
 above its pipe would then look like a misread clock, and a clock read above the device's maximum
 would look like a faster SM. This script times one long sample (about ``--seconds`` of back-to-back
 launches) of three kernels, cuBLAS SGEMM at 4096, the peak suite's FP32 ``vec4_indep8`` case (its

@@ -1,4 +1,4 @@
-# The git revision of a source tree, for the results files' provenance (docs/design.md, "Results
+# The git revision of a source tree, for the results files' provenance (docs/design/files.md, "Results
 # files"): "<commit>" or "<commit>-dirty" (tracked files differ from it) when SOURCE_DIR is the top
 # level of its own git checkout, else "" -- a copy of the source inside another repository (an
 # unpacked sdist in a monorepo, a vendored copy) must not record that repository's commit. The

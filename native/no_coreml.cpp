@@ -1,5 +1,5 @@
 // Built everywhere but macOS: the Python API stays identical and says why Core ML cannot run here
-// (docs/design.md, "The engines study").
+// (docs/design/studies.md, "The engines study").
 #include "core/coreml.h"
 #include "core/errors.h"
 

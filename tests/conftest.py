@@ -1,5 +1,5 @@
 """Shared test fixtures and the tiers: each test gets the marker of its directory (unit, native,
-backend, device, toolchain, typecheck; docs/design.md, "Tests"), so ``pytest -m unit`` runs one tier."""
+backend, device, toolchain, typecheck; docs/design/testing.md, "Tests"), so ``pytest -m unit`` runs one tier."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def resume_check(tmp_path: Any) -> Callable[..., Any]:
     the journal back to its header and the first half of its records (a study killed half way), run
     it again resuming from that, and check that exactly the missing half was measured (``measured()``
     counts the measurements made), the journal ends with every key once, and the result says which
-    were kept (docs/design.md, "Journal and resume"). Returns the resumed study."""
+    were kept (docs/design/files.md, "Journal and resume"). Returns the resumed study."""
     from apple_roofline.study.journal import Journal, journal_path, read_journal
     from journal_lines import assert_each_key_once
 

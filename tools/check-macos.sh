@@ -10,7 +10,7 @@
 # (the CPU backend's BLAS on macOS) and the frameworks the Metal backend uses; then compiles the
 # nanobind bindings and links the whole extension module (below: with this interpreter's Python
 # headers, a macOS Python's not being at hand). What this cannot check: anything at run time
-# (docs/design.md, "Checking without a Mac").
+# (docs/design/testing.md, "Checking without a Mac").
 set -euo pipefail
 : "${MACOS_SDK:?set MACOS_SDK to a MacOSX*.sdk folder}"
 [ -d "$MACOS_SDK" ] || { echo "MACOS_SDK=$MACOS_SDK is not a folder" >&2; exit 2; }

@@ -68,7 +68,7 @@ Arg to_arg(nb::handle h) {
 
 // The arguments of `seq` into `out` (cleared first). A tuple or list is read by index, without
 // the iterator protocol: Kernel.launch is the dispatch study's Python path, where every step
-// between the call and Kernel::launch is overhead (docs/design.md, "Dispatch latency").
+// between the call and Kernel::launch is overhead (docs/design/studies.md, "Dispatch latency").
 void to_args(nb::handle seq, std::vector<Arg>& out) {
   out.clear();
   PyObject* o = seq.ptr();
@@ -206,7 +206,7 @@ void init_backend(nb::module_& m) {
           "Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it, after\n"
           "the backend's outstanding launches (raising their error).\n"
           "Reusing one array is faster than read() on discrete GPUs: pages the process already\n"
-          "touched are not faulted in again by the copy (docs/design.md, \"Time budgets\").")
+          "touched are not faulted in again by the copy (docs/design/budgets.md, \"Time budgets\").")
       .def(
           "view",
           [](std::shared_ptr<Buffer> b, const std::string& dtype) {
@@ -277,7 +277,7 @@ void init_backend(nb::module_& m) {
             d["method"] = c.method;
             return d;
           },
-          "The clock the last time() call's samples ran at, measured (docs/design.md, \"Clocks\"): a dict\n"
+          "The clock the last time() call's samples ran at, measured (docs/design/clocks.md, \"Clocks\"): a dict\n"
           "{\"mhz\": [MHz per sample, or per group of consecutive samples; at most 64], \"method\": how it\n"
           "was measured, or why not}. CUDA: %clock64 / %globaltimer in the kernel (shaders/cuda/clock.cuh)\n"
           "or, for cuBLAS, a probe kernel around each sample; CPU: each worker's core cycles over its time\n"
@@ -300,7 +300,7 @@ void init_backend(nb::module_& m) {
           [](Kernel& k, nb::sequence args, int64_t work_items) {
             // One vector per thread, reused: no allocation per launch. Where Kernel::launch only
             // enqueues (launch_enqueues(): CUDA), the GIL stays held: nothing another thread needs
-            // waits on an enqueue, so releasing it would be overhead (docs/design.md, "Dispatch latency").
+            // waits on an enqueue, so releasing it would be overhead (docs/design/studies.md, "Dispatch latency").
             thread_local std::vector<Arg> a;
             to_args(args, a);
             const uint64_t w = positive(work_items, "launch");

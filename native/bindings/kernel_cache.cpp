@@ -46,7 +46,7 @@ void init_kernel_cache(nb::module_& m) {
         d["warnings"] = s.warnings;
         return d;
       },
-      "The on-disk kernel cache of this process (docs/design.md, \"The kernel cache\"): dir (its folder\n"
+      "The on-disk kernel cache of this process (docs/design/backends.md, \"The kernel cache\"): dir (its folder\n"
       "now, \"\" when there is none), why (why not), and since the process started: hits, misses,\n"
       "rebuilt (entries found corrupt, stale or of another key, and compiled again), compiles (kernels\n"
       "compiled: NVRTC programs on CUDA, pipelines on Metal), stored (entries written) and warnings\n"

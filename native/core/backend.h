@@ -1,5 +1,5 @@
 // The backend interface: plain C++, no Metal, CUDA or BLAS types
-// (docs/design.md, "The backend interface").
+// (docs/design/measurement.md, "The backend interface").
 //
 // Contract, shared by every backend:
 //  * Backend::info() describes the device: at least "backend", "name", "index"; where known
@@ -33,7 +33,7 @@
 //    of each sample (seconds per sample, not per launch). `clock` false: the samples' clock is not
 //    wanted (warm-up, calibration, spin-up), so no probe runs among them (on CUDA a warm-up of
 //    one-launch samples would run a probed launch after each, twice the work at a power limit;
-//    docs/design.md, "Clocks") and clock() then says it was not measured. CPU: steady clock around a
+//    docs/design/clocks.md, "Clocks") and clock() then says it was not measured. CPU: steady clock around a
 //    barrier-synchronised parallel region; CUDA: events around the batch on one stream; Metal:
 //    GPUEndTime - GPUStartTime of one command buffer per sample. The caller releases the GIL. GPU
 //    kernels receive `args` in order (a Buffer as a device pointer, an int as `long long`, a float
@@ -51,7 +51,7 @@
 //    on Metal, counter-sample-buffer timestamps at the compute pass's boundaries, or the command
 //    buffer's GPUEndTime - GPUStartTime when the counters are unsupported or return nothing valid.
 //  * Kernel::clock() gives the clock the last time() call's samples ran at, measured by the device
-//    where the backend can (docs/design.md, "Clocks"): MHz per sample (or per group of consecutive
+//    where the backend can (docs/design/clocks.md, "Clocks"): MHz per sample (or per group of consecutive
 //    samples, at most 64 values) and how it was measured; no values and the reason where it was not.
 //    CUDA: %clock64 / %globaltimer read by the kernel itself (shaders/cuda/clock.cuh), or a probe
 //    kernel before and after each sample on the same stream for cuBLAS; CPU: each worker's core
@@ -68,7 +68,7 @@
 //    the backend cannot observe them. CUDA reads the kernel's start from %globaltimer, which the
 //    kernel itself must write into the first 8 bytes of its first argument (dispatch.cu's
 //    *_stamp kernels); std::invalid_argument when it did not.
-//  * Backend::render_pass(spec) builds a render pass of the graphics study (docs/design.md, "The
+//  * Backend::render_pass(spec) builds a render pass of the graphics study (docs/design/graphics.md, "The
 //    graphics study"; RenderSpec below): the shader's vertex function draws a fullscreen triangle
 //    from the vertex index (no vertex buffer), `instances` times in one instanced draw, into a
 //    width x height target of `format` cleared to (0,0,0,0); the fragment function is specialised by
@@ -169,7 +169,7 @@ class Kernel {
   // blocks per SM from the occupancy calculator × BLOCK), or 0 where the notion does not apply
   // (CPU) or is unknown. A launch of a whole number of waves keeps every SM equally busy.
   virtual uint64_t wave_items() const { return 0; }
-  // Threadgroup-size facts for autotuning (docs/design.md, "Threadgroup-size tuning"); 0 where the
+  // Threadgroup-size facts for autotuning (docs/design/studies.md, "Threadgroup-size tuning"); 0 where the
   // notion does not apply (CPU kernels, vendor-library routines):
   //  * block(): threads per block / threadgroup this kernel launches with (the constant BLOCK);
   //  * simd_width(): threads that execute together (CUDA: the device's warp size; Metal: the

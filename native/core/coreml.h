@@ -1,4 +1,4 @@
-// Core ML predictions timed from the native core (docs/design.md, "The engines study"): plain C++
+// Core ML predictions timed from the native core (docs/design/studies.md, "The engines study"): plain C++
 // declarations, implemented in Objective-C++ by metal/coreml.mm on macOS and by no_coreml.cpp
 // elsewhere (which throws UnsupportedError with the reason). No vendor types cross this header.
 #pragma once

@@ -1,4 +1,4 @@
-// Core ML's input checks and decisions (core/coreml_rules.h; docs/design.md, "The engines study").
+// Core ML's input checks and decisions (core/coreml_rules.h; docs/design/studies.md, "The engines study").
 #include "core/coreml_rules.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Core ML's input checks and the decisions around a timed prediction, in plain C++ (core/coreml.h;
-// docs/design.md, "The engines study"): compiled into the extension on every platform and
+// docs/design/studies.md, "The engines study"): compiled into the extension on every platform and
 // unit-tested off a Mac (tests/native/test_coreml_rules.py), so native/metal/coreml.mm keeps only
 // the calls into Core ML. No vendor types cross this header: enums travel as their raw values,
 // which coreml.mm checks against the SDK's with static_assert.
@@ -28,7 +28,7 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
 std::vector<std::vector<int64_t>> check_time_args(const std::vector<CoreMLInput>& inputs, uint64_t reps,
                                                   double max_warmup_s);
 
-// The warm-up rule (docs/design.md, "Measurement"): stop after `done` predictions once at least
+// The warm-up rule (docs/design/measurement.md, "Measurement"): stop after `done` predictions once at least
 // `min_warmup` ran and either the last two agree within 10 % (previous_s < 0: there was none
 // before) or `spent_s` reached `max_warmup_s`.
 bool warmup_done(uint64_t done, uint64_t min_warmup, double previous_s, double current_s, double spent_s,

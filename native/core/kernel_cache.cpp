@@ -1,4 +1,4 @@
-// The on-disk kernel cache (kernel_cache.h; docs/design.md, "The kernel cache").
+// The on-disk kernel cache (kernel_cache.h; docs/design/backends.md, "The kernel cache").
 #include "kernel_cache.h"
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The on-disk cache of compiled kernels (docs/design.md, "The kernel cache"): plain C++, no vendor
+// The on-disk cache of compiled kernels (docs/design/backends.md, "The kernel cache"): plain C++, no vendor
 // types, so that the key, the file format, the checksum, the atomic write and the read-side checks
 // are unit-tested on any machine (tests/native/test_kernel_cache.py). The CUDA backend keeps NVRTC's
 // output here, the Metal backend each compute pipeline's binary archive.

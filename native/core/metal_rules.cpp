@@ -1,4 +1,4 @@
-// The Metal backend's decisions in plain C++ (core/metal_rules.h; docs/design.md, "The Metal backend").
+// The Metal backend's decisions in plain C++ (core/metal_rules.h; docs/design/backends.md, "The Metal backend").
 #include "core/metal_rules.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The Metal backend's decisions, in plain C++ (docs/design.md, "The Metal backend"): which clock a
+// The Metal backend's decisions, in plain C++ (docs/design/backends.md, "The Metal backend"): which clock a
 // sample set is timed by and why, the plausibility bounds of a counter-timed pass, how samples are
 // split across counter sample buffers, the GPU tick period, the error text, and the bookkeeping of
 // launches in flight. Compiled into the extension on every platform and unit-tested off a Mac
@@ -180,7 +180,7 @@ std::string mpp_unsupported(const std::string& entry, int os_major, int os_minor
 
 // ---- binary archives ----------------------------------------------------------------------------
 
-// Whether this process archives compute pipelines (docs/design.md, "The kernel cache"). Serializing
+// Whether this process archives compute pipelines (docs/design/backends.md, "The kernel cache"). Serializing
 // specialised functions (every kernel here has function constants) into an MTLBinaryArchive needs
 // macOS 15: on 13 and 14 an archive is written but never gives its pipeline back. So the first
 // archive a process writes is reloaded with MTLPipelineOptionFailOnBinaryArchiveMiss before it is

@@ -1,5 +1,5 @@
 // Render passes (core/backend.h, RenderSpec): the checks every backend shares and the default
-// Backend::render_pass for backends without a graphics pipeline (docs/design.md, "The graphics study").
+// Backend::render_pass for backends without a graphics pipeline (docs/design/graphics.md, "The graphics study").
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

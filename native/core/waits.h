@@ -1,4 +1,4 @@
-// Device waits with an end (docs/design.md, "A watchdog on every device wait"): every backend waits
+// Device waits with an end (docs/design/watchdog.md, "A watchdog on every device wait"): every backend waits
 // for its device in slices (wait_in_slices: on a Completion its callback signals, or polling a device
 // that can only be polled), never in one unbounded blocking call and never on a busy core, so that
 //  * a wait longer than the bound of the calling thread's pass ends in DeviceStopped naming the pass,

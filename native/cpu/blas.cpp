@@ -80,7 +80,7 @@ bool blas_hgemm(int m, int n, int k, const void* a, const void* b, void* c, void
   const BNNSNDArrayDescriptor da = fp16_matrix(a, m, k), db = fp16_matrix(b, k, n), dc = fp16_matrix(c, m, n);
   // BNNSMatMul is deprecated from macOS 15 ("Use BNNSGraph* APIs") but still exported, and the only
   // Accelerate GEMM taking FP16 (BNNS/bnns.h: macos(13.0); cblas_new.h has no FP16 GEMM;
-  // docs/design.md, "The Metal backend"); the deployment target is 13.0.
+  // docs/design/backends.md, "The Metal backend"); the deployment target is 13.0.
   return BNNSMatMul(false, false, 1.0f, &da, &db, &dc, workspace, nullptr) == 0;
 #else
   (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)workspace;

@@ -1,6 +1,6 @@
 // The CPU backend: every usable core through a persistent, pinned thread pool; buffers page-aligned
 // and first-touched by the worker that owns each slice; kernels timed by a steady clock around a
-// barrier-synchronised parallel region (docs/design.md, "The backend interface").
+// barrier-synchronised parallel region (docs/design/measurement.md, "The backend interface").
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>

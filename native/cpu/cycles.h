@@ -1,4 +1,4 @@
-// Core cycles of a worker thread over the timed samples, for its effective clock (docs/design.md,
+// Core cycles of a worker thread over the timed samples, for its effective clock (docs/design/clocks.md,
 // "Clocks"): Linux's perf_event_open, the hardware cycle counter (PERF_COUNT_HW_CPU_CYCLES, user
 // mode) grouped with the thread's time on the CPU (PERF_COUNT_SW_TASK_CLOCK, ns), read together, so
 // cycles / ns is the clock the thread ran at while it ran (what `perf stat` prints as GHz). Where the

@@ -1,6 +1,6 @@
 // The hierarchy suite's built-in CPU kernels, the twins of shaders/cuda/hierarchy.cu and
-// shaders/metal/hierarchy.metal (python/apple_roofline/suites/hierarchy.py holds the NumPy
-// references; docs/design.md, "The memory hierarchy"). The working set is n 16-byte words (four
+// shaders/metal/hierarchy.metal (python/apple_roofline/suites/hierarchy/suite.py holds the NumPy
+// references; docs/design/hierarchy.md, "The memory hierarchy"). The working set is n 16-byte words (four
 // uint32 each); a launch has T work items (lanes, KernelArgs::items), F passes (the constant F)
 // and the scalar argument n.
 //

@@ -1,6 +1,6 @@
 // The idiv suite's built-in CPU kernels: a chain of F dependent 32-bit integer divides (or
 // modulos) per work item, the twins of shaders/cuda/idiv.cu and shaders/metal/idiv.metal
-// (python/apple_roofline/suites/idiv_kernels.py documents the recurrence and holds the NumPy
+// (python/apple_roofline/suites/idiv/kernels.py documents the recurrence and holds the NumPy
 // reference every output is checked against):
 //
 //   x = in[i];  F times: x = x + (x OP d) + 0x9E3779B9 (mod 2^32);  out[i] = x

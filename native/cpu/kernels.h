@@ -1,5 +1,5 @@
 // The CPU backend's built-in kernels: the same computations as shaders/metal/*.metal and
-// shaders/cuda/*.cu, one work item per GPU thread (docs/design.md, "Counting FLOPs and bytes").
+// shaders/cuda/*.cu, one work item per GPU thread (docs/design/measurement.md, "Counting FLOPs and bytes").
 //
 // Work items map onto SIMD lanes: a vector register holds the same chain of several consecutive
 // work items, so a kernel's chains per work item are independent vector registers in flight per
@@ -53,7 +53,7 @@ const KernelEntry* find_kernel(const std::string& entry);
 std::vector<std::string> kernel_names();
 
 // What the kernels were compiled for: full-width vector FMAs on the host ISA, the width specs.py's
-// CPU peak is computed at (docs/design.md, "Theoretical ceilings").
+// CPU peak is computed at (docs/design/limits.md, "Theoretical ceilings").
 const char* compiled_isa();  // "avx512", "avx2", "sse2", "neon", "generic"
 int compiled_vector_bits();  // 512, 256, 128
 bool compiled_fma();

@@ -1,5 +1,5 @@
 // The access and dualissue suites' built-in CPU kernels, the twins of shaders/cuda/access.cu,
-// shaders/cuda/dualissue.cu and their Metal twins (python/apple_roofline/suites/access_kernels.py
+// shaders/cuda/dualissue.cu and their Metal twins (python/apple_roofline/suites/access/kernels.py
 // and dualissue_kernels.py document them and hold the NumPy references every output is checked
 // against). Compiled with the same flags as kernels.cpp (the host's widest vector ISA) and, like
 // it, free of standard-library containers and strings.

@@ -1,4 +1,4 @@
-// The effective SM clock of each timed sample (device.h, ClockSlots and ClockProbe; docs/design.md,
+// The effective SM clock of each timed sample (device.h, ClockSlots and ClockProbe; docs/design/clocks.md,
 // "Clocks"). The kernels' half is shaders/cuda/clock.cuh; the probe kernel for cuBLAS is the
 // backend's own (not a benchmark kernel), so its source lives here, with the same `ar_clock` layout.
 #include <algorithm>

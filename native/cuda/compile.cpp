@@ -1,4 +1,4 @@
-// NVRTC: kernels compiled at run time for the device's own architecture (docs/design.md, "The CUDA
+// NVRTC: kernels compiled at run time for the device's own architecture (docs/design/backends.md, "The CUDA
 // backend"), each compile kept in the on-disk kernel cache ("The kernel cache").
 #include <algorithm>
 #include <memory>
@@ -127,7 +127,7 @@ CompiledImage compile_uncached(const std::string& source, const std::string& ent
   return out;
 }
 
-// The kernel cache's key of one compile (docs/design.md, "The kernel cache"): everything its output
+// The kernel cache's key of one compile (docs/design/backends.md, "The kernel cache"): everything its output
 // depends on. The driver's version is part of it too: PTX is JIT-compiled by the driver at load.
 kernel_cache::Key cache_key(const std::string& source, const std::string& entry, const std::vector<std::string>& opts,
                             const std::string& target) {

@@ -1,4 +1,4 @@
-// The CUDA backend (docs/design.md, "The CUDA backend"): the driver API on the primary context,
+// The CUDA backend (docs/design/backends.md, "The CUDA backend"): the driver API on the primary context,
 // NVRTC kernels cached by (source, entry, constants, target), and on disk (compile.cpp), CUDA events
 // around each sample's batch on one stream, cuBLAS GEMM. Every vendor status is checked and becomes
 // an exception naming the call.
@@ -34,7 +34,7 @@ constexpr int kDefaultBlock = 256;
 constexpr const char* kArchSpecific = "AR_ARCH_SPECIFIC";
 // The compile constant that turns the clock probe's launches off (0) or on (1, the default) for a
 // source that includes shaders/cuda/clock.cuh: consumed here, which passes the macro of that name to
-// each of the two builds (docs/design.md, "Clocks").
+// each of the two builds (docs/design/clocks.md, "Clocks").
 constexpr const char* kClockProbe = "AR_CLOCK_PROBE";
 // What the probed build's entry is renamed to (-D<entry>=<entry><suffix>), so that a profiler tells
 // its launches from the timed ones.
@@ -422,7 +422,7 @@ class CudaBackend final : public Backend {
     // NVRTC runs outside the lock, so kernels compiled from several threads (suites/base.py
     // prebuild) compile in parallel: the NVRTC User Guide makes its API thread-safe for distinct
     // programs, and each call here has its own. The first to finish is cached; a racing duplicate
-    // of the same key is dropped (docs/design.md, "Time budgets").
+    // of the same key is dropped (docs/design/budgets.md, "Time budgets").
     // The probed build compiles on a thread of its own meanwhile; its failure costs the clock only.
     std::future<CompiledImage> probe_img;
     if (!probe_options.empty())

@@ -1,5 +1,5 @@
 // One CUDA device as this backend uses it: the driver's primary context and one stream on which
-// every copy, kernel and cuBLAS call of the backend runs (docs/design.md, "The CUDA backend"), plus
+// every copy, kernel and cuBLAS call of the backend runs (docs/design/backends.md, "The CUDA backend"), plus
 // the RAII handles the other files share. Vendor types stay in native/cuda/.
 #pragma once
 
@@ -130,7 +130,7 @@ class GlobalTimerSync {
   int64_t resolution_ns_ = 0;
 };
 
-// The effective SM clock of a time() call's samples (clock_probe.cpp; docs/design.md, "Clocks"):
+// The effective SM clock of a time() call's samples (clock_probe.cpp; docs/design/clocks.md, "Clocks"):
 // the `ar_clock` global of a module built with shaders/cuda/clock.cuh's probe (the probed twin of a
 // timed kernel, or the cuBLAS probe kernel). Each probed launch has a slot, in which every SM keeps
 // the window from its first block's entry to its last block's exit. begin() resets the slots and

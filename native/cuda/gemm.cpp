@@ -122,7 +122,7 @@ class CublasGemm final : public Kernel {
   ClockReading clock() const override { return clock_; }
 
   // One cublasGemmEx enqueued on the backend's stream, not waited for: Backend::synchronize waits.
-  // The per-call cost study's round trip (docs/design.md, "The per-call cost study").
+  // The per-call cost study's round trip (docs/design/studies.md, "The per-call cost study").
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     check_gemm_launch(work_items);
     const Operands o = bind(args);

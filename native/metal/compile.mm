@@ -1,8 +1,8 @@
-// Runtime compilation of MSL (docs/design.md, "The Metal backend"): newLibraryWithSource: with the
+// Runtime compilation of MSL (docs/design/backends.md, "The Metal backend"): newLibraryWithSource: with the
 // math mode pinned, functions specialised by function constants set by name with the type the
 // function declares (only those it declares: metal_rules::constant_plan), compute pipelines and (for
 // render passes) vertex and fragment functions cached by (entry, constants, source); each compute
-// pipeline's binary archive kept in the on-disk kernel cache (docs/design.md, "The kernel cache").
+// pipeline's binary archive kept in the on-disk kernel cache (docs/design/backends.md, "The kernel cache").
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 
@@ -286,7 +286,7 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
 #endif
   opts.languageVersion = MTLLanguageVersion3_0;  // macOS 13, the deployment target
   // A source that defines AR_MSL_VERSION_4_0 (shaders/metal/matrix_mpp.metal: Metal 4's tensors and
-  // Performance Primitives) needs MSL 4.0, macOS 26 (docs/design.md, "Matrix units").
+  // Performance Primitives) needs MSL 4.0, macOS 26 (docs/design/matrix.md, "Matrix units").
   // MTLLanguageVersion4_0 is not in the macOS 14 SDK; MTLLibrary.h encodes every version as
   // (major << 16) + minor (MTLLanguageVersion3_0 = (3 << 16) + 0), so 4.0 is (4 << 16).
   if (metal_rules::msl_version(source) == "4.0") {
@@ -305,7 +305,7 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
   NSError* err = nil;
   id<MTLLibrary> lib = [dev_->device newLibraryWithSource:ns(source) options:opts error:&err];
   // A successful compile may still carry warnings in `err`: check the object
-  // (docs/design.md, "The Metal backend").
+  // (docs/design/backends.md, "The Metal backend").
   if (!lib)
     throw CompileError("[metal::newLibraryWithSource] MSL compilation failed for '" + entry +
                            "': " + (err ? std::string(err.localizedDescription.UTF8String).substr(0, 400) : "no log"),

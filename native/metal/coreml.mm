@@ -1,4 +1,4 @@
-// Core ML predictions timed from Objective-C++ (core/coreml.h; docs/design.md, "The engines study").
+// Core ML predictions timed from Objective-C++ (core/coreml.h; docs/design/studies.md, "The engines study").
 //
 // The model is compiled once (+[MLModel compileModelAtURL:error:], MLModel+MLModelCompilation.h),
 // loaded with an MLModelConfiguration whose computeUnits picks the engines Core ML may use
@@ -208,7 +208,7 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
       return s;
     };
 
-    // Warm-up (coreml_rules::warmup_done; docs/design.md, "Measurement").
+    // Warm-up (coreml_rules::warmup_done; docs/design/measurement.md, "Measurement").
     const auto warm_start = clock::now();
     double previous = -1.0;
     for (;;) {

@@ -1,6 +1,6 @@
 // The Metal backend's device plumbing: shared-storage buffers and the sample runner (one command
 // buffer per sample, GPU timestamps). The API facts relied on are cited where used (SDK headers;
-// docs/design.md, "The Metal backend").
+// docs/design/backends.md, "The Metal backend").
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 #include <mach/mach_time.h>

@@ -1,6 +1,6 @@
 // What the Metal backend reports about its device (Backend::info): MTLDevice properties, the GPU
 // family, the GPU core count from the IORegistry and the chip name and memory size from sysctl
-// (docs/design.md, "The Metal backend").
+// (docs/design/backends.md, "The Metal backend").
 #import <Foundation/Foundation.h>
 #import <IOKit/IOKitLib.h>
 #import <Metal/Metal.h>
@@ -59,7 +59,7 @@ int64_t gpu_core_count() {
 
 // The highest Apple GPU family the device supports, by raw value: MTLGPUFamilyApple7 = 1007 (M1)
 // … Apple9 = 1009 (M3, M4) in the macOS 14 SDK's MTLDevice.h; Apple10 = 1010 (M5) exists only in
-// newer SDKs (docs/design.md, "The Metal backend"), so raw values are tested. 0 when none (an
+// newer SDKs (docs/design/backends.md, "The Metal backend"), so raw values are tested. 0 when none (an
 // Intel or AMD GPU).
 int apple_family(id<MTLDevice> device) {
   for (int raw = 1012; raw >= 1001; --raw)
@@ -93,7 +93,7 @@ Info device_info(const Device& dev) {
     // The largest 2D texture side: 16384 pixels on every Apple-family GPU and on Mac2 (Apple's Metal
     // feature set tables, "Maximum 2D texture width and height"); MTLDevice has no property for it.
     i["max_texture_2d"] = int64_t(16384);
-    // The threadExecutionWidth of every Apple GPU pipeline (docs/design.md, "The Metal backend").
+    // The threadExecutionWidth of every Apple GPU pipeline (docs/design/backends.md, "The Metal backend").
     i["simdgroup_width"] = int64_t(32);
     const int64_t cores = gpu_core_count();
     if (cores) {

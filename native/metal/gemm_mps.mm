@@ -47,7 +47,7 @@ class MpsGemm final : public Kernel {
   }
 
   // One product in its own command buffer, committed and left running (commit_launch):
-  // Backend::synchronize waits for it. The per-call cost study's round trip (docs/design.md,
+  // Backend::synchronize waits for it. The per-call cost study's round trip (docs/design/studies.md,
   // "The per-call cost study").
   void launch(const std::vector<Arg>& args, uint64_t work_items) override {
     Matrices m = bind(args, work_items);

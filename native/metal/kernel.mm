@@ -145,7 +145,7 @@ class MetalKernel final : public Kernel {
     // the previous one's writes: back-to-back launches as on a CUDA stream. dispatchThreads: takes
     // a grid that need not be a multiple of the threadgroup size (MTLComputeCommandEncoder.h), with
     // the non-uniform threadgroups every Apple-silicon GPU supports
-    // (docs/design.md, "The Metal backend"), so exactly `work_items` threads run.
+    // (docs/design/backends.md, "The Metal backend"), so exactly `work_items` threads run.
     const MTLSize grid = MTLSizeMake(NSUInteger(work_items), 1, 1);
     const MTLSize group = MTLSizeMake(p_->threadgroup, 1, 1);
     for (uint64_t b = 0; b < batch; ++b) [enc dispatchThreads:grid threadsPerThreadgroup:group];

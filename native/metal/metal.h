@@ -101,7 +101,7 @@ using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescrip
 
 // Runs `reps` samples, one command buffer each, committed and waited for in turn (the GIL is
 // released by the caller), and returns the seconds of each sample as metal_rules::choose_samples
-// decides (docs/design.md, "The Metal backend"): with `counters` and a device that samples
+// decides (docs/design/backends.md, "The Metal backend"): with `counters` and a device that samples
 // timestamps at stage boundaries, the pass times from counter sample buffers of at most
 // metal_rules::kMaxSamplesPerBuffer samples each, converted with metal_rules::tick_period; else,
 // or when any reading is doubtful, the command buffers' GPUEndTime - GPUStartTime. `*timer` says
@@ -110,7 +110,7 @@ using Encode = std::function<void(id<MTLCommandBuffer> cb, MTLComputePassDescrip
 std::vector<double> run_samples(Device& dev, uint64_t reps, bool counters, const Encode& encode, const char* what,
                                 std::string* timer);
 
-// Kernel::launch's path (docs/design.md, "The backend interface"): takes a slot of dev.launches
+// Kernel::launch's path (docs/design/measurement.md, "The backend interface"): takes a slot of dev.launches
 // (waiting, without dev.mutex, while the queue is full), then under dev.mutex one command buffer
 // that `encode` fills, committed and left running as dev.last_launch. Its completed handler gives
 // the slot back with its error (naming `what`), which synchronize_launches raises.

@@ -1,4 +1,4 @@
-// The Metal backend (docs/design.md, "The Metal backend"): a Metal device and one command queue,
+// The Metal backend (docs/design/backends.md, "The Metal backend"): a Metal device and one command queue,
 // shared-storage buffers exposed without a copy, MSL compiled at run time and cached, one command
 // buffer per sample timed on the GPU, MPS GEMM, the graphics study's render passes. Every Metal failure becomes an
 // exception naming the call.
@@ -19,7 +19,7 @@ namespace {
 
 // The timestamp counter set, where the device samples it at stage boundaries (MTLDevice.h,
 // MTLCounterSamplingPointAtStageBoundary): the only sampling point Apple GPUs support
-// (docs/design.md, "The Metal backend"), and enough to bracket one compute pass.
+// (docs/design/backends.md, "The Metal backend"), and enough to bracket one compute pass.
 id<MTLCounterSet> timestamp_counters(id<MTLDevice> d) {
   if (![d supportsCounterSampling:MTLCounterSamplingPointAtStageBoundary]) return nil;
   for (id<MTLCounterSet> set in d.counterSets)

@@ -1,4 +1,4 @@
-// Render passes of the graphics study on Metal (core/backend.h, RenderSpec; docs/design.md, "The
+// Render passes of the graphics study on Metal (core/backend.h, RenderSpec; docs/design/graphics.md, "The
 // graphics study"): a render pipeline from the Compiler's vertex and fragment functions, a
 // private-storage target cleared to zero, one instanced draw of a fullscreen triangle per pass, the
 // texture uploaded once through a blit; `batch` passes per command buffer, timed by run_samples on
@@ -49,7 +49,7 @@ id<MTLTexture> private_texture(id<MTLDevice> device, MTLPixelFormat format, uint
 
 // The statistic counter set, where it has MTLCommonCounterFragmentInvocations and the device samples
 // at stage boundaries (MTLCounters.h, MTLDevice.h); nil otherwise. Apple GPUs sample only timestamps
-// at stage boundaries (docs/design.md, "The Metal backend"), so there this is nil.
+// at stage boundaries (docs/design/backends.md, "The Metal backend"), so there this is nil.
 id<MTLCounterSet> fragment_statistics(id<MTLDevice> d) {
   if (![d supportsCounterSampling:MTLCounterSamplingPointAtStageBoundary]) return nil;
   for (id<MTLCounterSet> set in d.counterSets) {

@@ -3,7 +3,7 @@
 Measures the ceilings of the machine it runs on — STREAM bandwidth, FMA compute peaks,
 arithmetic-intensity sweeps and vendor GEMM — validates every timed kernel's output against NumPy,
 and turns the results into a roofline model (ceilings, ridge points, attainable performance),
-plots and reports. Methodology: docs/design.md and the Apple M5 GPU roofline analysis it cites.
+plots and reports. Methodology: docs/design/README.md and the Apple M5 GPU roofline analysis it cites.
 
 Typical use::
 
@@ -14,7 +14,7 @@ Typical use::
     p = ar.measure(lambda: a @ b, flops=2 * n**3, bytes=3 * n * n * 4)   # any callable -> Point
     model.plot(points=[p])
 
-Layout (docs/design.md, "Layout"): :mod:`.study` is the frame every kind of study shares (the
+Layout (docs/design/overview.md, "Layout"): :mod:`.study` is the frame every kind of study shares (the
 results-file header, its strict reader, atomic writes, the progress protocol); each kind of study is
 a subpackage of the same shape — :mod:`.roofline` (the suites' run and the roofline model) and
 :mod:`.dispatch` (dispatch latency) — with its model, runner, report and plot; :mod:`.theoretical`

@@ -58,7 +58,7 @@ class Buffer:
         Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it, after
         the backend's outstanding launches (raising their error).
         Reusing one array is faster than read() on discrete GPUs: pages the process already
-        touched are not faulted in again by the copy (docs/design.md, "Time budgets").
+        touched are not faulted in again by the copy (docs/design/budgets.md, "Time budgets").
         """
 
     def view(self, dtype: str) -> NDArray:
@@ -133,7 +133,7 @@ class Kernel:
     @property
     def clock(self) -> dict:
         """
-        The clock the last time() call's samples ran at, measured (docs/design.md, "Clocks"): a dict
+        The clock the last time() call's samples ran at, measured (docs/design/clocks.md, "Clocks"): a dict
         {"mhz": [MHz per sample, or per group of consecutive samples; at most 64], "method": how it
         was measured, or why not}. CUDA: %clock64 / %globaltimer in the kernel (shaders/cuda/clock.cuh)
         or, for cuBLAS, a probe kernel around each sample; CPU: each worker's core cycles over its time
@@ -452,7 +452,7 @@ def coreml_dense_copy(data: bytes, shape: Sequence[int], strides: Sequence[int],
 
 def kernel_cache_stats() -> dict:
     """
-    The on-disk kernel cache of this process (docs/design.md, "The kernel cache"): dir (its folder
+    The on-disk kernel cache of this process (docs/design/backends.md, "The kernel cache"): dir (its folder
     now, "" when there is none), why (why not), and since the process started: hits, misses,
     rebuilt (entries found corrupt, stale or of another key, and compiled again), compiles (kernels
     compiled: NVRTC programs on CUDA, pipelines on Metal), stored (entries written) and warnings

@@ -1,4 +1,4 @@
-"""The clock each measurement ran at (docs/design.md, "Clocks"): the effective clock a backend
+"""The clock each measurement ran at (docs/design/clocks.md, "Clocks"): the effective clock a backend
 measured, the reported clock a sampler read, and the run's steady clock.
 
 **Effective clock.** A backend measures the clock of each timed sample where it can

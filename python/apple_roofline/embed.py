@@ -1,8 +1,8 @@
 """Embedding: time any Python callable and place it on a measured roofline.
 
-:func:`measure` times a callable with the methodology of the suites (docs/design.md, "Measurement") and returns a
-:class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.flops_bytes` counts the work and
-traffic of common operations. Nothing here touches the native extension.
+:func:`measure` times a callable with the methodology of the suites (docs/design/measurement.md,
+"Measurement") and returns a :class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.flops_bytes`
+counts the work and traffic of common operations. Nothing here touches the native extension.
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ def measure(
     computes both for matmul, elementwise and reduction operations. Fractional counts are
     accepted (e.g. averages).
 
-    Methodology (docs/design.md, "Measurement", as the suites' ``measure.time_kernel`` but timed with the host
-    clock, :func:`time.perf_counter`):
+    Methodology (docs/design/measurement.md, "Measurement", as the suites' ``measure.time_kernel`` but
+    timed with the host clock, :func:`time.perf_counter`):
 
     1. warm-up: ``fn()`` is called ``warmup`` times (what the first call returns gives the
        default ``dtype``), then ``sync()``;

@@ -1,5 +1,5 @@
 """Typed errors for bad options and for what cannot be measured here, raised by the library and
-turned into one-line messages and exit codes by the CLI (docs/design.md, "Exit codes").
+turned into one-line messages and exit codes by the CLI (docs/design/files.md, "Exit codes").
 
 The library checks every limit (samples per measurement, array sizes, launch counts ...) once,
 where the limit lives, and raises :class:`OptionError` naming the *parameter* (``reps``,
@@ -74,7 +74,7 @@ class CannotMeasure(Exception):
 
 class DeviceStopped(RuntimeError):
     """A device wait outlasted its bound: the device stopped responding while running a pass
-    (docs/design.md, "A watchdog on every device wait"). Raised by the native backends' waits (CUDA
+    (docs/design/watchdog.md, "A watchdog on every device wait"). Raised by the native backends' waits (CUDA
     streams, Metal command buffers) and by the wgpu read-backs; the pass's work may still be on the
     device. The command line ends the study with this message, writes the partial study and exits 1.
 

@@ -74,7 +74,7 @@ PALETTE: Tuple[str, ...] = (
 )
 
 
-#: The line-style convention of every figure (docs/design.md, "The roofline model and its views"): a
+#: The line-style convention of every figure (docs/design/model.md, "The roofline model and its views"): a
 #: measured value solid, a theoretical or published one (a vendor's peak, a documented cache size)
 #: dashed, the theoretical value at the effective clock a kernel ran at dotted.
 MEASURED = "-"

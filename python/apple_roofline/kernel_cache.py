@@ -1,4 +1,4 @@
-"""The on-disk cache of compiled kernels (docs/design.md, "The kernel cache"), as a run reports it.
+"""The on-disk cache of compiled kernels (docs/design/backends.md, "The kernel cache"), as a run reports it.
 
 The cache itself is native (``native/core/kernel_cache.h``): NVRTC's output on CUDA, each compute
 pipeline's binary archive on Metal, kept under ``$APPLE_ROOFLINE_CACHE`` (``off``: none), else

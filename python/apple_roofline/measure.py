@@ -1,4 +1,5 @@
-"""The measurement loop (docs/design.md, "Measurement"): warm-up, batch calibration, repetitions -> raw samples.
+"""The measurement loop (docs/design/measurement.md, "Measurement"): warm-up, batch calibration,
+repetitions -> raw samples.
 
 1. Warm-up: at least ``warmup`` untimed-for-the-result launches, continued (up to
    ``max_warmup_s``) until two consecutive launches agree within 10 %, because clocks ramp.
@@ -8,7 +9,7 @@
    backend's device clock (Kernel.time); returned as seconds per launch.
 Only step 3 measures the clock (``Kernel.time(..., clock=True)``): the warm-up, the calibration and
 the spin-up time their launches with ``clock=False``, so that no clock probe adds to the load before
-the samples (docs/design.md, "Clocks": a probed launch of a 3-ms tensor-core tile is another 3 ms at
+the samples (docs/design/clocks.md, "Clocks": a probed launch of a 3-ms tensor-core tile is another 3 ms at
 the power limit). Statistics are in stats.py; this module only produces samples.
 """
 
@@ -24,7 +25,7 @@ from .watchdog import watched
 
 __all__ = ["Timing", "time_kernel", "warm_up", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
 
-#: Timed samples per measurement by default (docs/design.md, "Measurement": at least 10).
+#: Timed samples per measurement by default (docs/design/measurement.md, "Measurement": at least 10).
 DEFAULT_REPS = 10
 #: The most samples one measurement takes.
 MAX_REPS = 10000
@@ -44,9 +45,9 @@ class Timing:
     """Samples of one kernel: ``batch`` launches per sample, ``samples_s`` seconds per launch;
     ``window`` the host times (``time.perf_counter()``, seconds) just before and just after the timed
     samples, without warm-up and spin-up, over which clocks and power are summarized
-    (docs/design.md, "Clocks and power"); ``(0.0, 0.0)`` when unknown. ``clock`` is the kernel's
+    (docs/design/power.md, "Clocks and power"); ``(0.0, 0.0)`` when unknown. ``clock`` is the kernel's
     ``Kernel.clock`` after the timed samples (``{"mhz": [...], "method": str}``: the clock the backend
-    measured them at, docs/design.md, "Clocks"), None where the kernel has none."""
+    measured them at, docs/design/clocks.md, "Clocks"), None where the kernel has none."""
 
     batch: int
     samples_s: Tuple[float, ...]
@@ -89,12 +90,12 @@ def time_kernel(
     ``spin_up_s`` > 0 runs about that many seconds of launches back to back, as one sample, right
     before the timed samples: a GPU whose clock falls to idle between the warm-up's paced launches
     (an H100 drops from 1980 to 345 MHz within milliseconds) is then timed at its loaded clock
-    (docs/design.md, "Measurement").
+    (docs/design/measurement.md, "Measurement").
 
     ``min_window_s`` > 0 lengthens each sample (more launches per sample, never more samples) so
     that the ``reps`` timed samples together last at least that many seconds: a power sensor that
     averages over a time (NVML's) then has readings wholly inside the window (``run
-    --power-window``; docs/design.md, "Clocks and power"). The per-launch time that sizes it is
+    --power-window``; docs/design/power.md, "Clocks and power"). The per-launch time that sizes it is
     the shorter of a lone launch's and one calibrated sample's. Off by default, so runs are not slowed.
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch, and whose
@@ -113,7 +114,7 @@ def time_kernel(
 
     def launches(count: int) -> List[float]:
         # the first launch's time is unknown (the longest bound); later ones are predicted from the
-        # slowest of the last three (docs/design.md, "A watchdog on every device wait")
+        # slowest of the last three (docs/design/watchdog.md, "A watchdog on every device wait")
         with watched(name, max(seen[-3:]) * count if seen else None):
             got = list(kernel.time(args, launch, 1, count, clock=False))
         seen.extend(got)

@@ -1,6 +1,6 @@
 """Provenance recorded in every results file: the host, the time, the tool and its git revision.
 
-Every kind of study records the same block (docs/design.md, "Results files"), so a number read back
+Every kind of study records the same block (docs/design/files.md, "Results files"), so a number read back
 later says where and when it was measured and by which build. Nothing here imports the native
 extension: the git revision comes from ``_build_info.py``, which CMake writes at build time from
 the project's own checkout only (never from a repository the source merely sits in).

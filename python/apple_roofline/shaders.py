@@ -7,7 +7,7 @@ the extension (``("builtin", entry)``) and vendor routines are named by library 
 ``("cublas", …)``); those pass through unchanged.
 
 A ``.cu`` file shares code through headers beside it (``#include "clock.cuh"``: the effective-clock
-probe, docs/design.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`shader_source` inlines them,
+probe, docs/design/clocks.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`shader_source` inlines them,
 with ``#line`` directives so that compiler messages still name the file and line.
 """
 

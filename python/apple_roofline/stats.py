@@ -1,7 +1,7 @@
 """Summary statistics of timing samples: the one statistics module every study uses.
 
 Small pure functions with their edge cases written down, in the manner of google/benchmark and
-pytest-benchmark (docs/design.md, "Measurement"): the median is the primary statistic, rates are
+pytest-benchmark (docs/design/measurement.md, "Measurement"): the median is the primary statistic, rates are
 derived from it, "best" rates come from the minimum, the coefficient of variation (CV) flags noisy
 measurements, and the tail percentiles (p10, p90, p99) describe latency distributions the way
 wrk2 and HdrHistogram report them (a mean hides the tail). :func:`median_interval` gives a
@@ -30,10 +30,10 @@ __all__ = [
 ]
 
 #: Coefficient of variation above which a measurement is reported as noisy
-#: (docs/design.md, "Measurement": a warning above 5 %). A fraction, not a percentage.
+#: (docs/design/measurement.md, "Measurement": a warning above 5 %). A fraction, not a percentage.
 CV_WARN: float = 0.05
 
-#: Coefficient of variation above which a sample set is marked noisy (docs/design.md, "Noisy
+#: Coefficient of variation above which a sample set is marked noisy (docs/design/measurement.md, "Noisy
 #: samples"): the runner measures such a kernel once more, and a measurement still above it is
 #: marked so in the report, its warning and any ceiling it sets. A fraction: 0.5 is a standard
 #: deviation half the mean.

@@ -1,4 +1,4 @@
-"""Bounds of device waits (docs/design.md, "A watchdog on every device wait").
+"""Bounds of device waits (docs/design/watchdog.md, "A watchdog on every device wait").
 
 Every wait for a device (a CUDA stream, a Metal command buffer, a wgpu read-back) ends: a pass that
 has not finished within its bound raises :class:`~apple_roofline.errors.DeviceStopped` naming the

@@ -1,4 +1,4 @@
-// Access-pattern kernels of the access suite (python/apple_roofline/suites/access_kernels.py
+// Access-pattern kernels of the access suite (python/apple_roofline/suites/access/kernels.py
 // documents them and holds the NumPy reference every output is checked against). One work item is
 // one thread. The Metal twins are shaders/metal/access.metal (same names, same arguments, the same
 // operations); the CPU twins native/cpu/rules.cpp.

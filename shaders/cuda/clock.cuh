@@ -1,5 +1,5 @@
 // The prelude every timed kernel of shaders/cuda includes: the effective SM clock, read by the
-// kernels themselves (docs/design.md, "Clocks"). NVRTC gets it inlined where the source includes it
+// kernels themselves (docs/design/clocks.md, "Clocks"). NVRTC gets it inlined where the source includes it
 // (apple_roofline.shaders.resolve); nvcc finds it beside the file.
 //
 // The backend compiles each kernel twice (native/cuda/cuda_backend.cpp): with -DAR_CLOCK_PROBE=0

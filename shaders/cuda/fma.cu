@@ -1,4 +1,4 @@
-// FMA-chain kernels of the sweep and peak suites (docs/design.md, "Counting FLOPs and bytes";
+// FMA-chain kernels of the sweep and peak suites (docs/design/measurement.md, "Counting FLOPs and bytes";
 // python/apple_roofline/suites/fma.py documents each recurrence and holds the NumPy reference
 // every output is checked against). One work item is one thread. The CPU twins are
 // native/cpu/kernels.cpp, the Metal twins shaders/metal/fma.metal: the same recurrences, operation
@@ -27,7 +27,7 @@
 // 3 in 131 with 128-FMA bodies, under 1 % with 512. On an H100, vec4_indep8 went from 96.1 to 97.7 %
 // of the FP32 peak and the half2 vec4_indep8 reached 96.6 % of the FP16 one (92.5 % on an H200 before); 1024-FMA bodies
 // ran slower (the instruction cache). The recurrences, and so the results, are unchanged.
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #ifndef F
 #error "compile with -DF=<FMA iterations per chain>"

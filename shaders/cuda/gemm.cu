@@ -1,4 +1,4 @@
-// A plain tiled SGEMM (the gemm suite: docs/design.md, "Counting FLOPs and bytes"): the M5
+// A plain tiled SGEMM (the gemm suite: docs/design/measurement.md, "Counting FLOPs and bytes"): the M5
 // article's "16×16 tiled shared memory, a standard textbook implementation", the twin of
 // shaders/metal/gemm.metal (same name, arguments and operations), for comparison with the vendor
 // library. C = A·B for square N×N row-major fp32 matrices, fp32 accumulation.
@@ -13,7 +13,7 @@
 // blocks and every thread is valid; the `valid` flag only skips the loads and the store, never the
 // barriers. 2·N³ FLOPs, 3·N²·4 bytes of compulsory traffic.
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #ifndef BLOCK
 #error "compile with -DBLOCK=256"

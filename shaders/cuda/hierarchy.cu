@@ -1,5 +1,5 @@
 // The hierarchy suite's kernels: bandwidth at every level of the memory hierarchy
-// (docs/design.md, "The memory hierarchy"; python/apple_roofline/suites/hierarchy.py holds the NumPy
+// (docs/design/hierarchy.md, "The memory hierarchy"; python/apple_roofline/suites/hierarchy/suite.py holds the NumPy
 // references and the FLOP/byte counts). The Metal twins are shaders/metal/hierarchy.metal (same names,
 // same arguments, the same operations); the CPU twins native/cpu/hierarchy.cpp.
 //
@@ -27,7 +27,7 @@
 //                each thread reads TILE / BLOCK words of it at (tid + pass) mod BLOCK + k × BLOCK
 //                (conflict-free: consecutive threads read consecutive 16-byte words), out[t] = acc.
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #ifndef ROTATE
 #define ROTATE 1

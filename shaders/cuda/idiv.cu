@@ -1,4 +1,4 @@
-// Integer-divide kernels of the idiv suite (python/apple_roofline/suites/idiv_kernels.py documents
+// Integer-divide kernels of the idiv suite (python/apple_roofline/suites/idiv/kernels.py documents
 // the recurrence and holds the NumPy reference every output is checked against). One work item is
 // one thread. The Metal twins are shaders/metal/idiv.metal (same names, same arguments, the same
 // operations); the CPU twins native/cpu/idiv.cpp.
@@ -13,7 +13,7 @@
 // they wrap. d is 256 (_pow2_literal), 255 (_literal), DIVISOR (_constant: known to NVRTC, so
 // folded like a literal) or the argument d (_argument: known only at dispatch, so a full divide).
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #ifndef F
 #error "compile with -DF=<operations per chain>"

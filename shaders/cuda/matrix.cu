@@ -1,4 +1,4 @@
-// Tile products of the matrix suite on tensor cores (python/apple_roofline/suites/matrix_kernels.py
+// Tile products of the matrix suite on tensor cores (python/apple_roofline/suites/matrix/kernels.py
 // documents the sweep, the inputs and the NumPy reference every output is checked against). One work
 // group is one warp. The Metal twins are shaders/metal/matrix.metal (simdgroup_matrix, FP16 inputs)
 // and shaders/metal/matrix_mpp.metal (matmul2d): same entries, arguments and operations.
@@ -20,7 +20,7 @@
 // column 2 t + (i & 1). tests/shader_twins.py models these indices in NumPy and the toolchain tests
 // compare that model with the functions below compiled for the host.
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #ifndef TM
 #error "compile with -DTM=<tile rows>"

@@ -1,4 +1,4 @@
-// The occupancy suite's kernel (python/apple_roofline/suites/occupancy.py documents it and holds the
+// The occupancy suite's kernel (python/apple_roofline/suites/occupancy/suite.py documents it and holds the
 // NumPy reference every output is checked against). One work item is one thread. The Metal twin is
 // shaders/metal/occupancy.metal (same name, same arguments, the same operations); the CPU has no
 // threadgroup memory, so no CPU twin.

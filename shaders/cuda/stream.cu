@@ -1,12 +1,12 @@
 // STREAM copy, scale, add and triad on fp32 arrays, one float4 (16 B) per thread
-// (docs/design.md, "Counting FLOPs and bytes").
+// (docs/design/measurement.md, "Counting FLOPs and bytes").
 // The CPU twins are native/cpu/kernels.cpp's stream_*_f32; the Metal twins shaders/metal/stream.metal.
 //
 // Compiled at run time with NVRTC (-DBLOCK=threads per block). Arguments, as the backend passes
 // them (core/backend.h): the three arrays a, b, c (device pointers), q (double), then the number
 // of float4 work items n. Bytes per element: copy and scale 8, add and triad 12; FLOPs 0, 1, 1, 2.
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #define AR_INDEX (blockIdx.x * (unsigned long long)BLOCK + threadIdx.x)
 

@@ -1,5 +1,5 @@
 // Tile products of the matrix suite on Hopper tensor cores through wgmma (PTX ISA 8.0+, sm_90a):
-// python/apple_roofline/suites/matrix_kernels.py documents the sweep, the inputs and the NumPy
+// python/apple_roofline/suites/matrix/kernels.py documents the sweep, the inputs and the NumPy
 // reference every output is checked against; shaders/cuda/matrix.cu is the mma.sync path of one warp
 // (twin of the Metal simdgroup_matrix kernels). wgmma has no Metal twin: it is Hopper's own
 // instruction, measured beside mma.sync on sm_90a GPUs only.
@@ -40,12 +40,12 @@
 // i (of N / 2 per thread) is row 16 w + t / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 // An f16 accumulator packs elements 2 j, 2 j + 1 in register j, the lower index in the low half.
 // tests/shader_twins.py models the layout, the descriptor and this fragment in NumPy, and
-// tests/unit/test_matrix.py holds the model to the PTX ISA (docs/design.md, "Matrix units").
+// tests/unit/test_matrix.py holds the model to the PTX ISA (docs/design/matrix.md, "Matrix units").
 //
 // WG_SWAP_LBO_SBO=1 swaps the two offsets in the descriptors: a wrong layout the check must reject
 // (tests/backend/test_matrix_kernels.py runs it on Hopper GPUs).
 
-#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design.md, "Clocks")
+#include "clock.cuh"  // the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks")
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "wgmma needs the arch-specific target sm_90a (compile for a Hopper GPU with --gpu-architecture=sm_90a)"

@@ -1,4 +1,4 @@
-// Dual-issue kernels of the dualissue suite (python/apple_roofline/suites/dualissue_kernels.py
+// Dual-issue kernels of the dualissue suite (python/apple_roofline/suites/dualissue/kernels.py
 // documents them and holds the NumPy references every output is checked against). One work item is
 // one thread. The CUDA twins are shaders/cuda/dualissue.cu (same names, same arguments, the same
 // operations); the CPU twins native/cpu/rules.cpp.

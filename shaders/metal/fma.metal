@@ -1,4 +1,4 @@
-// FMA-chain kernels of the sweep and peak suites (docs/design.md, "Counting FLOPs and bytes";
+// FMA-chain kernels of the sweep and peak suites (docs/design/measurement.md, "Counting FLOPs and bytes";
 // python/apple_roofline/suites/fma.py documents each recurrence and holds the NumPy reference
 // every output is checked against). One work item is one thread. The CUDA twins are
 // shaders/cuda/fma.cu (same names, same arguments, the same recurrences operation for operation);

@@ -1,5 +1,5 @@
 // A plain tiled SGEMM for comparison with MPS (the gemm suite:
-// docs/design.md, "Counting FLOPs and bytes"): the M5 article's "16×16 tiled shared memory, a
+// docs/design/measurement.md, "Counting FLOPs and bytes"): the M5 article's "16×16 tiled shared memory, a
 // standard textbook implementation". C = A·B for square N×N row-major fp32 matrices, fp32
 // accumulation. The CUDA twin is shaders/cuda/gemm.cu (same name, arguments and operations).
 //

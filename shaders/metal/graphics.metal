@@ -1,6 +1,6 @@
 // The graphics suites' shaders for the native Metal path, twins of shaders/wgsl/graphics.wgsl. The
 // computation per pixel is defined in python/apple_roofline/graphics/kernels.py, which holds the
-// NumPy references both twins are checked against (docs/design.md, "The graphics study").
+// NumPy references both twins are checked against (docs/design/graphics.md, "The graphics study").
 //
 // Compiled at run time with newLibraryWithSource: (Metal 3.0, safe math) by the backend's render
 // passes (core/backend.h, RenderSpec); the function constants below are set by name by the runner

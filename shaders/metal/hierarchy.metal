@@ -1,5 +1,5 @@
 // The hierarchy suite's kernels: bandwidth at every level of the memory hierarchy
-// (docs/design.md, "The memory hierarchy"; python/apple_roofline/suites/hierarchy.py holds the NumPy
+// (docs/design/hierarchy.md, "The memory hierarchy"; python/apple_roofline/suites/hierarchy/suite.py holds the NumPy
 // references and the FLOP/byte counts). The CUDA twins are shaders/cuda/hierarchy.cu (same names,
 // same arguments, the same operations, documented there); the CPU twins native/cpu/hierarchy.cpp.
 //

@@ -1,4 +1,4 @@
-// Integer-divide kernels of the idiv suite (python/apple_roofline/suites/idiv_kernels.py documents
+// Integer-divide kernels of the idiv suite (python/apple_roofline/suites/idiv/kernels.py documents
 // the recurrence and holds the NumPy reference every output is checked against). One work item is
 // one thread. The CUDA twins are shaders/cuda/idiv.cu (same names, same arguments, the same
 // operations); the CPU twins native/cpu/idiv.cpp.

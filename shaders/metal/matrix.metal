@@ -1,4 +1,4 @@
-// Tile products of the matrix suite on simdgroup_matrix (python/apple_roofline/suites/matrix_kernels.py
+// Tile products of the matrix suite on simdgroup_matrix (python/apple_roofline/suites/matrix/kernels.py
 // documents the sweep, the inputs and the NumPy reference every output is checked against). One work
 // group is one simdgroup (32 threads). The CUDA twins are shaders/cuda/matrix.cu (same entries, same
 // arguments, the same tile product on tensor cores); the Neural Accelerator variant is

@@ -1,5 +1,5 @@
 // Tile products of the matrix suite on the Neural Accelerators (M5, A19) through Metal 4's Performance
-// Primitives: mpp::tensor_ops::matmul2d (python/apple_roofline/suites/matrix_kernels.py documents the
+// Primitives: mpp::tensor_ops::matmul2d (python/apple_roofline/suites/matrix/kernels.py documents the
 // sweep, the inputs and the NumPy reference). One work group is one simdgroup, the operation's
 // execution scope (execution_simdgroup). The twins are shaders/cuda/matrix.cu and
 // shaders/metal/matrix.metal: the same entries (mpp_ for matrix_), arguments and tile product.

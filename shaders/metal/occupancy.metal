@@ -1,4 +1,4 @@
-// The occupancy suite's kernel (python/apple_roofline/suites/occupancy.py documents it and holds the
+// The occupancy suite's kernel (python/apple_roofline/suites/occupancy/suite.py documents it and holds the
 // NumPy reference every output is checked against). One work item is one thread. The CUDA twin is
 // shaders/cuda/occupancy.cu (same name, same arguments, the same operations).
 //

@@ -1,5 +1,5 @@
 // STREAM copy, scale, add and triad on fp32 arrays, one float4 (16 B) per thread
-// (docs/design.md, "Counting FLOPs and bytes").
+// (docs/design/measurement.md, "Counting FLOPs and bytes").
 // The CUDA twins are shaders/cuda/stream.cu (same names, same arguments, same operations); the CPU
 // twins native/cpu/kernels.cpp's stream_*_f32.
 //

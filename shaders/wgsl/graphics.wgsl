@@ -1,6 +1,6 @@
 // The graphics suites' shaders for wgpu (Vulkan, Metal, D3D12), twins of shaders/metal/graphics.metal.
 // The computation per pixel is defined in python/apple_roofline/graphics/kernels.py, which holds the
-// NumPy references both twins are checked against (docs/design.md, "The graphics study").
+// NumPy references both twins are checked against (docs/design/graphics.md, "The graphics study").
 //
 // vs_fullscreen: one triangle covering the viewport, no vertex buffer: the three vertices are
 // (-1,-1), (3,-1), (-1,3) in clip space, derived from the vertex index. One instance is one layer of

@@ -1,4 +1,4 @@
-"""A real CPU run whose suites are cut by their time budget (docs/design.md, "Time budgets"): the
+"""A real CPU run whose suites are cut by their time budget (docs/design/budgets.md, "Time budgets"): the
 run is partial in its results file, the progress line, the report, ``compare`` and the figures that
 lack the cases. The budget is made to run out after three cases of each suite (the clock's
 ``spent`` patched), so the cut is the same on any machine."""

@@ -1,4 +1,4 @@
-"""The backend contract (core/backend.h; docs/design.md, "The backend interface"): Buffer.read,
+"""The backend contract (core/backend.h; docs/design/measurement.md, "The backend interface"): Buffer.read,
 read_into, write, view and dlpack wait for the backend's outstanding launches, so a launch followed
 by a read returns the launch's result with no synchronize() between them, on every backend (the CPU
 launches synchronously, CUDA orders copies on its stream and synchronizes before handing out an

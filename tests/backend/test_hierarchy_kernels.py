@@ -1,7 +1,7 @@
 """The hierarchy kernels on every available backend (the CPU always): read and read-modify-write at
 working sets that are and are not whole multiples of the lanes (the CPU's last lane then wraps to
 word 0), with fewer words than lanes where the kernel allows it, sum over their lanes to the NumPy
-reference; rmw leaves its buffer as it found it (docs/design.md, "The memory hierarchy")."""
+reference; rmw leaves its buffer as it found it (docs/design/hierarchy.md, "The memory hierarchy")."""
 
 from __future__ import annotations
 

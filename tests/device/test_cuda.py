@@ -116,8 +116,9 @@ FAULT_OPT_IN = "APPLE_ROOFLINE_TEST_GPU_FAULT"
     os.environ.get(FAULT_OPT_IN) != "1",
     reason=(
         "a kernel that faults (an illegal address) leaves an NVIDIA GPU unable to finish any later Vulkan "
-        "render pass, in every process, until the GPU is reset (H200, driver 580.159.04: docs/design.md, "
-        f'"A GPU whose render passes never finish"); tests leave every GPU as they found it: {FAULT_OPT_IN}=1 '
+        "render pass, in every process, until the GPU is reset (H200, driver 580.159.04: "
+        f'docs/design/watchdog.md, "A GPU whose render passes never finish"); tests leave every GPU as they '
+        f"found it: {FAULT_OPT_IN}=1 "
         "runs it on a GPU whose graphics may be lost"
     ),
 )
@@ -218,7 +219,7 @@ def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtyp
 
 def test_kernel_clock_is_read_in_the_kernel_per_sample(cuda: Any) -> None:
     """A project kernel (its source includes shaders/cuda/clock.cuh) has its clock read by probed
-    launches of its probed build between the timed samples (docs/design.md, "Clocks"): one value per
+    launches of its probed build between the timed samples (docs/design/clocks.md, "Clocks"): one value per
     probed sample. Samples are probed while their probed launches add at most a quarter of the
     samples' launches, at least three of them (all where there are fewer), at most as many as 64
     slots hold at 1 to 8 probed launches each. Each value is a possible SM clock (above idle, at most

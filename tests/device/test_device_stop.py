@@ -1,4 +1,4 @@
-"""A pass made to hang, through the real command line (docs/design.md, "A watchdog on every device
+"""A pass made to hang, through the real command line (docs/design/watchdog.md, "A watchdog on every device
 wait"): on CUDA (a kernel whose launches spin for a clock-cycle count read from a buffer) and on wgpu
 (a fragment shader whose loop bound comes from a uniform buffer; llvmpipe or lavapipe where there is
 no GPU). The test kernels are in tests/device/hang/, run by hang/driver.py in place of a product
@@ -85,10 +85,10 @@ def _wgpu_reason() -> Optional[str]:
     if _nvidia_vulkan():
         # Tests leave every GPU as they found it, and this one cannot there: a process that ends with
         # a render pass still running leaves an NVIDIA GPU unable to finish any later pass until it
-        # is reset (H200, driver 580.159.04: docs/design.md, "A GPU whose render passes never finish").
+        # is reset (H200, driver 580.159.04: docs/design/watchdog.md, "A GPU whose render passes never finish").
         return (
             "a shader that never ends, killed, leaves an NVIDIA GPU's Vulkan unable to finish any later pass "
-            'until the GPU is reset (docs/design.md, "A GPU whose render passes never finish"): '
+            'until the GPU is reset (docs/design/watchdog.md, "A GPU whose render passes never finish"): '
             "this test runs on software adapters (lavapipe, llvmpipe)"
         )
     return None

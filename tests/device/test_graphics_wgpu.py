@@ -22,7 +22,7 @@ if not ADAPTERS:
     pytest.skip("wgpu finds no adapter (no Vulkan, Metal or D3D12 driver)", allow_module_level=True)
 W, H = 64, 32
 #: The adapter these tests use (``wgpu:N``); APPLE_ROOFLINE_TEST_WGPU_ADAPTER picks another, so that a
-#: two-GPU machine can run one tier per GPU beside CUDA_VISIBLE_DEVICES (docs/design.md, "A GPU whose
+#: two-GPU machine can run one tier per GPU beside CUDA_VISIBLE_DEVICES (docs/design/watchdog.md, "A GPU whose
 #: render passes never finish").
 INDEX = int(os.environ.get("APPLE_ROOFLINE_TEST_WGPU_ADAPTER", "0"))
 if INDEX >= len(ADAPTERS):

@@ -1,7 +1,7 @@
 """Device tier, the hierarchy suite on a GPU (CUDA or Metal, whichever this build has a device of):
 the default run's form measures every kernel, every output matches the NumPy reference, and each
 documented cache level and shared memory get a ceiling with its working sets, none of them the
-default bandwidth (docs/design.md, "The memory hierarchy"). Skips without a GPU."""
+default bandwidth (docs/design/hierarchy.md, "The memory hierarchy"). Skips without a GPU."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Device tier, the on-disk kernel cache (docs/design.md, "The kernel cache") on a GPU: a second
+"""Device tier, the on-disk kernel cache (docs/design/backends.md, "The kernel cache") on a GPU: a second
 process measuring the same suites compiles no kernel (NVRTC programs on CUDA, pipelines on Metal),
 and a corrupted entry is rebuilt with a warning, the kernels still computing the right answer.
 Each process has a fresh cache folder of its own. Skips where this build has no CUDA or Metal device."""

@@ -1,4 +1,4 @@
-"""NVML on a real NVIDIA GPU (docs/design.md, "Clocks and power"): the sampler finds the CUDA
+"""NVML on a real NVIDIA GPU (docs/design/power.md, "Clocks and power"): the sampler finds the CUDA
 backend's GPU by its PCI bus id, reads its clocks, and says which power reading it uses (the
 instantaneous field where the GPU has it, else the 1-s average, with the reason). Skipped without a
 CUDA device or without nvidia-ml-py."""

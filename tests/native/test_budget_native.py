@@ -1,4 +1,4 @@
-"""Suite time budgets on the CPU backend (docs/design.md, "Time budgets"): a spent budget stops its
+"""Suite time budgets on the CPU backend (docs/design/budgets.md, "Time budgets"): a spent budget stops its
 suite before the next case, the run says so, and the other suites are unaffected."""
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ def test_graphics_on_metal_without_the_metal_backend_is_a_usage_error(tmp_path: 
     assert "'metal:0' is not available" in result.output and "built on macOS only" in result.output
 
 
-# -- a study that would measure nothing refuses (docs/design.md, "Exit codes") ------------------------
+# -- a study that would measure nothing refuses (docs/design/files.md, "Exit codes") ------------------------
 
 
 def _errors(result: Result) -> list[str]:

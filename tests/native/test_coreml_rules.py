@@ -1,6 +1,6 @@
 """Core ML's input checks and decisions (native/core/coreml_rules.h), run here through the bindings:
 metal/coreml.mm calls the same functions on a Mac before and after it calls Core ML
-(docs/design.md, "The engines study")."""
+(docs/design/studies.md, "The engines study")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A CPU run's theoretical peaks rest on clock readings spread over it (docs/design.md, "Theoretical
+"""A CPU run's theoretical peaks rest on clock readings spread over it (docs/design/limits.md, "Theoretical
 ceilings"): the runner reads the clock twice at the start and after each suite, drops a reading
 that disagrees and recomputes the peaks from the rest. The readings are given (the host's spec and
 the chain are replaced), so the test asserts the wiring, not a clock."""

@@ -1,4 +1,4 @@
-"""The native device waits (native/core/waits.h; docs/design.md, "A watchdog on every device wait")
+"""The native device waits (native/core/waits.h; docs/design/watchdog.md, "A watchdog on every device wait")
 on any machine: the waits of the Metal backend's launches in flight (core/metal_rules.cpp, built
 everywhere), with a launch that never completes, stand in for a device that stopped responding.
 

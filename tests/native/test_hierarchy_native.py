@@ -1,4 +1,4 @@
-"""The hierarchy suite on this machine's CPU (docs/design.md, "The memory hierarchy"): every point
+"""The hierarchy suite on this machine's CPU (docs/design/hierarchy.md, "The memory hierarchy"): every point
 validated, and what the tool says of each level consistent with what it found: each plateau a
 documented level (or DRAM) in working-set order, told apart with its ceiling at the plateau's rate or
 named in a warning as not told apart, and no other level ceiling.

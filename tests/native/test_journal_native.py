@@ -1,4 +1,4 @@
-"""Fault injection on the CPU backend (docs/design.md, "Journal and resume"): a ``run`` and a ``calls``
+"""Fault injection on the CPU backend (docs/design/files.md, "Journal and resume"): a ``run`` and a ``calls``
 study, each started as a subprocess and killed at seeded random points, with SIGKILL, SIGTERM and
 SIGHUP in turn, then resumed until it completes.
 

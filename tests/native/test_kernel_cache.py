@@ -1,4 +1,4 @@
-"""The on-disk kernel cache (native/core/kernel_cache.h; docs/design.md, "The kernel cache"), through
+"""The on-disk kernel cache (native/core/kernel_cache.h; docs/design/backends.md, "The kernel cache"), through
 its test hooks: a second lookup hits; a corrupt entry (a flipped byte, a truncated file, another
 key's entry) is rebuilt with a warning; a changed key component misses; where the cache lives, the
 ``off`` switch and an unwritable folder. The CUDA and Metal backends keep their compiled kernels

@@ -1,7 +1,7 @@
 """The Metal backend's decisions (native/core/metal_rules.h), which run here through the bindings:
 the chunking of counter sample buffers, the GPU tick period, which timer a sample set uses and why,
 the error text, and the bookkeeping of launches in flight. On a Mac the backend feeds the same
-functions what Metal returned (docs/design.md, "The Metal backend")."""
+functions what Metal returned (docs/design/backends.md, "The Metal backend")."""
 
 from __future__ import annotations
 

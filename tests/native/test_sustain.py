@@ -1,4 +1,4 @@
-"""``run --sustain`` on the CPU backend: the window reaches every measurement (docs/design.md,
+"""``run --sustain`` on the CPU backend: the window reaches every measurement (docs/design/power.md,
 "Clocks and power")."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_run_sustain_sets_every_measurements_minimum_window(monkeypatch: pytest.
     monkeypatch.setattr(cases, "time_kernel", spy)
     run = run_roofline("cpu", ["stream"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False, sustain_s=1.5)
     # one timing per measurement, and one more for each sample set measured again for its noise
-    # (docs/design.md, "Noisy samples"): every one with the window
+    # (docs/design/measurement.md, "Noisy samples"): every one with the window
     again = sum(1 for m in run.measurements if "remeasured_cv" in m.params)
     assert seen and all(w == 1.5 for w in seen) and len(seen) == len(run.measurements) + again
     assert run.device["sustain_s"] == 1.5

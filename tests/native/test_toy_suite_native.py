@@ -1,4 +1,4 @@
-"""docs/design.md, "Adding a suite", kept true: a suite added as one folder, and no other file, is
+"""docs/design/extending.md, "Adding a suite", kept true: a suite added as one folder, and no other file, is
 measured by ``run --suite``, kept in run.json, shown in report.md and report.html, drawn as a figure
 and named in the command line's help.
 

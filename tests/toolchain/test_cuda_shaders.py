@@ -316,7 +316,7 @@ def test_wgmma_layout_functions_on_the_host_equal_the_model(tmp_path: "os.PathLi
     assert counts["o"] > 1000 and counts["d"] > 50 and counts["c"] == 4 * 32 * 128
 
 
-# ---- clock.cuh: the effective-clock probe every timed kernel runs (docs/design.md, "Clocks") ----------
+# ---- clock.cuh: the effective-clock probe every timed kernel runs (docs/design/clocks.md, "Clocks") ----------
 
 
 @pytest.mark.parametrize("name", ["fma.cu", "stream.cu", "idiv.cu", "gemm.cu", "matrix.cu"])

@@ -21,7 +21,7 @@ _BLOCKED = ("apple_roofline._native", "apple_roofline._core")
 @pytest.fixture(autouse=True)
 def no_native_extension() -> Iterator[None]:
     """The unit tier never calls the native extension: importing it fails inside these tests
-    (docs/design.md, "Tests"); what needs it lives in tests/native."""
+    (docs/design/testing.md, "Tests"); what needs it lives in tests/native."""
     saved = {name: sys.modules.get(name) for name in _BLOCKED}
     for name in _BLOCKED:
         sys.modules[name] = None  # type: ignore[assignment]

@@ -270,7 +270,7 @@ def test_paths_a_device_lacks_are_skipped_with_the_reason() -> None:
 
 
 def test_a_study_that_would_measure_nothing_refuses() -> None:
-    """No empty study (docs/design.md, "Exit codes"): paths that all run on another backend are the
+    """No empty study (docs/design/files.md, "Exit codes"): paths that all run on another backend are the
     arguments' fault (OptionError, exit 2); paths of this backend that cannot run here are the
     machine's (CannotMeasure, exit 1), with the reason."""
     with pytest.raises(OptionError) as e:

@@ -1,5 +1,5 @@
 """The effective clock of a measurement, its fallback to the reported clock, the steady clock and the
-ceilings at the clock (apple_roofline.clocks, roofline/clock_table.py; docs/design.md, "Clocks")."""
+ceilings at the clock (apple_roofline.clocks, roofline/clock_table.py; docs/design/clocks.md, "Clocks")."""
 
 from __future__ import annotations
 

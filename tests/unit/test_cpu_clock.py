@@ -1,4 +1,4 @@
-"""The CPU clock behind the theoretical peaks, from readings a neighbour cannot fool (docs/design.md,
+"""The CPU clock behind the theoretical peaks, from readings a neighbour cannot fool (docs/design/limits.md,
 "Theoretical ceilings"): the robust estimate on readings seen on a 2-vCPU guest, and a run's clock
 from readings given, never timed."""
 

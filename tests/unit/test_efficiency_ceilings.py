@@ -1,4 +1,4 @@
-"""Energy efficiency at the ceilings (docs/design.md, "Clocks and power"): the measurement that sets
+"""Energy efficiency at the ceilings (docs/design/power.md, "Clocks and power"): the measurement that sets
 each measured ceiling, its GFLOP/s or GB/s per watt on the roofline figure's labels, and both runs'
 efficiency side by side in ``compare``. Synthetic runs; watts are made up for the test."""
 

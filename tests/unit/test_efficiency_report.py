@@ -1,4 +1,4 @@
-"""The clocks-and-power section of the roofline report (docs/design.md, "Clocks and power"): present
+"""The clocks-and-power section of the roofline report (docs/design/power.md, "Clocks and power"): present
 with GFLOP/s and GB/s per watt and the clocks where measurements have power, a sentence when the
 run sampled nothing, absent for runs that predate sampling; the results file round-trips."""
 

@@ -396,7 +396,7 @@ def test_cli_surfaces_coremltools_build_errors(
 
 @off_macos
 def test_cli_off_macos_refuses_in_one_line_and_writes_nothing(tmp_path: Path) -> None:
-    """Core ML needs macOS: the machine, not the arguments, so exit 1 (docs/design.md, "Exit codes"),
+    """Core ML needs macOS: the machine, not the arguments, so exit 1 (docs/design/files.md, "Exit codes"),
     one line saying why, and no study file that holds nothing measured."""
     out = tmp_path / "out"
     result = cli.invoke(

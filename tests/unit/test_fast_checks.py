@@ -1,7 +1,7 @@
 """The faster validation paths decide as the straightforward computations they replace: the
 column extremes over row blocks on threads (tiled_within), the tiles compared in their own dtype
 (check_tile_output), the hierarchy's restored-buffer check, the FMA-chain references of several F
-from one pass and with fp16 rounded arithmetically, and the poison blocks made once (docs/design.md,
+from one pass and with fp16 rounded arithmetically, and the poison blocks made once (docs/design/measurement.md,
 "Validation"). Each is compared with the plain computation on outputs that pass, that fail by one
 element just outside the tolerance, and that hold a NaN, where the threads see several blocks."""
 

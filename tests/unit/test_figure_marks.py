@@ -218,7 +218,7 @@ def test_hierarchy_labels_beside_their_plateaus(quick: Run) -> None:
     f.canvas.draw()
     labels = _texts(f, "plateaulabel:")
     # read: L1d, L2, L3; rmw: L2, L3. This quick run's DRAM points lie short of where DRAM's working
-    # sets start (docs/design.md, "The memory hierarchy") and rmw's L1d points do not agree: no
+    # sets start (docs/design/hierarchy.md, "The memory hierarchy") and rmw's L1d points do not agree: no
     # level is told apart there, so no label (the note under the axes names them).
     assert sorted(a.get_text().split()[0] for a in labels) == ["L1d", "L2", "L2", "L3", "L3"]
     assert "could not be told apart" in " ".join(t.get_text() for t in f.axes[0].texts)

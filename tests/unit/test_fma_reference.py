@@ -1,5 +1,5 @@
 """The FMA-chain references: bounded for every F the suites use, equal to a scalar re-derivation,
-and counted as docs/design.md, "Counting FLOPs and bytes", says."""
+and counted as docs/design/measurement.md, "Counting FLOPs and bytes", says."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _scalar_fma(x: float, y: float, z: float, t: type) -> float:
 @pytest.mark.parametrize("name", sorted(FMA_KERNELS))
 @pytest.mark.parametrize("dtype", ["fp32", "fp16", "fp64"])
 def test_bounded_for_every_F(name: str, dtype: str) -> None:
-    """No inf, NaN or denormal for F up to 1024 over the whole input range (docs/design.md,
+    """No inf, NaN or denormal for F up to 1024 over the whole input range (docs/design/measurement.md,
     "Counting FLOPs and bytes")."""
     fk = FMA_KERNELS[name]
     x = pattern(dtype, -0.5, 0.5, seed=7)
@@ -150,7 +150,7 @@ def test_stream_ceiling_is_dram_only_beyond_four_times_the_llc() -> None:
     assert bandwidth_class(64 << 20, 32 << 20) == "Cache bandwidth"
     assert (
         bandwidth_class(4096, 0) == "DRAM bandwidth"
-    )  # cache size unknown: as docs/design.md, "Measurement", sizes it
+    )  # cache size unknown: as docs/design/measurement.md, "Measurement", sizes it
 
 
 @settings(max_examples=200, deadline=None)

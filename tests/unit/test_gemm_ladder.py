@@ -1,4 +1,4 @@
-"""The GEMM ladder's end (docs/design.md, "The GEMM ladder"): the settle rule on its own, the ladder a
+"""The GEMM ladder's end (docs/design/matrix.md, "The GEMM ladder"): the settle rule on its own, the ladder a
 fake CUDA backend gets from recorded H200 rates (sgemm, dgemm and the tiled kernel settle at 4096,
 TF32 goes on to 8192), the reason recorded with the last size, fewer samples for small sizes, the
 runner keeping those samples only when they are quiet, and the sizes: the default ladder's and a
@@ -312,7 +312,7 @@ def test_the_settle_note_names_the_size_before() -> None:
 def test_a_suite_whose_cases_ended_is_released_without_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
     """The draws a GEMM suite shares between its ladders call a plain function of its kept values,
     not the suite's own method: no reference cycle keeps the suite, and what it holds, alive until
-    Python's collector runs (docs/design.md, "Measurement", "Each suite starts clean")."""
+    Python's collector runs (docs/design/measurement.md, "Measurement", "Each suite starts clean")."""
     import gc
     import weakref
 

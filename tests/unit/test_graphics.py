@@ -479,7 +479,7 @@ def test_plot_writes_every_figure_of_a_graphics_study(tmp_path: Path) -> None:
 
 
 def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As in the roofline runner (docs/design.md, "Clocks and power"): each pass gets the sampler's
+    """As in the roofline runner (docs/design/power.md, "Clocks and power"): each pass gets the sampler's
     summary of its timed window, the study records the sampler, and the report shows the watts."""
     from apple_roofline.graphics.report import format_graphics
     from apple_roofline.telemetry import Sampler

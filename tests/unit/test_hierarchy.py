@@ -1,6 +1,6 @@
 """The memory hierarchy: the plateau finder on synthetic curves, the level ceilings a run derives
 from its hierarchy measurements, the suite's working sets and pass counts, and its NumPy references
-against a word-by-word emulation of the kernels (docs/design.md, "The memory hierarchy")."""
+against a word-by-word emulation of the kernels (docs/design/hierarchy.md, "The memory hierarchy")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Results files that cannot lie (docs/design.md, "Results files"): a saved file of every kind of
+"""Results files that cannot lie (docs/design/files.md, "Results files"): a saved file of every kind of
 study, corrupted field by field, is rejected by the one strict reader with one line naming the
 field and the valid range, and ``plot`` and ``report`` exit 2 with that line: no traceback, no
 figure, no report. Every other hostile value a reader accepts must still be drawn and reported

@@ -1,4 +1,4 @@
-"""The journal every study keeps (study/journal.py; docs/design.md, "Journal and resume"): its file,
+"""The journal every study keeps (study/journal.py; docs/design/files.md, "Journal and resume"): its file,
 its reader (a truncated last line dropped, anything that is not this tool's journal refused), the
 resume checks, keep() measuring only what the resumed journal lacks, and the results' ``resumed``."""
 

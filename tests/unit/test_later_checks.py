@@ -1,4 +1,4 @@
-"""Checks compared while the next case measures (roofline/later.py, docs/design.md, "Time budgets"):
+"""Checks compared while the next case measures (roofline/later.py, docs/design/budgets.md, "Time budgets"):
 the runner's loop over a suite without a device. Each case's output is read on the measuring thread
 right after its samples and compared on the worker while the next case is timed; it is settled
 before the next read, journaled and yielded in order, with its verdict; an adaptive suite, a noisy

@@ -1,4 +1,4 @@
-"""A hierarchy level only from points that tell it apart (docs/design.md, "The memory hierarchy"):
+"""A hierarchy level only from points that tell it apart (docs/design/hierarchy.md, "The memory hierarchy"):
 curves seen on an H200 and on a 2-vCPU Xeon guest, replayed, and the recorded curves of
 test_hierarchy.py, which must keep their levels."""
 

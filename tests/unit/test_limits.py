@@ -1,4 +1,4 @@
-"""Physical limits (docs/design.md, "Physical limits"): a figure above the limit of what it is labelled
+"""Physical limits (docs/design/limits.md, "Physical limits"): a figure above the limit of what it is labelled
 with, at the clock it ran at, sets no ceiling and no level and is flagged in the results, the report
 and the figures; no table shows more than 100 % of anything."""
 

@@ -1,4 +1,4 @@
-"""The measurement loop (docs/design.md, "Measurement") against a fake kernel with scripted launch times."""
+"""The measurement loop (docs/design/measurement.md, "Measurement") against a fake kernel with scripted launch times."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_spin_up_runs_one_long_batch_right_before_the_samples() -> None:
 
 def test_only_the_timed_samples_measure_the_clock() -> None:
     """The warm-up, the calibration and the spin-up call ``Kernel.time`` with ``clock=False`` (no
-    clock probe among their launches, docs/design.md, "Clocks"); the timed samples, the last call,
+    clock probe among their launches, docs/design/clocks.md, "Clocks"); the timed samples, the last call,
     with the clock."""
     ramp = [8e-3, 6e-3, 4e-3, 3e-3, 2e-3, 2e-3]
     k = FakeKernel(ramp)

@@ -251,7 +251,7 @@ def test_layout_checker_catches_an_overlap(m5_run: Run) -> None:
 
 def _gpu_like_run(m5_run: Run) -> Run:
     """An H200-like roofline: TFLOP/s scale, six GEMM precisions and coincident theoretical lines
-    (the figures of the H200 run in docs/report-h200.md)."""
+    (the figures of an H200 run)."""
 
     def c(name: str, kind: str, v: float, src: str) -> Ceiling:
         return Ceiling(name, kind, v, "GB/s" if kind == "bandwidth" else "GFLOP/s", src, "test")

@@ -1,4 +1,4 @@
-"""Progress a person can follow, and noisy sample sets (issue 32; docs/design.md, "Progress" and
+"""Progress a person can follow, and noisy sample sets (issue 32; docs/design/measurement.md, "Progress" and
 "Noisy samples"): the overall "suite k of n" with the time left, counts that end where they say,
 what a stage is doing before its first step ends, only the rates that apply, one measurement of a
 noisy kernel more, and one summary line for the CV warnings."""

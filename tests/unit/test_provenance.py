@@ -1,4 +1,4 @@
-"""The git revision in every results file comes from the project's own checkout only (docs/design.md,
+"""The git revision in every results file comes from the project's own checkout only (docs/design/files.md,
 "Results files"): a copy of the source inside another git repository (an unpacked sdist in a
 monorepo, a vendored copy) records no revision, never the enclosing repository's commit. Both sides
 of the rule: ``provenance.checkout_revision`` (Python) and cmake/git_revision.cmake (the build, run

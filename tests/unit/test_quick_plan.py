@@ -1,5 +1,5 @@
 """The time prediction of a ``--quick`` run and the budgets and grid sized from it
-(roofline/predict.py, roofline/quick_plan.py, the suites' work descriptions; docs/design.md, "Time
+(roofline/predict.py, roofline/quick_plan.py, the suites' work descriptions; docs/design/budgets.md, "Time
 budgets"). Rates are given, never measured, so every number here is the same on any machine."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Files read like a database reads them (issue 46, rows 3, 4, 5, 6 and 11; docs/design.md, "Results
+"""Files read like a database reads them (issue 46, rows 3, 4, 5, 6 and 11; docs/design/files.md, "Results
 files"): every file the tool reads is a regular file no larger than the cap of its kind, else it is
 refused before it is read (a FIFO never blocks, /dev/zero is never read); a key given twice in a JSON
 object, a measurement given twice in a run, a journal record of another measurement than its key and

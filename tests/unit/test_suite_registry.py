@@ -1,4 +1,4 @@
-"""The suites' registry (docs/design.md, "Adding a suite"): every folder of suites/ is found, in run
+"""The suites' registry (docs/design/extending.md, "Adding a suite"): every folder of suites/ is found, in run
 order, and a folder that is no suite is named in a clear error. The folders a test adds live in a
 temporary directory put on the suites package's path; the registry forgets them afterwards."""
 

@@ -1,4 +1,4 @@
-"""Clocks and power (docs/design.md, "Clocks and power"): the window summary, the NVML sampler
+"""Clocks and power (docs/design/power.md, "Clocks and power"): the window summary, the NVML sampler
 against a fake pynvml, the RAPL sampler against a fake powercap tree, the choice of sampler and
 the runner's parameters with a fake sampler."""
 
@@ -416,7 +416,7 @@ def test_runner_attaches_the_window_of_the_timed_samples() -> None:
         "effective_clock_mhz": 1980.0,
     }
     assert isinstance(source, str) and source.startswith("reported:")  # the backend measured none: labelled
-    # no window, or no sampler: nothing sampled, and the clock's absence said (docs/design.md, "Clocks")
+    # no window, or no sampler: nothing sampled, and the clock's absence said (docs/design/clocks.md, "Clocks")
     for got in (
         measurement_params({"n": 1}, "", Timing(1, (1e-3,), 3), s),
         measurement_params({"n": 1}, "", timing, None),

@@ -1,4 +1,4 @@
-"""Apple silicon's clocks and power (docs/design.md, "Clocks and power"): the ``powermetrics``
+"""Apple silicon's clocks and power (docs/design/power.md, "Clocks and power"): the ``powermetrics``
 plist parser and its subprocess sampler, the IOReport channel arithmetic and its ctypes layer
 against a fake library, and the choice between them. Nothing here runs on a Mac: every plist and
 channel below is SYNTHETIC, built from the documented formats (keys as asitop reads them, channel

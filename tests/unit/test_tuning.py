@@ -361,7 +361,7 @@ def test_work_per_kernel_does_not_grow_with_the_sizes(
     fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, suite: str, fixed_launch: bool
 ) -> None:
     """Buffers are allocated and references built once per kernel, whatever the number of sizes
-    (the speed-up of rebinding a planned case, docs/design.md, "Threadgroup-size tuning"); where
+    (the speed-up of rebinding a planned case, docs/design/studies.md, "Threadgroup-size tuning"); where
     the launch does not depend on the block, the inputs are also written once. (The whole-wave
     suites re-size their launches, and grow their buffers only when a size's whole waves need more:
     here every size's wave is the same number of threads.)"""

@@ -1,4 +1,4 @@
-"""The bounds of device waits (docs/design.md, "A watchdog on every device wait"): the bound of a
+"""The bounds of device waits (docs/design/watchdog.md, "A watchdog on every device wait"): the bound of a
 pass from its predicted time, the calling thread's limit (Python's and the extension's), a bounded
 wait, the error a stopped device raises, how a runner's partial study carries it, and how the
 command line ends (exit 1, the message, the partial study written)."""

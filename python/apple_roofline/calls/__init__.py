@@ -1,5 +1,5 @@
 """The per-call cost study: time per call against FLOPs per call of one matmul through every path
-the machine has, each path a fixed overhead plus a rate (docs/design.md, "The per-call cost study").
+the machine has, each path a fixed overhead plus a rate (docs/design/studies.md, "The per-call cost study").
 
 * :mod:`.shapes` — the grid of shapes C[B×N] = A[B×N]·W[N×N] and its limits;
 * :mod:`.paths` — the registry of paths (``blas``, ``cublas``, ``mps``, ``kernel``, Core ML);

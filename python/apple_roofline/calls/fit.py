@@ -1,5 +1,5 @@
 """The per-call cost model: a fixed overhead plus a rate, fitted per path, and where paths cross
-(docs/design.md, "The per-call cost study").
+(docs/design/studies.md, "The per-call cost study").
 
 A call of F FLOPs through a path costs
 

@@ -1,5 +1,5 @@
 """The results of a per-call cost study: one matmul shape through one path, and the study as a
-results file (docs/design.md, "The per-call cost study").
+results file (docs/design/studies.md, "The per-call cost study").
 
 A study (:func:`~.runner.run_calls`, ``apple-roofline calls``) times C[B×N] = A[B×N]·W[N×N] (fp32)
 over a grid of shapes (:mod:`.shapes`) through every path the machine has (:mod:`.paths`): a

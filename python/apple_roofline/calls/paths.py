@@ -1,4 +1,4 @@
-"""The paths a matmul call can take, as a small registry (docs/design.md, "The per-call cost study").
+"""The paths a matmul call can take, as a small registry (docs/design/studies.md, "The per-call cost study").
 
 Each :class:`CallPath` has a name, the device backends whose studies include it, a statement of
 what one call includes, and a ``prepare`` function that sets up one shape: buffers written, the

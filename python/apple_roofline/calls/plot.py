@@ -1,4 +1,4 @@
-"""The figure of a per-call cost study (docs/design.md, "The per-call cost study").
+"""The figure of a per-call cost study (docs/design/studies.md, "The per-call cost study").
 
 Log-log: time per call (µs) against FLOPs per call. Per path (one colour of
 :data:`apple_roofline.figures.PALETTE` each): the medians of its valid shapes with p10–p90 bars,

@@ -1,5 +1,5 @@
 """Text reports of a per-call cost study: the per-shape table, the fits, the crossovers; Markdown,
-CSV, JSON (docs/design.md, "The per-call cost study").
+CSV, JSON (docs/design/studies.md, "The per-call cost study").
 
 Times are per call in microseconds (µs, 1e-6 s) to 3 significant figures; rates in GFLOP/s (1e9
 FLOP/s) from the median; FLOPs per call as counted by the gemm suite (2·B·N²). The fits and

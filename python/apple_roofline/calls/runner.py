@@ -1,5 +1,5 @@
 """Running the per-call cost study: every matmul shape of the grid through every path of the device
-(docs/design.md, "The per-call cost study").
+(docs/design/studies.md, "The per-call cost study").
 
 For each path (:data:`~.paths.PATHS`) that the device's backend has, and each shape (B, N) of the
 grid (:mod:`.shapes`), smallest FLOPs first:
@@ -15,7 +15,7 @@ grid (:mod:`.shapes`), smallest FLOPs first:
 
 A path the device cannot run (cuBLAS missing, Core ML off macOS, a path of another
 backend that was asked for) is skipped with its reason; when no path can run, the study raises
-instead of returning an empty one (docs/design.md, "Exit codes"). Statistics are the per-call distribution
+instead of returning an empty one (docs/design/files.md, "Exit codes"). Statistics are the per-call distribution
 (:func:`apple_roofline.stats.summarize`: median, p10, p90); fits and crossovers are derived by the
 model (:mod:`.fit`).
 """
@@ -51,7 +51,7 @@ __all__ = [
     "run_calls",
 ]
 
-#: Fewest timed calls per shape (docs/design.md, "Measurement": at least 10 samples).
+#: Fewest timed calls per shape (docs/design/measurement.md, "Measurement": at least 10 samples).
 MIN_REPS = 10
 #: Most timed calls per shape, by default, and the largest ``max_reps`` accepted.
 DEFAULT_MAX_REPS = 200
@@ -330,7 +330,7 @@ def run_calls(
         progress: receives ``start("calls", total)``, ``advance(description)``, ``finish("calls")``.
         command: the command line to record.
         open_backend, core: how the device is opened and the extension module (tests pass fakes).
-        journal: keeps each measurement as it finishes (docs/design.md, "Journal and resume"; key
+        journal: keeps each measurement as it finishes (docs/design/files.md, "Journal and resume"; key
             ``"PATH BxN"``); one its resumed journal holds is kept, not measured again.
 
     Raises:

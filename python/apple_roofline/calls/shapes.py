@@ -1,4 +1,4 @@
-"""The matmul shapes of the per-call cost study, and their limits (docs/design.md, "The per-call cost study").
+"""The matmul shapes of the per-call cost study, and their limits (docs/design/studies.md, "The per-call cost study").
 
 One call is C[B×N] = A[B×N]·W[N×N] in fp32 (row-major, no transpose): a batch of B vectors through
 an N×N weight matrix, 2·B·N·N FLOPs (:func:`~apple_roofline.suites.gemm.suite.gemm_flops` with M = B,

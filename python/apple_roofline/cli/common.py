@@ -2,7 +2,7 @@
 reading results files, and turning the library's typed errors into messages.
 
 Every error is one line on stderr, ``error: ...``, naming the value and the valid range; no
-traceback. Exit codes (docs/design.md, "Exit codes"): 0 something was measured (or a file was
+traceback. Exit codes (docs/design/files.md, "Exit codes"): 0 something was measured (or a file was
 read and shown); 1 the machine cannot measure what was asked (nothing measurable here, a device
 error, a measurement that failed validation, a file that could not be written); 2 bad arguments
 or a bad results file; 128 + N on signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
@@ -351,7 +351,7 @@ def write_partial(partial: Any, path: Path, stopped: Optional[DeviceStopped] = N
     ``path``, say so on stderr and exit 128 + the signal (130 for Ctrl-C), or 1 after a device stop
     (:func:`interruption`; with an error when it cannot be written). Only the results file is written,
     not the report and figures, which take seconds to draw where a signal's end must take less than
-    two (docs/design.md, "A watchdog on every device wait"): ``report`` and ``plot`` make them from it.
+    two (docs/design/watchdog.md, "A watchdog on every device wait"): ``report`` and ``plot`` make them from it.
     Where the study's journal is beside ``path``, the line names first the command that continues it
     (:func:`resume_command`: ``continue with: apple-roofline run --quick --resume out``)."""
     from ..study.files import write_text_atomic

@@ -2,7 +2,7 @@
 
 Builds the matmul models with coremltools (the ``coreml`` extra) into the cache, checks their
 accounting, and times Core ML predictions per compute unit from Objective-C++ and from Python.
-Writes DIR/engines.json, engines.md and engines.png and exits by the rule of docs/design.md, "Exit
+Writes DIR/engines.json, engines.md and engines.png and exits by the rule of docs/design/files.md, "Exit
 codes": 0 when everything built, held its accounting and validated; 1 when the machine cannot
 measure (off macOS: "Core ML predictions need macOS", nothing built or written; coremltools not
 installed; Core ML refused every point), an output failed validation, a model's accounting did not

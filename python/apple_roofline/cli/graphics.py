@@ -1,7 +1,7 @@
 """``apple-roofline graphics``: the render-pass and texture paths of a GPU (the graphics study).
 
 Writes DIR/graphics.json, graphics.md, graphics-fill.png and graphics-texture.png and exits by the
-rule of docs/design.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the
+rule of docs/design/files.md, "Exit codes": 0 when every pass is valid, 1 when one failed validation, the
 device failed, wgpu is not installed or finds no adapter, or the device ran none of the passes
 (nothing is written); 2 for bad usage (an unknown device, adapter, suite or pattern, ``--overdraw
 0``, a negative F, a malformed ``--budget``), 130 when interrupted (the partial study is written).
@@ -118,7 +118,7 @@ def graphics(
     out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
     prepare_out(out)
     started = process_start()
-    # the figures' processes import the plotting stack while the study measures (docs/design.md,
+    # the figures' processes import the plotting stack while the study measures (docs/design/wall-time.md,
     # "Where the time goes")
     with figure_pool(len(FIGURE_JOBS), GRAPHICS_PRELOAD) as pool:
         try:

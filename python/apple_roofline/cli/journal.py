@@ -1,4 +1,4 @@
-"""``--resume DIR``: the journal a study command keeps, or the one it continues (docs/design.md,
+"""``--resume DIR``: the journal a study command keeps, or the one it continues (docs/design/files.md,
 "Journal and resume")."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Progress on stderr: Rich progress bars on a terminal (one for the whole study, "suite k of n" with
-the time left, and one per stage), plain lines otherwise (docs/design.md, "Progress")."""
+the time left, and one per stage), plain lines otherwise (docs/design/measurement.md, "Progress")."""
 
 from __future__ import annotations
 

@@ -227,7 +227,7 @@ def run(
 
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
-    with drawing_pool(spec.backend) as pool:  # docs/design.md, "Where the time goes"
+    with drawing_pool(spec.backend) as pool:  # docs/design/wall-time.md, "Where the time goes"
         result = _measure(spec, options, journal, out, created_out)
         # -- write and summarise
         result, written, problems = _write(result, out, which, kernel_set, pool)

@@ -1,5 +1,5 @@
-"""SIGTERM and SIGHUP end a command as Ctrl-C does (docs/design.md, "Journal and resume"), and a
-command that was interrupted, or whose device stopped responding, leaves at once (docs/design.md,
+"""SIGTERM and SIGHUP end a command as Ctrl-C does (docs/design/files.md, "Journal and resume"), and a
+command that was interrupted, or whose device stopped responding, leaves at once (docs/design/watchdog.md,
 "A watchdog on every device wait").
 
 What ``timeout``, a batch scheduler, ``docker stop``, a CI cancellation (SIGTERM) or a closed

@@ -1,6 +1,6 @@
 """``apple-roofline tune``: the threadgroup / block size of the suites' kernels (the tuning study).
 
-Writes DIR/tune.json, tune.md and tune.png and exits by the rule of docs/design.md, "Exit codes": 0
+Writes DIR/tune.json, tune.md and tune.png and exits by the rule of docs/design/files.md, "Exit codes": 0
 when every timed point is valid, 1 when one failed validation, the device failed or no point could
 be timed (every size rejected: nothing is written), 2 for bad usage (an unknown device or
 suite, a device without a threadgroup size such as the CPU, a size that is not a multiple of the

@@ -1,5 +1,5 @@
 """The dispatch-latency study: what one kernel launch costs, from native code, from Python and
-through the peer libraries (docs/design.md, "Adding a study").
+through the peer libraries (docs/design/extending.md, "Adding a study").
 
 * :mod:`.kernels` — the null and tiny kernels, and the check of the tiny kernel's output;
 * :mod:`.model` — the results: :class:`LatencySeries`, :class:`Pairing`, :class:`PeerSkipped` and

@@ -5,7 +5,7 @@
 * ``tiny``: one threadgroup/block of :data:`TINY_ITEMS` threads, each adding 1.0 to one float4 of a
   :data:`TINY_BYTES` buffer (:data:`TINY_FLOATS` float32). On a zeroed buffer every float counts the
   launches made, so :func:`check_tiny_counts` catches a launch dropped or run twice
-  (docs/design.md, "Validation").
+  (docs/design/measurement.md, "Validation").
 
 The sources are ``shaders/cuda/dispatch.cu`` and ``shaders/metal/dispatch.metal``
 (:data:`KERNEL_SOURCES`), and the CPU backend's built-in twins. Nothing here imports the extension.

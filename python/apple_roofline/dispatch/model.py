@@ -25,14 +25,14 @@ one clock:
 
 A series' distribution is :func:`apple_roofline.stats.summarize` of its samples; reports use its
 order statistics (p10, p50, p90, p99, max), the way wrk2 and HdrHistogram report latency: a mean
-hides the tail (docs/design.md, "Measurement"). Samples are seconds per launch and may be zero or
+hides the tail (docs/design/measurement.md, "Measurement"). Samples are seconds per launch and may be zero or
 negative only for ``start_latency`` and ``step`` (a device instant mapped onto the host clock carries
 that mapping's uncertainty, recorded in the series' note; and a GPU may start the work before the
 host's launch call returns).
 
 The JSON written by :meth:`DispatchStudy.save` is the header every results file shares
 (:class:`~apple_roofline.study.document.Document`, with ``kind`` ``"dispatch"`` and
-``schema_version`` 1; docs/design.md, "Results files") and::
+``schema_version`` 1; docs/design/files.md, "Results files") and::
 
     params     object: the study's settings (reps, launches, warmup, tiny_bytes, tiny_items, peers)
     series     [LatencySeries]: see LatencySeries.to_dict

@@ -31,7 +31,7 @@ backend's built-in twins), :func:`run_dispatch` measures:
 Every measure of the tiny kernel is validated: the buffer is zeroed before it and must hold exactly
 the number of launches made after it (:func:`~.kernels.check_tiny_counts`). The null kernel has no
 output; its launches are checked by the device reporting no error. Timed Python loops run with the
-garbage collector off, as ``timeit`` does (docs/design.md, "Measurement" and "Validation").
+garbage collector off, as ``timeit`` does (docs/design/measurement.md, "Measurement" and "Validation").
 
 "Apple M5 GPU Roofline Analysis" reports about 350 µs for a Metal round trip (create, encode,
 commit, wait) and about 25 µs per Core ML prediction; the Metal steps show where such a round trip's
@@ -330,7 +330,7 @@ def run_dispatch(
         progress: receives ``start("dispatch", total)``, ``advance(description)`` and
             ``finish("dispatch")``.
         command: the command line to record.
-        journal: keeps each step's series as the step finishes (docs/design.md, "Journal and
+        journal: keeps each step's series as the step finishes (docs/design/files.md, "Journal and
             resume"; keys ``"KERNEL throughput native device"``, ``"KERNEL MEASURE paired host"``
             (both loops, interleaved), ``"KERNEL timeline"``, ``"peers"``); a
             step its resumed journal holds is kept, not measured again.

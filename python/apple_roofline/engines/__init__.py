@@ -9,7 +9,7 @@
 * :mod:`.report`, :mod:`.plot`, :mod:`.outputs` — the views and the files written.
 
 After the "ANE: The Neural Engine", "INT8 Quantization" and "Core ML Overhead" parts of the Apple M5
-GPU Roofline Analysis (docs/design.md, "The engines study").
+GPU Roofline Analysis (docs/design/studies.md, "The engines study").
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each model computes ``y = x · W`` with ``x`` of shape (B, K) (FP16 activations,
 constant weight ``W`` of shape (K, M): square N × N weights (K = M = N) or the M5 article's FFN shape
 (2048 × 8192). Precisions: ``fp16`` (FP16 weights and activations) and ``w8a16`` (INT8 weights by
 coremltools' per-channel linear quantization, an FP16 scale and an INT8 zero point per output
-channel; FP16 activations). Counting (docs/design.md, "Counting FLOPs and bytes"):
+channel; FP16 activations). Counting (docs/design/measurement.md, "Counting FLOPs and bytes"):
 
 * FLOPs = 2·B·K·M per prediction (one multiply and one add per term of every dot product);
 * bytes = weights + inputs + outputs, each read or written once: weights 2·K·M (fp16) or
@@ -13,7 +13,7 @@ channel; FP16 activations). Counting (docs/design.md, "Counting FLOPs and bytes"
 
 Compute units are coremltools' names of ``MLModelConfiguration.computeUnits``: ``CPU_ONLY``,
 ``CPU_AND_GPU``, ``CPU_AND_NE`` (CPU and Neural Engine; it excludes the GPU but does not force the
-Neural Engine) and ``ALL`` (docs/design.md, "The engines study").
+Neural Engine) and ``ALL`` (docs/design/studies.md, "The engines study").
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the point's model under its compute units: per operation, the device Core ML pre
 (``MLComputePlan``, macOS 14.4+), or ``known: false`` with the reason it cannot be known.
 
 GFLOP/s = flops / median seconds per prediction; FLOPs and bytes come from :mod:`.kernels`
-(docs/design.md, "Counting FLOPs and bytes" and "The engines study").
+(docs/design/measurement.md, "Counting FLOPs and bytes" and "The engines study").
 """
 
 from __future__ import annotations

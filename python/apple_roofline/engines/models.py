@@ -15,7 +15,7 @@ Cache: ``<cache>/<key>/`` with ``model.mlpackage`` (built here, on any OS), ``mo
 FP16), where ``key`` hashes the model's parameters and the coremltools and NumPy versions. A
 folder is complete once its ``model.json`` exists (written last, atomically); anything else is
 rebuilt. coremltools is the optional extra ``apple_roofline[coreml]``
-(docs/design.md, "The engines study").
+(docs/design/studies.md, "The engines study").
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 * native: ``_core.coreml_time`` (Objective-C++, ``native/metal/coreml.mm``): the compiled model
   loaded with its compute units, FP16 inputs as MLMultiArrays over memory allocated once, each
-  ``predictionFromFeatures`` timed alone on the host clock after a warm-up (docs/design.md,
+  ``predictionFromFeatures`` timed alone on the host clock after a warm-up (docs/design/measurement.md,
   "Measurement"); the per-prediction overhead the M5 article reports (about 25 µs) is not buried
   under Python's.
 * python: coremltools' ``CompiledMLModel.predict`` on the same compiled model, each call timed with
   ``time.perf_counter`` (the dispatch study's Python path for kernels).
 
-Validation (docs/design.md, "Validation"): the first timed output is compared with the NumPy product
+Validation (docs/design/measurement.md, "Validation"): the first timed output is compared with the NumPy product
 of the FP16 input and the reference weight (FP16 weights, or the dequantized INT8 ones for w8a16)
 against the FP32-accumulation bound of :func:`~apple_roofline.suites.gemm.suite.check_gemm` and, failing
 that, the FP16-accumulation bound of

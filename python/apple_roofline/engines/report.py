@@ -5,7 +5,7 @@ table, the weight bytes each model really holds); the M5 article's tables — de
 per size and compute unit, batch scaling per size, W8A16 against FP16 —; per-prediction times
 (median, p10, p90, p99 on the native path, the Python path's median and what Python adds) with the
 devices Core ML planned; points not measured; warnings. A study without predictions (off macOS)
-says so at the top and has no numbers in its tables (docs/design.md, "The engines study").
+says so at the top and has no numbers in its tables (docs/design/studies.md, "The engines study").
 """
 
 from __future__ import annotations

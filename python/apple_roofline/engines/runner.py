@@ -7,7 +7,7 @@ against NumPy before its number is reported (:mod:`.predict`). Off macOS nothing
 the study refuses (:class:`~apple_roofline.errors.CannotMeasure`, "Core ML predictions need
 macOS") before building anything, and returns no study that holds no measurement. A point Core ML
 refuses is ``failed`` with Core ML's message; a study whose every point failed raises too
-(docs/design.md, "The engines study" and "Exit codes").
+(docs/design/studies.md, "The engines study" and "Exit codes").
 """
 
 from __future__ import annotations
@@ -186,7 +186,8 @@ class EnginesRunner:
             As :func:`run_engines`.
         """
         why_not = predictions_unavailable()
-        if why_not:  # no prediction can be timed here: refuse before building anything (docs/design.md, "Exit codes")
+        # no prediction can be timed here: refuse before building anything (docs/design/files.md, "Exit codes")
+        if why_not:
             raise CannotMeasure(
                 f"nothing measured: {why_not}: the engines study times Core ML predictions, and "
                 "none can run on this machine"
@@ -325,7 +326,7 @@ def run_engines(
         reps: predictions timed per point and path, 1 to 100000 (default 100, ``quick`` 20).
         cache_dir: where models are built (default :func:`~.models.default_cache_dir`).
         python_path: also time coremltools' Python ``predict``.
-        journal: keeps each point as it finishes (docs/design.md, "Journal and resume"; key its
+        journal: keeps each point as it finishes (docs/design/files.md, "Journal and resume"; key its
             label, ``"ALL fp16 2048 B=64"``); a point its resumed journal holds is kept, not
             measured again.
 

@@ -8,7 +8,7 @@
 * :mod:`.report`, :mod:`.plot`, :mod:`.outputs` — the views and the files written.
 
 After the "Graphics Pipeline: TBDR Changes Everything" part of the Apple M5 GPU Roofline Analysis
-(docs/design.md, "The graphics study").
+(docs/design/graphics.md, "The graphics study").
 """
 
 from __future__ import annotations

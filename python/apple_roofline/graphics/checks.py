@@ -1,4 +1,4 @@
-"""Reference images computed ahead and target checks run beside the measuring thread (docs/design.md,
+"""Reference images computed ahead and target checks run beside the measuring thread (docs/design/graphics.md,
 "The graphics study", "Timing").
 
 Building a texture reference (:func:`~.kernels.texture_sums`) takes longer than timing the pass, and

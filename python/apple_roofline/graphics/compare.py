@@ -1,5 +1,5 @@
 """Comparing a read-back target with its reference within a bound, in float32 where that decides
-exactly what float64 arithmetic decides (docs/design.md, "The graphics study", "Validation").
+exactly what float64 arithmetic decides (docs/design/graphics.md, "The graphics study", "Validation").
 
 A 1080p rgba32float target holds 8.3 million values; converting both images to float64 to compare them
 took 0.25 s per pass on a 2-core x86 host, more than timing the pass, so a study's checks fell behind

@@ -1,5 +1,5 @@
 """Which passes a graphics study measures, how many samples each takes, and the seconds each suite
-may take (docs/design.md, "The graphics study": the grid, time budgets).
+may take (docs/design/graphics.md, "The graphics study": the grid, time budgets).
 
 Three grids, each a list of cases per suite:
 

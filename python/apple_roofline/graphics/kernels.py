@@ -1,5 +1,5 @@
 """The graphics suites as data: what each render pass computes per pixel, how it is counted, and its
-NumPy reference (docs/design.md, "The graphics study").
+NumPy reference (docs/design/graphics.md, "The graphics study").
 
 Three suites, after the "Graphics Pipeline: TBDR Changes Everything" part of the Apple M5 GPU
 Roofline Analysis, which compares itself with a Vulkan study of a Radeon 780M:

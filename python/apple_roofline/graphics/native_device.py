@@ -1,6 +1,6 @@
 """The graphics suites on the native Metal backend (``metal:N``): the render passes of
 :mod:`.wgpu_device`, built by ``_core.Backend.render_pass`` from ``shaders/metal/graphics.metal``
-(docs/design.md, "The graphics study").
+(docs/design/graphics.md, "The graphics study").
 
 The runner sees :class:`NativeGraphicsDevice` and :class:`NativePass` exactly as it sees the wgpu
 ones: ``fill_pass``, ``texture_pass``, ``max_texture``, ``name``, ``info``; passes with

@@ -5,7 +5,7 @@ Each figure is a drawing job (:data:`FIGURE_JOBS`) that writes its own file atom
 can be drawn side by side on a pool of processes (:func:`~apple_roofline.roofline.draw.figure_pool`,
 started with the study so that its processes import :data:`GRAPHICS_PRELOAD` while it measures) or
 one after the other in this process; the files are the same either way. :func:`write_timed_graphics`
-also measures the study's end phase (docs/design.md, "Where the time goes"). The write phase is
+also measures the study's end phase (docs/design/wall-time.md, "Where the time goes"). The write phase is
 atomic as a whole (:mod:`apple_roofline.study.outputs`): graphics.json lists the files not yet
 written until the last one is.
 """

@@ -1,4 +1,4 @@
-"""Timing render passes at the GPU's loaded clock (docs/design.md, "The graphics study", "Timing").
+"""Timing render passes at the GPU's loaded clock (docs/design/graphics.md, "The graphics study", "Timing").
 
 A GPU left idle lowers its clock within milliseconds and raises it again only under sustained work
 (on an H100 through Vulkan, 1980 MHz fell to 345 MHz between Python-paced passes; texture passes came

@@ -1,4 +1,4 @@
-"""Measuring the passes of one graphics study (docs/design.md, "The graphics study"):
+"""Measuring the passes of one graphics study (docs/design/graphics.md, "The graphics study"):
 :class:`PassMeasurer` builds each fill and texture pass, chooses its layers, times it through the
 study's :class:`~.pacing.Pacer`, and queues its check against the NumPy reference (:mod:`.checks`).
 A tile-memory pass the fill-rate suite already measured in the study (rgba8unorm, opaque) is kept from
@@ -119,7 +119,7 @@ class PassMeasurer:
         samples: samples of a pass, given its suite and case (the grid's :meth:`~.grid.Grid.samples`);
             default the pacer's ``reps`` for every pass.
         journal: gets each pass once its check has given its verdict (from the checking thread);
-            a pass its resumed journal holds is kept, not measured (docs/design.md, "Journal and
+            a pass its resumed journal holds is kept, not measured (docs/design/files.md, "Journal and
             resume"; keys ``"SUITE FORMAT F=F MODE STORE"``, ``"texture SIZE PATTERN FILTER xFETCHES"``).
     """
 

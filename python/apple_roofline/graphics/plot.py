@@ -33,7 +33,7 @@ __all__ = ["plot_fill", "plot_texture", "FILL_FIGSIZE", "TEXTURE_FIGSIZE"]
 FILL_FIGSIZE: Tuple[float, float] = (15.0, 5.0)
 TEXTURE_FIGSIZE: Tuple[float, float] = (14.0, 9.0)
 _STORE_COLORS = {"store": PALETTE[0], "discard": PALETTE[1]}
-# every line here is measured, so solid (docs/design.md, "The roofline model and its views": the line
+# every line here is measured, so solid (docs/design/model.md, "The roofline model and its views": the line
 # styles of every figure); the second series of a pair takes hollow markers instead of a dashed line
 _MODE_HOLLOW = {"opaque": False, "blended": True}
 

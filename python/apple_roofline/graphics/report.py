@@ -6,7 +6,7 @@ F = 0 and the fragment ALU rate at the largest F); tile memory (per format: GPix
 and GB/s, each format against R8 at the same F); the texture cache (GTexel/s and effective GB/s per size,
 pattern, filter and fetch count, and the cliffs with their working sets); clocks and power where sampled;
 skipped passes; warnings. What the modes mean on a tile-based deferred renderer and on an immediate-mode GPU
-is stated in the report itself (docs/design.md, "The graphics study").
+is stated in the report itself (docs/design/graphics.md, "The graphics study").
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def clock_cell(m: Measurement) -> str:
 
 
 def steady_note(study: GraphicsStudy) -> str:
-    """What the steady clock is, its value, and which passes ran below it (docs/design.md, "The
+    """What the steady clock is, its value, and which passes ran below it (docs/design/graphics.md, "The
     graphics study", "Steady clock")."""
     steady = study.params.get("steady_clock_mhz")
     clocked = [m for m in study.measurements if pass_clock(m.params) is not None]
@@ -366,12 +366,12 @@ def _markdown(study: GraphicsStudy) -> str:
     lines += ["", "## Tile memory", ""] + _tilemem_lines(study)
     lines += ["", "## Texture cache", ""] + _texture_lines(study)
     note, table = telemetry_note(study.device), efficiency_table(study.measurements)
-    if note is not None or table is not None:  # docs/design.md, "Clocks and power"
+    if note is not None or table is not None:  # docs/design/power.md, "Clocks and power"
         lines += ["", "## Clocks and power", ""] + ([note] if note else [])
         if "clock_tolerance" in study.params:  # studies that mark the steady clock
             lines += ["", steady_note(study)]
         lines += (([""] if note else []) + table_lines(table)) if table is not None else []
-    if study.suite_times:  # docs/design.md, "Time budgets"
+    if study.suite_times:  # docs/design/budgets.md, "Time budgets"
         cut = [t.suite for t in study.suite_times if t.cut]
         lines += ["", "## Time per suite", ""] + markdown_table(
             list(TIME_HEADER), [list(r) for r in time_rows(study.suite_times, study.phase_times)], TIME_ALIGN

@@ -17,7 +17,7 @@ Options are checked in :mod:`.options` (its checks are re-exported here for the 
 passes built, timed and queued for checking in :mod:`.passes` (layers, calibration).
 
 Devices: ``wgpu:N`` (the N-th wgpu adapter: Vulkan, Metal, D3D12); ``metal:N``, the native Metal
-render passes, is built on macOS only (docs/design.md, "The graphics study").
+render passes, is built on macOS only (docs/design/graphics.md, "The graphics study").
 """
 
 from __future__ import annotations
@@ -309,12 +309,12 @@ def run_graphics(
             ``full``). A spent budget stops its suite before the next pass; ``suite_times`` and a
             warning say so.
         telemetry: sample clocks and power in the background, as the roofline runner does
-            (docs/design.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
+            (docs/design/power.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
             adapter, RAPL for a CPU adapter on Linux); each pass's measurement gets the clocks and
             power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :mod:`.steady`),
             and ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot
             read never fails the study.
-        journal: keeps each pass once it is checked (docs/design.md, "Journal and resume"); a
+        journal: keeps each pass once it is checked (docs/design/files.md, "Journal and resume"); a
             pass its resumed journal holds is kept, not measured again.
 
     Raises:

@@ -1,5 +1,5 @@
 """What the graphics study says when the first pass of a study on an NVIDIA GPU through Vulkan
-never finishes (docs/design.md, "A GPU whose render passes never finish").
+never finishes (docs/design/watchdog.md, "A GPU whose render passes never finish").
 
 On NVIDIA's Vulkan driver (580.159.04, H200, 2026-11-27) two things leave a GPU unable to finish
 any later render pass, in every later process, until the GPU is reset: a CUDA kernel that faulted on
@@ -23,7 +23,7 @@ WEDGED_GPU_HINT = (
     "address, in any process) or after a process ended with a render pass still running on it (a killed "
     "study, a shader that never ends): every later process hangs the same way until the GPU is reset "
     "(nvidia-smi -r, with no process on it) or the host restarts; "
-    'docs/design.md, "A GPU whose render passes never finish"'
+    'docs/design/watchdog.md, "A GPU whose render passes never finish"'
 )
 
 

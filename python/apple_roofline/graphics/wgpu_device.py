@@ -10,7 +10,7 @@ Timing: a sample is ``batch`` render passes in one command encoder; the GPU writ
 beginning of the first and the end of the last (the ``timestamp-query`` feature, WebGPU's
 ``timestampWrites``). :meth:`WgpuPass.run` puts a counting pass, ``lead`` untimed passes, every sample of one
 measurement and the stored pass read back for validation into **one queue submission**, so the GPU runs them
-back to back with no host gap (docs/design.md, "The graphics study", "Timing"). wgpu-native reports timestamps
+back to back with no host gap (docs/design/graphics.md, "The graphics study", "Timing"). wgpu-native reports timestamps
 in the backend's ticks, converted with the queue's timestamp period (:func:`timestamp_tick`). Without the
 feature, a sample is the host's clock around its own submission and the wait for it, and the pass's ``timer``
 says so. Pipelines and render targets are built once per device and shared by the passes that use them. Shaded
@@ -357,7 +357,7 @@ class WgpuDevice:
         found = self.wgpu.gpu.enumerate_adapters_sync()
         if not found:
             raise WgpuUnavailable("wgpu finds no adapter on this machine (no Vulkan, Metal, D3D12 or OpenGL driver)")
-        if not 0 <= index < len(found):  # the argument, not the machine (docs/design.md, "Exit codes")
+        if not 0 <= index < len(found):  # the argument, not the machine (docs/design/files.md, "Exit codes")
             raise OptionError(
                 "device",
                 f"wgpu:{index}",
@@ -438,7 +438,7 @@ class WgpuDevice:
     def read_back(self, buffer: Any) -> memoryview:
         """The bytes of ``buffer`` (a COPY_SRC buffer) once every earlier submission has finished:
         copied into a mappable buffer in a new submission and mapped. What ``queue.read_buffer`` does,
-        with the map's wait bounded (docs/design.md, "A watchdog on every device wait"): wgpu 0.32's
+        with the map's wait bounded (docs/design/watchdog.md, "A watchdog on every device wait"): wgpu 0.32's
         ``sync_wait`` has no timeout, and waits for ever on a device that stopped answering.
 
         Raises:

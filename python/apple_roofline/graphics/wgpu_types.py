@@ -1,4 +1,4 @@
-"""wgpu's C types parsed ahead, on a thread (docs/design.md, "Where the time goes").
+"""wgpu's C types parsed ahead, on a thread (docs/design/wall-time.md, "Where the time goes").
 
 wgpu 0.32 builds each struct it passes to wgpu-native with ``ffi.new("WGPU... *")``; cffi parses a
 C type the first time it is named, re-reading a typedef per wgpu type each time, so every new name

@@ -1,5 +1,5 @@
 """Several measuring processes at once, one per device, each on its own share of the host's cores,
-and the signals that stop them (docs/design.md, "Every GPU of a node").
+and the signals that stop them (docs/design/extending.md, "Every GPU of a node").
 
 :func:`run_children` starts every :class:`Child` (a command line, its results folder, the CPUs it
 may use), each in its own session so that the terminal's Ctrl-C reaches the parent alone. On Linux

@@ -1,4 +1,4 @@
-"""References to compare runs with (``apple-roofline compare RUN --reference NAME``; docs/design.md,
+"""References to compare runs with (``apple-roofline compare RUN --reference NAME``; docs/design/extending.md,
 "References"), shipped as package data:
 
 * **published figures** (:class:`PublishedReference`): what articles and public tables state about

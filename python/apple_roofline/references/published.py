@@ -1,5 +1,5 @@
 """Published figures as a reference: what an article or a public table states about a chip, each
-figure with where in its source it stands (docs/design.md, "References").
+figure with where in its source it stands (docs/design/extending.md, "References").
 
 A published reference is one source (:class:`Source`: title, author, publisher, address, date)
 and its figures (:class:`PublishedFigure`): the chip it is for (``"Apple M5"``, as the device

@@ -1,5 +1,5 @@
 """A published reference's figures as ceilings to draw beside runs (``apple-roofline compare RUN
---reference NAME -o FILE``; docs/design.md, "References"): the figures that are a roof — set beside
+--reference NAME -o FILE``; docs/design/extending.md, "References"): the figures that are a roof — set beside
 a run's ceiling (``compare_to.ceiling``) in GB/s or GFLOP/s — one line per ceiling they are set
 beside, labelled published.
 

@@ -1,6 +1,6 @@
 """This project's own runs as references: a default run of a GPU it has run on, kept as recorded
 (tool, git revision, host, device, command: the results file's own provenance), so that another
-GPU of the same kind can be checked against it (docs/design.md, "References")."""
+GPU of the same kind can be checked against it (docs/design/extending.md, "References")."""
 
 from __future__ import annotations
 

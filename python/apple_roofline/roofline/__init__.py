@@ -8,7 +8,7 @@
 * :mod:`.facade` — the public :class:`Roofline`, the model with ``plot()``.
 
 Methodology: Williams, Waterman and Patterson 2009 and the M5 GPU roofline analysis
-(docs/design.md, "The roofline model and its views").
+(docs/design/model.md, "The roofline model and its views").
 """
 
 from __future__ import annotations

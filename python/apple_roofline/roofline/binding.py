@@ -4,7 +4,7 @@ A kernel of arithmetic intensity ``I`` FLOP/byte can reach at most ``min(B_L * I
 (Williams, Waterman and Patterson 2009), where ``P`` is the compute ceiling of its own kind and
 ``B_L`` the bandwidth of the memory level its working set lives in (the cache-aware roofline, Ilic,
 Pratas and Sousa 2014). The ceiling that gives the minimum binds it; the share of the roof it
-reaches is its GFLOP/s over that attainable rate. docs/design.md, "One roof per point", states the
+reaches is its GFLOP/s over that attainable rate. docs/design/model.md, "One roof per point", states the
 rules; in short:
 
 * ``P``: the ceiling of the class the kernel is judged against where the run has it (a peak kernel

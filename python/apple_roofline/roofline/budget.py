@@ -1,4 +1,4 @@
-"""The time budget of each suite of a roofline run (docs/design.md, "Time budgets").
+"""The time budget of each suite of a roofline run (docs/design/budgets.md, "Time budgets").
 
 Every suite already bounds its own cases (a GEMM ladder stops before a launch would pass its
 ``max_launch_s``, the sweep shrinks its working set once compute-bound), so a run's length follows
@@ -23,7 +23,7 @@ __all__ = ["MAX_BUDGET_S", "Budgets", "default_budgets", "suite_budgets", "budge
 def default_budgets(quick: bool = False) -> Dict[str, float]:
     """Seconds per suite of a default run, from each suite's registration
     (:attr:`~apple_roofline.suites.registry.SuiteSpec.budget_s`; an H100 takes about a fifth of each,
-    docs/design.md), a third of that with ``quick``; in run order."""
+    docs/design/budgets.md, "Time budgets"), a third of that with ``quick``; in run order."""
     return {name: seconds / 3 if quick else seconds for name, seconds in registry.budgets_s().items()}
 
 

@@ -1,4 +1,4 @@
-"""Measuring a suite's cases one after another (docs/design.md, "Measurement", "Validation" and "Time
+"""Measuring a suite's cases one after another (docs/design/measurement.md, "Measurement", "Validation" and "Time
 budgets"): each case's kernel built, timed, its output checked (or compared while the next case
 measures, :mod:`.later`), measured again where its samples are noisy, kept by the journal and
 handed to the run; a case the journal already holds is taken from it. The roofline runner
@@ -49,9 +49,9 @@ def measure_suite_cases(
     interrupted run keeps all that its journal keeps). The suite's buffers (held by its cases) are
     released when this ends, before the next suite allocates. ``clock`` counts the measured cases and is checked before
     each case: once its budget is spent the remaining cases are not measured and it is marked
-    ``cut`` (docs/design.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
+    ``cut`` (docs/design/budgets.md, "Time budgets"). ``journal`` keeps each measurement as it finishes; a
     case its resumed journal holds is taken from it, not measured (:meth:`Journal.keep`,
-    docs/design.md, "Journal and resume").
+    docs/design/files.md, "Journal and resume").
 
     With ``settings.later`` and a suite that does not plan from its measurements (``adaptive``), a
     case whose check is an OutputCheck is compared on the worker while the next case measures; it is
@@ -125,7 +125,7 @@ def _run_case(
     block = suite.constants(k).get("BLOCK")  # the table's, or the one --tune chose: part of what is measured
     key = record_key(kernel_key(k), params={**case.params, **({"BLOCK": block} if block else {})})
     stored = journal.stored(key)
-    if stored is not None:  # docs/design.md, "Journal and resume"
+    if stored is not None:  # docs/design/files.md, "Journal and resume"
         return Measurement.from_dict(stored, source=str(journal.path), where=key), "resumed"
     announce_doing(progress, f"{label}: measuring and validating")
 
@@ -152,9 +152,9 @@ def _measure(
     settle: Callable[[], None] = lambda: None,
 ) -> Optional[Measurement]:
     """Build ``case``'s kernel, time and validate it; a noisy measurement is made once more
-    (docs/design.md, "Noisy samples"). A case with ``few_reps`` below the run's ``reps`` is timed
+    (docs/design/measurement.md, "Noisy samples"). A case with ``few_reps`` below the run's ``reps`` is timed
     with that many samples first and kept when valid with a CV at most ``CV_WARN``; otherwise it
-    is measured again with the run's count (docs/design.md, "The GEMM ladder").
+    is measured again with the run's count (docs/design/matrix.md, "The GEMM ladder").
 
     With ``defer``, a case whose check is an OutputCheck and whose samples are not noisy is handed
     to it after its timing (its output read, compared later): None is returned. ``settle`` is called

@@ -1,5 +1,5 @@
 """Measuring one case of a suite: time it, validate it, record it (shared by the roofline runner and
-the threadgroup-size tuning study, docs/design.md, "Measurement" and "Validation")."""
+the threadgroup-size tuning study, docs/design/measurement.md, "Measurement" and "Validation")."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def measurement_params(
 ) -> Dict[str, ParamValue]:
     """A measurement's parameters: the case's ``params``; ``timer`` (as :data:`~.records.TIMER_PARAM`)
     where the backend has more than one clock (Metal); the clocks and power ``sampler`` read over
-    the window of the timed samples (``timing.window``, docs/design.md, "Clocks and power"), where
+    the window of the timed samples (``timing.window``, docs/design/power.md, "Clocks and power"), where
     it reads and the window is known; and the effective clock of the samples, measured by the
     backend (``timing.clock``) or else the sampler's reported clock, labelled
-    (:func:`~apple_roofline.clocks.effective_clock`, docs/design.md, "Clocks")."""
+    (:func:`~apple_roofline.clocks.effective_clock`, docs/design/clocks.md, "Clocks")."""
     out: Dict[str, ParamValue] = dict(params)
     if timer:
         out[TIMER_PARAM] = timer

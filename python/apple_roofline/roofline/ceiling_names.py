@@ -1,5 +1,5 @@
 """Every ceiling name a run can hold, known before anything is measured, so that ``run --ceilings``
-is checked before the first measurement (docs/design.md, "Exit codes").
+is checked before the first measurement (docs/design/files.md, "Exit codes").
 
 A measured ceiling is named after the class its kernel sets or a rule of its suite makes (each
 suite's registration lists them: the stream, peak, GEMM and matrix suites' tables, the cache levels

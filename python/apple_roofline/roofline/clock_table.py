@@ -1,4 +1,4 @@
-"""The ceilings at the clock (docs/design.md, "Clocks"): each measured compute ceiling beside its
+"""The ceilings at the clock (docs/design/clocks.md, "Clocks"): each measured compute ceiling beside its
 theoretical value at the maximum clock and at the effective clock its measurement ran at.
 
 A theoretical compute ceiling is rate per clock × clock, given at the device's maximum clock
@@ -98,7 +98,7 @@ def clock_table(run: Run) -> Optional[Table]:
         "measurement's effective_clock_source says which.",
         "No share is above 100 %: within the timer's tolerance above a limit it is shown as 100 %, beyond "
         "it as ⚠ with the reason; a measurement above its pipe at its clock sets no ceiling "
-        '(docs/design.md, "Physical limits").',
+        '(docs/design/limits.md, "Physical limits").',
         "Clock: steady, or below steady when the effective clock is more than 5 % under the run's steady clock"
         + (
             f" ({float(steady):.0f} MHz, the median of the measurements' clocks)."

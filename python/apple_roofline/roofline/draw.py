@@ -3,7 +3,7 @@
 :func:`~.outputs.write_run_files` writes a run's reports and figures through :func:`draw_jobs`:
 each job writes its own files atomically into the output directory and returns what it wrote and
 what it could not make, so the jobs can run one after another or side by side on a
-:class:`DrawPool` (docs/design.md, "Where the time goes"). A pool's processes draw with
+:class:`DrawPool` (docs/design/wall-time.md, "Where the time goes"). A pool's processes draw with
 matplotlib's object-oriented Agg API (:mod:`apple_roofline.figures`) in their own interpreter, so
 nothing is shared with the measuring process; the files are the same either way. A job's error
 (OSError naming the file, ValueError) is raised again in the caller, as in-process.

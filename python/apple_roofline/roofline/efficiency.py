@@ -1,4 +1,4 @@
-"""Energy efficiency at the measured ceilings (docs/design.md, "Clocks and power"): the measurement
+"""Energy efficiency at the measured ceilings (docs/design/power.md, "Clocks and power"): the measurement
 that set each measured ceiling (the best usable one of its class, as :func:`~.model.derive_ceilings`
 chooses) and, where its timed samples had power, its watts and its GFLOP/s or GB/s per watt —
 the efficiency table of the M5 article. Derived on reading, never stored; the plots' labels and the

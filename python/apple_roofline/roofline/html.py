@@ -78,7 +78,7 @@ svg g[id^="ceiling:"]:hover path { stroke-width: 3.5; }
 
 def measurement_tooltip(m: Measurement) -> str:
     """The hover text of a measurement: kernel and parameters, rates, intensity, CV, validation, the
-    physical limit its figure lies above where it does (docs/design.md, "Physical limits"), and
+    physical limit its figure lies above where it does (docs/design/limits.md, "Physical limits"), and
     power with GFLOP/s and GB/s per watt where the run measured power."""
     params = format_params(m.params)
     lines = [

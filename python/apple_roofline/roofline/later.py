@@ -1,4 +1,4 @@
-"""Checks compared while the next case measures (docs/design.md, "Time budgets").
+"""Checks compared while the next case measures (docs/design/budgets.md, "Time budgets").
 
 Where reading a kernel's output copies it to the host (a discrete GPU), the comparison with the NumPy
 reference is host work that the device need not wait for. The runner reads a case's output right

@@ -1,4 +1,4 @@
-"""Physical limits (docs/design.md, "Physical limits"): every measured figure held against the limit
+"""Physical limits (docs/design/limits.md, "Physical limits"): every measured figure held against the limit
 of the thing it is labelled with, at the clock it ran at. The one place the check is made; the
 views only show its verdict.
 
@@ -13,7 +13,7 @@ views only show its verdict.
   highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
   theoretical is given at. A clock measured above the device's maximum stands: an H100's SM runs at
   up to 2,083 MHz, above the 1,980 MHz its driver gives as the maximum, by its own kernels' rates and the
-  host's clock (docs/design.md, "Physical limits").
+  host's clock (docs/design/limits.md, "Physical limits").
 * On an NVIDIA GPU, shared memory (the ``"Shared memory bandwidth"`` class) and the ``hierarchy``
   suite's L1 points against the on-chip data path: :data:`ONCHIP_BYTES_PER_CLOCK` bytes per clock
   per SM (32 banks of 32 bits per clock, the CUDA C++ Programming Guide's shared-memory section for
@@ -73,7 +73,7 @@ __all__ = [
 #: (a wgmma tile at 101 % of its pipe on an H200, issue 29).
 TOLERANCE = 0.005
 #: The shortest timed sample the calibration aims for (``measure.time_kernel``'s ``min_sample_s``,
-#: docs/design.md, "Measurement"): a figure above its limit from samples shorter than this is put down
+#: docs/design/measurement.md, "Measurement"): a figure above its limit from samples shorter than this is put down
 #: to the timer rather than to the cache or the clock.
 MIN_SAMPLE_S = 1e-3
 #: The ceiling class of DRAM bandwidth, measured (STREAM) and theoretical (the interface's peak).
@@ -166,7 +166,7 @@ class Limits:
         max_mhz: the clock (MHz) the theoretical compute ceilings are given at
             (:func:`~apple_roofline.clocks.theoretical_clock_mhz`), or None.
         geforce: whether the device is an NVIDIA GeForce part, whose tensor cores accumulate FP16 in
-            FP16 at twice the FP32-accumulation rate the GEMM FP16 peak is (docs/design.md, "Physical
+            FP16 at twice the FP32-accumulation rate the GEMM FP16 peak is (docs/design/limits.md, "Physical
             limits"): there an FP16-accumulating tile has no limit.
         sms: an NVIDIA GPU's SM count (``compute_units`` of a CUDA device record), for the on-chip
             data path's limit (:data:`ONCHIP_BYTES_PER_CLOCK`); 0 elsewhere (not checked).

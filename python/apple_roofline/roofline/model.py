@@ -170,7 +170,7 @@ class Point:
 
 
 def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
-    """Measured ceilings from a run's measurements (docs/design.md, "The roofline model and its views").
+    """Measured ceilings from a run's measurements (docs/design/model.md, "The roofline model and its views").
 
     Only usable measurements (:attr:`~.records.Measurement.usable`: valid, and not above the
     physical limit of what they are labelled with, :mod:`.limits`) with a ``ceiling_class`` count;
@@ -178,7 +178,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
     best measurement wins: bandwidth classes by median GB/s, compute classes
     by median GFLOP/s (first one wins a tie). A winner whose samples are noisy
     (:attr:`Measurement.noisy`) still sets the ceiling, its ``from_`` saying so
-    (docs/design.md, "Noisy samples").
+    (docs/design/measurement.md, "Noisy samples").
 
     Args:
         measurements: any sequence of :class:`Measurement`.
@@ -190,7 +190,7 @@ def derive_ceilings(measurements: Sequence[Measurement]) -> List[Ceiling]:
         winner records a working set (``working_set_bytes``: threadgroup memory) is a level
         ceiling of that working set. Then the ceilings the suites' own rules make
         (:func:`~apple_roofline.suites.registry.suite_ceilings`: the cache levels the ``hierarchy``
-        suite's working-set sweep shows, docs/design.md, "The memory hierarchy"). Bandwidth
+        suite's working-set sweep shows, docs/design/hierarchy.md, "The memory hierarchy"). Bandwidth
         ceilings come first, each kind sorted by descending value. Empty when nothing qualifies.
 
     Raises:
@@ -329,7 +329,7 @@ class RooflineModel:
         #: what the views call this roofline (``"<device> (<backend>) — <date>"`` for a run), or None
         self.title: Optional[str] = title
         #: the clock (MHz) the theoretical compute ceilings are given at (a run's maximum clock), or None;
-        #: the figure draws them also at each measured ceiling's effective clock (docs/design.md, "Clocks")
+        #: the figure draws them also at each measured ceiling's effective clock (docs/design/clocks.md, "Clocks")
         self.theoretical_mhz: Optional[float] = theoretical_mhz
         if not any(c.kind == "bandwidth" for c in self.ceilings):
             raise ValueError("a roofline needs at least one bandwidth ceiling (GB/s); none given")
@@ -363,7 +363,7 @@ class RooflineModel:
     def _of(self, kind: str, source: str) -> List[Ceiling]:
         """Ceilings of ``kind`` and ``source``, highest first; the bandwidths of cache levels
         (:attr:`Ceiling.is_level`) after every other bandwidth, so DRAM's stays the default
-        (docs/design.md, "The memory hierarchy")."""
+        (docs/design/hierarchy.md, "The memory hierarchy")."""
         if source not in ("measured", "theoretical"):
             raise ValueError(f"source must be 'measured' or 'theoretical', not {source!r}")
         return sorted(
@@ -554,7 +554,7 @@ class RooflineModel:
         return found
 
     def judge(self, point: Point, compute: CeilingRef = None, *, source: Optional[str] = None) -> Binding:
-        """The one roof that binds ``point`` (docs/design.md, "One roof per point";
+        """The one roof that binds ``point`` (docs/design/model.md, "One roof per point";
         :mod:`.binding`): the compute ceiling of its kind (``compute`` where given, else the highest of
         its ``dtype`` and ``pipe``, else the roofline's peak) against the bandwidth of the level its
         ``working_set`` lives in (DRAM's without one). A point above that level's roof is judged

@@ -1,6 +1,6 @@
 """A roofline run's options, in one object: :class:`RunOptions`, built once from ``run``'s flags or
 :func:`~.runner.run_roofline`'s keywords, validated when it is built, and recorded once — the same
-values in the run's journal header and its results header (docs/design.md, "Journal and resume").
+values in the run's journal header and its results header (docs/design/files.md, "Journal and resume").
 
 Also the checks of the options that have limits (suites, STREAM array size, sustain seconds): the
 library's, whose :class:`~apple_roofline.errors.OptionError` names the parameter and its valid range.
@@ -199,7 +199,7 @@ def default_array_bytes(info: Mapping[str, Any]) -> int:
 
 
 def dram_array_bytes(info: Mapping[str, Any]) -> int:
-    """The smallest STREAM array that still measures DRAM rather than a cache (docs/design.md,
+    """The smallest STREAM array that still measures DRAM rather than a cache (docs/design/measurement.md,
     "Measurement"): 4× the last-level cache, rounded up to a MiB, at most :func:`default_array_bytes`;
     that default itself when the cache size is unknown (Apple's system-level cache is not reported,
     so only the 256 MiB floor is known to exceed it). ``tune --quick`` uses it."""

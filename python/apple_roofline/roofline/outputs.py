@@ -13,7 +13,7 @@ removed, and run.json is written again once the last file is. A signal in betwee
 not written; a file that fails to write raises OSError naming it, run.json listing those not
 written. The reports and figures are drawing jobs (:mod:`.draw`), on a pool of processes side by
 side when one is given. :func:`write_timed_run_files` also measures the run's
-end phase (docs/design.md, "Where the time goes").
+end phase (docs/design/wall-time.md, "Where the time goes").
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ analysis. A figure a reader can take in at a glance:
   figure (:data:`~apple_roofline.figures.MEASURED` and the others): the measured ceiling solid, its
   theoretical counterpart dashed in the same colour, and dotted at the effective clock the measured
   ceiling's kernel ran at (:func:`clocked_theoretical`, where the run knows both clocks;
-  docs/design.md, "Clocks"); a measured ceiling set by noisy samples (:attr:`~.records.Ceiling.noisy`)
-  dash-dotted (:data:`NOISY_LINE`), its label saying "noisy samples, CV N %" (docs/design.md, "Noisy
+  docs/design/clocks.md, "Clocks"); a measured ceiling set by noisy samples (:attr:`~.records.Ceiling.noisy`)
+  dash-dotted (:data:`NOISY_LINE`), its label saying "noisy samples, CV N %" (docs/design/measurement.md, "Noisy
   samples");
 * one line per height: ceilings of one source within :data:`MERGE_RTOL` of each other
   (:func:`equal_heights`) are drawn as one line, grey (:data:`NEUTRAL`) when it stands for several
@@ -30,7 +30,7 @@ analysis. A figure a reader can take in at a glance:
   each in a palette colour no ceiling has; vendor GEMM dots and peak kernels in the colour of their
   class, grey when it is not shown); a GEMM size the ladder check flags as disturbed
   (:func:`.ladder.disturbed_gemms`) hollow and grey; invalid measurements are never drawn; a
-  measurement above the physical limit of what it is labelled with (docs/design.md, "Physical
+  measurement above the physical limit of what it is labelled with (docs/design/limits.md, "Physical
   limits": it sets no ceiling) is drawn hollow under a cross (:func:`draw_over_limit`), and the legend
   says how many there are; user points as large markers, each labelled beside it;
 * every kind of mark and line in the legend below the axes.
@@ -155,7 +155,7 @@ def measurement_gid(index: int) -> str:
 
 def draw_over_limit(ax: Axes, x: float, y: float, size: float, index: int) -> None:
     """The cross over the (hollow) marker of ``measurements[index]`` at ``(x, y)``, which lies above
-    the physical limit of what it is labelled with (docs/design.md, "Physical limits")."""
+    the physical limit of what it is labelled with (docs/design/limits.md, "Physical limits")."""
     ax.plot(
         [x],
         [y],
@@ -266,7 +266,7 @@ def equal_heights(items: Sequence[_T], value: Callable[[_T], float], rtol: float
 def clocked_theoretical(model: RooflineModel, cls: CeilingClass) -> Optional[Tuple[float, float]]:
     """``(MHz, GFLOP/s)``: the theoretical compute ceiling of ``cls`` at the clock of the measurement
     that set its measured ceiling (its effective clock, or the highest reading where that moved within
-    the samples: :func:`~.limits.run_clock`; docs/design.md, "Clocks"); None where the class lacks
+    the samples: :func:`~.limits.run_clock`; docs/design/clocks.md, "Clocks"); None where the class lacks
     either ceiling, the model the theoretical clock, or the measurement a clock."""
     if cls.kind != "compute" or cls.measured is None or cls.theoretical is None:
         return None
@@ -296,7 +296,7 @@ def _compute_label(
     if ridge is not None:
         parts.append(f"ridge {_ridge_text(ridge)} FLOP/B")
     if cls.theoretical is not None:
-        # shares never above 100 % (docs/design.md, "Physical limits")
+        # shares never above 100 % (docs/design/limits.md, "Physical limits")
         parts.append(
             f"theoretical {sig_figs(scale.y(cls.theoretical.value))} "
             f"({share_text(cls.measured.value / cls.theoretical.value, CLOCK_MISREAD, whole=True)})"
@@ -495,7 +495,7 @@ def plot_roofline(
     setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
     ax.set_title(title if title is not None else (model.title or "Roofline"))
     labels = Labels(fig)
-    # efficiency annotations where a ceiling's measurement had power (docs/design.md, "Clocks and power")
+    # efficiency annotations where a ceiling's measurement had power (docs/design/power.md, "Clocks and power")
     eff = {e.name: e for e in ceiling_efficiency(model.measurements)}
 
     # compute ceilings: horizontals from the ridge point; one line per height, grey when shared

@@ -1,4 +1,4 @@
-"""How long a suite's cases take on the machine at hand, predicted before they run (docs/design.md,
+"""How long a suite's cases take on the machine at hand, predicted before they run (docs/design/budgets.md,
 "Time budgets"): each case's work (:class:`~apple_roofline.suites.work.CaseWork`, what its suite
 says it moves and computes) against the machine's rates (:class:`Rates`, measured by
 :mod:`.probe`) under the measurement policy of the run (:class:`Policy`: warm-up, samples,

@@ -1,5 +1,5 @@
 """A short measurement of the machine at hand, for the time prediction of a ``--quick`` run
-(docs/design.md, "Time budgets"): the rates of :class:`~.predict.Rates`, taken from the sweep's own
+(docs/design/budgets.md, "Time budgets"): the rates of :class:`~.predict.Rates`, taken from the sweep's own
 ``vec4`` FMA-chain kernel (:mod:`apple_roofline.suites.chains`) on the run's device. Nothing it
 measures is reported: it only sizes the run's time budgets and grid.
 """
@@ -59,7 +59,8 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
         memory = chain_case(kdef, fk, 1, items, bufs, src, backend, {}, consts, scratch=scratch)
         write_s = time.perf_counter() - start  # the input written, the output poisoned
         kernel = memory.make_kernel()
-        with watched("the time probe's memory kernel", None):  # docs/design.md, "A watchdog on every device wait"
+        # docs/design/watchdog.md, "A watchdog on every device wait"
+        with watched("the time probe's memory kernel", None):
             launch_s = min(kernel.time(memory.args, memory.launch, 1, PROBE_LAUNCHES, clock=False))
         start = time.perf_counter()
         memory.check()

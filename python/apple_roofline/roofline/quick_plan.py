@@ -1,5 +1,5 @@
 """The time budgets and grid of a ``--quick`` run, sized from a prediction of each case's time on
-the machine at hand (docs/design.md, "Time budgets"), so that a slow machine still measures every
+the machine at hand (docs/design/budgets.md, "Time budgets"), so that a slow machine still measures every
 case of every suite.
 
 Each suite that describes its cases (:func:`~apple_roofline.suites.registry.case_work`) gets a

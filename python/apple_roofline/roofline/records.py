@@ -2,7 +2,7 @@
 
 A :class:`Measurement` is one timed kernel configuration with its samples and validation; a
 :class:`Ceiling` a bandwidth (GB/s) or compute rate (GFLOP/s), measured or theoretical; a
-:class:`Skipped` a kernel the device cannot run. Counting conventions (docs/design.md, "Counting
+:class:`Skipped` a kernel the device cannot run. Counting conventions (docs/design/measurement.md, "Counting
 FLOPs and bytes"): FLOPs per scalar lane (an FMA is 2 FLOPs, a 4-wide vector FMA 8); bytes are
 compulsory DRAM traffic, every input read once plus every output written once, write-allocate not
 counted (BabelStream's convention); GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s, times in seconds.
@@ -58,7 +58,7 @@ __all__ = [
     "format_params",
 ]
 
-#: Counting conventions recorded in every run (docs/design.md, "Counting FLOPs and bytes").
+#: Counting conventions recorded in every run (docs/design/measurement.md, "Counting FLOPs and bytes").
 CONVENTIONS: Dict[str, str] = {
     "flops": "counted per scalar lane: an FMA is 2 FLOPs, a 4-wide vector FMA is 8",
     "bytes": (
@@ -81,12 +81,12 @@ ParamValue = Union[int, float, str, bool]
 #: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
 TIMER_PARAM = "timer"
 #: The parameter in which a measurement records the CV of a first sample set that was too noisy
-#: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design.md,
+#: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design/measurement.md,
 #: "Noisy samples"); its samples are the second set's.
 REMEASURED_PARAM = "remeasured_cv"
 #: The words a measured ceiling's provenance (``from_``) holds, with the CV, where the measurement that
 #: set it is noisy (:attr:`Measurement.noisy`): ``"...(median of 10; noisy samples, CV 189%)"``
-#: (:func:`~.model.derive_ceilings`; docs/design.md, "Noisy samples"). :attr:`Ceiling.noisy` reads it.
+#: (:func:`~.model.derive_ceilings`; docs/design/measurement.md, "Noisy samples"). :attr:`Ceiling.noisy` reads it.
 NOISY_SAMPLES = "noisy samples"
 _NOISY_NOTE = re.compile(re.escape(NOISY_SAMPLES) + r", CV [0-9][0-9.,]*%")
 #: The parameter in which a measurement records the threads per block / threadgroup its kernel
@@ -198,7 +198,7 @@ def check_repeats(measurements: Sequence["Measurement"], r: Reader, where: str =
 STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_s": "max", "iqr_s": "iqr", "cv": "cv"}
 
 #: Why a measured figure can lie above the physical limit of what it is labelled with
-#: (:class:`OverLimit`; docs/design.md, "Physical limits").
+#: (:class:`OverLimit`; docs/design/limits.md, "Physical limits").
 OVER_LIMIT_REASONS: Tuple[str, ...] = ("cache-resident working set", "clock misread", "timer error")
 
 
@@ -206,7 +206,7 @@ OVER_LIMIT_REASONS: Tuple[str, ...] = ("cache-resident working set", "clock misr
 class OverLimit:
     """A measured figure above the physical limit of what it is labelled with, beyond the tolerance
     (:data:`~.limits.TOLERANCE`): it sets no ceiling and no level, and every view marks it
-    (docs/design.md, "Physical limits"). Derived from the measurement, the run's theoretical ceilings
+    (docs/design/limits.md, "Physical limits"). Derived from the measurement, the run's theoretical ceilings
     and its clocks by :func:`~.limits.check_limits`; written to results files for other readers and
     derived again on reading, never trusted.
 
@@ -377,7 +377,7 @@ class Measurement:
     @property
     def usable(self) -> bool:
         """Whether this measurement may set a ceiling or a level: valid and not above its physical
-        limit (docs/design.md, "Physical limits")."""
+        limit (docs/design/limits.md, "Physical limits")."""
         return self.valid and self.over_limit is None
 
     @cached_property
@@ -418,7 +418,7 @@ class Measurement:
     @property
     def noisy(self) -> bool:
         """Whether the samples are noisy enough to be marked: CV above
-        :data:`~apple_roofline.stats.NOISY_CV` (docs/design.md, "Noisy samples")."""
+        :data:`~apple_roofline.stats.NOISY_CV` (docs/design/measurement.md, "Noisy samples")."""
         return self.cv > NOISY_CV
 
     @property
@@ -433,7 +433,7 @@ class Measurement:
 
     @property
     def power_w(self) -> Optional[float]:
-        """Mean power in watts over the timed samples (the ``power_w`` parameter, docs/design.md,
+        """Mean power in watts over the timed samples (the ``power_w`` parameter, docs/design/power.md,
         "Clocks and power"), or None when the run did not measure power."""
         p = self.params.get(POWER)
         return float(p) if isinstance(p, (int, float)) and not isinstance(p, bool) and p > 0 else None
@@ -496,7 +496,7 @@ class Measurement:
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>", where: str = "") -> "Measurement":
         """Build from :meth:`to_dict` output. The derived fields, when present, are checked against
         the samples (each optional; :data:`STORED_STATISTICS`, ``gflops``, ``gbps``, ``intensity``:
-        docs/design.md, "Results files") and then recomputed, never used.
+        docs/design/files.md, "Results files") and then recomputed, never used.
 
         ``ceiling_class``, ``ceiling_kind``, ``batch`` and ``validation`` may be
         absent (defaults ``None``, ``None``, 1, ``""``). ``over_limit``, where present, must be an
@@ -571,7 +571,7 @@ class Ceiling:
         from_: provenance: the measurement label or spec derivation (JSON key
             ``"from"``).
         working_set: for the bandwidth of one level of the memory hierarchy (a cache, shared
-            memory: the cache-aware roofline, docs/design.md, "The memory hierarchy"), the working
+            memory: the cache-aware roofline, docs/design/hierarchy.md, "The memory hierarchy"), the working
             sets in bytes it holds for, ``(smallest, largest)``; None for every other ceiling
             (DRAM's, compute ceilings). A level ceiling is never the default bandwidth of the
             model: DRAM's stays the ridge point's. JSON key ``"working_set"``, absent when None.

@@ -4,7 +4,7 @@ The Markdown report states the provenance and counting conventions of the run, i
 (measured and theoretical), the ridge point of every compute ceiling (Williams, Waterman, Patterson
 2009; ridge point = compute ceiling / bandwidth as in the M5 GPU roofline analysis, from
 :meth:`~.model.RooflineModel.ridge_table`), one table per suite, skipped kernels and warnings
-(noisy measurements with CV > 5 %, docs/design.md, "Measurement", and invalid ones). The tables
+(noisy measurements with CV > 5 %, docs/design/measurement.md, "Measurement", and invalid ones). The tables
 are :mod:`.tables`' (the HTML report renders the same). Numbers have 3 significant figures; units
 are GB/s (1e9 B/s), GFLOP/s (1e9 FLOP/s) and FLOP/byte.
 """
@@ -151,7 +151,7 @@ def to_markdown(run: Run, *, kernels: Optional[KernelSet] = None) -> str:
 
 
 def clocks_and_power_lines(run: Run) -> List[str]:
-    """The ``## Clocks and power`` section (docs/design.md, "Clocks and power"): what sampled, or
+    """The ``## Clocks and power`` section (docs/design/power.md, "Clocks and power"): what sampled, or
     why nothing did, and :func:`~.tables.efficiency_table` where power was measured; no lines for a
     run that predates sampling and measured no power."""
     note, table = telemetry_note(run.device), efficiency_table(run.measurements)
@@ -169,7 +169,7 @@ def to_csv(run: Run) -> str:
     Columns: :data:`CSV_COLUMNS`. ``params`` is a JSON object; times in
     seconds, ``intensity`` in FLOP/byte, ``gflops`` in GFLOP/s, ``gbps`` in
     GB/s, ``cv`` a fraction, ``valid`` ``true``/``false``, ``over_limit`` the reason its figure lies
-    above the physical limit of what it is labelled with (docs/design.md, "Physical limits"), else
+    above the physical limit of what it is labelled with (docs/design/limits.md, "Physical limits"), else
     empty. Floats are written with full precision (``repr``).
     """
     buf = io.StringIO()

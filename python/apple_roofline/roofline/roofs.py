@@ -3,7 +3,7 @@
 A kernel is judged against the ceiling of the precision it computes in, not the roofline's highest
 one (which on a GPU with tensor cores is another precision's, and on a CPU may be FP16's): an FP32
 NumPy matmul against an FP32 ceiling, an FP16 tensor-core GEMM against ``GEMM FP16``
-(docs/design.md, "Your kernels on the roofline"). A ceiling's precision is the one its name
+(docs/design/model.md, "Your kernels on the roofline"). A ceiling's precision is the one its name
 carries (``"FP32 vector"``, ``"GEMM FP16"``, ``"CPU GEMM FP32"``; a matrix unit's input type:
 ``"Matrix FP16→FP32 (wgmma)"`` is FP16's); a data type's is read from its name
 (:func:`precision_of_dtype`).

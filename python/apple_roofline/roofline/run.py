@@ -153,7 +153,8 @@ class Run(Document):
             Ceiling.from_dict(c, source=source, where=f"ceilings[{i}]")
             for i, c in enumerate(r.array(d, "ceilings", ""))
         )
-        # each figure against its physical limit, derived again, before the ceilings (docs/design.md, "Physical limits")
+        # each figure against its physical limit, derived again, before the ceilings
+        # (docs/design/limits.md, "Physical limits")
         measurements = check_limits(measurements, stored, header["device"])
         try:
             measured = derive_ceilings(measurements)

@@ -2,7 +2,7 @@
 
 The files (:mod:`.outputs`), the HTML report (:mod:`.html`) and ``plot`` draw a run's figures
 through these, so a figure that lacks cases says so wherever it is shown
-(:func:`~apple_roofline.study.markdown.figure_status`, docs/design.md, "Time budgets"): the roofline
+(:func:`~apple_roofline.study.markdown.figure_status`, docs/design/budgets.md, "Time budgets"): the roofline
 names every suite cut by its budget (its ceilings and points come from all of them), the sweep
 figure and each suite's own figure (:mod:`apple_roofline.suites.registry`) their own suite.
 """

@@ -1,7 +1,7 @@
 """Runs the suites on one device and assembles a :class:`~.run.Run`.
 
 For every case of every requested suite: get the kernel (compile or vendor routine), time it with
-the measurement loop (:mod:`apple_roofline.measure`, docs/design.md, "Measurement"), validate its
+the measurement loop (:mod:`apple_roofline.measure`, docs/design/measurement.md, "Measurement"), validate its
 output against the NumPy reference, and record a Measurement; kernels the device cannot run are
 recorded as skipped with the backend's reason. The measured ceilings come from valid measurements
 only (:func:`~.model.derive_ceilings`); theoretical ones from :mod:`apple_roofline.theoretical`.
@@ -110,7 +110,7 @@ class RooflineRunner:
             HostScratch(ahead=reads_copy(backend)),  # outputs read into host memory faulted in ahead
         )
         # a CPU's measured clock is read again after each suite and the peaks rest on the readings'
-        # robust estimate (docs/design.md, "Theoretical ceilings")
+        # robust estimate (docs/design/limits.md, "Theoretical ceilings")
         self.cpu_clock = RunClock(host_cpu_spec()) if self.info.get("backend") == "cpu" else None
         if self.cpu_clock is not None:
             with self.outside.step("clock"):
@@ -151,7 +151,7 @@ class RooflineRunner:
         """With ``--quick`` and no ``--budget`` (nor ``--sustain`` or ``--power-window``): the quick run's
         budgets and grid. A new run measures the machine's rates (:func:`.probe.probe_rates`), predicts
         each suite's time and sizes its budget and the grid from it (:func:`.quick_plan.plan_quick`,
-        docs/design.md, "Time budgets"), and keeps the plan in its journal's header; a resumed run
+        docs/design/budgets.md, "Time budgets"), and keeps the plan in its journal's header; a resumed run
         takes that plan (:meth:`~apple_roofline.study.journal.Journal.decided`), so it measures the
         grid it started with at its budgets and keeps what it measured. A device the probe cannot
         run keeps the default budgets and grid.
@@ -280,7 +280,7 @@ class RooflineRunner:
     def measure_suite(self, name: str) -> None:
         """Measure the suite ``name`` (its block sizes from the tuner, where one is given), keeping
         its outcomes and its time as they come; read a CPU's clock after it. Python's cyclic
-        garbage is collected first (docs/design.md, "Measurement", "Each suite starts clean"): what
+        garbage is collected first (docs/design/measurement.md, "Measurement", "Each suite starts clean"): what
         the suites before left in reference cycles is released before this one allocates, at the
         same point in every run, not whenever the collector's thresholds happen to fall."""
         gc.collect()
@@ -310,11 +310,11 @@ class RooflineRunner:
     def assemble(self, complete: bool) -> Run:
         """The Run of what was measured so far: measurements marked against the steady clock and
         the physical limits, ceilings measured and theoretical, warnings."""
-        marked, steady = mark_steady(self.measurements)  # docs/design.md, "Clocks": the run's steady clock
+        marked, steady = mark_steady(self.measurements)  # docs/design/clocks.md, "Clocks": the run's steady clock
         desc, peaks = (
             self.cpu_clock.theoretical(marked) if self.cpu_clock is not None else (self.device_desc, self.theoretical)
         )
-        # every figure against the physical limit of what it is labelled with (docs/design.md, "Physical limits")
+        # every figure against the physical limit of what it is labelled with (docs/design/limits.md, "Physical limits")
         marked = check_limits(marked, peaks, {**self.info, **desc})
         return Run(
             measurements=marked,
@@ -385,10 +385,11 @@ class RooflineRunner:
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
         warnings += ladder_warnings(measured)
         warnings += [w for w in map(cut_warning, self.times) if w]
-        warnings += self.cache_warnings.new()  # docs/design.md, "The kernel cache"
+        warnings += self.cache_warnings.new()  # docs/design/backends.md, "The kernel cache"
         warnings += clock_warnings(desc)
         warnings += limit_warnings(marked)
-        warnings += registry.suite_warnings(marked)  # the suites' own rules (docs/design.md, "The memory hierarchy")
+        # the suites' own rules (docs/design/hierarchy.md, "The memory hierarchy")
+        warnings += registry.suite_warnings(marked)
         below = below_steady(marked)
         if below and steady is not None:
             warnings.append(
@@ -448,10 +449,10 @@ def run_roofline(
 
     ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes); ``quick``
     trims the sweep to F = 1, 4 … 1024 and shortens time budgets, sized from a prediction of each
-    suite's time on the machine at hand (:meth:`RooflineRunner.plan_quick`, docs/design.md, "Time
+    suite's time on the machine at hand (:meth:`RooflineRunner.plan_quick`, docs/design/budgets.md, "Time
     budgets": under a minute on a 2-core machine); ``reps`` is the samples per measurement; ``progress``
     receives one stage per suite; ``command`` is the command line to record. ``telemetry`` samples
-    clocks and power in the background (docs/design.md, "Clocks and power": NVML on CUDA GPUs, RAPL and
+    clocks and power in the background (docs/design/power.md, "Clocks and power": NVML on CUDA GPUs, RAPL and
     cpufreq on Linux CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the
     sampler, or why none read. A sampler that cannot read never fails the run. ``power_window``
     lengthens every measurement's timed samples to the sampler's
@@ -459,16 +460,16 @@ def run_roofline(
     gets power; off by default, as it slows a run (with NVML's 1-s average, by about 2 s per
     measurement). ``sustain_s`` > 0 (at most :data:`~.options.MAX_SUSTAIN_S`) makes every measurement's
     timed samples last at least that many seconds, so that it reports the sustained rate, after the
-    power and thermal controllers have acted, not the burst a short measurement sees (docs/design.md,
+    power and thermal controllers have acted, not the burst a short measurement sees (docs/design/power.md,
     "Clocks and power"). ``tuner`` chooses each kernel's block size before its suite is measured
-    (docs/design.md, "Threadgroup-size tuning"); every measurement records the size its kernel ran at as
+    (docs/design/studies.md, "Threadgroup-size tuning"); every measurement records the size its kernel ran at as
     the parameter ``block`` (where it has one). ``budget`` sets the seconds each suite may take
     (:func:`~.budget.suite_budgets`: ``"none"``, ``"gemm=120"`` or a mapping; default
     :func:`~.budget.default_budgets`, none when ``sustain_s`` or ``power_window`` lengthen every
     measurement): checked before each case, a spent budget leaves the suite's remaining cases
-    unmeasured, warned about and marked in the run's ``suite_times`` (docs/design.md, "Time budgets"),
+    unmeasured, warned about and marked in the run's ``suite_times`` (docs/design/budgets.md, "Time budgets"),
     which record every suite's seconds. ``journal`` keeps each measurement as it finishes
-    (:class:`~apple_roofline.study.journal.Journal`, docs/design.md, "Journal and resume"); a
+    (:class:`~apple_roofline.study.journal.Journal`, docs/design/files.md, "Journal and resume"); a
     measurement its resumed journal holds is kept, not measured again, and the run's ``resumed`` says
     which.
 
@@ -502,7 +503,7 @@ def run_roofline(
 def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
     """One warning per valid measurement whose CV exceeds :data:`~apple_roofline.stats.CV_WARN`
     (5 %); one above :data:`~apple_roofline.stats.NOISY_CV` (50 %) says it stayed that noisy when
-    measured again (docs/design.md, "Noisy samples")."""
+    measured again (docs/design/measurement.md, "Noisy samples")."""
     out = []
     for m in measurements:
         if not m.valid or m.cv <= CV_WARN:

@@ -86,7 +86,7 @@ def default_names(model: RooflineModel) -> List[str]:
     source = "measured" if model.has("bandwidth", "measured") else "theoretical"
     if model.has("bandwidth", source):
         names.append(model.bandwidth(source).name)
-    # the measured cache levels (the cache-aware roofline, docs/design.md, "The memory hierarchy")
+    # the measured cache levels (the cache-aware roofline, docs/design/hierarchy.md, "The memory hierarchy")
     names += [c.name for c in model.ceilings if c.is_level and c.source == "measured" and c.name not in names]
     source = "measured" if model.has("compute", "measured") else "theoretical"
     compute = model.compute(source)

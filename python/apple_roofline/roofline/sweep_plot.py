@@ -3,7 +3,7 @@
 Two panels against F, the FMA iterations per work item (log 2 axis), one line per sweep kernel
 (``vec4``: four cross-dependent 4-wide chains; ``scalar8``: eight independent scalar chains):
 
-* left, compute: GFLOP/s of all lanes together, each lane's FLOPs counted (docs/design.md, "Counting
+* left, compute: GFLOP/s of all lanes together, each lane's FLOPs counted (docs/design/measurement.md, "Counting
   FLOPs and bytes"), with the measured peak ceilings of the kernels' classes as thin solid lines
   (the line styles of every figure: :data:`~apple_roofline.figures.MEASURED`; "FP32 vector",
   "FP32 scalar ILP"; equal ones one grey line, :func:`.plot.equal_heights`; one set by noisy samples

@@ -186,7 +186,7 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
     GFLOP/s and GB/s (the one above its physical limit marked with the reason:
     :func:`~.limits.flagged_cell`), CV (with "(noisy)" above :data:`~apple_roofline.stats.NOISY_CV`,
-    docs/design.md, "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
+    docs/design/measurement.md, "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
     suites: Dict[str, List[Measurement]] = {}
     for m in measurements:
         suites.setdefault(m.suite, []).append(m)
@@ -223,7 +223,7 @@ def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
 
 def suite_time_table(run: Run) -> Optional[Table]:
     """Each suite's wall time against its budget (:class:`~apple_roofline.study.timing.SuiteTime`,
-    docs/design.md, "Time budgets"), with a total, and the time outside the suites (start-up, between
+    docs/design/budgets.md, "Time budgets"), with a total, and the time outside the suites (start-up, between
     suites, end: :class:`~apple_roofline.study.timing.PhaseTime`) with the wall total where recorded
     (:func:`~apple_roofline.study.timing.time_rows`); None for a run that predates them."""
     if not run.suite_times:
@@ -278,7 +278,7 @@ _TELEMETRY_COLUMNS: Tuple[Tuple[str, str], ...] = (
 
 
 def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
-    """One sentence on what sampled clocks and power (``device["telemetry"]``, docs/design.md,
+    """One sentence on what sampled clocks and power (``device["telemetry"]``, docs/design/power.md,
     "Clocks and power"): the sampler and its period, or why none read, and what it could not read;
     None for runs that predate sampling."""
     t = device.get("telemetry")
@@ -310,7 +310,7 @@ def telemetry_note(device: Mapping[str, object]) -> Optional[str]:
 
 
 def efficiency_table(measurements: Sequence[Measurement]) -> Optional[Table]:
-    """Energy efficiency of every measurement that has power (docs/design.md, "Clocks and power"):
+    """Energy efficiency of every measurement that has power (docs/design/power.md, "Clocks and power"):
     kernel, parameters, GFLOP/s, GB/s, mean power (W), GFLOP/s per W, GB/s per W, then the maximum
     power, clocks (MHz), temperature (°C) and throttle reasons where any measurement has them.
     None when no measurement has power."""
@@ -358,7 +358,7 @@ def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:
 
 def measurement_warnings(run: Run) -> List[str]:
     """Warnings derived from the measurements: every invalid measurement, every one above its
-    physical limit (docs/design.md, "Physical limits") and every one whose CV exceeds
+    physical limit (docs/design/limits.md, "Physical limits") and every one whose CV exceeds
     :data:`apple_roofline.stats.CV_WARN` (5 %)."""
     return [text for _m, _kind, text in _measurement_warnings(run)]
 

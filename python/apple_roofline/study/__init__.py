@@ -1,4 +1,4 @@
-"""The frame every kind of study shares (docs/design.md, "Results files").
+"""The frame every kind of study shares (docs/design/files.md, "Results files").
 
 A study is a kind of measurement with its own results file — the roofline run, the dispatch-latency
 study and the ones to come. Each is a subpackage of the same shape (model, runner, report, plot) and

@@ -22,7 +22,7 @@ Every results file is one JSON object whose header keys are the same for every k
                      measured, but the files ``missing_files`` names were not written (the write
                      phase was cut: ``apple-roofline report DIR`` makes them)
     missing_files    [str], only while files of the study are missing: their names in its folder
-    resumed          object, only in a resumed study (docs/design.md, "Journal and resume"): where
+    resumed          object, only in a resumed study (docs/design/files.md, "Journal and resume"): where
                      the kept measurements were made (created, host, device {backend, name}) and
                      their keys (measurements: [str])
 
@@ -167,7 +167,7 @@ class Document:
 
     @property
     def status(self) -> str:
-        """The study's status, derived here and nowhere else (docs/design.md, "Time budgets"):
+        """The study's status, derived here and nowhere else (docs/design/budgets.md, "Time budgets"):
         :data:`INTERRUPTED_STATUS` when it was interrupted (``complete`` False), else
         :data:`FILES_MISSING` when files of it were not written (:attr:`missing`), else
         :data:`CUT_BY_BUDGET` when a suite was cut short by its budget (:meth:`budget_cuts`), else

@@ -1,5 +1,5 @@
 """The journal of a study: every finished measurement on disk as it finishes, and resuming from it
-(docs/design.md, "Journal and resume").
+(docs/design/files.md, "Journal and resume").
 
 Every study writes ``DIR/<stem>.journal.jsonl`` beside its results file ``DIR/<stem>.json``
 (:func:`journal_path`): JSON Lines, one object a line. The first line is the results header

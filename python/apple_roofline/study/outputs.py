@@ -1,5 +1,5 @@
 """Writing a study's files into a directory: each atomically, in order, the one that fails named;
-and the write phase atomic as a whole (docs/design.md, "Journal and resume").
+and the write phase atomic as a whole (docs/design/files.md, "Journal and resume").
 
 Most studies write ``<stem>.json``, ``<stem>.md`` and ``<stem>.png`` (:func:`write_study_files`);
 one with other figures writes them through :class:`OutputFiles` itself. Either way the results file

@@ -4,7 +4,7 @@ Every results file is read through a :class:`Reader`, so every kind of study rep
 same way: ``"run.json: measurements[2].flops must be a non-negative integer, not -1 (valid: 0 to
 2**63 - 1)"``.
 
-The rules every kind shares (docs/design.md, "Results files"): every number is finite (checked
+The rules every kind shares (docs/design/files.md, "Results files"): every number is finite (checked
 over the whole file when it is parsed, :func:`~.files.check_finite`); counts are non-negative
 integers up to :data:`MAX_COUNT` (:meth:`Reader.nonneg_int`, and :meth:`Reader.counts` for free-form
 parameters, where a key naming a unit marks a quantity that is never negative); times and rates

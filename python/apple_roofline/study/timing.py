@@ -1,5 +1,5 @@
 """Where a study's time went: one record per suite, its seconds against its budget
-(docs/design.md, "Time budgets").
+(docs/design/budgets.md, "Time budgets").
 
 A runner measures each suite against a time budget (seconds of wall time; 0 for none) and records a
 :class:`SuiteTime` per suite: the seconds it took, the budget, how many cases it planned and measured,

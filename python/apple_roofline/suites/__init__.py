@@ -1,4 +1,4 @@
-"""The measurement suites of the roofline study (docs/design.md, "Adding a suite").
+"""The measurement suites of the roofline study (docs/design/extending.md, "Adding a suite").
 
 Each suite is a folder here (``stream/``, ``sweep/``, ``peak/``, ``gemm/``, ``idiv/``, ``matrix/``,
 ``access/``, ``occupancy/``, ``dualissue/``, ``hierarchy/``) holding everything of it on the Python

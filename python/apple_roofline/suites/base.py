@@ -1,9 +1,9 @@
 """What every suite shares: kernels described as data, cases to measure, and validation helpers.
 
 A suite is a table of kernels (their name, dtype, source and entry per backend, and closed-form
-FLOPs and bytes per launch as functions of their parameters, docs/design.md, "Adding a suite") plus the NumPy reference
-of what each computes. The runner turns each Case into a Measurement; the Python side never
-branches on the backend's name to decide what a kernel means: the tables do.
+FLOPs and bytes per launch as functions of their parameters, docs/design/extending.md,
+"Adding a suite") plus the NumPy reference of what each computes. The runner turns each Case into a
+Measurement; the Python side never branches on the backend's name to decide what a kernel means: the tables do.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ ITEMSIZE: Dict[str, int] = {
 
 #: ``SuiteContext.options`` key: threads per block / threadgroup by kernel (:func:`kernel_key`, or
 #: :data:`ANY_KERNEL` for every kernel of the suite), replacing the kernel table's BLOCK
-#: (docs/design.md, "Threadgroup-size tuning").
+#: (docs/design/studies.md, "Threadgroup-size tuning").
 BLOCKS_OPTION = "blocks"
 #: The key of :data:`BLOCKS_OPTION` that applies to every kernel without a key of its own.
 ANY_KERNEL = "*"
@@ -142,7 +142,7 @@ class OutputCheck:
     ``(ok, message)``. Called, it is the whole check (``compare(read())``), as any ``Case.check``.
 
     Where reads copy (a discrete GPU, :func:`reads_copy`), the roofline runner compares on a worker
-    thread while the next case measures (docs/design.md, "Time budgets"), so a case may give one only
+    thread while the next case measures (docs/design/budgets.md, "Time budgets"), so a case may give one only
     where ``read()``'s array stays valid until the next case's read (:class:`HostScratch`, whose reads
     the runner keeps in order) and where the suite plans its next case without this one's
     measurement (:meth:`Suite.record` comes after the next case is yielded)."""
@@ -177,7 +177,7 @@ class Case:
 
     ``rebind`` (None for kernels without a block size: library routines, CPU-only cases) gives the
     same case with its kernel built at another BLOCK (:meth:`for_block`), for the threadgroup-size
-    tuning study (docs/design.md, "Threadgroup-size tuning")."""
+    tuning study (docs/design/studies.md, "Threadgroup-size tuning")."""
 
     kernel: KernelDef
     params: Dict[str, Any]
@@ -191,7 +191,7 @@ class Case:
     rebind: Optional[Callable[[int], "Case"]] = None
     #: Samples to take first where fewer than the run's suffice (a small GEMM size): the runner keeps
     #: them when their CV is at most ``stats.CV_WARN`` and measures again with the run's count
-    #: otherwise (docs/design.md, "The GEMM ladder"). None: the run's count.
+    #: otherwise (docs/design/matrix.md, "The GEMM ladder"). None: the run's count.
     few_reps: Optional[int] = None
     #: Extra parameters from the case's own samples (seconds per launch), recorded with a valid
     #: measurement of it (the GEMM ladder's reason for ending at this size). None: none.
@@ -246,7 +246,7 @@ PAGE_BYTES = 4096
 
 
 class HostScratch:
-    """Host memory the suites read their outputs into, one read after another (docs/design.md, "Time
+    """Host memory the suites read their outputs into, one read after another (docs/design/budgets.md, "Time
     budgets"): from an H100, ``Buffer.read`` of 256 MiB into a new array ran at 1.0–1.2 GB/s (its
     pages fault in during the copy), ``Buffer.read_into`` an array already touched at 9–11 GB/s, so
     a run keeps one array (:attr:`SuiteContext.scratch`, shared by its suites). It grows to the
@@ -380,7 +380,7 @@ PREBUILD_WORKERS = 8
 def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
     """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
     threads (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by
-    one (docs/design.md, "Time budgets").
+    one (docs/design/budgets.md, "Time budgets").
 
     ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
     own ``make_kernel`` later finds each kernel built; on CUDA the NVRTC compiles of a suite run in
@@ -470,7 +470,7 @@ def fill_constant(buf: Any, dtype: str, value: float, count: int) -> None:
     device with ``Buffer.fill32`` where a word repeats to it (:func:`fill_word`; a 2- or 1-byte
     type's last partial word written from the host), else :func:`constant_block` written a block at a
     time. The poison of an output: written from the host, the poisons took 0.37 s of a quick run on an
-    H100 (docs/design.md, "Where the time goes")."""
+    H100 (docs/design/wall-time.md, "Where the time goes")."""
     word = fill_word(dtype, value)
     if word is None:
         write_tiled(buf, constant_block(dtype, value), count)
@@ -563,7 +563,7 @@ def tiled_within(got: np.ndarray, period_ref: np.ndarray, rtol: float, atol: flo
     fp32. The rows are reduced a block at a time on :func:`~.blocks.map_row_blocks`'s threads (the
     block's maximum pass finds it still in the caches) and the blocks' extremes combined; a minimum
     and a maximum do not depend on the order they are taken in, so the decision is the same
-    (docs/design.md, "Validation")."""
+    (docs/design/measurement.md, "Validation")."""
     p = len(period_ref)
     w = period_ref.astype(np.float64)
     bound = atol + rtol * np.abs(w)

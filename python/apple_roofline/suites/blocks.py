@@ -1,5 +1,5 @@
 """Work over the rows of a large host array, a block of rows at a time, on a thread pool
-(docs/design.md, "Validation").
+(docs/design/measurement.md, "Validation").
 
 Validating a large output needs float64 copies of it and of the inputs (Freivalds' test of an
 8192×8192 GEMM reads three 64-Mi-element matrices). Converting a block of rows at a time keeps each
@@ -25,7 +25,7 @@ BLOCK_BYTES = 8 << 20
 #: A smaller block for passes that make several float64 temporaries of each block (the GEMM checks'
 #: Freivalds passes: a converted copy, its absolute values, products): 1 MiB keeps them within a
 #: core's L2, where 8 MiB blocks on eight threads spill the last-level cache (a 4096² FP32 check's
-#: first pass took 0.13 s instead of 0.25 s on a 2-vCPU EPYC; docs/design.md, "Where the time goes").
+#: first pass took 0.13 s instead of 0.25 s on a 2-vCPU EPYC; docs/design/wall-time.md, "Where the time goes").
 CACHE_BLOCK_BYTES = 1 << 20
 #: The most threads a map uses (fewer where :func:`~apple_roofline.cpus.host_threads` allows fewer).
 MAX_WORKERS = 8

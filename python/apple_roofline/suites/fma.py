@@ -1,6 +1,7 @@
 """The FMA-chain kernels shared by the ``sweep`` and ``peak`` suites, and their NumPy references.
 
-Per work item (one GPU thread; docs/design.md, "Counting FLOPs and bytes", after the M5 GPU roofline analysis):
+Per work item (one GPU thread; docs/design/measurement.md, "Counting FLOPs and bytes", after the M5 GPU
+roofline analysis):
 
 - ``vec4_cross4``: load one 4-wide vector x, set c = e = x and d = f = -1, run F iterations of four
   cross-dependent vector FMA chains ``c = fma(c,d,e); d = fma(d,e,f); e = fma(e,f,c); f = fma(f,c,d)``,
@@ -113,7 +114,7 @@ class FmaKernel:
         return 4 if self.width == 4 else self.chains
 
     def flops_per_item(self, F: int) -> int:
-        """FLOPs per work item: 2 per FMA per lane (docs/design.md, "Counting FLOPs and bytes")."""
+        """FLOPs per work item: 2 per FMA per lane (docs/design/measurement.md, "Counting FLOPs and bytes")."""
         return 2 * F * self.chains * self.width
 
     def bytes_per_item(self, dtype: str) -> int:

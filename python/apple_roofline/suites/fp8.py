@@ -1,4 +1,4 @@
-"""The 8-bit floating-point formats of Hopper's tensor cores in NumPy (docs/design.md, "Matrix units").
+"""The 8-bit floating-point formats of Hopper's tensor cores in NumPy (docs/design/matrix.md, "Matrix units").
 
 NumPy has no FP8 type, so the matrix suite writes FP8 inputs as their byte codes, made here, and its
 tests read them back through the same model. The two formats are the OCP "OFP8" ones (OCP 8-bit

@@ -1,4 +1,4 @@
-"""The one registry of the roofline study's suites (docs/design.md, "Adding a suite").
+"""The one registry of the roofline study's suites (docs/design/extending.md, "Adding a suite").
 
 A suite is a folder: a subpackage of :mod:`apple_roofline.suites` whose ``spec`` module defines
 ``SPEC``, a :class:`SuiteSpec` naming everything the rest of the tool needs of it: its measuring
@@ -125,7 +125,7 @@ class SuiteSpec:
         name: the suite's name (``--suite NAME``), the name of its folder.
         measure: the :class:`~.base.Suite` subclass that yields its cases.
         order: its place in a run (ascending) and in the reports.
-        budget_s: seconds a default run gives it (a third with ``--quick``; docs/design.md, "Time budgets").
+        budget_s: seconds a default run gives it (a third with ``--quick``; docs/design/budgets.md, "Time budgets").
         default: measured by a run that names no suite.
         summary: a few words for the command line's ``--suite`` help (may be empty).
         options: the options of its sweep forms, by whether the suites were named (``--suite``) or
@@ -143,7 +143,7 @@ class SuiteSpec:
         sections: what it adds to the reports (and, through their figures, the figures written).
         work: the work of each case it would measure in a context (:class:`~.work.CaseWork`, from
             the same planning as its cases, nothing allocated), for the time prediction of a
-            ``--quick`` run (docs/design.md, "Time budgets"); empty: not described (its budget is
+            ``--quick`` run (docs/design/budgets.md, "Time budgets"); empty: not described (its budget is
             then the default).
     """
 
@@ -180,7 +180,7 @@ def _discover() -> Tuple[SuiteSpec, ...]:
                 raise
             raise ImportError(
                 f"suites/{info.name}/ has no {SPEC_MODULE}.py: every folder of suites/ is a suite, "
-                'registered by SPEC in its spec.py (docs/design.md, "Adding a suite")'
+                'registered by SPEC in its spec.py (docs/design/extending.md, "Adding a suite")'
             ) from None
         entry = getattr(module, "SPEC", None)
         if not isinstance(entry, SuiteSpec):

@@ -1,4 +1,4 @@
-"""What a suite's cases cost, described before they are measured (docs/design.md, "Time budgets").
+"""What a suite's cases cost, described before they are measured (docs/design/budgets.md, "Time budgets").
 
 A suite knows its cases; :class:`CaseWork` says what each one moves and computes, in the units the
 time prediction of a ``--quick`` run (:mod:`apple_roofline.roofline.predict`) turns into seconds on

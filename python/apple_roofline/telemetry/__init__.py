@@ -1,4 +1,4 @@
-"""Clocks and power sampled in the background during a run (docs/design.md, "Clocks and power"):
+"""Clocks and power sampled in the background during a run (docs/design/power.md, "Clocks and power"):
 the :class:`Sampler` interface and window summary, one module per source (NVML, RAPL, IOReport,
 powermetrics), and :func:`sampler_for` choosing the source of a device."""
 

@@ -1,4 +1,4 @@
-"""The sampler interface (docs/design.md, "Clocks and power"): a background thread that reads a
+"""The sampler interface (docs/design/power.md, "Clocks and power"): a background thread that reads a
 source of clocks and power every ``period_s`` seconds into a bounded list of :class:`Sample`.
 
 A subclass implements :meth:`Sampler.open` (prepare the source, or say why it cannot read),

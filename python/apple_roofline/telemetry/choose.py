@@ -1,4 +1,4 @@
-"""Which sampler measures a device (docs/design.md, "Clocks and power"): NVML for a CUDA GPU, RAPL
+"""Which sampler measures a device (docs/design/power.md, "Clocks and power"): NVML for a CUDA GPU, RAPL
 and cpufreq for a CPU on Linux, on macOS ``powermetrics`` when running as root and IOReport
 otherwise (for the GPU or the CPU), none (with the reason) elsewhere."""
 

@@ -1,4 +1,4 @@
-"""Apple silicon's DVFS tables and performance-state residencies (docs/design.md, "Clocks and power").
+"""Apple silicon's DVFS tables and performance-state residencies (docs/design/power.md, "Clocks and power").
 
 IOReport's performance-state channels give the time spent in each state by name (``OFF``, ``IDLE``,
 ``DOWN``, then one state per DVFS step), never a frequency; the frequencies are the IORegistry

@@ -1,4 +1,4 @@
-"""Apple silicon without root: IOReport through ctypes (docs/design.md, "Clocks and power").
+"""Apple silicon without root: IOReport through ctypes (docs/design/power.md, "Clocks and power").
 
 ``/usr/lib/libIOReport.dylib`` is a private library with no header; the prototypes below are the
 ones open-source monitors declare and call (vladkens/macmon's ``src_lib/sources.rs``,

@@ -1,4 +1,4 @@
-"""NVIDIA GPUs through NVML (``nvidia-ml-py``, imported as ``pynvml``; docs/design.md, "Clocks and
+"""NVIDIA GPUs through NVML (``nvidia-ml-py``, imported as ``pynvml``; docs/design/power.md, "Clocks and
 power"): SM and memory clocks (MHz), board power (W; NVML reports mW), GPU temperature (C) and the
 clocks-event ("throttle") reasons, a bitmask decoded to names.
 

@@ -1,4 +1,4 @@
-"""Apple silicon through ``powermetrics`` (root only; docs/design.md, "Clocks and power").
+"""Apple silicon through ``powermetrics`` (root only; docs/design/power.md, "Clocks and power").
 
 ``powermetrics --samplers gpu_power,cpu_power -f plist -i <ms>`` runs as a subprocess and writes
 one XML property list per interval, each followed by a NUL byte; each is parsed with

@@ -1,5 +1,5 @@
 """Linux CPUs: package power from the RAPL energy counters under ``/sys/class/powercap`` and the
-cores' clocks from cpufreq (docs/design.md, "Clocks and power").
+cores' clocks from cpufreq (docs/design/power.md, "Clocks and power").
 
 Power is the change of each package zone's ``energy_uj`` (microjoules) between two readings over
 the time between them, summed over packages; a counter that passed ``max_energy_range_uj`` wraps

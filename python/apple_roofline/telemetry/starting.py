@@ -1,5 +1,5 @@
 """A sampler started on a thread, so that opening its source (NVML's initialisation, finding the
-GPU) overlaps the rest of a run's start-up (docs/design.md, "Where the time goes")."""
+GPU) overlaps the rest of a run's start-up (docs/design/wall-time.md, "Where the time goes")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A measurement's window of samples, summarized (docs/design.md, "Clocks and power").
+"""A measurement's window of samples, summarized (docs/design/power.md, "Clocks and power").
 
 The samples that describe ``[t0, t1]`` are those taken after ``t0`` up to and including the first
 taken at or after ``t1``: a reading describes the interval since the previous one (an energy

@@ -12,7 +12,7 @@
 * :mod:`.collector` — :class:`CeilingCollector`, shared by the GPU models.
 
 A figure that is not known gives no ceiling, never a guess. :func:`device_theoretical` picks the
-model for an opened device. Methodology: docs/design.md, "Theoretical ceilings".
+model for an opened device. Methodology: docs/design/limits.md, "Theoretical ceilings".
 """
 
 from __future__ import annotations

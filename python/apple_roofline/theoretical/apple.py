@@ -1,6 +1,6 @@
 """Theoretical ceilings of Apple-silicon GPUs (M1 to M5), from a chip table with a source per figure.
 
-Formulas (GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s; an FMA counts as 2 FLOPs, docs/design.md,
+Formulas (GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s; an FMA counts as 2 FLOPs, docs/design/measurement.md,
 "Counting FLOPs and bytes")::
 
     FP32 peak [FLOP/s] = GPU cores × 128 FP32 ALUs per core × 2 FLOP per FMA × GPU clock [Hz]
@@ -714,7 +714,7 @@ _BY_NORM: Dict[str, AppleChip] = {_norm(k): v for k, v in APPLE_CHIPS.items()}
 
 
 #: The GPU's cache sizes of the chips that have a source, by marketing name: (L2 bytes or None,
-#: system-level cache bytes or None, source). The memory hierarchy's levels (docs/design.md, "The
+#: system-level cache bytes or None, source). The memory hierarchy's levels (docs/design/hierarchy.md, "The
 #: memory hierarchy"; :mod:`.caches`); a chip missing here has no documented L2 or SLC level.
 _MB_CACHES = (
     _MB + ", table of GPUs (columns 'L2 $: level-2 data cache in KB' and 'L3 $: level-3 data cache in MB', "

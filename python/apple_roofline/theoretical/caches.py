@@ -1,4 +1,4 @@
-"""The documented levels of a device's memory hierarchy, each size with its source (docs/design.md,
+"""The documented levels of a device's memory hierarchy, each size with its source (docs/design/hierarchy.md,
 "The memory hierarchy").
 
 The ``hierarchy`` suite sweeps working sets across these levels and names the plateaus it finds by
@@ -22,7 +22,7 @@ set that still fits the level when the suite's kernels sweep it.
   machdep.cpu.brand_string``).
 
 Where DRAM starts (:func:`dram_start`): a sweep's working set counts as DRAM only where every cache
-together could have raised its bandwidth by at most :data:`CACHE_INFLATION` (docs/design.md, "The
+together could have raised its bandwidth by at most :data:`CACHE_INFLATION` (docs/design/hierarchy.md, "The
 memory hierarchy": the bound, and the H200 curve that reaches it).
 
 Shared (threadgroup) memory is measured by its own kernel, not swept; its size per SM (per

@@ -9,7 +9,7 @@ The formula (per core group, summed over groups on heterogeneous CPUs)::
     peak [FLOP/s] = cores × lanes × FMA pipes × 2 FLOP × clock [Hz]
     lanes         = vector bits / element bits   (32 for FP32, 64 for FP64, 16 for FP16)
 
-An FMA counts as 2 FLOPs per lane (docs/design.md, "Counting FLOPs and bytes"). GFLOP/s = 1e9
+An FMA counts as 2 FLOPs per lane (docs/design/measurement.md, "Counting FLOPs and bytes"). GFLOP/s = 1e9
 FLOP/s.
 
 Where each figure comes from (every :class:`Figure` carries its own ``source`` sentence):

@@ -1,5 +1,5 @@
 """The CPU clock behind a run's theoretical peaks, from readings a neighbour cannot fool
-(docs/design.md, "Theoretical ceilings").
+(docs/design/limits.md, "Theoretical ceilings").
 
 Where no maximum clock can be read (no cpufreq, no sysctl: most virtual machines, Apple silicon),
 the clock is measured (:mod:`.cpu_probe`: a dependent integer-add chain for about 50 ms). One such

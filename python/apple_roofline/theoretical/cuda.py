@@ -1,6 +1,6 @@
 """Theoretical ceilings of an NVIDIA GPU, computed from the CUDA backend's device-info dict.
 
-Formulas (GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s; an FMA counts as 2 FLOPs, docs/design.md,
+Formulas (GB = 1e9 bytes, GFLOP/s = 1e9 FLOP/s; an FMA counts as 2 FLOPs, docs/design/measurement.md,
 "Counting FLOPs and bytes")::
 
     DRAM bandwidth [GB/s]  = 2 (double data rate) × memory_clock_hz × memory_bus_bits / 8 / 1e9

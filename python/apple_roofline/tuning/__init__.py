@@ -1,5 +1,5 @@
 """The threadgroup-size tuning study (kind ``"tune"``): throughput of the suites' kernels against
-their block / threadgroup size, and the best size of each (docs/design.md, "Threadgroup-size tuning").
+their block / threadgroup size, and the best size of each (docs/design/studies.md, "Threadgroup-size tuning").
 
 * :mod:`.model` — the results file, candidate sizes, the best size of each kernel;
 * :mod:`.runner` — tuning a GPU (:func:`run_tune`) and the tuners of ``run --tune``;

@@ -7,7 +7,7 @@ calculator knows them (CUDA), ``wave_items``, ``resident_blocks_per_sm`` and
 ``resident_threads_per_sm``. A size the compiler or the pipeline rejects is a :class:`Rejected`
 point with the message. The best size of a kernel is derived on reading, never stored: the valid
 point with the highest throughput (GB/s for bandwidth kernels, GFLOP/s otherwise) at its median
-time (docs/design.md, "Threadgroup-size tuning").
+time (docs/design/studies.md, "Threadgroup-size tuning").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tunes the threadgroup / block size of the suites' kernels on one device (docs/design.md,
+"""Tunes the threadgroup / block size of the suites' kernels on one device (docs/design/studies.md,
 "Threadgroup-size tuning", after the threadgroup-size methodology of Apple's GPU optimization guide:
 multiples of the SIMD width up to the pipeline's maximum, measured, not guessed).
 
@@ -133,7 +133,7 @@ def tune_suite(
     pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all).
     ``progress`` sees the suite as one task, ``"tune NAME"``, of one step per kernel and size.
     ``journal`` gets each point as it finishes; a point its resumed journal holds is taken from it,
-    not measured (docs/design.md, "Journal and resume")."""
+    not measured (docs/design/files.md, "Journal and resume")."""
     from .._native import _core
 
     journal = journal or Journal()
@@ -232,7 +232,7 @@ def run_tune(
     ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
     :func:`~apple_roofline.roofline.options.default_array_bytes`; with ``quick``, the smallest that
     still measures DRAM, :func:`~apple_roofline.roofline.options.dram_array_bytes`: 4× the
-    last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design.md,
+    last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design/files.md,
     "Journal and resume"); a point its resumed journal holds is kept, not measured again.
 
     Raises:

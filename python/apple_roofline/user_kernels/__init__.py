@@ -1,4 +1,4 @@
-"""Your kernels on a measured roofline (docs/design.md, "Your kernels on the roofline").
+"""Your kernels on a measured roofline (docs/design/model.md, "Your kernels on the roofline").
 
 * :mod:`.model` — a kernel's dot at one memory level, the kernels that cannot be placed, a file's set;
 * :mod:`.document` — the embedding API's measurements as a results file (kind ``"kernels"``,

@@ -2,7 +2,7 @@
 
 :func:`save_kernels` writes the :class:`~apple_roofline.roofline.model.Point`\\ s that
 :func:`apple_roofline.measure` returned; ``plot RUN.json --kernels FILE``, ``report`` and ``run``
-draw them on a measured roofline, one DRAM dot each (docs/design.md, "Your kernels on the
+draw them on a measured roofline, one DRAM dot each (docs/design/model.md, "Your kernels on the
 roofline"). Besides the header every results file has (:mod:`apple_roofline.study.document`)::
 
     kernels   [{name, flops, bytes, seconds, dtype, pipe, working_set, samples_s, n}]: FLOPs (>= 0)

@@ -1,5 +1,5 @@
 """Your kernels on a measured roofline: the dots, the kernels that cannot be placed, and the set a
-file holds (docs/design.md, "Your kernels on the roofline").
+file holds (docs/design/model.md, "Your kernels on the roofline").
 
 A :class:`KernelDot` is one kernel at one memory level: its FLOPs, the bytes it moved at that level
 and its time, summed over its launches; its intensity and performance follow. Two sources make

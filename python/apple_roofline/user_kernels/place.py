@@ -1,5 +1,5 @@
 """Each dot against the measured ceilings: the roof of its precision, its level's bandwidth, which
-of them binds it, and the speedup left below that ceiling (docs/design.md, "Your kernels on the
+of them binds it, and the speedup left below that ceiling (docs/design/model.md, "Your kernels on the
 roofline").
 
 At intensity ``I`` a dot at level L in precision p can reach ``min(P, B_L × I)``: ``P`` the highest

@@ -1,4 +1,4 @@
-"""Your kernels on the roofline figure (docs/design.md, "Your kernels on the roofline"); their
+"""Your kernels on the roofline figure (docs/design/model.md, "Your kernels on the roofline"); their
 tables and hover text are :mod:`.tables`'.
 
 On the figure each kernel has one colour; its dots (L1 ``^``, L2 ``s``, DRAM ``o``) are joined by a

@@ -1,5 +1,5 @@
 """Your kernels in the reports: the table of their dots, the kernels not placed, and the hover
-text of each dot on the figure (docs/design.md, "Your kernels on the roofline")."""
+text of each dot on the figure (docs/design/model.md, "Your kernels on the roofline")."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ are :func:`time.perf_counter_ns` differences taken with the garbage collector di
 :mod:`timeit` does; its previous state is restored). The ``tiny`` output is zeroed before each
 measure and checked after it: every float must equal the number of launches that measure made
 (warm-up included), so a launch that was dropped, or ran twice, fails validation
-(docs/design.md, "Validation").
+(docs/design/measurement.md, "Validation").
 
 One module per peer (:mod:`.cupy_peer`, :mod:`.torch_peer`, :mod:`.mlx_peer`, :mod:`.pyobjc_peer`;
 what they share is in :mod:`.common`): CuPy and PyTorch on CUDA, MLX on Metal and on the CPU, PyObjC

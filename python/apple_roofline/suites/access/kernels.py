@@ -2,7 +2,7 @@
 
 They measure two rules of Apple's GPU optimization guide ("Memory Access Patterns"): coalesced
 against strided access (``x[gid * stride]``) and vectorized (``float4``) against scalar loads. Per
-work item (one GPU thread; docs/design.md, "The access-pattern rules"): copy one element of W
+work item (one GPU thread; docs/design/rules.md, "The access-pattern rules"): copy one element of W
 32-bit words (W = 1, 2, 4: ``uint``, ``uint2``, ``uint4`` loads and stores) from
 
     j(i) = (i mod M)·S + i div M,   M = n / S

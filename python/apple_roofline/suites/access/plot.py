@@ -1,4 +1,4 @@
-"""The access-pattern figure (docs/design.md, "The access-pattern rules"): effective GB/s against
+"""The access-pattern figure (docs/design/rules.md, "The access-pattern rules"): effective GB/s against
 stride (log 2 axis), one line per load width, one panel per level (DRAM, cache), from a run's valid
 ``access`` measurements (None when it has none). Every marker carries the gid of its measurement
 (:func:`~apple_roofline.roofline.plot.measurement_gid`), so the HTML report's hover text names it.

@@ -1,4 +1,4 @@
-"""The ``access`` suite: the guide's memory-access rules measured (docs/design.md, "The access-pattern
+"""The ``access`` suite: the guide's memory-access rules measured (docs/design/rules.md, "The access-pattern
 rules"): effective bandwidth against stride (1, 2, 4 … 32 elements) and against load width (32-bit
 scalar, 2- and 4-wide vectors), at two working sets. The kernels, their counting and their NumPy
 reference are :mod:`.kernels`'.
@@ -6,7 +6,7 @@ reference are :mod:`.kernels`'.
 Levels (``params.level``):
 
 - ``dram``: two arrays of the run's STREAM size (``--array-size``; 256 MiB or 4× the last-level
-  cache, docs/design.md, "Measurement"), rounded down to a power of two of bytes;
+  cache, docs/design/measurement.md, "Measurement"), rounded down to a power of two of bytes;
 - ``cache``: two arrays of a quarter of the device's reported last-level cache each (the L2 of an
   NVIDIA GPU, the CPU's L3), rounded down to a power of two, so both fit in half of it. A device
   that reports no cache size (an Apple GPU's system-level cache is not reported) gets one skip

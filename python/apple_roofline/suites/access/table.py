@@ -1,4 +1,4 @@
-"""The access-pattern section's table (docs/design.md, "The access-pattern rules"): effective GB/s
+"""The access-pattern section's table (docs/design/rules.md, "The access-pattern rules"): effective GB/s
 by level, load width and stride, and the rules' effects as sentences.
 
 Returns None when the run has no measurement of the suite, so its section appears only in runs

@@ -1,7 +1,7 @@
 """The dual-issue kernels of the ``dualissue`` suite: their table, counting and NumPy references.
 
 The A19/M5 article says Family 9 Apple GPUs (M3, M4, M5) issue an FP32 instruction together with an
-FP16 or an integer one from one partition. These kernels ask the hardware (docs/design.md, "Dual
+FP16 or an integer one from one partition. These kernels ask the hardware (docs/design/rules.md, "Dual
 issue"). Per work item (one GPU thread), eight independent chains of each kind it runs, F steps
 each (F even), from eight input floats x:
 
@@ -24,7 +24,7 @@ chains do, so the FP16 plane proves that the chains ran and were not folded away
 Outputs: plane 0 holds the first kind's results (8 words per work item: the bits of c, of
 float(h), or u ^ v), plane 1 (at word 8n) the second kind's in a mixed kernel.
 
-Counting (per lane, docs/design.md, "Counting FLOPs and bytes"): an FMA is 2 FLOPs in FP32 and in
+Counting (per lane, docs/design/measurement.md, "Counting FLOPs and bytes"): an FMA is 2 FLOPs in FP32 and in
 FP16; an integer add is one integer operation, named so. The measurement's ``flops`` field holds
 the floating-point FLOPs (2 × 8 × F per kind), or for ``int32`` alone the integer operations (8 × F,
 as the idiv suite and the INT8 GEMM carry theirs); ``params`` give each count by name

@@ -1,4 +1,4 @@
-"""The dual-issue figure (docs/design.md, "Dual issue"): per pair, the median time per work item of
+"""The dual-issue figure (docs/design/rules.md, "Dual issue"): per pair, the median time per work item of
 each kind alone, their sum and the mixed kernel, as bars: a mixed bar at the height of the taller
 single one is dual issue, at the sum one at a time. None without a complete valid pair. Every marker
 and bar carries the gid of its measurement (:func:`~apple_roofline.roofline.plot.measurement_gid`),

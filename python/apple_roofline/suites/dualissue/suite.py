@@ -1,5 +1,5 @@
 """The ``dualissue`` suite: whether a core issues an FP32 instruction in the same cycle as an FP16 or
-an integer one (docs/design.md, "Dual issue"). The kernels, their counting and their NumPy
+an integer one (docs/design/rules.md, "Dual issue"). The kernels, their counting and their NumPy
 references are :mod:`.kernels`'.
 
 Every DUAL_KERNELS kernel at F = DUAL_F on 4 MiB of input (the peak suite's buffer), rounded up on

@@ -1,4 +1,4 @@
-"""The dual-issue section's table (docs/design.md, "Dual issue"): each pair's medians per work item
+"""The dual-issue section's table (docs/design/rules.md, "Dual issue"): each pair's medians per work item
 alone and mixed, their ratios and the verdict.
 
 Returns None when the run has no measurement of the suite, so its section appears only in runs

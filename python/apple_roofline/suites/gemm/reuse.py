@@ -1,4 +1,4 @@
-"""Inputs drawn once for every GEMM ladder that takes the same ones (docs/design.md, "Time budgets").
+"""Inputs drawn once for every GEMM ladder that takes the same ones (docs/design/budgets.md, "Time budgets").
 
 The fp32, tf32 and tiled ladders (and a unified-memory machine's CPU fp32 ladder) store the same
 fp32 A and B at each N, drawn from the same seed: :class:`SharedDraws` draws them once and hands the

@@ -1,4 +1,4 @@
-"""When a GEMM size ladder has its answer (docs/design.md, "The GEMM ladder").
+"""When a GEMM size ladder has its answer (docs/design/matrix.md, "The GEMM ladder").
 
 A GEMM ceiling is the best valid size of its class, so the ladder only needs to go on while a larger
 size could still raise it. :func:`settle_note` says, from the size just measured and the one before
@@ -14,7 +14,7 @@ When one doubling gained g, every later one together gains about g·(1/4 + 1/16 
 g = 3 % (a ×4 step removes fifteen sixteenths, so after one that gained g the later ones gain about
 g/15). The recorded H200 cuBLAS ladders agree: a doubling that gained at most 16 % was followed by
 one that gained at most 0.2 of it (TF32 2048 → 4096 +16 %, 4096 → 8192 +2.9 %), a miss of at most
-0.75 % at the tolerance (docs/design.md, "The GEMM ladder", has the numbers). A size that ran
+0.75 % at the tolerance (docs/design/matrix.md, "The GEMM ladder", has the numbers). A size that ran
 slower than the one before (a power cap, as FP64 at 8192 on an H200) also settles the ladder when
 within the tolerance; one further below did not agree, so the ladder goes on while the time budget
 allows. Noisy samples (CV above 1 %: the medians could be off by more than the tolerance's margin)

@@ -1,4 +1,4 @@
-"""The sizes a GEMM ladder may run (docs/design.md, "The GEMM ladder").
+"""The sizes a GEMM ladder may run (docs/design/matrix.md, "The GEMM ladder").
 
 A default run's ladder doubles N from 16 to :data:`MAX_N` (:data:`DEFAULT_SIZES`); a ``--quick``
 run's steps N by 4 from 64 to 4096 (:data:`QUICK_SIZES`), which the runner passes as the suite

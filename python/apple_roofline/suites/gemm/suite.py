@@ -1,4 +1,5 @@
-"""The ``gemm`` suite: vendor GEMM libraries on square N = 16, 32 … (docs/design.md, "Counting FLOPs and bytes").
+"""The ``gemm`` suite: vendor GEMM libraries on square N = 16, 32 … (docs/design/measurement.md,
+"Counting FLOPs and bytes").
 
 C[M×N] = A[M×K]·B[K×N], row-major, no transpose, alpha 1, beta 0, in six precisions
 (:data:`GEMM_PRECISIONS`): fp64, fp32 (FP32 arithmetic, never TF32), tf32 (fp32 storage, inputs
@@ -23,7 +24,7 @@ fp64 8/8, fp32 and tf32 4/4, fp16 and bf16 2/2, int8 1/4).
 N doubles from 16 (--quick: N = 64, 256, 1024, 4096, :mod:`.sizes`) until the ladder has settled
 (two quiet sizes agree within 3 %: :mod:`.settle`), the next size would exceed the time budget (a
 launch of about ``max_launch_s``; --quick: less), the memory cap, or the last size (8192; --quick:
-4096); the last size measured records why (docs/design.md, "The GEMM ladder"). Every product
+4096); the last size measured records why (docs/design/matrix.md, "The GEMM ladder"). Every product
 is validated against NumPy, elementwise up to N = :data:`EXACT_CHECK_MAX_N` and by Freivalds' test
 above it; see :func:`check_gemm` for the bounds.
 """
@@ -741,7 +742,7 @@ def uniform_pair(rng: np.random.Generator, n: int, dtype: Any) -> Tuple[np.ndarr
     advanced to the block's first value (``advance``, PCG64's jump ahead), so the values are the
     serial draws' bit for bit whatever the number of threads; ``rng`` is left advanced past both, as
     after the serial draws. A bit generator without ``advance`` draws serially. An 8192×8192 pair
-    took about 1 s serially on an H100's host (docs/design.md, "Time budgets")."""
+    took about 1 s serially on an H100's host (docs/design/budgets.md, "Time budgets")."""
     bitgen = rng.bit_generator
     if not hasattr(bitgen, "advance"):
         return (rng.uniform(-1.0, 1.0, (n, n)).astype(dtype), rng.uniform(-1.0, 1.0, (n, n)).astype(dtype))
@@ -792,7 +793,7 @@ class GemmSuite(Suite):
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
-        self.scratch = ctx.scratch  # every check reads C into it (docs/design.md, "Time budgets")
+        self.scratch = ctx.scratch  # every check reads C into it (docs/design/budgets.md, "Time budgets")
         self.sizes = ladder_sizes(ctx.options.get(SIZES_OPTION))
         #: each ladder's inputs, drawn once for the ladders that take the same (:meth:`cases` sets it)
         self.inputs: SharedDraws[str, _Drawn] = SharedDraws(_draw_inputs, ())
@@ -822,7 +823,7 @@ class GemmSuite(Suite):
         """Every ladder's cases (:meth:`ladder_dtypes` gives their order); inputs that several
         ladders take are drawn once (:attr:`inputs`) and released when the cases end."""
         # a function of the uniform values, not a bound method: the suite and its draws hold no
-        # reference cycle, so the suite is released as its cases end (docs/design.md, "Measurement")
+        # reference cycle, so the suite is released as its cases end (docs/design/measurement.md, "Measurement")
         self.inputs = SharedDraws(partial(_draw_kind, self.uniform), [input_kind(d) for d in self.ladder_dtypes()])
         try:
             yield from self._ladders()

@@ -1,5 +1,5 @@
 """Which plateaus of a working-set sweep are levels: points that agree, each level faster than the
-one beyond it, DRAM clear of the caches (docs/design.md, "The memory hierarchy").
+one beyond it, DRAM clear of the caches (docs/design/hierarchy.md, "The memory hierarchy").
 
 :func:`settle` takes the plateaus :mod:`.plateaus` found (or grouped) and keeps a level only where
 its points tell it apart; else it marks the plateau :attr:`~.plateaus.Plateau.unresolved` with the

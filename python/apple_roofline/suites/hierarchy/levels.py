@@ -1,6 +1,6 @@
 """The memory hierarchy of a run: each kernel's bandwidth-against-working-set curve from the
 ``hierarchy`` suite's measurements, its plateaus, and the level ceilings they make (the cache-aware
-roofline; docs/design.md, "The memory hierarchy").
+roofline; docs/design/hierarchy.md, "The memory hierarchy").
 
 Each hierarchy measurement records its working set (``working_set_bytes``), the documented level
 that holds it (``level``, ``level_bytes``: named when the run was planned, from the device's cache
@@ -63,7 +63,7 @@ class LevelCurve:
         points: (working set in bytes, GB/s at the best sample), smallest working set first: a
             machine shared with other work only ever slows samples down, and a 2-core CPU under load
             slowed a tenth to half of the median samples of a sweep by up to 20×, where the best sample
-            kept the level's rate (docs/design.md, "The memory hierarchy").
+            kept the level's rate (docs/design/hierarchy.md, "The memory hierarchy").
         levels: the documented cache levels the points were planned against, smallest first.
         plateaus: :func:`~.plateaus.find_plateaus` of the points against the levels (runs of at
             least :func:`min_points`); for the default run's few points per level, one per level

@@ -1,5 +1,5 @@
 """The plateaus of a bandwidth-against-working-set curve, named by the device's documented cache
-sizes (docs/design.md, "The memory hierarchy").
+sizes (docs/design/hierarchy.md, "The memory hierarchy").
 
 A working-set sweep (the ``hierarchy`` suite) measures bandwidth at working sets from a few KiB to
 several times the last-level cache. The curve is flat while the working set fits one level (a

@@ -1,4 +1,4 @@
-"""The memory-hierarchy figure: bandwidth against working set (docs/design.md, "The memory
+"""The memory-hierarchy figure: bandwidth against working set (docs/design/hierarchy.md, "The memory
 hierarchy").
 
 One line per hierarchy kernel (``read``: per-lane reads; ``rmw``: read-modify-write) through its
@@ -10,7 +10,7 @@ apart as no bar, its level named in a note under the axes; the documented cache 
 vertical lines named at the top, and the shared-memory ceiling, where measured, as a thin solid
 horizontal line (the line styles of every figure: published dashed, measured solid,
 :data:`~apple_roofline.figures.MEASURED`). A point above the physical limit of the level it was planned
-in (docs/design.md, "Physical limits") stays on its line but in no plateau, drawn hollow under a
+in (docs/design/limits.md, "Physical limits") stays on its line but in no plateau, drawn hollow under a
 cross, and the legend says so. The y axis has plain-number log ticks
 (:func:`~apple_roofline.figures.log_ticks`: 50, 100, 200, 500, 1k). Every marker carries the gid of
 its measurement (:func:`.plot.measurement_gid`), so the HTML report's hover text works on it; each

@@ -17,7 +17,7 @@ __all__ = ["SPEC", "CACHE_LEVELS"]
 
 def _form(named: bool) -> Mapping[str, Any]:
     """The full working-set sweep when the suites are named, a few points per level in a default run
-    (docs/design.md, "The memory hierarchy")."""
+    (docs/design/hierarchy.md, "The memory hierarchy")."""
     return {SWEEP_OPTION: "full" if named else "levels"}
 
 

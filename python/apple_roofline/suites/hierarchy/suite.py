@@ -1,4 +1,4 @@
-"""The ``hierarchy`` suite: bandwidth at every level of the memory hierarchy (docs/design.md, "The
+"""The ``hierarchy`` suite: bandwidth at every level of the memory hierarchy (docs/design/hierarchy.md, "The
 memory hierarchy"; the cache-aware roofline of Ilic, Pratas and Sousa, IEEE CAL 2014).
 
 A working-set sweep of two kernels (shaders/cuda/hierarchy.cu documents them; the Metal twins

@@ -1,4 +1,4 @@
-"""The memory-hierarchy table of a run's report (docs/design.md, "The memory hierarchy"): each
+"""The memory-hierarchy table of a run's report (docs/design/hierarchy.md, "The memory hierarchy"): each
 level's documented size, the plateau the working-set sweep found for it and the ceiling it makes.
 
 Built from the run's ``hierarchy`` measurements (:mod:`.levels`) and its recorded cache facts
@@ -15,7 +15,7 @@ in runs that measured the suite. One row per plateau of each kernel, then the sh
   **ceiling**: the roofline ceiling the read kernel's plateau makes.
 
 A point above the physical limit of the level it was planned in (faster than the memory interface
-beyond every cache: docs/design.md, "Physical limits") is in no plateau: it has a row of its own,
+beyond every cache: docs/design/limits.md, "Physical limits") is in no plateau: it has a row of its own,
 its GB/s marked with the reason.
 """
 

@@ -1,5 +1,5 @@
 """The work of the ``hierarchy`` suite's cases, for the time prediction of a ``--quick`` run
-(:class:`~apple_roofline.suites.work.CaseWork`, docs/design.md, "Time budgets")."""
+(:class:`~apple_roofline.suites.work.CaseWork`, docs/design/budgets.md, "Time budgets")."""
 
 from __future__ import annotations
 

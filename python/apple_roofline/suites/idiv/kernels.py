@@ -1,6 +1,6 @@
 """The integer-divide kernels of the ``idiv`` suite: their table, counting and NumPy reference.
 
-Per work item (one GPU thread; docs/design.md, "Counting FLOPs and bytes"): load one 32-bit word x,
+Per work item (one GPU thread; docs/design/measurement.md, "Counting FLOPs and bytes"): load one 32-bit word x,
 run a chain of F dependent steps
 
     x = x + (x OP d) + STEP   (mod 2^32)

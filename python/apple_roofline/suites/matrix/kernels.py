@@ -1,5 +1,5 @@
 """The tile products of the ``matrix`` suite: precisions, tile shapes, how each backend's matrix
-instruction composes a tile, counting, inputs and the NumPy reference (docs/design.md, "Matrix units").
+instruction composes a tile, counting, inputs and the NumPy reference (docs/design/matrix.md, "Matrix units").
 
 Methodology: the A19/M5 Neural Accelerator article (OPS = repetitions × 2·M·N·K / time over a sweep
 of tile shapes M, N ∈ {8, 16, 32}, K ∈ {8, 16, 32, 64, 128}, each output checked). One **work group**
@@ -36,7 +36,7 @@ whatever order the hardware adds in, and the check is exact equality:
   cancellation and shows as wrong elements (swapping A's two equal halves would not: the mma
   fragment layout is checked on its own, by tests/unit/test_matrix.py's model of matrix.cu).
 
-Counting (the int8 GEMM's convention, docs/design.md, "Counting FLOPs and bytes"): OPS per work
+Counting (the int8 GEMM's convention, docs/design/measurement.md, "Counting FLOPs and bytes"): OPS per work
 group = ITERS · REPS · 2·M·N·K (integer operations for INT8, in the ``flops`` field); bytes =
 compulsory traffic: A and B read once, every work group's C written once.
 

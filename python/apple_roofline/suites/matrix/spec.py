@@ -14,7 +14,7 @@ __all__ = ["SPEC"]
 
 def _shapes(named: bool) -> Mapping[str, Any]:
     """A default run measures one tile per precision and instruction, a run that names its suites
-    every tile shape (docs/design.md, "Matrix units")."""
+    every tile shape (docs/design/matrix.md, "Matrix units")."""
     return {SHAPES_OPTION: SWEEP if named else LARGEST}
 
 

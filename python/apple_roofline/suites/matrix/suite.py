@@ -1,6 +1,6 @@
 """The ``matrix`` suite: the peak of the GPU's matrix hardware, one tile product repeated in registers
 over a sweep of tile shapes and precisions (the kernels, counting and reference are
-:mod:`.kernels`'; docs/design.md, "Matrix units").
+:mod:`.kernels`'; docs/design/matrix.md, "Matrix units").
 
 A plain ``run`` measures one tile per precision and instruction (:data:`SHAPES_OPTION` =
 :data:`LARGEST`: :func:`~.kernels.largest_shape`'s rule, seconds instead of the sweep's half
@@ -208,7 +208,8 @@ class MatrixSuite(Suite):
             return
         self._out: Optional[Any] = None
         self._capacity = 0
-        self._scratch = self.ctx.scratch  # every check reads its output into it (docs/design.md, "Time budgets")
+        # every check reads its output into it (docs/design/budgets.md, "Time budgets")
+        self._scratch = self.ctx.scratch
         for api in apis:
             gate = _gate(api, self.ctx.info)
             if not gate:

@@ -1,10 +1,10 @@
 """The matrix-unit tables of a run's report: every tile shape of the ``matrix`` suite, and the best
 shape of each precision and instruction beside the vendor GEMM and the theoretical peak of the same
-precision, the latter also at the effective clock its best shape ran at (docs/design.md, "Clocks").
+precision, the latter also at the effective clock its best shape ran at (docs/design/clocks.md, "Clocks").
 
 Built from the run's ``matrix`` measurements and skips (:mod:`.suite`); None
 when it has neither, so the section appears only in runs that asked for the suite. OPS per tile =
-ITERS · REPS · 2·M·N·K (docs/design.md, "Matrix units"); the rate is the median's, in GFLOP/s (GOP/s
+ITERS · REPS · 2·M·N·K (docs/design/matrix.md, "Matrix units"); the rate is the median's, in GFLOP/s (GOP/s
 for INT8, as the int8 GEMM's).
 """
 
@@ -62,7 +62,7 @@ def matrix_shapes_table(run: Run) -> Optional[Table]:
         "computed a wrong product and set no ceiling; skipped ones could not be built."
         + (
             " ⚠ marks a shape above its pipe's peak at the clock it ran at, with the reason: it sets no ceiling "
-            '(docs/design.md, "Physical limits").'
+            '(docs/design/limits.md, "Physical limits").'
             if any(m.over_limit for m in ms)
             else ""
         ),
@@ -156,7 +156,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
         "within the samples, the highest reading), and the last column compares with "
         "the peak at that clock (theoretical × effective MHz / maximum clock). No share is above 100 %: a "
         "shape above its pipe at its clock (by more than the timer's tolerance) is marked ⚠ with the reason "
-        'and sets no ceiling (docs/design.md, "Physical limits"); a precision with no other shape is shown so.',
+        'and sets no ceiling (docs/design/limits.md, "Physical limits"); a precision with no other shape is shown so.',
     )
     return Table(header, tuple(rows), "lrlrrrrrr", notes)
 

@@ -1,4 +1,4 @@
-"""The threadgroup-memory figure (docs/design.md, "Threadgroup memory and occupancy"): GB/s against
+"""The threadgroup-memory figure (docs/design/rules.md, "Threadgroup memory and occupancy"): GB/s against
 the threadgroup memory each threadgroup declares, with CUDA's resident blocks per SM on a second
 axis where the run recorded them and the sizes the guide's table names marked; from a run's valid
 ``occupancy`` measurements (None when it has none). Every marker carries the gid of its measurement

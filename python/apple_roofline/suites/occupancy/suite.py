@@ -1,6 +1,6 @@
 """The ``occupancy`` suite: throughput of one fixed kernel against the threadgroup (shared) memory
 each threadgroup declares, after the "Occupancy Impact" table of Apple's GPU optimization guide
-(docs/design.md, "Threadgroup memory and occupancy").
+(docs/design/rules.md, "Threadgroup memory and occupancy").
 
 The kernel (``occupancy_copy``, shaders/cuda/occupancy.cu and its Metal twin) is a float4 copy of
 two arrays of the run's STREAM size in which each thread passes its element to its neighbour

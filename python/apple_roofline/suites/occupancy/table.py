@@ -1,4 +1,4 @@
-"""The threadgroup-memory section's table (docs/design.md, "Threadgroup memory and occupancy"): the
+"""The threadgroup-memory section's table (docs/design/rules.md, "Threadgroup memory and occupancy"): the
 fixed kernel's GB/s against the threadgroup memory it declares, beside the optimization guide's table.
 
 Returns None when the run has no measurement of the suite, so its section appears only in runs

@@ -1,5 +1,5 @@
 """The ``peak`` suite: compute ceilings from FMA chains on a small cache-resident buffer
-(docs/design.md, "Counting FLOPs and bytes").
+(docs/design/measurement.md, "Counting FLOPs and bytes").
 
 F = 512 on a 4 MiB input and a 4 MiB output (the M5 article's 4 MB buffer; 1 MiB in a ``--quick`` run
 shrunk for time, :func:`peak_buffer_bytes`). FP32: the M5 article's
@@ -95,7 +95,7 @@ class PeakSuite(Suite):
 
     def __init__(self, ctx: SuiteContext) -> None:
         super().__init__(ctx)
-        self.scratch = ctx.scratch  # every check reads its output into it (docs/design.md, "Time budgets")
+        self.scratch = ctx.scratch  # every check reads its output into it (docs/design/budgets.md, "Time budgets")
 
     def total(self) -> int:
         return len(PEAK_VARIANTS)

@@ -1,4 +1,4 @@
-"""The ``stream`` suite: McCalpin's STREAM kernels on fp32 arrays (docs/design.md, "Adding a suite").
+"""The ``stream`` suite: McCalpin's STREAM kernels on fp32 arrays (docs/design/extending.md, "Adding a suite").
 
 copy ``c = a``, scale ``b = q·c``, add ``c = a + b``, triad ``a = b + q·c``; one work item is one
 4-wide vector (16 B). Bytes per element: 8, 8, 12, 12 (each input read once, the output written
@@ -72,7 +72,7 @@ class StreamKernel:
 
 
 def bandwidth_class(array_bytes: int, llc_bytes: int) -> str:
-    """ "DRAM bandwidth" when each array is at least 4× the last-level cache (docs/design.md,
+    """ "DRAM bandwidth" when each array is at least 4× the last-level cache (docs/design/measurement.md,
     "Measurement") or the
     cache size is unknown, else "Cache bandwidth": small arrays measure the caches, not DRAM."""
     return "Cache bandwidth" if llc_bytes and array_bytes < 4 * llc_bytes else "DRAM bandwidth"

@@ -1,5 +1,5 @@
 """The ``sweep`` suite: the roofline traced by one kernel family at growing FMA counts
-(docs/design.md, "Counting FLOPs and bytes").
+(docs/design/measurement.md, "Counting FLOPs and bytes").
 
 ``vec4`` (the M5 article's float4 kernel: four cross-dependent 4-wide chains, 32·F FLOPs and 32 B
 per work item, arithmetic intensity F FLOP/B) and ``scalar8`` (eight independent scalar chains,
@@ -45,7 +45,8 @@ def sweep_compute_class(kernel: str, dtype: str) -> str:
     return f"{dtype.upper()} {kind}"
 
 
-#: (measurement name, FMA kernel) of the sweep, in docs/design.md's terms.
+#: (measurement name, FMA kernel) of the sweep, in the terms of docs/design/measurement.md,
+#: "Counting FLOPs and bytes".
 SWEEP_KERNELS: Tuple[Tuple[str, FmaKernel], ...] = (
     ("vec4", FMA_KERNELS["vec4_cross4"]),
     ("scalar8", FMA_KERNELS["scalar_indep8"]),
@@ -54,7 +55,7 @@ SWEEP_KERNELS: Tuple[Tuple[str, FmaKernel], ...] = (
 
 #: The F a sweep kernel's block size is tuned at (``options[TUNE_OPTION]``): the memory-bound end,
 #: where the block size matters most, since resident threads hide DRAM latency; at large F each
-#: thread's own FMA chains keep the ALUs busy (docs/design.md, "Threadgroup-size tuning").
+#: thread's own FMA chains keep the ALUs busy (docs/design/studies.md, "Threadgroup-size tuning").
 SWEEP_TUNE_F = 1
 
 
