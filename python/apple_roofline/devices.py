@@ -1,10 +1,12 @@
-"""Device names and discovery: ``"cpu"``, ``"cuda:0"``, ``"metal:0"``.
+"""Device names and discovery: ``"cpu"``, ``"cuda:0"``, ``"metal:0"``, ``"wgpu:0"``.
 
 A device string is a backend name with an optional ``:index`` (default 0). It is parsed once into
 a :class:`DeviceSpec`; :func:`resolve_device` checks that the backend was built and has that device
 from the registry's counts alone (``_core.backends()``), without opening any device — so naming
 ``cpu`` never creates a CUDA context. The default device is the first of metal:0, cuda:0, cpu that
-has a device. Only :func:`open_device` and :func:`list_devices` open devices.
+has a device. Only :func:`open_device` and :func:`list_devices` open devices. ``wgpu:N`` is the
+N-th wgpu adapter (the graphics study's numbering), run by the WebGPU backend
+(:mod:`apple_roofline.webgpu`); it is never the default device.
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ __all__ = [
 
 #: Backends known to the tool, in order of preference for the default device.
 BACKENDS: Tuple[str, ...] = ("metal", "cuda", "cpu")
+#: The WebGPU backend's name: Python over wgpu, not in the native registry.
+WGPU = "wgpu"
 _SPEC = re.compile(r"^([a-z]+)(?::([0-9]+))?$")
-_FORMS = "cpu, cuda:N, metal:N"
+_FORMS = "cpu, cuda:N, metal:N, wgpu:N"
 
 
 class DeviceSpec(NamedTuple):
@@ -56,7 +60,7 @@ def parse_device(spec: Union[str, DeviceSpec]) -> DeviceSpec:
     if isinstance(spec, DeviceSpec):
         return spec
     m = _SPEC.match(str(spec).strip().lower())
-    if not m or m.group(1) not in BACKENDS:
+    if not m or m.group(1) not in BACKENDS + (WGPU,):
         raise OptionError("device", spec, _FORMS, problem="is not a device")
     return DeviceSpec(m.group(1), int(m.group(2) or 0))
 
@@ -100,6 +104,8 @@ def resolve_device(spec: Union[str, DeviceSpec, None]) -> DeviceSpec:
     if spec is None:
         return parse_device(default_device())
     parsed = parse_device(spec)
+    if parsed.backend == WGPU:
+        return _resolve_wgpu(parsed)
     registry = backend_registry()
     available = ", ".join(_available(registry)) or "none"
     for b in registry:
@@ -113,6 +119,18 @@ def resolve_device(spec: Union[str, DeviceSpec, None]) -> DeviceSpec:
     raise OptionError("device", str(spec), available, problem="is not available")  # pragma: no cover
 
 
+def _resolve_wgpu(parsed: DeviceSpec) -> DeviceSpec:
+    """``wgpu:N`` checked against the adapters wgpu finds (enumerated, none opened)."""
+    from .webgpu import adapter_count
+
+    count = adapter_count()
+    if parsed.index < count:
+        return parsed
+    available = f"wgpu:0 to wgpu:{count - 1}" if count else "none"
+    why = f"wgpu finds {count} adapter(s)" if count else "wgpu is not installed or finds no adapter"
+    raise OptionError("device", str(parsed), available, problem="is not available", shown=repr(str(parsed)), reason=why)
+
+
 def open_device(spec: Union[str, DeviceSpec]) -> Any:
     """Open the device named by ``spec`` and return its ``_core.Backend``.
 
@@ -124,6 +142,10 @@ def open_device(spec: Union[str, DeviceSpec]) -> Any:
     from ._native import _core
 
     parsed = parse_device(spec)
+    if parsed.backend == WGPU:
+        from .webgpu import WgpuBackend
+
+        return WgpuBackend(parsed.index)
     return _core.Backend(parsed.backend, parsed.index)
 
 

@@ -13,6 +13,9 @@ from .common import EXIT_FAILED, backend_error_type, fail, import_failure
 
 __all__ = ["devices", "devices_table"]
 
+#: The wgpu APIs the WebGPU backend runs the compute suites on (its OpenGL adapters draw only).
+COMPUTE_APIS = ("Vulkan", "Metal", "D3D12")
+
 
 def _format_bytes(n: object) -> str:
     if isinstance(n, bool) or not isinstance(n, (int, float)):
@@ -119,7 +122,7 @@ def devices(
                 a["name"],
                 f"api={a['backend']}, type={a['adapter_type']}, max_texture={a['max_texture_2d']}, "
                 f"features={'+'.join(a['features']) or 'none'}",
-                "graphics suites only",
+                "graphics; run's stream, sweep, peak" if a["backend"] in COMPUTE_APIS else "graphics only",
             ]
         )
     if not found:

@@ -195,6 +195,9 @@ def default_array_bytes(info: Mapping[str, Any]) -> int:
     mem = int(info.get("memory_bytes", 0) or 0)
     if mem:
         want = min(want, mem // 6 // MIB * MIB)
+    most = int(info.get("max_buffer_bytes", 0) or 0)  # a WebGPU adapter's largest binding
+    if most:
+        want = min(want, most // MIB * MIB)
     return max(MIB, want)
 
 
@@ -212,10 +215,15 @@ def dram_array_bytes(info: Mapping[str, Any]) -> int:
 
 def array_bytes_range(info: Mapping[str, Any]) -> Tuple[int, Optional[int]]:
     """The STREAM array sizes a device accepts, bytes: :data:`MIN_ARRAY_BYTES` to a third of half
-    its memory (three arrays, plus validation's chunks and the interpreter, in half of memory), or
-    no upper bound when the memory size is unknown."""
+    its memory (three arrays, plus validation's chunks and the interpreter, in half of memory), at
+    most a WebGPU adapter's largest binding (``max_buffer_bytes``), or no upper bound when neither
+    is known."""
     mem = int(info.get("memory_bytes", 0) or 0)
-    return MIN_ARRAY_BYTES, ((mem // 2) // 3 if mem else None)
+    hi = (mem // 2) // 3 if mem else None
+    most = int(info.get("max_buffer_bytes", 0) or 0)  # a WebGPU adapter's largest binding
+    if most:
+        hi = min(hi, most) if hi is not None else most
+    return MIN_ARRAY_BYTES, hi
 
 
 def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
@@ -229,13 +237,13 @@ def check_array_bytes(array_bytes: int, info: Mapping[str, Any]) -> int:
         return array_bytes
     mem = int(info.get("memory_bytes", 0) or 0)
     valid = f"{format_size(lo)} to {format_size(hi)}" if hi is not None else f"{format_size(lo)} or more"
-    raise OptionError(
-        "array_bytes",
-        array_bytes,
-        valid,
-        shown=format_size(array_bytes),
-        reason=f"three arrays must fit in half of the {format_size(mem)} memory of {info.get('name', 'this device')}",
+    most = int(info.get("max_buffer_bytes", 0) or 0)
+    reason = (
+        f"three arrays must fit in half of the {format_size(mem)} memory of {info.get('name', 'this device')}"
+        if not most or (mem and (mem // 2) // 3 <= most)
+        else f"an array is one binding, at most {format_size(most)} on {info.get('name', 'this adapter')}"
     )
+    raise OptionError("array_bytes", array_bytes, valid, shown=format_size(array_bytes), reason=reason)
 
 
 def check_sustain(sustain_s: object) -> float:

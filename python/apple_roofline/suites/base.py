@@ -20,6 +20,8 @@ from .blocks import map_row_blocks
 
 __all__ = [
     "KernelDef",
+    "UNREACHABLE",
+    "unreachable",
     "Case",
     "OutputCheck",
     "SuiteContext",
@@ -98,6 +100,17 @@ ANY_KERNEL = "*"
 #: ``SuiteContext.options`` key: when true, a suite yields only the cases a block size is tuned on
 #: (all of them, except the sweep's: one F, :data:`~apple_roofline.suites.sweep.suite.SWEEP_TUNE_F`).
 TUNE_OPTION = "tune"
+
+#: The source of a kernel a backend cannot express (:func:`unreachable`): the WebGPU backend's
+#: ``compile`` raises UnsupportedError with its entry, the reason, so the run lists the kernel as
+#: skipped instead of leaving it out.
+UNREACHABLE = "unreachable"
+
+
+def unreachable(reason: str) -> Tuple[str, str]:
+    """``KernelDef.sources``' entry for a kernel the backend cannot express: ``(UNREACHABLE, reason)``."""
+    return UNREACHABLE, reason
+
 
 #: Input patterns repeat with a prime period, so that a reference over one period, tiled, checks
 #: every element of an array of any size.

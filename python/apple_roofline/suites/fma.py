@@ -37,7 +37,7 @@ from typing import Dict, Iterable, Tuple, Union
 
 import numpy as np
 
-from .base import EPS, ITEMSIZE, NUMPY_DTYPE
+from .base import EPS, ITEMSIZE, NUMPY_DTYPE, unreachable
 
 __all__ = ["FmaKernel", "FMA_KERNELS", "CHAIN_A", "FP16_MAX", "round_to_fp16", "tolerance"]
 
@@ -132,13 +132,24 @@ class FmaKernel:
 
     def sources(self, dtype: str) -> Dict[str, Tuple[str, str]]:
         """``KernelDef.sources`` for this kernel in ``dtype``: the CPU's built-in kernel, the CUDA
-        kernel in ``fma.cu`` and the Metal kernel in ``fma.metal`` (the same recurrence, operation
-        for operation; Metal has no fp64, as Apple GPUs have no FP64 arithmetic)."""
+        kernel in ``fma.cu``, the Metal kernel in ``fma.metal`` and the WGSL one (:meth:`wgsl_source`;
+        the same recurrence, operation for operation; Metal has no fp64, as Apple GPUs have no FP64
+        arithmetic)."""
         e = self.entry(dtype)
         out = {"cpu": ("builtin", e), "cuda": ("fma.cu", e)}
         if dtype != "fp64":
             out["metal"] = ("fma.metal", e)
+        out["wgpu"] = self.wgsl_source(dtype)
         return out
+
+    def wgsl_source(self, dtype: str) -> Tuple[str, str]:
+        """The WGSL twin: ``fma_cross``, ``fma_vec4`` or ``fma_scalar`` (``_f16`` for fp16).wgsl, one
+        file per element type and argument list (a WGSL binding has one type); fp64 is not reachable
+        through WebGPU (WGSL has no f64), so its source says so (:data:`~.base.UNREACHABLE`)."""
+        if dtype == "fp64":
+            return unreachable("WGSL has no f64 type, so no FP64 FMA chain (wgpu-native's shader-f64 is not WebGPU)")
+        stem = "fma_cross" if self.cross else ("fma_vec4" if self.width == 4 else "fma_scalar")
+        return (f"{stem}{'_f16' if dtype == 'fp16' else ''}.wgsl", self.entry(dtype))
 
     @staticmethod
     def constants(a: float = CHAIN_A) -> Dict[str, Dict[str, Union[int, float]]]:
@@ -148,17 +159,26 @@ class FmaKernel:
         shaders/cuda/fma.cu says why). The kernels still receive ``a`` as an argument, and the
         reference uses that one, so a literal that disagreed with it would fail validation."""
         bits = int(np.asarray(a, dtype=np.float16).view(np.uint16))
-        return {"cuda": {"BLOCK": 512, "CHAIN_A": float(a), "CHAIN_A_F16": bits}}
+        return {
+            "cuda": {"BLOCK": 512, "CHAIN_A": float(a), "CHAIN_A_F16": bits},
+            # WebGPU: the same literal as an override constant, and the module built without naga's
+            # runtime checks (the kernels' accesses are in range by the work-item guard and every loop
+            # ends: docs/design/backends.md, "The WebGPU backend")
+            "wgpu": {"BLOCK": 256, "CHAIN_A": float(a), "AR_RUNTIME_CHECKS": 0},
+        }
 
     def reference(self, x: np.ndarray, F: int, dtype: str, a: float = CHAIN_A) -> np.ndarray:
         """What the kernel writes for input elements ``x`` (1-D), rounded as the device rounds."""
         return self.references(x, [F], dtype, a)[F]
 
-    def references(self, x: np.ndarray, Fs: Iterable[int], dtype: str, a: float = CHAIN_A) -> Dict[int, np.ndarray]:
+    def references(
+        self, x: np.ndarray, Fs: Iterable[int], dtype: str, a: float = CHAIN_A, fused: bool = True
+    ) -> Dict[int, np.ndarray]:
         """:meth:`reference` at every F of ``Fs`` (non-negative), from one pass of max(Fs) iterations:
         the chains' state after F iterations is the same whatever number follows, so each F's output
         is taken from the state as the pass goes by it (the sweep's F = 1, 4 … 1024 cost 1024
-        iterations, not 1365). Returns {F: output}."""
+        iterations, not 1365). ``fused`` False rounds each FMA's product and then its sum (fp16 and
+        fp32: the trajectory of a device that does not fuse, which WGSL allows). Returns {F: output}."""
         wanted = sorted(set(int(F) for F in Fs))
         if wanted and wanted[0] < 0:
             raise ValueError(f"F must be non-negative, not {wanted[0]}")
@@ -171,10 +191,14 @@ class FmaKernel:
 
             def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
                 return _fma64(p, q, s)
-        else:
+        elif fused:
 
             def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
                 return r(p * q + s)  # exact in float64, then one rounding to the dtype
+        else:
+
+            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
+                return r(r(p * q) + s)  # the product rounded to the dtype, then the sum
 
         x64 = x.astype(t).astype(np.float64)
         out: Dict[int, np.ndarray] = {}

@@ -37,13 +37,15 @@ def sampler_for(
     platform: str = "",
     root: Optional[bool] = None,
 ) -> Sampler:
-    """A sampler (not started) for device ``index`` of ``backend`` ("cpu", "cuda", "metal");
+    """A sampler (not started) for device ``index`` of ``backend`` ("cpu", "cuda", "metal", "wgpu");
     ``info`` is the backend's description (a CUDA GPU's ``pci_bus_id`` picks the NVML device);
     ``platform`` replaces ``sys.platform`` and ``root`` the effective-uid check (tests). Never
     raises: a device no sampler covers gets a :class:`~.base.NullSampler` with the reason."""
     platform = platform or sys.platform
     if backend == "cuda":
         return NvmlSampler(index, pci_bus_id=str((info or {}).get("pci_bus_id", "") or ""))
+    if backend == "wgpu":  # the WebGPU backend's adapter: sampled as the graphics study samples it
+        return graphics_sampler("wgpu", info or {}, platform=platform, root=root)
     if backend == "cpu" and platform.startswith("linux"):
         return RaplSampler()
     if backend in ("metal", "cpu") and platform == "darwin":

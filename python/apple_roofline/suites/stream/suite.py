@@ -64,8 +64,16 @@ class StreamKernel:
             "stream",
             self.name,
             "fp32",
-            {"cpu": ("builtin", entry), "cuda": ("stream.cu", entry), "metal": ("stream.metal", entry)},
-            constants={"cuda": {"BLOCK": 1024}},
+            {
+                "cpu": ("builtin", entry),
+                "cuda": ("stream.cu", entry),
+                "metal": ("stream.metal", entry),
+                "wgpu": ("stream.wgsl", entry),
+            },
+            # WebGPU: 1024 invocations a workgroup too (on an H200 through Vulkan the triad moved 4,351 GB/s
+            # with 1024 and 3,620 with 256, bench/README.md, "WebGPU"), built without naga's bounds checks
+            # (every access is guarded by the work-item count; with them: the same 3,619 GB/s at 256)
+            constants={"cuda": {"BLOCK": 1024}, "wgpu": {"BLOCK": 1024, "AR_RUNTIME_CHECKS": 0}},
             ceiling_class=ceiling_class,
             ceiling_kind="bandwidth",
         )

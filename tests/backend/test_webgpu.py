@@ -1,0 +1,118 @@
+"""The WebGPU backend on this machine's first Vulkan, Metal or D3D12 adapter (lavapipe in CI: .ci/run
+installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak) at small sizes, each
+output checked against its NumPy reference; a planted wrong WGSL result fails its check; the buffer
+calls keep the order the backend contract asks. Skipped, saying why, without wgpu or such an adapter."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import pytest
+
+from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.peak.suite import PeakSuite
+from apple_roofline.suites.stream.suite import StreamSuite
+from apple_roofline.suites.sweep.suite import SweepSuite
+from apple_roofline.suites.work import QUICK_SHRINK_OPTION
+
+
+def _adapter() -> int:
+    try:
+        import wgpu
+    except ImportError as exc:
+        pytest.skip(f"wgpu is not installed ({exc})")
+    for i, a in enumerate(wgpu.gpu.enumerate_adapters_sync()):
+        if str(a.info.get("backend_type", "")).lower() in ("vulkan", "metal", "d3d12"):
+            return i
+    pytest.skip("wgpu finds no Vulkan, Metal or D3D12 adapter (apt-get install mesa-vulkan-drivers gives lavapipe)")
+    raise AssertionError  # unreachable
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[Any]:
+    from apple_roofline.devices import open_device
+
+    yield open_device(f"wgpu:{_adapter()}")
+
+
+def _ctx(backend: Any) -> SuiteContext:
+    info = dict(backend.info())
+    options = {"max_launch_s": 0.01, QUICK_SHRINK_OPTION: 3}
+    return SuiteContext(backend, "wgpu", info, True, 1 << 20, options)
+
+
+def _measure(case: Any) -> "tuple[bool, str]":
+    kernel = case.make_kernel()
+    samples = kernel.time(case.args, case.launch, 1, 2)
+    assert len(samples) == 2 and all(s > 0 for s in samples), samples
+    assert kernel.timer, "the kernel says nothing of how it was timed"
+    result: "tuple[bool, str]" = case.check()
+    return result
+
+
+@pytest.mark.parametrize("suite", [StreamSuite, SweepSuite, PeakSuite], ids=lambda s: s.name)
+def test_every_case_validates(backend: Any, suite: Any) -> None:
+    measured = 0
+    for case in suite(_ctx(backend)).cases():  # one at a time: a case's inputs are written as it is yielded
+        if case.kernel.dtype == "fp64":
+            continue  # not reachable: test_fp64_is_listed_as_not_reachable
+        ok, msg = _measure(case)
+        assert ok, f"{case.kernel.suite}/{case.kernel.name}/{case.kernel.dtype} {case.params}: {msg}"
+        measured += 1
+    assert measured, f"{suite.name} has no case on wgpu"
+
+
+def test_fp64_is_listed_as_not_reachable(backend: Any) -> None:
+    from apple_roofline._native import _core
+
+    fp64 = next((c for c in PeakSuite(_ctx(backend)).cases() if c.kernel.dtype == "fp64"), None)
+    assert fp64 is not None, "the peak suite yields no fp64 case on wgpu: it would be left out silently"
+    with pytest.raises(_core.UnsupportedError, match="not reachable through WebGPU.*f64"):
+        fp64.make_kernel()
+
+
+def test_a_planted_wrong_result_fails_its_check(backend: Any) -> None:
+    """The triad with one lane off by 2^-10 and the FMA chain one iteration short: both fail."""
+    stream = next(c for c in StreamSuite(_ctx(backend)).cases() if c.kernel.name == "triad")  # its inputs written
+    src, entry = ("stream.wgsl", "stream_triad_f32")
+    from apple_roofline.shaders import resolve
+
+    text, _ = resolve(src, entry)
+    planted = text.replace("fma(s, y.w, x.w));", "fma(s, y.w, x.w) + 0.0009765625);")
+    assert planted != text
+    wrong = backend.compile(planted, entry, {"BLOCK": 256})
+    stream.reset()
+    wrong.time(stream.args, stream.launch, 1, 1)
+    ok, msg = stream.check()
+    assert not ok and "differ" in msg, msg
+
+    peak = next(
+        c for c in PeakSuite(_ctx(backend)).cases() if (c.kernel.name, c.kernel.dtype) == ("vec4_indep8", "fp32")
+    )
+    text, entry = resolve("fma_vec4.wgsl", "vec4_indep8_f32")
+    short = backend.compile(text, entry, {"BLOCK": 256, "CHAIN_A": -0.75, "F": peak.params["F"] - 1})
+    peak.reset()
+    short.time(peak.args, peak.launch, 1, 1)
+    ok, msg = peak.check()
+    assert not ok and "neither" in msg, msg
+
+
+def test_buffers_keep_the_launch_order(backend: Any) -> None:
+    """A write, a fill32 and a read after launches see the launches' results, with no synchronize."""
+    from apple_roofline.shaders import resolve
+
+    kernel = backend.compile(*resolve("dispatch.wgsl", "dispatch_tiny"), {"BLOCK": 256})
+    x = backend.alloc(4096)
+    for _ in range(5):
+        kernel.launch([x], 256)
+    assert (x.read("float32") == 5).all()
+    x.fill32(0x7FC00000, 8, 4)
+    got = x.read("float32")
+    assert got[0] == 5 and np.isnan(got[1:3]).all() and (got[3:] == 5).all()
+    x.write(np.arange(3, dtype=np.float16), 2)  # not word-aligned: the edge words are merged
+    assert list(x.read("float16", 4)) == [0.0, 0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="outside"):
+        x.write(np.zeros(2, np.float32), 4092)
+    with pytest.raises(ValueError, match="host-visible"):
+        x.view("float32")
