@@ -251,7 +251,7 @@ class WgpuPass:
                 command = enc.finish()
                 t0 = time.perf_counter()
                 dev.device.queue.submit([command])  # timed by the host: direct
-                dev.wait()
+                dev.wait(timed=True)
                 samples.append(time.perf_counter() - t0)
             dev.submit([tail.finish()])
         else:
@@ -394,23 +394,24 @@ class WgpuDevice:
         return str(self.info["name"])
 
     @released_at_once
-    def wait(self) -> None:
+    def wait(self, *, timed: bool = False) -> None:
         """Wait for everything submitted to finish: a 4-byte read-back (:meth:`read_back`, bounded),
         which the queue orders after all earlier work (wgpu 0.32's ``on_submitted_work_done_sync``
-        fails on its own callback type).
+        fails on its own callback type). ``timed``: a host-timed sample's wait (:meth:`read_back`).
 
         Raises:
             DeviceStopped: the device did not finish within the calling thread's bound.
         """
         if self._fence is None:
             self._fence = self.device.create_buffer(size=4, usage=self.wgpu.BufferUsage.COPY_SRC)
-        self.read_back(self._fence)
+        self.read_back(self._fence, timed=timed)
 
     def submit(self, commands: List[Any]) -> None:
         """``queue.submit(commands)``, waited for within the calling thread's bound: on wgpu-native's
         OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
-        statistics) reads them back inside the call, so the call lasts as long as the passes before
-        them, in native code where no signal handler runs. It runs on a helper thread, which holds
+        statistics) reads them back inside the call, and on lavapipe (Vulkan on the CPU) a submission
+        made while the queue still runs a pass waits for it, so the call lasts as long as the passes
+        before it, in native code where no signal handler runs. It runs on a helper thread, which holds
         the only other reference to ``commands`` and drops it before it says it is done (the GPU
         objects stay released on the calling thread).
 
@@ -435,7 +436,7 @@ class WgpuDevice:
         if failure:
             raise failure[0]
 
-    def read_back(self, buffer: Any) -> memoryview:
+    def read_back(self, buffer: Any, *, timed: bool = False) -> memoryview:
         """The bytes of ``buffer`` (a COPY_SRC buffer) once every earlier submission has finished:
         copied into a mappable buffer in a new submission and mapped. What ``queue.read_buffer`` does,
         with the map's wait bounded (docs/design/watchdog.md, "A watchdog on every device wait"): wgpu 0.32's
@@ -450,7 +451,14 @@ class WgpuDevice:
         staging = self.device.create_buffer(size=size, usage=wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.MAP_READ)
         encoder = self.device.create_command_encoder()
         encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, size)
-        self.device.queue.submit([encoder.finish()])
+        # bounded too (:meth:`submit`): on lavapipe (Vulkan on the CPU) a submission made while the queue
+        # still runs a pass waits for that pass inside queue.submit, where no signal handler runs. A
+        # host-timed wait (``timed``: no timestamp-query, whose adapters are GPUs) submits directly, so
+        # the helper thread's start is not in its samples.
+        if timed:
+            self.device.queue.submit([encoder.finish()])
+        else:
+            self.submit([encoder.finish()])
         return self.read_mapped(staging)
 
     def read_mapped(self, staging: Any) -> memoryview:
