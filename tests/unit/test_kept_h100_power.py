@@ -1,6 +1,6 @@
-"""The H100 run kept as data (tests/unit/data/run_h100_power.json; bench/README.md "Clocks, power and
-matrix units on an H100", docs/report-h100-power.md, docs/roofline-h100-power.png): what the docs
-say about it must stay true of the file, and the docs must be the file rendered."""
+"""The H100 run kept as data (tests/unit/data/run_h100_power.json; bench/README.md, "NVIDIA H100 80GB
+HBM3", docs/matrix.md, docs/report-h100-power.md, docs/roofline-h100-power.png): what the docs say
+about it must stay true of the file, and the docs must be the file rendered."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def test_every_measurement_of_the_power_window_run_has_power_and_clocks(run: Run
 
 
 def test_the_matrix_ceilings_sit_below_cublas_of_the_same_inputs(run: Run) -> None:
-    """What bench/README.md says: mma.sync reaches 0.88-0.96x of cuBLAS of the same input type."""
+    """What docs/matrix.md says: mma.sync reaches 0.88-0.96x of cuBLAS of the same input type."""
     ceilings = {c.name: c.value for c in run.ceilings if c.kind == "compute" and c.source == "measured"}
     for matrix, gemm in (
         ("Matrix FP16→FP32", "GEMM FP16"),
