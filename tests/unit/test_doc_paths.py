@@ -8,6 +8,7 @@
 * A relative Markdown link resolves to a file, and its anchor to a heading of that file.
 * A design reference, ``docs/design/<page>.md, "Section"``, anywhere in those files names a page
   that exists and a heading or a paragraph's run-in title (``**Noisy samples.**``) on it.
+* README.md is at most 12 KB, a design page 20 KB, any other doc 25 KB.
 
 The recorded example reports (docs/report-*.md) are the tool's output: only their links are checked.
 """
@@ -135,6 +136,37 @@ def test_every_path_the_docs_name_exists() -> None:
 def test_every_path_a_comment_or_docstring_names_exists() -> None:
     missing = [f"{p.relative_to(ROOT)}: {name}" for p in _code_files() for name in _missing_paths(p, _comments(p))]
     assert not missing, "paths named in comments and docstrings that do not exist:\n" + "\n".join(missing)
+
+
+#: The most bytes a doc may hold (issue 48): the README a newcomer reads first, a design page, any other
+#: page. The recorded example reports (docs/report-*.md) are the tool's output and exempt.
+README_MAX = 12 * 1024
+DESIGN_PAGE_MAX = 20 * 1024
+DOC_MAX = 25 * 1024
+
+
+def _size_limit(path: Path) -> int:
+    rel = path.relative_to(ROOT)
+    if rel == Path("README.md"):
+        return README_MAX
+    if rel.parts[:2] == ("docs", "design"):
+        return DESIGN_PAGE_MAX
+    return DOC_MAX
+
+
+def test_every_doc_is_short() -> None:
+    over = [
+        f"{p.relative_to(ROOT)}: {p.stat().st_size} bytes, at most {_size_limit(p)}"
+        for p in _docs()
+        if not p.name.startswith("report-") and p.stat().st_size > _size_limit(p)
+    ]
+    assert not over, "docs over their size:\n" + "\n".join(over)
+
+
+def test_the_size_limits_are_the_pages_kinds() -> None:
+    assert _size_limit(ROOT / "README.md") == README_MAX
+    assert _size_limit(ROOT / "docs" / "design" / "clocks.md") == DESIGN_PAGE_MAX
+    assert _size_limit(ROOT / "bench" / "README.md") == DOC_MAX
 
 
 def slug(heading: str) -> str:
