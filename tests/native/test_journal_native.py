@@ -157,7 +157,8 @@ def test_killed_at_random_points_then_resumed(name: str, reference: Dict[str, Li
                     fh.write('{"key": "torn", "rec')
         else:
             assert rc == 128 + sig
-            assert f"interrupted by {signal.Signals(sig).name}: partial" in err and err.count("Traceback") == 0
+            said = f"interrupted by {signal.Signals(sig).name}: "  # then "continue with: ... --resume DIR; "
+            assert said in err and "partial results written to " in err and err.count("Traceback") == 0
             partial = kind.load(results)
             assert partial.complete is False
             n = len(getattr(partial, "measurements"))
@@ -174,8 +175,14 @@ def test_killed_at_random_points_then_resumed(name: str, reference: Dict[str, Li
     assert done.resumed["measurements"] == kept
     assert done.resumed["device"]["backend"] == "cpu"
     stored = read_journal(journal, kind).records
-    measured = [m.to_dict() for m in getattr(done, "measurements")]
-    assert measured[: len(kept)] == [stored[k] for k in kept]  # kept as the journal holds them, not re-measured
+
+    # kept as the journal holds them, not re-measured; a run's over_limit is judged on the whole run (a
+    # CPU whose uarch table underrates its FMA pipes flags its best peak kernel), not stored per record
+    def as_stored(d: Dict[str, Any]) -> Dict[str, Any]:
+        return {field: v for field, v in d.items() if field != "over_limit"}
+
+    measured = [as_stored(m.to_dict()) for m in getattr(done, "measurements")]
+    assert measured[: len(kept)] == [as_stored(stored[key]) for key in kept]
     assert "Resumed" in (tmp_path / ("report.md" if stem == "run" else f"{stem}.md")).read_text()
 
 

@@ -196,7 +196,7 @@ def test_a_suite_added_as_one_folder_is_run_reported_drawn_and_named_in_the_help
     helped = _cli(extra, ["run", "--help"])
     assert helped.returncode == 0, helped.stderr
     text = " ".join(helped.stdout.replace("│", " ").split())
-    assert ",dualissue,toy,hierarchy,matrix (default:" in text, "--suite lists it in run order"
+    assert ", dualissue, toy, hierarchy, matrix (default:" in text, "--suite lists it in run order"
     assert "toy: toy copies, two sizes when named" in text
     assert "dualissue 30, toy 7, hierarchy 90, matrix 120" in text, "--budget gives its default"
 

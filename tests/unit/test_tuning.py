@@ -325,10 +325,10 @@ class _Work:
 
             return dataclasses.replace(sk, ref=ref)
 
-        def fma_references(fk: FmaKernel, x: Any, Fs: Any, dtype: str, *args: Any) -> Any:
+        def fma_references(fk: FmaKernel, x: Any, Fs: Any, dtype: str, *args: Any, **kwargs: Any) -> Any:
             for F in set(Fs):
                 self.refs[f"{fk.name}/{dtype}/F={F}"] += 1
-            return FMA_REFERENCES(fk, x, Fs, dtype, *args)
+            return FMA_REFERENCES(fk, x, Fs, dtype, *args, **kwargs)
 
         def idiv_reference(ik: IdivKernel, x: Any, F: int, *args: Any, **kw: Any) -> Any:
             self.refs[f"{ik.entry}/F={F}"] += 1

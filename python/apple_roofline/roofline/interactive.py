@@ -19,9 +19,9 @@ Hovering a ceiling gives its value, source and where it came from (the ridge poi
 ceiling's first point); hovering a measurement gives its kernel and parameters, rates and intensity,
 samples, the clock it ran at, validation, its provenance (suite, timer, tool, run) and the ceiling
 that binds it with the share of that roof it reaches (one roof: the measured ones where the run has them,
-:mod:`.binding`), or why it lies above every roof. Every trace carries ``meta`` (``{"role": "ceiling" | "points", ...}``) that
-:func:`figure_data` and the page's tests read. Ceiling lines are sampled at
-:data:`LINE_SAMPLES` points, so that a hover finds one anywhere along a line.
+:mod:`.binding`), or why it lies above every roof. Every trace carries ``meta``
+(``{"role": "ceiling" | "points", ...}``) that :func:`figure_data` and the page's tests read. Ceiling
+lines are sampled at :data:`LINE_SAMPLES` points, so that a hover finds one anywhere along a line.
 """
 
 from __future__ import annotations

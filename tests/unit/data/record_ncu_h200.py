@@ -43,7 +43,14 @@ HIERARCHICAL = [
     for a in ("--section", f"SpeedOfLight_Hierarchical{s}RooflineChart")
 ] + ["--metrics", "gpu__time_duration.sum,dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum"]
 #: The raw page's metrics the reader uses (a filter for the import, where ncu takes one).
-USED = "regex:^(gpu__time_duration.sum|device__attribute_display_name|dram__bytes.sum.*|lts__t_bytes.sum.*|l1tex__t_bytes.sum.*|derived__lts__lts2xbar_bytes.sum.per_second|derived__l1tex__lsu_writeback_bytes_mem_lgds?.sum.per_second|(sm|smsp)__cycles_elapsed.avg.per_second|(sm|smsp)__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on.sum.*|sm__inst_executed_pipe_tensor.*|lts__lts2xbar_cycles_active.sum.per_second|l1tex__lsu_writeback_active_mem_lgds?.sum.per_second|sm__ops_path_tensor_src_.*sum.*)$"
+USED = (
+    "regex:^(gpu__time_duration.sum|device__attribute_display_name|dram__bytes.sum.*|lts__t_bytes.sum.*"
+    "|l1tex__t_bytes.sum.*|derived__lts__lts2xbar_bytes.sum.per_second"
+    "|derived__l1tex__lsu_writeback_bytes_mem_lgds?.sum.per_second|(sm|smsp)__cycles_elapsed.avg.per_second"
+    "|(sm|smsp)__sass_thread_inst_executed_op_[dfh](add|mul|fma)_pred_on.sum.*|sm__inst_executed_pipe_tensor.*"
+    "|lts__lts2xbar_cycles_active.sum.per_second|l1tex__lsu_writeback_active_mem_lgds?.sum.per_second"
+    "|sm__ops_path_tensor_src_.*sum.*)$"
+)
 WAYS = {
     "totals": ["--metrics", TOTALS],
     "roofline": ["--set", "roofline"],
@@ -127,7 +134,9 @@ def main(out: str) -> None:
         say("$ " + " ".join(cmd) + (f" > {os.path.basename(dest)}" if dest else ""))
         t0 = time.time()
         with open(dest, "w") if dest else open(os.devnull, "w") as f:
-            p = subprocess.run(cmd, stdout=f if dest else subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+            p = subprocess.run(
+                cmd, stdout=f if dest else subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout
+            )
         tail = (p.stderr or "")[-1500:] + ("" if dest else (p.stdout or "")[-1500:])
         say(f"  rc {p.returncode} in {time.time() - t0:.1f} s" + (f"\n{tail}" if p.returncode or not dest else ""))
         return p.returncode
@@ -140,27 +149,71 @@ def main(out: str) -> None:
 
     ncu = find_ncu()
     sh([ncu, "--version"], os.path.join(work, "ncu_version.txt"))
-    sh(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total", "--format=csv"],
-       os.path.join(work, "nvidia_smi.csv"))
-    sh([sys.executable, "-c", "import torch, cupy; print(torch.__version__, torch.version.cuda, cupy.__version__)"],
-       os.path.join(work, "versions.txt"))
+    sh(
+        ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total", "--format=csv"],
+        os.path.join(work, "nvidia_smi.csv"),
+    )
+    sh(
+        [sys.executable, "-c", "import torch, cupy; print(torch.__version__, torch.version.cuda, cupy.__version__)"],
+        os.path.join(work, "versions.txt"),
+    )
     sh([ncu, "--list-sets"], os.path.join(work, "ncu_sets.txt"))
     me = os.path.abspath(__file__)
     for way, args in WAYS.items():
         rep = os.path.join(work, f"ncu_h200_{way}")
-        rc = sh([ncu, "--clock-control", "none", "--profile-from-start", "off", *args, "-f", "-o", rep,
-                 sys.executable, me, "--workload"], os.path.join(work, f"{way}_profile.log"), timeout=150)
+        rc = sh(
+            [
+                ncu,
+                "--clock-control",
+                "none",
+                "--profile-from-start",
+                "off",
+                *args,
+                "-f",
+                "-o",
+                rep,
+                sys.executable,
+                me,
+                "--workload",
+            ],
+            os.path.join(work, f"{way}_profile.log"),
+            timeout=150,
+        )
         if rc and way == "roofline":  # an ncu without the set: the chart section itself
-            sh([ncu, "--clock-control", "none", "--profile-from-start", "off", "--section", "SpeedOfLight",
-                "--section", "SpeedOfLight_RooflineChart", "-f", "-o", rep, sys.executable, me, "--workload"],
-               os.path.join(work, f"{way}_profile2.log"), timeout=150)
+            sh(
+                [
+                    ncu,
+                    "--clock-control",
+                    "none",
+                    "--profile-from-start",
+                    "off",
+                    "--section",
+                    "SpeedOfLight",
+                    "--section",
+                    "SpeedOfLight_RooflineChart",
+                    "-f",
+                    "-o",
+                    rep,
+                    sys.executable,
+                    me,
+                    "--workload",
+                ],
+                os.path.join(work, f"{way}_profile2.log"),
+                timeout=150,
+            )
         sh([ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv"], os.path.join(work, f"ncu_h200_{way}_raw.csv"))
-        sh([ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv", "--metrics", USED],
-           os.path.join(work, f"ncu_h200_{way}_raw_used.csv"))
-        sh([ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv"],
-           os.path.join(work, f"ncu_h200_{way}_details.csv"))
-        sh([ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv", "--print-details", "all"],
-           os.path.join(work, f"ncu_h200_{way}_details_all.csv"))
+        sh(
+            [ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv", "--metrics", USED],
+            os.path.join(work, f"ncu_h200_{way}_raw_used.csv"),
+        )
+        sh(
+            [ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv"],
+            os.path.join(work, f"ncu_h200_{way}_details.csv"),
+        )
+        sh(
+            [ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv", "--print-details", "all"],
+            os.path.join(work, f"ncu_h200_{way}_details_all.csv"),
+        )
         pack()
     roots = [os.path.dirname(os.path.dirname(os.path.realpath(ncu))), "/usr/local", "/opt/nvidia", "/root"]
     sections = {
