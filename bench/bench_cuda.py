@@ -450,7 +450,7 @@ def theoretical_fp32_gflops(
     return _theoretical("FP32 vector", ceilings, info, attrs, mixbench)
 
 
-# ---- the tool's measurements (pure, on apple_roofline.roofline.records.Measurement) -----------------------
+# ---- the tool's measurements (pure, on apple_roofline.study.records.Measurement) -----------------------
 
 
 class ToolInvalid(AssertionError):

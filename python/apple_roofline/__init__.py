@@ -33,9 +33,9 @@ if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command lin
     from .errors import OptionError
     from .roofline.facade import Roofline
     from .roofline.model import Point, derive_ceilings
-    from .roofline.records import Ceiling, Measurement, Skipped
     from .roofline.run import Run
     from .study.files import ResultsError
+    from .study.records import Ceiling, Measurement, Skipped
 
 __all__ = [
     "__version__",
@@ -72,9 +72,9 @@ _LAZY = {
     "Roofline": (".roofline.facade", None),
     "Point": (".roofline.model", None),
     "derive_ceilings": (".roofline.model", None),
-    "Ceiling": (".roofline.records", None),
-    "Measurement": (".roofline.records", None),
-    "Skipped": (".roofline.records", None),
+    "Ceiling": (".study.records", None),
+    "Measurement": (".study.records", None),
+    "Skipped": (".study.records", None),
     "Run": (".roofline.run", None),
     "ResultsError": (".study.files", None),
     "BackendError": ("._native", "_core"),

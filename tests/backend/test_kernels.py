@@ -94,7 +94,7 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
     and the tiled kernel; Metal: MPS fp32, fp16 and the tiled kernel) validates at
     N = 16, and fails once one element of C is corrupted in the device buffer."""
     from apple_roofline._native import _core
-    from apple_roofline.roofline.records import Measurement
+    from apple_roofline.study.records import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
     from apple_roofline.suites.gemm.suite import (
         GEMM_PRECISIONS,

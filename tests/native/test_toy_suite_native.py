@@ -101,7 +101,7 @@ TOY: Dict[str, str] = {
         ''',
     "rules.py": '''
         """The toy's rules: its best valid copy is a ceiling; a warning names how many it measured."""
-        from ...roofline.records import Ceiling
+        from ...study.records import Ceiling
 
 
         def toy_ceilings(measurements):
@@ -120,7 +120,7 @@ TOY: Dict[str, str] = {
         ''',
     "table.py": '''
         """The toy's report table."""
-        from ...roofline.tables import Table
+        from ...study.table import Table
         from ...text import sig_figs
 
 

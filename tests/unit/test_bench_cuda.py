@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from apple_roofline.roofline.records import Measurement
+from apple_roofline.study.records import Measurement
 from bench_scripts import load_bench
 
 bc = load_bench("bench_cuda")

@@ -21,8 +21,8 @@ from apple_roofline.cli import app
 from apple_roofline.roofline.binding import binding, judge
 from apple_roofline.roofline.interactive import measurement_hover
 from apple_roofline.roofline.model import Point, RooflineModel, derive_ceilings
-from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.run import Run
+from apple_roofline.study.records import Ceiling, Measurement
 from apple_roofline.user_kernels import KernelSet, place
 from apple_roofline.user_kernels.model import KernelDot
 from apple_roofline.user_kernels.tables import placements_table

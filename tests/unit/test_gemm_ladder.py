@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 
 from apple_roofline.roofline import case_loop
-from apple_roofline.roofline.records import Measurement
+from apple_roofline.study.records import LADDER_PARAM, Measurement
 from apple_roofline.suites.base import Case, KernelDef, SuiteContext
 from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.gemm.settle import (
     FEW_REPS,
-    LADDER_PARAM,
     SETTLE_MIN_NEXT_S,
     few_reps,
     settle_note,

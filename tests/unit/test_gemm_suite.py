@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.roofline.records import Measurement
+from apple_roofline.study.records import Measurement
 from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
 from apple_roofline.suites.gemm import suite as gemm
 from apple_roofline.suites.gemm.reuse import SharedDraws

@@ -342,7 +342,7 @@ def test_study_round_trips(study: GraphicsStudy, tmp_path: Path) -> None:
 
 def test_cliffs() -> None:
     def texture(size: int, rate: float) -> Any:
-        from apple_roofline.roofline.records import Measurement
+        from apple_roofline.study.records import Measurement
 
         return Measurement(
             "texture",

@@ -21,7 +21,7 @@ from apple_roofline.graphics import pacing as P
 from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
-from apple_roofline.roofline.records import Measurement
+from apple_roofline.study.records import Measurement
 from apple_roofline.telemetry import NullSampler, Sampler
 
 W, H = 32, 16

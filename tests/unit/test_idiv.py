@@ -12,10 +12,10 @@ import pytest
 
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.options import parse_suites
-from apple_roofline.roofline.records import Ceiling, Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.document import ToolInfo
+from apple_roofline.study.records import Ceiling, Measurement
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.idiv.kernels import (

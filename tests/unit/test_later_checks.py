@@ -15,7 +15,7 @@ import pytest
 
 from apple_roofline.roofline import case_loop
 from apple_roofline.roofline.later import LaterChecks
-from apple_roofline.roofline.records import Measurement
+from apple_roofline.study.records import Measurement
 from apple_roofline.study.timing import SuiteClock
 from apple_roofline.suites.base import Case, KernelDef, OutputCheck
 

@@ -18,10 +18,10 @@ from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, 
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
 from apple_roofline.roofline.plot import plot_roofline
-from apple_roofline.roofline.records import OverLimit
 from apple_roofline.roofline.report import to_csv, to_markdown
 from apple_roofline.study import ToolInfo
 from apple_roofline.study.files import ResultsError
+from apple_roofline.study.records import OverLimit
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plot import plot_hierarchy
 from apple_roofline.suites.hierarchy.table import hierarchy_table

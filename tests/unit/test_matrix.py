@@ -18,11 +18,11 @@ from apple_roofline.errors import OptionError
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.model import RooflineModel, derive_ceilings
 from apple_roofline.roofline.options import parse_suites
-from apple_roofline.roofline.records import Ceiling, Measurement, Skipped
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.selection import default_names
 from apple_roofline.study.document import ToolInfo
+from apple_roofline.study.records import Ceiling, Measurement, Skipped
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
 from apple_roofline.suites.matrix import suite as matrix_suite
 from apple_roofline.suites.matrix.kernels import (

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from apple_roofline.cli import app
 from apple_roofline.roofline.model import RooflineModel
-from apple_roofline.roofline.records import Ceiling
 from apple_roofline.study.files import ResultsError
+from apple_roofline.study.records import Ceiling
 from apple_roofline.user_kernels import KernelSet, load_kernels, place
 from apple_roofline.user_kernels.ncu import read_ncu_csv
 

@@ -29,10 +29,10 @@ from apple_roofline.roofline.plot import (
     measurement_gid,
     plot_roofline,
 )
-from apple_roofline.roofline.records import Ceiling
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings
 from apple_roofline.roofline.sweep_plot import COMPUTE_Y_LABEL, plot_sweep
+from apple_roofline.study.records import Ceiling
 
 DATA = Path(__file__).parent / "data"
 

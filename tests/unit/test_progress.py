@@ -18,10 +18,10 @@ from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import case_loop
 from apple_roofline.roofline import runner as roofline_runner
 from apple_roofline.roofline.case_loop import rate_words
-from apple_roofline.roofline.records import REMEASURED_PARAM, Measurement
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.runner import cv_warnings
 from apple_roofline.stats import CV_WARN, NOISY_CV
+from apple_roofline.study.records import REMEASURED_PARAM, Measurement
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 

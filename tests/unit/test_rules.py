@@ -15,10 +15,10 @@ import pytest
 from apple_roofline.roofline.html import to_html
 from apple_roofline.roofline.options import parse_suites
 from apple_roofline.roofline.outputs import write_run_files
-from apple_roofline.roofline.records import Measurement
 from apple_roofline.roofline.report import to_markdown
 from apple_roofline.roofline.run import Run
 from apple_roofline.study.document import ToolInfo
+from apple_roofline.study.records import Measurement
 from apple_roofline.suites.access.kernels import (
     ACCESS_KERNELS,
     check_access,

@@ -8,9 +8,9 @@ from typing import List, Sequence
 import pytest
 
 from apple_roofline.roofline import RooflineModel
-from apple_roofline.roofline.records import Ceiling
 from apple_roofline.roofline.run import Run
 from apple_roofline.roofline.selection import default_gemm_names, default_names, select_ceilings
+from apple_roofline.study.records import Ceiling
 
 DATA = Path(__file__).parent / "data"
 

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 import pytest
 
 from apple_roofline import theoretical
-from apple_roofline.roofline.records import Ceiling
+from apple_roofline.study.records import Ceiling
 from apple_roofline.theoretical.apple import (
     APPLE_CHIPS,
     COMPUTE_CLASSES,

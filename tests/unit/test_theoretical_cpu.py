@@ -324,7 +324,7 @@ def test_figure_unknown() -> None:
 
 
 def test_theoretical_ceilings_pair_with_measured_names() -> None:
-    pytest.importorskip("apple_roofline.roofline.records")
+    pytest.importorskip("apple_roofline.study.records")
     cs = theoretical_ceilings(_spec(fp16=True))
     by = {c.name: c for c in cs}
     assert set(by) == {

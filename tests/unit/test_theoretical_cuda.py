@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from apple_roofline import theoretical
-from apple_roofline.roofline.records import Ceiling
+from apple_roofline.study.records import Ceiling
 from apple_roofline.theoretical.cuda import (
     COMPUTE_CLASSES,
     CUDA_CORE_RATES,

@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 import apple_roofline as ar
 from apple_roofline.cli import app
 from apple_roofline.roofline.model import RooflineModel
-from apple_roofline.roofline.records import Ceiling
 from apple_roofline.roofline.roofs import ceiling_precision, precision_of_dtype, roof_for
 from apple_roofline.study.files import ResultsError
+from apple_roofline.study.records import Ceiling
 from apple_roofline.user_kernels import KernelSet, load_kernels, place, save_kernels
 from apple_roofline.user_kernels.model import KernelDot
 from apple_roofline.user_kernels.ncu import read_ncu_csv

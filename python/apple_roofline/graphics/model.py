@@ -1,6 +1,6 @@
 """The results of a graphics study: render-pass measurements and their JSON form (kind ``"graphics"``).
 
-Each render pass is a :class:`~apple_roofline.roofline.records.Measurement` (suite ``fillrate``,
+Each render pass is a :class:`~apple_roofline.study.records.Measurement` (suite ``fillrate``,
 ``tilemem`` or ``texture``; kernel ``fill`` or ``texture``; dtype the target format) whose
 ``params`` say what was drawn and what it costs:
 
@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..roofline.records import Measurement, Skipped
 from ..study.document import Document
 from ..study.reader import Reader
+from ..study.records import Measurement, Skipped
 from ..study.timing import PhaseTime, SuiteTime, read_phase_times, read_suite_times
 
 __all__ = [

@@ -29,8 +29,8 @@ from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequ
 import numpy as np
 
 from ..errors import DeviceStopped
-from ..roofline.records import Measurement, Skipped
 from ..study.journal import Journal, record_key
+from ..study.records import Measurement, Skipped
 from ..study.timing import SuiteClock
 from .checks import Checks, result_or
 from .grid import FillCase, TextureCase

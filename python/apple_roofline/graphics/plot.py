@@ -21,8 +21,8 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from ..figures import MEASURED, PALETTE, Figure, add_note, legend, mpl, new_figure
-from ..roofline.records import Measurement
 from ..study.markdown import figure_status
+from ..study.records import Measurement
 from ..text import date_of, sig_figs
 from .kernels import FORMATS
 from .model import GraphicsStudy, cliffs, layers_text, shaded_rate, texel_rate

@@ -13,8 +13,8 @@ from importlib import resources
 from typing import Any, Dict, List, Mapping, Union
 
 from ..roofline.run import Run
-from ..roofline.tables import Table
 from ..study.files import REFERENCE_CAP, ResultsError, parse_results_json, read_results_text
+from ..study.table import Table
 from ..text import DASH
 from .published import PublishedReference
 from .runs import RunReference

@@ -17,8 +17,8 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..node.report import DEFAULT_OUTLIER_PCT, metrics_of
 from ..roofline.run import Run
-from ..roofline.tables import Table
 from ..study.markdown import status_text
+from ..study.table import Table
 from ..text import DASH, sig_figs
 from .runs import RunReference
 

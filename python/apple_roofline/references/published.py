@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
 
-from ..roofline.records import CEILING_SOURCES
 from ..roofline.run import Run
 from ..study.reader import Reader, join
+from ..study.records import CEILING_SOURCES
 
 __all__ = ["BASES", "ENGINE_BACKENDS", "Source", "PublishedFigure", "PublishedReference", "chip_names"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from ..roofline.run import Run
-from ..roofline.tables import Table
+from ..study.table import Table
 from ..text import DASH, sig_figs
 from .published import PublishedFigure, PublishedReference, chip_names
 

@@ -8,7 +8,7 @@ from typing import List, Sequence, Tuple
 
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.run import Run
-from ..roofline.tables import Table
+from ..study.table import Table
 from .catalog import Reference
 from .health import HealthFlag, health_table
 from .published import PublishedReference

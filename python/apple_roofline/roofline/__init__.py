@@ -1,6 +1,6 @@
 """The roofline study: a run of the suites on one device, its model, and the views of it.
 
-* :mod:`.records` — measurements, ceilings, skipped kernels;
+* :mod:`apple_roofline.study.records` — measurements, ceilings, skipped kernels (shared by every study);
 * :mod:`.model` — the roofline model (ceilings, ridge points, attainable, classify, efficiency);
 * :mod:`.run` — a run as a results file (kind ``"roofline"``);
 * :mod:`.runner` — measuring a device with the suites (:func:`run_roofline`);
@@ -17,11 +17,11 @@ import importlib
 from typing import TYPE_CHECKING, Any, Dict
 
 if TYPE_CHECKING:  # imported on first use (``__getattr__``), so that importing one module is cheap
+    from ..study.records import CONVENTIONS, Ceiling, Measurement, Skipped
     from .compare_plot import plot_compare
     from .facade import Roofline
     from .model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
     from .plot import plot_roofline
-    from .records import CONVENTIONS, Ceiling, Measurement, Skipped
     from .run import Run
 
 __all__ = [
@@ -45,17 +45,17 @@ __all__ = [
 #: Where each public name lives (module relative to this package).
 _HOME: Dict[str, str] = {
     "COMPUTE_BOUND": ".model",
-    "CONVENTIONS": ".records",
+    "CONVENTIONS": "..study.records",
     "MEMORY_BOUND": ".model",
-    "Ceiling": ".records",
-    "Measurement": ".records",
+    "Ceiling": "..study.records",
+    "Measurement": "..study.records",
     "Point": ".model",
     "RidgeRow": ".model",
     "RidgeTable": ".model",
     "Roofline": ".facade",
     "RooflineModel": ".model",
     "Run": ".run",
-    "Skipped": ".records",
+    "Skipped": "..study.records",
     "derive_ceilings": ".model",
     "plot_compare": ".compare_plot",
     "plot_roofline": ".plot",

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from ..study.records import WORKING_SET, Ceiling, Measurement
 from ..suites.registry import roof_class
 from ..text import percent, sig_figs
-from .records import WORKING_SET, Ceiling, Measurement
 from .roofs import precision_of_dtype, roof_for
 
 __all__ = [

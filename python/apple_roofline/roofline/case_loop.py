@@ -13,12 +13,12 @@ from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple, Unio
 from ..stats import CV_WARN
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, announce_doing
+from ..study.records import REMEASURED_PARAM, Measurement, Skipped
 from ..study.timing import SuiteClock
 from ..suites.base import OutputCheck, kernel_key
 from ..telemetry import Sampler
 from .cases import judge, time_case
 from .later import LaterChecks, Settled
-from .records import REMEASURED_PARAM, Measurement, Skipped
 
 __all__ = ["Outcome", "CaseSettings", "measure_suite_cases", "outcome_words", "rate_words", "params_summary"]
 

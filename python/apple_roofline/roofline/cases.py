@@ -8,9 +8,9 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ..clocks import effective_clock
 from ..measure import Timing, time_kernel
+from ..study.records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 from ..suites import Case
 from ..telemetry import Sampler
-from .records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 
 __all__ = ["measurement_params", "time_case", "judge"]
 

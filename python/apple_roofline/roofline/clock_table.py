@@ -14,12 +14,12 @@ from typing import List, Optional, Tuple
 
 from ..clocks import CLOCK_PARAM, EFFECTIVE, EFFECTIVE_SOURCE, theoretical_clock_mhz
 from ..errors import reasons_text
+from ..study.records import Measurement
+from ..study.table import Table
 from ..text import DASH, sig_figs
 from .efficiency import ceiling_measurements
 from .limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, share_text
-from .records import Measurement
 from .run import Run
-from .tables import Table
 
 __all__ = ["clock_table", "source_kind"]
 

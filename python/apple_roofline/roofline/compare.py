@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from typing import Dict, Hashable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..study.markdown import status_text
+from ..study.records import CEILING_KINDS
+from ..study.table import Table
 from ..text import DASH, date_of, sig_figs
 from .efficiency import ceiling_efficiency
-from .records import CEILING_KINDS
 from .report import table_lines
 from .run import Run
-from .tables import Table, model_of
+from .tables import model_of
 
 __all__ = [
     "BASELINE_MEDIAN",

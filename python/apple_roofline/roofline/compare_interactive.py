@@ -29,6 +29,7 @@ import html
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..study.records import Ceiling, Measurement
 from ..text import sig_figs
 from .axes import limits, scale_for
 from .binding import dram_bandwidth
@@ -43,7 +44,6 @@ from .interactive import (
     measurement_hover,
 )
 from .plot import ceiling_classes, noise_mark
-from .records import Ceiling, Measurement
 from .selection import select_ceilings
 from .tables import model_of
 

@@ -34,12 +34,12 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..figures import Figure, mpl, text_color
+from ..study.records import Ceiling
 from .axes import finish, limits, new_roofline_figure, scale_for, setup_axes
 from .compare import PublishedLine, run_tags
 from .labels import Labels
 from .model import RooflineModel
 from .plot import ceiling_classes, noise_mark
-from .records import Ceiling
 from .selection import select_ceilings
 
 __all__ = [

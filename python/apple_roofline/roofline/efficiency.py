@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from .records import Measurement
+from ..study.records import Measurement
 
 __all__ = ["CeilingEfficiency", "ceiling_measurements", "ceiling_efficiency", "per_watt_text"]
 

@@ -18,6 +18,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from ..figures import Figure, figure_bytes
 from ..study.markdown import resumed_line, status_text, tool_line
+from ..study.records import Ceiling, Measurement, format_params
+from ..study.table import Table
 from ..suites import registry
 from ..text import DASH, date_of, key_value_pairs, percent, sig_figs
 from ..user_kernels.model import KernelSet
@@ -28,12 +30,10 @@ from .interactive import interactive_roofline
 from .limits import OVER_MARK
 from .plot import measurement_gid
 from .plotly_embed import SWITCH_STYLE, static_block
-from .records import Ceiling, Measurement, format_params
 from .report import kernels_section
 from .run import Run
 from .run_figures import roofline_figure, suite_figure, sweep_figure
 from .tables import (
-    Table,
     ceilings_table,
     efficiency_table,
     model_of,

@@ -31,6 +31,7 @@ import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..clocks import pass_clock
+from ..study.records import TIMER_PARAM, Ceiling, Measurement, format_params
 from ..text import percent, sig_figs
 from .axes import X_LABEL, Scale, limits, scale_for
 from .binding import binding, dram_bandwidth
@@ -38,7 +39,6 @@ from .ladder import disturbed_gemms
 from .model import RooflineModel
 from .plot import DISTURBED, DISTURBED_SERIES, OVER_LIMIT_COLOR, ceiling_classes, noise_mark, spare_colors
 from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
-from .records import TIMER_PARAM, Ceiling, Measurement, format_params
 from .run import Run
 from .selection import select_ceilings
 

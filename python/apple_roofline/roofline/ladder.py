@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, Sequence
 
-from .records import Measurement
+from ..study.records import Measurement
 
 __all__ = ["LADDER_DROP", "disturbed_gemms"]
 

@@ -15,8 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
+from ..study.records import Measurement
 from .cases import judge
-from .records import Measurement
 
 __all__ = ["LaterChecks", "Settled"]
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock_mhz
+from ..study.records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 from ..suites.hierarchy.levels import HIERARCHY_SUITE
 from ..suites.hierarchy.plateaus import DRAM
 from ..suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
 from ..suites.registry import roof_class
 from ..text import percent
-from .records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
 
 __all__ = [
     "TOLERANCE",

@@ -25,10 +25,10 @@ import numpy.typing as npt
 
 from ..clocks import theoretical_clock_mhz
 from ..stats import Summary
+from ..study.records import WORKING_SET, Ceiling, Measurement, format_params
 from ..suites.registry import suite_ceilings
 from ..text import date_of
 from .binding import Binding, compute_roof, judge, judged_source
-from .records import WORKING_SET, Ceiling, Measurement, format_params
 from .roofs import PIPES, PRECISIONS
 
 __all__ = [

@@ -50,6 +50,7 @@ from typing import Any, Callable, Collection, Dict, Iterator, List, Optional, Se
 
 from ..clocks import at_clock
 from ..figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
+from ..study.records import Ceiling, Measurement, working_set_text
 from ..text import sig_figs
 from ..user_kernels.place import Placement
 from ..user_kernels.plot import draw_kernels
@@ -59,7 +60,6 @@ from .labels import Labels, point_label_offsets
 from .ladder import LADDER_DROP, disturbed_gemms
 from .limits import CLOCK_MISREAD, run_clock, share_text
 from .model import Point, RooflineModel
-from .records import Ceiling, Measurement, working_set_text
 from .selection import select_ceilings
 
 __all__ = [

@@ -17,6 +17,7 @@ import json
 from typing import List, Optional, Tuple
 
 from ..study.markdown import provenance_lines, title_lines, warnings_lines
+from ..study.table import Table
 from ..suites import registry
 from ..text import markdown_table
 from ..user_kernels.model import KernelSet
@@ -25,7 +26,6 @@ from ..user_kernels.tables import placements_table, unplaced_table
 from .clock_table import clock_table
 from .run import Run
 from .tables import (
-    Table,
     ceilings_table,
     efficiency_table,
     model_of,

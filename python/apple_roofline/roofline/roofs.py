@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence
 
-from .records import Ceiling
+from ..study.records import Ceiling
 
 __all__ = ["PIPES", "PRECISIONS", "precision_of_dtype", "ceiling_precision", "is_matrix_unit", "roof_for"]
 

@@ -29,11 +29,11 @@ from typing import Any, ClassVar, Dict, Mapping, Sequence, Tuple
 from ..study.document import Document
 from ..study.files import ResultsError
 from ..study.reader import Reader, json_type
+from ..study.records import CONVENTIONS, Ceiling, Measurement, Skipped, check_repeats, record_mismatch
 from ..study.timing import PhaseTime, SuiteTime, read_phase_times, read_suite_times
 from .facade import Roofline
 from .limits import check_limits
 from .model import derive_ceilings
-from .records import CONVENTIONS, Ceiling, Measurement, Skipped, check_repeats, record_mismatch
 
 __all__ = ["SCHEMA_VERSION", "Run"]
 

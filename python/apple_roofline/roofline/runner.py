@@ -25,6 +25,7 @@ from ..study.document import finished_header
 from ..study.files import ResultsError
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted, announce_doing, announce_plan
+from ..study.records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ..suites import SuiteContext, registry
 from ..suites.base import BLOCKS_OPTION, HostScratch, reads_copy
@@ -46,7 +47,6 @@ from .options import OPTION_FLAGS, RunOptions, Tuner
 from .predict import Policy
 from .probe import probe_rates
 from .quick_plan import PLAN_KEY, QuickPlan, plan_quick
-from .records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from .run import Run
 
 __all__ = [

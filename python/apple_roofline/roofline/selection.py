@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import OptionError
+from ..study.records import Ceiling
 from .model import RooflineModel
-from .records import Ceiling
 
 __all__ = [
     "CORE_CLASSES",

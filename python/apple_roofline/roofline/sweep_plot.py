@@ -24,11 +24,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
+from ..study.records import Ceiling, Measurement
 from ..suites.sweep.suite import sweep_compute_class
 from ..text import sig_figs
 from .labels import Labels
 from .plot import NEUTRAL, NOISY_LINE, class_colors, equal_heights, measurement_gid, noise_mark
-from .records import Ceiling, Measurement
 
 __all__ = ["plot_sweep", "sweep_series", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
 

@@ -14,15 +14,15 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..stats import CV_WARN
 from ..study.markdown import header_warnings
+from ..study.records import TIMER_PARAM, Ceiling, Measurement, format_params, working_set_text
+from ..study.table import Table
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows
 from ..text import DASH, format_value, percent, sig_figs
 from .limits import CACHE_RESIDENT, CLOCK_MISREAD, DRAM_CLASS, flagged_cell, over_limit_text, share_text
 from .model import RooflineModel
-from .records import TIMER_PARAM, Ceiling, Measurement, format_params, working_set_text
 from .run import Run
 
 __all__ = [
-    "Table",
     "SuiteTable",
     "model_of",
     "missing_ceilings",
@@ -38,17 +38,6 @@ __all__ = [
     "measurement_warnings",
     "report_warnings",
 ]
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table: ``header`` cells, ``rows`` of cells, ``align`` one ``"l"``/``"r"`` per column, and
-    sentences that go before it (``notes``)."""
-
-    header: Tuple[str, ...]
-    rows: Tuple[Tuple[str, ...], ...]
-    align: str
-    notes: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 if TYPE_CHECKING:
-    from ..roofline.records import Ceiling, Measurement
+    from ..study.records import Ceiling, Measurement
     from .base import Suite, SuiteContext
     from .work import CaseWork
 
 #: What a section's tables and a figure are built from: a run (:class:`~apple_roofline.roofline.run.Run`).
 #: The registry is imported by the model, which the run and the tables import, so it names their
-#: types loosely here (a report table is a :class:`~apple_roofline.roofline.tables.Table`, a figure a
+#: types loosely here (a report table is a :class:`~apple_roofline.study.table.Table`, a figure a
 #: matplotlib Figure) and imports no view.
 RunOf = Any
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..text import DASH
 
 if TYPE_CHECKING:
-    from ..roofline.records import Measurement
     from ..roofline.run import Run
+    from ..study.records import Measurement
 
 __all__ = ["of_suite", "valid_indexed", "ratio_text", "figure_title"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Tuple
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from .apple import APPLE_CHIPS, FP32_ALUS_PER_CORE, AppleChip, GpuConfig, apple_theoretical, lookup_chip
 from .collector import CeilingCollector
 from .cpu import DTYPES, NO_THEORETICAL_BANDWIDTH, CoreGroup, CpuSpec, Figure, describe, theoretical_ceilings

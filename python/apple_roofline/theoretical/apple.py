@@ -61,7 +61,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from .collector import CeilingCollector
 
 __all__ = [
@@ -777,7 +777,7 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
         ``value`` None and ``source`` the reason where unknown), ``peaks`` (``{ceiling name:
         {"gflops" or "gbps", "derivation"}}``), ``stated`` (Apple's TFLOPS for the configuration,
         where cited, with the clock-derived ratio), ``omitted`` (``{ceiling name: reason}``) and
-        ``notes``. ``ceilings`` are :class:`~apple_roofline.roofline.records.Ceiling` objects with
+        ``notes``. ``ceilings`` are :class:`~apple_roofline.study.records.Ceiling` objects with
         ``source="theoretical"``: ``"DRAM bandwidth"`` (GB/s) and the classes of
         :data:`COMPUTE_CLASSES` and :data:`GEMM_CLASSES` (GFLOP/s), each only where its figures are
         known. An unknown chip gives ``({"theoretical": {"chip": <name>, "note": ...}}, [])``.

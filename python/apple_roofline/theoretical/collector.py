@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 
 __all__ = ["CeilingCollector"]
 
@@ -13,7 +13,7 @@ __all__ = ["CeilingCollector"]
 class CeilingCollector:
     """Theoretical ceilings of one device and their JSON description.
 
-    ``ceilings``: the :class:`~apple_roofline.roofline.records.Ceiling` objects
+    ``ceilings``: the :class:`~apple_roofline.study.records.Ceiling` objects
     (``source="theoretical"``); ``peaks``: name -> ``{"gbps" or "gflops": value, "derivation":
     text}``; ``omitted``: name -> why a ceiling could not be made.
     """

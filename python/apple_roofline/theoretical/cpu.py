@@ -60,7 +60,7 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from .collector import CeilingCollector
 
 __all__ = [

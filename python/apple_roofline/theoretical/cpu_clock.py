@@ -29,7 +29,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from .cpu import CpuSpec, Figure, describe, theoretical_ceilings
 from .cpu_probe import native_clock_hz
 

@@ -79,7 +79,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from .collector import CeilingCollector
 
 __all__ = [
@@ -321,7 +321,7 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
         ``memory_bus_bits``, ``product_line`` (``"GeForce"``, ``"other"`` or None),
         ``rates_per_sm`` (the table rows used), ``peaks`` (``{ceiling name: {"gflops" or "gbps",
         "derivation"}}``), ``omitted`` (``{ceiling name: reason}``), ``notes`` (caveats).
-        ``ceilings`` are :class:`~apple_roofline.roofline.records.Ceiling` objects with ``source=
+        ``ceilings`` are :class:`~apple_roofline.study.records.Ceiling` objects with ``source=
         "theoretical"``: ``"DRAM bandwidth"`` (GB/s) and the compute classes of
         :data:`COMPUTE_CLASSES` and :data:`GEMM_CLASSES` (GFLOP/s; INT8 in GOP/s reported as
         GFLOP/s), each only where its inputs are known; ``from_`` is the derivation with the numbers.

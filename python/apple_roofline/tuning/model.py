@@ -1,6 +1,6 @@
 """The results of a threadgroup-size tuning study (kind ``"tune"``): throughput per block size.
 
-Each timed point is a :class:`~apple_roofline.roofline.records.Measurement` of a suite's kernel
+Each timed point is a :class:`~apple_roofline.study.records.Measurement` of a suite's kernel
 (stream, sweep, peak, idiv) with its FLOPs and bytes from the kernel table, validated like every
 suite's, whose ``params`` add ``block`` (threads per block / threadgroup) and, where the occupancy
 calculator knows them (CUDA), ``wave_items``, ``resident_blocks_per_sm`` and
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import OptionError
-from ..roofline.records import BLOCK_PARAM, Measurement, Skipped, check_repeats, record_mismatch
 from ..study.document import Document
 from ..study.reader import Reader
+from ..study.records import BLOCK_PARAM, Measurement, Skipped, check_repeats, record_mismatch
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -225,7 +225,7 @@ class TuneStudy(Document):
     @classmethod
     def journal_mismatch(cls, key: str, record: Mapping[str, Any]) -> str:
         """The measurement ``record`` holds where it is not of the kernel its journal ``key`` names,
-        else "" (:func:`~apple_roofline.roofline.records.record_mismatch`; the key's parameters are
+        else "" (:func:`~apple_roofline.study.records.record_mismatch`; the key's parameters are
         the case's as planned, which a case rebuilt at another block re-sizes: not compared)."""
         return record_mismatch(key, record, params=False)
 

@@ -13,8 +13,8 @@ import csv
 import io
 from typing import List, Tuple
 
-from ..roofline.records import Measurement
 from ..study.markdown import format_report, header_warnings, provenance_lines, title_lines, warnings_lines
+from ..study.records import Measurement
 from ..text import DASH, markdown_table, percent, sig_figs
 from .model import TuneStudy, rate, rate_unit
 

@@ -25,11 +25,11 @@ from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
 from ..roofline.cases import judge, time_case
 from ..roofline.options import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
-from ..roofline.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..stats import CV_WARN
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
+from ..study.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..suites import SuiteContext, registry
 from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
 from ..text import one_line, sig_figs

@@ -20,7 +20,7 @@ from typing import List, Optional
 
 from ..roofline.binding import Binding, compute_roof, judge
 from ..roofline.model import RooflineModel
-from ..roofline.records import Ceiling
+from ..study.records import Ceiling
 from ..suites.hierarchy.levels import level_ceiling_name
 from .model import KernelDot, KernelSet
 

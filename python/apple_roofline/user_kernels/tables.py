@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Sequence
 
-from ..roofline.tables import Table
+from ..study.table import Table
 from ..text import sig_figs
 from .model import KernelDot, KernelSet
 from .place import Placement

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ...roofline.records import Measurement
 from ...roofline.run import Run
-from ...roofline.tables import Table
+from ...study.records import Measurement
+from ...study.table import Table
 from ...text import DASH, sig_figs
 from ..views import of_suite, ratio_text
 

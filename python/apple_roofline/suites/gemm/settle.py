@@ -33,7 +33,6 @@ from typing import Optional
 from ...stats import CV_WARN
 
 __all__ = [
-    "LADDER_PARAM",
     "SETTLE_TOL",
     "SETTLE_MAX_CV",
     "SETTLE_MIN_NEXT_S",
@@ -43,8 +42,6 @@ __all__ = [
     "few_reps",
 ]
 
-#: The measurement parameter that says why the ladder ended at this size (only the last size has it).
-LADDER_PARAM = "ladder"
 #: Two consecutive sizes whose median rates differ by at most this fraction agree.
 SETTLE_TOL = 0.03
 #: Samples noisier than this CV never settle a ladder.

@@ -39,6 +39,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, MutableMapping,
 import numpy as np
 
 from ...stats import summarize
+from ...study.records import LADDER_PARAM
 from ..base import (
     EPS,
     ITEMSIZE,
@@ -53,7 +54,7 @@ from ..base import (
 )
 from ..blocks import CACHE_BLOCK_BYTES, map_row_blocks
 from .reuse import SharedDraws
-from .settle import LADDER_PARAM, few_reps, settle_note
+from .settle import few_reps, settle_note
 from .sizes import SIZES_OPTION, growth, ladder_sizes, most_sizes, next_size
 
 T = TypeVar("T")
@@ -882,8 +883,9 @@ class GemmSuite(Suite):
         ``make(N)`` gives the case's ``make_kernel``; a
         ``compiled`` kernel takes (A, B, C, N) and N·N work items, a library routine (A, B, C) and 1.
         Buffers come from ``backend`` (default: the suite's). The ladder ends where the size's
-        :data:`~.settle.LADDER_PARAM` says why (:meth:`_end_note`), at an invalid size, or where the
-        next launch is predicted over the budget (a journal's measurement from before that parameter)."""
+        :data:`~apple_roofline.study.records.LADDER_PARAM` says why (:meth:`_end_note`), at an invalid
+        size, or where the next launch is predicted over the budget (a journal's measurement from before
+        that parameter)."""
         backend = self.ctx.backend if backend is None else backend
         p = GEMM_PRECISIONS[dtype]
         max_launch_s = float(self.ctx.options.get("gemm_max_launch_s", 0.25))

@@ -24,8 +24,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ...roofline.records import WORKING_SET, Ceiling, Measurement
 from ...sizes import format_size
+from ...study.records import WORKING_SET, Ceiling, Measurement
 from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 

@@ -25,10 +25,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...figures import MEASURED, PALETTE, THEORETICAL, Figure, log_ticks, mpl, new_figure, text_color
 from ...roofline.labels import Labels
 from ...roofline.plot import draw_over_limit, measurement_gid, over_limit_legend
-from ...roofline.records import Ceiling, Measurement
 from ...roofline.run import Run
 from ...roofline.tables import model_of
 from ...sizes import format_size
+from ...study.records import Ceiling, Measurement
 from ...text import sig_figs
 from .levels import LevelCurve, level_curves
 

@@ -25,8 +25,8 @@ from typing import Any, List, Mapping, Optional, Tuple
 
 from ...roofline.limits import flagged_cell
 from ...roofline.run import Run
-from ...roofline.tables import Table
 from ...sizes import format_size
+from ...study.table import Table
 from ...text import DASH, sig_figs
 from .levels import LEVEL_KERNEL, level_ceiling_name, level_curves
 

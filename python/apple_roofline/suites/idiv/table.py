@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...clocks import theoretical_clock_mhz
-from ...roofline.records import Measurement
 from ...roofline.run import Run
-from ...roofline.tables import Table
+from ...study.records import Measurement
+from ...study.table import Table
 from ...text import DASH, sig_figs
 
 __all__ = ["IDIV_SUITE", "idiv_table", "fma_lane_cycles_per_s"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ...roofline.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
-from ...roofline.records import Ceiling, Measurement
 from ...roofline.run import Run
-from ...roofline.tables import Table
+from ...study.records import Ceiling, Measurement
+from ...study.table import Table
 from ...text import DASH, sig_figs
 from .kernels import PRECISIONS, parse_matrix_class
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ...roofline.run import Run
-from ...roofline.tables import Table
+from ...study.table import Table
 from ...text import DASH, sig_figs
 from ..views import of_suite, ratio_text
 

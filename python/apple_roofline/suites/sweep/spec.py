@@ -9,7 +9,7 @@ from .suite import SweepSuite, sweep_compute_class
 from .work import sweep_work
 
 if TYPE_CHECKING:
-    from ...roofline.records import Measurement
+    from ...study.records import Measurement
 
 __all__ = ["SPEC"]
 

@@ -24,13 +24,12 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 from ..clocks import CLOCK_PARAMS
 from ..sizes import format_size
 from ..stats import NOISY_CV, Summary, summarize
-from ..study.files import ResultsError
-from ..study.journal import record_key
-from ..study.reader import Reader, join, json_type
-from ..suites.gemm.settle import LADDER_PARAM
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
 from ..text import sig_figs
+from .files import ResultsError
+from .journal import record_key
+from .reader import Reader, join, json_type
 
 __all__ = [
     "CONVENTIONS",
@@ -39,6 +38,7 @@ __all__ = [
     "TIMER_PARAM",
     "BLOCK_PARAM",
     "REMEASURED_PARAM",
+    "LADDER_PARAM",
     "WORKING_SET",
     "working_set_text",
     "TELEMETRY_PARAMS",
@@ -84,6 +84,8 @@ TIMER_PARAM = "timer"
 #: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design/measurement.md,
 #: "Noisy samples"); its samples are the second set's.
 REMEASURED_PARAM = "remeasured_cv"
+#: The measurement parameter that says why a GEMM size ladder ended at this size (only the last size has it).
+LADDER_PARAM = "ladder"
 #: The words a measured ceiling's provenance (``from_``) holds, with the CV, where the measurement that
 #: set it is noisy (:attr:`Measurement.noisy`): ``"...(median of 10; noisy samples, CV 189%)"``
 #: (:func:`~.model.derive_ceilings`; docs/design/measurement.md, "Noisy samples"). :attr:`Ceiling.noisy` reads it.
