@@ -18,8 +18,28 @@ def _ctx(backend: Any) -> SuiteContext:
     return SuiteContext(backend, str(info["backend"]), info, True, 1 << 16)
 
 
+#: The chain lengths test_idiv_kernels_match_numpy builds each kernel at.
+IDIV_F = (1, 3, 256)
+
+
+@pytest.fixture(scope="module")
+def idiv_built(backend: Any, compile_ahead: Any) -> None:
+    """The kernels test_idiv_kernels_match_numpy builds (one per kernel and F: 48 NVRTC programs on
+    CUDA), compiled ahead on threads."""
+    suite = IdivSuite(_ctx(backend))
+    bufs = (backend.alloc(4), backend.alloc(4))
+    makers = []
+    for ik in IDIV_KERNELS:
+        kdef = ik.kernel_def()
+        src = suite.source(kdef)
+        if src is not None:
+            makers += [idiv_case(ik, F, 1, bufs, src, backend, suite.constants(kdef)).make_kernel for F in IDIV_F]
+    compile_ahead(makers)
+
+
+@pytest.mark.usefixtures("idiv_built")
 @pytest.mark.parametrize("ik", IDIV_KERNELS, ids=lambda k: k.entry)
-@pytest.mark.parametrize("F", [1, 3, 256])
+@pytest.mark.parametrize("F", IDIV_F)
 @pytest.mark.parametrize("items", [1, 37, 4096 + 5])
 def test_idiv_kernels_match_numpy(backend: Any, ik: IdivKernel, F: int, items: int) -> None:
     suite = IdivSuite(_ctx(backend))

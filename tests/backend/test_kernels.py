@@ -41,8 +41,36 @@ def test_stream_kernels_match_numpy(backend: Any) -> None:
         assert ok, msg
 
 
+#: The chain lengths test_fma_kernels_match_numpy builds each kernel at, and the sweep kernels' test.
+FMA_F = (1, 3, 64)
+SWEEP_F = (1, 2, 4, 1024)
+
+
+@pytest.fixture(scope="module")
+def chain_kernels_built(backend: Any, compile_ahead: Any) -> None:
+    """The kernels test_fma_kernels_match_numpy and test_sweep_kernels_every_F_bounded_and_valid
+    build (one per variant, dtype and F, 47 NVRTC programs on CUDA), compiled ahead on threads."""
+    name = str(backend.info()["backend"])
+    bufs = (backend.alloc(1 << 10), backend.alloc(1 << 10))
+    makers = []
+    for dtype, variant in PEAK_VARIANTS:
+        kdef = kernel_def(dtype, variant)
+        src = kdef.sources.get(name)
+        if src is not None:
+            consts = dict(kdef.constants.get(name, {}))
+            fk = FMA_KERNELS[variant]
+            makers += [chain_case(kdef, fk, F, 1, bufs, resolve(*src), backend, {}, consts).make_kernel for F in FMA_F]
+    for sname, fk in SWEEP_KERNELS:
+        raw = fk.sources("fp32").get(name)
+        if raw is not None:
+            kdef = KernelDef("sweep", sname, "fp32", {name: raw})
+            makers += [chain_case(kdef, fk, F, 1, bufs, resolve(*raw), backend, {}).make_kernel for F in SWEEP_F]
+    compile_ahead(makers)
+
+
+@pytest.mark.usefixtures("chain_kernels_built")
 @pytest.mark.parametrize("dtype,variant", PEAK_VARIANTS)
-@pytest.mark.parametrize("F", [1, 3, 64])
+@pytest.mark.parametrize("F", FMA_F)
 @pytest.mark.parametrize("items", [1, 37, 4096 + 5])
 def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int, items: int) -> None:
     """Every FMA-chain kernel, including ranges that are not a whole number of vectors (the tail)."""
@@ -73,6 +101,7 @@ def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int,
     assert not ok, "a corrupted output element passed validation"
 
 
+@pytest.mark.usefixtures("chain_kernels_built")
 @pytest.mark.parametrize("name,fk", SWEEP_KERNELS)
 def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: Any) -> None:
     name_ = str(backend.info()["backend"])
@@ -82,7 +111,7 @@ def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: An
     kdef = KernelDef("sweep", name, "fp32", {name_: raw})
     src = resolve(*raw)
     bufs = (backend.alloc(1 << 16), backend.alloc(1 << 16))
-    for F in (1, 2, 4, 1024):
+    for F in SWEEP_F:
         case = chain_case(kdef, fk, F, 512, bufs, src, backend, {})
         _run_case(case)
         ok, msg = case.check()

@@ -4,12 +4,33 @@ skipped shapes carry their reason."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Dict, Iterable, Tuple
 
 import pytest
 
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.matrix.suite import CPU_REASON, MatrixSuite
+
+#: The tiles (M, N, K) test_gpu_tiles_equal_the_reference launches and checks.
+TESTED_TILES = {(16, 8, 16), (32, 32, 128), (16, 16, 8), (32, 16, 32), (8, 8, 8)}
+Build = Tuple[str, str, Dict[str, Any]]
+
+
+def _prebuild_only(
+    monkeypatch: pytest.MonkeyPatch, keep: Callable[[Dict[str, Any]], bool], more: Callable[[Build], Iterable[Build]]
+) -> None:
+    """The suite compiles every kernel of an API's sweep on threads before its first case
+    (``prebuild``); here it compiles those whose constants ``keep`` and the builds ``more`` adds for
+    each of them, the kernels the test launches: the whole sweep (120 mma.sync kernels, and on a Hopper
+    GPU 36 wgmma kernels at 2-3 s of NVRTC each) was most of this file's time."""
+    import apple_roofline.suites.matrix.suite as matrix_suite
+    from apple_roofline.suites.base import prebuild
+
+    def tested(backend: Any, builds: Any) -> None:
+        kept = [b for b in builds if keep(b[2])]
+        prebuild(backend, kept + [extra for b in kept for extra in more(b)])
+
+    monkeypatch.setattr(matrix_suite, "prebuild", tested)
 
 
 def _backend(name: str) -> Any:
@@ -33,10 +54,11 @@ def test_cpu_skips_with_the_reason() -> None:
 
 
 @pytest.mark.parametrize("name", ["cuda", "metal"])
-def test_gpu_tiles_equal_the_reference(name: str) -> None:
+def test_gpu_tiles_equal_the_reference(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from apple_roofline._native import _core
 
     b = _backend(name)
+    _prebuild_only(monkeypatch, lambda c: (c.get("TM"), c.get("TN"), c.get("TK")) in TESTED_TILES, lambda build: ())
     suite = MatrixSuite(SuiteContext(b, name, dict(b.info()), True, 1 << 20))
     ran = skipped = 0
     for case in suite.cases():
@@ -45,13 +67,7 @@ def test_gpu_tiles_equal_the_reference(name: str) -> None:
                 case.make_kernel()
             skipped += 1
             continue
-        if (case.params["m"], case.params["n"], case.params["k"]) not in {
-            (16, 8, 16),
-            (32, 32, 128),
-            (16, 16, 8),
-            (32, 16, 32),
-            (8, 8, 8),
-        }:
+        if (case.params["m"], case.params["n"], case.params["k"]) not in TESTED_TILES:
             continue
         try:
             kernel = case.make_kernel()
@@ -65,7 +81,7 @@ def test_gpu_tiles_equal_the_reference(name: str) -> None:
     assert ran > 0 and skipped > 0
 
 
-def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> None:
+def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a Hopper GPU: wgmma tiles of N = 64 and 256 equal NumPy's product exactly, and the same
     kernel with the descriptors' two byte offsets swapped (WG_SWAP_LBO_SBO) computes a product the
     check rejects. Elsewhere: skipped with the suite's reason."""
@@ -78,6 +94,12 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails() -> Non
     reason = wgmma_reason(info)
     if reason:
         pytest.skip(reason)
+    # the tiles below and their swapped twins, compiled on threads (24 NVRTC programs)
+    _prebuild_only(
+        monkeypatch,
+        lambda c: c.get("TM") == 64 and c.get("TN") != 128 and c.get("TK") == 64,
+        lambda build: [(build[0], build[1], {**build[2], "WG_SWAP_LBO_SBO": 1})],
+    )
     suite = MatrixSuite(SuiteContext(b, "cuda", info, True, 1 << 20))
     ran = 0
     for case in suite.cases():

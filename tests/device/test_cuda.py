@@ -190,14 +190,34 @@ def test_dlpack_export_is_zero_copy() -> None:
         assert raw.shape == (1024,) and str(raw.dtype).endswith("uint8")
 
 
-@pytest.mark.parametrize(
-    "entry,dtype", [("vec4_indep8_f16", "float16"), ("scalar_indep8_f32", "float32"), ("scalar_indep8_f64", "float64")]
-)
+CHAIN_ENTRIES = [("vec4_indep8_f16", "float16"), ("scalar_indep8_f32", "float32"), ("scalar_indep8_f64", "float64")]
+
+
+def _chain_constants() -> Any:
+    """The builds of fma.cu test_chain_constant_literal_matches_the_argument compares: the run-time
+    argument, the kernel table's literal, a literal that disagrees."""
+    from apple_roofline.suites.fma import FmaKernel
+
+    return ({"F": 16}, {"F": 16, **FmaKernel.constants()["cuda"]}, {"F": 16, **FmaKernel.constants(-0.5)["cuda"]})
+
+
+@pytest.fixture(scope="module")
+def chain_built(cuda: Any) -> None:
+    """Every kernel of test_chain_constant_literal_matches_the_argument (9 NVRTC programs), compiled on threads."""
+    from apple_roofline.shaders import shader_source
+    from apple_roofline.suites.base import prebuild
+
+    src = shader_source("fma.cu")
+    prebuild(cuda, [(src, entry, consts) for entry, _ in CHAIN_ENTRIES for consts in _chain_constants()])
+
+
+@pytest.mark.usefixtures("chain_built")
+@pytest.mark.parametrize("entry,dtype", CHAIN_ENTRIES)
 def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtype: str) -> None:
     """fma.cu with CHAIN_A / CHAIN_A_F16 (the kernel table's specialisation) computes exactly what
     it computes from the run-time argument; and a literal that disagrees shows in the output."""
     from apple_roofline.shaders import shader_source
-    from apple_roofline.suites.fma import CHAIN_A, FmaKernel
+    from apple_roofline.suites.fma import CHAIN_A
 
     src = shader_source("fma.cu")
     items = 256
@@ -205,11 +225,7 @@ def test_chain_constant_literal_matches_the_argument(cuda: Any, entry: str, dtyp
     bi = cuda.alloc(x.nbytes)
     bi.write(x)
     outs = []
-    for consts in (
-        {"F": 16},
-        {"F": 16, **FmaKernel.constants()["cuda"]},
-        {"F": 16, **FmaKernel.constants(-0.5)["cuda"]},
-    ):
+    for consts in _chain_constants():
         bo = cuda.alloc(x.nbytes)
         cuda.compile(src, entry, consts).time([bi, bo, CHAIN_A], items, 1, 1)
         outs.append(bo.read(dtype))

@@ -21,15 +21,16 @@ GPUS = [b["name"] for b in _core.backends() if b["name"] in ("cuda", "metal") an
 if not GPUS:
     pytest.skip("no CUDA or Metal device", allow_module_level=True)
 
-# A quick run of two suites (their kernels include CUDA's probed builds), then a kernel whose result
-# is checked, then the cache's counts: all in a process of its own, as a user's second run is.
+# A quick run of two suites (their kernels include CUDA's probed builds; 3 samples of 16 MiB arrays: what is
+# compiled is the point, not what is measured), then a kernel whose result is checked, then the cache's
+# counts: all in a process of its own, as a user's second run is.
 CHILD = textwrap.dedent("""
     import json, sys
     import numpy as np
     import apple_roofline as ar
     from apple_roofline._native import _core
     device = sys.argv[1]
-    run = ar.run_roofline(device + ":0", ["stream", "peak"], quick=True, telemetry=False)
+    run = ar.run_roofline(device + ":0", ["stream", "peak"], quick=True, telemetry=False, reps=3, array_bytes=1 << 24)
     src = {
         "cuda": 'extern "C" __global__ void fill(float* y, double a, unsigned long long n) {'
                 ' unsigned long long i = blockIdx.x * (unsigned long long)BLOCK + threadIdx.x;'
