@@ -208,7 +208,7 @@ def run_reference(exe: Path, env: Dict[str, str], *args: Any) -> Dict[str, Any]:
 
 
 def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
 
     run = run_roofline("cpu", ["stream"], array_bytes=array_bytes, reps=reps)
     ms = [m for m in run.measurements if m.suite == "stream" and m.kernel == "triad"]
@@ -226,7 +226,7 @@ def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
 
 
 def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
 
     run = run_roofline("cpu", ["peak"], reps=reps)
     ms = [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32"]

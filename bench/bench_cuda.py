@@ -1049,7 +1049,7 @@ class Bench:
 
     # -- tool ---------------------------------------------------------------------------------
     def tool(self, suite: str, array_bytes: Optional[int] = None) -> Any:
-        from apple_roofline.roofline.runner import run_roofline
+        from apple_roofline.roofline.run.runner import run_roofline
 
         t0 = time.monotonic()
         run = run_roofline(

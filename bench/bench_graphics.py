@@ -53,7 +53,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     from apple_roofline.graphics.model import drawn_rate
     from apple_roofline.graphics.runner import parse_resolution, run_graphics
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
 
     width, height = parse_resolution(args.resolution)
     rows: List[Dict[str, Any]] = []

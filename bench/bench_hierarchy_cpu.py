@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from apple_roofline.devices import open_device
-from apple_roofline.roofline.runner import run_roofline
+from apple_roofline.roofline.run.runner import run_roofline
 from apple_roofline.sizes import format_size
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
 from apple_roofline.suites.hierarchy.plateaus import DRAM

@@ -189,8 +189,8 @@ def _nearest(ws: int, want: Mapping[Tuple[str, int], str]) -> int:
 
 def sweep(device: str, out: Path) -> Dict[str, Any]:
     """The tool's full sweep; its run files in ``out``; the shared-memory ceiling's verdict."""
-    from apple_roofline.roofline.outputs import write_run_files
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
+    from apple_roofline.roofline.views.outputs import write_run_files
     from apple_roofline.suites.hierarchy.levels import level_curves
 
     smi = shutil.which("nvidia-smi")

@@ -45,7 +45,7 @@ def timed(argv: Sequence[str]) -> Tuple[int, float]:
 
 
 def measured(path: Path) -> Dict[str, float]:
-    from apple_roofline.roofline.run import Run
+    from apple_roofline.roofline.model.run import Run
 
     run = Run.load(path)
     if not run.complete or any(not m.valid for m in run.measurements):

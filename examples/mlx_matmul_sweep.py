@@ -20,7 +20,7 @@ accumulation bound up to N = 512, Freivalds' test above) before its number is pr
 product is reported and not placed (exit 1). :func:`apple_roofline.flops_bytes.matmul` counts 2N³
 FLOPs and 3N² elements of traffic, and the point's working set (A, B and C) picks the memory level it
 is judged at. Prints each size's GFLOP/s, intensity, and the model's verdict
-(:meth:`~apple_roofline.roofline.model.RooflineModel.judge`: the one roof that binds it, the GEMM
+(:meth:`~apple_roofline.roofline.model.model.RooflineModel.judge`: the one roof that binds it, the GEMM
 ceiling of its precision where the run has one, its attainable rate there and the share reached; a
 point above every roof is flagged and shows no share), and writes the roofline with the points on it
 (default: mlx_matmul.png beside the run) and, with ``--save-kernels``, the points as a kernels file

@@ -31,9 +31,9 @@ from .embed import measure  # eager: the submodule :mod:`.measure` would otherwi
 if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command line starts quickly
     from . import flops_bytes
     from .errors import OptionError
-    from .roofline.facade import Roofline
-    from .roofline.model import Point, derive_ceilings
-    from .roofline.run import Run
+    from .roofline.model.facade import Roofline
+    from .roofline.model.model import Point, derive_ceilings
+    from .roofline.model.run import Run
     from .study.files import ResultsError
     from .study.records import Ceiling, Measurement, Skipped
 
@@ -69,22 +69,22 @@ __all__ = [
 _LAZY = {
     "flops_bytes": (".flops_bytes", ""),
     "OptionError": (".errors", None),
-    "Roofline": (".roofline.facade", None),
-    "Point": (".roofline.model", None),
-    "derive_ceilings": (".roofline.model", None),
+    "Roofline": (".roofline.model.facade", None),
+    "Point": (".roofline.model.model", None),
+    "derive_ceilings": (".roofline.model.model", None),
     "Ceiling": (".study.records", None),
     "Measurement": (".study.records", None),
     "Skipped": (".study.records", None),
-    "Run": (".roofline.run", None),
+    "Run": (".roofline.model.run", None),
     "ResultsError": (".study.files", None),
     "BackendError": ("._native", "_core"),
     "CompileError": ("._native", "_core"),
     "DeviceError": ("._native", "_core"),
     "UnsupportedError": ("._native", "_core"),
-    "run_roofline": (".roofline.runner", None),
-    "RunInterrupted": (".roofline.runner", None),
-    "RunOptions": (".roofline.options", None),
-    "measure_device": (".roofline.runner", None),
+    "run_roofline": (".roofline.run.runner", None),
+    "RunInterrupted": (".roofline.run.runner", None),
+    "RunOptions": (".roofline.run.options", None),
+    "measure_device": (".roofline.run.runner", None),
     "list_devices": (".devices", None),
     "run_dispatch": (".dispatch.runner", None),
     "DispatchStudy": (".dispatch.model", None),

@@ -14,8 +14,8 @@ from typing import Any, Callable, List, Optional
 import numpy as np
 
 from .measure import MAX_REPS
-from .roofline.model import Point
-from .roofline.roofs import PIPES, PRECISIONS, precision_of_dtype
+from .roofline.model.model import Point
+from .roofline.model.roofs import PIPES, PRECISIONS, precision_of_dtype
 from .stats import summarize
 
 __all__ = ["measure", "MAX_CALLS"]
@@ -100,7 +100,7 @@ def measure(
             ``torch.float16``). Default: read from what the first warm-up call of ``fn()``
             returns (its ``.dtype``: a NumPy, PyTorch, CuPy or MLX array), else unknown (also with
             ``warmup=0``). It chooses the compute ceiling the point is judged against
-            (:meth:`~apple_roofline.roofline.model.RooflineModel.judge`: the highest ceiling of that
+            (:meth:`~apple_roofline.roofline.model.model.RooflineModel.judge`: the highest ceiling of that
             precision, not the roofline's peak).
         pipe: what does the work: ``"fma"`` (elementwise and FMA work, judged against the vector
             and scalar ceilings) or ``"tensor"`` (a matmul, judged against the GEMM ceilings); None:

@@ -53,7 +53,7 @@ FORMATS: Dict[str, str] = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 #: light on white), then Paul Tol's muted scheme and darker tones, ordered so that neighbours in the
 #: list differ clearly in hue or lightness (no two purples, blues or greens in a row). A figure takes
 #: its series' colours from this list, so no two series of one figure share a colour; the roofline's
-#: ceiling classes have their own fixed choice of these (:data:`apple_roofline.roofline.plot.CLASS_COLORS`).
+#: ceiling classes have their own fixed choice of these (:data:`apple_roofline.roofline.views.plot.CLASS_COLORS`).
 PALETTE: Tuple[str, ...] = (
     "#0072B2",
     "#D55E00",

@@ -14,7 +14,7 @@ from .calls.model import CallsStudy
 from .dispatch.model import DispatchStudy
 from .engines.model import EnginesStudy
 from .graphics.model import GraphicsStudy
-from .roofline.run import Run
+from .roofline.model.run import Run
 from .study.document import Document
 from .study.files import ResultsError, parse_results_json, read_results_text
 from .tuning.model import TuneStudy

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 pytest.importorskip("apple_roofline._native")
 
 from apple_roofline.cli import app
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.study.timing import SuiteClock
 
 CASES = 3  # cases each suite measures before its budget "runs out"

@@ -20,7 +20,7 @@ if not _GPUS:
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
+    from apple_roofline.roofline.run import runner
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("stream", "hierarchy"))
     # STREAM at its default size (4x the last-level cache or more): DRAM, the model's default bandwidth
@@ -38,7 +38,7 @@ def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: py
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_full_sweep_finds_the_last_cache_and_dram(device: str) -> None:
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
     from apple_roofline.suites.hierarchy.levels import level_curves
 
     run = run_roofline(device, ["hierarchy"], quick=True, telemetry=False)

@@ -7,8 +7,8 @@ import pytest
 
 
 def test_a_spent_budget_cuts_its_suite_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
-    from apple_roofline.roofline.report import to_markdown
+    from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.views.report import to_markdown
     from apple_roofline.study import timing
 
     # The stream suite's budget is spent once its first case is measured; peak keeps the default.
@@ -32,7 +32,7 @@ def test_a_spent_budget_cuts_its_suite_and_says_so(monkeypatch: pytest.MonkeyPat
 
 
 def test_budgets_are_off_for_sustained_runs_and_recorded() -> None:
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
 
     run = run_roofline("cpu", ["stream"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False)
     (t,) = run.suite_times
@@ -60,9 +60,9 @@ def test_budgets_are_off_for_sustained_runs_and_recorded() -> None:
 def test_a_quick_run_plans_its_budgets_from_rates_measured_on_the_cpu() -> None:
     """The probe runs on the real CPU backend and the plan reaches the suites' clocks: each
     described suite's budget is at least its default quick one and at least twice its prediction."""
-    from apple_roofline.roofline.budget import default_budgets
-    from apple_roofline.roofline.quick_plan import QUICK_MARGIN
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.budget import default_budgets
+    from apple_roofline.roofline.run.quick_plan import QUICK_MARGIN
+    from apple_roofline.roofline.run.runner import run_roofline
 
     run = run_roofline("cpu", ["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False)
     plan = run.device["quick_plan"]

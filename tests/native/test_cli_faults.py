@@ -13,8 +13,8 @@ from typing import List
 
 import pytest
 
-from apple_roofline.roofline.outputs import planned_files
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.outputs import planned_files
 from apple_roofline.study.folder_lock import LOCK_NAME
 
 QUICK = ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "3", "--array-size", "1MiB"]

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from apple_roofline.cli import app
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 
 runner = CliRunner()
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -23,7 +23,7 @@ def invoke(args: Sequence[str]) -> Result:
 
 
 def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> None:
-    import apple_roofline.roofline.runner as runner_mod
+    import apple_roofline.roofline.run.runner as runner_mod
 
     monkeypatch.setattr(runner_mod, "measure_device", lambda *a, **kw: behaviour(runner_mod))
 

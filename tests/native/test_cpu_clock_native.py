@@ -12,8 +12,8 @@ import pytest
 
 
 def test_the_run_drops_a_stolen_reading_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
-    from apple_roofline.roofline.report import to_markdown
+    from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.views.report import to_markdown
     from apple_roofline.theoretical import Figure, cpu_clock, host_cpu_spec
 
     spec = host_cpu_spec(measure_clock=lambda: 1.59e9)  # the reading a neighbour disturbed

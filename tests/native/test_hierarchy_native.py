@@ -61,7 +61,7 @@ def test_the_quick_sweep_says_of_each_cpu_level_whether_it_told_it_apart() -> No
     apart with its ceiling or named as not told apart. Whether the levels land at their documented
     sizes is a benchmark: bench/bench_hierarchy_cpu.py."""
     from apple_roofline.devices import open_device
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run.runner import run_roofline
 
     documented, _notes = cache_levels(open_device("cpu").info())
     run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
@@ -75,8 +75,8 @@ def test_the_quick_sweep_says_of_each_cpu_level_whether_it_told_it_apart() -> No
 
 
 def test_the_default_run_says_of_each_level_whether_it_told_it_apart(monkeypatch: pytest.MonkeyPatch) -> None:
-    from apple_roofline.roofline import runner
-    from apple_roofline.roofline.report import to_markdown
+    from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.views.report import to_markdown
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("hierarchy",))
     run = runner.run_roofline("cpu", None, quick=True, telemetry=False)

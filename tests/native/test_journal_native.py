@@ -26,7 +26,7 @@ import pytest
 
 import apple_roofline
 from apple_roofline.calls.model import CallsStudy
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.study.document import Document
 from apple_roofline.study.journal import journal_path, read_journal
 from journal_lines import assert_each_key_once

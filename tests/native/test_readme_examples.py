@@ -15,7 +15,7 @@ def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     code = re.search(r"## Python API\s+```python\n(.*?)```", readme, re.S)
     assert code, "README has no Python API example"
     monkeypatch.chdir(tmp_path)
-    import apple_roofline.roofline.runner as runner
+    import apple_roofline.roofline.run.runner as runner
 
     real = runner.run_roofline
 

@@ -11,8 +11,8 @@ import pytest
 def test_run_sustain_sets_every_measurements_minimum_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """``run_roofline(sustain_s=...)`` (``run --sustain``): every measurement is timed with at least
     that window, with or without a power sensor; the run records it."""
-    from apple_roofline.roofline import cases
-    from apple_roofline.roofline.runner import run_roofline
+    from apple_roofline.roofline.run import cases
+    from apple_roofline.roofline.run.runner import run_roofline
 
     seen: List[float] = []
     real = cases.time_kernel

@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 
 import apple_roofline as ar
 from apple_roofline.cli import app
-from apple_roofline.roofline.binding import binding, judge
-from apple_roofline.roofline.interactive import measurement_hover
-from apple_roofline.roofline.model import Point, RooflineModel, derive_ceilings
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.binding import binding, judge
+from apple_roofline.roofline.model.model import Point, RooflineModel, derive_ceilings
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.interactive import measurement_hover
 from apple_roofline.study.records import Ceiling, Measurement
 from apple_roofline.user_kernels import KernelSet, place
 from apple_roofline.user_kernels.model import KernelDot

@@ -1,4 +1,4 @@
-"""Suite time budgets (roofline/budget.py) and the per-suite time records (study/timing.py):
+"""Suite time budgets (roofline/run/budget.py) and the per-suite time records (study/timing.py):
 parsing and its errors, the records' round trip, the report's table and the cut-short warning."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 import pytest
 
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline.budget import MAX_BUDGET_S, default_budgets, suite_budgets
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.budget import MAX_BUDGET_S, default_budgets, suite_budgets
+from apple_roofline.roofline.views.report import to_markdown
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.timing import SuiteClock, SuiteTime, cut_warning, time_rows
 
@@ -163,7 +163,7 @@ def test_a_status_that_is_none_or_disagrees_is_a_bad_file(m5_run: Run, change: d
 
 
 def test_reports_say_partial_and_name_what_was_not_measured(m5_run: Run) -> None:
-    from apple_roofline.roofline.html import to_html
+    from apple_roofline.roofline.views.html import to_html
     from apple_roofline.study.markdown import figure_status, status_text
 
     cut = _cut(m5_run)
@@ -208,7 +208,7 @@ def test_figures_of_a_cut_run_say_what_they_lack(tmp_path, m5_run: Run) -> None:
 
     from apple_roofline.cli import app
     from apple_roofline.figures import NOTE_GID
-    from apple_roofline.roofline.outputs import write_run_files
+    from apple_roofline.roofline.views.outputs import write_run_files
 
     cut = _cut(m5_run)
     write_run_files(cut, tmp_path)

@@ -22,8 +22,8 @@ from typer.testing import CliRunner, Result
 from apple_roofline._version import __version__
 from apple_roofline.cli import app
 from apple_roofline.cli.common import as_integer
-from apple_roofline.roofline.budget import default_budgets
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.budget import default_budgets
 from apple_roofline.suites.registry import default_suites
 
 runner = CliRunner()
@@ -141,7 +141,7 @@ def test_version_is_a_flag() -> None:
 
 
 def test_budget_help_and_error_name_every_suite_with_its_default() -> None:
-    """One source (each suite's registration, through roofline/budget.py default_budgets): the help
+    """One source (each suite's registration, through roofline/run/budget.py default_budgets): the help
     lists every suite's default, the error of a run every suite of that run with its default."""
     result = invoke(["run", "--help"])
     text = " ".join(result.output.replace("│", " ").split())
@@ -400,7 +400,7 @@ def test_compare_bad_suffix(tmp_path: Path, saved_run: Path, saved_run_b: Path) 
 
 
 def test_report_markdown(saved_run: Path, m5_run: Run) -> None:
-    from apple_roofline.roofline.report import to_markdown
+    from apple_roofline.roofline.views.report import to_markdown
 
     result = invoke(["report", str(saved_run), "--format", "md"])
     assert result.exit_code == 0, result.output
@@ -450,7 +450,7 @@ def test_plot_suffix_picks_format(tmp_path: Path, saved_run: Path, suffix: str, 
 
 
 def test_compare_prints_markdown(saved_run: Path, saved_run_b: Path) -> None:
-    from apple_roofline.roofline.compare import Comparison, compare_markdown
+    from apple_roofline.roofline.compare.compare import Comparison, compare_markdown
 
     result = invoke(["compare", str(saved_run), str(saved_run_b)])
     assert result.exit_code == 0, result.output
@@ -499,7 +499,7 @@ def test_plot_of_a_file_without_measurements_is_a_bad_file(tmp_path: Path, m5_ru
 
 
 def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
-    import apple_roofline.roofline.runner as runner_mod
+    import apple_roofline.roofline.run.runner as runner_mod
 
     calls: List[Dict[str, Any]] = []
 
@@ -523,7 +523,7 @@ def test_ctrl_c_names_the_command_that_resumes_the_run_first(
 ) -> None:
     """Issue 45: Ctrl-C during ``run --quick``, once a measurement is in the journal: the one next
     step, ``apple-roofline run --quick --resume DIR`` with the real folder, comes first."""
-    import apple_roofline.roofline.runner as runner_mod
+    import apple_roofline.roofline.run.runner as runner_mod
 
     partial = dataclasses.replace(m5_run, complete=False)
 
@@ -729,7 +729,7 @@ def test_run_without_ceilings_writes_no_empty_plot(
 def test_run_write_failure_names_target(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_run: Run) -> None:
     import errno
 
-    import apple_roofline.roofline.outputs as results_mod
+    import apple_roofline.roofline.views.outputs as results_mod
 
     ok = dataclasses.replace(m5_run, measurements=tuple(m for m in m5_run.measurements if m.valid))
     _patch_runner(monkeypatch, lambda _m: ok)

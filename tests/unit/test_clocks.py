@@ -1,5 +1,5 @@
 """The effective clock of a measurement, its fallback to the reported clock, the steady clock and the
-ceilings at the clock (apple_roofline.clocks, roofline/clock_table.py; docs/design/clocks.md, "Clocks")."""
+ceilings at the clock (apple_roofline.clocks, roofline/views/clock_table.py; docs/design/clocks.md, "Clocks")."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from apple_roofline import clocks as C
 from apple_roofline.measure import Timing
 from apple_roofline.results import load_results
-from apple_roofline.roofline.cases import measurement_params
-from apple_roofline.roofline.clock_table import clock_table
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.cases import measurement_params
+from apple_roofline.roofline.views.clock_table import clock_table
 from apple_roofline.telemetry import Sampler
 from apple_roofline.text import DASH
 
@@ -148,8 +148,8 @@ def test_without_an_effective_clock_the_table_says_why_and_leaves_its_columns_ou
 def test_the_figure_draws_the_theoretical_ceiling_at_the_effective_clock_too() -> None:
     """The kept H100 run: each shown compute class with both ceilings gets a dotted line at the
     theoretical value × its measurement's clock / 1980 MHz, and its label says at which clock."""
-    from apple_roofline.roofline.model import RooflineModel
-    from apple_roofline.roofline.plot import ceiling_classes, clocked_theoretical, plot_roofline
+    from apple_roofline.roofline.model.model import RooflineModel
+    from apple_roofline.roofline.views.plot import ceiling_classes, clocked_theoretical, plot_roofline
 
     run = load_results(DATA)
     assert isinstance(run, Run)
@@ -218,7 +218,7 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
     reading (not the warm-up's), the measurement's effective clock is its mean 3594.4 MHz, spread
     3588.2 to 3600.4, labelled measured with the backend's method, beside cpufreq's reported clock;
     and the report's ceilings-at-the-clock table shows it as measured."""
-    from apple_roofline.roofline.cases import judge, time_case
+    from apple_roofline.roofline.run.cases import judge, time_case
     from apple_roofline.suites import Case, KernelDef
 
     kernel = _PerfCountingKernel()

@@ -14,7 +14,7 @@ from typing import Dict
 
 import pytest
 
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "cluster.md"
 #: A quick CPU run of one suite, in ROOFLINE_ARGS as the page's script sets it.

@@ -1,4 +1,4 @@
-"""``compare`` of two or more runs: the tables (roofline/compare.py), the overlaid figure
+"""``compare`` of two or more runs: the tables (roofline/compare/compare.py), the overlaid figure
 (compare_plot.py), the HTML page (compare_html.py) and the command (cli/compare.py), on the saved
 runs of tests/unit/data (2, 3 and 8 runs; the 8 are the 4 saved runs and the same 4 with every
 ceiling 7 % lower, standing in for a second node of the same machines)."""
@@ -20,7 +20,7 @@ pytest.importorskip("matplotlib")
 
 from apple_roofline.cli import app
 from apple_roofline.dispatch.model import DispatchStudy
-from apple_roofline.roofline.compare import (
+from apple_roofline.roofline.compare.compare import (
     BASELINE_MEDIAN,
     Comparison,
     compare_markdown,
@@ -28,11 +28,11 @@ from apple_roofline.roofline.compare import (
     path_labels,
     run_tags,
 )
-from apple_roofline.roofline.compare_html import compare_html, compare_tooltips
-from apple_roofline.roofline.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash
-from apple_roofline.roofline.plot import CLASS_COLORS
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.tables import model_of
+from apple_roofline.roofline.compare.compare_html import compare_html, compare_tooltips
+from apple_roofline.roofline.compare.compare_plot import RUN_DASHES, mpl_dash, plot_compare, svg_dash
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.plot import CLASS_COLORS
+from apple_roofline.roofline.views.tables import model_of
 from apple_roofline.study.timing import SuiteTime
 
 DATA = Path(__file__).parent / "data"

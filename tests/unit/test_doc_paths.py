@@ -1,6 +1,6 @@
 """Every path the docs and the code's comments name exists, and every link and design reference resolves.
 
-* A repository path (``python/apple_roofline/roofline/model.py``, ``suites/hierarchy/``,
+* A repository path (``python/apple_roofline/roofline/model/model.py``, ``suites/hierarchy/``,
   ``native/core/backend.h``, ``bench/bench_clock.py`` ...) named in README.md, bench/README.md,
   docs/**/*.md, or in a comment or docstring under python/, native/, shaders/, tests/, tools/ or
   examples/ exists: relative to the repository, to the package (python/apple_roofline/), to native/

@@ -10,10 +10,10 @@ from typing import Dict
 import pytest
 
 from apple_roofline.roofline import Run
-from apple_roofline.roofline.compare import Comparison, compare_markdown
-from apple_roofline.roofline.efficiency import ceiling_efficiency, ceiling_measurements, per_watt_text
-from apple_roofline.roofline.model import RooflineModel
-from apple_roofline.roofline.plot import plot_roofline
+from apple_roofline.roofline.compare.compare import Comparison, compare_markdown
+from apple_roofline.roofline.model.efficiency import ceiling_efficiency, ceiling_measurements, per_watt_text
+from apple_roofline.roofline.model.model import RooflineModel
+from apple_roofline.roofline.views.plot import plot_roofline
 from apple_roofline.text import sig_figs
 from conftest import MakeMeasurement
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 from apple_roofline.roofline import Run
-from apple_roofline.roofline.html import measurement_tooltip, to_html
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.tables import efficiency_table, telemetry_note
+from apple_roofline.roofline.views.html import measurement_tooltip, to_html
+from apple_roofline.roofline.views.report import to_markdown
+from apple_roofline.roofline.views.tables import efficiency_table, telemetry_note
 from apple_roofline.study.records import format_params
 from apple_roofline.text import DASH
 from conftest import MakeMeasurement

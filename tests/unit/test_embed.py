@@ -13,7 +13,7 @@ import pytest
 
 import apple_roofline as ar
 from apple_roofline import flops_bytes
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,11 +20,17 @@ pytest.importorskip("matplotlib")
 
 from apple_roofline.figures import log_ticks, new_figure, plain_number
 from apple_roofline.roofline import Point, RooflineModel
-from apple_roofline.roofline.labels import DIAG_SPACING_PT, extents, overlap_count, point_label_offsets, rotated_boxes
-from apple_roofline.roofline.ladder import disturbed_gemms
-from apple_roofline.roofline.plot import DISTURBED_SERIES, NEUTRAL, measurement_gid, plot_roofline
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.sweep_plot import plot_sweep
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.labels import (
+    DIAG_SPACING_PT,
+    extents,
+    overlap_count,
+    point_label_offsets,
+    rotated_boxes,
+)
+from apple_roofline.roofline.views.ladder import disturbed_gemms
+from apple_roofline.roofline.views.plot import DISTURBED_SERIES, NEUTRAL, measurement_gid, plot_roofline
+from apple_roofline.roofline.views.sweep_plot import plot_sweep
 from apple_roofline.suites.hierarchy.plot import plot_hierarchy
 
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import pytest
 
-from apple_roofline.roofline import case_loop
+from apple_roofline.roofline.run import case_loop
 from apple_roofline.study.records import LADDER_PARAM, Measurement
 from apple_roofline.suites.base import Case, KernelDef, SuiteContext
 from apple_roofline.suites.gemm import suite as gemm

@@ -597,7 +597,7 @@ def test_the_time_outside_the_suites_is_recorded_and_shown(study: GraphicsStudy,
 
 def test_a_pool_draws_the_graphics_figures_as_in_process(study: GraphicsStudy, tmp_path: Path) -> None:
     from apple_roofline.graphics.outputs import FIGURE_JOBS, GRAPHICS_PRELOAD
-    from apple_roofline.roofline.draw import figure_pool
+    from apple_roofline.roofline.views.draw import figure_pool
 
     serial, pooled = tmp_path / "serial", tmp_path / "pooled"
     serial.mkdir()

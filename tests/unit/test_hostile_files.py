@@ -303,7 +303,7 @@ def test_every_number_of_every_kind_is_checked_or_harmless(kind: str, tmp_path: 
                 for fmt in ("md", "csv", "json"):
                     assert isinstance(fmt_fn(doc, fmt), str), (path, value, fmt)
             else:
-                from apple_roofline.roofline.report import to_csv, to_markdown
+                from apple_roofline.roofline.views.report import to_csv, to_markdown
 
                 assert to_markdown(doc) and to_csv(doc)  # type: ignore[arg-type]
     assert rejected and accepted, (rejected, accepted)

@@ -13,14 +13,12 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from apple_roofline.roofline import (
-    RooflineModel,
-    interactive,
-)
-from apple_roofline.roofline.html import measurement_tooltip, svg_with_tooltips, table_html, to_html, tooltips
-from apple_roofline.roofline.plot import measurement_gid
-from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline import RooflineModel
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views import interactive
+from apple_roofline.roofline.views.html import measurement_tooltip, svg_with_tooltips, table_html, to_html, tooltips
+from apple_roofline.roofline.views.plot import measurement_gid
+from apple_roofline.roofline.views.plotly_embed import PLOTLY_MISSING
 from apple_roofline.study.records import Ceiling
 from apple_roofline.study.table import Table
 from apple_roofline.text import percent, sig_figs

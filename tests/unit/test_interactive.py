@@ -19,16 +19,16 @@ import pytest
 pytest.importorskip("matplotlib")
 pytest.importorskip("plotly")
 
-from apple_roofline.roofline import compare_html as compare_page
-from apple_roofline.roofline import interactive
-from apple_roofline.roofline.binding import binding
-from apple_roofline.roofline.compare import BASELINE_MEDIAN, Comparison
-from apple_roofline.roofline.compare_interactive import ceiling_anchor, compare_figure
-from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.interactive import drawn_measurements, roofline_figure, view_buttons
-from apple_roofline.roofline.plotly_embed import PLOTLY_MISSING, PlotlyFigures
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.tables import model_of
+from apple_roofline.roofline.compare import compare_html as compare_page
+from apple_roofline.roofline.compare.compare import BASELINE_MEDIAN, Comparison
+from apple_roofline.roofline.compare.compare_interactive import ceiling_anchor, compare_figure
+from apple_roofline.roofline.model.binding import binding
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views import interactive
+from apple_roofline.roofline.views.html import to_html
+from apple_roofline.roofline.views.interactive import drawn_measurements, roofline_figure, view_buttons
+from apple_roofline.roofline.views.plotly_embed import PLOTLY_MISSING, PlotlyFigures
+from apple_roofline.roofline.views.tables import model_of
 from browser_cdp import Browser, find_browser
 
 DATA = Path(__file__).parent / "data"

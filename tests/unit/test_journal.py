@@ -12,9 +12,9 @@ import pytest
 
 from apple_roofline.calls.model import CallsStudy
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline.budget import suite_budgets
-from apple_roofline.roofline.options import OPTION_FLAGS
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.budget import suite_budgets
+from apple_roofline.roofline.run.options import OPTION_FLAGS
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.journal import SUFFIX, Journal, JournalWriteError, journal_path, read_journal, record_key

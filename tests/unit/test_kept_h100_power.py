@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from apple_roofline.results import load_results
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.report import to_markdown
 
 DATA = Path(__file__).parent / "data" / "run_h100_power.json"
 DOCS = Path(__file__).resolve().parents[2] / "docs"

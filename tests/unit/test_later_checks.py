@@ -1,4 +1,4 @@
-"""Checks compared while the next case measures (roofline/later.py, docs/design/budgets.md, "Time budgets"):
+"""Checks compared while the next case measures (roofline/run/later.py, docs/design/budgets.md, "Time budgets"):
 the runner's loop over a suite without a device. Each case's output is read on the measuring thread
 right after its samples and compared on the worker while the next case is timed; it is settled
 before the next read, journaled and yielded in order, with its verdict; an adaptive suite, a noisy
@@ -13,8 +13,8 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import pytest
 
-from apple_roofline.roofline import case_loop
-from apple_roofline.roofline.later import LaterChecks
+from apple_roofline.roofline.run import case_loop
+from apple_roofline.roofline.run.later import LaterChecks
 from apple_roofline.study.records import Measurement
 from apple_roofline.study.timing import SuiteClock
 from apple_roofline.suites.base import Case, KernelDef, OutputCheck

@@ -14,11 +14,12 @@ from typing import Any, List, Optional, Tuple
 import pytest
 
 from apple_roofline.devices import DeviceSpec
-from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings, runner
-from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
-from apple_roofline.roofline.plot import plot_roofline
-from apple_roofline.roofline.report import to_csv, to_markdown
+from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings
+from apple_roofline.roofline.model.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
+from apple_roofline.roofline.run import runner
+from apple_roofline.roofline.views.html import to_html
+from apple_roofline.roofline.views.plot import plot_roofline
+from apple_roofline.roofline.views.report import to_csv, to_markdown
 from apple_roofline.study import ToolInfo
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.records import OverLimit

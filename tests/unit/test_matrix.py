@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.model import RooflineModel, derive_ceilings
-from apple_roofline.roofline.options import parse_suites
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.selection import default_names
+from apple_roofline.roofline.model.model import RooflineModel, derive_ceilings
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.model.selection import default_names
+from apple_roofline.roofline.run.options import parse_suites
+from apple_roofline.roofline.views.html import to_html
+from apple_roofline.roofline.views.report import to_markdown
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Ceiling, Measurement, Skipped
 from apple_roofline.suites.base import ITEMSIZE, SuiteContext
@@ -426,7 +426,7 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
     monkeypatch: pytest.MonkeyPatch, suites: Any, want: str
 ) -> None:
     """A run with no suites named measures the matrix suite's largest tiles; ``--suite matrix`` its sweep."""
-    from apple_roofline.roofline import runner
+    from apple_roofline.roofline.run import runner
 
     seen: Dict[str, Any] = {}
 

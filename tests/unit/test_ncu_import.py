@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from apple_roofline.cli import app
-from apple_roofline.roofline.model import RooflineModel
+from apple_roofline.roofline.model.model import RooflineModel
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.records import Ceiling
 from apple_roofline.user_kernels import KernelSet, load_kernels, place

@@ -27,7 +27,7 @@ from apple_roofline.errors import OptionError
 from apple_roofline.node import Child, Member, find_outliers, measure_node, node_children, parse_device_list, split_cpus
 from apple_roofline.node.children import child_env, python_child
 from apple_roofline.node.report import node_dict, node_markdown, nvml_serials, with_serials
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.suites.blocks import map_row_blocks
 
 DATA = Path(__file__).parent / "data"

@@ -1,5 +1,5 @@
 """The time outside the suites (study/timing.py's PhaseTime) and where it is shown, and the drawing
-jobs that overlap the end phase (roofline/draw.py): the records' round trip (old files without them
+jobs that overlap the end phase (roofline/views/draw.py): the records' round trip (old files without them
 still read), the time table's rows and the CLI's line, the end phase a run's files record, the
 runner's start-up and between-suites phases, and the same files drawn on a pool of processes as in
 one process, with a file that cannot be written named as before."""
@@ -18,10 +18,10 @@ from typing import Any, List
 
 import pytest
 
-from apple_roofline.roofline.draw import DrawPool, draw_jobs, drawing_pool, run_jobs
-from apple_roofline.roofline.outputs import write_run_files, write_timed_run_files
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.draw import DrawPool, draw_jobs, drawing_pool, run_jobs
+from apple_roofline.roofline.views.outputs import write_run_files, write_timed_run_files
+from apple_roofline.roofline.views.report import to_markdown
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.timing import (
     BETWEEN,
@@ -204,7 +204,7 @@ def test_the_roofline_split_in_two_jobs_writes_the_same_files(tmp_path: Path, m5
 def test_report_html_shows_the_figures_the_figure_jobs_saved(
     tmp_path: Path, m5_run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from apple_roofline.roofline import html
+    from apple_roofline.roofline.views import html
 
     def not_again(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("report.html drew a figure the figure jobs had saved")
@@ -269,9 +269,9 @@ def test_a_run_records_its_start_up_and_the_time_between_suites(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from apple_roofline.devices import DeviceSpec
-    from apple_roofline.roofline import runner
-    from apple_roofline.roofline.options import RunOptions
-    from apple_roofline.roofline.runner import measure_device
+    from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.run.options import RunOptions
+    from apple_roofline.roofline.run.runner import measure_device
 
     monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(runner, "open_device", lambda spec: fake)

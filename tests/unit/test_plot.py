@@ -17,10 +17,12 @@ pytest.importorskip("matplotlib")
 from apple_roofline.errors import OptionError
 from apple_roofline.figures import PALETTE, save_figure
 from apple_roofline.roofline import Point, RooflineModel
-from apple_roofline.roofline.axes import FIGSIZE, X_LABEL
-from apple_roofline.roofline.compare_plot import plot_compare
-from apple_roofline.roofline.labels import rotated_boxes
-from apple_roofline.roofline.plot import (
+from apple_roofline.roofline.compare.compare_plot import plot_compare
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.model.selection import default_names, parse_ceilings_option, select_ceilings
+from apple_roofline.roofline.views.axes import FIGSIZE, X_LABEL
+from apple_roofline.roofline.views.labels import rotated_boxes
+from apple_roofline.roofline.views.plot import (
     CLASS_COLORS,
     CLASS_ORDER,
     NEUTRAL,
@@ -29,9 +31,7 @@ from apple_roofline.roofline.plot import (
     measurement_gid,
     plot_roofline,
 )
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.selection import default_names, parse_ceilings_option, select_ceilings
-from apple_roofline.roofline.sweep_plot import COMPUTE_Y_LABEL, plot_sweep
+from apple_roofline.roofline.views.sweep_plot import COMPUTE_Y_LABEL, plot_sweep
 from apple_roofline.study.records import Ceiling
 
 DATA = Path(__file__).parent / "data"
@@ -428,7 +428,7 @@ def test_every_ceiling_a_run_can_hold_is_known_before_it_is_measured(m5_run: Run
     """``run --ceilings`` is checked against :func:`known_ceiling_names` before measuring: it must hold
     every name a run can have: the theoretical tables' of a CUDA GPU, an Apple GPU and a CPU, the
     suites' classes and the cache levels."""
-    from apple_roofline.roofline.ceiling_names import known_ceiling_names
+    from apple_roofline.roofline.model.ceiling_names import known_ceiling_names
     from apple_roofline.suites.matrix.kernels import APIS, PRECISIONS
     from apple_roofline.theoretical import apple, cuda
 

@@ -15,11 +15,11 @@ from apple_roofline.cli import progress as cli_progress
 from apple_roofline.cli.progress import CliProgress, clock_text, time_left
 from apple_roofline.cli.run import summed_warnings
 from apple_roofline.devices import DeviceSpec
-from apple_roofline.roofline import case_loop
-from apple_roofline.roofline import runner as roofline_runner
-from apple_roofline.roofline.case_loop import rate_words
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import cv_warnings
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run import case_loop
+from apple_roofline.roofline.run import runner as roofline_runner
+from apple_roofline.roofline.run.case_loop import rate_words
+from apple_roofline.roofline.run.runner import cv_warnings
 from apple_roofline.stats import CV_WARN, NOISY_CV
 from apple_roofline.study.records import REMEASURED_PARAM, Measurement
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
@@ -138,8 +138,8 @@ def test_cv_warnings_and_their_one_summary_line(tmp_path: Path, m5_run: Run) -> 
         f"(marked noisy): see the Warnings table of {tmp_path / 'report.md'} or report.html",
     ]
     # the ceiling it sets, and its row in the report, say so
-    from apple_roofline.roofline.model import derive_ceilings
-    from apple_roofline.roofline.tables import suite_tables
+    from apple_roofline.roofline.model.model import derive_ceilings
+    from apple_roofline.roofline.views.tables import suite_tables
 
     (ceiling,) = derive_ceilings([dataclasses.replace(very, samples_s=tuple(s / 10 for s in very.samples_s))])
     assert ceiling.from_.endswith(f"(median of 10; noisy samples, CV {very.cv:.0%})")

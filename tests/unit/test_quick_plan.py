@@ -1,5 +1,5 @@
 """The time prediction of a ``--quick`` run and the budgets and grid sized from it
-(roofline/predict.py, roofline/quick_plan.py, the suites' work descriptions; docs/design/budgets.md, "Time
+(roofline/run/predict.py, roofline/run/quick_plan.py, the suites' work descriptions; docs/design/budgets.md, "Time
 budgets"). Rates are given, never measured, so every number here is the same on any machine."""
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from typing import Any, Dict, List
 import pytest
 
 from apple_roofline.devices import DeviceSpec
-from apple_roofline.roofline import runner as roofline_runner
-from apple_roofline.roofline.budget import MAX_BUDGET_S, default_budgets
-from apple_roofline.roofline.options import RunOptions
-from apple_roofline.roofline.predict import (
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run import runner as roofline_runner
+from apple_roofline.roofline.run.budget import MAX_BUDGET_S, default_budgets
+from apple_roofline.roofline.run.options import RunOptions
+from apple_roofline.roofline.run.predict import (
     CASE_OVERHEAD_S,
     REMEASURE_SHARE,
     Policy,
@@ -24,8 +25,7 @@ from apple_roofline.roofline.predict import (
     suite_seconds,
     timing_seconds,
 )
-from apple_roofline.roofline.quick_plan import QUICK_MARGIN, plan_quick, quick_budget
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.run.quick_plan import QUICK_MARGIN, plan_quick, quick_budget
 from apple_roofline.study.journal import Journal, journal_path, read_journal
 from apple_roofline.study.timing import SuiteClock
 from apple_roofline.suites import SuiteContext, registry

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from apple_roofline.cli.app import app
 from apple_roofline.results import load_results
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.study import ResultsError
 from apple_roofline.study.files import JOURNAL_CAP, KERNELS_CAP, NCU_CAP, RESULTS_CAP, read_capped
 from apple_roofline.study.journal import Journal, journal_path, read_journal, record_key

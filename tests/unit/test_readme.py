@@ -44,7 +44,7 @@ def test_every_example_takes_the_run_file_as_its_argument(
 def test_readme_lists_every_file_a_run_writes() -> None:
     """Issue 32: the first command's outputs, every one (run.journal.jsonl and hierarchy.png/.svg
     included), and what `.[test]` installs, read from pyproject.toml."""
-    from apple_roofline.roofline.outputs import RUN_FILES
+    from apple_roofline.roofline.views.outputs import RUN_FILES
     from apple_roofline.study.journal import journal_path
     from apple_roofline.suites import registry
 

@@ -27,8 +27,8 @@ from apple_roofline.references import (
     reference_names,
     reference_sections,
 )
-from apple_roofline.roofline.compare import Comparison, compare_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.compare.compare import Comparison, compare_markdown
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.study.files import ResultsError
 from apple_roofline.text import sig_figs
 
@@ -215,7 +215,7 @@ def test_one_run_is_drawn_beside_the_published_ceilings(tmp_path: Path, m5_run: 
     assert static == {d for d in drawn if d[0] == "measured"}  # the measured ones, as the runs' ceilings
     assert "<title>DRAM bandwidth, published (Apple M5 GPU): 125 GB/s" in page
     assert "not measured by this tool" in page
-    from apple_roofline.roofline.compare_interactive import compare_figure
+    from apple_roofline.roofline.compare.compare_interactive import compare_figure
 
     comparison = Comparison(
         (m5_run,), reference="m5-article", published=published_lines(published("m5-article"), [m5_run])

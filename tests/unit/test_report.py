@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from apple_roofline.roofline.report import CSV_COLUMNS, to_csv, to_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.report import CSV_COLUMNS, to_csv, to_markdown
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Ceiling
 from apple_roofline.text import date_of as run_date

@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict
 
 import pytest
 
-from apple_roofline.roofline.run import SCHEMA_VERSION, Run
+from apple_roofline.roofline.model.run import SCHEMA_VERSION, Run
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.files import ResultsError, write_bytes_atomic, write_text_atomic
 from apple_roofline.study.records import CONVENTIONS, Ceiling, Measurement

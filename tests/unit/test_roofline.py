@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from apple_roofline.roofline import COMPUTE_BOUND, MEMORY_BOUND, Point, Roofline, derive_ceilings
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
 from apple_roofline.study.records import Ceiling, Measurement
 
 

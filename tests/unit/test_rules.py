@@ -12,11 +12,11 @@ from typing import Any, Dict, List
 import numpy as np
 import pytest
 
-from apple_roofline.roofline.html import to_html
-from apple_roofline.roofline.options import parse_suites
-from apple_roofline.roofline.outputs import write_run_files
-from apple_roofline.roofline.report import to_markdown
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.options import parse_suites
+from apple_roofline.roofline.views.html import to_html
+from apple_roofline.roofline.views.outputs import write_run_files
+from apple_roofline.roofline.views.report import to_markdown
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Measurement
 from apple_roofline.suites.access.kernels import (

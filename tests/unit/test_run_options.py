@@ -1,4 +1,4 @@
-"""A roofline run's options in one object (roofline/options.py): checked when built, recorded once
+"""A roofline run's options in one object (roofline/run/options.py): checked when built, recorded once
 (the journal's header and the results header come from it), and the runner that takes it."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.errors import OptionError
-from apple_roofline.roofline import runner as roofline_runner
-from apple_roofline.roofline.options import OPTION_FLAGS, RunOptions
+from apple_roofline.roofline.run import runner as roofline_runner
+from apple_roofline.roofline.run.options import OPTION_FLAGS, RunOptions
 from apple_roofline.study.journal import Journal
 from apple_roofline.suites import registry
 from apple_roofline.suites.gemm.sizes import QUICK_SIZES, SIZES_OPTION

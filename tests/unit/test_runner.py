@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from apple_roofline.roofline.options import check_array_bytes, default_array_bytes
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.runner import ladder_warnings
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.run.options import check_array_bytes, default_array_bytes
+from apple_roofline.roofline.run.runner import ladder_warnings
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Measurement
 

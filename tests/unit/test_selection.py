@@ -1,4 +1,4 @@
-"""Which ceilings the default roofline figure shows (:mod:`apple_roofline.roofline.selection`)."""
+"""Which ceilings the default roofline figure shows (:mod:`apple_roofline.roofline.model.selection`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import List, Sequence
 import pytest
 
 from apple_roofline.roofline import RooflineModel
-from apple_roofline.roofline.run import Run
-from apple_roofline.roofline.selection import default_gemm_names, default_names, select_ceilings
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.model.selection import default_gemm_names, default_names, select_ceilings
 from apple_roofline.study.records import Ceiling
 
 DATA = Path(__file__).parent / "data"

@@ -7,7 +7,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from apple_roofline.devices import parse_device
-from apple_roofline.roofline.options import parse_suites
+from apple_roofline.roofline.run.options import parse_suites
 from apple_roofline.sizes import MAX_BYTES, format_size, parse_size
 from apple_roofline.suites.registry import suite_names
 

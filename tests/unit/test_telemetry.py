@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping
 import pytest
 
 from apple_roofline.measure import Timing
-from apple_roofline.roofline.runner import measurement_params
+from apple_roofline.roofline.run.runner import measurement_params
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, Sample, Sampler, sampler_for, summarize
 from apple_roofline.telemetry.nvml import AVERAGE, INSTANT, INSTANT_AVERAGE_S, MISSING
 from apple_roofline.telemetry.rapl import energy_delta_uj
@@ -151,7 +151,7 @@ def test_power_is_left_out_of_a_window_shorter_than_its_averaging() -> None:
 
 
 def test_nvml_power_averages_one_second() -> None:
-    from apple_roofline.roofline.tables import telemetry_note
+    from apple_roofline.roofline.views.tables import telemetry_note
 
     assert NvmlSampler.power_average_s == 1.0
     note = telemetry_note({"telemetry": {"sampler": "nvml", "period_s": 0.02, "samples": 9, "power_average_s": 1.0}})

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.results import load_results
-from apple_roofline.roofline import runner as roofline_runner
-from apple_roofline.roofline.options import dram_array_bytes
+from apple_roofline.roofline.run import runner as roofline_runner
+from apple_roofline.roofline.run.options import dram_array_bytes
 from apple_roofline.study.records import Measurement
 from apple_roofline.suites import SuiteContext, chains
 from apple_roofline.suites.base import NUMPY_DTYPE, PERIOD

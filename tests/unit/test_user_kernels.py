@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 import apple_roofline as ar
 from apple_roofline.cli import app
-from apple_roofline.roofline.model import RooflineModel
-from apple_roofline.roofline.roofs import ceiling_precision, precision_of_dtype, roof_for
+from apple_roofline.roofline.model.model import RooflineModel
+from apple_roofline.roofline.model.roofs import ceiling_precision, precision_of_dtype, roof_for
 from apple_roofline.study.files import ResultsError
 from apple_roofline.study.records import Ceiling
 from apple_roofline.user_kernels import KernelSet, load_kernels, place, save_kernels
@@ -541,7 +541,7 @@ def test_a_metric_not_used_may_have_any_unit() -> None:
 def test_run_files_carry_the_kernels(tmp_path: Path) -> None:
     """What `run --kernels FILE` writes: the dots on roofline.svg, their section in report.md and
     report.html, each dot's hover text there."""
-    from apple_roofline.roofline.outputs import write_run_files
+    from apple_roofline.roofline.views.outputs import write_run_files
 
     run = ar.Run.load(DATA / "run_h100.json")
     write_run_files(run, tmp_path, kernels=load_kernels(SYNTHETIC))

@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from apple_roofline.cli import app
-from apple_roofline.roofline.outputs import planned_files
-from apple_roofline.roofline.run import Run
+from apple_roofline.roofline.model.run import Run
+from apple_roofline.roofline.views.outputs import planned_files
 from apple_roofline.study.document import FILES_MISSING
 from apple_roofline.study.folder_lock import LOCK_NAME
 from apple_roofline.study.outputs import OutputFiles
@@ -47,7 +47,7 @@ def whole_run(m5_run: Run) -> Run:
 
 @pytest.fixture
 def fake_runner(monkeypatch: pytest.MonkeyPatch, whole_run: Run) -> List[Any]:
-    import apple_roofline.roofline.runner as runner_mod
+    import apple_roofline.roofline.run.runner as runner_mod
 
     calls: List[Any] = []
 

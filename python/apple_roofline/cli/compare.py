@@ -31,8 +31,8 @@ from .node import parse_outlier_pct
 
 if TYPE_CHECKING:
     from ..references import HealthFlag, Reference
-    from ..roofline.compare import Baseline, Comparison
-    from ..roofline.run import Run
+    from ..roofline.compare.compare import Baseline, Comparison
+    from ..roofline.model.run import Run
 
 __all__ = ["compare", "expand_paths", "load_runs", "RUN_FILE", "HTML_SUFFIX"]
 
@@ -78,7 +78,7 @@ def load_runs(paths: Sequence[Path]) -> Tuple[List["Run"], List[str]]:
     rejected by its reader (:class:`~apple_roofline.study.files.ResultsError`), of another kind, or
     of a schema version other than the first run's."""
     from ..results import load_results
-    from ..roofline.run import Run
+    from ..roofline.model.run import Run
 
     runs: List[Run] = []
     problems: List[str] = []
@@ -106,7 +106,7 @@ def load_runs(paths: Sequence[Path]) -> Tuple[List["Run"], List[str]]:
 def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
     """``--baseline``: None -> the first run; ``median``; or a file, added in front when it is not
     among the runs."""
-    from ..roofline.compare import BASELINE_MEDIAN
+    from ..roofline.compare.compare import BASELINE_MEDIAN
 
     if option is None:
         return 0
@@ -129,7 +129,7 @@ def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
 def _list_references() -> None:
     """``--list-references``: the references as a Markdown table on stdout."""
     from ..references import references_table
-    from ..roofline.report import table_lines
+    from ..roofline.views.report import table_lines
 
     typer.echo("\n".join(["# References", ""] + table_lines(references_table())))
 
@@ -156,7 +156,7 @@ def _comparison(
     a reference run goes first (its label ``reference NAME``), the baseline unless ``--baseline``
     named another."""
     from ..references import RunReference, reference_sections
-    from ..roofline.compare import Comparison, path_labels, run_tags
+    from ..roofline.compare.compare import Comparison, path_labels, run_tags
 
     labels = path_labels(paths)
     if ref is None:
@@ -233,7 +233,7 @@ def compare(
     With --reference, one run is enough: published figures are set beside it (and drawn beside it with -o),
     or it is checked against a reference run."""
     from ..references import PublishedReference, RunReference, published_lines
-    from ..roofline.compare import compare_markdown, partial_note
+    from ..roofline.compare.compare import compare_markdown, partial_note
 
     if list_references:
         if runs or reference is not None:
@@ -282,11 +282,11 @@ def compare(
         paths, loaded = [Path(comparison.labels[0])] + paths, list(comparison.runs)
     if output is None:
         raise typer.Exit(EXIT_FAILED if flags else 0)
-    from ..roofline.tables import model_of
+    from ..roofline.views.tables import model_of
 
     missing = [str(p) for p, r in zip(paths, loaded) if model_of(r) is None]
     if output.suffix.lower() == HTML_SUFFIX:
-        from ..roofline.compare_html import compare_html
+        from ..roofline.compare.compare_html import compare_html
         from ..study.files import write_text_atomic
 
         try:
@@ -305,7 +305,7 @@ def compare(
                 EXIT_FAILED,
             )
         from ..figures import add_note
-        from ..roofline.compare_plot import plot_compare
+        from ..roofline.compare.compare_plot import plot_compare
 
         models = [model_of(r) for r in loaded]
         save_plot(

@@ -35,8 +35,8 @@ from .kernels import (
 )
 
 if TYPE_CHECKING:
-    from ..roofline.model import Point
-    from ..roofline.run import Run
+    from ..roofline.model.model import Point
+    from ..roofline.model.run import Run
 
 __all__ = ["plot", "report", "load_run", "parse_point", "POINT_FORM", "REPORT_FORMATS"]
 
@@ -46,7 +46,7 @@ REPORT_FORMATS: Tuple[str, ...] = ("md", "csv", "json", "html")
 
 def load_run(path: Path) -> "Run":
     """Load a roofline run; exit 2 for a bad file or a results file of another kind."""
-    from ..roofline.run import Run
+    from ..roofline.model.run import Run
 
     loaded = load_results(path)
     if not isinstance(loaded, Run):
@@ -57,7 +57,7 @@ def load_run(path: Path) -> "Run":
 def parse_point(text: str) -> "Point":
     """``NAME:FLOPS:BYTES:SECONDS`` -> Point (the name may contain colons: the numbers are the last
     three fields). A malformed value exits 2 naming the expected form."""
-    from ..roofline.model import Point
+    from ..roofline.model.model import Point
 
     parts = text.rsplit(":", 3)
     if len(parts) != 4 or not parts[0].strip():
@@ -242,9 +242,9 @@ def plot(
     run = load_run(run_json)
     kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)
     from ..errors import OptionError
-    from ..roofline.draw import no_ceilings_message
-    from ..roofline.selection import parse_ceilings_option
-    from ..roofline.tables import model_of
+    from ..roofline.model.selection import parse_ceilings_option
+    from ..roofline.views.draw import no_ceilings_message
+    from ..roofline.views.tables import model_of
 
     if not run.measurements:  # a results file of nothing: no figure of it, and the file is at fault
         fail(f"{run_json} holds no measurements: nothing to plot (a run that measured something has them)", EXIT_USAGE)
@@ -261,7 +261,7 @@ def plot(
         fail(no_ceilings_message(run, run_json), EXIT_FAILED)
     if points:
         _print_points(model, points, run_json)
-    from ..roofline.run_figures import roofline_figure
+    from ..roofline.views.run_figures import roofline_figure
     from ..user_kernels.place import place
 
     placed = place(model, kernel_set) if kernel_set is not None else []
@@ -278,7 +278,7 @@ def plot(
 #: The results file of each study's folder and the module and function that write its files:
 #: what ``report DIR`` looks for, in this order.
 _WRITERS: Tuple[Tuple[str, str, str], ...] = (
-    ("run.json", "roofline.outputs", "write_run_files"),
+    ("run.json", "roofline.views.outputs", "write_run_files"),
     ("graphics.json", "graphics.outputs", "write_graphics"),
     ("dispatch.json", "dispatch.outputs", "write_study"),
     ("calls.json", "calls.outputs", "write_calls"),
@@ -347,8 +347,8 @@ def report(
             fail(f"--format html is for roofline runs; {noun} has md, csv and json", EXIT_USAGE)
         text = getattr(import_module(f"..{module}", __package__), name)(loaded, fmt)
     else:
-        from ..roofline.html import to_html
-        from ..roofline.report import to_csv, to_markdown
+        from ..roofline.views.html import to_html
+        from ..roofline.views.report import to_csv, to_markdown
 
         run = load_run(run_json)
         kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)

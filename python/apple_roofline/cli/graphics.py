@@ -106,7 +106,7 @@ def graphics(
     from ..graphics.outputs import FIGURE_JOBS, GRAPHICS_PRELOAD, write_timed_graphics
     from ..graphics.report import summary_lines
     from ..graphics.wgpu_device import WgpuUnavailable
-    from ..roofline.draw import figure_pool
+    from ..roofline.views.draw import figure_pool
     from ..study.outputs import FilesInterrupted
     from ..study.timing import process_start
 

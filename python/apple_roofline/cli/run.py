@@ -13,7 +13,7 @@ from ..errors import OptionError
 from ..measure import MAX_REPS
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
-from ..roofline.budget import budget_help
+from ..roofline.run.budget import budget_help
 from ..stats import CV_WARN, NOISY_CV
 from ..study.timing import process_start, time_line
 from ..suites import registry
@@ -48,9 +48,9 @@ from .progress import CliProgress
 
 if TYPE_CHECKING:
     from ..devices import DeviceSpec
-    from ..roofline.draw import DrawPool
-    from ..roofline.options import RunOptions, Tuner
-    from ..roofline.run import Run
+    from ..roofline.model.run import Run
+    from ..roofline.run.options import RunOptions, Tuner
+    from ..roofline.views.draw import DrawPool
     from ..study.journal import Journal
     from ..user_kernels.model import KernelSet
 
@@ -81,10 +81,10 @@ def parse_count(text: str, check: Callable[[object], T]) -> T:
 
 def ridge_summary(run: "Run") -> Tuple[List[str], List[List[str]]]:
     """Notes and rows (name, intensity) of the ridge points the model's defaults give
-    (:attr:`~apple_roofline.roofline.model.RidgeTable.default`): measured compute ceilings against
+    (:attr:`~apple_roofline.roofline.model.model.RidgeTable.default`): measured compute ceilings against
     the highest measured bandwidth; where a kind was not measured, its theoretical ceilings stand in
     and the rows and a note say so. With no bandwidth or no compute ceiling at all, a note saying why."""
-    from ..roofline.tables import missing_ceilings, model_of
+    from ..roofline.views.tables import missing_ceilings, model_of
 
     model = model_of(run)
     if model is None:
@@ -222,8 +222,8 @@ def run(
         return run_on_node(ctx, str(device), out, pct, "run.json")
     spec = _device_spec(device)
     kernel_set = _kernels_for_device(kernel_set, spec, kernels_any_device)
-    from ..roofline.draw import drawing_pool
-    from ..roofline.run import Run
+    from ..roofline.model.run import Run
+    from ..roofline.views.draw import drawing_pool
 
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
@@ -250,8 +250,9 @@ def _run_options(
     sustain: Optional[str],
     budget: Optional[str],
 ) -> "RunOptions":
-    """The run's options from its flags, built and checked once (:class:`~apple_roofline.roofline.options.RunOptions`);
-    exits 2 with the library's message naming the flag and its valid range."""
+    """The run's options from its flags, built and checked once
+    (:class:`~apple_roofline.roofline.run.options.RunOptions`); exits 2 with the library's message
+    naming the flag and its valid range."""
     from ..measure import check_reps
     from ..sizes import parse_size
 
@@ -264,7 +265,7 @@ def _run_options(
         except ValueError as exc:  # names the text and the accepted form
             fail(f"--array-size: {exc}", EXIT_USAGE)
     try:
-        from ..roofline.options import RunOptions, check_sustain
+        from ..roofline.run.options import RunOptions, check_sustain
 
         return RunOptions(
             suites=suite,
@@ -284,11 +285,11 @@ def _run_options(
 
 
 def _ceilings(ceilings: str) -> Union[str, List[str]]:
-    """``--ceilings`` parsed (:func:`~apple_roofline.roofline.selection.parse_ceilings_option`) against
+    """``--ceilings`` parsed (:func:`~apple_roofline.roofline.model.selection.parse_ceilings_option`) against
     every ceiling name a run can hold, before measuring; exits 2 with the library's message."""
     try:
-        from ..roofline.ceiling_names import known_ceiling_names
-        from ..roofline.selection import parse_ceilings_option
+        from ..roofline.model.ceiling_names import known_ceiling_names
+        from ..roofline.model.selection import parse_ceilings_option
     except ImportError as exc:
         import_failure(exc)
     try:
@@ -334,7 +335,7 @@ def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out:
     from ..study.journal import JournalWriteError
 
     try:
-        from ..roofline import runner
+        from ..roofline.run import runner
     except ImportError as exc:
         import_failure(exc)
     backend_error = backend_error_type()
@@ -362,7 +363,7 @@ def summed_warnings(run: "Run", out: Path) -> List[str]:
     """The run's warnings for the terminal: the CV warnings (one per noisy measurement, often
     dozens) as one line that counts them and points to the report's Warnings table, every other
     warning as it is."""
-    from ..roofline.runner import cv_warnings
+    from ..roofline.run.runner import cv_warnings
 
     noisy = cv_warnings(run.measurements)
     others = [w for w in run.warnings if w not in set(noisy)]
@@ -399,10 +400,10 @@ def _tuner(tune: bool, tune_file: Optional[Path], reps: int) -> "Optional[Tuner]
 def _write(
     result: "Run", out: Path, which: Union[str, List[str]], kernels: "Optional[KernelSet]", pool: "DrawPool"
 ) -> Tuple["Run", List[Path], List[str]]:
-    """The run's files (:func:`~apple_roofline.roofline.outputs.write_timed_run_files`, its end
+    """The run's files (:func:`~apple_roofline.roofline.views.outputs.write_timed_run_files`, its end
     phase timed from the process's start); exits 1 when one cannot be written, 128 + N when a signal
     cut the write phase (run.json lists what was not written: :func:`~.common.files_interrupted`)."""
-    from ..roofline.outputs import write_timed_run_files
+    from ..roofline.views.outputs import write_timed_run_files
     from ..study.outputs import FilesInterrupted
 
     try:

@@ -2,7 +2,7 @@
 graphics-texture.png (each figure only where its suites were measured).
 
 Each figure is a drawing job (:data:`FIGURE_JOBS`) that writes its own file atomically, so the two
-can be drawn side by side on a pool of processes (:func:`~apple_roofline.roofline.draw.figure_pool`,
+can be drawn side by side on a pool of processes (:func:`~apple_roofline.roofline.views.draw.figure_pool`,
 started with the study so that its processes import :data:`GRAPHICS_PRELOAD` while it measures) or
 one after the other in this process; the files are the same either way. :func:`write_timed_graphics`
 also measures the study's end phase (docs/design/wall-time.md, "Where the time goes"). The write phase is
@@ -26,7 +26,7 @@ from .plot import plot_fill, plot_texture
 from .report import format_graphics
 
 if TYPE_CHECKING:
-    from ..roofline.draw import DrawPool
+    from ..roofline.views.draw import DrawPool
 
 __all__ = [
     "GRAPHICS_FILES",
@@ -118,7 +118,7 @@ def _figures(study: GraphicsStudy, out: Path, pool: Optional["DrawPool"]) -> Cal
 
 def write_graphics(study: GraphicsStudy, out: Path, pool: Optional["DrawPool"] = None) -> Tuple[List[Path], List[str]]:
     """Write :data:`GRAPHICS_FILES` of ``study`` into the directory ``out``, the figures on ``pool``
-    where given (:func:`~apple_roofline.roofline.draw.figure_pool`; the files are the same).
+    where given (:func:`~apple_roofline.roofline.views.draw.figure_pool`; the files are the same).
 
     Returns:
         ``(written, problems)``: the paths written and one sentence per figure that could not be made.

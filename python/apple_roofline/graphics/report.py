@@ -17,8 +17,8 @@ import json
 from typing import Dict, List, Tuple
 
 from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
-from ..roofline.report import table_lines
-from ..roofline.tables import efficiency_table, telemetry_note
+from ..roofline.views.report import table_lines
+from ..roofline.views.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..study.records import Measurement, format_params
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows, wall_seconds

@@ -4,7 +4,7 @@ One row per GPU (its folder, device, PCI bus id and serial, how its process ende
 and one column per GPU of every metric: for roofline runs each measured ceiling (GB/s, GFLOP/s;
 higher is better), for dispatch studies the median (p50) of each valid native and Python
 throughput and round-trip series (µs per launch; lower is better). The node's median of a metric
-is over the GPUs that have it (:func:`~apple_roofline.roofline.compare.baseline_value`, the
+is over the GPUs that have it (:func:`~apple_roofline.roofline.compare.compare.baseline_value`, the
 comparison's median baseline). A GPU is an **outlier** on a metric when it is more than
 ``outlier_pct`` % worse than that median (below it for ceilings, above it for latencies), or when it
 lacks a metric the others have, or has no results at all: each outlier line names the GPU's PCI
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import OptionError
-from ..roofline.compare import BASELINE_MEDIAN, baseline_value, ratio_text
-from ..roofline.run import Run
+from ..roofline.compare.compare import BASELINE_MEDIAN, baseline_value, ratio_text
+from ..roofline.model.run import Run
 from ..study.document import Document
 from ..study.files import write_text_atomic
 from ..study.markdown import status_text

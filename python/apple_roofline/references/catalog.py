@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Union
 
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..study.files import REFERENCE_CAP, ResultsError, parse_results_json, read_results_text
 from ..study.table import Table
 from ..text import DASH

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 from ..node.report import DEFAULT_OUTLIER_PCT, metrics_of
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..study.markdown import status_text
 from ..study.table import Table
 from ..text import DASH, sig_figs

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
 
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..study.reader import Reader, join
 from ..study.records import CEILING_SOURCES
 

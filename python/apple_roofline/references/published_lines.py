@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Tuple
 
-from ..roofline.compare import PublishedLine
-from ..roofline.run import Run
+from ..roofline.compare.compare import PublishedLine
+from ..roofline.model.run import Run
 from ..study.records import CEILING_KINDS
 from .published import ENGINE_BACKENDS, PublishedFigure, PublishedReference
 from .published_table import published_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..study.table import Table
 from ..text import DASH, sig_figs
 from .published import PublishedFigure, PublishedReference, chip_names

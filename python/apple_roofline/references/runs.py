@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..text import date_of
 
 __all__ = ["RunReference"]

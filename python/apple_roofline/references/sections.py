@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from ..node.report import DEFAULT_OUTLIER_PCT
-from ..roofline.run import Run
+from ..roofline.model.run import Run
 from ..study.table import Table
 from .catalog import Reference
 from .health import HealthFlag, health_table

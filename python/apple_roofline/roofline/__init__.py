@@ -1,11 +1,16 @@
 """The roofline study: a run of the suites on one device, its model, and the views of it.
 
-* :mod:`apple_roofline.study.records` — measurements, ceilings, skipped kernels (shared by every study);
-* :mod:`.model` — the roofline model (ceilings, ridge points, attainable, classify, efficiency);
-* :mod:`.run` — a run as a results file (kind ``"roofline"``);
-* :mod:`.runner` — measuring a device with the suites (:func:`run_roofline`);
-* :mod:`.report`, :mod:`.plot`, :mod:`.sweep_plot`, :mod:`.html` — the views;
-* :mod:`.facade` — the public :class:`Roofline`, the model with ``plot()``.
+Its sub-packages are layers, each importing only from those before it:
+
+* :mod:`.model` — the roofline model (ceilings, ridge points, attainable, classify, efficiency, the
+  physical limits, which ceilings a figure shows), a run as a results file (:mod:`.model.run`, kind
+  ``"roofline"``) and the public :class:`Roofline` (:mod:`.model.facade`);
+* :mod:`.run` — measuring a device with the suites (:func:`~.run.runner.run_roofline`);
+* :mod:`.views` — the figures, the report, the HTML page and the files a run writes;
+* :mod:`.compare` — runs side by side.
+
+The records every study shares (measurements, ceilings, skipped kernels) are below every study, in
+:mod:`apple_roofline.study.records`.
 
 Methodology: Williams, Waterman and Patterson 2009 and the M5 GPU roofline analysis
 (docs/design/model.md, "The roofline model and its views").
@@ -18,11 +23,11 @@ from typing import TYPE_CHECKING, Any, Dict
 
 if TYPE_CHECKING:  # imported on first use (``__getattr__``), so that importing one module is cheap
     from ..study.records import CONVENTIONS, Ceiling, Measurement, Skipped
-    from .compare_plot import plot_compare
-    from .facade import Roofline
-    from .model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
-    from .plot import plot_roofline
-    from .run import Run
+    from .compare.compare_plot import plot_compare
+    from .model.facade import Roofline
+    from .model.model import COMPUTE_BOUND, MEMORY_BOUND, Point, RidgeRow, RidgeTable, RooflineModel, derive_ceilings
+    from .model.run import Run
+    from .views.plot import plot_roofline
 
 __all__ = [
     "COMPUTE_BOUND",
@@ -44,21 +49,21 @@ __all__ = [
 
 #: Where each public name lives (module relative to this package).
 _HOME: Dict[str, str] = {
-    "COMPUTE_BOUND": ".model",
+    "COMPUTE_BOUND": ".model.model",
     "CONVENTIONS": "..study.records",
-    "MEMORY_BOUND": ".model",
+    "MEMORY_BOUND": ".model.model",
     "Ceiling": "..study.records",
     "Measurement": "..study.records",
-    "Point": ".model",
-    "RidgeRow": ".model",
-    "RidgeTable": ".model",
-    "Roofline": ".facade",
-    "RooflineModel": ".model",
-    "Run": ".run",
+    "Point": ".model.model",
+    "RidgeRow": ".model.model",
+    "RidgeTable": ".model.model",
+    "Roofline": ".model.facade",
+    "RooflineModel": ".model.model",
+    "Run": ".model.run",
     "Skipped": "..study.records",
-    "derive_ceilings": ".model",
-    "plot_compare": ".compare_plot",
-    "plot_roofline": ".plot",
+    "derive_ceilings": ".model.model",
+    "plot_compare": ".compare.compare_plot",
+    "plot_roofline": ".views.plot",
 }
 
 

@@ -1,6 +1,6 @@
 """Per-suite time budgets, shared by every study that measures suites against one (docs/design/budgets.md,
 "Time budgets"): a study keeps its own default seconds per suite (the roofline run's in
-:mod:`apple_roofline.roofline.budget`, the graphics study's in :mod:`apple_roofline.graphics.grid`)
+:mod:`apple_roofline.roofline.run.budget`, the graphics study's in :mod:`apple_roofline.graphics.grid`)
 and reads a user's ``--budget`` through :func:`parse_budgets`; :mod:`.timing` records the seconds each
 suite took against it.
 """

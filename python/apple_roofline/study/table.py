@@ -1,5 +1,5 @@
 """A table as data, the form every study's report tables take: the Markdown, HTML and CLI views
-render the same rows (:func:`apple_roofline.text.markdown_table`, :mod:`apple_roofline.roofline.html`)."""
+render the same rows (:func:`apple_roofline.text.markdown_table`, :mod:`apple_roofline.roofline.views.html`)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .base import Suite, SuiteContext
     from .work import CaseWork
 
-#: What a section's tables and a figure are built from: a run (:class:`~apple_roofline.roofline.run.Run`).
+#: What a section's tables and a figure are built from: a run (:class:`~apple_roofline.roofline.model.run.Run`).
 #: The registry is imported by the model, which the run and the tables import, so it names their
 #: types loosely here (a report table is a :class:`~apple_roofline.study.table.Table`, a figure a
 #: matplotlib Figure) and imports no view.

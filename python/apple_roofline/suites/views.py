@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..text import DASH
 
 if TYPE_CHECKING:
-    from ..roofline.run import Run
+    from ..roofline.model.run import Run
     from ..study.records import Measurement
 
 __all__ = ["of_suite", "valid_indexed", "ratio_text", "figure_title"]
@@ -21,7 +21,7 @@ def of_suite(run: "Run", suite: str) -> List["Measurement"]:
 
 def valid_indexed(run: "Run", suite: str) -> List[Tuple[int, "Measurement"]]:
     """``(index in the run, measurement)`` of each valid measurement of ``suite`` (the index gives
-    the marker's gid, :func:`~apple_roofline.roofline.plot.measurement_gid`)."""
+    the marker's gid, :func:`~apple_roofline.roofline.views.plot.measurement_gid`)."""
     return [(i, m) for i, m in enumerate(run.measurements) if m.suite == suite and m.valid]
 
 

@@ -1,7 +1,7 @@
 """What a suite's cases cost, described before they are measured (docs/design/budgets.md, "Time budgets").
 
 A suite knows its cases; :class:`CaseWork` says what each one moves and computes, in the units the
-time prediction of a ``--quick`` run (:mod:`apple_roofline.roofline.predict`) turns into seconds on
+time prediction of a ``--quick`` run (:mod:`apple_roofline.roofline.run.predict`) turns into seconds on
 the machine at hand. A suite describes its cases through its registration's ``work``
 (:attr:`~.registry.SuiteSpec.work`), from the same planning its ``cases()`` uses, without
 allocating anything. ``QUICK_SHRINK_OPTION`` is the context option by which a ``--quick`` run asks

@@ -8,7 +8,7 @@ Each suite plans its cases once, at the first candidate size (``SuiteContext.opt
 only the kernel built at that BLOCK, and the launch re-sized where it depends on the block (the
 peak and idiv suites' whole waves, from the occupancy calculator). Before every size's timing the
 case's output is poisoned again (``Case.reset``), so each point is validated on its own output
-(:func:`~apple_roofline.roofline.cases.time_case`, then :func:`~apple_roofline.roofline.cases.judge`).
+(:func:`~apple_roofline.roofline.run.cases.time_case`, then :func:`~apple_roofline.roofline.run.cases.judge`).
 :func:`run_tune` is the ``tune`` study;
 :class:`QuickTuner` and :class:`FileTuner` give ``run --tune`` a size per kernel.
 """
@@ -23,8 +23,14 @@ from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, nothing_measured
 from ..measure import DEFAULT_REPS, check_reps
-from ..roofline.cases import judge, time_case
-from ..roofline.options import MIN_ARRAY_BYTES, check_array_bytes, default_array_bytes, dram_array_bytes, parse_suites
+from ..roofline.run.cases import judge, time_case
+from ..roofline.run.options import (
+    MIN_ARRAY_BYTES,
+    check_array_bytes,
+    default_array_bytes,
+    dram_array_bytes,
+    parse_suites,
+)
 from ..stats import CV_WARN
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
@@ -65,7 +71,7 @@ class TuneInterrupted(StudyInterrupted[TuneStudy]):
 
 def parse_tune_suites(text: Union[str, Sequence[str]]) -> Tuple[str, ...]:
     """``"stream,peak"`` as ``("stream", "peak")`` in :data:`TUNE_SUITES` order
-    (:func:`~apple_roofline.roofline.options.parse_suites` over :data:`TUNE_SUITES`).
+    (:func:`~apple_roofline.roofline.run.options.parse_suites` over :data:`TUNE_SUITES`).
 
     Raises:
         OptionError: (option ``suites``) an unknown suite or none; the message names the valid ones.
@@ -85,7 +91,7 @@ def probe_suite(ctx: SuiteContext, name: str) -> Optional[Tuple[int, int]]:
     block size, else at the smallest every GPU backend accepts (:data:`PROBE_BLOCK`)
     (``Kernel.simd_width``, ``Kernel.max_block``), or None when none does. A SIMD width of 0 means
     the device has no threadgroup (the CPU, whose kernels take no BLOCK). The suite is planned on
-    the smallest arrays (:data:`~apple_roofline.roofline.options.MIN_ARRAY_BYTES`): only its kernels
+    the smallest arrays (:data:`~apple_roofline.roofline.run.options.MIN_ARRAY_BYTES`): only its kernels
     are built."""
     from .._native import _core
 
@@ -230,8 +236,8 @@ def run_tune(
     limit, or with ``quick`` the SIMD width times powers of two); ``kernels`` restricts the kernels
     (names such as ``triad`` or ``peak/vec4_indep4/fp16``); ``quick`` also shortens the warm-up;
     ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
-    :func:`~apple_roofline.roofline.options.default_array_bytes`; with ``quick``, the smallest that
-    still measures DRAM, :func:`~apple_roofline.roofline.options.dram_array_bytes`: 4× the
+    :func:`~apple_roofline.roofline.run.options.default_array_bytes`; with ``quick``, the smallest that
+    still measures DRAM, :func:`~apple_roofline.roofline.run.options.dram_array_bytes`: 4× the
     last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design/files.md,
     "Journal and resume"); a point its resumed journal holds is kept, not measured again.
 

@@ -1,6 +1,6 @@
 """The embedding API's measurements as a results file (kind ``"kernels"``).
 
-:func:`save_kernels` writes the :class:`~apple_roofline.roofline.model.Point`\\ s that
+:func:`save_kernels` writes the :class:`~apple_roofline.roofline.model.model.Point`\\ s that
 :func:`apple_roofline.measure` returned; ``plot RUN.json --kernels FILE``, ``report`` and ``run``
 draw them on a measured roofline, one DRAM dot each (docs/design/model.md, "Your kernels on the
 roofline"). Besides the header every results file has (:mod:`apple_roofline.study.document`)::
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .. import provenance
-from ..roofline.model import Point
-from ..roofline.roofs import PIPES, PRECISIONS
+from ..roofline.model.model import Point
+from ..roofline.model.roofs import PIPES, PRECISIONS
 from ..study.document import Document, ToolInfo
 from ..study.reader import Reader
 from .model import KernelDot, KernelSet, Unplaced

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..roofline.roofs import PRECISIONS
+from ..roofline.model.roofs import PRECISIONS
 
 __all__ = ["LEVELS", "KernelDot", "Unplaced", "KernelSet"]
 
@@ -44,9 +44,10 @@ class KernelDot:
         metrics: the metrics (or the API call) behind ``flops``, ``bytes`` and ``seconds``.
         pipe: ``"tensor"`` where most FLOPs ran on the matrix units (ncu's tensor pipe),
             ``"fma"`` where most were FP instructions (FADD/FMUL/FFMA ...), None when unknown;
-            it chooses between a precision's GEMM and vector roofs (:func:`~apple_roofline.roofline.roofs.roof_for`).
+            it chooses between a precision's GEMM and vector roofs
+            (:func:`~apple_roofline.roofline.model.roofs.roof_for`).
         working_set: the bytes a measured callable touches (``measure(..., working_set=)``), where
-            given: the level it is judged at (:func:`~apple_roofline.roofline.binding.judge`); None.
+            given: the level it is judged at (:func:`~apple_roofline.roofline.model.binding.judge`); None.
         other_device: the device the kernel ran on where that is not the device of the run it is
             placed on (placed anyway: ``--kernels-any-device``, :meth:`KernelSet.on_other_device`), else None.
 

@@ -3,11 +3,11 @@ of them binds it, and the speedup left below that ceiling (docs/design/model.md,
 roofline").
 
 At intensity ``I`` a dot at level L in precision p can reach ``min(P, B_L × I)``: ``P`` the highest
-measured compute ceiling of p (:func:`~apple_roofline.roofline.roofs.roof_for`; a vector one, not a
+measured compute ceiling of p (:func:`~apple_roofline.roofline.model.roofs.roof_for`; a vector one, not a
 GEMM's, for a profiled kernel whose FLOPs are FMA-pipe instructions; the model's peak for a dot of
 unknown precision), ``B_L`` the measured bandwidth of L (DRAM's for DRAM, the
 hierarchy suite's ``"L2 bandwidth"`` for L2 ...). The smaller of the two binds the dot; the
-speedup left is that attainable rate over the dot's own (:mod:`~apple_roofline.roofline.binding`, the
+speedup left is that attainable rate over the dot's own (:mod:`~apple_roofline.roofline.model.binding`, the
 one verdict every view gives). A dot above every roof has no share and no speedup, and says why.
 Where the run measured no ceiling of the dot's precision or level, nothing binds it and the placement
 says what is missing.
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ..roofline.binding import Binding, compute_roof, judge
-from ..roofline.model import RooflineModel
+from ..roofline.model.binding import Binding, compute_roof, judge
+from ..roofline.model.model import RooflineModel
 from ..study.records import Ceiling
 from ..suites.hierarchy.levels import level_ceiling_name
 from .model import KernelDot, KernelSet
@@ -36,7 +36,7 @@ class Placement:
         share: its kernel's share of the file's kernel time (0 to 1).
         roof: the compute ceiling of its precision (GFLOP/s), or None.
         bandwidth: its level's measured bandwidth ceiling (GB/s), or None.
-        judged: the one roof that binds it (:func:`~apple_roofline.roofline.binding.judge`), or None
+        judged: the one roof that binds it (:func:`~apple_roofline.roofline.model.binding.judge`), or None
             without both ceilings.
         note: why nothing binds it ("" when something does).
     """

@@ -16,8 +16,8 @@ import math
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..figures import PALETTE, Axes, mpl, text_color
-from ..roofline.axes import Scale
-from ..roofline.labels import Labels, point_label_offsets
+from ..roofline.views.axes import Scale
+from ..roofline.views.labels import Labels, point_label_offsets
 from .model import LEVELS
 from .place import Placement
 

@@ -1,7 +1,7 @@
 """The access-pattern figure (docs/design/rules.md, "The access-pattern rules"): effective GB/s against
 stride (log 2 axis), one line per load width, one panel per level (DRAM, cache), from a run's valid
 ``access`` measurements (None when it has none). Every marker carries the gid of its measurement
-(:func:`~apple_roofline.roofline.plot.measurement_gid`), so the HTML report's hover text names it.
+(:func:`~apple_roofline.roofline.views.plot.measurement_gid`), so the HTML report's hover text names it.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ...figures import PALETTE, Figure, new_figure
-from ...roofline.plot import measurement_gid
-from ...roofline.run import Run
+from ...roofline.model.run import Run
+from ...roofline.views.plot import measurement_gid
 from ..views import figure_title, valid_indexed
 from .table import ACCESS_SUITE
 

@@ -1,7 +1,7 @@
 """The dual-issue figure (docs/design/rules.md, "Dual issue"): per pair, the median time per work item of
 each kind alone, their sum and the mixed kernel, as bars: a mixed bar at the height of the taller
 single one is dual issue, at the sum one at a time. None without a complete valid pair. Every marker
-and bar carries the gid of its measurement (:func:`~apple_roofline.roofline.plot.measurement_gid`),
+and bar carries the gid of its measurement (:func:`~apple_roofline.roofline.views.plot.measurement_gid`),
 so the HTML report's hover text names it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence
 
 from ...figures import PALETTE, Figure, new_figure
-from ...roofline.plot import measurement_gid
-from ...roofline.run import Run
+from ...roofline.model.run import Run
+from ...roofline.views.plot import measurement_gid
 from ..views import figure_title, valid_indexed
 from .table import DUALISSUE_SUITE, dual_ratios
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ...roofline.run import Run
+from ...roofline.model.run import Run
 from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs

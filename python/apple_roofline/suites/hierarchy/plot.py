@@ -23,10 +23,10 @@ import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...figures import MEASURED, PALETTE, THEORETICAL, Figure, log_ticks, mpl, new_figure, text_color
-from ...roofline.labels import Labels
-from ...roofline.plot import draw_over_limit, measurement_gid, over_limit_legend
-from ...roofline.run import Run
-from ...roofline.tables import model_of
+from ...roofline.model.run import Run
+from ...roofline.views.labels import Labels
+from ...roofline.views.plot import draw_over_limit, measurement_gid, over_limit_legend
+from ...roofline.views.tables import model_of
 from ...sizes import format_size
 from ...study.records import Ceiling, Measurement
 from ...text import sig_figs

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ...roofline.limits import flagged_cell
-from ...roofline.run import Run
+from ...roofline.model.limits import flagged_cell
+from ...roofline.model.run import Run
 from ...sizes import format_size
 from ...study.table import Table
 from ...text import DASH, sig_figs

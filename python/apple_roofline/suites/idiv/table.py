@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ...clocks import theoretical_clock_mhz
-from ...roofline.run import Run
+from ...roofline.model.run import Run
 from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs

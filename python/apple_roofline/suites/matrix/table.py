@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ...roofline.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
-from ...roofline.run import Run
+from ...roofline.model.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
+from ...roofline.model.run import Run
 from ...study.records import Ceiling, Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
@@ -94,7 +94,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
     the theoretical GEMM peak of the same inputs where known, and that peak scaled to the effective
     clock of the best shape's samples (:func:`~apple_roofline.clocks.pass_clock`: measured by the
     kernel, else the SM clock sampled; the highest reading where the clock moved within the samples,
-    :func:`~apple_roofline.roofline.limits.run_clock`; where the theoretical peak's clock is known): theoretical ×
+    :func:`~apple_roofline.roofline.model.limits.run_clock`; where the theoretical peak's clock is known): theoretical ×
     effective clock / maximum clock — the pipe's limit at that clock (:meth:`~.limits.Limits.limit`).
     No share is above 100 % (:func:`~.limits.share_text`). A precision whose every shape lies above
     that limit has no ceiling and is shown flagged in its place (:func:`~.limits.classes_over_limit`).

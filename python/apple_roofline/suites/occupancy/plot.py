@@ -2,7 +2,7 @@
 the threadgroup memory each threadgroup declares, with CUDA's resident blocks per SM on a second
 axis where the run recorded them and the sizes the guide's table names marked; from a run's valid
 ``occupancy`` measurements (None when it has none). Every marker carries the gid of its measurement
-(:func:`~apple_roofline.roofline.plot.measurement_gid`), so the HTML report's hover text names it.
+(:func:`~apple_roofline.roofline.views.plot.measurement_gid`), so the HTML report's hover text names it.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ...figures import PALETTE, THEORETICAL, Figure, new_figure
-from ...roofline.plot import measurement_gid
-from ...roofline.run import Run
+from ...roofline.model.run import Run
+from ...roofline.views.plot import measurement_gid
 from ..views import figure_title, valid_indexed
 from .table import GUIDE_OCCUPANCY, OCCUPANCY_SUITE
 
