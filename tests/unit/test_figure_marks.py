@@ -28,9 +28,9 @@ from apple_roofline.roofline.views.labels import (
     point_label_offsets,
     rotated_boxes,
 )
-from apple_roofline.roofline.views.ladder import disturbed_gemms
-from apple_roofline.roofline.views.plot import DISTURBED_SERIES, NEUTRAL, measurement_gid, plot_roofline
+from apple_roofline.roofline.views.plot import NEUTRAL, measurement_gid, plot_roofline
 from apple_roofline.roofline.views.sweep_plot import plot_sweep
+from apple_roofline.suites.gemm.ladder import DISTURBED_SERIES, disturbed_gemms
 from apple_roofline.suites.hierarchy.plot import plot_hierarchy
 
 DATA = Path(__file__).parent / "data"

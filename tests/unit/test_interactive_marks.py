@@ -19,10 +19,10 @@ from apple_roofline.roofline.compare.compare import Comparison
 from apple_roofline.roofline.compare.compare_interactive import compare_figure
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.views.interactive import drawn_measurements, figure_data, roofline_figure
-from apple_roofline.roofline.views.ladder import disturbed_gemms
 from apple_roofline.roofline.views.plot import DISTURBED, OVER_LIMIT_COLOR, ceiling_classes
 from apple_roofline.roofline.views.tables import model_of
 from apple_roofline.study.records import OverLimit
+from apple_roofline.suites.gemm.ladder import disturbed_gemms
 
 DATA = Path(__file__).parent / "data"
 

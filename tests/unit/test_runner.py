@@ -6,9 +6,9 @@ import pytest
 
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.run.options import check_array_bytes, default_array_bytes
-from apple_roofline.roofline.run.runner import ladder_warnings
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Measurement
+from apple_roofline.suites.gemm.ladder import ladder_warnings
 
 GIB = 1 << 30
 

@@ -230,13 +230,11 @@ KNOWN_LOOPS: Dict[FrozenSet[str], str] = {
         {
             "apple_roofline.roofline.model",
             "apple_roofline.roofline.views",
-            "apple_roofline.suites",
             "apple_roofline.suites.hierarchy",
             "apple_roofline.suites.matrix",
-            "apple_roofline.suites.sweep",
             "apple_roofline.user_kernels",
         }
-    ): "closed by the back arrows of KNOWN_BACK and user_kernels.plot's use of the views' axes and labels",
+    ): "closed by the back arrows of KNOWN_BACK from roofline.model (facade.py places your kernels)",
 }
 
 #: The back arrows not yet removed (issue 48): (lower folder, higher folder) -> the imports.
@@ -244,10 +242,7 @@ KNOWN_BACK: Dict[Tuple[str, str], str] = {
     ("apple_roofline.roofline.model", "apple_roofline.roofline.views"): "facade's Roofline.plot imports views.plot",
     ("apple_roofline.roofline.model", "apple_roofline.suites.hierarchy"): "limits.py: the hierarchy's levels",
     ("apple_roofline.roofline.model", "apple_roofline.suites.matrix"): "limits.py: the matrix precisions",
-    ("apple_roofline.roofline.run", "apple_roofline.roofline.views"): "runner.py: gemm's ladder (views/ladder.py)",
-    ("apple_roofline.roofline.run", "apple_roofline.suites.gemm"): "runner.py: gemm's quick sizes and option",
     ("apple_roofline.roofline.views", "apple_roofline.suites.sweep"): "sweep's figure (views/sweep_plot.py)",
-    ("apple_roofline.suites", "apple_roofline.roofline.model"): "suites/views.py names the Run type",
 }
 
 

@@ -120,8 +120,8 @@ def print_placements(model: Any, kernels: "KernelSet") -> None:
     """One line per dot (kernel, level, precision, time share, FLOP/B, GFLOP/s, the ceiling that
     binds it, the share of the attainable reached, the speedup left), then the kernels not placed
     and why."""
+    from ..roofline.views.kernel_dots import short_name
     from ..user_kernels.place import place
-    from ..user_kernels.plot import short_name
     from ..user_kernels.tables import device_banner, placements_table, unplaced_table
 
     placed = place(model, kernels)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 if TYPE_CHECKING:
@@ -44,6 +44,11 @@ __all__ = [
     "suite_ceiling_names",
     "suite_warnings",
     "roof_class",
+    "PointMarker",
+    "drawn",
+    "point_marker",
+    "disturbed",
+    "quick_options",
     "suite_options",
     "device_facts",
     "case_work",
@@ -70,6 +75,24 @@ def _no_facts(_info: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _no_roof_class(_m: "Measurement") -> Optional[str]:
     return None
+
+
+def _always(_m: "Measurement") -> bool:
+    return True
+
+
+def _no_disturbed(_measurements: Sequence["Measurement"]) -> Mapping[int, int]:
+    return {}
+
+
+@dataclass(frozen=True)
+class PointMarker:
+    """How the roofline figure draws the points of a suite that sets no ceiling class of its own
+    colour: the legend ``series``, the matplotlib ``symbol`` (``"o"``) and its ``size`` in points."""
+
+    series: str
+    symbol: str
+    size: float
 
 
 @dataclass(frozen=True)
@@ -140,6 +163,15 @@ class SuiteSpec:
         roof_class: the compute ceiling class a measurement of the suite that sets no compute ceiling
             itself is judged against (the sweep's FMA kernels: the vector or scalar ceiling their chains
             run on), or None for none of its own (:func:`roof_class`).
+        drawn: whether the roofline figure draws a valid measurement of it with FLOPs as a point
+            (STREAM's only above their physical limit: otherwise they are the bandwidth ceiling itself).
+        marker: how the figure draws its points where its ceiling class does not colour them
+            (STREAM's), or None for the peak kernels' diamonds.
+        disturbed: the measurements of a run its own check flags as disturbed (index -> index of the
+            measurement it was judged against: gemm's ladder check), drawn hollow and grey in the
+            figure's ``disturbed_series``.
+        disturbed_series: the legend series of those points.
+        quick_options: the options a ``--quick`` run gives it (gemm's coarser size ladder).
         sections: what it adds to the reports (and, through their figures, the figures written).
         work: the work of each case it would measure in a context (:class:`~.work.CaseWork`, from
             the same planning as its cases, nothing allocated), for the time prediction of a
@@ -159,6 +191,11 @@ class SuiteSpec:
     ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
     roof_class: Callable[["Measurement"], Optional[str]] = _no_roof_class
+    drawn: Callable[["Measurement"], bool] = _always
+    marker: Optional[PointMarker] = None
+    disturbed: Callable[[Sequence["Measurement"]], Mapping[int, int]] = _no_disturbed
+    disturbed_series: str = ""
+    quick_options: Mapping[str, Any] = field(default_factory=dict)
     sections: Tuple[Section, ...] = ()
     work: Callable[["SuiteContext"], Sequence["CaseWork"]] = _none
 
@@ -281,6 +318,38 @@ def roof_class(m: "Measurement") -> Optional[str]:
         return m.ceiling_class
     found = [s for s in specs() if s.name == m.suite]
     return found[0].roof_class(m) if found else None
+
+
+def _registered(suite: str) -> Optional[SuiteSpec]:
+    found = [s for s in specs() if s.name == suite]
+    return found[0] if found else None
+
+
+def drawn(m: "Measurement") -> bool:
+    """Whether the roofline figure draws ``m`` (valid, with FLOPs) as a point: its suite's
+    :attr:`SuiteSpec.drawn` (True for a suite not registered here)."""
+    s = _registered(m.suite)
+    return s.drawn(m) if s is not None else True
+
+
+def point_marker(suite: str) -> Optional[PointMarker]:
+    """:attr:`SuiteSpec.marker` of ``suite`` (None for a suite not registered here)."""
+    s = _registered(suite)
+    return s.marker if s is not None else None
+
+
+def disturbed(measurements: Sequence["Measurement"]) -> Dict[int, str]:
+    """Index of each of ``measurements`` a suite's own check flags as disturbed
+    (:attr:`SuiteSpec.disturbed`) -> the legend series it is drawn in."""
+    return {i: s.disturbed_series for s in specs() for i in s.disturbed(measurements)}
+
+
+def quick_options() -> Dict[str, Any]:
+    """The options a ``--quick`` run gives every suite (:attr:`SuiteSpec.quick_options`)."""
+    out: Dict[str, Any] = {}
+    for s in specs():
+        out.update(s.quick_options)
+    return out
 
 
 def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:

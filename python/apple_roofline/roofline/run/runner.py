@@ -29,8 +29,6 @@ from ...study.records import CONVENTIONS, REMEASURED_PARAM, Measurement, Skipped
 from ...study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_warning
 from ...suites import SuiteContext, registry
 from ...suites.base import BLOCKS_OPTION, HostScratch, reads_copy
-from ...suites.gemm.sizes import QUICK_SIZES as QUICK_GEMM_SIZES
-from ...suites.gemm.sizes import SIZES_OPTION as GEMM_SIZES_OPTION
 from ...suites.work import QUICK_SHRINK_OPTION
 from ...telemetry import NullSampler, sampler_for
 from ...telemetry.starting import SamplerStart
@@ -39,7 +37,6 @@ from ...theoretical.cpu_clock import RunClock, clock_warnings
 from ..model.limits import check_limits, limit_warnings
 from ..model.model import derive_ceilings
 from ..model.run import Run
-from ..views.ladder import LADDER_DROP, disturbed_gemms
 from .budget import Budgets
 from .case_loop import CaseSettings, measure_suite_cases, params_summary
 from .cases import measurement_params
@@ -53,7 +50,6 @@ __all__ = [
     "cv_warnings",
     "RunInterrupted",
     "RooflineRunner",
-    "ladder_warnings",
     "measurement_params",
     "run_roofline",
     "measure_device",
@@ -207,7 +203,7 @@ class RooflineRunner:
         return {
             "max_launch_s": 0.01 if quick else 0.05,
             "gemm_max_launch_s": 0.03 if quick else 0.25,
-            **({GEMM_SIZES_OPTION: QUICK_GEMM_SIZES} if quick else {}),  # coarser, to 4096 ("The GEMM ladder")
+            **(registry.quick_options() if quick else {}),  # each suite's --quick options (its spec)
             **registry.suite_options(named),  # each suite's sweep form, named or default (its spec)
         }
 
@@ -383,7 +379,6 @@ class RooflineRunner:
             )
         if any(m.params.get("shrunk") for m in measured):
             warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
-        warnings += ladder_warnings(measured)
         warnings += [w for w in map(cut_warning, self.times) if w]
         warnings += self.cache_warnings.new()  # docs/design/backends.md, "The kernel cache"
         warnings += clock_warnings(desc)
@@ -515,18 +510,4 @@ def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
             out.append(f"{where}: CV {m.cv:.1%} > {NOISY_CV:.0%}{again} (noisy even when measured twice)")
         else:
             out.append(f"{where}: CV {m.cv:.1%} > {CV_WARN:.0%} (noisy samples)")
-    return out
-
-
-def ladder_warnings(measurements: Sequence[Measurement]) -> List[str]:
-    """One warning per disturbed GEMM size (:func:`.ladder.disturbed_gemms`): one that ran more than
-    :data:`.ladder.LADDER_DROP` times below the rate of the size before it. The point stays in the
-    run, as measured."""
-    out: List[str] = []
-    for i, p in disturbed_gemms(measurements).items():
-        m, before = measurements[i], measurements[p]
-        out.append(
-            f"{m.label} {params_summary(m.params)} ran at {m.gflops:.3g} GFLOP/s, more than {LADDER_DROP:g}x below "
-            f"{params_summary(before.params)} ({before.gflops:.3g} GFLOP/s): a disturbed measurement, not a ceiling"
-        )
     return out

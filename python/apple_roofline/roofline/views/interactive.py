@@ -32,14 +32,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ...clocks import pass_clock
 from ...study.records import TIMER_PARAM, Ceiling, Measurement, format_params
+from ...suites import registry
 from ...text import percent, sig_figs
 from ..model.binding import binding, dram_bandwidth
 from ..model.model import RooflineModel
 from ..model.run import Run
 from ..model.selection import select_ceilings
 from .axes import X_LABEL, Scale, limits, scale_for
-from .ladder import disturbed_gemms
-from .plot import DISTURBED, DISTURBED_SERIES, OVER_LIMIT_COLOR, ceiling_classes, noise_mark, spare_colors
+from .plot import DISTURBED, OVER_LIMIT_COLOR, ceiling_classes, noise_mark, spare_colors
 from .plotly_embed import INTERACTIVE_CLASS, PLOTLY_MISSING, SWITCH_SCRIPT, PlotlyFigures, data_link, plotly_available
 
 __all__ = [
@@ -81,13 +81,10 @@ _SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "cros
 
 def drawn_measurements(measurements: Sequence[Measurement]) -> List[Tuple[int, Measurement]]:
     """The measurements the figure draws, with their index in the run: valid ones with FLOPs (zero
-    intensity has no place on a log axis); STREAM's only above their physical limit (otherwise they
-    are the bandwidth ceiling itself), as in :mod:`.plot`."""
-    return [
-        (i, m)
-        for i, m in enumerate(measurements)
-        if m.valid and m.flops > 0 and not (m.suite == "stream" and m.over_limit is None)
-    ]
+    intensity has no place on a log axis) that their suite draws
+    (:func:`~apple_roofline.suites.registry.drawn`: STREAM's only above their physical limit), as in
+    :mod:`.plot`."""
+    return [(i, m) for i, m in enumerate(measurements) if m.valid and m.flops > 0 and registry.drawn(m)]
 
 
 def _br(lines: Sequence[str]) -> str:
@@ -211,8 +208,9 @@ def point_series(
     """The point traces of the figure: ``drawn`` (:func:`drawn_measurements` of ``measurements``)
     by series, in the order first drawn: ``("sweep", kernel, dtype)`` for each sweep kernel (a line,
     as in :mod:`.plot`), ``("suite", name)`` for each other suite, and last ``("disturbed",)``, the
-    GEMM sizes the ladder check flags (:func:`~.ladder.disturbed_gemms`), apart from the valid ones."""
-    disturbed = disturbed_gemms(measurements)
+    points a suite's own check flags (:func:`~apple_roofline.suites.registry.disturbed`: gemm's
+    ladder), apart from the valid ones."""
+    disturbed = registry.disturbed(measurements)
     series: Dict[Tuple[str, ...], List[Tuple[int, Measurement]]] = {}
     for i, m in drawn:
         key = ("sweep", m.kernel, m.dtype) if m.suite == "sweep" else ("suite", m.suite)
@@ -246,7 +244,8 @@ def _point_traces(
             trace.update(mode="lines+markers", line={"color": own, "width": 1.6})
             fills = [own] * len(items)
         elif key[0] == "disturbed":
-            name, meta = f"{DISTURBED_SERIES} ({len(items)})", {"suite": "gemm", "flag": "disturbed"}
+            series = registry.disturbed(run.measurements)[items[0][0]]
+            name, meta = f"{series} ({len(items)})", {"suite": items[0][1].suite, "flag": "disturbed"}
             symbol, fills, line = "circle-open", [DISTURBED] * len(items), {"width": 1.4, "color": DISTURBED}
         else:
             name, meta = f"{key[1]} ({len(items)})", {"suite": key[1]}

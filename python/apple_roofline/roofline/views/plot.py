@@ -28,8 +28,8 @@ analysis. A figure a reader can take in at a glance:
   ``"all"`` or names);
 * measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines,
   each in a palette colour no ceiling has; vendor GEMM dots and peak kernels in the colour of their
-  class, grey when it is not shown); a GEMM size the ladder check flags as disturbed
-  (:func:`.ladder.disturbed_gemms`) hollow and grey; invalid measurements are never drawn; a
+  class, grey when it is not shown); a point a suite's own check flags as disturbed (gemm's ladder,
+  :func:`apple_roofline.suites.registry.disturbed`) hollow and grey; invalid measurements are never drawn; a
   measurement above the physical limit of what it is labelled with (docs/design/limits.md, "Physical
   limits": it sets no ceiling) is drawn hollow under a cross (:func:`draw_over_limit`), and the legend
   says how many there are; user points as large markers, each labelled beside it;
@@ -46,21 +46,21 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, Callable, Collection, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from ...clocks import at_clock
 from ...figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
 from ...study.records import Ceiling, Measurement, working_set_text
+from ...suites import registry
 from ...text import sig_figs
 from ...user_kernels.place import Placement
-from ...user_kernels.plot import draw_kernels
 from ..model.efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from ..model.limits import CLOCK_MISREAD, run_clock, share_text
 from ..model.model import Point, RooflineModel
 from ..model.selection import select_ceilings
 from .axes import FIGSIZE, X_LABEL, Scale, axes_for, finish, limits, scale_for, setup_axes
+from .kernel_dots import draw_kernels
 from .labels import Labels, point_label_offsets
-from .ladder import LADDER_DROP, disturbed_gemms
 
 __all__ = [
     "plot_roofline",
@@ -74,7 +74,6 @@ __all__ = [
     "spare_colors",
     "measurement_gid",
     "equal_heights",
-    "DISTURBED_SERIES",
     "DISTURBED",
     "FIGSIZE",
     "X_LABEL",
@@ -118,7 +117,7 @@ NEUTRAL = "#4d4d4d"
 _UNSHOWN = "#b3b3b3"
 _BANDWIDTH = "#000000"
 _SWEEP_MARKERS = ("o", "s", "^", "v", "D", "P")
-#: The colour of a GEMM size the ladder check flags as disturbed (:func:`.ladder.disturbed_gemms`).
+#: The colour of a GEMM size the ladder check flags as disturbed (:func:`apple_roofline.suites.registry.disturbed`).
 DISTURBED = "#7a7a7a"
 _USER_MARKERS = ("*", "D", "P", "X", "^", "v", "s", "p")
 _LABEL_SIZE = 8.0
@@ -364,20 +363,20 @@ class _Marker:
 _GEMM_SERIES = "vendor GEMM, N = 16 … (colour = its ceiling)"
 _PEAK_SERIES = "peak kernels (colour = their ceiling)"
 _NOT_DRAWN = {_GEMM_SERIES: "vendor GEMM of a ceiling not drawn", _PEAK_SERIES: "peak kernel of a ceiling not drawn"}
-DISTURBED_SERIES = f"disturbed: > {LADDER_DROP:g}x below the size before"
 
 
 def _markers(
-    model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str], disturbed: Collection[int]
+    model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str], disturbed: Mapping[int, str]
 ) -> List[Tuple[int, Measurement, _Marker]]:
     """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
-    axis) of the sweep, peak and gemm suites; STREAM's are the bandwidth ceiling itself, unless above
-    its limit (then it is none, and drawn). Each sweep takes the next of ``sweep_colors``; the
-    ``disturbed`` indices are drawn hollow and grey."""
+    axis) that their suite draws (:func:`~apple_roofline.suites.registry.drawn`: STREAM's only
+    above their limit). Each sweep takes the next of ``sweep_colors``; a suite with a marker of its
+    own (:func:`~apple_roofline.suites.registry.point_marker`) is drawn in it; the ``disturbed``
+    indices are drawn hollow and grey in their series."""
     sweeps: Dict[str, int] = {}
     out: List[Tuple[int, Measurement, _Marker]] = []
     for i, m in enumerate(model.measurements):
-        if not m.valid or m.flops <= 0 or (m.suite == "stream" and m.over_limit is None):
+        if not m.valid or m.flops <= 0 or not registry.drawn(m):
             continue
         cls = m.ceiling_class or ""
         if m.suite == "sweep":
@@ -395,8 +394,8 @@ def _markers(
                 colors.get(cls, _UNSHOWN),
                 legend_color=NEUTRAL if shown else _UNSHOWN,
             )
-        elif m.suite == "stream":  # drawn only above its limit (then it is no ceiling)
-            style = _Marker("STREAM kernels", "o", 4.5, NEUTRAL)
+        elif (mark := registry.point_marker(m.suite)) is not None:
+            style = _Marker(mark.series, mark.symbol, mark.size, NEUTRAL)
         elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
             color = colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL)
             style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
@@ -410,7 +409,7 @@ def _markers(
                 legend_color=NEUTRAL if shown else _UNSHOWN,
             )
         if i in disturbed:
-            style = _Marker(DISTURBED_SERIES, style.marker, style.size, DISTURBED, True, DISTURBED)
+            style = _Marker(disturbed[i], style.marker, style.size, DISTURBED, True, DISTURBED)
         out.append((i, m, style))
     return out
 
@@ -453,7 +452,8 @@ def plot_roofline(
         ceilings: which ceilings to draw (:func:`~.selection.select_ceilings`).
         kernels: your kernels' dots placed on this model (:func:`apple_roofline.user_kernels.place.place`),
             one marker per kernel and level, sized by time share, each kernel labelled with the
-            ceiling that binds it and the speedup left (:func:`~apple_roofline.user_kernels.plot.draw_kernels`).
+            ceiling that binds it and the speedup left
+            (:func:`~apple_roofline.roofline.views.kernel_dots.draw_kernels`).
 
     Returns:
         The :class:`matplotlib.figure.Figure` (the caller saves or closes it, e.g. with
@@ -468,7 +468,7 @@ def plot_roofline(
     colors = {c.name: c.color for c in comp_classes}
     spare = spare_colors(set(colors.values()) | {c.color for c in bw_classes})
     n_sweeps = len({(m.kernel, m.dtype) for m in model.measurements if m.suite == "sweep"})
-    drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], disturbed_gemms(model.measurements))
+    drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], registry.disturbed(model.measurements))
     users = [p for p in points if p.flops > 0]
 
     # ridge points from the model (against its highest bandwidth of each source, shown or not), so

@@ -11,7 +11,7 @@ from typing import Optional
 from ...figures import PALETTE, Figure, new_figure
 from ...roofline.model.run import Run
 from ...roofline.views.plot import measurement_gid
-from ..views import figure_title, valid_indexed
+from ...roofline.views.rule_suites import figure_title, valid_indexed
 from .table import ACCESS_SUITE
 
 __all__ = ["plot_access"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...roofline.model.run import Run
+from ...roofline.views.rule_suites import of_suite, ratio_text
 from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from ..views import of_suite, ratio_text
 
 __all__ = ["ACCESS_SUITE", "access_table", "access_rules"]
 

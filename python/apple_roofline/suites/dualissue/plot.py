@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence
 from ...figures import PALETTE, Figure, new_figure
 from ...roofline.model.run import Run
 from ...roofline.views.plot import measurement_gid
-from ..views import figure_title, valid_indexed
+from ...roofline.views.rule_suites import figure_title, valid_indexed
 from .table import DUALISSUE_SUITE, dual_ratios
 
 __all__ = ["plot_dualissue"]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ...roofline.model.run import Run
+from ...roofline.views.rule_suites import of_suite
 from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from ..views import of_suite
 from .kernels import DUAL_PAIRS
 
 __all__ = ["DUALISSUE_SUITE", "dualissue_table", "dual_ratios", "DUAL_VERDICT_MAX", "DUAL_VERDICT_SUM", "dual_verdict"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import List
 
 from ..registry import SuiteSpec
+from .ladder import DISTURBED_SERIES, disturbed_gemms, ladder_warnings
+from .sizes import QUICK_SIZES, SIZES_OPTION
 from .suite import GEMM_PRECISIONS, GemmSuite
 
 
@@ -17,4 +19,15 @@ def _ceiling_names() -> List[str]:
 
 __all__ = ["SPEC"]
 
-SPEC = SuiteSpec(name="gemm", measure=GemmSuite, order=40, budget_s=90.0, default=True, ceiling_names=_ceiling_names)
+SPEC = SuiteSpec(
+    name="gemm",
+    measure=GemmSuite,
+    order=40,
+    budget_s=90.0,
+    default=True,
+    ceiling_names=_ceiling_names,
+    warnings=ladder_warnings,
+    disturbed=disturbed_gemms,
+    disturbed_series=DISTURBED_SERIES,
+    quick_options={SIZES_OPTION: QUICK_SIZES},  # coarser, to 4096 (docs/design/matrix.md, "The GEMM ladder")
+)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ...roofline.model.run import Run
+from ...roofline.views.rule_suites import of_suite, ratio_text
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from ..views import of_suite, ratio_text
 
 __all__ = ["OCCUPANCY_SUITE", "occupancy_table", "GUIDE_OCCUPANCY", "guide_row"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from ..text import DASH
+from ...text import DASH
 
 if TYPE_CHECKING:
-    from ..roofline.model.run import Run
-    from ..study.records import Measurement
+    from ...study.records import Measurement
+    from ..model.run import Run
 
 __all__ = ["of_suite", "valid_indexed", "ratio_text", "figure_title"]
 

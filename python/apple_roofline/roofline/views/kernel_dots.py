@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..figures import PALETTE, Axes, mpl, text_color
-from ..roofline.views.axes import Scale
-from ..roofline.views.labels import Labels, point_label_offsets
-from .model import LEVELS
-from .place import Placement
+from ...figures import PALETTE, Axes, mpl, text_color
+from ...user_kernels.model import LEVELS
+from ...user_kernels.place import Placement
+from .axes import Scale
+from .labels import Labels, point_label_offsets
 
 __all__ = ["LEVEL_MARKERS", "draw_kernels", "dot_size", "dot_gid", "short_name", "speedup_text"]
 
