@@ -45,6 +45,9 @@ __all__ = [
     "suite_warnings",
     "roof_class",
     "PointMarker",
+    "LimitRule",
+    "limit_rule",
+    "pipe_class",
     "drawn",
     "point_marker",
     "disturbed",
@@ -83,6 +86,41 @@ def _always(_m: "Measurement") -> bool:
 
 def _no_disturbed(_measurements: Sequence["Measurement"]) -> Mapping[int, int]:
     return {}
+
+
+def _no_level(_m: "Measurement") -> Optional[str]:
+    return None
+
+
+def _never(_m: "Measurement") -> bool:
+    return False
+
+
+def _no_pipe(_ceiling_class: str, _geforce: bool) -> Optional[str]:
+    return None
+
+
+@dataclass(frozen=True)
+class LimitRule:
+    """How a suite's measurements meet the physical limits where their ceiling class does not say
+    (:mod:`apple_roofline.roofline.model.limits`; docs/design/limits.md).
+
+    Attributes:
+        level: the memory level a measurement's figure is labelled with, of those with a limit of
+            their own (``"DRAM"``: the memory interface's peak; ``"L1"``: the on-chip data path), or None.
+        best_figure: whether its figure is GB/s at the best sample (as the hierarchy's curve is
+            drawn and its levels found) rather than at the median.
+        shortest_sample: whether the timer's share of its samples is judged from the shortest sample
+            rather than the median one.
+        pipe_class: the theoretical ceiling class whose peak bounds a compute class of its kernels
+            that no theoretical ceiling names (a matrix tile's: the GEMM peak of its inputs), given
+            whether the part is a GeForce one; None where none bounds it.
+    """
+
+    level: Callable[["Measurement"], Optional[str]] = _no_level
+    best_figure: Callable[["Measurement"], bool] = _never
+    shortest_sample: Callable[["Measurement"], bool] = _never
+    pipe_class: Callable[[str, bool], Optional[str]] = _no_pipe
 
 
 @dataclass(frozen=True)
@@ -163,6 +201,8 @@ class SuiteSpec:
         roof_class: the compute ceiling class a measurement of the suite that sets no compute ceiling
             itself is judged against (the sweep's FMA kernels: the vector or scalar ceiling their chains
             run on), or None for none of its own (:func:`roof_class`).
+        limits: how its measurements meet the physical limits where their class does not say
+            (:class:`LimitRule`: the hierarchy's levels, the matrix tiles' pipes).
         drawn: whether the roofline figure draws a valid measurement of it with FLOPs as a point
             (STREAM's only above their physical limit: otherwise they are the bandwidth ceiling itself).
         marker: how the figure draws its points where its ceiling class does not colour them
@@ -191,6 +231,7 @@ class SuiteSpec:
     ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
     roof_class: Callable[["Measurement"], Optional[str]] = _no_roof_class
+    limits: LimitRule = LimitRule()
     drawn: Callable[["Measurement"], bool] = _always
     marker: Optional[PointMarker] = None
     disturbed: Callable[[Sequence["Measurement"]], Mapping[int, int]] = _no_disturbed
@@ -323,6 +364,22 @@ def roof_class(m: "Measurement") -> Optional[str]:
 def _registered(suite: str) -> Optional[SuiteSpec]:
     found = [s for s in specs() if s.name == suite]
     return found[0] if found else None
+
+
+def limit_rule(suite: str) -> LimitRule:
+    """:attr:`SuiteSpec.limits` of ``suite`` (the rule of no suite's own for one not registered here)."""
+    s = _registered(suite)
+    return s.limits if s is not None else LimitRule()
+
+
+def pipe_class(ceiling_class: str, geforce: bool) -> Optional[str]:
+    """The theoretical class whose peak bounds the compute class ``ceiling_class`` where no
+    theoretical ceiling has its name: the first suite's :attr:`LimitRule.pipe_class` that names one."""
+    for s in specs():
+        name = s.limits.pipe_class(ceiling_class, geforce)
+        if name is not None:
+            return name
+    return None
 
 
 def drawn(m: "Measurement") -> bool:

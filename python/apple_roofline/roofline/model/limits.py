@@ -8,7 +8,7 @@ views only show its verdict.
   memory clock on CUDA, the chip table on Apple; none on a CPU, so a CPU's is not checked).
 * A compute figure (a peak kernel, a vendor GEMM, a matrix-unit tile) against the theoretical peak
   of its pipe (the theoretical ceiling of the same class; a matrix tile's is the GEMM peak of its
-  inputs, :func:`gemm_class_of`) at the clock the measurement ran at
+  inputs, :func:`~apple_roofline.suites.matrix.kernels.gemm_class_of`) at the clock the measurement ran at
   (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one; the
   highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
   theoretical is given at. A clock measured above the device's maximum stands: an H100's SM runs at
@@ -35,11 +35,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock_mhz
-from ...study.records import OVER_LIMIT_REASONS, WORKING_SET, Ceiling, Measurement, OverLimit, format_params
-from ...suites.hierarchy.levels import HIERARCHY_SUITE
-from ...suites.hierarchy.plateaus import DRAM
-from ...suites.matrix.kernels import PRECISION_BY_DTYPE, parse_matrix_class
-from ...suites.registry import roof_class
+from ...study.records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
+from ...suites.registry import limit_rule, pipe_class, roof_class
 from ...text import percent
 
 __all__ = [
@@ -56,7 +53,7 @@ __all__ = [
     "Limits",
     "check_limits",
     "figure_of",
-    "gemm_class_of",
+    "DRAM_LEVEL",
     "share_text",
     "flagged_cell",
     "limit_warnings",
@@ -84,21 +81,16 @@ DRAM_CLASS = "DRAM bandwidth"
 ONCHIP_BYTES_PER_CLOCK = 128
 #: The ceiling class of shared memory bandwidth (the hierarchy suite's ``shared`` kernel).
 ONCHIP_CLASS = "Shared memory bandwidth"
-#: The hierarchy level whose points are held against the on-chip data path.
+#: The memory level (a suite's :attr:`~apple_roofline.suites.registry.LimitRule.level`) whose points
+#: are held against the on-chip data path.
 _L1 = "L1"
+#: The memory level whose points are held against the memory interface's peak.
+DRAM_LEVEL = "DRAM"
 #: The mark a view puts beside a figure above its limit.
 OVER_MARK = "⚠"
 
 #: The reasons, each by name (:data:`~.records.OVER_LIMIT_REASONS`).
 CACHE_RESIDENT, CLOCK_MISREAD, TIMER_ERROR = OVER_LIMIT_REASONS
-
-
-def gemm_class_of(dtype: str) -> str:
-    """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
-    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
-    formats -> ``"GEMM FP8"`` (the precision's :attr:`~apple_roofline.suites.matrix.kernels.MatrixPrecision.gemm`)."""
-    p = PRECISION_BY_DTYPE.get(dtype)
-    return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
 
 
 @dataclass(frozen=True)
@@ -117,11 +109,12 @@ class Limit:
 
 def figure_of(m: Measurement) -> float:
     """The figure of ``m`` that the views show and the limit is held against: GFLOP/s at the median
-    for a compute class; GB/s at the best sample for a working-set point of the ``hierarchy`` suite
-    (as its curve is drawn and its level found, :mod:`apple_roofline.suites.hierarchy.levels`), else at the median."""
+    for a compute class; GB/s at the best sample where its suite's rule says so
+    (:attr:`~apple_roofline.suites.registry.LimitRule.best_figure`: a working-set point of the
+    ``hierarchy`` suite, as its curve is drawn and its level found), else at the median."""
     if roof_class(m) is not None:
         return m.gflops
-    return m.best_gbps if m.suite == HIERARCHY_SUITE and WORKING_SET in m.params else m.gbps
+    return m.best_gbps if limit_rule(m.suite).best_figure(m) else m.gbps
 
 
 def run_clock(params: Mapping[str, object]) -> Tuple[Optional[float], str]:
@@ -151,10 +144,11 @@ def _number(v: object) -> bool:
 
 
 def _is_dram(m: Measurement) -> bool:
-    """Whether ``m`` is labelled DRAM: STREAM's DRAM class, or a working-set point planned beyond every cache."""
+    """Whether ``m`` is labelled DRAM: STREAM's DRAM class, or a point its suite labels DRAM (a
+    working-set point of the hierarchy planned beyond every cache)."""
     if m.ceiling_class == DRAM_CLASS:
         return True
-    return m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == DRAM
+    return limit_rule(m.suite).level(m) == DRAM_LEVEL
 
 
 @dataclass(frozen=True)
@@ -195,7 +189,7 @@ class Limits:
         """The on-chip data path's limit of a shared-memory figure or an L1 point of the hierarchy
         (module docstring) at the clock ``m`` ran at (else the maximum clock); None where it does not
         apply or the SM count or every clock is unknown."""
-        l1 = m.suite == HIERARCHY_SUITE and WORKING_SET in m.params and m.params.get("level") == _L1
+        l1 = limit_rule(m.suite).level(m) == _L1
         if not self.sms or not (l1 or m.ceiling_class == ONCHIP_CLASS):
             return None
         mhz, words = run_clock(m.params)
@@ -216,13 +210,8 @@ class Limits:
         GeForce part); None where the run has none."""
         if ceiling_class in self.theoretical:
             return self.theoretical[ceiling_class]
-        parsed = parse_matrix_class(ceiling_class)
-        if parsed is None:
-            return None
-        p = PRECISION_BY_DTYPE.get(parsed[0])
-        if p is not None and p.acc == "fp16" and self.geforce:
-            return None
-        return self.theoretical.get(gemm_class_of(parsed[0]))
+        name = pipe_class(ceiling_class, self.geforce)  # a suite's rule: a matrix tile's GEMM peak
+        return self.theoretical.get(name) if name is not None else None
 
     def limit(self, m: Measurement) -> Optional[Limit]:
         """The limit of ``m``'s figure (:func:`figure_of`), or None where nothing bounds it here."""
@@ -255,7 +244,7 @@ class Limits:
         figure = figure_of(m)
         if lim is None or figure <= lim.value * (1.0 + TOLERANCE):
             return None
-        sample_s = (m.min_s if m.suite == HIERARCHY_SUITE else m.median_s) * m.batch
+        sample_s = (m.min_s if limit_rule(m.suite).shortest_sample(m) else m.median_s) * m.batch
         reason = (
             TIMER_ERROR
             if sample_s < MIN_SAMPLE_S

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
+from ...study.records import WORKING_SET, Measurement
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, hierarchy_facts
-from ..registry import Section, SuiteFigure, SuiteSpec, optional_tables
+from ..registry import LimitRule, Section, SuiteFigure, SuiteSpec, optional_tables
 from .levels import level_ceiling_name, level_ceilings, level_warnings
 from .plot import hierarchy_figure
 from .suite import SWEEP_OPTION, HierarchySuite
@@ -37,6 +38,23 @@ def _facts(info: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"cache_levels": hierarchy_facts(info)}
 
 
+def _level(m: Measurement) -> Optional[str]:
+    """The level a working-set point was planned at (``"L1"`` ... ``"DRAM"``), which the physical
+    limits hold its figure against; None for the suite's other kernels."""
+    level = m.params.get("level") if WORKING_SET in m.params else None
+    return str(level) if level is not None else None
+
+
+def _working_set_point(m: Measurement) -> bool:
+    """A working-set point's figure is its best sample's GB/s, as its curve is drawn and its level found."""
+    return WORKING_SET in m.params
+
+
+def _every_measurement(_m: Measurement) -> bool:
+    """The suite's samples are short by design: the timer's share is judged from the shortest."""
+    return True
+
+
 SPEC = SuiteSpec(
     name="hierarchy",
     measure=HierarchySuite,
@@ -49,6 +67,7 @@ SPEC = SuiteSpec(
     ceilings=level_ceilings,
     ceiling_names=_ceiling_names,
     warnings=level_warnings,
+    limits=LimitRule(level=_level, best_figure=_working_set_point, shortest_sample=_every_measurement),
     work=hierarchy_work,
     sections=(
         Section(

@@ -65,6 +65,8 @@ from ..fp8 import decode as fp8_decode
 from ..fp8 import encode as fp8_encode
 
 __all__ = [
+    "gemm_class_of",
+    "pipe_class",
     "REPS",
     "ITERS",
     "GROUP_THREADS",
@@ -524,3 +526,24 @@ def kernel_def(
         ceiling_kind="compute",
         constants={api.backend: dict(constants or {})},
     )
+
+
+def gemm_class_of(dtype: str) -> str:
+    """The GEMM ceiling class a matrix precision stands beside: ``"fp16→fp32"`` -> ``"GEMM FP16"``
+    (the vendor library's product of the same inputs; cuBLAS accumulates FP16 in FP32); both FP8
+    formats -> ``"GEMM FP8"`` (the precision's :attr:`MatrixPrecision.gemm`)."""
+    p = PRECISION_BY_DTYPE.get(dtype)
+    return f"GEMM {(p.gemm if p else dtype.split('→', 1)[0]).upper()}"
+
+
+def pipe_class(ceiling_class: str, geforce: bool) -> Optional[str]:
+    """The theoretical class whose peak bounds a matrix tile's class: the GEMM peak of its inputs
+    (:func:`gemm_class_of`); none for an FP16-accumulating tile on a GeForce part (its tensor cores
+    run FP16 accumulation at a rate no theoretical ceiling gives), nor for a class that is no tile's."""
+    parsed = parse_matrix_class(ceiling_class)
+    if parsed is None:
+        return None
+    p = PRECISION_BY_DTYPE.get(parsed[0])
+    if p is not None and p.acc == "fp16" and geforce:
+        return None
+    return gemm_class_of(parsed[0])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping
 
-from ..registry import Section, SuiteSpec
-from .kernels import APIS, PRECISIONS
+from ..registry import LimitRule, Section, SuiteSpec
+from .kernels import APIS, PRECISIONS, pipe_class
 from .suite import LARGEST, SHAPES_OPTION, SWEEP, MatrixSuite
 from .table import matrix_tables
 
@@ -32,5 +32,6 @@ SPEC = SuiteSpec(
     summary="one tile per precision and instruction by default, every tile shape when named",
     options=_shapes,
     ceiling_names=_ceiling_names,
+    limits=LimitRule(pipe_class=pipe_class),
     sections=(Section("Matrix units", matrix_tables, order=30),),
 )

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from ...roofline.model.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, gemm_class_of, share_text
+from ...roofline.model.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, share_text
 from ...roofline.model.run import Run
 from ...study.records import Ceiling, Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from .kernels import PRECISIONS, parse_matrix_class
+from .kernels import PRECISIONS, gemm_class_of, parse_matrix_class
 
 __all__ = ["MATRIX_SUITE", "matrix_shapes_table", "matrix_summary_table", "matrix_tables"]
 
