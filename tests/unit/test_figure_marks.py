@@ -29,9 +29,9 @@ from apple_roofline.roofline.views.labels import (
     rotated_boxes,
 )
 from apple_roofline.roofline.views.plot import NEUTRAL, measurement_gid, plot_roofline
-from apple_roofline.roofline.views.sweep_plot import plot_sweep
 from apple_roofline.suites.gemm.ladder import DISTURBED_SERIES, disturbed_gemms
 from apple_roofline.suites.hierarchy.plot import plot_hierarchy
+from apple_roofline.suites.sweep.plot import plot_sweep
 
 DATA = Path(__file__).parent / "data"
 

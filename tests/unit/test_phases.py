@@ -209,7 +209,7 @@ def test_report_html_shows_the_figures_the_figure_jobs_saved(
     def not_again(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("report.html drew a figure the figure jobs had saved")
 
-    for name in ("roofline_figure", "sweep_figure", "suite_figure"):
+    for name in ("roofline_figure", "suite_figure"):
         monkeypatch.setattr(html, name, not_again)
     reports, figures = draw_jobs()
     written = run_jobs((*reports, *figures), m5_run, tmp_path, "default", None)[0]

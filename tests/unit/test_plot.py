@@ -31,8 +31,8 @@ from apple_roofline.roofline.views.plot import (
     measurement_gid,
     plot_roofline,
 )
-from apple_roofline.roofline.views.sweep_plot import COMPUTE_Y_LABEL, plot_sweep
 from apple_roofline.study.records import Ceiling
+from apple_roofline.suites.sweep.plot import COMPUTE_Y_LABEL, plot_sweep
 
 DATA = Path(__file__).parent / "data"
 

@@ -115,7 +115,7 @@ def test_no_private_names_across_modules() -> None:
 VIEWS = (
     "apple_roofline.roofline.views.plot",
     "apple_roofline.roofline.compare.compare_plot",
-    "apple_roofline.roofline.views.sweep_plot",
+    "apple_roofline.suites.sweep.plot",
     "apple_roofline.roofline.views.report",
     "apple_roofline.roofline.views.html",
     "apple_roofline.roofline.views.tables",
@@ -242,7 +242,6 @@ KNOWN_LOOPS: Dict[FrozenSet[str], str] = {
 #: The back arrows not yet removed (issue 48): (lower folder, higher folder) -> the imports.
 KNOWN_BACK: Dict[Tuple[str, str], str] = {
     ("apple_roofline.roofline.model", "apple_roofline.roofline.views"): "facade's Roofline.plot imports views.plot",
-    ("apple_roofline.roofline.views", "apple_roofline.suites.sweep"): "sweep's figure (views/sweep_plot.py)",
 }
 
 

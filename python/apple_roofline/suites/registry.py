@@ -40,6 +40,7 @@ __all__ = [
     "budgets_s",
     "sections",
     "figures",
+    "own_figures",
     "suite_ceilings",
     "suite_ceiling_names",
     "suite_warnings",
@@ -212,6 +213,8 @@ class SuiteSpec:
             figure's ``disturbed_series``.
         disturbed_series: the legend series of those points.
         quick_options: the options a ``--quick`` run gives it (gemm's coarser size ladder).
+        figure: its own figure beside the roofline, outside any section (the sweep's): written as
+            ``<stem>.png`` and ``<stem>.svg`` after the roofline's and shown in report.html after it.
         sections: what it adds to the reports (and, through their figures, the figures written).
         work: the work of each case it would measure in a context (:class:`~.work.CaseWork`, from
             the same planning as its cases, nothing allocated), for the time prediction of a
@@ -237,6 +240,7 @@ class SuiteSpec:
     disturbed: Callable[[Sequence["Measurement"]], Mapping[int, int]] = _no_disturbed
     disturbed_series: str = ""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
+    figure: Optional[SuiteFigure] = None
     sections: Tuple[Section, ...] = ()
     work: Callable[["SuiteContext"], Sequence["CaseWork"]] = _none
 
@@ -419,6 +423,11 @@ def sections() -> List[Tuple[SuiteSpec, Section]]:
     run order)."""
     ranked = [(sec.order, i, s, sec) for i, s in enumerate(specs()) for sec in s.sections]
     return [(s, sec) for _order, _i, s, sec in sorted(ranked, key=lambda r: (r[0], r[1]))]
+
+
+def own_figures() -> List[Tuple[SuiteSpec, SuiteFigure]]:
+    """Every suite's own figure beside the roofline (:attr:`SuiteSpec.figure`), in run order."""
+    return [(s, s.figure) for s in specs() if s.figure is not None]
 
 
 def figures() -> List[Tuple[SuiteSpec, SuiteFigure]]:

@@ -19,18 +19,20 @@ import threading
 import time
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ...figures import Figure, figure_bytes
 from ...study.files import write_bytes_atomic
 from ...study.outputs import OutputFiles
+from ...suites import registry
 from ...user_kernels.model import KernelSet
 from ...user_kernels.place import place
 from ..model.run import Run
 from .html import to_html
 from .report import to_markdown
-from .run_figures import roofline_figure, suite_figures, sweep_figure
+from .run_figures import roofline_figure, suite_figure, suite_figures
 from .tables import missing_ceilings, model_of
 
 __all__ = [
@@ -156,14 +158,20 @@ def _roofline_svg(
     return _roofline_files(("svg",), run, out, ceilings, kernels, say_why_not=False)
 
 
-def _sweep(run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]) -> Drawn:
+def _own_figure(
+    stem: str, run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet], svgs: Mapping[str, str]
+) -> Drawn:
+    """The suite's own figure of file stem ``stem`` (:func:`~apple_roofline.suites.registry.own_figures`)."""
     files = OutputFiles(out)
     drawn: Dict[str, str] = {}
-    sweep = sweep_figure(run, model_of(run))
-    if sweep is not None:
-        _save(files, sweep, "sweep", ("png", "svg"), drawn)
-    else:
-        files.skip("no sweep plot: the run has no valid sweep measurements")
+    for spec, figure in registry.own_figures():
+        if figure.stem != stem:
+            continue
+        fig = suite_figure(run, spec.name, figure)
+        if fig is not None:
+            _save(files, fig, stem, ("png", "svg"), drawn)
+        else:
+            files.skip(f"no {stem} plot: the run has no valid {spec.name} measurements")
     return files.written, files.problems, drawn
 
 
@@ -177,7 +185,8 @@ def _suites(run: Run, out: Path, ceilings: Ceilings, kernels: Optional[KernelSet
 
 def draw_jobs(split: bool = False) -> Tuple[Tuple[DrawJob, ...], Tuple[DrawJob, ...]]:
     """``(reports, figures)``: the jobs that write report.md and report.html, and those that write
-    the roofline, the sweep and the suites' figures (:func:`~.run_figures.suite_figures`), each in
+    the roofline, each suite's own figure (the sweep's, one job each) and the suites' section
+    figures (:func:`~.run_figures.suite_figures`), each in
     the order the files are listed. report.html shows the figures' SVG as the figure jobs saved it
     (:func:`run_jobs` draws it once they have ended), so no figure is drawn twice.
 
@@ -191,7 +200,10 @@ def draw_jobs(split: bool = False) -> Tuple[Tuple[DrawJob, ...], Tuple[DrawJob, 
         if split
         else (DrawJob("roofline", _roofline, saves_svg=True),)
     )
-    figures = (*roofline, DrawJob("sweep", _sweep, saves_svg=True), DrawJob("suite figures", _suites, saves_svg=True))
+    own = tuple(
+        DrawJob(fig.stem, partial(_own_figure, fig.stem), saves_svg=True) for _spec, fig in registry.own_figures()
+    )
+    figures = (*roofline, *own, DrawJob("suite figures", _suites, saves_svg=True))
     return reports, figures
 
 

@@ -1,8 +1,8 @@
 """The interactive report of a run: one self-contained HTML file (no server, no CDN, nothing fetched).
 
 ``report.html`` opens on the interactive roofline (:mod:`.interactive`, where Plotly is installed; the static
-one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), the
-sweep figure (:mod:`.sweep_plot`) and the figures of the suites' sections
+one below it then shows in print and without scripts), then holds the roofline figure (:mod:`.plot`), each
+suite's own figure (the sweep's, :mod:`apple_roofline.suites.sweep.plot`) and the figures of the suites' sections
 (:mod:`apple_roofline.suites.registry`) as inline SVG, and the report's tables (:mod:`.tables`). Hovering a
 measurement's marker shows its kernel, parameters, GFLOP/s, GB/s, arithmetic intensity, CV and validation;
 hovering a ceiling shows its value and where it came from — the tooltips are SVG ``<title>`` elements hung on
@@ -32,7 +32,7 @@ from .interactive import interactive_roofline
 from .plot import measurement_gid
 from .plotly_embed import SWITCH_STYLE, static_block
 from .report import kernels_section
-from .run_figures import roofline_figure, suite_figure, sweep_figure
+from .run_figures import roofline_figure, suite_figure
 from .tables import (
     ceilings_table,
     efficiency_table,
@@ -251,13 +251,10 @@ def to_html(
                 )
             )
         )
-    sweep = _svg_of("sweep", svgs, lambda: sweep_figure(run, model))
-    if sweep is not None:
-        parts.append(
-            _figure(
-                svg_with_tooltips(sweep, tips), "The arithmetic-intensity sweep: GFLOP/s and effective GB/s against F."
-            )
-        )
+    for spec, own in registry.own_figures():  # each suite's figure beside the roofline (the sweep's)
+        svg = _svg_of(own.stem, svgs, lambda: suite_figure(run, spec.name, own))
+        if svg is not None:
+            parts.append(_figure(svg_with_tooltips(svg, tips), own.caption))
     parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
     if kernels is not None:

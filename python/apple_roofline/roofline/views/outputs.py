@@ -30,7 +30,6 @@ from ...user_kernels.model import KernelSet
 from ..model.run import Run
 from ..model.selection import select_ceilings
 from .draw import DrawPool, draw_jobs, run_jobs
-from .sweep_plot import sweep_series
 from .tables import model_of
 
 __all__ = ["RUN_FILES", "planned_files", "known_files", "write_run_files", "write_timed_run_files"]
@@ -42,29 +41,26 @@ RUN_FILES: Tuple[str, ...] = (
     "report.html",
     "roofline.png",
     "roofline.svg",
-    "sweep.png",
-    "sweep.svg",
 )
 
 
 def known_files() -> Tuple[str, ...]:
     """Every file name the write phase of any run can write: :data:`RUN_FILES` and each suite's figure."""
-    return (*RUN_FILES, *(f"{fig.stem}.{fmt}" for _, fig in registry.figures() for fmt in ("png", "svg")))
+    figures = (*registry.own_figures(), *registry.figures())
+    return (*RUN_FILES, *(f"{fig.stem}.{fmt}" for _, fig in figures for fmt in ("png", "svg")))
 
 
 def planned_files(run: Run) -> Tuple[str, ...]:
     """The files :func:`write_run_files` writes of ``run``, in order: run.json, report.md and
-    report.html; the roofline figure where the run has a bandwidth and a compute ceiling; the sweep
-    figure where it has valid sweep points; each suite's figure where the run has a valid
+    report.html; the roofline figure where the run has a bandwidth and a compute ceiling; each
+    suite's figures (its own, the sweep's, then its sections') where the run has a valid
     measurement of that suite (as ``.png`` and ``.svg``). What run.json lists as missing while they
     are written."""
     names = ["run.json", "report.md", "report.html"]
     if model_of(run) is not None:
         names += ["roofline.png", "roofline.svg"]
-    if sweep_series(run.measurements):
-        names += ["sweep.png", "sweep.svg"]
     measured = {m.suite for m in run.valid_measurements}
-    for spec, fig in registry.figures():
+    for spec, fig in (*registry.own_figures(), *registry.figures()):
         if spec.name in measured:
             names += [f"{fig.stem}.png", f"{fig.stem}.svg"]
     return tuple(names)

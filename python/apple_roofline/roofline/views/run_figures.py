@@ -3,8 +3,8 @@
 The files (:mod:`.outputs`), the HTML report (:mod:`.html`) and ``plot`` draw a run's figures
 through these, so a figure that lacks cases says so wherever it is shown
 (:func:`~apple_roofline.study.markdown.figure_status`, docs/design/budgets.md, "Time budgets"): the roofline
-names every suite cut by its budget (its ceilings and points come from all of them), the sweep
-figure and each suite's own figure (:mod:`apple_roofline.suites.registry`) their own suite.
+names every suite cut by its budget (its ceilings and points come from all of them), each suite's
+figures (:mod:`apple_roofline.suites.registry`: the sweep's, the sections') their own suite.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from ...user_kernels.place import Placement
 from ..model.model import Point, RooflineModel
 from ..model.run import Run
 from .plot import plot_roofline
-from .sweep_plot import plot_sweep, sweep_series
 
-__all__ = ["roofline_figure", "sweep_figure", "suite_figure", "suite_figures"]
+__all__ = ["roofline_figure", "suite_figure", "suite_figures"]
 
 
 def roofline_figure(
@@ -38,22 +37,9 @@ def roofline_figure(
     return add_note(plot_roofline(model, points=points, ceilings=ceilings, kernels=kernels), figure_status(run))
 
 
-def _title(run: Run, model: Optional[RooflineModel]) -> str:
-    return model.title if model is not None and model.title else run.device_name
-
-
-def sweep_figure(run: Run, model: Optional[RooflineModel]) -> Optional[Figure]:
-    """The arithmetic-intensity sweep (:func:`~.sweep_plot.plot_sweep`); None without valid sweep points."""
-    if not sweep_series(run.measurements):
-        return None
-    return add_note(
-        plot_sweep(run.measurements, ceilings=run.ceilings, title=_title(run, model)), figure_status(run, ("sweep",))
-    )
-
-
 def suite_figure(run: Run, suite: str, figure: SuiteFigure) -> Optional[Figure]:
-    """The figure of ``suite`` (:class:`~apple_roofline.suites.registry.SuiteFigure`: the hierarchy's,
-    the rule suites') for ``run``, noted with what the run lacks of that suite; None when the run has
+    """The figure of ``suite`` (:class:`~apple_roofline.suites.registry.SuiteFigure`: the sweep's, the
+    hierarchy's, the rule suites') for ``run``, noted with what the run lacks of that suite; None when the run has
     nothing for it."""
     drawn = figure.draw(run)
     return add_note(drawn, figure_status(run, (suite,))) if drawn is not None else None

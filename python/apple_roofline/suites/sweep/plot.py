@@ -24,13 +24,15 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
+from ...roofline.model.run import Run
+from ...roofline.views.labels import Labels
+from ...roofline.views.plot import NEUTRAL, NOISY_LINE, class_colors, equal_heights, measurement_gid, noise_mark
+from ...roofline.views.tables import model_of
 from ...study.records import Ceiling, Measurement
-from ...suites.sweep.suite import sweep_compute_class
 from ...text import sig_figs
-from .labels import Labels
-from .plot import NEUTRAL, NOISY_LINE, class_colors, equal_heights, measurement_gid, noise_mark
+from .suite import sweep_compute_class
 
-__all__ = ["plot_sweep", "sweep_series", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
+__all__ = ["plot_sweep", "sweep_figure", "sweep_series", "SWEEP_FIGSIZE", "COMPUTE_Y_LABEL"]
 
 #: Figure size in inches (width, height).
 SWEEP_FIGSIZE: Tuple[float, float] = (11.0, 4.8)
@@ -226,3 +228,13 @@ def _references(ax: Any, refs: List[Tuple[Ceiling, str]], unit: str, labels: Lab
         labels.add_free(
             ann, [((step * (4.0 + 20.0 * j), dy), ha, va) for j in range(14) for dy, va in sides], order=(0.0, -value)
         )
+
+
+def sweep_figure(run: Run) -> Optional[Figure]:
+    """The sweep figure of ``run`` (:func:`plot_sweep`, titled as its roofline is), or None without
+    valid sweep points: the suite's own figure (its :attr:`~apple_roofline.suites.registry.SuiteSpec.figure`)."""
+    if not sweep_series(run.measurements):
+        return None
+    model = model_of(run)
+    title = model.title if model is not None and model.title else run.device_name
+    return plot_sweep(run.measurements, ceilings=run.ceilings, title=title)
