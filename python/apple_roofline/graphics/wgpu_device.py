@@ -332,6 +332,59 @@ class WgpuPass:
         return int(np.frombuffer(dev.read_back(buf), dtype=np.uint64)[0])
 
 
+def submit_bounded(queue: Any, commands: List[Any]) -> None:
+    """``queue.submit(commands)`` (a ``wgpu.GPUQueue``), waited for within the calling thread's bound:
+    on wgpu-native's OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
+    statistics) reads them back inside the call, and on lavapipe (Vulkan on the CPU) a submission made
+    while the queue still runs a pass or a kernel waits for it, so the call lasts as long as the work
+    before it, in native code where no signal handler runs. It runs on a helper thread, which holds the
+    only other reference to ``commands`` and drops it before it says it is done (the GPU objects stay
+    released on the calling thread).
+
+    Raises:
+        DeviceStopped: the call did not return within the bound; it stays on its thread.
+    """
+    done = threading.Event()
+    box = [commands]
+    failure: List[BaseException] = []
+
+    def call() -> None:
+        try:
+            queue.submit(box.pop())
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
+            exc.__traceback__ = None
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=call, name="wgpu-submit", daemon=True).start()
+    wait_event(done, "a wgpu submission")
+    if failure:
+        raise failure[0]
+
+
+def read_mapped(wgpu: Any, staging: Any) -> memoryview:
+    """The bytes of ``staging`` (a MAP_READ buffer; ``wgpu`` the module, for its flags), mapped once
+    every earlier submission has finished, the wait bounded; the buffer is destroyed after. wgpu-native
+    resolves a map on its per-device polling thread, which sets the promise's threading.Event
+    (``_thread_event``: what wgpu's own ``sync_wait`` blocks on, without a timeout); waiting for that
+    event with a bound (:func:`apple_roofline.watchdog.wait_event`), then resolving, is the same wait,
+    bounded.
+
+    Raises:
+        DeviceStopped: the map did not complete within the calling thread's bound.
+    """
+    promise = staging.map_async(wgpu.MapMode.READ)
+    event = getattr(promise, "_thread_event", None)
+    if isinstance(event, threading.Event):
+        wait_event(event, "a wgpu read-back")
+    promise.sync_wait()
+    data: memoryview = staging.read_mapped()  # a copy
+    staging.unmap()
+    staging.destroy()
+    return data
+
+
 class WgpuDevice:
     """A wgpu adapter opened as a device (``wgpu:N``), with the features the study uses enabled.
     Open it through :func:`open_wgpu_device`, which keeps one per adapter for the life of the process.
@@ -407,34 +460,13 @@ class WgpuDevice:
         self.read_back(self._fence, timed=timed)
 
     def submit(self, commands: List[Any]) -> None:
-        """``queue.submit(commands)``, waited for within the calling thread's bound: on wgpu-native's
-        OpenGL backend (llvmpipe) a submission that resolves queries (timestamps, pipeline
-        statistics) reads them back inside the call, and on lavapipe (Vulkan on the CPU) a submission
-        made while the queue still runs a pass waits for it, so the call lasts as long as the passes
-        before it, in native code where no signal handler runs. It runs on a helper thread, which holds
-        the only other reference to ``commands`` and drops it before it says it is done (the GPU
-        objects stay released on the calling thread).
+        """``queue.submit(commands)``, waited for within the calling thread's bound
+        (:func:`submit_bounded`).
 
         Raises:
             DeviceStopped: the call did not return within the bound; it stays on its thread.
         """
-        done = threading.Event()
-        box = [commands]
-        failure: List[BaseException] = []
-
-        def call() -> None:
-            try:
-                self.device.queue.submit(box.pop())
-            except BaseException as exc:  # noqa: BLE001 - handed to the calling thread
-                exc.__traceback__ = None
-                failure.append(exc)
-            finally:
-                done.set()
-
-        threading.Thread(target=call, name="wgpu-submit", daemon=True).start()
-        wait_event(done, "a wgpu submission")
-        if failure:
-            raise failure[0]
+        submit_bounded(self.device.queue, commands)
 
     def read_back(self, buffer: Any, *, timed: bool = False) -> memoryview:
         """The bytes of ``buffer`` (a COPY_SRC buffer) once every earlier submission has finished:
@@ -462,24 +494,13 @@ class WgpuDevice:
         return self.read_mapped(staging)
 
     def read_mapped(self, staging: Any) -> memoryview:
-        """The bytes of ``staging`` (a MAP_READ buffer), mapped once every earlier submission has
-        finished, with the wait bounded as in :meth:`read_back`; the buffer is destroyed after.
+        """The bytes of ``staging`` (a MAP_READ buffer) once every earlier submission has finished
+        (:func:`read_mapped`); the buffer is destroyed after.
 
         Raises:
             DeviceStopped: the map did not complete within the calling thread's bound.
         """
-        promise = staging.map_async(self.wgpu.MapMode.READ)
-        # wgpu-native resolves a map on its per-device polling thread, which sets the promise's
-        # threading.Event (``_thread_event``: what wgpu's own ``sync_wait`` blocks on, without a
-        # timeout). Waiting for that event with a bound, then resolving, is the same wait, bounded.
-        event = getattr(promise, "_thread_event", None)
-        if isinstance(event, threading.Event):
-            wait_event(event, "a wgpu read-back")
-        promise.sync_wait()
-        data: memoryview = staging.read_mapped()  # a copy
-        staging.unmap()
-        staging.destroy()
-        return data
+        return read_mapped(self.wgpu, staging)
 
     def _target(self, width: int, height: int, fmt: str) -> Any:
         key = (width, height, fmt)

@@ -8,25 +8,30 @@ run, within the calling thread's bound. The same wait the graphics study's
 
 from __future__ import annotations
 
-import threading
 from typing import Any, List
 
-from ..watchdog import wait_event
+from ..graphics.wgpu_device import read_mapped, submit_bounded
 
 __all__ = ["BoundedQueue"]
 
 
 class BoundedQueue:
     """Submissions, read-backs and the wait for all of them on ``device`` (a ``wgpu.GPUDevice``),
-    bounded. ``wgpu`` is the module (its flags)."""
+    bounded. ``wgpu`` is the module (its flags). ``software``: a CPU adapter (lavapipe), whose
+    submissions made while earlier work runs wait for it inside ``queue.submit``: a read-back's
+    submission then runs on a helper thread, waited for within the bound
+    (:func:`~apple_roofline.graphics.wgpu_device.submit_bounded`); on a GPU it is direct, so a
+    host-timed wait (the dispatch study's synchronize) has no thread's start in it."""
 
-    def __init__(self, wgpu: Any, device: Any) -> None:
+    def __init__(self, wgpu: Any, device: Any, *, software: bool = False) -> None:
         self.wgpu = wgpu
         self.device = device
+        self.software = software
         self._fence: Any = None
 
     def submit(self, commands: List[Any]) -> None:
-        """``queue.submit(commands)``; it does not wait for the work (Vulkan, Metal, D3D12 return at once)."""
+        """``queue.submit(commands)``, direct: the dispatch study and host-timed samples time it (Vulkan,
+        Metal and D3D12 return at once; the read-back after it is what waits, bounded)."""
         self.device.queue.submit(commands)
 
     def read_back(self, buffer: Any, offset: int = 0, size: int = -1) -> memoryview:
@@ -44,27 +49,21 @@ class BoundedQueue:
         )
         encoder = self.device.create_command_encoder()
         encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, size)
-        self.device.queue.submit([encoder.finish()])
+        if self.software:  # lavapipe: waits for a running kernel inside queue.submit (class docstring)
+            submit_bounded(self.device.queue, [encoder.finish()])
+        else:
+            self.device.queue.submit([encoder.finish()])
         return self.read_mapped(staging)[:size]
 
     def read_mapped(self, staging: Any) -> memoryview:
         """The bytes of ``staging`` (a MAP_READ buffer), mapped once every earlier submission has
-        finished, the wait bounded; the buffer is destroyed after.
+        finished, the wait bounded (:func:`~apple_roofline.graphics.wgpu_device.read_mapped`); the
+        buffer is destroyed after.
 
         Raises:
             DeviceStopped: the map did not complete within the calling thread's bound.
         """
-        promise = staging.map_async(self.wgpu.MapMode.READ)
-        # wgpu-native resolves a map on its polling thread, which sets the promise's threading.Event
-        # (what wgpu's own sync_wait blocks on, unbounded): waited for here within the bound.
-        event = getattr(promise, "_thread_event", None)
-        if isinstance(event, threading.Event):
-            wait_event(event, "a wgpu read-back")
-        promise.sync_wait()
-        data: memoryview = staging.read_mapped()  # a copy
-        staging.unmap()
-        staging.destroy()
-        return data
+        return read_mapped(self.wgpu, staging)
 
     def wait(self) -> None:
         """Wait for everything submitted: a 4-byte read-back, which the queue orders after all
