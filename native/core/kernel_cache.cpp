@@ -87,8 +87,9 @@ std::string make_dirs(const std::string& dir) {
   return "";
 }
 
-// The largest entry read: a compiled library of every kernel of a source with its binary archive is
-// a few MiB; anything far larger (a link to /dev/zero) is not an entry, and is not read into memory.
+// The largest entry read: a bound, not a measured size. An entry holds one compiled kernel (a cubin,
+// a Metal pipeline's binary archive); one of 256 MiB is no entry this tool wrote (a link to /dev/zero),
+// and is not read into memory.
 constexpr uint64_t kMaxEntryBytes = uint64_t(256) << 20;
 
 // `path` opened for reading if it is a regular file (links followed) of at most kMaxEntryBytes, else

@@ -147,6 +147,9 @@ metal_rules::ArchivePolicy& archive_policy() {
 
 std::string os_build() { return NSProcessInfo.processInfo.operatingSystemVersionString.UTF8String; }
 
+// The running macOS's version (the gates of metal_rules take major and minor).
+NSOperatingSystemVersion os_version() { return NSProcessInfo.processInfo.operatingSystemVersion; }
+
 // Once per process: the archives of other OS builds are removed (an archive is for one OS build,
 // MTLBinaryArchive.h, and the OS is part of the key: they never hit again).
 void prune_other_builds(kernel_cache::Cache& cache) {
@@ -231,9 +234,7 @@ id<MTLComputePipelineState> cached_pipeline(id<MTLDevice> device, id<MTLFunction
 
 }  // namespace
 
-std::string Compiler::language_versions() {
-  return metal_rules::msl_versions(int(NSProcessInfo.processInfo.operatingSystemVersion.majorVersion));
-}
+std::string Compiler::language_versions() { return metal_rules::msl_versions(int(os_version().majorVersion)); }
 
 std::string Compiler::math_mode() {
 #if defined(__MAC_15_0) && __MAC_OS_X_VERSION_MAX_ALLOWED >= __MAC_15_0
@@ -294,7 +295,7 @@ id<MTLLibrary> Compiler::library(const std::string& source, const std::string& e
       opts.languageVersion = MTLLanguageVersion(4 << 16);
       // Its bfloat kernels only where MetalPerformancePrimitives declare bfloat matmul2d
       // (metal_rules::mpp_bfloat): elsewhere they would fail the whole source's compile.
-      const NSOperatingSystemVersion os = NSProcessInfo.processInfo.operatingSystemVersion;
+      const NSOperatingSystemVersion os = os_version();
       if (metal_rules::mpp_bfloat(int(os.majorVersion), int(os.minorVersion)))
         opts.preprocessorMacros = @{ns(metal_rules::kMppBfloatMacro) : @1};
     } else {
@@ -384,7 +385,7 @@ std::shared_ptr<Pipeline> Compiler::pipeline(const std::string& source, const st
   pooled([&] {
     const std::string language = metal_rules::msl_version(source);
     if (language == "4.0") {  // a Metal 4 tensor-op kernel this macOS's Performance Primitives lack
-      const NSOperatingSystemVersion os = NSProcessInfo.processInfo.operatingSystemVersion;
+      const NSOperatingSystemVersion os = os_version();
       const std::string why = metal_rules::mpp_unsupported(entry, int(os.majorVersion), int(os.minorVersion));
       if (!why.empty()) throw UnsupportedError(why);
     }
