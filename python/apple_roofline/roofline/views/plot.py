@@ -365,6 +365,19 @@ _PEAK_SERIES = "peak kernels (colour = their ceiling)"
 _NOT_DRAWN = {_GEMM_SERIES: "vendor GEMM of a ceiling not drawn", _PEAK_SERIES: "peak kernel of a ceiling not drawn"}
 
 
+def _class_marker(series: str, marker: str, size: float, cls: str, colors: Mapping[str, str]) -> _Marker:
+    """A point coloured by the ceiling its class sets (``colors``), in ``series``; grey, in the series'
+    "not drawn" entry, where that ceiling is not drawn."""
+    shown = cls in colors
+    return _Marker(
+        series if shown else _NOT_DRAWN[series],
+        marker,
+        size,
+        colors.get(cls, _UNSHOWN),
+        legend_color=NEUTRAL if shown else _UNSHOWN,
+    )
+
+
 def _markers(
     model: RooflineModel, colors: Dict[str, str], sweep_colors: Sequence[str], disturbed: Mapping[int, str]
 ) -> List[Tuple[int, Measurement, _Marker]]:
@@ -386,28 +399,14 @@ def _markers(
                 f"sweep {m.kernel} ({m.dtype})", _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], 4.5, color, legend_color=color
             )
         elif m.suite == "gemm" and cls:
-            shown = cls in colors
-            style = _Marker(
-                _GEMM_SERIES if shown else _NOT_DRAWN[_GEMM_SERIES],
-                "o",
-                6.0,
-                colors.get(cls, _UNSHOWN),
-                legend_color=NEUTRAL if shown else _UNSHOWN,
-            )
+            style = _class_marker(_GEMM_SERIES, "o", 6.0, cls, colors)
         elif (mark := registry.point_marker(m.suite)) is not None:
             style = _Marker(mark.series, mark.symbol, mark.size, NEUTRAL)
         elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
             color = colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL)
             style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
         else:
-            shown = cls in colors
-            style = _Marker(
-                _PEAK_SERIES if shown else _NOT_DRAWN[_PEAK_SERIES],
-                "d",
-                4.5,
-                colors.get(cls, _UNSHOWN),
-                legend_color=NEUTRAL if shown else _UNSHOWN,
-            )
+            style = _class_marker(_PEAK_SERIES, "d", 4.5, cls, colors)
         if i in disturbed:
             style = _Marker(disturbed[i], style.marker, style.size, DISTURBED, True, DISTURBED)
         out.append((i, m, style))
