@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare apple_roofline's CPU ceilings with plain C references measured in the same run.
 
-    python bench/bench_cpu.py [--array-size 128MiB] [--rounds 3] [--out bench/results]
+    python bench/bench_cpu.py [--array-bytes 128MiB] [--rounds 3] [--out bench/results]
 
 Two comparisons (the issue's acceptance criteria), as RATIOS tool / reference:
 
@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -204,7 +205,8 @@ def run_reference(exe: Path, env: Dict[str, str], *args: Any) -> Dict[str, Any]:
     p = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=env)
     if p.returncode != 0:
         sys.exit(f"bench_cpu: reference {' '.join(map(str, args))} failed (exit {p.returncode}):\n{p.stderr}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    record: Dict[str, Any] = json.loads(p.stdout.strip().splitlines()[-1])
+    return record
 
 
 def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
@@ -245,7 +247,8 @@ def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
     }, run
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    """The command line (see the module docstring); exits with a usage error on a count below 1."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--array-size", default="128MiB", help="bytes per STREAM array (default 128MiB)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
@@ -275,72 +278,108 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.reps < 1:
         ap.error("--rounds and --reps must be at least 1")
+    return args
 
-    from apple_roofline._native import _core
-    from apple_roofline.sizes import format_size, parse_size
 
-    array_bytes = parse_size(args.array_size)
-    n = max(64, array_bytes // 4 // 64 * 64)  # the stream suite's own element count
-    features = _core.cpu_features()
-    threads = int(features["threads"])
+@dataclass
+class Reference:
+    """The compiled C reference: its binary, the build command, the compiler's first ``--version`` line
+    (a list of at most one string), the hot-loop check (:func:`check_hot_loop`) and the OpenMP
+    environment it runs with."""
+
+    exe: Path
+    build_cmd: List[str]
+    cc_version: List[str]
+    hot: Dict[str, Any]
+    env: Dict[str, str]
+
+
+def prepare_reference(cc: str, threads: int, outdir: Path) -> Reference:
+    """Compile the reference into outdir with cc and check its hot loop; its OpenMP environment pins
+    ``threads`` threads close together on cores. Exits as :func:`build_reference` does."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores")
+    exe, build_cmd = build_reference(cc, outdir)
+    cc_version = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
+    return Reference(exe, build_cmd, cc_version, check_hot_loop(exe), env)
 
-    tmp = tempfile.TemporaryDirectory(prefix="bench_cpu-")
-    exe, build_cmd = build_reference(args.cc, Path(tmp.name))
-    cc_version = subprocess.run([args.cc, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
-    hot = check_hot_loop(exe)
-    print(f"reference: {' '.join(build_cmd)}")
+
+def print_setup(ref: Reference, core: Dict[str, Any], threads: int, n: int, args: argparse.Namespace) -> None:
+    """Print what is compared: the reference's build and hot loop, the native module, threads, arrays."""
+    from apple_roofline.sizes import format_size
+
+    hot = ref.hot
+    print(f"reference: {' '.join(ref.build_cmd)}")
     print(
         f"  hot loop: {hot.get('fmas')} FMAs in {hot.get('loop_instructions')} instructions, "
         f"spills: {len(hot.get('spills', []))}, check {'OK' if hot.get('ok') else hot}"
     )
-    core = _core_file()
     print(f"tool: native module {core.get('path')} (built {core.get('mtime')}, sha256 {core.get('sha256')})")
     print(f"threads: {threads} (tool) -> OMP_NUM_THREADS={threads} OMP_PROC_BIND=close OMP_PLACES=cores")
     print(f"arrays: {format_size(4 * n)} x 3 ({n} fp32 elements); rounds: {args.rounds}; reps: {args.reps}")
 
-    quiet_before = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else None
-    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
-    mon = LoadMonitor()
-    started = dt.datetime.now(dt.timezone.utc).astimezone()
 
-    rounds: List[Dict[str, Any]] = []
-    device: Dict[str, Any] = {}
-    host: Dict[str, Any] = {}
-    discarded: List[Dict[str, Any]] = []
+@dataclass
+class Rounds:
+    """The interleaved rounds: those kept, those discarded as busy, and the device and host records of
+    the last run of the tool's peak suite."""
+
+    kept: List[Dict[str, Any]] = field(default_factory=list)
+    discarded: List[Dict[str, Any]] = field(default_factory=list)
+    device: Dict[str, Any] = field(default_factory=dict)
+    host: Dict[str, Any] = field(default_factory=dict)
+
+
+def measure_round(
+    ref: Reference, n: int, threads: int, args: argparse.Namespace, number: int
+) -> Tuple[Dict[str, Any], Any]:
+    """One interleaved round (reference triad, tool triad, reference FMA, tool peak) over n fp32
+    elements: its record (both sides, their ratios, other processes' CPU share) and the tool's peak run.
+    Raises AssertionError where the two sides' thread counts or array sizes differ."""
+    rmon = LoadMonitor()
+    ref_t = run_reference(ref.exe, ref.env, "triad", n, args.reps)
+    tool_t, _ = tool_triad(4 * n, args.reps)
+    ref_f = run_reference(ref.exe, ref.env, "fma", args.fma_seconds, args.reps)
+    tool_p, run_p = tool_peak(args.reps)
+    assert int(run_p.device["threads"]) == threads == ref_t["threads"] == ref_f["threads"], "thread counts differ"
+    assert tool_t["n"] == ref_t["n"] == n, "array sizes differ"
+    rd = {
+        "round": number,
+        "foreign_cpu": rmon.foreign(),
+        "triad": {
+            "reference": ref_t,
+            "tool": tool_t,
+            "ratio": tool_t["gbps_median"] / ref_t["gbps_median"],
+            "ratio_best": tool_t["gbps_best"] / ref_t["gbps_best"],
+        },
+        "peak": {
+            "reference": ref_f,
+            "tool": tool_p,
+            "ratio": tool_p["gflops_median"] / ref_f["gflops_median"],
+            "ratio_best": tool_p["gflops_best"] / ref_f["gflops_best"],
+        },
+    }
+    return rd, run_p
+
+
+def _share(fc: Optional[float]) -> str:
+    return "n/a" if fc is None else f"{fc:.0%}"
+
+
+def run_rounds(ref: Reference, n: int, threads: int, args: argparse.Namespace) -> Rounds:
+    """``args.rounds`` kept rounds; a round during which other processes used at least QUIET of the
+    CPUs is discarded and run again while ``args.retry_busy`` retries last (after waiting for a quiet
+    machine where ``args.wait_quiet`` is set). Prints a line per round."""
+    out = Rounds()
     retries = args.retry_busy
-    r = 0
-    while r < args.rounds:
-        rmon = LoadMonitor()
-        ref_t = run_reference(exe, env, "triad", n, args.reps)
-        tool_t, run = tool_triad(4 * n, args.reps)
-        ref_f = run_reference(exe, env, "fma", args.fma_seconds, args.reps)
-        tool_p, run_p = tool_peak(args.reps)
-        device, host = dict(run_p.device), dict(run_p.host)
-        assert int(device["threads"]) == threads == ref_t["threads"] == ref_f["threads"], "thread counts differ"
-        assert tool_t["n"] == ref_t["n"] == n, "array sizes differ"
-        rd = {
-            "round": r + 1,
-            "foreign_cpu": rmon.foreign(),
-            "triad": {
-                "reference": ref_t,
-                "tool": tool_t,
-                "ratio": tool_t["gbps_median"] / ref_t["gbps_median"],
-                "ratio_best": tool_t["gbps_best"] / ref_t["gbps_best"],
-            },
-            "peak": {
-                "reference": ref_f,
-                "tool": tool_p,
-                "ratio": tool_p["gflops_median"] / ref_f["gflops_median"],
-                "ratio_best": tool_p["gflops_best"] / ref_f["gflops_best"],
-            },
-        }
+    while len(out.kept) < args.rounds:
+        rd, run_p = measure_round(ref, n, threads, args, len(out.kept) + 1)
+        out.device, out.host = dict(run_p.device), dict(run_p.host)
         fc = rd["foreign_cpu"]
         if fc is not None and fc >= QUIET and retries > 0:
             retries -= 1
-            discarded.append(rd)
+            out.discarded.append(rd)
             print(
-                f"round {r + 1} discarded: other processes used {fc:.0%} of the CPUs "
+                f"round {rd['round']} discarded: other processes used {fc:.0%} of the CPUs "
                 f"(triad ratio {rd['triad']['ratio']:.3f}, peak ratio {rd['peak']['ratio']:.3f}); "
                 f"{retries} retries left",
                 flush=True,
@@ -348,56 +387,72 @@ def main(argv: Optional[List[str]] = None) -> int:
             if args.wait_quiet > 0:
                 wait_quiet(args.wait_quiet)
             continue
-        rounds.append(rd)
-        r += 1
+        out.kept.append(rd)
+        tri, peak = rd["triad"], rd["peak"]
         print(
-            f"round {r}: triad {tool_t['gbps_median']:.1f} / {ref_t['gbps_median']:.1f} GB/s = "
-            f"{rd['triad']['ratio']:.3f};  peak {tool_p['gflops_median']:.1f} ({tool_p['variant']}) / "
-            f"{ref_f['gflops_median']:.1f} GFLOP/s = {rd['peak']['ratio']:.3f};  "
-            f"other processes: {'n/a' if fc is None else f'{fc:.0%}'} CPU",
+            f"round {rd['round']}: triad {tri['tool']['gbps_median']:.1f} / {tri['reference']['gbps_median']:.1f} "
+            f"GB/s = {tri['ratio']:.3f};  peak {peak['tool']['gflops_median']:.1f} ({peak['tool']['variant']}) / "
+            f"{peak['reference']['gflops_median']:.1f} GFLOP/s = {peak['ratio']:.3f};  "
+            f"other processes: {_share(fc)} CPU",
             flush=True,
         )
+    return out
 
-    foreign = mon.foreign()
-    load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
 
-    def med(key: str, side: str, field: str) -> float:
-        return statistics.median(rd[key][side][field] for rd in rounds)
-
-    summary_range: Dict[str, Dict[str, float]] = {}
-    tri_ratio = statistics.median(rd["triad"]["ratio"] for rd in rounds)
-    peak_ratio = statistics.median(rd["peak"]["ratio"] for rd in rounds)
-    for key in ("triad", "peak"):
-        rs = [rd[key]["ratio"] for rd in rounds]
-        summary_range[key] = {"ratio_min": min(rs), "ratio_max": max(rs)}
-    variants = [rd["peak"]["tool"]["variant"] for rd in rounds]
-    variant = max(set(variants), key=variants.count)
-    summary = {
-        "triad": {
-            "reference_gbps": med("triad", "reference", "gbps_median"),
-            "tool_gbps": med("triad", "tool", "gbps_median"),
-            "ratio": tri_ratio,
-            "ratio_best": statistics.median(rd["triad"]["ratio_best"] for rd in rounds),
-            **summary_range["triad"],
-            "target": TRIAD_TARGET,
-            "pass": tri_ratio >= TRIAD_TARGET,
-        },
-        "peak": {
-            "reference_gflops": med("peak", "reference", "gflops_median"),
-            "tool_gflops": med("peak", "tool", "gflops_median"),
-            "variant": variant,
-            "ratio": peak_ratio,
-            "ratio_best": statistics.median(rd["peak"]["ratio_best"] for rd in rounds),
-            **summary_range["peak"],
-            "target": PEAK_TARGET,
-            "pass": peak_ratio >= PEAK_TARGET,
-        },
+def _summary_side(rounds: List[Dict[str, Any]], key: str, unit: str, target: float) -> Dict[str, Any]:
+    """One comparison's summary over the kept rounds: the median of each side's median-based figure
+    (``unit`` "gbps" or "gflops"), the median ratios, the per-round range, the target and the verdict."""
+    ratio = statistics.median(rd[key]["ratio"] for rd in rounds)
+    rs = [rd[key]["ratio"] for rd in rounds]
+    side = {
+        f"reference_{unit}": statistics.median(rd[key]["reference"][f"{unit}_median"] for rd in rounds),
+        f"tool_{unit}": statistics.median(rd[key]["tool"][f"{unit}_median"] for rd in rounds),
     }
-    # Quiet: every kept round ran with other processes under QUIET (discarded rounds don't count).
-    kept = [rd["foreign_cpu"] for rd in rounds]
-    quiet = all(f is not None and f < QUIET for f in kept)
-    kept_max = None if any(f is None for f in kept) else max(kept)
-    machine = {
+    if key == "peak":
+        variants = [rd["peak"]["tool"]["variant"] for rd in rounds]
+        side["variant"] = max(set(variants), key=variants.count)
+    return {
+        **side,
+        "ratio": ratio,
+        "ratio_best": statistics.median(rd[key]["ratio_best"] for rd in rounds),
+        "ratio_min": min(rs),
+        "ratio_max": max(rs),
+        "target": target,
+        "pass": ratio >= target,
+    }
+
+
+def summarize(rounds: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The verdicts: the stream triad's against TRIAD_TARGET, the fp32 peak's against PEAK_TARGET."""
+    return {
+        "triad": _summary_side(rounds, "triad", "gbps", TRIAD_TARGET),
+        "peak": _summary_side(rounds, "peak", "gflops", PEAK_TARGET),
+    }
+
+
+def _loadavg() -> Optional[Tuple[float, float, float]]:
+    return os.getloadavg() if hasattr(os, "getloadavg") else None
+
+
+def load_record(rounds: Rounds, foreign: Optional[float], before: Dict[str, Any], loadavg_after: Any) -> Dict[str, Any]:
+    """The run's load: other processes' CPU share over the whole run and at most in a kept round,
+    whether every kept round was quiet (discarded rounds don't count), the quiet probe and load
+    averages (``before``: ``quiet_probe_before`` and ``loadavg_before``)."""
+    kept = [rd["foreign_cpu"] for rd in rounds.kept]
+    return {
+        "foreign_cpu": foreign,
+        "foreign_cpu_max_kept_round": None if any(f is None for f in kept) else max(kept),
+        "quiet": all(f is not None and f < QUIET for f in kept),
+        "quiet_probe_before": before["quiet_probe_before"],
+        "loadavg_before": before["loadavg_before"],
+        "loadavg_after": loadavg_after,
+    }
+
+
+def machine_record(rounds: Rounds, threads: int) -> Dict[str, Any]:
+    """The machine measured, from the tool's device and host records and /proc/cpuinfo."""
+    device, host = rounds.device, rounds.host
+    return {
         "cpu": device.get("name"),
         "threads": threads,
         "isa": device.get("isa"),
@@ -407,16 +462,115 @@ def main(argv: Optional[List[str]] = None) -> int:
         "logical_cpus": host.get("logical_cpus"),
         "hypervisor": _hypervisor(),
     }
-    result = {
+
+
+def reference_record(ref: Reference) -> Dict[str, Any]:
+    """The reference's build, compiler, hot-loop check and OpenMP environment, for the JSON."""
+    return {
+        "build": ref.build_cmd,
+        "compiler": ref.cc_version[0] if ref.cc_version else None,
+        "hot_loop": ref.hot,
+        "env": {k: ref.env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")},
+    }
+
+
+def write_result(result: Dict[str, Any], out_dir: str, started: dt.datetime) -> Path:
+    """Write the result as ``bench_cpu-<timestamp>.json`` into out_dir (created); returns its path."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"bench_cpu-{started.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps(result, indent=1) + "\n")
+    return path
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def print_table(result: Dict[str, Any], path: Path) -> None:
+    """Print the comparison table: machine and load, both benchmarks' figures, ratios and verdicts."""
+    t, p = result["summary"]["triad"], result["summary"]["peak"]
+    machine, load = result["machine"], result["load"]
+    kept_max, quiet = load["foreign_cpu_max_kept_round"], load["quiet"]
+    load_txt = (
+        "n/a"
+        if kept_max is None
+        else f"other processes used up to {kept_max:.0%} of the CPUs in a kept round "
+        f"({'quiet' if quiet else 'NOT quiet'}; {len(result['discarded_rounds'])} busy rounds discarded)"
+    )
+    print()
+    print(
+        f"machine: {machine['cpu']}, {machine['threads']} threads, {machine['isa']}; {result['date']}; load: {load_txt}"
+    )
+    print(f"{'benchmark':<12}{'reference':>22}{'tool':>34}{'ratio':>8}{'target':>8}  verdict")
+    print(
+        f"{'stream triad':<12}{t['reference_gbps']:>17.1f} GB/s{t['tool_gbps']:>29.1f} GB/s{t['ratio']:>8.3f}"
+        f"{t['target']:>8.2f}  {_verdict(t['pass'])}"
+    )
+    print(
+        f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
+        f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {_verdict(p['pass'])}"
+    )
+    print(
+        f"(ratios: median over {result['options']['rounds']} rounds of median-based figures, per-round range "
+        f"triad {t['ratio_min']:.3f}-{t['ratio_max']:.3f}, peak {p['ratio_min']:.3f}-{p['ratio_max']:.3f}; "
+        f"best-sample ratios {t['ratio_best']:.3f} and {p['ratio_best']:.3f})"
+    )
+    print(f"results: {path}")
+
+
+def print_markdown(result: Dict[str, Any], started: dt.datetime) -> None:
+    """Print the two rows bench/README.md's table takes."""
+    t, p = result["summary"]["triad"], result["summary"]["peak"]
+    machine, load = result["machine"], result["load"]
+    kept_max, quiet = load["foreign_cpu_max_kept_round"], load["quiet"]
+    print()
+    print("markdown rows for bench/README.md:")
+    day = started.strftime("%Y-%m-%d")
+    cpu = f"{machine['cpu']}, {machine['threads']} threads"
+    lw = (
+        "load n/a"
+        if kept_max is None
+        else f"{'quiet' if quiet else 'BUSY'} ({'≤' if quiet else 'up to'} {kept_max:.0%})"
+    )
+    lw += f", {len(result['rounds'])} rounds"
+    print(
+        f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
+        f"| {t['ratio']:.3f} | ≥ 0.90 | {_verdict(t['pass'])} |"
+    )
+    print(
+        f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
+        f"| {p['tool_gflops']:.1f} GFLOP/s | {p['ratio']:.3f} | ≥ 0.85 | {_verdict(p['pass'])} |"
+    )
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Build the reference, run the interleaved rounds, write the JSON and print the verdicts; returns 0
+    where both ratios meet their targets, else 1."""
+    args = parse_args(argv)
+
+    from apple_roofline._native import _core
+    from apple_roofline.sizes import parse_size
+
+    n = max(64, parse_size(args.array_size) // 4 // 64 * 64)  # the stream suite's own element count
+    features = _core.cpu_features()
+    threads = int(features["threads"])
+    tmp = tempfile.TemporaryDirectory(prefix="bench_cpu-")
+    ref = prepare_reference(args.cc, threads, Path(tmp.name))
+    core = _core_file()
+    print_setup(ref, core, threads, n, args)
+
+    quiet_before = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else None
+    before = {"quiet_probe_before": quiet_before, "loadavg_before": _loadavg()}
+    mon = LoadMonitor()
+    started = dt.datetime.now(dt.timezone.utc).astimezone()
+    rounds = run_rounds(ref, n, threads, args)
+    load = load_record(rounds, mon.foreign(), before, _loadavg())
+    result: Dict[str, Any] = {
         "date": started.isoformat(timespec="seconds"),
-        "machine": machine,
+        "machine": machine_record(rounds, threads),
         "tool": {"version": _tool_version(), "core": core, "features": features},
-        "reference": {
-            "build": build_cmd,
-            "compiler": cc_version[0] if cc_version else None,
-            "hot_loop": hot,
-            "env": {k: env[k] for k in ("OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES")},
-        },
+        "reference": reference_record(ref),
         "options": {
             "array_bytes": 4 * n,
             "n": n,
@@ -424,69 +578,17 @@ def main(argv: Optional[List[str]] = None) -> int:
             "reps": args.reps,
             "fma_seconds": args.fma_seconds,
         },
-        "load": {
-            "foreign_cpu": foreign,
-            "foreign_cpu_max_kept_round": kept_max,
-            "quiet": quiet,
-            "quiet_probe_before": quiet_before,
-            "loadavg_before": load_before,
-            "loadavg_after": load_after,
-        },
-        "summary": summary,
-        "rounds": rounds,
-        "discarded_rounds": discarded,
+        "load": load,
+        "summary": summarize(rounds.kept),
+        "rounds": rounds.kept,
+        "discarded_rounds": rounds.discarded,
     }
-
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"bench_cpu-{started.strftime('%Y%m%d-%H%M%S')}.json"
-    path.write_text(json.dumps(result, indent=1) + "\n")
-
-    t, p = summary["triad"], summary["peak"]
-    verdict = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
-    load_txt = (
-        "n/a"
-        if kept_max is None
-        else f"other processes used up to {kept_max:.0%} of the CPUs in a kept round "
-        f"({'quiet' if quiet else 'NOT quiet'}; {len(discarded)} busy rounds discarded)"
-    )
-    print()
-    print(f"machine: {machine['cpu']}, {threads} threads, {machine['isa']}; {result['date']}; load: {load_txt}")
-    print(f"{'benchmark':<12}{'reference':>22}{'tool':>34}{'ratio':>8}{'target':>8}  verdict")
-    print(
-        f"{'stream triad':<12}{t['reference_gbps']:>17.1f} GB/s{t['tool_gbps']:>29.1f} GB/s{t['ratio']:>8.3f}"
-        f"{t['target']:>8.2f}  {verdict(t['pass'])}"
-    )
-    print(
-        f"{'fp32 peak':<12}{p['reference_gflops']:>14.1f} GFLOP/s{p['tool_gflops']:>14.1f} GFLOP/s ({p['variant']})"
-        f"{p['ratio']:>8.3f}{p['target']:>8.2f}  {verdict(p['pass'])}"
-    )
-    print(
-        f"(ratios: median over {args.rounds} rounds of median-based figures, per-round range "
-        f"triad {t['ratio_min']:.3f}-{t['ratio_max']:.3f}, peak {p['ratio_min']:.3f}-{p['ratio_max']:.3f}; "
-        f"best-sample ratios {t['ratio_best']:.3f} and {p['ratio_best']:.3f})"
-    )
-    print(f"results: {path}")
-    print()
-    print("markdown rows for bench/README.md:")
-    day = started.strftime("%Y-%m-%d")
-    cpu = f"{machine['cpu']}, {threads} threads"
-    lw = (
-        "load n/a"
-        if kept_max is None
-        else f"{'quiet' if quiet else 'BUSY'} ({'≤' if quiet else 'up to'} {kept_max:.0%})"
-    )
-    lw += f", {len(rounds)} rounds"
-    print(
-        f"| {day} | {cpu} | {lw} | stream triad | {t['reference_gbps']:.1f} GB/s | {t['tool_gbps']:.1f} GB/s "
-        f"| {t['ratio']:.3f} | ≥ 0.90 | {verdict(t['pass'])} |"
-    )
-    print(
-        f"| {day} | {cpu} | {lw} | FP32 peak ({p['variant']}) | {p['reference_gflops']:.1f} GFLOP/s "
-        f"| {p['tool_gflops']:.1f} GFLOP/s | {p['ratio']:.3f} | ≥ 0.85 | {verdict(p['pass'])} |"
-    )
+    path = write_result(result, args.out, started)
+    print_table(result, path)
+    print_markdown(result, started)
     tmp.cleanup()
-    return 0 if t["pass"] and p["pass"] else 1
+    summary = result["summary"]
+    return 0 if summary["triad"]["pass"] and summary["peak"]["pass"] else 1
 
 
 def _hypervisor() -> Optional[str]:
