@@ -286,7 +286,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if points:
         out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
-        fig = model.plot(points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name} ({device})")
+        fig = ar.plot_roofline(
+            model, points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name} ({device})"
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         save_figure(fig, out)
         print(f"wrote {out}")

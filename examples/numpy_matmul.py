@@ -86,7 +86,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         )
 
     out = Path(args.output) if args.output else run_path.parent / "numpy_matmul.png"
-    fig = model.plot(points=points, title=f"NumPy float32 matmul on {run.device_name}")
+    fig = ar.plot_roofline(model, points=points, title=f"NumPy float32 matmul on {run.device_name}")
     save_figure(fig, out)
     print(f"wrote {out}")
     return 1 if failed else 0

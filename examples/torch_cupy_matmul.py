@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.output) if args.output else plot_dir / "torch_cupy_matmul.png"
     names = " and ".join(NAMES[lib] for lib in libraries)
-    fig = model.plot(points=points, title=f"{names} matmul ({', '.join(dtypes)}) on {run.device_name}")
+    fig = ar.plot_roofline(model, points=points, title=f"{names} matmul ({', '.join(dtypes)}) on {run.device_name}")
     out.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, out)
     print(f"wrote {out}")

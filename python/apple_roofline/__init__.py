@@ -12,7 +12,7 @@ Typical use::
     model = ar.Roofline.from_run(run)
     print(model.ridge_points())
     p = ar.measure(lambda: a @ b, flops=2 * n**3, bytes=3 * n * n * 4)   # any callable -> Point
-    model.plot(points=[p])
+    ar.plot_roofline(model, points=[p])   # -> a matplotlib Figure
 
 Layout (docs/design/overview.md, "Layout"): :mod:`.study` is the frame every kind of study shares (the
 results-file header, its strict reader, atomic writes, the progress protocol); each kind of study is
@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command lin
     from .roofline.model.facade import Roofline
     from .roofline.model.model import Point, derive_ceilings
     from .roofline.model.run import Run
+    from .roofline.views.plot import plot_roofline
     from .study.files import ResultsError
     from .study.records import Ceiling, Measurement, Skipped
 
@@ -55,6 +56,7 @@ __all__ = [
     "Skipped",
     "derive_ceilings",
     "flops_bytes",
+    "plot_roofline",
     "measure",
     "list_devices",
     "load_kernels",
@@ -76,6 +78,7 @@ _LAZY = {
     "Measurement": (".study.records", None),
     "Skipped": (".study.records", None),
     "Run": (".roofline.model.run", None),
+    "plot_roofline": (".roofline.views.plot", None),
     "ResultsError": (".study.files", None),
     "BackendError": ("._native", "_core"),
     "CompileError": ("._native", "_core"),
@@ -86,7 +89,7 @@ _LAZY = {
     "RunOptions": (".roofline.run.options", None),
     "measure_device": (".roofline.run.runner", None),
     "list_devices": (".devices", None),
-    "run_dispatch": (".dispatch.runner", None),
+    "run_dispatch": (".dispatch.run.runner", None),
     "DispatchStudy": (".dispatch.model", None),
     "load_results": (".results", None),
     "load_kernels": (".user_kernels.load", None),

@@ -1,4 +1,4 @@
-"""The embedding API: apple_roofline.measure, flops_bytes, Roofline.plot and the NumPy example."""
+"""The embedding API: apple_roofline.measure, flops_bytes, plot_roofline and the NumPy example."""
 
 from __future__ import annotations
 
@@ -169,20 +169,20 @@ def test_flops_bytes_bad_arguments(call: Any, needle: str) -> None:
         call()
 
 
-# -- Roofline.plot --------------------------------------------------------------
+# -- ar.plot_roofline -----------------------------------------------------------
 
 
 def test_roofline_plot_shows_points(m5_run: Run) -> None:
     model = ar.Roofline.from_run(m5_run)
     pts = [ar.Point("mine", 4e12, 2e11, 8.0), ar.Point("zero", 0.0, 1e9, 1.0)]
-    fig = model.plot(points=pts)
+    fig = ar.plot_roofline(model, points=pts)
     gids = {a.get_gid() for ax in fig.axes for a in ax.get_children()}
     assert "point:mine" in gids and "point:zero" not in gids  # zero FLOPs cannot sit on log axes
     assert any(g and g.startswith("sweep:") for g in gids)  # the run's measurements are drawn too
 
 
 def test_roofline_plot_from_bare_ceilings(m5_run: Run) -> None:
-    fig = ar.Roofline(m5_run.ceilings).plot(points=[ar.Point("mine", 4e12, 2e11, 8.0)])
+    fig = ar.plot_roofline(ar.Roofline(m5_run.ceilings), points=[ar.Point("mine", 4e12, 2e11, 8.0)])
     gids = {a.get_gid() for ax in fig.axes for a in ax.get_children()}
     assert "point:mine" in gids
     assert fig.axes[0].get_title() == "Roofline"

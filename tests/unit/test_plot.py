@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+import apple_roofline as ar
 from apple_roofline.errors import OptionError
 from apple_roofline.figures import PALETTE, save_figure
 from apple_roofline.roofline import Point, RooflineModel
@@ -89,8 +90,8 @@ def test_custom_title(m5_run: Run) -> None:
     assert plot_roofline(_model(m5_run), title="Figure 3").axes[0].get_title() == "Figure 3"
 
 
-def test_the_public_roofline_plots_itself(m5_run: Run) -> None:
-    f = m5_run.roofline().plot(points=[Point("mine", 1e9, 1e8, 0.01)])
+def test_the_public_entry_draws_a_run_s_roofline(m5_run: Run) -> None:
+    f = ar.plot_roofline(m5_run.roofline(), points=[Point("mine", 1e9, 1e8, 0.01)])
     assert _lines(f, "point:mine") and _lines(f, "ceiling:measured:bandwidth:DRAM bandwidth")
 
 

@@ -223,26 +223,21 @@ LAYERS: Tuple[str, ...] = (
 #: The folder loops not yet broken (issue 48), each with the imports that close it. The test fails
 #: on any other loop and on a listed loop that is gone, so this list only shrinks.
 KNOWN_LOOPS: Dict[FrozenSet[str], str] = {
-    frozenset({"apple_roofline.dispatch", "apple_roofline.dispatch.peers"}): (
-        "dispatch.runner loads the peers; the peers use dispatch.kernels and dispatch.model"
-    ),
     frozenset(
         {
-            "apple_roofline.roofline.model",
             "apple_roofline.roofline.views",
             "apple_roofline.suites.hierarchy",
             "apple_roofline.user_kernels",
         }
     ): (
-        "model/facade.py's Roofline.plot imports views.plot and user_kernels.place (which reads the "
-        "hierarchy's levels); the views and the hierarchy's table and figure import the model"
+        "the views draw and tabulate user_kernels' placements; user_kernels/tables.py imports "
+        "views.kernel_dots (dot_gid, speedup_text) and user_kernels/place.py the hierarchy's "
+        "levels.level_ceiling_name; the hierarchy's figure imports views.labels, views.plot and views.tables"
     ),
 }
 
 #: The back arrows not yet removed (issue 48): (lower folder, higher folder) -> the imports.
-KNOWN_BACK: Dict[Tuple[str, str], str] = {
-    ("apple_roofline.roofline.model", "apple_roofline.roofline.views"): "facade's Roofline.plot imports views.plot",
-}
+KNOWN_BACK: Dict[Tuple[str, str], str] = {}
 
 
 def test_the_folder_checks_find_a_loop_and_a_back_arrow() -> None:

@@ -100,7 +100,8 @@ class Run(Document):
 
     def roofline(self) -> Roofline:
         """This run's roofline model (:class:`~.facade.Roofline`): its ceilings and measurements,
-        ridge points, ``attainable``/``classify``/``efficiency`` and ``plot(points=[...])``.
+        ridge points, ``attainable``/``classify``/``efficiency`` (drawn by
+        :func:`apple_roofline.roofline.views.plot.plot_roofline`).
 
         Raises:
             ValueError: the run has no bandwidth or no compute ceiling.
