@@ -4,7 +4,7 @@ turned into one-line messages and exit codes by the CLI (docs/design/files.md, "
 The library checks every limit (samples per measurement, array sizes, launch counts ...) once,
 where the limit lives, and raises :class:`OptionError` naming the *parameter* (``reps``,
 ``array_bytes``), the value and the valid range. The command line maps the parameter to its flag
-(``--reps``, ``--array-size``) and prints ``error: --reps 0 is out of range (valid: 1 to 10000)``;
+(``--reps``, ``--array-bytes``) and prints ``error: --reps 0 is out of range (valid: 1 to 10000)``;
 a Python caller sees ``reps 0 is out of range (valid: 1 to 10000)``. A study that would measure
 nothing on this machine raises :class:`CannotMeasure` instead of returning an empty study. Nothing
 here depends on any other module of the package.

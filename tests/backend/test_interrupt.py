@@ -33,7 +33,7 @@ def test_sigint_writes_partial_run(tmp_path: Path) -> None:
             "cpu",
             "--suite",
             "stream,sweep",
-            "--array-size",
+            "--array-bytes",
             "16MiB",
             "--out",
             str(out),
@@ -70,7 +70,7 @@ def test_sigterm_in_a_long_cpu_timing_call_writes_the_partial_run_within_2_s(tmp
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "apple_roofline", "run", "--device", "cpu", "--suite", "stream", "--sustain", "5"]
-        + ["--array-size", "16MiB", "--out", str(out)],
+        + ["--array-bytes", "16MiB", "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

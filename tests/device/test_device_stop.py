@@ -104,7 +104,7 @@ COMMANDS = {
             "--quick",
             "--suite",
             "stream,idiv",
-            "--array-size",
+            "--array-bytes",
             "16MiB",
             "--reps",
             "3",

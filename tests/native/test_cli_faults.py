@@ -17,7 +17,7 @@ from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.views.outputs import planned_files
 from apple_roofline.study.folder_lock import LOCK_NAME
 
-QUICK = ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "3", "--array-size", "1MiB"]
+QUICK = ["run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "3", "--array-bytes", "1MiB"]
 
 
 def command(*args: str) -> List[str]:

@@ -75,7 +75,7 @@ def test_run_end_to_end_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "cpu",
         "--suite",
         "stream,peak",
-        "--array-size",
+        "--array-bytes",
         "8MiB",
         "--reps",
         "3",

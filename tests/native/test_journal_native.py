@@ -43,7 +43,7 @@ STUDIES: Dict[str, Tuple[List[str], str, Type[Document]]] = {
             "stream,peak",
             "--reps",
             "2",
-            "--array-size",
+            "--array-bytes",
             "1MiB",
             "--budget",
             "none",
@@ -216,7 +216,7 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
 def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(
     monkeypatch: pytest.MonkeyPatch, resume_check: Any
 ) -> None:
-    from apple_roofline.dispatch import runner
+    from apple_roofline.dispatch.run import runner
     from apple_roofline.dispatch.model import DispatchStudy
 
     calls: List[str] = []

@@ -20,7 +20,7 @@ def test_cpu_kernel_has_no_block_facts() -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["tune", "-d", "cpu"], ["run", "--tune", "-d", "cpu", "-s", "stream", "--array-size", "64KiB"]]
+    "args", [["tune", "-d", "cpu"], ["run", "--tune", "-d", "cpu", "-s", "stream", "--array-bytes", "64KiB"]]
 )
 def test_cpu_has_no_threadgroup_to_tune(args: list, tmp_path: Path) -> None:  # type: ignore[type-arg]
     r = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "o")])

@@ -85,7 +85,7 @@ def test_command_help(cmd: str) -> None:
 
 def test_run_help_lists_options() -> None:
     result = invoke(["run", "--help"])
-    for opt in ("--device", "--suite", "--quick", "--reps", "--array-size", "--out"):
+    for opt in ("--device", "--suite", "--quick", "--reps", "--array-bytes", "--out"):
         assert opt in result.output
 
 
@@ -193,9 +193,9 @@ def test_unknown_command_exits_2() -> None:
         (["--reps", "0"], ["--reps", "0", "1 to 10000"]),
         (["--reps", "-1"], ["--reps", "-1", "1 to 10000"]),
         (["--reps", "10001"], ["--reps", "10001", "1 to 10000"]),
-        (["--array-size", "-5MiB"], ["--array-size", "-5MiB", "valid"]),
-        (["--array-size", "lots"], ["--array-size", "lots", "valid"]),
-        (["--array-size", "0"], ["--array-size", "0", "valid"]),
+        (["--array-bytes", "-5MiB"], ["--array-bytes", "-5MiB", "valid"]),
+        (["--array-bytes", "lots"], ["--array-bytes", "lots", "valid"]),
+        (["--array-bytes", "0"], ["--array-bytes", "0", "valid"]),
         (["--device", "gpu:7"], ["--device", "gpu:7", "valid"]),
         (["--device", "cuda:x"], ["--device", "cuda:x", "valid"]),
     ],
@@ -258,7 +258,7 @@ def test_run_device_not_available(tmp_path: Path) -> None:
 
 def test_run_array_larger_than_memory(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--array-size", "1e30GiB", "--out", str(out)])
+    result = invoke(["run", "--device", "cpu", "--suite", "stream", "--array-bytes", "1e30GiB", "--out", str(out)])
     assert_usage_error(result)
     assert not (out / "run.json").exists()
 
@@ -591,7 +591,7 @@ def test_run_passes_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, m5_
         "--quick",
         "--reps",
         "7",
-        "--array-size",
+        "--array-bytes",
         "8MiB",
         "--out",
         str(out),

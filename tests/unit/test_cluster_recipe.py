@@ -18,7 +18,7 @@ from apple_roofline.roofline.model.run import Run
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "cluster.md"
 #: A quick CPU run of one suite, in ROOFLINE_ARGS as the page's script sets it.
-QUICK = "--suite stream --quick --reps 2 --array-size 8MiB"
+QUICK = "--suite stream --quick --reps 2 --array-bytes 8MiB"
 
 
 def block(marker: str) -> str:

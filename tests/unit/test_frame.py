@@ -126,7 +126,7 @@ def test_option_errors_name_the_parameter_and_the_range() -> None:
     assert e2.value.option == "suites" and "valid: stream, sweep, peak, gemm" in str(e2.value)
 
 
-def test_array_size_limits_live_in_the_runner() -> None:
+def test_array_bytes_limits_live_in_the_runner() -> None:
     info = {"name": "box", "memory_bytes": 6 << 30}
     assert array_bytes_range(info) == (4096, 1 << 30)
     assert check_array_bytes(1 << 30, info) == 1 << 30

@@ -33,7 +33,7 @@ from apple_roofline.suites.blocks import map_row_blocks
 DATA = Path(__file__).parent / "data"
 H100 = DATA / "run_h100.json"
 #: A quick CPU run of one suite: seconds on this 2-core machine.
-CPU_ARGS = ("run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "2", "--array-size", "8MiB")
+CPU_ARGS = ("run", "--device", "cpu", "--suite", "stream", "--quick", "--reps", "2", "--array-bytes", "8MiB")
 
 
 # -- device lists and shares -----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Runner helpers that need no device: array-size defaults and limits, ladder warnings, provenance."""
+"""Runner helpers that need no device: STREAM array_bytes defaults and limits, ladder warnings, provenance."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _gemm(n: int, seconds: float, dtype: str = "fp32") -> Measurement:
     )
 
 
-def test_default_array_size_follows_the_cache_and_memory() -> None:
+def test_default_array_bytes_follows_the_cache_and_memory() -> None:
     assert default_array_bytes({"backend": "cpu", "llc_bytes": 32 << 20, "memory_bytes": 24 * GIB}) == 256 << 20
     assert default_array_bytes({"backend": "cpu", "llc_bytes": 300 << 20, "memory_bytes": 128 * GIB}) == 1200 << 20
     assert default_array_bytes({"backend": "cuda", "memory_bytes": 80 * GIB}) == 256 << 20
@@ -34,7 +34,7 @@ def test_default_array_size_follows_the_cache_and_memory() -> None:
     assert 3 * small <= GIB // 2  # capped so three arrays take at most half the memory
 
 
-def test_array_size_limit_names_the_range() -> None:
+def test_array_bytes_limit_names_the_range() -> None:
     info = {"backend": "cpu", "name": "X", "memory_bytes": 6 * GIB}
     check_array_bytes(GIB, info)
     with pytest.raises(ValueError, match=r"valid: 4 KiB to 1 GiB"):

@@ -3,7 +3,7 @@
 Commands::
 
     apple-roofline devices [--json]
-    apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-size SIZE] [--ceilings C] [--out DIR]
+    apple-roofline run [--device D] [--suite S,...] [--quick] [--reps N] [--array-bytes SIZE] [--ceilings C] [--out DIR]
     apple-roofline plot RUN.json [-o FILE] [--point NAME:FLOPS:BYTES:SECONDS ...] [--ceilings C] [--kernels FILE]
     apple-roofline report RUN.json [--format md|csv|json|html] [--kernels FILE]
     apple-roofline compare RUN.json... [--baseline FILE|median] [-o FILE|compare.html] [--theoretical]

@@ -76,7 +76,7 @@ FLAGS: Dict[str, str] = {
     "device": "--device",
     "suites": "--suite",
     "reps": "--reps",
-    "array_bytes": "--array-size",
+    "array_bytes": "--array-bytes",
     "launches": "--launches",
     "warmup": "--warmup",
     "ceilings": "--ceilings",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, Ty
 import typer
 
 from ..errors import OptionError
-from ..measure import MAX_REPS
+from ..measure import MAX_REPS, check_reps
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.run.budget import budget_help
@@ -151,9 +151,9 @@ def run(
     reps: Annotated[
         str, typer.Option("--reps", metavar="N", help=f"Timed samples per kernel, an integer (1 to {MAX_REPS}).")
     ] = "10",
-    array_size: Annotated[
+    array_bytes: Annotated[
         Optional[str],
-        typer.Option("--array-size", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB."),
+        typer.Option("--array-bytes", metavar="SIZE", help="Bytes per STREAM array, e.g. 256MiB, 1GiB, 512MB."),
     ] = None,
     ceilings: Annotated[
         str,
@@ -213,7 +213,9 @@ def run(
     sweep.png/.svg and the figures of the suites that have one (hierarchy.png/.svg ...);
     each measurement is also kept in DIR/run.journal.jsonl as it finishes (--resume DIR continues from it)."""
     # -- validate everything before measuring: the library's checks, its messages
-    options = _run_options(suite, quick, reps, array_size, tune, tune_file, power_window, sustain, budget)
+    n_reps = parse_count(reps, check_reps)  # the text as the number RunOptions checks
+    tuner = _tuner(tune, tune_file, n_reps)
+    options = _run_options(suite, quick, n_reps, _array_bytes(array_bytes), tuner, power_window, sustain, budget)
     which = _ceilings(ceilings)
     kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
     pct = parse_outlier_pct(outlier_pct)
@@ -239,13 +241,27 @@ def run(
         fail(f"{len(invalid)} measurement(s) failed validation: {names} (see {out / 'report.md'})", EXIT_FAILED)
 
 
+def _array_bytes(text: Optional[str]) -> Optional[int]:
+    """``--array-bytes`` as bytes (:func:`~apple_roofline.sizes.parse_size`: ``256MiB``, ``1GiB``,
+    ``512MB``); None when not given. Exits 2 naming the text and the accepted form; the range, which
+    depends on the device, is checked once it is open
+    (:meth:`~apple_roofline.roofline.run.options.RunOptions.array_bytes_for`)."""
+    from ..sizes import parse_size
+
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:  # names the text and the accepted form
+        fail(f"--array-bytes: {exc}", EXIT_USAGE)
+
+
 def _run_options(
     suite: Optional[str],
     quick: bool,
-    reps: str,
-    array_size: Optional[str],
-    tune: bool,
-    tune_file: Optional[Path],
+    reps: int,
+    array_bytes: Optional[int],
+    tuner: "Optional[Tuner]",
     power_window: bool,
     sustain: Optional[str],
     budget: Optional[str],
@@ -253,24 +269,13 @@ def _run_options(
     """The run's options from its flags, built and checked once
     (:class:`~apple_roofline.roofline.run.options.RunOptions`); exits 2 with the library's message
     naming the flag and its valid range."""
-    from ..measure import check_reps
-    from ..sizes import parse_size
-
-    n_reps = parse_count(reps, check_reps)  # the text as the number RunOptions checks
-    tuner = _tuner(tune, tune_file, n_reps)
-    array_bytes: Optional[int] = None
-    if array_size is not None:
-        try:
-            array_bytes = parse_size(array_size)
-        except ValueError as exc:  # names the text and the accepted form
-            fail(f"--array-size: {exc}", EXIT_USAGE)
     try:
         from ..roofline.run.options import RunOptions, check_sustain
 
         return RunOptions(
             suites=suite,
             quick=quick,
-            reps=n_reps,
+            reps=reps,
             array_bytes=array_bytes,
             power_window=power_window,
             sustain_s=check_sustain(sustain) if sustain is not None else 0.0,

@@ -45,7 +45,7 @@ OPTION_FLAGS: Mapping[str, str] = {
     "suites": "--suite",
     "quick": "--quick",
     "reps": "--reps",
-    "array_bytes": "--array-size",
+    "array_bytes": "--array-bytes",
     "sustain_s": "--sustain",
     "power_window": "--power-window",
     "budgets_s": "--budget",

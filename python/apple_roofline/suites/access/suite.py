@@ -5,7 +5,7 @@ reference are :mod:`.kernels`'.
 
 Levels (``params.level``):
 
-- ``dram``: two arrays of the run's STREAM size (``--array-size``; 256 MiB or 4× the last-level
+- ``dram``: two arrays of the run's STREAM size (``--array-bytes``; 256 MiB or 4× the last-level
   cache, docs/design/measurement.md, "Measurement"), rounded down to a power of two of bytes;
 - ``cache``: two arrays of a quarter of the device's reported last-level cache each (the L2 of an
   NVIDIA GPU, the CPU's L3), rounded down to a power of two, so both fit in half of it. A device
