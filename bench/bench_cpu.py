@@ -250,7 +250,7 @@ def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
 def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     """The command line (see the module docstring); exits with a usage error on a count below 1."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--array-size", default="128MiB", help="bytes per STREAM array (default 128MiB)")
+    ap.add_argument("--array-bytes", default="128MiB", help="bytes per STREAM array (default 128MiB)")
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--out", default=str(HERE / "results"), help="folder for the JSON (default bench/results)")
     ap.add_argument("--reps", type=int, default=10, help="timed samples per measurement, both sides (default 10)")
@@ -552,7 +552,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     from apple_roofline._native import _core
     from apple_roofline.sizes import parse_size
 
-    n = max(64, parse_size(args.array_size) // 4 // 64 * 64)  # the stream suite's own element count
+    n = max(64, parse_size(args.array_bytes) // 4 // 64 * 64)  # the stream suite's own element count
     features = _core.cpu_features()
     threads = int(features["threads"])
     tmp = tempfile.TemporaryDirectory(prefix="bench_cpu-")
