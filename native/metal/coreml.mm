@@ -112,6 +112,196 @@ id property(id object, NSString* name) {
   return [object valueForKey:name];
 }
 
+// The inputs as FP16 MLMultiArrays over `owned`'s copies of their values, in one feature provider:
+// wrapped without another copy (the nil deallocator leaves the memory to `owned`, which every
+// prediction block holds, and Core ML only reads input features). `strides`: each input's row-major
+// strides (coreml_rules::check_time_args). DeviceError when Core ML refuses an input.
+MLDictionaryFeatureProvider* input_features(const std::vector<CoreMLInput>& inputs,
+                                            const std::vector<std::vector<int64_t>>& strides,
+                                            std::vector<std::vector<uint16_t>>& owned) {
+  NSMutableDictionary<NSString*, id>* features = [NSMutableDictionary dictionary];
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const CoreMLInput& in = inputs[k];
+    NSMutableArray<NSNumber*>* shape = [NSMutableArray array];
+    NSMutableArray<NSNumber*>* stride = [NSMutableArray array];
+    for (size_t d = 0; d < in.shape.size(); ++d) {
+      [shape addObject:@(in.shape[d])];
+      [stride addObject:@(strides[k][d])];
+    }
+    NSError* err = nil;
+    MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:owned[k].data()
+                                                          shape:shape
+                                                       dataType:MLMultiArrayDataTypeFloat16
+                                                        strides:stride
+                                                    deallocator:nil
+                                                          error:&err];
+    if (!a) throw DeviceError("[coreml::time] cannot wrap input '" + in.name + "': " + describe(err));
+    features[[NSString stringWithUTF8String:in.name.c_str()]] = [MLFeatureValue featureValueWithMultiArray:a];
+  }
+  NSError* err = nil;
+  MLDictionaryFeatureProvider* provider = [[MLDictionaryFeatureProvider alloc] initWithDictionary:features error:&err];
+  if (!provider) throw DeviceError("[coreml::time] cannot make the input features: " + describe(err));
+  return provider;
+}
+
+// A loaded model's predictions, run one at a time on `queue` while the calling thread waits for each
+// as for any device (core/waits.h: the thread's bound, then DeviceStopped; signals handled).
+struct Predictor {
+  MLModel* model = nil;
+  MLDictionaryFeatureProvider* provider = nil;
+  // The inputs' values, which every prediction block holds: a prediction whose wait was abandoned
+  // (DeviceStopped, a signal) may still read them after coreml_time returned.
+  std::shared_ptr<std::vector<std::vector<uint16_t>>> owned;
+  NSString* out_name = nil;
+  std::string output;  // the output feature's name, for errors
+  std::string what;    // what the wait is for: "a Core ML prediction of <model> (<compute units>)"
+  dispatch_queue_t queue = nil;
+};
+
+// One prediction: its host-clock seconds, timed on the queue around the call alone, and its output
+// into `keep` unless that is null. DeviceError when the prediction fails or has no such output.
+double predict(const Predictor& p, MLMultiArray* __strong* keep) {
+  using clock = std::chrono::steady_clock;
+  double s = 0.0;
+  pooled([&] {
+    auto done = std::make_shared<Completion>();
+    auto seconds = std::make_shared<double>(0.0);
+    auto owned = p.owned;
+    MLModel* m = p.model;
+    MLDictionaryFeatureProvider* provider = p.provider;
+    __block id<MLFeatureProvider> result = nil;
+    __block NSError* perr = nil;
+    dispatch_async(p.queue, ^{
+      (void)owned;  // captured: the inputs outlive the prediction
+      @autoreleasepool {
+        NSError* e = nil;
+        const auto start = clock::now();
+        id<MLFeatureProvider> r = [m predictionFromFeatures:provider error:&e];
+        *seconds = std::chrono::duration<double>(clock::now() - start).count();
+        result = r;
+        perr = e;
+      }
+      done->signal();
+    });
+    wait_for(*done, p.what);
+    s = *seconds;
+    if (!result) throw DeviceError("[coreml::predictionFromFeatures] " + describe(perr));
+    if (keep) {
+      MLMultiArray* a = [result featureValueForName:p.out_name].multiArrayValue;
+      if (!a) throw DeviceError("[coreml::time] the prediction has no multi-array output named '" + p.output + "'");
+      *keep = a;
+    }
+  });
+  return s;
+}
+
+// Predictions until coreml_rules::warmup_done ends the warm-up (docs/design/measurement.md,
+// "Measurement"): how many ran.
+uint64_t warm_up(const Predictor& p, uint64_t min_warmup, double max_warmup_s) {
+  using clock = std::chrono::steady_clock;
+  const auto warm_start = clock::now();
+  double previous = -1.0;
+  uint64_t count = 0;
+  for (;;) {
+    const double s = predict(p, nullptr);
+    ++count;
+    const double spent = std::chrono::duration<double>(clock::now() - warm_start).count();
+    if (rules::warmup_done(count, min_warmup, previous, s, spent, max_warmup_s)) break;
+    previous = s;
+  }
+  return count;
+}
+
+// Timed prediction `i`'s output `out` into `t`: the first's dtype, shape and dense bytes; a later
+// one counted as differing (and kept as the last differing) when its bytes differ from the first's.
+// DeviceError when the output cannot be read.
+void record_output(MLMultiArray* out, uint64_t i, const std::string& output, CoreMLTiming* t) {
+  pooled([&] {
+    std::string dtype;
+    std::vector<uint8_t> bytes;
+    const std::string problem = dense_bytes(out, &dtype, i == 0 ? &t->output_shape : nullptr, &bytes);
+    if (!problem.empty()) throw DeviceError("[coreml::time] reading the output '" + output + "': " + problem);
+    if (i == 0) {
+      t->output_dtype = dtype;
+      t->first = std::move(bytes);
+    } else if (bytes != t->first) {
+      ++t->differing;
+      t->last_differing = std::move(bytes);
+    }
+  });
+}
+
+// +[MLComputePlan loadContentsOfURL:configuration:completionHandler:] (macOS 14.4; `load_sel`) of
+// `model` with `units`: the plan, or nil with `plan->reason` set when the completion handler had not
+// run within coreml_rules::kComputePlanWait_s. DeviceError when the plan fails to load.
+id load_compute_plan(Class cls, SEL load_sel, const std::string& model, MLComputeUnits units, CoreMLPlan* plan) {
+  MLModelConfiguration* cfg = [[MLModelConfiguration alloc] init];
+  cfg.computeUnits = units;
+  __block id loaded = nil;
+  __block NSError* failure = nil;
+  auto done = std::make_shared<Completion>();
+  // The handler receives the plan or an error, on another queue. It holds `done` and the __block
+  // variables, should it run after the wait below gave up.
+  void (^handler)(id, NSError*) = ^(id p, NSError* e) {
+    loaded = p;
+    failure = e;
+    done->signal();
+  };
+  using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
+  reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
+  // Bounded (coreml_rules::kComputePlanWait_s) and signal-aware, as every device wait
+  // (core/waits.h): a handler that never runs must not hang the study, and Ctrl-C ends the wait
+  // within a slice with the study's partial results written.
+  if (!wait_for(*done, rules::kComputePlanWait_s)) {
+    plan->reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
+    return nil;
+  }
+  if (!loaded) throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
+  return loaded;
+}
+
+// What the loaded compute plan says of ML-program operation `op`: its operator, the device Core ML
+// prefers for it and those that could run it (`usage_sel`), and its estimated cost where the plan
+// answers `cost_sel`.
+CoreMLOpUsage op_usage(id loaded, id op, SEL usage_sel, SEL cost_sel) {
+  using UsageFn = id (*)(id, SEL, id);
+  CoreMLOpUsage u;
+  NSString* name = property(op, @"operatorName");
+  u.op = name ? name.UTF8String : "?";
+  id usage = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, usage_sel, op);
+  // nil for constants and compile-time decompressions (constexpr_*), which run on no device.
+  u.preferred = usage ? device_kind(property(usage, @"preferredComputeDevice")) : "none";
+  for (id d in static_cast<NSArray*>(property(usage, @"supportedComputeDevices")))
+    u.supported.push_back(device_kind(d));
+  if ([loaded respondsToSelector:cost_sel]) {
+    id cost = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, cost_sel, op);
+    NSNumber* weight = property(cost, @"weight");
+    if (weight) u.cost = weight.doubleValue;
+  }
+  return u;
+}
+
+// The operations of the ML program's 'main' function in the loaded compute plan, into `plan` (then
+// known), or the reason the plan cannot describe them.
+void read_operations(id loaded, CoreMLPlan* plan) {
+  SEL usage_sel = NSSelectorFromString(@"computeDeviceUsageForMLProgramOperation:");
+  SEL cost_sel = NSSelectorFromString(@"estimatedCostOfMLProgramOperation:");
+  id program = property(property(loaded, @"modelStructure"), @"program");
+  NSDictionary* functions = property(program, @"functions");
+  id main = functions[@"main"];
+  NSArray* ops = property(property(main, @"block"), @"operations");
+  if (!ops) {
+    plan->reason = "the compute plan has no ML program 'main' function";
+    return;
+  }
+  if (![loaded respondsToSelector:usage_sel]) {
+    plan->reason = "this MLComputePlan cannot report device usage per operation";
+    return;
+  }
+  for (id op in ops) plan->ops.push_back(op_usage(loaded, op, usage_sel, cost_sel));
+  plan->known = true;
+}
+
 }  // namespace
 
 std::string coreml_status() { return ""; }
@@ -138,104 +328,25 @@ CoreMLTiming coreml_time(const std::string& model, const std::string& compute_un
   using clock = std::chrono::steady_clock;
   CoreMLTiming t;
   pooled([&] {
+    Predictor p;
     const auto load_start = clock::now();
-    MLModel* m = load(model, units, "time");
+    p.model = load(model, units, "time");
     t.load_s = std::chrono::duration<double>(clock::now() - load_start).count();
-    // The inputs' values, copied once into memory the prediction blocks share: a prediction whose
-    // wait was abandoned (DeviceStopped, a signal) may still read them after this call returned.
-    auto owned = std::make_shared<std::vector<std::vector<uint16_t>>>();
-    for (const CoreMLInput& in : inputs) owned->push_back(in.data);
-    NSMutableDictionary<NSString*, id>* features = [NSMutableDictionary dictionary];
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      const CoreMLInput& in = inputs[k];
-      NSMutableArray<NSNumber*>* shape = [NSMutableArray array];
-      NSMutableArray<NSNumber*>* stride = [NSMutableArray array];
-      for (size_t d = 0; d < in.shape.size(); ++d) {
-        [shape addObject:@(in.shape[d])];
-        [stride addObject:@(strides[k][d])];
-      }
-      // `owned`'s copy, wrapped without another: the nil deallocator leaves it to `owned`, which every
-      // prediction block holds, and Core ML only reads input features.
-      NSError* err = nil;
-      MLMultiArray* a = [[MLMultiArray alloc] initWithDataPointer:(*owned)[k].data()
-                                                            shape:shape
-                                                         dataType:MLMultiArrayDataTypeFloat16
-                                                          strides:stride
-                                                      deallocator:nil
-                                                            error:&err];
-      if (!a) throw DeviceError("[coreml::time] cannot wrap input '" + in.name + "': " + describe(err));
-      features[[NSString stringWithUTF8String:in.name.c_str()]] = [MLFeatureValue featureValueWithMultiArray:a];
-    }
-    NSError* err = nil;
-    MLDictionaryFeatureProvider* provider = [[MLDictionaryFeatureProvider alloc] initWithDictionary:features
-                                                                                              error:&err];
-    if (!provider) throw DeviceError("[coreml::time] cannot make the input features: " + describe(err));
-    NSString* out_name = [NSString stringWithUTF8String:output.c_str()];
+    // The inputs' values, copied once into memory the prediction blocks share.
+    p.owned = std::make_shared<std::vector<std::vector<uint16_t>>>();
+    for (const CoreMLInput& in : inputs) p.owned->push_back(in.data);
+    p.provider = input_features(inputs, strides, *p.owned);
+    p.out_name = [NSString stringWithUTF8String:output.c_str()];
+    p.output = output;
+    p.what = "a Core ML prediction of " + model + " (" + compute_units + ")";
+    p.queue = dispatch_queue_create("apple_roofline.coreml", DISPATCH_QUEUE_SERIAL);
 
-    // One prediction; its host-clock seconds, and its output when `keep`. It runs on `queue` while
-    // this thread waits for it as for any device (core/waits.h: the thread's bound, then
-    // DeviceStopped; signals handled), and is timed there, around the call alone.
-    dispatch_queue_t queue = dispatch_queue_create("apple_roofline.coreml", DISPATCH_QUEUE_SERIAL);
-    const std::string what = "a Core ML prediction of " + model + " (" + compute_units + ")";
-    auto predict = [&](MLMultiArray* __strong* keep) -> double {
-      double s = 0.0;
-      pooled([&] {
-        auto done = std::make_shared<Completion>();
-        auto seconds = std::make_shared<double>(0.0);
-        __block id<MLFeatureProvider> result = nil;
-        __block NSError* perr = nil;
-        dispatch_async(queue, ^{
-          (void)owned;  // captured: the inputs outlive the prediction
-          @autoreleasepool {
-            NSError* e = nil;
-            const auto start = clock::now();
-            id<MLFeatureProvider> r = [m predictionFromFeatures:provider error:&e];
-            *seconds = std::chrono::duration<double>(clock::now() - start).count();
-            result = r;
-            perr = e;
-          }
-          done->signal();
-        });
-        wait_for(*done, what);
-        s = *seconds;
-        if (!result) throw DeviceError("[coreml::predictionFromFeatures] " + describe(perr));
-        if (keep) {
-          MLMultiArray* a = [result featureValueForName:out_name].multiArrayValue;
-          if (!a) throw DeviceError("[coreml::time] the prediction has no multi-array output named '" + output + "'");
-          *keep = a;
-        }
-      });
-      return s;
-    };
-
-    // Warm-up (coreml_rules::warmup_done; docs/design/measurement.md, "Measurement").
-    const auto warm_start = clock::now();
-    double previous = -1.0;
-    for (;;) {
-      const double s = predict(nullptr);
-      ++t.warmup;
-      const double spent = std::chrono::duration<double>(clock::now() - warm_start).count();
-      if (rules::warmup_done(t.warmup, min_warmup, previous, s, spent, max_warmup_s)) break;
-      previous = s;
-    }
-
+    t.warmup = warm_up(p, min_warmup, max_warmup_s);
     t.seconds.reserve(reps);
     for (uint64_t i = 0; i < reps; ++i) {
       MLMultiArray* out = nil;
-      t.seconds.push_back(predict(&out));
-      pooled([&] {
-        std::string dtype;
-        std::vector<uint8_t> bytes;
-        const std::string problem = dense_bytes(out, &dtype, i == 0 ? &t.output_shape : nullptr, &bytes);
-        if (!problem.empty()) throw DeviceError("[coreml::time] reading the output '" + output + "': " + problem);
-        if (i == 0) {
-          t.output_dtype = dtype;
-          t.first = std::move(bytes);
-        } else if (bytes != t.first) {
-          ++t.differing;
-          t.last_differing = std::move(bytes);
-        }
-      });
+      t.seconds.push_back(predict(p, &out));
+      record_output(out, i, output, &t);
     }
   });
   return t;
@@ -247,67 +358,13 @@ CoreMLPlan coreml_compute_plan(const std::string& model, const std::string& comp
   if (@available(macOS 14.4, *)) {
     Class cls = NSClassFromString(@"MLComputePlan");
     SEL load_sel = NSSelectorFromString(@"loadContentsOfURL:configuration:completionHandler:");
-    SEL usage_sel = NSSelectorFromString(@"computeDeviceUsageForMLProgramOperation:");
-    SEL cost_sel = NSSelectorFromString(@"estimatedCostOfMLProgramOperation:");
     if (!cls || ![cls respondsToSelector:load_sel]) {
       plan.reason = "this macOS has no MLComputePlan: which engines Core ML uses cannot be known";
       return plan;
     }
     pooled([&] {
-      MLModelConfiguration* cfg = [[MLModelConfiguration alloc] init];
-      cfg.computeUnits = units;
-      __block id loaded = nil;
-      __block NSError* failure = nil;
-      auto done = std::make_shared<Completion>();
-      // +[MLComputePlan loadContentsOfURL:configuration:completionHandler:] (macOS 14.4): the handler
-      // receives the plan or an error, on another queue. It holds `done` and the __block variables,
-      // should it run after the wait below gave up.
-      void (^handler)(id, NSError*) = ^(id p, NSError* e) {
-        loaded = p;
-        failure = e;
-        done->signal();
-      };
-      using LoadFn = void (*)(id, SEL, NSURL*, MLModelConfiguration*, void (^)(id, NSError*));
-      reinterpret_cast<LoadFn>(objc_msgSend)(cls, load_sel, file_url(model), cfg, handler);
-      // Bounded (coreml_rules::kComputePlanWait_s) and signal-aware, as every device wait
-      // (core/waits.h): a handler that never runs must not hang the study, and Ctrl-C ends the wait
-      // within a slice with the study's partial results written.
-      if (!wait_for(*done, rules::kComputePlanWait_s)) {
-        plan.reason = rules::compute_plan_timeout(model, rules::kComputePlanWait_s);
-        return;
-      }
-      if (!loaded)
-        throw DeviceError("[coreml::MLComputePlan] cannot load the plan of " + model + ": " + describe(failure));
-      id program = property(property(loaded, @"modelStructure"), @"program");
-      NSDictionary* functions = property(program, @"functions");
-      id main = functions[@"main"];
-      NSArray* ops = property(property(main, @"block"), @"operations");
-      if (!ops) {
-        plan.reason = "the compute plan has no ML program 'main' function";
-        return;
-      }
-      if (![loaded respondsToSelector:usage_sel]) {
-        plan.reason = "this MLComputePlan cannot report device usage per operation";
-        return;
-      }
-      using UsageFn = id (*)(id, SEL, id);
-      for (id op in ops) {
-        CoreMLOpUsage u;
-        NSString* name = property(op, @"operatorName");
-        u.op = name ? name.UTF8String : "?";
-        id usage = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, usage_sel, op);
-        // nil for constants and compile-time decompressions (constexpr_*), which run on no device.
-        u.preferred = usage ? device_kind(property(usage, @"preferredComputeDevice")) : "none";
-        for (id d in static_cast<NSArray*>(property(usage, @"supportedComputeDevices")))
-          u.supported.push_back(device_kind(d));
-        if ([loaded respondsToSelector:cost_sel]) {
-          id cost = reinterpret_cast<UsageFn>(objc_msgSend)(loaded, cost_sel, op);
-          NSNumber* weight = property(cost, @"weight");
-          if (weight) u.cost = weight.doubleValue;
-        }
-        plan.ops.push_back(std::move(u));
-      }
-      plan.known = true;
+      id loaded = load_compute_plan(cls, load_sel, model, units, &plan);
+      if (loaded) read_operations(loaded, &plan);
     });
     return plan;
   }
