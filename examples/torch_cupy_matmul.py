@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +122,8 @@ def _parse_list(text: str, what: str, parser: argparse.ArgumentParser) -> list[s
     return items
 
 
-def main(argv: list[str] | None = None) -> int:
+def _build_parser() -> argparse.ArgumentParser:
+    """The command line's options (see the module docstring)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
         "run", nargs="?", metavar="RUN.json", help="a CUDA run.json to draw the roofline from (default: measure one)"
@@ -149,30 +151,66 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--reps", type=int, default=5, help="samples per size (default: 5)")
     parser.add_argument("-o", "--output", help="plot file (.png, .svg or .pdf)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+@dataclass
+class Options:
+    """The checked command line: the parsed options, the matrix sizes N, the dtypes and the CUDA
+    device's index."""
+
+    args: argparse.Namespace
+    sizes: list[int]
+    dtypes: list[str]
+    index: int
+
+
+def _parse_sizes(text: str, parser: argparse.ArgumentParser) -> list[int]:
     try:
-        sizes = [int(s) for s in _parse_list(args.sizes, "--sizes", parser)]
+        sizes = [int(s) for s in _parse_list(text, "--sizes", parser)]
     except ValueError:
-        parser.error(f"--sizes {args.sizes!r}: expected comma-separated integers, e.g. 256,512,1024")
+        parser.error(f"--sizes {text!r}: expected comma-separated integers, e.g. 256,512,1024")
     if min(sizes) < 1:
         parser.error("--sizes: each size must be >= 1")
-    dtypes = _parse_list(args.dtypes, "--dtypes", parser)
+    return sizes
+
+
+def _parse_dtypes(text: str, parser: argparse.ArgumentParser) -> list[str]:
+    dtypes = _parse_list(text, "--dtypes", parser)
     for d in dtypes:
         if d not in TORCH_DTYPES:
             parser.error(f"--dtypes: unknown dtype {d!r} (valid: {', '.join(TORCH_DTYPES)})")
+    return dtypes
+
+
+def _parse_index(device: str, parser: argparse.ArgumentParser) -> int:
     try:
-        spec = parse_device(args.device)
+        spec = parse_device(device)
     except ValueError as exc:
         parser.error(str(exc))
-    backend, index = spec.backend, spec.index
-    if backend != "cuda":
-        parser.error(f"--device {args.device}: this example runs on a CUDA device (cuda or cuda:N)")
+    if spec.backend != "cuda":
+        parser.error(f"--device {device}: this example runs on a CUDA device (cuda or cuda:N)")
+    return spec.index
+
+
+def parse_options(argv: list[str] | None) -> Options:
+    """The command line, checked; exits with a usage error (status 2) on a bad value."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    sizes = _parse_sizes(args.sizes, parser)
+    dtypes = _parse_dtypes(args.dtypes, parser)
+    index = _parse_index(args.device, parser)
     if not 1 <= args.reps <= 10000:
         parser.error(f"--reps {args.reps} is out of range (valid: 1 to 10000)")
     if args.output and Path(args.output).suffix.lower() not in PLOT_SUFFIXES:
         parser.error(f"-o {args.output}: the plot must be one of {', '.join(PLOT_SUFFIXES)}")
+    return Options(args, sizes, dtypes, index)
 
-    wanted = LIBRARIES if args.library == "both" else (args.library,)
+
+def open_libraries(library: str, index: int) -> dict[str, MatmulFactory] | None:
+    """The matmul factories of the libraries asked for (``library``: torch, cupy or both) on
+    cuda:index, or None (with the reasons on stderr) where the one asked for, or both, are missing."""
+    wanted = LIBRARIES if library == "both" else (library,)
     openers = {"torch": _torch, "cupy": _cupy}
     libraries: dict[str, MatmulFactory] = {}
     missing: list[str] = []
@@ -182,59 +220,95 @@ def main(argv: list[str] | None = None) -> int:
             missing.append(why)
         else:
             libraries[lib] = factory
-    if not libraries or (args.library != "both" and missing):
-        need = "PyTorch (with CUDA) or CuPy" if args.library == "both" else NAMES[args.library]
+    if not libraries or (library != "both" and missing):
+        need = "PyTorch (with CUDA) or CuPy" if library == "both" else NAMES[library]
         print("\n".join(missing) + f"\nthis example needs {need} on an NVIDIA GPU", file=sys.stderr)
-        return EXIT_MISSING
+        return None
     for why in missing:
         print(f"note: {why}; timing {', '.join(NAMES[lib] for lib in libraries)} only", file=sys.stderr)
+    return libraries
 
-    if args.run:
-        run_path = Path(args.run)
-        if not run_path.exists():
-            print(
-                f"{run_path} not found: measure the GPU's roofline with\n"
-                f"    apple-roofline run --device cuda:{index}\n"
-                f"or leave out RUN.json to measure one here.",
-                file=sys.stderr,
-            )
-            return 1
-        try:
-            run = ar.Run.load(run_path)
-        except ar.ResultsError as exc:
-            print(str(exc), file=sys.stderr)
-            return 1
-        if run.backend != "cuda":
-            print(
-                f"{run_path} is a {run.backend} run ({run.device_name}); PyTorch and CuPy run on a CUDA GPU: "
-                f"pass a run of apple-roofline run --device cuda",
-                file=sys.stderr,
-            )
-            return 1
-        plot_dir = run_path.parent
-    else:
+
+def load_run(run_path: Path, index: int) -> ar.Run | None:
+    """The CUDA run in run_path, or None (with the reason on stderr) where it is missing, unreadable
+    or of another backend."""
+    if not run_path.exists():
         print(
-            f"measuring the roofline of cuda:{index} first (minutes; pass RUN.json to reuse one) ...",
+            f"{run_path} not found: measure the GPU's roofline with\n"
+            f"    apple-roofline run --device cuda:{index}\n"
+            f"or leave out RUN.json to measure one here.",
             file=sys.stderr,
-            flush=True,
         )
-        try:
-            run = ar.run_roofline(
-                f"cuda:{index}",
-                quick=args.quick,
-                progress=_Progress(),
-                command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])),
-            )
-        except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no CUDA backend, bad options
-            print(f"cannot measure the CUDA roofline: {exc}", file=sys.stderr)
-            return 1
-        save = Path(args.save_run)
-        save.parent.mkdir(parents=True, exist_ok=True)
-        run.save(save)
-        print(f"wrote {save}")
-        plot_dir = save.parent
-    model = ar.Roofline.from_run(run)
+        return None
+    try:
+        run: ar.Run = ar.Run.load(run_path)
+    except ar.ResultsError as exc:
+        print(str(exc), file=sys.stderr)
+        return None
+    if run.backend != "cuda":
+        print(
+            f"{run_path} is a {run.backend} run ({run.device_name}); PyTorch and CuPy run on a CUDA GPU: "
+            f"pass a run of apple-roofline run --device cuda",
+            file=sys.stderr,
+        )
+        return None
+    return run
 
+
+def measure_run(opts: Options, argv: list[str] | None) -> ar.Run | None:
+    """Measure cuda:index's roofline (minutes) and save it to ``--save-run``; None (with the reason
+    on stderr) where it cannot be measured."""
+    print(
+        f"measuring the roofline of cuda:{opts.index} first (minutes; pass RUN.json to reuse one) ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        run = ar.run_roofline(
+            f"cuda:{opts.index}",
+            quick=opts.args.quick,
+            progress=_Progress(),
+            command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])),
+        )
+    except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no CUDA backend, bad options
+        print(f"cannot measure the CUDA roofline: {exc}", file=sys.stderr)
+        return None
+    save = Path(opts.args.save_run)
+    save.parent.mkdir(parents=True, exist_ok=True)
+    run.save(save)
+    print(f"wrote {save}")
+    return run
+
+
+def _measure_one(make: MatmulFactory, lib: str, dtype: str, n: int, reps: int) -> ar.Point | None:
+    """Time lib's N×N matmul in dtype and check its product; None (reported on stderr) where the
+    check fails."""
+    fn, sync, check = make(n, dtype)
+    flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
+    p = ar.measure(
+        fn,
+        flops=flops,
+        bytes=nbytes,
+        sync=sync,
+        name=f"{lib} {dtype} N={n}",
+        reps=reps,
+        warmup=2,
+        dtype=dtype,
+        pipe="tensor",  # a matmul: judged against the GEMM ceilings of its precision
+        working_set=nbytes,
+    )
+    ok, message = check()  # validated before its number is reported
+    if not ok:
+        print(f"{lib} {dtype} N={n} failed validation: {message}; not placed", file=sys.stderr)
+        return None
+    return p
+
+
+def measure_points(
+    model: ar.Roofline, libraries: dict[str, MatmulFactory], opts: Options
+) -> tuple[list[ar.Point], int]:
+    """Every library × dtype × size measured and judged against the model, a table row each on
+    stdout: the validated points and the count of those that failed validation."""
     points = []
     failed = 0
     print(
@@ -242,28 +316,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{'share':>8}  verdict"
     )
     for lib, make in libraries.items():
-        for dtype in dtypes:
+        for dtype in opts.dtypes:
             if lib == "cupy" and CUPY_DTYPES[dtype] is None:
                 print(f"note: CuPy has no {dtype}; skipped", file=sys.stderr)
                 continue
-            for n in sizes:
-                fn, sync, check = make(n, dtype)
-                flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
-                p = ar.measure(
-                    fn,
-                    flops=flops,
-                    bytes=nbytes,
-                    sync=sync,
-                    name=f"{lib} {dtype} N={n}",
-                    reps=args.reps,
-                    warmup=2,
-                    dtype=dtype,
-                    pipe="tensor",  # a matmul: judged against the GEMM ceilings of its precision
-                    working_set=nbytes,
-                )
-                ok, message = check()  # validated before its number is reported
-                if not ok:
-                    print(f"{lib} {dtype} N={n} failed validation: {message}; not placed", file=sys.stderr)
+            for n in opts.sizes:
+                p = _measure_one(make, lib, dtype, n, opts.args.reps)
+                if p is None:
                     failed += 1
                     continue
                 points.append(p)
@@ -272,13 +331,34 @@ def main(argv: list[str] | None = None) -> int:
                     f"{lib:>7}  {dtype:>5}  {n:>6}  {p.gflops:>9.1f}  {p.intensity:>7.2f}  "
                     f"{judged.ceiling.name:>20}  {judged.attainable:>10.1f}  {judged.share_text:>8}  {judged.verdict}"
                 )
+    return points, failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the example (argv: the command line without the program name); returns 0, 1 on a failed
+    validation or an unusable run, EXIT_MISSING where the library asked for is missing."""
+    opts = parse_options(argv)
+    libraries = open_libraries(opts.args.library, opts.index)
+    if libraries is None:
+        return EXIT_MISSING
+    if opts.args.run:
+        run = load_run(Path(opts.args.run), opts.index)
+        plot_dir = Path(opts.args.run).parent
+    else:
+        run = measure_run(opts, argv)
+        plot_dir = Path(opts.args.save_run).parent
+    if run is None:
+        return 1
+    model = ar.Roofline.from_run(run)
+    points, failed = measure_points(model, libraries, opts)
     if not points:
         print("nothing was measured (CuPy has no bf16: add fp32 or fp16 to --dtypes)", file=sys.stderr)
         return 1
 
-    out = Path(args.output) if args.output else plot_dir / "torch_cupy_matmul.png"
+    out = Path(opts.args.output) if opts.args.output else plot_dir / "torch_cupy_matmul.png"
     names = " and ".join(NAMES[lib] for lib in libraries)
-    fig = ar.plot_roofline(model, points=points, title=f"{names} matmul ({', '.join(dtypes)}) on {run.device_name}")
+    title = f"{names} matmul ({', '.join(opts.dtypes)}) on {run.device_name}"
+    fig = ar.plot_roofline(model, points=points, title=title)
     out.parent.mkdir(parents=True, exist_ok=True)
     save_figure(fig, out)
     print(f"wrote {out}")
