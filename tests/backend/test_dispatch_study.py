@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from apple_roofline.cli import app
 from apple_roofline.dispatch import DispatchStudy, binding_cost, pair_order, run_dispatch
-from apple_roofline.dispatch import runner as dispatch_runner
+from apple_roofline.dispatch.run import runner as dispatch_runner
 from apple_roofline.errors import OptionError
 
 #: The steps each backend's timeline names (core/backend.h, Timeline).

@@ -216,8 +216,8 @@ def test_resume_refuses_other_options_and_other_studies(reference: Dict[str, Lis
 def test_dispatch_resume_measures_only_the_steps_its_journal_lacks(
     monkeypatch: pytest.MonkeyPatch, resume_check: Any
 ) -> None:
-    from apple_roofline.dispatch.run import runner
     from apple_roofline.dispatch.model import DispatchStudy
+    from apple_roofline.dispatch.run import runner
 
     calls: List[str] = []
     steps, timeline = runner._launch_steps, runner._timeline

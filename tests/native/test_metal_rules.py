@@ -15,7 +15,7 @@ import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
 
-from apple_roofline.dispatch.runner import DEFAULT_LAUNCHES  # noqa: E402
+from apple_roofline.dispatch.run.runner import DEFAULT_LAUNCHES  # noqa: E402
 
 ERROR = 2**64 - 1  # MTLCounterErrorValue
 Clock = Tuple[float, float, int]

@@ -1,6 +1,6 @@
 """The binding's cost from interleaved samples: the median's order-statistics interval
 (stats.median_interval), the paired estimator and its verdicts (dispatch.paired), the interleaving
-order (dispatch.runner.interleave), and pairings in results files and reports.
+order (dispatch.run.runner.interleave), and pairings in results files and reports.
 
 Synthetic samples come from NumPy generators with fixed seeds; nothing is timed.
 """
@@ -27,7 +27,7 @@ from apple_roofline.dispatch import (
     paired_difference,
 )
 from apple_roofline.dispatch.paired import STATUSES
-from apple_roofline.dispatch.runner import interleave
+from apple_roofline.dispatch.run.runner import interleave
 from apple_roofline.stats import median_interval
 from apple_roofline.study import ResultsError, ToolInfo
 
@@ -193,7 +193,7 @@ def test_paired_difference_errors(python: List[float], native: List[float], matc
 
 
 # --------------------------------------------------------------------------
-# the interleaving order (dispatch.paired.pair_order, dispatch.runner.interleave)
+# the interleaving order (dispatch.paired.pair_order, dispatch.run.runner.interleave)
 
 
 def test_pair_order_alternates() -> None:

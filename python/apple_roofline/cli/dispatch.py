@@ -120,8 +120,8 @@ def dispatch(
     from ..devices import resolve_device
 
     try:
-        from ..dispatch import runner
         from ..dispatch.outputs import write_study
+        from ..dispatch.run import runner
     except ImportError as exc:
         import_failure(exc)
     try:  # the options built and checked once (DispatchOptions); numbers as their text where no integer

@@ -6,7 +6,7 @@ through the peer libraries (docs/design/extending.md, "Adding a study").
   :class:`DispatchStudy` (a results file of kind ``"dispatch"``);
 * :mod:`.paired` — the binding's cost from interleaved samples: :func:`paired_difference` and its
   confidence interval;
-* :mod:`.runner` — measuring a device (:func:`run_dispatch`);
+* :mod:`.run` — measuring a device (:func:`run_dispatch`), above the model and the peers;
 * :mod:`.peers` — CuPy and PyTorch on CUDA, MLX and PyObjC on Metal, MLX on the CPU, one module each;
 * :mod:`.report`, :mod:`.plot` — the views: tables, the binding's cost, the histograms;
 * :mod:`.outputs` — the files a study is written as (:func:`write_study`).
@@ -41,7 +41,7 @@ from .report import (
     latency_table,
     step_medians,
 )
-from .runner import (
+from .run.runner import (
     DEFAULT_LAUNCHES,
     DEFAULT_REPS,
     DEFAULT_WARMUP,

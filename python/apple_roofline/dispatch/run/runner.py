@@ -1,6 +1,6 @@
 """Running the dispatch-latency study: what one kernel launch costs, from native code and from Python.
 
-For the null and tiny kernels (:mod:`.kernels`) on one device (``shaders/*/dispatch.*``, and the CPU
+For the null and tiny kernels (:mod:`..kernels`) on one device (``shaders/*/dispatch.*``, and the CPU
 backend's built-in twins), :func:`run_dispatch` measures:
 
 * ``throughput``: ``launches`` launches back to back, time per launch. Three clocks and paths:
@@ -14,8 +14,8 @@ backend's built-in twins), :func:`run_dispatch` measures:
   the CPU backend this is the thread pool's fork-join cost.
 * the ``native`` and ``python`` host-clock series of both measures are measured interleaved
   (:func:`interleave`): ``reps`` pairs, each one sample of each path back to back, the first path
-  alternating (:func:`~.paired.pair_order`), recorded as a :class:`~.model.Pairing`, so that the
-  binding's cost is the median of paired differences, free of the host's drift (:mod:`.paired`).
+  alternating (:func:`~..paired.pair_order`), recorded as a :class:`~..model.Pairing`, so that the
+  binding's cost is the median of paired differences, free of the host's drift (:mod:`..paired`).
   The tiny kernel's two paths write separate buffers, so each is validated on its own.
 * ``start_latency`` and ``step``: ``Kernel.timeline`` (native): the instants of each step of a
   round trip on the host clock (:func:`timeline_series`). Metal: create, encode, commit, start
@@ -24,12 +24,12 @@ backend's built-in twins), :func:`run_dispatch` measures:
   fork, join. The start latency is from the host's submit to the device's start. It is measured in
   native code only: the GPU's start is not visible to Python, and Python's own cost sits before the
   submit, where the ``python`` round trip shows it.
-* peers (optional imports, :mod:`.peers`): CuPy ``RawKernel`` and PyTorch on CUDA, MLX
+* peers (optional imports, :mod:`..peers`): CuPy ``RawKernel`` and PyTorch on CUDA, MLX
   ``metal_kernel`` and PyObjC Metal on macOS, MLX (``mx.add``) on the CPU, timed like the ``python``
   path.
 
 Every measure of the tiny kernel is validated: the buffer is zeroed before it and must hold exactly
-the number of launches made after it (:func:`~.kernels.check_tiny_counts`). The null kernel has no
+the number of launches made after it (:func:`~..kernels.check_tiny_counts`). The null kernel has no
 output; its launches are checked by the device reporting no error. Timed Python loops run with the
 garbage collector off, as ``timeit`` does (docs/design/measurement.md, "Measurement" and "Validation").
 
@@ -46,14 +46,14 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import provenance
-from ..devices import default_device, open_device
-from ..errors import DeviceStopped, OptionError, check_int
-from ..stats import CONFIDENCE
-from ..study.document import finished_header
-from ..study.journal import Journal, record_key
-from ..study.progress import Progress, StudyInterrupted
-from .kernels import (
+from ... import provenance
+from ...devices import default_device, open_device
+from ...errors import DeviceStopped, OptionError, check_int
+from ...stats import CONFIDENCE
+from ...study.document import finished_header
+from ...study.journal import Journal, record_key
+from ...study.progress import Progress, StudyInterrupted
+from ..kernels import (
     FLOAT32_EXACT,
     KERNEL_SOURCES,
     NULL_VALIDATION,
@@ -62,10 +62,10 @@ from .kernels import (
     TINY_ITEMS,
     check_tiny_counts,
 )
-from .model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
-from .paired import PAIRED_PATHS, pair_order
-from .peers import measure_peers
-from .peers.common import gc_paused
+from ..model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
+from ..paired import PAIRED_PATHS, pair_order
+from ..peers import measure_peers
+from ..peers.common import gc_paused
 
 __all__ = [
     "DEFAULT_REPS",
@@ -115,7 +115,7 @@ class DispatchInterrupted(StudyInterrupted[DispatchStudy]):
 def check_counts(reps: int, launches: int, warmup: int) -> Tuple[int, int, int]:
     """``(reps, launches, warmup)`` checked against the study's limits: ``reps`` 1 to
     :data:`MAX_REPS`, ``launches`` 1 to :data:`MAX_LAUNCHES`, ``warmup`` 0 to :data:`MAX_WARMUP`,
-    and ``reps × launches + warmup`` at most 2^24 (:data:`~.kernels.FLOAT32_EXACT`), where the tiny
+    and ``reps × launches + warmup`` at most 2^24 (:data:`~..kernels.FLOAT32_EXACT`), where the tiny
     kernel's float32 counts stop being exact.
 
     Raises:
@@ -177,7 +177,7 @@ class _NativeKernel:
 def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
     source = KERNEL_SOURCES[name]
     if source != "builtin":
-        from ..shaders import shader_source
+        from ...shaders import shader_source
 
         source = shader_source(source)
 
@@ -229,10 +229,10 @@ def python_round_trip(kernel: Any, backend: Any, args: Sequence[Any], launch: in
 
 def interleave(samplers: Mapping[str, Callable[[], float]], order: Sequence[str]) -> Dict[str, List[float]]:
     """One sample of each path per pair, back to back, the path ``order[i]`` first in pair ``i``
-    (:func:`~.paired.pair_order`), with the garbage collector paused throughout.
+    (:func:`~..paired.pair_order`), with the garbage collector paused throughout.
 
     Args:
-        samplers: ``{"native": f, "python": g}`` (:data:`~.paired.PAIRED_PATHS`), each call
+        samplers: ``{"native": f, "python": g}`` (:data:`~..paired.PAIRED_PATHS`), each call
             returning one sample in seconds per launch.
         order: the path that goes first in each pair; ``len(order)`` pairs are measured.
 
@@ -318,7 +318,7 @@ def run_dispatch(
     journal: Optional[Journal] = None,
 ) -> DispatchStudy:
     """Measure the launch costs of ``device`` ("cpu", "cuda:0", "metal:0"; default: the best
-    available) and return the :class:`~.model.DispatchStudy`: :class:`DispatchRunner` with the
+    available) and return the :class:`~..model.DispatchStudy`: :class:`DispatchRunner` with the
     :class:`DispatchOptions` these keywords build.
 
     Args:
@@ -326,7 +326,7 @@ def run_dispatch(
             number of pairs (6 or more for a 95 % interval on the binding's cost).
         launches: launches per throughput sample (1 to 100000).
         warmup: untimed launches before each kernel's measures (0 to 100000).
-        peers: also measure the peer libraries that are installed (:mod:`.peers`).
+        peers: also measure the peer libraries that are installed (:mod:`..peers`).
         progress: receives ``start("dispatch", total)``, ``advance(description)`` and
             ``finish("dispatch")``.
         command: the command line to record.
@@ -399,7 +399,7 @@ class DispatchRunner:
         progress: Optional[Progress] = None,
         journal: Optional[Journal] = None,
     ) -> None:
-        from .._native import _core
+        from ..._native import _core
 
         self.core, self.options, self.progress = _core, options, progress
         self.backend = open_device(device or default_device())
@@ -508,7 +508,7 @@ def _dump_step(got: Step) -> Dict[str, Any]:
 
 
 def _load_step(d: Mapping[str, Any], source: str) -> Step:
-    from ..study.reader import Reader
+    from ...study.reader import Reader
 
     r = Reader(source)
     return (
@@ -543,7 +543,7 @@ def _launch_steps(
 ) -> List[Tuple[str, str, Callable[[], Step]]]:
     """The launch steps of one kernel, ``(journal key, progress text, run)``: throughput on the
     device clock (native), then throughput and round trip with the native and python paths
-    interleaved on the host clock (:func:`interleave`, one :class:`~.model.Pairing` each). ``run()``
+    interleaved on the host clock (:func:`interleave`, one :class:`~..model.Pairing` each). ``run()``
     measures on zeroed tiny buffers and validates each path's own buffer afterwards."""
     per = launches
 
