@@ -294,6 +294,117 @@ std::string version_string(int v) {  // 13000 -> "13.0"
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
+// The device attributes info() reports, each where the driver gives a positive value, and ECC.
+void add_attributes(const DriverApi& d, CUdevice device, Info& i) {
+  struct A {
+    const char* key;
+    CUdevice_attribute attr;
+    int64_t scale;
+  };
+  // cuda.h: CLOCK_RATE is "typical clock frequency in kilohertz" (the maximum boost clock on
+  // data-centre parts), MEMORY_CLOCK_RATE the "peak memory clock frequency in kilohertz".
+  static const A attrs[] = {
+      {"compute_units", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
+      {"clock_hz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1000},
+      {"memory_clock_hz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 1000},
+      {"memory_bus_bits", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 1},
+      {"llc_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1},
+      {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1},
+      {"max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1},
+      {"max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1},
+      {"shared_memory_per_sm_bytes", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 1},
+      {"shared_memory_per_block_bytes", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 1},
+      {"registers_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 1},
+  };
+  for (const A& a : attrs) {
+    int v = 0;
+    if (d.cuDeviceGetAttribute(&v, a.attr, device) == CUDA_SUCCESS && v > 0) i[a.key] = int64_t(v) * a.scale;
+  }
+  int ecc = 0;
+  if (d.cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, device) == CUDA_SUCCESS) i["ecc"] = ecc != 0;
+}
+
+// NVRTC's version, its targets for compute capability cc_major.cc_minor and its library, and
+// cuBLAS's version and library, or why each is unavailable.
+void add_libraries(int cc_major, int cc_minor, Info& i) {
+  std::string why;
+  std::string v = nvrtc_version(&why);
+  i["nvrtc_version"] = v.empty() ? "unavailable: " + why : v;
+  if (!v.empty()) {
+    why.clear();
+    std::string t = nvrtc_target(cc_major, cc_minor, &why);
+    i["nvrtc_target"] = t.empty() ? "unavailable: " + why : t;
+    why.clear();
+    t = nvrtc_target(cc_major, cc_minor, &why, true);
+    i["nvrtc_arch_target"] = t.empty() ? "unavailable: " + why : t;
+    i["nvrtc_library"] = loaded_path("nvrtc");
+  }
+  why.clear();
+  v = cublas_version(&why);
+  i["cublas_version"] = v.empty() ? "unavailable: " + why : v;
+  if (!v.empty()) i["cublas_library"] = loaded_path("cublas");
+}
+
+// What compile() builds for one entry and its constants: the block size, whether the
+// architecture's arch-specific target was asked for, whether the clock probe is on, NVRTC's -D
+// options and the cache key so far.
+struct BuildPlan {
+  int block = kDefaultBlock;
+  bool arch_specific = false;
+  bool probe_on = true;
+  std::vector<std::string> options;
+  std::string key;
+};
+
+// The constants as a BuildPlan: BLOCK, AR_ARCH_SPECIFIC and AR_CLOCK_PROBE are requests to the
+// backend, every other constant a -D option. std::invalid_argument for a name that is not a C
+// identifier or a bad value.
+BuildPlan plan_build(const std::string& entry, const Constants& constants) {
+  BuildPlan p;
+  p.key = entry;
+  for (const auto& [name, value] : constants) {
+    if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not a C identifier");
+    if (name == "BLOCK") {
+      p.block = check_block(value, "block");
+      continue;
+    }
+    if (name == kArchSpecific) {  // a request to this backend, not a macro of the source
+      p.arch_specific = check_flag(value, kArchSpecific);
+      p.key += std::string("|") + kArchSpecific + (p.arch_specific ? "=1" : "=0");
+      continue;
+    }
+    if (name == kClockProbe) {  // likewise
+      p.probe_on = check_flag(value, kClockProbe);
+      continue;
+    }
+    p.options.push_back("-D" + name + "=" + format_constant(value));
+    p.key += "|" + p.options.back();
+  }
+  p.options.push_back("-DBLOCK=" + std::to_string(p.block));
+  return p;
+}
+
+// A source with the clock probe is built twice: without it for the timed samples, with it (the
+// entry renamed) for the probed launches between them (shaders/cuda/clock.cuh). Returns the probed
+// build's options (empty when there is none, with why the clock is not measured in `reason`) and
+// adds the probe's setting to `plan`'s options and key.
+std::vector<std::string> probe_build(const std::string& source, const std::string& entry, BuildPlan& plan,
+                                     std::string* reason) {
+  const bool has_probe = source.find("AR_CLOCK_PROBE_HERE") != std::string::npos;
+  std::vector<std::string> probe_options;
+  if (has_probe && plan.probe_on) {
+    probe_options = plan.options;
+    probe_options.push_back(std::string("-D") + kClockProbe + "=1");
+    probe_options.push_back("-D" + entry + "=" + entry + kProbeSuffix);
+  } else {
+    *reason = has_probe ? std::string("not measured: the clock probe was turned off (") + kClockProbe + "=0)"
+                        : "not measured: the kernel has no clock probe (shaders/cuda/clock.cuh)";
+  }
+  if (has_probe) plan.options.push_back(std::string("-D") + kClockProbe + "=0");
+  plan.key += std::string("|") + kClockProbe + (plan.probe_on ? "=1" : "=0");
+  return probe_options;
+}
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int index) : dev_(std::make_shared<Device>(index)) {
@@ -322,49 +433,8 @@ class CudaBackend final : public Backend {
     i["compute_capability"] = std::to_string(cc_major_) + "." + std::to_string(cc_minor_);
     i["driver_version"] = version_string(driver_version);
     i["driver_library"] = loaded_path("driver");
-    struct A {
-      const char* key;
-      CUdevice_attribute attr;
-      int64_t scale;
-    };
-    // cuda.h: CLOCK_RATE is "typical clock frequency in kilohertz" (the maximum boost clock on
-    // data-centre parts), MEMORY_CLOCK_RATE the "peak memory clock frequency in kilohertz".
-    static const A attrs[] = {
-        {"compute_units", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
-        {"clock_hz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 1000},
-        {"memory_clock_hz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 1000},
-        {"memory_bus_bits", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 1},
-        {"llc_bytes", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1},
-        {"warp_size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, 1},
-        {"max_threads_per_sm", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 1},
-        {"max_threads_per_block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1},
-        {"shared_memory_per_sm_bytes", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 1},
-        {"shared_memory_per_block_bytes", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 1},
-        {"registers_per_sm", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 1},
-    };
-    for (const A& a : attrs) {
-      int v = 0;
-      if (d.cuDeviceGetAttribute(&v, a.attr, dev_->device()) == CUDA_SUCCESS && v > 0) i[a.key] = int64_t(v) * a.scale;
-    }
-    int ecc = 0;
-    if (d.cuDeviceGetAttribute(&ecc, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, dev_->device()) == CUDA_SUCCESS)
-      i["ecc"] = ecc != 0;
-    std::string why;
-    std::string v = nvrtc_version(&why);
-    i["nvrtc_version"] = v.empty() ? "unavailable: " + why : v;
-    if (!v.empty()) {
-      why.clear();
-      std::string t = nvrtc_target(cc_major_, cc_minor_, &why);
-      i["nvrtc_target"] = t.empty() ? "unavailable: " + why : t;
-      why.clear();
-      t = nvrtc_target(cc_major_, cc_minor_, &why, true);
-      i["nvrtc_arch_target"] = t.empty() ? "unavailable: " + why : t;
-      i["nvrtc_library"] = loaded_path("nvrtc");
-    }
-    why.clear();
-    v = cublas_version(&why);
-    i["cublas_version"] = v.empty() ? "unavailable: " + why : v;
-    if (!v.empty()) i["cublas_library"] = loaded_path("cublas");
+    add_attributes(d, dev_->device(), i);
+    add_libraries(cc_major_, cc_minor_, i);
     return i;
   }
 
@@ -373,50 +443,13 @@ class CudaBackend final : public Backend {
   std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
                                   const Constants& constants) override {
     if (!is_identifier(entry)) throw std::invalid_argument("kernel entry '" + entry + "' is not a C identifier");
-    int block = kDefaultBlock;
-    bool arch_specific = false;
-    bool probe_on = true;
-    std::vector<std::string> options;
-    std::string key = entry;
-    for (const auto& [name, value] : constants) {
-      if (!is_identifier(name)) throw std::invalid_argument("constant name '" + name + "' is not a C identifier");
-      if (name == "BLOCK") {
-        block = check_block(value, "block");
-        continue;
-      }
-      if (name == kArchSpecific) {  // a request to this backend, not a macro of the source
-        arch_specific = check_flag(value, kArchSpecific);
-        key += std::string("|") + kArchSpecific + (arch_specific ? "=1" : "=0");
-        continue;
-      }
-      if (name == kClockProbe) {  // likewise
-        probe_on = check_flag(value, kClockProbe);
-        continue;
-      }
-      options.push_back("-D" + name + "=" + format_constant(value));
-      key += "|" + options.back();
-    }
-    options.push_back("-DBLOCK=" + std::to_string(block));
-    // A source with the clock probe is built twice: without it for the timed samples, with it (the
-    // entry renamed) for the probed launches between them (shaders/cuda/clock.cuh).
-    const bool has_probe = source.find("AR_CLOCK_PROBE_HERE") != std::string::npos;
-    std::vector<std::string> probe_options;
+    BuildPlan plan = plan_build(entry, constants);
     std::string probe_reason;
-    if (has_probe && probe_on) {
-      probe_options = options;
-      probe_options.push_back(std::string("-D") + kClockProbe + "=1");
-      probe_options.push_back("-D" + entry + "=" + entry + kProbeSuffix);
-    } else {
-      probe_reason = has_probe ? std::string("not measured: the clock probe was turned off (") + kClockProbe + "=0)"
-                               : "not measured: the kernel has no clock probe (shaders/cuda/clock.cuh)";
-    }
-    if (has_probe) options.push_back(std::string("-D") + kClockProbe + "=0");
-    key += std::string("|") + kClockProbe + (probe_on ? "=1" : "=0");
-    key += "|-DBLOCK=" + std::to_string(block) + "|" + source;  // the whole source: no hash collisions
-
+    const std::vector<std::string> probe_options = probe_build(source, entry, plan, &probe_reason);
+    plan.key += "|-DBLOCK=" + std::to_string(plan.block) + "|" + source;  // the whole source: no hash collisions
     {
       std::lock_guard<std::mutex> lock(cache_mutex_);
-      auto it = cache_.find(key);
+      auto it = cache_.find(plan.key);
       if (it != cache_.end()) return it->second;
     }
     // NVRTC runs outside the lock, so kernels compiled from several threads (suites/base.py
@@ -427,29 +460,34 @@ class CudaBackend final : public Backend {
     std::future<CompiledImage> probe_img;
     if (!probe_options.empty())
       probe_img = std::async(std::launch::async, nvrtc_compile, std::cref(source), entry + kProbeSuffix,
-                             std::cref(probe_options), cc_major_, cc_minor_, arch_specific);
+                             std::cref(probe_options), cc_major_, cc_minor_, plan.arch_specific);
     CompiledImage img;
     try {
-      img = nvrtc_compile(source, entry, options, cc_major_, cc_minor_, arch_specific);
+      img = nvrtc_compile(source, entry, plan.options, cc_major_, cc_minor_, plan.arch_specific);
     } catch (...) {
       if (probe_img.valid()) probe_img.wait();  // it reads `source` and `probe_options`
       throw;
     }
-    std::shared_ptr<Module> probe;
-    if (probe_img.valid()) {
-      try {
-        CompiledImage pi = probe_img.get();
-        std::lock_guard<std::mutex> lock(cache_mutex_);
-        probe = load_module(pi, entry + kProbeSuffix);
-      } catch (const std::exception& e) {
-        probe_reason = std::string("not measured: the kernel's probed build failed (") + e.what() + ")";
-      }
-    }
+    std::shared_ptr<Module> probe = load_probe(probe_img, entry, &probe_reason);
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    auto k = std::make_shared<CudaKernel>(load_module(img, entry), entry, block, probe, probe_reason);
-    cache_.emplace(key, k);
+    if (auto it = cache_.find(plan.key); it != cache_.end()) return it->second;
+    auto k = std::make_shared<CudaKernel>(load_module(img, entry), entry, plan.block, probe, probe_reason);
+    cache_.emplace(plan.key, k);
     return k;
+  }
+
+  // The probed build's module once `img` (its compile, if any) has finished: null when there is
+  // none, or when it failed, with why the clock is then not measured in `reason`.
+  std::shared_ptr<Module> load_probe(std::future<CompiledImage>& img, const std::string& entry, std::string* reason) {
+    if (!img.valid()) return nullptr;
+    try {
+      CompiledImage pi = img.get();
+      std::lock_guard<std::mutex> lock(cache_mutex_);
+      return load_module(pi, entry + kProbeSuffix);
+    } catch (const std::exception& e) {
+      *reason = std::string("not measured: the kernel's probed build failed (") + e.what() + ")";
+      return nullptr;
+    }
   }
 
   // Loads a compiled image and finds `entry` in it (the context made current).
