@@ -1,6 +1,6 @@
 """The WebGPU backend on this machine's first Vulkan, Metal or D3D12 adapter (lavapipe in CI: .ci/run
-installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak) at small sizes, each
-output checked against its NumPy reference; a planted wrong WGSL result fails its check; the buffer
+installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy) at small sizes,
+each output checked against its NumPy reference; a planted wrong WGSL result fails its check; the buffer
 calls keep the order the backend contract asks. Skipped, saying why, without wgpu or such an adapter."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.hierarchy.suite import HierarchySuite
 from apple_roofline.suites.peak.suite import PeakSuite
 from apple_roofline.suites.stream.suite import StreamSuite
 from apple_roofline.suites.sweep.suite import SweepSuite
@@ -36,8 +37,8 @@ def backend() -> Iterator[Any]:
     yield open_device(f"wgpu:{_adapter()}")
 
 
-def _ctx(backend: Any) -> SuiteContext:
-    info = dict(backend.info())
+def _ctx(backend: Any, **info_keys: Any) -> SuiteContext:
+    info = {**backend.info(), **info_keys}
     options = {"max_launch_s": 0.01, QUICK_SHRINK_OPTION: 3}
     return SuiteContext(backend, "wgpu", info, True, 1 << 20, options)
 
@@ -96,6 +97,37 @@ def test_a_planted_wrong_result_fails_its_check(backend: Any) -> None:
     short.time(peak.args, peak.launch, 1, 1)
     ok, msg = peak.check()
     assert not ok and "neither" in msg, msg
+
+
+def _small_hierarchy(backend: Any) -> HierarchySuite:
+    """The hierarchy suite under a 1 MiB largest binding: DRAM's points at 512 KiB and 1 MiB (no cache
+    level is documented for a wgpu adapter), then the shared-memory kernel."""
+    return HierarchySuite(_ctx(backend, max_buffer_bytes=1 << 20))
+
+
+def test_hierarchy_validates(backend: Any) -> None:
+    """read, rmw (its buffer restored) and shared each run and match their NumPy references."""
+    measured = set()
+    for case in _small_hierarchy(backend).cases():
+        ok, msg = _measure(case)
+        assert ok, f"hierarchy/{case.kernel.name} {case.params}: {msg}"
+        measured.add(case.kernel.name)
+    assert measured == {"read", "rmw", "shared"}, measured
+
+
+def test_hierarchy_catches_a_planted_wrong_sum(backend: Any) -> None:
+    """hier_read with lane 0's sum off by one in one component fails its check."""
+    from apple_roofline.shaders import resolve
+
+    case = next(c for c in _small_hierarchy(backend).cases() if c.kernel.name == "read")
+    text, entry = resolve("hierarchy.wgsl", "hier_read")
+    planted = text.replace("out[t] = acc;", "out[t] = acc + vec4<u32>(0u, 0u, 0u, u32(t == 0u));")
+    assert planted != text
+    wrong = backend.compile(planted, entry, {"BLOCK": 256, "ROTATE": 1, "PASSES": case.params["passes"]})
+    case.reset()
+    wrong.time(case.args, case.launch, 1, 1)
+    ok, msg = case.check()
+    assert not ok and "add up to" in msg, msg
 
 
 def test_buffers_keep_the_launch_order(backend: Any) -> None:

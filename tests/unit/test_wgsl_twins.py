@@ -13,6 +13,7 @@ from tests.shader_twins import cuda_entries, cuda_kind, read_shader, required_ma
 
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.base import UNREACHABLE, KernelDef
+from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS
 from apple_roofline.suites.sweep.suite import SWEEP_KERNELS
@@ -24,7 +25,13 @@ def _tables() -> List[KernelDef]:
     kdefs += [
         KernelDef("sweep", name, "fp32", fk.sources("fp32"), constants=fk.constants()) for name, fk in SWEEP_KERNELS
     ]
+    kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     return kdefs
+
+
+#: Overrides a suite sets per case rather than its kernel table: the FMA chains' length F and the
+#: hierarchy's passes per launch PASSES.
+CASE_OVERRIDES = {"F", "PASSES"}
 
 
 def _entries(src: str) -> List[str]:
@@ -49,7 +56,7 @@ def test_wgsl_twin_takes_the_cuda_arguments(kdef: KernelDef) -> None:
     assert "BLOCK" in declared
     assert required_macros(cuda_src) <= set(declared), f"{source} lacks overrides {required_macros(cuda_src)}"
     table = set(kdef.constants.get("wgpu", {}))
-    assert set(declared) - {"F"} <= table, f"{source} declares overrides its kernel table does not set"
+    assert set(declared) - CASE_OVERRIDES <= table, f"{source} declares overrides its kernel table does not set"
 
 
 def test_every_wgsl_compute_file_is_a_table_source() -> None:

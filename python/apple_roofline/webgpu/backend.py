@@ -20,6 +20,7 @@ kernel table's :data:`~apple_roofline.suites.base.UNREACHABLE`) is a kernel WebG
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 import threading
 import time
@@ -150,6 +151,9 @@ class WgpuBackend:
             "limits": dict(self.limits),
             "max_buffer_bytes": max_bytes,
             "subgroup_size": self.subgroup_size,
+            # a CPU adapter (lavapipe, WARP) runs its invocations on the host's threads; a GPU's cores
+            # WebGPU does not say (the suites then size their launches without them)
+            **({"compute_units": os.cpu_count() or 1} if str(a.get("adapter_type", "")) == "CPU" else {}),
             "not_reachable": dict(NOT_REACHABLE),
             # WGSL's fma() has the accuracy of a multiply then an add: fusing is the driver's choice
             "fma_may_round_twice": True,

@@ -30,7 +30,7 @@ Passes per launch: a power of two, at least 2, chosen so that a launch lasts abo
 bandwidth the kernel reached at the previous working set (before the first point, at that of three probe
 launches moving :data:`FIRST_LAUNCH_BYTES`): the timing is of the level, not of the first pass's misses or the
 launch. Lanes (work items): a whole wave of the device where the backend reports one (CUDA), else the CPU's
-threads, else 2048 per GPU core.
+threads, else 2048 per GPU core, else (a WebGPU adapter, which reports neither) :data:`UNKNOWN_CORES_LANES`.
 
 Counting: no FLOPs (integer adds are not counted); bytes = 16 × (words read, and for ``rmw``
 written, by all lanes over all passes) + 16 × lanes (the sums written): the bytes that pass through
@@ -106,6 +106,12 @@ MAX_PASSES = 1 << 20
 LANE_ROUND = 16
 #: Threads per block / threadgroup of every hierarchy kernel on GPUs (TILE_WORDS is a multiple).
 BLOCK = 256
+#: The WebGPU kernels are built without naga's runtime checks (docs/design/backends.md, "The WebGPU
+#: backend"): every index is below the working set's words, which the suite allocates, and every loop ends.
+WGPU_TRUSTED = {"AR_RUNTIME_CHECKS": 0}
+#: Lanes where the device reports neither a wave nor its cores (a WebGPU GPU adapter: WebGPU says
+#: neither): about one wave of the largest GPUs (an H200 holds 132 SMs × 2048 = 270,336 threads).
+UNKNOWN_CORES_LANES = 1 << 18
 _U32 = (1 << 32) - 1
 
 
@@ -125,8 +131,12 @@ class HierKernel:
                 "hierarchy",
                 self.name,
                 "u32",
-                {"cuda": ("hierarchy.cu", self.entry), "metal": ("hierarchy.metal", self.entry)},
-                constants={"cuda": gpu, "metal": gpu},
+                {
+                    "cuda": ("hierarchy.cu", self.entry),
+                    "metal": ("hierarchy.metal", self.entry),
+                    "wgpu": ("hierarchy_shared.wgsl", self.entry),
+                },
+                constants={"cuda": gpu, "metal": gpu, "wgpu": {**gpu, **WGPU_TRUSTED}},
                 ceiling_class=f"{SHARED_LEVEL} bandwidth",
                 ceiling_kind="bandwidth",
             )
@@ -141,8 +151,9 @@ class HierKernel:
                 "cpu": ("builtin", self.entry),
                 "cuda": ("hierarchy.cu", self.entry),
                 "metal": ("hierarchy.metal", self.entry),
+                "wgpu": ("hierarchy_rmw.wgsl" if self.rmw else "hierarchy.wgsl", self.entry),
             },
-            constants={"cuda": {**gpu, **extra}, "metal": {**gpu, **extra}},
+            constants={"cuda": {**gpu, **extra}, "metal": {**gpu, **extra}, "wgpu": {**gpu, **extra, **WGPU_TRUSTED}},
         )
 
 
@@ -337,6 +348,8 @@ class HierarchySuite(Suite):
         caches = [lv for lv in self.levels if lv.name != SHARED_LEVEL]
         mem = int(ctx.info.get("memory_bytes", 0) or 0)
         limit = mem // 8 if mem else 1 << 62  # two buffers of the largest working set, well inside memory
+        most = int(ctx.info.get("max_buffer_bytes", 0) or 0)  # a WebGPU adapter's largest binding
+        limit = min(limit, most) if most else limit
         if self.form == "full":
             # the curve to 8× the largest level, then DRAM's points (the transition between is
             # long and slow on a CPU: 1 to 4 s a point on the 2-core development machine); both of
@@ -365,7 +378,7 @@ class HierarchySuite(Suite):
 
     def _lanes(self, src: Tuple[str, str], consts: Constants) -> int:
         """A whole wave of the device where the backend reports one, else the CPU's threads, else
-        2048 per GPU core (a multiple of BLOCK)."""
+        2048 per GPU core (a multiple of BLOCK), else :data:`UNKNOWN_CORES_LANES`."""
         from ..waves import wave_items
 
         wave = wave_items(self.ctx.backend, src, consts)
@@ -374,7 +387,8 @@ class HierarchySuite(Suite):
         threads = int(self.ctx.info.get("threads", 0) or 0)
         if threads:
             return threads
-        return max(1, int(self.ctx.info.get("compute_units", 0) or 1)) * 2048
+        units = int(self.ctx.info.get("compute_units", 0) or 0)
+        return units * 2048 if units else UNKNOWN_CORES_LANES
 
     def cases(self) -> Iterator[Case]:
         backend = self.ctx.backend
