@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -205,15 +206,30 @@ def _measure_run(backend: str, args: argparse.Namespace, argv: list[str] | None)
     return run, save
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+@dataclass
+class Options:
+    """The checked command line: the parsed options, the matrix sizes N and the dtypes."""
+
+    args: argparse.Namespace
+    sizes: list[int]
+    dtypes: list[str]
+
+
+def _parse_sizes(text: str, parser: argparse.ArgumentParser) -> list[int]:
     try:
-        sizes = [int(s) for s in _parse_list(args.sizes, "--sizes", parser)]
+        sizes = [int(s) for s in _parse_list(text, "--sizes", parser)]
     except ValueError:
-        parser.error(f"--sizes {args.sizes!r}: expected comma-separated integers, e.g. 256,512,1024")
+        parser.error(f"--sizes {text!r}: expected comma-separated integers, e.g. 256,512,1024")
     if min(sizes) < 1:
         parser.error("--sizes: each size must be >= 1")
+    return sizes
+
+
+def parse_options(argv: list[str] | None) -> Options:
+    """The command line, checked; exits with a usage error (status 2) on a bad value."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    sizes = _parse_sizes(args.sizes, parser)
     dtypes = _parse_list(args.dtypes, "--dtypes", parser)
     for d in dtypes:
         if d not in MLX_DTYPES:
@@ -222,54 +238,69 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--reps {args.reps} is out of range (valid: 1 to 10000)")
     if args.output and Path(args.output).suffix.lower() not in PLOT_SUFFIXES:
         parser.error(f"-o {args.output}: the plot must be one of {', '.join(PLOT_SUFFIXES)}")
+    return Options(args, sizes, dtypes)
 
+
+def open_device(asked: str | None) -> tuple[Any, Any, str] | None:
+    """``(mx, device, backend)``: ``mlx.core``, the MLX device to run on (see :func:`_device`) and the
+    apple-roofline backend of its runs; printed first. None where MLX or the device asked for is
+    missing (a message is printed)."""
     mx = _load_mlx()
-    chosen = _device(mx, args.device) if mx is not None else None
+    chosen = _device(mx, asked) if mx is not None else None
     if mx is None or chosen is None:
-        return EXIT_MISSING
+        return None
     kind, why = chosen
     device, backend = mx.Device(getattr(mx, kind), 0), BACKENDS[kind]
     print(f"MLX {getattr(mx, '__version__', '(version unknown)')} on {device_text(mx, device)}: {why}")
+    return mx, device, backend
 
+
+def run_and_folder(backend: str, args: argparse.Namespace, argv: list[str] | None) -> tuple[Any, Path] | None:
+    """The run to place the points on (``RUN.json``, else measured here) and the folder the plot goes
+    to by default (the run's); None where there is no usable run (a message is printed)."""
     if args.run:
         run = _load_run(Path(args.run), backend)
-        if run is None:
-            return 1
-        plot_dir = Path(args.run).parent
-    else:
-        measured = _measure_run(backend, args, argv)
-        if measured is None:
-            return 1
-        run, plot_dir = measured[0], measured[1].parent
-    model = ar.Roofline.from_run(run)
-    print(f"roofline: {model.title}")
+        return None if run is None else (run, Path(args.run).parent)
+    measured = _measure_run(backend, args, argv)
+    return None if measured is None else (measured[0], measured[1].parent)
 
+
+def _measure_size(mx: Any, device: Any, dtype: str, n: int, reps: int) -> tuple[Any, bool, str]:
+    """Time ``a @ b`` of N×N random inputs in dtype on device: ``(point, ok, message)``, ok and message
+    from checking the last product against NumPy float64."""
+    mx_dtype = getattr(mx, MLX_DTYPES[dtype])
+    ka, kb = mx.random.split(mx.random.key(n))
+    a = mx.random.normal((n, n), dtype=mx_dtype, key=ka, stream=device)
+    b = mx.random.normal((n, n), dtype=mx_dtype, key=kb, stream=device)
+    mx.eval(a, b)
+    fn, sync, last = _timed_matmul(mx, a, b, device)
+    flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
+    p = ar.measure(
+        fn,
+        flops=flops,
+        bytes=nbytes,
+        sync=sync,
+        name=f"{dtype} N={n}",
+        reps=reps,
+        warmup=2,
+        dtype=dtype,
+        pipe="tensor",  # a matmul: judged against the GEMM ceiling of its precision
+        working_set=nbytes,  # A, B and C: the memory level they fit in sets the bandwidth
+    )
+    ok, message = check_gemm(_host(mx, a, dtype), _host(mx, b, dtype), _host(mx, last[0], dtype), dtype)
+    return p, ok, message
+
+
+def measure_points(mx: Any, device: Any, model: Any, opts: Options) -> tuple[list[Any], int]:
+    """Every dtype × size measured, checked and judged against the model, a table row each on stdout:
+    the valid points and the count of invalid products (not placed)."""
     points, invalid = [], 0
     print(
         f"{'dtype':>5}  {'N':>6}  {'GFLOP/s':>9}  {'FLOP/B':>7}  {'attainable':>10}  {'efficiency':>10}  roof: verdict"
     )
-    for dtype in dtypes:
-        mx_dtype = getattr(mx, MLX_DTYPES[dtype])
-        for n in sizes:
-            ka, kb = mx.random.split(mx.random.key(n))
-            a = mx.random.normal((n, n), dtype=mx_dtype, key=ka, stream=device)
-            b = mx.random.normal((n, n), dtype=mx_dtype, key=kb, stream=device)
-            mx.eval(a, b)
-            fn, sync, last = _timed_matmul(mx, a, b, device)
-            flops, nbytes = ar.flops_bytes.matmul(n, n, n, dtype)
-            p = ar.measure(
-                fn,
-                flops=flops,
-                bytes=nbytes,
-                sync=sync,
-                name=f"{dtype} N={n}",
-                reps=args.reps,
-                warmup=2,
-                dtype=dtype,
-                pipe="tensor",  # a matmul: judged against the GEMM ceiling of its precision
-                working_set=nbytes,  # A, B and C: the memory level they fit in sets the bandwidth
-            )
-            ok, message = check_gemm(_host(mx, a, dtype), _host(mx, b, dtype), _host(mx, last[0], dtype), dtype)
+    for dtype in opts.dtypes:
+        for n in opts.sizes:
+            p, ok, message = _measure_size(mx, device, dtype, n, opts.args.reps)
             if not ok:
                 invalid += 1
                 print(f"{dtype:>5}  {n:>6}  invalid, not placed: {message}")
@@ -283,11 +314,30 @@ def main(argv: list[str] | None = None) -> int:
                 f"{roof}{v.verdict}"
             )
             print(f"{'':>15}valid: {message}")
+    return points, invalid
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the example (argv: the command line without the program name); returns 0, 1 on an invalid
+    product or an unusable run, EXIT_MISSING where MLX or its device is missing."""
+    opts = parse_options(argv)
+    args = opts.args
+    opened = open_device(args.device)
+    if opened is None:
+        return EXIT_MISSING
+    mx, device, backend = opened
+    found = run_and_folder(backend, args, argv)
+    if found is None:
+        return 1
+    run, plot_dir = found
+    model = ar.Roofline.from_run(run)
+    print(f"roofline: {model.title}")
+    points, invalid = measure_points(mx, device, model, opts)
 
     if points:
         out = Path(args.output) if args.output else plot_dir / "mlx_matmul.png"
         fig = ar.plot_roofline(
-            model, points=points, title=f"MLX matmul ({', '.join(dtypes)}) on {run.device_name} ({device})"
+            model, points=points, title=f"MLX matmul ({', '.join(opts.dtypes)}) on {run.device_name} ({device})"
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         save_figure(fig, out)
