@@ -138,13 +138,7 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
     if not series:
         _not_measured(ax)
         return
-    data: list[tuple[LatencySeries, np.ndarray, np.ndarray]] = []
-    hidden = 0
-    for s in series:
-        us = np.asarray(s.samples_s, dtype=np.float64) * 1e6
-        pos = us[us > 0]
-        hidden += int(us.size - pos.size)
-        data.append((s, us, pos))
+    data, hidden = _positive_samples(series)
     drawable = [pos for _s, _us, pos in data if pos.size]
     if not drawable:
         _not_measured(ax, "no sample > 0 µs to draw on a log axis\n(see the report for the values)")
@@ -154,50 +148,13 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
     peak = 0.0
     for s, us, pos in data:
         color = colors[(s.kernel, s.path)]
-        width, alpha = _CLOCK_WIDTHS.get(s.clock, (1.2, 1.0))
-        if pos.size:
-            counts, _edges, _patches = ax.hist(
-                pos,
-                bins=bins,
-                weights=np.full(pos.size, 1.0 / us.size),
-                histtype="step",
-                color=color,
-                linestyle=MEASURED,
-                linewidth=width,
-                alpha=alpha,
-                label=_label(s),
-                gid=f"hist:{_label(s)}",
-            )
-            peak = max(peak, float(np.max(counts)))
-        else:
-            ax.plot([], [], color=color, linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s))
-        p50 = s.distribution.p50 * 1e6
-        if p50 > 0:  # a tick down from the top edge, a triangle on it: clear of the outlines' own edges
-            ax.plot(
-                [p50, p50],
-                [1.0, 0.94],
-                transform=ax.get_xaxis_transform(),
-                color=color,
-                linestyle=MEASURED,
-                linewidth=1.2,
-                marker="v",
-                markevery=[0],
-                markersize=6,
-                clip_on=False,
-                gid=f"p50:{_label(s)}",
-            )
+        peak = max(peak, _series_outline(ax, s, us, pos, bins, color))
+        _median_tick(ax, s, color)
     ax.set_xlabel(X_LABEL_US)
     ax.set_ylabel("fraction of samples")
     ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
     ax.set_axisbelow(True)
-    handles, names = ax.get_legend_handles_labels()
-    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle="none", marker="v", markersize=6))
-    names.append("p50 (median)")
-    ncol = 2 if len(names) > 6 else 1
-    ax.legend(handles, names, fontsize=7, loc="upper right", ncol=ncol, framealpha=0.85)
-    # head room for the legend: about 6 % of the axes' height per legend row
-    room = min(0.06 * math.ceil(len(names) / ncol) + 0.05, 0.6)
-    ax.set_ylim(0.0, (peak or 1.0) / (1.0 - room))
+    _histogram_legend(ax, peak)
     if hidden:
         ax.text(
             0.01,
@@ -209,6 +166,77 @@ def _histogram(ax: Axes, title: str, series: list[LatencySeries], colors: dict[t
             fontsize=7,
             color="#4d4d4d",
         )
+
+
+def _positive_samples(
+    series: list[LatencySeries],
+) -> tuple[list[tuple[LatencySeries, np.ndarray, np.ndarray]], int]:
+    """``(data, hidden)``: per series, itself, its samples in µs and those above 0 µs (what a log
+    axis can draw); and how many samples of all the series are at or below 0 µs."""
+    data: list[tuple[LatencySeries, np.ndarray, np.ndarray]] = []
+    hidden = 0
+    for s in series:
+        us = np.asarray(s.samples_s, dtype=np.float64) * 1e6
+        pos = us[us > 0]
+        hidden += int(us.size - pos.size)
+        data.append((s, us, pos))
+    return data, hidden
+
+
+def _series_outline(ax: Axes, s: LatencySeries, us: np.ndarray, pos: np.ndarray, bins: np.ndarray, color: str) -> float:
+    """The step outline of one series' samples above 0 µs (``pos`` of all ``us``), each weighted
+    1/len(us) so a bar is a fraction of the series' samples, or only its legend entry when none is
+    above 0; the tallest bar's fraction (0.0 when none is drawn)."""
+    width, alpha = _CLOCK_WIDTHS.get(s.clock, (1.2, 1.0))
+    if not pos.size:
+        ax.plot([], [], color=color, linestyle=MEASURED, linewidth=width, alpha=alpha, label=_label(s))
+        return 0.0
+    counts, _edges, _patches = ax.hist(
+        pos,
+        bins=bins,
+        weights=np.full(pos.size, 1.0 / us.size),
+        histtype="step",
+        color=color,
+        linestyle=MEASURED,
+        linewidth=width,
+        alpha=alpha,
+        label=_label(s),
+        gid=f"hist:{_label(s)}",
+    )
+    return float(np.max(counts))
+
+
+def _median_tick(ax: Axes, s: LatencySeries, color: str) -> None:
+    """The series' median (p50, µs) as a tick down from the top edge with a triangle on it, clear of
+    the outlines' own edges; nothing for a median at or below 0 µs (off the log axis)."""
+    p50 = s.distribution.p50 * 1e6
+    if p50 > 0:
+        ax.plot(
+            [p50, p50],
+            [1.0, 0.94],
+            transform=ax.get_xaxis_transform(),
+            color=color,
+            linestyle=MEASURED,
+            linewidth=1.2,
+            marker="v",
+            markevery=[0],
+            markersize=6,
+            clip_on=False,
+            gid=f"p50:{_label(s)}",
+        )
+
+
+def _histogram_legend(ax: Axes, peak: float) -> None:
+    """The panel's legend (the series, then the median's triangle), one or two columns, and the y
+    range from 0 to the tallest bar (``peak``, a fraction) with head room for the legend."""
+    handles, names = ax.get_legend_handles_labels()
+    handles.append(mpl("matplotlib.lines").Line2D([], [], color="#4d4d4d", linestyle="none", marker="v", markersize=6))
+    names.append("p50 (median)")
+    ncol = 2 if len(names) > 6 else 1
+    ax.legend(handles, names, fontsize=7, loc="upper right", ncol=ncol, framealpha=0.85)
+    # head room for the legend: about 6 % of the axes' height per legend row
+    room = min(0.06 * math.ceil(len(names) / ncol) + 0.05, 0.6)
+    ax.set_ylim(0.0, (peak or 1.0) / (1.0 - room))
 
 
 def _steps(ax: Axes, study: DispatchStudy) -> None:
