@@ -135,6 +135,12 @@ class LatencySeries:
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples_s", tuple(float(s) for s in self.samples_s))
         where = f"series {self.kernel}/{self.measure}/{self.path}"
+        self._check_labels(where)
+        self._check_samples(where)
+
+    def _check_labels(self, where: str) -> None:
+        """ValueError for an unknown kernel, measure or clock, an empty path, or a step name given
+        (or missing) against the measure."""
         if self.kernel not in KERNELS:
             raise ValueError(f"{where}: kernel {self.kernel!r} is not one of {', '.join(KERNELS)}")
         if self.measure not in MEASURES:
@@ -145,6 +151,10 @@ class LatencySeries:
             raise ValueError(f"{where}: path must not be empty")
         if (self.measure == "step") != bool(self.step):
             raise ValueError(f"{where}: a step name is required for measure 'step' and only there")
+
+    def _check_samples(self, where: str) -> None:
+        """ValueError for ``launches_per_sample < 1``, no samples, a non-finite sample, or a zero or
+        negative sample outside :data:`SIGNED_MEASURES`."""
         count = self.launches_per_sample
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{where}: launches_per_sample {count!r} is out of range (valid: 1 or more)")
