@@ -13,7 +13,7 @@ import contextlib
 import struct
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, NamedTuple
 
 import numpy as np
 
@@ -73,23 +73,47 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
     if library is None:
         raise RuntimeError(f"newLibraryWithSource failed for shaders/metal/dispatch.metal: {describe_ns_error(err)}")
     queue = device.newCommandQueue()
-    errors: list[str] = []
+    null_pso = _pipeline(device, library, "dispatch_null")
+    tiny_pso = _pipeline(device, library, "dispatch_tiny")
+    buf, x = _shared_buffer(metal, device)
+    launch_null, launch_tiny = _launchers(metal, queue, null_pso, tiny_pso, buf)
+    yield _peer_kernels(lib, scope, launch_null, launch_tiny, _checks(completed, x, lib)), []
 
-    def pipeline(entry: str) -> Any:
-        fn = library.newFunctionWithName_(entry)
-        if fn is None:
-            raise RuntimeError(f"dispatch.metal has no function {entry}")
-        pso, perr = device.newComputePipelineStateWithFunction_error_(fn, None)
-        if pso is None:
-            raise RuntimeError(f"newComputePipelineStateWithFunction failed for {entry}: {describe_ns_error(perr)}")
-        return pso
 
-    null_pso = pipeline("dispatch_null")
-    tiny_pso = pipeline("dispatch_tiny")
+def _pipeline(device: Any, library: Any, entry: str) -> Any:
+    """The compute pipeline state of dispatch.metal's function ``entry``.
+
+    Raises:
+        RuntimeError: the library has no such function, or the pipeline failed (the NSError's text).
+    """
+    fn = library.newFunctionWithName_(entry)
+    if fn is None:
+        raise RuntimeError(f"dispatch.metal has no function {entry}")
+    pso, perr = device.newComputePipelineStateWithFunction_error_(fn, None)
+    if pso is None:
+        raise RuntimeError(f"newComputePipelineStateWithFunction failed for {entry}: {describe_ns_error(perr)}")
+    return pso
+
+
+def _shared_buffer(metal: Any, device: Any) -> tuple[Any, np.ndarray]:
+    """The tiny kernel's :data:`TINY_FLOATS` float32 buffer in shared storage, and a NumPy view of
+    its contents (float32, the host's side of the same memory).
+
+    Raises:
+        RuntimeError: the allocation failed.
+    """
     buf = device.newBufferWithLength_options_(TINY_FLOATS * 4, int(getattr(metal, "MTLResourceStorageModeShared", 0)))
     if buf is None:
         raise RuntimeError(f"newBufferWithLength failed for {TINY_FLOATS * 4} bytes")
-    x = np.frombuffer(buf.contents().as_buffer(TINY_FLOATS * 4), dtype=np.float32)
+    return buf, np.frombuffer(buf.contents().as_buffer(TINY_FLOATS * 4), dtype=np.float32)
+
+
+def _launchers(
+    metal: Any, queue: Any, null_pso: Any, tiny_pso: Any, buf: Any
+) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """``(launch_null, launch_tiny)``: one launch each, one command buffer on ``queue`` committed and
+    returned, not waited for (null: one thread, n = 1; tiny: :data:`TINY_ITEMS` threads in one
+    threadgroup, ``buf`` and n = :data:`TINY_ITEMS`)."""
     n_null = struct.pack("<Q", 1)
     n_tiny = struct.pack("<Q", TINY_ITEMS)
     grid_null, group_null = metal.MTLSizeMake(1, 1, 1), metal.MTLSizeMake(1, 1, 1)
@@ -115,6 +139,27 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
         enc.endEncoding()
         cb.commit()
         return cb
+
+    return launch_null, launch_tiny
+
+
+class _Checks(NamedTuple):
+    """The wait both kernels share and each kernel's reset and validation, over one list of the
+    waits that failed since the last reset."""
+
+    wait: Callable[[Any], None]
+    reset_null: Callable[[], None]
+    reset_tiny: Callable[[], None]
+    check_null: Callable[[int], tuple[bool, str]]
+    check_tiny: Callable[[int], tuple[bool, str]]
+
+
+def _checks(completed: int, x: np.ndarray, lib: str) -> _Checks:
+    """The wait (``waitUntilCompleted``; a status other than ``completed`` is kept as a failed wait),
+    the resets (forget the failed waits; tiny: also zero its output ``x``) and the checks (invalid
+    after a failed wait; null: else no output to check; tiny: every float of ``x`` equal to the
+    launches made). Closures, as the other peers' are: the wait is inside the timed loops."""
+    errors: list[str] = []
 
     def wait(cb: Any) -> None:
         cb.waitUntilCompleted()
@@ -142,30 +187,41 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
             return False, f"{len(errors)} failed wait(s); first: {errors[0]}"
         return check_tiny_counts(x.copy(), count)
 
+    return _Checks(wait, reset_null, reset_tiny, check_null, check_tiny)
+
+
+def _peer_kernels(
+    lib: str,
+    scope: Callable[[], AbstractContextManager[Any]],
+    launch_null: Callable[[], Any],
+    launch_tiny: Callable[[], Any],
+    checks: _Checks,
+) -> list[PeerKernel]:
+    """The null and tiny kernels as the peer launches them, with the notes' text of their calls."""
     encode = (
         "queue.commandBuffer(), computeCommandEncoder(), setComputePipelineState_, {args}"
         "dispatchThreads_threadsPerThreadgroup_({n}, {g}), endEncoding(), commit(): one command buffer"
     )
     waited = "waitUntilCompleted() of the last command buffer, status() == Completed"
-    kernels = [
+    return [
         PeerKernel(
             kernel="null",
             launch=launch_null,
-            wait=wait,
+            wait=checks.wait,
             what=(
                 f"{lib}: shaders/metal/dispatch.metal dispatch_null (newLibraryWithSource, default options), "
                 f"dispatchThreads 1, threadgroup 1, n = 1; an autorelease pool per sample (untimed)"
             ),
             launch_calls=encode.format(args="setBytes_length_atIndex_(n, 8, 0), ", n=1, g=1),
             wait_calls=waited,
-            check=check_null,
-            reset=reset_null,
+            check=checks.check_null,
+            reset=checks.reset_null,
             scope=scope,
         ),
         PeerKernel(
             kernel="tiny",
             launch=launch_tiny,
-            wait=wait,
+            wait=checks.wait,
             what=(
                 f"{lib}: shaders/metal/dispatch.metal dispatch_tiny (newLibraryWithSource, default options), "
                 f"dispatchThreads {TINY_ITEMS}, threadgroup {TINY_ITEMS}, n = {TINY_ITEMS}: {TINY_ITEMS} float4 "
@@ -177,12 +233,11 @@ def open_kernels(device_index: int) -> Iterator[OpenedKernels]:
                 g=TINY_ITEMS,
             ),
             wait_calls=waited,
-            check=check_tiny,
-            reset=reset_tiny,
+            check=checks.check_tiny,
+            reset=checks.reset_tiny,
             scope=scope,
         ),
     ]
-    yield kernels, []
 
 
 #: Backend -> how the peer opens its kernels on a device of that backend (its index).
