@@ -142,70 +142,97 @@ def run_children(
     Raises:
         OSError: a child could not be started (those already started are stopped first).
     """
-    procs: List["subprocess.Popen[bytes]"] = []
-    starts: List[float] = []
-    results: List[Optional[ChildResult]] = [None] * len(children)
-    stop_at: List[Optional[float]] = [None]
+    group = _Group(children, on_exit)
     next_tick = time.monotonic() + tick_s
-
-    def stop(signum: int, _frame: Optional[FrameType]) -> None:
-        if stop_at[0] is None:
-            stop_at[0] = time.monotonic()
-            for i, p in enumerate(procs):
-                if results[i] is None and p.poll() is None:
-                    _send(p, signal.SIGINT)
-
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, group.stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        try:
-            for c in children:
-                procs.append(_start(c))
-                starts.append(time.monotonic())
-        except OSError:
-            stop(signal.SIGINT, None)
-            for p in procs:
-                p.wait()
-            raise
-        while any(r is None for r in results):
-            for i, p in enumerate(procs):
-                if results[i] is None and p.poll() is not None:
-                    r = ChildResult(
-                        children[i],
-                        int(p.returncode),
-                        time.monotonic() - starts[i],
-                        stop_at[0] is not None,
-                        False,
-                        children[i].out / LOG_NAME,
-                    )
-                    results[i] = r
-                    if on_exit is not None:
-                        on_exit(r)
-            if stop_at[0] is not None and time.monotonic() - stop_at[0] > grace_s:
-                for i, p in enumerate(procs):
-                    if results[i] is None:
-                        _send(p, signal.SIGKILL)
-                        p.wait()
-                        r = ChildResult(
-                            children[i],
-                            int(p.returncode),
-                            time.monotonic() - starts[i],
-                            True,
-                            True,
-                            children[i].out / LOG_NAME,
-                        )
-                        results[i] = r
-                        if on_exit is not None:
-                            on_exit(r)
+        group.start()
+        while group.waiting():
+            group.reap()
+            group.kill_late(grace_s)
             if on_tick is not None and time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + tick_s
-                running = [c for c, r in zip(children, results) if r is None]
+                running = group.running()
                 if running:
                     on_tick(running)
             time.sleep(_POLL_S)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-    return [r for r in results if r is not None]
+    return [r for r in group.results if r is not None]
+
+
+class _Group:
+    """The children of one :func:`run_children` call: their processes, start instants and results
+    (None while running), and when a stop was asked for (None until SIGINT or SIGTERM)."""
+
+    def __init__(self, children: Sequence[Child], on_exit: Optional[Callable[[ChildResult], None]]) -> None:
+        self.children, self.on_exit = children, on_exit
+        self.procs: List["subprocess.Popen[bytes]"] = []
+        self.starts: List[float] = []
+        self.results: List[Optional[ChildResult]] = [None] * len(children)
+        self.stop_at: Optional[float] = None
+
+    def stop(self, signum: int, _frame: Optional[FrameType]) -> None:
+        """The signal handler: on the first signal, SIGINT to every child still running."""
+        if self.stop_at is None:
+            self.stop_at = time.monotonic()
+            for i, p in enumerate(self.procs):
+                if self.results[i] is None and p.poll() is None:
+                    _send(p, signal.SIGINT)
+
+    def start(self) -> None:
+        """Start every child, in order.
+
+        Raises:
+            OSError: a child could not be started; those already started were stopped and waited for.
+        """
+        try:
+            for c in self.children:
+                self.procs.append(_start(c))
+                self.starts.append(time.monotonic())
+        except OSError:
+            self.stop(signal.SIGINT, None)
+            for p in self.procs:
+                p.wait()
+            raise
+
+    def waiting(self) -> bool:
+        """Whether a child has no result yet."""
+        return any(r is None for r in self.results)
+
+    def running(self) -> List[Child]:
+        """The children with no result yet, in order."""
+        return [c for c, r in zip(self.children, self.results) if r is None]
+
+    def finish(self, i: int, stopped: bool, killed: bool) -> None:
+        """Child ``i``'s result from its ended process, then ``on_exit``."""
+        r = ChildResult(
+            self.children[i],
+            int(self.procs[i].returncode),
+            time.monotonic() - self.starts[i],
+            stopped,
+            killed,
+            self.children[i].out / LOG_NAME,
+        )
+        self.results[i] = r
+        if self.on_exit is not None:
+            self.on_exit(r)
+
+    def reap(self) -> None:
+        """A result for each child that has ended since the last look."""
+        for i, p in enumerate(self.procs):
+            if self.results[i] is None and p.poll() is not None:
+                self.finish(i, self.stop_at is not None, False)
+
+    def kill_late(self, grace_s: float) -> None:
+        """``grace_s`` after a stop was asked for, SIGKILL to each child still running, waited for."""
+        if self.stop_at is not None and time.monotonic() - self.stop_at > grace_s:
+            for i, p in enumerate(self.procs):
+                if self.results[i] is None:
+                    _send(p, signal.SIGKILL)
+                    p.wait()
+                    self.finish(i, True, True)
 
 
 def _send(p: "subprocess.Popen[bytes]", sig: int) -> None:
