@@ -144,9 +144,46 @@ nb::dict to_dict(const Info& info) {
   return d;
 }
 
-void init_backend(nb::module_& m) {
-  nb::class_<Buffer>(m, "Buffer", "Device memory. On host-visible backends view() exposes it to NumPy without a copy.")
-      .def_prop_ro("nbytes", &Buffer::nbytes, "Size in bytes.")
+namespace {
+
+// Buffer.read: `count` elements (all when negative) of `dtype` from byte `offset`, copied into a new
+// NumPy array after the backend's outstanding launches. ValueError for an unknown dtype or an
+// offset outside the buffer.
+nb::ndarray<nb::numpy> read_array(Buffer& b, const std::string& dtype, int64_t count, int64_t offset) {
+  size_t es = 0;
+  nb::dlpack::dtype dt = parse_dtype(dtype, &es);
+  if (offset < 0 || size_t(offset) > b.nbytes()) throw std::invalid_argument("offset out of range");
+  size_t n = count < 0 ? (b.nbytes() - size_t(offset)) / es : size_t(count);
+  char* data = new char[std::max<size_t>(n * es, 1)];
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<char*>(p); });
+  {
+    nb::gil_scoped_release r;
+    b.read(data, n * es, size_t(offset));
+  }
+  size_t shape[1] = {n};
+  return nb::ndarray<nb::numpy>(data, 1, shape, owner, nullptr, dt);
+}
+
+// Buffer.view: a NumPy array of `dtype` aliasing the host-visible buffer (no copy), keeping it
+// alive. ValueError for an unknown dtype or a buffer that is not host-visible.
+nb::ndarray<nb::numpy> view_array(std::shared_ptr<Buffer> b, const std::string& dtype) {
+  size_t es = 0;
+  nb::dlpack::dtype dt = parse_dtype(dtype, &es);
+  void* p = nullptr;
+  {
+    nb::gil_scoped_release r;  // host_ptr() waits for the backend's outstanding work
+    p = b->host_ptr();
+  }
+  if (!p) throw std::invalid_argument("this buffer is not host-visible; use read()/write()");
+  auto* keep = new std::shared_ptr<Buffer>(b);
+  nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
+  size_t shape[1] = {b->nbytes() / es};
+  return nb::ndarray<nb::numpy>(p, 1, shape, owner, nullptr, dt);
+}
+
+// Buffer's copies in and out: write, fill32, read and read_into.
+void bind_buffer_copies(nb::class_<Buffer>& buffer) {
+  buffer
       .def(
           "write",
           [](Buffer& b, nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu> a, int64_t offset) {
@@ -171,25 +208,9 @@ void init_backend(nb::module_& m) {
           "element of 1, 2 or 4 bytes whose repetition it is), after the backend's outstanding launches;\n"
           "on CUDA on the device, without a copy. ValueError unless nbytes and offset are multiples of 4\n"
           "within the buffer.")
-      .def(
-          "read",
-          [](Buffer& b, const std::string& dtype, int64_t count, int64_t offset) {
-            size_t es = 0;
-            nb::dlpack::dtype dt = parse_dtype(dtype, &es);
-            if (offset < 0 || size_t(offset) > b.nbytes()) throw std::invalid_argument("offset out of range");
-            size_t n = count < 0 ? (b.nbytes() - size_t(offset)) / es : size_t(count);
-            char* data = new char[std::max<size_t>(n * es, 1)];
-            nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<char*>(p); });
-            {
-              nb::gil_scoped_release r;
-              b.read(data, n * es, size_t(offset));
-            }
-            size_t shape[1] = {n};
-            return nb::ndarray<nb::numpy>(data, 1, shape, owner, nullptr, dt);
-          },
-          "dtype"_a, "count"_a = -1, "offset"_a = 0,
-          "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array, after\n"
-          "the backend's outstanding launches (raising their error): no synchronize() is needed first.")
+      .def("read", &read_array, "dtype"_a, "count"_a = -1, "offset"_a = 0,
+           "Copy `count` elements (default: all) of `dtype` out of the buffer into a new NumPy array, after\n"
+           "the backend's outstanding launches (raising their error): no synchronize() is needed first.")
       .def(
           "read_into",
           [](Buffer& b, nb::ndarray<nb::c_contig, nb::device::cpu> a, int64_t offset) {
@@ -206,26 +227,15 @@ void init_backend(nb::module_& m) {
           "Copy the buffer's bytes at a byte offset into a writable C-contiguous array, filling it, after\n"
           "the backend's outstanding launches (raising their error).\n"
           "Reusing one array is faster than read() on discrete GPUs: pages the process already\n"
-          "touched are not faulted in again by the copy (docs/design/budgets.md, \"Time budgets\").")
-      .def(
-          "view",
-          [](std::shared_ptr<Buffer> b, const std::string& dtype) {
-            size_t es = 0;
-            nb::dlpack::dtype dt = parse_dtype(dtype, &es);
-            void* p = nullptr;
-            {
-              nb::gil_scoped_release r;  // host_ptr() waits for the backend's outstanding work
-              p = b->host_ptr();
-            }
-            if (!p) throw std::invalid_argument("this buffer is not host-visible; use read()/write()");
-            auto* keep = new std::shared_ptr<Buffer>(b);
-            nb::capsule owner(keep, [](void* q) noexcept { delete static_cast<std::shared_ptr<Buffer>*>(q); });
-            size_t shape[1] = {b->nbytes() / es};
-            return nb::ndarray<nb::numpy>(p, 1, shape, owner, nullptr, dt);
-          },
-          "dtype"_a,
-          "A NumPy array aliasing the buffer (no copy); keeps the buffer alive. Waits for the backend's\n"
-          "outstanding launches first (raising their error); later ones are the caller's to synchronize().")
+          "touched are not faulted in again by the copy (docs/design/budgets.md, \"Time budgets\").");
+}
+
+// Buffer's views of its memory without a copy: view, dlpack and the DLPack protocol.
+void bind_buffer_views(nb::class_<Buffer>& buffer) {
+  buffer
+      .def("view", &view_array, "dtype"_a,
+           "A NumPy array aliasing the buffer (no copy); keeps the buffer alive. Waits for the backend's\n"
+           "outstanding launches first (raising their error); later ones are the caller's to synchronize().")
       .def("dlpack", &dlpack_array, "dtype"_a = "uint8",
            "A 1-D array of `dtype` aliasing the whole buffer (no copy), on the buffer's device, that\n"
            "implements the DLPack protocol: torch.from_dlpack(buf.dlpack('float32')), cupy.from_dlpack(...),\n"
@@ -246,11 +256,32 @@ void init_backend(nb::module_& m) {
           // a constant of the buffer, and a consumer asks for it before it asks for the memory.
           "(DLPack device type, device id): (1, 0) for host memory, (2, index) for CUDA memory; never\n"
           "waits for the launches in flight.");
+}
 
-  // Python's keyword `launch` (time, launch, timeline, launch_throughput, launch_round_trip) is the
-  // C++ `work_items`, the work items of one launch (core/backend.h); messages keep the keyword.
-  nb::class_<Kernel>(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.")
-      .def_prop_ro("entry", &Kernel::entry)
+// Buffer: device memory.
+void bind_buffer(nb::module_& m) {
+  nb::class_<Buffer> buffer(m, "Buffer",
+                            "Device memory. On host-visible backends view() exposes it to NumPy without a copy.");
+  buffer.def_prop_ro("nbytes", &Buffer::nbytes, "Size in bytes.");
+  bind_buffer_copies(buffer);
+  bind_buffer_views(buffer);
+}
+
+// Kernel.timeline's result as the dict it returns (core/backend.h, Timeline).
+nb::dict timeline_dict(const Timeline& tl) {
+  nb::dict d;
+  d["events"] = tl.events;
+  d["t"] = tl.t;
+  d["submit"] = tl.submit;
+  d["start"] = tl.start;
+  d["clock"] = tl.clock;
+  d["uncertainty_s"] = tl.uncertainty_s;
+  return d;
+}
+
+// What a Kernel says of itself: entry, wave_items, block, simd_width, max_block, timer and clock.
+void bind_kernel_properties(nb::class_<Kernel>& kernel) {
+  kernel.def_prop_ro("entry", &Kernel::entry)
       .def_prop_ro("wave_items", &Kernel::wave_items,
                    "Work items the device runs at once (SMs × resident blocks × block size on CUDA);\n"
                    "0 where unknown or meaningless (CPU). Launch whole waves to keep every SM busy.")
@@ -281,7 +312,13 @@ void init_backend(nb::module_& m) {
           "{\"mhz\": [MHz per sample, or per group of consecutive samples; at most 64], \"method\": how it\n"
           "was measured, or why not}. CUDA: %clock64 / %globaltimer in the kernel (shaders/cuda/clock.cuh)\n"
           "or, for cuBLAS, a probe kernel around each sample; CPU: each worker's core cycles over its time\n"
-          "on the CPU (perf_event_open), where allowed; empty \"mhz\" where not measured.")
+          "on the CPU (perf_event_open), where allowed; empty \"mhz\" where not measured.");
+}
+
+// A Kernel's runs: time (device-timed samples), launch (one launch, not waited for) and timeline
+// (the instants of each launch's steps).
+void bind_kernel_runs(nb::class_<Kernel>& kernel) {
+  kernel
       .def(
           "time",
           [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps, bool clock) {
@@ -326,14 +363,7 @@ void init_backend(nb::module_& m) {
               nb::gil_scoped_release release;
               tl = k.timeline(a, w, r);
             }
-            nb::dict d;
-            d["events"] = tl.events;
-            d["t"] = tl.t;
-            d["submit"] = tl.submit;
-            d["start"] = tl.start;
-            d["clock"] = tl.clock;
-            d["uncertainty_s"] = tl.uncertainty_s;
-            return d;
+            return timeline_dict(tl);
           },
           "args"_a, "launch"_a = 1, "reps"_a = 1,
           "Run `reps` launches, each waited for, and return the instants of each launch's steps:\n"
@@ -341,7 +371,19 @@ void init_backend(nb::module_& m) {
           "'start': event, 'clock': str, 'uncertainty_s': float} (core/backend.h, Timeline).\n"
           "Raises UnsupportedError where the backend cannot observe the steps; on CUDA the kernel must\n"
           "write %globaltimer into its first argument (dispatch.cu's *_stamp kernels), else ValueError.");
+}
 
+// Kernel: a compiled kernel or a vendor library routine.
+void bind_kernel(nb::module_& m) {
+  // Python's keyword `launch` (time, launch, timeline, launch_throughput, launch_round_trip) is the
+  // C++ `work_items`, the work items of one launch (core/backend.h); messages keep the keyword.
+  nb::class_<Kernel> kernel(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.");
+  bind_kernel_properties(kernel);
+  bind_kernel_runs(kernel);
+}
+
+// RenderPass: a render pass of the graphics study.
+void bind_render_pass(nb::module_& m) {
   nb::class_<RenderPass>(m, "RenderPass",
                          "A render pass of the graphics study, built by Backend.render_pass: ready to time and read.")
       .def_prop_ro("timer", &RenderPass::timer,
@@ -375,8 +417,56 @@ void init_backend(nb::module_& m) {
             return p.fragment_invocations();
           },
           "Fragment-shader invocations of one pass, or -1 where the device cannot count them.");
+}
 
-  nb::class_<Backend>(m, "Backend", "One device of one backend: 'cpu', 'cuda' or 'metal'.")
+// Backend.render_pass: a render pass of the graphics study from its spec (core/backend.h, RenderSpec).
+void bind_backend_render_pass(nb::class_<Backend>& backend) {
+  backend.def(
+      "render_pass",
+      [](Backend& b, const std::string& source, const std::string& vertex, const std::string& fragment,
+         nb::dict constants, const std::string& format, int64_t width, int64_t height, int64_t instances,
+         bool blend_max, bool store, const std::vector<int64_t>& uniforms, nb::handle texture, int64_t texture_size,
+         bool linear) {
+        RenderSpec spec;
+        spec.source = source;
+        spec.vertex = vertex;
+        spec.fragment = fragment;
+        spec.constants = to_constants(constants);
+        spec.format = format;
+        spec.width = u32(width, "width");
+        spec.height = u32(height, "height");
+        spec.instances = u32(instances, "instances");
+        spec.blend_max = blend_max;
+        spec.store = store;
+        for (int64_t v : uniforms) spec.uniforms.push_back(u32(v, "a uniform word"));
+        spec.texture = to_texels(texture);
+        spec.texture_size = u32(texture_size, "texture_size");
+        spec.linear = linear;
+        nb::gil_scoped_release r;
+        return b.render_pass(spec);
+      },
+      "source"_a, "vertex"_a, "fragment"_a, nb::kw_only(), "constants"_a = nb::dict(), "format"_a, "width"_a,
+      "height"_a, "instances"_a = 1, "blend_max"_a = false, "store"_a = true, "uniforms"_a = std::vector<int64_t>(),
+      "texture"_a = nb::none(), "texture_size"_a = 0, "linear"_a = false,
+      nb::sig("def render_pass(self, source: str, vertex: str, fragment: str, *, constants: dict = {}, "
+              "format: str, width: int, height: int, instances: int = 1, blend_max: bool = False, "
+              "store: bool = True, uniforms: Sequence[int] = [], "
+              "texture: bytes | Annotated[NDArray, dict(dtype='uint8', order='C', device='cpu')] | None = None, "
+              "texture_size: int = 0, linear: bool = False) -> RenderPass"),
+      "A render pass of the graphics study (core/backend.h, RenderSpec): `vertex` draws a fullscreen\n"
+      "triangle `instances` times into a width x height `format` target (r8unorm, rgba8unorm,\n"
+      "rgba16float, rgba32float) cleared to zero, `fragment` specialised by `constants`; blend_max\n"
+      "turns on blend operation max (factors one); store=False uses store action don't-care;\n"
+      "`uniforms` (uint32 words) are the fragment function's [[buffer(0)]], `texture` (RGBA8,\n"
+      "texture_size^2 * 4 bytes) its [[texture(0)]], sampled with linear or nearest filtering and\n"
+      "repeat addressing. Raises ValueError (bad spec), CompileError, UnsupportedError (CPU, CUDA, or\n"
+      "a format the device cannot render or blend).");
+}
+
+// Backend: one device of one backend; its buffers, kernels, GEMMs and render passes.
+void bind_backend(nb::module_& m) {
+  nb::class_<Backend> backend(m, "Backend", "One device of one backend: 'cpu', 'cuda' or 'metal'.");
+  backend
       .def(nb::new_([](const std::string& name, int index) {
              nb::gil_scoped_release r;
              return make_backend(name, index);
@@ -410,52 +500,16 @@ void init_backend(nb::module_& m) {
           [](Backend& b, const std::string& dtype, int64_t m, int64_t n, int64_t k) { return b.gemm(dtype, m, n, k); },
           "dtype"_a, "m"_a, "n"_a, "k"_a,
           "The vendor library's row-major C[m×n] = A[m×k]·B[k×n] as a Kernel taking (A, B, C).\n"
-          "Raises UnsupportedError for a precision the backend lacks.")
-      .def(
-          "render_pass",
-          [](Backend& b, const std::string& source, const std::string& vertex, const std::string& fragment,
-             nb::dict constants, const std::string& format, int64_t width, int64_t height, int64_t instances,
-             bool blend_max, bool store, const std::vector<int64_t>& uniforms, nb::handle texture, int64_t texture_size,
-             bool linear) {
-            RenderSpec spec;
-            spec.source = source;
-            spec.vertex = vertex;
-            spec.fragment = fragment;
-            spec.constants = to_constants(constants);
-            spec.format = format;
-            spec.width = u32(width, "width");
-            spec.height = u32(height, "height");
-            spec.instances = u32(instances, "instances");
-            spec.blend_max = blend_max;
-            spec.store = store;
-            for (int64_t v : uniforms) spec.uniforms.push_back(u32(v, "a uniform word"));
-            spec.texture = to_texels(texture);
-            spec.texture_size = u32(texture_size, "texture_size");
-            spec.linear = linear;
-            nb::gil_scoped_release r;
-            return b.render_pass(spec);
-          },
-          "source"_a, "vertex"_a, "fragment"_a, nb::kw_only(), "constants"_a = nb::dict(), "format"_a, "width"_a,
-          "height"_a, "instances"_a = 1, "blend_max"_a = false, "store"_a = true, "uniforms"_a = std::vector<int64_t>(),
-          "texture"_a = nb::none(), "texture_size"_a = 0, "linear"_a = false,
-          nb::sig("def render_pass(self, source: str, vertex: str, fragment: str, *, constants: dict = {}, "
-                  "format: str, width: int, height: int, instances: int = 1, blend_max: bool = False, "
-                  "store: bool = True, uniforms: Sequence[int] = [], "
-                  "texture: bytes | Annotated[NDArray, dict(dtype='uint8', order='C', device='cpu')] | None = None, "
-                  "texture_size: int = 0, linear: bool = False) -> RenderPass"),
-          "A render pass of the graphics study (core/backend.h, RenderSpec): `vertex` draws a fullscreen\n"
-          "triangle `instances` times into a width x height `format` target (r8unorm, rgba8unorm,\n"
-          "rgba16float, rgba32float) cleared to zero, `fragment` specialised by `constants`; blend_max\n"
-          "turns on blend operation max (factors one); store=False uses store action don't-care;\n"
-          "`uniforms` (uint32 words) are the fragment function's [[buffer(0)]], `texture` (RGBA8,\n"
-          "texture_size^2 * 4 bytes) its [[texture(0)]], sampled with linear or nearest filtering and\n"
-          "repeat addressing. Raises ValueError (bad spec), CompileError, UnsupportedError (CPU, CUDA, or\n"
-          "a format the device cannot render or blend).")
-      .def("synchronize", [](Backend& b) {
-        nb::gil_scoped_release r;
-        b.synchronize();
-      });
+          "Raises UnsupportedError for a precision the backend lacks.");
+  bind_backend_render_pass(backend);
+  backend.def("synchronize", [](Backend& b) {
+    nb::gil_scoped_release r;
+    b.synchronize();
+  });
+}
 
+// The native launch loops (core/backend.h): launch_throughput and launch_round_trip.
+void bind_launch_loops(nb::module_& m) {
   m.def(
       "launch_throughput",
       [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t launches, int64_t reps) {
@@ -479,6 +533,10 @@ void init_backend(nb::module_& m) {
       "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "reps"_a = 1,
       "Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();\n"
       "host steady-clock seconds each.");
+}
+
+// The backends this build knows (backends()).
+void bind_backend_list(nb::module_& m) {
   m.def(
       "backends",
       []() {
@@ -494,6 +552,17 @@ void init_backend(nb::module_& m) {
         return out;
       },
       "Every backend known to this build: name, compiled (bool), devices (count), reason.");
+}
+
+}  // namespace
+
+void init_backend(nb::module_& m) {
+  bind_buffer(m);
+  bind_kernel(m);
+  bind_render_pass(m);
+  bind_backend(m);
+  bind_launch_loops(m);
+  bind_backend_list(m);
 }
 
 }  // namespace ar::bind

@@ -33,6 +33,39 @@ std::vector<CoreMLInput> to_inputs(const std::vector<PyInput>& inputs) {
   return out;
 }
 
+// coreml_time's result as the dict coreml_time returns to Python (its docstring lists the keys).
+nb::dict timing_dict(const CoreMLTiming& t) {
+  nb::dict d;
+  d["seconds"] = t.seconds;
+  d["warmup"] = t.warmup;
+  d["load_s"] = t.load_s;
+  d["output_dtype"] = t.output_dtype;
+  d["output_shape"] = t.output_shape;
+  d["first"] = to_bytes(t.first);
+  d["differing"] = t.differing;
+  d["last_differing"] = to_bytes(t.last_differing);
+  return d;
+}
+
+// A compute plan as the dict coreml_compute_plan returns to Python: known, reason and one dict per
+// operation (op, preferred, supported, cost).
+nb::dict plan_dict(const CoreMLPlan& p) {
+  nb::list ops;
+  for (const CoreMLOpUsage& u : p.ops) {
+    nb::dict o;
+    o["op"] = u.op;
+    o["preferred"] = u.preferred;
+    o["supported"] = u.supported;
+    o["cost"] = u.cost;
+    ops.append(o);
+  }
+  nb::dict d;
+  d["known"] = p.known;
+  d["reason"] = p.reason;
+  d["ops"] = ops;
+  return d;
+}
+
 }  // namespace
 
 void init_coreml(nb::module_& m) {
@@ -58,16 +91,7 @@ void init_coreml(nb::module_& m) {
           nb::gil_scoped_release r;
           t = ar::coreml_time(model, compute_units, in, output, reps, min_warmup, max_warmup_s);
         }
-        nb::dict d;
-        d["seconds"] = t.seconds;
-        d["warmup"] = t.warmup;
-        d["load_s"] = t.load_s;
-        d["output_dtype"] = t.output_dtype;
-        d["output_shape"] = t.output_shape;
-        d["first"] = to_bytes(t.first);
-        d["differing"] = t.differing;
-        d["last_differing"] = to_bytes(t.last_differing);
-        return d;
+        return timing_dict(t);
       },
       "model"_a, "compute_units"_a, "inputs"_a, "output"_a, "reps"_a, "min_warmup"_a = 3, "max_warmup_s"_a = 2.0,
       "Time `reps` predictions of the compiled model (.mlmodelc) with compute_units (CPU_ONLY,\n"
@@ -84,20 +108,7 @@ void init_coreml(nb::module_& m) {
           nb::gil_scoped_release r;
           p = ar::coreml_compute_plan(model, compute_units);
         }
-        nb::list ops;
-        for (const CoreMLOpUsage& u : p.ops) {
-          nb::dict o;
-          o["op"] = u.op;
-          o["preferred"] = u.preferred;
-          o["supported"] = u.supported;
-          o["cost"] = u.cost;
-          ops.append(o);
-        }
-        nb::dict d;
-        d["known"] = p.known;
-        d["reason"] = p.reason;
-        d["ops"] = ops;
-        return d;
+        return plan_dict(p);
       },
       "model"_a, "compute_units"_a,
       "The compute plan of the compiled model (.mlmodelc) with compute_units: a dict with known,\n"

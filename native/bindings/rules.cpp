@@ -42,9 +42,8 @@ nb::dict period_dict(const mr::TickPeriod& p) {
   return d;
 }
 
-}  // namespace
-
-void init_rules(nb::module_& m) {
+// The Metal backend's sample buffers, GPU tick period and choice of samples (core/metal_rules.h).
+void bind_metal_samples(nb::module_& m) {
   m.attr("METAL_MAX_SAMPLES_PER_BUFFER") = mr::kMaxSamplesPerBuffer;
   m.attr("METAL_LAUNCHES_IN_FLIGHT") = mr::kLaunchesInFlight;
   m.attr("METAL_QUEUE_DEPTH") = mr::kQueueDepth;
@@ -91,6 +90,10 @@ void init_rules(nb::module_& m) {
       "The Metal backend's choice of samples (seconds, timer, counters) from each command buffer's\n"
       "GPUEndTime - GPUStartTime and the counters' readings (2 ticks per sample). Raises DeviceError\n"
       "when a command buffer reports no positive GPU time.");
+}
+
+// The Metal backend's function constants' bytes and plan, and its command-buffer failure text.
+void bind_metal_constants(nb::module_& m) {
   m.def(
       "metal_constant_bytes",
       [](int64_t type, const std::string& name, std::variant<int64_t, double> value, const std::string& entry) {
@@ -117,7 +120,10 @@ void init_rules(nb::module_& m) {
   m.def("metal_half_bits", &mr::half_bits, "value"_a, "IEEE binary16 bits of a float, rounded to nearest even.");
   m.def("metal_command_buffer_failure", &mr::command_buffer_failure, "call"_a, "what"_a, "status"_a, "error"_a,
         "The Metal backend's error text for a command buffer that ended with MTLCommandBufferStatus `status`.");
+}
 
+// The Metal backend's bookkeeping of launches in flight (MetalInFlight).
+void bind_metal_in_flight(nb::module_& m) {
   nb::class_<mr::InFlight>(m, "MetalInFlight",
                            "The Metal backend's bookkeeping of launches committed and not waited for.")
       .def(nb::init<size_t>(), "capacity"_a)
@@ -132,7 +138,10 @@ void init_rules(nb::module_& m) {
            "last call (\"\" if none).")
       .def_prop_ro("in_flight", &mr::InFlight::in_flight)
       .def_prop_ro("capacity", &mr::InFlight::capacity);
+}
 
+// The Metal backend's language versions, Metal 4 tensor-op gates and pipeline archiving policy.
+void bind_metal_versions(nb::module_& m) {
   m.def("metal_msl_version", &mr::msl_version, "source"_a,
         "The Metal Shading Language version the Metal backend compiles `source` with: \"4.0\" or \"3.0\".");
   m.def("metal_msl_versions", &mr::msl_versions, "os_major"_a, "The device info's msl_version on macOS `os_major`.");
@@ -151,7 +160,10 @@ void init_rules(nb::module_& m) {
       .def("compiled", &mr::ArchivePolicy::compiled, "function"_a, "why"_a,
            "A compiled pipeline: archived (why \"\") or not.")
       .def("summary", &mr::ArchivePolicy::summary, "\"\" or the one note on pipelines not archived.");
+}
 
+// Core ML's decisions (core/coreml_rules.h): compute units, argument checks, warm-up, outputs.
+void bind_coreml_rules(nb::module_& m) {
   namespace cr = coreml_rules;
   m.def("coreml_compute_units", &cr::compute_units, "name"_a,
         "MLComputeUnits' raw value for a coremltools name (CPU_ONLY, CPU_AND_GPU, ALL, CPU_AND_NE).");
@@ -192,6 +204,16 @@ void init_rules(nb::module_& m) {
       "data"_a, "shape"_a, "strides"_a, "element_size"_a,
       "A strided array's elements (strides in elements), dense and row-major; ValueError for an element\n"
       "outside `data`.");
+}
+
+}  // namespace
+
+void init_rules(nb::module_& m) {
+  bind_metal_samples(m);
+  bind_metal_constants(m);
+  bind_metal_in_flight(m);
+  bind_metal_versions(m);
+  bind_coreml_rules(m);
 }
 
 }  // namespace ar::bind

@@ -24,10 +24,9 @@ void check_python_signals() {
   nb::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() != 0) throw nb::python_error();
 }
-}  // namespace
 
-void init_waits(nb::module_& m) {
-  ar::set_interrupt_hook(&check_python_signals);
+// The calling thread's wait limit and the sliced wait loop behind every native device wait.
+void bind_wait_limits(nb::module_& m) {
   m.attr("WAIT_CAP_S") = ar::kWaitCapS;
   m.attr("WAIT_INTERRUPT_SLICE_S") = ar::kInterruptSliceS;
   m.def(
@@ -62,6 +61,10 @@ void init_waits(nb::module_& m) {
       "which blocks at most s seconds and returns True once done, with s at most WAIT_INTERRUPT_SLICE_S\n"
       "and the last slice cut to `limit_s` after the start; runs Python's signal handlers between\n"
       "slices (what they raise propagates). Returns True when done, False once `limit_s` passed.");
+}
+
+// The one-shot event a device's callback signals (DeviceCompletion).
+void bind_completion(nb::module_& m) {
   nb::class_<ar::Completion>(m, "DeviceCompletion",
                              "A one-shot event a device's callback signals (core/waits.h): what a Metal command\n"
                              "buffer's completed handler and Core ML's completion handler signal, waited on\n"
@@ -87,6 +90,14 @@ void init_waits(nb::module_& m) {
           "Wait as a device that can only be polled is waited for (a CUDA stream): poll `signalled`,\n"
           "yielding for `spin_s` (WAIT_SPIN_S for a host-timed wait), then sleeping between polls; the\n"
           "thread's limit and signals as wait().");
+}
+
+}  // namespace
+
+void init_waits(nb::module_& m) {
+  ar::set_interrupt_hook(&check_python_signals);
+  bind_wait_limits(m);
+  bind_completion(m);
 }
 
 }  // namespace ar::bind
