@@ -172,16 +172,7 @@ def parse_babelstream_csv(text: str) -> Dict[str, Any]:
     header: Optional[List[str]] = None
     for raw in text.splitlines():
         line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("Using CUDA device "):
-            out["device"] = line[len("Using CUDA device ") :].strip()
-            continue
-        if line.startswith("Driver:"):
-            out["driver"] = line.split(":", 1)[1].strip()
-            continue
-        if line.startswith("Memory:"):
-            out["memory"] = line.split(":", 1)[1].strip()
+        if not line or _babelstream_preamble(line, out):
             continue
         cells = [c.strip() for c in line.split(",")]
         if cells[0] in ("function", "phase"):
@@ -190,30 +181,55 @@ def parse_babelstream_csv(text: str) -> Dict[str, Any]:
         if header is None or len(cells) != len(header):
             continue
         row = dict(zip(header, cells))
-        unit = next((u for u in _BS_UNITS if u in row), None)
-        bw = _num(row[unit]) if unit else None
-        if unit is None or bw is None:
+        gbps = _babelstream_gbps(row)
+        if gbps is None:
             continue
-        gbps = bw * _BS_UNITS[unit]
         if header[0] == "phase":
             out["phases"][cells[0]] = {"gbps": gbps, "runtime_s": _num(row.get("runtime", ""))}
             continue
-        name = cells[0]
-        n = int(row["n_elements"])
-        size = int(row["sizeof"])
-        k: Dict[str, Any] = {"gbps": gbps, "n": n, "sizeof": size, "num_times": int(row["num_times"])}
-        if "min_runtime" in row:
-            k.update(min_s=_num(row["min_runtime"]), max_s=_num(row["max_runtime"]), avg_s=_num(row["avg_runtime"]))
-        else:  # --triad-only: one runtime for all num_times launches
-            k.update(runtime_s=_num(row.get("runtime", "")))
-        if name in BABELSTREAM_ARRAYS_MOVED:
-            k["bytes"] = BABELSTREAM_ARRAYS_MOVED[name] * size * n
-            avg = k.get("avg_s")
-            k["gbps_avg"] = k["bytes"] / avg / 1e9 if avg else None
-        out["kernels"][name] = k
+        out["kernels"][cells[0]] = _babelstream_kernel(cells[0], row, gbps)
     if not out["kernels"]:
         raise ValueError("no BabelStream CSV kernel table (function,num_times,...) in the output")
     return out
+
+
+def _babelstream_preamble(line: str, out: Dict[str, Any]) -> bool:
+    """Store a line of the CUDA model's preamble (``Using CUDA device``, ``Driver:``, ``Memory:``) in
+    out's ``device``, ``driver`` or ``memory``; True where the line was one of them."""
+    if line.startswith("Using CUDA device "):
+        out["device"] = line[len("Using CUDA device ") :].strip()
+        return True
+    for prefix, key in (("Driver:", "driver"), ("Memory:", "memory")):
+        if line.startswith(prefix):
+            out[key] = line.split(":", 1)[1].strip()
+            return True
+    return False
+
+
+def _babelstream_gbps(row: Mapping[str, str]) -> Optional[float]:
+    """A CSV row's bandwidth in GB/s (1e9 B/s) from whichever column of _BS_UNITS it has; None where it
+    has none or the value is not a number."""
+    unit = next((u for u in _BS_UNITS if u in row), None)
+    bw = _num(row[unit]) if unit else None
+    if unit is None or bw is None:
+        return None
+    return bw * _BS_UNITS[unit]
+
+
+def _babelstream_kernel(name: str, row: Mapping[str, str], gbps: float) -> Dict[str, Any]:
+    """One kernel row of the function table as parse_babelstream_csv returns it."""
+    n = int(row["n_elements"])
+    size = int(row["sizeof"])
+    k: Dict[str, Any] = {"gbps": gbps, "n": n, "sizeof": size, "num_times": int(row["num_times"])}
+    if "min_runtime" in row:
+        k.update(min_s=_num(row["min_runtime"]), max_s=_num(row["max_runtime"]), avg_s=_num(row["avg_runtime"]))
+    else:  # --triad-only: one runtime for all num_times launches
+        k.update(runtime_s=_num(row.get("runtime", "")))
+    if name in BABELSTREAM_ARRAYS_MOVED:
+        k["bytes"] = BABELSTREAM_ARRAYS_MOVED[name] * size * n
+        avg = k.get("avg_s")
+        k["gbps_avg"] = k["bytes"] / avg / 1e9 if avg else None
+    return k
 
 
 def babelstream_best(parsed: Mapping[str, Any], names: Sequence[str] = BABELSTREAM_SHARED) -> Dict[str, Any]:
@@ -271,25 +287,47 @@ def parse_mixbench(text: str) -> Dict[str, Any]:
             if s.startswith("---"):
                 in_table = False
                 continue
-            parts = [p.strip() for p in s.split(",")]
-            if len(parts) != 1 + 4 * len(MIXBENCH_PRECISIONS) or not parts[0].isdigit():
-                continue
-            vals = [_num(p) for p in parts[1:]]
-            row: Dict[str, Any] = {"iters": int(parts[0])}
-            for i, prec in enumerate(MIXBENCH_PRECISIONS):
-                row[prec] = dict(zip(MIXBENCH_COLUMNS, vals[4 * i : 4 * i + 4]))
-            rows.append(row)
+            row = _mixbench_row(s)
+            if row is not None:
+                rows.append(row)
             continue
         kv = _MB_KV.match(s)
         if kv:
             spec[kv.group(1)] = kv.group(2).strip()
     if not rows:
         raise ValueError("no mixbench table row (Compute iters, ...) in the output")
+    return {
+        "version": version,
+        "spec": spec,
+        "compute_throughput_gflops": _lead_number(spec, "Compute throughput"),
+        "memory_bandwidth_gbps": _lead_number(spec, "Memory bandwidth"),
+        "rows": rows,
+        "max": _mixbench_max(rows),
+    }
 
-    def lead_number(key: str) -> Optional[float]:
-        m = re.match(r"([0-9.]+)", spec.get(key, ""))
-        return float(m.group(1)) if m else None
 
+def _mixbench_row(line: str) -> Optional[Dict[str, Any]]:
+    """A table row (``iters`` and, per precision of MIXBENCH_PRECISIONS, its MIXBENCH_COLUMNS), or None
+    where the line is not one (wrong field count, no leading iteration count)."""
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) != 1 + 4 * len(MIXBENCH_PRECISIONS) or not parts[0].isdigit():
+        return None
+    vals = [_num(p) for p in parts[1:]]
+    row: Dict[str, Any] = {"iters": int(parts[0])}
+    for i, prec in enumerate(MIXBENCH_PRECISIONS):
+        row[prec] = dict(zip(MIXBENCH_COLUMNS, vals[4 * i : 4 * i + 4]))
+    return row
+
+
+def _lead_number(spec: Mapping[str, str], key: str) -> Optional[float]:
+    """The number a device-block value starts with (``1234.5 GFlops ...``), or None."""
+    m = re.match(r"([0-9.]+)", spec.get(key, ""))
+    return float(m.group(1)) if m else None
+
+
+def _mixbench_max(rows: Sequence[Mapping[str, Any]]) -> Dict[str, Optional[Dict[str, Any]]]:
+    """Per precision, the row of highest GFLOPS among those with a usable rate and time: its
+    ``gflops``, ``iters`` and ``time_ms``; None where no row is usable."""
     best: Dict[str, Optional[Dict[str, Any]]] = {}
     for prec in MIXBENCH_PRECISIONS:
         ok = [r for r in rows if _usable(r[prec].get("gflops")) and _usable(r[prec].get("time_ms"))]
@@ -298,14 +336,7 @@ def parse_mixbench(text: str) -> Dict[str, Any]:
             best[prec] = {"gflops": top[prec]["gflops"], "iters": top["iters"], "time_ms": top[prec]["time_ms"]}
         else:
             best[prec] = None
-    return {
-        "version": version,
-        "spec": spec,
-        "compute_throughput_gflops": lead_number("Compute throughput"),
-        "memory_bandwidth_gbps": lead_number("Memory bandwidth"),
-        "rows": rows,
-        "max": best,
-    }
+    return best
 
 
 def _usable(x: Optional[float]) -> bool:
@@ -1129,6 +1160,9 @@ class Bench:
         return rd
 
     def round_stream(self, rd: Dict[str, Any]) -> Tuple[Optional[Dict[str, Any]], List[Mapping[str, Any]]]:
+        """The round's stream comparisons (each BabelStream configuration beside a tool stream run of its
+        array size, then cudaMemcpy), recorded in rd: the best tool stream summary (None where there
+        was none) and the ceilings of the last tool run."""
         cmp = rd["comparisons"]
         bests: List[Dict[str, Any]] = []
         ceilings: List[Mapping[str, Any]] = []
@@ -1136,41 +1170,12 @@ class Bench:
         for precision, n in BABELSTREAM_CONFIGS:
             key = f"stream_babelstream_{precision}"
             array_bytes = n * BABELSTREAM_SIZEOF[precision]
-            ref: Optional[Dict[str, Any]] = None
-            reason = self.bs_reason
-            if self.bs_exe is not None:
-                log(f"  BabelStream {precision} n={n} ({array_bytes >> 20} MiB per array), {self.numtimes} times")
-                try:
-                    ref = run_babelstream(self.bs_exe, precision, n, self.numtimes)
-                    rd["references"][f"babelstream_{precision}"] = ref
-                    b = babelstream_best(ref)
-                    log(
-                        f"    BabelStream best: {b['kernel']} {b['gbps']:.1f} GB/s"
-                        + ("" if ref["valid"] else "  (its validation FAILED)")
-                        + (f"  ({ref['note']})" if ref.get("note") else "")
-                    )
-                    if not ref["valid"]:
-                        reason = f"BabelStream reported a failed validation: {ref['stderr']}"
-                        ref = None
-                except ReferenceError_ as e:
-                    reason = str(e)
-                    rd["references"][f"babelstream_{precision}"] = {"error": reason}
-                    log(f"    BabelStream failed: {reason}")
+            ref, reason = self.babelstream(rd, precision, n)
             if ref is None and array_bytes in cache:
                 ts = cache[array_bytes]  # no reference to pair with: reuse this round's tool run
             else:
-                log(f"  tool stream, {array_bytes >> 20} MiB per array")
-                run = self.tool("stream", array_bytes)
-                self._note_run(run)
-                ceilings = [c.to_dict() for c in run.ceilings]
-                ts = tool_stream_summary(run.measurements)
-                rd["tool_runs"][f"stream_{precision}"] = run.to_dict()
-                rd["tool"][f"stream_{precision}"] = ts
+                ts, ceilings = self.tool_stream(rd, precision, array_bytes)
                 cache[array_bytes] = ts
-                log(
-                    f"    tool best: {ts['best_kernel']} {ts['best_gbps']:.1f} GB/s (best sample), "
-                    f"{ts['median_kernel']} {ts['median_gbps']:.1f} GB/s (median)"
-                )
             bests.append(ts)
             if ref is None:
                 cmp[key] = not_run(reason)
@@ -1185,27 +1190,71 @@ class Bench:
                     reference_detail=b["kernel"] + (f"; {ref['note']}" if ref.get("note") else ""),
                 )
         best = max(bests, key=lambda t: t["best_gbps"]) if bests else None
-        # cudaMemcpy D2D
-        if self.side.torch is None and self.side.cupy is None:
-            cmp["stream_memcpy"] = not_run(f"{self.side.reason_torch}; {self.side.reason_cupy}")
-        else:
-            log(f"  cudaMemcpy D2D, {MEMCPY_BYTES >> 20} MiB")
-            mc = self.side.time_memcpy(MEMCPY_BYTES, 5 if self.quick else 10, 5 if self.quick else 10)
-            rd["references"]["memcpy_d2d"] = mc
-            log(f"    memcpy: {mc['best_gbps']:.1f} GB/s (best), {mc['gbps']:.1f} GB/s (median)")
-            cmp["stream_memcpy"] = (
-                not_run("no tool stream measurement")
-                if best is None
-                else compare(
-                    best["best_gbps"],
-                    mc["best_gbps"],
-                    tool_alt=best["median_gbps"],
-                    reference_alt=mc["gbps"],
-                    tool_detail=best["best_kernel"],
-                    reference_detail=mc["how"],
-                )
-            )
+        cmp["stream_memcpy"] = self.memcpy_comparison(rd, best)
         return best, ceilings
+
+    def babelstream(self, rd: Dict[str, Any], precision: str, n: int) -> Tuple[Optional[Dict[str, Any]], str]:
+        """BabelStream of ``precision`` over n elements, its record kept in rd's references:
+        ``(parsed output, "")``, or ``(None, why not)`` where it is missing, fails or fails its own
+        validation."""
+        reason = self.bs_reason
+        if self.bs_exe is None:
+            return None, reason
+        array_bytes = n * BABELSTREAM_SIZEOF[precision]
+        log(f"  BabelStream {precision} n={n} ({array_bytes >> 20} MiB per array), {self.numtimes} times")
+        try:
+            ref = run_babelstream(self.bs_exe, precision, n, self.numtimes)
+        except ReferenceError_ as e:
+            rd["references"][f"babelstream_{precision}"] = {"error": str(e)}
+            log(f"    BabelStream failed: {e}")
+            return None, str(e)
+        rd["references"][f"babelstream_{precision}"] = ref
+        b = babelstream_best(ref)
+        log(
+            f"    BabelStream best: {b['kernel']} {b['gbps']:.1f} GB/s"
+            + ("" if ref["valid"] else "  (its validation FAILED)")
+            + (f"  ({ref['note']})" if ref.get("note") else "")
+        )
+        if not ref["valid"]:
+            return None, f"BabelStream reported a failed validation: {ref['stderr']}"
+        return ref, reason
+
+    def tool_stream(
+        self, rd: Dict[str, Any], precision: str, array_bytes: int
+    ) -> Tuple[Dict[str, Any], List[Mapping[str, Any]]]:
+        """The tool's stream suite over arrays of ``array_bytes`` (BabelStream's ``precision``), its Run
+        and summary kept in rd: ``(summary, the Run's ceilings)``."""
+        log(f"  tool stream, {array_bytes >> 20} MiB per array")
+        run = self.tool("stream", array_bytes)
+        self._note_run(run)
+        ts = tool_stream_summary(run.measurements)
+        rd["tool_runs"][f"stream_{precision}"] = run.to_dict()
+        rd["tool"][f"stream_{precision}"] = ts
+        log(
+            f"    tool best: {ts['best_kernel']} {ts['best_gbps']:.1f} GB/s (best sample), "
+            f"{ts['median_kernel']} {ts['median_gbps']:.1f} GB/s (median)"
+        )
+        return ts, [c.to_dict() for c in run.ceilings]
+
+    def memcpy_comparison(self, rd: Dict[str, Any], best: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        """The best tool stream summary against cudaMemcpy device-to-device (through torch or CuPy),
+        the memcpy record kept in rd's references; not run where neither library is there."""
+        if self.side.torch is None and self.side.cupy is None:
+            return not_run(f"{self.side.reason_torch}; {self.side.reason_cupy}")
+        log(f"  cudaMemcpy D2D, {MEMCPY_BYTES >> 20} MiB")
+        mc = self.side.time_memcpy(MEMCPY_BYTES, 5 if self.quick else 10, 5 if self.quick else 10)
+        rd["references"]["memcpy_d2d"] = mc
+        log(f"    memcpy: {mc['best_gbps']:.1f} GB/s (best), {mc['gbps']:.1f} GB/s (median)")
+        if best is None:
+            return not_run("no tool stream measurement")
+        return compare(
+            best["best_gbps"],
+            mc["best_gbps"],
+            tool_alt=best["median_gbps"],
+            reference_alt=mc["gbps"],
+            tool_detail=best["best_kernel"],
+            reference_detail=mc["how"],
+        )
 
     def round_peak(self, rd: Dict[str, Any]) -> Tuple[Optional[Dict[str, Any]], List[Mapping[str, Any]]]:
         cmp = rd["comparisons"]
@@ -1313,7 +1362,9 @@ def _parse_only(text: str) -> List[str]:
     return [s for s in SUITE_NAMES if s in names]
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def parse_args(argv: Optional[List[str]]) -> Tuple[argparse.Namespace, int]:
+    """The command line (see the module docstring) and the number of rounds; exits with a usage
+    error on a count out of range."""
     doc = __doc__ or ""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3; 1 with --quick)")
@@ -1340,8 +1391,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
     if rounds < 1 or args.reps < 1 or (args.numtimes is not None and args.numtimes < 2):
         ap.error("--rounds and --reps must be at least 1, --numtimes at least 2")
-    suites: List[str] = args.only
+    return args, rounds
 
+
+def open_tool_device() -> Optional[Dict[str, Any]]:
+    """The tool's device record of DEVICE, or None (the reason on stderr) where the tool cannot open it."""
     try:
         from apple_roofline.devices import open_device
 
@@ -1350,13 +1404,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         del backend
     except Exception as e:  # ImportError, UnsupportedError, DeviceError
         print(f"bench_cuda: the tool cannot open {DEVICE}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
+        return None
+    return tool_device
 
-    bench = Bench(args, suites)
-    started = dt.datetime.now(dt.timezone.utc).astimezone()
+
+def log_setup(bench: Bench, tool_device: Mapping[str, Any], rounds: int) -> None:
+    """Log what the session compares: the GPU, suites and rounds, and which references are there."""
     log(
-        f"bench_cuda: {tool_device.get('name')} via the tool; suites {','.join(suites)}; {rounds} rounds"
-        f"{' (quick)' if args.quick else ''}"
+        f"bench_cuda: {tool_device.get('name')} via the tool; suites {','.join(bench.suites)}; {rounds} rounds"
+        f"{' (quick)' if bench.args.quick else ''}"
     )
     for what, exe, why in (("BabelStream", bench.bs_exe, bench.bs_reason), ("mixbench", bench.mb_exe, bench.mb_reason)):
         log(f"  {what}: {exe}" if exe else f"  {what}: NOT RUN: {why}")
@@ -1365,9 +1421,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         f"cupy: {'yes' if bench.side.cupy else bench.side.reason_cupy}"
     )
 
+
+def new_result(bench: Bench, tool_device: Dict[str, Any], started: dt.datetime, rounds: int) -> Dict[str, Any]:
+    """The JSON's record before any round: date, tool and reference versions, options, targets."""
     from apple_roofline._version import __version__
 
-    result: Dict[str, Any] = {
+    args, suites = bench.args, bench.suites
+    return {
         "date": started.isoformat(timespec="seconds"),
         "complete": False,
         "device": DEVICE,
@@ -1391,18 +1451,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         "summary": [],
         "rounds": [],
     }
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"bench_cuda-{started.strftime('%Y%m%d-%H%M%S')}.json"
-    targets = [t for t in TARGETS if t.suite in suites]
 
-    def save() -> None:
-        result["summary"] = [
-            summarize_target(t, [rd["comparisons"].get(t.key) for rd in result["rounds"]]) for t in targets
-        ]
-        result["finished"] = _now()
-        path.write_text(json.dumps(json_safe(result), indent=1) + "\n")
 
+def save_result(result: Dict[str, Any], targets: Sequence[Target], path: Path) -> None:
+    """Summarize the rounds so far against the targets and (re)write the JSON at path."""
+    result["summary"] = [
+        summarize_target(t, [rd["comparisons"].get(t.key) for rd in result["rounds"]]) for t in targets
+    ]
+    result["finished"] = _now()
+    path.write_text(json.dumps(json_safe(result), indent=1) + "\n")
+
+
+def run_rounds(
+    bench: Bench, result: Dict[str, Any], rounds: int, targets: Sequence[Target], path: Path
+) -> Optional[BaseException]:
+    """Measure the rounds, saving the JSON after each; returns the error (an exception, or a
+    KeyboardInterrupt) that stopped them, None where all ran (the result is then ``complete``)."""
     error: Optional[BaseException] = None
     try:
         for r in range(1, rounds + 1):
@@ -1410,7 +1474,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             log(f"round {r}/{rounds}")
             result["rounds"].append(bench.round(r))
             result["tool"]["device_info_from_run"] = bench.tool_info
-            save()
+            save_result(result, targets, path)
             ratios = ", ".join(
                 f"{k} {v['ratio']:.3f}" for k, v in result["rounds"][-1]["comparisons"].items() if "ratio" in v
             )
@@ -1420,10 +1484,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         error = e
         result["error"] = f"{type(e).__name__}: {e}"
         log(f"bench_cuda: stopped in round {len(result['rounds']) + 1}: {type(e).__name__}: {e}")
-    save()
+    save_result(result, targets, path)
+    return error
 
-    summary = result["summary"]
-    gpu = str(tool_device.get("name", "GPU"))
+
+def gpu_description(result: Mapping[str, Any], gpu: str) -> str:
+    """The GPU's name with the driver and maximum clocks nvidia-smi gave before the first round."""
     smi = (result["rounds"][0]["smi_before"].get("gpus") or [{}])[0] if result["rounds"] else {}
     driver = smi.get("driver_version") or (result["versions"].get("nvidia_smi") or {}).get("driver")
     clocks = (
@@ -1431,7 +1497,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         if isinstance(smi.get("clocks.max.sm"), float) and isinstance(smi.get("clocks.max.memory"), float)
         else ""
     )
-    gpu_desc = f"{gpu}, driver {driver}{clocks}" if driver else gpu
+    return f"{gpu}, driver {driver}{clocks}" if driver else gpu
+
+
+def print_report(result: Mapping[str, Any], gpu_desc: str, path: Path, started: dt.datetime) -> None:
+    """Print the table of verdicts and the markdown rows for bench/README.md."""
+    summary = result["summary"]
     print()
     print(
         f"GPU: {gpu_desc}; {result['date']}; {len(result['rounds'])} rounds"
@@ -1449,15 +1520,39 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("markdown rows for bench/README.md:")
     for row in markdown_rows(summary, date=started.strftime("%Y-%m-%d"), gpu=gpu_desc, rounds=len(result["rounds"])):
         print(row)
-    if error is not None:
-        if isinstance(error, KeyboardInterrupt) or type(error).__name__ == "RunInterrupted":
-            return 130
-        if not isinstance(error, (ToolInvalid, ReferenceError_)):
-            import traceback
 
-            traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+
+def error_status(error: BaseException) -> int:
+    """The exit status of a session stopped by error: 130 for an interrupt, else 1 (with the traceback
+    on stderr unless it is a tool measurement found invalid or a reference that failed)."""
+    if isinstance(error, KeyboardInterrupt) or type(error).__name__ == "RunInterrupted":
+        return 130
+    if not isinstance(error, (ToolInvalid, ReferenceError_)):
+        import traceback
+
+        traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+    return 1
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the session; returns the exit status of the module docstring."""
+    args, rounds = parse_args(argv)
+    suites: List[str] = args.only
+    tool_device = open_tool_device()
+    if tool_device is None:
         return 1
-    return exit_status(summary)
+
+    bench = Bench(args, suites)
+    started = dt.datetime.now(dt.timezone.utc).astimezone()
+    log_setup(bench, tool_device, rounds)
+    result = new_result(bench, tool_device, started, rounds)
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"bench_cuda-{started.strftime('%Y%m%d-%H%M%S')}.json"
+    targets = [t for t in TARGETS if t.suite in suites]
+    error = run_rounds(bench, result, rounds, targets, path)
+    print_report(result, gpu_description(result, str(tool_device.get("name", "GPU"))), path, started)
+    return exit_status(result["summary"]) if error is None else error_status(error)
 
 
 if __name__ == "__main__":
