@@ -141,30 +141,14 @@ def channel_values(
     cpu_cycles = cpu_busy = 0.0
     for ch in channels:
         if ch.group == "Energy Model":
-            part = energy_part(ch.name)
-            if not part:
-                continue
-            if ch.unit not in ENERGY_UNITS:
-                notes.append(f"channel {ch.name!r} skipped: unknown energy unit {ch.unit!r}")
-                continue
-            joules[part] = joules.get(part, 0.0) + ch.value * ENERGY_UNITS[ch.unit]
+            _add_energy(ch, joules, notes)
         elif ch.group == "GPU Stats" and ch.subgroup == GPU_SUBGROUP and ch.name == "GPUPH":
-            gpu = residency_clock(ch.states, gpu_steps_mhz)
-            if gpu.note:
-                notes.append(f"GPU clock: {gpu.note}")
-            if gpu.busy is not None:
-                out["gpu_active_pct"] = 100.0 * gpu.busy
-            if gpu.mhz is not None and gpu.busy and seconds > 0:
-                out["gpu_clock_mhz"], out["gpu_busy_s"] = gpu.mhz, gpu.busy * seconds
+            _add_gpu(ch, gpu_steps_mhz, seconds, out, notes)
         elif ch.group == "CPU Stats" and ch.subgroup == CPU_SUBGROUP and ch.name in cpu_steps:
-            cpu = residency_clock(ch.states, cpu_steps[ch.name])
-            if cpu.note:
-                notes.append(f"CPU cluster {ch.name} clock: {cpu.note}")
-            if cpu.mhz is not None and cpu.busy and seconds > 0:
-                busy_s = cpu.busy * seconds
-                out[CLUSTER_MHZ + ch.name], out[CLUSTER_BUSY + ch.name] = cpu.mhz, busy_s
-                cpu_cycles += cpu.mhz * busy_s
-                cpu_busy += busy_s
+            busy = _add_cpu_cluster(ch, cpu_steps[ch.name], seconds, out, notes)
+            if busy is not None:
+                cpu_cycles += busy[0] * busy[1]
+                cpu_busy += busy[1]
     if cpu_busy > 0:
         out["cpu_clock_mhz"], out["cpu_busy_s"] = cpu_cycles / cpu_busy, cpu_busy
     if seconds > 0:
@@ -173,6 +157,46 @@ def channel_values(
         if f"{target}_power_w" in out:
             out["power_w"] = out[f"{target}_power_w"]
     return out, notes
+
+
+def _add_energy(ch: Channel, joules: Dict[str, float], notes: List[str]) -> None:
+    """An ``Energy Model`` channel's joules added to its part's (:func:`energy_part`; none for
+    another channel), or a note when its unit is not one of :data:`ENERGY_UNITS`."""
+    part = energy_part(ch.name)
+    if not part:
+        return
+    if ch.unit not in ENERGY_UNITS:
+        notes.append(f"channel {ch.name!r} skipped: unknown energy unit {ch.unit!r}")
+        return
+    joules[part] = joules.get(part, 0.0) + ch.value * ENERGY_UNITS[ch.unit]
+
+
+def _add_gpu(ch: Channel, steps_mhz: Sequence[float], seconds: float, out: Dict[str, float], notes: List[str]) -> None:
+    """From the ``GPUPH`` channel over the GPU's DVFS steps: ``gpu_active_pct``, and
+    ``gpu_clock_mhz`` with ``gpu_busy_s`` when the GPU was busy in a sample of some length."""
+    gpu = residency_clock(ch.states, steps_mhz)
+    if gpu.note:
+        notes.append(f"GPU clock: {gpu.note}")
+    if gpu.busy is not None:
+        out["gpu_active_pct"] = 100.0 * gpu.busy
+    if gpu.mhz is not None and gpu.busy and seconds > 0:
+        out["gpu_clock_mhz"], out["gpu_busy_s"] = gpu.mhz, gpu.busy * seconds
+
+
+def _add_cpu_cluster(
+    ch: Channel, steps_mhz: Sequence[float], seconds: float, out: Dict[str, float], notes: List[str]
+) -> Optional[Tuple[float, float]]:
+    """From one CPU cluster's channel over its steps: ``cpu_cluster_mhz.<name>`` and
+    ``cpu_cluster_busy_s.<name>``, returned as ``(MHz, busy seconds)``; None when the cluster was
+    idle, its clock unknown or the sample has no length."""
+    cpu = residency_clock(ch.states, steps_mhz)
+    if cpu.note:
+        notes.append(f"CPU cluster {ch.name} clock: {cpu.note}")
+    if cpu.mhz is not None and cpu.busy and seconds > 0:
+        busy_s = cpu.busy * seconds
+        out[CLUSTER_MHZ + ch.name], out[CLUSTER_BUSY + ch.name] = cpu.mhz, busy_s
+        return cpu.mhz, busy_s
+    return None
 
 
 class IOReport:
