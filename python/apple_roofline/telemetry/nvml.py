@@ -90,16 +90,9 @@ class NvmlSampler(Sampler):
 
     def open(self) -> str:
         """Initialise NVML and find the GPU; "" when at least one value reads, else why not."""
-        nvml = self._module
-        if nvml is None:
-            try:
-                nvml = importlib.import_module("pynvml")
-            except ImportError:
-                return MISSING
-        try:
-            nvml.nvmlInit()
-        except Exception as exc:
-            return f"NVML cannot start: {one_line(exc)}"
+        nvml, why = self._init()
+        if why:
+            return why
         self._nvml = nvml
         try:
             self._handle = self._find(nvml)
@@ -107,23 +100,8 @@ class NvmlSampler(Sampler):
             self._shutdown()
             return f"NVML cannot open GPU {self.pci_bus_id or self.device_name or self.index}: {one_line(exc)}"
         readers = self._all_readers(nvml, self._handle)
-        instant_failed = ""
-        try:
-            readers["power_w"]()
-        except Exception as exc:  # older GPU, driver or nvidia-ml-py: the 1-s average instead
-            instant_failed = one_line(exc)
-            readers["power_w"] = lambda: float(nvml.nvmlDeviceGetPowerUsage(self._handle)) / 1000.0
-        else:
-            self.power_average_s = INSTANT_AVERAGE_S
-            self.power_source = INSTANT
-        failed: List[str] = []
-        for key, fn in readers.items():
-            try:
-                fn()
-            except Exception as exc:
-                failed.append(f"{key}: {one_line(exc)}")
-            else:
-                self._readers[key] = fn
+        instant_failed = self._power_reader(nvml, readers)
+        failed = self._keep_readers(readers)
         if not self._readers:
             self._shutdown()
             return "NVML reads no value of this GPU (" + "; ".join(failed) + ")"
@@ -135,6 +113,46 @@ class NvmlSampler(Sampler):
                 f"nvmlDeviceGetPowerUsage, a {USAGE_AVERAGE_S:g}-s average"
             )
         return ""
+
+    def _init(self) -> Tuple[Any, str]:
+        """``pynvml`` (or the module given) initialised: ``(module, "")``, or ``(None, why not)``."""
+        nvml = self._module
+        if nvml is None:
+            try:
+                nvml = importlib.import_module("pynvml")
+            except ImportError:
+                return None, MISSING
+        try:
+            nvml.nvmlInit()
+        except Exception as exc:
+            return None, f"NVML cannot start: {one_line(exc)}"
+        return nvml, ""
+
+    def _power_reader(self, nvml: Any, readers: Dict[str, Callable[[], float]]) -> str:
+        """The instantaneous power field when it reads (then :attr:`power_average_s` and
+        ``power_source`` are its), else ``nvmlDeviceGetPowerUsage``'s 1-s average in its place
+        (older GPU, driver or nvidia-ml-py); why the field did not read, "" when it did."""
+        try:
+            readers["power_w"]()
+        except Exception as exc:
+            instant_failed = one_line(exc)
+            readers["power_w"] = lambda: float(nvml.nvmlDeviceGetPowerUsage(self._handle)) / 1000.0
+            return instant_failed
+        self.power_average_s = INSTANT_AVERAGE_S
+        self.power_source = INSTANT
+        return ""
+
+    def _keep_readers(self, readers: Dict[str, Callable[[], float]]) -> List[str]:
+        """Keep each reader that reads once; ``"key: why"`` for each that raised."""
+        failed: List[str] = []
+        for key, fn in readers.items():
+            try:
+                fn()
+            except Exception as exc:
+                failed.append(f"{key}: {one_line(exc)}")
+            else:
+                self._readers[key] = fn
+        return failed
 
     def _find(self, nvml: Any) -> Any:
         if self.device_name and not self.pci_bus_id:
