@@ -129,8 +129,38 @@ def summarize(
     the window. Values absent from a sample (a counter's first reading) are left out of that value's
     mean. Power values (:data:`POWER_VALUES`) read before ``t0 + power_after`` (seconds) are left
     out: they average over time before the window."""
-    chosen = select(samples, t0, t1)
-    sums: Dict[str, List[Tuple[float, Optional[float]]]] = {}
+    sums, peaks = _gather(select(samples, t0, t1), t0, power_after, period_s)
+    out: Summary = {}
+    clusters: List[str] = []
+    for k, pairs in sums.items():
+        if k.endswith("_bits"):
+            out[k[: -len("_bits")]] = _flags(k, pairs, flag_names)
+            continue
+        mean = _mean(pairs)
+        if mean is None:  # a block never busy over the window has no clock over it
+            continue
+        if k.startswith(CLUSTER_MHZ):
+            clusters.append(f"{k[len(CLUSTER_MHZ) :]} {mean:.0f} MHz")
+            continue
+        out[k] = round(mean, 1)
+        if k == POWER and peaks:
+            out["power_max_w"] = round(max(peaks), 1)
+    if clusters:
+        out["cpu_cluster_clocks"] = ", ".join(sorted(clusters))
+    return out
+
+
+#: A value's readings over a window: ``(value, its weight or None)`` each.
+_Pairs = List[Tuple[float, Optional[float]]]
+
+
+def _gather(
+    chosen: Sequence[Sample], t0: float, power_after: float, period_s: float
+) -> Tuple[Dict[str, _Pairs], List[float]]:
+    """``(sums, peaks)``: per value (weights aside, power read before ``t0 + power_after`` left
+    out) its readings with their weights, in the order the values first appear; and the power
+    readings at least :data:`FULL_PERIOD` of ``period_s`` long (every one that says no interval)."""
+    sums: Dict[str, _Pairs] = {}
     peaks: List[float] = []
     for s in chosen:
         early = s.t < t0 + power_after
@@ -143,29 +173,24 @@ def summarize(
                 span = s.values.get("interval_s")
                 if span is None or span >= FULL_PERIOD * period_s:
                     peaks.append(float(v))
-    out: Summary = {}
-    clusters: List[str] = []
-    for k, pairs in sums.items():
-        vs = [v for v, _w in pairs]
-        if k.endswith("_bits"):
-            bits = 0
-            for v in vs:
-                bits |= int(v)
-            out[k[: -len("_bits")]] = ",".join(flag_names(k, bits)) or "none"
-            continue
-        weights = [w for _v, w in pairs if w is not None]
-        if weights and len(weights) == len(pairs):
-            if sum(weights) <= 0:  # a block never busy over the window has no clock over it
-                continue
-            mean = sum(v * w for v, w in zip(vs, weights)) / sum(weights)
-        else:
-            mean = sum(vs) / len(vs)
-        if k.startswith(CLUSTER_MHZ):
-            clusters.append(f"{k[len(CLUSTER_MHZ) :]} {mean:.0f} MHz")
-            continue
-        out[k] = round(mean, 1)
-        if k == POWER and peaks:
-            out["power_max_w"] = round(max(peaks), 1)
-    if clusters:
-        out["cpu_cluster_clocks"] = ", ".join(sorted(clusters))
-    return out
+    return sums, peaks
+
+
+def _flags(key: str, pairs: _Pairs, flag_names: Callable[[str, int], List[str]]) -> str:
+    """The flags of bitmask ``key`` set in any reading, comma-separated, or ``"none"``."""
+    bits = 0
+    for v, _w in pairs:
+        bits |= int(v)
+    return ",".join(flag_names(key, bits)) or "none"
+
+
+def _mean(pairs: _Pairs) -> Optional[float]:
+    """The readings' mean: weighted where every reading has its weight (None when those weights sum
+    to 0 or less), else plain."""
+    vs = [v for v, _w in pairs]
+    weights = [w for _v, w in pairs if w is not None]
+    if weights and len(weights) == len(pairs):
+        if sum(weights) <= 0:
+            return None
+        return sum(v * w for v, w in zip(vs, weights)) / sum(weights)
+    return sum(vs) / len(vs)
