@@ -46,7 +46,7 @@ def parse_results(data: object, *, source: str = "<dict>") -> Document:
 
 
 def load_results(path: Union[str, "os.PathLike[str]"]) -> Document:
-    """Read any results file once and return its document (:class:`~.roofline.run.Run`,
+    """Read any results file once and return its document (:class:`~.roofline.model.run.Run`,
     :class:`~.dispatch.model.DispatchStudy` ...).
 
     Raises:

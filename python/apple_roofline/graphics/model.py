@@ -18,7 +18,7 @@ Each render pass is a :class:`~apple_roofline.study.records.Measurement` (suite 
 * ``batch`` (passes per timed sample), ``lead_s`` (seconds of untimed passes before the samples in
   the same submission), ``retried`` (timed again after a full spin-up, :mod:`.pacing`);
 * the sampler's clocks and power over the timed samples, and ``clock``: ``"steady"`` or
-  ``"below steady"`` against the study's steady clock (:mod:`.steady`; ``params["steady_clock_mhz"]``).
+  ``"below steady"`` against the study's steady clock (:func:`~.clocks.steady_clock`; ``params["steady_clock_mhz"]``).
 
 FLOPs are counted only for shaded pixels (32·F each, per lane); bytes are tile/ROP traffic
 (fill suites) or the texel bytes fetched (texture: 4 per nearest fetch, 16 per bilinear fetch:

@@ -20,7 +20,7 @@ Each measurement's clock is the sampler's mean over its timed samples (:mod:`app
 telemetry`). When it is more than :data:`CLOCK_TOLERANCE` below the highest clock seen so far in the
 study and the sampler does not say the GPU was power- or thermal-limited, the pass is timed once more
 after a full spin-up and the second timing kept (``retried``); whether the kept one ran at the study's
-steady clock is decided over the whole study (:mod:`.steady`).
+steady clock is decided over the whole study (:func:`~.clocks.steady_clock`).
 """
 
 from __future__ import annotations

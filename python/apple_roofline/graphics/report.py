@@ -142,7 +142,7 @@ def steady_note(study: GraphicsStudy) -> str:
 
 
 def _tolerance(study: GraphicsStudy) -> float:
-    """The fraction under the steady clock the study allowed (:data:`~.steady.CLOCK_TOLERANCE` where unrecorded)."""
+    """The fraction under the steady clock the study allowed (:data:`~.clocks.CLOCK_TOLERANCE` where unrecorded)."""
     return float(study.params.get("clock_tolerance", CLOCK_TOLERANCE))
 
 

@@ -11,7 +11,7 @@ of the same shape), then its target is read back and compared with the NumPy ref
 (:mod:`.kernels`) on a worker thread (:mod:`.checks`) while the next pass runs; a pass that fails is
 kept, marked invalid, and makes the command exit 1. Every pass carries the clocks and power of its
 timed samples and, once the study is done, whether it ran at the study's steady clock
-(:mod:`.steady`).
+(:func:`~.clocks.steady_clock`).
 
 Options are checked in :mod:`.options` (its checks are re-exported here for the command line), the
 passes built, timed and queued for checking in :mod:`.passes` (layers, calibration).
@@ -311,7 +311,7 @@ def run_graphics(
         telemetry: sample clocks and power in the background, as the roofline runner does
             (docs/design/power.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
             adapter, RAPL for a CPU adapter on Linux); each pass's measurement gets the clocks and
-            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :mod:`.steady`),
+            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :func:`~.clocks.steady_clock`),
             and ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot
             read never fails the study.
         journal: keeps each pass once it is checked (docs/design/files.md, "Journal and resume"); a
