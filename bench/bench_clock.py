@@ -252,7 +252,8 @@ def tool_mhz(text: str) -> List[float]:
     return []
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--reps", type=int, default=10)
@@ -262,108 +263,112 @@ def main() -> int:
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    a = ap.parse_args()
-    if a.child:
-        child(a.child, a.device)
-        return 0
+    return ap.parse_args()
 
-    from apple_roofline.devices import open_device
 
-    real = open_device(a.device)
-    info = real.info()
-    backend = ProbeSwitch(real)
-    ncu = None if a.no_ncu else find_ncu(a.ncu)
-    rows: List[Dict[str, Any]] = []
-    os.makedirs(a.out, exist_ok=True)
-    path = os.path.join(a.out, f"bench_clock-{dt.datetime.now():%Y%m%d-%H%M%S}.json")
+def both_builds(backend: ProbeSwitch, case: Any) -> Dict[bool, Any]:
+    """``case``'s kernel built with the probed launches (key False) and without them (key True)."""
+    kernels = {}
+    for off in (False, True):
+        backend.off = off
+        kernels[off] = case.make_kernel()
+    backend.off = False
+    return kernels
 
-    def save() -> str:  # after every row, so a run cut short keeps what it measured
-        with open(path, "w") as f:
-            json.dump(
-                {
-                    "device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
-                    "ncu": ncu,
-                    "rows": rows,
-                },
-                f,
-                indent=1,
-                default=str,
-            )
-        return path
 
-    for label, case in cases(backend, info):
-        kernels = {}
-        for off in (False, True):
-            backend.off = off
-            kernels[off] = case.make_kernel()
-        backend.off = False
-        with_probe: List[float] = []
-        without: List[float] = []
-        clocks: List[Dict[str, Any]] = []
-        ratios: List[float] = []
-        for i in range(a.rounds):  # ABBA: with, without, without, with, ...
-            order = (False, True) if i % 2 == 0 else (True, False)
-            case.reset()
-            batch = 1
-            for off in order:
-                rate, clock, batch = timed(case, kernels[off], a.reps)
-                if off:
-                    without.append(rate)
-                else:
-                    with_probe.append(rate)
-                    clocks.append(clock)
-            ratios += paired_ratios(case, kernels, batch, a.pairs)
-            validated(case)
-        eff = [c.get("effective_clock_mhz") for c in clocks]
-        row: Dict[str, Any] = {
-            "kernel": label,
-            "entry": case.kernel.name,
-            "gflops_with_probe": statistics.median(with_probe),
-            "gflops_without_probe": statistics.median(without),
-            **cost_of_probe(ratios),
-            "gflops_with_probe_rounds": with_probe,
-            "gflops_without_probe_rounds": without,
-            "effective_clock_mhz": eff,
-            "clock": clocks[-1],
-        }
-        if ncu:
-            entry = kernels[False].entry
-            cmd = [
-                ncu,
-                "--clock-control",
-                "none",
-                "--metrics",
-                "sm__cycles_elapsed.avg.per_second",
-                "--csv",
-                "-k",
-                f"regex:^{entry}{PROBE_SUFFIX}$",
-                sys.executable,
-                os.path.abspath(__file__),
-                "--child",
-                label,
-                "--device",
-                a.device,
-            ]
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-            got, same = ncu_mhz(p.stdout), tool_mhz(p.stdout)
-            row["ncu_mhz"] = got
-            row["tool_mhz_profiled_launches"] = same
-            row["ncu_returncode"] = p.returncode
-            if not got or not same:
-                row["ncu_error"] = (p.stderr or p.stdout)[-600:]
+def measure_rounds(case: Any, kernels: Dict[bool, Any], a: argparse.Namespace) -> Dict[str, Any]:
+    """``a.rounds`` rounds of ``case``, each timing both builds as ``run`` does (ABBA order), then
+    ``a.pairs`` sample pairs, then validating the output: ``with_probe`` and ``without`` (GFLOP/s per
+    round), ``clocks`` (the probed build's effective-clock parameters per round) and ``ratios`` (every
+    pair's). Raises SystemExit where an output is invalid."""
+    got: Dict[str, List[Any]] = {"with_probe": [], "without": [], "clocks": [], "ratios": []}
+    for i in range(a.rounds):  # ABBA: with, without, without, with, ...
+        order = (False, True) if i % 2 == 0 else (True, False)
+        case.reset()
+        batch = 1
+        for off in order:
+            rate, clock, batch = timed(case, kernels[off], a.reps)
+            if off:
+                got["without"].append(rate)
             else:
-                row["tool_over_ncu"] = statistics.median(same) / statistics.median(got)
-        rows.append(row)
-        save()
-        print(
-            f"{label:38s} cost {row['cost_ratio']:.4f}  effective {eff} MHz  profiled launches "
-            f"{row.get('tool_mhz_profiled_launches', 'NOT RUN')}  ncu {row.get('ncu_mhz', 'NOT RUN')}"
-            f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}",
-            file=sys.stderr,
-            flush=True,
-        )
+                got["with_probe"].append(rate)
+                got["clocks"].append(clock)
+        got["ratios"] += paired_ratios(case, kernels, batch, a.pairs)
+        validated(case)
+    return got
 
-    print(f"\n{info.get('name')} ({a.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
+
+def ncu_fields(ncu: str, entry: str, label: str, device: str) -> Dict[str, Any]:
+    """Nsight Compute's clock of the probed launches of ``entry`` in a child process (module
+    docstring) beside the tool's own of the same launches: ``ncu_mhz``,
+    ``tool_mhz_profiled_launches``, ``ncu_returncode`` and ``tool_over_ncu`` (or ``ncu_error`` where
+    either is missing)."""
+    cmd = [
+        ncu,
+        "--clock-control",
+        "none",
+        "--metrics",
+        "sm__cycles_elapsed.avg.per_second",
+        "--csv",
+        "-k",
+        f"regex:^{entry}{PROBE_SUFFIX}$",
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        label,
+        "--device",
+        device,
+    ]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
+    got, same = ncu_mhz(p.stdout), tool_mhz(p.stdout)
+    fields: Dict[str, Any] = {"ncu_mhz": got, "tool_mhz_profiled_launches": same, "ncu_returncode": p.returncode}
+    if not got or not same:
+        fields["ncu_error"] = (p.stderr or p.stdout)[-600:]
+    else:
+        fields["tool_over_ncu"] = statistics.median(same) / statistics.median(got)
+    return fields
+
+
+def case_row(label: str, case: Any, backend: ProbeSwitch, a: argparse.Namespace, ncu: Optional[str]) -> Dict[str, Any]:
+    """One kernel's row: both builds' rates, the probe's cost, the effective clocks and, with ncu,
+    the comparison with its clock."""
+    kernels = both_builds(backend, case)
+    got = measure_rounds(case, kernels, a)
+    row: Dict[str, Any] = {
+        "kernel": label,
+        "entry": case.kernel.name,
+        "gflops_with_probe": statistics.median(got["with_probe"]),
+        "gflops_without_probe": statistics.median(got["without"]),
+        **cost_of_probe(got["ratios"]),
+        "gflops_with_probe_rounds": got["with_probe"],
+        "gflops_without_probe_rounds": got["without"],
+        "effective_clock_mhz": [c.get("effective_clock_mhz") for c in got["clocks"]],
+        "clock": got["clocks"][-1],
+    }
+    if ncu:
+        row.update(ncu_fields(ncu, kernels[False].entry, label, a.device))
+    return row
+
+
+def save_rows(path: str, info: Dict[str, Any], ncu: Optional[str], rows: List[Dict[str, Any]]) -> str:
+    """Write the JSON (the device's scalar facts, ncu's path, the rows so far) to path; returns path."""
+    with open(path, "w") as f:
+        json.dump(
+            {
+                "device": {k: v for k, v in info.items() if isinstance(v, (int, float, str, bool))},
+                "ncu": ncu,
+                "rows": rows,
+            },
+            f,
+            indent=1,
+            default=str,
+        )
+    return path
+
+
+def print_table(info: Dict[str, Any], device: str, rows: List[Dict[str, Any]]) -> None:
+    """Print the markdown table of every row."""
+    print(f"\n{info.get('name')} ({device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
     print(
         "| kernel | GFLOP/s with probe | without | without / with (sample pairs: median, 95 % interval) | "
         "effective MHz, timed samples | effective MHz, profiled launches | ncu MHz | tool / ncu |"
@@ -383,7 +388,37 @@ def main() -> int:
             f"{r['cost_ratio']:.4f} ({r['cost_ratio_low']:.4f} to {r['cost_ratio_high']:.4f}, "
             f"{r['cost_verdict']}) | {eff} | {same} | {ncu_text} | {ratio} |"
         )
-    print(f"\n{save()}", file=sys.stderr)
+
+
+def main() -> int:
+    """Measure every target kernel (or, with ``--child``, be the ncu child); returns 0."""
+    a = parse_args()
+    if a.child:
+        child(a.child, a.device)
+        return 0
+
+    from apple_roofline.devices import open_device
+
+    real = open_device(a.device)
+    info = real.info()
+    backend = ProbeSwitch(real)
+    ncu = None if a.no_ncu else find_ncu(a.ncu)
+    rows: List[Dict[str, Any]] = []
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, f"bench_clock-{dt.datetime.now():%Y%m%d-%H%M%S}.json")
+    for label, case in cases(backend, info):
+        row = case_row(label, case, backend, a, ncu)
+        rows.append(row)
+        save_rows(path, info, ncu, rows)  # after every row, so a run cut short keeps what it measured
+        print(
+            f"{label:38s} cost {row['cost_ratio']:.4f}  effective {row['effective_clock_mhz']} MHz  profiled launches "
+            f"{row.get('tool_mhz_profiled_launches', 'NOT RUN')}  ncu {row.get('ncu_mhz', 'NOT RUN')}"
+            f"  ratio {row.get('tool_over_ncu', float('nan')):.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    print_table(info, a.device, rows)
+    print(f"\n{save_rows(path, info, ncu, rows)}", file=sys.stderr)
     return 0
 
 
