@@ -1,5 +1,5 @@
 """The WebGPU backend on this machine's first Vulkan, Metal or D3D12 adapter (lavapipe in CI: .ci/run
-installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy) at small sizes,
+installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy, idiv) at small sizes,
 each output checked against its NumPy reference; a planted wrong WGSL result fails its check; the buffer
 calls keep the order the backend contract asks. Skipped, saying why, without wgpu or such an adapter."""
 
@@ -12,6 +12,8 @@ import pytest
 
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.hierarchy.suite import HierarchySuite
+from apple_roofline.suites.idiv import suite as idiv_suite
+from apple_roofline.suites.idiv.kernels import STEP
 from apple_roofline.suites.peak.suite import PeakSuite
 from apple_roofline.suites.stream.suite import StreamSuite
 from apple_roofline.suites.sweep.suite import SweepSuite
@@ -128,6 +130,72 @@ def test_hierarchy_catches_a_planted_wrong_sum(backend: Any) -> None:
     wrong.time(case.args, case.launch, 1, 1)
     ok, msg = case.check()
     assert not ok and "add up to" in msg, msg
+
+
+@pytest.fixture
+def small_idiv(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The idiv suite's quick launches at 2^14 work items (its 2^18 take 8 s on a 2-core lavapipe)."""
+    monkeypatch.setattr(idiv_suite, "IDIV_ITEMS_QUICK", 1 << 14)
+
+
+@pytest.mark.usefixtures("small_idiv")
+def test_idiv_validates(backend: Any) -> None:
+    """Every variant (the divisor a literal, an override constant, an argument), unsigned and signed,
+    divide and modulo, matches the NumPy reference word for word."""
+    measured = set()
+    for case in idiv_suite.IdivSuite(_ctx(backend)).cases():
+        ok, msg = _measure(case)
+        assert ok, f"idiv/{case.kernel.name}/{case.kernel.dtype}: {msg}"
+        measured.add((case.kernel.name, case.kernel.dtype))
+    assert len(measured) == 16, sorted(measured)
+
+
+@pytest.mark.usefixtures("small_idiv")
+def test_idiv_catches_a_planted_wrong_result(backend: Any) -> None:
+    """A floored signed modulo (Python's, not WGSL's truncating one) and an override DIVISOR that
+    disagrees with the reference both fail their checks."""
+    from apple_roofline.shaders import resolve
+
+    cases = {(c.kernel.name, c.kernel.dtype): c for c in idiv_suite.IdivSuite(_ctx(backend)).cases()}
+    text, entry = resolve("idiv.wgsl", "idiv_mod_i32_literal")
+    truncating = "bitcast<u32>(bitcast<i32>(x) % d)"
+    planted = text.replace(truncating, "bitcast<u32>(((bitcast<i32>(x) % d) + d) % d)")
+    assert planted != text
+    constants = {"BLOCK": 256, "DIVISOR": 255, "F": 256}
+    for wrong, label in [
+        (backend.compile(planted, entry, constants), ("mod_literal", "int32")),
+        (
+            backend.compile(*resolve("idiv.wgsl", "idiv_div_u32_constant"), {**constants, "DIVISOR": 254}),
+            ("div_constant", "uint32"),
+        ),
+    ]:
+        case = cases[label]
+        case.reset()
+        wrong.time(case.args, case.launch, 1, 1)
+        ok, msg = case.check()
+        assert not ok and "differ" in msg, (label, msg)
+
+
+def test_wgsl_defines_what_c_leaves_undefined(backend: Any) -> None:
+    """WGSL's x / 0 = x, x % 0 = 0, INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0 (the spec's integer
+    division), here through the idiv kernels as the suite builds them (trusted, no runtime checks):
+    divisors the suite never uses (check_divisor allows 3 to 2^31 - 1), so its reference, C's
+    truncating division, is WGSL's wherever the suite divides."""
+    from apple_roofline.shaders import resolve
+
+    x = np.array([5, 0x80000000], np.uint32)
+    inp, out = backend.alloc(8), backend.alloc(8)
+    inp.write(x)
+    constants = {"BLOCK": 256, "F": 1, "AR_RUNTIME_CHECKS": 0}
+    step = np.uint32(STEP)
+    for op, d, quotient in [("div", 0, x), ("mod", 0, 0 * x), ("div", -1, None), ("mod", -1, 0 * x)]:
+        kernel = backend.compile(*resolve("idiv_argument.wgsl", f"idiv_{op}_i32_argument"), constants)
+        kernel.launch([inp, out, d], 2)
+        got = out.read("uint32")
+        if quotient is None:  # 5 / -1 = -5; INT_MIN / -1 = INT_MIN
+            quotient = np.array([-5 & 0xFFFFFFFF, 0x80000000], np.uint32)
+        want = (x + quotient + step).astype(np.uint32)
+        assert list(got) == list(want), (op, d, got, want)
 
 
 def test_buffers_keep_the_launch_order(backend: Any) -> None:

@@ -14,6 +14,7 @@ from tests.shader_twins import cuda_entries, cuda_kind, read_shader, required_ma
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.base import UNREACHABLE, KernelDef
 from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
+from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS
 from apple_roofline.suites.sweep.suite import SWEEP_KERNELS
@@ -26,12 +27,15 @@ def _tables() -> List[KernelDef]:
         KernelDef("sweep", name, "fp32", fk.sources("fp32"), constants=fk.constants()) for name, fk in SWEEP_KERNELS
     ]
     kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
+    kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     return kdefs
 
 
 #: Overrides a suite sets per case rather than its kernel table: the FMA chains' length F and the
 #: hierarchy's passes per launch PASSES.
 CASE_OVERRIDES = {"F", "PASSES"}
+#: Constants a CUDA file requires that a WGSL file of some of its kernels has no use for, and why.
+UNUSED_CONSTANTS = {"idiv_argument.wgsl": {"DIVISOR"}}  # the argument kernels take the divisor as an argument
 
 
 def _entries(src: str) -> List[str]:
@@ -54,7 +58,8 @@ def test_wgsl_twin_takes_the_cuda_arguments(kdef: KernelDef) -> None:
     assert wgsl == cuda, f"{source}:{entry} takes {wgsl}, its CUDA twin {cuda_file}:{cuda_entry} {cuda}"
     declared = overrides(text)
     assert "BLOCK" in declared
-    assert required_macros(cuda_src) <= set(declared), f"{source} lacks overrides {required_macros(cuda_src)}"
+    required = required_macros(cuda_src) - UNUSED_CONSTANTS.get(source, set())
+    assert required <= set(declared), f"{source} lacks overrides {required - set(declared)}"
     table = set(kdef.constants.get("wgpu", {}))
     assert set(declared) - CASE_OVERRIDES <= table, f"{source} declares overrides its kernel table does not set"
 
@@ -64,6 +69,18 @@ def test_every_wgsl_compute_file_is_a_table_source() -> None:
     for name in used:
         for entry in _entries(read_shader(name)):
             assert any(k.sources["wgpu"] == (name, entry) for k in _tables()), f"{name}:{entry} is in no kernel table"
+
+
+def test_idiv_argument_chains_are_idiv_chains() -> None:
+    """idiv_argument.wgsl's steps and chains are idiv.wgsl's, character for character (WGSL has no
+    include): the argument variant differs from the others only in where the divisor comes from."""
+
+    def chains(name: str) -> str:
+        text = read_shader(name)
+        return text[text.index("// One step of each chain") : text.index("// ---- unsigned")]
+
+    assert "fn chain_div_i32" in chains("idiv.wgsl")
+    assert chains("idiv_argument.wgsl") == chains("idiv.wgsl")
 
 
 def test_layout_refuses_gaps_and_repeats() -> None:

@@ -18,9 +18,14 @@ repeats a value within the chain. The variants, by where the divisor comes from:
 - ``pow2_literal``: 256 written in the source (a shift, plus a sign fix-up when signed);
 - ``literal``: 255 written in the source (a multiply-high "magic number" sequence);
 - ``constant``: IDIV_DIVISOR as a specialisation constant: NVRTC ``-DDIVISOR``, a Metal function
-  constant, a C++ template parameter on the CPU (where an ahead-of-time compiler sees it as it sees a
-  literal);
-- ``argument``: IDIV_DIVISOR passed as a kernel argument, known only at dispatch.
+  constant, a WGSL pipeline-overridable ``override``, a C++ template parameter on the CPU (where an
+  ahead-of-time compiler sees it as it sees a literal);
+- ``argument``: IDIV_DIVISOR passed as a kernel argument (a uniform buffer through WebGPU), known only
+  at dispatch.
+
+WGSL's ``/`` and ``%`` truncate as C's; where C's are undefined WGSL defines them (``x / 0 = x``,
+``x % 0 = 0``, ``INT_MIN / -1 = INT_MIN``, ``INT_MIN % -1 = 0``), cases :func:`check_divisor`'s range
+never reaches, so the one reference holds on every backend.
 
 Counting: F operations (divides or modulos) per work item; the two additions per step are not
 counted, as the FMA chains do not count their epilogues. The ops travel in the measurement's
@@ -129,20 +134,33 @@ class IdivKernel:
         return 8
 
     def kernel_def(self, d: int = IDIV_DIVISOR) -> KernelDef:
-        """The suite's KernelDef: the CPU's built-in kernel, ``idiv.cu`` and ``idiv.metal``, never a
-        ceiling. Every idiv kernel is built with DIVISOR = ``d``, which only the constant variant
-        reads: NVRTC defines it for all (-DDIVISOR), while Metal sets a function constant only on a
-        function that declares it, so the other variants' DIVISOR is skipped there (the backend's
-        constant plan, native/core/metal_rules.h); the CPU's constant variant has it as a template
-        parameter (native/cpu/idiv.cpp)."""
+        """The suite's KernelDef: the CPU's built-in kernel, ``idiv.cu``, ``idiv.metal`` and the WGSL
+        twin (``idiv.wgsl``; ``idiv_argument.wgsl`` for the argument variant, which takes one more
+        binding), never a ceiling. Every idiv kernel is built with DIVISOR = ``d``, which only the
+        constant variant reads: NVRTC defines it for all (-DDIVISOR), while Metal sets a function
+        constant only on a function that declares it, so the other variants' DIVISOR is skipped there
+        (the backend's constant plan, native/core/metal_rules.h), as the WebGPU backend sets only the
+        overrides a module declares; the CPU's constant variant has it as a template parameter
+        (native/cpu/idiv.cpp)."""
         d = check_divisor(d)
         e = self.entry
         return KernelDef(
             "idiv",
             self.name,
             self.dtype,
-            {"cpu": ("builtin", e), "cuda": ("idiv.cu", e), "metal": ("idiv.metal", e)},
-            constants={"cuda": {"BLOCK": 256, "DIVISOR": d}, "metal": {"DIVISOR": d}},
+            {
+                "cpu": ("builtin", e),
+                "cuda": ("idiv.cu", e),
+                "metal": ("idiv.metal", e),
+                "wgpu": ("idiv_argument.wgsl" if self.takes_divisor else "idiv.wgsl", e),
+            },
+            # WebGPU: DIVISOR an override (a module without one, idiv_argument.wgsl, skips it), the module
+            # built without naga's runtime checks (every access is guarded by the work-item count)
+            constants={
+                "cuda": {"BLOCK": 256, "DIVISOR": d},
+                "metal": {"DIVISOR": d},
+                "wgpu": {"BLOCK": 256, "DIVISOR": d, "AR_RUNTIME_CHECKS": 0},
+            },
         )
 
     def args(self, d: int = IDIV_DIVISOR) -> List[Union[int, float]]:
