@@ -240,6 +240,35 @@ KNOWN_LOOPS: Dict[FrozenSet[str], str] = {
 KNOWN_BACK: Dict[Tuple[str, str], str] = {}
 
 
+def _suite_names_compared(tree: ast.AST) -> List[str]:
+    """The string constants a ``<x>.suite`` is compared with in ``tree`` (``m.suite == "sweep"``,
+    ``m.suite in ("sweep", "peak")``)."""
+    out: List[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(x, ast.Attribute) and x.attr == "suite" for x in sides):
+            continue
+        for x in sides:
+            consts = x.elts if isinstance(x, (ast.Tuple, ast.List, ast.Set)) else [x]
+            out += [c.value for c in consts if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+    return out
+
+
+def test_the_roofline_names_no_suite() -> None:
+    """The roofline's model, run and views ask the suites' registry how a suite's measurements are
+    drawn, judged and warned about, and never compare a measurement's suite with a suite's name."""
+    assert _suite_names_compared(ast.parse('a = m.suite == "sweep" or x.suite in ("gemm", y)')) == ["sweep", "gemm"]
+    found = {
+        f"{m}: {name}"
+        for m, p in _modules().items()
+        if m.startswith("apple_roofline.roofline.")
+        for name in _suite_names_compared(ast.parse(p.read_text(encoding="utf-8")))
+    }
+    assert not found, "suite names in the roofline: " + "; ".join(sorted(found))
+
+
 def test_the_folder_checks_find_a_loop_and_a_back_arrow() -> None:
     graph = {"p.a.x": {"p.b.y"}, "p.b.y": {"p.a.z"}, "p.a.z": set(), "p.c.w": {"p.a.x"}}
     folders = _folder_graph(graph, set())

@@ -4,14 +4,16 @@ temporary directory put on the suites package's path; the registry forgets them 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 import apple_roofline.suites as suites_package
-from apple_roofline.suites import registry
+from apple_roofline.study.records import Measurement
+from apple_roofline.suites import SuiteContext, registry
 
 MINIMAL_SPEC = """
 from ..base import Suite
@@ -87,3 +89,39 @@ def test_a_folder_that_is_no_suite_is_named(extra: Path, spec: str, error: type,
     _folder(extra, "xbad", spec)
     with pytest.raises(error, match=match):
         registry.specs()
+
+
+def test_the_sizing_warnings_are_the_suites_own(make_m: Callable[..., Measurement]) -> None:
+    """STREAM's arrays that fit in the last-level cache and the sweep's shrunk points are warned about
+    by their suites' SPEC (the runner names no suite), STREAM's first (run order)."""
+    ctx = SuiteContext(None, "cpu", {"llc_bytes": 32 << 20}, False, 64 << 20)
+    dram = make_m(
+        "stream",
+        "triad",
+        "fp32",
+        flops=1,
+        bytes=10**9,
+        gbps=100.0,
+        ceiling_class="DRAM bandwidth",
+        ceiling_kind="bandwidth",
+    )
+    assert registry.sizing_warnings([dram], ctx) == []
+    cache = dataclasses.replace(dram, ceiling_class="Cache bandwidth")
+    shrunk = make_m("sweep", "vec4", "fp32", flops=10**9, bytes=10**6, gflops=100.0, params={"shrunk": True})
+    assert registry.sizing_warnings([shrunk, cache], ctx) == [
+        "STREAM arrays of 64 MiB are smaller than 4x the last-level cache (32 MiB): the bandwidth ceiling "
+        "measures caches, not DRAM",
+        "sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound",
+    ]
+
+
+def test_how_a_suite_s_points_are_drawn_is_its_own(make_m: Callable[..., Measurement]) -> None:
+    """The sweep's points lie on curves, gemm's tiled kernel (no ceiling) is drawn beside its dtype's vendor
+    GEMM and its vendor GEMMs in their class's colour; a suite not registered has none of these."""
+    assert registry.curves("sweep") and not registry.curves("peak") and not registry.curves("nope")
+    tiled = make_m("gemm", "tiled", "fp16", flops=10**9, bytes=10**6, gflops=100.0)
+    assert registry.compare_class(tiled) == "GEMM FP16"
+    assert registry.compare_class(dataclasses.replace(tiled, ceiling_class="GEMM FP16", ceiling_kind="compute")) is None
+    assert registry.compare_class(dataclasses.replace(tiled, suite="nope")) is None
+    marker = registry.point_marker("gemm")
+    assert marker is not None and marker.by_class and marker.not_drawn

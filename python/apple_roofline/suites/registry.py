@@ -44,6 +44,7 @@ __all__ = [
     "suite_ceilings",
     "suite_ceiling_names",
     "suite_warnings",
+    "sizing_warnings",
     "roof_class",
     "PointMarker",
     "LimitRule",
@@ -51,6 +52,8 @@ __all__ = [
     "pipe_class",
     "drawn",
     "point_marker",
+    "curves",
+    "compare_class",
     "disturbed",
     "quick_options",
     "suite_options",
@@ -77,8 +80,12 @@ def _no_facts(_info: Mapping[str, Any]) -> Mapping[str, Any]:
     return {}
 
 
-def _no_roof_class(_m: "Measurement") -> Optional[str]:
+def _no_class(_m: "Measurement") -> Optional[str]:
     return None
+
+
+def _no_sizing_warnings(_measurements: Sequence["Measurement"], _ctx: "SuiteContext") -> Tuple[()]:
+    return ()
 
 
 def _always(_m: "Measurement") -> bool:
@@ -126,12 +133,16 @@ class LimitRule:
 
 @dataclass(frozen=True)
 class PointMarker:
-    """How the roofline figure draws the points of a suite that sets no ceiling class of its own
-    colour: the legend ``series``, the matplotlib ``symbol`` (``"o"``) and its ``size`` in points."""
+    """How the roofline figure draws the points of a suite: the legend ``series``, the matplotlib
+    ``symbol`` (``"o"``) and its ``size`` in points; grey, or with ``by_class`` in the colour of the
+    ceiling class each point sets, in the ``not_drawn`` series where that ceiling is not drawn (the
+    vendor GEMMs')."""
 
     series: str
     symbol: str
     size: float
+    by_class: bool = False
+    not_drawn: str = ""
 
 
 @dataclass(frozen=True)
@@ -199,6 +210,9 @@ class SuiteSpec:
         ceiling_names: every measured ceiling name its kernels and rules can set on any device
             (``run --ceilings`` is checked against them before anything is measured).
         warnings: the warnings its rules give about a run's measurements.
+        sizing_warnings: the warnings about the working sets its cases ran on, from a run's
+            measurements and its suite context (STREAM arrays that fit in the last-level cache, sweep
+            points shrunk once compute-bound), listed after the validation and CV warnings.
         roof_class: the compute ceiling class a measurement of the suite that sets no compute ceiling
             itself is judged against (the sweep's FMA kernels: the vector or scalar ceiling their chains
             run on), or None for none of its own (:func:`roof_class`).
@@ -206,8 +220,15 @@ class SuiteSpec:
             (:class:`LimitRule`: the hierarchy's levels, the matrix tiles' pipes).
         drawn: whether the roofline figure draws a valid measurement of it with FLOPs as a point
             (STREAM's only above their physical limit: otherwise they are the bandwidth ceiling itself).
-        marker: how the figure draws its points where its ceiling class does not colour them
-            (STREAM's), or None for the peak kernels' diamonds.
+        marker: how the figure draws its points (:class:`PointMarker`: STREAM's grey circles, the
+            vendor GEMMs' circles in their class's colour), or None for the peak kernels' diamonds
+            in their class's colour.
+        curves: whether the figures join its points into one curve per kernel and dtype, drawn in
+            intensity order in a colour no ceiling has (the sweep's: F rising along each), instead of
+            drawing each point alone; the curve's legend series is ``"<suite> <kernel> (<dtype>)"``.
+        compare_class: the ceiling class a measurement of it that sets no ceiling is drawn beside, in
+            that class's colour, hollow, in a series of its kernel (gemm's tiled kernel, never a
+            ceiling: the vendor GEMM of its dtype), or None (drawn as :attr:`marker` says).
         disturbed: the measurements of a run its own check flags as disturbed (index -> index of the
             measurement it was judged against: gemm's ladder check), drawn hollow and grey in the
             figure's ``disturbed_series``.
@@ -233,10 +254,13 @@ class SuiteSpec:
     ceilings: Callable[[Sequence["Measurement"]], Sequence["Ceiling"]] = _none
     ceiling_names: Callable[[], Sequence[str]] = _none
     warnings: Callable[[Sequence["Measurement"]], Sequence[str]] = _none
-    roof_class: Callable[["Measurement"], Optional[str]] = _no_roof_class
+    sizing_warnings: Callable[[Sequence["Measurement"], "SuiteContext"], Sequence[str]] = _no_sizing_warnings
+    roof_class: Callable[["Measurement"], Optional[str]] = _no_class
     limits: LimitRule = LimitRule()
     drawn: Callable[["Measurement"], bool] = _always
     marker: Optional[PointMarker] = None
+    curves: bool = False
+    compare_class: Callable[["Measurement"], Optional[str]] = _no_class
     disturbed: Callable[[Sequence["Measurement"]], Mapping[int, int]] = _no_disturbed
     disturbed_series: str = ""
     quick_options: Mapping[str, Any] = field(default_factory=dict)
@@ -399,6 +423,20 @@ def point_marker(suite: str) -> Optional[PointMarker]:
     return s.marker if s is not None else None
 
 
+def curves(suite: str) -> bool:
+    """:attr:`SuiteSpec.curves` of ``suite``: whether the figures join its points into one curve per
+    kernel and dtype (False for a suite not registered here)."""
+    s = _registered(suite)
+    return s.curves if s is not None else False
+
+
+def compare_class(m: "Measurement") -> Optional[str]:
+    """The ceiling class ``m``, which sets none, is drawn beside: its suite's
+    :attr:`SuiteSpec.compare_class`; None where ``m`` sets a class or its suite names none."""
+    s = _registered(m.suite)
+    return s.compare_class(m) if s is not None and not m.ceiling_class else None
+
+
 def disturbed(measurements: Sequence["Measurement"]) -> Dict[int, str]:
     """Index of each of ``measurements`` a suite's own check flags as disturbed
     (:attr:`SuiteSpec.disturbed`) -> the legend series it is drawn in."""
@@ -416,6 +454,12 @@ def quick_options() -> Dict[str, Any]:
 def suite_warnings(measurements: Sequence["Measurement"]) -> List[str]:
     """The warnings every suite's rules give about ``measurements``."""
     return [w for s in specs() for w in s.warnings(measurements)]
+
+
+def sizing_warnings(measurements: Sequence["Measurement"], ctx: "SuiteContext") -> List[str]:
+    """The warnings of every suite (:attr:`SuiteSpec.sizing_warnings`) about the working sets the cases
+    of ``measurements`` ran on in the run's suite context ``ctx``, in run order."""
+    return [w for s in specs() for w in s.sizing_warnings(measurements, ctx)]
 
 
 def sections() -> List[Tuple[SuiteSpec, Section]]:

@@ -19,7 +19,6 @@ from ...devices import DeviceSpec, open_device, resolve_device
 from ...errors import DeviceStopped, OptionError, reasons_text
 from ...kernel_cache import CacheWarnings
 from ...measure import DEFAULT_REPS
-from ...sizes import format_size
 from ...stats import CV_WARN, NOISY_CV
 from ...study.document import finished_header
 from ...study.files import ResultsError
@@ -371,14 +370,7 @@ class RooflineRunner:
         measured = self.measurements
         warnings = [f"{m.label} failed validation: {m.validation}" for m in measured if not m.valid]
         warnings += cv_warnings(measured)
-        if any(m.ceiling_class == "Cache bandwidth" for m in measured):
-            warnings.append(
-                f"STREAM arrays of {format_size(self.array_bytes)} are smaller than 4x the last-level cache "
-                f"({format_size(int(self.info.get('llc_bytes', 0) or 0))}): the bandwidth ceiling measures caches, "
-                "not DRAM"
-            )
-        if any(m.params.get("shrunk") for m in measured):
-            warnings.append("sweep points marked shrunk ran on a smaller working set once the kernel was compute-bound")
+        warnings += registry.sizing_warnings(measured, self.ctx)  # the working sets the suites' cases ran on
         warnings += [w for w in map(cut_warning, self.times) if w]
         warnings += self.cache_warnings.new()  # docs/design/backends.md, "The kernel cache"
         warnings += clock_warnings(desc)

@@ -206,14 +206,15 @@ def point_series(
     measurements: Sequence[Measurement], drawn: Sequence[Tuple[int, Measurement]]
 ) -> Dict[Tuple[str, ...], List[Tuple[int, Measurement]]]:
     """The point traces of the figure: ``drawn`` (:func:`drawn_measurements` of ``measurements``)
-    by series, in the order first drawn: ``("sweep", kernel, dtype)`` for each sweep kernel (a line,
+    by series, in the order first drawn: ``("curve", suite, kernel, dtype)`` for each kernel of a suite
+    whose points lie on curves (:func:`~apple_roofline.suites.registry.curves`: the sweep's; a line,
     as in :mod:`.plot`), ``("suite", name)`` for each other suite, and last ``("disturbed",)``, the
     points a suite's own check flags (:func:`~apple_roofline.suites.registry.disturbed`: gemm's
     ladder), apart from the valid ones."""
     disturbed = registry.disturbed(measurements)
     series: Dict[Tuple[str, ...], List[Tuple[int, Measurement]]] = {}
     for i, m in drawn:
-        key = ("sweep", m.kernel, m.dtype) if m.suite == "sweep" else ("suite", m.suite)
+        key = ("curve", m.suite, m.kernel, m.dtype) if registry.curves(m.suite) else ("suite", m.suite)
         series.setdefault(key, []).append((i, m))
     flagged = [(i, m) for i, m in drawn if i in disturbed]
     out = {k: [(i, m) for i, m in v if i not in disturbed] for k, v in series.items()}
@@ -226,7 +227,7 @@ def point_series(
 def _point_traces(
     run: Run, drawn: Sequence[Tuple[int, Measurement]], colors: Dict[str, str], scale: Scale
 ) -> List[Dict[str, Any]]:
-    """One trace per :func:`point_series`: a sweep kernel's points joined by a line in a colour no
+    """One trace per :func:`point_series`: a curve's points (a sweep kernel's) joined by a line in a colour no
     ceiling has (:func:`~.plot.spare_colors`), another suite's coloured by their ceiling class, the
     disturbed GEMM sizes hollow and grey; a point above its physical limit an open cross in
     :data:`~.plot.OVER_LIMIT_COLOR` in its series."""
@@ -237,10 +238,10 @@ def _point_traces(
         symbol = _SYMBOLS[k % len(_SYMBOLS)]
         line = {"width": 0.6, "color": "white"}
         trace: Dict[str, Any] = {"type": "scatter", "mode": "markers"}
-        if key[0] == "sweep":
+        if key[0] == "curve":
             items = sorted(items, key=lambda it: it[1].intensity)
-            name = f"sweep {key[1]} ({key[2]}, {len(items)})"
-            meta = {"suite": "sweep", "kernel": key[1], "dtype": key[2]}
+            name = f"{key[1]} {key[2]} ({key[3]}, {len(items)})"
+            meta = {"suite": key[1], "kernel": key[2], "dtype": key[3]}
             trace.update(mode="lines+markers", line={"color": own, "width": 1.6})
             fills = [own] * len(items)
         elif key[0] == "disturbed":

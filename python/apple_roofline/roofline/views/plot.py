@@ -26,9 +26,10 @@ analysis. A figure a reader can take in at a glance:
   along its diagonal (with its GB/s per watt likewise);
 * which ceilings are shown is :func:`~.selection.select_ceilings`'s choice (``"default"``,
   ``"all"`` or names);
-* measurements drawn one marker each (STREAM's are the bandwidth ceiling; sweeps joined by lines,
-  each in a palette colour no ceiling has; vendor GEMM dots and peak kernels in the colour of their
-  class, grey when it is not shown); a point a suite's own check flags as disturbed (gemm's ladder,
+* measurements drawn one marker each, as their suite's :class:`~apple_roofline.suites.registry.SuiteSpec`
+  says (STREAM's are the bandwidth ceiling; a sweep kernel's points joined by a curve, each in a palette
+  colour no ceiling has; vendor GEMM dots and peak kernels in the colour of their class, grey when it is
+  not shown); a point a suite's own check flags as disturbed (gemm's ladder,
   :func:`apple_roofline.suites.registry.disturbed`) hollow and grey; invalid measurements are never drawn; a
   measurement above the physical limit of what it is labelled with (docs/design/limits.md, "Physical
   limits": it sets no ceiling) is drawn hollow under a cross (:func:`draw_over_limit`), and the legend
@@ -36,10 +37,10 @@ analysis. A figure a reader can take in at a glance:
 * every kind of mark and line in the legend below the axes.
 
 Artists carry ``gid``\\ s: ``ceiling:<source>:<kind>:<name>`` (source ``theoretical-at-clock`` for the dotted
-line), ``ridge:<source>:<name>``, ``label:<kind>:<name>``, ``sweep:<kernel> (<dtype>)`` (the line joining a
-sweep), ``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`), ``over-limit:m-<i>``
-(the cross on one above its limit), ``point:<name>`` and ``pointlabel:<name>``, ``shared:<source>:<names>``
-(the label of a line several classes share); :mod:`.html` hangs hover text on them.
+line), ``ridge:<source>:<name>``, ``label:<kind>:<name>``, ``<suite>:<kernel> (<dtype>)`` (the line joining
+a curve: ``sweep:vec4 (fp32)``), ``m-<i>`` (the marker of ``model.measurements[i]``: :func:`measurement_gid`),
+``over-limit:m-<i>`` (the cross on one above its limit), ``point:<name>`` and ``pointlabel:<name>``,
+``shared:<source>:<names>`` (the label of a line several classes share); :mod:`.html` hangs hover text on them.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ __all__ = [
     "class_colors",
     "spare_colors",
     "measurement_gid",
+    "curve_count",
+    "CLASS_POINTS",
     "equal_heights",
     "DISTURBED",
     "FIGSIZE",
@@ -350,7 +353,8 @@ def _ridge_text(r: float) -> str:
 @dataclass(frozen=True)
 class _Marker:
     """How one measurement is drawn: its series (legend entry), marker style, and the colour of its
-    legend entry (grey for a series coloured by each point's ceiling)."""
+    legend entry (grey for a series coloured by each point's ceiling); ``curve``, the gid of the line
+    that joins its series' points (``"<suite>:<kernel> (<dtype>)"``), or None for a point alone."""
 
     series: str
     marker: str
@@ -358,24 +362,47 @@ class _Marker:
     color: str
     hollow: bool = False
     legend_color: str = NEUTRAL
+    curve: Optional[str] = None
 
 
-_GEMM_SERIES = "vendor GEMM, N = 16 … (colour = its ceiling)"
-_PEAK_SERIES = "peak kernels (colour = their ceiling)"
-_NOT_DRAWN = {_GEMM_SERIES: "vendor GEMM of a ceiling not drawn", _PEAK_SERIES: "peak kernel of a ceiling not drawn"}
+#: How the points of a suite without a marker of its own are drawn (:attr:`~apple_roofline.suites.registry.
+#: SuiteSpec.marker`): the peak kernels' diamonds, each in the colour of its class.
+CLASS_POINTS = registry.PointMarker(
+    "peak kernels (colour = their ceiling)", "d", 4.5, by_class=True, not_drawn="peak kernel of a ceiling not drawn"
+)
 
 
-def _class_marker(series: str, marker: str, size: float, cls: str, colors: Mapping[str, str]) -> _Marker:
-    """A point coloured by the ceiling its class sets (``colors``), in ``series``; grey, in the series'
-    "not drawn" entry, where that ceiling is not drawn."""
+def _class_marker(mark: registry.PointMarker, cls: str, colors: Mapping[str, str]) -> _Marker:
+    """A point coloured by the ceiling its class sets (``colors``), in ``mark``'s series; grey, in its
+    "not drawn" series, where that ceiling is not drawn."""
     shown = cls in colors
     return _Marker(
-        series if shown else _NOT_DRAWN[series],
-        marker,
-        size,
+        mark.series if shown else mark.not_drawn,
+        mark.symbol,
+        mark.size,
         colors.get(cls, _UNSHOWN),
         legend_color=NEUTRAL if shown else _UNSHOWN,
     )
+
+
+def _point_marker(m: Measurement, colors: Mapping[str, str]) -> _Marker:
+    """How a point that lies on no curve is drawn: beside the class its suite compares it with
+    (:func:`~apple_roofline.suites.registry.compare_class`: hollow, in that class's colour), else in its
+    suite's marker (:func:`~apple_roofline.suites.registry.point_marker`), else as :data:`CLASS_POINTS`."""
+    compared = registry.compare_class(m)
+    if compared is not None:
+        color = colors.get(compared, NEUTRAL)
+        return _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
+    mark = registry.point_marker(m.suite) or CLASS_POINTS
+    if mark.by_class:
+        return _class_marker(mark, m.ceiling_class or "", colors)
+    return _Marker(mark.series, mark.symbol, mark.size, NEUTRAL)
+
+
+def curve_count(measurements: Sequence[Measurement]) -> int:
+    """How many curves the figures join ``measurements``' points into: their kernels and dtypes of the
+    suites whose points lie on curves (:func:`~apple_roofline.suites.registry.curves`: the sweep's)."""
+    return len({(m.suite, m.kernel, m.dtype) for m in measurements if registry.curves(m.suite)})
 
 
 def _markers(
@@ -383,30 +410,22 @@ def _markers(
 ) -> List[Tuple[int, Measurement, _Marker]]:
     """The measurements drawn and how: valid ones with FLOPs (zero intensity has no place on a log
     axis) that their suite draws (:func:`~apple_roofline.suites.registry.drawn`: STREAM's only
-    above their limit). Each sweep takes the next of ``sweep_colors``; a suite with a marker of its
-    own (:func:`~apple_roofline.suites.registry.point_marker`) is drawn in it; the ``disturbed``
-    indices are drawn hollow and grey in their series."""
-    sweeps: Dict[str, int] = {}
+    above their limit). Each curve (:func:`~apple_roofline.suites.registry.curves`: a sweep kernel's)
+    takes the next of ``sweep_colors``; another point is drawn as :func:`_point_marker` says; the
+    ``disturbed`` indices are drawn hollow and grey in their series."""
+    curves: Dict[str, int] = {}
     out: List[Tuple[int, Measurement, _Marker]] = []
     for i, m in enumerate(model.measurements):
         if not m.valid or m.flops <= 0 or not registry.drawn(m):
             continue
-        cls = m.ceiling_class or ""
-        if m.suite == "sweep":
-            k = sweeps.setdefault(f"{m.kernel} ({m.dtype})", len(sweeps))
+        if registry.curves(m.suite):
+            k = curves.setdefault(f"{m.suite}:{m.kernel} ({m.dtype})", len(curves))
             color = sweep_colors[k % len(sweep_colors)]
-            style = _Marker(
-                f"sweep {m.kernel} ({m.dtype})", _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)], 4.5, color, legend_color=color
-            )
-        elif m.suite == "gemm" and cls:
-            style = _class_marker(_GEMM_SERIES, "o", 6.0, cls, colors)
-        elif (mark := registry.point_marker(m.suite)) is not None:
-            style = _Marker(mark.series, mark.symbol, mark.size, NEUTRAL)
-        elif m.suite == "gemm":  # the tiled comparison kernel: never a ceiling
-            color = colors.get(f"GEMM {m.dtype.upper()}", NEUTRAL)
-            style = _Marker(f"{m.kernel} ({m.dtype})", "s", 5.0, color, True, color)
+            series = f"{m.suite} {m.kernel} ({m.dtype})"
+            marker = _SWEEP_MARKERS[k % len(_SWEEP_MARKERS)]
+            style = _Marker(series, marker, 4.5, color, legend_color=color, curve=f"{m.suite}:{m.kernel} ({m.dtype})")
         else:
-            style = _class_marker(_PEAK_SERIES, "d", 4.5, cls, colors)
+            style = _point_marker(m, colors)
         if i in disturbed:
             style = _Marker(disturbed[i], style.marker, style.size, DISTURBED, True, DISTURBED)
         out.append((i, m, style))
@@ -415,8 +434,8 @@ def _markers(
 
 def _legend_handle(s: _Marker) -> Any:
     """The legend entry of a marker series: its marker (hollow where drawn hollow), joined by a line
-    for a sweep."""
-    sweep = s.series.startswith("sweep ")
+    for a curve."""
+    sweep = s.curve is not None
     return mpl("matplotlib.lines").Line2D(
         [],
         [],
@@ -466,7 +485,7 @@ def plot_roofline(
     bw_classes, comp_classes = ceiling_classes(shown)
     colors = {c.name: c.color for c in comp_classes}
     spare = spare_colors(set(colors.values()) | {c.color for c in bw_classes})
-    n_sweeps = len({(m.kernel, m.dtype) for m in model.measurements if m.suite == "sweep"})
+    n_sweeps = curve_count(model.measurements)
     drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], registry.disturbed(model.measurements))
     users = [p for p in points if p.flops > 0]
 
@@ -628,9 +647,9 @@ def plot_roofline(
     # measurements: sweep lines, then one marker per measurement
     handles: Dict[str, Any] = {}
     Line2D = mpl("matplotlib.lines").Line2D
-    for name in dict.fromkeys(s.series for _i, _m, s in drawn if s.series.startswith("sweep ")):
-        ms = sorted((m for _i, m, s in drawn if s.series == name), key=lambda m: m.intensity)
-        style = next(s for _i, _m, s in drawn if s.series == name)
+    for curve in dict.fromkeys(s.curve for _i, _m, s in drawn if s.curve is not None):
+        ms = sorted((m for _i, m, s in drawn if s.curve == curve), key=lambda m: m.intensity)
+        style = next(s for _i, _m, s in drawn if s.curve == curve)
         ax.plot(
             [m.intensity for m in ms],
             [scale.y(m.gflops) for m in ms],
@@ -638,12 +657,12 @@ def plot_roofline(
             color=style.color,
             linewidth=1.3,
             zorder=4,
-            gid=f"sweep:{name[len('sweep ') :]}",
+            gid=curve,
         )
     for i, m, s in drawn:
         hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
         face = "white" if hollow else s.color
-        edge = s.color if hollow or s.series.startswith("sweep ") else "white"
+        edge = s.color if hollow or s.curve is not None else "white"
         ax.plot(
             [m.intensity],
             [scale.y(m.gflops)],
