@@ -35,8 +35,9 @@ import datetime as dt
 import json
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 TARGET_DELTA_S = 0.25e-6
 REPEAT_S = 0.05e-6
@@ -83,7 +84,8 @@ def us(x: Optional[float], sign: bool = False) -> str:
     return "-" if x is None else f"{x * 1e6:{'+' if sign else ''}.3f}"
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    """The command line (see the module docstring); exits with a usage error on a count out of range."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--studies", type=int, default=3, help="dispatch studies run back to back")
@@ -99,10 +101,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     a = ap.parse_args(argv)
     if a.studies < 1:
         ap.error(f"--studies {a.studies} is out of range (valid: 1 or more)")
-    from apple_roofline.dispatch import run_dispatch
-
     if a.settle < 0:
         ap.error(f"--settle {a.settle} is out of range (valid: 0 or more)")
+    return a
+
+
+def run_studies(a: argparse.Namespace) -> Tuple[List[Dict[str, Any]], str]:
+    """The ``--settle`` studies thrown away, then the ``--studies`` recorded ones, each printed as it
+    ends: their rows (:func:`study_row`) and the device's name."""
+    from apple_roofline.dispatch import run_dispatch
+
     for i in range(a.settle):  # the host's speed drifts over the first minute of launching (bench/README.md)
         print(f"settling study {i + 1}/{a.settle} (not recorded) ...", file=sys.stderr, flush=True)
         run_dispatch(a.device, reps=a.reps, launches=a.launches, warmup=200, peers=False)
@@ -123,7 +131,22 @@ def main(argv: Optional[List[str]] = None) -> int:
                     f"(95 % interval {us(c['low_s'], True)} to {us(c['high_s'], True)}): {c['verdict']}; "
                     f"p50 native {us(c['native'])}, python {us(c['python'])}, cupy {us(c['cupy'])}"
                 )
+    return rows, device
 
+
+@dataclass
+class Judgement:
+    """The targets judged over the studies: ``verdicts`` (target -> PASS, FAIL, NOT RESOLVED or
+    NOT RUN), ``spreads`` (kernel -> max − min of the studies' throughput medians, seconds) and
+    ``ratio`` (median over studies of the null kernel's Python ÷ CuPy p50; None without CuPy)."""
+
+    verdicts: Dict[str, str]
+    spreads: Dict[str, float]
+    ratio: Optional[float]
+
+
+def judge(rows: List[Dict[str, Any]]) -> Judgement:
+    """Judge the studies' throughput rows against the module docstring's three targets."""
     verdicts: Dict[str, str] = {}
     spreads: Dict[str, float] = {}
     for kernel in KERNELS:
@@ -138,15 +161,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     ratios = [c["python"] / c["cupy"] for c in null if c["cupy"]]
     ratio = statistics.median(ratios) if ratios else None
     verdicts["null python <= cupy"] = "NOT RUN" if ratio is None else "PASS" if ratio <= 1.0 else "FAIL"
+    return Judgement(verdicts, spreads, ratio)
 
+
+def print_summary(a: argparse.Namespace, device: str, rows: List[Dict[str, Any]], j: Judgement) -> None:
+    """Print each kernel's throughput costs over the studies, their spread and the verdicts."""
     print(f"\n{device}: throughput, python − native over {a.studies} studies")
     for kernel in KERNELS:
         medians = ", ".join(us(r[f"{kernel}.throughput"]["median_s"], True) for r in rows)
-        print(f"  {kernel}: {medians} µs; spread {us(spreads[kernel])} µs (target ≤ 0.050)")
-    for k, v in verdicts.items():
+        print(f"  {kernel}: {medians} µs; spread {us(j.spreads[kernel])} µs (target ≤ 0.050)")
+    for k, v in j.verdicts.items():
         print(f"  {k}: {v}")
 
-    date = dt.date.today().isoformat()
+
+def print_markdown(a: argparse.Namespace, device: str, date: str, rows: List[Dict[str, Any]], j: Judgement) -> None:
+    """Print the markdown rows for bench/README.md: each study's throughput costs, the spreads and
+    the CuPy comparison."""
     print("\nmarkdown rows:")
     for i, r in enumerate(rows):
         for kernel in KERNELS:
@@ -161,19 +191,24 @@ def main(argv: Optional[List[str]] = None) -> int:
                 f"{target_verdict(c) if kernel == 'null' else 'INFO'} |"
             )
     for kernel in KERNELS:
-        v = verdicts[f"{kernel} python - native repeats within 0.05 us"]
+        v = j.verdicts[f"{kernel} python - native repeats within 0.05 us"]
         print(
             f"| {date} | {device} | {a.studies} studies back to back | {kernel} throughput, Python − native, "
-            f"spread of the studies' medians | — | {us(spreads[kernel])} µs | ≤ 0.05 µs, each resolved | {v} |"
+            f"spread of the studies' medians | — | {us(j.spreads[kernel])} µs | ≤ 0.05 µs, each resolved | {v} |"
         )
-    if ratio is not None:
+    if j.ratio is not None:
+        null = [r["null.throughput"] for r in rows]
         cupy = statistics.median([c["cupy"] for c in null if c["cupy"]])
         python = statistics.median([c["python"] for c in null])
         print(
             f"| {date} | {device} | same studies | null throughput, each loop's p50 (median of studies) | "
-            f"CuPy RawKernel {us(cupy)} µs | Python {us(python)} µs (ratio {ratio:.3f}) | ≤ 1.0 | "
-            f"{verdicts['null python <= cupy']} |"
+            f"CuPy RawKernel {us(cupy)} µs | Python {us(python)} µs (ratio {j.ratio:.3f}) | ≤ 1.0 | "
+            f"{j.verdicts['null python <= cupy']} |"
         )
+
+
+def write_json(a: argparse.Namespace, device: str, date: str, rows: List[Dict[str, Any]], j: Judgement) -> None:
+    """Write bench_dispatch-<timestamp>.json into ``--out`` (created)."""
     a.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     (a.out / f"bench_dispatch-{stamp}.json").write_text(
@@ -183,17 +218,28 @@ def main(argv: Optional[List[str]] = None) -> int:
                 "date": date,
                 "args": vars(a) | {"out": str(a.out)},
                 "studies": rows,
-                "spreads_s": spreads,
-                "cupy_ratio": ratio,
-                "verdicts": verdicts,
+                "spreads_s": j.spreads,
+                "cupy_ratio": j.ratio,
+                "verdicts": j.verdicts,
             },
             indent=2,
         )
         + "\n"
     )
-    if any(v in ("FAIL", "NOT RESOLVED") for v in verdicts.values()):
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the studies and judge them; returns the exit status of the module docstring."""
+    a = parse_args(argv)
+    rows, device = run_studies(a)
+    j = judge(rows)
+    print_summary(a, device, rows, j)
+    date = dt.date.today().isoformat()
+    print_markdown(a, device, date, rows, j)
+    write_json(a, device, date, rows, j)
+    if any(v in ("FAIL", "NOT RESOLVED") for v in j.verdicts.values()):
         return 1
-    return 2 if "NOT RUN" in verdicts.values() else 0
+    return 2 if "NOT RUN" in j.verdicts.values() else 0
 
 
 if __name__ == "__main__":
