@@ -119,114 +119,110 @@ def find_ncu() -> str:
     return found
 
 
-def main(out: str) -> None:
-    os.makedirs(out, exist_ok=True)
-    work = os.path.join(out, "work")
-    os.makedirs(work, exist_ok=True)
-    log = open(os.path.join(out, "progress.log"), "a", buffering=1)
+class Recorder:
+    """The recording's folders and log: ``out`` (progress.log and the archive), ``out/work`` (what is
+    archived)."""
 
-    def say(msg: str) -> None:
+    def __init__(self, out: str) -> None:
+        os.makedirs(out, exist_ok=True)
+        self.out = out
+        self.work = os.path.join(out, "work")
+        os.makedirs(self.work, exist_ok=True)
+        self.log = open(os.path.join(out, "progress.log"), "a", buffering=1)
+
+    def say(self, msg: str) -> None:
+        """A timestamped progress line, on stdout and in progress.log."""
         line = f"[{time.strftime('%H:%M:%S')}] {msg}"
         print(line, flush=True)
-        log.write(line + "\n")
+        self.log.write(line + "\n")
 
-    def sh(cmd: list, dest: str | None = None, timeout: float = 300) -> int:
-        say("$ " + " ".join(cmd) + (f" > {os.path.basename(dest)}" if dest else ""))
+    def sh(self, cmd: list, dest: str | None = None, timeout: float = 300) -> int:
+        """Run cmd, its stdout into ``work/dest`` (else kept for the log); logs the command, its exit
+        status and time, and the output's tail where it failed or has no file. Returns the exit status."""
+        path = os.path.join(self.work, dest) if dest else None
+        self.say("$ " + " ".join(cmd) + (f" > {dest}" if dest else ""))
         t0 = time.time()
-        with open(dest, "w") if dest else open(os.devnull, "w") as f:
+        with open(path, "w") if path else open(os.devnull, "w") as f:
             p = subprocess.run(
-                cmd, stdout=f if dest else subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout
+                cmd, stdout=f if path else subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout
             )
-        tail = (p.stderr or "")[-1500:] + ("" if dest else (p.stdout or "")[-1500:])
-        say(f"  rc {p.returncode} in {time.time() - t0:.1f} s" + (f"\n{tail}" if p.returncode or not dest else ""))
+        tail = (p.stderr or "")[-1500:] + ("" if path else (p.stdout or "")[-1500:])
+        self.say(f"  rc {p.returncode} in {time.time() - t0:.1f} s" + (f"\n{tail}" if p.returncode or not path else ""))
         return p.returncode
 
-    def pack() -> None:  # after each step, so that a run cut short still brings back what it made
-        with tarfile.open(os.path.join(out, "ncu_fixtures.tar.gz"), "w:gz") as tar:
-            for f in sorted(os.listdir(work)):
+    def pack(self) -> None:
+        """Archive work/ (its reports left out) as ncu_fixtures.tar.gz: after each step, so that a run
+        cut short still brings back what it made."""
+        with tarfile.open(os.path.join(self.out, "ncu_fixtures.tar.gz"), "w:gz") as tar:
+            for f in sorted(os.listdir(self.work)):
                 if not f.endswith(".ncu-rep"):
-                    tar.add(os.path.join(work, f), arcname=f)
+                    tar.add(os.path.join(self.work, f), arcname=f)
 
-    ncu = find_ncu()
-    sh([ncu, "--version"], os.path.join(work, "ncu_version.txt"))
-    sh(
+
+def record_versions(rec: Recorder, ncu: str) -> None:
+    """ncu's version and sets, the GPU (nvidia-smi) and torch's and CuPy's versions, into work/."""
+    rec.sh([ncu, "--version"], "ncu_version.txt")
+    rec.sh(
         ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,memory.total", "--format=csv"],
-        os.path.join(work, "nvidia_smi.csv"),
+        "nvidia_smi.csv",
     )
-    sh(
+    rec.sh(
         [sys.executable, "-c", "import torch, cupy; print(torch.__version__, torch.version.cuda, cupy.__version__)"],
-        os.path.join(work, "versions.txt"),
+        "versions.txt",
     )
-    sh([ncu, "--list-sets"], os.path.join(work, "ncu_sets.txt"))
+    rec.sh([ncu, "--list-sets"], "ncu_sets.txt")
+
+
+def profile(rec: Recorder, ncu: str, way: str, args: list) -> None:
+    """Profile the workload (this script with ``--workload``) one way into ``work/ncu_h200_<way>``;
+    where the roofline set is missing, its chart sections instead."""
     me = os.path.abspath(__file__)
-    for way, args in WAYS.items():
-        rep = os.path.join(work, f"ncu_h200_{way}")
-        rc = sh(
-            [
-                ncu,
-                "--clock-control",
-                "none",
-                "--profile-from-start",
-                "off",
-                *args,
-                "-f",
-                "-o",
-                rep,
-                sys.executable,
-                me,
-                "--workload",
-            ],
-            os.path.join(work, f"{way}_profile.log"),
-            timeout=150,
-        )
-        if rc and way == "roofline":  # an ncu without the set: the chart section itself
-            sh(
-                [
-                    ncu,
-                    "--clock-control",
-                    "none",
-                    "--profile-from-start",
-                    "off",
-                    "--section",
-                    "SpeedOfLight",
-                    "--section",
-                    "SpeedOfLight_RooflineChart",
-                    "-f",
-                    "-o",
-                    rep,
-                    sys.executable,
-                    me,
-                    "--workload",
-                ],
-                os.path.join(work, f"{way}_profile2.log"),
-                timeout=150,
-            )
-        sh([ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv"], os.path.join(work, f"ncu_h200_{way}_raw.csv"))
-        sh(
-            [ncu, "--import", rep + ".ncu-rep", "--page", "raw", "--csv", "--metrics", USED],
-            os.path.join(work, f"ncu_h200_{way}_raw_used.csv"),
-        )
-        sh(
-            [ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv"],
-            os.path.join(work, f"ncu_h200_{way}_details.csv"),
-        )
-        sh(
-            [ncu, "--import", rep + ".ncu-rep", "--page", "details", "--csv", "--print-details", "all"],
-            os.path.join(work, f"ncu_h200_{way}_details_all.csv"),
-        )
-        pack()
+    rep = os.path.join(rec.work, f"ncu_h200_{way}")
+    base = [ncu, "--clock-control", "none", "--profile-from-start", "off"]
+    workload_cmd = ["-f", "-o", rep, sys.executable, me, "--workload"]
+    rc = rec.sh([*base, *args, *workload_cmd], f"{way}_profile.log", timeout=150)
+    if rc and way == "roofline":  # an ncu without the set: the chart section itself
+        sections = ["--section", "SpeedOfLight", "--section", "SpeedOfLight_RooflineChart"]
+        rec.sh([*base, *sections, *workload_cmd], f"{way}_profile2.log", timeout=150)
+
+
+def export(rec: Recorder, ncu: str, way: str) -> None:
+    """The way's report exported as CSV: the raw page, whole and filtered to USED, and the details
+    page, plain and with every detail."""
+    imp = [ncu, "--import", os.path.join(rec.work, f"ncu_h200_{way}") + ".ncu-rep"]
+    rec.sh([*imp, "--page", "raw", "--csv"], f"ncu_h200_{way}_raw.csv")
+    rec.sh([*imp, "--page", "raw", "--csv", "--metrics", USED], f"ncu_h200_{way}_raw_used.csv")
+    rec.sh([*imp, "--page", "details", "--csv"], f"ncu_h200_{way}_details.csv")
+    rec.sh([*imp, "--page", "details", "--csv", "--print-details", "all"], f"ncu_h200_{way}_details_all.csv")
+
+
+def copy_sections(rec: Recorder, ncu: str) -> None:
+    """Copy the roofline chart section files of ncu's installation (and of /usr/local, /opt/nvidia,
+    /root) into work/."""
     roots = [os.path.dirname(os.path.dirname(os.path.realpath(ncu))), "/usr/local", "/opt/nvidia", "/root"]
     sections = {
         os.path.basename(s): s
         for r in roots
         for s in glob.glob(os.path.join(r, "**", "SpeedOfLight*Roofline*.section"), recursive=True)
     }
-    say(f"sections: {sorted(sections.values())}")
+    rec.say(f"sections: {sorted(sections.values())}")
     for sec in sections.values():
-        shutil.copy(sec, work)
-    pack()
-    shutil.rmtree(work)
-    say("done")
+        shutil.copy(sec, rec.work)
+
+
+def main(out: str) -> None:
+    """Record the fixtures into out (module docstring)."""
+    rec = Recorder(out)
+    ncu = find_ncu()
+    record_versions(rec, ncu)
+    for way, args in WAYS.items():
+        profile(rec, ncu, way, args)
+        export(rec, ncu, way)
+        rec.pack()
+    copy_sections(rec, ncu)
+    rec.pack()
+    shutil.rmtree(rec.work)
+    rec.say("done")
 
 
 def chart(details_all: str, out: str) -> None:
