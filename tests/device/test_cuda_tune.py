@@ -35,16 +35,18 @@ def test_kernel_reports_block_simd_width_and_maximum(cuda: Any) -> None:
 
 
 def test_tune_peak_and_stream(tmp_path: Path) -> None:
-    from apple_roofline.tuning import run_tune
+    from apple_roofline.tuning import TuneOptions, run_tune
     from apple_roofline.tuning.outputs import write_tune
 
     study = run_tune(
         "cuda:0",
-        ["stream", "peak"],
-        kernels=["triad", "vec4_indep4"],
-        blocks=[64, 256, 1024],
-        reps=3,
-        array_bytes=16 << 20,
+        TuneOptions(
+            suites=["stream", "peak"],
+            kernels=["triad", "vec4_indep4"],
+            blocks=[64, 256, 1024],
+            reps=3,
+            array_bytes=16 << 20,
+        ),
     )
     assert study.measurements and all(m.valid for m in study.measurements), study.warnings
     assert set(study.blocks()) == {"stream/triad/fp32", "peak/vec4_indep4/fp32", "peak/vec4_indep4/fp16"}
@@ -58,7 +60,7 @@ def test_tune_peak_and_stream(tmp_path: Path) -> None:
 
 def test_bad_block_is_a_one_line_error() -> None:
     from apple_roofline.errors import OptionError
-    from apple_roofline.tuning import run_tune
+    from apple_roofline.tuning import TuneOptions, run_tune
 
     with pytest.raises(OptionError, match="multiples of 32 from 32 to 1024"):
-        run_tune("cuda:0", ["peak"], blocks=[100], reps=2)
+        run_tune("cuda:0", TuneOptions(suites=["peak"], blocks=[100], reps=2))

@@ -178,8 +178,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     return backend
 
 
-def _tune(**kw: Any) -> TuneStudy:
-    return runner.run_tune("cuda:0", ["stream"], array_bytes=4096, reps=2, **kw)
+def _tune(journal: Any = None, **kw: Any) -> TuneStudy:
+    options = runner.TuneOptions(suites=["stream"], array_bytes=4096, reps=2, **kw)
+    return runner.run_tune("cuda:0", options, journal=journal)
 
 
 def test_candidates_are_multiples_of_the_simd_width() -> None:
@@ -351,9 +352,9 @@ class _Work:
         allocs, self.refs, self.fills = self.backend.allocs, Counter(), 0
         info = self.backend.info()
         ctx = SuiteContext(self.backend, "cuda", info, False, 64 << 10, {"max_launch_s": 0.01})
-        points: List[Measurement] = []
-        runner.tune_suite(ctx, suite, blocks, reps=2, max_warmup_s=0.0, measurements=points, rejected=[], skipped=[])
-        return points, self.backend.allocs - allocs, self.refs, self.fills
+        found = runner.TunePoints()
+        runner.tune_suite(ctx, suite, blocks, found, runner.PointTiming(reps=2, max_warmup_s=0.0))
+        return found.measurements, self.backend.allocs - allocs, self.refs, self.fills
 
 
 @pytest.mark.parametrize("suite, fixed_launch", [("stream", True), ("sweep", True), ("peak", False), ("idiv", False)])
@@ -386,7 +387,10 @@ def test_a_wrong_output_at_one_size_is_caught_after_a_correct_one(fake: FakeBack
     for it (the output is poisoned again before every size), and the correct 256 after it passes."""
     fake.broken_blocks = {128}
     study = runner.run_tune(
-        "cuda:0", [suite], array_bytes=64 << 10, reps=2, blocks=[64, 128, 256], kernels=[kernel] if kernel else None
+        "cuda:0",
+        runner.TuneOptions(
+            suites=[suite], array_bytes=64 << 10, reps=2, blocks=[64, 128, 256], kernels=[kernel] if kernel else None
+        ),
     )
     assert study.kernels()
     for k in study.kernels():
@@ -402,12 +406,14 @@ def test_quick_tune_uses_the_smallest_dram_arrays(fake: FakeBackend) -> None:
     assert dram_array_bytes({"llc_bytes": 0, "memory_bytes": 80 << 30}) == 256 << 20  # unknown cache (Apple)
     assert dram_array_bytes({"llc_bytes": (50 << 20) + 1, "memory_bytes": 80 << 30}) == 201 << 20
     fake.llc_bytes = 1 << 20
-    study = runner.run_tune("cuda:0", ["stream"], quick=True, blocks=[128], reps=2, kernels=["triad"])
+    study = runner.run_tune(
+        "cuda:0", runner.TuneOptions(suites=["stream"], quick=True, blocks=[128], reps=2, kernels=["triad"])
+    )
     assert (
         study.params["array_bytes"] == 4 << 20 and study.points("stream/triad/fp32")[0].params["array_bytes"] == 4 << 20
     )
     assert study.measurements[0].ceiling_class == "DRAM bandwidth"
-    full = runner.run_tune("cuda:0", ["stream"], blocks=[128], reps=2, kernels=["triad"])
+    full = runner.run_tune("cuda:0", runner.TuneOptions(suites=["stream"], blocks=[128], reps=2, kernels=["triad"]))
     assert full.params["array_bytes"] == (48 << 20) // 6  # a run's default (capped by the fake's memory)
 
 

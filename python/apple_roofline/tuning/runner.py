@@ -46,6 +46,8 @@ __all__ = [
     "TuneInterrupted",
     "TuneOptions",
     "TuneRunner",
+    "TunePoints",
+    "PointTiming",
     "parse_tune_suites",
     "probe_suite",
     "tune_suite",
@@ -119,75 +121,127 @@ def _occupancy(kernel: Any, block: int, compute_units: int) -> Dict[str, ParamVa
     return {"wave_items": wave, "resident_blocks_per_sm": per_sm, "resident_threads_per_sm": per_sm * block}
 
 
+@dataclass
+class TunePoints:
+    """What tuning finds, appended to as each point ends: the measured points (each with ``block``
+    and the occupancy parameters), the sizes the compiler or the pipeline rejected (with its
+    message) and the kernels the device cannot run at any size."""
+
+    measurements: List[Measurement] = field(default_factory=list)
+    rejected: List[Rejected] = field(default_factory=list)
+    skipped: List[Skipped] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PointTiming:
+    """How each point is timed: ``reps`` samples after at most ``max_warmup_s`` seconds of warm-up
+    (:func:`~apple_roofline.roofline.run.cases.time_case`)."""
+
+    reps: int
+    max_warmup_s: float
+
+
 def tune_suite(
     ctx: SuiteContext,
     name: str,
     blocks: Sequence[int],
+    found: TunePoints,
+    timing: PointTiming,
     *,
-    reps: int,
-    max_warmup_s: float,
-    measurements: List[Measurement],
-    rejected: List[Rejected],
-    skipped: List[Skipped],
     kernels: Optional[Set[str]] = None,
     progress: Optional[Progress] = None,
     journal: Optional[Journal] = None,
 ) -> None:
     """Measure every kernel of suite ``name`` (only those ``kernels`` names, by kernel name or
-    ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, appending to ``measurements``
-    (each with ``block`` and the occupancy parameters), ``rejected`` (a size the compiler or the
-    pipeline rejects, with its message) and ``skipped`` (a kernel the device cannot run at all).
-    ``progress`` sees the suite as one task, ``"tune NAME"``, of one step per kernel and size.
-    ``journal`` gets each point as it finishes; a point its resumed journal holds is taken from it,
-    not measured (docs/design/files.md, "Journal and resume")."""
+    ``"suite/kernel/dtype"``, when given) at every size of ``blocks``, timed as ``timing`` says,
+    appending to ``found``. ``progress`` sees the suite as one task, ``"tune NAME"``, of one step
+    per kernel and size. ``journal`` gets each point as it finishes; a point its resumed journal
+    holds is taken from it, not measured (docs/design/files.md, "Journal and resume")."""
     from .._native import _core
 
     journal = journal or Journal()
-    compute_units = int(ctx.info.get("compute_units", 0) or 0)
     suite = registry.spec(name).measure(_context(ctx, blocks[0] if blocks else None))
     if progress:
         progress.start(f"tune {name}", suite.total() * len(blocks))
+    tuner = _KernelTuner(_core, ctx, suite, found, timing, progress, journal)
     for planned in suite.cases() if blocks else ():
         k = planned.kernel
         label = kernel_key(k)
         if kernels and k.name not in kernels and label not in kernels:
             continue
+        tuner.tune(planned, label, blocks)
+    if progress:
+        progress.finish(f"tune {name}")
+
+
+class _KernelTuner:
+    """One suite's kernels, each at every size (:func:`tune_suite`): ``core`` is the extension, whose
+    errors tell a size rejected from a kernel the device cannot run."""
+
+    def __init__(
+        self,
+        core: Any,
+        ctx: SuiteContext,
+        suite: Any,
+        found: TunePoints,
+        timing: PointTiming,
+        progress: Optional[Progress],
+        journal: Journal,
+    ) -> None:
+        self.core, self.suite, self.found, self.timing = core, suite, found, timing
+        self.progress, self.journal = progress, journal
+        self.compute_units = int(ctx.info.get("compute_units", 0) or 0)
+
+    def advance(self, text: str) -> None:
+        """One step of the suite's progress."""
+        if self.progress:
+            self.progress.advance(text)
+
+    def tune(self, planned: Any, label: str, blocks: Sequence[int]) -> None:
+        """The planned case ``planned`` (kernel ``label``) at each size: resumed from the journal,
+        rejected, or measured; a kernel the device cannot run ends at its first size that says so."""
+        k = planned.kernel
         for i, block in enumerate(blocks):
             what = f"{label} block={block}"
             key = record_key(label, f"block={block}", params=planned.params)
-            stored = journal.stored(key)
-            if stored is not None:
-                m = Measurement.from_dict(stored, source=str(journal.path), where=key)
-                measurements.append(m)
-                suite.record(m)
-                if progress:
-                    progress.advance(f"{what}: resumed")
+            if self.resumed(key, what):
                 continue
             try:
                 case = planned if i == 0 else planned.for_block(block)
                 kernel = case.make_kernel()
-            except _core.UnsupportedError as exc:  # the kernel, not the size: no other size can run
-                skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
-                if progress:
-                    progress.advance(f"{label}: unsupported")
+            except self.core.UnsupportedError as exc:  # the kernel, not the size: no other size can run
+                self.found.skipped.append(Skipped(k.suite, k.name, k.dtype, str(exc)))
+                self.advance(f"{label}: unsupported")
                 break
-            except (_core.CompileError, ValueError) as exc:
-                rejected.append(Rejected(k.suite, k.name, k.dtype, block, one_line(exc)))
-                if progress:
-                    progress.advance(f"{what}: rejected")
+            except (self.core.CompileError, ValueError) as exc:
+                self.found.rejected.append(Rejected(k.suite, k.name, k.dtype, block, one_line(exc)))
+                self.advance(f"{what}: rejected")
                 continue
-            extra = _occupancy(kernel, block, compute_units)
-            if not int(getattr(kernel, "block", 0) or 0):
-                extra[BLOCK_PARAM] = block
-            case.reset()  # this size's output alone is checked, never an earlier size's
-            m = judge(case, time_case(case, kernel, reps=reps, max_warmup_s=max_warmup_s, extra=extra), case.check())
-            journal.record(key, m.to_dict())
-            measurements.append(m)
-            suite.record(m)
-            if progress:
-                progress.advance(f"{what}: {sig_figs(rate(m))} {rate_unit(m)}" + ("" if m.valid else " INVALID"))
-    if progress:
-        progress.finish(f"tune {name}")
+            self.measure(case, kernel, block, key, what)
+
+    def resumed(self, key: str, what: str) -> bool:
+        """Whether the resumed journal holds the point ``key``; if so, it is kept."""
+        stored = self.journal.stored(key)
+        if stored is None:
+            return False
+        m = Measurement.from_dict(stored, source=str(self.journal.path), where=key)
+        self.found.measurements.append(m)
+        self.suite.record(m)
+        self.advance(f"{what}: resumed")
+        return True
+
+    def measure(self, case: Any, kernel: Any, block: int, key: str, what: str) -> None:
+        """Time and check ``kernel`` at ``block`` on its own poisoned output; kept by the journal."""
+        extra = _occupancy(kernel, block, self.compute_units)
+        if not int(getattr(kernel, "block", 0) or 0):
+            extra[BLOCK_PARAM] = block
+        case.reset()  # this size's output alone is checked, never an earlier size's
+        t = self.timing
+        m = judge(case, time_case(case, kernel, reps=t.reps, max_warmup_s=t.max_warmup_s, extra=extra), case.check())
+        self.journal.record(key, m.to_dict())
+        self.found.measurements.append(m)
+        self.suite.record(m)
+        self.advance(f"{what}: {sig_figs(rate(m))} {rate_unit(m)}" + ("" if m.valid else " INVALID"))
 
 
 def _limits(ctx: SuiteContext, suite_names: Sequence[str], device: str) -> Tuple[int, int]:
@@ -217,54 +271,51 @@ def _limits(ctx: SuiteContext, suite_names: Sequence[str], device: str) -> Tuple
 
 def run_tune(
     device: Union[str, DeviceSpec, None] = None,
-    suites: Optional[Sequence[str]] = None,
+    options: Optional[TuneOptions] = None,
     *,
-    kernels: Optional[Sequence[str]] = None,
-    blocks: Optional[Sequence[object]] = None,
-    quick: bool = False,
-    reps: int = DEFAULT_REPS,
-    array_bytes: Optional[int] = None,
     progress: Optional[Progress] = None,
-    command: Sequence[str] = (),
     journal: Optional[Journal] = None,
 ) -> TuneStudy:
-    """Tune the block size of the kernels of ``suites`` (default :data:`TUNE_SUITES`) on ``device``
-    ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`):
-    :class:`TuneRunner` with the :class:`TuneOptions` these keywords build.
+    """Tune the block size of the kernels of ``options.suites`` (default :data:`TUNE_SUITES`) on
+    ``device`` ("cuda:0", "metal:0" or a DeviceSpec) and return the study (:class:`~.model.TuneStudy`):
+    :class:`TuneRunner` with ``options`` (:class:`TuneOptions`; None: the defaults).
 
-    ``blocks`` are the sizes to try (default: every multiple of the SIMD width up to the device's
-    limit, or with ``quick`` the SIMD width times powers of two); ``kernels`` restricts the kernels
-    (names such as ``triad`` or ``peak/vec4_indep4/fp16``); ``quick`` also shortens the warm-up;
-    ``reps`` samples per point; ``array_bytes`` the STREAM / sweep array size (default: a run's,
-    :func:`~apple_roofline.roofline.run.options.default_array_bytes`; with ``quick``, the smallest that
-    still measures DRAM, :func:`~apple_roofline.roofline.run.options.dram_array_bytes`: 4× the
-    last-level cache where it is known). ``journal`` keeps each point as it finishes (docs/design/files.md,
-    "Journal and resume"); a point its resumed journal holds is kept, not measured again.
+    ``journal`` keeps each point as it finishes (docs/design/files.md, "Journal and resume"); a point
+    its resumed journal holds is kept, not measured again.
 
     Raises:
         OptionError: (a ValueError) before anything is timed: a malformed or unavailable device, one
-            without a threadgroup size (the CPU), an unknown suite, ``reps`` outside 1 to 10000,
-            ``array_bytes`` out of range, a size that is not a multiple of the SIMD width or above
-            the device's limit (the message names the range), a kernel name no suite has; (option
-            ``resume``) a resumed journal of another device or other options.
+            without a threadgroup size (the CPU), ``array_bytes`` out of range, a size that is not a
+            multiple of the SIMD width or above the device's limit (the message names the range), a
+            kernel name no suite has; (option ``resume``) a resumed journal of another device or other
+            options. (Building ``options`` raises for an unknown suite or ``reps`` outside 1 to 10000.)
         CannotMeasure: no point was timed (every size rejected, every kernel unsupported).
         _core.BackendError: subclasses, for device failures.
         TuneInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    options = TuneOptions(
-        suites=suites, kernels=kernels, blocks=blocks, quick=quick, reps=reps, array_bytes=array_bytes, command=command
-    )
-    return TuneRunner(device, options, progress=progress, journal=journal).run()
+    return TuneRunner(device, options or TuneOptions(), progress=progress, journal=journal).run()
 
 
 @dataclass(frozen=True)
 class TuneOptions:
     """The tuning study's options, checked when built (the one place; the block sizes and the array
     size, whose ranges depend on the device, by :meth:`sizes_for` and :meth:`array_bytes_for`) and
-    recorded once, as the study's ``params`` and its journal's options (:meth:`recorded`). The
-    fields are :func:`run_tune`'s keywords; ``suite_names`` and ``wanted`` are the suites and the
-    kernel names, checked.
+    recorded once, as the study's ``params`` and its journal's options (:meth:`recorded`).
+
+    Attributes:
+        suites: the suites to tune (default :data:`TUNE_SUITES`).
+        kernels: restricts the kernels (names such as ``triad`` or ``peak/vec4_indep4/fp16``).
+        blocks: the sizes to try (default: every multiple of the SIMD width up to the device's limit,
+            or with ``quick`` the SIMD width times powers of two).
+        quick: those sizes, and a shorter warm-up.
+        reps: samples per point.
+        array_bytes: the STREAM / sweep array size (default: a run's,
+            :func:`~apple_roofline.roofline.run.options.default_array_bytes`; with ``quick``, the
+            smallest that still measures DRAM, :func:`~apple_roofline.roofline.run.options.dram_array_bytes`:
+            4× the last-level cache where it is known).
+        command: the command line to record.
+        suite_names, wanted: (derived) the suites and the kernel names, checked.
 
     Raises:
         OptionError: an unknown suite, ``reps`` outside 1 to 10000.
@@ -358,9 +409,7 @@ class TuneRunner:
         self.params = options.recorded(self.sizes, simd, limit, self.array_bytes)
         self.created = provenance.now()
         self.journal = journal or Journal()
-        self.measurements: List[Measurement] = []
-        self.rejected: List[Rejected] = []
-        self.skipped: List[Skipped] = []
+        self.found = TunePoints()
 
     def run(self) -> TuneStudy:
         """Tune every suite of the options; the study.
@@ -371,16 +420,14 @@ class TuneRunner:
         opts = self.options
         self.journal.begin(TuneStudy, created=self.created, device=self.info, command=opts.command, options=self.params)
         try:
+            timing = PointTiming(opts.reps, 0.05 if opts.quick else 0.5)
             for name in opts.suite_names:
                 tune_suite(
                     self.ctx,
                     name,
                     self.sizes,
-                    reps=opts.reps,
-                    max_warmup_s=0.05 if opts.quick else 0.5,
-                    measurements=self.measurements,
-                    rejected=self.rejected,
-                    skipped=self.skipped,
+                    self.found,
+                    timing,
                     kernels=opts.wanted or None,
                     progress=self.progress,
                     journal=self.journal,
@@ -390,7 +437,8 @@ class TuneRunner:
         finally:
             self.journal.close()
         wanted = sorted(opts.wanted)
-        if wanted and not (self.measurements or self.rejected or self.skipped):
+        found = self.found
+        if wanted and not (found.measurements or found.rejected or found.skipped):
             raise OptionError(
                 "kernels",
                 ",".join(wanted),
@@ -399,16 +447,16 @@ class TuneRunner:
                 problem="names no kernel",
                 shown=",".join(wanted),
             )
-        if not self.measurements:  # every size rejected, or every kernel one the device cannot run
+        if not found.measurements:  # every size rejected, or every kernel one the device cannot run
             raise nothing_measured(
                 f"{self.info.get('name', self.spec)} ran no kernel at any block size",
-                [f"block {x.block}: {x.message}" for x in self.rejected] + [s.reason for s in self.skipped],
+                [f"block {x.block}: {x.message}" for x in found.rejected] + [s.reason for s in found.skipped],
             )
         return self.assemble(True)
 
     def assemble(self, complete: bool) -> TuneStudy:
         """The study of what was measured so far."""
-        measured = self.measurements
+        measured = self.found.measurements
         warnings = [
             f"{m.label} block={m.params['block']} failed validation: {m.validation}" for m in measured if not m.valid
         ]
@@ -421,8 +469,8 @@ class TuneRunner:
         return TuneStudy(
             params=self.params,
             measurements=tuple(measured),
-            rejected=tuple(self.rejected),
-            skipped=tuple(self.skipped),
+            rejected=tuple(self.found.rejected),
+            skipped=tuple(self.found.skipped),
             warnings=tuple(warnings),
             **finished_header(
                 created=self.created,
@@ -455,19 +503,9 @@ class QuickTuner:
         if suite not in TUNE_SUITES:
             return {}
         simd, limit = _limits(ctx, (suite,), ctx.backend_name)
-        measurements: List[Measurement] = []
-        tune_suite(
-            ctx,
-            suite,
-            candidates(simd, limit, True),
-            reps=self.reps,
-            max_warmup_s=0.05,
-            measurements=measurements,
-            rejected=[],
-            skipped=[],
-            progress=progress,
-        )
-        return {k: int(m.params["block"]) for k, m in best_blocks(measurements).items()}
+        found = TunePoints()
+        tune_suite(ctx, suite, candidates(simd, limit, True), found, PointTiming(self.reps, 0.05), progress=progress)
+        return {k: int(m.params["block"]) for k, m in best_blocks(found.measurements).items()}
 
 
 class FileTuner:
