@@ -43,7 +43,7 @@ import os
 import statistics
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -171,7 +171,8 @@ def library_gemm(backend: Any, dtype: str, n: int) -> Tuple[Any, List[Any], np.n
     return backend.gemm(dtype, n, n, n), bufs, a, b
 
 
-def main() -> int:
+def parse_args() -> Tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """The command line (see the module docstring), checked, and its parser (for the device's errors)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--seconds", type=float, default=1.0)
@@ -185,23 +186,51 @@ def main() -> int:
         ap.error(f"--repeats {args.repeats} is outside 1 to 100")
     if not 0 <= args.load_s <= MAX_LOAD_S:
         ap.error(f"--load-s {args.load_s} is outside 0 to {MAX_LOAD_S:g}")
+    return ap, args
+
+
+def open_cuda(ap: argparse.ArgumentParser, device: str) -> Tuple[Any, Dict[str, Any], float]:
+    """The device behind a ProbeSwitch (bench_clock.py), its info and its maximum SM clock (MHz);
+    a usage error where it is not a CUDA device or reports no maximum clock."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     from bench_clock import ProbeSwitch  # the suites' own cases, built without the probe and with it
 
     from apple_roofline.devices import open_device
+
+    switch = ProbeSwitch(open_device(device))
+    info = dict(switch.info())
+    if info.get("backend") != "cuda":
+        ap.error(f"{device} is not a CUDA device: the script compares CUDA events with the host's clock")
+    max_mhz = float(info.get("clock_hz") or 0) / 1e6
+    if not max_mhz > 0:
+        ap.error(f"{device} reports no maximum SM clock (clock_hz): rows cannot be set against it")
+    return switch, info, max_mhz
+
+
+class Target(NamedTuple):
+    """One kernel timed: its row's name, the build without the probe with its arguments and items, the
+    probed build (the same kernel where it is its own probe), the check of its output, and the work
+    of one launch in ``unit`` ("FLOP" or "B")."""
+
+    name: str
+    kernel: Any
+    args: Any
+    items: int
+    clocked: Any
+    check: Callable[[], Tuple[bool, str]]
+    work: float
+    unit: str
+
+
+def build_targets(switch: Any, info: Dict[str, Any]) -> List[Target]:
+    """The three kernels of the module docstring: cuBLAS SGEMM at 4096, the peak suite's FP32
+    vec4_indep8 and the stream suite's copy at 1 GiB arrays."""
     from apple_roofline.suites import SuiteContext
     from apple_roofline.suites.base import read
     from apple_roofline.suites.gemm.suite import check_gemm, gemm_flops
     from apple_roofline.suites.peak.suite import PeakSuite
     from apple_roofline.suites.stream.suite import StreamSuite
 
-    switch = ProbeSwitch(open_device(args.device))
-    info = dict(switch.info())
-    if info.get("backend") != "cuda":
-        ap.error(f"{args.device} is not a CUDA device: the script compares CUDA events with the host's clock")
-    max_mhz = float(info.get("clock_hz") or 0) / 1e6
-    if not max_mhz > 0:
-        ap.error(f"{args.device} reports no maximum SM clock (clock_hz): rows cannot be set against it")
     n = 4096
     sgemm, gbufs, a, b = library_gemm(switch, "fp32", n)
     ctx = SuiteContext(switch, "cuda", info, False, 1 << 30)
@@ -211,7 +240,7 @@ def main() -> int:
     def sgemm_check() -> Tuple[bool, str]:
         return check_gemm(a, b, read(gbufs[2], "fp32", n * n).reshape(n, n), "fp32")
 
-    targets = [("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, float(gemm_flops(n, n, n)), "FLOP")]
+    targets = [Target("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, float(gemm_flops(n, n, n)), "FLOP")]
     for label, case in (
         (f"FP32 peak vec4_indep8, {peak_case.launch} lanes", peak_case),
         (f"STREAM copy, {copy_case.bytes // 2 >> 20} MiB arrays", copy_case),
@@ -220,52 +249,76 @@ def main() -> int:
         bare = case.make_kernel()
         switch.off = False
         work, unit = (case.flops, "FLOP") if case.flops else (case.bytes, "B")
-        targets.append((label, bare, case.args, case.launch, case.make_kernel(), case.check, float(work), unit))
-    load = None
-    if args.load_s > 0:  # random inputs: the tensor cores draw their full power only on real data
-        hgemm, lbufs, _, _ = library_gemm(switch, "fp16", 8192)
-        pieces = math.ceil(args.load_s)  # one-second samples: no single wait longer than a sample usually is
-        load = (hgemm, lbufs, pieces, batch_for(args.load_s / pieces, min(hgemm.time(lbufs, 1, 1, 3))))
+        targets.append(Target(label, bare, case.args, case.launch, case.make_kernel(), case.check, float(work), unit))
+    return targets
+
+
+def build_load(switch: Any, load_s: float) -> Optional[Tuple[Any, List[Any], int, int]]:
+    """``(kernel, buffers, samples, batch)`` of cuBLAS HGEMM at 8192 for about load_s seconds in
+    one-second samples, None where load_s is 0."""
+    if not load_s > 0:
+        return None
+    # random inputs: the tensor cores draw their full power only on real data
+    hgemm, lbufs, _, _ = library_gemm(switch, "fp16", 8192)
+    pieces = math.ceil(load_s)  # one-second samples: no single wait longer than a sample usually is
+    return hgemm, lbufs, pieces, batch_for(load_s / pieces, min(hgemm.time(lbufs, 1, 1, 3)))
+
+
+def time_row(t: Target, batch: int, repeat: int) -> Dict[str, Any]:
+    """One long sample of ``batch`` launches of t timed by the device and the host, and the probe's
+    clock over ten samples of the probed build right after: the row."""
+    start = time.perf_counter()
+    event_s = t.kernel.time(t.args, t.items, batch, 1)[0]
+    host_s = time.perf_counter() - start
+    rate = t.work * batch / event_s / 1e9
+    probed_rate = rate  # a kernel that is its own probe: the long sample is the probed one
+    if t.clocked is not t.kernel:  # the probed build's samples: the same time as its clock readings
+        few = max(1, batch // 10)
+        probed_rate = t.work * few / statistics.median(t.clocked.time(t.args, t.items, few, 10)) / 1e9
+    return {
+        "kernel": t.name,
+        "repeat": repeat,
+        "batch": batch,
+        **verdict(event_s, host_s),
+        "rate": rate,
+        "probed_rate": probed_rate,
+        "unit": "GFLOP/s" if t.unit == "FLOP" else "GB/s",
+        "probe_mhz": mean_mhz(t.clocked.clock),
+    }
+
+
+def write_json(path: str, document: Dict[str, Any]) -> None:
+    """Write the JSON document to path."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1)
+
+
+def main() -> int:
+    """Time the kernels and print the tables; returns 0 where every row agrees, 1 where one does not
+    or an output is invalid."""
+    ap, args = parse_args()
+    switch, info, max_mhz = open_cuda(ap, args.device)
+    targets = build_targets(switch, info)
+    load = build_load(switch, args.load_s)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, f"bench_timer-{stamp}.json")
-    batches = [batch_for(args.seconds, min(k.time(argv, items, 1, 5))) for _, k, argv, items, *_ in targets]
+    batches = [batch_for(args.seconds, min(t.kernel.time(t.args, t.items, 1, 5))) for t in targets]
     rows: List[Dict[str, Any]] = []
     for repeat in range(args.repeats):
         if load is not None:
             hgemm, lbufs, pieces, lbatch = load
             hgemm.time(lbufs, 1, lbatch, pieces)
-        for (name, kernel, argv, items, clocked, _, work, unit), batch in zip(targets, batches):
-            start = time.perf_counter()
-            event_s = kernel.time(argv, items, batch, 1)[0]
-            host_s = time.perf_counter() - start
-            rate = work * batch / event_s / 1e9
-            probed_rate = rate  # a kernel that is its own probe: the long sample is the probed one
-            if clocked is not kernel:  # the probed build's samples: the same time as its clock readings
-                few = max(1, batch // 10)
-                probed_rate = work * few / statistics.median(clocked.time(argv, items, few, 10)) / 1e9
-            rows.append(
-                {
-                    "kernel": name,
-                    "repeat": repeat,
-                    "batch": batch,
-                    **verdict(event_s, host_s),
-                    "rate": rate,
-                    "probed_rate": probed_rate,
-                    "unit": "GFLOP/s" if unit == "FLOP" else "GB/s",
-                    "probe_mhz": mean_mhz(clocked.clock),
-                }
-            )
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump({"device": info, "load_s": args.load_s, "rows": rows}, f, indent=1)
-    for name, *_, check, _, _ in targets:
-        ok, message = check()
+        for t, batch in zip(targets, batches):
+            rows.append(time_row(t, batch, repeat))
+            write_json(path, {"device": info, "load_s": args.load_s, "rows": rows})
+    for t in targets:
+        ok, message = t.check()
         if not ok:
-            print(f"{name}: invalid output: {message}", file=sys.stderr)
+            print(f"{t.name}: invalid output: {message}", file=sys.stderr)
             return 1
     summary = above_the_maximum(rows, max_mhz)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({"device": info, "load_s": args.load_s, "rows": rows, "summary": summary}, f, indent=1)
+    write_json(path, {"device": info, "load_s": args.load_s, "rows": rows, "summary": summary})
     print(f"\n{info.get('name', args.device)} ({args.device}); {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n")
     print(table(rows))
     print(summary_table(summary, max_mhz))
