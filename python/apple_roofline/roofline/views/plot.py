@@ -46,8 +46,22 @@ a curve: ``sweep:vec4 (fp32)``), ``m-<i>`` (the marker of ``model.measurements[i
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import Any, Callable, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from dataclasses import dataclass, field
+from typing import (
+    Any,
+    Callable,
+    Collection,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from ...clocks import at_clock
 from ...figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
@@ -449,6 +463,435 @@ def _legend_handle(s: _Marker) -> Any:
     )
 
 
+#: A compute class's ridge point of each source (FLOP/byte, None where the class lacks that ceiling), by class name.
+_Ridges = Dict[str, Dict[str, Optional[float]]]
+#: A line several compute classes of one source share: its source and its ``(class, ceiling)`` members.
+_SharedLine = Tuple[str, List[Tuple[CeilingClass, Ceiling]]]
+
+
+@dataclass(frozen=True)
+class _Canvas:
+    """What each step of :func:`plot_roofline` draws on: the axes, the labels placed at the end, the
+    y axis's scale and the axes' limits (x in FLOP/byte, y in GFLOP/s)."""
+
+    ax: Axes
+    labels: Labels
+    scale: Scale
+    xlo: float
+    xhi: float
+    ylo: float
+
+    def clip(self, x: float) -> float:
+        """``x`` (FLOP/byte) held within the x axis."""
+        return min(max(x, self.xlo), self.xhi)
+
+
+@dataclass
+class _Lines:
+    """What the ceiling steps drew that the legend names: a theoretical ceiling at its effective clock
+    (``clocked``), the sources of the ridge points drawn, and the lines several classes share."""
+
+    clocked: bool = False
+    ridge_sources: Set[str] = field(default_factory=set)
+    shared: List[_SharedLine] = field(default_factory=list)
+
+
+def _class_ridges(model: RooflineModel, comp_classes: Sequence[CeilingClass]) -> _Ridges:
+    """Each compute class's ridge points from the model (against its highest bandwidth of each source,
+    shown or not), so that the figure and the report agree whatever ``ceilings`` hides."""
+    rows = {row.name: row for row in model.ridge_table().rows}
+    return {
+        cls.name: {
+            "measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
+            "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None,
+        }
+        for cls in comp_classes
+    }
+
+
+def _open_canvas(
+    fig: Figure, ax: Axes, shown: Sequence[Ceiling], ridges: _Ridges, marks: Tuple[List[float], List[float]]
+) -> _Canvas:
+    """The scale and limits that hold the ceilings ``shown``, their ``ridges`` and the ``marks``
+    (intensities, GFLOP/s), set on ``ax``."""
+    xs, ys = marks
+    tops = [c.value for c in shown if c.kind == "compute"]
+    scale = scale_for(max(tops + ys + [1.0]))
+    xlo, xhi, ylo, yhi = limits(
+        xs,
+        ys,
+        [r for d in ridges.values() for r in d.values() if r is not None],
+        tops,
+        [c.value for c in shown if c.kind == "bandwidth"],
+    )
+    setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
+    return _Canvas(ax, Labels(fig), scale, xlo, xhi, ylo)
+
+
+def _line_colors(comp_classes: Sequence[CeilingClass]) -> Tuple[Dict[Tuple[str, str], str], List[_SharedLine]]:
+    """The colour of each compute class's line of each source, ``(source, class) -> colour``: its own,
+    grey where classes of one source share a height (:func:`equal_heights`); and those shared lines."""
+    line_color: Dict[Tuple[str, str], str] = {}
+    shared: List[_SharedLine] = []
+    for source in ("measured", "theoretical"):
+        members = [
+            (cls, c)
+            for cls in comp_classes
+            for c in [cls.measured if source == "measured" else cls.theoretical]
+            if c is not None
+        ]
+        for group in equal_heights(members, lambda it: it[1].value):
+            for cls, _c in group:
+                line_color[(source, cls.name)] = group[0][0].color if len(group) == 1 else NEUTRAL
+            if len(group) > 1:
+                shared.append((source, group))
+    return line_color, shared
+
+
+def _draw_compute_line(
+    cv: _Canvas, cls: CeilingClass, source: str, c: Ceiling, color: str, ridge: Optional[float]
+) -> bool:
+    """The horizontal of compute ceiling ``c`` of ``source`` from its ``ridge`` point (the axis's left
+    edge without one) and the ridge point's circle; whether a ridge point was drawn."""
+    x0 = cv.clip(ridge) if ridge is not None else cv.xlo
+    cv.ax.plot(
+        [x0, cv.xhi],
+        [cv.scale.y(c.value)] * 2,
+        linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
+        color=color,
+        linewidth=1.9 if source == "measured" else 1.4,
+        zorder=3,
+        gid=f"ceiling:{source}:compute:{cls.name}",
+    )
+    if ridge is None:
+        return False
+    cv.ax.plot(
+        [ridge],
+        [cv.scale.y(c.value)],
+        linestyle="none",
+        marker="o",
+        markersize=5.5,
+        zorder=5,
+        markerfacecolor=color if source == "measured" else "white",
+        markeredgecolor=color,
+        markeredgewidth=1.2,
+        gid=f"ridge:{source}:{cls.name}",
+    )
+    cv.labels.add_markers(cv.ax, [ridge], [cv.scale.y(c.value)], 5.5)
+    return True
+
+
+def _draw_clocked(cv: _Canvas, cls: CeilingClass, clocked: Tuple[float, float], ridge: Optional[float]) -> None:
+    """The theoretical ceiling of ``cls`` at the effective clock its measurement ran at (``clocked``:
+    MHz, GFLOP/s), dotted from the theoretical ``ridge`` point scaled to that clock."""
+    scaled_ridge = ridge * clocked[1] / cls.theoretical.value if ridge is not None and cls.theoretical else None
+    x0 = cv.clip(scaled_ridge) if scaled_ridge is not None else cv.xlo
+    cv.ax.plot(
+        [x0, cv.xhi],
+        [cv.scale.y(clocked[1])] * 2,
+        linestyle=AT_CLOCK,
+        color=cls.color,
+        linewidth=1.4,
+        zorder=3,
+        gid=f"ceiling:theoretical-at-clock:compute:{cls.name}",
+    )
+
+
+def _draw_compute_class(
+    cv: _Canvas,
+    model: RooflineModel,
+    cls: CeilingClass,
+    ridges: Dict[str, Optional[float]],
+    line_color: Mapping[Tuple[str, str], str],
+    eff: Optional[CeilingEfficiency],
+    lines: _Lines,
+) -> None:
+    """Compute class ``cls``: its measured and theoretical horizontals with their ridge points, its
+    theoretical ceiling at the effective clock where the run knows it, and its column label (``eff``:
+    its measured ceiling's efficiency); what the legend names is noted in ``lines``."""
+    for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
+        if c is not None and _draw_compute_line(cv, cls, source, c, line_color[(source, cls.name)], ridges[source]):
+            lines.ridge_sources.add(source)
+    clocked = clocked_theoretical(model, cls)
+    if clocked is not None:
+        _draw_clocked(cv, cls, clocked, ridges["theoretical"])
+        lines.clocked = True
+    cv.labels.add_column(
+        cv.ax,
+        _compute_label(cls, cv.scale, ridges, eff if cls.measured else None, clocked),
+        cv.scale.y(cls.main.value),
+        cls.color,
+        f"label:compute:{cls.name}",
+        fontsize=_LABEL_SIZE,
+        linestyle=_measured_style(cls.measured) if cls.measured is not None else THEORETICAL,
+    )
+
+
+def _label_shared_lines(cv: _Canvas, shared: Sequence[_SharedLine]) -> None:
+    """A theoretical line several classes share: one label naming them all, in the column with the
+    classes' own (the column never covers a line or another label), its leader dashed. The measured
+    classes' own column labels name a shared measured line; their leaders meet at it."""
+    for source, group in shared:
+        if source != "theoretical":
+            continue
+        names = ", ".join(cls.name for cls, _c in group)
+        y = cv.scale.y(group[0][1].value)
+        text = _shared_label(f"theoretical {cv.scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
+        cv.labels.add_column(
+            cv.ax, text, y, NEUTRAL, f"shared:{source}:{names}", fontsize=_LABEL_SIZE, linestyle=THEORETICAL
+        )
+
+
+def _draw_computes(
+    cv: _Canvas,
+    model: RooflineModel,
+    comp_classes: Sequence[CeilingClass],
+    ridges: _Ridges,
+    eff: Mapping[str, CeilingEfficiency],
+) -> _Lines:
+    """Every compute ceiling: horizontals from the ridge point, one line per height, grey where
+    shared (:func:`_line_colors`), each class labelled in the column, then the shared lines."""
+    line_color, shared = _line_colors(comp_classes)
+    lines = _Lines(shared=shared)
+    for cls in comp_classes:
+        _draw_compute_class(cv, model, cls, ridges[cls.name], line_color, eff.get(cls.name), lines)
+    _label_shared_lines(cv, shared)
+    return lines
+
+
+def _diagonal_end(cv: _Canvas, top: Optional[float], c: Ceiling) -> float:
+    """Where bandwidth ceiling ``c``'s diagonal ends (FLOP/byte): where it meets ``top``, the highest
+    compute ceiling of its source, within the x axis; the axis's right edge without one."""
+    return cv.clip(top / c.value) if top is not None else cv.xhi
+
+
+def _draw_bandwidth_class(
+    cv: _Canvas, cls: CeilingClass, top: Mapping[str, Optional[float]], eff: Optional[CeilingEfficiency]
+) -> None:
+    """Bandwidth class ``cls``: its measured and theoretical diagonals, each up to the highest compute
+    ceiling of its source (``top``), a cache level's thinner (the cache-aware roofline), and its label
+    along the main one (``eff``: its measured ceiling's efficiency)."""
+    for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
+        if c is None:
+            continue
+        x_end = _diagonal_end(cv, top[source], c)
+        cv.ax.plot(
+            [cv.xlo, x_end],
+            [cv.scale.y(c.value * cv.xlo), cv.scale.y(c.value * x_end)],
+            color=cls.color,
+            zorder=3,
+            linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
+            linewidth=1.2 if c.is_level else 1.9 if source == "measured" else 1.4,
+            gid=f"ceiling:{source}:bandwidth:{cls.name}",
+        )
+    main = cls.main
+    x_end = _diagonal_end(cv, top[main.source], main)
+    ann = cv.ax.annotate(
+        _bandwidth_label(cls, cv.scale, eff if cls.measured else None),
+        xy=(cv.xlo * 1.5, cv.scale.y(main.value * cv.xlo * 1.5)),
+        xytext=(0.0, 3.0),
+        textcoords="offset points",
+        rotation=0.0,
+        rotation_mode="anchor",
+        ha="left",
+        va="bottom",
+        fontsize=_LABEL_SIZE,
+        color=text_color(cls.color),
+        bbox=_BBOX,
+        zorder=6,
+        linespacing=1.1,
+        gid=f"label:bandwidth:{cls.name}",
+    )
+    sides = ("above", "below") if cls.theoretical is None or cls.measured is None else ("below", "above")
+    cv.labels.add_diag(
+        ann,
+        cv.ax,
+        cv.xlo,
+        x_end,
+        cv.scale.y(main.value),
+        [(cv.xlo * f, side) for side in sides for f in _BW_POSITIONS],
+    )
+
+
+def _draw_bandwidths(
+    cv: _Canvas, shown: Sequence[Ceiling], bw_classes: Sequence[CeilingClass], eff: Mapping[str, CeilingEfficiency]
+) -> None:
+    """Every bandwidth ceiling: diagonals up to the highest compute ceiling of the same source."""
+    top = {
+        s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
+        for s in ("measured", "theoretical")
+    }
+    for cls in bw_classes:
+        _draw_bandwidth_class(cv, cls, top, eff.get(cls.name))
+
+
+_Drawn = List[Tuple[int, Measurement, _Marker]]
+
+
+def _draw_curves(cv: _Canvas, drawn: _Drawn) -> None:
+    """The line joining each curve's points (a sweep kernel's), in intensity order."""
+    for curve in dict.fromkeys(s.curve for _i, _m, s in drawn if s.curve is not None):
+        ms = sorted((m for _i, m, s in drawn if s.curve == curve), key=lambda m: m.intensity)
+        style = next(s for _i, _m, s in drawn if s.curve == curve)
+        cv.ax.plot(
+            [m.intensity for m in ms],
+            [cv.scale.y(m.gflops) for m in ms],
+            linestyle=MEASURED,
+            color=style.color,
+            linewidth=1.3,
+            zorder=4,
+            gid=curve,
+        )
+
+
+def _draw_measurement(cv: _Canvas, i: int, m: Measurement, s: _Marker) -> None:
+    """The marker of ``model.measurements[i]``, hollow under a cross where it lies above its
+    physical limit."""
+    hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
+    cv.ax.plot(
+        [m.intensity],
+        [cv.scale.y(m.gflops)],
+        linestyle="none",
+        marker=s.marker,
+        markersize=s.size,
+        markerfacecolor="white" if hollow else s.color,
+        markeredgecolor=s.color if hollow or s.curve is not None else "white",
+        markeredgewidth=0.6 if not hollow else 1.1,
+        color=s.color,
+        zorder=4,
+        gid=measurement_gid(i),
+    )
+    cv.labels.add_markers(cv.ax, [m.intensity], [cv.scale.y(m.gflops)], s.size)
+    if m.over_limit is not None:
+        draw_over_limit(cv.ax, m.intensity, cv.scale.y(m.gflops), s.size, i)
+
+
+def _draw_measurements(cv: _Canvas, drawn: _Drawn) -> Dict[str, Any]:
+    """The curves, then one marker per measurement; the legend entry of each series."""
+    _draw_curves(cv, drawn)
+    handles: Dict[str, Any] = {}
+    for i, m, s in drawn:
+        _draw_measurement(cv, i, m, s)
+        handles.setdefault(s.series, _legend_handle(s))
+    return handles
+
+
+def _user_marker(j: int, color: str) -> Dict[str, Any]:
+    """The marker style of the ``j``-th user point, in ``color``."""
+    return dict(
+        marker=_USER_MARKERS[j % len(_USER_MARKERS)],
+        markersize=10,
+        color=color,
+        markeredgecolor="black",
+        markeredgewidth=0.6,
+    )
+
+
+def _draw_user_point(cv: _Canvas, p: Point, style: Dict[str, Any]) -> None:
+    """User point ``p``, a large marker, its name beside it in bold."""
+    cv.ax.plot([p.intensity], [cv.scale.y(p.gflops)], linestyle="none", zorder=7, gid=f"point:{p.name}", **style)
+    ann = cv.ax.annotate(
+        p.name,
+        xy=(p.intensity, cv.scale.y(p.gflops)),
+        xytext=(7.0, -4.0),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=_LABEL_SIZE,
+        color=text_color(style["color"]),
+        fontweight="bold",
+        bbox=_BBOX,
+        zorder=7,
+        gid=f"pointlabel:{p.name}",
+    )
+    cv.labels.add_free(ann, point_label_offsets(7.0), order=(3.0, 0.0))
+    cv.labels.add_markers(cv.ax, [p.intensity], [cv.scale.y(p.gflops)], 10.0)
+
+
+def _draw_user_points(cv: _Canvas, users: Sequence[Point], colors: Sequence[str]) -> Dict[str, Any]:
+    """The user points, each in the next of ``colors``, labelled beside its marker; their legend entries."""
+    Line2D = mpl("matplotlib.lines").Line2D
+    handles: Dict[str, Any] = {}
+    for j, p in enumerate(users):
+        style = _user_marker(j, colors[j % len(colors)])
+        _draw_user_point(cv, p, style)
+        handles[p.name] = Line2D([], [], linestyle="none", **style)
+    return handles
+
+
+def _kernel_colors(user_colors: Sequence[str], users: Sequence[Point], kernels: Sequence[Placement]) -> List[str]:
+    """Your kernels' colours: those the user points left, the palette's first where too few are."""
+    kernel_colors = list(user_colors[len(users) :])
+    if len(kernel_colors) < len({k.dot.kernel for k in kernels}):
+        kernel_colors = [c for c in PALETTE if c not in kernel_colors] + kernel_colors
+    return kernel_colors
+
+
+def _count_entries(model: RooflineModel, drawn: _Drawn, ylo: float) -> Dict[str, Any]:
+    """The legend entries that count points: those below the axis (launch-bound), and those above
+    their physical limit that would have set a ceiling (a working-set point is the hierarchy figure's)."""
+    handles: Dict[str, Any] = {}
+    below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
+    if below:
+        handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = mpl(
+            "matplotlib.lines"
+        ).Line2D([], [], linestyle="none", marker="v", color=_UNSHOWN)
+    over = sum(1 for m in model.measurements if m.valid and m.over_limit is not None and m.ceiling_class is not None)
+    if over:
+        text, handle = over_limit_legend(over)
+        handles[text] = handle
+    return handles
+
+
+def _style_entries(shown: Sequence[Ceiling]) -> Dict[str, Any]:
+    """The legend entries of the ceilings' line styles: measured, noisy, cache level, theoretical."""
+    Line2D = mpl("matplotlib.lines").Line2D
+    handles = {"measured ceiling": Line2D([], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)}
+    if any(c.noisy for c in shown):
+        handles["measured, noisy samples (CV in its label)"] = Line2D(
+            [], [], color=NEUTRAL, linestyle=NOISY_LINE, linewidth=1.9
+        )
+    if any(c.is_level for c in shown):
+        handles["cache level (working sets in its label)"] = Line2D(
+            [], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.2
+        )
+    if any(c.source == "theoretical" for c in shown):
+        handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=THEORETICAL, linewidth=1.4)
+    return handles
+
+
+def _line_entries(lines: _Lines) -> Dict[str, Any]:
+    """The legend entries of what the compute steps drew: the clocked theoretical ceilings, the shared
+    grey lines and the ridge points of each source."""
+    Line2D = mpl("matplotlib.lines").Line2D
+    handles: Dict[str, Any] = {}
+    if lines.clocked:
+        handles["theoretical at the effective clock"] = Line2D([], [], color=NEUTRAL, linestyle=AT_CLOCK, linewidth=1.4)
+    if lines.shared:
+        measured_shared = any(source == "measured" for source, _g in lines.shared)
+        handles["grey: classes of equal height"] = Line2D(
+            [],
+            [],
+            color=NEUTRAL,
+            linestyle=MEASURED if measured_shared else THEORETICAL,
+            linewidth=1.9 if measured_shared else 1.4,
+        )
+    if "measured" in lines.ridge_sources:
+        handles["ridge point (measured)"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
+    if "theoretical" in lines.ridge_sources:
+        handles["ridge point (theoretical)"] = Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="o",
+            markersize=5.5,
+            markerfacecolor="white",
+            markeredgecolor=NEUTRAL,
+            markeredgewidth=1.2,
+        )
+    return handles
+
+
 def plot_roofline(
     model: RooflineModel,
     *,
@@ -485,294 +928,25 @@ def plot_roofline(
     bw_classes, comp_classes = ceiling_classes(shown)
     colors = {c.name: c.color for c in comp_classes}
     spare = spare_colors(set(colors.values()) | {c.color for c in bw_classes})
-    n_sweeps = curve_count(model.measurements)
-    drawn = _markers(model, colors, spare[: max(n_sweeps, 1)], registry.disturbed(model.measurements))
+    n_curves = curve_count(model.measurements)
+    drawn = _markers(model, colors, spare[: max(n_curves, 1)], registry.disturbed(model.measurements))
     users = [p for p in points if p.flops > 0]
-
-    # ridge points from the model (against its highest bandwidth of each source, shown or not), so
-    # that the figure and the report agree whatever ``ceilings`` hides
-    rows = {row.name: row for row in model.ridge_table().rows}
-    ridges: Dict[str, Dict[str, Optional[float]]] = {
-        cls.name: {
-            "measured": rows[cls.name].measured_ridge if cls.measured is not None else None,
-            "theoretical": rows[cls.name].theoretical_ridge if cls.theoretical is not None else None,
-        }
-        for cls in comp_classes
-    }
+    ridges = _class_ridges(model, comp_classes)
     xs = [m.intensity for _i, m, _s in drawn] + [p.intensity for p in users] + [k.dot.intensity for k in kernels]
     ys = [m.gflops for _i, m, _s in drawn] + [p.gflops for p in users] + [k.dot.gflops for k in kernels]
-    tops = [c.value for c in shown if c.kind == "compute"]
-    scale = scale_for(max(tops + ys + [1.0]))
-    xlo, xhi, ylo, yhi = limits(
-        xs,
-        ys,
-        [r for d in ridges.values() for r in d.values() if r is not None],
-        tops,
-        [c.value for c in shown if c.kind == "bandwidth"],
-    )
-    setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
+    cv = _open_canvas(fig, ax, shown, ridges, (xs, ys))
     ax.set_title(title if title is not None else (model.title or "Roofline"))
-    labels = Labels(fig)
     # efficiency annotations where a ceiling's measurement had power (docs/design/power.md, "Clocks and power")
     eff = {e.name: e for e in ceiling_efficiency(model.measurements)}
-
-    # compute ceilings: horizontals from the ridge point; one line per height, grey when shared
-    line_color: Dict[Tuple[str, str], str] = {}
-    shared_lines: List[Tuple[str, List[Tuple[CeilingClass, Ceiling]]]] = []
-    for source in ("measured", "theoretical"):
-        members = [
-            (cls, c)
-            for cls in comp_classes
-            for c in [cls.measured if source == "measured" else cls.theoretical]
-            if c is not None
-        ]
-        for group in equal_heights(members, lambda it: it[1].value):
-            for cls, _c in group:
-                line_color[(source, cls.name)] = group[0][0].color if len(group) == 1 else NEUTRAL
-            if len(group) > 1:
-                shared_lines.append((source, group))
-    any_clocked = False
-    ridge_sources = set()
-    for cls in comp_classes:
-        for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
-            if c is None:
-                continue
-            color = line_color[(source, cls.name)]
-            ridge = ridges[cls.name][source]
-            x0 = min(max(ridge, xlo), xhi) if ridge is not None else xlo
-            ax.plot(
-                [x0, xhi],
-                [scale.y(c.value)] * 2,
-                linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
-                color=color,
-                linewidth=1.9 if source == "measured" else 1.4,
-                zorder=3,
-                gid=f"ceiling:{source}:compute:{cls.name}",
-            )
-            if ridge is not None:
-                ax.plot(
-                    [ridge],
-                    [scale.y(c.value)],
-                    linestyle="none",
-                    marker="o",
-                    markersize=5.5,
-                    zorder=5,
-                    markerfacecolor=color if source == "measured" else "white",
-                    markeredgecolor=color,
-                    markeredgewidth=1.2,
-                    gid=f"ridge:{source}:{cls.name}",
-                )
-                labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.5)
-                ridge_sources.add(source)
-        clocked = clocked_theoretical(model, cls)
-        if clocked is not None:  # the theoretical ceiling at the effective clock its measurement ran at
-            ridge = ridges[cls.name]["theoretical"]
-            scaled_ridge = ridge * clocked[1] / cls.theoretical.value if ridge is not None and cls.theoretical else None
-            x0 = min(max(scaled_ridge, xlo), xhi) if scaled_ridge is not None else xlo
-            ax.plot(
-                [x0, xhi],
-                [scale.y(clocked[1])] * 2,
-                linestyle=AT_CLOCK,
-                color=cls.color,
-                linewidth=1.4,
-                zorder=3,
-                gid=f"ceiling:theoretical-at-clock:compute:{cls.name}",
-            )
-            any_clocked = True
-        main = cls.main
-        labels.add_column(
-            ax,
-            _compute_label(cls, scale, ridges[cls.name], eff.get(cls.name) if cls.measured else None, clocked),
-            scale.y(main.value),
-            cls.color,
-            f"label:compute:{cls.name}",
-            fontsize=_LABEL_SIZE,
-            linestyle=_measured_style(cls.measured) if cls.measured is not None else THEORETICAL,
-        )
-    # a theoretical line several classes share: one label naming them all, in the column with the
-    # classes' own (the column never covers a line or another label), its leader dashed
-    for source, group in shared_lines:
-        if source != "theoretical":
-            continue  # the measured classes' column labels name them; their leaders meet at the line
-        names = ", ".join(cls.name for cls, _c in group)
-        y = scale.y(group[0][1].value)
-        text = _shared_label(f"theoretical {scale.rate(group[0][1].value)}:", [cls.name for cls, _c in group])
-        labels.add_column(ax, text, y, NEUTRAL, f"shared:{source}:{names}", fontsize=_LABEL_SIZE, linestyle=THEORETICAL)
-
-    # bandwidth ceilings: diagonals up to the highest compute ceiling of the same source
-    top = {
-        s: max((c.value for c in shown if c.kind == "compute" and c.source == s), default=None)
-        for s in ("measured", "theoretical")
-    }
-    for cls in bw_classes:
-        for source, c in (("measured", cls.measured), ("theoretical", cls.theoretical)):
-            if c is None:
-                continue
-            t = top[source]
-            x_end = min(max(t / c.value, xlo), xhi) if t is not None else xhi
-            level = c.is_level  # a cache level's roof: thinner (the cache-aware roofline)
-            ax.plot(
-                [xlo, x_end],
-                [scale.y(c.value * xlo), scale.y(c.value * x_end)],
-                color=cls.color,
-                zorder=3,
-                linestyle=_measured_style(c) if source == "measured" else THEORETICAL,
-                linewidth=1.2 if level else 1.9 if source == "measured" else 1.4,
-                gid=f"ceiling:{source}:bandwidth:{cls.name}",
-            )
-        main = cls.main
-        t = top[main.source]
-        x_end = min(max(t / main.value, xlo), xhi) if t is not None else xhi
-        ann = ax.annotate(
-            _bandwidth_label(cls, scale, eff.get(cls.name) if cls.measured else None),
-            xy=(xlo * 1.5, scale.y(main.value * xlo * 1.5)),
-            xytext=(0.0, 3.0),
-            textcoords="offset points",
-            rotation=0.0,
-            rotation_mode="anchor",
-            ha="left",
-            va="bottom",
-            fontsize=_LABEL_SIZE,
-            color=text_color(cls.color),
-            bbox=_BBOX,
-            zorder=6,
-            linespacing=1.1,
-            gid=f"label:bandwidth:{cls.name}",
-        )
-        sides = ("above", "below") if cls.theoretical is None or cls.measured is None else ("below", "above")
-        labels.add_diag(
-            ann, ax, xlo, x_end, scale.y(main.value), [(xlo * f, side) for side in sides for f in _BW_POSITIONS]
-        )
-
-    # measurements: sweep lines, then one marker per measurement
-    handles: Dict[str, Any] = {}
-    Line2D = mpl("matplotlib.lines").Line2D
-    for curve in dict.fromkeys(s.curve for _i, _m, s in drawn if s.curve is not None):
-        ms = sorted((m for _i, m, s in drawn if s.curve == curve), key=lambda m: m.intensity)
-        style = next(s for _i, _m, s in drawn if s.curve == curve)
-        ax.plot(
-            [m.intensity for m in ms],
-            [scale.y(m.gflops) for m in ms],
-            linestyle=MEASURED,
-            color=style.color,
-            linewidth=1.3,
-            zorder=4,
-            gid=curve,
-        )
-    for i, m, s in drawn:
-        hollow = s.hollow or m.over_limit is not None  # above its physical limit: hollow, under a cross
-        face = "white" if hollow else s.color
-        edge = s.color if hollow or s.curve is not None else "white"
-        ax.plot(
-            [m.intensity],
-            [scale.y(m.gflops)],
-            linestyle="none",
-            marker=s.marker,
-            markersize=s.size,
-            markerfacecolor=face,
-            markeredgecolor=edge,
-            markeredgewidth=0.6 if not hollow else 1.1,
-            color=s.color,
-            zorder=4,
-            gid=measurement_gid(i),
-        )
-        labels.add_markers(ax, [m.intensity], [scale.y(m.gflops)], s.size)
-        if m.over_limit is not None:
-            draw_over_limit(ax, m.intensity, scale.y(m.gflops), s.size, i)
-        handles.setdefault(s.series, _legend_handle(s))
-
-    # user points, each labelled beside its marker
-    user_colors = [c for c in spare[n_sweeps:] if c not in {s.color for _i, _m, s in drawn}] or list(PALETTE)
-    for j, p in enumerate(users):
-        color = user_colors[j % len(user_colors)]
-        ax.plot(
-            [p.intensity],
-            [scale.y(p.gflops)],
-            linestyle="none",
-            marker=_USER_MARKERS[j % len(_USER_MARKERS)],
-            markersize=10,
-            color=color,
-            markeredgecolor="black",
-            markeredgewidth=0.6,
-            zorder=7,
-            gid=f"point:{p.name}",
-        )
-        handles[p.name] = Line2D(
-            [],
-            [],
-            linestyle="none",
-            marker=_USER_MARKERS[j % len(_USER_MARKERS)],
-            markersize=10,
-            color=color,
-            markeredgecolor="black",
-            markeredgewidth=0.6,
-        )
-        ann = ax.annotate(
-            p.name,
-            xy=(p.intensity, scale.y(p.gflops)),
-            xytext=(7.0, -4.0),
-            textcoords="offset points",
-            ha="left",
-            va="top",
-            fontsize=_LABEL_SIZE,
-            color=text_color(color),
-            fontweight="bold",
-            bbox=_BBOX,
-            zorder=7,
-            gid=f"pointlabel:{p.name}",
-        )
-        labels.add_free(ann, point_label_offsets(7.0), order=(3.0, 0.0))
-        labels.add_markers(ax, [p.intensity], [scale.y(p.gflops)], 10.0)
-
+    lines = _draw_computes(cv, model, comp_classes, ridges, eff)
+    _draw_bandwidths(cv, shown, bw_classes, eff)
+    handles = _draw_measurements(cv, drawn)
+    user_colors = [c for c in spare[n_curves:] if c not in {s.color for _i, _m, s in drawn}] or list(PALETTE)
+    handles.update(_draw_user_points(cv, users, user_colors))
     if kernels:  # your kernels' dots, in the colours the user points left (the palette's when too few are)
-        kernel_colors = user_colors[len(users) :]
-        if len(kernel_colors) < len({k.dot.kernel for k in kernels}):
-            kernel_colors = [c for c in PALETTE if c not in kernel_colors] + kernel_colors
-        handles.update(draw_kernels(ax, scale, kernels, labels, kernel_colors))
-    below = sum(1 for _i, m, _s in drawn if m.gflops < ylo)
-    if below:
-        handles[f"{below} launch-bound point{'s' if below != 1 else ''} below the axis"] = Line2D(
-            [], [], linestyle="none", marker="v", color=_UNSHOWN
-        )
-    # those that would have set a ceiling (a working-set point is the hierarchy figure's)
-    over = sum(1 for m in model.measurements if m.valid and m.over_limit is not None and m.ceiling_class is not None)
-    if over:
-        text, handle = over_limit_legend(over)
-        handles[text] = handle
-    handles["measured ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.9)
-    if any(c.noisy for c in shown):
-        handles["measured, noisy samples (CV in its label)"] = Line2D(
-            [], [], color=NEUTRAL, linestyle=NOISY_LINE, linewidth=1.9
-        )
-    if any(c.is_level for c in shown):
-        handles["cache level (working sets in its label)"] = Line2D(
-            [], [], color=NEUTRAL, linestyle=MEASURED, linewidth=1.2
-        )
-    if any(c.source == "theoretical" for c in shown):
-        handles["theoretical ceiling"] = Line2D([], [], color=NEUTRAL, linestyle=THEORETICAL, linewidth=1.4)
-    if any_clocked:
-        handles["theoretical at the effective clock"] = Line2D([], [], color=NEUTRAL, linestyle=AT_CLOCK, linewidth=1.4)
-    if shared_lines:
-        measured_shared = any(source == "measured" for source, _g in shared_lines)
-        handles["grey: classes of equal height"] = Line2D(
-            [],
-            [],
-            color=NEUTRAL,
-            linestyle=MEASURED if measured_shared else THEORETICAL,
-            linewidth=1.9 if measured_shared else 1.4,
-        )
-    if "measured" in ridge_sources:
-        handles["ridge point (measured)"] = Line2D([], [], linestyle="none", marker="o", markersize=5.5, color=NEUTRAL)
-    if "theoretical" in ridge_sources:
-        handles["ridge point (theoretical)"] = Line2D(
-            [],
-            [],
-            linestyle="none",
-            marker="o",
-            markersize=5.5,
-            markerfacecolor="white",
-            markeredgecolor=NEUTRAL,
-            markeredgewidth=1.2,
-        )
-    finish(ax, labels, own, (list(handles.values()), list(handles)), ncol=3)
+        handles.update(draw_kernels(ax, cv.scale, kernels, cv.labels, _kernel_colors(user_colors, users, kernels)))
+    handles.update(_count_entries(model, drawn, cv.ylo))
+    handles.update(_style_entries(shown))
+    handles.update(_line_entries(lines))
+    finish(ax, cv.labels, own, (list(handles.values()), list(handles)), ncol=3)
     return fig
