@@ -85,8 +85,8 @@ Buffer* buffer_arg(const std::vector<Arg>& args, size_t i, const std::string& en
 
 class BuiltinKernel final : public Kernel {
  public:
-  BuiltinKernel(std::shared_ptr<ThreadPool> pool, const KernelEntry* k, int64_t F)
-      : pool_(std::move(pool)), k_(k), F_(F) {}
+  BuiltinKernel(std::shared_ptr<ThreadPool> pool, const KernelEntry* k, int64_t value)
+      : pool_(std::move(pool)), k_(k), value_(value) {}
   std::string entry() const override { return k_->name; }
 
   std::vector<double> time(const std::vector<Arg>& args, uint64_t work_items, uint64_t batch, uint64_t reps,
@@ -206,7 +206,7 @@ class BuiltinKernel final : public Kernel {
                                   std::to_string(k_->buffers) + " buffers" + (k_->scalar ? " and a scalar" : "") +
                                   "), got " + std::to_string(args.size()));
     KernelArgs ka;
-    ka.F = F_;
+    (k_->constant == KernelConstant::passes ? ka.passes : ka.F) = value_;
     ka.items = work_items;
     const uint64_t need = work_items * uint64_t(k_->elems_per_item) * uint64_t(k_->elem_size);
     for (int i = 0; i < k_->buffers; ++i) {
@@ -228,7 +228,7 @@ class BuiltinKernel final : public Kernel {
 
   std::shared_ptr<ThreadPool> pool_;
   const KernelEntry* k_;
-  int64_t F_;
+  int64_t value_;       // the constant F or PASSES (KernelEntry::constant), 1 where it takes none
   ClockReading clock_;  // of the last time() call
 };
 
@@ -350,21 +350,24 @@ class CpuBackend final : public Backend {
       throw CompileError("[cpu::compile] no built-in kernel named '" + entry + "'", "available: " + names);
     }
     if (!k->fn) throw UnsupportedError(std::string("[cpu::compile] ") + k->name + ": " + k->unsupported_reason);
-    int64_t F = 1;
-    for (const auto& [name, value] : constants) {
-      if (name != "F" || !k->uses_F)
+    const char* want = constant_name(k->constant);  // F or PASSES, nullptr for none
+    int64_t value = 1;
+    for (const auto& [name, given] : constants) {
+      if (!want || name != want)
         throw std::invalid_argument(std::string(k->name) + " has no constant '" + name + "'" +
-                                    (k->uses_F ? " (valid: F)" : " (it takes none)"));
-      if (!std::holds_alternative<int64_t>(value)) throw std::invalid_argument("constant F must be an integer");
-      F = std::get<int64_t>(value);
-      if (F < 1 || F > (int64_t(1) << 24))
-        throw std::invalid_argument("constant F = " + std::to_string(F) + " is out of range (valid: 1 to 16777216)");
+                                    (want ? std::string(" (valid: ") + want + ")" : std::string(" (it takes none)")));
+      if (!std::holds_alternative<int64_t>(given))
+        throw std::invalid_argument("constant " + name + " must be an integer");
+      value = std::get<int64_t>(given);
+      if (value < 1 || value > (int64_t(1) << 24))
+        throw std::invalid_argument("constant " + name + " = " + std::to_string(value) +
+                                    " is out of range (valid: 1 to 16777216)");
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    auto key = entry + "#" + std::to_string(F);
+    auto key = entry + "#" + std::to_string(value);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    auto kern = std::make_shared<BuiltinKernel>(pool_, k, F);
+    auto kern = std::make_shared<BuiltinKernel>(pool_, k, value);
     cache_[key] = kern;
     return kern;
   }

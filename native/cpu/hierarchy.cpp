@@ -1,22 +1,22 @@
 // The hierarchy suite's built-in CPU kernels, the twins of shaders/cuda/hierarchy.cu and
 // shaders/metal/hierarchy.metal (python/apple_roofline/suites/hierarchy/suite.py holds the NumPy
 // references; docs/design/hierarchy.md, "The memory hierarchy"). The working set is n 16-byte words (four
-// uint32 each); a launch has T work items (lanes, KernelArgs::items), F passes (the constant F)
-// and the scalar argument n.
+// uint32 each); a launch has T work items (lanes, KernelArgs::items), PASSES passes (the constant PASSES,
+// KernelArgs::passes) and the scalar argument n.
 //
 // The GPU kernels interleave their lanes (lane t reads words t, t + T, ...) so that a warp's loads
 // coalesce; here lane t owns the contiguous words [t·E, (t+1)·E) (mod n), E = ceil(n / T) (the
 // suite makes n a multiple of T on the CPU's few lanes), and the thread pool gives each worker a
 // contiguous run of lanes: each
 // thread sweeps its own slice of the working set (a worker runs its lanes one after another, all
-// F passes of each; the suite launches one lane per thread), so a level's capacity is the sum of
+// PASSES passes of each; the suite launches one lane per thread), so a level's capacity is the sum of
 // the cores' private caches (and the shared cache's size). The passes never rotate (ROTATE = 0).
 // What every lane accumulates differs from the GPU's, the sum over lanes does not: each pass reads
 // every word once, and that sum is what the suite checks.
 //
-//   hier_read  acc += word over the lane's words, F passes (uint32 per component, wrapping);
+//   hier_read  acc += word over the lane's words, PASSES passes (uint32 per component, wrapping);
 //              out[t] = acc
-//   hier_rmw   acc += word; word ^= 0x5A5A5A5A, F passes (F even: the slice ends as it began)
+//   hier_rmw   acc += word; word ^= 0x5A5A5A5A, PASSES passes (PASSES even: the slice ends as it began)
 //
 // Compiled with the same flags as kernels.cpp (the host's widest vector ISA) and, like it, free of
 // standard-library containers and strings. A compiler barrier ends every pass, so no pass's loads
@@ -59,7 +59,7 @@ inline void block(uint32_t* p, uint64_t count, VecU* a, uint32_t* s) {
   }
 }
 
-// F passes over the e words from word `first` of the n at in, cyclically (the lane's slice; it
+// `passes` passes over the e words from word `first` of the n at in, cyclically (the lane's slice; it
 // wraps to word 0 only where the suite's n is not a multiple of the lanes), their sum stored into
 // acc[0..3] by component. The sums stay in registers through every pass and are folded once, at
 // the end (acc points into the output, which the compiler must assume aliases in); a compiler
@@ -79,7 +79,7 @@ inline void sweep(uint32_t* in, uint64_t n, uint64_t first, uint64_t e, int64_t 
   for (int c = 0; c < 4; ++c) acc[c] = s[c];
 }
 
-// Lanes [b, e): each lane's F passes over its own slice in turn (the suite launches one lane per
+// Lanes [b, e): each lane's PASSES passes over its own slice in turn (the suite launches one lane per
 // thread, so a thread's working set is its lane's slice). Lane t reads the E = ceil(n / T) words
 // from word t·E (mod n) on: the cyclic range [0, T·E) over the lanes, as on the GPUs.
 template <bool RMW>
@@ -89,13 +89,13 @@ void hier(const KernelArgs& k, uint64_t b, uint64_t e) {
   const uint64_t n = uint64_t(k.scalar);
   if (n == 0 || k.items == 0) return;
   const uint64_t words = (n + k.items - 1) / k.items;  // E: words per lane
-  for (uint64_t t = b; t < e; ++t) sweep<RMW>(in, n, (t * words) % n, words, k.F, out + 4 * t);
+  for (uint64_t t = b; t < e; ++t) sweep<RMW>(in, n, (t * words) % n, words, k.passes, out + 4 * t);
 }
 
-// Buffers in and out; the scalar n; the constant F; 16-byte words, one per work item as bound.
+// Buffers in and out; the scalar n; the constant PASSES; 16-byte words, one per work item as bound.
 const KernelEntry kHierarchy[] = {
-    {"hier_read", hier<false>, 2, true, true, 16, 1, 1, nullptr},
-    {"hier_rmw", hier<true>, 2, true, true, 16, 1, 1, nullptr},
+    {"hier_read", hier<false>, 2, true, KernelConstant::passes, 16, 1, 1, nullptr},
+    {"hier_rmw", hier<true>, 2, true, KernelConstant::passes, 16, 1, 1, nullptr},
 };
 
 }  // namespace

@@ -82,7 +82,7 @@ void idiv_chain(const KernelArgs& k, uint64_t b, uint64_t e) {
 }
 
 #define AR_IDIV(nm, T, Mod, Lit) \
-  {nm, idiv_chain<T, Mod, Lit>, 2, (Lit) == 0, true, 4, 1, uint64_t(kChains * kLanes), nullptr}
+  {nm, idiv_chain<T, Mod, Lit>, 2, (Lit) == 0, KernelConstant::F, 4, 1, uint64_t(kChains * kLanes), nullptr}
 
 const KernelEntry kIdivKernels[] = {
     AR_IDIV("idiv_div_u32_pow2_literal", uint32_t, false, 256u),

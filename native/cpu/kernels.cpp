@@ -192,14 +192,15 @@ constexpr uint64_t items_per_vec(int elem_size, int elems_per_item) {
              : 1;
 }
 
-#define AR_STREAM(nm, fn) {nm, fn, 3, true, false, 4, 4, 16 / 4, nullptr}
-#define AR_VEC4(nm, fn, T, scal) {nm, fn, 2, scal, true, int(sizeof(T)), 4, items_per_vec(sizeof(T), 4), nullptr}
-#define AR_SCAL(nm, fn, T, K) {nm, fn, 2, true, true, int(sizeof(T)), K, uint64_t(Vec<T>::lanes), nullptr}
+#define AR_STREAM(nm, fn) {nm, fn, 3, true, KernelConstant::none, 4, 4, 16 / 4, nullptr}
+#define AR_VEC4(nm, fn, T, scal) \
+  {nm, fn, 2, scal, KernelConstant::F, int(sizeof(T)), 4, items_per_vec(sizeof(T), 4), nullptr}
+#define AR_SCAL(nm, fn, T, K) {nm, fn, 2, true, KernelConstant::F, int(sizeof(T)), K, uint64_t(Vec<T>::lanes), nullptr}
 #if !AR_FP16
 constexpr const char* kNoFp16 =
     "FP16 arithmetic: this CPU (as compiled) has no native FP16 FMA (needs AVX512-FP16 on x86-64 "
     "or the ARMv8.2-A FP16 extension on arm64)";
-#define AR_NOFP16(nm, buf, scal, K) {nm, nullptr, buf, scal, true, 2, K, 1, kNoFp16}
+#define AR_NOFP16(nm, buf, scal, K) {nm, nullptr, buf, scal, KernelConstant::F, 2, K, 1, kNoFp16}
 #endif
 
 const KernelEntry kKernels[] = {
@@ -207,8 +208,8 @@ const KernelEntry kKernels[] = {
     AR_STREAM("stream_scale_f32", stream_scale),
     AR_STREAM("stream_add_f32", stream_add),
     AR_STREAM("stream_triad_f32", stream_triad),
-    {"dispatch_null", dispatch_null, 0, false, false, 4, 0, 1, nullptr},
-    {"dispatch_tiny", dispatch_tiny, 1, false, false, 4, 4, 16 / 4, nullptr},
+    {"dispatch_null", dispatch_null, 0, false, KernelConstant::none, 4, 0, 1, nullptr},
+    {"dispatch_tiny", dispatch_tiny, 1, false, KernelConstant::none, 4, 4, 16 / 4, nullptr},
     AR_VEC4("vec4_cross4_f32", vec4_cross4<float>, float, false),
     AR_VEC4("vec4_indep4_f32", (vec4_indep<float, 4>), float, true),
     AR_VEC4("vec4_indep8_f32", (vec4_indep<float, 8>), float, true),

@@ -18,10 +18,19 @@ namespace ar::cpu {
 struct KernelArgs {
   void* buf[3] = {nullptr, nullptr, nullptr};
   double scalar = 0.0;  // q for STREAM scale/triad, a for the self-dependent FMA chains
-  int64_t F = 1;        // FMA iterations per chain (the hierarchy kernels: passes)
+  int64_t F = 1;        // FMA iterations per chain (idiv: divides, dualissue: steps): the constant F
+  int64_t passes = 1;   // the hierarchy kernels' passes over their working set (the constant PASSES)
   uint64_t items = 0;   // work items of the whole launch (the access kernels' strided index and the
                         // hierarchy kernels' split of their working set need it)
 };
+
+// The one integer constant a built-in kernel reads, if any (constant_name gives its name in compile()'s constants).
+enum class KernelConstant { none, F, passes };
+
+// "F" (the chain length, KernelArgs::F), "PASSES" (the hierarchy's passes, KernelArgs::passes), nullptr for none.
+constexpr const char* constant_name(KernelConstant c) {
+  return c == KernelConstant::F ? "F" : c == KernelConstant::passes ? "PASSES" : nullptr;
+}
 
 // Processes work items [begin, end) of one launch.
 using RangeFn = void (*)(const KernelArgs&, uint64_t begin, uint64_t end);
@@ -31,7 +40,7 @@ struct KernelEntry {
   RangeFn fn;                      // nullptr when not compiled for this host (see unsupported_reason)
   int buffers;                     // buffer arguments, in order
   bool scalar;                     // takes one scalar argument after the buffers
-  bool uses_F;                     // reads the constant F
+  KernelConstant constant;         // the integer constant it reads (F, PASSES or none)
   int elem_size;                   // bytes per element of every buffer
   int elems_per_item;              // elements of each buffer one work item touches
   uint64_t grain;                  // work items per full vector block (partition unit)

@@ -168,14 +168,14 @@ void dual(const KernelArgs& k, uint64_t b, uint64_t e) {
   }
 }
 
-#define AR_ACCESS(nm, W) {nm, access_copy<W>, 2, true, false, 4, W, 1, nullptr}
+#define AR_ACCESS(nm, W) {nm, access_copy<W>, 2, true, KernelConstant::none, 4, W, 1, nullptr}
 // Mixed kernels write two planes of 8 words per work item: 16 words of each buffer are checked.
-#define AR_DUAL(nm, sets, words) {nm, dual<sets>, 2, true, true, 4, words, uint64_t(kLanes), nullptr}
+#define AR_DUAL(nm, sets, words) {nm, dual<sets>, 2, true, KernelConstant::F, 4, words, uint64_t(kLanes), nullptr}
 #if !AR_RULES_FP16
 constexpr const char* kNoFp16 =
     "FP16 arithmetic: this CPU (as compiled) has no native FP16 FMA (needs AVX512-FP16 on x86-64 "
     "or the ARMv8.2-A FP16 extension on arm64)";
-#define AR_DUAL_FP16(nm, sets, words) {nm, nullptr, 2, true, true, 4, words, 1, kNoFp16}
+#define AR_DUAL_FP16(nm, sets, words) {nm, nullptr, 2, true, KernelConstant::F, 4, words, 1, kNoFp16}
 #else
 #define AR_DUAL_FP16(nm, sets, words) AR_DUAL(nm, sets, words)
 #endif

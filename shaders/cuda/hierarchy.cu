@@ -3,9 +3,9 @@
 // references and the FLOP/byte counts). The Metal twins are shaders/metal/hierarchy.metal (same names,
 // same arguments, the same operations); the CPU twins native/cpu/hierarchy.cpp.
 //
-// Compiled at run time with NVRTC: -DBLOCK (threads per block), -DF (passes over the working set
-// per launch, at least 1; hier_rmw needs an even F) and -DROTATE (hier_read: 1 moves each pass's
-// start, 0 keeps it). Arguments, as the backend passes them (core/backend.h): in (n 16-byte
+// Compiled at run time with NVRTC: -DBLOCK (threads per block), -DPASSES (passes over the working
+// set per launch, at least 1; hier_rmw needs an even PASSES) and -DROTATE (hier_read: 1 moves each
+// pass's start, 0 keeps it). Arguments, as the backend passes them (core/backend.h): in (n 16-byte
 // words: uint4), out (one uint4 per work item), the working set's size n in uint4 words (long
 // long), then the number of work items T (the launch's lanes).
 //
@@ -19,11 +19,11 @@
 // hier_rmw: E = n / T words per lane (the suite launches n / E lanes for n a multiple of E).
 //
 //   hier_read:   acc += in[i] over every word a lane reads, wrapping mod 2^32 per component;
-//                out[t] = acc. The sum over t of out[t] is R × (the cyclic range sum of each pass).
+//                out[t] = acc. The sum over t of out[t] is the sum over the passes of each pass's cyclic range.
 //   hier_rmw:    acc += in[i]; in[i] ^= MASK for every word of the lane's own slice (no ROTATE: no
-//                two lanes ever touch one word), out[t] = acc. With an even F the buffer ends each
+//                two lanes ever touch one word), out[t] = acc. With an even PASSES the buffer ends each
 //                launch as it began, and the odd passes read the even passes' writes.
-//   hier_shared: each block copies its TILE words of in into shared memory, then for F passes
+//   hier_shared: each block copies its TILE words of in into shared memory, then for PASSES passes
 //                each thread reads TILE / BLOCK words of it at (tid + pass) mod BLOCK + k × BLOCK
 //                (conflict-free: consecutive threads read consecutive 16-byte words), out[t] = acc.
 
@@ -66,14 +66,14 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
   if (e == 1) {  // one word per lane per pass (working sets below a word per lane): passes unrolled
 #pragma unroll 4
-    for (int pass = 0; pass < F; ++pass) {
+    for (int pass = 0; pass < PASSES; ++pass) {
       ar_add(acc, in[base]);
       base += step;
       if (base >= n) base -= n;
     }
   } else {
 #pragma unroll 1
-    for (int pass = 0; pass < F; ++pass) {
+    for (int pass = 0; pass < PASSES; ++pass) {
       unsigned i = base;
 #pragma unroll 4
       for (unsigned k = 0; k < e; ++k) {
@@ -97,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   const u64 e = n / lanes;  // the suite launches n / E lanes, n a multiple of E
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll 1
-  for (int pass = 0; pass < F; ++pass) {
+  for (int pass = 0; pass < PASSES; ++pass) {
 #pragma unroll 4
     for (u64 k = 0; k < e; ++k) {
       const u64 i = t + k * lanes;
@@ -120,7 +120,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   __syncthreads();
   uint4 acc = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll 4
-  for (int pass = 0; pass < F; ++pass) {
+  for (int pass = 0; pass < PASSES; ++pass) {
     const unsigned j = (tid + (unsigned)pass) % BLOCK;
 #pragma unroll
     for (int k = 0; k < AR_TILE / BLOCK; ++k) ar_add(acc, tile[j + k * BLOCK]);

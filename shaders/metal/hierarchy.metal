@@ -3,9 +3,9 @@
 // references and the FLOP/byte counts). The CUDA twins are shaders/cuda/hierarchy.cu (same names,
 // same arguments, the same operations, documented there); the CPU twins native/cpu/hierarchy.cpp.
 //
-// Compiled at run time with newLibraryWithSource: (Metal 3.0); F (passes per launch), ROTATE
+// Compiled at run time with newLibraryWithSource: (Metal 3.0); PASSES (passes per launch), ROTATE
 // (hier_read: move each pass's start) and BLOCK (threads per threadgroup, which the backend also
-// dispatches) are the function constants below (hierarchy.cu's -DF, -DROTATE, -DBLOCK). Arguments,
+// dispatches) are the function constants below (hierarchy.cu's -DPASSES, -DROTATE, -DBLOCK). Arguments,
 // bound at [[buffer(i)]] in the order the suite passes them (core/backend.h): in (n uint4 words),
 // out (one uint4 per work item), the working set's size n in uint4 words (constant long&), then
 // the number of work items T (constant ulong&). The backend dispatches exactly T threads.
@@ -13,8 +13,8 @@
 #include <metal_stdlib>
 using namespace metal;
 
-// Passes over the working set per launch (hierarchy.cu's -DF).
-constant int F [[function_constant(0)]];
+// Passes over the working set per launch (hierarchy.cu's -DPASSES).
+constant int PASSES [[function_constant(0)]];
 // hier_read: 1 moves each pass's start by STEP(n), 0 keeps it (hierarchy.cu's -DROTATE).
 constant int ROTATE [[function_constant(1)]];
 // Threads per threadgroup (hierarchy.cu's -DBLOCK; hier_shared's tile is split among them).
@@ -40,13 +40,13 @@ kernel void hier_read(const device uint4* in [[buffer(0)]], device uint4* out [[
   uint4 acc = uint4(0u, 0u, 0u, 0u);
   if (e == 1) {
 #pragma clang loop unroll_count(4)
-    for (int pass = 0; pass < F; ++pass) {
+    for (int pass = 0; pass < PASSES; ++pass) {
       acc = acc + in[base];
       base += step;
       if (base >= n) base -= n;
     }
   } else {
-    for (int pass = 0; pass < F; ++pass) {
+    for (int pass = 0; pass < PASSES; ++pass) {
       uint i = base;
 #pragma clang loop unroll_count(4)
       for (uint k = 0; k < e; ++k) {
@@ -68,7 +68,7 @@ kernel void hier_rmw(device uint4* in [[buffer(0)]], device uint4* out [[buffer(
   const ulong n = ulong(n_words);
   const ulong e = n / lanes;  // the suite launches n / E lanes, n a multiple of E
   uint4 acc = uint4(0u, 0u, 0u, 0u);
-  for (int pass = 0; pass < F; ++pass) {
+  for (int pass = 0; pass < PASSES; ++pass) {
 #pragma clang loop unroll_count(4)
     for (ulong k = 0; k < e; ++k) {
       const ulong i = ulong(t) + k * lanes;
@@ -89,7 +89,7 @@ kernel void hier_shared(const device uint4* in [[buffer(0)]], device uint4* out 
   threadgroup_barrier(mem_flags::mem_threadgroup);
   uint4 acc = uint4(0u, 0u, 0u, 0u);
 #pragma clang loop unroll_count(4)
-  for (int pass = 0; pass < F; ++pass) {
+  for (int pass = 0; pass < PASSES; ++pass) {
     const uint j = (tid + uint(pass)) % BLOCK;
     for (uint k = 0; k < AR_TILE / BLOCK; ++k) acc = acc + tile[j + k * BLOCK];
   }

@@ -37,7 +37,7 @@ def test_hierarchy_kernels_match_numpy(backend: Any, n: int, lanes: int, passes:
         kdef = hk.kernel_def()
         src = suite.source(kdef)
         assert src is not None
-        consts = {**suite.constants(kdef), "F": passes}
+        consts = {**suite.constants(kdef), "PASSES": passes}
         t = lanes
         if hk.rmw:  # its lanes own whole slices: n / E lanes of E words
             e = -(-n // lanes)

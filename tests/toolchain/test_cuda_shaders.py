@@ -53,7 +53,7 @@ def test_every_table_entry_compiles(tmp_path: "os.PathLike[str]", specialised: b
             if specialised:
                 defines.update(FmaKernel.constants()["cuda"])
         if name == "hierarchy.cu":
-            defines["F"] = 4
+            defines["PASSES"] = 4
         if name == "idiv.cu":
             defines.update({"F": 4, **IDIV_KERNELS[0].kernel_def().constants["cuda"]})
         got = _ptx_entries(shader_path(name), defines, tmp_path)
@@ -108,6 +108,7 @@ def test_cuda_entry_parser_matches_nvcc(tmp_path: "os.PathLike[str]") -> None:
             {
                 "BLOCK": 256,
                 "F": 4,
+                "PASSES": 4,
                 "DIVISOR": IDIV_DIVISOR,
                 "TM": 16,
                 "TN": 8,

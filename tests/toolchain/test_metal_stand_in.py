@@ -23,7 +23,7 @@ from apple_roofline.suites.access.kernels import ACCESS_KERNELS, check_access
 from apple_roofline.suites.base import pattern
 from apple_roofline.suites.dualissue.kernels import CHAINS, DUAL_KERNELS, dual_input, kind_reference, kind_tolerance
 from apple_roofline.suites.fma import CHAIN_A, FMA_KERNELS
-from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.gemm.checks import check_gemm
 from apple_roofline.suites.hierarchy.suite import MASK, TILE_WORDS, read_total, rmw_total, word_sums
 from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS, idiv_input
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source
@@ -419,7 +419,7 @@ def test_hierarchy_read_metal_on_the_host_equals_the_reference(
 ) -> None:
     """hier_read, its function constants set by name, sums to the suite's NumPy reference over its
     lanes (every lane written: the poison would show), with lanes fewer and more than words."""
-    lib = host_kernels("hierarchy", 0, {"F": passes, "ROTATE": rotate, "BLOCK": 256})
+    lib = host_kernels("hierarchy", 0, {"PASSES": passes, "ROTATE": rotate, "BLOCK": 256})
     pat = _hier_pattern()
     words = np.resize(pat, 4 * n)
     out = np.full(4 * (lanes + 2), 0xA5A5A5A5, np.uint32)
@@ -431,7 +431,7 @@ def test_hierarchy_read_metal_on_the_host_equals_the_reference(
 
 
 def test_hierarchy_rmw_metal_on_the_host_restores_its_buffer(host_kernels: Callable[..., ctypes.CDLL]) -> None:
-    lib = host_kernels("hierarchy", 0, {"F": 4, "ROTATE": 1, "BLOCK": 256})
+    lib = host_kernels("hierarchy", 0, {"PASSES": 4, "ROTATE": 1, "BLOCK": 256})
     pat = _hier_pattern()
     n, lanes = 96, 32
     words = np.resize(pat, 4 * n)
@@ -451,7 +451,7 @@ def test_hierarchy_rmw_metal_on_the_host_restores_its_buffer(host_kernels: Calla
 def test_hierarchy_shared_metal_on_the_host_sums_every_tile(host_kernels: Callable[..., ctypes.CDLL]) -> None:
     """hier_shared over two threadgroups of 256 threads (the barrier emulated): every pass reads
     each threadgroup's whole tile once."""
-    lib = host_kernels("hierarchy", 0, {"F": 3, "ROTATE": 1, "BLOCK": 256})
+    lib = host_kernels("hierarchy", 0, {"PASSES": 3, "ROTATE": 1, "BLOCK": 256})
     pat = _hier_pattern()
     groups = 2
     n, lanes = groups * TILE_WORDS, groups * 256

@@ -4,19 +4,19 @@ memory hierarchy"; the cache-aware roofline of Ilic, Pratas and Sousa, IEEE CAL 
 A working-set sweep of two kernels (shaders/cuda/hierarchy.cu documents them; the Metal twins
 shaders/metal/hierarchy.metal, the CPU's native/cpu/hierarchy.cpp):
 
-* ``read``: every lane sums the 16-byte words it reads (four uint32, wrapping), F passes over a
-  working set of n words per launch, and writes its sum: per-lane reads whose output is a small
+* ``read``: every lane sums the 16-byte words it reads (four uint32, wrapping), ``PASSES`` passes
+  over a working set of n words per launch, and writes its sum: per-lane reads whose output is a small
   reduction, so no load can be dropped. On GPUs each pass starts STEP(n) words after the last
   (``ROTATE``), so every SM's (core's) L1 holds the whole working set; on the CPU each thread sweeps
   its own slice.
-* ``rmw``: the same sum, and every word read is written back xor 0x5A5A5A5A (F even: the buffer
+* ``rmw``: the same sum, and every word read is written back xor 0x5A5A5A5A (``PASSES`` even: the buffer
   ends every launch as it began, and the odd passes read the even passes' writes). Its lanes own
   their words, so it is measured only at working sets of at least a word per lane of a wave (on an
   H100, 3.2 MiB: below that, 256 lanes at 4 KiB ran at 114 GB/s, a measure of the launch, not of
   a cache).
 
 and, on GPUs, ``shared``: each threadgroup (block) copies a 16 KiB tile into threadgroup (shared)
-memory and sums it F times, conflict-free: the shared-memory ceiling.
+memory and sums it ``PASSES`` times, conflict-free: the shared-memory ceiling.
 
 Working sets (``working_set_bytes``): the full sweep (``--suite hierarchy``) from 4 KiB to 8× the
 largest documented cache (256 MiB when no size is known), :data:`STEPS_PER_OCTAVE` points per
@@ -34,7 +34,7 @@ threads, else 2048 per GPU core, else (a WebGPU adapter, which reports neither) 
 
 Counting: no FLOPs (integer adds are not counted); bytes = 16 × (words read, and for ``rmw``
 written, by all lanes over all passes) + 16 × lanes (the sums written): the bytes that pass through
-the level. ``shared`` counts its threadgroup memory traffic: 16 × n × (F reads + 1 write).
+the level. ``shared`` counts its threadgroup memory traffic: 16 × n × (``PASSES`` reads + 1 write).
 
 Validation: the sum over lanes of the written sums (per uint32 component, mod 2^32) against NumPy's
 sum of the words each pass reads (cyclic ranges of the tiled input pattern, so exact and
@@ -98,7 +98,7 @@ LAUNCH_S = 1e-3
 #: H100's L1 rate lasted 2 µs and its first point read at half the L1's rate; 4 GiB launches on the
 #: 2-core development VM lasted 10 ms, and its best samples fell to a third of the 1-ms launches'.
 FIRST_LAUNCH_BYTES = 64 << 20
-#: Largest power-of-two pass count (the CPU backend's limit on F is 2^24).
+#: Largest power-of-two pass count (the CPU backend's limit on ``PASSES`` is 2^24).
 MAX_PASSES = 1 << 20
 #: Working sets are whole multiples of this many words (256 bytes), and of it × the lanes where that
 #: is fine enough (:func:`plan_lanes`): the CPU kernel then runs whole blocks of its four vector
@@ -400,9 +400,10 @@ class HierarchySuite(Suite):
         kernels = [(hk, kd, src) for hk, kd in defs for src in [self.source(kd)] if src is not None]
         if kernels:
             prebuild(
-                backend, [(*src, {**self.constants(kd), "F": 1 << k}) for _hk, kd, src in kernels for k in range(1, 15)]
+                backend,
+                [(*src, {**self.constants(kd), "PASSES": 1 << k}) for _hk, kd, src in kernels for k in range(1, 15)],
             )
-            lanes = {hk.name: self._lanes(src, {**self.constants(kd), "F": 2}) for hk, kd, src in kernels}
+            lanes = {hk.name: self._lanes(src, {**self.constants(kd), "PASSES": 2}) for hk, kd, src in kernels}
             top_words = max(self.points) // WORD
             bufs = {hk.name: backend.alloc(top_words * WORD) for hk, _kd, _src in kernels}
             if any(hk.rmw for hk, _kd, _src in kernels):
@@ -446,7 +447,7 @@ class HierarchySuite(Suite):
         if hk.name not in self.gbps:
             self.gbps[hk.name] = self._probe(kd, src, consts, [buf, out, n], lanes, lanes * e * WORD, hk.rmw)
         passes = passes_for(lanes * e * WORD, self.gbps.get(hk.name), hk.rmw)
-        consts["F"] = passes
+        consts["PASSES"] = passes
         rotate = bool(consts.get("ROTATE", 0))
         home = level_of(n * WORD, self.levels)
         poison = np.full(4 * lanes, POISON, np.uint32)
@@ -514,7 +515,7 @@ class HierarchySuite(Suite):
 
         passes = passes_for(pass_bytes, None, rmw)
         try:
-            kernel = self.ctx.backend.compile(src[0], src[1], {**consts, "F": passes})
+            kernel = self.ctx.backend.compile(src[0], src[1], {**consts, "PASSES": passes})
             seconds = min(kernel.time(args, lanes, 1, 3, clock=False))
         except (_core.BackendError, ValueError):
             return 0.0
@@ -523,7 +524,7 @@ class HierarchySuite(Suite):
     def _shared_case(
         self, kd: KernelDef, src: Tuple[str, str], pat: np.ndarray, plain: WordSums, scratch: HostScratch
     ) -> Case:
-        consts = {**self.constants(kd), "F": SHARED_PASSES}
+        consts = {**self.constants(kd), "PASSES": SHARED_PASSES}
         block = int(consts.get("BLOCK", BLOCK))
         wave = self._lanes(src, consts)
         lanes = max(block, -(-4 * wave // block) * block)  # four waves of whole blocks
