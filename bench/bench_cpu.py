@@ -5,7 +5,7 @@
 
 Two comparisons (the issue's acceptance criteria), as RATIOS tool / reference:
 
-* ``stream`` triad (median-based GB/s of ``run_roofline("cpu", ["stream"])``) against a plain
+* ``stream`` triad (median-based GB/s of ``run_roofline(RunOptions(device="cpu", suites=["stream"]))``) against a plain
   OpenMP C triad (bench/cpu_reference.c) over arrays of the same size with the same thread count:
   target >= 0.90.
 * the best FP32 ``peak`` variant (max median GFLOP/s over the valid fp32 peak measurements) against a
@@ -210,9 +210,10 @@ def run_reference(exe: Path, env: Dict[str, str], *args: Any) -> Dict[str, Any]:
 
 
 def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
 
-    run = run_roofline("cpu", ["stream"], array_bytes=array_bytes, reps=reps)
+    run = run_roofline(RunOptions(device="cpu", suites=["stream"], array_bytes=array_bytes, reps=reps))
     ms = [m for m in run.measurements if m.suite == "stream" and m.kernel == "triad"]
     assert len(ms) == 1, f"expected one stream triad measurement, got {len(ms)}"
     m = ms[0]
@@ -228,9 +229,10 @@ def tool_triad(array_bytes: int, reps: int) -> Tuple[Dict[str, Any], Any]:
 
 
 def tool_peak(reps: int) -> Tuple[Dict[str, Any], Any]:
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
 
-    run = run_roofline("cpu", ["peak"], reps=reps)
+    run = run_roofline(RunOptions(device="cpu", suites=["peak"], reps=reps))
     ms = [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32"]
     assert ms, "no fp32 peak measurement"
     for m in ms:

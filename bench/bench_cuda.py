@@ -1080,16 +1080,19 @@ class Bench:
 
     # -- tool ---------------------------------------------------------------------------------
     def tool(self, suite: str, array_bytes: Optional[int] = None) -> Any:
+        from apple_roofline.roofline.run.options import RunOptions
         from apple_roofline.roofline.run.runner import run_roofline
 
         t0 = time.monotonic()
         run = run_roofline(
-            DEVICE,
-            [suite],
-            quick=self.quick,
-            reps=self.reps,
-            array_bytes=array_bytes,
-            command=("bench/bench_cuda.py", suite),
+            RunOptions(
+                device=DEVICE,
+                suites=[suite],
+                quick=self.quick,
+                reps=self.reps,
+                array_bytes=array_bytes,
+                command=("bench/bench_cuda.py", suite),
+            )
         )
         log(
             f"    tool {suite}: {len(run.measurements)} measurements, {len(run.skipped)} skipped "

@@ -4,11 +4,12 @@
     python bench/bench_hierarchy_cpu.py [--rounds 3] [--out bench/results]
 
 A benchmark, not a test: what a core gets of each level is the machine's, and a neighbour on a small
-virtual machine blurs one level into the next. Each round runs ``run_roofline("cpu", ["hierarchy"],
-quick=True)`` and judges its read curve as docs/design/hierarchy.md, "The memory hierarchy", expects it on a quiet
-host: the private levels (L1d, L2) end within a step of their documented sizes; a shared L3 ends at or
-below its size (within a step) and above the L2's, its edge within two steps; DRAM last; the level
-ceilings those of the plateaus found. Prints each round's plateaus and verdict and writes
+virtual machine blurs one level into the next. Each round runs
+``run_roofline(RunOptions(device="cpu", suites=["hierarchy"], quick=True))`` and judges its read
+curve as docs/design/hierarchy.md, "The memory hierarchy", expects it on a quiet host: the private
+levels (L1d, L2) end within a step of their documented sizes; a shared L3 ends at or below its size
+(within a step) and above the L2's, its edge within two steps; DRAM last; the level ceilings those
+of the plateaus found. Prints each round's plateaus and verdict and writes
 bench_hierarchy_cpu-<timestamp>.json to --out; exits 1 when no round shows the documented levels.
 """
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from apple_roofline.devices import open_device
+from apple_roofline.roofline.run.options import RunOptions
 from apple_roofline.roofline.run.runner import run_roofline
 from apple_roofline.sizes import format_size
 from apple_roofline.suites.hierarchy.levels import level_ceilings, level_curves
@@ -55,7 +57,7 @@ def levels_wrong(run: Any, documented: Any) -> Optional[str]:
 
 
 def one_round(documented: Any) -> Dict[str, Any]:
-    run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
+    run = run_roofline(RunOptions(device="cpu", suites=["hierarchy"], quick=True, telemetry=False))
     read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
     plateaus = [
         {

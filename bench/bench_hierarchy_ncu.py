@@ -19,14 +19,15 @@ Targets (issue 24, reference GPU H100 / H200):
   sampled it; else the highest SM clock ``nvidia-smi`` reported during the sweep; else the driver's
   maximum clock: either can only lower the ratio). Target: >= 0.90.
 
-First the tool's full sweep runs (``run_roofline(device, ["hierarchy"])``, written to ``--out`` as a
-run with its report and figures; ``--skip-sweep`` leaves it out and then no ceiling is checked);
-then one child process of this script, under ``ncu --metrics ... --csv --print-units base``, plans
-the same cases through the suite itself and launches each exactly once (``Kernel.launch``), writing
-the claimed bytes of each to a JSON file; ncu replays each launch to collect its counters. No ncu
-(PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute/*) makes that part NOT RUN, reported. Prints
-a table and the verdicts; writes bench_hierarchy_ncu-<timestamp>.json to --out. Exit status 0 when
-every target that ran passed, 1 when one failed, 2 when none failed but some did not run.
+First the tool's full sweep runs (``run_roofline(RunOptions(device=device, suites=["hierarchy"]))``,
+written to ``--out`` as a run with its report and figures; ``--skip-sweep`` leaves it out and then
+no ceiling is checked); then one child process of this script, under ``ncu --metrics ... --csv
+--print-units base``, plans the same cases through the suite itself and launches each exactly once
+(``Kernel.launch``), writing the claimed bytes of each to a JSON file; ncu replays each launch to
+collect its counters. No ncu (PATH, /usr/local/cuda/bin, /opt/nvidia/nsight-compute/*) makes that
+part NOT RUN, reported. Prints a table and the verdicts; writes bench_hierarchy_ncu-<timestamp>.json
+to --out. Exit status 0 when every target that ran passed, 1 when one failed, 2 when none failed but
+some did not run.
 
 Importing this module needs no GPU: :func:`parse_ncu_csv` and :func:`verdicts` are pure
 (tests/unit/test_bench_hierarchy.py).
@@ -189,6 +190,7 @@ def _nearest(ws: int, want: Mapping[Tuple[str, int], str]) -> int:
 
 def sweep(device: str, out: Path) -> Dict[str, Any]:
     """The tool's full sweep; its run files in ``out``; the shared-memory ceiling's verdict."""
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
     from apple_roofline.roofline.views.outputs import write_run_files
     from apple_roofline.suites.hierarchy.levels import level_curves
@@ -205,7 +207,7 @@ def sweep(device: str, out: Path) -> Dict[str, Any]:
         else None
     )
     try:
-        run = run_roofline(device, ["hierarchy"], command=sys.argv)
+        run = run_roofline(RunOptions(device=device, suites=["hierarchy"], command=sys.argv))
     finally:
         smi_mhz = _stop_sampler(sampler)
     folder = out / "hierarchy-run"

@@ -7,7 +7,7 @@ Needs MLX: on a Mac with Apple silicon (``pip install mlx``) it runs on the Meta
 on Linux (``pip install "mlx[cpu]"``), or with ``--device cpu``, on MLX's CPU device. It exits 2
 with a message when MLX, or the device asked for, is missing, and says which device it ran on. The
 roofline is ``RUN.json`` (a run of ``apple-roofline run --device metal``, or ``--device cpu`` for
-the CPU) or, without it, measured first with :func:`apple_roofline.run_roofline` on that backend
+the CPU) or, without it, measured first with :class:`~apple_roofline.roofline.run.runner.RooflineRunner` on that backend
 (minutes; saved to ``--save-run``, default out/metal_run.json or out/cpu_run.json, to pass as
 ``RUN.json`` next time).
 
@@ -41,6 +41,7 @@ import numpy as np
 import apple_roofline as ar
 from apple_roofline.dispatch.peers.mlx_peer import device_text
 from apple_roofline.figures import save_figure
+from apple_roofline.roofline.run.runner import RooflineRunner
 from apple_roofline.suites.gemm.suite import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
@@ -190,12 +191,14 @@ def _measure_run(backend: str, args: argparse.Namespace, argv: list[str] | None)
     """A run of ``backend`` measured here and saved (``--save-run``), or None (a message is printed)."""
     print(f"measuring the {backend} roofline first (minutes; pass RUN.json to reuse one) ...", file=sys.stderr)
     try:
-        run = ar.run_roofline(
-            backend,
-            quick=args.quick,
+        run = RooflineRunner(
+            ar.RunOptions(
+                device=backend,
+                quick=args.quick,
+                command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])),
+            ),
             progress=_Progress(),
-            command=("mlx_matmul_sweep.py", *(argv if argv is not None else sys.argv[1:])),
-        )
+        ).run()
     except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no such backend, bad options
         print(f"cannot measure the {backend} roofline: {exc}", file=sys.stderr)
         return None

@@ -7,7 +7,7 @@ Needs an NVIDIA GPU and PyTorch (with CUDA) and/or CuPy; exits 2 with a message 
 asked for is missing (``--library both``, the default, uses whichever of the two is installed and
 exits 2 only when neither is). The roofline is ``RUN.json`` (a CUDA run of
 ``apple-roofline run --device cuda``) or, without it, measured first with
-:func:`apple_roofline.run_roofline` on ``--device`` (minutes; saved to ``--save-run``, default
+:class:`~apple_roofline.roofline.run.runner.RooflineRunner` on ``--device`` (minutes; saved to ``--save-run``, default
 out/cuda_run.json, to pass as ``RUN.json`` next time).
 
 Times ``torch.matmul(a, b)`` (sync ``torch.cuda.synchronize(device)``) and ``cupy.matmul(a, b)``
@@ -32,6 +32,7 @@ from typing import Any
 import apple_roofline as ar
 from apple_roofline.devices import parse_device
 from apple_roofline.figures import save_figure
+from apple_roofline.roofline.run.runner import RooflineRunner
 from apple_roofline.suites.gemm.suite import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
@@ -264,12 +265,14 @@ def measure_run(opts: Options, argv: list[str] | None) -> ar.Run | None:
         flush=True,
     )
     try:
-        run = ar.run_roofline(
-            f"cuda:{opts.index}",
-            quick=opts.args.quick,
+        run = RooflineRunner(
+            ar.RunOptions(
+                device=f"cuda:{opts.index}",
+                quick=opts.args.quick,
+                command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])),
+            ),
             progress=_Progress(),
-            command=("torch_cupy_matmul.py", *(argv if argv is not None else sys.argv[1:])),
-        )
+        ).run()
     except (ImportError, RuntimeError, ValueError) as exc:  # no extension, no CUDA backend, bad options
         print(f"cannot measure the CUDA roofline: {exc}", file=sys.stderr)
         return None

@@ -8,7 +8,7 @@ plots and reports. Methodology: docs/design/README.md and the Apple M5 GPU roofl
 Typical use::
 
     import apple_roofline as ar
-    run = ar.run_roofline("cpu", ["stream", "peak"])
+    run = ar.run_roofline(ar.RunOptions(device="cpu", suites=["stream", "peak"]))
     model = ar.Roofline.from_run(run)
     print(model.ridge_points())
     p = ar.measure(lambda: a @ b, flops=2 * n**3, bytes=3 * n * n * 4)   # any callable -> Point
@@ -64,7 +64,6 @@ __all__ = [
     "save_kernels",
     "run_dispatch",
     "run_roofline",
-    "measure_device",
     "DispatchStudy",
 ]
 
@@ -87,7 +86,6 @@ _LAZY = {
     "run_roofline": (".roofline.run.runner", None),
     "RunInterrupted": (".roofline.run.runner", None),
     "RunOptions": (".roofline.run.options", None),
-    "measure_device": (".roofline.run.runner", None),
     "list_devices": (".devices", None),
     "run_dispatch": (".dispatch.run.runner", None),
     "DispatchStudy": (".dispatch.model", None),

@@ -21,11 +21,12 @@ if not _GPUS:
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.run.options import RunOptions
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("stream", "hierarchy"))
     # STREAM at its default size (4x the last-level cache or more): DRAM, the model's default bandwidth
     # (64 MiB arrays on an H100, whose L2 is 50 MiB, made STREAM's ceiling "Cache bandwidth")
-    run = runner.run_roofline(device, None, quick=True, telemetry=False)
+    run = runner.run_roofline(RunOptions(device=device, suites=None, quick=True, telemetry=False))
     assert all(m.valid for m in run.measurements), [m.validation for m in run.measurements if not m.valid]
     kernels = {m.kernel for m in run.measurements if m.suite == "hierarchy"}
     assert kernels == {"read", "rmw", "shared"}
@@ -38,10 +39,11 @@ def test_the_default_form_gives_a_ceiling_per_level(device: str, monkeypatch: py
 
 @pytest.mark.parametrize("device", _GPUS)
 def test_the_full_sweep_finds_the_last_cache_and_dram(device: str) -> None:
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
     from apple_roofline.suites.hierarchy.levels import level_curves
 
-    run = run_roofline(device, ["hierarchy"], quick=True, telemetry=False)
+    run = run_roofline(RunOptions(device=device, suites=["hierarchy"], quick=True, telemetry=False))
     assert all(m.valid for m in run.measurements)
     read = next(c for c in level_curves(run.measurements) if c.kernel == "read")
     if not read.levels:

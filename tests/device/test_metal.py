@@ -132,9 +132,10 @@ def test_mps_gemm(metal: Any, dtype: str, np_dtype: Any) -> None:
 def test_quick_roofline_run(tmp_path: Any) -> None:
     """Every suite on the Metal device at a small size, end to end: every measurement valid, the
     bandwidth and compute ceilings measured, the theoretical ceilings from the chip table."""
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
 
-    run = run_roofline("metal:0", quick=True, reps=3, array_bytes=8 << 20)
+    run = run_roofline(RunOptions(device="metal:0", quick=True, reps=3, array_bytes=8 << 20))
     bad = [f"{m.label}: {m.validation}" for m in run.measurements if not m.valid]
     assert not bad, bad
     suites = {m.suite for m in run.measurements}

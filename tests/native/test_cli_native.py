@@ -25,7 +25,14 @@ def invoke(args: Sequence[str]) -> Result:
 def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> None:
     import apple_roofline.roofline.run.runner as runner_mod
 
-    monkeypatch.setattr(runner_mod, "measure_device", lambda *a, **kw: behaviour(runner_mod))
+    class FakeRunner:
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            pass
+
+        def run(self) -> Run:
+            return behaviour(runner_mod)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(runner_mod, "RooflineRunner", FakeRunner)
 
 
 def test_devices_table() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 def test_the_run_drops_a_stolen_reading_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.views.report import to_markdown
     from apple_roofline.theoretical import Figure, cpu_clock, host_cpu_spec
 
@@ -22,7 +23,9 @@ def test_the_run_drops_a_stolen_reading_and_says_so(monkeypatch: pytest.MonkeyPa
     later: Iterator[float] = iter([2.60e9, 2.61e9, 2.59e9, 2.60e9])
     monkeypatch.setattr(runner, "host_cpu_spec", lambda: spec)
     monkeypatch.setattr(cpu_clock, "native_clock_hz", lambda: next(later))
-    run = runner.run_roofline("cpu", ["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False)
+    run = runner.run_roofline(
+        RunOptions(device="cpu", suites=["stream", "peak"], quick=True, reps=3, array_bytes=1 << 20, telemetry=False)
+    )
     readings = run.device["theoretical"]["clock_readings"]["chain"]
     assert readings["dropped_hz"] == [1.59e9] and len(readings["kept_hz"]) == 3  # start, after stream, after peak
     assert run.device["theoretical"]["clock_hz"] == pytest.approx(2.60e9)

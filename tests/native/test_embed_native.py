@@ -15,7 +15,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_numpy_matmul_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
-    run = ar.run_roofline("cpu", quick=True, suites=("stream", "peak"), array_bytes=1 << 20, reps=3)
+    run = ar.run_roofline(
+        ar.RunOptions(device="cpu", quick=True, suites=("stream", "peak"), array_bytes=1 << 20, reps=3)
+    )
     run_json = tmp_path / "run.json"
     run.save(run_json)
     out = tmp_path / "mm.png"
@@ -33,7 +35,9 @@ def test_run_roofline_is_the_models_roofline(tmp_path: Any) -> None:
     """``Run.roofline()`` is ``Roofline.from_run(run)``: same ceilings, and it plots points."""
     from apple_roofline.roofline import Roofline
 
-    run = ar.run_roofline("cpu", quick=True, suites=("stream", "peak"), reps=3, array_bytes=1 << 20)
+    run = ar.run_roofline(
+        ar.RunOptions(device="cpu", quick=True, suites=("stream", "peak"), reps=3, array_bytes=1 << 20)
+    )
     model = run.roofline()
     assert isinstance(model, Roofline)
     assert model.ridge_points() == Roofline.from_run(run).ridge_points()

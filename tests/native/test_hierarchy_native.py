@@ -61,10 +61,11 @@ def test_the_quick_sweep_says_of_each_cpu_level_whether_it_told_it_apart() -> No
     apart with its ceiling or named as not told apart. Whether the levels land at their documented
     sizes is a benchmark: bench/bench_hierarchy_cpu.py."""
     from apple_roofline.devices import open_device
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
 
     documented, _notes = cache_levels(open_device("cpu").info())
-    run = run_roofline("cpu", ["hierarchy"], quick=True, telemetry=False)
+    run = run_roofline(RunOptions(device="cpu", suites=["hierarchy"], quick=True, telemetry=False))
     assert run.measurements and all(m.valid for m in run.measurements), [
         m.validation for m in run.measurements if not m.valid
     ]
@@ -76,10 +77,11 @@ def test_the_quick_sweep_says_of_each_cpu_level_whether_it_told_it_apart() -> No
 
 def test_the_default_run_says_of_each_level_whether_it_told_it_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.views.report import to_markdown
 
     monkeypatch.setattr(runner.registry, "default_suites", lambda: ("hierarchy",))
-    run = runner.run_roofline("cpu", None, quick=True, telemetry=False)
+    run = runner.run_roofline(RunOptions(device="cpu", suites=None, quick=True, telemetry=False))
     assert all(m.valid for m in run.measurements)
     assert {m.params["sweep"] for m in run.measurements if "sweep" in m.params} == {"levels"}
     documented = [lv["name"] for lv in run.device["cache_levels"]["levels"]]

@@ -68,7 +68,9 @@ def test_dispatch_study_records_the_mlx_peer(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def cpu_run_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A quick CPU run with GEMM ceilings (FP32, FP64), for the example to place its points on."""
-    run = ar.run_roofline("cpu", quick=True, suites=("stream", "peak", "gemm"), array_bytes=1 << 20, reps=3)
+    run = ar.run_roofline(
+        ar.RunOptions(device="cpu", quick=True, suites=("stream", "peak", "gemm"), array_bytes=1 << 20, reps=3)
+    )
     path = tmp_path_factory.mktemp("mlx") / "run.json"
     run.save(path)
     return path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -19,9 +20,10 @@ def test_readme_python_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
     real = runner.run_roofline
 
-    def small(*args, **kwargs):  # type: ignore[no-untyped-def]
-        kwargs.setdefault("array_bytes", 1 << 20)  # keep the test fast; the example is otherwise verbatim
-        return real(*args, **kwargs)
+    def small(options):  # type: ignore[no-untyped-def]
+        if options.array_bytes is None:  # keep the test fast; the example is otherwise verbatim
+            options = dataclasses.replace(options, array_bytes=1 << 20)
+        return real(options)
 
     monkeypatch.setattr(runner, "run_roofline", small)
     import apple_roofline

@@ -503,18 +503,22 @@ def _patch_runner(monkeypatch: pytest.MonkeyPatch, behaviour: Any) -> Any:
 
     calls: List[Dict[str, Any]] = []
 
-    def fake_measure_device(device: Any, options: Any, **kw: Any) -> Run:
-        fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
-        calls.append({"device": device, **fields, **kw})
-        progress = kw.get("progress")
-        if progress is not None:
-            progress.start("stream", 2)
-            progress.advance("copy")
-            progress.advance("triad")
-            progress.finish("stream")
-        return behaviour(runner_mod)  # type: ignore[no-any-return]
+    class FakeRunner:
+        def __init__(self, options: Any, **kw: Any) -> None:
+            fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+            calls.append({**fields, **kw})
+            self.progress = kw.get("progress")
 
-    monkeypatch.setattr(runner_mod, "measure_device", fake_measure_device)
+        def run(self) -> Run:
+            progress = self.progress
+            if progress is not None:
+                progress.start("stream", 2)
+                progress.advance("copy")
+                progress.advance("triad")
+                progress.finish("stream")
+            return behaviour(runner_mod)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(runner_mod, "RooflineRunner", FakeRunner)
     return calls
 
 
@@ -527,11 +531,15 @@ def test_ctrl_c_names_the_command_that_resumes_the_run_first(
 
     partial = dataclasses.replace(m5_run, complete=False)
 
-    def interrupted(device: Any, options: Any, **kw: Any) -> Run:
-        kw["journal"].path.write_text("{}\n")  # a measurement kept before the Ctrl-C
-        raise runner_mod.RunInterrupted(partial)
+    class Interrupted:
+        def __init__(self, options: Any, **kw: Any) -> None:
+            self.journal = kw["journal"]
 
-    monkeypatch.setattr(runner_mod, "measure_device", interrupted)
+        def run(self) -> Run:
+            self.journal.path.write_text("{}\n")  # a measurement kept before the Ctrl-C
+            raise runner_mod.RunInterrupted(partial)
+
+    monkeypatch.setattr(runner_mod, "RooflineRunner", Interrupted)
     out = tmp_path / "my results"
     argv = ["apple-roofline", "run", "--quick", "--device", "cpu", "-o", str(out)]
     monkeypatch.setattr(sys, "argv", argv)

@@ -17,6 +17,7 @@ from apple_roofline.devices import DeviceSpec
 from apple_roofline.roofline import Ceiling, Measurement, Run, derive_ceilings
 from apple_roofline.roofline.model.limits import CLOCK_MISREAD, TOLERANCE, Limits, check_limits, share_text
 from apple_roofline.roofline.run import runner
+from apple_roofline.roofline.run.options import RunOptions
 from apple_roofline.roofline.views.html import to_html
 from apple_roofline.roofline.views.plot import plot_roofline
 from apple_roofline.roofline.views.report import to_csv, to_markdown
@@ -535,7 +536,7 @@ def test_the_runner_flags_and_warns_before_it_derives_the_ceilings(
     monkeypatch.setattr(runner, "open_device", lambda spec: backend)
     slow = Ceiling("DRAM bandwidth", "bandwidth", 1e-3, "GB/s", "theoretical", "a very narrow bus")
     monkeypatch.setattr(runner, "device_theoretical", lambda info: ({"theoretical": {"clock_hz": 1e9}}, [slow]))
-    run = runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False)
+    run = runner.run_roofline(RunOptions(device="cuda:0", suites=["stream"], array_bytes=4096, reps=2, telemetry=False))
     stream = [m for m in run.measurements if m.suite == "stream"]
     assert stream and all(
         m.over_limit is not None and m.over_limit.reason == "cache-resident working set" for m in stream

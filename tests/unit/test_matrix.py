@@ -426,7 +426,9 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
     monkeypatch: pytest.MonkeyPatch, suites: Any, want: str
 ) -> None:
     """A run with no suites named measures the matrix suite's largest tiles; ``--suite matrix`` its sweep."""
+    from apple_roofline.devices import DeviceSpec
     from apple_roofline.roofline.run import runner
+    from apple_roofline.roofline.run.options import RunOptions
 
     seen: Dict[str, Any] = {}
 
@@ -445,7 +447,7 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
     )
     monkeypatch.setitem(sys.modules, "apple_roofline._native", native)
     monkeypatch.setattr(runner.registry, "spec", lambda name: types.SimpleNamespace(measure=Recording))
-    monkeypatch.setattr(runner, "resolve_device", lambda d: runner.DeviceSpec("cuda", 0))
+    monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(
         runner,
         "open_device",
@@ -455,7 +457,7 @@ def test_runner_asks_for_the_largest_tiles_only_when_no_suite_is_named(
         ),
     )
     with pytest.raises(OptionError, match="cannot run on Fake GPU"):  # the recording suites measure nothing
-        runner.run_roofline("cuda:0", suites, array_bytes=4096, reps=2, telemetry=False)
+        runner.run_roofline(RunOptions(device="cuda:0", suites=suites, array_bytes=4096, reps=2, telemetry=False))
     assert seen == {"matrix": want}
 
 

@@ -271,17 +271,17 @@ def test_a_run_records_its_start_up_and_the_time_between_suites(
     from apple_roofline.devices import DeviceSpec
     from apple_roofline.roofline.run import runner
     from apple_roofline.roofline.run.options import RunOptions
-    from apple_roofline.roofline.run.runner import measure_device
+    from apple_roofline.roofline.run.runner import RooflineRunner
 
     monkeypatch.setattr(runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024  # the stream table's CUDA block
     started = (time.perf_counter() - 1.0, "process start")  # as if the process had started 1 s ago
-    options = RunOptions(suites="stream", reps=2, array_bytes=4096, telemetry=False)
-    run = measure_device("cuda:0", options, started=started)
+    options = RunOptions(device="cuda:0", suites="stream", reps=2, array_bytes=4096, telemetry=False)
+    run = RooflineRunner(options, started=started).run()
     startup, between = run.phase_times
     assert (startup.phase, startup.since, between.phase) == (START_UP, "process start", BETWEEN)
     assert [name for name, _ in startup.parts] == ["imports", "device", "plan", "telemetry"]
     assert startup.seconds >= 1.0 and dict(startup.parts)["imports"] >= 1.0
     assert [t.suite for t in run.suite_times] == ["stream"]
-    assert measure_device("cuda:0", options).phase_times[0].since == "the runner's start"
+    assert RooflineRunner(options).run().phase_times[0].since == "the runner's start"

@@ -19,6 +19,7 @@ from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.run import case_loop
 from apple_roofline.roofline.run import runner as roofline_runner
 from apple_roofline.roofline.run.case_loop import rate_words
+from apple_roofline.roofline.run.options import RunOptions
 from apple_roofline.roofline.run.runner import cv_warnings
 from apple_roofline.stats import CV_WARN, NOISY_CV
 from apple_roofline.study.records import REMEASURED_PARAM, Measurement
@@ -193,7 +194,9 @@ def test_a_noisy_kernel_is_measured_once_more(
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024  # the stream table's CUDA block
     rec = Recorder()
-    run = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=10, telemetry=False, progress=rec)
+    run = roofline_runner.RooflineRunner(
+        RunOptions(device="cuda:0", suites=["stream"], array_bytes=4096, reps=10, telemetry=False), progress=rec
+    ).run()
     assert made == {"copy": 2, "scale": 1, "add": 1, "triad": 1}  # copy once more, the others once
     copy = next(m for m in run.measurements if m.kernel == "copy")
     assert copy.params[REMEASURED_PARAM] > NOISY_CV and copy.noisy is second_noisy

@@ -157,8 +157,10 @@ def test_a_quick_run_on_a_slow_machine_plans_budgets_so_no_case_is_cut(
     monkeypatch.setattr(SuiteClock, "spent", spent)
 
     def run(budget: Any) -> Any:
-        opts = RunOptions(suites=["stream"], quick=True, reps=2, array_bytes=4096, telemetry=False, budget=budget)
-        r = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(tmp_path / f"{budget}.jsonl"))
+        opts = RunOptions(
+            device="cuda:0", suites=["stream"], quick=True, reps=2, array_bytes=4096, telemetry=False, budget=budget
+        )
+        r = roofline_runner.RooflineRunner(opts, journal=Journal(tmp_path / f"{budget}.jsonl"))
         policy = Policy(opts.reps, opts.max_warmup_s)
         seconds["stream"] = [case_seconds(w, slow, policy) for w in registry.case_work("stream", r.ctx)]
         return r.run()
@@ -217,7 +219,9 @@ def test_a_resumed_quick_run_keeps_its_plan_and_every_kept_measurement(
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     monkeypatch.setattr(roofline_runner, "probe_rates", probe)
-    opts = RunOptions(suites=["stream", "sweep", "peak"], quick=True, reps=2, array_bytes=2 << 20, telemetry=False)
+    opts = RunOptions(
+        device="cuda:0", suites=["stream", "sweep", "peak"], quick=True, reps=2, array_bytes=2 << 20, telemetry=False
+    )
     measure_suite = roofline_runner.RooflineRunner.measure_suite
 
     def interrupted(self: Any, name: str) -> None:  # Ctrl-C as the peak suite starts
@@ -227,14 +231,14 @@ def test_a_resumed_quick_run_keeps_its_plan_and_every_kept_measurement(
 
     monkeypatch.setattr(roofline_runner.RooflineRunner, "measure_suite", interrupted)
     with pytest.raises(roofline_runner.RunInterrupted) as info:
-        roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(journal_path(tmp_path, "run"))).run()
+        roofline_runner.RooflineRunner(opts, journal=Journal(journal_path(tmp_path, "run"))).run()
     first = info.value.partial
     assert first.device["quick_plan"]["shrink_steps"] == []
     kept = read_journal(journal_path(tmp_path, "run"), Run)
     assert len(kept.records) == len(first.measurements) == 4 + 12  # stream's four, the sweep's twelve
     rates.append(Rates(1e-6, 1e-3, 1e-6, 1e-6))  # a probe now would shrink the grid: the sweep's n falls
     monkeypatch.setattr(roofline_runner.RooflineRunner, "measure_suite", measure_suite)
-    again = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(resume=kept)).run()
+    again = roofline_runner.RooflineRunner(opts, journal=Journal(resume=kept)).run()
     assert again.resumed is not None and again.resumed["measurements"] == list(kept.records)
     assert again.device["quick_plan"] == first.device["quick_plan"]
     assert [m.params["n"] for m in again.measurements if m.suite == "sweep"] == [
@@ -255,9 +259,9 @@ def test_a_resumed_run_names_the_kept_measurements_it_did_not_use(
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     monkeypatch.setattr(roofline_runner, "probe_rates", lambda ctx: Rates(1e3, 1e5, 1e3, 1e3))
-    opts = RunOptions(suites=["stream"], quick=True, reps=2, array_bytes=4096, telemetry=False)
+    opts = RunOptions(device="cuda:0", suites=["stream"], quick=True, reps=2, array_bytes=4096, telemetry=False)
     path = journal_path(tmp_path, "run")
-    roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(path)).run()
+    roofline_runner.RooflineRunner(opts, journal=Journal(path)).run()
     lines = path.read_text().splitlines()
     head = json.loads(lines[0])
     del head["quick_plan"]  # an earlier version's journal
@@ -265,7 +269,7 @@ def test_a_resumed_run_names_the_kept_measurements_it_did_not_use(
     moved["key"] = moved["key"].replace('"n":', '"n":7')  # a case of another grid, and its record
     moved["record"]["params"]["n"] = int("7" + str(moved["record"]["params"]["n"]))
     path.write_text("\n".join([json.dumps(head), json.dumps(moved), *lines[2:]]) + "\n")
-    again = roofline_runner.RooflineRunner("cuda:0", opts, journal=Journal(resume=read_journal(path, Run))).run()
+    again = roofline_runner.RooflineRunner(opts, journal=Journal(resume=read_journal(path, Run))).run()
     (warning,) = [w for w in again.warnings if "were not used" in w]
     assert warning.startswith("1 of the 4 measurements the resumed journal holds were not used")
     assert "holds no quick plan" in warning and moved["key"] in warning

@@ -52,9 +52,9 @@ def test_a_run_writes_the_options_once_into_its_journal_and_its_header(
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     fake.max_pipeline = 1024
-    opts = RunOptions(suites=["stream"], reps=2, array_bytes=4096, telemetry=False)
+    opts = RunOptions(device="cuda:0", suites=["stream"], reps=2, array_bytes=4096, telemetry=False)
     path = tmp_path / "run.journal.jsonl"
-    run = roofline_runner.measure_device("cuda:0", opts, journal=Journal(path))
+    run = roofline_runner.RooflineRunner(opts, journal=Journal(path)).run()
     lines = path.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     assert header["options"] == json.loads(json.dumps(opts.recorded(4096)))
@@ -72,7 +72,7 @@ def test_a_runner_assembles_before_it_has_measured_anything(
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     r = roofline_runner.RooflineRunner(
-        "cuda:0", RunOptions(suites=["stream"], reps=2, array_bytes=4096, telemetry=False, power_window=True)
+        RunOptions(device="cuda:0", suites=["stream"], reps=2, array_bytes=4096, telemetry=False, power_window=True)
     )
     partial = r.assemble(False)
     assert partial.complete is False and partial.measurements == ()
@@ -104,9 +104,11 @@ def test_an_interrupt_inside_a_suite_keeps_what_the_journal_kept(
     path = tmp_path / "run.journal.jsonl"
     progress: Any = Interrupting()
     with pytest.raises(roofline_runner.RunInterrupted) as exc:
-        roofline_runner.run_roofline(
-            "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, progress=progress, journal=Journal(path)
-        )
+        roofline_runner.RooflineRunner(
+            RunOptions(device="cuda:0", suites=["stream"], array_bytes=4096, reps=2, telemetry=False),
+            progress=progress,
+            journal=Journal(path),
+        ).run()
     kept = [json.loads(ln)["key"] for ln in path.read_text(encoding="utf-8").splitlines()[1:]]
     assert [m.kernel for m in exc.value.partial.measurements] == ["copy", "scale"] and len(kept) == 2
 
@@ -120,8 +122,10 @@ def test_a_quick_run_gives_the_gemm_suite_its_coarser_ladder(
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     for quick in (False, True):
-        opts = RunOptions(suites=["gemm"], quick=quick, reps=2, array_bytes=4096, telemetry=False, budget="none")
-        options = roofline_runner.RooflineRunner("cuda:0", opts).ctx.options
+        opts = RunOptions(
+            device="cuda:0", suites=["gemm"], quick=quick, reps=2, array_bytes=4096, telemetry=False, budget="none"
+        )
+        options = roofline_runner.RooflineRunner(opts).ctx.options
         assert options.get(SIZES_OPTION) == (QUICK_SIZES if quick else None)
         assert options["gemm_max_launch_s"] == (0.03 if quick else 0.25)
 
@@ -164,7 +168,9 @@ def test_each_suite_starts_after_the_cyclic_garbage_of_the_suites_before_is_coll
     gc.disable()
     try:
         r = roofline_runner.RooflineRunner(
-            "cuda:0", RunOptions(suites=["stream", "peak"], reps=2, array_bytes=4096, telemetry=False, budget="none")
+            RunOptions(
+                device="cuda:0", suites=["stream", "peak"], reps=2, array_bytes=4096, telemetry=False, budget="none"
+            )
         )
         r.run()
         assert alive_when_built == [[], [False]]

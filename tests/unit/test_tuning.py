@@ -22,7 +22,7 @@ from apple_roofline.devices import DeviceSpec
 from apple_roofline.errors import CannotMeasure, OptionError
 from apple_roofline.results import load_results
 from apple_roofline.roofline.run import runner as roofline_runner
-from apple_roofline.roofline.run.options import dram_array_bytes
+from apple_roofline.roofline.run.options import RunOptions, dram_array_bytes
 from apple_roofline.study.records import Measurement
 from apple_roofline.suites import SuiteContext, chains
 from apple_roofline.suites.base import NUMPY_DTYPE, PERIOD
@@ -277,12 +277,14 @@ def test_run_tune_measures_each_suite_at_its_best_size(fake: FakeBackend, monkey
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     run = roofline_runner.run_roofline(
-        "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, tuner=QuickTuner(2)
+        RunOptions(device="cuda:0", suites=["stream"], array_bytes=4096, reps=2, telemetry=False, tuner=QuickTuner(2))
     )
     assert run.measurements and all(m.params["block"] == 128 for m in run.measurements)
     assert "quick tune" in str(run.device["tune"])
     fake.max_pipeline = 1024
-    plain = roofline_runner.run_roofline("cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False)
+    plain = roofline_runner.run_roofline(
+        RunOptions(device="cuda:0", suites=["stream"], array_bytes=4096, reps=2, telemetry=False)
+    )
     assert {m.params["block"] for m in plain.measurements} == {1024}  # the stream table's CUDA block
 
 
@@ -291,7 +293,14 @@ def test_run_tune_file_uses_the_study(fake: FakeBackend, monkeypatch: pytest.Mon
     monkeypatch.setattr(roofline_runner, "resolve_device", lambda d: DeviceSpec("cuda", 0))
     monkeypatch.setattr(roofline_runner, "open_device", lambda spec: fake)
     run = roofline_runner.run_roofline(
-        "cuda:0", ["stream"], array_bytes=4096, reps=2, telemetry=False, tuner=FileTuner(study, "t.json")
+        RunOptions(
+            device="cuda:0",
+            suites=["stream"],
+            array_bytes=4096,
+            reps=2,
+            telemetry=False,
+            tuner=FileTuner(study, "t.json"),
+        )
     )
     assert {m.params["block"] for m in run.measurements} == {96}
 

@@ -51,11 +51,14 @@ def fake_runner(monkeypatch: pytest.MonkeyPatch, whole_run: Run) -> List[Any]:
 
     calls: List[Any] = []
 
-    def measure(*args: Any, **kw: Any) -> Run:
-        calls.append(args)
-        return whole_run
+    class FakeRunner:
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            calls.append(args)
 
-    monkeypatch.setattr(runner_mod, "measure_device", measure)
+        def run(self) -> Run:
+            return whole_run
+
+    monkeypatch.setattr(runner_mod, "RooflineRunner", FakeRunner)
     return calls
 
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, TypeVar, Union
 
@@ -223,6 +224,7 @@ def run(
         prepare_out(out)
         return run_on_node(ctx, str(device), out, pct, "run.json")
     spec = _device_spec(device)
+    options = dataclasses.replace(options, device=spec)
     kernel_set = _kernels_for_device(kernel_set, spec, kernels_any_device)
     from ..roofline.model.run import Run
     from ..roofline.views.draw import drawing_pool
@@ -230,7 +232,7 @@ def run(
     out, journal = study_journal(ctx, out, resume, "run", Run)
     created_out = prepare_out(out)
     with drawing_pool(spec.backend) as pool:  # docs/design/wall-time.md, "Where the time goes"
-        result = _measure(spec, options, journal, out, created_out)
+        result = _measure(options, journal, out, created_out)
         # -- write and summarise
         result, written, problems = _write(result, out, which, kernel_set, pool)
     _print_summary(result)
@@ -331,8 +333,8 @@ def _kernels_for_device(kernels: "Optional[KernelSet]", spec: "DeviceSpec", any_
     return kernels_for_run(kernels, name, any_device) if name else kernels
 
 
-def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out: Path, created_out: bool) -> "Run":
-    """The Run of ``options`` on ``spec``, with a progress display; an interrupted (or stopped) run's
+def _measure(options: "RunOptions", journal: "Journal", out: Path, created_out: bool) -> "Run":
+    """The Run of ``options`` on its device, with a progress display; an interrupted (or stopped) run's
     partial results are written to ``out``/run.json (:func:`~.common.write_partial`); a device
     failure exits 1, an option the device refuses (the array size) or an unreadable resumed journal 2,
     removing ``out`` if this run made it empty."""
@@ -346,11 +348,11 @@ def _measure(spec: "DeviceSpec", options: "RunOptions", journal: "Journal", out:
     backend_error = backend_error_type()
     try:
         with CliProgress() as progress:
-            return runner.measure_device(spec, options, progress=progress, journal=journal, started=process_start())
+            return runner.RooflineRunner(options, progress=progress, journal=journal, started=process_start()).run()
     except runner.RunInterrupted as exc:
         write_partial(exc.partial, out / "run.json", exc.stopped)
     except backend_error as exc:
-        fail(f"device {spec}: {exc}", EXIT_FAILED)
+        fail(f"device {options.device}: {exc}", EXIT_FAILED)
     except OptionError as exc:  # a limit that depends on the device (the array size)
         if created_out:
             try:

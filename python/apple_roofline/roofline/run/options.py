@@ -1,6 +1,6 @@
 """A roofline run's options, in one object: :class:`RunOptions`, built once from ``run``'s flags or
-:func:`~.runner.run_roofline`'s keywords, validated when it is built, and recorded once — the same
-values in the run's journal header and its results header (docs/design/files.md, "Journal and resume").
+by a Python caller of :func:`~.runner.run_roofline`, validated when it is built, and recorded once — the
+same values in the run's journal header and its results header (docs/design/files.md, "Journal and resume").
 
 Also the checks of the options that have limits (suites, STREAM array size, sustain seconds): the
 library's, whose :class:`~apple_roofline.errors.OptionError` names the parameter and its valid range.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
+from ...devices import DeviceSpec
 from ...errors import OptionError
 from ...measure import DEFAULT_REPS, check_reps
 from ...sizes import format_size
@@ -69,6 +70,8 @@ class RunOptions:
     run's options are validated).
 
     Attributes:
+        device: "cpu", "cuda:0", "metal:0" or a DeviceSpec; None: the best available
+            (:func:`~apple_roofline.devices.resolve_device`, when the runner opens it).
         suites: the suites named, in the registry's order, duplicates dropped (a comma-separated
             text or a sequence when built); None: the default run
             (:func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed,
@@ -96,6 +99,7 @@ class RunOptions:
             seconds; the message names the parameter and its valid range.
     """
 
+    device: Union[str, DeviceSpec, None] = None
     suites: Optional[Sequence[str]] = None
     quick: bool = False
     reps: int = DEFAULT_REPS

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ... import provenance
 from ...clocks import CLOCK_TOLERANCE, below_steady, mark_steady
-from ...devices import DeviceSpec, open_device, resolve_device
+from ...devices import open_device, resolve_device
 from ...errors import DeviceStopped, OptionError, reasons_text
 from ...kernel_cache import CacheWarnings
-from ...measure import DEFAULT_REPS
 from ...stats import CV_WARN, NOISY_CV
 from ...study.document import finished_header
 from ...study.files import ResultsError
@@ -36,11 +35,10 @@ from ...theoretical.cpu_clock import RunClock, clock_warnings
 from ..model.limits import check_limits, limit_warnings
 from ..model.model import derive_ceilings
 from ..model.run import Run
-from .budget import Budgets
 from .case_loop import CaseSettings, measure_suite_cases, params_summary
 from .cases import measurement_params
 from .later import LaterChecks
-from .options import OPTION_FLAGS, RunOptions, Tuner
+from .options import OPTION_FLAGS, RunOptions
 from .predict import Policy
 from .probe import probe_rates
 from .quick_plan import PLAN_KEY, QuickPlan, plan_quick
@@ -51,7 +49,6 @@ __all__ = [
     "RooflineRunner",
     "measurement_params",
     "run_roofline",
-    "measure_device",
 ]
 
 
@@ -63,7 +60,7 @@ class RunInterrupted(StudyInterrupted[Run]):
 
 
 class RooflineRunner:
-    """One roofline run of ``options`` on ``device``, in small steps (after google/benchmark's
+    """One roofline run of ``options`` on its ``device``, in small steps (after google/benchmark's
     BenchmarkRunner): opening the device and checking the device-dependent options when built,
     then :meth:`run` measures suite after suite (:meth:`measure_suite`) and assembles the Run
     (:meth:`assemble`). What it measured so far is in :attr:`measurements`, :attr:`skipped` and
@@ -71,14 +68,13 @@ class RooflineRunner:
     begins (:meth:`phase_times`), ``(perf_counter time, what it is)``; default: this construction.
 
     Raises:
-        OptionError: ``device`` malformed or not available; ``options.array_bytes`` outside
+        OptionError: ``options.device`` malformed or not available; ``options.array_bytes`` outside
             :func:`~.options.array_bytes_range` of the device.
         _core.BackendError: subclasses, when the device cannot be opened.
     """
 
     def __init__(
         self,
-        device: Union[str, DeviceSpec, None],
         options: RunOptions,
         *,
         progress: Optional[Progress] = None,
@@ -90,7 +86,7 @@ class RooflineRunner:
         self.options = options
         self.progress = progress
         self.journal = journal or Journal()
-        self.spec = resolve_device(device)
+        self.spec = resolve_device(options.device)
         with self.outside.step("device"):
             backend = open_device(self.spec)
         self.info: Dict[str, Any] = dict(backend.info())
@@ -388,103 +384,49 @@ class RooflineRunner:
         return warnings
 
 
-def measure_device(
-    device: Union[str, DeviceSpec, None],
-    options: RunOptions,
-    *,
-    progress: Optional[Progress] = None,
-    journal: Optional[Journal] = None,
-    started: Optional[Tuple[float, str]] = None,
-) -> Run:
-    """Measure ``device`` with ``options`` (:class:`RooflineRunner`; ``run``'s entry point): the
-    device opened, the device-dependent options checked, every suite measured, the Run assembled.
-    ``progress`` receives one stage per suite; ``journal`` keeps each measurement as it finishes.
-    ``started`` is where the run's start-up phase begins, ``(perf_counter time, what it is)``
-    (:func:`~apple_roofline.study.timing.process_start`); default: this call.
-
-    Raises:
-        OptionError: as :class:`RooflineRunner` and :meth:`RooflineRunner.run`.
-        _core.BackendError: subclasses, for device failures.
-        RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
-            (its ``stopped``: the DeviceStopped), with the partial Run.
-    """
-    return RooflineRunner(device, options, progress=progress, journal=journal, started=started).run()
-
-
-def run_roofline(
-    device: Union[str, DeviceSpec, None] = None,
-    suites: Optional[Sequence[str]] = None,
-    *,
-    quick: bool = False,
-    reps: int = DEFAULT_REPS,
-    array_bytes: Optional[int] = None,
-    progress: Optional[Progress] = None,
-    command: Sequence[str] = (),
-    telemetry: bool = True,
-    power_window: bool = False,
-    tuner: Optional[Tuner] = None,
-    sustain_s: float = 0.0,
-    budget: Budgets = None,
-    journal: Optional[Journal] = None,
-) -> Run:
-    """Measure ``device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; default: the best available)
-    with ``suites`` (default: the registry's default suites,
+def run_roofline(options: RunOptions) -> Run:
+    """Measure ``options.device`` ("cpu", "cuda:0", "metal:0" or a DeviceSpec; None: the best
+    available) with ``options.suites`` (None: the registry's default suites,
     :func:`~apple_roofline.suites.registry.default_suites`, in the forms each takes unnamed, e.g.
     matrix's largest tile per precision and instruction; the opt-in suites and the named forms only
-    when named) and return the Run with its ceilings: :func:`measure_device` with the
-    :class:`~.options.RunOptions` these keywords build.
+    when named) and return the Run with its ceilings: :class:`RooflineRunner` with no progress display
+    and no journal (the runner takes those, as ``run`` gives them).
 
-    ``array_bytes`` is the size of each STREAM array in bytes (default: default_array_bytes); ``quick``
-    trims the sweep to F = 1, 4 … 1024 and shortens time budgets, sized from a prediction of each
-    suite's time on the machine at hand (:meth:`RooflineRunner.plan_quick`, docs/design/budgets.md, "Time
-    budgets": under a minute on a 2-core machine); ``reps`` is the samples per measurement; ``progress``
-    receives one stage per suite; ``command`` is the command line to record. ``telemetry`` samples
-    clocks and power in the background (docs/design/power.md, "Clocks and power": NVML on CUDA GPUs, RAPL and
-    cpufreq on Linux CPUs) and attaches them to each measurement; ``device["telemetry"]`` records the
-    sampler, or why none read. A sampler that cannot read never fails the run. ``power_window``
-    lengthens every measurement's timed samples to the sampler's
+    The options (:class:`~.options.RunOptions`): ``array_bytes`` is the size of each STREAM array in
+    bytes (None: :func:`~.options.default_array_bytes`); ``quick`` trims the sweep to F = 1, 4 … 1024
+    and shortens time budgets, sized from a prediction of each suite's time on the machine at hand
+    (:meth:`RooflineRunner.plan_quick`, docs/design/budgets.md, "Time budgets": under a minute on a 2-core
+    machine); ``reps`` is the samples per measurement; ``command`` is the command line to record.
+    ``telemetry`` samples clocks and power in the background (docs/design/power.md, "Clocks and power":
+    NVML on CUDA GPUs, RAPL and cpufreq on Linux CPUs) and attaches them to each measurement;
+    ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot read never
+    fails the run. ``power_window`` lengthens every measurement's timed samples to the sampler's
     :attr:`~apple_roofline.telemetry.Sampler.power_window_s` (twice its power averaging), so that each
     gets power; off by default, as it slows a run (with NVML's 1-s average, by about 2 s per
     measurement). ``sustain_s`` > 0 (at most :data:`~.options.MAX_SUSTAIN_S`) makes every measurement's
     timed samples last at least that many seconds, so that it reports the sustained rate, after the
     power and thermal controllers have acted, not the burst a short measurement sees (docs/design/power.md,
     "Clocks and power"). ``tuner`` chooses each kernel's block size before its suite is measured
-    (docs/design/studies.md, "Threadgroup-size tuning"); every measurement records the size its kernel ran at as
-    the parameter ``block`` (where it has one). ``budget`` sets the seconds each suite may take
+    (docs/design/studies.md, "Threadgroup-size tuning"); every measurement records the size its kernel ran
+    at as the parameter ``block`` (where it has one). ``budget`` sets the seconds each suite may take
     (:func:`~.budget.suite_budgets`: ``"none"``, ``"gemm=120"`` or a mapping; default
     :func:`~.budget.default_budgets`, none when ``sustain_s`` or ``power_window`` lengthen every
     measurement): checked before each case, a spent budget leaves the suite's remaining cases
-    unmeasured, warned about and marked in the run's ``suite_times`` (docs/design/budgets.md, "Time budgets"),
-    which record every suite's seconds. ``journal`` keeps each measurement as it finishes
-    (:class:`~apple_roofline.study.journal.Journal`, docs/design/files.md, "Journal and resume"); a
-    measurement its resumed journal holds is kept, not measured again, and the run's ``resumed`` says
-    which.
+    unmeasured, warned about and marked in the run's ``suite_times`` (docs/design/budgets.md, "Time
+    budgets"), which record every suite's seconds.
 
     Raises:
         OptionError: (a ValueError) a bad option, before anything is measured: ``device`` malformed
-            or not available, an unknown suite, ``reps`` outside 1 to 10000, ``array_bytes``
-            outside :func:`~.options.array_bytes_range`, ``sustain_s`` outside 0 to
-            :data:`~.options.MAX_SUSTAIN_S`, a malformed ``budget`` or one outside (0, 3600]
-            seconds; (option ``resume``) a resumed journal of another device or other options;
-            after measuring, suites of which this device runs no kernel (``matrix`` on a CPU):
-            nothing was measured.
+            or not available, ``array_bytes`` outside :func:`~.options.array_bytes_range` (the
+            options' own checks, an unknown suite, ``reps`` outside 1 to 10000, ``sustain_s`` outside
+            0 to :data:`~.options.MAX_SUSTAIN_S`, a malformed ``budget`` or one outside (0, 3600]
+            seconds, raise when they are built); after measuring, suites of which this device runs no
+            kernel (``matrix`` on a CPU): nothing was measured.
         _core.BackendError: subclasses, for device failures.
         RunInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial Run.
     """
-    options = RunOptions(
-        suites=suites,
-        quick=quick,
-        reps=reps,
-        array_bytes=array_bytes,
-        telemetry=telemetry,
-        power_window=power_window,
-        sustain_s=sustain_s,
-        budget=budget,
-        tuner=tuner,
-        command=tuple(command),
-    )
-    return measure_device(device, options, progress=progress, journal=journal)
+    return RooflineRunner(options).run()
 
 
 def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
