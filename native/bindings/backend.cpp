@@ -323,12 +323,12 @@ void bind_kernel_runs(nb::class_<Kernel>& kernel) {
           "time",
           [](Kernel& k, nb::sequence args, int64_t work_items, int64_t batch, int64_t reps, bool clock) {
             std::vector<Arg> a = to_args(args);
-            uint64_t w = positive(work_items, "launch"), b = positive(batch, "batch"), r = positive(reps, "reps");
+            uint64_t w = positive(work_items, "work_items"), b = positive(batch, "batch"), r = positive(reps, "reps");
             nb::gil_scoped_release release;
             return k.time(a, w, b, r, clock);
           },
-          "args"_a, "launch"_a, "batch"_a = 1, "reps"_a = 1, "clock"_a = true,
-          "Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the\n"
+          "args"_a, "work_items"_a, "batch"_a = 1, "reps"_a = 1, "clock"_a = true,
+          "Run `reps` samples of `batch` back-to-back launches of `work_items` work items; return the\n"
           "device-timed seconds of each sample (not per launch). Blocks; releases the GIL.\n"
           "`clock` False: the samples' clock is not wanted (warm-up, calibration, spin-up), so no clock\n"
           "probe runs among them and `clock` then says it was not measured.")
@@ -340,7 +340,7 @@ void bind_kernel_runs(nb::class_<Kernel>& kernel) {
             // waits on an enqueue, so releasing it would be overhead (docs/design/studies.md, "Dispatch latency").
             thread_local std::vector<Arg> a;
             to_args(args, a);
-            const uint64_t w = positive(work_items, "launch");
+            const uint64_t w = positive(work_items, "work_items");
             if (k.launch_enqueues()) {
               k.launch(a, w);
             } else {
@@ -348,16 +348,16 @@ void bind_kernel_runs(nb::class_<Kernel>& kernel) {
               k.launch(a, w);
             }
           },
-          "args"_a, "launch"_a = 1,
-          "Enqueue one launch of `launch` work items and return without waiting where the device\n"
+          "args"_a, "work_items"_a = 1,
+          "Enqueue one launch of `work_items` work items and return without waiting where the device\n"
           "allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs\n"
           "it on its thread pool before returning. Backend.synchronize() waits for it. A GEMM\n"
-          "(Backend.gemm) launches one product (launch 1). Raises ValueError for bad arguments.")
+          "(Backend.gemm) launches one product (work_items 1). Raises ValueError for bad arguments.")
       .def(
           "timeline",
           [](Kernel& k, nb::sequence args, int64_t work_items, int64_t reps) {
             std::vector<Arg> a = to_args(args);
-            const uint64_t w = positive(work_items, "launch"), r = positive(reps, "reps");
+            const uint64_t w = positive(work_items, "work_items"), r = positive(reps, "reps");
             Timeline tl;
             {
               nb::gil_scoped_release release;
@@ -365,7 +365,7 @@ void bind_kernel_runs(nb::class_<Kernel>& kernel) {
             }
             return timeline_dict(tl);
           },
-          "args"_a, "launch"_a = 1, "reps"_a = 1,
+          "args"_a, "work_items"_a = 1, "reps"_a = 1,
           "Run `reps` launches, each waited for, and return the instants of each launch's steps:\n"
           "{'events': [names], 't': [[seconds since the call, per event] per launch], 'submit': event,\n"
           "'start': event, 'clock': str, 'uncertainty_s': float} (core/backend.h, Timeline).\n"
@@ -375,8 +375,6 @@ void bind_kernel_runs(nb::class_<Kernel>& kernel) {
 
 // Kernel: a compiled kernel or a vendor library routine.
 void bind_kernel(nb::module_& m) {
-  // Python's keyword `launch` (time, launch, timeline, launch_throughput, launch_round_trip) is the
-  // C++ `work_items`, the work items of one launch (core/backend.h); messages keep the keyword.
   nb::class_<Kernel> kernel(m, "Kernel", "A compiled kernel (or a vendor library routine) that can be timed.");
   bind_kernel_properties(kernel);
   bind_kernel_runs(kernel);
@@ -514,24 +512,24 @@ void bind_launch_loops(nb::module_& m) {
       "launch_throughput",
       [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t launches, int64_t reps) {
         std::vector<Arg> a = to_args(args);
-        const uint64_t w = positive(work_items, "launch"), n = positive(launches, "launches"),
+        const uint64_t w = positive(work_items, "work_items"), n = positive(launches, "launches"),
                        r = positive(reps, "reps");
         nb::gil_scoped_release release;
         return launch_throughput(b, k, a, w, n, r);
       },
-      "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "launches"_a = 1, "reps"_a = 1,
-      "Native loop: `reps` samples of `launches` kernel.launch(args, launch) calls and one\n"
+      "backend"_a, "kernel"_a, "args"_a, "work_items"_a = 1, "launches"_a = 1, "reps"_a = 1,
+      "Native loop: `reps` samples of `launches` kernel.launch(args, work_items) calls and one\n"
       "backend.synchronize(); host steady-clock seconds per sample. The floor of the same loop in Python.");
   m.def(
       "launch_round_trip",
       [](Backend& b, Kernel& k, nb::sequence args, int64_t work_items, int64_t reps) {
         std::vector<Arg> a = to_args(args);
-        const uint64_t w = positive(work_items, "launch"), r = positive(reps, "reps");
+        const uint64_t w = positive(work_items, "work_items"), r = positive(reps, "reps");
         nb::gil_scoped_release release;
         return launch_round_trip(b, k, a, w, r);
       },
-      "backend"_a, "kernel"_a, "args"_a, "launch"_a = 1, "reps"_a = 1,
-      "Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();\n"
+      "backend"_a, "kernel"_a, "args"_a, "work_items"_a = 1, "reps"_a = 1,
+      "Native loop: `reps` samples of one kernel.launch(args, work_items) and one backend.synchronize();\n"
       "host steady-clock seconds each.");
 }
 

@@ -26,8 +26,8 @@
 //    export was taken is the caller's to wait for (Backend::synchronize) before reading through it.
 //  * `work_items` (Kernel::time, launch, timeline and the launch loops below) is the number of
 //    work items of one launch: GPU threads, or CPU kernel-table items shared among the workers.
-//    Python passes it as the keyword `launch`, and error messages call it that (check_work_items
-//    in checks.h rejects 0 with std::invalid_argument).
+//    Python's keyword and the error messages use the same name (check_work_items in checks.h
+//    rejects 0 with std::invalid_argument).
 //  * Kernel::time(args, work_items, batch, reps, clock) blocks, runs `reps` samples of `batch`
 //    back-to-back launches of `work_items` work items each, and returns the device-timed seconds
 //    of each sample (seconds per sample, not per launch). `clock` false: the samples' clock is not

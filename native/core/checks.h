@@ -37,15 +37,15 @@ inline void check_fill32(size_t n, size_t offset, size_t nbytes) {
 }
 
 // The work-item count of one launch (Kernel::time / launch / timeline): std::invalid_argument when
-// it is 0. The message keeps the Python keyword's name, `launch`.
+// it is 0. The message names it as C++ and Python do, `work_items`.
 inline void check_work_items(uint64_t work_items) {
-  if (work_items == 0) throw std::invalid_argument("launch must be at least 1 work item");
+  if (work_items == 0) throw std::invalid_argument("work_items must be at least 1");
 }
 
 // The work-item count of a vendor-library GEMM's launch (Backend::gemm kernels' time / launch):
 // one matrix product, so std::invalid_argument unless it is 1.
 inline void check_gemm_launch(uint64_t work_items) {
-  if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: launch must be 1");
+  if (work_items != 1) throw std::invalid_argument("a GEMM launch is one matrix product: work_items must be 1");
 }
 
 // The constant BLOCK, threads per `group` ("block" on CUDA, "threadgroup" on Metal), checked and

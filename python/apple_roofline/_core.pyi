@@ -140,23 +140,23 @@ class Kernel:
         on the CPU (perf_event_open), where allowed; empty "mhz" where not measured.
         """
 
-    def time(self, args: Sequence, launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> list[float]:
+    def time(self, args: Sequence, work_items: int, batch: int = 1, reps: int = 1, clock: bool = True) -> list[float]:
         """
-        Run `reps` samples of `batch` back-to-back launches of `launch` work items; return the
+        Run `reps` samples of `batch` back-to-back launches of `work_items` work items; return the
         device-timed seconds of each sample (not per launch). Blocks; releases the GIL.
         `clock` False: the samples' clock is not wanted (warm-up, calibration, spin-up), so no clock
         probe runs among them and `clock` then says it was not measured.
         """
 
-    def launch(self, args: Sequence, launch: int = 1) -> None:
+    def launch(self, args: Sequence, work_items: int = 1) -> None:
         """
-        Enqueue one launch of `launch` work items and return without waiting where the device
+        Enqueue one launch of `work_items` work items and return without waiting where the device
         allows it (CUDA: the backend's stream; Metal: one committed command buffer); the CPU runs
         it on its thread pool before returning. Backend.synchronize() waits for it. A GEMM
-        (Backend.gemm) launches one product (launch 1). Raises ValueError for bad arguments.
+        (Backend.gemm) launches one product (work_items 1). Raises ValueError for bad arguments.
         """
 
-    def timeline(self, args: Sequence, launch: int = 1, reps: int = 1) -> dict:
+    def timeline(self, args: Sequence, work_items: int = 1, reps: int = 1) -> dict:
         """
         Run `reps` launches, each waited for, and return the instants of each launch's steps:
         {'events': [names], 't': [[seconds since the call, per event] per launch], 'submit': event,
@@ -233,15 +233,15 @@ class Backend:
 
     def synchronize(self) -> None: ...
 
-def launch_throughput(backend: Backend, kernel: Kernel, args: Sequence, launch: int = 1, launches: int = 1, reps: int = 1) -> list[float]:
+def launch_throughput(backend: Backend, kernel: Kernel, args: Sequence, work_items: int = 1, launches: int = 1, reps: int = 1) -> list[float]:
     """
-    Native loop: `reps` samples of `launches` kernel.launch(args, launch) calls and one
+    Native loop: `reps` samples of `launches` kernel.launch(args, work_items) calls and one
     backend.synchronize(); host steady-clock seconds per sample. The floor of the same loop in Python.
     """
 
-def launch_round_trip(backend: Backend, kernel: Kernel, args: Sequence, launch: int = 1, reps: int = 1) -> list[float]:
+def launch_round_trip(backend: Backend, kernel: Kernel, args: Sequence, work_items: int = 1, reps: int = 1) -> list[float]:
     """
-    Native loop: `reps` samples of one kernel.launch(args, launch) and one backend.synchronize();
+    Native loop: `reps` samples of one kernel.launch(args, work_items) and one backend.synchronize();
     host steady-clock seconds each.
     """
 

@@ -66,7 +66,7 @@ def test_launch_then_synchronize_runs_every_launch(dev: Tuple[str, Any]) -> None
 def test_launch_rejects_bad_arguments(dev: Tuple[str, Any]) -> None:
     name, b = dev
     k = _compile(name, b, "dispatch_tiny")
-    with pytest.raises(ValueError, match="launch"):
+    with pytest.raises(ValueError, match="work_items"):
         k.launch((_tiny(b),), 0)
     with pytest.raises(ValueError):
         k.launch(("not a buffer",), 256)
@@ -95,7 +95,7 @@ def test_vendor_gemm_launches_one_product(dev: Tuple[str, Any]) -> None:
     assert np.array_equal(bufs[2].read("float32").reshape(m, n), a @ w)
     r = _core.launch_round_trip(b, g, bufs, 1, 3)
     assert len(r) == 3 and all(s > 0 for s in r)
-    with pytest.raises(ValueError, match="launch must be 1"):
+    with pytest.raises(ValueError, match="work_items must be 1"):
         g.launch(bufs, 2)
     with pytest.raises(ValueError, match="bytes"):
         g.launch((b.alloc(4), bufs[1], bufs[2]), 1)
@@ -109,10 +109,10 @@ def test_native_loops_time_every_launch(dev: Tuple[str, Any]) -> None:
     r = _core.launch_round_trip(b, k, (x,), 256, 4)
     assert len(t) == 3 and len(r) == 4 and all(s > 0 for s in t + r)
     assert np.all(x.read("float32") == 7 * 3 + 4)
-    for bad in ({"launches": 0}, {"reps": 0}, {"launch": 0}):
-        kw = {"launch": 256, "launches": 1, "reps": 1, **bad}
+    for bad in ({"launches": 0}, {"reps": 0}, {"work_items": 0}):
+        kw = {"work_items": 256, "launches": 1, "reps": 1, **bad}
         with pytest.raises(ValueError):
-            _core.launch_throughput(b, k, (x,), kw["launch"], kw["launches"], kw["reps"])
+            _core.launch_throughput(b, k, (x,), kw["work_items"], kw["launches"], kw["reps"])
 
 
 def test_timeline_orders_the_steps_of_each_launch(dev: Tuple[str, Any]) -> None:

@@ -96,7 +96,7 @@ class WgpuKernel:
         from .buffer import WgpuBuffer
 
         if not 1 <= int(work_items) < 1 << 32:
-            raise ValueError(f"launch must be 1 to 2^32 - 1 work items, not {work_items}")
+            raise ValueError(f"work_items must be 1 to 2^32 - 1, not {work_items}")
         if len(args) != len(self.layout) - 1:
             raise ValueError(
                 f"{self._entry} takes {len(self.layout) - 1} arguments (its bindings but the last, the "
@@ -144,8 +144,10 @@ class WgpuKernel:
 
     # ---- the calls -----------------------------------------------------------------------------
 
-    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
-        """``reps`` samples of ``batch`` back-to-back launches of ``launch`` work items; seconds per
+    def time(
+        self, args: Sequence[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True
+    ) -> List[float]:
+        """``reps`` samples of ``batch`` back-to-back launches of ``work_items`` work items; seconds per
         sample (module docstring). ``clock`` False: no clock is read (:attr:`clock` says so).
 
         Raises:
@@ -153,8 +155,8 @@ class WgpuKernel:
         """
         if batch < 1 or reps < 1:
             raise ValueError(f"batch and reps are at least 1, not {batch} and {reps}")
-        group = self._group(args, launch)
-        shape = self._shape(launch)
+        group = self._group(args, work_items)
+        shape = self._shape(work_items)
         be = self.backend
         lead = self._lead(clock)
         if be.timestamps:
@@ -208,19 +210,19 @@ class WgpuKernel:
             return 0
         return int(min(MAX_LEAD_LAUNCHES, -(-SPIN_UP_S // self._per_launch_s)))
 
-    def launch(self, args: Sequence[Any], launch: int = 1) -> None:
-        """Submit one launch of ``launch`` work items (one compute pass, one dispatch) and return
+    def launch(self, args: Sequence[Any], work_items: int = 1) -> None:
+        """Submit one launch of ``work_items`` work items (one compute pass, one dispatch) and return
         without waiting; ``WgpuBackend.synchronize`` waits for it. Raises ValueError for bad arguments."""
-        group = self._group(args, launch)
+        group = self._group(args, work_items)
         enc = self.backend.device.create_command_encoder()
-        self._pass(enc, group, self._shape(launch), 1, None)
+        self._pass(enc, group, self._shape(work_items), 1, None)
         self.backend.queue.submit([enc.finish()])
 
     def launch_enqueues(self) -> bool:
         """True: a launch only submits."""
         return True
 
-    def timeline(self, args: Sequence[Any], launch: int = 1, reps: int = 1) -> Dict[str, Any]:
+    def timeline(self, args: Sequence[Any], work_items: int = 1, reps: int = 1) -> Dict[str, Any]:
         """Raises UnsupportedError: WebGPU gives no instants of a dispatch's steps on the host's clock."""
         from .._native import _core
 
