@@ -5,7 +5,7 @@
                                          [--rounds 2] [--repeats 5] [--reps 10] [--out DIR]
 
 The GEMM suite's ``run`` times the library's GEMM (``Backend.gemm``) on inputs drawn by the suite
-(``suites.gemm.suite.gemm_inputs``, seeded by N) in buffers allocated where the run's earlier work left
+(``suites.gemm.inputs.gemm_inputs``, seeded by N) in buffers allocated where the run's earlier work left
 the allocator. Two trees that allocate differently, or draw an input in another layout, put the same
 product's buffers at other addresses; this script measures what that alone does to the rate
 (docs/design/matrix.md, "The GEMM ladder"). For each round, each ``--pads`` size (MiB allocated before the
@@ -71,7 +71,8 @@ def parse_pads(text: str) -> List[int]:
 def layouts(dtype: str, n: int) -> Dict[str, Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """The layouts of ``dtype``'s n×n inputs (module docstring): name -> ``(a, b, a_stored, b_stored)``
     as ``gemm_inputs`` returns them. Only "as drawn" where the library takes B as drawn."""
-    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, gemm_inputs
+    from apple_roofline.suites.gemm.inputs import gemm_inputs
+    from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS
 
     out = {AS_DRAWN: gemm_inputs(dtype, n, np.random.default_rng(n))}
     if GEMM_PRECISIONS[dtype].b_transposed:
@@ -145,7 +146,8 @@ def main() -> int:
     from apple_roofline.devices import open_device
     from apple_roofline.measure import check_reps, time_kernel
     from apple_roofline.suites.base import ITEMSIZE, read
-    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, bf16_values, check_gemm, gemm_flops
+    from apple_roofline.suites.gemm.checks import check_gemm
+    from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS, bf16_values, gemm_flops
 
     if args.dtype not in GEMM_PRECISIONS:
         ap.error(f"--dtype {args.dtype!r} is not a GEMM precision (valid: {', '.join(GEMM_PRECISIONS)})")

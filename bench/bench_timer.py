@@ -158,10 +158,11 @@ def summary_table(summary: Sequence[Dict[str, Any]], max_mhz: float) -> str:
 
 def library_gemm(backend: Any, dtype: str, n: int) -> Tuple[Any, List[Any], np.ndarray, np.ndarray]:
     """The library's n×n×n GEMM of ``dtype`` on ``backend`` with the GEMM suite's inputs written
-    (:func:`~apple_roofline.suites.gemm.suite.gemm_inputs`, seeded by ``n``): ``(kernel, [A, B, C]
+    (:func:`~apple_roofline.suites.gemm.inputs.gemm_inputs`, seeded by ``n``): ``(kernel, [A, B, C]
     buffers, a, b)``, ``a`` and ``b`` the input values the suite's check takes."""
     from apple_roofline.suites.base import ITEMSIZE
-    from apple_roofline.suites.gemm.suite import GEMM_PRECISIONS, gemm_inputs
+    from apple_roofline.suites.gemm.inputs import gemm_inputs
+    from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS
 
     p = GEMM_PRECISIONS[dtype]
     a, b, a_stored, b_stored = gemm_inputs(dtype, n, np.random.default_rng(n))
@@ -227,7 +228,8 @@ def build_targets(switch: Any, info: Dict[str, Any]) -> List[Target]:
     vec4_indep8 and the stream suite's copy at 1 GiB arrays."""
     from apple_roofline.suites import SuiteContext
     from apple_roofline.suites.base import read
-    from apple_roofline.suites.gemm.suite import check_gemm, gemm_flops
+    from apple_roofline.suites.gemm.checks import check_gemm
+    from apple_roofline.suites.gemm.precisions import gemm_flops
     from apple_roofline.suites.peak.suite import PeakSuite
     from apple_roofline.suites.stream.suite import StreamSuite
 

@@ -15,7 +15,7 @@ Times ``mx.matmul(a, b, stream=device)`` (N×N, N = 256 … 8192 doubling, fp32 
 with :func:`apple_roofline.measure`: each call builds the product and submits it (``mx.async_eval``;
 ``mx.eval`` where MLX has no ``async_eval``), and ``sync`` is ``mx.eval`` of the last product, so a
 sample is back-to-back products followed by one wait. The last product is then checked against
-NumPy float64 (:func:`apple_roofline.suites.gemm.suite.check_gemm`: every element within the
+NumPy float64 (:func:`apple_roofline.suites.gemm.checks.check_gemm`: every element within the
 accumulation bound up to N = 512, Freivalds' test above) before its number is printed; an invalid
 product is reported and not placed (exit 1). :func:`apple_roofline.flops_bytes.matmul` counts 2N³
 FLOPs and 3N² elements of traffic, and the point's working set (A, B and C) picks the memory level it
@@ -42,7 +42,7 @@ import apple_roofline as ar
 from apple_roofline.dispatch.peers.mlx_peer import device_text
 from apple_roofline.figures import save_figure
 from apple_roofline.roofline.run.runner import RooflineRunner
-from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.gemm.checks import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")

@@ -4,7 +4,7 @@
     python examples/numpy_matmul.py [RUN.json] [--sizes 64,128,...] [-o FILE.png]
 
 Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, checks its product
-against NumPy float64 (:func:`~apple_roofline.suites.gemm.suite.check_gemm`: a size that fails is
+against NumPy float64 (:func:`~apple_roofline.suites.gemm.checks.check_gemm`: a size that fails is
 reported, not placed, and the exit status is 1), counts its FLOPs and bytes with
 :func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each size's GFLOP/s,
 intensity, the roof that binds it (``model.judge``), the share of it reached and the verdict, and
@@ -22,7 +22,7 @@ import numpy as np
 
 import apple_roofline as ar
 from apple_roofline.figures import save_figure
-from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.gemm.checks import check_gemm
 
 DEFAULT_SIZES = (64, 128, 256, 512, 1024, 2048)
 

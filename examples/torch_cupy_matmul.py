@@ -33,7 +33,7 @@ import apple_roofline as ar
 from apple_roofline.devices import parse_device
 from apple_roofline.figures import save_figure
 from apple_roofline.roofline.run.runner import RooflineRunner
-from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.gemm.checks import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")

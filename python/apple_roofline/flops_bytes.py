@@ -65,12 +65,12 @@ def matmul(m: int, n: int, k: int, dtype: Any = "fp32") -> Tuple[int, int]:
     ``bytes = (m·k + k·n) × input size + m·n × output size`` — A and B read once, C written once,
     the formula of the MLX matmul roofline article (``2AB + 2BC + 2AC`` bytes in fp16). The output
     has the input's size except for ``"int8"``, whose products accumulate into int32 (as the gemm
-    suite's :func:`~apple_roofline.suites.gemm.suite.gemm_bytes`).
+    suite's :func:`~apple_roofline.suites.gemm.precisions.gemm_bytes`).
 
     Raises:
         ValueError: for a negative or non-integer size (naming it) or an unknown dtype.
     """
-    from .suites.gemm.suite import GEMM_PRECISIONS, gemm_bytes, gemm_flops
+    from .suites.gemm.precisions import GEMM_PRECISIONS, gemm_bytes, gemm_flops
 
     m, n, k = _size(m, "m"), _size(n, "n"), _size(k, "k")
     if isinstance(dtype, str) and dtype in GEMM_PRECISIONS:

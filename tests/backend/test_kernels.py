@@ -125,7 +125,7 @@ def test_gemm_matches_numpy_and_stops_on_budget(backend: Any) -> None:
     from apple_roofline._native import _core
     from apple_roofline.study.records import Measurement
     from apple_roofline.suites.base import NUMPY_DTYPE
-    from apple_roofline.suites.gemm.suite import (
+    from apple_roofline.suites.gemm.precisions import (
         GEMM_PRECISIONS,
         TILED_GEMM,
         bf16_bits,

@@ -109,7 +109,7 @@ def test_bad_arguments_are_value_errors(metal: Any) -> None:
 
 @pytest.mark.parametrize("dtype,np_dtype", [("fp32", np.float32), ("fp16", np.float16)])
 def test_mps_gemm(metal: Any, dtype: str, np_dtype: Any) -> None:
-    from apple_roofline.suites.gemm.suite import check_fp16_accumulation, check_gemm
+    from apple_roofline.suites.gemm.checks import check_fp16_accumulation, check_gemm
 
     n = 64
     rng = np.random.default_rng(3)

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites import blocks
-from apple_roofline.suites.gemm.suite import check_gemm, gemm_inputs
+from apple_roofline.suites.gemm.checks import check_gemm
+from apple_roofline.suites.gemm.inputs import gemm_inputs
 
 
 @pytest.mark.parametrize("rows,cols", [(0, 5), (1, 1), (7, 3), (1000, 1 << 20), (4096, 8192)])
@@ -95,7 +96,7 @@ def test_prebuild_compiles_each_distinct_kernel_once_and_leaves_errors_to_the_su
 def test_uniform_pair_is_the_serial_draws_bit_for_bit(monkeypatch: pytest.MonkeyPatch, dtype: type) -> None:
     """The GEMM inputs drawn in row blocks on threads equal two serial rng.uniform draws (cast to
     the storage type), and leave the generator where the serial draws leave it."""
-    from apple_roofline.suites.gemm.suite import uniform_pair
+    from apple_roofline.suites.gemm.inputs import uniform_pair
 
     monkeypatch.setattr(blocks, "BLOCK_BYTES", 8 * 100 * 7)  # 7 rows of 100 per block: many blocks
     serial = np.random.default_rng(100)

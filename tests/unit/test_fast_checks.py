@@ -269,7 +269,9 @@ def test_exact_gemm_checks_sharing_a_memo_give_the_memo_less_verdicts_and_messag
     """The fp32, tf32 and tiled ladders check one pair of inputs at each N <= EXACT_CHECK_MAX_N:
     A·B, |A|·|B| and the TF32 signature products are kept in the pair's memo, with the same
     verdicts and messages as computing them for every check."""
-    from apple_roofline.suites.gemm.suite import check_gemm, gemm_inputs, round_tf32
+    from apple_roofline.suites.gemm.checks import check_gemm
+    from apple_roofline.suites.gemm.inputs import gemm_inputs
+    from apple_roofline.suites.gemm.precisions import round_tf32
 
     a, b, _, _ = gemm_inputs("fp32", 64, np.random.default_rng(64))
     right = a @ b

@@ -14,7 +14,8 @@ import pytest
 from apple_roofline.roofline.run import case_loop
 from apple_roofline.study.records import LADDER_PARAM, Measurement
 from apple_roofline.suites.base import Case, KernelDef, SuiteContext
-from apple_roofline.suites.gemm import suite as gemm
+from apple_roofline.suites.gemm import inputs as gemm_operands
+from apple_roofline.suites.gemm.precisions import gemm_flops
 from apple_roofline.suites.gemm.settle import (
     FEW_REPS,
     SETTLE_MIN_NEXT_S,
@@ -30,7 +31,7 @@ from apple_roofline.suites.gemm.sizes import (
     most_sizes,
     next_size,
 )
-from apple_roofline.suites.gemm.suite import GemmSuite, gemm_flops
+from apple_roofline.suites.gemm.suite import GemmSuite
 from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 # --- the rule ------------------------------------------------------------------------------------
@@ -127,9 +128,9 @@ def _drive(
     :data:`H200`, its note recorded as judge records it; (kernel, N, few_reps, ladder note).
     ``sizes``: the ladder's (the context's SIZES_OPTION), None for the default."""
     monkeypatch.setattr(
-        gemm, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4
+        gemm_operands, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4
     )  # no draws: nothing is checked here
-    monkeypatch.setattr(gemm, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
+    monkeypatch.setattr(gemm_operands, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
     info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
     options: Dict[str, Any] = {"gemm_max_launch_s": budget, **({SIZES_OPTION: sizes} if sizes else {})}
     suite = GemmSuite(SuiteContext(StubBackend(), "cuda", info, False, 1 << 16, options))
@@ -315,8 +316,8 @@ def test_a_suite_whose_cases_ended_is_released_without_the_collector(monkeypatch
     import gc
     import weakref
 
-    monkeypatch.setattr(gemm, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4)
-    monkeypatch.setattr(gemm, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
+    monkeypatch.setattr(gemm_operands, "gemm_inputs", lambda dtype, n, rng, uniform=None: (np.zeros((n, n)),) * 4)
+    monkeypatch.setattr(gemm_operands, "uniform_pair64", lambda n: (np.zeros((n, n)),) * 2)
     info: Dict[str, Any] = {"backend": "cuda", "memory_bytes": 141 << 30}
     was_enabled = gc.isenabled()
     gc.disable()

@@ -13,24 +13,25 @@ import numpy as np
 import pytest
 
 from apple_roofline.study.records import Measurement
-from apple_roofline.suites.base import NUMPY_DTYPE, SuiteContext
-from apple_roofline.suites.gemm import suite as gemm
-from apple_roofline.suites.gemm.reuse import SharedDraws
-from apple_roofline.suites.gemm.suite import (
+from apple_roofline.suites.base import ITEMSIZE, NUMPY_DTYPE, SuiteContext
+from apple_roofline.suites.gemm import checks as gemm_checks
+from apple_roofline.suites.gemm import inputs as gemm_operands
+from apple_roofline.suites.gemm.checks import check_gemm
+from apple_roofline.suites.gemm.inputs import gemm_inputs, input_kind
+from apple_roofline.suites.gemm.precisions import (
     GEMM_DTYPES,
     GEMM_PRECISIONS,
-    GemmSuite,
+    TILED_GEMM,
     bf16_bits,
     bf16_values,
-    check_gemm,
     gemm_bytes,
     gemm_flops,
-    gemm_inputs,
     gemm_kernel_def,
-    input_kind,
     round_bf16,
     round_tf32,
 )
+from apple_roofline.suites.gemm.reuse import SharedDraws
+from apple_roofline.suites.gemm.suite import GemmSuite
 from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 DTYPES = list(GEMM_PRECISIONS)
@@ -77,7 +78,7 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     """Run a test on the elementwise path (N = 64 <= EXACT_CHECK_MAX_N) and on Freivalds' (the
     threshold lowered to 32, so N = 64 takes it)."""
     if request.param == "freivalds":
-        monkeypatch.setattr(gemm, "EXACT_CHECK_MAX_N", 32)
+        monkeypatch.setattr(gemm_checks, "EXACT_CHECK_MAX_N", 32)
     return str(request.param)
 
 
@@ -101,7 +102,7 @@ def test_kernel_table() -> None:
         cpu = {"fp32": "blas", "fp64": "blas", "fp16": "bnns"}.get(dtype)
         assert k.sources.get("cpu") == ((cpu, name) if cpu else None)
         assert k.sources.get("metal") == (("mps", name) if dtype in ("fp32", "fp16") else None)
-    tiled = gemm.TILED_GEMM
+    tiled = TILED_GEMM
     assert (tiled.name, tiled.dtype, tiled.ceiling_class) == ("sgemm_tiled16", "fp32", None)
     assert tiled.sources == {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")}
     assert all(c == {"BLOCK": 256} for c in tiled.constants.values())
@@ -181,7 +182,7 @@ def test_correct_result_passes_at_other_sizes(dtype: str, n: int) -> None:
 @pytest.mark.parametrize("dtype", ["fp32", "fp64", "fp16", "bf16", "int8"])
 def test_correct_result_passes_above_the_exact_size(dtype: str) -> None:
     """Freivalds at a real size (no threshold patched)."""
-    n = gemm.EXACT_CHECK_MAX_N * 2
+    n = gemm_checks.EXACT_CHECK_MAX_N * 2
     a, b = inputs(dtype, n)
     ok, msg = check_gemm(a, b, device_result(dtype, a, b), dtype)
     assert ok and "Freivalds" in msg, msg
@@ -251,9 +252,10 @@ def test_unwritten_output_fails(dtype: str, path: str) -> None:
     a, b = inputs(dtype, 64)
     c = device_result(dtype, a, b).copy()
     out = GEMM_PRECISIONS[dtype].out_dtype
-    poison: Any = {"bf16": bf16_values(np.array([gemm._BF16_NAN], np.uint16))[0], "int32": gemm._INT32_POISON}.get(
-        out, np.nan
-    )
+    poison: Any = {
+        "bf16": bf16_values(np.array([gemm_checks._BF16_NAN], np.uint16))[0],
+        "int32": gemm_checks._INT32_POISON,
+    }.get(out, np.nan)
     c[-1, -3:] = poison
     ok, msg = check_gemm(a, b, c, dtype)
     assert not ok
@@ -282,7 +284,7 @@ def test_tf32_signature_alone_at_large_n(monkeypatch: pytest.MonkeyPatch) -> Non
     bound); the signature is what fails it."""
     a, b = inputs("fp32", 1024)
     c = round_tf32(a) @ round_tf32(b)
-    monkeypatch.setattr(gemm, "TF32_SIGNATURE_MAX", np.inf)
+    monkeypatch.setattr(gemm_checks, "TF32_SIGNATURE_MAX", np.inf)
     assert check_gemm(a, b, c, "fp32")[0]
     monkeypatch.undo()
     assert not check_gemm(a, b, c, "fp32")[0]
@@ -315,7 +317,7 @@ def test_low_precision_accumulation_passes_freivalds(dtype: str) -> None:
     per element, summed over a row with Hoeffding's λ·√N) is ~10× larger than the error of
     accumulating in fp16 per 16-term MMA step, so that case passes at N = 1024 (and larger). Only
     the elementwise sizes (16 … 512, measured first on every ladder) catch it."""
-    n = 2 * gemm.EXACT_CHECK_MAX_N
+    n = 2 * gemm_checks.EXACT_CHECK_MAX_N
     a, b = inputs(dtype, n)
     ok, msg = check_gemm(a, b, _accumulate_low(dtype, a, b, 16), dtype)
     assert ok and "Freivalds" in msg, msg
@@ -337,9 +339,9 @@ def test_int8_freivalds_is_exact(accumulate: str, monkeypatch: pytest.MonkeyPatc
     """Above the exact size, int8 C·x must equal A·(B·x) exactly: off by one in one element fails,
     whether the products run in float64 BLAS (exact: every partial sum an integer below 2^53) or,
     where the vectors' bound would be too small for that, in int64."""
-    monkeypatch.setattr(gemm, "EXACT_CHECK_MAX_N", 8)
+    monkeypatch.setattr(gemm_checks, "EXACT_CHECK_MAX_N", 8)
     if accumulate == "int64":
-        monkeypatch.setattr(gemm, "INT8_FREIVALDS_MIN_XMAX", 2**60)
+        monkeypatch.setattr(gemm_checks, "INT8_FREIVALDS_MIN_XMAX", 2**60)
     a, b = inputs("int8", 16)
     c = device_result("int8", a, b)
     assert check_gemm(a, b, c, "int8")[0]
@@ -406,8 +408,8 @@ class FakeKernel:
     def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         p = GEMM_PRECISIONS[self.dtype]
         A, B, C = args
-        assert A.nbytes == self.m * self.k * gemm.ITEMSIZE[p.in_dtype]
-        assert C.nbytes == self.m * self.n * gemm.ITEMSIZE[p.out_dtype]
+        assert A.nbytes == self.m * self.k * ITEMSIZE[p.in_dtype]
+        assert C.nbytes == self.m * self.n * ITEMSIZE[p.out_dtype]
         a = A.read(NUMPY_DTYPE[p.in_dtype], self.m * self.k).reshape(self.m, self.k)
         if p.b_transposed:  # the backend contract: int8 B arrives N×K (transposed)
             b = B.read(NUMPY_DTYPE[p.in_dtype], self.k * self.n).reshape(self.n, self.k).T
@@ -573,9 +575,7 @@ def test_cuda_backend_measures_all_six_and_validates() -> None:
         ("sgemm_tiled16", "fp32", 16)
     ]
     assert all(s[3] for s in seen), seen
-    sizes = {
-        d: (gemm.ITEMSIZE[GEMM_PRECISIONS[d].in_dtype], gemm.ITEMSIZE[GEMM_PRECISIONS[d].out_dtype]) for d in DTYPES
-    }
+    sizes = {d: (ITEMSIZE[GEMM_PRECISIONS[d].in_dtype], ITEMSIZE[GEMM_PRECISIONS[d].out_dtype]) for d in DTYPES}
     assert sizes == {"fp32": (4, 4), "fp64": (8, 8), "tf32": (4, 4), "fp16": (2, 2), "bf16": (2, 2), "int8": (1, 4)}
     assert backend.allocs == [256 * s for d in DTYPES for s in (sizes[d][0], sizes[d][0], sizes[d][1])] + [1024] * 3
 
@@ -634,7 +634,7 @@ def test_fp16_accumulation_bound_accepts_fp16_accumulated_products(n: int, chunk
     """A product accumulated in fp16, term by term (the worst order), is within the norm-wise
     FP16-accumulation tolerance, elementwise (N <= 512) and via Freivalds (N = 1024)."""
     a, b = inputs("fp16", n)
-    ok, msg = gemm.check_fp16_accumulation(a, b, _accumulate_low("fp16", a, b, chunk))
+    ok, msg = gemm_checks.check_fp16_accumulation(a, b, _accumulate_low("fp16", a, b, chunk))
     assert ok, msg
     assert "FP16-accumulation tolerance" in msg
 
@@ -648,11 +648,11 @@ def test_fp16_accumulation_bound_rejects_wrong_products(n: int) -> None:
     quarter = good.copy()
     quarter[: n // 4] = 0.0
     for bad in (device_result("fp16", a, b.T), quarter, np.zeros_like(good)):
-        ok, msg = gemm.check_fp16_accumulation(a, b, bad.astype(np.float16))
+        ok, msg = gemm_checks.check_fp16_accumulation(a, b, bad.astype(np.float16))
         assert not ok, msg
     nan = good.copy()
     nan[1, 2] = np.nan
-    assert not gemm.check_fp16_accumulation(a, b, nan)[0]
+    assert not gemm_checks.check_fp16_accumulation(a, b, nan)[0]
 
 
 class Fp16AccumulatingBackend(FakeBackend):
@@ -809,9 +809,9 @@ def test_fp32_tf32_and_tiled_ladders_share_inputs_and_checks(monkeypatch: pytest
     same read-only arrays), the tf32 and tiled checks reuse the fp32 check's Freivalds reference,
     every product still validates, and nothing is kept once the tiled ladder (the last fp32 one)
     ends."""
-    monkeypatch.setattr(gemm, "EXACT_CHECK_MAX_N", 16)  # N = 32 and 64 take Freivalds' path
+    monkeypatch.setattr(gemm_checks, "EXACT_CHECK_MAX_N", 16)  # N = 32 and 64 take Freivalds' path
     draws: List[Tuple[str, int]] = []
-    real_inputs, real_reference, real_check = gemm.gemm_inputs, gemm._reference, gemm.check_gemm
+    real_inputs, real_reference, real_check = gemm_operands.gemm_inputs, gemm_checks._reference, gemm_checks.check_gemm
 
     def counted_inputs(dtype: str, n: int, rng: np.random.Generator, uniform: Any = None) -> Any:
         draws.append((dtype, n))
@@ -830,9 +830,9 @@ def test_fp32_tf32_and_tiled_ladders_share_inputs_and_checks(monkeypatch: pytest
         checked[dtype, a.shape[0]] = id(a)
         return real_check(a, b, c, dtype, **kw)
 
-    monkeypatch.setattr(gemm, "gemm_inputs", counted_inputs)
-    monkeypatch.setattr(gemm, "_reference", counted_reference)
-    monkeypatch.setattr(gemm, "check_gemm", seen_check)
+    monkeypatch.setattr(gemm_operands, "gemm_inputs", counted_inputs)
+    monkeypatch.setattr(gemm_checks, "_reference", counted_reference)
+    monkeypatch.setattr(gemm_checks, "check_gemm", seen_check)
     mem = 4 * gemm_bytes(64, 64, 64, "fp32")  # every fp32 ladder ends at 64
     backend = FakeBackend("cuda", tuple(DTYPES))
     suite = GemmSuite(_ctx(backend, mem=mem, budget=1.0))
@@ -884,7 +884,7 @@ def test_a_shared_freivalds_reference_gives_the_same_verdicts(first: str) -> Non
     """A memo filled by one check serves the next exactly: the same messages for correct products,
     and wrong ones still fail (a TF32 product as fp32, whichever precision filled the memo first;
     a transposed product)."""
-    n = 2 * gemm.EXACT_CHECK_MAX_N
+    n = 2 * gemm_checks.EXACT_CHECK_MAX_N
     a, b = inputs("fp32", n)
     memo: Dict[Any, Any] = {}
     tf32_product = round_tf32(a) @ round_tf32(b)
@@ -910,7 +910,7 @@ def test_inputs_rounded_from_one_float64_pair_are_the_drawn_ones(n: int) -> None
     """Every floating-point precision's inputs rounded from uniform_pair64(n) are the arrays drawn
     for it from the generator seeded by n, bit for bit (a draw rounds the same float64 values on
     assignment as a cast does); fp64 shares the pair itself."""
-    uniform = gemm.uniform_pair64(n)
+    uniform = gemm_operands.uniform_pair64(n)
     assert not uniform[0].flags.writeable and not uniform[1].flags.writeable
     for dtype in DTYPES:
         if dtype == "int8":
@@ -927,7 +927,7 @@ def test_the_suite_draws_each_sizes_float64_values_once(monkeypatch: pytest.Monk
     the tiled kernel (int8 draws its integers), up to UNIFORM_KEEP_MAX_N, above it per precision;
     the verdicts are those of inputs drawn per precision, and nothing is kept once the cases end."""
     pairs: List[int] = []
-    real = gemm.uniform_pair64
+    real = gemm_operands.uniform_pair64
 
     def counted(n: int) -> Any:
         pairs.append(n)
@@ -936,12 +936,12 @@ def test_the_suite_draws_each_sizes_float64_values_once(monkeypatch: pytest.Monk
     mem = 4 * gemm_bytes(64, 64, 64, "fp64")
     before = _drive(GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0)), seconds=1e-6)
     assert all(s[3] for s in before), before
-    monkeypatch.setattr(gemm, "uniform_pair64", counted)
+    monkeypatch.setattr(gemm_operands, "uniform_pair64", counted)
     suite = GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0))
     assert _drive(suite, seconds=1e-6) == before
     assert sorted(pairs) == sorted(set(pairs)) and set(pairs) == {s[2] for s in before if s[1] != "int8"}
     assert suite.uniform == {}
     pairs.clear()
-    monkeypatch.setattr(gemm, "UNIFORM_KEEP_MAX_N", 16)
+    monkeypatch.setattr(gemm_operands, "UNIFORM_KEEP_MAX_N", 16)
     assert _drive(GemmSuite(_ctx(FakeBackend("cuda", tuple(DTYPES)), mem=mem, budget=1.0)), seconds=1e-6) == before
     assert pairs == [16]  # larger sizes drawn per precision

@@ -29,8 +29,8 @@ import pytest
 from apple_roofline.suites.access.kernels import ACCESS_KERNELS
 from apple_roofline.suites.base import KernelDef
 from apple_roofline.suites.dualissue.kernels import DUAL_KERNELS
-from apple_roofline.suites.gemm import suite as gemm_suite
-from apple_roofline.suites.gemm.suite import check_gemm
+from apple_roofline.suites.gemm import precisions as gemm_precisions
+from apple_roofline.suites.gemm.checks import check_gemm
 from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
 from apple_roofline.suites.occupancy.suite import KERNEL as OCCUPANCY_KERNEL
@@ -103,7 +103,7 @@ def _table_kernel_defs() -> List[KernelDef]:
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     kdefs += [ak.kernel_def() for ak in ACCESS_KERNELS] + [dk.kernel_def() for dk in DUAL_KERNELS] + [OCCUPANCY_KERNEL]
     kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
-    tiled: Optional[KernelDef] = getattr(gemm_suite, "TILED_GEMM", None)
+    tiled: Optional[KernelDef] = getattr(gemm_precisions, "TILED_GEMM", None)
     return kdefs + ([tiled] if tiled is not None else [])
 
 

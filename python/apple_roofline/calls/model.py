@@ -36,7 +36,7 @@ from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
-from ..suites.gemm.suite import gemm_flops
+from ..suites.gemm.precisions import gemm_flops
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
 
 __all__ = ["SCHEMA_VERSION", "DISTRIBUTION_KEYS", "CallMeasurement", "CallPathInfo", "PathSkipped", "CallsStudy"]
@@ -59,9 +59,9 @@ class CallMeasurement:
         path: the path's name (:data:`~.paths.PATHS`).
         batch: B, rows of A and C.
         n: N, columns of A and C, and W is N×N.
-        flops: 2·B·N·N per call (:func:`~apple_roofline.suites.gemm.suite.gemm_flops`).
+        flops: 2·B·N·N per call (:func:`~apple_roofline.suites.gemm.precisions.gemm_flops`).
         bytes: compulsory bytes per call, (B·N + N·N)·4 + B·N·4
-            (:func:`~apple_roofline.suites.gemm.suite.gemm_bytes`).
+            (:func:`~apple_roofline.suites.gemm.precisions.gemm_bytes`).
         samples_s: seconds per call, one call per sample (> 0).
         rows: rows the path computed (B, or B padded to the tiled kernel's 16-row tile); FLOPs
             count the B asked for.

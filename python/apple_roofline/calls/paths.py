@@ -14,10 +14,11 @@ so Python's own cost is not in the figure:
   crossover.
 * ``cublas`` — ``cublasGemmEx`` FP32 (CUDA).
 * ``mps`` — ``MPSMatrixMultiplication`` FP32 (Metal).
-* ``kernel`` — the tool's own 16×16 tiled kernel (the gemm suite's :data:`~apple_roofline.suites.gemm.suite.TILED_GEMM`,
-  ``shaders/cuda/gemm.cu`` and ``shaders/metal/gemm.metal``), so CUDA and Metal compare path for
-  path. It computes whole 16-row tiles: B is padded with zero rows to a multiple of 16 (the call
-  still counts 2·B·N² FLOPs, the work asked for).
+* ``kernel`` — the tool's own 16×16 tiled kernel (the gemm suite's
+  :data:`~apple_roofline.suites.gemm.precisions.TILED_GEMM`, ``shaders/cuda/gemm.cu`` and
+  ``shaders/metal/gemm.metal``), so CUDA and Metal compare path for path. It computes whole 16-row
+  tiles: B is padded with zero rows to a multiple of 16 (the call still counts 2·B·N² FLOPs, the
+  work asked for).
 * ``coreml_<units>`` — one Core ML prediction per compute-unit setting (Metal studies): the engines
   study's FP16 matmul model (weights N×N, input B×N, FP16: Core ML's precision, so the bytes differ
   from the FP32 paths' though the FLOPs are the same), timed by its native path
@@ -25,7 +26,7 @@ so Python's own cost is not in the figure:
   host clock, Objective-C++) and validated there against NumPy. Skipped with the reason where
   predictions cannot run (off macOS) or coremltools is missing.
 
-Validation is the gemm suite's :func:`~apple_roofline.suites.gemm.suite.check_gemm` (exact elementwise
+Validation is the gemm suite's :func:`~apple_roofline.suites.gemm.checks.check_gemm` (exact elementwise
 bound up to 512 rows, Freivalds above; every shape here has at most 256 rows). Nothing here imports
 the extension at import time.
 """
@@ -40,7 +41,8 @@ import numpy as np
 from ..errors import OptionError
 from ..shaders import resolve
 from ..suites.base import poison, read
-from ..suites.gemm.suite import TILE, TILED_GEMM, check_gemm
+from ..suites.gemm.checks import check_gemm
+from ..suites.gemm.precisions import TILE, TILED_GEMM
 
 __all__ = ["CallPath", "PathContext", "PreparedCall", "PATHS", "COREML_UNITS", "check_paths", "blas_label"]
 

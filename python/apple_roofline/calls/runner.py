@@ -33,7 +33,7 @@ from ..measure import warm_up
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
-from ..suites.gemm.suite import gemm_bytes, gemm_flops
+from ..suites.gemm.precisions import gemm_bytes, gemm_flops
 from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
 from .paths import PATHS, CallPath, PathContext, check_paths
 from .shapes import grid
@@ -303,51 +303,38 @@ class CallsRunner:
 
 def run_calls(
     device: Optional[str] = None,
+    options: Optional[CallsOptions] = None,
     *,
-    paths: Optional[Sequence[str]] = None,
-    quick: bool = False,
-    batches: Optional[Sequence[int]] = None,
-    sizes: Optional[Sequence[int]] = None,
-    max_reps: int = DEFAULT_MAX_REPS,
-    budget_s: Optional[float] = None,
     progress: Optional[Progress] = None,
-    command: Sequence[str] = (),
     open_backend: Callable[[str], Any] = open_device,
     core: Any = None,
     journal: Optional[Journal] = None,
 ) -> CallsStudy:
     """Measure the per-call cost of C[B×N] = A[B×N]·W[N×N] (fp32) through every path of ``device``
     ("cpu", "cuda:0", "metal:0"; default: the best available) and return the :class:`~.model.CallsStudy`:
-    :class:`CallsRunner` with the :class:`CallsOptions` these keywords build.
+    :class:`CallsRunner` with ``options`` (:class:`CallsOptions`: the paths, the grid, the repetitions
+    and the time budget; None: the defaults).
 
     Args:
-        paths: path names (:data:`~.paths.PATHS`); default every path of the device's backend.
-        quick: the quick grid (:data:`~.shapes.QUICK_BATCHES` × :data:`~.shapes.QUICK_SIZES`) and a
-            shorter time budget.
-        batches, sizes: the grid's B (1 to 256) and N (multiples of 16, 16 to 2048) instead of the default.
-        max_reps: most timed calls per shape (10 to 10000).
-        budget_s: seconds of timed calls per shape (default 0.25, quick 0.05).
         progress: receives ``start("calls", total)``, ``advance(description)``, ``finish("calls")``.
-        command: the command line to record.
         open_backend, core: how the device is opened and the extension module (tests pass fakes).
         journal: keeps each measurement as it finishes (docs/design/files.md, "Journal and resume"; key
             ``"PATH BxN"``); one its resumed journal holds is kept, not measured again.
 
     Raises:
-        OptionError: an unknown path, B or N out of range, ``max_reps`` or ``budget_s`` out of range,
-            a malformed device name (each naming the parameter and the valid values); paths named
-            that all run on another backend than the device's (``cublas`` on the CPU); (option
-            ``resume``) a resumed journal of another device or other options.
+        OptionError: a malformed device name; paths named that all run on another backend than the
+            device's (``cublas`` on the CPU); (option ``resume``) a resumed journal of another device or
+            other options. (Building ``options`` raises for an unknown path, B or N out of range,
+            ``max_reps`` or ``budget_s`` out of range, each naming the parameter and the valid values.)
         CannotMeasure: no path can run here (each missing from this build, or unsupported by the
             device at every shape): nothing was measured; the message gives the reasons.
         _core.BackendError: the device failed.
         CallsInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    options = CallsOptions(
-        paths=paths, quick=quick, batches=batches, sizes=sizes, max_reps=max_reps, budget_s=budget_s, command=command
-    )
-    return CallsRunner(device, options, progress=progress, open_backend=open_backend, core=core, journal=journal).run()
+    return CallsRunner(
+        device, options or CallsOptions(), progress=progress, open_backend=open_backend, core=core, journal=journal
+    ).run()
 
 
 def _measure(prep: Any, path: str, dtype: str, b: int, n: int, budget: float, max_reps: int) -> CallMeasurement:

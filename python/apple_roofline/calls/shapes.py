@@ -1,7 +1,7 @@
 """The matmul shapes of the per-call cost study, and their limits (docs/design/studies.md, "The per-call cost study").
 
 One call is C[B×N] = A[B×N]·W[N×N] in fp32 (row-major, no transpose): a batch of B vectors through
-an N×N weight matrix, 2·B·N·N FLOPs (:func:`~apple_roofline.suites.gemm.suite.gemm_flops` with M = B,
+an N×N weight matrix, 2·B·N·N FLOPs (:func:`~apple_roofline.suites.gemm.precisions.gemm_flops` with M = B,
 N = K = N). The grid runs from 1×64² to 256×2048²: B in :data:`BATCHES`, N in :data:`SIZES`;
 ``--quick`` measures :data:`QUICK_BATCHES` × :data:`QUICK_SIZES`.
 """

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import List, Sequence, Tuple, Union
 
 from ..errors import OptionError, check_int
-from ..suites.gemm.suite import gemm_flops
+from ..suites.gemm.precisions import gemm_flops
 
 __all__ = [
     "UNITS",

@@ -10,9 +10,9 @@
 
 Validation (docs/design/measurement.md, "Validation"): the first timed output is compared with the NumPy product
 of the FP16 input and the reference weight (FP16 weights, or the dequantized INT8 ones for w8a16)
-against the FP32-accumulation bound of :func:`~apple_roofline.suites.gemm.suite.check_gemm` and, failing
+against the FP32-accumulation bound of :func:`~apple_roofline.suites.gemm.checks.check_gemm` and, failing
 that, the FP16-accumulation bound of
-:func:`~apple_roofline.suites.gemm.suite.check_fp16_accumulation` (Core ML does not document its
+:func:`~apple_roofline.suites.gemm.checks.check_fp16_accumulation` (Core ML does not document its
 accumulator); every other timed output must equal the first byte for byte, or the last one that
 differs is validated the same way and the count is said.
 """
@@ -28,7 +28,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ..errors import check_int
-from ..suites.gemm.suite import check_fp16_accumulation, check_gemm
+from ..suites.gemm.checks import check_fp16_accumulation, check_gemm
 from .kernels import Shape, parse_units
 from .model import PathTiming
 from .models import INPUT_NAME, OUTPUT_NAME, BuiltModel, build_model, default_cache_dir

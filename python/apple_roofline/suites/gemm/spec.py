@@ -7,8 +7,9 @@ from typing import List
 from ...study.records import Measurement
 from ..registry import PointMarker, SuiteSpec
 from .ladder import DISTURBED_SERIES, disturbed_gemms, ladder_warnings
+from .precisions import GEMM_PRECISIONS
 from .sizes import QUICK_SIZES, SIZES_OPTION
-from .suite import GEMM_PRECISIONS, GemmSuite
+from .suite import GemmSuite
 
 
 def _ceiling_names() -> List[str]:
