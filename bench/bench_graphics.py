@@ -8,10 +8,11 @@
 The fill shader (``fs_fill``) runs F iterations of the compute suites' ``vec4_cross4`` chains per pixel,
 so a render pass and a compute kernel do the same arithmetic. Each round measures, interleaved:
 
-* the graphics side: ``run_graphics(--graphics, ["fillrate"], f_values=[512], overdraw=--overdraw)``,
-  the ``blended`` pass with store action ``store`` (every layer shaded: the FLOPs are real);
-* the compute side: ``run_roofline(--compute, ["peak"])``, the fp32 ``vec4_cross4`` variant (the same
-  chains) and the best fp32 variant.
+* the graphics side: ``run_graphics(GraphicsOptions(device=--graphics, suites=["fillrate"],
+  f_values=[512], overdraw=--overdraw))``, the ``blended`` pass with store action ``store`` (every
+  layer shaded: the FLOPs are real);
+* the compute side: ``run_roofline(RunOptions(device=--compute, suites=["peak"]))``, the fp32
+  ``vec4_cross4`` variant (the same chains) and the best fp32 variant.
 
 It reports ratio = fragment GFLOP/s / compute GFLOP/s (median over rounds of the per-round ratio), and the
 fill rate (F = 0, ``opaque`` and ``blended``, drawn GPixel/s) beside it, without a target: a fragment
@@ -52,7 +53,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
 
     from apple_roofline.graphics.model import drawn_rate
-    from apple_roofline.graphics.runner import parse_resolution, run_graphics
+    from apple_roofline.graphics.options import GraphicsOptions, parse_resolution
+    from apple_roofline.graphics.runner import run_graphics
+    from apple_roofline.roofline.run.options import RunOptions
     from apple_roofline.roofline.run.runner import run_roofline
 
     width, height = parse_resolution(args.resolution)
@@ -60,15 +63,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     device_names: Dict[str, str] = {}
     for r in range(args.rounds):
         study = run_graphics(
-            args.graphics,
-            ["fillrate"],
-            f_values=[0, 512],
-            overdraw=args.overdraw,
-            reps=args.reps,
-            width=width,
-            height=height,
+            GraphicsOptions(
+                device=args.graphics,
+                suites=["fillrate"],
+                f_values=[0, 512],
+                overdraw=args.overdraw,
+                reps=args.reps,
+                width=width,
+                height=height,
+            )
         )
-        run = run_roofline(args.compute, ["peak"], reps=args.reps)
+        run = run_roofline(RunOptions(device=args.compute, suites=["peak"], reps=args.reps))
         device_names = {"graphics": study.device["name"], "compute": str(run.device.get("name", ""))}
 
         def fill(F: int, mode: str) -> Any:

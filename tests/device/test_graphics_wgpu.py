@@ -14,6 +14,7 @@ wgpu = pytest.importorskip("wgpu", reason="wgpu is not installed: pip install 'a
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 from apple_roofline.graphics import kernels as K  # noqa: E402
+from apple_roofline.graphics.options import GraphicsOptions  # noqa: E402
 from apple_roofline.graphics.runner import run_graphics  # noqa: E402
 from apple_roofline.graphics.wgpu_device import WgpuDevice, adapters, open_wgpu_device  # noqa: E402
 
@@ -122,7 +123,7 @@ def test_fragment_invocations_count_every_blended_layer(gpu: WgpuDevice) -> None
 
 
 def test_a_quick_study_is_valid(gpu: WgpuDevice) -> None:
-    study = run_graphics(f"wgpu:{INDEX}", width=W, height=H, overdraw=4, quick=True, reps=2)
+    study = run_graphics(GraphicsOptions(device=f"wgpu:{INDEX}", width=W, height=H, overdraw=4, quick=True, reps=2))
     assert study.valid, [m.validation for m in study.measurements if not m.valid]
     timers = {str(m.params["timer"]) for m in study.measurements}
     if gpu.timestamps:
@@ -161,14 +162,16 @@ def test_studies_share_one_device_and_survive_a_collector_on_another_thread(gpu:
     try:
         for _ in range(2):
             study = run_graphics(
-                f"wgpu:{INDEX}",
-                ["fillrate", "texture"],
-                width=W,
-                height=H,
-                overdraw=4,
-                quick=True,
-                reps=2,
-                telemetry=False,
+                GraphicsOptions(
+                    device=f"wgpu:{INDEX}",
+                    suites=["fillrate", "texture"],
+                    width=W,
+                    height=H,
+                    overdraw=4,
+                    quick=True,
+                    reps=2,
+                    telemetry=False,
+                )
             )
             assert study.measurements and study.valid
     finally:

@@ -14,6 +14,7 @@ if not _ROW["compiled"] or int(_ROW["devices"]) == 0:
 
 from apple_roofline.graphics import kernels as K  # noqa: E402
 from apple_roofline.graphics.native_device import NativeGraphicsDevice  # noqa: E402
+from apple_roofline.graphics.options import GraphicsOptions  # noqa: E402
 from apple_roofline.graphics.runner import run_graphics  # noqa: E402
 
 W, H = 64, 32
@@ -80,6 +81,8 @@ def test_bad_specs_are_value_errors(gpu: NativeGraphicsDevice) -> None:
 
 
 def test_quick_study_is_valid() -> None:
-    study = run_graphics("metal:0", quick=True, width=128, height=64, overdraw=4, f_values=[0, 8], reps=3)
+    study = run_graphics(
+        GraphicsOptions(device="metal:0", quick=True, width=128, height=64, overdraw=4, f_values=[0, 8], reps=3)
+    )
     assert study.complete and study.device["backend"] == "metal"
     assert all(m.valid for m in study.measurements), [m.validation for m in study.measurements if not m.valid]

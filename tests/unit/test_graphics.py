@@ -20,6 +20,7 @@ from apple_roofline.graphics import options as O
 from apple_roofline.graphics import passes as P
 from apple_roofline.graphics import runner as R
 from apple_roofline.graphics.model import GraphicsStudy, cliffs, drawn_rate, shaded_rate, texel_rate
+from apple_roofline.graphics.options import GraphicsOptions
 from apple_roofline.graphics.outputs import GRAPHICS_FILES, write_graphics
 from apple_roofline.graphics.pacing import PassRun
 from apple_roofline.graphics.plot import plot_fill, plot_texture
@@ -215,7 +216,9 @@ def test_a_device_that_runs_none_of_the_passes_is_nothing_measured(fake: FakeDev
         match=r"^nothing measured: Fake GPU ran none of the passes: size 128x128 "
         r"exceeds the device's largest 2D texture",
     ):
-        R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[128, 256], reps=2)
+        R.run_graphics(
+            GraphicsOptions(device="wgpu:0", suites=["texture"], width=W, height=H, sizes=[128, 256], reps=2)
+        )
     result = CliRunner().invoke(
         app, ["graphics", "--suite", "texture", "--sizes", "128", "--reps", "2", "-o", str(tmp_path / "o")]
     )
@@ -225,7 +228,7 @@ def test_a_device_that_runs_none_of_the_passes_is_nothing_measured(fake: FakeDev
 
 
 def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
-    study = R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3)
+    study = R.run_graphics(GraphicsOptions(device="wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3))
     assert study.valid and study.complete
     fill = study.suite("fillrate")
     assert len(fill) == len(G.QUICK_F) * 2 + 2  # both modes stored, and discarded at F = 0
@@ -259,7 +262,9 @@ def test_run_measures_and_validates_every_pass(fake: FakeDevice) -> None:
 def test_counted_shaded_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
     device = FakeDevice(invocations=True)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=16, f_values=[4], reps=2)
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=16, f_values=[4], reps=2)
+    )
     opaque = [m for m in study.measurements if m.params["mode"] == "opaque"]
     assert all(m.params["shaded_by"] == "counter" and m.params["pixels_shaded"] == W * H for m in opaque)
     assert all(m.params["fragment_invocations"] == W * H for m in opaque)
@@ -268,7 +273,11 @@ def test_counted_shaded_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_wrong_image_is_invalid_and_a_long_pass_draws_fewer_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     device = FakeDevice(broken=["rgba16float"], per_layer=1e-4)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
-    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=128, quick=True, reps=2, max_pass_s=0.05)
+    study = R.run_graphics(
+        GraphicsOptions(
+            device="wgpu:0", suites=["tilemem"], width=W, height=H, overdraw=128, quick=True, reps=2, max_pass_s=0.05
+        )
+    )
     bad = [m for m in study.measurements if not m.valid]
     assert bad and {m.dtype for m in bad} == {"rgba16float"}
     assert any("rgba16float" in w and "failed validation" in w for w in study.warnings)
@@ -290,7 +299,7 @@ def test_interrupt_keeps_the_partial_study(fake: FakeDevice, monkeypatch: pytest
 
     monkeypatch.setattr(fake, "fill_pass", flaky)
     with pytest.raises(R.GraphicsInterrupted) as exc:
-        R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=2)
+        R.run_graphics(GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, reps=2))
     assert exc.value.partial.complete is False and len(exc.value.partial.measurements) == 3
 
 
@@ -303,7 +312,9 @@ def test_a_pass_the_device_cannot_build_is_skipped(fake: FakeDevice, monkeypatch
         return real(**kw)
 
     monkeypatch.setattr(fake, "fill_pass", picky)
-    study = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, quick=True, reps=2)
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["tilemem"], width=W, height=H, overdraw=4, quick=True, reps=2)
+    )
     assert study.valid and {s.dtype for s in study.skipped} == {"rgba32float"}
     assert "RuntimeError: format not renderable" in study.skipped[0].reason
 
@@ -316,7 +327,10 @@ def test_a_pass_the_device_cannot_build_is_skipped(fake: FakeDevice, monkeypatch
         (lambda: O.check_f_values([1, -1]), "f -1 is out of range (valid: 0 to 512)"),
         (lambda: O.check_f_values([]), "names no value"),
         (lambda: O.parse_choices("fillrate,x", "suites", K.SUITES, "graphics suite"), "'x' is not a graphics suite"),
-        (lambda: R.run_graphics("wgpu:0", overdraw=0), "overdraw 0 is out of range (valid: 1 to 4096)"),
+        (
+            lambda: R.run_graphics(GraphicsOptions(device="wgpu:0", overdraw=0)),
+            "overdraw 0 is out of range (valid: 1 to 4096)",
+        ),
     ],
 )
 def test_bad_options(call: Any, message: str) -> None:
@@ -330,7 +344,11 @@ def test_bad_options(call: Any, message: str) -> None:
 
 @pytest.fixture
 def study(fake: FakeDevice) -> GraphicsStudy:
-    return R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3, command=("apple-roofline",))
+    return R.run_graphics(
+        GraphicsOptions(
+            device="wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=3, command=("apple-roofline",)
+        )
+    )
 
 
 def test_study_round_trips(study: GraphicsStudy, tmp_path: Path) -> None:
@@ -500,7 +518,9 @@ def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.Mon
     s = Watts()
     seen: List[Any] = []
     monkeypatch.setattr(R, "graphics_sampler", lambda api, info: seen.append((api, info["name"])) or s)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2)
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2)
+    )
     assert seen == [("wgpu", "Fake GPU")]
     m = study.measurements[0]
     assert m.params["gpu_clock_mhz"] == 1400.0 and m.power_w == 50.0 and m.gflops_per_watt is not None
@@ -508,7 +528,11 @@ def test_passes_carry_clocks_and_power(fake: FakeDevice, monkeypatch: pytest.Mon
     assert not s.active  # stopped
     text = format_graphics(study, "md")
     assert "## Clocks and power" in text and "GFLOP/s per W" in text
-    off = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2, telemetry=False)
+    off = R.run_graphics(
+        GraphicsOptions(
+            device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, f_values=[4], reps=2, telemetry=False
+        )
+    )
     assert off.device["telemetry"]["reason"] == "telemetry turned off" and "power_w" not in off.measurements[0].params
 
 
@@ -540,7 +564,9 @@ def test_resume_measures_only_the_passes_its_journal_lacks(
     study = resume_check(
         "graphics",
         GraphicsStudy,
-        lambda j: R.run_graphics("wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=2, journal=j),
+        lambda j: R.GraphicsRunner(
+            GraphicsOptions(device="wgpu:0", width=W, height=H, overdraw=16, quick=True, reps=2), journal=j
+        ).run(),
         lambda s: s.measurements,
         lambda: len(calls),
     )
@@ -637,7 +663,9 @@ def test_the_first_pass_waits_for_a_sampler_opening_on_its_thread(
 
     s = Slow()
     monkeypatch.setattr(R, "graphics_sampler", lambda api, info: s)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, f_values=[0, 4], reps=2)
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, f_values=[0, 4], reps=2)
+    )
     assert all(m.params["gpu_clock_mhz"] == 1400.0 for m in study.measurements)
     assert not s.active  # stopped
 
@@ -652,7 +680,7 @@ def test_texture_pipelines_are_built_before_the_first_texture_pass(monkeypatch: 
 
     device = Preparing()
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
-    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, quick=True, reps=2)
+    study = R.run_graphics(GraphicsOptions(device="wgpu:0", suites=["texture"], width=W, height=H, quick=True, reps=2))
     assert study.valid and study.suite("texture")
     prepared = [i for i, c in enumerate(device.calls) if "prepare" in c]
     first_pass = next(i for i, c in enumerate(device.calls) if "size" in c)
@@ -674,11 +702,15 @@ def test_the_bilinear_lines_of_one_size_share_one_table(fake: FakeDevice, monkey
         return K.bilinear_texels(texture)
 
     monkeypatch.setattr(P, "bilinear_texels", counted)
-    study = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[8, 16], fetches=[1, 3], reps=2)
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["texture"], width=W, height=H, sizes=[8, 16], fetches=[1, 3], reps=2)
+    )
     assert study.valid and len(study.suite("texture")) == 2 * 2 * 2 * 2
     assert sorted(built) == [8, 16]  # one per size, for both patterns
     monkeypatch.setattr(P, "bilinear_texels", lambda texture: K.bilinear_texels(texture) + np.float32(0.5))
-    wrong = R.run_graphics("wgpu:0", ["texture"], width=W, height=H, sizes=[8], fetches=[3], reps=2)
+    wrong = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["texture"], width=W, height=H, sizes=[8], fetches=[3], reps=2)
+    )
     assert {m.params["filter"] for m in wrong.measurements if not m.valid} == {"bilinear"}
     assert all(m.valid for m in wrong.measurements if m.params["filter"] == "nearest")
 
@@ -692,7 +724,11 @@ def test_the_fill_figure_is_titled_with_the_layers_its_passes_drew(monkeypatch: 
     # a software adapter: one layer already takes longer than a pass may, so every pass draws one
     device = FakeDevice(per_layer=1e-2)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
-    slow = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=128, quick=True, reps=2, budget="none")
+    slow = R.run_graphics(
+        GraphicsOptions(
+            device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=128, quick=True, reps=2, budget="none"
+        )
+    )
     assert {m.params["layers"] for m in slow.measurements} == {1} and slow.params["overdraw"] == 128
     title = plot_fill(slow)._suptitle.get_text()
     assert title.endswith(f"— {W} x {H}, 1 layer a pass (128 requested)") and "128 layers" not in title, title
@@ -713,7 +749,16 @@ def test_a_pass_predicted_past_the_budget_is_not_started(monkeypatch: pytest.Mon
     device = FakeDevice(per_layer=0.25)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
     study = R.run_graphics(
-        "wgpu:0", ["fillrate"], width=W, height=H, overdraw=1, quick=True, reps=3, budget="fillrate=30"
+        GraphicsOptions(
+            device="wgpu:0",
+            suites=["fillrate"],
+            width=W,
+            height=H,
+            overdraw=1,
+            quick=True,
+            reps=3,
+            budget="fillrate=30",
+        )
     )
     assert {m.params["F"] for m in study.measurements} == {0} and len(study.measurements) == 4
     (t,) = study.suite_times
@@ -753,7 +798,16 @@ def test_a_suite_that_ran_over_its_budget_says_by_how_much(monkeypatch: pytest.M
     monkeypatch.setattr(device, "fill_pass", slow)
     monkeypatch.setattr(R, "open_graphics_device", lambda api, index: device)
     study = R.run_graphics(
-        "wgpu:0", ["fillrate"], width=W, height=H, overdraw=1, f_values=[0], reps=2, budget="fillrate=0.2"
+        GraphicsOptions(
+            device="wgpu:0",
+            suites=["fillrate"],
+            width=W,
+            height=H,
+            overdraw=1,
+            f_values=[0],
+            reps=2,
+            budget="fillrate=0.2",
+        )
     )
     (t,) = study.suite_times
     assert t.seconds >= 0.5 and t.measured == 1 and t.cut

@@ -148,12 +148,22 @@ def test_metal_opens_the_native_device(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_run_graphics_on_the_native_device(monkeypatch: pytest.MonkeyPatch) -> None:
     import apple_roofline.graphics.native_device as nd
+    from apple_roofline.graphics.options import GraphicsOptions
     from apple_roofline.graphics.runner import run_graphics
 
     monkeypatch.setattr(nd, "open_device", lambda spec: FakeBackend())
     monkeypatch.setattr(nd, "resolve_device", lambda spec: str(spec))
     study = run_graphics(
-        "metal:0", ["fillrate", "texture"], quick=True, width=32, height=16, overdraw=2, f_values=[0, 8], reps=2
+        GraphicsOptions(
+            device="metal:0",
+            suites=["fillrate", "texture"],
+            quick=True,
+            width=32,
+            height=16,
+            overdraw=2,
+            f_values=[0, 8],
+            reps=2,
+        )
     )
     assert study.complete and study.measurements
     assert all(m.valid for m in study.measurements), [m.validation for m in study.measurements if not m.valid]

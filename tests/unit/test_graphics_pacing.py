@@ -20,6 +20,7 @@ from apple_roofline.graphics import options as O
 from apple_roofline.graphics import pacing as P
 from apple_roofline.graphics import passes as M
 from apple_roofline.graphics import runner as R
+from apple_roofline.graphics.options import GraphicsOptions
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
 from apple_roofline.study.records import Measurement
 from apple_roofline.telemetry import NullSampler, Sampler
@@ -282,7 +283,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDevice:
 
 
 def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: pytest.MonkeyPatch) -> None:
-    whole = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, reps=2, budget="none")
+    whole = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["tilemem"], width=W, height=H, overdraw=4, reps=2, budget="none")
+    )
     assert whole.suite_times[0].cut is False and whole.suite_times[0].measured == 12
 
     class TwoCases(R.SuiteClock):  # the budget runs out after two passes, whatever the host's speed
@@ -291,14 +294,16 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
 
     monkeypatch.setattr(R, "SuiteClock", TwoCases)
     study = R.run_graphics(
-        "wgpu:0",
-        ["fillrate", "texture"],
-        width=W,
-        height=H,
-        overdraw=4,
-        reps=2,
-        sizes=[64],
-        budget="fillrate=5,texture=5",
+        GraphicsOptions(
+            device="wgpu:0",
+            suites=["fillrate", "texture"],
+            width=W,
+            height=H,
+            overdraw=4,
+            reps=2,
+            sizes=[64],
+            budget="fillrate=5,texture=5",
+        )
     )
     assert [(t.suite, t.measured, t.cut) for t in study.suite_times] == [("fillrate", 2, True), ("texture", 2, True)]
     assert len(study.suite("fillrate")) == 2 and study.params["budgets_s"] == {"fillrate": 5.0, "texture": 5.0}
@@ -317,15 +322,17 @@ def test_a_suite_cut_short_by_its_budget_says_so(fake: FakeDevice, monkeypatch: 
 
 def test_texture_layers_are_counted(fake: FakeDevice) -> None:
     study = R.run_graphics(
-        "wgpu:0",
-        ["texture"],
-        width=W,
-        height=H,
-        reps=2,
-        sizes=[64, 128],
-        patterns=["random"],
-        filters=["nearest"],
-        fetches=[16],
+        GraphicsOptions(
+            device="wgpu:0",
+            suites=["texture"],
+            width=W,
+            height=H,
+            reps=2,
+            sizes=[64, 128],
+            patterns=["random"],
+            filters=["nearest"],
+            fetches=[16],
+        )
     )
     a, b = study.measurements
     assert a.params["layers"] == M.MAX_TEXTURE_LAYERS  # 10 µs per layer: capped
@@ -343,7 +350,9 @@ def test_passes_marked_at_or_below_the_steady_clock(fake: FakeDevice, monkeypatc
 
     monkeypatch.setattr(sampler, "read", read)
     monkeypatch.setattr(R, "graphics_sampler", lambda api, info: sampler)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=2, f_values=[0, 4])
+    study = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, reps=2, f_values=[0, 4])
+    )
     clocks_seen = sorted(float(m.params["sm_clock_mhz"]) for m in study.measurements)
     steady = study.params["steady_clock_mhz"]
     assert steady == pytest.approx(float(np.median(clocks_seen)), abs=0.05)
@@ -418,7 +427,7 @@ def test_default_fill_ladder_probes_once_per_ladder_and_thins_curve_samples(
 ) -> None:
     built: List[Any] = []
     monkeypatch.setattr(fake, "prepare_fill", lambda **kw: built.append(kw), raising=False)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=W, height=H, overdraw=4, reps=4)
+    study = R.run_graphics(GraphicsOptions(device="wgpu:0", suites=["fillrate"], width=W, height=H, overdraw=4, reps=4))
     grid = G.build_grid("default")
     shapes = list(dict.fromkeys((c[0], c[1], c[2]) for c in grid.fillrate))
     assert built == [{"fmt": f, "F": F, "blended": m == "blended"} for f, F, m in shapes]  # every pipeline ahead
@@ -438,8 +447,10 @@ def test_default_fill_ladder_probes_once_per_ladder_and_thins_curve_samples(
 def test_tile_memory_keeps_the_fill_rate_suites_passes(fake: FakeDevice) -> None:
     """rgba8unorm at F = 0 (stored, discarded) and F = 128 (stored) are fillrate passes of the default
     grid too: measured once, kept in both suites."""
-    alone = R.run_graphics("wgpu:0", ["tilemem"], width=W, height=H, overdraw=4, reps=2)
-    both = R.run_graphics("wgpu:0", ["fillrate", "tilemem"], width=W, height=H, overdraw=4, reps=2)
+    alone = R.run_graphics(GraphicsOptions(device="wgpu:0", suites=["tilemem"], width=W, height=H, overdraw=4, reps=2))
+    both = R.run_graphics(
+        GraphicsOptions(device="wgpu:0", suites=["fillrate", "tilemem"], width=W, height=H, overdraw=4, reps=2)
+    )
     tile = both.suite("tilemem")
     shared = [m for m in tile if "measured_in" in m.params]
     assert sorted((m.dtype, m.params["F"], m.params["store"]) for m in shared) == [

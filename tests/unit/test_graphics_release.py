@@ -14,6 +14,7 @@ import pytest
 
 from apple_roofline.dispatch.peers.common import gc_paused
 from apple_roofline.graphics import runner as R
+from apple_roofline.graphics.options import GraphicsOptions
 from apple_roofline.graphics.wgpu_device import released_at_once
 from test_graphics import FakeDevice  # tests/unit, on the path as every test's folder is
 
@@ -80,7 +81,11 @@ def test_a_study_leaves_its_device_to_no_cycle(monkeypatch: pytest.MonkeyPatch, 
         return device
 
     monkeypatch.setattr(R, "open_graphics_device", open_fake)
-    study = R.run_graphics("wgpu:0", ["fillrate"], width=32, height=16, overdraw=4, quick=True, reps=2, telemetry=False)
+    study = R.run_graphics(
+        GraphicsOptions(
+            device="wgpu:0", suites=["fillrate"], width=32, height=16, overdraw=4, quick=True, reps=2, telemetry=False
+        )
+    )
     assert study.measurements and study.valid
     (ref,) = refs
     del study

@@ -39,7 +39,7 @@ _DEVICE = re.compile(r"^(wgpu|metal)(?::([0-9]+))?$")
 class GraphicsOptions:
     """The graphics study's options, checked when built (the one place) and recorded once, as the
     study's ``params`` and its journal's options (:meth:`params`, :meth:`recorded`). The fields are
-    :func:`~.runner.run_graphics`'s keywords (its docstring gives each and its range).
+    what :func:`~.runner.run_graphics` takes (its docstring gives each and its range).
 
     Attributes:
         api, index, names, grid_name, plan, budgets_s, pass_limit: (derived) the device's API and

@@ -28,7 +28,6 @@ from .. import provenance
 from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..errors import DeviceStopped, nothing_measured
 from ..stats import CV_WARN
-from ..study.budget import Budgets
 from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
@@ -38,7 +37,6 @@ from ..telemetry.choose import graphics_sampler
 from ..telemetry.starting import SamplerStart
 from .checks import Checks
 from .grid import Grid
-from .kernels import DEFAULT_OVERDRAW, HEIGHT, WIDTH
 from .model import GraphicsStudy, describe_case
 from .options import GraphicsOptions
 from .pacing import MIN_SAMPLE_S, SPIN_UP_S, Pacer
@@ -154,7 +152,8 @@ class GraphicsRunner:
         """Measure every suite of the options; the study.
 
         Raises:
-            As :func:`run_graphics`.
+            As :func:`run_graphics`; OptionError (option ``resume``) for a resumed journal of another
+            device or other options.
         """
         opts, journal, measuring = self.options, self.journal, self.measuring
         journal.begin(
@@ -266,32 +265,12 @@ class GraphicsRunner:
         return warns
 
 
-def run_graphics(
-    device: str = "wgpu:0",
-    suites: Optional[Sequence[str]] = None,
-    *,
-    overdraw: int = DEFAULT_OVERDRAW,
-    f_values: Optional[Sequence[int]] = None,
-    patterns: Optional[Sequence[str]] = None,
-    sizes: Optional[Sequence[int]] = None,
-    fetches: Optional[Sequence[int]] = None,
-    filters: Optional[Sequence[str]] = None,
-    width: int = WIDTH,
-    height: int = HEIGHT,
-    quick: bool = False,
-    grid: Optional[str] = None,
-    reps: int = 10,
-    max_pass_s: Optional[float] = None,
-    budget: Budgets = None,
-    progress: Optional[Progress] = None,
-    command: Sequence[str] = (),
-    telemetry: bool = True,
-    journal: Optional[Journal] = None,
-) -> GraphicsStudy:
-    """Measure the graphics suites (``fillrate``, ``tilemem``, ``texture``; default all) on ``device``:
-    :class:`GraphicsRunner` with the :class:`~.options.GraphicsOptions` these keywords build.
+def run_graphics(options: GraphicsOptions) -> GraphicsStudy:
+    """Measure the graphics suites of ``options`` (``fillrate``, ``tilemem``, ``texture``; default all)
+    on its device: :class:`GraphicsRunner` with no progress display and no journal (the runner takes
+    those, as ``graphics`` gives them).
 
-    Args:
+    The options (:class:`~.options.GraphicsOptions`, checked when built):
         device: ``"wgpu:N"`` or ``"metal:N"`` (:func:`~.options.parse_graphics_device`).
         overdraw: layers per fill pass (1 to :data:`~.options.MAX_OVERDRAW`).
         f_values, patterns, sizes, fetches, filters: replace that axis of the grid (F 0 to 512;
@@ -311,40 +290,20 @@ def run_graphics(
         telemetry: sample clocks and power in the background, as the roofline runner does
             (docs/design/power.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
             adapter, RAPL for a CPU adapter on Linux); each pass's measurement gets the clocks and
-            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :func:`~.clocks.steady_clock`),
+            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :mod:`.steady`),
             and ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot
             read never fails the study.
-        journal: keeps each pass once it is checked (docs/design/files.md, "Journal and resume"); a
-            pass its resumed journal holds is kept, not measured again.
+        command: the command line to record.
 
     Raises:
-        OptionError: a bad option (the message names the parameter and its range); (option
-            ``resume``) a resumed journal of another device or other options.
+        OptionError: the Metal backend missing or without such a device (a bad option's value raises
+            when the options are built; the message names the parameter and its range).
         WgpuUnavailable: wgpu is not installed or has no such adapter (wgpu devices).
         CannotMeasure: the device ran none of the passes (each skipped, with its reason).
         GraphicsInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    options = GraphicsOptions(
-        device=device,
-        suites=suites,
-        overdraw=overdraw,
-        f_values=f_values,
-        patterns=patterns,
-        sizes=sizes,
-        fetches=fetches,
-        filters=filters,
-        width=width,
-        height=height,
-        quick=quick,
-        grid=grid,
-        reps=reps,
-        max_pass_s=max_pass_s,
-        budget=budget,
-        telemetry=telemetry,
-        command=command,
-    )
-    return GraphicsRunner(options, progress=progress, journal=journal).run()
+    return GraphicsRunner(options).run()
 
 
 def _count(plan: Grid, suite: str, dev: Any) -> int:
