@@ -14,7 +14,7 @@ pytest.importorskip("apple_roofline._native")
 
 from typer.testing import CliRunner
 
-from apple_roofline.calls import CallsStudy, run_calls
+from apple_roofline.calls import CallsOptions, CallsStudy, run_calls
 from apple_roofline.cli import app
 
 #: The paths each backend's study measures (Core ML needs macOS: skipped elsewhere).
@@ -38,7 +38,8 @@ def study(request: pytest.FixtureRequest) -> CallsStudy:
         pytest.skip(f"no {name} device here")
     # B 1 and 4 exercise the tiled kernel's padding to 16 rows; N 32 and 64 its tiles.
     return run_calls(
-        name if name == "cpu" else f"{name}:0", batches=[1, 4, 16], sizes=[32, 64], max_reps=10, budget_s=0.005
+        name if name == "cpu" else f"{name}:0",
+        CallsOptions(batches=[1, 4, 16], sizes=[32, 64], max_reps=10, budget_s=0.005),
     )
 
 

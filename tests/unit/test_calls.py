@@ -225,17 +225,14 @@ class Recorder:
         self.events.append(f"finish {stage}")
 
 
-def _run(backend: FakeBackend, **kw: Any) -> CallsStudy:
+def _run(backend: FakeBackend, progress: Any = None, **kw: Any) -> CallsStudy:
     core = FakeCore(FakeBackend("cpu", backend.wrong))
     return run_calls(
         backend.name,
+        calls_runner.CallsOptions(batches=[1, 4], sizes=[16, 32], max_reps=10, budget_s=1e-3, **kw),
         open_backend=lambda _d: backend,
         core=core,
-        batches=[1, 4],
-        sizes=[16, 32],
-        max_reps=10,
-        budget_s=1e-3,
-        **kw,
+        progress=progress,
     )
 
 
@@ -301,7 +298,7 @@ def test_the_runner_rejects_bad_options_before_opening_the_device() -> None:
         ({"budget_s": 0.0}, "budget_s"),
     ):
         with pytest.raises(OptionError, match=needle):
-            run_calls("cpu", open_backend=never, core=object(), **kw)
+            run_calls("cpu", calls_runner.CallsOptions(**kw), open_backend=never, core=object())
 
 
 def test_an_interrupt_keeps_the_partial_study() -> None:
@@ -317,12 +314,9 @@ def test_an_interrupt_keeps_the_partial_study() -> None:
     with pytest.raises(calls_runner.CallsInterrupted) as exc:
         run_calls(
             "cpu",
+            calls_runner.CallsOptions(batches=[1], sizes=[16, 32], max_reps=10, budget_s=1e-3),
             open_backend=lambda _d: FakeBackend("cpu"),
             core=core,
-            batches=[1],
-            sizes=[16, 32],
-            max_reps=10,
-            budget_s=1e-3,
         )
     assert exc.value.partial.complete is False
 

@@ -5,13 +5,13 @@ the machine has, each path a fixed overhead plus a rate (docs/design/studies.md,
 * :mod:`.paths` — the registry of paths (``blas``, ``cublas``, ``mps``, ``kernel``, Core ML);
 * :mod:`.fit` — t(F) = t0 + F/R fitted per path, and the crossovers of pairs of paths;
 * :mod:`.model` — :class:`CallMeasurement` and :class:`CallsStudy` (results files of kind ``"calls"``);
-* :mod:`.runner` — measuring a device (:func:`run_calls`);
+* :mod:`.runner` — measuring a device (:func:`run_calls` with its :class:`CallsOptions`);
 * :mod:`.report`, :mod:`.plot`, :mod:`.outputs` — the tables, the figure, the files.
 
 Typical use::
 
-    from apple_roofline.calls import run_calls
-    study = run_calls("cuda:0", quick=True)
+    from apple_roofline.calls import CallsOptions, run_calls
+    study = run_calls("cuda:0", CallsOptions(quick=True))
     for fit in study.fits():
         print(fit.path, fit.t0_s, fit.rate)
 
@@ -27,7 +27,7 @@ from .outputs import CALLS_FILES, write_calls
 from .paths import PATHS, CallPath, PreparedCall, check_paths
 from .plot import plot_calls
 from .report import crossover_table, fit_table, format_calls, shape_table
-from .runner import CallsInterrupted, run_calls
+from .runner import CallsInterrupted, CallsOptions, run_calls
 from .shapes import BATCHES, QUICK_BATCHES, QUICK_SIZES, SIZES, check_batches, check_sizes, grid
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "CallPath",
     "CallPathInfo",
     "CallsInterrupted",
+    "CallsOptions",
     "CallsStudy",
     "Crossover",
     "PathSkipped",
