@@ -35,7 +35,7 @@ import json
 import os
 import statistics
 import sys
-from typing import Any, Dict, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -132,7 +132,9 @@ def configurations(pads: Sequence[int], names: Sequence[str], rounds: int) -> It
                 yield rnd, pad, name
 
 
-def main() -> int:
+def parse_args() -> Tuple[argparse.Namespace, List[int], int]:
+    """The command line (see the module docstring), checked: the options, the pads (MiB) and the
+    samples per measurement. Exits with a usage error on a value out of range."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--dtype", default="int8")
@@ -143,11 +145,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = ap.parse_args()
-    from apple_roofline.devices import open_device
-    from apple_roofline.measure import check_reps, time_kernel
-    from apple_roofline.suites.base import ITEMSIZE, read
-    from apple_roofline.suites.gemm.checks import check_gemm
-    from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS, bf16_values, gemm_flops
+    from apple_roofline.measure import check_reps
+    from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS
 
     if args.dtype not in GEMM_PRECISIONS:
         ap.error(f"--dtype {args.dtype!r} is not a GEMM precision (valid: {', '.join(GEMM_PRECISIONS)})")
@@ -159,43 +158,69 @@ def main() -> int:
         pads, reps = parse_pads(args.pads), check_reps(args.reps)
     except ValueError as exc:
         ap.error(str(exc))
-    p = GEMM_PRECISIONS[args.dtype]
-    n = args.n
-    backend = open_device(args.device)
-    info = dict(backend.info())
-    inputs = layouts(args.dtype, n)
-    unit = "TOPS" if p.in_dtype == "int8" else "TFLOP/s"
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"bench_gemm_placement-{stamp}.json")
-    rows: List[Dict[str, Any]] = []
-    failed = False
-    for rnd, pad_mib, name in configurations(pads, list(inputs), args.rounds):
-        a, b, a_stored, b_stored = inputs[name]
-        pad = backend.alloc(pad_mib << 20) if pad_mib else None
+    return args, pads, reps
+
+
+class Placement:
+    """The device's ``--dtype`` GEMM at ``--n``, measured in buffers placed after a pad: each
+    configuration ``--repeats`` times as ``run`` times a case, ``reps`` samples each."""
+
+    def __init__(self, backend: Any, args: argparse.Namespace, reps: int) -> None:
+        from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS
+
+        self.backend, self.args, self.reps = backend, args, reps
+        self.p = GEMM_PRECISIONS[args.dtype]
+        self.n = int(args.n)
+
+    def buffers(self, a_stored: np.ndarray, b_stored: np.ndarray) -> List[Any]:
+        """A, B (written with the stored inputs) and C, allocated in that order."""
+        from apple_roofline.suites.base import ITEMSIZE
+
+        n, p = self.n, self.p
         bufs = [
-            backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
-            backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
-            backend.alloc(n * n * ITEMSIZE[p.out_dtype]),
+            self.backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
+            self.backend.alloc(n * n * ITEMSIZE[p.in_dtype]),
+            self.backend.alloc(n * n * ITEMSIZE[p.out_dtype]),
         ]
         bufs[0].write(np.ascontiguousarray(a_stored).ravel())
         bufs[1].write(np.ascontiguousarray(b_stored).ravel())
-        try:
-            kernel = backend.gemm(args.dtype, n, n, n)
-        except Exception as exc:  # the backend's UnsupportedError: no such GEMM here
-            print(f"{args.device} cannot run a {args.dtype} GEMM: {exc}", file=sys.stderr)
-            return 2
-        rates = []
-        for _ in range(args.repeats):
-            t = time_kernel(kernel, bufs, 1, reps=reps)
-            rates.append(gemm_flops(n, n, n) / statistics.median(t.samples_s) / 1e12)
-        c = read(bufs[2], p.out_dtype, n * n).reshape(n, n)
-        if p.out_dtype == "bf16":  # stored as bit patterns: their values
+        return bufs
+
+    def check(self, bufs: List[Any], a: np.ndarray, b: np.ndarray) -> Tuple[bool, str]:
+        """C against NumPy with the GEMM suite's own check."""
+        from apple_roofline.suites.base import read
+        from apple_roofline.suites.gemm.checks import check_gemm
+        from apple_roofline.suites.gemm.precisions import bf16_values
+
+        c = read(bufs[2], self.p.out_dtype, self.n * self.n).reshape(self.n, self.n)
+        if self.p.out_dtype == "bf16":  # stored as bit patterns: their values
             c = bf16_values(c)
-        ok, message = check_gemm(a, b, c, args.dtype)
-        failed |= not ok
+        ok, message = check_gemm(a, b, c, self.args.dtype)
+        return ok, message
+
+    def row(self, rnd: int, pad_mib: int, name: str, arrays: Tuple[np.ndarray, ...]) -> Optional[Dict[str, Any]]:
+        """One configuration (round, pad, layout) measured and checked: its row (median rates in
+        TFLOP/s, TOPS for int8); None where the device has no such GEMM (said on stderr)."""
+        from apple_roofline.measure import time_kernel
+        from apple_roofline.suites.gemm.precisions import gemm_flops
+
+        n = self.n
+        a, b, a_stored, b_stored = arrays
+        pad = self.backend.alloc(pad_mib << 20) if pad_mib else None  # held while the buffers are timed
+        bufs = self.buffers(a_stored, b_stored)
+        try:
+            kernel = self.backend.gemm(self.args.dtype, n, n, n)
+        except Exception as exc:  # the backend's UnsupportedError: no such GEMM here
+            print(f"{self.args.device} cannot run a {self.args.dtype} GEMM: {exc}", file=sys.stderr)
+            return None
+        rates = []
+        for _ in range(self.args.repeats):
+            t = time_kernel(kernel, bufs, 1, reps=self.reps)
+            rates.append(gemm_flops(n, n, n) / statistics.median(t.samples_s) / 1e12)
+        ok, message = self.check(bufs, a, b)
         clock = (t.clock or {}).get("mhz") or []
-        row = {
+        del bufs, pad, kernel
+        return {
             "round": rnd,
             "pad_mib": pad_mib,
             "layout": name,
@@ -204,27 +229,51 @@ def main() -> int:
             "validation": message,
             "effective_clock_mhz": statistics.fmean(clock) if clock else None,
         }
+
+
+def write_json(path: str, document: Dict[str, Any]) -> None:
+    """Write the JSON document to path."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1)
+
+
+def main() -> int:
+    """Measure every configuration and print the table; returns 0, 1 where an output was invalid, 2
+    where the device has no such GEMM."""
+    args, pads, reps = parse_args()
+    from apple_roofline.devices import open_device
+
+    n = args.n
+    backend = open_device(args.device)
+    info = dict(backend.info())
+    placement = Placement(backend, args, reps)
+    inputs = layouts(args.dtype, n)
+    unit = "TOPS" if placement.p.in_dtype == "int8" else "TFLOP/s"
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, f"bench_gemm_placement-{stamp}.json")
+    document: Dict[str, Any] = {"device": info, "dtype": args.dtype, "n": n, "unit": unit, "rows": []}
+    rows: List[Dict[str, Any]] = document["rows"]
+    for rnd, pad_mib, name in configurations(pads, list(inputs), args.rounds):
+        row = placement.row(rnd, pad_mib, name, inputs[name])
+        if row is None:
+            return 2
         rows.append(row)
         print(
-            f"round {rnd} pad {pad_mib} MiB {name}: {', '.join(f'{r:,.4g}' for r in rates)} {unit}"
-            + ("" if ok else f" INVALID: {message}"),
+            f"round {rnd} pad {pad_mib} MiB {name}: {', '.join(f'{r:,.4g}' for r in row['rates'])} {unit}"
+            + ("" if row["valid"] else f" INVALID: {row['validation']}"),
             flush=True,
         )
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump({"device": info, "dtype": args.dtype, "n": n, "unit": unit, "rows": rows}, f, indent=1)
-        del bufs, pad, kernel
+        write_json(path, document)
     lines = summarize([r for r in rows if r["valid"]])
     print(
         f"\n{info.get('name', args.device)} ({args.device}); {args.dtype} GEMM, N = {n}; "
         f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC\n"
     )
     print(table(lines, unit))
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(
-            {"device": info, "dtype": args.dtype, "n": n, "unit": unit, "rows": rows, "summary": lines}, f, indent=1
-        )
+    write_json(path, {**document, "summary": lines})
     print(path)
-    return 1 if failed else 0
+    return 1 if any(not r["valid"] for r in rows) else 0
 
 
 if __name__ == "__main__":
