@@ -116,6 +116,17 @@ def test_markdown_empty_run() -> None:
     assert "unknown" in _row(md, "Git revision")[1]
 
 
+def test_markdown_lists_what_webgpu_cannot_reach() -> None:
+    """A wgpu run's device record names what WebGPU cannot reach; the report lists it after the skipped
+    kernels, with the reasons; a run whose device records nothing of the kind has no such section."""
+    device = {"backend": "wgpu", "name": "lavapipe", "not_reachable": {"FP64": "WGSL has no f64 type"}}
+    run = Run(ToolInfo("t", "1", None), "2026-01-02", {}, device, (), (), ())
+    md = to_markdown(run)
+    assert md.index("## Skipped") < md.index("## Not reachable through WebGPU")
+    assert _row(_section(md, "Not reachable through WebGPU"), "FP64") == ["FP64", "WGSL has no f64 type"]
+    assert "Not reachable" not in to_markdown(dataclasses.replace(run, device={"backend": "cpu", "name": "x"}))
+
+
 def test_markdown_escapes_pipes(m5_run: Run) -> None:
     run = m5_run.with_ceilings([Ceiling("a|b", "compute", 1.0, "GFLOP/s", "measured", "x")])
     assert "a\\|b" in _section(to_markdown(run), "Ceilings")

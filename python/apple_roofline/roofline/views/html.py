@@ -39,7 +39,7 @@ from .tables import (
     model_of,
     report_warnings,
     ridge_table,
-    skipped_table,
+    skipped_sections,
     suite_tables,
     suite_time_table,
     telemetry_note,
@@ -277,7 +277,7 @@ def to_html(
     times = suite_time_table(run)
     if times is not None:
         parts += ["<h2>Time per suite</h2>", table_html(times)]
-    parts += ["<h2>Skipped</h2>", table_html(skipped_table(run))]
+    parts += [p for title, t in skipped_sections(run) for p in (f"<h2>{html.escape(title)}</h2>", table_html(t))]
     warnings = report_warnings(run)
     parts += [
         "<h2>Warnings</h2>",

@@ -31,14 +31,14 @@ from .tables import (
     model_of,
     report_warnings,
     ridge_table,
-    skipped_table,
+    skipped_sections,
     suite_tables,
     suite_time_table,
     telemetry_note,
     theoretical_table,
 )
 
-__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "table_lines", "CSV_COLUMNS"]
+__all__ = ["to_markdown", "to_csv", "clocks_and_power_lines", "skipped_lines", "table_lines", "CSV_COLUMNS"]
 
 #: Columns of :func:`to_csv`, in order.
 CSV_COLUMNS: Tuple[str, ...] = (
@@ -145,9 +145,18 @@ def to_markdown(run: Run, *, kernels: Optional[KernelSet] = None) -> str:
     times = suite_time_table(run)
     if times is not None:
         lines += ["", "## Time per suite", ""] + table_lines(times)
-    lines += ["", "## Skipped", ""] + table_lines(skipped_table(run))
+    lines += skipped_lines(run)
     lines += [""] + warnings_lines(report_warnings(run))
     return "\n".join(lines) + "\n"
+
+
+def skipped_lines(run: Run) -> List[str]:
+    """The ``## Skipped`` section and, where the device records what its backend cannot reach (a WebGPU
+    run), ``## Not reachable through WebGPU`` (:func:`~.tables.skipped_sections`)."""
+    lines: List[str] = []
+    for title, table in skipped_sections(run):
+        lines += ["", f"## {title}", ""] + table_lines(table)
+    return lines
 
 
 def clocks_and_power_lines(run: Run) -> List[str]:

@@ -31,6 +31,8 @@ __all__ = [
     "ridge_table",
     "suite_tables",
     "skipped_table",
+    "not_reachable_table",
+    "skipped_sections",
     "suite_time_table",
     "theoretical_table",
     "telemetry_note",
@@ -228,6 +230,31 @@ def suite_time_table(run: Run) -> Optional[Table]:
 def skipped_table(run: Run) -> Table:
     """The kernels the device could not run, with the reason."""
     return Table(("Kernel", "Reason"), tuple((s.label, s.reason) for s in run.skipped), "ll")
+
+
+#: The name a backend's interface goes by in the report's "Not reachable" heading.
+_INTERFACE_NAMES = {"wgpu": "WebGPU"}
+
+
+def not_reachable_table(run: Run) -> Optional[Table]:
+    """What the run's backend cannot reach at all, with the reason: ``device["not_reachable"]`` (a
+    WebGPU run's FP64, matrix units, vendor GEMM and in-kernel clock, docs/design/backends.md, "The
+    WebGPU backend"); None where the device records nothing of the kind."""
+    found = run.device.get("not_reachable")
+    if not isinstance(found, Mapping) or not found:
+        return None
+    return Table(("Not reachable", "Reason"), tuple((str(k), str(v)) for k, v in found.items()), "ll")
+
+
+def skipped_sections(run: Run) -> List[Tuple[str, Table]]:
+    """The report's closing lists as (heading, table): "Skipped" (:func:`skipped_table`), then, where
+    the device records it, "Not reachable through <interface>" (:func:`not_reachable_table`)."""
+    out = [("Skipped", skipped_table(run))]
+    unreachable = not_reachable_table(run)
+    if unreachable is not None:
+        backend = str(run.device.get("backend", ""))
+        out.append((f"Not reachable through {_INTERFACE_NAMES.get(backend, backend)}", unreachable))
+    return out
 
 
 def theoretical_table(device: Mapping[str, object]) -> Optional[Table]:
