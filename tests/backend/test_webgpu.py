@@ -1,7 +1,8 @@
 """The WebGPU backend on this machine's first Vulkan, Metal or D3D12 adapter (lavapipe in CI: .ci/run
-installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy, idiv) at small sizes,
-each output checked against its NumPy reference; a planted wrong WGSL result fails its check; the buffer
-calls keep the order the backend contract asks. Skipped, saying why, without wgpu or such an adapter."""
+installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy, idiv, access)
+at small sizes, each output checked against its NumPy reference; a planted wrong WGSL result fails its
+check; the buffer calls keep the order the backend contract asks. Skipped, saying why, without wgpu or
+such an adapter."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Iterator
 import numpy as np
 import pytest
 
+from apple_roofline.suites.access.suite import AccessSuite
 from apple_roofline.suites.base import SuiteContext
 from apple_roofline.suites.hierarchy.suite import HierarchySuite
 from apple_roofline.suites.idiv import suite as idiv_suite
@@ -196,6 +198,38 @@ def test_wgsl_defines_what_c_leaves_undefined(backend: Any) -> None:
             quotient = np.array([-5 & 0xFFFFFFFF, 0x80000000], np.uint32)
         want = (x + quotient + step).astype(np.uint32)
         assert list(got) == list(want), (op, d, got, want)
+
+
+def test_access_validates(backend: Any) -> None:
+    """Every width at every quick stride copies its elements word for word at the DRAM level (1 MiB
+    arrays here); the cache level is skipped with its reason (WebGPU reports no last-level cache)."""
+    from apple_roofline._native import _core
+
+    measured = set()
+    for case in AccessSuite(_ctx(backend)).cases():
+        if case.params["level"] == "cache":
+            with pytest.raises(_core.UnsupportedError, match="no last-level cache"):
+                case.make_kernel()
+            continue
+        ok, msg = _measure(case)
+        assert ok, f"access/{case.kernel.name} {case.params}: {msg}"
+        measured.add((case.kernel.name, case.params["stride"]))
+    assert len(measured) == 9, sorted(measured)
+
+
+def test_access_catches_a_planted_wrong_index(backend: Any) -> None:
+    """access_u32x4 with log2 S and log2 M swapped in j(i) (a transposition the wrong way) fails."""
+    from apple_roofline.shaders import resolve
+
+    case = next(c for c in AccessSuite(_ctx(backend)).cases() if (c.kernel.name, c.params["stride"]) == ("vec4", 4))
+    text, entry = resolve("access_vec4.wgsl", "access_u32x4")
+    planted = text.replace("<< sh) | (i >> lm)", "<< lm) | (i >> sh)")
+    assert planted != text
+    wrong = backend.compile(planted, entry, {"BLOCK": 256})  # naga's bounds checks on: the wrong index stays inside
+    case.reset()
+    wrong.time(case.args, case.launch, 1, 1)
+    ok, msg = case.check()
+    assert not ok and "differ" in msg, msg
 
 
 def test_buffers_keep_the_launch_order(backend: Any) -> None:

@@ -12,6 +12,7 @@ import pytest
 from tests.shader_twins import cuda_entries, cuda_kind, read_shader, required_macros
 
 from apple_roofline.shaders import resolve
+from apple_roofline.suites.access.kernels import ACCESS_KERNELS
 from apple_roofline.suites.base import UNREACHABLE, KernelDef
 from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
@@ -28,6 +29,7 @@ def _tables() -> List[KernelDef]:
     ]
     kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
+    kdefs += [ak.kernel_def() for ak in ACCESS_KERNELS]
     return kdefs
 
 

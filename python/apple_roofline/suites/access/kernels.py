@@ -96,15 +96,23 @@ class AccessKernel:
         return 8 * self.width
 
     def kernel_def(self) -> KernelDef:
-        """The suite's KernelDef: the CPU's built-in kernel, ``access.cu`` and ``access.metal``,
-        never a ceiling (the rules are ratios between kernels, not ceilings)."""
+        """The suite's KernelDef: the CPU's built-in kernel, ``access.cu``, ``access.metal`` and the
+        WGSL twin (``access_scalar.wgsl``, ``access_vec2.wgsl``, ``access_vec4.wgsl``: a binding has one
+        element type), never a ceiling (the rules are ratios between kernels, not ceilings)."""
         e = self.entry
         return KernelDef(
             "access",
             self.name,
             "uint32",
-            {"cpu": ("builtin", e), "cuda": ("access.cu", e), "metal": ("access.metal", e)},
-            constants={"cuda": {"BLOCK": 256}},
+            {
+                "cpu": ("builtin", e),
+                "cuda": ("access.cu", e),
+                "metal": ("access.metal", e),
+                "wgpu": (f"access_{self.name}.wgsl", e),
+            },
+            # WebGPU: built without naga's runtime checks: j(i) is a permutation of the n elements
+            # (n and S powers of two, check_stride) and every access is guarded by n
+            constants={"cuda": {"BLOCK": 256}, "wgpu": {"BLOCK": 256, "AR_RUNTIME_CHECKS": 0}},
         )
 
 
