@@ -15,8 +15,8 @@ if sys.platform != "darwin":
 if importlib.util.find_spec("coremltools") is None:
     pytest.skip("coremltools is not installed (pip install 'apple_roofline[coreml]')", allow_module_level=True)
 
+from apple_roofline.engines import EnginesOptions, matmul_call_seconds, run_engines
 from apple_roofline.engines import kernels as K
-from apple_roofline.engines import matmul_call_seconds, run_engines
 from apple_roofline.engines.models import build_model
 from apple_roofline.engines.predict import compute_plan, native_timing, python_timing
 
@@ -44,5 +44,5 @@ def test_per_call_seconds(tmp_path: Path) -> None:
 
 
 def test_quick_study_is_valid(tmp_path: Path) -> None:
-    study = run_engines(["CPU_ONLY", "ALL"], "256", [1, 16], reps=5, cache_dir=tmp_path)
+    study = run_engines(EnginesOptions(["CPU_ONLY", "ALL"], "256", [1, 16], reps=5, cache_dir=tmp_path))
     assert study.valid and len(study.measured) == len(study.points) == 8

@@ -160,7 +160,9 @@ def test_off_macos_predictions_are_unavailable_without_the_extension() -> None:
 def test_run_off_macos_refuses_before_building_anything(tmp_path: Path) -> None:
     """Nothing can be measured off macOS: no study that holds no measurement, and no model built."""
     with pytest.raises(CannotMeasure, match=f"^nothing measured: {MACOS_ONLY}: the engines study times Core ML"):
-        R.run_engines(["ALL", "cpu_only"], "32,16x48", [1, 2], quick=True, cache_dir=tmp_path / "cache")
+        R.run_engines(
+            R.EnginesOptions(["ALL", "cpu_only"], "32,16x48", [1, 2], quick=True, cache_dir=tmp_path / "cache")
+        )
     assert not (tmp_path / "cache").exists()
 
 
@@ -445,7 +447,9 @@ def test_resume_keeps_the_points_its_journal_holds(
     resume_check(
         "engines",
         EnginesStudy,
-        lambda j: R.run_engines(["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache", journal=j),
+        lambda j: R.run_engines(
+            R.EnginesOptions(["ALL", "cpu_only"], "32", [1, 2], quick=True, cache_dir=tmp_path / "cache"), journal=j
+        ),
         lambda s: s.points,
         lambda: len(calls),
     )

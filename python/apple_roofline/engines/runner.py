@@ -88,8 +88,15 @@ class EnginesOptions:
     study's ``params`` and its journal's options (:meth:`recorded`).
 
     Attributes:
-        units, sizes, batches, precisions, quick, reps, cache_dir, python_path: as :func:`run_engines`
-            takes them (None: the default, or the quick one).
+        units: compute units (default all four: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL).
+        sizes: weights, N (square) or KxM or ``ffn`` (default N = 256 … 4096 and 2048x8192;
+            ``quick``: 256 and 1024).
+        batches: B values, 1 to 4096 (default 1, 4, 16, 64, 256; ``quick``: 1 and 64).
+        precisions: ``fp16``, ``w8a16`` (default both).
+        quick: the quick defaults above.
+        reps: predictions timed per point and path, 1 to 100000 (default 100, ``quick`` 20).
+        cache_dir: where models are built (default :func:`~.models.default_cache_dir`).
+        python_path: also time coremltools' Python ``predict``.
         command: the command line to record.
         unit_names, shapes, batch_values, precision_names, n_reps, cache: (derived) the checked values.
 
@@ -301,38 +308,23 @@ class EnginesRunner:
 
 
 def run_engines(
-    units: Optional[Union[str, Sequence[str]]] = None,
-    sizes: Optional[Union[str, Sequence[Union[str, int]]]] = None,
-    batches: Optional[Sequence[object]] = None,
-    precisions: Optional[Union[str, Sequence[str]]] = None,
+    options: Optional[EnginesOptions] = None,
     *,
-    quick: bool = False,
-    reps: Optional[int] = None,
-    cache_dir: Optional[Path] = None,
-    python_path: bool = True,
     progress: Optional[Progress] = None,
-    command: Sequence[str] = (),
     journal: Optional[Journal] = None,
 ) -> EnginesStudy:
-    """Build, check and (on macOS) time the Core ML matmul sweep: :class:`EnginesRunner` with the
-    :class:`EnginesOptions` these keywords build.
+    """Build, check and (on macOS) time the Core ML matmul sweep: :class:`EnginesRunner` with
+    ``options`` (:class:`EnginesOptions`: the units, shapes, batches, precisions and repetitions;
+    None: the defaults).
 
     Args:
-        units: compute units (default all four: CPU_ONLY, CPU_AND_GPU, CPU_AND_NE, ALL).
-        sizes: weights, N (square) or KxM or ``ffn`` (default N = 256 … 4096 and 2048x8192;
-            ``quick``: 256 and 1024).
-        batches: B values, 1 to 4096 (default 1, 4, 16, 64, 256; ``quick``: 1 and 64).
-        precisions: ``fp16``, ``w8a16`` (default both).
-        reps: predictions timed per point and path, 1 to 100000 (default 100, ``quick`` 20).
-        cache_dir: where models are built (default :func:`~.models.default_cache_dir`).
-        python_path: also time coremltools' Python ``predict``.
         journal: keeps each point as it finishes (docs/design/files.md, "Journal and resume"; key its
             label, ``"ALL fp16 2048 B=64"``); a point its resumed journal holds is kept, not
             measured again.
 
     Raises:
-        OptionError: a bad option (the message names the parameter and its range); (option
-            ``resume``) a resumed journal of another device or other options.
+        OptionError: (option ``resume``) a resumed journal of another device or other options.
+            (Building ``options`` raises for a bad option, naming the parameter and its range.)
         CoremltoolsMissing: coremltools is not installed (the message names the extra).
         ModelBuildError: coremltools could not build a model (its message).
         OSError: the cache cannot be written.
@@ -340,18 +332,7 @@ def run_engines(
         EnginesInterrupted: on KeyboardInterrupt, or when the device stopped responding
             (its ``stopped``: the DeviceStopped), with the partial study.
     """
-    options = EnginesOptions(
-        units=units,
-        sizes=sizes,
-        batches=batches,
-        precisions=precisions,
-        quick=quick,
-        reps=reps,
-        cache_dir=cache_dir,
-        python_path=python_path,
-        command=command,
-    )
-    return EnginesRunner(options, progress=progress, journal=journal).run()
+    return EnginesRunner(options or EnginesOptions(), progress=progress, journal=journal).run()
 
 
 def _load_point(d: Mapping[str, Any], source: str) -> EnginePoint:
