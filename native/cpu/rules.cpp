@@ -79,93 +79,120 @@ void access_copy(const KernelArgs& k, uint64_t b, uint64_t e) {
 // 0, a second one plane 1.
 enum : int { kFp32 = 1, kFp16 = 2, kInt = 4 };
 
+#define AR_RULES_INLINE inline __attribute__((always_inline))
+
+// What every chain of one dual kernel's launch shares: the input, plane 0 and the plane the second
+// set writes (plane 1 for a mixed kernel, else plane 0), the step pairs (F / 2) and the constant a,
+// as a scalar and splat across a vector (FP32, and FP16 where compiled).
+struct DualArgs {
+  const float* in;
+  uint32_t* out;
+  uint32_t* second;
+  int64_t half_steps;
+  float a;
+  VF av;
+#if AR_RULES_FP16
+  half_t ah;
+  VH hv;
+#endif
+};
+
+// Elements [i, i + kChains·kLanes) as kChains vector chains of each set, interleaved in one loop.
+template <int Sets>
+AR_RULES_INLINE void dual_block(const DualArgs& d, uint64_t i) {
+  VF c[kChains];
+  VU u[kChains], v[kChains];
+#if AR_RULES_FP16
+  VH h[kChains];
+#endif
+  for (int j = 0; j < kChains; ++j) {
+    const VF x = simd_load<VF>(d.in + i + j * kLanes);
+    c[j] = x;
+    u[j] = (VU)x;
+    v[j] = u[j] ^ kStep;
+#if AR_RULES_FP16
+    h[j] = __builtin_convertvector(x, VH);
+#endif
+  }
+  for (int64_t f = 0; f < d.half_steps; ++f) {
+    for (int j = 0; j < kChains; ++j) {
+      if constexpr ((Sets & kFp32) != 0) c[j] = c[j] * c[j] + d.av;
+#if AR_RULES_FP16
+      if constexpr ((Sets & kFp16) != 0) h[j] = h[j] * h[j] + d.hv;
+#endif
+      if constexpr ((Sets & kInt) != 0) u[j] += v[j];
+      if constexpr ((Sets & kFp32) != 0) c[j] = c[j] * c[j] + d.av;
+#if AR_RULES_FP16
+      if constexpr ((Sets & kFp16) != 0) h[j] = h[j] * h[j] + d.hv;
+#endif
+      if constexpr ((Sets & kInt) != 0) v[j] += u[j];
+    }
+  }
+  for (int j = 0; j < kChains; ++j) {
+    const uint64_t o = i + uint64_t(j * kLanes);
+    if constexpr ((Sets & kFp32) != 0) simd_store(d.out + o, c[j]);
+#if AR_RULES_FP16
+    if constexpr ((Sets & kFp16) != 0) simd_store(d.second + o, __builtin_convertvector(h[j], VF));
+#endif
+    if constexpr ((Sets & kInt) != 0) simd_store(d.second + o, u[j] ^ v[j]);
+  }
+}
+
+// Element i alone (the tail after the whole blocks): the same chains, one lane.
+template <int Sets>
+AR_RULES_INLINE void dual_element(const DualArgs& d, uint64_t i) {
+  float c = d.in[i];
+  uint32_t u, v;
+  std::memcpy(&u, &c, 4);
+  v = u ^ kStep;
+#if AR_RULES_FP16
+  half_t h = half_t(c);
+#endif
+  for (int64_t f = 0; f < d.half_steps; ++f) {
+    if constexpr ((Sets & kFp32) != 0) {
+      c = c * c + d.a;  // contracted to an FMA, as the vector path (-ffp-contract=fast)
+      c = c * c + d.a;
+    }
+#if AR_RULES_FP16
+    if constexpr ((Sets & kFp16) != 0) {
+      h = h * h + d.ah;
+      h = h * h + d.ah;
+    }
+#endif
+    if constexpr ((Sets & kInt) != 0) {
+      u += v;
+      v += u;
+    }
+  }
+  if constexpr ((Sets & kFp32) != 0) std::memcpy(d.out + i, &c, 4);
+#if AR_RULES_FP16
+  if constexpr ((Sets & kFp16) != 0) {
+    const float hf = float(h);
+    std::memcpy(d.second + i, &hf, 4);
+  }
+#endif
+  if constexpr ((Sets & kInt) != 0) d.second[i] = u ^ v;
+}
+
 template <int Sets>
 void dual(const KernelArgs& k, uint64_t b, uint64_t e) {
   static_assert((Sets & kFp16) == 0 || AR_RULES_FP16, "FP16 chains need native FP16 arithmetic");
-  const float* in = static_cast<const float*>(k.buf[0]);
-  uint32_t* out = static_cast<uint32_t*>(k.buf[1]);
+  DualArgs d;
+  d.in = static_cast<const float*>(k.buf[0]);
+  d.out = static_cast<uint32_t*>(k.buf[1]);
   const uint64_t plane = 8 * k.items;  // words of plane 0
-  const int64_t half_steps = k.F / 2;
-  const float a = float(k.scalar);
-  uint32_t* second = out + ((Sets & kFp32) && (Sets != kFp32) ? plane : 0);
+  d.second = d.out + ((Sets & kFp32) && (Sets != kFp32) ? plane : 0);
+  d.half_steps = k.F / 2;
+  d.a = float(k.scalar);
+  d.av = d.a - VF{};
+#if AR_RULES_FP16
+  d.ah = half_t(d.a);
+  d.hv = d.ah - VH{};
+#endif
   uint64_t i = 8 * b;
   const uint64_t end = 8 * e;
-  const VF av = a - VF{};
-#if AR_RULES_FP16
-  const half_t ah = half_t(a);
-  const VH hv = ah - VH{};
-#endif
-  for (; i + uint64_t(kChains * kLanes) <= end; i += uint64_t(kChains * kLanes)) {
-    VF c[kChains];
-    VU u[kChains], v[kChains];
-#if AR_RULES_FP16
-    VH h[kChains];
-#endif
-    for (int j = 0; j < kChains; ++j) {
-      const VF x = simd_load<VF>(in + i + j * kLanes);
-      c[j] = x;
-      u[j] = (VU)x;
-      v[j] = u[j] ^ kStep;
-#if AR_RULES_FP16
-      h[j] = __builtin_convertvector(x, VH);
-#endif
-    }
-    for (int64_t f = 0; f < half_steps; ++f) {
-      for (int j = 0; j < kChains; ++j) {
-        if constexpr ((Sets & kFp32) != 0) c[j] = c[j] * c[j] + av;
-#if AR_RULES_FP16
-        if constexpr ((Sets & kFp16) != 0) h[j] = h[j] * h[j] + hv;
-#endif
-        if constexpr ((Sets & kInt) != 0) u[j] += v[j];
-        if constexpr ((Sets & kFp32) != 0) c[j] = c[j] * c[j] + av;
-#if AR_RULES_FP16
-        if constexpr ((Sets & kFp16) != 0) h[j] = h[j] * h[j] + hv;
-#endif
-        if constexpr ((Sets & kInt) != 0) v[j] += u[j];
-      }
-    }
-    for (int j = 0; j < kChains; ++j) {
-      const uint64_t o = i + uint64_t(j * kLanes);
-      if constexpr ((Sets & kFp32) != 0) simd_store(out + o, c[j]);
-#if AR_RULES_FP16
-      if constexpr ((Sets & kFp16) != 0) simd_store(second + o, __builtin_convertvector(h[j], VF));
-#endif
-      if constexpr ((Sets & kInt) != 0) simd_store(second + o, u[j] ^ v[j]);
-    }
-  }
-  for (; i < end; ++i) {  // the tail, one element at a time: the same chains
-    float c = in[i];
-    uint32_t u, v;
-    std::memcpy(&u, &c, 4);
-    v = u ^ kStep;
-#if AR_RULES_FP16
-    half_t h = half_t(c);
-#endif
-    for (int64_t f = 0; f < half_steps; ++f) {
-      if constexpr ((Sets & kFp32) != 0) {
-        c = c * c + a;  // contracted to an FMA, as the vector path (-ffp-contract=fast)
-        c = c * c + a;
-      }
-#if AR_RULES_FP16
-      if constexpr ((Sets & kFp16) != 0) {
-        h = h * h + ah;
-        h = h * h + ah;
-      }
-#endif
-      if constexpr ((Sets & kInt) != 0) {
-        u += v;
-        v += u;
-      }
-    }
-    if constexpr ((Sets & kFp32) != 0) std::memcpy(out + i, &c, 4);
-#if AR_RULES_FP16
-    if constexpr ((Sets & kFp16) != 0) {
-      const float hf = float(h);
-      std::memcpy(second + i, &hf, 4);
-    }
-#endif
-    if constexpr ((Sets & kInt) != 0) second[i] = u ^ v;
-  }
+  for (; i + uint64_t(kChains * kLanes) <= end; i += uint64_t(kChains * kLanes)) dual_block<Sets>(d, i);
+  for (; i < end; ++i) dual_element<Sets>(d, i);  // the tail, one element at a time: the same chains
 }
 
 #define AR_ACCESS(nm, W) {nm, access_copy<W>, 2, true, KernelConstant::none, 4, W, 1, nullptr}
