@@ -228,60 +228,38 @@ class Labels:
     def layout(self) -> float:
         """Place all labels; return how far (pixels) the highest free label
         pokes above its axes (<= 0 when all fit)."""
-        Bbox = mpl("matplotlib.transforms").Bbox
-
         renderer = renderer_of(self.fig)
         if renderer is None:
             return 0.0
         px_per_pt = self.fig.dpi / 72.0
-        placed: List[Any] = []
+        placed = self._marker_boxes(px_per_pt)
+        self._place_diags(renderer, placed, px_per_pt)
+        self._place_columns(renderer, placed, px_per_pt)
+        return self._place_frees(renderer, placed, px_per_pt)
+
+    def _marker_boxes(self, px_per_pt: float) -> List[Any]:
+        """A box (display coordinates) around each marker, a pixel wider than it."""
+        Bbox = mpl("matplotlib.transforms").Bbox
+        boxes: List[Any] = []
         for ax, x, y, size in self.markers:
             cx, cy = ax.transData.transform((x, y))
             r = 0.5 * size * px_per_pt + 1.0
-            placed.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+            boxes.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+        return boxes
 
-        def box(ann: Annotation) -> Any:
-            return text_extent(ann, renderer).expanded(1.03, 1.12)
-
+    def _place_diags(self, renderer: Any, placed: List[Any], px_per_pt: float) -> None:
+        """Each diagonal label at its first position clear of ``placed`` and of the diagonal labels
+        before it (grown by :data:`DIAG_SPACING_PT`); its boxes added to ``placed``."""
         spacing = DIAG_SPACING_PT * px_per_pt
         diag_boxes: List[Any] = []  # the diagonal labels placed, grown by ``spacing``
         for d in self.diags:
-            frame = d.ax.get_window_extent(renderer)
-            theta = angle(d.ax, d.x0, d.slope * d.x0, d.x1, d.slope * d.x1)
-            d.ann.set_rotation(theta)
-            nx, ny = -math.sin(math.radians(theta)), math.cos(math.radians(theta))
-            best: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), position)
-            chosen: Optional[List[Any]] = None
-            against = extents(placed + diag_boxes)
-            for k, (x, side) in enumerate(d.positions):
-                if not d.x0 <= x < d.x1:
-                    continue
-                sign = 1.0 if side == "above" else -1.0
-                d.ann.xy = (x, d.slope * x)
-                d.ann.xyann = (sign * DIAG_GAP_PT * nx, sign * DIAG_GAP_PT * ny)
-                d.ann.set_va("bottom" if side == "above" else "top")
-                extent = text_extent(d.ann, renderer)
-                boxes = rotated_boxes(extent, theta, Bbox)
-                inside = (
-                    frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 and extent.y1 <= frame.y1
-                )
-                hits = overlap_count(against, extents(boxes))
-                if inside and hits == 0:
-                    chosen = boxes
-                    break
-                score = (0 if inside else 1, hits)
-                if best is None or score < best[0]:
-                    best = (score, k)
-            if chosen is None:
-                x, side = d.positions[best[1] if best is not None else 0]
-                sign = 1.0 if side == "above" else -1.0
-                d.ann.xy = (x, d.slope * x)
-                d.ann.xyann = (sign * DIAG_GAP_PT * nx, sign * DIAG_GAP_PT * ny)
-                d.ann.set_va("bottom" if side == "above" else "top")
-                chosen = rotated_boxes(text_extent(d.ann, renderer), theta, Bbox)
+            chosen = _place_diag(d, renderer, extents(placed + diag_boxes))
             placed += chosen
             diag_boxes += [b.padded(spacing) for b in chosen]
 
+    def _place_columns(self, renderer: Any, placed: List[Any], px_per_pt: float) -> None:
+        """The column labels of each axes stacked in their lines' order (:func:`_stack`), within the
+        axes' height; their boxes added to ``placed``."""
         axes_list: List[Axes] = []
         for c in self.columns:
             if not any(c.ax is a for a in axes_list):
@@ -293,45 +271,101 @@ class Labels:
             for c in cols:
                 c.ann.xyann = (COLUMN_GAP_PT, 0.0)
                 c.ann.set_va("center")
-                b = box(c.ann)
+                b = _label_box(c.ann, renderer)
                 heights.append(b.height)
                 wants.append(0.5 * (b.y0 + b.y1))
             centres = _stack(wants, heights, 1.0 * px_per_pt, frame.y0, frame.y1)
             for c, want, p in zip(cols, wants, centres):
                 c.ann.xyann = (COLUMN_GAP_PT, (p - want) / px_per_pt)
-                placed.append(box(c.ann))
+                placed.append(_label_box(c.ann, renderer))
 
+    def _place_frees(self, renderer: Any, placed: List[Any], px_per_pt: float) -> float:
+        """The free labels, lowest ``order`` first, each at its best candidate (:func:`_place_free`),
+        its box added to ``placed``; how far (pixels) the highest pokes above its axes."""
         tops: List[float] = []
         for f in sorted(self.frees, key=lambda f: f.order):
-            ann = f.ann
-            frame = ann.axes.get_window_extent(renderer) if ann.axes is not None else None
-            # inside with a margin: text rendered at another resolution is a little wider or narrower
-            inner = frame.padded(-FREE_MARGIN_PT * px_per_pt) if frame is not None else None
-            pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
-            taken = extents(placed)
-            for k, (offset, ha, va) in enumerate(f.candidates):
-                ann.xyann = offset
-                ann.set_ha(ha)
-                ann.set_va(va)
-                b = box(ann)
-                inside = inner is None or (
-                    inner.x0 <= b.x0 and b.x1 <= inner.x1 and inner.y0 <= b.y0 and b.y1 <= inner.y1
-                )
-                score = (0 if inside else 1, overlap_count(taken, extents([b])))
-                if pick is None or score < pick[0]:
-                    pick = (score, k)
-                if score == (0, 0):
-                    break
-            assert pick is not None  # add_free keeps at least one candidate
-            offset, ha, va = f.candidates[pick[1]]
-            ann.xyann = offset
-            ann.set_ha(ha)
-            ann.set_va(va)
-            b = box(ann)
+            b, top = _place_free(f, renderer, extents(placed), px_per_pt)
             placed.append(b)
-            if frame is not None:
-                tops.append(b.y1 - frame.y1)
+            if top is not None:
+                tops.append(top)
         return max(tops) if tops else 0.0
+
+
+def _label_box(ann: Annotation, renderer: Any) -> Any:
+    """The box a label keeps clear: its text's extent, a little grown."""
+    return text_extent(ann, renderer).expanded(1.03, 1.12)
+
+
+def _within(frame: Any, b: Any) -> bool:
+    """Whether box ``b`` lies inside box ``frame`` (display coordinates)."""
+    return bool(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1)
+
+
+def _set_diag(d: _Diag, x: float, side: str, normal: Tuple[float, float]) -> None:
+    """Put diagonal label ``d`` at ``x`` on its line, on ``side`` of it (``"above"`` or ``"below"``),
+    :data:`DIAG_GAP_PT` away along the line's ``normal``."""
+    sign = 1.0 if side == "above" else -1.0
+    d.ann.xy = (x, d.slope * x)
+    d.ann.xyann = (sign * DIAG_GAP_PT * normal[0], sign * DIAG_GAP_PT * normal[1])
+    d.ann.set_va("bottom" if side == "above" else "top")
+
+
+def _place_diag(d: _Diag, renderer: Any, against: "np.ndarray[Any, np.dtype[np.float64]]") -> List[Any]:
+    """Rotate diagonal label ``d`` along its line and put it at the first of its positions inside its
+    axes and clear of ``against`` (:func:`extents`), else at the one least outside and overlapping;
+    the small boxes that cover it (:func:`rotated_boxes`)."""
+    Bbox = mpl("matplotlib.transforms").Bbox
+    frame = d.ax.get_window_extent(renderer)
+    theta = angle(d.ax, d.x0, d.slope * d.x0, d.x1, d.slope * d.x1)
+    d.ann.set_rotation(theta)
+    normal = (-math.sin(math.radians(theta)), math.cos(math.radians(theta)))
+    best: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), position)
+    for k, (x, side) in enumerate(d.positions):
+        if not d.x0 <= x < d.x1:
+            continue
+        _set_diag(d, x, side, normal)
+        extent = text_extent(d.ann, renderer)
+        boxes = rotated_boxes(extent, theta, Bbox)
+        score = (0 if _within(frame, extent) else 1, overlap_count(against, extents(boxes)))
+        if score == (0, 0):
+            return boxes
+        if best is None or score < best[0]:
+            best = (score, k)
+    x, side = d.positions[best[1] if best is not None else 0]
+    _set_diag(d, x, side, normal)
+    return rotated_boxes(text_extent(d.ann, renderer), theta, Bbox)
+
+
+def _set_free(f: _Free, k: int) -> None:
+    """Put free label ``f`` at its ``k``-th candidate (offset points, ha, va)."""
+    offset, ha, va = f.candidates[k]
+    f.ann.xyann = offset
+    f.ann.set_ha(ha)
+    f.ann.set_va(va)
+
+
+def _place_free(
+    f: _Free, renderer: Any, taken: "np.ndarray[Any, np.dtype[np.float64]]", px_per_pt: float
+) -> Tuple[Any, Optional[float]]:
+    """Put free label ``f`` at the first of its candidates inside its axes (less a margin: text
+    rendered at another resolution is a little wider or narrower) and clear of ``taken``
+    (:func:`extents`), else at the one least outside and overlapping: its box, and how far (pixels)
+    it pokes above its axes (None for a label on no axes)."""
+    frame = f.ann.axes.get_window_extent(renderer) if f.ann.axes is not None else None
+    inner = frame.padded(-FREE_MARGIN_PT * px_per_pt) if frame is not None else None
+    pick: Optional[Tuple[Tuple[int, int], int]] = None  # ((outside, overlaps), candidate)
+    for k in range(len(f.candidates)):
+        _set_free(f, k)
+        b = _label_box(f.ann, renderer)
+        score = (0 if inner is None or _within(inner, b) else 1, overlap_count(taken, extents([b])))
+        if pick is None or score < pick[0]:
+            pick = (score, k)
+        if score == (0, 0):
+            break
+    assert pick is not None  # add_free keeps at least one candidate
+    _set_free(f, pick[1])
+    b = _label_box(f.ann, renderer)
+    return b, (b.y1 - frame.y1 if frame is not None else None)
 
 
 def extents(boxes: Sequence[Any]) -> "np.ndarray[Any, np.dtype[np.float64]]":
