@@ -29,7 +29,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 def _valid(ms: List[Any], what: str) -> Any:
@@ -41,7 +41,8 @@ def _valid(ms: List[Any], what: str) -> Any:
     return m
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--graphics", default="wgpu:0", help="the graphics device (wgpu:N or metal:N)")
     ap.add_argument("--compute", default=None, help="the compute device (cuda:0, metal:0; default: the best)")
@@ -50,9 +51,53 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--overdraw", type=int, default=128)
     ap.add_argument("--resolution", default="1920x1080", help="the render target, WIDTHxHEIGHT")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def _fill(study: Any, F: int, mode: str) -> Any:
+    """The study's valid fill pass of ``F`` iterations in ``mode`` with store action ``store``."""
+    return _valid(
+        [
+            m
+            for m in study.measurements
+            if m.params.get("F") == F and m.params.get("mode") == mode and m.params.get("store") == "store"
+        ],
+        f"fill pass F={F} {mode} store",
+    )
+
+
+def round_row(r: int, study: Any, run: Any) -> Dict[str, Any]:
+    """Round r's figures from its graphics study and compute run: the fragment and compute GFLOP/s,
+    their ratios and the fill rates (GPixel/s). Exits where a measurement is missing or invalid."""
     from apple_roofline.graphics.model import drawn_rate
+
+    frag = _fill(study, 512, "blended")
+    opaque0, blended0 = _fill(study, 0, "opaque"), _fill(study, 0, "blended")
+    cross = _valid(
+        [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.kernel == "vec4_cross4"],
+        "compute fp32 vec4_cross4",
+    )
+    best = max(
+        (m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.valid), key=lambda m: m.gflops
+    )
+    row = {
+        "round": r,
+        "fragment_gflops": frag.gflops,
+        "fragment_layers": frag.params["layers"],
+        "compute_cross4_gflops": cross.gflops,
+        "compute_best_gflops": best.gflops,
+        "compute_best": best.kernel,
+        "fill_opaque_gpixels": drawn_rate(opaque0),
+        "fill_blended_gpixels": drawn_rate(blended0),
+    }
+    row["ratio_cross4"] = row["fragment_gflops"] / row["compute_cross4_gflops"]
+    row["ratio_best"] = row["fragment_gflops"] / row["compute_best_gflops"]
+    return row
+
+
+def measure_rounds(args: argparse.Namespace) -> Tuple[List[Dict[str, Any]], Dict[str, str]]:
+    """``--rounds`` rounds, each a graphics study then a compute run, printed as they end: the rows and
+    the two devices' names."""
     from apple_roofline.graphics.options import GraphicsOptions, parse_resolution
     from apple_roofline.graphics.runner import run_graphics
     from apple_roofline.roofline.run.options import RunOptions
@@ -75,38 +120,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         )
         run = run_roofline(RunOptions(device=args.compute, suites=["peak"], reps=args.reps))
         device_names = {"graphics": study.device["name"], "compute": str(run.device.get("name", ""))}
-
-        def fill(F: int, mode: str) -> Any:
-            return _valid(
-                [
-                    m
-                    for m in study.measurements
-                    if m.params.get("F") == F and m.params.get("mode") == mode and m.params.get("store") == "store"
-                ],
-                f"fill pass F={F} {mode} store",
-            )
-
-        frag = fill(512, "blended")
-        opaque0, blended0 = fill(0, "opaque"), fill(0, "blended")
-        cross = _valid(
-            [m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.kernel == "vec4_cross4"],
-            "compute fp32 vec4_cross4",
-        )
-        best = max(
-            (m for m in run.measurements if m.suite == "peak" and m.dtype == "fp32" and m.valid), key=lambda m: m.gflops
-        )
-        row = {
-            "round": r,
-            "fragment_gflops": frag.gflops,
-            "fragment_layers": frag.params["layers"],
-            "compute_cross4_gflops": cross.gflops,
-            "compute_best_gflops": best.gflops,
-            "compute_best": best.kernel,
-            "fill_opaque_gpixels": drawn_rate(opaque0),
-            "fill_blended_gpixels": drawn_rate(blended0),
-        }
-        row["ratio_cross4"] = row["fragment_gflops"] / row["compute_cross4_gflops"]
-        row["ratio_best"] = row["fragment_gflops"] / row["compute_best_gflops"]
+        row = round_row(r, study, run)
         rows.append(row)
         print(
             f"round {r + 1}/{args.rounds}: fragment {row['fragment_gflops']:.0f} GFLOP/s, compute vec4_cross4 "
@@ -114,12 +128,15 @@ def main(argv: Optional[List[str]] = None) -> int:
             f"fill {row['fill_opaque_gpixels']:.1f} / {row['fill_blended_gpixels']:.1f} GPixel/s",
             flush=True,
         )
+    return rows, device_names
+
+
+def print_table(args: argparse.Namespace, rows: List[Dict[str, Any]], name: str, date: str) -> None:
+    """Print the markdown row for bench/README.md: the medians over rounds."""
 
     def med(key: str) -> float:
         return float(statistics.median(float(row[key]) for row in rows))
 
-    date = dt.date.today().isoformat()
-    name = f"{device_names['graphics']} ({args.graphics}; compute {args.compute or 'default'})"
     print(
         "\n| date | device | rounds | fragment GFLOP/s (F=512, blended) | compute vec4_cross4 | ratio | "
         "best compute fp32 | ratio | fill GPixel/s (F=0 opaque / blended) |"
@@ -130,6 +147,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         f"{med('ratio_cross4'):.3f} | {med('compute_best_gflops'):.0f} ({rows[-1]['compute_best']}) | "
         f"{med('ratio_best'):.3f} | {med('fill_opaque_gpixels'):.1f} / {med('fill_blended_gpixels'):.1f} |"
     )
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Measure the rounds, print the table and write the JSON; returns 0 (a missing or invalid
+    measurement exits with 1)."""
+    args = parse_args(argv)
+    rows, device_names = measure_rounds(args)
+    date = dt.date.today().isoformat()
+    name = f"{device_names['graphics']} ({args.graphics}; compute {args.compute or 'default'})"
+    print_table(args, rows, name, date)
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"bench_graphics-{dt.datetime.now().strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(
