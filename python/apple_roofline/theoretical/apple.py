@@ -785,103 +785,162 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
     Raises:
         Nothing: a missing or malformed key leaves out what depends on it, with the reason.
     """
-    name = info.get("name")
-    chip_str = info.get("chip")
-    entry = lookup_chip(name)
-    matched_from = "name"
+    entry, matched_from = _match_chip(info)
     if entry is None:
-        entry = lookup_chip(chip_str)
-        matched_from = "chip"
-    if entry is None:
-        shown = name if isinstance(name, str) and name.strip() else (chip_str if isinstance(chip_str, str) else None)
-        return {
-            "theoretical": {
-                "chip": shown,
-                "note": (
-                    f"not in the chip table (theoretical.apple.APPLE_CHIPS: M1 to M5 families; name={name!r}, "
-                    f"chip={chip_str!r}); no theoretical ceiling rather than a guess"
-                ),
-            }
-        }, []
-
+        return _unknown_chip(info), []
     cores, cores_why = _cores(info)
     collected = CeilingCollector()
-    peaks, omitted, ceilings, add = collected.peaks, collected.omitted, collected.ceilings, collected.add
+    configuration = _configuration(entry, cores, cores_why)
+    bw, bw_src = _add_dram(collected, entry, cores)
+    fp32 = _add_compute(collected, entry, cores, cores_why)
+    collected.omitted["FP64"] = _NO_FP64
+    desc: Dict[str, object] = {
+        "chip": entry.name,
+        "matched_from": matched_from,
+        "gpu_cores": cores,
+        "known_configurations": list(entry.core_counts),
+        "configuration": configuration,
+        "figures": _figures(info, entry, cores, cores_why, bw, bw_src),
+        "peaks": collected.peaks,
+        "stated": _stated(entry, cores, fp32),
+        "omitted": collected.omitted,
+        "notes": _notes(entry),
+    }
+    return {"theoretical": desc}, collected.ceilings
 
-    # ---- configuration
+
+# --------------------------------------------------------------------------------------------
+# The steps of apple_theoretical
+# --------------------------------------------------------------------------------------------
+
+
+def _match_chip(info: Mapping[str, object]) -> Tuple[Optional[AppleChip], str]:
+    """The table entry of ``info["name"]``, else of ``info["chip"]``, with the key that matched
+    (``"name"`` or ``"chip"``); ``(None, "chip")`` when neither is in the table."""
+    entry = lookup_chip(info.get("name"))
+    if entry is not None:
+        return entry, "name"
+    return lookup_chip(info.get("chip")), "chip"
+
+
+def _unknown_chip(info: Mapping[str, object]) -> Dict[str, object]:
+    """The description of a chip not in :data:`APPLE_CHIPS`: its name and why no ceiling is given."""
+    name = info.get("name")
+    chip_str = info.get("chip")
+    shown = name if isinstance(name, str) and name.strip() else (chip_str if isinstance(chip_str, str) else None)
+    return {
+        "theoretical": {
+            "chip": shown,
+            "note": (
+                f"not in the chip table (theoretical.apple.APPLE_CHIPS: M1 to M5 families; name={name!r}, "
+                f"chip={chip_str!r}); no theoretical ceiling rather than a guess"
+            ),
+        }
+    }
+
+
+def _configuration(entry: AppleChip, cores: Optional[int], cores_why: str) -> str:
+    """A sentence on the reported GPU core count against the chip's known configurations."""
     known = entry.core_counts
     if cores is None:
-        configuration = f"{cores_why}; the {entry.name} comes with {_cores_list(known)} GPU cores"
-    elif cores in known:
-        configuration = f"{cores}-core {entry.name}, a known configuration ({_cores_list(known)} cores)"
-    else:
-        configuration = (
-            f"the reported {cores} GPU cores are not a configuration in the table for the {entry.name} "
-            f"({_cores_list(known)} cores); computed with the reported count"
-        )
+        return f"{cores_why}; the {entry.name} comes with {_cores_list(known)} GPU cores"
+    if cores in known:
+        return f"{cores}-core {entry.name}, a known configuration ({_cores_list(known)} cores)"
+    return (
+        f"the reported {cores} GPU cores are not a configuration in the table for the {entry.name} "
+        f"({_cores_list(known)} cores); computed with the reported count"
+    )
 
-    # ---- DRAM bandwidth
+
+def _add_dram(collected: CeilingCollector, entry: AppleChip, cores: Optional[int]) -> Tuple[Optional[float], str]:
+    """Add the ``"DRAM bandwidth"`` ceiling (Apple's stated GB/s) or its reason to ``omitted``;
+    returns ``(GB/s or None, its source or the reason)``."""
     bw, bw_src = entry.bandwidth(cores)
-    if bw is not None:
-        extra = f"; bus math: {entry.bus_math}" if entry.bus_math else ""
-        add(
-            "DRAM bandwidth",
-            "bandwidth",
-            bw,
-            f"{_num(bw)} GB/s, Apple's stated unified-memory bandwidth of the {entry.name}"
-            f"{'' if cores is None else f' ({cores}-core GPU)'} ({bw_src}){extra}; the interface's peak, shared "
-            "with the CPU, which STREAM stays below",
-        )
-    else:
-        omitted["DRAM bandwidth"] = bw_src
+    if bw is None:
+        collected.omitted["DRAM bandwidth"] = bw_src
+        return bw, bw_src
+    extra = f"; bus math: {entry.bus_math}" if entry.bus_math else ""
+    collected.add(
+        "DRAM bandwidth",
+        "bandwidth",
+        bw,
+        f"{_num(bw)} GB/s, Apple's stated unified-memory bandwidth of the {entry.name}"
+        f"{'' if cores is None else f' ({cores}-core GPU)'} ({bw_src}){extra}; the interface's peak, shared "
+        "with the CPU, which STREAM stays below",
+    )
+    return bw, bw_src
 
-    # ---- compute
+
+def _add_compute(
+    collected: CeilingCollector, entry: AppleChip, cores: Optional[int], cores_why: str
+) -> Optional[float]:
+    """Add the FP32, FP16 and GEMM ceilings (cores × ALUs × 2 × top clock, × the FP16 rate), or
+    their reasons to ``omitted``; returns the FP32 peak in GFLOP/s, None where unknown."""
     fp32 = entry.fp32_gflops(cores) if cores is not None else None
     if cores is None or entry.clock_mhz is None or fp32 is None:
         why = cores_why if cores is None else ("GPU clock " + entry.clock_source)
         for cname in ("FP32 vector", "FP32 scalar ILP", "FP16 vector", "FP16 scalar ILP", "GEMM FP32", "GEMM FP16"):
-            omitted[cname] = why
+            collected.omitted[cname] = why
+        return fp32
+    base = (
+        f"{cores} GPU cores x {entry.alus_per_core} FP32 ALUs/core ({entry.alus_source}) x 2 FLOP per FMA x "
+        f"{_num(entry.clock_mhz)} MHz top GPU clock ({entry.clock_source})"
+    )
+    fp32_d = f"{base} = {_num(fp32)} GFLOP/s; an upper bound at the top DVFS state"
+    collected.add("FP32 vector", "compute", fp32, fp32_d + " (float4 FMAs are four scalar FMAs: the GPU is scalar)")
+    collected.add("FP32 scalar ILP", "compute", fp32, fp32_d)
+    fp16 = _add_fp16(collected, entry, cores, base)
+    collected.add("GEMM FP32", "compute", fp32, f"= FP32 ALU peak ({_GEMM_ON_ALUS}): {fp32_d}")
+    if entry.name.startswith("Apple M5"):
+        collected.omitted["GEMM FP16"] = _GEMM_FP16_M5
+    elif fp16 is None:
+        collected.omitted["GEMM FP16"] = "FP16 rate " + entry.fp16_source
     else:
-        clock = entry.clock_mhz
-        base = (
-            f"{cores} GPU cores x {entry.alus_per_core} FP32 ALUs/core ({entry.alus_source}) x 2 FLOP per FMA x "
-            f"{_num(clock)} MHz top GPU clock ({entry.clock_source})"
-        )
-        fp32_d = f"{base} = {_num(fp32)} GFLOP/s; an upper bound at the top DVFS state"
-        add("FP32 vector", "compute", fp32, fp32_d + " (float4 FMAs are four scalar FMAs: the GPU is scalar)")
-        add("FP32 scalar ILP", "compute", fp32, fp32_d)
-        fp16 = entry.fp16_gflops(cores)
-        if fp16 is None or entry.fp16_ratio is None:
-            omitted["FP16 vector"] = omitted["FP16 scalar ILP"] = "FP16 rate " + entry.fp16_source
-        else:
-            fp16_d = (
-                f"{base} x {_num(entry.fp16_ratio)} FP16/FP32 FMA rate ({entry.fp16_source}) = "
-                f"{_num(fp16)} GFLOP/s; an upper bound at the top DVFS state"
-            )
-            add("FP16 vector", "compute", fp16, fp16_d)
-            add("FP16 scalar ILP", "compute", fp16, fp16_d)
-        add("GEMM FP32", "compute", fp32, f"= FP32 ALU peak ({_GEMM_ON_ALUS}): {fp32_d}")
-        if entry.name.startswith("Apple M5"):
-            omitted["GEMM FP16"] = _GEMM_FP16_M5
-        elif fp16 is None:
-            omitted["GEMM FP16"] = "FP16 rate " + entry.fp16_source
-        else:
-            add(
-                "GEMM FP16", "compute", fp16, f"= FP16 ALU peak ({_GEMM_ON_ALUS}): {peaks['FP16 vector']['derivation']}"
-            )
-    omitted["FP64"] = _NO_FP64
+        fp16_d = collected.peaks["FP16 vector"]["derivation"]
+        collected.add("GEMM FP16", "compute", fp16, f"= FP16 ALU peak ({_GEMM_ON_ALUS}): {fp16_d}")
+    return fp32
 
-    # ---- stated cross-check
-    stated: Dict[str, object] = {}
+
+def _add_fp16(collected: CeilingCollector, entry: AppleChip, cores: int, base: str) -> Optional[float]:
+    """Add the FP16 vector and scalar ceilings (the FP32 derivation ``base`` × the FP16/FP32 rate)
+    or their reason; returns the FP16 peak in GFLOP/s, None where the rate is unknown."""
+    fp16 = entry.fp16_gflops(cores)
+    if fp16 is None or entry.fp16_ratio is None:
+        collected.omitted["FP16 vector"] = collected.omitted["FP16 scalar ILP"] = "FP16 rate " + entry.fp16_source
+        return None
+    fp16_d = (
+        f"{base} x {_num(entry.fp16_ratio)} FP16/FP32 FMA rate ({entry.fp16_source}) = "
+        f"{_num(fp16)} GFLOP/s; an upper bound at the top DVFS state"
+    )
+    collected.add("FP16 vector", "compute", fp16, fp16_d)
+    collected.add("FP16 scalar ILP", "compute", fp16, fp16_d)
+    return fp16
+
+
+def _stated(entry: AppleChip, cores: Optional[int], fp32: Optional[float]) -> Dict[str, object]:
+    """Apple's stated FP32 TFLOPS for the configuration, where cited, with the clock-derived peak
+    over it; empty where none is cited."""
     cfg = entry.config(cores) if cores is not None else None
-    if cfg is not None and cfg.stated_fp32_tflops is not None:
-        stated = {"fp32_tflops": cfg.stated_fp32_tflops, "source": cfg.stated_fp32_source}
-        if fp32 is not None:
-            stated["clock_derived_over_stated"] = round(fp32 / 1e3 / cfg.stated_fp32_tflops, 4)
+    if cfg is None or cfg.stated_fp32_tflops is None:
+        return {}
+    stated: Dict[str, object] = {"fp32_tflops": cfg.stated_fp32_tflops, "source": cfg.stated_fp32_source}
+    if fp32 is not None:
+        stated["clock_derived_over_stated"] = round(fp32 / 1e3 / cfg.stated_fp32_tflops, 4)
+    return stated
 
+
+def _figures(
+    info: Mapping[str, object],
+    entry: AppleChip,
+    cores: Optional[int],
+    cores_why: str,
+    bw: Optional[float],
+    bw_src: str,
+) -> Dict[str, Dict[str, object]]:
+    """The figures the peaks are computed from, ``{figure: {"value", "unit", "source"}}``."""
     figures: Dict[str, Dict[str, object]] = {
         "gpu_cores": {"value": cores, "unit": "cores", "source": cores_why if cores is None else _cores_source(info)},
-        "known_configurations": {"value": list(known), "unit": "cores", "source": entry.cores_source},
+        "known_configurations": {"value": list(entry.core_counts), "unit": "cores", "source": entry.cores_source},
         "fp32_alus_per_core": {"value": entry.alus_per_core, "unit": "ALUs", "source": entry.alus_source},
         "gpu_clock_mhz": {"value": entry.clock_mhz, "unit": "MHz", "source": entry.clock_source},
         "fp16_per_fp32_rate": {"value": entry.fp16_ratio, "unit": "x", "source": entry.fp16_source},
@@ -889,8 +948,12 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
     }
     if entry.bus_math:
         figures["bus_math"] = {"value": None, "unit": "GB/s", "source": entry.bus_math}
+    return figures
 
-    notes = [
+
+def _notes(entry: AppleChip) -> List[str]:
+    """The notes every Apple description carries, then the chip's own."""
+    return [
         "compute ceilings use the GPU's top DVFS clock: upper bounds, not sustained rates under every load",
         (
             "the bandwidth is Apple's stated figure (bus math in the derivation where known); unified memory is "
@@ -898,19 +961,6 @@ def apple_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Li
         ),
         "no FP64 ceiling: " + _NO_FP64,
     ] + list(entry.notes)
-    desc: Dict[str, object] = {
-        "chip": entry.name,
-        "matched_from": matched_from,
-        "gpu_cores": cores,
-        "known_configurations": list(known),
-        "configuration": configuration,
-        "figures": figures,
-        "peaks": peaks,
-        "stated": stated,
-        "omitted": omitted,
-        "notes": notes,
-    }
-    return {"theoretical": desc}, ceilings
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,10 +28,11 @@ import re
 import subprocess
 import sys
 import time
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from .cpu import CoreGroup, CpuSpec, Figure
-from .cpu_tables import apple_uarchs, arm_uarch, arm_vendor, x86_uarch, x86_vendor
+from .cpu_tables import Uarch, apple_uarchs, arm_uarch, arm_vendor, x86_uarch, x86_vendor
 
 __all__ = ["host_cpu_spec", "native_clock_hz"]
 
@@ -74,7 +75,29 @@ def host_cpu_spec(
         features = _native_features()
     if sysctl is not None and sysctl("machdep.cpu.brand_string") is not None:
         return _macos_spec(features, sysctl, measure_clock)
-    return _linux_spec(features, proc_root, measure_clock, sysctl)
+    return _linux_spec(features, _Host(proc_root, measure_clock, sysctl))
+
+
+@dataclass(frozen=True)
+class _Host:
+    """Where the host's figures are read from: the root of its ``/proc`` and ``/sys`` trees, the
+    clock measurement (None: the native one) and ``sysctl`` (None: none)."""
+
+    proc_root: str
+    measure_clock: Optional[Callable[[], float]]
+    sysctl: Optional[Callable[[str], Optional[str]]]
+
+    def clock(self, cpu: int, current_mhz: Optional[str] = None, hypervisor: bool = False) -> Figure:
+        """CPU ``cpu``'s peak clock in Hz (:func:`_clock_figure`)."""
+        return _clock_figure(self.proc_root, cpu, self.measure_clock, self.sysctl, current_mhz, hypervisor)
+
+
+class _Isa(NamedTuple):
+    """What the compiled kernels' ISA offers: its vector width (bits), FMA and FP16 arithmetic."""
+
+    vector_bits: Figure
+    fma: bool
+    fp16: bool
 
 
 def _read(proc_root: str, path: str) -> Optional[str]:
@@ -239,32 +262,16 @@ def _measure(measure_clock: Optional[Callable[[], float]]) -> Figure:
     )
 
 
-def _linux_spec(
-    features: Optional[Mapping[str, object]],
-    proc_root: str,
-    measure_clock: Optional[Callable[[], float]],
-    sysctl: Optional[Callable[[str], Optional[str]]],
-) -> CpuSpec:
-    blocks = _parse_cpuinfo(_read(proc_root, "/proc/cpuinfo") or "")
+def _linux_spec(features: Optional[Mapping[str, object]], host: _Host) -> CpuSpec:
+    """The CPU of a Linux host from ``/proc/cpuinfo`` and sysfs (x86-64 or arm64)."""
+    blocks = _parse_cpuinfo(_read(host.proc_root, "/proc/cpuinfo") or "")
     first = blocks[0] if blocks else {}
-    logical = len([b for b in blocks if "processor" in b])
-    lc = features.get("logical_cpus") if features is not None else None
-    if isinstance(lc, int) and not isinstance(lc, bool) and lc > 0:
-        logical = lc
+    logical = _logical_cpus(len([b for b in blocks if "processor" in b]), features)
     if logical <= 0:
         logical = os.cpu_count() or 0
-
-    if "CPU implementer" in first:
-        arch = "arm64"
-    elif "vendor_id" in first:
-        arch = "x86_64"
-    else:
-        feat_arch = features.get("arch") if features is not None else None
-        arch = str(feat_arch) if feat_arch else _norm_machine(platform.machine())
-
-    flag_text = first.get("flags", first.get("Features", ""))
-    flags = flag_text.split()
-    vector_bits, fma, fp16 = _feature_figures(features, flags, arch)
+    arch = _linux_arch(first, features)
+    flags = first.get("flags", first.get("Features", "")).split()
+    isa = _Isa(*_feature_figures(features, flags, arch))
     hypervisor = "hypervisor" in flags
     notes: List[str] = []
     if hypervisor:
@@ -272,49 +279,81 @@ def _linux_spec(
             "running under a hypervisor: cores are vCPUs (possibly SMT siblings on the host) and "
             "cpufreq is usually absent, so the clock is measured"
         )
-
     if arch == "arm64":
-        return _linux_arm_spec(blocks, logical, vector_bits, fma, fp16, proc_root, measure_clock, sysctl, notes)
+        return _linux_arm_spec(blocks, logical, isa, host, notes)
+    return _linux_x86_spec(blocks, logical, arch, isa, host, notes, hypervisor)
 
+
+def _logical_cpus(counted: int, features: Optional[Mapping[str, object]]) -> int:
+    """The native extension's ``logical_cpus`` where it is a positive integer, else ``counted``."""
+    lc = features.get("logical_cpus") if features is not None else None
+    if isinstance(lc, int) and not isinstance(lc, bool) and lc > 0:
+        return lc
+    return counted
+
+
+def _linux_arch(first: Mapping[str, str], features: Optional[Mapping[str, object]]) -> str:
+    """``"arm64"`` or ``"x86_64"`` from the first ``/proc/cpuinfo`` block, else the native
+    extension's ``arch``, else the machine's name."""
+    if "CPU implementer" in first:
+        return "arm64"
+    if "vendor_id" in first:
+        return "x86_64"
+    feat_arch = features.get("arch") if features is not None else None
+    return str(feat_arch) if feat_arch else _norm_machine(platform.machine())
+
+
+def _linux_x86_spec(
+    blocks: Sequence[Mapping[str, str]],
+    logical: int,
+    arch: str,
+    isa: _Isa,
+    host: _Host,
+    notes: List[str],
+    hypervisor: bool,
+) -> CpuSpec:
+    """A Linux host that is not arm64 (x86-64): one core group, its uarch from vendor, family and model."""
+    first = blocks[0] if blocks else {}
     vendor_id = first.get("vendor_id", "")
-    vendor = x86_vendor(vendor_id)
     model = first.get("model name", "") or "unknown CPU"
-    cores = _x86_cores(blocks, proc_root)
-    clock = _clock_figure(proc_root, 0, measure_clock, sysctl, first.get("cpu MHz"), hypervisor)
-
+    cores = _x86_cores(blocks, host.proc_root)
+    clock = host.clock(0, first.get("cpu MHz"), hypervisor)
     family = _int(first.get("cpu family"))
     model_no = _int(first.get("model"))
     uarch = x86_uarch(vendor_id, family, model_no, model)
-    hybrid = os.path.isdir(os.path.join(proc_root, "sys/devices/cpu_atom"))
     ident = (
         f"vendor {vendor_id or '?'} family {family if family is not None else '?'} "
         f"model {hex(model_no) if model_no is not None else '?'} ('{model}')"
     )
-    pipes: Figure
-    if hybrid:
-        pipes = Figure.unknown("pipes", f"hybrid Intel CPU (P + E cores) is not modelled: {ident}")
-    elif uarch is None:
-        pipes = Figure.unknown("pipes", f"unknown microarchitecture: {ident} is not in the uarch table")
-    elif not fma:
-        pipes = Figure.unknown("pipes", "the compiled kernels' ISA has no FMA")
-    elif not vector_bits.known:
-        pipes = Figure.unknown("pipes", "vector width unknown")
-    else:
-        pipes = uarch.figure(int(vector_bits.value))
+    pipes = _x86_pipes(uarch, os.path.isdir(os.path.join(host.proc_root, "sys/devices/cpu_atom")), isa, ident)
     group = CoreGroup("all", uarch.name if uarch else "", cores, clock, pipes)
     return CpuSpec(
         model=model,
-        vendor=vendor,
+        vendor=x86_vendor(vendor_id),
         arch=arch,
         physical_cores=cores,
         logical_cpus=logical,
         clock_hz=clock,
-        vector_bits=vector_bits,
+        vector_bits=isa.vector_bits,
         fma_pipes=pipes,
-        fp16=fp16,
+        fp16=isa.fp16,
         core_groups=(group,),
         notes=tuple(notes),
     )
+
+
+def _x86_pipes(uarch: Optional[Uarch], hybrid: bool, isa: _Isa, ident: str) -> Figure:
+    """FMA pipes per core of an x86 uarch at the kernels' vector width; unknown, with the reason,
+    on a hybrid CPU, an unknown uarch, no FMA or an unknown width (``ident`` names the CPU)."""
+    if hybrid:
+        return Figure.unknown("pipes", f"hybrid Intel CPU (P + E cores) is not modelled: {ident}")
+    if uarch is None:
+        return Figure.unknown("pipes", f"unknown microarchitecture: {ident} is not in the uarch table")
+    if not isa.fma:
+        return Figure.unknown("pipes", "the compiled kernels' ISA has no FMA")
+    if not isa.vector_bits.known:
+        return Figure.unknown("pipes", "vector width unknown")
+    return uarch.figure(int(isa.vector_bits.value))
 
 
 def _norm_machine(m: str) -> str:
@@ -346,49 +385,12 @@ def _x86_cores(blocks: Sequence[Mapping[str, str]], proc_root: str) -> Figure:
 
 
 def _linux_arm_spec(
-    blocks: Sequence[Mapping[str, str]],
-    logical: int,
-    vector_bits: Figure,
-    fma: bool,
-    fp16: bool,
-    proc_root: str,
-    measure_clock: Optional[Callable[[], float]],
-    sysctl: Optional[Callable[[str], Optional[str]]],
-    notes: List[str],
+    blocks: Sequence[Mapping[str, str]], logical: int, isa: _Isa, host: _Host, notes: List[str]
 ) -> CpuSpec:
-    # Group processors by core type (implementer, part), keeping the first CPU number of each.
-    order: List[Tuple[int, int]] = []
-    members: Dict[Tuple[int, int], List[int]] = {}
-    for i, b in enumerate(blocks):
-        key = (_int(b.get("CPU implementer")) or 0, _int(b.get("CPU part")) or 0)
-        cpu = _int(b.get("processor"))
-        if key not in members:
-            order.append(key)
-            members[key] = []
-        members[key].append(cpu if cpu is not None else i)
-    groups: List[CoreGroup] = []
-    for key in order:
-        impl, part = key
-        entry = arm_uarch(impl, part)
-        ident = f"CPU implementer {impl:#x} part {part:#05x}"
-        cores = Figure(
-            float(len(members[key])),
-            "cores",
-            f"/proc/cpuinfo: 'processor' entries with {ident} (no SMT)",
-        )
-        clock = _clock_figure(proc_root, members[key][0], measure_clock, sysctl, None, False)
-        if len(order) > 1 and not clock.source.startswith("/sys"):
-            clock = Figure.unknown(
-                "Hz", f"no cpufreq max for this core type; a measurement cannot be pinned to it ({ident})"
-            )
-        if entry is None:
-            pipes = Figure.unknown("pipes", f"unknown microarchitecture: {ident} is not in the uarch table")
-        elif not fma or not vector_bits.known:
-            pipes = Figure.unknown("pipes", "no FMA / vector width in the compiled kernels' ISA")
-        else:
-            pipes = entry.figure(int(vector_bits.value))
-        name = "all" if len(order) == 1 else (entry.name if entry else ident)
-        groups.append(CoreGroup(name, entry.name if entry else "", cores, clock, pipes))
+    """An arm64 Linux host: one core group per core type (implementer, part), the peak summed
+    over them."""
+    order, members = _arm_core_types(blocks)
+    groups = [_arm_group(key, members[key], len(order) > 1, isa, host) for key in order]
     if len(groups) > 1:
         notes.append("heterogeneous CPU: the peak is summed over core types")
     if groups:
@@ -401,21 +403,59 @@ def _linux_arm_spec(
             "all", "", phys, Figure.unknown("Hz", "no CPU found"), Figure.unknown("pipes", "no CPU found")
         )
     impl0 = order[0][0] if order else 0
-    vendor = arm_vendor(impl0)
     model = " + ".join(g.uarch or "unknown core" for g in groups) or "unknown CPU"
     return CpuSpec(
         model=model,
-        vendor=vendor,
+        vendor=arm_vendor(impl0),
         arch="arm64",
         physical_cores=phys,
         logical_cpus=logical,
         clock_hz=first.clock_hz,
-        vector_bits=vector_bits,
+        vector_bits=isa.vector_bits,
         fma_pipes=first.fma_pipes,
-        fp16=fp16,
+        fp16=isa.fp16,
         core_groups=tuple(groups),
         notes=tuple(notes),
     )
+
+
+def _arm_core_types(
+    blocks: Sequence[Mapping[str, str]],
+) -> Tuple[List[Tuple[int, int]], Dict[Tuple[int, int], List[int]]]:
+    """The core types (implementer, part) in order of first appearance, and each type's CPU
+    numbers (a block's position where it has no ``processor`` number)."""
+    order: List[Tuple[int, int]] = []
+    members: Dict[Tuple[int, int], List[int]] = {}
+    for i, b in enumerate(blocks):
+        key = (_int(b.get("CPU implementer")) or 0, _int(b.get("CPU part")) or 0)
+        cpu = _int(b.get("processor"))
+        if key not in members:
+            order.append(key)
+            members[key] = []
+        members[key].append(cpu if cpu is not None else i)
+    return order, members
+
+
+def _arm_group(key: Tuple[int, int], cpus: List[int], several: bool, isa: _Isa, host: _Host) -> CoreGroup:
+    """The core group of one arm64 core type ``key`` = (implementer, part) on CPUs ``cpus``;
+    ``several``: the host has other core types too (a measured clock cannot be pinned to this one)."""
+    impl, part = key
+    entry = arm_uarch(impl, part)
+    ident = f"CPU implementer {impl:#x} part {part:#05x}"
+    cores = Figure(float(len(cpus)), "cores", f"/proc/cpuinfo: 'processor' entries with {ident} (no SMT)")
+    clock = host.clock(cpus[0])
+    if several and not clock.source.startswith("/sys"):
+        clock = Figure.unknown(
+            "Hz", f"no cpufreq max for this core type; a measurement cannot be pinned to it ({ident})"
+        )
+    if entry is None:
+        pipes = Figure.unknown("pipes", f"unknown microarchitecture: {ident} is not in the uarch table")
+    elif not isa.fma or not isa.vector_bits.known:
+        pipes = Figure.unknown("pipes", "no FMA / vector width in the compiled kernels' ISA")
+    else:
+        pipes = entry.figure(int(isa.vector_bits.value))
+    name = "all" if not several else (entry.name if entry else ident)
+    return CoreGroup(name, entry.name if entry else "", cores, clock, pipes)
 
 
 def _macos_spec(
@@ -423,89 +463,80 @@ def _macos_spec(
     sysctl: Callable[[str], Optional[str]],
     measure_clock: Optional[Callable[[], float]],
 ) -> CpuSpec:
+    """The CPU of a Mac from ``sysctl``: an Intel Mac or Apple Silicon (P and E core groups)."""
     brand = sysctl("machdep.cpu.brand_string") or "unknown CPU"
-    logical = _int(sysctl("hw.logicalcpu")) or os.cpu_count() or 0
-    lc = features.get("logical_cpus") if features is not None else None
-    if isinstance(lc, int) and not isinstance(lc, bool) and lc > 0:
-        logical = lc
+    logical = _logical_cpus(_int(sysctl("hw.logicalcpu")) or os.cpu_count() or 0, features)
+    host = _Host("/nonexistent", measure_clock, sysctl)
     m = re.match(r"Apple (M\d+)", brand)
     if m is None:
-        # Intel Mac: one group, clock from hw.cpufrequency_max; uarch needs family/model sysctls.
-        arch = "x86_64"
-        flags = ((sysctl("machdep.cpu.features") or "") + " " + (sysctl("machdep.cpu.leaf7_features") or "")).lower()
-        vector_bits, fma, fp16 = _feature_figures(features, flags.replace(".", "_").split(), arch)
-        ncores = _int(sysctl("hw.physicalcpu"))
-        cores = (
-            Figure(float(ncores), "cores", "sysctl hw.physicalcpu")
-            if ncores
-            else Figure.unknown("cores", "sysctl hw.physicalcpu unreadable")
-        )
-        clock = _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False)
-        family = _int(sysctl("machdep.cpu.family"))
-        model_no = _int(sysctl("machdep.cpu.model"))
-        uarch = x86_uarch("GenuineIntel", family, model_no)
-        pipes = (
-            uarch.figure(int(vector_bits.value))
-            if uarch and fma and vector_bits.known
-            else Figure.unknown("pipes", f"unknown microarchitecture: Intel family {family} model {model_no}")
-        )
-        return CpuSpec(
-            model=brand,
-            vendor="Intel",
-            arch=arch,
-            physical_cores=cores,
-            logical_cpus=logical,
-            clock_hz=clock,
-            vector_bits=vector_bits,
-            fma_pipes=pipes,
-            fp16=fp16,
-            core_groups=(CoreGroup("all", uarch.name if uarch else "", cores, clock, pipes),),
-        )
+        return _intel_mac_spec(brand, logical, features, sysctl, host)
+    return _apple_silicon_spec(m.group(1), brand, logical, features, sysctl, host)
 
-    chip = m.group(1)
+
+def _intel_mac_spec(
+    brand: str,
+    logical: int,
+    features: Optional[Mapping[str, object]],
+    sysctl: Callable[[str], Optional[str]],
+    host: _Host,
+) -> CpuSpec:
+    """An Intel Mac: one group, clock from hw.cpufrequency_max; its uarch from the family and
+    model sysctls."""
+    arch = "x86_64"
+    flags = ((sysctl("machdep.cpu.features") or "") + " " + (sysctl("machdep.cpu.leaf7_features") or "")).lower()
+    vector_bits, fma, fp16 = _feature_figures(features, flags.replace(".", "_").split(), arch)
+    ncores = _int(sysctl("hw.physicalcpu"))
+    cores = (
+        Figure(float(ncores), "cores", "sysctl hw.physicalcpu")
+        if ncores
+        else Figure.unknown("cores", "sysctl hw.physicalcpu unreadable")
+    )
+    clock = host.clock(0)
+    family = _int(sysctl("machdep.cpu.family"))
+    model_no = _int(sysctl("machdep.cpu.model"))
+    uarch = x86_uarch("GenuineIntel", family, model_no)
+    pipes = (
+        uarch.figure(int(vector_bits.value))
+        if uarch and fma and vector_bits.known
+        else Figure.unknown("pipes", f"unknown microarchitecture: Intel family {family} model {model_no}")
+    )
+    return CpuSpec(
+        model=brand,
+        vendor="Intel",
+        arch=arch,
+        physical_cores=cores,
+        logical_cpus=logical,
+        clock_hz=clock,
+        vector_bits=vector_bits,
+        fma_pipes=pipes,
+        fp16=fp16,
+        core_groups=(CoreGroup("all", uarch.name if uarch else "", cores, clock, pipes),),
+    )
+
+
+def _apple_silicon_spec(
+    chip: str,
+    brand: str,
+    logical: int,
+    features: Optional[Mapping[str, object]],
+    sysctl: Callable[[str], Optional[str]],
+    host: _Host,
+) -> CpuSpec:
+    """An Apple Silicon Mac (``chip`` e.g. ``"M2"``): its P and E core groups from the
+    hw.perflevel sysctls, the P cores' clock measured."""
     if features is not None and isinstance(features.get("vector_bits"), int):
-        vector_bits, fma, fp16 = _feature_figures(features, (), "arm64")
+        isa = _Isa(*_feature_figures(features, (), "arm64"))
     else:
-        vector_bits = Figure(128.0, "bits", "NEON (128-bit): every Apple Silicon core (native extension unavailable)")
-        fma = True
-        fp16 = sysctl("hw.optional.arm.FEAT_FP16") == "1"
-    entries = apple_uarchs(chip)
+        isa = _Isa(
+            Figure(128.0, "bits", "NEON (128-bit): every Apple Silicon core (native extension unavailable)"),
+            True,
+            sysctl("hw.optional.arm.FEAT_FP16") == "1",
+        )
     notes = [
         "Apple Silicon exposes no CPU frequency sysctl; the P-core clock is measured and assumes "
         "the measuring thread ran on a P core"
     ]
-    groups: List[CoreGroup] = []
-    for level, name in ((0, "P"), (1, "E")):
-        n = _int(sysctl(f"hw.perflevel{level}.physicalcpu"))
-        if not n:
-            continue
-        cores = Figure(float(n), "cores", f"sysctl hw.perflevel{level}.physicalcpu")
-        if level == 0:
-            clock = _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False)
-        else:
-            clock = Figure.unknown(
-                "Hz", "no E-core frequency sysctl on Apple Silicon and a measurement cannot be pinned to E cores"
-            )
-        if entries is None:
-            pipes = Figure.unknown("pipes", f"unknown microarchitecture: Apple {chip} is not in the uarch table")
-        elif not fma or not vector_bits.known:
-            pipes = Figure.unknown("pipes", "no FMA / vector width in the compiled kernels' ISA")
-        else:
-            pipes = entries[level].figure(int(vector_bits.value))
-        uname = entries[level].name if entries else ""
-        groups.append(CoreGroup(name, uname, cores, clock, pipes))
-    if not groups:
-        n = _int(sysctl("hw.physicalcpu"))
-        cores = Figure(float(n), "cores", "sysctl hw.physicalcpu") if n else Figure.unknown("cores", "no sysctl")
-        groups.append(
-            CoreGroup(
-                "all",
-                "",
-                cores,
-                _clock_figure("/nonexistent", 0, measure_clock, sysctl, None, False),
-                Figure.unknown("pipes", "core types unknown (no hw.perflevel sysctls)"),
-            )
-        )
+    groups = _apple_groups(chip, isa, sysctl, host)
     total = sum(g.cores.value for g in groups)
     phys = Figure(total, "cores", "sysctl hw.perflevel0/1.physicalcpu")
     return CpuSpec(
@@ -515,9 +546,44 @@ def _macos_spec(
         physical_cores=phys,
         logical_cpus=logical,
         clock_hz=groups[0].clock_hz,
-        vector_bits=vector_bits,
+        vector_bits=isa.vector_bits,
         fma_pipes=groups[0].fma_pipes,
-        fp16=fp16,
+        fp16=isa.fp16,
         core_groups=tuple(groups),
         notes=tuple(notes),
     )
+
+
+def _apple_groups(chip: str, isa: _Isa, sysctl: Callable[[str], Optional[str]], host: _Host) -> List[CoreGroup]:
+    """The P and E core groups of Apple ``chip`` (those hw.perflevel0/1.physicalcpu report), or
+    one group of hw.physicalcpu cores with unknown pipes where neither sysctl answers."""
+    entries = apple_uarchs(chip)
+    groups: List[CoreGroup] = []
+    for level, name in ((0, "P"), (1, "E")):
+        n = _int(sysctl(f"hw.perflevel{level}.physicalcpu"))
+        if not n:
+            continue
+        cores = Figure(float(n), "cores", f"sysctl hw.perflevel{level}.physicalcpu")
+        if level == 0:
+            clock = host.clock(0)
+        else:
+            clock = Figure.unknown(
+                "Hz", "no E-core frequency sysctl on Apple Silicon and a measurement cannot be pinned to E cores"
+            )
+        if entries is None:
+            pipes = Figure.unknown("pipes", f"unknown microarchitecture: Apple {chip} is not in the uarch table")
+        elif not isa.fma or not isa.vector_bits.known:
+            pipes = Figure.unknown("pipes", "no FMA / vector width in the compiled kernels' ISA")
+        else:
+            pipes = entries[level].figure(int(isa.vector_bits.value))
+        uname = entries[level].name if entries else ""
+        groups.append(CoreGroup(name, uname, cores, clock, pipes))
+    if not groups:
+        n = _int(sysctl("hw.physicalcpu"))
+        cores = Figure(float(n), "cores", "sysctl hw.physicalcpu") if n else Figure.unknown("cores", "no sysctl")
+        groups.append(
+            CoreGroup(
+                "all", "", cores, host.clock(0), Figure.unknown("pipes", "core types unknown (no hw.perflevel sysctls)")
+            )
+        )
+    return groups
