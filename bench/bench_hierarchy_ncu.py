@@ -263,66 +263,64 @@ def _stop_sampler(p: Optional["subprocess.Popen[str]"]) -> Optional[float]:
     return max(values) if values else None
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(HERE / "results"))
     ap.add_argument("--ncu", default=None)
     ap.add_argument("--device", default="cuda:0")
     ap.add_argument("--skip-sweep", action="store_true")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    if args.child:
-        child(args.device, args.child)
-        return 0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    report: Dict[str, Any] = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
-    if not args.skip_sweep:
-        print("the tool's working-set sweep:", file=sys.stderr)
-        report["sweep"] = sweep(args.device, out)
-    ncu = find_ncu(args.ncu)
-    report["ncu"] = ncu or "not found"
-    rows: List[Dict[str, Any]] = []
-    if ncu is not None:
-        claims_path = out / "hierarchy-claims.json"
-        log = out / "hierarchy-ncu.csv"
+    return ap.parse_args(argv)
 
-        def profile(metrics: Sequence[str]) -> Tuple[List[str], "subprocess.CompletedProcess[str]"]:
-            cmd = [
-                str(ncu),
-                "--metrics",
-                ",".join(metrics),
-                "--csv",
-                "--print-units",
-                "base",
-                "--log-file",
-                str(log),
-                "-k",
-                "regex:^hier_",
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--device",
-                args.device,
-                "--child",
-                str(claims_path),
-            ]
-            return cmd, subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 
-        cmd, p = profile([*METRICS.values(), *EXTRA_METRICS.values()])
-        if p.returncode != 0 or not log.exists() or not parse_ncu_csv(log.read_text()):
-            cmd, p = profile(list(METRICS.values()))  # an ncu that lacks a further counter: the targets' alone
-        report["ncu_command"] = " ".join(cmd)
-        report["ncu_returncode"] = p.returncode
-        report["ncu_stderr"] = p.stderr[-4000:]
-        if p.returncode == 0 and claims_path.exists() and log.exists():
-            rows = verdicts(json.loads(claims_path.read_text()), parse_ncu_csv(log.read_text()))
-        else:
-            print(f"ncu failed ({p.returncode}): {p.stderr[-2000:]}", file=sys.stderr)
-    report["bytes"] = rows
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    (out / f"bench_hierarchy_ncu-{stamp}.json").write_text(json.dumps(report, indent=1))
-    device = report.get("sweep", {}).get("device", args.device)
-    print(f"\n{device}: bytes the tool claims per launch against Nsight Compute ({report['ncu']})")
+def profile(
+    ncu: str, metrics: Sequence[str], device: str, claims_path: Path, log: Path
+) -> Tuple[List[str], "subprocess.CompletedProcess[str]"]:
+    """This script's child under ``ncu --metrics metrics`` (its CSV into log, the claims into
+    claims_path): the command and the finished process."""
+    cmd = [
+        str(ncu),
+        "--metrics",
+        ",".join(metrics),
+        "--csv",
+        "--print-units",
+        "base",
+        "--log-file",
+        str(log),
+        "-k",
+        "regex:^hier_",
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--device",
+        device,
+        "--child",
+        str(claims_path),
+    ]
+    return cmd, subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+
+
+def byte_rows(ncu: str, device: str, out: Path, report: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The cases profiled under ncu (every counter, else the targets' alone) and judged
+    (:func:`verdicts`); the command, exit status and stderr noted in report. [] where ncu failed."""
+    claims_path = out / "hierarchy-claims.json"
+    log = out / "hierarchy-ncu.csv"
+    cmd, p = profile(ncu, [*METRICS.values(), *EXTRA_METRICS.values()], device, claims_path, log)
+    if p.returncode != 0 or not log.exists() or not parse_ncu_csv(log.read_text()):
+        # an ncu that lacks a further counter: the targets' alone
+        cmd, p = profile(ncu, list(METRICS.values()), device, claims_path, log)
+    report["ncu_command"] = " ".join(cmd)
+    report["ncu_returncode"] = p.returncode
+    report["ncu_stderr"] = p.stderr[-4000:]
+    if p.returncode == 0 and claims_path.exists() and log.exists():
+        return verdicts(json.loads(claims_path.read_text()), parse_ncu_csv(log.read_text()))
+    print(f"ncu failed ({p.returncode}): {p.stderr[-2000:]}", file=sys.stderr)
+    return []
+
+
+def print_bytes(device: str, ncu: Optional[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Print the table of bytes claimed against bytes counted by ncu (NOT RUN where there are no rows)."""
+    print(f"\n{device}: bytes the tool claims per launch against Nsight Compute ({ncu or 'not found'})")
     print(
         f"{'kernel':8s} {'level':14s} {'working set':>14s} {'claimed B':>16s} {'counter':40s} {'counted B':>16s} "
         f"{'ratio':>7s} verdict"
@@ -341,14 +339,41 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             )
     if not rows:
         print("NOT RUN: " + ("no ncu found" if ncu is None else "ncu did not profile the cases (see the JSON)"))
+
+
+def print_shared(shared: Mapping[str, Any]) -> None:
+    """Print the shared-memory ceiling against its peak."""
+    print(
+        f"\nshared-memory ceiling {shared['gbps_best']:.0f} GB/s (best sample; median {shared['gbps_median']:.0f}) "
+        f"/ ({shared['sms']} SMs x {SHARED_BYTES_PER_CLK} B/clk x {shared['clock_hz'] / 1e6:.0f} MHz, "
+        f"{shared['clock_from']}) = {shared['peak_gbps']:.0f} GB/s: ratio {shared['ratio']:.3f} "
+        f"(target >= {SHARED_TARGET}) {shared['verdict']}"
+    )
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the sweep and the profiled child (or, with ``--child``, be the child); returns the exit
+    status of the module docstring."""
+    args = parse_args(argv)
+    if args.child:
+        child(args.device, args.child)
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    report: Dict[str, Any] = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    if not args.skip_sweep:
+        print("the tool's working-set sweep:", file=sys.stderr)
+        report["sweep"] = sweep(args.device, out)
+    ncu = find_ncu(args.ncu)
+    report["ncu"] = ncu or "not found"
+    rows = byte_rows(ncu, args.device, out, report) if ncu is not None else []
+    report["bytes"] = rows
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    (out / f"bench_hierarchy_ncu-{stamp}.json").write_text(json.dumps(report, indent=1))
+    print_bytes(report.get("sweep", {}).get("device", args.device), ncu, rows)
     shared = report.get("sweep", {}).get("shared")
     if shared:
-        print(
-            f"\nshared-memory ceiling {shared['gbps_best']:.0f} GB/s (best sample; median {shared['gbps_median']:.0f}) "
-            f"/ ({shared['sms']} SMs x {SHARED_BYTES_PER_CLK} B/clk x {shared['clock_hz'] / 1e6:.0f} MHz, "
-            f"{shared['clock_from']}) = {shared['peak_gbps']:.0f} GB/s: ratio {shared['ratio']:.3f} "
-            f"(target >= {SHARED_TARGET}) {shared['verdict']}"
-        )
+        print_shared(shared)
     verdict_list = [r["verdict"] for r in rows] + ([shared["verdict"]] if shared else [])
     if "FAIL" in verdict_list:
         return 1
