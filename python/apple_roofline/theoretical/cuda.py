@@ -340,50 +340,9 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
     geforce: Optional[bool] = None if model is None else "geforce" in model.lower()
 
     collected = CeilingCollector()
-    peaks, omitted, ceilings, add = collected.peaks, collected.omitted, collected.ceilings, collected.add
-
-    # ---- DRAM bandwidth
-    bw_why = "; ".join(w for w in (mem_clock_why, bus_why) if w) or None
-    if mem_clock is not None and bus is not None:
-        gbps = 2.0 * mem_clock * bus / 8.0 / 1e9
-        add(
-            "DRAM bandwidth",
-            "bandwidth",
-            gbps,
-            f"2 (double data rate) x {_mhz(mem_clock)} MHz peak memory clock x {bus}-bit bus / 8 bits per byte "
-            f"= {_num(gbps)} GB/s "
-            "(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH); "
-            "the interface's peak, which STREAM stays below",
-        )
-    else:
-        omitted["DRAM bandwidth"] = bw_why or "memory clock or bus width unknown"
-
-    # ---- compute
-    core = CUDA_CORE_RATES.get(cc) if cc is not None else None
+    _add_dram(collected, mem_clock, bus, "; ".join(w for w in (mem_clock_why, bus_why) if w) or None)
     compute_why = "; ".join(w for w in (sms_why, clock_why, cc_why) if w) or None
-    if compute_why is None and core is None:
-        compute_why = (
-            f"compute capability {_cc_str(cc)} is not in the per-SM rate table (CUDA_CORE_RATES); "
-            "no theoretical compute ceiling rather than a guess"
-        )
-    rates_used: Dict[str, object] = {}
-    if compute_why is not None or core is None or sms is None or clock is None or cc is None:
-        reason = compute_why or "SM count, clock or compute capability unknown"
-        for cname in COMPUTE_CLASSES + GEMM_CLASSES:
-            omitted[cname] = reason
-    else:
-        rates_used = _core_ceilings(cc, core, sms, clock, add, omitted)
-        rates_used.update(_tensor_ceilings(cc, core, sms, clock, geforce, add, omitted))
-
-    notes = [
-        "compute ceilings use the maximum SM clock (clock_hz): " + _CLOCK_NOTE,
-        "tensor-core ceilings are "
-        + _TENSOR_CLOCK_NOTE
-        + " (H100 SXM5: 1830 MHz for FP16/BF16/TF32/INT8, 1980 MHz for FP64), so they exceed the published ones",
-        "DRAM bandwidth: the driver's peak memory clock is the double-data-rate clock, hence the factor 2 "
-        "(H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s)",
-        "INT8 GEMM counts 2 integer operations per multiply-add (GOP/s, reported as GFLOP/s)",
-    ]
+    rates_used = _add_compute(collected, cc, sms, clock, geforce, compute_why)
     desc: Dict[str, object] = {
         "model": model,
         "compute_capability": _cc_str(cc) if cc is not None else None,
@@ -393,11 +352,74 @@ def cuda_theoretical(info: Mapping[str, object]) -> Tuple[Dict[str, object], Lis
         "memory_bus_bits": bus,
         "product_line": None if geforce is None else ("GeForce" if geforce else "other"),
         "rates_per_sm": rates_used,
-        "peaks": peaks,
-        "omitted": omitted,
-        "notes": notes,
+        "peaks": collected.peaks,
+        "omitted": collected.omitted,
+        "notes": list(_NOTES),
     }
-    return {"theoretical": desc}, ceilings
+    return {"theoretical": desc}, collected.ceilings
+
+
+#: The caveats every CUDA description carries.
+_NOTES: Tuple[str, ...] = (
+    "compute ceilings use the maximum SM clock (clock_hz): " + _CLOCK_NOTE,
+    "tensor-core ceilings are "
+    + _TENSOR_CLOCK_NOTE
+    + " (H100 SXM5: 1830 MHz for FP16/BF16/TF32/INT8, 1980 MHz for FP64), so they exceed the published ones",
+    "DRAM bandwidth: the driver's peak memory clock is the double-data-rate clock, hence the factor 2 "
+    "(H200: 2 x 3201 MHz x 6016 bit / 8 = 4814 GB/s)",
+    "INT8 GEMM counts 2 integer operations per multiply-add (GOP/s, reported as GFLOP/s)",
+)
+
+
+# --------------------------------------------------------------------------------------------
+# The steps of cuda_theoretical
+# --------------------------------------------------------------------------------------------
+
+
+def _add_dram(collected: CeilingCollector, mem_clock: Optional[float], bus: Optional[int], why: Optional[str]) -> None:
+    """Add ``"DRAM bandwidth"`` = 2 × memory clock × bus width / 8 (GB/s), or ``why`` it is
+    omitted where the clock or the bus width is unknown."""
+    if mem_clock is None or bus is None:
+        collected.omitted["DRAM bandwidth"] = why or "memory clock or bus width unknown"
+        return
+    gbps = 2.0 * mem_clock * bus / 8.0 / 1e9
+    collected.add(
+        "DRAM bandwidth",
+        "bandwidth",
+        gbps,
+        f"2 (double data rate) x {_mhz(mem_clock)} MHz peak memory clock x {bus}-bit bus / 8 bits per byte "
+        f"= {_num(gbps)} GB/s "
+        "(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH); "
+        "the interface's peak, which STREAM stays below",
+    )
+
+
+def _add_compute(
+    collected: CeilingCollector,
+    cc: Optional[Tuple[int, int]],
+    sms: Optional[int],
+    clock: Optional[float],
+    geforce: Optional[bool],
+    why: Optional[str],
+) -> Dict[str, object]:
+    """Add the CUDA-core and tensor-core ceilings of :data:`COMPUTE_CLASSES` and
+    :data:`GEMM_CLASSES`, or the reason (``why`` the SM count, clock or compute capability is
+    unusable, or the capability is not in :data:`CUDA_CORE_RATES`) for each; returns the per-SM
+    rates used (empty where none)."""
+    core = CUDA_CORE_RATES.get(cc) if cc is not None else None
+    if why is None and core is None:
+        why = (
+            f"compute capability {_cc_str(cc)} is not in the per-SM rate table (CUDA_CORE_RATES); "
+            "no theoretical compute ceiling rather than a guess"
+        )
+    if why is not None or core is None or sms is None or clock is None or cc is None:
+        reason = why or "SM count, clock or compute capability unknown"
+        for cname in COMPUTE_CLASSES + GEMM_CLASSES:
+            collected.omitted[cname] = reason
+        return {}
+    rates_used = _core_ceilings(cc, core, sms, clock, collected.add, collected.omitted)
+    rates_used.update(_tensor_ceilings(cc, core, sms, clock, geforce, collected.add, collected.omitted))
+    return rates_used
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,9 +493,11 @@ def _tensor_ceilings(
     add: _Add,
     omitted: Dict[str, str],
 ) -> Dict[str, object]:
+    """Add the ``"GEMM <input>"`` ceilings of :data:`_TENSOR_KEYS` from :data:`TENSOR_CORE_RATES`
+    (FP64 on the CUDA cores where the tensor cores have no FP64 mode), or each one's reason to
+    ``omitted``; returns the per-SM rates used and their source (empty where cc has no entry)."""
     ccs = _cc_str(cc)
     entry = TENSOR_CORE_RATES.get(cc)
-    fp64_core = sms * core.fp64 * 2.0 * clock / 1e9
     if entry is None:
         why = (
             f"no tensor-core rates for cc {ccs} in TENSOR_CORE_RATES (no whitepaper figure verified for a per-SM rate)"
@@ -488,53 +512,74 @@ def _tensor_ceilings(
             omitted[cname] = entry.missing[k]
             continue
         if k == "FP64" and entry.fp64_on_cuda_cores:
-            add(
-                cname,
-                "compute",
-                fp64_core,
-                f"= FP64 CUDA-core peak: cc {ccs} tensor cores have no FP64 mode, so cuBLAS DGEMM runs on the FP64 "
-                f"units: {sms} SMs x {core.fp64} FP64 FMA results/clk/SM ({core.source}) x 2 FLOP per FMA x "
-                f"{_mhz(clock)} MHz max SM clock = {_num(fp64_core)} GFLOP/s; {_CLOCK_NOTE}",
-            )
+            fp64_core = sms * core.fp64 * 2.0 * clock / 1e9
+            add(cname, "compute", fp64_core, _fp64_on_cuda_cores(ccs, core, sms, clock, fp64_core))
             continue
-        pro = entry.rates.get(k)
-        gf = pro if entry.geforce is None else entry.geforce.get(k)
-        line = ""
-        if pro == gf:
-            rate = pro  # the product line does not matter
-        elif geforce is None:
-            omitted[cname] = (
-                f"cc {ccs} GeForce and professional parts differ in {k} tensor-core rate and the device name is unknown"
-            )
-            continue
-        elif geforce:
-            rate, line = gf, ", GeForce rate"
-        else:
-            rate, line = pro, ", professional/data-center rate"
-            if rate is None and entry.pro_missing:
-                omitted[cname] = entry.pro_missing
-                continue
+        rate, line, why = _tensor_rate(entry, k, ccs, geforce)
         if rate is None:
-            omitted[cname] = f"no {k} tensor-core rate for cc {ccs} in the sources used"
+            omitted[cname] = why
             continue
         value = sms * rate * clock / 1e9
         used[k] = rate
-        acc = (
-            " with FP32 accumulation (CUBLAS_COMPUTE_32F)"
-            if k in ("FP16", "BF16")
-            else " (E4M3 or E5M2 inputs) with FP32 accumulation"
-            if k == "FP8"
-            else ""
-        )
-        unit = "integer OP (2 per multiply-add; GOP/s, reported as GFLOP/s)" if k == "INT8" else "FLOP"
         add(
             cname,
             "compute",
             value,
-            f"{sms} SMs x {rate} {k}{acc} tensor-core {unit}/clk/SM (cc {ccs}{line}; {entry.source}) x "
-            f"{_mhz(clock)} MHz max SM clock = {_num(value)} GFLOP/s; {_TENSOR_CLOCK_NOTE}",
+            _tensor_derivation(k, sms, rate, f"cc {ccs}{line}; {entry.source}", clock, value),
         )
     return {"tensor_per_sm": used, "tensor_source": entry.source}
+
+
+def _fp64_on_cuda_cores(ccs: str, core: CoreRates, sms: int, clock: float, gflops: float) -> str:
+    """The derivation of a DGEMM ceiling at the FP64 CUDA-core peak ``gflops`` (cc ``ccs``)."""
+    return (
+        f"= FP64 CUDA-core peak: cc {ccs} tensor cores have no FP64 mode, so cuBLAS DGEMM runs on the FP64 "
+        f"units: {sms} SMs x {core.fp64} FP64 FMA results/clk/SM ({core.source}) x 2 FLOP per FMA x "
+        f"{_mhz(clock)} MHz max SM clock = {_num(gflops)} GFLOP/s; {_CLOCK_NOTE}"
+    )
+
+
+def _tensor_rate(entry: TensorRates, k: str, ccs: str, geforce: Optional[bool]) -> Tuple[Optional[int], str, str]:
+    """``(rate, line, why)``: the per-SM tensor-core rate of input ``k`` for this product line
+    (``geforce``; None where the device name is unknown), the line's label for the derivation
+    (empty where both lines share the rate), and where the rate is None, why."""
+    pro = entry.rates.get(k)
+    gf = pro if entry.geforce is None else entry.geforce.get(k)
+    line = ""
+    if pro == gf:
+        rate = pro  # the product line does not matter
+    elif geforce is None:
+        return (
+            None,
+            line,
+            (f"cc {ccs} GeForce and professional parts differ in {k} tensor-core rate and the device name is unknown"),
+        )
+    elif geforce:
+        rate, line = gf, ", GeForce rate"
+    else:
+        rate, line = pro, ", professional/data-center rate"
+        if rate is None and entry.pro_missing:
+            return None, line, entry.pro_missing
+    if rate is None:
+        return None, line, f"no {k} tensor-core rate for cc {ccs} in the sources used"
+    return rate, line, ""
+
+
+def _tensor_derivation(k: str, sms: int, rate: int, where: str, clock: float, gflops: float) -> str:
+    """The derivation of a tensor-core ceiling of input ``k``: ``sms`` SMs × ``rate`` per SM per
+    clock (``where``: the capability, product line and source) × the clock (Hz) = ``gflops``."""
+    acc = (
+        " with FP32 accumulation (CUBLAS_COMPUTE_32F)"
+        if k in ("FP16", "BF16")
+        else " (E4M3 or E5M2 inputs) with FP32 accumulation"
+        if k == "FP8"
+        else ""
+    )
+    unit = "integer OP (2 per multiply-add; GOP/s, reported as GFLOP/s)" if k == "INT8" else "FLOP"
+    return (
+        f"{sms} SMs x {rate} {k}{acc} tensor-core {unit}/clk/SM ({where}) x "
+        f"{_mhz(clock)} MHz max SM clock = {_num(gflops)} GFLOP/s; {_TENSOR_CLOCK_NOTE}"
+    )
 
 
 def _pos_int(info: Mapping[str, object], key: str, what: str) -> Tuple[Optional[int], Optional[str]]:
