@@ -53,13 +53,81 @@ def measured(path: Path) -> Dict[str, float]:
     return {c.name: c.value for c in run.ceilings if c.source == "measured"}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    raw = list(sys.argv[1:] if argv is None else argv)
+def parse_args(raw: List[str]) -> Tuple[argparse.Namespace, List[str]]:
+    """The command line (see the module docstring): this script's options and the run options after
+    ``--``."""
     options = raw[raw.index("--") + 1 :] if "--" in raw else []
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--devices", default="cuda:all")
     ap.add_argument("--out", type=Path, default=Path("bench/results/node"))
     a = ap.parse_args(raw[: raw.index("--")] if "--" in raw else raw)
+    return a, options
+
+
+def shared_node(
+    specs: Sequence[Any], options: Sequence[str], node_out: Path
+) -> Tuple[int, float, List[Tuple[str, str]]]:
+    """One child per entry of a ``+`` list (children may share a GPU), run at once by the tool's node
+    orchestration: its worst exit status, wall time (s) and (child folder, single-run folder) pairs."""
+    from apple_roofline.cpus import usable_cpus
+    from apple_roofline.node import Child, measure_node, split_cpus
+
+    shares = split_cpus(usable_cpus(), len(specs))
+    children = [
+        Child(
+            f"{s.backend}{s.index}-{i}",
+            cli("run", "--device", str(s), *options, "--out", str(node_out / f"{s.backend}{s.index}-{i}")),
+            node_out / f"{s.backend}{s.index}-{i}",
+            shares[i],
+        )
+        for i, s in enumerate(specs)
+    ]
+    start = time.monotonic()
+    node = measure_node(children, "run.json", node_out, devices=[str(s) for s in specs])
+    node_wall, node_code = time.monotonic() - start, max(r.returncode for r in node.results)
+    return node_code, node_wall, [(c.name, f"{s.backend}{s.index}") for c, s in zip(children, specs)]
+
+
+def ceiling_rows(out: Path, node_out: Path, pairs: Sequence[Tuple[str, str]]) -> List[Dict[str, Any]]:
+    """Per GPU of the node run, each measured ceiling of its single run beside the node run's."""
+    rows: List[Dict[str, Any]] = []
+    for child, single in pairs:
+        at_once, alone = measured(node_out / child / "run.json"), measured(out / "single" / single / "run.json")
+        for name in alone:
+            rows.append(
+                {
+                    "gpu": child,
+                    "ceiling": name,
+                    "alone": alone[name],
+                    "at_once": at_once.get(name),
+                    "ratio": at_once[name] / alone[name] if name in at_once else None,
+                }
+            )
+    return rows
+
+
+def print_report(
+    devices: str, singles: Dict[str, Tuple[int, float]], node_wall: float, rows: List[Dict[str, Any]]
+) -> None:
+    """Print the wall times, their ratio and the table of ceilings."""
+    ratio = node_wall / max(w for _c, w in singles.values())
+    print(
+        f"devices {devices}: single runs {', '.join(f'{k} {w:.1f} s' for k, (_c, w) in singles.items())}; "
+        f"all at once {node_wall:.1f} s = {ratio:.2f}x the slowest single run (target <= {TARGET_RATIO})"
+    )
+    print("| GPU | Ceiling | alone | at once | at once / alone |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for r in rows:
+        print(
+            f"| {r['gpu']} | {r['ceiling']} | {r['alone']:.4g} | "
+            + (f"{r['at_once']:.4g} | {r['ratio']:.3f} |" if r["ratio"] is not None else "— | — |")
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run each GPU alone, then all at once, and compare; returns 0 where every run is valid and the
+    ratio meets the target, else 1."""
+    a, options = parse_args(list(sys.argv[1:] if argv is None else argv))
     from apple_roofline.devices import parse_device
     from apple_roofline.node import parse_device_list
 
@@ -73,53 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         singles[name] = timed(cli("run", "--device", str(spec), *options, "--out", str(out / "single" / name)))
     node_out = out / "node"
     if shared:
-        from apple_roofline.cpus import usable_cpus
-        from apple_roofline.node import Child, measure_node, split_cpus
-
-        shares = split_cpus(usable_cpus(), len(specs))
-        children = [
-            Child(
-                f"{s.backend}{s.index}-{i}",
-                cli("run", "--device", str(s), *options, "--out", str(node_out / f"{s.backend}{s.index}-{i}")),
-                node_out / f"{s.backend}{s.index}-{i}",
-                shares[i],
-            )
-            for i, s in enumerate(specs)
-        ]
-        start = time.monotonic()
-        node = measure_node(children, "run.json", node_out, devices=[str(s) for s in specs])
-        node_wall, node_code = time.monotonic() - start, max(r.returncode for r in node.results)
-        pairs = [(c.name, f"{s.backend}{s.index}") for c, s in zip(children, specs)]
+        node_code, node_wall, pairs = shared_node(specs, options, node_out)
     else:
         node_code, node_wall = timed(cli("run", "--device", a.devices, *options, "--out", str(node_out)))
         pairs = [(f"{s.backend}{s.index}", f"{s.backend}{s.index}") for s in specs]
-    slowest = max(w for _c, w in singles.values())
-    ratio = node_wall / slowest
-    rows: List[Dict[str, Any]] = []
+    ratio = node_wall / max(w for _c, w in singles.values())
     ok = node_code == 0 and all(c == 0 for c, _w in singles.values()) and ratio <= TARGET_RATIO
-    for child, single in pairs:
-        at_once, alone = measured(node_out / child / "run.json"), measured(out / "single" / single / "run.json")
-        for name in alone:
-            rows.append(
-                {
-                    "gpu": child,
-                    "ceiling": name,
-                    "alone": alone[name],
-                    "at_once": at_once.get(name),
-                    "ratio": at_once[name] / alone[name] if name in at_once else None,
-                }
-            )
-    print(
-        f"devices {a.devices}: single runs {', '.join(f'{k} {w:.1f} s' for k, (_c, w) in singles.items())}; "
-        f"all at once {node_wall:.1f} s = {ratio:.2f}x the slowest single run (target <= {TARGET_RATIO})"
-    )
-    print("| GPU | Ceiling | alone | at once | at once / alone |")
-    print("| --- | --- | ---: | ---: | ---: |")
-    for r in rows:
-        print(
-            f"| {r['gpu']} | {r['ceiling']} | {r['alone']:.4g} | "
-            + (f"{r['at_once']:.4g} | {r['ratio']:.3f} |" if r["ratio"] is not None else "— | — |")
-        )
+    rows = ceiling_rows(out, node_out, pairs)
+    print_report(a.devices, singles, node_wall, rows)
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / f"bench_node-{stamp}.json").write_text(
         json.dumps(
