@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from concurrent.futures import Future
-from typing import Any, Callable, Dict, Hashable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Hashable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from .kernels import (
     texture_noise,
     texture_sums,
 )
+from .options import GraphicsOptions
 from .pacing import Pacer, PassRun, PassTiming
 
 __all__ = [
@@ -113,32 +114,22 @@ class PassMeasurer:
         dev: the graphics device (``fill_pass``, ``texture_pass``, ``max_texture``, ``statistics``).
         pacer: times each pass (:class:`~.pacing.Pacer`).
         checks: references and checks (:class:`~.checks.Checks`).
-        width, height: the render target, pixels.
-        overdraw: layers requested per fill pass.
-        max_pass_s: the longest fill pass before its layers are reduced, seconds.
-        samples: samples of a pass, given its suite and case (the grid's :meth:`~.grid.Grid.samples`);
-            default the pacer's ``reps`` for every pass.
+        options: the study's (:class:`~.options.GraphicsOptions`): the render target (``width``,
+            ``height``, pixels), the layers requested per fill pass (``overdraw``), the longest fill
+            pass before its layers are reduced (``pass_limit``, seconds), and the samples of a pass
+            (its grid's :meth:`~.grid.Grid.samples` of ``reps``).
         journal: gets each pass once its check has given its verdict (from the checking thread);
             a pass its resumed journal holds is kept, not measured (docs/design/files.md, "Journal and
             resume"; keys ``"SUITE FORMAT F=F MODE STORE"``, ``"texture SIZE PATTERN FILTER xFETCHES"``).
     """
 
     def __init__(
-        self,
-        dev: Any,
-        pacer: Pacer,
-        checks: Checks,
-        width: int,
-        height: int,
-        overdraw: int,
-        max_pass_s: float,
-        journal: Optional[Journal] = None,
-        samples: Optional[Callable[[str, Tuple[Any, ...]], int]] = None,
+        self, dev: Any, pacer: Pacer, checks: Checks, options: GraphicsOptions, journal: Optional[Journal] = None
     ) -> None:
-        self.dev, self.pacer, self.checks = dev, pacer, checks
-        self.samples = samples or (lambda suite, case: pacer.reps)
+        self.dev, self.pacer, self.checks, self.options = dev, pacer, checks, options
         self.journal = journal or Journal()
-        self.width, self.height, self.overdraw, self.max_pass_s = width, height, overdraw, max_pass_s
+        self.width, self.height, self.overdraw = options.width, options.height, options.overdraw
+        self.max_pass_s = options.pass_limit
         self.counting = bool(getattr(dev, "statistics", False))
         self.pending: List[Tuple[Dict[str, Any], Any]] = []  # (fields of a Measurement, its check)
         self.skipped: List[Skipped] = []
@@ -147,6 +138,11 @@ class PassMeasurer:
         self.layer_s: Dict[Tuple[str, str], Dict[int, float]] = {}  # (format, mode) -> {F: s per layer}
         self.lines: Dict[Tuple[str, str, int], Tuple[int, float]] = {}  # texture line -> (layers, s per pass)
         self.kept: Dict[str, Tuple[Dict[str, Any], Any]] = {}  # journal key -> (fields, check) of this study's passes
+
+    def samples(self, suite: str, case: Tuple[Any, ...]) -> int:
+        """Samples of pass ``case`` of ``suite``: its grid's (:meth:`~.grid.Grid.samples`) of the
+        options' ``reps``."""
+        return self.options.plan.samples(suite, case, self.options.reps)
 
     def fits(self, clock: SuiteClock, name: str, per_pass_s: Optional[float], reps: int, count: bool) -> bool:
         """Whether pass ``name`` (``per_pass_s`` seconds a pass, ``reps`` samples, counted or not) is
@@ -183,23 +179,11 @@ class PassMeasurer:
             out.append(Measurement(**fields, valid=ok, validation=why))
         return tuple(out)
 
-    def _record(
-        self,
-        key: str,
-        suite: str,
-        kernel: str,
-        dtype: str,
-        case: Dict[str, Any],
-        timing: PassTiming,
-        flops: int,
-        nbytes: int,
-        timer: str,
-        got: np.ndarray,
-        want: Callable[[], Any],
-        compare: Callable[[np.ndarray, Any], Tuple[bool, str]],
-    ) -> float:
+    def _record(self, key: str, work: "_Work", timing: PassTiming, timer: str, check: "_Check") -> float:
+        """Keep pass ``key`` (:meth:`_keep`): its Measurement's fields from ``work``, ``timing`` and
+        ``timer``, and its check submitted; its seconds per pass."""
         params = {
-            **case,
+            **work.case,
             "timer": timer,
             "batch": timing.batch,
             "lead_s": round(timing.lead_s, 4),
@@ -207,16 +191,16 @@ class PassMeasurer:
             **timing.summary,
         }
         fields: Dict[str, Any] = dict(
-            suite=suite,
-            kernel=kernel,
-            dtype=dtype,
+            suite=work.suite,
+            kernel=work.kernel,
+            dtype=work.dtype,
             params=params,
-            flops=flops,
-            bytes=max(nbytes, 1),
+            flops=work.flops,
+            bytes=max(work.nbytes, 1),
             samples_s=timing.samples_s,
             batch=timing.batch,
         )
-        self._keep(key, fields, self.checks.check(got, want, compare))
+        self._keep(key, fields, self.checks.check(check.got, check.want, check.compare))
         return timing.per_pass_s
 
     def _keep(self, key: str, fields: Dict[str, Any], verdict: "Future[Tuple[bool, str]]") -> None:
@@ -291,7 +275,7 @@ class PassMeasurer:
 
     def fill_cases(self, suite: str, cases: Sequence[FillCase], clock: SuiteClock) -> Iterator[str]:
         """Measure ``cases`` (format, F, mode, store) of ``suite``; yields one line per pass."""
-        width, height, dev = self.width, self.height, self.dev
+        width, height = self.width, self.height
         for fmt, F in dict.fromkeys((c[0], c[1]) for c in cases):  # every reference started ahead
             self.checks.ahead(("fill", F, fmt), _fill_job(width, height, F, fmt))
         self._prepare(cases)
@@ -307,45 +291,8 @@ class PassMeasurer:
                 clock.measured += 1
                 yield f"{fmt} F={F} {mode} {store}: the fillrate pass"
                 continue
-            blended = mode == "blended"
-            shape = (fmt, F, mode)
-            name = f"{suite} {fmt} F={F} {mode} {store}"  # the pass, as a device stop names it
-            ladder = self.layer_s.setdefault((fmt, mode), {})
             try:
-                layers = self.layers.get(shape)
-                per_pass: Optional[float] = None
-                if layers is None:
-                    per_layer = ladder_layer_s(ladder, F)
-                    if per_layer is None:
-                        probe_layers = min(self.overdraw, MIN_LAYERS)
-                        probe = dev.fill_pass(
-                            width=width,
-                            height=height,
-                            fmt=fmt,
-                            F=F,
-                            layers=probe_layers,
-                            blended=blended,
-                            store=store == "store",
-                        )
-                        per_layer = self.pacer.probe(probe, name) / probe_layers
-                    layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
-                    per_pass = per_layer * layers
-                    if layers < self.overdraw:
-                        self.warnings.append(
-                            f"{suite} {fmt} F={F} {mode}: {layers} layer{'' if layers == 1 else 's'} instead of "
-                            f"{self.overdraw} "
-                            f"(one pass of {self.overdraw} would take about "
-                            f"{per_layer * self.overdraw * 1e3:.0f} ms)"
-                        )
-                reps = self.samples(suite, (fmt, F, mode, store))
-                if not self.fits(clock, name, self.pacer.per_pass.get((shape, layers)) or per_pass, reps, True):
-                    return
-                p = dev.fill_pass(
-                    width=width, height=height, fmt=fmt, F=F, layers=layers, blended=blended, store=store == "store"
-                )
-                timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name, reps=reps)
-                invocations, got = run.invocations, _image(run)
-                ladder[F] = timing.per_pass_s / layers
+                drawn = self._fill_pass(suite, (fmt, F, mode, store), clock)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
                 raise
             except Exception as exc:  # noqa: BLE001 - a format or feature the device lacks: a skip with its reason
@@ -354,55 +301,112 @@ class PassMeasurer:
                 )
                 yield f"{fmt} F={F} {mode} {store}: skipped"
                 continue
-            pixels = width * height
-            drawn = pixels * layers
-            if blended:
-                shaded, shaded_by = drawn, "blended"
-            elif invocations is not None:
-                shaded, shaded_by = min(invocations, drawn), "counter"
-            else:
-                shaded, shaded_by = pixels, "one layer at least"
-            bpp = FORMATS[fmt].bytes_per_pixel * (2 if blended else 1)
-            case: Dict[str, Any] = {
-                "F": F,
-                "mode": mode,
-                "store": store,
-                "width": width,
-                "height": height,
-                "layers": layers,
-                "overdraw_requested": self.overdraw,
-                "pixels_drawn": drawn,
-                "pixels_shaded": shaded,
-                "shaded_by": shaded_by,
-                "tile_bytes_per_pixel": bpp,
-                "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0,
-            }
-            if invocations is not None:
-                case["fragment_invocations"] = invocations
-            want = self.checks.future(("fill", F, fmt))  # started ahead above
-
-            def compare(
-                got: np.ndarray, want: np.ndarray, fmt: str = fmt, discard: bool = store == "discard"
-            ) -> Tuple[bool, str]:
-                ok, why = check_target(got, want, FORMATS[fmt].storage)
-                return ok, (why + " (the pipeline, checked on one pass with store action store)" if discard else why)
-
-            median = self._record(
-                key,
-                suite,
-                "fill",
-                fmt,
-                case,
-                timing,
-                shaded * FLOPS_PER_ITERATION * F,
-                shaded * bpp,
-                p.timer,
-                got,
-                want,
-                compare,
-            )
+            if drawn is None:  # not started: it would end past the suite's budget
+                return
+            line = self._record_fill(key, suite, (fmt, F, mode, store), drawn)
             clock.measured += 1
-            yield f"{fmt} F={F} {mode} {store}: {drawn / median / 1e9:.1f} GPixel/s drawn"
+            yield line
+
+    def _fill_pass(self, suite: str, c: FillCase, clock: SuiteClock) -> Optional["_PassRun"]:
+        """Draw and time fill pass ``c`` of ``suite`` at its shape's layers (:meth:`_fill_layers`),
+        its seconds per layer added to its (format, mode) ladder; None when :meth:`fits` says it
+        would end past the suite's budget (not started).
+
+        Raises:
+            DeviceStopped: the device stopped responding.
+            Exception: what the device raised for a format or feature it lacks.
+        """
+        fmt, F, mode, store = c
+        shape = (fmt, F, mode)
+        name = f"{suite} {fmt} F={F} {mode} {store}"  # the pass, as a device stop names it
+        ladder = self.layer_s.setdefault((fmt, mode), {})
+        layers, per_pass = self._fill_layers(suite, c, name, ladder)
+        reps = self.samples(suite, (fmt, F, mode, store))
+        if not self.fits(clock, name, self.pacer.per_pass.get((shape, layers)) or per_pass, reps, True):
+            return None
+        p = self.dev.fill_pass(
+            width=self.width,
+            height=self.height,
+            fmt=fmt,
+            F=F,
+            layers=layers,
+            blended=mode == "blended",
+            store=store == "store",
+        )
+        timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name, reps=reps)
+        invocations, got = run.invocations, _image(run)
+        ladder[F] = timing.per_pass_s / layers
+        return _PassRun(p, timing, layers, invocations, got)
+
+    def _fill_layers(self, suite: str, c: FillCase, name: str, ladder: Dict[int, float]) -> Tuple[int, Optional[float]]:
+        """``(layers, seconds per pass)`` of fill pass ``c``: the layers its shape (format, F, mode)
+        already has (seconds unknown), or those :func:`fill_layers` gives at the seconds per layer its
+        ladder predicts (:func:`ladder_layer_s`) or a probe measures, kept for the shape; a warning
+        when they are fewer than the overdraw asked for."""
+        fmt, F, mode, store = c
+        shape = (fmt, F, mode)
+        layers = self.layers.get(shape)
+        if layers is not None:
+            return layers, None
+        per_layer = ladder_layer_s(ladder, F)
+        if per_layer is None:
+            probe_layers = min(self.overdraw, MIN_LAYERS)
+            probe = self.dev.fill_pass(
+                width=self.width,
+                height=self.height,
+                fmt=fmt,
+                F=F,
+                layers=probe_layers,
+                blended=mode == "blended",
+                store=store == "store",
+            )
+            per_layer = self.pacer.probe(probe, name) / probe_layers
+        layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
+        if layers < self.overdraw:
+            self.warnings.append(
+                f"{suite} {fmt} F={F} {mode}: {layers} layer{'' if layers == 1 else 's'} instead of "
+                f"{self.overdraw} "
+                f"(one pass of {self.overdraw} would take about "
+                f"{per_layer * self.overdraw * 1e3:.0f} ms)"
+            )
+        return layers, per_layer * layers
+
+    def _record_fill(self, key: str, suite: str, c: FillCase, drawn: "_PassRun") -> str:
+        """Keep fill pass ``c`` (:meth:`_record`) with its case's parameters, FLOPs and bytes, checked
+        against its reference; its progress line."""
+        fmt, F, mode, store = c
+        blended = mode == "blended"
+        layers, invocations = drawn.layers, drawn.invocations
+        pixels = self.width * self.height
+        shaded, shaded_by = _fill_shaded(blended, invocations, pixels, pixels * layers)
+        bpp = FORMATS[fmt].bytes_per_pixel * (2 if blended else 1)
+        case: Dict[str, Any] = {
+            "F": F,
+            "mode": mode,
+            "store": store,
+            "width": self.width,
+            "height": self.height,
+            "layers": layers,
+            "overdraw_requested": self.overdraw,
+            "pixels_drawn": pixels * layers,
+            "pixels_shaded": shaded,
+            "shaded_by": shaded_by,
+            "tile_bytes_per_pixel": bpp,
+            "dram_bytes": pixels * FORMATS[fmt].bytes_per_pixel if store == "store" else 0,
+        }
+        if invocations is not None:
+            case["fragment_invocations"] = invocations
+        want = self.checks.future(("fill", F, fmt))  # started ahead (fill_cases)
+
+        def compare(
+            got: np.ndarray, want: np.ndarray, fmt: str = fmt, discard: bool = store == "discard"
+        ) -> Tuple[bool, str]:
+            ok, why = check_target(got, want, FORMATS[fmt].storage)
+            return ok, (why + " (the pipeline, checked on one pass with store action store)" if discard else why)
+
+        work = _Work(suite, "fill", fmt, case, shaded * FLOPS_PER_ITERATION * F, shaded * bpp)
+        median = self._record(key, work, drawn.timing, drawn.p.timer, _Check(drawn.got, want, compare))
+        return f"{fmt} F={F} {mode} {store}: {pixels * layers / median / 1e9:.1f} GPixel/s drawn"
 
     # -- texture cache --------------------------------------------------------------------------
 
@@ -410,54 +414,18 @@ class PassMeasurer:
         """Measure the texture ``cases`` (size, pattern, filter, fetches) the device allows; yields one
         line per pass. References are built a few (size, pattern, filter) lines ahead; the bilinear
         lines of one size share its table of filtered texels (:func:`~.kernels.bilinear_texels`)."""
-        dev, width, height = self.dev, self.width, self.height
-        fits = fitting(cases, dev)
+        fits = fitting(cases, self.dev)
         for size in sorted({c[0] for c in cases if c not in fits}):
             self.skipped.append(
                 Skipped(
                     "texture",
                     "texture",
                     TEXTURE_FORMAT,
-                    f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(dev)})",
+                    f"size {size}x{size} exceeds the device's largest 2D texture ({_limit(self.dev)})",
                 )
             )
         self._prepare_texture(fits)
-        lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
-        counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in lines}
-        last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in lines}
-
-        def noise(size: int) -> np.ndarray:
-            image: np.ndarray = self.checks.reference(("noise", size), _noise_job(size))
-            return image
-
-        def sums_job(
-            line: Tuple[int, str, str], texture: Callable[[], Any], table: Callable[[], Any]
-        ) -> Callable[[], Dict[int, np.ndarray]]:
-            return lambda: texture_sums(texture(), width, height, line[1], line[2], counts[line], table())
-
-        def start(i: int) -> None:
-            for line in lines[i : i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
-                self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
-            for line in lines[i : i + AHEAD]:
-                if ("texture",) + line in self.checks:
-                    continue
-                # A job holds the futures of the texture and of its bilinear table, each submitted
-                # before it: a worker never waits for work queued behind it.
-                texture = self.checks.future(("noise", line[0]))
-                table: Callable[[], Any] = _no_table  # nearest, or a texture too large for a table
-                if line[2] == "bilinear" and line[0] ** 2 <= TABLE_TEXELS:  # one table per size, for both patterns
-                    self.checks.ahead(("table", line[0]), _table_job(texture))
-                    table = self.checks.future(("table", line[0]))
-                self.checks.ahead(("texture",) + line, sums_job(line, texture, table))
-
-        def done(i: int, line: Tuple[int, str, str]) -> None:
-            if i == last[line]:
-                self.checks.drop(("texture",) + line)
-            if not any(c[0] == line[0] for c in fits[i + 1 :]):
-                self.checks.drop(("noise", line[0]))
-            if not any(c[0] == line[0] and c[2] == "bilinear" for c in fits[i + 1 :]):
-                self.checks.drop(("table", line[0]))
-
+        refs = _TextureRefs(self.checks, fits, self.width, self.height)
         for i, (size, pattern, filter_, fetches) in enumerate(fits):
             if clock.cut_here(f"texture {size}x{size} {pattern} {filter_} x{fetches}"):
                 return
@@ -465,49 +433,12 @@ class PassMeasurer:
             key = record_key("texture", size, pattern, filter_, f"x{fetches}")
             if self._resumed(key):
                 clock.measured += 1
-                done(i, line)
+                refs.done(i, line)
                 yield f"{size}² {pattern} {filter_} x{fetches}: resumed"
                 continue
-            start(lines.index(line))
-            name = f"texture {size}x{size} {pattern} {filter_} x{fetches}"  # the pass, as a device stop names it
+            refs.start(refs.lines.index(line))
             try:
-                texture = noise(size)
-                bilinear, random = filter_ == "bilinear", pattern == "random"
-                shape = (size, pattern, filter_, fetches)
-                # The line (pattern, filter, fetches) shares its layers and per-pass time from one size to
-                # the next (a cliff changes it, and the next measurement recalibrates); its first size
-                # is probed.
-                known = self.lines.get(shape[1:])
-                layers, per_pass = known if known is not None else (1, None)
-                if known is None and self.counting:
-                    one = dev.texture_pass(
-                        width=width,
-                        height=height,
-                        texture=texture,
-                        fetches=fetches,
-                        random=random,
-                        bilinear=bilinear,
-                        layers=1,
-                    )
-                    per_layer = self.pacer.probe(one, name)
-                    layers = texture_layers(per_layer)
-                    per_pass = per_layer * layers
-                p = dev.texture_pass(
-                    width=width,
-                    height=height,
-                    texture=texture,
-                    fetches=fetches,
-                    random=random,
-                    bilinear=bilinear,
-                    layers=layers,
-                )
-                per_pass = self.pacer.per_pass.get(shape) or per_pass or self.pacer.probe(p, name)
-                reps = self.samples("texture", (size, pattern, filter_, fetches))
-                if not self.fits(clock, name, per_pass, reps, self.counting):
-                    return
-                timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name, reps=reps)
-                invocations, got = run.invocations, _image(run)
-                self.lines[shape[1:]] = (layers, timing.per_pass_s)
+                drawn = self._texture_pass((size, pattern, filter_, fetches), refs, clock)
             except DeviceStopped:  # the device, not this pass: the study ends (the runner)
                 raise
             except Exception as exc:  # noqa: BLE001 - e.g. a device that cannot render into rgba32float
@@ -521,53 +452,197 @@ class PassMeasurer:
                 )
                 yield f"{size}² {pattern} {filter_} x{fetches}: skipped"
                 continue
-            pixels = width * height
-            if invocations is not None:
-                shaded, shaded_by = min(invocations, pixels * layers), "counter"
-            else:
-                shaded, shaded_by = pixels, "one layer"
-            texels = shaded * fetches
-            case = {
-                "size": size,
-                "pattern": pattern,
-                "filter": filter_,
-                "fetches": fetches,
-                "width": width,
-                "height": height,
-                "layers": layers,
-                "pixels_shaded": shaded,
-                "shaded_by": shaded_by,
-                "texels": texels,
-                "working_set_bytes": size * size * 4,
-            }
-            want_line = self.checks.future(("texture",) + line)
-
-            def compare(
-                got: np.ndarray,
-                sums: Dict[int, np.ndarray],
-                fetches: int = fetches,
-                bilinear: bool = filter_ == "bilinear",
-            ) -> Tuple[bool, str]:
-                return check_target(got, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
-
-            median = self._record(
-                key,
-                "texture",
-                "texture",
-                TEXTURE_FORMAT,
-                case,
-                timing,
-                0,
-                texels * (16 if filter_ == "bilinear" else 4),
-                p.timer,
-                got,
-                want_line,
-                compare,
+            if drawn is None:  # not started: it would end past the suite's budget
+                return
+            text = self._record_texture(
+                key, (size, pattern, filter_, fetches), drawn, self.checks.future(("texture",) + line)
             )
             clock.measured += 1
-            done(i, line)
-            drew = f"{layers} layer{'' if layers == 1 else 's'}"
-            yield f"{size}² {pattern} {filter_} x{fetches} ({drew}): {texels / median / 1e9:.1f} GTexel/s"
+            refs.done(i, line)
+            yield text
+
+    def _texture_pass(self, c: TextureCase, refs: "_TextureRefs", clock: SuiteClock) -> Optional["_PassRun"]:
+        """Draw and time texture pass ``c`` at its line's layers (:meth:`_texture_layers`), kept for
+        the line with its seconds per pass; None when :meth:`fits` says it would end past the suite's
+        budget (not started).
+
+        Raises:
+            DeviceStopped: the device stopped responding.
+            Exception: what the device raised (e.g. a target format it cannot render into).
+        """
+        size, pattern, filter_, fetches = c
+        name = f"texture {size}x{size} {pattern} {filter_} x{fetches}"  # the pass, as a device stop names it
+        texture = refs.noise(size)
+        shape = (size, pattern, filter_, fetches)
+        layers, per_pass = self._texture_layers(shape, texture, name)
+        p = self.dev.texture_pass(
+            width=self.width,
+            height=self.height,
+            texture=texture,
+            fetches=fetches,
+            random=pattern == "random",
+            bilinear=filter_ == "bilinear",
+            layers=layers,
+        )
+        per_pass = self.pacer.per_pass.get(shape) or per_pass or self.pacer.probe(p, name)
+        reps = self.samples("texture", (size, pattern, filter_, fetches))
+        if not self.fits(clock, name, per_pass, reps, self.counting):
+            return None
+        timing, run = self.pacer.measure(p, shape, per_pass, count=self.counting, name=name, reps=reps)
+        invocations, got = run.invocations, _image(run)
+        self.lines[shape[1:]] = (layers, timing.per_pass_s)
+        return _PassRun(p, timing, layers, invocations, got)
+
+    def _texture_layers(self, shape: TextureCase, texture: np.ndarray, name: str) -> Tuple[int, Optional[float]]:
+        """``(layers, seconds per pass)`` of texture pass ``shape``: its line's (pattern, filter,
+        fetches) from the size before (a cliff changes them, and the next measurement recalibrates);
+        for a line's first size, where the device counts invocations, :func:`texture_layers` at the
+        seconds of a probed one-layer pass; else one layer, seconds unknown."""
+        size, pattern, filter_, fetches = shape
+        known = self.lines.get(shape[1:])
+        layers, per_pass = known if known is not None else (1, None)
+        if known is None and self.counting:
+            one = self.dev.texture_pass(
+                width=self.width,
+                height=self.height,
+                texture=texture,
+                fetches=fetches,
+                random=pattern == "random",
+                bilinear=filter_ == "bilinear",
+                layers=1,
+            )
+            per_layer = self.pacer.probe(one, name)
+            layers = texture_layers(per_layer)
+            per_pass = per_layer * layers
+        return layers, per_pass
+
+    def _record_texture(self, key: str, c: TextureCase, drawn: "_PassRun", want_line: Callable[[], Any]) -> str:
+        """Keep texture pass ``c`` (:meth:`_record`) with its case's parameters and texels fetched,
+        checked against its line's sums (``want_line``); its progress line."""
+        size, pattern, filter_, fetches = c
+        layers, invocations = drawn.layers, drawn.invocations
+        pixels = self.width * self.height
+        if invocations is not None:
+            shaded, shaded_by = min(invocations, pixels * layers), "counter"
+        else:
+            shaded, shaded_by = pixels, "one layer"
+        texels = shaded * fetches
+        case = {
+            "size": size,
+            "pattern": pattern,
+            "filter": filter_,
+            "fetches": fetches,
+            "width": self.width,
+            "height": self.height,
+            "layers": layers,
+            "pixels_shaded": shaded,
+            "shaded_by": shaded_by,
+            "texels": texels,
+            "working_set_bytes": size * size * 4,
+        }
+
+        def compare(
+            got: np.ndarray,
+            sums: Dict[int, np.ndarray],
+            fetches: int = fetches,
+            bilinear: bool = filter_ == "bilinear",
+        ) -> Tuple[bool, str]:
+            return check_target(got, sums[fetches], "f32", fetches=fetches, bilinear=bilinear)
+
+        work = _Work("texture", "texture", TEXTURE_FORMAT, case, 0, texels * (16 if filter_ == "bilinear" else 4))
+        median = self._record(key, work, drawn.timing, drawn.p.timer, _Check(drawn.got, want_line, compare))
+        drew = f"{layers} layer{'' if layers == 1 else 's'}"
+        return f"{size}² {pattern} {filter_} x{fetches} ({drew}): {texels / median / 1e9:.1f} GTexel/s"
+
+
+class _Work(NamedTuple):
+    """One pass as its Measurement records it: suite, kernel and dtype, its case's parameters, and
+    the FLOPs and bytes of one pass."""
+
+    suite: str
+    kernel: str
+    dtype: str
+    case: Dict[str, Any]
+    flops: int
+    nbytes: int
+
+
+class _Check(NamedTuple):
+    """A pass's check: the target it drew, its reference (a callable that waits for it) and how the
+    two compare."""
+
+    got: np.ndarray
+    want: Callable[[], Any]
+    compare: Callable[[np.ndarray, Any], Tuple[bool, str]]
+
+
+class _PassRun(NamedTuple):
+    """A pass drawn and timed: the device's pass, its timing, its layers, the fragment-shader
+    invocations the device counted (None where it counts none) and the target it drew."""
+
+    p: Any
+    timing: PassTiming
+    layers: int
+    invocations: Optional[int]
+    got: np.ndarray
+
+
+def _fill_shaded(blended: bool, invocations: Optional[int], pixels: int, drawn: int) -> Tuple[int, str]:
+    """``(pixels shaded, how that is known)`` of a fill pass of ``drawn`` pixels (``pixels`` a
+    layer): every one when blended, else the device's count of invocations where it has one (at most
+    ``drawn``), else one layer at least (the hidden layers may be culled)."""
+    if blended:
+        return drawn, "blended"
+    if invocations is not None:
+        return min(invocations, drawn), "counter"
+    return pixels, "one layer at least"
+
+
+class _TextureRefs:
+    """The texture suite's references over the passes ``fits``: per size its noise texture and (for
+    the bilinear lines) its table of filtered texels, per line (size, pattern, filter) the sums of its
+    fetch counts; each started a few lines ahead of the pass being measured (:data:`AHEAD`) and
+    dropped after the last pass that needs it."""
+
+    def __init__(self, checks: Checks, fits: Sequence[TextureCase], width: int, height: int) -> None:
+        self.checks, self.fits, self.width, self.height = checks, fits, width, height
+        self.lines = list(dict.fromkeys((c[0], c[1], c[2]) for c in fits))
+        self.counts = {line: sorted({c[3] for c in fits if c[:3] == line}) for line in self.lines}
+        self.last = {line: max(i for i, c in enumerate(fits) if c[:3] == line) for line in self.lines}
+
+    def noise(self, size: int) -> np.ndarray:
+        """The noise texture of ``size``, built now if it was not started; waits for it."""
+        image: np.ndarray = self.checks.reference(("noise", size), _noise_job(size))
+        return image
+
+    def start(self, i: int) -> None:
+        """Start the references of the lines from line ``i`` on: the textures of the next
+        2 × :data:`AHEAD` lines first (the measuring thread needs them next), then the bilinear
+        tables and the sums of the next :data:`AHEAD`."""
+        for line in self.lines[i : i + 2 * AHEAD]:  # textures first: the measuring thread needs them next
+            self.checks.ahead(("noise", line[0]), _noise_job(line[0]))
+        for line in self.lines[i : i + AHEAD]:
+            if ("texture",) + line in self.checks:
+                continue
+            # A job holds the futures of the texture and of its bilinear table, each submitted
+            # before it: a worker never waits for work queued behind it.
+            texture = self.checks.future(("noise", line[0]))
+            table: Callable[[], Any] = _no_table  # nearest, or a texture too large for a table
+            if line[2] == "bilinear" and line[0] ** 2 <= TABLE_TEXELS:  # one table per size, for both patterns
+                self.checks.ahead(("table", line[0]), _table_job(texture))
+                table = self.checks.future(("table", line[0]))
+            self.checks.ahead(
+                ("texture",) + line, _sums_job(self.width, self.height, line, self.counts[line], texture, table)
+            )
+
+    def done(self, i: int, line: Tuple[int, str, str]) -> None:
+        """Drop the references no pass after pass ``i`` (of ``line``) needs."""
+        if i == self.last[line]:
+            self.checks.drop(("texture",) + line)
+        if not any(c[0] == line[0] for c in self.fits[i + 1 :]):
+            self.checks.drop(("noise", line[0]))
+        if not any(c[0] == line[0] and c[2] == "bilinear" for c in self.fits[i + 1 :]):
+            self.checks.drop(("table", line[0]))
 
 
 def fitting(cases: Sequence[TextureCase], dev: Any) -> List[TextureCase]:
@@ -594,6 +669,19 @@ def _fill_job(width: int, height: int, F: int, fmt: str) -> Callable[[], np.ndar
 
 def _noise_job(size: int) -> Callable[[], np.ndarray]:
     return lambda: texture_noise(size)
+
+
+def _sums_job(
+    width: int,
+    height: int,
+    line: Tuple[int, str, str],
+    counts: Sequence[int],
+    texture: Callable[[], Any],
+    table: Callable[[], Any],
+) -> Callable[[], Dict[int, np.ndarray]]:
+    """The job of a texture line's reference: its sums at every fetch count of ``counts``
+    (:func:`~.kernels.texture_sums`), from the texture's and the table's futures."""
+    return lambda: texture_sums(texture(), width, height, line[1], line[2], counts, table())
 
 
 def _table_job(texture: Callable[[], Any]) -> Callable[[], np.ndarray]:

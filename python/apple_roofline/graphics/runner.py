@@ -134,17 +134,7 @@ class GraphicsRunner:
             spin_up_s=SPIN_UP_S / 4 if quick else SPIN_UP_S,
         )
         self.journal = journal or Journal()
-        self.measuring = PassMeasurer(
-            self.gpu,
-            self.pacer,
-            Checks(),
-            options.width,
-            options.height,
-            options.overdraw,
-            options.pass_limit,
-            self.journal,
-            lambda suite, case: options.plan.samples(suite, case, options.reps),
-        )
+        self.measuring = PassMeasurer(self.gpu, self.pacer, Checks(), options, self.journal)
         self.params = options.params(self.pacer.spin_up_s, self.pacer.min_sample_s)
         self.times: List[SuiteTime] = []
 
