@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..study.files import ResultsError
 from .model import KernelDot, KernelSet, Unplaced
@@ -179,6 +179,8 @@ class _Reading:
 def _read_launch(
     launch: Launch, seconds: float, tensors: Mapping[str, Tuple[str, bool]], pipes: Sequence[str]
 ) -> _Reading:
+    """What one launch of ``seconds`` gives (:class:`_Reading`): its FP and tensor-pipe work, the
+    tensor pipe's instructions (where all of ``pipes`` are there) and its bytes per level."""
     r = _Reading(seconds)
     used: List[str] = []
     missing: List[str] = []
@@ -188,14 +190,9 @@ def _read_launch(
         if name is None:
             missing.append(options[0][0])
             continue
-        count = launch.value(name)
-        if dict(options)[name]:
-            clock = _SM_CLOCK[name.split("__")[0]]
-            if not launch.has(clock):
-                missing.append(clock)
-                continue
-            count *= launch.value(clock) * seconds
-            used.append(clock)
+        count = _count(launch, name, dict(options)[name], _SM_CLOCK[name.split("__")[0]], seconds, used, missing)
+        if count is None:
+            continue
         r.work[precision] = r.work.get(precision, 0.0) + weight * count
         r.hfma += count if op == "hfma" else 0.0
         used.append(name)
@@ -203,13 +200,9 @@ def _read_launch(
         if not launch.has(name):
             missing.append(name)
             continue
-        count = launch.value(name)
-        if rate:
-            if not launch.has(_SM_CLOCK["sm"]):
-                missing.append(_SM_CLOCK["sm"])
-                continue
-            count *= launch.value(_SM_CLOCK["sm"]) * seconds
-            used.append(_SM_CLOCK["sm"])
+        count = _count(launch, name, rate, _SM_CLOCK["sm"], seconds, used, missing)
+        if count is None:
+            continue
         p = _tensor_precision(path)
         r.work[p] = r.work.get(p, 0.0) + count
         r.work[_TENSOR] = r.work.get(_TENSOR, 0.0) + count
@@ -217,13 +210,35 @@ def _read_launch(
     if pipes and all(launch.has(m) for m in pipes):
         r.pipe = sum(launch.value(m) for m in pipes)
     r.used, r.missing = tuple(dict.fromkeys(used)), tuple(dict.fromkeys(missing))
+    _read_levels(launch, r)
+    return r
+
+
+def _count(
+    launch: Launch, name: str, rate: bool, clock: str, seconds: float, used: List[str], missing: List[str]
+) -> Optional[float]:
+    """Metric ``name``'s count over the launch: a rate per cycle times the SM ``clock`` metric (Hz,
+    appended to ``used``) and ``seconds``; None, with ``clock`` appended to ``missing``, where the
+    rate's clock is not there."""
+    count = launch.value(name)
+    if not rate:
+        return count
+    if not launch.has(clock):
+        missing.append(clock)
+        return None
+    used.append(clock)
+    return count * (launch.value(clock) * seconds)  # the launch's cycles (clock × seconds) first
+
+
+def _read_levels(launch: Launch, r: _Reading) -> None:
+    """Each level's bytes over the launch (``r.level_bytes``) and the metric they come from
+    (``r.level_metric``): the first of :data:`LEVEL_BYTES` the launch has, a rate times its time."""
     for level, ways in LEVEL_BYTES.items():
         name = launch.first([n for n, _f, _r in ways])
         if name is not None:
             factor, rate = next((f, ra) for n, f, ra in ways if n == name)
-            r.level_bytes[level] = launch.value(name) * factor * (seconds if rate else 1.0)
+            r.level_bytes[level] = launch.value(name) * factor * (r.seconds if rate else 1.0)
             r.level_metric[level] = name
-    return r
 
 
 def _finite(source: str, kernel: str, what: str, *values: float) -> None:
@@ -261,51 +276,40 @@ def read_ncu_csv(text: str, *, source: str = "<ncu csv>") -> KernelSet:
     return KernelSet(tuple(dots), tuple(unplaced), source, "ncu", device)
 
 
+@dataclass(frozen=True)
+class _Totals:
+    """One kernel's launches summed (its dots at every level share these): the launches and their
+    readings, seconds, FLOPs, FLOPs per precision, the tensor pipe's share, the metrics used and
+    the precision most FLOPs were done in."""
+
+    source: str
+    kernel: str
+    mine: Sequence[Launch]
+    readings: Sequence[_Reading]
+    seconds: float
+    flops: float
+    work: Dict[str, float]
+    tensor: float
+    union: Tuple[str, ...]
+    precision: str
+
+
 def _kernel(
     source: str, kernel: str, mine: Sequence[Launch], tensors: Mapping[str, Tuple[str, bool]], pipes: Sequence[str]
 ) -> Tuple[List[KernelDot], List[Unplaced]]:
     """One kernel's dots and unplaced levels (or the kernel itself unplaced), over its launches."""
-    n = len(mine)
-    untimed = [la.row for la in mine if not (la.has(TIME) and la.value(TIME) > 0)]
-    if untimed:
-        return [], [
-            Unplaced(
-                kernel,
-                f"no duration: {TIME} is missing or 0 for launch row {untimed[0]} (the SpeedOfLight section, "
-                f"or --metrics {TIME}, collects it)",
-                (TIME,),
-                launches=n,
-            )
-        ]
+    untimed = _untimed(kernel, mine)
+    if untimed is not None:
+        return [], [untimed]
     readings = [_read_launch(la, la.value(TIME), tensors, pipes) for la in mine]
     seconds = sum(r.seconds for r in readings)
     _finite(source, kernel, "time", seconds)
     union = tuple(dict.fromkeys(m for r in readings for m in r.used))
-    for la, r in zip(mine, readings):
-        lacking = [m for m in union if m not in r.used]
-        if lacking:
-            return [], [
-                Unplaced(
-                    kernel,
-                    f"launch row {la.row} lacks {lacking[0]}, which its other launches have (summed, it would "
-                    f"count as 0)",
-                    (lacking[0],),
-                    seconds=seconds,
-                    launches=n,
-                )
-            ]
-    if not union:
-        return [], [
-            Unplaced(
-                kernel,
-                "no FLOP metrics: collect the hierarchical roofline sections (--set roofline, or --section "
-                "SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
-                "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)",
-                readings[0].missing,
-                seconds=seconds,
-                launches=n,
-            )
-        ]
+    early = _launch_lacking(kernel, mine, readings, union, seconds) or _no_flop_metrics(
+        kernel, readings, union, seconds
+    )
+    if early is not None:
+        return [], [early]
     work: Dict[str, float] = {}
     for r in readings:
         for p, f in r.work.items():
@@ -317,49 +321,104 @@ def _kernel(
     if lacks is not None:
         return [], [lacks]
     precision = max(work, key=lambda p: work[p])
+    totals = _Totals(source, kernel, mine, readings, seconds, flops, work, tensor, union, precision)
     dots: List[KernelDot] = []
     unplaced: List[Unplaced] = []
     for level in ("L1", "L2", "DRAM"):
-        options = LEVEL_BYTES[level]
-        without = [la.row for la, r in zip(mine, readings) if level not in r.level_bytes]
-        if without:
-            wanted = _level_wanted(options)
-            some = "" if len(without) == n else f" for launch row {without[0]} (its other launches have it)"
-            unplaced.append(
-                Unplaced(kernel, f"no {level} bytes: the export lacks {wanted}{some}", (wanted,), level, seconds, n)
-            )
-            continue
-        b = sum(r.level_bytes[level] for r in readings)
-        metric = readings[0].level_metric[level]
-        _finite(source, kernel, f"{level} byte count", b, b / seconds, flops / b if b > 0 else 0.0)
-        if b <= 0:
-            unplaced.append(
-                Unplaced(
-                    kernel,
-                    f"0 bytes at {level} ({metric} = 0): no arithmetic intensity there",
-                    (f"{metric} (0)",),
-                    level,
-                    seconds,
-                    n,
-                )
-            )
-            continue
-        dots.append(
-            KernelDot(
-                kernel,
-                level,
-                flops,
-                b,
-                seconds,
-                n,
-                precision,
-                {p: f for p, f in work.items() if f > 0},
-                "ncu",
-                union + (metric, TIME),
-                "tensor" if tensor > flops / 2 else "fma",
-            )
-        )
+        placed = _level_dot(totals, level)
+        if isinstance(placed, KernelDot):
+            dots.append(placed)
+        else:
+            unplaced.append(placed)
     return dots, unplaced
+
+
+def _untimed(kernel: str, mine: Sequence[Launch]) -> Optional[Unplaced]:
+    """The kernel unplaced where a launch has no duration (or 0), else None."""
+    untimed = [la.row for la in mine if not (la.has(TIME) and la.value(TIME) > 0)]
+    if not untimed:
+        return None
+    return Unplaced(
+        kernel,
+        f"no duration: {TIME} is missing or 0 for launch row {untimed[0]} (the SpeedOfLight section, "
+        f"or --metrics {TIME}, collects it)",
+        (TIME,),
+        launches=len(mine),
+    )
+
+
+def _launch_lacking(
+    kernel: str, mine: Sequence[Launch], readings: Sequence[_Reading], union: Tuple[str, ...], seconds: float
+) -> Optional[Unplaced]:
+    """The kernel unplaced where a launch lacks a metric (of ``union``) its other launches have,
+    else None."""
+    for la, r in zip(mine, readings):
+        lacking = [m for m in union if m not in r.used]
+        if lacking:
+            return Unplaced(
+                kernel,
+                f"launch row {la.row} lacks {lacking[0]}, which its other launches have (summed, it would count as 0)",
+                (lacking[0],),
+                seconds=seconds,
+                launches=len(mine),
+            )
+    return None
+
+
+def _no_flop_metrics(
+    kernel: str, readings: Sequence[_Reading], union: Tuple[str, ...], seconds: float
+) -> Optional[Unplaced]:
+    """The kernel unplaced where the export has no work metric of it (``union`` empty), else None."""
+    if union:
+        return None
+    return Unplaced(
+        kernel,
+        "no FLOP metrics: collect the hierarchical roofline sections (--set roofline, or --section "
+        "SpeedOfLight_HierarchicalSingleRooflineChart ...) or the instruction counts "
+        "(--metrics sm__sass_thread_inst_executed_op_ffma_pred_on.sum,...)",
+        readings[0].missing,
+        seconds=seconds,
+        launches=len(readings),
+    )
+
+
+def _level_dot(t: _Totals, level: str) -> Union[KernelDot, Unplaced]:
+    """The kernel's dot at ``level``, or that level unplaced (a launch without its bytes, or 0 bytes).
+
+    Raises:
+        ResultsError: its bytes, bandwidth or arithmetic intensity are not finite.
+    """
+    n = len(t.mine)
+    without = [la.row for la, r in zip(t.mine, t.readings) if level not in r.level_bytes]
+    if without:
+        wanted = _level_wanted(LEVEL_BYTES[level])
+        some = "" if len(without) == n else f" for launch row {without[0]} (its other launches have it)"
+        return Unplaced(t.kernel, f"no {level} bytes: the export lacks {wanted}{some}", (wanted,), level, t.seconds, n)
+    b = sum(r.level_bytes[level] for r in t.readings)
+    metric = t.readings[0].level_metric[level]
+    _finite(t.source, t.kernel, f"{level} byte count", b, b / t.seconds, t.flops / b if b > 0 else 0.0)
+    if b <= 0:
+        return Unplaced(
+            t.kernel,
+            f"0 bytes at {level} ({metric} = 0): no arithmetic intensity there",
+            (f"{metric} (0)",),
+            level,
+            t.seconds,
+            n,
+        )
+    return KernelDot(
+        t.kernel,
+        level,
+        t.flops,
+        b,
+        t.seconds,
+        n,
+        t.precision,
+        {p: f for p, f in t.work.items() if f > 0},
+        "ncu",
+        t.union + (metric, TIME),
+        "tensor" if t.tensor > t.flops / 2 else "fma",
+    )
 
 
 def _lacks_tensor_ops(

@@ -127,6 +127,23 @@ def read_page(text: str, source: str) -> Tuple[List[str], List[Launch]]:
         ResultsError: one line naming ``source``: no header row, the details page, a unit ncu
             does not write on a metric the import reads, a row of the wrong length, no launches.
     """
+    header, body = _table(text, source)
+    units: List[str] = [""] * len(header)
+    if body and (not body[0] or not body[0][0].strip()):  # the row of units has no launch ID
+        units = [u.strip() for u in body[0]] + [""] * (len(header) - len(body[0]))
+        body = body[1:]
+    out = _launches(header, body, _scales(header, units, source), source)
+    if not out:
+        raise ResultsError(f"{source}: an Nsight Compute export without launches (no rows after the header)")
+    return header, out
+
+
+def _table(text: str, source: str) -> Tuple[List[str], List[List[str]]]:
+    """The header row (stripped) and the rows below it of a raw page, ncu's ``==`` lines left out.
+
+    Raises:
+        ResultsError: no header row, or ncu's details page.
+    """
     lines = text.splitlines()
     start = header_index(lines)
     if start is None:
@@ -141,11 +158,16 @@ def read_page(text: str, source: str) -> Tuple[List[str], List[Launch]]:
             f"{source}: this is ncu's details page (one row per metric: Metric Name, Metric Value), not the raw "
             f"page (one row per launch) the import reads; write that with {RAW_COMMAND}"
         )
-    body = rows[1:]
-    units: List[str] = [""] * len(header)
-    if body and (not body[0] or not body[0][0].strip()):  # the row of units has no launch ID
-        units = [u.strip() for u in body[0]] + [""] * (len(header) - len(body[0]))
-        body = body[1:]
+    return header, rows[1:]
+
+
+def _scales(header: Sequence[str], units: Sequence[str], source: str) -> Dict[str, Optional[float]]:
+    """Each column's factor to the base unit (:func:`~.units.unit_scale`); None for a unit ncu does
+    not write on a column this reader does not use.
+
+    Raises:
+        ResultsError: such a unit on a column it uses.
+    """
     scales: Dict[str, Optional[float]] = {}
     for h, u in zip(header, units):
         try:
@@ -156,7 +178,18 @@ def read_page(text: str, source: str) -> Tuple[List[str], List[Launch]]:
                     f"{source}: column {h}: {exc} (ncu writes byte, Kbyte ..., nsecond ..., inst, cycle/second ...)"
                 ) from None
             scales[h] = None
-    name_col = header.index(KERNEL_NAME)
+    return scales
+
+
+def _launches(
+    header: Sequence[str], body: Sequence[Sequence[str]], scales: Dict[str, Optional[float]], source: str
+) -> List[Launch]:
+    """One :class:`Launch` per non-blank row, numbered from 1.
+
+    Raises:
+        ResultsError: a row with another number of cells than the header.
+    """
+    name_col = list(header).index(KERNEL_NAME)
     out: List[Launch] = []
     for row in body:
         if not row or not any(c.strip() for c in row):
@@ -169,6 +202,4 @@ def read_page(text: str, source: str) -> Tuple[List[str], List[Launch]]:
         cells = {h: c for h, c in zip(header, row) if "__" in h}
         device = cells.get(DEVICE, "").strip() or None
         out.append(Launch(row[name_col].strip(), len(out) + 1, cells, scales, source, device))
-    if not out:
-        raise ResultsError(f"{source}: an Nsight Compute export without launches (no rows after the header)")
-    return header, out
+    return out
