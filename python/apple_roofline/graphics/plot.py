@@ -184,70 +184,87 @@ def plot_texture(study: GraphicsStudy) -> Figure:
     fig = new_figure(TEXTURE_FIGSIZE)
     fig.subplots_adjust(left=0.07, right=0.97, top=0.9, bottom=0.08, hspace=0.35, wspace=0.22)
     found = cliffs(study.measurements)
-    ticker = mpl("matplotlib.ticker")
     for row, pattern in enumerate(patterns):
         mine = [m for m in tex if m.params["pattern"] == pattern]
-        sizes = sorted({int(m.params["size"]) for m in mine})
         fetches = sorted({int(m.params["fetches"]) for m in mine})
-        heat = np.full((len(fetches), len(sizes)), np.nan)
-        for m in mine:
-            if m.params["filter"] == "nearest":
-                heat[fetches.index(int(m.params["fetches"])), sizes.index(int(m.params["size"]))] = texel_rate(m)
-        ax = fig.add_subplot(len(patterns), 2, 2 * row + 1)
-        image = ax.imshow(heat, aspect="auto", cmap="viridis", origin="lower", gid=f"heatmap:{pattern}")
-        for (i, j), v in np.ndenumerate(heat):
-            if math.isfinite(v):
-                ax.text(
-                    j,
-                    i,
-                    sig_figs(v),
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if v < np.nanmax(heat) * 0.6 else "black",
-                )
-        ax.set_xticks(range(len(sizes)))
-        ax.set_xticklabels([f"{s}²" for s in sizes], fontsize=8)
-        ax.set_yticks(range(len(fetches)))
-        ax.set_yticklabels([str(f) for f in fetches])
-        ax.set_xlabel("texture size (RGBA8)")
-        ax.set_ylabel("fetches per pixel")
-        ax.set_title(f"({'ac'[row]}) {pattern}, nearest: GTexel/s", fontsize=10, loc="left")
-        fig.colorbar(image, ax=ax, label="GTexel/s")
+        _texture_heatmap(fig, fig.add_subplot(len(patterns), 2, 2 * row + 1), row, pattern, mine)
         ax = fig.add_subplot(len(patterns), 2, 2 * row + 2)
-        for k, n in enumerate(fetches):
-            for filter_, hollow in (("nearest", False), ("bilinear", True)):
-                ms = sorted(
-                    (m for m in mine if m.params["filter"] == filter_ and m.params["fetches"] == n),
-                    key=lambda m: int(m.params["size"]),
-                )
-                if ms:
-                    ax.plot(
-                        [int(m.params["working_set_bytes"]) for m in ms],
-                        [texel_rate(m) for m in ms],
-                        linestyle=MEASURED,
-                        marker="o",
-                        markersize=4.0,
-                        color=PALETTE[k % len(PALETTE)],
-                        markerfacecolor="white" if hollow else PALETTE[k % len(PALETTE)],
-                        label=f"x{n} {filter_}",
-                        gid=f"texture:{pattern}:{filter_}:{n}",
-                    )
+        _texture_lines(ax, pattern, mine, fetches)
         for c in found:
             if c.pattern == pattern:
                 ax.axvline(c.working_set_bytes, color="#999999", linestyle=MEASURED, linewidth=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: _bytes_label(v)))
-        ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: sig_figs(v)))
-        ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-        ax.set_xlabel("working set (texture bytes; grey lines: cliffs)")
-        ax.set_ylabel("GTexel/s")
-        ax.set_title(f"({'bd'[row]}) {pattern}: GTexel/s against the working set", fontsize=10, loc="left")
-        ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
-        legend(ax, fontsize=7, ncol=2, loc="best")
+        _working_set_axes(ax, row, pattern)
     fig.suptitle(_title(study, "Texture cache"), fontsize=11)
     return add_note(fig, figure_status(study, ("texture",)))  # what a partial study lacks
+
+
+def _texture_heatmap(fig: Figure, ax: Any, row: int, pattern: str, mine: List[Measurement]) -> None:
+    """Panel (a) or (c): ``pattern``'s nearest-filtered GTexel/s, texture size against fetches per
+    pixel, each cell labelled with its rate (white on the darker cells), with a colour bar."""
+    sizes = sorted({int(m.params["size"]) for m in mine})
+    fetches = sorted({int(m.params["fetches"]) for m in mine})
+    heat = np.full((len(fetches), len(sizes)), np.nan)
+    for m in mine:
+        if m.params["filter"] == "nearest":
+            heat[fetches.index(int(m.params["fetches"])), sizes.index(int(m.params["size"]))] = texel_rate(m)
+    image = ax.imshow(heat, aspect="auto", cmap="viridis", origin="lower", gid=f"heatmap:{pattern}")
+    for (i, j), v in np.ndenumerate(heat):
+        if math.isfinite(v):
+            ax.text(
+                j,
+                i,
+                sig_figs(v),
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if v < np.nanmax(heat) * 0.6 else "black",
+            )
+    ax.set_xticks(range(len(sizes)))
+    ax.set_xticklabels([f"{s}²" for s in sizes], fontsize=8)
+    ax.set_yticks(range(len(fetches)))
+    ax.set_yticklabels([str(f) for f in fetches])
+    ax.set_xlabel("texture size (RGBA8)")
+    ax.set_ylabel("fetches per pixel")
+    ax.set_title(f"({'ac'[row]}) {pattern}, nearest: GTexel/s", fontsize=10, loc="left")
+    fig.colorbar(image, ax=ax, label="GTexel/s")
+
+
+def _texture_lines(ax: Any, pattern: str, mine: List[Measurement], fetches: List[int]) -> None:
+    """``pattern``'s GTexel/s against the working set: one line per fetch count and filter, a colour
+    per fetch count, nearest filled markers and bilinear hollow."""
+    for k, n in enumerate(fetches):
+        for filter_, hollow in (("nearest", False), ("bilinear", True)):
+            ms = sorted(
+                (m for m in mine if m.params["filter"] == filter_ and m.params["fetches"] == n),
+                key=lambda m: int(m.params["size"]),
+            )
+            if ms:
+                ax.plot(
+                    [int(m.params["working_set_bytes"]) for m in ms],
+                    [texel_rate(m) for m in ms],
+                    linestyle=MEASURED,
+                    marker="o",
+                    markersize=4.0,
+                    color=PALETTE[k % len(PALETTE)],
+                    markerfacecolor="white" if hollow else PALETTE[k % len(PALETTE)],
+                    label=f"x{n} {filter_}",
+                    gid=f"texture:{pattern}:{filter_}:{n}",
+                )
+
+
+def _working_set_axes(ax: Any, row: int, pattern: str) -> None:
+    """Panel (b) or (d)'s axes: log-2 working set in bytes, log GTexel/s, title, grid and legend."""
+    ticker = mpl("matplotlib.ticker")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: _bytes_label(v)))
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: sig_figs(v)))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.set_xlabel("working set (texture bytes; grey lines: cliffs)")
+    ax.set_ylabel("GTexel/s")
+    ax.set_title(f"({'bd'[row]}) {pattern}: GTexel/s against the working set", fontsize=10, loc="left")
+    ax.grid(True, which="major", color="#d0d0d0", linewidth=0.5)
+    legend(ax, fontsize=7, ncol=2, loc="best")
 
 
 def _bytes_label(v: float) -> str:
