@@ -1,8 +1,8 @@
 """The WebGPU backend on this machine's first Vulkan, Metal or D3D12 adapter (lavapipe in CI: .ci/run
-installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy, idiv, access)
-at small sizes, each output checked against its NumPy reference; a planted wrong WGSL result fails its
-check; the buffer calls keep the order the backend contract asks. Skipped, saying why, without wgpu or
-such an adapter."""
+installs mesa-vulkan-drivers): every compute suite it runs (stream, sweep, peak, hierarchy, idiv, access,
+the tiled GEMM) at small sizes, each output checked against its NumPy reference; a planted wrong WGSL
+result fails its check; the buffer calls keep the order the backend contract asks. Skipped, saying why,
+without wgpu or such an adapter."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ import pytest
 
 from apple_roofline.suites.access.suite import AccessSuite
 from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.gemm.sizes import SIZES_OPTION
+from apple_roofline.suites.gemm.suite import GemmSuite
 from apple_roofline.suites.hierarchy.suite import HierarchySuite
 from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.idiv.kernels import STEP
@@ -230,6 +232,28 @@ def test_access_catches_a_planted_wrong_index(backend: Any) -> None:
     wrong.time(case.args, case.launch, 1, 1)
     ok, msg = case.check()
     assert not ok and "differ" in msg, msg
+
+
+def test_tiled_gemm_validates_and_catches_a_transposed_tile(backend: Any) -> None:
+    """The gemm suite on wgpu is the tiled WGSL kernel alone (WebGPU reaches no vendor GEMM): at N = 64
+    its product passes the GEMM check, and the kernel with B's tile stored transposed fails it."""
+    from apple_roofline.shaders import resolve
+
+    ctx = _ctx(backend)
+    suite = GemmSuite(SuiteContext(backend, "wgpu", ctx.info, True, ctx.array_bytes, {SIZES_OPTION: (64,)}))
+    assert suite.ladder_dtypes() == ["fp32"]
+    case = next(iter(suite.cases()))
+    assert case.kernel.name == "sgemm_tiled16" and case.params["n"] == 64
+    ok, msg = _measure(case)
+    assert ok, msg
+    text, entry = resolve("gemm.wgsl", "gemm_tiled16_f32")
+    planted = text.replace("Bs[ty][tx] = b;", "Bs[tx][ty] = b;")
+    assert planted != text
+    wrong = backend.compile(planted, entry, {"BLOCK": 256})
+    case.reset()
+    wrong.time(case.args, case.launch, 1, 1)
+    ok, msg = case.check()
+    assert not ok, msg
 
 
 def test_buffers_keep_the_launch_order(backend: Any) -> None:

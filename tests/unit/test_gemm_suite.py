@@ -104,8 +104,13 @@ def test_kernel_table() -> None:
         assert k.sources.get("metal") == (("mps", name) if dtype in ("fp32", "fp16") else None)
     tiled = TILED_GEMM
     assert (tiled.name, tiled.dtype, tiled.ceiling_class) == ("sgemm_tiled16", "fp32", None)
-    assert tiled.sources == {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")}
-    assert all(c == {"BLOCK": 256} for c in tiled.constants.values())
+    assert tiled.sources == {
+        "metal": ("gemm.metal", "gemm_tiled16_f32"),
+        "cuda": ("gemm.cu", "gemm_tiled16_f32"),
+        "wgpu": ("gemm.wgsl", "gemm_tiled16_f32"),
+    }
+    assert all(c["BLOCK"] == 256 for c in tiled.constants.values())
+    assert tiled.constants["wgpu"] == {"BLOCK": 256, "AR_RUNTIME_CHECKS": 0}  # built trusted: every access guarded
 
 
 def test_counting() -> None:

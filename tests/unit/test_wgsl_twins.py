@@ -14,6 +14,7 @@ from tests.shader_twins import cuda_entries, cuda_kind, read_shader, required_ma
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.access.kernels import ACCESS_KERNELS
 from apple_roofline.suites.base import UNREACHABLE, KernelDef
+from apple_roofline.suites.gemm.precisions import TILED_GEMM
 from apple_roofline.suites.hierarchy.suite import HIERARCHY_KERNELS, SHARED_KERNEL
 from apple_roofline.suites.idiv.kernels import IDIV_KERNELS
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
@@ -30,6 +31,7 @@ def _tables() -> List[KernelDef]:
     kdefs += [hk.kernel_def() for hk in (*HIERARCHY_KERNELS, SHARED_KERNEL)]
     kdefs += [ik.kernel_def() for ik in IDIV_KERNELS]
     kdefs += [ak.kernel_def() for ak in ACCESS_KERNELS]
+    kdefs.append(TILED_GEMM)
     return kdefs
 
 

@@ -109,13 +109,19 @@ GEMM_PRECISIONS: Dict[str, GemmPrecision] = {
 
 #: The M5 article's hand-written comparison kernel: 16×16 tiles in threadgroup (shared) memory,
 #: one thread per element of C, fp32 accumulation. Arguments A, B, C, N; N·N work items in
-#: threadgroups (blocks) of 256. Plotted beside the library GEMMs, never a ceiling.
+#: threadgroups (blocks) of 256. Plotted beside the library GEMMs, never a ceiling; through WebGPU
+#: (``shaders/wgsl/gemm.wgsl``, built without naga's runtime checks: every access is guarded) the
+#: only GEMM a run measures, WebGPU reaching no vendor library.
 TILED_GEMM = KernelDef(
     "gemm",
     "sgemm_tiled16",
     "fp32",
-    {"metal": ("gemm.metal", "gemm_tiled16_f32"), "cuda": ("gemm.cu", "gemm_tiled16_f32")},
-    constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}},
+    {
+        "metal": ("gemm.metal", "gemm_tiled16_f32"),
+        "cuda": ("gemm.cu", "gemm_tiled16_f32"),
+        "wgpu": ("gemm.wgsl", "gemm_tiled16_f32"),
+    },
+    constants={"metal": {"BLOCK": 256}, "cuda": {"BLOCK": 256}, "wgpu": {"BLOCK": 256, "AR_RUNTIME_CHECKS": 0}},
 )
 #: The edge of the tiled kernel's tiles (16: threadgroups of 16×16 = 256 threads).
 TILE = 16

@@ -79,7 +79,8 @@ class GemmSuite(Suite):
     backend's kernel table names, then the tiled comparison kernel where the backend has it, on
     square sizes doubling from 16 (the context's :data:`~.sizes.SIZES_OPTION`: others, as a
     ``--quick`` run's) until the ladder settles (:mod:`.settle`) or the next size would not fit the
-    time budget or memory (device memory ≥ 4× the three matrices).
+    time budget or memory (device memory ≥ 4× the three matrices; through WebGPU, the three within
+    the adapter's largest binding).
 
     Raises ValueError (when built) for a :data:`~.sizes.SIZES_OPTION` that :func:`~.sizes.ladder_sizes`
     refuses."""
@@ -182,6 +183,7 @@ class GemmSuite(Suite):
         size, or where the next launch is predicted over the budget (a journal's measurement from before
         that parameter)."""
         mem = int(self.ctx.info.get("memory_bytes", 0) or 0)
+        most = int(self.ctx.info.get("max_buffer_bytes", 0) or 0)  # a WebGPU adapter's largest binding
         ladder = _Ladder(
             kdef,
             dtype,
@@ -196,7 +198,7 @@ class GemmSuite(Suite):
         kind = input_kind(dtype)
         self.inputs.start(kind)
         N, n_before = self.sizes[0], 0
-        while not (mem and gemm_bytes(N, N, N, dtype) * 4 > mem):
+        while not (mem and gemm_bytes(N, N, N, dtype) * 4 > mem) and not (most and gemm_bytes(N, N, N, dtype) > most):
             case = self._case(ladder, self.inputs.get(kind, N), N, before, n_before)
             self.last = None  # set by record(); stays None when the case was skipped
             yield case
