@@ -26,6 +26,7 @@ from ...user_kernels.model import KernelSet
 from ...user_kernels.place import place
 from ...user_kernels.tables import kernel_tooltips
 from ..model.limits import OVER_MARK
+from ..model.model import RooflineModel
 from ..model.run import Run
 from .clock_table import clock_table
 from .interactive import interactive_roofline
@@ -221,6 +222,20 @@ def to_html(
     """
     tips = tooltips(run)
     svgs = svgs or {}
+    model = model_of(run)
+    parts = _head_html(run)
+    parts += _roofline_html(run, model, ceilings, kernels, tips, svgs)
+    parts += _own_figures_html(run, tips, svgs)
+    parts += _model_tables_html(run, model, kernels)
+    for spec, section in registry.sections():
+        parts += _section_html(run, spec.name, section, tips, svgs)
+    parts += _run_tables_html(run)
+    parts += _provenance_html(run)
+    return "\n".join(parts) + "\n"
+
+
+def _head_html(run: Run) -> List[str]:
+    """The page's head, its title and the line under it; a banner with a partial run's status."""
     title = f"Roofline: {run.device_name} ({run.backend}) — {date_of(run.created)}"
     parts: List[str] = [
         "<!DOCTYPE html>",
@@ -233,29 +248,51 @@ def to_html(
     ]
     if run.partial:
         parts.append(f'<p class="banner">{html.escape(status_text(run))}.</p>')
-    model = model_of(run)
+    return parts
+
+
+def _roofline_html(
+    run: Run,
+    model: Optional[RooflineModel],
+    ceilings: Union[str, Sequence[str]],
+    kernels: Optional[KernelSet],
+    tips: Dict[str, str],
+    svgs: Mapping[str, str],
+) -> List[str]:
+    """The interactive roofline and the static one below it (its SVG from ``svgs`` where drawn), with
+    ``kernels``' dots and their hover text; a line saying why where the run has no roofline."""
     if model is None:
-        parts.append("<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>")
-    else:
-        placed = place(model, kernels) if kernels is not None else []
-        parts.append(interactive_roofline(run, model, ceilings))
-        svg = _svg_of("roofline", svgs, lambda: roofline_figure(run, model, ceilings=ceilings, kernels=placed))
-        assert svg is not None  # a model always has its roofline figure
-        parts.append(
-            static_block(
-                _figure(
-                    svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
-                    "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
-                    "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
-                    "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.",
-                )
+        return ["<p>No roofline: the run needs a bandwidth and a compute ceiling.</p>"]
+    placed = place(model, kernels) if kernels is not None else []
+    parts = [interactive_roofline(run, model, ceilings)]
+    svg = _svg_of("roofline", svgs, lambda: roofline_figure(run, model, ceilings=ceilings, kernels=placed))
+    assert svg is not None  # a model always has its roofline figure
+    parts.append(
+        static_block(
+            _figure(
+                svg_with_tooltips(svg, {**tips, **kernel_tooltips(placed)}),
+                "The roofline: measured ceilings solid, theoretical dashed in the same colour, one grey "
+                "line for classes of equal height; ridge points as circles; sweeps as lines; vendor "
+                "GEMMs and peak kernels as dots, disturbed GEMM sizes hollow.",
             )
         )
-    for spec, own in registry.own_figures():  # each suite's figure beside the roofline (the sweep's)
+    )
+    return parts
+
+
+def _own_figures_html(run: Run, tips: Dict[str, str], svgs: Mapping[str, str]) -> List[str]:
+    """Each suite's own figure beside the roofline (the sweep's), with its caption, where the run has one."""
+    parts: List[str] = []
+    for spec, own in registry.own_figures():
         svg = _svg_of(own.stem, svgs, lambda: suite_figure(run, spec.name, own))
         if svg is not None:
             parts.append(_figure(svg_with_tooltips(svg, tips), own.caption))
-    parts += ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
+    return parts
+
+
+def _model_tables_html(run: Run, model: Optional[RooflineModel], kernels: Optional[KernelSet]) -> List[str]:
+    """The ceilings, the ridge points, your ``kernels``, the ceilings at the clock and each suite's table."""
+    parts = ["<h2>Ceilings</h2>", table_html(ceilings_table(run.ceilings), "No ceilings.")]
     parts += ["<h2>Ridge points</h2>", table_html(ridge_table(model), "")]
     if kernels is not None:
         parts.append("<h2>Your kernels</h2>")
@@ -267,8 +304,12 @@ def to_html(
     for st in suite_tables(run.measurements):
         parts += [f"<h2>Suite: {html.escape(st.suite)}</h2>", table_html(st.table)]
         parts += [f"<p>{_inline(t)}</p>" for t in st.timers]
-    for spec, section in registry.sections():
-        parts += _section_html(run, spec.name, section, tips, svgs)
+    return parts
+
+
+def _run_tables_html(run: Run) -> List[str]:
+    """Clocks and power, the time per suite, the skipped kernels and the warnings."""
+    parts: List[str] = []
     note, efficiency = telemetry_note(run.device), efficiency_table(run.measurements)
     if note is not None or efficiency is not None:
         parts.append("<h2>Clocks and power</h2>")
@@ -283,7 +324,12 @@ def to_html(
         "<h2>Warnings</h2>",
         ("<ul>" + "".join(f"<li>{_inline(w)}</li>" for w in warnings) + "</ul>") if warnings else "<p>None.</p>",
     ]
-    parts.append("<details><summary>Provenance, conventions and theoretical peaks</summary>")
+    return parts
+
+
+def _provenance_html(run: Run) -> List[str]:
+    """Folded: the provenance, the conventions and the theoretical peaks; the page's end."""
+    parts = ["<details><summary>Provenance, conventions and theoretical peaks</summary>"]
     parts.append(
         _kv_table(
             [
@@ -309,4 +355,4 @@ def to_html(
         parts.append(table_html(Table(theoretical.header, theoretical.rows, theoretical.align)))
         parts.append("<ul>" + "".join(f"<li>{_inline(n)}</li>" for n in theoretical.notes) + "</ul>")
     parts.append("</details></body></html>")
-    return "\n".join(parts) + "\n"
+    return parts

@@ -59,6 +59,76 @@ def speedup_text(p: Placement, *, short: bool = False) -> str:
     return f"×{p.speedup:.3g} left below {p.binding.name}{reading}"
 
 
+def _draw_kernel_dots(
+    ax: Axes, scale: Scale, items: Sequence[Tuple[int, Placement]], labels: Labels, color: str
+) -> None:
+    """One kernel's dots (``(index, placement)``, its levels in order), joined by a dotted line where
+    there are several, each sized by the kernel's time share."""
+    if len(items) > 1:
+        ax.plot(
+            [p.dot.intensity for _i, p in items],
+            [scale.y(p.dot.gflops) for _i, p in items],
+            color=color,
+            linewidth=0.9,
+            linestyle=":",
+            zorder=6,
+            gid=f"kernelline:{items[0][1].dot.kernel}",
+        )
+    for i, p in items:
+        size = dot_size(p.share)
+        ax.plot(
+            [p.dot.intensity],
+            [scale.y(p.dot.gflops)],
+            linestyle="none",
+            marker=LEVEL_MARKERS[p.dot.level],
+            markersize=size,
+            color=color,
+            markeredgecolor="black",
+            markeredgewidth=0.5,
+            alpha=0.9,
+            zorder=7,
+            gid=dot_gid(i),
+        )
+        labels.add_markers(ax, [p.dot.intensity], [scale.y(p.dot.gflops)], size)
+
+
+def _label_kernel(ax: Axes, scale: Scale, outer: Placement, labels: Labels, color: str) -> None:
+    """The label beside a kernel's outermost dot ``outer``: its name and the speedup left."""
+    kernel = outer.dot.kernel
+    ann = ax.annotate(
+        f"{short_name(kernel, 28)}\n{speedup_text(outer, short=True)}",
+        xy=(outer.dot.intensity, scale.y(outer.dot.gflops)),
+        xytext=(7.0, -4.0),
+        textcoords="offset points",
+        ha="left",
+        va="top",
+        fontsize=7.0,
+        color=text_color(color),
+        bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
+        zorder=7,
+        gid=f"kernellabel:{kernel}",
+    )
+    labels.add_free(ann, point_label_offsets(7.0), order=(2.0, 0.0))
+
+
+def _level_entries(placements: Sequence[Placement]) -> Dict[str, Any]:
+    """The legend's banner of kernels placed on another device's roofline, and an entry per level
+    marker used."""
+    Line2D = mpl("matplotlib.lines").Line2D
+    handles: Dict[str, Any] = {}
+    other = next((p.dot.other_device for p in placements if p.dot.other_device), None)
+    if other is not None:
+        handles[f"your kernels ran on {other}, not this run's device: these ceilings are not theirs"] = Line2D(
+            [], [], linestyle="none", marker="x", markersize=7, color="#b2182b"
+        )
+    for level in LEVELS:
+        if any(p.dot.level == level for p in placements):
+            handles[f"your kernels at {level} (size: time share)"] = Line2D(
+                [], [], linestyle="none", marker=LEVEL_MARKERS[level], markersize=7, color="#4d4d4d"
+            )
+    return handles
+
+
 def draw_kernels(
     ax: Axes, scale: Scale, placements: Sequence[Placement], labels: Labels, colors: Sequence[str] = PALETTE
 ) -> Dict[str, Any]:
@@ -72,48 +142,9 @@ def draw_kernels(
     for k, (kernel, items) in enumerate(kernels.items()):
         color = colors[k % len(colors)]
         items.sort(key=lambda it: LEVELS.index(it[1].dot.level))
-        if len(items) > 1:
-            ax.plot(
-                [p.dot.intensity for _i, p in items],
-                [scale.y(p.dot.gflops) for _i, p in items],
-                color=color,
-                linewidth=0.9,
-                linestyle=":",
-                zorder=6,
-                gid=f"kernelline:{kernel}",
-            )
-        for i, p in items:
-            size = dot_size(p.share)
-            ax.plot(
-                [p.dot.intensity],
-                [scale.y(p.dot.gflops)],
-                linestyle="none",
-                marker=LEVEL_MARKERS[p.dot.level],
-                markersize=size,
-                color=color,
-                markeredgecolor="black",
-                markeredgewidth=0.5,
-                alpha=0.9,
-                zorder=7,
-                gid=dot_gid(i),
-            )
-            labels.add_markers(ax, [p.dot.intensity], [scale.y(p.dot.gflops)], size)
+        _draw_kernel_dots(ax, scale, items, labels, color)
         _i, outer = items[-1]
-        text = f"{short_name(kernel, 28)}\n{speedup_text(outer, short=True)}"
-        ann = ax.annotate(
-            text,
-            xy=(outer.dot.intensity, scale.y(outer.dot.gflops)),
-            xytext=(7.0, -4.0),
-            textcoords="offset points",
-            ha="left",
-            va="top",
-            fontsize=7.0,
-            color=text_color(color),
-            bbox=dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85),
-            zorder=7,
-            gid=f"kernellabel:{kernel}",
-        )
-        labels.add_free(ann, point_label_offsets(7.0), order=(2.0, 0.0))
+        _label_kernel(ax, scale, outer, labels, color)
         handles[f"{short_name(kernel)} ({outer.share:.0%} of time)"] = Line2D(
             [],
             [],
@@ -124,14 +155,5 @@ def draw_kernels(
             markeredgecolor="black",
             markeredgewidth=0.5,
         )
-    other = next((p.dot.other_device for p in placements if p.dot.other_device), None)
-    if other is not None:  # the banner of kernels placed on another device's roofline
-        handles[f"your kernels ran on {other}, not this run's device: these ceilings are not theirs"] = Line2D(
-            [], [], linestyle="none", marker="x", markersize=7, color="#b2182b"
-        )
-    for level in LEVELS:
-        if any(p.dot.level == level for p in placements):
-            handles[f"your kernels at {level} (size: time share)"] = Line2D(
-                [], [], linestyle="none", marker=LEVEL_MARKERS[level], markersize=7, color="#4d4d4d"
-            )
+    handles.update(_level_entries(placements))
     return handles

@@ -112,23 +112,50 @@ def to_markdown(run: Run, *, kernels: Optional[KernelSet] = None) -> str:
     """
     lines: List[str] = title_lines("Roofline", run)
     lines += provenance_lines(run, [("Schema version", run.schema_version)])
-    theoretical = theoretical_table(run.device)
-    if theoretical is not None:
-        lines += ["", "## Theoretical peaks", ""]
-        lines += markdown_table(theoretical.header, theoretical.rows, theoretical.align)
-        lines += ([""] + [f"- {n}" for n in theoretical.notes]) if theoretical.notes else []
+    lines += _theoretical_lines(run)
     lines += ["", "## Conventions", ""]
     lines += [f"- **{k}**: {v}" for k, v in run.conventions.items()] or ["- none recorded"]
     lines += ["", "## Ceilings", ""] + table_lines(ceilings_table(run.ceilings), "No ceilings.")
     lines += ["", "## Ridge points", ""] + table_lines(ridge_table(model_of(run)), "")
-    if kernels is not None:
-        lines += ["", "## Your kernels", ""]
-        for sentence, table in kernels_section(run, kernels):
-            lines += [sentence, ""] + (table_lines(table) + [""] if table is not None else [])
-        lines.pop()
+    lines += _kernels_lines(run, kernels) if kernels is not None else []
     clocked = clock_table(run)
     if clocked is not None:
         lines += ["", "## Ceilings at the clock", ""] + table_lines(clocked, "")
+    lines += _suite_lines(run)
+    if not run.measurements:
+        lines += ["", "No measurements."]
+    lines += clocks_and_power_lines(run)
+    times = suite_time_table(run)
+    if times is not None:
+        lines += ["", "## Time per suite", ""] + table_lines(times)
+    lines += skipped_lines(run)
+    lines += [""] + warnings_lines(report_warnings(run))
+    return "\n".join(lines) + "\n"
+
+
+def _theoretical_lines(run: Run) -> List[str]:
+    """The ``## Theoretical peaks`` section and its notes, where the run has them."""
+    theoretical = theoretical_table(run.device)
+    if theoretical is None:
+        return []
+    lines = ["", "## Theoretical peaks", ""]
+    lines += markdown_table(theoretical.header, theoretical.rows, theoretical.align)
+    return lines + (([""] + [f"- {n}" for n in theoretical.notes]) if theoretical.notes else [])
+
+
+def _kernels_lines(run: Run, kernels: KernelSet) -> List[str]:
+    """The ``## Your kernels`` section (:func:`kernels_section`)."""
+    lines = ["", "## Your kernels", ""]
+    for sentence, table in kernels_section(run, kernels):
+        lines += [sentence, ""] + (table_lines(table) + [""] if table is not None else [])
+    lines.pop()
+    return lines
+
+
+def _suite_lines(run: Run) -> List[str]:
+    """One ``## Suite: <name>`` table per suite with its timers' notes, then the suites' own sections
+    that have tables for this run (:func:`~apple_roofline.suites.registry.sections`)."""
+    lines: List[str] = []
     for st in suite_tables(run.measurements):
         lines += ["", f"## Suite: {st.suite}", ""] + table_lines(st.table)
         for timer in st.timers:
@@ -139,15 +166,7 @@ def to_markdown(run: Run, *, kernels: Optional[KernelSet] = None) -> str:
             lines += ["", f"## {section.title}", ""]
             for i, table in enumerate(tables):
                 lines += ([""] if i else []) + table_lines(table)
-    if not run.measurements:
-        lines += ["", "No measurements."]
-    lines += clocks_and_power_lines(run)
-    times = suite_time_table(run)
-    if times is not None:
-        lines += ["", "## Time per suite", ""] + table_lines(times)
-    lines += skipped_lines(run)
-    lines += [""] + warnings_lines(report_warnings(run))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def skipped_lines(run: Run) -> List[str]:
