@@ -241,38 +241,54 @@ class WgpuPass:
             if qs is not None:
                 tail.resolve_query_set(qs, 0, 1, stats, 0)
         if not dev.timestamps:
-            self.timer = "host clock around submit and the wait for it (no timestamp-query)"
-            dev.submit(commands)
-            samples = []
-            for _ in range(reps):
-                enc = dev.device.create_command_encoder()
-                for b in range(batch):
-                    self._encode(enc, first=False, last=False, query=None, index=0)
-                command = enc.finish()
-                t0 = time.perf_counter()
-                dev.device.queue.submit([command])  # timed by the host: direct
-                dev.wait(timed=True)
-                samples.append(time.perf_counter() - t0)
-            dev.submit([tail.finish()])
+            samples = self._host_timed(commands, tail, batch, reps)
         else:
-            query = dev.device.create_query_set(type="timestamp", count=2 * reps)
-            resolve = dev.device.create_buffer(
-                size=16 * reps, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
-            )
-            for r in range(reps):
-                enc = dev.device.create_command_encoder()
-                for b in range(batch):
-                    self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
-                commands.append(enc.finish())
-            tail.resolve_query_set(query, 0, 2 * reps, resolve, 0)
-            commands.append(tail.finish())
-            dev.submit(commands)
-            ticks = np.frombuffer(dev.read_back(resolve), dtype=np.uint64).astype(np.int64)
-            self.timer = dev.timestamp_note
-            samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
+            samples = self._gpu_timed(commands, tail, batch, reps)
         invocations = int(np.frombuffer(dev.read_back(stats), dtype=np.uint64)[0]) if stats is not None else None
         image = self._image(image_buffer, row) if image_buffer is not None else None
         return PassRun(samples, invocations, image)
+
+    def _host_timed(self, commands: List[Any], tail: Any, batch: int, reps: int) -> List[float]:
+        """:meth:`run`'s samples without timestamps: ``commands`` (the count and the lead) submitted,
+        then each sample of ``batch`` passes its own submission, timed by the host clock around it
+        and the wait for it, then ``tail`` (the read-back); seconds per sample."""
+        dev = self.device
+        self.timer = "host clock around submit and the wait for it (no timestamp-query)"
+        dev.submit(commands)
+        samples = []
+        for _ in range(reps):
+            enc = dev.device.create_command_encoder()
+            for b in range(batch):
+                self._encode(enc, first=False, last=False, query=None, index=0)
+            command = enc.finish()
+            t0 = time.perf_counter()
+            dev.device.queue.submit([command])  # timed by the host: direct
+            dev.wait(timed=True)
+            samples.append(time.perf_counter() - t0)
+        dev.submit([tail.finish()])
+        return samples
+
+    def _gpu_timed(self, commands: List[Any], tail: Any, batch: int, reps: int) -> List[float]:
+        """:meth:`run`'s samples with timestamps: ``commands``, ``reps`` samples of ``batch`` passes
+        (a timestamp at each sample's first beginning and last end) and ``tail`` with the timestamps'
+        resolve, in one submission; seconds per sample (at least one tick)."""
+        dev = self.device
+        wgpu = dev.wgpu
+        query = dev.device.create_query_set(type="timestamp", count=2 * reps)
+        resolve = dev.device.create_buffer(
+            size=16 * reps, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+        )
+        for r in range(reps):
+            enc = dev.device.create_command_encoder()
+            for b in range(batch):
+                self._encode(enc, first=b == 0, last=b == batch - 1, query=query, index=2 * r)
+            commands.append(enc.finish())
+        tail.resolve_query_set(query, 0, 2 * reps, resolve, 0)
+        commands.append(tail.finish())
+        dev.submit(commands)
+        ticks = np.frombuffer(dev.read_back(resolve), dtype=np.uint64).astype(np.int64)
+        self.timer = dev.timestamp_note
+        return [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * dev.tick_s for r in range(reps)]
 
     def _encode_readback(self, enc: Any, statistics: Optional[Any] = None) -> Tuple[Any, int]:
         """Encode one storing pass (counting its fragment-shader invocations into ``statistics``, a
