@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from typing import Dict, Iterator, List, Set, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterator, List, Set, Tuple
 
 import numpy as np
 
@@ -278,6 +279,85 @@ def ptx_c(lane: int, i: int) -> Tuple[int, int]:
     return (g if i < 2 else g + 8), t * 2 + (i & 1)
 
 
+@dataclass(frozen=True)
+class MmaLayout:
+    """One mma.sync fragment's register layout: the input type (``ptype``), K of one fragment
+    (``fk``), elements per 32-bit register (``epr``), and A and B registers per lane."""
+
+    ptype: str
+    fk: int
+    epr: int
+
+    @property
+    def areg(self) -> int:
+        return self.fk // (4 * self.epr) * 2
+
+    @property
+    def breg(self) -> int:
+        return self.fk // (4 * self.epr)
+
+
+def lane_registers_a(a: np.ndarray, lay: MmaLayout, a_index: Callable[..., Tuple[int, int]]) -> Dict[tuple, int]:
+    """Per (lane, mf, kf, i): element a_i (i = r * epr + e) of A fragment (mf, kf) as the kernel
+    loads it into the lane's registers with ``a_index``."""
+    M, K = a.shape
+    epr, fk = lay.epr, lay.fk
+    return {
+        (lane, mf, kf, r * epr + e): a[mf * 16 + a_index(lane, r, e, epr)[0], kf * fk + a_index(lane, r, e, epr)[1]]
+        for lane in range(32)
+        for mf in range(M // 16)
+        for kf in range(K // fk)
+        for r in range(lay.areg)
+        for e in range(epr)
+    }
+
+
+def lane_registers_b(b: np.ndarray, lay: MmaLayout, b_index: Callable[..., Tuple[int, int]]) -> Dict[tuple, int]:
+    """Per (lane, kf, nf, i): element b_i of B fragment (kf, nf) as the kernel loads it with ``b_index``."""
+    K, N = b.shape
+    epr, fk = lay.epr, lay.fk
+    return {
+        (lane, kf, nf, r * epr + e): b[kf * fk + b_index(lane, r, e, epr)[0], nf * 8 + b_index(lane, r, e, epr)[1]]
+        for lane in range(32)
+        for kf in range(K // fk)
+        for nf in range(N // 8)
+        for r in range(lay.breg)
+        for e in range(epr)
+    }
+
+
+def assemble_fragments(
+    lay: MmaLayout, regs_a: Dict[tuple, int], regs_b: Dict[tuple, int], mf: int, kf: int, nf: int
+) -> Tuple[np.ndarray, np.ndarray]:
+    """The "tensor core"'s A (16 x fk) and B (fk x 8) fragments of tile (mf, kf, nf), assembled from
+    the lanes' registers by the PTX ISA's tables (ptx_a, ptx_b). Raises AssertionError where the
+    registers leave an element of either unfilled."""
+    fa = np.full((16, lay.fk), np.iinfo(np.int64).min, np.int64)
+    fb = np.full((lay.fk, 8), np.iinfo(np.int64).min, np.int64)
+    for lane in range(32):
+        for i in range(lay.areg * lay.epr):
+            fa[ptx_a(lane, i, lay.ptype, lay.fk)] = regs_a[(lane, mf, kf, i)]
+        for i in range(lay.breg * lay.epr):
+            fb[ptx_b(lane, i, lay.ptype, lay.fk)] = regs_b[(lane, kf, nf, i)]
+    assert (fa != np.iinfo(np.int64).min).all() and (fb != np.iinfo(np.int64).min).all(), (
+        "the lanes' registers do not cover the fragment"
+    )
+    return fa, fb
+
+
+def store_mma_tile(acc: np.ndarray, M: int, N: int, c_index: Callable[[int, int], Tuple[int, int]]) -> np.ndarray:
+    """C (M x N) as the lanes store their accumulators ``acc`` (per mf, nf, lane: c0..c3) with the
+    kernel's ``c_index``."""
+    c = np.full((M, N), np.iinfo(np.int64).min, np.int64)
+    for mf in range(M // 16):
+        for nf in range(N // 8):
+            for lane in range(32):
+                for i in range(4):
+                    r, col = c_index(lane, i)
+                    c[mf * 16 + r, nf * 8 + col] = acc[mf, nf, lane, i]
+    return c
+
+
 def emulate_mma_tile(
     a: np.ndarray,
     b: np.ndarray,
@@ -294,54 +374,19 @@ def emulate_mma_tile(
     indices. Returns C (M x N) after ``chain`` multiply-accumulates of the tile (int64)."""
     M, K = a.shape
     N = b.shape[1]
-    epr = MMA_EPR[ptype]
-    MF, NF, KF = M // 16, N // 8, K // fk
-    breg = fk // (4 * epr)
-    areg = fk // (4 * epr) * 2
-    # per lane, per fragment: the element list a_i (i = r * epr + e) as the kernel loaded it
-    regs_a = {
-        (lane, mf, kf, r * epr + e): a[mf * 16 + a_index(lane, r, e, epr)[0], kf * fk + a_index(lane, r, e, epr)[1]]
-        for lane in range(32)
-        for mf in range(MF)
-        for kf in range(KF)
-        for r in range(areg)
-        for e in range(epr)
-    }
-    regs_b = {
-        (lane, kf, nf, r * epr + e): b[kf * fk + b_index(lane, r, e, epr)[0], nf * 8 + b_index(lane, r, e, epr)[1]]
-        for lane in range(32)
-        for kf in range(KF)
-        for nf in range(NF)
-        for r in range(breg)
-        for e in range(epr)
-    }
-    acc = np.zeros((MF, NF, 32, 4), np.int64)  # per lane, c0..c3
+    lay = MmaLayout(ptype, fk, MMA_EPR[ptype])
+    regs_a, regs_b = lane_registers_a(a, lay, a_index), lane_registers_b(b, lay, b_index)
+    acc = np.zeros((M // 16, N // 8, 32, 4), np.int64)  # per lane, c0..c3
     for _ in range(chain):
-        for kf in range(KF):
-            for mf in range(MF):
-                for nf in range(NF):
-                    fa = np.full((16, fk), np.iinfo(np.int64).min, np.int64)
-                    fb = np.full((fk, 8), np.iinfo(np.int64).min, np.int64)
-                    for lane in range(32):
-                        for i in range(areg * epr):
-                            fa[ptx_a(lane, i, ptype, fk)] = regs_a[(lane, mf, kf, i)]
-                        for i in range(breg * epr):
-                            fb[ptx_b(lane, i, ptype, fk)] = regs_b[(lane, kf, nf, i)]
-                    assert (fa != np.iinfo(np.int64).min).all() and (fb != np.iinfo(np.int64).min).all(), (
-                        "the lanes' registers do not cover the fragment"
-                    )
+        for kf in range(K // fk):
+            for mf in range(M // 16):
+                for nf in range(N // 8):
+                    fa, fb = assemble_fragments(lay, regs_a, regs_b, mf, kf, nf)
                     d = fa @ fb
                     for lane in range(32):
                         for i in range(4):
                             acc[mf, nf, lane, i] += d[ptx_c(lane, i)]
-    c = np.full((M, N), np.iinfo(np.int64).min, np.int64)
-    for mf in range(MF):
-        for nf in range(NF):
-            for lane in range(32):
-                for i in range(4):
-                    r, col = c_index(lane, i)
-                    c[mf * 16 + r, nf * 8 + col] = acc[mf, nf, lane, i]
-    return c
+    return store_mma_tile(acc, M, N, c_index)
 
 
 # ---- the matrix suite's wgmma path (shaders/cuda/wgmma.cu) ---------------------------------------------
@@ -433,13 +478,7 @@ def emulate_wgmma_tile(
     N = b.shape[1]
     kbytes = K * itemsize
     a_base, b_base = 0, M * kbytes  # the two tiles, one after the other
-    smem = np.full((M + N) * kbytes // itemsize, 0, np.int64)
-    for r in range(M):
-        for k in range(K):
-            smem[(a_base + offset(r, k * itemsize, kbytes)) // itemsize] = a[r, k]
-    for n in range(N):
-        for k in range(K):
-            smem[(b_base + offset(n, k * itemsize, kbytes)) // itemsize] = b[k, n]
+    smem = wg_shared_memory(a, b, itemsize, offset)
     lbo, sbo = (8 * kbytes, 128) if swap_lbo_sbo else (128, 8 * kbytes)
 
     def operand(desc: int, rows: int) -> np.ndarray:
@@ -451,6 +490,30 @@ def emulate_wgmma_tile(
         for s in range(kbytes // WG_STEP_BYTES):
             da, db = (wg_desc(base + WG_STEP_BYTES * 8 * s, lbo, sbo) for base in (a_base, b_base))
             d += operand(da, M) @ operand(db, N).T
+    return store_wgmma_tile(d, c_index)
+
+
+def wg_shared_memory(a: np.ndarray, b: np.ndarray, itemsize: int, offset: Callable[[int, int, int], int]) -> np.ndarray:
+    """The block's shared memory, one element per ``itemsize`` bytes: A (M x K) at byte 0 and B
+    transposed (N x K) after it, each laid out with the kernel's ``offset``."""
+    M, K = a.shape
+    N = b.shape[1]
+    kbytes = K * itemsize
+    a_base, b_base = 0, M * kbytes
+    smem = np.full((M + N) * kbytes // itemsize, 0, np.int64)
+    for r in range(M):
+        for k in range(K):
+            smem[(a_base + offset(r, k * itemsize, kbytes)) // itemsize] = a[r, k]
+    for n in range(N):
+        for k in range(K):
+            smem[(b_base + offset(n, k * itemsize, kbytes)) // itemsize] = b[k, n]
+    return smem
+
+
+def store_wgmma_tile(d: np.ndarray, c_index: Callable[[int, int, int], Tuple[int, int]]) -> np.ndarray:
+    """D (M x N) as the four warps' lanes store the registers the ISA fills (:func:`ptx_wgmma_d`)
+    with the kernel's ``c_index``."""
+    M, N = d.shape
     out = np.full((M, N), np.iinfo(np.int64).min, d.dtype)
     for w in range(4):
         for t in range(32):
