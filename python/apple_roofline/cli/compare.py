@@ -31,7 +31,7 @@ from .node import parse_outlier_pct
 
 if TYPE_CHECKING:
     from ..references import HealthFlag, Reference
-    from ..roofline.compare.compare import Baseline, Comparison
+    from ..roofline.compare.compare import Baseline, Comparison, PublishedLine
     from ..roofline.model.run import Run
 
 __all__ = ["compare", "expand_paths", "load_runs", "RUN_FILE", "HTML_SUFFIX"]
@@ -126,11 +126,14 @@ def _baseline(option: Optional[str], paths: List[Path]) -> "Baseline":
     return 0
 
 
-def _list_references() -> None:
-    """``--list-references``: the references as a Markdown table on stdout."""
+def _list_references(runs: Optional[List[str]], reference: Optional[str]) -> None:
+    """``--list-references``: the references as a Markdown table on stdout; exits 2 when runs or a
+    ``--reference`` were given too."""
     from ..references import references_table
     from ..roofline.views.report import table_lines
 
+    if runs or reference is not None:
+        fail("--list-references takes no runs and no --reference", EXIT_USAGE)
     typer.echo("\n".join(["# References", ""] + table_lines(references_table())))
 
 
@@ -232,24 +235,56 @@ def compare(
     style per run).
     With --reference, one run is enough: published figures are set beside it (and drawn beside it with -o),
     or it is checked against a reference run."""
-    from ..references import PublishedReference, RunReference, published_lines
-    from ..roofline.compare.compare import compare_markdown, partial_note
+    from ..references import PublishedReference, published_lines
+    from ..roofline.compare.compare import compare_markdown
 
     if list_references:
-        if runs or reference is not None:
-            fail("--list-references takes no runs and no --reference", EXIT_USAGE)
-        _list_references()
+        _list_references(runs, reference)
         return
     pct = parse_outlier_pct(outlier_pct)
     ref = _reference(reference) if reference is not None else None
-    runs = runs or []
+    _check_output_suffix(output)
+    paths, base, loaded = _runs_to_compare(runs or [], baseline, ref)
+    published = published_lines(ref, loaded) if isinstance(ref, PublishedReference) else ()
+    _check_output(output, loaded, ref, published)
+    comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, pct)
+    comparison = dataclasses.replace(comparison, published=published)
+    text = compare_markdown(comparison)
+    typer.echo(text, nl=not text.endswith("\n"))
+    for flag in flags:
+        typer.echo(f"outlier: {flag.sentence()}", err=True)
+    if len(comparison.runs) > len(loaded):  # a reference run joined the comparison, first
+        paths, loaded = [Path(comparison.labels[0])] + paths, list(comparison.runs)
+    if output is None:
+        raise typer.Exit(EXIT_FAILED if flags else 0)
+    if output.suffix.lower() == HTML_SUFFIX:
+        _write_html(comparison, output, theoretical)
+    else:
+        _write_figure(comparison, paths, loaded, output, theoretical)
+    typer.echo(f"wrote {output}", err=True)
+    if flags:
+        raise typer.Exit(EXIT_FAILED)
 
+
+def _check_output_suffix(output: Optional[Path]) -> None:
+    """Exits 2 when ``-o`` has a suffix that is neither a figure's (:data:`~.common.PLOT_SUFFIXES`) nor
+    :data:`HTML_SUFFIX`."""
     if output is not None and output.suffix.lower() not in PLOT_SUFFIXES + (HTML_SUFFIX,):
         fail(
             f"-o {str(output)!r} has an unsupported suffix {output.suffix or '(none)'!r} "
             f"(valid: {', '.join(PLOT_SUFFIXES + (HTML_SUFFIX,))})",
             EXIT_USAGE,
         )
+
+
+def _runs_to_compare(
+    runs: List[str], baseline: Optional[str], ref: Optional["Reference"]
+) -> Tuple[List[Path], "Baseline", List["Run"]]:
+    """The files the arguments name (:func:`expand_paths`, the ``--baseline`` file added in front where
+    it is not among them: :func:`_baseline`), the baseline, and the runs read from them
+    (:func:`load_runs`). Exits 2 naming every argument that names nothing and every file that is no
+    run of the first one's schema, each on its own line, or when there are too few runs (two, or one
+    with ``--reference``)."""
     paths, problems = expand_paths(runs)
     base = _baseline(baseline, paths)
     loaded, bad = load_runs(paths)
@@ -261,8 +296,20 @@ def compare(
     if len(loaded) < (1 if ref is not None else 2):
         need = "one run or more with --reference" if ref is not None else "two or more runs"
         fail(f"compare needs {need}, got {len(loaded)} ({', '.join(map(str, paths)) or 'none'})", EXIT_USAGE)
-    published = published_lines(ref, loaded) if isinstance(ref, PublishedReference) else ()
-    if output is not None and len(loaded) < 2 and not isinstance(ref, RunReference) and not published:
+    return paths, base, loaded
+
+
+def _check_output(
+    output: Optional[Path], loaded: Sequence["Run"], ref: Optional["Reference"], published: Sequence["PublishedLine"]
+) -> None:
+    """With ``-o``: exits 2 when one run is to be drawn beside a published reference that has no
+    ceilings of its chip (and no reference run joins it), else when ``output``'s folder cannot be
+    written (:func:`~.common.check_writable_dir`)."""
+    from ..references import RunReference
+
+    if output is None:
+        return
+    if len(loaded) < 2 and not isinstance(ref, RunReference) and not published:
         assert ref is not None
         fail(
             f"-o draws the run beside the published ceilings of {ref.name}, which has none for "
@@ -270,58 +317,56 @@ def compare(
             "the tables list its figures)",
             EXIT_USAGE,
         )
-    if output is not None:
-        check_writable_dir(output)
-    comparison, flags = _comparison(loaded, paths, base, baseline is not None, ref, pct)
-    comparison = dataclasses.replace(comparison, published=published)
-    text = compare_markdown(comparison)
-    typer.echo(text, nl=not text.endswith("\n"))
-    for flag in flags:
-        typer.echo(f"outlier: {flag.sentence()}", err=True)
-    if len(comparison.runs) > len(loaded):  # a reference run joined the comparison, first
-        paths, loaded = [Path(comparison.labels[0])] + paths, list(comparison.runs)
-    if output is None:
-        raise typer.Exit(EXIT_FAILED if flags else 0)
+    check_writable_dir(output)
+
+
+def _write_html(comparison: "Comparison", output: Path, theoretical: bool) -> None:
+    """``-o FILE.html``: the comparison's page (:func:`~apple_roofline.roofline.compare.compare_html.compare_html`),
+    written atomically; exits 1 when it cannot be drawn or written."""
+    from ..roofline.compare.compare_html import compare_html
+    from ..study.files import write_text_atomic
+
+    try:
+        page = compare_html(comparison, theoretical=theoretical)
+    except ValueError as exc:
+        fail(f"cannot draw the comparison: {exc}", EXIT_FAILED)
+    try:
+        write_text_atomic(output, page)
+    except OSError as exc:
+        fail(f"cannot write {output}: {os_reason(exc)}", EXIT_FAILED)
+
+
+def _write_figure(
+    comparison: "Comparison", paths: Sequence[Path], loaded: Sequence["Run"], output: Path, theoretical: bool
+) -> None:
+    """``-o FILE.png|.svg|.pdf``: the overlaid rooflines
+    (:func:`~apple_roofline.roofline.compare.compare_plot.plot_compare`) with the comparison's note on
+    partial runs; exits 1 naming the runs (``paths``, in the order of ``loaded``) that have no
+    roofline."""
+    from ..figures import add_note
+    from ..roofline.compare.compare import partial_note
+    from ..roofline.compare.compare_plot import plot_compare
     from ..roofline.views.tables import model_of
 
-    missing = [str(p) for p, r in zip(paths, loaded) if model_of(r) is None]
-    if output.suffix.lower() == HTML_SUFFIX:
-        from ..roofline.compare.compare_html import compare_html
-        from ..study.files import write_text_atomic
-
-        try:
-            page = compare_html(comparison, theoretical=theoretical)
-        except ValueError as exc:
-            fail(f"cannot draw the comparison: {exc}", EXIT_FAILED)
-        try:
-            write_text_atomic(output, page)
-        except OSError as exc:
-            fail(f"cannot write {output}: {os_reason(exc)}", EXIT_FAILED)
-    else:
-        if missing:
-            fail(
-                f"cannot plot the comparison: {', '.join(missing)} has no roofline "
-                "(it needs a bandwidth and a compute ceiling)",
-                EXIT_FAILED,
-            )
-        from ..figures import add_note
-        from ..roofline.compare.compare_plot import plot_compare
-
-        models = [model_of(r) for r in loaded]
-        save_plot(
-            lambda: add_note(
-                plot_compare(
-                    [m for m in models if m is not None],
-                    comparison.names(),
-                    theoretical=theoretical,
-                    published=comparison.published,
-                    reference=comparison.reference,
-                ),
-                partial_note(comparison),
-            ),
-            output,
-            "cannot plot the comparison",
+    models = [model_of(r) for r in loaded]
+    missing = [str(p) for p, m in zip(paths, models) if m is None]
+    if missing:
+        fail(
+            f"cannot plot the comparison: {', '.join(missing)} has no roofline "
+            "(it needs a bandwidth and a compute ceiling)",
+            EXIT_FAILED,
         )
-    typer.echo(f"wrote {output}", err=True)
-    if flags:
-        raise typer.Exit(EXIT_FAILED)
+    save_plot(
+        lambda: add_note(
+            plot_compare(
+                [m for m in models if m is not None],
+                comparison.names(),
+                theoretical=theoretical,
+                published=comparison.published,
+                reference=comparison.reference,
+            ),
+            partial_note(comparison),
+        ),
+        output,
+        "cannot plot the comparison",
+    )
