@@ -35,8 +35,10 @@ from .kernels import (
 )
 
 if TYPE_CHECKING:
+    from ..graphics.model import GraphicsStudy
     from ..roofline.model.model import Point
     from ..roofline.model.run import Run
+    from ..user_kernels.model import KernelSet
 
 __all__ = ["plot", "report", "load_run", "parse_point", "POINT_FORM", "REPORT_FORMATS"]
 
@@ -196,33 +198,27 @@ def plot(
     throughput against block size)."""
     points = [parse_point(text) for text in point or ()]
     kernel_set = load_kernels_option(kernels, kernels_match, kernels_min_share)
-    points_given = bool(points) or kernel_set is not None
     loaded = load_results(run_json)
+    if _plot_study(loaded, run_json, output, bool(points) or kernel_set is not None):
+        return
+    run = load_run(run_json)
+    kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)
+    _plot_run(run, run_json, output, points, ceilings, kernel_set)
+
+
+def _plot_study(loaded: Any, run_json: Path, output: Optional[Path], points_given: bool) -> bool:
+    """``plot`` of a results file other than a roofline run: a graphics study's figures
+    (:func:`_plot_graphics`) or the one figure of the studies of :data:`_ONE_FIGURE`, written beside
+    ``run_json`` or to ``output``; True when it was one of them. Exits 2 where ``--point`` or
+    ``--kernels`` were given (such a study has no roofline), 1 for a kernels file (no roofline of its
+    own)."""
     from ..graphics.model import GraphicsStudy
 
     if isinstance(loaded, GraphicsStudy):
         if points_given:
             fail("--point and --kernels place kernels on a roofline; a graphics study has none", EXIT_USAGE)
-        from ..graphics.plot import plot_fill, plot_texture
-
-        graphics_study = loaded
-        figures = [
-            (name, draw)
-            for name, draw, suites in (
-                ("graphics-fill.png", plot_fill, ("fillrate", "tilemem")),
-                ("graphics-texture.png", plot_texture, ("texture",)),
-            )
-            if any(graphics_study.suite(s) for s in suites)
-        ]
-        if output is not None:  # -o names one figure: the fill figure, or the texture one if that is all there is
-            figures = figures[:1]
-        for name, draw in figures or [("graphics-fill.png", plot_fill)]:
-            target = output if output is not None else run_json.parent / name
-            check_plot_suffix(target, "-o")
-            check_writable_dir(target)
-            save_plot(partial(draw, graphics_study), target, f"{run_json}: cannot plot")
-            typer.echo(f"wrote {target}")
-        return
+        _plot_graphics(loaded, run_json, output)
+        return True
     if getattr(loaded, "KIND", None) == "kernels":  # nothing of its own to draw on
         fail(
             f"{run_json} is a kernels file: it has no roofline of its own; draw it on a run's with "
@@ -238,9 +234,46 @@ def plot(
             check_writable_dir(target)
             save_plot(partial(draw_one, loaded), target, f"{run_json}: cannot plot")
             typer.echo(f"wrote {target}")
-            return
-    run = load_run(run_json)
-    kernel_set = kernels_for_run(kernel_set, run.device_name, kernels_any_device)
+            return True
+    return False
+
+
+def _plot_graphics(study: "GraphicsStudy", run_json: Path, output: Optional[Path]) -> None:
+    """A graphics study's figures: graphics-fill.png (fill rate and tile memory) and
+    graphics-texture.png (texture cache), each where the study has its suites, beside ``run_json``;
+    ``output`` names one figure, the first of them (the fill figure where the study has one)."""
+    from ..graphics.plot import plot_fill, plot_texture
+
+    figures = [
+        (name, draw)
+        for name, draw, suites in (
+            ("graphics-fill.png", plot_fill, ("fillrate", "tilemem")),
+            ("graphics-texture.png", plot_texture, ("texture",)),
+        )
+        if any(study.suite(s) for s in suites)
+    ]
+    if output is not None:  # -o names one figure: the fill figure, or the texture one if that is all there is
+        figures = figures[:1]
+    for name, draw in figures or [("graphics-fill.png", plot_fill)]:
+        target = output if output is not None else run_json.parent / name
+        check_plot_suffix(target, "-o")
+        check_writable_dir(target)
+        save_plot(partial(draw, study), target, f"{run_json}: cannot plot")
+        typer.echo(f"wrote {target}")
+
+
+def _plot_run(
+    run: "Run",
+    run_json: Path,
+    output: Optional[Path],
+    points: Sequence["Point"],
+    ceilings: str,
+    kernel_set: "Optional[KernelSet]",
+) -> None:
+    """``plot`` of a roofline run: its figure (``output``, default roofline.png beside ``run_json``)
+    with ``points`` and the kernels of ``kernel_set`` on it, each point's line and the kernels'
+    placements printed first. Exits 2 for a run of no measurements or a bad ``--ceilings``, 1 when
+    the run has no ceiling to draw against."""
     from ..errors import OptionError
     from ..roofline.model.selection import parse_ceilings_option
     from ..roofline.views.draw import no_ceilings_message
