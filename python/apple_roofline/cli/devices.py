@@ -5,11 +5,14 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from typing import Annotated, Any, Dict, Sequence, Tuple
+from typing import TYPE_CHECKING, Annotated, Any, Dict, List, Sequence, Tuple
 
 import typer
 
 from .common import EXIT_FAILED, backend_error_type, fail, import_failure
+
+if TYPE_CHECKING:
+    from ..devices import DeviceStatus
 
 __all__ = ["devices", "devices_table"]
 
@@ -61,45 +64,79 @@ def devices(
 ) -> None:
     """List every backend, compiled in or not, and the wgpu adapters (graphics study): devices found,
     device name, key figures, why absent."""
+    statuses = _statuses()
+    found, wgpu_reason = _wgpu_adapters()
+    if as_json:
+        typer.echo(json.dumps(_devices_json(statuses, found, wgpu_reason), indent=2, default=str))
+        return
+    rows = _devices_rows(statuses, found, wgpu_reason)
+    typer.echo(devices_table(rows, shutil.get_terminal_size().columns), nl=False)
+
+
+def _statuses() -> List["DeviceStatus"]:
+    """Every compute backend's status (:func:`~apple_roofline.devices.list_devices`); exits 1 when the
+    extension cannot be imported or discovery fails."""
     try:
         from ..devices import list_devices
 
-        statuses = list_devices()
+        return list_devices()
     except ImportError as exc:
         import_failure(exc)
     except backend_error_type() as exc:
         fail(f"device discovery failed: {exc}", EXIT_FAILED)
+
+
+def _wgpu_adapters() -> Tuple[List[Dict[str, Any]], str]:
+    """The wgpu adapters (:func:`~apple_roofline.graphics.wgpu_device.adapters`) and, where there is
+    none, why (empty when some were found)."""
     from ..graphics.wgpu_device import WgpuUnavailable, adapters
 
     try:
         found = adapters()
-        wgpu_reason = "" if found else "wgpu finds no adapter (no Vulkan, Metal or D3D12 driver)"
     except WgpuUnavailable as exc:
-        found, wgpu_reason = [], str(exc)
-    if as_json:
-        payload = [
-            {
-                "backend": s.backend,
-                "compiled": s.compiled,
-                "devices": s.devices,
-                "name": s.name,
-                "reason": s.reason,
-                "details": dict(s.details),
-            }
-            for s in statuses
-        ]
-        payload.append(
-            {
-                "backend": "wgpu",
-                "compiled": not wgpu_reason.startswith("the graphics suites need"),
-                "devices": len(found),
-                "name": found[0]["name"] if found else None,
-                "reason": wgpu_reason,
-                "details": {"adapters": found},
-            }
-        )
-        typer.echo(json.dumps(payload, indent=2, default=str))
-        return
+        return [], str(exc)
+    return found, "" if found else "wgpu finds no adapter (no Vulkan, Metal or D3D12 driver)"
+
+
+def _wgpu_compiled(wgpu_reason: str) -> bool:
+    """Whether the wgpu package is installed (the reason is not the one asking to install it)."""
+    return not wgpu_reason.startswith("the graphics suites need")
+
+
+def _devices_json(
+    statuses: Sequence["DeviceStatus"], found: Sequence[Dict[str, Any]], wgpu_reason: str
+) -> List[Dict[str, Any]]:
+    """``devices --json``: one object per backend (backend, compiled, devices, name, reason, details),
+    the wgpu adapters last as one backend whose details list them."""
+    payload = [
+        {
+            "backend": s.backend,
+            "compiled": s.compiled,
+            "devices": s.devices,
+            "name": s.name,
+            "reason": s.reason,
+            "details": dict(s.details),
+        }
+        for s in statuses
+    ]
+    payload.append(
+        {
+            "backend": "wgpu",
+            "compiled": _wgpu_compiled(wgpu_reason),
+            "devices": len(found),
+            "name": found[0]["name"] if found else None,
+            "reason": wgpu_reason,
+            "details": {"adapters": list(found)},
+        }
+    )
+    return payload
+
+
+def _devices_rows(
+    statuses: Sequence["DeviceStatus"], found: Sequence[Dict[str, Any]], wgpu_reason: str
+) -> List[List[str]]:
+    """The table's rows (:func:`devices_table`): one per backend, one per wgpu adapter (``wgpu:N``), or
+    one saying why there is none."""
     rows = []
     for s in statuses:
         details = dict(s.details)
@@ -126,10 +163,8 @@ def devices(
             ]
         )
     if not found:
-        rows.append(
-            ["wgpu", "no" if wgpu_reason.startswith("the graphics suites need") else "yes", "0", "-", "-", wgpu_reason]
-        )
-    typer.echo(devices_table(rows, shutil.get_terminal_size().columns), nl=False)
+        rows.append(["wgpu", "yes" if _wgpu_compiled(wgpu_reason) else "no", "0", "-", "-", wgpu_reason])
+    return rows
 
 
 def devices_table(rows: Sequence[Sequence[str]], width: int) -> str:
