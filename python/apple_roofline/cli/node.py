@@ -8,12 +8,16 @@ are exactly what this process checked — and ``--device <GPU> --out DIR/<cuda0 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Sequence
+from typing import TYPE_CHECKING, List, Sequence
 
 import typer
 
 from ..errors import OptionError
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, fail, fail_option, os_reason
+
+if TYPE_CHECKING:
+    from ..devices import DeviceSpec
+    from ..node.runner import NodeResult
 
 __all__ = ["OUTLIER_HELP", "child_args", "parse_outlier_pct", "run_on_node"]
 
@@ -65,14 +69,9 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
     ``out/<cuda0 ...>/``; then ``out``/node.md and node.json, a line per GPU and per outlier. Exit
     0 when every child succeeded and no GPU is an outlier, 1 otherwise, 130 when stopped. Progress:
     a line per GPU as it starts and ends, and each running GPU's latest progress line every 30 s."""
-    from ..node import measure_node, node_children, parse_device_list
+    from ..node import measure_node, node_children
 
-    try:
-        specs = parse_device_list(device)
-    except OptionError as exc:
-        fail_option(exc)
-    except ImportError as exc:
-        fail(f"the native extension cannot be imported ({exc}); reinstall apple_roofline", EXIT_FAILED)
+    specs = _device_specs(device)
     command = str(ctx.info_name or ctx.command.name)
     resume = ctx.params.get("resume")
     if resume is not None:  # each GPU's child continues from its own journal, DIR/<cuda0 ...>
@@ -84,25 +83,6 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
             f"{','.join(map(str, c.cpus))}, log {c.out / 'child.log'}",
             err=True,
         )
-
-    def done(r: object) -> None:
-        from ..node import ChildResult
-
-        assert isinstance(r, ChildResult)
-        typer.echo(
-            f"{r.child.name}: exit {r.returncode} after {r.wall_s:.1f} s"
-            + (" (stopped)" if r.stopped else "")
-            + (" (killed)" if r.killed else ""),
-            err=True,
-        )
-
-    def tick(running: Sequence[object]) -> None:
-        from ..node.children import Child, last_line
-
-        for c in running:
-            assert isinstance(c, Child)
-            typer.echo(f"{c.name}: {last_line(c) or 'starting'}", err=True)
-
     try:
         node = measure_node(
             children,
@@ -110,12 +90,53 @@ def run_on_node(ctx: typer.Context, device: str, out: Path, outlier_pct: float, 
             out,
             devices=[str(s) for s in specs],
             outlier_pct=outlier_pct,
-            on_exit=done,
-            on_tick=tick,
+            on_exit=_child_done,
+            on_tick=_children_running,
         )
     except OSError as exc:
         fail(f"node run in {out}: {os_reason(exc)}", EXIT_FAILED)
-    typer.echo(f"{len(children)} GPUs in {node.wall_s:.1f} s")
+    _print_node(node, len(children))
+
+
+def _device_specs(device: str) -> List["DeviceSpec"]:
+    """The GPUs of the device list ``device`` (:func:`~apple_roofline.node.parse_device_list`); exits 2
+    when it is malformed, 1 when the native extension cannot be imported."""
+    from ..node import parse_device_list
+
+    try:
+        return parse_device_list(device)
+    except OptionError as exc:
+        fail_option(exc)
+    except ImportError as exc:
+        fail(f"the native extension cannot be imported ({exc}); reinstall apple_roofline", EXIT_FAILED)
+
+
+def _child_done(r: object) -> None:
+    """The line of a child that exited (a :class:`~apple_roofline.node.ChildResult`), on stderr."""
+    from ..node import ChildResult
+
+    assert isinstance(r, ChildResult)
+    typer.echo(
+        f"{r.child.name}: exit {r.returncode} after {r.wall_s:.1f} s"
+        + (" (stopped)" if r.stopped else "")
+        + (" (killed)" if r.killed else ""),
+        err=True,
+    )
+
+
+def _children_running(running: Sequence[object]) -> None:
+    """Each running child's latest progress line (or ``starting``), on stderr."""
+    from ..node.children import Child, last_line
+
+    for c in running:
+        assert isinstance(c, Child)
+        typer.echo(f"{c.name}: {last_line(c) or 'starting'}", err=True)
+
+
+def _print_node(node: "NodeResult", gpus: int) -> None:
+    """The node run's summary: its GPUs and their status, the outliers and the files written; exits
+    130 when a child was stopped, 1 when one failed or a GPU is an outlier."""
+    typer.echo(f"{gpus} GPUs in {node.wall_s:.1f} s")
     for m in node.members:
         typer.echo(f"  {m.name} ({m.device}, PCI {m.pci_bus_id or 'unknown'}): {m.status}")
     for o in node.outliers:
