@@ -110,9 +110,9 @@ def graphics(
     from ..study.outputs import FilesInterrupted
     from ..study.timing import process_start
 
-    options = _graphics_options(
-        device, suite, overdraw, f, pattern, resolution, sizes, fetches, filter_, quick, full, budget, reps
-    )
+    grid = _grid_name(quick, full)
+    numbers = _numbers(overdraw, reps, f, sizes, fetches)
+    options = _graphics_options(device, suite, pattern, filter_, resolution, grid, budget, numbers)
     from ..graphics.model import GraphicsStudy
 
     out, journal = study_journal(ctx, out, resume, "graphics", GraphicsStudy)
@@ -148,38 +148,46 @@ def graphics(
     fail_if_invalid(sum(not m.valid for m in study.measurements), "pass(es)", out / "graphics.md")
 
 
+def _grid_name(quick: bool, full: bool) -> str:
+    """The grid ``--quick`` or ``--full`` asks for (:mod:`apple_roofline.graphics.grid`), else
+    ``"default"``; exits 2 when both are given."""
+    if quick and full:
+        fail("--quick and --full ask for two grids (valid: one of them, or neither)", EXIT_USAGE)
+    return "full" if full else ("quick" if quick else "default")
+
+
+def _numbers(
+    overdraw: str, reps: str, f: Optional[str], sizes: Optional[str], fetches: Optional[str]
+) -> Dict[str, Any]:
+    """The numeric flags as :class:`~apple_roofline.graphics.options.GraphicsOptions`'s keywords
+    (``overdraw``, ``reps``, ``f_values``, ``sizes``, ``fetches``; None where not given): each the
+    integer it is, or its text for the options' checks to reject (:func:`~.common.as_integer`)."""
+    return {
+        "overdraw": as_integer(overdraw),
+        "reps": as_integer(reps),
+        "f_values": as_integers(f) if f is not None else None,
+        "sizes": as_integers(sizes) if sizes is not None else None,
+        "fetches": as_integers(fetches) if fetches is not None else None,
+    }
+
+
 def _graphics_options(
     device: str,
     suite: Optional[str],
-    overdraw: str,
-    f: Optional[str],
     pattern: Optional[str],
-    resolution: str,
-    sizes: Optional[str],
-    fetches: Optional[str],
     filter_: Optional[str],
-    quick: bool,
-    full: bool,
+    resolution: str,
+    grid: str,
     budget: Optional[str],
-    reps: str,
+    numbers: Dict[str, Any],
 ) -> "GraphicsOptions":
     """The study's options from its flags, built and checked once
-    (:class:`~apple_roofline.graphics.options.GraphicsOptions`); exits 2 with the library's message
-    naming the flag and its valid range. Numbers go to it as the integers they are, or as their text
-    for its checks to reject."""
+    (:class:`~apple_roofline.graphics.options.GraphicsOptions`), ``numbers`` from :func:`_numbers`;
+    exits 2 with the library's message naming the flag and its valid range."""
     from ..graphics.options import GraphicsOptions, parse_resolution
 
-    if quick and full:
-        fail("--quick and --full ask for two grids (valid: one of them, or neither)", EXIT_USAGE)
     try:
         width, height = parse_resolution(resolution)
-        numbers: Dict[str, Any] = {
-            "overdraw": as_integer(overdraw),
-            "reps": as_integer(reps),
-            "f_values": as_integers(f) if f is not None else None,
-            "sizes": as_integers(sizes) if sizes is not None else None,
-            "fetches": as_integers(fetches) if fetches is not None else None,
-        }
         return GraphicsOptions(
             device=device,
             suites=suite,
@@ -187,7 +195,7 @@ def _graphics_options(
             filters=filter_,
             width=width,
             height=height,
-            grid="full" if full else ("quick" if quick else "default"),
+            grid=grid,
             budget=budget,
             command=real_command(),
             **numbers,
