@@ -280,7 +280,7 @@ def run_graphics(options: GraphicsOptions) -> GraphicsStudy:
         telemetry: sample clocks and power in the background, as the roofline runner does
             (docs/design/power.md, "Clocks and power": the Apple sampler on a Mac, NVML for an NVIDIA
             adapter, RAPL for a CPU adapter on Linux); each pass's measurement gets the clocks and
-            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :mod:`.steady`),
+            power of its timed samples, ``clock`` (``"steady"`` or ``"below steady"``, :func:`~.clocks.steady_clock`),
             and ``device["telemetry"]`` records the sampler, or why none read. A sampler that cannot
             read never fails the study.
         command: the command line to record.
