@@ -17,7 +17,7 @@ import runpy
 import struct
 import sys
 import types
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +53,10 @@ class FakeCupyArray:
         self.data.fill(value)
 
 
-def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types.ModuleType:
-    """``cupy`` with RawKernel (runs dispatch.cu's kernels), zeros, asnumpy, uint64 and cuda.Device.
-
-    ``skip_every``: every k-th tiny launch does nothing (a dropped launch). ``fail``: ``"compile"``
-    makes RawKernel raise, ``"sync"`` makes Device.synchronize raise."""
-    cp = types.ModuleType("cupy")
-    cp.__version__ = "13.0.0+fake"  # type: ignore[attr-defined]
-    cp.float32 = np.float32  # type: ignore[attr-defined]
-    cp.uint64 = np.uint64  # type: ignore[attr-defined]
-    log: dict[str, Any] = {"launches": 0, "gc_during_launch": [], "kernels": []}
-    cp.log = log  # type: ignore[attr-defined]
+def _cupy_raw_kernel(log: dict[str, Any], skip_every: int, fail: str) -> type:
+    """The fake's ``cupy.RawKernel``: checks dispatch.cu's source and options, counts its launches in
+    log and runs dispatch_tiny on NumPy (every ``skip_every``-th launch dropped); raises on
+    construction with ``fail == "compile"``."""
 
     class RawKernel:
         def __init__(self, code: str, name: str, options: Sequence[str] = (), **kwargs: Any) -> None:
@@ -87,6 +80,12 @@ def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types
             else:
                 assert len(args) == 1
 
+    return RawKernel
+
+
+def _cupy_device(devices: int, fail: str) -> type:
+    """The fake's ``cupy.cuda.Device``: ``devices`` of them; synchronize raises with ``fail == "sync"``."""
+
     class Device:
         def __init__(self, index: int = 0) -> None:
             if index >= devices:
@@ -106,11 +105,25 @@ def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types
         def use(self) -> None:
             return None
 
-    cp.RawKernel = RawKernel  # type: ignore[attr-defined]
+    return Device
+
+
+def fake_cupy(*, skip_every: int = 0, fail: str = "", devices: int = 1) -> types.ModuleType:
+    """``cupy`` with RawKernel (runs dispatch.cu's kernels), zeros, asnumpy, uint64 and cuda.Device.
+
+    ``skip_every``: every k-th tiny launch does nothing (a dropped launch). ``fail``: ``"compile"``
+    makes RawKernel raise, ``"sync"`` makes Device.synchronize raise."""
+    cp = types.ModuleType("cupy")
+    cp.__version__ = "13.0.0+fake"  # type: ignore[attr-defined]
+    cp.float32 = np.float32  # type: ignore[attr-defined]
+    cp.uint64 = np.uint64  # type: ignore[attr-defined]
+    log: dict[str, Any] = {"launches": 0, "gc_during_launch": [], "kernels": []}
+    cp.log = log  # type: ignore[attr-defined]
+    cp.RawKernel = _cupy_raw_kernel(log, skip_every, fail)  # type: ignore[attr-defined]
     cp.zeros = lambda shape, dtype=float: FakeCupyArray(shape, dtype)  # type: ignore[attr-defined]
     cp.asnumpy = lambda a: a.data.copy()  # type: ignore[attr-defined]
     cp.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
-        Device=Device, runtime=types.SimpleNamespace(getDeviceCount=lambda: devices)
+        Device=_cupy_device(devices, fail), runtime=types.SimpleNamespace(getDeviceCount=lambda: devices)
     )
     return cp
 
@@ -189,26 +202,14 @@ class FakeMxDevice:
         return f"Device({self.type}, {self.index})"
 
 
-def fake_mlx(
-    *, metal: bool = True, skip_every: int = 0, wrong_product: bool = False
-) -> tuple[types.ModuleType, types.ModuleType]:
-    """``mlx`` and ``mlx.core`` with metal.is_available, fast.metal_kernel (documented signature;
-    runs the tiny body on NumPy, and raises as MLX does without Metal), add, zeros, eval, async_eval,
-    Device, gpu, cpu, float32 (and random.key/split/normal, matmul, float16/bfloat16 for the matmul
-    example). ``skip_every``: every k-th tiny launch (a metal_kernel call or an add) does nothing;
-    ``wrong_product``: matmul returns A·B + 1."""
-    mx = types.ModuleType("mlx.core")
-    mx.__version__ = "0.25.0+fake"  # type: ignore[attr-defined]
-    for name in ("float32", "float16", "bfloat16"):
-        setattr(mx, name, name)
-    mx.gpu, mx.cpu = "gpu", "cpu"  # type: ignore[attr-defined]
-    mx.Device = FakeMxDevice  # type: ignore[attr-defined]
-    mx.metal = types.SimpleNamespace(is_available=lambda: metal)  # type: ignore[attr-defined]
-    log: dict[str, Any] = {"calls": 0, "adds": 0, "evals": 0, "async_evals": 0, "streams": []}
-    mx.log = log  # type: ignore[attr-defined]
+#: The optional keywords of the call metal_kernel returns (MLX's documented signature, beside inputs,
+#: output_shapes, output_dtypes, grid, threadgroup and stream).
+METAL_KERNEL_OPTIONS = ("template", "init_value", "verbose")
 
-    def dropped(count: int) -> bool:
-        return bool(skip_every and count % skip_every == 0)
+
+def _mlx_metal_kernel(metal: bool, log: dict[str, Any], dropped: Callable[[int], bool]) -> Callable[..., Any]:
+    """The fake's ``mx.fast.metal_kernel``: the call it returns runs the tiny body on NumPy (a
+    dropped call leaves it undone), counts the calls in log, and raises as MLX does without Metal."""
 
     def metal_kernel(
         name: str,
@@ -228,11 +229,12 @@ def fake_mlx(
             output_dtypes: Sequence[Any],
             grid: tuple[int, int, int],
             threadgroup: tuple[int, int, int],
-            template: Any = None,
-            init_value: Any = None,
-            verbose: bool = False,
             stream: Any = None,
+            **options: Any,
         ) -> list[FakeMxArray]:
+            unknown = sorted(set(options) - set(METAL_KERNEL_OPTIONS))
+            if unknown:
+                raise TypeError(f"call() got an unexpected keyword argument {unknown[0]!r}")
             if not metal:
                 raise RuntimeError("[metal_kernel] No Metal back-end.")
             assert len(inputs) == len(input_names) and len(output_shapes) == len(output_names)
@@ -249,6 +251,13 @@ def fake_mlx(
             return outs
 
         return call
+
+    return metal_kernel
+
+
+def _mlx_ops(log: dict[str, Any], dropped: Callable[[int], bool], wrong_product: bool) -> dict[str, Any]:
+    """The fake's add (a dropped add leaves its input as it was), zeros, eval, async_eval, random and
+    matmul (A·B + 1 with ``wrong_product``), each logging the stream it was given and its calls."""
 
     def add(a: FakeMxArray, b: float, *, stream: Any = None) -> FakeMxArray:
         log["adds"] += 1
@@ -276,15 +285,40 @@ def fake_mlx(
         log["streams"].append(stream)
         return FakeMxArray(a.data @ b.data + (np.float32(1.0) if wrong_product else np.float32(0.0)))
 
-    mx.fast = types.SimpleNamespace(metal_kernel=metal_kernel)  # type: ignore[attr-defined]
-    mx.add = add  # type: ignore[attr-defined]
-    mx.zeros = zeros  # type: ignore[attr-defined]
-    mx.eval = eval_  # type: ignore[attr-defined]
-    mx.async_eval = async_eval  # type: ignore[attr-defined]
-    mx.random = types.SimpleNamespace(  # type: ignore[attr-defined]
-        key=lambda seed: seed, split=lambda key: (2 * key, 2 * key + 1), normal=normal
-    )
-    mx.matmul = matmul  # type: ignore[attr-defined]
+    return {
+        "add": add,
+        "zeros": zeros,
+        "eval": eval_,
+        "async_eval": async_eval,
+        "random": types.SimpleNamespace(key=lambda seed: seed, split=lambda key: (2 * key, 2 * key + 1), normal=normal),
+        "matmul": matmul,
+    }
+
+
+def fake_mlx(
+    *, metal: bool = True, skip_every: int = 0, wrong_product: bool = False
+) -> tuple[types.ModuleType, types.ModuleType]:
+    """``mlx`` and ``mlx.core`` with metal.is_available, fast.metal_kernel (documented signature;
+    runs the tiny body on NumPy, and raises as MLX does without Metal), add, zeros, eval, async_eval,
+    Device, gpu, cpu, float32 (and random.key/split/normal, matmul, float16/bfloat16 for the matmul
+    example). ``skip_every``: every k-th tiny launch (a metal_kernel call or an add) does nothing;
+    ``wrong_product``: matmul returns A·B + 1."""
+    mx = types.ModuleType("mlx.core")
+    mx.__version__ = "0.25.0+fake"  # type: ignore[attr-defined]
+    for name in ("float32", "float16", "bfloat16"):
+        setattr(mx, name, name)
+    mx.gpu, mx.cpu = "gpu", "cpu"  # type: ignore[attr-defined]
+    mx.Device = FakeMxDevice  # type: ignore[attr-defined]
+    mx.metal = types.SimpleNamespace(is_available=lambda: metal)  # type: ignore[attr-defined]
+    log: dict[str, Any] = {"calls": 0, "adds": 0, "evals": 0, "async_evals": 0, "streams": []}
+    mx.log = log  # type: ignore[attr-defined]
+
+    def dropped(count: int) -> bool:
+        return bool(skip_every and count % skip_every == 0)
+
+    mx.fast = types.SimpleNamespace(metal_kernel=_mlx_metal_kernel(metal, log, dropped))  # type: ignore[attr-defined]
+    for name, op in _mlx_ops(log, dropped, wrong_product).items():
+        setattr(mx, name, op)
     mlx = types.ModuleType("mlx")
     mlx.core = mx  # type: ignore[attr-defined]
     return mlx, mx
