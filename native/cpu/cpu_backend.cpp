@@ -83,6 +83,31 @@ Buffer* buffer_arg(const std::vector<Arg>& args, size_t i, const std::string& en
   return std::get<Buffer*>(args[i]);
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The built-in kernel `entry` of `source`, the file of native/cpu/ that implements it (kernels.h,
+// kernel_sources). CompileError for a source that is none of those files (naming the valid ones), or
+// an entry its table lacks (naming the file that has it, or the entries of this one).
+const KernelEntry* find_builtin(const std::string& source, const std::string& entry) {
+  const auto sources = kernel_sources();
+  if (std::find(sources.begin(), sources.end(), source) == sources.end())
+    throw CompileError("[cpu::compile] '" + source.substr(0, 60) + "' is not a CPU kernel source (valid: " +
+                           joined(sources) + ", the files of native/cpu/ that implement the built-in kernels)",
+                       "");
+  if (const KernelEntry* k = find_kernel(source, entry)) return k;
+  if (const char* other = kernel_source(entry))
+    throw CompileError("[cpu::compile] kernel '" + entry + "' is not in " + source + " (it is in " + other + ")", "");
+  std::vector<std::string> names;
+  for (const auto& n : kernel_names())
+    if (find_kernel(source, n)) names.push_back(n);
+  throw CompileError("[cpu::compile] no built-in kernel named '" + entry + "' in " + source,
+                     "available in " + source + ": " + joined(names));
+}
+
 class BuiltinKernel final : public Kernel {
  public:
   BuiltinKernel(std::shared_ptr<ThreadPool> pool, const KernelEntry* k, int64_t value)
@@ -339,16 +364,7 @@ class CpuBackend final : public Backend {
 
   std::shared_ptr<Kernel> compile(const std::string& source, const std::string& entry,
                                   const Constants& constants) override {
-    if (!source.empty() && source != "builtin")
-      throw CompileError("[cpu::compile] the CPU backend runs built-in kernels only (source 'builtin'), got '" +
-                             source.substr(0, 60) + "'",
-                         "");
-    const KernelEntry* k = find_kernel(entry);
-    if (!k) {
-      std::string names;
-      for (const auto& n : kernel_names()) names += (names.empty() ? "" : ", ") + n;
-      throw CompileError("[cpu::compile] no built-in kernel named '" + entry + "'", "available: " + names);
-    }
+    const KernelEntry* k = find_builtin(source, entry);
     if (!k->fn) throw UnsupportedError(std::string("[cpu::compile] ") + k->name + ": " + k->unsupported_reason);
     const char* want = constant_name(k->constant);  // F or PASSES, nullptr for none
     int64_t value = 1;

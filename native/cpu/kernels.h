@@ -51,14 +51,21 @@ struct KernelEntry {
 // standard-library containers or strings, so that no inline library function compiled for the
 // host's widest ISA can be picked by the linker for code outside the kernels.
 const KernelEntry* kernel_table(size_t* count);
-// The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp); the lookups search every table.
+// The idiv suite's kernels (idiv.cpp, compiled like kernels.cpp).
 const KernelEntry* idiv_kernel_table(size_t* count);
 // The access and dualissue suites' kernels (rules.cpp, compiled like kernels.cpp).
 const KernelEntry* rules_kernel_table(size_t* count);
 // The hierarchy suite's kernels (hierarchy.cpp, compiled like kernels.cpp).
 const KernelEntry* hierarchy_kernel_table(size_t* count);
-// Lookups over the table (kernel_table.cpp, compiled for the baseline ISA).
-const KernelEntry* find_kernel(const std::string& entry);
+// Lookups over the tables (kernel_table.cpp, compiled for the baseline ISA). A kernel table names a
+// CPU kernel by the file of native/cpu/ that implements it, as it names a CUDA kernel by its file of
+// shaders/cuda/: ("kernels.cpp", "stream_triad_f32"), ("idiv.cpp", ...), ("rules.cpp", ...),
+// ("hierarchy.cpp", ...). kernel_sources() lists those files; find_kernel(source, entry) is the entry
+// of that file's table, nullptr where it has none; kernel_source(entry) is the file whose table holds
+// entry (nullptr for none).
+std::vector<std::string> kernel_sources();
+const KernelEntry* find_kernel(const std::string& source, const std::string& entry);
+const char* kernel_source(const std::string& entry);
 std::vector<std::string> kernel_names();
 
 // What the kernels were compiled for: full-width vector FMAs on the host ISA, the width specs.py's

@@ -3,8 +3,9 @@
 
 A suite's kernel table names a GPU kernel by file and entry, e.g. ``("stream.cu", "stream_triad_f32")``;
 :func:`resolve` turns that into the source text the backend compiles. CPU kernels are built into
-the extension (``("builtin", entry)``) and vendor routines are named by library (``("blas", …)``,
-``("cublas", …)``); those pass through unchanged.
+the extension and named by the file of ``native/cpu/`` that implements them (``("kernels.cpp",
+"stream_triad_f32")``, ``("idiv.cpp", …)``, ``("rules.cpp", …)``, ``("hierarchy.cpp", …)``), and vendor
+routines by library (``("blas", …)``, ``("cublas", …)``); those pass through unchanged.
 
 A ``.cu`` file shares code through headers beside it (``#include "clock.cuh"``: the effective-clock
 probe, docs/design/clocks.md, "Clocks"); NVRTC gets a string, not a folder, so :func:`shader_source` inlines them,
@@ -83,7 +84,8 @@ def shader_source(name: str) -> str:
 
 def resolve(source: str, entry: str) -> Tuple[str, str]:
     """``(source, entry)`` as the backend's ``compile`` wants it: a shader file name becomes its text
-    (:func:`shader_source`); anything else (``"builtin"``, a vendor library name) is returned unchanged."""
+    (:func:`shader_source`); anything else (a CPU kernel file such as ``"kernels.cpp"``, a vendor
+    library name) is returned unchanged."""
     if os.path.splitext(source)[1] in SHADER_SUFFIXES:
         return shader_source(source), entry
     return source, entry

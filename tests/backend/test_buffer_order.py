@@ -12,9 +12,9 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from apple_roofline.shaders import shader_source
+from apple_roofline.shaders import resolve
 
-SOURCES = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
+SOURCES = {"cpu": "kernels.cpp", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
 FLOATS = 1024  # 256 threads × one float4 each
 LAUNCHES = 200  # more than the GPU finishes while the host returns from launch(): work in flight
 
@@ -25,7 +25,7 @@ def _name(backend: Any) -> str:
 
 def _tiny(backend: Any) -> Any:
     src = SOURCES[_name(backend)]
-    return backend.compile(src if src == "builtin" else shader_source(src), "dispatch_tiny")
+    return backend.compile(*resolve(src, "dispatch_tiny"))
 
 
 def _launched(backend: Any, launches: int = LAUNCHES) -> Any:

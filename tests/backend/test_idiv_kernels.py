@@ -73,7 +73,7 @@ def test_cpu_argument_kernel_with_divisor_zero_writes_nothing(backend: Any) -> N
     ik = IdivKernel("div", "argument", True)
     n = 100
     bufs = (backend.alloc(4 * n), backend.alloc(4 * n))
-    case = idiv_case(ik, 4, n, bufs, ("builtin", ik.entry), backend, {})
+    case = idiv_case(ik, 4, n, bufs, ("idiv.cpp", ik.entry), backend, {})
     kernel = case.make_kernel()
     for bad in (0, -1):
         kernel.launch([bufs[0], bufs[1], bad], n)

@@ -185,7 +185,7 @@ def test_timing_contract(backend: Any) -> None:
     if backend.info()["backend"] != "cpu":
         pytest.skip("uses the CPU's built-in entry names")
     buf = backend.alloc(4096)
-    k = backend.compile("builtin", "scalar_indep8_f32", {"F": 4})
+    k = backend.compile("kernels.cpp", "scalar_indep8_f32", {"F": 4})
     samples = k.time([buf, buf, -0.5], 128, 3, 4)
     assert len(samples) == 4 and all(np.isfinite(s) and s > 0 for s in samples)
     with pytest.raises(ValueError, match="work_items"):
@@ -208,14 +208,14 @@ def test_compile_errors(backend: Any) -> None:
     if backend.info()["backend"] != "cpu":
         pytest.skip("uses the CPU's built-in entry names")
     with pytest.raises(_core.CompileError) as err:
-        backend.compile("builtin", "no_such_kernel", {})
+        backend.compile("kernels.cpp", "no_such_kernel", {})
     assert "no_such_kernel" in str(err.value) and "stream_triad_f32" in err.value.log
     with pytest.raises(_core.CompileError):
         backend.compile("kernel void f() {}", "f", {})
     with pytest.raises(ValueError, match="out of range"):
-        backend.compile("builtin", "scalar_indep8_f32", {"F": 0})
+        backend.compile("kernels.cpp", "scalar_indep8_f32", {"F": 0})
     with pytest.raises(ValueError, match="no constant"):
-        backend.compile("builtin", "stream_copy_f32", {"F": 2})
+        backend.compile("kernels.cpp", "stream_copy_f32", {"F": 2})
     with pytest.raises(_core.UnsupportedError):
         backend.gemm("fp16", 4, 4, 4)
     with pytest.raises(ValueError):
@@ -223,7 +223,7 @@ def test_compile_errors(backend: Any) -> None:
     feats = _core.cpu_features()
     if not feats["fp16_arithmetic"]:
         with pytest.raises(_core.UnsupportedError, match="FP16"):
-            backend.compile("builtin", "scalar_indep8_f16", {"F": 2})
+            backend.compile("kernels.cpp", "scalar_indep8_f16", {"F": 2})
 
 
 def test_buffers(backend: Any) -> None:
@@ -262,7 +262,7 @@ def test_concurrent_python_threads_are_serialised(backend: Any) -> None:
 
     if backend.info()["backend"] != "cpu":
         pytest.skip("uses the CPU's built-in entry names")
-    k = backend.compile("builtin", "scalar_indep8_f32", {"F": 2})
+    k = backend.compile("kernels.cpp", "scalar_indep8_f32", {"F": 2})
     bufs = [backend.alloc(1 << 14) for _ in range(4)]
     done: list = []  # type: ignore[type-arg]
 

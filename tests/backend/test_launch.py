@@ -11,9 +11,9 @@ import pytest
 
 _core = pytest.importorskip("apple_roofline._native")._core
 
-from apple_roofline.shaders import shader_source  # noqa: E402
+from apple_roofline.shaders import resolve  # noqa: E402
 
-SOURCES = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
+SOURCES = {"cpu": "kernels.cpp", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
 HOST_EVENTS = {
     "cpu": ("call", "join"),
     "cuda": ("call", "launch", "complete"),
@@ -39,7 +39,7 @@ def dev(request: Any) -> Tuple[str, Any]:
 
 def _compile(name: str, backend: Any, entry: str) -> Any:
     src = SOURCES[name]
-    return backend.compile(src if src == "builtin" else shader_source(src), entry)
+    return backend.compile(*resolve(src, entry))
 
 
 def _tiny(backend: Any) -> Any:

@@ -49,7 +49,7 @@ def test_kernel_clock_is_counted_cycles_or_says_why_not() -> None:
     perf_event_paranoid) — the fallback apple_roofline.clocks labels as reported. No machine the tests
     run on takes the measured branch: tests/unit/test_clocks.py runs it on a stand-in reading."""
     be = _core.Backend("cpu")
-    k = be.compile("builtin", "stream_triad_f32", {})
+    k = be.compile("kernels.cpp", "stream_triad_f32", {})
     n = 1 << 14
     bufs = [be.alloc(n * 16) for _ in range(3)]
     k.time([*bufs, 3.0], n, 2, 3)

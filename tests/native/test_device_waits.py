@@ -187,7 +187,7 @@ with signals_as_interrupts():
 @pytest.mark.parametrize(
     "setup",
     [
-        'k = cpu.compile("", "stream_copy_f32"); args, launch = [a, a, c, 1.0], n // 4',  # the pool's timing loop
+        'k = cpu.compile("kernels.cpp", "stream_copy_f32"); args, launch = [a, a, c, 1.0], n // 4',  # the pool's timing loop
         'k = cpu.gemm("fp32", 512, 512, 512); args, launch = [a, a, c], 1',  # BLAS on its calling thread
     ],
     ids=["builtin", "gemm"],

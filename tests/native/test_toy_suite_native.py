@@ -44,7 +44,7 @@ TOY: Dict[str, str] = {
             flops_per_elem: int
 
             def kernel_def(self) -> KernelDef:
-                return KernelDef("toy", self.label, "fp32", {"cpu": ("builtin", self.entry)})
+                return KernelDef("toy", self.label, "fp32", {"cpu": ("kernels.cpp", self.entry)})
 
             def reference(self, a: np.ndarray) -> np.ndarray:
                 return a.copy()

@@ -15,7 +15,7 @@ def test_cpu_kernel_has_no_block_facts() -> None:
     from apple_roofline._native import _core
     from apple_roofline.shaders import resolve
 
-    k = _core.Backend("cpu", 0).compile(*resolve("builtin", "stream_copy_f32"), {})
+    k = _core.Backend("cpu", 0).compile(*resolve("kernels.cpp", "stream_copy_f32"), {})
     assert (k.block, k.simd_width, k.max_block) == (0, 0, 0)
 
 

@@ -226,7 +226,7 @@ def test_a_cpu_measured_clock_from_perf_events_is_the_measurements_and_the_repor
         "peak",
         "vec4_indep8",
         "fp32",
-        {"cpu": ("builtin", "peak_vec4_indep8_f32")},
+        {"cpu": ("kernels.cpp", "peak_vec4_indep8_f32")},
         ceiling_class="FP32 vector",
         ceiling_kind="compute",
     )

@@ -188,7 +188,7 @@ def test_check_is_exact_and_catches_unwritten_and_wrong_words() -> None:
     b = _Backend()
     bufs = (b.alloc(4 * 5000), b.alloc(4 * 5000))
     k = IdivKernel("div", "argument", True)
-    case = idiv_case(k, 5, 5000, bufs, ("builtin", k.entry), b, {})
+    case = idiv_case(k, 5, 5000, bufs, ("idiv.cpp", k.entry), b, {})
     ok, msg = case.check()
     assert not ok and "5000 of 5000 words differ" in msg  # nothing written: the poison fails
     ref = k.reference(idiv_input(), 5)
@@ -205,7 +205,7 @@ def test_zero_divisor_refused_before_anything_is_written() -> None:
     b = _Backend()
     bufs = (b.alloc(400), b.alloc(400))
     with pytest.raises(ValueError, match="^idiv: divisor 0 divides by zero$"):
-        idiv_case(IdivKernel("mod", "argument", False), 4, 100, bufs, ("builtin", "x"), b, {}, d=0)
+        idiv_case(IdivKernel("mod", "argument", False), 4, 100, bufs, ("idiv.cpp", "x"), b, {}, d=0)
     assert bufs[0].writes == bufs[1].writes == 0 and not b.compiled
     with pytest.raises(ValueError, match="divisor 0"):
         IdivKernel("div", "constant", False).kernel_def(0)

@@ -30,9 +30,10 @@ __all__ = [
 
 #: The two kernels of the study.
 KERNELS: Tuple[str, ...] = ("null", "tiny")
-#: Where each backend's kernels come from: a file of ``shaders/`` compiled at run time, or the
-#: extension's built-in kernels. Its keys are the backends the study runs on.
-KERNEL_SOURCES: Dict[str, str] = {"cpu": "builtin", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
+#: Where each backend's kernels come from: a file of ``shaders/`` compiled at run time, or the file of
+#: ``native/cpu/`` that holds the extension's built-in CPU kernels. Its keys are the backends the study
+#: runs on.
+KERNEL_SOURCES: Dict[str, str] = {"cpu": "kernels.cpp", "cuda": "dispatch.cu", "metal": "dispatch.metal"}
 #: Threads of the tiny kernel: one block/threadgroup, one float4 (16 B) each.
 TINY_ITEMS = 256
 #: The tiny kernel's buffer: 256 float4 = 4 KiB.

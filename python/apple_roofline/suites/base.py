@@ -121,8 +121,9 @@ PERIOD = 4099
 class KernelDef:
     """One kernel of a suite's table.
 
-    ``sources`` maps a backend name to ``(source, entry)``: ``("builtin", "stream_triad_f32")`` on the
-    CPU, a file under ``shaders/`` and its entry point on GPUs; a backend missing from it does not
+    ``sources`` maps a backend name to ``(source, entry)``: on the CPU the file of ``native/cpu/`` that
+    implements the built-in kernel, ``("kernels.cpp", "stream_triad_f32")``; on GPUs a file under
+    ``shaders/`` and its entry point; a backend missing from it does not
     have the kernel (reported as skipped). ``constants`` maps a backend name to compile-time
     constants the kernel is always built with there (e.g. ``{"cuda": {"BLOCK": 1024}}``: threads per
     block), besides the suite's own (F). ``ceiling_class`` names the ceiling the kernel can set

@@ -131,12 +131,12 @@ class FmaKernel:
         return f"{self.name}_{_DTYPE_SUFFIX[dtype]}"
 
     def sources(self, dtype: str) -> Dict[str, Tuple[str, str]]:
-        """``KernelDef.sources`` for this kernel in ``dtype``: the CPU's built-in kernel, the CUDA
-        kernel in ``fma.cu``, the Metal kernel in ``fma.metal`` and the WGSL one (:meth:`wgsl_source`;
-        the same recurrence, operation for operation; Metal has no fp64, as Apple GPUs have no FP64
-        arithmetic)."""
+        """``KernelDef.sources`` for this kernel in ``dtype``: the CPU's built-in kernel in
+        ``native/cpu/kernels.cpp``, the CUDA kernel in ``fma.cu``, the Metal kernel in ``fma.metal`` and
+        the WGSL one (:meth:`wgsl_source`; the same recurrence, operation for operation; Metal has no
+        fp64, as Apple GPUs have no FP64 arithmetic)."""
         e = self.entry(dtype)
-        out = {"cpu": ("builtin", e), "cuda": ("fma.cu", e)}
+        out = {"cpu": ("kernels.cpp", e), "cuda": ("fma.cu", e)}
         if dtype != "fp64":
             out["metal"] = ("fma.metal", e)
         out["wgpu"] = self.wgsl_source(dtype)

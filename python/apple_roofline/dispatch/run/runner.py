@@ -175,14 +175,12 @@ class _NativeKernel:
 
 
 def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
-    source = KERNEL_SOURCES[name]
-    if source != "builtin":
-        from ...shaders import shader_source
+    from ...shaders import resolve
 
-        source = shader_source(source)
+    source = KERNEL_SOURCES[name]
 
     def compile_(entry: str) -> Any:
-        return backend.compile(source, entry)
+        return backend.compile(*resolve(source, entry))  # a shader file's text; the CPU's file name as is
 
     out = []
     stamp = backend.alloc(8) if name == "cuda" else None

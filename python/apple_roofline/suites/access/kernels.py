@@ -105,7 +105,7 @@ class AccessKernel:
             self.name,
             "uint32",
             {
-                "cpu": ("builtin", e),
+                "cpu": ("rules.cpp", e),
                 "cuda": ("access.cu", e),
                 "metal": ("access.metal", e),
                 "wgpu": (f"access_{self.name}.wgsl", e),

@@ -123,7 +123,7 @@ class DualKernel:
             "dualissue",
             self.name,
             self.dtype,
-            {"cpu": ("builtin", e), "cuda": ("dualissue.cu", e), "metal": ("dualissue.metal", e)},
+            {"cpu": ("rules.cpp", e), "cuda": ("dualissue.cu", e), "metal": ("dualissue.metal", e)},
             constants=FmaKernel.constants(),
         )
 

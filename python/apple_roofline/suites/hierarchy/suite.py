@@ -148,7 +148,7 @@ class HierKernel:
             self.name,
             "u32",
             {
-                "cpu": ("builtin", self.entry),
+                "cpu": ("hierarchy.cpp", self.entry),
                 "cuda": ("hierarchy.cu", self.entry),
                 "metal": ("hierarchy.metal", self.entry),
                 "wgpu": ("hierarchy_rmw.wgsl" if self.rmw else "hierarchy.wgsl", self.entry),

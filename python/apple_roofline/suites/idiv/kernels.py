@@ -149,7 +149,7 @@ class IdivKernel:
             self.name,
             self.dtype,
             {
-                "cpu": ("builtin", e),
+                "cpu": ("idiv.cpp", e),
                 "cuda": ("idiv.cu", e),
                 "metal": ("idiv.metal", e),
                 "wgpu": ("idiv_argument.wgsl" if self.takes_divisor else "idiv.wgsl", e),

@@ -65,7 +65,7 @@ class StreamKernel:
             self.name,
             "fp32",
             {
-                "cpu": ("builtin", entry),
+                "cpu": ("kernels.cpp", entry),
                 "cuda": ("stream.cu", entry),
                 "metal": ("stream.metal", entry),
                 "wgpu": ("stream.wgsl", entry),
