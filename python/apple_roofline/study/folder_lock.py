@@ -72,33 +72,9 @@ def hold(folder: Path, *, create: bool = True) -> bool:
     key = str(folder.resolve())
     if key in _held:
         return True
-    path = folder / LOCK_NAME
-    while True:
-        flags = os.O_RDWR | (os.O_CREAT if create else 0)
-        try:
-            fd = os.open(path, flags, 0o644)
-        except FileNotFoundError:
-            if not create:
-                return False
-            raise
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = _holder(fd)
-            os.close(fd)
-            raise FolderBusy(folder, pid) from None
-        except BaseException:
-            os.close(fd)
-            raise
-        try:  # the file is still the one at ``path`` (a holder removes it as it releases)
-            same = os.path.samestat(os.fstat(fd), os.stat(path))
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)
-        if not create:
-            return False
+    fd = _lock_file(folder, create)
+    if fd is None:
+        return False
     try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
@@ -107,6 +83,60 @@ def hold(folder: Path, *, create: bool = True) -> bool:
         raise
     _held[key] = fd
     return True
+
+
+def _lock_file(folder: Path, create: bool) -> Optional[int]:
+    """The descriptor of ``folder``'s lock file, locked and still the file at its path (a holder
+    removes it as it releases: then the new one is opened, or with ``create`` False, none); None
+    where there is none to lock.
+
+    Raises:
+        FolderBusy, OSError: as :func:`hold`.
+    """
+    path = folder / LOCK_NAME
+    while True:
+        fd = _open_locked(folder, path, create)
+        if fd is None:
+            return None
+        if _still_at(fd, path):
+            return fd
+        os.close(fd)
+        if not create:
+            return None
+
+
+def _open_locked(folder: Path, path: Path, create: bool) -> Optional[int]:
+    """``path`` opened (created with ``create``) and locked exclusively without waiting; None where
+    it does not exist and ``create`` is False.
+
+    Raises:
+        FolderBusy: another process holds the lock. OSError: it cannot be opened.
+    """
+    flags = os.O_RDWR | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileNotFoundError:
+        if not create:
+            return None
+        raise
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pid = _holder(fd)
+        os.close(fd)
+        raise FolderBusy(folder, pid) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether the file open as ``fd`` is still the one at ``path``."""
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 def release(folder: Optional[Path] = None) -> None:
