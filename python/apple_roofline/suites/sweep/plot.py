@@ -21,7 +21,7 @@ so ``vec4`` is drawn as the FP32 vector ceiling is. Both y axes have plain-numbe
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...figures import MEASURED, Figure, log_ticks, mpl, new_figure, text_color
 from ...roofline.model.run import Run
@@ -92,94 +92,115 @@ def plot_sweep(
     series = sweep_series(measurements)
     if not series:
         raise ValueError("no valid sweep measurements to draw")
-    ticker = mpl("matplotlib.ticker")
     fig = new_figure(SWEEP_FIGSIZE)
     fig.subplots_adjust(left=0.07, right=0.98, top=0.86, bottom=0.19, wspace=0.22)
     compute_ax, memory_ax = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     classes = {name: sweep_compute_class(ms[0][1].kernel, ms[0][1].dtype) for name, ms in series.items()}
     colors = class_colors(list(dict.fromkeys(classes.values())))
-    measured = {c.name: c for c in ceilings if c.source == "measured"}
-    bandwidth = max(
-        (c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
-        key=lambda c: c.value,
-        default=None,
-    )  # DRAM's, not a cache level's
-    fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
     labels = Labels(fig)
-
     for k, (name, ms) in enumerate(series.items()):
-        color = colors[classes[name]]
-        f = [int(m.params["F"]) for _i, m in ms]
-        for ax, values in ((compute_ax, [m.gflops for _i, m in ms]), (memory_ax, [m.gbps for _i, m in ms])):
-            ax.plot(
-                f,
-                values,
-                color=color,
-                linestyle=MEASURED,
-                linewidth=1.5,
-                zorder=3,
-                label=f"{name}",
-                gid=f"sweep:{name}",
-            )
-            for (i, _m), x, y in zip(ms, f, values):
-                ax.plot(
-                    [x],
-                    [y],
-                    linestyle="none",
-                    marker=_MARKERS[k % len(_MARKERS)],
-                    markersize=5,
-                    color=color,
-                    markeredgecolor="white",
-                    markeredgewidth=0.5,
-                    zorder=4,
-                    gid=measurement_gid(i) + ("" if ax is compute_ax else "-gbps"),
-                )
-            labels.add_markers(ax, f, values, 5.0)
-    refs = [measured[cls] for cls in dict.fromkeys(classes.values()) if cls in measured]
-    # labels where the curves are not: at the left of the compute panel (the curves rise to the
-    # right), at the right of the memory panel (they fall to the right)
-    _references(compute_ax, [(c, colors[c.name]) for c in refs], "GFLOP/s", labels, right=False)
-    if bandwidth is not None:
-        _references(memory_ax, [(bandwidth, "#000000")], "GB/s", labels, right=True)
-
-    for ax, ylabel, heading in (
-        (compute_ax, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F"),
-        (memory_ax, "Effective GB/s (compulsory bytes / time)", "Memory: effective GB/s against F"),
-    ):
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(fs)
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.xaxis.set_minor_locator(ticker.NullLocator())
-        ax.set_xlabel("F: FMA iterations per work item")
-        ax.set_ylabel(ylabel)
-        ax.set_title(heading, fontsize=10, loc="left")
-        ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)
-        ax.set_axisbelow(True)
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(lo, hi * 1.8)  # room above the reference lines for their labels
-        log_ticks(ax.yaxis, lo, hi * 1.8)
+        style = (colors[classes[name]], _MARKERS[k % len(_MARKERS)])
+        _draw_kernel(compute_ax, name, ms, style, labels, memory=False)
+        _draw_kernel(memory_ax, name, ms, style, labels, memory=True)
+    _draw_references((compute_ax, memory_ax), ceilings, list(classes.values()), colors, labels)
+    fs = sorted({int(m.params["F"]) for ms in series.values() for _i, m in ms})
+    _finish_axes(compute_ax, fs, COMPUTE_Y_LABEL, "Compute: GFLOP/s against F")
+    _finish_axes(memory_ax, fs, "Effective GB/s (compulsory bytes / time)", "Memory: effective GB/s against F")
     handles, names = compute_ax.get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncol=len(names), fontsize=8.5, frameon=False)
     fig.suptitle(f"Arithmetic-intensity sweep: {title}" if title else "Arithmetic-intensity sweep", fontsize=12)
     note = _ratio_note(series)
     if note:
-        compute_ax.text(
-            0.98,
-            0.03,
-            note.replace(", ratio", ",\nratio"),
-            transform=compute_ax.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize=8,
-            color="#333333",
-            gid="sweep-ratio",
-            bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"),
-        )
+        _draw_note(compute_ax, note)
     for ax in (compute_ax, memory_ax):
         ax.get_xlim()  # settle the autoscaled limits before measuring where labels go
     labels.layout()
     return fig
+
+
+def _draw_kernel(
+    ax: Any, name: str, ms: Sequence[Tuple[int, Measurement]], style: Tuple[str, str], labels: Labels, *, memory: bool
+) -> None:
+    """Sweep kernel ``name``'s points ``ms`` (``(index, measurement)`` by F) against F in ``ax``: its
+    GB/s where ``memory``, else its GFLOP/s, as a line with a marker per point in ``style`` (colour,
+    marker); each marker carries its measurement's gid (with ``-gbps`` in the memory panel)."""
+    color, marker = style
+    f = [int(m.params["F"]) for _i, m in ms]
+    values = [m.gbps if memory else m.gflops for _i, m in ms]
+    ax.plot(f, values, color=color, linestyle=MEASURED, linewidth=1.5, zorder=3, label=f"{name}", gid=f"sweep:{name}")
+    for (i, _m), x, y in zip(ms, f, values):
+        ax.plot(
+            [x],
+            [y],
+            linestyle="none",
+            marker=marker,
+            markersize=5,
+            color=color,
+            markeredgecolor="white",
+            markeredgewidth=0.5,
+            zorder=4,
+            gid=measurement_gid(i) + ("-gbps" if memory else ""),
+        )
+    labels.add_markers(ax, f, values, 5.0)
+
+
+def _draw_references(
+    axes: Tuple[Any, Any],
+    ceilings: Sequence[Ceiling],
+    kernel_classes: Sequence[str],
+    colors: Mapping[str, str],
+    labels: Labels,
+) -> None:
+    """The reference lines: in the compute panel the measured ceilings of the kernels' classes, in the
+    memory panel the highest measured bandwidth that is not a cache level's (DRAM's); labelled where
+    the curves are not, at the left of the compute panel (the curves rise to the right), at the right
+    of the memory panel (they fall to the right)."""
+    compute_ax, memory_ax = axes
+    measured = {c.name: c for c in ceilings if c.source == "measured"}
+    refs = [measured[cls] for cls in dict.fromkeys(kernel_classes) if cls in measured]
+    _references(compute_ax, [(c, colors[c.name]) for c in refs], "GFLOP/s", labels, right=False)
+    bandwidth = max(
+        (c for c in ceilings if c.kind == "bandwidth" and c.source == "measured" and not c.is_level),
+        key=lambda c: c.value,
+        default=None,
+    )
+    if bandwidth is not None:
+        _references(memory_ax, [(bandwidth, "#000000")], "GB/s", labels, right=True)
+
+
+def _finish_axes(ax: Any, fs: Sequence[int], ylabel: str, heading: str) -> None:
+    """A panel's axes: F on a log 2 axis ticked at each F measured, ``ylabel`` on a log axis with
+    plain-number ticks and room above the reference lines for their labels, ``heading``, a grid."""
+    ticker = mpl("matplotlib.ticker")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(fs)
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_xlabel("F: FMA iterations per work item")
+    ax.set_ylabel(ylabel)
+    ax.set_title(heading, fontsize=10, loc="left")
+    ax.grid(True, which="major", color="#c8c8c8", linewidth=0.5)
+    ax.set_axisbelow(True)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi * 1.8)  # room above the reference lines for their labels
+    log_ticks(ax.yaxis, lo, hi * 1.8)
+
+
+def _draw_note(ax: Any, note: str) -> None:
+    """The ratio of the two kernels (:func:`_ratio_note`) in the compute panel's lower right corner."""
+    ax.text(
+        0.98,
+        0.03,
+        note.replace(", ratio", ",\nratio"),
+        transform=ax.transAxes,
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        color="#333333",
+        gid="sweep-ratio",
+        bbox=dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="#cccccc"),
+    )
 
 
 #: Measured ceilings closer than this (relative) share one label in the sweep figure.
