@@ -8,7 +8,7 @@ scalar 6,004 GFLOP/s, and sweeps of ``vec4`` and ``scalar8`` over F = 1..1024.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import pytest
 
@@ -56,6 +56,19 @@ _NOISY = (-0.2, -0.15, -0.1, -0.05, 0.0, 0.0, 0.05, 0.1, 0.15, 0.2)
 MakeMeasurement = Callable[..., Measurement]
 
 
+#: make_measurement's optional fields and their defaults: the measurement's params, its
+#: validation, noisy samples (a 40 % spread instead of 0.8 %), its ceiling class and kind, and how
+#: many samples it has (1 to 10).
+MEASUREMENT_OPTIONS: Dict[str, Any] = {
+    "params": None,
+    "valid": True,
+    "noisy": False,
+    "ceiling_class": None,
+    "ceiling_kind": None,
+    "n": 10,
+}
+
+
 def make_measurement(
     suite: str,
     kernel: str,
@@ -65,37 +78,37 @@ def make_measurement(
     bytes: int,
     gflops: Optional[float] = None,
     gbps: Optional[float] = None,
-    params: Optional[Dict[str, Union[int, float, str, bool]]] = None,
-    valid: bool = True,
-    noisy: bool = False,
-    ceiling_class: Optional[str] = None,
-    ceiling_kind: Optional[str] = None,
-    n: int = 10,
+    **options: Any,
 ) -> Measurement:
-    """A measurement whose median time gives exactly ``gflops`` (or ``gbps``)."""
+    """A measurement whose median time gives exactly ``gflops`` (or ``gbps``); ``options`` are those
+    of :data:`MEASUREMENT_OPTIONS`. Raises ValueError without a rate, TypeError on another option."""
+    unknown = sorted(set(options) - set(MEASUREMENT_OPTIONS))
+    if unknown:
+        raise TypeError(f"make_measurement() got an unexpected keyword argument {unknown[0]!r}")
+    o = {**MEASUREMENT_OPTIONS, **options}
     if gflops is not None:
         t = flops / (gflops * 1e9)
     elif gbps is not None:
         t = bytes / (gbps * 1e9)
     else:
         raise ValueError("give gflops or gbps")
-    spread = _NOISY if noisy else _SPREAD
-    if n == 1:
+    spread = _NOISY if o["noisy"] else _SPREAD
+    if o["n"] == 1:
         samples: Tuple[float, ...] = (t,)
     else:
-        samples = tuple(t * (1 + d) for d in spread[:n])
+        samples = tuple(t * (1 + d) for d in spread[: o["n"]])
     return Measurement(
         suite=suite,
         kernel=kernel,
         dtype=dtype,
-        params=params or {},
+        params=o["params"] or {},
         flops=flops,
         bytes=bytes,
         samples_s=samples,
-        valid=valid,
-        ceiling_class=ceiling_class,
-        ceiling_kind=ceiling_kind,
-        validation="max rel err 3.1e-07 <= tol 1.2e-04" if valid else "max rel err 0.5 > tol 1.2e-04",
+        valid=o["valid"],
+        ceiling_class=o["ceiling_class"],
+        ceiling_kind=o["ceiling_kind"],
+        validation="max rel err 3.1e-07 <= tol 1.2e-04" if o["valid"] else "max rel err 0.5 > tol 1.2e-04",
     )
 
 
@@ -105,23 +118,28 @@ FP32_ILP = 3849.0
 FP16_ILP = 6004.0
 
 
-def m5_measurements() -> List[Measurement]:
-    ms: List[Measurement] = []
+def _m5_stream() -> List[Measurement]:
+    """STREAM copy, scale, add and triad over 256 MiB fp32 arrays, the triad at BW."""
     n = 64 * 1024 * 1024  # 256 MiB of fp32 per array
-    for kernel, per_elem, rate in (("copy", 8, 118.0), ("scale", 8, 119.5), ("add", 12, 121.0), ("triad", 12, BW)):
-        ms.append(
-            make_measurement(
-                "stream",
-                kernel,
-                "fp32",
-                flops=0 if kernel == "copy" else (1 if kernel != "triad" else 2) * n,
-                bytes=per_elem * n,
-                gbps=rate,
-                params={"n": n},
-                ceiling_class="DRAM bandwidth",
-                ceiling_kind="bandwidth",
-            )
+    return [
+        make_measurement(
+            "stream",
+            kernel,
+            "fp32",
+            flops=0 if kernel == "copy" else (1 if kernel != "triad" else 2) * n,
+            bytes=per_elem * n,
+            gbps=rate,
+            params={"n": n},
+            ceiling_class="DRAM bandwidth",
+            ceiling_kind="bandwidth",
         )
+        for kernel, per_elem, rate in (("copy", 8, 118.0), ("scale", 8, 119.5), ("add", 12, 121.0), ("triad", 12, BW))
+    ]
+
+
+def _m5_sweeps() -> List[Measurement]:
+    """The vec4 and scalar8 sweeps over F = 1..1024, each under its roof and the bandwidth's slope."""
+    ms: List[Measurement] = []
     threads = 4 * 1024 * 1024
     for kernel, fpt, bpt, roof in (("vec4", 32, 32, FP32_VEC), ("scalar8", 16, 64, FP32_ILP)):
         for i in range(11):
@@ -139,6 +157,11 @@ def m5_measurements() -> List[Measurement]:
                     params={"F": f},
                 )
             )
+    return ms
+
+
+def _m5_peaks() -> List[Measurement]:
+    """The FP32 and FP16 peak variants (one invalid, never a ceiling)."""
     small = 4 * 1024 * 1024
     peaks = (
         ("vec4_cross4", "fp32", FP32_VEC, "FP32 vector", True),
@@ -148,37 +171,45 @@ def m5_measurements() -> List[Measurement]:
         ("vec4_cross4", "fp16", 1620.0, "FP16 vector", True),
         ("scalar_indep32", "fp16", FP16_ILP, "FP16 scalar ILP", True),
     )
-    for kernel, dtype, rate, cls, valid in peaks:
-        ms.append(
-            make_measurement(
-                "peak",
-                kernel,
-                dtype,
-                flops=512 * 16 * small,
-                bytes=2 * small,
-                gflops=rate,
-                params={"F": 512},
-                ceiling_class=cls,
-                ceiling_kind="compute",
-                valid=valid,
-            )
+    return [
+        make_measurement(
+            "peak",
+            kernel,
+            dtype,
+            flops=512 * 16 * small,
+            bytes=2 * small,
+            gflops=rate,
+            params={"F": 512},
+            ceiling_class=cls,
+            ceiling_kind="compute",
+            valid=valid,
         )
-    for nn, rate in ((256, 300.0), (1024, 1100.0), (4096, 1790.0)):
-        ms.append(
-            make_measurement(
-                "gemm",
-                "sgemm",
-                "fp32",
-                flops=2 * nn**3,
-                bytes=3 * nn * nn * 4,
-                gflops=rate,
-                params={"N": nn},
-                ceiling_class="GEMM FP32",
-                ceiling_kind="compute",
-                noisy=(nn == 256),
-            )
+        for kernel, dtype, rate, cls, valid in peaks
+    ]
+
+
+def _m5_gemm() -> List[Measurement]:
+    """SGEMM at N = 256 (noisy), 1024 and 4096."""
+    return [
+        make_measurement(
+            "gemm",
+            "sgemm",
+            "fp32",
+            flops=2 * nn**3,
+            bytes=3 * nn * nn * 4,
+            gflops=rate,
+            params={"N": nn},
+            ceiling_class="GEMM FP32",
+            ceiling_kind="compute",
+            noisy=(nn == 256),
         )
-    return ms
+        for nn, rate in ((256, 300.0), (1024, 1100.0), (4096, 1790.0))
+    ]
+
+
+def m5_measurements() -> List[Measurement]:
+    """The synthetic M5 run's measurements (module docstring): stream, sweeps, peaks, SGEMM."""
+    return _m5_stream() + _m5_sweeps() + _m5_peaks() + _m5_gemm()
 
 
 THEORETICAL = (
