@@ -211,26 +211,30 @@ def _timing(path: str, median: float, valid: bool = True) -> PathTiming:
     )
 
 
-def synthetic_study() -> EnginesStudy:
-    """A made-up study: TEST DATA, not a measurement of any machine."""
+def _synthetic_plan(units: str) -> Dict[str, Any]:
+    """A made-up compute plan: one matmul, preferred on the Neural Engine where ``units`` allows it."""
+    return {
+        "known": True,
+        "reason": "",
+        "ops": [
+            {
+                "op": "matmul",
+                "preferred": "neural_engine" if units == "CPU_AND_NE" else "cpu",
+                "supported": ["cpu"],
+                "cost": 1.0,
+            }
+        ],
+    }
+
+
+def _synthetic_points() -> List[EnginePoint]:
+    """Made-up measured points (two unit sets x two precisions x two batches) and one failed point."""
     points = []
     for units, scale in (("CPU_ONLY", 1.0), ("CPU_AND_NE", 0.5)):
         for precision in ("fp16", "w8a16"):
             for b in (1, 64):
                 p = K.Point(units, precision, K.Shape(256, 256), b)
                 med = 25e-6 + p.flops / (100e9 if precision == "fp16" else 120e9) * scale
-                plan = {
-                    "known": True,
-                    "reason": "",
-                    "ops": [
-                        {
-                            "op": "matmul",
-                            "preferred": "neural_engine" if units == "CPU_AND_NE" else "cpu",
-                            "supported": ["cpu"],
-                            "cost": 1.0,
-                        }
-                    ],
-                }
                 points.append(
                     EnginePoint(
                         units=units,
@@ -242,7 +246,7 @@ def synthetic_study() -> EnginesStudy:
                         bytes=p.bytes,
                         model=f"{precision}-test",
                         status="measured",
-                        plan=plan,
+                        plan=_synthetic_plan(units),
                         native=_timing("native", med),
                         python=_timing("python", med + 40e-6),
                     )
@@ -261,6 +265,11 @@ def synthetic_study() -> EnginesStudy:
             reason="Core ML: synthetic refusal",
         )
     )
+    return points
+
+
+def synthetic_study() -> EnginesStudy:
+    """A made-up study: TEST DATA, not a measurement of any machine."""
     return EnginesStudy(
         tool=ToolInfo("apple_roofline", "0.0-test", None),
         created="2026-01-01T00:00:00+00:00",
@@ -282,7 +291,7 @@ def synthetic_study() -> EnginesStudy:
                 "cached": True,
             },
         ),
-        points=tuple(points),
+        points=tuple(_synthetic_points()),
     )
 
 
