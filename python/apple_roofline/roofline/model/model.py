@@ -120,6 +120,12 @@ class Point:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "samples", tuple(float(s) for s in self.samples))
+        self._check_amounts()
+        self._check_kind()
+
+    def _check_amounts(self) -> None:
+        """Raise ValueError unless flops, bytes and seconds are finite numbers in range, and so the
+        FLOP/s and FLOP/byte they give."""
         for attr in ("flops", "bytes", "seconds"):
             v = getattr(self, attr)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
@@ -138,6 +144,10 @@ class Point:
                     f"point {self.name!r}: {what} = {v} is not finite "
                     f"(flops {self.flops!r}, bytes {self.bytes!r}, seconds {self.seconds!r})"
                 )
+
+    def _check_kind(self) -> None:
+        """Raise ValueError for an unknown dtype or pipe, or a working set that is not a finite number
+        of bytes > 0."""
         if self.dtype is not None and self.dtype not in PRECISIONS:
             raise ValueError(f"point {self.name!r}: dtype {self.dtype!r} is unknown (valid: {', '.join(PRECISIONS)})")
         if self.pipe is not None and self.pipe not in PIPES:
