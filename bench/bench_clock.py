@@ -109,7 +109,7 @@ def cases(backend: Any, info: Dict[str, Any], only: str = "") -> Iterator[Tuple[
         matrix_suite.APIS = (api,)
         try:
             for case in matrix_suite.MatrixSuite(ctx).cases():
-                if case.kernel.dtype == sel[1] and case.launch > 1:
+                if case.kernel.dtype == sel[1] and case.work_items > 1:
                     yield label, case
         finally:
             matrix_suite.APIS = saved
@@ -155,7 +155,7 @@ def paired_ratios(case: Any, kernels: Dict[bool, Any], batch: int, pairs: int) -
         second: Dict[bool, float] = {}
         for off in (False, True) if i % 2 == 0 else (True, False):
             with watched(f"kernel {case.kernel.name} (sample pairs)", None if per_sample is None else 4 * per_sample):
-                got = kernels[off].time(case.args, case.launch, batch, 2)
+                got = kernels[off].time(case.args, case.work_items, batch, 2)
             per_sample = max(got)
             second[off] = got[1]
         ratios.append(second[False] / second[True])
@@ -168,7 +168,7 @@ def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any], int
     from apple_roofline.clocks import effective_clock
     from apple_roofline.measure import time_kernel
 
-    t = time_kernel(kernel, case.args, case.launch, reps=reps, spin_up_s=0.2)
+    t = time_kernel(kernel, case.args, case.work_items, reps=reps, spin_up_s=0.2)
     return case.flops / statistics.median(t.samples_s) / 1e9, effective_clock(t.clock, {}), t.batch
 
 
@@ -235,10 +235,10 @@ def child(label: str, device: str) -> None:
         warm = case.make_kernel()
         backend.off = False
         k = case.make_kernel()
-        warm.time(case.args, case.launch, WARM, 1)
+        warm.time(case.args, case.work_items, WARM, 1)
         mhz = []
         for _ in range(5):
-            k.time(case.args, case.launch, 1, 1)
+            k.time(case.args, case.work_items, 1, 1)
             mhz += list(k.clock["mhz"])
         print(TOOL_LINE, json.dumps(mhz), flush=True)
         return

@@ -162,7 +162,7 @@ def child(device: str, claims_path: str) -> None:
         if level is None:
             continue
         kernel = case.make_kernel()
-        kernel.launch(case.args, case.launch)
+        kernel.launch(case.args, case.work_items)
         backend.synchronize()
         ok, msg = case.check()
         claims.append(

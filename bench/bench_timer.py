@@ -244,14 +244,16 @@ def build_targets(switch: Any, info: Dict[str, Any]) -> List[Target]:
 
     targets = [Target("cuBLAS SGEMM 4096", sgemm, gbufs, 1, sgemm, sgemm_check, float(gemm_flops(n, n, n)), "FLOP")]
     for label, case in (
-        (f"FP32 peak vec4_indep8, {peak_case.launch} lanes", peak_case),
+        (f"FP32 peak vec4_indep8, {peak_case.work_items} lanes", peak_case),
         (f"STREAM copy, {copy_case.bytes // 2 >> 20} MiB arrays", copy_case),
     ):
         switch.off = True
         bare = case.make_kernel()
         switch.off = False
         work, unit = (case.flops, "FLOP") if case.flops else (case.bytes, "B")
-        targets.append(Target(label, bare, case.args, case.launch, case.make_kernel(), case.check, float(work), unit))
+        targets.append(
+            Target(label, bare, case.args, case.work_items, case.make_kernel(), case.check, float(work), unit)
+        )
     return targets
 
 

@@ -45,7 +45,7 @@ def chains(backend: Any, dtype: str, checks: int, scale: int) -> Dict[str, Any]:
     src = resolve(*kdef.sources["wgpu"])
     consts = {**kdef.constants["wgpu"], "AR_RUNTIME_CHECKS": checks}
     case = chain_case(kdef, fk, PEAK_F, items, (backend.alloc(nbytes), backend.alloc(nbytes)), src, backend, {}, consts)
-    t = time_kernel(case.make_kernel(), case.args, case.launch, reps=20)
+    t = time_kernel(case.make_kernel(), case.args, case.work_items, reps=20)
     ok, msg = case.check()
     med = statistics.median(t.samples_s)
     return {

@@ -48,7 +48,7 @@ def test_idiv_kernels_match_numpy(backend: Any, ik: IdivKernel, F: int, items: i
     assert src is not None
     bufs = (backend.alloc(4 * items), backend.alloc(4 * items))
     case = idiv_case(ik, F, items, bufs, src, backend, suite.constants(kdef))
-    case.make_kernel().launch(case.args, case.launch)
+    case.make_kernel().launch(case.args, case.work_items)
     ok, msg = case.check()
     assert ok, f"{ik.entry} F={F} items={items}: {msg}"
 
@@ -57,7 +57,7 @@ def test_idiv_suite_runs_and_validates(backend: Any) -> None:
     """The suite's own cases (quick size), timed as the runner times them, every one valid."""
     cases = 0
     for case in IdivSuite(_ctx(backend)).cases():
-        samples = case.make_kernel().time(case.args, case.launch, 1, 2)
+        samples = case.make_kernel().time(case.args, case.work_items, 1, 2)
         assert len(samples) == 2 and all(s > 0 for s in samples)
         ok, msg = case.check()
         assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"

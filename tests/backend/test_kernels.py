@@ -26,7 +26,7 @@ def _ctx(backend: Any, array_bytes: int = 1 << 16, **options: Any) -> SuiteConte
 
 def _run_case(case: Any) -> None:
     kernel = case.make_kernel()
-    samples = kernel.time(case.args, case.launch, 1, 2)
+    samples = kernel.time(case.args, case.work_items, 1, 2)
     assert len(samples) == 2 and all(s > 0 for s in samples)
 
 

@@ -89,7 +89,7 @@ def test_gpu_tiles_equal_the_reference(name: str, monkeypatch: pytest.MonkeyPatc
         except _core.UnsupportedError:
             skipped += 1
             continue
-        kernel.time(case.args, case.launch, 1, 1)
+        kernel.time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"
         ran += 1
@@ -121,13 +121,13 @@ def test_wgmma_tiles_equal_the_reference_and_a_swapped_descriptor_fails(monkeypa
         if not case.kernel.name.startswith("wgmma_") or case.params["n"] == 128 or case.params["k"] != 64:
             continue
         kernel = case.make_kernel()
-        kernel.time(case.args, case.launch, 1, 1)
+        kernel.time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         assert ok, f"{case.kernel.name}/{case.kernel.dtype}: {msg}"
         text, entry = resolve(*case.kernel.sources["cuda"])
         swapped = b.compile(text, entry, {**case.kernel.constants["cuda"], "WG_SWAP_LBO_SBO": 1})
         case.reset()
-        swapped.time(case.args, case.launch, 1, 1)
+        swapped.time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         assert not ok and "differ from the NumPy reference" in msg, f"{case.kernel.name}/{case.kernel.dtype}"
         ran += 1

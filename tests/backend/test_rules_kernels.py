@@ -83,7 +83,7 @@ def test_dual_kernels_match_numpy(backend: Any, dk: DualKernel, F: int, items: i
     except _core.UnsupportedError as exc:
         assert "fp16" in dk.kinds, f"{dk.entry} unsupported: {exc}"
         pytest.skip(str(exc))
-    kernel.launch(case.args, case.launch)
+    kernel.launch(case.args, case.work_items)
     backend.synchronize()
     ok, msg = case.check()
     assert ok, f"{dk.entry} F={F} items={items}: {msg}"
@@ -107,7 +107,7 @@ def test_rules_suites_run_and_validate(backend: Any, suite_cls: Any) -> None:
             if suite_cls is OccupancySuite and info["backend"] == "cpu":
                 assert str(exc) == CPU_REASON
             continue
-        samples = kernel.time(case.args, case.launch, 1, 2)
+        samples = kernel.time(case.args, case.work_items, 1, 2)
         assert len(samples) == 2 and min(samples) > 0
         ok, msg = case.check()
         assert ok, f"{case.kernel.name} {case.params}: {msg}"

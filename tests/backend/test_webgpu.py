@@ -51,7 +51,7 @@ def _ctx(backend: Any, **info_keys: Any) -> SuiteContext:
 
 def _measure(case: Any) -> "tuple[bool, str]":
     kernel = case.make_kernel()
-    samples = kernel.time(case.args, case.launch, 1, 2)
+    samples = kernel.time(case.args, case.work_items, 1, 2)
     assert len(samples) == 2 and all(s > 0 for s in samples), samples
     assert kernel.timer, "the kernel says nothing of how it was timed"
     result: "tuple[bool, str]" = case.check()
@@ -90,7 +90,7 @@ def test_a_planted_wrong_result_fails_its_check(backend: Any) -> None:
     assert planted != text
     wrong = backend.compile(planted, entry, {"BLOCK": 256})
     stream.reset()
-    wrong.time(stream.args, stream.launch, 1, 1)
+    wrong.time(stream.args, stream.work_items, 1, 1)
     ok, msg = stream.check()
     assert not ok and "differ" in msg, msg
 
@@ -100,7 +100,7 @@ def test_a_planted_wrong_result_fails_its_check(backend: Any) -> None:
     text, entry = resolve("fma_vec4.wgsl", "vec4_indep8_f32")
     short = backend.compile(text, entry, {"BLOCK": 256, "CHAIN_A": -0.75, "F": peak.params["F"] - 1})
     peak.reset()
-    short.time(peak.args, peak.launch, 1, 1)
+    short.time(peak.args, peak.work_items, 1, 1)
     ok, msg = peak.check()
     assert not ok and "neither" in msg, msg
 
@@ -131,7 +131,7 @@ def test_hierarchy_catches_a_planted_wrong_sum(backend: Any) -> None:
     assert planted != text
     wrong = backend.compile(planted, entry, {"BLOCK": 256, "ROTATE": 1, "PASSES": case.params["passes"]})
     case.reset()
-    wrong.time(case.args, case.launch, 1, 1)
+    wrong.time(case.args, case.work_items, 1, 1)
     ok, msg = case.check()
     assert not ok and "add up to" in msg, msg
 
@@ -175,7 +175,7 @@ def test_idiv_catches_a_planted_wrong_result(backend: Any) -> None:
     ]:
         case = cases[label]
         case.reset()
-        wrong.time(case.args, case.launch, 1, 1)
+        wrong.time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         assert not ok and "differ" in msg, (label, msg)
 
@@ -229,7 +229,7 @@ def test_access_catches_a_planted_wrong_index(backend: Any) -> None:
     assert planted != text
     wrong = backend.compile(planted, entry, {"BLOCK": 256})  # naga's bounds checks on: the wrong index stays inside
     case.reset()
-    wrong.time(case.args, case.launch, 1, 1)
+    wrong.time(case.args, case.work_items, 1, 1)
     ok, msg = case.check()
     assert not ok and "differ" in msg, msg
 
@@ -251,7 +251,7 @@ def test_tiled_gemm_validates_and_catches_a_transposed_tile(backend: Any) -> Non
     assert planted != text
     wrong = backend.compile(planted, entry, {"BLOCK": 256})
     case.reset()
-    wrong.time(case.args, case.launch, 1, 1)
+    wrong.time(case.args, case.work_items, 1, 1)
     ok, msg = case.check()
     assert not ok, msg
 

@@ -94,7 +94,7 @@ TOY: Dict[str, str] = {
                             return check_tiled(read(out, "fp32", n, scratch), want, 0.0, 0.0)
 
                         yield Case(kernel=kdef, params={"n": n, "form": str(self.ctx.options.get(FORM_OPTION))},
-                                   launch=n // 4, flops=tk.flops_per_elem * n, bytes=tk.bytes_per_elem * n,
+                                   work_items=n // 4, flops=tk.flops_per_elem * n, bytes=tk.bytes_per_elem * n,
                                    args=[*bufs, 3.0],
                                    make_kernel=partial(backend.compile, src[0], src[1], dict(self.constants(kdef))),
                                    check=check, reset=partial(poison, bufs[2], "fp32", n))

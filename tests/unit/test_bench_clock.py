@@ -29,7 +29,7 @@ class Case:
         name = "vec4_cross4"
 
     args: List[Any] = []
-    launch = 1024
+    work_items = 1024
 
 
 def test_a_pair_is_two_calls_of_two_samples_the_first_build_alternating() -> None:

@@ -487,7 +487,7 @@ def _drive(suite: GemmSuite, seconds: float = 1e-6) -> List[Tuple[str, str, int,
         except Unsupported:
             seen.append((k.name, k.dtype, case.params["m"], False, "unsupported"))
             continue
-        kernel.time(case.args, case.launch, 1, 1)
+        kernel.time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         suite.record(
             Measurement(
@@ -540,7 +540,7 @@ def test_cpu_ladder_and_counts_unchanged() -> None:
     suite = GemmSuite(_ctx(backend, budget=1.0))
     cases = []
     for case in suite.cases():
-        cases.append((case.kernel.name, case.params, case.flops, case.bytes, case.launch))
+        cases.append((case.kernel.name, case.params, case.flops, case.bytes, case.work_items))
         if case.params["m"] < 64:
             suite.record(
                 Measurement(
@@ -695,7 +695,7 @@ def test_fp16_accumulation_is_accepted_only_where_the_library_does_not_document_
         if case.kernel.dtype != "fp16":
             continue
         n = case.params["m"]
-        case.make_kernel().time(case.args, case.launch, 1, 1)
+        case.make_kernel().time(case.args, case.work_items, 1, 1)
         results[n] = case.check()
         suite.record(
             Measurement(
@@ -733,7 +733,7 @@ def test_unified_memory_gpu_also_measures_the_cpu_library_gemm() -> None:
     for case in suite.cases():
         cases.append(case)
         try:
-            case.make_kernel().time(case.args, case.launch, 1, 1)
+            case.make_kernel().time(case.args, case.work_items, 1, 1)
         except Unsupported:
             continue
         ok, msg = case.check()
@@ -846,7 +846,7 @@ def test_fp32_tf32_and_tiled_ladders_share_inputs_and_checks(monkeypatch: pytest
     for case in suite.cases():
         if case.kernel.dtype in ("fp32", "tf32"):
             held.append((case.kernel.name, suite.inputs.held()))
-        case.make_kernel().time(case.args, case.launch, 1, 1)
+        case.make_kernel().time(case.args, case.work_items, 1, 1)
         ok, msg = case.check()
         seen.append((case.kernel.name, case.params["m"], ok, msg))
         suite.record(

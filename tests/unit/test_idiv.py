@@ -153,7 +153,7 @@ def test_cases_count_ops_and_bytes(backend_name: str) -> None:
     assert suite.total() == len(cases) == 16
     assert len({(c.kernel.name, c.kernel.dtype) for c in cases}) == 16
     for c in cases:
-        assert c.launch == IDIV_ITEMS_QUICK
+        assert c.work_items == IDIV_ITEMS_QUICK
         assert c.flops == IDIV_F * IDIV_ITEMS_QUICK and c.bytes == 8 * IDIV_ITEMS_QUICK
         assert c.kernel.ceiling_class is None and c.kernel.suite == "idiv"
         scalars = c.args[2:]
@@ -174,14 +174,14 @@ def test_gpu_launches_are_whole_waves() -> None:
     """Where the kernel reports wave_items, a launch is a whole number of waves, at least MIN_WAVES."""
     suite, b = _suite("cuda", quick=True, wave=100_000)
     cases = list(suite.cases())
-    assert all(c.launch == 4 * 100_000 and c.params["waves"] == 4 for c in cases)
-    assert all(c.flops == IDIV_F * c.launch and c.bytes == 8 * c.launch for c in cases)
+    assert all(c.work_items == 4 * 100_000 and c.params["waves"] == 4 for c in cases)
+    assert all(c.flops == IDIV_F * c.work_items and c.bytes == 8 * c.work_items for c in cases)
     suite, b = _suite("cuda", quick=False, wave=300_000)
     c = next(iter(suite.cases()))
-    assert c.launch == 4 * 300_000 and c.params["waves"] == 4
+    assert c.work_items == 4 * 300_000 and c.params["waves"] == 4
     suite, b = _suite("cuda", quick=False, wave=100_000)
     c = next(iter(suite.cases()))
-    assert c.launch == 11 * 100_000 and c.params["waves"] == 11  # 2^20 items round up to 11 waves
+    assert c.work_items == 11 * 100_000 and c.params["waves"] == 11  # 2^20 items round up to 11 waves
 
 
 def test_check_is_exact_and_catches_unwritten_and_wrong_words() -> None:

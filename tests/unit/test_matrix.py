@@ -273,7 +273,7 @@ def test_cuda_cases_cover_every_shape_and_precision() -> None:
             continue
         p = PRECISION_BY_DTYPE[c.kernel.dtype]
         m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
-        assert c.launch == groups * 32 and c.launch % BLOCK == 0 and c.launch % 50_688 == 0
+        assert c.work_items == groups * 32 and c.work_items % BLOCK == 0 and c.work_items % 50_688 == 0
         assert c.flops == ops_per_group(m, n, k) * groups and c.bytes == bytes_per_launch(p, m, n, k, groups)
         assert c.kernel.ceiling_class == f"{p.ceiling_class} (mma.sync)" and c.kernel.ceiling_kind == "compute"
         assert c.params["scope"] == "1 warp" and c.params["instruction"].startswith("mma.sync")
@@ -296,7 +296,7 @@ def test_hopper_measures_wgmma_beside_mma_sync() -> None:
     for c in wg:
         p = PRECISION_BY_DTYPE[c.kernel.dtype]
         m, n, k, groups = (c.params[x] for x in ("m", "n", "k", "groups"))
-        assert c.launch == groups * 128 and c.launch % (5 * 132 * 128) == 0
+        assert c.work_items == groups * 128 and c.work_items % (5 * 132 * 128) == 0
         assert groups >= 4 * 5 * 132  # whole waves, at least MIN_WAVES
         assert c.flops == ops_per_group(m, n, k) * groups and c.bytes == bytes_per_launch(p, m, n, k, groups)
         assert c.kernel.ceiling_class == f"{p.ceiling_class} (wgmma)"

@@ -341,6 +341,6 @@ def test_occupancy_plans_every_size_to_the_metal_limit() -> None:
         case.make_kernel()
         assert case.params["max_threads_per_threadgroup"] == 1024
         assert "resident_blocks_per_sm" not in case.params, "Metal reports no resident count"
-        assert case.bytes == 32 * case.launch and case.launch % 512 == 0
+        assert case.bytes == 32 * case.work_items and case.work_items % 512 == 0
     f4 = [int(re.match(r"#define AR_TG_FLOAT4S (\d+)", src).group(1)) for src, _e, _c in backend.compiled]  # type: ignore[union-attr]
     assert f4 == [s // 16 for s in sizes]

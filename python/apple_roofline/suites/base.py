@@ -183,7 +183,7 @@ class OutputCheck:
 
 @dataclass
 class Case:
-    """One measurement to make: a kernel, its parameters, its launch size and its FLOPs and bytes per
+    """One measurement to make: a kernel, its parameters, its launch size (``work_items``) and its FLOPs and bytes per
     launch (from the table's closed forms), the arguments, how to get the kernel, how to check its
     output after the timed launches, and how to poison that output again (``reset``) so that a
     second timing of the case is checked on its own output, not on an earlier one's. A ``check``
@@ -195,7 +195,7 @@ class Case:
 
     kernel: KernelDef
     params: Dict[str, Any]
-    launch: int
+    work_items: int
     flops: int
     bytes: int
     args: List[Any]

@@ -136,7 +136,7 @@ def chain_case(
         return Case(
             kernel=kdef,
             params={"F": F, "n": count, "working_set_bytes": fk.bytes_per_item(dtype) * items, **extra},
-            launch=items,
+            work_items=items,
             flops=fk.flops_per_item(F) * items,
             bytes=fk.bytes_per_item(dtype) * items,
             args=args,

@@ -91,7 +91,7 @@ def inject_cuda(early: bool) -> None:
             yield Case(
                 kernel=kdef,
                 params={"n": 1},
-                launch=1,
+                work_items=1,
                 flops=1,
                 bytes=8,
                 args=[ctl],

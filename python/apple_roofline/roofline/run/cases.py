@@ -61,7 +61,7 @@ def time_case(
         _core.BackendError: subclasses, when the device fails.
     """
     timing = time_kernel(
-        kernel, case.args, case.launch, reps=reps, max_warmup_s=max_warmup_s, min_window_s=min_window_s
+        kernel, case.args, case.work_items, reps=reps, max_warmup_s=max_warmup_s, min_window_s=min_window_s
     )
     params = measurement_params(case.params, str(getattr(kernel, "timer", "") or ""), timing, sampler)
     block = int(getattr(kernel, "block", 0) or 0)

@@ -61,7 +61,7 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
         kernel = memory.make_kernel()
         # docs/design/watchdog.md, "A watchdog on every device wait"
         with watched("the time probe's memory kernel", None):
-            launch_s = min(kernel.time(memory.args, memory.launch, 1, PROBE_LAUNCHES, clock=False))
+            launch_s = min(kernel.time(memory.args, memory.work_items, 1, PROBE_LAUNCHES, clock=False))
         start = time.perf_counter()
         memory.check()
         check_s = time.perf_counter() - start
@@ -69,7 +69,9 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
             kdef, fk, PROBE_COMPUTE_F, max(1024, items // 16), bufs, src, backend, {}, consts, fill_input=False
         )
         with watched("the time probe's compute kernel", None):
-            compute_s = min(compute.make_kernel().time(compute.args, compute.launch, 1, PROBE_LAUNCHES, clock=False))
+            compute_s = min(
+                compute.make_kernel().time(compute.args, compute.work_items, 1, PROBE_LAUNCHES, clock=False)
+            )
     except (_core.BackendError, ValueError):
         return None
     if min(write_s, launch_s, check_s, compute_s) <= 0:

@@ -61,7 +61,7 @@ def skip_case(kdef: KernelDef, params: Dict[str, Any], reason: str) -> Case:
     return Case(
         kernel=kdef,
         params=params,
-        launch=1,
+        work_items=1,
         flops=0,
         bytes=0,
         args=[],
@@ -127,7 +127,7 @@ class AccessSuite(Suite):
             case = Case(
                 kernel=kdef,
                 params={"level": level, "stride": stride, "width": ak.width, "n": n, "array_bytes": words * 4},
-                launch=n,
+                work_items=n,
                 flops=0,
                 bytes=ak.bytes_per_item() * n,
                 args=[bufs[0], bufs[1], stride],

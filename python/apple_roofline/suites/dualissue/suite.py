@@ -68,7 +68,7 @@ def dual_case(
     return Case(
         kernel=dk.kernel_def(),
         params={"F": F, "n": items, **{k: v for k, v in counts.items() if v}, **extra},
-        launch=items,
+        work_items=items,
         flops=dk.flops_per_item(F) * items,
         bytes=dk.bytes_per_item() * items,
         args=[bufs[0], bufs[1], CHAIN_A],

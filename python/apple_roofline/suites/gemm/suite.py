@@ -218,7 +218,7 @@ class GemmSuite(Suite):
         return Case(
             kernel=ladder.kdef,
             params={"m": N, "n": N, "k": N},
-            launch=N * N if ladder.compiled else 1,
+            work_items=N * N if ladder.compiled else 1,
             flops=gemm_flops(N, N, N),
             bytes=gemm_bytes(N, N, N, dtype),
             args=[*bufs, N] if ladder.compiled else bufs,

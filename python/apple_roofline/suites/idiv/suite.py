@@ -66,7 +66,7 @@ def idiv_case(
     return Case(
         kernel=kdef,
         params={"F": F, "divisor": ik.divisor(d), "n": items, **(extra or {})},
-        launch=items,
+        work_items=items,
         flops=ik.ops_per_item(F) * items,
         bytes=ik.bytes_per_item() * items,
         args=[bufs[0], bufs[1], *ik.args(d)],

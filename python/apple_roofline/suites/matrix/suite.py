@@ -185,7 +185,7 @@ class MatrixSuite(Suite):
         return Case(
             kernel=kdef,
             params=params,
-            launch=1,
+            work_items=1,
             flops=0,
             bytes=0,
             args=[],
@@ -282,7 +282,7 @@ class MatrixSuite(Suite):
         return Case(
             kernel=kdef,
             params=params,
-            launch=items,
+            work_items=items,
             flops=ops_per_group(m, n, k) * groups,
             bytes=bytes_per_launch(p, m, n, k, groups),
             args=[abuf, bbuf, out],

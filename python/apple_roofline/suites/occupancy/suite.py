@@ -168,7 +168,7 @@ class OccupancySuite(Suite):
         return Case(
             kernel=KERNEL,
             params=params,
-            launch=items,
+            work_items=items,
             flops=0,
             bytes=32 * items,
             args=[bufs[0], bufs[1]],

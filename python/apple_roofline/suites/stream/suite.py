@@ -156,7 +156,7 @@ class StreamSuite(Suite):
         return Case(
             kernel=kdef,
             params={"n": n, "array_bytes": n * _ELEMENT, "q": Q},
-            launch=n // VECTOR,
+            work_items=n // VECTOR,
             flops=sk.flops_per_elem * n,
             bytes=sk.bytes_per_elem * n,
             args=[*bufs, Q],
