@@ -193,11 +193,33 @@ def find_plateaus(
     # each point's rate as the median of itself and its neighbours: one disturbed point neither
     # breaks a plateau nor makes one; the plateaus' rates below are medians of the measured ones
     ys = [statistics.median(raw[max(0, i - 1) : i + 2]) if len(raw) >= 3 else raw[i] for i in range(len(raw))]
-    tol = math.log(tolerance)
-    runs = [r for r in _segments(ys, tol) if r[1] - r[0] >= min_points]
-    # merge neighbours of one bandwidth (a transition point between two halves of one plateau)
+    merged = _runs(ys, math.log(tolerance), min_points)
+    caches = sorted(levels, key=lambda lv: lv.capacity)
+    edges = _edges(ws, ys, merged)
+    out: List[Plateau] = []
+    for name, cap, ks in _named_groups(pts, merged, edges, caches):
+        members = [i for k in ks for i in range(*merged[k])]
+        out.append(
+            Plateau(
+                name,
+                math.exp(statistics.median(raw[i] for i in members)),
+                pts[merged[ks[0]][0]][0],
+                pts[merged[ks[-1]][1] - 1][0],
+                edges[ks[-1]],
+                len(members),
+                cap,
+                tuple(pts[i][0] for i in members),
+            )
+        )
+    return out
+
+
+def _runs(ys: Sequence[float], tol: float, min_points: int) -> List[Tuple[int, int]]:
+    """The runs [a, b) of at least ``min_points`` points of the filtered log-bandwidths ``ys``
+    (:func:`_segments`), neighbours of one bandwidth (within ``tol``) merged: a transition point
+    between two halves of one plateau does not split it."""
     merged: List[Tuple[int, int]] = []
-    for r in runs:
+    for r in (r for r in _segments(ys, tol) if r[1] - r[0] >= min_points):
         if (
             merged
             and abs(statistics.median(ys[r[0] : r[1]]) - statistics.median(ys[merged[-1][0] : merged[-1][1]])) <= tol
@@ -205,10 +227,12 @@ def find_plateaus(
             merged[-1] = (merged[-1][0], r[1])
         else:
             merged.append(r)
-    caches = sorted(levels, key=lambda lv: lv.capacity)
-    top = caches[-1].capacity if caches else 0
-    # the last run reaching past every cache by DRAM_SPAN is DRAM wherever it starts (see above)
-    last_is_dram = bool(merged) and pts[merged[-1][1] - 1][0] > DRAM_SPAN * top
+    return merged
+
+
+def _edges(ws: Sequence[float], ys: Sequence[float], merged: Sequence[Tuple[int, int]]) -> List[Optional[float]]:
+    """Each run's edge (:func:`_edge`: where the curve crosses halfway to the next run's rate), bytes;
+    None for the last run."""
     edges: List[Optional[float]] = []
     for k, (a, b) in enumerate(merged):
         if k + 1 < len(merged):
@@ -218,6 +242,20 @@ def find_plateaus(
             )
         else:
             edges.append(None)
+    return edges
+
+
+def _named_groups(
+    pts: Sequence[Tuple[int, float]],
+    merged: Sequence[Tuple[int, int]],
+    edges: Sequence[Optional[float]],
+    caches: Sequence[Level],
+) -> List[Tuple[str, Optional[int], List[int]]]:
+    """The runs grouped into plateaus (:func:`find_plateaus`' rules): (level, capacity or None for
+    DRAM, run indices), smallest working set first. ``caches`` ascending by capacity."""
+    top = caches[-1].capacity if caches else 0
+    # the last run reaching past every cache by DRAM_SPAN is DRAM wherever it starts (see above)
+    last_is_dram = bool(merged) and pts[merged[-1][1] - 1][0] > DRAM_SPAN * top
     in_cache = [
         k for k, (a, _b) in enumerate(merged) if pts[a][0] <= top and not (last_is_dram and k == len(merged) - 1)
     ]
@@ -238,22 +276,7 @@ def find_plateaus(
     beyond = [k for k in range(len(merged)) if k not in in_cache]
     if beyond:  # the last run is DRAM; runs before it beyond the caches are the transition to it
         groups.append((DRAM, None, beyond[-1:]))
-    out: List[Plateau] = []
-    for name, cap, ks in groups:
-        members = [i for k in ks for i in range(*merged[k])]
-        out.append(
-            Plateau(
-                name,
-                math.exp(statistics.median(raw[i] for i in members)),
-                pts[merged[ks[0]][0]][0],
-                pts[merged[ks[-1]][1] - 1][0],
-                edges[ks[-1]],
-                len(members),
-                cap,
-                tuple(pts[i][0] for i in members),
-            )
-        )
-    return out
+    return groups
 
 
 #: What leaving a plateau unnamed costs in :func:`_match`, in octaves between an edge and a capacity:

@@ -21,14 +21,16 @@ its GB/s marked with the reason.
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from ...roofline.model.limits import flagged_cell
 from ...roofline.model.run import Run
 from ...sizes import format_size
+from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from .levels import LEVEL_KERNEL, level_ceiling_name, level_curves
+from .levels import LEVEL_KERNEL, LevelCurve, level_ceiling_name, level_curves
+from .plateaus import Plateau
 
 __all__ = ["hierarchy_table"]
 
@@ -55,50 +57,63 @@ def hierarchy_table(run: Run) -> Optional[Table]:
     rows: List[Tuple[str, ...]] = []
     apart: List[str] = []
     for curve in curves:
-        for p in curve.plateaus:
-            made = p.resolved and curve.kernel == LEVEL_KERNEL and level_ceiling_name(p.level) in ceilings
-            used = str(p.points) if p.unresolved or not p.dropped else f"{p.points - p.dropped} of {p.points}"
-            rows.append(
-                (
-                    curve.kernel,
-                    p.level,
-                    format_size(p.capacity) if p.capacity else DASH,
-                    f"{format_size(p.lo)} to {format_size(p.hi)}",
-                    used,
-                    format_size(int(p.edge)) if p.edge is not None else DASH,
-                    sig_figs(p.gbps) if p.resolved else "could not be told apart",
-                    level_ceiling_name(p.level) if made else DASH,
-                )
-            )
-            if not p.resolved:
-                apart.append(f"{curve.kernel} {p.level}: {p.unresolved}")
-        for m in curve.over_limit:
-            ws = int(m.params.get("working_set_bytes", 0))
-            rows.append(
-                (
-                    curve.kernel,
-                    f"{m.params.get('level', DASH)} (no level)",
-                    DASH,
-                    format_size(ws),
-                    "1",
-                    DASH,
-                    flagged_cell(m, sig_figs(m.best_gbps), "GB/s"),
-                    DASH,
-                )
-            )
-    for m in shared:
-        rows.append(
-            (
-                m.kernel,
-                "Shared memory",
-                DASH,
-                format_size(int(m.params.get("working_set_bytes", 0))),
-                "1",
-                DASH,
-                sig_figs(m.best_gbps) if m.valid else "**invalid**",
-                "Shared memory bandwidth" if m.valid else DASH,
-            )
-        )
+        rows += [_plateau_row(curve.kernel, p, ceilings) for p in curve.plateaus]
+        apart += [f"{curve.kernel} {p.level}: {p.unresolved}" for p in curve.plateaus if not p.resolved]
+        rows += [_over_limit_row(curve.kernel, m) for m in curve.over_limit]
+    rows += [_shared_row(m) for m in shared]
+    header = ("Kernel", "Level", "Documented", "Working sets", "Points", "Edge", "GB/s (best)", "Ceiling")
+    return Table(header, tuple(rows), "lllrrrrl", tuple(_notes(run, curves, apart)))
+
+
+def _plateau_row(kernel: str, p: Plateau, ceilings: Mapping[str, Any]) -> Tuple[str, ...]:
+    """A plateau's row: its level, documented size, working sets, points, edge, GB/s (or "could not
+    be told apart") and the ceiling it made (``ceilings``: the run's measured level ceilings by name)."""
+    made = p.resolved and kernel == LEVEL_KERNEL and level_ceiling_name(p.level) in ceilings
+    used = str(p.points) if p.unresolved or not p.dropped else f"{p.points - p.dropped} of {p.points}"
+    return (
+        kernel,
+        p.level,
+        format_size(p.capacity) if p.capacity else DASH,
+        f"{format_size(p.lo)} to {format_size(p.hi)}",
+        used,
+        format_size(int(p.edge)) if p.edge is not None else DASH,
+        sig_figs(p.gbps) if p.resolved else "could not be told apart",
+        level_ceiling_name(p.level) if made else DASH,
+    )
+
+
+def _over_limit_row(kernel: str, m: Measurement) -> Tuple[str, ...]:
+    """The row of a point above its level's physical limit: in no level, its GB/s flagged."""
+    ws = int(m.params.get("working_set_bytes", 0))
+    return (
+        kernel,
+        f"{m.params.get('level', DASH)} (no level)",
+        DASH,
+        format_size(ws),
+        "1",
+        DASH,
+        flagged_cell(m, sig_figs(m.best_gbps), "GB/s"),
+        DASH,
+    )
+
+
+def _shared_row(m: Measurement) -> Tuple[str, ...]:
+    """The shared-memory kernel's row (its tile's size, its GB/s and ceiling, or invalid)."""
+    return (
+        m.kernel,
+        "Shared memory",
+        DASH,
+        format_size(int(m.params.get("working_set_bytes", 0))),
+        "1",
+        DASH,
+        sig_figs(m.best_gbps) if m.valid else "**invalid**",
+        "Shared memory bandwidth" if m.valid else DASH,
+    )
+
+
+def _notes(run: Run, curves: Sequence[LevelCurve], apart: Sequence[str]) -> List[str]:
+    """The table's notes: how the levels are found (and what the default run's form and a flagged
+    point mean, where they occur), how a level is set, those not told apart, the documented sizes."""
     form = {c.sweep for c in curves}
     notes = [
         "Bandwidth against working set (the cache-aware roofline): each plateau of the working-set "
@@ -124,5 +139,4 @@ def hierarchy_table(run: Run) -> Optional[Table]:
     )
     notes += [f"Levels that could not be told apart (no rate, no ceiling): {'; '.join(apart)}."] if apart else []
     notes += [f"Documented sizes: {'; '.join(_sources(run.device))}."] if _sources(run.device) else []
-    header = ("Kernel", "Level", "Documented", "Working sets", "Points", "Edge", "GB/s (best)", "Ceiling")
-    return Table(header, tuple(rows), "lllrrrrl", tuple(notes))
+    return notes
