@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Mapping, Optional, Tuple, Union
+from typing import Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -366,16 +366,32 @@ def compose(api: MatrixApi, p: MatrixPrecision, m: int, n: int, k: int) -> Compo
     if not frags:
         return Composition(reason=f"{api.name} has no {p.dtype} fragment")
     if api.whole_n:
-        fm, _, fk, name = frags[0]
-        if m != fm:
-            return Composition(reason=f"M = {m}: {api.name} tiles have the instruction's M = {fm} rows (one warpgroup)")
-        if n not in api.whole_n:
-            return Composition(
-                reason=f"N = {n} is not one of the {api.name} N this kernel builds ({', '.join(map(str, api.whole_n))})"
-            )
-        if k % fk:
-            return Composition(reason=f"K = {k} is not a multiple of the {p.input} {api.name} K ({fk})")
-        return Composition((fm, n, fk), name.format(n=n))
+        return _compose_whole_n(api, p, frags[0], m, n, k)
+    return _compose_fragments(p, frags, m, n, k)
+
+
+def _compose_whole_n(
+    api: MatrixApi, p: MatrixPrecision, frag: Tuple[int, int, int, str], m: int, n: int, k: int
+) -> Composition:
+    """A wgmma-style tile (one instruction of the whole N): M the instruction's, N one of
+    :attr:`MatrixApi.whole_n`, K a multiple of the fragment ``frag``'s, or the reason it is not."""
+    fm, _, fk, name = frag
+    if m != fm:
+        return Composition(reason=f"M = {m}: {api.name} tiles have the instruction's M = {fm} rows (one warpgroup)")
+    if n not in api.whole_n:
+        return Composition(
+            reason=f"N = {n} is not one of the {api.name} N this kernel builds ({', '.join(map(str, api.whole_n))})"
+        )
+    if k % fk:
+        return Composition(reason=f"K = {k} is not a multiple of the {p.input} {api.name} K ({fk})")
+    return Composition((fm, n, fk), name.format(n=n))
+
+
+def _compose_fragments(
+    p: MatrixPrecision, frags: Sequence[Tuple[int, int, int, str]], m: int, n: int, k: int
+) -> Composition:
+    """A tile of fragments: the first of ``frags`` (largest K first) whose K divides ``k``, M and N
+    multiples of the fragments' (they share them), or the reason none does."""
     fm, fn, _, name = frags[0]
     if m % fm or n % fn:
         return Composition(
