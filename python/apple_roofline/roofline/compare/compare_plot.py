@@ -31,13 +31,14 @@ enough.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...figures import Figure, mpl, text_color
 from ...study.records import Ceiling
-from ..model.model import RooflineModel
+from ..model.model import RidgeTable, RooflineModel
 from ..model.selection import select_ceilings
-from ..views.axes import finish, limits, new_roofline_figure, scale_for, setup_axes
+from ..views.axes import Scale, finish, limits, new_roofline_figure, scale_for, setup_axes
 from ..views.labels import Labels
 from ..views.plot import ceiling_classes, noise_mark
 from .compare import PublishedLine, run_tags
@@ -105,6 +106,35 @@ def published_ceilings(published: Sequence[PublishedLine]) -> List[Ceiling]:
     return [Ceiling(p.name, p.kind, p.value, p.unit, p.source, p.note or "published") for p in published]
 
 
+#: Each ceiling's ``(source, kind, name)`` -> ``[(run tag, value, x where its line ends, noise mark)]``:
+#: what its one label gives.
+_Ends = Dict[Tuple[str, str, str], List[Tuple[str, float, float, str]]]
+
+
+@dataclass(frozen=True)
+class _RunLines:
+    """One run as the figure draws it: its tag (``A``), title, the ceilings shown, its line style
+    (:data:`RUN_DASHES`) and its ridge points (:meth:`~.model.RooflineModel.ridge_table`)."""
+
+    tag: str
+    title: str
+    shown: Tuple[Ceiling, ...]
+    dash: Tuple[float, ...]
+    table: RidgeTable
+
+
+@dataclass(frozen=True)
+class _Canvas:
+    """Where the lines go: the axes, their labels, the drawn unit, the x range and each ceiling's colour."""
+
+    ax: Any
+    labels: Labels
+    scale: Scale
+    xlo: float
+    xhi: float
+    colors: Dict[str, str]
+
+
 def plot_compare(
     models: Sequence[RooflineModel],
     names: Optional[Sequence[str]] = None,
@@ -126,152 +156,206 @@ def plot_compare(
         ValueError: fewer than two models (and no published line), or names not one per model.
     """
     pub = shown_published(published, theoretical)
-    if len(models) < (1 if pub else 2):
-        raise ValueError(f"a comparison needs two or more rooflines, got {len(models)}")
-    titles = list(names) if names is not None else [m.title or "" for m in models]
-    if len(titles) != len(models):
-        raise ValueError(f"{len(titles)} names for {len(models)} rooflines")
-    tags = run_tags(len(models))
-    titles = [t or f"roofline {tag}" for t, tag in zip(titles, tags)]
-    labelled = len(models) <= LABELLED_RUNS
+    titles = _run_titles(models, names, pub)
     fig, ax = new_roofline_figure()
     runs = [
-        (
+        _RunLines(
             tag,
-            model,
+            title,
             tuple(c for c in select_ceilings(model) if theoretical or c.source == "measured"),
             RUN_DASHES[i % len(RUN_DASHES)],
+            model.ridge_table(),
         )
-        for i, (tag, model) in enumerate(zip(tags, models))
+        for i, (tag, title, model) in enumerate(zip(run_tags(len(models)), titles, models))
     ]
-    every = [c for _t, _m, shown, _d in runs for c in shown] + published_ceilings(pub)
+    every = [c for run in runs for c in run.shown] + published_ceilings(pub)
     bws, comps = ceiling_classes(every)
-    colors = {cls.name: cls.color for cls in bws + comps}
-    # ridge points from each model (against its highest bandwidth of the ceiling's source), as its report
-    tables = [model.ridge_table() for _t, model, _s, _d in runs]
-    ridges = [
-        r
-        for table, (_t, _m, shown, _d) in zip(tables, runs)
-        for c in shown
-        if c.kind == "compute"
-        for r in [table.ridge(c)]
-        if r is not None
-    ]
-    tops = [c.value for c in every if c.kind == "compute"]
-    scale = scale_for(max(tops + [1.0]))
-    xlo, xhi, ylo, yhi = limits([], [], ridges, tops, [c.value for c in every if c.kind == "bandwidth"])
-    setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
-    ax.set_title(
-        f"A: {titles[0]} vs B: {titles[1]}"
-        if len(models) == 2
-        else (f"A: {titles[0]} vs published figures" if len(models) == 1 else f"{len(models)} rooflines overlaid")
-    )
-    labels = Labels(fig)
+    canvas = _set_up(ax, Labels(fig), runs, every, {cls.name: cls.color for cls in bws + comps})
     Line2D = mpl("matplotlib.lines").Line2D
     handles: List[Any] = []
     legend_names: List[str] = []
-    # each ceiling's (source, kind, name) -> [(tag, value, x_end, noise mark)] for its one label
-    ends: Dict[Tuple[str, str, str], List[Tuple[str, float, float, str]]] = {}
-    for i, (tag, model, shown, dash) in enumerate(runs):
-        wide = 1.3 + 1.6 * (len(runs) - 1 - i) / max(len(runs) - 1, 1)
-        handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.6, linestyle=mpl_dash(dash, 1.6)))
-        legend_names.append(f"{tag}: {titles[i]}")
-        g = tag.lower()
-        for c in shown:
-            measured = c.source == "measured"
-            width, alpha = (wide, 1.0) if measured else (1.0, 0.45)
-            style = mpl_dash(dash, width)
-            gid = f"{g}:ceiling:{c.source}:{c.kind}:{c.name}"
-            color = colors[c.name]
-            if c.kind == "bandwidth":
-                top = max((t.value for t in shown if t.kind == "compute" and t.source == c.source), default=None)
-                x_end = min(max(top / c.value, xlo), xhi) if top is not None else xhi
-                ax.plot(
-                    [xlo, x_end],
-                    [scale.y(c.value * xlo), scale.y(c.value * x_end)],
-                    linestyle=style,
-                    color=color,
-                    linewidth=width,
-                    alpha=alpha,
-                    zorder=3 + i / len(runs),
-                    gid=gid,
-                )
-            else:
-                ridge = tables[i].ridge(c)
-                x_end = min(max(ridge, xlo), xhi) if ridge is not None else xlo
-                ax.plot(
-                    [x_end, xhi],
-                    [scale.y(c.value)] * 2,
-                    linestyle=style,
-                    color=color,
-                    linewidth=width,
-                    alpha=alpha,
-                    zorder=3 + i / len(runs),
-                    gid=gid,
-                )
-                if ridge is not None and measured:
-                    ax.plot(
-                        [ridge],
-                        [scale.y(c.value)],
-                        linestyle="none",
-                        marker="o",
-                        markersize=2.5 + wide * 1.3,
-                        color=color,
-                        zorder=5,
-                        gid=f"{g}:ridge:{c.source}:{c.name}",
-                    )
-                    labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.0)
-            ends.setdefault((c.source, c.kind, c.name), []).append((tag, c.value, x_end, noise_mark(c)))
+    ends: _Ends = {}
+    for i, run in enumerate(runs):
+        handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.6, linestyle=mpl_dash(run.dash, 1.6)))
+        legend_names.append(f"{run.tag}: {run.title}")
+        _draw_run(canvas, run, i, len(runs), ends)
     if pub:
-        _draw_published(ax, pub, colors, scale, (xlo, xhi), ends)
+        _draw_published(ax, pub, canvas.colors, canvas.scale, (canvas.xlo, canvas.xhi), ends)
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.1, linestyle=mpl_dash(PUBLISHED_DASH, 1.1)))
         where = ", ".join(dict.fromkeys(p.where for p in pub))
         legend_names.append(f"published: {reference or 'reference'} ({where}), not measured by this tool")
     if theoretical and any(c.source != "measured" for c in every):
         handles.append(Line2D([], [], color=_RUN_KEY, linewidth=1.0, alpha=0.45))
         legend_names.append("theoretical ceilings (faint)")
+    _label_ceilings(canvas, ends, len(models) <= LABELLED_RUNS)
+    finish(ax, canvas.labels, True, (handles, legend_names), ncol=2)
+    return fig
+
+
+def _run_titles(
+    models: Sequence[RooflineModel], names: Optional[Sequence[str]], pub: Sequence[PublishedLine]
+) -> List[str]:
+    """Each run's name (``names``, default each model's title; ``roofline A`` for an empty one).
+
+    Raises:
+        ValueError: fewer than two models (one with published lines ``pub``), or names not one per model.
+    """
+    if len(models) < (1 if pub else 2):
+        raise ValueError(f"a comparison needs two or more rooflines, got {len(models)}")
+    titles = list(names) if names is not None else [m.title or "" for m in models]
+    if len(titles) != len(models):
+        raise ValueError(f"{len(titles)} names for {len(models)} rooflines")
+    return [t or f"roofline {tag}" for t, tag in zip(titles, run_tags(len(models)))]
+
+
+def _set_up(
+    ax: Any, labels: Labels, runs: Sequence[_RunLines], every: Sequence[Ceiling], colors: Dict[str, str]
+) -> _Canvas:
+    """The axes over every ceiling drawn (``every``, the published ones among them) and the runs'
+    ridge points, in the unit of the highest compute ceiling, titled by the runs (:func:`plot_compare`)."""
+    # ridge points from each model (against its highest bandwidth of the ceiling's source), as its report
+    ridges = [
+        r for run in runs for c in run.shown if c.kind == "compute" for r in [run.table.ridge(c)] if r is not None
+    ]
+    tops = [c.value for c in every if c.kind == "compute"]
+    scale = scale_for(max(tops + [1.0]))
+    xlo, xhi, ylo, yhi = limits([], [], ridges, tops, [c.value for c in every if c.kind == "bandwidth"])
+    setup_axes(ax, (xlo, xhi, scale.y(ylo), scale.y(yhi)), scale)
+    titles = [run.title for run in runs]
+    ax.set_title(
+        f"A: {titles[0]} vs B: {titles[1]}"
+        if len(runs) == 2
+        else (f"A: {titles[0]} vs published figures" if len(runs) == 1 else f"{len(runs)} rooflines overlaid")
+    )
+    return _Canvas(ax, labels, scale, xlo, xhi, colors)
+
+
+def _draw_run(canvas: _Canvas, run: _RunLines, i: int, n: int, ends: _Ends) -> None:
+    """The ceilings of the ``i``-th of ``n`` runs in its line style, widest for run A (a theoretical
+    one faint and thin), each measured compute ceiling's ridge point marked; each ceiling's line end
+    joins its label's entry in ``ends``."""
+    wide = 1.3 + 1.6 * (n - 1 - i) / max(n - 1, 1)
+    g = run.tag.lower()
+    for c in run.shown:
+        measured = c.source == "measured"
+        width, alpha = (wide, 1.0) if measured else (1.0, 0.45)
+        line = dict(
+            linestyle=mpl_dash(run.dash, width),
+            color=canvas.colors[c.name],
+            linewidth=width,
+            alpha=alpha,
+            zorder=3 + i / n,
+            gid=f"{g}:ceiling:{c.source}:{c.kind}:{c.name}",
+        )
+        if c.kind == "bandwidth":
+            x_end = _draw_bandwidth(canvas, run, c, line)
+        else:
+            x_end = _draw_compute(canvas, run, c, line, wide if measured else None)
+        ends.setdefault((c.source, c.kind, c.name), []).append((run.tag, c.value, x_end, noise_mark(c)))
+
+
+def _draw_bandwidth(canvas: _Canvas, run: _RunLines, c: Ceiling, line: Dict[str, Any]) -> float:
+    """A bandwidth ceiling's diagonal, up to the run's highest compute ceiling of its source (the
+    axes' end without one); where it ends."""
+    ax, scale, xlo, xhi = canvas.ax, canvas.scale, canvas.xlo, canvas.xhi
+    top = max((t.value for t in run.shown if t.kind == "compute" and t.source == c.source), default=None)
+    x_end = min(max(top / c.value, xlo), xhi) if top is not None else xhi
+    ax.plot([xlo, x_end], [scale.y(c.value * xlo), scale.y(c.value * x_end)], **line)
+    return x_end
+
+
+def _draw_compute(
+    canvas: _Canvas, run: _RunLines, c: Ceiling, line: Dict[str, Any], marker_wide: Optional[float]
+) -> float:
+    """A compute ceiling's flat line from its ridge point (the axes' start without one), the ridge
+    point marked where ``marker_wide`` (the run's line width) is given; where the line starts."""
+    ax, scale, xlo, xhi = canvas.ax, canvas.scale, canvas.xlo, canvas.xhi
+    ridge = run.table.ridge(c)
+    x_end = min(max(ridge, xlo), xhi) if ridge is not None else xlo
+    ax.plot([x_end, xhi], [scale.y(c.value)] * 2, **line)
+    if ridge is not None and marker_wide is not None:
+        ax.plot(
+            [ridge],
+            [scale.y(c.value)],
+            linestyle="none",
+            marker="o",
+            markersize=2.5 + marker_wide * 1.3,
+            color=line["color"],
+            zorder=5,
+            gid=f"{run.tag.lower()}:ridge:{c.source}:{c.name}",
+        )
+        canvas.labels.add_markers(ax, [ridge], [scale.y(c.value)], 5.0)
+    return x_end
+
+
+def _label_ceilings(canvas: _Canvas, ends: _Ends, labelled: bool) -> None:
+    """One label per ceiling (the measured one's, else the theoretical one's), in its colour: a compute
+    ceiling's in the column right of the axes, a bandwidth's along its diagonal; with ``labelled``
+    (few runs) it gives each run's value."""
     named = set()
     for (source, kind, name), at in sorted(ends.items(), key=lambda it: (it[0][0] != "measured", it[0][1])):
         if name in named:  # one label per ceiling: the measured one's, else the theoretical one's
             continue
         named.add(name)
         _tag, top, x_end, _noise = max(at, key=lambda a: a[1])
-        unit = scale.bandwidth if kind == "bandwidth" else scale.rate
-        values = ", ".join(f"{t} {unit(v)}{noise}" for t, v, _x, noise in at)
-        noisy = [t for t, _v, _x, noise in at if noise]
-        text = f"{name}: {values}" if labelled else name + (f" (noisy samples in {', '.join(noisy)})" if noisy else "")
-        text += "" if source == "measured" else " (theoretical)"
         faint = ends.get(("theoretical", kind, name), []) if source == "measured" else []
-        if labelled and faint:
-            text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x, _n in faint) + ")"
-        color = colors[name]
+        text = _label_text(canvas.scale, (source, kind, name), at, faint, labelled)
+        color = canvas.colors[name]
         if kind == "compute":
-            labels.add_column(ax, text, scale.y(top), color, f"label:compute:{name}", fontsize=_LABEL_SIZE)
+            canvas.labels.add_column(
+                canvas.ax, text, canvas.scale.y(top), color, f"label:compute:{name}", fontsize=_LABEL_SIZE
+            )
         else:
-            ann = ax.annotate(
-                text,
-                xy=(x_end / 2.0, scale.y(top * x_end / 2.0)),
-                xytext=(0.0, 3.0),
-                textcoords="offset points",
-                rotation_mode="anchor",
-                ha="right",
-                va="bottom",
-                fontsize=_LABEL_SIZE,
-                color=text_color(color),
-                bbox=_BBOX,
-                zorder=6,
-                gid=f"label:bandwidth:{name}",
-            )
-            labels.add_diag(
-                ann,
-                ax,
-                xlo,
-                x_end,
-                scale.y(top),
-                [(max(x_end / f, xlo * 1.5), side) for f in _BW_POSITIONS for side in ("above", "below")],
-            )
-    finish(ax, labels, True, (handles, legend_names), ncol=2)
-    return fig
+            _bandwidth_label(canvas, text, name, top, x_end)
+
+
+def _label_text(
+    scale: Scale,
+    key: Tuple[str, str, str],
+    at: Sequence[Tuple[str, float, float, str]],
+    faint: Sequence[Tuple[str, float, float, str]],
+    labelled: bool,
+) -> str:
+    """A ceiling's label: its name and, with ``labelled``, each run's value (``at``) and noise mark, and
+    the theoretical values in brackets (``faint``); else which runs were noisy. A theoretical
+    ceiling's says so."""
+    source, kind, name = key
+    unit = scale.bandwidth if kind == "bandwidth" else scale.rate
+    values = ", ".join(f"{t} {unit(v)}{noise}" for t, v, _x, noise in at)
+    noisy = [t for t, _v, _x, noise in at if noise]
+    text = f"{name}: {values}" if labelled else name + (f" (noisy samples in {', '.join(noisy)})" if noisy else "")
+    text += "" if source == "measured" else " (theoretical)"
+    if labelled and faint:
+        text += " (theoretical " + ", ".join(f"{t} {unit(v)}" for t, v, _x, _n in faint) + ")"
+    return text
+
+
+def _bandwidth_label(canvas: _Canvas, text: str, name: str, top: float, x_end: float) -> None:
+    """A bandwidth ceiling's label along its diagonal, at the first of :data:`_BW_POSITIONS` back from
+    its end where it overlaps nothing (:meth:`~.labels.Labels.add_diag`)."""
+    ax, scale, xlo = canvas.ax, canvas.scale, canvas.xlo
+    ann = ax.annotate(
+        text,
+        xy=(x_end / 2.0, scale.y(top * x_end / 2.0)),
+        xytext=(0.0, 3.0),
+        textcoords="offset points",
+        rotation_mode="anchor",
+        ha="right",
+        va="bottom",
+        fontsize=_LABEL_SIZE,
+        color=text_color(canvas.colors[name]),
+        bbox=_BBOX,
+        zorder=6,
+        gid=f"label:bandwidth:{name}",
+    )
+    canvas.labels.add_diag(
+        ann,
+        ax,
+        xlo,
+        x_end,
+        scale.y(top),
+        [(max(x_end / f, xlo * 1.5), side) for f in _BW_POSITIONS for side in ("above", "below")],
+    )
 
 
 def _draw_published(
