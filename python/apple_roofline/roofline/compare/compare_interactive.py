@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import html
 import statistics
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...study.records import Ceiling, Measurement
 from ...text import sig_figs
 from ..model.binding import dram_bandwidth
+from ..model.run import Run
 from ..model.selection import select_ceilings
-from ..views.axes import limits, scale_for
+from ..views.axes import Scale, limits, scale_for
 from ..views.interactive import (
     LINE_SAMPLES,
     axes_layout,
@@ -169,6 +171,19 @@ def _arrow_traces(c: Comparison, x_bw: float) -> List[Dict[str, Any]]:
     return traces
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """The figure's extent and colours: its x range (FLOP/byte) and y range (GFLOP/s), the drawn
+    unit, and each ceiling's colour (:func:`~.plot.ceiling_classes`)."""
+
+    xlo: float
+    xhi: float
+    ylo: float
+    yhi: float
+    scale: Scale
+    color: Dict[str, str]
+
+
 def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict[str, Any]]:
     """The interactive comparison (module docstring) as a Plotly figure dict: the measured ceilings of
     every run (and the theoretical ones, dashed thinner, with ``theoretical``), the runs' kernels, the
@@ -178,8 +193,30 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
         return None
     shown = [tuple(x for x in select_ceilings(m) if theoretical or x.source == "measured") for m in models if m]
     pub = shown_published(c.published, theoretical)
-    every = [x for s in shown for x in s] + published_ceilings(pub)
     drawn = [drawn_measurements(r.measurements) for r in c.runs]
+    frame = _frame(c, shown, pub, drawn)
+    traces: List[Dict[str, Any]] = []
+    for i, (tag, name, run, s) in enumerate(zip(c.tags, c.names(), c.runs, shown)):
+        traces += _run_traces(frame, i, tag, name, run, s, drawn[i])
+    traces += _published_traces(pub, c.reference, frame.color, frame.scale, (frame.xlo, frame.xhi))
+    x_bw = frame.xlo * (frame.xhi / frame.xlo) ** ARROW_X_FRACTION
+    arrows = _arrow_traces(c, x_bw)
+    for t in arrows:
+        t["y"] = [None if y is None else frame.scale.y(y) for y in t["y"]]
+    traces += arrows
+    layout = axes_layout(frame.scale, (frame.xlo, frame.xhi), (frame.ylo, frame.yhi), height=680, top=30)
+    return {"data": traces, "layout": layout}
+
+
+def _frame(
+    c: Comparison,
+    shown: Sequence[Tuple[Ceiling, ...]],
+    pub: Sequence[PublishedLine],
+    drawn: Sequence[Sequence[Tuple[int, Measurement]]],
+) -> _Frame:
+    """The extent of every run's shown ceilings, ridge points and drawn kernels and of the published
+    lines (:func:`~.axes.limits`), in the unit of the highest compute ceiling, and the ceilings' colours."""
+    every = [x for s in shown for x in s] + published_ceilings(pub)
     ridges = [
         e[0]
         for run, s in zip(c.runs, shown)
@@ -197,69 +234,88 @@ def compare_figure(c: Comparison, *, theoretical: bool = False) -> Optional[Dict
     )
     scale = scale_for(max([x.value for x in every if x.kind == "compute"] + [1.0]))
     bws, comps = ceiling_classes(every)
-    color = {cls.name: cls.color for cls in bws + comps}
-    traces: List[Dict[str, Any]] = []
-    for i, (tag, name, run, s) in enumerate(zip(c.tags, c.names(), c.runs, shown)):
-        dash = plotly_dash(RUN_DASHES[i % len(RUN_DASHES)])
-        group = {"legendgroup": f"run-{tag}", "legendgrouptitle": {"text": html.escape(f"{tag}: {name}")}}
-        for x in sorted(s, key=lambda x: (x.source != "measured", x.kind != "bandwidth", -x.value)):
-            a, b = ceiling_segment(x, s, xlo, xhi)
-            xs = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
-            hover = html.escape(f"{tag}: {name}\n" + "\n".join(ceiling_hover(x))).replace("\n", "<br>")
-            traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines",
-                    "x": xs,
-                    "y": [scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
-                    "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else noise_mark(x)),
-                    **group,
-                    "line": {"color": color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
-                    "opacity": 1.0 if x.source == "measured" else 0.55,
-                    "hovertext": [hover] * len(xs),
-                    "hoverinfo": "text",
-                    "meta": {
-                        "role": "ceiling",
-                        "run": tag,
-                        "source": x.source,
-                        "kind": x.kind,
-                        "name": x.name,
-                        "value": x.value,
-                        "noisy": x.noisy,
-                    },
-                }
-            )
-        if drawn[i]:
-            traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "markers",
-                    "name": f"{tag}: kernels ({len(drawn[i])})",
-                    **group,
-                    "x": [m.intensity for _j, m in drawn[i]],
-                    "y": [scale.y(m.gflops) for _j, m in drawn[i]],
-                    "marker": {
-                        "size": 7,
-                        "symbol": ("circle", "diamond", "square", "triangle-up")[i % 4],
-                        "color": [color.get(m.ceiling_class or "", "#7f7f7f") for _j, m in drawn[i]],
-                        "line": {"width": 0.6, "color": "white"},
-                    },
-                    "hovertext": [
-                        html.escape(f"{tag}: {name}\n" + "\n".join(measurement_hover(m, run))).replace("\n", "<br>")
-                        for _j, m in drawn[i]
-                    ],
-                    "hoverinfo": "text",
-                    "meta": {"role": "points", "run": tag},
-                }
-            )
-    traces += _published_traces(pub, c.reference, color, scale, (xlo, xhi))
-    x_bw = xlo * (xhi / xlo) ** ARROW_X_FRACTION
-    arrows = _arrow_traces(c, x_bw)
-    for t in arrows:
-        t["y"] = [None if y is None else scale.y(y) for y in t["y"]]
-    traces += arrows
-    layout = axes_layout(scale, (xlo, xhi), (ylo, yhi), height=680, top=30)
-    return {"data": traces, "layout": layout}
+    return _Frame(xlo, xhi, ylo, yhi, scale, {cls.name: cls.color for cls in bws + comps})
+
+
+def _run_traces(
+    frame: _Frame,
+    i: int,
+    tag: str,
+    name: str,
+    run: Run,
+    shown: Sequence[Ceiling],
+    drawn: Sequence[Tuple[int, Measurement]],
+) -> List[Dict[str, Any]]:
+    """The ``i``-th run's legend group (``tag``: ``name``): a trace per shown ceiling in its line style
+    (measured ones first, bandwidths before compute, highest first), then one of its drawn kernels."""
+    dash = plotly_dash(RUN_DASHES[i % len(RUN_DASHES)])
+    group = {"legendgroup": f"run-{tag}", "legendgrouptitle": {"text": html.escape(f"{tag}: {name}")}}
+    traces = [
+        _ceiling_trace(frame, x, shown, (tag, name), group, dash)
+        for x in sorted(shown, key=lambda x: (x.source != "measured", x.kind != "bandwidth", -x.value))
+    ]
+    if drawn:
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{tag}: kernels ({len(drawn)})",
+                **group,
+                "x": [m.intensity for _j, m in drawn],
+                "y": [frame.scale.y(m.gflops) for _j, m in drawn],
+                "marker": {
+                    "size": 7,
+                    "symbol": ("circle", "diamond", "square", "triangle-up")[i % 4],
+                    "color": [frame.color.get(m.ceiling_class or "", "#7f7f7f") for _j, m in drawn],
+                    "line": {"width": 0.6, "color": "white"},
+                },
+                "hovertext": [
+                    html.escape(f"{tag}: {name}\n" + "\n".join(measurement_hover(m, run))).replace("\n", "<br>")
+                    for _j, m in drawn
+                ],
+                "hoverinfo": "text",
+                "meta": {"role": "points", "run": tag},
+            }
+        )
+    return traces
+
+
+def _ceiling_trace(
+    frame: _Frame,
+    x: Ceiling,
+    shown: Sequence[Ceiling],
+    run: Tuple[str, str],
+    group: Dict[str, Any],
+    dash: str,
+) -> Dict[str, Any]:
+    """One ceiling of the run ``run`` (its tag and name) as a line of :data:`LINE_SAMPLES` points over
+    its segment (:func:`~.interactive.ceiling_segment` against the run's ``shown`` ceilings), in the
+    run's legend ``group`` and Plotly ``dash``."""
+    tag, name = run
+    a, b = ceiling_segment(x, shown, frame.xlo, frame.xhi)
+    xs = [a * (b / a) ** (k / (LINE_SAMPLES - 1)) for k in range(LINE_SAMPLES)]
+    hover = html.escape(f"{tag}: {name}\n" + "\n".join(ceiling_hover(x))).replace("\n", "<br>")
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": xs,
+        "y": [frame.scale.y(x.value * v if x.kind == "bandwidth" else x.value) for v in xs],
+        "name": f"{tag}: {x.name}" + (" (theoretical)" if x.source != "measured" else noise_mark(x)),
+        **group,
+        "line": {"color": frame.color[x.name], "dash": dash, "width": 2.2 if x.source == "measured" else 1.2},
+        "opacity": 1.0 if x.source == "measured" else 0.55,
+        "hovertext": [hover] * len(xs),
+        "hoverinfo": "text",
+        "meta": {
+            "role": "ceiling",
+            "run": tag,
+            "source": x.source,
+            "kind": x.kind,
+            "name": x.name,
+            "value": x.value,
+            "noisy": x.noisy,
+        },
+    }
 
 
 def _published_traces(
