@@ -65,7 +65,6 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
     Raises:
         ValueError: from :func:`~.compare_plot.plot_compare`.
     """
-    names = c.names()
     devices = ", ".join(dict.fromkeys(r.device_name for r in c.runs))
     runs = f"{len(c.runs)} run{'s' if len(c.runs) != 1 else ''}"
     title = f"Roofline comparison: {runs} of {devices}" + (
@@ -80,8 +79,19 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="sub">Baseline: {html.escape(c.baseline_name)}. Hover a ceiling or a ridge point for its '
         "numbers.</p>",
-        '<ul class="runs">',
+        *_run_list(c),
+        *_figures(c, theoretical),
     ]
+    for heading, table in compare_tables(c):
+        parts += [f"<h2>{html.escape(heading)}</h2>", table_html(table, "")]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _run_list(c: Comparison) -> List[str]:
+    """The list of the runs, each with its line style's key, name, file and status where partial; the
+    published reference's line last, where the comparison has one."""
+    parts = ['<ul class="runs">']
     for i, (tag, name, label, run) in enumerate(zip(c.tags, c.titles(), c.labels, c.runs)):
         dash = svg_dash(RUN_DASHES[i % len(RUN_DASHES)])
         status = f" — {status_text(run)}" if run.partial else ""
@@ -100,13 +110,20 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
             "</li>"
         )
     parts.append("</ul>")
+    return parts
+
+
+def _figures(c: Comparison, theoretical: bool) -> List[str]:
+    """Where every run has a roofline: the interactive figure (:func:`_interactive`) and the overlaid
+    rooflines as inline SVG with hover text; else a line naming the runs without one."""
     models = [model_of(r) for r in c.runs]
     missing = [
         f"{tag} ({label or run.device_name})"
         for tag, label, run, m in zip(c.tags, c.labels, c.runs, models)
         if m is None
     ]
-    drawn = [(m, n) for m, n in zip(models, names) if m is not None]
+    drawn = [(m, n) for m, n in zip(models, c.names()) if m is not None]
+    parts: List[str] = []
     if missing:
         parts.append(
             f"<p>No roofline for {html.escape(', '.join(missing))}: a run needs a bandwidth and a compute ceiling.</p>"
@@ -133,10 +150,7 @@ def compare_html(c: Comparison, *, theoretical: bool = False) -> str:
                 + "; ridge points as circles.</figcaption></figure>"
             )
         )
-    for heading, table in compare_tables(c):
-        parts += [f"<h2>{html.escape(heading)}</h2>", table_html(table, "")]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    return parts
 
 
 def _interactive(c: Comparison, theoretical: bool) -> str:
