@@ -30,7 +30,7 @@ from apple_roofline.dispatch.kernels import TINY_BYTES, TINY_ITEMS, check_tiny_c
 from apple_roofline.measure import time_kernel
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.base import check_tiled, fill, pattern, poison
-from apple_roofline.suites.chains import chain_case
+from apple_roofline.suites.chains import ChainKernel, chain_case
 from apple_roofline.suites.fma import FMA_KERNELS
 from apple_roofline.suites.peak.suite import PEAK_BUFFER_BYTES, PEAK_F, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS, Q
@@ -44,7 +44,9 @@ def chains(backend: Any, dtype: str, checks: int, scale: int) -> Dict[str, Any]:
     nbytes = items * 4 * (2 if dtype == "fp16" else 4)
     src = resolve(*kdef.sources["wgpu"])
     consts = {**kdef.constants["wgpu"], "AR_RUNTIME_CHECKS": checks}
-    case = chain_case(kdef, fk, PEAK_F, items, (backend.alloc(nbytes), backend.alloc(nbytes)), src, backend, {}, consts)
+    case = chain_case(
+        ChainKernel(kdef, fk, src, backend, consts), PEAK_F, items, (backend.alloc(nbytes), backend.alloc(nbytes))
+    )
     t = time_kernel(case.make_kernel(), case.args, case.work_items, reps=20)
     ok, msg = case.check()
     med = statistics.median(t.samples_s)

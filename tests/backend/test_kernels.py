@@ -11,7 +11,7 @@ import pytest
 
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.base import KernelDef, SuiteContext
-from apple_roofline.suites.chains import chain_case
+from apple_roofline.suites.chains import ChainKernel, chain_case
 from apple_roofline.suites.fma import FMA_KERNELS
 from apple_roofline.suites.gemm.suite import GemmSuite
 from apple_roofline.suites.peak.suite import PEAK_VARIANTS, kernel_def
@@ -59,12 +59,14 @@ def chain_kernels_built(backend: Any, compile_ahead: Any) -> None:
         if src is not None:
             consts = dict(kdef.constants.get(name, {}))
             fk = FMA_KERNELS[variant]
-            makers += [chain_case(kdef, fk, F, 1, bufs, resolve(*src), backend, {}, consts).make_kernel for F in FMA_F]
+            chain = ChainKernel(kdef, fk, resolve(*src), backend, consts)
+            makers += [chain_case(chain, F, 1, bufs).make_kernel for F in FMA_F]
     for sname, fk in SWEEP_KERNELS:
         raw = fk.sources("fp32").get(name)
         if raw is not None:
             kdef = KernelDef("sweep", sname, "fp32", {name: raw})
-            makers += [chain_case(kdef, fk, F, 1, bufs, resolve(*raw), backend, {}).make_kernel for F in SWEEP_F]
+            chain = ChainKernel(kdef, fk, resolve(*raw), backend)
+            makers += [chain_case(chain, F, 1, bufs).make_kernel for F in SWEEP_F]
     compile_ahead(makers)
 
 
@@ -86,7 +88,7 @@ def test_fma_kernels_match_numpy(backend: Any, dtype: str, variant: str, F: int,
     bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
     # The kernel as the suites build it on this backend (with the kernel table's constants).
     consts = dict(kdef.constants.get(str(backend.info()["backend"]), {}))
-    case = chain_case(kdef, fk, F, items, bufs, src, backend, {}, consts)
+    case = chain_case(ChainKernel(kdef, fk, src, backend, consts), F, items, bufs)
     try:
         _run_case(case)
     except _core.UnsupportedError as exc:
@@ -112,7 +114,7 @@ def test_sweep_kernels_every_F_bounded_and_valid(backend: Any, name: str, fk: An
     src = resolve(*raw)
     bufs = (backend.alloc(1 << 16), backend.alloc(1 << 16))
     for F in SWEEP_F:
-        case = chain_case(kdef, fk, F, 512, bufs, src, backend, {})
+        case = chain_case(ChainKernel(kdef, fk, src, backend), F, 512, bufs)
         _run_case(case)
         ok, msg = case.check()
         assert ok, f"F={F}: {msg}"

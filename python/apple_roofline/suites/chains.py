@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
@@ -21,7 +22,7 @@ from .base import (
 )
 from .fma import CHAIN_A, FmaKernel, tolerance
 
-__all__ = ["chain_case", "chain_input", "chain_reference", "chain_references", "check_chain"]
+__all__ = ["ChainKernel", "chain_case", "chain_input", "chain_reference", "chain_references", "check_chain"]
 
 
 def chain_input(dtype: str) -> np.ndarray:
@@ -93,28 +94,38 @@ def check_chain(
     )
 
 
+@dataclass(frozen=True)
+class ChainKernel:
+    """An FMA-chain kernel as a suite builds it: its kernel-table entry ``kdef``, the FMA kernel
+    ``fk``, its resolved source ``src`` (file or text, entry point), the backend that compiles and
+    runs it, and the kernel table's constants on that backend (e.g. BLOCK; F is the case's)."""
+
+    kdef: KernelDef
+    fk: FmaKernel
+    src: Tuple[str, str]
+    backend: Any
+    constants: Mapping[str, Union[int, float]] = field(default_factory=dict)
+
+
 def chain_case(
-    kdef: KernelDef,
-    fk: FmaKernel,
+    kernel: ChainKernel,
     F: int,
     items: int,
     bufs: Tuple[Any, Any],
-    src: Tuple[str, str],
-    backend: Any,
-    extra: dict,  # type: ignore[type-arg]
-    constants: Optional[Mapping[str, Union[int, float]]] = None,
+    extra: Optional[Mapping[str, Any]] = None,
     reference: Optional[Callable[[], np.ndarray]] = None,
     fill_input: bool = True,
     scratch: Optional[HostScratch] = None,
 ) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
-    items of ``fk`` at F iterations; the check compares every element with the NumPy reference
-    (``reference``, else :func:`chain_reference`'s). The kernel is compiled with ``{"F": F}`` plus
-    ``constants`` (the kernel table's, e.g. BLOCK); :meth:`Case.for_block` rebuilds it at another
-    BLOCK on the same buffers, inputs and reference. ``fill_input`` False leaves ``bufs[0]`` as it
-    is: the caller has already written :func:`chain_input` over at least these ``items`` (the sweep
-    writes it once for all its cases; the kernels only read it). The check reads the output into
-    ``scratch`` where given (a suite's reused host memory)."""
+    items of ``kernel`` at F iterations; ``extra`` joins the case's parameters. The check compares
+    every element with the NumPy reference (``reference``, else :func:`chain_reference`'s). The
+    kernel is compiled with ``{"F": F}`` plus ``kernel.constants``; :meth:`Case.for_block` rebuilds
+    it at another BLOCK on the same buffers, inputs and reference. ``fill_input`` False leaves
+    ``bufs[0]`` as it is: the caller has already written :func:`chain_input` over at least these
+    ``items`` (the sweep writes it once for all its cases; the kernels only read it). The check reads
+    the output into ``scratch`` where given (a suite's reused host memory)."""
+    kdef, fk, src, backend = kernel.kdef, kernel.fk, kernel.src, kernel.backend
     dtype = kdef.dtype
     count = items * fk.elems_per_item
     if fill_input:
@@ -135,7 +146,7 @@ def chain_case(
     def plan(consts: Constants) -> Case:
         return Case(
             kernel=kdef,
-            params={"F": F, "n": count, "working_set_bytes": fk.bytes_per_item(dtype) * items, **extra},
+            params={"F": F, "n": count, "working_set_bytes": fk.bytes_per_item(dtype) * items, **(extra or {})},
             work_items=items,
             flops=fk.flops_per_item(F) * items,
             bytes=fk.bytes_per_item(dtype) * items,
@@ -145,4 +156,4 @@ def chain_case(
             reset=partial(poison, bufs[1], dtype, count),
         )
 
-    return rebindable(plan, dict(constants or {}))
+    return rebindable(plan, dict(kernel.constants))

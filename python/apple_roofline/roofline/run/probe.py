@@ -10,7 +10,7 @@ import time
 from typing import Optional
 
 from ...suites.base import KernelDef, Suite, SuiteContext
-from ...suites.chains import chain_case
+from ...suites.chains import ChainKernel, chain_case
 from ...suites.fma import FMA_KERNELS
 from ...watchdog import watched
 from .predict import Rates
@@ -56,7 +56,8 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
         bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
         scratch = ctx.scratch
         start = time.perf_counter()
-        memory = chain_case(kdef, fk, 1, items, bufs, src, backend, {}, consts, scratch=scratch)
+        chain = ChainKernel(kdef, fk, src, backend, consts)
+        memory = chain_case(chain, 1, items, bufs, scratch=scratch)
         write_s = time.perf_counter() - start  # the input written, the output poisoned
         kernel = memory.make_kernel()
         # docs/design/watchdog.md, "A watchdog on every device wait"
@@ -65,9 +66,7 @@ def probe_rates(ctx: SuiteContext) -> Optional[Rates]:
         start = time.perf_counter()
         memory.check()
         check_s = time.perf_counter() - start
-        compute = chain_case(
-            kdef, fk, PROBE_COMPUTE_F, max(1024, items // 16), bufs, src, backend, {}, consts, fill_input=False
-        )
+        compute = chain_case(chain, PROBE_COMPUTE_F, max(1024, items // 16), bufs, fill_input=False)
         with watched("the time probe's compute kernel", None):
             compute_s = min(
                 compute.make_kernel().time(compute.args, compute.work_items, 1, PROBE_LAUNCHES, clock=False)

@@ -30,7 +30,7 @@ from typing import Any, Callable, Dict, Iterator, Tuple
 import numpy as np
 
 from ..base import ITEMSIZE, BufferPair, Case, Constants, KernelDef, Suite, SuiteContext, prebuild
-from ..chains import chain_case, chain_reference
+from ..chains import ChainKernel, chain_case, chain_reference
 from ..fma import FMA_KERNELS
 from ..waves import MIN_WAVES, wave_items
 from ..work import shrink_level
@@ -134,15 +134,11 @@ class PeakSuite(Suite):
             items = waves * wave
             extra["waves"] = waves
         case = chain_case(
-            kdef,
-            fk,
+            ChainKernel(kdef, fk, src, self.ctx.backend, consts),
             PEAK_F,
             items,
             pair.get(items * item_bytes),
-            src,
-            self.ctx.backend,
             extra,
-            consts,
             reference,
             scratch=self.scratch,
         )

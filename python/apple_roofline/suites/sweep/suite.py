@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Optional, Tuple
 
 from ..base import ITEMSIZE, TUNE_OPTION, Case, KernelDef, Suite, prebuild
-from ..chains import chain_case, chain_references
+from ..chains import ChainKernel, chain_case, chain_references
 from ..fma import FMA_KERNELS, FmaKernel
 from ..work import shrink_level
 
@@ -129,15 +129,11 @@ class SweepSuite(Suite):
                 items = min(items, full_items)
                 count = items * fk.elems_per_item
                 yield chain_case(
-                    kdef,
-                    fk,
+                    ChainKernel(kdef, fk, src, backend, self.constants(kdef)),
                     F,
                     items,
                     bufs,
-                    src,
-                    backend,
                     {"shrunk": items < full_items},
-                    self.constants(kdef),
                     reference=refs[F],
                     fill_input=count > filled,
                     scratch=scratch,
