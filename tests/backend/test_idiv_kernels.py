@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from apple_roofline.suites.base import SuiteContext, read
+from apple_roofline.suites.build import KernelBuild
 from apple_roofline.suites.idiv.kernels import IDIV_DIVISOR, IDIV_KERNELS, IdivKernel, check_exact, idiv_input
 from apple_roofline.suites.idiv.suite import IdivSuite, idiv_case
 
@@ -33,7 +34,8 @@ def idiv_built(backend: Any, compile_ahead: Any) -> None:
         kdef = ik.kernel_def()
         src = suite.source(kdef)
         if src is not None:
-            makers += [idiv_case(ik, F, 1, bufs, src, backend, suite.constants(kdef)).make_kernel for F in IDIV_F]
+            build = KernelBuild(src, backend, suite.constants(kdef))
+            makers += [idiv_case(ik, F, 1, bufs, build).make_kernel for F in IDIV_F]
     compile_ahead(makers)
 
 
@@ -47,7 +49,7 @@ def test_idiv_kernels_match_numpy(backend: Any, ik: IdivKernel, F: int, items: i
     src = suite.source(kdef)
     assert src is not None
     bufs = (backend.alloc(4 * items), backend.alloc(4 * items))
-    case = idiv_case(ik, F, items, bufs, src, backend, suite.constants(kdef))
+    case = idiv_case(ik, F, items, bufs, KernelBuild(src, backend, suite.constants(kdef)))
     case.make_kernel().launch(case.args, case.work_items)
     ok, msg = case.check()
     assert ok, f"{ik.entry} F={F} items={items}: {msg}"
@@ -73,7 +75,7 @@ def test_cpu_argument_kernel_with_divisor_zero_writes_nothing(backend: Any) -> N
     ik = IdivKernel("div", "argument", True)
     n = 100
     bufs = (backend.alloc(4 * n), backend.alloc(4 * n))
-    case = idiv_case(ik, 4, n, bufs, ("idiv.cpp", ik.entry), backend, {})
+    case = idiv_case(ik, 4, n, bufs, KernelBuild(("idiv.cpp", ik.entry), backend))
     kernel = case.make_kernel()
     for bad in (0, -1):
         kernel.launch([bufs[0], bufs[1], bad], n)

@@ -12,6 +12,7 @@ import pytest
 from apple_roofline.suites.access.kernels import ACCESS_KERNELS, AccessKernel, check_access
 from apple_roofline.suites.access.suite import AccessSuite
 from apple_roofline.suites.base import SuiteContext, read
+from apple_roofline.suites.build import KernelBuild
 from apple_roofline.suites.dualissue.kernels import CHAINS, DUAL_KERNELS, DualKernel
 from apple_roofline.suites.dualissue.suite import DualIssueSuite, dual_case
 from apple_roofline.suites.occupancy.suite import CPU_REASON, OccupancySuite
@@ -60,7 +61,7 @@ def dual_built(backend: Any, compile_ahead: Any) -> None:
         src = suite.source(kdef)
         if src is not None:
             consts = suite.constants(kdef)
-            makers += [dual_case(dk, F, 1, bufs, src, backend, consts, {}, {}).make_kernel for F in DUAL_F]
+            makers += [dual_case(dk, F, 1, bufs, KernelBuild(src, backend, consts), {}, {}).make_kernel for F in DUAL_F]
     compile_ahead(makers)
 
 
@@ -77,7 +78,7 @@ def test_dual_kernels_match_numpy(backend: Any, dk: DualKernel, F: int, items: i
     assert src is not None
     nbytes = 4 * max(CHAINS, dk.words_out()) * items  # the suite's pair: both of the larger size (the CPU checks both)
     bufs = (backend.alloc(nbytes), backend.alloc(nbytes))
-    case = dual_case(dk, F, items, bufs, src, backend, suite.constants(kdef), {}, {})
+    case = dual_case(dk, F, items, bufs, KernelBuild(src, backend, suite.constants(kdef)), {}, {})
     try:
         kernel = case.make_kernel()
     except _core.UnsupportedError as exc:

@@ -17,6 +17,7 @@ from apple_roofline.roofline.views.report import to_markdown
 from apple_roofline.study.document import ToolInfo
 from apple_roofline.study.records import Ceiling, Measurement
 from apple_roofline.suites.base import SuiteContext
+from apple_roofline.suites.build import KernelBuild
 from apple_roofline.suites.idiv import suite as idiv_suite
 from apple_roofline.suites.idiv.kernels import (
     IDIV_DIVISOR,
@@ -188,7 +189,7 @@ def test_check_is_exact_and_catches_unwritten_and_wrong_words() -> None:
     b = _Backend()
     bufs = (b.alloc(4 * 5000), b.alloc(4 * 5000))
     k = IdivKernel("div", "argument", True)
-    case = idiv_case(k, 5, 5000, bufs, ("idiv.cpp", k.entry), b, {})
+    case = idiv_case(k, 5, 5000, bufs, KernelBuild(("idiv.cpp", k.entry), b))
     ok, msg = case.check()
     assert not ok and "5000 of 5000 words differ" in msg  # nothing written: the poison fails
     ref = k.reference(idiv_input(), 5)
@@ -205,7 +206,7 @@ def test_zero_divisor_refused_before_anything_is_written() -> None:
     b = _Backend()
     bufs = (b.alloc(400), b.alloc(400))
     with pytest.raises(ValueError, match="^idiv: divisor 0 divides by zero$"):
-        idiv_case(IdivKernel("mod", "argument", False), 4, 100, bufs, ("idiv.cpp", "x"), b, {}, d=0)
+        idiv_case(IdivKernel("mod", "argument", False), 4, 100, bufs, KernelBuild(("idiv.cpp", "x"), b), d=0)
     assert bufs[0].writes == bufs[1].writes == 0 and not b.compiled
     with pytest.raises(ValueError, match="divisor 0"):
         IdivKernel("div", "constant", False).kernel_def(0)

@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterator, Tuple
 import numpy as np
 
 from ..base import BufferPair, Case, Constants, Suite, check_tiled, fill, poison, prebuild, read
+from ..build import KernelBuild
 from ..fma import CHAIN_A
 from ..idiv.kernels import check_exact
 from ..peak.suite import PEAK_BUFFER_BYTES
@@ -31,14 +32,13 @@ def dual_case(
     F: int,
     items: int,
     bufs: Tuple[Any, Any],
-    src: Tuple[str, str],
-    backend: Any,
-    constants: Constants,
+    build: KernelBuild,
     extra: Dict[str, Any],
     refs: Dict[str, np.ndarray],
 ) -> Case:
     """Write the input pattern, poison the output and describe one timed launch of ``items`` work
-    items of ``dk`` at F steps per chain; ``refs`` maps each kind to its reference over one period
+    items of ``dk`` at F steps per chain, compiled by ``build`` with F added to its constants;
+    ``extra`` joins the case's parameters; ``refs`` maps each kind to its reference over one period
     of :func:`.kernels.dual_input` (filled here where missing)."""
     x = dual_input()
     for kind in dk.kinds:
@@ -72,7 +72,7 @@ def dual_case(
         flops=dk.flops_per_item(F) * items,
         bytes=dk.bytes_per_item() * items,
         args=[bufs[0], bufs[1], CHAIN_A],
-        make_kernel=partial(backend.compile, src[0], src[1], {**constants, "F": F}),
+        make_kernel=partial(build.compile, F=F),
         check=check,
         reset=reset,
     )
@@ -110,9 +110,7 @@ class DualIssueSuite(Suite):
             DUAL_F,
             items,
             pair.get(items * 4 * max(CHAINS, dk.words_out())),
-            src,
-            self.ctx.backend,
-            consts,
+            KernelBuild(src, self.ctx.backend, consts),
             extra,
             refs,
         )

@@ -22,6 +22,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple
 import numpy as np
 
 from ..base import BufferPair, Case, Constants, Suite, fill, read
+from ..build import KernelBuild
 from ..waves import MIN_WAVES, wave_items
 from .kernels import IDIV_DIVISOR, IDIV_F, IDIV_KERNELS, IdivKernel, check_divisor, check_exact, idiv_input
 
@@ -37,15 +38,14 @@ def idiv_case(
     F: int,
     items: int,
     bufs: Tuple[Any, Any],
-    src: Tuple[str, str],
-    backend: Any,
-    constants: Any,
+    build: KernelBuild,
     d: int = IDIV_DIVISOR,
     extra: Optional[Dict[str, Any]] = None,
     ref: Optional[np.ndarray] = None,
 ) -> Case:
     """Write the input pattern, fill the output with the reference's complement and describe one
-    timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``. ``ref`` is the
+    timed launch of ``items`` work items of ``ik`` at chain length F, divisor ``d``, compiled by
+    ``build`` with F added to its constants. ``ref`` is the
     reference over one period of :func:`.kernels.idiv_input` when already computed (a case
     rebound to another block size keeps its own).
 
@@ -70,7 +70,7 @@ def idiv_case(
         flops=ik.ops_per_item(F) * items,
         bytes=ik.bytes_per_item() * items,
         args=[bufs[0], bufs[1], *ik.args(d)],
-        make_kernel=lambda: backend.compile(src[0], src[1], {**constants, "F": F}),
+        make_kernel=partial(build.compile, F=F),
         check=check,
         reset=partial(fill, bufs[1], ~want, items),
     )
@@ -102,6 +102,7 @@ class IdivSuite(Suite):
         if wave:
             waves = max(MIN_WAVES, -(-items // wave))
             items, extra = waves * wave, {"waves": waves}
-        case = idiv_case(ik, IDIV_F, items, pair.get(items * 4), src, self.ctx.backend, consts, extra=extra, ref=ref)
+        build = KernelBuild(src, self.ctx.backend, consts)
+        case = idiv_case(ik, IDIV_F, items, pair.get(items * 4), build, extra=extra, ref=ref)
         case.rebind = lambda block: self._case(ik, src, {**consts, "BLOCK": block}, pair, ref)
         return case
