@@ -57,49 +57,70 @@ def measure_suite_cases(
     case whose check is an OutputCheck is compared on the worker while the next case measures; it is
     journaled and yielded once settled (before the next read of an output, at the suite's end, and
     on an interrupt or a device error, which it then re-raises)."""
-    later = settings.later if settings.later is not None and not getattr(suite, "adaptive", False) else None
-    settled: List[Settled] = []
+    yield from _CaseLoop(suite, settings, clock, journal, progress).run()
 
-    def settle() -> None:  # before any read of an output: the comparison under way reads the scratch
-        got = later.settle() if later is not None else None
+
+class _CaseLoop:
+    """:func:`measure_suite_cases`'s state: the settled comparisons not yet yielded, and the steps that
+    hand an outcome over (:meth:`kept`), take a settled comparison (:meth:`settle`) and yield those
+    taken (:meth:`flush`)."""
+
+    def __init__(
+        self, suite: Any, settings: CaseSettings, clock: SuiteClock, journal: Journal, progress: Optional[Progress]
+    ) -> None:
+        self.suite, self.settings, self.clock, self.journal, self.progress = suite, settings, clock, journal, progress
+        adaptive = getattr(suite, "adaptive", False)
+        self.later = settings.later if settings.later is not None and not adaptive else None
+        self.settled: List[Settled] = []
+
+    def settle(self) -> None:
+        """Take the comparison under way, journaled (before any read of an output: it reads the scratch)."""
+        got = self.later.settle() if self.later is not None else None
         if got is not None:
-            journal.record(got.key, Measurement.to_dict(got.measurement))
-            settled.append(got)
+            self.journal.record(got.key, Measurement.to_dict(got.measurement))
+            self.settled.append(got)
 
-    def kept(outcome: Outcome, label: str, words: str) -> Iterator[Outcome]:
+    def kept(self, outcome: Outcome, label: str, words: str) -> Iterator[Outcome]:
+        """Yield ``outcome`` (counted where measured), then hand it to the suite and the progress line."""
         if isinstance(outcome, Measurement):
-            clock.measured += 1
+            self.clock.measured += 1
         yield outcome  # kept by the caller before anything else runs: what the journal holds, the run holds
         if isinstance(outcome, Measurement):
-            suite.record(outcome)
-        if progress:
-            progress.advance(f"{label}: {words}")
+            self.suite.record(outcome)
+        if self.progress:
+            self.progress.advance(f"{label}: {words}")
 
-    def flush() -> Iterator[Outcome]:
-        while settled:
-            got = settled.pop(0)
-            yield from kept(got.measurement, got.label, outcome_words(got.measurement))
+    def flush(self) -> Iterator[Outcome]:
+        """Yield every settled comparison, in the order they settled."""
+        while self.settled:
+            got = self.settled.pop(0)
+            yield from self.kept(got.measurement, got.label, outcome_words(got.measurement))
 
-    try:
-        announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
-        for case in suite.cases():
-            k = case.kernel
-            label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
-            if clock.cut_here(label.strip()):
-                break
-            outcome, words = _run_case(suite, case, label, settings, journal, progress, later, settle)
-            yield from flush()
-            if outcome is not None:
-                yield from kept(outcome, label, words)
-        settle()
-        yield from flush()
-    except GeneratorExit:
-        settle()  # journaled, though the caller takes nothing more
-        raise
-    except BaseException:
-        settle()  # an interrupt or a device error: the case being compared is host work, kept
-        yield from flush()
-        raise
+    def run(self) -> Iterator[Outcome]:
+        """The cases one after another until the clock's budget cuts them (:func:`measure_suite_cases`)."""
+        suite, progress = self.suite, self.progress
+        try:
+            announce_doing(progress, f"allocating and writing {suite.name}'s inputs")
+            for case in suite.cases():
+                k = case.kernel
+                label = f"{k.suite}/{k.name}/{k.dtype} {params_summary(case.params)}"
+                if self.clock.cut_here(label.strip()):
+                    break
+                outcome, words = _run_case(
+                    suite, case, label, self.settings, self.journal, progress, self.later, self.settle
+                )
+                yield from self.flush()
+                if outcome is not None:
+                    yield from self.kept(outcome, label, words)
+            self.settle()
+            yield from self.flush()
+        except GeneratorExit:
+            self.settle()  # journaled, though the caller takes nothing more
+            raise
+        except BaseException:
+            self.settle()  # an interrupt or a device error: the case being compared is host work, kept
+            yield from self.flush()
+            raise
 
 
 def outcome_words(m: Measurement) -> str:
