@@ -330,6 +330,16 @@ def _read_u32(buf: Any, count: int, scratch: HostScratch) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class _Input:
+    """The uint32 input pattern every case tiles over its input buffer, and its word sums (plain and
+    xor :data:`MASK`), which the references are made of."""
+
+    pattern: np.ndarray
+    plain: WordSums
+    masked: WordSums
+
+
 #: What a lane's output holds before the launch: any lane that writes nothing leaves it in the sum.
 POISON = 0xA5A5A5A5
 
@@ -394,7 +404,7 @@ class HierarchySuite(Suite):
         backend = self.ctx.backend
         rng = np.random.default_rng(24)
         pat = rng.integers(0, 1 << 32, PERIOD, dtype=np.uint64).astype(np.uint32)
-        plain, masked = word_sums(pat), word_sums(pat, MASK)
+        inp = _Input(pat, word_sums(pat), word_sums(pat, MASK))
         scratch = self.ctx.scratch
         defs = [(hk, hk.kernel_def()) for hk in HIERARCHY_KERNELS]
         kernels = [(hk, kd, src) for hk, kd in defs for src in [self.source(kd)] if src is not None]
@@ -420,13 +430,11 @@ class HierarchySuite(Suite):
                     if filled[hk.name] < 4 * words:
                         _fill_u32(bufs[hk.name], pat, 4 * words, filled[hk.name])
                         filled[hk.name] = 4 * words
-                    yield self._sweep_case(
-                        hk, kd, src, ws, lanes[hk.name], bufs[hk.name], outs[hk.name], pat, plain, masked, scratch
-                    )
+                    yield self._sweep_case(hk, kd, src, ws, lanes[hk.name], (bufs[hk.name], outs[hk.name]), inp)
         shared = SHARED_KERNEL.kernel_def()
         shared_src = self.source(shared)
         if shared_src is not None:
-            yield self._shared_case(shared, shared_src, pat, plain, scratch)
+            yield self._shared_case(shared, shared_src, inp)
 
     def _sweep_case(
         self,
@@ -435,13 +443,15 @@ class HierarchySuite(Suite):
         src: Tuple[str, str],
         ws: int,
         wave: int,
-        buf: Any,
-        out: Any,
-        pat: np.ndarray,
-        plain: WordSums,
-        masked: WordSums,
-        scratch: HostScratch,
+        bufs: Tuple[Any, Any],
+        inp: _Input,
     ) -> Case:
+        """The case of ``hk`` at working set ``ws`` bytes over a wave of ``wave`` lanes, on the input
+        buffer and the lanes' output buffer ``bufs`` (the input holding ``inp``'s pattern); its
+        passes from the rate of the kernel's previous point (a probe's before its first)."""
+        buf, out = bufs
+        pat, plain, masked = inp.pattern, inp.plain, inp.masked
+        scratch = self.ctx.scratch
         n, lanes, e = plan_lanes(ws // WORD, wave, hk.rmw)
         consts = self.constants(kd)
         if hk.name not in self.gbps:
@@ -521,9 +531,10 @@ class HierarchySuite(Suite):
             return 0.0
         return pass_bytes * passes * (2 if rmw else 1) / seconds / 1e9 if seconds > 0 else 0.0
 
-    def _shared_case(
-        self, kd: KernelDef, src: Tuple[str, str], pat: np.ndarray, plain: WordSums, scratch: HostScratch
-    ) -> Case:
+    def _shared_case(self, kd: KernelDef, src: Tuple[str, str], inp: _Input) -> Case:
+        """The shared-memory kernel's case: four waves of whole blocks, each summing its tile of
+        ``inp``'s pattern :data:`SHARED_PASSES` times."""
+        pat, plain, scratch = inp.pattern, inp.plain, self.ctx.scratch
         consts = {**self.constants(kd), "PASSES": SHARED_PASSES}
         block = int(consts.get("BLOCK", BLOCK))
         wave = self._lanes(src, consts)

@@ -32,7 +32,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import numpy as np
 
 from ..access.suite import skip_case
-from ..base import Case, HostScratch, KernelDef, Suite, check_tiled, fill, pattern, poison, read
+from ..base import Case, KernelDef, Suite, check_tiled, fill, pattern, poison, read
 
 __all__ = [
     "OccupancySuite",
@@ -130,10 +130,9 @@ class OccupancySuite(Suite):
         words = 4 * items
         bufs = (self.ctx.backend.alloc(16 * items), self.ctx.backend.alloc(16 * items))
         fill(bufs[0], period, words)
-        scratch = self.ctx.scratch
         units = int(self.ctx.info.get("compute_units", 0) or 0)
         for tg in tg_sizes(tg_limit(self.ctx.info), block):
-            yield self._case(src, tg, consts, block, items, bufs, ref, scratch, units)
+            yield self._case(src, tg, consts, block, items, bufs, ref, units)
 
     def _case(
         self,
@@ -144,9 +143,11 @@ class OccupancySuite(Suite):
         items: int,
         bufs: Tuple[Any, Any],
         ref: np.ndarray,
-        scratch: HostScratch,
         units: int,
     ) -> Case:
+        """The case at ``tg`` bytes of threadgroup memory per threadgroup of ``block`` threads over
+        ``items`` work items of ``bufs``, checked against ``ref`` (read into the run's scratch);
+        ``units``: the device's compute units (0: unknown), for the resident blocks per SM."""
         words = 4 * items
         text = occupancy_source(src[0], tg, block)
         reset = partial(poison, bufs[1], "fp32", words)
@@ -163,7 +164,7 @@ class OccupancySuite(Suite):
             return kernel
 
         def check() -> Tuple[bool, str]:
-            return check_tiled(read(bufs[1], "fp32", words, scratch), ref, 0.0, 0.0)
+            return check_tiled(read(bufs[1], "fp32", words, self.ctx.scratch), ref, 0.0, 0.0)
 
         return Case(
             kernel=KERNEL,

@@ -23,7 +23,6 @@ from ..base import (
     PERIOD,
     Case,
     Constants,
-    HostScratch,
     KernelDef,
     OutputCheck,
     Suite,
@@ -117,7 +116,6 @@ class StreamSuite(Suite):
         q = np.float32(Q)
         rtol = 4 * EPS["fp32"]
         cclass = bandwidth_class(nbytes, int(self.ctx.info.get("llc_bytes", 0) or 0))
-        scratch = self.ctx.scratch
         # Whether each array holds its input pattern: the kernels only read their inputs, so an
         # array is written again only after it was a kernel's output.
         holds_pattern = [False] * len(bufs)
@@ -136,7 +134,7 @@ class StreamSuite(Suite):
             # Element i of every input is its pattern's element i % PERIOD, so one period of the
             # reference, tiled, is the whole output's (computed once per kernel).
             want = sk.ref(pats[0], pats[1], pats[2], q).astype(np.float32)
-            yield rebindable(partial(self._case, sk, kdef, src, bufs, n, want, rtol, scratch), self.constants(kdef))
+            yield rebindable(partial(self._case, sk, kdef, src, bufs, n, want, rtol), self.constants(kdef))
 
     def _case(
         self,
@@ -147,12 +145,14 @@ class StreamSuite(Suite):
         n: int,
         want: np.ndarray,
         rtol: float,
-        scratch: HostScratch,
         constants: Constants,
     ) -> Case:
+        """The case of ``sk`` over the ``n``-element arrays ``bufs`` built with ``constants``: its
+        output checked against ``want`` (one period of the reference, tiled) within ``rtol``, read
+        into the run's scratch."""
         out = bufs[sk.output]
 
-        check = OutputCheck.of_output(out, "fp32", n, scratch, lambda got: check_tiled(got, want, rtol, 0.0))
+        check = OutputCheck.of_output(out, "fp32", n, self.ctx.scratch, lambda got: check_tiled(got, want, rtol, 0.0))
         return Case(
             kernel=kdef,
             params={"n": n, "array_bytes": n * _ELEMENT, "q": Q},
