@@ -12,8 +12,8 @@ One figure, four panels, every figure per launch in microseconds (µs, 1e-6 s):
   theoretical values). Samples <= 0 (possible for start latency, whose device instant
   is mapped onto the host clock) cannot be drawn on a log axis; the panel says how many were left
   out.
-* (d) the native round trip's steps: for each kernel, a horizontal bar stacking the median of each
-  step (:func:`~.report.step_medians`), labelled with the step's name and
+* (d) the round trip's steps (the native path's; the python path's on WebGPU): for each kernel, a
+  horizontal bar stacking the median of each step (:func:`~.report.step_medians`), labelled with the step's name and
   value; a negative median (the GPU started before the launch call returned) is drawn as 0 and its
   value given in the label.
 
@@ -39,7 +39,7 @@ import numpy as np
 from ..figures import MEASURED, PALETTE, Axes, Figure, check_suffix, mpl, new_figure, save_figure
 from ..text import date_of, sig_figs
 from .model import DispatchStudy, LatencySeries
-from .report import binding_cost, cost_text, step_medians
+from .report import binding_cost, cost_text, step_medians, steps_path
 
 __all__ = ["HIST_MEASURES", "LATENCY_FIGSIZE", "X_LABEL_US", "plot_dispatch"]
 
@@ -239,9 +239,14 @@ def _histogram_legend(ax: Axes, peak: float) -> None:
     ax.set_ylim(0.0, (peak or 1.0) / (1.0 - room))
 
 
+def _steps_title(study: DispatchStudy) -> str:
+    """Panel (d)'s title, naming the path whose steps it draws (native where none is drawn)."""
+    return f"(d) round-trip steps, {steps_path(study) or 'native'} path: median of each step"
+
+
 def _steps(ax: Axes, study: DispatchStudy) -> None:
-    """Panel (d): one stacked bar of native step medians per kernel."""
-    ax.set_title("(d) round-trip steps, native path: median of each step", fontsize=10, loc="left")
+    """Panel (d): one stacked bar of step medians per kernel (:func:`~.report.steps_path`'s path)."""
+    ax.set_title(_steps_title(study), fontsize=10, loc="left")
     per_kernel = step_medians(study)
     if not per_kernel:
         _not_measured(ax)

@@ -40,6 +40,7 @@ __all__ = [
     "format_dispatch",
     "latency_table",
     "step_medians",
+    "steps_path",
 ]
 
 #: Formats of :func:`format_dispatch`.
@@ -252,19 +253,28 @@ def cost_text(cost: BindingCost) -> str:
     )
 
 
-def step_medians(study: DispatchStudy) -> list[tuple[str, list[tuple[LatencySeries, float]]]]:
-    """The native round-trip steps of each kernel with their medians.
+def steps_path(study: DispatchStudy) -> str:
+    """The path whose round-trip steps the study reports: ``"native"`` where it has a valid native
+    step series (``Kernel.timeline``), else ``"python"`` where it has a valid python one (the WebGPU
+    backend's host steps, timed from Python), else ``""``."""
+    paths = {s.path for s in study.series if s.valid and s.measure == "step"}
+    return next((p for p in (_NATIVE, _PYTHON) if p in paths), "")
 
-    Only valid ``native`` series of measure ``step`` count; steps are ordered as they first appear
-    in ``study.series`` (over all kernels), and where one kernel has a step twice (two clocks) the
-    first series counts.
+
+def step_medians(study: DispatchStudy) -> list[tuple[str, list[tuple[LatencySeries, float]]]]:
+    """The round-trip steps of each kernel with their medians, on the path :func:`steps_path` names.
+
+    Only valid series of that path and of measure ``step`` count; steps are ordered as they first
+    appear in ``study.series`` (over all kernels), and where one kernel has a step twice (two
+    clocks) the first series counts.
 
     Returns:
         ``[(kernel, [(series, median seconds per launch), ...]), ...]`` for each kernel (in
         :data:`KERNELS` order) with at least one such step; medians may be negative (a GPU can
         start the work before the host's launch call returns).
     """
-    steps = [s for s in study.series if s.valid and s.measure == "step" and s.path == _NATIVE]
+    path = steps_path(study)
+    steps = [s for s in study.series if s.valid and s.measure == "step" and s.path == path]
     order: dict[str, int] = {}
     for s in steps:
         order.setdefault(s.step, len(order))
@@ -330,7 +340,7 @@ def _binding_lines(study: DispatchStudy) -> list[str]:
 def _steps_lines(study: DispatchStudy) -> list[str]:
     per_kernel = step_medians(study)
     if not per_kernel:
-        return ["Not measured: the study has no valid native step series."]
+        return ["Not measured: the study has no valid step series."]
     rows: list[list[object]] = []
     for kernel, steps in per_kernel:
         for s, p50 in steps:
@@ -338,7 +348,7 @@ def _steps_lines(study: DispatchStudy) -> list[str]:
         rows.append([kernel, "sum of medians", DASH, _us(sum(p for _s, p in steps))])
     lines = [
         (
-            "Medians of the native path's steps, in round-trip order, µs per launch. A negative "
+            f"Medians of the {steps_path(study)} path's steps, in round-trip order, µs per launch. A negative "
             "median means the device started the work before the host's launch call returned."
         ),
         "",
@@ -401,7 +411,7 @@ def format_dispatch(study: DispatchStudy, fmt: str = "md") -> str:
         ``"md"``: Markdown: a heading with the device name, backend and date; provenance; the
             study's parameters; the distribution table (:func:`latency_table`, µs per launch) with a
             line on units and on how throughput samples are averaged; the binding's cost
-            (:func:`binding_cost`); the native round-trip step medians; skipped paths with reasons;
+            (:func:`binding_cost`); the round-trip step medians (:func:`step_medians`); skipped paths with reasons;
             warnings (the study's own, then every invalid series).
         ``"csv"``: header :data:`LATENCY_CSV_COLUMNS`, then one row per series, as
             :func:`latency_table` but with seconds per launch at full precision (``repr``) in the

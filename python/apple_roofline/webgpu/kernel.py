@@ -210,20 +210,32 @@ class WgpuKernel:
             return 0
         return int(min(MAX_LEAD_LAUNCHES, -(-SPIN_UP_S // self._per_launch_s)))
 
-    def launch(self, args: Sequence[Any], work_items: int = 1) -> None:
-        """Submit one launch of ``work_items`` work items (one compute pass, one dispatch) and return
-        without waiting; ``WgpuBackend.synchronize`` waits for it. Raises ValueError for bad arguments."""
+    def encode(self, args: Sequence[Any], work_items: int = 1) -> Any:
+        """The command buffer of one launch of ``work_items`` work items, not submitted: a command
+        encoder, one compute pass with one dispatch, finished (the steps the dispatch study times
+        apart from the submit). Raises ValueError for bad arguments."""
         group = self._group(args, work_items)
         enc = self.backend.device.create_command_encoder()
         self._pass(enc, group, self._shape(work_items), 1, None)
-        self.backend.queue.submit([enc.finish()])
+        return enc.finish()
+
+    def launch(self, args: Sequence[Any], work_items: int = 1) -> None:
+        """Submit one launch of ``work_items`` work items (:meth:`encode`, then the queue's submit) and
+        return without waiting; ``WgpuBackend.synchronize`` waits for it. Raises ValueError for bad
+        arguments."""
+        self.backend.queue.submit([self.encode(args, work_items)])
 
     def launch_enqueues(self) -> bool:
         """True: a launch only submits."""
         return True
 
     def timeline(self, args: Sequence[Any], work_items: int = 1, reps: int = 1) -> Dict[str, Any]:
-        """Raises UnsupportedError: WebGPU gives no instants of a dispatch's steps on the host's clock."""
+        """Raises UnsupportedError: WebGPU gives no instant of the device's start on the host's clock
+        (its timestamps are on the GPU's own clock, with no mapping to the host's), so a dispatch's
+        start latency is not known; the dispatch study times the host's steps from Python instead."""
         from .._native import _core
 
-        raise _core.UnsupportedError("[wgpu::timeline] WebGPU gives no instants of a dispatch's steps")
+        raise _core.UnsupportedError(
+            "[wgpu::timeline] WebGPU gives no instant of the device's start on the host's clock: its timestamps "
+            "are on the GPU's own clock, with no mapping to the host's"
+        )

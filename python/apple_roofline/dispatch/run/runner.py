@@ -9,7 +9,7 @@ backend's built-in twins), :func:`run_dispatch` measures:
   launches), ``native``/``host`` (a C++ loop of ``Kernel::launch`` then one
   ``Backend::synchronize``, ``_core.launch_throughput``) and ``python``/``host`` (the same loop
   written in Python over :meth:`Kernel.launch` and :meth:`Backend.synchronize`,
-  :func:`python_throughput`).
+  :func:`~.loops.python_throughput`).
 * ``round_trip``: one launch, then wait for it, from a C++ loop and from Python (host clock). On
   the CPU backend this is the thread pool's fork-join cost.
 * the ``native`` and ``python`` host-clock series of both measures are measured interleaved
@@ -28,6 +28,10 @@ backend's built-in twins), :func:`run_dispatch` measures:
   ``metal_kernel`` and PyObjC Metal on macOS, MLX (``mx.add``) on the CPU, timed like the ``python``
   path.
 
+On a WebGPU adapter (``wgpu:N``), a Python backend that no C++ loop can drive, the measures are
+:mod:`.wgpu`'s: the python path alone, on the device clock (GPU timestamps) and the host's, with the
+round trip's host steps; what it cannot measure is listed as skipped with the reason.
+
 Every measure of the tiny kernel is validated: the buffer is zeroed before it and must hold exactly
 the number of launches made after it (:func:`~..kernels.check_tiny_counts`). The null kernel has no
 output; its launches are checked by the device reporting no error. Timed Python loops run with the
@@ -40,7 +44,6 @@ time goes.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -53,19 +56,13 @@ from ...stats import CONFIDENCE
 from ...study.document import finished_header
 from ...study.journal import Journal, record_key
 from ...study.progress import Progress, StudyInterrupted
-from ..kernels import (
-    FLOAT32_EXACT,
-    KERNEL_SOURCES,
-    NULL_VALIDATION,
-    TINY_BYTES,
-    TINY_FLOATS,
-    TINY_ITEMS,
-    check_tiny_counts,
-)
+from ..kernels import FLOAT32_EXACT, KERNEL_SOURCES, TINY_BYTES, TINY_ITEMS
 from ..model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
 from ..paired import PAIRED_PATHS, pair_order
 from ..peers import measure_peers
 from ..peers.common import gc_paused
+from .loops import Step, StudyKernel, python_round_trip, python_throughput
+from .wgpu import WGPU, WgpuDispatch
 
 __all__ = [
     "DEFAULT_REPS",
@@ -80,8 +77,6 @@ __all__ = [
     "check_counts",
     "interleave",
     "run_dispatch",
-    "python_throughput",
-    "python_round_trip",
     "timeline_series",
 ]
 
@@ -140,41 +135,7 @@ def check_counts(reps: int, launches: int, warmup: int) -> Tuple[int, int, int]:
     return reps, launches, warmup
 
 
-@dataclass
-class _NativeKernel:
-    """One kernel as the native and python paths launch it: the kernel, its arguments, its work
-    items, its output (tiny only) and the twin ``Kernel.timeline`` runs."""
-
-    name: str  # "null" | "tiny"
-    kernel: Any
-    args: Tuple[Any, ...]
-    launch: int
-    output: Optional[Any]  # the tiny kernel's 4 KiB buffer
-    timeline_kernel: Any
-    timeline_args: Tuple[Any, ...]
-    python_output: Optional[Any] = None  # the python path's own 4 KiB buffer when interleaved (tiny)
-
-    @property
-    def python_args(self) -> Tuple[Any, ...]:
-        """The python path's arguments in an interleaved step: its own buffer (tiny), none (null)."""
-        return (self.python_output,) if self.python_output is not None else self.args
-
-    def reset(self) -> None:
-        """Zero the tiny kernel's outputs (nothing for null)."""
-        for out in (self.output, self.python_output):
-            if out is not None:
-                out.write(np.zeros(TINY_FLOATS, dtype=np.float32))
-
-    def check(self, launches: int, python: bool = False) -> Tuple[bool, str]:
-        """Whether the tiny buffer (the python path's own when ``python``) holds ``launches`` in
-        every float (always true for null)."""
-        out = self.python_output if python else self.output
-        if out is None:
-            return True, NULL_VALIDATION
-        return check_tiny_counts(out.read("float32", TINY_FLOATS), launches)
-
-
-def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
+def _native_kernels(backend: Any, name: str) -> List[StudyKernel]:
     from ...shaders import resolve
 
     source = KERNEL_SOURCES[name]
@@ -188,41 +149,12 @@ def _native_kernels(backend: Any, name: str) -> List[_NativeKernel]:
         k = compile_(f"dispatch_{kernel}")
         output = backend.alloc(TINY_BYTES) if kernel == "tiny" else None
         args: Tuple[Any, ...] = (output,) if output is not None else ()
-        launch = TINY_ITEMS if output is not None else 1
+        work_items = TINY_ITEMS if output is not None else 1
         # CUDA reads the start from %globaltimer, which only the *_stamp twins write (dispatch.cu).
         tk, targs = (compile_(f"dispatch_{kernel}_stamp"), (stamp, *args)) if stamp is not None else (k, args)
         twin = backend.alloc(TINY_BYTES) if output is not None else None
-        out.append(_NativeKernel(kernel, k, args, launch, output, tk, targs, twin))
+        out.append(StudyKernel(kernel, k, args, work_items, output, tk, targs, twin))
     return out
-
-
-def python_throughput(
-    kernel: Any, backend: Any, args: Sequence[Any], launch: int, launches: int, reps: int
-) -> List[float]:
-    """Python's floor-plus-binding loop: ``reps`` samples of ``launches`` ``kernel.launch`` calls and
-    one ``backend.synchronize()``; seconds per launch (host ``time.perf_counter_ns``).
-
-    The loop calls the bound methods directly (no wrapper per launch, unlike the peers' loops), so
-    that it times the binding and nothing else."""
-
-    go, sync, clock = kernel.launch, backend.synchronize, time.perf_counter_ns
-    a = tuple(args)
-    out = []
-    sync()
-    with gc_paused():
-        for _ in range(reps):
-            t0 = clock()
-            for _ in range(launches):
-                go(a, launch)
-            sync()
-            out.append((clock() - t0) * 1e-9 / launches)
-    return out
-
-
-def python_round_trip(kernel: Any, backend: Any, args: Sequence[Any], launch: int, reps: int) -> List[float]:
-    """``reps`` samples of one ``kernel.launch`` and one ``backend.synchronize()`` from Python; seconds
-    each (:func:`python_throughput` with one launch per sample)."""
-    return python_throughput(kernel, backend, args, launch, 1, reps)
 
 
 def interleave(samplers: Mapping[str, Callable[[], float]], order: Sequence[str]) -> Dict[str, List[float]]:
@@ -409,6 +341,8 @@ class DispatchRunner:
         self.skipped: List[PeerSkipped] = []
         self.pairings: List[Pairing] = []
         self.warnings: List[str] = []
+        # a WebGPU adapter: no C++ loop drives the Python backend (.wgpu's measures instead)
+        self.wgpu = WgpuDispatch(self.backend, options.reps, options.launches) if self.name == WGPU else None
 
     def run(self) -> DispatchStudy:
         """Every step of the study; the study.
@@ -420,22 +354,18 @@ class DispatchRunner:
         self.journal.begin(
             DispatchStudy, created=self.created, device=self.info, command=opts.command, options=opts.recorded()
         )
-        kernels = _native_kernels(self.backend, self.name)
+        kernels = self.wgpu.kernels() if self.wgpu else _native_kernels(self.backend, self.name)
+        peers = opts.peers and self.wgpu is None  # no peer drives a wgpu adapter (a skipped path there)
+        if self.wgpu:
+            self.skipped.extend(self.wgpu.skipped(opts.peers))
         if self.progress:
-            self.progress.start("dispatch", len(kernels) * 4 + (1 if opts.peers else 0))
+            per_kernel = [len(self.wgpu.steps(k)) if self.wgpu else 4 for k in kernels]
+            self.progress.start("dispatch", sum(per_kernel) + (1 if peers else 0))
         try:
             for k in kernels:
                 self.measure_kernel(k)
-            if opts.peers:
-                index = int(self.info.get("index", 0) or 0)
-                self.step(
-                    "peers",
-                    lambda: (
-                        *measure_peers(self.name, index, reps=opts.reps, launches=opts.launches, warmup=opts.warmup),
-                        [],
-                    ),
-                    lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}",
-                )
+            if peers:
+                self.measure_peers()
         except (KeyboardInterrupt, DeviceStopped) as exc:
             raise DispatchInterrupted(self.assemble(False), exc) from None
         finally:
@@ -444,16 +374,40 @@ class DispatchRunner:
             self.progress.finish("dispatch")
         return self.assemble(True)
 
-    def measure_kernel(self, k: _NativeKernel) -> None:
-        """Warm ``k`` up (its output checked), then its launch steps and its timeline."""
+    def measure_peers(self) -> None:
+        """The peer libraries' step (:func:`~..peers.measure_peers`)."""
         opts = self.options
+        index = int(self.info.get("index", 0) or 0)
+        self.step(
+            "peers",
+            lambda: (
+                *measure_peers(self.name, index, reps=opts.reps, launches=opts.launches, warmup=opts.warmup),
+                [],
+            ),
+            lambda got: f"peers: {', '.join(sorted({g.path for g in got[0]})) or 'none installed'}",
+        )
+
+    def warm_up(self, k: StudyKernel) -> Tuple[bool, str]:
+        """The untimed launches of ``k`` on a zeroed output, then a wait; their validation."""
+        if self.wgpu:
+            return self.wgpu.warm_up(k, self.options.warmup)
         k.reset()
-        for _ in range(opts.warmup):
-            k.kernel.launch(k.args, k.launch)
+        for _ in range(self.options.warmup):
+            k.kernel.launch(k.args, k.work_items)
         self.backend.synchronize()
-        ok, why = k.check(opts.warmup)
+        return k.check(self.options.warmup)
+
+    def measure_kernel(self, k: StudyKernel) -> None:
+        """Warm ``k`` up (its output checked), then its launch steps and its timeline (on a WebGPU
+        adapter, :meth:`.wgpu.WgpuDispatch.steps`)."""
+        opts = self.options
+        ok, why = self.warm_up(k)
         if not ok:
             self.warnings.append(f"{k.name}: the warm-up launches failed validation: {why}")
+        if self.wgpu:
+            for key, text, run in self.wgpu.steps(k):
+                self.step(key, run, lambda _: text)
+            return
         for key, text, run in _launch_steps(self.core, self.backend, self.name, k, opts.reps, opts.launches):
             self.step(key, run, lambda _: text)
         self.step(
@@ -492,11 +446,6 @@ class DispatchRunner:
         )
 
 
-#: What one step of the study gives: its series, what it could not measure, and the pairings of
-#: its series (an interleaved step's one).
-Step = Tuple[List[LatencySeries], List[PeerSkipped], List[Pairing]]
-
-
 def _dump_step(got: Step) -> Dict[str, Any]:
     return {
         "series": [s.to_dict() for s in got[0]],
@@ -525,11 +474,11 @@ def _load_step(d: Mapping[str, Any], source: str) -> Step:
     )
 
 
-def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
+def _timeline(core: Any, k: StudyKernel, reps: int) -> Step:
     """The start latency and steps of ``k`` (``Kernel.timeline``), or why the backend has none."""
     k.reset()
     try:
-        tl = k.timeline_kernel.timeline(k.timeline_args, k.launch, reps)
+        tl = k.timeline_kernel.timeline(k.timeline_args, k.work_items, reps)
     except core.UnsupportedError as e:
         return [], [PeerSkipped(f"native start_latency ({k.name})", str(e))], []
     ok, why = k.check(reps)
@@ -537,7 +486,7 @@ def _timeline(core: Any, k: _NativeKernel, reps: int) -> Step:
 
 
 def _launch_steps(
-    core: Any, backend: Any, name: str, k: _NativeKernel, reps: int, launches: int
+    core: Any, backend: Any, name: str, k: StudyKernel, reps: int, launches: int
 ) -> List[Tuple[str, str, Callable[[], Step]]]:
     """The launch steps of one kernel, ``(journal key, progress text, run)``: throughput on the
     device clock (native), then throughput and round trip with the native and python paths
@@ -547,7 +496,7 @@ def _launch_steps(
 
     def device() -> Step:
         k.reset()
-        samples = [t / per for t in k.kernel.time(k.args, k.launch, per, reps)]
+        samples = [t / per for t in k.kernel.time(k.args, k.work_items, per, reps)]
         ok, why = k.check(reps * per)
         note = f"Kernel.time, batch {per}: {k.kernel.timer or DEVICE_CLOCKS.get(name, 'device clock')}"
         return (
@@ -575,12 +524,12 @@ def _launch_steps(
 
     py_args = k.python_args
     throughput = {
-        "native": lambda: core.launch_throughput(backend, k.kernel, k.args, k.launch, per, 1)[0] / per,
-        "python": lambda: python_throughput(k.kernel, backend, py_args, k.launch, per, 1)[0],
+        "native": lambda: core.launch_throughput(backend, k.kernel, k.args, k.work_items, per, 1)[0] / per,
+        "python": lambda: python_throughput(k.kernel, backend, py_args, k.work_items, per, 1)[0],
     }
     round_trip = {
-        "native": lambda: core.launch_round_trip(backend, k.kernel, k.args, k.launch, 1)[0],
-        "python": lambda: python_round_trip(k.kernel, backend, py_args, k.launch, 1)[0],
+        "native": lambda: core.launch_round_trip(backend, k.kernel, k.args, k.work_items, 1)[0],
+        "python": lambda: python_round_trip(k.kernel, backend, py_args, k.work_items, 1)[0],
     }
     loops = {
         "native": "C++ loop: Kernel::launch × launches, Backend::synchronize",
