@@ -75,7 +75,7 @@ def warm_up(
 def time_kernel(
     kernel: Any,
     args: Sequence[Any],
-    launch: int,
+    work_items: int,
     *,
     reps: int = DEFAULT_REPS,
     warmup: int = 3,
@@ -85,7 +85,7 @@ def time_kernel(
     spin_up_s: float = 0.0,
     min_window_s: float = 0.0,
 ) -> Timing:
-    """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``launch`` work items.
+    """Warm up, calibrate and time ``kernel`` (a ``_core.Kernel``) over ``work_items`` work items.
 
     ``spin_up_s`` > 0 runs about that many seconds of launches back to back, as one sample, right
     before the timed samples: a GPU whose clock falls to idle between the warm-up's paced launches
@@ -116,7 +116,7 @@ def time_kernel(
         # the first launch's time is unknown (the longest bound); later ones are predicted from the
         # slowest of the last three (docs/design/watchdog.md, "A watchdog on every device wait")
         with watched(name, max(seen[-3:]) * count if seen else None):
-            got = list(kernel.time(args, launch, 1, count, clock=False))
+            got = list(kernel.time(args, work_items, 1, count, clock=False))
         seen.extend(got)
         return got
 
@@ -127,16 +127,16 @@ def time_kernel(
         # A launch in a batch can be much shorter than one timed alone (a 16x16 DGEMM on an H100:
         # about 7x, launch latency overlapping); the window is sized from one calibrated sample.
         with watched(name, batch * per_launch):
-            probe = kernel.time(args, launch, batch, 1, clock=False)[0] / batch
+            probe = kernel.time(args, work_items, batch, 1, clock=False)[0] / batch
         per_launch = max(min(per_launch, probe), 1e-9)
         batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
         spin = int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch))))
         with watched(name, spin * per_launch):
-            kernel.time(args, launch, spin, 1, clock=False)
+            kernel.time(args, work_items, spin, 1, clock=False)
     start = time.perf_counter()
     with watched(name, batch * reps * per_launch):
-        samples = kernel.time(args, launch, batch, reps)
+        samples = kernel.time(args, work_items, batch, reps)
     end = time.perf_counter()
     clock = getattr(kernel, "clock", None)  # the timed samples' measured clock, read after them
     return Timing(

@@ -53,7 +53,7 @@ def test_info_describes_the_device(metal: Any) -> None:
 
 def test_arguments_function_constants_and_tail(metal: Any) -> None:
     """Buffers, a float, a long and the appended launch count reach the kernel at [[buffer(i)]] in
-    order; function constants are set by name in their declared types; exactly `launch` threads run."""
+    order; function constants are set by name in their declared types; exactly `work_items` threads run."""
     n = 1000
     x = np.arange(n, dtype=np.float32)
     xb, yb = metal.alloc(4 * n), metal.alloc(4 * (n + 24))

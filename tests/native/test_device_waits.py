@@ -170,13 +170,13 @@ cpu = _core.Backend("cpu", 0)
 n = 16 << 20
 a, c = cpu.alloc(4 * n), cpu.alloc(4 * n)
 {setup}
-t0 = time.perf_counter(); k.time(args, launch, 1, 1, clock=False); one = time.perf_counter() - t0
+t0 = time.perf_counter(); k.time(args, work_items, 1, 1, clock=False); one = time.perf_counter() - t0
 batch = max(2, int(30.0 / max(one, 1e-6)))
 with signals_as_interrupts():
     print("timing", flush=True)
     began = time.perf_counter()
     try:
-        k.time(args, launch, batch, 1, clock=False)
+        k.time(args, work_items, batch, 1, clock=False)
     except KeyboardInterrupt:
         print(f"interrupted after {{time.perf_counter() - began:.2f}} s of {{batch * one:.1f}}", file=sys.stderr)
         sys.exit(interrupted_code())
@@ -187,8 +187,10 @@ with signals_as_interrupts():
 @pytest.mark.parametrize(
     "setup",
     [
-        'k = cpu.compile("kernels.cpp", "stream_copy_f32"); args, launch = [a, a, c, 1.0], n // 4',  # the pool's timing loop
-        'k = cpu.gemm("fp32", 512, 512, 512); args, launch = [a, a, c], 1',  # BLAS on its calling thread
+        # the pool's timing loop
+        'k = cpu.compile("kernels.cpp", "stream_copy_f32"); args, work_items = [a, a, c, 1.0], n // 4',
+        # BLAS on its calling thread
+        'k = cpu.gemm("fp32", 512, 512, 512); args, work_items = [a, a, c], 1',
     ],
     ids=["builtin", "gemm"],
 )

@@ -19,7 +19,7 @@ class Kernel:
     def __init__(self, name: str, seconds: float, calls: List[Tuple[str, int, int]], slow: float = 1.0) -> None:
         self.name, self.seconds, self.calls, self.slow = name, seconds, calls, slow
 
-    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+    def time(self, args: Any, work_items: int, batch: int, reps: int, clock: bool = True) -> List[float]:
         self.calls.append((self.name, batch, reps))
         return [self.seconds * batch] + [self.seconds * batch * self.slow] * (reps - 1)
 

@@ -202,9 +202,9 @@ class FakeCore:
         return self.host
 
     def launch_round_trip(
-        self, backend: Any, kernel: FakeGemm, args: Sequence[Any], launch: int, reps: int
+        self, backend: Any, kernel: FakeGemm, args: Sequence[Any], work_items: int, reps: int
     ) -> List[float]:
-        assert launch == 1
+        assert work_items == 1
         self.calls.append((kernel.m, reps))
         kernel.run(args)
         flops = 2 * kernel.m * kernel.n * kernel.k

@@ -205,7 +205,7 @@ class _PerfCountingKernel:
         self.clock: Mapping[str, Any] = {"mhz": [], "method": "not measured: nothing timed yet"}
         self.calls = 0
 
-    def time(self, args: Any, launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(self, args: Any, work_items: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         reading = self.readings[self.calls]
         self.calls += 1
         assert len(reading["mhz"]) == reps  # one value per sample, as the backend gives

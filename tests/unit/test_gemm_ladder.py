@@ -192,7 +192,9 @@ class SpreadKernel:
         self.first_spread = first_spread
         self.timed: List[int] = []
 
-    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(
+        self, args: Sequence[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True
+    ) -> List[float]:
         if batch == 1:
             return [1e-4] * reps  # warm-up, launch by launch
         spread = self.first_spread if not self.timed else 0.0

@@ -410,7 +410,7 @@ class FakeKernel:
     def __init__(self, dtype: str, m: int, n: int, k: int, fault: Optional[Callable[[np.ndarray], np.ndarray]]) -> None:
         self.dtype, self.m, self.n, self.k, self.fault = dtype, m, n, k, fault
 
-    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(self, args: List[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         p = GEMM_PRECISIONS[self.dtype]
         A, B, C = args
         assert A.nbytes == self.m * self.k * ITEMSIZE[p.in_dtype]
@@ -435,9 +435,9 @@ class FakeTiledKernel:
     def __init__(self, entry: str, constants: Dict[str, Any]) -> None:
         assert entry == "gemm_tiled16_f32" and constants == {"BLOCK": 256}
 
-    def time(self, args: List[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(self, args: List[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
         A, B, C, n = args
-        assert launch == n * n and n % 16 == 0
+        assert work_items == n * n and n % 16 == 0
         a = A.read("float32", n * n).reshape(n, n)
         b = B.read("float32", n * n).reshape(n, n)
         C.write(np.ascontiguousarray(a @ b, dtype=np.float32))
@@ -565,9 +565,9 @@ def test_cpu_ladder_and_counts_unchanged() -> None:
         ("hgemm", 32),
         ("hgemm", 64),
     ]
-    for name, params, flops, nbytes, launch in cases:
+    for name, params, flops, nbytes, work_items in cases:
         n = params["m"]
-        assert params == {"m": n, "n": n, "k": n} and launch == 1 and flops == 2 * n**3
+        assert params == {"m": n, "n": n, "k": n} and work_items == 1 and flops == 2 * n**3
         assert nbytes == 3 * n * n * {"sgemm": 4, "dgemm": 8, "hgemm": 2}[name]
 
 
@@ -669,8 +669,8 @@ class Fp16AccumulatingBackend(FakeBackend):
             kernel.fault = None
             kernel_time = kernel.time
 
-            def time(args: List[Any], launch: int, batch: int = 1, reps: int = 1) -> List[float]:
-                out = kernel_time(args, launch, batch, reps)
+            def time(args: List[Any], work_items: int, batch: int = 1, reps: int = 1) -> List[float]:
+                out = kernel_time(args, work_items, batch, reps)
                 A, B, C = args
                 a = A.read("float16", m * k).reshape(m, k)
                 b = B.read("float16", k * n).reshape(k, n)

@@ -145,7 +145,7 @@ class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, ""
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Sequence[Any], work_items: int, batch: int, reps: int) -> List[float]:
         return self.run(batch, reps, 0).samples_s
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> PassRun:
@@ -791,7 +791,7 @@ def test_a_suite_that_ran_over_its_budget_says_by_how_much(monkeypatch: pytest.M
             time.sleep(0.5)
             return run(batch, reps, lead, **more)
 
-        p.time = lambda args, launch, batch, reps: run(batch, reps, 0).samples_s  # type: ignore[method-assign]
+        p.time = lambda args, work_items, batch, reps: run(batch, reps, 0).samples_s  # type: ignore[method-assign]
         p.run = run_slowly  # type: ignore[method-assign]  # the probe quick, the measurement slow
         return p
 

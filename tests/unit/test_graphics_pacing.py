@@ -52,7 +52,7 @@ class Pass:
     def __init__(self, seconds: float) -> None:
         self.seconds, self.runs, self.times = seconds, [], []  # type: ignore[var-annotated]
 
-    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Any, work_items: int, batch: int, reps: int) -> List[float]:
         self.times.append((batch, reps))
         return [self.seconds * batch] * reps
 
@@ -243,7 +243,7 @@ class FakePass:
     def __init__(self, image: np.ndarray, seconds: float, invocations: Optional[int]) -> None:
         self.image, self.seconds, self.invocations, self.timer = image, seconds, invocations, "fake"
 
-    def time(self, args: Any, launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Any, work_items: int, batch: int, reps: int) -> List[float]:
         return [self.seconds * batch] * reps
 
     def run(self, batch: int, reps: int, lead: int = 0, *, count: bool = False, read: bool = False) -> P.PassRun:

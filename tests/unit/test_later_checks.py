@@ -64,7 +64,9 @@ class Kernel:
         self.i, self.events, self.noisy, self.interrupt = i, events, noisy, interrupt
         self.sets = 0
 
-    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(
+        self, args: Sequence[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True
+    ) -> List[float]:
         if batch == 1 and reps < 10:
             return [1e-3] * reps  # warm-up
         if self.interrupt:

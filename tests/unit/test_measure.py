@@ -23,8 +23,8 @@ class FakeKernel:
         self.launches += 1
         return t
 
-    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
-        self.calls.append((launch, batch, reps))
+    def time(self, args: Any, work_items: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+        self.calls.append((work_items, batch, reps))
         self.clocks.append(clock)
         return [sum(self._next() for _ in range(batch)) for _ in range(reps)]
 
@@ -88,8 +88,8 @@ class BatchedKernel(FakeKernel):
         super().__init__([alone])
         self.batched = batched
 
-    def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
-        self.calls.append((launch, batch, reps))
+    def time(self, args: Any, work_items: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+        self.calls.append((work_items, batch, reps))
         return [self.times[0] if batch == 1 else batch * self.batched for _ in range(reps)]
 
 

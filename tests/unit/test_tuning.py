@@ -84,18 +84,20 @@ class FakeKernel:
                 self.memo[key] = IDIV_REFERENCE(IDIV_ENTRIES[self.entry], x[:PERIOD].copy(), F)
         out[:count] = np.resize(self.memo[key], count)
 
-    def time(self, args: Sequence[Any], launch: int, batch: int = 1, reps: int = 1, clock: bool = True) -> List[float]:
+    def time(
+        self, args: Sequence[Any], work_items: int, batch: int = 1, reps: int = 1, clock: bool = True
+    ) -> List[float]:
         if self.broken:
             pass
         elif self.entry in CHAIN_ENTRIES:
             fk, dt = CHAIN_ENTRIES[self.entry]
-            count = launch * fk.elems_per_item
+            count = work_items * fk.elems_per_item
             self._periodic(args[0].view(NUMPY_DTYPE[dt]), count, args[1].view(NUMPY_DTYPE[dt]))
         elif self.entry in IDIV_ENTRIES:
-            self._periodic(args[0].view("uint32"), launch, args[1].view("uint32"))
+            self._periodic(args[0].view("uint32"), work_items, args[1].view("uint32"))
         else:
             a, b, c = (x.view("float32") for x in args[:3])
-            n = launch * 4
+            n = work_items * 4
             op = self.entry.split("_")[1]
             if op == "copy":
                 c[:n] = a[:n]

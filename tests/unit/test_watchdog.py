@@ -88,7 +88,7 @@ def test_a_pass_waits_within_the_bound_of_its_predicted_submission() -> None:
     limits: List[Tuple[float, str]] = []
 
     class Pass:
-        def time(self, args: Any, launch: int, batch: int, reps: int, clock: bool = True) -> List[float]:
+        def time(self, args: Any, work_items: int, batch: int, reps: int, clock: bool = True) -> List[float]:
             limits.append(W.limit())
             return [1e-3 * batch] * reps
 

@@ -112,10 +112,17 @@ class CallPath:
 
 
 def _gemm_call(
-    ctx: PathContext, backend: Any, kernel: Any, batch: int, n: int, rows: int, launch: int, extra: Sequence[Any] = ()
+    ctx: PathContext,
+    backend: Any,
+    kernel: Any,
+    batch: int,
+    n: int,
+    rows: int,
+    work_items: int,
+    extra: Sequence[Any] = (),
 ) -> PreparedCall:
     """Buffers A (rows×N, rows past B zero), W (N×N) and C (rows×N, NaN) on ``backend``; ``run`` is
-    the native round-trip loop of ``kernel`` over (A, W, C, *extra) and ``launch`` work items."""
+    the native round-trip loop of ``kernel`` over (A, W, C, *extra) and ``work_items`` work items."""
     rng = np.random.default_rng(batch * 4099 + n)
     a = rng.uniform(-1.0, 1.0, (batch, n)).astype(np.float32)
     w = rng.uniform(-1.0, 1.0, (n, n)).astype(np.float32)
@@ -127,7 +134,7 @@ def _gemm_call(
     core = ctx.core
 
     def run(reps: int) -> List[float]:
-        return list(core.launch_round_trip(backend, kernel, args, launch, reps))
+        return list(core.launch_round_trip(backend, kernel, args, work_items, reps))
 
     def check() -> Tuple[bool, str]:
         c = np.array(read(bufs[2], "fp32", rows * n)).reshape(rows, n)[:batch]

@@ -4,7 +4,7 @@
 
 The runner sees :class:`NativeGraphicsDevice` and :class:`NativePass` exactly as it sees the wgpu
 ones: ``fill_pass``, ``texture_pass``, ``max_texture``, ``name``, ``info``; passes with
-``time(args, launch, batch, reps)`` (``_core.Kernel.time``'s signature), ``read``,
+``time(args, work_items, batch, reps)`` (``_core.Kernel.time``'s signature), ``read``,
 ``fragment_invocations``, ``run`` and ``timer``. A sample is ``batch`` render passes in one command buffer,
 timed by its GPUEndTime - GPUStartTime. Apple GPUs cannot count fragment-shader invocations, so
 ``fragment_invocations`` is None there.
@@ -51,9 +51,9 @@ class NativePass:
         self.height = height
         self.timer = ""
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Sequence[Any], work_items: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (device-timed).
-        ``args`` and ``launch`` are ignored (``Kernel.time``'s signature)."""
+        ``args`` and ``work_items`` are ignored (``Kernel.time``'s signature)."""
         out = [float(t) for t in self.native.time(batch, reps)]
         self.timer = str(self.native.timer)
         return out

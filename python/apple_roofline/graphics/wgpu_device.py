@@ -2,7 +2,7 @@
 render passes, GPU timestamps, fragment-shader invocation counts, read-back targets.
 
 Only this module touches the ``wgpu`` package (the ``graphics`` extra); the runner sees
-:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, launch, batch, reps)`` is called as
+:class:`WgpuDevice` and :class:`WgpuPass`, whose ``time(args, work_items, batch, reps)`` is called as
 ``_core.Kernel.time`` is, as the native render pass's is (the pacer's probe,
 :meth:`~.pacing.Pacer.probe`, times either; a pass measures no clock, so it takes no ``clock``).
 
@@ -206,9 +206,9 @@ class WgpuPass:
             self.device.extras.end_pipeline_statistics_query(rp)
         rp.end()
 
-    def time(self, args: Sequence[Any], launch: int, batch: int, reps: int) -> List[float]:
+    def time(self, args: Sequence[Any], work_items: int, batch: int, reps: int) -> List[float]:
         """``reps`` samples of ``batch`` passes back to back; seconds per sample (GPU timestamps, or
-        the host clock where the adapter has none: :attr:`timer`). ``args`` and ``launch`` are
+        the host clock where the adapter has none: :attr:`timer`). ``args`` and ``work_items`` are
         ignored (``Kernel.time``'s signature)."""
         return self.run(batch, reps, 0).samples_s
 
