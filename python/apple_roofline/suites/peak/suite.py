@@ -21,11 +21,21 @@ whole waves reached 32.6. Such launches record ``waves`` in their parameters, an
 to fit (tens of MiB: still compute-bound at F = 512). A case rebound to another block size
 (:meth:`~.base.Case.for_block`, when tuning) is sized again in whole waves of that size, on the
 same buffers where they hold it and with the same NumPy reference.
+
+Enough work on a GPU that reports no wave: WebGPU says neither a GPU's wave nor its cores, so a
+WebGPU GPU adapter (:func:`reports_no_wave`) launches at least :data:`UNKNOWN_WAVE_ITEMS` = 2^23 work
+items (a quarter in a quick run shrunk for time), within the adapter's largest binding. The largest
+GPUs hold 303,104 threads at once (a B200: 148 SMs × 2048), an H200 270,336 (132 × 2048), so 2^23 is
+at least 27.7 of their waves and a partial last wave at most 1/28 of the launch's time, less on every
+smaller GPU (and a launch's fixed start and drain, microseconds, a small share of its milliseconds).
+On an H200 through Vulkan the FP32 vector peak reached 0.946 of the CUDA backend's on the 4 MiB
+buffers (262,144 work items, about one wave) and 0.968 on 4x the work items. A CPU adapter (lavapipe)
+keeps PEAK_BUFFER_BYTES: its threads are the host's few CPUs.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, Tuple
+from typing import Any, Callable, Dict, Iterator, Mapping, Tuple
 
 import numpy as np
 
@@ -35,10 +45,22 @@ from ..fma import FMA_KERNELS
 from ..waves import MIN_WAVES, wave_items
 from ..work import shrink_level
 
-__all__ = ["PeakSuite", "PEAK_VARIANTS", "PEAK_F", "PEAK_BUFFER_BYTES", "peak_buffer_bytes"]
+__all__ = [
+    "PeakSuite",
+    "PEAK_VARIANTS",
+    "PEAK_F",
+    "PEAK_BUFFER_BYTES",
+    "UNKNOWN_WAVE_ITEMS",
+    "peak_buffer_bytes",
+    "peak_items",
+    "reports_no_wave",
+]
 
 PEAK_F = 512
 PEAK_BUFFER_BYTES = 4 << 20
+#: Fewest work items of a peak case on a GPU that reports no wave (module docstring): 2^23, at least
+#: 27.7 waves of the largest GPUs (a B200 holds 148 SMs × 2048 = 303,104 threads at once).
+UNKNOWN_WAVE_ITEMS = 1 << 23
 
 
 def peak_buffer_bytes(ctx: Any) -> int:
@@ -47,6 +69,27 @@ def peak_buffer_bytes(ctx: Any) -> int:
     :data:`~apple_roofline.suites.work.SHRINK_STEPS`: 1 MiB of FMA chains at F = PEAK_F is still
     compute-bound and cache-resident; GPUs still run whole waves, at least MIN_WAVES)."""
     return PEAK_BUFFER_BYTES // 4 if ctx.quick and shrink_level(ctx.options) >= 1 else PEAK_BUFFER_BYTES
+
+
+def reports_no_wave(info: Mapping[str, Any]) -> bool:
+    """Whether a device's ``info`` is a WebGPU GPU adapter's, whose kernels report no wave
+    (``wave_items`` 0): an ``adapter_type`` other than ``CPU`` (DiscreteGPU, IntegratedGPU, VirtualGPU,
+    Unknown). Only the WebGPU backend's info has the key: the CUDA, Metal and CPU backends are never one."""
+    kind = str(info.get("adapter_type", "") or "")
+    return bool(kind) and kind != "CPU"
+
+
+def peak_items(ctx: Any, item_bytes: int) -> int:
+    """Work items of a peak case of ``item_bytes`` input bytes per item, before any rounding to whole
+    waves: :func:`peak_buffer_bytes` over ``item_bytes``; on a GPU that reports no wave
+    (:func:`reports_no_wave`), at least :data:`UNKNOWN_WAVE_ITEMS` (a quarter in a quick run shrunk
+    for time), but no more than the adapter's largest binding (``max_buffer_bytes``) holds."""
+    items = peak_buffer_bytes(ctx) // item_bytes
+    if not reports_no_wave(ctx.info):
+        return items
+    least = UNKNOWN_WAVE_ITEMS * peak_buffer_bytes(ctx) // PEAK_BUFFER_BYTES
+    most = int(ctx.info.get("max_buffer_bytes", 0) or 0) // item_bytes
+    return max(items, min(least, most) if most else least)
 
 
 #: (dtype, variant) in the order they are measured.
@@ -122,11 +165,12 @@ class PeakSuite(Suite):
         pair: BufferPair,
         reference: Callable[[], np.ndarray],
     ) -> Case:
-        """The case of ``kdef`` built with ``consts``, in whole waves where the kernel reports them;
-        rebound to another BLOCK, planned again here (its waves depend on the block)."""
+        """The case of ``kdef`` built with ``consts``, in whole waves where the kernel reports them
+        (:func:`peak_items` where it reports none); rebound to another BLOCK, planned again here (its
+        waves depend on the block)."""
         fk = FMA_KERNELS[kdef.name]
         item_bytes = fk.elems_per_item * ITEMSIZE[kdef.dtype]
-        items = peak_buffer_bytes(self.ctx) // item_bytes
+        items = peak_items(self.ctx, item_bytes)
         extra: Dict[str, Any] = {}
         wave = wave_items(self.ctx.backend, src, {**consts, "F": PEAK_F})
         if wave:

@@ -8,13 +8,13 @@ from typing import List
 from ..base import ITEMSIZE, SuiteContext
 from ..fma import FMA_KERNELS
 from ..work import CaseWork
-from .suite import PEAK_F, PEAK_VARIANTS, peak_buffer_bytes
+from .suite import PEAK_F, PEAK_VARIANTS, peak_items
 
 __all__ = ["peak_work"]
 
 
 def peak_work(ctx: SuiteContext) -> List[CaseWork]:
-    """One :class:`CaseWork` per peak variant at F = PEAK_F on :func:`~.suite.peak_buffer_bytes` buffers (a GPU's
+    """One :class:`CaseWork` per peak variant at F = PEAK_F on :func:`~.suite.peak_items` work items (a GPU's
     whole waves, known only once a kernel is built, are not counted: compute-bound launches of a
     few milliseconds); FP16 variants are left out on a device whose info says it has no FP16
     arithmetic (``fp16_arithmetic`` false: they are skipped, not measured). The host writes the
@@ -25,7 +25,7 @@ def peak_work(ctx: SuiteContext) -> List[CaseWork]:
         if dtype == "fp16" and no_fp16:
             continue
         fk = FMA_KERNELS[variant]
-        items = peak_buffer_bytes(ctx) // (fk.elems_per_item * ITEMSIZE[dtype])
+        items = peak_items(ctx, fk.elems_per_item * ITEMSIZE[dtype])
         half = items * fk.elems_per_item * ITEMSIZE[dtype]
         out.append(
             CaseWork(
