@@ -85,7 +85,7 @@ def dispatch(
             "--device",
             "-d",
             metavar="DEVICE",
-            help="cpu, cuda:N or metal:N (default: the best available); "
+            help="cpu, cuda:N, metal:N or wgpu:N (default: the best available); "
             "cuda:all or cuda:0,2,3: those GPUs at once, one process each.",
         ),
     ] = None,
