@@ -3,7 +3,7 @@
 // dispatch_null and dispatch_tiny.
 //
 // Compiled at run time with NVRTC (-DBLOCK=threads per block). Arguments by core/backend.h's
-// convention, the launch count n last.
+// convention, the work-item count n last.
 //  * dispatch_null: launched with n = 1 (one block of one thread's worth of work); touches no memory.
 //  * dispatch_tiny: launched with n = 256 (one block of BLOCK = 256 threads); each thread adds 1 to
 //    one float4 of x, so one launch reads and writes 4 KiB. After k launches on a zeroed x every

@@ -3,7 +3,7 @@
 // native/cpu/kernels.cpp's dispatch_null and dispatch_tiny.
 //
 // Compiled at run time with newLibraryWithSource: (Metal 3.0, safe math). Arguments at
-// [[buffer(i)]] by core/backend.h's convention, the launch count n last.
+// [[buffer(i)]] by core/backend.h's convention, the work-item count n last.
 //  * dispatch_null: dispatched with n = 1 thread; touches no memory.
 //  * dispatch_tiny: dispatched with n = 256 threads (one threadgroup of BLOCK = 256); each thread
 //    adds 1 to one float4 of x, so one dispatch reads and writes 4 KiB. After k dispatches on a

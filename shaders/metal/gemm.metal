@@ -5,7 +5,7 @@
 //
 // Compiled at run time with newLibraryWithSource: (Metal 3.0, safe math). Arguments, bound at
 // [[buffer(i)]] in the order the suite passes them (core/backend.h): A, B (const device float*),
-// C (device float*), N (constant long&), then the launch count n = N·N (constant ulong&).
+// C (device float*), N (constant long&), then the work-item count n = N·N (constant ulong&).
 //
 // Launch: one thread per element of C, a 1-D grid of N·N threads in threadgroups of exactly 256
 // (the backend's BLOCK, default 256; any other threadgroup size computes garbage, which validation

@@ -76,7 +76,7 @@ def test_launch_rejects_bad_arguments(dev: Tuple[str, Any]) -> None:
 
 def test_vendor_gemm_launches_one_product(dev: Tuple[str, Any]) -> None:
     """Backend.gemm's kernel launches one product; synchronize waits for it (the per-call study's
-    round trip); a wrong launch count or buffer is a ValueError."""
+    round trip); a wrong work-item count or buffer is a ValueError."""
     name, b = dev
     m, n, k = 3, 5, 4
     try:

@@ -61,7 +61,7 @@ def test_arch_specific_constant_is_checked(cuda: Any) -> None:
 
 
 def test_kernel_arguments_constants_and_tail(cuda: Any) -> None:
-    """Buffers, a double, a long long and the appended launch count reach the kernel in order; a
+    """Buffers, a double, a long long and the appended work-item count reach the kernel in order; a
     launch that is not a whole number of blocks writes exactly its range."""
     n = 1000
     x = np.arange(n, dtype=np.float32)
@@ -72,7 +72,7 @@ def test_kernel_arguments_constants_and_tail(cuda: Any) -> None:
     assert len(samples) == 4 and all(np.isfinite(s) and s > 0 for s in samples)
     y = yb.read("float32")
     np.testing.assert_array_equal(y[:n], 2.5 * x + 12.0)
-    assert not y[n:].any(), "threads past the launch count wrote"
+    assert not y[n:].any(), "threads past the work-item count wrote"
     # Another constant is another kernel, not a stale cache entry.
     cuda.compile(AXPY, "axpy", {"SHIFT": 6, "BLOCK": 128}).time([xb, yb, 1.0, 0], n, 1, 1)
     np.testing.assert_array_equal(yb.read("float32", n), x + 6.0)

@@ -52,7 +52,7 @@ def test_info_describes_the_device(metal: Any) -> None:
 
 
 def test_arguments_function_constants_and_tail(metal: Any) -> None:
-    """Buffers, a float, a long and the appended launch count reach the kernel at [[buffer(i)]] in
+    """Buffers, a float, a long and the appended work-item count reach the kernel at [[buffer(i)]] in
     order; function constants are set by name in their declared types; exactly `work_items` threads run."""
     n = 1000
     x = np.arange(n, dtype=np.float32)
@@ -63,7 +63,7 @@ def test_arguments_function_constants_and_tail(metal: Any) -> None:
     assert len(samples) == 4 and all(np.isfinite(s) and s > 0 for s in samples)
     y = yb.view("float32")  # zero copy: the buffer's shared memory
     np.testing.assert_array_equal(y[:n], 2.5 * x + 6.0)
-    assert not y[n:].any(), "threads past the launch count wrote"
+    assert not y[n:].any(), "threads past the work-item count wrote"
     assert k.timer, "Metal says how it timed the samples"
     # another constant is another pipeline, not a stale cache entry
     k2 = metal.compile(AXPY, "axpy", {"SHIFT": 9, "SCALE": 0.5, "BLOCK": 128})

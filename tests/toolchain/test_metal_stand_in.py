@@ -312,7 +312,7 @@ def test_gemm_metal_on_the_host_meets_the_fp32_bound(host_kernels: Callable[[str
 
 def test_dispatch_metal_on_the_host_counts_launches(host_kernels: Callable[[str, int], ctypes.CDLL]) -> None:
     """dispatch_tiny adds 1 to each of its 256 float4 per launch (and no thread past n writes);
-    dispatch_null takes only the launch count and writes nothing."""
+    dispatch_null takes only the work-item count and writes nothing."""
     lib = host_kernels("dispatch", 0)
     x = np.zeros(4 * 260, np.float32)
     n = ctypes.c_ulong(256)

@@ -7,7 +7,7 @@ without a compiler is checked here (the compiled checks are in tests/toolchain).
   names on Metal exists.
 - Arguments: [[buffer(i)]] indices 0..k-1 in order, and the same arguments as the CUDA twin
   (core/backend.h: a device pointer for a pointer, `constant float&` for a double, `constant long&`
-  for a long long, `constant ulong&` for the launch count).
+  for a long long, `constant ulong&` for the work-item count).
 - Function constants: declared at file scope with distinct indices, every -D constant the CUDA twin
   requires (BLOCK aside: on Metal it is the threadgroup size) among them; no `double` anywhere.
 - The graphics shaders: graphics.metal has the vertex and fragment functions of its WGSL twin
@@ -134,7 +134,7 @@ def test_metal_arguments_match_the_cuda_twins() -> None:
             want = [cuda_kind(p) for p in cuda[name]]
             got = [kind for _, kind in args]
             assert got == want, f"{where}: arguments {got}, CUDA twin {want}"
-            assert want[-1] == "count" and "count" not in want[:-1], f"{name}: the launch count must come last"
+            assert want[-1] == "count" and "count" not in want[:-1], f"{name}: the work-item count must come last"
             assert any("thread_position_in_grid" in p or "threadgroup_position_in_grid" in p for p in params), where
 
 
