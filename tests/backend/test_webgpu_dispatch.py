@@ -120,3 +120,19 @@ def test_a_measure_past_its_bound_stops_the_study() -> None:
     assert run_bounded(lambda: 7, "a quick pass", None) == 7
     with pytest.raises(ValueError, match="raised on its thread"):
         run_bounded(lambda: int("raised on its thread"), "a failing pass", None)
+
+
+def test_device_samples_past_a_query_set_are_taken_in_several_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """wgpu's query sets hold 4096 timestamps: the device-clock samples come in calls of at most
+    TIMESTAMP_SAMPLES each (here 2, so 5 samples take three calls), every sample kept and validated."""
+    from apple_roofline.dispatch.run import wgpu as wgpu_path
+
+    pytest.importorskip("apple_roofline._native")
+    index = _adapter()
+    monkeypatch.setattr(wgpu_path, "TIMESTAMP_SAMPLES", 2)
+    study = run_dispatch(f"wgpu:{index}", peers=False, reps=5, launches=2, warmup=1)
+    if not study.device["timestamp_query"]:
+        pytest.skip("the adapter has no timestamp-query")
+    device = [s for s in study.series if s.clock == "device"]
+    assert len(device) == 2 and all(s.valid and s.distribution.n == 5 for s in device), device
+    assert all("10 launches" in s.validation for s in device)  # 5 samples of 2 dispatches, counted
