@@ -122,10 +122,10 @@ COST_TARGET = 0.005
 def cost_of_probe(ratios: List[float]) -> Dict[str, Any]:
     """The probe's cost from sample pairs (:func:`paired_ratios`: GFLOP/s without ÷ with, each of two
     samples timed back to back): the median of the ratios and its 95 % distribution-free interval
-    (``apple_roofline.stats.median_interval``), and the verdict against :data:`COST_TARGET`: "within"
+    (``apple_roofline.timing.stats.median_interval``), and the verdict against :data:`COST_TARGET`: "within"
     when the whole interval lies within it of 1, "above" when it lies wholly outside, "not resolved"
     otherwise."""
-    from apple_roofline.stats import median_interval
+    from apple_roofline.timing.stats import median_interval
 
     ci = median_interval(ratios)
     lo, hi = 1 - COST_TARGET, 1 + COST_TARGET
@@ -147,7 +147,7 @@ def paired_ratios(case: Any, kernels: Dict[bool, Any], batch: int, pairs: int) -
     two samples of ``batch`` launches, back to back, the first build alternating; the ratio is the
     second samples' seconds, with ÷ without (= GFLOP/s without ÷ with). Every call waits within the
     watchdog's bound of its predicted time."""
-    from apple_roofline.watchdog import watched
+    from apple_roofline.timing.watchdog import watched
 
     ratios = []
     per_sample = None
@@ -165,8 +165,8 @@ def paired_ratios(case: Any, kernels: Dict[bool, Any], batch: int, pairs: int) -
 def timed(case: Any, kernel: Any, reps: int) -> Tuple[float, Dict[str, Any], int]:
     """Median GFLOP/s of ``kernel`` on ``case`` as ``run`` times it, its effective-clock parameters
     and its launches per sample."""
-    from apple_roofline.clocks import effective_clock
-    from apple_roofline.measure import time_kernel
+    from apple_roofline.timing.clocks import effective_clock
+    from apple_roofline.timing.measure import time_kernel
 
     t = time_kernel(kernel, case.args, case.work_items, reps=reps, spin_up_s=0.2)
     return case.flops / statistics.median(t.samples_s) / 1e9, effective_clock(t.clock, {}), t.batch

@@ -145,8 +145,8 @@ def parse_args() -> Tuple[argparse.Namespace, List[int], int]:
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     args = ap.parse_args()
-    from apple_roofline.measure import check_reps
     from apple_roofline.suites.gemm.precisions import GEMM_PRECISIONS
+    from apple_roofline.timing.measure import check_reps
 
     if args.dtype not in GEMM_PRECISIONS:
         ap.error(f"--dtype {args.dtype!r} is not a GEMM precision (valid: {', '.join(GEMM_PRECISIONS)})")
@@ -201,8 +201,8 @@ class Placement:
     def row(self, rnd: int, pad_mib: int, name: str, arrays: Tuple[np.ndarray, ...]) -> Optional[Dict[str, Any]]:
         """One configuration (round, pad, layout) measured and checked: its row (median rates in
         TFLOP/s, TOPS for int8); None where the device has no such GEMM (said on stderr)."""
-        from apple_roofline.measure import time_kernel
         from apple_roofline.suites.gemm.precisions import gemm_flops
+        from apple_roofline.timing.measure import time_kernel
 
         n = self.n
         a, b, a_stored, b_stored = arrays

@@ -69,7 +69,7 @@ def shared_node(
 ) -> Tuple[int, float, List[Tuple[str, str]]]:
     """One child per entry of a ``+`` list (children may share a GPU), run at once by the tool's node
     orchestration: its worst exit status, wall time (s) and (child folder, single-run folder) pairs."""
-    from apple_roofline.cpus import usable_cpus
+    from apple_roofline.host.cpus import usable_cpus
     from apple_roofline.node import Child, measure_node, split_cpus
 
     shares = split_cpus(usable_cpus(), len(specs))

@@ -27,13 +27,13 @@ import numpy as np
 
 from apple_roofline.devices import open_device
 from apple_roofline.dispatch.kernels import TINY_BYTES, TINY_ITEMS, check_tiny_counts
-from apple_roofline.measure import time_kernel
 from apple_roofline.shaders import resolve
 from apple_roofline.suites.base import check_tiled, fill, pattern, poison
 from apple_roofline.suites.chains import ChainKernel, chain_case
 from apple_roofline.suites.fma import FMA_KERNELS
 from apple_roofline.suites.peak.suite import PEAK_BUFFER_BYTES, PEAK_F, kernel_def
 from apple_roofline.suites.stream.suite import STREAM_KERNELS, Q
+from apple_roofline.timing.measure import time_kernel
 
 
 def chains(backend: Any, dtype: str, checks: int, scale: int) -> Dict[str, Any]:

@@ -17,7 +17,7 @@ with :func:`apple_roofline.measure`: each call builds the product and submits it
 sample is back-to-back products followed by one wait. The last product is then checked against
 NumPy float64 (:func:`apple_roofline.suites.gemm.checks.check_gemm`: every element within the
 accumulation bound up to N = 512, Freivalds' test above) before its number is printed; an invalid
-product is reported and not placed (exit 1). :func:`apple_roofline.flops_bytes.matmul` counts 2N³
+product is reported and not placed (exit 1). :func:`apple_roofline.user_kernels.flops_bytes.matmul` counts 2N³
 FLOPs and 3N² elements of traffic, and the point's working set (A, B and C) picks the memory level it
 is judged at. Prints each size's GFLOP/s, intensity, and the model's verdict
 (:meth:`~apple_roofline.roofline.model.model.RooflineModel.judge`: the one roof that binds it, the GEMM
@@ -46,7 +46,7 @@ from apple_roofline.suites.gemm.checks import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")
-#: dtype names (apple_roofline.flops_bytes) -> MLX dtype attribute.
+#: dtype names (apple_roofline.user_kernels.flops_bytes) -> MLX dtype attribute.
 MLX_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 #: --device -> the apple-roofline backend whose run it is placed on.
 BACKENDS = {"gpu": "metal", "cpu": "cpu"}
@@ -63,8 +63,8 @@ class _Progress:
     def advance(self, description: str) -> None:
         return None
 
-    def finish(self, suite: str) -> None:
-        print(f"  {suite}: done", file=sys.stderr, flush=True)
+    def finish(self, suite: str, note: str = "") -> None:
+        print(f"  {suite}: done" + (f" ({note})" if note else ""), file=sys.stderr, flush=True)
 
 
 def _load_mlx() -> Any:

@@ -6,7 +6,7 @@
 Times ``a @ b`` (float32, N×N) with :func:`apple_roofline.measure` for each N, checks its product
 against NumPy float64 (:func:`~apple_roofline.suites.gemm.checks.check_gemm`: a size that fails is
 reported, not placed, and the exit status is 1), counts its FLOPs and bytes with
-:func:`apple_roofline.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each size's GFLOP/s,
+:func:`apple_roofline.user_kernels.flops_bytes.matmul` (2N³ FLOPs, 3N²×4 bytes), prints each size's GFLOP/s,
 intensity, the roof that binds it (``model.judge``), the share of it reached and the verdict, and
 writes the roofline with the points on it (default: numpy_matmul.png beside RUN.json).
 """

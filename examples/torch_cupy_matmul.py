@@ -13,7 +13,7 @@ out/cuda_run.json, to pass as ``RUN.json`` next time).
 Times ``torch.matmul(a, b)`` (sync ``torch.cuda.synchronize(device)``) and ``cupy.matmul(a, b)``
 (sync ``cupy.cuda.Device(N).synchronize()``) on N×N matrices (N = 256 … 8192 doubling; fp32 and
 fp16, and bf16 for PyTorch: CuPy has no bfloat16) with :func:`apple_roofline.measure`;
-:func:`apple_roofline.flops_bytes.matmul` counts 2N³ FLOPs and 3N² elements of traffic. fp32 is
+:func:`apple_roofline.user_kernels.flops_bytes.matmul` counts 2N³ FLOPs and 3N² elements of traffic. fp32 is
 whatever the library does by default: PyTorch uses TF32 tensor cores for it only when
 ``torch.backends.cuda.matmul.allow_tf32`` is set, CuPy only under ``CUPY_TF32=1``. Prints each
 size's GFLOP/s, intensity, the roof that binds it, the share of it reached and the verdict, and
@@ -37,7 +37,7 @@ from apple_roofline.suites.gemm.checks import check_gemm
 
 DEFAULT_SIZES = (256, 512, 1024, 2048, 4096, 8192)
 DEFAULT_DTYPES = ("fp32", "fp16")
-#: dtype names (apple_roofline.flops_bytes) -> the library's dtype attribute (None: not supported).
+#: dtype names (apple_roofline.user_kernels.flops_bytes) -> the library's dtype attribute (None: not supported).
 TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 CUPY_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": None}
 LIBRARIES = ("torch", "cupy")
@@ -58,8 +58,8 @@ class _Progress:
     def advance(self, description: str) -> None:
         return None
 
-    def finish(self, suite: str) -> None:
-        print(f"  {suite}: done", file=sys.stderr, flush=True)
+    def finish(self, suite: str, note: str = "") -> None:
+        print(f"  {suite}: done" + (f" ({note})" if note else ""), file=sys.stderr, flush=True)
 
 
 def _torch(index: int) -> tuple[MatmulFactory | None, str]:

@@ -26,10 +26,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .embed import measure  # eager: the submodule :mod:`.measure` would otherwise shadow it
 
 if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command line starts quickly
-    from . import flops_bytes
     from .errors import OptionError
     from .roofline.model.facade import Roofline
     from .roofline.model.model import Point, derive_ceilings
@@ -37,6 +35,8 @@ if TYPE_CHECKING:  # imported on first use (``__getattr__``), so the command lin
     from .roofline.views.plot import plot_roofline
     from .study.files import ResultsError
     from .study.records import Ceiling, Measurement, Skipped
+    from .user_kernels import flops_bytes
+    from .user_kernels.embed import measure
 
 __all__ = [
     "__version__",
@@ -68,7 +68,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "flops_bytes": (".flops_bytes", ""),
+    "flops_bytes": (".user_kernels.flops_bytes", ""),
+    "measure": (".user_kernels.embed", None),
     "OptionError": (".errors", None),
     "Roofline": (".roofline.model.facade", None),
     "Point": (".roofline.model.model", None),

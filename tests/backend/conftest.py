@@ -14,7 +14,7 @@ def _compile_ahead(makers: Iterable[Callable[[], Any]]) -> int:
     threads; the number that built. A maker that raises is left for its test to meet and report."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from apple_roofline.cpus import host_threads
+    from apple_roofline.host.cpus import host_threads
     from apple_roofline.suites.base import PREBUILD_WORKERS
 
     todo = list(makers)

@@ -46,7 +46,7 @@ def test_clock_readings_are_physically_possible() -> None:
 def test_kernel_clock_is_counted_cycles_or_says_why_not() -> None:
     """Kernel.clock after time(): per-sample MHz from each worker's cycles / time on the CPU where
     perf_event_open is allowed, else no values and the refusal (on a VM without a PMU: ENOENT, with
-    perf_event_paranoid) — the fallback apple_roofline.clocks labels as reported. No machine the tests
+    perf_event_paranoid) — the fallback apple_roofline.timing.clocks labels as reported. No machine the tests
     run on takes the measured branch: tests/unit/test_clocks.py runs it on a stand-in reading."""
     be = _core.Backend("cpu")
     k = be.compile("kernels.cpp", "stream_triad_f32", {})

@@ -33,7 +33,7 @@ import pytest
 import apple_roofline
 from apple_roofline.results import load_results
 from apple_roofline.study.journal import read_journal
-from apple_roofline.watchdog import CAP_S, FLOOR_S
+from apple_roofline.timing.watchdog import CAP_S, FLOOR_S
 
 DRIVER = Path(__file__).resolve().parent / "hang" / "driver.py"
 #: Seconds a subprocess may take at most (the longest bound and a margin): past it, the test fails.

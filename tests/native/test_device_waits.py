@@ -26,9 +26,9 @@ from typing import List, Tuple
 import pytest
 
 import apple_roofline
-from apple_roofline import watchdog as W
 from apple_roofline.cli.signals import STUCK_S
 from apple_roofline.errors import DeviceStopped
+from apple_roofline.timing import watchdog as W
 
 core = pytest.importorskip("apple_roofline._native")._core
 _ENV = {

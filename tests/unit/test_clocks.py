@@ -1,5 +1,5 @@
 """The effective clock of a measurement, its fallback to the reported clock, the steady clock and the
-ceilings at the clock (apple_roofline.clocks, roofline/views/clock_table.py; docs/design/clocks.md, "Clocks")."""
+ceilings at the clock (apple_roofline.timing.clocks, roofline/views/clock_table.py; docs/design/clocks.md, "Clocks")."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import pytest
 
-from apple_roofline import clocks as C
-from apple_roofline.measure import Timing
 from apple_roofline.results import load_results
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.run.cases import measurement_params
 from apple_roofline.roofline.views.clock_table import clock_table
 from apple_roofline.telemetry import Sampler
 from apple_roofline.text import DASH
+from apple_roofline.timing import clocks as C
+from apple_roofline.timing.measure import Timing
 
 DATA = Path(__file__).parent / "data" / "run_h100_power.json"
 

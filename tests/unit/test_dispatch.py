@@ -42,8 +42,8 @@ from apple_roofline.dispatch.report import (
     step_medians,
 )
 from apple_roofline.errors import OptionError
-from apple_roofline.stats import summarize
 from apple_roofline.study import ResultsError, ToolInfo
+from apple_roofline.timing.stats import summarize
 
 US = 1e-6
 

@@ -28,8 +28,8 @@ from apple_roofline.dispatch import (
 )
 from apple_roofline.dispatch.paired import STATUSES
 from apple_roofline.dispatch.run.runner import interleave
-from apple_roofline.stats import median_interval
 from apple_roofline.study import ResultsError, ToolInfo
+from apple_roofline.timing.stats import median_interval
 
 US = 1e-6
 SEED = 20261127

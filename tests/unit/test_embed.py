@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import apple_roofline as ar
-from apple_roofline import flops_bytes
 from apple_roofline.roofline.model.run import Run
+from apple_roofline.user_kernels import flops_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,7 +121,7 @@ def test_measure_propagates_sync_exception() -> None:
 
 def test_package_module_measure_still_importable() -> None:
     """The package's ``measure`` function does not hide its ``measure`` module."""
-    from apple_roofline.measure import time_kernel
+    from apple_roofline.timing.measure import time_kernel
 
     assert callable(time_kernel) and callable(ar.measure)
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 import numpy as np
 import pytest
 
-from apple_roofline.cpus import THREADS_ENV
+from apple_roofline.host.cpus import THREADS_ENV
 from apple_roofline.suites import blocks
 from apple_roofline.suites.base import (
     CHUNK,

@@ -13,12 +13,12 @@ import apple_roofline as ar
 from apple_roofline import devices, provenance
 from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 from apple_roofline.errors import OptionError, check_int
-from apple_roofline.measure import MAX_REPS, check_reps
 from apple_roofline.results import KINDS, load_results, parse_results
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.run.options import array_bytes_range, check_array_bytes, parse_suites
 from apple_roofline.study import Document, ResultsError, ToolInfo
 from apple_roofline.text import date_of, frequency, key_value_pairs, markdown_table, one_line, sig_figs, text_table
+from apple_roofline.timing.measure import MAX_REPS, check_reps
 
 DATA = Path(__file__).parent / "data"
 HEADER = {"kind", "schema_version", "tool", "created", "host", "device", "command", "warnings", "complete"}

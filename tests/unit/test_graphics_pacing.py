@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from apple_roofline import clocks as S
 from apple_roofline.cli import app
 from apple_roofline.errors import OptionError
 from apple_roofline.graphics import grid as G
@@ -24,6 +23,7 @@ from apple_roofline.graphics.options import GraphicsOptions
 from apple_roofline.graphics.report import format_graphics, steady_note, summary_lines
 from apple_roofline.study.records import Measurement
 from apple_roofline.telemetry import NullSampler, Sampler
+from apple_roofline.timing import clocks as S
 
 W, H = 32, 16
 

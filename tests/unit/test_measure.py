@@ -6,7 +6,7 @@ from typing import Any, List, Sequence
 
 import pytest
 
-from apple_roofline.measure import time_kernel
+from apple_roofline.timing.measure import time_kernel
 
 
 class FakeKernel:

@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner
 
 from apple_roofline.cli import app
-from apple_roofline.cpus import POOL_ENVS, THREADS_ENV, host_threads, usable_cpus
 from apple_roofline.devices import DeviceSpec
 from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 from apple_roofline.errors import OptionError
+from apple_roofline.host.cpus import POOL_ENVS, THREADS_ENV, host_threads, usable_cpus
 from apple_roofline.node import Child, Member, find_outliers, measure_node, node_children, parse_device_list, split_cpus
 from apple_roofline.node.children import child_env, python_child
 from apple_roofline.node.report import node_dict, node_markdown, nvml_serials, with_serials

@@ -21,8 +21,8 @@ from apple_roofline.roofline.run import runner as roofline_runner
 from apple_roofline.roofline.run.case_loop import rate_words
 from apple_roofline.roofline.run.options import RunOptions
 from apple_roofline.roofline.run.runner import cv_warnings
-from apple_roofline.stats import CV_WARN, NOISY_CV
 from apple_roofline.study.records import REMEASURED_PARAM, Measurement
+from apple_roofline.timing.stats import CV_WARN, NOISY_CV
 from test_tuning import FakeBackend, fake  # noqa: F401  (tests/unit is on the path; the fake device)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from apple_roofline import provenance
+from apple_roofline.host import provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from apple_roofline.stats import CV_WARN, Summary, summarize
+from apple_roofline.timing.stats import CV_WARN, Summary, summarize
 
 
 def test_cv_warn_is_five_percent() -> None:

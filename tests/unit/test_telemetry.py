@@ -11,11 +11,11 @@ from typing import Any, Dict, List, Mapping
 
 import pytest
 
-from apple_roofline.measure import Timing
 from apple_roofline.roofline.run.runner import measurement_params
 from apple_roofline.telemetry import NullSampler, NvmlSampler, RaplSampler, Sample, Sampler, sampler_for, summarize
 from apple_roofline.telemetry.nvml import AVERAGE, INSTANT, INSTANT_AVERAGE_S, MISSING
 from apple_roofline.telemetry.rapl import energy_delta_uj
+from apple_roofline.timing.measure import Timing
 
 
 def no_flags(key: str, bits: int) -> List[str]:

@@ -21,12 +21,10 @@ SKX_FLAGS = "fpu sse sse2 ht constant_tsc fma avx avx2 avx512f avx512dq avx512cd
 N1_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs"
 
 
-def _x86_block(
-    i: int, vendor: str, family: int, model: int, name: str, flags: str, phys: int, core: int, mhz: str = "2596.120"
-) -> str:
+def _x86_block(i: int, vendor: str, family: int, model: int, name: str, flags: str, phys: int, core: int) -> str:
     return (
         f"processor\t: {i}\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\n"
-        f"model name\t: {name}\nstepping\t: 1\ncpu MHz\t\t: {mhz}\nphysical id\t: {phys}\n"
+        f"model name\t: {name}\nstepping\t: 1\ncpu MHz\t\t: 2596.120\nphysical id\t: {phys}\n"
         f"core id\t\t: {core}\nflags\t\t: {flags}\n\n"
     )
 

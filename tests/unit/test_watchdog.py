@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import typer
 
-from apple_roofline import watchdog as W
 from apple_roofline.cli import common, signals
 from apple_roofline.errors import DeviceStopped
 from apple_roofline.graphics import pacing as P
 from apple_roofline.roofline import Run
 from apple_roofline.study.progress import StudyInterrupted
 from apple_roofline.telemetry import NullSampler
+from apple_roofline.timing import watchdog as W
 from conftest import build_m5_run
 
 

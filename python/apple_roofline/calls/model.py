@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Set, Tuple
 
-from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader
 from ..suites.gemm.precisions import gemm_flops
+from ..timing.stats import Summary, summarize
 from .fit import CallFit, Crossover, crossovers, fit_call_cost
 
 __all__ = ["SCHEMA_VERSION", "DISTRIBUTION_KEYS", "CallMeasurement", "CallPathInfo", "PathSkipped", "CallsStudy"]
@@ -46,7 +46,7 @@ SCHEMA_VERSION: int = 1
 #: The keys of a measurement's ``"distribution"`` object in the JSON, written for readers; on reading
 #: checked against the samples, then recomputed.
 DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "max", "cv")
-#: Each key of ``"distribution"`` and the :class:`~apple_roofline.stats.Summary` field it holds: checked
+#: Each key of ``"distribution"`` and the :class:`~apple_roofline.timing.stats.Summary` field it holds: checked
 #: against the samples on reading.
 DISTRIBUTION_FIELDS: Dict[str, str] = {k: "median" if k == "p50" else k for k in DISTRIBUTION_KEYS}
 
@@ -109,7 +109,7 @@ class CallMeasurement:
 
     @cached_property
     def distribution(self) -> Summary:
-        """:func:`~apple_roofline.stats.summarize` of ``samples_s`` (seconds per call), computed once."""
+        """:func:`~apple_roofline.timing.stats.summarize` of ``samples_s`` (seconds per call), computed once."""
         return summarize(self.samples_s)
 
     @property

@@ -5,7 +5,7 @@ For each path (:data:`~.paths.PATHS`) that the device's backend has, and each sh
 grid (:mod:`.shapes`), smallest FLOPs first:
 
 1. prepare: inputs written, the output poisoned with NaN (:class:`~.paths.PreparedCall`);
-2. warm up: calls until two consecutive ones agree within 10 % (:func:`apple_roofline.measure.warm_up`;
+2. warm up: calls until two consecutive ones agree within 10 % (:func:`apple_roofline.timing.measure.warm_up`;
    a path whose every run warms up on its own, Core ML, is run once for 3 calls instead);
 3. time: ``reps`` calls, each one launch and one wait (the native round-trip loop), seconds per
    call; ``reps`` is what fits the time budget (``budget_s`` at the warm-up's pace), at least
@@ -16,7 +16,7 @@ grid (:mod:`.shapes`), smallest FLOPs first:
 A path the device cannot run (cuBLAS missing, Core ML off macOS, a path of another
 backend that was asked for) is skipped with its reason; when no path can run, the study raises
 instead of returning an empty one (docs/design/files.md, "Exit codes"). Statistics are the per-call distribution
-(:func:`apple_roofline.stats.summarize`: median, p10, p90); fits and crossovers are derived by the
+(:func:`apple_roofline.timing.stats.summarize`: median, p10, p90); fits and crossovers are derived by the
 model (:mod:`.fit`).
 """
 
@@ -26,14 +26,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .. import provenance
 from ..devices import default_device, open_device
 from ..errors import DeviceStopped, OptionError, check_int, nothing_measured
-from ..measure import warm_up
+from ..host import provenance
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
 from ..suites.gemm.precisions import gemm_bytes, gemm_flops
+from ..timing.measure import warm_up
 from .model import CallMeasurement, CallPathInfo, CallsStudy, PathSkipped
 from .paths import PATHS, CallPath, PathContext, check_paths
 from .shapes import grid

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Annotated, Callable, List, Optional, Tuple, Ty
 import typer
 
 from ..errors import OptionError
-from ..measure import MAX_REPS, check_reps
 from ..node.devices import is_device_list
 from ..node.report import DEFAULT_OUTLIER_PCT
 from ..roofline.run.budget import budget_help
-from ..stats import CV_WARN, NOISY_CV
 from ..study.timing import process_start, time_line
 from ..suites import registry
 from ..text import sig_figs, text_table
+from ..timing.measure import MAX_REPS, check_reps
+from ..timing.stats import CV_WARN, NOISY_CV
 from .common import (
     EXIT_FAILED,
     EXIT_USAGE,

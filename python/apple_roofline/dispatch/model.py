@@ -23,7 +23,7 @@ one clock:
 * clocks (:data:`CLOCKS`): ``device`` (CUDA events, Metal command-buffer GPU times, the CPU's steady
   clock inside the parallel region) or ``host`` (the host's steady clock around the calls).
 
-A series' distribution is :func:`apple_roofline.stats.summarize` of its samples; reports use its
+A series' distribution is :func:`apple_roofline.timing.stats.summarize` of its samples; reports use its
 order statistics (p10, p50, p90, p99, max), the way wrk2 and HdrHistogram report latency: a mean
 hides the tail (docs/design/measurement.md, "Measurement"). Samples are seconds per launch and may be zero or
 negative only for ``start_latency`` and ``step`` (a device instant mapped onto the host clock carries
@@ -57,10 +57,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
 
-from ..stats import Summary, summarize
 from ..study.document import Document, Skipped
 from ..study.files import ResultsError
 from ..study.reader import Reader, join
+from ..timing.stats import Summary, summarize
 from .kernels import KERNELS
 from .paired import PAIRED_PATHS, STATUSES, PairedDifference, paired_difference
 
@@ -87,11 +87,11 @@ CLOCKS: Tuple[str, ...] = ("device", "host")
 #: the host clock and a host instant.
 SIGNED_MEASURES: Tuple[str, ...] = ("start_latency", "step")
 #: The keys of a series' ``"distribution"`` object in the JSON (fields of
-#: :class:`~apple_roofline.stats.Summary`), written for readers; on reading checked, then recomputed.
+#: :class:`~apple_roofline.timing.stats.Summary`), written for readers; on reading checked, then recomputed.
 DISTRIBUTION_KEYS: Tuple[str, ...] = ("n", "min", "p10", "p50", "p90", "p99", "max", "mean")
 #: The measures whose native and python series are measured interleaved (:class:`Pairing`).
 PAIRED_MEASURES: Tuple[str, ...] = ("throughput", "round_trip")
-#: Each key of ``"distribution"`` and the :class:`~apple_roofline.stats.Summary` field it holds: checked
+#: Each key of ``"distribution"`` and the :class:`~apple_roofline.timing.stats.Summary` field it holds: checked
 #: against the samples on reading.
 DISTRIBUTION_FIELDS: Dict[str, str] = {k: "median" if k == "p50" else k for k in DISTRIBUTION_KEYS}
 
@@ -176,7 +176,7 @@ class LatencySeries:
 
     @property
     def distribution(self) -> Summary:
-        """The :class:`~apple_roofline.stats.Summary` of ``samples_s`` (seconds per launch; zero and
+        """The :class:`~apple_roofline.timing.stats.Summary` of ``samples_s`` (seconds per launch; zero and
         negative samples admitted, as start latencies and steps may hold them)."""
         return summarize(self.samples_s, positive=False)
 

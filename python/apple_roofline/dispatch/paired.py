@@ -8,7 +8,7 @@ measures the two paths interleaved (:func:`pair_order`): pair ``i`` is one sampl
 back to back, the path that goes first alternating from pair to pair, so that neither always runs
 on a warmer or a colder host. Within a pair the drift cancels; the estimate is the median of the
 ``n`` paired differences ``python[i] − native[i]`` with its distribution-free confidence interval
-(:func:`apple_roofline.stats.median_interval`: order statistics, Binomial(n, 1/2)).
+(:func:`apple_roofline.timing.stats.median_interval`: order statistics, Binomial(n, 1/2)).
 
 A cost is a finding only when the interval says so (:attr:`PairedDifference.status`): it must reach
 its confidence level, lie wholly above zero (a negative cost is no cost the binding can have: the
@@ -23,7 +23,7 @@ from typing import Dict, Sequence, Tuple
 
 import numpy as np
 
-from ..stats import CONFIDENCE, median_interval
+from ..timing.stats import CONFIDENCE, median_interval
 
 __all__ = [
     "PAIRED_PATHS",
@@ -69,7 +69,7 @@ class PairedDifference:
         n: number of pairs (>= 1).
         median_s: median of the differences, seconds per launch (any sign).
         low_s, high_s: the confidence interval for that median, seconds per launch
-            (:func:`apple_roofline.stats.median_interval`).
+            (:func:`apple_roofline.timing.stats.median_interval`).
         confidence: the level asked for (a fraction, e.g. 0.95).
         coverage: the interval's exact coverage probability (>= ``confidence`` unless
             ``status`` is ``"too_few_pairs"``).
@@ -138,7 +138,7 @@ def paired_difference(
     python_s: Sequence[float], native_s: Sequence[float], confidence: float = CONFIDENCE
 ) -> PairedDifference:
     """The median of ``python_s[i] − native_s[i]`` over the pairs, with its distribution-free
-    confidence interval (:func:`apple_roofline.stats.median_interval`; W. J. Conover, *Practical
+    confidence interval (:func:`apple_roofline.timing.stats.median_interval`; W. J. Conover, *Practical
     Nonparametric Statistics*, 3rd ed., 1999, section 3.2).
 
     Args:

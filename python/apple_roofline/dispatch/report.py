@@ -2,7 +2,7 @@
 
 Every figure here is per launch. Tables give microseconds (µs, 1e-6 s) to 3 significant figures
 (:func:`apple_roofline.text.sig_figs`); the CSV gives seconds at full precision. Distributions are
-the order statistics of :attr:`~.model.LatencySeries.distribution` (:func:`apple_roofline.stats.summarize`:
+the order statistics of :attr:`~.model.LatencySeries.distribution` (:func:`apple_roofline.timing.stats.summarize`:
 p10, p50, p90, p99, max); a throughput sample is the mean of ``launches_per_sample`` back-to-back
 launches, every other sample is one launch.
 

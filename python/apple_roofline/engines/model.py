@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
-from ..stats import Summary, summarize
 from ..study.document import Document
 from ..study.files import ResultsError
 from ..study.reader import Reader
+from ..timing.stats import Summary, summarize
 from .kernels import phase
 
 __all__ = ["SCHEMA_VERSION", "STATUSES", "PATHS", "PathTiming", "EnginePoint", "EnginesStudy", "planned_devices"]

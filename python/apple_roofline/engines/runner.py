@@ -21,14 +21,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .. import provenance
 from ..errors import CannotMeasure, DeviceStopped, check_int, nothing_measured
-from ..stats import CV_WARN
+from ..host import provenance
 from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
 from ..study.reader import Reader
 from ..text import one_line
+from ..timing.stats import CV_WARN
 from .kernels import (
     DEFAULT_BATCHES,
     DEFAULT_SIZES,

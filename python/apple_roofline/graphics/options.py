@@ -9,10 +9,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from ..clocks import CLOCK_TOLERANCE
 from ..errors import OptionError, check_int, check_ints
-from ..measure import check_reps
 from ..study.budget import Budgets
+from ..timing.clocks import CLOCK_TOLERANCE
+from ..timing.measure import check_reps
 from .grid import GRIDS, Grid, build_grid, curve_samples, graphics_budgets
 from .kernels import DEFAULT_OVERDRAW, FILTERS, HEIGHT, MAX_F, PATTERNS, SUITES, WIDTH
 

@@ -31,10 +31,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Hashable, List, Mapping, Optional, Tuple
 
-from ..clocks import CLOCK_TOLERANCE, pass_clock
 from ..telemetry import Sampler
 from ..telemetry.window import Summary
-from ..watchdog import watched
+from ..timing.clocks import CLOCK_TOLERANCE, pass_clock
+from ..timing.watchdog import watched
 
 __all__ = [
     "SPIN_UP_S",
@@ -185,7 +185,7 @@ class Pacer:
     def probe(self, p: Any, name: str = "a render pass") -> float:
         """Seconds of one lone pass of ``p`` (the faster of two); a probe is GPU work, so it does not
         reset the idle gap. Its time is not known yet: its waits have the longest bound
-        (:data:`~apple_roofline.watchdog.CAP_S`), and :class:`~apple_roofline.errors.DeviceStopped`
+        (:data:`~apple_roofline.timing.watchdog.CAP_S`), and :class:`~apple_roofline.errors.DeviceStopped`
         names ``name``."""
         self.ready()
         self.probes += 1
@@ -212,7 +212,7 @@ class Pacer:
 
         Raises:
             DeviceStopped: the submission did not finish within the bound of its predicted seconds
-                (:func:`~apple_roofline.watchdog.bound_for`), naming ``name``.
+                (:func:`~apple_roofline.timing.watchdog.bound_for`), naming ``name``.
         """
         self.ready()
         per = self.per_pass.get(shape) or per_pass_s or self.probe(p, name)

@@ -16,13 +16,13 @@ import io
 import json
 from typing import Dict, List, Tuple
 
-from ..clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 from ..roofline.views.report import table_lines
 from ..roofline.views.tables import efficiency_table, telemetry_note
 from ..study.markdown import end_report, format_report, header_warnings, provenance_lines, skipped_lines, title_lines
 from ..study.records import Measurement, format_params
 from ..study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows, wall_seconds
 from ..text import DASH, key_value_pairs, markdown_table, sig_figs
+from ..timing.clocks import BELOW, CLOCK_PARAM, CLOCK_TOLERANCE, below_steady, pass_clock
 from .model import (
     GraphicsStudy,
     cliffs,

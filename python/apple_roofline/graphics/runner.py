@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
-from .. import provenance
-from ..clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ..errors import DeviceStopped, nothing_measured
-from ..stats import CV_WARN
+from ..host import provenance
 from ..study.document import finished_header
 from ..study.journal import Journal
 from ..study.progress import Progress, StudyInterrupted
@@ -35,6 +33,8 @@ from ..study.timing import OutsideClock, PhaseTime, SuiteClock, SuiteTime, cut_w
 from ..telemetry import NullSampler
 from ..telemetry.choose import graphics_sampler
 from ..telemetry.starting import SamplerStart
+from ..timing.clocks import CLOCK_TOLERANCE, below_steady, mark_steady
+from ..timing.stats import CV_WARN
 from .checks import Checks
 from .grid import Grid
 from .model import GraphicsStudy, describe_case

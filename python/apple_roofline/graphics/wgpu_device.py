@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..shaders import shader_source
-from ..watchdog import wait_event
+from ..timing.watchdog import wait_event
 from .kernels import FORMATS, TEXTURE_FORMAT
 from .pacing import PassRun
 from .wgpu_types import warm_c_types
@@ -384,7 +384,7 @@ def read_mapped(wgpu: Any, staging: Any) -> memoryview:
     every earlier submission has finished, the wait bounded; the buffer is destroyed after. wgpu-native
     resolves a map on its per-device polling thread, which sets the promise's threading.Event
     (``_thread_event``: what wgpu's own ``sync_wait`` blocks on, without a timeout); waiting for that
-    event with a bound (:func:`apple_roofline.watchdog.wait_event`), then resolving, is the same wait,
+    event with a bound (:func:`apple_roofline.timing.watchdog.wait_event`), then resolving, is the same wait,
     bounded.
 
     Raises:
@@ -492,7 +492,7 @@ class WgpuDevice:
 
         Raises:
             DeviceStopped: the map did not complete within the calling thread's bound
-                (:func:`apple_roofline.watchdog.limit`); the copy stays queued on the device.
+                (:func:`apple_roofline.timing.watchdog.limit`); the copy stays queued on the device.
         """
         wgpu = self.wgpu
         size = int(buffer.size)

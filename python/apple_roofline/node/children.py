@@ -4,7 +4,7 @@ and the signals that stop them (docs/design/extending.md, "Every GPU of a node")
 :func:`run_children` starts every :class:`Child` (a command line, its results folder, the CPUs it
 may use), each in its own session so that the terminal's Ctrl-C reaches the parent alone. On Linux
 each child's CPU affinity is its share (the native CPU backend and the host-side pools follow it);
-everywhere its :data:`~apple_roofline.cpus.THREADS_ENV` and the BLAS/OpenMP thread variables say how
+everywhere its :data:`~apple_roofline.host.cpus.THREADS_ENV` and the BLAS/OpenMP thread variables say how
 many threads it may use. A child's output goes to ``<out>/child.log``.
 
 Ctrl-C (SIGINT) or SIGTERM to the parent is forwarded to every running child as SIGINT, the signal a
@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
-from ..cpus import POOL_ENVS, THREADS_ENV
+from ..host.cpus import POOL_ENVS, THREADS_ENV
 
 __all__ = [
     "Child",
@@ -97,7 +97,7 @@ def split_cpus(cpus: Sequence[int], n: int) -> List[List[int]]:
 
 def child_env(cpus: Sequence[int], env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """``env`` (default this process's) with the thread limits of a child on ``cpus``: one thread
-    per CPU in :data:`~apple_roofline.cpus.THREADS_ENV` and the pools' variables; unchanged for an
+    per CPU in :data:`~apple_roofline.host.cpus.THREADS_ENV` and the pools' variables; unchanged for an
     empty share (all CPUs)."""
     out = dict(os.environ if env is None else env)
     if cpus:

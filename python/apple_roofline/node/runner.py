@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
-from ..cpus import usable_cpus
 from ..devices import DeviceSpec
+from ..host.cpus import usable_cpus
 from ..study.files import ResultsError
 from .children import Child, ChildResult, python_child, run_children, split_cpus
 from .devices import child_name

@@ -38,7 +38,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
-from .. import provenance
+from ..host import provenance
 from .files import check_finite, dump_json, parse_results_json, read_results_text, write_text_atomic
 from .reader import Reader, json_type
 from .timing import SuiteTime

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Type, TypeVar, Union
 
-from .. import provenance
 from ..errors import OptionError
+from ..host import provenance
 from .document import Document, ToolInfo
 from .files import JOURNAL_CAP, RepeatedKey, ResultsError, decode_json, decode_text, read_capped
 from .reader import Reader

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 
-from ..stats import Summary, summarize
+from ..timing.stats import Summary, summarize
 from .files import ResultsError
 
 __all__ = [
@@ -59,7 +59,7 @@ SAMPLE_SECONDS: Tuple[float, float] = (1e-15, 1e9)
 #: so a bound holds every figure a view derives (:meth:`Reader.rate`, :meth:`Reader.within_rate`).
 MAX_RATE: Dict[str, float] = {"GFLOP/s": 1e9, "GB/s": 1e8}
 
-#: The order statistics of :class:`~apple_roofline.stats.Summary`, smallest first: a stored one
+#: The order statistics of :class:`~apple_roofline.timing.stats.Summary`, smallest first: a stored one
 #: must lie within its samples' range.
 ORDER_STATISTICS: Tuple[str, ...] = ("min", "p10", "q1", "median", "q3", "p90", "p99", "max")
 
@@ -305,9 +305,9 @@ class Reader:
         signed: bool = False,
     ) -> Summary:
         """Check the statistics stored in ``d`` beside ``samples`` (each key optional) and return
-        the samples' :class:`~apple_roofline.stats.Summary`.
+        the samples' :class:`~apple_roofline.timing.stats.Summary`.
 
-        ``keys`` maps a key of ``d`` to the :class:`~apple_roofline.stats.Summary` field it holds:
+        ``keys`` maps a key of ``d`` to the :class:`~apple_roofline.timing.stats.Summary` field it holds:
         ``"n"`` must be the number of samples; ``"iqr"``, ``"stdev"`` and ``"cv"`` non-negative;
         the order statistics (:data:`ORDER_STATISTICS`) and ``"mean"`` are times, positive unless
         ``signed``, within the samples' range (a median within [min, max]). Every one must equal

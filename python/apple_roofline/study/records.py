@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
 
-from ..clocks import CLOCK_PARAMS
 from ..sizes import format_size
-from ..stats import NOISY_CV, Summary, summarize
 from ..telemetry.window import PARAMS as TELEMETRY_PARAMS
 from ..telemetry.window import POWER
 from ..text import sig_figs
+from ..timing.clocks import CLOCK_PARAMS
+from ..timing.stats import NOISY_CV, Summary, summarize
 from .files import ResultsError
 from .journal import record_key
 from .reader import Reader, join, json_type
@@ -81,7 +81,7 @@ ParamValue = Union[int, float, str, bool]
 #: samples (Metal: counter timestamps or command-buffer GPU times); reports list it separately.
 TIMER_PARAM = "timer"
 #: The parameter in which a measurement records the CV of a first sample set that was too noisy
-#: (above :data:`~apple_roofline.stats.NOISY_CV`), so the runner measured it again (docs/design/measurement.md,
+#: (above :data:`~apple_roofline.timing.stats.NOISY_CV`), so the runner measured it again (docs/design/measurement.md,
 #: "Noisy samples"); its samples are the second set's.
 REMEASURED_PARAM = "remeasured_cv"
 #: The measurement parameter that says why a GEMM size ladder ended at this size (only the last size has it).
@@ -196,7 +196,7 @@ def check_repeats(measurements: Sequence["Measurement"], r: Reader, where: str =
 
 
 #: The statistics a measurement's JSON holds beside ``samples_s`` (key -> field of
-#: :class:`~apple_roofline.stats.Summary`), checked on reading.
+#: :class:`~apple_roofline.timing.stats.Summary`), checked on reading.
 STORED_STATISTICS: Dict[str, str] = {"min_s": "min", "median_s": "median", "max_s": "max", "iqr_s": "iqr", "cv": "cv"}
 
 #: Why a measured figure can lie above the physical limit of what it is labelled with
@@ -280,7 +280,7 @@ class OverLimit:
 def format_params(params: Mapping[str, object]) -> str:
     """A measurement's parameters as ``"F=512, n=1048576"`` (insertion order; "" when empty),
     leaving out :data:`TIMER_PARAM` (a sentence, reported on its own) and the clocks and power
-    (:data:`TELEMETRY_PARAMS` and the effective clock, :data:`~apple_roofline.clocks.CLOCK_PARAMS`,
+    (:data:`TELEMETRY_PARAMS` and the effective clock, :data:`~apple_roofline.timing.clocks.CLOCK_PARAMS`,
     reported in their own sections)."""
     return ", ".join(
         f"{k}={v}"
@@ -420,7 +420,7 @@ class Measurement:
     @property
     def noisy(self) -> bool:
         """Whether the samples are noisy enough to be marked: CV above
-        :data:`~apple_roofline.stats.NOISY_CV` (docs/design/measurement.md, "Noisy samples")."""
+        :data:`~apple_roofline.timing.stats.NOISY_CV` (docs/design/measurement.md, "Noisy samples")."""
         return self.cv > NOISY_CV
 
     @property
@@ -717,3 +717,8 @@ class Skipped:
             dtype=r.string(d, "dtype", where),
             reason=r.string(d, "reason", where),
         )
+
+
+def level_ceiling_name(level: str) -> str:
+    """The ceiling class of a level: ``"L2 bandwidth"``."""
+    return f"{level} bandwidth"

@@ -393,7 +393,7 @@ PREBUILD_WORKERS = 8
 
 def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None:
     """Compile every ``(source, entry, constants)`` of ``builds`` on up to :data:`PREBUILD_WORKERS`
-    threads (at most :func:`~apple_roofline.cpus.host_threads`), before a suite measures them one by
+    threads (at most :func:`~apple_roofline.host.cpus.host_threads`), before a suite measures them one by
     one (docs/design/budgets.md, "Time budgets").
 
     ``Backend.compile`` releases the GIL and caches by source, entry and constants, so the suite's
@@ -403,7 +403,7 @@ def prebuild(backend: Any, builds: Sequence[Tuple[str, str, Constants]]) -> None
     when it builds that kernel and records it (skipped, rejected) as without a prebuild."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..cpus import host_threads
+    from ..host.cpus import host_threads
 
     unique = list(dict.fromkeys((src, entry, tuple(sorted(c.items()))) for src, entry, c in builds))
     if len(unique) < 2:

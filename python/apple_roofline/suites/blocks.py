@@ -14,7 +14,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Optional, TypeVar
 
-from ..cpus import host_threads
+from ..host.cpus import host_threads
 
 __all__ = ["BLOCK_BYTES", "CACHE_BLOCK_BYTES", "MAX_WORKERS", "row_blocks", "map_row_blocks"]
 
@@ -27,7 +27,7 @@ BLOCK_BYTES = 8 << 20
 #: core's L2, where 8 MiB blocks on eight threads spill the last-level cache (a 4096² FP32 check's
 #: first pass took 0.13 s instead of 0.25 s on a 2-vCPU EPYC; docs/design/wall-time.md, "Where the time goes").
 CACHE_BLOCK_BYTES = 1 << 20
-#: The most threads a map uses (fewer where :func:`~apple_roofline.cpus.host_threads` allows fewer).
+#: The most threads a map uses (fewer where :func:`~apple_roofline.host.cpus.host_threads` allows fewer).
 MAX_WORKERS = 8
 
 
@@ -42,7 +42,7 @@ def row_blocks(rows: int, cols: int, block_bytes: Optional[int] = None) -> List[
 
 def map_row_blocks(fn: Callable[[slice], T], rows: int, cols: int, block_bytes: Optional[int] = None) -> List[T]:
     """``[fn(s) for s in row_blocks(rows, cols, block_bytes)]``, the calls spread over up to
-    :data:`MAX_WORKERS` threads (at most :func:`~apple_roofline.cpus.host_threads`; one where that is
+    :data:`MAX_WORKERS` threads (at most :func:`~apple_roofline.host.cpus.host_threads`; one where that is
     1 or there is one block). An exception of ``fn`` propagates."""
     blocks = row_blocks(rows, cols, block_bytes)
     workers = min(MAX_WORKERS, host_threads(), len(blocks))

@@ -33,7 +33,7 @@ fusing device's trajectory to the last bit or within an ulp.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, Tuple, Union
+from typing import Callable, Dict, Iterable, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -183,58 +183,74 @@ class FmaKernel:
         if wanted and wanted[0] < 0:
             raise ValueError(f"F must be non-negative, not {wanted[0]}")
         t = NUMPY_DTYPE[dtype]
-
-        def r(v: np.ndarray) -> np.ndarray:
-            return round_to_fp16(v) if dtype == "fp16" else v.astype(t).astype(np.float64)
-
-        if dtype == "fp64":
-
-            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-                return _fma64(p, q, s)
-        elif fused:
-
-            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-                return r(p * q + s)  # exact in float64, then one rounding to the dtype
-        else:
-
-            def fma(p: np.ndarray, q: np.ndarray, s: np.ndarray) -> np.ndarray:
-                return r(r(p * q) + s)  # the product rounded to the dtype, then the sum
-
         x64 = x.astype(t).astype(np.float64)
-        out: Dict[int, np.ndarray] = {}
         if self.cross:
-            c, e = x64.copy(), x64.copy()
-            d = np.full_like(x64, -1.0)
-            f = np.full_like(x64, -1.0)
-            done = 0
-            for F in wanted:
-                for _ in range(F - done):
-                    c = fma(c, d, e)
-                    d = fma(d, e, f)
-                    e = fma(e, f, c)
-                    f = fma(f, c, d)
-                done = F
-                out[F] = r(r(r(c + d) + e) + f).astype(t)
-            return out
-        a64 = float(np.asarray(a, dtype=t))
+            return _cross_references(x64, wanted, dtype, fused)
+        return self._chain_references(x64, wanted, dtype, float(np.asarray(a, dtype=t)), fused)
+
+    def _chain_references(
+        self, x64: np.ndarray, wanted: Sequence[int], dtype: str, a64: float, fused: bool
+    ) -> Dict[int, np.ndarray]:
+        """The independent chains' outputs at each F of ``wanted`` (ascending), from one pass."""
+        t, r, fma = NUMPY_DTYPE[dtype], _rounder(dtype), _fma_op(dtype, fused)
         if self.width == 4:
             cs = np.stack([r(x64 + k * 0.0625) for k in range(self.chains)])
         else:
             cs = x64[None, :]
         a_arr = np.full_like(cs, a64)
+        out: Dict[int, np.ndarray] = {}
         done = 0
         for F in wanted:
             for _ in range(F - done):
                 cs = fma(cs, cs, a_arr)
             done = F
+            s = cs[0]
             if self.width == 4:
-                s = cs[0]
                 for k in range(1, self.chains):
                     s = r(s + cs[k])
-                out[F] = s.astype(t)
-            else:
-                out[F] = cs[0].astype(t)
+            out[F] = s.astype(t)
         return out
+
+
+Op = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _rounder(dtype: str) -> Callable[[np.ndarray], np.ndarray]:
+    """Rounding of a float64 array to ``dtype``'s values (kept in float64)."""
+    t = NUMPY_DTYPE[dtype]
+    if dtype == "fp16":
+        return round_to_fp16
+    return lambda v: v.astype(t).astype(np.float64)
+
+
+def _fma_op(dtype: str, fused: bool) -> Op:
+    """``p * q + s`` as ``dtype`` computes it: one rounding (fused), or the product rounded and then the
+    sum (``fused`` False); fp64 through :func:`_fma64`."""
+    if dtype == "fp64":
+        return _fma64
+    r = _rounder(dtype)
+    if fused:
+        return lambda p, q, s: r(p * q + s)  # exact in float64, then one rounding to the dtype
+    return lambda p, q, s: r(r(p * q) + s)  # the product rounded to the dtype, then the sum
+
+
+def _cross_references(x64: np.ndarray, wanted: Sequence[int], dtype: str, fused: bool) -> Dict[int, np.ndarray]:
+    """The four cross-dependent chains' outputs at each F of ``wanted`` (ascending), from one pass."""
+    t, r, fma = NUMPY_DTYPE[dtype], _rounder(dtype), _fma_op(dtype, fused)
+    c, e = x64.copy(), x64.copy()
+    d = np.full_like(x64, -1.0)
+    f = np.full_like(x64, -1.0)
+    out: Dict[int, np.ndarray] = {}
+    done = 0
+    for F in wanted:
+        for _ in range(F - done):
+            c = fma(c, d, e)
+            d = fma(d, e, f)
+            e = fma(e, f, c)
+            f = fma(f, c, d)
+        done = F
+        out[F] = r(r(r(c + d) + e) + f).astype(t)
+    return out
 
 
 def tolerance(dtype: str) -> Tuple[float, float]:

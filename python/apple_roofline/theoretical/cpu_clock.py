@@ -15,7 +15,7 @@ the start, one after each suite) and the peaks use their robust estimate (:func:
 * the clock is the **median** of the readings kept; their smallest and largest are its spread.
 
 Where the CPU backend counted core cycles with perf events, each measurement's effective clock
-(``effective_clock_mhz``, :mod:`apple_roofline.clocks`) is a reading of the clock the kernels ran
+(``effective_clock_mhz``, :mod:`apple_roofline.timing.clocks`) is a reading of the clock the kernels ran
 at; their robust estimate is reported beside the chain's, and the peaks use the higher of the two,
 so that they stay an upper bound for every kernel timed at its own clock. Pure Python: the readings
 are given, never timed here.
@@ -147,7 +147,7 @@ def effective_readings_hz(measurements: Sequence[Any]) -> List[float]:
     """The effective clocks (Hz) the CPU backend measured with perf events: each measurement's
     ``effective_clock_mhz`` whose ``effective_clock_source`` starts with ``"measured"`` (objects with
     ``params``), in order."""
-    from ..clocks import EFFECTIVE, EFFECTIVE_SOURCE
+    from ..timing.clocks import EFFECTIVE, EFFECTIVE_SOURCE
 
     out: List[float] = []
     for m in measurements:

@@ -19,10 +19,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from .. import provenance
 from ..devices import DeviceSpec, open_device, resolve_device
 from ..errors import DeviceStopped, OptionError, nothing_measured
-from ..measure import DEFAULT_REPS, check_reps
+from ..host import provenance
 from ..roofline.run.cases import judge, time_case
 from ..roofline.run.options import (
     MIN_ARRAY_BYTES,
@@ -31,7 +30,6 @@ from ..roofline.run.options import (
     dram_array_bytes,
     parse_suites,
 )
-from ..stats import CV_WARN
 from ..study.document import finished_header
 from ..study.journal import Journal, record_key
 from ..study.progress import Progress, StudyInterrupted
@@ -39,6 +37,8 @@ from ..study.records import BLOCK_PARAM, Measurement, ParamValue, Skipped
 from ..suites import SuiteContext, registry
 from ..suites.base import ANY_KERNEL, BLOCKS_OPTION, TUNE_OPTION, kernel_key
 from ..text import one_line, sig_figs
+from ..timing.measure import DEFAULT_REPS, check_reps
+from ..timing.stats import CV_WARN
 from .model import Rejected, TuneStudy, best_blocks, candidates, check_blocks, device_block_limit, rate, rate_unit
 
 __all__ = [

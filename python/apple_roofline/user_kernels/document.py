@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .. import provenance
+from ..host import provenance
 from ..roofline.model.model import Point
 from ..roofline.model.roofs import PIPES, PRECISIONS
 from ..study.document import Document, ToolInfo

@@ -20,8 +20,7 @@ from typing import List, Optional
 
 from ..roofline.model.binding import Binding, compute_roof, judge
 from ..roofline.model.model import RooflineModel
-from ..study.records import Ceiling
-from ..suites.hierarchy.levels import level_ceiling_name
+from ..study.records import Ceiling, level_ceiling_name
 from .model import KernelDot, KernelSet
 
 __all__ = ["Placement", "place", "level_bandwidth"]
@@ -130,3 +129,22 @@ def place(model: RooflineModel, kernels: KernelSet) -> List[Placement]:
         )
         out.append(Placement(d, share, roof, bw, judged))
     return out
+
+
+def dot_gid(index: int) -> str:
+    """The gid of ``placements[index]``'s marker."""
+    return f"kernel:{index}"
+
+
+def speedup_text(p: Placement, *, short: bool = False) -> str:
+    """``"×2.3 left below L2 bandwidth"``, ``"at L2 bandwidth"``, ``"consistent with L2-resident data"``
+    after either, why the dot lies above every roof (``short``: ``"above every roof"``, for a figure's
+    label), or why nothing binds it."""
+    if p.above:
+        return "above every roof" if short else p.above
+    if p.binding is None or p.speedup is None:
+        return p.note or "not bound"
+    reading = f"; {p.judged.reading}" if p.judged is not None and p.judged.reading else ""
+    if p.speedup < 1.005:
+        return f"at {p.binding.name}{reading}"
+    return f"×{p.speedup:.3g} left below {p.binding.name}{reading}"

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Dict, Sequence
 
-from ..roofline.views.kernel_dots import dot_gid, speedup_text
 from ..study.table import Table
 from ..text import sig_figs
 from .model import KernelDot, KernelSet
-from .place import Placement
+from .place import Placement, dot_gid, speedup_text
 
 __all__ = ["placements_table", "unplaced_table", "kernel_tooltips", "precision_text", "device_banner"]
 

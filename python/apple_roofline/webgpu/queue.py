@@ -1,7 +1,7 @@
 """A wgpu device's queue with every wait bounded (docs/design/watchdog.md, "A watchdog on every device wait").
 
 wgpu 0.32's ``sync_wait`` waits on a ``threading.Event`` without a timeout; here each wait is
-:func:`apple_roofline.watchdog.wait_event` on that event, in 50-ms slices that let signal handlers
+:func:`apple_roofline.timing.watchdog.wait_event` on that event, in 50-ms slices that let signal handlers
 run, within the calling thread's bound. The same wait the graphics study's
 :class:`~apple_roofline.graphics.wgpu_device.WgpuDevice` makes, for the compute backend's device.
 """

@@ -14,7 +14,7 @@ product's own:
   store action store, then discard: the second one hangs, its time predicted from the first).
 
 ``early`` makes the very first launch or pass hang instead: its time is not known, so its bound is the
-longest (:data:`apple_roofline.watchdog.CAP_S`), and a signal sent meanwhile must end the process.
+longest (:data:`apple_roofline.timing.watchdog.CAP_S`), and a signal sent meanwhile must end the process.
 ``hang: started`` is printed on stderr when the test kernel is first timed (CUDA) or the hanging pass
 is submitted (wgpu).
 """

@@ -49,13 +49,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ... import provenance
 from ...devices import default_device, open_device
 from ...errors import DeviceStopped, OptionError, check_int
-from ...stats import CONFIDENCE
+from ...host import provenance
 from ...study.document import finished_header
 from ...study.journal import Journal, record_key
 from ...study.progress import Progress, StudyInterrupted
+from ...timing.stats import CONFIDENCE
 from ..kernels import FLOAT32_EXACT, KERNEL_SOURCES, TINY_BYTES, TINY_ITEMS
 from ..model import DispatchStudy, LatencySeries, Pairing, PeerSkipped
 from ..paired import PAIRED_PATHS, pair_order

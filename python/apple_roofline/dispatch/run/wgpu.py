@@ -25,7 +25,7 @@ the host's), the device clock on an adapter without ``timestamp-query``, and the
 wgpu adapter). Every wait is bounded: ``synchronize`` and the read-backs wait within the watchdog's
 bound (:class:`~apple_roofline.webgpu.queue.BoundedQueue`); on a CPU adapter (lavapipe), whose
 ``queue.submit`` waits inside native code for the work before it, each measure runs on a helper
-thread that the study waits for within the bound of :func:`~apple_roofline.watchdog.bound_for` of its
+thread that the study waits for within the bound of :func:`~apple_roofline.timing.watchdog.bound_for` of its
 predicted time (:func:`run_bounded`; the prediction from the warm-up's launches and wait).
 """
 
@@ -40,7 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 import numpy as np
 
 from ...study.journal import record_key
-from ...watchdog import wait_event, watched
+from ...timing.watchdog import wait_event, watched
 from ..kernels import KERNEL_SOURCES, TINY_FLOATS, TINY_ITEMS, WGPU_NULL_BYTES
 from ..model import LatencySeries, PeerSkipped
 from ..peers import PEERS
@@ -74,8 +74,8 @@ def _host_clock() -> str:
 
 
 def run_bounded(fn: Callable[[], T], what: str, predicted_s: Optional[float]) -> T:
-    """``fn()`` on a helper thread, waited for within :func:`~apple_roofline.watchdog.bound_for`
-    ``(predicted_s)`` (:data:`~apple_roofline.watchdog.CAP_S` when None); its value, or what it raised.
+    """``fn()`` on a helper thread, waited for within :func:`~apple_roofline.timing.watchdog.bound_for`
+    ``(predicted_s)`` (:data:`~apple_roofline.timing.watchdog.CAP_S` when None); its value, or what it raised.
 
     Raises:
         DeviceStopped: ``fn`` did not return within the bound (it stays on its thread), naming ``what``.

@@ -9,7 +9,7 @@ views only show its verdict.
 * A compute figure (a peak kernel, a vendor GEMM, a matrix-unit tile) against the theoretical peak
   of its pipe (the theoretical ceiling of the same class; a matrix tile's is the GEMM peak of its
   inputs, :func:`~apple_roofline.suites.matrix.kernels.gemm_class_of`) at the clock the measurement ran at
-  (:func:`~apple_roofline.clocks.pass_clock`: the effective clock, else the reported one; the
+  (:func:`~apple_roofline.timing.clocks.pass_clock`: the effective clock, else the reported one; the
   highest reading where the clock moved over the samples): theoretical × that clock ÷ the clock the
   theoretical is given at. A clock measured above the device's maximum stands: an H100's SM runs at
   up to 2,083 MHz, above the 1,980 MHz its driver gives as the maximum, by its own kernels' rates and the
@@ -34,14 +34,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ...clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock_mhz
 from ...study.records import OVER_LIMIT_REASONS, Ceiling, Measurement, OverLimit, format_params
 from ...suites.registry import limit_rule, pipe_class, roof_class
 from ...text import percent
+from ...timing.clocks import EFFECTIVE_MAX, EFFECTIVE_MIN, pass_clock, theoretical_clock_mhz
+from ...timing.measure import MIN_SAMPLE_S
 
 __all__ = [
     "TOLERANCE",
-    "MIN_SAMPLE_S",
     "DRAM_CLASS",
     "OVER_MARK",
     "CACHE_RESIDENT",
@@ -67,12 +67,8 @@ __all__ = [
 #: 0.5 µs, Metal's GPU timestamps and the host's ``perf_counter`` nanoseconds, so a sample's time is
 #: good to 0.05 %, and the effective clock's ``%globaltimer`` (32 ns steps over the same time) to
 #: 0.003 %. 0.5 % is ten times the worst of those and half the 1 % by which a misread clock showed
-#: (a wgmma tile at 101 % of its pipe on an H200, issue 29).
+#: (a wgmma tile at 101 % of its pipe on an H200).
 TOLERANCE = 0.005
-#: The shortest timed sample the calibration aims for (``measure.time_kernel``'s ``min_sample_s``,
-#: docs/design/measurement.md, "Measurement"): a figure above its limit from samples shorter than this is put down
-#: to the timer rather than to the cache or the clock.
-MIN_SAMPLE_S = 1e-3
 #: The ceiling class of DRAM bandwidth, measured (STREAM) and theoretical (the interface's peak).
 DRAM_CLASS = "DRAM bandwidth"
 #: Bytes per clock per SM of an NVIDIA GPU's shared memory: 32 banks, each 32 bits per clock cycle
@@ -119,8 +115,8 @@ def figure_of(m: Measurement) -> float:
 
 def run_clock(params: Mapping[str, object]) -> Tuple[Optional[float], str]:
     """The clock (MHz) a measurement with ``params`` ran its samples at, for its limit, and words on
-    it: :func:`~apple_roofline.clocks.pass_clock`'s; where the clock measured over the samples moved
-    (the highest reading, :data:`~apple_roofline.clocks.EFFECTIVE_MAX`, above their mean by more than
+    it: :func:`~apple_roofline.timing.clocks.pass_clock`'s; where the clock measured over the samples moved
+    (the highest reading, :data:`~apple_roofline.timing.clocks.EFFECTIVE_MAX`, above their mean by more than
     :data:`TOLERANCE`), the highest reading, which the samples before the GPU stepped its clock down
     ran at. A reading above the device's maximum stands (module docstring). ``(None, "")`` where no
     clock is known."""
@@ -158,7 +154,7 @@ class Limits:
     Attributes:
         theoretical: the run's theoretical ceilings by name.
         max_mhz: the clock (MHz) the theoretical compute ceilings are given at
-            (:func:`~apple_roofline.clocks.theoretical_clock_mhz`), or None.
+            (:func:`~apple_roofline.timing.clocks.theoretical_clock_mhz`), or None.
         geforce: whether the device is an NVIDIA GeForce part, whose tensor cores accumulate FP16 in
             FP16 at twice the FP32-accumulation rate the GEMM FP16 peak is (docs/design/limits.md, "Physical
             limits"): there an FP16-accumulating tile has no limit.

@@ -23,11 +23,11 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from ...clocks import theoretical_clock_mhz
-from ...stats import Summary
 from ...study.records import WORKING_SET, Ceiling, Measurement, format_params
 from ...suites.registry import suite_ceilings
 from ...text import date_of
+from ...timing.clocks import theoretical_clock_mhz
+from ...timing.stats import Summary
 from .binding import Binding, compute_roof, judge, judged_source
 from .roofs import PIPES, PRECISIONS
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from ...stats import CV_WARN
 from ...study.journal import Journal, record_key
 from ...study.progress import Progress, announce_doing
 from ...study.records import REMEASURED_PARAM, Measurement, Skipped
 from ...study.timing import SuiteClock
 from ...suites.base import OutputCheck, kernel_key
 from ...telemetry import Sampler
+from ...timing.stats import CV_WARN
 from .cases import judge, time_case
 from .later import LaterChecks, Settled
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from ...clocks import effective_clock
-from ...measure import Timing, time_kernel
 from ...study.records import BLOCK_PARAM, TIMER_PARAM, Measurement, ParamValue
 from ...suites import Case
 from ...telemetry import Sampler
+from ...timing.clocks import effective_clock
+from ...timing.measure import Timing, time_kernel
 
 __all__ = ["measurement_params", "time_case", "judge"]
 
@@ -23,7 +23,7 @@ def measurement_params(
     the window of the timed samples (``timing.window``, docs/design/power.md, "Clocks and power"), where
     it reads and the window is known; and the effective clock of the samples, measured by the
     backend (``timing.clock``) or else the sampler's reported clock, labelled
-    (:func:`~apple_roofline.clocks.effective_clock`, docs/design/clocks.md, "Clocks")."""
+    (:func:`~apple_roofline.timing.clocks.effective_clock`, docs/design/clocks.md, "Clocks")."""
     out: Dict[str, ParamValue] = dict(params)
     if timer:
         out[TIMER_PARAM] = timer
@@ -50,7 +50,7 @@ def time_case(
     min_window_s: float = 0.0,
 ) -> Measurement:
     """Time ``kernel`` (``case.make_kernel()``'s result) on ``case`` with
-    :func:`~apple_roofline.measure.time_kernel`: its Measurement before the check (``valid`` True, no
+    :func:`~apple_roofline.timing.measure.time_kernel`: its Measurement before the check (``valid`` True, no
     ``validation``, no ``case.note``); :func:`judge` gives it the check's verdict,
     ``judge(case, time_case(...), case.check())``. Its parameters are :func:`measurement_params` plus
     :data:`BLOCK_PARAM` (``kernel.block``, where non-zero) and ``extra``. FLOPs and bytes are the

@@ -13,10 +13,10 @@ from typing import Any, Dict, Mapping, Optional, Protocol, Sequence, Tuple, Unio
 
 from ...devices import DeviceSpec
 from ...errors import OptionError
-from ...measure import DEFAULT_REPS, check_reps
 from ...sizes import format_size
 from ...study.progress import Progress
 from ...suites import SuiteContext, registry
+from ...timing.measure import DEFAULT_REPS, check_reps
 from .budget import Budgets, suite_budgets
 
 __all__ = [
@@ -79,7 +79,7 @@ class RunOptions:
         quick: a fast look: the sweep trimmed, shorter launch budgets, warm-up and time budgets (the
             runner sizes those from a prediction of their time where no ``budget`` is given;
             :attr:`budgets_s` holds the defaults it starts from).
-        reps: timed samples per measurement, 1 to :data:`~apple_roofline.measure.MAX_REPS`.
+        reps: timed samples per measurement, 1 to :data:`~apple_roofline.timing.measure.MAX_REPS`.
         array_bytes: bytes per STREAM array; None: :func:`default_array_bytes` of the device. Its
             range depends on the device's memory, so :meth:`array_bytes_for` checks it.
         telemetry: sample clocks and power in the background.

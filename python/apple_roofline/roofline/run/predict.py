@@ -79,7 +79,7 @@ class Rates:
 
 @dataclass(frozen=True)
 class Policy:
-    """How each case is measured (:func:`apple_roofline.measure.time_kernel`'s arguments as the
+    """How each case is measured (:func:`apple_roofline.timing.measure.time_kernel`'s arguments as the
     runner passes them): ``reps`` samples of at least ``min_sample_s`` seconds each, after
     ``warmup`` launches continued to at most ``max_warmup_s`` seconds and ``max_warmup_launches``
     launches."""

@@ -12,7 +12,7 @@ from typing import Optional
 from ...suites.base import KernelDef, Suite, SuiteContext
 from ...suites.chains import ChainKernel, chain_case
 from ...suites.fma import FMA_KERNELS
-from ...watchdog import watched
+from ...timing.watchdog import watched
 from .predict import Rates
 
 __all__ = ["probe_rates", "probe_bytes", "PROBE_COMPUTE_F"]

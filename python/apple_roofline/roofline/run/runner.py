@@ -13,12 +13,10 @@ import dataclasses
 import gc
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ... import provenance
-from ...clocks import CLOCK_TOLERANCE, below_steady, mark_steady
 from ...devices import open_device, resolve_device
 from ...errors import DeviceStopped, OptionError, reasons_text
+from ...host import provenance
 from ...kernel_cache import CacheWarnings
-from ...stats import CV_WARN, NOISY_CV
 from ...study.document import finished_header
 from ...study.files import ResultsError
 from ...study.journal import Journal
@@ -32,6 +30,8 @@ from ...telemetry import NullSampler, sampler_for
 from ...telemetry.starting import SamplerStart
 from ...theoretical import device_theoretical, host_cpu_spec
 from ...theoretical.cpu_clock import RunClock, clock_warnings
+from ...timing.clocks import CLOCK_TOLERANCE, below_steady, mark_steady
+from ...timing.stats import CV_WARN, NOISY_CV
 from ..model.limits import check_limits, limit_warnings
 from ..model.model import derive_ceilings
 from ..model.run import Run
@@ -430,8 +430,8 @@ def run_roofline(options: RunOptions) -> Run:
 
 
 def cv_warnings(measurements: Sequence[Measurement]) -> List[str]:
-    """One warning per valid measurement whose CV exceeds :data:`~apple_roofline.stats.CV_WARN`
-    (5 %); one above :data:`~apple_roofline.stats.NOISY_CV` (50 %) says it stayed that noisy when
+    """One warning per valid measurement whose CV exceeds :data:`~apple_roofline.timing.stats.CV_WARN`
+    (5 %); one above :data:`~apple_roofline.timing.stats.NOISY_CV` (50 %) says it stayed that noisy when
     measured again (docs/design/measurement.md, "Noisy samples")."""
     out = []
     for m in measurements:

@@ -2,7 +2,7 @@
 theoretical value at the maximum clock and at the effective clock its measurement ran at.
 
 A theoretical compute ceiling is rate per clock × clock, given at the device's maximum clock
-(:func:`~apple_roofline.clocks.theoretical_clock_mhz`); at the effective clock ``f`` it is
+(:func:`~apple_roofline.timing.clocks.theoretical_clock_mhz`); at the effective clock ``f`` it is
 theoretical × f / maximum. The fraction of that says how close the kernel came to the hardware at
 the clock it really had, the fraction of the maximum how close to the data sheet. Bandwidth
 ceilings do not scale with the core clock and are left out.
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ...clocks import CLOCK_PARAM, EFFECTIVE, EFFECTIVE_SOURCE, theoretical_clock_mhz
 from ...errors import reasons_text
 from ...study.records import Ceiling, Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
+from ...timing.clocks import CLOCK_PARAM, EFFECTIVE, EFFECTIVE_SOURCE, theoretical_clock_mhz
 from ..model.efficiency import ceiling_measurements
 from ..model.limits import CLOCK_MISREAD, Limits, classes_over_limit, flagged_cell, share_text
 from ..model.run import Run

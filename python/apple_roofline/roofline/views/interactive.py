@@ -30,10 +30,10 @@ import html
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...clocks import pass_clock
 from ...study.records import TIMER_PARAM, Ceiling, Measurement, format_params
 from ...suites import registry
 from ...text import percent, sig_figs
+from ...timing.clocks import pass_clock
 from ..model.binding import binding, dram_bandwidth
 from ..model.model import RooflineModel
 from ..model.run import Run

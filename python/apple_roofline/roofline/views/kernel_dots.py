@@ -17,20 +17,15 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ...figures import PALETTE, Axes, mpl, text_color
 from ...user_kernels.model import LEVELS
-from ...user_kernels.place import Placement
+from ...user_kernels.place import Placement, dot_gid, speedup_text
 from .axes import Scale
 from .labels import Labels, point_label_offsets
 
-__all__ = ["LEVEL_MARKERS", "draw_kernels", "dot_size", "dot_gid", "short_name", "speedup_text"]
+__all__ = ["LEVEL_MARKERS", "draw_kernels", "dot_size", "short_name"]
 
 #: The marker of each level's dots.
 LEVEL_MARKERS: Dict[str, str] = {"L1": "^", "L2": "s", "DRAM": "o"}
 _NAME_WIDTH = 40
-
-
-def dot_gid(index: int) -> str:
-    """The gid of ``placements[index]``'s marker."""
-    return f"kernel:{index}"
 
 
 def short_name(name: str, width: int = _NAME_WIDTH) -> str:
@@ -43,20 +38,6 @@ def short_name(name: str, width: int = _NAME_WIDTH) -> str:
 def dot_size(share: float) -> float:
     """A dot's marker size (points) for its kernel's time share: area in proportion, 5 to 18 points."""
     return 5.0 + 13.0 * math.sqrt(max(0.0, min(1.0, share)))
-
-
-def speedup_text(p: Placement, *, short: bool = False) -> str:
-    """``"×2.3 left below L2 bandwidth"``, ``"at L2 bandwidth"``, ``"consistent with L2-resident data"``
-    after either, why the dot lies above every roof (``short``: ``"above every roof"``, for a figure's
-    label), or why nothing binds it."""
-    if p.above:
-        return "above every roof" if short else p.above
-    if p.binding is None or p.speedup is None:
-        return p.note or "not bound"
-    reading = f"; {p.judged.reading}" if p.judged is not None and p.judged.reading else ""
-    if p.speedup < 1.005:
-        return f"at {p.binding.name}{reading}"
-    return f"×{p.speedup:.3g} left below {p.binding.name}{reading}"
 
 
 def _draw_kernel_dots(

@@ -63,11 +63,11 @@ from typing import (
     Union,
 )
 
-from ...clocks import at_clock
 from ...figures import AT_CLOCK, MEASURED, PALETTE, THEORETICAL, Axes, Figure, mpl, text_color
 from ...study.records import Ceiling, Measurement, working_set_text
 from ...suites import registry
 from ...text import sig_figs
+from ...timing.clocks import at_clock
 from ...user_kernels.place import Placement
 from ..model.efficiency import CeilingEfficiency, ceiling_efficiency, ceiling_measurements
 from ..model.limits import CLOCK_MISREAD, run_clock, share_text

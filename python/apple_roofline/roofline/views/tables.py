@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ...stats import CV_WARN
 from ...study.markdown import header_warnings
 from ...study.records import TIMER_PARAM, Ceiling, Measurement, format_params, working_set_text
 from ...study.table import Table
 from ...study.timing import TIME_ALIGN, TIME_HEADER, time_notes, time_rows
 from ...text import DASH, format_value, percent, sig_figs
+from ...timing.stats import CV_WARN
 from ..model.limits import CACHE_RESIDENT, CLOCK_MISREAD, DRAM_CLASS, flagged_cell, over_limit_text, share_text
 from ..model.model import RooflineModel
 from ..model.run import Run
@@ -176,7 +176,7 @@ def ridge_table(model: Optional[RooflineModel]) -> Table:
 def suite_tables(measurements: Sequence[Measurement]) -> List[SuiteTable]:
     """One table per suite, in order of first appearance: kernel, dtype, parameters, FLOP/B, median
     GFLOP/s and GB/s (the one above its physical limit marked with the reason:
-    :func:`~.limits.flagged_cell`), CV (with "(noisy)" above :data:`~apple_roofline.stats.NOISY_CV`,
+    :func:`~.limits.flagged_cell`), CV (with "(noisy)" above :data:`~apple_roofline.timing.stats.NOISY_CV`,
     docs/design/measurement.md, "Noisy samples") and whether it is valid (``"**NO**"`` when not)."""
     suites: Dict[str, List[Measurement]] = {}
     for m in measurements:
@@ -375,7 +375,7 @@ def _measurement_warnings(run: Run) -> List[Tuple[Measurement, str, str]]:
 def measurement_warnings(run: Run) -> List[str]:
     """Warnings derived from the measurements: every invalid measurement, every one above its
     physical limit (docs/design/limits.md, "Physical limits") and every one whose CV exceeds
-    :data:`apple_roofline.stats.CV_WARN` (5 %)."""
+    :data:`apple_roofline.timing.stats.CV_WARN` (5 %)."""
     return [text for _m, _kind, text in _measurement_warnings(run)]
 
 

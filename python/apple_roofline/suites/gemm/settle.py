@@ -22,7 +22,7 @@ never settle a ladder, nor do cheap sizes, where measuring one more costs little
 
 A small size also draws the curve without setting the ceiling: :func:`few_reps` says when a size is
 measured with :data:`FEW_REPS` samples first (short, after a quiet size; the runner keeps them when
-their CV is at most :data:`~apple_roofline.stats.CV_WARN`, else measures the case again with the
+their CV is at most :data:`~apple_roofline.timing.stats.CV_WARN`, else measures the case again with the
 full count).
 """
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...stats import CV_WARN
+from ...timing.stats import CV_WARN
 
 __all__ = [
     "SETTLE_TOL",
@@ -89,7 +89,7 @@ def few_reps(fastest_before_s: Optional[float], cv_before: float = 0.0, growth: 
     many times longer the next size's launch is predicted to take (``growth``, :func:`.sizes.growth`):
     :data:`FEW_REPS` where the next launch is predicted (``growth`` × ``fastest_before_s``) below
     :data:`FEW_REPS_MAX_LAUNCH_S` and
-    the size before was quiet (CV at most :data:`~apple_roofline.stats.CV_WARN`: a noisy one
+    the size before was quiet (CV at most :data:`~apple_roofline.timing.stats.CV_WARN`: a noisy one
     predicts a noisy next size, whose few samples would be measured again), else None (the run's
     ``reps``)."""
     if fastest_before_s is None or growth * fastest_before_s >= FEW_REPS_MAX_LAUNCH_S or cv_before > CV_WARN:

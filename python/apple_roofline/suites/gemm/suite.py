@@ -26,8 +26,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from ...stats import summarize
 from ...study.records import LADDER_PARAM
+from ...timing.stats import summarize
 from ..base import ITEMSIZE, Case, KernelDef, Suite, SuiteContext, read
 from .checks import check_product, output_values, poison_output
 from .inputs import Drawn, draw_inputs, draw_kind, input_kind

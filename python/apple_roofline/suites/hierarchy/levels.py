@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...sizes import format_size
-from ...study.records import WORKING_SET, Ceiling, Measurement
+from ...study.records import WORKING_SET, Ceiling, Measurement, level_ceiling_name
 from .agreement import settle
 from .plateaus import DRAM, Level, Plateau, find_plateaus, level_groups
 
@@ -46,11 +46,6 @@ HIERARCHY_SUITE = "hierarchy"
 #: The kernel whose plateaus become the level ceilings (per-lane reads; read-modify-write is shown
 #: beside it, not made a ceiling).
 LEVEL_KERNEL = "read"
-
-
-def level_ceiling_name(level: str) -> str:
-    """The ceiling class of a level: ``"L2 bandwidth"``."""
-    return f"{level} bandwidth"
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ...study.records import WORKING_SET, Measurement
+from ...study.records import WORKING_SET, Measurement, level_ceiling_name
 from ...theoretical.caches import DRAM_LEVEL, SHARED_LEVEL, hierarchy_facts
 from ..registry import LimitRule, Section, SuiteFigure, SuiteSpec, optional_tables
-from .levels import level_ceiling_name, level_ceilings, level_warnings
+from .levels import level_ceilings, level_warnings
 from .plot import hierarchy_figure
 from .suite import SWEEP_OPTION, HierarchySuite
 from .table import hierarchy_table

@@ -26,10 +26,10 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 from ...roofline.model.limits import flagged_cell
 from ...roofline.model.run import Run
 from ...sizes import format_size
-from ...study.records import Measurement
+from ...study.records import Measurement, level_ceiling_name
 from ...study.table import Table
 from ...text import DASH, sig_figs
-from .levels import LEVEL_KERNEL, LevelCurve, level_ceiling_name, level_curves
+from .levels import LEVEL_KERNEL, LevelCurve, level_curves
 from .plateaus import Plateau
 
 __all__ = ["hierarchy_table"]

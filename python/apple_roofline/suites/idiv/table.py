@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from ...clocks import theoretical_clock_mhz
 from ...roofline.model.run import Run
 from ...study.records import Measurement
 from ...study.table import Table
 from ...text import DASH, sig_figs
+from ...timing.clocks import theoretical_clock_mhz
 
 __all__ = ["IDIV_SUITE", "idiv_table", "fma_lane_cycles_per_s"]
 
@@ -56,7 +56,7 @@ def fma_lane_cycles_per_s(run: Run) -> Optional[float]:
 
 
 def _clock_hz(device: Mapping[str, object]) -> Optional[float]:
-    """The theoretical model's clock in Hz (:func:`~apple_roofline.clocks.theoretical_clock_mhz`), or None."""
+    """The theoretical model's clock in Hz (:func:`~apple_roofline.timing.clocks.theoretical_clock_mhz`), or None."""
     mhz = theoretical_clock_mhz(device)
     return mhz * 1e6 if mhz is not None else None
 

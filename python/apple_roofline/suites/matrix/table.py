@@ -92,7 +92,7 @@ def matrix_summary_table(run: Run) -> Optional[Table]:
     """Per precision and instruction: the best valid shape (the "Matrix <in>→<acc> (<instruction>)"
     ceiling), the measured vendor GEMM ceiling of the same inputs where the run has it, their ratio,
     the theoretical GEMM peak of the same inputs where known, and that peak scaled to the effective
-    clock of the best shape's samples (:func:`~apple_roofline.clocks.pass_clock`: measured by the
+    clock of the best shape's samples (:func:`~apple_roofline.timing.clocks.pass_clock`: measured by the
     kernel, else the SM clock sampled; the highest reading where the clock moved within the samples,
     :func:`~apple_roofline.roofline.model.limits.run_clock`; where the theoretical peak's clock is known): theoretical ×
     effective clock / maximum clock — the pipe's limit at that clock (:meth:`~.limits.Limits.limit`).

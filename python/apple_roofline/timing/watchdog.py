@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional, Tuple
 
-from .errors import DeviceStopped
+from ..errors import DeviceStopped
 
 __all__ = ["FACTOR", "FLOOR_S", "CAP_S", "INTERRUPT_SLICE_S", "bound_for", "watched", "limit", "wait_event"]
 
@@ -56,7 +56,7 @@ def _native_setter() -> Optional[Callable[[float, str], Tuple[float, str]]]:
     """The extension's ``set_wait_limit``, or None where the extension cannot be loaded (the wgpu
     path works without it) or is a stand-in without it (tests replace it)."""
     try:
-        from ._native import _core
+        from .._native import _core
     except ImportError:
         return None
     setter = getattr(_core, "set_wait_limit", None)

@@ -1,7 +1,7 @@
 """Embedding: time any Python callable and place it on a measured roofline.
 
 :func:`measure` times a callable with the methodology of the suites (docs/design/measurement.md,
-"Measurement") and returns a :class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.flops_bytes`
+"Measurement") and returns a :class:`~apple_roofline.roofline.Point`; :mod:`apple_roofline.user_kernels.flops_bytes`
 counts the work and traffic of common operations. Nothing here touches the native extension.
 """
 
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, Ty
 
 import numpy as np
 
-from .measure import MAX_REPS
-from .roofline.model.model import Point
-from .roofline.model.roofs import PIPES, PRECISIONS, precision_of_dtype
-from .stats import summarize
+from ..roofline.model.model import Point
+from ..roofline.model.roofs import PIPES, PRECISIONS, precision_of_dtype
+from ..timing.measure import MAX_REPS
+from ..timing.stats import summarize
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -75,7 +75,7 @@ def measure(
 
     Units: ``flops`` is the FLOPs one call of ``fn`` performs (>= 0, counted per scalar
     operation, an FMA is 2), ``bytes`` the DRAM bytes one call moves (> 0); the result's
-    ``seconds`` is the median time of one call, in seconds. :mod:`apple_roofline.flops_bytes`
+    ``seconds`` is the median time of one call, in seconds. :mod:`apple_roofline.user_kernels.flops_bytes`
     computes both for matmul, elementwise and reduction operations. Fractional counts are
     accepted (e.g. averages).
 
@@ -90,8 +90,8 @@ def measure(
        clock's and ``sync``'s own cost;
     3. ``reps`` samples, each ``perf_counter()``, ``calls`` × ``fn()``, ``sync()``,
        ``perf_counter()``, divided by ``calls``: seconds per call;
-    4. statistics by :func:`apple_roofline.stats.summarize`: the point's ``seconds`` is the
-       median, and the full :class:`~apple_roofline.stats.Summary` (min, quartiles, CV ...) is
+    4. statistics by :func:`apple_roofline.timing.stats.summarize`: the point's ``seconds`` is the
+       median, and the full :class:`~apple_roofline.timing.stats.Summary` (min, quartiles, CV ...) is
        in ``point.summary``.
 
     ``sync`` is called before the clock is read at the end of every sample; pass the call that

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from typing import Any, Dict, Optional, Union
 
-from ._version import __version__
+from .._version import __version__
 
 __all__ = ["TOOL_NAME", "SOURCE_DIR", "host", "now", "git_revision", "checkout_revision", "tool_version"]
 
@@ -27,7 +27,7 @@ TOOL_NAME = "apple_roofline"
 def host() -> Dict[str, Any]:
     """The host as a JSON-ready dict: ``hostname``, ``os`` (``platform.platform()``), ``machine``,
     ``python`` and ``numpy`` versions, ``logical_cpus`` (``os.cpu_count()``), and the share of them
-    this process had: ``usable_cpus`` and ``host_threads`` (:mod:`apple_roofline.cpus`)."""
+    this process had: ``usable_cpus`` and ``host_threads`` (:mod:`apple_roofline.host.cpus`)."""
     import numpy as np
 
     from .cpus import host_threads, usable_cpus
@@ -87,7 +87,7 @@ def git_revision() -> Optional[str]:
     what was built). Without ``_build_info`` (the package run from a source tree that was never
     built), the revision of that tree when it is its own checkout (:func:`checkout_revision`)."""
     try:
-        from ._build_info import GIT_REVISION
+        from .._build_info import GIT_REVISION
     except ImportError:
         if not os.path.isfile(os.path.join(SOURCE_DIR, "CMakeLists.txt")):
             return None  # installed without a build record: no source tree to ask

@@ -3,7 +3,7 @@ repetitions -> raw samples.
 
 1. Warm-up: at least ``warmup`` untimed-for-the-result launches, continued (up to
    ``max_warmup_s``) until two consecutive launches agree within 10 %, because clocks ramp.
-2. Calibration: ``batch`` launches per sample so that one sample lasts at least ``min_sample_s``
+2. Calibration: ``batch`` launches per sample so that one sample lasts at least :data:`MIN_SAMPLE_S`
    (1 ms by default) of device time, amortising the timer's own cost.
 3. ``reps`` samples (at least 10 by default) of ``batch`` back-to-back launches, each timed by the
    backend's device clock (Kernel.time); returned as seconds per launch.
@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import check_int
+from ..errors import check_int
 from .watchdog import watched
 
 __all__ = ["Timing", "time_kernel", "warm_up", "check_reps", "DEFAULT_REPS", "MAX_REPS"]
@@ -72,6 +72,12 @@ def warm_up(
     return times
 
 
+#: The shortest timed sample the calibration aims for, in seconds (step 2 above).
+MIN_SAMPLE_S = 1e-3
+#: The most launches one sample holds.
+MAX_BATCH = 1 << 20
+
+
 def time_kernel(
     kernel: Any,
     args: Sequence[Any],
@@ -79,9 +85,7 @@ def time_kernel(
     *,
     reps: int = DEFAULT_REPS,
     warmup: int = 3,
-    min_sample_s: float = 1e-3,
     max_warmup_s: float = 0.5,
-    max_batch: int = 1 << 20,
     spin_up_s: float = 0.0,
     min_window_s: float = 0.0,
 ) -> Timing:
@@ -100,7 +104,7 @@ def time_kernel(
 
     Returns a Timing whose ``samples_s`` has ``reps`` entries, in seconds per launch, and whose
     ``clock`` is the kernel's measured clock of those samples (``kernel.clock``, where it has one).
-    Every call waits within the bound of its predicted seconds (:func:`apple_roofline.watchdog.
+    Every call waits within the bound of its predicted seconds (:func:`apple_roofline.timing.watchdog.
     bound_for`; the first launch, whose time is not known, within the longest).
 
     Raises OptionError (a ValueError) when reps is outside 1..MAX_REPS or warmup < 1;
@@ -122,16 +126,16 @@ def time_kernel(
 
     times = warm_up(launches, warmup, max_warmup_s)
     per_launch = max(min(times[-3:]), 1e-9)
-    batch = int(min(max_batch, max(1, math.ceil(min_sample_s / per_launch))))
+    batch = int(min(MAX_BATCH, max(1, math.ceil(MIN_SAMPLE_S / per_launch))))
     if min_window_s > 0:
         # A launch in a batch can be much shorter than one timed alone (a 16x16 DGEMM on an H100:
         # about 7x, launch latency overlapping); the window is sized from one calibrated sample.
         with watched(name, batch * per_launch):
             probe = kernel.time(args, work_items, batch, 1, clock=False)[0] / batch
         per_launch = max(min(per_launch, probe), 1e-9)
-        batch = int(min(max_batch, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
+        batch = int(min(MAX_BATCH, max(batch, math.ceil(min_window_s / (reps * per_launch)))))
     if spin_up_s > 0:
-        spin = int(min(max_batch, max(batch, math.ceil(spin_up_s / per_launch))))
+        spin = int(min(MAX_BATCH, max(batch, math.ceil(spin_up_s / per_launch))))
         with watched(name, spin * per_launch):
             kernel.time(args, work_items, spin, 1, clock=False)
     start = time.perf_counter()

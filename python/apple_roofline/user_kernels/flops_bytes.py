@@ -52,7 +52,7 @@ def itemsize(dtype: Any) -> int:
         ValueError: for an unknown dtype, naming the valid ones.
     """
     if isinstance(dtype, str) and dtype in DTYPES:
-        from .suites.base import ITEMSIZE
+        from ..suites.base import ITEMSIZE
 
         return ITEMSIZE[dtype]
     return _numpy_dtype(dtype).itemsize
@@ -70,7 +70,7 @@ def matmul(m: int, n: int, k: int, dtype: Any = "fp32") -> Tuple[int, int]:
     Raises:
         ValueError: for a negative or non-integer size (naming it) or an unknown dtype.
     """
-    from .suites.gemm.precisions import GEMM_PRECISIONS, gemm_bytes, gemm_flops
+    from ..suites.gemm.precisions import GEMM_PRECISIONS, gemm_bytes, gemm_flops
 
     m, n, k = _size(m, "m"), _size(n, "n"), _size(k, "k")
     if isinstance(dtype, str) and dtype in GEMM_PRECISIONS:
