@@ -30,7 +30,10 @@ CHILD = textwrap.dedent("""
     import apple_roofline as ar
     from apple_roofline._native import _core
     device = sys.argv[1]
-    run = ar.run_roofline(device + ":0", ["stream", "peak"], quick=True, telemetry=False, reps=3, array_bytes=1 << 24)
+    options = ar.RunOptions(
+        device=device + ":0", suites=["stream", "peak"], quick=True, telemetry=False, reps=3, array_bytes=1 << 24
+    )
+    run = ar.run_roofline(options)
     src = {
         "cuda": 'extern "C" __global__ void fill(float* y, double a, unsigned long long n) {'
                 ' unsigned long long i = blockIdx.x * (unsigned long long)BLOCK + threadIdx.x;'
