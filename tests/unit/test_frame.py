@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import apple_roofline as ar
-from apple_roofline import devices, provenance
+from apple_roofline import devices
 from apple_roofline.dispatch.model import DispatchStudy, LatencySeries
 from apple_roofline.errors import OptionError, check_int
+from apple_roofline.host import provenance
 from apple_roofline.results import KINDS, load_results, parse_results
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.roofline.run.options import array_bytes_range, check_array_bytes, parse_suites
