@@ -17,7 +17,7 @@
 
 namespace ar {
 
-// The limit of a device wait on a thread whose pass set none (python/apple_roofline/watchdog.py's
+// The limit of a device wait on a thread whose pass set none (python/apple_roofline/timing/watchdog.py's
 // CAP_S: the longest bound it gives a pass, but for one predicted longer than half of it).
 constexpr double kWaitCapS = 60.0;
 // How often, in seconds, a wait in progress calls the interrupt hook.
