@@ -324,7 +324,16 @@ class PassMeasurer:
         reps = self.samples(suite, (fmt, F, mode, store))
         if not self.fits(clock, name, self.pacer.per_pass.get((shape, layers)) or per_pass, reps, True):
             return None
-        p = self.dev.fill_pass(
+        p = self._build_fill_pass(c, layers)
+        timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name, reps=reps)
+        invocations, got = run.invocations, _image(run)
+        ladder[F] = timing.per_pass_s / layers
+        return _PassRun(p, timing, layers, invocations, got)
+
+    def _build_fill_pass(self, c: FillCase, layers: int) -> Any:
+        """The device's fill pass of case ``c`` (format, F, mode, store action) at ``layers`` layers."""
+        fmt, F, mode, store = c
+        return self.dev.fill_pass(
             width=self.width,
             height=self.height,
             fmt=fmt,
@@ -333,10 +342,6 @@ class PassMeasurer:
             blended=mode == "blended",
             store=store == "store",
         )
-        timing, run = self.pacer.measure(p, (shape, layers), per_pass, count=True, name=name, reps=reps)
-        invocations, got = run.invocations, _image(run)
-        ladder[F] = timing.per_pass_s / layers
-        return _PassRun(p, timing, layers, invocations, got)
 
     def _fill_layers(self, suite: str, c: FillCase, name: str, ladder: Dict[int, float]) -> Tuple[int, Optional[float]]:
         """``(layers, seconds per pass)`` of fill pass ``c``: the layers its shape (format, F, mode)
@@ -351,15 +356,7 @@ class PassMeasurer:
         per_layer = ladder_layer_s(ladder, F)
         if per_layer is None:
             probe_layers = min(self.overdraw, MIN_LAYERS)
-            probe = self.dev.fill_pass(
-                width=self.width,
-                height=self.height,
-                fmt=fmt,
-                F=F,
-                layers=probe_layers,
-                blended=mode == "blended",
-                store=store == "store",
-            )
+            probe = self._build_fill_pass(c, probe_layers)
             per_layer = self.pacer.probe(probe, name) / probe_layers
         layers = self.layers[shape] = fill_layers(self.overdraw, per_layer, self.max_pass_s)
         if layers < self.overdraw:
