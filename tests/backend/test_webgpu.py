@@ -58,6 +58,22 @@ def _measure(case: Any) -> "tuple[bool, str]":
     return result
 
 
+def test_samples_past_a_query_set_take_several(backend: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """WebGPU caps a query set at 4096 timestamps: with QUERY_SET_SAMPLES 2, five samples take three
+    query sets in the one submission, and each comes back positive, the output still valid."""
+    from apple_roofline.webgpu import kernel as wgpu_kernel
+
+    if not backend.info()["timestamp_query"]:
+        pytest.skip("the adapter has no timestamp-query")
+    monkeypatch.setattr(wgpu_kernel, "QUERY_SET_SAMPLES", 2)
+    case = next(iter(StreamSuite(_ctx(backend)).cases()))
+    kernel = case.make_kernel()
+    samples = kernel.time(case.args, case.work_items, 1, 5)
+    assert len(samples) == 5 and all(s > 0 for s in samples), samples
+    ok, msg = case.check()
+    assert ok, msg
+
+
 @pytest.mark.parametrize("suite", [StreamSuite, SweepSuite, PeakSuite], ids=lambda s: s.name)
 def test_every_case_validates(backend: Any, suite: Any) -> None:
     measured = 0

@@ -122,14 +122,15 @@ def test_a_measure_past_its_bound_stops_the_study() -> None:
         run_bounded(lambda: int("raised on its thread"), "a failing pass", None)
 
 
-def test_device_samples_past_a_query_set_are_taken_in_several_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """wgpu's query sets hold 4096 timestamps: the device-clock samples come in calls of at most
-    TIMESTAMP_SAMPLES each (here 2, so 5 samples take three calls), every sample kept and validated."""
-    from apple_roofline.dispatch.run import wgpu as wgpu_path
+def test_device_samples_past_a_query_set_take_several_query_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """WebGPU's query sets hold 4096 timestamps: the device-clock samples of one Kernel.time call take
+    a query set per QUERY_SET_SAMPLES samples (here 2, so 5 samples take three), every sample kept and
+    validated."""
+    from apple_roofline.webgpu import kernel as wgpu_kernel
 
     pytest.importorskip("apple_roofline._native")
     index = _adapter()
-    monkeypatch.setattr(wgpu_path, "TIMESTAMP_SAMPLES", 2)
+    monkeypatch.setattr(wgpu_kernel, "QUERY_SET_SAMPLES", 2)
     study = run_dispatch(f"wgpu:{index}", peers=False, reps=5, launches=2, warmup=1)
     if not study.device["timestamp_query"]:
         pytest.skip("the adapter has no timestamp-query")

@@ -2,8 +2,10 @@
 
 WGSL has no clock a kernel can read, so the clock is the platform's: on an NVIDIA adapter NVML's SM
 clock of the GPU of the adapter's name (:class:`~apple_roofline.telemetry.nvml.NvmlSampler`, matched by
-name as the graphics study matches it), read right after each timed call; elsewhere "not known",
-with the reason.
+name as the graphics study matches it), read right after each timed call; on a Mac (the Metal
+adapter) none here: the run's sampler (IOReport, :mod:`apple_roofline.telemetry.ioreport`) reports the
+GPU's clock over each measurement's window (:func:`apple_roofline.timing.clocks.effective_clock`'s
+fallback); elsewhere "not known", with the reason.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ class ClockReader:
                 self.reason = ""
             else:
                 self.reason = f"not known: {why or 'NVML reads no SM clock of this GPU'}"
+        elif str(info.get("api", "")).lower() == "metal":
+            self.reason = (
+                "not measured: WGSL has no clock a kernel can read; on a Mac the run's sampler (IOReport's "
+                "GPU performance states) reports the GPU's clock over the measurement's window"
+            )
         else:
             self.reason = (
                 "not known: WGSL has no clock a kernel can read, and no clock source is known for the "

@@ -27,10 +27,15 @@ import numpy as np
 from ..graphics.pacing import SPIN_UP_S
 from .layout import Binding
 
-__all__ = ["WgpuKernel", "CLOCK_NOT_ASKED", "MAX_LEAD_LAUNCHES"]
+__all__ = ["WgpuKernel", "CLOCK_NOT_ASKED", "MAX_LEAD_LAUNCHES", "QUERY_SET_SAMPLES"]
 
 #: The most untimed launches a spin-up lead encodes (:meth:`WgpuKernel._lead`): each is a Python call.
 MAX_LEAD_LAUNCHES = 20000
+
+#: The most samples one timestamp query set holds: WebGPU caps a query set at 4096 queries
+#: (``maxQuerySetSize`` is not a limit an adapter can raise), two a sample; more samples take several
+#: query sets, all written in the same submission.
+QUERY_SET_SAMPLES = 2048
 
 #: Kernel.clock's method after a time() call made with clock False (core/backend.h's kClockNotAsked).
 CLOCK_NOT_ASKED = "not measured: the samples were timed without their clock (warm-up, calibration or spin-up)"
@@ -160,25 +165,7 @@ class WgpuKernel:
         be = self.backend
         lead = self._lead(clock)
         if be.timestamps:
-            wgpu = be.wgpu
-            query = be.device.create_query_set(type="timestamp", count=2 * reps)
-            resolve = be.device.create_buffer(
-                size=16 * reps, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
-            )
-            enc = be.device.create_command_encoder()
-            if lead:
-                self._pass(enc, group, shape, lead, None)
-            for r in range(reps):
-                writes = {
-                    "query_set": query,
-                    "beginning_of_pass_write_index": 2 * r,
-                    "end_of_pass_write_index": 2 * r + 1,
-                }
-                self._pass(enc, group, shape, batch, writes)
-            enc.resolve_query_set(query, 0, 2 * reps, resolve, 0)
-            be.queue.submit([enc.finish()])
-            ticks = np.frombuffer(be.queue.read_back(resolve), dtype=np.uint64).astype(np.int64)
-            samples = [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * be.tick_s for r in range(reps)]
+            samples = self._timestamped(group, shape, batch, reps, lead)
             self._timer = be.timestamp_note
         else:
             samples = []
@@ -197,6 +184,37 @@ class WgpuKernel:
             self._timer = be.host_timer_note
         self._clock = be.clock.reading() if clock else {"mhz": [], "method": CLOCK_NOT_ASKED}
         self._per_launch_s = min(samples) / batch
+        return samples
+
+    def _timestamped(self, group: Any, shape: Tuple[int, int], batch: int, reps: int, lead: int) -> List[float]:
+        """``reps`` samples of ``batch`` dispatches on the GPU's timestamps (seconds each), after ``lead``
+        untimed launches, in one encoder and one submission: a query set of two timestamps a sample
+        for every :data:`QUERY_SET_SAMPLES` samples, each resolved into its own buffer."""
+        be, wgpu = self.backend, self.backend.wgpu
+        enc = be.device.create_command_encoder()
+        if lead:
+            self._pass(enc, group, shape, lead, None)
+        resolved = []
+        for start in range(0, reps, QUERY_SET_SAMPLES):
+            n = min(QUERY_SET_SAMPLES, reps - start)
+            query = be.device.create_query_set(type="timestamp", count=2 * n)
+            resolve = be.device.create_buffer(
+                size=16 * n, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+            )
+            for r in range(n):
+                writes = {
+                    "query_set": query,
+                    "beginning_of_pass_write_index": 2 * r,
+                    "end_of_pass_write_index": 2 * r + 1,
+                }
+                self._pass(enc, group, shape, batch, writes)
+            enc.resolve_query_set(query, 0, 2 * n, resolve, 0)
+            resolved.append(resolve)
+        be.queue.submit([enc.finish()])
+        samples: List[float] = []
+        for resolve in resolved:
+            ticks = np.frombuffer(be.queue.read_back(resolve), dtype=np.uint64).astype(np.int64)
+            samples += [max(int(ticks[2 * r + 1] - ticks[2 * r]), 1) * be.tick_s for r in range(len(ticks) // 2)]
         return samples
 
     def _lead(self, clock: bool) -> int:

@@ -47,7 +47,7 @@ from ..peers import PEERS
 from ..peers.common import gc_paused
 from .loops import Step, StudyKernel, python_throughput
 
-__all__ = ["WGPU", "STEPS", "TIMESTAMP_SAMPLES", "WgpuDispatch", "host_steps", "run_bounded"]
+__all__ = ["WGPU", "STEPS", "WgpuDispatch", "host_steps", "run_bounded"]
 
 #: The WebGPU backend's name (its info's ``backend``).
 WGPU = "wgpu"
@@ -60,9 +60,6 @@ STEPS: Tuple[Tuple[str, str], ...] = (
     ("submit", "the queue's submit of that command buffer returned"),
     ("complete", "Backend.synchronize returned: a 4-byte read-back ordered after the dispatch, mapped (bounded)"),
 )
-#: Samples of one ``Kernel.time`` call on the device clock: wgpu's query sets hold at most 4096
-#: timestamps, two a sample.
-TIMESTAMP_SAMPLES = 2048
 _LOOP = "Kernel.launch (a command encoder, one compute pass, one dispatch, a submit)"
 
 T = TypeVar("T")
@@ -224,10 +221,7 @@ class WgpuDispatch:
         """Throughput on the device clock: ``reps`` passes of ``launches`` dispatches, GPU timestamps."""
         per = self.launches
         k.reset()
-        samples: List[float] = []
-        for start in range(0, self.reps, TIMESTAMP_SAMPLES):  # a query set holds 2 × TIMESTAMP_SAMPLES
-            reps = min(TIMESTAMP_SAMPLES, self.reps - start)
-            samples += [t / per for t in k.kernel.time(k.args, k.work_items, per, reps, clock=False)]
+        samples = [t / per for t in k.kernel.time(k.args, k.work_items, per, self.reps, clock=False)]
         ok, why = k.check(self.reps * per)
         note = (
             f"Kernel.time, batch {per}: {per} dispatches in one compute pass, the samples in one submission; "
