@@ -234,9 +234,12 @@ def compare(
     and its ratio to a baseline on stdout and, with -o, the rooflines overlaid (a colour per ceiling, a line
     style per run).
     With --reference, one run is enough: published figures are set beside it (and drawn beside it with -o),
-    or it is checked against a reference run."""
+    or it is checked against a reference run.
+    A native run (CUDA, Metal) and a WebGPU run of one GPU also get each measured ceiling side by side;
+    a native figure below 0.8x WebGPU's is named on stderr as a native-path defect."""
     from ..references import PublishedReference, published_lines
     from ..roofline.compare.compare import compare_markdown
+    from ..roofline.compare.paths import native_defects
 
     if list_references:
         _list_references(runs, reference)
@@ -253,6 +256,8 @@ def compare(
     typer.echo(text, nl=not text.endswith("\n"))
     for flag in flags:
         typer.echo(f"outlier: {flag.sentence()}", err=True)
+    for line in native_defects(comparison.runs, comparison.tags):
+        typer.echo(f"native-path defect: {line}", err=True)
     if len(comparison.runs) > len(loaded):  # a reference run joined the comparison, first
         paths, loaded = [Path(comparison.labels[0])] + paths, list(comparison.runs)
     if output is None:

@@ -25,6 +25,7 @@ from ..model.efficiency import ceiling_efficiency
 from ..model.run import Run
 from ..views.report import table_lines
 from ..views.tables import model_of
+from .paths import path_pairs, paths_table
 
 __all__ = [
     "BASELINE_MEDIAN",
@@ -268,7 +269,8 @@ def _ridges(run: Run) -> Dict[str, float]:
 
 def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
     """The comparison's sections as (title, table): the runs; the ceilings' values and their ratios
-    to the baseline; the measured ridge points (FLOP/byte) and their ratios; and, where any run
+    to the baseline; for a native run and a WebGPU run of one GPU, their measured ceilings side by
+    side (:func:`~.paths.paths_table`); the measured ridge points (FLOP/byte) and their ratios; and, where any run
     measured power at a ceiling, the per-watt figures and their ratios; then the reference's
     sections (:attr:`Comparison.sections`)."""
     tags, titles = c.tags, c.titles()
@@ -288,6 +290,7 @@ def compare_tables(c: Comparison) -> List[Tuple[str, Table]]:
             c, keys, [(k[2], k[1], k[0], units[k]) for k in keys], values, ("Ceiling", "Kind", "Source", "Unit")
         )
         out += [("Ceilings", v), ("Ceilings: ratios", r)]
+        out += [paths_table(c.runs, tags, i, j) for i, j in path_pairs(c.runs)]
     else:
         out.append(("Ceilings", Table((), (), "", ("No run has ceilings.",))))
     ridges = [_ridges(run) for run in c.runs]
