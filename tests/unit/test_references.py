@@ -28,14 +28,18 @@ from apple_roofline.references import (
     reference_sections,
 )
 from apple_roofline.roofline.compare.compare import Comparison, compare_markdown
+from apple_roofline.roofline.model.ceiling_names import known_ceiling_names
 from apple_roofline.roofline.model.run import Run
 from apple_roofline.study.files import ResultsError
+from apple_roofline.study.records import CEILING_KINDS, CEILING_SOURCES
 from apple_roofline.text import sig_figs
 
 DATA = Path(__file__).parent / "data"
 runner = CliRunner()
 RUN_REFERENCES = [n for n in reference_names() if isinstance(load_reference(n), RunReference)]
 PUBLISHED = [n for n in reference_names() if isinstance(load_reference(n), PublishedReference)]
+#: The vendors whose chips published figures are for: a chip is named as its device reports it.
+VENDORS = ("Apple", "AMD")
 
 
 def published(name: str) -> PublishedReference:
@@ -70,7 +74,7 @@ def lines(text: str, prefix: str) -> List[str]:
 def test_the_catalog() -> None:
     names = reference_names()
     assert len(names) == len(set(names))
-    assert {"m5-article", "mlx-article", "a19-article", "metal-benchmarks", "h100"} <= set(names)
+    assert {"m5-article", "mlx-article", "a19-article", "metal-benchmarks", "780m-article", "h100"} <= set(names)
     with pytest.raises(ValueError, match=r"no reference is called 'h999' \(valid: m5-article, "):
         load_reference("h999")
 
@@ -80,9 +84,22 @@ def test_every_published_figure_has_its_source(name: str) -> None:
     ref = published(name)
     assert ref.name == name and ref.source.title and ref.figures
     for f in ref.figures:
-        assert f.chip.startswith("Apple ") and f.figure and f.unit and f.where, f
+        assert f.chip.split(" ", 1)[0] in VENDORS and " " in f.chip and f.figure and f.unit and f.where, f
         assert f.basis in BASES and f.value > 0, f
         assert (f.ceiling is None) or (f.device_field is None), f
+
+
+@pytest.mark.parametrize("name", PUBLISHED)
+def test_every_compare_to_names_a_ceiling_a_run_can_hold(name: str) -> None:
+    """A figure set beside a ceiling names one a run of some suite can hold (measured, or theoretical)
+    in that ceiling's unit, so that a run of its chip and engine can match it."""
+    known = set(known_ceiling_names())
+    for f in published(name).figures:
+        if f.ceiling is not None:
+            assert f.ceiling in known and f.ceiling_source in CEILING_SOURCES, f
+            assert f.unit in CEILING_KINDS.values(), f
+        if f.device_field is not None:
+            assert f.device_field == "gpu_cores" and f.unit == "cores", f
 
 
 def test_no_packaged_file_cites_a_local_path() -> None:
@@ -188,6 +205,24 @@ def test_a_chip_is_matched_by_its_chip_field_too(m5_run_b: Run) -> None:
     assert cores[3] == "32" and cores[7] == "24 (0.75×)"  # a binned part: fewer cores than the table's
 
 
+def test_the_780m_study_is_read_beside_a_run_of_another_chip() -> None:
+    """The Radeon 780M study beside an H200 run (of another chip): every figure listed for reading,
+    no run column, and its three roofs drawn, each naming the 780M."""
+    r = runner.invoke(app, ["compare", str(DATA / "run_h200_default.json"), "--reference", "780m-article"])
+    assert r.exit_code == 0, r.output
+    sec = r.stdout.split("## Published figures: 780m-article (not measured by this tool)\n", 1)[1]
+    assert "780m-article publishes figures for AMD Radeon 780M; the runs are of another chip (NVIDIA H200 (A))" in sec
+    ref = published("780m-article")
+    assert ref.source.url and ref.source.citation().endswith("(no author, publisher or date stated)")
+    for f in ref.figures:
+        assert lines(sec, f"| AMD Radeon 780M | GPU | {f.figure} |")[0].endswith(f"| {f.where} |")
+    assert "| FP32 peak, float4 sweep (AI 32, 54 W) | 1,181 | GFLOP/s | benchmark | measured FP32 vector |" in sec
+    run = run_reference("h200").run
+    drawn = {(p.name, p.value) for p in published_lines(ref, [run])}
+    assert drawn == {("DRAM bandwidth", 73.0), ("FP32 vector", 1181.0), ("FP32 scalar ILP", 4700.0)}
+    assert {p.where for p in published_lines(ref, [run])} == {"AMD Radeon 780M GPU"}
+
+
 def test_one_run_without_a_reference_is_refused(tmp_path: Path, m5_run: Run) -> None:
     m5_run.save(tmp_path / "run.json")
     r = runner.invoke(app, ["compare", str(tmp_path / "run.json")])
@@ -263,6 +298,7 @@ def test_list_references() -> None:
     for name in reference_names():
         assert len(lines(r.stdout, f"| {name} | ")) == 1
     assert "| m5-article | published figures | Apple M5 | 'Apple M5 GPU Roofline Analysis'" in r.stdout
+    assert "| 780m-article | published figures | AMD Radeon 780M | 'Ryzen 7 8745HS (Zen 4 APU, Phoenix)" in r.stdout
     assert "| h100 | measured run (this project) | NVIDIA H100 80GB HBM3 (cuda) | run of 2026-11-24" in r.stdout
     r = runner.invoke(app, ["compare", "--list-references", str(DATA / "run_h100.json")])
     assert r.exit_code == 2 and "--list-references takes no runs" in r.stderr

@@ -4,9 +4,10 @@
 * **published figures** (:class:`PublishedReference`): what articles and public tables state about
   Apple chips (the M5 article's STREAM bandwidths, FP32 and FP16 peaks, fill rate, AMX and Neural
   Engine figures; the MLX article's chip peaks; the A19 article's matrix-unit figures; per-chip GPU
-  clock, core count and FLOPS from philipturner/metal-benchmarks), each figure with its source and
-  the section it stands in; a run of a matching chip shows them beside its own figures, labelled
-  published, never measured;
+  clock, core count and FLOPS from philipturner/metal-benchmarks) and about the Radeon 780M the M5
+  article compares itself with (its Vulkan roofline study's bandwidth and FP32 peaks), each figure
+  with its source and the section it stands in; a run of a matching chip shows them beside its own
+  figures, labelled published, never measured;
 * **measured runs** (:class:`RunReference`): this project's own default runs of GPUs it has run
   on, kept as recorded, so that ``compare out/ --reference h100`` checks a GPU against a known-good
   one of its kind with the node run's outlier rule (:mod:`.health`).
