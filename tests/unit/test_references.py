@@ -20,6 +20,7 @@ from apple_roofline.references import (
     BASES,
     PublishedReference,
     RunReference,
+    chip_key,
     health_flags,
     load_reference,
     published_lines,
@@ -221,6 +222,33 @@ def test_the_780m_study_is_read_beside_a_run_of_another_chip() -> None:
     drawn = {(p.name, p.value) for p in published_lines(ref, [run])}
     assert drawn == {("DRAM bandwidth", 73.0), ("FP32 vector", 1181.0), ("FP32 scalar ILP", 4700.0)}
     assert {p.where for p in published_lines(ref, [run])} == {"AMD Radeon 780M GPU"}
+
+
+def test_chip_names_match_across_drivers() -> None:
+    """What drivers append to a GPU's name is not the chip: D3D12's trademark and "Graphics", Mesa's
+    "(RADV ...)"; a larger part of the same family stays another chip."""
+    assert chip_key("AMD Radeon(TM) 780M Graphics") == chip_key("AMD Radeon 780M (RADV PHOENIX)") == "amd radeon 780m"
+    assert chip_key(" apple  M5 ") == "apple m5" != chip_key("Apple M5 Pro")
+    assert chip_key("") == ""
+
+
+def test_the_780m_study_is_set_beside_a_webgpu_run_of_a_780m() -> None:
+    """A WebGPU run of a Radeon 780M (here the H200 run's measurements under a D3D12 adapter's name)
+    gets each figure with a counterpart set beside its own, with the ratio; the sweep points of no
+    ceiling stay without one."""
+    h200 = run_reference("h200").run
+    device = {"backend": "wgpu", "name": "AMD Radeon(TM) 780M Graphics", "api": "D3D12"}
+    run = dataclasses.replace(h200, device=device)
+    table = published_table(published("780m-article"), [run], ["A"])
+    assert table.header[7] == "A"
+    dram = next(r for r in table.rows if r[6] == "measured DRAM bandwidth")
+    mine = next(c for c in run.ceilings if c.name == "DRAM bandwidth" and c.source == "measured").value
+    assert dram[7] == f"{sig_figs(mine)} ({mine / 73:.2f}×)"
+    assert all(r[7] == "—" for r in table.rows if r[6] == "—")
+    cuda = dataclasses.replace(
+        run, device={**device, "backend": "cuda"}
+    )  # a GPU figure is set beside Metal and WebGPU runs
+    assert all(c[7] == "—" for c in published_table(published("780m-article"), [cuda], ["A"]).rows)
 
 
 def test_one_run_without_a_reference_is_refused(tmp_path: Path, m5_run: Run) -> None:

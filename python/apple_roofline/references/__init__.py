@@ -18,7 +18,16 @@ gives its sections of a comparison and :func:`published_lines` the published cei
 
 from .catalog import REFERENCE_KINDS, Reference, load_reference, reference_names, references_table
 from .health import HealthFlag, health_flags, health_table
-from .published import BASES, ENGINE_BACKENDS, PublishedFigure, PublishedReference, Source, chip_names
+from .published import (
+    BASES,
+    ENGINE_BACKENDS,
+    PublishedFigure,
+    PublishedReference,
+    Source,
+    chip_key,
+    chip_names,
+    is_chip_of,
+)
 from .published_lines import published_lines
 from .published_table import published_table, published_text, run_cell
 from .runs import RunReference
@@ -39,6 +48,8 @@ __all__ = [
     "PublishedReference",
     "Source",
     "chip_names",
+    "chip_key",
+    "is_chip_of",
     "published_lines",
     "published_table",
     "published_text",

@@ -20,6 +20,7 @@ The JSON layout (package data, ``references/data/<name>.json``)::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Mapping, Optional, Tuple
 
@@ -27,13 +28,24 @@ from ..roofline.model.run import Run
 from ..study.reader import Reader, join
 from ..study.records import CEILING_SOURCES
 
-__all__ = ["BASES", "ENGINE_BACKENDS", "Source", "PublishedFigure", "PublishedReference", "chip_names"]
+__all__ = [
+    "BASES",
+    "ENGINE_BACKENDS",
+    "Source",
+    "PublishedFigure",
+    "PublishedReference",
+    "chip_names",
+    "chip_key",
+    "is_chip_of",
+]
 
 #: What a published figure rests on: the source's own ``benchmark``, a ``specification`` (a vendor
 #: figure or a peak derived from clock and ALU count), or an ``estimate``.
 BASES: Tuple[str, ...] = ("benchmark", "specification", "estimate")
-#: The run backends whose runs measure an engine's figures; engines not listed have no runs here.
-ENGINE_BACKENDS: Dict[str, Tuple[str, ...]] = {"GPU": ("metal",), "CPU (AMX)": ("cpu",)}
+#: The run backends whose runs measure an engine's figures; engines not listed have no runs here. A
+#: GPU's figures are set beside its runs through Metal and through WebGPU (wgpu: Vulkan, Metal,
+#: D3D12), the route of the Vulkan studies.
+ENGINE_BACKENDS: Dict[str, Tuple[str, ...]] = {"GPU": ("metal", "wgpu"), "CPU (AMX)": ("cpu",)}
 
 
 @dataclass(frozen=True)
@@ -123,6 +135,22 @@ class PublishedFigure:
         return f"device {self.device_field}" if self.device_field is not None else ""
 
 
+def chip_key(name: str) -> str:
+    """A chip's name as matched (:func:`is_chip_of`): case, spacing, trademark signs and what drivers
+    append dropped. ``"AMD Radeon(TM) 780M Graphics"`` (D3D12) and ``"AMD Radeon 780M (RADV
+    PHOENIX)"`` (Mesa's Vulkan) both give ``"amd radeon 780m"``; ``"Apple M5 Pro"`` stays apart from
+    ``"Apple M5"``."""
+    text = re.sub(r"\((?:tm|r)\)|[®™]", " ", name, flags=re.IGNORECASE)
+    text = re.sub(r"\s*\([^)]*\)\s*$", "", text)  # a driver's suffix: "(RADV PHOENIX)", "(LLVM 15)"
+    text = re.sub(r"\s+graphics\s*$", "", text.strip(), flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def is_chip_of(chip: str, run: Run) -> bool:
+    """Whether the published figure's ``chip`` is the run's (:func:`chip_names`, by :func:`chip_key`)."""
+    return bool(chip_key(chip)) and chip_key(chip) in {chip_key(n) for n in chip_names(run)}
+
+
 def chip_names(run: Run) -> Tuple[str, ...]:
     """The names a run's chip goes by: its device's ``name`` and, where recorded, its ``chip``."""
     names = [run.device_name]
@@ -150,9 +178,8 @@ class PublishedReference:
         return tuple(dict.fromkeys(f.chip for f in self.figures))
 
     def figures_for(self, run: Run) -> Tuple[PublishedFigure, ...]:
-        """The figures for the run's chip (:func:`chip_names`); empty where it has none."""
-        names = chip_names(run)
-        return tuple(f for f in self.figures if f.chip in names)
+        """The figures for the run's chip (:func:`is_chip_of`); empty where it has none."""
+        return tuple(f for f in self.figures if is_chip_of(f.chip, run))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "<dict>") -> "PublishedReference":

@@ -4,7 +4,7 @@ a run's ceiling (``compare_to.ceiling``) in GB/s or GFLOP/s — one line per cei
 beside, labelled published.
 
 Which figures: those of the runs' chips for the engine each run measured
-(:data:`~.published.ENGINE_BACKENDS`: a Metal run's GPU figures, a CPU run's CPU (AMX) ones); where no
+(:data:`~.published.ENGINE_BACKENDS`: a Metal or WebGPU run's GPU figures, a CPU run's CPU (AMX) ones); where no
 run is of a chip the reference covers and it covers one chip, every roof figure of that chip, for
 reading beside runs of another device (each line names the chip and engine); else none. Several
 figures set beside one ceiling (the four STREAM kernels beside DRAM bandwidth) draw the highest, as a

@@ -1,7 +1,7 @@
 """A published reference beside runs: one table of its figures for the runs' chips, each with the
 runs' own figure of the same kind and its ratio to the published one, and the source of each.
 
-A run is beside the figures of its chip only (:func:`~.published.chip_names`). Where no run is of
+A run is beside the figures of its chip only (:func:`~.published.is_chip_of`). Where no run is of
 a chip the reference has figures for, the figures are still listed, for reading, with a note that
 they are for another chip and no run column: a ratio across chips would read as a verdict it is not.
 """
@@ -13,7 +13,7 @@ from typing import List, Sequence
 from ..roofline.model.run import Run
 from ..study.table import Table
 from ..text import DASH, sig_figs
-from .published import PublishedFigure, PublishedReference, chip_names
+from .published import PublishedFigure, PublishedReference, is_chip_of
 
 __all__ = ["published_table", "published_text", "run_cell"]
 
@@ -27,7 +27,7 @@ def published_text(value: float) -> str:
 def run_cell(figure: PublishedFigure, run: Run) -> str:
     """The run's figure beside a published one: ``"3,849 (1.02×)"`` (its value and value /
     published), or ``—`` where the run is of another chip or has no such figure."""
-    if figure.chip not in chip_names(run):
+    if not is_chip_of(figure.chip, run):
         return DASH
     value = figure.run_value(run)
     if value is None:
