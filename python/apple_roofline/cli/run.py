@@ -136,8 +136,8 @@ def run(
             "--device",
             "-d",
             metavar="DEVICE",
-            help="cpu, cuda:N or metal:N (default: the best available); "
-            "cuda:all or cuda:0,2,3: those GPUs at once, one process each.",
+            help="cpu, cuda:N, metal:N or wgpu:N (a WebGPU adapter, as `devices` lists them; default: the best "
+            "available); cuda:all or cuda:0,2,3: those GPUs at once, one process each.",
         ),
     ] = None,
     suite: Annotated[Optional[str], typer.Option("--suite", "-s", metavar="SUITE,...", help=suite_help())] = None,
