@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pytest
@@ -28,7 +28,9 @@ from apple_roofline.suites.hierarchy.suite import (
     sweep_points,
     word_sums,
 )
-from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, level_of, slc_level
+from apple_roofline.theoretical import caches, nvidia_by_name
+from apple_roofline.theoretical.caches import CacheLevel, cache_levels, dram_start, hierarchy_facts, level_of, slc_level
+from apple_roofline.theoretical.nvidia_by_name import DriverFacts, cuda_backend_facts, nvml_facts
 
 #: The documented levels of the 2-core EPYC the suite was developed on, as lscpu totals them.
 EPYC = (Level("L1d", 64 << 10), Level("L2", 2 << 20), Level("L3", 32 << 20))
@@ -426,6 +428,190 @@ def test_cache_levels_of_a_cuda_device_and_an_unknown_backend() -> None:
     )
     assert [lv.name for lv in levels] == ["L1", "L2", "SLC", "Shared memory"]
     assert cache_levels({"backend": "vulkan"})[0] == []
+
+
+#: A WebGPU adapter's limits as WgpuBackend.info() records them (an H200's workgroup storage).
+WGPU_LIMITS = {"max-compute-workgroup-storage-size": 48 << 10}
+
+
+def test_cache_levels_of_an_apple_webgpu_adapter() -> None:
+    """The chip's L2 and SLC as on Metal; no L1, whose size is documented per GPU family, which
+    neither WebGPU nor the chip table gives; the workgroup storage limit as shared memory."""
+    levels, notes = cache_levels({"backend": "wgpu", "name": "Apple M1 Max", "limits": {**WGPU_LIMITS}})
+    assert [(lv.name, lv.capacity) for lv in levels] == [
+        ("L2", 512 << 10),
+        ("SLC", 48 << 20),
+        ("Shared memory", 48 << 10),
+    ]
+    assert levels[-1].source == "WebGPU limit maxComputeWorkgroupStorageSize (per workgroup)"
+    assert len(notes) == 1 and "L1" in notes[0] and "GPU family" in notes[0]
+    # the same facts the Metal backend names, but L1
+    metal = cache_levels({"backend": "metal", "name": "Apple M1 Max", "gpu_family": "Apple7"})[0]
+    assert [lv for lv in metal if lv.name != "L1"] == levels[:-1]
+    _levels, notes = cache_levels({"backend": "wgpu", "name": "Apple M3 Max"})
+    assert any("no documented L2 or system-level cache size for Apple M3 Max" in n for n in notes)
+
+
+def _facts(cc: str, l2: int) -> DriverFacts:
+    return DriverFacts(cc, f"cc of cuda:0 ({cc})", l2, f"L2 of cuda:0 ({l2})")
+
+
+def test_cache_levels_of_an_nvidia_webgpu_adapter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same GPU's compute capability and L2 from its driver (faked here), each level saying where
+    its number came from; a GPU matched by vendor id or by name."""
+    asked: List[str] = []
+
+    def facts(name: str) -> DriverFacts:
+        asked.append(name)
+        return _facts("9.0", 60 << 20)
+
+    monkeypatch.setattr(caches, "driver_facts", facts)
+    info = {"backend": "wgpu", "name": "NVIDIA H200", "vendor_id": "0x10de", "limits": {**WGPU_LIMITS}}
+    levels, notes = cache_levels(info)
+    assert [(lv.name, lv.capacity) for lv in levels] == [
+        ("L1", 256 << 10),
+        ("L2", 60 << 20),
+        ("Shared memory", 48 << 10),
+    ]
+    assert notes == [] and asked == ["NVIDIA H200"]
+    assert "Hopper" in levels[0].source and "cc of cuda:0 (9.0)" in levels[0].source
+    assert levels[1].source == f"L2 of cuda:0 ({60 << 20})"
+    assert [lv.name for lv in cache_levels({"backend": "wgpu", "name": "NVIDIA B200"})[0]] == ["L1", "L2"]
+    # NVML's compute capability without an L2 size; nothing known
+    monkeypatch.setattr(caches, "driver_facts", lambda name: DriverFacts("9.0", "NVML", 0, "NVML reports no L2 size"))
+    levels, notes = cache_levels({"backend": "wgpu", "name": "GH100", "vendor_id": "4318"})
+    assert [lv.name for lv in levels] == ["L1"] and notes == ["no L2 size: NVML reports no L2 size"]
+    monkeypatch.setattr(caches, "driver_facts", lambda name: DriverFacts("", "no driver", 0, "no driver"))
+    levels, notes = cache_levels({"backend": "wgpu", "name": "NVIDIA H200", "limits": {**WGPU_LIMITS}})
+    assert [lv.name for lv in levels] == ["Shared memory"] and len(notes) == 1 and "no driver" in notes[0]
+
+
+def test_cache_levels_of_another_webgpu_adapter_and_missing_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No cache levels, a note naming the adapter; the driver is asked only for NVIDIA's GPUs; missing
+    or malformed keys give notes, never an exception."""
+    monkeypatch.setattr(caches, "driver_facts", lambda name: pytest.fail(f"asked the driver about {name}"))
+    lavapipe = {
+        "backend": "wgpu",
+        "name": "llvmpipe (LLVM 15.0.6, 256 bits)",
+        "api": "Vulkan",
+        "vendor": "llvmpipe",
+        "vendor_id": "0x10005",
+        "adapter_type": "CPU",
+        "limits": {"max-compute-workgroup-storage-size": 32 << 10},
+    }
+    levels, notes = cache_levels(lavapipe)
+    assert [(lv.name, lv.capacity) for lv in levels] == [("Shared memory", 32 << 10)]
+    assert len(notes) == 1 and "llvmpipe (LLVM 15.0.6, 256 bits)" in notes[0] and "through WebGPU" in notes[0]
+    amd = cache_levels({"backend": "wgpu", "name": "AMD Radeon RX 7900 XTX", "vendor_id": "0x1002"})
+    assert amd[0] == [] and "AMD Radeon RX 7900 XTX" in amd[1][0]
+    for info in (
+        {"backend": "wgpu"},
+        {"backend": "wgpu", "name": None, "limits": None},
+        {"backend": "wgpu", "limits": {}},
+    ):
+        levels, notes = cache_levels(info)
+        assert levels == [] and len(notes) == 1
+    assert hierarchy_facts({"backend": "wgpu"})["levels"] == []
+
+
+def test_driver_facts_of_a_gpu_found_by_name() -> None:
+    """The CUDA backend's facts of the GPUs named like the adapter where they agree, each source
+    naming them; NVML's compute capability (no L2 size); a reason, never an exception."""
+    h200 = {"name": "NVIDIA H200", "compute_capability": "9.0", "llc_bytes": 60 << 20}
+    core = FakeCore([{"name": "NVIDIA A100", "compute_capability": "8.0", "llc_bytes": 40 << 20}, h200, h200])
+    f = cuda_backend_facts("NVIDIA H200", core)
+    assert (f.compute_capability, f.l2_bytes) == ("9.0", 60 << 20)
+    assert f.l2_source.startswith("the CUDA driver's CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE of cuda:1, cuda:2, the 2 GPUs")
+    assert "cuda:0" not in f.l2_source and core.opened == [0, 1, 2]
+    f = cuda_backend_facts("NVIDIA A100", core)
+    assert f.capability_source == "the CUDA driver's compute capability of cuda:0, the same GPU by name (NVIDIA A100)"
+    assert "differ" in cuda_backend_facts("NVIDIA H200", FakeCore([h200, {**h200, "llc_bytes": 50 << 20}])).l2_source
+    assert "none of" in cuda_backend_facts("NVIDIA H100", core).l2_source
+    assert "not usable here: no libcuda" in cuda_backend_facts("NVIDIA H200", FakeCore([], "no libcuda")).l2_source
+    failing = FakeCore([h200, h200], fail=frozenset({1}))
+    f = cuda_backend_facts("NVIDIA H200", failing)
+    assert f.l2_bytes == 60 << 20 and "cuda:1 did not open: busy" in f.l2_source
+    nvml = FakeNvml([("NVIDIA H200", (9, 0)), ("NVIDIA A100", (8, 0))])
+    f = nvml_facts("NVIDIA H200", nvml)
+    assert (f.compute_capability, f.l2_bytes, f.l2_source) == ("9.0", 0, "NVML reports no L2 size")
+    assert "nvmlDeviceGetCudaComputeCapability of NVML GPU 0" in f.capability_source and nvml.shut
+    assert nvml_facts("NVIDIA H100", nvml).compute_capability == ""
+
+
+def test_driver_facts_are_asked_once_and_fall_back_to_nvml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once per process and name (the suite and the run's device facts both ask); NVML's compute
+    capability where the CUDA backend knows nothing, the L2 note saying why there is none."""
+    asked: List[str] = []
+
+    def cuda(name: str) -> DriverFacts:
+        asked.append(name)
+        return DriverFacts("", "no CUDA", 0, "the CUDA backend is not usable here: no libcuda")
+
+    monkeypatch.setattr(nvidia_by_name, "cuda_backend_facts", cuda)
+    monkeypatch.setattr(
+        nvidia_by_name, "nvml_facts", lambda name: DriverFacts("8.6", "NVML's", 0, "NVML reports no L2 size")
+    )
+    nvidia_by_name.driver_facts.cache_clear()
+    try:
+        f = nvidia_by_name.driver_facts("NVIDIA RTX A6000")
+        assert nvidia_by_name.driver_facts("NVIDIA RTX A6000") is f and asked == ["NVIDIA RTX A6000"]
+        assert (f.compute_capability, f.l2_bytes) == ("8.6", 0)
+        assert f.l2_source == "NVML reports no L2 size, and the CUDA backend is not usable here: no libcuda"
+        monkeypatch.setattr(nvidia_by_name, "nvml_facts", lambda name: DriverFacts("", "no NVML", 0, "no NVML"))
+        assert nvidia_by_name.driver_facts("NVIDIA L4").capability_source == "no CUDA; no NVML"
+    finally:
+        nvidia_by_name.driver_facts.cache_clear()
+
+
+class FakeCore:
+    """``_core`` as far as :func:`cuda_backend_facts` uses it: a CUDA backend with these GPUs' infos
+    (none: not usable, for ``reason``); the GPUs of index in ``fail`` do not open."""
+
+    BackendError = RuntimeError
+
+    def __init__(self, infos: List[Dict[str, Any]], reason: str = "", fail: FrozenSet[int] = frozenset()) -> None:
+        self.infos, self.reason, self.fail = infos, reason, fail
+        self.opened: List[int] = []
+        self._index = 0
+
+    def backends(self) -> List[Dict[str, Any]]:
+        return [{"name": "cuda", "compiled": True, "devices": len(self.infos), "reason": self.reason}]
+
+    def Backend(self, name: str, index: int) -> "FakeCore":  # noqa: N802 - _core's name
+        assert name == "cuda"
+        self.opened.append(index)
+        if index in self.fail:
+            raise self.BackendError("busy")
+        self._index = index
+        return self
+
+    def info(self) -> Dict[str, Any]:
+        return dict(self.infos[self._index])
+
+
+class FakeNvml:
+    """``pynvml`` as far as :func:`nvml_facts` uses it: GPUs of (name, compute capability)."""
+
+    def __init__(self, gpus: List[Tuple[str, Tuple[int, int]]]) -> None:
+        self.gpus, self.shut = gpus, False
+
+    def nvmlInit(self) -> None:  # noqa: N802 - NVML's names
+        self.shut = False
+
+    def nvmlShutdown(self) -> None:  # noqa: N802
+        self.shut = True
+
+    def nvmlDeviceGetCount(self) -> int:  # noqa: N802
+        return len(self.gpus)
+
+    def nvmlDeviceGetHandleByIndex(self, i: int) -> int:  # noqa: N802
+        return i
+
+    def nvmlDeviceGetName(self, h: int) -> bytes:  # noqa: N802
+        return self.gpus[h][0].encode()
+
+    def nvmlDeviceGetCudaComputeCapability(self, h: int) -> Tuple[int, int]:  # noqa: N802
+        return self.gpus[h][1]
 
 
 def test_an_apple_cpu_lists_the_system_level_cache() -> None:

@@ -20,13 +20,21 @@ set that still fits the level when the suite's kernels sweep it.
   system-level cache (SLC) from :data:`~.apple.GPU_CACHES`. The SLC sits in front of the memory of
   the whole chip, so a CPU on Apple silicon lists it too (its chip named by ``sysctl
   machdep.cpu.brand_string``).
+* **WebGPU** (``wgpu:N``: the WGSL read kernel rotates as CUDA's and Metal's do), which reports no
+  cache sizes: the levels of the GPU the adapter names. An Apple chip (:func:`~.apple.lookup_chip`):
+  L2 and SLC as on Metal, no L1 (documented per GPU family, which WebGPU does not report). An NVIDIA
+  GPU (vendor 0x10de or "NVIDIA" in the name): L1 and L2 as on CUDA, from the compute capability and
+  L2 size that NVIDIA's driver reports of the GPU of that name
+  (:func:`~.nvidia_by_name.driver_facts`, asked once per process). Any other adapter: none, with a
+  note.
 
 Where DRAM starts (:func:`dram_start`): a sweep's working set counts as DRAM only where every cache
 together could have raised its bandwidth by at most :data:`CACHE_INFLATION` (docs/design/hierarchy.md, "The
 memory hierarchy": the bound, and the H200 curve that reaches it).
 
 Shared (threadgroup) memory is measured by its own kernel, not swept; its size per SM (per
-threadgroup on Metal) is listed with the levels.
+threadgroup on Metal; per workgroup on WebGPU, the adapter's ``maxComputeWorkgroupStorageSize``
+limit: the most ``var<workgroup>`` memory one workgroup may declare) is listed with the levels.
 """
 
 from __future__ import annotations
@@ -37,7 +45,9 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, lookup_chip
+from ..telemetry.choose import NVIDIA_VENDOR
+from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, AppleChip, lookup_chip
+from .nvidia_by_name import driver_facts
 
 __all__ = [
     "CACHE_INFLATION",
@@ -149,6 +159,8 @@ def cache_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
         return _cuda_levels(info)
     if backend == "metal":
         return _metal_levels(info)
+    if backend == "wgpu":
+        return _wgpu_levels(info)
     return [], [f"no cache facts for the {backend} backend"]
 
 
@@ -160,19 +172,12 @@ def hierarchy_facts(info: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def _cuda_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
-    levels: List[CacheLevel] = []
-    notes: List[str] = []
-    cc = str(info.get("compute_capability", ""))
-    l1 = CUDA_L1_KIB.get(cc)
-    if l1 is not None:
-        levels.append(CacheLevel("L1", l1[0] << 10, l1[1] + " (combined with shared memory: an upper bound)"))
-    else:
-        notes.append(f"no documented L1 size for compute capability {cc or 'unknown'}")
     l2 = int(info.get("llc_bytes", 0) or 0)
-    if l2:
-        levels.append(CacheLevel("L2", l2, "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"))
-    else:
-        notes.append("the driver reports no L2 size")
+    levels, notes = _nvidia_caches(
+        str(info.get("compute_capability", "")),
+        l2,
+        "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE" if l2 else "the driver reports no L2 size",
+    )
     shared = int(info.get("shared_memory_per_sm_bytes", 0) or 0)
     if shared:
         levels.append(
@@ -181,27 +186,98 @@ def _cuda_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
     return levels, notes
 
 
-def _metal_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
+def _nvidia_caches(cc: str, l2: int, l2_source: str, cc_source: str = "") -> Tuple[List[CacheLevel], List[str]]:
+    """An NVIDIA GPU's L1 by compute capability ``cc`` (:data:`CUDA_L1_KIB`; ``cc_source``: where ``cc``
+    came from when not the device's own backend, or why it is not known) and its L2 of ``l2`` bytes
+    from ``l2_source`` (where ``l2`` is 0: why there is none)."""
     levels: List[CacheLevel] = []
     notes: List[str] = []
+    l1 = CUDA_L1_KIB.get(cc)
+    if l1 is not None:
+        also = f"; compute capability {cc}: {cc_source}" if cc_source else ""
+        levels.append(CacheLevel("L1", l1[0] << 10, l1[1] + " (combined with shared memory: an upper bound)" + also))
+    elif not cc and cc_source:
+        notes.append(f"no documented L1 size: the compute capability is not known ({cc_source})")
+    else:
+        notes.append(f"no documented L1 size for compute capability {cc or 'unknown'}")
+    if l2:
+        levels.append(CacheLevel("L2", l2, l2_source))
+    else:
+        notes.append(l2_source)
+    return levels, notes
+
+
+def _metal_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
     family = str(info.get("gpu_family", ""))
+    levels, notes = _apple_caches(
+        lookup_chip(info.get("name")) or lookup_chip(info.get("chip")),
+        str(info.get("name", "this GPU")),
+        family,
+        f"no documented L1 size for GPU family {family or 'unknown'}",
+    )
+    tg = int(info.get("max_threadgroup_memory_bytes", 0) or 0)
+    if tg:
+        levels.append(CacheLevel(SHARED_LEVEL, tg, "MTLDevice.maxThreadgroupMemoryLength (per threadgroup)"))
+    return levels, notes
+
+
+def _apple_caches(
+    chip: Optional[AppleChip], name: str, family: str, no_family: str
+) -> Tuple[List[CacheLevel], List[str]]:
+    """An Apple GPU's L1 (on GPU ``family`` Apple7 or Apple8; else the note ``no_family``), and its L2 and
+    SLC from :data:`~.apple.GPU_CACHES` by ``chip`` (the GPU ``name`` in the note where it has none)."""
+    levels: List[CacheLevel] = []
+    notes: List[str] = []
     if family in ("Apple7", "Apple8"):
         levels.append(CacheLevel("L1", GPU_L1_BYTES, GPU_L1_SOURCE))
     else:
-        notes.append(f"no documented L1 size for GPU family {family or 'unknown'}")
-    chip = lookup_chip(info.get("name")) or lookup_chip(info.get("chip"))
+        notes.append(no_family)
     facts = GPU_CACHES.get(chip.name) if chip is not None else None
     if facts is None:
-        notes.append(f"no documented L2 or system-level cache size for {info.get('name', 'this GPU')}")
+        notes.append(f"no documented L2 or system-level cache size for {name}")
     else:
         l2, slc, source = facts
         if l2:
             levels.append(CacheLevel("L2", l2, source))
         if slc:
             levels.append(CacheLevel("SLC", slc, source))
-    tg = int(info.get("max_threadgroup_memory_bytes", 0) or 0)
-    if tg:
-        levels.append(CacheLevel(SHARED_LEVEL, tg, "MTLDevice.maxThreadgroupMemoryLength (per threadgroup)"))
+    return levels, notes
+
+
+def _wgpu_nvidia_caches(name: str) -> Tuple[List[CacheLevel], List[str]]:
+    """The L1 and L2 of the NVIDIA GPU named ``name`` behind a WebGPU adapter, from what NVIDIA's driver
+    reports of the GPU of that name (:func:`~.nvidia_by_name.driver_facts`)."""
+    f = driver_facts(name)
+    if not f.compute_capability and not f.l2_bytes:
+        return [], [f"no L1 or L2 size of the {name}: its driver's facts are not known ({f.capability_source})"]
+    l2_source = f.l2_source if f.l2_bytes else f"no L2 size: {f.l2_source}"
+    return _nvidia_caches(f.compute_capability, f.l2_bytes, l2_source, f.capability_source)
+
+
+def _wgpu_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
+    """A WebGPU adapter's levels (the module docstring): those of the GPU its name and vendor say it is,
+    then its workgroup storage as :data:`SHARED_LEVEL`."""
+    name = str(info.get("name", "") or "")
+    vendor = str(info.get("vendor_id", "") or "").lower()
+    chip = lookup_chip(name)
+    if chip is not None:
+        levels, notes = _apple_caches(
+            chip,
+            name,
+            "",
+            f"no documented L1 size for the {chip.name} through WebGPU: the 8 KiB per core is documented "
+            "for Apple GPU families 7 and 8, and neither WebGPU nor the chip table (theoretical/apple.py) "
+            "gives the GPU family",
+        )
+    elif vendor in NVIDIA_VENDOR or "nvidia" in name.lower():
+        levels, notes = _wgpu_nvidia_caches(name)
+    else:
+        adapter = f"{info.get('api') or 'WebGPU'} adapter {name or '?'} (vendor {info.get('vendor') or vendor or '?'})"
+        levels, notes = [], [f"no documented cache sizes are known through WebGPU for the {adapter}"]
+    limits = info.get("limits")
+    shared = limits.get("max-compute-workgroup-storage-size", 0) if isinstance(limits, Mapping) else 0
+    if isinstance(shared, int) and shared > 0:
+        levels.append(CacheLevel(SHARED_LEVEL, shared, "WebGPU limit maxComputeWorkgroupStorageSize (per workgroup)"))
     return levels, notes
 
 
