@@ -134,8 +134,8 @@ SIGNED_REMAINDER_GPU = "signed % by a literal differs from WGSL's rule on an NVI
 
 
 def _small_hierarchy(backend: Any) -> HierarchySuite:
-    """The hierarchy suite under a small largest binding: DRAM's points (no cache level is documented
-    for a wgpu adapter), then the shared-memory kernel. 1 MiB on a CPU adapter; 16 MiB on a GPU's, whose
+    """The hierarchy suite under a small largest binding: the working-set points (named by the levels
+    of the GPU behind the adapter, none on a software adapter), then the shared-memory kernel. 1 MiB on a CPU adapter; 16 MiB on a GPU's, whose
     2^18 lanes (16 bytes each for rmw) need 4 MiB."""
     return HierarchySuite(_ctx(backend, max_buffer_bytes=1 << 20 if _software(backend) else 1 << 24))
 
