@@ -1,14 +1,16 @@
-"""WGSL's signed remainder through one adapter, one operation at a time (docs/idiv.md, "Through WebGPU").
+"""WGSL's signed remainder and quotient through one adapter, one operation at a time (docs/idiv.md,
+"Through WebGPU").
 
-The idiv suite's ``mod_pow2_literal/int32`` chain came out wrong through an NVIDIA driver's Vulkan
-(bench/README.md). This isolates the operation: ``out[i] = in[i] % d`` on i32, with ``d`` a literal
-(256, 255, -256, 8), the same divisor as an ``override`` constant, from a storage buffer, and
-``in[i] & 255`` style rewrites the driver may have chosen, each built with naga's runtime checks
+The idiv suite's signed remainders came out wrong through an NVIDIA driver's Vulkan (bench/README.md).
+This isolates the operation: ``out[i] = in[i] % d`` on i32, with ``d`` a literal (256, 255, 8,
+-256), the same divisor as an ``override`` constant and from a storage buffer; ``in[i] / d`` beside
+them; and the idiv suite's chain (x = x + (x % d) + STEP, 64 steps, the divisor a function parameter
+as shaders/wgsl/idiv.wgsl passes it) at 256 and 255. Each is built with naga's runtime checks
 (``AR_RUNTIME_CHECKS`` 1, what every WebGPU program gets) and trusted (0). Inputs: the edge values
-(0, ±1, ±(d-1), ±d, ±(d+1), INT_MIN, INT_MAX) and 2^20 values of a seeded generator. The
-reference is WGSL's rule, a remainder truncated toward zero (``np.fmod`` on int64); a mismatch is
-also tested against the floored remainder (Python's ``%``) and the unsigned one (``u32 % d``), which
-names the rule the device computed instead.
+(0, ±1, ±(d-1), ±d, ±(d+1), INT_MIN, INT_MAX) and 2^20 values of a seeded generator. The reference is
+WGSL's rule, truncation toward zero (``np.fmod`` on int64 for the remainder); a remainder that
+differs is tested against the unsigned one (``u32 % u32(d)``) and the floored one (Python's ``%``),
+which names the rule the device computed instead (for a power-of-two divisor the two agree).
 
 Usage: ``python bench/wgsl_remainder.py --device wgpu:0 --out remainder.json`` (prints the JSON too).
 """
@@ -17,21 +19,26 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
 from apple_roofline.devices import open_device
 
-#: The kernels: (entry, divisor expression, divisor); DIVISOR and the buffer hold the divisor.
+#: The kernels: (entry, operator, divisor expression, divisor); DIVISOR and the buffer hold the divisor.
 CASES = (
-    ("lit256", "256", 256),
-    ("lit255", "255", 255),
-    ("lit8", "8", 8),
-    ("litneg256", "-256", -256),
-    ("override256", "DIVISOR", 256),
-    ("buffer256", "dbuf[0]", 256),
-    ("chain256", "256", 256),
+    ("lit256", "%", "256", 256),
+    ("lit255", "%", "255", 255),
+    ("lit8", "%", "8", 8),
+    ("litneg256", "%", "-256", -256),
+    ("override256", "%", "DIVISOR", 256),
+    ("buffer256", "%", "dbuf[0]", 256),
+    ("buffer255", "%", "dbuf[0]", 255),
+    ("div256", "/", "256", 256),
+    ("div255", "/", "255", 255),
+    ("divbuffer255", "/", "dbuf[0]", 255),
+    ("chain256", "chain", "256", 256),
+    ("chain255", "chain", "255", 255),
 )
 #: Steps of the ``chain256`` kernel: the idiv suite's recurrence x = x + (x % d) + STEP (mod 2^32), the
 #: divisor passed to the step as a function parameter, as shaders/wgsl/idiv.wgsl passes it.
@@ -49,7 +56,7 @@ ENTRY = """
 @compute @workgroup_size(BLOCK)
 fn {name}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.y * nwg.x * BLOCK + gid.x;
-  if (i < n) {{ out[i] = inp[i] % {expr}; }}
+  if (i < n) {{ out[i] = inp[i] {op} {expr}; }}
 }}
 """
 CHAIN_ENTRY = """
@@ -76,11 +83,14 @@ def inputs(divisors: List[int], count: int = 1 << 20) -> np.ndarray:
     return np.concatenate([np.array(edges, dtype=np.int64), rand]).astype(np.int32)
 
 
-def reference(name: str, x: np.ndarray, d: int) -> np.ndarray:
-    """WGSL's result: the remainder truncated toward zero, or the chain of :data:`CHAIN` steps."""
-    if name != "chain256":
-        return np.fmod(x.astype(np.int64), d).astype(np.int32)
-    u = x.astype(np.int64) & 0xFFFFFFFF
+def reference(op: str, x: np.ndarray, d: int) -> np.ndarray:
+    """WGSL's result: the remainder or quotient truncated toward zero, or the chain of :data:`CHAIN` steps."""
+    x64 = x.astype(np.int64)
+    if op == "%":
+        return np.fmod(x64, d).astype(np.int32)
+    if op == "/":
+        return (np.sign(x64) * np.sign(d) * (np.abs(x64) // abs(d))).astype(np.int32)
+    u = x64 & 0xFFFFFFFF
     for _ in range(CHAIN):
         signed = np.where(u >= 2**31, u - 2**32, u)
         u = (u + (np.fmod(signed, d) & 0xFFFFFFFF) + STEP) & 0xFFFFFFFF
@@ -88,22 +98,20 @@ def reference(name: str, x: np.ndarray, d: int) -> np.ndarray:
 
 
 def rule_of(x: np.ndarray, d: int, got: np.ndarray) -> str:
-    """The rule the mismatching ``got`` values follow: floored, unsigned, or none of them."""
+    """The rule the mismatching remainders ``got`` follow: unsigned, floored, or none of them."""
     x64 = x.astype(np.int64)
-    floored = np.mod(x64, d).astype(np.int32)
-    unsigned = (x64 & 0xFFFFFFFF) % abs(d)
-    if np.array_equal(got, floored):
+    if np.array_equal(got.astype(np.int64) & 0xFFFFFFFF, (x64 & 0xFFFFFFFF) % (d & 0xFFFFFFFF)):
+        return "unsigned (u32 % u32(d))"
+    if np.array_equal(got, np.mod(x64, d).astype(np.int32)):
         return "floored (the sign of the divisor, Python's %)"
-    if np.array_equal(got.astype(np.int64) & 0xFFFFFFFF, unsigned):
-        return "unsigned (u32 % |d|)"
-    return "none of truncated, floored or unsigned"
+    return "none of truncated, unsigned or floored"
 
 
-def run_case(backend: Any, name: str, divisor: int, checks: int, x: np.ndarray) -> Dict[str, Any]:
-    """One kernel over ``x``: its mismatches against WGSL's truncated remainder, and their rule."""
-    expr = dict((c[0], c[1]) for c in CASES)[name]
-    body = CHAIN_ENTRY if name == "chain256" else ENTRY
-    source = SOURCE + body.format(name=name, expr=expr, chain=CHAIN, step=STEP)
+def run_case(backend: Any, case: Tuple[str, str, str, int], checks: int, x: np.ndarray) -> Dict[str, Any]:
+    """One kernel over ``x``: its mismatches against WGSL's rule, and the rule they follow."""
+    name, op, expr, divisor = case
+    body = CHAIN_ENTRY if op == "chain" else ENTRY
+    source = SOURCE + body.format(name=name, op=op, expr=expr, chain=CHAIN, step=STEP)
     kernel = backend.compile(source, name, {"AR_RUNTIME_CHECKS": checks})
     src, dst, dbuf = backend.alloc(x.nbytes), backend.alloc(x.nbytes), backend.alloc(16)
     src.write(x)
@@ -112,13 +120,13 @@ def run_case(backend: Any, name: str, divisor: int, checks: int, x: np.ndarray) 
     kernel.launch([src, dst, dbuf], int(x.size))
     backend.synchronize()
     got = dst.read("int32", int(x.size))
-    want = reference(name, x, divisor)
-    bad = np.nonzero(got != want)[0]
+    bad = np.nonzero(got != reference(op, x, divisor))[0]
     out: Dict[str, Any] = {"kernel": name, "divisor": divisor, "runtime_checks": checks, "mismatches": int(bad.size)}
-    if bad.size and name != "chain256":
-        out["rule"] = rule_of(x[bad], divisor, got[bad])
     if bad.size:
-        out["examples"] = [[int(x[i]), int(got[i]), int(want[i])] for i in bad[:8]]
+        want = reference(op, x[bad], divisor)
+        if op == "%":
+            out["rule"] = rule_of(x[bad], divisor, got[bad])
+        out["examples"] = [[int(x[i]), int(got[i]), int(w)] for i, w in zip(bad[:8], want[:8])]
         out["negative_inputs_among_mismatches"] = int((x[bad] < 0).sum())
     return out
 
@@ -129,8 +137,8 @@ def main() -> None:
     ap.add_argument("--out", default="")
     args = ap.parse_args()
     backend = open_device(args.device)
-    x = inputs(sorted({c[2] for c in CASES}))
-    results = [run_case(backend, name, d, checks, x) for name, _, d in CASES for checks in (1, 0)]
+    x = inputs(sorted({c[3] for c in CASES}))
+    results = [run_case(backend, case, checks, x) for case in CASES for checks in (1, 0)]
     info = backend.info()
     doc = {"device": {k: info.get(k) for k in ("name", "api", "driver", "wgpu_version")}, "inputs": int(x.size)}
     doc["results"] = results
