@@ -4,8 +4,10 @@
 The idiv suite's signed remainders came out wrong through an NVIDIA driver's Vulkan (bench/README.md).
 This isolates the operation: ``out[i] = in[i] % d`` on i32, with ``d`` a literal (256, 255, 8,
 -256), the same divisor as an ``override`` constant and from a storage buffer; ``in[i] / d`` beside
-them; and the idiv suite's chain (x = x + (x % d) + STEP, 64 steps, the divisor a function parameter
-as shaders/wgsl/idiv.wgsl passes it) at 256 and 255. Each is built with naga's runtime checks
+them; the remainder through the quotient (``x - (x / d) * d``, a workaround); and the idiv suite's
+chain (x = x + (x % d) + STEP, 64 steps, the divisor a function parameter as
+shaders/wgsl/idiv.wgsl passes it) at 256 and 255, a wrong chain tested against the chain of
+unsigned remainders. Each is built with naga's runtime checks
 (``AR_RUNTIME_CHECKS`` 1, what every WebGPU program gets) and trusted (0). Inputs: the edge values
 (0, ±1, ±(d-1), ±d, ±(d+1), INT_MIN, INT_MAX) and 2^20 values of a seeded generator. The reference is
 WGSL's rule, truncation toward zero (``np.fmod`` on int64 for the remainder); a remainder that
@@ -37,6 +39,8 @@ CASES = (
     ("div256", "/", "256", 256),
     ("div255", "/", "255", 255),
     ("divbuffer255", "/", "dbuf[0]", 255),
+    ("sub255", "x-(x/d)*d", "255", 255),
+    ("subbuffer255", "x-(x/d)*d", "dbuf[0]", 255),
     ("chain256", "chain", "256", 256),
     ("chain255", "chain", "255", 255),
 )
@@ -56,7 +60,7 @@ ENTRY = """
 @compute @workgroup_size(BLOCK)
 fn {name}(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {{
   let i = gid.y * nwg.x * BLOCK + gid.x;
-  if (i < n) {{ out[i] = inp[i] {op} {expr}; }}
+  if (i < n) {{ out[i] = {body}; }}
 }}
 """
 CHAIN_ENTRY = """
@@ -83,24 +87,39 @@ def inputs(divisors: List[int], count: int = 1 << 20) -> np.ndarray:
     return np.concatenate([np.array(edges, dtype=np.int64), rand]).astype(np.int32)
 
 
-def reference(op: str, x: np.ndarray, d: int) -> np.ndarray:
-    """WGSL's result: the remainder or quotient truncated toward zero, or the chain of :data:`CHAIN` steps."""
+def _unsigned_rem(x: np.ndarray, d: int) -> np.ndarray:
+    """The remainder of the same bits read as u32: ``u32(x) % u32(d)``, as int64."""
+    u = (x & 0xFFFFFFFF) % (d & 0xFFFFFFFF)
+    return np.where(u >= 2**31, u - 2**32, u)
+
+
+def reference(op: str, x: np.ndarray, d: int, unsigned: bool = False) -> np.ndarray:
+    """WGSL's result: the remainder or quotient truncated toward zero, or the chain of :data:`CHAIN`
+    steps; ``unsigned``: the chain with the unsigned remainder instead (the rule a device may follow)."""
     x64 = x.astype(np.int64)
-    if op == "%":
+    if op in ("%", "x-(x/d)*d"):
         return np.fmod(x64, d).astype(np.int32)
     if op == "/":
         return (np.sign(x64) * np.sign(d) * (np.abs(x64) // abs(d))).astype(np.int32)
     u = x64 & 0xFFFFFFFF
     for _ in range(CHAIN):
         signed = np.where(u >= 2**31, u - 2**32, u)
-        u = (u + (np.fmod(signed, d) & 0xFFFFFFFF) + STEP) & 0xFFFFFFFF
+        rem = _unsigned_rem(signed, d) if unsigned else np.fmod(signed, d)
+        u = (u + (rem & 0xFFFFFFFF) + STEP) & 0xFFFFFFFF
     return np.where(u >= 2**31, u - 2**32, u).astype(np.int32)
+
+
+def body_of(op: str, expr: str) -> str:
+    """The WGSL expression of one case: ``in[i] op d``, or the remainder through the quotient."""
+    if op == "x-(x/d)*d":
+        return f"inp[i] - (inp[i] / {expr}) * {expr}"
+    return f"inp[i] {op} {expr}"
 
 
 def rule_of(x: np.ndarray, d: int, got: np.ndarray) -> str:
     """The rule the mismatching remainders ``got`` follow: unsigned, floored, or none of them."""
     x64 = x.astype(np.int64)
-    if np.array_equal(got.astype(np.int64) & 0xFFFFFFFF, (x64 & 0xFFFFFFFF) % (d & 0xFFFFFFFF)):
+    if np.array_equal(got.astype(np.int64), _unsigned_rem(x64, d)):
         return "unsigned (u32 % u32(d))"
     if np.array_equal(got, np.mod(x64, d).astype(np.int32)):
         return "floored (the sign of the divisor, Python's %)"
@@ -111,7 +130,7 @@ def run_case(backend: Any, case: Tuple[str, str, str, int], checks: int, x: np.n
     """One kernel over ``x``: its mismatches against WGSL's rule, and the rule they follow."""
     name, op, expr, divisor = case
     body = CHAIN_ENTRY if op == "chain" else ENTRY
-    source = SOURCE + body.format(name=name, op=op, expr=expr, chain=CHAIN, step=STEP)
+    source = SOURCE + body.format(name=name, body=body_of(op, expr), expr=expr, chain=CHAIN, step=STEP)
     kernel = backend.compile(source, name, {"AR_RUNTIME_CHECKS": checks})
     src, dst, dbuf = backend.alloc(x.nbytes), backend.alloc(x.nbytes), backend.alloc(16)
     src.write(x)
@@ -126,6 +145,9 @@ def run_case(backend: Any, case: Tuple[str, str, str, int], checks: int, x: np.n
         want = reference(op, x[bad], divisor)
         if op == "%":
             out["rule"] = rule_of(x[bad], divisor, got[bad])
+        elif op == "chain":
+            same = np.array_equal(got[bad], reference(op, x[bad], divisor, unsigned=True))
+            out["rule"] = "the chain of unsigned remainders" if same else "not the chain of unsigned remainders"
         out["examples"] = [[int(x[i]), int(got[i]), int(w)] for i, w in zip(bad[:8], want[:8])]
         out["negative_inputs_among_mismatches"] = int((x[bad] < 0).sum())
     return out
