@@ -127,16 +127,17 @@ def _software(backend: Any) -> bool:
 
 
 #: Signed remainders a GPU's driver computes otherwise than WGSL's truncating ``%``: on an H200's
-#: Vulkan driver (580.159.04, 2026-12-02) ``mod_pow2_literal/int32`` gave 1505414471 where the
-#: reference is 1505381959, and the suite's check marks that measurement invalid; on a software adapter
-#: WGSL's rules hold exactly, so these tests hold the kernels to them there.
-SIGNED_REMAINDER_GPU = "signed % by a literal differs from WGSL's rule on an NVIDIA driver: the suite flags it invalid"
+#: Vulkan driver (580.159.04, 2026-12-02) every i32 ``%`` is the unsigned remainder of the same bits
+#: (bench/wgsl_remainder.py; its quotients are right), so the suite's four signed-remainder kernels fail
+#: their checks and are reported invalid; on a software adapter WGSL's rules hold exactly, so these
+#: tests hold the kernels to them there.
+SIGNED_REMAINDER_GPU = "i32 % is the unsigned remainder on an NVIDIA driver's Vulkan: the suite flags it invalid"
 
 
 def _small_hierarchy(backend: Any) -> HierarchySuite:
     """The hierarchy suite under a small largest binding: the working-set points (named by the levels
-    of the GPU behind the adapter, none on a software adapter), then the shared-memory kernel. 1 MiB on a CPU adapter; 16 MiB on a GPU's, whose
-    2^18 lanes (16 bytes each for rmw) need 4 MiB."""
+    of the GPU behind the adapter, none on a software adapter), then the shared-memory kernel. 1 MiB
+    on a CPU adapter; 16 MiB on a GPU's, whose 2^18 lanes (16 bytes each for rmw) need 4 MiB."""
     return HierarchySuite(_ctx(backend, max_buffer_bytes=1 << 20 if _software(backend) else 1 << 24))
 
 
