@@ -117,3 +117,12 @@ def test_the_html_page_holds_the_section() -> None:
     cuda = _cuda()
     page = compare_html(Comparison((cuda, _webgpu(cuda, {}))))
     assert "Two paths to NVIDIA H100 80GB HBM3: CUDA (A) and WebGPU on Vulkan (B)" in page
+
+
+def test_runs_from_two_hosts_say_so() -> None:
+    cuda = _cuda()
+    webgpu = dataclasses.replace(_webgpu(cuda, {}), host={**cuda.host, "hostname": "other-node"})
+    title, _ = paths_table([cuda, webgpu], ["A", "B"], 0, 1)
+    assert title.endswith(f"(two hosts: {', '.join(sorted([cuda.host.get('hostname') or '?', 'other-node']))})")
+    same, _ = paths_table([cuda, _webgpu(cuda, {})], ["A", "B"], 0, 1)
+    assert "two hosts" not in same
