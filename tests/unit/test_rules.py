@@ -27,7 +27,7 @@ from apple_roofline.suites.access.kernels import (
     strided_index,
 )
 from apple_roofline.suites.access.plot import plot_access
-from apple_roofline.suites.access.suite import level_bytes
+from apple_roofline.suites.access.suite import last_level_bytes, level_bytes
 from apple_roofline.suites.access.table import access_rules, access_table
 from apple_roofline.suites.dualissue.kernels import DUAL_BY_NAME, DUAL_KERNELS, int_reference, kind_reference
 from apple_roofline.suites.dualissue.plot import plot_dualissue
@@ -36,6 +36,7 @@ from apple_roofline.suites.occupancy.plot import plot_occupancy
 from apple_roofline.suites.occupancy.suite import occupancy_reference, occupancy_source, tg_limit, tg_sizes
 from apple_roofline.suites.occupancy.table import guide_row, occupancy_table
 from apple_roofline.suites.registry import default_suites, suite_names
+from apple_roofline.theoretical.caches import SHARED_LEVEL, cache_levels
 from fill32 import WriteFill32  # tests/, on the path (conftest)
 
 # ---- access ----------------------------------------------------------------------------------------
@@ -77,6 +78,11 @@ def test_access_counts_and_levels() -> None:
     assert level_bytes("dram", 300 << 20, {}) == 256 << 20
     assert level_bytes("cache", 0, {"llc_bytes": 50 << 20}) == 8 << 20  # a quarter, down to a power of two
     assert level_bytes("cache", 0, {}) == 0
+    # no reported size: the largest documented level (a WebGPU adapter of an Apple chip: its SLC)
+    apple = {"backend": "wgpu", "name": "Apple M1 Max", "limits": {"max-compute-workgroup-storage-size": 32768}}
+    slc = max(lv.capacity for lv in cache_levels(apple)[0] if lv.name != SHARED_LEVEL)
+    assert last_level_bytes(apple) == slc and level_bytes("cache", 0, apple) == 1 << (slc // 4).bit_length() - 1
+    assert last_level_bytes({"backend": "wgpu", "name": "AMD Radeon 780M"}) == 0  # nothing documented
 
 
 # ---- dual issue ------------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ Levels (``params.level``):
 
 - ``dram``: two arrays of the run's STREAM size (``--array-bytes``; 256 MiB or 4× the last-level
   cache, docs/design/measurement.md, "Measurement"), rounded down to a power of two of bytes;
-- ``cache``: two arrays of a quarter of the device's reported last-level cache each (the L2 of an
-  NVIDIA GPU, the CPU's L3), rounded down to a power of two, so both fit in half of it. A device
-  that reports no cache size (an Apple GPU's system-level cache is not reported) gets one skip
-  saying so.
+- ``cache``: two arrays of a quarter of the device's last-level cache each (:func:`last_level_bytes`:
+  the L2 an NVIDIA GPU reports, the CPU's L3, else the largest documented level: an NVIDIA GPU's L2
+  through WebGPU, an Apple chip's system-level cache), rounded down to a power of two, so both fit in
+  half of it. A device with no such size known gets one skip saying so.
 
 Every width at every stride: 3 × 6 cases per level (``--quick``: strides QUICK_STRIDES, 3 × 3). Opt-in
 (``--suite access``): it sets no ceiling. The input is written once per level (the identity; the kernels only
@@ -24,11 +24,21 @@ from typing import Any, Callable, Dict, Iterator, Tuple
 
 import numpy as np
 
+from ...theoretical.caches import SHARED_LEVEL, cache_levels
 from ..base import Case, HostScratch, KernelDef, Suite, fill, prebuild, read
 from ..matrix.suite import unsupported
 from .kernels import ACCESS_KERNELS, ACCESS_STRIDES, AccessKernel, check_access, identity_words
 
-__all__ = ["AccessSuite", "LEVELS", "QUICK_STRIDES", "level_bytes", "NO_CACHE_REASON", "POISON_WORD", "skip_case"]
+__all__ = [
+    "AccessSuite",
+    "LEVELS",
+    "QUICK_STRIDES",
+    "last_level_bytes",
+    "level_bytes",
+    "NO_CACHE_REASON",
+    "POISON_WORD",
+    "skip_case",
+]
 
 #: Strides with ``--quick``.
 QUICK_STRIDES: Tuple[int, ...] = (1, 4, 32)
@@ -38,8 +48,8 @@ LEVELS: Tuple[str, ...] = ("dram", "cache")
 POISON_WORD = 0xFFFFFFFF
 #: Why a device without a reported cache size has no cache-level cases.
 NO_CACHE_REASON = (
-    "the device reports no last-level cache size (an Apple GPU's system-level cache is not "
-    "reported), so no working set is known to be cache-resident"
+    "the device reports no last-level cache size and none is documented for it (docs/hierarchy.md), "
+    "so no working set is known to be cache-resident"
 )
 
 
@@ -47,12 +57,23 @@ def _pow2_floor(x: int) -> int:
     return 1 << (int(x).bit_length() - 1) if x >= 1 else 0
 
 
+def last_level_bytes(info: Any) -> int:
+    """The device's last-level cache in bytes: the one it reports (``llc_bytes``), else the largest
+    swept level its documented facts give (:func:`~apple_roofline.theoretical.caches.cache_levels`: an
+    NVIDIA GPU's L2 through WebGPU, an Apple chip's system-level cache); 0 where neither knows one."""
+    llc = int(info.get("llc_bytes", 0) or 0)
+    if llc:
+        return llc
+    levels, _notes = cache_levels(info)
+    return max((lv.capacity for lv in levels if lv.name != SHARED_LEVEL), default=0)
+
+
 def level_bytes(level: str, array_bytes: int, info: Any) -> int:
-    """Bytes of each of the two arrays at ``level`` (module docstring); 0 when the device reports no
-    last-level cache (``cache``)."""
+    """Bytes of each of the two arrays at ``level`` (module docstring); 0 when no last-level cache
+    size is known (``cache``, :func:`last_level_bytes`)."""
     if level == "dram":
         return _pow2_floor(array_bytes)
-    llc = int(info.get("llc_bytes", 0) or 0)
+    llc = last_level_bytes(info)
     return _pow2_floor(llc // 4) if llc >= 64 else 0
 
 

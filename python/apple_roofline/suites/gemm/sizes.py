@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple
 
+from .precisions import TILE
+
 __all__ = [
     "SIZES_OPTION",
     "MAX_N",
-    "TILE",
     "DEFAULT_SIZES",
     "QUICK_SIZES",
     "ladder_sizes",
@@ -30,8 +31,6 @@ __all__ = [
 SIZES_OPTION = "gemm_sizes"
 #: The largest size a ladder runs.
 MAX_N = 8192
-#: Every size is a multiple of the tiled kernel's tile (16×16 tiles, no edge handling).
-TILE = 16
 #: A default run's ladder: N = 16, 32 … 8192.
 DEFAULT_SIZES: Tuple[int, ...] = tuple(TILE << i for i in range((MAX_N // TILE).bit_length()))
 #: A ``--quick`` run's ladder: fewer, coarser steps and no 8192 (its host work, drawing, writing
