@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
@@ -131,6 +132,23 @@ def test_an_incomplete_cache_folder_is_rebuilt(tmp_path: Path) -> None:
     assert M.load_built(m.folder) is None
     with R.quiet_coremltools():
         assert not M.build_model(K.Shape(32, 32), 1, "fp16", tmp_path).cached
+
+
+def test_a_hostile_cache_entry_is_not_read(tmp_path: Path) -> None:
+    """model.json past META_CAP, a FIFO or a folder in its place: not a complete entry (None), read
+    without hanging or holding more than the cap."""
+    meta = {"k": 32, "m": 32, "batch": 1, "precision": "fp16", "weight_bytes_in_model": 2048, "coremltools": "9"}
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "model.json").write_text(json.dumps({**meta, "pad": "x" * M.META_CAP}))
+    assert M.load_built(big) is None
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / "model.json")
+    assert M.load_built(fifo) is None
+    folder = tmp_path / "folder"
+    (folder / "model.json").mkdir(parents=True)
+    assert M.load_built(folder) is None
 
 
 # -- validation --------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 import numpy as np
 
-from ..study.files import write_text_atomic
+from ..study.files import read_capped, write_text_atomic
 from .kernels import Shape, weight_bytes
 
 __all__ = [
@@ -49,6 +49,10 @@ __all__ = [
     "INPUT_NAME",
     "OUTPUT_NAME",
 ]
+
+#: The most bytes a cached model's ``model.json`` may hold (a few hundred are written): a larger or
+#: unreadable one is not a complete entry, and the model is built again.
+META_CAP = 64 * 1024
 
 #: How to install coremltools.
 COREML_EXTRA = "pip install 'apple_roofline[coreml]' (coremltools)"
@@ -242,7 +246,7 @@ def _build(ct: Any, shape: Shape, batch: int, precision: str, folder: Path) -> T
 def load_built(folder: Path) -> Optional[BuiltModel]:
     """The model cached in ``folder``, or None when the folder is not a complete one."""
     try:
-        meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+        meta = json.loads(read_capped(folder / "model.json", META_CAP, "model cache entry").decode("utf-8"))
         model = BuiltModel(
             key=folder.name,
             folder=folder,
@@ -254,7 +258,7 @@ def load_built(folder: Path) -> Optional[BuiltModel]:
             cached=True,
             coremltools=str(meta["coremltools"]),
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError):  # read_capped's ResultsError is a ValueError: built again
         return None
     if not (model.package.is_dir() and model.reference_path.is_file()):
         return None
