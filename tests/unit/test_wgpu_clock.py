@@ -56,3 +56,12 @@ def test_another_adapter_is_not_known_with_its_name() -> None:
     reading = wgpu_clock.ClockReader({"name": "AMD Radeon 780M", "vendor_id": "0x1002", "api": "Vulkan"}).reading()
     assert reading["mhz"] == []
     assert reading["method"].startswith("not known:") and "Vulkan adapter AMD Radeon 780M" in reading["method"]
+
+
+def test_an_nvidia_adapter_is_known_by_its_vendor_id_vendor_or_name() -> None:
+    from apple_roofline.telemetry.choose import is_nvidia_adapter
+
+    for info in ({"vendor_id": "0x10de"}, {"vendor": "4318"}, {"vendor": "NVIDIA"}, {"name": "NVIDIA H200"}):
+        assert is_nvidia_adapter(info), info
+    assert not is_nvidia_adapter({"vendor_id": "0x1002", "vendor": "AMD", "name": "AMD Radeon 780M"})
+    assert not is_nvidia_adapter({})

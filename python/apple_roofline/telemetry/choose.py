@@ -14,10 +14,18 @@ from .nvml import NvmlSampler
 from .powermetrics import PowermetricsSampler
 from .rapl import RaplSampler
 
-__all__ = ["sampler_for", "apple_sampler", "graphics_sampler"]
+__all__ = ["sampler_for", "apple_sampler", "graphics_sampler", "is_nvidia_adapter", "NVIDIA_VENDOR"]
 
 #: PCI vendor id of NVIDIA, as wgpu reports it (decimal or hex).
 NVIDIA_VENDOR = ("4318", "0x10de", "10de")
+
+
+def is_nvidia_adapter(info: Mapping[str, Any]) -> bool:
+    """Whether the wgpu adapter ``info`` describes is an NVIDIA GPU: its ``vendor_id`` or ``vendor`` is
+    NVIDIA's PCI vendor id (:data:`NVIDIA_VENDOR`), or its ``vendor`` or ``name`` says NVIDIA."""
+    ids = {str(info.get(k, "") or "").lower() for k in ("vendor_id", "vendor")}
+    words = " ".join(str(info.get(k, "") or "") for k in ("vendor", "name")).lower()
+    return bool(ids & set(NVIDIA_VENDOR)) or "nvidia" in words
 
 
 def apple_sampler(target: str, *, root: Optional[bool] = None) -> Sampler:
@@ -61,10 +69,9 @@ def graphics_sampler(api: str, info: Mapping[str, Any], *, platform: str = "", r
     a :class:`~.base.NullSampler` with the reason. Never raises."""
     platform = platform or sys.platform
     name = str(info.get("name", "") or "")
-    vendor = str(info.get("vendor", "") or "").lower()
     if api == "metal" or platform == "darwin":
         return apple_sampler("gpu", root=root)
-    if vendor in NVIDIA_VENDOR or "nvidia" in vendor or "nvidia" in name.lower():
+    if is_nvidia_adapter(info):
         return NvmlSampler(device_name=name)
     if str(info.get("adapter_type", "")).lower() == "cpu" and platform.startswith("linux"):
         return RaplSampler()

@@ -45,7 +45,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..telemetry.choose import NVIDIA_VENDOR
+from ..telemetry.choose import is_nvidia_adapter
 from .apple import GPU_CACHES, GPU_L1_BYTES, GPU_L1_SOURCE, AppleChip, lookup_chip
 from .nvidia_by_name import driver_facts
 
@@ -269,7 +269,7 @@ def _wgpu_levels(info: Mapping[str, Any]) -> Tuple[List[CacheLevel], List[str]]:
             "for Apple GPU families 7 and 8, and neither WebGPU nor the chip table (theoretical/apple.py) "
             "gives the GPU family",
         )
-    elif vendor in NVIDIA_VENDOR or "nvidia" in name.lower():
+    elif is_nvidia_adapter(info):
         levels, notes = _wgpu_nvidia_caches(name)
     else:
         adapter = f"{info.get('api') or 'WebGPU'} adapter {name or '?'} (vendor {info.get('vendor') or vendor or '?'})"

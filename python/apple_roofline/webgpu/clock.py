@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..telemetry.choose import NVIDIA_VENDOR
+from ..telemetry.choose import is_nvidia_adapter
 from ..telemetry.nvml import NvmlSampler
 
 __all__ = ["ClockReader"]
@@ -24,9 +24,8 @@ class ClockReader:
 
     def __init__(self, info: Mapping[str, Any]) -> None:
         self.name = str(info.get("name", ""))
-        vendor = str(info.get("vendor_id", "")).lower()
         self._sampler: Optional[NvmlSampler] = None
-        if vendor in NVIDIA_VENDOR or "nvidia" in self.name.lower():
+        if is_nvidia_adapter(info):
             sampler = NvmlSampler(device_name=self.name)
             why = sampler.open()
             if not why and "sm_clock_mhz" in sampler.read():
