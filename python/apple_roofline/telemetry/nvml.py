@@ -20,6 +20,7 @@ from .base import Sampler, flags_of, one_line
 
 __all__ = [
     "NvmlSampler",
+    "handles_named",
     "MISSING",
     "THROTTLE_REASONS",
     "INSTANT",
@@ -57,6 +58,18 @@ THROTTLE_REASONS: Tuple[Tuple[int, str], ...] = (
     (0x80, "hw_power_brake_slowdown"),
     (0x100, "display_clock_setting"),
 )
+
+
+def handles_named(nvml: Any, name: str) -> List[Tuple[int, Any]]:
+    """``(index, handle)`` of every GPU an initialised ``nvml`` (``pynvml``) names ``name`` (spacing at
+    either end aside), in NVML's order. Raises NVML's errors."""
+    found = []
+    for i in range(int(nvml.nvmlDeviceGetCount())):
+        h = nvml.nvmlDeviceGetHandleByIndex(i)
+        got = nvml.nvmlDeviceGetName(h)
+        if (got.decode() if isinstance(got, bytes) else str(got)).strip() == name.strip():
+            found.append((i, h))
+    return found
 
 
 class NvmlSampler(Sampler):
@@ -166,12 +179,7 @@ class NvmlSampler(Sampler):
 
     def _find_by_name(self, nvml: Any) -> Any:
         """The one GPU NVML names ``device_name``; raises LookupError when none or several do."""
-        found = []
-        for i in range(int(nvml.nvmlDeviceGetCount())):
-            h = nvml.nvmlDeviceGetHandleByIndex(i)
-            got = nvml.nvmlDeviceGetName(h)
-            if (got.decode() if isinstance(got, bytes) else str(got)).strip() == self.device_name.strip():
-                found.append(h)
+        found = [h for _i, h in handles_named(nvml, self.device_name)]
         if len(found) != 1:
             raise LookupError(f"{len(found)} GPUs are named {self.device_name!r}; cannot tell which one is measured")
         return found[0]

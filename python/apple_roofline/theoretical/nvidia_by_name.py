@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..telemetry.base import one_line
-from ..telemetry.nvml import MISSING
+from ..telemetry.nvml import MISSING, handles_named
 
 __all__ = ["DriverFacts", "driver_facts", "cuda_backend_facts", "nvml_facts"]
 
@@ -158,11 +158,7 @@ def nvml_facts(name: str, nvml: Optional[Any] = None) -> DriverFacts:
 def _nvml_named(nvml: Any, name: str) -> Tuple[int, Dict[int, Tuple[str, int]]]:
     """``(GPUs NVML finds, {index: (compute capability, 0)} of those named name)``. Raises NVML's errors."""
     found: Dict[int, Tuple[str, int]] = {}
-    count = int(nvml.nvmlDeviceGetCount())
-    for i in range(count):
-        h = nvml.nvmlDeviceGetHandleByIndex(i)
-        got = nvml.nvmlDeviceGetName(h)
-        if (got.decode() if isinstance(got, bytes) else str(got)).strip() == name.strip():
-            major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
-            found[i] = (f"{int(major)}.{int(minor)}", 0)
-    return count, found
+    for i, h in handles_named(nvml, name):
+        major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
+        found[i] = (f"{int(major)}.{int(minor)}", 0)
+    return int(nvml.nvmlDeviceGetCount()), found
