@@ -136,12 +136,12 @@ class PublishedFigure:
 
 
 def chip_key(name: str) -> str:
-    """A chip's name as matched (:func:`is_chip_of`): case, spacing, trademark signs and what drivers
-    append dropped. ``"AMD Radeon(TM) 780M Graphics"`` (D3D12) and ``"AMD Radeon 780M (RADV
-    PHOENIX)"`` (Mesa's Vulkan) both give ``"amd radeon 780m"``; ``"Apple M5 Pro"`` stays apart from
-    ``"Apple M5"``."""
+    """A chip's name as matched (:func:`is_chip_of`): case, spacing, trademark signs, a trailing
+    "Graphics" and a trailing parenthesised driver suffix dropped. ``"AMD Radeon(TM) 780M Graphics"``
+    and ``"AMD Radeon 780M (RADV PHOENIX)"`` both give ``"amd radeon 780m"``; ``"Apple M5 Pro"`` stays
+    apart from ``"Apple M5"``."""
     text = re.sub(r"\((?:tm|r)\)|[®™]", " ", name, flags=re.IGNORECASE)
-    text = re.sub(r"\s*\([^)]*\)\s*$", "", text)  # a driver's suffix: "(RADV PHOENIX)", "(LLVM 15)"
+    text = re.sub(r"\s*\([^)]*\)\s*$", "", text)  # a driver's suffix in parentheses
     text = re.sub(r"\s+graphics\s*$", "", text.strip(), flags=re.IGNORECASE)
     return re.sub(r"\s+", " ", text).strip().casefold()
 
